@@ -1,0 +1,14 @@
+/** `hello`: the smallest complete command (REQ-0011-020) — proof that the whole path works. */
+
+import type { CommandSpec } from "../../core/declaration.ts";
+
+export const helloSpec: CommandSpec = {
+  name: "hello",
+  summary: "Print a HELLO banner and the lemonhall signature (checks that pterm works).",
+  description: "The banner is drawn from a built-in glyph table at run time, not stored as text.",
+  zone: "ready",
+  capabilities: [],
+  examples: [{ command: "hello", description: "Print the banner; exit_code 0 means pterm runs." }],
+  result: async () => (await import("./schema.ts")).helloResultSchema,
+  handler: async () => (await import("./handler.ts")).hello,
+};

@@ -1,0 +1,67 @@
+/**
+ * Writes that a reader never sees half done: the new content goes to a temporary file beside
+ * the target and is then renamed over it (rename is atomic within a filesystem).
+ */
+
+import { basename, dirname, join } from "./path.ts";
+
+let counter = 0;
+
+/** A unique temporary name beside `path`; names start with `.` and end in `.tmp` so listings skip them. */
+export function tempPathBeside(path: string): string {
+  const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${
+    crypto.getRandomValues(new Uint32Array(1))[0].toString(36)
+  }`;
+  return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+}
+
+export interface AtomicWriteOptions {
+  /** File mode for a new file (POSIX only). */
+  readonly mode?: number;
+  /** Create missing parent folders. */
+  readonly mkdirs?: boolean;
+  /**
+   * Flush to disk before the rename, so the new content also survives a power loss. Without
+   * it the write still survives the process being killed; the audit log uses that cheaper form.
+   * Default: true.
+   */
+  readonly durable?: boolean;
+}
+
+async function writeTemp(temp: string, bytes: Uint8Array, options: AtomicWriteOptions): Promise<void> {
+  if (options.durable === false) {
+    await Deno.writeFile(temp, bytes, { createNew: true, mode: options.mode });
+    return;
+  }
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await file.sync();
+  } finally {
+    file.close();
+  }
+}
+
+export async function writeFileAtomic(
+  path: string,
+  data: Uint8Array | string,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const temp = tempPathBeside(path);
+  try {
+    try {
+      await writeTemp(temp, bytes, options);
+    } catch (error) {
+      // Creating folders only when the first attempt finds them missing keeps the common case to two operations.
+      if (!(options.mkdirs && error instanceof Deno.errors.NotFound)) throw error;
+      await Deno.mkdir(dirname(path), { recursive: true });
+      await writeTemp(temp, bytes, options);
+    }
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The audit log: one JSON file per run, `<root>/audit/<day>/<run_id>.json`.
+ *
+ * Each file is written whole to a temporary name and renamed into place, so a reader never
+ * sees a torn record, parallel runs never interleave, and a run killed mid-way leaves its
+ * start record (state "running", later reported as "interrupted") rather than half a line.
+ */
+
+import { join } from "./path.ts";
+import { writeFileAtomic } from "./atomic.ts";
+import type { ArtifactRef, Envelope } from "./envelope.ts";
+import type { ErrorCode } from "./errors.ts";
+import { PtermError } from "./errors.ts";
+import type { FlagValue } from "./flags.ts";
+import { isRunId, runIdDay } from "./run_id.ts";
+
+export const AUDIT_DIR = "audit";
+
+/** A run still "running" this long after its timeout was killed (kill -9, power loss). */
+const INTERRUPTED_AFTER_MS = 60_000;
+
+export interface AuditRecord {
+  run_id: string;
+  /** ISO time the run started. */
+  timestamp: string;
+  session: string;
+  /** The command line as the agent sent it. */
+  command: string;
+  /** The words of the command line, or null when it did not parse. */
+  argv: string[] | null;
+  /** The command path and its parsed flags and positionals, or null before parsing succeeded. */
+  parsed: {
+    path: string[];
+    flags: Record<string, FlagValue | undefined>;
+    positionals: Record<string, string | string[] | undefined>;
+  } | null;
+  state: "running" | "finished";
+  exit_code: number | null;
+  error_code: ErrorCode | null;
+  message: string | null;
+  duration_ms: number | null;
+  timeout_ms: number;
+  artifacts: ArtifactRef[];
+  /** The stdin the call carried, saved as an artifact. */
+  stdin: ArtifactRef | null;
+  /** For a replay: the run it repeats. */
+  replay_of: string | null;
+  /** The envelope as the caller received it (finished runs). */
+  envelope: Envelope | null;
+  /** For Internal errors: where it happened. */
+  detail?: string;
+}
+
+export type RunState = "running" | "finished" | "interrupted";
+
+export function auditPath(root: string, runId: string): string {
+  return join(root, AUDIT_DIR, runIdDay(runId), `${runId}.json`);
+}
+
+export async function writeAuditRecord(root: string, record: AuditRecord): Promise<void> {
+  // Not durable (no fsync): the rename already makes the record whole for readers and survives kill -9.
+  await writeFileAtomic(auditPath(root, record.run_id), JSON.stringify(record) + "\n", {
+    mkdirs: true,
+    durable: false,
+  });
+}
+
+export function stateOf(record: AuditRecord, now = Date.now()): RunState {
+  if (record.state === "finished") return "finished";
+  const started = Date.parse(record.timestamp);
+  return now - started > record.timeout_ms + INTERRUPTED_AFTER_MS ? "interrupted" : "running";
+}
+
+export async function readAuditRecord(root: string, runId: string): Promise<AuditRecord> {
+  if (!isRunId(runId)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${runId}\` is not a run id (they look like 20261122T034512123Z-8f3a9c1d); see \`pterm runs list\`.`,
+    );
+  }
+  try {
+    return JSON.parse(await Deno.readTextFile(auditPath(root, runId))) as AuditRecord;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new PtermError("NotFound", `no run ${runId} in this workspace's audit log; see \`pterm runs list\`.`);
+    }
+    throw error;
+  }
+}
+
+export interface ListFilter {
+  readonly session?: string;
+  /** Only runs started at or after this time. */
+  readonly since?: Date;
+  /** Only runs that failed (exit code not 0) or were interrupted. */
+  readonly failed?: boolean;
+  readonly limit?: number;
+}
+
+async function sortedEntries(dir: string, pattern: RegExp): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) if (pattern.test(entry.name)) names.push(entry.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  return names.sort().reverse();
+}
+
+/** Newest first. Unreadable files (never produced by pterm) are skipped, not fatal. */
+export async function listAuditRecords(root: string, filter: ListFilter = {}): Promise<AuditRecord[]> {
+  const limit = filter.limit ?? 50;
+  const out: AuditRecord[] = [];
+  const sinceDay = filter.since?.toISOString().slice(0, 10);
+  const now = Date.now();
+  for (const day of await sortedEntries(join(root, AUDIT_DIR), /^\d{4}-\d{2}-\d{2}$/)) {
+    if (sinceDay && day < sinceDay) break;
+    for (const file of await sortedEntries(join(root, AUDIT_DIR, day), /^\d{8}T\d{9}Z-[0-9a-f]{8}\.json$/)) {
+      let record: AuditRecord;
+      try {
+        record = JSON.parse(await Deno.readTextFile(join(root, AUDIT_DIR, day, file)));
+      } catch {
+        continue;
+      }
+      if (filter.since && Date.parse(record.timestamp) < filter.since.getTime()) continue;
+      if (filter.session && record.session !== filter.session) continue;
+      if (filter.failed) {
+        const state = stateOf(record, now);
+        if (state === "running") continue;
+        if (state === "finished" && record.exit_code === 0) continue;
+      }
+      out.push(record);
+      if (out.length >= limit) return out;
+    }
+  }
+  return out;
+}

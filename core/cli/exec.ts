@@ -1,0 +1,164 @@
+/**
+ * `pterm exec`: the hot path. It imports no npm package (each would cost start-up time;
+ * see bench/startup.ts), so its options are parsed by the kernel's own parser from the same
+ * declaration the commander program uses for `pterm exec --help`.
+ */
+
+import { isAbsolute, resolve } from "../path.ts";
+import type { Envelope } from "../envelope.ts";
+import { renderText } from "../envelope.ts";
+import { EXIT_USAGE, formatFailure, PtermError } from "../errors.ts";
+import { parseArgs } from "../flags.ts";
+import { prepareRoot } from "../paths.ts";
+import { Registry } from "../registry.ts";
+import { parseRequest } from "../request.ts";
+import { newRunId } from "../run_id.ts";
+import { execute } from "../runtime.ts";
+import type { StdinSource } from "../stdin.ts";
+import type { App, CliIo } from "./io.ts";
+import { execSpec, isValidSessionId } from "./options.ts";
+
+/** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
+const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
+
+export interface Workspace {
+  root: string;
+  session: string;
+}
+
+/** The directory relative paths on the host are resolved from (`deno task` keeps the caller's in INIT_CWD). */
+export function hostCwd(io: CliIo): string {
+  return io.env("INIT_CWD") ?? io.cwd;
+}
+
+export async function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Promise<Workspace> {
+  const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
+  const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
+  let root: string;
+  try {
+    root = await prepareRoot(rootPath);
+  } catch (error) {
+    throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${(error as Error).message}`, {
+      helpFor: "pterm exec",
+    });
+  }
+  const session = sessionFlag ?? io.env("PTERM_SESSION") ?? "default";
+  if (!isValidSessionId(session)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `the session id \`${session}\` is not valid: use 1-64 letters, digits, ., _ or -, starting with a letter or digit.`,
+      { helpFor: "pterm exec" },
+    );
+  }
+  return { root, session };
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+export function failureEnvelope(error: PtermError): Envelope {
+  return {
+    run_id: newRunId(),
+    exit_code: EXIT_USAGE,
+    stdout: "",
+    stderr: formatFailure(error.message, error.helpFor ?? "pterm exec"),
+    result: null,
+    artifacts: [],
+    error_code: error.code,
+    duration_ms: 0,
+    truncated: { stdout: false, stderr: false },
+  };
+}
+
+export async function printEnvelope(io: CliIo, envelope: Envelope, asText: boolean): Promise<void> {
+  await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
+}
+
+/** Runs `pterm exec <words>`; returns null when the words ask for `--help` (commander renders that). */
+export async function runExec(io: CliIo, app: App, words: readonly string[]): Promise<number | null> {
+  const asText = words.includes("--text");
+  let envelope: Envelope;
+  try {
+    const parsed = parseArgs("pterm exec", execSpec, words);
+    if (parsed.help) return null;
+    const flags = parsed.args.flags as {
+      root?: string;
+      session?: string;
+      "stdin-file"?: string;
+      "timeout-ms"?: number;
+      text: boolean;
+      request?: string;
+    };
+    const lineArg = parsed.args.positionals["command-line"] as string | undefined;
+    let line: string;
+    let stdin: StdinSource;
+    let timeoutMs = flags["timeout-ms"];
+    if (flags.request !== undefined) {
+      if (lineArg !== undefined) {
+        throw new PtermError("InvalidArgs", "give either a command line or --request, not both.", {
+          helpFor: "pterm exec",
+        });
+      }
+      const text = flags.request === "-"
+        ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES)
+        : await Deno.readTextFile(resolve(hostCwd(io), flags.request));
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new PtermError("InvalidArgs", `the tool call is not valid JSON: ${(error as Error).message}`, {
+          helpFor: "pterm exec",
+        });
+      }
+      const request = parseRequest(json);
+      line = request.command;
+      stdin = request.stdin === undefined ? { kind: "none" } : { kind: "text", text: request.stdin };
+      timeoutMs = flags["timeout-ms"] ?? request.timeout_ms;
+    } else {
+      if (lineArg === undefined) {
+        throw new PtermError("InvalidArgs", 'missing the command line, e.g. pterm exec "hello".', {
+          helpFor: "pterm exec",
+        });
+      }
+      line = lineArg;
+      if (flags["stdin-file"] !== undefined) {
+        stdin = { kind: "text", text: await Deno.readTextFile(resolve(hostCwd(io), flags["stdin-file"])) };
+      } else {
+        stdin = io.stdin.isTerminal ? { kind: "none" } : { kind: "stream", stream: io.stdin.stream };
+      }
+    }
+    const workspace = await resolveWorkspace(io, flags.root, flags.session);
+    envelope = await execute(
+      { registry: new Registry(app.commands), workerUrl: app.workerUrl },
+      {
+        root: workspace.root,
+        session: workspace.session,
+        line,
+        stdin,
+        timeoutMs,
+        terminal: { color: io.stdoutIsTerminal && !io.env("NO_COLOR") },
+      },
+    );
+  } catch (error) {
+    if (error instanceof PtermError) envelope = failureEnvelope(error);
+    else if (error instanceof Deno.errors.NotFound) {
+      envelope = failureEnvelope(new PtermError("NotFound", `${(error as Error).message}`, { helpFor: "pterm exec" }));
+    } else throw error;
+  }
+  await printEnvelope(io, envelope, asText);
+  return envelope.exit_code;
+}

@@ -1,0 +1,54 @@
+/** Everything the outer CLI needs from the process, injected so tests run it in memory. */
+
+export interface CliIo {
+  readonly args: readonly string[];
+  readonly env: (name: string) => string | undefined;
+  readonly cwd: string;
+  readonly stdin: { readonly isTerminal: boolean; readonly stream: ReadableStream<Uint8Array> };
+  readonly stdoutIsTerminal: boolean;
+  writeOut(text: string): Promise<void>;
+  writeErr(text: string): Promise<void>;
+}
+
+export interface App {
+  readonly version: string;
+  readonly commands: import("../registry.ts").CommandLoaders;
+  /** The sandbox worker module serving `commands`. */
+  readonly workerUrl: string;
+  /** Where the built-in SKILL.md documents live. */
+  readonly skillsDir: URL;
+  /** Long-running host-side subcommands a command contributes (e.g. `pterm irc-daemon`). */
+  readonly hostCommands?: readonly HostCommand[];
+}
+
+/**
+ * A subcommand of the outer CLI that is not a `terminal_exec` command: it runs on the host,
+ * for the host (e.g. a session daemon). Its implementation should be imported lazily in `run`.
+ */
+export interface HostCommand {
+  readonly name: string;
+  readonly description: string;
+  readonly flags: readonly import("../declaration.ts").FlagSpec[];
+  run(io: CliIo, options: Record<string, string | boolean | undefined>): Promise<number>;
+}
+
+const encoder = new TextEncoder();
+
+async function writeAll(writable: { write(p: Uint8Array): Promise<number> }, text: string): Promise<void> {
+  const bytes = encoder.encode(text);
+  let written = 0;
+  while (written < bytes.length) written += await writable.write(bytes.subarray(written));
+}
+
+/** The real process. Only main.ts calls this. */
+export function processIo(): CliIo {
+  return {
+    args: Deno.args,
+    env: (name) => Deno.env.get(name),
+    cwd: Deno.cwd(),
+    stdin: { isTerminal: Deno.stdin.isTerminal(), stream: Deno.stdin.readable },
+    stdoutIsTerminal: Deno.stdout.isTerminal(),
+    writeOut: (text) => writeAll(Deno.stdout, text),
+    writeErr: (text) => writeAll(Deno.stderr, text),
+  };
+}

@@ -1,0 +1,13 @@
+/** The outer CLI's dispatcher: `exec` takes the lean path; everything else goes to commander. */
+
+import { runExec } from "./exec.ts";
+import type { App, CliIo } from "./io.ts";
+
+export async function main(io: CliIo, app: App): Promise<number> {
+  if (io.args[0] === "exec") {
+    const code = await runExec(io, app, io.args.slice(1));
+    if (code !== null) return code;
+  }
+  const { runProgram } = await import("./program.ts");
+  return await runProgram(io, app);
+}

@@ -1,0 +1,63 @@
+/**
+ * What a handler receives. Handlers are functions of this context (as in dax's builtins):
+ * they never print, exit or look at the process; they return a result or throw PtermError.
+ */
+
+import type { ArtifactStore } from "./artifacts.ts";
+import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declaration.ts";
+import type { KernelLimits } from "./limits.ts";
+import { type Access, type ConfinedPath, type ConfineOptions, confinePath } from "./paths.ts";
+
+export interface TextSink {
+  write(text: string): void;
+}
+
+/** The workspace root and the one way to turn a path argument into a location under it. */
+export interface Workspace {
+  /** Canonical absolute root. */
+  readonly root: string;
+  resolve(input: string, access: Access, options?: ConfineOptions): Promise<ConfinedPath>;
+}
+
+export function createWorkspace(root: string): Workspace {
+  return { root, resolve: (input, access, options) => confinePath(root, input, access, options) };
+}
+
+export interface SessionInfo {
+  readonly id: string;
+  /** `<root>/sessions/<id>`: where session-bound state (daemon sockets, cursors) lives. */
+  readonly dir: string;
+}
+
+export interface CommandContext<F = Record<string, unknown>, P = Record<string, unknown>> {
+  /** The command path as run, e.g. `git status`. */
+  readonly command: string;
+  readonly flags: F;
+  readonly positionals: P;
+  /** The call's stdin, only for commands that declare they read it; otherwise null. */
+  readonly stdin: string | null;
+  readonly workspace: Workspace;
+  /** The short human-readable summary of the envelope (bounded by the kernel). */
+  readonly stdout: TextSink;
+  /** Warnings for people; failures are thrown, not written here. */
+  readonly stderr: TextSink;
+  readonly artifacts: ArtifactStore;
+  /** Aborted when the call times out; the command then has a short grace period to stop. */
+  readonly signal: AbortSignal;
+  /** This command's section of pterm.json (validated), or undefined when absent. */
+  readonly config: unknown;
+  readonly session: SessionInfo;
+  readonly runId: string;
+  readonly limits: KernelLimits;
+  /** Whether stdout may carry ANSI colour (a terminal, and NO_COLOR unset). */
+  readonly terminal: { readonly color: boolean };
+}
+
+/** The result fields a handler returns; the kernel adds `ok` and `command` when they are missing. */
+export type ResultFields = Record<string, unknown>;
+
+/** A handler for a leaf declared with flags `Fs` and positionals `Ps`. */
+export type Handler<
+  Fs extends readonly FlagSpec[] = readonly FlagSpec[],
+  Ps extends readonly PositionalSpec[] = readonly [],
+> = (ctx: CommandContext<FlagsOf<Fs>, PositionalsOf<Ps>>) => Promise<ResultFields>;

@@ -1,0 +1,143 @@
+/**
+ * How a command is declared. One declaration per top-level command drives parsing,
+ * `--help`, the registry, `pterm schema`, `pterm prompt` and the docs.
+ *
+ * A declaration is plain data plus lazy references: the handler, the result schema and the
+ * config schema are imported only when needed, so that `pterm exec` starts fast.
+ */
+
+import type { CommandContext } from "./context.ts";
+
+/** What a command's code may touch; the sandbox grants exactly these Deno permissions. */
+export type Capability =
+  /** read files under the workspace root */
+  | "fs.read"
+  /** write files under the workspace root */
+  | "fs.write"
+  /** network, limited to the hosts the command declares for the call */
+  | "net";
+
+export interface FlagSpec {
+  /** The long name without dashes: `repo` is written `--repo`. */
+  readonly name: string;
+  /** A one-letter alias: `m` is written `-m`. */
+  readonly short?: string;
+  readonly type: "string" | "number" | "boolean";
+  readonly description: string;
+  /** May be given several times; the value is then an array. */
+  readonly repeatable?: boolean;
+  readonly required?: boolean;
+  readonly default?: string | number | boolean;
+  readonly choices?: readonly string[];
+  /** Shown in usage: `--repo <path>`. */
+  readonly valueName?: string;
+  /** For numbers: inclusive bounds. Numbers are integers. */
+  readonly min?: number;
+  readonly max?: number;
+  /** The value is a workspace path; it is confined (SPEC "Workspace root and paths") before the command runs. */
+  readonly path?: "read" | "write";
+}
+
+export interface PositionalSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly required?: boolean;
+  /** Takes all remaining words (only the last positional may). */
+  readonly variadic?: boolean;
+  readonly path?: "read" | "write";
+}
+
+export interface ExampleSpec {
+  /** A complete command line, as an agent would pass it to `terminal_exec`. */
+  readonly command: string;
+  readonly description: string;
+  readonly stdin?: string;
+}
+
+/** When a command reads the tool call's stdin. Stdin is never read otherwise. */
+export type StdinUse =
+  | { readonly mode: "always" }
+  | { readonly mode: "whenFlag"; readonly flag: string }
+  | { readonly mode: "unlessFlag"; readonly flag: string };
+
+export interface Limits {
+  /** Default timeout for this command when the call gives none (still capped by the config maximum). */
+  readonly timeoutMs?: number;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyHandler = (ctx: CommandContext<any, any>) => Promise<Record<string, unknown>>;
+
+/** A lazily loaded zod schema; `unknown` here keeps zod out of the start-up path. */
+export type LazySchema = () => Promise<unknown>;
+
+interface NodeBase {
+  readonly name: string;
+  readonly summary: string;
+  /** Longer text for `--help`, after the summary. */
+  readonly description?: string;
+  readonly examples: readonly ExampleSpec[];
+}
+
+/** A command that runs: it has flags, a handler and a result schema. */
+export interface LeafSpec extends NodeBase {
+  readonly flags?: readonly FlagSpec[];
+  readonly positionals?: readonly PositionalSpec[];
+  readonly capabilities: readonly Capability[];
+  readonly stdin?: StdinUse;
+  readonly limits?: Limits;
+  readonly result: LazySchema;
+  readonly handler: () => Promise<AnyHandler>;
+  readonly subcommands?: undefined;
+}
+
+/** A command that only groups subcommands, like `git`. */
+export interface GroupSpec extends NodeBase {
+  readonly subcommands: readonly CommandNode[];
+}
+
+export type CommandNode = LeafSpec | GroupSpec;
+
+/** How `pterm prompt` presents a command (seed 001): full syntax inline, or "run --help first". */
+export type PromptZone = "ready" | "help-first";
+
+export type CommandSpec = CommandNode & {
+  readonly zone: PromptZone;
+  /** The zod schema of this command's section in `pterm.json` (the section is named after the command). */
+  readonly config?: LazySchema;
+  /**
+   * The network hosts (`host:port`) the command may reach in this call, from its config
+   * section. Only consulted for commands with the `net` capability.
+   */
+  readonly netHosts?: (section: unknown) => string[];
+};
+
+export function isGroup(node: CommandNode): node is GroupSpec {
+  return node.subcommands !== undefined;
+}
+
+// ---- typed flags for handlers -------------------------------------------------------------
+
+type ScalarOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
+  : F["type"] extends "number" ? number
+  : string;
+
+type ValueOf<F extends FlagSpec> = F extends { repeatable: true } ? ScalarOf<F>[] : ScalarOf<F>;
+
+type IsAlwaysPresent<F extends FlagSpec> = F extends { required: true } ? true
+  : F extends { repeatable: true } ? true
+  : F extends { type: "boolean" } ? true
+  : F extends { default: string | number | boolean } ? true
+  : false;
+
+/** The parsed flags of a declaration, as a handler sees them. */
+export type FlagsOf<Fs extends readonly FlagSpec[]> =
+  & { [F in Fs[number] as IsAlwaysPresent<F> extends true ? F["name"] : never]: ValueOf<F> }
+  & { [F in Fs[number] as IsAlwaysPresent<F> extends true ? never : F["name"]]?: ValueOf<F> };
+
+type PositionalValue<P extends PositionalSpec> = P extends { variadic: true } ? string[] : string;
+
+/** The parsed positionals of a declaration, by name. */
+export type PositionalsOf<Ps extends readonly PositionalSpec[]> =
+  & { [P in Ps[number] as P extends { required: true } | { variadic: true } ? P["name"] : never]: PositionalValue<P> }
+  & { [P in Ps[number] as P extends { required: true } | { variadic: true } ? never : P["name"]]?: PositionalValue<P> };

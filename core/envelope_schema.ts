@@ -1,0 +1,44 @@
+/** The published zod schemas: the tool call, the envelope, and a command's result inside it. */
+
+import { z } from "zod";
+import { ERROR_CODES } from "./errors.ts";
+
+export const requestSchema = z.strictObject({
+  command: z.string().min(1).describe(
+    "One command line, e.g. `git status --repo proj`. No shell: no pipes, redirections, `;`, globs or `$()`. Quote arguments with spaces.",
+  ),
+  stdin: z.string().optional().describe(
+    "Text given to commands that read stdin (patch apply, irc send --text-stdin, ...).",
+  ),
+  timeout_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe(
+    "Stop the command after this many milliseconds (capped by the workspace configuration).",
+  ),
+});
+
+export const artifactSchema = z.strictObject({
+  path: z.string().describe("Relative to the workspace root."),
+  mime: z.string(),
+  description: z.string(),
+});
+
+/** Every result carries at least these two fields. */
+export const resultBaseSchema = z.looseObject({
+  ok: z.boolean(),
+  command: z.string(),
+});
+
+export function envelopeSchema(result: z.ZodType = resultBaseSchema) {
+  return z.strictObject({
+    run_id: z.string().regex(/^\d{8}T\d{9}Z-[0-9a-f]{8}$/).describe(
+      "Sortable, unique per call; `pterm runs show <run_id>`.",
+    ),
+    exit_code: z.number().int().describe("0 ok · 1 command failed · 2 usage error · 124 timeout"),
+    stdout: z.string().describe("Short human-readable summary (bounded)."),
+    stderr: z.string().describe("On failure: [Error] <message>, a blank line, and a hint to run `<command> --help`."),
+    result: result.nullable().describe("The command's structured result."),
+    artifacts: z.array(artifactSchema),
+    error_code: z.enum(ERROR_CODES).nullable(),
+    duration_ms: z.number().int().min(0),
+    truncated: z.strictObject({ stdout: z.boolean(), stderr: z.boolean() }),
+  });
+}

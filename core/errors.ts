@@ -1,0 +1,95 @@
+/**
+ * The stable error codes of the envelope and the one error type that carries them.
+ *
+ * A code names one kind of failure for its whole life: add a code when a case deserves
+ * its own, never reuse one for another meaning. `Internal` is reserved for bugs.
+ */
+
+export const ERROR_CODES = [
+  "UnknownCommand",
+  "InvalidArgs",
+  "InvalidCommandLine",
+  "InvalidPath",
+  "PathEscape",
+  "SecretPathDenied",
+  "ReadOnlyPath",
+  "NotFound",
+  "AlreadyExists",
+  "NotARepository",
+  "NothingToCommit",
+  "RepoLocked",
+  "Conflict",
+  "ConfirmRequired",
+  "NickTooLong",
+  "MissingConfig",
+  "InvalidConfig",
+  "DaemonNotRunning",
+  "DaemonAlreadyRunning",
+  "NotConnected",
+  "InputTooLarge",
+  "Timeout",
+  "PatchParseError",
+  "PatchApplyError",
+  "NoMatch",
+  "AmbiguousMatch",
+  "UnsupportedFormat",
+  "CorruptInput",
+  "EncryptedDocument",
+  "NetworkDenied",
+  "SandboxDenied",
+  "Internal",
+] as const;
+
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Exit codes of the envelope: 0 ok, 1 command failed, 2 usage error, 124 timeout. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_TIMEOUT = 124;
+
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  "UnknownCommand",
+  "InvalidArgs",
+  "InvalidCommandLine",
+]);
+
+export function exitCodeFor(code: ErrorCode): number {
+  if (code === "Timeout") return EXIT_TIMEOUT;
+  return USAGE_CODES.has(code) ? EXIT_USAGE : EXIT_FAILED;
+}
+
+export interface PtermErrorOptions {
+  /** A structured result to return even though the command failed (e.g. merge conflicts). */
+  result?: Record<string, unknown>;
+  /** The command path whose `--help` the hint should point to, when it differs from the one run. */
+  helpFor?: string;
+  cause?: unknown;
+}
+
+/**
+ * A failure a user can cause. Handlers throw it; the kernel turns it into the envelope's
+ * `error_code`, `stderr` and exit code. Messages say what went wrong and what to do next.
+ */
+export class PtermError extends Error {
+  readonly code: ErrorCode;
+  readonly result?: Record<string, unknown>;
+  readonly helpFor?: string;
+
+  constructor(code: ErrorCode, message: string, options: PtermErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "PtermError";
+    this.code = code;
+    this.result = options.result;
+    this.helpFor = options.helpFor;
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** The stderr text of every failure: the message, a blank line, and the `--help` hint (seed 001). */
+export function formatFailure(message: string, helpCommand: string): string {
+  return `[Error] ${message}\n\nHint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+}

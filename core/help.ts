@@ -1,0 +1,139 @@
+/** `--help` text and structure, rendered from the declarations (never written by hand). */
+
+import { type CommandNode, type CommandSpec, type FlagSpec, isGroup, type LeafSpec } from "./declaration.ts";
+
+function flagUsage(flag: FlagSpec): string {
+  const name = `--${flag.name}`;
+  const value = flag.type === "boolean"
+    ? ""
+    : ` <${flag.valueName ?? (flag.choices ? flag.choices.join("|") : flag.type)}>`;
+  const repeat = flag.repeatable ? "..." : "";
+  return flag.required ? `${name}${value}${repeat}` : `[${name}${value}]${repeat}`;
+}
+
+/** One-line usage of a leaf: `git commit --repo <path> --message <text> [--allow-empty]`. */
+export function leafUsage(path: readonly string[], leaf: LeafSpec): string {
+  const parts = [path.join(" ")];
+  const flags = [...(leaf.flags ?? [])].sort((a, b) => Number(b.required ?? false) - Number(a.required ?? false));
+  for (const flag of flags) parts.push(flagUsage(flag));
+  for (const p of leaf.positionals ?? []) {
+    const inner = p.variadic ? `${p.name}...` : p.name;
+    parts.push(p.required ? `<${inner}>` : `[${inner}]`);
+  }
+  return parts.join(" ");
+}
+
+function flagLines(flags: readonly FlagSpec[]): string[] {
+  const rows = flags.map((flag) => {
+    const label = `${flag.short ? `-${flag.short}, ` : ""}--${flag.name}` +
+      (flag.type === "boolean" ? "" : ` <${flag.valueName ?? flag.type}>`);
+    const notes: string[] = [];
+    if (flag.required) notes.push("required");
+    if (flag.repeatable) notes.push("repeatable");
+    if (flag.choices) notes.push(`one of: ${flag.choices.join(", ")}`);
+    if (flag.default !== undefined && flag.type !== "boolean") notes.push(`default: ${flag.default}`);
+    if (flag.min !== undefined || flag.max !== undefined) notes.push(`range: ${flag.min ?? "…"}..${flag.max ?? "…"}`);
+    if (flag.path) notes.push(`path under the root, ${flag.path === "write" ? "written" : "read"}`);
+    return { label, text: flag.description + (notes.length ? ` (${notes.join("; ")})` : "") };
+  });
+  const width = Math.min(30, Math.max(...rows.map((r) => r.label.length), 0) + 2);
+  return rows.map((r) => `  ${r.label.padEnd(width)}${r.text}`);
+}
+
+export interface HelpDocument {
+  readonly command: string;
+  readonly summary: string;
+  readonly usage: readonly string[];
+  readonly subcommands: readonly { name: string; summary: string }[];
+  readonly flags: readonly { name: string; type: string; required: boolean; description: string }[];
+  readonly examples: readonly { command: string; description: string }[];
+  readonly text: string;
+}
+
+/** The help of a node reached by `path` (empty path: the list of all commands). */
+export function renderHelp(path: readonly string[], node: CommandNode): HelpDocument {
+  const lines: string[] = [`${path.join(" ")} — ${node.summary}`, ""];
+  if (node.description) lines.push(node.description.trim(), "");
+  const usage: string[] = [];
+  let subcommands: { name: string; summary: string }[] = [];
+  let flags: HelpDocument["flags"] = [];
+  if (isGroup(node)) {
+    for (const sub of node.subcommands) {
+      usage.push(isGroup(sub) ? `${[...path, sub.name].join(" ")} <subcommand>` : leafUsage([...path, sub.name], sub));
+    }
+    subcommands = node.subcommands.map((s) => ({ name: s.name, summary: s.summary }));
+    const width = Math.max(...subcommands.map((s) => s.name.length)) + 2;
+    lines.push("Subcommands:", ...subcommands.map((s) => `  ${s.name.padEnd(width)}${s.summary}`), "");
+    lines.push(`Run \`${path.join(" ")} <subcommand> --help\` for the flags of each.`, "");
+  } else {
+    usage.push(leafUsage(path, node));
+    lines.push(`Usage: ${usage[0]}`, "");
+    if (node.flags?.length) lines.push("Flags:", ...flagLines(node.flags), "");
+    if (node.positionals?.length) {
+      lines.push(
+        "Arguments:",
+        ...node.positionals.map((p) => `  <${p.name}>  ${p.description}${p.required ? " (required)" : ""}`),
+        "",
+      );
+    }
+    if (node.stdin) {
+      const when = node.stdin.mode === "always"
+        ? "always"
+        : node.stdin.mode === "whenFlag"
+        ? `with --${node.stdin.flag}`
+        : `unless --${node.stdin.flag} is given`;
+      lines.push(`Reads the call's stdin ${when}.`, "");
+    }
+    flags = (node.flags ?? []).map((f) => ({
+      name: f.name,
+      type: f.repeatable ? `${f.type}[]` : f.type,
+      required: f.required ?? false,
+      description: f.description,
+    }));
+  }
+  if (node.examples.length) {
+    lines.push("Examples:");
+    for (const example of node.examples) {
+      lines.push(`  ${example.command}`, `      ${example.description}`);
+    }
+    lines.push("");
+  }
+  return {
+    command: path.join(" "),
+    summary: node.summary,
+    usage,
+    subcommands,
+    flags,
+    examples: node.examples.map((e) => ({ command: e.command, description: e.description })),
+    text: lines.join("\n").trimEnd() + "\n",
+  };
+}
+
+/** `help`: every command with its summary. */
+export function renderCommandList(specs: readonly CommandSpec[]): HelpDocument {
+  const rows = [
+    { name: "help", summary: "List the commands, or show one command's help (help git)." },
+    ...specs.map((s) => ({ name: s.name, summary: s.summary })),
+  ];
+  const width = Math.max(...rows.map((r) => r.name.length)) + 2;
+  const lines = [
+    "pterm — a whitelist of built-in commands. No shell: one command per call; multi-line text goes through stdin.",
+    "",
+    "Commands:",
+    ...rows.map((r) => `  ${r.name.padEnd(width)}${r.summary}`),
+    "",
+    "Run `<command> --help` for usage and examples before using a command for the first time.",
+  ];
+  return {
+    command: "help",
+    summary: "List the commands.",
+    usage: ["help", "help <command> [<subcommand>]", "<command> --help"],
+    subcommands: rows,
+    flags: [],
+    examples: [{ command: "help", description: "List the commands." }, {
+      command: "git --help",
+      description: "Show the git subcommands.",
+    }],
+    text: lines.join("\n") + "\n",
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * Workspace confinement (SPEC.md, "Workspace root and paths"): the one function every
+ * command uses to turn a path argument into a real location under the root.
+ *
+ * The check works on canonical paths: Deno's permission check looks at a symlink's own
+ * location, not its target, so this is the first wall against symlink escapes.
+ */
+
+import { basename, dirname, isAbsolute, join, resolve, sep } from "./path.ts";
+import { PtermError } from "./errors.ts";
+
+export type Access = "read" | "write";
+
+/** Folders and files at the root that belong to pterm itself; commands may read but never write them. */
+export const STATE_ENTRIES = ["audit", "artifacts", "sessions", "pterm.json"] as const;
+
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+const MAX_SYMLINK_HOPS = 40;
+
+export interface ConfinedPath {
+  /** Canonical absolute path (symlinks resolved as far as the path exists). */
+  readonly abs: string;
+  /** The same location relative to the root, with `/` separators; `.` for the root itself. */
+  readonly rel: string;
+  /** Whether something exists there now (a dangling symlink does not count). */
+  readonly exists: boolean;
+}
+
+/** True for a path inside a `secrets/` folder or named `.env*` (checked on every segment). */
+export function isSecretPath(rel: string): boolean {
+  return rel.split(/[\\/]/).some((segment) => {
+    const s = segment.toLowerCase();
+    return s === "secrets" || s.startsWith(".env");
+  });
+}
+
+/** True for pterm's own state (`audit/`, `artifacts/`, `sessions/`, `pterm.json`) and anything in it. */
+export function isStatePath(rel: string): boolean {
+  const first = rel.split("/")[0].toLowerCase();
+  return (STATE_ENTRIES as readonly string[]).includes(first);
+}
+
+const encoder = new TextEncoder();
+
+/** Checks the written form of a path; throws with a message that names the rule broken. */
+function checkSyntax(input: string, label: string): string[] {
+  if (input.includes("\0")) {
+    throw new PtermError("InvalidPath", `${label} contains a NUL byte; remove it.`);
+  }
+  if (input.length === 0) {
+    throw new PtermError(
+      "InvalidPath",
+      `${label} is empty; give a path relative to the workspace root, or . for the root.`,
+    );
+  }
+  if (encoder.encode(input).length > MAX_PATH_BYTES) {
+    throw new PtermError("InvalidPath", `${label} is longer than ${MAX_PATH_BYTES} bytes; use a shorter path.`);
+  }
+  if (isAbsolute(input) || /^[A-Za-z]:/.test(input) || input.startsWith("\\") || input.startsWith("/")) {
+    throw new PtermError(
+      "PathEscape",
+      `${label} \`${input}\` is absolute; paths are relative to the workspace root (e.g. docs/report.pdf).`,
+    );
+  }
+  if (input.includes("\\")) {
+    throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
+  }
+  const segments = input.split("/").filter((s) => s !== "" && s !== ".");
+  for (const segment of segments) {
+    if (segment === "..") {
+      throw new PtermError(
+        "PathEscape",
+        `${label} \`${input}\` contains a .. segment; paths may not leave the workspace root. Name the path from the root instead.`,
+      );
+    }
+    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
+      throw new PtermError("InvalidPath", `${label} has a name longer than ${MAX_SEGMENT_BYTES} bytes; shorten it.`);
+    }
+  }
+  return segments;
+}
+
+function within(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function toRel(root: string, abs: string): string {
+  if (abs === root) return ".";
+  return abs.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep).join("/");
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
+    throw error;
+  }
+}
+
+/**
+ * Follows `path` (which lstat says exists) to a canonical location, also when the chain ends
+ * in a dangling link: then the location it would create is returned, with exists=false.
+ */
+async function canonical(path: string): Promise<{ real: string; exists: boolean }> {
+  try {
+    return { real: await Deno.realPath(path), exists: true };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  let current = path;
+  for (let hop = 0; hop < MAX_SYMLINK_HOPS; hop++) {
+    const info = await lstatOrNull(current);
+    if (info === null) {
+      const parent = await canonicalParent(dirname(current));
+      return { real: join(parent, basename(current)), exists: false };
+    }
+    if (!info.isSymlink) return { real: await Deno.realPath(current), exists: true };
+    const target = await Deno.readLink(current);
+    current = resolve(dirname(current), target);
+  }
+  throw new Deno.errors.FilesystemLoop(`more than ${MAX_SYMLINK_HOPS} symlinks from ${path}`);
+}
+
+async function canonicalParent(dir: string): Promise<string> {
+  const info = await lstatOrNull(dir);
+  if (info !== null) return (await canonical(dir)).real;
+  if (dirname(dir) === dir) return dir;
+  return join(await canonicalParent(dirname(dir)), basename(dir));
+}
+
+export interface ConfineOptions {
+  /** What the path is called in messages, e.g. "--repo". */
+  readonly label?: string;
+}
+
+/**
+ * Resolves `input` (relative to `root`, which must itself be canonical) for reading or
+ * writing, or throws: `PathEscape` (.., absolute, or a symlink leading outside),
+ * `SecretPathDenied` (secrets/ or .env*), `ReadOnlyPath` (pterm's state, for writes),
+ * `InvalidPath` (NUL, empty, too long, backslash).
+ */
+export async function confinePath(
+  root: string,
+  input: string,
+  access: Access,
+  options: ConfineOptions = {},
+): Promise<ConfinedPath> {
+  const label = options.label ?? "the path";
+  const segments = checkSyntax(input, label);
+  const lexicalRel = segments.join("/");
+  checkPolicy(lexicalRel, input, access, label);
+
+  try {
+    return await walk(root, input, segments, access, label, lexicalRel);
+  } catch (error) {
+    if (error instanceof Deno.errors.FilesystemLoop) {
+      throw new PtermError(
+        "InvalidPath",
+        `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`,
+      );
+    }
+    throw error;
+  }
+}
+
+async function walk(
+  root: string,
+  input: string,
+  segments: string[],
+  access: Access,
+  label: string,
+  lexicalRel: string,
+): Promise<ConfinedPath> {
+  // Walk down while the path exists; the first missing segment ends the walk, the rest is appended.
+  let current = root;
+  let index = 0;
+  let exists = true;
+  for (; index < segments.length; index++) {
+    const next = join(current, segments[index]);
+    const info = await lstatOrNull(next);
+    if (info === null) {
+      exists = false;
+      break;
+    }
+    if (info.isSymlink) {
+      const followed = await canonical(next);
+      if (!within(root, followed.real)) {
+        throw new PtermError(
+          "PathEscape",
+          `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, ` +
+            "which leads outside the workspace root; use a path that stays inside it.",
+        );
+      }
+      current = followed.real;
+      if (!followed.exists) {
+        exists = false;
+        index++;
+        break;
+      }
+    } else {
+      current = next;
+    }
+  }
+  const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
+  if (!within(root, abs)) {
+    throw new PtermError("PathEscape", `${label} \`${input}\` resolves outside the workspace root.`);
+  }
+  const rel = toRel(root, abs);
+  if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  return { abs, rel, exists };
+}
+
+function checkPolicy(rel: string, input: string, access: Access, label: string): void {
+  if (isSecretPath(rel)) {
+    throw new PtermError(
+      "SecretPathDenied",
+      `${label} \`${input}\` is a secret path (inside a secrets/ folder or named .env*); ` +
+        "commands never read or write secrets. Choose another path.",
+    );
+  }
+  if (access === "write" && isStatePath(rel)) {
+    throw new PtermError(
+      "ReadOnlyPath",
+      `${label} \`${input}\` is inside pterm's own state (${
+        STATE_ENTRIES.join(", ")
+      }), which commands may not change; ` +
+        "write somewhere else under the root.",
+    );
+  }
+}
+
+/** The canonical workspace root, created if missing. */
+export async function prepareRoot(root: string): Promise<string> {
+  await Deno.mkdir(root, { recursive: true });
+  return await Deno.realPath(root);
+}

@@ -1,0 +1,114 @@
+/**
+ * The whitelist. Top-level commands are loaded lazily: the registry holds one loader per
+ * name, and only the declaration of the command being run is imported.
+ */
+
+import { type CommandNode, type CommandSpec, isGroup, type LeafSpec } from "./declaration.ts";
+import { PtermError } from "./errors.ts";
+import { didYouMean } from "./suggest.ts";
+
+export type CommandLoaders = Readonly<Record<string, () => Promise<CommandSpec>>>;
+
+/** The built-in `help` command is the kernel's own; it is always listed. */
+export const HELP_COMMAND = "help";
+
+export type Resolution =
+  | {
+    readonly kind: "leaf";
+    readonly spec: CommandSpec;
+    readonly leaf: LeafSpec;
+    /** The command words, e.g. ["git", "status"]. */
+    readonly path: readonly string[];
+    /** The words after the command path: flags and positionals. */
+    readonly rest: readonly string[];
+  }
+  | {
+    readonly kind: "help";
+    readonly spec: CommandSpec | null;
+    readonly node: CommandNode | null;
+    readonly path: readonly string[];
+  };
+
+export class Registry {
+  readonly #loaders: CommandLoaders;
+  readonly #cache = new Map<string, CommandSpec>();
+
+  constructor(loaders: CommandLoaders) {
+    this.#loaders = loaders;
+  }
+
+  /** Every command name, `help` included, sorted. */
+  names(): string[] {
+    return [HELP_COMMAND, ...Object.keys(this.#loaders)].sort();
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.#loaders, name);
+  }
+
+  async load(name: string): Promise<CommandSpec> {
+    const cached = this.#cache.get(name);
+    if (cached) return cached;
+    const loader = this.#loaders[name];
+    if (!loader) throw new Error(`no command ${name}`);
+    const spec = await loader();
+    this.#cache.set(name, spec);
+    return spec;
+  }
+
+  async loadAll(): Promise<CommandSpec[]> {
+    return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
+  }
+
+  /**
+   * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
+   * an unknown name is `UnknownCommand` with suggestions.
+   */
+  async resolve(words: readonly string[]): Promise<Resolution> {
+    const [first, ...rest] = words;
+    if (first === HELP_COMMAND) {
+      if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      return await this.resolve([...rest, "--help"]);
+    }
+    if (!this.has(first)) {
+      throw new PtermError(
+        "UnknownCommand",
+        `\`${first}\` is not a pterm command.${didYouMean(first, this.names())} ` +
+          `The commands are: ${this.names().join(", ")}.`,
+        { helpFor: HELP_COMMAND },
+      );
+    }
+    const spec = await this.load(first);
+    let node: CommandNode = spec;
+    const path = [first];
+    let index = 1;
+    while (isGroup(node)) {
+      const word = words[index];
+      if (word === undefined || word === "--help" || word === "-h") {
+        if (word === undefined) {
+          throw new PtermError(
+            "InvalidArgs",
+            `\`${path.join(" ")}\` needs a subcommand: ${node.subcommands.map((s) => s.name).join(", ")}.`,
+            { helpFor: path.join(" ") },
+          );
+        }
+        return { kind: "help", spec, node, path };
+      }
+      const next: CommandNode | undefined = node.subcommands.find((s) => s.name === word);
+      if (!next) {
+        const names = node.subcommands.map((s) => s.name);
+        throw new PtermError(
+          "UnknownCommand",
+          `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} ` +
+            `Its subcommands are: ${names.join(", ")}.`,
+          { helpFor: path.join(" ") },
+        );
+      }
+      node = next;
+      path.push(word);
+      index++;
+    }
+    // A leaf's own `--help` is found by the flag parser, which knows where `--` ends the flags.
+    return { kind: "leaf", spec, leaf: node, path, rest: words.slice(index) };
+  }
+}

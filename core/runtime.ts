@@ -1,0 +1,286 @@
+/**
+ * One `terminal_exec` call, start to finish: grammar → registry → flags → config → paths →
+ * stdin → sandbox → envelope → audit. Every failure on the way becomes an envelope with its
+ * code; nothing here prints or exits.
+ */
+
+import { createArtifactStore } from "./artifacts.ts";
+import { type AuditRecord, writeAuditRecord } from "./audit.ts";
+import { loadConfig, type PtermConfig } from "./config.ts";
+import type { LeafSpec } from "./declaration.ts";
+import type { ArtifactRef, Envelope } from "./envelope.ts";
+import { type ErrorCode, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
+import { parseArgs, type ParsedArgs } from "./flags.ts";
+import { tokenize } from "./grammar.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import { confinePath } from "./paths.ts";
+import { HELP_COMMAND, type Registry } from "./registry.ts";
+import { newRunId } from "./run_id.ts";
+import { permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
+import { readStdin, type StdinSource } from "./stdin.ts";
+import { boundText } from "./truncate.ts";
+
+export interface Kernel {
+  readonly registry: Registry;
+  /** The module a sandbox worker starts from (it serves the same command table). */
+  readonly workerUrl: string;
+}
+
+export interface ExecInput {
+  /** Canonical workspace root. */
+  readonly root: string;
+  readonly session: string;
+  readonly line: string;
+  readonly stdin: StdinSource;
+  /** Requested timeout; clipped to the configured maximum. */
+  readonly timeoutMs?: number;
+  readonly replayOf?: string;
+  readonly terminal: { readonly color: boolean };
+}
+
+interface Draft {
+  argv: string[] | null;
+  parsed: AuditRecord["parsed"];
+  helpFor: string;
+  timeoutMs: number;
+  stdinRef: ArtifactRef | null;
+}
+
+function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
+  const use = leaf.stdin;
+  if (!use) return false;
+  if (use.mode === "always") return true;
+  const given = Boolean(args.flags[use.flag]);
+  return use.mode === "whenFlag" ? given : !given;
+}
+
+/** Checks every path-typed flag and positional before any command code runs. */
+async function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): Promise<void> {
+  for (const flag of leaf.flags ?? []) {
+    if (!flag.path) continue;
+    const value = args.flags[flag.name];
+    const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    for (const v of values) await confinePath(root, String(v), flag.path, { label: `--${flag.name}` });
+  }
+  for (const positional of leaf.positionals ?? []) {
+    if (!positional.path) continue;
+    const value = args.positionals[positional.name];
+    const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    for (const v of values) await confinePath(root, v, positional.path, { label: `<${positional.name}>` });
+  }
+}
+
+function hostsFor(spec: { netHosts?: (section: unknown) => string[] }, config: PtermConfig, name: string): string[] {
+  return spec.netHosts ? spec.netHosts(config.sections[name]) : [];
+}
+
+export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
+  const started = Date.now();
+  const runId = newRunId(new Date(started));
+  const artifacts = createArtifactStore(input.root, runId);
+  const draft: Draft = {
+    argv: null,
+    parsed: null,
+    helpFor: HELP_COMMAND,
+    timeoutMs: Math.min(input.timeoutMs ?? DEFAULT_LIMITS.timeout_ms_default, DEFAULT_LIMITS.timeout_ms_max),
+    stdinRef: null,
+  };
+  let config: PtermConfig | null = null;
+  let outcome: SandboxOutcome | null = null;
+  let sandbox: Sandbox | null = null;
+  let failure: { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string } | null = null;
+  let helpResult: { stdout: string; result: Record<string, unknown> } | null = null;
+
+  const baseRecord = (): AuditRecord => ({
+    run_id: runId,
+    timestamp: new Date(started).toISOString(),
+    session: input.session,
+    command: input.line,
+    argv: draft.argv,
+    parsed: draft.parsed,
+    state: "running",
+    exit_code: null,
+    error_code: null,
+    message: null,
+    duration_ms: null,
+    timeout_ms: draft.timeoutMs,
+    artifacts: [],
+    stdin: draft.stdinRef,
+    replay_of: input.replayOf ?? null,
+    envelope: null,
+  });
+
+  try {
+    const words = tokenize(input.line);
+    draft.argv = words;
+    if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
+    const resolution = await kernel.registry.resolve(words);
+    if (resolution.kind === "help") {
+      const { renderCommandList, renderHelp } = await import("./help.ts");
+      const doc = resolution.node
+        ? renderHelp(resolution.path, resolution.node)
+        : renderCommandList(await kernel.registry.loadAll());
+      const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
+      draft.parsed = {
+        path: resolution.node ? [...resolution.path] : [HELP_COMMAND],
+        flags: { help: true },
+        positionals: {},
+      };
+      helpResult = { stdout: doc.text, result: { ok: true, command, help: { ...doc, text: undefined } } };
+    } else {
+      const { spec, leaf, path } = resolution;
+      const commandPath = path.join(" ");
+      draft.helpFor = commandPath;
+      const parsed = parseArgs(commandPath, leaf, resolution.rest);
+      if (parsed.help) {
+        const { renderHelp } = await import("./help.ts");
+        const doc = renderHelp(path, leaf);
+        draft.parsed = { path: [...path], flags: { help: true }, positionals: {} };
+        helpResult = {
+          stdout: doc.text,
+          result: { ok: true, command: `${commandPath} --help`, help: { ...doc, text: undefined } },
+        };
+      } else {
+        const args = parsed.args;
+        draft.parsed = { path: [...path], flags: args.flags, positionals: args.positionals };
+        const needsNet = leaf.capabilities.includes("net");
+        // Start the worker first (it loads the command while the checks below run), unless its
+        // network hosts come from the config, which is not read yet.
+        if (!needsNet) sandbox = new Sandbox(kernel.workerUrl, path, permissionsFor(leaf.capabilities, input.root, []));
+        config = await loadConfig(input.root, kernel.registry);
+        const limits = config.limits;
+        draft.timeoutMs = Math.min(
+          input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits.timeout_ms_default,
+          limits.timeout_ms_max,
+        );
+        const deadline = started + draft.timeoutMs;
+        await confineArguments(input.root, leaf, args);
+
+        let stdin: string | null = null;
+        if (input.stdin.kind === "text" || usesStdin(leaf, args)) {
+          if (usesStdin(leaf, args) && input.stdin.kind === "none") {
+            throw new PtermError(
+              "InvalidArgs",
+              `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`,
+              { helpFor: commandPath },
+            );
+          }
+          stdin = await readStdin(input.stdin, limits.stdin_bytes, deadline);
+          if (stdin !== null) {
+            draft.stdinRef = await artifacts.save("stdin.txt", stdin, {
+              mime: "text/plain",
+              description: "stdin of this call",
+            });
+          }
+          if (!usesStdin(leaf, args)) stdin = null;
+        }
+        sandbox ??= new Sandbox(
+          kernel.workerUrl,
+          path,
+          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name)),
+        );
+        const running = sandbox.run({
+          commandName: spec.name,
+          path,
+          args,
+          stdin,
+          root: input.root,
+          runId,
+          session: input.session,
+          config: config.sections[spec.name],
+          limits,
+          terminal: input.terminal,
+        }, deadline);
+        // The start record is written while the command runs; a run killed from now on leaves it behind.
+        await writeAuditRecord(input.root, baseRecord());
+        outcome = await running;
+        if (outcome.kind === "failed") failure = outcome;
+        if (outcome.kind === "timeout") {
+          failure = {
+            code: "Timeout",
+            message: `${commandPath} did not finish within ${draft.timeoutMs} ms and was stopped; ` +
+              "retry with a larger timeout_ms, or do less in one call.",
+          };
+        }
+      }
+    }
+  } catch (error) {
+    if (error instanceof PtermError) failure = { code: error.code, message: error.message, result: error.result };
+    else {
+      const err = error instanceof Error ? error : new Error(String(error));
+      failure = {
+        code: "Internal",
+        message: `internal error in pterm (a bug; please report it): ${err.message}`,
+        detail: err.stack,
+      };
+    }
+    if (error instanceof PtermError && error.helpFor) draft.helpFor = error.helpFor;
+    if (draft.argv === null) {
+      // The line did not tokenize; still point the hint at the command it starts with, if any.
+      const first = input.line.trim().split(/[ \t]+/)[0];
+      if (kernel.registry.has(first)) draft.helpFor = first;
+    }
+  } finally {
+    sandbox?.dispose();
+  }
+  if (outcome?.kind === "failed" && outcome.helpFor) draft.helpFor = outcome.helpFor;
+
+  const limits = config?.limits ?? DEFAULT_LIMITS;
+  const rawStdout = helpResult?.stdout ?? outcome?.stdout ?? "";
+  let rawStderr = outcome?.stderr ?? "";
+  if (failure) {
+    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) +
+      formatFailure(failure.message, draft.helpFor);
+  }
+  const stdout = boundText(rawStdout, limits.stdout_bytes);
+  const stderr = boundText(rawStderr, limits.stderr_bytes);
+  const spill = async (name: string, text: string, what: string) => {
+    try {
+      await artifacts.save(name, text, {
+        mime: "text/plain",
+        description: `full ${what} of this call (the envelope keeps head and tail)`,
+      });
+    } catch { /* the envelope still has head and tail */ }
+  };
+  if (stdout.truncated || outcome?.overflowed) await spill("stdout.txt", rawStdout, "stdout");
+  if (stderr.truncated) await spill("stderr.txt", rawStderr, "stderr");
+
+  const exitCode = failure ? (failure.code === "Timeout" ? EXIT_TIMEOUT : exitCodeFor(failure.code)) : EXIT_OK;
+  const result = helpResult?.result ??
+    (outcome?.kind === "done"
+      ? outcome.result
+      : failure?.result
+      ? { ok: false, command: draft.helpFor, ...failure.result }
+      : null);
+  const envelope: Envelope = {
+    run_id: runId,
+    exit_code: exitCode,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    result,
+    artifacts: [...(outcome?.artifacts ?? []), ...artifacts.list()],
+    error_code: failure?.code ?? null,
+    duration_ms: Date.now() - started,
+    truncated: { stdout: stdout.truncated, stderr: stderr.truncated },
+  };
+  const record: AuditRecord = {
+    ...baseRecord(),
+    state: "finished",
+    exit_code: envelope.exit_code,
+    error_code: envelope.error_code,
+    message: failure?.message ?? null,
+    duration_ms: envelope.duration_ms,
+    artifacts: envelope.artifacts,
+    envelope,
+  };
+  if (failure?.detail) record.detail = failure.detail;
+  try {
+    await writeAuditRecord(input.root, record);
+  } catch (error) {
+    // The call itself happened; failing to audit it must still be visible to the caller.
+    envelope.stderr += `${envelope.stderr ? "\n" : ""}[Warning] the audit record could not be written: ${
+      (error as Error).message
+    }`;
+  }
+  return envelope;
+}

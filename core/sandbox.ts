@@ -1,0 +1,173 @@
+/**
+ * The second wall (SPEC.md, "Deno permissions are the second wall"): every command's code
+ * runs in a Worker whose Deno permissions are narrowed to what the command declared —
+ * read/write only under the root, no env/run/ffi/sys, network only to declared hosts.
+ * A timeout first aborts the command's signal, then terminates the worker, so even a busy
+ * loop stops.
+ *
+ * Starting a worker costs ~14 ms, most of it blocking, so the kernel starts it as soon as it
+ * knows the command and finishes its own checks while the worker loads the command's code.
+ */
+
+import type { Capability } from "./declaration.ts";
+import type { ArtifactRef } from "./envelope.ts";
+import type { ErrorCode } from "./errors.ts";
+import { ABORT_GRACE_MS } from "./limits.ts";
+import { type FromWorker, type SandboxJob, type ToWorker, WORKER_NAME_PREFIX } from "./sandbox_protocol.ts";
+
+/** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */
+const MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
+
+export type SandboxOutcome =
+  & {
+    stdout: string;
+    stderr: string;
+    artifacts: ArtifactRef[];
+    /** Output was dropped past MAX_CAPTURE_CHARS. */
+    overflowed: boolean;
+  }
+  & (
+    | { kind: "done"; result: Record<string, unknown> }
+    | {
+      kind: "failed";
+      code: ErrorCode;
+      message: string;
+      result?: Record<string, unknown>;
+      helpFor?: string;
+      detail?: string;
+    }
+    | { kind: "timeout" }
+  );
+
+export interface WorkerPermissions {
+  read: string[] | false;
+  write: string[] | false;
+  net: string[] | false;
+  env: false;
+  run: false;
+  ffi: false;
+  sys: false;
+  import: false;
+}
+
+export function permissionsFor(
+  capabilities: readonly Capability[],
+  root: string,
+  hosts: readonly string[],
+): WorkerPermissions {
+  return {
+    read: capabilities.includes("fs.read") || capabilities.includes("fs.write") ? [root] : false,
+    write: capabilities.includes("fs.write") ? [root] : false,
+    net: capabilities.includes("net") && hosts.length > 0 ? [...hosts] : false,
+    env: false,
+    run: false,
+    ffi: false,
+    sys: false,
+    import: false,
+  };
+}
+
+/** One sandbox worker, started for one command path, running at most one job. */
+export class Sandbox {
+  readonly #worker: Worker;
+  #used = false;
+  #disposed = false;
+
+  constructor(workerUrl: string, path: readonly string[], permissions: WorkerPermissions) {
+    // `deno.permissions` is the unstable worker option that narrows what the worker may do.
+    this.#worker = new Worker(workerUrl, {
+      type: "module",
+      name: WORKER_NAME_PREFIX + path.join(" "),
+      deno: { permissions },
+    } as WorkerOptions);
+  }
+
+  /** Stops the worker (if no job ran, or after it). */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#worker.terminate();
+  }
+
+  /** Runs the job; resolves when it finishes, fails or passes `deadline` (epoch ms). */
+  run(job: SandboxJob, deadline: number): Promise<SandboxOutcome> {
+    if (this.#used) throw new Error("a sandbox runs one job");
+    this.#used = true;
+    const worker = this.#worker;
+    return new Promise((resolve) => {
+      let stdout = "";
+      let stderr = "";
+      let overflowed = false;
+      const artifacts: ArtifactRef[] = [];
+      let settled = false;
+      let timedOut = false;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+
+      const finish = (outcome: SandboxOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadlineTimer);
+        if (graceTimer !== undefined) clearTimeout(graceTimer);
+        this.dispose();
+        resolve(outcome);
+      };
+      const captured = () => ({ stdout, stderr, artifacts, overflowed });
+      const timeout = () => finish({ ...captured(), kind: "timeout" });
+      const append = (current: string, text: string): string => {
+        if (current.length + text.length <= MAX_CAPTURE_CHARS) return current + text;
+        overflowed = true;
+        return current + text.slice(0, Math.max(0, MAX_CAPTURE_CHARS - current.length));
+      };
+
+      worker.onmessage = (event: MessageEvent<FromWorker>) => {
+        const message = event.data;
+        switch (message.type) {
+          case "stdout":
+            stdout = append(stdout, message.text);
+            break;
+          case "stderr":
+            stderr = append(stderr, message.text);
+            break;
+          case "artifact":
+            artifacts.push(message.ref);
+            break;
+          case "done":
+            if (timedOut) timeout();
+            else finish({ ...captured(), kind: "done", result: message.result });
+            break;
+          case "failed": {
+            if (timedOut) timeout();
+            const { type: _type, ...failure } = message;
+            finish({ ...captured(), kind: "failed", ...failure });
+            break;
+          }
+        }
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        finish({
+          ...captured(),
+          kind: "failed",
+          code: "Internal",
+          message: `internal error in pterm (a bug; please report it): ${event.message}`,
+        });
+      };
+      worker.onmessageerror = () => {
+        finish({
+          ...captured(),
+          kind: "failed",
+          code: "Internal",
+          message: "the command's result could not be transferred",
+        });
+      };
+
+      const deadlineTimer = setTimeout(() => {
+        timedOut = true;
+        worker.postMessage({ type: "abort" } satisfies ToWorker);
+        graceTimer = setTimeout(timeout, ABORT_GRACE_MS);
+      }, Math.max(0, deadline - Date.now()));
+
+      worker.postMessage({ type: "run", job } satisfies ToWorker);
+    });
+  }
+}

@@ -1,0 +1,39 @@
+/** Messages between the kernel and the sandbox worker that runs a command's code. */
+
+import type { ArtifactRef } from "./envelope.ts";
+import type { ErrorCode } from "./errors.ts";
+import type { ParsedArgs } from "./flags.ts";
+import type { KernelLimits } from "./limits.ts";
+
+/** The worker's name carries the command path, so it can load the command's code before the job arrives. */
+export const WORKER_NAME_PREFIX = "pterm:";
+
+export interface SandboxJob {
+  readonly commandName: string;
+  readonly path: readonly string[];
+  readonly args: ParsedArgs;
+  readonly stdin: string | null;
+  readonly root: string;
+  readonly runId: string;
+  readonly session: string;
+  readonly config: unknown;
+  readonly limits: KernelLimits;
+  readonly terminal: { readonly color: boolean };
+}
+
+export type ToWorker = { readonly type: "run"; readonly job: SandboxJob } | { readonly type: "abort" };
+
+export type FromWorker =
+  | { readonly type: "stdout"; readonly text: string }
+  | { readonly type: "stderr"; readonly text: string }
+  | { readonly type: "artifact"; readonly ref: ArtifactRef }
+  | { readonly type: "done"; readonly result: Record<string, unknown> }
+  | {
+    readonly type: "failed";
+    readonly code: ErrorCode;
+    readonly message: string;
+    readonly result?: Record<string, unknown>;
+    readonly helpFor?: string;
+    /** For `Internal`: where it happened, for the audit log. */
+    readonly detail?: string;
+  };

@@ -1,0 +1,122 @@
+/**
+ * The inside of the sandbox: runs one job in a worker whose Deno permissions the kernel has
+ * narrowed. Also usable in-process (tests), through `runJob`.
+ */
+
+import { createArtifactStore } from "./artifacts.ts";
+import { createWorkspace } from "./context.ts";
+import type { CommandContext } from "./context.ts";
+import { type AnyHandler, type CommandNode, isGroup, type LeafSpec } from "./declaration.ts";
+import { isErrorCode, PtermError } from "./errors.ts";
+import type { CommandLoaders } from "./registry.ts";
+import { type FromWorker, type SandboxJob, type ToWorker, WORKER_NAME_PREFIX } from "./sandbox_protocol.ts";
+import { join } from "./path.ts";
+
+async function findLeaf(loaders: CommandLoaders, path: readonly string[]): Promise<LeafSpec> {
+  const loader = loaders[path[0]];
+  if (!loader) throw new PtermError("Internal", `the sandbox has no command ${path[0]}`);
+  let node: CommandNode = await loader();
+  for (const word of path.slice(1)) {
+    const next: CommandNode | undefined = isGroup(node) ? node.subcommands.find((s) => s.name === word) : undefined;
+    if (!next) throw new PtermError("Internal", `the sandbox has no command ${path.join(" ")}`);
+    node = next;
+  }
+  if (isGroup(node)) throw new PtermError("Internal", `${path.join(" ")} is not a runnable command`);
+  return node;
+}
+
+/** Loads the handler a command path names. */
+export async function loadHandler(loaders: CommandLoaders, path: readonly string[]): Promise<AnyHandler> {
+  return await (await findLeaf(loaders, path)).handler();
+}
+
+/** Maps anything a handler throws to the failure message the kernel reports. */
+export function classifyFailure(error: unknown): Extract<FromWorker, { type: "failed" }> {
+  if (error instanceof PtermError || (error instanceof Error && isErrorCode((error as { code?: unknown }).code))) {
+    const e = error as PtermError;
+    return { type: "failed", code: e.code, message: e.message, result: e.result, helpFor: e.helpFor };
+  }
+  if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    const message = (error as Error).message;
+    const isNet = /\bnet\b|network/i.test(message);
+    return {
+      type: "failed",
+      code: isNet ? "NetworkDenied" : "SandboxDenied",
+      message: `the sandbox refused this command an operation it did not declare: ${message}`,
+    };
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  return {
+    type: "failed",
+    code: "Internal",
+    message: `internal error in pterm (a bug; please report it): ${err.message}`,
+    detail: err.stack?.split("\n").slice(0, 8).join("\n"),
+  };
+}
+
+/** Runs `job` with the handler its declaration names, reporting through `post`. */
+export async function runJob(
+  handlerPromise: Promise<AnyHandler>,
+  job: SandboxJob,
+  post: (message: FromWorker) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    const handler = await handlerPromise;
+    const command = job.path.join(" ");
+    const ctx: CommandContext = {
+      command,
+      flags: job.args.flags,
+      positionals: job.args.positionals,
+      stdin: job.stdin,
+      workspace: createWorkspace(job.root),
+      stdout: { write: (text) => post({ type: "stdout", text }) },
+      stderr: { write: (text) => post({ type: "stderr", text }) },
+      artifacts: createArtifactStore(job.root, job.runId, (ref) => post({ type: "artifact", ref })),
+      signal,
+      config: job.config,
+      session: { id: job.session, dir: join(job.root, "sessions", job.session) },
+      runId: job.runId,
+      limits: job.limits,
+      terminal: job.terminal,
+    };
+    const fields = await handler(ctx);
+    post({ type: "done", result: { ok: true, command, ...fields } });
+  } catch (error) {
+    post(classifyFailure(error));
+  }
+}
+
+/** The body of a sandbox worker module: `serveSandbox(commands)` and nothing else. */
+export function serveSandbox(loaders: CommandLoaders): void {
+  const scope = globalThis as unknown as {
+    onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+    postMessage(message: FromWorker): void;
+    addEventListener(type: "unhandledrejection", listener: (event: PromiseRejectionEvent) => void): void;
+  };
+  const controller = new AbortController();
+  // The kernel names the worker after the command, so its code loads while the kernel finishes its checks.
+  const name = (globalThis as { name?: string }).name ?? "";
+  const preloadedPath = name.startsWith(WORKER_NAME_PREFIX) ? name.slice(WORKER_NAME_PREFIX.length).split(" ") : null;
+  const preloaded = preloadedPath ? loadHandler(loaders, preloadedPath) : null;
+  preloaded?.catch(() => {}); // reported when the job arrives
+  const post = (message: FromWorker) => {
+    try {
+      scope.postMessage(message);
+    } catch (error) {
+      scope.postMessage(classifyFailure(error));
+    }
+  };
+  scope.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    post(classifyFailure(event.reason));
+  });
+  scope.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === "abort") controller.abort(new PtermError("Timeout", "the call timed out"));
+    else {
+      const same = preloadedPath !== null && preloadedPath.join(" ") === message.job.path.join(" ");
+      void runJob(same ? preloaded! : loadHandler(loaders, message.job.path), message.job, post, controller.signal);
+    }
+  };
+}

@@ -1,0 +1,65 @@
+/** The call's stdin: read only when the command asks, bounded in size and in time. */
+
+import { PtermError } from "./errors.ts";
+
+export type StdinSource =
+  /** The call has no stdin (an interactive terminal, or nothing was given). */
+  | { readonly kind: "none" }
+  /** Stdin already in hand (`--request`, `--stdin-file`, a replay). */
+  | { readonly kind: "text"; readonly text: string }
+  /** Piped stdin, read only if the command needs it. */
+  | { readonly kind: "stream"; readonly stream: ReadableStream<Uint8Array> };
+
+function tooLarge(maxBytes: number): PtermError {
+  return new PtermError(
+    "InputTooLarge",
+    `stdin is larger than the limit of ${maxBytes} bytes; send less (split the work) or raise limits.stdin_bytes in pterm.json.`,
+  );
+}
+
+export async function readStdin(source: StdinSource, maxBytes: number, deadline: number): Promise<string | null> {
+  if (source.kind === "none") return null;
+  if (source.kind === "text") {
+    if (new TextEncoder().encode(source.text).length > maxBytes) throw tooLarge(maxBytes);
+    return source.text;
+  }
+  const reader = source.stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new PtermError("Timeout", "stdin was not closed before the call's timeout; close stdin after writing it."),
+        ),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    while (true) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new PtermError(
+      "InvalidArgs",
+      "stdin is not valid UTF-8 text; send text (binary content must be encoded, e.g. base64).",
+    );
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * pterm: a pseudo terminal for AI agents. The only module that touches the process: it wires
+ * the command table into the kernel, runs the CLI and exits with its code.
+ */
+
+import { main } from "./core/cli/main.ts";
+import { processIo } from "./core/cli/io.ts";
+import { commands } from "./commands/index.ts";
+import { VERSION } from "./version.ts";
+
+const code = await main(processIo(), {
+  version: VERSION,
+  commands,
+  workerUrl: new URL("./commands/worker.ts", import.meta.url).href,
+  skillsDir: new URL("./skills/", import.meta.url),
+});
+Deno.exit(code);

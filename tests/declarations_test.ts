@@ -1,0 +1,60 @@
+/**
+ * Every command's declaration is complete and honest: each node has a summary and examples,
+ * every example parses against the declaration it documents, every leaf has a loadable result
+ * schema and handler, and --help renders. Adding a command adds it to this test.
+ */
+
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { commands } from "../commands/index.ts";
+import { type CommandNode, isGroup } from "../core/declaration.ts";
+import { parseArgs } from "../core/flags.ts";
+import { tokenize } from "../core/grammar.ts";
+import { renderHelp } from "../core/help.ts";
+import { Registry } from "../core/registry.ts";
+
+function* nodes(path: string[], node: CommandNode): Generator<{ path: string[]; node: CommandNode }> {
+  yield { path, node };
+  if (isGroup(node)) { for (const sub of node.subcommands) yield* nodes([...path, sub.name], sub); }
+}
+
+const registry = new Registry(commands);
+
+for (const name of Object.keys(commands)) {
+  Deno.test(`declaration of ${name}`, async (t) => {
+    const spec = await registry.load(name);
+    assert.equal(spec.name, name);
+    assert.ok(["ready", "help-first"].includes(spec.zone));
+    if (spec.config) assert.ok((await spec.config()) instanceof z.ZodType, "config schema is zod");
+    for (const { path, node } of nodes([name], spec)) {
+      await t.step(path.join(" "), async () => {
+        assert.ok(node.summary.length > 10, "summary");
+        assert.ok(node.examples.length >= 1, "at least one example");
+        const help = renderHelp(path, node);
+        assert.match(help.text, /Examples:/);
+        for (const example of node.examples) {
+          const words = tokenize(example.command);
+          const resolution = await registry.resolve(words);
+          if (resolution.kind === "help") continue;
+          assert.ok(
+            resolution.path.join(" ").startsWith(path.join(" ")),
+            `example \`${example.command}\` belongs to ${path.join(" ")}`,
+          );
+          const parsed = parseArgs(resolution.path.join(" "), resolution.leaf, resolution.rest);
+          assert.ok(parsed, example.command);
+        }
+        if (!isGroup(node)) {
+          assert.ok((await node.result()) instanceof z.ZodType, "result schema is zod");
+          assert.equal(typeof (await node.handler()), "function", "handler loads");
+          const flagNames = (node.flags ?? []).map((f) => f.name);
+          assert.equal(new Set(flagNames).size, flagNames.length, "flag names are unique");
+          const shorts = (node.flags ?? []).flatMap((f) => (f.short ? [f.short] : []));
+          assert.equal(new Set(shorts).size, shorts.length, "short flags are unique");
+          for (const flag of node.flags ?? []) {
+            assert.ok(flag.description.length > 3, `--${flag.name} has a description`);
+          }
+        }
+      });
+    }
+  });
+}

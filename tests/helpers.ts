@@ -1,0 +1,154 @@
+/**
+ * Test helpers shared by every command's tests.
+ *
+ * - `exec` runs a command line through the real kernel (grammar, registry, config, paths,
+ *   sandbox worker with narrowed permissions, audit) in this process, and validates the
+ *   envelope and the command's result against their zod schemas.
+ * - `cli` runs the real `pterm` process, as a user would.
+ */
+
+import { z } from "zod";
+import { commands } from "../commands/index.ts";
+import type { Envelope } from "../core/envelope.ts";
+import { envelopeSchema, resultBaseSchema } from "../core/envelope_schema.ts";
+import { isGroup } from "../core/declaration.ts";
+import { Registry } from "../core/registry.ts";
+import { execute } from "../core/runtime.ts";
+import { tokenize } from "../core/grammar.ts";
+import type { CommandLoaders } from "../core/registry.ts";
+
+export const REPO_ROOT = new URL("../", import.meta.url);
+export const MAIN_TS = new URL("../main.ts", import.meta.url).pathname;
+export const WORKER_URL = new URL("../commands/worker.ts", import.meta.url).href;
+
+export interface TempDir extends AsyncDisposable {
+  /** Canonical absolute path. */
+  readonly path: string;
+}
+
+/** A fresh, canonical folder (a workspace root, usually); removed on dispose: `await using dir = await makeRoot()`. */
+export async function makeRoot(prefix = "pterm-test-"): Promise<TempDir> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}) };
+}
+
+export interface ExecOptions {
+  stdin?: string;
+  timeoutMs?: number;
+  session?: string;
+  /** Another command table (e.g. with probe commands) and the worker that serves it. */
+  commands?: CommandLoaders;
+  workerUrl?: string;
+}
+
+/** The zod schema a successful result of `line` must match. */
+async function resultSchemaOf(registry: Registry, line: string): Promise<z.ZodType | null> {
+  let words: string[];
+  try {
+    words = tokenize(line);
+  } catch {
+    return null;
+  }
+  try {
+    const resolution = await registry.resolve(words);
+    if (resolution.kind !== "leaf" || isGroup(resolution.leaf)) return null;
+    if (resolution.rest.includes("--help") || resolution.rest.includes("-h")) return null;
+    return (await resolution.leaf.result()) as z.ZodType;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `line` through the real kernel in-process; the envelope and result are schema-checked. */
+export async function exec(root: string, line: string, options: ExecOptions = {}): Promise<Envelope> {
+  const registry = new Registry(options.commands ?? commands);
+  const envelope = await execute(
+    { registry, workerUrl: options.workerUrl ?? WORKER_URL },
+    {
+      root,
+      session: options.session ?? "default",
+      line,
+      stdin: options.stdin === undefined ? { kind: "none" } : { kind: "text", text: options.stdin },
+      timeoutMs: options.timeoutMs,
+      terminal: { color: false },
+    },
+  );
+  envelopeSchema().parse(envelope);
+  if (envelope.exit_code === 0) {
+    const schema = await resultSchemaOf(registry, line);
+    if (schema) {
+      const checked = schema.safeParse(envelope.result);
+      if (!checked.success) {
+        throw new Error(
+          `result of \`${line}\` does not match its schema: ${z.prettifyError(checked.error)}\n${
+            JSON.stringify(envelope.result)
+          }`,
+        );
+      }
+    } else resultBaseSchema.nullable().parse(envelope.result);
+  }
+  return envelope;
+}
+
+/** Like `exec`, but throws with the envelope's stderr unless it succeeded. */
+export async function execOk(root: string, line: string, options: ExecOptions = {}): Promise<Envelope> {
+  const envelope = await exec(root, line, options);
+  if (envelope.exit_code !== 0) {
+    throw new Error(`\`${line}\` failed (${envelope.error_code}):\n${envelope.stderr}`);
+  }
+  return envelope;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The envelope, when stdout is one. */
+  envelope: Envelope | null;
+}
+
+export interface CliOptions {
+  stdin?: string;
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The entry module (default main.ts). */
+  entry?: string;
+}
+
+/** The permissions the README's `deno task pterm` grants. */
+export const PTERM_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net", "--allow-env"];
+
+/** Runs the real pterm process: `deno run <permissions> main.ts <args>`. */
+export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const command = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...PTERM_PERMISSIONS,
+      "--config",
+      new URL("../deno.json", import.meta.url).pathname,
+      options.entry ?? MAIN_TS,
+      ...args,
+    ],
+    cwd: options.cwd,
+    env: { NO_COLOR: "1", ...options.env },
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const child = command.spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const output = await child.output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  let envelope: Envelope | null = null;
+  try {
+    const parsed = JSON.parse(stdout);
+    if (parsed && typeof parsed === "object" && "run_id" in parsed) {
+      envelope = envelopeSchema().parse(parsed) as Envelope;
+    }
+  } catch { /* not an envelope */ }
+  return { code: output.code, stdout, stderr: new TextDecoder().decode(output.stderr), envelope };
+}

@@ -1,0 +1,8 @@
+/**
+ * What a skill's examples need before they can run (a server, a daemon), keyed by skill name.
+ * The setup gets the fresh workspace root and returns a cleanup function.
+ */
+
+export type SkillSetup = (root: string) => Promise<() => Promise<void>>;
+
+export const skillSetups: Record<string, SkillSetup> = {};
