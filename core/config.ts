@@ -5,6 +5,7 @@
 
 import { join } from "./path.ts";
 import { PtermError } from "./errors.ts";
+import { lazyImport } from "./lazy.ts";
 import { DEFAULT_LIMITS, type KernelLimits } from "./limits.ts";
 import type { Registry } from "./registry.ts";
 
@@ -37,6 +38,8 @@ export async function loadConfig(root: string, registry: Registry): Promise<Pter
       `${CONFIG_FILE} is not valid JSON (${(error as Error).message}); fix the file or remove it to use the defaults.`,
     );
   }
-  const { validateConfig } = await import("./config_schema.ts");
+  const { validateConfig } = await lazyImport<typeof import("./config_schema.ts")>(
+    new URL("./config_schema.ts", import.meta.url),
+  );
   return await validateConfig(raw, registry);
 }

@@ -110,6 +110,16 @@ export const win32: PathFlavour = makeFlavour(true);
 
 const native = Deno.build.os === "windows" ? win32 : posix;
 
+/** The local path of a `file:` URL (`/C:/x` becomes `C:\\x` on Windows). */
+export function fromFileUrl(url: string | URL): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
+}
+
 export const sep = native.sep;
 export const isAbsolute = native.isAbsolute;
 export const join = native.join;

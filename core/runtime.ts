@@ -11,12 +11,14 @@ import type { LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import { type ErrorCode, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
 import { parseArgs, type ParsedArgs } from "./flags.ts";
+import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { confinePath } from "./paths.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
-import { permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
+import { CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
+import { dirname, fromFileUrl } from "./path.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
 import { boundText } from "./truncate.ts";
 
@@ -24,6 +26,15 @@ export interface Kernel {
   readonly registry: Registry;
   /** The module a sandbox worker starts from (it serves the same command table). */
   readonly workerUrl: string;
+  /**
+   * Folders of pterm code a worker may read to load commands lazily (see `permissionsFor`);
+   * default: core/ and the folder of `workerUrl`.
+   */
+  readonly codeDirs?: readonly string[];
+}
+
+function codeDirsOf(kernel: Kernel): readonly string[] {
+  return kernel.codeDirs ?? [CORE_DIR, dirname(fromFileUrl(kernel.workerUrl))];
 }
 
 export interface ExecInput {
@@ -45,6 +56,8 @@ interface Draft {
   timeoutMs: number;
   stdinRef: ArtifactRef | null;
 }
+
+const loadHelp = () => lazyImport<typeof import("./help.ts")>(new URL("./help.ts", import.meta.url));
 
 function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
   const use = leaf.stdin;
@@ -116,7 +129,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await import("./help.ts");
+      const { renderCommandList, renderHelp } = await loadHelp();
       const doc = resolution.node
         ? renderHelp(resolution.path, resolution.node)
         : renderCommandList(await kernel.registry.loadAll());
@@ -133,7 +146,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
       draft.helpFor = commandPath;
       const parsed = parseArgs(commandPath, leaf, resolution.rest);
       if (parsed.help) {
-        const { renderHelp } = await import("./help.ts");
+        const { renderHelp } = await loadHelp();
         const doc = renderHelp(path, leaf);
         draft.parsed = { path: [...path], flags: { help: true }, positionals: {} };
         helpResult = {
@@ -146,7 +159,13 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         const needsNet = leaf.capabilities.includes("net");
         // Start the worker first (it loads the command while the checks below run), unless its
         // network hosts come from the config, which is not read yet.
-        if (!needsNet) sandbox = new Sandbox(kernel.workerUrl, path, permissionsFor(leaf.capabilities, input.root, []));
+        if (!needsNet) {
+          sandbox = new Sandbox(
+            kernel.workerUrl,
+            path,
+            permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)),
+          );
+        }
         config = await loadConfig(input.root, kernel.registry);
         const limits = config.limits;
         draft.timeoutMs = Math.min(
@@ -177,7 +196,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         sandbox ??= new Sandbox(
           kernel.workerUrl,
           path,
-          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name)),
+          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name), codeDirsOf(kernel)),
         );
         const running = sandbox.run({
           commandName: spec.name,

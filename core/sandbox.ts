@@ -10,6 +10,7 @@
  */
 
 import type { Capability } from "./declaration.ts";
+import { dirname, fromFileUrl } from "./path.ts";
 import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { ABORT_GRACE_MS } from "./limits.ts";
@@ -40,7 +41,7 @@ export type SandboxOutcome =
   );
 
 export interface WorkerPermissions {
-  read: string[] | false;
+  read: string[];
   write: string[] | false;
   net: string[] | false;
   env: false;
@@ -50,13 +51,24 @@ export interface WorkerPermissions {
   import: false;
 }
 
+/** pterm's own code folder (this one); see `permissionsFor`. */
+export const CORE_DIR = dirname(fromFileUrl(import.meta.url));
+
+/**
+ * The permissions of a command's worker. Besides what the command declares, every worker may
+ * read pterm's own code folders (`codeDirs`: core/ and commands/): commands load their
+ * implementation lazily (core/lazy.ts) and Deno checks read access for such imports. Those
+ * folders hold only pterm's source — never workspace data or secrets.
+ */
 export function permissionsFor(
   capabilities: readonly Capability[],
   root: string,
   hosts: readonly string[],
+  codeDirs: readonly string[],
 ): WorkerPermissions {
+  const readsRoot = capabilities.includes("fs.read") || capabilities.includes("fs.write");
   return {
-    read: capabilities.includes("fs.read") || capabilities.includes("fs.write") ? [root] : false,
+    read: readsRoot ? [root, ...codeDirs] : [...codeDirs],
     write: capabilities.includes("fs.write") ? [root] : false,
     net: capabilities.includes("net") && hosts.length > 0 ? [...hosts] : false,
     env: false,

@@ -15,11 +15,16 @@ import { isGroup } from "../core/declaration.ts";
 import { Registry } from "../core/registry.ts";
 import { execute } from "../core/runtime.ts";
 import { tokenize } from "../core/grammar.ts";
+import { fromFileUrl } from "../core/path.ts";
 import type { CommandLoaders } from "../core/registry.ts";
 
 export const REPO_ROOT = new URL("../", import.meta.url);
 export const MAIN_TS = new URL("../main.ts", import.meta.url).pathname;
 export const WORKER_URL = new URL("../commands/worker.ts", import.meta.url).href;
+/** pterm's code folders plus the test fixtures (the probe command lives there). */
+export const CODE_DIRS = ["../core/", "../commands/", "./fixtures/"].map((p) =>
+  fromFileUrl(new URL(p, import.meta.url)).replace(/\/$/, "")
+);
 
 export interface TempDir extends AsyncDisposable {
   /** Canonical absolute path. */
@@ -63,7 +68,7 @@ async function resultSchemaOf(registry: Registry, line: string): Promise<z.ZodTy
 export async function exec(root: string, line: string, options: ExecOptions = {}): Promise<Envelope> {
   const registry = new Registry(options.commands ?? commands);
   const envelope = await execute(
-    { registry, workerUrl: options.workerUrl ?? WORKER_URL },
+    { registry, workerUrl: options.workerUrl ?? WORKER_URL, codeDirs: CODE_DIRS },
     {
       root,
       session: options.session ?? "default",

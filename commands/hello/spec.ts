@@ -1,6 +1,7 @@
 /** `hello`: the smallest complete command (REQ-0011-020) — proof that the whole path works. */
 
 import type { CommandSpec } from "../../core/declaration.ts";
+import { lazyImport } from "../../core/lazy.ts";
 
 export const helloSpec: CommandSpec = {
   name: "hello",
@@ -9,6 +10,8 @@ export const helloSpec: CommandSpec = {
   zone: "ready",
   capabilities: [],
   examples: [{ command: "hello", description: "Print the banner; exit_code 0 means pterm runs." }],
-  result: async () => (await import("./schema.ts")).helloResultSchema,
-  handler: async () => (await import("./handler.ts")).hello,
+  result: async () =>
+    (await lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url))).helloResultSchema,
+  handler: async () =>
+    (await lazyImport<typeof import("./handler.ts")>(new URL("./handler.ts", import.meta.url))).hello,
 };

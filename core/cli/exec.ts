@@ -143,7 +143,7 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
     }
     const workspace = await resolveWorkspace(io, flags.root, flags.session);
     envelope = await execute(
-      { registry: new Registry(app.commands), workerUrl: app.workerUrl },
+      { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs },
       {
         root: workspace.root,
         session: workspace.session,

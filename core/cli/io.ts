@@ -15,6 +15,8 @@ export interface App {
   readonly commands: import("../registry.ts").CommandLoaders;
   /** The sandbox worker module serving `commands`. */
   readonly workerUrl: string;
+  /** Code folders workers may read (default: core/ and the folder of `workerUrl`); see core/sandbox.ts. */
+  readonly codeDirs?: readonly string[];
   /** Where the built-in SKILL.md documents live. */
   readonly skillsDir: URL;
   /** Long-running host-side subcommands a command contributes (e.g. `pterm irc-daemon`). */

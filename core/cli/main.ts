@@ -1,5 +1,6 @@
 /** The outer CLI's dispatcher: `exec` takes the lean path; everything else goes to commander. */
 
+import { lazyImport } from "../lazy.ts";
 import { runExec } from "./exec.ts";
 import type { App, CliIo } from "./io.ts";
 
@@ -8,6 +9,6 @@ export async function main(io: CliIo, app: App): Promise<number> {
     const code = await runExec(io, app, io.args.slice(1));
     if (code !== null) return code;
   }
-  const { runProgram } = await import("./program.ts");
+  const { runProgram } = await lazyImport<typeof import("./program.ts")>(new URL("./program.ts", import.meta.url));
   return await runProgram(io, app);
 }

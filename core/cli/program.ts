@@ -24,14 +24,16 @@ async function emit(io: CliIo, asText: boolean, value: unknown, text: () => stri
 
 export async function runProgram(io: CliIo, app: App): Promise<number> {
   let exitCode = 0;
+  let pendingWrites: Promise<void> = Promise.resolve();
   const program = new Command()
     .name("pterm")
     .description("A pseudo terminal for AI agents: one tool, a whitelist of built-in commands, an audit log.")
     .version(app.version, "-V, --version")
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => void io.writeOut(text),
-      writeErr: (text) => void io.writeErr(text),
+      // Commander writes synchronously; keep the writes in order and wait for them before returning.
+      writeOut: (text) => void (pendingWrites = pendingWrites.then(() => io.writeOut(text))),
+      writeErr: (text) => void (pendingWrites = pendingWrites.then(() => io.writeErr(text))),
     })
     .showSuggestionAfterError(true);
 
@@ -83,7 +85,7 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
       const { replayRun } = await import("./runs.ts");
       const { root } = await resolveWorkspace(io, options.root);
       const envelope = await replayRun(
-        { registry: new Registry(app.commands), workerUrl: app.workerUrl },
+        { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs },
         root,
         runId,
         {
@@ -153,14 +155,13 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
     await program.parseAsync([...io.args], { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? 0 : 2;
-    }
-    if (error instanceof PtermError) {
-      const envelope = failureEnvelope(error);
-      await io.writeErr(renderText(envelope));
-      return error.code === "InvalidArgs" ? 2 : 1;
-    }
-    throw error;
+      exitCode = error.exitCode === 0 ? 0 : 2;
+    } else if (error instanceof PtermError) {
+      await pendingWrites;
+      await io.writeErr(renderText(failureEnvelope(error)));
+      exitCode = error.code === "InvalidArgs" ? 2 : 1;
+    } else throw error;
   }
+  await pendingWrites;
   return exitCode;
 }

@@ -1,0 +1,84 @@
+/** Shared by the benchmarks: time whole processes, interleaved, and print a table. */
+
+export interface Subject {
+  readonly name: string;
+  readonly cmd: string[];
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /** Run before each timed run (not timed). */
+  readonly before?: () => Promise<void>;
+}
+
+export interface Timing {
+  readonly name: string;
+  readonly runs: number[];
+  readonly median: number;
+  readonly p90: number;
+}
+
+async function once(subject: Subject): Promise<number> {
+  await subject.before?.();
+  const started = performance.now();
+  const output = await new Deno.Command(subject.cmd[0], {
+    args: subject.cmd.slice(1),
+    cwd: subject.cwd,
+    env: subject.env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const elapsed = performance.now() - started;
+  if (!output.success) {
+    throw new Error(`${subject.name} failed (${output.code}): ${new TextDecoder().decode(output.stderr)}`);
+  }
+  return elapsed;
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** Runs every subject `runs` times, round-robin so machine noise hits all of them alike. */
+export async function timeSubjects(subjects: readonly Subject[], runs: number, warmup = 3): Promise<Timing[]> {
+  for (let i = 0; i < warmup; i++) for (const s of subjects) await once(s);
+  const samples = subjects.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [index, subject] of subjects.entries()) samples[index].push(await once(subject));
+  }
+  return subjects.map((subject, index) => {
+    const sorted = [...samples[index]].sort((a, b) => a - b);
+    return { name: subject.name, runs: samples[index], median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) };
+  });
+}
+
+/** A Markdown table; `baseline` names the row every ratio is relative to. */
+export function table(timings: readonly Timing[], baseline: string): string {
+  const base = timings.find((t) => t.name === baseline)!;
+  const rows = timings.map((
+    t,
+  ) => [t.name, t.median.toFixed(1), t.p90.toFixed(1), (t.median / base.median).toFixed(2) + "×"]);
+  const header = ["subject", "median ms", "p90 ms", `÷ ${baseline}`];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+export const quick = Deno.args.includes("--quick");
+
+/** The command that runs pterm as the README's `deno task pterm` does. */
+export function ptermCommand(...args: string[]): string[] {
+  const main = new URL("../main.ts", import.meta.url).pathname;
+  const config = new URL("../deno.json", import.meta.url).pathname;
+  return [
+    Deno.execPath(),
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "--allow-net",
+    "--allow-env",
+    "--config",
+    config,
+    main,
+    ...args,
+  ];
+}

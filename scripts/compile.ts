@@ -1,0 +1,59 @@
+// deno-lint-ignore-file no-console -- a script: printing is its output
+/**
+ * Builds the single-binary pterm with `deno compile`.
+ *
+ *   deno task compile                      # this machine's platform → dist/pterm
+ *   deno task compile --target <triple>    # one release target
+ *   deno task compile --all                # every release target
+ *
+ * The binary keeps the permissions of `deno task pterm`. Modules pterm loads lazily (see
+ * core/lazy.ts) and the sandbox worker are invisible to deno's graph, so their folders are
+ * included explicitly, as are the built-in skills.
+ */
+
+export const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+  "x86_64-pc-windows-msvc",
+] as const;
+
+const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net", "--allow-env", "--unstable-worker-options"];
+const INCLUDES = ["core", "commands", "skills"].flatMap((dir) => ["--include", dir]);
+
+export function compileArgs(target: string | null): string[] {
+  const suffix = target === null ? "" : `-${target}`;
+  const exe = target?.includes("windows") ? ".exe" : "";
+  return [
+    "compile",
+    ...PERMISSIONS,
+    ...INCLUDES,
+    ...(target === null ? [] : ["--target", target]),
+    "--output",
+    `dist/pterm${suffix}${exe}`,
+    "main.ts",
+  ];
+}
+
+if (import.meta.main) {
+  const all = Deno.args.includes("--all");
+  const targetIndex = Deno.args.indexOf("--target");
+  const target = targetIndex >= 0 ? Deno.args[targetIndex + 1] : null;
+  if (target !== null && !(TARGETS as readonly string[]).includes(target)) {
+    console.error(`unknown target ${target}; the release targets are: ${TARGETS.join(", ")}`);
+    Deno.exit(2);
+  }
+  const builds: (string | null)[] = all ? [...TARGETS] : [target];
+  for (const build of builds) {
+    const args = compileArgs(build);
+    console.log(`deno ${args.join(" ")}`);
+    const status = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: new URL("../", import.meta.url).pathname,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn().status;
+    if (!status.success) Deno.exit(status.code || 1);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * `deno compile` cannot fetch its runtime here, so the build itself is not run in the tests;
+ * this checks that the arguments it gets are the ones the binary needs.
+ */
+
+import assert from "node:assert/strict";
+import { compileArgs, TARGETS } from "../scripts/compile.ts";
+
+Deno.test("compile keeps the pterm task's permissions and includes the lazily loaded code", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  const taskPermissions = (config.tasks.pterm as string).split(" ").filter((w) => w.startsWith("--allow"));
+  const args = compileArgs(null);
+  for (const permission of taskPermissions) assert.ok(args.includes(permission), permission);
+  assert.ok(args.includes("--unstable-worker-options"));
+  for (const dir of ["core", "commands", "skills"]) {
+    assert.ok(args.join(" ").includes(`--include ${dir}`), dir);
+    assert.ok((await Deno.stat(new URL(`../${dir}`, import.meta.url))).isDirectory);
+  }
+  assert.equal(args.at(-1), "main.ts");
+});
+
+Deno.test("every release target gets its own output name; windows gets .exe", async () => {
+  const outputs = TARGETS.map((t) => compileArgs(t)[compileArgs(t).indexOf("--output") + 1]);
+  assert.equal(new Set(outputs).size, TARGETS.length);
+  assert.ok(outputs.find((o) => o.includes("windows"))!.endsWith(".exe"));
+  const workflow = await Deno.readTextFile(new URL("../.github/workflows/release.yml", import.meta.url));
+  for (const target of TARGETS) assert.ok(workflow.includes(target), `release.yml builds ${target}`);
+});
