@@ -58,3 +58,19 @@ for (const name of Object.keys(commands)) {
     }
   });
 }
+
+Deno.test("declarations stay cheap to import: no npm package and no literal import() in spec.ts", async () => {
+  // A literal `import("./handler.ts")` puts the handler and its npm packages into the module graph
+  // Deno builds before `pterm exec` runs anything (see core/lazy.ts and bench/startup.ts).
+  for (const name of Object.keys(commands)) {
+    const source = await Deno.readTextFile(new URL(`../commands/${name}/spec.ts`, import.meta.url));
+    assert.doesNotMatch(
+      source,
+      /(?<!typeof\s*)\bimport\(\s*["'`]/,
+      `commands/${name}/spec.ts: load lazily with lazyImport(new URL(...))`,
+    );
+    for (const match of source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)) {
+      assert.ok(match[1].startsWith("."), `commands/${name}/spec.ts imports ${match[1]} at start-up; import it lazily`);
+    }
+  }
+});
