@@ -48,7 +48,13 @@ export function processIo(): CliIo {
     args: Deno.args,
     env: (name) => Deno.env.get(name),
     cwd: Deno.cwd(),
-    stdin: { isTerminal: Deno.stdin.isTerminal(), stream: Deno.stdin.readable },
+    stdin: {
+      isTerminal: Deno.stdin.isTerminal(),
+      // Creating the stream costs ~2 ms; most calls never read stdin.
+      get stream() {
+        return Deno.stdin.readable;
+      },
+    },
     stdoutIsTerminal: Deno.stdout.isTerminal(),
     writeOut: (text) => writeAll(Deno.stdout, text),
     writeErr: (text) => writeAll(Deno.stderr, text),
