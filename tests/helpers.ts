@@ -123,6 +123,16 @@ export interface CliOptions {
 /** The permissions the README's `deno task pterm` grants. */
 export const PTERM_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net", "--allow-env"];
 
+/** What a process needs from the environment to run Deno: its path and its cache. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "TMPDIR", "SYSTEMROOT", "USERPROFILE", "APPDATA", "LOCALAPPDATA"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 /** Runs the real pterm process: `deno run <permissions> main.ts <args>`. */
 export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const command = new Deno.Command(Deno.execPath(), {
@@ -135,7 +145,9 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
       ...args,
     ],
     cwd: options.cwd,
-    env: { NO_COLOR: "1", ...options.env },
+    // A clean environment: nothing of the machine's (PTERM_ROOT, INIT_CWD from `deno task`, ...) leaks in.
+    clearEnv: true,
+    env: { ...baseEnv(), NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
