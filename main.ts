@@ -6,6 +6,7 @@
 import { main } from "./core/cli/main.ts";
 import { processIo } from "./core/cli/io.ts";
 import { commands } from "./commands/index.ts";
+import { ircDaemonCommand } from "./commands/irc/host.ts";
 import { VERSION } from "./version.ts";
 
 const code = await main(processIo(), {
@@ -13,5 +14,6 @@ const code = await main(processIo(), {
   commands,
   workerUrl: new URL("./commands/worker.ts", import.meta.url).href,
   skillsDir: new URL("./skills/", import.meta.url),
+  hostCommands: [ircDaemonCommand],
 });
 Deno.exit(code);

@@ -7,4 +7,5 @@ import type { CommandLoaders } from "../core/registry.ts";
 
 export const commands: CommandLoaders = {
   hello: async () => (await import("./hello/spec.ts")).helloSpec,
+  irc: async () => (await import("./irc/spec.ts")).ircSpec,
 };

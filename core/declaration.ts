@@ -107,10 +107,19 @@ export type CommandSpec = CommandNode & {
   readonly config?: LazySchema;
   /**
    * The network hosts (`host:port`) the command may reach in this call, from its config
-   * section. Only consulted for commands with the `net` capability.
+   * section and the call's workspace. Only consulted for commands with the `net` capability.
+   * Deno counts Unix sockets as network: a socket is `unix:<absolute path>` (it also needs
+   * read and write permission on that path).
    */
-  readonly netHosts?: (section: unknown) => string[];
+  readonly netHosts?: (section: unknown, call: NetCall) => string[];
 };
+
+/** What `netHosts` knows about the call besides the config section. */
+export interface NetCall {
+  /** Canonical workspace root. */
+  readonly root: string;
+  readonly session: { readonly id: string; readonly dir: string };
+}
 
 export function isGroup(node: CommandNode): node is GroupSpec {
   return node.subcommands !== undefined;

@@ -7,7 +7,7 @@
 import { createArtifactStore } from "./artifacts.ts";
 import { type AuditRecord, writeAuditRecord } from "./audit.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
-import type { LeafSpec } from "./declaration.ts";
+import type { CommandSpec, LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import { type ErrorCode, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
 import { parseArgs, type ParsedArgs } from "./flags.ts";
@@ -18,7 +18,7 @@ import { confinePath } from "./paths.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
 import { CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
-import { dirname, fromFileUrl } from "./path.ts";
+import { dirname, fromFileUrl, join } from "./path.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
 import { boundText } from "./truncate.ts";
 
@@ -83,8 +83,10 @@ async function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs):
   }
 }
 
-function hostsFor(spec: { netHosts?: (section: unknown) => string[] }, config: PtermConfig, name: string): string[] {
-  return spec.netHosts ? spec.netHosts(config.sections[name]) : [];
+function hostsFor(spec: Pick<CommandSpec, "netHosts">, config: PtermConfig, name: string, input: ExecInput): string[] {
+  if (!spec.netHosts) return [];
+  const session = { id: input.session, dir: join(input.root, "sessions", input.session) };
+  return spec.netHosts(config.sections[name], { root: input.root, session });
 }
 
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
@@ -196,7 +198,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         sandbox ??= new Sandbox(
           kernel.workerUrl,
           path,
-          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name), codeDirsOf(kernel)),
+          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
         );
         const running = sandbox.run({
           commandName: spec.name,

@@ -3,6 +3,10 @@
  * The setup gets the fresh workspace root and returns a cleanup function.
  */
 
+import { ircSkillSetup } from "./irc/skill_setup.ts";
+
 export type SkillSetup = (root: string) => Promise<() => Promise<void>>;
 
-export const skillSetups: Record<string, SkillSetup> = {};
+export const skillSetups: Record<string, SkillSetup> = {
+  "irc-cli": ircSkillSetup,
+};

@@ -1,0 +1,472 @@
+/**
+ * The daemon's IRC session: one lazily made connection per agent session (REQ-0028-010),
+ * reconnected by the next `irc send` after a drop (REQ-0028-011), inbound messages stored
+ * (REQ-0028-012) and optionally forwarded (REQ-0028-024).
+ *
+ * The connection itself runs in a Worker allowed only `net` to IRC_SERVER:IRC_PORT; this
+ * class, on the daemon's main thread, holds the state the commands ask about.
+ */
+
+import { PtermError } from "../../core/errors.ts";
+import { type IrcConfig, loadConfig, netPermissionHost, secretValues } from "./config.ts";
+import type {
+  ConnectionOptions,
+  FromConnection,
+  InboundMessage,
+  SendFailure,
+  ToConnection,
+} from "./connection_protocol.ts";
+import {
+  indicatorFor,
+  type IrcState,
+  type LastError,
+  MAX_SEND_TEXT_BYTES,
+  type PullFields,
+  type SendFields,
+  type StatusFields,
+  type StoredMessage,
+} from "./daemon_protocol.ts";
+import { Forwarder } from "./forward.ts";
+import { foldName, isChannelName, isNickName, privmsgTexts, RELAY_PREFIX_RESERVE, utf8Bytes } from "./protocol.ts";
+import { sanitizeNick, sanitizeText } from "./sanitize.ts";
+import type { MessageStore } from "./store.ts";
+
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const REGISTER_TIMEOUT_MS = 20_000;
+/** How long the daemon waits for a connection attempt to reach "joined" (or fail). */
+const ATTEMPT_TIMEOUT_MS = CONNECT_TIMEOUT_MS + REGISTER_TIMEOUT_MS + 12_000;
+/** Connection attempts one `irc send` may make after a drop, and the pause before each retry. */
+export const SEND_CONNECT_ATTEMPTS = 3;
+const RETRY_BACKOFF_MS = 300;
+/** Rate limit of connection attempts, so a flapping server is not hammered. */
+export const MAX_ATTEMPTS_PER_WINDOW = 10;
+const ATTEMPT_WINDOW_MS = 60_000;
+const QUIT_WAIT_MS = 2_000;
+
+const CONNECTION_WORKER_URL = new URL("./connection_worker.ts", import.meta.url);
+
+const REDACTED = "[REDACTED]";
+
+export interface SessionDeps {
+  readonly root: string;
+  readonly sessionId: string;
+  readonly store: MessageStore;
+  /** A line for the daemon's stderr (the host's log). */
+  readonly log: (line: string) => void;
+  /** A line for the daemon's stdout (auto-forward to the agent host). */
+  readonly forward: (line: string) => Promise<void>;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class IrcSession {
+  readonly #deps: SessionDeps;
+  #state: IrcState = "not_initialized";
+  #lastError: LastError | undefined;
+  #config: IrcConfig | null = null;
+  #worker: Worker | null = null;
+  #nick = "";
+  #prefixReserve = RELAY_PREFIX_RESERVE;
+  #attempted = false;
+  #defaultJoinSettled = false;
+  #connecting: Promise<void> | null = null;
+  #connectionCount = 0;
+  #attemptTimes: number[] = [];
+  readonly #sends = new Map<number, (failure?: SendFailure) => void>();
+  #nextSendId = 1;
+  #waiters: (() => void)[] = [];
+  #forwarder: Forwarder | null = null;
+
+  constructor(deps: SessionDeps) {
+    this.#deps = deps;
+  }
+
+  /** Replaces every configured credential in `text`: nothing secret is stored, shown or logged. */
+  #redact(text: string): string {
+    if (!this.#config) return text;
+    let out = text;
+    for (const secret of secretValues(this.#config)) out = out.replaceAll(secret, REDACTED);
+    return out;
+  }
+
+  #redactError(error: LastError): LastError {
+    return { error_code: error.error_code, message: this.#redact(sanitizeText(error.message)) };
+  }
+
+  async #loadConfig(): Promise<IrcConfig> {
+    try {
+      const config = await loadConfig(this.#deps.root);
+      this.#config = config;
+      if (config.autoForward) this.#forwarder ??= new Forwarder(this.#deps.sessionId, this.#deps.forward);
+      else if (this.#forwarder) {
+        void this.#forwarder.close();
+        this.#forwarder = null;
+      }
+      return config;
+    } catch (error) {
+      if (error instanceof PtermError) {
+        this.#state = "error";
+        this.#lastError = { error_code: error.code, message: error.message };
+        throw new PtermError(error.code, error.message, { result: this.#statusFields() });
+      }
+      throw error;
+    }
+  }
+
+  #changed(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Waits until `done()` holds, re-checking on every event, or `timeoutMs` passes; returns `done()`. */
+  async #until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  get #linkUp(): boolean {
+    return this.#state === "connected" || this.#state === "joined";
+  }
+
+  /** One connection attempt (joined by concurrent callers); config problems throw. */
+  #connect(): Promise<void> {
+    this.#connecting ??= this.#attempt().finally(() => {
+      this.#connecting = null;
+    });
+    return this.#connecting;
+  }
+
+  async #attempt(): Promise<void> {
+    const config = await this.#loadConfig();
+    this.#attempted = true;
+    this.#attemptTimes.push(Date.now());
+    this.#stopWorker();
+    this.#state = "connecting";
+    this.#defaultJoinSettled = false;
+    const worker = new Worker(CONNECTION_WORKER_URL, {
+      type: "module",
+      name: "pterm-irc-connection",
+      // The second wall: the IRC code may reach the configured server and nothing else.
+      deno: {
+        permissions: {
+          net: [netPermissionHost(config)],
+          read: false,
+          write: false,
+          env: false,
+          run: false,
+          ffi: false,
+          sys: false,
+          import: false,
+        },
+      },
+    } as WorkerOptions);
+    this.#worker = worker;
+    worker.onmessage = (event: MessageEvent<FromConnection>) => this.#onEvent(worker, event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.#onEvent(worker, {
+        type: "closed",
+        error: { error_code: "Internal", message: `the IRC connection worker failed (a bug): ${event.message}` },
+      });
+    };
+    worker.postMessage({ type: "start", options: this.#connectionOptions(config) } satisfies ToConnection);
+    const settled = await this.#until(
+      () => this.#state === "joined" || this.#state === "error" || (this.#linkUp && this.#defaultJoinSettled),
+      ATTEMPT_TIMEOUT_MS,
+    );
+    if (!settled && this.#worker === worker) {
+      this.#stopWorker();
+      this.#state = "error";
+      this.#lastError = {
+        error_code: "ConnectTimeout",
+        message: `the connection to ${config.server}:${config.port} was not ready within ${ATTEMPT_TIMEOUT_MS} ms`,
+      };
+    }
+  }
+
+  #connectionOptions(config: IrcConfig): ConnectionOptions {
+    const s = config.secrets;
+    return {
+      server: config.server,
+      port: config.port,
+      tls: config.tls,
+      caPem: config.caPem,
+      nick: config.nick,
+      username: config.username,
+      realname: config.realname,
+      channel: config.channel,
+      channelKey: s.channelKey,
+      serverPassword: s.serverPassword,
+      nickservPassword: s.nickservPassword,
+      sasl: s.saslPassword ? { username: config.saslUsername, password: s.saslPassword } : undefined,
+      sendBurst: config.sendBurst,
+      sendIntervalMs: config.sendIntervalMs,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      registerTimeoutMs: REGISTER_TIMEOUT_MS,
+    };
+  }
+
+  #isDefaultChannel(name: string): boolean {
+    return this.#config !== null && foldName(name) === foldName(this.#config.channel);
+  }
+
+  #onEvent(worker: Worker, event: FromConnection): void {
+    if (worker !== this.#worker) return; // a connection already given up
+    switch (event.type) {
+      case "connecting":
+        this.#state = "connecting";
+        break;
+      case "registered":
+        this.#state = "connected";
+        this.#nick = event.nick;
+        this.#connectionCount++;
+        this.#lastError = undefined;
+        this.#deps.log(`connected to ${this.#config?.server}:${this.#config?.port} as ${event.nick}`);
+        break;
+      case "nick":
+        this.#nick = event.nick;
+        break;
+      case "prefix":
+        this.#prefixReserve = Math.max(RELAY_PREFIX_RESERVE, utf8Bytes(`:${event.prefix} `));
+        break;
+      case "joined":
+        if (this.#isDefaultChannel(event.channel)) {
+          this.#state = "joined";
+          this.#defaultJoinSettled = true;
+          this.#lastError = undefined;
+        }
+        this.#deps.log(`joined ${event.channel}`);
+        break;
+      case "left":
+      case "join_failed":
+        if (this.#isDefaultChannel(event.channel)) {
+          if (this.#state === "joined") this.#state = "connected";
+          this.#defaultJoinSettled = true;
+          this.#lastError = this.#redactError(event.error);
+        }
+        this.#deps.log(this.#redactError(event.error).message);
+        break;
+      case "inbound":
+        this.#storeInbound(event.messages);
+        break;
+      case "sent": {
+        const resolve = this.#sends.get(event.id);
+        this.#sends.delete(event.id);
+        resolve?.(event.failure);
+        break;
+      }
+      case "closed":
+        this.#worker = null;
+        worker.terminate();
+        if (event.error) {
+          this.#state = "error";
+          this.#lastError = this.#redactError(event.error);
+          this.#deps.log(`connection ended: ${this.#lastError.error_code}: ${this.#lastError.message}`);
+        } else {
+          this.#state = "not_initialized";
+        }
+        this.#failPendingSends();
+        break;
+    }
+    this.#changed();
+  }
+
+  #storeInbound(messages: readonly InboundMessage[]): void {
+    const ts = new Date().toISOString();
+    const byConversation = new Map<string, Omit<StoredMessage, "id">[]>();
+    for (const m of messages) {
+      const conversation = foldName(m.conversation);
+      let list = byConversation.get(conversation);
+      if (!list) byConversation.set(conversation, list = []);
+      const serverTime = m.serverTime && /^[0-9T:.\-+Z]{10,40}$/.test(m.serverTime) ? m.serverTime : undefined;
+      list.push({
+        ts,
+        ...(serverTime ? { server_time: serverTime } : {}),
+        nick: sanitizeNick(m.nick),
+        text: this.#redact(sanitizeText(m.text)),
+        kind: m.kind,
+      });
+    }
+    for (const [conversation, entries] of byConversation) {
+      const stored = this.#deps.store.append(conversation, entries);
+      this.#forwarder?.add(conversation, stored);
+    }
+  }
+
+  #stopWorker(): void {
+    const worker = this.#worker;
+    this.#worker = null;
+    worker?.terminate();
+    this.#failPendingSends();
+  }
+
+  #failPendingSends(): void {
+    for (const [id, resolve] of this.#sends) {
+      this.#sends.delete(id);
+      resolve({ code: "NotConnected", message: this.#lastError?.message ?? "the connection closed" });
+    }
+  }
+
+  #statusFields(): Partial<StatusFields> & Pick<StatusFields, "state" | "indicator"> {
+    const c = this.#config;
+    return {
+      state: this.#state,
+      indicator: indicatorFor(this.#state),
+      ...(c ? { server: c.server, port: c.port, tls: c.tls, nick: this.#nick || c.nick, channel: c.channel } : {}),
+      ...(this.#lastError ? { last_error: this.#lastError } : {}),
+      connection_count: this.#connectionCount,
+      auto_forward: c?.autoForward ?? false,
+    };
+  }
+
+  /** The first status/send/pull of the session makes the connection (the seed's lazy start). */
+  async #lazyStart(): Promise<void> {
+    if (!this.#attempted) await this.#connect();
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    await this.#lazyStart();
+    return this.#statusFields();
+  }
+
+  async send(to: string | null, text: string, confirm: boolean): Promise<SendFields> {
+    const config = this.#config ?? await this.#loadConfig();
+    const target = to ?? config.channel;
+    if (!isChannelName(target) && !isNickName(target)) {
+      throw new PtermError("InvalidArgs", `\`${target}\` is neither a channel (#name) nor a nick.`, {
+        helpFor: "irc send",
+      });
+    }
+    const isDefault = this.#isDefaultChannel(target);
+    if (!isDefault && !confirm) {
+      throw new PtermError(
+        "ConfirmRequired",
+        `sending to ${target} (not the default channel ${config.channel}) needs --confirm; add it only when your ` +
+          "user asked for a message to that target.",
+        { helpFor: "irc send" },
+      );
+    }
+    if (utf8Bytes(text) > MAX_SEND_TEXT_BYTES) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the text is ${utf8Bytes(text)} bytes; one irc send carries at most ${MAX_SEND_TEXT_BYTES}. Send it in parts.`,
+      );
+    }
+    const reconnected = this.#attempted && !this.#linkUp;
+    if (!this.#attempted) await this.#connect();
+    if (!this.#linkUp) await this.#reconnect();
+    const texts = privmsgTexts(text, target, this.#prefixReserve);
+    if (texts.length === 0) {
+      throw new PtermError("InvalidArgs", "the text is empty once control characters are removed; send some text.", {
+        helpFor: "irc send",
+      });
+    }
+    const worker = this.#worker;
+    if (!worker) {
+      throw new PtermError("NotConnected", `the connection closed before sending: ${this.#lastError?.message}`, {
+        result: this.#statusFields(),
+      });
+    }
+    const id = this.#nextSendId++;
+    const failure = await new Promise<SendFailure | undefined>((resolve) => {
+      this.#sends.set(id, resolve);
+      const join = isChannelName(target)
+        ? { channel: target, ...(isDefault && config.secrets.channelKey ? { key: config.secrets.channelKey } : {}) }
+        : undefined;
+      worker.postMessage({ type: "send", id, target, texts, join } satisfies ToConnection);
+    });
+    if (failure) {
+      throw new PtermError(failure.code, `the message to ${target} was not sent: ${this.#redact(failure.message)}`, {
+        result: this.#statusFields(),
+      });
+    }
+    return {
+      to: target,
+      message_len: [...text].length,
+      lines: texts.length,
+      session_bound: true,
+      connected: this.#linkUp,
+      joined_default_channel: this.#state === "joined",
+      reconnected,
+    };
+  }
+
+  /** Bounded, rate-limited reconnection for `irc send`; the reason ends up in last_error. */
+  async #reconnect(): Promise<void> {
+    for (let attempt = 1; attempt <= SEND_CONNECT_ATTEMPTS && !this.#linkUp; attempt++) {
+      if (attempt > 1) await delay(RETRY_BACKOFF_MS * 2 ** (attempt - 2));
+      const now = Date.now();
+      this.#attemptTimes = this.#attemptTimes.filter((t) => now - t < ATTEMPT_WINDOW_MS);
+      if (this.#attemptTimes.length >= MAX_ATTEMPTS_PER_WINDOW) {
+        const wait = Math.ceil((this.#attemptTimes[0] + ATTEMPT_WINDOW_MS - now) / 1000);
+        throw new PtermError(
+          "NotConnected",
+          `not connected (${
+            this.#lastError?.message ?? "connection lost"
+          }), and ${MAX_ATTEMPTS_PER_WINDOW} connection ` +
+            `attempts were made in the last minute; retry in ${wait} s.`,
+          { result: this.#statusFields() },
+        );
+      }
+      await this.#connect();
+    }
+    if (!this.#linkUp) {
+      throw new PtermError(
+        "NotConnected",
+        `could not reconnect to the IRC server in ${SEND_CONNECT_ATTEMPTS} attempts: ` +
+          `${this.#lastError?.error_code ?? "Unknown"}: ${this.#lastError?.message ?? "no reason given"}`,
+        { result: this.#statusFields() },
+      );
+    }
+  }
+
+  async pull(from: string | null, limit: number): Promise<PullFields> {
+    const config = this.#config ?? await this.#loadConfig();
+    await this.#lazyStart();
+    const conversation = from ?? config.channel;
+    if (!isChannelName(conversation) && !isNickName(conversation)) {
+      throw new PtermError("InvalidArgs", `\`${conversation}\` is neither a channel (#name) nor a nick.`, {
+        helpFor: "irc pull",
+      });
+    }
+    const read = await this.#deps.store.read(conversation, limit);
+    return {
+      from: conversation,
+      messages: read.messages,
+      cursor_before: this.#deps.store.cursor(conversation),
+      dropped_count: read.dropped,
+      remaining: read.remaining,
+      state: this.#state,
+    };
+  }
+
+  async commit(from: string, after: string): Promise<{ from: string; cursor: string }> {
+    if (!isChannelName(from) && !isNickName(from)) {
+      throw new PtermError("InvalidArgs", `\`${from}\` is neither a channel (#name) nor a nick.`);
+    }
+    return { from, cursor: await this.#deps.store.commit(from, after) };
+  }
+
+  /** Ends the session: QUIT, close, flush (REQ-0028-010: "session ends → QUIT and clean up"). */
+  async shutdown(message = "pterm session ended"): Promise<void> {
+    const worker = this.#worker;
+    if (worker) {
+      worker.postMessage({ type: "quit", message } satisfies ToConnection);
+      await this.#until(() => this.#worker !== worker, QUIT_WAIT_MS);
+      if (this.#worker === worker) this.#stopWorker();
+    }
+    this.#state = "not_initialized";
+    await this.#forwarder?.close();
+  }
+}
