@@ -8,4 +8,5 @@ import type { CommandLoaders } from "../core/registry.ts";
 export const commands: CommandLoaders = {
   hello: async () => (await import("./hello/spec.ts")).helloSpec,
   irc: async () => (await import("./irc/spec.ts")).ircSpec,
+  doc: async () => (await import("./doc/spec.ts")).docSpec,
 };

@@ -3,10 +3,12 @@
  * The setup gets the fresh workspace root and returns a cleanup function.
  */
 
+import { docSkillSetup } from "./doc/skill_setup.ts";
 import { ircSkillSetup } from "./irc/skill_setup.ts";
 
 export type SkillSetup = (root: string) => Promise<() => Promise<void>>;
 
 export const skillSetups: Record<string, SkillSetup> = {
+  doc: docSkillSetup,
   "irc-cli": ircSkillSetup,
 };

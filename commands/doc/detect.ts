@@ -1,0 +1,130 @@
+/**
+ * What a file really is, from its bytes (never from its name): the magic number, and for ZIP
+ * containers the parts inside. Also recognises the OLE compound file that Office writes for a
+ * password-protected document (an `EncryptedPackage` stream) and the legacy binary formats.
+ */
+
+import type { ZipArchive } from "./zip.ts";
+
+export const FORMATS = ["pdf", "docx", "pptx", "xlsx"] as const;
+export type DocFormat = typeof FORMATS[number];
+
+export type Detection =
+  | { readonly kind: "supported"; readonly format: DocFormat; readonly zip?: ZipArchive }
+  | { readonly kind: "encrypted-office"; readonly description: string }
+  | { readonly kind: "unsupported"; readonly description: string };
+
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+function startsWith(bytes: Uint8Array, prefix: readonly number[], at = 0): boolean {
+  if (bytes.length < at + prefix.length) return false;
+  return prefix.every((b, i) => bytes[at + i] === b);
+}
+
+function ascii(bytes: Uint8Array, start: number, end: number): string {
+  return String.fromCharCode(...bytes.subarray(start, Math.min(end, bytes.length)));
+}
+
+/**
+ * The names of the streams and storages of an OLE compound file. Directory entries are 128
+ * bytes at 128-byte-aligned offsets after the 512-byte header (sectors are 512 or 4096
+ * bytes), so scanning aligned slots for well-formed entries finds them without following the
+ * allocation chains.
+ */
+export function oleStreamNames(bytes: Uint8Array): Set<string> {
+  const names = new Set<string>();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 512; at + 128 <= bytes.length; at += 128) {
+    const nameBytes = view.getUint16(at + 64, true);
+    const type = bytes[at + 66];
+    if (nameBytes < 4 || nameBytes > 64 || nameBytes % 2 !== 0 || type < 1 || type > 5) continue;
+    if (view.getUint16(at + nameBytes - 2, true) !== 0) continue;
+    let name = "";
+    let printable = true;
+    for (let i = 0; i < nameBytes - 2; i += 2) {
+      const code = view.getUint16(at + i, true);
+      if (code === 0) {
+        printable = false;
+        break;
+      }
+      name += String.fromCharCode(code);
+    }
+    if (printable) names.add(name);
+  }
+  return names;
+}
+
+function describeOle(bytes: Uint8Array): Detection {
+  const names = oleStreamNames(bytes);
+  if (names.has("EncryptedPackage") || names.has("EncryptionInfo")) {
+    return { kind: "encrypted-office", description: "a password-protected Office document (encrypted OOXML package)" };
+  }
+  if (names.has("WordDocument")) {
+    return { kind: "unsupported", description: "a legacy Word 97-2003 document (.doc)" };
+  }
+  if (names.has("Workbook") || names.has("Book")) {
+    return { kind: "unsupported", description: "a legacy Excel 97-2003 workbook (.xls)" };
+  }
+  if (names.has("PowerPoint Document")) {
+    return { kind: "unsupported", description: "a legacy PowerPoint 97-2003 presentation (.ppt)" };
+  }
+  return { kind: "unsupported", description: "an OLE compound file (a legacy Office or Outlook file)" };
+}
+
+function describeZip(zip: ZipArchive): Detection {
+  if (zip.has("word/document.xml")) return { kind: "supported", format: "docx", zip };
+  if (zip.has("ppt/presentation.xml")) return { kind: "supported", format: "pptx", zip };
+  if (zip.has("xl/workbook.xml")) return { kind: "supported", format: "xlsx", zip };
+  if (zip.has("mimetype") && zip.has("content.xml")) {
+    return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
+  }
+  if (zip.has("META-INF/container.xml")) return { kind: "unsupported", description: "an EPUB e-book" };
+  if (zip.has("[Content_Types].xml")) {
+    return { kind: "unsupported", description: "an OPC package that is not a Word, PowerPoint or Excel document" };
+  }
+  return { kind: "unsupported", description: "a ZIP archive that is not an Office document" };
+}
+
+function looksLikeText(bytes: Uint8Array): boolean {
+  const sample = bytes.subarray(0, 4096);
+  if (sample.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(sample.subarray(0, Math.max(0, sample.length - 4)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describeOther(bytes: Uint8Array): string {
+  if (bytes.length === 0) return "an empty file";
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47])) return "a PNG image";
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "a JPEG image";
+  if (ascii(bytes, 0, 4) === "GIF8") return "a GIF image";
+  if (startsWith(bytes, [0x1f, 0x8b])) return "a gzip archive";
+  if (ascii(bytes, 0, 5) === "{\\rtf") return "an RTF document";
+  if (ascii(bytes, 0, 4) === "Rar!") return "a RAR archive";
+  if (startsWith(bytes, [0x37, 0x7a, 0xbc, 0xaf])) return "a 7-Zip archive";
+  if (ascii(bytes, 0, 4) === "%!PS") return "a PostScript file";
+  if (looksLikeText(bytes)) {
+    const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
+    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "an HTML page";
+    if (head.startsWith("<?xml")) return "an XML file";
+    return "plain text";
+  }
+  return "binary data of an unknown kind";
+}
+
+/**
+ * Detects the format. A ZIP container is opened (central directory only) to see which
+ * document it holds; a damaged container throws CorruptInput from there.
+ */
+export function detect(bytes: Uint8Array, openZip: (bytes: Uint8Array) => ZipArchive): Detection {
+  // PDF readers accept the header anywhere in the first KiB (some files start with junk).
+  if (ascii(bytes, 0, 1024).includes("%PDF-")) return { kind: "supported", format: "pdf" };
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06])) {
+    return describeZip(openZip(bytes));
+  }
+  if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
+  return { kind: "unsupported", description: describeOther(bytes) };
+}

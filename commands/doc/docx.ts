@@ -1,0 +1,212 @@
+/**
+ * DOCX through mammoth, which understands Word's styles, numbering, tables, links and notes
+ * and writes simple semantic HTML; that HTML is then read into blocks. mammoth reads the
+ * package through our bounded ZIP reader (its `file` input), so every part it opens is
+ * inflated under the document's budget, and it never touches the file system.
+ */
+
+import type mammothModule from "mammoth";
+import { PtermError } from "../../core/errors.ts";
+import type { Block, ListItem, Span } from "./blocks.ts";
+import { readProperties } from "./ooxml.ts";
+import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { childElements, isElement, parseXml, textContent, type XmlElement } from "./xml.ts";
+import { decodeXmlText, type ZipArchive } from "./zip.ts";
+import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
+
+type Mammoth = typeof mammothModule;
+
+/** mammoth is loaded on first use, after the environment is hidden from it (see node_env.ts). */
+async function loadMammoth(): Promise<Mammoth> {
+  hideEnvironmentFromNodeLibraries();
+  // A literal import: docx.ts itself is loaded only for Word documents, so mammoth is too.
+  return (await import("mammoth")).default;
+}
+
+/** The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. */
+function mammothFile(zip: ZipArchive) {
+  return {
+    exists: (name: string) => zip.has(name),
+    read: async (name: string, encoding?: string) => {
+      const bytes = await zip.read(name);
+      if (bytes === null) throw new Error(`missing part ${name}`);
+      if (encoding === "base64") return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
+      return encoding ? decodeXmlText(bytes) : bytes;
+    },
+    write: () => {
+      throw new Error("read-only package");
+    },
+    toArrayBuffer: () => {
+      throw new Error("read-only package");
+    },
+  };
+}
+
+const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const BLOCK_ELEMENTS = new Set(["p", "ul", "ol", "table", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre"]);
+
+interface Style {
+  bold?: boolean;
+  italic?: boolean;
+  href?: string;
+}
+
+/** The inline content of `element` as spans (nested lists and tables are not inline). */
+function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): Span[] {
+  for (const node of element.children) {
+    if (!isElement(node)) {
+      out.push({ text: node, ...style });
+      continue;
+    }
+    switch (node.name) {
+      case "strong":
+      case "b":
+        inlineSpans(node, { ...style, bold: true }, out);
+        break;
+      case "em":
+      case "i":
+        inlineSpans(node, { ...style, italic: true }, out);
+        break;
+      case "a": {
+        const href = node.attrs.href ?? "";
+        // Back-links from notes ("↑") are navigation, not content.
+        if (/^#(footnote|endnote|comment)-ref-/.test(href)) break;
+        inlineSpans(node, href && !href.startsWith("#") ? { ...style, href } : style, out);
+        break;
+      }
+      case "br":
+        out.push({ text: "\n", ...style });
+        break;
+      case "img":
+        if (node.attrs.alt?.trim()) out.push({ text: `[image: ${node.attrs.alt.trim()}]`, ...style });
+        break;
+      case "ul":
+      case "ol":
+      case "table":
+        break;
+      default:
+        if (BLOCK_ELEMENTS.has(node.name)) {
+          if (out.length) out.push({ text: " " });
+          inlineSpans(node, style, out);
+        } else inlineSpans(node, style, out);
+    }
+  }
+  return out;
+}
+
+function cellText(cell: XmlElement): string {
+  const parts: string[] = [];
+  for (const node of cell.children) {
+    if (!isElement(node)) parts.push(node);
+    else if (node.name === "ul" || node.name === "ol") {
+      parts.push(...childElements(node, "li").map((li) => textContent(li).trim()));
+    } else parts.push(textContent(node));
+  }
+  return parts.map((p) => p.trim()).filter(Boolean).join(" ");
+}
+
+function tableRows(table: XmlElement): string[][] {
+  const rows: string[][] = [];
+  const visit = (element: XmlElement) => {
+    for (const c of childElements(element)) {
+      if (c.name === "tr") {
+        rows.push(childElements(c).filter((cell) => cell.name === "td" || cell.name === "th").map(cellText));
+      } else if (c.name === "thead" || c.name === "tbody" || c.name === "tfoot") visit(c);
+    }
+  };
+  visit(table);
+  return rows;
+}
+
+function listItems(list: XmlElement, depth: number, items: ListItem[] = []): ListItem[] {
+  const ordered = list.name === "ol";
+  for (const li of childElements(list, "li")) {
+    items.push({ spans: inlineSpans(li), depth, ordered });
+    for (const nested of childElements(li)) {
+      if (nested.name === "ul" || nested.name === "ol") listItems(nested, depth + 1, items);
+    }
+  }
+  return items;
+}
+
+function htmlBlocks(root: XmlElement): Block[] {
+  const blocks: Block[] = [];
+  const visit = (element: XmlElement) => {
+    for (const node of element.children) {
+      if (!isElement(node)) {
+        if (node.trim()) blocks.push({ type: "paragraph", spans: [{ text: node }] });
+        continue;
+      }
+      const level = HEADINGS[node.name];
+      if (level) blocks.push({ type: "heading", level, spans: inlineSpans(node) });
+      else if (node.name === "p" || node.name === "pre") blocks.push({ type: "paragraph", spans: inlineSpans(node) });
+      else if (node.name === "ul" || node.name === "ol") blocks.push({ type: "list", items: listItems(node, 0) });
+      else if (node.name === "table") blocks.push({ type: "table", rows: tableRows(node) });
+      else if (node.name === "img") {
+        if (node.attrs.alt?.trim()) blocks.push({ type: "image", alt: node.attrs.alt });
+      } else visit(node); // blockquote, div and the like: their content
+    }
+  };
+  visit(root);
+  return blocks;
+}
+
+/** mammoth's messages that are worth an agent's attention (not "unrecognised style" noise). */
+function usefulMessages(messages: readonly { type: string; message: string }[]): string[] {
+  return [...new Set(messages.map((m) => m.message).filter((m) => !/^Unrecognised (paragraph|run|table)/.test(m)))];
+}
+
+export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
+  options.signal.throwIfAborted();
+  let html: string;
+  let messages: { type: string; message: string }[];
+  const mammoth = await loadMammoth();
+  try {
+    const input = { file: mammothFile(zip) } as unknown as Parameters<Mammoth["convertToHtml"]>[0];
+    // Pictures stay `<img>` with their alt text; their bytes are never read.
+    const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: "" }));
+    const result = await mammoth.convertToHtml(input, { convertImage, externalFileAccess: false });
+    html = result.value;
+    messages = result.messages;
+  } catch (error) {
+    if (error instanceof PtermError) throw error;
+    throw new PtermError(
+      "CorruptInput",
+      `the Word document cannot be read (${
+        (error as Error).message
+      }); it may be damaged — re-save it from Word or LibreOffice.`,
+    );
+  }
+  const blocks = htmlBlocks(parseXml(`<body>${html}</body>`, "word/document.xml (as converted)"));
+  const images = (html.match(/<img /g) ?? []).length;
+  const warnings = usefulMessages(messages);
+  if (images > 0) warnings.push(`${images} picture(s): only their alt text is kept (pterm does not OCR images)`);
+  const props = await readProperties(zip);
+  return {
+    format: "docx",
+    blocks,
+    counts: {
+      pages: props.appCounts.pages ?? null,
+      paragraphs: blocks.filter((b) => b.type === "paragraph" || b.type === "heading").length,
+      tables: blocks.filter((b) => b.type === "table").length,
+    },
+    warnings,
+    stoppedEarly: false,
+  };
+}
+
+export async function infoDocx(zip: ZipArchive): Promise<DocInfo> {
+  const props = await readProperties(zip);
+  return {
+    format: "docx",
+    pages: props.appCounts.pages ?? null,
+    title: props.title,
+    author: props.author,
+    subject: props.subject,
+    created: props.created,
+    modified: props.modified,
+    encrypted: false,
+    password_required: false,
+    producer: null,
+  };
+}

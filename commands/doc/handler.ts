@@ -1,0 +1,262 @@
+/** `doc extract` and `doc info`. */
+
+import { writeFileAtomic } from "../../core/atomic.ts";
+import type { CommandContext, Handler } from "../../core/context.ts";
+import { PtermError } from "../../core/errors.ts";
+import { lazyImport } from "../../core/lazy.ts";
+import type { ConfinedPath } from "../../core/paths.ts";
+import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
+import { detect, type Detection, type DocFormat } from "./detect.ts";
+import { type DocConfig, docConfigSchema } from "./schema.ts";
+import type { extractFlags, infoFlags } from "./spec.ts";
+import type { DocInfo, Extraction } from "./types.ts";
+import { InflateBudget, ZipArchive } from "./zip.ts";
+
+type PdfReader = typeof import("./pdf.ts");
+type DocxReader = typeof import("./docx.ts");
+type PptxReader = typeof import("./pptx.ts");
+type XlsxReader = typeof import("./xlsx.ts");
+/** Each reader, with its library, is loaded only when its format is met (see core/lazy.ts). */
+const readers = {
+  pdf: () => lazyImport<PdfReader>(new URL("./pdf.ts", import.meta.url)),
+  docx: () => lazyImport<DocxReader>(new URL("./docx.ts", import.meta.url)),
+  pptx: () => lazyImport<PptxReader>(new URL("./pptx.ts", import.meta.url)),
+  xlsx: () => lazyImport<XlsxReader>(new URL("./xlsx.ts", import.meta.url)),
+};
+
+const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", json: "application/json" };
+const EXTENSION: Record<Mode, string> = { md: "md", text: "txt", json: "json" };
+
+function configOf(ctx: CommandContext): DocConfig {
+  return docConfigSchema.parse(ctx.config ?? {});
+}
+
+function baseName(rel: string): string {
+  return rel.split("/").pop() ?? rel;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Resolves `--in`, checks it is a file within the size limit, and reads it. */
+async function readInput(ctx: CommandContext, given: string, config: DocConfig) {
+  const input = await ctx.workspace.resolve(given, "read", { label: "--in" });
+  if (!input.exists) {
+    throw new PtermError(
+      "NotFound",
+      `--in \`${given}\` does not exist; check the path (relative to the workspace root).`,
+    );
+  }
+  const stat = await Deno.stat(input.abs);
+  if (!stat.isFile) throw new PtermError("InvalidArgs", `--in \`${given}\` is not a file; name a document file.`);
+  const tooLarge = (size: number) =>
+    new PtermError(
+      "InputTooLarge",
+      `--in \`${given}\` is ${formatBytes(size)}, more than the ${
+        formatBytes(config.max_input_bytes)
+      } doc reads (doc.max_input_bytes in pterm.json); split the document or raise the limit.`,
+    );
+  if (stat.size > config.max_input_bytes) throw tooLarge(stat.size);
+  const bytes = await Deno.readFile(input.abs);
+  if (bytes.length > config.max_input_bytes) throw tooLarge(bytes.length);
+  return { input, bytes };
+}
+
+function detectFormat(bytes: Uint8Array, config: DocConfig): Detection {
+  const budget = new InflateBudget(config.max_inflated_bytes);
+  return detect(bytes, (b) => ZipArchive.open(b, budget));
+}
+
+function unsupported(given: string, description: string): PtermError {
+  return new PtermError(
+    "UnsupportedFormat",
+    `--in \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
+      "convert it to one of those first.",
+  );
+}
+
+function encryptedOffice(given: string): PtermError {
+  return new PtermError(
+    "EncryptedDocument",
+    `--in \`${given}\` is a password-protected Office document; pterm takes no passwords — remove the ` +
+      "password in Word/Excel/PowerPoint or LibreOffice, save a copy into the workspace and extract that.",
+  );
+}
+
+async function runReader(
+  format: DocFormat,
+  detection: Detection,
+  bytes: Uint8Array,
+  ctx: CommandContext,
+  budget: number,
+) {
+  const options = { signal: ctx.signal, charBudget: budget };
+  const zip = detection.kind === "supported" ? detection.zip : undefined;
+  switch (format) {
+    case "pdf":
+      return await (await readers.pdf()).extractPdf(bytes, options);
+    case "docx":
+      return await (await readers.docx()).extractDocx(zip!, options);
+    case "pptx":
+      return await (await readers.pptx()).extractPptx(zip!, options);
+    case "xlsx":
+      return await (await readers.xlsx()).extractXlsx(zip!, options);
+  }
+}
+
+function render(extraction: Extraction, mode: Mode, maxChars: number, source: string): Output {
+  const more = extraction.stoppedEarly;
+  if (mode === "json") {
+    const header = { format: extraction.format, source, ...extraction.counts };
+    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars, more);
+  }
+  return boundPieces(renderPieces(extraction.blocks, mode), maxChars, more);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function countsSummary(extraction: Extraction): string {
+  const { pages, slides, sheets, paragraphs } = extraction.counts;
+  if (slides !== undefined) return plural(slides, "slide");
+  if (sheets !== undefined) return plural(sheets, "sheet");
+  if (extraction.format === "pdf" && typeof pages === "number") return plural(pages, "page");
+  if (paragraphs !== undefined) return plural(paragraphs, "paragraph");
+  return "";
+}
+
+async function writeOutput(
+  ctx: CommandContext,
+  outPath: ConfinedPath | null,
+  inputRel: string,
+  mode: Mode,
+  text: string,
+): Promise<string> {
+  const description = `doc extract of ${inputRel} (${mode})`;
+  if (outPath) {
+    await writeFileAtomic(outPath.abs, text, { mkdirs: true });
+    ctx.artifacts.add({ path: outPath.rel, mime: MIME[mode], description });
+    return outPath.rel;
+  }
+  const stem = baseName(inputRel).replace(/\.[^.]+$/, "") || "document";
+  const ref = await ctx.artifacts.save(`${stem}.${EXTENSION[mode]}`, text, { mime: MIME[mode], description });
+  return ref.path;
+}
+
+export const extract: Handler<typeof extractFlags> = async (ctx) => {
+  const config = configOf(ctx as CommandContext);
+  const flags = ctx.flags;
+  const mode = flags.mode as Mode;
+  const maxChars = flags["max-chars"] ?? config.max_chars;
+  const { input, bytes } = await readInput(ctx as CommandContext, flags.in, config);
+
+  let outPath: ConfinedPath | null = null;
+  if (flags.out !== undefined) {
+    outPath = await ctx.workspace.resolve(flags.out, "write", { label: "--out" });
+    if (outPath.abs === input.abs) {
+      throw new PtermError("InvalidArgs", "--out names the input document itself; choose another output path.");
+    }
+    if (outPath.exists && !(await Deno.stat(outPath.abs)).isFile) {
+      throw new PtermError("InvalidArgs", `--out \`${flags.out}\` is a folder; give a file path such as notes/out.md.`);
+    }
+  }
+
+  const detection = detectFormat(bytes, config);
+  if (detection.kind === "unsupported") throw unsupported(flags.in, detection.description);
+  if (detection.kind === "encrypted-office") throw encryptedOffice(flags.in);
+  const format = detection.format;
+  if (flags.format !== "auto" && flags.format !== format) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `--format ${flags.format} was given, but --in \`${flags.in}\` is a ${format} file (detected from its content); ` +
+        `pass --format ${format} or leave --format out.`,
+    );
+  }
+
+  // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
+  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000);
+  ctx.signal.throwIfAborted();
+  const output = render(extraction, mode, maxChars, input.rel);
+  const truncated = output.truncated;
+  const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, output.text);
+
+  const status = !hasText(extraction.blocks) ? "empty" : truncated ? "truncated" : "complete";
+  const counts = countsSummary(extraction);
+  const lines = [
+    `${input.rel}: ${format}${counts ? `, ${counts}` : ""} → ${output.text.length} characters of ${mode} in ${written}`,
+    truncated
+      ? `Truncated at --max-chars ${maxChars}${
+        extraction.stoppedEarly ? "" : ` (the whole text is ${output.totalChars} characters)`
+      }; raise --max-chars for the rest.`
+      : status === "empty"
+      ? "No text found (a scanned document? pterm does not OCR)."
+      : "Complete (not truncated).",
+    ...extraction.warnings.map((w) => `warning: ${w}`),
+  ];
+  ctx.stdout.write(lines.join("\n") + "\n");
+  return {
+    status,
+    format,
+    mode,
+    input: input.rel,
+    output: written,
+    extracted_chars: output.text.length,
+    total_chars: extraction.stoppedEarly ? null : output.totalChars,
+    truncated,
+    ...extraction.counts,
+    warnings: extraction.warnings,
+  };
+};
+
+async function describe(detection: Detection, bytes: Uint8Array): Promise<DocInfo | null> {
+  if (detection.kind !== "supported") return null;
+  switch (detection.format) {
+    case "pdf":
+      return await (await readers.pdf()).infoPdf(bytes);
+    case "docx":
+      return await (await readers.docx()).infoDocx(detection.zip!);
+    case "pptx":
+      return await (await readers.pptx()).infoPptx(detection.zip!);
+    case "xlsx":
+      return await (await readers.xlsx()).infoXlsx(detection.zip!);
+  }
+}
+
+export const info: Handler<typeof infoFlags> = async (ctx) => {
+  const config = configOf(ctx as CommandContext);
+  const { input, bytes } = await readInput(ctx as CommandContext, ctx.flags.in, config);
+  const detection = detectFormat(bytes, config);
+  if (detection.kind === "unsupported") throw unsupported(ctx.flags.in, detection.description);
+  const details: DocInfo = await describe(detection, bytes) ?? {
+    format: "encrypted-office",
+    title: null,
+    author: null,
+    subject: null,
+    created: null,
+    modified: null,
+    producer: null,
+    encrypted: true,
+    password_required: true,
+  };
+  const counts = [
+    typeof details.pages === "number" ? plural(details.pages, "page") : "",
+    details.slides !== undefined ? plural(details.slides, "slide") : "",
+    details.sheets !== undefined ? `${plural(details.sheets, "sheet")} (${details.sheet_names?.join(", ")})` : "",
+  ].filter(Boolean);
+  const lines = [
+    `${input.rel}: ${details.format}, ${formatBytes(bytes.length)}${counts.length ? `, ${counts.join(", ")}` : ""}`,
+    `title: ${details.title ?? "-"}`,
+    `author: ${details.author ?? "-"}`,
+    `encrypted: ${
+      details.encrypted
+        ? (details.password_required ? "yes, a password is needed to open it" : "yes, but it opens without a password")
+        : "no"
+    }`,
+  ];
+  ctx.stdout.write(lines.join("\n") + "\n");
+  return { input: input.rel, bytes: bytes.length, ...details };
+};

@@ -1,0 +1,294 @@
+/**
+ * PDF through unpdf's serverless build of PDF.js: text items per page in content order, put
+ * back into lines (PDF.js marks line ends) and paragraphs (by the vertical gaps between lines).
+ */
+
+import { getDocumentProxy } from "unpdf";
+import { PtermError } from "../../core/errors.ts";
+import type { Block } from "./blocks.ts";
+import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+interface TextPiece {
+  readonly str: string;
+  readonly transform: number[];
+  readonly width: number;
+  readonly height: number;
+  readonly hasEOL: boolean;
+}
+
+interface Line {
+  text: string;
+  /** Baseline, in PDF units from the bottom of the page. */
+  y: number;
+  /** Where the line starts and ends horizontally. */
+  x: number;
+  end: number;
+  size: number;
+}
+
+const endsWithSpace = (text: string) => /\s$/.test(text);
+const startsWithSpace = (text: string) => /^\s/.test(text);
+
+/**
+ * Items into lines. PDF.js marks line ends; in addition a jump back to the left or to another
+ * baseline starts a line, and a visible gap between two items gets a space (text boxes placed
+ * side by side are separate objects with no space between them).
+ */
+function linesOf(items: readonly TextPiece[]): Line[] {
+  const lines: Line[] = [];
+  let current: Line | null = null;
+  for (const item of items) {
+    const x = item.transform[4];
+    const y = item.transform[5];
+    const size = Math.abs(item.transform[3]) || item.height || 1;
+    if (item.str !== "") {
+      if (current !== null && current.text !== "") {
+        const otherBaseline = Math.abs(y - current.y) > Math.max(size, current.size) * 0.5;
+        const jumpedBack = x < current.end - Math.max(size, current.size) * 0.5;
+        if (otherBaseline || jumpedBack) {
+          lines.push(current);
+          current = null;
+        } else if (x - current.end > size * 0.25 && !endsWithSpace(current.text) && !startsWithSpace(item.str)) {
+          current.text += " ";
+        }
+      }
+      if (current === null || current.text === "") current = { text: "", y, x, end: x, size };
+      current.text += item.str;
+      current.end = Math.max(current.end, x + item.width);
+    }
+    if (item.hasEOL && current !== null) {
+      lines.push(current);
+      current = null;
+    }
+  }
+  if (current) lines.push(current);
+  const cleaned = lines.map((l) => ({ ...l, text: l.text.replace(/\s+$/, "") })).filter((l) => l.text.trim() !== "");
+  return mergeSameBaseline(cleaned);
+}
+
+/** Consecutive lines on one baseline (cells of a row, boxes side by side) become one line, left to right. */
+function mergeSameBaseline(lines: readonly Line[]): Line[] {
+  const merged: Line[] = [];
+  let group: Line[] = [];
+  const flush = () => {
+    if (group.length === 0) return;
+    const sorted = [...group].sort((a, b) => a.x - b.x);
+    merged.push({
+      ...sorted[0],
+      text: sorted.map((l) => l.text.trim()).join(" "),
+      end: Math.max(...sorted.map((l) => l.end)),
+    });
+    group = [];
+  };
+  for (const line of lines) {
+    const last = group[group.length - 1];
+    if (last && Math.abs(line.y - last.y) > Math.min(line.size, last.size) * 0.3) flush();
+    group.push(line);
+  }
+  flush();
+  return merged;
+}
+
+/** Joins a word hyphenated across a line break, as pdftotext does: `manip-` + `ulation.` → `manipulation.`. */
+function dehyphenate(lines: string[]): string[] {
+  const out = [...lines];
+  for (let i = 0; i + 1 < out.length; i++) {
+    if (!/\p{Ll}-$/u.test(out[i]) || !/^\p{Ll}/u.test(out[i + 1])) continue;
+    const [first, ...rest] = out[i + 1].split(/(?<=\S)\s+/);
+    out[i] = out[i].slice(0, -1) + first;
+    out[i + 1] = rest.join(" ");
+  }
+  return out.filter((line) => line !== "");
+}
+
+async function open(bytes: Uint8Array): Promise<PdfDocument> {
+  try {
+    // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
+    return await getDocumentProxy(bytes.slice(), {
+      // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
+      // fetch none of them), and no console noise.
+      useSystemFonts: false,
+      disableFontFace: true,
+      useWasm: false,
+      isImageDecoderSupported: false,
+      isOffscreenCanvasSupported: false,
+      verbosity: 0,
+    });
+  } catch (error) {
+    throw classify(error);
+  }
+}
+
+function classify(error: unknown): PtermError {
+  const name = (error as { name?: string })?.name ?? "";
+  const message = (error as Error)?.message ?? String(error);
+  if (name === "PasswordException") {
+    return new PtermError(
+      "EncryptedDocument",
+      "the PDF is password-protected; pterm takes no passwords — open it with its password elsewhere, " +
+        "save an unprotected copy into the workspace and extract that.",
+    );
+  }
+  return new PtermError(
+    "CorruptInput",
+    `the PDF cannot be read (${message}); it may be truncated or damaged — re-export or re-download it.`,
+  );
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Groups lines into paragraphs: a gap clearly wider than the usual line spacing, a jump up (next column) or a change of size starts one. */
+function paragraphsOf(lines: readonly Line[]): string[] {
+  const steps = lines.slice(1).map((line, i) => lines[i].y - line.y).filter((step) => step > 0);
+  const typical = median(steps) || median(lines.map((l) => l.size)) * 1.2 || 12;
+  const paragraphs: string[] = [];
+  let current: string[] = [];
+  lines.forEach((line, i) => {
+    if (i > 0) {
+      const previous = lines[i - 1];
+      const step = previous.y - line.y;
+      const resized = Math.abs(line.size - previous.size) > Math.max(line.size, previous.size) * 0.2;
+      if (step > typical * 1.45 || step < -typical * 0.5 || resized) {
+        paragraphs.push(dehyphenate(current).join("\n"));
+        current = [];
+      }
+    }
+    current.push(line.text);
+  });
+  if (current.length) paragraphs.push(dehyphenate(current).join("\n"));
+  return paragraphs;
+}
+
+export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
+  const pdf = await open(bytes);
+  const warnings: string[] = [];
+  const blocks: Block[] = [];
+  const empty: number[] = [];
+  let chars = 0;
+  let stoppedAt: number | null = null;
+  try {
+    for (let number = 1; number <= pdf.numPages; number++) {
+      options.signal.throwIfAborted();
+      if (chars > options.charBudget) {
+        stoppedAt = number;
+        break;
+      }
+      let items: TextPiece[];
+      try {
+        const page = await pdf.getPage(number);
+        const content = await page.getTextContent();
+        items = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        page.cleanup();
+      } catch (error) {
+        if (error instanceof PtermError) throw error;
+        warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
+        continue;
+      }
+      const paragraphs = paragraphsOf(linesOf(items));
+      if (paragraphs.length === 0) empty.push(number);
+      for (const p of paragraphs) chars += p.length;
+      blocks.push({
+        type: "page",
+        number,
+        blocks: paragraphs.map((text) => ({ type: "paragraph", spans: [{ text }] })),
+      });
+    }
+    if (empty.length > 0) {
+      const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
+      warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
+    }
+    const encryption = (await metadata(pdf)).EncryptFilterName;
+    if (encryption) warnings.push("the PDF is encrypted without a password to open it; its text was extracted");
+    return {
+      format: "pdf",
+      blocks,
+      counts: { pages: pdf.numPages },
+      warnings,
+      stoppedEarly: stoppedAt !== null,
+    };
+  } finally {
+    await pdf.loadingTask.destroy().catch(() => {});
+  }
+}
+
+function compactRanges(numbers: readonly number[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < numbers.length;) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    ranges.push(i === j ? `${numbers[i]}` : `${numbers[i]}-${numbers[j]}`);
+    i = j + 1;
+  }
+  return ranges.join(", ");
+}
+
+async function metadata(pdf: PdfDocument): Promise<Record<string, unknown>> {
+  try {
+    return ((await pdf.getMetadata()).info ?? {}) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function infoString(info: Record<string, unknown>, key: string): string | null {
+  const value = info[key];
+  return typeof value === "string" && value.trim() ? value.trim() : null;
+}
+
+/** `D:20220429171908Z` / `D:20080522102541+02'00'` → ISO 8601, or the raw string when it does not parse. */
+export function pdfDate(raw: string | null): string | null {
+  if (!raw) return null;
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz]|[+-]\d{2}'?\d{2}'?)?/.exec(raw);
+  if (!m) return raw;
+  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", zone] = m;
+  let offset = "";
+  if (zone && /^[+-]/.test(zone)) offset = `${zone.slice(0, 3)}:${zone.replace(/'/g, "").slice(3, 5) || "00"}`;
+  else if (zone) offset = "Z";
+  return `${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`;
+}
+
+export async function infoPdf(bytes: Uint8Array): Promise<DocInfo> {
+  let pdf: PdfDocument;
+  try {
+    pdf = await open(bytes);
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "EncryptedDocument") {
+      return {
+        format: "pdf",
+        pages: null,
+        title: null,
+        author: null,
+        subject: null,
+        created: null,
+        modified: null,
+        encrypted: true,
+        password_required: true,
+        producer: null,
+      };
+    }
+    throw error;
+  }
+  try {
+    const info = await metadata(pdf);
+    return {
+      format: "pdf",
+      pages: pdf.numPages,
+      title: infoString(info, "Title"),
+      author: infoString(info, "Author"),
+      subject: infoString(info, "Subject"),
+      created: pdfDate(infoString(info, "CreationDate")),
+      modified: pdfDate(infoString(info, "ModDate")),
+      encrypted: Boolean(info.EncryptFilterName),
+      password_required: false,
+      producer: infoString(info, "Producer"),
+    };
+  } finally {
+    await pdf.loadingTask.destroy().catch(() => {});
+  }
+}

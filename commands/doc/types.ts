@@ -1,0 +1,47 @@
+/** What every format's reader returns. */
+
+import type { Block } from "./blocks.ts";
+import type { DocFormat } from "./detect.ts";
+
+export interface ExtractOptions {
+  readonly signal: AbortSignal;
+  /**
+   * Characters the output may hold. Readers may stop early once they have produced clearly
+   * more than this (the rest would be cut anyway); they then set `stoppedEarly`.
+   */
+  readonly charBudget: number;
+}
+
+export interface Counts {
+  pages?: number | null;
+  slides?: number;
+  sheets?: number;
+  paragraphs?: number;
+  tables?: number;
+}
+
+export interface Extraction {
+  readonly format: DocFormat;
+  readonly blocks: Block[];
+  readonly counts: Counts;
+  readonly warnings: string[];
+  /** The reader stopped before the end because the output budget was used up. */
+  readonly stoppedEarly: boolean;
+}
+
+export interface DocInfo {
+  /** `encrypted-office`: a password-protected OOXML package, whose kind is sealed inside it. */
+  format: DocFormat | "encrypted-office";
+  pages?: number | null;
+  slides?: number;
+  sheets?: number;
+  sheet_names?: string[];
+  title: string | null;
+  author: string | null;
+  subject: string | null;
+  created: string | null;
+  modified: string | null;
+  encrypted: boolean;
+  password_required: boolean;
+  producer: string | null;
+}
