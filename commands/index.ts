@@ -7,6 +7,8 @@ import type { CommandLoaders } from "../core/registry.ts";
 
 export const commands: CommandLoaders = {
   hello: async () => (await import("./hello/spec.ts")).helloSpec,
+  git: async () => (await import("./git/spec.ts")).gitSpec,
   irc: async () => (await import("./irc/spec.ts")).ircSpec,
+  patch: async () => (await import("./patch/spec.ts")).patchSpec,
   doc: async () => (await import("./doc/spec.ts")).docSpec,
 };

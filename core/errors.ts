@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "BranchNotMerged",
   "CorruptRepository",
   "Conflict",
+  "ConcurrentModification",
   "ConfirmRequired",
   "NickTooLong",
   "MissingConfig",

@@ -4,11 +4,13 @@
  */
 
 import { docSkillSetup } from "./doc/skill_setup.ts";
+import { gitSkillSetup } from "./git/skill_setup.ts";
 import { ircSkillSetup } from "./irc/skill_setup.ts";
 
 export type SkillSetup = (root: string) => Promise<() => Promise<void>>;
 
 export const skillSetups: Record<string, SkillSetup> = {
   doc: docSkillSetup,
+  git: gitSkillSetup,
   "irc-cli": ircSkillSetup,
 };

@@ -1,0 +1,171 @@
+// deno-lint-ignore-file no-console -- a script: printing is its output
+/**
+ * `git` against the real git, whole processes, in the same run: repositories of 1,000 and
+ * 10,000 files under .bench/git/, one for pterm and an identical one for git. Timed: status
+ * (clean and with 100 changed files), add --all (100 changed files), commit (100 staged files),
+ * log --max 50, diff (100 changed files). Target: within 5× of git at 10,000 files.
+ *
+ *   deno run -A bench/git.ts            # 1,000 and 10,000 files
+ *   deno run -A bench/git.ts --quick    # 1,000 files, fewer runs
+ *
+ * Every pterm number includes pterm's process and sandbox-worker start-up (~40 ms).
+ */
+
+import { ptermCommand, quick, type Subject, timeSubjects, type Timing } from "./_timing.ts";
+
+const BENCH_DIR = new URL("../.bench/git/", import.meta.url).pathname;
+const SIZES = quick ? [1000] : [1000, 10000];
+const RUNS = quick ? 5 : 15;
+const CHANGED = 100;
+
+const GIT_ENV: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  HOME: BENCH_DIR,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "Bench",
+  GIT_AUTHOR_EMAIL: "bench@example.com",
+  GIT_COMMITTER_NAME: "Bench",
+  GIT_COMMITTER_EMAIL: "bench@example.com",
+};
+
+function gitSync(dir: string, ...args: string[]): void {
+  const out = new Deno.Command("git", { args, cwd: dir, env: GIT_ENV, clearEnv: true, stdout: "null", stderr: "piped" })
+    .outputSync();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** A repository of `files` files in folders of 50, with 60 commits of history. */
+function build(dir: string, files: number): void {
+  Deno.mkdirSync(dir, { recursive: true });
+  gitSync(dir, "init", "-q", "-b", "main");
+  for (let i = 0; i < files; i++) {
+    const folder = `${dir}/src/m${Math.floor(i / 500)}/d${Math.floor(i / 50) % 10}`;
+    if (i % 50 === 0) Deno.mkdirSync(folder, { recursive: true });
+    Deno.writeTextFileSync(`${folder}/file${i}.ts`, `export const value${i} = ${i};\n`.repeat(8));
+  }
+  gitSync(dir, "add", "-A");
+  gitSync(dir, "commit", "-qm", "initial");
+  for (let c = 0; c < 59; c++) {
+    Deno.writeTextFileSync(`${dir}/CHANGELOG.md`, `change ${c}\n`, { append: true });
+    gitSync(dir, "add", "CHANGELOG.md");
+    gitSync(dir, "commit", "-qm", `change ${c}`);
+  }
+}
+
+function changedFiles(files: number): string[] {
+  const step = Math.floor(files / CHANGED);
+  return Array.from({ length: CHANGED }, (_, k) => {
+    const i = k * step;
+    return `src/m${Math.floor(i / 500)}/d${Math.floor(i / 50) % 10}/file${i}.ts`;
+  });
+}
+
+let round = 0;
+function edit(dirs: string[], files: number): void {
+  round++;
+  for (const dir of dirs) {
+    for (const path of changedFiles(files)) {
+      Deno.writeTextFileSync(`${dir}/${path}`, `// edit ${round}\nexport const x = ${round};\n`);
+    }
+  }
+}
+
+function restore(dir: string): void {
+  gitSync(dir, "reset", "-q", "--hard");
+}
+
+interface Row {
+  files: number;
+  operation: string;
+  git: Timing;
+  pterm: Timing;
+}
+
+const rows: Row[] = [];
+
+for (const files of SIZES) {
+  const base = `${BENCH_DIR}${files}`;
+  const ptermRoot = `${base}/pterm`;
+  const ptermRepo = `${ptermRoot}/r`;
+  const gitRepo = `${base}/git/r`;
+  if (!exists(`${gitRepo}/.git`) || !exists(`${ptermRepo}/.git`)) {
+    console.error(`building repositories of ${files} files in ${base} ...`);
+    try {
+      Deno.removeSync(base, { recursive: true });
+    } catch { /* first build */ }
+    build(gitRepo, files);
+    build(ptermRepo, files);
+  }
+  restore(gitRepo);
+  restore(ptermRepo);
+  const pt = (line: string) => ptermCommand("exec", "--root", ptermRoot, line);
+  const gitCmd = (...args: string[]) => ["git", "-C", gitRepo, ...args];
+  const both = (dirs: string[], fn: (dirs: string[]) => void) => () => Promise.resolve(fn(dirs));
+
+  const measure = async (operation: string, ptermLine: string, gitArgs: string[], before?: () => Promise<void>) => {
+    const subjects: Subject[] = [
+      { name: "git", cmd: gitCmd(...gitArgs), env: GIT_ENV, before },
+      { name: "pterm", cmd: pt(ptermLine), before },
+    ];
+    const [gitTiming, ptermTiming] = await timeSubjects(subjects, RUNS, 2);
+    rows.push({ files, operation, git: gitTiming, pterm: ptermTiming });
+    console.error(
+      `  ${files} files, ${operation}: git ${gitTiming.median.toFixed(1)} ms, pterm ${
+        ptermTiming.median.toFixed(1)
+      } ms`,
+    );
+  };
+
+  await measure("status (clean)", "git status --repo r", ["status"]);
+  edit([gitRepo, ptermRepo], files);
+  await measure(`status (${CHANGED} changed)`, "git status --repo r", ["status"]);
+  await measure(`diff (${CHANGED} changed)`, "git diff --repo r", ["diff"]);
+  await measure("log --max 50", "git log --repo r --max 50", ["log", "-50"]);
+  await measure(
+    `add --all (${CHANGED} changed)`,
+    "git add --repo r --all",
+    ["add", "-A"],
+    both([gitRepo, ptermRepo], (dirs) => {
+      for (const dir of dirs) gitSync(dir, "reset", "-q");
+      edit(dirs, files);
+    }),
+  );
+  await measure(
+    `commit (${CHANGED} staged)`,
+    "git commit --repo r -m bench",
+    ["commit", "-qm", "bench"],
+    both([gitRepo, ptermRepo], (dirs) => {
+      edit(dirs, files);
+      for (const dir of dirs) gitSync(dir, "add", "-A");
+    }),
+  );
+  restore(gitRepo);
+  restore(ptermRepo);
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const header = ["files", "operation", "git median ms", "pterm median ms", "pterm p90 ms", "pterm ÷ git"];
+const body = rows.map((r) => [
+  String(r.files),
+  r.operation,
+  r.git.median.toFixed(1),
+  r.pterm.median.toFixed(1),
+  r.pterm.p90.toFixed(1),
+  (r.pterm.median / r.git.median).toFixed(2) + "×",
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
+console.log(
+  `## git (${RUNS} runs each, whole processes, Deno ${Deno.version.deno}, ${Deno.build.os}-${Deno.build.arch})\n`,
+);
+console.log([line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n"));
+console.log("\npterm numbers include its process and sandbox-worker start-up (about 40 ms).");

@@ -1,0 +1,233 @@
+/**
+ * The git library other commands build on (the `patch` command: its final commit and its
+ * git.reset / git.revert / git.tag blocks). Plain async functions over an absolute work-tree
+ * path that the caller has already confined to the workspace root. They are the same code the
+ * `git` subcommands run.
+ *
+ * Locking: mutating functions take `{ locked: true }` and must run inside `withRepoLock(dir, fn)`,
+ * which holds git's own `.git/index.lock` for the whole of `fn`. The index is changed in memory
+ * and written (lock file + rename) when `fn` returns; if `fn` throws, index changes are
+ * discarded. Ref updates (commit, reset, tag) are written immediately under their own
+ * `<ref>.lock`; `snapshotGitState` / `restoreGitState` put them back after a failure.
+ *
+ * Secrets: paths inside a `secrets/` folder or named `.env*` are never staged or written.
+ *
+ * Additions to the agreed shape (all optional): `opts.root` (the workspace root) on
+ * stagePaths / reset / revert / pathsChangedBy — when `dir` is the root itself, pterm's own
+ * state (audit/, artifacts/, sessions/, pterm.json) is then treated as invisible too; and the
+ * `reverted` field in revert's result.
+ */
+
+import { PtermError } from "../../core/errors.ts";
+import { stage } from "./lib/add.ts";
+import { commitIndex as commitLib } from "./lib/commit.ts";
+import {
+  authorFromConfig as authorFromConfigLib,
+  type GitAuthor,
+  parseAuthor as parseAuthorLib,
+} from "./lib/identity.ts";
+import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./lib/ops.ts";
+import { isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
+import { resolveRevision } from "./lib/revparse.ts";
+import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./lib/state.ts";
+import { normalizeUserPath, type PathPolicy, pathPolicy } from "./lib/worktree.ts";
+
+export type { GitAuthor };
+
+/** The author from the git section of pterm.json (`{"author": {"name", "email"}}`), else `pterm <pterm@localhost>`. */
+export function authorFromConfig(section: unknown): GitAuthor {
+  return authorFromConfigLib(section);
+}
+
+/** "Name <email>" → GitAuthor; InvalidArgs if malformed. */
+export function parseAuthor(text: string): GitAuthor {
+  return parseAuthorLib(text);
+}
+
+export function isRepository(dir: string): Promise<boolean> {
+  return Promise.resolve(isRepositoryDir(dir));
+}
+
+function open(dir: string): Repo {
+  return openRepo(dir);
+}
+
+function policyFor(dir: string, root?: string): PathPolicy {
+  if (root === undefined) return pathPolicy(dir);
+  const rel = dir === root ? "." : dir.startsWith(root + "/") ? dir.slice(root.length + 1) : dir;
+  return pathPolicy(rel);
+}
+
+/** Holds git's own `index.lock` for `fn` (RepoLocked if someone else holds it). */
+export async function withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  return await withLock(open(dir), fn);
+}
+
+/** Like `git add -A -- <paths>` (deletions staged too), inside a held lock. Paths are relative to `dir`. */
+export async function stagePaths(
+  dir: string,
+  paths: readonly string[],
+  opts: { locked: true; root?: string },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "stagePaths");
+  if (paths.length === 0) return;
+  const specs = paths.map((p) => normalizeUserPath(p));
+  await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs);
+}
+
+/** Commit the index (NothingToCommit unless allowEmpty); returns the new commit id. */
+export async function commitIndex(
+  dir: string,
+  opts: { message: string; author: GitAuthor; allowEmpty?: boolean; locked: true },
+): Promise<string> {
+  const repo = open(dir);
+  assertLocked(repo, "commitIndex");
+  return await commitLib(repo, loadIndex(repo), {
+    message: opts.message,
+    author: opts.author,
+    allowEmpty: opts.allowEmpty,
+  });
+}
+
+/** The object a revision names (branch, tag, HEAD~2, abbreviated id...); NotFound if unknown. */
+export async function resolveRef(dir: string, ref: string): Promise<string> {
+  return await resolveRevision(open(dir), ref);
+}
+
+/**
+ * `git reset --soft|--mixed|--hard <ref>`. `changed_paths`: the work-tree paths written or
+ * deleted (hard), the index paths that changed (mixed), nothing (soft). ORIG_HEAD is written.
+ */
+export async function reset(
+  dir: string,
+  ref: string,
+  mode: "soft" | "mixed" | "hard",
+  opts: { locked: true; root?: string; author?: GitAuthor },
+): Promise<{ head: string; changed_paths: string[] }> {
+  const repo = open(dir);
+  assertLocked(repo, "reset");
+  return await resetTo(
+    repo,
+    loadIndex(repo),
+    policyFor(dir, opts.root),
+    ref,
+    mode,
+    opts.author ?? authorFromConfig(undefined),
+  );
+}
+
+/**
+ * `git revert [--no-commit] <ref>` of a non-merge commit. Needs an index equal to HEAD
+ * (UncommittedChanges otherwise). On conflicts nothing is committed: the files hold conflict
+ * markers, the index has the stages, `conflicts` lists them (the caller decides what to do).
+ */
+export async function revert(
+  dir: string,
+  ref: string,
+  opts: { noCommit: boolean; author: GitAuthor; locked: true; root?: string },
+): Promise<{ commit_id: string | null; changed_paths: string[]; conflicts: string[]; reverted: string }> {
+  const repo = open(dir);
+  assertLocked(repo, "revert");
+  return await revertCommit(repo, loadIndex(repo), policyFor(dir, opts.root), ref, {
+    noCommit: opts.noCommit,
+    author: opts.author,
+  });
+}
+
+/** Creates a tag (annotated when `message` is given); AlreadyExists unless `force`. `target` is the commit it leads to. */
+export async function tag(
+  dir: string,
+  name: string,
+  opts: { ref?: string; message?: string; author: GitAuthor; force?: boolean; locked: true },
+): Promise<{ name: string; target: string }> {
+  const repo = open(dir);
+  assertLocked(repo, "tag");
+  return await createTag(repo, name, opts);
+}
+
+// ---- snapshots -----------------------------------------------------------------------------
+
+/** The state files of .git a failed patch must put back (relative to .git). */
+const STATE_FILES = [
+  "HEAD",
+  "index",
+  "ORIG_HEAD",
+  "MERGE_HEAD",
+  "MERGE_MSG",
+  "MERGE_MODE",
+  "REVERT_HEAD",
+  "CHERRY_PICK_HEAD",
+  "AUTO_MERGE",
+  "packed-refs",
+];
+
+export interface GitStateSnapshot {
+  readonly dir: string;
+  /** Path relative to .git → content. */
+  readonly files: ReadonlyMap<string, Uint8Array>;
+}
+
+function listTree(gitdir: string, prefix: string, out: string[]): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(`${gitdir}/${prefix}`)];
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const rel = `${prefix}/${entry.name}`;
+    if (entry.isDirectory) listTree(gitdir, rel, out);
+    else if (entry.isFile && !entry.name.endsWith(".lock") && !entry.name.endsWith(".tmp")) out.push(rel);
+  }
+}
+
+function trackedStateFiles(gitdir: string): string[] {
+  const out: string[] = [];
+  for (const name of STATE_FILES) {
+    try {
+      if (Deno.statSync(`${gitdir}/${name}`).isFile) out.push(name);
+    } catch { /* absent */ }
+  }
+  listTree(gitdir, "refs", out);
+  listTree(gitdir, "logs", out);
+  return out;
+}
+
+/** Everything under .git that a failed patch must put back: refs (loose and packed), HEAD, index, ORIG_HEAD, MERGE_*, reflogs. */
+export function snapshotGitState(dir: string): Promise<GitStateSnapshot> {
+  const repo = open(dir);
+  const files = new Map<string, Uint8Array>();
+  for (const rel of trackedStateFiles(repo.gitdir)) files.set(rel, Deno.readFileSync(`${repo.gitdir}/${rel}`));
+  return Promise.resolve({ dir, files });
+}
+
+/** Puts the snapshot back: files written atomically, files created since then removed. */
+export function restoreGitState(dir: string, snapshot: GitStateSnapshot): Promise<void> {
+  if (snapshot.dir !== dir) {
+    throw new PtermError("Internal", `restoreGitState: the snapshot is of ${snapshot.dir}, not ${dir}`);
+  }
+  const repo = open(dir);
+  for (const rel of trackedStateFiles(repo.gitdir)) {
+    if (!snapshot.files.has(rel)) Deno.removeSync(`${repo.gitdir}/${rel}`);
+  }
+  for (const [rel, content] of snapshot.files) {
+    const path = `${repo.gitdir}/${rel}`;
+    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    Deno.writeFileSync(temp, content);
+    Deno.renameSync(temp, path);
+  }
+  discardPendingIndex(repo);
+  return Promise.resolve();
+}
+
+/** Paths (relative to dir) whose work-tree content `reset --hard`/`revert` to `ref` would change — so a caller can back them up first. */
+export async function pathsChangedBy(
+  dir: string,
+  op: { kind: "reset"; ref: string; mode: "soft" | "mixed" | "hard" } | { kind: "revert"; ref: string },
+  opts: { root?: string } = {},
+): Promise<string[]> {
+  const repo = open(dir);
+  return await pathsChangedByLib(repo, loadIndex(repo), policyFor(dir, opts.root), op);
+}

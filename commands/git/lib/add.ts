@@ -1,0 +1,135 @@
+/** Staging: `git add -A [-- paths]` (deletions staged too), `--force` for ignored files. */
+
+import { PtermError } from "../../../core/errors.ts";
+import { comparePaths } from "./bytes.ts";
+import { IgnoreRules } from "./ignore.ts";
+import { entryFromStat, type Index, S_IFLNK } from "./index_file.ts";
+import { sha1 } from "./codec.ts";
+import { objectHeader } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+import { worktreeStatus } from "./status.ts";
+import { pathWithin } from "./tree.ts";
+import { lstatTracked, type PathPolicy, readWorktreeContent, worktreeMode } from "./worktree.ts";
+
+export interface StageResult {
+  /** Paths newly added to the index. */
+  readonly added: string[];
+  /** Paths whose staged content or mode changed. */
+  readonly updated: string[];
+  /** Paths removed from the index (deleted in the work tree). */
+  readonly removed: string[];
+  /** Paths pterm left alone because they are secret (or pterm's own state). */
+  readonly withheld: string[];
+}
+
+/**
+ * Stages `specs` (normalized paths relative to the work tree; "" is everything) into `index`,
+ * the in-memory index of a held lock.
+ */
+export async function stage(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  specs: readonly string[],
+  options: { force?: boolean } = {},
+): Promise<StageResult> {
+  const all = specs.includes("");
+  const scope = all ? null : specs;
+  for (const spec of specs) {
+    if (spec !== "" && policy.hidden(spec)) {
+      throw new PtermError(
+        "SecretPathDenied",
+        `\`${spec}\` is a secret path (a secrets/ folder or a .env* name) or pterm's own state; git in pterm never stages it.`,
+      );
+    }
+  }
+  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const forced: string[] = [];
+  if (!all) {
+    for (const spec of specs) {
+      const tracked = index.entries.has(spec) || index.conflicts.has(spec) ||
+        [...index.entries.keys()].some((p) => pathWithin(p, spec));
+      const info = lstatTracked(repo, spec);
+      if (!tracked && info === null) {
+        throw new PtermError(
+          "NotFound",
+          `pathspec \`${spec}\` did not match any files (neither in the work tree nor in the index).`,
+        );
+      }
+      if (!tracked && info && ignore.isIgnored(spec, info.isDirectory)) {
+        if (!options.force) {
+          throw new PtermError(
+            "InvalidArgs",
+            `\`${spec}\` is ignored by a .gitignore (or .git/info/exclude); add --force to stage it anyway.`,
+          );
+        }
+        forced.push(spec);
+      }
+    }
+  }
+  const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope });
+  const toWrite: string[] = [...work.untracked.filter((p) => !p.endsWith("/"))];
+  const removed: string[] = [];
+  const updated: string[] = [];
+  for (const [path, change] of work.unstaged) {
+    if (change === "D") {
+      index.remove(path);
+      removed.push(path);
+    } else toWrite.push(path);
+  }
+  for (const path of index.conflicts.keys()) {
+    if (scope && !scope.some((s) => pathWithin(path, s))) continue;
+    if (policy.hidden(path)) continue;
+    if (lstatTracked(repo, path)) toWrite.push(path);
+    else {
+      index.remove(path);
+      removed.push(path);
+    }
+  }
+  for (const spec of forced) {
+    const info = lstatTracked(repo, spec);
+    if (info?.isDirectory) toWrite.push(...listFiles(repo, spec, policy));
+    else toWrite.push(spec);
+  }
+  for (const entry of work.refreshed) index.set(entry, true);
+
+  const added: string[] = [];
+  if (toWrite.length > 0) {
+    for (const path of [...new Set(toWrite)].sort(comparePaths)) {
+      const info = lstatTracked(repo, path);
+      if (!info || info.isDirectory) continue;
+      const statTime = Date.now();
+      const content = readWorktreeContent(repo, path, info);
+      const header = objectHeader("blob", content.length);
+      const oid = await sha1(header, content);
+      await repo.objects.writeHashed(oid, header, content);
+      const old = index.entries.get(path);
+      const mode = worktreeMode(repo, info, old?.mode ?? (index.conflicts.get(path)?.find((e) => e.stage === 2)?.mode));
+      index.set(entryFromStat(path, oid, info.isSymlink ? S_IFLNK : mode, info, statTime), true);
+      if (old) updated.push(path);
+      else added.push(path);
+    }
+  }
+  return { added, updated, removed, withheld: work.withheld };
+}
+
+/** Every file below `dir` (ignored ones included; hidden ones and nested repositories skipped). */
+function listFiles(repo: Repo, dir: string, policy: PathPolicy): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of Deno.readDirSync(`${repo.dir}/${rel}`)) {
+      if (entry.name === ".git") continue;
+      const path = `${rel}/${entry.name}`;
+      if (policy.hidden(path)) continue;
+      if (entry.isDirectory) {
+        try {
+          Deno.lstatSync(`${repo.dir}/${path}/.git`);
+          continue;
+        } catch { /* not a nested repository */ }
+        walk(path);
+      } else if (entry.isFile || entry.isSymlink) out.push(path);
+    }
+  };
+  walk(dir);
+  return out;
+}

@@ -1,0 +1,204 @@
+/**
+ * Unified diffs in git's format, from jsdiff's line diff: `diff --git` headers with mode,
+ * new/deleted-file and `index` lines, `@@` hunks from jsdiff with git's default function-name
+ * context, "\ No newline at end of file", and "Binary files ... differ" for binary content
+ * (a NUL in the first 8000 bytes, or bytes that are not UTF-8). Renames are not detected: a
+ * moved file shows as a deletion and an addition (still a patch `git apply` accepts).
+ */
+
+import { structuredPatch } from "diff";
+import { comparePaths, looksBinary } from "./bytes.ts";
+import { sha1 } from "./codec.ts";
+import { MODE_LINK, objectHeader } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+import type { FlatEntry } from "./tree.ts";
+import { lstatTracked, readWorktreeContent } from "./worktree.ts";
+
+/** One side of a file change: a blob, or the file in the work tree (oid computed when read). */
+export type DiffSide = { kind: "blob"; oid: string; mode: string } | { kind: "worktree"; mode: string } | null;
+
+export interface FileChange {
+  readonly path: string;
+  readonly old: DiffSide;
+  readonly new: DiffSide;
+}
+
+export interface DiffFile {
+  path: string;
+  status: "added" | "modified" | "deleted" | "typechange";
+  old_mode: string | null;
+  new_mode: string | null;
+  binary: boolean;
+  additions: number;
+  deletions: number;
+}
+
+export interface RenderedDiff {
+  readonly patch: string;
+  readonly files: DiffFile[];
+  readonly additions: number;
+  readonly deletions: number;
+}
+
+const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
+
+function decodeText(bytes: Uint8Array): string | null {
+  if (looksBinary(bytes)) return null;
+  try {
+    return fatalDecoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: Uint8Array; oid: string }> {
+  if (!side) return { bytes: new Uint8Array(), oid: "0".repeat(40) };
+  if (side.kind === "blob") return { bytes: await repo.objects.readTyped(side.oid, "blob"), oid: side.oid };
+  const info = lstatTracked(repo, path);
+  const bytes = info ? readWorktreeContent(repo, path, info) : new Uint8Array();
+  return { bytes, oid: await sha1(objectHeader("blob", bytes.length), bytes) };
+}
+
+const isLink = (side: DiffSide) => side?.mode === MODE_LINK;
+
+/** Git's default hunk-header function line: the nearest earlier line starting with a letter, `_` or `$`. */
+function functionContext(oldLines: readonly string[], hunkStartIndex: number): string {
+  for (let i = hunkStartIndex - 1; i >= 0; i--) {
+    const line = oldLines[i];
+    if (/^[A-Za-z_$]/.test(line)) return " " + line.replace(/\s+$/, "").slice(0, 80);
+  }
+  return "";
+}
+
+function range(start: number, count: number): string {
+  const s = count === 0 ? start - 1 : start;
+  return count === 1 ? `${s}` : `${s},${count}`;
+}
+
+function fileHunks(oldText: string, newText: string, context: number): { text: string; add: number; del: number } {
+  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context });
+  const oldLines = oldText.split("\n");
+  let text = "";
+  let add = 0;
+  let del = 0;
+  for (const hunk of patch.hunks) {
+    const header = `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@` +
+      functionContext(oldLines, hunk.oldStart - 1);
+    text += header + "\n";
+    for (const line of hunk.lines) {
+      if (line.startsWith("+")) add++;
+      else if (line.startsWith("-")) del++;
+      text += line + "\n";
+    }
+  }
+  return { text, add, del };
+}
+
+/** Renders the changes (sorted by path) as one git-style patch. */
+export async function renderDiff(repo: Repo, changes: readonly FileChange[], context = 3): Promise<RenderedDiff> {
+  const files: DiffFile[] = [];
+  let patch = "";
+  let additions = 0;
+  let deletions = 0;
+  for (const change of [...changes].sort((a, b) => comparePaths(a.path, b.path))) {
+    // A change between a link and a file is shown as a deletion plus an addition, as git does.
+    const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
+    const parts: FileChange[] = split
+      ? [{ path: change.path, old: change.old, new: null }, { path: change.path, old: null, new: change.new }]
+      : [change];
+    let fileAdd = 0;
+    let fileDel = 0;
+    let binary = false;
+    let printed = false;
+    for (const part of parts) {
+      const before = await load(repo, part.path, part.old);
+      const after = await load(repo, part.path, part.new);
+      const oldMode = part.old?.mode ?? null;
+      const newMode = part.new?.mode ?? null;
+      if (before.oid === after.oid && oldMode === newMode) continue;
+      const a = part.old ? `a/${part.path}` : "/dev/null";
+      const b = part.new ? `b/${part.path}` : "/dev/null";
+      let header = `diff --git a/${part.path} b/${part.path}\n`;
+      if (!part.old) header += `new file mode ${newMode}\n`;
+      else if (!part.new) header += `deleted file mode ${oldMode}\n`;
+      else if (oldMode !== newMode) header += `old mode ${oldMode}\nnew mode ${newMode}\n`;
+      const sameMode = part.old && part.new && oldMode === newMode;
+      if (before.oid !== after.oid) {
+        header += `index ${before.oid.slice(0, 7)}..${after.oid.slice(0, 7)}${sameMode ? ` ${oldMode}` : ""}\n`;
+      }
+      patch += header;
+      printed = true;
+      if (before.oid === after.oid) continue;
+      const oldText = decodeText(before.bytes);
+      const newText = decodeText(after.bytes);
+      if (oldText === null || newText === null) {
+        binary = true;
+        patch += `Binary files ${a} and ${b} differ\n`;
+        continue;
+      }
+      if (oldText === "" && newText === "") continue;
+      patch += `--- ${a}\n+++ ${b}\n`;
+      const hunks = fileHunks(oldText, newText, context);
+      patch += hunks.text;
+      fileAdd += hunks.add;
+      fileDel += hunks.del;
+    }
+    const status: DiffFile["status"] = split
+      ? "typechange"
+      : !change.old
+      ? "added"
+      : !change.new
+      ? "deleted"
+      : "modified";
+    // Nothing printed: content and mode turned out identical (e.g. a file only touched).
+    if (!printed) continue;
+    additions += fileAdd;
+    deletions += fileDel;
+    files.push({
+      path: change.path,
+      status,
+      old_mode: change.old?.mode ?? null,
+      new_mode: change.new?.mode ?? null,
+      binary,
+      additions: fileAdd,
+      deletions: fileDel,
+    });
+  }
+  return { patch, files, additions, deletions };
+}
+
+/** `git diff --stat`-like text. */
+export function renderStat(files: readonly DiffFile[], additions: number, deletions: number): string {
+  if (files.length === 0) return "";
+  const width = Math.min(60, Math.max(...files.map((f) => f.path.length)));
+  const maxChange = Math.max(...files.map((f) => f.additions + f.deletions), 1);
+  const scale = Math.min(1, 40 / maxChange);
+  const lines = files.map((f) => {
+    const name = f.path.length > width ? "..." + f.path.slice(-(width - 3)) : f.path.padEnd(width);
+    if (f.binary) return ` ${name} | Bin`;
+    const plus = "+".repeat(Math.round(f.additions * scale) || (f.additions ? 1 : 0));
+    const minus = "-".repeat(Math.round(f.deletions * scale) || (f.deletions ? 1 : 0));
+    return ` ${name} | ${String(f.additions + f.deletions).padStart(4)} ${plus}${minus}`;
+  });
+  const summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed, ${additions} insertion${
+    additions === 1 ? "" : "s"
+  }(+), ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return lines.join("\n") + "\n" + summary + "\n";
+}
+
+/** Changes between two flattened trees (or index snapshots). */
+export function changesBetween(
+  from: ReadonlyMap<string, FlatEntry>,
+  to: ReadonlyMap<string, FlatEntry>,
+): FileChange[] {
+  const out: FileChange[] = [];
+  for (const [path, a] of from) {
+    const b = to.get(path);
+    if (!b) out.push({ path, old: { kind: "blob", ...a }, new: null });
+    else if (a.oid !== b.oid || a.mode !== b.mode) {
+      out.push({ path, old: { kind: "blob", ...a }, new: { kind: "blob", ...b } });
+    }
+  }
+  for (const [path, b] of to) if (!from.has(path)) out.push({ path, old: null, new: { kind: "blob", ...b } });
+  return out;
+}

@@ -1,0 +1,224 @@
+/**
+ * Three-way merges of trees (for merge, revert and stash apply) and applying the result to the
+ * index and work tree. Per path: one side's change wins when the other kept the base; both
+ * changed differently → a text merge of the contents; anything else (modify/delete, links,
+ * mode clashes, a binary file) is a conflict recorded as index stages 1/2/3, as git records it.
+ * Criss-cross histories use the first merge base (git would build a virtual one).
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { comparePaths, decoder, encoder, looksBinary } from "./bytes.ts";
+import { worktreeHolds, worktreeState } from "./compare.ts";
+import { type MergeLabels, mergeText } from "./diff3.ts";
+import { IgnoreRules } from "./ignore.ts";
+import { emptyEntry, type Index, type IndexEntry, treeModeToMode } from "./index_file.ts";
+import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+import { readCommit } from "./log.ts";
+import { localChangesError, writeBlob } from "./checkout.ts";
+import { type FlatEntry, flattenTree } from "./tree.ts";
+import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
+
+export type MergedPath =
+  | { kind: "clean"; entry: FlatEntry | undefined }
+  | {
+    kind: "conflict";
+    base?: FlatEntry;
+    ours?: FlatEntry;
+    theirs?: FlatEntry;
+    worktree: Uint8Array | FlatEntry | null;
+  };
+
+export interface TreeMerge {
+  /** Paths whose result differs from ours, with their result. */
+  readonly changes: Map<string, MergedPath>;
+  readonly conflicts: string[];
+}
+
+function same(a: FlatEntry | undefined, b: FlatEntry | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.oid === b.oid && a.mode === b.mode;
+}
+
+const isRegular = (e: FlatEntry) => e.mode === MODE_FILE || e.mode === MODE_EXEC;
+
+export async function mergeTrees(
+  repo: Repo,
+  baseTree: string | null,
+  oursTree: string | null,
+  theirsTree: string | null,
+  labels: MergeLabels,
+): Promise<TreeMerge> {
+  const B = await flattenTree(repo, baseTree);
+  const O = await flattenTree(repo, oursTree);
+  const T = await flattenTree(repo, theirsTree);
+  const changes = new Map<string, MergedPath>();
+  const conflicts: string[] = [];
+  const paths = new Set([...B.keys(), ...O.keys(), ...T.keys()]);
+  for (const path of [...paths].sort(comparePaths)) {
+    const b = B.get(path);
+    const o = O.get(path);
+    const t = T.get(path);
+    if (same(o, t) || same(b, t)) continue;
+    if (same(b, o)) {
+      changes.set(path, { kind: "clean", entry: t });
+      continue;
+    }
+    // Both sides changed the path, differently.
+    if (o && t && isRegular(o) && isRegular(t)) {
+      let mode: string | null = o.mode === t.mode ? o.mode : null;
+      if (mode === null && b) mode = o.mode === b.mode ? t.mode : t.mode === b.mode ? o.mode : null;
+      const [baseBytes, oursBytes, theirsBytes] = await Promise.all([
+        b && isRegular(b) ? repo.objects.readTyped(b.oid, "blob") : Promise.resolve(new Uint8Array()),
+        repo.objects.readTyped(o.oid, "blob"),
+        repo.objects.readTyped(t.oid, "blob"),
+      ]);
+      const binary = looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes);
+      if (!binary) {
+        const merged = mergeText(
+          decoder.decode(baseBytes),
+          decoder.decode(oursBytes),
+          decoder.decode(theirsBytes),
+          labels,
+        );
+        if (merged.conflicts === 0 && mode !== null) {
+          const bytes = encoder.encode(merged.text);
+          const oid = await repo.objects.write("blob", bytes);
+          if (oid !== o.oid || mode !== o.mode) changes.set(path, { kind: "clean", entry: { oid, mode } });
+          continue;
+        }
+        conflicts.push(path);
+        changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: encoder.encode(merged.text) });
+        continue;
+      }
+    }
+    conflicts.push(path);
+    // Keep whichever side still has the file in the work tree (ours first), as git does.
+    changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
+  }
+  checkFileFolderClashes(O, changes);
+  return { changes, conflicts };
+}
+
+/** A merge result with both `a` and `a/b` cannot be written; pterm refuses it before touching anything. */
+function checkFileFolderClashes(ours: Map<string, FlatEntry>, changes: Map<string, MergedPath>): void {
+  const result = new Set(ours.keys());
+  for (const [path, merged] of changes) {
+    const present = merged.kind === "clean" ? merged.entry !== undefined : true;
+    if (present) result.add(path);
+    else result.delete(path);
+  }
+  for (const path of result) {
+    const parts = path.split("/");
+    for (let k = 1; k < parts.length; k++) {
+      const prefix = parts.slice(0, k).join("/");
+      if (result.has(prefix)) {
+        throw new PtermError(
+          "Conflict",
+          `the merge would put a file and a folder at ${prefix}; pterm cannot record that conflict. Resolve it with the real git.`,
+          { result: { conflicts: [prefix] } },
+        );
+      }
+    }
+  }
+}
+
+/**
+ * Applies a tree merge on top of `index` (whose stage-0 entries equal "ours" for every changed
+ * path) and the work tree. Refuses, before changing anything, when a path the merge changes has
+ * local modifications or an untracked file in the way.
+ */
+export async function applyMerge(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  merge: TreeMerge,
+  action: string,
+): Promise<{ changed: string[]; conflicts: string[] }> {
+  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const blocked: string[] = [];
+  for (const [path, merged] of merge.changes) {
+    if (policy.hidden(path)) continue;
+    const current = index.entries.get(path);
+    if (current) {
+      if ((await worktreeState(repo, current, index.fileMtimeMs)) === "dirty") blocked.push(path);
+    } else {
+      const info = lstatTracked(repo, path);
+      if (!info) continue;
+      const target = merged.kind === "clean" ? merged.entry : undefined;
+      if (info.isDirectory || ignore.isIgnored(path, false)) continue;
+      if (target && (await worktreeHolds(repo, path, target.oid))) continue;
+      blocked.push(path);
+    }
+  }
+  if (blocked.length > 0) {
+    throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
+  }
+  const writer = new WorktreeWriter(repo);
+  const changed: string[] = [];
+  // Deletions first, so a file that turns into a folder is out of the way.
+  for (const [path, merged] of merge.changes) {
+    if (merged.kind !== "clean" || merged.entry) continue;
+    index.remove(path);
+    if (!policy.hidden(path)) writer.removeFile(path);
+    changed.push(path);
+  }
+  for (const [path, merged] of merge.changes) {
+    const hidden = policy.hidden(path) !== null;
+    if (merged.kind === "clean") {
+      if (!merged.entry) continue;
+      if (hidden) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+      else index.set(await writeBlob(repo, writer, path, merged.entry), true);
+      changed.push(path);
+      continue;
+    }
+    const stages: IndexEntry[] = [];
+    if (merged.base) stages.push(emptyEntry(path, merged.base.oid, treeModeToMode(merged.base.mode), 1));
+    if (merged.ours) stages.push(emptyEntry(path, merged.ours.oid, treeModeToMode(merged.ours.mode), 2));
+    if (merged.theirs) stages.push(emptyEntry(path, merged.theirs.oid, treeModeToMode(merged.theirs.mode), 3));
+    index.setConflict(path, stages);
+    if (hidden) continue;
+    const content = merged.worktree;
+    if (content instanceof Uint8Array) {
+      const mode = treeModeToMode((merged.ours ?? merged.theirs)!.mode);
+      writer.writeFile(path, content, mode);
+    } else if (content) {
+      await writeBlob(repo, writer, path, content);
+    }
+    changed.push(path);
+  }
+  return { changed: [...new Set(changed)].sort(comparePaths), conflicts: merge.conflicts };
+}
+
+// ---- merge bases -------------------------------------------------------------------------------
+
+/** Every commit reachable from `oid` (itself included), with its parents. */
+async function ancestors(repo: Repo, oid: string): Promise<Map<string, readonly string[]>> {
+  const seen = new Map<string, readonly string[]>();
+  const stack = [oid];
+  while (stack.length) {
+    const next = stack.pop()!;
+    if (seen.has(next)) continue;
+    const commit: Commit = await readCommit(repo, next);
+    seen.set(next, commit.parents);
+    stack.push(...commit.parents);
+  }
+  return seen;
+}
+
+export async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
+  return (await ancestors(repo, of)).has(maybeAncestor);
+}
+
+/**
+ * The best common ancestors of `a` and `b`: common ancestors that are not an ancestor of another
+ * common one — i.e. not a parent of any common commit (every ancestor of a common commit is common).
+ */
+export async function mergeBases(repo: Repo, a: string, b: string): Promise<string[]> {
+  const fromA = await ancestors(repo, a);
+  const fromB = await ancestors(repo, b);
+  const common = [...fromA.keys()].filter((c) => fromB.has(c));
+  const dominated = new Set<string>();
+  for (const c of common) for (const parent of fromA.get(c)!) dominated.add(parent);
+  return common.filter((c) => !dominated.has(c));
+}

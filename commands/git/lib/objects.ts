@@ -1,0 +1,365 @@
+/**
+ * The object database: loose objects (read and written, zlib) and packfiles (read, pack.ts).
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { concatBytes, EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
+import { deflate, inflate, sha1 } from "./codec.ts";
+import { PackSet } from "./pack.ts";
+
+export type ObjectType = "blob" | "tree" | "commit" | "tag";
+
+export interface GitObject {
+  readonly type: ObjectType;
+  readonly content: Uint8Array;
+}
+
+export function objectHeader(type: ObjectType, length: number): Uint8Array {
+  return encoder.encode(`${type} ${length}\0`);
+}
+
+function corrupt(message: string): PtermError {
+  return new PtermError(
+    "CorruptRepository",
+    `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`,
+  );
+}
+
+export class ObjectStore {
+  readonly gitdir: string;
+  readonly #objects: string;
+  #packs: boolean | null = null;
+  readonly #cache = new Map<string, GitObject>();
+  #packReader: PackSet | null = null;
+
+  constructor(gitdir: string) {
+    this.gitdir = gitdir;
+    this.#objects = `${gitdir}/objects`;
+  }
+
+  #loosePath(oid: string): string {
+    return `${this.#objects}/${oid.slice(0, 2)}/${oid.slice(2)}`;
+  }
+
+  hasPacks(): boolean {
+    if (this.#packs === null) {
+      try {
+        this.#packs = [...Deno.readDirSync(`${this.#objects}/pack`)].some((e) => e.name.endsWith(".idx"));
+      } catch {
+        this.#packs = false;
+      }
+    }
+    return this.#packs;
+  }
+
+  #packSet(): PackSet {
+    this.#packReader ??= new PackSet(this.#objects, inflate, (oid) => this.tryRead(oid));
+    return this.#packReader;
+  }
+
+  /** The object, or null when the repository does not have it. */
+  async tryRead(oid: string): Promise<GitObject | null> {
+    const cached = this.#cache.get(oid);
+    if (cached) return cached;
+    if (oid === EMPTY_TREE_OID) return { type: "tree", content: new Uint8Array() };
+    let raw: Uint8Array | null = null;
+    try {
+      raw = Deno.readFileSync(this.#loosePath(oid));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) throw error;
+    }
+    let object: GitObject | null = null;
+    if (raw !== null) {
+      let data: Uint8Array;
+      try {
+        data = await inflate(raw);
+      } catch {
+        throw corrupt(`loose object ${oid} cannot be inflated`);
+      }
+      const nul = data.indexOf(0);
+      const header = lenientDecoder.decode(data.subarray(0, nul));
+      const [type, size] = header.split(" ");
+      if (!isObjectType(type) || Number(size) !== data.length - nul - 1) {
+        throw corrupt(`loose object ${oid} has a bad header`);
+      }
+      object = { type, content: data.subarray(nul + 1) };
+    } else if (this.hasPacks()) {
+      object = await this.#readPacked(oid);
+    }
+    if (object && object.type !== "blob") this.#cache.set(oid, object);
+    return object;
+  }
+
+  async #readPacked(oid: string): Promise<GitObject | null> {
+    return await this.#packSet().read(oid);
+  }
+
+  async read(oid: string): Promise<GitObject> {
+    const object = await this.tryRead(oid);
+    if (!object) throw corrupt(`object ${oid} is missing`);
+    return object;
+  }
+
+  async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
+    const object = await this.read(oid);
+    if (object.type !== type) {
+      throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a ${object.type}, not a ${type}.`);
+    }
+    return object.content;
+  }
+
+  has(oid: string): Promise<boolean> {
+    try {
+      Deno.statSync(this.#loosePath(oid));
+      return Promise.resolve(true);
+    } catch {
+      return Promise.resolve(this.hasPacks() && this.#packSet().has(oid));
+    }
+  }
+
+  /** Hashes without writing. */
+  async hash(type: ObjectType, content: Uint8Array): Promise<string> {
+    return await sha1(objectHeader(type, content.length), content);
+  }
+
+  /** Writes a loose object unless it exists; temp file + rename, so a kill never leaves half an object. */
+  async write(type: ObjectType, content: Uint8Array): Promise<string> {
+    const header = objectHeader(type, content.length);
+    const oid = await sha1(header, content);
+    await this.writeHashed(oid, header, content);
+    return oid;
+  }
+
+  /** `write` for callers that already hold the native helpers and the hash (bulk adds). */
+  async writeHashed(oid: string, header: Uint8Array, content: Uint8Array): Promise<void> {
+    const path = this.#loosePath(oid);
+    try {
+      Deno.statSync(path);
+      return;
+    } catch { /* absent: write it */ }
+    const dir = `${this.#objects}/${oid.slice(0, 2)}`;
+    const temp = `${dir}/tmp_obj_${crypto.randomUUID()}`;
+    const data = await deflate(concatBytes([header, content]));
+    try {
+      Deno.writeFileSync(temp, data, { createNew: true, mode: 0o444 });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      Deno.mkdirSync(dir, { recursive: true });
+      Deno.writeFileSync(temp, data, { createNew: true, mode: 0o444 });
+    }
+    try {
+      Deno.renameSync(temp, path);
+    } catch (error) {
+      Deno.removeSync(temp);
+      throw error;
+    }
+  }
+
+  /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
+  async expand(prefix: string): Promise<string | null> {
+    const lower = prefix.toLowerCase();
+    if (isFullOid(lower)) return (await this.has(lower)) ? lower : null;
+    if (!/^[0-9a-f]{4,39}$/.test(lower)) return null;
+    const found = new Set<string>();
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${lower.slice(0, 2)}`)) {
+        const oid = lower.slice(0, 2) + entry.name;
+        if (entry.name.length === 38 && oid.startsWith(lower)) found.add(oid);
+      }
+    } catch { /* no such fan-out folder */ }
+    if (this.hasPacks()) { for (const oid of this.#packSet().matching(lower)) found.add(oid); }
+    if (found.size > 1) {
+      throw new PtermError(
+        "InvalidArgs",
+        `the short object name ${prefix} is ambiguous (it matches several objects); give more hex digits.`,
+      );
+    }
+    return found.size === 1 ? [...found][0] : null;
+  }
+}
+
+function isObjectType(type: string): type is ObjectType {
+  return type === "blob" || type === "tree" || type === "commit" || type === "tag";
+}
+
+// ---- tree, commit and tag objects ---------------------------------------------------------
+
+export interface TreeEntry {
+  /** Octal mode as git writes it in trees: 100644, 100755, 120000, 160000 or 40000. */
+  readonly mode: string;
+  readonly name: string;
+  readonly oid: string;
+}
+
+export const MODE_TREE = "40000";
+export const MODE_FILE = "100644";
+export const MODE_EXEC = "100755";
+export const MODE_LINK = "120000";
+export const MODE_GITLINK = "160000";
+
+export function parseTree(content: Uint8Array): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt("a tree object is truncated");
+    const mode = lenientDecoder.decode(content.subarray(i, space));
+    const name = lenientDecoder.decode(content.subarray(space + 1, nul));
+    entries.push({ mode: mode === "040000" ? MODE_TREE : mode, name, oid: toHex(content, nul + 1, nul + 21) });
+    i = nul + 21;
+  }
+  return entries;
+}
+
+/** Tree order: byte order of names, a subtree compared as if its name ended in `/`. */
+export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
+  const an = a.mode === MODE_TREE ? a.name + "/" : a.name;
+  const bn = b.mode === MODE_TREE ? b.name + "/" : b.name;
+  const ab = encoder.encode(an);
+  const bb = encoder.encode(bn);
+  const n = Math.min(ab.length, bb.length);
+  for (let i = 0; i < n; i++) if (ab[i] !== bb[i]) return ab[i] - bb[i];
+  return ab.length - bb.length;
+}
+
+export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
+  const sorted = [...entries].sort(compareTreeEntries);
+  const parts: Uint8Array[] = [];
+  for (const e of sorted) {
+    parts.push(encoder.encode(`${e.mode} ${e.name}\0`), fromHex(e.oid));
+  }
+  return concatBytes(parts);
+}
+
+export interface Signature {
+  readonly name: string;
+  readonly email: string;
+  /** Seconds since the epoch. */
+  readonly timestamp: number;
+  /** Minutes east of UTC. */
+  readonly tzOffset: number;
+}
+
+export interface Commit {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly author: Signature;
+  readonly committer: Signature;
+  /** The raw message (subject, blank line, body), as stored. */
+  readonly message: string;
+}
+
+function parseSignature(text: string): Signature {
+  const match = /^(.*?) ?<([^>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$/.exec(text);
+  if (!match) return { name: text, email: "", timestamp: 0, tzOffset: 0 };
+  const sign = match[4] === "-" ? -1 : 1;
+  return {
+    name: match[1],
+    email: match[2],
+    timestamp: Number(match[3]),
+    tzOffset: sign * (Number(match[5]) * 60 + Number(match[6])),
+  };
+}
+
+export function formatSignature(sig: Signature): string {
+  const sign = sig.tzOffset < 0 ? "-" : "+";
+  const abs = Math.abs(sig.tzOffset);
+  const tz = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+  return `${sig.name} <${sig.email}> ${sig.timestamp} ${tz}`;
+}
+
+/** Splits a raw object text into its header fields and its message (headers may continue on lines starting with a space). */
+function splitHeaders(text: string): { headers: [string, string][]; message: string } {
+  const end = text.indexOf("\n\n");
+  const head = end < 0 ? text : text.slice(0, end);
+  const message = end < 0 ? "" : text.slice(end + 2);
+  const headers: [string, string][] = [];
+  for (const line of head.split("\n")) {
+    if (line.startsWith(" ") && headers.length > 0) {
+      headers[headers.length - 1][1] += "\n" + line.slice(1);
+      continue;
+    }
+    const space = line.indexOf(" ");
+    headers.push(space < 0 ? [line, ""] : [line.slice(0, space), line.slice(space + 1)]);
+  }
+  return { headers, message };
+}
+
+export function parseCommit(content: Uint8Array): Commit {
+  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  let tree = "";
+  const parents: string[] = [];
+  let author: Signature | null = null;
+  let committer: Signature | null = null;
+  for (const [key, value] of headers) {
+    if (key === "tree") tree = value;
+    else if (key === "parent") parents.push(value);
+    else if (key === "author") author = parseSignature(value);
+    else if (key === "committer") committer = parseSignature(value);
+  }
+  if (!isFullOid(tree)) throw corrupt("a commit object has no tree");
+  author ??= { name: "", email: "", timestamp: 0, tzOffset: 0 };
+  return { tree, parents, author, committer: committer ?? author, message };
+}
+
+export function serializeCommit(commit: Commit): Uint8Array {
+  const lines = [`tree ${commit.tree}`];
+  for (const parent of commit.parents) lines.push(`parent ${parent}`);
+  lines.push(`author ${formatSignature(commit.author)}`, `committer ${formatSignature(commit.committer)}`);
+  return encoder.encode(`${lines.join("\n")}\n\n${commit.message}`);
+}
+
+export interface Tag {
+  readonly object: string;
+  readonly type: ObjectType;
+  readonly tag: string;
+  readonly tagger: Signature | null;
+  readonly message: string;
+}
+
+export function parseTag(content: Uint8Array): Tag {
+  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const get = (key: string) => headers.find(([k]) => k === key)?.[1];
+  const type = get("type") ?? "commit";
+  const tagger = get("tagger");
+  return {
+    object: get("object") ?? "",
+    type: isObjectType(type) ? type : "commit",
+    tag: get("tag") ?? "",
+    tagger: tagger ? parseSignature(tagger) : null,
+    message,
+  };
+}
+
+export function serializeTag(tag: Tag): Uint8Array {
+  const lines = [`object ${tag.object}`, `type ${tag.type}`, `tag ${tag.tag}`];
+  if (tag.tagger) lines.push(`tagger ${formatSignature(tag.tagger)}`);
+  return encoder.encode(`${lines.join("\n")}\n\n${tag.message}`);
+}
+
+/** The subject (first paragraph joined on one line, as git's %s) and the body of a message. */
+export function splitMessage(message: string): { subject: string; body: string } {
+  const trimmed = message.replace(/^\n+/, "");
+  const blank = trimmed.search(/\n[ \t]*\n/);
+  const first = blank < 0 ? trimmed : trimmed.slice(0, blank);
+  const rest = blank < 0 ? "" : trimmed.slice(blank).replace(/^\n[ \t]*\n+/, "");
+  return { subject: first.split("\n").map((l) => l.trim()).join(" ").trim(), body: rest.replace(/\s+$/, "") };
+}
+
+/**
+ * git's message clean-up for `commit -m` (cleanup mode "whitespace"): trailing whitespace
+ * removed from every line, leading and trailing blank lines dropped, runs of blank lines
+ * collapsed, and a final newline.
+ */
+export function cleanupMessage(message: string, stripComments = false): string {
+  let lines = message.split("\n").map((l) => l.replace(/[ \t\r\v\f]+$/, ""));
+  if (stripComments) lines = lines.filter((l) => !l.startsWith("#"));
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line === "" && (out.length === 0 || out[out.length - 1] === "")) continue;
+    out.push(line);
+  }
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out.length ? out.join("\n") + "\n" : "";
+}

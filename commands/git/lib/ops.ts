@@ -1,0 +1,507 @@
+/**
+ * The operations behind the subcommands and the patch API: reset, revert, tag, branches,
+ * branch switches and merges. Each runs inside a held repository lock on its in-memory index.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { comparePaths } from "./bytes.ts";
+import { resetIndexTo, restorePaths, switchTrees, writeBlob } from "./checkout.ts";
+import { clearSequenceState, commitIndex, readMergeHeads } from "./commit.ts";
+import { type GitAuthor, signatureNow } from "./identity.ts";
+import { emptyEntry, type Index, treeModeToMode } from "./index_file.ts";
+import { readCommit } from "./log.ts";
+import { applyMerge, isAncestor, mergeBases, mergeTrees } from "./merge.ts";
+import { cleanupMessage, parseTag, serializeTag, splitMessage } from "./objects.ts";
+import {
+  advanceHead,
+  checkBranchName,
+  checkTagName,
+  deleteRef,
+  listRefs,
+  readHead,
+  readRawRef,
+  resolveRefOid,
+  setHeadDetached,
+  setHeadSymbolic,
+  updateRef,
+} from "./refs.ts";
+import type { Repo } from "./repo.ts";
+import { dwimRef, peel, resolveCommit, resolveRevision } from "./revparse.ts";
+import { indexVsTree } from "./status.ts";
+import { type PathPolicy, WorktreeWriter } from "./worktree.ts";
+import { flattenTree } from "./tree.ts";
+
+export type ResetMode = "soft" | "mixed" | "hard";
+
+async function treeOf(repo: Repo, commit: string | null): Promise<string | null> {
+  return commit ? (await readCommit(repo, commit)).tree : null;
+}
+
+function writeStateFile(repo: Repo, name: string, text: string): void {
+  const path = `${repo.gitdir}/${name}`;
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temp, text);
+  Deno.renameSync(temp, path);
+}
+
+// ---- reset ---------------------------------------------------------------------------------
+
+export async function resetTo(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  mode: ResetMode,
+  author: GitAuthor,
+): Promise<{ head: string; changed_paths: string[] }> {
+  const target = await resolveCommit(repo, rev);
+  const head = readHead(repo);
+  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
+    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
+  }
+  const targetTree = await treeOf(repo, target);
+  let changed: string[] = [];
+  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "hard") {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
+    changed = result.changed;
+  }
+  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
+  await advanceHead(repo, target, {
+    expected: head.oid,
+    message: `reset: moving to ${rev}`,
+    who: signatureNow(author),
+  });
+  clearSequenceState(repo);
+  return { head: target, changed_paths: changed };
+}
+
+/** `reset [<rev>] -- <paths>`: those index entries take the version of rev (HEAD by default). */
+export async function resetPaths(repo: Repo, index: Index, rev: string | null, specs: readonly string[]) {
+  let tree: string | null = null;
+  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
+  return await resetIndexTo(repo, index, tree, specs);
+}
+
+/** Work-tree paths a reset or revert would change (so a caller can back them up first). */
+export async function pathsChangedBy(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  op: { kind: "reset"; ref: string; mode: ResetMode } | { kind: "revert"; ref: string },
+): Promise<string[]> {
+  const head = readHead(repo);
+  if (op.kind === "reset") {
+    if (op.mode !== "hard") return [];
+    const target = await resolveCommit(repo, op.ref);
+    const result = await switchTrees(
+      repo,
+      index,
+      policy,
+      await treeOf(repo, head.oid),
+      await treeOf(repo, target),
+      "hard",
+      "reset",
+      { dryRun: true },
+    );
+    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
+  }
+  const { base, theirs } = await revertTrees(repo, op.ref);
+  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, { ours: "HEAD", theirs: "revert" });
+  return [...merge.changes.keys()].filter((p) => !policy.hidden(p)).sort(comparePaths);
+}
+
+// ---- revert --------------------------------------------------------------------------------
+
+async function revertTrees(repo: Repo, rev: string) {
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`,
+    );
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  return { oid, commit, base: commit.tree, theirs: parentTree };
+}
+
+async function requireIndexMatchesHead(repo: Repo, index: Index, action: string): Promise<void> {
+  const headOid = readHead(repo).oid;
+  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
+  if (staged.size > 0 || index.hasConflicts()) {
+    const paths = [...staged.keys(), ...index.conflicts.keys()].sort(comparePaths);
+    throw new PtermError(
+      "UncommittedChanges",
+      `${action} needs an index that matches HEAD, but these paths have staged changes: ` +
+        `${paths.slice(0, 20).join(", ")}${
+          paths.length > 20 ? ", ..." : ""
+        }. Commit them or unstage them (git reset) first.`,
+      { result: { blocked_paths: paths.slice(0, 1000) } },
+    );
+  }
+}
+
+export async function revertCommit(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: { noCommit: boolean; author: GitAuthor },
+): Promise<{ reverted: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
+  await requireIndexMatchesHead(repo, index, "revert");
+  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
+  const short = oid.slice(0, 7);
+  const subject = splitMessage(commit.message).subject;
+  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: `parent of ${short} (${subject})`,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "revert");
+  const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
+    return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message,
+    author: options.author,
+    allowEmpty: true,
+    extraParents: [],
+  });
+  return { reverted: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
+}
+
+// ---- tags ----------------------------------------------------------------------------------
+
+export interface TagInfo {
+  name: string;
+  target: string;
+  type: "lightweight" | "annotated";
+  object: string;
+  message: string | null;
+}
+
+export async function describeTag(repo: Repo, name: string, object: string): Promise<TagInfo> {
+  const raw = await repo.objects.read(object);
+  if (raw.type === "tag") {
+    const tag = parseTag(raw.content);
+    const peeled = await peel(repo, object);
+    return { name, target: peeled.oid, type: "annotated", object, message: tag.message.replace(/\n+$/, "") };
+  }
+  return { name, target: object, type: "lightweight", object, message: null };
+}
+
+export async function listTags(repo: Repo): Promise<TagInfo[]> {
+  const out: TagInfo[] = [];
+  for (const [ref, oid] of listRefs(repo, "refs/tags")) out.push(await describeTag(repo, ref.slice(10), oid));
+  return out;
+}
+
+export async function createTag(
+  repo: Repo,
+  name: string,
+  options: { ref?: string; message?: string; author: GitAuthor; force?: boolean },
+): Promise<{ name: string; target: string }> {
+  checkTagName(name);
+  const refName = `refs/tags/${name}`;
+  const existing = resolveRefOid(repo, refName);
+  if (existing && !options.force) {
+    throw new PtermError(
+      "AlreadyExists",
+      `the tag ${name} already exists; pick another name or pass --force to move it.`,
+    );
+  }
+  const object = await resolveRevision(repo, options.ref ?? "HEAD");
+  let pointTo = object;
+  if (options.message !== undefined) {
+    const message = cleanupMessage(options.message, true);
+    if (message === "") throw new PtermError("InvalidArgs", "the tag message is empty; give --message some text.");
+    const type = (await repo.objects.read(object)).type;
+    pointTo = await repo.objects.write(
+      "tag",
+      serializeTag({ object, type, tag: name, tagger: signatureNow(options.author), message }),
+    );
+  }
+  await updateRef(repo, refName, pointTo, {
+    expected: existing,
+    message: `tag: ${name}`,
+    who: signatureNow(options.author),
+  });
+  const target = (await peel(repo, object)).oid;
+  return { name, target };
+}
+
+export async function deleteTag(repo: Repo, name: string): Promise<string> {
+  const refName = `refs/tags/${name}`;
+  const oid = resolveRefOid(repo, refName);
+  if (!oid) throw new PtermError("NotFound", `there is no tag ${name}; list tags with \`git tag\`.`);
+  await deleteRef(repo, refName, oid);
+  return oid;
+}
+
+// ---- branches ------------------------------------------------------------------------------
+
+export function listBranches(repo: Repo): { name: string; commit: string; current: boolean }[] {
+  const head = readHead(repo);
+  return [...listRefs(repo, "refs/heads")].map(([ref, commit]) => ({
+    name: ref.slice(11),
+    commit,
+    current: head.ref === ref,
+  }));
+}
+
+export async function createBranch(
+  repo: Repo,
+  name: string,
+  start: string,
+  author: GitAuthor,
+  force = false,
+): Promise<string> {
+  checkBranchName(name);
+  const ref = `refs/heads/${name}`;
+  const existing = resolveRefOid(repo, ref);
+  if (existing && !force) {
+    throw new PtermError(
+      "AlreadyExists",
+      `a branch named ${name} already exists; choose another name (or --force to reset it).`,
+    );
+  }
+  if (existing && readHead(repo).ref === ref) {
+    throw new PtermError("InvalidArgs", `${name} is the current branch; use git reset to move it.`);
+  }
+  const oid = await resolveCommit(repo, start);
+  await updateRef(repo, ref, oid, {
+    expected: existing,
+    message: `branch: Created from ${start}`,
+    who: signatureNow(author),
+  });
+  return oid;
+}
+
+export async function deleteBranch(repo: Repo, name: string, force: boolean): Promise<string> {
+  const ref = `refs/heads/${name}`;
+  const oid = resolveRefOid(repo, ref);
+  if (!oid) throw new PtermError("NotFound", `there is no branch ${name}; list branches with \`git branch\`.`);
+  const head = readHead(repo);
+  if (head.ref === ref) {
+    throw new PtermError(
+      "InvalidArgs",
+      `cannot delete ${name}: it is the current branch. Switch to another branch first.`,
+    );
+  }
+  if (!force && !(head.oid && (await isAncestor(repo, oid, head.oid)))) {
+    throw new PtermError(
+      "BranchNotMerged",
+      `the branch ${name} is not fully merged into HEAD; its commits would become unreachable. ` +
+        "Merge it first, or pass --force to delete it anyway.",
+    );
+  }
+  await deleteRef(repo, ref, oid);
+  return oid;
+}
+
+export async function renameBranch(
+  repo: Repo,
+  from: string,
+  to: string,
+  author: GitAuthor,
+  force: boolean,
+): Promise<string> {
+  checkBranchName(to);
+  const fromRef = `refs/heads/${from}`;
+  const toRef = `refs/heads/${to}`;
+  const oid = resolveRefOid(repo, fromRef);
+  if (!oid) throw new PtermError("NotFound", `there is no branch ${from}; list branches with \`git branch\`.`);
+  if (from === to) return oid;
+  const existing = resolveRefOid(repo, toRef);
+  if (existing && !force) {
+    throw new PtermError("AlreadyExists", `a branch named ${to} already exists; pass --force to overwrite it.`);
+  }
+  const who = signatureNow(author);
+  let reflog: string | null = null;
+  try {
+    reflog = Deno.readTextFileSync(`${repo.gitdir}/logs/${fromRef}`);
+  } catch { /* no reflog */ }
+  await deleteRef(repo, fromRef, oid);
+  if (reflog !== null) {
+    Deno.mkdirSync(`${repo.gitdir}/logs/${toRef}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    Deno.writeTextFileSync(`${repo.gitdir}/logs/${toRef}`, reflog);
+  }
+  await updateRef(repo, toRef, oid, { message: `Branch: renamed ${fromRef} to ${toRef}`, who });
+  if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);
+  return oid;
+}
+
+// ---- switching -----------------------------------------------------------------------------
+
+export interface SwitchOutcome {
+  branch: string | null;
+  head: string;
+  changed: string[];
+  withheld: string[];
+}
+
+/** Switches HEAD to a branch (or, detached, to a commit), updating index and work tree safely. */
+export async function switchTo(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  target: string,
+  options: { detach?: boolean; force?: boolean; createBranch?: string; author: GitAuthor },
+): Promise<SwitchOutcome> {
+  const head = readHead(repo);
+  const who = signatureNow(options.author);
+  let branchRef: string | null = null;
+  let commit: string;
+  if (options.createBranch) {
+    checkBranchName(options.createBranch);
+    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
+      throw new PtermError(
+        "AlreadyExists",
+        `a branch named ${options.createBranch} already exists; check it out without --create.`,
+      );
+    }
+    commit = await resolveCommit(repo, target);
+    branchRef = `refs/heads/${options.createBranch}`;
+  } else {
+    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
+    branchRef = local;
+    commit = local ? resolveRefOid(repo, local)! : await resolveCommit(repo, target);
+  }
+  const result = await switchTrees(
+    repo,
+    index,
+    policy,
+    await treeOf(repo, head.oid),
+    await treeOf(repo, commit),
+    options.force ? "force" : "safe",
+  );
+  const fromName = head.branch ?? head.oid?.slice(0, 7) ?? "(unborn)";
+  if (options.createBranch) {
+    await updateRef(repo, branchRef!, commit, { expected: null, message: `branch: Created from ${target}`, who });
+  }
+  if (branchRef) {
+    const toName = branchRef.slice(11);
+    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
+  } else {
+    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
+  }
+  return {
+    branch: branchRef ? branchRef.slice(11) : null,
+    head: commit,
+    changed: result.changed,
+    withheld: result.withheld,
+  };
+}
+
+export { restorePaths };
+
+// ---- merge ---------------------------------------------------------------------------------
+
+export type MergeOutcome =
+  | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
+  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
+
+export async function mergeInto(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: { noFf: boolean; message?: string; author: GitAuthor },
+): Promise<MergeOutcome> {
+  const head = readHead(repo);
+  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
+    throw new PtermError(
+      "Conflict",
+      "a merge is already in progress; commit the resolution or run `git merge --abort`.",
+    );
+  }
+  const theirs = await resolveCommit(repo, rev);
+  if (!head.oid) {
+    throw new PtermError(
+      "NotFound",
+      "the current branch has no commits yet; commit first (or check out the other branch).",
+    );
+  }
+  if (await isAncestor(repo, theirs, head.oid)) {
+    return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
+  }
+  const who = signatureNow(options.author);
+  const theirsName = dwimRef(repo, rev)?.startsWith("refs/heads/") ? `branch '${rev}'` : `commit '${rev}'`;
+  if (!options.noFf && (await isAncestor(repo, head.oid, theirs))) {
+    const result = await switchTrees(
+      repo,
+      index,
+      policy,
+      await treeOf(repo, head.oid),
+      await treeOf(repo, theirs),
+      "safe",
+      "merge",
+    );
+    writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
+    await advanceHead(repo, theirs, { expected: head.oid, message: `merge ${rev}: Fast-forward`, who });
+    return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
+  }
+  await requireIndexMatchesHead(repo, index, "merge");
+  const bases = await mergeBases(repo, head.oid, theirs);
+  const base = bases.length ? await treeOf(repo, bases[0]) : null;
+  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+    ours: "HEAD",
+    theirs: rev,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "merge");
+  const message = options.message ?? `Merge ${theirsName}${head.branch ? ` into ${head.branch}` : ""}`;
+  writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
+  if (applied.conflicts.length > 0) {
+    writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
+    writeStateFile(repo, "MERGE_MSG", `${message}\n`);
+    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    return {
+      outcome: "conflict",
+      head: head.oid,
+      commit_id: null,
+      changed: applied.changed,
+      conflicts: applied.conflicts,
+    };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message,
+    author: options.author,
+    allowEmpty: true,
+    extraParents: [theirs],
+    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`,
+  });
+  return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
+}
+
+/**
+ * `merge --abort`: every path the merge staged or left conflicted goes back to HEAD's version;
+ * other local changes (which the merge did not touch) are kept. Merge state files are removed.
+ */
+export async function abortMerge(repo: Repo, index: Index, policy: PathPolicy): Promise<string[]> {
+  if (readMergeHeads(repo).length === 0) {
+    throw new PtermError("NotFound", "there is no merge to abort (no MERGE_HEAD).");
+  }
+  const tree = await treeOf(repo, readHead(repo).oid);
+  const staged = await indexVsTree(repo, index, tree);
+  const paths = [...new Set([...staged.keys(), ...index.conflicts.keys()])].sort(comparePaths);
+  const flat = await flattenTree(repo, tree);
+  const writer = new WorktreeWriter(repo);
+  for (const path of paths) {
+    const target = flat.get(path);
+    if (!target) {
+      index.remove(path);
+      if (!policy.hidden(path)) writer.removeFile(path);
+      continue;
+    }
+    if (policy.hidden(path)) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
+    else index.set(await writeBlob(repo, writer, path, target), true);
+  }
+  clearSequenceState(repo);
+  return paths;
+}

@@ -1,0 +1,304 @@
+/**
+ * Reading packfiles (gitformat-pack: `.idx` version 2 and `.pack` versions 2 and 3, with
+ * OFS_DELTA and REF_DELTA chains). Objects are located by binary search in the index and read
+ * with positioned reads, so a large pack is never loaded whole, and — as git itself does — the
+ * pack's checksum is not recomputed on every read.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { fromHex, toHex } from "./bytes.ts";
+import type { ObjectType } from "./objects.ts";
+
+const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+
+export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
+
+function corrupt(message: string): PtermError {
+  return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
+}
+
+/**
+ * A pack index. Version 2: magic, fan-out, names, CRCs, 31-bit offsets, 64-bit offsets.
+ * Version 1 (git before 1.5.2): fan-out, then (offset, name) pairs.
+ */
+class PackIndex {
+  readonly count: number;
+  readonly #data: Uint8Array;
+  readonly #view: DataView;
+  readonly #v1: boolean;
+  readonly #fanoutAt: number;
+  readonly #namesAt: number;
+  /** Bytes from one name to the next. */
+  readonly #stride: number;
+  #sortedOffsets: Float64Array | null = null;
+
+  constructor(data: Uint8Array) {
+    this.#data = data;
+    this.#view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    this.#v1 = this.#view.getUint32(0) !== 0xff744f63;
+    if (!this.#v1 && this.#view.getUint32(4) !== 2) {
+      throw new PtermError(
+        "UnsupportedFormat",
+        `pack index version ${this.#view.getUint32(4)} is not supported (1 and 2 are).`,
+      );
+    }
+    this.#fanoutAt = this.#v1 ? 0 : 8;
+    this.#namesAt = this.#v1 ? 1024 + 4 : 8 + 1024;
+    this.#stride = this.#v1 ? 24 : 20;
+    this.count = this.#view.getUint32(this.#fanoutAt + 255 * 4);
+  }
+
+  #fanout(byte: number): number {
+    return this.#view.getUint32(this.#fanoutAt + byte * 4);
+  }
+
+  #compareAt(i: number, key: Uint8Array): number {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const d = this.#data[start + k] - key[k];
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+
+  /** The position of `oid` in the index, or -1. */
+  find(oid: string): number {
+    const key = fromHex(oid);
+    let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
+    let hi = this.#fanout(key[0]);
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const c = this.#compareAt(mid, key);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  /** Names starting with `prefix` (hex, even or odd length). */
+  matching(prefix: string): string[] {
+    const first = parseInt(prefix.slice(0, 2), 16);
+    const lo = first === 0 ? 0 : this.#fanout(first - 1);
+    const hi = this.#fanout(first);
+    const out: string[] = [];
+    for (let i = lo; i < hi; i++) {
+      const name = this.name(i);
+      if (name.startsWith(prefix)) out.push(name);
+    }
+    return out;
+  }
+
+  name(i: number): string {
+    const at = this.#namesAt + i * this.#stride;
+    return toHex(this.#data, at, at + 20);
+  }
+
+  offset(i: number): number {
+    if (this.#v1) return this.#view.getUint32(1024 + i * 24);
+    const offsetsAt = this.#namesAt + this.count * 24;
+    const small = this.#view.getUint32(offsetsAt + i * 4);
+    if ((small & 0x80000000) === 0) return small;
+    const largeAt = offsetsAt + this.count * 4 + (small & 0x7fffffff) * 8;
+    return this.#view.getUint32(largeAt) * 2 ** 32 + this.#view.getUint32(largeAt + 4);
+  }
+
+  /** Where the object at `offset` ends (the next object's start, or the pack's trailer). */
+  endOf(offset: number, packSize: number): number {
+    if (!this.#sortedOffsets) {
+      const all = new Float64Array(this.count);
+      for (let i = 0; i < this.count; i++) all[i] = this.offset(i);
+      this.#sortedOffsets = all.sort();
+    }
+    const sorted = this.#sortedOffsets;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid] <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sorted.length ? sorted[lo] : packSize - 20;
+  }
+}
+
+class Pack {
+  readonly index: PackIndex;
+  readonly #path: string;
+  readonly #size: number;
+
+  constructor(index: PackIndex, path: string) {
+    this.index = index;
+    this.#path = path;
+    this.#size = Deno.statSync(path).size;
+  }
+
+  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  read(offset: number, length: number): Uint8Array {
+    const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
+    const file = Deno.openSync(this.#path, { read: true });
+    try {
+      file.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < out.length) {
+        const n = file.readSync(out.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return out.subarray(0, got);
+    } finally {
+      file.close();
+    }
+  }
+
+  end(offset: number): number {
+    return this.index.endOf(offset, this.#size);
+  }
+}
+
+/** The packs of one repository, opened on first use. */
+export class PackSet {
+  readonly #dir: string;
+  #packs: Pack[] | null = null;
+  readonly #inflate: Inflate;
+  readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
+  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
+
+  constructor(
+    objectsDir: string,
+    inflate: Inflate,
+    resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>,
+  ) {
+    this.#dir = `${objectsDir}/pack`;
+    this.#inflate = inflate;
+    this.#resolveExternal = resolveExternal;
+  }
+
+  #open(): Pack[] {
+    if (this.#packs) return this.#packs;
+    const packs: Pack[] = [];
+    let names: string[] = [];
+    try {
+      names = [...Deno.readDirSync(this.#dir)].map((e) => e.name).filter((n) => n.endsWith(".idx")).sort();
+    } catch { /* no pack folder */ }
+    for (const name of names) {
+      const index = new PackIndex(Deno.readFileSync(`${this.#dir}/${name}`));
+      packs.push(new Pack(index, `${this.#dir}/${name.replace(/\.idx$/, ".pack")}`));
+    }
+    this.#packs = packs;
+    return packs;
+  }
+
+  has(oid: string): boolean {
+    return this.#open().some((p) => p.index.find(oid) >= 0);
+  }
+
+  matching(prefix: string): string[] {
+    return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+
+  async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i), 0);
+    }
+    return null;
+  }
+
+  async #readAt(pack: Pack, offset: number, depth: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+    if (depth > 64) throw corrupt("a delta chain in a pack is too long");
+    const key = `${offset}`;
+    const cached = this.#bases.get(key);
+    if (cached) return cached;
+    const end = pack.end(offset);
+    const raw = pack.read(offset, end - offset);
+    let p = 0;
+    let byte = raw[p++];
+    const typeCode = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 4;
+    while (byte & 0x80) {
+      byte = raw[p++];
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    let result: { type: ObjectType; content: Uint8Array };
+    if (typeCode === OFS_DELTA) {
+      byte = raw[p++];
+      let back = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = raw[p++];
+        back = (back + 1) * 128 + (byte & 0x7f);
+      }
+      const base = await this.#readAt(pack, offset - back, depth + 1);
+      const delta = await this.#inflate(raw.subarray(p));
+      result = { type: base.type, content: applyDelta(base.content, delta) };
+    } else if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, p, p + 20);
+      p += 20;
+      const base = await this.#resolveExternal(baseOid);
+      if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
+      const delta = await this.#inflate(raw.subarray(p));
+      result = { type: base.type, content: applyDelta(base.content, delta) };
+    } else {
+      const type = TYPES[typeCode];
+      if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+      const content = await this.#inflate(raw.subarray(p));
+      if (content.length !== size) throw corrupt("a packed object has the wrong size");
+      result = { type, content };
+    }
+    // Keep recent results: delta chains share their bases.
+    if (this.#bases.size > 256) this.#bases.clear();
+    this.#bases.set(key, result);
+    return result;
+  }
+}
+
+function readVarint(data: Uint8Array, at: { p: number }): number {
+  let value = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = data[at.p++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return value;
+}
+
+/** git's delta format: copy ranges of the base and insert literal bytes. */
+export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  const at = { p: 0 };
+  const baseSize = readVarint(delta, at);
+  if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
+  const size = readVarint(delta, at);
+  const out = new Uint8Array(size);
+  let o = 0;
+  while (at.p < delta.length) {
+    const op = delta[at.p++];
+    if (op & 0x80) {
+      let offset = 0;
+      let length = 0;
+      if (op & 0x01) offset |= delta[at.p++];
+      if (op & 0x02) offset |= delta[at.p++] << 8;
+      if (op & 0x04) offset |= delta[at.p++] << 16;
+      if (op & 0x08) offset += delta[at.p++] * 2 ** 24;
+      if (op & 0x10) length |= delta[at.p++];
+      if (op & 0x20) length |= delta[at.p++] << 8;
+      if (op & 0x40) length |= delta[at.p++] << 16;
+      if (length === 0) length = 0x10000;
+      out.set(base.subarray(offset, offset + length), o);
+      o += length;
+    } else if (op > 0) {
+      out.set(delta.subarray(at.p, at.p + op), o);
+      o += op;
+      at.p += op;
+    } else {
+      throw corrupt("a delta has a reserved instruction");
+    }
+  }
+  if (o !== size) throw corrupt("a delta produced the wrong size");
+  return out;
+}

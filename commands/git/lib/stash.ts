@@ -1,0 +1,198 @@
+/**
+ * The stash, stored exactly as git stores it so either tool can read the other's entries:
+ * `refs/stash` points to a "WIP" commit whose tree is the work tree (tracked files), whose first
+ * parent is HEAD and second parent an "index on" commit holding the index; earlier entries live
+ * in the reflog of refs/stash (stash@{n}).
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { ZERO_OID } from "./bytes.ts";
+import { switchTrees } from "./checkout.ts";
+import { type GitAuthor, signatureNow } from "./identity.ts";
+import { emptyEntry, Index, treeModeToMode } from "./index_file.ts";
+import { LockFile } from "./lock.ts";
+import { readCommit } from "./log.ts";
+import { applyMerge, mergeTrees } from "./merge.ts";
+import { sha1 } from "./codec.ts";
+import { objectHeader, serializeCommit, splitMessage } from "./objects.ts";
+import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeReflog } from "./refs.ts";
+import type { Repo } from "./repo.ts";
+import { indexVsTree, worktreeStatus } from "./status.ts";
+import { flattenTree, writeTreeFromIndex } from "./tree.ts";
+import { lstatTracked, type PathPolicy, readWorktreeContent, worktreeMode } from "./worktree.ts";
+
+const STASH_REF = "refs/stash";
+
+export interface StashEntry {
+  ref: string;
+  commit_id: string;
+  message: string;
+}
+
+export function listStash(repo: Repo): StashEntry[] {
+  const entries = readReflog(repo, STASH_REF);
+  return entries.reverse().map((e, i) => ({ ref: `stash@{${i}}`, commit_id: e.newOid, message: e.message }));
+}
+
+export function parseStashRef(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
+  }
+  return Number(match[1] ?? match[2]);
+}
+
+function entryAt(repo: Repo, n: number): ReflogEntry {
+  const entries = readReflog(repo, STASH_REF);
+  const entry = entries[entries.length - 1 - n];
+  if (!entry) {
+    throw new PtermError(
+      "NotFound",
+      entries.length === 0
+        ? "the stash is empty."
+        : `there is no stash@{${n}} (the stash has ${entries.length} entries).`,
+    );
+  }
+  return entry;
+}
+
+function cloneIndex(index: Index): Index {
+  const copy = new Index();
+  for (const [path, entry] of index.entries) copy.entries.set(path, { ...entry });
+  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
+  return copy;
+}
+
+export async function stashPush(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  author: GitAuthor,
+  message: string | undefined,
+): Promise<{ commit_id: string; message: string; changed: string[] } | null> {
+  const head = readHead(repo);
+  if (!head.oid) {
+    throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
+  }
+  if (index.hasConflicts()) {
+    throw new PtermError(
+      "Conflict",
+      "the index has unresolved conflicts; resolve them (edit, git add) before stashing.",
+    );
+  }
+  const headCommit = await readCommit(repo, head.oid);
+  const staged = await indexVsTree(repo, index, headCommit.tree);
+  const work = await worktreeStatus(repo, index, policy, { untracked: false });
+  if (staged.size === 0 && work.unstaged.size === 0) return null;
+  const branch = head.branch ?? "(no branch)";
+  const subject = splitMessage(headCommit.message).subject;
+  const sig = signatureNow(author);
+  const indexTree = await writeTreeFromIndex(repo, cloneIndex(index));
+  const indexCommit = await repo.objects.write(
+    "commit",
+    serializeCommit({
+      tree: indexTree,
+      parents: [head.oid],
+      author: sig,
+      committer: sig,
+      message: `index on ${branch}: ${head.oid.slice(0, 7)} ${subject}\n`,
+    }),
+  );
+  const worktree = cloneIndex(index);
+  for (const [path, change] of work.unstaged) {
+    if (change === "D") {
+      worktree.remove(path);
+      continue;
+    }
+    const info = lstatTracked(repo, path);
+    if (!info) continue;
+    const content = readWorktreeContent(repo, path, info);
+    const header = objectHeader("blob", content.length);
+    const oid = await sha1(header, content);
+    await repo.objects.writeHashed(oid, header, content);
+    worktree.set({ ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode)) });
+  }
+  const worktreeTree = await writeTreeFromIndex(repo, worktree);
+  const title = message !== undefined && message.trim() !== ""
+    ? `On ${branch}: ${message.trim()}`
+    : `WIP on ${branch}: ${head.oid.slice(0, 7)} ${subject}`;
+  const wip = await repo.objects.write(
+    "commit",
+    serializeCommit({
+      tree: worktreeTree,
+      parents: [head.oid, indexCommit],
+      author: sig,
+      committer: sig,
+      message: `${title}\n`,
+    }),
+  );
+  const current = readReflog(repo, STASH_REF);
+  await updateRef(repo, STASH_REF, wip, {
+    expected: current.length ? current[current.length - 1].newOid : null,
+    message: title,
+    who: sig,
+    forceLog: true,
+  });
+  const reset = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+  return { commit_id: wip, message: title, changed: reset.changed };
+}
+
+export async function stashApply(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  n: number,
+): Promise<{ commit_id: string; changed: string[]; conflicts: string[] }> {
+  const entry = entryAt(repo, n);
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
+  }
+  const wip = await readCommit(repo, entry.newOid);
+  if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
+  const baseTree = (await readCommit(repo, wip.parents[0])).tree;
+  const oursIndex = cloneIndex(index);
+  const oursTree = await writeTreeFromIndex(repo, oursIndex);
+  const merge = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
+    ours: "Updated upstream",
+    theirs: "Stashed changes",
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "stash apply");
+  if (applied.conflicts.length === 0) {
+    // Like git: the index goes back to what it was, except that files new in the stash stay staged.
+    const ours = await flattenTree(repo, oursTree);
+    for (const path of applied.changed) {
+      const before = ours.get(path);
+      if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
+    }
+  }
+  return { commit_id: entry.newOid, changed: applied.changed, conflicts: applied.conflicts };
+}
+
+export async function stashDrop(repo: Repo, n: number): Promise<string> {
+  const entry = entryAt(repo, n);
+  const lock = await LockFile.acquire(`${repo.gitdir}/${STASH_REF}`, "the stash");
+  try {
+    const entries = readReflog(repo, STASH_REF);
+    const k = entries.length - 1 - n;
+    const rest = entries.filter((_, i) => i !== k);
+    if (rest.length === 0) {
+      lock.rollback();
+      await deleteRef(repo, STASH_REF);
+      return entry.newOid;
+    }
+    // Keep the chain consistent (git reflog delete --rewrite): the next entry's old value is the previous one's new.
+    if (k < rest.length) rest[k] = { ...rest[k], oldOid: k > 0 ? rest[k - 1].newOid : ZERO_OID };
+    writeReflog(repo, STASH_REF, rest);
+    lock.commit(`${rest[rest.length - 1].newOid}\n`);
+    return entry.newOid;
+  } finally {
+    lock.rollback();
+  }
+}
+
+export async function stashClear(repo: Repo): Promise<number> {
+  const count = readReflog(repo, STASH_REF).length;
+  if (count > 0) await deleteRef(repo, STASH_REF);
+  return count;
+}

@@ -1,0 +1,239 @@
+/**
+ * The work tree: which paths pterm may see, and reading / writing files without ever following
+ * a symlink out of the repository.
+ *
+ * Secret paths (a `secrets/` folder or a `.env*` name, core/paths.ts) and — when the repository
+ * is the workspace root itself — pterm's own state (`audit/`, `artifacts/`, `sessions/`,
+ * `pterm.json`) are invisible: never hashed, staged, diffed, shown or written.
+ *
+ * Writes go through `safeWorktreePath`: every folder on the way must be a real folder inside
+ * the work tree (a symlink there is refused, as git refuses "beyond a symbolic link"), so a link
+ * checked out or planted in the tree can never redirect a later write outside.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { isSecretPath, isStatePath } from "../../../core/paths.ts";
+import { encoder } from "./bytes.ts";
+import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
+import type { Repo } from "./repo.ts";
+
+export type HiddenKind = "secret" | "state";
+
+export interface PathPolicy {
+  /** Why `path` (relative to the work tree) is invisible to pterm, or null. */
+  hidden(path: string): HiddenKind | null;
+  /** `hidden` for `name` inside the visible folder `dir` ("" for the top): checks only the new segment. */
+  hiddenChild(dir: string, name: string): HiddenKind | null;
+}
+
+/** The policy for a repository at `repoRel` (relative to the workspace root, "." for the root). */
+export function pathPolicy(repoRel: string): PathPolicy {
+  const atRoot = repoRel === "." || repoRel === "";
+  return {
+    hidden(path: string): HiddenKind | null {
+      if (isSecretPath(path)) return "secret";
+      if (atRoot && isStatePath(path)) return "state";
+      return null;
+    },
+    hiddenChild(dir: string, name: string): HiddenKind | null {
+      const c = name.charCodeAt(0);
+      // Fast exit for names that cannot be "secrets" or ".env*" (s/S or .).
+      if ((c === 0x73 || c === 0x53 || c === 0x2e) && isSecretPath(name)) return "secret";
+      if (atRoot && dir === "" && isStatePath(name)) return "state";
+      return null;
+    },
+  };
+}
+
+/** A path that came from a tree, the index or the agent, checked like git's verify_path. */
+export function checkRepoPath(path: string, what = "the path"): void {
+  const bad = path === "" || path.startsWith("/") || path.endsWith("/") || path.includes("\0") ||
+    path.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git");
+  if (bad) {
+    throw new PtermError(
+      "PathEscape",
+      `${what} \`${path}\` is not a valid path inside the repository (empty, absolute, ., .. or .git segments are refused).`,
+    );
+  }
+}
+
+/** Normalizes a path the agent gave relative to the work tree ("./a//b/" → "a/b"; "." → ""). */
+export function normalizeUserPath(path: string): string {
+  if (path.includes("\\")) {
+    throw new PtermError("InvalidPath", `\`${path}\` contains a backslash; separate folders with /.`);
+  }
+  if (path.startsWith("/")) {
+    throw new PtermError("PathEscape", `\`${path}\` is absolute; give paths relative to the repository (--repo).`);
+  }
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) {
+    throw new PtermError("PathEscape", `\`${path}\` contains a .. segment; paths may not leave the repository.`);
+  }
+  if (parts.some((p) => p.toLowerCase() === ".git")) {
+    throw new PtermError(
+      "PathEscape",
+      `\`${path}\` points into .git; pterm never touches the repository's internals by path.`,
+    );
+  }
+  return parts.join("/");
+}
+
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
+    throw error;
+  }
+}
+
+/** Checks of folders already verified during one operation, so a checkout of many files stays cheap. */
+export class WorktreeWriter {
+  readonly repo: Repo;
+  readonly #verified = new Set<string>([""]);
+
+  constructor(repo: Repo) {
+    this.repo = repo;
+  }
+
+  /**
+   * The absolute path for writing `path`: each folder on the way must be a real folder (created
+   * when missing). A symlink or a file in the way is refused.
+   */
+  prepare(path: string): string {
+    checkRepoPath(path);
+    const parts = path.split("/");
+    let dir = "";
+    for (let i = 0; i < parts.length - 1; i++) {
+      dir = dir ? `${dir}/${parts[i]}` : parts[i];
+      if (this.#verified.has(dir)) continue;
+      const abs = `${this.repo.dir}/${dir}`;
+      const info = lstatOrNull(abs);
+      if (info === null) {
+        Deno.mkdirSync(abs);
+      } else if (info.isSymlink) {
+        throw new PtermError(
+          "PathEscape",
+          `refusing to write ${path}: ${dir} is a symbolic link, and pterm never writes through links ` +
+            "(it could lead outside the repository). Remove or rename the link first.",
+        );
+      } else if (!info.isDirectory) {
+        throw new PtermError(
+          "UncommittedChanges",
+          `cannot write ${path}: ${dir} is a file that is in the way. Move or delete it, then retry.`,
+        );
+      }
+      this.#verified.add(dir);
+    }
+    return `${this.repo.dir}/${path}`;
+  }
+
+  /** Replaces whatever is at `path` with a regular file (symlinks are written as plain files holding their target). */
+  writeFile(path: string, content: Uint8Array, mode: number): Deno.FileInfo {
+    const abs = this.prepare(path);
+    const existing = lstatOrNull(abs);
+    if (existing?.isDirectory) {
+      removeTreeIfEmptyOrThrow(abs, path);
+    } else if (existing) {
+      Deno.removeSync(abs);
+    }
+    const fileMode = mode === S_IFREG_755 ? 0o755 : 0o644;
+    // A short name beside the target (a long file name plus a suffix could exceed the name limit).
+    const temp = `${abs.slice(0, abs.lastIndexOf("/"))}/.pterm-${crypto.randomUUID().slice(0, 12)}.tmp`;
+    Deno.writeFileSync(temp, content, { createNew: true, mode: fileMode });
+    if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
+    Deno.renameSync(temp, abs);
+    return Deno.lstatSync(abs);
+  }
+
+  /** Removes a tracked file and then its folders that became empty (as git does). */
+  removeFile(path: string): void {
+    checkRepoPath(path);
+    const abs = `${this.repo.dir}/${path}`;
+    this.prepareParentsReadOnly(path);
+    const info = lstatOrNull(abs);
+    if (info === null) return;
+    if (info.isDirectory) return;
+    Deno.removeSync(abs);
+    this.pruneEmptyParents(path);
+  }
+
+  /** Refuses to act below a symlinked folder, without creating anything. */
+  prepareParentsReadOnly(path: string): void {
+    const parts = path.split("/");
+    let dir = "";
+    for (let i = 0; i < parts.length - 1; i++) {
+      dir = dir ? `${dir}/${parts[i]}` : parts[i];
+      if (this.#verified.has(dir)) continue;
+      const info = lstatOrNull(`${this.repo.dir}/${dir}`);
+      if (info === null || !info.isDirectory || info.isSymlink) {
+        if (info?.isSymlink) {
+          throw new PtermError("PathEscape", `refusing to touch ${path}: ${dir} is a symbolic link.`);
+        }
+        return;
+      }
+      this.#verified.add(dir);
+    }
+  }
+
+  pruneEmptyParents(path: string): void {
+    const parts = path.split("/");
+    for (let i = parts.length - 1; i > 0; i--) {
+      const dir = parts.slice(0, i).join("/");
+      try {
+        Deno.removeSync(`${this.repo.dir}/${dir}`);
+        this.#verified.delete(dir);
+      } catch {
+        break;
+      }
+    }
+  }
+}
+
+function removeTreeIfEmptyOrThrow(abs: string, path: string): void {
+  try {
+    Deno.removeSync(abs);
+  } catch {
+    throw new PtermError(
+      "UncommittedChanges",
+      `cannot write ${path}: a folder with files in it is in the way. Move or delete it, then retry.`,
+    );
+  }
+}
+
+/** The bytes git hashes for a work-tree file: its content, or a symlink's target. */
+export function readWorktreeContent(repo: Repo, path: string, info: Deno.FileInfo): Uint8Array {
+  const abs = `${repo.dir}/${path}`;
+  if (info.isSymlink) return encoder.encode(Deno.readLinkSync(abs));
+  return Deno.readFileSync(abs);
+}
+
+/** The index mode of a work-tree file. */
+export function worktreeMode(repo: Repo, info: Deno.FileInfo, indexMode?: number): number {
+  if (info.isSymlink) return S_IFLNK;
+  // A link checked out as a plain file (pterm never creates links) keeps its link mode, as with core.symlinks=false.
+  if (indexMode === S_IFLNK) return S_IFLNK;
+  if (!repo.fileMode) return indexMode === S_IFREG_755 ? S_IFREG_755 : S_IFREG_644;
+  return ((info.mode ?? 0) & 0o111) !== 0 ? S_IFREG_755 : S_IFREG_644;
+}
+
+export function lstatWorktree(repo: Repo, path: string): Deno.FileInfo | null {
+  return lstatOrNull(`${repo.dir}/${path}`);
+}
+
+/**
+ * lstat of `path` when every folder on the way is a real folder; null when the path is absent
+ * or hidden behind a symlink or a file (git treats those as "not in the work tree").
+ */
+export function lstatTracked(repo: Repo, path: string): Deno.FileInfo | null {
+  const slash = path.lastIndexOf("/");
+  if (slash > 0) {
+    let dir = "";
+    for (const part of path.slice(0, slash).split("/")) {
+      dir = dir ? `${dir}/${part}` : part;
+      const info = lstatOrNull(`${repo.dir}/${dir}`);
+      if (!info?.isDirectory) return null;
+    }
+  }
+  return lstatOrNull(`${repo.dir}/${path}`);
+}

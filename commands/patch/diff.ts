@@ -1,0 +1,673 @@
+/**
+ * `git.diff`: unified diffs as `git diff` writes them, and as models write them.
+ *
+ * What we took from the reference tools and what we do differently:
+ * - openai/codex `apply-patch` (`seek_sequence`) relaxes matching in passes (exact, trailing
+ *   whitespace, all surrounding whitespace, Unicode punctuation) but returns the *first*
+ *   position that matches, scanning forward from a cursor: a hunk whose context repeats in the
+ *   file lands on whichever copy comes first. It also has no fuzz for changed context lines.
+ * - aider's search/replace (`search_replace.py`) replaces *every* occurrence of the search
+ *   text (its uniqueness check is commented out) and falls back to diff-match-patch fuzzy
+ *   matching, whose threshold applies to the whole text — removed lines included — so a
+ *   near-miss can delete a line the model never saw.
+ * Here every relaxed strategy (whitespace at the stated place, shifted, fuzzy) must find
+ * exactly one place or the hunk is refused with AmbiguousMatch listing all of them; the fuzzy
+ * pass relaxes context lines only, never the lines a hunk removes; a hunk that matched with a
+ * consistent indentation shift gets its added lines re-indented the same way; and the
+ * strategy that applied each hunk is reported.
+ */
+
+import { lineSimilarity } from "./keys.ts";
+import { TextDoc } from "./text.ts";
+
+export type Strategy = "exact" | "whitespace" | "shifted" | "fuzzy";
+
+export interface HunkLine {
+  readonly kind: " " | "-" | "+";
+  readonly text: string;
+}
+
+export interface Hunk {
+  /** Stated 1-based start of the old side, null when the `@@` line gives no numbers. */
+  readonly oldStart: number | null;
+  readonly oldCount: number | null;
+  readonly lines: readonly HunkLine[];
+  /** `\ No newline at end of file` after the last old / new line. */
+  readonly oldNoNewline: boolean;
+  readonly newNoNewline: boolean;
+  /** Line of the `@@` header in the patch. */
+  readonly patchLine: number;
+}
+
+export interface FileDiff {
+  /** Path before (null: the file is created). */
+  readonly oldPath: string | null;
+  /** Path after (null: the file is deleted). */
+  readonly newPath: string | null;
+  readonly newMode: number | null;
+  /** Whether the diff names its files (`---`/`+++` or `diff --git`); a bare hunk list does not. */
+  readonly hasPaths: boolean;
+  readonly hunks: readonly Hunk[];
+  readonly binary: boolean;
+  readonly patchLine: number;
+}
+
+export class DiffParseError extends Error {
+  constructor(readonly line: number, readonly expected: string, readonly found: string, message: string) {
+    super(message);
+  }
+}
+
+const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
+const FENCE_LINE = /^(```|~~~)/;
+
+function unquote(path: string): string {
+  if (!path.startsWith('"')) return path;
+  const inner = path.slice(1, path.lastIndexOf('"'));
+  const bytes: number[] = [];
+  const enc = new TextEncoder();
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c !== "\\") {
+      bytes.push(...enc.encode(c));
+      continue;
+    }
+    const n = inner[++i];
+    if (/[0-7]/.test(n)) {
+      bytes.push(parseInt(inner.slice(i, i + 3), 8));
+      i += 2;
+    } else {
+      const map: Record<string, string> = {
+        n: "\n",
+        t: "\t",
+        '"': '"',
+        "\\": "\\",
+        a: "\x07",
+        b: "\b",
+        f: "\f",
+        r: "\r",
+        v: "\v",
+      };
+      bytes.push(...enc.encode(map[n] ?? n));
+    }
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
+/** A `---`/`+++` path: unquoted, timestamp dropped; null for /dev/null. */
+function headerPath(raw: string): string | null {
+  let path = raw.trim();
+  if (!path.startsWith('"')) path = path.split("\t")[0].trim();
+  path = unquote(path);
+  if (path === "/dev/null") return null;
+  return path;
+}
+
+function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
+  if (path === null) return null;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+
+/** `diff --git a/x b/y`: the two paths when they can be told apart. */
+function gitHeaderPaths(rest: string): { old: string; new: string } | null {
+  const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
+  if (quoted) return { old: unquote(quoted[1]), new: unquote(quoted[2]) };
+  const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
+  if (plain) return { old: plain[1], new: plain[2] };
+  const parts = rest.split(" ");
+  if (parts.length === 2) return { old: parts[0], new: parts[1] };
+  return null;
+}
+
+interface Draft {
+  oldPath: string | null | undefined;
+  newPath: string | null | undefined;
+  gitOld?: string;
+  gitNew?: string;
+  newMode: number | null;
+  created: boolean;
+  deleted: boolean;
+  renameFrom?: string;
+  renameTo?: string;
+  hunks: Hunk[];
+  binary: boolean;
+  patchLine: number;
+  sawHeaders: boolean;
+}
+
+/**
+ * Parses a diff body. `lines` are the body lines, `firstLine` the patch line of the first.
+ * Tolerates: code fences, prose before the diff, `@@` lines without numbers or with wrong
+ * counts, empty context lines written without their leading space.
+ */
+export function parseDiff(lines: readonly string[], firstLine: number): FileDiff[] {
+  const at = (i: number) => firstLine + i;
+  const text = lines.filter((l) => !FENCE_LINE.test(l));
+  const lineNo: number[] = [];
+  lines.forEach((l, i) => {
+    if (!FENCE_LINE.test(l)) lineNo.push(at(i));
+  });
+
+  const files: Draft[] = [];
+  let current: Draft | null = null;
+  const start = (patchLine: number): Draft => {
+    const draft: Draft = {
+      oldPath: undefined,
+      newPath: undefined,
+      newMode: null,
+      created: false,
+      deleted: false,
+      hunks: [],
+      binary: false,
+      patchLine,
+      sawHeaders: false,
+    };
+    files.push(draft);
+    return draft;
+  };
+
+  let i = 0;
+  // Prose before the diff is skipped.
+  while (i < text.length && !/^(diff --git |--- |@@)/.test(text[i])) i++;
+  if (i === text.length) {
+    throw new DiffParseError(
+      lineNo[0] ?? firstLine,
+      "a unified diff (`--- a/<path>`, `+++ b/<path>`, `@@ … @@` hunks)",
+      text[0] ?? "",
+      "the git.diff body holds no diff: expected `--- a/<path>` / `+++ b/<path>` lines and `@@ … @@` hunks",
+    );
+  }
+
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("diff --git ")) {
+      current = start(lineNo[i]);
+      const paths = gitHeaderPaths(t.slice("diff --git ".length));
+      if (paths) {
+        current.gitOld = paths.old;
+        current.gitNew = paths.new;
+      }
+      continue;
+    }
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
+      if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
+      current.oldPath = headerPath(t.slice(4));
+      current.newPath = headerPath(text[i + 1].slice(4));
+      current.sawHeaders = true;
+      i++;
+      continue;
+    }
+    if (t.startsWith("@@")) {
+      current ??= start(lineNo[i]);
+      const parsed = parseHunk(text, lineNo, i);
+      current.hunks.push(parsed.hunk);
+      i = parsed.next - 1;
+      continue;
+    }
+    if (current && !current.sawHeaders && current.hunks.length === 0) {
+      const ext =
+        /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) ?(.*)$/
+          .exec(t);
+      if (ext) {
+        const [, key, value] = ext;
+        if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
+        if (key === "new file mode") current.created = true;
+        if (key === "deleted file mode") current.deleted = true;
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
+        continue;
+      }
+    }
+    if (/^(Binary files .* differ|GIT binary patch)/.test(t)) {
+      if (current) current.binary = true;
+      continue;
+    }
+    if (t.trim() === "") continue;
+    // Prose after the last hunk ("This renames …") is dropped; text between hunks is an error.
+    const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
+    if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
+    throw new DiffParseError(
+      lineNo[i],
+      "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk",
+      t,
+      `line ${lineNo[i]}: unexpected line in the diff: \`${
+        t.length > 80 ? t.slice(0, 80) + "…" : t
+      }\`; expected \`diff --git\`, \`---\`/\`+++\` headers or an \`@@ … @@\` hunk`,
+    );
+  }
+
+  return files.map(finishFile);
+}
+
+function finishFile(d: Draft): FileDiff {
+  let oldPath: string | null;
+  let newPath: string | null;
+  let hasPaths = true;
+  if (d.oldPath !== undefined || d.newPath !== undefined) {
+    oldPath = d.oldPath ?? null;
+    newPath = d.newPath ?? null;
+    const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) &&
+      (newPath === null || newPath.startsWith("b/"));
+    if (bothPrefixed) {
+      oldPath = stripPrefix(oldPath, "a/");
+      newPath = stripPrefix(newPath, "b/");
+    }
+  } else if (d.gitOld !== undefined && d.gitNew !== undefined) {
+    // Headers only (mode change, pure rename, empty new file): paths from `diff --git`.
+    const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
+    oldPath = d.created ? null : prefixed ? d.gitOld.slice(2) : d.gitOld;
+    newPath = d.deleted ? null : prefixed ? d.gitNew.slice(2) : d.gitNew;
+  } else {
+    oldPath = null;
+    newPath = null;
+    hasPaths = false;
+  }
+  if (d.renameFrom !== undefined && d.renameTo !== undefined) {
+    oldPath = d.renameFrom;
+    newPath = d.renameTo;
+  }
+  if (d.created) oldPath = null;
+  if (d.deleted) newPath = null;
+  return { oldPath, newPath, newMode: d.newMode, hasPaths, hunks: d.hunks, binary: d.binary, patchLine: d.patchLine };
+}
+
+function parseHunk(text: readonly string[], lineNo: readonly number[], at: number): { hunk: Hunk; next: number } {
+  const header = HUNK_HEADER.exec(text[at]);
+  const oldStart = header?.[1] !== undefined ? Number(header[1]) : null;
+  const oldCount = header?.[1] !== undefined ? (header[2] !== undefined ? Number(header[2]) : 1) : null;
+  const hunkLines: HunkLine[] = [];
+  /** Which hunk lines were written as a bare empty line (a context line that lost its space). */
+  const bare: boolean[] = [];
+  let oldNoNewline = false;
+  let newNoNewline = false;
+  let oldSeen = 0;
+  let i = at + 1;
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
+    const countsDone = oldCount === null || oldSeen >= oldCount;
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
+    if (t.startsWith("\\")) {
+      const last = hunkLines[hunkLines.length - 1];
+      if (last?.kind !== "+") oldNoNewline = true;
+      if (last?.kind !== "-") newNoNewline = true;
+      continue;
+    }
+    const kind = t[0];
+    if (t === "" || t === "\r") {
+      hunkLines.push({ kind: " ", text: "" });
+      bare.push(true);
+      oldSeen++;
+    } else if (kind === " " || kind === "-" || kind === "+") {
+      hunkLines.push({ kind, text: t.slice(1) });
+      bare.push(false);
+      if (kind !== "+") oldSeen++;
+    } else {
+      break;
+    }
+  }
+  // Bare blank lines after the hunk separate it from what follows, unless the stated count needs them.
+  while (hunkLines.length > 0 && bare[bare.length - 1] && (oldCount === null || oldSeen > oldCount)) {
+    hunkLines.pop();
+    bare.pop();
+    oldSeen--;
+  }
+  return {
+    hunk: { oldStart, oldCount, lines: hunkLines, oldNoNewline, newNoNewline, patchLine: lineNo[at] },
+    next: i,
+  };
+}
+
+// ---- application ----------------------------------------------------------------------------
+
+export interface HunkReport {
+  /** 1-based hunk number within its file. */
+  readonly hunk: number;
+  readonly strategy: Strategy;
+  /** 1-based line where the hunk's old side was found (before this hunk applied). */
+  readonly at_line: number;
+  readonly stated_line: number | null;
+  /** Added lines were re-indented by this prefix ("+  ") or with it removed ("-  "). */
+  readonly reindent?: string;
+}
+
+export type HunkFailure =
+  | {
+    readonly kind: "no-match";
+    readonly hunk: number;
+    readonly patchLine: number;
+    readonly closest: { line: number; similarity: number; text: string[] } | null;
+  }
+  | {
+    readonly kind: "ambiguous";
+    readonly hunk: number;
+    readonly patchLine: number;
+    readonly strategy: Strategy;
+    readonly lines: readonly number[];
+    readonly texts: readonly string[];
+  }
+  | { readonly kind: "no-anchor"; readonly hunk: number; readonly patchLine: number };
+
+export class HunkError extends Error {
+  constructor(readonly failure: HunkFailure) {
+    super(failure.kind);
+  }
+}
+
+function squash(line: string): string {
+  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+}
+
+/** The similarity a context line needs in the fuzzy pass, and the average the hunk needs. */
+const FUZZY_LINE = 0.5;
+const FUZZY_MEAN = 0.7;
+
+interface Candidate {
+  pos: number;
+  /** Hunk lines actually used (fuzzy may drop outer context lines). */
+  lines: readonly HunkLine[];
+  score: number;
+}
+
+export interface ApplyOptions {
+  /**
+   * The diff carries its own line endings (its lines end in `\r` where the file's do, as in a
+   * diff `git diff` wrote of a CRLF file); otherwise added lines take the file's style.
+   */
+  readonly keepLineEndings?: boolean;
+}
+
+/** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
+export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyOptions = {}): HunkReport[] {
+  const reports: HunkReport[] = [];
+  let sizeDelta = 0;
+  let drift = 0;
+  // Regions earlier hunks wrote (current coordinates): a later hunk may land before or after
+  // them — models do not always keep hunks in order — but never on them.
+  const written: Written = [];
+  hunks.forEach((hunk, h) => {
+    const number = h + 1;
+    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let expected: number | null = null;
+    if (hunk.oldStart !== null) {
+      const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
+      expected = stated + sizeDelta + drift;
+    }
+    const placed = place(doc, hunk, old, expected, written, number);
+    const { pos, lines, strategy } = placed;
+    const oldLen = lines.filter((l) => l.kind !== "+").length;
+    const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
+    const replacement: string[] = [];
+    let k = pos;
+    for (const l of lines) {
+      if (l.kind === " ") replacement.push(doc.lines[k++]);
+      else if (l.kind === "-") k++;
+      else replacement.push(reindent ? reindent.apply(l.text) : l.text);
+    }
+    const touchesEnd = pos + oldLen === doc.length;
+    const addedAdopted = options.keepLineEndings ? replacement : adoptAdded(doc, lines, replacement);
+    doc.splice(pos, oldLen, addedAdopted);
+    if (touchesEnd && doc.length > 0) {
+      if (hunk.newNoNewline) {
+        doc.finalNewline = false;
+        const last = doc.length - 1;
+        // A CRLF file whose last line loses its newline loses its `\r` with it.
+        if (!options.keepLineEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
+          doc.splice(last, 1, [doc.lines[last].slice(0, -1)]);
+        }
+      } else if (hunk.oldNoNewline || !doc.finalNewline) doc.finalNewline = true;
+    }
+    if (expected !== null) drift += pos - expected;
+    sizeDelta += addedAdopted.length - oldLen;
+    const shift = addedAdopted.length - oldLen;
+    for (const region of written) {
+      if (region.start >= pos + oldLen) {
+        region.start += shift;
+        region.end += shift;
+      }
+    }
+    written.push({ start: pos, end: pos + addedAdopted.length });
+    reports.push({
+      hunk: number,
+      strategy,
+      at_line: pos + 1,
+      stated_line: hunk.oldStart,
+      ...(reindent ? { reindent: reindent.label } : {}),
+    });
+  });
+  return reports;
+}
+
+/** Added lines take the file's line ending; context lines stay exactly as the file has them. */
+function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: string[]): string[] {
+  const crlf = doc.style === "crlf";
+  let r = 0;
+  const out: string[] = [];
+  for (const l of lines) {
+    if (l.kind === "-") continue;
+    const text = replacement[r++];
+    if (l.kind === " ") out.push(text);
+    else out.push(crlf && !text.endsWith("\r") ? text + "\r" : text);
+  }
+  return out;
+}
+
+type Written = { start: number; end: number }[];
+
+/** Whether old lines at `pos` would overlap what an earlier hunk wrote. */
+function overlaps(written: Written, pos: number, length: number): boolean {
+  const end = pos + Math.max(length, 1);
+  return written.some((r) => pos < Math.max(r.end, r.start + 1) && end > r.start);
+}
+
+function matchesAt(
+  doc: TextDoc,
+  pos: number,
+  old: readonly HunkLine[],
+  same: (a: string, b: string) => boolean,
+): boolean {
+  if (pos < 0 || pos + old.length > doc.length) return false;
+  for (let k = 0; k < old.length; k++) if (!same(doc.plain(pos + k), old[k].text)) return false;
+  return true;
+}
+
+const exactly = (a: string, b: string) => a === b || a === b.replace(/\r$/, "");
+const looseWhitespace = (a: string, b: string) => squash(a) === squash(b);
+
+function allPositions(
+  doc: TextDoc,
+  old: readonly HunkLine[],
+  written: Written,
+  same: (a: string, b: string) => boolean,
+): number[] {
+  const found: number[] = [];
+  for (let p = 0; p + old.length <= doc.length; p++) {
+    if (matchesAt(doc, p, old, same) && !overlaps(written, p, old.length)) found.push(p);
+  }
+  return found;
+}
+
+function place(
+  doc: TextDoc,
+  hunk: Hunk,
+  old: readonly HunkLine[],
+  expected: number | null,
+  written: Written,
+  number: number,
+): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
+  const lines = hunk.lines;
+  if (old.length === 0) {
+    // Nothing to anchor on but the line number (a new file, or a pure insertion without context).
+    if (expected !== null && expected >= 0 && expected <= doc.length) {
+      return { pos: expected, lines, strategy: "exact" };
+    }
+    if (doc.length === 0) return { pos: 0, lines, strategy: "exact" };
+    throw new HunkError({ kind: "no-anchor", hunk: number, patchLine: hunk.patchLine });
+  }
+  if (expected !== null && !overlaps(written, expected, old.length)) {
+    if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
+    if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
+  }
+  for (const same of [exactly, looseWhitespace]) {
+    const found = allPositions(doc, old, written, same);
+    if (found.length === 1) {
+      const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
+      return { pos: found[0], lines, strategy };
+    }
+    if (found.length > 1) {
+      throw new HunkError({
+        kind: "ambiguous",
+        hunk: number,
+        patchLine: hunk.patchLine,
+        strategy: "shifted",
+        lines: found.map((p) => p + 1),
+        texts: found.map((p) => doc.plain(p)),
+      });
+    }
+  }
+  const fuzzy = fuzzyCandidates(doc, lines, written);
+  if (fuzzy.length === 1) return { pos: fuzzy[0].pos, lines: fuzzy[0].lines, strategy: "fuzzy" };
+  if (fuzzy.length > 1) {
+    throw new HunkError({
+      kind: "ambiguous",
+      hunk: number,
+      patchLine: hunk.patchLine,
+      strategy: "fuzzy",
+      lines: fuzzy.map((c) => c.pos + 1),
+      texts: fuzzy.map((c) => doc.plain(c.pos)),
+    });
+  }
+  throw new HunkError({ kind: "no-match", hunk: number, patchLine: hunk.patchLine, closest: closestRegion(doc, old) });
+}
+
+/** Variants of the hunk with up to two outer context lines dropped on each side (GNU patch's fuzz). */
+function trimmedVariants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
+  const variants: (readonly HunkLine[])[] = [lines];
+  let leading = 0;
+  while (leading < lines.length && lines[leading].kind === " ") leading++;
+  let trailing = 0;
+  while (trailing < lines.length - leading && lines[lines.length - 1 - trailing].kind === " ") trailing++;
+  for (let cut = 1; cut <= 2; cut++) {
+    const front = Math.min(cut, leading);
+    const back = Math.min(cut, trailing);
+    if (front === 0 && back === 0) break;
+    const variant = lines.slice(front, lines.length - back);
+    if (variant.some((l) => l.kind !== "+")) variants.push(variant);
+  }
+  return variants;
+}
+
+/**
+ * Fuzzy placement: removed lines must match (whitespace aside); context lines need only be
+ * similar. Each variant (full hunk, then with outer context trimmed) is tried in turn; the
+ * first variant with any candidate decides, and it must have exactly one.
+ */
+function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Written): Candidate[] {
+  for (const variant of trimmedVariants(lines)) {
+    const old = variant.filter((l) => l.kind !== "+");
+    const removed = old.filter((l) => l.kind === "-").length;
+    const context = old.length - removed;
+    // Without removed lines, the context alone must carry the match: demand enough of it.
+    if (removed === 0 && context < 2) continue;
+    const candidates: Candidate[] = [];
+    for (let p = 0; p + old.length <= doc.length; p++) {
+      if (overlaps(written, p, old.length)) continue;
+      let ok = true;
+      let anchors = 0;
+      // Removed lines first: they must match, and checking them is cheap.
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind !== "-") continue;
+        if (!looseWhitespace(doc.plain(p + k), old[k].text)) ok = false;
+        else anchors++;
+      }
+      let total = 0;
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind === "-") continue;
+        const s = lineSimilarity(doc.plain(p + k), old[k].text);
+        if (s < FUZZY_LINE) ok = false;
+        total += s;
+        if (s === 1) anchors++;
+      }
+      if (!ok || anchors === 0) continue;
+      const mean = context === 0 ? 1 : total / context;
+      if (mean >= FUZZY_MEAN) candidates.push({ pos: p, lines: variant, score: mean });
+    }
+    if (candidates.length > 0) return candidates;
+  }
+  return [];
+}
+
+/** The place in the file most like the hunk's old side, for the NoMatch message. */
+function closestRegion(
+  doc: TextDoc,
+  old: readonly HunkLine[],
+): { line: number; similarity: number; text: string[] } | null {
+  if (doc.length === 0) return null;
+  const span = Math.min(old.length, doc.length);
+  let best = -1;
+  let bestScore = -1;
+  for (let p = 0; p + span <= doc.length; p++) {
+    let total = 0;
+    for (let k = 0; k < span; k++) total += lineSimilarity(doc.plain(p + k), old[k].text);
+    if (total > bestScore) {
+      bestScore = total;
+      best = p;
+    }
+  }
+  const text: string[] = [];
+  for (let k = 0; k < span; k++) text.push(doc.plain(best + k));
+  return { line: best + 1, similarity: Math.round((bestScore / span) * 100) / 100, text };
+}
+
+interface Reindent {
+  readonly label: string;
+  apply(text: string): string;
+}
+
+function leading(text: string): string {
+  return /^[ \t]*/.exec(text)![0];
+}
+
+/**
+ * When every matched line sits at the hunk's indentation plus (or minus) the same prefix, the
+ * model wrote the hunk at the wrong depth: its added lines get the same correction.
+ */
+function indentShift(doc: TextDoc, pos: number, lines: readonly HunkLine[]): Reindent | null {
+  let k = pos;
+  let add: string | null = null;
+  let remove: string | null = null;
+  let pairs = 0;
+  let consistentAdd = true;
+  let consistentRemove = true;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs++;
+    const fi = leading(fileLine);
+    const hi = leading(l.text);
+    if (fi.endsWith(hi) && consistentAdd) {
+      const prefix = fi.slice(0, fi.length - hi.length);
+      if (add === null) add = prefix;
+      else if (add !== prefix) consistentAdd = false;
+    } else consistentAdd = false;
+    if (hi.endsWith(fi) && consistentRemove) {
+      const prefix = hi.slice(0, hi.length - fi.length);
+      if (remove === null) remove = prefix;
+      else if (remove !== prefix) consistentRemove = false;
+    } else consistentRemove = false;
+  }
+  if (pairs === 0) return null;
+  if (consistentAdd && add) {
+    const prefix = add;
+    return { label: `+${JSON.stringify(prefix)}`, apply: (t) => (t.trim() === "" ? t : prefix + t) };
+  }
+  if (consistentRemove && remove) {
+    const prefix = remove;
+    return {
+      label: `-${JSON.stringify(prefix)}`,
+      apply: (t) => (t.startsWith(prefix) ? t.slice(prefix.length) : t),
+    };
+  }
+  return null;
+}

@@ -1,0 +1,772 @@
+/**
+ * One patch run, from text to result: parse, resolve the repository, take the lock, recover
+ * what a killed run left, compute every block in the virtual view, then write everything in
+ * one transaction and commit — or, for `patch check`, report every problem and write nothing.
+ *
+ * Git-touching parts go through the library of `commands/git/api.ts` (the `GitApi` below is
+ * the subset used); pterm itself never runs the git binary.
+ */
+
+import type { Workspace } from "../../core/context.ts";
+import { type ErrorCode, PtermError } from "../../core/errors.ts";
+import { failure, OpError, parseProblem, type Problem, problemOf } from "./errors.ts";
+import { type Block, parsePatch, type Patch } from "./format.ts";
+import { type BlockOutcome, booleanParam, runEditBlock } from "./ops.ts";
+import { hasPendingRecovery, recover, type RecoveryReport, Transaction, withPatchLock } from "./transaction.ts";
+import { View } from "./view.ts";
+
+export interface GitAuthor {
+  name: string;
+  email: string;
+}
+
+type ResetMode = "soft" | "mixed" | "hard";
+
+/** The functions of `commands/git/api.ts` a patch uses. */
+export interface GitApi {
+  parseAuthor(text: string): GitAuthor;
+  isRepository(dir: string): Promise<boolean>;
+  withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
+  stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
+  commitIndex(
+    dir: string,
+    opts: { message: string; author: GitAuthor; allowEmpty?: boolean; locked: true },
+  ): Promise<string>;
+  resolveRef(dir: string, ref: string): Promise<string>;
+  reset(
+    dir: string,
+    ref: string,
+    mode: ResetMode,
+    opts: { locked: true; root?: string; author?: GitAuthor },
+  ): Promise<{ head: string; changed_paths: string[] }>;
+  revert(
+    dir: string,
+    ref: string,
+    opts: { noCommit: boolean; author: GitAuthor; locked: true; root?: string },
+  ): Promise<{ commit_id: string | null; changed_paths: string[]; conflicts: string[] }>;
+  tag(
+    dir: string,
+    name: string,
+    opts: { ref?: string; message?: string; author: GitAuthor; force?: boolean; locked: true },
+  ): Promise<{ name: string; target: string }>;
+  snapshotGitState(dir: string): Promise<unknown>;
+  restoreGitState(dir: string, snapshot: never): Promise<void>;
+  pathsChangedBy(
+    dir: string,
+    op: { kind: "reset"; ref: string; mode: ResetMode } | { kind: "revert"; ref: string },
+    opts?: { root?: string },
+  ): Promise<string[]>;
+}
+
+export const DEFAULT_COMMIT_MESSAGE = "chore: apply file ops patch";
+export const DEFAULT_AUTHOR = "XGit Bot <bot@xgit.local>";
+
+export interface PatchConfig {
+  readonly repos?: Readonly<Record<string, string>>;
+  readonly default_repo?: string;
+}
+
+export type RunMode = "apply" | "check" | "dry-run";
+
+export interface PatchRun {
+  readonly mode: RunMode;
+  readonly command: string;
+  readonly text: string;
+  readonly workspace: Workspace;
+  readonly repoFlag?: string;
+  readonly noCommit: boolean;
+  readonly config: PatchConfig;
+  readonly session: { readonly id: string; readonly dir: string };
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  /** The git library; null only where no repository can be involved (unit tests of the engine). */
+  readonly git: GitApi | null;
+  /** Flush written files to disk (default true). */
+  readonly durable?: boolean;
+}
+
+export interface BlockResult extends BlockOutcome {
+  readonly index: number;
+  readonly op: string;
+  readonly path: string;
+}
+
+export interface PatchResult {
+  repo_path: string;
+  is_repository: boolean;
+  dry_run: boolean;
+  blocks: BlockResult[];
+  files_changed: { path: string; change: "created" | "modified" | "deleted" | "mode_changed" }[];
+  commit_id: string | null;
+  commit_message: string | null;
+  author: string | null;
+  recovered: RecoveryReport[];
+  warnings: string[];
+  problems?: Problem[];
+}
+
+// ---- repository -------------------------------------------------------------------------------
+
+async function resolveRepo(run: PatchRun, patch: Patch): Promise<{ rel: string; abs: string }> {
+  const { workspace, config } = run;
+  let input: string;
+  let label: string;
+  if (run.repoFlag !== undefined) {
+    input = run.repoFlag;
+    label = "--repo";
+  } else {
+    const name = patch.header.repo?.value ?? config.default_repo;
+    if (name === undefined) {
+      input = ".";
+      label = "the workspace root";
+    } else {
+      const known = Object.keys(config.repos ?? {});
+      const mapped = config.repos?.[name];
+      if (mapped === undefined) {
+        const from = patch.header.repo ? `the header \`repo: ${name}\`` : `patch.default_repo \`${name}\``;
+        throw new PtermError(
+          "MissingConfig",
+          `${from} names a repository that pterm.json's \`patch.repos\` does not map (${
+            known.length ? `known: ${known.join(", ")}` : "no repositories are configured"
+          }); add \`"patch": {"repos": {"${name}": "<path>"}}\` to pterm.json or pass --repo <path>.`,
+        );
+      }
+      input = mapped;
+      label = `repository \`${name}\``;
+    }
+  }
+  const confined = await workspace.resolve(input, "write", { label });
+  let isDir = false;
+  try {
+    isDir = (await Deno.stat(confined.abs)).isDirectory;
+  } catch { /* missing */ }
+  if (!isDir) {
+    throw new PtermError(
+      confined.exists ? "InvalidArgs" : "NotFound",
+      `${label} \`${input}\` is not ${
+        confined.exists ? "a folder" : "there"
+      }; give an existing folder relative to the root.`,
+    );
+  }
+  return { rel: confined.rel, abs: confined.abs };
+}
+
+/** "Name <email>", also when written as the seed's example does: `Zhang San zhangsan@example.com`. */
+export function normalizeAuthor(text: string): string {
+  const t = text.trim();
+  if (t.includes("<")) return t;
+  const m = /^(.*\S)\s+(\S+@\S+)$/.exec(t);
+  return m ? `${m[1]} <${m[2]}>` : t;
+}
+
+// ---- structure ----------------------------------------------------------------------------------
+
+const GIT_FIRST = new Set(["git.reset", "git.revert"]);
+
+/** Rules about where git blocks may stand; reported like parse problems. */
+function structureProblems(blocks: readonly Block[]): Problem[] {
+  const problems: Problem[] = [];
+  const commit = blocks.find((b) => b.op === "git.commit");
+  if (commit && blocks.length > 1) {
+    problems.push({
+      code: "PatchParseError",
+      message: `block ${commit.index} (git.commit), patch line ${commit.line}: git.commit must be the only block of ` +
+        "its patch (a patch with edits commits them itself); remove it or send it as a patch of its own",
+      block_index: commit.index,
+      op: "git.commit",
+      path: null,
+      patch_line: commit.line,
+    });
+  }
+  let sawEdit: Block | null = null;
+  for (const block of blocks) {
+    if (GIT_FIRST.has(block.op)) {
+      if (sawEdit) {
+        problems.push({
+          code: "PatchParseError",
+          message: `block ${block.index} (${block.op}), patch line ${block.line}: ${block.op} changes the tree the ` +
+            `edits apply to, so it must come before them; move it above block ${sawEdit.index} (${sawEdit.op})`,
+          block_index: block.index,
+          op: block.op,
+          path: null,
+          patch_line: block.line,
+        });
+      }
+    } else if (!block.op.startsWith("git.") || block.op === "git.diff") sawEdit ??= block;
+  }
+  return problems;
+}
+
+// ---- git blocks -------------------------------------------------------------------------------
+
+function gitParam(block: Block, key: string): string | undefined {
+  const value = block.params.get(key)?.value;
+  if (value !== undefined && value !== "") return value;
+  // The quoted header value has no file meaning for git blocks; `=== git.tag: "v1.0" ===` names the tag.
+  const headerValue = block.path === "." ? "" : block.path;
+  if (headerValue && ((block.op === "git.tag" && key === "name") || (block.op !== "git.tag" && key === "ref"))) {
+    return headerValue;
+  }
+  return undefined;
+}
+
+function requiredGitParam(block: Block, key: string, example: string): string {
+  const value = gitParam(block, key);
+  if (value === undefined) {
+    throw new OpError("PatchParseError", `${block.op} needs ${key}=<${key}> (e.g. ${example})`, {
+      expected: `${key}=`,
+    }, block.line);
+  }
+  return value;
+}
+
+function resetMode(block: Block): ResetMode {
+  const p = block.params.get("mode");
+  const mode = (p?.value ?? "hard").toLowerCase();
+  if (mode !== "hard" && mode !== "mixed" && mode !== "soft") {
+    throw new OpError(
+      "PatchParseError",
+      `mode=${p!.value} must be hard, mixed or soft`,
+      { parameter: "mode" },
+      p!.line,
+    );
+  }
+  return mode;
+}
+
+/** git's ref-name rules (`git check-ref-format`) as they apply to a tag name. */
+function validTagName(name: string): boolean {
+  if (name === "" || name === "@" || /\.\.|\/\/|@\{|\.lock$|^[./-]|[./]$/.test(name)) return false;
+  for (const ch of name) {
+    const code = ch.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f || "~^:?*[\\".includes(ch)) return false;
+  }
+  return true;
+}
+
+/** Checks a git block's parameters (and refs) without changing anything. */
+async function checkGitBlock(block: Block, git: GitApi, repo: string): Promise<void> {
+  switch (block.op) {
+    case "git.reset":
+      resetMode(block);
+      await resolveRefOrFail(git, repo, requiredGitParam(block, "ref", "ref=HEAD~1"), block);
+      return;
+    case "git.revert":
+      booleanParam(block, "no-commit", false);
+      await resolveRefOrFail(git, repo, requiredGitParam(block, "ref", "ref=HEAD"), block);
+      return;
+    case "git.tag": {
+      const name = requiredGitParam(block, "name", "name=v1.2.0");
+      if (!validTagName(name)) {
+        throw new OpError("PatchParseError", `\`${name}\` is not a valid tag name`, { parameter: "name" }, block.line);
+      }
+      booleanParam(block, "force", false);
+      if (booleanParam(block, "push", false)) {
+        throw new OpError(
+          "PatchApplyError",
+          "push=true is not supported: a patch changes the local repository only; push with `git push` afterwards",
+          { parameter: "push" },
+          block.params.get("push")!.line,
+        );
+      }
+      const ref = block.params.get("ref")?.value;
+      if (ref) await resolveRefOrFail(git, repo, ref, block);
+      return;
+    }
+    case "git.commit":
+      return;
+  }
+}
+
+async function resolveRefOrFail(git: GitApi, repo: string, ref: string, block: Block): Promise<string> {
+  try {
+    return await git.resolveRef(repo, ref);
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "NotFound") {
+      throw new OpError("NotFound", `ref \`${ref}\` does not name a commit in this repository`, { ref }, block.line);
+    }
+    throw error;
+  }
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+function parsedOrFail(run: PatchRun): { patch: Patch; problems: Problem[] } {
+  if (run.text.trim() === "") {
+    throw new PtermError(
+      "PatchParseError",
+      `${run.command} got an empty patch; send the patch text on stdin (or --file <path>), ending with \`=== PATCH EOF ===\`.`,
+    );
+  }
+  const { patch, problems } = parsePatch(run.text);
+  return { patch, problems: [...problems.map(parseProblem), ...structureProblems(patch.blocks)] };
+}
+
+export async function runPatch(run: PatchRun): Promise<PatchResult> {
+  const { patch, problems } = parsedOrFail(run);
+  if (run.mode === "apply" && problems.length > 0) throw failure(run.command, problems);
+  const repo = await resolveRepo(run, patch);
+  const root = run.workspace.root;
+  const exclusive = run.mode === "apply";
+  return await withPatchLock(root, exclusive, run.signal, async () => {
+    const result: PatchResult = {
+      repo_path: repo.rel,
+      is_repository: false,
+      dry_run: run.mode === "dry-run",
+      blocks: [],
+      files_changed: [],
+      commit_id: null,
+      commit_message: null,
+      author: null,
+      recovered: [],
+      warnings: [],
+    };
+    const git = run.git;
+    if (run.mode === "apply") {
+      result.recovered = await recover(root, git ? restorerFor(git) : null);
+    } else {
+      const pending = await hasPendingRecovery(root);
+      if (pending.length) {
+        result.warnings.push(
+          `a killed patch run (${
+            pending.join(", ")
+          }) left changes that the next \`patch apply\` will roll back first; ` +
+            "this check sees the tree as it is now.",
+        );
+      }
+    }
+    result.is_repository = git !== null && await git.isRepository(repo.abs);
+    const commitMessage = patch.header.commitmsg?.value || DEFAULT_COMMIT_MESSAGE;
+    const authorText = normalizeAuthor(patch.header.author?.value || DEFAULT_AUTHOR);
+    let author: GitAuthor | null = null;
+    if (result.is_repository && git) {
+      try {
+        author = git.parseAuthor(authorText);
+      } catch (error) {
+        if (!(error instanceof PtermError)) throw error;
+        const line = patch.header.author?.line ?? null;
+        problems.push({
+          code: "PatchParseError",
+          message: `${line ? `line ${line}: ` : ""}author \`${authorText}\` is not \`Name <email>\` (${error.message})`,
+          block_index: null,
+          op: null,
+          path: null,
+          patch_line: line,
+          details: { expected: "Name <email>", found: authorText },
+        });
+        if (run.mode === "apply") throw failure(run.command, problems);
+      }
+    }
+    if (!result.is_repository) {
+      for (const block of patch.blocks) {
+        if (!block.op.startsWith("git.") || block.op === "git.diff") continue;
+        problems.push({
+          code: "NotARepository",
+          message: `block ${block.index} (${block.op}), patch line ${block.line}: \`${repo.rel}\` is not a git ` +
+            "repository, so git blocks cannot run there; use --repo (or the header repo:) to name a repository",
+          block_index: block.index,
+          op: block.op,
+          path: null,
+          patch_line: block.line,
+        });
+      }
+      if (run.mode === "apply" && problems.length) throw failure(run.command, problems);
+    }
+    if (run.repoFlag !== undefined && patch.header.repo) {
+      result.warnings.push(
+        `--repo ${run.repoFlag} was used; the header's \`repo: ${patch.header.repo.value}\` was not.`,
+      );
+    }
+    if (result.is_repository && author) {
+      result.commit_message = commitMessage;
+      result.author = `${author.name} <${author.email}>`;
+    }
+    if (run.mode !== "apply") return await precheck(run, patch, repo, result, problems);
+    if (result.is_repository && git) return await applyInRepo(run, git, patch, repo, result, author!);
+    return await applyPlain(run, patch, repo, result);
+  });
+}
+
+function restorerFor(git: GitApi) {
+  return async (repoAbs: string, state: unknown) => {
+    await git.withRepoLock(repoAbs, () => git.restoreGitState(repoAbs, fromJsonSafe(state) as never));
+  };
+}
+
+/** check and --dry-run: every block against the view, every problem collected, nothing written. */
+async function precheck(
+  run: PatchRun,
+  patch: Patch,
+  repo: { rel: string; abs: string },
+  result: PatchResult,
+  problems: Problem[],
+): Promise<PatchResult> {
+  const view = new View(run.workspace, repo.rel, repo.abs);
+  let treeMoves = false;
+  for (const block of patch.blocks) {
+    if (run.signal.aborted) throw run.signal.reason;
+    try {
+      if (block.op.startsWith("git.") && block.op !== "git.diff") {
+        if (result.is_repository && run.git) await checkGitBlock(block, run.git, repo.abs);
+        if (GIT_FIRST.has(block.op)) treeMoves = true;
+        result.blocks.push({ index: block.index, op: block.op, path: block.path, ...gitPlanned(block) });
+        continue;
+      }
+      const outcome = await runEditBlock(block, view);
+      result.blocks.push({ index: block.index, op: block.op, path: block.path, ...outcome });
+    } catch (error) {
+      problems.push(problemOf(block, error));
+    }
+  }
+  if (treeMoves) {
+    result.warnings.push(
+      "git.reset/git.revert are not run by a check, so the edits after them were checked against the current tree.",
+    );
+  }
+  problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  result.files_changed = filesChanged(view);
+  if (problems.length > 0) {
+    throw failure(run.command, problems, { ...result, problems });
+  }
+  return { ...result, problems: [] };
+}
+
+function gitPlanned(block: Block): BlockOutcome {
+  const status = block.op === "git.reset"
+    ? "reset"
+    : block.op === "git.revert"
+    ? "reverted"
+    : block.op === "git.tag"
+    ? "tagged"
+    : "committed";
+  return { status, lines_added: 0, lines_removed: 0 };
+}
+
+function filesChanged(view: View): PatchResult["files_changed"] {
+  return view.changes().map((c) => {
+    const change = c.after === null
+      ? "deleted" as const
+      : c.before === null
+      ? "created" as const
+      : c.before.mode !== c.after.mode && c.before.bytes.length === c.after.bytes.length &&
+          c.before.bytes.every((b, i) => b === c.after!.bytes[i])
+      ? "mode_changed" as const
+      : "modified" as const;
+    return { path: c.rel, change };
+  });
+}
+
+/** Runs the edit blocks in order against the view; the first failure stops the patch. */
+async function computeEdits(run: PatchRun, patch: Patch, view: View, result: PatchResult): Promise<void> {
+  for (const block of patch.blocks) {
+    if (block.op.startsWith("git.") && block.op !== "git.diff") continue;
+    if (run.signal.aborted) throw run.signal.reason;
+    try {
+      const outcome = await runEditBlock(block, view);
+      result.blocks.push({ index: block.index, op: block.op, path: block.path, ...outcome });
+    } catch (error) {
+      throw failure(run.command, [problemOf(block, error)], { repo_path: result.repo_path });
+    }
+  }
+}
+
+function transactionOptions(run: PatchRun, repoAbs: string, gitState: unknown, git: GitApi | null) {
+  return {
+    root: run.workspace.root,
+    sessionDir: run.session.dir,
+    session: run.session.id,
+    runId: run.runId,
+    repoAbs,
+    gitState,
+    restoreGit: git ? (abs: string, state: unknown) => git.restoreGitState(abs, fromJsonSafe(state) as never) : null,
+    signal: run.signal,
+    durable: run.durable,
+  };
+}
+
+/** A target that is not a repository: write the files, no commit. */
+async function applyPlain(
+  run: PatchRun,
+  patch: Patch,
+  repo: { rel: string; abs: string },
+  result: PatchResult,
+): Promise<PatchResult> {
+  const view = new View(run.workspace, repo.rel, repo.abs);
+  await computeEdits(run, patch, view, result);
+  const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
+  try {
+    await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  result.files_changed = filesChanged(view);
+  await tx.finish();
+  return result;
+}
+
+function isCode(error: unknown, code: ErrorCode): boolean {
+  return error instanceof PtermError && error.code === code;
+}
+
+/**
+ * A repository: git.reset/revert first, then the edits, one commit, then the tags — all inside
+ * git's repository lock, all or nothing. The git library writes the index when the lock is
+ * released, so the journal is marked committed only after that: a kill before it rolls the
+ * whole run back (files and git state), a kill after it keeps the commit.
+ */
+async function applyInRepo(
+  run: PatchRun,
+  git: GitApi,
+  patch: Patch,
+  repo: { rel: string; abs: string },
+  result: PatchResult,
+  author: GitAuthor,
+): Promise<PatchResult> {
+  const commitOnly = patch.blocks.length === 1 && patch.blocks[0].op === "git.commit";
+  if (commitOnly && run.noCommit) {
+    throw new PtermError("InvalidArgs", "a patch holding only git.commit with --no-commit would do nothing; drop one.");
+  }
+  const root = run.workspace.root;
+  const held: { tx: Transaction | null } = { tx: null };
+  try {
+    await git.withRepoLock(repo.abs, async () => {
+      const snapshot = await git.snapshotGitState(repo.abs);
+      const tx = await Transaction.begin({
+        ...transactionOptions(run, repo.abs, toJsonSafe(snapshot), git),
+        repoLock: joinRepo(repo.abs, ".git/index.lock"),
+      });
+      held.tx = tx;
+      try {
+        await runGitAndEdits(run, git, patch, repo, result, author, tx, commitOnly, root);
+      } catch (error) {
+        // Still inside the lock: put files and git state back (the pending index is discarded too).
+        await tx.rollback();
+        throw error;
+      }
+    });
+  } catch (error) {
+    // A failure as the lock was released (writing the index): roll back, taking the lock again.
+    await held.tx?.rollback(restorerFor(git));
+    throw error;
+  }
+  await held.tx!.markCommitted();
+  await held.tx!.finish();
+  result.blocks.sort((a, b) => a.index - b.index);
+  return result;
+}
+
+async function runGitAndEdits(
+  run: PatchRun,
+  git: GitApi,
+  patch: Patch,
+  repo: { rel: string; abs: string },
+  result: PatchResult,
+  author: GitAuthor,
+  tx: Transaction,
+  commitOnly: boolean,
+  root: string,
+): Promise<void> {
+  /** Failures inside a git block name that block, like edit failures do. */
+  const inBlock = async <T>(block: Block, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof PtermError && error.result?.problems) throw error;
+      throw failure(run.command, [problemOf(block, error)], { repo_path: result.repo_path });
+    }
+  };
+
+  let revertLeftChanges = false;
+  const revertedPaths: string[] = [];
+  for (const block of patch.blocks.filter((b) => GIT_FIRST.has(b.op))) {
+    await inBlock(block, async () => {
+      await checkGitBlock(block, git, repo.abs);
+      const ref = requiredGitParam(block, "ref", "ref=HEAD~1");
+      if (block.op === "git.reset") {
+        const mode = resetMode(block);
+        const paths = await git.pathsChangedBy(repo.abs, { kind: "reset", ref, mode }, { root });
+        await tx.protect(await confinedPaths(run, repo, paths));
+        const done = await git.reset(repo.abs, ref, mode, { locked: true, root, author });
+        result.blocks.push({
+          index: block.index,
+          op: block.op,
+          path: block.path,
+          status: "reset",
+          lines_added: 0,
+          lines_removed: 0,
+          files: done.changed_paths,
+          git: { head: done.head },
+        });
+        return;
+      }
+      const noCommit = run.noCommit || booleanParam(block, "no-commit", false);
+      const paths = await git.pathsChangedBy(repo.abs, { kind: "revert", ref }, { root });
+      await tx.protect(await confinedPaths(run, repo, paths));
+      const done = await git.revert(repo.abs, ref, { noCommit, author, locked: true, root });
+      if (done.conflicts.length > 0) {
+        throw new OpError(
+          "Conflict",
+          `reverting \`${ref}\` conflicts in ${done.conflicts.join(", ")}; nothing was changed. Revert another ` +
+            "commit, or edit the files with blocks instead",
+          { conflicts: done.conflicts },
+          block.line,
+        );
+      }
+      if (noCommit) {
+        revertLeftChanges = true;
+        revertedPaths.push(...done.changed_paths);
+      }
+      result.blocks.push({
+        index: block.index,
+        op: block.op,
+        path: block.path,
+        status: "reverted",
+        lines_added: 0,
+        lines_removed: 0,
+        files: done.changed_paths,
+        git: { commit_id: done.commit_id },
+      });
+    });
+  }
+
+  const view = new View(run.workspace, repo.rel, repo.abs);
+  await computeEdits(run, patch, view, result);
+  const changes = view.changes();
+  await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  result.files_changed = filesChanged(view);
+
+  if (run.noCommit) {
+    result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+  } else {
+    const message = result.commit_message!;
+    if (commitOnly) {
+      const only = patch.blocks[0];
+      await inBlock(only, async () => {
+        await git.stagePaths(repo.abs, ["."], { locked: true, root });
+        result.commit_id = await git.commitIndex(repo.abs, { message, author, locked: true });
+      });
+      result.blocks.push({
+        index: only.index,
+        op: "git.commit",
+        path: only.path,
+        status: "committed",
+        lines_added: 0,
+        lines_removed: 0,
+        git: { commit_id: result.commit_id },
+      });
+    } else if (changes.length > 0 || revertLeftChanges) {
+      const paths = [...new Set([...changes.map((c) => c.rel), ...revertedPaths])];
+      await stageWritten(git, repo.abs, paths, root, result.warnings);
+      try {
+        result.commit_id = await git.commitIndex(repo.abs, { message, author, locked: true });
+      } catch (error) {
+        // The edits only put back what HEAD already has: the files changed, the commit has nothing to record.
+        if (!isCode(error, "NothingToCommit")) throw error;
+      }
+    }
+  }
+
+  for (const block of patch.blocks.filter((b) => b.op === "git.tag")) {
+    await inBlock(block, async () => {
+      await checkGitBlock(block, git, repo.abs);
+      const done = await git.tag(repo.abs, requiredGitParam(block, "name", "name=v1.2.0"), {
+        ref: block.params.get("ref")?.value || undefined,
+        message: block.params.get("message")?.value || undefined,
+        author,
+        force: booleanParam(block, "force", false),
+        locked: true,
+      });
+      result.blocks.push({
+        index: block.index,
+        op: block.op,
+        path: block.path,
+        status: "tagged",
+        lines_added: 0,
+        lines_removed: 0,
+        git: { tag: done.name, target: done.target },
+      });
+    });
+  }
+}
+
+/**
+ * Stages what the patch wrote. A path git will not stage (a .gitignore'd file, as `git add -A`
+ * skips it) stays written but uncommitted, and a warning says so and why.
+ */
+async function stageWritten(
+  git: GitApi,
+  dir: string,
+  paths: readonly string[],
+  root: string,
+  warnings: string[],
+): Promise<void> {
+  try {
+    await git.stagePaths(dir, paths, { locked: true, root });
+    return;
+  } catch (error) {
+    if (!isCode(error, "InvalidArgs")) throw error;
+  }
+  for (const path of paths) {
+    try {
+      await git.stagePaths(dir, [path], { locked: true, root });
+    } catch (error) {
+      if (!isCode(error, "InvalidArgs")) throw error;
+      warnings.push(`\`${path}\` was written but not committed: git will not stage it (${(error as Error).message})`);
+    }
+  }
+}
+
+/** Paths git reports, confined like any other before the patch touches them. */
+async function confinedPaths(run: PatchRun, repo: { rel: string; abs: string }, paths: readonly string[]) {
+  const out: string[] = [];
+  for (const p of paths) {
+    await run.workspace.resolve(repo.rel === "." ? p : `${repo.rel}/${p}`, "write", { label: "a path git changes" });
+    out.push(joinRepo(repo.abs, p));
+  }
+  return out;
+}
+
+function joinRepo(repoAbs: string, rel: string): string {
+  return rel === "." || rel === "" ? repoAbs : `${repoAbs}/${rel.replace(/^\/+/, "")}`;
+}
+
+// ---- git state in the journal -------------------------------------------------------------------
+
+/** Snapshots go into the JSON journal: bytes, maps and sets are tagged so they come back as they were. */
+export function toJsonSafe(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value === undefined ? { $undefined: true } : value;
+  if (value instanceof Uint8Array) return { $bytes: encodeBase64(value) };
+  if (value instanceof Map) return { $map: [...value].map(([k, v]) => [toJsonSafe(k), toJsonSafe(v)]) };
+  if (value instanceof Set) return { $set: [...value].map(toJsonSafe) };
+  if (Array.isArray(value)) return value.map(toJsonSafe);
+  return { $object: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonSafe(v)])) };
+}
+
+export function fromJsonSafe(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(fromJsonSafe);
+  const tagged = value as Record<string, unknown>;
+  if ("$undefined" in tagged) return undefined;
+  if ("$bytes" in tagged) return decodeBase64(tagged.$bytes as string);
+  if ("$map" in tagged) {
+    return new Map((tagged.$map as [unknown, unknown][]).map(([k, v]) => [fromJsonSafe(k), fromJsonSafe(v)]));
+  }
+  if ("$set" in tagged) return new Set((tagged.$set as unknown[]).map(fromJsonSafe));
+  if ("$object" in tagged) {
+    return Object.fromEntries(
+      Object.entries(tagged.$object as Record<string, unknown>).map(([k, v]) => [k, fromJsonSafe(v)]),
+    );
+  }
+  return value;
+}
+
+function encodeBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function decodeBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}

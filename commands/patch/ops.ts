@@ -1,0 +1,827 @@
+/**
+ * The file, line, block and diff instructions of seed 004 §3, applied to the virtual view. An
+ * op either succeeds and updates the view, or throws before changing it.
+ */
+
+import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
+import { OpError } from "./errors.ts";
+import type { Block, Param } from "./format.ts";
+import { closestLines, firstHitAfter, locate, parseKeys, type Scope, wholeDoc } from "./keys.ts";
+import { countChanges, TextDoc } from "./text.ts";
+import { bytesOf, DEFAULT_FILE_MODE, type FileState, type View, ViewError } from "./view.ts";
+
+export type BlockStatus =
+  | "created"
+  | "modified"
+  | "deleted"
+  | "moved"
+  | "mode_changed"
+  | "unchanged"
+  | "reset"
+  | "reverted"
+  | "tagged"
+  | "committed";
+
+export interface BlockOutcome {
+  readonly status: BlockStatus;
+  readonly lines_added: number;
+  readonly lines_removed: number;
+  /** 1-based line of the file where a line or block op acted (before it changed the file). */
+  readonly at_line?: number;
+  /** Every file the block changed, for ops that can change several (folders, diffs, moves). */
+  readonly files?: readonly string[];
+  /** For git.diff: where and by which strategy each hunk applied. */
+  readonly hunks?: readonly (HunkReport & { file: string })[];
+  /** For git blocks: what git did. */
+  readonly git?: {
+    readonly head?: string;
+    readonly commit_id?: string | null;
+    readonly tag?: string;
+    readonly target?: string;
+  };
+}
+
+// ---- parameters -------------------------------------------------------------------------------
+
+function param(block: Block, key: string): Param | undefined {
+  return block.params.get(key);
+}
+
+function positiveInt(block: Block, key: string): number | undefined {
+  const p = param(block, key);
+  if (!p) return undefined;
+  if (!/^\d+$/.test(p.value) || Number(p.value) < 1) {
+    throw new OpError(
+      "PatchParseError",
+      `${key}=${p.value} must be a whole number from 1 (e.g. ${key}=2)`,
+      { parameter: key, expected: "a positive whole number", found: p.value },
+      p.line,
+    );
+  }
+  return Number(p.value);
+}
+
+export function booleanParam(block: Block, key: string, fallback: boolean): boolean {
+  const p = param(block, key);
+  if (!p) return fallback;
+  const v = p.value.toLowerCase();
+  if (["true", "yes", "1", "on"].includes(v)) return true;
+  if (["false", "no", "0", "off"].includes(v)) return false;
+  throw new OpError(
+    "PatchParseError",
+    `${key}=${p.value} must be true or false`,
+    { parameter: key, expected: "true or false", found: p.value },
+    p.line,
+  );
+}
+
+function keysParam(block: Block, key: string): string[] | undefined {
+  const p = param(block, key);
+  if (!p) return undefined;
+  const keys = parseKeys(p.value);
+  if (keys.length === 0) {
+    throw new OpError(
+      "PatchParseError",
+      `${key} is empty; give text the line contains (alternatives separated by | or ,)`,
+      { parameter: key },
+      p.line,
+    );
+  }
+  return keys;
+}
+
+/** Body lines as text for a file: the patch's own line breaks dropped. */
+function body(block: Block): string[] {
+  return block.body.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+}
+
+function rejectSuspiciousBody(block: Block): void {
+  const s = block.suspiciousFirstBodyLine;
+  if (!s) return;
+  throw new OpError(
+    "PatchParseError",
+    `the body starts with \`${s.key}=…\`, which looks like a misspelled parameter (did you mean \`${s.suggestion}\`?). ` +
+      "If it really is text of the body, put one blank line between the parameters and the body.",
+    { expected: `parameter ${s.suggestion}`, found: s.key },
+    block.bodyLine,
+  );
+}
+
+// ---- locating lines ---------------------------------------------------------------------------
+
+function describeScope(doc: TextDoc, scope: Scope): string {
+  if (scope.first === 0 && scope.last === doc.length - 1) return `the file (${doc.length} lines)`;
+  return `lines ${scope.first + 1}–${scope.last + 1}`;
+}
+
+function showLine(doc: TextDoc, i: number): string {
+  const text = doc.plain(i).trim();
+  return `${i + 1}: \`${text.length > 70 ? text.slice(0, 70) + "…" : text}\``;
+}
+
+/** A keys location that must come down to one line: unique, or chosen by `pick` (`nthl`/`nthb`). */
+function oneLine(
+  doc: TextDoc,
+  scope: Scope,
+  keys: readonly string[],
+  keyParam: string,
+  pickParam: "nthl" | "nthb",
+  pick: number | undefined,
+  patchLine: number,
+): number {
+  const found = locate(doc, scope, keys);
+  const where = describeScope(doc, scope);
+  if (found.kind === "none") {
+    const closest = closestLines(doc, scope, keys);
+    const hint = closest.length
+      ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
+      : doc.length === 0
+      ? "; the file is empty"
+      : "";
+    throw new OpError(
+      "NoMatch",
+      `no line in ${where} contains ${keys.map((k) => `\`${k}\``).join(" or ")} (${keyParam}, case and indentation ` +
+        `ignored)${hint}`,
+      { parameter: keyParam, keys, scope: { first_line: scope.first + 1, last_line: scope.last + 1 }, closest },
+      patchLine,
+    );
+  }
+  if (found.kind === "unique") {
+    if (pick !== undefined && pick !== 1) {
+      throw new OpError(
+        "NoMatch",
+        `${pickParam}=${pick} asks for match ${pick}, but ${keyParam} matches one line only (${
+          showLine(doc, found.line)
+        }); remove ${pickParam} or use ${pickParam}=1`,
+        { parameter: pickParam, matches: [{ line: found.line + 1, text: doc.plain(found.line), [pickParam]: 1 }] },
+        patchLine,
+      );
+    }
+    return found.line;
+  }
+  const matches = found.lines.map((line, i) => ({ line: line + 1, text: doc.plain(line), [pickParam]: i + 1 }));
+  if (pick !== undefined) {
+    if (pick <= found.lines.length) return found.lines[pick - 1];
+    throw new OpError(
+      "NoMatch",
+      `${pickParam}=${pick} is past the ${found.lines.length} lines ${keyParam} matches in ${where}: ${
+        found.lines.map((l, i) => `${pickParam}=${i + 1} → ${showLine(doc, l)}`).join(", ")
+      }`,
+      { parameter: pickParam, matches },
+      patchLine,
+    );
+  }
+  throw new OpError(
+    "AmbiguousMatch",
+    `${keyParam} matches ${found.lines.length} lines in ${where}: ${
+      found.lines.map((l, i) => `${pickParam}=${i + 1} → ${showLine(doc, l)}`).join(", ")
+    }; add the ${pickParam}=N that picks the line you mean, or make the keys more specific`,
+    { parameter: keyParam, keys, matches },
+    patchLine,
+  );
+}
+
+/** The scope of `start-keys`/`end-keys` (seed §3.2.2.3, §3.3.2.2); the whole file without them. */
+function resolveScope(doc: TextDoc, block: Block): Scope {
+  const startKeys = keysParam(block, "start-keys");
+  const endKeys = keysParam(block, "end-keys");
+  const nthb = positiveInt(block, "nthb");
+  if (nthb !== undefined && !startKeys) {
+    throw new OpError(
+      "PatchParseError",
+      "nthb chooses among the lines start-keys matches; give start-keys too",
+      { parameter: "nthb" },
+      param(block, "nthb")!.line,
+    );
+  }
+  let first = 0;
+  if (startKeys) {
+    first = oneLine(doc, wholeDoc(doc), startKeys, "start-keys", "nthb", nthb, param(block, "start-keys")!.line);
+  }
+  let last = doc.length - 1;
+  if (endKeys) {
+    const from = startKeys ? first : first - 1;
+    const end = firstHitAfter(doc, from, doc.length - 1, endKeys);
+    if (end === null) {
+      const searched = { first: Math.min(from + 1, doc.length - 1), last: doc.length - 1 };
+      const closest = searched.first <= searched.last ? closestLines(doc, searched, endKeys) : [];
+      throw new OpError(
+        "NoMatch",
+        `no line after the scope's start (line ${first + 1}) contains ${
+          endKeys.map((k) => `\`${k}\``).join(" or ")
+        } (end-keys)${
+          closest.length
+            ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
+            : ""
+        }`,
+        { parameter: "end-keys", keys: endKeys, start_line: first + 1, closest },
+        param(block, "end-keys")!.line,
+      );
+    }
+    last = end;
+  }
+  return { first, last };
+}
+
+/** The 0-based target line of a line op; `insertion` allows one past the scope's end. */
+function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: boolean): number {
+  const keys = keysParam(block, "keys");
+  const lineno = positiveInt(block, "lineno");
+  const nthl = positiveInt(block, "nthl");
+  const offsetParam = param(block, "offset");
+  if (keys && lineno !== undefined) {
+    throw new OpError(
+      "PatchParseError",
+      "give either keys or lineno, not both (nthl chooses among several keys matches)",
+      { parameter: "lineno" },
+      param(block, "lineno")!.line,
+    );
+  }
+  if (!keys && lineno === undefined) {
+    throw new OpError(
+      "PatchParseError",
+      `${block.op} needs keys=<text of the line> or lineno=<N> to say which line`,
+      { expected: "keys= or lineno=" },
+      block.line,
+    );
+  }
+  if (nthl !== undefined && !keys) {
+    throw new OpError(
+      "PatchParseError",
+      "nthl chooses among the lines keys matches; it needs keys",
+      { parameter: "nthl" },
+      param(block, "nthl")!.line,
+    );
+  }
+  let target: number;
+  const scopeLength = scope.last - scope.first + 1;
+  if (lineno !== undefined) {
+    const max = insertion ? scopeLength + 1 : scopeLength;
+    if (lineno > max) {
+      throw new OpError(
+        "NoMatch",
+        `lineno=${lineno} is past the end of ${describeScope(doc, scope)}${
+          scope.first > 0 || scope.last < doc.length - 1 ? " (lineno counts from the scope's first line)" : ""
+        }; the largest is ${max}`,
+        { parameter: "lineno", max },
+        param(block, "lineno")!.line,
+      );
+    }
+    target = scope.first + lineno - 1;
+  } else {
+    target = oneLine(doc, scope, keys!, "keys", "nthl", nthl, param(block, "keys")!.line);
+  }
+  if (offsetParam) {
+    if (param(block, "start-keys") || param(block, "end-keys")) {
+      throw new OpError(
+        "PatchParseError",
+        "offset works without a scope only (seed §3.2.1); inside start-keys/end-keys use lineno instead",
+        { parameter: "offset" },
+        offsetParam.line,
+      );
+    }
+    const m = /^([+-])(\d+)$/.exec(offsetParam.value);
+    if (!m) {
+      throw new OpError(
+        "PatchParseError",
+        `offset=${offsetParam.value} must be +N or -N (e.g. offset=+2)`,
+        { parameter: "offset", expected: "+N or -N", found: offsetParam.value },
+        offsetParam.line,
+      );
+    }
+    const moved = target + (m[1] === "+" ? 1 : -1) * Number(m[2]);
+    const max = insertion ? doc.length : doc.length - 1;
+    if (moved < 0 || moved > max) {
+      throw new OpError(
+        "NoMatch",
+        `offset=${offsetParam.value} from line ${target + 1} lands outside the file (1–${max + 1})`,
+        { parameter: "offset" },
+        offsetParam.line,
+      );
+    }
+    target = moved;
+  }
+  return target;
+}
+
+// ---- ops ----------------------------------------------------------------------------------------
+
+async function lineOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const doc = await view.text(rel, abs);
+  if (block.op !== "line.delete") rejectSuspiciousBody(block);
+  const scope = resolveScope(doc, block);
+  const insertion = block.op === "line.insert";
+  const target = resolveTarget(doc, scope, block, insertion);
+  const lines = doc.adopt(body(block));
+  const before = target < doc.length ? doc.lines[target] : null;
+  switch (block.op) {
+    case "line.insert":
+      doc.splice(target, 0, lines);
+      break;
+    case "line.append":
+      doc.splice(target + 1, 0, lines);
+      break;
+    case "line.replace":
+      doc.splice(target, 1, lines);
+      break;
+    case "line.delete":
+      doc.splice(target, 1, []);
+      break;
+  }
+  doc.ensureFinalNewline();
+  await view.set(rel, abs, { kind: "file", content: doc, mode: await modeOf(view, rel, abs) });
+  const unchanged = block.op === "line.replace" && lines.length === 1 && lines[0] === before;
+  return {
+    status: unchanged ? "unchanged" : "modified",
+    lines_added: unchanged || block.op === "line.delete" ? 0 : lines.length,
+    lines_removed: unchanged || block.op === "line.insert" || block.op === "line.append" ? 0 : 1,
+    at_line: target + 1,
+  };
+}
+
+async function blockOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const doc = await view.text(rel, abs);
+  if (block.op === "block.replace") rejectSuspiciousBody(block);
+  const scope = resolveScope(doc, block);
+  const count = Math.max(0, scope.last - scope.first + 1);
+  const removed = doc.lines.slice(scope.first, scope.first + count);
+  const lines = block.op === "block.replace" ? doc.adopt(body(block)) : [];
+  doc.splice(scope.first, count, lines);
+  doc.ensureFinalNewline();
+  await view.set(rel, abs, { kind: "file", content: doc, mode: await modeOf(view, rel, abs) });
+  const changes = countChanges(removed, lines);
+  return {
+    status: changes.added + changes.removed === 0 ? "unchanged" : "modified",
+    lines_added: changes.added,
+    lines_removed: changes.removed,
+    at_line: scope.first + 1,
+  };
+}
+
+async function modeOf(view: View, rel: string, abs: string): Promise<number> {
+  const state = await view.get(rel, abs);
+  return state.kind === "file" ? state.mode : DEFAULT_FILE_MODE;
+}
+
+/** Lines as `git diff --numstat` compares them: a last line without its newline differs from one with it. */
+function countable(lines: readonly string[], finalNewline: boolean): string[] {
+  if (finalNewline || lines.length === 0) return [...lines];
+  return [...lines.slice(0, -1), lines[lines.length - 1] + "\u0000no-newline"];
+}
+
+function linesOf(state: FileState): string[] {
+  if (state.kind !== "file") return [];
+  const doc = state.content instanceof TextDoc ? state.content : TextDoc.fromBytes(state.content);
+  return doc ? countable(doc.lines, doc.finalNewline) : [];
+}
+
+/** The seed's file.write: LF line breaks, a final newline, parent folders created. */
+function writtenText(lines: readonly string[]): TextDoc {
+  return new TextDoc([...lines], lines.length > 0);
+}
+
+async function writeOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const before = await view.get(rel, abs);
+  const doc = writtenText(body(block));
+  await view.set(rel, abs, {
+    kind: "file",
+    content: doc,
+    mode: before.kind === "file" ? before.mode : DEFAULT_FILE_MODE,
+  });
+  const changes = countChanges(linesOf(before), doc.lines);
+  const same = before.kind === "file" && changes.added + changes.removed === 0 &&
+    sameBytes(bytesOf(before), doc.toBytes());
+  return {
+    status: before.kind === "absent" ? "created" : same ? "unchanged" : "modified",
+    lines_added: changes.added,
+    lines_removed: changes.removed,
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+async function appendOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const state = await view.get(rel, abs);
+  if (state.kind === "absent" && !(await view.isDir(rel, abs))) {
+    const outcome = await writeOp(block, view, rel, abs);
+    return outcome;
+  }
+  const doc = await view.text(rel, abs);
+  const lines = doc.adopt(body(block));
+  doc.ensureFinalNewline();
+  if (block.op === "file.append") doc.splice(doc.length, 0, lines);
+  else doc.splice(0, 0, lines);
+  doc.ensureFinalNewline();
+  await view.set(rel, abs, { kind: "file", content: doc, mode: await modeOf(view, rel, abs) });
+  return { status: "modified", lines_added: lines.length, lines_removed: 0 };
+}
+
+async function deleteOp(_block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const state = await view.get(rel, abs);
+  const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
+  if (state.kind === "file") {
+    const removed = linesOf(state).length;
+    await view.set(rel, abs, { kind: "absent" });
+    if (parent) view.cleanupCandidates.add(parent);
+    return { status: "deleted", lines_added: 0, lines_removed: removed };
+  }
+  if (await view.isDir(rel, abs)) {
+    const files = await view.filesUnder(rel, abs);
+    let removed = 0;
+    for (const file of files) {
+      const fileAbs = view.absOf(file);
+      removed += linesOf(await view.get(file, fileAbs)).length;
+      await view.set(file, fileAbs, { kind: "absent" });
+    }
+    view.deletedDirs.add(rel);
+    if (parent) view.cleanupCandidates.add(parent);
+    return { status: "deleted", lines_added: 0, lines_removed: removed, files };
+  }
+  throw new ViewError("NotFound", `\`${rel}\` does not exist, so there is nothing to delete.`);
+}
+
+async function moveOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const to = param(block, "to");
+  if (!to || to.value === "") {
+    throw new OpError("PatchParseError", "file.move needs to=<new path> (e.g. to=src/new_name.py)", {
+      expected: "to=<path>",
+    }, block.line);
+  }
+  let target = await view.locate(to.value, "to");
+  if (to.value.endsWith("/") || (await view.isDir(target.rel, target.abs))) {
+    const name = rel.slice(rel.lastIndexOf("/") + 1);
+    target = await view.locate(`${target.rel}/${name}`, "to");
+  }
+  if (target.rel === rel) {
+    throw new OpError("PatchApplyError", `to=${to.value} is the file itself; nothing would move`, {}, to.line);
+  }
+  if (target.rel.startsWith(rel + "/")) {
+    throw new OpError("PatchApplyError", `cannot move \`${rel}\` into itself (\`${target.rel}\`)`, {}, to.line);
+  }
+  const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
+  const state = await view.get(rel, abs);
+  const pairs: [string, string][] = [];
+  const isDir = state.kind !== "file" && await view.isDir(rel, abs);
+  if (state.kind === "file") pairs.push([rel, target.rel]);
+  else if (isDir) {
+    for (const file of await view.filesUnder(rel, abs)) pairs.push([file, target.rel + file.slice(rel.length)]);
+  } else throw new ViewError("NotFound", `\`${rel}\` does not exist, so it cannot be moved.`);
+  // Validate every destination before changing anything, so a failure leaves the view as it was.
+  const moves: { from: string; to: string; state: FileState }[] = [];
+  for (const [from, dest] of pairs) {
+    const destAbs = view.absOf(dest);
+    await view.locate(dest, "to");
+    if ((await view.get(dest, destAbs)).kind === "file") {
+      throw new ViewError("AlreadyExists", `\`${dest}\` already exists; delete it first or move to another name.`);
+    }
+    moves.push({ from, to: dest, state: await view.get(from, view.absOf(from)) });
+  }
+  for (const m of moves) await view.set(m.from, view.absOf(m.from), { kind: "absent" });
+  for (const m of moves) await view.set(m.to, view.absOf(m.to), m.state);
+  if (isDir) view.deletedDirs.add(rel);
+  if (parent) view.cleanupCandidates.add(parent);
+  return { status: "moved", lines_added: 0, lines_removed: 0, files: moves.map((m) => m.to) };
+}
+
+async function chmodOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const p = param(block, "mode");
+  if (!p || !/^0?[0-7]{3}$/.test(p.value)) {
+    throw new OpError(
+      "PatchParseError",
+      p ? `mode=${p.value} must be an octal mode like 644 or 755` : "file.chmod needs mode=<octal> (e.g. mode=755)",
+      { parameter: "mode", expected: "three octal digits", found: p?.value ?? null },
+      p?.line ?? block.line,
+    );
+  }
+  const mode = parseInt(p.value, 8);
+  const state = await view.get(rel, abs);
+  if (state.kind !== "file") {
+    if (await view.isDir(rel, abs)) {
+      throw new ViewError("PatchApplyError", `\`${rel}\` is a folder; file.chmod changes files.`);
+    }
+    throw new ViewError("NotFound", `\`${rel}\` does not exist.`);
+  }
+  await view.set(rel, abs, { kind: "file", content: state.content, mode });
+  return { status: state.mode === mode ? "unchanged" : "mode_changed", lines_added: 0, lines_removed: 0 };
+}
+
+async function eolOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const style = (param(block, "style")?.value ?? "lf").toLowerCase();
+  if (style !== "lf" && style !== "crlf") {
+    const p = param(block, "style")!;
+    throw new OpError("PatchParseError", `style=${p.value} must be lf or crlf`, { parameter: "style" }, p.line);
+  }
+  const ensure = booleanParam(block, "ensure-nl", true);
+  const doc = await view.text(rel, abs);
+  const before = [...doc.lines];
+  const beforeFinal = doc.finalNewline;
+  const converted = doc.lines.map((l) => {
+    const bare = l.endsWith("\r") ? l.slice(0, -1) : l;
+    return style === "crlf" ? bare + "\r" : bare;
+  });
+  const finalNewline = ensure ? doc.length > 0 : doc.finalNewline;
+  // Without a final newline the last line has no line break to carry a `\r`.
+  if (!finalNewline && converted.length > 0 && style === "crlf") {
+    converted[converted.length - 1] = converted[converted.length - 1].replace(/\r$/, "");
+  }
+  doc.splice(0, doc.length, converted);
+  doc.finalNewline = finalNewline;
+  await view.set(rel, abs, { kind: "file", content: doc, mode: await modeOf(view, rel, abs) });
+  const changes = countChanges(countable(before, beforeFinal), countable(converted, finalNewline));
+  const changed = changes.added + changes.removed > 0;
+  return {
+    status: changed ? "modified" : "unchanged",
+    lines_added: changes.added,
+    lines_removed: changes.removed,
+  };
+}
+
+const IMAGE_MAGIC: Record<string, (b: Uint8Array) => boolean> = {
+  png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
+  jpg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  jpeg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  gif: (b) => String.fromCharCode(...b.subarray(0, 4)) === "GIF8",
+  webp: (b) =>
+    String.fromCharCode(...b.subarray(0, 4)) === "RIFF" && String.fromCharCode(...b.subarray(8, 12)) === "WEBP",
+  bmp: (b) => b[0] === 0x42 && b[1] === 0x4d,
+  ico: (b) => b[0] === 0 && b[1] === 0 && b[2] === 1 && b[3] === 0,
+};
+
+export function decodeBase64(block: Block): Uint8Array {
+  let text = block.body.join("").replace(/\s+/g, "");
+  const dataUri = /^data:[\w.+-]+\/[\w.+-]+;base64,/.exec(text);
+  if (dataUri) text = text.slice(dataUri[0].length);
+  text = text.replaceAll("-", "+").replaceAll("_", "/");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, "").length % 4 === 1) {
+    throw new OpError(
+      "PatchParseError",
+      `the body of ${block.op} is not Base64 (only A–Z, a–z, 0–9, +, / and = padding; whitespace is ignored)`,
+      { expected: "Base64" },
+      block.bodyLine,
+    );
+  }
+  const padded = text.replace(/=+$/, "");
+  const binary = atob(padded + "=".repeat((4 - (padded.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+async function binaryOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
+  const bytes = decodeBase64(block);
+  if (block.op === "file.image") {
+    const ext = rel.slice(rel.lastIndexOf(".") + 1).toLowerCase();
+    const check = IMAGE_MAGIC[ext];
+    if (check && (bytes.length < 12 || !check(bytes))) {
+      throw new OpError(
+        "UnsupportedFormat",
+        `the decoded content is not a ${ext.toUpperCase()} image (its first bytes do not match the format); ` +
+          "check the Base64 text or the file extension",
+        { expected: ext },
+        block.bodyLine,
+      );
+    }
+  }
+  const before = await view.get(rel, abs);
+  await view.set(rel, abs, {
+    kind: "file",
+    content: bytes,
+    mode: before.kind === "file" ? before.mode : DEFAULT_FILE_MODE,
+  });
+  const same = before.kind === "file" && sameBytes(bytesOf(before), bytes);
+  return {
+    status: before.kind === "absent" ? "created" : same ? "unchanged" : "modified",
+    lines_added: 0,
+    lines_removed: 0,
+  };
+}
+
+// ---- git.diff -----------------------------------------------------------------------------------
+
+function hunkProblem(error: HunkError, file: string): OpError {
+  const f = error.failure;
+  if (f.kind === "no-match") {
+    const closest = f.closest
+      ? `; the closest place is line ${f.closest.line} (similarity ${f.closest.similarity}): ${
+        f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")
+      }`
+      : "; the file is empty";
+    return new OpError(
+      "NoMatch",
+      `hunk ${f.hunk} of \`${file}\` fits nowhere: its context and removed lines are not in the file, not even ` +
+        `with whitespace differences, shifted, or with changed context lines (removed lines must match)${closest}`,
+      { file, hunk: f.hunk, closest: f.closest },
+      f.patchLine,
+    );
+  }
+  if (f.kind === "ambiguous") {
+    return new OpError(
+      "AmbiguousMatch",
+      `hunk ${f.hunk} of \`${file}\` fits ${f.lines.length} places (${f.strategy}): lines ${
+        f.lines.join(", ")
+      }; a hunk is never applied to an ambiguous place. Add context lines that make it unique, or give its ` +
+        "right line number in `@@ -N,M +N,M @@`",
+      {
+        file,
+        hunk: f.hunk,
+        strategy: f.strategy,
+        matches: f.lines.map((line, i) => ({ line, text: f.texts[i] })),
+      },
+      f.patchLine,
+    );
+  }
+  return new OpError(
+    "PatchApplyError",
+    `hunk ${f.hunk} of \`${file}\` only adds lines and has neither context nor a line number to place them; ` +
+      "add a context line or `@@ -N,0 +M,K @@`",
+    { file, hunk: f.hunk },
+    f.patchLine,
+  );
+}
+
+/** Which file a diff section edits: its own paths, or the block's path for a diff with no file headers. */
+function diffTargets(block: Block, file: FileDiff, count: number): { from: string | null; to: string | null } {
+  const blockPath = block.path === "." ? "" : block.path.replace(/\/+$/, "");
+  if (!file.hasPaths) {
+    if (!blockPath) {
+      throw new OpError(
+        "PatchParseError",
+        "the diff has no `--- a/<path>` / `+++ b/<path>` lines; add them, or name the file in the block header " +
+          '(`=== git.diff: "<path>" ===`)',
+        { expected: "--- / +++ file headers" },
+        file.patchLine,
+      );
+    }
+    return { from: blockPath, to: blockPath };
+  }
+  if (!blockPath) return { from: file.oldPath, to: file.newPath };
+  const inside = (p: string | null) => p === null || p === blockPath || p.startsWith(blockPath + "/");
+  if (inside(file.oldPath) && inside(file.newPath)) return { from: file.oldPath, to: file.newPath };
+  const named = file.newPath ?? file.oldPath!;
+  // A single-file diff written relative to a subfolder: its path is the end of the block's path.
+  if (count === 1 && file.oldPath === file.newPath && blockPath.endsWith("/" + named)) {
+    return { from: blockPath, to: blockPath };
+  }
+  throw new OpError(
+    "PatchApplyError",
+    `the block names \`${block.path}\` but the diff edits \`${named}\`; use "." in the block header for a diff of ` +
+      "several files, or make the paths agree",
+    { diff_path: named },
+    file.patchLine,
+  );
+}
+
+async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
+  let files: FileDiff[];
+  try {
+    files = parseDiff(block.body, block.bodyLine);
+  } catch (error) {
+    if (error instanceof DiffParseError) {
+      throw new OpError("PatchParseError", error.message.replace(/^line \d+: /, ""), {
+        expected: error.expected,
+        found: error.found,
+      }, error.line);
+    }
+    throw error;
+  }
+  const keepLineEndings = block.body.some((l) => l.endsWith("\r"));
+  // Work on copies: the block applies as a whole or not at all.
+  const results = new Map<string, FileState>();
+  const current = async (rel: string): Promise<FileState> => results.get(rel) ?? await view.get(rel, view.absOf(rel));
+  const reports: (HunkReport & { file: string })[] = [];
+  let added = 0;
+  let removed = 0;
+  const touched: string[] = [];
+  for (const file of files) {
+    const { from, to } = diffTargets(block, file, files.length);
+    const shown = (to ?? from)!;
+    if (file.binary) {
+      throw new OpError(
+        "UnsupportedFormat",
+        `the diff of \`${shown}\` is binary; write binary files with file.binary (Base64 body)`,
+        { file: shown },
+        file.patchLine,
+      );
+    }
+    const fromLoc = from === null ? null : await view.locate(from, "diff path");
+    const toLoc = to === null ? null : await view.locate(to, "diff path");
+    let doc: TextDoc;
+    let mode = DEFAULT_FILE_MODE;
+    if (fromLoc === null) {
+      if ((await current(toLoc!.rel)).kind === "file") {
+        throw new OpError("AlreadyExists", `the diff creates \`${toLoc!.rel}\`, which already exists`, {
+          file: toLoc!.rel,
+        }, file.patchLine);
+      }
+      doc = new TextDoc([], false);
+    } else {
+      const state = await current(fromLoc.rel);
+      if (state.kind !== "file") {
+        throw new OpError(
+          "NotFound",
+          `the diff edits \`${fromLoc.rel}\`, which does not exist (a new file needs \`--- /dev/null\`)`,
+          { file: fromLoc.rel },
+          file.patchLine,
+        );
+      }
+      const text = state.content instanceof TextDoc ? state.content : TextDoc.fromBytes(state.content);
+      if (!text) {
+        throw new OpError("UnsupportedFormat", `\`${fromLoc.rel}\` is not UTF-8 text; a diff cannot edit it`, {
+          file: fromLoc.rel,
+        }, file.patchLine);
+      }
+      doc = text.clone();
+      mode = state.mode;
+    }
+    try {
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings })) reports.push({ ...report, file: shown });
+    } catch (error) {
+      if (error instanceof HunkError) throw hunkProblem(error, shown);
+      throw error;
+    }
+    for (const h of file.hunks) {
+      for (const l of h.lines) {
+        if (l.kind === "+") added++;
+        else if (l.kind === "-") removed++;
+      }
+    }
+    if (toLoc === null) {
+      if (doc.length > 0) {
+        throw new OpError(
+          "PatchApplyError",
+          `the diff deletes \`${
+            fromLoc!.rel
+          }\` but its hunks leave ${doc.length} lines; remove every line or use file.delete`,
+          { file: fromLoc!.rel },
+          file.patchLine,
+        );
+      }
+      results.set(fromLoc!.rel, { kind: "absent" });
+      touched.push(fromLoc!.rel);
+      continue;
+    }
+    if (fromLoc && fromLoc.rel !== toLoc.rel) {
+      if ((await current(toLoc.rel)).kind === "file") {
+        throw new OpError("AlreadyExists", `the diff renames to \`${toLoc.rel}\`, which already exists`, {
+          file: toLoc.rel,
+        }, file.patchLine);
+      }
+      results.set(fromLoc.rel, { kind: "absent" });
+    }
+    if (file.newMode !== null) mode = file.newMode & 0o777;
+    results.set(toLoc.rel, { kind: "file", content: doc, mode });
+    touched.push(toLoc.rel);
+  }
+  for (const [rel, state] of results) {
+    await view.set(rel, view.absOf(rel), state);
+    if (state.kind === "absent" && rel.includes("/")) view.cleanupCandidates.add(rel.slice(0, rel.lastIndexOf("/")));
+  }
+  return {
+    status: files.length === 1 && files[0].newPath === null
+      ? "deleted"
+      : files.length === 1 && files[0].oldPath === null
+      ? "created"
+      : "modified",
+    lines_added: added,
+    lines_removed: removed,
+    files: touched,
+    hunks: reports,
+  };
+}
+
+// ---- dispatch -----------------------------------------------------------------------------------
+
+/** Runs a file, line, block or diff block against the view. */
+export async function runEditBlock(block: Block, view: View): Promise<BlockOutcome> {
+  if (block.op === "git.diff") return await diffOp(block, view);
+  const { rel, abs } = await view.locate(block.path, "the block's path");
+  switch (block.op) {
+    case "file.write":
+      if (await view.isDir(rel, abs)) throw new ViewError("AlreadyExists", `\`${rel}\` is a folder.`);
+      return await writeOp(block, view, rel, abs);
+    case "file.append":
+    case "file.prepend":
+      return await appendOp(block, view, rel, abs);
+    case "file.delete":
+      return await deleteOp(block, view, rel, abs);
+    case "file.move":
+      return await moveOp(block, view, rel, abs);
+    case "file.chmod":
+      return await chmodOp(block, view, rel, abs);
+    case "file.eol":
+      return await eolOp(block, view, rel, abs);
+    case "file.binary":
+    case "file.image":
+      return await binaryOp(block, view, rel, abs);
+    case "line.insert":
+    case "line.append":
+    case "line.replace":
+    case "line.delete":
+      return await lineOp(block, view, rel, abs);
+    case "block.delete":
+    case "block.replace":
+      return await blockOp(block, view, rel, abs);
+    default:
+      throw new Error(`runEditBlock got ${block.op}`);
+  }
+}

@@ -1,0 +1,167 @@
+/** `patch`: the XGit patch protocol (seed 004, issue 6). Declaration only: no npm imports here. */
+
+import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts";
+import { lazyImport } from "../../core/lazy.ts";
+
+const schema = () => lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url));
+const handlers = () => lazyImport<typeof import("./handler.ts")>(new URL("./handler.ts", import.meta.url));
+
+const FORMAT = `
+A patch is text on stdin (or --file). Header lines first, then blocks, then the end marker:
+
+  repo: <name>                  optional: a name from pterm.json "patch.repos"
+  commitmsg: <message>          optional (default: chore: apply file ops patch)
+  author: Name <email>          optional (default: XGit Bot <bot@xgit.local>)
+
+  === <op>: "<path>" ===        path in double quotes, relative to the repository
+  key=value                     parameters (keys case-insensitive); multi-line: key< / one-space-indented lines / >key
+                                one optional blank line, then the body (a second blank line is body)
+  body text
+  === end ===
+
+  === PATCH EOF ===             required: a patch without it is refused as cut off
+
+Ops:
+  file.write / file.append / file.prepend   body = text (LF, final newline added)
+  file.delete (file or folder)   file.move to=<path>   file.chmod mode=755   file.eol style=lf|crlf ensure_nl=true
+  file.binary / file.image       body = Base64
+  line.insert / line.append / line.replace / line.delete
+                                 which line: keys=<text in it> (alternatives a|b or a,b; case and indentation
+                                 ignored) or lineno=<N>; nthl=<N> picks among several matches; offset=+N/-N;
+                                 start-keys= / end-keys= narrow the search to a scope (nthb picks the start)
+  block.delete / block.replace   the lines from start-keys to end-keys (first match after the start), inclusive
+  git.diff                       body = a unified diff (fences, wrong @@ counts, shifted or fuzzy context tolerated)
+  git.reset ref= mode=hard|mixed|soft   git.revert ref= no_commit=   git.tag name= [ref=] [message=] [force=]
+  git.commit                     alone in its patch: commits what the work tree holds
+
+keys rules, in order: one key matching exactly one line; else a pair of keys on one line; else all keys on one
+line; else nthl=N among the matches; else AmbiguousMatch listing each line with the nthl that picks it.
+
+All or nothing: when any block fails, nothing is written (NoMatch shows the closest lines). In a git repository
+the patch ends with one commit (commitmsg, author) unless --no-commit.
+
+Example (stdin of \`patch apply\`):
+  commitmsg: Extend the login timeout
+  === line.replace: "src/auth.py" ===
+  start-keys=def login
+  keys=timeout =
+      timeout = 60
+  === end ===
+  === PATCH EOF ===`;
+
+const repoFlag = {
+  name: "repo",
+  type: "string",
+  valueName: "path",
+  description: "The repository folder (overrides the header repo: and patch.default_repo; else the root)",
+  path: "write",
+} as const satisfies FlagSpec;
+
+const fileFlag = {
+  name: "file",
+  type: "string",
+  valueName: "path",
+  description: "Read the patch from this file under the root instead of stdin",
+  path: "read",
+} as const satisfies FlagSpec;
+
+export const applyFlags = [
+  repoFlag,
+  fileFlag,
+  { name: "dry-run", type: "boolean", description: "Compute and report everything, write nothing" },
+  {
+    name: "no-commit",
+    type: "boolean",
+    description: "Write the files but make no commit (git.revert blocks do not commit either)",
+  },
+] as const satisfies readonly FlagSpec[];
+
+export const checkFlags = [repoFlag, fileFlag] as const satisfies readonly FlagSpec[];
+
+const WRITE_EXAMPLE = `=== file.write: "notes/todo.md" ===
+# TODO
+- write the parser
+- timeout is 30 seconds
+=== end ===
+=== PATCH EOF ===
+`;
+
+const LINE_EXAMPLE = `commitmsg: Extend the timeout
+=== line.replace: "notes/todo.md" ===
+keys=timeout is 30
+- timeout is 60 seconds
+=== end ===
+=== line.append: "notes/todo.md" ===
+keys=write the parser
+- test the parser
+=== end ===
+=== PATCH EOF ===
+`;
+
+const DIFF_EXAMPLE = `=== git.diff: "notes/todo.md" ===
+--- a/notes/todo.md
++++ b/notes/todo.md
+@@ -1,3 +1,3 @@
+ # TODO
+-- write the parser
++- write the parser (done)
+ - test the parser
+=== end ===
+=== PATCH EOF ===
+`;
+
+const apply: LeafSpec = {
+  name: "apply",
+  summary: "Apply a patch: every block or none, then one commit in a git repository.",
+  description: "The patch comes on stdin (or --file). Blocks apply in order, each seeing the previous ones' result; " +
+    "nothing is written unless all succeed. If pterm is killed mid-apply, the next `patch apply` rolls the tree " +
+    "back first (result.recovered says so).\n" + FORMAT,
+  capabilities: ["fs.read", "fs.write"],
+  stdin: { mode: "unlessFlag", flag: "file" },
+  flags: applyFlags,
+  examples: [
+    { command: "patch apply", description: "Create a file", stdin: WRITE_EXAMPLE },
+    { command: "patch apply", description: "Replace and add lines located by keywords", stdin: LINE_EXAMPLE },
+    {
+      command: "patch apply --dry-run",
+      description: "Apply a unified diff, reporting without writing",
+      stdin: DIFF_EXAMPLE,
+    },
+    {
+      command: "patch apply --file patches/fix.patch --repo projects/xgit",
+      description: "Apply a patch file to a repository",
+    },
+  ],
+  result: async () => (await schema()).applyResultSchema,
+  handler: async () => (await handlers()).applyHandler,
+};
+
+const check: LeafSpec = {
+  name: "check",
+  summary: "Parse and pre-check a patch; report every problem found, write nothing.",
+  description: "Runs every block against an in-memory copy of the files and lists all problems (parse errors with " +
+    "their line, NoMatch with the closest lines, AmbiguousMatch with the nthl/nthb choices), not only the first. " +
+    "Exit code 1 when there is any.\n" + FORMAT,
+  capabilities: ["fs.read"],
+  stdin: { mode: "unlessFlag", flag: "file" },
+  flags: checkFlags,
+  examples: [
+    { command: "patch check", description: "Check a patch before applying it", stdin: DIFF_EXAMPLE },
+    { command: "patch check --file patches/fix.patch", description: "Check a patch file" },
+  ],
+  result: async () => (await schema()).checkResultSchema,
+  handler: async () => (await handlers()).checkHandler,
+};
+
+export const patchSpec: CommandSpec = {
+  name: "patch",
+  summary: "Edit many files at once with the XGit patch format: file, line, block and git blocks, all or nothing.",
+  description: FORMAT.trim(),
+  zone: "help-first",
+  config: async () => (await schema()).patchConfigSchema,
+  examples: [
+    { command: "patch apply", description: "Apply a patch given on stdin", stdin: WRITE_EXAMPLE },
+    { command: "patch check", description: "Report every problem of a patch without writing", stdin: LINE_EXAMPLE },
+  ],
+  subcommands: [apply, check],
+};

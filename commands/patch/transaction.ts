@@ -1,0 +1,523 @@
+/**
+ * Writing a computed patch so that it lands whole or not at all, even if pterm is killed.
+ *
+ * 1. A journal (`<root>/sessions/<session>/patch/<run>/journal.json`, written atomically and
+ *    flushed) lists every path the patch will touch, its original mode, the name of its backup
+ *    and of its temporary file, and the folders it will create and remove.
+ * 2. Preparation: missing parent folders are created, every original is hard-linked into the
+ *    run folder (a copy where links are impossible), every new content is written and flushed
+ *    to a temporary file beside its target. Nothing a reader looks at has changed yet.
+ * 3. Switch: each temporary file is renamed over its target (atomic: a reader sees the old or
+ *    the new file, never a mix), deleted files are unlinked, emptied folders removed.
+ * 4. The caller commits (git), marks the journal committed, and `finish` removes the run folder.
+ *
+ * A failure at any step rolls back from the journal in-process. A kill leaves the journal; the
+ * next `patch apply` (which takes the same lock) finds it and rolls the tree back to exactly
+ * what it was before the killed run — or, when the journal says the commit was made, keeps the
+ * new tree and only removes the journal.
+ */
+
+import { PtermError } from "../../core/errors.ts";
+import { basename, dirname, join } from "../../core/path.ts";
+import type { Change } from "./view.ts";
+
+export const JOURNAL_VERSION = 1;
+
+/** How many files are prepared (backed up, written and flushed) at once. */
+const PREPARE_BATCH = 16;
+
+export interface JournalEntry {
+  /** Relative to the workspace root. */
+  readonly path: string;
+  /** Mode of the original, null when there was none. */
+  readonly original_mode: number | null;
+  /** File name of the original's backup inside the run folder, null when there was none. */
+  readonly backup: string | null;
+  /** Name of the temporary file beside the target, null when the patch deletes the path. */
+  readonly temp: string | null;
+}
+
+export interface Journal {
+  readonly version: number;
+  readonly run_id: string;
+  readonly session: string;
+  /** The repository folder, relative to the root. */
+  readonly repo: string;
+  phase: "writing" | "committed";
+  readonly entries: JournalEntry[];
+  /** Folders the patch creates, shallowest first (relative to the root). */
+  readonly created_dirs: string[];
+  /** Folders the patch removes because they end up empty, deepest first. */
+  readonly removed_dirs: string[];
+  /** Git state to put back on rollback (the git library's snapshot, as JSON). */
+  git_state: unknown;
+  /**
+   * The repository lock file this run held (`.git/index.lock`, relative to the root) and its
+   * inode: a killed run leaves it behind, and recovery removes it only if it is still that file.
+   */
+  repo_lock: { path: string; ino: number } | null;
+}
+
+export interface RecoveryReport {
+  readonly run_id: string;
+  readonly session: string;
+  readonly action: "rolled_back" | "rolled_forward";
+  readonly paths: string[];
+}
+
+const decoder = new TextDecoder();
+
+function toRootRel(root: string, abs: string): string {
+  return abs === root ? "." : abs.slice(root.length + 1);
+}
+
+function fromRootRel(root: string, rel: string): string {
+  return rel === "." ? root : join(root, ...rel.split("/"));
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
+    throw error;
+  }
+}
+
+async function removeIfPresent(path: string): Promise<void> {
+  try {
+    await Deno.remove(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) throw error;
+  }
+}
+
+async function writeFlushed(
+  path: string,
+  bytes: Uint8Array,
+  mode: number | undefined,
+  durable: boolean,
+): Promise<void> {
+  const file = await Deno.open(path, { write: true, createNew: true, mode });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    if (durable) await file.sync();
+  } finally {
+    file.close();
+  }
+  // The process umask may have narrowed the mode given at creation.
+  if (mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(path, mode);
+}
+
+/** Replaces `path` by `bytes` atomically (temp beside + rename). */
+async function atomicWrite(path: string, bytes: Uint8Array, durable: boolean): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    await writeFlushed(temp, bytes, undefined, durable);
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await removeIfPresent(temp);
+    throw error;
+  }
+}
+
+/** Where a session keeps the runs of `patch`: `<root>/sessions/<id>/patch`. */
+export function patchStateDir(sessionDir: string): string {
+  return join(sessionDir, "patch");
+}
+
+function tempName(target: string, runId: string): string {
+  return `.${basename(target)}.${runId}.patch-tmp`;
+}
+
+// ---- the lock ---------------------------------------------------------------------------------
+
+/**
+ * One patch at a time per workspace: an advisory lock on `<root>/sessions/.patch.lock` (a name
+ * no session id can have). The OS releases it when the holder dies, so a journal found while
+ * holding the lock always belongs to a dead run.
+ */
+export async function withPatchLock<T>(
+  root: string,
+  exclusive: boolean,
+  signal: AbortSignal,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const dir = join(root, "sessions");
+  const path = join(dir, ".patch.lock");
+  let file: Deno.FsFile;
+  if (exclusive) {
+    await Deno.mkdir(dir, { recursive: true });
+    file = await Deno.open(path, { read: true, write: true, create: true });
+  } else {
+    // Readers (check, --dry-run) may have no write permission; no lock file means no patch ever ran.
+    try {
+      file = await Deno.open(path, { read: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return await fn();
+      throw error;
+    }
+  }
+  try {
+    if (!(await file.tryLock(exclusive))) {
+      const waiting = file.lock(exclusive);
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        waiting.then(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        }, reject);
+      });
+    }
+    return await fn();
+  } finally {
+    file.close();
+  }
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+
+export interface TransactionOptions {
+  readonly root: string;
+  readonly sessionDir: string;
+  readonly session: string;
+  readonly runId: string;
+  readonly repoAbs: string;
+  /** Git state to put back on rollback (JSON-safe), null for a folder that is not a repository. */
+  readonly gitState: unknown;
+  /** The repository lock file held for the whole run (absolute), if any. */
+  readonly repoLock?: string;
+  readonly restoreGit: GitStateRestorer | null;
+  readonly signal: AbortSignal;
+  /** Flush new contents to disk before they replace the old (survives power loss, not only a kill). */
+  readonly durable?: boolean;
+}
+
+export class Transaction {
+  readonly journal: Journal;
+  readonly #options: TransactionOptions;
+  readonly #runDir: string;
+  #backups = 0;
+  #closed = false;
+
+  private constructor(options: TransactionOptions, runDir: string, journal: Journal) {
+    this.#options = options;
+    this.#runDir = runDir;
+    this.journal = journal;
+  }
+
+  /** Creates the run folder and its journal; nothing in the tree has changed yet. */
+  static async begin(options: TransactionOptions): Promise<Transaction> {
+    const runDir = join(patchStateDir(options.sessionDir), options.runId);
+    const lockInfo = options.repoLock ? await lstatOrNull(options.repoLock) : null;
+    const journal: Journal = {
+      version: JOURNAL_VERSION,
+      run_id: options.runId,
+      session: options.session,
+      repo: toRootRel(options.root, options.repoAbs),
+      phase: "writing",
+      entries: [],
+      created_dirs: [],
+      removed_dirs: [],
+      git_state: options.gitState ?? null,
+      repo_lock: options.repoLock && lockInfo?.ino != null
+        ? { path: toRootRel(options.root, options.repoLock), ino: lockInfo.ino }
+        : null,
+    };
+    await Deno.mkdir(runDir, { recursive: true });
+    const tx = new Transaction(options, runDir, journal);
+    await tx.#saveJournal();
+    return tx;
+  }
+
+  async #saveJournal(): Promise<void> {
+    await atomicWrite(join(this.#runDir, "journal.json"), new TextEncoder().encode(JSON.stringify(this.journal)), true);
+  }
+
+  /**
+   * Backs up files something else (git reset / revert) is about to change, so a rollback can
+   * put them back. Journaled before any backup is made.
+   */
+  async protect(paths: readonly string[]): Promise<void> {
+    const root = this.#options.root;
+    const added: { entry: JournalEntry; abs: string; info: Deno.FileInfo | null }[] = [];
+    for (const abs of paths) {
+      const info = await lstatOrNull(abs);
+      const entry: JournalEntry = {
+        path: toRootRel(root, abs),
+        original_mode: info?.isFile ? (info.mode ?? 0o644) & 0o7777 : null,
+        backup: info?.isFile ? `b${this.#backups++}` : null,
+        temp: null,
+      };
+      added.push({ entry, abs, info });
+    }
+    this.journal.entries.push(...added.map((a) => a.entry));
+    // Folders git may create for new files are journaled too, so a rollback removes them again.
+    const missing = await missingParents(added.filter((a) => a.info === null).map((a) => a.abs), this.#options.repoAbs);
+    this.journal.created_dirs.push(...missing.map((d) => toRootRel(root, d)));
+    await this.#saveJournal();
+    for (const { entry, abs } of added) {
+      if (entry.backup) await this.#backup(abs, join(this.#runDir, entry.backup), null);
+    }
+  }
+
+  async #backup(abs: string, backup: string, bytes: { bytes: Uint8Array; mode: number } | null): Promise<void> {
+    try {
+      await Deno.link(abs, backup);
+    } catch {
+      if (bytes) await writeFlushed(backup, bytes.bytes, bytes.mode, this.#options.durable ?? true);
+      else await Deno.copyFile(abs, backup);
+    }
+  }
+
+  /** Journals, prepares and switches every change. On failure the caller rolls back. */
+  async write(changes: readonly Change[], emptiedDirs: readonly string[]): Promise<void> {
+    const { root, runId } = this.#options;
+    const created = await dirsToCreate(changes, this.#options.repoAbs);
+    const entries: JournalEntry[] = changes.map((c) => ({
+      path: toRootRel(root, c.abs),
+      original_mode: c.before?.mode ?? null,
+      backup: c.before ? `b${this.#backups++}` : null,
+      temp: c.after ? tempName(c.abs, runId) : null,
+    }));
+    this.journal.entries.push(...entries);
+    this.journal.created_dirs.push(...created.map((d) => toRootRel(root, d)));
+    this.journal.removed_dirs.push(...emptiedDirs.map((d) => toRootRel(root, d)));
+    await this.#saveJournal();
+    await this.#prepare(changes, entries, created);
+    await this.#switch(changes, entries, emptiedDirs);
+  }
+
+  async #prepare(
+    changes: readonly Change[],
+    entries: readonly JournalEntry[],
+    created: readonly string[],
+  ): Promise<void> {
+    const durable = this.#options.durable ?? true;
+    for (const dir of created) {
+      await Deno.mkdir(dir).catch((error) => {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      });
+    }
+    const prepareOne = async (i: number) => {
+      const change = changes[i];
+      const entry = entries[i];
+      const now = await lstatOrNull(change.abs);
+      if (change.before) {
+        const unchanged = now?.isFile && now.size === change.before.size &&
+          (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
+        if (!unchanged) throw changedUnderneath(entry.path);
+        await this.#backup(change.abs, join(this.#runDir, entry.backup!), change.before);
+      } else if (now !== null) {
+        throw changedUnderneath(entry.path);
+      }
+      if (change.after) {
+        const temp = join(dirname(change.abs), entry.temp!);
+        await removeIfPresent(temp);
+        await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+      }
+    };
+    // Files are independent here (nothing visible changes yet), so their flushes overlap.
+    for (let start = 0; start < changes.length; start += PREPARE_BATCH) {
+      if (this.#options.signal.aborted) throw this.#options.signal.reason;
+      const batch = [];
+      for (let i = start; i < Math.min(start + PREPARE_BATCH, changes.length); i++) batch.push(prepareOne(i));
+      const settled = await Promise.allSettled(batch);
+      const failed = settled.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    }
+  }
+
+  async #switch(changes: readonly Change[], entries: readonly JournalEntry[], emptiedDirs: readonly string[]) {
+    for (const [i, change] of changes.entries()) {
+      if (change.after) await Deno.rename(join(dirname(change.abs), entries[i].temp!), change.abs);
+      else await removeIfPresent(change.abs);
+    }
+    for (const dir of emptiedDirs) {
+      try {
+        await Deno.remove(dir);
+      } catch {
+        // Someone put something there meanwhile: the folder stays, which loses nothing.
+      }
+    }
+  }
+
+  /** Records that the commit was made: from now on a kill keeps the new tree. */
+  async markCommitted(): Promise<void> {
+    this.journal.phase = "committed";
+    await this.#saveJournal();
+  }
+
+  /**
+   * Undoes everything journaled so far (files, folders, git state) and drops the run folder.
+   * `restoreGit` overrides the restorer given at the start (e.g. one that takes the repository
+   * lock, once it is no longer held).
+   */
+  async rollback(restoreGit?: GitStateRestorer): Promise<void> {
+    if (this.#closed) return;
+    await rollback(this.#options.root, this.#runDir, this.journal, restoreGit ?? this.#options.restoreGit);
+    await this.finish();
+  }
+
+  /** The patch is done: the backups and the journal go. */
+  async finish(): Promise<void> {
+    this.#closed = true;
+    await Deno.remove(this.#runDir, { recursive: true });
+  }
+}
+
+function changedUnderneath(path: string): PtermError {
+  return new PtermError(
+    "ConcurrentModification",
+    `\`${path}\` changed on disk while the patch was being computed; nothing was written. Run the patch again.`,
+  );
+}
+
+/** Parent folders of new files that do not exist yet, shallowest first. */
+function dirsToCreate(changes: readonly Change[], repoAbs: string): Promise<string[]> {
+  return missingParents(changes.filter((c) => c.after).map((c) => c.abs), repoAbs);
+}
+
+async function missingParents(paths: readonly string[], repoAbs: string): Promise<string[]> {
+  const missing = new Set<string>();
+  for (const path of paths) {
+    let dir = dirname(path);
+    const chain: string[] = [];
+    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir)) {
+      if (await lstatOrNull(dir)) break;
+      chain.push(dir);
+      dir = dirname(dir);
+    }
+    for (const d of chain) missing.add(d);
+  }
+  return [...missing].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1));
+}
+
+// ---- rollback and recovery --------------------------------------------------------------------
+
+/** Puts back the git state a journal recorded (supplied by the git integration). */
+export type GitStateRestorer = (repoAbs: string, state: unknown) => Promise<void>;
+
+async function rollback(
+  root: string,
+  runDir: string,
+  journal: Journal,
+  restoreGit: GitStateRestorer | null,
+): Promise<void> {
+  // Folders first, so that restored files have their parents.
+  for (const dir of [...journal.removed_dirs].reverse()) {
+    await Deno.mkdir(fromRootRel(root, dir), { recursive: true });
+  }
+  for (const entry of [...journal.entries].reverse()) {
+    const target = fromRootRel(root, entry.path);
+    if (entry.temp) await removeIfPresent(join(dirname(target), entry.temp));
+    if (entry.backup === null) {
+      await removeIfPresent(target);
+      continue;
+    }
+    const backup = join(runDir, entry.backup);
+    const saved = await lstatOrNull(backup);
+    if (!saved) continue; // the run died before backing it up, so it never touched it
+    const now = await lstatOrNull(target);
+    if (!(now && now.ino !== null && now.ino === saved.ino)) {
+      // Its folder may be gone (git removes emptied folders).
+      await Deno.mkdir(dirname(target), { recursive: true });
+      const restoring = join(dirname(target), `.${basename(target)}.${journal.run_id}.restore-tmp`);
+      await removeIfPresent(restoring);
+      try {
+        await Deno.link(backup, restoring);
+      } catch {
+        await Deno.copyFile(backup, restoring);
+      }
+      await Deno.rename(restoring, target);
+    }
+    if (entry.original_mode !== null && Deno.build.os !== "windows") await Deno.chmod(target, entry.original_mode);
+  }
+  const deepestFirst = [...journal.created_dirs].sort((a, b) => b.split("/").length - a.split("/").length);
+  for (const dir of deepestFirst) {
+    try {
+      await Deno.remove(fromRootRel(root, dir));
+    } catch {
+      // Not empty: something else lives there now; leave it.
+    }
+  }
+  if (journal.git_state !== null && journal.git_state !== undefined) {
+    if (!restoreGit) throw new Error("a journal holds git state but no git restorer was given");
+    await restoreGit(fromRootRel(root, journal.repo), journal.git_state);
+  }
+}
+
+/** A killed run's repository lock is still its own file (same inode): it is stale, remove it. */
+async function removeStaleRepoLock(root: string, journal: Journal): Promise<void> {
+  if (!journal.repo_lock) return;
+  const path = fromRootRel(root, journal.repo_lock.path);
+  const info = await lstatOrNull(path);
+  if (info?.isFile && info.ino === journal.repo_lock.ino) await removeIfPresent(path);
+}
+
+/** Journals left by killed runs, in any session (call with the patch lock held). */
+async function pendingRuns(root: string): Promise<{ runDir: string; journal: Journal | null }[]> {
+  const found: { runDir: string; journal: Journal | null }[] = [];
+  const sessions = join(root, "sessions");
+  let sessionEntries: Deno.DirEntry[];
+  try {
+    sessionEntries = await Array.fromAsync(Deno.readDir(sessions));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  for (const session of sessionEntries) {
+    if (!session.isDirectory) continue;
+    const dir = join(sessions, session.name, "patch");
+    let runs: Deno.DirEntry[];
+    try {
+      runs = await Array.fromAsync(Deno.readDir(dir));
+    } catch {
+      continue;
+    }
+    for (const run of runs) {
+      if (!run.isDirectory) continue;
+      const runDir = join(dir, run.name);
+      let journal: Journal | null = null;
+      try {
+        journal = JSON.parse(decoder.decode(await Deno.readFile(join(runDir, "journal.json"))));
+      } catch {
+        journal = null;
+      }
+      found.push({ runDir, journal });
+    }
+  }
+  return found.sort((a, b) => (a.runDir < b.runDir ? -1 : 1));
+}
+
+/** Whether a killed run left a journal behind (for `patch check`, which writes nothing). */
+export async function hasPendingRecovery(root: string): Promise<string[]> {
+  return (await pendingRuns(root)).filter((r) => r.journal !== null).map((r) => r.journal!.run_id);
+}
+
+/** Finishes what killed runs left: rolls back (or, once committed, forward). Call with the lock held. */
+export async function recover(root: string, restoreGit: GitStateRestorer | null): Promise<RecoveryReport[]> {
+  const reports: RecoveryReport[] = [];
+  for (const { runDir, journal } of await pendingRuns(root)) {
+    if (journal === null || journal.version !== JOURNAL_VERSION) {
+      // Killed before its journal was complete: it had not touched the tree yet.
+      await Deno.remove(runDir, { recursive: true });
+      continue;
+    }
+    const paths = journal.entries.map((e) => e.path);
+    await removeStaleRepoLock(root, journal);
+    if (journal.phase === "committed") {
+      for (const entry of journal.entries) {
+        if (entry.temp) await removeIfPresent(join(dirname(fromRootRel(root, entry.path)), entry.temp));
+      }
+      reports.push({ run_id: journal.run_id, session: journal.session, action: "rolled_forward", paths });
+    } else {
+      await rollback(root, runDir, journal, restoreGit);
+      reports.push({ run_id: journal.run_id, session: journal.session, action: "rolled_back", paths });
+    }
+    await Deno.remove(runDir, { recursive: true });
+  }
+  return reports;
+}

@@ -1,0 +1,334 @@
+/**
+ * The virtual view a patch is computed in: files are read once from disk (through the core's
+ * confinement), every block edits the in-memory state, and nothing touches the disk until the
+ * whole patch has succeeded (then `transaction.ts` writes the difference).
+ */
+
+import type { Workspace } from "../../core/context.ts";
+import { PtermError } from "../../core/errors.ts";
+import { isSecretPath } from "../../core/paths.ts";
+import { join } from "../../core/path.ts";
+import { TextDoc } from "./text.ts";
+
+export interface DiskFile {
+  readonly bytes: Uint8Array;
+  readonly mode: number;
+  /** Identity at read time, to notice a change made by someone else before we write. */
+  readonly ino: number | null;
+  readonly mtimeMs: number | null;
+  readonly size: number;
+}
+
+/** What a path holds in the view: a file (text kept parsed once it was edited as text), or nothing. */
+export type FileState =
+  | { readonly kind: "absent" }
+  | { readonly kind: "file"; readonly content: Uint8Array | TextDoc; readonly mode: number };
+
+interface Entry {
+  readonly rel: string;
+  readonly abs: string;
+  /** null when nothing was there on disk. */
+  readonly disk: DiskFile | null;
+  state: FileState;
+}
+
+export const DEFAULT_FILE_MODE = 0o644;
+
+/** Errors the view raises before an op can say which block it was: the op adds that. */
+export class ViewError extends Error {
+  constructor(readonly code: "NotFound" | "AlreadyExists" | "PatchApplyError" | "UnsupportedFormat", message: string) {
+    super(message);
+  }
+}
+
+export function bytesOf(state: FileState & { kind: "file" }): Uint8Array {
+  return state.content instanceof TextDoc ? state.content.toBytes() : state.content;
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
+    throw error;
+  }
+}
+
+export class View {
+  readonly #workspace: Workspace;
+  /** Repository folder relative to the root ("." for the root) and its canonical absolute path. */
+  readonly repoRel: string;
+  readonly repoAbs: string;
+  readonly #entries = new Map<string, Entry>();
+  /** Folders a block deleted as a whole (their files are absent entries). */
+  readonly deletedDirs = new Set<string>();
+  /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
+  readonly cleanupCandidates = new Set<string>();
+
+  constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
+    this.#workspace = workspace;
+    this.repoRel = repoRel;
+    this.repoAbs = repoAbs;
+  }
+
+  /**
+   * A patch path → its normalized repository-relative form and absolute location, through the
+   * core's confinement (`..`, absolute, escapes, secrets, pterm's state), refusing `.git/`
+   * and any symlink on the way from the repository down to the target.
+   */
+  async locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
+    // The tree does not change under a patch (it holds the lock), so a path resolves once.
+    const known = this.#located.get(input);
+    if (known) return known;
+    const located = await this.#locate(input, label);
+    this.#located.set(input, located);
+    return located;
+  }
+
+  readonly #located = new Map<string, { rel: string; abs: string }>();
+
+  async #locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
+    if (input.includes("\\")) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
+    }
+    const segments = input.split("/").filter((s) => s !== "" && s !== ".");
+    if (segments.some((s) => s.toLowerCase() === ".git")) {
+      throw new PtermError(
+        "InvalidPath",
+        `${label} \`${input}\` is inside .git; a patch edits the work tree only (use git.* blocks for git state).`,
+      );
+    }
+    if (segments.length === 0 && !input.startsWith("/")) {
+      throw new PtermError("InvalidPath", `${label} is empty; name a file relative to the repository.`);
+    }
+    const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
+    const confined = await this.#workspace.resolve(fromRoot, "write", { label });
+    // Confinement resolved symlinks; a patch never writes through one, so walk the literal path.
+    let current = this.repoAbs;
+    for (const [i, segment] of segments.entries()) {
+      current = join(current, segment);
+      const info = await lstatOrNull(current);
+      if (info === null) break;
+      if (info.isSymlink) {
+        const shown = segments.slice(0, i + 1).join("/");
+        throw new PtermError(
+          "PatchApplyError",
+          `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. ` +
+            "Edit the file the link points to by its real path.",
+        );
+      }
+    }
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    if (confined.abs !== abs) {
+      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
+    }
+    return { rel, abs };
+  }
+
+  async #entry(rel: string, abs: string): Promise<Entry> {
+    const known = this.#entries.get(rel);
+    if (known) return known;
+    const info = await lstatOrNull(abs);
+    let disk: DiskFile | null = null;
+    if (info?.isFile) {
+      const bytes = await Deno.readFile(abs);
+      disk = {
+        bytes,
+        mode: (info.mode ?? DEFAULT_FILE_MODE) & 0o7777,
+        ino: info.ino,
+        mtimeMs: info.mtime?.getTime() ?? null,
+        size: info.size,
+      };
+    } else if (info?.isSymlink) {
+      throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
+    }
+    const entry: Entry = {
+      rel,
+      abs,
+      disk,
+      state: disk ? { kind: "file", content: disk.bytes, mode: disk.mode } : { kind: "absent" },
+    };
+    this.#entries.set(rel, entry);
+    return entry;
+  }
+
+  async get(rel: string, abs: string): Promise<FileState> {
+    return (await this.#entry(rel, abs)).state;
+  }
+
+  /** The file as text; ViewError when it is missing, a folder or not text. */
+  async text(rel: string, abs: string): Promise<TextDoc> {
+    const entry = await this.#entry(rel, abs);
+    if (entry.state.kind === "absent") {
+      if (await this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
+      throw new ViewError("NotFound", `\`${rel}\` does not exist (create it first, e.g. with file.write).`);
+    }
+    if (entry.state.content instanceof TextDoc) return entry.state.content;
+    const doc = TextDoc.fromBytes(entry.state.content);
+    if (!doc) {
+      throw new ViewError(
+        "UnsupportedFormat",
+        `\`${rel}\` is not UTF-8 text; line, block and diff edits need text (use file.binary to replace it).`,
+      );
+    }
+    entry.state = { kind: "file", content: doc, mode: entry.state.mode };
+    return doc;
+  }
+
+  async set(rel: string, abs: string, state: FileState): Promise<void> {
+    const entry = await this.#entry(rel, abs);
+    // A path that already holds a file has valid parents; only new files need the check.
+    if (state.kind === "file" && entry.state.kind !== "file") await this.#checkParents(rel);
+    entry.state = state;
+  }
+
+  /** A file cannot be written where a folder is, nor below something that is a file. */
+  async #checkParents(rel: string): Promise<void> {
+    const segments = rel.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const parent = segments.slice(0, i).join("/");
+      const entry = this.#entries.get(parent);
+      const parentAbs = join(this.repoAbs, ...segments.slice(0, i));
+      const isFile = entry ? entry.state.kind === "file" : (await lstatOrNull(parentAbs))?.isFile === true;
+      if (isFile) {
+        throw new ViewError("AlreadyExists", `\`${parent}\` is a file, so \`${rel}\` cannot be created below it.`);
+      }
+    }
+    if (await this.isDir(rel, join(this.repoAbs, ...segments))) {
+      throw new ViewError("AlreadyExists", `\`${rel}\` is a folder; delete or move it before writing a file there.`);
+    }
+  }
+
+  /** Whether `rel` is a folder in the view: on disk (and not deleted as a whole) or holding new files. */
+  async isDir(rel: string, abs: string): Promise<boolean> {
+    for (const entry of this.#entries.values()) {
+      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return true;
+    }
+    const info = await lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    if (this.#deletedWholly(rel)) return false;
+    return true;
+  }
+
+  #deletedWholly(rel: string): boolean {
+    for (const dir of this.deletedDirs) if (rel === dir || rel.startsWith(dir + "/")) return true;
+    return false;
+  }
+
+  /** Every file under a folder in the view (on disk and new), repository-relative, sorted. */
+  async filesUnder(rel: string, abs: string): Promise<string[]> {
+    const found = new Set<string>();
+    if (!this.#deletedWholly(rel)) await this.#walk(rel, abs, found);
+    for (const entry of this.#entries.values()) {
+      if (entry.rel.startsWith(rel + "/")) {
+        if (entry.state.kind === "file") found.add(entry.rel);
+        else found.delete(entry.rel);
+      }
+    }
+    return [...found].sort();
+  }
+
+  async #walk(rel: string, abs: string, into: Set<string>): Promise<void> {
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      const childAbs = join(abs, item.name);
+      if (item.isSymlink) {
+        throw new ViewError(
+          "PatchApplyError",
+          `\`${childRel}\` is a symlink; a patch never touches symlinks. Remove it outside the patch first.`,
+        );
+      }
+      const fromRoot = this.repoRel === "." ? childRel : `${this.repoRel}/${childRel}`;
+      if (isSecretPath(fromRoot)) {
+        throw new PtermError(
+          "SecretPathDenied",
+          `\`${rel}\` holds the secret path \`${childRel}\`; a patch never touches secrets, so it cannot delete or ` +
+            "move this folder as a whole. Name the other files one by one.",
+        );
+      }
+      if (item.name === ".git") {
+        throw new ViewError(
+          "PatchApplyError",
+          `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`,
+        );
+      }
+      if (item.isDirectory) await this.#walk(childRel, childAbs, into);
+      else if (item.isFile) into.add(childRel);
+    }
+  }
+
+  /** Absolute location of a repository-relative path already validated by `locate`. */
+  absOf(rel: string): string {
+    return join(this.repoAbs, ...rel.split("/"));
+  }
+
+  /** The entries whose final state differs from the disk, in path order. */
+  changes(): Change[] {
+    const out: Change[] = [];
+    for (const entry of [...this.#entries.values()].sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
+      const after = entry.state;
+      const before = entry.disk;
+      if (after.kind === "absent") {
+        if (before) out.push({ rel: entry.rel, abs: entry.abs, before, after: null });
+        continue;
+      }
+      const bytes = bytesOf(after);
+      if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
+      out.push({ rel: entry.rel, abs: entry.abs, before, after: { bytes, mode: after.mode } });
+    }
+    return out;
+  }
+
+  /** Folders that end up empty because their files were deleted or moved away (deepest first). */
+  async emptiedDirs(): Promise<string[]> {
+    const candidates = new Set<string>(this.deletedDirs);
+    for (const dir of this.cleanupCandidates) {
+      let d = dir;
+      while (d !== "" && d !== ".") {
+        candidates.add(d);
+        d = d.includes("/") ? d.slice(0, d.lastIndexOf("/")) : "";
+      }
+    }
+    const emptied = new Set<string>();
+    for (const dir of candidates) {
+      const below: string[] = [];
+      if (await this.#willBeEmpty(dir, this.absOf(dir), below)) { for (const d of [dir, ...below]) emptied.add(d); }
+    }
+    return [...emptied].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
+  }
+
+  /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
+  async #willBeEmpty(rel: string, abs: string, below: string[]): Promise<boolean> {
+    const info = await lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    for (const entry of this.#entries.values()) {
+      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return false;
+    }
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      if (item.isDirectory) {
+        if (!(await this.#willBeEmpty(childRel, join(abs, item.name), below))) return false;
+        below.push(childRel);
+      } else if (item.isFile) {
+        if (this.#entries.get(childRel)?.state.kind !== "absent") return false;
+      } else return false;
+    }
+    return true;
+  }
+}
+
+export interface Change {
+  readonly rel: string;
+  readonly abs: string;
+  /** What was on disk when the patch read it (null: nothing). */
+  readonly before: DiskFile | null;
+  /** What the patch leaves there (null: deleted). */
+  readonly after: { readonly bytes: Uint8Array; readonly mode: number } | null;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,60 @@
+/** The pure-JS SHA-1 against WebCrypto, and zlib round trips through both paths. */
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { deflate, inflate, sha1, sha1Sync } from "../../commands/git/lib/codec.ts";
+import { toHex } from "../../commands/git/lib/bytes.ts";
+
+Deno.test("sha1Sync equals WebCrypto SHA-1 on any input (block boundaries included)", async () => {
+  for (const size of [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000]) {
+    const data = new Uint8Array(size).map((_, i) => (i * 31 + 7) & 255);
+    const expected = toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
+    assert.equal(sha1Sync(data), expected, `size ${size}`);
+  }
+  await fc.assert(
+    fc.asyncProperty(fc.uint8Array({ maxLength: 3000 }), async (data) => {
+      const expected = toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data as Uint8Array<ArrayBuffer>)));
+      assert.equal(sha1Sync(data), expected);
+      assert.equal(await sha1(data), expected);
+    }),
+    { numRuns: 150 },
+  );
+});
+
+Deno.test("deflate/inflate round trip (web streams first, then node:zlib)", async () => {
+  for (let i = 0; i < 140; i++) {
+    const data = new TextEncoder().encode(`object ${i}\n`.repeat(i));
+    assert.deepEqual(await inflate(await deflate(data)), data);
+  }
+});
+
+Deno.test("the JavaScript inflater agrees with zlib on stored, fixed and dynamic blocks", async () => {
+  const zlib = await import("node:zlib");
+  const { inflateZlibSync } = await import("../../commands/git/lib/inflate.ts");
+  await fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 5000 }),
+        fc.string({ maxLength: 4000 }).map((s) => new TextEncoder().encode(s.repeat(3))),
+      ),
+      fc.constantFrom(0, 1, 6, 9),
+      fc.constantFrom(0, 1),
+      (data, level, strategy) => {
+        const packed = new Uint8Array(
+          zlib.deflateSync(data, { level, strategy: strategy ? zlib.constants.Z_FIXED : 0 }),
+        );
+        assert.deepEqual(inflateZlibSync(packed), data);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("stored zlib streams are valid for zlib and for git", async () => {
+  const zlib = await import("node:zlib");
+  const { storedZlib } = await import("../../commands/git/lib/codec.ts");
+  for (const size of [0, 1, 100, 65535, 65536, 200_000]) {
+    const data = new Uint8Array(size).map((_, i) => (i * 13) & 255);
+    assert.deepEqual(new Uint8Array(zlib.inflateSync(storedZlib(data))), data, `size ${size}`);
+  }
+});

@@ -1,0 +1,81 @@
+/** pterm reads what real git wrote: packfiles (with deltas), packed-refs, annotated tags, reflogs. */
+
+import assert from "node:assert/strict";
+import { makeRoot } from "../helpers.ts";
+import { assertFsck, git, gitInit, pterm, ptermTry, result, write } from "./oracle.ts";
+
+Deno.test("a packed repository (git gc): status, log, show, diff, checkout, branch and tag deletion", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  const body = Array.from({ length: 200 }, (_, i) => `line ${i}`).join("\n") + "\n";
+  for (let i = 0; i < 6; i++) {
+    await write(`${dir}/file.txt`, body.replace(`line ${i * 10}`, `edited ${i}`));
+    await write(`${dir}/dir/n${i}.txt`, `${i}\n`);
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", `commit ${i}`);
+  }
+  await git(dir, "tag", "-a", "v1", "-m", "annotated", "HEAD~2");
+  await git(dir, "tag", "light", "HEAD~3");
+  await git(dir, "branch", "old", "HEAD~1");
+  await git(dir, "gc", "-q", "--aggressive", "--prune=now");
+  const loose = (await git(dir, "count-objects", "-v")).match(/^count: (\d+)/m)![1];
+  assert.equal(loose, "0", "every object is packed");
+  assert.ok((await Deno.readTextFile(`${dir}/.git/packed-refs`)).includes("refs/tags/v1"));
+
+  const status = result(await pterm(root.path, "git status --repo r"));
+  assert.equal(status.is_clean, true);
+  const log = result(await pterm(root.path, "git log --repo r --max 10"));
+  assert.deepEqual(
+    log.commits.map((c: { id: string }) => c.id),
+    (await git(dir, "log", "--format=%H")).trim().split("\n"),
+  );
+  const shown = result(await pterm(root.path, "git show --repo r v1"));
+  assert.equal(shown.commit.subject, "commit 3");
+  assert.equal(shown.tag.message, "annotated");
+  const tags = result(await pterm(root.path, "git tag --repo r")).tags;
+  assert.deepEqual(tags.map((t: { name: string; type: string }) => `${t.name}:${t.type}`), [
+    "light:lightweight",
+    "v1:annotated",
+  ]);
+  assert.equal(tags[1].target, (await git(dir, "rev-parse", "v1^{commit}")).trim());
+  const diff = await pterm(root.path, "git diff --repo r light v1");
+  assert.match(diff.stdout, /-edited 2\n/);
+  await pterm(root.path, "git checkout --repo r old");
+  assert.equal(await Deno.readTextFile(`${dir}/file.txt`), body.replace("line 40", "edited 4"));
+  await pterm(root.path, "git checkout --repo r main");
+  await pterm(root.path, "git branch --repo r --delete old");
+  await pterm(root.path, "git tag --repo r --delete v1");
+  const refs = (await git(dir, "for-each-ref", "--format=%(refname)")).trim().split("\n");
+  assert.deepEqual(refs, ["refs/heads/main", "refs/tags/light"]);
+  assert.ok(!(await Deno.readTextFile(`${dir}/.git/packed-refs`)).includes("refs/tags/v1"));
+  const short = (await git(dir, "rev-parse", "--short", "HEAD~4")).trim();
+  const byShort = result(await pterm(root.path, `git log --repo r --ref ${short} --max 1`));
+  assert.equal(byShort.commits[0].subject, "commit 1");
+  await write(`${dir}/file.txt`, "rewritten\n");
+  await pterm(root.path, "git add --repo r --all");
+  await pterm(root.path, "git commit --repo r -m after-gc");
+  await assertFsck(dir);
+  const unknown = await ptermTry(root.path, "git log --repo r --ref deadbeef");
+  assert.equal(unknown.error_code, "NotFound");
+});
+
+Deno.test("a pack with a version 1 index (git before 1.5.2) is read too", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  for (let i = 0; i < 3; i++) {
+    await write(`${dir}/f.txt`, `version ${i}\n`);
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", `c${i}`);
+  }
+  await git(dir, "-c", "pack.indexVersion=1", "repack", "-adq");
+  const idx = [...Deno.readDirSync(`${dir}/.git/objects/pack`)].find((e) => e.name.endsWith(".idx"))!.name;
+  const head = new Uint8Array(await Deno.readFile(`${dir}/.git/objects/pack/${idx}`)).subarray(0, 4);
+  assert.notDeepEqual([...head], [0xff, 0x74, 0x4f, 0x63], "version 1 index (no magic)");
+  const log = result(await pterm(root.path, "git log --repo r"));
+  assert.deepEqual(log.commits.map((c: { subject: string }) => c.subject), ["c2", "c1", "c0"]);
+  const diff = await pterm(root.path, "git diff --repo r HEAD~2 HEAD");
+  assert.match(diff.stdout, /-version 0\n\+version 2\n/);
+  assert.equal(result(await pterm(root.path, "git status --repo r")).is_clean, true);
+});

@@ -1,0 +1,23 @@
+import time
+
+class Session:
+    def __init__(self, user):
+        self.user = user
+        self.timeout = 30
+        self.created = time.time()
+
+    def expired(self):
+        return time.time() - self.created > self.timeout
+
+    def refresh(self):
+        self.created = time.time()
+        return self
+
+
+class AdminSession(Session):
+    def __init__(self, user):
+        super().__init__(user)
+        self.timeout = 10
+
+    def refresh(self):
+        return self
