@@ -1,7 +1,7 @@
 /** Files a run leaves behind, under `<root>/artifacts/<run_id>/`, listed in the envelope. */
 
 import { join } from "./path.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { lazyImport } from "./lazy.ts";
 import type { ArtifactRef } from "./envelope.ts";
 
 export const ARTIFACTS_DIR = "artifacts";
@@ -46,6 +46,10 @@ export function createArtifactStore(
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
+      // Loaded on first use: most calls save no artifact, and a sandbox worker starts faster without it.
+      const { writeFileAtomic } = await lazyImport<typeof import("./atomic.ts")>(
+        new URL("./atomic.ts", import.meta.url),
+      );
       await writeFileAtomic(join(root, ...rel.split("/")), data, { mkdirs: true, durable: false });
       const ref = { path: rel, mime: options.mime, description: options.description };
       record(ref);

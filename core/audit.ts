@@ -7,7 +7,7 @@
  */
 
 import { join } from "./path.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { writeFileAtomicSync } from "./atomic.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { PtermError } from "./errors.ts";
@@ -57,12 +57,12 @@ export function auditPath(root: string, runId: string): string {
   return join(root, AUDIT_DIR, runIdDay(runId), `${runId}.json`);
 }
 
-export async function writeAuditRecord(root: string, record: AuditRecord): Promise<void> {
-  // Not durable (no fsync): the rename already makes the record whole for readers and survives kill -9.
-  await writeFileAtomic(auditPath(root, record.run_id), JSON.stringify(record) + "\n", {
-    mkdirs: true,
-    durable: false,
-  });
+/**
+ * Not durable (no fsync): the rename already makes the record whole for readers and survives
+ * kill -9. Synchronous because it sits on every call's start-up path (see writeFileAtomicSync).
+ */
+export function writeAuditRecord(root: string, record: AuditRecord): void {
+  writeFileAtomicSync(auditPath(root, record.run_id), JSON.stringify(record) + "\n", { mkdirs: true });
 }
 
 export function stateOf(record: AuditRecord, now = Date.now()): RunState {

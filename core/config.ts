@@ -24,7 +24,8 @@ export const DEFAULT_CONFIG: PtermConfig = { limits: DEFAULT_LIMITS, sections: {
 export async function loadConfig(root: string, registry: Registry): Promise<PtermConfig> {
   let text: string;
   try {
-    text = await Deno.readTextFile(join(root, CONFIG_FILE));
+    // Synchronous: on the start-up path of every call (see core/atomic.ts writeFileAtomicSync).
+    text = Deno.readTextFileSync(join(root, CONFIG_FILE));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
     throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${(error as Error).message}`);

@@ -6,7 +6,8 @@
 import type { ArtifactStore } from "./artifacts.ts";
 import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declaration.ts";
 import type { KernelLimits } from "./limits.ts";
-import { type Access, type ConfinedPath, type ConfineOptions, confinePath } from "./paths.ts";
+import { lazyImport } from "./lazy.ts";
+import type { Access, ConfinedPath, ConfineOptions } from "./paths.ts";
 
 export interface TextSink {
   write(text: string): void;
@@ -19,8 +20,14 @@ export interface Workspace {
   resolve(input: string, access: Access, options?: ConfineOptions): Promise<ConfinedPath>;
 }
 
+/** The confinement code loads on first use: a sandbox worker that never resolves a path starts without it. */
+const loadPaths = () => lazyImport<typeof import("./paths.ts")>(new URL("./paths.ts", import.meta.url));
+
 export function createWorkspace(root: string): Workspace {
-  return { root, resolve: (input, access, options) => confinePath(root, input, access, options) };
+  return {
+    root,
+    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options),
+  };
 }
 
 export interface SessionInfo {

@@ -90,9 +90,9 @@ function toRel(root: string, abs: string): string {
   return abs.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep).join("/");
 }
 
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+function lstatOrNull(path: string): Deno.FileInfo | null {
   try {
-    return await Deno.lstat(path);
+    return Deno.lstatSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
     throw error;
@@ -103,31 +103,31 @@ async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
  * Follows `path` (which lstat says exists) to a canonical location, also when the chain ends
  * in a dangling link: then the location it would create is returned, with exists=false.
  */
-async function canonical(path: string): Promise<{ real: string; exists: boolean }> {
+function canonical(path: string): { real: string; exists: boolean } {
   try {
-    return { real: await Deno.realPath(path), exists: true };
+    return { real: Deno.realPathSync(path), exists: true };
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   let current = path;
   for (let hop = 0; hop < MAX_SYMLINK_HOPS; hop++) {
-    const info = await lstatOrNull(current);
+    const info = lstatOrNull(current);
     if (info === null) {
-      const parent = await canonicalParent(dirname(current));
+      const parent = canonicalParent(dirname(current));
       return { real: join(parent, basename(current)), exists: false };
     }
-    if (!info.isSymlink) return { real: await Deno.realPath(current), exists: true };
-    const target = await Deno.readLink(current);
+    if (!info.isSymlink) return { real: Deno.realPathSync(current), exists: true };
+    const target = Deno.readLinkSync(current);
     current = resolve(dirname(current), target);
   }
   throw new Deno.errors.FilesystemLoop(`more than ${MAX_SYMLINK_HOPS} symlinks from ${path}`);
 }
 
-async function canonicalParent(dir: string): Promise<string> {
-  const info = await lstatOrNull(dir);
-  if (info !== null) return (await canonical(dir)).real;
+function canonicalParent(dir: string): string {
+  const info = lstatOrNull(dir);
+  if (info !== null) return canonical(dir).real;
   if (dirname(dir) === dir) return dir;
-  return join(await canonicalParent(dirname(dir)), basename(dir));
+  return join(canonicalParent(dirname(dir)), basename(dir));
 }
 
 export interface ConfineOptions {
@@ -141,19 +141,37 @@ export interface ConfineOptions {
  * `SecretPathDenied` (secrets/ or .env*), `ReadOnlyPath` (pterm's state, for writes),
  * `InvalidPath` (NUL, empty, too long, backslash).
  */
-export async function confinePath(
+export function confinePath(
   root: string,
   input: string,
   access: Access,
   options: ConfineOptions = {},
 ): Promise<ConfinedPath> {
+  try {
+    return Promise.resolve(confinePathSync(root, input, access, options));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The synchronous form of `confinePath`. The checks are a handful of lstat/realpath calls,
+ * made synchronously: the first asynchronous call of a process costs more than all of them
+ * (see core/atomic.ts writeFileAtomicSync).
+ */
+export function confinePathSync(
+  root: string,
+  input: string,
+  access: Access,
+  options: ConfineOptions = {},
+): ConfinedPath {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
 
   try {
-    return await walk(root, input, segments, access, label, lexicalRel);
+    return walk(root, input, segments, access, label, lexicalRel);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError(
@@ -165,27 +183,27 @@ export async function confinePath(
   }
 }
 
-async function walk(
+function walk(
   root: string,
   input: string,
   segments: string[],
   access: Access,
   label: string,
   lexicalRel: string,
-): Promise<ConfinedPath> {
+): ConfinedPath {
   // Walk down while the path exists; the first missing segment ends the walk, the rest is appended.
   let current = root;
   let index = 0;
   let exists = true;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
-    const info = await lstatOrNull(next);
+    const info = lstatOrNull(next);
     if (info === null) {
       exists = false;
       break;
     }
     if (info.isSymlink) {
-      const followed = await canonical(next);
+      const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError(
           "PathEscape",
@@ -232,7 +250,7 @@ function checkPolicy(rel: string, input: string, access: Access, label: string):
 }
 
 /** The canonical workspace root, created if missing. */
-export async function prepareRoot(root: string): Promise<string> {
-  await Deno.mkdir(root, { recursive: true });
-  return await Deno.realPath(root);
+export function prepareRoot(root: string): string {
+  Deno.mkdirSync(root, { recursive: true });
+  return Deno.realPathSync(root);
 }

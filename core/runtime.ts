@@ -14,7 +14,7 @@ import { parseArgs, type ParsedArgs } from "./flags.ts";
 import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
-import { confinePath } from "./paths.ts";
+import { confinePathSync } from "./paths.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
 import { CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
@@ -68,18 +68,18 @@ function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
 }
 
 /** Checks every path-typed flag and positional before any command code runs. */
-async function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): Promise<void> {
+function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): void {
   for (const flag of leaf.flags ?? []) {
     if (!flag.path) continue;
     const value = args.flags[flag.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) await confinePath(root, String(v), flag.path, { label: `--${flag.name}` });
+    for (const v of values) confinePathSync(root, String(v), flag.path, { label: `--${flag.name}` });
   }
   for (const positional of leaf.positionals ?? []) {
     if (!positional.path) continue;
     const value = args.positionals[positional.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) await confinePath(root, v, positional.path, { label: `<${positional.name}>` });
+    for (const v of values) confinePathSync(root, v, positional.path, { label: `<${positional.name}>` });
   }
 }
 
@@ -175,7 +175,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           limits.timeout_ms_max,
         );
         const deadline = started + draft.timeoutMs;
-        await confineArguments(input.root, leaf, args);
+        confineArguments(input.root, leaf, args);
 
         let stdin: string | null = null;
         if (input.stdin.kind === "text" || usesStdin(leaf, args)) {
@@ -213,7 +213,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           terminal: input.terminal,
         }, deadline);
         // The start record is written while the command runs; a run killed from now on leaves it behind.
-        await writeAuditRecord(input.root, baseRecord());
+        writeAuditRecord(input.root, baseRecord());
         outcome = await running;
         if (outcome.kind === "failed") failure = outcome;
         if (outcome.kind === "timeout") {
@@ -296,7 +296,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   };
   if (failure?.detail) record.detail = failure.detail;
   try {
-    await writeAuditRecord(input.root, record);
+    writeAuditRecord(input.root, record);
   } catch (error) {
     // The call itself happened; failing to audit it must still be visible to the caller.
     envelope.stderr += `${envelope.stderr ? "\n" : ""}[Warning] the audit record could not be written: ${

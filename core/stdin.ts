@@ -26,15 +26,15 @@ export async function readStdin(source: StdinSource, maxBytes: number, deadline:
   const reader = source.stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // AbortSignal.timeout rather than setTimeout: see the note in sandbox.ts.
+  const deadlineSignal = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+  let onDeadline = () => {};
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new PtermError("Timeout", "stdin was not closed before the call's timeout; close stdin after writing it."),
-        ),
-      Math.max(0, deadline - Date.now()),
-    );
+    onDeadline = () =>
+      reject(
+        new PtermError("Timeout", "stdin was not closed before the call's timeout; close stdin after writing it."),
+      );
+    deadlineSignal.addEventListener("abort", onDeadline, { once: true });
   });
   try {
     while (true) {
@@ -45,7 +45,7 @@ export async function readStdin(source: StdinSource, maxBytes: number, deadline:
       chunks.push(value);
     }
   } finally {
-    clearTimeout(timer);
+    deadlineSignal.removeEventListener("abort", onDeadline);
     reader.releaseLock();
   }
   const bytes = new Uint8Array(total);

@@ -36,7 +36,7 @@ export async function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag
   const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
   let root: string;
   try {
-    root = await prepareRoot(rootPath);
+    root = prepareRoot(rootPath);
   } catch (error) {
     throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${(error as Error).message}`, {
       helpFor: "pterm exec",
@@ -138,7 +138,13 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
       if (flags["stdin-file"] !== undefined) {
         stdin = { kind: "text", text: await Deno.readTextFile(resolve(hostCwd(io), flags["stdin-file"])) };
       } else {
-        stdin = io.stdin.isTerminal ? { kind: "none" } : { kind: "stream", stream: io.stdin.stream };
+        // The stream is opened only if the command reads stdin: creating it costs ~2 ms.
+        stdin = io.stdin.isTerminal ? { kind: "none" } : {
+          kind: "stream",
+          get stream() {
+            return io.stdin.stream;
+          },
+        };
       }
     }
     const workspace = await resolveWorkspace(io, flags.root, flags.session);
