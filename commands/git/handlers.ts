@@ -4,13 +4,18 @@
  */
 
 import type { AnyHandler } from "../../core/declaration.ts";
+import { lazyImport } from "../../core/lazy.ts";
 
 const lazy = (load: () => Promise<Record<string, unknown>>, name: string): AnyHandler => async (ctx) =>
   await ((await load())[name] as AnyHandler)(ctx);
 
-const basic = () => import("./handlers/basic.ts");
-const history = () => import("./handlers/history.ts");
-const change = () => import("./handlers/change.ts");
+// lazyImport, not import("..."): a literal import() would put all three groups (and their
+// libraries) into the module graph Deno builds when this table loads (see core/lazy.ts).
+const group = (file: string) => () =>
+  lazyImport<Record<string, unknown>>(new URL(`./handlers/${file}`, import.meta.url));
+const basic = group("basic.ts");
+const history = group("history.ts");
+const change = group("change.ts");
 
 export const handlers: Record<string, AnyHandler> = {
   init: lazy(basic, "init"),
