@@ -65,6 +65,25 @@ export function table(timings: readonly Timing[], baseline: string): string {
 
 export const quick = Deno.args.includes("--quick");
 
+/**
+ * The environment the benchmarks run the real `git` in: nothing of the machine's config, a fixed
+ * identity, and a ceiling at `home` — .bench/ lies inside pterm's own checkout, and git must not
+ * take that for the repository.
+ */
+export function realGitEnv(home: string): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "Bench",
+    GIT_AUTHOR_EMAIL: "bench@example.com",
+    GIT_COMMITTER_NAME: "Bench",
+    GIT_COMMITTER_EMAIL: "bench@example.com",
+    GIT_CEILING_DIRECTORIES: home.replace(/\/$/, ""),
+  };
+}
+
 /** The command that runs pterm as the README's `deno task pterm` does. */
 export function ptermCommand(...args: string[]): string[] {
   const main = new URL("../main.ts", import.meta.url).pathname;

@@ -12,22 +12,14 @@
  */
 
 import { ptermCommand, quick, type Subject, timeSubjects, type Timing } from "./_timing.ts";
+import { realGitEnv } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/git/", import.meta.url).pathname;
 const SIZES = quick ? [1000] : [1000, 10000];
 const RUNS = quick ? 5 : 15;
 const CHANGED = 100;
 
-const GIT_ENV: Record<string, string> = {
-  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-  HOME: BENCH_DIR,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const GIT_ENV = realGitEnv(BENCH_DIR);
 
 function gitSync(dir: string, ...args: string[]): void {
   const out = new Deno.Command("git", { args, cwd: dir, env: GIT_ENV, clearEnv: true, stdout: "null", stderr: "piped" })

@@ -18,23 +18,13 @@
 import { createWorkspace } from "../core/context.ts";
 import { runPatch } from "../commands/patch/engine.ts";
 import { ptermCommand, quick, type Subject, timeSubjects } from "./_timing.ts";
+import { realGitEnv } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/patch/", import.meta.url).pathname;
 const SCALES = quick ? [0.25, 0.5, 1] : [1, 2, 4];
 const RUNS = quick ? 3 : 7;
 
-const GIT_ENV: Record<string, string> = {
-  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-  HOME: BENCH_DIR,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-  // .bench/ lies inside pterm's own checkout: git must not take that for the repository.
-  GIT_CEILING_DIRECTORIES: BENCH_DIR.replace(/\/$/, ""),
-};
+const GIT_ENV = realGitEnv(BENCH_DIR);
 
 function gitSync(dir: string, ...args: string[]): string {
   const out = new Deno.Command("git", {

@@ -90,7 +90,8 @@ function toRel(root: string, abs: string): string {
   return abs.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep).join("/");
 }
 
-function lstatOrNull(path: string): Deno.FileInfo | null {
+/** lstat, or null when nothing is there (also when a parent is not a folder). */
+export function lstatOrNull(path: string): Deno.FileInfo | null {
   try {
     return Deno.lstatSync(path);
   } catch (error) {

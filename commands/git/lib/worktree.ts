@@ -12,7 +12,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isSecretPath, isStatePath } from "../../../core/paths.ts";
+import { isSecretPath, isStatePath, lstatOrNull } from "../../../core/paths.ts";
 import { encoder } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
 import type { Repo } from "./repo.ts";
@@ -76,15 +76,6 @@ export function normalizeUserPath(path: string): string {
     );
   }
   return parts.join("/");
-}
-
-function lstatOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
-    throw error;
-  }
 }
 
 /** Checks of folders already verified during one operation, so a checkout of many files stays cheap. */
