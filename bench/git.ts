@@ -11,8 +11,7 @@
  * Every pterm number includes pterm's process and sandbox-worker start-up (~40 ms).
  */
 
-import { ptermCommand, quick, type Subject, timeSubjects, type Timing } from "./_timing.ts";
-import { realGitEnv } from "./_timing.ts";
+import { ptermCommand, quick, realGitEnv, type Subject, timeSubjects, type Timing } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/git/", import.meta.url).pathname;
 const SIZES = quick ? [1000] : [1000, 10000];

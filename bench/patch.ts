@@ -17,8 +17,7 @@
 
 import { createWorkspace } from "../core/context.ts";
 import { runPatch } from "../commands/patch/engine.ts";
-import { ptermCommand, quick, type Subject, timeSubjects } from "./_timing.ts";
-import { realGitEnv } from "./_timing.ts";
+import { ptermCommand, quick, realGitEnv, type Subject, timeSubjects } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/patch/", import.meta.url).pathname;
 const SCALES = quick ? [0.25, 0.5, 1] : [1, 2, 4];
