@@ -53,7 +53,10 @@ export function renderPrompt(specs: readonly CommandSpec[]): string {
     "",
   );
   for (const spec of helpFirst) {
-    const subs = isGroup(spec) ? ` (subcommands: ${spec.subcommands.map((s) => s.name).join(", ")})` : "";
+    const names = isGroup(spec) ? spec.subcommands.map((s) => s.name) : [];
+    // Listed only when the summary does not already name them all.
+    const listed = names.every((name) => new RegExp(`\\b${name}\\b`).test(spec.summary));
+    const subs = names.length && !listed ? ` (subcommands: ${names.join(", ")})` : "";
     lines.push(`- \`${spec.name}\` — ${spec.summary}${subs}`);
   }
   lines.push(
