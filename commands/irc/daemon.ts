@@ -120,7 +120,7 @@ export async function runDaemon(io: CliIo, options: DaemonOptions): Promise<numb
       { helpFor: "pterm irc-daemon" },
     );
   }
-  const { root, session: sessionId } = await resolveWorkspace(io, options.root, options.session);
+  const { root, session: sessionId } = resolveWorkspace(io, options.root, options.session);
   const sessionDir = join(root, "sessions", sessionId);
   const socketPath = join(sessionDir, SOCKET_NAME);
   if (new TextEncoder().encode(socketPath).length > MAX_SOCKET_PATH_BYTES) {

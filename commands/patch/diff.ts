@@ -18,7 +18,7 @@
  */
 
 import { lineSimilarity } from "./keys.ts";
-import { TextDoc } from "./text.ts";
+import type { TextDoc } from "./text.ts";
 
 export type Strategy = "exact" | "whitespace" | "shifted" | "fuzzy";
 

@@ -31,7 +31,7 @@ export function hostCwd(io: CliIo): string {
   return io.env("INIT_CWD") ?? io.cwd;
 }
 
-export async function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Promise<Workspace> {
+export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace {
   const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
   const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
   let root: string;
@@ -147,7 +147,7 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
         };
       }
     }
-    const workspace = await resolveWorkspace(io, flags.root, flags.session);
+    const workspace = resolveWorkspace(io, flags.root, flags.session);
     envelope = await execute(
       { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs },
       {

@@ -61,7 +61,7 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
     .option("--text", textFlag.description)
     .action(async (options) => {
       const { listRuns, renderRunsTable } = await import("./runs.ts");
-      const { root } = await resolveWorkspace(io, options.root);
+      const { root } = resolveWorkspace(io, options.root);
       const runsFound = await listRuns(root, options);
       await emit(io, options.text ?? false, runsFound, () => renderRunsTable(runsFound));
     });
@@ -72,7 +72,7 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
     .option("--text", textFlag.description)
     .action(async (runId, options) => {
       const { showRun, renderRun } = await import("./runs.ts");
-      const { root } = await resolveWorkspace(io, options.root);
+      const { root } = resolveWorkspace(io, options.root);
       const record = await showRun(root, runId);
       await emit(io, options.text ?? false, record, () => renderRun(record));
     });
@@ -83,7 +83,7 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
     .option("--text", textFlag.description)
     .action(async (runId, options) => {
       const { replayRun } = await import("./runs.ts");
-      const { root } = await resolveWorkspace(io, options.root);
+      const { root } = resolveWorkspace(io, options.root);
       const envelope = await replayRun(
         { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs },
         root,
