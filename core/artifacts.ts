@@ -1,6 +1,5 @@
 /** Files a run leaves behind, under `<root>/artifacts/<run_id>/`, listed in the envelope. */
 
-import { join } from "./path.ts";
 import { lazyImport } from "./lazy.ts";
 import type { ArtifactRef } from "./envelope.ts";
 
@@ -47,9 +46,10 @@ export function createArtifactStore(
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
       // Loaded on first use: most calls save no artifact, and a sandbox worker starts faster without it.
-      const { writeFileAtomic } = await lazyImport<typeof import("./atomic.ts")>(
-        new URL("./atomic.ts", import.meta.url),
-      );
+      const [{ writeFileAtomic }, { join }] = await Promise.all([
+        lazyImport<typeof import("./atomic.ts")>(new URL("./atomic.ts", import.meta.url)),
+        lazyImport<typeof import("./path.ts")>(new URL("./path.ts", import.meta.url)),
+      ]);
       await writeFileAtomic(join(root, ...rel.split("/")), data, { mkdirs: true, durable: false });
       const ref = { path: rel, mime: options.mime, description: options.description };
       record(ref);

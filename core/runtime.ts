@@ -83,10 +83,16 @@ function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): void 
   }
 }
 
+function sessionDir(input: ExecInput): string {
+  return join(input.root, "sessions", input.session);
+}
+
 function hostsFor(spec: Pick<CommandSpec, "netHosts">, config: PtermConfig, name: string, input: ExecInput): string[] {
   if (!spec.netHosts) return [];
-  const session = { id: input.session, dir: join(input.root, "sessions", input.session) };
-  return spec.netHosts(config.sections[name], { root: input.root, session });
+  return spec.netHosts(config.sections[name], {
+    root: input.root,
+    session: { id: input.session, dir: sessionDir(input) },
+  });
 }
 
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
@@ -208,6 +214,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           root: input.root,
           runId,
           session: input.session,
+          sessionDir: sessionDir(input),
           config: config.sections[spec.name],
           limits,
           terminal: input.terminal,

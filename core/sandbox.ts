@@ -14,7 +14,7 @@ import { dirname, fromFileUrl } from "./path.ts";
 import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { ABORT_GRACE_MS } from "./limits.ts";
-import { type FromWorker, type SandboxJob, type ToWorker, WORKER_NAME_PREFIX } from "./sandbox_protocol.ts";
+import type { FromWorker, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
 
 /** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */
 const MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
@@ -89,7 +89,8 @@ export class Sandbox {
     // `deno.permissions` is the unstable worker option that narrows what the worker may do.
     this.#worker = new Worker(workerUrl, {
       type: "module",
-      name: WORKER_NAME_PREFIX + path.join(" "),
+      // The name is the command path: the worker starts loading that command's code at once.
+      name: path.join(" "),
       deno: { permissions },
     } as WorkerOptions);
   }

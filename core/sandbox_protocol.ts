@@ -5,9 +5,6 @@ import type { ErrorCode } from "./errors.ts";
 import type { ParsedArgs } from "./flags.ts";
 import type { KernelLimits } from "./limits.ts";
 
-/** The worker's name carries the command path, so it can load the command's code before the job arrives. */
-export const WORKER_NAME_PREFIX = "pterm:";
-
 export interface SandboxJob {
   readonly commandName: string;
   readonly path: readonly string[];
@@ -16,6 +13,8 @@ export interface SandboxJob {
   readonly root: string;
   readonly runId: string;
   readonly session: string;
+  /** `<root>/sessions/<session>`, computed by the kernel. */
+  readonly sessionDir: string;
   readonly config: unknown;
   readonly limits: KernelLimits;
   readonly terminal: { readonly color: boolean };
