@@ -18,6 +18,10 @@ try {
       "w.onmessage = () => w.terminate();\n",
   );
   const root = `${dir}/root`;
+  // A validated pterm.json is remembered (core/config.ts); this row shows the call still costs the same.
+  const configured = `${dir}/configured`;
+  await Deno.mkdir(configured);
+  await Deno.writeTextFile(`${configured}/pterm.json`, JSON.stringify({ limits: { stdout_bytes: 32768 } }));
   const subjects: Subject[] = [
     { name: "deno run empty.ts", cmd: [Deno.execPath(), "run", empty] },
     {
@@ -26,6 +30,7 @@ try {
     },
     { name: 'pterm exec "hello --help" (no worker)', cmd: ptermCommand("exec", "--root", root, "hello --help") },
     { name: 'pterm exec "hello"', cmd: ptermCommand("exec", "--root", root, "hello") },
+    { name: 'pterm exec "hello" with a pterm.json', cmd: ptermCommand("exec", "--root", configured, "hello") },
   ];
   const timings = await timeSubjects(subjects, quick ? 10 : 40);
   console.log(

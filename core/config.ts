@@ -1,8 +1,14 @@
 /**
  * `<root>/pterm.json`: validated when present (with zod, loaded only then), absent means
  * defaults. A bad file stops every call with `InvalidConfig` naming the key.
+ *
+ * Validation loads zod and every command's config schema, ~33 ms per call (bench/startup.ts
+ * has a row for it), so a validated file is remembered in `<root>/cache/config.json` together
+ * with its exact text, pterm's version and the command list; any change to one of them
+ * validates again. An invalid file is never remembered.
  */
 
+import { writeFileAtomicSync } from "./atomic.ts";
 import { join } from "./path.ts";
 import { PtermError } from "./errors.ts";
 import { lazyImport } from "./lazy.ts";
@@ -21,7 +27,26 @@ export interface PtermConfig {
 
 export const DEFAULT_CONFIG: PtermConfig = { limits: DEFAULT_LIMITS, sections: {}, fromFile: false };
 
-export async function loadConfig(root: string, registry: Registry): Promise<PtermConfig> {
+/** Where a validated configuration is remembered (pterm's state: read-only to commands). */
+export const CONFIG_CACHE = ["cache", "config.json"] as const;
+
+interface CachedConfig {
+  readonly source: string;
+  readonly version: string;
+  readonly commands: string;
+  readonly config: PtermConfig;
+}
+
+function readCache(root: string): CachedConfig | null {
+  try {
+    return JSON.parse(Deno.readTextFileSync(join(root, ...CONFIG_CACHE))) as CachedConfig;
+  } catch {
+    return null; // missing or unreadable: validate again
+  }
+}
+
+/** `version` tells pterm builds apart: a new build may have new config schemas. */
+export async function loadConfig(root: string, registry: Registry, version = "dev"): Promise<PtermConfig> {
   let text: string;
   try {
     // Synchronous: on the start-up path of every call (see core/atomic.ts writeFileAtomicSync).
@@ -29,6 +54,11 @@ export async function loadConfig(root: string, registry: Registry): Promise<Pter
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
     throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${(error as Error).message}`);
+  }
+  const commands = registry.names().join(",");
+  const cached = readCache(root);
+  if (cached && cached.source === text && cached.version === version && cached.commands === commands) {
+    return cached.config;
   }
   let raw: unknown;
   try {
@@ -42,5 +72,10 @@ export async function loadConfig(root: string, registry: Registry): Promise<Pter
   const { validateConfig } = await lazyImport<typeof import("./config_schema.ts")>(
     new URL("./config_schema.ts", import.meta.url),
   );
-  return await validateConfig(raw, registry);
+  const config = await validateConfig(raw, registry);
+  try {
+    const entry: CachedConfig = { source: text, version, commands, config };
+    writeFileAtomicSync(join(root, ...CONFIG_CACHE), JSON.stringify(entry), { mkdirs: true });
+  } catch { /* only a lost shortcut: the next call validates again */ }
+  return config;
 }

@@ -12,7 +12,7 @@ import { PtermError } from "./errors.ts";
 export type Access = "read" | "write";
 
 /** Folders and files at the root that belong to pterm itself; commands may read but never write them. */
-export const STATE_ENTRIES = ["audit", "artifacts", "sessions", "pterm.json"] as const;
+export const STATE_ENTRIES = ["audit", "artifacts", "sessions", "cache", "pterm.json"] as const;
 
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;

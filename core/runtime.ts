@@ -31,6 +31,8 @@ export interface Kernel {
    * default: core/ and the folder of `workerUrl`.
    */
   readonly codeDirs?: readonly string[];
+  /** pterm's version: a validated pterm.json is remembered per version (see core/config.ts). */
+  readonly version?: string;
 }
 
 function codeDirsOf(kernel: Kernel): readonly string[] {
@@ -174,7 +176,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
             permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)),
           );
         }
-        config = await loadConfig(input.root, kernel.registry);
+        config = await loadConfig(input.root, kernel.registry, kernel.version);
         const limits = config.limits;
         draft.timeoutMs = Math.min(
           input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits.timeout_ms_default,

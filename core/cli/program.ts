@@ -85,7 +85,12 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
       const { replayRun } = await import("./runs.ts");
       const { root } = resolveWorkspace(io, options.root);
       const envelope = await replayRun(
-        { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs },
+        {
+          registry: new Registry(app.commands),
+          workerUrl: app.workerUrl,
+          codeDirs: app.codeDirs,
+          version: app.version,
+        },
         root,
         runId,
         {

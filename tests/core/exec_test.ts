@@ -205,3 +205,34 @@ Deno.test("path-typed flags are confined before any command code runs", async (t
     assert.equal(await Deno.readTextFile(join(dir.path, "notes/today.txt")), "touched");
   });
 });
+
+Deno.test("a validated pterm.json is remembered, and any change validates it again", async (t) => {
+  await using dir = await makeRoot();
+  const config = join(dir.path, "pterm.json");
+  const cache = join(dir.path, "cache/config.json");
+  await Deno.writeTextFile(config, JSON.stringify({ limits: { stdout_bytes: 1000 } }));
+  await t.step("the first call validates and remembers it", async () => {
+    await execOk(dir.path, "hello");
+    const entry = JSON.parse(await Deno.readTextFile(cache));
+    assert.equal(entry.config.limits.stdout_bytes, 1000);
+  });
+  await t.step("an edit is seen at once, and a bad edit is refused (and not remembered)", async () => {
+    await Deno.writeTextFile(config, JSON.stringify({ limits: { stdout_bytes: "big" } }));
+    assert.equal((await exec(dir.path, "hello")).error_code, "InvalidConfig");
+    assert.equal(JSON.parse(await Deno.readTextFile(cache)).config.limits.stdout_bytes, 1000);
+  });
+  await t.step("a remembered configuration of another pterm build is not used", async () => {
+    const text = JSON.stringify({ limits: { stdout_bytes: 2000 } });
+    await Deno.writeTextFile(config, text);
+    const forged = { source: text, version: "another build", commands: "x", config: { limits: {}, sections: {} } };
+    await Deno.writeTextFile(cache, JSON.stringify(forged));
+    await execOk(dir.path, "hello");
+    const entry = JSON.parse(await Deno.readTextFile(cache));
+    assert.equal(entry.config.limits.stdout_bytes, 2000);
+    assert.notEqual(entry.version, "another build");
+  });
+  await t.step("commands cannot write pterm's cache", async () => {
+    const envelope = await exec(dir.path, "probe touch --path cache/config.json", probe);
+    assert.equal(envelope.error_code, "ReadOnlyPath");
+  });
+});

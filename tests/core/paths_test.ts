@@ -108,7 +108,13 @@ Deno.test("confinePath keeps every path inside the workspace root", async (t) =>
 
   await t.step("pterm's state is readable but not writable", async () => {
     for (
-      const state of ["audit/2026-11-22/x.json", "artifacts/r/stdout.txt", "sessions/default/irc.sock", "pterm.json"]
+      const state of [
+        "audit/2026-11-22/x.json",
+        "artifacts/r/stdout.txt",
+        "sessions/default/irc.sock",
+        "cache/config.json",
+        "pterm.json",
+      ]
     ) {
       assert.equal(await codeOf(root, state, "read"), "ok", state);
       assert.equal(await codeOf(root, state, "write"), "ReadOnlyPath", state);
