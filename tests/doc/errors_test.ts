@@ -7,16 +7,18 @@ import assert from "node:assert/strict";
 import { exec } from "../helpers.ts";
 import { listFiles, rootWith } from "./helpers.ts";
 
-/** Runs `line`, expects `code`, and checks that nothing but pterm's audit record appeared. */
+/** Runs `line`, expects `code`, and checks that nothing but pterm's bookkeeping (audit record, config cache) appeared. */
+const isNotBookkeeping = (file: string) => !file.startsWith("audit/") && !file.startsWith("cache/");
+
 async function refused(root: string, line: string, code: string, message: RegExp): Promise<string> {
-  const before = (await listFiles(root)).filter((f) => !f.startsWith("audit/"));
+  const before = (await listFiles(root)).filter(isNotBookkeeping);
   const envelope = await exec(root, line);
   assert.equal(envelope.error_code, code, `${line}\n${envelope.stderr}`);
   assert.equal(envelope.exit_code, code === "InvalidArgs" ? 2 : 1);
   assert.match(envelope.stderr, message);
   assert.match(envelope.stderr, /Hint: Run `doc extract --help`|Hint: Run `doc info --help`/);
   assert.deepEqual(envelope.artifacts, []);
-  const after = (await listFiles(root)).filter((f) => !f.startsWith("audit/"));
+  const after = (await listFiles(root)).filter(isNotBookkeeping);
   assert.deepEqual(after, before, `${line} wrote nothing`);
   return envelope.stderr;
 }

@@ -1,9 +1,10 @@
 /** Helpers for the patch tests: build trees, read them back, hash them (work tree, index, refs). */
 
+import { STATE_ENTRIES } from "../../core/paths.ts";
 import { exec } from "../helpers.ts";
 import type { Envelope } from "../../core/envelope.ts";
 
-const STATE = new Set(["audit", "artifacts", "sessions", "pterm.json"]);
+const STATE = new Set<string>(STATE_ENTRIES);
 
 export async function writeTree(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
