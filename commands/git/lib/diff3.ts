@@ -1,8 +1,8 @@
 /**
  * Three-way merge of text (what git's xdl_merge does for `merge`, `revert` and `stash apply`):
  * each side's changes against the base are found with a line diff; changes that overlap or
- * touch conflict unless both sides made the same change; conflict hunks are trimmed of lines
- * both sides share at their start and end (git's "zealous" level).
+ * touch conflict unless both sides made the same change; at git's "zealous" level, a conflict is
+ * then split where its sides agree, and conflicts close to each other are joined again.
  */
 
 import { diffArrays } from "diff";
@@ -74,6 +74,72 @@ function withNewline(lines: string[]): string[] {
   return last.endsWith("\n") ? lines : [...lines.slice(0, -1), last + "\n"];
 }
 
+/**
+ * What the merge produces, before it is written out: lines no side changed, a change taken from
+ * one side (or made identically by both), and conflicts.
+ */
+type Segment =
+  | { readonly kind: "same"; readonly lines: string[] }
+  | { readonly kind: "resolved"; readonly lines: string[] }
+  | { kind: "conflict"; ours: string[]; theirs: string[] };
+
+/** At most this many unchanged lines between two conflicts make them one (git's xdl_simplify_non_conflicts). */
+const CONFLICT_JOIN_GAP = 3;
+
+/**
+ * Splits a conflict where its two sides agree (git's xdl_refine_conflicts): the lines both
+ * sides share become unchanged lines between smaller conflicts.
+ */
+function refineConflict(ours: string[], theirs: string[]): Segment[] {
+  const out: Segment[] = [];
+  let pending: { kind: "conflict"; ours: string[]; theirs: string[] } | null = null;
+  for (const part of diffArrays(ours, theirs)) {
+    if (part.removed || part.added) {
+      pending ??= { kind: "conflict", ours: [], theirs: [] };
+      (part.removed ? pending.ours : pending.theirs).push(...part.value);
+    } else {
+      if (pending) out.push(pending);
+      pending = null;
+      out.push({ kind: "same", lines: [...part.value] });
+    }
+  }
+  if (pending) out.push(pending);
+  return out;
+}
+
+/**
+ * Joins two conflicts that follow each other with at most CONFLICT_JOIN_GAP unchanged lines
+ * between them, those lines going to both sides (git's XDL_MERGE_ZEALOUS, the level of `git merge`).
+ * A change taken from one side between them keeps them apart, as in git.
+ */
+function joinCloseConflicts(segments: Segment[]): Segment[] {
+  const out: Segment[] = [];
+  for (const segment of segments) {
+    const last = out[out.length - 1];
+    const beforeLast = out[out.length - 2];
+    if (segment.kind === "conflict" && last?.kind === "conflict") {
+      last.ours.push(...segment.ours);
+      last.theirs.push(...segment.theirs);
+      continue;
+    }
+    if (
+      segment.kind === "conflict" && last?.kind === "same" && beforeLast?.kind === "conflict" &&
+      last.lines.length <= CONFLICT_JOIN_GAP
+    ) {
+      beforeLast.ours.push(...last.lines, ...segment.ours);
+      beforeLast.theirs.push(...last.lines, ...segment.theirs);
+      out.pop();
+      continue;
+    }
+    if (segment.kind === "same" && last?.kind === "same") {
+      out[out.length - 1] = { kind: "same", lines: [...last.lines, ...segment.lines] };
+      continue;
+    }
+    out.push(segment);
+  }
+  return out;
+}
+
 export function mergeText(base: string, ours: string, theirs: string, labels: MergeLabels): TextMergeResult {
   if (ours === theirs) return { text: ours, conflicts: 0 };
   if (base === ours) return { text: theirs, conflicts: 0 };
@@ -83,8 +149,7 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
   const theirsLines = splitLines(theirs);
   const a = changesAgainst(baseLines, oursLines);
   const b = changesAgainst(baseLines, theirsLines);
-  const out: string[] = [];
-  let conflicts = 0;
+  const segments: Segment[] = [];
   let pos = 0;
   let i = 0;
   let j = 0;
@@ -108,40 +173,31 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
         inB.push(b[j++]);
       } else break;
     }
-    out.push(...baseLines.slice(pos, start));
+    segments.push({ kind: "same", lines: baseLines.slice(pos, start) });
     pos = end;
     const oursRegion = applyChanges(baseLines, start, end, inA);
     const theirsRegion = applyChanges(baseLines, start, end, inB);
-    if (inB.length === 0) {
-      out.push(...oursRegion);
+    if (inB.length === 0) segments.push({ kind: "resolved", lines: oursRegion });
+    else if (inA.length === 0) segments.push({ kind: "resolved", lines: theirsRegion });
+    else if (equalLines(oursRegion, theirsRegion)) segments.push({ kind: "resolved", lines: oursRegion });
+    else segments.push(...refineConflict(oursRegion, theirsRegion));
+  }
+  segments.push({ kind: "same", lines: baseLines.slice(pos) });
+
+  const out: string[] = [];
+  let conflicts = 0;
+  for (const segment of joinCloseConflicts(segments.filter((s) => s.kind === "conflict" || s.lines.length > 0))) {
+    if (segment.kind !== "conflict") {
+      out.push(...segment.lines);
       continue;
     }
-    if (inA.length === 0) {
-      out.push(...theirsRegion);
-      continue;
-    }
-    if (equalLines(oursRegion, theirsRegion)) {
-      out.push(...oursRegion);
-      continue;
-    }
-    // Zealous: lines both sides agree on at the edges of the conflict are not part of it.
-    let head = 0;
-    while (head < oursRegion.length && head < theirsRegion.length && oursRegion[head] === theirsRegion[head]) head++;
-    let tail = 0;
-    while (
-      tail < oursRegion.length - head && tail < theirsRegion.length - head &&
-      oursRegion[oursRegion.length - 1 - tail] === theirsRegion[theirsRegion.length - 1 - tail]
-    ) tail++;
-    out.push(...oursRegion.slice(0, head));
     conflicts++;
     out.push(`<<<<<<< ${labels.ours}\n`);
-    out.push(...withNewline(oursRegion.slice(head, oursRegion.length - tail)));
+    out.push(...withNewline(segment.ours));
     out.push("=======\n");
-    out.push(...withNewline(theirsRegion.slice(head, theirsRegion.length - tail)));
+    out.push(...withNewline(segment.theirs));
     out.push(`>>>>>>> ${labels.theirs}\n`);
-    out.push(...oursRegion.slice(oursRegion.length - tail));
   }
-  out.push(...baseLines.slice(pos));
   return { text: out.join(""), conflicts };
 }
 
