@@ -23,16 +23,3 @@ export function runIdDay(runId: string): string {
   if (!m) throw new Error(`not a run id: ${runId}`);
   return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
 }
-
-/** The time a run id was made. */
-export function runIdTime(runId: string): Date {
-  const m = RUN_ID.exec(runId);
-  if (!m) throw new Error(`not a run id: ${runId}`);
-  const d = m[1];
-  const t = m[2];
-  return new Date(
-    `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${
-      t.slice(6, 9)
-    }Z`,
-  );
-}

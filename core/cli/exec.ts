@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from "../path.ts";
 import type { Envelope } from "../envelope.ts";
 import { renderText } from "../envelope.ts";
-import { EXIT_USAGE, formatFailure, PtermError } from "../errors.ts";
+import { exitCodeFor, formatFailure, PtermError } from "../errors.ts";
 import { parseArgs } from "../flags.ts";
 import { prepareRoot } from "../paths.ts";
 import { Registry } from "../registry.ts";
@@ -73,7 +73,7 @@ async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Pr
 export function failureEnvelope(error: PtermError): Envelope {
   return {
     run_id: newRunId(),
-    exit_code: EXIT_USAGE,
+    exit_code: exitCodeFor(error.code),
     stdout: "",
     stderr: formatFailure(error.message, error.helpFor ?? "pterm exec"),
     result: null,

@@ -47,6 +47,12 @@ Deno.test("pterm exec prints one JSON envelope and exits with its exit_code", as
     assert.equal(run.code, 2);
     assert.equal(run.envelope?.error_code, "InvalidArgs");
   });
+  await t.step("a missing --stdin-file is NotFound, exit 1 like any failed command", async () => {
+    const run = await cli(["exec", "--root", dir.path, "--stdin-file", `${dir.path}/no-such-file.txt`, "hello"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.envelope?.error_code, "NotFound");
+    assert.match(run.envelope?.stderr ?? "", /no-such-file\.txt[\s\S]*Hint: Run `pterm exec --help`/);
+  });
   await t.step("a missing command line is a usage error with the hint", async () => {
     const run = await cli(["exec", "--root", dir.path]);
     assert.equal(run.code, 2);
