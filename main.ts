@@ -12,7 +12,6 @@ import { VERSION } from "./version.ts";
 const code = await main(processIo(), {
   version: VERSION,
   commands,
-  workerUrl: new URL("./commands/worker.ts", import.meta.url).href,
   skillsDir: new URL("./skills/", import.meta.url),
   hostCommands: [ircDaemonCommand],
 });

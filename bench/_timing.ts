@@ -84,9 +84,9 @@ export function realGitEnv(home: string): Record<string, string> {
   };
 }
 
-/** The command that runs pterm as the README's `deno task pterm` does. */
+/** The command that runs pterm as the README's `deno task pterm` does (main.bundle.js; see scripts/bundle.ts). */
 export function ptermCommand(...args: string[]): string[] {
-  const main = new URL("../main.ts", import.meta.url).pathname;
+  const main = new URL("../main.bundle.js", import.meta.url).pathname;
   const config = new URL("../deno.json", import.meta.url).pathname;
   return [
     Deno.execPath(),

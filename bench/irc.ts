@@ -17,7 +17,7 @@
 import { commands } from "../commands/index.ts";
 import { Registry } from "../core/registry.ts";
 import { execute } from "../core/runtime.ts";
-import { CODE_DIRS, makeRoot, WORKER_URL } from "../tests/helpers.ts";
+import { CODE_DIRS, makeRoot } from "../tests/helpers.ts";
 import { plainEnv, startDaemon, writeEnv } from "../tests/irc/harness.ts";
 import { startNgircd } from "../tests/irc/ngircd.ts";
 import { Peer } from "../tests/irc/peer.ts";
@@ -47,7 +47,7 @@ await writeEnv(dir.path, plainEnv(server, { IRC_SEND_BURST: 20, IRC_SEND_INTERVA
 await using daemon = await startDaemon(dir.path);
 const reader = await Peer.connect(server.plainPort, "reader", server.password);
 const writer = await Peer.connect(server.plainPort, "writer", server.password);
-const kernel = { registry: new Registry(commands), workerUrl: WORKER_URL, codeDirs: CODE_DIRS };
+const kernel = { registry: new Registry(commands), codeDirs: CODE_DIRS };
 const run = async (line: string) => {
   const envelope = await execute(kernel, {
     root: dir.path,

@@ -79,6 +79,18 @@ interface NodeBase {
   readonly examples: readonly ExampleSpec[];
 }
 
+/**
+ * Where a leaf's handler lives. A reference, not a loader function: the sandbox worker's entry
+ * imports this module statically with the kernel's worker body, so the handler's code loads in
+ * one module graph, in parallel, instead of through a chain of lazy imports (bench/startup.ts).
+ */
+export interface HandlerRef {
+  /** The module's absolute URL: `new URL("./handler.ts", import.meta.url).href`. */
+  readonly module: string;
+  /** The name the handler is exported under. */
+  readonly export: string;
+}
+
 /** A command that runs: it has flags, a handler and a result schema. */
 export interface LeafSpec extends NodeBase {
   readonly flags?: readonly FlagSpec[];
@@ -87,7 +99,7 @@ export interface LeafSpec extends NodeBase {
   readonly stdin?: StdinUse;
   readonly limits?: Limits;
   readonly result: LazySchema;
-  readonly handler: () => Promise<AnyHandler>;
+  readonly handler: HandlerRef;
   readonly subcommands?: undefined;
 }
 

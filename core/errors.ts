@@ -79,6 +79,9 @@ export interface PtermErrorOptions {
  * A failure a user can cause. Handlers throw it; the kernel turns it into the envelope's
  * `error_code`, `stderr` and exit code. Messages say what went wrong and what to do next.
  */
+/** Marks every PtermError, whichever copy of this module made it (see `Symbol.hasInstance` below). */
+const BRAND = Symbol.for("pterm.PtermError");
+
 export class PtermError extends Error {
   readonly code: ErrorCode;
   readonly result?: Record<string, unknown>;
@@ -90,6 +93,16 @@ export class PtermError extends Error {
     this.code = code;
     this.result = options.result;
     this.helpFor = options.helpFor;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /**
+   * `instanceof PtermError` holds across copies of this module: main.bundle.js carries its own
+   * copy of the kernel, while the modules it loads lazily import this file from source.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== PtermError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 

@@ -54,7 +54,10 @@ function convert(commandPath: string, flag: FlagSpec, raw: string): string | num
 }
 
 /** Parses `words` for the leaf command `spec`, reached as `commandPath` (e.g. "git commit"). */
-export function parseArgs(commandPath: string, spec: LeafSpec, words: readonly string[]): ParseOutcome {
+/** What parsing needs of a declaration: its flags and positionals. */
+export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals">;
+
+export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly string[]): ParseOutcome {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
   const byName = new Map(flagSpecs.map((f) => [f.name, f]));

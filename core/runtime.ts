@@ -17,18 +17,16 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 import { confinePathSync } from "./paths.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
-import { CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
-import { dirname, fromFileUrl, join } from "./path.ts";
+import { COMMANDS_DIR, CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
+import { join } from "./path.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
 import { boundText } from "./truncate.ts";
 
 export interface Kernel {
   readonly registry: Registry;
-  /** The module a sandbox worker starts from (it serves the same command table). */
-  readonly workerUrl: string;
   /**
-   * Folders of pterm code a worker may read to load commands lazily (see `permissionsFor`);
-   * default: core/ and the folder of `workerUrl`.
+   * Folders of pterm code a worker may read, to load its command's modules (see
+   * `permissionsFor`); default: core/ and commands/.
    */
   readonly codeDirs?: readonly string[];
   /** pterm's version: a validated pterm.json is remembered per version (see core/config.ts). */
@@ -36,7 +34,7 @@ export interface Kernel {
 }
 
 function codeDirsOf(kernel: Kernel): readonly string[] {
-  return kernel.codeDirs ?? [CORE_DIR, dirname(fromFileUrl(kernel.workerUrl))];
+  return kernel.codeDirs ?? [CORE_DIR, COMMANDS_DIR];
 }
 
 export interface ExecInput {
@@ -171,7 +169,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         // network hosts come from the config, which is not read yet.
         if (!needsNet) {
           sandbox = new Sandbox(
-            kernel.workerUrl,
+            leaf.handler,
             path,
             permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)),
           );
@@ -204,7 +202,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           if (!usesStdin(leaf, args)) stdin = null;
         }
         sandbox ??= new Sandbox(
-          kernel.workerUrl,
+          leaf.handler,
           path,
           permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
         );

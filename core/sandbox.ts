@@ -9,7 +9,7 @@
  * knows the command and finishes its own checks while the worker loads the command's code.
  */
 
-import type { Capability } from "./declaration.ts";
+import type { Capability, HandlerRef } from "./declaration.ts";
 import { dirname, fromFileUrl } from "./path.ts";
 import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
@@ -51,8 +51,23 @@ export interface WorkerPermissions {
   import: false;
 }
 
-/** pterm's own code folder (this one); see `permissionsFor`. */
+/** pterm's own code folders: the kernel (this folder) and the commands beside it; see `permissionsFor`. */
 export const CORE_DIR = dirname(fromFileUrl(import.meta.url));
+export const COMMANDS_DIR = fromFileUrl(new URL("../commands", import.meta.url));
+
+const WORKER_BODY_URL = new URL("./sandbox_worker.ts", import.meta.url).href;
+
+/**
+ * The entry module of a command's worker: the kernel's worker body and the handler's module,
+ * imported together so they load as one graph. A `data:` URL, so no file is generated; the
+ * specifiers are JSON strings, so nothing in them can escape into code.
+ */
+export function workerEntryUrl(handler: HandlerRef): string {
+  const source = `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};\n` +
+    `import * as handlerModule from ${JSON.stringify(handler.module)};\n` +
+    `serveHandler(handlerModule[${JSON.stringify(handler.export)}], ${JSON.stringify(handler)});\n`;
+  return `data:application/javascript,${encodeURIComponent(source)}`;
+}
 
 /**
  * The permissions of a command's worker. Besides what the command declares, every worker may
@@ -85,11 +100,11 @@ export class Sandbox {
   #used = false;
   #disposed = false;
 
-  constructor(workerUrl: string, path: readonly string[], permissions: WorkerPermissions) {
+  constructor(handler: HandlerRef, path: readonly string[], permissions: WorkerPermissions) {
     // `deno.permissions` is the unstable worker option that narrows what the worker may do.
-    this.#worker = new Worker(workerUrl, {
+    this.#worker = new Worker(workerEntryUrl(handler), {
       type: "module",
-      // The name is the command path: the worker starts loading that command's code at once.
+      // The command path names the worker in Deno's own error messages.
       name: path.join(" "),
       deno: { permissions },
     } as WorkerOptions);

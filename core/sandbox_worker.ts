@@ -1,35 +1,16 @@
 /**
  * The inside of the sandbox: runs one job in a worker whose Deno permissions the kernel has
- * narrowed. Also usable in-process (tests), through `runJob`.
+ * narrowed.
  */
 
 import { createArtifactStore } from "./artifacts.ts";
 import { createWorkspace } from "./context.ts";
 import type { CommandContext } from "./context.ts";
-import type { AnyHandler, CommandNode, LeafSpec } from "./declaration.ts";
+import type { AnyHandler, HandlerRef } from "./declaration.ts";
 import { isErrorCode, PtermError } from "./errors.ts";
-import type { CommandLoaders } from "./registry.ts";
 import type { FromWorker, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
 
 // Value imports are kept to a minimum here: each module costs ~0.3 ms of a fresh worker's start.
-
-async function findLeaf(loaders: CommandLoaders, path: readonly string[]): Promise<LeafSpec> {
-  const loader = loaders[path[0]];
-  if (!loader) throw new PtermError("Internal", `the sandbox has no command ${path[0]}`);
-  let node: CommandNode = await loader();
-  for (const word of path.slice(1)) {
-    const next: CommandNode | undefined = node.subcommands?.find((s) => s.name === word);
-    if (!next) throw new PtermError("Internal", `the sandbox has no command ${path.join(" ")}`);
-    node = next;
-  }
-  if (node.subcommands) throw new PtermError("Internal", `${path.join(" ")} is not a runnable command`);
-  return node as LeafSpec;
-}
-
-/** Loads the handler a command path names. */
-export async function loadHandler(loaders: CommandLoaders, path: readonly string[]): Promise<AnyHandler> {
-  return await (await findLeaf(loaders, path)).handler();
-}
 
 /** Maps anything a handler throws to the failure message the kernel reports. */
 export function classifyFailure(error: unknown): Extract<FromWorker, { type: "failed" }> {
@@ -88,19 +69,18 @@ export async function runJob(
   }
 }
 
-/** The body of a sandbox worker module: `serveSandbox(commands)` and nothing else. */
-export function serveSandbox(loaders: CommandLoaders): void {
+/**
+ * The body of a sandbox worker: serves one job with `handler`. The kernel generates the worker's
+ * entry module (core/sandbox.ts), which imports this module and the command's handler module
+ * together and passes the handler's export here — or `undefined` if the module lacks it.
+ */
+export function serveHandler(handler: unknown, ref: HandlerRef): void {
   const scope = globalThis as unknown as {
     onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
     postMessage(message: FromWorker): void;
     addEventListener(type: "unhandledrejection", listener: (event: PromiseRejectionEvent) => void): void;
   };
   const controller = new AbortController();
-  // The kernel names the worker after the command, so its code loads while the kernel finishes its checks.
-  const name = (globalThis as { name?: string }).name ?? "";
-  const preloadedPath = name ? name.split(" ") : null;
-  const preloaded = preloadedPath ? loadHandler(loaders, preloadedPath) : null;
-  preloaded?.catch(() => {}); // reported when the job arrives
   const post = (message: FromWorker) => {
     try {
       scope.postMessage(message);
@@ -112,12 +92,13 @@ export function serveSandbox(loaders: CommandLoaders): void {
     event.preventDefault();
     post(classifyFailure(event.reason));
   });
+  const ready: Promise<AnyHandler> = typeof handler === "function"
+    ? Promise.resolve(handler as AnyHandler)
+    : Promise.reject(new PtermError("Internal", `${ref.module} exports no handler named ${ref.export}`));
+  ready.catch(() => {}); // reported when the job arrives
   scope.onmessage = (event) => {
     const message = event.data;
     if (message.type === "abort") controller.abort(new PtermError("Timeout", "the call timed out"));
-    else {
-      const same = preloadedPath !== null && preloadedPath.join(" ") === message.job.path.join(" ");
-      void runJob(same ? preloaded! : loadHandler(loaders, message.job.path), message.job, post, controller.signal);
-    }
+    else void runJob(ready, message.job, post, controller.signal);
   };
 }

@@ -58,7 +58,7 @@ export async function ptermText(path: string): Promise<string> {
   try {
     await Deno.copyFile(path, `${root}/input.pdf`);
     const envelope = await execute(
-      { registry: new Registry(commands), workerUrl: new URL("../commands/worker.ts", import.meta.url).href },
+      { registry: new Registry(commands) },
       {
         root,
         session: "agreement",

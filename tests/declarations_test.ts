@@ -45,7 +45,8 @@ for (const name of Object.keys(commands)) {
         }
         if (!isGroup(node)) {
           assert.ok((await node.result()) instanceof z.ZodType, "result schema is zod");
-          assert.equal(typeof (await node.handler()), "function", "handler loads");
+          const handlerModule = await import(node.handler.module);
+          assert.equal(typeof handlerModule[node.handler.export], "function", "handler loads");
           const flagNames = (node.flags ?? []).map((f) => f.name);
           assert.equal(new Set(flagNames).size, flagNames.length, "flag names are unique");
           const shorts = (node.flags ?? []).flatMap((f) => (f.short ? [f.short] : []));

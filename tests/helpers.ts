@@ -19,8 +19,8 @@ import { fromFileUrl } from "../core/path.ts";
 import type { CommandLoaders } from "../core/registry.ts";
 
 export const REPO_ROOT = new URL("../", import.meta.url);
-export const MAIN_TS = new URL("../main.ts", import.meta.url).pathname;
-export const WORKER_URL = new URL("../commands/worker.ts", import.meta.url).href;
+/** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
+export const PTERM_ENTRY = new URL("../main.bundle.js", import.meta.url).pathname;
 /** pterm's code folders plus the test fixtures (the probe command lives there). */
 export const CODE_DIRS = ["../core/", "../commands/", "./fixtures/"].map((p) =>
   fromFileUrl(new URL(p, import.meta.url)).replace(/\/$/, "")
@@ -41,9 +41,8 @@ export interface ExecOptions {
   stdin?: string;
   timeoutMs?: number;
   session?: string;
-  /** Another command table (e.g. with probe commands) and the worker that serves it. */
+  /** Another command table (e.g. with probe commands). */
   commands?: CommandLoaders;
-  workerUrl?: string;
 }
 
 /** The zod schema a successful result of `line` must match. */
@@ -68,7 +67,7 @@ async function resultSchemaOf(registry: Registry, line: string): Promise<z.ZodTy
 export async function exec(root: string, line: string, options: ExecOptions = {}): Promise<Envelope> {
   const registry = new Registry(options.commands ?? commands);
   const envelope = await execute(
-    { registry, workerUrl: options.workerUrl ?? WORKER_URL, codeDirs: CODE_DIRS },
+    { registry, codeDirs: CODE_DIRS },
     {
       root,
       session: options.session ?? "default",
@@ -116,7 +115,7 @@ export interface CliOptions {
   stdin?: string;
   env?: Record<string, string>;
   cwd?: string;
-  /** The entry module (default main.ts). */
+  /** The entry module (default: the bundle the `pterm` task runs). */
   entry?: string;
 }
 
@@ -141,7 +140,7 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
       ...PTERM_PERMISSIONS,
       "--config",
       new URL("../deno.json", import.meta.url).pathname,
-      options.entry ?? MAIN_TS,
+      options.entry ?? PTERM_ENTRY,
       ...args,
     ],
     cwd: options.cwd,

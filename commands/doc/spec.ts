@@ -9,7 +9,7 @@ import { lazyImport } from "../../core/lazy.ts";
 type Schemas = typeof import("./schema.ts");
 type Handlers = typeof import("./handler.ts");
 const schemas = () => lazyImport<Schemas>(new URL("./schema.ts", import.meta.url));
-const handlers = () => lazyImport<Handlers>(new URL("./handler.ts", import.meta.url));
+const HANDLERS = new URL("./handler.ts", import.meta.url).href;
 
 const inFlag = {
   name: "in",
@@ -84,7 +84,7 @@ const extract: LeafSpec = {
     { command: "doc extract --in docs/spec.docx --mode json", description: "Heading/paragraph/list/table blocks." },
   ],
   result: async () => (await schemas()).extractResultSchema,
-  handler: async () => (await handlers()).extract,
+  handler: { module: HANDLERS, export: "extract" satisfies keyof Handlers },
 };
 
 const info: LeafSpec = {
@@ -98,7 +98,7 @@ const info: LeafSpec = {
     { command: "doc info --in data/book.xlsx", description: "Sheet count and sheet names of a workbook." },
   ],
   result: async () => (await schemas()).infoResultSchema,
-  handler: async () => (await handlers()).info,
+  handler: { module: HANDLERS, export: "info" satisfies keyof Handlers },
 };
 
 export const docSpec: CommandSpec = {

@@ -4,7 +4,7 @@
  * package.
  */
 
-import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts";
+import type { CommandSpec, FlagSpec, HandlerRef, LeafSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
 
 const repoFlag = (access: "read" | "write") =>
@@ -28,9 +28,48 @@ const pathFlag = (what: string) =>
 
 const FS = ["fs.read", "fs.write"] as const;
 const loadSchemas = () => lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url));
-const loadHandlers = () => lazyImport<typeof import("./handlers.ts")>(new URL("./handlers.ts", import.meta.url));
 const schema = (name: string) => async () => ((await loadSchemas()).resultSchemas as Record<string, unknown>)[name];
-const handler = (name: string) => async () => (await loadHandlers()).handlers[name];
+
+/**
+ * Which module under handlers/ serves each subcommand, and under which export: a `git status`
+ * loads basic.ts only, not the diff or merge code.
+ */
+const HANDLER_EXPORTS = {
+  basic: ["init", "status", "add", "commit", "log"],
+  history: ["diff", "show"],
+  change: [
+    "branch",
+    "checkout",
+    "reset",
+    "rm",
+    "mv",
+    "tag",
+    "revert",
+    "merge",
+    "stashPushHandler",
+    "stashPop",
+    "stashApplyHandler",
+    "stashList",
+    "stashDropHandler",
+    "stashClearHandler",
+  ],
+} as const;
+type HandlerModules = {
+  basic: typeof import("./handlers/basic.ts");
+  history: typeof import("./handlers/history.ts");
+  change: typeof import("./handlers/change.ts");
+};
+// Every listed name must be an export of its module; this line fails to type-check otherwise.
+const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModules[F])[] } = HANDLER_EXPORTS;
+
+/** The handler of a subcommand, named by its command words or, for stash, by its export. */
+const handler = (name: string, exported = name): HandlerRef => {
+  const file = (Object.keys(HANDLER_EXPORTS) as (keyof typeof HANDLER_EXPORTS)[]).find((f) =>
+    (HANDLER_EXPORTS[f] as readonly string[]).includes(exported)
+  );
+  if (!file) throw new Error(`git has no handler ${exported}`);
+  return { module: new URL(`./handlers/${file}.ts`, import.meta.url).href, export: exported };
+};
 
 export const initFlags = [
   {
@@ -255,7 +294,7 @@ function leaf(
     capabilities: FS,
     examples,
     result: schema(name),
-    handler: handler(name),
+    handler: extra.handler ?? handler(name),
     ...extra,
   };
 }
@@ -263,22 +302,30 @@ function leaf(
 const stash: CommandSpec["subcommands"] = [
   leaf("push", "Save local changes to tracked files on the stash and reset them to HEAD.", stashPushFlags, [
     { command: 'git stash push --repo proj --message "half-done refactor"', description: "Stash work in progress." },
-  ], { result: schema("stash push"), handler: handler("stash push") }),
+  ], { result: schema("stash push"), handler: handler("stash push", "stashPushHandler") }),
   leaf("pop", "Apply a stash entry and drop it (kept when the apply conflicts).", stashRefFlags, [
     { command: "git stash pop --repo proj", description: "Re-apply the newest stash entry and remove it." },
-  ], { positionals: stashPositional, result: schema("stash pop"), handler: handler("stash pop") }),
+  ], { positionals: stashPositional, result: schema("stash pop"), handler: handler("stash pop", "stashPop") }),
   leaf("apply", "Apply a stash entry, keeping it on the stash.", stashRefFlags, [
     { command: "git stash apply --repo proj stash@{1}", description: "Apply the second-newest entry." },
-  ], { positionals: stashPositional, result: schema("stash apply"), handler: handler("stash apply") }),
+  ], {
+    positionals: stashPositional,
+    result: schema("stash apply"),
+    handler: handler("stash apply", "stashApplyHandler"),
+  }),
   leaf("list", "List stash entries, newest first.", stashRefFlags, [
     { command: "git stash list --repo proj", description: "Show the stash." },
-  ], { result: schema("stash list"), handler: handler("stash list") }),
+  ], { result: schema("stash list"), handler: handler("stash list", "stashList") }),
   leaf("drop", "Delete one stash entry.", stashRefFlags, [
     { command: "git stash drop --repo proj stash@{0}", description: "Drop the newest entry." },
-  ], { positionals: stashPositional, result: schema("stash drop"), handler: handler("stash drop") }),
+  ], {
+    positionals: stashPositional,
+    result: schema("stash drop"),
+    handler: handler("stash drop", "stashDropHandler"),
+  }),
   leaf("clear", "Delete every stash entry.", stashRefFlags, [
     { command: "git stash clear --repo proj", description: "Empty the stash." },
-  ], { result: schema("stash clear"), handler: handler("stash clear") }),
+  ], { result: schema("stash clear"), handler: handler("stash clear", "stashClearHandler") }),
 ];
 
 export const gitSpec: CommandSpec = {

@@ -12,6 +12,5 @@ export const helloSpec: CommandSpec = {
   examples: [{ command: "hello", description: "Print the banner; exit_code 0 means pterm runs." }],
   result: async () =>
     (await lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url))).helloResultSchema,
-  handler: async () =>
-    (await lazyImport<typeof import("./handler.ts")>(new URL("./handler.ts", import.meta.url))).hello,
+  handler: { module: new URL("./handler.ts", import.meta.url).href, export: "hello" },
 };

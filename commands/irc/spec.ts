@@ -11,7 +11,7 @@ import { SOCKET_NAME } from "./daemon_protocol.ts";
 
 type HandlerModule = typeof import("./handler.ts");
 type SchemaModule = typeof import("./schema.ts");
-const handlers = () => lazyImport<HandlerModule>(new URL("./handler.ts", import.meta.url));
+const HANDLERS = new URL("./handler.ts", import.meta.url).href;
 const schemas = () => lazyImport<SchemaModule>(new URL("./schema.ts", import.meta.url));
 
 /**
@@ -88,7 +88,7 @@ const statusSpec: LeafSpec = {
   capabilities: CAPABILITIES,
   examples: [{ command: "irc status", description: "Connect if needed and show the state (no secrets shown)." }],
   result: async () => (await schemas()).statusResultSchema,
-  handler: async () => (await handlers()).ircStatus,
+  handler: { module: HANDLERS, export: "ircStatus" satisfies keyof HandlerModule },
 };
 
 const sendSpec: LeafSpec = {
@@ -111,7 +111,7 @@ const sendSpec: LeafSpec = {
     { command: 'irc send --to alice --confirm --text "ping"', description: "Private message: needs --confirm." },
   ],
   result: async () => (await schemas()).sendResultSchema,
-  handler: async () => (await handlers()).ircSend,
+  handler: { module: HANDLERS, export: "ircSend" satisfies keyof HandlerModule },
 };
 
 const pullSpec: LeafSpec = {
@@ -128,7 +128,7 @@ const pullSpec: LeafSpec = {
     { command: "irc pull --from alice --limit 20 --format full", description: "Private messages from alice, whole." },
   ],
   result: async () => (await schemas()).pullResultSchema,
-  handler: async () => (await handlers()).ircPull,
+  handler: { module: HANDLERS, export: "ircPull" satisfies keyof HandlerModule },
 };
 
 export const ircSpec: CommandSpec = {

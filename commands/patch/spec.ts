@@ -4,7 +4,8 @@ import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts"
 import { lazyImport } from "../../core/lazy.ts";
 
 const schema = () => lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url));
-const handlers = () => lazyImport<typeof import("./handler.ts")>(new URL("./handler.ts", import.meta.url));
+const HANDLERS = new URL("./handler.ts", import.meta.url).href;
+type Handlers = typeof import("./handler.ts");
 
 const FORMAT = `
 A patch is text on stdin (or --file). Header lines first, then blocks, then the end marker:
@@ -133,7 +134,7 @@ const apply: LeafSpec = {
     },
   ],
   result: async () => (await schema()).applyResultSchema,
-  handler: async () => (await handlers()).applyHandler,
+  handler: { module: HANDLERS, export: "applyHandler" satisfies keyof Handlers },
 };
 
 const check: LeafSpec = {
@@ -150,7 +151,7 @@ const check: LeafSpec = {
     { command: "patch check --file patches/fix.patch", description: "Check a patch file" },
   ],
   result: async () => (await schema()).checkResultSchema,
-  handler: async () => (await handlers()).checkHandler,
+  handler: { module: HANDLERS, export: "checkHandler" satisfies keyof Handlers },
 };
 
 export const patchSpec: CommandSpec = {

@@ -149,7 +149,7 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
     envelope = await execute(
-      { registry: new Registry(app.commands), workerUrl: app.workerUrl, codeDirs: app.codeDirs, version: app.version },
+      { registry: new Registry(app.commands), codeDirs: app.codeDirs, version: app.version },
       {
         root: workspace.root,
         session: workspace.session,

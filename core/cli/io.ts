@@ -13,9 +13,7 @@ export interface CliIo {
 export interface App {
   readonly version: string;
   readonly commands: import("../registry.ts").CommandLoaders;
-  /** The sandbox worker module serving `commands`. */
-  readonly workerUrl: string;
-  /** Code folders workers may read (default: core/ and the folder of `workerUrl`); see core/sandbox.ts. */
+  /** Code folders workers may read (default: core/ and commands/); see core/sandbox.ts. */
   readonly codeDirs?: readonly string[];
   /** Where the built-in SKILL.md documents live. */
   readonly skillsDir: URL;
@@ -36,10 +34,22 @@ export interface HostCommand {
 
 const encoder = new TextEncoder();
 
-async function writeAll(writable: { write(p: Uint8Array): Promise<number> }, text: string): Promise<void> {
+type Output = typeof Deno.stdout;
+
+/**
+ * Writes all of `text`, synchronously while the stream takes it: a CLI has nothing to overlap the
+ * wait with, and the process's first asynchronous write costs ~1 ms of every call's start-up
+ * (bench/startup.ts). A non-blocking pipe that is full (WouldBlock) gets the rest asynchronously.
+ */
+async function writeAll(output: Output, text: string): Promise<void> {
   const bytes = encoder.encode(text);
   let written = 0;
-  while (written < bytes.length) written += await writable.write(bytes.subarray(written));
+  try {
+    while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+    while (written < bytes.length) written += await output.write(bytes.subarray(written));
+  }
 }
 
 /** The real process. Only main.ts calls this. */

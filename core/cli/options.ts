@@ -4,6 +4,7 @@
  */
 
 import type { FlagSpec, LeafSpec } from "../declaration.ts";
+import type { ArgsSpec } from "../flags.ts";
 
 export const rootFlag = {
   name: "root",
@@ -51,18 +52,15 @@ export const execFlags = [
 ] as const satisfies readonly FlagSpec[];
 
 /** `pterm exec` as a declaration, so the kernel's flag parser can read its options. */
-export const execSpec: LeafSpec = {
+export const execSpec: ArgsSpec & Pick<LeafSpec, "name" | "summary" | "examples"> = {
   name: "exec",
   summary: "Run one whitelisted command and print its JSON envelope; the process exits with its exit_code.",
   flags: execFlags,
   positionals: [{ name: "command-line", description: "the command line, quoted as one argument" }],
-  capabilities: [],
   examples: [
     { command: 'pterm exec "hello"', description: "Run hello and print the envelope." },
     { command: `echo '{"command":"hello"}' | pterm exec --request -`, description: "Run a tool call given as JSON." },
   ],
-  result: () => Promise.resolve(undefined),
-  handler: () => Promise.reject(new Error("exec is run by the CLI itself")),
 };
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

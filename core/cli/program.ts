@@ -87,7 +87,6 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
       const envelope = await replayRun(
         {
           registry: new Registry(app.commands),
-          workerUrl: app.workerUrl,
           codeDirs: app.codeDirs,
           version: app.version,
         },

@@ -7,7 +7,7 @@ import { TRUNCATION_MARKER } from "../../core/truncate.ts";
 import { exec, execOk, makeRoot } from "../helpers.ts";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 
-const probe = { commands: probeCommands, workerUrl: new URL("../fixtures/probe_worker.ts", import.meta.url).href };
+const probe = { commands: probeCommands };
 const HINT = /\n\nHint: Run `([^`]+) --help` to learn the correct usage before retrying\.$/;
 
 Deno.test("hello prints the banner and the lemonhall signature", async () => {

@@ -9,7 +9,7 @@ const commit: LeafSpec = {
   examples: [],
   capabilities: [],
   result: () => Promise.resolve(null),
-  handler: () => Promise.reject(new Error("unused")),
+  handler: { module: "file:///unused.ts", export: "unused" },
   flags: [
     { name: "repo", type: "string", required: true, description: "repository", path: "write" },
     { name: "message", short: "m", type: "string", required: true, description: "message" },

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { exec, execOk, makeRoot } from "../helpers.ts";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 
-const probe = { commands: probeCommands, workerUrl: new URL("../fixtures/probe_worker.ts", import.meta.url).href };
+const probe = { commands: probeCommands };
 
 Deno.test("the runtime refuses what a command did not declare", async (t) => {
   await using dir = await makeRoot();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { commands } from "../../commands/index.ts";
 import { Registry } from "../../core/registry.ts";
 import { execute } from "../../core/runtime.ts";
-import { CODE_DIRS, exec, execOk, makeRoot, WORKER_URL } from "../helpers.ts";
+import { CODE_DIRS, exec, execOk, makeRoot } from "../helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";
@@ -119,7 +119,7 @@ Deno.test("irc: status, send and pull through one lazily made, reused connection
 
     await t.step("on a colour terminal the dot is green (ANSI)", async () => {
       const envelope = await execute(
-        { registry: new Registry(commands), workerUrl: WORKER_URL, codeDirs: CODE_DIRS },
+        { registry: new Registry(commands), codeDirs: CODE_DIRS },
         { root: dir.path, session: "default", line: "irc status", stdin: { kind: "none" }, terminal: { color: true } },
       );
       assert.equal(envelope.exit_code, 0);

@@ -6,7 +6,7 @@
 import { join } from "../../core/path.ts";
 import { ENV_REL_PATH } from "../../commands/irc/config.ts";
 import { SOCKET_NAME } from "../../commands/irc/daemon_protocol.ts";
-import { MAIN_TS, PTERM_PERMISSIONS } from "../helpers.ts";
+import { PTERM_ENTRY, PTERM_PERMISSIONS } from "../helpers.ts";
 import type { IrcServer } from "./ngircd.ts";
 
 export const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
@@ -59,7 +59,7 @@ export async function startDaemon(root: string, options: StartOptions = {}): Pro
       ...PTERM_PERMISSIONS,
       "--config",
       DENO_JSON,
-      MAIN_TS,
+      PTERM_ENTRY,
       "irc-daemon",
       "--session",
       session,

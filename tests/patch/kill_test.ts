@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, cli, exec, MAIN_TS, makeRoot, PTERM_PERMISSIONS } from "../helpers.ts";
+import { baseEnv, cli, exec, PTERM_ENTRY, makeRoot, PTERM_PERMISSIONS } from "../helpers.ts";
 import { block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const FILES = 300;
@@ -34,7 +34,7 @@ function spawnApply(root: string, patch: string, flags: string[] = []): Deno.Chi
       ...PTERM_PERMISSIONS,
       "--config",
       new URL("../../deno.json", import.meta.url).pathname,
-      MAIN_TS,
+      PTERM_ENTRY,
       "exec",
       "--root",
       root,
