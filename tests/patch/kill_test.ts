@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, cli, exec, PTERM_ENTRY, makeRoot, PTERM_PERMISSIONS } from "../helpers.ts";
+import { baseEnv, cli, exec, makeRoot, PTERM_ENTRY, PTERM_PERMISSIONS } from "../helpers.ts";
 import { block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const FILES = 300;
