@@ -982,6 +982,9 @@ var Sandbox = class {
         permissions
       }
     });
+    this.#worker.postMessage({
+      type: "warm-up"
+    });
   }
   /** Stops the worker (if no job ran, or after it). */
   dispose() {
@@ -1074,6 +1077,10 @@ var Sandbox = class {
           message: "the command's result could not be transferred"
         });
       };
+      worker.postMessage({
+        type: "run",
+        job
+      });
       const deadline = AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
       const onDeadline = () => {
         timedOut = true;
@@ -1084,10 +1091,6 @@ var Sandbox = class {
       };
       deadline.addEventListener("abort", onDeadline, {
         once: true
-      });
-      worker.postMessage({
-        type: "run",
-        job
       });
     });
   }

@@ -20,7 +20,11 @@ export interface SandboxJob {
   readonly terminal: { readonly color: boolean };
 }
 
-export type ToWorker = { readonly type: "run"; readonly job: SandboxJob } | { readonly type: "abort" };
+export type ToWorker =
+  | { readonly type: "run"; readonly job: SandboxJob }
+  | { readonly type: "abort" }
+  /** Sent as soon as the worker exists; see `Sandbox` for why. The worker ignores it. */
+  | { readonly type: "warm-up" };
 
 export type FromWorker =
   | { readonly type: "stdout"; readonly text: string }

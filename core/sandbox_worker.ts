@@ -99,6 +99,6 @@ export function serveHandler(handler: unknown, ref: HandlerRef): void {
   scope.onmessage = (event) => {
     const message = event.data;
     if (message.type === "abort") controller.abort(new PtermError("Timeout", "the call timed out"));
-    else void runJob(ready, message.job, post, controller.signal);
+    else if (message.type === "run") void runJob(ready, message.job, post, controller.signal);
   };
 }

@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { exec, execOk, makeRoot } from "../helpers.ts";
+import { z } from "zod";
 import { probeCommands } from "../fixtures/probe_commands.ts";
+import type { HandlerRef } from "../../core/declaration.ts";
+import type { CommandLoaders } from "../../core/registry.ts";
+import { workerEntryUrl } from "../../core/sandbox.ts";
 
 const probe = { commands: probeCommands };
 
@@ -96,4 +100,42 @@ Deno.test("artifacts a command saves are listed with paths relative to the root"
     description: "a probe file",
   }]);
   assert.equal(await Deno.readTextFile(join(dir.path, envelope.artifacts[0].path)), "probe artifact");
+});
+
+Deno.test("a handler reference that does not resolve is an Internal error, and cannot inject code", async (t) => {
+  await using dir = await makeRoot();
+  const leafWith = (handler: HandlerRef): CommandLoaders => ({
+    ...probeCommands,
+    broken: () =>
+      Promise.resolve({
+        name: "broken",
+        summary: "A command whose handler reference is wrong.",
+        zone: "help-first",
+        examples: [{ command: "broken", description: "fails" }],
+        capabilities: [],
+        result: () => Promise.resolve(z.looseObject({ ok: z.boolean() })),
+        handler,
+      }),
+  });
+  const probeModule = new URL("../fixtures/probe/handler.ts", import.meta.url).href;
+
+  await t.step("an export the module does not have", async () => {
+    const envelope = await exec(dir.path, "broken", { commands: leafWith({ module: probeModule, export: "nope" }) });
+    assert.equal(envelope.error_code, "Internal");
+    assert.match(envelope.stderr, /probe\/handler\.ts exports no handler named nope/);
+  });
+  await t.step("a module that does not exist", async () => {
+    const missing = new URL("../fixtures/probe/missing.ts", import.meta.url).href;
+    const envelope = await exec(dir.path, "broken", { commands: leafWith({ module: missing, export: "x" }) });
+    assert.equal(envelope.error_code, "Internal");
+    assert.match(envelope.stderr, /missing\.ts/);
+  });
+  await t.step("quotes and code in a reference stay data", async () => {
+    const hostile = '"]); globalThis.postMessage({ type: "done", result: { ok: true, command: "pwned" } }); (["';
+    const envelope = await exec(dir.path, "broken", { commands: leafWith({ module: probeModule, export: hostile }) });
+    assert.equal(envelope.error_code, "Internal");
+    assert.notEqual((envelope.result as { command?: string } | null)?.command, "pwned");
+    const source = decodeURIComponent(workerEntryUrl({ module: probeModule, export: hostile }).split(",", 2)[1]);
+    assert.ok(source.includes(`handlerModule[${JSON.stringify(hostile)}]`));
+  });
 });
