@@ -1,5 +1,7 @@
 /** Shared by the benchmarks: time whole processes, interleaved, and print a table. */
 
+import { PTERM_FLAGS } from "../tests/helpers.ts";
+
 export interface Subject {
   readonly name: string;
   readonly cmd: string[];
@@ -88,16 +90,5 @@ export function realGitEnv(home: string): Record<string, string> {
 export function ptermCommand(...args: string[]): string[] {
   const main = new URL("../main.bundle.js", import.meta.url).pathname;
   const config = new URL("../deno.json", import.meta.url).pathname;
-  return [
-    Deno.execPath(),
-    "run",
-    "--allow-read",
-    "--allow-write",
-    "--allow-net",
-    "--allow-env",
-    "--config",
-    config,
-    main,
-    ...args,
-  ];
+  return [Deno.execPath(), "run", ...PTERM_FLAGS, "--config", config, main, ...args];
 }

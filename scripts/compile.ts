@@ -19,7 +19,15 @@ export const TARGETS = [
   "x86_64-pc-windows-msvc",
 ] as const;
 
-const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net", "--allow-env", "--unstable-worker-options"];
+// The pterm task's flags (deno.json), plus the unstable option deno.json turns on for `deno run`.
+const RUN_FLAGS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--allow-env",
+  "--v8-flags=--no-lazy",
+  "--unstable-worker-options",
+];
 const INCLUDES = ["core", "commands", "skills"].flatMap((dir) => ["--include", dir]);
 
 export function compileArgs(target: string | null): string[] {
@@ -27,7 +35,7 @@ export function compileArgs(target: string | null): string[] {
   const exe = target?.includes("windows") ? ".exe" : "";
   return [
     "compile",
-    ...PERMISSIONS,
+    ...RUN_FLAGS,
     ...INCLUDES,
     ...(target === null ? [] : ["--target", target]),
     "--output",

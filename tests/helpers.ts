@@ -119,8 +119,15 @@ export interface CliOptions {
   entry?: string;
 }
 
-/** The permissions the README's `deno task pterm` grants. */
-export const PTERM_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net", "--allow-env"];
+/**
+ * The flags `deno task pterm` runs with (permissions, V8 flags), read from deno.json, so the
+ * process-level tests and the benchmarks start pterm exactly as users do.
+ */
+export const PTERM_FLAGS: readonly string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
+  const words = (config.tasks.pterm as string).split(/\s+/);
+  return words.filter((word) => word.startsWith("--"));
+})();
 
 /** What a process needs from the environment to run Deno: its path and its cache. */
 export function baseEnv(): Record<string, string> {
@@ -137,7 +144,7 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   const command = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...PTERM_PERMISSIONS,
+      ...PTERM_FLAGS,
       "--config",
       new URL("../deno.json", import.meta.url).pathname,
       options.entry ?? PTERM_ENTRY,

@@ -6,7 +6,7 @@
 import { join } from "../../core/path.ts";
 import { ENV_REL_PATH } from "../../commands/irc/config.ts";
 import { SOCKET_NAME } from "../../commands/irc/daemon_protocol.ts";
-import { PTERM_ENTRY, PTERM_PERMISSIONS } from "../helpers.ts";
+import { PTERM_ENTRY, PTERM_FLAGS } from "../helpers.ts";
 import type { IrcServer } from "./ngircd.ts";
 
 export const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
@@ -56,7 +56,7 @@ export async function startDaemon(root: string, options: StartOptions = {}): Pro
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...PTERM_PERMISSIONS,
+      ...PTERM_FLAGS,
       "--config",
       DENO_JSON,
       PTERM_ENTRY,

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, cli, exec, makeRoot, PTERM_ENTRY, PTERM_PERMISSIONS } from "../helpers.ts";
+import { baseEnv, cli, exec, makeRoot, PTERM_ENTRY, PTERM_FLAGS } from "../helpers.ts";
 import { block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const FILES = 300;
@@ -31,7 +31,7 @@ function spawnApply(root: string, patch: string, flags: string[] = []): Deno.Chi
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...PTERM_PERMISSIONS,
+      ...PTERM_FLAGS,
       "--config",
       new URL("../../deno.json", import.meta.url).pathname,
       PTERM_ENTRY,
