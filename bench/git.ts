@@ -8,7 +8,7 @@
  *   deno run -A bench/git.ts            # 1,000 and 10,000 files
  *   deno run -A bench/git.ts --quick    # 1,000 files, fewer runs
  *
- * Every pterm number includes pterm's process and sandbox-worker start-up (~40 ms).
+ * Every pterm number includes pterm's process and sandbox-worker start-up (~35 ms; bench/startup.ts).
  */
 
 import { ptermCommand, quick, realGitEnv, type Subject, timeSubjects, type Timing } from "./_timing.ts";
@@ -159,4 +159,4 @@ console.log(
   `## git (${RUNS} runs each, whole processes, Deno ${Deno.version.deno}, ${Deno.build.os}-${Deno.build.arch})\n`,
 );
 console.log([line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n"));
-console.log("\npterm numbers include its process and sandbox-worker start-up (about 40 ms).");
+console.log("\npterm numbers include its process and sandbox-worker start-up (about 35 ms; see bench/startup.ts).");
