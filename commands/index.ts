@@ -2,8 +2,9 @@
  * The whitelist: every top-level command and the loader of its declaration. Only this
  * table changes when a command is added; the kernel never imports a command directly.
  *
- * Loaders go through lazyImport so a call loads only the declaration of the command it runs
- * (in the kernel and in the sandbox worker alike), not every command's.
+ * Loaders go through lazyImport so a call loads only the declaration of the command it runs,
+ * not every command's. (The sandbox worker needs no table: the kernel hands it the handler's
+ * module and export from the declaration.)
  */
 
 import type { CommandSpec } from "../core/declaration.ts";

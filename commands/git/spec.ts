@@ -62,11 +62,13 @@ type HandlerModules = {
 // Every listed name must be an export of its module; this line fails to type-check otherwise.
 const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModules[F])[] } = HANDLER_EXPORTS;
 
-/** The handler of a subcommand, named by its command words or, for stash, by its export. */
+const FILE_OF_EXPORT = new Map<string, string>(
+  Object.entries(HANDLER_EXPORTS).flatMap(([file, names]) => names.map((name) => [name, file] as const)),
+);
+
+/** The handler of a subcommand: its export is the subcommand's name unless given (the stash ones). */
 const handler = (name: string, exported = name): HandlerRef => {
-  const file = (Object.keys(HANDLER_EXPORTS) as (keyof typeof HANDLER_EXPORTS)[]).find((f) =>
-    (HANDLER_EXPORTS[f] as readonly string[]).includes(exported)
-  );
+  const file = FILE_OF_EXPORT.get(exported);
   if (!file) throw new Error(`git has no handler ${exported}`);
   return { module: new URL(`./handlers/${file}.ts`, import.meta.url).href, export: exported };
 };
