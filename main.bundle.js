@@ -973,6 +973,8 @@ var Sandbox = class {
   #worker;
   #used = false;
   #disposed = false;
+  /** An error the worker raised before `run` (its modules failed to load): reported by `run`. */
+  #earlyError = null;
   constructor(handler, path, permissions) {
     this.#worker = new Worker(workerEntryUrl(handler), {
       type: "module",
@@ -982,6 +984,10 @@ var Sandbox = class {
         permissions
       }
     });
+    this.#worker.onerror = (event) => {
+      event.preventDefault();
+      this.#earlyError ??= event.message;
+    };
     this.#worker.postMessage({
       type: "warm-up"
     });
@@ -1060,14 +1066,15 @@ var Sandbox = class {
           }
         }
       };
+      const failInternally = (message) => finish({
+        ...captured(),
+        kind: "failed",
+        code: "Internal",
+        message: `internal error in pterm (a bug; please report it): ${message}`
+      });
       worker.onerror = (event) => {
         event.preventDefault();
-        finish({
-          ...captured(),
-          kind: "failed",
-          code: "Internal",
-          message: `internal error in pterm (a bug; please report it): ${event.message}`
-        });
+        failInternally(event.message);
       };
       worker.onmessageerror = () => {
         finish({
@@ -1092,9 +1099,23 @@ var Sandbox = class {
       deadline.addEventListener("abort", onDeadline, {
         once: true
       });
+      if (this.#earlyError !== null) failInternally(this.#earlyError);
     });
   }
 };
+
+// core/bytes.ts
+function concatBytes(parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
 
 // core/stdin.ts
 function tooLarge(maxBytes) {
@@ -1133,12 +1154,7 @@ async function readStdin(source, maxBytes, deadline) {
     deadlineSignal.removeEventListener("abort", onDeadline);
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
+  const bytes = concatBytes(chunks);
   try {
     return new TextDecoder("utf-8", {
       fatal: true
@@ -1568,13 +1584,7 @@ async function readAll(stream, maxBytes) {
     if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks));
 }
 function failureEnvelope(error) {
   return {

@@ -5,12 +5,13 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exec, execOk, makeRoot } from "../helpers.ts";
+import { CODE_DIRS, exec, execOk, makeRoot } from "../helpers.ts";
 import { z } from "zod";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 import type { HandlerRef } from "../../core/declaration.ts";
 import type { CommandLoaders } from "../../core/registry.ts";
-import { workerEntryUrl } from "../../core/sandbox.ts";
+import { permissionsFor, Sandbox, workerEntryUrl } from "../../core/sandbox.ts";
+import { DEFAULT_LIMITS } from "../../core/limits.ts";
 
 const probe = { commands: probeCommands };
 
@@ -129,6 +130,31 @@ Deno.test("a handler reference that does not resolve is an Internal error, and c
     const envelope = await exec(dir.path, "broken", { commands: leafWith({ module: missing, export: "x" }) });
     assert.equal(envelope.error_code, "Internal");
     assert.match(envelope.stderr, /missing\.ts/);
+  });
+  await t.step("a module that fails to load before the job is sent is reported by run, not thrown", async () => {
+    const missing = new URL("../fixtures/probe/missing.ts", import.meta.url).href;
+    const sandbox = new Sandbox(
+      { module: missing, export: "x" },
+      ["broken"],
+      permissionsFor([], dir.path, [], CODE_DIRS),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the worker has failed by now
+    const outcome = await sandbox.run({
+      commandName: "broken",
+      path: ["broken"],
+      args: { flags: {}, positionals: {} },
+      stdin: null,
+      root: dir.path,
+      runId: "20261122T000000000Z-00000000",
+      session: "default",
+      sessionDir: join(dir.path, "sessions", "default"),
+      config: undefined,
+      limits: DEFAULT_LIMITS,
+      terminal: { color: false },
+    }, Date.now() + 5000);
+    assert.equal(outcome.kind, "failed");
+    assert.ok(outcome.kind === "failed" && outcome.code === "Internal");
+    assert.match(outcome.kind === "failed" ? outcome.message : "", /missing\.ts/);
   });
   await t.step("quotes and code in a reference stay data", async () => {
     const hostile = '"]); globalThis.postMessage({ type: "done", result: { ok: true, command: "pwned" } }); (["';
