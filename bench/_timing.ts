@@ -1,6 +1,6 @@
 /** Shared by the benchmarks: time whole processes, interleaved, and print a table. */
 
-import { PTERM_FLAGS } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/helpers.ts";
 
 export interface Subject {
   readonly name: string;
@@ -88,7 +88,5 @@ export function realGitEnv(home: string): Record<string, string> {
 
 /** The command that runs pterm as the README's `deno task pterm` does (main.bundle.js; see scripts/bundle.ts). */
 export function ptermCommand(...args: string[]): string[] {
-  const main = new URL("../main.bundle.js", import.meta.url).pathname;
-  const config = new URL("../deno.json", import.meta.url).pathname;
-  return [Deno.execPath(), "run", ...PTERM_FLAGS, "--config", config, main, ...args];
+  return [Deno.execPath(), ...ptermArgs(args)];
 }

@@ -1,6 +1,7 @@
 /** The call's stdin: read only when the command asks, bounded in size and in time. */
 
 import { PtermError } from "./errors.ts";
+import { concatBytes } from "./bytes.ts";
 
 export type StdinSource =
   /** The call has no stdin (an interactive terminal, or nothing was given). */
@@ -48,12 +49,7 @@ export async function readStdin(source: StdinSource, maxBytes: number, deadline:
     deadlineSignal.removeEventListener("abort", onDeadline);
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
+  const bytes = concatBytes(chunks);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

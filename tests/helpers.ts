@@ -129,6 +129,11 @@ export const PTERM_FLAGS: readonly string[] = (() => {
   return words.filter((word) => word.startsWith("--"));
 })();
 
+/** The arguments of `deno` that start pterm (or another `entry`) as `deno task pterm` does, then `args`. */
+export function ptermArgs(args: readonly string[], entry = PTERM_ENTRY): string[] {
+  return ["run", ...PTERM_FLAGS, "--config", new URL("../deno.json", import.meta.url).pathname, entry, ...args];
+}
+
 /** What a process needs from the environment to run Deno: its path and its cache. */
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -142,14 +147,7 @@ export function baseEnv(): Record<string, string> {
 /** Runs the real pterm process: `deno run <permissions> main.ts <args>`. */
 export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const command = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PTERM_FLAGS,
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      options.entry ?? PTERM_ENTRY,
-      ...args,
-    ],
+    args: ptermArgs(args, options.entry),
     cwd: options.cwd,
     // A clean environment: nothing of the machine's (PTERM_ROOT, INIT_CWD from `deno task`, ...) leaks in.
     clearEnv: true,

@@ -9,6 +9,7 @@
  */
 
 import { PtermError } from "../../core/errors.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 const EOCD_SIGNATURE = 0x06054b50;
 const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
@@ -174,14 +175,7 @@ async function inflateRaw(data: Uint8Array, budget: InflateBudget, name: string)
     if (error instanceof PtermError) throw error;
     throw corrupt(`${name} does not inflate: ${(error as Error).message}`);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 
 function findEndOfCentralDirectory(bytes: Uint8Array, view: DataView): number {

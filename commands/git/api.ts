@@ -20,7 +20,7 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { stage } from "./lib/add.ts";
-import { commitIndex as commitLib } from "./lib/commit.ts";
+import { commitIndex as commitLib, SEQUENCE_FILES } from "./lib/commit.ts";
 import {
   authorFromConfig as authorFromConfigLib,
   type GitAuthor,
@@ -149,18 +149,7 @@ export async function tag(
 // ---- snapshots -----------------------------------------------------------------------------
 
 /** The state files of .git a failed patch must put back (relative to .git). */
-const STATE_FILES = [
-  "HEAD",
-  "index",
-  "ORIG_HEAD",
-  "MERGE_HEAD",
-  "MERGE_MSG",
-  "MERGE_MODE",
-  "REVERT_HEAD",
-  "CHERRY_PICK_HEAD",
-  "AUTO_MERGE",
-  "packed-refs",
-];
+const STATE_FILES = ["HEAD", "index", "ORIG_HEAD", ...SEQUENCE_FILES, "packed-refs"];
 
 export interface GitStateSnapshot {
   readonly dir: string;

@@ -4,6 +4,7 @@ import type { SessionInfo } from "../../core/context.ts";
 import { isErrorCode, PtermError } from "../../core/errors.ts";
 import { join } from "../../core/path.ts";
 import { type DaemonRequest, type DaemonResponse, MAX_FRAME_BYTES, SOCKET_NAME } from "./daemon_protocol.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 export function socketPathOf(session: SessionInfo): string {
   return join(session.dir, SOCKET_NAME);
@@ -57,7 +58,7 @@ export async function callDaemon(
       if (buffer[n - 1] === 0x0a) break;
       if (total > MAX_FRAME_BYTES) throw new PtermError("Internal", "the irc daemon's answer is too large (a bug)");
     }
-    const text = new TextDecoder().decode(concat(chunks, total)).trim();
+    const text = new TextDecoder().decode(concatBytes(chunks)).trim();
     if (!text) throw notRunning(session, root, "the daemon closed the connection without answering");
     const response = JSON.parse(text) as DaemonResponse;
     if (response.ok) return response.result;
@@ -75,14 +76,4 @@ export async function callDaemon(
       conn.close();
     } catch { /* closed by abort */ }
   }
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
 }

@@ -20,6 +20,7 @@ import type {
 import type { LastError } from "./daemon_protocol.ts";
 import { foldName, formatLine, type IrcMessage, isChannelName, nickOf, parseLine } from "./protocol.ts";
 import { LineThrottle } from "./throttle.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 /** Longest inbound line kept (IRCv3 allows 8191 bytes of tags plus 512 of message). */
 const MAX_INBOUND_LINE_BYTES = 16 * 1024;
@@ -169,7 +170,7 @@ class Connection {
         const n = await conn.read(buffer);
         if (n === null) break;
         this.#lastReceived = Date.now();
-        let data = concat(pending, buffer.subarray(0, n));
+        let data = concatBytes([pending, buffer.subarray(0, n)]);
         const inbound: InboundMessage[] = [];
         let start = 0;
         for (let i = 0; i < data.length; i++) {
@@ -580,14 +581,6 @@ class Connection {
 }
 
 class ConnectTimeout extends Error {}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
 
 function describeConnectError(error: unknown, o: ConnectionOptions): LastError {
   const where = `${o.server}:${o.port}`;

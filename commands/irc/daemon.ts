@@ -25,6 +25,7 @@ import {
 } from "./daemon_protocol.ts";
 import { IrcSession } from "./session.ts";
 import { MessageStore } from "./store.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 /** Unix socket paths are limited by sockaddr_un (108 bytes on Linux, 104 on macOS, with the NUL). */
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -96,13 +97,7 @@ async function readLine(conn: Deno.Conn): Promise<string> {
     if (newline >= 0) break;
     if (total > MAX_FRAME_BYTES) throw new PtermError("InputTooLarge", "the request is too large");
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks));
 }
 
 async function writeAll(conn: Deno.Conn, text: string): Promise<void> {

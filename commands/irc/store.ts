@@ -10,6 +10,7 @@ import { join } from "../../core/path.ts";
 import type { StoredMessage } from "./daemon_protocol.ts";
 import { foldName } from "./protocol.ts";
 import { type Numbered, Ring } from "./ring.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 export const MESSAGES_DIR = "messages";
 export const CURSORS_FILE = "cursors.json";
@@ -59,23 +60,13 @@ async function readTailLines(path: string, maxLines: number): Promise<{ lines: s
     for (const byte of chunk) if (byte === 0x0a) newlines++;
     chunks.unshift(chunk);
   }
-  const bytes = concatAll(chunks);
+  const bytes = concatBytes(chunks);
   const lines = new TextDecoder().decode(bytes).split("\n");
   if (position > 0) lines.shift(); // the first line is cut
   return {
     lines: lines.filter((l) => l.trim() !== "").slice(-maxLines),
     endsWithNewline: bytes[bytes.length - 1] === 0x0a,
   };
-}
-
-function concatAll(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
 }
 
 class Conversation {

@@ -404,7 +404,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 async function appendOp(block: Block, view: View, rel: string, abs: string): Promise<BlockOutcome> {
   const state = await view.get(rel, abs);
-  if (state.kind === "absent" && !(await view.isDir(rel, abs))) {
+  if (state.kind === "absent" && !view.isDir(rel, abs)) {
     const outcome = await writeOp(block, view, rel, abs);
     return outcome;
   }
@@ -427,7 +427,7 @@ async function deleteOp(_block: Block, view: View, rel: string, abs: string): Pr
     if (parent) view.cleanupCandidates.add(parent);
     return { status: "deleted", lines_added: 0, lines_removed: removed };
   }
-  if (await view.isDir(rel, abs)) {
+  if (view.isDir(rel, abs)) {
     const files = await view.filesUnder(rel, abs);
     let removed = 0;
     for (const file of files) {
@@ -450,7 +450,7 @@ async function moveOp(block: Block, view: View, rel: string, abs: string): Promi
     }, block.line);
   }
   let target = await view.locate(to.value, "to");
-  if (to.value.endsWith("/") || (await view.isDir(target.rel, target.abs))) {
+  if (to.value.endsWith("/") || view.isDir(target.rel, target.abs)) {
     const name = rel.slice(rel.lastIndexOf("/") + 1);
     target = await view.locate(`${target.rel}/${name}`, "to");
   }
@@ -463,7 +463,7 @@ async function moveOp(block: Block, view: View, rel: string, abs: string): Promi
   const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
   const state = await view.get(rel, abs);
   const pairs: [string, string][] = [];
-  const isDir = state.kind !== "file" && await view.isDir(rel, abs);
+  const isDir = state.kind !== "file" && view.isDir(rel, abs);
   if (state.kind === "file") pairs.push([rel, target.rel]);
   else if (isDir) {
     for (const file of await view.filesUnder(rel, abs)) pairs.push([file, target.rel + file.slice(rel.length)]);
@@ -498,7 +498,7 @@ async function chmodOp(block: Block, view: View, rel: string, abs: string): Prom
   const mode = parseInt(p.value, 8);
   const state = await view.get(rel, abs);
   if (state.kind !== "file") {
-    if (await view.isDir(rel, abs)) {
+    if (view.isDir(rel, abs)) {
       throw new ViewError("PatchApplyError", `\`${rel}\` is a folder; file.chmod changes files.`);
     }
     throw new ViewError("NotFound", `\`${rel}\` does not exist.`);
@@ -797,7 +797,7 @@ export async function runEditBlock(block: Block, view: View): Promise<BlockOutco
   const { rel, abs } = await view.locate(block.path, "the block's path");
   switch (block.op) {
     case "file.write":
-      if (await view.isDir(rel, abs)) throw new ViewError("AlreadyExists", `\`${rel}\` is a folder.`);
+      if (view.isDir(rel, abs)) throw new ViewError("AlreadyExists", `\`${rel}\` is a folder.`);
       return await writeOp(block, view, rel, abs);
     case "file.append":
     case "file.prepend":

@@ -19,6 +19,7 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { basename, dirname, join } from "../../core/path.ts";
+import { lstatOrNull } from "../../core/paths.ts";
 import type { Change } from "./view.ts";
 
 export const JOURNAL_VERSION = 1;
@@ -73,15 +74,6 @@ function toRootRel(root: string, abs: string): string {
 
 function fromRootRel(root: string, rel: string): string {
   return rel === "." ? root : join(root, ...rel.split("/"));
-}
-
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
-    throw error;
-  }
 }
 
 async function removeIfPresent(path: string): Promise<void> {
@@ -211,7 +203,7 @@ export class Transaction {
   /** Creates the run folder and its journal; nothing in the tree has changed yet. */
   static async begin(options: TransactionOptions): Promise<Transaction> {
     const runDir = join(patchStateDir(options.sessionDir), options.runId);
-    const lockInfo = options.repoLock ? await lstatOrNull(options.repoLock) : null;
+    const lockInfo = options.repoLock ? lstatOrNull(options.repoLock) : null;
     const journal: Journal = {
       version: JOURNAL_VERSION,
       run_id: options.runId,
@@ -244,7 +236,7 @@ export class Transaction {
     const root = this.#options.root;
     const added: { entry: JournalEntry; abs: string; info: Deno.FileInfo | null }[] = [];
     for (const abs of paths) {
-      const info = await lstatOrNull(abs);
+      const info = lstatOrNull(abs);
       const entry: JournalEntry = {
         path: toRootRel(root, abs),
         original_mode: info?.isFile ? (info.mode ?? 0o644) & 0o7777 : null,
@@ -255,7 +247,7 @@ export class Transaction {
     }
     this.journal.entries.push(...added.map((a) => a.entry));
     // Folders git may create for new files are journaled too, so a rollback removes them again.
-    const missing = await missingParents(added.filter((a) => a.info === null).map((a) => a.abs), this.#options.repoAbs);
+    const missing = missingParents(added.filter((a) => a.info === null).map((a) => a.abs), this.#options.repoAbs);
     this.journal.created_dirs.push(...missing.map((d) => toRootRel(root, d)));
     await this.#saveJournal();
     for (const { entry, abs } of added) {
@@ -275,7 +267,7 @@ export class Transaction {
   /** Journals, prepares and switches every change. On failure the caller rolls back. */
   async write(changes: readonly Change[], emptiedDirs: readonly string[]): Promise<void> {
     const { root, runId } = this.#options;
-    const created = await dirsToCreate(changes, this.#options.repoAbs);
+    const created = dirsToCreate(changes, this.#options.repoAbs);
     const entries: JournalEntry[] = changes.map((c) => ({
       path: toRootRel(root, c.abs),
       original_mode: c.before?.mode ?? null,
@@ -304,7 +296,7 @@ export class Transaction {
     const prepareOne = async (i: number) => {
       const change = changes[i];
       const entry = entries[i];
-      const now = await lstatOrNull(change.abs);
+      const now = lstatOrNull(change.abs);
       if (change.before) {
         const unchanged = now?.isFile && now.size === change.before.size &&
           (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
@@ -376,17 +368,17 @@ function changedUnderneath(path: string): PtermError {
 }
 
 /** Parent folders of new files that do not exist yet, shallowest first. */
-function dirsToCreate(changes: readonly Change[], repoAbs: string): Promise<string[]> {
+function dirsToCreate(changes: readonly Change[], repoAbs: string): string[] {
   return missingParents(changes.filter((c) => c.after).map((c) => c.abs), repoAbs);
 }
 
-async function missingParents(paths: readonly string[], repoAbs: string): Promise<string[]> {
+function missingParents(paths: readonly string[], repoAbs: string): string[] {
   const missing = new Set<string>();
   for (const path of paths) {
     let dir = dirname(path);
     const chain: string[] = [];
     while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir)) {
-      if (await lstatOrNull(dir)) break;
+      if (lstatOrNull(dir)) break;
       chain.push(dir);
       dir = dirname(dir);
     }
@@ -418,9 +410,9 @@ async function rollback(
       continue;
     }
     const backup = join(runDir, entry.backup);
-    const saved = await lstatOrNull(backup);
+    const saved = lstatOrNull(backup);
     if (!saved) continue; // the run died before backing it up, so it never touched it
-    const now = await lstatOrNull(target);
+    const now = lstatOrNull(target);
     if (!(now && now.ino !== null && now.ino === saved.ino)) {
       // Its folder may be gone (git removes emptied folders).
       await Deno.mkdir(dirname(target), { recursive: true });
@@ -453,7 +445,7 @@ async function rollback(
 async function removeStaleRepoLock(root: string, journal: Journal): Promise<void> {
   if (!journal.repo_lock) return;
   const path = fromRootRel(root, journal.repo_lock.path);
-  const info = await lstatOrNull(path);
+  const info = lstatOrNull(path);
   if (info?.isFile && info.ino === journal.repo_lock.ino) await removeIfPresent(path);
 }
 

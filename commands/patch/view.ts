@@ -6,7 +6,7 @@
 
 import type { Workspace } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
-import { isSecretPath } from "../../core/paths.ts";
+import { isSecretPath, lstatOrNull } from "../../core/paths.ts";
 import { join } from "../../core/path.ts";
 import { TextDoc } from "./text.ts";
 
@@ -43,15 +43,6 @@ export class ViewError extends Error {
 
 export function bytesOf(state: FileState & { kind: "file" }): Uint8Array {
   return state.content instanceof TextDoc ? state.content.toBytes() : state.content;
-}
-
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
-    throw error;
-  }
 }
 
 export class View {
@@ -107,7 +98,7 @@ export class View {
     let current = this.repoAbs;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
-      const info = await lstatOrNull(current);
+      const info = lstatOrNull(current);
       if (info === null) break;
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
@@ -129,7 +120,7 @@ export class View {
   async #entry(rel: string, abs: string): Promise<Entry> {
     const known = this.#entries.get(rel);
     if (known) return known;
-    const info = await lstatOrNull(abs);
+    const info = lstatOrNull(abs);
     let disk: DiskFile | null = null;
     if (info?.isFile) {
       const bytes = await Deno.readFile(abs);
@@ -161,7 +152,7 @@ export class View {
   async text(rel: string, abs: string): Promise<TextDoc> {
     const entry = await this.#entry(rel, abs);
     if (entry.state.kind === "absent") {
-      if (await this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
+      if (this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
       throw new ViewError("NotFound", `\`${rel}\` does not exist (create it first, e.g. with file.write).`);
     }
     if (entry.state.content instanceof TextDoc) return entry.state.content;
@@ -190,22 +181,22 @@ export class View {
       const parent = segments.slice(0, i).join("/");
       const entry = this.#entries.get(parent);
       const parentAbs = join(this.repoAbs, ...segments.slice(0, i));
-      const isFile = entry ? entry.state.kind === "file" : (await lstatOrNull(parentAbs))?.isFile === true;
+      const isFile = entry ? entry.state.kind === "file" : (lstatOrNull(parentAbs))?.isFile === true;
       if (isFile) {
         throw new ViewError("AlreadyExists", `\`${parent}\` is a file, so \`${rel}\` cannot be created below it.`);
       }
     }
-    if (await this.isDir(rel, join(this.repoAbs, ...segments))) {
+    if (this.isDir(rel, join(this.repoAbs, ...segments))) {
       throw new ViewError("AlreadyExists", `\`${rel}\` is a folder; delete or move it before writing a file there.`);
     }
   }
 
   /** Whether `rel` is a folder in the view: on disk (and not deleted as a whole) or holding new files. */
-  async isDir(rel: string, abs: string): Promise<boolean> {
+  isDir(rel: string, abs: string): boolean {
     for (const entry of this.#entries.values()) {
       if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return true;
     }
-    const info = await lstatOrNull(abs);
+    const info = lstatOrNull(abs);
     if (!info?.isDirectory) return false;
     if (this.#deletedWholly(rel)) return false;
     return true;
@@ -300,7 +291,7 @@ export class View {
 
   /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
   async #willBeEmpty(rel: string, abs: string, below: string[]): Promise<boolean> {
-    const info = await lstatOrNull(abs);
+    const info = lstatOrNull(abs);
     if (!info?.isDirectory) return false;
     for (const entry of this.#entries.values()) {
       if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return false;

@@ -17,6 +17,7 @@ import { execute } from "../runtime.ts";
 import type { StdinSource } from "../stdin.ts";
 import type { App, CliIo } from "./io.ts";
 import { execSpec, isValidSessionId } from "./options.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -61,13 +62,7 @@ async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Pr
     if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks));
 }
 
 export function failureEnvelope(error: PtermError): Envelope {

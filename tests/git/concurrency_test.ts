@@ -100,13 +100,12 @@ Deno.test("a pterm process killed at any moment of add/commit leaves a repositor
   const dir = `${root.path}/r`;
   await pterm(root.path, "git init --dir r");
   for (let i = 0; i < 600; i++) await write(`${dir}/d${i % 20}/f${i}.txt`, `content ${i}\n`.repeat(20));
-  const { PTERM_ENTRY, PTERM_FLAGS } = await import("../helpers.ts");
-  const config = new URL("../../deno.json", import.meta.url).pathname;
+  const { ptermArgs } = await import("../helpers.ts");
   for (const [step, delay] of [40, 80, 120, 160, 220, 300, 400].entries()) {
     for (let i = 0; i < 600; i += 7) await write(`${dir}/d${i % 20}/f${i}.txt`, `round ${step} ${i}\n`);
     const line = step % 2 ? `git commit --repo r -m round${step} --allow-empty` : "git add --repo r --all";
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...PTERM_FLAGS, "--config", config, PTERM_ENTRY, "exec", "--root", root.path, line],
+      args: ptermArgs(["exec", "--root", root.path, line]),
       stdout: "null",
       stderr: "null",
       stdin: "null",

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { exec, execOk } from "../helpers.ts";
 import type { Envelope } from "../../core/envelope.ts";
+import type { StatusCounts } from "../../commands/git/lib/status.ts";
 
 const HOME = await Deno.makeTempDir({ prefix: "pterm-git-home-" });
 globalThis.addEventListener("unload", () => {
@@ -73,15 +74,8 @@ export async function assertFsck(dir: string): Promise<void> {
   assert.deepEqual(complaints, [], `git fsck --strict complained in ${dir}:\n${out.stderr}`);
 }
 
-export interface PorcelainCounts {
-  untracked: number;
-  modified: number;
-  added: number;
-  changed: number;
-  removed: number;
-  missing: number;
-  conflicting: number;
-}
+/** The counts pterm's `git status` reports, taken here from real git's porcelain output. */
+export type PorcelainCounts = StatusCounts;
 
 /** JGit-style counts from `git status --porcelain=v2 --untracked-files=all --no-renames`. */
 export async function porcelainCounts(dir: string): Promise<{ counts: PorcelainCounts; lines: string[] }> {

@@ -6,10 +6,8 @@
 import { join } from "../../core/path.ts";
 import { ENV_REL_PATH } from "../../commands/irc/config.ts";
 import { SOCKET_NAME } from "../../commands/irc/daemon_protocol.ts";
-import { PTERM_ENTRY, PTERM_FLAGS } from "../helpers.ts";
+import { ptermArgs } from "../helpers.ts";
 import type { IrcServer } from "./ngircd.ts";
-
-export const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
 
 export async function writeEnv(root: string, values: Record<string, string | number>): Promise<string> {
   const path = join(root, ...ENV_REL_PATH.split("/"));
@@ -54,18 +52,7 @@ export async function startDaemon(root: string, options: StartOptions = {}): Pro
   const session = options.session ?? "default";
   const socketPath = join(root, "sessions", session, SOCKET_NAME);
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PTERM_FLAGS,
-      "--config",
-      DENO_JSON,
-      PTERM_ENTRY,
-      "irc-daemon",
-      "--session",
-      session,
-      "--root",
-      root,
-    ],
+    args: ptermArgs(["irc-daemon", "--session", session, "--root", root]),
     env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, cli, exec, makeRoot, PTERM_ENTRY, PTERM_FLAGS } from "../helpers.ts";
+import { baseEnv, cli, exec, makeRoot, ptermArgs } from "../helpers.ts";
 import { block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const FILES = 300;
@@ -29,17 +29,7 @@ async function setup(root: string): Promise<string> {
 
 function spawnApply(root: string, patch: string, flags: string[] = []): Deno.ChildProcess {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PTERM_FLAGS,
-      "--config",
-      new URL("../../deno.json", import.meta.url).pathname,
-      PTERM_ENTRY,
-      "exec",
-      "--root",
-      root,
-      ["patch apply", ...flags].join(" "),
-    ],
+    args: ptermArgs(["exec", "--root", root, ["patch apply", ...flags].join(" ")]),
     clearEnv: true,
     env: { ...baseEnv(), NO_COLOR: "1" },
     stdin: "piped",

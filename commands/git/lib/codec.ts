@@ -6,7 +6,8 @@
  * objects switches to a synchronous pure-JS SHA-1 and Node's zlib.
  */
 
-import { concatBytes, toHex } from "./bytes.ts";
+import { concatBytes } from "../../../core/bytes.ts";
+import { toHex } from "./bytes.ts";
 import { inflateZlibSync } from "./inflate.ts";
 
 const WEB_SHA1_CALLS = 64;

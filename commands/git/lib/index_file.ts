@@ -6,7 +6,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { comparePaths, concatBytes, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
+import { concatBytes } from "../../../core/bytes.ts";
+import { comparePaths, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 
 export const S_IFREG_644 = 0o100644;

@@ -3,7 +3,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { concatBytes, EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
+import { concatBytes } from "../../../core/bytes.ts";
+import { EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { PackSet } from "./pack.ts";
 
