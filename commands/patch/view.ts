@@ -170,12 +170,12 @@ export class View {
   async set(rel: string, abs: string, state: FileState): Promise<void> {
     const entry = await this.#entry(rel, abs);
     // A path that already holds a file has valid parents; only new files need the check.
-    if (state.kind === "file" && entry.state.kind !== "file") await this.#checkParents(rel);
+    if (state.kind === "file" && entry.state.kind !== "file") this.#checkParents(rel);
     entry.state = state;
   }
 
   /** A file cannot be written where a folder is, nor below something that is a file. */
-  async #checkParents(rel: string): Promise<void> {
+  #checkParents(rel: string): void {
     const segments = rel.split("/");
     for (let i = 1; i < segments.length; i++) {
       const parent = segments.slice(0, i).join("/");
