@@ -119,6 +119,7 @@ var EXIT_OK = 0;
 var EXIT_FAILED = 1;
 var EXIT_USAGE = 2;
 var EXIT_TIMEOUT = 124;
+var EXIT_CANCELLED = 130;
 var USAGE_CODES = /* @__PURE__ */ new Set([
   "UnknownCommand",
   "InvalidArgs",
@@ -126,6 +127,7 @@ var USAGE_CODES = /* @__PURE__ */ new Set([
 ]);
 function exitCodeFor(code2) {
   if (code2 === "Timeout") return EXIT_TIMEOUT;
+  if (code2 === "Cancelled") return EXIT_CANCELLED;
   return USAGE_CODES.has(code2) ? EXIT_USAGE : EXIT_FAILED;
 }
 var BRAND = Symbol.for("pterm.PtermError");
@@ -998,8 +1000,11 @@ var Sandbox = class {
     this.#disposed = true;
     this.#worker.terminate();
   }
-  /** Runs the job; resolves when it finishes, fails or passes `deadlineAt` (epoch ms). */
-  run(job, deadlineAt) {
+  /**
+   * Runs the job; resolves when it finishes, fails, passes `deadlineAt` (epoch ms) or is
+   * cancelled through `options.signal`.
+   */
+  run(job, deadlineAt, options = {}) {
     if (this.#used) throw new Error("a sandbox runs one job");
     this.#used = true;
     const worker = this.#worker;
@@ -1009,12 +1014,13 @@ var Sandbox = class {
       let overflowed = false;
       const artifacts = [];
       let settled = false;
-      let timedOut = false;
+      let stopping = null;
       let graceTimer;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
+        options.signal?.removeEventListener("abort", onCancel);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
         this.dispose();
         resolve2(outcome);
@@ -1025,9 +1031,9 @@ var Sandbox = class {
         artifacts,
         overflowed
       });
-      const timeout = () => finish({
+      const stopped = () => finish({
         ...captured(),
-        kind: "timeout"
+        kind: stopping ?? "timeout"
       });
       const append = (current, text) => {
         if (current.length + text.length <= MAX_CAPTURE_CHARS) return current + text;
@@ -1046,8 +1052,14 @@ var Sandbox = class {
           case "artifact":
             artifacts.push(message.ref);
             break;
+          case "progress":
+            if (options.onProgress && !stopping) {
+              const { type: _type, ...report } = message;
+              options.onProgress(report);
+            }
+            break;
           case "done":
-            if (timedOut) timeout();
+            if (stopping) stopped();
             else finish({
               ...captured(),
               kind: "done",
@@ -1055,7 +1067,7 @@ var Sandbox = class {
             });
             break;
           case "failed": {
-            if (timedOut) timeout();
+            if (stopping) stopped();
             const { type: _type, ...failure } = message;
             finish({
               ...captured(),
@@ -1089,14 +1101,22 @@ var Sandbox = class {
         job
       });
       const deadline = AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-      const onDeadline = () => {
-        timedOut = true;
+      const stop = (reason) => {
+        if (settled || stopping) return;
+        stopping = reason;
         worker.postMessage({
-          type: "abort"
+          type: "abort",
+          reason
         });
-        graceTimer = setTimeout(timeout, ABORT_GRACE_MS);
+        graceTimer = setTimeout(stopped, ABORT_GRACE_MS);
       };
+      const onDeadline = () => stop("timeout");
+      const onCancel = () => stop("cancelled");
       deadline.addEventListener("abort", onDeadline, {
+        once: true
+      });
+      if (options.signal?.aborted) onCancel();
+      else options.signal?.addEventListener("abort", onCancel, {
         once: true
       });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
@@ -1245,6 +1265,12 @@ function hostsFor(spec, config, name, input) {
     }
   });
 }
+function cancelledFailure(commandPath) {
+  return {
+    code: "Cancelled",
+    message: `${commandPath} was cancelled by its caller and stopped; what it had not finished was not done (a command that writes keeps its all-or-nothing guarantee: see its --help).`
+  };
+}
 async function execute(kernel, input) {
   const started = Date.now();
   const runId = newRunId(new Date(started));
@@ -1277,6 +1303,7 @@ async function execute(kernel, input) {
     artifacts: [],
     stdin: draft.stdinRef,
     replay_of: input.replayOf ?? null,
+    origin: input.origin ?? "exec",
     envelope: null
   });
   try {
@@ -1372,6 +1399,7 @@ async function execute(kernel, input) {
           }
           if (!usesStdin(leaf, args)) stdin = null;
         }
+        if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
         sandbox ??= new Sandbox(leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
         const running = sandbox.run({
           commandName: spec.name,
@@ -1385,9 +1413,13 @@ async function execute(kernel, input) {
           config: config.sections[spec.name],
           limits: limits2,
           terminal: input.terminal
-        }, deadline);
+        }, deadline, {
+          signal: input.signal,
+          onProgress: input.onProgress
+        });
         writeAuditRecord(input.root, baseRecord());
         outcome = await running;
+        if (outcome.kind === "cancelled") failure = cancelledFailure(commandPath);
         if (outcome.kind === "failed") failure = outcome;
         if (outcome.kind === "timeout") {
           failure = {
@@ -1439,7 +1471,7 @@ async function execute(kernel, input) {
   };
   if (stdout.truncated || outcome?.overflowed) await spill("stdout.txt", rawStdout, "stdout");
   if (stderr.truncated) await spill("stderr.txt", rawStderr, "stderr");
-  const exitCode = failure ? failure.code === "Timeout" ? EXIT_TIMEOUT : exitCodeFor(failure.code) : EXIT_OK;
+  const exitCode = failure ? exitCodeFor(failure.code) : EXIT_OK;
   const result = helpResult?.result ?? (outcome?.kind === "done" ? outcome.result : failure?.result ? {
     ok: false,
     command: draft.helpFor,

@@ -45,11 +45,16 @@ export interface AuditRecord {
   stdin: ArtifactRef | null;
   /** For a replay: the run it repeats. */
   replay_of: string | null;
+  /** Who made the call (records written before this field existed have none: `exec`). */
+  origin?: CallOrigin;
   /** The envelope as the caller received it (finished runs). */
   envelope: Envelope | null;
   /** For Internal errors: where it happened. */
   detail?: string;
 }
+
+/** Where a call came from: a `pterm exec` process, the MCP server, or a person at `pterm shell`. */
+export type CallOrigin = "exec" | "mcp" | "shell";
 
 export type RunState = "running" | "finished" | "interrupted";
 

@@ -8,6 +8,7 @@ import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declara
 import type { KernelLimits } from "./limits.ts";
 import { lazyImport } from "./lazy.ts";
 import type { Access, ConfinedPath, ConfineOptions } from "./paths.ts";
+import type { ProgressReport } from "./sandbox_protocol.ts";
 
 export interface TextSink {
   write(text: string): void;
@@ -49,8 +50,16 @@ export interface CommandContext<F = Record<string, unknown>, P = Record<string, 
   /** Warnings for people; failures are thrown, not written here. */
   readonly stderr: TextSink;
   readonly artifacts: ArtifactStore;
-  /** Aborted when the call times out; the command then has a short grace period to stop. */
+  /**
+   * Aborted when the call times out or its caller cancels it (the reason is a PtermError with
+   * code `Timeout` or `Cancelled`); the command then has a short grace period to stop.
+   */
   readonly signal: AbortSignal;
+  /**
+   * Reports how far a long command has come (files added, blocks applied, bytes read), for
+   * callers that show progress; cheap enough to call per item, and ignored when nobody listens.
+   */
+  progress(report: ProgressReport): void;
   /** This command's section of pterm.json (validated), or undefined when absent. */
   readonly config: unknown;
   readonly session: SessionInfo;

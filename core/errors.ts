@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   "UnsupportedPlatform",
   "InputTooLarge",
   "Timeout",
+  "Cancelled",
   "PatchParseError",
   "PatchApplyError",
   "NoMatch",
@@ -50,11 +51,13 @@ export const ERROR_CODES = [
 
 export type ErrorCode = typeof ERROR_CODES[number];
 
-/** Exit codes of the envelope: 0 ok, 1 command failed, 2 usage error, 124 timeout. */
+/** Exit codes of the envelope: 0 ok, 1 command failed, 2 usage error, 124 timeout, 130 cancelled by the caller. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_TIMEOUT = 124;
+/** As a shell reports a command stopped by Ctrl-C (128 + SIGINT). */
+export const EXIT_CANCELLED = 130;
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   "UnknownCommand",
@@ -64,6 +67,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
 
 export function exitCodeFor(code: ErrorCode): number {
   if (code === "Timeout") return EXIT_TIMEOUT;
+  if (code === "Cancelled") return EXIT_CANCELLED;
   return USAGE_CODES.has(code) ? EXIT_USAGE : EXIT_FAILED;
 }
 

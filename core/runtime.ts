@@ -5,11 +5,11 @@
  */
 
 import { createArtifactStore } from "./artifacts.ts";
-import { type AuditRecord, writeAuditRecord } from "./audit.ts";
+import { type AuditRecord, type CallOrigin, writeAuditRecord } from "./audit.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
 import type { CommandSpec, LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
-import { type ErrorCode, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
+import { type ErrorCode, EXIT_OK, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
 import { parseArgs, type ParsedArgs } from "./flags.ts";
 import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
@@ -20,6 +20,7 @@ import { newRunId } from "./run_id.ts";
 import { COMMANDS_DIR, CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
 import { join } from "./path.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
+import type { ProgressReport } from "./sandbox_protocol.ts";
 import { boundText } from "./truncate.ts";
 
 export interface Kernel {
@@ -47,6 +48,15 @@ export interface ExecInput {
   readonly timeoutMs?: number;
   readonly replayOf?: string;
   readonly terminal: { readonly color: boolean };
+  /** Who made the call, for the audit record: a `pterm exec` process (the default), the MCP server, the shell. */
+  readonly origin?: CallOrigin;
+  /**
+   * Cancels the call (an MCP cancellation, Ctrl-C in the shell): the command's signal aborts, its
+   * worker is terminated after a short grace, and the envelope and record say `Cancelled`.
+   */
+  readonly signal?: AbortSignal;
+  /** Receives the command's progress reports while it runs. */
+  readonly onProgress?: (report: ProgressReport) => void;
 }
 
 interface Draft {
@@ -95,6 +105,14 @@ function hostsFor(spec: Pick<CommandSpec, "netHosts">, config: PtermConfig, name
   });
 }
 
+function cancelledFailure(commandPath: string): { code: ErrorCode; message: string } {
+  return {
+    code: "Cancelled",
+    message: `${commandPath} was cancelled by its caller and stopped; what it had not finished was not done ` +
+      "(a command that writes keeps its all-or-nothing guarantee: see its --help).",
+  };
+}
+
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
   const started = Date.now();
   const runId = newRunId(new Date(started));
@@ -128,6 +146,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     artifacts: [],
     stdin: draft.stdinRef,
     replay_of: input.replayOf ?? null,
+    origin: input.origin ?? "exec",
     envelope: null,
   });
 
@@ -201,27 +220,33 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           }
           if (!usesStdin(leaf, args)) stdin = null;
         }
+        if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
         sandbox ??= new Sandbox(
           leaf.handler,
           path,
           permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
         );
-        const running = sandbox.run({
-          commandName: spec.name,
-          path,
-          args,
-          stdin,
-          root: input.root,
-          runId,
-          session: input.session,
-          sessionDir: sessionDir(input),
-          config: config.sections[spec.name],
-          limits,
-          terminal: input.terminal,
-        }, deadline);
+        const running = sandbox.run(
+          {
+            commandName: spec.name,
+            path,
+            args,
+            stdin,
+            root: input.root,
+            runId,
+            session: input.session,
+            sessionDir: sessionDir(input),
+            config: config.sections[spec.name],
+            limits,
+            terminal: input.terminal,
+          },
+          deadline,
+          { signal: input.signal, onProgress: input.onProgress },
+        );
         // The start record is written while the command runs; a run killed from now on leaves it behind.
         writeAuditRecord(input.root, baseRecord());
         outcome = await running;
+        if (outcome.kind === "cancelled") failure = cancelledFailure(commandPath);
         if (outcome.kind === "failed") failure = outcome;
         if (outcome.kind === "timeout") {
           failure = {
@@ -273,7 +298,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   if (stdout.truncated || outcome?.overflowed) await spill("stdout.txt", rawStdout, "stdout");
   if (stderr.truncated) await spill("stderr.txt", rawStderr, "stderr");
 
-  const exitCode = failure ? (failure.code === "Timeout" ? EXIT_TIMEOUT : exitCodeFor(failure.code)) : EXIT_OK;
+  const exitCode = failure ? exitCodeFor(failure.code) : EXIT_OK;
   const result = helpResult?.result ??
     (outcome?.kind === "done"
       ? outcome.result

@@ -14,7 +14,7 @@ import { dirname, fromFileUrl } from "./path.ts";
 import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { ABORT_GRACE_MS } from "./limits.ts";
-import type { FromWorker, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
+import type { FromWorker, ProgressReport, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
 
 /** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */
 const MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
@@ -38,7 +38,16 @@ export type SandboxOutcome =
       detail?: string;
     }
     | { kind: "timeout" }
+    | { kind: "cancelled" }
   );
+
+/** What a caller may add to a run besides its deadline. */
+export interface RunOptions {
+  /** Aborting it cancels the run: the command's signal aborts, then its worker is terminated. */
+  readonly signal?: AbortSignal;
+  /** Called with each progress report the command makes. */
+  readonly onProgress?: (report: ProgressReport) => void;
+}
 
 export interface WorkerPermissions {
   read: string[];
@@ -129,8 +138,11 @@ export class Sandbox {
     this.#worker.terminate();
   }
 
-  /** Runs the job; resolves when it finishes, fails or passes `deadlineAt` (epoch ms). */
-  run(job: SandboxJob, deadlineAt: number): Promise<SandboxOutcome> {
+  /**
+   * Runs the job; resolves when it finishes, fails, passes `deadlineAt` (epoch ms) or is
+   * cancelled through `options.signal`.
+   */
+  run(job: SandboxJob, deadlineAt: number, options: RunOptions = {}): Promise<SandboxOutcome> {
     if (this.#used) throw new Error("a sandbox runs one job");
     this.#used = true;
     const worker = this.#worker;
@@ -140,19 +152,21 @@ export class Sandbox {
       let overflowed = false;
       const artifacts: ArtifactRef[] = [];
       let settled = false;
-      let timedOut = false;
+      /** Why the run is being stopped, once it is: the outcome it ends with, whatever the worker still sends. */
+      let stopping: "timeout" | "cancelled" | null = null;
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
 
       const finish = (outcome: SandboxOutcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
+        options.signal?.removeEventListener("abort", onCancel);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
         this.dispose();
         resolve(outcome);
       };
       const captured = () => ({ stdout, stderr, artifacts, overflowed });
-      const timeout = () => finish({ ...captured(), kind: "timeout" });
+      const stopped = () => finish({ ...captured(), kind: stopping ?? "timeout" });
       const append = (current: string, text: string): string => {
         if (current.length + text.length <= MAX_CAPTURE_CHARS) return current + text;
         overflowed = true;
@@ -171,12 +185,18 @@ export class Sandbox {
           case "artifact":
             artifacts.push(message.ref);
             break;
+          case "progress":
+            if (options.onProgress && !stopping) {
+              const { type: _type, ...report } = message;
+              options.onProgress(report);
+            }
+            break;
           case "done":
-            if (timedOut) timeout();
+            if (stopping) stopped();
             else finish({ ...captured(), kind: "done", result: message.result });
             break;
           case "failed": {
-            if (timedOut) timeout();
+            if (stopping) stopped();
             const { type: _type, ...failure } = message;
             finish({ ...captured(), kind: "failed", ...failure });
             break;
@@ -209,12 +229,17 @@ export class Sandbox {
       // spent while the worker runs. AbortSignal.timeout, not setTimeout: the first setTimeout
       // costs ~5 ms (bench/startup.ts); the grace timer below runs only once a call timed out.
       const deadline = AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-      const onDeadline = () => {
-        timedOut = true;
-        worker.postMessage({ type: "abort" } satisfies ToWorker);
-        graceTimer = setTimeout(timeout, ABORT_GRACE_MS);
+      const stop = (reason: "timeout" | "cancelled") => {
+        if (settled || stopping) return;
+        stopping = reason;
+        worker.postMessage({ type: "abort", reason } satisfies ToWorker);
+        graceTimer = setTimeout(stopped, ABORT_GRACE_MS);
       };
+      const onDeadline = () => stop("timeout");
+      const onCancel = () => stop("cancelled");
       deadline.addEventListener("abort", onDeadline, { once: true });
+      if (options.signal?.aborted) onCancel();
+      else options.signal?.addEventListener("abort", onCancel, { once: true });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
     });
   }

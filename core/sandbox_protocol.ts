@@ -20,9 +20,19 @@ export interface SandboxJob {
   readonly terminal: { readonly color: boolean };
 }
 
+/** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */
+export interface ProgressReport {
+  /** Work done so far, in the command's own unit (files, blocks, bytes); increases with each report. */
+  readonly progress: number;
+  /** The whole amount, when known. */
+  readonly total?: number;
+  readonly message?: string;
+}
+
 export type ToWorker =
   | { readonly type: "run"; readonly job: SandboxJob }
-  | { readonly type: "abort" }
+  /** Stop: the call timed out, or its caller cancelled it (an MCP cancellation, Ctrl-C in the shell). */
+  | { readonly type: "abort"; readonly reason: "timeout" | "cancelled" }
   /** Sent as soon as the worker exists; see `Sandbox` for why. The worker ignores it. */
   | { readonly type: "warm-up" };
 
@@ -30,6 +40,7 @@ export type FromWorker =
   | { readonly type: "stdout"; readonly text: string }
   | { readonly type: "stderr"; readonly text: string }
   | { readonly type: "artifact"; readonly ref: ArtifactRef }
+  | ({ readonly type: "progress" } & ProgressReport)
   | { readonly type: "done"; readonly result: Record<string, unknown> }
   | {
     readonly type: "failed";

@@ -56,6 +56,7 @@ export async function runJob(
       stderr: { write: (text) => post({ type: "stderr", text }) },
       artifacts: createArtifactStore(job.root, job.runId, (ref) => post({ type: "artifact", ref })),
       signal,
+      progress: (report) => post({ type: "progress", ...report }),
       config: job.config,
       session: { id: job.session, dir: job.sessionDir },
       runId: job.runId,
@@ -98,7 +99,12 @@ export function serveHandler(handler: unknown, ref: HandlerRef): void {
   ready.catch(() => {}); // reported when the job arrives
   scope.onmessage = (event) => {
     const message = event.data;
-    if (message.type === "abort") controller.abort(new PtermError("Timeout", "the call timed out"));
-    else if (message.type === "run") void runJob(ready, message.job, post, controller.signal);
+    if (message.type === "abort") {
+      controller.abort(
+        message.reason === "cancelled"
+          ? new PtermError("Cancelled", "the call was cancelled by its caller")
+          : new PtermError("Timeout", "the call timed out"),
+      );
+    } else if (message.type === "run") void runJob(ready, message.job, post, controller.signal);
   };
 }

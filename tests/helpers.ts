@@ -17,6 +17,8 @@ import { execute } from "../core/runtime.ts";
 import { tokenize } from "../core/grammar.ts";
 import { fromFileUrl } from "../core/path.ts";
 import type { CommandLoaders } from "../core/registry.ts";
+import type { CallOrigin } from "../core/audit.ts";
+import type { ProgressReport } from "../core/sandbox_protocol.ts";
 
 export const REPO_ROOT = new URL("../", import.meta.url);
 /** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
@@ -43,6 +45,10 @@ export interface ExecOptions {
   session?: string;
   /** Another command table (e.g. with probe commands). */
   commands?: CommandLoaders;
+  /** Cancels the call, as an MCP cancellation or Ctrl-C in the shell does. */
+  signal?: AbortSignal;
+  onProgress?: (report: ProgressReport) => void;
+  origin?: CallOrigin;
 }
 
 /** The zod schema a successful result of `line` must match. */
@@ -75,6 +81,9 @@ export async function exec(root: string, line: string, options: ExecOptions = {}
       stdin: options.stdin === undefined ? { kind: "none" } : { kind: "text", text: options.stdin },
       timeoutMs: options.timeoutMs,
       terminal: { color: false },
+      signal: options.signal,
+      onProgress: options.onProgress,
+      origin: options.origin,
     },
   );
   envelopeSchema().parse(envelope);

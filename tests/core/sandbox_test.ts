@@ -12,6 +12,7 @@ import type { HandlerRef } from "../../core/declaration.ts";
 import type { CommandLoaders } from "../../core/registry.ts";
 import { permissionsFor, Sandbox, workerEntryUrl } from "../../core/sandbox.ts";
 import { DEFAULT_LIMITS } from "../../core/limits.ts";
+import { auditPath } from "../../core/audit.ts";
 
 const probe = { commands: probeCommands };
 
@@ -164,4 +165,57 @@ Deno.test("a handler reference that does not resolve is an Internal error, and c
     const source = decodeURIComponent(workerEntryUrl({ module: probeModule, export: hostile }).split(",", 2)[1]);
     assert.ok(source.includes(`handlerModule[${JSON.stringify(hostile)}]`));
   });
+});
+
+Deno.test("a caller's cancellation stops the command and the record says Cancelled", async (t) => {
+  await using dir = await makeRoot();
+  const recordOf = async (runId: string) => JSON.parse(await Deno.readTextFile(auditPath(dir.path, runId)));
+  await t.step("a loop that never yields is terminated", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const envelope = await exec(dir.path, "probe busy", {
+      ...probe,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      origin: "mcp",
+    });
+    assert.equal(envelope.exit_code, 130);
+    assert.equal(envelope.error_code, "Cancelled");
+    assert.match(envelope.stderr, /cancelled by its caller/);
+    assert.ok(Date.now() - started < 10_000, "the kernel came back long before the timeout");
+    const record = await recordOf(envelope.run_id);
+    assert.equal(record.state, "finished");
+    assert.equal(record.error_code, "Cancelled");
+    assert.equal(record.origin, "mcp");
+  });
+  await t.step("a cooperative command sees its signal abort with a Cancelled reason", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const envelope = await exec(dir.path, "probe sleep --ms 60000", { ...probe, signal: controller.signal });
+    assert.equal(envelope.error_code, "Cancelled");
+    assert.equal((await recordOf(envelope.run_id)).origin, "exec");
+  });
+  await t.step("a call cancelled before it starts runs nothing", async () => {
+    const envelope = await exec(dir.path, "probe sleep --ms 60000", { ...probe, signal: AbortSignal.abort() });
+    assert.equal(envelope.error_code, "Cancelled");
+    assert.equal(envelope.exit_code, 130);
+  });
+});
+
+Deno.test("progress reports reach the caller in order", async () => {
+  await using dir = await makeRoot();
+  const reports: { progress: number; total?: number; message?: string }[] = [];
+  const controller = new AbortController();
+  const envelope = await exec(dir.path, "probe progress --steps 5", {
+    ...probe,
+    signal: controller.signal,
+    onProgress: (report) => {
+      reports.push(report);
+      if (report.progress === 5) controller.abort();
+    },
+  });
+  assert.equal(envelope.error_code, "Cancelled");
+  assert.deepEqual(reports.map((r) => r.progress), [1, 2, 3, 4, 5]);
+  assert.deepEqual(reports[4], { progress: 5, total: 5, message: "step 5" });
 });
