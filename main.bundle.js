@@ -1216,6 +1216,9 @@ ${TRUNCATION_MARKER}
 }
 
 // core/runtime.ts
+function newSandbox(kernel, handler, path, permissions) {
+  return kernel.sandboxes ? kernel.sandboxes.take(handler, path, permissions) : new Sandbox(handler, path, permissions);
+}
 function codeDirsOf(kernel) {
   return kernel.codeDirs ?? [
     CORE_DIR,
@@ -1376,7 +1379,7 @@ async function execute(kernel, input) {
         };
         const needsNet = leaf.capabilities.includes("net");
         if (!needsNet) {
-          sandbox = new Sandbox(leaf.handler, path, permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)));
+          sandbox = newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)));
         }
         config = await loadConfig(input.root, kernel.registry, kernel.version);
         const limits2 = config.limits;
@@ -1400,7 +1403,7 @@ async function execute(kernel, input) {
           if (!usesStdin(leaf, args)) stdin = null;
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= new Sandbox(leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
+        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
         const running = sandbox.run({
           commandName: spec.name,
           path,
@@ -1637,7 +1640,7 @@ function failureEnvelope(error) {
 async function printEnvelope(io, envelope, asText) {
   await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
-async function runExec(io, app, words) {
+async function runExec(io, app2, words) {
   const asText = words.includes("--text");
   let envelope;
   try {
@@ -1697,9 +1700,9 @@ async function runExec(io, app, words) {
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
     envelope = await execute({
-      registry: new Registry(app.commands),
-      codeDirs: app.codeDirs,
-      version: app.version
+      registry: new Registry(app2.commands),
+      codeDirs: app2.codeDirs,
+      version: app2.version
     }, {
       root: workspace.root,
       session: workspace.session,
@@ -1723,13 +1726,13 @@ async function runExec(io, app, words) {
 }
 
 // core/cli/main.ts
-async function main(io, app) {
+async function main(io, app2) {
   if (io.args[0] === "exec") {
-    const code2 = await runExec(io, app, io.args.slice(1));
+    const code2 = await runExec(io, app2, io.args.slice(1));
     if (code2 !== null) return code2;
   }
   const { runProgram } = await lazyImport(new URL("./program.ts", new URL("./core/cli/main.ts", import.meta.url).href));
-  return await runProgram(io, app);
+  return await runProgram(io, app2);
 }
 
 // core/cli/io.ts
@@ -1796,16 +1799,44 @@ var ircDaemonCommand = {
   }
 };
 
+// mcp/host.ts
+function mcpCommand(app2) {
+  return {
+    name: "mcp",
+    description: "Serve terminal_exec, the skills, the audit log and the usage rules over MCP on stdio (one agent session: it owns the session's IRC connection until the client disconnects).",
+    flags: [
+      rootFlag,
+      {
+        name: "session",
+        type: "string",
+        valueName: "id",
+        description: "The agent session this server is (else $CLAUDE_CODE_SESSION_ID, else $PTERM_SESSION, else a fresh id)."
+      }
+    ],
+    async run(io, options) {
+      const { runMcpServer } = await lazyImport(new URL("./server.ts", new URL("./mcp/host.ts", import.meta.url).href));
+      return await runMcpServer(io, app2, {
+        root: typeof options.root === "string" ? options.root : void 0,
+        session: typeof options.session === "string" ? options.session : void 0
+      });
+    }
+  };
+}
+
 // version.ts
 var VERSION = "0.1.0";
 
 // main.ts
-var code = await main(processIo(), {
+var app = {
   version: VERSION,
   commands,
-  skillsDir: new URL("./skills/", new URL("./main.ts", import.meta.url).href),
+  skillsDir: new URL("./skills/", new URL("./main.ts", import.meta.url).href)
+};
+var code = await main(processIo(), {
+  ...app,
   hostCommands: [
-    ircDaemonCommand
+    ircDaemonCommand,
+    mcpCommand(app)
   ]
 });
 Deno.exit(code);

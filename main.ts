@@ -7,12 +7,9 @@ import { main } from "./core/cli/main.ts";
 import { processIo } from "./core/cli/io.ts";
 import { commands } from "./commands/index.ts";
 import { ircDaemonCommand } from "./commands/irc/host.ts";
+import { mcpCommand } from "./mcp/host.ts";
 import { VERSION } from "./version.ts";
 
-const code = await main(processIo(), {
-  version: VERSION,
-  commands,
-  skillsDir: new URL("./skills/", import.meta.url),
-  hostCommands: [ircDaemonCommand],
-});
+const app = { version: VERSION, commands, skillsDir: new URL("./skills/", import.meta.url) };
+const code = await main(processIo(), { ...app, hostCommands: [ircDaemonCommand, mcpCommand(app)] });
 Deno.exit(code);

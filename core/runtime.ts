@@ -17,7 +17,14 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 import { confinePathSync } from "./paths.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
-import { COMMANDS_DIR, CORE_DIR, permissionsFor, Sandbox, type SandboxOutcome } from "./sandbox.ts";
+import {
+  COMMANDS_DIR,
+  CORE_DIR,
+  permissionsFor,
+  Sandbox,
+  type SandboxOutcome,
+  type WorkerPermissions,
+} from "./sandbox.ts";
 import { join } from "./path.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
 import type { ProgressReport } from "./sandbox_protocol.ts";
@@ -32,6 +39,25 @@ export interface Kernel {
   readonly codeDirs?: readonly string[];
   /** pterm's version: a validated pterm.json is remembered per version (see core/config.ts). */
   readonly version?: string;
+  /**
+   * Where a call's sandbox comes from; default: a new one per call. A long-lived host (the MCP
+   * server) passes a source that hands out workers it started ahead of time, each still fresh and
+   * used for one call only.
+   */
+  readonly sandboxes?: SandboxSource;
+}
+
+export interface SandboxSource {
+  take(handler: LeafSpec["handler"], path: readonly string[], permissions: WorkerPermissions): Sandbox;
+}
+
+function newSandbox(
+  kernel: Kernel,
+  handler: LeafSpec["handler"],
+  path: readonly string[],
+  permissions: WorkerPermissions,
+) {
+  return kernel.sandboxes ? kernel.sandboxes.take(handler, path, permissions) : new Sandbox(handler, path, permissions);
 }
 
 function codeDirsOf(kernel: Kernel): readonly string[] {
@@ -187,7 +213,8 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         // Start the worker first (it loads the command while the checks below run), unless its
         // network hosts come from the config, which is not read yet.
         if (!needsNet) {
-          sandbox = new Sandbox(
+          sandbox = newSandbox(
+            kernel,
             leaf.handler,
             path,
             permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)),
@@ -221,7 +248,8 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           if (!usesStdin(leaf, args)) stdin = null;
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= new Sandbox(
+        sandbox ??= newSandbox(
+          kernel,
           leaf.handler,
           path,
           permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
