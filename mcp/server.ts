@@ -10,7 +10,6 @@
 
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { z } from "zod";
 import { existsSync } from "node:fs";
 import { renderPrompt, TOOL_NAME, toolDescription } from "../core/agent_surface.ts";
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../core/artifacts.ts";
@@ -125,6 +124,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
         openWorldHint: openWorld,
       },
     }, async (args, ctx) => {
+      await ensureDaemon();
       const token = ctx.mcpReq._meta?.progressToken;
       const onProgress = token === undefined ? undefined : progressSender((report) => {
         ctx.mcpReq.notify({
@@ -252,19 +252,39 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
     return server;
   };
 
-  // The session's IRC connection: the irc daemon's own code, in this process, for the server's lifetime.
+  // The session's IRC connection: the irc daemon's own code, in this process, for the server's
+  // lifetime. Started with the first tool call, not at start-up: a host's probe (the SDK's client
+  // spawns a short-lived sibling to ask `server/discover`) must not take the session's lock.
   const stopDaemon = new AbortController();
-  const daemonIo: CliIo = { ...io, writeOut: (text) => io.writeErr(text) };
-  const daemon = (async () => {
-    if (Deno.build.os === "windows") return;
-    try {
-      const { runDaemon } = await import("../commands/irc/daemon.ts");
-      await runDaemon(daemonIo, { root, session, signal: stopDaemon.signal });
-    } catch (error) {
-      // Another daemon serving this session is fine: the irc commands reach it the same way.
-      log(`the session's irc daemon is not running here: ${(error as Error).message}`);
-    }
-  })();
+  let daemon: Promise<void> | null = null;
+  let daemonReady: Promise<void> = Promise.resolve();
+  const ensureDaemon = (): Promise<void> => {
+    if (daemon !== null || Deno.build.os === "windows") return daemonReady;
+    let ready!: () => void;
+    daemonReady = new Promise((resolve) => (ready = resolve));
+    const daemonIo: CliIo = {
+      ...io,
+      // Its forwarded lines are not protocol messages: stderr, like every log.
+      writeOut: (text) => io.writeErr(text),
+      writeErr: (text) => {
+        // runDaemon says so once its socket accepts connections.
+        if (text.includes("] listening on ")) ready();
+        return io.writeErr(text);
+      },
+    };
+    daemon = (async () => {
+      try {
+        const { runDaemon } = await import("../commands/irc/daemon.ts");
+        await runDaemon(daemonIo, { root, session, signal: stopDaemon.signal });
+      } catch (error) {
+        // Another daemon serving this session is fine: the irc commands reach it the same way.
+        log(`the session's irc daemon is not running here: ${(error as Error).message}`);
+      } finally {
+        ready();
+      }
+    })();
+    return daemonReady;
+  };
 
   let closed!: () => void;
   const done = new Promise<void>((resolve) => (closed = resolve));

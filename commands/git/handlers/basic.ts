@@ -102,7 +102,10 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
   const patterns = ctx.flags.all ? ["", ...specs] : specs;
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
-    return await stage(repo, index, policy, patterns, { force: ctx.flags.force });
+    return await stage(repo, index, policy, patterns, {
+      force: ctx.flags.force,
+      onProgress: (done, total) => ctx.progress({ progress: done, total, message: "files staged" }),
+    });
   });
   const total = result.added.length + result.updated.length + result.removed.length;
   ctx.stdout.write(

@@ -31,7 +31,7 @@ export async function stage(
   index: Index,
   policy: PathPolicy,
   specs: readonly string[],
-  options: { force?: boolean } = {},
+  options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<StageResult> {
   const all = specs.includes("");
   const scope = all ? null : specs;
@@ -95,7 +95,9 @@ export async function stage(
 
   const added: string[] = [];
   if (toWrite.length > 0) {
-    for (const path of [...new Set(toWrite)].sort(comparePaths)) {
+    const paths = [...new Set(toWrite)].sort(comparePaths);
+    for (const [done, path] of paths.entries()) {
+      options.onProgress?.(done, paths.length);
       const info = lstatTracked(repo, path);
       if (!info || info.isDirectory) continue;
       const statTime = Date.now();
