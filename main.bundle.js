@@ -1059,8 +1059,7 @@ var Sandbox = class {
             }
             break;
           case "done":
-            if (stopping) stopped();
-            else finish({
+            finish({
               ...captured(),
               kind: "done",
               result: message.result

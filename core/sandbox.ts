@@ -192,8 +192,9 @@ export class Sandbox {
             }
             break;
           case "done":
-            if (stopping) stopped();
-            else finish({ ...captured(), kind: "done", result: message.result });
+            // Finished before it could be stopped: the work happened, so the call says so (a command
+            // that ignores its signal must not be reported as cancelled after it wrote).
+            finish({ ...captured(), kind: "done", result: message.result });
             break;
           case "failed": {
             if (stopping) stopped();

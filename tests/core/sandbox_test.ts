@@ -203,6 +203,22 @@ Deno.test("a caller's cancellation stops the command and the record says Cancell
   });
 });
 
+Deno.test("a command that finishes before it can be stopped is reported as done, not cancelled", async () => {
+  await using dir = await makeRoot();
+  const controller = new AbortController();
+  // Cancelled at its first report; it ignores its signal and finishes well within the grace.
+  const envelope = await exec(dir.path, "probe stubborn --ms 100", {
+    ...probe,
+    signal: controller.signal,
+    onProgress: () => controller.abort(),
+  });
+  assert.equal(envelope.error_code, null, envelope.stderr);
+  assert.equal(envelope.exit_code, 0);
+  assert.deepEqual(envelope.result, { ok: true, command: "probe stubborn", finished: true });
+  const record = JSON.parse(await Deno.readTextFile(auditPath(dir.path, envelope.run_id)));
+  assert.equal(record.error_code, null);
+});
+
 Deno.test("progress reports reach the caller in order", async () => {
   await using dir = await makeRoot();
   const reports: { progress: number; total?: number; message?: string }[] = [];

@@ -104,6 +104,7 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
     const index = loadIndex(repo);
     return await stage(repo, index, policy, patterns, {
       force: ctx.flags.force,
+      signal: ctx.signal,
       onProgress: (done, total) => ctx.progress({ progress: done, total, message: "files staged" }),
     });
   });

@@ -26,12 +26,15 @@ export interface StageResult {
  * Stages `specs` (normalized paths relative to the work tree; "" is everything) into `index`,
  * the in-memory index of a held lock.
  */
+/** Files hashed between two looks at the call's signal. */
+const YIELD_EVERY = 64;
+
 export async function stage(
   repo: Repo,
   index: Index,
   policy: PathPolicy,
   specs: readonly string[],
-  options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
+  options: { force?: boolean; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<StageResult> {
   const all = specs.includes("");
   const scope = all ? null : specs;
@@ -97,6 +100,11 @@ export async function stage(
   if (toWrite.length > 0) {
     const paths = [...new Set(toWrite)].sort(comparePaths);
     for (const [done, path] of paths.entries()) {
+      // Nothing is written to the index before the loop ends, so stopping here leaves it as it was.
+      // The loop runs synchronously (hashing is synchronous past the first calls): every so often it
+      // lets the worker take in messages, or a cancellation would arrive only after the index is written.
+      if (options.signal && done % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setTimeout(r, 0));
+      options.signal?.throwIfAborted();
       options.onProgress?.(done, paths.length);
       const info = lstatTracked(repo, path);
       if (!info || info.isDirectory) continue;
