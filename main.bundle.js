@@ -973,11 +973,16 @@ function permissionsFor(capabilities, root, hosts, codeDirs) {
 }
 var Sandbox = class {
   #worker;
-  #used = false;
+  #onIdle;
+  #running = false;
+  /** The number of the job running now or last; a message of another job is ignored. */
+  #seq = 0;
+  #reusable = false;
   #disposed = false;
   /** An error the worker raised before `run` (its modules failed to load): reported by `run`. */
   #earlyError = null;
-  constructor(handler, path, permissions) {
+  constructor(handler, path, permissions, options = {}) {
+    this.#onIdle = options.onIdle ?? null;
     this.#worker = new Worker(workerEntryUrl(handler), {
       type: "module",
       // The command path names the worker in Deno's own error messages.
@@ -994,6 +999,14 @@ var Sandbox = class {
       type: "warm-up"
     });
   }
+  /** Done with it: hands a worker whose job finished normally to `onIdle`, else stops it. */
+  release() {
+    if (this.#disposed || this.#running) return;
+    if (this.#reusable && this.#onIdle) {
+      this.#reusable = false;
+      this.#onIdle(this);
+    } else this.dispose();
+  }
   /** Stops the worker (if no job ran, or after it). */
   dispose() {
     if (this.#disposed) return;
@@ -1005,8 +1018,9 @@ var Sandbox = class {
    * cancelled through `options.signal`.
    */
   run(job, deadlineAt, options = {}) {
-    if (this.#used) throw new Error("a sandbox runs one job");
-    this.#used = true;
+    if (this.#running || this.#disposed) throw new Error("a sandbox runs one job at a time, and none once disposed");
+    this.#running = true;
+    const seq = ++this.#seq;
     const worker = this.#worker;
     return new Promise((resolve2) => {
       let stdout = "";
@@ -1022,7 +1036,9 @@ var Sandbox = class {
         deadline.removeEventListener("abort", onDeadline);
         options.signal?.removeEventListener("abort", onCancel);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
-        this.dispose();
+        this.#running = false;
+        if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
+        else this.dispose();
         resolve2(outcome);
       };
       const captured = () => ({
@@ -1042,6 +1058,7 @@ var Sandbox = class {
       };
       worker.onmessage = (event) => {
         const message = event.data;
+        if (message.seq !== void 0 && message.seq !== seq) return;
         switch (message.type) {
           case "stdout":
             stdout = append(stdout, message.text);
@@ -1054,7 +1071,7 @@ var Sandbox = class {
             break;
           case "progress":
             if (options.onProgress && !stopping) {
-              const { type: _type, ...report } = message;
+              const { type: _type, seq: _seq, ...report } = message;
               options.onProgress(report);
             }
             break;
@@ -1067,7 +1084,7 @@ var Sandbox = class {
             break;
           case "failed": {
             if (stopping) stopped();
-            const { type: _type, ...failure } = message;
+            const { type: _type, seq: _seq, ...failure } = message;
             finish({
               ...captured(),
               kind: "failed",
@@ -1097,7 +1114,8 @@ var Sandbox = class {
       };
       worker.postMessage({
         type: "run",
-        job
+        job,
+        seq
       });
       const deadline = AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
       const stop = (reason) => {
@@ -1451,7 +1469,7 @@ async function execute(kernel, input) {
       if (kernel.registry.has(first)) draft.helpFor = first;
     }
   } finally {
-    sandbox?.dispose();
+    sandbox?.release();
   }
   if (outcome?.kind === "failed" && outcome.helpFor) draft.helpFor = outcome.helpFor;
   const limits = config?.limits ?? DEFAULT_LIMITS;

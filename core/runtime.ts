@@ -302,7 +302,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
       if (kernel.registry.has(first)) draft.helpFor = first;
     }
   } finally {
-    sandbox?.dispose();
+    sandbox?.release();
   }
   if (outcome?.kind === "failed" && outcome.helpFor) draft.helpFor = outcome.helpFor;
 

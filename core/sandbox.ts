@@ -103,15 +103,31 @@ export function permissionsFor(
   };
 }
 
-/** One sandbox worker, started for one command path, running at most one job. */
+/**
+ * One sandbox worker, started for one command path with fixed permissions. It runs one job, unless
+ * its creator passes `onIdle`: then a worker whose job finished normally (`done`) is handed back
+ * by `release` to run the next job of the same command with the same permissions (the MCP server
+ * keeps such workers warm). A job that failed, timed out, was cancelled or crashed always ends
+ * its worker.
+ */
 export class Sandbox {
   readonly #worker: Worker;
-  #used = false;
+  readonly #onIdle: ((sandbox: Sandbox) => void) | null;
+  #running = false;
+  /** The number of the job running now or last; a message of another job is ignored. */
+  #seq = 0;
+  #reusable = false;
   #disposed = false;
   /** An error the worker raised before `run` (its modules failed to load): reported by `run`. */
   #earlyError: string | null = null;
 
-  constructor(handler: HandlerRef, path: readonly string[], permissions: WorkerPermissions) {
+  constructor(
+    handler: HandlerRef,
+    path: readonly string[],
+    permissions: WorkerPermissions,
+    options: { onIdle?: (sandbox: Sandbox) => void } = {},
+  ) {
+    this.#onIdle = options.onIdle ?? null;
     // `deno.permissions` is the unstable worker option that narrows what the worker may do.
     this.#worker = new Worker(workerEntryUrl(handler), {
       type: "module",
@@ -131,6 +147,15 @@ export class Sandbox {
     this.#worker.postMessage({ type: "warm-up" } satisfies ToWorker);
   }
 
+  /** Done with it: hands a worker whose job finished normally to `onIdle`, else stops it. */
+  release(): void {
+    if (this.#disposed || this.#running) return;
+    if (this.#reusable && this.#onIdle) {
+      this.#reusable = false;
+      this.#onIdle(this);
+    } else this.dispose();
+  }
+
   /** Stops the worker (if no job ran, or after it). */
   dispose(): void {
     if (this.#disposed) return;
@@ -143,8 +168,9 @@ export class Sandbox {
    * cancelled through `options.signal`.
    */
   run(job: SandboxJob, deadlineAt: number, options: RunOptions = {}): Promise<SandboxOutcome> {
-    if (this.#used) throw new Error("a sandbox runs one job");
-    this.#used = true;
+    if (this.#running || this.#disposed) throw new Error("a sandbox runs one job at a time, and none once disposed");
+    this.#running = true;
+    const seq = ++this.#seq;
     const worker = this.#worker;
     return new Promise((resolve) => {
       let stdout = "";
@@ -162,7 +188,9 @@ export class Sandbox {
         deadline.removeEventListener("abort", onDeadline);
         options.signal?.removeEventListener("abort", onCancel);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
-        this.dispose();
+        this.#running = false;
+        if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
+        else this.dispose();
         resolve(outcome);
       };
       const captured = () => ({ stdout, stderr, artifacts, overflowed });
@@ -175,6 +203,7 @@ export class Sandbox {
 
       worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const message = event.data;
+        if (message.seq !== undefined && message.seq !== seq) return; // left over from an earlier job
         switch (message.type) {
           case "stdout":
             stdout = append(stdout, message.text);
@@ -187,7 +216,7 @@ export class Sandbox {
             break;
           case "progress":
             if (options.onProgress && !stopping) {
-              const { type: _type, ...report } = message;
+              const { type: _type, seq: _seq, ...report } = message;
               options.onProgress(report);
             }
             break;
@@ -198,7 +227,7 @@ export class Sandbox {
             break;
           case "failed": {
             if (stopping) stopped();
-            const { type: _type, ...failure } = message;
+            const { type: _type, seq: _seq, ...failure } = message;
             finish({ ...captured(), kind: "failed", ...failure });
             break;
           }
@@ -224,7 +253,7 @@ export class Sandbox {
         });
       };
 
-      worker.postMessage({ type: "run", job } satisfies ToWorker);
+      worker.postMessage({ type: "run", job, seq } satisfies ToWorker);
 
       // Armed after the job is on its way: the first timer of a process costs ~0.5 ms, better
       // spent while the worker runs. AbortSignal.timeout, not setTimeout: the first setTimeout

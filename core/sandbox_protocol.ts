@@ -30,13 +30,17 @@ export interface ProgressReport {
 }
 
 export type ToWorker =
-  | { readonly type: "run"; readonly job: SandboxJob }
+  /** `seq` numbers the jobs of a worker that runs several (see `Sandbox`); its messages carry it back. */
+  | { readonly type: "run"; readonly job: SandboxJob; readonly seq: number }
   /** Stop: the call timed out, or its caller cancelled it (an MCP cancellation, Ctrl-C in the shell). */
   | { readonly type: "abort"; readonly reason: "timeout" | "cancelled" }
   /** Sent as soon as the worker exists; see `Sandbox` for why. The worker ignores it. */
   | { readonly type: "warm-up" };
 
-export type FromWorker =
+/** What the worker sends; `seq` is the job it belongs to (messages of an earlier job are ignored). */
+export type FromWorker = FromJob & { readonly seq?: number };
+
+export type FromJob =
   | { readonly type: "stdout"; readonly text: string }
   | { readonly type: "stderr"; readonly text: string }
   | { readonly type: "artifact"; readonly ref: ArtifactRef }

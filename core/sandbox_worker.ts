@@ -8,12 +8,12 @@ import { createWorkspace } from "./context.ts";
 import type { CommandContext } from "./context.ts";
 import type { AnyHandler, HandlerRef } from "./declaration.ts";
 import { isErrorCode, PtermError } from "./errors.ts";
-import type { FromWorker, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
+import type { FromJob, FromWorker, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
 
 // Value imports are kept to a minimum here: each module costs ~0.3 ms of a fresh worker's start.
 
 /** Maps anything a handler throws to the failure message the kernel reports. */
-export function classifyFailure(error: unknown): Extract<FromWorker, { type: "failed" }> {
+export function classifyFailure(error: unknown): Extract<FromJob, { type: "failed" }> {
   if (error instanceof PtermError || (error instanceof Error && isErrorCode((error as { code?: unknown }).code))) {
     const e = error as PtermError;
     return { type: "failed", code: e.code, message: e.message, result: e.result, helpFor: e.helpFor };
@@ -40,7 +40,7 @@ export function classifyFailure(error: unknown): Extract<FromWorker, { type: "fa
 export async function runJob(
   handlerPromise: Promise<AnyHandler>,
   job: SandboxJob,
-  post: (message: FromWorker) => void,
+  post: (message: FromJob) => void,
   signal: AbortSignal,
 ): Promise<void> {
   try {
@@ -71,7 +71,8 @@ export async function runJob(
 }
 
 /**
- * The body of a sandbox worker: serves one job with `handler`. The kernel generates the worker's
+ * The body of a sandbox worker: serves jobs with `handler`, one at a time (the kernel sends the next
+ * only after the previous one finished; see `Sandbox`). The kernel generates the worker's
  * entry module (core/sandbox.ts), which imports this module and the command's handler module
  * together and passes the handler's export here — or `undefined` if the module lacks it.
  */
@@ -81,17 +82,18 @@ export function serveHandler(handler: unknown, ref: HandlerRef): void {
     postMessage(message: FromWorker): void;
     addEventListener(type: "unhandledrejection", listener: (event: PromiseRejectionEvent) => void): void;
   };
-  const controller = new AbortController();
-  const post = (message: FromWorker) => {
+  /** The job running now (or last): its number and the signal its handler sees. */
+  let current = { seq: 0, controller: new AbortController() };
+  const post = (seq: number, message: FromJob) => {
     try {
-      scope.postMessage(message);
+      scope.postMessage({ ...message, seq });
     } catch (error) {
-      scope.postMessage(classifyFailure(error));
+      scope.postMessage({ ...classifyFailure(error), seq });
     }
   };
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    post(classifyFailure(event.reason));
+    post(current.seq, classifyFailure(event.reason));
   });
   const ready: Promise<AnyHandler> = typeof handler === "function"
     ? Promise.resolve(handler as AnyHandler)
@@ -100,11 +102,15 @@ export function serveHandler(handler: unknown, ref: HandlerRef): void {
   scope.onmessage = (event) => {
     const message = event.data;
     if (message.type === "abort") {
-      controller.abort(
+      current.controller.abort(
         message.reason === "cancelled"
           ? new PtermError("Cancelled", "the call was cancelled by its caller")
           : new PtermError("Timeout", "the call timed out"),
       );
-    } else if (message.type === "run") void runJob(ready, message.job, post, controller.signal);
+    } else if (message.type === "run") {
+      const job = { seq: message.seq, controller: new AbortController() };
+      current = job;
+      void runJob(ready, message.job, (m) => post(job.seq, m), job.controller.signal);
+    }
   };
 }
