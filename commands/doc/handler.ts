@@ -93,7 +93,7 @@ async function runReader(
   ctx: CommandContext,
   budget: number,
 ) {
-  const options = { signal: ctx.signal, charBudget: budget };
+  const options = { signal: ctx.signal, progress: ctx.progress, charBudget: budget };
   const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
     case "pdf":

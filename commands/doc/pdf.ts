@@ -190,6 +190,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
         continue;
       }
+      options.progress?.({ progress: number, total: pdf.numPages, message: "pages read" });
       const paragraphs = paragraphsOf(linesOf(items));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;

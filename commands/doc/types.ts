@@ -5,6 +5,8 @@ import type { DocFormat } from "./detect.ts";
 
 export interface ExtractOptions {
   readonly signal: AbortSignal;
+  /** Told after each page (PDF) is read, for callers that show progress. */
+  readonly progress?: (report: { progress: number; total: number; message: string }) => void;
   /**
    * Characters the output may hold. Readers may stop early once they have produced clearly
    * more than this (the rest would be cut anyway); they then set `stoppedEarly`.

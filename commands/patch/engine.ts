@@ -79,6 +79,8 @@ export interface PatchRun {
   readonly session: { readonly id: string; readonly dir: string };
   readonly runId: string;
   readonly signal: AbortSignal;
+  /** Told after each edit block is computed (for callers that show progress). */
+  readonly progress?: (report: { progress: number; total: number; message: string }) => void;
   /** The git library; null only where no repository can be involved (unit tests of the engine). */
   readonly git: GitApi | null;
   /** Flush written files to disk (default true). */
@@ -464,6 +466,7 @@ async function computeEdits(run: PatchRun, patch: Patch, view: View, result: Pat
     try {
       const outcome = await runEditBlock(block, view);
       result.blocks.push({ index: block.index, op: block.op, path: block.path, ...outcome });
+      run.progress?.({ progress: result.blocks.length, total: patch.blocks.length, message: "blocks applied" });
     } catch (error) {
       throw failure(run.command, [problemOf(block, error)], { repo_path: result.repo_path });
     }

@@ -82,6 +82,7 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
     session: ctx.session,
     runId: ctx.runId,
     signal: ctx.signal,
+    progress: ctx.progress,
     git: await import("../git/api.ts"),
   });
   ctx.stdout.write(summary(result, mode));
