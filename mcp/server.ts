@@ -292,7 +292,13 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
     event.preventDefault();
     log(`error: ${(event.reason as Error)?.stack ?? event.reason}`);
   };
+  // A stray error must not end the session: it is logged, and the call it belonged to still gets its answer.
+  const onError = (event: ErrorEvent) => {
+    event.preventDefault();
+    log(`error: ${(event.error as Error)?.stack ?? event.message}`);
+  };
   globalThis.addEventListener("unhandledrejection", onUnhandled);
+  globalThis.addEventListener("error", onError);
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, closed);
 
@@ -316,6 +322,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
   pool.close();
   for (const signal of signals) Deno.removeSignalListener(signal, closed);
   globalThis.removeEventListener("unhandledrejection", onUnhandled);
+  globalThis.removeEventListener("error", onError);
   log("stopped");
   await logChain;
   return 0;
