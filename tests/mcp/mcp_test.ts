@@ -71,8 +71,18 @@ Deno.test(
           const { tools } = await client.listTools();
           assert.deepEqual(tools.map((tool) => tool.name), ["terminal_exec"]);
           const tool = tools[0];
-          assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), ["command", "stdin", "timeout_ms"]);
-          assert.deepEqual(tool.inputSchema.required, ["command"]);
+          const schema = await new Deno.Command(Deno.execPath(), {
+            args: ["task", "-q", "pterm", "schema", "--format", "anthropic"],
+            cwd: new URL("../../", import.meta.url).pathname,
+            stdout: "piped",
+            stderr: "null",
+          }).output();
+          const { $schema: _draft, ...input } = tool.inputSchema as Record<string, unknown>;
+          assert.deepEqual(
+            input,
+            JSON.parse(new TextDecoder().decode(schema.stdout)).input_schema,
+            "pterm schema's input",
+          );
           const output = tool.outputSchema as { properties: Record<string, unknown>; required: string[] };
           assert.ok(output.required.includes("run_id") && output.required.includes("error_code"));
           assert.equal(tool.annotations?.destructiveHint, true);
