@@ -14,10 +14,10 @@ import { baseEnv, ptermArgs } from "../helpers.ts";
 /** The newest revision the SDK speaks (its `server/discover` era). */
 export const MODERN_REVISION = "2026-07-28";
 
-function serverParams(root: string, session: string, env: Record<string, string>) {
+function serverParams(root: string, session: string | null, env: Record<string, string>) {
   return {
     command: Deno.execPath(),
-    args: ptermArgs(["mcp", "--root", root, "--session", session]),
+    args: ptermArgs(["mcp", "--root", root, ...(session === null ? [] : ["--session", session])]),
     env: { ...baseEnv(), NO_COLOR: "1", ...env },
     stderr: "pipe" as const,
   };
@@ -40,8 +40,12 @@ export async function connectModern(root: string, session = "mcp-test", env: Rec
   return { client, transport, stderr, pid: transport.pid };
 }
 
-/** A 1.x client: the 2025 `initialize` handshake. */
-export async function connectLegacy(root: string, session = "mcp-test", env: Record<string, string> = {}) {
+/** A 1.x client: the 2025 `initialize` handshake. A null session passes no --session. */
+export async function connectLegacy(
+  root: string,
+  session: string | null = "mcp-test",
+  env: Record<string, string> = {},
+) {
   const transport = new LegacyStdioClientTransport(serverParams(root, session, env));
   const stderr = collectStderr(transport.stderr as never);
   const client = new LegacyClient({ name: "pterm-test-legacy", version: "1.0.0" });

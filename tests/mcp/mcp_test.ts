@@ -214,7 +214,8 @@ Deno.test(
         assert.equal(envelope.exit_code, 0, envelope.stderr);
         assert.ok(reports.length >= 1, "at least one progress notification");
         for (let i = 1; i < reports.length; i++) assert.ok(reports[i].progress > reports[i - 1].progress);
-        assert.equal(reports[0].total, 4000);
+        assert.ok(reports.every((r) => r.total === 4000));
+        assert.equal(reports.at(-1)!.progress, 4000, "the last report says all files are staged");
         // Real git sees the 4,000 staged files.
         assert.equal((await git(`${root}/big`, "ls-files")).trim().split("\n").length, 4000);
         await git(`${root}/big`, "reset", "-q");
@@ -315,6 +316,25 @@ Deno.test(
     }
   },
 );
+
+Deno.test("pterm mcp: the session is the host's when it passes one, else a fresh one", options, async () => {
+  await using dir = await makeRoot();
+  const sessionOf = async (env: Record<string, string>) => {
+    const { client } = await connectLegacy(dir.path, null, env);
+    try {
+      const result = await client.callTool({ name: "terminal_exec", arguments: { command: "hello" } });
+      const runId = (result.structuredContent as unknown as EnvelopeShape).run_id;
+      return (await record(client as unknown as Connected["client"], runId)).session as string;
+    } finally {
+      await client.close();
+    }
+  };
+  assert.equal(await sessionOf({ CLAUDE_CODE_SESSION_ID: "0b5f7c2e-claude-session" }), "0b5f7c2e-claude-session");
+  assert.equal(await sessionOf({ PTERM_SESSION: "from-env" }), "from-env");
+  const fresh = [await sessionOf({}), await sessionOf({})];
+  assert.match(fresh[0], /^mcp-\d{8}T\d{9}Z-[0-9a-f]{8}$/);
+  assert.notEqual(fresh[0], fresh[1]);
+});
 
 /** Raw lines on the server's stdin: what no SDK client would send. */
 Deno.test(

@@ -119,6 +119,7 @@ export async function stage(
       if (old) updated.push(path);
       else added.push(path);
     }
+    options.onProgress?.(paths.length, paths.length);
   }
   return { added, updated, removed, withheld: work.withheld };
 }
