@@ -311,6 +311,31 @@ Deno.test(
       assert.equal(JSON.parse((read.contents[0] as { text: string }).text).origin, "mcp");
       const prompt = await client.getPrompt({ name: "terminal_exec_rules" });
       assert.match((prompt.messages[0].content as { text: string }).text, /Zone A/);
+
+      // Progress and cancellation in this era too.
+      await git(dir.path, "init", "-q", "big");
+      for (let f = 0; f < 2000; f++) await Deno.writeTextFile(`${dir.path}/big/f${f}.txt`, `file ${f}\n`);
+      const abort = new AbortController();
+      const progressed: number[] = [];
+      await assert.rejects(client.callTool(
+        { name: "terminal_exec", arguments: { command: "git add --repo big --all" } },
+        undefined,
+        {
+          signal: abort.signal,
+          onprogress: (p) => {
+            progressed.push(p.progress);
+            abort.abort();
+          },
+        },
+      ));
+      assert.ok(progressed.length >= 1);
+      let cancelled: Record<string, unknown> | undefined;
+      for (let i = 0; i < 100 && !cancelled; i++) {
+        cancelled = (await auditFiles(dir.path)).find((r) => r.error_code === "Cancelled" && r.state === "finished");
+        if (!cancelled) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(cancelled?.origin, "mcp");
+      assert.equal((await git(`${dir.path}/big`, "ls-files")).trim(), "", "nothing was staged");
     } finally {
       await client.close();
     }
