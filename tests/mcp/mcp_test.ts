@@ -322,7 +322,7 @@ Deno.test(
         undefined,
         {
           signal: abort.signal,
-          onprogress: (p) => {
+          onprogress: (p: { progress: number }) => {
             progressed.push(p.progress);
             abort.abort();
           },
