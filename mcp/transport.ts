@@ -21,6 +21,8 @@ export interface LineTransportOptions {
   /** Writes all of one serialized message. */
   readonly write: (text: string) => Promise<void>;
   readonly log: (line: string) => void;
+  /** Default MAX_MESSAGE_BYTES. */
+  readonly maxMessageBytes?: number;
 }
 
 export class LineTransport implements Transport {
@@ -48,6 +50,7 @@ export class LineTransport implements Transport {
     let parts: Uint8Array[] = [];
     let size = 0;
     let skipping = false;
+    const max = this.#options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     try {
       while (!this.#closed) {
         const { value, done } = await reader.read();
@@ -58,14 +61,14 @@ export class LineTransport implements Transport {
           const piece = newline < 0 ? chunk : chunk.subarray(0, newline);
           if (!skipping) {
             size += piece.length;
-            if (size > MAX_MESSAGE_BYTES) {
+            if (size > max) {
               skipping = true;
               parts = [];
             } else parts.push(piece);
           }
           if (newline < 0) break;
           if (skipping) {
-            this.#reply(null, INVALID_REQUEST, `the message is larger than ${MAX_MESSAGE_BYTES} bytes and was skipped`);
+            this.#reply(null, INVALID_REQUEST, `the message is larger than ${max} bytes and was skipped`);
           } else this.#deliver(concatBytes(parts));
           parts = [];
           size = 0;
