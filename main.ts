@@ -7,12 +7,13 @@ import { main } from "./core/cli/main.ts";
 import { processIo } from "./core/cli/io.ts";
 import { commands } from "./commands/index.ts";
 import { ircDaemonCommand } from "./commands/irc/host.ts";
+import { shellCommand } from "./shell/host.ts";
 import { VERSION } from "./version.ts";
 
 const code = await main(processIo(), {
   version: VERSION,
   commands,
   skillsDir: new URL("./skills/", import.meta.url),
-  hostCommands: [ircDaemonCommand],
+  hostCommands: [ircDaemonCommand, shellCommand],
 });
 Deno.exit(code);

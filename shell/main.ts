@@ -1,0 +1,451 @@
+/**
+ * `pterm shell`: an interactive terminal for people, in the pterm grammar. Each line runs exactly
+ * as a `terminal_exec` call (the kernel's `execute`, origin "shell": same grammar, confinement,
+ * sandbox and audit) and is rendered for people. Loaded only when `pterm shell` runs (host.ts).
+ */
+
+import * as readline from "node:readline";
+import process from "node:process";
+import { listAuditRecords, readAuditRecord } from "../core/audit.ts";
+import type { App, CliIo } from "../core/cli/io.ts";
+import { resolveWorkspace } from "../core/cli/exec.ts";
+import { listRuns, renderRunsTable } from "../core/cli/runs.ts";
+import type { Envelope } from "../core/envelope.ts";
+import { PtermError } from "../core/errors.ts";
+import { confinePathSync } from "../core/paths.ts";
+import { Registry } from "../core/registry.ts";
+import { execute, type Kernel } from "../core/runtime.ts";
+import { isRunId } from "../core/run_id.ts";
+import { writeFileAtomicSync } from "../core/atomic.ts";
+import { complete } from "./complete.ts";
+import { appendHistory, HISTORY_SIZE, loadHistory, workspaceSecrets } from "./history.ts";
+import { IrcLight } from "./irc_light.ts";
+import { Keyboard } from "./keyboard.ts";
+import {
+  escapeControls,
+  outputText,
+  paint,
+  renderEnvelope,
+  renderPrompt,
+  renderRecord,
+  renderRunStart,
+} from "./render.ts";
+import { watchSession } from "./watch.ts";
+import { editText } from "./editor.ts";
+
+export interface ShellOptions {
+  readonly root?: string;
+  readonly session?: string;
+  /** --timeout-ms as given. */
+  readonly timeoutMs?: string;
+}
+
+/** A line ending in `<<` takes the lines after it, up to one holding only `.`, as its stdin. */
+const HEREDOC = /\s*<<\s*$/;
+const HEREDOC_END = ".";
+const CONTINUATION_PROMPT = "… ";
+/** OSC 52 payloads past this are refused by common terminals; `:save` is the way for more. */
+const MAX_CLIPBOARD_BYTES = 74_000;
+
+const HELP =
+  `Type a pterm command line (e.g. \`hello\`, \`git status --repo proj\`, \`help\`); it runs as terminal_exec does.
+  <line> <<        the lines after it, up to a line holding only ".", are the command's stdin (".." stands for "."),
+                   or $EDITOR opens for them when it is set and pterm may start programs
+  :copy            copy the last output to the clipboard (OSC 52: works over SSH and in tmux)
+  :save PATH       write the last output into the workspace (--force replaces a file)
+  :runs [N]        the session's recent runs
+  :show ID         one run (an id, or the unique end of one)
+  :watch           follow the session's runs as they land (another process's too); Ctrl-C stops
+  :help, :quit     this text; leave (so does Ctrl-D)
+Keys: Tab completes commands, flags and workspace paths; Up/Down walk the history; Ctrl-C stops the running
+command, or clears the line.
+`;
+
+type Next = { kind: "line"; line: string } | { kind: "interrupt" } | { kind: "end" };
+
+class LineQueue {
+  #items: Next[] = [];
+  #waiter: ((next: Next) => void) | null = null;
+
+  push(next: Next): void {
+    if (this.#waiter) {
+      const wake = this.#waiter;
+      this.#waiter = null;
+      wake(next);
+    } else this.#items.push(next);
+  }
+
+  next(): Promise<Next> {
+    const item = this.#items.shift();
+    if (item) return Promise.resolve(item);
+    return new Promise((resolve) => this.#waiter = resolve);
+  }
+
+  /** Drops lines typed ahead (after Ctrl-C). */
+  clear(): void {
+    this.#items = this.#items.filter((item) => item.kind === "end");
+  }
+}
+
+class Shell {
+  readonly #kernel: Kernel;
+  readonly #registry: Registry;
+  readonly #root: string;
+  readonly #session: string;
+  readonly #timeoutMs?: number;
+  readonly #interactive: boolean;
+  readonly #color: boolean;
+  readonly #env: (name: string) => string | undefined;
+  readonly #keyboard = new Keyboard();
+  readonly #queue = new LineQueue();
+  readonly #light: IrcLight;
+  #rl: readline.Interface | null = null;
+  #atPrompt = false;
+  #inHeredoc = false;
+  #last: Envelope | null = null;
+  #interrupt: (() => void) | null = null;
+
+  constructor(app: App, io: CliIo, root: string, session: string, timeoutMs: number | undefined) {
+    this.#registry = new Registry(app.commands);
+    this.#kernel = { registry: this.#registry, codeDirs: app.codeDirs, version: app.version };
+    this.#root = root;
+    this.#session = session;
+    this.#timeoutMs = timeoutMs;
+    this.#interactive = io.stdin.isTerminal && io.stdoutIsTerminal;
+    this.#color = io.stdoutIsTerminal && !io.env("NO_COLOR");
+    this.#env = io.env;
+    this.#light = new IrcLight(root, session, () => this.#refreshPrompt());
+  }
+
+  #write(text: string): void {
+    process.stdout.write(text);
+  }
+
+  #prompt(): string {
+    return renderPrompt(this.#session, this.#light.value, this.#color);
+  }
+
+  #refreshPrompt(): void {
+    const rl = this.#rl;
+    if (!rl || !this.#interactive || !this.#atPrompt || this.#inHeredoc) return;
+    rl.setPrompt(this.#prompt());
+    rl.prompt(true);
+  }
+
+  #showPrompt(prompt: string): void {
+    this.#atPrompt = true;
+    if (!this.#interactive) return;
+    this.#rl!.setPrompt(prompt);
+    this.#rl!.prompt();
+  }
+
+  /** Removes the newest in-memory history entry if it is `line` (secrets, heredoc bodies). */
+  #forget(line: string): void {
+    const history = (this.#rl as unknown as { history?: string[] }).history;
+    if (history && history[0] === line) history.shift();
+  }
+
+  async run(): Promise<number> {
+    const history = this.#interactive ? await loadHistory(this.#root) : [];
+    const rl = readline.createInterface({
+      input: this.#keyboard.editorInput,
+      output: process.stdout,
+      terminal: this.#interactive,
+      history: history.reverse(),
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      completer: (line: string, callback: (error: Error | null, result: [string[], string]) => void) => {
+        complete(this.#registry, this.#root, line).then(
+          (result) => callback(null, result),
+          () => callback(null, [[], line]),
+        );
+      },
+    });
+    this.#rl = rl;
+    rl.on("line", (line) => this.#queue.push({ kind: "line", line }));
+    rl.on("close", () => this.#queue.push({ kind: "end" }));
+    rl.on("SIGINT", () => {
+      if (this.#inHeredoc) {
+        this.#queue.push({ kind: "interrupt" });
+        return;
+      }
+      // Ctrl-C at the prompt: the line is dropped, a fresh prompt follows.
+      this.#write("^C\n");
+      const state = rl as unknown as { line: string; cursor: number; historyIndex: number };
+      state.line = "";
+      state.cursor = 0;
+      state.historyIndex = -1;
+      this.#queue.clear();
+      rl.prompt();
+    });
+    // Ctrl-Z would stop the process with the terminal in raw mode; ignore it.
+    rl.on("SIGTSTP", () => {});
+    const onSignal = () => {
+      if (this.#interrupt) this.#interrupt();
+      else if (!this.#interactive) rl.close();
+    };
+    Deno.addSignalListener("SIGINT", onSignal);
+    if (this.#interactive) Deno.stdin.setRaw(true);
+    const pumping = this.#keyboard.pump();
+    try {
+      // Every declaration now: completion then never waits for a module, and Deno never redraws
+      // the line for a module load while a person types.
+      await this.#registry.loadAll();
+      await this.#light.refresh();
+      this.#light.start();
+      if (this.#interactive) {
+        this.#write(
+          paint(`pterm shell · session ${this.#session} · :help for help, Ctrl-D to leave`, "grey", this.#color) + "\n",
+        );
+      }
+      await this.#loop();
+    } finally {
+      this.#light.stop();
+      Deno.removeSignalListener("SIGINT", onSignal);
+      rl.close();
+      if (this.#interactive) {
+        Deno.stdin.setRaw(false);
+        this.#write("\n");
+      }
+    }
+    void pumping;
+    return 0;
+  }
+
+  async #loop(): Promise<void> {
+    while (true) {
+      this.#showPrompt(this.#prompt());
+      const next = await this.#queue.next();
+      this.#atPrompt = false;
+      if (next.kind === "end") return;
+      if (next.kind === "interrupt") continue;
+      const line = next.line;
+      if (line.trim() === "") continue;
+      try {
+        if (line.trim().startsWith(":")) {
+          if (!(await this.#meta(line.trim()))) return;
+          await this.#remember(line);
+          continue;
+        }
+        if (HEREDOC.test(line)) {
+          const command = line.replace(HEREDOC, "");
+          const stdin = await this.#readStdin();
+          await this.#remember(line);
+          if (stdin === null) {
+            this.#write(paint("(stdin abandoned; nothing ran)", "grey", this.#color) + "\n");
+            continue;
+          }
+          await this.#execute(command, stdin);
+        } else {
+          await this.#remember(line);
+          await this.#execute(line, null);
+        }
+      } catch (error) {
+        const message = error instanceof PtermError
+          ? `[${error.code}] ${error.message}`
+          : `shell error: ${(error as Error).message}`;
+        this.#write(paint(escapeControls(message), "red", this.#color) + "\n");
+      }
+    }
+  }
+
+  /** History: persisted per root, never a line with a secret in it (kept out of up/down too). */
+  async #remember(line: string): Promise<void> {
+    if (!this.#interactive) return;
+    if (line.startsWith(" ")) {
+      this.#forget(line);
+      return;
+    }
+    const stored = await appendHistory(this.#root, line, await workspaceSecrets(this.#root));
+    if (!stored) this.#forget(line);
+  }
+
+  /** The stdin of a `<<` line: from $EDITOR, or typed up to a lone `.`; null when abandoned. */
+  async #readStdin(): Promise<string | null> {
+    const editor = this.#env("EDITOR");
+    if (this.#interactive && editor && Deno.permissions.querySync({ name: "run", command: "sh" }).state === "granted") {
+      this.#keyboard.hold();
+      Deno.stdin.setRaw(false);
+      try {
+        return await editText(editor);
+      } finally {
+        Deno.stdin.setRaw(true);
+        this.#keyboard.release();
+      }
+    }
+    const lines: string[] = [];
+    this.#inHeredoc = true;
+    try {
+      while (true) {
+        this.#showPrompt(CONTINUATION_PROMPT);
+        const next = await this.#queue.next();
+        if (next.kind === "interrupt") {
+          this.#write("^C\n");
+          return null;
+        }
+        if (next.kind === "end") return null;
+        this.#forget(next.line);
+        if (next.line === HEREDOC_END) break;
+        lines.push(next.line === ".." ? "." : next.line);
+      }
+    } finally {
+      this.#inHeredoc = false;
+    }
+    return lines.length ? lines.join("\n") + "\n" : "";
+  }
+
+  /** Runs with the keyboard watching for Ctrl-C, which aborts `controller`. */
+  async #busy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const interrupt = () => {
+      if (!controller.signal.aborted) {
+        this.#write(paint("^C stopping…", "yellow", this.#color) + "\n");
+        controller.abort(new DOMException("stopped with Ctrl-C", "AbortError"));
+      }
+    };
+    this.#interrupt = interrupt;
+    this.#keyboard.mode = { kind: "busy", interrupt };
+    try {
+      return await work(controller.signal);
+    } finally {
+      this.#interrupt = null;
+      this.#keyboard.mode = { kind: "line" };
+    }
+  }
+
+  async #execute(line: string, stdin: string | null): Promise<void> {
+    const envelope = await this.#busy((signal) =>
+      execute(this.#kernel, {
+        root: this.#root,
+        session: this.#session,
+        line,
+        stdin: stdin === null ? { kind: "none" } : { kind: "text", text: stdin },
+        timeoutMs: this.#timeoutMs,
+        // Commands write plain text (as for an agent); the shell colours its own parts.
+        terminal: { color: false },
+        origin: "shell",
+        signal,
+      })
+    );
+    this.#last = envelope;
+    this.#write(renderEnvelope(envelope, this.#color));
+  }
+
+  /** A `:` command; false to leave the shell. */
+  async #meta(line: string): Promise<boolean> {
+    const [name, ...args] = line.split(/\s+/);
+    switch (name) {
+      case ":quit":
+      case ":exit":
+      case ":q":
+        return false;
+      case ":help":
+        this.#write(HELP);
+        return true;
+      case ":copy":
+        this.#copy();
+        return true;
+      case ":save":
+        this.#save(args);
+        return true;
+      case ":runs": {
+        const limit = args[0] ?? "20";
+        const runs = await listRuns(this.#root, { session: this.#session, limit });
+        this.#write(escapeControls(renderRunsTable(runs), this.#color));
+        return true;
+      }
+      case ":show":
+        await this.#show(args[0]);
+        return true;
+      case ":watch":
+        await this.#watch();
+        return true;
+      default:
+        throw new PtermError("UnknownCommand", `\`${name}\` is not a shell command; :help lists them.`);
+    }
+  }
+
+  #lastOutput(): string {
+    if (!this.#last) throw new PtermError("InvalidArgs", "nothing has run yet; run a command first.");
+    return outputText(this.#last);
+  }
+
+  #copy(): void {
+    const text = this.#lastOutput();
+    const bytes = new TextEncoder().encode(text);
+    if (!this.#interactive) {
+      throw new PtermError("InvalidArgs", ":copy reaches the clipboard through the terminal, and this is none.");
+    }
+    if (bytes.length > MAX_CLIPBOARD_BYTES) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the last output is ${bytes.length} bytes; terminals take at most ${MAX_CLIPBOARD_BYTES} through OSC 52. ` +
+          "Write it into the workspace with :save PATH instead.",
+      );
+    }
+    let binary = "";
+    for (const byte of bytes) binary += String.fromCharCode(byte);
+    this.#write(`\x1b]52;c;${btoa(binary)}\x07`);
+    this.#write(paint(`copied ${bytes.length} bytes to the clipboard (OSC 52)`, "grey", this.#color) + "\n");
+  }
+
+  #save(args: string[]): void {
+    const force = args.includes("--force");
+    const paths = args.filter((a) => a !== "--force");
+    if (paths.length !== 1) throw new PtermError("InvalidArgs", "give one path: :save notes/output.txt [--force]");
+    const text = this.#lastOutput();
+    const target = confinePathSync(this.#root, paths[0], "write", { label: ":save" });
+    if (target.exists && !force) {
+      throw new PtermError("AlreadyExists", `${target.rel} exists; :save ${paths[0]} --force replaces it.`);
+    }
+    writeFileAtomicSync(target.abs, text, { mkdirs: true });
+    this.#write(
+      paint(`saved ${new TextEncoder().encode(text).length} bytes to ${target.rel}`, "grey", this.#color) + "\n",
+    );
+  }
+
+  async #show(id: string | undefined): Promise<void> {
+    if (!id) throw new PtermError("InvalidArgs", "give a run id: :show 20261122T035255063Z-c0baba14 (see :runs).");
+    let runId = id;
+    if (!isRunId(id)) {
+      const matches = (await listAuditRecords(this.#root, { limit: 10_000 }))
+        .map((r) => r.run_id)
+        .filter((r) => r.endsWith(id) || r.startsWith(id));
+      if (matches.length !== 1) {
+        throw new PtermError(
+          "NotFound",
+          matches.length === 0
+            ? `no run matches \`${id}\`; :runs lists the session's runs.`
+            : `\`${id}\` matches ${matches.length} runs; give more of the id.`,
+        );
+      }
+      runId = matches[0];
+    }
+    this.#write(renderRecord(await readAuditRecord(this.#root, runId), this.#color));
+  }
+
+  async #watch(): Promise<void> {
+    this.#write(
+      paint(`watching session ${this.#session}; Ctrl-C stops`, "grey", this.#color) + "\n",
+    );
+    await this.#busy((signal) =>
+      watchSession(this.#root, this.#session, {
+        started: (record) => this.#write(renderRunStart(record, this.#color)),
+        finished: (record) => {
+          if (record.envelope) this.#write(renderEnvelope(record.envelope, this.#color));
+        },
+      }, signal)
+    );
+  }
+}
+
+export async function runShell(io: CliIo, app: App, options: ShellOptions): Promise<number> {
+  const { root, session } = resolveWorkspace(io, options.root, options.session);
+  const timeoutMs = options.timeoutMs === undefined ? undefined : Number(options.timeoutMs);
+  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)) {
+    throw new PtermError("InvalidArgs", `--timeout-ms must be a positive whole number, not \`${options.timeoutMs}\`.`, {
+      helpFor: "pterm shell",
+    });
+  }
+  return await new Shell(app, io, root, session, timeoutMs).run();
+}
