@@ -209,7 +209,8 @@ class Shell {
       }
     }
     void pumping;
-    return 0;
+    // As sh does: the status of the last command (0 when none ran).
+    return this.#last?.exit_code ?? 0;
   }
 
   async #loop(): Promise<void> {

@@ -49,7 +49,8 @@ Deno.test("a line runs as terminal_exec does: output, footer, an audit record fr
   await shell.line("hello; ls");
   await shell.waitFor(/exit 2 InvalidCommandLine/);
   await shell.keys("C-d");
-  await shell.waitFor("[shell exited 0]");
+  // As sh does, the shell leaves with the last command's status.
+  await shell.waitFor("[shell exited 2]");
 });
 
 Deno.test("with colour: the prompt's dot is grey without irc settings, stderr is red", async () => {
@@ -135,7 +136,7 @@ Deno.test("history: up/down across restarts, persisted per root; a line holding 
     await shell.waitFor(/^agent-7 ● IRC:\w+ › hello$/m);
     await shell.keys("C-c");
     await shell.keys("C-d");
-    await shell.waitFor("[shell exited 0]");
+    await shell.waitFor("[shell exited 1]");
   }
   const stored = await Deno.readTextFile(join(root.path, HISTORY_REL_PATH));
   assert.equal(stored, "hello\n");
@@ -311,4 +312,32 @@ Deno.test(":watch shows the records a concurrent pterm exec writes, as they land
   await shell.waitForPrompt(2);
   await shell.line("hello");
   await shell.waitFor(/exit 0 · /, { count: 2 });
+});
+
+Deno.test("without a terminal: lines from stdin run in order, no prompt, no colour, the last status is the exit code", async () => {
+  await using root = await makeRoot();
+  const result = await cli(["shell", "--root", root.path, "--session", "batch"], {
+    entry: SHELL_ENTRY,
+    env: { NO_COLOR: "" },
+    stdin: "hello\nprobe stdin <<\nabc\n.\ngit nope\n",
+  });
+  assert.equal(result.code, 2);
+  assert.ok(!result.stdout.includes("\x1b"), "no escape sequence at all");
+  assert.ok(!result.stdout.includes("IRC"), "no prompt");
+  const records = (await listAuditRecords(root.path, { session: "batch" })).reverse();
+  assert.deepEqual(records.map((r) => [r.command, r.exit_code, r.origin]), [
+    ["hello", 0, "shell"],
+    ["probe stdin", 0, "shell"],
+    ["git nope", 2, "shell"],
+  ]);
+  assert.deepEqual(records[1].envelope?.result, { ok: true, command: "probe stdin", stdin: "abc\n" });
+  for (const r of records) assert.ok(result.stdout.includes(`run ${r.run_id}`));
+});
+
+Deno.test("nothing of the shell is in the bundle `pterm exec` runs but its tiny declaration", async () => {
+  const bundle = await Deno.readTextFile(new URL("../../main.bundle.js", import.meta.url));
+  assert.ok(bundle.includes("var shellCommand"));
+  for (const absent of ["node:readline", "watchSession", "renderEnvelope", "IrcLight"]) {
+    assert.ok(!bundle.includes(absent), absent);
+  }
 });
