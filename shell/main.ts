@@ -263,8 +263,18 @@ class Shell {
 
   /** The stdin of a `<<` line: from $EDITOR, or typed up to a lone `.`; null when abandoned. */
   async #readStdin(): Promise<string | null> {
-    const editor = this.#env("EDITOR");
-    if (this.#interactive && editor && Deno.permissions.querySync({ name: "run", command: "sh" }).state === "granted") {
+    const editor = this.#interactive ? this.#env("EDITOR") : undefined;
+    const mayStart = Deno.permissions.querySync({ name: "run", command: "sh" }).state === "granted";
+    if (editor && !mayStart) {
+      this.#write(
+        paint(
+          "($EDITOR is set, but this pterm may not start programs (it needs --allow-run=sh); type the text)",
+          "grey",
+          this.#color,
+        ) + "\n",
+      );
+    }
+    if (editor && mayStart) {
       this.#keyboard.hold();
       Deno.stdin.setRaw(false);
       try {

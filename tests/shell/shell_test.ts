@@ -195,11 +195,15 @@ Deno.test("tab completion: commands, subcommands, flags, choices and confined wo
   await shell.waitFor(/› :watch $/m);
 });
 
-Deno.test("stdin: a line ending with << takes the lines up to a lone ., or $EDITOR's text", async () => {
+Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (also when $EDITOR may not start)", async () => {
   await using root = await makeRoot();
-  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
+  // The pterm task does not let pterm start programs: $EDITOR is then named and passed over.
+  await using shell = await TerminalShell.start({ root: root.path, env: { ...NO_COLOR, EDITOR: "/bin/false" } });
   await shell.waitForPrompt();
   await shell.line("probe stdin <<");
+  await shell.waitFor(
+    "($EDITOR is set, but this pterm may not start programs (it needs --allow-run=sh); type the text)",
+  );
   await shell.waitFor(/^… $/m);
   await shell.line("first line");
   await shell.line("..");
@@ -225,7 +229,12 @@ Deno.test("stdin from $EDITOR when pterm may start it", async () => {
   await using root = await makeRoot();
   await using tools = await makeRoot("pterm-editor-");
   const editor = join(tools.path, "editor.sh");
-  await Deno.writeTextFile(editor, `#!/bin/sh\nprintf 'from the editor\\nsecond\\n' > "$1"\n`);
+  const failNext = join(tools.path, "fail-next");
+  // An editor that writes two lines, or fails once the test asks it to.
+  await Deno.writeTextFile(
+    editor,
+    `#!/bin/sh\n[ -e '${failNext}' ] && exit 1\nprintf 'from the editor\\nsecond\\n' > "$1"\n`,
+  );
   await Deno.chmod(editor, 0o700);
   await using shell = await TerminalShell.start({
     root: root.path,
@@ -240,6 +249,11 @@ Deno.test("stdin from $EDITOR when pterm may start it", async () => {
   // The keyboard is the shell's again.
   await shell.line("hello");
   await shell.waitFor(/exit 0 · /, { count: 2 });
+  // An editor that fails abandons the line: nothing runs.
+  await Deno.writeTextFile(failNext, "");
+  await shell.line("probe stdin <<");
+  await shell.waitFor("(stdin abandoned; nothing ran)");
+  assert.equal((await listAuditRecords(root.path)).length, 2);
 });
 
 Deno.test(":save writes the last output inside the workspace only; :copy sends it by OSC 52 (tmux keeps it)", async () => {
