@@ -104,6 +104,9 @@ class Shell {
   #inHeredoc = false;
   #last: Envelope | null = null;
   #interrupt: (() => void) | null = null;
+  #endedBy: "SIGTERM" | "SIGHUP" | null = null;
+  /** The line editor has closed (Ctrl-D, end of input, a signal): no more prompts. */
+  #closed = false;
 
   constructor(app: App, io: CliIo, root: string, session: string, timeoutMs: number | undefined) {
     this.#registry = new Registry(app.commands);
@@ -127,14 +130,14 @@ class Shell {
 
   #refreshPrompt(): void {
     const rl = this.#rl;
-    if (!rl || !this.#interactive || !this.#atPrompt || this.#inHeredoc) return;
+    if (!rl || !this.#interactive || !this.#atPrompt || this.#inHeredoc || this.#closed) return;
     rl.setPrompt(this.#prompt());
     rl.prompt(true);
   }
 
   #showPrompt(prompt: string): void {
     this.#atPrompt = true;
-    if (!this.#interactive) return;
+    if (!this.#interactive || this.#closed) return;
     this.#rl!.setPrompt(prompt);
     this.#rl!.prompt();
   }
@@ -163,7 +166,10 @@ class Shell {
     });
     this.#rl = rl;
     rl.on("line", (line) => this.#queue.push({ kind: "line", line }));
-    rl.on("close", () => this.#queue.push({ kind: "end" }));
+    rl.on("close", () => {
+      this.#closed = true;
+      this.#queue.push({ kind: "end" });
+    });
     rl.on("SIGINT", () => {
       if (this.#inHeredoc) {
         this.#queue.push({ kind: "interrupt" });
@@ -185,6 +191,18 @@ class Shell {
       else if (!this.#interactive) rl.close();
     };
     Deno.addSignalListener("SIGINT", onSignal);
+    // Terminated, or the terminal hung up: the running command is cancelled (its record says so),
+    // the terminal is given back in the mode it came in, and the shell leaves.
+    const onEnd = (signal: "SIGTERM" | "SIGHUP") => () => {
+      this.#endedBy ??= signal;
+      this.#interrupt?.();
+      this.#queue.clear();
+      rl.close();
+    };
+    const onTerm = onEnd("SIGTERM");
+    const onHup = onEnd("SIGHUP");
+    Deno.addSignalListener("SIGTERM", onTerm);
+    Deno.addSignalListener("SIGHUP", onHup);
     if (this.#interactive) Deno.stdin.setRaw(true);
     const pumping = this.#keyboard.pump();
     try {
@@ -202,13 +220,18 @@ class Shell {
     } finally {
       this.#light.stop();
       Deno.removeSignalListener("SIGINT", onSignal);
+      Deno.removeSignalListener("SIGTERM", onTerm);
+      Deno.removeSignalListener("SIGHUP", onHup);
       rl.close();
       if (this.#interactive) {
-        Deno.stdin.setRaw(false);
-        this.#write("\n");
+        try {
+          Deno.stdin.setRaw(false);
+          this.#write("\n");
+        } catch { /* the terminal is gone */ }
       }
     }
     void pumping;
+    if (this.#endedBy) return 128 + (this.#endedBy === "SIGTERM" ? 15 : 1);
     // As sh does: the status of the last command (0 when none ran).
     return this.#last?.exit_code ?? 0;
   }
@@ -309,6 +332,8 @@ class Shell {
   async #busy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const interrupt = () => {
+      // Lines typed or pasted behind the stopped one do not run either.
+      this.#queue.clear();
       if (!controller.signal.aborted) {
         this.#write(paint("^C stopping…", "yellow", this.#color) + "\n");
         controller.abort(new DOMException("stopped with Ctrl-C", "AbortError"));

@@ -355,3 +355,40 @@ Deno.test("nothing of the shell is in the bundle `pterm exec` runs but its tiny 
     assert.ok(!bundle.includes(absent), absent);
   }
 });
+
+Deno.test("SIGTERM cancels the running command (record: Cancelled) and gives the terminal back in its own mode", async () => {
+  await using root = await makeRoot();
+  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR, args: ["--timeout-ms", "120000"] });
+  await shell.waitForPrompt();
+  const tty = (await shell.tmux("display-message", "-p", "-t", shell.target, "#{pane_tty}")).trim();
+  const stty = () =>
+    new TextDecoder().decode(new Deno.Command("stty", { args: ["-F", tty, "-a"] }).outputSync().stdout);
+  assert.match(stty(), /-icanon/, "raw while the shell runs");
+  await shell.line("probe busy");
+  await shell.waitFor(async () => (await listAuditRecords(root.path)).some((r) => r.state === "running"));
+  // The pane runs sh, which runs env, which execs deno: the shell is sh's child.
+  const panePid = (await shell.tmux("display-message", "-p", "-t", shell.target, "#{pane_pid}")).trim();
+  const children = new TextDecoder().decode(new Deno.Command("pgrep", { args: ["-P", panePid] }).outputSync().stdout);
+  const pid = Number(children.trim().split("\n")[0]);
+  Deno.kill(pid, "SIGTERM");
+  await shell.waitFor("[shell exited 143]");
+  const [record] = await listAuditRecords(root.path);
+  assert.equal(record.error_code, "Cancelled");
+  assert.doesNotMatch(stty(), /-icanon/);
+  assert.doesNotMatch(stty(), /-echo /);
+});
+
+Deno.test("Ctrl-C on a pasted batch stops the running line and drops the ones behind it", async () => {
+  await using root = await makeRoot();
+  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR, args: ["--timeout-ms", "120000"] });
+  await shell.waitForPrompt();
+  await shell.type("probe busy\rhello\r");
+  await shell.waitFor(async () => (await listAuditRecords(root.path)).some((r) => r.state === "running"));
+  await shell.keys("C-c");
+  await shell.waitFor(/exit 130 Cancelled/);
+  await shell.waitForPrompt(2);
+  await shell.line("probe sleep --ms 1");
+  await shell.waitFor(/exit 0 · /);
+  const commands = (await listAuditRecords(root.path)).map((r) => r.command).reverse();
+  assert.deepEqual(commands, ["probe busy", "probe sleep --ms 1"]);
+});
