@@ -48,3 +48,31 @@ Deno.test("with colour the light is the dot's colour: green once joined", option
     await new Promise((r) => setTimeout(r, 50));
   }
 });
+
+Deno.test("yellow while the daemon connects to a server that never answers", options, async () => {
+  // A TCP server that accepts and stays silent: registration never completes.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    try {
+      for await (const conn of listener) held.push(conn);
+    } catch { /* closed */ }
+  })();
+  try {
+    await using root = await makeRoot();
+    await writeEnv(root.path, {
+      IRC_SERVER: "127.0.0.1",
+      IRC_PORT: (listener.addr as Deno.NetAddr).port,
+      IRC_CHANNEL: "#lemon",
+      IRC_NICK: "ptermbot",
+    });
+    await using _daemon = await startDaemon(root.path, { session: "agent-7" });
+    await using shell = await TerminalShell.start({ root: root.path, env: { NO_COLOR: "1" } });
+    await shell.waitFor((s) => lastPrompt(s) === "agent-7 ● IRC:yellow › ");
+    assert.ok(held.length >= 1, "the daemon did connect");
+  } finally {
+    listener.close();
+    for (const conn of held) conn.close();
+    await accepting;
+  }
+});
