@@ -11,7 +11,7 @@ const CTRL_C = 0x03;
 
 export type KeyboardMode =
   | { readonly kind: "line" }
-  | { readonly kind: "busy"; readonly interrupt: () => void };
+  | { readonly kind: "busy"; readonly interrupt: (why?: string) => void };
 
 export class Keyboard {
   /** What the line editor reads. */
@@ -57,7 +57,7 @@ export class Keyboard {
       const chunk = buffer.slice(0, n);
       const mode = this.#mode;
       if (mode.kind === "line") this.editorInput.write(chunk);
-      else if (chunk.includes(CTRL_C)) mode.interrupt();
+      else if (chunk.includes(CTRL_C)) mode.interrupt("^C");
     }
     this.editorInput.end();
   }

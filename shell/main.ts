@@ -103,7 +103,7 @@ class Shell {
   #atPrompt = false;
   #inHeredoc = false;
   #last: Envelope | null = null;
-  #interrupt: (() => void) | null = null;
+  #interrupt: ((why?: string) => void) | null = null;
   #endedBy: "SIGTERM" | "SIGHUP" | null = null;
   /** The line editor has closed (Ctrl-D, end of input, a signal): no more prompts. */
   #closed = false;
@@ -149,7 +149,15 @@ class Shell {
   }
 
   async run(): Promise<number> {
-    const history = this.#interactive ? await loadHistory(this.#root) : [];
+    let history: string[] = [];
+    let historyProblem: string | null = null;
+    if (this.#interactive) {
+      try {
+        history = await loadHistory(this.#root);
+      } catch (error) {
+        historyProblem = (error as Error).message;
+      }
+    }
     const rl = readline.createInterface({
       input: this.#keyboard.editorInput,
       output: process.stdout,
@@ -195,7 +203,7 @@ class Shell {
     // the terminal is given back in the mode it came in, and the shell leaves.
     const onEnd = (signal: "SIGTERM" | "SIGHUP") => () => {
       this.#endedBy ??= signal;
-      this.#interrupt?.();
+      this.#interrupt?.(signal);
       this.#queue.clear();
       rl.close();
     };
@@ -209,12 +217,16 @@ class Shell {
       // Every declaration now: completion then never waits for a module, and Deno never redraws
       // the line for a module load while a person types.
       await this.#registry.loadAll();
-      await this.#light.refresh();
-      this.#light.start();
       if (this.#interactive) {
+        // Only a prompt shows the light: batch use never asks the daemon (whose first status connects).
+        await this.#light.refresh();
+        this.#light.start();
         this.#write(
           paint(`pterm shell · session ${this.#session} · :help for help, Ctrl-D to leave`, "grey", this.#color) + "\n",
         );
+        if (historyProblem) {
+          this.#write(paint(`(history not read: ${historyProblem})`, "grey", this.#color) + "\n");
+        }
       }
       await this.#loop();
     } finally {
@@ -280,7 +292,13 @@ class Shell {
       this.#forget(line);
       return;
     }
-    const stored = await appendHistory(this.#root, line, await workspaceSecrets(this.#root));
+    let stored = false;
+    try {
+      stored = await appendHistory(this.#root, line, await workspaceSecrets(this.#root));
+    } catch (error) {
+      // The line still runs; only its place in the history is lost.
+      this.#write(paint(`(history not saved: ${(error as Error).message})`, "grey", this.#color) + "\n");
+    }
     if (!stored) this.#forget(line);
   }
 
@@ -331,12 +349,12 @@ class Shell {
   /** Runs with the keyboard watching for Ctrl-C, which aborts `controller`. */
   async #busy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const interrupt = () => {
+    const interrupt = (why = "^C") => {
       // Lines typed or pasted behind the stopped one do not run either.
       this.#queue.clear();
       if (!controller.signal.aborted) {
-        this.#write(paint("^C stopping…", "yellow", this.#color) + "\n");
-        controller.abort(new DOMException("stopped with Ctrl-C", "AbortError"));
+        this.#write(paint(`${why} stopping…`, "yellow", this.#color) + "\n");
+        controller.abort(new DOMException(`stopped (${why})`, "AbortError"));
       }
     };
     this.#interrupt = interrupt;

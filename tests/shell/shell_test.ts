@@ -220,6 +220,8 @@ Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (al
   // Ctrl-C while typing stdin abandons the line; nothing runs.
   await shell.line("probe stdin <<");
   await shell.line("draft");
+  // Typed lines are each seen before the next key, as a person types.
+  await shell.waitFor(/^… draft\n… $/m);
   await shell.keys("C-c");
   await shell.waitFor("(stdin abandoned; nothing ran)");
   assert.equal((await listAuditRecords(root.path)).length, 1);
@@ -391,4 +393,16 @@ Deno.test("Ctrl-C on a pasted batch stops the running line and drops the ones be
   await shell.waitFor(/exit 0 · /);
   const commands = (await listAuditRecords(root.path)).map((r) => r.command).reverse();
   assert.deepEqual(commands, ["probe busy", "probe sleep --ms 1"]);
+});
+
+Deno.test("a history that cannot be read or written is reported, and the line still runs", async () => {
+  await using root = await makeRoot();
+  // cache/ is a file here: the history file cannot be made under it.
+  await Deno.writeTextFile(join(root.path, "cache"), "not a folder");
+  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
+  await shell.waitForPrompt();
+  assert.match(await shell.screen(), /\(history not read: /);
+  await shell.line("hello");
+  const screen = await shell.waitFor(/exit 0 · /);
+  assert.match(screen, /\(history not saved: /);
 });
