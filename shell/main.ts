@@ -15,6 +15,7 @@ import { PtermError } from "../core/errors.ts";
 import { confinePathSync } from "../core/paths.ts";
 import { Registry } from "../core/registry.ts";
 import { execute, type Kernel } from "../core/runtime.ts";
+import type { ProgressReport } from "../core/sandbox_protocol.ts";
 import { isRunId } from "../core/run_id.ts";
 import { writeFileAtomicSync } from "../core/atomic.ts";
 import { complete } from "./complete.ts";
@@ -107,6 +108,8 @@ class Shell {
   #endedBy: "SIGTERM" | "SIGHUP" | null = null;
   /** The line editor has closed (Ctrl-D, end of input, a signal): no more prompts. */
   #closed = false;
+  /** A progress line is on the screen (to be cleared before anything else is written). */
+  #progressShown = false;
 
   constructor(app: App, io: CliIo, root: string, session: string, timeoutMs: number | undefined) {
     this.#registry = new Registry(app.commands);
@@ -353,6 +356,7 @@ class Shell {
       // Lines typed or pasted behind the stopped one do not run either.
       this.#queue.clear();
       if (!controller.signal.aborted) {
+        this.#clearProgress();
         this.#write(paint(`${why} stopping…`, "yellow", this.#color) + "\n");
         controller.abort(new DOMException(`stopped (${why})`, "AbortError"));
       }
@@ -379,10 +383,28 @@ class Shell {
         terminal: { color: false },
         origin: "shell",
         signal,
+        onProgress: (report) => this.#showProgress(report),
       })
     );
+    this.#clearProgress();
     this.#last = envelope;
     this.#write(renderEnvelope(envelope, this.#color));
+  }
+
+  /** A command's progress, on one line that each report redraws (only in a terminal). */
+  #showProgress(report: ProgressReport): void {
+    if (!this.#interactive) return;
+    const amount = report.total === undefined ? `${report.progress}` : `${report.progress}/${report.total}`;
+    const text = `… ${report.message ? `${report.message} ` : ""}(${amount})`;
+    const width = Math.max(10, (process.stdout.columns ?? 80) - 1);
+    this.#write(`\r\x1b[2K${paint(escapeControls(text).slice(0, width), "grey", this.#color)}`);
+    this.#progressShown = true;
+  }
+
+  #clearProgress(): void {
+    if (!this.#progressShown) return;
+    this.#write("\r\x1b[2K");
+    this.#progressShown = false;
   }
 
   /** A `:` command; false to leave the shell. */

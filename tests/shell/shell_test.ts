@@ -380,6 +380,19 @@ Deno.test("SIGTERM cancels the running command (record: Cancelled) and gives the
   assert.doesNotMatch(stty(), /-echo /);
 });
 
+Deno.test("a command's progress is shown on one line while it runs, then gives way to its output", async () => {
+  await using root = await makeRoot();
+  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR, args: ["--timeout-ms", "120000"] });
+  await shell.waitForPrompt();
+  // Reports three steps, then waits until it is stopped.
+  await shell.line("probe progress --steps 3");
+  const running = await shell.waitFor(/^… step 3 \(3\/3\)$/m);
+  assert.ok(!running.includes("step 1 (1/3)\n"), "each report redraws the same line");
+  await shell.keys("C-c");
+  const screen = await shell.waitFor(/exit 130 Cancelled/);
+  assert.ok(!screen.includes("… step 3 (3/3)"), "the progress line is cleared");
+});
+
 Deno.test("Ctrl-C on a pasted batch stops the running line and drops the ones behind it", async () => {
   await using root = await makeRoot();
   await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR, args: ["--timeout-ms", "120000"] });
