@@ -212,8 +212,12 @@ class Shell {
     };
     const onTerm = onEnd("SIGTERM");
     const onHup = onEnd("SIGHUP");
-    Deno.addSignalListener("SIGTERM", onTerm);
-    Deno.addSignalListener("SIGHUP", onHup);
+    // Windows has neither signal (Deno listens there only for SIGINT and SIGBREAK).
+    const posix = Deno.build.os !== "windows";
+    if (posix) {
+      Deno.addSignalListener("SIGTERM", onTerm);
+      Deno.addSignalListener("SIGHUP", onHup);
+    }
     if (this.#interactive) Deno.stdin.setRaw(true);
     const pumping = this.#keyboard.pump();
     try {
@@ -235,8 +239,10 @@ class Shell {
     } finally {
       this.#light.stop();
       Deno.removeSignalListener("SIGINT", onSignal);
-      Deno.removeSignalListener("SIGTERM", onTerm);
-      Deno.removeSignalListener("SIGHUP", onHup);
+      if (posix) {
+        Deno.removeSignalListener("SIGTERM", onTerm);
+        Deno.removeSignalListener("SIGHUP", onHup);
+      }
       rl.close();
       if (this.#interactive) {
         try {
