@@ -82,6 +82,22 @@ export class IrcLight {
     return this.#value;
   }
 
+  /**
+   * The first reading, waited for at most `maxWaitMs` so the first prompt is not held up: a daemon
+   * that takes longer is busy with its (lazy) first connection, which the light shows as yellow.
+   */
+  async first(maxWaitMs = 300): Promise<Light> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reading = this.refresh();
+    const late = await Promise.race([
+      reading.then(() => false),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(true), maxWaitMs)),
+    ]);
+    clearTimeout(timer);
+    if (late && this.#polling && configured(this.#root)) this.#value = "yellow";
+    return this.#value;
+  }
+
   start(): void {
     this.#timer ??= setInterval(() => void this.refresh(), this.#intervalMs);
   }

@@ -226,7 +226,7 @@ class Shell {
       await this.#registry.loadAll();
       if (this.#interactive) {
         // Only a prompt shows the light: batch use never asks the daemon (whose first status connects).
-        await this.#light.refresh();
+        await this.#light.first();
         this.#light.start();
         this.#write(
           paint(`pterm shell · session ${this.#session} · :help for help, Ctrl-D to leave`, "grey", this.#color) + "\n",
