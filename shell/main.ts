@@ -142,7 +142,8 @@ class Shell {
     this.#atPrompt = true;
     if (!this.#interactive || this.#closed) return;
     this.#rl!.setPrompt(prompt);
-    this.#rl!.prompt();
+    // preserveCursor: text typed ahead of the prompt stays, with the cursor after it.
+    this.#rl!.prompt(true);
   }
 
   /** Removes the newest in-memory history entry if it is `line` (secrets, heredoc bodies). */
@@ -169,6 +170,8 @@ class Shell {
       historySize: HISTORY_SIZE,
       removeHistoryDuplicates: true,
       completer: (line: string, callback: (error: Error | null, result: [string[], string]) => void) => {
+        // Typing stdin, Tab is a character of the text: "complete" it to itself.
+        if (this.#inHeredoc) return callback(null, [["\t"], ""]);
         complete(this.#registry, this.#root, line).then(
           (result) => callback(null, result),
           () => callback(null, [[], line]),

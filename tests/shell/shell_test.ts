@@ -217,6 +217,20 @@ Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (al
     command: "probe stdin",
     stdin: "first line\n.\nlast; with | shell chars\n",
   });
+  // Tab typed into stdin is a tab, not a completion (here "a" is typed ahead of the "… " prompt).
+  await shell.line("probe stdin <<");
+  await shell.type("a");
+  await shell.waitFor(/\(it needs --allow-run=sh\); type the text\)\n… a$/m);
+  await shell.waitFor(/^… a$/m);
+  await shell.keys("Tab");
+  await shell.waitFor(/^… a\s+$/m);
+  await shell.type("b");
+  await shell.waitFor(/^… a\s+b$/m);
+  await shell.keys("Enter");
+  await shell.line(".");
+  await shell.waitFor(/exit 0 · /, { count: 2 });
+  const withTab = (await listAuditRecords(root.path))[0];
+  assert.equal((withTab.envelope?.result as { stdin: string }).stdin, "a\tb\n");
   // Ctrl-C while typing stdin abandons the line; nothing runs.
   await shell.line("probe stdin <<");
   await shell.line("draft");
@@ -224,7 +238,7 @@ Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (al
   await shell.waitFor(/^… draft\n… $/m);
   await shell.keys("C-c");
   await shell.waitFor("(stdin abandoned; nothing ran)");
-  assert.equal((await listAuditRecords(root.path)).length, 1);
+  assert.equal((await listAuditRecords(root.path)).length, 2);
 });
 
 Deno.test("stdin from $EDITOR when pterm may start it", async () => {
@@ -418,4 +432,20 @@ Deno.test("a history that cannot be read or written is reported, and the line st
   await shell.line("hello");
   const screen = await shell.waitFor(/exit 0 · /);
   assert.match(screen, /\(history not saved: /);
+});
+
+Deno.test("a patch pasted into the terminal after `patch apply <<` is applied exactly (indentation, blank lines)", async () => {
+  await using root = await makeRoot();
+  await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
+  await shell.waitForPrompt();
+  const body = "TIMEOUT = 30\n\ndef connect(host):\n    return open_socket(host, TIMEOUT)\n\tif host: pass\n";
+  const patch = `patch apply <<\n=== file.write: "app/config.py" ===\n${body}=== end ===\n=== PATCH EOF ===\n.\n`;
+  // A real paste: tmux's paste-buffer, which types the buffer (line breaks as Enter).
+  await shell.tmux("set-buffer", "--", patch);
+  await shell.tmux("paste-buffer", "-t", shell.target);
+  await shell.waitFor(/exit 0 · /);
+  assert.equal(await Deno.readTextFile(join(root.path, "app/config.py")), body);
+  const [record] = await listAuditRecords(root.path);
+  assert.equal(record.command, "patch apply");
+  assert.equal(record.origin, "shell");
 });
