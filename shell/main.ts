@@ -18,7 +18,7 @@ import { execute, type Kernel } from "../core/runtime.ts";
 import type { ProgressReport } from "../core/sandbox_protocol.ts";
 import { isRunId } from "../core/run_id.ts";
 import { writeFileAtomicSync } from "../core/atomic.ts";
-import { complete } from "./complete.ts";
+import { complete, splitWords } from "./complete.ts";
 import { appendHistory, HISTORY_SIZE, loadHistory, workspaceSecrets } from "./history.ts";
 import { IrcLight } from "./irc_light.ts";
 import { Keyboard } from "./keyboard.ts";
@@ -418,7 +418,8 @@ class Shell {
 
   /** A `:` command; false to leave the shell. */
   async #meta(line: string): Promise<boolean> {
-    const [name, ...args] = line.split(/\s+/);
+    // Quotes group words as in a command line: :save "notes/my output.txt"
+    const [name, ...args] = splitWords(line).filter((word) => word !== "");
     switch (name) {
       case ":quit":
       case ":exit":
@@ -435,6 +436,9 @@ class Shell {
         return true;
       case ":runs": {
         const limit = args[0] ?? "20";
+        if (!/^[1-9]\d{0,5}$/.test(limit)) {
+          throw new PtermError("InvalidArgs", `:runs takes how many runs to list (e.g. :runs 50), not \`${limit}\`.`);
+        }
         const runs = await listRuns(this.#root, { session: this.#session, limit });
         this.#write(escapeControls(renderRunsTable(runs), this.#color));
         return true;

@@ -293,6 +293,9 @@ Deno.test(":save writes the last output inside the workspace only; :copy sends i
     await shell.line(`:save ${path}`);
     await shell.waitFor(`[${code}]`);
   }
+  await shell.line(':save "out/with space.txt"');
+  await shell.waitFor("saved", { count: 2 });
+  assert.equal(await Deno.readTextFile(join(root.path, "out/with space.txt")), record.envelope!.stdout);
   await shell.line(":copy");
   await shell.waitFor("copied");
   const buffer = await shell.tmux("show-buffer");
