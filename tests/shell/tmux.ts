@@ -92,6 +92,11 @@ export class TerminalShell implements AsyncDisposable {
     return await tmux(this.socket, ["capture-pane", "-p", "-e", "-J", "-S", "-", "-t", this.target]);
   }
 
+  /** The cursor's column (0-based). */
+  async cursorColumn(): Promise<number> {
+    return Number((await tmux(this.socket, ["display-message", "-p", "-t", this.target, "#{cursor_x}"])).trim());
+  }
+
   async tmux(...args: string[]): Promise<string> {
     return await tmux(this.socket, args);
   }
