@@ -1840,6 +1840,31 @@ function mcpCommand(app2) {
   };
 }
 
+// shell/host.ts
+var shellCommand = {
+  name: "shell",
+  description: "An interactive terminal for people in the pterm grammar: each line runs as terminal_exec does (audited as origin shell); the prompt shows the session and its IRC light. :help inside lists the rest.",
+  flags: [
+    rootFlag,
+    sessionFlag,
+    {
+      name: "timeout-ms",
+      type: "string",
+      valueName: "n",
+      description: "Stop each command after this many milliseconds (clipped to limits.timeout_ms_max)."
+    }
+  ],
+  async run(io, options, app2) {
+    const { runShell } = await lazyImport(new URL("./main.ts", new URL("./shell/host.ts", import.meta.url).href));
+    const timeout = options.timeoutMs;
+    return await runShell(io, app2, {
+      root: typeof options.root === "string" ? options.root : void 0,
+      session: typeof options.session === "string" ? options.session : void 0,
+      timeoutMs: typeof timeout === "string" ? timeout : void 0
+    });
+  }
+};
+
 // version.ts
 var VERSION = "0.1.0";
 
@@ -1853,7 +1878,8 @@ var code = await main(processIo(), {
   ...app,
   hostCommands: [
     ircDaemonCommand,
-    mcpCommand(app)
+    mcpCommand(app),
+    shellCommand
   ]
 });
 Deno.exit(code);

@@ -28,7 +28,7 @@ const RUN_FLAGS = [
   "--v8-flags=--no-lazy",
   "--unstable-worker-options",
 ];
-const INCLUDES = ["core", "commands", "mcp", "skills"].flatMap((dir) => ["--include", dir]);
+const INCLUDES = ["core", "commands", "mcp", "shell", "skills"].flatMap((dir) => ["--include", dir]);
 
 export function compileArgs(target: string | null): string[] {
   const suffix = target === null ? "" : `-${target}`;

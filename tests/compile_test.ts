@@ -11,7 +11,7 @@ Deno.test("compile keeps the pterm task's flags and includes the lazily loaded c
   const args = compileArgs(null);
   for (const flag of PTERM_FLAGS) assert.ok(args.includes(flag), flag);
   assert.ok(args.includes("--unstable-worker-options"));
-  for (const dir of ["core", "commands", "mcp", "skills"]) {
+  for (const dir of ["core", "commands", "mcp", "shell", "skills"]) {
     assert.ok(args.join(" ").includes(`--include ${dir}`), dir);
     assert.ok((await Deno.stat(new URL(`../${dir}`, import.meta.url))).isDirectory);
   }

@@ -29,7 +29,8 @@ export interface HostCommand {
   readonly name: string;
   readonly description: string;
   readonly flags: readonly import("../declaration.ts").FlagSpec[];
-  run(io: CliIo, options: Record<string, string | boolean | undefined>): Promise<number>;
+  /** `options` are keyed as commander names them (`--timeout-ms` is `timeoutMs`). */
+  run(io: CliIo, options: Record<string, string | boolean | undefined>, app: App): Promise<number>;
 }
 
 const encoder = new TextEncoder();

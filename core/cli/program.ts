@@ -151,7 +151,7 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
     const command = program.command(host.name).description(host.description);
     for (const flag of host.flags) command.addOption(optionFor(flag));
     command.action(async (options) => {
-      exitCode = await host.run(io, options as Record<string, string | boolean | undefined>);
+      exitCode = await host.run(io, options as Record<string, string | boolean | undefined>, app);
     });
   }
 
