@@ -914,8 +914,11 @@ var DEFAULT_LIMITS = {
   stderr_bytes: 8 * 1024,
   stdin_bytes: 4 * 1024 * 1024,
   timeout_ms_default: 6e4,
-  timeout_ms_max: 6e5
+  timeout_ms_max: 6e5,
+  memory_bytes: 2 * 1024 * 1024 * 1024
 };
+var MEMORY_WATCH_AFTER_MS = 100;
+var MEMORY_WATCH_EVERY_MS = 20;
 var ABORT_GRACE_MS = 250;
 
 // core/config.ts
@@ -1161,11 +1164,14 @@ var Sandbox = class {
       let settled = false;
       let timedOut = false;
       let graceTimer;
+      let memoryTimer;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
+        watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
+        if (memoryTimer !== void 0) clearInterval(memoryTimer);
         this.dispose();
         resolve2(outcome);
       };
@@ -1247,6 +1253,25 @@ var Sandbox = class {
         graceTimer = setTimeout(timeout, ABORT_GRACE_MS);
       };
       deadline.addEventListener("abort", onDeadline, {
+        once: true
+      });
+      const ceiling = job.limits.memory_bytes;
+      const overCeiling = () => {
+        if (Deno.memoryUsage().rss <= ceiling) return;
+        finish({
+          ...captured(),
+          kind: "failed",
+          code: "InputTooLarge",
+          message: `${job.path.join(" ")} used more than ${Math.round(ceiling / 2 ** 20)} MiB of memory and was stopped; give it a smaller input, or raise limits.memory_bytes in pterm.json.`
+        });
+      };
+      const watchFrom = AbortSignal.timeout(MEMORY_WATCH_AFTER_MS);
+      const onWatch = () => {
+        if (settled) return;
+        overCeiling();
+        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+      };
+      watchFrom.addEventListener("abort", onWatch, {
         once: true
       });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
