@@ -77,7 +77,15 @@ export function stateOf(record: AuditRecord, now = Date.now()): RunState {
   return now - started > record.timeout_ms + INTERRUPTED_AFTER_MS ? "interrupted" : "running";
 }
 
-export async function readAuditRecord(root: string, runId: string): Promise<AuditRecord> {
+export function readAuditRecord(root: string, runId: string): Promise<AuditRecord> {
+  try {
+    return Promise.resolve(readAuditRecordSync(root, runId));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readAuditRecordSync(root: string, runId: string): AuditRecord {
   if (!isRunId(runId)) {
     throw new PtermError(
       "InvalidArgs",

@@ -32,8 +32,11 @@ export interface ExecRequest {
 }
 
 /** SGR reset, bold, normal intensity, and the 16 foreground colours: nothing that hides or moves text. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const PLAIN_COLOUR = /\x1b\[(?:0|1|22|3[0-79]|9[0-7])m/;
+// deno-lint-ignore no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+// deno-lint-ignore no-control-regex
 const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /**
