@@ -494,7 +494,7 @@ function confinePathSync(root, input, access, options = {}) {
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -502,7 +502,7 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
   let current = root;
   let index = 0;
   let exists = true;
@@ -527,7 +527,7 @@ function walk(root, input, segments, access, label, lexicalRel) {
     } else {
       current = next;
     }
-    if (index < segments.length - 1 && !isFolder(current)) {
+    if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
   }
@@ -1392,9 +1392,12 @@ function confineArguments(root, leaf, args) {
     const values = Array.isArray(value) ? value : value === void 0 ? [] : [
       value
     ];
-    for (const v of values) confinePathSync(root, String(v), flag.path, {
-      label: `--${flag.name}`
-    });
+    for (const v of values) {
+      confinePathSync(root, String(v), flag.path, {
+        label: `--${flag.name}`,
+        refuseFileAsFolder: true
+      });
+    }
   }
   for (const positional of leaf.positionals ?? []) {
     if (!positional.path) continue;
@@ -1402,9 +1405,12 @@ function confineArguments(root, leaf, args) {
     const values = Array.isArray(value) ? value : value === void 0 ? [] : [
       value
     ];
-    for (const v of values) confinePathSync(root, v, positional.path, {
-      label: `<${positional.name}>`
-    });
+    for (const v of values) {
+      confinePathSync(root, v, positional.path, {
+        label: `<${positional.name}>`,
+        refuseFileAsFolder: true
+      });
+    }
   }
 }
 function sessionDir(input) {

@@ -175,6 +175,12 @@ function canonicalParent(dir: string): string {
 export interface ConfineOptions {
   /** What the path is called in messages, e.g. "--repo". */
   readonly label?: string;
+  /**
+   * Refuse a path that uses an existing file as a folder (`notes.txt/x.md`) with
+   * `NotADirectory`. The kernel sets it for path flags; a command resolving paths of its own
+   * transaction (patch: a file deleted by an earlier block) checks its own view instead.
+   */
+  readonly refuseFileAsFolder?: boolean;
 }
 
 /**
@@ -214,7 +220,7 @@ export function confinePathSync(
   checkPolicy(lexicalRel, input, access, label);
 
   try {
-    return walk(root, input, segments, access, label, lexicalRel);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError(
@@ -233,6 +239,7 @@ function walk(
   access: Access,
   label: string,
   lexicalRel: string,
+  refuseFileAsFolder: boolean,
 ): ConfinedPath {
   // Walk down while the path exists; the first missing segment ends the walk, the rest is appended.
   let current = root;
@@ -263,7 +270,7 @@ function walk(
     } else {
       current = next;
     }
-    if (index < segments.length - 1 && !isFolder(current)) {
+    if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       // Checked here, not left to the command: opening `file.txt/x` fails with ENOTDIR, which
       // commands would otherwise report as an internal error.
       throw new PtermError(

@@ -74,13 +74,17 @@ function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): void 
     if (!flag.path) continue;
     const value = args.flags[flag.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) confinePathSync(root, String(v), flag.path, { label: `--${flag.name}` });
+    for (const v of values) {
+      confinePathSync(root, String(v), flag.path, { label: `--${flag.name}`, refuseFileAsFolder: true });
+    }
   }
   for (const positional of leaf.positionals ?? []) {
     if (!positional.path) continue;
     const value = args.positionals[positional.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) confinePathSync(root, v, positional.path, { label: `<${positional.name}>` });
+    for (const v of values) {
+      confinePathSync(root, v, positional.path, { label: `<${positional.name}>`, refuseFileAsFolder: true });
+    }
   }
 }
 
