@@ -5,6 +5,7 @@ import { type Envelope, escapeControls } from "../envelope.ts";
 import { PtermError } from "../errors.ts";
 import { execute, type Kernel } from "../runtime.ts";
 import { confinePath } from "../paths.ts";
+import { safeReadTextFileSync } from "../safe_fs.ts";
 
 export interface RunsListOptions {
   session?: string;
@@ -127,7 +128,8 @@ export async function replayRun(
   let stdin: string | null = null;
   if (record.stdin) {
     const location = await confinePath(root, record.stdin.path, "read", { label: "the recorded stdin" });
-    stdin = await Deno.readTextFile(location.abs);
+    // Never through a symlink planted in artifacts/ since the run (see core/safe_fs.ts).
+    stdin = safeReadTextFileSync(root, location.rel);
   }
   return await execute(kernel, {
     root,
