@@ -1434,8 +1434,9 @@ function checkLineSize(line) {
   if (bytes <= MAX_COMMAND_LINE_BYTES) return;
   throw new PtermError("InputTooLarge", `the command line is ${bytes} bytes, more than ${MAX_COMMAND_LINE_BYTES}; put long text in the tool call's \`stdin\` field instead (commands read it with their --*-stdin flags).`);
 }
-function checkStateEntries(root) {
+function checkStateEntries(root, session) {
   for (const entry of STATE_ENTRIES) assertNoSymlinkSync(root, entry);
+  assertNoSymlinkSync(root, `sessions/${session}`);
 }
 async function execute(kernel, input) {
   const started = Date.now();
@@ -1474,7 +1475,7 @@ async function execute(kernel, input) {
   });
   try {
     checkLineSize(input.line);
-    checkStateEntries(input.root);
+    checkStateEntries(input.root, input.session);
     const words = tokenize(input.line);
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];

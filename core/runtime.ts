@@ -123,8 +123,10 @@ function checkLineSize(line: string): void {
  * permissions, and Deno's permission check would not see where a symlink leads. Checked before
  * any command code runs, so a call is refused whole rather than run unaudited.
  */
-function checkStateEntries(root: string): void {
+function checkStateEntries(root: string, session: string): void {
   for (const entry of STATE_ENTRIES) assertNoSymlinkSync(root, entry);
+  // The session's own folder (daemon sockets, cursors) too.
+  assertNoSymlinkSync(root, `sessions/${session}`);
 }
 
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
@@ -168,7 +170,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
 
   try {
     checkLineSize(input.line);
-    checkStateEntries(input.root);
+    checkStateEntries(input.root, input.session);
     const words = tokenize(input.line);
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];

@@ -202,6 +202,19 @@ Deno.test("a symlinked artifacts/ folder is refused; stdin and outputs never lan
   assert.deepEqual(await listTree(outside.path), []);
 });
 
+Deno.test("a symlinked sessions/ folder or session folder is refused before any command code runs", async () => {
+  await using dir = await makeRoot();
+  await using outside = await makeRoot("pterm-outside-");
+  await Deno.mkdir(join(dir.path, "sessions"));
+  await Deno.symlink(outside.path, join(dir.path, "sessions/agent-7"));
+  assert.equal((await exec(dir.path, "irc status", { session: "agent-7" })).error_code, "PathEscape");
+  assert.equal((await exec(dir.path, "hello", { session: "other" })).error_code, null);
+  await Deno.remove(join(dir.path, "sessions"), { recursive: true });
+  await Deno.symlink(outside.path, join(dir.path, "sessions"));
+  assert.equal((await exec(dir.path, "hello")).error_code, "PathEscape");
+  assert.deepEqual(await listTree(outside.path), []);
+});
+
 Deno.test("pterm.json and cache/ behind a symlink are refused, not read or written", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
