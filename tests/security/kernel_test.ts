@@ -341,6 +341,10 @@ Deno.test("a command line over 64 KiB is InputTooLarge, and the audit record sta
   assert.match(env.stderr, /stdin/);
   const record = await readAuditRecord(dir.path, env.run_id);
   assert.ok(JSON.stringify(record).length < 8 * 1024, `audit record is ${JSON.stringify(record).length} bytes`);
+  // The issue's 50 MB line: refused before parsing, with a small audit record.
+  const huge = await exec(dir.path, `hello ${"y".repeat(50 * 1024 * 1024)}`);
+  assert.equal(huge.error_code, "InputTooLarge");
+  assert.ok(JSON.stringify(await readAuditRecord(dir.path, huge.run_id)).length < 8 * 1024);
   // Multi-byte characters count as bytes.
   const wide = `hello "${"é".repeat(MAX_COMMAND_LINE_BYTES / 2)}"`;
   assert.equal((await exec(dir.path, wide)).error_code, "InputTooLarge");
