@@ -102,12 +102,25 @@ var dirname = native.dirname;
 var basename = native.basename;
 
 // core/envelope.ts
+var PLAIN_COLOUR = /\x1b\[(?:0|1|22|3[0-79]|9[0-7])m/;
+var CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+var CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+function escapeControls(text, options = {}) {
+  const controls = options.singleLine ? CONTROLS_AND_BREAKS : CONTROLS;
+  return text.replace(new RegExp(`${PLAIN_COLOUR.source}|${controls.source}`, "g"), (ch) => {
+    if (ch.length > 1) return ch;
+    const code2 = ch.charCodeAt(0);
+    return code2 < 256 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
+  });
+}
 function renderText(envelope) {
   const parts = [];
-  if (envelope.stdout) parts.push(envelope.stdout.replace(/\n$/, ""));
-  if (envelope.stderr) parts.push(envelope.stderr.replace(/\n$/, ""));
+  if (envelope.stdout) parts.push(escapeControls(envelope.stdout.replace(/\n$/, "")));
+  if (envelope.stderr) parts.push(escapeControls(envelope.stderr.replace(/\n$/, "")));
   for (const artifact of envelope.artifacts) {
-    parts.push(`artifact: ${artifact.path} (${artifact.mime}) ${artifact.description}`);
+    parts.push(escapeControls(`artifact: ${artifact.path} (${artifact.mime}) ${artifact.description}`, {
+      singleLine: true
+    }));
   }
   const status = envelope.error_code ? `exit ${envelope.exit_code} ${envelope.error_code}` : `exit ${envelope.exit_code}`;
   parts.push(`[${status} \xB7 ${envelope.duration_ms} ms \xB7 run ${envelope.run_id}]`);
@@ -385,6 +398,18 @@ function isStatePath(rel) {
   const first = rel.split("/")[0].toLowerCase();
   return STATE_ENTRIES.includes(first);
 }
+var HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+function isGitDirName(segment) {
+  const name = segment.replace(HFS_IGNORABLE, "").toLowerCase();
+  return /^(?:\.git|git~1)[. ]*(?::.*)?$/.test(name);
+}
+function isGitPath(rel) {
+  return rel.split(/[\\/]/).some(isGitDirName);
+}
+function refuseGitPath(rel, input, label) {
+  if (!isGitPath(rel)) return;
+  throw new PtermError("GitDirDenied", `${label} \`${input}\` names a .git folder or something inside it; no command reads or writes git's own files by path. Name the repository by its work-tree folder (e.g. \`--repo proj\`, not \`proj/.git\`) and change git state with \`git\` subcommands.`);
+}
 var encoder = new TextEncoder();
 function checkSyntax(input, label) {
   if (input.includes("\0")) {
@@ -428,6 +453,9 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isFolder(abs) {
+  return lstatOrNull(abs)?.isDirectory === true;
+}
 function canonical(path) {
   try {
     return {
@@ -468,7 +496,7 @@ function confinePathSync(root, input, access, options = {}) {
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -476,7 +504,7 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
   let current = root;
   let index = 0;
   let exists = true;
@@ -501,6 +529,9 @@ function walk(root, input, segments, access, label, lexicalRel) {
     } else {
       current = next;
     }
+    if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
+      throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
+    }
   }
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
@@ -515,6 +546,7 @@ function walk(root, input, segments, access, label, lexicalRel) {
   };
 }
 function checkPolicy(rel, input, access, label) {
+  refuseGitPath(rel, input, label);
   if (isSecretPath(rel)) {
     throw new PtermError("SecretPathDenied", `${label} \`${input}\` is a secret path (inside a secrets/ folder or named .env*); commands never read or write secrets. Choose another path.`);
   }
@@ -701,11 +733,8 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const [{ writeFileAtomic }, { join: join2 }] = await Promise.all([
-        lazyImport(new URL("./atomic.ts", new URL("./core/artifacts.ts", import.meta.url).href)),
-        lazyImport(new URL("./path.ts", new URL("./core/artifacts.ts", import.meta.url).href))
-      ]);
-      await writeFileAtomic(join2(root, ...rel.split("/")), data, {
+      const { safeWriteFile } = await lazyImport(new URL("./safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
+      await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
       });
@@ -732,40 +761,151 @@ function tempPathBeside(path) {
   const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
   return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
 }
-function writeFileAtomicSync(path, data, options = {}) {
-  const bytes = new TextEncoder().encode(data);
-  const temp = tempPathBeside(path);
+
+// core/safe_fs.ts
+function segmentsOf(rel) {
+  const segments = rel.split("/").filter((s) => s !== "" && s !== ".");
+  if (segments.length === 0 || segments.some((s) => s === ".." || s.includes("\\") || s.includes("\0"))) {
+    throw new PtermError("InvalidPath", `\`${rel}\` is not a plain path relative to the workspace root.`);
+  }
+  return segments;
+}
+function lstatOrNull2(path) {
   try {
-    try {
-      Deno.writeFileSync(temp, bytes, {
-        createNew: true
-      });
-    } catch (error) {
-      if (!(options.mkdirs && error instanceof Deno.errors.NotFound)) throw error;
-      Deno.mkdirSync(dirname(path), {
-        recursive: true
-      });
-      Deno.writeFileSync(temp, bytes, {
-        createNew: true
-      });
-    }
-    Deno.renameSync(temp, path);
+    return Deno.lstatSync(path);
   } catch (error) {
-    try {
-      Deno.removeSync(temp);
-    } catch {
-    }
+    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.NotADirectory) return null;
     throw error;
   }
+}
+function symlinkRefused(rel, shown) {
+  return new PtermError("PathEscape", `\`${rel}\` goes through the symlink \`${shown}\`; pterm never reads or writes through a symlink here (Deno's permission check would not see where it leads). Replace the link with a real folder or file.`);
+}
+function walk2(root, rel, segments, mkdirs) {
+  let current = root;
+  for (const [i, segment] of segments.entries()) {
+    current = join(current, segment);
+    const last = i === segments.length - 1;
+    let info = lstatOrNull2(current);
+    if (info === null && !last && mkdirs) {
+      try {
+        Deno.mkdirSync(current);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      }
+      info = lstatOrNull2(current);
+    }
+    if (info === null) {
+      if (!last && !mkdirs) return false;
+      if (last) return false;
+      continue;
+    }
+    const shown = segments.slice(0, i + 1).join("/");
+    if (info.isSymlink) throw symlinkRefused(rel, shown);
+    if (!last && !info.isDirectory) {
+      throw new PtermError("NotADirectory", `\`${rel}\`: \`${shown}\` is a file, not a folder.`);
+    }
+  }
+  return true;
+}
+function assertNoSymlinkSync(root, rel) {
+  walk2(root, rel, segmentsOf(rel), false);
+}
+function sameFile(a, b) {
+  if (a.ino === null || b.ino === null) return true;
+  return a.ino === b.ino && a.dev === b.dev;
+}
+function recheck(root, rel, segments, temp, handle) {
+  walk2(root, rel, segments, false);
+  const onPath = lstatOrNull2(temp);
+  if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) {
+    throw new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm was writing (swapped for a symlink?); nothing was written.`);
+  }
+}
+function encode(data) {
+  return typeof data === "string" ? new TextEncoder().encode(data) : data;
+}
+function targetIsFolder(rel) {
+  return new PtermError("InvalidArgs", `\`${rel}\` is a folder; give a file path.`);
+}
+function safeWriteFileSync(root, rel, data, options = {}) {
+  const segments = segmentsOf(rel);
+  walk2(root, rel, segments, options.mkdirs ?? false);
+  const target = join(root, ...segments);
+  if (lstatOrNull2(target)?.isDirectory) throw targetIsFolder(rel);
+  const temp = tempPathBeside(target);
+  const bytes = encode(data);
+  let created = false;
+  try {
+    const file = Deno.openSync(temp, {
+      write: true,
+      createNew: true,
+      mode: options.mode
+    });
+    created = true;
+    let handle;
+    try {
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      handle = file.statSync();
+    } finally {
+      file.close();
+    }
+    recheck(root, rel, segments, temp, handle);
+    Deno.renameSync(temp, target);
+    created = false;
+  } finally {
+    if (created) {
+      try {
+        Deno.removeSync(temp);
+      } catch {
+      }
+    }
+  }
+}
+function safeReadFileSync(root, rel) {
+  const segments = segmentsOf(rel);
+  if (!walk2(root, rel, segments, false)) throw new Deno.errors.NotFound(`${rel} does not exist`);
+  const path = join(root, ...segments);
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  try {
+    const handle = file.statSync();
+    const onPath = lstatOrNull2(path);
+    if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) throw symlinkRefused(rel, rel);
+    const chunks = [];
+    let total = 0;
+    const buffer = new Uint8Array(64 * 1024);
+    for (; ; ) {
+      const n = file.readSync(buffer);
+      if (n === null) break;
+      chunks.push(buffer.slice(0, n));
+      total += n;
+    }
+    const out = new Uint8Array(total);
+    let offset = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return out;
+  } finally {
+    file.close();
+  }
+}
+function safeReadTextFileSync(root, rel) {
+  return new TextDecoder().decode(safeReadFileSync(root, rel));
 }
 
 // core/audit.ts
 var AUDIT_DIR = "audit";
-function auditPath(root, runId) {
-  return join(root, AUDIT_DIR, runIdDay(runId), `${runId}.json`);
+function auditRel(runId) {
+  return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
 }
 function writeAuditRecord(root, record) {
-  writeFileAtomicSync(auditPath(root, record.run_id), JSON.stringify(record) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", {
     mkdirs: true
   });
 }
@@ -776,8 +916,11 @@ var DEFAULT_LIMITS = {
   stderr_bytes: 8 * 1024,
   stdin_bytes: 4 * 1024 * 1024,
   timeout_ms_default: 6e4,
-  timeout_ms_max: 6e5
+  timeout_ms_max: 6e5,
+  memory_bytes: 2 * 1024 * 1024 * 1024
 };
+var MEMORY_WATCH_AFTER_MS = 100;
+var MEMORY_WATCH_EVERY_MS = 20;
 var ABORT_GRACE_MS = 250;
 
 // core/config.ts
@@ -793,7 +936,7 @@ var CONFIG_CACHE = [
 ];
 function readCache(root) {
   try {
-    return JSON.parse(Deno.readTextFileSync(join(root, ...CONFIG_CACHE)));
+    return JSON.parse(safeReadTextFileSync(root, CONFIG_CACHE.join("/")));
   } catch {
     return null;
   }
@@ -801,9 +944,10 @@ function readCache(root) {
 async function loadConfig(root, registry, version = "dev") {
   let text;
   try {
-    text = Deno.readTextFileSync(join(root, CONFIG_FILE));
+    text = safeReadTextFileSync(root, CONFIG_FILE);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
+    if (error instanceof PtermError) throw error;
     throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${error.message}`);
   }
   const commands2 = registry.names().join(",");
@@ -826,7 +970,7 @@ async function loadConfig(root, registry, version = "dev") {
       commands: commands2,
       config
     };
-    writeFileAtomicSync(join(root, ...CONFIG_CACHE), JSON.stringify(entry), {
+    safeWriteFileSync(root, CONFIG_CACHE.join("/"), JSON.stringify(entry), {
       mkdirs: true
     });
   } catch {
@@ -866,10 +1010,19 @@ function refuse(what, column) {
   const description = DESCRIPTIONS[what] ?? "shell syntax";
   throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
 }
+var LINE_BREAKS = /* @__PURE__ */ new Set([
+  "\n",
+  "\r",
+  "\v",
+  "\f",
+  "\x85",
+  "\u2028",
+  "\u2029"
+]);
 function tokenize(line) {
   for (let i2 = 0; i2 < line.length; i2++) {
     const ch = line[i2];
-    if (ch === "\n" || ch === "\r") {
+    if (LINE_BREAKS.has(ch)) {
       throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
     }
     if (ch === "\0") {
@@ -1030,12 +1183,15 @@ var Sandbox = class {
       let settled = false;
       let stopping = null;
       let graceTimer;
+      let memoryTimer;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
         options.signal?.removeEventListener("abort", onCancel);
+        watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
+        if (memoryTimer !== void 0) clearInterval(memoryTimer);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -1134,6 +1290,25 @@ var Sandbox = class {
       });
       if (options.signal?.aborted) onCancel();
       else options.signal?.addEventListener("abort", onCancel, {
+        once: true
+      });
+      const ceiling = job.limits.memory_bytes;
+      const overCeiling = () => {
+        if (Deno.memoryUsage().rss <= ceiling) return;
+        finish({
+          ...captured(),
+          kind: "failed",
+          code: "InputTooLarge",
+          message: `${job.path.join(" ")} used more than ${Math.round(ceiling / 2 ** 20)} MiB of memory and was stopped; give it a smaller input, or raise limits.memory_bytes in pterm.json.`
+        });
+      };
+      const watchFrom = AbortSignal.timeout(MEMORY_WATCH_AFTER_MS);
+      const onWatch = () => {
+        if (settled) return;
+        overCeiling();
+        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+      };
+      watchFrom.addEventListener("abort", onWatch, {
         once: true
       });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
@@ -1257,9 +1432,12 @@ function confineArguments(root, leaf, args) {
     const values = Array.isArray(value) ? value : value === void 0 ? [] : [
       value
     ];
-    for (const v of values) confinePathSync(root, String(v), flag.path, {
-      label: `--${flag.name}`
-    });
+    for (const v of values) {
+      confinePathSync(root, String(v), flag.path, {
+        label: `--${flag.name}`,
+        refuseFileAsFolder: true
+      });
+    }
   }
   for (const positional of leaf.positionals ?? []) {
     if (!positional.path) continue;
@@ -1267,9 +1445,12 @@ function confineArguments(root, leaf, args) {
     const values = Array.isArray(value) ? value : value === void 0 ? [] : [
       value
     ];
-    for (const v of values) confinePathSync(root, v, positional.path, {
-      label: `<${positional.name}>`
-    });
+    for (const v of values) {
+      confinePathSync(root, v, positional.path, {
+        label: `<${positional.name}>`,
+        refuseFileAsFolder: true
+      });
+    }
   }
 }
 function sessionDir(input) {
@@ -1291,6 +1472,18 @@ function cancelledFailure(commandPath) {
     message: `${commandPath} was cancelled by its caller and stopped; what it had not finished was not done (a command that writes keeps its all-or-nothing guarantee: see its --help).`
   };
 }
+var MAX_COMMAND_LINE_BYTES = 64 * 1024;
+var AUDITED_LINE_CHARS = 1024;
+function checkLineSize(line) {
+  if (line.length * 3 <= MAX_COMMAND_LINE_BYTES) return;
+  const bytes = new TextEncoder().encode(line).length;
+  if (bytes <= MAX_COMMAND_LINE_BYTES) return;
+  throw new PtermError("InputTooLarge", `the command line is ${bytes} bytes, more than ${MAX_COMMAND_LINE_BYTES}; put long text in the tool call's \`stdin\` field instead (commands read it with their --*-stdin flags).`);
+}
+function checkStateEntries(root, session) {
+  for (const entry of STATE_ENTRIES) assertNoSymlinkSync(root, entry);
+  assertNoSymlinkSync(root, `sessions/${session}`);
+}
 async function execute(kernel, input) {
   const started = Date.now();
   const runId = newRunId(new Date(started));
@@ -1311,7 +1504,8 @@ async function execute(kernel, input) {
     run_id: runId,
     timestamp: new Date(started).toISOString(),
     session: input.session,
-    command: input.line,
+    // An over-long line (refused) is kept as its head: the record stays small.
+    command: input.line.length > MAX_COMMAND_LINE_BYTES ? `${input.line.slice(0, AUDITED_LINE_CHARS)}[...${input.line.length} characters...]` : input.line,
     argv: draft.argv,
     parsed: draft.parsed,
     state: "running",
@@ -1327,6 +1521,8 @@ async function execute(kernel, input) {
     envelope: null
   });
   try {
+    checkLineSize(input.line);
+    checkStateEntries(input.root, input.session);
     const words = tokenize(input.line);
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
@@ -1465,7 +1661,7 @@ async function execute(kernel, input) {
     }
     if (error instanceof PtermError && error.helpFor) draft.helpFor = error.helpFor;
     if (draft.argv === null) {
-      const first = input.line.trim().split(/[ \t]+/)[0];
+      const first = input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
       if (kernel.registry.has(first)) draft.helpFor = first;
     }
   } finally {
@@ -1758,10 +1954,15 @@ async function writeAll(output, text) {
   const bytes = encoder3.encode(text);
   let written = 0;
   try {
-    while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
+    try {
+      while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+      while (written < bytes.length) written += await output.write(bytes.subarray(written));
+    }
   } catch (error) {
-    if (!(error instanceof Deno.errors.WouldBlock)) throw error;
-    while (written < bytes.length) written += await output.write(bytes.subarray(written));
+    if (error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.BadResource) return;
+    throw error;
   }
 }
 function processIo() {

@@ -46,11 +46,11 @@ export function createArtifactStore(
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
       // Loaded on first use: most calls save no artifact, and a sandbox worker starts faster without it.
-      const [{ writeFileAtomic }, { join }] = await Promise.all([
-        lazyImport<typeof import("./atomic.ts")>(new URL("./atomic.ts", import.meta.url)),
-        lazyImport<typeof import("./path.ts")>(new URL("./path.ts", import.meta.url)),
-      ]);
-      await writeFileAtomic(join(root, ...rel.split("/")), data, { mkdirs: true, durable: false });
+      // Never through a symlink (`artifacts -> /elsewhere`): see core/safe_fs.ts.
+      const { safeWriteFile } = await lazyImport<typeof import("./safe_fs.ts")>(
+        new URL("./safe_fs.ts", import.meta.url),
+      );
+      await safeWriteFile(root, rel, data, { mkdirs: true, durable: false });
       const ref = { path: rel, mime: options.mime, description: options.description };
       record(ref);
       return ref;

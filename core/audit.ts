@@ -7,7 +7,7 @@
  */
 
 import { join } from "./path.ts";
-import { writeFileAtomicSync } from "./atomic.ts";
+import { assertNoSymlinkSync, safeReadTextFileSync, safeWriteFileSync } from "./safe_fs.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { PtermError } from "./errors.ts";
@@ -58,6 +58,11 @@ export type CallOrigin = "exec" | "mcp" | "shell";
 
 export type RunState = "running" | "finished" | "interrupted";
 
+/** The record's path relative to the root, `/`-separated. */
+export function auditRel(runId: string): string {
+  return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
+}
+
 export function auditPath(root: string, runId: string): string {
   return join(root, AUDIT_DIR, runIdDay(runId), `${runId}.json`);
 }
@@ -67,7 +72,8 @@ export function auditPath(root: string, runId: string): string {
  * kill -9. Synchronous because it sits on every call's start-up path (see writeFileAtomicSync).
  */
 export function writeAuditRecord(root: string, record: AuditRecord): void {
-  writeFileAtomicSync(auditPath(root, record.run_id), JSON.stringify(record) + "\n", { mkdirs: true });
+  // Never through a symlink (`audit -> /elsewhere`): see core/safe_fs.ts.
+  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", { mkdirs: true });
 }
 
 export function stateOf(record: AuditRecord, now = Date.now()): RunState {
@@ -76,7 +82,15 @@ export function stateOf(record: AuditRecord, now = Date.now()): RunState {
   return now - started > record.timeout_ms + INTERRUPTED_AFTER_MS ? "interrupted" : "running";
 }
 
-export async function readAuditRecord(root: string, runId: string): Promise<AuditRecord> {
+export function readAuditRecord(root: string, runId: string): Promise<AuditRecord> {
+  try {
+    return Promise.resolve(readAuditRecordSync(root, runId));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readAuditRecordSync(root: string, runId: string): AuditRecord {
   if (!isRunId(runId)) {
     throw new PtermError(
       "InvalidArgs",
@@ -84,7 +98,7 @@ export async function readAuditRecord(root: string, runId: string): Promise<Audi
     );
   }
   try {
-    return JSON.parse(await Deno.readTextFile(auditPath(root, runId))) as AuditRecord;
+    return JSON.parse(safeReadTextFileSync(root, auditRel(runId))) as AuditRecord;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new PtermError("NotFound", `no run ${runId} in this workspace's audit log; see \`pterm runs list\`.`);
@@ -119,12 +133,13 @@ export async function listAuditRecords(root: string, filter: ListFilter = {}): P
   const out: AuditRecord[] = [];
   const sinceDay = filter.since?.toISOString().slice(0, 10);
   const now = Date.now();
+  assertNoSymlinkSync(root, AUDIT_DIR);
   for (const day of await sortedEntries(join(root, AUDIT_DIR), /^\d{4}-\d{2}-\d{2}$/)) {
     if (sinceDay && day < sinceDay) break;
     for (const file of await sortedEntries(join(root, AUDIT_DIR, day), /^\d{8}T\d{9}Z-[0-9a-f]{8}\.json$/)) {
       let record: AuditRecord;
       try {
-        record = JSON.parse(await Deno.readTextFile(join(root, AUDIT_DIR, day, file)));
+        record = JSON.parse(safeReadTextFileSync(root, `${AUDIT_DIR}/${day}/${file}`));
       } catch {
         continue;
       }

@@ -8,8 +8,7 @@
  * validates again. An invalid file is never remembered.
  */
 
-import { writeFileAtomicSync } from "./atomic.ts";
-import { join } from "./path.ts";
+import { safeReadTextFileSync, safeWriteFileSync } from "./safe_fs.ts";
 import { PtermError } from "./errors.ts";
 import { lazyImport } from "./lazy.ts";
 import { DEFAULT_LIMITS, type KernelLimits } from "./limits.ts";
@@ -39,7 +38,7 @@ interface CachedConfig {
 
 function readCache(root: string): CachedConfig | null {
   try {
-    return JSON.parse(Deno.readTextFileSync(join(root, ...CONFIG_CACHE))) as CachedConfig;
+    return JSON.parse(safeReadTextFileSync(root, CONFIG_CACHE.join("/"))) as CachedConfig;
   } catch {
     return null; // missing or unreadable: validate again
   }
@@ -50,9 +49,11 @@ export async function loadConfig(root: string, registry: Registry, version = "de
   let text: string;
   try {
     // Synchronous: on the start-up path of every call (see core/atomic.ts writeFileAtomicSync).
-    text = Deno.readTextFileSync(join(root, CONFIG_FILE));
+    // Never through a symlink (`pterm.json -> /elsewhere`): see core/safe_fs.ts.
+    text = safeReadTextFileSync(root, CONFIG_FILE);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
+    if (error instanceof PtermError) throw error;
     throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${(error as Error).message}`);
   }
   const commands = registry.names().join(",");
@@ -75,7 +76,7 @@ export async function loadConfig(root: string, registry: Registry, version = "de
   const config = await validateConfig(raw, registry);
   try {
     const entry: CachedConfig = { source: text, version, commands, config };
-    writeFileAtomicSync(join(root, ...CONFIG_CACHE), JSON.stringify(entry), { mkdirs: true });
+    safeWriteFileSync(root, CONFIG_CACHE.join("/"), JSON.stringify(entry), { mkdirs: true });
   } catch { /* only a lost shortcut: the next call validates again */ }
   return config;
 }

@@ -21,6 +21,9 @@ export const limitsSchema = z.strictObject({
     .describe("Timeout of a call that gives none."),
   timeout_ms_max: z.number().int().min(1).default(DEFAULT_LIMITS.timeout_ms_max)
     .describe("Largest timeout a call may ask for; larger requests are clipped."),
+  memory_bytes: z.number().int().min(64 * 1024 * 1024).max(64 * 1024 * 1024 * 1024)
+    .default(DEFAULT_LIMITS.memory_bytes)
+    .describe("Resident memory of the pterm process past which a running command is stopped (InputTooLarge)."),
 }).refine((l) => l.timeout_ms_default <= l.timeout_ms_max, {
   message: "timeout_ms_default must not exceed timeout_ms_max",
   path: ["timeout_ms_default"],

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   "PathEscape",
   "SecretPathDenied",
   "ReadOnlyPath",
+  "GitDirDenied",
+  "NotADirectory",
   "NotFound",
   "AlreadyExists",
   "NotARepository",

@@ -37,11 +37,18 @@ function refuse(what: string, column: number): never {
   );
 }
 
+/**
+ * Characters that end a line somewhere: a terminal, an editor, a log viewer or a model's
+ * tokenizer may show what follows as a second command (issue 11). Unicode's line and paragraph
+ * separators and NEL, vertical tab and form feed count as well as CR and LF.
+ */
+const LINE_BREAKS = new Set(["\n", "\r", "\v", "\f", "\u0085", "\u2028", "\u2029"]);
+
 /** Splits a command line into words, or throws `InvalidCommandLine` saying where and why. */
 export function tokenize(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
-    if (ch === "\n" || ch === "\r") {
+    if (LINE_BREAKS.has(ch)) {
       throw new PtermError(
         "InvalidCommandLine",
         `the command line contains a line break at column ${i + 1}; ` +

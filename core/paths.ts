@@ -41,6 +41,43 @@ export function isStatePath(rel: string): boolean {
   return (STATE_ENTRIES as readonly string[]).includes(first);
 }
 
+/**
+ * Code points HFS+ ignores when it compares names, so `.g\u200cit` is `.git` on macOS
+ * (git's `is_hfs_dotgit`, core.protectHFS).
+ */
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+
+/**
+ * True when a file system of one of the release targets would resolve `segment` to a `.git`
+ * folder: compared case-insensitively, without HFS-ignorable code points, and with NTFS's
+ * rules (trailing dots and spaces dropped, `GIT~1` the 8.3 short name, `.git::$INDEX_ALLOCATION`
+ * an alternate stream of it) — git's own core.protectNTFS/protectHFS checks.
+ */
+export function isGitDirName(segment: string): boolean {
+  const name = segment.replace(HFS_IGNORABLE, "").toLowerCase();
+  return /^(?:\.git|git~1)[. ]*(?::.*)?$/.test(name);
+}
+
+/** True for a path that names a `.git` folder, or anything inside one, on any segment. */
+export function isGitPath(rel: string): boolean {
+  return rel.split(/[\\/]/).some(isGitDirName);
+}
+
+/**
+ * Throws `GitDirDenied` when `rel` names a `.git` folder or anything inside it (see
+ * `isGitPath`). Every path flag goes through it via `confinePath`; a command that walks its own
+ * paths (patch) calls it too.
+ */
+export function refuseGitPath(rel: string, input: string, label: string): void {
+  if (!isGitPath(rel)) return;
+  throw new PtermError(
+    "GitDirDenied",
+    `${label} \`${input}\` names a .git folder or something inside it; no command reads or writes git's ` +
+      "own files by path. Name the repository by its work-tree folder (e.g. `--repo proj`, not `proj/.git`) " +
+      "and change git state with `git` subcommands.",
+  );
+}
+
 const encoder = new TextEncoder();
 
 /** Checks the written form of a path; throws with a message that names the rule broken. */
@@ -100,6 +137,10 @@ export function lstatOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
+function isFolder(abs: string): boolean {
+  return lstatOrNull(abs)?.isDirectory === true;
+}
+
 /**
  * Follows `path` (which lstat says exists) to a canonical location, also when the chain ends
  * in a dangling link: then the location it would create is returned, with exists=false.
@@ -134,12 +175,19 @@ function canonicalParent(dir: string): string {
 export interface ConfineOptions {
   /** What the path is called in messages, e.g. "--repo". */
   readonly label?: string;
+  /**
+   * Refuse a path that uses an existing file as a folder (`notes.txt/x.md`) with
+   * `NotADirectory`. The kernel sets it for path flags; a command resolving paths of its own
+   * transaction (patch: a file deleted by an earlier block) checks its own view instead.
+   */
+  readonly refuseFileAsFolder?: boolean;
 }
 
 /**
  * Resolves `input` (relative to `root`, which must itself be canonical) for reading or
  * writing, or throws: `PathEscape` (.., absolute, or a symlink leading outside),
- * `SecretPathDenied` (secrets/ or .env*), `ReadOnlyPath` (pterm's state, for writes),
+ * `SecretPathDenied` (secrets/ or .env*), `GitDirDenied` (a `.git` folder or inside one, with
+ * git's NTFS/HFS spellings), `ReadOnlyPath` (pterm's state, for writes),
  * `InvalidPath` (NUL, empty, too long, backslash).
  */
 export function confinePath(
@@ -172,7 +220,7 @@ export function confinePathSync(
   checkPolicy(lexicalRel, input, access, label);
 
   try {
-    return walk(root, input, segments, access, label, lexicalRel);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError(
@@ -191,6 +239,7 @@ function walk(
   access: Access,
   label: string,
   lexicalRel: string,
+  refuseFileAsFolder: boolean,
 ): ConfinedPath {
   // Walk down while the path exists; the first missing segment ends the walk, the rest is appended.
   let current = root;
@@ -221,6 +270,16 @@ function walk(
     } else {
       current = next;
     }
+    if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
+      // Checked here, not left to the command: opening `file.txt/x` fails with ENOTDIR, which
+      // commands would otherwise report as an internal error.
+      throw new PtermError(
+        "NotADirectory",
+        `${label} \`${input}\` uses \`${
+          segments.slice(0, index + 1).join("/")
+        }\` as a folder, but it is a file; choose a path whose folders are folders.`,
+      );
+    }
   }
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
@@ -232,6 +291,7 @@ function walk(
 }
 
 function checkPolicy(rel: string, input: string, access: Access, label: string): void {
+  refuseGitPath(rel, input, label);
   if (isSecretPath(rel)) {
     throw new PtermError(
       "SecretPathDenied",

@@ -14,7 +14,8 @@ import { parseArgs, type ParsedArgs } from "./flags.ts";
 import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
-import { confinePathSync } from "./paths.ts";
+import { confinePathSync, STATE_ENTRIES } from "./paths.ts";
+import { assertNoSymlinkSync } from "./safe_fs.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
 import {
@@ -109,13 +110,17 @@ function confineArguments(root: string, leaf: LeafSpec, args: ParsedArgs): void 
     if (!flag.path) continue;
     const value = args.flags[flag.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) confinePathSync(root, String(v), flag.path, { label: `--${flag.name}` });
+    for (const v of values) {
+      confinePathSync(root, String(v), flag.path, { label: `--${flag.name}`, refuseFileAsFolder: true });
+    }
   }
   for (const positional of leaf.positionals ?? []) {
     if (!positional.path) continue;
     const value = args.positionals[positional.name];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const v of values) confinePathSync(root, v, positional.path, { label: `<${positional.name}>` });
+    for (const v of values) {
+      confinePathSync(root, v, positional.path, { label: `<${positional.name}>`, refuseFileAsFolder: true });
+    }
   }
 }
 
@@ -139,6 +144,35 @@ function cancelledFailure(commandPath: string): { code: ErrorCode; message: stri
   };
 }
 
+/** The longest command line pterm parses (issue 11): longer text belongs in stdin. */
+export const MAX_COMMAND_LINE_BYTES = 64 * 1024;
+
+/** How much of an over-long command line the audit record keeps. */
+const AUDITED_LINE_CHARS = 1024;
+
+function checkLineSize(line: string): void {
+  // A UTF-16 length over the cap is over it in UTF-8 too; encode only when it might be.
+  if (line.length * 3 <= MAX_COMMAND_LINE_BYTES) return;
+  const bytes = new TextEncoder().encode(line).length;
+  if (bytes <= MAX_COMMAND_LINE_BYTES) return;
+  throw new PtermError(
+    "InputTooLarge",
+    `the command line is ${bytes} bytes, more than ${MAX_COMMAND_LINE_BYTES}; ` +
+      "put long text in the tool call's `stdin` field instead (commands read it with their --*-stdin flags).",
+  );
+}
+
+/**
+ * pterm's state folders must be real folders: the kernel writes into them with its full
+ * permissions, and Deno's permission check would not see where a symlink leads. Checked before
+ * any command code runs, so a call is refused whole rather than run unaudited.
+ */
+function checkStateEntries(root: string, session: string): void {
+  for (const entry of STATE_ENTRIES) assertNoSymlinkSync(root, entry);
+  // The session's own folder (daemon sockets, cursors) too.
+  assertNoSymlinkSync(root, `sessions/${session}`);
+}
+
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
   const started = Date.now();
   const runId = newRunId(new Date(started));
@@ -160,7 +194,10 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     run_id: runId,
     timestamp: new Date(started).toISOString(),
     session: input.session,
-    command: input.line,
+    // An over-long line (refused) is kept as its head: the record stays small.
+    command: input.line.length > MAX_COMMAND_LINE_BYTES
+      ? `${input.line.slice(0, AUDITED_LINE_CHARS)}[...${input.line.length} characters...]`
+      : input.line,
     argv: draft.argv,
     parsed: draft.parsed,
     state: "running",
@@ -177,6 +214,8 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   });
 
   try {
+    checkLineSize(input.line);
+    checkStateEntries(input.root, input.session);
     const words = tokenize(input.line);
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
@@ -298,7 +337,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     if (error instanceof PtermError && error.helpFor) draft.helpFor = error.helpFor;
     if (draft.argv === null) {
       // The line did not tokenize; still point the hint at the command it starts with, if any.
-      const first = input.line.trim().split(/[ \t]+/)[0];
+      const first = input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
       if (kernel.registry.has(first)) draft.helpFor = first;
     }
   } finally {

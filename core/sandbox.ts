@@ -13,7 +13,7 @@ import type { Capability, HandlerRef } from "./declaration.ts";
 import { dirname, fromFileUrl } from "./path.ts";
 import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
-import { ABORT_GRACE_MS } from "./limits.ts";
+import { ABORT_GRACE_MS, MEMORY_WATCH_AFTER_MS, MEMORY_WATCH_EVERY_MS } from "./limits.ts";
 import type { FromWorker, ProgressReport, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
 
 /** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */
@@ -182,12 +182,16 @@ export class Sandbox {
       let stopping: "timeout" | "cancelled" | null = null;
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
 
+      let memoryTimer: ReturnType<typeof setInterval> | undefined;
+
       const finish = (outcome: SandboxOutcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
         options.signal?.removeEventListener("abort", onCancel);
+        watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
+        if (memoryTimer !== undefined) clearInterval(memoryTimer);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -270,6 +274,30 @@ export class Sandbox {
       deadline.addEventListener("abort", onDeadline, { once: true });
       if (options.signal?.aborted) onCancel();
       else options.signal?.addEventListener("abort", onCancel, { once: true });
+
+      // The memory ceiling: V8 aborts the whole process when one isolate runs out of heap, and a
+      // Deno Worker takes no resourceLimits (measured on 2.9.6: the option is ignored). So the
+      // kernel watches the process's resident memory while the command runs and stops the command
+      // with an envelope well before that point. Watched only from MEMORY_WATCH_AFTER_MS on: a
+      // short call never pays for a timer.
+      const ceiling = job.limits.memory_bytes;
+      const overCeiling = () => {
+        if (Deno.memoryUsage().rss <= ceiling) return;
+        finish({
+          ...captured(),
+          kind: "failed",
+          code: "InputTooLarge",
+          message: `${job.path.join(" ")} used more than ${Math.round(ceiling / 2 ** 20)} MiB of memory and was ` +
+            "stopped; give it a smaller input, or raise limits.memory_bytes in pterm.json.",
+        });
+      };
+      const watchFrom = AbortSignal.timeout(MEMORY_WATCH_AFTER_MS);
+      const onWatch = () => {
+        if (settled) return;
+        overCeiling();
+        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+      };
+      watchFrom.addEventListener("abort", onWatch, { once: true });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
     });
   }

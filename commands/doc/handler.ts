@@ -1,6 +1,6 @@
 /** `doc extract` and `doc info`. */
 
-import { writeFileAtomic } from "../../core/atomic.ts";
+import { safeWriteFile } from "../../core/safe_fs.ts";
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
@@ -138,7 +138,8 @@ async function writeOutput(
 ): Promise<string> {
   const description = `doc extract of ${inputRel} (${mode})`;
   if (outPath) {
-    await writeFileAtomic(outPath.abs, text, { mkdirs: true });
+    // On its canonical path, never through a symlink swapped in while the document was read.
+    await safeWriteFile(ctx.workspace.root, outPath.rel, text, { mkdirs: true });
     ctx.artifacts.add({ path: outPath.rel, mime: MIME[mode], description });
     return outPath.rel;
   }

@@ -6,7 +6,7 @@
 
 import type { Workspace } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
-import { isSecretPath, lstatOrNull } from "../../core/paths.ts";
+import { isGitDirName, isSecretPath, lstatOrNull, refuseGitPath } from "../../core/paths.ts";
 import { join } from "../../core/path.ts";
 import { TextDoc } from "./text.ts";
 
@@ -83,12 +83,7 @@ export class View {
       throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
     }
     const segments = input.split("/").filter((s) => s !== "" && s !== ".");
-    if (segments.some((s) => s.toLowerCase() === ".git")) {
-      throw new PtermError(
-        "InvalidPath",
-        `${label} \`${input}\` is inside .git; a patch edits the work tree only (use git.* blocks for git state).`,
-      );
-    }
+    refuseGitPath(segments.join("/"), input, label);
     if (segments.length === 0 && !input.startsWith("/")) {
       throw new PtermError("InvalidPath", `${label} is empty; name a file relative to the repository.`);
     }
@@ -238,7 +233,7 @@ export class View {
             "move this folder as a whole. Name the other files one by one.",
         );
       }
-      if (item.name === ".git") {
+      if (isGitDirName(item.name)) {
         throw new ViewError(
           "PatchApplyError",
           `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`,

@@ -46,10 +46,17 @@ async function writeAll(output: Output, text: string): Promise<void> {
   const bytes = encoder.encode(text);
   let written = 0;
   try {
-    while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
+    try {
+      while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+      while (written < bytes.length) written += await output.write(bytes.subarray(written));
+    }
   } catch (error) {
-    if (!(error instanceof Deno.errors.WouldBlock)) throw error;
-    while (written < bytes.length) written += await output.write(bytes.subarray(written));
+    // The reader went away (`pterm ... | head -1`, a closed pipe): there is no one left to tell.
+    // The call itself is already recorded in the audit log; exit with its code, not a stack trace.
+    if (error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.BadResource) return;
+    throw error;
   }
 }
 

@@ -1,10 +1,11 @@
 /** `pterm runs list | show | replay`: reading and replaying the audit log. */
 
 import { type AuditRecord, listAuditRecords, readAuditRecord, stateOf } from "../audit.ts";
-import type { Envelope } from "../envelope.ts";
+import { type Envelope, escapeControls } from "../envelope.ts";
 import { PtermError } from "../errors.ts";
 import { execute, type Kernel } from "../runtime.ts";
 import { confinePath } from "../paths.ts";
+import { safeReadTextFileSync } from "../safe_fs.ts";
 
 export interface RunsListOptions {
   session?: string;
@@ -77,14 +78,16 @@ export async function listRuns(root: string, options: RunsListOptions): Promise<
 
 export function renderRunsTable(runs: readonly RunSummary[]): string {
   if (runs.length === 0) return "no runs\n";
-  const rows = runs.map((r) => [
-    r.run_id,
-    r.session,
-    r.state === "finished" ? String(r.exit_code) : r.state,
-    r.error_code ?? "",
-    r.duration_ms === null ? "" : `${r.duration_ms}ms`,
-    r.command,
-  ]);
+  const rows = runs.map((r) =>
+    [
+      r.run_id,
+      r.session,
+      r.state === "finished" ? String(r.exit_code) : r.state,
+      r.error_code ?? "",
+      r.duration_ms === null ? "" : `${r.duration_ms}ms`,
+      r.command,
+    ].map((cell) => escapeControls(cell, { singleLine: true }))
+  );
   const header = ["RUN", "SESSION", "EXIT", "ERROR", "TIME", "COMMAND"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
@@ -110,7 +113,9 @@ export function renderRun(record: AuditRecord): string {
   if (record.stdin) lines.push(`stdin     ${record.stdin.path}`);
   for (const a of record.artifacts) lines.push(`artifact  ${a.path} (${a.mime}) ${a.description}`);
   if (record.envelope?.stdout) lines.push("", record.envelope.stdout.trimEnd());
-  return lines.join("\n") + "\n";
+  // Each field is one line: a line break inside one (a command, a message) is shown escaped.
+  for (let i = 0; i < 7; i++) lines[i] = escapeControls(lines[i], { singleLine: true });
+  return escapeControls(lines.join("\n")) + "\n";
 }
 
 export async function replayRun(
@@ -123,7 +128,8 @@ export async function replayRun(
   let stdin: string | null = null;
   if (record.stdin) {
     const location = await confinePath(root, record.stdin.path, "read", { label: "the recorded stdin" });
-    stdin = await Deno.readTextFile(location.abs);
+    // Never through a symlink planted in artifacts/ since the run (see core/safe_fs.ts).
+    stdin = safeReadTextFileSync(root, location.rel);
   }
   return await execute(kernel, {
     root,

@@ -279,7 +279,7 @@ Deno.test("paths are confined: .., absolute, secrets, pterm state, .git and syml
     ["secrets/key.txt", "SecretPathDenied"],
     [".env", "SecretPathDenied"],
     ["audit/x.txt", "ReadOnlyPath"],
-    [".git/config", "InvalidPath"],
+    [".git/config", "GitDirDenied"],
     ["escape/t.txt", "PathEscape"],
     ["inside-link/f.txt", "PatchApplyError"],
     ["file-link", "PatchApplyError"],

@@ -39,7 +39,7 @@ const FAILURES: Record<string, string> = {
   AlreadyExists: block("file.move", "src/app.py", ["to=docs/guide.md"]),
   PathEscape: block("file.write", "../escape.txt", ["x"]),
   SecretPathDenied: block("file.write", "secrets/token.txt", ["x"]),
-  InvalidPath: block("file.write", ".git/HEAD", ["x"]),
+  GitDirDenied: block("file.write", ".git/HEAD", ["x"]),
   UnsupportedFormat: block("line.delete", "data.bin", ["lineno=1"]),
   PatchApplyError: block("git.diff", "src/app.py", ["--- a/other.py", "+++ b/other.py", "@@ -1 +1 @@", "-a", "+b"]),
   NotARepository: block("git.tag", ".", ["name=v1"]),
