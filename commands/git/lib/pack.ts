@@ -126,6 +126,11 @@ class PackIndex {
 
 class Pack {
   readonly index: PackIndex;
+  /**
+   * Objects recently decoded from this pack, by offset: delta chains share their bases. Kept per
+   * pack because offsets are only unique within one (every pack's first object is at offset 12).
+   */
+  readonly decoded = new Map<number, { type: ObjectType; content: Uint8Array }>();
   readonly #path: string;
   readonly #size: number;
 
@@ -164,7 +169,6 @@ export class PackSet {
   #packs: Pack[] | null = null;
   readonly #inflate: Inflate;
   readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
-  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
 
   constructor(
     objectsDir: string,
@@ -209,8 +213,7 @@ export class PackSet {
 
   async #readAt(pack: Pack, offset: number, depth: number): Promise<{ type: ObjectType; content: Uint8Array }> {
     if (depth > 64) throw corrupt("a delta chain in a pack is too long");
-    const key = `${offset}`;
-    const cached = this.#bases.get(key);
+    const cached = pack.decoded.get(offset);
     if (cached) return cached;
     const end = pack.end(offset);
     const raw = pack.read(offset, end - offset);
@@ -250,8 +253,8 @@ export class PackSet {
       result = { type, content };
     }
     // Keep recent results: delta chains share their bases.
-    if (this.#bases.size > 256) this.#bases.clear();
-    this.#bases.set(key, result);
+    if (pack.decoded.size > 256) pack.decoded.clear();
+    pack.decoded.set(offset, result);
     return result;
   }
 }
