@@ -5,6 +5,7 @@
  * read and written, so a clean index can be compared with HEAD without reading any tree.
  */
 
+import { verifyIndexPath } from "./verify_path.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
 import { comparePaths, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
@@ -328,6 +329,7 @@ export function parseIndex(data: Uint8Array): Index {
       const entryLength = nul - offset;
       next = offset + ((entryLength + 8) & ~7);
     }
+    verifyIndexPath(path);
     const entry: IndexEntry = {
       path,
       oid: oids.add(data, offset + 40),

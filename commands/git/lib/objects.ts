@@ -7,6 +7,7 @@ import { concatBytes } from "../../../core/bytes.ts";
 import { EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { PackSet } from "./pack.ts";
+import { verifyTreeEntryName } from "./verify_path.ts";
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
@@ -198,7 +199,11 @@ export const MODE_EXEC = "100755";
 export const MODE_LINK = "120000";
 export const MODE_GITLINK = "160000";
 
-export function parseTree(content: Uint8Array): TreeEntry[] {
+/**
+ * The entries of a tree object. Every name is checked as git's verify_path does (see
+ * verify_path.ts): one unsafe name rejects the whole tree. `oid` names the tree in that error.
+ */
+export function parseTree(content: Uint8Array, oid?: string): TreeEntry[] {
   const entries: TreeEntry[] = [];
   let i = 0;
   while (i < content.length) {
@@ -207,6 +212,7 @@ export function parseTree(content: Uint8Array): TreeEntry[] {
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt("a tree object is truncated");
     const mode = lenientDecoder.decode(content.subarray(i, space));
     const name = lenientDecoder.decode(content.subarray(space + 1, nul));
+    verifyTreeEntryName(name, oid ? `tree ${oid}` : "a tree");
     entries.push({ mode: mode === "040000" ? MODE_TREE : mode, name, oid: toHex(content, nul + 1, nul + 21) });
     i = nul + 21;
   }

@@ -41,7 +41,19 @@ function readPackedRefs(repo: Repo): PackedRefs {
   return { refs };
 }
 
+/**
+ * Whether `name` may be looked up as a file under .git: a ref that passes check-ref-format
+ * (`refs/…`), or a pseudo-ref at the top (HEAD, ORIG_HEAD, MERGE_HEAD: capitals and `_`, as git
+ * allows). Anything else — `refs/../../secrets/token`, `config`, `index` — is never opened, so a
+ * ref name can neither read a file outside the refs nor echo its content.
+ */
+export function isReadableRefName(name: string): boolean {
+  if (/^[A-Z][A-Z_]*$/.test(name)) return true;
+  return name.startsWith("refs/") && isValidRefName(name);
+}
+
 function readLoose(repo: Repo, name: string): RawRef | null {
+  if (!isReadableRefName(name)) return null;
   let text: string;
   try {
     const info = Deno.statSync(`${repo.gitdir}/${name}`);
@@ -375,6 +387,7 @@ export interface ReflogEntry {
 
 /** Reflog entries oldest first. */
 export function readReflog(repo: Repo, name: string): ReflogEntry[] {
+  if (!isReadableRefName(name)) return [];
   let text: string;
   try {
     text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);

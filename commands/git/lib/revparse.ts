@@ -155,7 +155,7 @@ export async function lookupPath(
   let current = { oid: tree, mode: MODE_TREE };
   for (const part of path.split("/")) {
     if (current.mode !== MODE_TREE) return null;
-    const entries = parseTree(await repo.objects.readTyped(current.oid, "tree"));
+    const entries = parseTree(await repo.objects.readTyped(current.oid, "tree"), current.oid);
     const next = entries.find((e) => e.name === part);
     if (!next) return null;
     current = next;

@@ -276,7 +276,7 @@ export async function indexVsTree(
       markRange(dir === "" ? "" : dir + "/");
       return;
     }
-    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"))) {
+    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.mode === MODE_TREE) {
         await walk(entry.oid, path);

@@ -16,7 +16,7 @@ export async function flattenTree(repo: Repo, tree: string | null): Promise<Map<
   const out = new Map<string, FlatEntry>();
   if (!tree) return out;
   const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"))) {
+    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
       const path = prefix + entry.name;
       if (entry.mode === MODE_TREE) await walk(entry.oid, path + "/");
       else out.set(path, { mode: entry.mode, oid: entry.oid });
@@ -138,7 +138,7 @@ export async function cacheTreeFor(repo: Repo, tree: string | null): Promise<Cac
   const build = async (oid: string, name: string): Promise<CacheTreeNode> => {
     let count = 0;
     const children: CacheTreeNode[] = [];
-    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"))) {
+    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
       if (entry.mode === MODE_TREE) {
         const child = await build(entry.oid, entry.name);
         children.push(child);

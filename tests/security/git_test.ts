@@ -1,0 +1,157 @@
+/**
+ * git's own objects as an attack: an agent can write any object (patch + git), so a tree may
+ * carry names that real git's verify_path refuses. Such a tree must be rejected whole before
+ * pterm reads, stats or removes anything on its strength.
+ */
+
+import assert from "node:assert/strict";
+import { makeRoot } from "../helpers.ts";
+import { assertFsck, git, GIT_ENV, gitInit, pterm, ptermTry, write } from "../git/oracle.ts";
+
+/** Writes raw bytes as an object of `type` with real git (`--literally`: no checks), returns its id. */
+async function hashObject(dir: string, type: string, bytes: Uint8Array): Promise<string> {
+  const child = new Deno.Command("git", {
+    args: ["hash-object", "-w", "--literally", "-t", type, "--stdin"],
+    cwd: dir,
+    env: GIT_ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(bytes);
+  await writer.close();
+  return new TextDecoder().decode((await child.output()).stdout).trim();
+}
+
+/** A raw tree object of the given entries (no sorting, no checks: as an attacker writes it). */
+function rawTree(entries: { mode: string; name: string; oid: string }[]): Uint8Array {
+  const parts: number[] = [];
+  for (const e of entries) {
+    parts.push(...new TextEncoder().encode(`${e.mode} ${e.name}\0`));
+    for (let i = 0; i < 40; i += 2) parts.push(parseInt(e.oid.slice(i, i + 2), 16));
+  }
+  return new Uint8Array(parts);
+}
+
+const CRAFTED_NAMES: [string, (blob: string, dir: string) => Promise<{ mode: string; name: string; oid: string }>][] = [
+  ["a name with slashes", (blob) => Promise.resolve({ mode: "100644", name: "../other/important.txt/x", oid: blob })],
+  ["..", async (blob, dir) => {
+    const inner = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "important.txt", oid: blob }]));
+    const other = await hashObject(dir, "tree", rawTree([{ mode: "40000", name: "other", oid: inner }]));
+    return { mode: "40000", name: "..", oid: other };
+  }],
+  [".git", async (blob, dir) => {
+    const head = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "x", oid: blob }]));
+    const gitTree = await hashObject(dir, "tree", rawTree([{ mode: "40000", name: "HEAD", oid: head }]));
+    return { mode: "40000", name: ".git", oid: gitTree };
+  }],
+  [".GIT (case)", (blob) => Promise.resolve({ mode: "100644", name: ".GIT", oid: blob })],
+  [".git. (NTFS trailing dot)", (blob) => Promise.resolve({ mode: "100644", name: ".git.", oid: blob })],
+  ["GIT~1 (NTFS short name)", (blob) => Promise.resolve({ mode: "100644", name: "GIT~1", oid: blob })],
+  [".g\u200cit (HFS ignorable)", (blob) => Promise.resolve({ mode: "100644", name: ".g\u200cit", oid: blob })],
+  ["..\\x (Windows separator)", (blob) => Promise.resolve({ mode: "100644", name: "..\\x", oid: blob })],
+  [". (the folder itself)", (blob) => Promise.resolve({ mode: "100644", name: ".", oid: blob })],
+];
+
+Deno.test("crafted tree entries (verify_path): the tree is refused whole and nothing is removed", async (t) => {
+  for (const [label, entryOf] of CRAFTED_NAMES) {
+    await t.step(label, async () => {
+      await using root = await makeRoot();
+      const dir = `${root.path}/r`;
+      await gitInit(dir);
+      await write(`${root.path}/other/important.txt`, "keep me\n");
+      await write(`${dir}/a.txt`, "a\n");
+      await write(`${dir}/important.txt/x`, "tracked\n"); // a path the crafted ones resemble
+      await git(dir, "add", "-A");
+      await git(dir, "commit", "-qm", "base");
+      const blob = await hashObject(dir, "blob", new TextEncoder().encode("evil\n"));
+      const entry = await entryOf(blob, dir);
+      const tree = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "a.txt", oid: blob }, entry]));
+      const commit = (await git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil")).trim();
+      await git(dir, "update-ref", "refs/heads/evil", commit);
+      const headBefore = await Deno.readTextFile(`${dir}/.git/HEAD`);
+      const indexBefore = await Deno.readFile(`${dir}/.git/index`);
+
+      for (
+        const line of [
+          "git checkout --repo r evil",
+          "git reset --repo r --hard evil",
+          "git merge --repo r --branch evil",
+        ]
+      ) {
+        const envelope = await ptermTry(root.path, line);
+        assert.equal(envelope.error_code, "InvalidPath", `${line}: ${envelope.stderr}`);
+        assert.match(envelope.stderr, /verify_path/);
+      }
+      const diff = await ptermTry(root.path, "git diff --repo r main evil");
+      assert.equal(diff.error_code, "InvalidPath");
+      assert.equal(await Deno.readTextFile(`${root.path}/other/important.txt`), "keep me\n");
+      assert.equal(await Deno.readTextFile(`${dir}/important.txt/x`), "tracked\n");
+      assert.equal(await Deno.readTextFile(`${dir}/a.txt`), "a\n");
+      assert.equal(await Deno.readTextFile(`${dir}/.git/HEAD`), headBefore);
+      assert.deepEqual(await Deno.readFile(`${dir}/.git/index`), indexBefore);
+      // The repository itself is still fine for everything else.
+      await pterm(root.path, "git status --repo r");
+      await pterm(root.path, "git log --repo r --max 1");
+    });
+  }
+});
+
+Deno.test("an index entry git's verify_path refuses is refused before anything is touched", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  const blob = (await git(dir, "hash-object", "-w", "a.txt")).trim();
+  // `git update-index --index-info` refuses such a path, so patch the name into the index bytes:
+  // stage `zz/aa.txt` and rewrite it to `../aa.txt` (same length), fixing the checksum.
+  await git(dir, "update-index", "--add", "--cacheinfo", `100644,${blob},zz/aa.txt`);
+  const index = await Deno.readFile(`${dir}/.git/index`);
+  const at = new TextDecoder("latin1").decode(index).indexOf("zz/aa.txt");
+  index.set(new TextEncoder().encode("../aa.txt"), at);
+  const body = index.subarray(0, index.length - 20);
+  index.set(new Uint8Array(await crypto.subtle.digest("SHA-1", body)), index.length - 20);
+  await Deno.writeFile(`${dir}/.git/index`, index);
+  const status = await ptermTry(root.path, "git status --repo r");
+  assert.equal(status.error_code, "InvalidPath", status.stderr);
+  const reset = await ptermTry(root.path, "git reset --repo r --hard");
+  assert.equal(reset.error_code, "InvalidPath");
+  assert.equal(await Deno.readTextFile(`${dir}/a.txt`), "a\n");
+  await git(dir, "read-tree", "HEAD"); // the fix the message names
+  await pterm(root.path, "git status --repo r");
+  await assertFsck(dir);
+});
+
+Deno.test("a ref name is never read as a path: a secret beside the repository stays unread and unechoed", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  const token = "0123456789abcdef0123456789abcdef01234567"; // looks like an object id, as tokens do
+  await write(`${root.path}/secrets/github_token`, `${token}\n`);
+  await write(`${dir}/.git/logs/evil`, `${token} ${token} x <x> 0 +0000\tsecret\n`);
+  const lines = [
+    "git log --repo r --ref refs/../../../secrets/github_token",
+    "git log --repo r --ref ../../secrets/github_token",
+    "git show --repo r refs/../../../secrets/github_token",
+    "git diff --repo r refs/../../../secrets/github_token HEAD",
+    "git checkout --repo r refs/heads/../../../../secrets/github_token",
+    "git log --repo r --ref evil@{0}",
+  ];
+  for (const line of lines) {
+    const envelope = await ptermTry(root.path, line);
+    assert.notEqual(envelope.exit_code, 0, line);
+    assert.ok(!JSON.stringify(envelope).includes(token), `${line} echoed the secret: ${envelope.stderr}`);
+  }
+  for await (const day of Deno.readDir(`${root.path}/audit`)) {
+    for await (const file of Deno.readDir(`${root.path}/audit/${day.name}`)) {
+      const text = await Deno.readTextFile(`${root.path}/audit/${day.name}/${file.name}`);
+      assert.ok(!text.includes(token), `the audit record ${file.name} holds the secret`);
+    }
+  }
+});
