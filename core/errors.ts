@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "Cancelled",
   "PatchParseError",
   "PatchApplyError",
+  "StaleJournal",
   "NoMatch",
   "AmbiguousMatch",
   "UnsupportedFormat",

@@ -12,7 +12,14 @@ import { type ErrorCode, PtermError } from "../../core/errors.ts";
 import { failure, OpError, parseProblem, type Problem, problemOf } from "./errors.ts";
 import { type Block, parsePatch, type Patch } from "./format.ts";
 import { type BlockOutcome, booleanParam, runEditBlock } from "./ops.ts";
-import { hasPendingRecovery, recover, type RecoveryReport, Transaction, withPatchLock } from "./transaction.ts";
+import {
+  discardPending,
+  hasPendingRecovery,
+  recover,
+  type RecoveryReport,
+  Transaction,
+  withPatchLock,
+} from "./transaction.ts";
 import { View } from "./view.ts";
 
 export interface GitAuthor {
@@ -325,7 +332,7 @@ export async function runPatch(run: PatchRun): Promise<PatchResult> {
     };
     const git = run.git;
     if (run.mode === "apply") {
-      result.recovered = await recover(root, git ? restorerFor(git) : null);
+      result.recovered = await recover(root, git ? restorerFor(git) : null, git ? gitStateReader(git) : null);
     } else {
       const pending = await hasPendingRecovery(root);
       if (pending.length) {
@@ -386,6 +393,30 @@ export async function runPatch(run: PatchRun): Promise<PatchResult> {
     if (run.mode !== "apply") return await precheck(run, patch, repo, result, problems);
     if (result.is_repository && git) return await applyInRepo(run, git, patch, repo, result, author!);
     return await applyPlain(run, patch, repo, result);
+  });
+}
+
+/** The repository's git state now, in the JSON form a journal keeps it, to compare with the journal's. */
+function gitStateReader(git: GitApi) {
+  return async (repoAbs: string) => {
+    if (!(await git.isRepository(repoAbs))) return null;
+    return toJsonSafe(await git.snapshotGitState(repoAbs));
+  };
+}
+
+/**
+ * `patch recover`: finishes what killed runs left, as `patch apply` does first — or, with
+ * `discard`, drops their journals and leaves the tree as it is (after a `StaleJournal`).
+ */
+export async function recoverPending(
+  run: Pick<PatchRun, "workspace" | "signal" | "git">,
+  discard: boolean,
+): Promise<RecoveryReport[]> {
+  const root = run.workspace.root;
+  const git = run.git;
+  return await withPatchLock(root, true, run.signal, async () => {
+    if (discard) return await discardPending(root);
+    return await recover(root, git ? restorerFor(git) : null, git ? gitStateReader(git) : null);
   });
 }
 

@@ -3,8 +3,8 @@
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { utf8Length } from "../../core/truncate.ts";
-import { type PatchConfig, type PatchResult, type RunMode, runPatch } from "./engine.ts";
-import type { applyFlags, checkFlags } from "./spec.ts";
+import { type PatchConfig, type PatchResult, recoverPending, type RunMode, runPatch } from "./engine.ts";
+import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
 
 async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string> {
   if (ctx.flags.file === undefined) return ctx.stdin ?? "";
@@ -97,4 +97,20 @@ export const applyHandler: Handler<typeof applyFlags> = async (ctx) => {
 
 export const checkHandler: Handler<typeof checkFlags> = async (ctx) => {
   return await run(ctx, "check", false);
+};
+
+export const recoverHandler: Handler<typeof recoverFlags> = async (ctx) => {
+  const discard = ctx.flags.discard === true;
+  const recovered = await recoverPending(
+    { workspace: ctx.workspace, signal: ctx.signal, git: await import("../git/api.ts") },
+    discard,
+  );
+  const lines = recovered.length === 0
+    ? ["No killed patch run left anything behind; nothing to do."]
+    : recovered.map((r) =>
+      `Run ${r.run_id} (session ${r.session}): ${r.action.replace("_", " ")}, ${r.paths.length} path(s)` +
+      (r.action === "discarded" ? " left as they are now." : ".")
+    );
+  ctx.stdout.write(lines.join("\n") + "\n");
+  return { discarded: discard, recovered };
 };

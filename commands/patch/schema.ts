@@ -68,6 +68,13 @@ const problemSchema = z.strictObject({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
+const recoveredSchema = z.array(z.strictObject({
+  run_id: z.string(),
+  session: z.string(),
+  action: z.enum(["rolled_back", "rolled_forward", "discarded"]),
+  paths: z.array(z.string()).describe("Relative to the workspace root."),
+}));
+
 const common = {
   repo_path: z.string().describe("The repository folder, relative to the workspace root."),
   is_repository: z.boolean(),
@@ -80,14 +87,16 @@ const common = {
   commit_id: z.string().nullable(),
   commit_message: z.string().nullable(),
   author: z.string().nullable(),
-  recovered: z.array(z.strictObject({
-    run_id: z.string(),
-    session: z.string(),
-    action: z.enum(["rolled_back", "rolled_forward"]),
-    paths: z.array(z.string()),
-  })).describe("Runs killed mid-apply that this run finished first."),
+  recovered: recoveredSchema.describe("Runs killed mid-apply that this run finished first."),
   warnings: z.array(z.string()),
 };
+
+export const recoverResultSchema = z.strictObject({
+  ok: z.literal(true),
+  command: z.literal("patch recover"),
+  discarded: z.boolean().describe("True with --discard: journals dropped, the tree left as it is."),
+  recovered: recoveredSchema.describe("Runs killed mid-apply: rolled back, rolled forward or discarded."),
+});
 
 export const applyResultSchema = z.strictObject({
   ok: z.literal(true),

@@ -154,6 +154,33 @@ const check: LeafSpec = {
   handler: { module: HANDLERS, export: "checkHandler" satisfies keyof Handlers },
 };
 
+export const recoverFlags = [
+  {
+    name: "discard",
+    type: "boolean",
+    description: "Drop the journals of killed runs and keep the tree exactly as it is now (after StaleJournal).",
+  },
+] as const satisfies readonly FlagSpec[];
+
+const recover: LeafSpec = {
+  name: "recover",
+  summary: "Finish what a killed `patch apply` left: roll it back, or --discard its journal.",
+  description: "A `patch apply` killed mid-way (a tool timeout, kill -9) leaves a journal; the next `patch apply` " +
+    "rolls the tree back to exactly what it was before that run, first. It does so only while the files and the " +
+    "repository are exactly as the killed run left them. If anything changed since (someone edited, committed, or " +
+    "removed the run's lock), it touches nothing and fails with StaleJournal, naming what changed: then look at " +
+    "the tree (`git status`) and run `patch recover --discard`, which drops the journal and keeps the tree as it " +
+    "is now. `patch recover` without --discard does the rollback on its own, as `patch apply` would.",
+  capabilities: ["fs.read", "fs.write"],
+  flags: recoverFlags,
+  examples: [
+    { command: "patch recover", description: "Roll back what a killed patch run left, if nothing changed since" },
+    { command: "patch recover --discard", description: "After StaleJournal: drop the journal, keep the tree as it is" },
+  ],
+  result: async () => (await schema()).recoverResultSchema,
+  handler: { module: HANDLERS, export: "recoverHandler" satisfies keyof Handlers },
+};
+
 export const patchSpec: CommandSpec = {
   name: "patch",
   summary: "Edit many files at once with the XGit patch format: file, line, block and git blocks, all or nothing.",
@@ -164,5 +191,5 @@ export const patchSpec: CommandSpec = {
     { command: "patch apply", description: "Apply a patch given on stdin", stdin: WRITE_EXAMPLE },
     { command: "patch check", description: "Report every problem of a patch without writing", stdin: LINE_EXAMPLE },
   ],
-  subcommands: [apply, check],
+  subcommands: [apply, check, recover],
 };

@@ -22,7 +22,8 @@ import { basename, dirname, join } from "../../core/path.ts";
 import { lstatOrNull } from "../../core/paths.ts";
 import type { Change } from "./view.ts";
 
-export const JOURNAL_VERSION = 1;
+/** 2: entries carry content hashes, so recovery can tell the dead run's state from later work. */
+export const JOURNAL_VERSION = 2;
 
 /** How many files are prepared (backed up, written and flushed) at once. */
 const PREPARE_BATCH = 16;
@@ -36,6 +37,14 @@ export interface JournalEntry {
   readonly backup: string | null;
   /** Name of the temporary file beside the target, null when the patch deletes the path. */
   readonly temp: string | null;
+  /** SHA-256 of the content before the run (null: no file). */
+  readonly before_sha: string | null;
+  /**
+   * SHA-256 of what the run writes there (null: it deletes the path), or "unknown" for a file
+   * git itself rewrites (reset, revert): recovery then accepts it only while the run's own
+   * repository lock still stands, i.e. while no git could have run since.
+   */
+  readonly after_sha: string | null | "unknown";
 }
 
 export interface Journal {
@@ -62,11 +71,16 @@ export interface Journal {
 export interface RecoveryReport {
   readonly run_id: string;
   readonly session: string;
-  readonly action: "rolled_back" | "rolled_forward";
+  readonly action: "rolled_back" | "rolled_forward" | "discarded";
   readonly paths: string[];
 }
 
 const decoder = new TextDecoder();
+
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 function toRootRel(root: string, abs: string): string {
   return abs === root ? "." : abs.slice(root.length + 1);
@@ -242,6 +256,8 @@ export class Transaction {
         original_mode: info?.isFile ? (info.mode ?? 0o644) & 0o7777 : null,
         backup: info?.isFile ? `b${this.#backups++}` : null,
         temp: null,
+        before_sha: info?.isFile ? await sha256(await Deno.readFile(abs)) : null,
+        after_sha: "unknown",
       };
       added.push({ entry, abs, info });
     }
@@ -268,12 +284,14 @@ export class Transaction {
   async write(changes: readonly Change[], emptiedDirs: readonly string[]): Promise<void> {
     const { root, runId } = this.#options;
     const created = dirsToCreate(changes, this.#options.repoAbs);
-    const entries: JournalEntry[] = changes.map((c) => ({
+    const entries: JournalEntry[] = await Promise.all(changes.map(async (c) => ({
       path: toRootRel(root, c.abs),
       original_mode: c.before?.mode ?? null,
       backup: c.before ? `b${this.#backups++}` : null,
       temp: c.after ? tempName(c.abs, runId) : null,
-    }));
+      before_sha: c.before ? await sha256(c.before.bytes) : null,
+      after_sha: c.after ? await sha256(c.after.bytes) : null,
+    })));
     this.journal.entries.push(...entries);
     this.journal.created_dirs.push(...created.map((d) => toRootRel(root, d)));
     this.journal.removed_dirs.push(...emptiedDirs.map((d) => toRootRel(root, d)));
@@ -484,16 +502,113 @@ async function pendingRuns(root: string): Promise<{ runDir: string; journal: Jou
   return found.sort((a, b) => (a.runDir < b.runDir ? -1 : 1));
 }
 
+/**
+ * `patch recover --discard`: drops what killed runs left — their journals and backups, the
+ * temporary files beside their targets, and their repository lock while it is still their own —
+ * and leaves every file and the git state as they are now. Call with the patch lock held.
+ */
+export async function discardPending(root: string): Promise<RecoveryReport[]> {
+  const reports: RecoveryReport[] = [];
+  for (const { runDir, journal } of await pendingRuns(root)) {
+    if (journal !== null) {
+      for (const entry of journal.entries ?? []) {
+        if (entry.temp) await removeIfPresent(join(dirname(fromRootRel(root, entry.path)), entry.temp));
+      }
+      await removeStaleRepoLock(root, journal);
+      reports.push({
+        run_id: journal.run_id,
+        session: journal.session,
+        action: "discarded",
+        paths: (journal.entries ?? []).map((e) => e.path),
+      });
+    }
+    await Deno.remove(runDir, { recursive: true });
+  }
+  return reports;
+}
+
 /** Whether a killed run left a journal behind (for `patch check`, which writes nothing). */
 export async function hasPendingRecovery(root: string): Promise<string[]> {
   return (await pendingRuns(root)).filter((r) => r.journal !== null).map((r) => r.journal!.run_id);
 }
 
-/** Finishes what killed runs left: rolls back (or, once committed, forward). Call with the lock held. */
-export async function recover(root: string, restoreGit: GitStateRestorer | null): Promise<RecoveryReport[]> {
+/** Reads the repository's git state now, in the form a journal keeps it (supplied by the git integration). */
+export type GitStateReader = (repoAbs: string) => Promise<unknown>;
+
+/** The hash of what `path` holds now: null when nothing, "not a file" for a folder or link. */
+async function currentSha(path: string): Promise<string | null> {
+  const info = lstatOrNull(path);
+  if (!info) return null;
+  if (!info.isFile) return "not a file";
+  return await sha256(await Deno.readFile(path));
+}
+
+function repoLockStillOurs(root: string, journal: Journal): boolean {
+  if (!journal.repo_lock) return false;
+  const info = lstatOrNull(fromRootRel(root, journal.repo_lock.path));
+  return Boolean(info?.isFile && info.ino === journal.repo_lock.ino);
+}
+
+/**
+ * What changed since a killed run, so that rolling it back would undo someone's later work:
+ * the repository's git state (HEAD, refs, index, reflogs) when the run's own lock is gone, and
+ * every file it journaled that holds neither its original nor its new content. Empty when the
+ * tree is exactly as the dead run left it.
+ */
+async function changesSince(root: string, journal: Journal, readGit: GitStateReader | null): Promise<string[]> {
+  const found: string[] = [];
+  const lockStands = repoLockStillOurs(root, journal);
+  if (journal.git_state !== null && journal.git_state !== undefined && !lockStands) {
+    const now = readGit ? await readGit(fromRootRel(root, journal.repo)) : undefined;
+    if (JSON.stringify(now) !== JSON.stringify(journal.git_state)) {
+      found.push(
+        `the repository \`${journal.repo}\` changed (HEAD, a branch, the index or a reflog) after the run's lock was removed`,
+      );
+    }
+  }
+  for (const entry of journal.entries) {
+    const now = await currentSha(fromRootRel(root, entry.path));
+    if (now === entry.before_sha || now === entry.after_sha) continue;
+    if (entry.after_sha === "unknown" && lockStands) continue; // git's own write, mid-way
+    found.push(`\`${entry.path}\` holds neither what it held before the run nor what the run wrote`);
+  }
+  return found;
+}
+
+function staleJournal(journal: Journal, found: readonly string[]): PtermError {
+  const shown = found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
+  return new PtermError(
+    "StaleJournal",
+    `patch run ${journal.run_id} was killed mid-apply, and the workspace has changed since (${shown}); rolling it ` +
+      "back now would undo that later work, so nothing was touched. Run `patch recover --discard` to drop its " +
+      "journal and keep the tree as it is now (check it with `git status` first), then apply again.",
+    { helpFor: "patch recover", result: { stale_run: journal.run_id, changed: [...found] } },
+  );
+}
+
+/**
+ * Finishes what killed runs left: rolls back (or, once committed, forward) — but only a run
+ * whose traces are exactly as it left them (see `changesSince`); otherwise `StaleJournal`, and
+ * nothing is touched. Call with the patch lock held.
+ */
+export async function recover(
+  root: string,
+  restoreGit: GitStateRestorer | null,
+  readGit: GitStateReader | null,
+): Promise<RecoveryReport[]> {
+  const pending = await pendingRuns(root);
+  // Every journal is checked before any is acted on: all or nothing here too.
+  for (const { journal } of pending) {
+    if (journal === null || journal.phase === "committed") continue;
+    if (journal.version !== JOURNAL_VERSION) {
+      throw staleJournal(journal, ["its journal is of an older pterm, which recorded no content hashes"]);
+    }
+    const found = await changesSince(root, journal, readGit);
+    if (found.length > 0) throw staleJournal(journal, found);
+  }
   const reports: RecoveryReport[] = [];
-  for (const { runDir, journal } of await pendingRuns(root)) {
-    if (journal === null || journal.version !== JOURNAL_VERSION) {
+  for (const { runDir, journal } of pending) {
+    if (journal === null) {
       // Killed before its journal was complete: it had not touched the tree yet.
       await Deno.remove(runDir, { recursive: true });
       continue;

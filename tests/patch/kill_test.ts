@@ -187,9 +187,25 @@ Deno.test("in a repository, killed around the commit: the next run leaves it con
     });
     if (!killed) continue;
     kills++;
-    const next = await cli(["exec", "--root", dir.path, "patch apply --repo r"], {
+    let next = await cli(["exec", "--root", dir.path, "patch apply --repo r"], {
       stdin: patchOf(block("file.write", "after.txt", ["next run"])),
     });
+    if (next.envelope?.error_code === "StaleJournal") {
+      // Killed after its commit moved the branch and its index was written, before the journal said
+      // so: the repository no longer matches the journal, so recovery refuses rather than guess.
+      // Discarding keeps the run's own commit, which is whole.
+      assert.match(next.envelope.stderr, /patch recover --discard/);
+      const discarded = await cli(["exec", "--root", dir.path, "patch recover --discard"]);
+      assert.equal(discarded.envelope?.exit_code, 0, discarded.stdout + discarded.stderr);
+      assert.equal(await git(repo, "status", "--porcelain"), "");
+      assert.equal(
+        await git(repo, "show", "--format=%s", "--name-only", "HEAD").then((s) => s.split("\n")[0]),
+        "chore: apply file ops patch",
+      );
+      await git(repo, "fsck", "--strict", "--no-progress");
+      await assertNoTornFile(repo);
+      continue;
+    }
     assert.equal(next.envelope?.exit_code, 0, next.stdout + next.stderr);
     // deno-lint-ignore no-explicit-any
     const [recovered] = (next.envelope!.result as any).recovered;
@@ -239,4 +255,69 @@ Deno.test("a timeout mid-apply (the worker's signal aborts it) leaves the tree a
     assert.deepEqual(now, before, `timeout ${timeoutMs} ms`);
   }
   assert.ok(timeouts > 0, "some runs timed out");
+});
+
+Deno.test("a killed run, then a person's own git work: recovery refuses (StaleJournal) and touches nothing", async () => {
+  let killedOnce = false;
+  for (let attempt = 0; attempt < 5 && !killedOnce; attempt++) {
+    await using dir = await makeRoot();
+    const { patch, repo } = await setupRepo(dir.path);
+    const first = `${repo}/${name(0)}`;
+    const firstIno = (await Deno.stat(first)).ino;
+    const killed = await killWhen(spawnApply(dir.path, patch, ["--repo", "r"]), async () => {
+      try {
+        return (await Deno.stat(first)).ino !== firstIno;
+      } catch {
+        return false;
+      }
+    });
+    if (!killed) continue;
+    killedOnce = true;
+    // The person cleans up with real git, keeps working and commits.
+    await Deno.remove(`${repo}/.git/index.lock`).catch(() => {});
+    await git(repo, "checkout", "--", ".");
+    await git(repo, "clean", "-fdq");
+    await Deno.writeTextFile(`${repo}/${name(1)}`, "the person's edit\n");
+    await Deno.writeTextFile(`${repo}/mine.txt`, "a file the person created\n");
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "the person's commit");
+    const head = await git(repo, "rev-parse", "HEAD");
+    const reflog = await git(repo, "reflog", "--format=%H");
+    const tree = await fingerprint(dir.path);
+    delete tree["sessions/.patch.lock"];
+
+    for (const line of ["patch apply --repo r", "patch recover"]) {
+      const next = await cli(["exec", "--root", dir.path, line], {
+        stdin: patchOf(block("file.write", "after.txt", ["next run"])),
+      });
+      assert.equal(next.envelope?.error_code, "StaleJournal", next.stdout + next.stderr);
+      assert.match(next.envelope!.stderr, /patch recover --discard/);
+      assert.match(next.envelope!.stderr, /changed/);
+      assert.equal(await git(repo, "rev-parse", "HEAD"), head, "HEAD did not move");
+      assert.equal(await git(repo, "reflog", "--format=%H"), reflog, "the reflog is the person's");
+      const now = await fingerprint(dir.path);
+      for (const path of Object.keys(tree)) {
+        if (!path.startsWith("audit/") && !path.startsWith("artifacts/") && !path.startsWith("sessions/")) {
+          assert.equal(now[path], tree[path], `${path} is untouched`);
+        }
+      }
+    }
+    assert.equal(await Deno.readTextFile(`${repo}/mine.txt`), "a file the person created\n");
+    assert.equal(await Deno.readTextFile(`${repo}/${name(1)}`), "the person's edit\n");
+
+    // The documented way on: discard the journal, keeping the tree as it is; patch works again.
+    const discarded = await cli(["exec", "--root", dir.path, "patch recover --discard"]);
+    assert.equal(discarded.envelope?.exit_code, 0, discarded.stdout + discarded.stderr);
+    // deno-lint-ignore no-explicit-any
+    assert.equal((discarded.envelope!.result as any).recovered[0].action, "discarded");
+    assert.equal(await git(repo, "rev-parse", "HEAD"), head);
+    assert.equal(await git(repo, "status", "--porcelain"), "");
+    const after = await cli(["exec", "--root", dir.path, "patch apply --repo r"], {
+      stdin: patchOf(block("file.write", "after.txt", ["next run"])),
+    });
+    assert.equal(after.envelope?.exit_code, 0, after.stdout + after.stderr);
+    assert.equal(await git(repo, "rev-parse", "HEAD~1"), head);
+    await git(repo, "fsck", "--strict", "--no-progress");
+  }
+  assert.ok(killedOnce, "a run was killed mid-apply");
 });

@@ -146,17 +146,17 @@ Deno.test("a journal left after the switch is rolled back by recovery; a committ
   await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
   // The process "dies" here: no finish, no rollback.
   assert.equal(await Deno.readTextFile(`${dir.path}/a.txt`), "A2\n");
-  const reports = await recover(dir.path, null);
+  const reports = await recover(dir.path, null, null);
   assert.deepEqual(reports.map((r) => [r.run_id, r.action]), [["run-killed", "rolled_back"]]);
   assert.deepEqual(await fingerprint(dir.path), before);
-  assert.deepEqual(await recover(dir.path, null), [], "recovery runs once");
+  assert.deepEqual(await recover(dir.path, null, null), [], "recovery runs once");
 
   const view2 = await planned(dir.path, editEverything);
   const tx2 = await Transaction.begin(options(dir.path, "run-committed"));
   await tx2.write(view2.changes(), []);
   await tx2.markCommitted();
   const after = await fingerprint(dir.path);
-  const forward = await recover(dir.path, null);
+  const forward = await recover(dir.path, null, null);
   assert.deepEqual(forward.map((r) => r.action), ["rolled_forward"]);
   assert.deepEqual(await fingerprint(dir.path), after);
 });
