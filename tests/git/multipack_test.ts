@@ -134,3 +134,29 @@ Deno.test("two packs (as after a clone and a fetch): log, diff, checkout and res
   assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
   await assertFsck(dir);
 });
+
+Deno.test("delta chains longer than 64 (pack.depth up to git's 4095) read right", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  // One file with one line rewritten per commit: each version is closest to its neighbours, so git
+  // chains the deltas version after version.
+  const lines: string[] = Array.from({ length: 400 }, (_, i) => `base line ${i} ${"x".repeat(40)}`);
+  for (let i = 0; i < 160; i++) {
+    lines[(i * 7) % lines.length] = `rewritten in commit ${i} ${"y".repeat(40)}`;
+    await write(`${dir}/grow.txt`, lines.join("\n") + "\n");
+    await git(dir, "add", "grow.txt");
+    await git(dir, "commit", "-qm", `commit ${i}`);
+  }
+  await git(dir, "repack", "-q", "-a", "-d", "-f", "--depth=4095", "--window=4");
+  const pack = (await git(dir, "rev-parse", "--git-path", "objects/pack")).trim();
+  const idx = [...Deno.readDirSync(`${dir}/${pack}`)].find((e) => e.name.endsWith(".idx"))!.name;
+  const verify = await git(dir, "verify-pack", "-v", `${pack}/${idx}`);
+  const longest = Math.max(...[...verify.matchAll(/^chain length = (\d+):/gm)].map((m) => Number(m[1])));
+  assert.ok(longest > 64, `the pack has a chain of ${longest}`);
+  const expected = await gitObjects(dir);
+  const store = new ObjectStore(`${dir}/.git`);
+  for (const [oid, want] of expected) assert.deepEqual((await store.read(oid)).content, want.content, oid);
+  const log = result(await pterm(root.path, "git log --repo r --max 200"));
+  assert.equal(log.commits.length, 160);
+});

@@ -206,57 +206,81 @@ export class PackSet {
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i), 0);
+      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
 
-  async #readAt(pack: Pack, offset: number, depth: number): Promise<{ type: ObjectType; content: Uint8Array }> {
-    if (depth > 64) throw corrupt("a delta chain in a pack is too long");
-    const cached = pack.decoded.get(offset);
-    if (cached) return cached;
-    const end = pack.end(offset);
-    const raw = pack.read(offset, end - offset);
-    let p = 0;
-    let byte = raw[p++];
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 15;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = raw[p++];
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
-    let result: { type: ObjectType; content: Uint8Array };
-    if (typeCode === OFS_DELTA) {
-      byte = raw[p++];
-      let back = byte & 0x7f;
+  /**
+   * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
+   * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
+   * back up. Every object decoded on the way is remembered, since chains share their bases.
+   */
+  async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const chain: { offset: number; delta: Uint8Array }[] = [];
+    let base: { type: ObjectType; content: Uint8Array } | null = null;
+    let at = offset;
+    while (base === null) {
+      if (chain.length > MAX_DELTA_CHAIN) {
+        throw corrupt(`a delta chain in a pack is longer than git's ${MAX_DELTA_CHAIN}`);
+      }
+      const cached = pack.decoded.get(at);
+      if (cached) {
+        base = cached;
+        break;
+      }
+      const raw = pack.read(at, pack.end(at) - at);
+      let p = 0;
+      let byte = raw[p++];
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 4;
       while (byte & 0x80) {
         byte = raw[p++];
-        back = (back + 1) * 128 + (byte & 0x7f);
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
       }
-      const base = await this.#readAt(pack, offset - back, depth + 1);
-      const delta = await this.#inflate(raw.subarray(p));
-      result = { type: base.type, content: applyDelta(base.content, delta) };
-    } else if (typeCode === REF_DELTA) {
-      const baseOid = toHex(raw, p, p + 20);
-      p += 20;
-      const base = await this.#resolveExternal(baseOid);
-      if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      const delta = await this.#inflate(raw.subarray(p));
-      result = { type: base.type, content: applyDelta(base.content, delta) };
-    } else {
-      const type = TYPES[typeCode];
-      if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-      const content = await this.#inflate(raw.subarray(p));
-      if (content.length !== size) throw corrupt("a packed object has the wrong size");
-      result = { type, content };
+      if (typeCode === OFS_DELTA) {
+        byte = raw[p++];
+        let back = byte & 0x7f;
+        while (byte & 0x80) {
+          byte = raw[p++];
+          back = (back + 1) * 128 + (byte & 0x7f);
+        }
+        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
+        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        at -= back;
+      } else if (typeCode === REF_DELTA) {
+        const baseOid = toHex(raw, p, p + 20);
+        p += 20;
+        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        base = await this.#resolveExternal(baseOid);
+        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
+      } else {
+        const type = TYPES[typeCode];
+        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+        const content = await this.#inflate(raw.subarray(p));
+        if (content.length !== size) throw corrupt("a packed object has the wrong size");
+        base = { type, content };
+        remember(pack, at, base);
+      }
     }
-    // Keep recent results: delta chains share their bases.
-    if (pack.decoded.size > 256) pack.decoded.clear();
-    pack.decoded.set(offset, result);
+    let result = base;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      result = { type: result.type, content: applyDelta(result.content, chain[i].delta) };
+      remember(pack, chain[i].offset, result);
+    }
     return result;
   }
+}
+
+/** git's own limit on delta chains (pack.depth is capped at 4095). */
+const MAX_DELTA_CHAIN = 4095;
+
+/** Keeps recent results of a pack: delta chains share their bases. */
+function remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
+  if (pack.decoded.size > 256) pack.decoded.clear();
+  pack.decoded.set(offset, object);
 }
 
 function readVarint(data: Uint8Array, at: { p: number }): number {
