@@ -1,9 +1,31 @@
 /** Byte-level helpers shared by the object, index and ref code. */
 
 export const encoder = new TextEncoder();
-export const decoder = new TextDecoder();
 /** Git paths and messages are bytes; we treat them as UTF-8 and keep invalid bytes visible rather than throwing. */
 export const lenientDecoder = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * Bytes as a string of one character per byte (U+0000–U+00FF), and back: lossless for any
+ * content, whatever its encoding (UTF-8 with or without a BOM, Latin-1, CRLF), for code that
+ * works on lines — the three-way merge — and must give back exactly the bytes it was given.
+ */
+export function bytesToByteString(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return out;
+}
+
+export function byteStringToBytes(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0xff) throw new RangeError("byteStringToBytes: a character outside U+0000–U+00FF");
+    out[i] = code;
+  }
+  return out;
+}
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 

@@ -7,7 +7,7 @@
  */
 
 import { structuredPatch } from "diff";
-import { comparePaths, looksBinary } from "./bytes.ts";
+import { bytesToByteString, comparePaths, looksBinary } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_LINK, objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
@@ -40,14 +40,20 @@ export interface RenderedDiff {
   readonly deletions: number;
 }
 
-const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
+/** ignoreBOM keeps a byte-order mark in the text, so adding or removing one shows as a change, as in git. */
+const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/**
+ * The text of a blob for a diff, or null for binary (a NUL in the first 8,000 bytes, as git
+ * decides). Text that is not UTF-8 (Latin-1, say) is still text to git: it is shown one
+ * character per byte, which keeps every byte distinct (é in Latin-1 reads as é).
+ */
 function decodeText(bytes: Uint8Array): string | null {
   if (looksBinary(bytes)) return null;
   try {
     return fatalDecoder.decode(bytes);
   } catch {
-    return null;
+    return bytesToByteString(bytes);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { comparePaths, decoder, encoder, looksBinary } from "./bytes.ts";
+import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
 import { type MergeLabels, mergeText } from "./diff3.ts";
 import { IgnoreRules } from "./ignore.ts";
@@ -75,20 +75,25 @@ export async function mergeTrees(
       ]);
       const binary = looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
+        // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
+        // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
         const merged = mergeText(
-          decoder.decode(baseBytes),
-          decoder.decode(oursBytes),
-          decoder.decode(theirsBytes),
-          labels,
+          bytesToByteString(baseBytes),
+          bytesToByteString(oursBytes),
+          bytesToByteString(theirsBytes),
+          {
+            ours: bytesToByteString(encoder.encode(labels.ours)),
+            theirs: bytesToByteString(encoder.encode(labels.theirs)),
+          },
         );
         if (merged.conflicts === 0 && mode !== null) {
-          const bytes = encoder.encode(merged.text);
+          const bytes = byteStringToBytes(merged.text);
           const oid = await repo.objects.write("blob", bytes);
           if (oid !== o.oid || mode !== o.mode) changes.set(path, { kind: "clean", entry: { oid, mode } });
           continue;
         }
         conflicts.push(path);
-        changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: encoder.encode(merged.text) });
+        changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: byteStringToBytes(merged.text) });
         continue;
       }
     }
