@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, gitInit, pterm, ptermTry, result, write } from "./oracle.ts";
+import { assertFsck, git, GIT_ENV, gitInit, pterm, ptermTry, result, write } from "./oracle.ts";
 
 Deno.test("a packed repository (git gc): status, log, show, diff, checkout, branch and tag deletion", async () => {
   await using root = await makeRoot();
@@ -78,4 +78,47 @@ Deno.test("a pack with a version 1 index (git before 1.5.2) is read too", async 
   const diff = await pterm(root.path, "git diff --repo r HEAD~2 HEAD");
   assert.match(diff.stdout, /-version 0\n\+version 2\n/);
   assert.equal(result(await pterm(root.path, "git status --repo r")).is_clean, true);
+});
+
+Deno.test("commits as other tools wrote them: odd time zones, CRLF, whitespace in subjects, unknown headers", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  const tree = (await git(dir, "rev-parse", "HEAD^{tree}")).trim();
+  let parent = (await git(dir, "rev-parse", "HEAD")).trim();
+  const raws = [
+    // A six-digit time zone, as in a well-known project's history.
+    `author Odd Zone <odd@example.com> 1111111111 +051800\ncommitter Odd Zone <odd@example.com> 1111111111 +051800\n\nodd zone\n`,
+    // CRLF line ends: the blank CRLF line ends the subject.
+    `author Win <win@example.com> 1222222222 -0700\r\ncommitter Win <win@example.com> 1222222222 -0700\r\n\r\nsubject from windows\r\n\r\nbody line\r\n`,
+    // Leading and inner whitespace, and a two-line subject; an unknown header and an encoding header.
+    `author Space  Name <sp@example.com> 1333333333 +0000\ncommitter Space  Name <sp@example.com> 1333333333 +0000\nencoding UTF-8\nx-unknown some value\n\n   indented   subject  \nsecond   line\n\nbody\n`,
+    // A name with < in an odd place and no space before the email.
+    `author NoSpace<ns@example.com> 1444444444 +1400\ncommitter NoSpace<ns@example.com> 1444444444 +1400\n\nno space\n`,
+  ];
+  for (const raw of raws) {
+    const text = raw.replace(/^author/, `tree ${tree}\nparent ${parent}\nauthor`);
+    const child = new Deno.Command("git", {
+      args: ["hash-object", "-w", "--literally", "-t", "commit", "--stdin"],
+      cwd: dir,
+      env: GIT_ENV,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(text));
+    await writer.close();
+    parent = new TextDecoder().decode((await child.output()).stdout).trim();
+  }
+  await git(dir, "update-ref", "refs/heads/main", parent);
+  const log = result(await pterm(root.path, "git log --repo r --max 10"));
+  const ours = log.commits.map((c: { author: { name: string; email: string; timestamp: number }; subject: string }) =>
+    [c.author.name, c.author.email, String(c.author.timestamp), c.subject].join("|")
+  );
+  const theirs = (await git(dir, "log", "--format=%an|%ae|%at|%s")).trim().split("\n");
+  assert.deepEqual(ours, theirs);
 });

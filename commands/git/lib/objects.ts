@@ -257,16 +257,26 @@ export interface Commit {
   readonly message: string;
 }
 
+/**
+ * An author/committer/tagger line as git's split_ident_line reads it: the name before the
+ * first `<`, the email up to the last `>`, then the date and a time zone of any number of
+ * digits (`+051800` exists in real histories: git reads it as hours*100+minutes, and so does
+ * this). A line git could not split keeps its text as the name.
+ */
 function parseSignature(text: string): Signature {
-  const match = /^(.*?) ?<([^>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$/.exec(text);
-  if (!match) return { name: text, email: "", timestamp: 0, tzOffset: 0 };
-  const sign = match[4] === "-" ? -1 : 1;
-  return {
-    name: match[1],
-    email: match[2],
-    timestamp: Number(match[3]),
-    tzOffset: sign * (Number(match[5]) * 60 + Number(match[6])),
-  };
+  const open = text.indexOf("<");
+  const close = text.lastIndexOf(">");
+  if (open < 0 || close < open) return { name: text, email: "", timestamp: 0, tzOffset: 0 };
+  const name = text.slice(0, open).replace(/\s+$/, "");
+  const email = text.slice(open + 1, close);
+  const when = /^\s*(\d+)(?:\s+([+-])(\d+))?/.exec(text.slice(close + 1));
+  const timestamp = when ? Number(when[1]) : 0;
+  let tzOffset = 0;
+  if (when?.[3]) {
+    const value = Number(when[3]);
+    tzOffset = (when[2] === "-" ? -1 : 1) * (Math.floor(value / 100) * 60 + (value % 100));
+  }
+  return { name, email, timestamp, tzOffset };
 }
 
 export function formatSignature(sig: Signature): string {
@@ -346,12 +356,21 @@ export function serializeTag(tag: Tag): Uint8Array {
 }
 
 /** The subject (first paragraph joined on one line, as git's %s) and the body of a message. */
+/**
+ * The subject and body as git's pretty formats (%s, %b) take them: leading blank lines are
+ * skipped; the subject is the lines up to the first blank one (a line of only whitespace, a
+ * CRLF `\r` included), each with its trailing whitespace removed and its leading whitespace
+ * kept, joined by spaces; the body is what follows the blank lines after it.
+ */
 export function splitMessage(message: string): { subject: string; body: string } {
-  const trimmed = message.replace(/^\n+/, "");
-  const blank = trimmed.search(/\n[ \t]*\n/);
-  const first = blank < 0 ? trimmed : trimmed.slice(0, blank);
-  const rest = blank < 0 ? "" : trimmed.slice(blank).replace(/^\n[ \t]*\n+/, "");
-  return { subject: first.split("\n").map((l) => l.trim()).join(" ").trim(), body: rest.replace(/\s+$/, "") };
+  const lines = message.split("\n");
+  const isBlank = (line: string) => /^\s*$/.test(line);
+  let i = 0;
+  while (i < lines.length && isBlank(lines[i])) i++;
+  const subject: string[] = [];
+  for (; i < lines.length && !isBlank(lines[i]); i++) subject.push(lines[i].replace(/\s+$/, ""));
+  while (i < lines.length && isBlank(lines[i])) i++;
+  return { subject: subject.join(" "), body: lines.slice(i).join("\n").replace(/\s+$/, "") };
 }
 
 /**
