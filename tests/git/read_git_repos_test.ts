@@ -122,3 +122,49 @@ Deno.test("commits as other tools wrote them: odd time zones, CRLF, whitespace i
   const theirs = (await git(dir, "log", "--format=%an|%ae|%at|%s")).trim().split("\n");
   assert.deepEqual(ours, theirs);
 });
+
+Deno.test("a shallow clone (.git/shallow): history stops at the boundary as in git; show, merge and branch work", async () => {
+  await using root = await makeRoot();
+  const src = `${root.path}/src`;
+  await gitInit(src);
+  for (let i = 0; i < 6; i++) {
+    await write(`${src}/f.txt`, `version ${i}\n`);
+    await write(`${src}/dir/g${i}.txt`, `${i}\n`);
+    await git(src, "add", "-A");
+    await git(src, "commit", "-qm", `commit ${i}`);
+  }
+  await git(root.path, "clone", "-q", "--depth", "3", `file://${src}`, "r");
+  const dir = `${root.path}/r`;
+  assert.ok((await Deno.readTextFile(`${dir}/.git/shallow`)).trim().length === 40);
+
+  const log = result(await pterm(root.path, "git log --repo r --max 20"));
+  assert.deepEqual(
+    log.commits.map((c: { id: string; parents: string[] }) => `${c.id} ${c.parents.join(" ")}`.trimEnd()),
+    (await git(dir, "log", "--format=%H %P")).trim().split("\n").map((l) => l.trimEnd()),
+  );
+  const byPath = result(await pterm(root.path, "git log --repo r --path f.txt --max 20"));
+  assert.deepEqual(
+    byPath.commits.map((c: { id: string }) => c.id),
+    (await git(dir, "log", "--format=%H", "--", "f.txt")).trim().split("\n"),
+  );
+  const boundary = (await git(dir, "rev-parse", "HEAD~2")).trim();
+  const shown = await pterm(root.path, `git show --repo r ${boundary}`);
+  assert.match(shown.stdout, /\+version 3/);
+  const past = await ptermTry(root.path, "git log --repo r --ref HEAD~3");
+  assert.equal(past.error_code, "NotFound", past.stderr);
+  assert.doesNotMatch(past.stderr, /damaged|fsck/);
+
+  await pterm(root.path, "git checkout --repo r --create side HEAD~1");
+  await write(`${dir}/side.txt`, "side\n");
+  await pterm(root.path, "git add --repo r --all");
+  await pterm(root.path, "git commit --repo r -m side");
+  await pterm(root.path, "git checkout --repo r main");
+  await write(`${dir}/main.txt`, "main\n");
+  await pterm(root.path, "git add --repo r --all");
+  await pterm(root.path, "git commit --repo r -m main-side");
+  await pterm(root.path, 'git merge --repo r --branch side -m "merge side"');
+  assert.equal(await Deno.readTextFile(`${dir}/side.txt`), "side\n");
+  await pterm(root.path, "git branch --repo r --delete side");
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
+  await assertFsck(dir);
+});

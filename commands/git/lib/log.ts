@@ -38,7 +38,7 @@ export function describeCommit(id: string, commit: Commit): LogCommit {
 }
 
 export async function readCommit(repo: Repo, oid: string): Promise<Commit> {
-  return parseCommit(await repo.objects.readTyped(oid, "commit"));
+  return await repo.objects.readCommit(oid);
 }
 
 /**

@@ -33,6 +33,7 @@ export class ObjectStore {
   #packs: boolean | null = null;
   readonly #cache = new Map<string, GitObject>();
   #packReader: PackSet | null = null;
+  #shallow: Set<string> | null = null;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -94,6 +95,27 @@ export class ObjectStore {
 
   async #readPacked(oid: string): Promise<GitObject | null> {
     return await this.#packSet().read(oid);
+  }
+
+  /**
+   * The commits at the boundary of a shallow repository (`.git/shallow`, written by
+   * `clone --depth`): git treats them as having no parents, since their parents are not here.
+   */
+  shallowCommits(): ReadonlySet<string> {
+    if (this.#shallow === null) {
+      let text = "";
+      try {
+        text = Deno.readTextFileSync(`${this.gitdir}/shallow`);
+      } catch { /* not shallow */ }
+      this.#shallow = new Set(text.split("\n").map((l) => l.trim()).filter(isFullOid));
+    }
+    return this.#shallow;
+  }
+
+  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  async readCommit(oid: string): Promise<Commit> {
+    const commit = parseCommit(await this.readTyped(oid, "commit"));
+    return this.shallowCommits().has(oid) ? { ...commit, parents: [] } : commit;
   }
 
   async read(oid: string): Promise<GitObject> {

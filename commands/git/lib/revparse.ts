@@ -127,7 +127,7 @@ export async function resolveRevision(repo: Repo, rev: string): Promise<string> 
         oid = commitOid;
         continue;
       }
-      const commit = parseCommit(await repo.objects.readTyped(commitOid, "commit"));
+      const commit = await repo.objects.readCommit(commitOid);
       const parent = commit.parents[n - 1];
       if (!parent) throw new PtermError("NotFound", `\`${rev}\`: that commit has no parent number ${n}.`);
       oid = parent;
@@ -138,7 +138,7 @@ export async function resolveRevision(repo: Repo, rev: string): Promise<string> 
 
 async function readCommitAt(repo: Repo, oid: string, rev: string): Promise<Commit> {
   const commitOid = await peelTo(repo, oid, "commit", rev);
-  return parseCommit(await repo.objects.readTyped(commitOid, "commit"));
+  return await repo.objects.readCommit(commitOid);
 }
 
 /** Resolves a revision that must name a commit (tags peeled). */
