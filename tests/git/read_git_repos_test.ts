@@ -168,3 +168,40 @@ Deno.test("a shallow clone (.git/shallow): history stops at the boundary as in g
   assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
   await assertFsck(dir);
 });
+
+Deno.test("alternates (clone --shared): followed inside the workspace, refused outside it with its own message", async () => {
+  await using root = await makeRoot();
+  await using outside = await makeRoot("pterm-outside-");
+  for (const base of [root.path, outside.path]) {
+    const src = `${base}/src`;
+    await gitInit(src);
+    for (let i = 0; i < 3; i++) {
+      await write(`${src}/f.txt`, `version ${i}\n`);
+      await git(src, "add", "-A");
+      await git(src, "commit", "-qm", `commit ${i}`);
+    }
+    await git(src, "gc", "-q");
+  }
+  await git(root.path, "clone", "-q", "--shared", `${root.path}/src`, "inside");
+  await git(root.path, "clone", "-q", "--shared", `${outside.path}/src`, "outside");
+  const inside = `${root.path}/inside`;
+  assert.ok((await Deno.readTextFile(`${inside}/.git/objects/info/alternates`)).includes("src"));
+
+  const log = result(await pterm(root.path, "git log --repo inside --max 10"));
+  assert.deepEqual(
+    log.commits.map((c: { id: string }) => c.id),
+    (await git(inside, "log", "--format=%H")).trim().split("\n"),
+  );
+  await write(`${inside}/f.txt`, "edited in the clone\n");
+  await pterm(root.path, "git add --repo inside --all");
+  await pterm(root.path, "git commit --repo inside -m edit");
+  const diff = await pterm(root.path, "git diff --repo inside HEAD~1 HEAD");
+  assert.match(diff.stdout, /-version 2\n\+edited in the clone/);
+  await assertFsck(inside);
+
+  const refused = await ptermTry(root.path, "git log --repo outside");
+  assert.equal(refused.error_code, "PathEscape", refused.stderr);
+  assert.match(refused.stderr, /alternates/);
+  assert.doesNotMatch(refused.stderr, /damaged|fsck/);
+  assert.ok(!refused.stderr.includes(outside.path), "no host path in the message");
+});

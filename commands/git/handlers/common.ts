@@ -27,7 +27,7 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
       `--repo ${ctx.flags.repo} does not exist. Create a repository with \`git init --dir ${ctx.flags.repo}\`.`,
     );
   }
-  const repo = openRepo(confined.abs, confined.rel);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   return { repo, policy: pathPolicy(confined.rel), rel: confined.rel };
 }
 

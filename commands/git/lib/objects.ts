@@ -8,6 +8,7 @@ import { EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } fr
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
+import { resolve } from "../../../core/path.ts";
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
@@ -35,9 +36,61 @@ export class ObjectStore {
   #packReader: PackSet | null = null;
   #shallow: Set<string> | null = null;
 
-  constructor(gitdir: string) {
+  /** The workspace root: alternates are read only inside it. */
+  readonly #root: string | undefined;
+  /** Object stores this one borrows from (objects/info/alternates), read on first need. */
+  #alternates: ObjectStore[] | null = null;
+
+  constructor(gitdir: string, options: { root?: string; objectsDir?: string } = {}) {
     this.gitdir = gitdir;
-    this.#objects = `${gitdir}/objects`;
+    this.#objects = options.objectsDir ?? `${gitdir}/objects`;
+    this.#root = options.root;
+  }
+
+  /**
+   * `objects/info/alternates` (clone --shared / --reference): other object folders this
+   * repository reads from. pterm follows one only when it lies inside the workspace root; one
+   * outside it is refused with PathEscape rather than read.
+   */
+  #borrowed(): ObjectStore[] {
+    if (this.#alternates !== null) return this.#alternates;
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(`${this.#objects}/info/alternates`);
+    } catch {
+      this.#alternates = [];
+      return this.#alternates;
+    }
+    const stores: ObjectStore[] = [];
+    const outside = () =>
+      new PtermError(
+        "PathEscape",
+        "the repository borrows objects from a folder outside the workspace (objects/info/alternates, as " +
+          "`clone --shared` or `--reference` leave it); pterm reads nothing outside the root. Make it " +
+          "self-contained with the real git: `git repack -a -d`, then delete .git/objects/info/alternates.",
+      );
+    const root = this.#root ?? null;
+    const within = (path: string) => root !== null && (path === root || path.startsWith(root + "/"));
+    for (const line of text.split("\n").map((l) => l.trim())) {
+      if (!line || line.startsWith("#")) continue;
+      // Lexically first (a folder outside the root may not even be stat'ed), then where links lead.
+      const written = resolve(this.#objects, line);
+      if (!within(written)) throw outside();
+      let real: string;
+      try {
+        real = Deno.realPathSync(written);
+      } catch {
+        throw new PtermError(
+          "CorruptRepository",
+          `the repository borrows objects from ${written.slice(root!.length + 1)} (objects/info/alternates), ` +
+            "which does not exist; repair it with the real git (`git repack -a -d`, then remove the alternates file).",
+        );
+      }
+      if (!within(real)) throw outside();
+      stores.push(new ObjectStore(this.gitdir, { root: this.#root, objectsDir: real }));
+    }
+    this.#alternates = stores;
+    return stores;
   }
 
   #loosePath(oid: string): string {
@@ -89,6 +142,12 @@ export class ObjectStore {
     } else if (this.hasPacks()) {
       object = await this.#readPacked(oid);
     }
+    if (!object) {
+      for (const store of this.#borrowed()) {
+        object = await store.tryRead(oid);
+        if (object) break;
+      }
+    }
     if (object && object.type !== "blob") this.#cache.set(oid, object);
     return object;
   }
@@ -132,12 +191,14 @@ export class ObjectStore {
     return object.content;
   }
 
-  has(oid: string): Promise<boolean> {
+  async has(oid: string): Promise<boolean> {
     try {
       Deno.statSync(this.#loosePath(oid));
-      return Promise.resolve(true);
+      return true;
     } catch {
-      return Promise.resolve(this.hasPacks() && this.#packSet().has(oid));
+      if (this.hasPacks() && this.#packSet().has(oid)) return true;
+      for (const store of this.#borrowed()) if (await store.has(oid)) return true;
+      return false;
     }
   }
 
@@ -192,6 +253,10 @@ export class ObjectStore {
       }
     } catch { /* no such fan-out folder */ }
     if (this.hasPacks()) { for (const oid of this.#packSet().matching(lower)) found.add(oid); }
+    for (const store of this.#borrowed()) {
+      const other = await store.expand(prefix);
+      if (other) found.add(other);
+    }
     if (found.size > 1) {
       throw new PtermError(
         "InvalidArgs",

@@ -39,7 +39,7 @@ export function isRepositoryDir(dir: string): boolean {
 const KNOWN_EXTENSIONS = new Set(["noop", "preciousobjects", "partialclone", "worktreeconfig"]);
 
 /** Opens the repository whose work tree is `dir`; NotARepository with a hint otherwise. */
-export function openRepo(dir: string, label = dir): Repo {
+export function openRepo(dir: string, label = dir, root?: string): Repo {
   const gitdir = `${dir}/.git`;
   let dotGit: Deno.FileInfo | null = null;
   try {
@@ -99,7 +99,7 @@ export function openRepo(dir: string, label = dir): Repo {
     dir,
     gitdir,
     config,
-    objects: new ObjectStore(gitdir),
+    objects: new ObjectStore(gitdir, { root }),
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
