@@ -205,3 +205,36 @@ Deno.test("alternates (clone --shared): followed inside the workspace, refused o
   assert.doesNotMatch(refused.stderr, /damaged|fsck/);
   assert.ok(!refused.stderr.includes(outside.path), "no host path in the message");
 });
+
+Deno.test("a partial clone (--filter=blob:none): history reads; a missing blob says to fetch, and checkout changes nothing", async () => {
+  await using root = await makeRoot();
+  const src = `${root.path}/src`;
+  await gitInit(src);
+  await git(src, "config", "uploadpack.allowFilter", "true");
+  for (let i = 0; i < 4; i++) {
+    await write(`${src}/f.txt`, `version ${i}\n`);
+    await write(`${src}/dir/g${i}.txt`, `${i}\n`);
+    await git(src, "add", "-A");
+    await git(src, "commit", "-qm", `commit ${i}`);
+  }
+  await git(root.path, "clone", "-q", "--filter=blob:none", `file://${src}`, "r");
+  const dir = `${root.path}/r`;
+  const log = result(await pterm(root.path, "git log --repo r --max 10"));
+  assert.equal(log.commits.length, 4);
+  await pterm(root.path, "git status --repo r");
+
+  const headBefore = await git(dir, "rev-parse", "HEAD");
+  const checkout = await ptermTry(root.path, "git checkout --repo r HEAD~3");
+  assert.equal(checkout.error_code, "NotFound", checkout.stderr);
+  assert.match(checkout.stderr, /partial clone/);
+  assert.doesNotMatch(checkout.stderr, /damaged|fsck/);
+  assert.equal(await git(dir, "rev-parse", "HEAD"), headBefore);
+  assert.equal(await Deno.readTextFile(`${dir}/f.txt`), "version 3\n");
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "", "nothing was deleted or changed");
+  const reset = await ptermTry(root.path, "git reset --repo r --hard HEAD~2");
+  assert.equal(reset.error_code, "NotFound");
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
+  const show = await ptermTry(root.path, "git show --repo r HEAD~2");
+  assert.equal(show.error_code, "NotFound");
+  assert.match(show.stderr, /fetch/);
+});

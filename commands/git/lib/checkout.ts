@@ -205,6 +205,12 @@ async function applyPlan(
   clearWay: boolean,
   withheld: string[],
 ): Promise<SwitchResult> {
+  // Every blob the plan writes must be here before anything is removed or written: a partial
+  // clone (or a damaged repository) then fails with the work tree and index untouched.
+  for (const step of plan) {
+    if (!step.target || !step.touchWorktree || treeModeToMode(step.target.mode) === S_IFGITLINK) continue;
+    if (!(await repo.objects.has(step.target.oid))) throw repo.objects.missing(step.target.oid);
+  }
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
   for (const step of plan) {

@@ -179,8 +179,32 @@ export class ObjectStore {
 
   async read(oid: string): Promise<GitObject> {
     const object = await this.tryRead(oid);
-    if (!object) throw corrupt(`object ${oid} is missing`);
+    if (!object) throw this.missing(oid);
     return object;
+  }
+
+  /**
+   * The error for an object this repository does not have: in a partial clone (`--filter`,
+   * recognised by its `.promisor` packs) that is normal — the server still has it, and a fetch
+   * brings it; anywhere else the repository is damaged.
+   */
+  missing(oid: string): PtermError {
+    if (this.isPartialClone()) {
+      return new PtermError(
+        "NotFound",
+        `object ${oid} is not in this partial clone (it was cloned with --filter, and the server still holds ` +
+          "it); fetch it with the real git (e.g. `git fetch` or `git checkout` there), then retry. Nothing was changed.",
+      );
+    }
+    return corrupt(`object ${oid} is missing`);
+  }
+
+  isPartialClone(): boolean {
+    try {
+      return [...Deno.readDirSync(`${this.#objects}/pack`)].some((e) => e.name.endsWith(".promisor"));
+    } catch {
+      return false;
+    }
   }
 
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
