@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, GIT_ENV, gitInit, pterm, ptermTry, result, write } from "./oracle.ts";
+import { assertFsck, git, GIT_ENV, gitInit, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
 
 Deno.test("a packed repository (git gc): status, log, show, diff, checkout, branch and tag deletion", async () => {
   await using root = await makeRoot();
@@ -237,4 +237,32 @@ Deno.test("a partial clone (--filter=blob:none): history reads; a missing blob s
   const show = await ptermTry(root.path, "git show --repo r HEAD~2");
   assert.equal(show.error_code, "NotFound");
   assert.match(show.stderr, /fetch/);
+});
+
+Deno.test("linked worktrees: a branch checked out in another worktree is neither checked out nor deleted, as in git", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  await git(dir, "worktree", "add", "-q", "-b", "feature", "../wt");
+  await git(dir, "branch", "free");
+
+  for (const line of ["git checkout --repo r feature", "git branch --repo r --delete feature --force"]) {
+    const refused = await ptermTry(root.path, line);
+    assert.equal(refused.error_code, "InvalidArgs", `${line}: ${refused.stderr}`);
+    assert.match(refused.stderr, /worktree wt/);
+    assert.ok(!refused.stderr.includes(root.path), "no host path");
+  }
+  // Real git refuses the same two.
+  assert.notEqual((await gitRaw(dir, ["checkout", "-q", "feature"])).code, 0);
+  assert.notEqual((await gitRaw(dir, ["branch", "-D", "feature"])).code, 0);
+  assert.equal((await git(dir, "symbolic-ref", "HEAD")).trim(), "refs/heads/main");
+  assert.equal((await git(`${root.path}/wt`, "symbolic-ref", "HEAD")).trim(), "refs/heads/feature");
+  // Other branches are as usual.
+  await pterm(root.path, "git checkout --repo r free");
+  await pterm(root.path, "git checkout --repo r main");
+  await pterm(root.path, "git branch --repo r --delete free");
+  await assertFsck(dir);
 });

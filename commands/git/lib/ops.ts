@@ -282,10 +282,55 @@ export async function createBranch(
   return oid;
 }
 
+/**
+ * The linked worktrees (`git worktree add`) that have `ref` checked out: their folders, as
+ * `.git/worktrees/<name>/gitdir` records them. git refuses to check out or delete such a branch
+ * (it would pull the rug from under that worktree), and so does pterm.
+ */
+export function worktreesHolding(repo: Repo, ref: string): string[] {
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(`${repo.gitdir}/worktrees`)].filter((e) => e.isDirectory).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  const holding: string[] = [];
+  for (const name of names.sort()) {
+    let head = "";
+    try {
+      head = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/HEAD`).trim();
+    } catch {
+      continue;
+    }
+    if (head !== `ref: ${ref}`) continue;
+    let where = name;
+    try {
+      const gitdirFile = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/gitdir`).trim();
+      where = gitdirFile.replace(/\/\.git$/, "");
+      // Shown relative to this repository when it is inside the same parent, never as a host path.
+      const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
+      where = where.startsWith(parent + "/") ? where.slice(parent.length + 1) : name;
+    } catch { /* keep the worktree's name */ }
+    holding.push(where);
+  }
+  return holding;
+}
+
+function refuseIfCheckedOutElsewhere(repo: Repo, ref: string, doing: string): void {
+  const holding = worktreesHolding(repo, ref);
+  if (holding.length === 0) return;
+  throw new PtermError(
+    "InvalidArgs",
+    `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the linked worktree ` +
+      `${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`,
+  );
+}
+
 export async function deleteBranch(repo: Repo, name: string, force: boolean): Promise<string> {
   const ref = `refs/heads/${name}`;
   const oid = resolveRefOid(repo, ref);
   if (!oid) throw new PtermError("NotFound", `there is no branch ${name}; list branches with \`git branch\`.`);
+  refuseIfCheckedOutElsewhere(repo, ref, "delete");
   const head = readHead(repo);
   if (head.ref === ref) {
     throw new PtermError(
@@ -370,6 +415,7 @@ export async function switchTo(
   } else {
     const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
     branchRef = local;
+    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
     commit = local ? resolveRefOid(repo, local)! : await resolveCommit(repo, target);
   }
   const result = await switchTrees(
