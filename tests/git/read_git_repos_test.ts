@@ -266,3 +266,29 @@ Deno.test("linked worktrees: a branch checked out in another worktree is neither
   await pterm(root.path, "git branch --repo r --delete free");
   await assertFsck(dir);
 });
+
+Deno.test("split index, sparse checkout and sparse index are refused naming the git setting, never as damage", async () => {
+  const cases: [string, string[][], RegExp][] = [
+    ["split index", [["config", "core.splitIndex", "true"], ["update-index", "--split-index"]], /core\.splitIndex/],
+    ["sparse checkout", [["sparse-checkout", "set", "--no-cone", "/keep/"]], /core\.sparseCheckout/],
+    [
+      "sparse index",
+      [["sparse-checkout", "init", "--cone", "--sparse-index"], ["sparse-checkout", "set", "keep"]],
+      /index\.sparse/,
+    ],
+  ];
+  for (const [label, steps, setting] of cases) {
+    await using root = await makeRoot();
+    const dir = `${root.path}/r`;
+    await gitInit(dir);
+    await write(`${dir}/keep/a.txt`, "a\n");
+    await write(`${dir}/drop/b.txt`, "b\n");
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    for (const step of steps) await git(dir, ...step);
+    const refused = await ptermTry(root.path, "git status --repo r");
+    assert.equal(refused.error_code, "UnsupportedFormat", `${label}: ${refused.stderr}`);
+    assert.match(refused.stderr, setting, label);
+    assert.doesNotMatch(refused.stderr, /damaged|fsck/, label);
+  }
+});

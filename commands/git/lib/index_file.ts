@@ -329,7 +329,6 @@ export function parseIndex(data: Uint8Array): Index {
       const entryLength = nul - offset;
       next = offset + ((entryLength + 8) & ~7);
     }
-    verifyIndexPath(path);
     const entry: IndexEntry = {
       path,
       oid: oids.add(data, offset + 40),
@@ -366,19 +365,25 @@ export function parseIndex(data: Uint8Array): Index {
     if (signature === "TREE") index.cacheTree = parseCacheTree(body);
     else if (signature === "link") {
       throw unsupported(
-        "this repository uses a split index, which pterm cannot read; run `git update-index --no-split-index` with the real git first",
+        "this repository uses a split index (git setting core.splitIndex), which pterm cannot read; run `git config core.splitIndex false && git update-index --no-split-index` with the real git first",
       );
     } else if (signature === "sdir") {
       throw unsupported(
-        "this repository uses a sparse index, which pterm cannot read; run `git sparse-checkout disable` with the real git first",
+        "this repository uses a sparse index (git settings index.sparse and core.sparseCheckout), which pterm cannot read; run `git sparse-checkout disable` with the real git first",
       );
     } else if (!(data[offset] >= 0x41 && data[offset] <= 0x5a)) {
       throw unsupported(`the index has the required extension ${signature}, which pterm does not know`);
     }
     offset += 8 + size;
   }
+  // After the extensions: a split index (refused above) legitimately has entries with empty names.
+  for (const entry of parsed) verifyIndexPath(entry.path);
   if (index.entries.size > 0 && [...index.entries.values()].some((e) => e.skipWorktree)) {
-    throw unsupported("this repository uses sparse checkout (skip-worktree entries), which pterm does not support");
+    throw unsupported(
+      "this repository has skip-worktree entries (sparse checkout, git setting core.sparseCheckout, or " +
+        "`git update-index --skip-worktree`), which pterm does not support yet; run `git sparse-checkout disable` " +
+        "or `git update-index --no-skip-worktree <path>` with the real git first",
+    );
   }
   return index;
 }
