@@ -292,3 +292,43 @@ Deno.test("split index, sparse checkout and sparse index are refused naming the 
     assert.doesNotMatch(refused.stderr, /damaged|fsck/, label);
   }
 });
+
+Deno.test("file names that are not UTF-8: never mangled in the index or a commit; status and add say what they skip", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  // A Latin-1 name (caf\xe9.txt), made by the shell as a person's tools would.
+  const made = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `printf 'latin\\n' > "$(printf 'caf\\351.txt')" && printf 'x\\n' > other.txt && mkdir -p d && printf 'y\\n' > d/u.txt`,
+    ],
+    cwd: dir,
+  }).output();
+  assert.equal(made.code, 0);
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  const rawNames = async (args: string[]) => {
+    const out = await new Deno.Command("git", { args, cwd: dir, env: GIT_ENV, clearEnv: true }).output();
+    return [...out.stdout].join(",");
+  };
+  const indexBefore = await rawNames(["ls-files", "-z"]);
+  assert.ok(indexBefore.includes("233"), "the index holds byte 0xE9");
+
+  const status = await pterm(root.path, "git status --repo r");
+  assert.equal(result(status).is_clean, true);
+  assert.match(status.stderr, /not UTF-8 \("caf\\351\.txt"\)/);
+
+  await write(`${dir}/other.txt`, "changed\n");
+  await pterm(root.path, "git add --repo r --path other.txt");
+  assert.equal(await rawNames(["ls-files", "-z"]), indexBefore, "the other entry's name is byte-identical");
+  const added = await pterm(root.path, "git add --repo r --all");
+  assert.match(added.stderr, /not UTF-8/);
+  await pterm(root.path, "git commit --repo r -m edit");
+  assert.equal(
+    await rawNames(["ls-tree", "-z", "--name-only", "HEAD"]),
+    await rawNames(["ls-tree", "-z", "--name-only", "HEAD~1"]),
+  );
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
+  await assertFsck(dir);
+});

@@ -10,7 +10,7 @@ import { checkBranchName, readHead } from "../lib/refs.ts";
 import { initRepo } from "../lib/repo.ts";
 import { resolveCommit } from "../lib/revparse.ts";
 import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
-import { computeStatus, statusCounts, statusFiles } from "../lib/status.ts";
+import { computeStatus, statusCounts, statusFiles, unaddressableWarning } from "../lib/status.ts";
 import { readIndexFile } from "../lib/index_file.ts";
 import { authorOf, bounded, openFromFlags, plural, userPaths } from "./common.ts";
 
@@ -79,6 +79,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
   ctx.stdout.write(lines.join("\n") + "\n");
+  if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {
     repo_path: rel,
@@ -115,6 +116,7 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
       : `Staged ${plural(result.added.length, "new file")}, ${plural(result.updated.length, "changed file")}, ` +
         `${plural(result.removed.length, "deletion")}.\n`,
   );
+  if (result.unaddressable.length) ctx.stderr.write(unaddressableWarning(result.unaddressable));
   const added = bounded(result.added);
   const updated = bounded(result.updated);
   const removed = bounded(result.removed);

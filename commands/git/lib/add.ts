@@ -20,6 +20,8 @@ export interface StageResult {
   readonly removed: string[];
   /** Paths pterm left alone because they are secret (or pterm's own state). */
   readonly withheld: string[];
+  /** Paths whose names are not UTF-8: pterm cannot open them; their index entries stay as they were. */
+  readonly unaddressable: string[];
 }
 
 /**
@@ -121,7 +123,7 @@ export async function stage(
     }
     options.onProgress?.(paths.length, paths.length);
   }
-  return { added, updated, removed, withheld: work.withheld };
+  return { added, updated, removed, withheld: work.withheld, unaddressable: work.unaddressable };
 }
 
 /** Every file below `dir` (ignored ones included; hidden ones and nested repositories skipped). */

@@ -27,6 +27,105 @@ export function byteStringToBytes(text: string): Uint8Array {
   return out;
 }
 
+// ---- names: bytes in git, strings here ------------------------------------------------------
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A path name from the index or a tree. git names are bytes; most are UTF-8 and decode as such.
+ * A byte that is not part of valid UTF-8 (a Latin-1 `é` as 0xE9) becomes the lone surrogate
+ * U+DC80–U+DCFF (Python's "surrogateescape"), so `encodeName` gives back exactly the bytes: a
+ * name pterm cannot show as text is still written back unchanged, never mangled.
+ */
+export function decodeName(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    let out = "";
+    let i = 0;
+    while (i < bytes.length) {
+      const length = utf8SequenceLength(bytes, i);
+      if (length > 0) {
+        out += strictUtf8.decode(bytes.subarray(i, i + length));
+        i += length;
+      } else {
+        out += String.fromCharCode(0xdc00 + bytes[i]);
+        i++;
+      }
+    }
+    return out;
+  }
+}
+
+/** The length of a valid UTF-8 sequence at `i`, or 0 when the byte there does not start one. */
+function utf8SequenceLength(bytes: Uint8Array, i: number): number {
+  const b = bytes[i];
+  if (b < 0x80) return 1;
+  const length = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+  if (length === 0 || i + length > bytes.length) return 0;
+  for (let k = 1; k < length; k++) if ((bytes[i + k] & 0xc0) !== 0x80) return 0;
+  try {
+    strictUtf8.decode(bytes.subarray(i, i + length)); // overlongs and surrogates
+    return length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether `name` holds bytes that are not UTF-8 (escaped by `decodeName`). */
+export function hasRawBytes(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      i++; // a pair: a real character
+      continue;
+    }
+    if (c >= 0xdc80 && c <= 0xdcff) return true;
+  }
+  return false;
+}
+
+/** The bytes of a name, undoing `decodeName`'s escapes. */
+export function encodeName(name: string): Uint8Array {
+  if (!hasRawBytes(name)) return encoder.encode(name);
+  const parts: number[] = [];
+  let run = "";
+  const flush = () => {
+    if (run) parts.push(...encoder.encode(run));
+    run = "";
+  };
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < name.length) {
+      run += name[i] + name[i + 1];
+      i++;
+    } else if (c >= 0xdc80 && c <= 0xdcff) {
+      flush();
+      parts.push(c - 0xdc00);
+    } else run += name[i];
+  }
+  flush();
+  return Uint8Array.from(parts);
+}
+
+/**
+ * A name for people, quoted as git quotes it (core.quotePath): wrapped in double quotes, with
+ * bytes outside printable ASCII written as octal escapes (`"caf\351.txt"`), when it has any.
+ */
+export function quoteName(name: string): string {
+  const bytes = encodeName(name);
+  if (bytes.every((b) => b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c)) return name;
+  let out = '"';
+  for (const b of bytes) {
+    if (b === 0x22 || b === 0x5c) out += "\\" + String.fromCharCode(b);
+    else if (b === 0x0a) out += "\\n";
+    else if (b === 0x09) out += "\\t";
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += "\\" + b.toString(8).padStart(3, "0");
+  }
+  return out + '"';
+}
+
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 export function toHex(bytes: Uint8Array, start = 0, end = bytes.length): string {
@@ -56,7 +155,7 @@ export function comparePaths(a: string, b: string): number {
     const cb = b.charCodeAt(i);
     if (ca === cb) continue;
     if (ca < 0x80 && cb < 0x80) return ca - cb;
-    return compareBytes(encoder.encode(a.slice(i)), encoder.encode(b.slice(i)));
+    return compareBytes(encodeName(a), encodeName(b));
   }
   return a.length - b.length;
 }

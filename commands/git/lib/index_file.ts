@@ -8,7 +8,7 @@
 import { verifyIndexPath } from "./verify_path.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
-import { comparePaths, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
+import { comparePaths, decodeName, encodeName, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 
 export const S_IFREG_644 = 0o100644;
@@ -148,7 +148,7 @@ function corrupt(message: string): PtermError {
 
 function decodePath(bytes: Uint8Array, start: number, end: number): string {
   for (let i = start; i < end; i++) {
-    if (bytes[i] >= 0x80) return lenientDecoder.decode(bytes.subarray(start, end));
+    if (bytes[i] >= 0x80) return decodeName(bytes.subarray(start, end));
   }
   // Paths are short (<= 4 KiB), well under the argument limit of fromCharCode.
   return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
@@ -311,14 +311,13 @@ export function parseIndex(data: Uint8Array): Index {
       }
       const nul = data.indexOf(0, p);
       if (nul < 0) throw corrupt("an entry name is not terminated");
-      const prevBytes = encoder.encode(previousPath);
+      // Prefix compression works on bytes: rebuild the name's bytes, then decode it whole.
+      const prevBytes = encodeName(previousPath);
       const keep = prevBytes.length - strip;
       if (keep < 0) throw corrupt("an entry name has a bad prefix length");
-      const suffix = decodePath(data, p, nul);
-      const prefix = prevBytes.length === previousPath.length
-        ? previousPath.slice(0, keep)
-        : lenientDecoder.decode(prevBytes.subarray(0, keep));
-      path = prefix + suffix;
+      path = prevBytes.length === previousPath.length && data.subarray(p, nul).every((b) => b < 0x80)
+        ? previousPath.slice(0, keep) + decodePath(data, p, nul)
+        : decodeName(concatBytes([prevBytes.subarray(0, keep), data.subarray(p, nul)]));
       next = nul + 1;
     } else {
       const nameLength = flags & 0xfff;
@@ -467,7 +466,7 @@ export async function serializeIndex(index: Index): Promise<Uint8Array> {
         break;
       }
     }
-    const name = ascii ? null : encoder.encode(path);
+    const name = ascii ? null : encodeName(path);
     names[i] = name;
     const nameLength = name ? name.length : path.length;
     const fixed = entries[i].intentToAdd || entries[i].skipWorktree ? 64 : 62;

@@ -1,7 +1,7 @@
 /** History: commits newest first (by committer date, as `git log`), optionally limited to a path. */
 
 import { lookupPath } from "./revparse.ts";
-import { type Commit, parseCommit, type Signature, splitMessage } from "./objects.ts";
+import { type Commit, type Signature, splitMessage } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 
 export interface LogCommit {

@@ -4,7 +4,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
-import { EMPTY_TREE_OID, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
+import { decodeName, EMPTY_TREE_OID, encodeName, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
@@ -322,7 +322,7 @@ export function parseTree(content: Uint8Array, oid?: string): TreeEntry[] {
     const nul = content.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt("a tree object is truncated");
     const mode = lenientDecoder.decode(content.subarray(i, space));
-    const name = lenientDecoder.decode(content.subarray(space + 1, nul));
+    const name = decodeName(content.subarray(space + 1, nul));
     verifyTreeEntryName(name, oid ? `tree ${oid}` : "a tree");
     entries.push({ mode: mode === "040000" ? MODE_TREE : mode, name, oid: toHex(content, nul + 1, nul + 21) });
     i = nul + 21;
@@ -334,8 +334,8 @@ export function parseTree(content: Uint8Array, oid?: string): TreeEntry[] {
 export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
   const an = a.mode === MODE_TREE ? a.name + "/" : a.name;
   const bn = b.mode === MODE_TREE ? b.name + "/" : b.name;
-  const ab = encoder.encode(an);
-  const bb = encoder.encode(bn);
+  const ab = encodeName(an);
+  const bb = encodeName(bn);
   const n = Math.min(ab.length, bb.length);
   for (let i = 0; i < n; i++) if (ab[i] !== bb[i]) return ab[i] - bb[i];
   return ab.length - bb.length;
@@ -345,7 +345,7 @@ export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
   const sorted = [...entries].sort(compareTreeEntries);
   const parts: Uint8Array[] = [];
   for (const e of sorted) {
-    parts.push(encoder.encode(`${e.mode} ${e.name}\0`), fromHex(e.oid));
+    parts.push(encoder.encode(`${e.mode} `), encodeName(e.name), new Uint8Array([0]), fromHex(e.oid));
   }
   return concatBytes(parts);
 }

@@ -5,7 +5,15 @@
  * and compare the index with HEAD through the cache tree, reading only subtrees that changed.
  */
 
-import { comparePaths } from "./bytes.ts";
+import { comparePaths, encodeName, hasRawBytes, lenientDecoder, quoteName } from "./bytes.ts";
+
+/** The warning for names pterm cannot open (not UTF-8), as git would quote them. */
+export function unaddressableWarning(paths: readonly string[]): string {
+  const shown = paths.slice(0, 10).map(quoteName).join(", ") +
+    (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+  return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown}); pterm cannot open such files, ` +
+    "so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.\n";
+}
 import { type Index, type IndexEntry, S_IFGITLINK, statFields } from "./index_file.ts";
 import { quickCompare } from "./compare.ts";
 import { type IgnoreLevel, IgnoreRules } from "./ignore.ts";
@@ -40,6 +48,8 @@ export interface StatusReport {
   readonly withheld: string[];
   /** Entries whose stat data was refreshed (content unchanged); the caller may write them back. */
   readonly refreshed: IndexEntry[];
+  /** Paths whose names are not UTF-8 (see worktreeStatus): reported, never guessed at. */
+  readonly unaddressable: string[];
 }
 
 export interface StatusOptions {
@@ -64,7 +74,10 @@ export async function worktreeStatus(
   untracked: string[];
   withheld: string[];
   refreshed: IndexEntry[];
+  /** Paths whose names are not UTF-8: pterm cannot open them, so they are neither checked nor staged. */
+  unaddressable: string[];
 }> {
+  const unaddressable: string[] = [];
   const unstaged = new Map<string, WorktreeChange>();
   const untracked: string[] = [];
   const withheld: string[] = [];
@@ -115,6 +128,11 @@ export async function worktreeStatus(
       const name = dirent.name;
       if (name === ".git") continue;
       const path = dir === "" ? name : `${dir}/${name}`;
+      // Deno reports a name that is not UTF-8 with U+FFFD and cannot open it under any name.
+      if (name.includes("\uFFFD")) {
+        unaddressable.push(path);
+        continue;
+      }
       if (policy.hiddenChild(dir, name)) {
         if (trackedAt(path) !== undefined || trackedDirs.has(path)) withheld.push(path);
         continue;
@@ -161,6 +179,10 @@ export async function worktreeStatus(
     for (const dirent of listing.list) {
       if (dirent.name === ".git") continue;
       const path = `${dir}/${dirent.name}`;
+      if (dirent.name.includes("\uFFFD")) {
+        unaddressable.push(path);
+        continue;
+      }
       if (policy.hiddenChild(dir, dirent.name)) continue;
       if (dirent.isDirectory) {
         if (ignore.excludedAt(level, path, true)) continue;
@@ -186,6 +208,11 @@ export async function worktreeStatus(
     }
     if (!inScope(path, options.paths)) continue;
     if (entry.mode === S_IFGITLINK) continue;
+    if (hasRawBytes(path)) {
+      // Tracked under a name that is not UTF-8: its file cannot be looked at, so nothing is said of it.
+      unaddressable.push(path);
+      continue;
+    }
     unstaged.set(path, "D");
   }
 
@@ -211,7 +238,18 @@ export async function worktreeStatus(
     }
   }
   untracked.sort(comparePaths);
-  return { unstaged, untracked, withheld: [...new Set(withheld)].sort(comparePaths), refreshed };
+  // A tracked name that is not UTF-8 is seen twice: as its index entry, and in the walk with
+  // U+FFFD where Deno could not decode it. Report it once, as the index has it.
+  const trackedAsSeen = new Set(unaddressable.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
+  return {
+    unstaged,
+    untracked,
+    withheld: [...new Set(withheld)].sort(comparePaths),
+    refreshed,
+    unaddressable: [...new Set(unaddressable.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))].sort(
+      comparePaths,
+    ),
+  };
 }
 
 function inScopeDir(dir: string, paths: readonly string[] | null | undefined): boolean {
@@ -339,6 +377,7 @@ export async function computeStatus(
     conflicted,
     withheld: [...new Set(work.withheld)].sort(comparePaths),
     refreshed: work.refreshed,
+    unaddressable: work.unaddressable,
   };
 }
 
