@@ -60,7 +60,8 @@ function policyFor(dir: string, root?: string): PathPolicy {
 
 /** Holds git's own `index.lock` for `fn` (RepoLocked if someone else holds it). */
 export async function withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  return await withLock(open(dir), fn);
+  // Owned by "patch": a killed patch run's lock is recovered by patch's journal, not by the next git command.
+  return await withLock(open(dir), fn, "patch");
 }
 
 /** Like `git add -A -- <paths>` (deletions staged too), inside a held lock. Paths are relative to `dir`. */

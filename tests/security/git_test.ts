@@ -155,3 +155,73 @@ Deno.test("a ref name is never read as a path: a secret beside the repository st
     }
   }
 });
+
+/** Runs a tiny program that takes the index lock as a pterm git command does, then waits. */
+function holdLock(gitdir: string, owner: "git" | "patch"): Deno.ChildProcess {
+  const lockModule = new URL("../../commands/git/lib/lock.ts", import.meta.url).href;
+  const program = `import { acquireLockFile } from ${JSON.stringify(lockModule)};\n` +
+    `await acquireLockFile(${JSON.stringify(`${gitdir}/index.lock`)}, "the repository", ${JSON.stringify(owner)});\n` +
+    `console.log("held");\nsetInterval(() => {}, 1000);\n`;
+  return new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", program],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+}
+
+async function waitForLine(child: Deno.ChildProcess): Promise<void> {
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  assert.match(new TextDecoder().decode(value), /held/);
+  reader.releaseLock();
+}
+
+Deno.test("index.lock: a killed pterm command's lock is recovered; a live one's or real git's is never touched", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  const lock = `${dir}/.git/index.lock`;
+
+  // A live holder: refused, and its lock stays.
+  const live = holdLock(`${dir}/.git`, "git");
+  await waitForLine(live);
+  const busy = await ptermTry(root.path, "git add --repo r --all");
+  assert.equal(busy.error_code, "RepoLocked");
+  assert.match(busy.stderr, /\.git\/index\.lock/);
+  assert.ok(!busy.stderr.includes(root.path), "no host path in the message");
+  assert.ok(await Deno.lstat(lock));
+
+  // Killed (a timeout, kill -9): the next command recovers the dead lock itself.
+  live.kill("SIGKILL");
+  await live.status;
+  await live.stdout.cancel().catch(() => {});
+  await write(`${dir}/a.txt`, "after the kill\n");
+  await pterm(root.path, "git add --repo r --all");
+  await pterm(root.path, "git commit --repo r -m after");
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
+  await assert.rejects(Deno.lstat(lock), Deno.errors.NotFound);
+
+  // A killed patch run's lock is left to patch recovery, and the message says so.
+  const patchHolder = holdLock(`${dir}/.git`, "patch");
+  await waitForLine(patchHolder);
+  patchHolder.kill("SIGKILL");
+  await patchHolder.status;
+  await patchHolder.stdout.cancel().catch(() => {});
+  const byPatch = await ptermTry(root.path, "git status --repo r");
+  assert.equal(byPatch.exit_code, 0, "status reads without the lock");
+  const refused = await ptermTry(root.path, "git add --repo r --all");
+  assert.equal(refused.error_code, "RepoLocked");
+  assert.match(refused.stderr, /patch recover/);
+  await Deno.remove(lock);
+
+  // Real git's lock (no marker): never removed by pterm.
+  await Deno.writeTextFile(lock, "");
+  const gitLock = await ptermTry(root.path, "git add --repo r --all");
+  assert.equal(gitLock.error_code, "RepoLocked");
+  assert.ok(await Deno.lstat(lock), "real git's lock is untouched");
+  await Deno.remove(lock);
+  await assertFsck(dir);
+});

@@ -6,32 +6,112 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { encoder } from "./bytes.ts";
+import { bytesEqual, encoder } from "./bytes.ts";
 
 /** How long a lock is retried before giving up (git's own ref-lock default is 100 ms). */
 const LOCK_RETRY_MS = 200;
 
-function lockedError(lockPath: string, what: string): PtermError {
+/**
+ * Who takes a lock: a `git` command, or a `patch apply` (whose own journal recovers its lock
+ * after a kill: see commands/patch/transaction.ts).
+ */
+export type LockOwner = "git" | "patch";
+
+/**
+ * What a pterm lock file holds until its new content is written: a marker naming its owner.
+ * The holder also keeps an advisory lock (flock) on the file, which the OS drops when the
+ * process dies. So a lock file with a `git` marker whose flock is free was left by a pterm run
+ * that was killed (a timeout, kill -9): nothing else can be writing through it, and the next
+ * run removes it. A lock real git made (no marker) is never touched.
+ */
+function markerOf(owner: LockOwner): Uint8Array {
+  return encoder.encode(`pterm lock (${owner})\n`);
+}
+
+/** The lock file as people see it: from `.git/` on, never a host path. */
+function shownLockPath(lockPath: string): string {
+  const at = lockPath.lastIndexOf("/.git/");
+  return at >= 0 ? lockPath.slice(at + 1) : lockPath.slice(lockPath.lastIndexOf("/") + 1);
+}
+
+function lockedError(lockPath: string, what: string, leftByPatch: boolean): PtermError {
+  const shown = shownLockPath(lockPath);
+  if (leftByPatch) {
+    return new PtermError(
+      "RepoLocked",
+      `${what} is locked by a \`patch apply\` that was killed mid-way (the lock file ${shown}); run ` +
+        "`patch recover` to finish or roll it back, which also removes the lock.",
+    );
+  }
   return new PtermError(
     "RepoLocked",
-    `${what} is locked by another git process (the lock file ${lockPath} exists). ` +
-      "Wait for that process to finish and retry; if no git process is running, a crashed one left the lock behind: delete that file.",
+    `${what} is locked by another git process (the lock file ${shown} exists). Wait for it to finish and retry. ` +
+      "If no git is running, a crashed real git left it behind: remove that file with the real git's tools " +
+      "(pterm never deletes a lock it did not make).",
   );
+}
+
+/**
+ * Removes `lockPath` if it is a lock a killed pterm `git` command left (see markerOf); returns
+ * whether it did, and whether the lock is a killed `patch apply`'s (left for patch to recover).
+ */
+function clearDeadLock(lockPath: string): { removed: boolean; leftByPatch: boolean } {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(lockPath, { read: true, write: true });
+  } catch {
+    return { removed: false, leftByPatch: false };
+  }
+  try {
+    const head = new Uint8Array(64);
+    const n = file.readSync(head) ?? 0;
+    const content = head.subarray(0, n);
+    const isGit = bytesEqual(content, markerOf("git"));
+    const isPatch = bytesEqual(content, markerOf("patch"));
+    if (!isGit && !isPatch) return { removed: false, leftByPatch: false };
+    if (!file.tryLockSync(true)) return { removed: false, leftByPatch: false }; // its holder is alive
+    if (isPatch) return { removed: false, leftByPatch: true };
+    Deno.removeSync(lockPath);
+    return { removed: true, leftByPatch: false };
+  } finally {
+    file.close();
+  }
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Creates `lockPath` exclusively, retrying briefly; RepoLocked when someone else keeps it. */
-export async function acquireLockFile(lockPath: string, what: string): Promise<Deno.FsFile> {
+/** Creates the lock file exclusively, takes its flock and writes its marker. */
+function createLock(lockPath: string, owner: LockOwner): Deno.FsFile {
+  const file = Deno.openSync(lockPath, { read: true, write: true, createNew: true, mode: 0o644 });
+  try {
+    file.lockSync(true);
+    writeAll(file, markerOf(owner));
+  } catch (error) {
+    file.close();
+    Deno.removeSync(lockPath);
+    throw error;
+  }
+  return file;
+}
+
+/**
+ * Creates `lockPath` exclusively, retrying briefly; a lock a killed pterm command left is
+ * removed first; RepoLocked when someone else keeps it.
+ */
+export async function acquireLockFile(lockPath: string, what: string, owner: LockOwner = "git"): Promise<Deno.FsFile> {
   const deadline = Date.now() + LOCK_RETRY_MS;
+  let leftByPatch = false;
   for (let delay = 5;; delay = Math.min(delay * 2, 50)) {
     try {
-      return Deno.openSync(lockPath, { write: true, createNew: true, mode: 0o644 });
+      return createLock(lockPath, owner);
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      if (Date.now() >= deadline) throw lockedError(lockPath, what);
+      const dead = clearDeadLock(lockPath);
+      if (dead.removed) continue;
+      leftByPatch = dead.leftByPatch;
+      if (Date.now() >= deadline) throw lockedError(lockPath, what, leftByPatch);
       await sleep(delay);
     }
   }
@@ -54,15 +134,13 @@ export class LockFile {
     this.#file = file;
   }
 
-  static async acquire(target: string, what: string): Promise<LockFile> {
-    return new LockFile(target, await acquireLockFile(`${target}.lock`, what));
+  static async acquire(target: string, what: string, owner: LockOwner = "git"): Promise<LockFile> {
+    return new LockFile(target, await acquireLockFile(`${target}.lock`, what, owner));
   }
 
   /** One attempt, no retry (for opportunistic writes such as status refreshing stat data). */
   static acquireNow(target: string): Promise<LockFile> {
-    return Promise.resolve(
-      new LockFile(target, Deno.openSync(`${target}.lock`, { write: true, createNew: true, mode: 0o644 })),
-    );
+    return Promise.resolve(new LockFile(target, createLock(`${target}.lock`, "git")));
   }
 
   get held(): boolean {
@@ -74,6 +152,9 @@ export class LockFile {
     if (!file) throw new Error(`lock ${this.lockPath} is no longer held`);
     this.#file = null;
     try {
+      // The marker goes: the file becomes exactly the new content, as git's lock protocol has it.
+      file.truncateSync(0);
+      file.seekSync(0, Deno.SeekMode.Start);
       writeAll(file, typeof content === "string" ? encoder.encode(content) : content);
     } finally {
       file.close();

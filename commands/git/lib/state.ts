@@ -8,7 +8,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { type Index, readIndexFile, serializeIndex } from "./index_file.ts";
-import { LockFile } from "./lock.ts";
+import { LockFile, type LockOwner } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 
 interface Held {
@@ -18,14 +18,14 @@ interface Held {
 
 const held = new Map<string, Held>();
 
-export async function withRepoLock<T>(repo: Repo, fn: () => Promise<T>): Promise<T> {
+export async function withRepoLock<T>(repo: Repo, fn: () => Promise<T>, owner: LockOwner = "git"): Promise<T> {
   if (held.has(repo.gitdir)) {
     throw new PtermError(
       "RepoLocked",
       `${repo.label} is already locked by this pterm run (a nested operation); this is a bug.`,
     );
   }
-  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`);
+  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`, owner);
   const state: Held = { lock, index: null };
   held.set(repo.gitdir, state);
   try {
