@@ -47,6 +47,8 @@ export interface FileDiff {
   readonly newMode: number | null;
   /** Whether the diff names its files (`---`/`+++` or `diff --git`); a bare hunk list does not. */
   readonly hasPaths: boolean;
+  /** `copy from`/`copy to` (git diff -C): the new file starts from the source, which stays. */
+  readonly copy: boolean;
   readonly hunks: readonly Hunk[];
   readonly binary: boolean;
   readonly patchLine: number;
@@ -129,6 +131,7 @@ interface Draft {
   deleted: boolean;
   renameFrom?: string;
   renameTo?: string;
+  copy: boolean;
   hunks: Hunk[];
   binary: boolean;
   patchLine: number;
@@ -142,11 +145,20 @@ interface Draft {
  */
 export function parseDiff(lines: readonly string[], firstLine: number): FileDiff[] {
   const at = (i: number) => firstLine + i;
-  const text = lines.filter((l) => !FENCE_LINE.test(l));
+  // Fences: an opening one is dropped; once the diff has begun, a fence closes it, and nothing
+  // after it — prose, even lines starting with `+` or `- ` — can join the last hunk.
+  const text: string[] = [];
   const lineNo: number[] = [];
-  lines.forEach((l, i) => {
-    if (!FENCE_LINE.test(l)) lineNo.push(at(i));
-  });
+  let diffBegun = false;
+  for (const [i, l] of lines.entries()) {
+    if (FENCE_LINE.test(l)) {
+      if (diffBegun) break;
+      continue;
+    }
+    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    text.push(l);
+    lineNo.push(at(i));
+  }
 
   const files: Draft[] = [];
   let current: Draft | null = null;
@@ -157,6 +169,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       newMode: null,
       created: false,
       deleted: false,
+      copy: false,
       hunks: [],
       binary: false,
       patchLine,
@@ -215,6 +228,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         if (key === "deleted file mode") current.deleted = true;
         if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
         if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
+        if (key === "copy from" || key === "copy to") current.copy = true;
         continue;
       }
     }
@@ -252,6 +266,14 @@ function finishFile(d: Draft): FileDiff {
       oldPath = stripPrefix(oldPath, "a/");
       newPath = stripPrefix(newPath, "b/");
     }
+    // Only `diff --git` headers (or rename lines) rename. A plain `diff -u x.py x.py.new` edits one
+    // file, as git apply and GNU patch read it: the old name when it is the shorter prefix of the
+    // new one (a backup or scratch name), else the new name.
+    if (d.gitOld === undefined && oldPath !== null && newPath !== null && oldPath !== newPath) {
+      const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
+      oldPath = edited;
+      newPath = edited;
+    }
   } else if (d.gitOld !== undefined && d.gitNew !== undefined) {
     // Headers only (mode change, pure rename, empty new file): paths from `diff --git`.
     const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
@@ -268,7 +290,16 @@ function finishFile(d: Draft): FileDiff {
   }
   if (d.created) oldPath = null;
   if (d.deleted) newPath = null;
-  return { oldPath, newPath, newMode: d.newMode, hasPaths, hunks: d.hunks, binary: d.binary, patchLine: d.patchLine };
+  return {
+    oldPath,
+    newPath,
+    newMode: d.newMode,
+    hasPaths,
+    copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
+    hunks: d.hunks,
+    binary: d.binary,
+    patchLine: d.patchLine,
+  };
 }
 
 function parseHunk(text: readonly string[], lineNo: readonly number[], at: number): { hunk: Hunk; next: number } {

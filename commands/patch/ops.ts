@@ -715,7 +715,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       }
       doc = new TextDoc([], false);
     } else {
-      const state = await current(fromLoc.rel);
+      // A copy starts from the source as it was before this block (git apply reads the preimage).
+      const state = file.copy ? await view.get(fromLoc.rel, view.absOf(fromLoc.rel)) : await current(fromLoc.rel);
       if (state.kind !== "file") {
         throw new OpError(
           "NotFound",
@@ -762,11 +763,14 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     if (fromLoc && fromLoc.rel !== toLoc.rel) {
       if ((await current(toLoc.rel)).kind === "file") {
-        throw new OpError("AlreadyExists", `the diff renames to \`${toLoc.rel}\`, which already exists`, {
-          file: toLoc.rel,
-        }, file.patchLine);
+        throw new OpError(
+          "AlreadyExists",
+          `the diff ${file.copy ? "copies" : "renames"} to \`${toLoc.rel}\`, which already exists`,
+          { file: toLoc.rel },
+          file.patchLine,
+        );
       }
-      results.set(fromLoc.rel, { kind: "absent" });
+      if (!file.copy) results.set(fromLoc.rel, { kind: "absent" });
     }
     if (file.newMode !== null) mode = file.newMode & 0o777;
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
@@ -777,9 +781,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     if (state.kind === "absent" && rel.includes("/")) view.cleanupCandidates.add(rel.slice(0, rel.lastIndexOf("/")));
   }
   return {
-    status: files.length === 1 && files[0].newPath === null
+    // From what the block did to its files (a diff without file headers has no paths of its own).
+    status: files.length === 1 && [...results.values()].every((r) => r.kind === "absent")
       ? "deleted"
-      : files.length === 1 && files[0].oldPath === null
+      : files.length === 1 && files[0].hasPaths && files[0].oldPath === null
       ? "created"
       : "modified",
     lines_added: added,
