@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   "NotConnected",
   "NotJoined",
   "SendRejected",
+  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "Timeout",

@@ -30,6 +30,8 @@ export const OPTIONAL_KEYS = [
   "IRC_TLS_CA_FILE",
   ...SECRET_KEYS,
   "IRC_SASL_USERNAME",
+  "IRC_NICKSERV_HOSTMASK",
+  "IRC_SEND_MAX_LINES",
   "IRC_USERNAME",
   "IRC_REALNAME",
   "IRC_AUTO_FORWARD_TO_AGENT",
@@ -43,6 +45,8 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([...REQUIRED_KEYS, ...OPTIONAL_K
 export const DEFAULTS = {
   sendBurst: 4,
   sendIntervalMs: 1000,
+  /** Lines one `irc send` may become: at the default pace 50 lines take ~50 s. */
+  sendMaxLines: 50,
   bufferMessages: 1000,
   realname: "pterm",
 } as const;
@@ -68,6 +72,9 @@ export interface IrcConfig {
   readonly autoForward: boolean;
   readonly sendBurst: number;
   readonly sendIntervalMs: number;
+  readonly sendMaxLines: number;
+  /** IRC_NICKSERV_HOSTMASK: the real NickServ's nick!user@host glob (identification is sent only to it). */
+  readonly nickservHostmask?: string;
   readonly bufferMessages: number;
   readonly secrets: IrcSecrets;
 }
@@ -106,6 +113,14 @@ function integer(values: Record<string, string>, key: string, min: number, max: 
     throw invalid(key, `must be a whole number from ${min} to ${max}`);
   }
   return Number(value);
+}
+
+function nickservHostmask(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[^\s!@]+![^\s!@]+@[^\s!@]+$/.test(value)) {
+    throw invalid("IRC_NICKSERV_HOSTMASK", "must be a nick!user@host mask such as NickServ!NickServ@services.*");
+  }
+  return value;
 }
 
 /**
@@ -173,6 +188,8 @@ export async function configFromValues(
     autoForward: flag(values, "IRC_AUTO_FORWARD_TO_AGENT"),
     sendBurst: integer(values, "IRC_SEND_BURST", 1, 20, DEFAULTS.sendBurst),
     sendIntervalMs: integer(values, "IRC_SEND_INTERVAL_MS", 50, 60_000, DEFAULTS.sendIntervalMs),
+    sendMaxLines: integer(values, "IRC_SEND_MAX_LINES", 1, 1000, DEFAULTS.sendMaxLines),
+    nickservHostmask: nickservHostmask(values.IRC_NICKSERV_HOSTMASK),
     bufferMessages: integer(values, "IRC_BUFFER_MESSAGES", 10, 100_000, DEFAULTS.bufferMessages),
     secrets: {
       serverPassword: values.IRC_SERVER_PASSWORD,

@@ -8,7 +8,7 @@
 import { writeFileAtomic } from "../../core/atomic.ts";
 import { join } from "../../core/path.ts";
 import type { StoredMessage } from "./daemon_protocol.ts";
-import { foldName } from "./protocol.ts";
+import { type CaseMapping, foldName } from "./protocol.ts";
 import { type Numbered, Ring } from "./ring.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
@@ -26,8 +26,8 @@ interface Entry extends Numbered {
 }
 
 /** A conversation name as a file name: folded, with anything unusual percent-encoded. */
-export function logFileName(conversation: string): string {
-  const encoded = [...new TextEncoder().encode(foldName(conversation))].map((byte) => {
+export function logFileName(conversation: string, mapping?: CaseMapping): string {
+  const encoded = [...new TextEncoder().encode(foldName(conversation, mapping))].map((byte) => {
     const c = String.fromCharCode(byte);
     return /[a-z0-9#&+!._-]/.test(c) && byte < 0x80 ? c : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }).join("");
@@ -148,13 +148,23 @@ export class MessageStore {
     return store;
   }
 
+  /**
+   * The server's case mapping (ISUPPORT CASEMAPPING), set by the session once the server has
+   * announced it: conversations, cursors and log files are keyed by names folded under it.
+   */
+  caseMapping: CaseMapping = "rfc1459";
+
+  #fold(name: string): string {
+    return foldName(name, this.caseMapping);
+  }
+
   #path(key: string): string {
-    return join(this.#dir, MESSAGES_DIR, logFileName(key));
+    return join(this.#dir, MESSAGES_DIR, logFileName(key, this.caseMapping));
   }
 
   /** Makes a conversation resident from the newest messages of its log. */
   async #reload(name: string): Promise<Conversation> {
-    const key = foldName(name);
+    const key = this.#fold(name);
     const path = this.#path(key);
     await this.#leaving.get(key);
     const messages: StoredMessage[] = [];
@@ -199,7 +209,7 @@ export class MessageStore {
   }
 
   #conversation(name: string): Conversation {
-    const key = foldName(name);
+    const key = this.#fold(name);
     const conversation = this.#conversations.get(key) ??
       new Conversation(this.#path(key), this.#capacity, this.#lastSeqs.get(key) ?? 0, this.#leaving.get(key));
     this.#resident(key, conversation);
@@ -221,18 +231,18 @@ export class MessageStore {
       conversation.append(message, this.#onError);
       return message;
     });
-    this.#lastSeqs.set(foldName(name), conversation.ring.lastSeq);
+    this.#lastSeqs.set(this.#fold(name), conversation.ring.lastSeq);
     return stored;
   }
 
   cursor(name: string): string | null {
-    return this.#cursors[foldName(name)] ?? null;
+    return this.#cursors[this.#fold(name)] ?? null;
   }
 
   /** Messages after the conversation's cursor (at most `limit`), without moving the cursor. */
   async read(name: string, limit: number): Promise<{ messages: StoredMessage[]; dropped: number; remaining: number }> {
     const cursor = this.cursor(name);
-    const key = foldName(name);
+    const key = this.#fold(name);
     const conversation = this.#conversations.get(key) ?? (this.#lastSeqs.has(key) ? await this.#reload(key) : null);
     if (!conversation) return { messages: [], dropped: 0, remaining: 0 };
     const { items, dropped, remaining } = conversation.ring.after(cursor === null ? 0 : Number(cursor), limit);
@@ -241,7 +251,7 @@ export class MessageStore {
 
   /** Moves the cursor forward to `after` (never back: two pulls racing cannot re-deliver). */
   async commit(name: string, after: string): Promise<string> {
-    const key = foldName(name);
+    const key = this.#fold(name);
     const current = this.#cursors[key];
     if (current === undefined || Number(after) > Number(current)) {
       this.#cursors = { ...this.#cursors, [key]: after };
