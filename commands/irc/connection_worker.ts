@@ -339,6 +339,7 @@ class Connection {
         return;
       case "QUIT":
         for (const members of this.#members.values()) members.delete(this.#fold(nickOf(message.prefix)));
+        this.#reclaimIfFreed(nickOf(message.prefix));
         return;
       case "433":
       case "436":
@@ -389,7 +390,7 @@ class Connection {
         if (from === this.#fold(this.#nick) && p[0]) {
           this.#nick = p[0];
           post({ type: "nick", nick: this.#nick });
-        }
+        } else this.#reclaimIfFreed(nickOf(message.prefix));
         return;
       }
       case "PRIVMSG":
@@ -406,7 +407,7 @@ class Connection {
       this.#nickservCheck.settle(); // no NickServ at all: the WHOIS's answer, not a send's refusal
       return;
     }
-    if (!this.#inFlight || !/^[45]\d\d$/.test(message.command)) return;
+    if (!this.#inFlight || !(/^[45]\d\d$/.test(message.command) || SEND_ERRORS[message.command])) return;
     const namesTarget = p[1] !== undefined && this.#fold(p[1]) === this.#fold(this.#inFlight.target);
     if (!namesTarget && UNRELATED_ERRORS.has(message.command)) return;
     const reason = p.slice(1).join(": ");
@@ -435,6 +436,14 @@ class Connection {
     if (!this.#registered || this.#closed) return;
     if (this.#fold(this.#nick) === this.#fold(this.#options.nick)) return;
     this.#write(formatLine("ISON", [this.#options.nick]));
+  }
+
+  /** Someone we share a channel with quit or changed nick: if it was IRC_NICK's holder, take it now. */
+  #reclaimIfFreed(nick: string): void {
+    if (!this.#registered || this.#fold(nick) !== this.#fold(this.#options.nick)) return;
+    if (this.#fold(this.#nick) !== this.#fold(this.#options.nick)) {
+      this.#write(formatLine("NICK", [this.#options.nick]));
+    }
   }
 
   #onIson(online: string): void {

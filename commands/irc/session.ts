@@ -293,7 +293,9 @@ export class IrcSession {
       }
       case "casemapping":
         this.#caseMapping = event.mapping;
-        this.#deps.store.caseMapping = event.mapping;
+        void this.#deps.store.setCaseMapping(event.mapping).catch((error) =>
+          this.#deps.log(`case mapping not saved: ${error}`)
+        );
         break;
       case "nickserv":
         this.#nickserv = { identified: event.identified, reason: event.reason };

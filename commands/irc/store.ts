@@ -8,12 +8,13 @@
 import { writeFileAtomic } from "../../core/atomic.ts";
 import { join } from "../../core/path.ts";
 import type { StoredMessage } from "./daemon_protocol.ts";
-import { type CaseMapping, foldName } from "./protocol.ts";
+import { type CaseMapping, foldName, parseCaseMapping } from "./protocol.ts";
 import { type Numbered, Ring } from "./ring.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
 export const MESSAGES_DIR = "messages";
 export const CURSORS_FILE = "cursors.json";
+export const CASE_MAPPING_FILE = "case_mapping";
 /**
  * Conversations whose ring buffer stays in memory. Past this, the least recently active one
  * leaves memory (its log stays on disk, and a pull of it reloads it): a flood of private
@@ -141,21 +142,49 @@ export class MessageStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) onError(new Error(`${CURSORS_FILE} is unreadable; cursors reset`));
     }
+    try {
+      store.#caseMapping = parseCaseMapping(await Deno.readTextFile(join(dir, CASE_MAPPING_FILE))) ?? "rfc1459";
+    } catch { /* never announced yet: RFC 1459's default */ }
     for await (const entry of Deno.readDir(messagesDir)) {
       if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
-      await store.#reload(conversationOfFile(entry.name));
+      await store.#reload(conversationOfFile(entry.name), join(messagesDir, entry.name));
     }
     return store;
   }
 
   /**
-   * The server's case mapping (ISUPPORT CASEMAPPING), set by the session once the server has
-   * announced it: conversations, cursors and log files are keyed by names folded under it.
+   * The server's case mapping (ISUPPORT CASEMAPPING): conversations, cursors and log files are
+   * keyed by names folded under it. Remembered on disk, so a restarted daemon keys its logs as
+   * before until the server speaks again.
    */
-  caseMapping: CaseMapping = "rfc1459";
+  #caseMapping: CaseMapping = "rfc1459";
+
+  get caseMapping(): CaseMapping {
+    return this.#caseMapping;
+  }
+
+  /** Sets the server's case mapping; names already known are keyed again under it. */
+  async setCaseMapping(mapping: CaseMapping): Promise<void> {
+    if (mapping === this.#caseMapping) return;
+    this.#caseMapping = mapping;
+    const rekey = <T>(map: Map<string, T>) => {
+      const entries = [...map];
+      map.clear();
+      for (const [key, value] of entries) if (!map.has(this.#fold(key))) map.set(this.#fold(key), value);
+    };
+    rekey(this.#conversations);
+    rekey(this.#lastSeqs);
+    const cursors: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.#cursors)) {
+      const folded = this.#fold(key);
+      if (cursors[folded] === undefined || Number(value) > Number(cursors[folded])) cursors[folded] = value;
+    }
+    this.#cursors = cursors;
+    await writeFileAtomic(join(this.#dir, CASE_MAPPING_FILE), mapping, { mode: 0o600 });
+  }
 
   #fold(name: string): string {
-    return foldName(name, this.caseMapping);
+    return foldName(name, this.#caseMapping);
   }
 
   #path(key: string): string {
@@ -163,12 +192,15 @@ export class MessageStore {
   }
 
   /** Makes a conversation resident from the newest messages of its log. */
-  async #reload(name: string): Promise<Conversation> {
+  async #reload(name: string, file?: string): Promise<Conversation> {
     const key = this.#fold(name);
-    const path = this.#path(key);
+    const path = file ?? this.#path(key);
     await this.#leaving.get(key);
     const messages: StoredMessage[] = [];
-    const tail = await readTailLines(path, this.#capacity);
+    const tail = await readTailLines(path, this.#capacity).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return { lines: [], endsWithNewline: true };
+      throw error;
+    });
     for (const line of tail.lines) {
       try {
         const message = JSON.parse(line) as StoredMessage;
