@@ -581,10 +581,12 @@ class Connection {
     this.#nick = nick;
     post({ type: "registered", nick });
     const o = this.#options;
-    void this.#identifyToNickServ();
     this.#reclaimTimer = setInterval(() => this.#checkNickFree(), NICK_RECLAIM_MS);
     this.#checkNickFree();
-    this.#joinChannel(o.channel, o.channelKey);
+    // Identify (when NickServ is verified) before joining: a +R channel admits identified users only.
+    void this.#identifyToNickServ().finally(() => {
+      if (!this.#closed) this.#joinChannel(o.channel, o.channelKey);
+    });
   }
 
   #joinChannel(channel: string, key?: string): Promise<LastError | null> {
