@@ -7,7 +7,7 @@
 import { parse } from "dotenv";
 import { PtermError } from "../../core/errors.ts";
 import { isAbsolute, join, resolve } from "../../core/path.ts";
-import { isChannelName, isNickName } from "./protocol.ts";
+import { isChannelName, isNickName, normalizeFingerprint } from "./protocol.ts";
 
 /** Where the settings live, relative to the workspace root. */
 export const ENV_REL_PATH = "skills/irc-cli/secrets/.env";
@@ -28,6 +28,7 @@ export const SECRET_KEYS = [
 export const OPTIONAL_KEYS = [
   "IRC_TLS",
   "IRC_TLS_CA_FILE",
+  "IRC_TLS_FINGERPRINT",
   ...SECRET_KEYS,
   "IRC_SASL_USERNAME",
   "IRC_NICKSERV_HOSTMASK",
@@ -64,6 +65,8 @@ export interface IrcConfig {
   readonly tls: boolean;
   /** PEM text of extra trust anchors for TLS (IRC_TLS_CA_FILE), read by the daemon. */
   readonly caPem?: string;
+  /** IRC_TLS_FINGERPRINT, normalised to 64 lower-case hex digits: the one certificate accepted. */
+  readonly tlsFingerprint?: string;
   readonly channel: string;
   readonly nick: string;
   readonly username: string;
@@ -173,6 +176,17 @@ export async function configFromValues(
       throw invalid("IRC_TLS_CA_FILE", "must be a PEM certificate file");
     }
   }
+  let tlsFingerprint: string | undefined;
+  if (values.IRC_TLS_FINGERPRINT !== undefined) {
+    tlsFingerprint = normalizeFingerprint(values.IRC_TLS_FINGERPRINT) ?? undefined;
+    if (!tlsFingerprint) {
+      throw invalid("IRC_TLS_FINGERPRINT", "must be a SHA-256 fingerprint (64 hex digits, colons allowed)");
+    }
+    if (!tls) throw invalid("IRC_TLS_FINGERPRINT", "needs IRC_TLS=1");
+    if (caPem !== undefined) {
+      throw invalid("IRC_TLS_FINGERPRINT", "and IRC_TLS_CA_FILE are two ways to trust the server; set only one");
+    }
+  }
   const username = values.IRC_USERNAME ?? (nick.toLowerCase().replace(/[^a-z0-9]/g, "") || "pterm");
   if (!/^[A-Za-z0-9._-]{1,10}$/.test(username)) throw invalid("IRC_USERNAME", "must be 1-10 letters, digits, . _ or -");
   return {
@@ -180,6 +194,7 @@ export async function configFromValues(
     port: integer(values, "IRC_PORT", 1, 65535, 0),
     tls,
     caPem,
+    tlsFingerprint,
     channel,
     nick,
     username,

@@ -8,6 +8,8 @@ export interface ConnectionOptions {
   readonly port: number;
   readonly tls: boolean;
   readonly caPem?: string;
+  /** IRC_TLS_FINGERPRINT (64 lower-case hex digits): accept exactly the certificate with this SHA-256. */
+  readonly tlsFingerprint?: string;
   readonly nick: string;
   readonly username: string;
   readonly realname: string;

@@ -31,6 +31,7 @@ import {
   parseLine,
 } from "./protocol.ts";
 import { LineThrottle } from "./throttle.ts";
+import { type ByteConn, connectPinned, FingerprintMismatch } from "./pinned_tls.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
 /** Longest inbound line kept (IRCv3 allows 8191 bytes of tags plus 512 of message). */
@@ -127,7 +128,7 @@ const encoder = new TextEncoder();
 
 class Connection {
   readonly #options: ConnectionOptions;
-  #conn: Deno.Conn | null = null;
+  #conn: ByteConn | null = null;
   #nick: string;
   #nickAttempt = 0;
   #registered = false;
@@ -200,8 +201,16 @@ class Connection {
     await this.#readLoop(this.#conn);
   }
 
-  async #connect(): Promise<Deno.Conn> {
+  async #connect(): Promise<ByteConn> {
     const o = this.#options;
+    if (o.tls && o.tlsFingerprint) {
+      return await withTimeout(
+        connectPinned(o.server, o.port, o.tlsFingerprint),
+        o.connectTimeoutMs,
+        () => new TlsNoAnswer(),
+        (late) => late.close(),
+      );
+    }
     if (!o.tls) {
       return await withTimeout(
         Deno.connect({ hostname: o.server, port: o.port }),
@@ -231,7 +240,7 @@ class Connection {
     return conn;
   }
 
-  async #readLoop(conn: Deno.Conn): Promise<void> {
+  async #readLoop(conn: ByteConn): Promise<void> {
     const buffer = new Uint8Array(64 * 1024);
     const decoder = new TextDecoder();
     let pending = new Uint8Array(0);
@@ -944,6 +953,13 @@ function describeConnectError(error: unknown, o: ConnectionOptions): LastError {
     };
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof FingerprintMismatch) {
+    return {
+      error_code: "TlsCertificateInvalid",
+      message: `${error.message}, not the one IRC_TLS_FINGERPRINT pins: the server's certificate changed, or ` +
+        "this is not the server you meant; nothing was sent to it",
+    };
+  }
   if (error instanceof TlsNoAnswer) {
     return {
       error_code: "TlsHandshakeFailed",
@@ -964,7 +980,9 @@ function describeConnectError(error: unknown, o: ConnectionOptions): LastError {
       message: `the TLS certificate of ${where} is itself a CA certificate (basicConstraints CA:TRUE, as a bare ` +
         "`openssl req -x509` makes), and a CA certificate is refused as a server's own certificate even when " +
         "it is in IRC_TLS_CA_FILE. Give the server a certificate with CA:FALSE (e.g. signed by that CA, or " +
-        "`openssl req -x509 -addext basicConstraints=critical,CA:FALSE ...`) and set IRC_TLS_CA_FILE to it",
+        "`openssl req -x509 -addext basicConstraints=critical,CA:FALSE ...`) and set IRC_TLS_CA_FILE to it, or " +
+        "pin this certificate with IRC_TLS_FINGERPRINT (its SHA-256: " +
+        "`openssl x509 -in cert.pem -noout -fingerprint -sha256`)",
     };
   }
   if (error instanceof Deno.errors.ConnectionRefused) {

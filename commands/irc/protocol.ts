@@ -198,3 +198,9 @@ export function privmsgTexts(text: string, target: string, prefixReserve = RELAY
   }
   return out;
 }
+
+/** `AB:CD:...` or `abcd...` → 64 lower-case hex digits, or null when it is not a SHA-256 fingerprint. */
+export function normalizeFingerprint(text: string): string | null {
+  const hex = text.replace(/[:\s]/g, "").toLowerCase();
+  return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
+}

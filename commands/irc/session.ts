@@ -224,6 +224,7 @@ export class IrcSession {
       port: config.port,
       tls: config.tls,
       caPem: config.caPem,
+      tlsFingerprint: config.tlsFingerprint,
       nick: config.nick,
       username: config.username,
       realname: config.realname,

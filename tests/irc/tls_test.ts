@@ -147,6 +147,27 @@ Deno.test("irc TLS: a self-signed certificate, TLS against a plaintext port", op
     });
   }
 
+  await t.step("IRC_TLS_FINGERPRINT pins a self-signed CA:TRUE certificate; a wrong pin sends nothing", async () => {
+    await using server = await startNgircd({ selfSigned: "ca" });
+    const fingerprint = await sha256Fingerprint(server.caPem);
+    for (const pin of [fingerprint, "00".repeat(32)]) {
+      const logBefore = server.log().length;
+      await using dir = await makeRoot();
+      await writeEnv(dir.path, plainEnv(server, { IRC_PORT: server.tlsPort, IRC_TLS: 1, IRC_TLS_FINGERPRINT: pin }));
+      await using _daemon = await startDaemon(dir.path);
+      const status = await execOk(dir.path, "irc status");
+      if (pin === fingerprint) {
+        assert.equal(status.result?.state, "joined", JSON.stringify(status.result));
+        continue;
+      }
+      const error = status.result?.last_error as LastError;
+      assert.equal(error.error_code, "TlsCertificateInvalid");
+      assert.match(error.message, /not the one IRC_TLS_FINGERPRINT pins/);
+      // The server never saw a registration from this client (nothing is written before the check).
+      assert.ok(!server.log().slice(logBefore).includes("ptermbot"), server.log().slice(logBefore));
+    }
+  });
+
   await t.step("IRC_TLS=1 against the plaintext port: TlsHandshakeFailed in seconds, not retried", async () => {
     await using server = await startNgircd();
     await using dir = await makeRoot();
@@ -162,3 +183,17 @@ Deno.test("irc TLS: a self-signed certificate, TLS against a plaintext port", op
     assert.equal(attempts.length, 2, `one attempt for status, one for the send (not three):\n${daemon.stderr()}`);
   });
 });
+
+/** The SHA-256 fingerprint of a PEM certificate, as `openssl x509 -fingerprint -sha256` prints it. */
+async function sha256Fingerprint(pem: string): Promise<string> {
+  const child = new Deno.Command("openssl", {
+    args: ["x509", "-noout", "-fingerprint", "-sha256"],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(pem));
+  await writer.close();
+  const out = new TextDecoder().decode((await child.output()).stdout);
+  return out.trim().split("=")[1];
+}
