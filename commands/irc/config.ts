@@ -33,6 +33,7 @@ export const OPTIONAL_KEYS = [
   "IRC_SASL_USERNAME",
   "IRC_NICKSERV_HOSTMASK",
   "IRC_SEND_MAX_LINES",
+  "IRC_KEEPALIVE_MS",
   "IRC_USERNAME",
   "IRC_REALNAME",
   "IRC_AUTO_FORWARD_TO_AGENT",
@@ -48,6 +49,7 @@ export const DEFAULTS = {
   sendIntervalMs: 1000,
   /** Lines one `irc send` may become: at the default pace 50 lines take ~50 s. */
   sendMaxLines: 50,
+  keepaliveMs: 30_000,
   bufferMessages: 1000,
   realname: "pterm",
 } as const;
@@ -76,6 +78,8 @@ export interface IrcConfig {
   readonly sendBurst: number;
   readonly sendIntervalMs: number;
   readonly sendMaxLines: number;
+  /** PING after this much silence from the server; the link is dead after twice as long. */
+  readonly keepaliveMs: number;
   /** IRC_NICKSERV_HOSTMASK: the real NickServ's nick!user@host glob (identification is sent only to it). */
   readonly nickservHostmask?: string;
   readonly bufferMessages: number;
@@ -204,6 +208,7 @@ export async function configFromValues(
     sendBurst: integer(values, "IRC_SEND_BURST", 1, 20, DEFAULTS.sendBurst),
     sendIntervalMs: integer(values, "IRC_SEND_INTERVAL_MS", 50, 60_000, DEFAULTS.sendIntervalMs),
     sendMaxLines: integer(values, "IRC_SEND_MAX_LINES", 1, 1000, DEFAULTS.sendMaxLines),
+    keepaliveMs: integer(values, "IRC_KEEPALIVE_MS", 1000, 300_000, DEFAULTS.keepaliveMs),
     nickservHostmask: nickservHostmask(values.IRC_NICKSERV_HOSTMASK),
     bufferMessages: integer(values, "IRC_BUFFER_MESSAGES", 10, 100_000, DEFAULTS.bufferMessages),
     secrets: {

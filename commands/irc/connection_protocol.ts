@@ -27,6 +27,12 @@ export interface ConnectionOptions {
   readonly sendIntervalMs: number;
   /** TCP connect plus TLS handshake. */
   readonly connectTimeoutMs: number;
+  /**
+   * Keepalive (IRC_KEEPALIVE_MS): PING after this much silence from the server, give up after
+   * twice as long, checked every sixth of it — with the default 30 s a dead link (or a frozen
+   * server) is noticed within about 65 s and the status turns red.
+   */
+  readonly keepaliveMs: number;
   /** From connected to the server's welcome (001). */
   readonly registerTimeoutMs: number;
 }

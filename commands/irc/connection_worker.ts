@@ -44,12 +44,7 @@ const SEND_CONFIRM_BASE_MS = 15_000;
 const SEND_CONFIRM_PER_LINE_MS = 2_000;
 const JOIN_TIMEOUT_MS = 10_000;
 const QUIT_GRACE_MS = 1_000;
-/**
- * Keepalive: PING after this much silence, give up after twice as long, checked every third of
- * it — a dead link is noticed within 60-70 s (ngIRCd's and InspIRCd's own ping intervals are
- * longer, so a healthy but quiet link always answers our PING in time).
- */
-const IDLE_PING_MS = 30_000;
+
 /** While on a fallback nick, how often to ask (ISON) whether IRC_NICK is free again. */
 const NICK_RECLAIM_MS = 15_000;
 /** How long NickServ has to answer the WHOIS that verifies it before identification is skipped. */
@@ -192,7 +187,7 @@ class Connection {
         });
       }
     }, this.#options.registerTimeoutMs);
-    this.#keepalive = setInterval(() => this.#checkAlive(), IDLE_PING_MS / 6);
+    this.#keepalive = setInterval(() => this.#checkAlive(), this.#options.keepaliveMs / 6);
     const o = this.#options;
     this.#write(formatLine("CAP", ["LS", "302"]));
     if (o.serverPassword) this.#write(formatLine("PASS", [o.serverPassword]));
@@ -848,12 +843,12 @@ class Connection {
 
   #checkAlive(): void {
     const silent = Date.now() - this.#lastReceived;
-    if (silent > IDLE_PING_MS * 2) {
+    if (silent > this.#options.keepaliveMs * 2) {
       this.#fail({
         error_code: "PingTimeout",
         message: `no data from the IRC server for ${Math.round(silent / 1000)} s (keepalive PING unanswered)`,
       });
-    } else if (silent > IDLE_PING_MS && !this.#keepalivePingSent) {
+    } else if (silent > this.#options.keepaliveMs && !this.#keepalivePingSent) {
       this.#keepalivePingSent = true;
       this.#write(formatLine("PING", ["keepalive"]));
     }

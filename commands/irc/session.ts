@@ -236,6 +236,7 @@ export class IrcSession {
       sasl: s.saslPassword ? { username: config.saslUsername, password: s.saslPassword } : undefined,
       sendBurst: config.sendBurst,
       sendIntervalMs: config.sendIntervalMs,
+      keepaliveMs: config.keepaliveMs,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       registerTimeoutMs: REGISTER_TIMEOUT_MS,
     };

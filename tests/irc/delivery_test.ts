@@ -209,6 +209,52 @@ for (const { name, start } of SERVERS) {
   });
 }
 
+for (const { name, start } of SERVERS) {
+  Deno.test(`irc on ${name}: a frozen server is a dead link within 2 × IRC_KEEPALIVE_MS`, options, async (t) => {
+    await using server = await start();
+    await using dir = await makeRoot();
+    await writeEnv(dir.path, plainEnv(server, { IRC_KEEPALIVE_MS: 1_000, IRC_SEND_INTERVAL_MS: 100 }));
+    await using _daemon = await startDaemon(dir.path);
+    const watcher = await Peer.connect(server.plainPort, "watcher", server.password);
+    await watcher.join("#lemon");
+    const ledger = new Ledger();
+    const pid = server.pid()!;
+    try {
+      await t.step("quiet but alive: the keepalive PINGs are answered, status stays green", async () => {
+        assert.equal((await exec(dir.path, "irc status")).result?.indicator, "green");
+        await new Promise((r) => setTimeout(r, 3_000)); // three keepalive periods of silence
+        assert.equal((await exec(dir.path, "irc status")).result?.indicator, "green");
+      });
+
+      await t.step("frozen (SIGSTOP) during a send: DeliveryUnknown, status red", async () => {
+        Deno.kill(pid, "SIGSTOP");
+        const lines = ledger.lines(3);
+        const envelope = ledger.record(
+          lines,
+          await exec(dir.path, "irc send --text-stdin", { stdin: lines.join("\n") }),
+          watcher,
+        );
+        assert.equal(envelope.error_code, "DeliveryUnknown", envelope.stderr);
+        assert.match(envelope.stderr, /3 of 3 lines were written/);
+        const status = await exec(dir.path, "irc status");
+        assert.equal(status.result?.indicator, "red");
+        assert.equal((status.result?.last_error as { error_code: string }).error_code, "PingTimeout");
+      });
+
+      await t.step("resumed: whatever the server then relays still balances the ledger", async () => {
+        Deno.kill(pid, "SIGCONT");
+        await watcher.sync();
+        ledger.check();
+      });
+    } finally {
+      try {
+        Deno.kill(pid, "SIGCONT");
+      } catch { /* gone */ }
+      await watcher.close();
+    }
+  });
+}
+
 Deno.test("irc pacing: the confirming PING does not take a line's slot", options, async () => {
   const { startNgircd } = await import("./ngircd.ts");
   await using server = await startNgircd();
