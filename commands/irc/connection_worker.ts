@@ -24,6 +24,7 @@ import {
   type CaseMapping,
   foldName,
   formatLine,
+  globMatches,
   type IrcMessage,
   isChannelName,
   nickOf,
@@ -103,12 +104,6 @@ const UNRELATED_ERRORS: ReadonlySet<string> = new Set([
   "501", // unknown user mode
   "502", // cannot change mode for other users
 ]);
-
-/** Whether `text` matches the glob `mask` (`*` any run, `?` one character), compared after `fold`. */
-export function globMatches(mask: string, text: string, fold: (s: string) => string): boolean {
-  const pattern = fold(mask).replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${pattern}$`, "s").test(fold(text));
-}
 
 const scope = globalThis as unknown as {
   postMessage(message: FromConnection): void;

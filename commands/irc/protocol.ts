@@ -204,3 +204,9 @@ export function normalizeFingerprint(text: string): string | null {
   const hex = text.replace(/[:\s]/g, "").toLowerCase();
   return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
 }
+
+/** Whether `text` matches the glob `mask` (`*` any run, `?` one character), compared after `fold`. */
+export function globMatches(mask: string, text: string, fold: (s: string) => string): boolean {
+  const pattern = fold(mask).replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${pattern}$`, "s").test(fold(text));
+}

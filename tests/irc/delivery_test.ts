@@ -102,6 +102,20 @@ for (const { name, start } of SERVERS) {
         assert.ok(cancelled.length < 40, `${cancelled.length} of 40 lines arrived: the rest was not cancelled`);
       });
 
+      await t.step("11 reconnects after KILLs in a minute: the rate limit counts failures only", async () => {
+        for (let i = 0; i < 11; i++) {
+          await watcher.raw("KILL ptermbot :rate limit test");
+          await eventually(
+            async () => (await exec(dir.path, "irc status")).result?.indicator !== "green",
+            10_000,
+            "the kill noticed",
+          );
+          const envelope = await send(ledger.lines(1, `after kill ${i + 1}`));
+          assert.equal(envelope.exit_code, 0, `reconnect ${i + 1}: ${envelope.stderr}`);
+          assert.equal(envelope.result?.reconnected, true);
+        }
+      });
+
       await t.step("the server dies mid-send: DeliveryUnknown with the lines written, status red", async () => {
         const lines = ledger.lines(40);
         const sending = exec(dir.path, stdinSend(null), { stdin: lines.join("\n") });
