@@ -27,6 +27,7 @@ import {
   globMatches,
   type IrcMessage,
   isChannelName,
+  isNickName,
   nickOf,
   parseCaseMapping,
   parseLine,
@@ -409,6 +410,11 @@ class Connection {
     if (!this.#inFlight || !(/^[45]\d\d$/.test(message.command) || SEND_ERRORS[message.command])) return;
     const namesTarget = p[1] !== undefined && this.#fold(p[1]) === this.#fold(this.#inFlight.target);
     if (!namesTarget && UNRELATED_ERRORS.has(message.command)) return;
+    // An error about another channel or nick (a late JOIN refusal, ...) is not about this send:
+    // failing it would report "not sent" for lines that may well have been delivered.
+    const namesOther = !namesTarget && p.length > 2 && p[1] !== undefined &&
+      (isChannelName(p[1]) || (isNickName(p[1]) && !/\s/.test(p[1])));
+    if (namesOther) return;
     const reason = p.slice(1).join(": ");
     this.#inFlight.errors.push({
       code: SEND_ERRORS[message.command] ?? "SendRejected",
