@@ -47,7 +47,7 @@ const SEND_CONFIRM_PER_LINE_MS = 2_000;
 const JOIN_TIMEOUT_MS = 10_000;
 const QUIT_GRACE_MS = 1_000;
 
-/** While on a fallback nick, how often to ask (ISON) whether IRC_NICK is free again. */
+/** While on a fallback nick, how often (at most; or every keepalive period) to ask ISON whether IRC_NICK is free. */
 const NICK_RECLAIM_MS = 15_000;
 /** How long NickServ has to answer the WHOIS that verifies it before identification is skipped. */
 const NICKSERV_WHOIS_TIMEOUT_MS = 10_000;
@@ -586,7 +586,7 @@ class Connection {
     this.#nick = nick;
     post({ type: "registered", nick });
     const o = this.#options;
-    this.#reclaimTimer = setInterval(() => this.#checkNickFree(), NICK_RECLAIM_MS);
+    this.#reclaimTimer = setInterval(() => this.#checkNickFree(), Math.min(NICK_RECLAIM_MS, this.#options.keepaliveMs));
     this.#checkNickFree();
     // Identify (when NickServ is verified) before joining: a +R channel admits identified users only.
     void this.#identifyToNickServ().finally(() => {

@@ -195,6 +195,23 @@ for (const { name, start } of SERVERS) {
         );
       });
 
+      await t.step("IRC_NICK's holder shares no channel: ISON notices it is free", async () => {
+        const mark = watcher.lines.length;
+        await daemon.stop();
+        // The stopped daemon's QUIT frees the nick once the server has processed it.
+        await watcher.waitFor((l) => l.command === "QUIT" && l.prefix.startsWith("ptermbot!"), 10_000, "QUIT", mark);
+        const holder2 = await Peer.connect(server.plainPort, "ptermbot", server.password);
+        await writeEnv(dir.path, plainEnv(server, { IRC_CHANNEL: channel, IRC_KEEPALIVE_MS: 1_000 }));
+        await using _again = await startDaemon(dir.path);
+        assert.equal((await exec(dir.path, "irc status")).result?.nick, "ptermbot1");
+        await holder2.close();
+        await eventually(
+          async () => (await exec(dir.path, "irc status")).result?.nick === "ptermbot",
+          10_000,
+          "reclaim",
+        );
+      });
+
       await t.step("a wrong server password: ServerPasswordRejected, not retried", async () => {
         await daemon.stop();
         await writeEnv(dir.path, plainEnv(server, { IRC_CHANNEL: channel, IRC_SERVER_PASSWORD: "wrong" }));
