@@ -195,6 +195,8 @@ export class IrcSession {
     worker.onmessage = (event: MessageEvent<FromConnection>) => this.#onEvent(worker, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
+      // A crashed worker never reported the send it was writing: its lines may be out.
+      if (worker === this.#worker) this.#failPendingSends(false);
       this.#onEvent(worker, {
         type: "closed",
         error: { error_code: "Internal", message: `the IRC connection worker failed (a bug): ${event.message}` },
@@ -345,19 +347,27 @@ export class IrcSession {
     const worker = this.#worker;
     this.#worker = null;
     worker?.terminate();
-    this.#failPendingSends();
+    this.#failPendingSends(worker === null);
   }
 
-  #failPendingSends(): void {
-    // The worker reports the send it was writing before it closes; these never reached it.
+  /**
+   * Settles the sends the worker has not reported. After its "closed" it has reported the send
+   * it was writing, so the rest never started (not sent); a worker stopped or crashed without
+   * closing may have been writing one of them, so then what happened is unknown.
+   */
+  #failPendingSends(workerReported = true): void {
     for (const [id, pending] of this.#sends) {
       this.#sends.delete(id);
+      const reason = this.#lastError?.message ?? "the connection closed";
       pending.resolve({
-        delivery: "not_sent",
+        delivery: workerReported ? "not_sent" : "unknown",
         lines: pending.lines,
         linesWritten: 0,
         linesConfirmed: 0,
-        failure: { code: "NotConnected", message: this.#lastError?.message ?? "the connection closed" },
+        failure: {
+          code: "NotConnected",
+          message: workerReported ? reason : `the connection was stopped before it reported the lines it wrote`,
+        },
       });
     }
   }
@@ -472,9 +482,11 @@ export class IrcSession {
       if (report.delivery === "unknown") {
         throw new PtermError(
           "DeliveryUnknown",
-          `the message to ${target} may have been delivered: ${report.linesWritten} of ${report.lines} lines were ` +
-            `written to the connection and none was confirmed (${reason}). Check with the recipient or \`irc pull\` ` +
-            "before sending it again, or a retry may duplicate it.",
+          `the message to ${target} may have been delivered: ${
+            report.linesWritten > 0
+              ? `${report.linesWritten} of ${report.lines} lines were written to the connection and none was confirmed`
+              : `its ${report.lines} line(s) were handed to the connection, which did not report how many it wrote`
+          } (${reason}). Check with the recipient or \`irc pull\` before sending it again, or a retry may duplicate it.`,
           { result },
         );
       }
