@@ -509,6 +509,8 @@ export class IrcSession {
 
   /** Bounded, rate-limited reconnection for `irc send`; the reason ends up in last_error. */
   async #reconnect(): Promise<void> {
+    let attempts = 0;
+    let final = false;
     for (let attempt = 1; attempt <= SEND_CONNECT_ATTEMPTS && !this.#linkUp; attempt++) {
       if (attempt > 1) await delay(RETRY_BACKOFF_MS * 2 ** (attempt - 2));
       const now = Date.now();
@@ -525,12 +527,15 @@ export class IrcSession {
         );
       }
       await this.#connect();
-      if (this.#lastError && FINAL_CONNECT_ERRORS.has(this.#lastError.error_code)) break;
+      attempts++;
+      final = !this.#linkUp && this.#lastError !== undefined && FINAL_CONNECT_ERRORS.has(this.#lastError.error_code);
+      if (final) break;
     }
     if (!this.#linkUp) {
       throw new PtermError(
         "NotConnected",
-        `could not reconnect to the IRC server in ${SEND_CONNECT_ATTEMPTS} attempts: ` +
+        `could not reconnect to the IRC server (${attempts} attempt${attempts === 1 ? "" : "s"}` +
+          `${final ? "; not retried: another attempt cannot fix this" : ""}): ` +
           `${this.#lastError?.error_code ?? "Unknown"}: ${this.#lastError?.message ?? "no reason given"}`,
         { result: this.#statusFields() },
       );
