@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "NotConnected",
   "NotJoined",
   "SendRejected",
+  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "Timeout",

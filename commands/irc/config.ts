@@ -7,7 +7,7 @@
 import { parse } from "dotenv";
 import { PtermError } from "../../core/errors.ts";
 import { isAbsolute, join, resolve } from "../../core/path.ts";
-import { isChannelName, isNickName } from "./protocol.ts";
+import { isChannelName, isNickName, normalizeFingerprint } from "./protocol.ts";
 
 /** Where the settings live, relative to the workspace root. */
 export const ENV_REL_PATH = "skills/irc-cli/secrets/.env";
@@ -28,8 +28,12 @@ export const SECRET_KEYS = [
 export const OPTIONAL_KEYS = [
   "IRC_TLS",
   "IRC_TLS_CA_FILE",
+  "IRC_TLS_FINGERPRINT",
   ...SECRET_KEYS,
   "IRC_SASL_USERNAME",
+  "IRC_NICKSERV_HOSTMASK",
+  "IRC_SEND_MAX_LINES",
+  "IRC_KEEPALIVE_MS",
   "IRC_USERNAME",
   "IRC_REALNAME",
   "IRC_AUTO_FORWARD_TO_AGENT",
@@ -43,6 +47,9 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([...REQUIRED_KEYS, ...OPTIONAL_K
 export const DEFAULTS = {
   sendBurst: 4,
   sendIntervalMs: 1000,
+  /** Lines one `irc send` may become: at the default pace 50 lines take ~50 s. */
+  sendMaxLines: 50,
+  keepaliveMs: 30_000,
   bufferMessages: 1000,
   realname: "pterm",
 } as const;
@@ -60,6 +67,8 @@ export interface IrcConfig {
   readonly tls: boolean;
   /** PEM text of extra trust anchors for TLS (IRC_TLS_CA_FILE), read by the daemon. */
   readonly caPem?: string;
+  /** IRC_TLS_FINGERPRINT, normalised to 64 lower-case hex digits: the one certificate accepted. */
+  readonly tlsFingerprint?: string;
   readonly channel: string;
   readonly nick: string;
   readonly username: string;
@@ -68,6 +77,11 @@ export interface IrcConfig {
   readonly autoForward: boolean;
   readonly sendBurst: number;
   readonly sendIntervalMs: number;
+  readonly sendMaxLines: number;
+  /** PING after this much silence from the server; the link is dead after twice as long. */
+  readonly keepaliveMs: number;
+  /** IRC_NICKSERV_HOSTMASK: the real NickServ's nick!user@host glob (identification is sent only to it). */
+  readonly nickservHostmask?: string;
   readonly bufferMessages: number;
   readonly secrets: IrcSecrets;
 }
@@ -106,6 +120,14 @@ function integer(values: Record<string, string>, key: string, min: number, max: 
     throw invalid(key, `must be a whole number from ${min} to ${max}`);
   }
   return Number(value);
+}
+
+function nickservHostmask(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[^\s!@]+![^\s!@]+@[^\s!@]+$/.test(value)) {
+    throw invalid("IRC_NICKSERV_HOSTMASK", "must be a nick!user@host mask such as NickServ!NickServ@services.*");
+  }
+  return value;
 }
 
 /**
@@ -158,6 +180,17 @@ export async function configFromValues(
       throw invalid("IRC_TLS_CA_FILE", "must be a PEM certificate file");
     }
   }
+  let tlsFingerprint: string | undefined;
+  if (values.IRC_TLS_FINGERPRINT !== undefined) {
+    tlsFingerprint = normalizeFingerprint(values.IRC_TLS_FINGERPRINT) ?? undefined;
+    if (!tlsFingerprint) {
+      throw invalid("IRC_TLS_FINGERPRINT", "must be a SHA-256 fingerprint (64 hex digits, colons allowed)");
+    }
+    if (!tls) throw invalid("IRC_TLS_FINGERPRINT", "needs IRC_TLS=1");
+    if (caPem !== undefined) {
+      throw invalid("IRC_TLS_FINGERPRINT", "and IRC_TLS_CA_FILE are two ways to trust the server; set only one");
+    }
+  }
   const username = values.IRC_USERNAME ?? (nick.toLowerCase().replace(/[^a-z0-9]/g, "") || "pterm");
   if (!/^[A-Za-z0-9._-]{1,10}$/.test(username)) throw invalid("IRC_USERNAME", "must be 1-10 letters, digits, . _ or -");
   return {
@@ -165,6 +198,7 @@ export async function configFromValues(
     port: integer(values, "IRC_PORT", 1, 65535, 0),
     tls,
     caPem,
+    tlsFingerprint,
     channel,
     nick,
     username,
@@ -173,6 +207,9 @@ export async function configFromValues(
     autoForward: flag(values, "IRC_AUTO_FORWARD_TO_AGENT"),
     sendBurst: integer(values, "IRC_SEND_BURST", 1, 20, DEFAULTS.sendBurst),
     sendIntervalMs: integer(values, "IRC_SEND_INTERVAL_MS", 50, 60_000, DEFAULTS.sendIntervalMs),
+    sendMaxLines: integer(values, "IRC_SEND_MAX_LINES", 1, 1000, DEFAULTS.sendMaxLines),
+    keepaliveMs: integer(values, "IRC_KEEPALIVE_MS", 1000, 300_000, DEFAULTS.keepaliveMs),
+    nickservHostmask: nickservHostmask(values.IRC_NICKSERV_HOSTMASK),
     bufferMessages: integer(values, "IRC_BUFFER_MESSAGES", 10, 100_000, DEFAULTS.bufferMessages),
     secrets: {
       serverPassword: values.IRC_SERVER_PASSWORD,

@@ -12,14 +12,28 @@
 
 import type {
   ConnectionOptions,
+  Delivery,
   FromConnection,
   InboundMessage,
   SendFailure,
+  SendReport,
   ToConnection,
 } from "./connection_protocol.ts";
 import type { LastError } from "./daemon_protocol.ts";
-import { foldName, formatLine, type IrcMessage, isChannelName, nickOf, parseLine } from "./protocol.ts";
+import {
+  type CaseMapping,
+  foldName,
+  formatLine,
+  globMatches,
+  type IrcMessage,
+  isChannelName,
+  isNickName,
+  nickOf,
+  parseCaseMapping,
+  parseLine,
+} from "./protocol.ts";
 import { LineThrottle } from "./throttle.ts";
+import { type ByteConn, connectPinned, FingerprintMismatch } from "./pinned_tls.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
 /** Longest inbound line kept (IRCv3 allows 8191 bytes of tags plus 512 of message). */
@@ -32,8 +46,11 @@ const SEND_CONFIRM_BASE_MS = 15_000;
 const SEND_CONFIRM_PER_LINE_MS = 2_000;
 const JOIN_TIMEOUT_MS = 10_000;
 const QUIT_GRACE_MS = 1_000;
-/** Keepalive: PING after this much silence, give up after twice as long. */
-const IDLE_PING_MS = 90_000;
+
+/** While on a fallback nick, how often (at most; or every keepalive period) to ask ISON whether IRC_NICK is free. */
+const NICK_RECLAIM_MS = 15_000;
+/** How long NickServ has to answer the WHOIS that verifies it before identification is skipped. */
+const NICKSERV_WHOIS_TIMEOUT_MS = 10_000;
 
 const JOIN_ERRORS: Readonly<Record<string, string>> = {
   "403": "NoSuchChannel",
@@ -47,8 +64,16 @@ const JOIN_ERRORS: Readonly<Record<string, string>> = {
   "489": "SecureOnly",
 };
 
-/** Replies that mean a PRIVMSG was not delivered. */
+/**
+ * Replies that mean a PRIVMSG was not delivered, with their own codes. Any other error numeric
+ * (400-599) that arrives while a send is in flight also fails it (SendRejected, with the
+ * server's reason): 477 on a +M channel, InspIRCd's 716/717 (callerid), and refusals no list
+ * can anticipate. A client does not get unsolicited error numerics, so one that arrives between
+ * our PRIVMSGs and the PONG that confirms them is about them.
+ */
 const SEND_ERRORS: Readonly<Record<string, SendFailure["code"]>> = {
+  "716": "SendRejected",
+  "717": "SendRejected",
   "401": "NotFound",
   "403": "NotFound",
   "404": "SendRejected",
@@ -61,6 +86,25 @@ const SEND_ERRORS: Readonly<Record<string, SendFailure["code"]>> = {
   "486": "SendRejected",
   "489": "SendRejected",
 };
+
+/**
+ * Error numerics that answer something other than a PRIVMSG (our NICK, MODE, JOIN, PART); an
+ * error numeric that is not here, or that names the send's target, fails the send in flight.
+ */
+const UNRELATED_ERRORS: ReadonlySet<string> = new Set([
+  "432", // erroneous nickname
+  "433", // nickname in use (reclaiming IRC_NICK)
+  "436", // nickname collision
+  "438", // nick change too fast
+  "442", // not on that channel (PART)
+  "443", // already on that channel (JOIN)
+  "467", // channel key already set
+  "472", // unknown mode character
+  "478", // ban list full
+  "482", // not a channel operator
+  "501", // unknown user mode
+  "502", // cannot change mode for other users
+]);
 
 const scope = globalThis as unknown as {
   postMessage(message: FromConnection): void;
@@ -75,7 +119,7 @@ const encoder = new TextEncoder();
 
 class Connection {
   readonly #options: ConnectionOptions;
-  #conn: Deno.Conn | null = null;
+  #conn: ByteConn | null = null;
   #nick: string;
   #nickAttempt = 0;
   #registered = false;
@@ -89,8 +133,27 @@ class Connection {
   readonly #throttle: LineThrottle;
   #writeChain: Promise<void> = Promise.resolve();
   #sendChain: Promise<void> = Promise.resolve();
-  #inFlight: { errors: SendFailure[]; token: string; resolve: () => void } | null = null;
+  #inFlight: { errors: SendFailure[]; token: string; target: string; resolve: () => void } | null = null;
+  /**
+   * The send being written. When the connection ends, its report goes out before "closed" (the
+   * daemon ends this worker on "closed"), saying how many of its lines reached the socket.
+   */
+  #current: {
+    id: number;
+    lines: number;
+    progress: { written: number; members: number | undefined };
+    reported: boolean;
+  } | null = null;
+  /** Sends whose caller is gone: no more of their lines are written. */
+  readonly #cancelled = new Set<number>();
+  #caseMapping: CaseMapping = "rfc1459";
+  /** Members (folded nicks) of each channel we are in, from NAMES and JOIN/PART/QUIT/KICK/NICK. */
+  readonly #members = new Map<string, Set<string>>();
+  #reclaimTimer: ReturnType<typeof setInterval> | undefined;
+  /** Set while we wait for the WHOIS of NickServ that decides whether to identify. */
+  #nickservCheck: { service: boolean; userhost: string | null; settle: () => void } | null = null;
   #lastReceived = Date.now();
+  #keepalivePingSent = false;
   #keepalive: ReturnType<typeof setInterval> | undefined;
   #registerTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -98,6 +161,10 @@ class Connection {
     this.#options = options;
     this.#nick = options.nick;
     this.#throttle = new LineThrottle({ burst: options.sendBurst, intervalMs: options.sendIntervalMs });
+  }
+
+  #fold(name: string): string {
+    return foldName(name, this.#caseMapping);
   }
 
   async run(): Promise<void> {
@@ -116,7 +183,7 @@ class Connection {
         });
       }
     }, this.#options.registerTimeoutMs);
-    this.#keepalive = setInterval(() => this.#checkAlive(), IDLE_PING_MS / 3);
+    this.#keepalive = setInterval(() => this.#checkAlive(), this.#options.keepaliveMs / 6);
     const o = this.#options;
     this.#write(formatLine("CAP", ["LS", "302"]));
     if (o.serverPassword) this.#write(formatLine("PASS", [o.serverPassword]));
@@ -125,42 +192,46 @@ class Connection {
     await this.#readLoop(this.#conn);
   }
 
-  async #connect(): Promise<Deno.Conn> {
+  async #connect(): Promise<ByteConn> {
     const o = this.#options;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let timedOut = false;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        reject(new ConnectTimeout());
-      }, o.connectTimeoutMs);
-    });
-    const connecting = (async (): Promise<Deno.Conn> => {
-      if (!o.tls) return await Deno.connect({ hostname: o.server, port: o.port });
-      const tls = await Deno.connectTls({
-        hostname: o.server,
-        port: o.port,
-        caCerts: o.caPem ? [o.caPem] : undefined,
-      });
-      try {
-        await tls.handshake();
-      } catch (error) {
-        tls.close();
-        throw error;
-      }
-      return tls;
-    })();
-    try {
-      return await Promise.race([connecting, timeout]);
-    } finally {
-      clearTimeout(timer);
-      connecting.then((conn) => {
-        if (timedOut) conn.close(); // it connected after we gave up
-      }, () => {});
+    if (o.tls && o.tlsFingerprint) {
+      return await withTimeout(
+        connectPinned(o.server, o.port, o.tlsFingerprint),
+        o.connectTimeoutMs,
+        () => new TlsNoAnswer(),
+        (late) => late.close(),
+      );
     }
+    if (!o.tls) {
+      return await withTimeout(
+        Deno.connect({ hostname: o.server, port: o.port }),
+        o.connectTimeoutMs,
+        () => new ConnectTimeout(),
+        (late) => late.close(),
+      );
+    }
+    const conn = await withTimeout(
+      Deno.connectTls({ hostname: o.server, port: o.port, caCerts: o.caPem ? [o.caPem] : undefined }),
+      o.connectTimeoutMs,
+      () => new ConnectTimeout(),
+      (late) => late.close(),
+    );
+    try {
+      // A TLS server answers a ClientHello at once; a plaintext IRC port waits for a line that
+      // never comes. So the handshake gets its own, shorter limit and a precise message.
+      await withTimeout(
+        conn.handshake(),
+        Math.min(TLS_HANDSHAKE_TIMEOUT_MS, o.connectTimeoutMs),
+        () => new TlsNoAnswer(),
+      );
+    } catch (error) {
+      conn.close();
+      throw error;
+    }
+    return conn;
   }
 
-  async #readLoop(conn: Deno.Conn): Promise<void> {
+  async #readLoop(conn: ByteConn): Promise<void> {
     const buffer = new Uint8Array(64 * 1024);
     const decoder = new TextDecoder();
     let pending = new Uint8Array(0);
@@ -170,6 +241,7 @@ class Connection {
         const n = await conn.read(buffer);
         if (n === null) break;
         this.#lastReceived = Date.now();
+        this.#keepalivePingSent = false;
         let data = concatBytes([pending, buffer.subarray(0, n)]);
         const inbound: InboundMessage[] = [];
         let start = 0;
@@ -250,10 +322,29 @@ class Connection {
       case "001":
         this.#onWelcome(p[0] ?? this.#nick);
         return;
+      case "005":
+        this.#onIsupport(p);
+        return;
+      case "303": // ISON: which of the nicks asked about are online
+        this.#onIson(p[p.length - 1] ?? "");
+        return;
+      case "353": // NAMES: params me, symbol, channel, names
+        this.#onNames(p[2], p[3] ?? "");
+        return;
+      case "311": // WHOIS user: me, nick, user, host, *, realname
+      case "313": // WHOIS: is an IRC operator / a network service
+      case "320": // WHOIS: extra information (some servers say "is a network service" here)
+      case "318": // end of WHOIS
+        this.#onWhois(message);
+        return;
+      case "QUIT":
+        for (const members of this.#members.values()) members.delete(this.#fold(nickOf(message.prefix)));
+        this.#reclaimIfFreed(nickOf(message.prefix));
+        return;
       case "433":
       case "436":
         if (!this.#registered) this.#nextNick();
-        return;
+        return; // after registration: our attempt to reclaim IRC_NICK lost a race; the next check retries
       case "432":
         if (!this.#registered) {
           this.#fail({ error_code: "NickRejected", message: "the IRC server rejected IRC_NICK as an invalid nick" });
@@ -271,7 +362,9 @@ class Connection {
       case "ERROR": {
         const reason = p[0] ?? "";
         // Some servers (ngIRCd) refuse a bad PASS with only `ERROR :Access denied: Bad password?`.
-        this.#fatal ??= !this.#registered && /password/i.test(reason)
+        // InspIRCd says `Access denied by configuration` (its connect class wants a password).
+        this.#fatal ??= !this.#registered &&
+            (/password/i.test(reason) || (this.#options.serverPassword && /access denied/i.test(reason)))
           ? {
             error_code: "ServerPasswordRejected",
             message:
@@ -287,26 +380,154 @@ class Connection {
       case "KICK":
         this.#onLeave(message);
         return;
-      case "NICK":
-        if (foldName(nickOf(message.prefix)) === foldName(this.#nick) && p[0]) {
+      case "NICK": {
+        const from = this.#fold(nickOf(message.prefix));
+        if (p[0]) {
+          for (const members of this.#members.values()) {
+            if (members.delete(from)) members.add(this.#fold(p[0]));
+          }
+        }
+        if (from === this.#fold(this.#nick) && p[0]) {
           this.#nick = p[0];
           post({ type: "nick", nick: this.#nick });
-        }
+        } else this.#reclaimIfFreed(nickOf(message.prefix));
         return;
+      }
       case "PRIVMSG":
       case "NOTICE":
         this.#onText(message, inbound);
         return;
     }
     const joinError = JOIN_ERRORS[message.command];
-    if (joinError && p[1] && this.#joinWaiters.has(foldName(p[1]))) {
+    if (joinError && p[1] && this.#joinWaiters.has(this.#fold(p[1]))) {
       this.#settleJoin(p[1], { error_code: joinError, message: `joining ${p[1]} failed: ${p[p.length - 1]}` });
       return;
     }
-    const sendError = SEND_ERRORS[message.command];
-    if (sendError && this.#inFlight) {
-      this.#inFlight.errors.push({ code: sendError, message: `${p.slice(1).join(": ")}` });
+    if (this.#nickservCheck && message.command === "401" && p[1] && this.#fold(p[1]) === this.#fold("NickServ")) {
+      this.#nickservCheck.settle(); // no NickServ at all: the WHOIS's answer, not a send's refusal
+      return;
     }
+    if (!this.#inFlight || !(/^[45]\d\d$/.test(message.command) || SEND_ERRORS[message.command])) return;
+    const namesTarget = p[1] !== undefined && this.#fold(p[1]) === this.#fold(this.#inFlight.target);
+    if (!namesTarget && UNRELATED_ERRORS.has(message.command)) return;
+    // An error about another channel or nick (a late JOIN refusal, ...) is not about this send:
+    // failing it would report "not sent" for lines that may well have been delivered.
+    const namesOther = !namesTarget && p.length > 2 && p[1] !== undefined &&
+      (isChannelName(p[1]) || (isNickName(p[1]) && !/\s/.test(p[1])));
+    if (namesOther) return;
+    const reason = p.slice(1).join(": ");
+    this.#inFlight.errors.push({
+      code: SEND_ERRORS[message.command] ?? "SendRejected",
+      message: `the server refused it (${message.command} ${reason})`,
+    });
+  }
+
+  #onIsupport(params: readonly string[]): void {
+    for (const token of params.slice(1, -1)) {
+      if (!token.toUpperCase().startsWith("CASEMAPPING=")) continue;
+      const mapping = parseCaseMapping(token.slice("CASEMAPPING=".length));
+      if (!mapping || mapping === this.#caseMapping) continue;
+      // Names folded under the old mapping (joined channels, member lists) are folded again.
+      this.#caseMapping = mapping;
+      const joined = [...this.#joined];
+      this.#joined.clear();
+      for (const name of joined) this.#joined.add(this.#fold(name));
+      post({ type: "casemapping", mapping });
+    }
+  }
+
+  /** While on a fallback nick, asks whether IRC_NICK is online; takes it back once it is free. */
+  #checkNickFree(): void {
+    if (!this.#registered || this.#closed) return;
+    if (this.#fold(this.#nick) === this.#fold(this.#options.nick)) return;
+    this.#write(formatLine("ISON", [this.#options.nick]));
+  }
+
+  /** Someone we share a channel with quit or changed nick: if it was IRC_NICK's holder, take it now. */
+  #reclaimIfFreed(nick: string): void {
+    if (!this.#registered || this.#fold(nick) !== this.#fold(this.#options.nick)) return;
+    if (this.#fold(this.#nick) !== this.#fold(this.#options.nick)) {
+      this.#write(formatLine("NICK", [this.#options.nick]));
+    }
+  }
+
+  #onIson(online: string): void {
+    if (this.#fold(this.#nick) === this.#fold(this.#options.nick)) return;
+    const taken = online.split(" ").some((nick) => nick && this.#fold(nick) === this.#fold(this.#options.nick));
+    if (!taken) this.#write(formatLine("NICK", [this.#options.nick]));
+  }
+
+  #onNames(channel: string | undefined, names: string): void {
+    if (!channel) return;
+    const members = this.#members.get(this.#fold(channel));
+    if (!members) return;
+    for (const name of names.split(" ")) {
+      // Status prefixes (@ + % & ~ and multi-prefix) stand before the nick.
+      const nick = name.replace(/^[~&@%+!.]+/, "");
+      if (nick) members.add(this.#fold(nick));
+    }
+  }
+
+  /** Members of `channel` other than us, or undefined when we are not in it. */
+  #otherMembers(channel: string): number | undefined {
+    const members = this.#members.get(this.#fold(channel));
+    if (!members) return undefined;
+    return [...members].filter((nick) => nick !== this.#fold(this.#nick)).length;
+  }
+
+  #onWhois(message: IrcMessage): void {
+    const check = this.#nickservCheck;
+    const p = message.params;
+    if (!check || !p[1] || this.#fold(p[1]) !== this.#fold("NickServ")) return;
+    if (message.command === "311") check.userhost = `${p[1]}!${p[2]}@${p[3]}`;
+    else if (message.command === "313") check.service = true;
+    else if (message.command === "320" && /service/i.test(p[p.length - 1] ?? "")) check.service = true;
+    else if (message.command === "318") check.settle();
+  }
+
+  /**
+   * Sends NickServ IDENTIFY only to a NickServ that is verified as the network's service: SASL
+   * is preferred (no password goes to a nick at all); otherwise WHOIS must show a service or an
+   * IRC operator, or its nick!user@host must match IRC_NICKSERV_HOSTMASK. On a server without
+   * services any user can take the nick NickServ, and would receive the password.
+   */
+  async #identifyToNickServ(): Promise<void> {
+    const o = this.#options;
+    if (!o.nickservPassword) return;
+    if (this.#saslDone) {
+      post({ type: "nickserv", identified: true, reason: "logged in with SASL; NickServ IDENTIFY was not needed" });
+      return;
+    }
+    const check = { service: false, userhost: null as string | null, settle: () => {} };
+    const answered = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), NICKSERV_WHOIS_TIMEOUT_MS);
+      check.settle = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.#nickservCheck = check;
+      this.#write(formatLine("WHOIS", ["NickServ"]));
+    });
+    this.#nickservCheck = null;
+    if (this.#closed) return;
+    let verified = false;
+    let reason: string;
+    if (!answered) reason = "NickServ IDENTIFY skipped: the server did not answer WHOIS NickServ";
+    else if (check.userhost === null) reason = "NickServ IDENTIFY skipped: no user named NickServ is on this server";
+    else if (o.nickservHostmask) {
+      verified = globMatches(o.nickservHostmask, check.userhost, (t) => this.#fold(t));
+      reason = verified
+        ? `identified to NickServ (${check.userhost} matches IRC_NICKSERV_HOSTMASK)`
+        : `NickServ IDENTIFY skipped: NickServ is ${check.userhost}, which does not match IRC_NICKSERV_HOSTMASK`;
+    } else {
+      verified = check.service;
+      reason = verified
+        ? "identified to NickServ (WHOIS shows it is a network service or operator)"
+        : `NickServ IDENTIFY skipped: NickServ (${check.userhost}) is an ordinary user, not a network service — ` +
+          "an impostor could take that nick; set IRC_NICKSERV_HOSTMASK to the services' mask or use SASL";
+    }
+    if (verified) this.#write(formatLine("PRIVMSG", ["NickServ", `IDENTIFY ${o.nickservPassword}`]));
+    post({ type: "nickserv", identified: verified, reason });
   }
 
   #onCap(message: IrcMessage): void {
@@ -365,14 +586,16 @@ class Connection {
     this.#nick = nick;
     post({ type: "registered", nick });
     const o = this.#options;
-    if (o.nickservPassword && !this.#saslDone) {
-      this.#write(formatLine("PRIVMSG", ["NickServ", `IDENTIFY ${o.nickservPassword}`]));
-    }
-    this.#joinChannel(o.channel, o.channelKey);
+    this.#reclaimTimer = setInterval(() => this.#checkNickFree(), Math.min(NICK_RECLAIM_MS, this.#options.keepaliveMs));
+    this.#checkNickFree();
+    // Identify (when NickServ is verified) before joining: a +R channel admits identified users only.
+    void this.#identifyToNickServ().finally(() => {
+      if (!this.#closed) this.#joinChannel(o.channel, o.channelKey);
+    });
   }
 
   #joinChannel(channel: string, key?: string): Promise<LastError | null> {
-    const folded = foldName(channel);
+    const folded = this.#fold(channel);
     if (this.#joined.has(folded)) return Promise.resolve(null);
     const waiting = new Promise<LastError | null>((resolve) => {
       const previous = this.#joinWaiters.get(folded);
@@ -393,7 +616,7 @@ class Connection {
   }
 
   #settleJoin(channel: string, error: LastError | null): void {
-    const folded = foldName(channel);
+    const folded = this.#fold(channel);
     const waiter = this.#joinWaiters.get(folded);
     this.#joinWaiters.delete(folded);
     if (error) post({ type: "join_failed", channel, error });
@@ -402,9 +625,15 @@ class Connection {
 
   #onJoin(message: IrcMessage): void {
     const channel = message.params[0];
-    if (!channel || foldName(nickOf(message.prefix)) !== foldName(this.#nick)) return;
+    if (!channel) return;
+    if (this.#fold(nickOf(message.prefix)) !== this.#fold(this.#nick)) {
+      this.#members.get(this.#fold(channel))?.add(this.#fold(nickOf(message.prefix)));
+      return;
+    }
+    // NAMES (353) follows our JOIN and fills the list.
+    this.#members.set(this.#fold(channel), new Set([this.#fold(this.#nick)]));
     if (message.prefix) post({ type: "prefix", prefix: message.prefix });
-    this.#joined.add(foldName(channel));
+    this.#joined.add(this.#fold(channel));
     post({ type: "joined", channel });
     this.#settleJoin(channel, null);
   }
@@ -415,8 +644,13 @@ class Connection {
     if (!channel) return;
     const kicked = message.command === "KICK";
     const who = kicked ? p[1] : nickOf(message.prefix);
-    if (!who || foldName(who) !== foldName(this.#nick)) return;
-    this.#joined.delete(foldName(channel));
+    if (!who) return;
+    if (this.#fold(who) !== this.#fold(this.#nick)) {
+      this.#members.get(this.#fold(channel))?.delete(this.#fold(who));
+      return;
+    }
+    this.#joined.delete(this.#fold(channel));
+    this.#members.delete(this.#fold(channel));
     post({
       type: "left",
       channel,
@@ -450,35 +684,95 @@ class Connection {
   /** Sends one agent message (its PRIVMSG lines), serialised after earlier sends. */
   send(id: number, target: string, texts: readonly string[], join?: { channel: string; key?: string }): void {
     this.#sendChain = this.#sendChain.then(async () => {
-      let failure: SendFailure | undefined;
+      const progress = { written: 0, members: undefined as number | undefined };
+      const current = { id, lines: texts.length, progress, reported: false };
+      this.#current = current;
+      let report: SendReport;
       try {
-        failure = await this.#sendNow(target, texts, id, join);
+        report = await this.#sendNow(target, texts, id, progress, join);
       } catch (error) {
-        failure = { code: "Internal", message: `the connection worker failed (a bug): ${(error as Error).message}` };
+        report = this.#report(texts.length, progress, {
+          code: "Internal",
+          message: `the connection worker failed (a bug): ${(error as Error).message}`,
+        });
       }
-      post({ type: "sent", id, ...(failure ? { failure } : {}) });
+      this.#cancelled.delete(id);
+      this.#current = null;
+      if (!current.reported) post({ type: "sent", id, report });
     });
+  }
+
+  cancel(id: number): void {
+    this.#cancelled.add(id);
+  }
+
+  /** A failed send's report: what was written decides between "not sent" and "unknown". */
+  #report(
+    lines: number,
+    progress: { written: number; members: number | undefined },
+    failure: SendFailure,
+    delivery: Delivery = progress.written === 0 ? "not_sent" : "unknown",
+  ): SendReport {
+    return {
+      delivery,
+      lines,
+      linesWritten: progress.written,
+      linesConfirmed: 0,
+      ...(progress.members !== undefined ? { channelMembers: progress.members } : {}),
+      failure,
+    };
   }
 
   async #sendNow(
     target: string,
     texts: readonly string[],
     id: number,
+    progress: { written: number; members: number | undefined },
     join?: { channel: string; key?: string },
-  ): Promise<SendFailure | undefined> {
-    if (!this.#registered || this.#closed) return { code: "NotConnected", message: "not connected to the IRC server" };
+  ): Promise<SendReport> {
+    const lines = texts.length;
+    if (!this.#registered || this.#closed) {
+      return this.#report(lines, progress, { code: "NotConnected", message: "not connected to the IRC server" });
+    }
     if (join) {
       const error = await this.#joinChannel(join.channel, join.key);
-      if (error) return { code: "NotJoined", message: error.message };
+      if (error) return this.#report(lines, progress, { code: "NotJoined", message: error.message });
     }
+    if (isChannelName(target)) progress.members = this.#otherMembers(target);
     const token = `pterm-${id}`;
     const confirmed = new Promise<void>((resolve) => {
-      this.#inFlight = { errors: [], token, resolve };
+      this.#inFlight = { errors: [], token, target, resolve };
     });
-    for (const text of texts) await this.#writeThrottled(formatLine("PRIVMSG", [target, text]));
-    await this.#writeThrottled(formatLine("PING", [token]));
+    const settle = () => {
+      const errors = this.#inFlight?.errors ?? [];
+      this.#inFlight = null;
+      return errors;
+    };
+    for (const text of texts) {
+      await this.#waitForPace();
+      if (this.#cancelled.has(id)) {
+        settle();
+        return this.#report(lines, progress, {
+          code: "Timeout",
+          message: "the call ended (timeout or the client went away) before every line was written; " +
+            "the rest was cancelled",
+        });
+      }
+      if (this.#closed || !await this.#write(formatLine("PRIVMSG", [target, text]))) break;
+      this.#throttle.take();
+      progress.written++;
+    }
+    if (progress.written < lines) {
+      settle();
+      return this.#report(lines, progress, {
+        code: "NotConnected",
+        message: "the connection closed before every line was written",
+      });
+    }
+    // The confirming PING is not a message: it does not take a pacing slot.
+    await this.#write(formatLine("PING", [token]));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const confirmWithin = SEND_CONFIRM_BASE_MS + SEND_CONFIRM_PER_LINE_MS * texts.length;
+    const confirmWithin = SEND_CONFIRM_BASE_MS + SEND_CONFIRM_PER_LINE_MS * lines;
     const outcome = await Promise.race([
       confirmed.then(() => "confirmed" as const),
       new Promise<"timeout">((resolve) => {
@@ -487,19 +781,34 @@ class Connection {
       this.#closedSignal.then(() => "closed" as const),
     ]);
     clearTimeout(timer);
-    const errors = this.#inFlight?.errors ?? [];
-    this.#inFlight = null;
+    const errors = settle();
+    if (errors.length > 0) {
+      // A refusal per line is the usual shape; fewer refusals than lines leave the rest unknown.
+      return this.#report(lines, progress, errors[0], errors.length >= lines ? "rejected" : "unknown");
+    }
     if (outcome === "closed") {
-      return { code: "NotConnected", message: "the connection closed before the server confirmed the message" };
+      return this.#report(lines, progress, {
+        code: "NotConnected",
+        message: "the connection closed before the server confirmed the lines",
+      });
     }
     if (outcome === "timeout") {
       this.#fail({
         error_code: "PingTimeout",
         message: `the IRC server did not confirm a message within ${confirmWithin} ms`,
       });
-      return { code: "NotConnected", message: "the server stopped answering; the connection was closed" };
+      return this.#report(lines, progress, {
+        code: "NotConnected",
+        message: `the server did not confirm the lines within ${confirmWithin} ms; the connection was closed`,
+      });
     }
-    return errors[0];
+    return {
+      delivery: "delivered",
+      lines,
+      linesWritten: lines,
+      linesConfirmed: lines,
+      ...(progress.members !== undefined ? { channelMembers: progress.members } : {}),
+    };
   }
 
   #resolveClosed!: () => void;
@@ -507,36 +816,41 @@ class Connection {
     this.#resolveClosed = resolve;
   });
 
-  async #writeThrottled(line: string): Promise<void> {
+  /** Waits until the throttle allows one more line. */
+  async #waitForPace(): Promise<void> {
     let delay = this.#throttle.delayMs();
     while (delay > 0) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = this.#throttle.delayMs();
     }
-    this.#throttle.take();
-    await this.#write(line);
   }
 
-  /** Writes one line; writes are queued so lines never interleave. */
-  #write(line: string): Promise<void> {
+  /**
+   * Writes one line; writes are queued so lines never interleave. Resolves true once the whole
+   * line is in the socket, false when it was not written (closed, or the write failed).
+   */
+  #write(line: string): Promise<boolean> {
     const conn = this.#conn;
     const bytes = encoder.encode(`${line}\r\n`);
-    this.#writeChain = this.#writeChain.then(async () => {
-      if (!conn || this.#closed) return;
+    const done = this.#writeChain.then(async () => {
+      if (!conn || this.#closed) return false;
       let written = 0;
       while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-    }).catch(() => {/* the read loop reports the broken connection */});
-    return this.#writeChain;
+      return true;
+    }).catch(() => false /* the read loop reports the broken connection */);
+    this.#writeChain = done.then(() => {});
+    return done;
   }
 
   #checkAlive(): void {
     const silent = Date.now() - this.#lastReceived;
-    if (silent > IDLE_PING_MS * 2) {
+    if (silent > this.#options.keepaliveMs * 2) {
       this.#fail({
         error_code: "PingTimeout",
-        message: `no data from the IRC server for ${Math.round(silent / 1000)} s`,
+        message: `no data from the IRC server for ${Math.round(silent / 1000)} s (keepalive PING unanswered)`,
       });
-    } else if (silent > IDLE_PING_MS) {
+    } else if (silent > this.#options.keepaliveMs && !this.#keepalivePingSent) {
+      this.#keepalivePingSent = true;
       this.#write(formatLine("PING", ["keepalive"]));
     }
   }
@@ -565,10 +879,25 @@ class Connection {
     this.#closed = true;
     clearTimeout(this.#registerTimer);
     clearInterval(this.#keepalive);
+    clearInterval(this.#reclaimTimer);
+    this.#nickservCheck?.settle();
     for (const channel of [...this.#joinWaiters.keys()]) {
       this.#settleJoin(channel, error ?? { error_code: "ConnectionLost", message: "the connection closed" });
     }
     this.#resolveClosed();
+    const current = this.#current;
+    if (current && !current.reported) {
+      current.reported = true;
+      const why = error ? `${error.error_code}: ${error.message}` : "the connection was closed";
+      post({
+        type: "sent",
+        id: current.id,
+        report: this.#report(current.lines, current.progress, {
+          code: "NotConnected",
+          message: `the connection ended before the server confirmed the lines (${why})`,
+        }),
+      });
+    }
     const conn = this.#conn;
     // Let queued writes (a QUIT) go out before the socket closes.
     this.#writeChain.finally(() => {
@@ -581,6 +910,35 @@ class Connection {
 }
 
 class ConnectTimeout extends Error {}
+class TlsNoAnswer extends Error {}
+
+/** How long the server has to answer our TLS ClientHello. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 3_000;
+
+/** `promise`, or the error `onTimeout` makes after `ms`; a value that arrives late goes to `discard`. */
+async function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  discard: (late: T) => void = () => {},
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(onTimeout());
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+    promise.then((value) => {
+      if (timedOut) discard(value);
+    }, () => {});
+  }
+}
 
 function describeConnectError(error: unknown, o: ConnectionOptions): LastError {
   const where = `${o.server}:${o.port}`;
@@ -591,6 +949,38 @@ function describeConnectError(error: unknown, o: ConnectionOptions): LastError {
     };
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof FingerprintMismatch) {
+    return {
+      error_code: "TlsCertificateInvalid",
+      message: `${error.message}, not the one IRC_TLS_FINGERPRINT pins: the server's certificate changed, or ` +
+        "this is not the server you meant; nothing was sent to it",
+    };
+  }
+  if (error instanceof TlsNoAnswer) {
+    return {
+      error_code: "TlsHandshakeFailed",
+      message: `${where} accepted the connection but did not answer the TLS handshake within ` +
+        `${TLS_HANDSHAKE_TIMEOUT_MS} ms: IRC_PORT is probably a plaintext port (use the server's TLS port, or IRC_TLS=0)`,
+    };
+  }
+  if (/InvalidContentType|corrupt message|wrong version number|record overflow/i.test(message)) {
+    return {
+      error_code: "TlsHandshakeFailed",
+      message: `${where} answered the TLS handshake with something that is not TLS (${message}): IRC_PORT is ` +
+        "probably a plaintext port (use the server's TLS port, or IRC_TLS=0)",
+    };
+  }
+  if (/CaUsedAsEndEntity/i.test(message)) {
+    return {
+      error_code: "TlsCertificateInvalid",
+      message: `the TLS certificate of ${where} is itself a CA certificate (basicConstraints CA:TRUE, as a bare ` +
+        "`openssl req -x509` makes), and a CA certificate is refused as a server's own certificate even when " +
+        "it is in IRC_TLS_CA_FILE. Give the server a certificate with CA:FALSE (e.g. signed by that CA, or " +
+        "`openssl req -x509 -addext basicConstraints=critical,CA:FALSE ...`) and set IRC_TLS_CA_FILE to it, or " +
+        "pin this certificate with IRC_TLS_FINGERPRINT (its SHA-256: " +
+        "`openssl x509 -in cert.pem -noout -fingerprint -sha256`)",
+    };
+  }
   if (error instanceof Deno.errors.ConnectionRefused) {
     return { error_code: "ConnectionRefused", message: `${where} refused the connection (is the IRC server up?)` };
   }
@@ -622,8 +1012,21 @@ scope.onmessage = (event) => {
       break;
     case "send":
       if (!connection) {
-        post({ type: "sent", id: message.id, failure: { code: "NotConnected", message: "not connected" } });
+        post({
+          type: "sent",
+          id: message.id,
+          report: {
+            delivery: "not_sent",
+            lines: message.texts.length,
+            linesWritten: 0,
+            linesConfirmed: 0,
+            failure: { code: "NotConnected", message: "not connected" },
+          },
+        });
       } else connection.send(message.id, message.target, message.texts, message.join);
+      break;
+    case "cancel":
+      connection?.cancel(message.id);
       break;
     case "quit":
       if (connection) void connection.quit(message.message);

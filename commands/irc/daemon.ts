@@ -225,7 +225,11 @@ async function handle(conn: Deno.Conn, session: IrcSession, log: (line: string) 
       }),
     ]).finally(() => clearTimeout(timer));
     const request = parseRequest(line);
-    response = { v: PROTOCOL_VERSION, ok: true, result: await dispatch(session, request) };
+    // The client sends nothing after its request: the connection ending (the call's timeout, the
+    // client killed) is the sign it is gone, and an unfinished send is cancelled.
+    const gone = new AbortController();
+    conn.read(new Uint8Array(1)).then(() => gone.abort(), () => gone.abort());
+    response = { v: PROTOCOL_VERSION, ok: true, result: await dispatch(session, request, gone.signal) };
   } catch (error) {
     if (error instanceof PtermError && isErrorCode(error.code)) {
       response = protocolError(error.code, error.message, error.result);
@@ -242,12 +246,16 @@ async function handle(conn: Deno.Conn, session: IrcSession, log: (line: string) 
   } catch { /* already closed */ }
 }
 
-async function dispatch(session: IrcSession, request: DaemonRequest): Promise<Record<string, unknown>> {
+async function dispatch(
+  session: IrcSession,
+  request: DaemonRequest,
+  clientGone: AbortSignal,
+): Promise<Record<string, unknown>> {
   switch (request.op) {
     case "status":
       return await session.status();
     case "send":
-      return { ...await session.send(request.to, request.text, request.confirm) };
+      return { ...await session.send(request.to, request.text, request.confirm, clientGone) };
     case "pull":
       return { ...await session.pull(request.from, request.limit) };
     case "commit":

@@ -59,8 +59,13 @@ export interface StatusFields {
   server: string;
   port: number;
   tls: boolean;
+  /** The nick in use; a fallback (IRC_NICK1...) while IRC_NICK is taken, reclaimed when it frees. */
   nick: string;
+  configured_nick: string;
   channel: string;
+  case_mapping: string;
+  /** Whether NickServ IDENTIFY was sent, and why (or why it was skipped). */
+  nickserv?: { identified: boolean; reason: string };
   last_error?: LastError;
   /** Connections made since the daemon started (1 while one connection is reused). */
   connection_count: number;
@@ -71,6 +76,11 @@ export interface SendFields {
   to: string;
   message_len: number;
   lines: number;
+  delivery: "delivered";
+  lines_written: number;
+  lines_confirmed: number;
+  /** Members of the target channel other than us when the message went out. */
+  channel_members?: number;
   session_bound: true;
   connected: boolean;
   joined_default_channel: boolean;

@@ -62,9 +62,15 @@ export const ircSend: Handler<typeof sendFlags> = async (ctx) => {
   }
   const result = await daemon(ctx, { v: 1, op: "send", to: ctx.flags.to ?? null, text, confirm });
   const lines = result.lines as number;
+  const members = result.channel_members as number | undefined;
+  const audience = members === undefined
+    ? ""
+    : members === 0
+    ? "; nobody else was in the channel, so nobody read it"
+    : `; ${members} other member${members === 1 ? " was" : "s were"} in the channel`;
   ctx.stdout.write(
-    `sent ${result.message_len} characters to ${result.to} in ${lines} IRC line${lines === 1 ? "" : "s"}` +
-      `${result.reconnected ? " (after reconnecting)" : ""}\n`,
+    `delivered ${result.message_len} characters to ${result.to} in ${lines} IRC line${lines === 1 ? "" : "s"}, ` +
+      `confirmed by the server${result.reconnected ? " (after reconnecting)" : ""}${audience}\n`,
   );
   return result;
 };
@@ -86,8 +92,9 @@ export const ircPull: Handler<typeof pullFlags> = async (ctx) => {
   }) as unknown as PullFields;
   const batch = boundBatch(raw.messages, BOUNDS[format]);
   let artifact: string | undefined;
-  if (format === "full" && batch.omitted_count > 0) {
-    // The seed: a full batch past the bound is kept whole on disk and referenced.
+  if (batch.omitted_count > 0) {
+    // A batch past the bound is kept whole on disk and named in the result: the cursor moves
+    // past messages the agent was not shown only because they are in that file.
     const ref = await ctx.artifacts.save(
       `irc-pull-${raw.from}.jsonl`,
       raw.messages.map((m) => JSON.stringify(m)).join("\n") + "\n",

@@ -107,9 +107,26 @@ export function isNickName(name: string): boolean {
   return NICK.test(name);
 }
 
-/** Case-insensitive identity of a channel or nick (ASCII casemapping, as ngIRCd announces). */
-export function foldName(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** The case mappings servers announce in ISUPPORT (`005 ... CASEMAPPING=`). */
+export type CaseMapping = "ascii" | "rfc1459" | "strict-rfc1459";
+
+/** A server's announced CASEMAPPING, or null for one this client does not know (it keeps its current one). */
+export function parseCaseMapping(value: string): CaseMapping | null {
+  const v = value.toLowerCase();
+  return v === "ascii" || v === "rfc1459" || v === "strict-rfc1459" ? v : null;
+}
+
+/**
+ * Case-insensitive identity of a channel or nick under the server's case mapping: `ascii` folds
+ * A-Z; `rfc1459` also folds `[]\~` to `{}|^` (the Scandinavian upper case of RFC 1459), and
+ * `strict-rfc1459` all but `~`. Before a server has said (no 005 yet) rfc1459 is RFC 2812's default.
+ */
+export function foldName(name: string, mapping: CaseMapping = "rfc1459"): string {
+  const upper = mapping === "ascii" ? /[A-Z]/g : mapping === "rfc1459" ? /[A-Z[\]\\~]/g : /[A-Z[\]\\]/g;
+  return name.replace(
+    upper,
+    (c) => c === "[" ? "{" : c === "]" ? "}" : c === "\\" ? "|" : c === "~" ? "^" : c.toLowerCase(),
+  );
 }
 
 const encoder = new TextEncoder();
@@ -180,4 +197,16 @@ export function privmsgTexts(text: string, target: string, prefixReserve = RELAY
     out.push(...splitUtf8(line, max));
   }
   return out;
+}
+
+/** `AB:CD:...` or `abcd...` → 64 lower-case hex digits, or null when it is not a SHA-256 fingerprint. */
+export function normalizeFingerprint(text: string): string | null {
+  const hex = text.replace(/[:\s]/g, "").toLowerCase();
+  return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
+}
+
+/** Whether `text` matches the glob `mask` (`*` any run, `?` one character), compared after `fold`. */
+export function globMatches(mask: string, text: string, fold: (s: string) => string): boolean {
+  const pattern = fold(mask).replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${pattern}$`, "s").test(fold(text));
 }

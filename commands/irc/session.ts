@@ -13,7 +13,7 @@ import type {
   ConnectionOptions,
   FromConnection,
   InboundMessage,
-  SendFailure,
+  SendReport,
   ToConnection,
 } from "./connection_protocol.ts";
 import {
@@ -27,7 +27,15 @@ import {
   type StoredMessage,
 } from "./daemon_protocol.ts";
 import { Forwarder } from "./forward.ts";
-import { foldName, isChannelName, isNickName, privmsgTexts, RELAY_PREFIX_RESERVE, utf8Bytes } from "./protocol.ts";
+import {
+  type CaseMapping,
+  foldName,
+  isChannelName,
+  isNickName,
+  privmsgTexts,
+  RELAY_PREFIX_RESERVE,
+  utf8Bytes,
+} from "./protocol.ts";
 import { sanitizeNick, sanitizeText } from "./sanitize.ts";
 import type { MessageStore } from "./store.ts";
 
@@ -38,10 +46,20 @@ const ATTEMPT_TIMEOUT_MS = CONNECT_TIMEOUT_MS + REGISTER_TIMEOUT_MS + 12_000;
 /** Connection attempts one `irc send` may make after a drop, and the pause before each retry. */
 export const SEND_CONNECT_ATTEMPTS = 3;
 const RETRY_BACKOFF_MS = 300;
-/** Rate limit of connection attempts, so a flapping server is not hammered. */
+/** Rate limit of failed connection attempts, so a flapping server is not hammered. */
 export const MAX_ATTEMPTS_PER_WINDOW = 10;
 const ATTEMPT_WINDOW_MS = 60_000;
 const QUIT_WAIT_MS = 2_000;
+/** Failures another attempt cannot fix: the .env or the server's configuration must change first. */
+const FINAL_CONNECT_ERRORS: ReadonlySet<string> = new Set([
+  "ServerPasswordRejected",
+  "SaslFailed",
+  "NickRejected",
+  "Banned",
+  "TlsCertificateInvalid",
+  "TlsHandshakeFailed",
+  "NetworkDenied",
+]);
 
 const CONNECTION_WORKER_URL = new URL("./connection_worker.ts", import.meta.url);
 
@@ -72,7 +90,9 @@ export class IrcSession {
   #connecting: Promise<void> | null = null;
   #connectionCount = 0;
   #attemptTimes: number[] = [];
-  readonly #sends = new Map<number, (failure?: SendFailure) => void>();
+  readonly #sends = new Map<number, { lines: number; resolve: (report: SendReport) => void }>();
+  #caseMapping: CaseMapping = "rfc1459";
+  #nickserv: { identified: boolean; reason: string } | undefined;
   #nextSendId = 1;
   #waiters: (() => void)[] = [];
   #forwarder: Forwarder | null = null;
@@ -150,7 +170,7 @@ export class IrcSession {
   async #attempt(): Promise<void> {
     const config = await this.#loadConfig();
     this.#attempted = true;
-    this.#attemptTimes.push(Date.now());
+    const startedAt = Date.now();
     this.#stopWorker();
     this.#state = "connecting";
     this.#defaultJoinSettled = false;
@@ -175,6 +195,8 @@ export class IrcSession {
     worker.onmessage = (event: MessageEvent<FromConnection>) => this.#onEvent(worker, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
+      // A crashed worker never reported the send it was writing: its lines may be out.
+      if (worker === this.#worker) this.#failPendingSends(false);
       this.#onEvent(worker, {
         type: "closed",
         error: { error_code: "Internal", message: `the IRC connection worker failed (a bug): ${event.message}` },
@@ -193,6 +215,8 @@ export class IrcSession {
         message: `the connection to ${config.server}:${config.port} was not ready within ${ATTEMPT_TIMEOUT_MS} ms`,
       };
     }
+    // Only failures count against the rate limit: reconnecting after a drop that worked is fine.
+    if (!this.#linkUp) this.#attemptTimes.push(startedAt);
   }
 
   #connectionOptions(config: IrcConfig): ConnectionOptions {
@@ -202,6 +226,7 @@ export class IrcSession {
       port: config.port,
       tls: config.tls,
       caPem: config.caPem,
+      tlsFingerprint: config.tlsFingerprint,
       nick: config.nick,
       username: config.username,
       realname: config.realname,
@@ -209,16 +234,19 @@ export class IrcSession {
       channelKey: s.channelKey,
       serverPassword: s.serverPassword,
       nickservPassword: s.nickservPassword,
+      nickservHostmask: config.nickservHostmask,
       sasl: s.saslPassword ? { username: config.saslUsername, password: s.saslPassword } : undefined,
       sendBurst: config.sendBurst,
       sendIntervalMs: config.sendIntervalMs,
+      keepaliveMs: config.keepaliveMs,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       registerTimeoutMs: REGISTER_TIMEOUT_MS,
     };
   }
 
   #isDefaultChannel(name: string): boolean {
-    return this.#config !== null && foldName(name) === foldName(this.#config.channel);
+    return this.#config !== null &&
+      foldName(name, this.#caseMapping) === foldName(this.#config.channel, this.#caseMapping);
   }
 
   #onEvent(worker: Worker, event: FromConnection): void {
@@ -228,6 +256,7 @@ export class IrcSession {
         this.#state = "connecting";
         break;
       case "registered":
+        this.#nickserv = undefined;
         this.#state = "connected";
         this.#nick = event.nick;
         this.#connectionCount++;
@@ -261,11 +290,21 @@ export class IrcSession {
         this.#storeInbound(event.messages);
         break;
       case "sent": {
-        const resolve = this.#sends.get(event.id);
+        const pending = this.#sends.get(event.id);
         this.#sends.delete(event.id);
-        resolve?.(event.failure);
+        pending?.resolve(event.report);
         break;
       }
+      case "casemapping":
+        this.#caseMapping = event.mapping;
+        void this.#deps.store.setCaseMapping(event.mapping).catch((error) =>
+          this.#deps.log(`case mapping not saved: ${error}`)
+        );
+        break;
+      case "nickserv":
+        this.#nickserv = { identified: event.identified, reason: event.reason };
+        this.#deps.log(event.reason);
+        break;
       case "closed":
         this.#worker = null;
         worker.terminate();
@@ -286,7 +325,7 @@ export class IrcSession {
     const ts = new Date().toISOString();
     const byConversation = new Map<string, Omit<StoredMessage, "id">[]>();
     for (const m of messages) {
-      const conversation = foldName(m.conversation);
+      const conversation = foldName(m.conversation, this.#caseMapping);
       let list = byConversation.get(conversation);
       if (!list) byConversation.set(conversation, list = []);
       const serverTime = m.serverTime && /^[0-9T:.\-+Z]{10,40}$/.test(m.serverTime) ? m.serverTime : undefined;
@@ -308,13 +347,28 @@ export class IrcSession {
     const worker = this.#worker;
     this.#worker = null;
     worker?.terminate();
-    this.#failPendingSends();
+    this.#failPendingSends(worker === null);
   }
 
-  #failPendingSends(): void {
-    for (const [id, resolve] of this.#sends) {
+  /**
+   * Settles the sends the worker has not reported. After its "closed" it has reported the send
+   * it was writing, so the rest never started (not sent); a worker stopped or crashed without
+   * closing may have been writing one of them, so then what happened is unknown.
+   */
+  #failPendingSends(workerReported = true): void {
+    for (const [id, pending] of this.#sends) {
       this.#sends.delete(id);
-      resolve({ code: "NotConnected", message: this.#lastError?.message ?? "the connection closed" });
+      const reason = this.#lastError?.message ?? "the connection closed";
+      pending.resolve({
+        delivery: workerReported ? "not_sent" : "unknown",
+        lines: pending.lines,
+        linesWritten: 0,
+        linesConfirmed: 0,
+        failure: {
+          code: "NotConnected",
+          message: workerReported ? reason : `the connection was stopped before it reported the lines it wrote`,
+        },
+      });
     }
   }
 
@@ -323,7 +377,18 @@ export class IrcSession {
     return {
       state: this.#state,
       indicator: indicatorFor(this.#state),
-      ...(c ? { server: c.server, port: c.port, tls: c.tls, nick: this.#nick || c.nick, channel: c.channel } : {}),
+      ...(c
+        ? {
+          server: c.server,
+          port: c.port,
+          tls: c.tls,
+          nick: this.#nick || c.nick,
+          configured_nick: c.nick,
+          channel: c.channel,
+          case_mapping: this.#caseMapping,
+        }
+        : {}),
+      ...(this.#nickserv ? { nickserv: this.#nickserv } : {}),
       ...(this.#lastError ? { last_error: this.#lastError } : {}),
       connection_count: this.#connectionCount,
       auto_forward: c?.autoForward ?? false,
@@ -340,7 +405,12 @@ export class IrcSession {
     return this.#statusFields();
   }
 
-  async send(to: string | null, text: string, confirm: boolean): Promise<SendFields> {
+  async send(
+    to: string | null,
+    text: string,
+    confirm: boolean,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<SendFields> {
     const config = this.#config ?? await this.#loadConfig();
     const target = to ?? config.channel;
     if (!isChannelName(target) && !isNickName(target)) {
@@ -372,6 +442,16 @@ export class IrcSession {
         helpFor: "irc send",
       });
     }
+    if (texts.length > config.sendMaxLines) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the text makes ${texts.length} IRC lines; one irc send carries at most ${config.sendMaxLines} ` +
+          `(IRC_SEND_MAX_LINES), about ${Math.ceil(config.sendMaxLines * config.sendIntervalMs / 1000)} s at the ` +
+          "server-safe pace. Split it into several sends, or save it as a file and send its path.",
+        { helpFor: "irc send" },
+      );
+    }
+    if (signal.aborted) throw new PtermError("Timeout", "the call ended before the message was handed over");
     const worker = this.#worker;
     if (!worker) {
       throw new PtermError("NotConnected", `the connection closed before sending: ${this.#lastError?.message}`, {
@@ -379,22 +459,47 @@ export class IrcSession {
       });
     }
     const id = this.#nextSendId++;
-    const failure = await new Promise<SendFailure | undefined>((resolve) => {
-      this.#sends.set(id, resolve);
+    const cancel = () => worker.postMessage({ type: "cancel", id } satisfies ToConnection);
+    signal.addEventListener("abort", cancel, { once: true });
+    const report = await new Promise<SendReport>((resolve) => {
+      this.#sends.set(id, { lines: texts.length, resolve });
       const join = isChannelName(target)
         ? { channel: target, ...(isDefault && config.secrets.channelKey ? { key: config.secrets.channelKey } : {}) }
         : undefined;
       worker.postMessage({ type: "send", id, target, texts, join } satisfies ToConnection);
-    });
-    if (failure) {
-      throw new PtermError(failure.code, `the message to ${target} was not sent: ${this.#redact(failure.message)}`, {
-        result: this.#statusFields(),
-      });
+    }).finally(() => signal.removeEventListener("abort", cancel));
+    const known = {
+      delivery: report.delivery,
+      lines: report.lines,
+      lines_written: report.linesWritten,
+      lines_confirmed: report.linesConfirmed,
+      ...(report.channelMembers !== undefined ? { channel_members: report.channelMembers } : {}),
+    };
+    if (report.failure) {
+      const reason = this.#redact(report.failure.message);
+      if (signal.aborted) this.#deps.log(`a send to ${target} was cut short: ${JSON.stringify(known)}: ${reason}`);
+      const result = { ...this.#statusFields(), send: known };
+      if (report.delivery === "unknown") {
+        throw new PtermError(
+          "DeliveryUnknown",
+          `the message to ${target} may have been delivered: ${
+            report.linesWritten > 0
+              ? `${report.linesWritten} of ${report.lines} lines were written to the connection and none was confirmed`
+              : `its ${report.lines} line(s) were handed to the connection, which did not report how many it wrote`
+          } (${reason}). Check with the recipient or \`irc pull\` before sending it again, or a retry may duplicate it.`,
+          { result },
+        );
+      }
+      const what = report.delivery === "rejected"
+        ? `the server refused the message to ${target}`
+        : `the message to ${target} was not sent (no line was written)`;
+      throw new PtermError(report.failure.code, `${what}: ${reason}`, { result });
     }
     return {
       to: target,
       message_len: [...text].length,
-      lines: texts.length,
+      ...known,
+      delivery: "delivered",
       session_bound: true,
       connected: this.#linkUp,
       joined_default_channel: this.#state === "joined",
@@ -404,6 +509,8 @@ export class IrcSession {
 
   /** Bounded, rate-limited reconnection for `irc send`; the reason ends up in last_error. */
   async #reconnect(): Promise<void> {
+    let attempts = 0;
+    let final = false;
     for (let attempt = 1; attempt <= SEND_CONNECT_ATTEMPTS && !this.#linkUp; attempt++) {
       if (attempt > 1) await delay(RETRY_BACKOFF_MS * 2 ** (attempt - 2));
       const now = Date.now();
@@ -420,11 +527,15 @@ export class IrcSession {
         );
       }
       await this.#connect();
+      attempts++;
+      final = !this.#linkUp && this.#lastError !== undefined && FINAL_CONNECT_ERRORS.has(this.#lastError.error_code);
+      if (final) break;
     }
     if (!this.#linkUp) {
       throw new PtermError(
         "NotConnected",
-        `could not reconnect to the IRC server in ${SEND_CONNECT_ATTEMPTS} attempts: ` +
+        `could not reconnect to the IRC server (${attempts} attempt${attempts === 1 ? "" : "s"}` +
+          `${final ? "; not retried: another attempt cannot fix this" : ""}): ` +
           `${this.#lastError?.error_code ?? "Unknown"}: ${this.#lastError?.message ?? "no reason given"}`,
         { result: this.#statusFields() },
       );

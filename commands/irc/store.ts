@@ -8,12 +8,13 @@
 import { writeFileAtomic } from "../../core/atomic.ts";
 import { join } from "../../core/path.ts";
 import type { StoredMessage } from "./daemon_protocol.ts";
-import { foldName } from "./protocol.ts";
+import { type CaseMapping, foldName, parseCaseMapping } from "./protocol.ts";
 import { type Numbered, Ring } from "./ring.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
 export const MESSAGES_DIR = "messages";
 export const CURSORS_FILE = "cursors.json";
+export const CASE_MAPPING_FILE = "case_mapping";
 /**
  * Conversations whose ring buffer stays in memory. Past this, the least recently active one
  * leaves memory (its log stays on disk, and a pull of it reloads it): a flood of private
@@ -26,8 +27,8 @@ interface Entry extends Numbered {
 }
 
 /** A conversation name as a file name: folded, with anything unusual percent-encoded. */
-export function logFileName(conversation: string): string {
-  const encoded = [...new TextEncoder().encode(foldName(conversation))].map((byte) => {
+export function logFileName(conversation: string, mapping?: CaseMapping): string {
+  const encoded = [...new TextEncoder().encode(foldName(conversation, mapping))].map((byte) => {
     const c = String.fromCharCode(byte);
     return /[a-z0-9#&+!._-]/.test(c) && byte < 0x80 ? c : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }).join("");
@@ -141,24 +142,65 @@ export class MessageStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) onError(new Error(`${CURSORS_FILE} is unreadable; cursors reset`));
     }
+    try {
+      store.#caseMapping = parseCaseMapping(await Deno.readTextFile(join(dir, CASE_MAPPING_FILE))) ?? "rfc1459";
+    } catch { /* never announced yet: RFC 1459's default */ }
     for await (const entry of Deno.readDir(messagesDir)) {
       if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
-      await store.#reload(conversationOfFile(entry.name));
+      await store.#reload(conversationOfFile(entry.name), join(messagesDir, entry.name));
     }
     return store;
   }
 
+  /**
+   * The server's case mapping (ISUPPORT CASEMAPPING): conversations, cursors and log files are
+   * keyed by names folded under it. Remembered on disk, so a restarted daemon keys its logs as
+   * before until the server speaks again.
+   */
+  #caseMapping: CaseMapping = "rfc1459";
+
+  get caseMapping(): CaseMapping {
+    return this.#caseMapping;
+  }
+
+  /** Sets the server's case mapping; names already known are keyed again under it. */
+  async setCaseMapping(mapping: CaseMapping): Promise<void> {
+    if (mapping === this.#caseMapping) return;
+    this.#caseMapping = mapping;
+    const rekey = <T>(map: Map<string, T>) => {
+      const entries = [...map];
+      map.clear();
+      for (const [key, value] of entries) if (!map.has(this.#fold(key))) map.set(this.#fold(key), value);
+    };
+    rekey(this.#conversations);
+    rekey(this.#lastSeqs);
+    const cursors: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.#cursors)) {
+      const folded = this.#fold(key);
+      if (cursors[folded] === undefined || Number(value) > Number(cursors[folded])) cursors[folded] = value;
+    }
+    this.#cursors = cursors;
+    await writeFileAtomic(join(this.#dir, CASE_MAPPING_FILE), mapping, { mode: 0o600 });
+  }
+
+  #fold(name: string): string {
+    return foldName(name, this.#caseMapping);
+  }
+
   #path(key: string): string {
-    return join(this.#dir, MESSAGES_DIR, logFileName(key));
+    return join(this.#dir, MESSAGES_DIR, logFileName(key, this.caseMapping));
   }
 
   /** Makes a conversation resident from the newest messages of its log. */
-  async #reload(name: string): Promise<Conversation> {
-    const key = foldName(name);
-    const path = this.#path(key);
+  async #reload(name: string, file?: string): Promise<Conversation> {
+    const key = this.#fold(name);
+    const path = file ?? this.#path(key);
     await this.#leaving.get(key);
     const messages: StoredMessage[] = [];
-    const tail = await readTailLines(path, this.#capacity);
+    const tail = await readTailLines(path, this.#capacity).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return { lines: [], endsWithNewline: true };
+      throw error;
+    });
     for (const line of tail.lines) {
       try {
         const message = JSON.parse(line) as StoredMessage;
@@ -199,7 +241,7 @@ export class MessageStore {
   }
 
   #conversation(name: string): Conversation {
-    const key = foldName(name);
+    const key = this.#fold(name);
     const conversation = this.#conversations.get(key) ??
       new Conversation(this.#path(key), this.#capacity, this.#lastSeqs.get(key) ?? 0, this.#leaving.get(key));
     this.#resident(key, conversation);
@@ -221,18 +263,18 @@ export class MessageStore {
       conversation.append(message, this.#onError);
       return message;
     });
-    this.#lastSeqs.set(foldName(name), conversation.ring.lastSeq);
+    this.#lastSeqs.set(this.#fold(name), conversation.ring.lastSeq);
     return stored;
   }
 
   cursor(name: string): string | null {
-    return this.#cursors[foldName(name)] ?? null;
+    return this.#cursors[this.#fold(name)] ?? null;
   }
 
   /** Messages after the conversation's cursor (at most `limit`), without moving the cursor. */
   async read(name: string, limit: number): Promise<{ messages: StoredMessage[]; dropped: number; remaining: number }> {
     const cursor = this.cursor(name);
-    const key = foldName(name);
+    const key = this.#fold(name);
     const conversation = this.#conversations.get(key) ?? (this.#lastSeqs.has(key) ? await this.#reload(key) : null);
     if (!conversation) return { messages: [], dropped: 0, remaining: 0 };
     const { items, dropped, remaining } = conversation.ring.after(cursor === null ? 0 : Number(cursor), limit);
@@ -241,7 +283,7 @@ export class MessageStore {
 
   /** Moves the cursor forward to `after` (never back: two pulls racing cannot re-deliver). */
   async commit(name: string, after: string): Promise<string> {
-    const key = foldName(name);
+    const key = this.#fold(name);
     const current = this.#cursors[key];
     if (current === undefined || Number(after) > Number(current)) {
       this.#cursors = { ...this.#cursors, [key]: after };

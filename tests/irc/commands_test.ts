@@ -134,6 +134,10 @@ Deno.test("irc: status, send and pull through one lazily made, reused connection
         to: "#lemon",
         message_len: 16,
         lines: 1,
+        delivery: "delivered",
+        lines_written: 1,
+        lines_confirmed: 1,
+        channel_members: 1, // the peer
         session_bound: true,
         connected: true,
         joined_default_channel: true,

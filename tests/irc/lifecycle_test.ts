@@ -132,7 +132,7 @@ Deno.test("irc: the server dies and comes back; the next send reconnects", optio
     const started = Date.now();
     const envelope = await exec(dir.path, 'irc send --text "while down"');
     assert.equal(envelope.error_code, "NotConnected");
-    assert.match(envelope.stderr, /in 3 attempts: ConnectionRefused/);
+    assert.match(envelope.stderr, /\(3 attempts\): ConnectionRefused/);
     assert.ok(Date.now() - started < 30_000, "the retries are bounded");
     const status = await execOk(dir.path, "irc status");
     assert.equal((status.result?.last_error as { error_code: string }).error_code, "ConnectionRefused");
@@ -176,7 +176,7 @@ Deno.test("irc: reconnection attempts are rate-limited", options, async () => {
     assert.equal(envelope.error_code, "NotConnected");
     messages.push(envelope.stderr);
   }
-  assert.match(messages[0], /in 3 attempts: ConnectionRefused/);
+  assert.match(messages[0], /\(3 attempts\): ConnectionRefused/);
   // 1 (status) + 3 + 3 + 3 attempts, then the limit of 10 per minute.
   assert.match(messages[3], /10 connection attempts were made in the last minute; retry in \d+ s/);
 });

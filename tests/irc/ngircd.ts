@@ -11,6 +11,12 @@ export const NGIRCD_BINARY = "ngircd";
 
 export interface IrcServerOptions {
   readonly password?: string;
+  /**
+   * Serve TLS with a self-signed certificate (no CA of its own) instead: "ca" as a bare
+   * `openssl req -x509` makes it (basicConstraints CA:TRUE), "leaf" with CA:FALSE.
+   * `caPem` is then that certificate.
+   */
+  readonly selfSigned?: "ca" | "leaf";
 }
 
 export interface IrcServer extends AsyncDisposable {
@@ -46,6 +52,39 @@ export function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
+}
+
+/** One self-signed certificate for 127.0.0.1, used as the server's own. */
+export async function makeSelfSigned(
+  dir: string,
+  kind: "ca" | "leaf",
+): Promise<{ caPem: string; certPath: string; keyPath: string }> {
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "self.key",
+    "-out",
+    "self.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ...(kind === "leaf" ? ["-addext", "basicConstraints=critical,CA:FALSE"] : []),
+  ], dir);
+  for (const file of ["self.pem", "self.key"]) await Deno.chmod(join(dir, file), 0o644);
+  return {
+    caPem: await Deno.readTextFile(join(dir, "self.pem")),
+    certPath: join(dir, "self.pem"),
+    keyPath: join(dir, "self.key"),
+  };
 }
 
 /** A CA and a server certificate for 127.0.0.1/localhost signed by it (EC keys: fast to make). */
@@ -114,7 +153,9 @@ async function waitForPort(port: number, timeoutMs: number, alive: () => boolean
 export async function startNgircd(options: IrcServerOptions = {}): Promise<IrcServer> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "pterm-ngircd-" }));
   await Deno.chmod(dir, 0o755);
-  const { caPem, certPath, keyPath } = await makeCertificates(dir);
+  const { caPem, certPath, keyPath } = options.selfSigned
+    ? await makeSelfSigned(dir, options.selfSigned)
+    : await makeCertificates(dir);
   const plainPort = freePort();
   const tlsPort = freePort();
   const password = options.password ?? `srv-${crypto.randomUUID().slice(0, 8)}`;

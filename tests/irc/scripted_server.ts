@@ -104,6 +104,17 @@ export function startScriptedServer(options: ScriptedOptions): ScriptedServer {
                 `:scripted 366 ${nick} ${rest[0]} :End of NAMES`,
               );
               break;
+            case "WHOIS":
+              // NickServ here is a network service, as services packages introduce it.
+              if (rest[0]?.toLowerCase() === "nickserv") {
+                await write(
+                  conn,
+                  `:scripted 311 ${nick} NickServ NickServ services.scripted * :Nickname Services`,
+                  `:scripted 313 ${nick} NickServ :is a Network Service`,
+                  `:scripted 318 ${nick} NickServ :End of /WHOIS list.`,
+                );
+              } else await write(conn, `:scripted 401 ${nick} ${rest[0]} :No such nick`);
+              break;
             case "PING":
               await write(conn, `:scripted PONG scripted :${trailing}`);
               break;

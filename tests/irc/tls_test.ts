@@ -121,3 +121,78 @@ Deno.test("irc: wrong server password and channel keys", options, async (t) => {
     await peer.close();
   }
 });
+
+Deno.test("irc TLS: a self-signed certificate, TLS against a plaintext port", options, async (t) => {
+  for (const kind of ["ca", "leaf"] as const) {
+    await t.step(`a self-signed ${kind === "ca" ? "CA:TRUE" : "CA:FALSE"} certificate in IRC_TLS_CA_FILE`, async () => {
+      await using server = await startNgircd({ selfSigned: kind });
+      await using dir = await makeRoot();
+      const envPath = await writeEnv(
+        dir.path,
+        plainEnv(server, { IRC_PORT: server.tlsPort, IRC_TLS: 1, IRC_TLS_CA_FILE: "self.pem" }),
+      );
+      await Deno.writeTextFile(join(envPath, "..", "self.pem"), server.caPem);
+      await using _daemon = await startDaemon(dir.path);
+      const status = await execOk(dir.path, "irc status");
+      if (kind === "leaf") {
+        // Pinning by file: the certificate itself is the one trust anchor.
+        assert.equal(status.result?.state, "joined", JSON.stringify(status.result));
+        return;
+      }
+      const error = status.result?.last_error as LastError;
+      assert.equal(error.error_code, "TlsCertificateInvalid");
+      // Not "set IRC_TLS_CA_FILE" (it is set): what is wrong with the certificate, and what to do.
+      assert.match(error.message, /is itself a CA certificate .*CA:FALSE/);
+      assert.doesNotMatch(error.message, /if the server uses a private CA/);
+    });
+  }
+
+  await t.step("IRC_TLS_FINGERPRINT pins a self-signed CA:TRUE certificate; a wrong pin sends nothing", async () => {
+    await using server = await startNgircd({ selfSigned: "ca" });
+    const fingerprint = await sha256Fingerprint(server.caPem);
+    for (const pin of [fingerprint, "00".repeat(32)]) {
+      const logBefore = server.log().length;
+      await using dir = await makeRoot();
+      await writeEnv(dir.path, plainEnv(server, { IRC_PORT: server.tlsPort, IRC_TLS: 1, IRC_TLS_FINGERPRINT: pin }));
+      await using _daemon = await startDaemon(dir.path);
+      const status = await execOk(dir.path, "irc status");
+      if (pin === fingerprint) {
+        assert.equal(status.result?.state, "joined", JSON.stringify(status.result));
+        continue;
+      }
+      const error = status.result?.last_error as LastError;
+      assert.equal(error.error_code, "TlsCertificateInvalid");
+      assert.match(error.message, /not the one IRC_TLS_FINGERPRINT pins/);
+      // The server never saw a registration from this client (nothing is written before the check).
+      assert.ok(!server.log().slice(logBefore).includes("ptermbot"), server.log().slice(logBefore));
+    }
+  });
+
+  await t.step("IRC_TLS=1 against the plaintext port: TlsHandshakeFailed in seconds, not retried", async () => {
+    await using server = await startNgircd();
+    await using dir = await makeRoot();
+    await writeEnv(dir.path, plainEnv(server, { IRC_TLS: 1 }));
+    await using _daemon = await startDaemon(dir.path);
+    const status = await execOk(dir.path, "irc status");
+    const error = status.result?.last_error as LastError;
+    assert.equal(error.error_code, "TlsHandshakeFailed");
+    assert.match(error.message, /plaintext port/);
+    const send = await exec(dir.path, 'irc send --text "x"');
+    assert.equal(send.error_code, "NotConnected");
+    assert.match(send.stderr, /\(1 attempt; not retried: another attempt cannot fix this\): TlsHandshakeFailed/);
+  });
+});
+
+/** The SHA-256 fingerprint of a PEM certificate, as `openssl x509 -fingerprint -sha256` prints it. */
+async function sha256Fingerprint(pem: string): Promise<string> {
+  const child = new Deno.Command("openssl", {
+    args: ["x509", "-noout", "-fingerprint", "-sha256"],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(pem));
+  await writer.close();
+  const out = new TextDecoder().decode((await child.output()).stdout);
+  return out.trim().split("=")[1];
+}

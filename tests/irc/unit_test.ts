@@ -344,3 +344,20 @@ Deno.test("MessageStore: at most MAX_RESIDENT_CONVERSATIONS rings in memory; a p
   const log = await Deno.readTextFile(join(dir.path, "messages", "nick0.jsonl"));
   assert.deepEqual(log.trim().split("\n").map((l) => JSON.parse(l).id), ["1", "2"]);
 });
+
+Deno.test("foldName follows the server's CASEMAPPING", async () => {
+  const { foldName } = await import("../../commands/irc/protocol.ts");
+  assert.equal(foldName("#Pt[X]\\~", "ascii"), "#pt[x]\\~");
+  assert.equal(foldName("#Pt[X]\\~", "rfc1459"), "#pt{x}|^");
+  assert.equal(foldName("#Pt[X]\\~", "strict-rfc1459"), "#pt{x}|~");
+  assert.equal(foldName("#pt{x}|^", "rfc1459"), "#pt{x}|^", "the lower case stays");
+});
+
+Deno.test("globMatches: * and ? only, everything else literal, under the fold", async () => {
+  const { globMatches } = await import("../../commands/irc/protocol.ts");
+  const fold = (s: string) => s.toLowerCase();
+  assert.ok(globMatches("NickServ!*@services.*", "nickserv!NickServ@services.example.net", fold));
+  assert.ok(!globMatches("NickServ!*@services.*", "NickServ!u@evil.example", fold));
+  assert.ok(!globMatches("NickServ!*@a.b", "NickServ!u@aXb", fold), "a dot is a dot");
+  assert.ok(globMatches("N?ckServ!*@*", "NickServ!u@h", fold));
+});
