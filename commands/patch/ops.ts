@@ -496,6 +496,17 @@ async function chmodOp(block: Block, view: View, rel: string, abs: string): Prom
     );
   }
   const mode = parseInt(p.value, 8);
+  if ((mode & ~0o755) !== 0) {
+    // A patch grants no more than a git checkout would: 644, 755 or fewer bits — never a file that
+    // others may write (a hook or a script anyone can change) nor any bit git does not record.
+    throw new OpError(
+      "PatchApplyError",
+      `mode=${p.value} gives permissions a git checkout never does (write for group or others); use 644 or 755 ` +
+        "(or fewer bits, e.g. 600 or 700)",
+      { parameter: "mode", expected: "a mode within 755", found: p.value },
+      p.line,
+    );
+  }
   const state = await view.get(rel, abs);
   if (state.kind !== "file") {
     if (view.isDir(rel, abs)) {
@@ -772,7 +783,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       }
       if (!file.copy) results.set(fromLoc.rel, { kind: "absent" });
     }
-    if (file.newMode !== null) mode = file.newMode & 0o777;
+    // git records 100644 or 100755 only, and so does its checkout: an executable bit means 755.
+    if (file.newMode !== null) mode = file.newMode & 0o100 ? 0o755 : 0o644;
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
     touched.push(toLoc.rel);
   }
