@@ -332,3 +332,42 @@ Deno.test("file names that are not UTF-8: never mangled in the index or a commit
   assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
   await assertFsck(dir);
 });
+
+Deno.test("submodules: a new commit checked out shows as ` M sub`, diffs as `Subproject commit`, and add stages it, as git does", async () => {
+  await using root = await makeRoot();
+  const lib = `${root.path}/lib`;
+  await gitInit(lib);
+  await write(`${lib}/l.txt`, "lib 1\n");
+  await git(lib, "add", "-A");
+  await git(lib, "commit", "-qm", "lib 1");
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", `${lib}`, "sub");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "with sub");
+  const recorded = (await git(dir, "rev-parse", "HEAD:sub")).trim();
+
+  // The submodule moves on (a person commits inside it).
+  await write(`${dir}/sub/l.txt`, "lib 2\n");
+  await git(`${dir}/sub`, "add", "-A");
+  await git(`${dir}/sub`, "commit", "-qm", "lib 2");
+  const moved = (await git(`${dir}/sub`, "rev-parse", "HEAD")).trim();
+
+  const status = result(await pterm(root.path, "git status --repo r"));
+  assert.deepEqual(status.files.map((f: { xy: string; path: string }) => `${f.xy} ${f.path}`), [".M sub"]);
+  assert.match(await git(dir, "status", "--porcelain"), /^ M sub$/m);
+
+  const diff = await pterm(root.path, "git diff --repo r");
+  const real = await git(dir, "diff");
+  assert.ok(diff.stdout.startsWith(real), `pterm:\n${diff.stdout}\ngit:\n${real}`);
+  assert.match(diff.stdout, new RegExp(`-Subproject commit ${recorded}\n\\+Subproject commit ${moved}`));
+
+  await pterm(root.path, "git add --repo r --all");
+  assert.equal((await git(dir, "ls-files", "-s", "sub")).split(" ")[1], moved);
+  await pterm(root.path, "git commit --repo r -m bump");
+  const shown = await pterm(root.path, "git show --repo r HEAD");
+  assert.match(shown.stdout, /\+Subproject commit/);
+  assert.equal((await git(dir, "status", "--porcelain")).trim(), "");
+  await assertFsck(dir);
+});

@@ -4,7 +4,7 @@ import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { diffFlags, showFlags } from "../spec.ts";
 import { changesBetween, type FileChange, renderDiff, type RenderedDiff, renderStat } from "../lib/diff.ts";
-import { type Index, modeToTreeMode, readIndexFile } from "../lib/index_file.ts";
+import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
@@ -53,7 +53,13 @@ async function changesToWorktree(
       if (change === undefined) next = { kind: "blob", mode: modeToTreeMode(entry.mode), oid: entry.oid };
       else {
         const info = lstatTracked(repo, path);
-        next = info ? { kind: "worktree", mode: modeToTreeMode(worktreeMode(repo, info, entry.mode)) } : null;
+        // A submodule stays a gitlink; its checkout's commit is read by the diff itself.
+        const mode = entry.mode === S_IFGITLINK
+          ? "160000"
+          : info
+          ? modeToTreeMode(worktreeMode(repo, info, entry.mode))
+          : null;
+        next = info && mode ? { kind: "worktree", mode } : null;
       }
     }
     if (!old && !next) continue;

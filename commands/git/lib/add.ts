@@ -3,7 +3,8 @@
 import { PtermError } from "../../../core/errors.ts";
 import { comparePaths } from "./bytes.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { entryFromStat, type Index, S_IFLNK } from "./index_file.ts";
+import { emptyEntry, entryFromStat, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
+import { submoduleHead } from "./submodule.ts";
 import { sha1 } from "./codec.ts";
 import { objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
@@ -77,9 +78,17 @@ export async function stage(
   const removed: string[] = [];
   const updated: string[] = [];
   for (const [path, change] of work.unstaged) {
+    const tracked = index.entries.get(path);
     if (change === "D") {
       index.remove(path);
       removed.push(path);
+    } else if (tracked?.mode === S_IFGITLINK) {
+      // A submodule at another commit: stage the commit its checkout is at, as git add does.
+      const head = submoduleHead(repo, path);
+      if (head) {
+        index.set(emptyEntry(path, head, S_IFGITLINK), true);
+        updated.push(path);
+      }
     } else toWrite.push(path);
   }
   for (const path of index.conflicts.keys()) {

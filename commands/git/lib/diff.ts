@@ -9,7 +9,8 @@
 import { structuredPatch } from "diff";
 import { bytesToByteString, comparePaths, looksBinary } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
-import { MODE_LINK, objectHeader } from "./objects.ts";
+import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
+import { submoduleHead, subprojectText } from "./submodule.ts";
 import type { Repo } from "./repo.ts";
 import type { FlatEntry } from "./tree.ts";
 import { lstatTracked, readWorktreeContent } from "./worktree.ts";
@@ -59,6 +60,11 @@ function decodeText(bytes: Uint8Array): string | null {
 
 async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: Uint8Array; oid: string }> {
   if (!side) return { bytes: new Uint8Array(), oid: "0".repeat(40) };
+  if (side.mode === MODE_GITLINK) {
+    // A submodule: the commit it records (or, in the work tree, the one checked out), as git shows it.
+    const oid = side.kind === "blob" ? side.oid : submoduleHead(repo, path) ?? "0".repeat(40);
+    return { bytes: subprojectText(oid), oid };
+  }
   if (side.kind === "blob") return { bytes: await repo.objects.readTyped(side.oid, "blob"), oid: side.oid };
   const info = lstatTracked(repo, path);
   const bytes = info ? readWorktreeContent(repo, path, info) : new Uint8Array();

@@ -62,16 +62,30 @@ function clearDeadLock(lockPath: string): { removed: boolean; leftByPatch: boole
   } catch {
     return { removed: false, leftByPatch: false };
   }
+  const none = { removed: false, leftByPatch: false };
   try {
+    if (!file.tryLockSync(true)) return none; // its holder is alive
+    // Under the flock, and only if the path is still this very file (a holder that finished
+    // renamed its lock into place, and the name may now be someone else's new lock).
+    const opened = file.statSync();
+    let current: Deno.FileInfo;
+    try {
+      current = Deno.lstatSync(lockPath);
+    } catch {
+      return none;
+    }
+    if (opened.ino === null || current.ino !== opened.ino || current.dev !== opened.dev) return none;
     const head = new Uint8Array(64);
+    file.seekSync(0, Deno.SeekMode.Start);
     const n = file.readSync(head) ?? 0;
     const content = head.subarray(0, n);
-    const isGit = bytesEqual(content, markerOf("git"));
-    const isPatch = bytesEqual(content, markerOf("patch"));
-    if (!isGit && !isPatch) return { removed: false, leftByPatch: false };
-    if (!file.tryLockSync(true)) return { removed: false, leftByPatch: false }; // its holder is alive
-    if (isPatch) return { removed: false, leftByPatch: true };
-    Deno.removeSync(lockPath);
+    if (bytesEqual(content, markerOf("patch"))) return { removed: false, leftByPatch: true };
+    if (!bytesEqual(content, markerOf("git"))) return none;
+    try {
+      Deno.removeSync(lockPath);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
     return { removed: true, leftByPatch: false };
   } finally {
     file.close();

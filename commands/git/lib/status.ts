@@ -22,6 +22,7 @@ import { MODE_TREE, objectHeader, parseTree } from "./objects.ts";
 import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { cachedTreeOid } from "./tree.ts";
+import { submoduleHead } from "./submodule.ts";
 import type { PathPolicy } from "./worktree.ts";
 import { parseCommit } from "./objects.ts";
 import { modeToTreeMode } from "./index_file.ts";
@@ -141,6 +142,9 @@ export async function worktreeStatus(
         const trackedEntry = entries.get(path);
         if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
           seen.add(path);
+          // A submodule checked out at another commit than the superproject records: ` M sub`.
+          const head = inScope(path, options.paths) ? submoduleHead(repo, path) : null;
+          if (head !== null && head !== trackedEntry.oid) unstaged.set(path, "M");
           continue;
         }
         if (trackedDirs.has(path)) {
