@@ -103,19 +103,53 @@ function dehyphenate(lines: string[]): string[] {
   return out.filter((line) => line !== "");
 }
 
+/**
+ * PDF.js's predefined CMaps (UniGB-UCS2-H, 90ms-RKSJ-H, …: CJK fonts that are not embedded or
+ * carry no ToUnicode map), vendored from pdfjs-dist 6.1.200 — the PDF.js build unpdf 1.8.1
+ * bundles — into pterm's own code folder: the sandbox worker may read it, the compiled binary
+ * includes it, and nothing is fetched at run time. Without them such a PDF loses all its text.
+ */
+const CMAP_DIR = new URL("./pdf_cmaps/", import.meta.url);
+
+/** CMap names are PDF names chosen by the document: only plain file names are looked up. */
+const CMAP_FILE = /^[A-Za-z0-9_.+-]+\.bcmap$/;
+
+/** PDF.js's binary-data hook (its `BinaryDataFactory` option): reads CMaps from CMAP_DIR only. */
+class VendoredBinaryData {
+  constructor(_options: unknown) {}
+  async fetch({ kind, filename }: { kind: string; filename: string }): Promise<Uint8Array> {
+    if (kind !== "cMapUrl" || !CMAP_FILE.test(filename)) {
+      throw new Error(`no ${kind} data "${filename}" is shipped with pterm`);
+    }
+    try {
+      return await Deno.readFile(new URL(filename, CMAP_DIR));
+    } catch {
+      throw new Error(`no CMap "${filename}" is shipped with pterm`);
+    }
+  }
+}
+
 async function open(bytes: Uint8Array): Promise<PdfDocument> {
   try {
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
-    return await getDocumentProxy(bytes.slice(), {
-      // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
-      // fetch none of them), and no console noise.
-      useSystemFonts: false,
-      disableFontFace: true,
-      useWasm: false,
-      isImageDecoderSupported: false,
-      isOffscreenCanvasSupported: false,
-      verbosity: 0,
-    });
+    return await getDocumentProxy(
+      bytes.slice(),
+      {
+        // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
+        // fetch none of them), and no console noise.
+        useSystemFonts: false,
+        disableFontFace: true,
+        useWasm: false,
+        isImageDecoderSupported: false,
+        isOffscreenCanvasSupported: false,
+        verbosity: 0,
+        // CMaps are read by the main thread's factory (there is no separate PDF.js worker here).
+        useWorkerFetch: false,
+        cMapUrl: "pterm-cmaps/",
+        cMapPacked: true,
+        BinaryDataFactory: VendoredBinaryData,
+      } as Parameters<typeof getDocumentProxy>[1],
+    );
   } catch (error) {
     throw classify(error);
   }
