@@ -199,11 +199,29 @@ function paragraphsOf(lines: readonly Line[]): string[] {
   return paragraphs;
 }
 
+/** C0 controls (tab and line ends aside), DEL and C1 controls: what fonts without a Unicode map yield. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/** Drops control characters from the pieces' text; returns how many were dropped. */
+function dropControlCharacters(items: TextPiece[]): { items: TextPiece[]; dropped: number } {
+  let dropped = 0;
+  const clean = items.map((item) => {
+    const str = item.str.replace(CONTROL_CHARACTERS, () => {
+      dropped++;
+      return "";
+    });
+    return str === item.str ? item : { ...item, str };
+  });
+  return { items: clean, dropped };
+}
+
 export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
   const pdf = await open(bytes);
   const warnings: string[] = [];
   const blocks: Block[] = [];
   const empty: number[] = [];
+  const controlPages: number[] = [];
+  let controls = 0;
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
@@ -224,7 +242,12 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
         continue;
       }
-      const paragraphs = paragraphsOf(linesOf(items));
+      const cleaned = dropControlCharacters(items);
+      if (cleaned.dropped > 0) {
+        controls += cleaned.dropped;
+        controlPages.push(number);
+      }
+      const paragraphs = paragraphsOf(linesOf(cleaned.items));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;
       blocks.push({
@@ -236,6 +259,12 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
+    }
+    if (controls > 0) {
+      warnings.push(
+        `${controls} control character(s) on page(s) ${compactRanges(controlPages)} were dropped ` +
+          "(fonts without a Unicode map); the text there may be incomplete",
+      );
     }
     const encryption = (await metadata(pdf)).EncryptFilterName;
     if (encryption) warnings.push("the PDF is encrypted without a password to open it; its text was extracted");

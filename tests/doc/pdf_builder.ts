@@ -43,3 +43,25 @@ export function cjkPdf(font: string, cmap: string, registry: string, ordering: s
     "/Ascent 880 /Descent -120 /CapHeight 880 /StemV 80 >>",
   ]);
 }
+
+/**
+ * One page whose font's ToUnicode map sends codes to control characters (U+0001, U+0000), as
+ * fonts converted without a real Unicode map do: the text is `A`, two controls, `B`.
+ */
+export function controlCharacterPdf(): Uint8Array {
+  const cmap = "/CIDInit /ProcSet findresource begin 12 dict begin begincmap " +
+    "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def /CMapName /Adobe-Identity-UCS def " +
+    "/CMapType 2 def\n1 begincodespacerange <0000> <FFFF> endcodespacerange\n" +
+    "4 beginbfchar <0001> <0001> <0002> <0000> <0041> <0041> <0042> <0042> endbfchar\n" +
+    "endcmap CMapName currentdict /CMap defineresource pop end end";
+  return buildPdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    stream("BT /F1 12 Tf 72 700 Td <0041000100020042> Tj ET"),
+    "<< /Type /Font /Subtype /Type0 /BaseFont /Arial /Encoding /Identity-H /DescendantFonts [6 0 R] /ToUnicode 7 0 R >>",
+    "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Arial " +
+    "/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 600 >>",
+    stream(cmap),
+  ]);
+}

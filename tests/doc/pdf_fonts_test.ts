@@ -1,4 +1,6 @@
 /**
+ * PDF text that depends on font data: predefined CMaps and broken Unicode maps.
+ *
  * CJK PDFs whose fonts are not embedded and carry no ToUnicode map (iText's and Acrobat's Asian
  * font packs): their text exists only through PDF.js's predefined CMaps, which pterm ships in
  * commands/doc/pdf_cmaps/. Run through the real kernel and sandbox worker, which may read
@@ -7,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
-import { cjkPdf } from "./pdf_builder.ts";
+import { cjkPdf, controlCharacterPdf } from "./pdf_builder.ts";
 
 const CASES = [
   // Simplified Chinese, UCS-2 codes: 中文汉字.
@@ -46,4 +48,14 @@ Deno.test("doc extract: CJK text through predefined CMaps is extracted, nothing 
       assert.doesNotMatch(envelope.stderr, /Download/);
     });
   }
+});
+
+Deno.test("doc extract: control characters from a font's Unicode map are dropped with a warning", async () => {
+  await using root = await makeRoot("pterm-doc-controls-");
+  await Deno.writeFile(`${root.path}/controls.pdf`, controlCharacterPdf());
+  const envelope = await exec(root.path, "doc extract --in controls.pdf --mode text");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  const result = envelope.result as { output: string; warnings: string[] };
+  assert.equal((await Deno.readTextFile(`${root.path}/${result.output}`)).trim(), "AB");
+  assert.ok(result.warnings.some((w) => /^2 control character\(s\) on page\(s\) 1 were dropped/.test(w)));
 });
