@@ -28,11 +28,28 @@ interface Workbook {
   readonly rels: Map<string, Relationship>;
 }
 
+/**
+ * The workbook's part name: where the package's own relationships (`_rels/.rels`,
+ * officeDocument) say it is — some writers do not use xl/workbook.xml — else the usual name.
+ */
+async function workbookPart(zip: ZipArchive): Promise<string | null> {
+  const main = relationshipOfKind(await readRelationships(zip, ""), "officeDocument");
+  if (main && !main.external && zip.has(main.target)) return main.target;
+  return zip.has(WORKBOOK_PART) ? WORKBOOK_PART : null;
+}
+
 async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
-  const xml = await zip.readText(WORKBOOK_PART);
-  if (xml === null) throw new PtermError("CorruptInput", "the workbook has no xl/workbook.xml part.");
-  const root = parseXml(xml, WORKBOOK_PART);
-  const rels = await readRelationships(zip, WORKBOOK_PART);
+  const part = await workbookPart(zip);
+  const xml = part === null ? null : await zip.readText(part);
+  if (part === null || xml === null) {
+    throw new PtermError(
+      "CorruptInput",
+      "the spreadsheet package has no workbook part (neither _rels/.rels nor xl/workbook.xml leads to one); " +
+        "the file is damaged — re-save it from Excel or LibreOffice.",
+    );
+  }
+  const root = parseXml(xml, part);
+  const rels = await readRelationships(zip, part);
   const pr = child(root, "workbookPr");
   const date1904 = pr?.attrs.date1904 === "1" || pr?.attrs.date1904 === "true";
   const sheets = childElements(child(root, "sheets") ?? root, "sheet").map((sheet) => {
