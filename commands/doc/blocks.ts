@@ -84,7 +84,8 @@ export function spansToMarkdown(spans: readonly Span[]): string {
 }
 
 function markdownCell(cell: string): string {
-  return cell.replace(/\r?\n/g, " ").replaceAll("|", "\\|").trim();
+  // A line break inside a cell stays one (GFM cells are single-line; `<br>` is how they break).
+  return cell.split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join("<br>").replaceAll("|", "\\|");
 }
 
 function tableWidth(rows: readonly string[][]): number {

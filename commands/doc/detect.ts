@@ -74,7 +74,11 @@ function describeOle(bytes: Uint8Array): Detection {
 function describeZip(zip: ZipArchive): Detection {
   if (zip.has("word/document.xml")) return { kind: "supported", format: "docx", zip };
   if (zip.has("ppt/presentation.xml")) return { kind: "supported", format: "pptx", zip };
-  if (zip.has("xl/workbook.xml")) return { kind: "supported", format: "xlsx", zip };
+  // A workbook may live at another part name (found through _rels/.rels by the reader), and a
+  // package whose workbook is missing is a damaged spreadsheet (CorruptInput), not another format.
+  if (zip.has("xl/workbook.xml") || zip.names.some((name) => name.startsWith("xl/"))) {
+    return { kind: "supported", format: "xlsx", zip };
+  }
   if (zip.has("mimetype") && zip.has("content.xml")) {
     return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
   }

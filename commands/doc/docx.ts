@@ -10,7 +10,7 @@ import { PtermError } from "../../core/errors.ts";
 import type { Block, ListItem, Span } from "./blocks.ts";
 import { readProperties } from "./ooxml.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
-import { childElements, isElement, parseXml, textContent, type XmlElement } from "./xml.ts";
+import { childElements, isElement, parseXml, type XmlElement } from "./xml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
 import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
 
@@ -94,15 +94,28 @@ function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): 
   return out;
 }
 
-function cellText(cell: XmlElement): string {
-  const parts: string[] = [];
-  for (const node of cell.children) {
-    if (!isElement(node)) parts.push(node);
+/** Text of inline content with `<br>` kept as a line break (textContent would glue the lines). */
+function inlineText(element: XmlElement): string {
+  let text = "";
+  for (const node of element.children) {
+    if (!isElement(node)) text += node;
+    else if (node.name === "br") text += "\n";
+    else if (node.name === "table") text += "\n" + tableRows(node).map((row) => row.join(" ")).join("\n") + "\n";
     else if (node.name === "ul" || node.name === "ol") {
-      parts.push(...childElements(node, "li").map((li) => textContent(li).trim()));
-    } else parts.push(textContent(node));
+      text += "\n" + childElements(node, "li").map(inlineText).join("\n") + "\n";
+    } else if (BLOCK_ELEMENTS.has(node.name)) text += "\n" + inlineText(node) + "\n";
+    else text += inlineText(node);
   }
-  return parts.map((p) => p.trim()).filter(Boolean).join(" ");
+  return text;
+}
+
+/**
+ * A cell's text with its paragraphs, line breaks, list items and nested tables' rows on lines of
+ * their own (`\n`, rendered `<br>` in Markdown and a space in text), never glued together:
+ * `17,542` and `32,000` in two paragraphs must not read as `17,54232,000`.
+ */
+function cellText(cell: XmlElement): string {
+  return inlineText(cell).split("\n").map((line) => line.trim()).filter(Boolean).join("\n");
 }
 
 function tableRows(table: XmlElement): string[][] {

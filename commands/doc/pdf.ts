@@ -103,19 +103,53 @@ function dehyphenate(lines: string[]): string[] {
   return out.filter((line) => line !== "");
 }
 
+/**
+ * PDF.js's predefined CMaps (UniGB-UCS2-H, 90ms-RKSJ-H, …: CJK fonts that are not embedded or
+ * carry no ToUnicode map), vendored from pdfjs-dist 6.1.200 — the PDF.js build unpdf 1.8.1
+ * bundles — into pterm's own code folder: the sandbox worker may read it, the compiled binary
+ * includes it, and nothing is fetched at run time. Without them such a PDF loses all its text.
+ */
+const CMAP_DIR = new URL("./pdf_cmaps/", import.meta.url);
+
+/** CMap names are PDF names chosen by the document: only plain file names are looked up. */
+const CMAP_FILE = /^[A-Za-z0-9_.+-]+\.bcmap$/;
+
+/** PDF.js's binary-data hook (its `BinaryDataFactory` option): reads CMaps from CMAP_DIR only. */
+class VendoredBinaryData {
+  constructor(_options: unknown) {}
+  async fetch({ kind, filename }: { kind: string; filename: string }): Promise<Uint8Array> {
+    if (kind !== "cMapUrl" || !CMAP_FILE.test(filename)) {
+      throw new Error(`no ${kind} data "${filename}" is shipped with pterm`);
+    }
+    try {
+      return await Deno.readFile(new URL(filename, CMAP_DIR));
+    } catch {
+      throw new Error(`no CMap "${filename}" is shipped with pterm`);
+    }
+  }
+}
+
 async function open(bytes: Uint8Array): Promise<PdfDocument> {
   try {
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
-    return await getDocumentProxy(bytes.slice(), {
-      // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
-      // fetch none of them), and no console noise.
-      useSystemFonts: false,
-      disableFontFace: true,
-      useWasm: false,
-      isImageDecoderSupported: false,
-      isOffscreenCanvasSupported: false,
-      verbosity: 0,
-    });
+    return await getDocumentProxy(
+      bytes.slice(),
+      {
+        // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
+        // fetch none of them), and no console noise.
+        useSystemFonts: false,
+        disableFontFace: true,
+        useWasm: false,
+        isImageDecoderSupported: false,
+        isOffscreenCanvasSupported: false,
+        verbosity: 0,
+        // CMaps are read by the main thread's factory (there is no separate PDF.js worker here).
+        useWorkerFetch: false,
+        cMapUrl: "pterm-cmaps/",
+        cMapPacked: true,
+        BinaryDataFactory: VendoredBinaryData,
+      } as Parameters<typeof getDocumentProxy>[1],
+    );
   } catch (error) {
     throw classify(error);
   }
@@ -165,11 +199,29 @@ function paragraphsOf(lines: readonly Line[]): string[] {
   return paragraphs;
 }
 
+/** C0 controls (tab and line ends aside), DEL and C1 controls: what fonts without a Unicode map yield. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/** Drops control characters from the pieces' text; returns how many were dropped. */
+function dropControlCharacters(items: TextPiece[]): { items: TextPiece[]; dropped: number } {
+  let dropped = 0;
+  const clean = items.map((item) => {
+    const str = item.str.replace(CONTROL_CHARACTERS, () => {
+      dropped++;
+      return "";
+    });
+    return str === item.str ? item : { ...item, str };
+  });
+  return { items: clean, dropped };
+}
+
 export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
   const pdf = await open(bytes);
   const warnings: string[] = [];
   const blocks: Block[] = [];
   const empty: number[] = [];
+  const controlPages: number[] = [];
+  let controls = 0;
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
@@ -191,7 +243,12 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         continue;
       }
       options.progress?.({ progress: number, total: pdf.numPages, message: "pages read" });
-      const paragraphs = paragraphsOf(linesOf(items));
+      const cleaned = dropControlCharacters(items);
+      if (cleaned.dropped > 0) {
+        controls += cleaned.dropped;
+        controlPages.push(number);
+      }
+      const paragraphs = paragraphsOf(linesOf(cleaned.items));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;
       blocks.push({
@@ -203,6 +260,12 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
+    }
+    if (controls > 0) {
+      warnings.push(
+        `${controls} control character(s) on page(s) ${compactRanges(controlPages)} were dropped ` +
+          "(fonts without a Unicode map); the text there may be incomplete",
+      );
     }
     const encryption = (await metadata(pdf)).EncryptFilterName;
     if (encryption) warnings.push("the PDF is encrypted without a password to open it; its text was extracted");

@@ -110,11 +110,21 @@ function textBodyBlocks(body: XmlElement | undefined, bulletedByDefault: boolean
   return blocks;
 }
 
+/** A paragraph's text with its line breaks (`<a:br/>`) kept as `\n`: textContent would glue the words. */
+function paragraphText(paragraph: XmlElement): string {
+  let text = "";
+  for (const node of childElements(paragraph)) {
+    if (node.name === "br") text += "\n";
+    else if (node.name === "r" || node.name === "fld") text += textContent(child(node, "t"));
+  }
+  return text;
+}
+
 function tableRows(table: XmlElement): string[][] {
   return childElements(table, "tr").map((row) =>
     childElements(row, "tc").map((cell) => {
       if (cell.attrs.hMerge === "1" || cell.attrs.vMerge === "1") return "";
-      return childElements(child(cell, "txBody") ?? cell, "p").map((p) => textContent(p)).join(" ").trim();
+      return childElements(child(cell, "txBody") ?? cell, "p").map(paragraphText).join("\n").trim();
     })
   );
 }
@@ -145,7 +155,7 @@ async function shapesOf(
         if (type !== null && FURNITURE_TYPES.has(type)) continue;
         const body = child(shape, "txBody");
         if (type !== null && TITLE_TYPES.has(type)) {
-          const title = childElements(body ?? shape, "p").map((p) => textContent(p)).join(" ").replace(/\s+/g, " ")
+          const title = childElements(body ?? shape, "p").map(paragraphText).join(" ").replace(/\s+/g, " ")
             .trim();
           if (title) shapes.push({ ...place, blocks: [], title });
           continue;

@@ -28,11 +28,28 @@ interface Workbook {
   readonly rels: Map<string, Relationship>;
 }
 
+/**
+ * The workbook's part name: where the package's own relationships (`_rels/.rels`,
+ * officeDocument) say it is — some writers do not use xl/workbook.xml — else the usual name.
+ */
+async function workbookPart(zip: ZipArchive): Promise<string | null> {
+  const main = relationshipOfKind(await readRelationships(zip, ""), "officeDocument");
+  if (main && !main.external && zip.has(main.target)) return main.target;
+  return zip.has(WORKBOOK_PART) ? WORKBOOK_PART : null;
+}
+
 async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
-  const xml = await zip.readText(WORKBOOK_PART);
-  if (xml === null) throw new PtermError("CorruptInput", "the workbook has no xl/workbook.xml part.");
-  const root = parseXml(xml, WORKBOOK_PART);
-  const rels = await readRelationships(zip, WORKBOOK_PART);
+  const part = await workbookPart(zip);
+  const xml = part === null ? null : await zip.readText(part);
+  if (part === null || xml === null) {
+    throw new PtermError(
+      "CorruptInput",
+      "the spreadsheet package has no workbook part (neither _rels/.rels nor xl/workbook.xml leads to one); " +
+        "the file is damaged — re-save it from Excel or LibreOffice.",
+    );
+  }
+  const root = parseXml(xml, part);
+  const rels = await readRelationships(zip, part);
   const pr = child(root, "workbookPr");
   const date1904 = pr?.attrs.date1904 === "1" || pr?.attrs.date1904 === "true";
   const sheets = childElements(child(root, "sheets") ?? root, "sheet").map((sheet) => {
@@ -94,15 +111,37 @@ async function readCellFormats(zip: ZipArchive, part: string): Promise<string[]>
   });
 }
 
-/** `BC12` → 54 (0-based column), from a cell reference. */
-function columnOf(ref: string): number {
+/** Excel's grid: columns A..XFD, rows 1..1048576. A reference outside it is no real cell. */
+const MAX_COLUMNS = 16384;
+const MAX_ROWS = 1048576;
+
+function outsideGrid(part: string, what: string): PtermError {
+  return new PtermError(
+    "CorruptInput",
+    `${part} names ${what}, outside Excel's grid (A1:XFD1048576); the workbook is damaged or was not ` +
+      "written by a spreadsheet program — re-save it from Excel or LibreOffice.",
+  );
+}
+
+/** `BC12` → 54 (0-based column), from a cell reference; past column XFD is CorruptInput. */
+function columnOf(ref: string, part: string): number {
   let column = 0;
   for (let i = 0; i < ref.length; i++) {
     const code = ref.charCodeAt(i);
     if (code < 65 || code > 90) break;
     column = column * 26 + (code - 64);
+    if (column > MAX_COLUMNS) throw outsideGrid(part, `the cell ${JSON.stringify(ref.slice(0, 32))}`);
   }
   return column - 1;
+}
+
+/** A row's 0-based index from its `r` attribute (1-based). */
+function rowOf(r: string, part: string): number {
+  const row = Number(r);
+  if (!Number.isInteger(row) || row < 1 || row > MAX_ROWS) {
+    throw outsideGrid(part, `the row ${JSON.stringify(r.slice(0, 32))}`);
+  }
+  return row - 1;
 }
 
 interface SheetReadContext {
@@ -160,11 +199,12 @@ function readSheet(xml: string, part: string, ctx: SheetReadContext): SheetData 
             inSheetData = true;
             break;
           case "row":
-            rowIndex = attrs.r ? Number(attrs.r) - 1 : rowIndex + 1;
+            rowIndex = attrs.r ? rowOf(attrs.r, part) : rowIndex + 1;
             columnIndex = -1;
             break;
           case "c":
-            columnIndex = attrs.r ? columnOf(attrs.r) : columnIndex + 1;
+            columnIndex = attrs.r ? columnOf(attrs.r, part) : columnIndex + 1;
+            if (columnIndex >= MAX_COLUMNS) throw outsideGrid(part, "a cell past column XFD");
             cellType = attrs.t ?? "n";
             cellStyle = Number(attrs.s ?? 0);
             raw = "";
@@ -228,10 +268,23 @@ function readSheet(xml: string, part: string, ctx: SheetReadContext): SheetData 
       if (column > maxColumn) maxColumn = column;
     }
   }
-  const rows = [...cells.keys()].sort((a, b) => a - b).map((r) => {
+  // The table is dense (every row as wide as the used range), so a sparse sheet — A1 and XFD1
+  // over 50,000 rows — would be billions of empty cells: each row is counted against the
+  // character budget as it will be written (at least a separator per cell), and rows stop there.
+  const width = Math.max(0, maxColumn - minColumn + 1);
+  const rows: string[][] = [];
+  let written = 0;
+  for (const r of [...cells.keys()].sort((a, b) => a - b)) {
     const row = cells.get(r)!;
-    return Array.from({ length: maxColumn - minColumn + 1 }, (_, i) => row.get(minColumn + i) ?? "");
-  });
+    let cost = width * 3;
+    for (const value of row.values()) cost += value.length;
+    if (written + cost > ctx.charBudget && rows.length > 0) {
+      truncated = true;
+      break;
+    }
+    written += cost;
+    rows.push(Array.from({ length: width }, (_, i) => row.get(minColumn + i) ?? ""));
+  }
   return { rows, truncated };
 }
 

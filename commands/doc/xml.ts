@@ -80,12 +80,26 @@ export function saxParse(xml: string, part: string, handlers: SaxHandlers): void
   }
 }
 
+/**
+ * How deep an element tree may nest. Office writes a few dozen levels at most (groups in groups,
+ * tables in tables); the readers walk trees recursively, so a part nested 100,000 deep would
+ * overflow the stack. Deeper is refused with its own code before any walk starts.
+ */
+export const MAX_XML_DEPTH = 1000;
+
 /** Parses a whole part into an element tree. */
 export function parseXml(xml: string, part: string): XmlElement {
   const root: XmlElement = { name: "#document", attrs: {}, children: [] };
   const stack: XmlElement[] = [root];
   saxParse(xml, part, {
     open(name, attrs) {
+      if (stack.length > MAX_XML_DEPTH) {
+        throw new PtermError(
+          "InputTooLarge",
+          `the document's part ${part} nests elements more than ${MAX_XML_DEPTH} deep, which no Office program ` +
+            "writes; pterm does not read it — re-save the document from the program that made it.",
+        );
+      }
       const element: XmlElement = { name, attrs: attributesOf(attrs), children: [] };
       stack[stack.length - 1].children.push(element);
       stack.push(element);

@@ -132,7 +132,7 @@ Deno.test("Markdown: emphasis stays inside the words, table cells escape pipes, 
   ];
   assert.equal(
     renderPieces(blocks, "md").join(""),
-    "| a\\|b | c |\n| --- | --- |\n| line break |  |\n\n1. one\n  1. sub\n  2. sub2\n2. two\n",
+    "| a\\|b | c |\n| --- | --- |\n| line<br>break |  |\n\n1. one\n  1. sub\n  2. sub2\n2. two\n",
   );
 });
 
