@@ -225,3 +225,49 @@ Deno.test("index.lock: a killed pterm command's lock is recovered; a live one's 
   await Deno.remove(lock);
   await assertFsck(dir);
 });
+
+Deno.test("git's own files behind symlinks (.git/objects, .git/logs/HEAD, a fan-out folder) are refused, nothing written outside", async () => {
+  await using root = await makeRoot();
+  await using outside = await makeRoot("pterm-outside-");
+  const setup = async (name: string) => {
+    const dir = `${root.path}/${name}`;
+    await gitInit(dir);
+    await write(`${dir}/a.txt`, "a\n");
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    return dir;
+  };
+  // The reflog line (with an agent-chosen author) must not be appended to a file outside.
+  const logs = await setup("logs");
+  await Deno.writeTextFile(`${outside.path}/target`, "precious\n");
+  await Deno.remove(`${logs}/.git/logs/HEAD`);
+  await Deno.symlink(`${outside.path}/target`, `${logs}/.git/logs/HEAD`);
+  await write(`${logs}/a.txt`, "changed\n");
+  for (const line of ["git status --repo logs", "git commit --repo logs -m x --allow-empty"]) {
+    const refused = await ptermTry(root.path, line);
+    assert.equal(refused.error_code, "PathEscape", `${line}: ${refused.stderr}`);
+    assert.match(refused.stderr, /symbolic link/);
+    assert.ok(!refused.stderr.includes(outside.path));
+  }
+  assert.equal(await Deno.readTextFile(`${outside.path}/target`), "precious\n");
+
+  // Objects read and written in another repository's store.
+  const objects = await setup("objects");
+  const other = `${outside.path}/other`;
+  await gitInit(other);
+  await Deno.rename(`${objects}/.git/objects`, `${other}/moved-objects`);
+  await Deno.symlink(`${other}/moved-objects`, `${objects}/.git/objects`);
+  const viaLink = await ptermTry(root.path, "git log --repo objects");
+  assert.equal(viaLink.error_code, "PathEscape", viaLink.stderr);
+
+  // A loose-object fan-out folder that leads outside: no object is written there.
+  const fanout = await setup("fanout");
+  await write(`${fanout}/b.txt`, "new content for a new blob\n");
+  const blob = (await git(fanout, "hash-object", "b.txt")).trim();
+  await Deno.mkdir(`${outside.path}/fan`);
+  await Deno.remove(`${fanout}/.git/objects/${blob.slice(0, 2)}`, { recursive: true }).catch(() => {});
+  await Deno.symlink(`${outside.path}/fan`, `${fanout}/.git/objects/${blob.slice(0, 2)}`);
+  const add = await ptermTry(root.path, "git add --repo fanout --path b.txt");
+  assert.equal(add.error_code, "PathEscape", add.stderr);
+  assert.deepEqual([...Deno.readDirSync(`${outside.path}/fan`)], [], "nothing was written outside");
+});

@@ -247,6 +247,17 @@ export class ObjectStore {
       return;
     } catch { /* absent: write it */ }
     const dir = `${this.#objects}/${oid.slice(0, 2)}`;
+    try {
+      if (Deno.lstatSync(dir).isSymlink) {
+        throw new PtermError(
+          "PathEscape",
+          `.git/objects/${oid.slice(0, 2)} is a symbolic link; pterm never writes git's objects through a link ` +
+            "(it could lead outside the workspace). Replace it with a real folder using the real git.",
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
     const temp = `${dir}/tmp_obj_${crypto.randomUUID()}`;
     const data = await deflate(concatBytes([header, content]));
     try {

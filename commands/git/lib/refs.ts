@@ -8,7 +8,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { isFullOid, ZERO_OID } from "./bytes.ts";
 import { LockFile } from "./lock.ts";
 import { formatSignature, type Signature } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import { refuseSymlinkedGitPath, type Repo } from "./repo.ts";
 
 export type RawRef = { kind: "symbolic"; target: string } | { kind: "direct"; oid: string };
 
@@ -204,6 +204,8 @@ function appendReflog(
   const path = `${repo.gitdir}/logs/${name}`;
   const line = `${oldOid} ${newOid} ${formatSignature(who)}\t${message.split("\n")[0]}\n`;
   if (!force && !logsByDefault(repo, name) && !exists(path)) return;
+  // An append follows a link: a reflog (or a folder on its way) that is one is refused first.
+  refuseSymlinkedGitPath(repo.gitdir, repo.label, `logs/${name}`);
   try {
     Deno.writeTextFileSync(path, line, { append: true });
   } catch (error) {
@@ -259,6 +261,7 @@ function ensureParent(path: string): void {
 /** Points `name` (a full ref, or HEAD when detached) at `oid`, under its lock, checking `expected`. */
 export async function updateRef(repo: Repo, name: string, oid: string, update: RefUpdate): Promise<void> {
   const path = `${repo.gitdir}/${name}`;
+  refuseSymlinkedGitPath(repo.gitdir, repo.label, name);
   if (name !== "HEAD") {
     checkNoDirectoryConflict(repo, name);
     ensureParent(path);

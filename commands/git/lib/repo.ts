@@ -38,6 +38,52 @@ export function isRepositoryDir(dir: string): boolean {
 
 const KNOWN_EXTENSIONS = new Set(["noop", "preciousobjects", "partialclone", "worktreeconfig"]);
 
+/**
+ * git's own files and folders are never reached through a symbolic link: Deno's permission wall
+ * checks the path as written, not where a link leads, so `.git/objects -> elsewhere` or
+ * `.git/logs/HEAD -> a file outside` would let pterm read or write outside the workspace. Every
+ * existing component of `rel` under `.git` is checked; PathEscape if one is a link.
+ */
+export function refuseSymlinkedGitPath(gitdir: string, label: string, rel: string): void {
+  let path = gitdir;
+  for (const part of rel.split("/")) {
+    path += `/${part}`;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      return; // not there (yet): nothing of it can lead anywhere
+    }
+    if (info.isSymlink) {
+      const shown = path.slice(gitdir.length - ".git".length);
+      throw new PtermError(
+        "PathEscape",
+        `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it ` +
+          "could lead outside the workspace). Replace it with a real file or folder using the real git.",
+      );
+    }
+  }
+}
+
+/** The parts of .git that every command reads or writes, checked once when a repository is opened. */
+const GIT_ENTRIES_NOT_LINKS = [
+  "objects",
+  "objects/pack",
+  "objects/info",
+  "refs",
+  "refs/heads",
+  "refs/tags",
+  "logs",
+  "logs/HEAD",
+  "logs/refs",
+  "HEAD",
+  "index",
+  "config",
+  "packed-refs",
+  "shallow",
+  "info",
+];
+
 /** Opens the repository whose work tree is `dir`; NotARepository with a hint otherwise. */
 export function openRepo(dir: string, label = dir, root?: string): Repo {
   const gitdir = `${dir}/.git`;
@@ -58,6 +104,7 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
         "or give --repo the top folder of the work tree.",
     );
   }
+  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
   let configText = "";
   try {
     configText = Deno.readTextFileSync(`${gitdir}/config`);
