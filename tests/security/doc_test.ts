@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../helpers.ts";
+import { cli, exec, makeRoot } from "../helpers.ts";
 import { writeZip } from "../doc/zip_writer.ts";
 
 const NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
@@ -98,4 +98,75 @@ Deno.test("security/doc: PPTX groups nested as Office writes them (a few levels)
   const envelope = await exec(root.path, "doc extract --in groups.pptx --out groups.md");
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   assert.match(await Deno.readTextFile(`${root.path}/groups.md`), /inside five groups/);
+});
+
+/** zlib (deflate) of `size` zero bytes, streamed: a small file that inflates enormously. */
+async function deflatedZeros(size: number): Promise<Uint8Array> {
+  const chunk = new Uint8Array(1 << 20);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (size <= 0) return controller.close();
+      controller.enqueue(chunk.subarray(0, Math.min(chunk.length, size)));
+      size -= chunk.length;
+    },
+  }).pipeThrough(new CompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** A one-page PDF whose content stream is `stream` (FlateDecode). */
+function pdfWithStream(stream: Uint8Array): Uint8Array {
+  const enc = new TextEncoder();
+  const objects = [
+    enc.encode("<< /Type /Catalog /Pages 2 0 R >>"),
+    enc.encode("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+    enc.encode("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"),
+    new Uint8Array([
+      ...enc.encode(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`),
+      ...stream,
+      ...enc.encode("\nendstream"),
+    ]),
+  ];
+  const parts: Uint8Array[] = [enc.encode("%PDF-1.4\n")];
+  let length = parts[0].length;
+  const offsets: number[] = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(length);
+    const head = enc.encode(`${i + 1} 0 obj\n`);
+    const tail = enc.encode("\nendobj\n");
+    parts.push(head, body, tail);
+    length += head.length + body.length + tail.length;
+  }
+  const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
+    offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("") +
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  parts.push(enc.encode(xref));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+Deno.test("memory bombs a whole pterm process survives with an envelope: 6 million DOCX paragraphs, a PDF inflating to 1 GiB", async () => {
+  await using root = await makeRoot();
+  const docx = await writeZip({
+    "[Content_Types].xml":
+      `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+      `<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+    "_rels/.rels": `<Relationships xmlns="${NS_PKG_REL}"><Relationship Id="r1" ` +
+      `Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+    "word/document.xml": `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
+      "<w:p/>".repeat(6_000_000) + "</w:body></w:document>",
+  });
+  assert.ok(docx.length < 1_000_000, `the DOCX is small (${docx.length} bytes)`);
+  await Deno.writeFile(`${root.path}/paras.docx`, docx);
+  await Deno.writeFile(`${root.path}/bomb.pdf`, pdfWithStream(await deflatedZeros(1 << 30)));
+  for (const file of ["paras.docx", "bomb.pdf"]) {
+    const run = await cli(["exec", "--root", root.path, `doc extract --in ${file}`]);
+    assert.ok(run.envelope, `${file}: the process answered with an envelope (stderr: ${run.stderr.slice(0, 300)})`);
+    assert.notEqual(run.envelope.error_code, "Internal", run.envelope.stderr);
+    if (run.envelope.exit_code !== 0) assert.equal(run.envelope.error_code, "InputTooLarge", run.envelope.stderr);
+  }
 });
