@@ -103,7 +103,7 @@ Deno.test("security/doc: PPTX groups nested as Office writes them (a few levels)
 /** zlib (deflate) of `size` zero bytes, streamed: a small file that inflates enormously. */
 async function deflatedZeros(size: number): Promise<Uint8Array> {
   const chunk = new Uint8Array(1 << 20);
-  const stream = new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
     pull(controller) {
       if (size <= 0) return controller.close();
       controller.enqueue(chunk.subarray(0, Math.min(chunk.length, size)));
