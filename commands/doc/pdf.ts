@@ -200,6 +200,7 @@ function paragraphsOf(lines: readonly Line[]): string[] {
 }
 
 /** C0 controls (tab and line ends aside), DEL and C1 controls: what fonts without a Unicode map yield. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 /** Drops control characters from the pieces' text; returns how many were dropped. */

@@ -187,7 +187,7 @@ Deno.test("in a repository, killed around the commit: the next run leaves it con
     });
     if (!killed) continue;
     kills++;
-    let next = await cli(["exec", "--root", dir.path, "patch apply --repo r"], {
+    const next = await cli(["exec", "--root", dir.path, "patch apply --repo r"], {
       stdin: patchOf(block("file.write", "after.txt", ["next run"])),
     });
     if (next.envelope?.error_code === "StaleJournal") {
