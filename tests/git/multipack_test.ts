@@ -10,23 +10,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRoot } from "../helpers.ts";
 import { ObjectStore } from "../../commands/git/lib/objects.ts";
-import { assertFsck, git, GIT_ENV, gitInit, pterm, result, write } from "./oracle.ts";
+import { assertFsck, git, gitBytes, gitInit, pterm, result, write } from "./oracle.ts";
 
 /** Every object of the repository as real git reads it: oid → type and bytes. */
 async function gitObjects(dir: string): Promise<Map<string, { type: string; content: Uint8Array }>> {
   const oids = (await git(dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")).trim().split("\n");
-  const child = new Deno.Command("git", {
-    args: ["cat-file", "--batch"],
-    cwd: dir,
-    env: GIT_ENV,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(oids.join("\n") + "\n"));
-  await writer.close();
-  const out = (await child.output()).stdout;
+  const out = await gitBytes(dir, ["cat-file", "--batch"], new TextEncoder().encode(oids.join("\n") + "\n"));
   const objects = new Map<string, { type: string; content: Uint8Array }>();
   let at = 0;
   while (at < out.length) {

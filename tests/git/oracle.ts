@@ -57,6 +57,31 @@ export async function gitRaw(cwd: string, args: string[], stdin?: string): Promi
   return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
 }
 
+/** Runs the real git with `input` bytes on stdin, requiring success; returns stdout as bytes (cat-file, hash-object). */
+export async function gitBytes(cwd: string, args: string[], input: Uint8Array): Promise<Uint8Array> {
+  const child = new Deno.Command("git", {
+    args,
+    cwd,
+    env: GIT_ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(input);
+  await writer.close();
+  const out = await child.output();
+  if (out.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  return out.stdout;
+}
+
+/** Writes raw bytes as an object of `type` with real git (`--literally`: no checks, as an attacker or another tool writes). */
+export async function hashObjectLiterally(dir: string, type: string, bytes: Uint8Array): Promise<string> {
+  const out = await gitBytes(dir, ["hash-object", "-w", "--literally", "-t", type, "--stdin"], bytes);
+  return new TextDecoder().decode(out).trim();
+}
+
 /** Runs the real git and requires success; returns stdout. */
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const out = await gitRaw(cwd, args);

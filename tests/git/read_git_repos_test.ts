@@ -2,7 +2,18 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, GIT_ENV, gitInit, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
+import {
+  assertFsck,
+  git,
+  gitBytes,
+  gitInit,
+  gitRaw,
+  hashObjectLiterally,
+  pterm,
+  ptermTry,
+  result,
+  write,
+} from "./oracle.ts";
 
 Deno.test("a packed repository (git gc): status, log, show, diff, checkout, branch and tag deletion", async () => {
   await using root = await makeRoot();
@@ -101,18 +112,7 @@ Deno.test("commits as other tools wrote them: odd time zones, CRLF, whitespace i
   ];
   for (const raw of raws) {
     const text = raw.replace(/^author/, `tree ${tree}\nparent ${parent}\nauthor`);
-    const child = new Deno.Command("git", {
-      args: ["hash-object", "-w", "--literally", "-t", "commit", "--stdin"],
-      cwd: dir,
-      env: GIT_ENV,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(text));
-    await writer.close();
-    parent = new TextDecoder().decode((await child.output()).stdout).trim();
+    parent = await hashObjectLiterally(dir, "commit", new TextEncoder().encode(text));
   }
   await git(dir, "update-ref", "refs/heads/main", parent);
   const log = result(await pterm(root.path, "git log --repo r --max 10"));
@@ -309,8 +309,7 @@ Deno.test("file names that are not UTF-8: never mangled in the index or a commit
   await git(dir, "add", "-A");
   await git(dir, "commit", "-qm", "base");
   const rawNames = async (args: string[]) => {
-    const out = await new Deno.Command("git", { args, cwd: dir, env: GIT_ENV, clearEnv: true }).output();
-    return [...out.stdout].join(",");
+    return [...await gitBytes(dir, args, new Uint8Array())].join(",");
   };
   const indexBefore = await rawNames(["ls-files", "-z"]);
   assert.ok(indexBefore.includes("233"), "the index holds byte 0xE9");

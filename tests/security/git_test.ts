@@ -6,23 +6,7 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, GIT_ENV, gitInit, pterm, ptermTry, write } from "../git/oracle.ts";
-
-/** Writes raw bytes as an object of `type` with real git (`--literally`: no checks), returns its id. */
-async function hashObject(dir: string, type: string, bytes: Uint8Array): Promise<string> {
-  const child = new Deno.Command("git", {
-    args: ["hash-object", "-w", "--literally", "-t", type, "--stdin"],
-    cwd: dir,
-    env: GIT_ENV,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(bytes);
-  await writer.close();
-  return new TextDecoder().decode((await child.output()).stdout).trim();
-}
+import { assertFsck, git, gitInit, hashObjectLiterally, pterm, ptermTry, write } from "../git/oracle.ts";
 
 /** A raw tree object of the given entries (no sorting, no checks: as an attacker writes it). */
 function rawTree(entries: { mode: string; name: string; oid: string }[]): Uint8Array {
@@ -37,13 +21,17 @@ function rawTree(entries: { mode: string; name: string; oid: string }[]): Uint8A
 const CRAFTED_NAMES: [string, (blob: string, dir: string) => Promise<{ mode: string; name: string; oid: string }>][] = [
   ["a name with slashes", (blob) => Promise.resolve({ mode: "100644", name: "../other/important.txt/x", oid: blob })],
   ["..", async (blob, dir) => {
-    const inner = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "important.txt", oid: blob }]));
-    const other = await hashObject(dir, "tree", rawTree([{ mode: "40000", name: "other", oid: inner }]));
+    const inner = await hashObjectLiterally(
+      dir,
+      "tree",
+      rawTree([{ mode: "100644", name: "important.txt", oid: blob }]),
+    );
+    const other = await hashObjectLiterally(dir, "tree", rawTree([{ mode: "40000", name: "other", oid: inner }]));
     return { mode: "40000", name: "..", oid: other };
   }],
   [".git", async (blob, dir) => {
-    const head = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "x", oid: blob }]));
-    const gitTree = await hashObject(dir, "tree", rawTree([{ mode: "40000", name: "HEAD", oid: head }]));
+    const head = await hashObjectLiterally(dir, "tree", rawTree([{ mode: "100644", name: "x", oid: blob }]));
+    const gitTree = await hashObjectLiterally(dir, "tree", rawTree([{ mode: "40000", name: "HEAD", oid: head }]));
     return { mode: "40000", name: ".git", oid: gitTree };
   }],
   [".GIT (case)", (blob) => Promise.resolve({ mode: "100644", name: ".GIT", oid: blob })],
@@ -65,9 +53,13 @@ Deno.test("crafted tree entries (verify_path): the tree is refused whole and not
       await write(`${dir}/important.txt/x`, "tracked\n"); // a path the crafted ones resemble
       await git(dir, "add", "-A");
       await git(dir, "commit", "-qm", "base");
-      const blob = await hashObject(dir, "blob", new TextEncoder().encode("evil\n"));
+      const blob = await hashObjectLiterally(dir, "blob", new TextEncoder().encode("evil\n"));
       const entry = await entryOf(blob, dir);
-      const tree = await hashObject(dir, "tree", rawTree([{ mode: "100644", name: "a.txt", oid: blob }, entry]));
+      const tree = await hashObjectLiterally(
+        dir,
+        "tree",
+        rawTree([{ mode: "100644", name: "a.txt", oid: blob }, entry]),
+      );
       const commit = (await git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil")).trim();
       await git(dir, "update-ref", "refs/heads/evil", commit);
       const headBefore = await Deno.readTextFile(`${dir}/.git/HEAD`);
