@@ -4,7 +4,8 @@
  * Matching always looks at a line without its `\r`.
  */
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/** ignoreBOM: the BOM stays in the decoded text, so fromBytes sees it and toBytes puts it back. */
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 export type EolStyle = "lf" | "crlf";
@@ -18,10 +19,13 @@ export class TextDoc {
   #normalized: string[] | null = null;
   /** How many lines end with `\r`, counted on first use and kept in step. */
   #crCount: number | null = null;
+  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
+  bom: boolean;
 
-  constructor(lines: string[], finalNewline: boolean) {
+  constructor(lines: string[], finalNewline: boolean, bom = false) {
     this.lines = lines;
     this.finalNewline = finalNewline;
+    this.bom = bom;
   }
 
   static fromText(text: string): TextDoc {
@@ -41,12 +45,14 @@ export class TextDoc {
     } catch {
       return null;
     }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    return TextDoc.fromText(text);
+    const bom = text.charCodeAt(0) === 0xfeff;
+    const doc = TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
   }
 
   clone(): TextDoc {
-    return new TextDoc([...this.lines], this.finalNewline);
+    return new TextDoc([...this.lines], this.finalNewline, this.bom);
   }
 
   get length(): number {
@@ -69,7 +75,7 @@ export class TextDoc {
   }
 
   toBytes(): Uint8Array {
-    return encoder.encode(this.toText());
+    return encoder.encode((this.bom ? "\ufeff" : "") + this.toText());
   }
 
   /** Line `i` (0-based) without its `\r`. */

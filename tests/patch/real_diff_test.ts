@@ -100,3 +100,28 @@ Deno.test("a diff without file headers edits the block's file, and says modified
   assert.equal((envelope.result as any).blocks[0].status, "modified");
   assert.equal(await Deno.readTextFile(`${r}/a.txt`), "one\n2\nthree\n");
 });
+
+Deno.test("a UTF-8 BOM survives every kind of edit, as git apply keeps it", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  const withBom = (text: string) => new Uint8Array([...bom, ...new TextEncoder().encode(text)]);
+  await writeTree(r, { "a.txt": withBom("one\ntwo\nthree\n"), "b.txt": withBom("alpha\nbeta\n") });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await writeTree(r, { "a.txt": withBom("one\nTWO\nthree\n") });
+  const diff = await git(r, "diff");
+  await git(r, "checkout", "--", ".");
+  const envelope = await apply(
+    root.path,
+    patchOf(
+      block("git.diff", ".", diff.trimEnd().split("\n")),
+      block("line.replace", "b.txt", ["keys=beta", "BETA"]),
+    ),
+    "--repo r",
+  );
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.deepEqual(await Deno.readFile(`${r}/a.txt`), withBom("one\nTWO\nthree\n"));
+  assert.deepEqual(await Deno.readFile(`${r}/b.txt`), withBom("alpha\nBETA\n"));
+});
