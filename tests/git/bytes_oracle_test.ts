@@ -81,3 +81,28 @@ Deno.test("diff and show see a BOM added or removed, and Latin-1 text as text", 
   assert.match(shown.stdout, /^-one\n\+\uFEFFone$/m);
   assert.match(shown.stdout, /^\+caf\u00e9 cr\u00e8me$/m);
 });
+
+Deno.test("assume-unchanged entries are left alone and a nested repository is added as a gitlink, as git does", async () => {
+  await using twin = await Twin.create();
+  await writeBoth(twin, { "a.txt": utf8("a\n"), "b.txt": utf8("b\n") });
+  await commitBoth(twin, "base");
+  for (const dir of [twin.p, twin.g]) await git(dir, "update-index", "--assume-unchanged", "a.txt");
+  await writeBoth(twin, { "a.txt": utf8("changed behind git's back\n"), "b.txt": utf8("b changed\n") });
+  const status = result(await twin.run("git status --repo R", ["status", "--porcelain"]));
+  assert.deepEqual(status.files.map((f: { path: string }) => f.path), ["b.txt"]);
+  await twin.run("git add --repo R --all", ["add", "-A"]);
+  for (const dir of [twin.p, twin.g]) {
+    assert.equal((await git(dir, "diff", "--cached", "--name-only")).trim(), "b.txt", dir);
+  }
+
+  for (const dir of [twin.p, twin.g]) {
+    await git(dir, "init", "-q", "-b", "main", "nested");
+    await write(`${dir}/nested/n.txt`, "n\n");
+    await git(`${dir}/nested`, "add", "-A");
+    await git(`${dir}/nested`, "commit", "-qm", "nested");
+  }
+  await twin.run("git add --repo R --all", ["add", "-A"]);
+  const gitlink = async (dir: string) => (await git(dir, "ls-files", "-s", "nested")).split(" ")[0];
+  assert.equal(await gitlink(twin.p), "160000");
+  assert.equal(await gitlink(twin.g), "160000");
+});

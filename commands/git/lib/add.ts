@@ -75,6 +75,20 @@ export async function stage(
   }
   const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope });
   const toWrite: string[] = [...work.untracked.filter((p) => !p.endsWith("/"))];
+  // A repository nested in the work tree is added as a gitlink to its checked-out commit, as git does.
+  const nested: { path: string; head: string }[] = [];
+  for (const untracked of work.untracked.filter((p) => p.endsWith("/"))) {
+    const path = untracked.slice(0, -1);
+    const head = submoduleHead(repo, path);
+    if (!head) {
+      throw new PtermError(
+        "InvalidArgs",
+        `\`${path}\` is a git repository with no commit checked out, so there is nothing to add for it (git refuses ` +
+          "too); commit in it first, or list it in .gitignore.",
+      );
+    }
+    nested.push({ path, head });
+  }
   const removed: string[] = [];
   const updated: string[] = [];
   for (const [path, change] of work.unstaged) {
@@ -106,8 +120,12 @@ export async function stage(
     else toWrite.push(spec);
   }
   for (const entry of work.refreshed) index.set(entry, true);
-
   const added: string[] = [];
+  for (const { path, head } of nested) {
+    index.set(emptyEntry(path, head, S_IFGITLINK), true);
+    added.push(path);
+  }
+
   if (toWrite.length > 0) {
     const paths = [...new Set(toWrite)].sort(comparePaths);
     for (const [done, path] of paths.entries()) {

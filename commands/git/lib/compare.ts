@@ -11,6 +11,8 @@ export type QuickVerdict = "same" | "modified" | "typechange" | "hash";
 
 /** Compares by stat data; "hash" when only the content can tell (stat changed, racy, or smudged). */
 export function quickCompare(repo: Repo, entry: IndexEntry, info: Deno.FileInfo, racyLimitMs: number): QuickVerdict {
+  // `git update-index --assume-unchanged`: git takes the file as unchanged without looking.
+  if (entry.assumeValid) return "same";
   if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
   if (info.isDirectory) return "typechange";
   if (info.isSymlink !== (entry.mode === S_IFLNK)) {

@@ -212,6 +212,7 @@ export async function worktreeStatus(
     }
     if (!inScope(path, options.paths)) continue;
     if (entry.mode === S_IFGITLINK) continue;
+    if (entry.assumeValid) continue; // assume-unchanged: git does not look, not even for a deletion
     if (hasRawBytes(path)) {
       // Tracked under a name that is not UTF-8: its file cannot be looked at, so nothing is said of it.
       unaddressable.push(path);
