@@ -35,7 +35,7 @@ export class Twin implements AsyncDisposable {
   }
 
   /** Writes the same file in both work trees. */
-  async write(path: string, text: string): Promise<void> {
+  async write(path: string, text: string | Uint8Array): Promise<void> {
     await write(`${this.p}/${path}`, text);
     await write(`${this.g}/${path}`, text);
   }

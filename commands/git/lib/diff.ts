@@ -1,12 +1,12 @@
 /**
- * Unified diffs in git's format, from jsdiff's line diff: `diff --git` headers with mode,
- * new/deleted-file and `index` lines, `@@` hunks from jsdiff with git's default function-name
- * context, "\ No newline at end of file", and "Binary files ... differ" for binary content
- * (a NUL in the first 8000 bytes, or bytes that are not UTF-8). Renames are not detected: a
+ * Unified diffs in git's format, from a minimal line diff (line_diff.ts): `diff --git` headers with mode,
+ * new/deleted-file and `index` lines, `@@` hunks with git's default function-name context,
+ * "\ No newline at end of file", and "Binary files ... differ" for binary content (a NUL in the
+ * first 8000 bytes, as git decides; other text that is not UTF-8 is shown byte for byte). Renames are not detected: a
  * moved file shows as a deletion and an addition (still a patch `git apply` accepts).
  */
 
-import { structuredPatch } from "diff";
+import { lineHunks } from "./line_diff.ts";
 import { bytesToByteString, comparePaths, looksBinary } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
@@ -73,13 +73,18 @@ async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: 
 
 const isLink = (side: DiffSide) => side?.mode === MODE_LINK;
 
-/** Git's default hunk-header function line: the nearest earlier line starting with a letter, `_` or `$`. */
-function functionContext(oldLines: readonly string[], hunkStartIndex: number): string {
-  for (let i = hunkStartIndex - 1; i >= 0; i--) {
-    const line = oldLines[i];
-    if (/^[A-Za-z_$]/.test(line)) return " " + line.replace(/\s+$/, "").slice(0, 80);
-  }
-  return "";
+/**
+ * Git's default hunk-header function line: the nearest earlier line starting with a letter, `_`
+ * or `$`. Hunks come in order, so the search resumes where the previous one stopped: one pass
+ * over the file for all hunks (a file with no such line used to be scanned once per hunk).
+ */
+function functionContextFinder(oldLines: readonly string[]): (hunkStartIndex: number) => string {
+  let scanned = 0;
+  let found = -1;
+  return (hunkStartIndex) => {
+    for (; scanned < hunkStartIndex; scanned++) if (/^[A-Za-z_$]/.test(oldLines[scanned])) found = scanned;
+    return found < 0 ? "" : " " + oldLines[found].replace(/\s+$/, "").slice(0, 80);
+  };
 }
 
 function range(start: number, count: number): string {
@@ -88,22 +93,22 @@ function range(start: number, count: number): string {
 }
 
 function fileHunks(oldText: string, newText: string, context: number): { text: string; add: number; del: number } {
-  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context });
-  const oldLines = oldText.split("\n");
-  let text = "";
+  const functionContext = functionContextFinder(oldText.split("\n"));
+  const parts: string[] = [];
   let add = 0;
   let del = 0;
-  for (const hunk of patch.hunks) {
-    const header = `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@` +
-      functionContext(oldLines, hunk.oldStart - 1);
-    text += header + "\n";
+  for (const hunk of lineHunks(oldText, newText, context)) {
+    parts.push(
+      `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@` +
+        functionContext(hunk.oldStart - 1),
+    );
     for (const line of hunk.lines) {
       if (line.startsWith("+")) add++;
       else if (line.startsWith("-")) del++;
-      text += line + "\n";
+      parts.push(line);
     }
   }
-  return { text, add, del };
+  return { text: parts.length ? parts.join("\n") + "\n" : "", add, del };
 }
 
 /** Renders the changes (sorted by path) as one git-style patch. */

@@ -68,10 +68,29 @@ function equalLines(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
-function withNewline(lines: string[]): string[] {
+function withNewline(lines: string[], eol: string): string[] {
   if (lines.length === 0) return lines;
   const last = lines[lines.length - 1];
-  return last.endsWith("\n") ? lines : [...lines.slice(0, -1), last + "\n"];
+  return last.endsWith("\n") ? lines : [...lines.slice(0, -1), last + eol];
+}
+
+/** Line `i` ends with CRLF: 1, LF: 0, undecided (no lines, or an unterminated last line): -1 (xmerge.c is_eol_crlf). */
+function eolIsCrlf(lines: readonly string[], i: number): number {
+  if (lines.length === 0) return -1;
+  const line = lines[i];
+  if (i >= lines.length - 1 && !line.endsWith("\n")) return -1;
+  return line.endsWith("\r\n") ? 1 : 0;
+}
+
+/**
+ * The conflict markers' line end, as git's is_cr_needed picks it: CRLF when the line before the
+ * conflict (or the first line) ends with CRLF on both sides and the base's first line does too.
+ */
+function markerEol(base: string[], ours: string[], theirs: string[], oursPos: number, theirsPos: number): string {
+  let needsCr = eolIsCrlf(ours, oursPos ? oursPos - 1 : 0);
+  if (needsCr) needsCr = eolIsCrlf(theirs, theirsPos ? theirsPos - 1 : 0);
+  if (needsCr) needsCr = eolIsCrlf(base, 0);
+  return needsCr > 0 ? "\r\n" : "\n";
 }
 
 /**
@@ -80,8 +99,21 @@ function withNewline(lines: string[]): string[] {
  */
 type Segment =
   | { readonly kind: "same"; readonly lines: string[] }
-  | { readonly kind: "resolved"; readonly lines: string[] }
-  | { kind: "conflict"; ours: string[]; theirs: string[] };
+  | {
+    readonly kind: "resolved";
+    readonly lines: string[];
+    /** How many lines of each side this segment stands for (to know where a later conflict is). */
+    readonly oursCount: number;
+    readonly theirsCount: number;
+  }
+  | {
+    kind: "conflict";
+    ours: string[];
+    theirs: string[];
+    /** Where the conflict starts in each side's lines (set once all segments are known). */
+    oursStart?: number;
+    theirsStart?: number;
+  };
 
 /** At most this many unchanged lines between two conflicts make them one (git's xdl_simplify_non_conflicts). */
 const CONFLICT_JOIN_GAP = 3;
@@ -177,12 +209,32 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
     pos = end;
     const oursRegion = applyChanges(baseLines, start, end, inA);
     const theirsRegion = applyChanges(baseLines, start, end, inB);
-    if (inB.length === 0) segments.push({ kind: "resolved", lines: oursRegion });
-    else if (inA.length === 0) segments.push({ kind: "resolved", lines: theirsRegion });
-    else if (equalLines(oursRegion, theirsRegion)) segments.push({ kind: "resolved", lines: oursRegion });
+    const counts = { oursCount: oursRegion.length, theirsCount: theirsRegion.length };
+    if (inB.length === 0) segments.push({ kind: "resolved", lines: oursRegion, ...counts });
+    else if (inA.length === 0) segments.push({ kind: "resolved", lines: theirsRegion, ...counts });
+    else if (equalLines(oursRegion, theirsRegion)) segments.push({ kind: "resolved", lines: oursRegion, ...counts });
     else segments.push(...refineConflict(oursRegion, theirsRegion));
   }
   segments.push({ kind: "same", lines: baseLines.slice(pos) });
+
+  let oursPos = 0;
+  let theirsPos = 0;
+  for (const segment of segments) {
+    if (segment.kind === "conflict") {
+      segment.oursStart = oursPos;
+      segment.theirsStart = theirsPos;
+    }
+    oursPos += segment.kind === "resolved"
+      ? segment.oursCount
+      : segment.kind === "conflict"
+      ? segment.ours.length
+      : segment.lines.length;
+    theirsPos += segment.kind === "resolved"
+      ? segment.theirsCount
+      : segment.kind === "conflict"
+      ? segment.theirs.length
+      : segment.lines.length;
+  }
 
   const out: string[] = [];
   let conflicts = 0;
@@ -192,11 +244,12 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
       continue;
     }
     conflicts++;
-    out.push(`<<<<<<< ${labels.ours}\n`);
-    out.push(...withNewline(segment.ours));
-    out.push("=======\n");
-    out.push(...withNewline(segment.theirs));
-    out.push(`>>>>>>> ${labels.theirs}\n`);
+    const eol = markerEol(baseLines, oursLines, theirsLines, segment.oursStart!, segment.theirsStart!);
+    out.push(`<<<<<<< ${labels.ours}${eol}`);
+    out.push(...withNewline(segment.ours, eol));
+    out.push(`=======${eol}`);
+    out.push(...withNewline(segment.theirs, eol));
+    out.push(`>>>>>>> ${labels.theirs}${eol}`);
   }
   return { text: out.join(""), conflicts };
 }
