@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { git, gitRaw, pterm, result } from "./oracle.ts";
+import { git } from "./oracle.ts";
 import { Twin } from "./twin.ts";
 
 const enc = new TextEncoder();

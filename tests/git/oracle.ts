@@ -172,6 +172,14 @@ export async function write(path: string, text: string | Uint8Array): Promise<vo
   else await Deno.writeFile(path, text);
 }
 
+/** A real-git repository at `dir` on `main` with one commit ("base") holding a.txt = "a\n". */
+export async function gitInitCommitted(dir: string): Promise<void> {
+  await gitInit(dir);
+  await write(`${dir}/a.txt`, "a\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+}
+
 /** A real-git repository at `dir` with `main` as its branch. */
 export async function gitInit(dir: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });

@@ -7,6 +7,7 @@ import {
   git,
   gitBytes,
   gitInit,
+  gitInitCommitted,
   gitRaw,
   hashObjectLiterally,
   pterm,
@@ -94,10 +95,7 @@ Deno.test("a pack with a version 1 index (git before 1.5.2) is read too", async 
 Deno.test("commits as other tools wrote them: odd time zones, CRLF, whitespace in subjects, unknown headers", async () => {
   await using root = await makeRoot();
   const dir = `${root.path}/r`;
-  await gitInit(dir);
-  await write(`${dir}/a.txt`, "a\n");
-  await git(dir, "add", "-A");
-  await git(dir, "commit", "-qm", "base");
+  await gitInitCommitted(dir);
   const tree = (await git(dir, "rev-parse", "HEAD^{tree}")).trim();
   let parent = (await git(dir, "rev-parse", "HEAD")).trim();
   const raws = [
@@ -242,10 +240,7 @@ Deno.test("a partial clone (--filter=blob:none): history reads; a missing blob s
 Deno.test("linked worktrees: a branch checked out in another worktree is neither checked out nor deleted, as in git", async () => {
   await using root = await makeRoot();
   const dir = `${root.path}/r`;
-  await gitInit(dir);
-  await write(`${dir}/a.txt`, "a\n");
-  await git(dir, "add", "-A");
-  await git(dir, "commit", "-qm", "base");
+  await gitInitCommitted(dir);
   await git(dir, "worktree", "add", "-q", "-b", "feature", "../wt");
   await git(dir, "branch", "free");
 

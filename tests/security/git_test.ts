@@ -6,7 +6,16 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, gitInit, hashObjectLiterally, pterm, ptermTry, write } from "../git/oracle.ts";
+import {
+  assertFsck,
+  git,
+  gitInit,
+  gitInitCommitted,
+  hashObjectLiterally,
+  pterm,
+  ptermTry,
+  write,
+} from "../git/oracle.ts";
 
 /** A raw tree object of the given entries (no sorting, no checks: as an attacker writes it). */
 function rawTree(entries: { mode: string; name: string; oid: string }[]): Uint8Array {
@@ -93,10 +102,7 @@ Deno.test("crafted tree entries (verify_path): the tree is refused whole and not
 Deno.test("an index entry git's verify_path refuses is refused before anything is touched", async () => {
   await using root = await makeRoot();
   const dir = `${root.path}/r`;
-  await gitInit(dir);
-  await write(`${dir}/a.txt`, "a\n");
-  await git(dir, "add", "-A");
-  await git(dir, "commit", "-qm", "base");
+  await gitInitCommitted(dir);
   const blob = (await git(dir, "hash-object", "-w", "a.txt")).trim();
   // `git update-index --index-info` refuses such a path, so patch the name into the index bytes:
   // stage `zz/aa.txt` and rewrite it to `../aa.txt` (same length), fixing the checksum.
@@ -120,10 +126,7 @@ Deno.test("an index entry git's verify_path refuses is refused before anything i
 Deno.test("a ref name is never read as a path: a secret beside the repository stays unread and unechoed", async () => {
   await using root = await makeRoot();
   const dir = `${root.path}/r`;
-  await gitInit(dir);
-  await write(`${dir}/a.txt`, "a\n");
-  await git(dir, "add", "-A");
-  await git(dir, "commit", "-qm", "base");
+  await gitInitCommitted(dir);
   const token = "0123456789abcdef0123456789abcdef01234567"; // looks like an object id, as tokens do
   await write(`${root.path}/secrets/github_token`, `${token}\n`);
   await write(`${dir}/.git/logs/evil`, `${token} ${token} x <x> 0 +0000\tsecret\n`);
@@ -171,10 +174,7 @@ async function waitForLine(child: Deno.ChildProcess): Promise<void> {
 Deno.test("index.lock: a killed pterm command's lock is recovered; a live one's or real git's is never touched", async () => {
   await using root = await makeRoot();
   const dir = `${root.path}/r`;
-  await gitInit(dir);
-  await write(`${dir}/a.txt`, "a\n");
-  await git(dir, "add", "-A");
-  await git(dir, "commit", "-qm", "base");
+  await gitInitCommitted(dir);
   const lock = `${dir}/.git/index.lock`;
 
   // A live holder: refused, and its lock stays.
@@ -223,10 +223,7 @@ Deno.test("git's own files behind symlinks (.git/objects, .git/logs/HEAD, a fan-
   await using outside = await makeRoot("pterm-outside-");
   const setup = async (name: string) => {
     const dir = `${root.path}/${name}`;
-    await gitInit(dir);
-    await write(`${dir}/a.txt`, "a\n");
-    await git(dir, "add", "-A");
-    await git(dir, "commit", "-qm", "base");
+    await gitInitCommitted(dir);
     return dir;
   };
   // The reflog line (with an agent-chosen author) must not be appended to a file outside.
