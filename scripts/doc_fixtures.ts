@@ -10,6 +10,8 @@
  * libreoffice-common, gitweb's git). Sources are the flat ODF files in tests/fixtures/doc/src/.
  */
 
+import { writeZip } from "../tests/doc/zip_writer.ts";
+
 const ROOT = new URL("../tests/fixtures/doc/", import.meta.url).pathname;
 const SRC = `${ROOT}src/`;
 
@@ -50,96 +52,19 @@ async function convert(source: string, filter: string, extension: string, target
   }
 }
 
-// ---- a minimal ZIP writer (for the hand-made packages) ---------------------------------------
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-async function deflateRaw(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate-raw"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-interface ZipInput {
-  name: string;
-  data: Uint8Array<ArrayBuffer>;
-  /** The uncompressed size the directory claims; a zip bomb lies here. */
-  claimedSize?: number;
-}
-
-async function buildZip(inputs: ZipInput[]): Promise<Uint8Array> {
-  const encoder = new TextEncoder();
-  const locals: Uint8Array[] = [];
-  const centrals: Uint8Array[] = [];
-  let offset = 0;
-  for (const input of inputs) {
-    const name = encoder.encode(input.name);
-    const compressed = await deflateRaw(input.data);
-    const crc = crc32(input.data);
-    const size = input.claimedSize ?? input.data.length;
-    const local = new Uint8Array(30 + name.length);
-    const lv = new DataView(local.buffer);
-    lv.setUint32(0, 0x04034b50, true);
-    lv.setUint16(4, 20, true);
-    lv.setUint16(8, 8, true);
-    lv.setUint32(14, crc, true);
-    lv.setUint32(18, compressed.length, true);
-    lv.setUint32(22, size, true);
-    lv.setUint16(26, name.length, true);
-    local.set(name, 30);
-    const central = new Uint8Array(46 + name.length);
-    const cv = new DataView(central.buffer);
-    cv.setUint32(0, 0x02014b50, true);
-    cv.setUint16(4, 20, true);
-    cv.setUint16(6, 20, true);
-    cv.setUint16(10, 8, true);
-    cv.setUint32(16, crc, true);
-    cv.setUint32(20, compressed.length, true);
-    cv.setUint32(24, size, true);
-    cv.setUint16(28, name.length, true);
-    cv.setUint32(42, offset, true);
-    central.set(name, 46);
-    locals.push(local, compressed);
-    centrals.push(central);
-    offset += local.length + compressed.length;
-  }
-  const directorySize = centrals.reduce((sum, c) => sum + c.length, 0);
-  const end = new Uint8Array(22);
-  const ev = new DataView(end.buffer);
-  ev.setUint32(0, 0x06054b50, true);
-  ev.setUint16(8, inputs.length, true);
-  ev.setUint16(10, inputs.length, true);
-  ev.setUint32(12, directorySize, true);
-  ev.setUint32(16, offset, true);
-  const parts = [...locals, ...centrals, end];
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 const text = (s: string) => new TextEncoder().encode(s);
 
 const DOCX_CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
 const DOCX_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
+
+/** The ZIP of `inputs` in order, through the tests' one ZIP writer (with a bomb's size lie where asked). */
+function zipOf(inputs: { name: string; data: Uint8Array; claimedSize?: number }[]): Promise<Uint8Array> {
+  const claimedSizes: Record<string, number> = {};
+  for (const input of inputs) if (input.claimedSize !== undefined) claimedSizes[input.name] = input.claimedSize;
+  return writeZip(Object.fromEntries(inputs.map((input) => [input.name, input.data])), { claimedSizes });
+}
 
 /**
  * A zip bomb shaped as a Word document: word/document.xml is a valid document whose one
@@ -156,7 +81,7 @@ async function zipBomb(): Promise<Uint8Array> {
   document.set(head, 0);
   document.set(body, head.length);
   document.set(tail, head.length + body.length);
-  return await buildZip([
+  return await zipOf([
     { name: "[Content_Types].xml", data: text(DOCX_CONTENT_TYPES) },
     { name: "_rels/.rels", data: text(DOCX_RELS) },
     { name: "word/document.xml", data: document, claimedSize: 1024 },
@@ -170,7 +95,7 @@ async function zipBomb(): Promise<Uint8Array> {
 async function inlineStringsWorkbook(): Promise<Uint8Array> {
   const ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
   const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-  return await buildZip([
+  return await zipOf([
     {
       name: "[Content_Types].xml",
       data: text(

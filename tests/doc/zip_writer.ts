@@ -27,8 +27,14 @@ async function deflateRaw(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** A ZIP holding `entries` (name → text or bytes), in the given order. */
-export async function writeZip(entries: Record<string, string | Uint8Array>): Promise<Uint8Array> {
+/**
+ * A ZIP holding `entries` (name → text or bytes), in the given order. `claimedSizes` makes the
+ * headers lie about an entry's uncompressed size, as a zip bomb does.
+ */
+export async function writeZip(
+  entries: Record<string, string | Uint8Array>,
+  options: { claimedSizes?: Record<string, number> } = {},
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
@@ -37,13 +43,14 @@ export async function writeZip(entries: Record<string, string | Uint8Array>): Pr
     const packed = await deflateRaw(data);
     const nameBytes = encoder.encode(name);
     const crc = crc32(data);
+    const size = options.claimedSizes?.[name] ?? data.length;
     const local = new DataView(new ArrayBuffer(30));
     local.setUint32(0, 0x04034b50, true);
     local.setUint16(4, 20, true);
     local.setUint16(8, 8, true);
     local.setUint32(14, crc, true);
     local.setUint32(18, packed.length, true);
-    local.setUint32(22, data.length, true);
+    local.setUint32(22, size, true);
     local.setUint16(26, nameBytes.length, true);
     const record = new DataView(new ArrayBuffer(46));
     record.setUint32(0, 0x02014b50, true);
@@ -52,7 +59,7 @@ export async function writeZip(entries: Record<string, string | Uint8Array>): Pr
     record.setUint16(10, 8, true);
     record.setUint32(16, crc, true);
     record.setUint32(20, packed.length, true);
-    record.setUint32(24, data.length, true);
+    record.setUint32(24, size, true);
     record.setUint16(28, nameBytes.length, true);
     record.setUint32(42, offset, true);
     chunks.push(new Uint8Array(local.buffer), nameBytes, packed);

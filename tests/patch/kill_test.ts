@@ -74,6 +74,27 @@ async function killWhen(child: Deno.ChildProcess, ready: () => Promise<boolean>)
   return false;
 }
 
+/**
+ * Runs `patch apply` and kills it once its first target is replaced: targets switch in path
+ * order, so that marks the switch phase (some files new, some old). False if it finished first.
+ */
+async function killApplyWhileSwitching(
+  root: string,
+  patch: string,
+  tree: string,
+  flags: string[] = [],
+): Promise<boolean> {
+  const first = `${tree}/${name(0)}`;
+  const firstIno = (await Deno.stat(first)).ino;
+  return await killWhen(spawnApply(root, patch, flags), async () => {
+    try {
+      return (await Deno.stat(first)).ino !== firstIno;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Every target holds exactly its old or its new content: never a mix, never a torn file. */
 async function assertNoTornFile(root: string): Promise<{ switched: number }> {
   let switched = 0;
@@ -116,16 +137,7 @@ Deno.test("killed while switching files into place: old and new mixed, the next 
     await using dir = await makeRoot();
     const patch = await setup(dir.path);
     const before = await fingerprint(dir.path);
-    const first = `${dir.path}/${name(0)}`;
-    const firstIno = (await Deno.stat(first)).ino;
-    // Targets switch in path order: the first one changing marks the switch phase.
-    const killed = await killWhen(spawnApply(dir.path, patch), async () => {
-      try {
-        return (await Deno.stat(first)).ino !== firstIno;
-      } catch {
-        return false;
-      }
-    });
+    const killed = await killApplyWhileSwitching(dir.path, patch, dir.path);
     if (!killed) continue;
     const { switched } = await assertNoTornFile(dir.path);
     midSwitch = switched >= 1 && switched < FILES;
@@ -151,15 +163,7 @@ Deno.test("in a repository, killed mid-switch: files, index, HEAD and the stale 
     await using dir = await makeRoot();
     const { patch, repo } = await setupRepo(dir.path);
     const before = await fingerprint(dir.path);
-    const first = `${repo}/${name(0)}`;
-    const firstIno = (await Deno.stat(first)).ino;
-    const killed = await killWhen(spawnApply(dir.path, patch, ["--repo", "r"]), async () => {
-      try {
-        return (await Deno.stat(first)).ino !== firstIno;
-      } catch {
-        return false;
-      }
-    });
+    const killed = await killApplyWhileSwitching(dir.path, patch, repo, ["--repo", "r"]);
     if (!killed) continue;
     const { switched } = await assertNoTornFile(repo);
     midSwitch = switched >= 1 && switched < FILES;
@@ -262,15 +266,7 @@ Deno.test("a killed run, then a person's own git work: recovery refuses (StaleJo
   for (let attempt = 0; attempt < 5 && !killedOnce; attempt++) {
     await using dir = await makeRoot();
     const { patch, repo } = await setupRepo(dir.path);
-    const first = `${repo}/${name(0)}`;
-    const firstIno = (await Deno.stat(first)).ino;
-    const killed = await killWhen(spawnApply(dir.path, patch, ["--repo", "r"]), async () => {
-      try {
-        return (await Deno.stat(first)).ino !== firstIno;
-      } catch {
-        return false;
-      }
-    });
+    const killed = await killApplyWhileSwitching(dir.path, patch, repo, ["--repo", "r"]);
     if (!killed) continue;
     killedOnce = true;
     // The person cleans up with real git, keeps working and commits.
