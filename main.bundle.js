@@ -250,16 +250,20 @@ function convert(commandPath, flag, raw) {
 function parseArgs(commandPath, spec, words) {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
-  const byName = new Map(flagSpecs.map((f) => [
-    f.name,
-    f
-  ]));
+  const byName = /* @__PURE__ */ new Map();
+  for (const f of flagSpecs) {
+    byName.set(f.name, f);
+    for (const alias of f.aliases ?? []) byName.set(alias, f);
+  }
   const byShort = new Map(flagSpecs.filter((f) => f.short).map((f) => [
     f.short,
     f
   ]));
+  const digitsFlag = flagSpecs.find((f) => f.digits && f.type === "number");
   const knownFlagWords = /* @__PURE__ */ new Set([
-    ...flagSpecs.map((f) => `--${f.name}`),
+    ...[
+      ...byName.keys()
+    ].map((n) => `--${n}`),
     ...flagSpecs.filter((f) => f.short).map((f) => `-${f.short}`),
     "--help",
     "-h"
@@ -267,10 +271,43 @@ function parseArgs(commandPath, spec, words) {
   const flags = {};
   const seen = /* @__PURE__ */ new Set();
   const loose = [];
+  const afterDashes = [];
   let onlyPositionals = false;
+  const take = (flag, raw) => {
+    if (seen.has(flag.name) && !flag.repeatable) {
+      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
+    }
+    seen.add(flag.name);
+    const value = convert(commandPath, flag, raw);
+    if (flag.repeatable) {
+      const list = flags[flag.name] ?? [];
+      list.push(value);
+      flags[flag.name] = list;
+    } else {
+      flags[flag.name] = value;
+    }
+  };
+  const nextValue = (flag, i) => {
+    const next = words[i + 1];
+    if (next === void 0) {
+      usageError(commandPath, `${flagLabel(flag)} needs a value.`);
+    }
+    if (knownFlagWords.has(next.split("=")[0])) {
+      usageError(commandPath, `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. If the value really is \`${next}\`, write --${flag.name}=${next}.`);
+    }
+    return next;
+  };
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
-    if (onlyPositionals || !word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+    if (onlyPositionals) {
+      (spec.afterDoubleDash ? afterDashes : loose).push(word);
+      continue;
+    }
+    if (digitsFlag && /^-\d+$/.test(word)) {
+      take(digitsFlag, word.slice(1));
+      continue;
+    }
+    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
       loose.push(word);
       continue;
     }
@@ -281,57 +318,63 @@ function parseArgs(commandPath, spec, words) {
     if (word === "--help" || word === "-h") return {
       help: true
     };
-    let flag;
-    let inline;
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const name = eq < 0 ? word.slice(2) : word.slice(2, eq);
-      inline = eq < 0 ? void 0 : word.slice(eq + 1);
-      flag = byName.get(name);
+      const inline = eq < 0 ? void 0 : word.slice(eq + 1);
+      const flag = byName.get(name);
       if (!flag) {
         const hint = didYouMean(name, [
           ...byName.keys()
         ], (n) => `--${n}`);
-        const known = flagSpecs.length ? ` Its flags: ${flagSpecs.map((f) => `--${f.name}`).join(", ")}.` : " It takes no flags.";
+        const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
         usageError(commandPath, `unknown flag --${name}.${hint || known}`);
       }
-    } else {
-      const short = word.slice(1, 2);
-      flag = byShort.get(short);
-      if (!flag || word.length > 2 && word[2] !== "=") {
-        const longGuess = byName.get(word.slice(1)) ? ` Did you mean --${word.slice(1)}?` : "";
-        usageError(commandPath, `unknown flag ${word}.${longGuess}`);
+      if (flag.type === "boolean") take(flag, inline ?? "true");
+      else if (inline !== void 0) take(flag, inline);
+      else take(flag, nextValue(flag, i++));
+      continue;
+    }
+    if (word.length > 2 && byName.has(word.slice(1).split("=")[0])) {
+      usageError(commandPath, `unknown flag ${word}. Did you mean -${word}?`);
+    }
+    for (let j = 1; j < word.length; j++) {
+      const short = word[j];
+      const flag = byShort.get(short);
+      if (!flag) {
+        const shorts = flagSpecs.filter((f) => f.short).map((f) => `-${f.short} (--${f.name})`);
+        const valid = shorts.length ? ` Its short flags: ${shorts.join(", ")}.` : " It has no short flags.";
+        usageError(commandPath, `unknown flag -${short}${word.length > 2 ? ` (in ${word})` : ""}.${valid} Its long flags: ${flagList(flagSpecs)}.`);
       }
-      inline = word.length > 2 ? word.slice(3) : void 0;
-    }
-    if (seen.has(flag.name) && !flag.repeatable) {
-      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
-    }
-    seen.add(flag.name);
-    let raw;
-    if (flag.type === "boolean") {
-      raw = inline ?? "true";
-    } else if (inline !== void 0) {
-      raw = inline;
-    } else {
-      const next = words[i + 1];
-      if (next === void 0) {
-        usageError(commandPath, `${flagLabel(flag)} needs a value.`);
+      const rest = word.slice(j + 1);
+      if (flag.type === "boolean") {
+        if (rest.startsWith("=")) {
+          take(flag, rest.slice(1));
+          break;
+        }
+        take(flag, "true");
+        continue;
       }
-      if (knownFlagWords.has(next.split("=")[0])) {
-        usageError(commandPath, `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. If the value really is \`${next}\`, write --${flag.name}=${next}.`);
-      }
-      raw = next;
-      i++;
+      if (rest !== "") take(flag, rest.startsWith("=") ? rest.slice(1) : rest);
+      else take(flag, nextValue(flag, i++));
+      break;
     }
-    const value = convert(commandPath, flag, raw);
-    if (flag.repeatable) {
-      const list = flags[flag.name] ?? [];
-      list.push(value);
-      flags[flag.name] = list;
-    } else {
-      flags[flag.name] = value;
-    }
+  }
+  if (afterDashes.length) {
+    const target = byName.get(spec.afterDoubleDash);
+    if (!target) throw new Error(`afterDoubleDash names no flag: ${spec.afterDoubleDash}`);
+    for (const word of afterDashes) take(target, word);
+  }
+  const positionals = assignPositionals(commandPath, positionalSpecs, loose, flagSpecs);
+  for (const positional of positionalSpecs) {
+    if (!positional.into) continue;
+    const target = byName.get(positional.into);
+    if (!target) throw new Error(`positional ${positional.name} lands in no flag: ${positional.into}`);
+    const value = positionals[positional.name];
+    for (const word of Array.isArray(value) ? value : value === void 0 ? [] : [
+      value
+    ]) take(target, word);
+    delete positionals[positional.name];
   }
   for (const flag of flagSpecs) {
     if (flags[flag.name] !== void 0) continue;
@@ -346,9 +389,12 @@ function parseArgs(commandPath, spec, words) {
     help: false,
     args: {
       flags,
-      positionals: assignPositionals(commandPath, positionalSpecs, loose, flagSpecs)
+      positionals
     }
   };
+}
+function flagList(flagSpecs) {
+  return flagSpecs.filter((f) => !f.compat).map((f) => `--${f.name}`).join(", ");
 }
 function assignPositionals(commandPath, specs, words, flagSpecs) {
   const out = {};
@@ -568,6 +614,60 @@ function isGroup(node) {
 
 // core/registry.ts
 var HELP_COMMAND = "help";
+var HOST_TOOLS = /* @__PURE__ */ new Set([
+  "cat",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "awk",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "wc",
+  "echo",
+  "printf",
+  "mkdir",
+  "rmdir",
+  "rm",
+  "cp",
+  "mv",
+  "touch",
+  "chmod",
+  "ln",
+  "pwd",
+  "cd",
+  "tree",
+  "diff",
+  "sort",
+  "uniq",
+  "bash",
+  "sh",
+  "zsh",
+  "python",
+  "python3",
+  "node",
+  "deno",
+  "npm",
+  "npx",
+  "pip",
+  "curl",
+  "wget",
+  "make",
+  "sudo",
+  "vim",
+  "vi",
+  "nano",
+  "code",
+  "open",
+  "stat",
+  "file",
+  "xargs",
+  "tee",
+  "jq"
+]);
 var Registry = class {
   #loaders;
   #cache = /* @__PURE__ */ new Map();
@@ -596,6 +696,17 @@ var Registry = class {
   async loadAll() {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
+  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
+  async #insteadOf(name) {
+    for (const spec of await this.loadAll()) {
+      const instead = spec.replaces?.[name] ?? spec.replaces?.[name.toLowerCase()];
+      if (instead) return ` ${instead}`;
+    }
+    if (HOST_TOOLS.has(name)) {
+      return " pterm has no shell and runs no other program: reading, listing and searching files belong to your host's file tools, not to terminal_exec.";
+    }
+    return didYouMean(name, this.names());
+  }
   /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
@@ -615,18 +726,28 @@ var Registry = class {
       ]);
     }
     if (!this.has(first)) {
-      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${didYouMean(first, this.names())} The commands are: ${this.names().join(", ")}.`, {
+      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first)} The commands are: ${this.names().join(", ")}.`, {
         helpFor: HELP_COMMAND
       });
     }
     const spec = await this.load(first);
+    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
     let node = spec;
     const path = [
       first
     ];
     let index = 1;
     while (isGroup(node)) {
-      const word = words[index];
+      let word = words[index];
+      const fallback = node.defaultSubcommand;
+      if (fallback && (word === void 0 || word.startsWith("-") && word !== "--help" && word !== "-h")) {
+        words = [
+          ...words.slice(0, index),
+          fallback,
+          ...words.slice(index)
+        ];
+        word = fallback;
+      }
       if (word === void 0 || word === "--help" || word === "-h") {
         if (word === void 0) {
           throw new PtermError("InvalidArgs", `\`${path.join(" ")}\` needs a subcommand: ${node.subcommands.map((s) => s.name).join(", ")}.`, {
@@ -643,6 +764,12 @@ var Registry = class {
       const next = node.subcommands.find((s) => s.name === word);
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
+        const instead = node.unavailable?.[word];
+        if (instead !== void 0) {
+          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
+            helpFor: path.join(" ")
+          });
+        }
         throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.`, {
           helpFor: path.join(" ")
         });
@@ -1523,7 +1650,17 @@ async function execute(kernel, input) {
   try {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    const words = tokenize(input.line);
+    let words;
+    try {
+      words = tokenize(input.line);
+    } catch (error) {
+      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+        const { hintForRefusedLine } = await lazyImport(new URL("./line_hints.ts", new URL("./core/runtime.ts", import.meta.url).href));
+        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
+        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+      }
+      throw error;
+    }
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);

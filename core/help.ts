@@ -14,7 +14,9 @@ function flagUsage(flag: FlagSpec): string {
 /** One-line usage of a leaf: `git commit --repo <path> --message <text> [--allow-empty]`. */
 export function leafUsage(path: readonly string[], leaf: LeafSpec): string {
   const parts = [path.join(" ")];
-  const flags = [...(leaf.flags ?? [])].sort((a, b) => Number(b.required ?? false) - Number(a.required ?? false));
+  const flags = [...(leaf.flags ?? [])].filter((f) => !f.compat).sort((a, b) =>
+    Number(b.required ?? false) - Number(a.required ?? false)
+  );
   for (const flag of flags) parts.push(flagUsage(flag));
   for (const p of leaf.positionals ?? []) {
     const inner = p.variadic ? `${p.name}...` : p.name;
@@ -34,6 +36,7 @@ function flagLines(flags: readonly FlagSpec[]): string[] {
     if (flag.default !== undefined && flag.type !== "boolean") notes.push(`default: ${flag.default}`);
     if (flag.min !== undefined || flag.max !== undefined) notes.push(`range: ${flag.min ?? "…"}..${flag.max ?? "…"}`);
     if (flag.path) notes.push(`path under the root, ${flag.path === "write" ? "written" : "read"}`);
+    if (flag.aliases?.length) notes.push(`also ${flag.aliases.map((a) => `--${a}`).join(", ")}`);
     return { label, text: flag.description + (notes.length ? ` (${notes.join("; ")})` : "") };
   });
   const width = Math.min(30, Math.max(...rows.map((r) => r.label.length), 0) + 2);
@@ -65,10 +68,19 @@ export function renderHelp(path: readonly string[], node: CommandNode): HelpDocu
     const width = Math.max(...subcommands.map((s) => s.name.length)) + 2;
     lines.push("Subcommands:", ...subcommands.map((s) => `  ${s.name.padEnd(width)}${s.summary}`), "");
     lines.push(`Run \`${path.join(" ")} <subcommand> --help\` for the flags of each.`, "");
+    if (node.unavailable) {
+      lines.push(
+        `Not in pterm (each names what to run instead): ${Object.keys(node.unavailable).join(", ")}.`,
+        "",
+      );
+    }
   } else {
     usage.push(leafUsage(path, node));
     lines.push(`Usage: ${usage[0]}`, "");
-    if (node.flags?.length) lines.push("Flags:", ...flagLines(node.flags), "");
+    const canonical = (node.flags ?? []).filter((f) => !f.compat);
+    const compat = (node.flags ?? []).filter((f) => f.compat);
+    if (canonical.length) lines.push("Flags:", ...flagLines(canonical), "");
+    if (compat.length) lines.push("Also accepted (real git's spellings):", ...flagLines(compat), "");
     if (node.positionals?.length) {
       lines.push(
         "Arguments:",
@@ -76,6 +88,7 @@ export function renderHelp(path: readonly string[], node: CommandNode): HelpDocu
         "",
       );
     }
+    if (node.afterDoubleDash) lines.push(`Words after \`--\` are taken as --${node.afterDoubleDash} values.`, "");
     if (node.stdin) {
       const when = node.stdin.mode === "always"
         ? "always"

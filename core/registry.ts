@@ -29,6 +29,62 @@ export type Resolution =
     readonly path: readonly string[];
   };
 
+/** Programs a model reaches for out of habit; none of them exists here, and pterm never runs one. */
+const HOST_TOOLS = new Set([
+  "cat",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "awk",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "wc",
+  "echo",
+  "printf",
+  "mkdir",
+  "rmdir",
+  "rm",
+  "cp",
+  "mv",
+  "touch",
+  "chmod",
+  "ln",
+  "pwd",
+  "cd",
+  "tree",
+  "diff",
+  "sort",
+  "uniq",
+  "bash",
+  "sh",
+  "zsh",
+  "python",
+  "python3",
+  "node",
+  "deno",
+  "npm",
+  "npx",
+  "pip",
+  "curl",
+  "wget",
+  "make",
+  "sudo",
+  "vim",
+  "vi",
+  "nano",
+  "code",
+  "open",
+  "stat",
+  "file",
+  "xargs",
+  "tee",
+  "jq",
+]);
+
 export class Registry {
   readonly #loaders: CommandLoaders;
   readonly #cache = new Map<string, CommandSpec>();
@@ -60,6 +116,19 @@ export class Registry {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
 
+  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
+  async #insteadOf(name: string): Promise<string> {
+    for (const spec of await this.loadAll()) {
+      const instead = spec.replaces?.[name] ?? spec.replaces?.[name.toLowerCase()];
+      if (instead) return ` ${instead}`;
+    }
+    if (HOST_TOOLS.has(name)) {
+      return " pterm has no shell and runs no other program: reading, listing and searching files belong to " +
+        "your host's file tools, not to terminal_exec.";
+    }
+    return didYouMean(name, this.names());
+  }
+
   /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
@@ -73,17 +142,25 @@ export class Registry {
     if (!this.has(first)) {
       throw new PtermError(
         "UnknownCommand",
-        `\`${first}\` is not a pterm command.${didYouMean(first, this.names())} ` +
+        `\`${first}\` is not a pterm command.${await this.#insteadOf(first)} ` +
           `The commands are: ${this.names().join(", ")}.`,
         { helpFor: HELP_COMMAND },
       );
     }
     const spec = await this.load(first);
+    // The real tool's options before the subcommand (`git -C dir …`) become pterm's words first.
+    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
     let node: CommandNode = spec;
     const path = [first];
     let index = 1;
     while (isGroup(node)) {
-      const word = words[index];
+      let word = words[index];
+      const fallback = node.defaultSubcommand;
+      if (fallback && (word === undefined || (word.startsWith("-") && word !== "--help" && word !== "-h"))) {
+        // `git stash` and `git stash -m x` mean `git stash push …`, as in git.
+        words = [...words.slice(0, index), fallback, ...words.slice(index)];
+        word = fallback;
+      }
       if (word === undefined || word === "--help" || word === "-h") {
         if (word === undefined) {
           throw new PtermError(
@@ -97,6 +174,12 @@ export class Registry {
       const next: CommandNode | undefined = node.subcommands.find((s) => s.name === word);
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
+        const instead = node.unavailable?.[word];
+        if (instead !== undefined) {
+          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
+            helpFor: path.join(" "),
+          });
+        }
         throw new PtermError(
           "UnknownCommand",
           `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} ` +

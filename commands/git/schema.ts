@@ -7,6 +7,11 @@ export const gitConfigSchema = z.strictObject({
     name: z.string().min(1).describe("Author and committer name of commits and tags pterm makes."),
     email: z.string().describe("Their email."),
   }).optional().describe("Default author (else pterm <pterm@localhost>)."),
+  default_repo: z.string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), {
+    message: "must be a folder relative to the workspace root, without `..`",
+  }).optional().describe(
+    "The repository (relative to the workspace root) a git call means when it gives no --repo and the root is not one.",
+  ),
 });
 
 const base = <C extends string>(command: C) => ({
@@ -103,13 +108,18 @@ export const resultSchemas = {
     branch: z.string().nullable(),
     parents: z.array(oid),
     subject: z.string(),
+    amended: z.boolean().describe("true for --amend: the commit replaced the previous HEAD commit."),
+    warnings: z.array(z.string()).describe("What the call did that may not be what was meant (a literal \\n)."),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
   branch: z.strictObject({
     ...base("git branch"),
-    action: z.enum(["list", "create", "delete", "rename"]),
+    action: z.enum(["list", "create", "delete", "rename", "show-current"]),
     current: z.string().nullable(),
     branches: z.array(z.strictObject({ name: z.string(), commit: oid, current: z.boolean() })),
+    remote_branches: z.array(z.strictObject({ name: z.string(), commit: oid })).optional().describe(
+      "With --all: remote-tracking branches (remotes/<remote>/<branch>).",
+    ),
     name: z.string().nullable(),
     commit: oid.nullable(),
   }),
@@ -122,13 +132,55 @@ export const resultSchemas = {
     truncated: z.boolean(),
     withheld: paths,
   }),
-  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
-  show: z.strictObject({
-    ...base("git show"),
-    commit: commitSchema,
-    tag: tagInfo.nullable(),
-    ...diffFields,
+  switch: z.strictObject({
+    ...base("git switch"),
+    action: z.enum(["switch", "create", "detach"]),
+    branch: z.string().nullable(),
+    head: oid.nullable(),
+    changed_paths: paths,
+    truncated: z.boolean(),
+    withheld: paths,
   }),
+  restore: z.strictObject({
+    ...base("git restore"),
+    staged: z.boolean().describe("The index was restored (unstaged)."),
+    worktree: z.boolean().describe("The work tree was restored."),
+    source: z.string().nullable(),
+    changed_paths: paths,
+    truncated: z.boolean(),
+    withheld: paths,
+  }),
+  "rev-parse": z.strictObject({ ...base("git rev-parse"), values: z.array(z.string()) }),
+  "ls-files": z.strictObject({
+    ...base("git ls-files"),
+    which: z.enum(["cached", "others", "modified", "deleted"]),
+    files: z.array(z.strictObject({
+      path: z.string(),
+      mode: z.string().optional(),
+      oid: oid.optional(),
+      stage: z.number().int().optional(),
+    })),
+    truncated: z.boolean(),
+  }),
+  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
+  show: z.union([
+    z.strictObject({
+      ...base("git show"),
+      commit: commitSchema,
+      tag: tagInfo.nullable(),
+      ...diffFields,
+    }),
+    z.strictObject({
+      ...base("git show"),
+      rev: z.string().describe("`<rev>:<path>` as given."),
+      path: z.string(),
+      object_id: oid,
+      type: z.enum(["blob", "tree"]),
+      entries: z.array(z.string()).nullable().describe("For a folder: its entries (folders end in /)."),
+      binary: z.boolean(),
+      content_artifact: z.string().nullable().describe("The file's bytes, when binary or too long for stdout."),
+    }),
+  ]),
   reset: z.strictObject({
     ...base("git reset"),
     mode: z.enum(["soft", "mixed", "hard", "paths"]),

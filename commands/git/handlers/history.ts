@@ -2,10 +2,19 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { diffFlags, showFlags } from "../spec.ts";
-import { changesBetween, type FileChange, renderDiff, type RenderedDiff, renderStat } from "../lib/diff.ts";
+import type { diffFlags, logFlags, showFlags } from "../spec.ts";
+import {
+  changesBetween,
+  type DiffFile,
+  type FileChange,
+  renderDiff,
+  type RenderedDiff,
+  renderStat,
+} from "../lib/diff.ts";
+import { mergeBases } from "../lib/merge.ts";
+import { parseTree } from "../lib/objects.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
-import { describeCommit, readCommit } from "../lib/log.ts";
+import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
 import { readHead } from "../lib/refs.ts";
@@ -13,8 +22,8 @@ import { peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts
 import type { Repo } from "../lib/repo.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
-import { lstatTracked, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
-import { bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
+import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
 
 function indexFlat(index: Index): Map<string, FlatEntry> {
   const out = new Map<string, FlatEntry>();
@@ -84,21 +93,34 @@ function filterChanges(
   return { kept, withheld: withheld.sort() };
 }
 
+const STATUS_LETTER: Record<DiffFile["status"], string> = { added: "A", modified: "M", deleted: "D", typechange: "T" };
+
+type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolean; "no-patch"?: boolean };
+
+/** The text of a diff in the form the flags ask for (patch, stat, names). */
+function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPatch: boolean } {
+  const lines = (f: (file: DiffFile) => string) =>
+    rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
+  if (flags["no-patch"]) return { text: "", isPatch: false };
+  if (flags["name-only"]) return { text: lines((f) => f.path), isPatch: false };
+  if (flags["name-status"]) return { text: lines((f) => `${STATUS_LETTER[f.status]}\t${f.path}`), isPatch: false };
+  if (flags.stat) return { text: renderStat(rendered.files, rendered.additions, rendered.deletions), isPatch: false };
+  return { text: rendered.patch, isPatch: true };
+}
+
 async function emit(
   // deno-lint-ignore no-explicit-any
   ctx: CommandContext<any, any>,
   rendered: RenderedDiff,
-  flags: { stat?: boolean; "name-only"?: boolean },
+  flags: ViewFlags,
   prefix = "",
 ) {
   const stat = renderStat(rendered.files, rendered.additions, rendered.deletions);
-  let text: string;
-  if (flags["name-only"]) text = rendered.files.map((f) => f.path).join("\n") + (rendered.files.length ? "\n" : "");
-  else if (flags.stat) text = stat;
-  else text = rendered.patch;
+  const view = viewOf(rendered, flags);
+  let text = view.text;
   let artifact: string | null = null;
   const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
-  if (!flags["name-only"] && !flags.stat && text.length > budget) {
+  if (view.isPatch && text.length > budget) {
     const ref = await ctx.artifacts.save("diff.patch", rendered.patch, {
       mime: "text/x-diff",
       description: "the full patch (git apply can read it)",
@@ -106,7 +128,7 @@ async function emit(
     artifact = ref.path;
     text = `${stat}\nThe patch is ${rendered.patch.length} bytes; it is in the artifact ${ref.path}.\n`;
   }
-  ctx.stdout.write(prefix + (text || "No differences.\n"));
+  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
   return {
     files: listed.items,
@@ -117,15 +139,37 @@ async function emit(
   };
 }
 
-export const diff: Handler<
-  typeof diffFlags,
-  readonly [{ name: "from"; description: string }, { name: "to"; description: string }]
-> = async (ctx) => {
+/** The two sides `a..b` or `a...b` (the merge base of a and b, then b) name; an empty end is HEAD. */
+async function rangeEnds(repo: Repo, word: string): Promise<[string, string] | null> {
+  const range = word.includes(":") ? null : word.match(/^(.*?)(\.\.\.?)(.*)$/);
+  if (!range) return null;
+  const from = range[1] || "HEAD";
+  const to = range[3] || "HEAD";
+  if (range[2] === "..") return [from, to];
+  const bases = await mergeBases(repo, await resolveCommit(repo, from), await resolveCommit(repo, to));
+  if (bases.length === 0) {
+    throw new PtermError(
+      "NotFound",
+      `\`${from}\` and \`${to}\` have no common ancestor, so \`${word}\` names nothing.`,
+    );
+  }
+  return [bases[0], to];
+}
+
+export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
-  const scope = userPaths(ctx.flags.path);
-  const staged = ctx.flags.staged || ctx.flags.cached;
-  const from = ctx.positionals.from;
-  const to = ctx.positionals.to;
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 2);
+  const scope = userPaths([...ctx.flags.path, ...split.paths]);
+  const staged = ctx.flags.staged;
+  let [from, to] = split.revs as (string | undefined)[];
+  if (from !== undefined && to === undefined) {
+    const ends = await rangeEnds(repo, from);
+    if (ends) [from, to] = ends;
+  } else if (from !== undefined && (await rangeEnds(repo, from) || (to && await rangeEnds(repo, to)))) {
+    throw new PtermError("InvalidArgs", "give either two commits or one `a..b` range, not both.");
+  }
   const index = readIndexFile(repo.gitdir);
   let changes: FileChange[];
   let labels: [string, string];
@@ -155,9 +199,121 @@ export const diff: Handler<
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
 };
 
+/** `git show <rev>:<path>`: the file (or folder listing) at that commit. */
+async function showPath(
+  // deno-lint-ignore no-explicit-any
+  ctx: CommandContext<any, any>,
+  repo: Repo,
+  policy: PathPolicy,
+  rel: string,
+  rev: string,
+) {
+  const colon = rev.indexOf(":");
+  const path = normalizeUserPath(rev.slice(colon + 1));
+  if (path !== "" && policy.hidden(path)) {
+    throw new PtermError("SecretPathDenied", `${path} is a secret path; git in pterm never prints its content.`);
+  }
+  const oid = await resolveRevision(repo, rev);
+  const object = await repo.objects.read(oid);
+  if (object.type === "tree") {
+    const names = parseTree(object.content).map((e) => e.mode === "40000" ? `${e.name}/` : e.name);
+    ctx.stdout.write(names.join("\n") + (names.length ? "\n" : ""));
+    return {
+      repo_path: rel,
+      rev,
+      path,
+      object_id: oid,
+      type: "tree",
+      entries: names,
+      binary: false,
+      content_artifact: null,
+    };
+  }
+  if (object.type !== "blob") {
+    throw new PtermError("InvalidArgs", `\`${rev}\` is a ${object.type}, not a file.`);
+  }
+  const binary = object.content.subarray(0, 8000).includes(0);
+  const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  let artifact: string | null = null;
+  if (binary || object.content.length > budget) {
+    const name = path.split("/").pop() || "file";
+    const ref = await ctx.artifacts.save(name, object.content, {
+      mime: binary ? "application/octet-stream" : "text/plain",
+      description: `${path} at ${rev.slice(0, colon) || "the index"}`,
+    });
+    artifact = ref.path;
+  }
+  if (binary) {
+    ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.\n`);
+  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  return {
+    repo_path: rel,
+    rev,
+    path,
+    object_id: oid,
+    type: "blob",
+    entries: null,
+    binary,
+    content_artifact: artifact,
+  };
+}
+
+export const log: Handler<typeof logFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+  if (split.revs.length && ctx.flags.ref !== undefined) {
+    throw new PtermError("InvalidArgs", `give the revision once: --ref ${ctx.flags.ref} or \`${split.revs[0]}\`.`);
+  }
+  const ref = split.revs[0] ?? ctx.flags.ref ?? "HEAD";
+  if (ref === "HEAD" && !readHead(repo).oid) {
+    ctx.stdout.write("No commits yet.\n");
+    return { repo_path: rel, commits: [] };
+  }
+  const ends = await rangeEnds(repo, ref);
+  const start = await resolveCommit(repo, ends ? ends[1] : ref);
+  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
+  const paths = userPaths([...ctx.flags.path, ...split.paths]);
+  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide);
+  const withDiff = ctx.flags.stat || ctx.flags.patch;
+  const blocks: string[] = [];
+  for (const c of commits) {
+    const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
+    if (!withDiff) {
+      blocks.push(line);
+      continue;
+    }
+    const commit = await readCommit(repo, c.id);
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    const { kept } = filterChanges(changes, paths, policy);
+    const rendered = await renderDiff(repo, kept);
+    const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
+    blocks.push(
+      `${line}\n${
+        ctx.flags.stat && ctx.flags.patch ? renderStat(rendered.files, rendered.additions, rendered.deletions) : ""
+      }${view.text}`,
+    );
+  }
+  const text = blocks.join(withDiff ? "\n" : "\n") + "\n";
+  const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  if (withDiff && text.length > budget) {
+    const saved = await ctx.artifacts.save("log.txt", text, { mime: "text/plain", description: "the full log" });
+    ctx.stdout.write(
+      commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
+        `\nThe log with ${
+          ctx.flags.patch ? "patches" : "diffstats"
+        } is ${text.length} bytes; it is in the artifact ${saved.path}.\n`,
+    );
+  } else ctx.stdout.write(text);
+  return { repo_path: rel, commits };
+};
+
 export const show: Handler<typeof showFlags, readonly [{ name: "rev"; description: string }]> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const rev = ctx.positionals.rev ?? "HEAD";
+  if (rev.includes(":")) return await showPath(ctx, repo, policy, rel, rev);
   const object = await resolveRevision(repo, rev);
   const peeled = await peel(repo, object);
   let tag = null;

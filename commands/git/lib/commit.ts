@@ -44,6 +44,11 @@ export interface CommitOptions {
   readonly extraParents?: readonly string[];
   /** Reflog verb, e.g. "commit", "merge B: Merge made by ...". */
   readonly reflogMessage?: string;
+  /**
+   * Replace HEAD's commit instead of adding one (git commit --amend): its parents are kept, and so
+   * is its author unless `keepAuthor` is false (an explicit --author); the committer is now.
+   */
+  readonly amend?: { readonly keepAuthor: boolean };
 }
 
 /** Commits `index` (of a held lock) on HEAD; NothingToCommit when it equals HEAD's tree (unless allowed). */
@@ -54,28 +59,49 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
   }
   const head = readHead(repo);
   const mergeHeads = options.extraParents ?? readMergeHeads(repo);
+  const amended = options.amend && head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")) : null;
+  if (options.amend && !amended) {
+    throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one with `git commit`.");
+  }
+  if (amended && mergeHeads.length) {
+    throw new PtermError(
+      "UncommittedChanges",
+      "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.",
+    );
+  }
   const tree = await writeTreeFromIndex(repo, index);
   // The cache tree was refreshed; write it back with the commit.
   index.dirty = true;
-  const parents = head.oid ? [head.oid, ...mergeHeads] : [...mergeHeads];
+  const parents = amended ? [...amended.parents] : head.oid ? [head.oid, ...mergeHeads] : [...mergeHeads];
   if (!options.allowEmpty && mergeHeads.length === 0) {
-    const parentTree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
-    const empty = parentTree ? parentTree === tree : index.entries.size === 0;
+    // Amending compares with the amended commit's parent, as git does ("would make it empty").
+    const base = amended ? amended.parents[0] : head.oid;
+    const parentTree = base ? parseCommit(await repo.objects.readTyped(base, "commit")).tree : null;
+    const empty = parentTree ? parentTree === tree : index.entries.size === 0 && !amended;
     if (empty) {
       throw new PtermError(
         "NothingToCommit",
-        "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), " +
-          "or pass --allow-empty.",
+        amended
+          ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway."
+          : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), " +
+            "or pass --allow-empty.",
       );
     }
   }
   const signature = signatureNow(options.author);
+  const author = amended && options.amend?.keepAuthor ? amended.author : signature;
   const oid = await repo.objects.write(
     "commit",
-    serializeCommit({ tree, parents, author: signature, committer: signature, message }),
+    serializeCommit({ tree, parents, author, committer: signature, message }),
   );
   const subject = splitMessage(message).subject;
-  const verb = parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : "commit";
+  const verb = amended
+    ? "commit (amend)"
+    : parents.length === 0
+    ? "commit (initial)"
+    : parents.length > 1
+    ? "commit (merge)"
+    : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,
