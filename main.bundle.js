@@ -170,9 +170,10 @@ var PtermError = class _PtermError extends Error {
   }
 };
 function formatFailure(message, helpCommand) {
+  const hint = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
   return `[Error] ${message}
 
-Hint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+Hint: ${hint}`;
 }
 
 // core/suggest.ts
@@ -612,6 +613,123 @@ function isGroup(node) {
   return node.subcommands !== void 0;
 }
 
+// core/grammar.ts
+var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
+  ";",
+  "|",
+  "&",
+  ">",
+  "<",
+  "`",
+  "*",
+  "?",
+  "[",
+  "]"
+]);
+var DESCRIPTIONS = {
+  ";": "a command separator",
+  "|": "a pipe",
+  "&": "a background or `&&` operator",
+  ">": "a redirection",
+  "<": "a redirection",
+  "`": "command substitution",
+  "$(": "command substitution",
+  "${": "variable expansion",
+  "*": "a glob",
+  "?": "a glob",
+  "[": "a glob",
+  "]": "a glob",
+  "~": "home-directory expansion"
+};
+function refuse(what, column) {
+  const description = DESCRIPTIONS[what] ?? "shell syntax";
+  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
+}
+var LINE_BREAKS = /* @__PURE__ */ new Set([
+  "\n",
+  "\r",
+  "\v",
+  "\f",
+  "\x85",
+  "\u2028",
+  "\u2029"
+]);
+function tokenize(line) {
+  for (let i2 = 0; i2 < line.length; i2++) {
+    const ch = line[i2];
+    if (LINE_BREAKS.has(ch)) {
+      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
+    }
+    if (ch === "\0") {
+      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
+    }
+  }
+  const words = [];
+  let current = "";
+  let inWord = false;
+  let i = 0;
+  while (i < line.length) {
+    const ch = line[i];
+    if (ch === " " || ch === "	") {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) {
+        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
+      }
+      current += line.slice(i + 1, end);
+      inWord = true;
+      i = end + 1;
+      continue;
+    }
+    if (ch === '"') {
+      let j = i + 1;
+      let closed = false;
+      while (j < line.length) {
+        const c = line[j];
+        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
+          current += line[j + 1];
+          j += 2;
+          continue;
+        }
+        if (c === '"') {
+          closed = true;
+          break;
+        }
+        current += c;
+        j++;
+      }
+      if (!closed) {
+        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
+      }
+      inWord = true;
+      i = j + 1;
+      continue;
+    }
+    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
+    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
+    if (ch === "~" && !inWord) refuse("~", i + 1);
+    current += ch;
+    inWord = true;
+    i++;
+  }
+  if (inWord) words.push(current);
+  if (words.length === 0) {
+    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
+  }
+  return words;
+}
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 // core/registry.ts
 var HELP_COMMAND = "help";
 var HOST_TOOLS = /* @__PURE__ */ new Set([
@@ -696,11 +814,22 @@ var Registry = class {
   async loadAll() {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
-  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
-  async #insteadOf(name) {
+  /**
+   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
+   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
+   * is not a flag), a host tool, or a near name.
+   */
+  async #insteadOf(name, args) {
+    const file = args.find((a) => !a.startsWith("-") || a === "-");
+    const lower = name.toLowerCase();
     for (const spec of await this.loadAll()) {
-      const instead = spec.replaces?.[name] ?? spec.replaces?.[name.toLowerCase()];
-      if (instead) return ` ${instead}`;
+      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
+        const [tool, pattern] = key.split(" ");
+        if (tool !== lower) continue;
+        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
+        if (text.includes("{1}") && (file === void 0 || file === "-")) continue;
+        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+      }
     }
     if (HOST_TOOLS.has(name)) {
       return " pterm has no shell and runs no other program: reading, listing and searching files belong to your host's file tools, not to terminal_exec.";
@@ -726,7 +855,7 @@ var Registry = class {
       ]);
     }
     if (!this.has(first)) {
-      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first)} The commands are: ${this.names().join(", ")}.`, {
+      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} The commands are: ${this.names().join(", ")}.`, {
         helpFor: HELP_COMMAND
       });
     }
@@ -1103,118 +1232,6 @@ async function loadConfig(root, registry, version = "dev") {
   } catch {
   }
   return config;
-}
-
-// core/grammar.ts
-var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
-  ";",
-  "|",
-  "&",
-  ">",
-  "<",
-  "`",
-  "*",
-  "?",
-  "[",
-  "]"
-]);
-var DESCRIPTIONS = {
-  ";": "a command separator",
-  "|": "a pipe",
-  "&": "a background or `&&` operator",
-  ">": "a redirection",
-  "<": "a redirection",
-  "`": "command substitution",
-  "$(": "command substitution",
-  "${": "variable expansion",
-  "*": "a glob",
-  "?": "a glob",
-  "[": "a glob",
-  "]": "a glob",
-  "~": "home-directory expansion"
-};
-function refuse(what, column) {
-  const description = DESCRIPTIONS[what] ?? "shell syntax";
-  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
-}
-var LINE_BREAKS = /* @__PURE__ */ new Set([
-  "\n",
-  "\r",
-  "\v",
-  "\f",
-  "\x85",
-  "\u2028",
-  "\u2029"
-]);
-function tokenize(line) {
-  for (let i2 = 0; i2 < line.length; i2++) {
-    const ch = line[i2];
-    if (LINE_BREAKS.has(ch)) {
-      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
-    }
-    if (ch === "\0") {
-      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
-    }
-  }
-  const words = [];
-  let current = "";
-  let inWord = false;
-  let i = 0;
-  while (i < line.length) {
-    const ch = line[i];
-    if (ch === " " || ch === "	") {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    if (ch === "'") {
-      const end = line.indexOf("'", i + 1);
-      if (end < 0) {
-        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
-      }
-      current += line.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (ch === '"') {
-      let j = i + 1;
-      let closed = false;
-      while (j < line.length) {
-        const c = line[j];
-        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
-          current += line[j + 1];
-          j += 2;
-          continue;
-        }
-        if (c === '"') {
-          closed = true;
-          break;
-        }
-        current += c;
-        j++;
-      }
-      if (!closed) {
-        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
-      }
-      inWord = true;
-      i = j + 1;
-      continue;
-    }
-    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
-    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
-    if (ch === "~" && !inWord) refuse("~", i + 1);
-    current += ch;
-    inWord = true;
-    i++;
-  }
-  if (inWord) words.push(current);
-  if (words.length === 0) {
-    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
-  }
-  return words;
 }
 
 // core/sandbox.ts

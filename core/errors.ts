@@ -122,5 +122,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /** The stderr text of every failure: the message, a blank line, and the `--help` hint (seed 001). */
 export function formatFailure(message: string, helpCommand: string): string {
-  return `[Error] ${message}\n\nHint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  const hint = helpCommand === "help"
+    ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying."
+    : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  return `[Error] ${message}\n\nHint: ${hint}`;
 }

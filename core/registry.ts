@@ -6,6 +6,7 @@
 import { type CommandNode, type CommandSpec, isGroup, type LeafSpec } from "./declaration.ts";
 import { PtermError } from "./errors.ts";
 import { didYouMean } from "./suggest.ts";
+import { quoteWord } from "./grammar.ts";
 
 export type CommandLoaders = Readonly<Record<string, () => Promise<CommandSpec>>>;
 
@@ -116,11 +117,22 @@ export class Registry {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
 
-  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
-  async #insteadOf(name: string): Promise<string> {
+  /**
+   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
+   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
+   * is not a flag), a host tool, or a near name.
+   */
+  async #insteadOf(name: string, args: readonly string[]): Promise<string> {
+    const file = args.find((a) => !a.startsWith("-") || a === "-");
+    const lower = name.toLowerCase();
     for (const spec of await this.loadAll()) {
-      const instead = spec.replaces?.[name] ?? spec.replaces?.[name.toLowerCase()];
-      if (instead) return ` ${instead}`;
+      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
+        const [tool, pattern] = key.split(" ");
+        if (tool !== lower) continue;
+        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
+        if (text.includes("{1}") && (file === undefined || file === "-")) continue;
+        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+      }
     }
     if (HOST_TOOLS.has(name)) {
       return " pterm has no shell and runs no other program: reading, listing and searching files belong to " +
@@ -142,7 +154,7 @@ export class Registry {
     if (!this.has(first)) {
       throw new PtermError(
         "UnknownCommand",
-        `\`${first}\` is not a pterm command.${await this.#insteadOf(first)} ` +
+        `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} ` +
           `The commands are: ${this.names().join(", ")}.`,
         { helpFor: HELP_COMMAND },
       );

@@ -150,6 +150,28 @@ export const resultSchemas = {
     truncated: z.boolean(),
     withheld: paths,
   }),
+  "cherry-pick": z.strictObject({
+    ...base("git cherry-pick"),
+    picked: oid,
+    commit_id: oid.nullable().describe("null with --no-commit (or when it conflicted)."),
+    changed_paths: paths,
+    conflicts: paths,
+  }),
+  clean: z.strictObject({
+    ...base("git clean"),
+    dry_run: z.boolean(),
+    removed: paths.describe("Deleted (or, with --dry-run, what would be)."),
+    withheld: paths.describe("Untracked secret paths (.env*, secrets/): never deleted by pterm."),
+    truncated: z.boolean(),
+  }),
+  grep: z.strictObject({
+    ...base("git grep"),
+    pattern: z.string(),
+    matched: z.boolean().describe("false when no line matched (git grep exits 1 then; pterm reports it here)."),
+    files: z.array(z.strictObject({ path: z.string(), count: z.number().int() })),
+    matches: z.array(z.strictObject({ path: z.string(), line: z.number().int(), text: z.string() })),
+    truncated: z.boolean().describe("matches lists only the first 5,000."),
+  }),
   "rev-parse": z.strictObject({ ...base("git rev-parse"), values: z.array(z.string()) }),
   "ls-files": z.strictObject({
     ...base("git ls-files"),

@@ -64,12 +64,14 @@ const schema = (name: string) => async () => ((await loadSchemas()).resultSchema
  */
 const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log"],
+  history: ["diff", "show", "log", "grep"],
   change: [
     "branch",
     "checkout",
     "switchHandler",
     "restore",
+    "cherryPick",
+    "clean",
     "reset",
     "rm",
     "mv",
@@ -245,6 +247,43 @@ export const logFlags = [
   },
   { name: "stat", type: "boolean", description: "Add each commit's diffstat." },
   { name: "patch", short: "p", type: "boolean", description: "Add each commit's patch (as git log -p)." },
+  {
+    name: "all",
+    type: "boolean",
+    description: "Start from every branch, tag and remote-tracking branch, not only HEAD.",
+  },
+  {
+    name: "since",
+    aliases: ["after"],
+    type: "string",
+    valueName: "date",
+    description: "Only commits made at or after this date (2026-01-31, `2 weeks ago`, yesterday, @<unix seconds>).",
+  },
+  {
+    name: "until",
+    aliases: ["before"],
+    type: "string",
+    valueName: "date",
+    description: "Only commits made at or before this date (same forms as --since).",
+  },
+  {
+    name: "author",
+    type: "string",
+    valueName: "pattern",
+    description: "Only commits whose author (`Name <email>`) matches this regular expression (as git: basic syntax).",
+  },
+  {
+    name: "grep",
+    type: "string",
+    valueName: "pattern",
+    description: "Only commits whose message matches this regular expression (basic syntax, as git).",
+  },
+  {
+    name: "regexp-ignore-case",
+    short: "i",
+    type: "boolean",
+    description: "--author and --grep ignore case.",
+  },
   compat("oneline", "Accepted: each commit is one line already (`<short id> <date> <author>: <subject>`)."),
   {
     name: "format",
@@ -467,9 +506,75 @@ export const lsFilesFlags = [
   compat("exclude-standard", "Accepted: .gitignore and .git/info/exclude always apply to --others."),
 ] as const satisfies readonly FlagSpec[];
 
+export const grepFlags = [
+  repoFlag("read"),
+  pathFlag("Only search under this path"),
+  {
+    name: "regexp",
+    short: "e",
+    type: "string",
+    valueName: "pattern",
+    description: "The pattern (instead of the first word); useful when it starts with -.",
+  },
+  { name: "line-number", short: "n", type: "boolean", description: "Prefix each line with its line number." },
+  { name: "ignore-case", short: "i", type: "boolean", description: "Ignore case." },
+  { name: "word-regexp", short: "w", type: "boolean", description: "Match whole words only." },
+  { name: "invert-match", short: "v", type: "boolean", description: "Select lines that do not match." },
+  {
+    name: "files-with-matches",
+    short: "l",
+    aliases: ["name-only"],
+    type: "boolean",
+    description: "Print only the names of files that match.",
+  },
+  { name: "count", short: "c", type: "boolean", description: "Print each file's number of matching lines." },
+  {
+    name: "extended-regexp",
+    short: "E",
+    type: "boolean",
+    description: "The pattern is an extended regular expression.",
+  },
+  { name: "fixed-strings", short: "F", type: "boolean", description: "The pattern is plain text." },
+  { name: "cached", type: "boolean", description: "Search the staged content (the index) instead of the work tree." },
+  { name: "untracked", type: "boolean", description: "Also search untracked files (not ignored ones)." },
+  compat("no-color", "Accepted: output has no colour."),
+] as const satisfies readonly FlagSpec[];
+
+export const cherryPickFlags = [
+  repoFlag("write"),
+  {
+    name: "no-commit",
+    short: "n",
+    type: "boolean",
+    description: "Apply the change to index and work tree without committing.",
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
+  authorFlag,
+] as const satisfies readonly FlagSpec[];
+
+export const cleanFlags = [
+  repoFlag("write"),
+  pathFlag("Only clean under this path"),
+  {
+    name: "force",
+    short: "f",
+    type: "boolean",
+    description: "Really delete (git requires -f or -n, and so does pterm).",
+  },
+  { name: "dry-run", short: "n", type: "boolean", description: "List what would be deleted; delete nothing." },
+  { name: "directories", short: "d", type: "boolean", description: "Also delete untracked folders." },
+  quiet,
+] as const satisfies readonly FlagSpec[];
+
 export const stashPushFlags = [
   repoFlag("write"),
   { name: "message", short: "m", type: "string", valueName: "text", description: "A description for the stash entry." },
+  {
+    name: "include-untracked",
+    short: "u",
+    type: "boolean",
+    description: "Also stash untracked files (not ignored ones) and remove them from the work tree.",
+  },
   authorFlag,
   quiet,
 ] as const satisfies readonly FlagSpec[];
@@ -625,12 +730,7 @@ export const gitSpec: CommandSpec = {
     (await lazyImport<typeof import("./spellings.ts")>(new URL("./spellings.ts", import.meta.url))).gitSpellings,
   unavailable: {
     blame: "A file's history: `git log -- <file>` (or `git log -p -- <file>` with each change).",
-    grep: "Search files with your host's file tools; `git ls-files` lists the tracked ones.",
     rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
-    "cherry-pick":
-      "Take one commit's change as a patch: `git diff <rev>~1 <rev>`, then `patch apply` with it on stdin.",
-    reflog: "`git log` lists HEAD's history; a lost commit is not recoverable through pterm.",
-    clean: "pterm never deletes untracked files in bulk: `git status` lists them; delete them with your file tools.",
     apply: "Apply a diff with `patch apply` (the diff on stdin); check it first with `patch check`.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
@@ -851,6 +951,29 @@ export const gitSpec: CommandSpec = {
       { command: "git merge --repo projects/demo --abort", description: "Give up a conflicted merge." },
       { command: "git merge feature --no-edit", description: "Merge feature, as real git spells it." },
     ], { positionals: [{ name: "commit", into: "branch", description: "Same as --branch." }] }),
+    leaf("cherry-pick", "Apply the change another commit made, as a new commit on HEAD.", cherryPickFlags, [
+      { command: "git cherry-pick feature", description: "Copy the last commit of feature onto the current branch." },
+      { command: "git cherry-pick -n 1a2b3c4", description: "Stage the change without committing." },
+    ], {
+      positionals: [{ name: "commit", required: true, description: "The commit whose change to apply." }],
+      handler: handler("cherry-pick", "cherryPick"),
+    }),
+    leaf("clean", "Delete untracked files (git clean): -n lists them, -f deletes, -d includes folders.", cleanFlags, [
+      { command: "git clean -n", description: "List the untracked files that -f would delete." },
+      { command: "git clean -fd", description: "Delete untracked files and folders (ignored files stay)." },
+    ], { positionals: [pathspec("Only clean under these paths")], afterDoubleDash: "path" }),
+    leaf("grep", "Search the tracked files' lines for a pattern (git grep).", grepFlags, [
+      { command: 'git grep -n "def main"', description: "Lines with their numbers." },
+      { command: "git grep -l TODO -- src", description: "The files under src that mention TODO." },
+      { command: 'git grep -E -i "fixme|todo"', description: "An extended, case-insensitive pattern." },
+    ], {
+      positionals: [{
+        name: "args",
+        variadic: true,
+        description: "The pattern (unless -e gives it), then paths to search under.",
+      }],
+      afterDoubleDash: "path",
+    }),
     leaf("rev-parse", "Print the commit id a revision names, or the current branch or repository.", revParseFlags, [
       { command: "git rev-parse HEAD", description: "The current commit's id." },
       { command: "git rev-parse --abbrev-ref HEAD", description: "The current branch's name." },

@@ -192,4 +192,10 @@ export const patchSpec: CommandSpec = {
     { command: "patch check", description: "Report every problem of a patch without writing", stdin: LINE_EXAMPLE },
   ],
   subcommands: [apply, check, recover],
+  // Other tools' names for applying a patch: the error names patch apply instead (the patch goes in stdin).
+  replaces: {
+    apply_patch:
+      "Patches are applied with `patch apply` (the patch in the call's stdin; `patch check` tries it first).",
+    applypatch: "Patches are applied with `patch apply` (the patch in the call's stdin; `patch check` tries it first).",
+  },
 };

@@ -6,6 +6,8 @@ import { PtermError } from "../../../core/errors.ts";
 import type {
   branchFlags,
   checkoutFlags,
+  cherryPickFlags,
+  cleanFlags,
   mergeFlags,
   mvFlags,
   resetFlags,
@@ -20,6 +22,7 @@ import type {
 import { readCommit } from "../lib/log.ts";
 import {
   abortMerge,
+  cherryPickCommit,
   createBranch,
   createTag,
   deleteBranch,
@@ -38,6 +41,9 @@ import {
 import { checkBranchName, listRefs, readHead, resolveRefOid } from "../lib/refs.ts";
 import { resolveCommit } from "../lib/revparse.ts";
 import { mergeBases } from "../lib/merge.ts";
+import { comparePaths, quoteName } from "../lib/bytes.ts";
+import { worktreeStatus } from "../lib/status.ts";
+import { flattenTree, pathWithin } from "../lib/tree.ts";
 import { movePath, removePaths } from "../lib/rm_mv.ts";
 import { listStash, parseStashRef, stashApply, stashClear, stashDrop, stashPush } from "../lib/stash.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
@@ -277,7 +283,27 @@ export const restore: Handler<typeof restoreFlags> = async (ctx) => {
   const source = ctx.flags.source;
   const result = await withRepoLock(repo, async () => {
     let unstaged: string[] = [];
-    if (staged) unstaged = await resetPaths(repo, loadIndex(repo), source ?? null, specs);
+    if (staged) {
+      // As git: every pathspec must name something the index or the source commit has.
+      const index = loadIndex(repo);
+      const head = readHead(repo).oid;
+      const from = source ?? head;
+      const tree = from
+        ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree)
+        : null;
+      for (const spec of specs) {
+        const known = (path: string) => spec === "" || pathWithin(path, spec);
+        const hit = [...index.entries.keys(), ...index.conflicts.keys()].some(known) ||
+          [...(tree?.keys() ?? [])].some(known);
+        if (!hit) {
+          throw new PtermError(
+            "NotFound",
+            `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`,
+          );
+        }
+      }
+      unstaged = await resetPaths(repo, index, source ?? null, specs);
+    }
     let restored: { changed: string[]; withheld: string[] } = { changed: [], withheld: [] };
     if (worktree) {
       // The work tree comes from --source, else (with --staged) HEAD, else the index, as git restore does.
@@ -375,7 +401,10 @@ export const mv: Handler<typeof mvFlags, Pos<"source" | "destination">> = async 
 export const stashPushHandler: Handler<typeof stashPushFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
-  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message));
+  const result = await withRepoLock(
+    repo,
+    () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"]),
+  );
   if (!result) {
     ctx.stdout.write("No local changes to save.\n");
     return { repo_path: rel, stash: null, commit_id: null, message: null, changed_paths: [] };
@@ -591,4 +620,90 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     : `Merge made: ${outcome.commit_id!.slice(0, 7)}`;
   ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).\n`);
   return { ...fields, outcome: outcome.outcome };
+};
+
+export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const author = authorOf(ctx);
+  const rev = ctx.positionals.commit as string;
+  const result = await withRepoLock(
+    repo,
+    () => cherryPickCommit(repo, loadIndex(repo), policy, rev, { noCommit: ctx.flags["no-commit"], author }),
+  );
+  const fields = { repo_path: rel, ...result };
+  if (result.conflicts.length > 0) {
+    throw new PtermError(
+      "Conflict",
+      `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +
+        "conflict markers. Edit them, `git add` them and `git commit`, or `git reset --hard` to give up.",
+      { result: fields },
+    );
+  }
+  ctx.stdout.write(
+    result.commit_id
+      ? `Picked ${result.picked.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
+      : `Applied the change of ${result.picked.slice(0, 7)} to index and work tree (not committed).\n`,
+  );
+  return fields;
+};
+
+export const clean: Handler<typeof cleanFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const dryRun = ctx.flags["dry-run"];
+  if (!ctx.flags.force && !dryRun) {
+    throw new PtermError(
+      "InvalidArgs",
+      "git clean deletes untracked files, so it needs -f (as git's clean.requireForce): `git clean -n` lists " +
+        "them first, `git clean -f` deletes them (`-fd` folders too).",
+    );
+  }
+  const scope = userPaths(ctx.flags.path);
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    // Folders that hold a tracked file: without -d, git clean leaves wholly untracked folders alone.
+    const trackedDirs = new Set<string>([""]);
+    for (const path of index.entries.keys()) {
+      for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) trackedDirs.add(path.slice(0, i));
+    }
+    const parent = (path: string) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    const removed: string[] = [];
+    const withheld: string[] = [];
+    const emptied = new Set<string>();
+    for (const path of [...(report.untracked ?? [])].sort(comparePaths)) {
+      if (scope.length && !scope.some((s) => s === "" || pathWithin(path, s))) continue;
+      if (!ctx.flags.directories && !trackedDirs.has(parent(path))) continue;
+      if (policy.hidden(path)) {
+        withheld.push(path);
+        continue;
+      }
+      if (!dryRun) await Deno.remove(`${repo.dir}/${path}`);
+      removed.push(path);
+      for (let dir = parent(path); dir && !trackedDirs.has(dir); dir = parent(dir)) emptied.add(dir);
+    }
+    if (!dryRun && ctx.flags.directories) {
+      // Deepest first; a folder that still holds something (an ignored or secret file) stays, as in git.
+      for (const dir of [...emptied].sort((a, b) => b.length - a.length)) {
+        await Deno.remove(`${repo.dir}/${dir}`).catch(() => {});
+      }
+    }
+    return { removed, withheld };
+  });
+  const verb = dryRun ? "Would remove" : "Removing";
+  ctx.stdout.write(
+    result.removed.length
+      ? result.removed.map((p) => `${verb} ${quoteName(p)}`).join("\n") + "\n"
+      : "Nothing to clean.\n",
+  );
+  if (result.withheld.length) {
+    ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).\n`);
+  }
+  const listed = bounded(result.removed);
+  return {
+    repo_path: rel,
+    dry_run: dryRun,
+    removed: listed.items,
+    withheld: result.withheld,
+    truncated: listed.truncated,
+  };
 };

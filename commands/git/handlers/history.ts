@@ -2,7 +2,7 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { diffFlags, logFlags, showFlags } from "../spec.ts";
+import type { diffFlags, grepFlags, logFlags, showFlags } from "../spec.ts";
 import {
   changesBetween,
   type DiffFile,
@@ -17,13 +17,17 @@ import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/i
 import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
-import { readHead } from "../lib/refs.ts";
+import { listRefs, readHead } from "../lib/refs.ts";
+import { parseApproxDate } from "../lib/approxidate.ts";
+import { compilePattern } from "../lib/pattern.ts";
+import type { Commit } from "../lib/objects.ts";
 import { peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
 import type { Repo } from "../lib/repo.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
 import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
+import { quoteName } from "../lib/bytes.ts";
 
 function indexFlat(index: Index): Map<string, FlatEntry> {
   const out = new Map<string, FlatEntry>();
@@ -258,6 +262,49 @@ async function showPath(
   };
 }
 
+/**
+ * Where `log --all` starts, in git's order (every ref by name, then HEAD): commits with equal dates
+ * are listed in the order their starting points were given, so the order matters.
+ */
+async function allStarts(repo: Repo): Promise<string[]> {
+  const refs = [...listRefs(repo, "refs")].filter(([name]) => name !== "refs/stash").sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0
+  );
+  const starts: string[] = [];
+  for (const [, oid] of refs) {
+    try {
+      starts.push(await peelTo(repo, oid, "commit", oid));
+    } catch { /* a tag of a tree or blob leads to no commit */ }
+  }
+  const head = readHead(repo).oid;
+  if (head) starts.push(head);
+  return starts;
+}
+
+/** The commit filter of --since, --until, --author and --grep, as git applies them; null when none is given. */
+function logFilter(flags: {
+  since?: string;
+  until?: string;
+  author?: string;
+  grep?: string;
+  "regexp-ignore-case": boolean;
+}): ((commit: Commit) => boolean) | undefined {
+  const since = flags.since === undefined ? null : parseApproxDate(flags.since);
+  const until = flags.until === undefined ? null : parseApproxDate(flags.until);
+  const ignoreCase = flags["regexp-ignore-case"];
+  const author = flags.author === undefined ? null : compilePattern(flags.author, { ignoreCase });
+  const grep = flags.grep === undefined ? null : compilePattern(flags.grep, { ignoreCase });
+  if (since === null && until === null && !author && !grep) return undefined;
+  return (commit) => {
+    // git compares the committer date for --since/--until.
+    if (since !== null && commit.committer.timestamp < since) return false;
+    if (until !== null && commit.committer.timestamp > until) return false;
+    if (author && !author.test(`${commit.author.name} <${commit.author.email}>`)) return false;
+    if (grep && !commit.message.split("\n").some((line) => grep.test(line))) return false;
+    return true;
+  };
+}
+
 export const log: Handler<typeof logFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
   ctx,
 ) => {
@@ -272,10 +319,16 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     return { repo_path: rel, commits: [] };
   }
   const ends = await rangeEnds(repo, ref);
-  const start = await resolveCommit(repo, ends ? ends[1] : ref);
+  const explicit = split.revs.length > 0 || ctx.flags.ref !== undefined;
+  const all = ctx.flags.all ? await allStarts(repo) : [];
+  // `--all` alone starts from the refs in git's order; a revision given with it comes first.
+  const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
   const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
-  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide);
+  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
+    starts: all,
+    keep: logFilter(ctx.flags),
+  });
   const withDiff = ctx.flags.stat || ctx.flags.patch;
   const blocks: string[] = [];
   for (const c of commits) {
@@ -346,4 +399,81 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const out = await emit(ctx, rendered, ctx.flags, header);
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
   return { repo_path: rel, commit: described, tag, ...out, withheld };
+};
+
+const MAX_GREP_MATCHES = 5000;
+
+export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const words = [...ctx.positionals.args];
+  const pattern = ctx.flags.regexp ?? words.shift();
+  if (pattern === undefined) {
+    throw new PtermError("InvalidArgs", 'git grep needs a pattern: `git grep -n "text"` (paths may follow).');
+  }
+  if (ctx.flags["extended-regexp"] && ctx.flags["fixed-strings"]) {
+    throw new PtermError("InvalidArgs", "give -E (extended) or -F (fixed strings), not both.");
+  }
+  const matcher = compilePattern(pattern, {
+    syntax: ctx.flags["fixed-strings"] ? "fixed" : ctx.flags["extended-regexp"] ? "extended" : "basic",
+    ignoreCase: ctx.flags["ignore-case"],
+    word: ctx.flags["word-regexp"],
+  });
+  const scope = userPaths([...ctx.flags.path, ...words]);
+  const inScope = (path: string) => scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s));
+  const index = readIndexFile(repo.gitdir);
+  const candidates = new Map<string, string | null>();
+  for (const [path, entry] of index.entries) {
+    if (entry.mode === S_IFGITLINK || !inScope(path) || policy.hidden(path)) continue;
+    candidates.set(path, ctx.flags.cached ? entry.oid : null);
+  }
+  if (ctx.flags.untracked && !ctx.flags.cached) {
+    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    for (const path of report.untracked ?? []) if (inScope(path) && !policy.hidden(path)) candidates.set(path, null);
+  }
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  const matches: { path: string; line: number; text: string }[] = [];
+  const files: { path: string; count: number }[] = [];
+  for (const path of [...candidates.keys()].sort()) {
+    if (ctx.signal.aborted) break;
+    const oid = candidates.get(path)!;
+    let bytes: Uint8Array;
+    try {
+      bytes = oid ? (await repo.objects.read(oid)).content : await Deno.readFile(`${repo.dir}/${path}`);
+    } catch {
+      continue; // deleted in the work tree: nothing to search, as git grep
+    }
+    const texts = decoder.decode(bytes).split("\n");
+    if (texts[texts.length - 1] === "") texts.pop();
+    let count = 0;
+    const binary = bytes.subarray(0, 8000).includes(0);
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i].replace(/\r$/, "");
+      if (matcher.test(text) === ctx.flags["invert-match"]) continue;
+      count++;
+      if (binary) break;
+      if (matches.length < MAX_GREP_MATCHES) matches.push({ path, line: i + 1, text });
+      if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
+        lines.push(`${quoteName(path)}:${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
+      }
+    }
+    if (count === 0) continue;
+    files.push({ path, count });
+    if (binary && !ctx.flags["files-with-matches"] && !ctx.flags.count) {
+      lines.push(`Binary file ${quoteName(path)} matches`);
+    }
+    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
+    if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
+  }
+  ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : "No matches.\n");
+  return {
+    repo_path: rel,
+    pattern,
+    matched: files.length > 0,
+    files,
+    matches,
+    truncated: matches.length >= MAX_GREP_MATCHES,
+  };
 };

@@ -3,7 +3,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
 import type { Index } from "./index_file.ts";
-import { cleanupMessage, parseCommit, serializeCommit, splitMessage } from "./objects.ts";
+import { cleanupMessage, parseCommit, serializeCommit, type Signature, splitMessage } from "./objects.ts";
 import { advanceHead, readHead, resolveRefOid } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { writeTreeFromIndex } from "./tree.ts";
@@ -49,6 +49,8 @@ export interface CommitOptions {
    * is its author unless `keepAuthor` is false (an explicit --author); the committer is now.
    */
   readonly amend?: { readonly keepAuthor: boolean };
+  /** The author line to record instead of `author` now (a cherry-pick keeps the picked commit's). */
+  readonly authorSignature?: Signature;
 }
 
 /** Commits `index` (of a held lock) on HEAD; NothingToCommit when it equals HEAD's tree (unless allowed). */
@@ -77,7 +79,7 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
     // Amending compares with the amended commit's parent, as git does ("would make it empty").
     const base = amended ? amended.parents[0] : head.oid;
     const parentTree = base ? parseCommit(await repo.objects.readTyped(base, "commit")).tree : null;
-    const empty = parentTree ? parentTree === tree : index.entries.size === 0 && !amended;
+    const empty = parentTree ? parentTree === tree : index.entries.size === 0;
     if (empty) {
       throw new PtermError(
         "NothingToCommit",
@@ -89,7 +91,7 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
     }
   }
   const signature = signatureNow(options.author);
-  const author = amended && options.amend?.keepAuthor ? amended.author : signature;
+  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
   const oid = await repo.objects.write(
     "commit",
     serializeCommit({ tree, parents, author, committer: signature, message }),

@@ -68,7 +68,14 @@ export async function walkLog(
   path: string | readonly string[] | null,
   /** Commits to leave out with their history (`a..b` hides what a reaches). */
   hide: ReadonlySet<string> = new Set(),
+  more: {
+    /** More commits to start from (`--all`: every branch and tag). */
+    readonly starts?: readonly string[];
+    /** Only commits this accepts are listed (`--author`, `--since`, `--grep`); the walk goes on through the rest. */
+    readonly keep?: (commit: Commit) => boolean;
+  } = {},
 ): Promise<LogCommit[]> {
+  const keep = more.keep ?? (() => true);
   const paths = path === null ? null : typeof path === "string" ? [path] : path.includes("") ? null : [...path];
   const out: LogCommit[] = [];
   const queue: { oid: string; commit: Commit; order: number }[] = [];
@@ -90,6 +97,7 @@ export async function walkLog(
     return keys.every((k) => k === "-") ? null : keys.join(",");
   };
   await push(start);
+  for (const other of more.starts ?? []) await push(other);
   while (queue.length > 0 && out.length < max) {
     let best = 0;
     for (let i = 1; i < queue.length; i++) {
@@ -102,13 +110,13 @@ export async function walkLog(
     }
     const { oid, commit } = queue.splice(best, 1)[0];
     if (paths === null) {
-      out.push(describeCommit(oid, commit));
+      if (keep(commit)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
-      if (mine !== null) out.push(describeCommit(oid, commit));
+      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
       continue;
     }
     let followed = false;
@@ -122,7 +130,7 @@ export async function walkLog(
       }
     }
     if (followed) continue;
-    out.push(describeCommit(oid, commit));
+    if (keep(commit)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
   return out;
