@@ -250,16 +250,21 @@ function convert(commandPath, flag, raw) {
 function parseArgs(commandPath, spec, words) {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
-  const byName = new Map(flagSpecs.map((f) => [
+  const byName = new Map(flagSpecs.flatMap((f) => [
     f.name,
+    ...f.aliases ?? []
+  ].map((n) => [
+    n,
     f
-  ]));
+  ])));
   const byShort = new Map(flagSpecs.filter((f) => f.short).map((f) => [
     f.short,
     f
   ]));
   const knownFlagWords = /* @__PURE__ */ new Set([
-    ...flagSpecs.map((f) => `--${f.name}`),
+    ...[
+      ...byName.keys()
+    ].map((n) => `--${n}`),
     ...flagSpecs.filter((f) => f.short).map((f) => `-${f.short}`),
     "--help",
     "-h"
@@ -289,9 +294,7 @@ function parseArgs(commandPath, spec, words) {
       inline = eq < 0 ? void 0 : word.slice(eq + 1);
       flag = byName.get(name);
       if (!flag) {
-        const hint = didYouMean(name, [
-          ...byName.keys()
-        ], (n) => `--${n}`);
+        const hint = didYouMean(name, flagSpecs.map((f) => f.name), (n) => `--${n}`);
         const known = flagSpecs.length ? ` Its flags: ${flagSpecs.map((f) => `--${f.name}`).join(", ")}.` : " It takes no flags.";
         usageError(commandPath, `unknown flag --${name}.${hint || known}`);
       }

@@ -22,6 +22,8 @@ export interface FlagSpec {
   readonly name: string;
   /** A one-letter alias: `m` is written `-m`. */
   readonly short?: string;
+  /** Other long names that mean this flag (`output` for `out`: `--output` = `--out`). */
+  readonly aliases?: readonly string[];
   readonly type: "string" | "number" | "boolean";
   readonly description: string;
   /** May be given several times; the value is then an array. */

@@ -60,10 +60,10 @@ export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals">;
 export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly string[]): ParseOutcome {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
-  const byName = new Map(flagSpecs.map((f) => [f.name, f]));
+  const byName = new Map(flagSpecs.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((n) => [n, f] as const)));
   const byShort = new Map(flagSpecs.filter((f) => f.short).map((f) => [f.short!, f]));
   const knownFlagWords = new Set([
-    ...flagSpecs.map((f) => `--${f.name}`),
+    ...[...byName.keys()].map((n) => `--${n}`),
     ...flagSpecs.filter((f) => f.short).map((f) => `-${f.short}`),
     "--help",
     "-h",
@@ -94,7 +94,7 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       inline = eq < 0 ? undefined : word.slice(eq + 1);
       flag = byName.get(name);
       if (!flag) {
-        const hint = didYouMean(name, [...byName.keys()], (n) => `--${n}`);
+        const hint = didYouMean(name, flagSpecs.map((f) => f.name), (n) => `--${n}`);
         const known = flagSpecs.length
           ? ` Its flags: ${flagSpecs.map((f) => `--${f.name}`).join(", ")}.`
           : " It takes no flags.";

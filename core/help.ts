@@ -34,6 +34,7 @@ function flagLines(flags: readonly FlagSpec[]): string[] {
     if (flag.default !== undefined && flag.type !== "boolean") notes.push(`default: ${flag.default}`);
     if (flag.min !== undefined || flag.max !== undefined) notes.push(`range: ${flag.min ?? "…"}..${flag.max ?? "…"}`);
     if (flag.path) notes.push(`path under the root, ${flag.path === "write" ? "written" : "read"}`);
+    if (flag.aliases?.length) notes.push(`also ${flag.aliases.map((a) => `--${a}`).join(", ")}`);
     return { label, text: flag.description + (notes.length ? ` (${notes.join("; ")})` : "") };
   });
   const width = Math.min(30, Math.max(...rows.map((r) => r.label.length), 0) + 2);
