@@ -27,10 +27,15 @@
 
 import type { Problem } from "./errors.ts";
 
+/** A line of a chunk: context (` `), removed (`-`) or added (`+`). */
+export interface ChunkLine {
+  readonly kind: " " | "-" | "+";
+  readonly text: string;
+}
+
 export interface CodexChunk {
   readonly anchor: string | null;
-  readonly oldLines: readonly string[];
-  readonly newLines: readonly string[];
+  readonly lines: readonly ChunkLine[];
   readonly endOfFile: boolean;
   /** 1-based line of the chunk in the patch. */
   readonly line: number;
@@ -189,8 +194,7 @@ function parseChunk(body: readonly Line[], start: number, first: boolean): { chu
   } else if (!first) {
     throw new CodexParseError(body[i].line, `expected \`@@\` to start the next chunk, found \`${head}\``);
   }
-  const oldLines: string[] = [];
-  const newLines: string[] = [];
+  const lines: ChunkLine[] = [];
   let endOfFile = false;
   let count = 0;
   for (; i < body.length; i++) {
@@ -201,14 +205,8 @@ function parseChunk(body: readonly Line[], start: number, first: boolean): { chu
       break;
     }
     const kind = t[0];
-    if (t === "") {
-      oldLines.push("");
-      newLines.push("");
-    } else if (kind === " ") {
-      oldLines.push(t.slice(1));
-      newLines.push(t.slice(1));
-    } else if (kind === "-") oldLines.push(t.slice(1));
-    else if (kind === "+") newLines.push(t.slice(1));
+    if (t === "") lines.push({ kind: " ", text: "" });
+    else if (kind === " " || kind === "-" || kind === "+") lines.push({ kind, text: t.slice(1) });
     else if (count === 0) {
       throw new CodexParseError(
         body[i].line,
@@ -218,7 +216,7 @@ function parseChunk(body: readonly Line[], start: number, first: boolean): { chu
     count++;
   }
   if (count === 0) throw new CodexParseError(body[start].line, "a chunk without lines; remove its `@@` line");
-  return { chunk: { anchor, oldLines, newLines, endOfFile, line: body[start].line }, next: i };
+  return { chunk: { anchor, lines, endOfFile, line: body[start].line }, next: i };
 }
 
 // ---- placing chunks ---------------------------------------------------------------------------
@@ -256,24 +254,34 @@ const LEVELS: readonly ((s: string) => string)[] = [
     ),
 ];
 
-/** Every start at or after `from` where `pattern` matches, at the strictest level that matches anywhere. */
-function findAll(lines: readonly string[], pattern: readonly string[], from: number, endOfFile: boolean): number[] {
-  if (pattern.length > lines.length) return [];
-  const last = lines.length - pattern.length;
-  const starts = endOfFile ? [last] : Array.from({ length: Math.max(0, last - from + 1) }, (_, k) => from + k);
+/**
+ * Every start at or after `from` where `pattern` matches, at the strictest level that matches
+ * anywhere. `bare` is the file's lines as compared: without the `\r` of a CRLF file, as codex
+ * compares them (it reads such a file with its line breaks normalised).
+ */
+function findAll(bare: readonly string[], pattern: readonly string[], from: number, endOfFile: boolean): number[] {
+  if (pattern.length > bare.length) return [];
+  const last = bare.length - pattern.length;
+  // A chunk that ends the file has one place, and only if that is below the previous chunk.
+  const starts = endOfFile
+    ? (last >= from ? [last] : [])
+    : Array.from({ length: Math.max(0, last - from + 1) }, (_, k) => from + k);
   for (const norm of LEVELS) {
     const wanted = pattern.map(norm);
-    const found = starts.filter((s) => wanted.every((w, k) => norm(lines[s + k]) === w));
+    const found = starts.filter((s) => wanted.every((w, k) => norm(bare[s + k]) === w));
     if (found.length) return found;
   }
   return [];
 }
 
+/** Lines of the file from `start` on, as kept (` `, the file's own text), removed (`-`) and added (`+`). */
 interface Replacement {
   readonly start: number;
-  readonly length: number;
-  readonly lines: readonly string[];
+  readonly lines: readonly ChunkLine[];
 }
+
+const oldLength = (r: Replacement) => r.lines.filter((l) => l.kind !== "+").length;
+const newSide = (r: Replacement) => r.lines.filter((l) => l.kind !== "-").map((l) => l.text);
 
 export class PlacementError extends Error {
   constructor(readonly code: "NoMatch" | "AmbiguousMatch", readonly line: number, message: string) {
@@ -281,14 +289,52 @@ export class PlacementError extends Error {
   }
 }
 
-/** Where each chunk of an Update goes in `lines` (the file without its final line break). */
-function placeChunks(lines: readonly string[], chunks: readonly CodexChunk[], crlf: boolean): Replacement[] {
+/**
+ * Codex's second try for a chunk whose last old-side line is empty (it often stands for the file's
+ * final line break): that line leaves the old side, and the new side loses its own last line if
+ * that is empty. Null when the chunk has no such line.
+ */
+function withoutTrailingBlank(lines: readonly ChunkLine[]): ChunkLine[] | null {
+  const lastOld = lines.findLastIndex((l) => l.kind !== "+");
+  if (lastOld < 0 || lines[lastOld].text !== "") return null;
+  const lastNew = lines.findLastIndex((l) => l.kind !== "-");
+  const newEndsBlank = lastNew >= 0 && lines[lastNew].text === "";
+  const out = [...lines];
+  if (lines[lastOld].kind === " " && !(newEndsBlank && lastNew === lastOld)) {
+    // Kept on the new side only: it becomes an added line.
+    out[lastOld] = { kind: "+", text: "" };
+    if (newEndsBlank) out.splice(lastNew, 1);
+    return out;
+  }
+  // Highest index first, so the other stays where it is.
+  const drop = newEndsBlank && lastNew !== lastOld ? [lastOld, lastNew] : [lastOld];
+  for (const index of drop.sort((a, b) => b - a)) out.splice(index, 1);
+  return out;
+}
+
+/**
+ * Where each chunk of an Update goes in `file` (its lines without the final line break): the
+ * replacements, whose kept context lines are the file's own (as codex keeps them) and whose added
+ * lines take the file's line ending.
+ */
+function placeChunks(
+  file: readonly string[],
+  chunks: readonly CodexChunk[],
+  crlf: boolean,
+  finalNewline: boolean,
+): Replacement[] {
+  const bare = crlf ? file.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)) : file;
   const out: Replacement[] = [];
   let cursor = 0;
   const withEol = (l: string) => (crlf && !l.endsWith("\r") ? l + "\r" : l);
+  // The file's last line gets a line break in the result (as codex ends every updated file with one).
+  const kept = (index: number): ChunkLine[] =>
+    index === file.length - 1 && !finalNewline
+      ? [{ kind: "-", text: file[index] }, { kind: "+", text: withEol(file[index]) }]
+      : [{ kind: " ", text: file[index] }];
   for (const chunk of chunks) {
     if (chunk.anchor !== null) {
-      const at = findAll(lines, [chunk.anchor], cursor, false);
+      const at = findAll(bare, [chunk.anchor], cursor, false);
       if (!at.length) {
         throw new PlacementError(
           "NoMatch",
@@ -298,28 +344,29 @@ function placeChunks(lines: readonly string[], chunks: readonly CodexChunk[], cr
       }
       cursor = at[0] + 1;
     }
-    let oldLines = chunk.oldLines;
-    let newLines = chunk.newLines;
-    if (oldLines.length === 0) {
+    let lines = chunk.lines;
+    const oldOf = (ls: readonly ChunkLine[]) => ls.filter((l) => l.kind !== "+").map((l) => l.text);
+    if (oldOf(lines).length === 0) {
       // Only added lines: below the anchor, or at the end of the file.
-      const start = chunk.anchor !== null && !chunk.endOfFile ? cursor : lines.length;
-      out.push({ start, length: 0, lines: newLines.map(withEol) });
+      const start = chunk.anchor !== null && !chunk.endOfFile ? cursor : file.length;
+      out.push({ start, lines: lines.map((l) => ({ kind: "+", text: withEol(l.text) })) });
       cursor = start;
       continue;
     }
-    let found = findAll(lines, oldLines, cursor, chunk.endOfFile);
-    if (!found.length && oldLines[oldLines.length - 1] === "") {
-      // A trailing empty line often stands for the file's final line break.
-      oldLines = oldLines.slice(0, -1);
-      if (newLines[newLines.length - 1] === "") newLines = newLines.slice(0, -1);
-      found = oldLines.length ? findAll(lines, oldLines, cursor, chunk.endOfFile) : [cursor];
+    let found = findAll(bare, oldOf(lines), cursor, chunk.endOfFile);
+    const trimmed = found.length ? null : withoutTrailingBlank(lines);
+    if (trimmed) {
+      lines = trimmed;
+      found = oldOf(lines).length ? findAll(bare, oldOf(lines), cursor, chunk.endOfFile) : [cursor];
     }
     if (!found.length) {
-      const first = chunk.oldLines.find((l) => l.trim() !== "") ?? "";
+      const first = oldOf(chunk.lines).find((l) => l.trim() !== "") ?? "";
       throw new PlacementError(
         "NoMatch",
         chunk.line,
-        `the chunk's ${chunk.oldLines.length} context/removed line(s) (starting \`${first.trim().slice(0, 60)}\`) ` +
+        `the chunk's ${oldOf(chunk.lines).length} context/removed line(s) (starting \`${
+          first.trim().slice(0, 60)
+        }\`) ` +
           `are not in the file${chunk.endOfFile ? " at its end (`*** End of File`)" : ""}${
             cursor ? " below the previous chunk or anchor" : ""
           }; read the file again and copy its lines exactly`,
@@ -334,10 +381,29 @@ function placeChunks(lines: readonly string[], chunks: readonly CodexChunk[], cr
           "(e.g. its function's `def`/`function` line), or more context lines",
       );
     }
-    out.push({ start: found[0], length: oldLines.length, lines: newLines.map(withEol) });
-    cursor = found[0] + oldLines.length;
+    const start = found[0];
+    const replacement: ChunkLine[] = [];
+    let index = start;
+    for (const line of lines) {
+      if (line.kind === "+") replacement.push({ kind: "+", text: withEol(line.text) });
+      else if (line.kind === " ") replacement.push(...kept(index++));
+      else replacement.push({ kind: "-", text: file[index++] });
+    }
+    out.push({ start, lines: replacement });
+    cursor = index;
   }
-  return out.sort((a, b) => a.start - b.start || a.length - b.length);
+  const sorted = out.sort((a, b) => a.start - b.start || oldLength(a) - oldLength(b));
+  for (let k = 1; k < sorted.length; k++) {
+    // Chunks are found below one another, so they cannot overlap; were they to, no diff could say it.
+    if (sorted[k].start < sorted[k - 1].start + oldLength(sorted[k - 1])) {
+      throw new PlacementError(
+        "AmbiguousMatch",
+        chunks[0].line,
+        `two chunks change the same lines (from line ${sorted[k].start + 1}); merge them into one chunk`,
+      );
+    }
+  }
+  return sorted;
 }
 
 // ---- the equivalent diff ----------------------------------------------------------------------
@@ -365,17 +431,16 @@ function hunksFor(
   const out: string[] = [];
   let delta = 0;
   let r = 0;
+  const endOf = (rep: Replacement) => rep.start + oldLength(rep);
   while (r < replacements.length) {
     // Group replacements whose context would touch.
     let end = r;
-    while (
-      end + 1 < replacements.length &&
-      replacements[end + 1].start - (replacements[end].start + replacements[end].length) <= 2 * CONTEXT
-    ) end++;
+    while (end + 1 < replacements.length && replacements[end + 1].start - endOf(replacements[end]) <= 2 * CONTEXT) {
+      end++;
+    }
     const group = replacements.slice(r, end + 1);
     const from = Math.max(0, group[0].start - CONTEXT);
-    const lastEnd = group[group.length - 1].start + group[group.length - 1].length;
-    const to = Math.min(old.length, lastEnd + CONTEXT);
+    const to = Math.min(old.length, endOf(group[group.length - 1]) + CONTEXT);
     const body: string[] = [];
     let oldCount = 0;
     let newCount = 0;
@@ -386,15 +451,20 @@ function hunksFor(
     let g = 0;
     while (i < to || g < group.length) {
       const rep = group[g];
+      if (rep && rep.start < i) throw new Error("codex: overlapping replacements reached the diff");
       if (rep && rep.start === i) {
-        for (let k = 0; k < rep.length; k++) {
-          body.push(`-${old[i + k]}`);
-          noNewline(i + k);
+        for (const line of rep.lines) {
+          if (line.kind === "+") {
+            body.push(`+${line.text}`);
+            newCount++;
+            continue;
+          }
+          body.push(`${line.kind}${old[i]}`);
+          noNewline(i);
+          oldCount++;
+          if (line.kind === " ") newCount++;
+          i++;
         }
-        for (const l of rep.lines) body.push(`+${l}`);
-        oldCount += rep.length;
-        newCount += rep.lines.length;
-        i += rep.length;
         g++;
         continue;
       }
@@ -495,7 +565,11 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
         );
         const old = splitLines(existing);
         header.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", section.path)}`);
-        hunks = hunksFor(old.lines, [{ start: 0, length: old.lines.length, lines: section.lines }], old.finalNewline);
+        const replaced: ChunkLine[] = [
+          ...old.lines.map((text) => ({ kind: "-" as const, text })),
+          ...section.lines.map((text) => ({ kind: "+" as const, text })),
+        ];
+        hunks = hunksFor(old.lines, [{ start: 0, lines: replaced }], old.finalNewline);
         if (existing === content) hunks = [];
       }
       files.set(section.path, content);
@@ -522,7 +596,7 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
     const crlf = old.lines.length > 0 && old.lines.filter((l) => l.endsWith("\r")).length * 2 > old.lines.length;
     let replacements: Replacement[];
     try {
-      replacements = placeChunks(old.lines, section.chunks, crlf);
+      replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline);
     } catch (error) {
       if (!(error instanceof PlacementError)) throw error;
       problem(section, error.code, error.message, error.line);
@@ -531,8 +605,12 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
     if (!old.finalNewline && old.lines.length > 0) {
       // An updated file ends with a line break, as codex leaves it.
       const last = old.lines.length - 1;
-      const covered = replacements.some((r) => r.start <= last && last < r.start + r.length);
-      if (!covered) replacements = [...replacements, { start: last, length: 1, lines: [old.lines[last]] }];
+      const covered = replacements.some((r) => r.start <= last && last < r.start + oldLength(r));
+      const ending = crlf ? `${old.lines[last]}\r` : old.lines[last];
+      if (!covered) {
+        const lines: ChunkLine[] = [{ kind: "-", text: old.lines[last] }, { kind: "+", text: ending }];
+        replacements = [...replacements, { start: last, lines }];
+      }
     }
     const target = section.moveTo ?? section.path;
     const header = [`diff --git ${diffPath("a/", section.path)} ${diffPath("b/", target)}`];
@@ -555,7 +633,7 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
     header.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", target)}`);
     const hunks = hunksFor(old.lines, replacements, old.finalNewline);
     const next = [...old.lines];
-    for (const r of [...replacements].reverse()) next.splice(r.start, r.length, ...r.lines);
+    for (const r of [...replacements].reverse()) next.splice(r.start, oldLength(r), ...newSide(r));
     files.set(section.path, null);
     files.set(target, next.length ? next.join("\n") + "\n" : "");
     if (hunks.length === 0 && section.moveTo === null) continue;

@@ -372,3 +372,50 @@ Deno.test("patch apply outside a repository on files inside one: no commit, and 
   assert.equal(bare.exit_code, 0, bare.stderr);
   assert.match((bare.result as Applied).warnings.join("\n"), /no commit was made: `\.` is not a git repository/);
 });
+
+/**
+ * Shapes where pterm's reading of a codex patch was compared with the real `apply_patch` (the
+ * `codex` binary of npm's @openai/codex; scripts/codex_differential.ts): the expected texts are
+ * what that binary wrote. A context line copied loosely keeps the file's own text; a CRLF file
+ * without a final line break gets a CRLF one; a blank context line that only stands for the
+ * final line break; a chunk that must end the file but lies above the previous one is refused.
+ */
+Deno.test("codex shapes checked against the real apply_patch: same text, or a refusal that writes nothing", async () => {
+  const cases: { text: string; patch: string[]; expected: string | null }[] = [
+    {
+      text: "return x\nalpha\nreturn x\ntrail  \ndash \u2014 here\nx = 1\ndelta\n",
+      patch: ["@@ return x", " dash - here", "-x = 1", "+X = 1"],
+      expected: "return x\nalpha\nreturn x\ntrail  \ndash \u2014 here\nX = 1\ndelta\n",
+    },
+    {
+      text: "trail  \r\n\r\ntrail  \r\nalpha\r\nx = 1\r\nbeta\r\ntrail  ",
+      patch: ["@@ trail  ", " alpha", "+added"],
+      expected: "trail  \r\n\r\ntrail  \r\nalpha\r\nadded\r\nx = 1\r\nbeta\r\ntrail  \r\n",
+    },
+    {
+      text: "  indented\n  indented\ngamma\nalpha\ngamma\nbeta\n\ngamma\ntrail  \n\n",
+      patch: ["@@", "-beta", "+BETA", "-", "+NEW", "@@", "-trail", "+TRAIL  ", "@@", " ", " ", "+added"],
+      expected: "  indented\n  indented\ngamma\nalpha\ngamma\nBETA\nNEW\ngamma\nTRAIL  \n\n\nadded\n",
+    },
+    {
+      text: "delta\ndelta\ntrail  \n\ngamma\ndelta\nreturn x\n",
+      patch: ["@@", " ", " gamma", "-delta", "+DELTA", "@@", " delta", " return x", "+appended", "*** End of File"],
+      expected: null,
+    },
+  ];
+  for (const { text, patch, expected } of cases) {
+    await using dir = await makeRoot();
+    await Deno.writeTextFile(`${dir.path}/f.txt`, text);
+    const envelope = await apply(
+      dir.path,
+      ["*** Begin Patch", "*** Update File: f.txt", ...patch, "*** End Patch", ""].join("\n"),
+    );
+    if (expected === null) {
+      assert.notEqual(envelope.exit_code, 0, patch.join(" | "));
+      assert.equal(await Deno.readTextFile(`${dir.path}/f.txt`), text, "nothing written");
+    } else {
+      assert.equal(envelope.exit_code, 0, `${patch.join(" | ")}: ${envelope.stderr}`);
+      assert.equal(await Deno.readTextFile(`${dir.path}/f.txt`), expected, patch.join(" | "));
+    }
+  }
+});
