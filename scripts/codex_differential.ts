@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console -- a script: printing is its output
 /**
  * Differential check of `patch apply`'s codex format against the real `apply_patch` of
  * openai/codex (the `codex` binary of the npm package @openai/codex, run through a symlink named
@@ -91,8 +92,7 @@ for (let i = 0; i < Number(countText); i++) {
   if (codex === pterm.text) {
     tally[codex === null ? "bothRefused" : "same"]++;
     if (codex === null && Deno.env.get("SHOW_REFUSED")) console.log(JSON.stringify({ text, patch, pterm }));
-  }
-  else if (pterm.text === null && pterm.code === "AmbiguousMatch") tally.ambiguousRefused++;
+  } else if (pterm.text === null && pterm.code === "AmbiguousMatch") tally.ambiguousRefused++;
   else {
     tally.differ++;
     console.log(JSON.stringify({ text, patch, codex, pterm }, null, 1));
