@@ -84,10 +84,14 @@ function unwrapped(text: string): Line[] {
   }
 }
 
-/** Whether `text` is a codex patch: its first line (inside a fence or heredoc) is `*** Begin Patch`. */
+/**
+ * Whether `text` is meant as a codex patch: it has a `*** Begin Patch` line (the parser then
+ * insists that it comes first, inside a fence or heredoc at most) and no XGit block.
+ */
 export function isCodexPatch(text: string): boolean {
   const lines = unwrapped(text);
-  return lines.length > 0 && lines[0].text.trim() === BEGIN;
+  if (lines.length > 0 && lines[0].text.trim() === BEGIN) return true;
+  return lines.some((l) => l.text.trim() === BEGIN) && !lines.some((l) => /^===.*===\s*$/.test(l.text.trim()));
 }
 
 export class CodexParseError extends Error {
@@ -106,7 +110,13 @@ function markerValue(text: string, marker: string): string | null {
 export function parseCodexPatch(text: string): CodexSection[] {
   const lines = unwrapped(text);
   if (lines.length === 0 || lines[0].text.trim() !== BEGIN) {
-    throw new CodexParseError(lines[0]?.line ?? 1, `the first line must be \`${BEGIN}\``);
+    const begin = lines.find((l) => l.text.trim() === BEGIN);
+    throw new CodexParseError(
+      lines[0]?.line ?? 1,
+      begin
+        ? `the patch must start with \`${BEGIN}\` (line ${begin.line}); remove the text before it`
+        : `the first line must be \`${BEGIN}\``,
+    );
   }
   const last = lines[lines.length - 1];
   if (lines.length < 2 || last.text.trim() !== END) {

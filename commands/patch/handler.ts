@@ -164,7 +164,7 @@ async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
   const repo = await resolveRepo(run, { header: {} });
   const read = async (path: string): Promise<string | null> => {
     const given = path.startsWith("/") || repo.rel === "." ? path : `${repo.rel}/${path}`;
-    const file = await ctx.workspace.resolve(given, "read", { label: `\`${path}\`` });
+    const file = await ctx.workspace.resolve(given, "read", { label: "the path" });
     if (!file.exists) return null;
     const bytes = await Deno.readFile(file.abs).catch((error) => {
       if (error instanceof Deno.errors.IsADirectory) {

@@ -260,6 +260,20 @@ Deno.test("a codex patch that does not fit writes nothing: missing context, miss
     }
     assert.deepEqual(await fingerprint(repo), before, `${body.join(" | ")} wrote nothing`);
   }
+  const prose = await apply(
+    dir.path,
+    "Here is the patch:\n*** Begin Patch\n*** Delete File: foo.txt\n*** End Patch\n",
+    "--repo proj",
+  );
+  assert.equal(prose.error_code, "PatchParseError");
+  assert.match(prose.stderr, /must start with `\*\*\* Begin Patch` \(line 2\); remove the text before it/);
+  const absolute = await apply(
+    dir.path,
+    "*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n",
+    "--repo proj",
+  );
+  assert.equal(absolute.error_code, "PathEscape");
+  assert.deepEqual(await fingerprint(repo), before);
   const cut = await apply(dir.path, "*** Begin Patch\n*** Update File: foo.txt\n@@\n-foo\n+bar\n", "--repo proj");
   assert.equal(cut.error_code, "PatchParseError");
   assert.match(cut.stderr, /\*\*\* End Patch/);
