@@ -207,7 +207,8 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
 
   let outPath: ConfinedPath | null = null;
-  if (flags.out !== undefined) {
+  // `-o -` is stdout, as for pdftotext and pandoc: the text is printed (and kept as an artifact), no file named `-`.
+  if (flags.out !== undefined && flags.out !== "-") {
     outPath = await ctx.workspace.resolve(flags.out, "write", { label: "--out" });
     if (outPath.abs === input.abs) {
       throw new PtermError("InvalidArgs", "--out names the input document itself; choose another output path.");

@@ -41,7 +41,7 @@ export const extractFlags = [
     path: "write",
     valueName: "path",
     description: "Write the result here (relative to the root) instead of an artifact of the run; replaced " +
-      "atomically, never half-written. stdout is then only the summary.",
+      "atomically, never half-written. stdout is then only the summary. `-o -` means stdout (the default).",
   },
   {
     name: "format",

@@ -63,6 +63,11 @@ Deno.test("-o/--output write the file and keep stdout a summary; -i/--input name
     assert.equal(envelope.stdout.split("\n").filter(Boolean).length, 2, envelope.stdout);
     assert.ok((await Deno.readTextFile(`${dir.path}/${out}`)).startsWith("# Quarterly Field Report\n"));
   }
+  const dash = await exec(dir.path, "doc extract docs/report.docx -o -");
+  assert.equal(dash.exit_code, 0, dash.stderr);
+  assert.equal((dash.result as Extracted).stdout_shows, "full", "-o - is stdout");
+  assert.match(dash.stdout, /^# Quarterly Field Report$/m);
+  assert.ok(!(await Deno.stat(`${dir.path}/-`).then(() => true, () => false)), "no file named -");
   const info = await exec(dir.path, "doc info slides/deck.pptx");
   assert.equal(info.exit_code, 0, info.stderr);
   assert.equal((info.result as { slides: number }).slides, 3);
