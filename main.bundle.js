@@ -630,6 +630,16 @@ var Registry = class {
         node: null,
         path: []
       };
+      if (!this.has(rest[0])) {
+        const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: words2.join(" ")
+        };
+      }
       return await this.resolve([
         ...rest,
         "--help"

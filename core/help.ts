@@ -1,6 +1,7 @@
 /** `--help` text and structure, rendered from the declarations (never written by hand). */
 
 import { type CommandNode, type CommandSpec, type FlagSpec, isGroup, type LeafSpec } from "./declaration.ts";
+import { didYouMean } from "./suggest.ts";
 
 function flagUsage(flag: FlagSpec): string {
   const name = `--${flag.name}`;
@@ -200,8 +201,8 @@ export function renderSearch(specs: readonly CommandSpec[], query: string): Help
   const text = hits.length
     ? [`Matches for "${query}" (${hits.length}):`, "", ...lines, "", "Run `<command> --help` for the details."]
     : [
-      `Nothing matches "${query}". The commands are: help, ${specs.map((s) => s.name).join(", ")}; ` +
-      "`help` lists them with their summaries.",
+      `Nothing matches "${query}".${didYouMean(query, ["help", ...specs.map((s) => s.name)])} The commands are: ` +
+      `help, ${specs.map((s) => s.name).join(", ")}; \`help\` lists them with their summaries.`,
     ];
   return {
     command: "help",

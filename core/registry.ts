@@ -83,6 +83,11 @@ export class Registry {
         return { kind: "help", spec: null, node: null, path: [], search };
       }
       if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      if (!this.has(rest[0])) {
+        // `help search commit`, `help branch`: not a command name, so words to look for.
+        const words = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return { kind: "help", spec: null, node: null, path: [], search: words.join(" ") };
+      }
       return await this.resolve([...rest, "--help"]);
     }
     if (!this.has(first)) {

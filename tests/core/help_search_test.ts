@@ -53,6 +53,15 @@ Deno.test("help --search with no hit says so and lists the commands; without a w
   const missing = await exec(dir.path, "help --search");
   assert.equal(missing.error_code, "InvalidArgs");
   assert.match(missing.stderr, /help --search commit/);
+  // Seed 001's spelling, and a word that is no command name, search as well.
+  const seed = await exec(dir.path, "help search commit");
+  assert.equal(seed.exit_code, 0);
+  assert.match(seed.stdout, /^Matches for "commit"/);
+  assert.match(seed.stdout, /^git commit /m);
+  const word = await exec(dir.path, "help branch");
+  assert.match(word.stdout, /^git branch /m);
+  const git = await exec(dir.path, "help git");
+  assert.match(git.stdout, /^git — /, "a command name still shows its help");
   const list = await exec(dir.path, "help");
   assert.match(list.stdout, /help --search <word>/);
 });
