@@ -61,7 +61,7 @@ function summary(result: PatchResult, mode: RunMode): string {
   for (const b of result.blocks) {
     added += b.lines_added;
     removed += b.lines_removed;
-    const where = b.path ? ` ${b.path}` : "";
+    const where = b.path ? ` ${b.path}` : b.files?.length ? ` ${b.files.join(", ")}` : "";
     const at = b.at_line ? ` @${b.at_line}` : "";
     const strategies = b.hunks?.length ? ` [${[...new Set(b.hunks.map((h) => h.strategy))].join(",")}]` : "";
     lines.push(`  ${b.index}. ${b.op}${where}: ${b.status}${at} +${b.lines_added} -${b.lines_removed}${strategies}`);

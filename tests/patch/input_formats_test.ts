@@ -433,3 +433,21 @@ Deno.test("codex shapes checked against the real apply_patch: same text, or a re
     }
   }
 });
+
+Deno.test("a codex section the engine refuses: the message maps its block to the patch line; the summary names files", async () => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, { "a.txt": "x\n" });
+  const before = await fingerprint(dir.path);
+  const refused = await apply(
+    dir.path,
+    "*** Begin Patch\n*** Add File: ok.txt\n+fine\n*** Add File: a.txt/x\n+y\n*** End Patch\n",
+  );
+  assert.notEqual(refused.exit_code, 0);
+  assert.match(refused.stderr, /^\[Error\] block 2 \(git\.diff\)/);
+  assert.match(refused.stderr, /block 1 = line 2, block 2 = line 4/);
+  assert.deepEqual(await fingerprint(dir.path), before, "nothing written, not even ok.txt");
+
+  const applied = await apply(dir.path, "*** Begin Patch\n*** Add File: ok.txt\n+fine\n*** End Patch\n");
+  assert.equal(applied.exit_code, 0, applied.stderr);
+  assert.match(applied.stdout, /1\. git\.diff ok\.txt: created \+1 -0/);
+});
