@@ -44,5 +44,49 @@ export function wrapUnifiedDiff(text: string): string {
   if (headers.filter((l) => l.endsWith("\r")).length * 2 > headers.length) {
     lines = lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   }
+  if (!lines.some((l) => l.startsWith("diff --git "))) lines = gnuHeadersAsGit(lines);
   return `=== git.diff ===\n${lines.join("\n")}\n=== end ===\n=== PATCH EOF ===\n`;
+}
+
+/** GNU diff's stamp for a file that does not exist (`diff -N`): the epoch, in any time zone. */
+const EPOCH = /\t19(?:70-01-01|69-12-31) \d\d:\d\d:\d\d(?:\.0+)? [+-]\d{4}$/;
+/** The command line `diff -ruN old/x new/x` that GNU `diff -r` writes before each file. */
+const GNU_COMMAND = /^diff (?:-{1,2}[\w-]+(?:=\S+)? )+\S+ \S+$/;
+
+/**
+ * `diff -ruN old new` output read the way `patch -p1` reads it: its per-file command lines go,
+ * `old/x` and `new/x` become the file `x` (only when the two names differ in their first folder
+ * and nowhere else), and a side stamped with the epoch (a file `diff -N` treated as empty
+ * because it does not exist) is `/dev/null`. Only a `---` line followed by `+++` and a hunk is a
+ * file header: a removed line `-- comment` is not touched.
+ */
+function gnuHeadersAsGit(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (GNU_COMMAND.test(line) && lines[i + 1]?.startsWith("--- ")) continue;
+    const next = lines[i + 1];
+    if (!line.startsWith("--- ") || !next?.startsWith("+++ ") || !(lines[i + 2] ?? "").startsWith("@@")) {
+      out.push(line);
+      continue;
+    }
+    const side = (header: string) => {
+      const raw = header.slice(4);
+      const name = raw.split("\t")[0];
+      return { name, absent: EPOCH.test(raw) };
+    };
+    const old = side(line);
+    const neu = side(next);
+    let oldName = old.name;
+    let newName = neu.name;
+    const [oldTop, ...oldRest] = oldName.split("/");
+    const [newTop, ...newRest] = newName.split("/");
+    if (oldRest.length && oldTop !== newTop && oldRest.join("/") === newRest.join("/")) {
+      oldName = `a/${oldRest.join("/")}`;
+      newName = `b/${newRest.join("/")}`;
+    }
+    out.push(`--- ${old.absent ? "/dev/null" : oldName}`, `+++ ${neu.absent ? "/dev/null" : newName}`);
+    i++;
+  }
+  return out;
 }

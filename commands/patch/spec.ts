@@ -45,7 +45,7 @@ the patch ends with one commit (commitmsg, author) unless --no-commit; in a fold
 committed and the result's warnings say so (and name the --repo that would commit, when the files are in one).
 
 Other formats on stdin run as the equivalent blocks, all or nothing, one commit (result.input_format says which):
-  a unified diff (git diff or diff -u output, in a fence or not)        one git.diff block
+  a unified diff (git diff, diff -u, diff -ruN as patch -p1 reads it; fenced or not)   one git.diff block
   a codex patch:  *** Begin Patch                                        git.diff / file.delete blocks
                   *** Add File: <path>      then +lines (an existing file is replaced, with a warning)
                   *** Delete File: <path>

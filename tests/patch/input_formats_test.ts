@@ -451,3 +451,39 @@ Deno.test("a codex section the engine refuses: the message maps its block to the
   assert.equal(applied.exit_code, 0, applied.stderr);
   assert.match(applied.stdout, /1\. git\.diff ok\.txt: created \+1 -0/);
 });
+
+Deno.test("diff -ruN output (GNU diff) applies as GNU patch -p1 applies it: edits, a new file, a deleted file", async () => {
+  await using dir = await makeRoot();
+  const old = `${dir.path}/old`;
+  const neu = `${dir.path}/new`;
+  const sql = "-- drop the old table\nDROP TABLE t;\n-- keep this\nSELECT 1;\n";
+  await writeTree(old, { "COPYING": GPL, "db/init.sql": sql, "gone.txt": "bye\n" });
+  await writeTree(neu, {
+    "COPYING": GPL.replace("Preamble", "PREAMBLE"),
+    "db/init.sql": sql.replace("-- drop the old table\nDROP TABLE t;\n", ""),
+    "docs/new.md": "# New\n",
+  });
+  const run = await new Deno.Command("diff", { args: ["-ruN", "old", "new"], cwd: dir.path, stdout: "piped" }).output();
+  const diff = new TextDecoder().decode(run.stdout);
+  assert.match(diff, /^diff -ruN old\/COPYING new\/COPYING$/m);
+  assert.match(diff, /^--- old\/docs\/new\.md\t1970-01-01/m);
+  assert.match(diff, /^--- drop the old table$/m, "a removed SQL comment looks like a header line");
+
+  // The oracle: GNU patch -p1 in one copy, pterm in another.
+  await using byPatch = await makeRoot();
+  await using byPterm = await makeRoot();
+  for (const target of [byPatch.path, byPterm.path]) {
+    await writeTree(target, { "COPYING": GPL, "db/init.sql": sql, "gone.txt": "bye\n" });
+  }
+  const gnu = await new Deno.Command("patch", { args: ["-p1", "-s"], cwd: byPatch.path, stdin: "piped" }).spawn();
+  const writer = gnu.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(diff));
+  await writer.close();
+  assert.ok((await gnu.status).success, "GNU patch applies it");
+
+  const envelope = await apply(byPterm.path, diff);
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal((envelope.result as Applied).input_format, "unified_diff");
+  assert.deepEqual(await readTree(byPterm.path), await readTree(byPatch.path));
+  assert.deepEqual(Object.keys(await readTree(byPterm.path)), ["COPYING", "db/init.sql", "docs/new.md"]);
+});
