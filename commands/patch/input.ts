@@ -55,16 +55,21 @@ const GNU_COMMAND = /^diff (?:-{1,2}[\w-]+(?:=\S+)? )+\S+ \S+$/;
 
 /**
  * `diff -ruN old new` output read the way `patch -p1` reads it: its per-file command lines go,
- * `old/x` and `new/x` become the file `x` (only when the two names differ in their first folder
- * and nowhere else), and a side stamped with the epoch (a file `diff -N` treated as empty
+ * `old/x` and `new/x` after such a line become the file `x` (only when the two names differ in
+ * their first folder and nowhere else; a lone `--- old/x` / `+++ new/x` stays as git.diff reads it), and a side stamped with the epoch (a file `diff -N` treated as empty
  * because it does not exist) is `/dev/null`. Only a `---` line followed by `+++` and a hunk is a
  * file header: a removed line `-- comment` is not touched.
  */
 function gnuHeadersAsGit(lines: readonly string[]): string[] {
   const out: string[] = [];
+  // Only after `diff -r…`'s own command line are the names known to be relative to two folders.
+  let recursive = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (GNU_COMMAND.test(line) && lines[i + 1]?.startsWith("--- ")) continue;
+    if (GNU_COMMAND.test(line) && lines[i + 1]?.startsWith("--- ")) {
+      recursive = true;
+      continue;
+    }
     const next = lines[i + 1];
     if (!line.startsWith("--- ") || !next?.startsWith("+++ ") || !(lines[i + 2] ?? "").startsWith("@@")) {
       out.push(line);
@@ -81,11 +86,12 @@ function gnuHeadersAsGit(lines: readonly string[]): string[] {
     let newName = neu.name;
     const [oldTop, ...oldRest] = oldName.split("/");
     const [newTop, ...newRest] = newName.split("/");
-    if (oldRest.length && oldTop !== newTop && oldRest.join("/") === newRest.join("/")) {
+    if (recursive && oldRest.length && oldTop !== newTop && oldRest.join("/") === newRest.join("/")) {
       oldName = `a/${oldRest.join("/")}`;
       newName = `b/${newRest.join("/")}`;
     }
     out.push(`--- ${old.absent ? "/dev/null" : oldName}`, `+++ ${neu.absent ? "/dev/null" : newName}`);
+    recursive = false;
     i++;
   }
   return out;
