@@ -140,11 +140,18 @@ async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
   const format = detectInputFormat(run.text);
   if (format === "xgit") return { format, xgit: run.text, warnings: [], note: "" };
   if (format === "unified_diff") {
+    const wrapped = wrapUnifiedDiff(run.text);
+    const gone = wrapped.dropped.length
+      ? `, plus one for each of its \`diff -r\` command lines above (lines ${
+        wrapped.dropped.join(", ")
+      }), which were left out`
+      : "";
     return {
       format,
-      xgit: wrapUnifiedDiff(run.text),
+      xgit: wrapped.text,
       warnings: [],
-      note: "(The patch was read as a unified diff, run as one git.diff block: patch line N is line N-1 of the diff.)",
+      note:
+        `(The patch was read as a unified diff, run as one git.diff block: patch line N is line N-1 of the diff${gone}.)`,
     };
   }
   let sections;

@@ -32,20 +32,21 @@ export function detectInputFormat(text: string): InputFormat {
 }
 
 /**
- * A unified diff as one `git.diff` block: git.diff already reads diffs as `git diff` and models
+ * A unified diff as one `git.diff` block (and the 1-based lines of the diff left out of it): git.diff already reads diffs as `git diff` and models
  * write them (several files, renames, fences and prose around them). No line starts with `===`
  * (detectInputFormat sees to it), so none can end the block early. A diff sent with CRLF line breaks (its `diff --git`/`---`/`+++`/`@@` lines end with
  * `\r`) loses one `\r` per line, as an XGit patch does; a diff of a CRLF file sent with LF keeps
  * its `\r`s as content.
  */
-export function wrapUnifiedDiff(text: string): string {
+export function wrapUnifiedDiff(text: string): { text: string; dropped: number[] } {
   let lines = text.replace(/\n+$/, "").split("\n");
   const headers = lines.filter((l) => /^(diff --git |--- |\+\+\+ |@@ )/.test(l));
   if (headers.filter((l) => l.endsWith("\r")).length * 2 > headers.length) {
     lines = lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   }
-  if (!lines.some((l) => l.startsWith("diff --git "))) lines = gnuHeadersAsGit(lines);
-  return `=== git.diff ===\n${lines.join("\n")}\n=== end ===\n=== PATCH EOF ===\n`;
+  const dropped: number[] = [];
+  if (!lines.some((l) => l.startsWith("diff --git "))) lines = gnuHeadersAsGit(lines, dropped);
+  return { text: `=== git.diff ===\n${lines.join("\n")}\n=== end ===\n=== PATCH EOF ===\n`, dropped };
 }
 
 /** GNU diff's stamp for a file that does not exist (`diff -N`): the epoch, in any time zone. */
@@ -60,7 +61,7 @@ const GNU_COMMAND = /^diff (?:-{1,2}[\w-]+(?:=\S+)? )+\S+ \S+$/;
  * because it does not exist) is `/dev/null`. Only a `---` line followed by `+++` and a hunk is a
  * file header: a removed line `-- comment` is not touched.
  */
-function gnuHeadersAsGit(lines: readonly string[]): string[] {
+function gnuHeadersAsGit(lines: readonly string[], dropped: number[]): string[] {
   const out: string[] = [];
   // Only after `diff -r…`'s own command line are the names known to be relative to two folders.
   let recursive = false;
@@ -68,6 +69,7 @@ function gnuHeadersAsGit(lines: readonly string[]): string[] {
     const line = lines[i];
     if (GNU_COMMAND.test(line) && lines[i + 1]?.startsWith("--- ")) {
       recursive = true;
+      dropped.push(i + 1);
       continue;
     }
     const next = lines[i + 1];
