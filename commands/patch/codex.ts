@@ -603,7 +603,9 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
       continue;
     }
     const old = splitLines(existing);
-    const crlf = old.lines.length > 0 && old.lines.filter((l) => l.endsWith("\r")).length * 2 > old.lines.length;
+    // CRLF when most line breaks are (the last line of a file without a final line break has none).
+    const broken = old.finalNewline ? old.lines : old.lines.slice(0, -1);
+    const crlf = broken.length > 0 && broken.filter((l) => l.endsWith("\r")).length * 2 > broken.length;
     let replacements: Replacement[];
     try {
       replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline);

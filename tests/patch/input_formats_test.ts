@@ -411,6 +411,7 @@ Deno.test("codex shapes checked against the real apply_patch: same text, or a re
       patch: ["@@", "-beta", "+BETA", "-", "+NEW", "@@", "-trail", "+TRAIL  ", "@@", " ", " ", "+added"],
       expected: "  indented\n  indented\ngamma\nalpha\ngamma\nBETA\nNEW\ngamma\nTRAIL  \n\n\nadded\n",
     },
+    { text: "line 1\r\nline 2", patch: ["@@", "-line 1", "+X"], expected: "X\r\nline 2\r\n" },
     {
       text: "delta\ndelta\ntrail  \n\ngamma\ndelta\nreturn x\n",
       patch: ["@@", " ", " gamma", "-delta", "+DELTA", "@@", " delta", " return x", "+appended", "*** End of File"],
