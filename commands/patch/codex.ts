@@ -60,6 +60,7 @@ const UPDATE = "*** Update File:";
 const MOVE = "*** Move to:";
 const END_OF_FILE = "*** End of File";
 const FENCE = /^\s*(```|~~~)/;
+const UNIFIED_HUNK = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
 const HEREDOC_OPEN = /^(?:apply_patch\s*)?<<\s*['"]?(\w+)['"]?\s*$/;
 
 interface Line {
@@ -197,7 +198,9 @@ function parseChunk(body: readonly Line[], start: number, first: boolean): { chu
   let i = start;
   let anchor: string | null = null;
   const head = body[i].text;
-  if (head.trim() === "@@") i++;
+  // A unified-diff hunk header (`@@ -12,7 +12,8 @@ def f():`) written where codex wants `@@`: its numbers
+  // and git's function text are hints, not a line of the file; the chunk is found by its own lines.
+  if (head.trim() === "@@" || UNIFIED_HUNK.test(head)) i++;
   else if (head.startsWith("@@ ")) {
     anchor = head.slice(3);
     i++;

@@ -54,7 +54,8 @@ Other formats on stdin run as the equivalent blocks, all or nothing, one commit 
                    context / -old / +new    only +lines under @@ <anchor> go right below the anchor;
                   *** End of File           the chunk ends the file
                   *** End Patch
-                  A first chunk without an anchor whose lines occur twice is AmbiguousMatch (add @@ <line>).
+                  A first chunk without an anchor whose lines occur twice is AmbiguousMatch (add @@ <line>);
+                  a unified-diff header @@ -N,M +N,M @@ there counts as a bare @@.
 
 Example (stdin of \`patch apply\`):
   commitmsg: Extend the login timeout

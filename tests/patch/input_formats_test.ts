@@ -220,6 +220,23 @@ Deno.test("a codex chunk whose lines repeat: refused without an anchor, placed b
   assert.match(text, /def greet\(name\):\n {4}print\("Hi"\)/);
   assert.match(text, /def farewell\(name\):\n {4}print\("Hello"\)/);
 
+  // A unified-diff hunk header where codex wants `@@`: its numbers are no line of the file; the chunk's lines decide.
+  const numbered = await apply(
+    dir.path,
+    [
+      "*** Begin Patch",
+      "*** Update File: app.py",
+      "@@ -4,3 +4,3 @@ class Config:",
+      "-    port = 8080",
+      "+    port = 9090",
+      "*** End Patch",
+    ]
+      .join("\n"),
+    "--repo proj",
+  );
+  assert.equal(numbered.exit_code, 0, numbered.stderr);
+  assert.match(await Deno.readTextFile(`${repo}/app.py`), /port = 9090/);
+
   // Only `+` lines under an anchor go right below it.
   const insert = await apply(
     dir.path,
