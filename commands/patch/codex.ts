@@ -20,9 +20,12 @@
  * chunk with no anchor whose old lines occur more than once is refused (AmbiguousMatch; codex
  * takes the first), and `@@ <anchor>` with only `+` lines inserts right below the anchor (codex
  * appends those at the end of the file whatever the anchor says). The file's own lines become
- * the context and removed lines of an exact unified diff (a `git.diff` block), so the engine
- * applies each chunk at the line found here and nowhere else. As in codex, an updated file ends
- * with a line break.
+ * the context and removed lines of an exact unified diff (a `git.diff` block) with the line
+ * numbers found here, which the engine's `exact` strategy applies as they are. As in codex, a
+ * CRLF file is compared without its `\r`s and keeps CRLF for added lines, kept context lines keep
+ * the file's text, and an updated file ends with a line break. A unified-diff hunk header
+ * (`@@ -1,3 +1,4 @@`) where codex wants `@@` is read as a bare `@@`. scripts/codex_differential.ts
+ * compares all this with the real `apply_patch`.
  */
 
 import type { Problem } from "./errors.ts";
