@@ -843,12 +843,40 @@ var Registry = class {
   async resolve(words) {
     const [first, ...rest] = words;
     if (first === HELP_COMMAND) {
+      const search = rest[0] === "--search" ? rest.slice(1).join(" ") : rest[0]?.startsWith("--search=") ? [
+        rest[0].slice("--search=".length),
+        ...rest.slice(1)
+      ].join(" ") : void 0;
+      if (search !== void 0) {
+        if (search.trim() === "") {
+          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
+            helpFor: HELP_COMMAND
+          });
+        }
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search
+        };
+      }
       if (rest.length === 0 || rest[0].startsWith("-")) return {
         kind: "help",
         spec: null,
         node: null,
         path: []
       };
+      if (!this.has(rest[0])) {
+        const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: words2.join(" ")
+        };
+      }
       return await this.resolve([
         ...rest,
         "--help"
@@ -1682,8 +1710,8 @@ async function execute(kernel, input) {
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await loadHelp();
-      const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : renderCommandList(await kernel.registry.loadAll());
+      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
+      const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : resolution.search !== void 0 ? renderSearch(await kernel.registry.loadAll(), resolution.search) : renderCommandList(await kernel.registry.loadAll());
       const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
       draft.parsed = {
         path: resolution.node ? [

@@ -28,6 +28,8 @@ export type Resolution =
     readonly spec: CommandSpec | null;
     readonly node: CommandNode | null;
     readonly path: readonly string[];
+    /** `help --search <words>`: what to look for in every command's names, summaries, flags and examples. */
+    readonly search?: string;
   };
 
 /** Programs a model reaches for out of habit; none of them exists here, and pterm never runs one. */
@@ -148,7 +150,25 @@ export class Registry {
   async resolve(words: readonly string[]): Promise<Resolution> {
     const [first, ...rest] = words;
     if (first === HELP_COMMAND) {
+      const search = rest[0] === "--search"
+        ? rest.slice(1).join(" ")
+        : rest[0]?.startsWith("--search=")
+        ? [rest[0].slice("--search=".length), ...rest.slice(1)].join(" ")
+        : undefined;
+      if (search !== undefined) {
+        if (search.trim() === "") {
+          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
+            helpFor: HELP_COMMAND,
+          });
+        }
+        return { kind: "help", spec: null, node: null, path: [], search };
+      }
       if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      if (!this.has(rest[0])) {
+        // `help search commit`, `help branch`: not a command name, so words to look for.
+        const words = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return { kind: "help", spec: null, node: null, path: [], search: words.join(" ") };
+      }
       return await this.resolve([...rest, "--help"]);
     }
     if (!this.has(first)) {

@@ -233,9 +233,11 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await loadHelp();
+      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
       const doc = resolution.node
         ? renderHelp(resolution.path, resolution.node)
+        : resolution.search !== undefined
+        ? renderSearch(await kernel.registry.loadAll(), resolution.search)
         : renderCommandList(await kernel.registry.loadAll());
       const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
       draft.parsed = {
