@@ -136,7 +136,11 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       const inline = eq < 0 ? undefined : word.slice(eq + 1);
       const flag = byName.get(name);
       if (!flag) {
-        const hint = didYouMean(name, [...byName.keys()], (n) => `--${n}`);
+        // An alias is suggested with the flag's own name, which is what --help lists.
+        const hint = didYouMean(name, [...byName.keys()], (n) => {
+          const canonical = byName.get(n)!.name;
+          return canonical === n ? `--${n}` : `--${n} (--${canonical})`;
+        });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
         usageError(commandPath, `unknown flag --${name}.${hint || known}`);
       }

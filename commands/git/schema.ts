@@ -164,6 +164,20 @@ export const resultSchemas = {
     withheld: paths.describe("Untracked secret paths (.env*, secrets/): never deleted by pterm."),
     truncated: z.boolean(),
   }),
+  blame: z.strictObject({
+    ...base("git blame"),
+    path: z.string(),
+    rev: z.string().describe("HEAD (with the work tree's lines) or the revision given."),
+    lines: z.array(z.strictObject({
+      line: z.number().int(),
+      commit: z.string().describe("40 zeros for a line not committed yet."),
+      boundary: z.boolean().describe("The commit has no parent (git prints ^)."),
+      author: z.string(),
+      time: z.string().nullable(),
+      text: z.string(),
+    })),
+    truncated: z.boolean(),
+  }),
   grep: z.strictObject({
     ...base("git grep"),
     pattern: z.string(),

@@ -64,7 +64,7 @@ const schema = (name: string) => async () => ((await loadSchemas()).resultSchema
  */
 const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log", "grep"],
+  history: ["diff", "show", "log", "grep", "blame"],
   change: [
     "branch",
     "checkout",
@@ -214,6 +214,7 @@ export const commitFlags = [
   },
   authorFlag,
   { name: "allow-empty", type: "boolean", description: "Commit even when nothing is staged." },
+  pathFlag("Commit only this path, as it is in the work tree (git commit <path>); what else is staged stays staged"),
   compat("no-verify", "Accepted: pterm runs no hooks.", { short: "n" }),
   quiet,
   compat("verbose", "Accepted; the result shows the commit.", { short: "v" }),
@@ -506,6 +507,21 @@ export const lsFilesFlags = [
   compat("exclude-standard", "Accepted: .gitignore and .git/info/exclude always apply to --others."),
 ] as const satisfies readonly FlagSpec[];
 
+export const blameFlags = [
+  repoFlag("read"),
+  pathFlag("The file to blame"),
+  {
+    name: "lines",
+    short: "L",
+    type: "string",
+    valueName: "start,end",
+    description: "Only these lines: `10,20`, `10,+5` (five lines from 10), `10,` (to the end).",
+  },
+  { name: "long", short: "l", type: "boolean", description: "Show full 40-character commit ids." },
+  { name: "suppress", short: "s", type: "boolean", description: "Leave the author and date out of each line." },
+  { name: "show-email", short: "e", type: "boolean", description: "Show the author's email instead of the name." },
+] as const satisfies readonly FlagSpec[];
+
 export const grepFlags = [
   repoFlag("read"),
   pathFlag("Only search under this path"),
@@ -729,9 +745,9 @@ export const gitSpec: CommandSpec = {
   spellings: async () =>
     (await lazyImport<typeof import("./spellings.ts")>(new URL("./spellings.ts", import.meta.url))).gitSpellings,
   unavailable: {
-    blame: "A file's history: `git log -- <file>` (or `git log -p -- <file>` with each change).",
     rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
-    apply: "Apply a diff with `patch apply` (the diff on stdin); check it first with `patch check`.",
+    apply: "Apply a diff with `patch apply` (the diff in the call's stdin; paths as the diff names them, from " +
+      "the workspace root unless --repo names the repository); patch check only tries it.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
@@ -781,7 +797,11 @@ export const gitSpec: CommandSpec = {
         command: 'git commit --repo projects/demo -m "Start" --author "Ada <ada@example.com>" --allow-empty',
         description: "An empty commit with an explicit author.",
       },
-    ], { stdin: { mode: "whenFlag", flag: "file" } }),
+    ], {
+      stdin: { mode: "whenFlag", flag: "file" },
+      positionals: [pathspec("Commit only these paths")],
+      afterDoubleDash: "path",
+    }),
     leaf("log", "List commits, newest first.", logFlags, [
       { command: "git log --repo projects/demo --max 5", description: "The last five commits of HEAD." },
       {
@@ -962,6 +982,18 @@ export const gitSpec: CommandSpec = {
       { command: "git clean -n", description: "List the untracked files that -f would delete." },
       { command: "git clean -fd", description: "Delete untracked files and folders (ignored files stay)." },
     ], { positionals: [pathspec("Only clean under these paths")], afterDoubleDash: "path" }),
+    leaf("blame", "Show which commit last changed each line of a file (git blame).", blameFlags, [
+      { command: "git blame src/app.py", description: "Every line with its commit, author and date." },
+      { command: "git blame -L 10,20 src/app.py", description: "Only lines 10 to 20." },
+      { command: "git blame v1.0 -- src/app.py", description: "The file as it was at v1.0." },
+    ], {
+      positionals: [{
+        name: "args",
+        variadic: true,
+        description: "A revision (default: HEAD, with the work tree's uncommitted lines), then the file.",
+      }],
+      afterDoubleDash: "path",
+    }),
     leaf("grep", "Search the tracked files' lines for a pattern (git grep).", grepFlags, [
       { command: 'git grep -n "def main"', description: "Lines with their numbers." },
       { command: "git grep -l TODO -- src", description: "The files under src that mention TODO." },

@@ -243,8 +243,7 @@ export const patchSpec: CommandSpec = {
   subcommands: [apply, check, recover],
   // Other tools' names for applying a patch: the error names patch apply instead (the patch goes in stdin).
   replaces: {
-    apply_patch:
-      "Patches are applied with `patch apply` (the patch in the call's stdin; `patch check` tries it first).",
-    applypatch: "Patches are applied with `patch apply` (the patch in the call's stdin; `patch check` tries it first).",
+    apply_patch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
+    applypatch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
   },
 };

@@ -138,6 +138,14 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
     return { kind: "tags", value: sorted(await run(["tag", "-l"])) };
   }
   if (sub === "rev-parse" || sub === "ls-files") return { kind: "stdout", value: await run(words) };
+  if (sub === "blame") {
+    const owners: string[] = [];
+    for (const line of (await run(["blame", "--porcelain", ...kept.filter((w) => !/^-[lse]$/.test(w))])).split("\n")) {
+      const match = line.match(/^([0-9a-f]{40}) \d+ (\d+)/);
+      if (match) owners[Number(match[2]) - 1] = match[1];
+    }
+    return { kind: "blame", value: owners.join("\n") };
+  }
   if (sub === "stash" && rest[0] === "list") {
     return { kind: "stdout-lines", value: String((await run(["stash", "list"])).split("\n").filter(Boolean).length) };
   }
@@ -164,6 +172,8 @@ function ptermAnswer(kind: string, envelope: Envelope, root: string): string {
       return sorted(result.tags.map((t: { name: string }) => t.name));
     case "stdout-lines":
       return String(result.entries.length);
+    case "blame":
+      return result.lines.map((l: { commit: string }) => l.commit).join("\n");
     default:
       return envelope.stdout.replaceAll(root + "/", "");
   }

@@ -231,6 +231,7 @@ export const cold: readonly CorpusLine[] = [
   { line: "git ls-files -m" },
   // what pterm does not have
   { line: "git blame src/app.py" },
+  { line: "git blame -L 1,3 README.md" },
   { line: 'git grep "def "' },
   { line: "git clean -fd" },
   { line: "git cherry-pick feature", clean: true },

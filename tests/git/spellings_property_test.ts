@@ -36,6 +36,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       word.map((w) => `git commit -am "${w} all"`),
       word.map((w) => `git commit -m "${w}" -m "body of ${w}"`),
       fc.constant("git commit --amend --no-edit"),
+      fc.tuple(word, file).map(([w, f]) => `git commit -m "${w} only" -- ${f}`),
+      fc.tuple(word, file).map(([w, f]) => `git commit ${f} -m "${w} only"`),
       word.map((w) => `git commit --amend -m "${w} amended"`),
       branch.map((b) => `git branch ${b}`),
       branch.map((b) => `git branch -D ${b}`),

@@ -5,7 +5,7 @@ import { PtermError } from "../../../core/errors.ts";
 import type { CommandContext } from "../../../core/context.ts";
 import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
 import { stage, type StageResult } from "../lib/add.ts";
-import { commitIndex } from "../lib/commit.ts";
+import { commitIndex, onlyPathsIndex } from "../lib/commit.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { excludePtermState, initRepo, type Repo } from "../lib/repo.ts";
@@ -244,9 +244,25 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
       'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).',
     );
   }
+  const only = userPaths(ctx.flags.path);
+  if (only.length && ctx.flags.all) {
+    throw new PtermError("InvalidArgs", "give paths or -a, not both: `git commit -a` commits every tracked change.");
+  }
   const id = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
+    let index = loadIndex(repo);
     if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
+    if (only.length) {
+      // `git commit <paths>`: those paths as they are in the work tree, the rest as HEAD has it.
+      for (const spec of only) {
+        if (spec !== "" && policy.hidden(spec)) {
+          throw new PtermError("SecretPathDenied", `${spec} is a secret path; git in pterm never commits it.`);
+        }
+      }
+      const tracked = (p: string, spec: string) => spec === "" || pathWithin(p, spec);
+      const known = only.filter((spec) => [...index.entries.keys()].some((p) => tracked(p, spec)));
+      if (known.length) await stage(repo, index, policy, known, { signal: ctx.signal });
+      index = await onlyPathsIndex(repo, index, only, tracked);
+    }
     if (message === null) {
       const head = readHead(repo).oid;
       if (!head) throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one.");

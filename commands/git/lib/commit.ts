@@ -2,11 +2,11 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
-import type { Index } from "./index_file.ts";
+import { emptyEntry, Index, treeModeToMode } from "./index_file.ts";
 import { cleanupMessage, parseCommit, serializeCommit, type Signature, splitMessage } from "./objects.ts";
 import { advanceHead, readHead, resolveRefOid } from "./refs.ts";
 import type { Repo } from "./repo.ts";
-import { writeTreeFromIndex } from "./tree.ts";
+import { flattenTree, writeTreeFromIndex } from "./tree.ts";
 
 /** State files a merge, revert or cherry-pick in progress leaves in .git. */
 export const SEQUENCE_FILES = [
@@ -116,4 +116,42 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
 /** The commit HEAD names, or null on an unborn branch. */
 export function headOid(repo: Repo): string | null {
   return resolveRefOid(repo, "HEAD");
+}
+
+/**
+ * `git commit <paths>` (git's --only): a commit of HEAD's tree with just these paths taken from
+ * the work tree; the real index gets the same paths staged, and whatever else was staged stays
+ * staged for a later commit. Refused during a merge, as git does.
+ */
+export async function onlyPathsIndex(
+  repo: Repo,
+  index: Index,
+  specs: readonly string[],
+  inScope: (path: string, spec: string) => boolean,
+): Promise<Index> {
+  if (readMergeHeads(repo).length) {
+    throw new PtermError(
+      "UncommittedChanges",
+      "a merge is in progress: git cannot commit only some paths of it; `git commit` commits the whole merge.",
+    );
+  }
+  const head = readHead(repo);
+  const headTree = head.oid
+    ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree)
+    : new Map();
+  const only = new Index();
+  for (const [path, entry] of headTree) only.set(emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
+  for (const spec of specs) {
+    const inIndex = [...index.entries.keys()].filter((p) => inScope(p, spec));
+    const inHead = [...headTree.keys()].filter((p) => inScope(p, spec));
+    if (inIndex.length === 0 && inHead.length === 0) {
+      throw new PtermError(
+        "NotFound",
+        `pathspec \`${spec}\` did not match any file known to git; \`git add\` a new file before committing it.`,
+      );
+    }
+    for (const path of inHead) if (!index.entries.has(path)) only.remove(path);
+    for (const path of inIndex) only.set({ ...index.entries.get(path)! });
+  }
+  return only;
 }
