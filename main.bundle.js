@@ -327,7 +327,10 @@ function parseArgs(commandPath, spec, words) {
       if (!flag) {
         const hint = didYouMean(name, [
           ...byName.keys()
-        ], (n) => `--${n}`);
+        ], (n) => {
+          const canonical2 = byName.get(n).name;
+          return canonical2 === n ? `--${n}` : `--${n} (--${canonical2})`;
+        });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
         usageError(commandPath, `unknown flag --${name}.${hint || known}`);
       }
