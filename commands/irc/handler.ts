@@ -12,8 +12,8 @@ import type { pullFlags, sendFlags, sendPositionals, statusFlags } from "./spec.
 const COLOURS: Record<Indicator, string> = { red: "\x1b[31m", yellow: "\x1b[33m", green: "\x1b[32m" };
 const RESET = "\x1b[0m";
 
-function daemon(ctx: CommandContext<unknown, unknown>, request: Parameters<typeof callDaemon>[2]) {
-  return callDaemon(ctx.session, ctx.workspace.root, request, ctx.signal);
+function daemon(ctx: CommandContext<unknown, unknown>, request: Parameters<typeof callDaemon>[1]) {
+  return callDaemon(ctx.session, request, ctx.signal);
 }
 
 /** The terminal's version of the seed's Chat-tab light: a dot, coloured when the terminal allows. */

@@ -134,3 +134,28 @@ Deno.test({
     { numRuns: 25 },
   );
 });
+
+Deno.test("a repository at the workspace root keeps pterm's own files out of real git's view too", async () => {
+  await using root = await makeRoot("pterm-rootrepo-");
+  await git(root.path, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(root.path, "app.txt"), "app\n");
+  // The first pterm call writes the audit log (and, with stdin, an artifact) into the root.
+  const envelope = await exec(root.path, "git status");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  await exec(root.path, "git commit -F -", { stdin: "not yet\n" });
+  await Deno.writeTextFile(join(root.path, "pterm.json"), "{}\n");
+  const untracked = (await git(root.path, "status", "--porcelain", "-uall")).split("\n").filter(Boolean);
+  assert.deepEqual(untracked, ["?? app.txt"], "real git sees only the user's file");
+  const exclude = await Deno.readTextFile(join(root.path, ".git/info/exclude"));
+  for (const line of ["/audit/", "/artifacts/", "/sessions/", "/cache/", "/pterm.json"]) {
+    assert.ok(exclude.includes(line));
+  }
+  // Written once: a second call does not repeat the lines.
+  await exec(root.path, "git status");
+  assert.equal(await Deno.readTextFile(join(root.path, ".git/info/exclude")), exclude);
+  // A repository in a folder of its own is left alone.
+  await Deno.mkdir(join(root.path, "sub"));
+  await git(join(root.path, "sub"), "init", "-q");
+  await exec(root.path, "git status --repo sub");
+  assert.ok(!(await Deno.readTextFile(join(root.path, "sub/.git/info/exclude")).catch(() => "")).includes("/audit/"));
+});
