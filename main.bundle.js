@@ -214,6 +214,123 @@ function didYouMean(word, candidates, render = (s) => s) {
   return ` Did you mean ${found.map(render).join(" or ")}?`;
 }
 
+// core/grammar.ts
+var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
+  ";",
+  "|",
+  "&",
+  ">",
+  "<",
+  "`",
+  "*",
+  "?",
+  "[",
+  "]"
+]);
+var DESCRIPTIONS = {
+  ";": "a command separator",
+  "|": "a pipe",
+  "&": "a background or `&&` operator",
+  ">": "a redirection",
+  "<": "a redirection",
+  "`": "command substitution",
+  "$(": "command substitution",
+  "${": "variable expansion",
+  "*": "a glob",
+  "?": "a glob",
+  "[": "a glob",
+  "]": "a glob",
+  "~": "home-directory expansion"
+};
+function refuse(what, column) {
+  const description = DESCRIPTIONS[what] ?? "shell syntax";
+  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
+}
+var LINE_BREAKS = /* @__PURE__ */ new Set([
+  "\n",
+  "\r",
+  "\v",
+  "\f",
+  "\x85",
+  "\u2028",
+  "\u2029"
+]);
+function tokenize(line) {
+  for (let i2 = 0; i2 < line.length; i2++) {
+    const ch = line[i2];
+    if (LINE_BREAKS.has(ch)) {
+      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
+    }
+    if (ch === "\0") {
+      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
+    }
+  }
+  const words = [];
+  let current = "";
+  let inWord = false;
+  let i = 0;
+  while (i < line.length) {
+    const ch = line[i];
+    if (ch === " " || ch === "	") {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) {
+        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
+      }
+      current += line.slice(i + 1, end);
+      inWord = true;
+      i = end + 1;
+      continue;
+    }
+    if (ch === '"') {
+      let j = i + 1;
+      let closed = false;
+      while (j < line.length) {
+        const c = line[j];
+        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
+          current += line[j + 1];
+          j += 2;
+          continue;
+        }
+        if (c === '"') {
+          closed = true;
+          break;
+        }
+        current += c;
+        j++;
+      }
+      if (!closed) {
+        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
+      }
+      inWord = true;
+      i = j + 1;
+      continue;
+    }
+    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
+    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
+    if (ch === "~" && !inWord) refuse("~", i + 1);
+    current += ch;
+    inWord = true;
+    i++;
+  }
+  if (inWord) words.push(current);
+  if (words.length === 0) {
+    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
+  }
+  return words;
+}
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 // core/flags.ts
 function usageError(commandPath, message) {
   throw new PtermError("InvalidArgs", `${commandPath}: ${message}`, {
@@ -332,7 +449,14 @@ function parseArgs(commandPath, spec, words) {
           return canonical2 === n ? `--${n}` : `--${n} (--${canonical2})`;
         });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
-        usageError(commandPath, `unknown flag --${name}.${hint || known}`);
+        const close = suggest(name, [
+          ...byName.keys()
+        ]);
+        const fixed = close.length === 1 ? ` Run \`${[
+          commandPath,
+          ...words.map((w, k) => k === i ? `--${close[0]}${eq < 0 ? "" : word.slice(eq)}` : w)
+        ].map((w, k) => k === 0 ? w : quoteWord(w)).join(" ")}\`.` : "";
+        usageError(commandPath, `unknown flag --${name}.${hint || known}${fixed}`);
       }
       if (flag.type === "boolean") take(flag, inline ?? "true");
       else if (inline !== void 0) take(flag, inline);
@@ -616,123 +740,6 @@ function isGroup(node) {
   return node.subcommands !== void 0;
 }
 
-// core/grammar.ts
-var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
-  ";",
-  "|",
-  "&",
-  ">",
-  "<",
-  "`",
-  "*",
-  "?",
-  "[",
-  "]"
-]);
-var DESCRIPTIONS = {
-  ";": "a command separator",
-  "|": "a pipe",
-  "&": "a background or `&&` operator",
-  ">": "a redirection",
-  "<": "a redirection",
-  "`": "command substitution",
-  "$(": "command substitution",
-  "${": "variable expansion",
-  "*": "a glob",
-  "?": "a glob",
-  "[": "a glob",
-  "]": "a glob",
-  "~": "home-directory expansion"
-};
-function refuse(what, column) {
-  const description = DESCRIPTIONS[what] ?? "shell syntax";
-  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
-}
-var LINE_BREAKS = /* @__PURE__ */ new Set([
-  "\n",
-  "\r",
-  "\v",
-  "\f",
-  "\x85",
-  "\u2028",
-  "\u2029"
-]);
-function tokenize(line) {
-  for (let i2 = 0; i2 < line.length; i2++) {
-    const ch = line[i2];
-    if (LINE_BREAKS.has(ch)) {
-      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
-    }
-    if (ch === "\0") {
-      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
-    }
-  }
-  const words = [];
-  let current = "";
-  let inWord = false;
-  let i = 0;
-  while (i < line.length) {
-    const ch = line[i];
-    if (ch === " " || ch === "	") {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    if (ch === "'") {
-      const end = line.indexOf("'", i + 1);
-      if (end < 0) {
-        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
-      }
-      current += line.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (ch === '"') {
-      let j = i + 1;
-      let closed = false;
-      while (j < line.length) {
-        const c = line[j];
-        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
-          current += line[j + 1];
-          j += 2;
-          continue;
-        }
-        if (c === '"') {
-          closed = true;
-          break;
-        }
-        current += c;
-        j++;
-      }
-      if (!closed) {
-        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
-      }
-      inWord = true;
-      i = j + 1;
-      continue;
-    }
-    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
-    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
-    if (ch === "~" && !inWord) refuse("~", i + 1);
-    current += ch;
-    inWord = true;
-    i++;
-  }
-  if (inWord) words.push(current);
-  if (words.length === 0) {
-    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
-  }
-  return words;
-}
-function quoteWord(word) {
-  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
-  if (!word.includes("'")) return `'${word}'`;
-  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-}
-
 // core/registry.ts
 var HELP_COMMAND = "help";
 var HOST_TOOLS = /* @__PURE__ */ new Set([
@@ -930,7 +937,10 @@ var Registry = class {
             helpFor: path.join(" ")
           });
         }
-        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.`, {
+        const close = suggest(word, names);
+        const at = index;
+        const fixed = close.length === 1 ? ` Run \`${words.map((w, k) => k === at ? close[0] : quoteWord(w)).join(" ")}\`.` : "";
+        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.${fixed}`, {
           helpFor: path.join(" ")
         });
       }

@@ -5,7 +5,8 @@
 
 import type { FlagSpec, LeafSpec, PositionalSpec } from "./declaration.ts";
 import { PtermError } from "./errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean, suggest } from "./suggest.ts";
+import { quoteWord } from "./grammar.ts";
 
 export type FlagValue = string | number | boolean | string[] | number[];
 
@@ -142,7 +143,15 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
           return canonical === n ? `--${n}` : `--${n} (--${canonical})`;
         });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
-        usageError(commandPath, `unknown flag --${name}.${hint || known}`);
+        // One close name: the whole corrected line, ready to run (issue 15).
+        const close = suggest(name, [...byName.keys()]);
+        const fixed = close.length === 1
+          ? ` Run \`${
+            [commandPath, ...words.map((w, k) => k === i ? `--${close[0]}${eq < 0 ? "" : word.slice(eq)}` : w)]
+              .map((w, k) => (k === 0 ? w : quoteWord(w))).join(" ")
+          }\`.`
+          : "";
+        usageError(commandPath, `unknown flag --${name}.${hint || known}${fixed}`);
       }
       if (flag.type === "boolean") take(flag, inline ?? "true");
       else if (inline !== undefined) take(flag, inline);

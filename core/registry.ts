@@ -5,7 +5,7 @@
 
 import { type CommandNode, type CommandSpec, isGroup, type LeafSpec } from "./declaration.ts";
 import { PtermError } from "./errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean, suggest } from "./suggest.ts";
 import { quoteWord } from "./grammar.ts";
 
 export type CommandLoaders = Readonly<Record<string, () => Promise<CommandSpec>>>;
@@ -212,10 +212,16 @@ export class Registry {
             helpFor: path.join(" "),
           });
         }
+        // One close name: the corrected line, ready to run.
+        const close = suggest(word, names);
+        const at = index;
+        const fixed = close.length === 1
+          ? ` Run \`${words.map((w, k) => (k === at ? close[0] : quoteWord(w))).join(" ")}\`.`
+          : "";
         throw new PtermError(
           "UnknownCommand",
           `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} ` +
-            `Its subcommands are: ${names.join(", ")}.`,
+            `Its subcommands are: ${names.join(", ")}.${fixed}`,
           { helpFor: path.join(" ") },
         );
       }

@@ -229,6 +229,10 @@ export const cold: readonly CorpusLine[] = [
   { line: "git ls-files src" },
   { line: "git ls-files --others --exclude-standard" },
   { line: "git ls-files -m" },
+  // typos
+  { line: "git stauts", intent: "status" },
+  { line: 'git comit -m "Typo fix"', intent: "commit -m 'Typo fix'" },
+  { line: 'git commit --mesage "Typo fix"', intent: "commit -m 'Typo fix'" },
   // what pterm does not have
   { line: "git blame src/app.py" },
   { line: "git blame -L 1,3 README.md" },
