@@ -93,6 +93,12 @@ export async function hintForRefusedLine(line: string, registry: Registry): Prom
       "is saved as an artifact.";
   }
 
+  // `git add src/*.py`: nothing expands a glob here.
+  const glob = text.match(/(?:^|\s)(\S*[*?]\S*)/);
+  if (glob && !/[|;&<>`]/.test(text)) {
+    return ` Nothing expands \`${glob[1]}\` here: name the files, or their folder (a folder means everything in it).`;
+  }
+
   // `a && b`: one command per call.
   const chain = text.match(/^(.+?)\s*&&\s*(.+)$/);
   if (chain) {

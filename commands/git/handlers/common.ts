@@ -69,7 +69,19 @@ export function authorOf(ctx: AnyContext): GitAuthor {
 
 /** The --path values, normalized relative to the work tree ("" for the whole tree). */
 export function userPaths(values: readonly string[] | undefined): string[] {
-  return (values ?? []).map((p) => normalizeUserPath(p));
+  return (values ?? []).map((p) => {
+    // git expands `*.py` in a pathspec itself; pterm's git matches literal paths and folders only, so a
+    // glob is refused by name rather than reported as matching nothing. (`[` stays literal: `pages/[id].tsx`
+    // names a file far more often than a character class, and git matches it literally too.)
+    if (/[*?]/.test(p)) {
+      throw new PtermError(
+        "InvalidArgs",
+        `\`${p}\` is a glob pathspec; git in pterm takes literal paths and folders (a folder means everything in ` +
+          "it). Name the files (`git status -s` and `git ls-files` list them) or their folder.",
+      );
+    }
+    return normalizeUserPath(p);
+  });
 }
 
 export function bounded<T>(list: readonly T[], max = MAX_LISTED): { items: T[]; truncated: boolean } {
