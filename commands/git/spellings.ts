@@ -67,7 +67,12 @@ export const gitSpellings: SpellingRewriter = {
       break;
     }
     const sub = rest.slice(i);
-    if (sub[0] === "help" && sub.length > 1) return ["git", ...sub.slice(1), "--help"];
+    if (sub[0] === "help") return ["git", ...sub.slice(1).filter((w) => !w.startsWith("-")), "--help"];
+    if (sub[0] === "--version") {
+      refuse(
+        "pterm's git has no version of its own: `git --help` lists what it does (its repositories are git's format 0, SHA-1).",
+      );
+    }
     const dashes = sub.indexOf("--");
     const flags = dashes < 0 ? sub : sub.slice(0, dashes);
     const paths = dashes < 0 ? [] : sub.slice(dashes);
