@@ -162,6 +162,7 @@ export const resultSchemas = {
     dry_run: z.boolean(),
     removed: paths.describe("Deleted (or, with --dry-run, what would be)."),
     withheld: paths.describe("Untracked secret paths (.env*, secrets/): never deleted by pterm."),
+    skipped: paths.describe("Untracked repositories of their own, left as git clean leaves them."),
     truncated: z.boolean(),
   }),
   blame: z.strictObject({

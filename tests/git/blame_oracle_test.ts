@@ -79,7 +79,9 @@ Deno.test({
           stderr: "null",
         }).output();
         if (merged.code !== 0) await git(repo, "merge", "--abort");
-        await write(applyEdits((await Deno.readTextFile(join(repo, "f.txt"))).split("\n").slice(0, -1), uncommitted, "wt"));
+        await write(
+          applyEdits((await Deno.readTextFile(join(repo, "f.txt"))).split("\n").slice(0, -1), uncommitted, "wt"),
+        );
         const real = parsePorcelain(await git(repo, "blame", "--porcelain", "f.txt"));
         const envelope = await exec(root.path, "git blame f.txt");
         assert.equal(envelope.exit_code, 0, envelope.stderr);

@@ -159,3 +159,38 @@ Deno.test("a repository at the workspace root keeps pterm's own files out of rea
   await exec(root.path, "git status --repo sub");
   assert.ok(!(await Deno.readTextFile(join(root.path, "sub/.git/info/exclude")).catch(() => "")).includes("/audit/"));
 });
+
+Deno.test("git clean -f, -fd and -n delete (or list) what real git's do, and skip a repository of its own", async () => {
+  for (const flags of [["-f"], ["-fd"], ["-n"], ["-nd"], ["-fd", "--", "dir"]]) {
+    await using root = await makeRoot("pterm-clean-");
+    await using twin = await makeRoot("pterm-clean-git-");
+    for (const dir of [root.path, twin.path]) {
+      const repo = join(dir, "r");
+      await Deno.mkdir(join(repo, "dir/sub"), { recursive: true });
+      await git(repo, "init", "-q", "-b", "main");
+      await Deno.writeTextFile(join(repo, "tracked.txt"), "t\n");
+      await Deno.writeTextFile(join(repo, "dir/kept.txt"), "k\n");
+      await Deno.writeTextFile(join(repo, ".gitignore"), "*.log\n");
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "-q", "-m", "c");
+      await Deno.writeTextFile(join(repo, "new.txt"), "n\n");
+      await Deno.writeTextFile(join(repo, "dir/new.txt"), "n\n");
+      await Deno.writeTextFile(join(repo, "dir/sub/deep.txt"), "d\n");
+      await Deno.writeTextFile(join(repo, "debug.log"), "ignored\n");
+      await Deno.mkdir(join(repo, "untracked-folder/inner"), { recursive: true });
+      await Deno.writeTextFile(join(repo, "untracked-folder/inner/x.txt"), "x\n");
+      await Deno.mkdir(join(repo, "nested"));
+      await git(join(repo, "nested"), "init", "-q");
+      await Deno.writeTextFile(join(repo, "nested/file.txt"), "in a repository of its own\n");
+    }
+    const envelope = await exec(root.path, `git clean ${flags.join(" ")}`);
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    const real = await realGit(join(twin.path, "r"), ["clean", ...flags]);
+    assert.equal(real.code, 0, real.stderr);
+    assert.equal(
+      await repoState(join(root.path, "r")),
+      await repoState(join(twin.path, "r")),
+      `git clean ${flags.join(" ")}`,
+    );
+  }
+});

@@ -669,6 +669,7 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
     const parent = (path: string) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
     const removed: string[] = [];
     const withheld: string[] = [];
+    const skipped: string[] = [];
     const emptied = new Set<string>();
     for (const path of [...(report.untracked ?? [])].sort(comparePaths)) {
       if (scope.length && !scope.some((s) => s === "" || pathWithin(path, s))) continue;
@@ -677,7 +678,24 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
         withheld.push(path);
         continue;
       }
-      if (!dryRun) await Deno.remove(`${repo.dir}/${path}`);
+      // A folder among the untracked entries is a repository of its own: git clean skips it (unless -ff).
+      const info = await Deno.lstat(`${repo.dir}/${path}`).catch(() => null);
+      if (!info) continue;
+      if (info.isDirectory) {
+        skipped.push(path);
+        continue;
+      }
+      if (!dryRun) {
+        try {
+          await Deno.remove(`${repo.dir}/${path}`);
+        } catch (error) {
+          throw new PtermError(
+            "SandboxDenied",
+            `could not delete ${quoteName(path)} (${(error as Error).name}); ${plural(removed.length, "file")} ` +
+              "were deleted before it.",
+          );
+        }
+      }
       removed.push(path);
       for (let dir = parent(path); dir && !trackedDirs.has(dir); dir = parent(dir)) emptied.add(dir);
     }
@@ -687,7 +705,7 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
         await Deno.remove(`${repo.dir}/${dir}`).catch(() => {});
       }
     }
-    return { removed, withheld };
+    return { removed, withheld, skipped };
   });
   const verb = dryRun ? "Would remove" : "Removing";
   ctx.stdout.write(
@@ -698,12 +716,14 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
   if (result.withheld.length) {
     ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).\n`);
   }
+  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path)}\n`);
   const listed = bounded(result.removed);
   return {
     repo_path: rel,
     dry_run: dryRun,
     removed: listed.items,
     withheld: result.withheld,
+    skipped: result.skipped,
     truncated: listed.truncated,
   };
 };
