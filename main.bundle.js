@@ -1456,13 +1456,17 @@ function confineArguments(root, leaf, args) {
 function sessionDir(input) {
   return join(input.root, "sessions", input.session);
 }
-function hostsFor(spec, config, name, input) {
+function hostsFor(spec, config, name, input, args) {
   if (!spec.netHosts) return [];
   return spec.netHosts(config.sections[name], {
     root: input.root,
     session: {
       id: input.session,
       dir: sessionDir(input)
+    },
+    args: {
+      flags: args.flags,
+      positionals: args.positionals
     }
   });
 }
@@ -1616,7 +1620,7 @@ async function execute(kernel, input) {
           if (!usesStdin(leaf, args)) stdin = null;
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
+        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input, args), codeDirsOf(kernel)));
         const running = sandbox.run({
           commandName: spec.name,
           path,

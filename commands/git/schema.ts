@@ -1,12 +1,27 @@
 /** zod schemas of every `git` result, and of the `git` section of pterm.json. */
 
 import { z } from "zod";
+import { checkPattern } from "./remote/gate.ts";
+
+const remotePattern = z.string().superRefine((value, ctx) => {
+  const problem = checkPattern(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 export const gitConfigSchema = z.strictObject({
   author: z.strictObject({
     name: z.string().min(1).describe("Author and committer name of commits and tags pterm makes."),
     email: z.string().describe("Their email."),
   }).optional().describe("Default author (else pterm <pterm@localhost>)."),
+  remotes: z.strictObject({
+    allow: z.array(remotePattern).default([]).describe(
+      "URL prefixes git may reach (scheme://host[:port][/path]); https only unless a prefix names http:// itself.",
+    ),
+    deny: z.array(remotePattern).default([]).describe("URL prefixes refused even when allowed."),
+  }).optional().describe("Remotes for clone, fetch and ls-remote; absent: none allowed."),
+  max_fetch_bytes: z.number().int().positive().optional().describe(
+    "Largest pack a clone or fetch accepts (default 2 GiB); larger ones fail with InputTooLarge.",
+  ),
 });
 
 const base = <C extends string>(command: C) => ({
@@ -67,9 +82,37 @@ const tagInfo = z.strictObject({
   message: z.string().nullable(),
 });
 
+const remoteRef = z.strictObject({
+  name: z.string(),
+  oid,
+  peeled: oid.optional().describe("For an annotated tag: the commit it names."),
+  symref: z.string().optional().describe("For HEAD: the branch it names."),
+});
+const transfer = z.strictObject({
+  objects: z.number().int().describe("Objects received."),
+  bytes: z.number().int().describe("Bytes of pack received."),
+  elapsed_ms: z.number().int(),
+});
+
 const stashEntry = z.strictObject({ ref: z.string(), commit_id: oid, message: z.string() });
 
 export const resultSchemas = {
+  "ls-remote": z.strictObject({
+    ok: z.literal(true),
+    command: z.literal("git ls-remote"),
+    url: z.string(),
+    refs: z.array(remoteRef),
+  }),
+  clone: z.strictObject({
+    ...base("git clone"),
+    url: z.string(),
+    branch: z.string().nullable().describe("The branch checked out (null: the remote is empty)."),
+    head: oid.nullable(),
+    refs: z.number().int().describe("Remote-tracking branches and tags written."),
+    files: z.number().int().describe("Files checked out."),
+    shallow: z.boolean(),
+    transfer,
+  }),
   init: z.strictObject({
     ...base("git init"),
     git_dir: z.string(),

@@ -6,6 +6,7 @@
 
 import type { CommandSpec, FlagSpec, HandlerRef, LeafSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
+import { grantedHosts } from "./remote/gate.ts";
 
 const repoFlag = (access: "read" | "write") =>
   ({
@@ -53,11 +54,13 @@ const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
   ],
+  remote: ["lsRemote", "clone"],
 } as const;
 type HandlerModules = {
   basic: typeof import("./handlers/basic.ts");
   history: typeof import("./handlers/history.ts");
   change: typeof import("./handlers/change.ts");
+  remote: typeof import("./handlers/remote.ts");
 };
 // Every listed name must be an export of its module; this line fails to type-check otherwise.
 const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModules[F])[] } = HANDLER_EXPORTS;
@@ -282,6 +285,51 @@ const stashPositional = [{
   description: "Which entry: stash@{N} or N (default 0, the newest).",
 }] as const;
 
+const urlFlag = {
+  name: "url",
+  type: "string",
+  required: true,
+  valueName: "url",
+  description: "The remote repository's https URL (allowed in git.remotes of pterm.json; no user or token in it).",
+} as const satisfies FlagSpec;
+
+const confirmFlag = {
+  name: "confirm",
+  type: "boolean",
+  description: "Required: this call reaches the network (without it the call says what it would do).",
+} as const satisfies FlagSpec;
+
+export const lsRemoteFlags = [urlFlag, confirmFlag] as const satisfies readonly FlagSpec[];
+
+export const cloneFlags = [
+  urlFlag,
+  {
+    name: "dir",
+    type: "string",
+    required: true,
+    valueName: "path",
+    path: "write",
+    description: "The new repository's folder (must not exist, or be empty), relative to the workspace root.",
+  },
+  confirmFlag,
+  {
+    name: "branch",
+    type: "string",
+    valueName: "name",
+    description: "Check out this branch (default: the remote's HEAD).",
+  },
+  {
+    name: "depth",
+    type: "number",
+    min: 1,
+    max: 1000000,
+    valueName: "n",
+    description: "A shallow clone of the last n commits of one branch (no tags).",
+  },
+] as const satisfies readonly FlagSpec[];
+
+const NET = ["fs.read", "fs.write", "net"] as const;
+
 function leaf(
   name: string,
   summary: string,
@@ -334,7 +382,7 @@ export const gitSpec: CommandSpec = {
   name: "git",
   zone: "help-first",
   summary:
-    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge.",
+    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge, ls-remote, clone.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -353,10 +401,18 @@ export const gitSpec: CommandSpec = {
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
     "core.excludesFile is not read. Content is stored as is: .gitattributes (eol, filters, LFS) and",
     "core.autocrlf are not applied. Untracked counts are files (as `git status -uall`); diffs do not detect",
-    "renames; a merge of criss-cross histories uses the first merge base. No remotes: clone, fetch, pull",
-    "and push are not available.",
+    "renames; a merge of criss-cross histories uses the first merge base.",
+    "",
+    "Remotes (ls-remote, clone) speak git's smart HTTP protocol (v2, or v0 where the server offers only that).",
+    "They reach only remotes git.remotes in pterm.json allows (URL prefixes; https, or http for a prefix that",
+    'says http:// itself): {"git": {"remotes": {"allow": ["https://git.example.com/org/"]}}}. Every call that',
+    "reaches the network needs --confirm. A token goes in skills/git/secrets/.env as GIT_<HOST>_TOKEN=...",
+    "(GIT_<HOST>_USER=... for the user name, GIT_<HOST>_BEARER=... for a bearer token; HOST in capitals, other",
+    "characters as _, a non-default port appended: GIT_GIT_EXAMPLE_COM_TOKEN, GIT_127_0_0_1_8080_TOKEN), never",
+    "in the URL. fetch, pull and push are not available yet.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
+  netHosts: grantedHosts,
   examples: [
     { command: "git init --dir projects/demo", description: "Create a repository." },
     { command: "git status --repo projects/demo", description: "See what changed." },
@@ -493,5 +549,28 @@ export const gitSpec: CommandSpec = {
       },
       { command: "git merge --repo projects/demo --abort", description: "Give up a conflicted merge." },
     ]),
+    leaf("ls-remote", "List a remote's branches and tags (network: needs --confirm and git.remotes).", lsRemoteFlags, [
+      {
+        command: "git ls-remote --url https://git.example.com/org/app.git --confirm",
+        description: "The remote's HEAD, branches and tags.",
+      },
+    ], { capabilities: NET, handler: handler("ls-remote", "lsRemote") }),
+    leaf(
+      "clone",
+      "Copy a remote repository into a new folder (network: needs --confirm and git.remotes).",
+      cloneFlags,
+      [
+        {
+          command: "git clone --url https://git.example.com/org/app.git --dir projects/app --confirm",
+          description: "Clone and check out the remote's default branch.",
+        },
+        {
+          command:
+            "git clone --url https://git.example.com/org/app.git --dir projects/app --depth 1 --branch dev --confirm",
+          description: "Only the last commit of dev.",
+        },
+      ],
+      { capabilities: NET },
+    ),
   ],
 };

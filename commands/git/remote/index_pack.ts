@@ -1,0 +1,375 @@
+/**
+ * git's `index-pack` for a pack arriving from a remote: the pack is streamed to a temporary file
+ * under objects/pack (never held in memory), its trailing checksum verified, every object
+ * inflated and hashed (a delta after applying it to its base), every tree checked as git's fsck
+ * and verify_path do, and an `.idx` version 2 written beside it. Only then are both renamed to
+ * `pack-<checksum>.{pack,idx}` — the `.idx` last, since readers find packs by their index — so an
+ * interrupted transfer leaves at most a `tmp_pack_*` file that git itself ignores.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { applyDelta } from "../lib/pack.ts";
+import { fromHex, toHex } from "../lib/bytes.ts";
+import { objectHeader, type ObjectType, parseTree } from "../lib/objects.ts";
+import { nodeCrypto, nodeZlib } from "./node.ts";
+
+const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+
+export interface IndexedPack {
+  /** `pack-<checksum>`: the files are objects/pack/<name>.pack and .idx. */
+  readonly name: string;
+  readonly objects: number;
+  readonly bytes: number;
+}
+
+export interface ReceiveOptions {
+  /** The pack is refused (InputTooLarge) once it grows past this many bytes. */
+  readonly maxBytes: number;
+  readonly signal?: AbortSignal;
+  /** Called as bytes arrive (`received`) and as objects are indexed (`indexed` of `total`). */
+  readonly onProgress?: (stage: "receiving" | "indexing", done: number, total?: number) => void;
+}
+
+function corruptPack(message: string): PtermError {
+  return new PtermError(
+    "CorruptInput",
+    `the remote sent a damaged pack (${message}); nothing was stored and no ref was changed. Retry; if it ` +
+      "persists the remote repository itself may be damaged.",
+  );
+}
+
+/** Writes the stream to `path`, returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
+async function spool(
+  chunks: AsyncIterable<Uint8Array>,
+  path: string,
+  options: ReceiveOptions,
+): Promise<{ size: number; computed: string; trailer: string }> {
+  const { createHash } = await nodeCrypto();
+  const hash = createHash("sha1");
+  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
+  let size = 0;
+  /** The last up to 20 bytes seen, not yet hashed: they may be the trailer. */
+  let tail = new Uint8Array(0);
+  try {
+    for await (const chunk of chunks) {
+      options.signal?.throwIfAborted();
+      size += chunk.length;
+      if (size > options.maxBytes) {
+        throw new PtermError(
+          "InputTooLarge",
+          `the remote's pack is larger than git.max_fetch_bytes (${options.maxBytes} bytes); nothing was stored. ` +
+            "Fetch less (--depth 1, --branch) or raise git.max_fetch_bytes in pterm.json.",
+        );
+      }
+      const joined = new Uint8Array(tail.length + chunk.length);
+      joined.set(tail);
+      joined.set(chunk, tail.length);
+      const keep = Math.min(20, joined.length);
+      hash.update(joined.subarray(0, joined.length - keep));
+      tail = joined.slice(joined.length - keep);
+      let written = 0;
+      while (written < chunk.length) written += await file.write(chunk.subarray(written));
+      options.onProgress?.("receiving", size);
+    }
+  } finally {
+    file.close();
+  }
+  if (tail.length < 20) throw corruptPack("it ended before its checksum");
+  return { size, computed: hash.digest("hex"), trailer: toHex(tail) };
+}
+
+/** Positioned reads through one moving window, so a sequential walk costs one read per few MiB. */
+class PackReader {
+  readonly size: number;
+  readonly #file: Deno.FsFile;
+  #window = new Uint8Array(0);
+  #start = 0;
+
+  constructor(file: Deno.FsFile, size: number) {
+    this.#file = file;
+    this.size = size;
+  }
+
+  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
+  bytes(offset: number, length: number): Uint8Array {
+    const end = Math.min(this.size, offset + length);
+    if (offset >= this.#start && end <= this.#start + this.#window.length) {
+      return this.#window.subarray(offset - this.#start, end - this.#start);
+    }
+    const want = Math.min(this.size - offset, Math.max(length, 4 * 1024 * 1024));
+    const buffer = new Uint8Array(want);
+    this.#file.seekSync(offset, Deno.SeekMode.Start);
+    let got = 0;
+    while (got < want) {
+      const n = this.#file.readSync(buffer.subarray(got));
+      if (n === null || n === 0) break;
+      got += n;
+    }
+    this.#window = buffer.subarray(0, got);
+    this.#start = offset;
+    return this.#window.subarray(0, Math.min(got, end - offset));
+  }
+}
+
+interface Entry {
+  readonly offset: number;
+  /** 1-4 for a whole object, OFS_DELTA or REF_DELTA. */
+  readonly code: number;
+  readonly size: number;
+  /** Where the zlib data starts. */
+  readonly dataAt: number;
+  /** Where the next object starts (known after inflating). */
+  end: number;
+  readonly baseOffset: number;
+  readonly baseOid: string;
+  oid: string;
+  type: ObjectType | null;
+  crc: number;
+}
+
+export async function receivePack(
+  chunks: AsyncIterable<Uint8Array>,
+  objectsDir: string,
+  options: ReceiveOptions,
+): Promise<IndexedPack | null> {
+  const packDir = `${objectsDir}/pack`;
+  await Deno.mkdir(packDir, { recursive: true });
+  const tmpPack = `${packDir}/tmp_pack_${crypto.randomUUID().slice(0, 8)}`;
+  const tmpIdx = `${packDir}/tmp_idx_${crypto.randomUUID().slice(0, 8)}`;
+  try {
+    const { size, computed, trailer } = await spool(chunks, tmpPack, options);
+    if (computed !== trailer) throw corruptPack("its checksum does not match its content");
+    const file = await Deno.open(tmpPack, { read: true });
+    let entries: Entry[];
+    try {
+      entries = await indexEntries(new PackReader(file, size), options);
+    } finally {
+      file.close();
+    }
+    if (entries.length === 0) {
+      await Deno.remove(tmpPack);
+      return null;
+    }
+    await Deno.writeFile(tmpIdx, await serializeIndex(entries, fromHex(trailer)), { mode: 0o644 });
+    const name = `pack-${trailer}`;
+    await Deno.chmod(tmpPack, 0o444);
+    await Deno.chmod(tmpIdx, 0o444);
+    await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
+    await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
+    return { name, objects: entries.length, bytes: size };
+  } catch (error) {
+    await Deno.remove(tmpPack).catch(() => {});
+    await Deno.remove(tmpIdx).catch(() => {});
+    throw error;
+  }
+}
+
+/** Pass one reads every entry's header and inflates it (to find its end); pass two resolves deltas. */
+async function indexEntries(reader: PackReader, options: ReceiveOptions): Promise<Entry[]> {
+  const zlib = await nodeZlib();
+  const { createHash } = await nodeCrypto();
+  const head = reader.bytes(0, 12);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (head.length < 12 || view.getUint32(0) !== 0x5041434b) throw corruptPack("it does not start with PACK");
+  const version = view.getUint32(4);
+  if (version !== 2 && version !== 3) throw corruptPack(`version ${version}`);
+  const count = view.getUint32(8);
+  const dataEnd = reader.size - 20;
+  const entries: Entry[] = [];
+
+  /** Inflates the zlib stream at `at` whose output must be `size` bytes; returns the output and where the stream ends. */
+  const inflateAt = (at: number, size: number): { content: Uint8Array; end: number } => {
+    let length = size + (size >> 10) + 64;
+    for (;;) {
+      const input = reader.bytes(at, Math.min(length, dataEnd - at));
+      try {
+        const { buffer, engine } = zlib.inflateSync(input, { info: true }) as unknown as {
+          buffer: Uint8Array;
+          engine: { bytesWritten: number };
+        };
+        if (buffer.length !== size) throw corruptPack("an object's size differs from its header");
+        return {
+          content: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length),
+          end: at + engine.bytesWritten,
+        };
+      } catch (error) {
+        if (error instanceof PtermError) throw error;
+        const truncated = (error as { code?: string }).code === "Z_BUF_ERROR";
+        if (!truncated || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
+        length *= 2;
+      }
+    }
+  };
+  const hashObject = (type: ObjectType, content: Uint8Array): string =>
+    createHash("sha1").update(objectHeader(type, content.length)).update(content).digest("hex");
+  const checkObject = (type: ObjectType, content: Uint8Array, oid: string) => {
+    if (type === "tree") parseTree(content, oid);
+  };
+
+  let at = 12;
+  for (let i = 0; i < count; i++) {
+    if (i % 256 === 0) {
+      options.signal?.throwIfAborted();
+      options.onProgress?.("indexing", i, count);
+    }
+    if (at >= dataEnd) throw corruptPack("it holds fewer objects than its header says");
+    const raw = reader.bytes(at, 32);
+    let p = 0;
+    let byte = raw[p++];
+    const code = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 4;
+    while (byte & 0x80) {
+      if (p >= raw.length) throw corruptPack("an object header runs past the pack");
+      byte = raw[p++];
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    let baseOffset = -1;
+    let baseOid = "";
+    if (code === OFS_DELTA) {
+      byte = raw[p++];
+      let back = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = raw[p++];
+        back = (back + 1) * 128 + (byte & 0x7f);
+      }
+      if (back <= 0 || back > at) throw corruptPack("a delta points outside the pack");
+      baseOffset = at - back;
+    } else if (code === REF_DELTA) {
+      baseOid = toHex(raw, p, p + 20);
+      p += 20;
+    } else if (!TYPES[code]) {
+      throw corruptPack(`an object has the unknown type ${code}`);
+    }
+    const entry: Entry = {
+      offset: at,
+      code,
+      size,
+      dataAt: at + p,
+      end: 0,
+      baseOffset,
+      baseOid,
+      oid: "",
+      type: TYPES[code] ?? null,
+      crc: 0,
+    };
+    const { content, end } = inflateAt(entry.dataAt, size);
+    entry.end = end;
+    if (entry.type) {
+      entry.oid = hashObject(entry.type, content);
+      checkObject(entry.type, content, entry.oid);
+    }
+    entries.push(entry);
+    at = end;
+  }
+  if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
+  for (const entry of entries) entry.crc = zlib.crc32(reader.bytes(entry.offset, entry.end - entry.offset)) >>> 0;
+
+  // Pass two: every delta is resolved from its base, depth first, as git's index-pack does.
+  const byOffset = new Map<number, Entry>();
+  for (const entry of entries) byOffset.set(entry.offset, entry);
+  const ofsChildren = new Map<number, Entry[]>();
+  const refChildren = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    if (entry.code === OFS_DELTA) {
+      if (!byOffset.has(entry.baseOffset)) throw corruptPack("a delta's base is not an object of the pack");
+      const list = ofsChildren.get(entry.baseOffset) ?? [];
+      list.push(entry);
+      ofsChildren.set(entry.baseOffset, list);
+    } else if (entry.code === REF_DELTA) {
+      const list = refChildren.get(entry.baseOid) ?? [];
+      list.push(entry);
+      refChildren.set(entry.baseOid, list);
+    }
+  }
+  let resolved = 0;
+  const resolveFrom = (base: Entry, type: ObjectType, content: Uint8Array) => {
+    const stack: { entry: Entry; type: ObjectType; content: Uint8Array }[] = [{ entry: base, type, content }];
+    while (stack.length) {
+      const { entry, type, content } = stack.pop()!;
+      const children = [...(ofsChildren.get(entry.offset) ?? []), ...(refChildren.get(entry.oid) ?? [])];
+      refChildren.delete(entry.oid);
+      for (const child of children) {
+        if (child.oid) continue;
+        const delta = inflateAt(child.dataAt, child.size).content;
+        const result = applyDelta(content, delta);
+        child.type = type;
+        child.oid = hashObject(type, result);
+        checkObject(type, result, child.oid);
+        if (++resolved % 256 === 0) options.signal?.throwIfAborted();
+        stack.push({ entry: child, type, content: result });
+      }
+    }
+  };
+  for (const entry of entries) {
+    if (entry.code === OFS_DELTA || entry.code === REF_DELTA) continue;
+    if (!ofsChildren.has(entry.offset) && !refChildren.has(entry.oid)) continue;
+    resolveFrom(entry, entry.type!, inflateAt(entry.dataAt, entry.size).content);
+  }
+  const unresolved = entries.find((e) => !e.oid);
+  if (unresolved) {
+    throw corruptPack(
+      unresolved.code === REF_DELTA
+        ? `a delta's base ${unresolved.baseOid} is not in the pack (a thin pack, which pterm does not ask for)`
+        : "a delta's base could not be resolved",
+    );
+  }
+  options.onProgress?.("indexing", count, count);
+  return entries;
+}
+
+/** gitformat-pack: `.idx` version 2. */
+async function serializeIndex(entries: Entry[], packChecksum: Uint8Array): Promise<Uint8Array> {
+  const { createHash } = await nodeCrypto();
+  const sorted = entries.map((e) => ({ name: fromHex(e.oid), entry: e }));
+  sorted.sort((a, b) => {
+    for (let i = 0; i < 20; i++) if (a.name[i] !== b.name[i]) return a.name[i] - b.name[i];
+    return 0;
+  });
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].entry.oid === sorted[i - 1].entry.oid) throw corruptPack(`it holds ${sorted[i].entry.oid} twice`);
+  }
+  const n = sorted.length;
+  const large = sorted.filter((s) => s.entry.offset >= 0x80000000).length;
+  const out = new Uint8Array(8 + 1024 + n * 20 + n * 4 + n * 4 + large * 8 + 40);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0xff744f63);
+  view.setUint32(4, 2);
+  const fanout = new Uint32Array(256);
+  for (const s of sorted) fanout[s.name[0]]++;
+  let running = 0;
+  for (let b = 0; b < 256; b++) {
+    running += fanout[b];
+    view.setUint32(8 + b * 4, running);
+  }
+  let p = 8 + 1024;
+  for (const s of sorted) {
+    out.set(s.name, p);
+    p += 20;
+  }
+  for (const s of sorted) {
+    view.setUint32(p, s.entry.crc);
+    p += 4;
+  }
+  let largeAt = p + n * 4;
+  let largeIndex = 0;
+  for (const s of sorted) {
+    const offset = s.entry.offset;
+    if (offset < 0x80000000) view.setUint32(p, offset);
+    else {
+      view.setUint32(p, (0x80000000 | largeIndex++) >>> 0);
+      view.setUint32(largeAt, Math.floor(offset / 2 ** 32));
+      view.setUint32(largeAt + 4, offset >>> 0);
+      largeAt += 8;
+    }
+    p += 4;
+  }
+  p = largeAt;
+  out.set(packChecksum, p);
+  p += 20;
+  out.set(createHash("sha1").update(out.subarray(0, p)).digest(), p);
+  return out;
+}

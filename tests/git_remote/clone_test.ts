@@ -1,0 +1,55 @@
+/** git clone and ls-remote against a real git smart-HTTP server, with the real git as the oracle. */
+
+import assert from "node:assert/strict";
+import { assertFsck, git } from "../git/oracle.ts";
+import { execOk, makeRoot } from "../helpers.ts";
+import { startGitHttpServer } from "./http_server.ts";
+import { allowedWorkspace, servedRepository } from "./fixture.ts";
+
+/** Every ref of a repository with what it points to (`git show-ref --head`), and the files of HEAD. */
+async function stateOf(dir: string): Promise<{ refs: string; files: string; head: string }> {
+  return {
+    refs: await git(dir, "for-each-ref", "--format=%(refname) %(objectname) %(symref)"),
+    files: await git(dir, "ls-files", "--stage"),
+    head: await git(dir, "symbolic-ref", "HEAD"),
+  };
+}
+
+for (const mode of ["v2", "v0"] as const) {
+  Deno.test(`clone (protocol ${mode}): the same refs, files and config as the real git's clone; fsck clean`, async () => {
+    await using server = await startGitHttpServer({ v0Only: mode === "v0" });
+    await using work = await makeRoot();
+    await servedRepository(server, "app.git", work.path);
+    await using root = await allowedWorkspace(server);
+    const url = server.url("app.git");
+
+    const listed = await execOk(root.path, `git ls-remote --url ${url} --confirm`);
+    const real = await git(work.path, "ls-remote", url);
+    const ours = (listed.result as { refs: { name: string; oid: string; peeled?: string }[] }).refs;
+    const oursLines = ours.flatMap((r) => [`${r.oid}\t${r.name}`, ...(r.peeled ? [`${r.peeled}\t${r.name}^{}`] : [])]);
+    assert.deepEqual(oursLines.sort(), real.trim().split("\n").sort());
+
+    const envelope = await execOk(root.path, `git clone --url ${url} --dir projects/app --confirm`);
+    const result = envelope.result as { branch: string; transfer: { objects: number } };
+    assert.equal(result.branch, "main");
+    assert.ok(result.transfer.objects > 90);
+    await git(work.path, "clone", "--quiet", url, `${work.path}/real`);
+    const mine = `${root.path}/projects/app`;
+    assert.deepEqual(await stateOf(mine), await stateOf(`${work.path}/real`));
+    assert.equal(await git(mine, "config", "--get", "remote.origin.url"), `${url}\n`);
+    assert.equal(await git(mine, "config", "--get", "remote.origin.fetch"), "+refs/heads/*:refs/remotes/origin/*\n");
+    assert.equal(await git(mine, "config", "--get", "branch.main.merge"), "refs/heads/main\n");
+    assert.equal(await git(mine, "status", "--porcelain"), "");
+    assert.equal(
+      await Deno.readTextFile(`${mine}/src/lib/numbers.txt`),
+      await Deno.readTextFile(`${work.path}/real/src/lib/numbers.txt`),
+    );
+    assert.equal((await Deno.stat(`${mine}/run.sh`)).mode! & 0o111, 0o111);
+    await assertFsck(mine);
+    // pterm's own commands read the clone (its packs, packed-refs).
+    const log = await execOk(root.path, "git log --repo projects/app --max 3");
+    assert.match(log.stdout, /commit 30/);
+    // The real git fetches into it with nothing to do.
+    assert.equal((await git(mine, "fetch", "--dry-run")).trim(), "");
+  });
+}
