@@ -11,7 +11,7 @@ import type { GitHttpServer } from "./http_server.ts";
  */
 export async function servedRepository(server: GitHttpServer, name: string, work: string): Promise<string> {
   await server.createBare(name);
-  const src = `${work}/${name.replace(/\.git$/, "")}-src`;
+  const src = `${work}/${server.port}-${name.replace(/\.git$/, "")}-src`;
   await git(work, "init", "--quiet", "--initial-branch=main", src);
   for (let i = 1; i <= 30; i++) {
     await Deno.mkdir(`${src}/src/lib`, { recursive: true });

@@ -34,7 +34,7 @@ export interface GitHttpServer extends AsyncDisposable {
   readonly port: number;
   /** Every request the server answered, in order. */
   readonly requests: RequestRecord[];
-  /** The next upload-pack POST (a fetch) is cut after this many bytes of its response body; null: none. */
+  /** The next fetch (an upload-pack POST asking for objects) is cut after this many bytes of its answer; null: none. */
   cutNextFetchAfter: number | null;
   /** Requests under `/redirect/` are answered with a 302 to this origin (the rest of the path kept). */
   redirectTo: string | null;
@@ -130,11 +130,15 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
       stdout: "piped",
       stderr: "null",
     }).spawn();
-    // The request body is streamed into the CGI program while its answer streams back.
+    // An upload-pack request is small: read whole, to tell a fetch (which the cut applies to) from ls-refs.
+    const requestBody = request.method === "POST" ? new Uint8Array(await request.arrayBuffer()) : null;
     const feeding = (async () => {
       try {
-        if (request.body) await request.body.pipeTo(child.stdin);
-        else await child.stdin.close();
+        if (requestBody) {
+          const writer = child.stdin.getWriter();
+          await writer.write(requestBody);
+          await writer.close();
+        } else await child.stdin.close();
       } catch { /* the program stopped reading */ }
     })();
 
@@ -167,7 +171,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     }
     record(status);
     const rest = head.subarray(split.at + split.skip);
-    const isFetch = request.method === "POST" && url.pathname.endsWith("/git-upload-pack");
+    const asked = requestBody ? new TextDecoder().decode(requestBody) : "";
+    const isFetch = url.pathname.endsWith("/git-upload-pack") &&
+      (asked.includes("command=fetch") || (!asked.includes("command=") && asked.includes("want ")));
     let cutAfter: number | null = null;
     if (isFetch && state.cutNextFetchAfter !== null) {
       cutAfter = state.cutNextFetchAfter;
