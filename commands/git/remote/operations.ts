@@ -33,7 +33,7 @@ export async function lsRemote(connection: Connection): Promise<RemoteRef[]> {
  * Every commit, tree and blob reachable from `tips` must be in the repository (git's
  * check_connected), stopping at shallow boundaries; tags are followed to what they name.
  */
-async function checkConnected(repo: Repo, tips: readonly string[], shallow: ReadonlySet<string>): Promise<void> {
+export async function checkConnected(repo: Repo, tips: readonly string[], shallow: ReadonlySet<string>): Promise<void> {
   const seen = new Set<string>();
   const stack = [...tips];
   const missing = (oid: string) =>
@@ -58,7 +58,7 @@ async function checkConnected(repo: Repo, tips: readonly string[], shallow: Read
         if (entry.mode === "40000") stack.push(entry.oid);
         else if (!seen.has(entry.oid)) {
           seen.add(entry.oid);
-          if (!repo.objects.has(entry.oid)) throw missing(entry.oid);
+          if (!await repo.objects.has(entry.oid)) throw missing(entry.oid);
         }
       }
     } else if (object.type === "tag") {
