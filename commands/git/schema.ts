@@ -94,6 +94,15 @@ const transfer = z.strictObject({
   elapsed_ms: z.number().int(),
 });
 
+const fetchedRef = z.strictObject({
+  remote: z.string().describe("The remote's ref."),
+  local: z.string().describe("The local ref it updates."),
+  old: oid.nullable(),
+  new: oid,
+  status: z.enum(["new", "fast-forward", "forced", "up-to-date", "rejected"]),
+  reason: z.string().optional(),
+});
+
 const stashEntry = z.strictObject({ ref: z.string(), commit_id: oid, message: z.string() });
 
 export const resultSchemas = {
@@ -102,6 +111,15 @@ export const resultSchemas = {
     command: z.literal("git ls-remote"),
     url: z.string(),
     refs: z.array(remoteRef),
+  }),
+  fetch: z.strictObject({
+    ...base("git fetch"),
+    remote: z.string(),
+    url: z.string(),
+    refs: z.array(fetchedRef).describe("Every ref the fetch looked at; up-to-date ones included."),
+    updated: z.number().int(),
+    rejected: z.number().int(),
+    transfer,
   }),
   clone: z.strictObject({
     ...base("git clone"),

@@ -54,7 +54,7 @@ const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
   ],
-  remote: ["lsRemote", "clone"],
+  remote: ["lsRemote", "clone", "fetch"],
 } as const;
 type HandlerModules = {
   basic: typeof import("./handlers/basic.ts");
@@ -328,6 +328,18 @@ export const cloneFlags = [
   },
 ] as const satisfies readonly FlagSpec[];
 
+export const fetchFlags = [
+  repoFlag("write"),
+  {
+    name: "remote",
+    type: "string",
+    default: "origin",
+    valueName: "name",
+    description: "Which configured remote (see `git remote`).",
+  },
+  confirmFlag,
+] as const satisfies readonly FlagSpec[];
+
 const NET = ["fs.read", "fs.write", "net"] as const;
 
 function leaf(
@@ -382,7 +394,7 @@ export const gitSpec: CommandSpec = {
   name: "git",
   zone: "help-first",
   summary:
-    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge, ls-remote, clone.",
+    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge, ls-remote, clone, fetch.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -409,7 +421,7 @@ export const gitSpec: CommandSpec = {
     "reaches the network needs --confirm. A token goes in skills/git/secrets/.env as GIT_<HOST>_TOKEN=...",
     "(GIT_<HOST>_USER=... for the user name, GIT_<HOST>_BEARER=... for a bearer token; HOST in capitals, other",
     "characters as _, a non-default port appended: GIT_GIT_EXAMPLE_COM_TOKEN, GIT_127_0_0_1_8080_TOKEN), never",
-    "in the URL. fetch, pull and push are not available yet.",
+    "in the URL. pull and push are not available yet.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   netHosts: grantedHosts,
@@ -572,5 +584,11 @@ export const gitSpec: CommandSpec = {
       ],
       { capabilities: NET },
     ),
+    leaf("fetch", "Bring a remote's new commits and tags in (network: needs --confirm and git.remotes).", fetchFlags, [
+      {
+        command: "git fetch --repo projects/app --confirm",
+        description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags.",
+      },
+    ], { capabilities: NET }),
   ],
 };

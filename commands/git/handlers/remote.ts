@@ -2,12 +2,13 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { cloneFlags, lsRemoteFlags } from "../spec.ts";
+import type { cloneFlags, fetchFlags, lsRemoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
 import { allowedRemote, policyOf, type RemoteUrl } from "../remote/gate.ts";
-import { cloneInto, lsRemote as listRemote } from "../remote/operations.ts";
+import { cloneInto, fetchInto, lsRemote as listRemote, parseRefspec } from "../remote/operations.ts";
 import type { Connection } from "../remote/transport.ts";
-import { authorOf, plural } from "./common.ts";
+import { authorOf, openFromFlags, plural } from "./common.ts";
+import type { Repo } from "../lib/repo.ts";
 
 /** git.max_fetch_bytes when pterm.json does not set it. */
 const DEFAULT_MAX_FETCH_BYTES = 2 * 2 ** 30;
@@ -21,8 +22,8 @@ function gitSection(ctx: AnyContext): Record<string, unknown> | undefined {
 }
 
 /** The remote, allowed by pterm.json, and the call confirmed; otherwise the refusal that says what to do. */
-function gate(ctx: AnyContext, url: string, action: string): RemoteUrl {
-  const remote = allowedRemote(url, policyOf(gitSection(ctx)));
+function gate(ctx: AnyContext, url: string, action: string, label?: string): RemoteUrl {
+  const remote = allowedRemote(url, policyOf(gitSection(ctx)), label);
   if (ctx.flags.confirm !== true) {
     throw new PtermError(
       "ConfirmRequired",
@@ -97,5 +98,60 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     files: outcome.files,
     shallow: outcome.shallow,
     transfer: outcome.stats,
+  };
+};
+
+/** The URL of a configured remote, or NotFound saying how to add one. */
+function remoteUrlOf(repo: Repo, name: string, rel: string): string {
+  const url = repo.config.get(`remote.${name}.url`);
+  if (url === undefined) {
+    throw new PtermError(
+      "NotFound",
+      `${rel} has no remote named ${name}; list them with \`git remote --repo ${rel}\`, or add one with ` +
+        `\`git remote --repo ${rel} add ${name} <url>\`.`,
+    );
+  }
+  return url;
+}
+
+export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const name = ctx.flags.remote;
+  const remote = gate(
+    ctx,
+    remoteUrlOf(repo, name, rel),
+    `fetch: bringing in what is new at ${name} =`,
+    `the URL of remote ${name}`,
+  );
+  // Keys are `section.subsection.key` with section and key in lower case; the remote's name keeps its case.
+  const specs = repo.config.values.get(`remote.${name}.fetch`) ?? [];
+  const refspecs = (specs.length ? specs : [`+refs/heads/*:refs/remotes/${name}/*`]).map(parseRefspec);
+  const result = await fetchInto({
+    connection: connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    refspecs,
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  const changed = result.refs.filter((r) => r.status !== "up-to-date");
+  for (const ref of changed) {
+    const short = (oid: string | null) => oid?.slice(0, 7) ?? "";
+    const range = ref.status === "new" ? "[new]" : `${short(ref.old)}..${short(ref.new)}`;
+    ctx.stdout.write(
+      `${ref.status === "rejected" ? "! " : "  "}${range.padEnd(16)} ${ref.remote} -> ${ref.local}` +
+        (ref.status === "rejected" ? ` (rejected: ${ref.reason})` : ref.status === "forced" ? " (forced update)" : "") +
+        "\n",
+    );
+  }
+  if (changed.length === 0) ctx.stdout.write(`${name} had nothing new.\n`);
+  return {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    refs: result.refs,
+    updated: changed.filter((r) => r.status !== "rejected").length,
+    rejected: changed.filter((r) => r.status === "rejected").length,
+    transfer: result.stats,
   };
 };

@@ -7,7 +7,8 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { formatSignature, parseCommit, parseTag, parseTree, type Signature } from "../lib/objects.ts";
-import { advanceHead, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
+import { isValidRefName, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
+import { isAncestor } from "../lib/merge.ts";
 import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
 import { switchTrees } from "../lib/checkout.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
@@ -229,4 +230,221 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   }
 }
 
-export { advanceHead, listRefs, readHead, resolveRefOid };
+// ---- fetch ---------------------------------------------------------------------------------
+
+/** A configured fetch refspec: `[+]refs/heads/<src>:refs/remotes/<name>/<dst>`, with at most one `*` each side. */
+export interface Refspec {
+  readonly force: boolean;
+  readonly src: string;
+  readonly dst: string;
+}
+
+export function parseRefspec(text: string): Refspec {
+  const force = text.startsWith("+");
+  const body = force ? text.slice(1) : text;
+  const colon = body.indexOf(":");
+  const src = colon < 0 ? body : body.slice(0, colon);
+  const dst = colon < 0 ? "" : body.slice(colon + 1);
+  const stars = (t: string) => t.split("*").length - 1;
+  if (
+    !src.startsWith("refs/") || !dst.startsWith("refs/") || stars(src) !== stars(dst) || stars(src) > 1 ||
+    body.startsWith("^")
+  ) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `the fetch refspec ${JSON.stringify(text)} is not one pterm supports (it maps refs/... to refs/... with at ` +
+        "most one * each side, e.g. +refs/heads/*:refs/remotes/origin/*). Fix it with the real git " +
+        "(`git config remote.origin.fetch ...`).",
+    );
+  }
+  return { force, src, dst };
+}
+
+/** Where `name` goes under `spec`, or null when it does not match. */
+export function mapRef(spec: Refspec, name: string): string | null {
+  const star = spec.src.indexOf("*");
+  if (star < 0) return name === spec.src ? spec.dst : null;
+  const before = spec.src.slice(0, star);
+  const after = spec.src.slice(star + 1);
+  if (!name.startsWith(before) || !name.endsWith(after) || name.length < before.length + after.length) return null;
+  const matched = name.slice(before.length, name.length - after.length);
+  return spec.dst.replace("*", matched);
+}
+
+/** The fixed part of a refspec's source: what ls-refs is asked for. */
+function refPrefix(spec: Refspec): string {
+  const star = spec.src.indexOf("*");
+  return star < 0 ? spec.src : spec.src.slice(0, star);
+}
+
+export type RefUpdateStatus = "new" | "fast-forward" | "forced" | "up-to-date" | "rejected";
+
+export interface FetchedRef {
+  /** The remote's ref, e.g. refs/heads/main. */
+  readonly remote: string;
+  /** The local ref it updates, e.g. refs/remotes/origin/main. */
+  readonly local: string;
+  readonly old: string | null;
+  readonly new: string;
+  readonly status: RefUpdateStatus;
+  /** Why a rejected ref was left as it was. */
+  readonly reason?: string;
+}
+
+export interface FetchOptions {
+  readonly connection: Connection;
+  readonly repo: Repo;
+  readonly remoteName: string;
+  readonly refspecs: readonly Refspec[];
+  readonly maxBytes: number;
+  readonly who: Signature;
+}
+
+export interface FetchResult {
+  readonly refs: FetchedRef[];
+  readonly stats: TransferStats;
+}
+
+/** The URL as git names it in FETCH_HEAD: without a trailing `/` or `.git`. */
+function fetchHeadUrl(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\.git$/, "");
+}
+
+export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
+  const started = Date.now();
+  const { connection, repo } = options;
+  const remote = await connect(connection);
+  const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
+  const advertised = await listRemoteRefs(remote, prefixes);
+
+  // Branches (and whatever else the refspecs name) and where each goes.
+  const planned: { remote: RemoteRef; local: string; force: boolean }[] = [];
+  for (const ref of advertised) {
+    for (const spec of options.refspecs) {
+      const local = mapRef(spec, ref.name);
+      if (local && isValidRefName(local)) {
+        planned.push({ remote: ref, local, force: spec.force });
+        break;
+      }
+    }
+  }
+  const localTags = listRefs(repo, "refs/tags");
+  const remoteTags = advertised.filter((r) => r.name.startsWith(TAGS) && !planned.some((p) => p.remote === r));
+  const missing = async (oid: string) => !(await repo.objects.has(oid));
+  const wants = new Set<string>();
+  for (const p of planned) if (await missing(p.remote.oid)) wants.add(p.remote.oid);
+  // Tags follow what is fetched (git's auto-follow): a new tag whose commit is here or on its way.
+  for (const tag of remoteTags) {
+    if (localTags.has(tag.name)) continue;
+    const target = tag.peeled ?? tag.oid;
+    if (!(await missing(target)) && (await missing(tag.oid))) wants.add(tag.oid);
+  }
+  const haves = new Set<string>();
+  for (const prefix of ["refs/heads", "refs/remotes", "refs/tags"]) {
+    for (const oid of listRefs(repo, prefix).values()) haves.add(oid);
+  }
+  const head = readHead(repo).oid;
+  if (head) haves.add(head);
+  let outcome: FetchOutcome | null = null;
+  const shallowBefore = repo.objects.shallowCommits();
+  if (wants.size > 0) {
+    outcome = await fetchPack(remote, {
+      wants: [...wants],
+      haves: [...haves].filter((h) => !wants.has(h)).slice(0, 256),
+      shallow: [...shallowBefore],
+      includeTags: true,
+      objectsDir: `${repo.gitdir}/objects`,
+      maxBytes: options.maxBytes,
+    }, connection);
+  }
+  // A fresh view of the object store: it sees the new pack.
+  const fresh = openRepo(repo.dir, repo.label, connection.root);
+  const shallow = new Set(shallowBefore);
+  for (const s of outcome?.shallow ?? []) shallow.add(s);
+  for (const s of outcome?.unshallow ?? []) shallow.delete(s);
+  await checkConnected(fresh, [...wants], shallow);
+  if (outcome && (outcome.shallow.length > 0 || outcome.unshallow.length > 0)) {
+    const text = [...shallow].sort().join("\n");
+    if (text) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, text + "\n");
+    else Deno.removeSync(`${repo.gitdir}/shallow`);
+  }
+
+  // Only now, with every object present, do refs move.
+  const refs: FetchedRef[] = [];
+  for (const p of planned) {
+    const old = resolveRefOid(fresh, p.local);
+    const next = p.remote.oid;
+    let status: RefUpdateStatus;
+    if (old === next) status = "up-to-date";
+    else if (old === null) status = "new";
+    else if (await isAncestor(fresh, old, next)) status = "fast-forward";
+    else status = p.force ? "forced" : "rejected";
+    if (status === "rejected") {
+      refs.push({ remote: p.remote.name, local: p.local, old, new: next, status, reason: "non-fast-forward" });
+      continue;
+    }
+    if (status !== "up-to-date") {
+      const message = status === "new"
+        ? "fetch: storing head"
+        : `fetch: ${status === "forced" ? "forced-update" : "fast-forward"}`;
+      await updateRef(fresh, p.local, next, { expected: old, message, who: options.who });
+    }
+    refs.push({ remote: p.remote.name, local: p.local, old, new: next, status });
+  }
+  const fetchedTags: FetchedRef[] = [];
+  // git's order: tags naming a fetched tip first (found before the transfer), then the ones back-filled after it.
+  const tips = new Set(planned.map((p) => p.remote.oid));
+  const namesTip = (tag: RemoteRef) => tips.has(tag.peeled ?? tag.oid);
+  for (const tag of [...remoteTags.filter(namesTip), ...remoteTags.filter((t) => !namesTip(t))]) {
+    const local = localTags.get(tag.name);
+    if (local === tag.oid) continue;
+    if (local !== undefined) {
+      fetchedTags.push({
+        remote: tag.name,
+        local: tag.name,
+        old: local,
+        new: tag.oid,
+        status: "rejected",
+        reason: "would clobber an existing tag",
+      });
+      continue;
+    }
+    if (!(await fresh.objects.has(tag.oid))) continue; // not part of what was fetched: not followed
+    await updateRef(fresh, tag.name, tag.oid, { expected: null, message: "fetch: storing head", who: options.who });
+    fetchedTags.push({ remote: tag.name, local: tag.name, old: null, new: tag.oid, status: "new" });
+  }
+  writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags);
+  return {
+    refs: [...refs, ...fetchedTags],
+    stats: {
+      objects: outcome?.pack?.objects ?? 0,
+      bytes: outcome?.pack?.bytes ?? 0,
+      elapsed_ms: Date.now() - started,
+    },
+  };
+}
+
+/** FETCH_HEAD as git writes it: the current branch's upstream for merge first, then the rest, then new tags. */
+function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: FetchedRef[], tags: FetchedRef[]): void {
+  const branch = readHead(repo).branch;
+  const merge = branch && repo.config.get(`branch.${branch}.remote`) === remoteName
+    ? repo.config.get(`branch.${branch}.merge`) ?? null
+    : null;
+  const where = fetchHeadUrl(url);
+  const describe = (name: string) =>
+    name.startsWith(HEADS)
+      ? `branch '${name.slice(HEADS.length)}'`
+      : name.startsWith(TAGS)
+      ? `tag '${name.slice(TAGS.length)}'`
+      : `'${name}'`;
+  const lines: string[] = [];
+  const listed = refs.filter((r) => r.status !== "rejected");
+  for (const r of listed) if (r.remote === merge) lines.push(`${r.new}\t\t${describe(r.remote)} of ${where}`);
+  for (const r of listed) {
+    if (r.remote !== merge) lines.push(`${r.new}\tnot-for-merge\t${describe(r.remote)} of ${where}`);
+  }
+  for (const t of tags) {
+    if (t.status === "new") lines.push(`${t.new}\tnot-for-merge\t${describe(t.remote)} of ${where}`);
+  }
+  Deno.writeTextFileSync(`${repo.gitdir}/FETCH_HEAD`, lines.map((l) => l + "\n").join(""));
+}

@@ -354,6 +354,8 @@ export interface FetchRequest {
   readonly depth?: number;
   /** The commits the repository already has as shallow boundaries. */
   readonly shallow?: readonly string[];
+  /** include-tag: annotated tags pointing into the pack come with it. */
+  readonly includeTags?: boolean;
   readonly objectsDir: string;
   readonly maxBytes: number;
 }
@@ -376,7 +378,12 @@ export async function fetchPack(remote: Remote, request: FetchRequest, connectio
     if (request.depth && !fetchCaps.includes("shallow")) {
       throw new PtermError("UnsupportedFormat", `${remote.session.remote.url} does not offer shallow fetches.`);
     }
-    const args = ["ofs-delta", ...request.wants.map((w) => `want ${w}`), ...request.haves.map((h) => `have ${h}`)];
+    const args = [
+      "ofs-delta",
+      ...(request.includeTags ? ["include-tag"] : []),
+      ...request.wants.map((w) => `want ${w}`),
+      ...request.haves.map((h) => `have ${h}`),
+    ];
     for (const s of request.shallow ?? []) args.push(`shallow ${s}`);
     if (request.depth) args.push(`deepen ${request.depth}`);
     args.push("done");
@@ -391,7 +398,13 @@ export async function fetchPack(remote: Remote, request: FetchRequest, connectio
       throw new PtermError("UnsupportedFormat", `${remote.session.remote.url} does not offer shallow fetches.`);
     }
     const lines = request.wants.map((w, i) =>
-      pktLine(i === 0 ? `want ${w} side-band-64k ofs-delta agent=${AGENT}\n` : `want ${w}\n`)
+      pktLine(
+        i === 0
+          ? `want ${w} side-band-64k ofs-delta${
+            request.includeTags && caps.has("include-tag") ? " include-tag" : ""
+          } agent=${AGENT}\n`
+          : `want ${w}\n`,
+      )
     );
     for (const s of request.shallow ?? []) lines.push(pktLine(`shallow ${s}\n`));
     if (request.depth) lines.push(pktLine(`deepen ${request.depth}\n`));
