@@ -54,7 +54,7 @@ const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
   ],
-  remote: ["lsRemote", "clone", "fetch"],
+  remote: ["lsRemote", "clone", "fetch", "push", "pull"],
 } as const;
 type HandlerModules = {
   basic: typeof import("./handlers/basic.ts");
@@ -328,17 +328,40 @@ export const cloneFlags = [
   },
 ] as const satisfies readonly FlagSpec[];
 
-export const fetchFlags = [
+const remoteNameFlag = {
+  name: "remote",
+  type: "string",
+  default: "origin",
+  valueName: "name",
+  description: "Which configured remote (see `git remote`).",
+} as const satisfies FlagSpec;
+
+export const fetchFlags = [repoFlag("write"), remoteNameFlag, confirmFlag] as const satisfies readonly FlagSpec[];
+
+export const pushFlags = [
   repoFlag("write"),
   {
-    name: "remote",
+    name: "branch",
     type: "string",
-    default: "origin",
     valueName: "name",
-    description: "Which configured remote (see `git remote`).",
+    description: "The local branch to push (default: the current one) to its upstream.",
+  },
+  remoteNameFlag,
+  {
+    name: "set-upstream",
+    short: "u",
+    type: "boolean",
+    description: "Push to a branch of the same name on the remote and remember it as the upstream.",
+  },
+  {
+    name: "force-with-lease",
+    type: "boolean",
+    description: "Overwrite the remote branch even if not a fast-forward, only if it is where your last fetch saw it.",
   },
   confirmFlag,
 ] as const satisfies readonly FlagSpec[];
+
+export const pullFlags = [repoFlag("write"), confirmFlag] as const satisfies readonly FlagSpec[];
 
 const NET = ["fs.read", "fs.write", "net"] as const;
 
@@ -394,7 +417,7 @@ export const gitSpec: CommandSpec = {
   name: "git",
   zone: "help-first",
   summary:
-    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge, ls-remote, clone, fetch.",
+    "Local git: init, status, add, commit, log, branch, checkout, diff, show, reset, rm, mv, stash, tag, revert, merge, clone, fetch, pull, push, ls-remote.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -415,13 +438,16 @@ export const gitSpec: CommandSpec = {
     "core.autocrlf are not applied. Untracked counts are files (as `git status -uall`); diffs do not detect",
     "renames; a merge of criss-cross histories uses the first merge base.",
     "",
-    "Remotes (ls-remote, clone) speak git's smart HTTP protocol (v2, or v0 where the server offers only that).",
+    "Remotes (ls-remote, clone, fetch, pull, push) speak git's smart HTTP protocol (v2 for reading where the",
+    "server offers it, else v0; push is v0 receive-pack).",
     "They reach only remotes git.remotes in pterm.json allows (URL prefixes; https, or http for a prefix that",
     'says http:// itself): {"git": {"remotes": {"allow": ["https://git.example.com/org/"]}}}. Every call that',
     "reaches the network needs --confirm. A token goes in skills/git/secrets/.env as GIT_<HOST>_TOKEN=...",
     "(GIT_<HOST>_USER=... for the user name, GIT_<HOST>_BEARER=... for a bearer token; HOST in capitals, other",
     "characters as _, a non-default port appended: GIT_GIT_EXAMPLE_COM_TOKEN, GIT_127_0_0_1_8080_TOKEN), never",
-    "in the URL. pull and push are not available yet.",
+    "in the URL. A push that is not a fast-forward is Rejected unless --force-with-lease (and the remote is",
+    "still where the last fetch saw it). Not supported: ssh, git:// and file:// remotes, pushing tags, pull",
+    "--rebase, fetch --prune.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   netHosts: grantedHosts,
@@ -588,6 +614,19 @@ export const gitSpec: CommandSpec = {
       {
         command: "git fetch --repo projects/app --confirm",
         description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags.",
+      },
+    ], { capabilities: NET }),
+    leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
+      {
+        command: "git pull --repo projects/app --confirm",
+        description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict.",
+      },
+    ], { capabilities: NET }),
+    leaf("push", "Send a branch's new commits to its upstream (network: needs --confirm).", pushFlags, [
+      { command: "git push --repo projects/app --confirm", description: "The current branch to its upstream." },
+      {
+        command: "git push --repo projects/app --branch fix --set-upstream --confirm",
+        description: "Create fix on origin and make it fix's upstream.",
       },
     ], { capabilities: NET }),
   ],

@@ -2,13 +2,24 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { cloneFlags, fetchFlags, lsRemoteFlags } from "../spec.ts";
+import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
 import { allowedRemote, policyOf, type RemoteUrl } from "../remote/gate.ts";
-import { cloneInto, fetchInto, lsRemote as listRemote, parseRefspec } from "../remote/operations.ts";
+import {
+  cloneInto,
+  fetchInto,
+  lsRemote as listRemote,
+  mapRef,
+  parseRefspec,
+  pushTo,
+  unpushedCommits,
+} from "../remote/operations.ts";
+import { readHead, resolveRefOid } from "../lib/refs.ts";
+import { loadIndex, withRepoLock } from "../lib/state.ts";
+import { mergeInto } from "../lib/ops.ts";
 import type { Connection } from "../remote/transport.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
-import type { Repo } from "../lib/repo.ts";
+import { openRepo, type Repo } from "../lib/repo.ts";
 
 /** git.max_fetch_bytes when pterm.json does not set it. */
 const DEFAULT_MAX_FETCH_BYTES = 2 * 2 ** 30;
@@ -114,27 +125,14 @@ function remoteUrlOf(repo: Repo, name: string, rel: string): string {
   return url;
 }
 
-export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
-  const name = ctx.flags.remote;
-  const remote = gate(
-    ctx,
-    remoteUrlOf(repo, name, rel),
-    `fetch: bringing in what is new at ${name} =`,
-    `the URL of remote ${name}`,
-  );
+function refspecsOf(repo: Repo, name: string) {
   // Keys are `section.subsection.key` with section and key in lower case; the remote's name keeps its case.
   const specs = repo.config.values.get(`remote.${name}.fetch`) ?? [];
-  const refspecs = (specs.length ? specs : [`+refs/heads/*:refs/remotes/${name}/*`]).map(parseRefspec);
-  const result = await fetchInto({
-    connection: connectionFor(ctx, remote),
-    repo,
-    remoteName: name,
-    refspecs,
-    maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx)),
-  });
-  const changed = result.refs.filter((r) => r.status !== "up-to-date");
+  return (specs.length ? specs : [`+refs/heads/*:refs/remotes/${name}/*`]).map(parseRefspec);
+}
+
+function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typeof fetchInto>>["refs"]): number {
+  const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
     const short = (oid: string | null) => oid?.slice(0, 7) ?? "";
     const range = ref.status === "new" ? "[new]" : `${short(ref.old)}..${short(ref.new)}`;
@@ -145,6 +143,28 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     );
   }
   if (changed.length === 0) ctx.stdout.write(`${name} had nothing new.\n`);
+  return changed.length;
+}
+
+export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const name = ctx.flags.remote;
+  const remote = gate(
+    ctx,
+    remoteUrlOf(repo, name, rel),
+    `fetch: bringing in what is new at ${name} =`,
+    `the URL of remote ${name}`,
+  );
+  const result = await fetchInto({
+    connection: connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    refspecs: refspecsOf(repo, name),
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  reportFetch(ctx, name, result.refs);
+  const changed = result.refs.filter((r) => r.status !== "up-to-date");
   return {
     repo_path: rel,
     remote: name,
@@ -154,4 +174,154 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     rejected: changed.filter((r) => r.status === "rejected").length,
     transfer: result.stats,
   };
+};
+
+export const push: Handler<typeof pushFlags> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const head = readHead(repo);
+  const branch = ctx.flags.branch ?? head.branch;
+  if (!branch) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
+  }
+  const local = resolveRefOid(repo, `refs/heads/${branch}`);
+  if (!local) throw new PtermError("NotFound", `there is no branch ${branch} with commits to push.`);
+  const configured = repo.config.get(`branch.${branch}.remote`);
+  const name = ctx.flags.remote;
+  const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : undefined;
+  if (!upstream && !ctx.flags["set-upstream"]) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${branch} has no upstream on ${name}. To create ${branch} there and remember it, run ` +
+        `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`.`,
+      { helpFor: ctx.command },
+    );
+  }
+  const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream!;
+  const url = remoteUrlOf(repo, name, rel);
+  const count = await unpushedCommits(repo, name, local);
+  const remote = gate(
+    ctx,
+    url,
+    `push: sending ${count} commit${count === 1 ? "" : "s"} of ${branch} to ${
+      destination.replace(/^refs\/heads\//, "")
+    } at`,
+    `the URL of remote ${name}`,
+  );
+  const outcome = await pushTo({
+    connection: connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    branch,
+    destination,
+    forceWithLease: ctx.flags["force-with-lease"],
+    setUpstream: ctx.flags["set-upstream"],
+    who: signatureNow(authorOf(ctx)),
+  });
+  const target = destination.replace(/^refs\/heads\//, "");
+  ctx.stdout.write(
+    outcome.status === "up-to-date"
+      ? `${name}/${target} is already at ${local.slice(0, 7)}; nothing to push.\n`
+      : `${outcome.old ? `${outcome.old.slice(0, 7)}..` : "[new] "}${local.slice(0, 7)}  ${branch} -> ${target} ` +
+        `(${plural(outcome.commits, "commit")}, ${plural(outcome.objects, "object")}` +
+        `${outcome.status === "forced" ? ", forced" : ""})\n`,
+  );
+  if (ctx.flags["set-upstream"]) ctx.stdout.write(`${branch} now tracks ${name}/${target}.\n`);
+  return {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    branch,
+    ref: destination,
+    old: outcome.old,
+    new: outcome.new,
+    status: outcome.status,
+    commits: outcome.commits,
+    objects: outcome.objects,
+    upstream_set: ctx.flags["set-upstream"],
+    elapsed_ms: outcome.elapsed_ms,
+  };
+};
+
+export const pull: Handler<typeof pullFlags> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { rel, policy } = opened;
+  let repo = opened.repo;
+  const branch = readHead(repo).branch;
+  if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
+  const name = repo.config.get(`branch.${branch}.remote`);
+  const merge = repo.config.get(`branch.${branch}.merge`);
+  if (!name || !merge) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${branch} has no upstream (branch.${branch}.remote and .merge in .git/config). Push it once with ` +
+        `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`, or merge a fetched branch with ` +
+        `\`git merge --repo ${rel} --branch origin/<name>\`.`,
+    );
+  }
+  const remote = gate(
+    ctx,
+    remoteUrlOf(repo, name, rel),
+    `pull: fetching ${name} and merging it into ${branch} from`,
+    `the URL of remote ${name}`,
+  );
+  const refspecs = refspecsOf(repo, name);
+  const tracking = refspecs.map((spec) => mapRef(spec, merge)).find((r) => r !== null);
+  if (!tracking) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${merge} (the upstream of ${branch}) is not fetched by remote.${name}.fetch; fix the refspec with the real git.`,
+    );
+  }
+  const fetched = await fetchInto({
+    connection: connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    refspecs,
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  reportFetch(ctx, name, fetched.refs);
+  // A fresh view of the repository: its object store sees the pack the fetch added.
+  repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
+  if (!resolveRefOid(repo, tracking)) {
+    throw new PtermError(
+      "NotFound",
+      `${name} has no ${merge.replace(/^refs\/heads\//, "")} to pull (${tracking} is absent).`,
+    );
+  }
+  const upstreamName = merge.replace(/^refs\/heads\//, "");
+  const outcome = await withRepoLock(repo, () =>
+    mergeInto(repo, loadIndex(repo), policy, tracking, {
+      noFf: false,
+      message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
+      author: authorOf(ctx),
+    }));
+  const fields = {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    merged: tracking,
+    commit_id: outcome.commit_id,
+    head: outcome.head,
+    changed_paths: outcome.changed,
+    conflicts: outcome.conflicts,
+    fetched: fetched.refs,
+    transfer: fetched.stats,
+  };
+  if (outcome.outcome === "conflict") {
+    throw new PtermError(
+      "Conflict",
+      `merging ${name}/${upstreamName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict ` +
+        `markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --repo ${rel} --abort\`.`,
+      { result: { ...fields, outcome: "conflict" } },
+    );
+  }
+  ctx.stdout.write(
+    outcome.outcome === "up-to-date"
+      ? "Already up to date.\n"
+      : outcome.outcome === "fast-forward"
+      ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).\n`
+      : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.\n`,
+  );
+  return { ...fields, outcome: outcome.outcome };
 };

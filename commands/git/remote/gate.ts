@@ -143,28 +143,44 @@ export function checkPattern(pattern: string): string | null {
   }
 }
 
-/** The remote URL `name` of the repository at `repoDir` (its .git/config), or null. */
-export function configuredRemoteUrl(repoDir: string, name: string): string | null {
+/** The last value of `[section "subsection"] key` in a git config text (a small reading of git's format). */
+function configValue(text: string, section: string, subsection: string, key: string): string | null {
+  let inSection = false;
+  let value: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[\s*([^\s\]"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (header) {
+      inSection = header[1].toLowerCase() === section && header[2]?.replace(/\\(.)/g, "$1") === subsection;
+      continue;
+    }
+    const setting = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/.exec(line);
+    if (inSection && setting && setting[1].toLowerCase() === key) value = setting[2].trim();
+  }
+  return value;
+}
+
+/**
+ * The URL of the remote a call on the repository at `repoDir` reaches: `--remote`, else the
+ * current branch's remote (what pull uses), else origin. Null when there is none.
+ */
+export function configuredRemoteUrl(repoDir: string, remote: string | null): string | null {
   let text: string;
   try {
     text = Deno.readTextFileSync(`${repoDir}/.git/config`);
   } catch {
     return null;
   }
-  // A small reading of git's format, enough for `[remote "name"] url = ...` (the handler reads the full one).
-  let inSection = false;
-  let url: string | null = null;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    const header = /^\[\s*([^\s\]"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-    if (header) {
-      inSection = header[1].toLowerCase() === "remote" && header[2]?.replace(/\\(.)/g, "$1") === name;
-      continue;
-    }
-    const setting = /^url\s*=\s*(.*)$/i.exec(line);
-    if (inSection && setting) url = setting[1].trim();
+  let name = remote;
+  if (name === null) {
+    let head = "";
+    try {
+      head = Deno.readTextFileSync(`${repoDir}/.git/HEAD`).trim();
+    } catch { /* no HEAD */ }
+    const branch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
+    name = (branch && configValue(text, "branch", branch, "remote")) || "origin";
   }
-  return url;
+  return configValue(text, "remote", name, "url");
 }
 
 /**
@@ -180,8 +196,7 @@ export function grantedHosts(
   if (flags.confirm !== true) return [];
   let url = typeof flags.url === "string" ? flags.url : null;
   if (url === null && typeof flags.repo === "string") {
-    const name = typeof flags.remote === "string" ? flags.remote : "origin";
-    url = configuredRemoteUrl(`${call.root}/${flags.repo}`, name);
+    url = configuredRemoteUrl(`${call.root}/${flags.repo}`, typeof flags.remote === "string" ? flags.remote : null);
   }
   if (url === null) return [];
   try {

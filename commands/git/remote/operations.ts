@@ -13,7 +13,18 @@ import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
 import { switchTrees } from "../lib/checkout.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
 import { pathPolicy } from "../lib/worktree.ts";
-import { connect, type Connection, type FetchOutcome, fetchPack, listRemoteRefs, type RemoteRef } from "./transport.ts";
+import {
+  connect,
+  type Connection,
+  type FetchOutcome,
+  fetchPack,
+  listRemoteRefs,
+  type RemoteRef,
+  sendPack,
+  ZERO_OID,
+} from "./transport.ts";
+import { objectsToSend, packStream } from "./pack_writer.ts";
+import { setConfigValues } from "./config_edit.ts";
 
 export const ORIGIN = "origin";
 const HEADS = "refs/heads/";
@@ -447,4 +458,128 @@ function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: Fetch
     if (t.status === "new") lines.push(`${t.new}\tnot-for-merge\t${describe(t.remote)} of ${where}`);
   }
   Deno.writeTextFileSync(`${repo.gitdir}/FETCH_HEAD`, lines.map((l) => l + "\n").join(""));
+}
+
+// ---- push ----------------------------------------------------------------------------------
+
+export interface PushOptions {
+  readonly connection: Connection;
+  readonly repo: Repo;
+  readonly remoteName: string;
+  /** The local branch pushed (its name, without refs/heads/). */
+  readonly branch: string;
+  /** The remote ref it goes to (refs/heads/...). */
+  readonly destination: string;
+  readonly forceWithLease: boolean;
+  readonly setUpstream: boolean;
+  readonly who: Signature;
+}
+
+export interface PushOutcome {
+  readonly ref: string;
+  readonly old: string | null;
+  readonly new: string;
+  readonly status: "new" | "fast-forward" | "forced" | "up-to-date";
+  readonly commits: number;
+  readonly objects: number;
+  readonly elapsed_ms: number;
+}
+
+/** The remote-tracking ref of `remote` for the remote branch `ref` (refs/heads/x → refs/remotes/origin/x). */
+export function trackingRef(remoteName: string, ref: string): string | null {
+  return ref.startsWith(HEADS) ? `refs/remotes/${remoteName}/${ref.slice(HEADS.length)}` : null;
+}
+
+/** Commits of `tip` that none of the remote-tracking refs of `remoteName` reach: what a push would send, as far as this repository knows. */
+export async function unpushedCommits(repo: Repo, remoteName: string, tip: string): Promise<number> {
+  const known = [...listRefs(repo, `refs/remotes/${remoteName}`).values()];
+  return (await objectsToSend(repo, [tip], known)).commits.length;
+}
+
+export async function pushTo(options: PushOptions): Promise<PushOutcome> {
+  const started = Date.now();
+  const { repo, connection, destination } = options;
+  const local = resolveRefOid(repo, HEADS + options.branch);
+  if (!local) {
+    throw new PtermError("NotFound", `there is no branch ${options.branch} (or it has no commits yet) to push.`);
+  }
+  const remote = await connect(connection, "git-receive-pack");
+  const advertised = remote.advertisement.refs ?? [];
+  const old = advertised.find((r) => r.name === destination)?.oid ?? null;
+  const tracking = trackingRef(options.remoteName, destination);
+  const finish = async (status: PushOutcome["status"], commits: number, objects: number): Promise<PushOutcome> => {
+    if (tracking && resolveRefOid(repo, tracking) !== local) {
+      await updateRef(repo, tracking, local, { message: "update by push", who: options.who });
+    }
+    if (options.setUpstream) {
+      await setConfigValues(repo, "branch", options.branch, [["remote", options.remoteName], ["merge", destination]]);
+    }
+    return { ref: destination, old, new: local, status, commits, objects, elapsed_ms: Date.now() - started };
+  };
+  if (old === local) return await finish("up-to-date", 0, 0);
+
+  let status: PushOutcome["status"];
+  const lease = tracking ? resolveRefOid(repo, tracking) : null;
+  const rejected = (why: string) =>
+    new PtermError(
+      "Rejected",
+      `the remote's ${destination.slice(HEADS.length)} (at ${old!.slice(0, 7)}) ${why}; nothing was pushed. Bring ` +
+        `its commits in first with \`git pull --repo ${repo.label} --confirm\`, then push again` +
+        (options.forceWithLease ? "." : " (or, to overwrite it, --force-with-lease)."),
+      { result: { ref: destination, remote_oid: old, local_oid: local } },
+    );
+  if (old === null) status = "new";
+  else if ((await repo.objects.has(old)) && (await isAncestor(repo, old, local))) status = "fast-forward";
+  else if (!options.forceWithLease) {
+    throw rejected(
+      (await repo.objects.has(old))
+        ? `is not an ancestor of your ${options.branch} (a non-fast-forward push)`
+        : "has commits this repository does not have",
+    );
+  } else if (lease !== old) {
+    throw rejected(
+      `is not where ${tracking ?? "your remote-tracking ref"} says it was (${
+        lease?.slice(0, 7) ?? "none"
+      }): someone pushed since your last fetch, so --force-with-lease does not overwrite it`,
+    );
+  } else status = "forced";
+
+  // The remote's refs this repository has, peeled to commits: the history a push need not send.
+  const remoteHas: string[] = [];
+  for (const ref of advertised) {
+    let oid = ref.oid;
+    for (let depth = 0; depth < 10 && (await repo.objects.has(oid)); depth++) {
+      const object = await repo.objects.read(oid);
+      if (object.type === "commit") {
+        remoteHas.push(oid);
+        break;
+      }
+      if (object.type !== "tag") break;
+      oid = parseTag(object.content).object;
+    }
+  }
+  const { commits, objects } = await objectsToSend(repo, [local], remoteHas);
+  const pack = packStream(repo, objects, (sent) => connection.onProgress?.("sending", sent, objects.length));
+  let report;
+  try {
+    report = await sendPack(remote, [{ ref: destination, old: old ?? ZERO_OID, new: local }], pack.stream);
+  } catch (error) {
+    throw pack.failure() ?? error;
+  }
+  const refusal = report.refs.get(destination);
+  if (report.unpack !== "ok") {
+    throw new PtermError(
+      "RemoteError",
+      `the remote could not store the pushed objects (unpack ${report.unpack}); nothing was changed there.`,
+    );
+  }
+  if (refusal !== null) {
+    throw new PtermError(
+      "Rejected",
+      `the remote refused ${destination}: ${refusal ?? "no status reported"}; nothing was pushed. If someone pushed ` +
+        `meanwhile, \`git pull --repo ${repo.label} --confirm\` and push again.`,
+      { result: { ref: destination, remote_oid: old, local_oid: local } },
+    );
+  }
+  return await finish(status, commits.length, objects.length);
 }

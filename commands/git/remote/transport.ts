@@ -108,7 +108,13 @@ class Session {
   /** One HTTP request; redirects are followed only within the same scheme, host and port, and only for discovery. */
   async request(
     path: string,
-    init: { method: "GET" | "POST"; body?: Uint8Array; contentType?: string; accept: string; v2: boolean },
+    init: {
+      method: "GET" | "POST";
+      body?: Uint8Array | ReadableStream<Uint8Array>;
+      contentType?: string;
+      accept: string;
+      v2: boolean;
+    },
     followRedirects: boolean,
   ): Promise<Response> {
     let url = `${this.base}${path}`;
@@ -122,7 +128,7 @@ class Session {
         response = await fetch(url, {
           method: init.method,
           headers,
-          body: init.body as Uint8Array<ArrayBuffer> | undefined,
+          body: init.body as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | undefined,
           redirect: "manual",
           signal: this.signal,
         });
@@ -218,15 +224,20 @@ export interface Remote {
   readonly advertisement: Advertisement;
 }
 
-/** Opens a remote for reading: credentials, then `GET info/refs?service=git-upload-pack`. */
-export async function connect(connection: Connection): Promise<Remote> {
+/**
+ * Opens a remote: credentials, then `GET info/refs?service=git-upload-pack` (asking for protocol
+ * v2) or, to push, `git-receive-pack` (protocol v0: git has no v2 push).
+ */
+export async function connect(
+  connection: Connection,
+  service: "git-upload-pack" | "git-receive-pack" = "git-upload-pack",
+): Promise<Remote> {
   const authorization = await credentialsFor(connection.root, connection.remote);
   const session = new Session(connection.remote, authorization, connection.signal);
-  const service = "git-upload-pack";
   const response = await session.request(`/info/refs?service=${service}`, {
     method: "GET",
     accept: "*/*",
-    v2: true,
+    v2: service === "git-upload-pack",
   }, true);
   const type = response.headers.get("content-type") ?? "";
   if (type !== `application/x-${service}-advertisement`) {
@@ -465,3 +476,92 @@ export async function fetchPack(remote: Remote, request: FetchRequest, connectio
 }
 
 export { ZERO_OID };
+
+export interface PushCommand {
+  readonly ref: string;
+  readonly old: string;
+  readonly new: string;
+}
+
+export interface PushReport {
+  /** The remote's `unpack` status: "ok" or its error. */
+  readonly unpack: string;
+  /** Per ref: null when accepted, else the remote's reason. */
+  readonly refs: Map<string, string | null>;
+}
+
+/**
+ * Sends ref updates and a pack to receive-pack (gitprotocol-pack, report-status). The pack is
+ * streamed from `pack` (null: the updates need no objects, as a deletion). The remote checks each
+ * command's old value under its own ref lock, so a ref that moved since discovery is refused there.
+ */
+export async function sendPack(
+  remote: Remote,
+  commands: readonly PushCommand[],
+  pack: ReadableStream<Uint8Array> | null,
+): Promise<PushReport> {
+  const caps = remote.advertisement.capabilities;
+  if (!caps.has("report-status")) {
+    throw new PtermError("UnsupportedFormat", `${remote.session.remote.url} does not report push status.`);
+  }
+  const wanted = ["report-status", ...(caps.has("atomic") && commands.length > 1 ? ["atomic"] : [])];
+  const head = concat([
+    ...commands.map((c, i) =>
+      pktLine(`${c.old} ${c.new} ${c.ref}${i === 0 ? `\0${wanted.join(" ")} agent=${AGENT}` : ""}\n`)
+    ),
+    FLUSH,
+  ]);
+  const body = pack === null ? head : concatStreams(head, pack);
+  const response = await remote.session.request("/git-receive-pack", {
+    method: "POST",
+    body,
+    contentType: "application/x-git-receive-pack-request",
+    accept: "application/x-git-receive-pack-result",
+    v2: false,
+  }, false);
+  const reader = new PktReader(response.body!);
+  try {
+    const unpackLine = await reader.line();
+    if (unpackLine === null || !unpackLine.startsWith("unpack ")) {
+      throw new PtermError("CorruptInput", "the remote's push report is not what receive-pack sends.");
+    }
+    const refs = new Map<string, string | null>();
+    for (let line = await reader.line(); line !== null; line = await reader.line()) {
+      if (line.startsWith("ok ")) refs.set(line.slice(3), null);
+      else if (line.startsWith("ng ")) {
+        const rest = line.slice(3);
+        const space = rest.indexOf(" ");
+        refs.set(
+          space < 0 ? rest : rest.slice(0, space),
+          space < 0 ? "refused" : remote.session.redact(rest.slice(space + 1)),
+        );
+      }
+    }
+    return { unpack: remote.session.redact(unpackLine.slice(7)), refs };
+  } catch (error) {
+    throw remote.session.networkError(error);
+  } finally {
+    await reader.cancel();
+  }
+}
+
+/** A request body of `head` and then everything `rest` yields. */
+function concatStreams(head: Uint8Array, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = rest.getReader();
+  let sentHead = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sentHead) {
+        sentHead = true;
+        controller.enqueue(head);
+        return;
+      }
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
