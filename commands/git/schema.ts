@@ -148,6 +148,17 @@ export const resultSchemas = {
     fetched: z.array(fetchedRef),
     transfer,
   }),
+  remote: z.strictObject({
+    ...base("git remote"),
+    action: z.enum(["list", "add", "remove", "set-url"]),
+    remotes: z.array(z.strictObject({
+      name: z.string(),
+      url: z.string().nullable(),
+      fetch: z.array(z.string()),
+      allowed: z.boolean().describe("Whether git.remotes in pterm.json lets fetch/push reach it."),
+    })),
+    removed_refs: z.number().int().optional().describe("remove: remote-tracking refs deleted."),
+  }),
   clone: z.strictObject({
     ...base("git clone"),
     url: z.string(),
@@ -198,6 +209,11 @@ export const resultSchemas = {
     action: z.enum(["list", "create", "delete", "rename"]),
     current: z.string().nullable(),
     branches: z.array(z.strictObject({ name: z.string(), commit: oid, current: z.boolean() })),
+    remote_branches: z.array(z.strictObject({
+      name: z.string().describe("e.g. origin/main"),
+      commit: oid,
+      points_to: z.string().optional().describe("For origin/HEAD: the branch it names."),
+    })).optional().describe("With --all: the remote-tracking branches."),
     name: z.string().nullable(),
     commit: oid.nullable(),
   }),

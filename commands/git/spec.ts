@@ -54,7 +54,7 @@ const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
   ],
-  remote: ["lsRemote", "clone", "fetch", "push", "pull"],
+  remote: ["lsRemote", "clone", "fetch", "push", "pull", "remotes"],
 } as const;
 type HandlerModules = {
   basic: typeof import("./handlers/basic.ts");
@@ -163,6 +163,7 @@ export const branchFlags = [
     type: "boolean",
     description: "Delete an unmerged branch, or move/create over an existing one.",
   },
+  { name: "all", short: "a", type: "boolean", description: "Also list remote-tracking branches (after a fetch)." },
 ] as const satisfies readonly FlagSpec[];
 
 export const checkoutFlags = [
@@ -361,6 +362,8 @@ export const pushFlags = [
   confirmFlag,
 ] as const satisfies readonly FlagSpec[];
 
+export const remoteFlags = [repoFlag("write")] as const satisfies readonly FlagSpec[];
+
 export const pullFlags = [repoFlag("write"), confirmFlag] as const satisfies readonly FlagSpec[];
 
 const NET = ["fs.read", "fs.write", "net"] as const;
@@ -483,6 +486,7 @@ export const gitSpec: CommandSpec = {
     ]),
     leaf("branch", "List, create, delete or rename branches.", branchFlags, [
       { command: "git branch --repo projects/demo", description: "List branches; the current one is marked." },
+      { command: "git branch --repo projects/demo --all", description: "Local and remote-tracking branches." },
       { command: "git branch --repo projects/demo feature", description: "Create feature at HEAD." },
       { command: "git branch --repo projects/demo hotfix v1.0", description: "Create hotfix at the tag v1.0." },
       { command: "git branch --repo projects/demo --delete feature", description: "Delete a merged branch." },
@@ -622,6 +626,25 @@ export const gitSpec: CommandSpec = {
         description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict.",
       },
     ], { capabilities: NET }),
+    leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
+      { command: "git remote --repo projects/app", description: "Each remote with its URL." },
+      {
+        command: "git remote --repo projects/app add upstream https://git.example.com/org/app.git",
+        description: "Add a remote (fetch it with `git fetch --remote upstream`).",
+      },
+      {
+        command: "git remote --repo projects/app set-url origin https://git.example.com/org/app2.git",
+        description: "Point origin elsewhere.",
+      },
+      { command: "git remote --repo projects/app remove upstream", description: "Forget a remote and its branches." },
+    ], {
+      handler: handler("remote", "remotes"),
+      positionals: [
+        { name: "action", description: "list (default), add, remove or set-url." },
+        { name: "name", description: "The remote's name (add, remove, set-url)." },
+        { name: "url", description: "Its https URL (add, set-url); no user or token in it." },
+      ],
+    }),
     leaf("push", "Send a branch's new commits to its upstream (network: needs --confirm).", pushFlags, [
       { command: "git push --repo projects/app --confirm", description: "The current branch to its upstream." },
       {

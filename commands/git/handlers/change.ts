@@ -33,6 +33,7 @@ import {
   switchTo,
 } from "../lib/ops.ts";
 import { readHead, resolveRefOid } from "../lib/refs.ts";
+import { listRemoteBranches } from "../remote/tracking.ts";
 import { resolveCommit } from "../lib/revparse.ts";
 import { movePath, removePaths } from "../lib/rm_mv.ts";
 import { listStash, parseStashRef, stashApply, stashClear, stashDrop, stashPush } from "../lib/stash.ts";
@@ -62,7 +63,12 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
         ? branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`).join("\n") + "\n"
         : "No branches yet (the first commit creates the current one).\n",
     );
-    return { ...base, action: "list", branches, name: null, commit: null };
+    if (!ctx.flags.all) return { ...base, action: "list", branches, name: null, commit: null };
+    const remoteBranches = listRemoteBranches(repo);
+    for (const r of remoteBranches) {
+      ctx.stdout.write(`  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}\n`);
+    }
+    return { ...base, action: "list", branches, remote_branches: remoteBranches, name: null, commit: null };
   }
   if (ctx.flags.delete) {
     if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");

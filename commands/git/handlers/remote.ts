@@ -2,9 +2,10 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags } from "../spec.ts";
+import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
-import { allowedRemote, policyOf, type RemoteUrl } from "../remote/gate.ts";
+import { allowedRemote, parseRemoteUrl, policyOf, type RemoteUrl } from "../remote/gate.ts";
+import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
 import {
   cloneInto,
   fetchInto,
@@ -14,7 +15,7 @@ import {
   pushTo,
   unpushedCommits,
 } from "../remote/operations.ts";
-import { readHead, resolveRefOid } from "../lib/refs.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
 import { mergeInto } from "../lib/ops.ts";
 import type { Connection } from "../remote/transport.ts";
@@ -23,6 +24,8 @@ import { openRepo, type Repo } from "../lib/repo.ts";
 
 /** git.max_fetch_bytes when pterm.json does not set it. */
 const DEFAULT_MAX_FETCH_BYTES = 2 * 2 ** 30;
+
+type RemotePositionals = readonly { name: "action" | "name" | "url"; description: string }[];
 
 // deno-lint-ignore no-explicit-any
 type AnyContext = CommandContext<any, any>;
@@ -324,4 +327,107 @@ export const pull: Handler<typeof pullFlags> = async (ctx) => {
       : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.\n`,
   );
   return { ...fields, outcome: outcome.outcome };
+};
+
+/** `git remote`: list, add, remove, set-url — .git/config and refs only, never the network. */
+export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const action = (ctx.positionals.action as string | undefined) ?? "list";
+  const name = ctx.positionals.name as string | undefined;
+  const url = ctx.positionals.url as string | undefined;
+  const policy = policyOf(gitSection(ctx));
+  const describeAll = (fresh: Repo) => {
+    const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
+    return configSubsections(text, "remote").map((remote) => {
+      const where = fresh.config.get(`remote.${remote}.url`) ?? null;
+      let allowed = false;
+      try {
+        if (where !== null) allowed = !!allowedRemote(where, policy);
+      } catch { /* not allowed, or not a URL pterm speaks */ }
+      return { name: remote, url: where, fetch: fresh.config.values.get(`remote.${remote}.fetch`) ?? [], allowed };
+    });
+  };
+  const reopened = () => openRepo(repo.dir, repo.label, ctx.workspace.root);
+  const exists = (remote: string) => repo.config.get(`remote.${remote}.url`) !== undefined;
+  const needName = (what: string) => {
+    if (!name) {
+      throw new PtermError("InvalidArgs", `${what} needs the remote's name: git remote --repo ${rel} ${what} <name>.`);
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes("..") || !isValidRefName(`refs/remotes/${name}`)) {
+      throw new PtermError("InvalidArgs", `\`${name}\` is not a usable remote name (letters, digits, . _ -).`);
+    }
+    return name;
+  };
+  const needUrl = (what: string) => {
+    if (!url) {
+      throw new PtermError("InvalidArgs", `${what} needs a URL: git remote --repo ${rel} ${what} <name> <url>.`);
+    }
+    return parseRemoteUrl(url, "the URL").url;
+  };
+  if (action === "list") {
+    if (name || url) throw new PtermError("InvalidArgs", "list takes no name or URL.");
+    const all = describeAll(repo);
+    ctx.stdout.write(
+      all.length
+        ? all.map((r) => `${r.name}\t${r.url ?? "(no url)"}${r.allowed ? "" : "\t(not in git.remotes.allow)"}`).join(
+          "\n",
+        ) +
+          "\n"
+        : `${rel} has no remotes; add one with \`git remote --repo ${rel} add origin <url>\`.\n`,
+    );
+    return { repo_path: rel, action: "list", remotes: all };
+  }
+  if (action === "add") {
+    const remote = needName("add");
+    const where = needUrl("add");
+    if (exists(remote)) {
+      throw new PtermError("AlreadyExists", `remote ${remote} already exists; change its URL with set-url.`);
+    }
+    await setConfigValues(repo, "remote", remote, [["url", where], [
+      "fetch",
+      `+refs/heads/*:refs/remotes/${remote}/*`,
+    ]]);
+    ctx.stdout.write(
+      `Added remote ${remote} (${where}); \`git fetch --repo ${rel} --remote ${remote} --confirm\` fetches it.\n`,
+    );
+    return { repo_path: rel, action: "add", remotes: describeAll(reopened()) };
+  }
+  if (action === "set-url") {
+    const remote = needName("set-url");
+    const where = needUrl("set-url");
+    if (!exists(remote)) throw new PtermError("NotFound", `there is no remote ${remote}; add it with add.`);
+    await setConfigValues(repo, "remote", remote, [["url", where]]);
+    ctx.stdout.write(`${remote} now points to ${where}.\n`);
+    return { repo_path: rel, action: "set-url", remotes: describeAll(reopened()) };
+  }
+  if (action === "remove") {
+    if (url) throw new PtermError("InvalidArgs", "remove takes only the remote's name.");
+    const remote = needName("remove");
+    if (!exists(remote)) throw new PtermError("NotFound", `there is no remote ${remote}.`);
+    // As git: its remote-tracking branches go, and branches stop tracking it.
+    let removed = 0;
+    const symbolic: string[] = [];
+    for (const ref of listRefs(repo, `refs/remotes/${remote}`).keys()) {
+      if (readRawRef(repo, ref)?.kind === "symbolic") symbolic.push(ref);
+      else {
+        await deleteRef(repo, ref);
+        removed++;
+      }
+    }
+    for (const ref of symbolic) {
+      await Deno.remove(`${repo.gitdir}/${ref}`).catch(() => {});
+      await Deno.remove(`${repo.gitdir}/logs/${ref}`).catch(() => {});
+      removed++;
+    }
+    await Deno.remove(`${repo.gitdir}/refs/remotes/${remote}`, { recursive: true }).catch(() => {});
+    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.gitdir}/config`), "branch")) {
+      if (repo.config.get(`branch.${branch}.remote`) === remote) {
+        await removeConfigValues(repo, "branch", branch, ["remote", "merge"]);
+      }
+    }
+    await removeConfigSection(repo, "remote", remote);
+    ctx.stdout.write(`Removed remote ${remote} and ${plural(removed, "remote-tracking ref")}.\n`);
+    return { repo_path: rel, action: "remove", remotes: describeAll(reopened()), removed_refs: removed };
+  }
+  throw new PtermError("InvalidArgs", `unknown action ${action}: use list, add, remove or set-url.`);
 };

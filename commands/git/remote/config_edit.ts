@@ -79,6 +79,30 @@ export async function setConfigValues(
   });
 }
 
+/** Removes the values of `keys` from `[section "subsection"]`, and the section if nothing is left in it. */
+export async function removeConfigValues(
+  repo: Repo,
+  section: string,
+  subsection: string,
+  keys: readonly string[],
+): Promise<void> {
+  const drop = new Set(keys.map((k) => k.toLowerCase()));
+  await editConfig(repo, (lines) => {
+    const out = [...lines];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && drop.has(key)) out.splice(i, 1);
+      }
+    }
+    // A section left with nothing in it goes too, as `git config --unset` leaves none behind for remotes.
+    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
+      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
+    }
+    return out;
+  });
+}
+
 /** Removes every `[section "subsection"]` with its values. */
 export async function removeConfigSection(repo: Repo, section: string, subsection: string): Promise<void> {
   await editConfig(repo, (lines) => {
