@@ -46,6 +46,10 @@ for (const mode of ["v2", "v0"] as const) {
     );
     assert.equal((await Deno.stat(`${mine}/run.sh`)).mode! & 0o111, 0o111);
     await assertFsck(mine);
+    // --branch: another branch checked out; origin/HEAD still names the remote's HEAD.
+    await execOk(root.path, `git clone --url ${url} --dir projects/side --branch side --confirm`);
+    await git(work.path, "clone", "--quiet", "--branch", "side", url, `${work.path}/real-side`);
+    assert.deepEqual(await stateOf(`${root.path}/projects/side`), await stateOf(`${work.path}/real-side`));
     // pterm's own commands read the clone (its packs, packed-refs).
     const log = await execOk(root.path, "git log --repo projects/app --max 3");
     assert.match(log.stdout, /commit 30/);
@@ -53,3 +57,39 @@ for (const mode of ["v2", "v0"] as const) {
     assert.equal((await git(mine, "fetch", "--dry-run")).trim(), "");
   });
 }
+
+Deno.test("clone --depth: the same shallow boundary, refs and files as the real git's; fetch deepens nothing wrongly", async () => {
+  await using server = await startGitHttpServer();
+  await using work = await makeRoot();
+  const src = await servedRepository(server, "app.git", work.path);
+  await using root = await allowedWorkspace(server);
+  const url = server.url("app.git");
+  for (const [depth, branch] of [[1, "main"], [15, "main"], [3, "side"]] as const) {
+    const dir = `d${depth}-${branch}`;
+    const envelope = await execOk(
+      root.path,
+      `git clone --url ${url} --dir ${dir} --depth ${depth} --branch ${branch} --confirm`,
+    );
+    assert.equal((envelope.result as { shallow: boolean }).shallow, true);
+    const real = `${work.path}/real-${dir}`;
+    await git(work.path, "clone", "--quiet", "--depth", String(depth), "--branch", branch, url, real);
+    const mine = `${root.path}/${dir}`;
+    assert.deepEqual(await stateOf(mine), await stateOf(real));
+    assert.equal(await Deno.readTextFile(`${mine}/.git/shallow`), await Deno.readTextFile(`${real}/.git/shallow`));
+    assert.equal(await git(mine, "config", "remote.origin.fetch"), await git(real, "config", "remote.origin.fetch"));
+    assert.equal(await git(mine, "rev-list", "--count", "HEAD"), `${depth}\n`);
+    await assertFsck(mine);
+    const log = await execOk(root.path, `git log --repo ${dir} --max 100`);
+    assert.equal((log.result as { commits: unknown[] }).commits.length, depth);
+  }
+  // The server moves on; a fetch into the shallow clone brings the new commits and keeps it consistent.
+  await Deno.writeTextFile(`${src}/after.txt`, "after\n");
+  await git(src, "add", "-A");
+  await git(src, "commit", "--quiet", "-m", "after");
+  await git(src, "push", "--quiet", url, "main");
+  await execOk(root.path, "git fetch --repo d1-main --confirm");
+  const mine = `${root.path}/d1-main`;
+  assert.equal(await git(mine, "rev-parse", "refs/remotes/origin/main"), await git(src, "rev-parse", "main"));
+  assert.equal(await git(mine, "rev-list", "--count", "refs/remotes/origin/main"), "2\n");
+  await assertFsck(mine);
+});

@@ -164,10 +164,10 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   } else if (heads.length > 0) {
     branch = heads.find((r) => r.oid === remoteHead?.oid)?.name.slice(HEADS.length) ?? null;
   }
-  // --depth fetches one branch, as git's --depth implies --single-branch (tags are not followed).
+  // --depth fetches one branch, as git's --depth implies --single-branch; tags then follow only into
+  // the history that came (include-tag, then the ones whose object is here), as git's clone does.
   const fetchedHeads = options.depth ? heads.filter((r) => r.name === HEADS + branch) : heads;
-  const fetchedTags = options.depth ? [] : tags;
-  const wants = [...new Set([...fetchedHeads, ...fetchedTags].map((r) => r.oid))];
+  const wants = [...new Set([...fetchedHeads, ...(options.depth ? [] : tags)].map((r) => r.oid))];
 
   try {
     const initialBranch = branch ?? remoteHead?.symref?.slice(HEADS.length) ?? "main";
@@ -179,6 +179,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
         wants,
         haves: [],
         depth: options.depth,
+        includeTags: options.depth !== undefined,
         objectsDir: `${repo.gitdir}/objects`,
         maxBytes: options.maxBytes,
       }, connection);
@@ -186,6 +187,10 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     const shallow = new Set(outcome?.shallow ?? []);
     if (shallow.size > 0) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, [...shallow].sort().join("\n") + "\n");
     await checkConnected(repo, wants, shallow);
+    const fetchedTags: RemoteRef[] = [];
+    for (const tag of tags) {
+      if (!options.depth || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
+    }
 
     // The refs, as `git clone` leaves them: remote-tracking branches and tags packed, the branch loose.
     const message = `clone: from ${connection.remote.url}`;
@@ -204,10 +209,18 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     let files = 0;
     if (branch) {
       head = heads.find((r) => r.name === HEADS + branch)!.oid;
-      const tracking = `refs/remotes/${ORIGIN}/HEAD`;
-      Deno.mkdirSync(`${repo.gitdir}/refs/remotes/${ORIGIN}`, { recursive: true });
-      Deno.writeTextFileSync(`${repo.gitdir}/${tracking}`, `ref: refs/remotes/${ORIGIN}/${branch}\n`);
-      appendLog(repo, tracking, head, options.who, message);
+      // origin/HEAD names the remote's HEAD branch, when that branch was fetched (not with --depth of another).
+      const remoteDefault = remoteHead?.symref;
+      const defaultHead = fetchedHeads.find((r) => r.name === remoteDefault);
+      if (defaultHead) {
+        const tracking = `refs/remotes/${ORIGIN}/HEAD`;
+        Deno.mkdirSync(`${repo.gitdir}/refs/remotes/${ORIGIN}`, { recursive: true });
+        Deno.writeTextFileSync(
+          `${repo.gitdir}/${tracking}`,
+          `ref: refs/remotes/${ORIGIN}/${defaultHead.name.slice(HEADS.length)}\n`,
+        );
+        appendLog(repo, tracking, defaultHead.oid, options.who, message);
+      }
       await updateRef(repo, HEADS + branch, head, { expected: null, message, who: options.who });
       // initRepo pointed HEAD at the branch already; git's clone logs HEAD once, from nothing.
       appendLog(repo, "HEAD", head, options.who, message);
