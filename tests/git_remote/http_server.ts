@@ -36,6 +36,8 @@ export interface GitHttpServer extends AsyncDisposable {
   readonly requests: RequestRecord[];
   /** The next fetch (an upload-pack POST asking for objects) is cut after this many bytes of its answer; null: none. */
   cutNextFetchAfter: number | null;
+  /** The next fetch stops sending after this many bytes of its answer but keeps the connection open; null: none. */
+  stallNextFetchAfter: number | null;
   /** Requests under `/redirect/` are answered with a 302 to this origin (the rest of the path kept). */
   redirectTo: string | null;
   /** Makes a bare repository `<name>` (e.g. "app.git") that accepts pushes; returns its path. */
@@ -68,7 +70,11 @@ function headerEnd(bytes: Uint8Array): { at: number; skip: number } | null {
 export async function startGitHttpServer(options: GitHttpServerOptions = {}): Promise<GitHttpServer> {
   const projectRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "pterm-git-http-" }));
   const requests: RequestRecord[] = [];
-  const state = { cutNextFetchAfter: null as number | null, redirectTo: null as string | null };
+  const state = {
+    cutNextFetchAfter: null as number | null,
+    stallNextFetchAfter: null as number | null,
+    redirectTo: null as string | null,
+  };
   const controller = new AbortController();
 
   const handler = async (request: Request): Promise<Response> => {
@@ -179,6 +185,12 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
       cutAfter = state.cutNextFetchAfter;
       state.cutNextFetchAfter = null;
     }
+    let stallAfter: number | null = null;
+    if (isFetch && state.stallNextFetchAfter !== null) {
+      stallAfter = state.stallNextFetchAfter;
+      state.stallNextFetchAfter = null;
+    }
+    const stalled = Promise.withResolvers<void>();
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       start(stream) {
@@ -196,6 +208,11 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
           } catch { /* gone */ }
           return;
         }
+        if (stallAfter !== null && sent >= stallAfter) {
+          // A server that hangs: nothing more, but the connection stays open until the client gives up.
+          await stalled.promise;
+          return;
+        }
         const { value, done } = await reader.read();
         if (done) {
           stream.close();
@@ -203,11 +220,13 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
           await child.status;
           return;
         }
-        const chunk = cutAfter !== null ? value.subarray(0, Math.max(0, cutAfter - sent)) : value;
+        const limit = cutAfter ?? stallAfter;
+        const chunk = limit !== null ? value.subarray(0, Math.max(0, limit - sent)) : value;
         sent += chunk.length;
         stream.enqueue(chunk);
       },
       cancel() {
+        stalled.resolve();
         try {
           child.kill("SIGKILL");
         } catch { /* gone */ }
@@ -235,6 +254,12 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     },
     set cutNextFetchAfter(value: number | null) {
       state.cutNextFetchAfter = value;
+    },
+    get stallNextFetchAfter() {
+      return state.stallNextFetchAfter;
+    },
+    set stallNextFetchAfter(value: number | null) {
+      state.stallNextFetchAfter = value;
     },
     get redirectTo() {
       return state.redirectTo;

@@ -55,14 +55,32 @@ export class PktReader {
   #at = 0;
   #done = false;
 
-  constructor(stream: ReadableStream<Uint8Array>) {
+  readonly #signal: AbortSignal | undefined;
+
+  /** `signal`: aborting it fails a pending read at once (a hung server does not hold the call past its deadline). */
+  constructor(stream: ReadableStream<Uint8Array>, signal?: AbortSignal) {
     this.#reader = stream.getReader();
+    this.#signal = signal;
+  }
+
+  #read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const signal = this.#signal;
+    if (!signal) return this.#reader.read();
+    signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#reader.cancel().catch(() => {});
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#reader.read().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
   }
 
   async #fill(need: number): Promise<boolean> {
     while (this.#buffer.length - this.#at < need) {
       if (this.#done) return false;
-      const { value, done } = await this.#reader.read();
+      const { value, done } = await this.#read();
       if (done) {
         this.#done = true;
         return false;

@@ -249,7 +249,7 @@ export async function connect(
       }); pterm does not support the old "dumb" HTTP transport.`,
     );
   }
-  const reader = new PktReader(response.body!);
+  const reader = new PktReader(response.body!, session.signal);
   try {
     // v0 starts with `# service=...` and a flush; git's v2 answer starts with `version 2` at once.
     let first = await reader.line();
@@ -324,7 +324,7 @@ async function post(remote: Remote, body: Uint8Array): Promise<PktReader> {
     accept: "application/x-git-upload-pack-result",
     v2: remote.advertisement.version === 2,
   }, false);
-  return new PktReader(response.body!);
+  return new PktReader(response.body!, remote.session.signal);
 }
 
 /** The remote's HEAD, branches and tags (ls-refs in v2; the advertisement in v0). */
@@ -519,7 +519,7 @@ export async function sendPack(
     accept: "application/x-git-receive-pack-result",
     v2: false,
   }, false);
-  const reader = new PktReader(response.body!);
+  const reader = new PktReader(response.body!, remote.session.signal);
   try {
     const unpackLine = await reader.line();
     if (unpackLine === null || !unpackLine.startsWith("unpack ")) {
