@@ -10,7 +10,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { applyDelta } from "../lib/pack.ts";
 import { fromHex, toHex } from "../lib/bytes.ts";
-import { objectHeader, type ObjectType, parseTree } from "../lib/objects.ts";
+import { objectHeader, type ObjectType, parseCommit, parseTag, parseTree } from "../lib/objects.ts";
 import { nodeCrypto, nodeZlib } from "./node.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
@@ -22,6 +22,17 @@ export interface IndexedPack {
   readonly name: string;
   readonly objects: number;
   readonly bytes: number;
+  /** What the pack's objects name, for the connectivity check (`checkConnected` in operations.ts). */
+  readonly links: PackLinks;
+}
+
+/** The objects a pack holds and the ones its commits, trees and tags name (submodule commits aside). */
+export interface PackLinks {
+  readonly present: ReadonlySet<string>;
+  /** Trees, blobs and tag targets named by the pack's objects. */
+  readonly named: ReadonlySet<string>;
+  /** Each commit's parents (kept apart: a shallow boundary commit's parents are legitimately absent). */
+  readonly parents: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface ReceiveOptions {
@@ -143,8 +154,9 @@ export async function receivePack(
     if (computed !== trailer) throw corruptPack("its checksum does not match its content");
     const file = await Deno.open(tmpPack, { read: true });
     let entries: Entry[];
+    let links: Omit<PackLinks, "present">;
     try {
-      entries = await indexEntries(new PackReader(file, size), options);
+      ({ entries, links } = await indexEntries(new PackReader(file, size), options));
     } finally {
       file.close();
     }
@@ -158,7 +170,12 @@ export async function receivePack(
     await Deno.chmod(tmpIdx, 0o444);
     await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
     await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
-    return { name, objects: entries.length, bytes: size };
+    return {
+      name,
+      objects: entries.length,
+      bytes: size,
+      links: { present: new Set(entries.map((e) => e.oid)), ...links },
+    };
   } catch (error) {
     await Deno.remove(tmpPack).catch(() => {});
     await Deno.remove(tmpIdx).catch(() => {});
@@ -167,7 +184,10 @@ export async function receivePack(
 }
 
 /** Pass one reads every entry's header and inflates it (to find its end); pass two resolves deltas. */
-async function indexEntries(reader: PackReader, options: ReceiveOptions): Promise<Entry[]> {
+async function indexEntries(
+  reader: PackReader,
+  options: ReceiveOptions,
+): Promise<{ entries: Entry[]; links: Omit<PackLinks, "present"> }> {
   const zlib = await nodeZlib();
   const { createHash } = await nodeCrypto();
   const head = reader.bytes(0, 12);
@@ -204,8 +224,17 @@ async function indexEntries(reader: PackReader, options: ReceiveOptions): Promis
   };
   const hashObject = (type: ObjectType, content: Uint8Array): string =>
     createHash("sha1").update(objectHeader(type, content.length)).update(content).digest("hex");
+  const named = new Set<string>();
+  const parents = new Map<string, readonly string[]>();
+  /** fsck-level checks (a tree's names, as verify_path) and the links the connectivity check needs. */
   const checkObject = (type: ObjectType, content: Uint8Array, oid: string) => {
-    if (type === "tree") parseTree(content, oid);
+    if (type === "tree") {
+      for (const entry of parseTree(content, oid)) if (entry.mode !== "160000") named.add(entry.oid);
+    } else if (type === "commit") {
+      const commit = parseCommit(content);
+      named.add(commit.tree);
+      parents.set(oid, commit.parents);
+    } else if (type === "tag") named.add(parseTag(content).object);
   };
 
   let at = 12;
@@ -318,7 +347,7 @@ async function indexEntries(reader: PackReader, options: ReceiveOptions): Promis
     );
   }
   options.onProgress?.("indexing", count, count);
-  return entries;
+  return { entries, links: { named, parents } };
 }
 
 /** gitformat-pack: `.idx` version 2. */

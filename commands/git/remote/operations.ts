@@ -6,7 +6,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { formatSignature, parseCommit, parseTag, parseTree, type Signature } from "../lib/objects.ts";
+import { formatSignature, parseCommit, parseTag, type Signature } from "../lib/objects.ts";
+import type { PackLinks } from "./index_pack.ts";
 import { isValidRefName, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
 import { isAncestor } from "../lib/merge.ts";
 import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
@@ -42,40 +43,36 @@ export async function lsRemote(connection: Connection): Promise<RemoteRef[]> {
 }
 
 /**
- * Every commit, tree and blob reachable from `tips` must be in the repository (git's
- * check_connected), stopping at shallow boundaries; tags are followed to what they name.
+ * git's check_connected, from what index_pack saw: every object the new pack names — a commit's
+ * tree and parents (not a shallow boundary's), a tree's entries, a tag's target — and every
+ * wanted tip is in the pack or already in the repository (whose own objects are taken as complete,
+ * as git does). Nothing is read back from the pack.
  */
-export async function checkConnected(repo: Repo, tips: readonly string[], shallow: ReadonlySet<string>): Promise<void> {
-  const seen = new Set<string>();
-  const stack = [...tips];
+export async function checkConnected(
+  repo: Repo,
+  tips: readonly string[],
+  shallow: ReadonlySet<string>,
+  links: PackLinks | null,
+): Promise<void> {
   const missing = (oid: string) =>
     new PtermError(
       "CorruptInput",
       `the remote's pack lacks ${oid}, which the fetched history needs; nothing was changed (the received pack ` +
         "stays in .git/objects/pack, harmless). Retry; if it persists the remote repository may be damaged.",
     );
-  while (stack.length) {
-    const oid = stack.pop()!;
-    if (seen.has(oid)) continue;
-    seen.add(oid);
-    const object = await repo.objects.tryRead(oid);
-    if (!object) throw missing(oid);
-    if (object.type === "commit") {
-      const commit = parseCommit(object.content);
-      stack.push(commit.tree);
-      if (!shallow.has(oid)) stack.push(...commit.parents);
-    } else if (object.type === "tree") {
-      for (const entry of parseTree(object.content, oid)) {
-        if (entry.mode === "160000") continue; // a submodule's commit lives in another repository
-        if (entry.mode === "40000") stack.push(entry.oid);
-        else if (!seen.has(entry.oid)) {
-          seen.add(entry.oid);
-          if (!await repo.objects.has(entry.oid)) throw missing(entry.oid);
-        }
-      }
-    } else if (object.type === "tag") {
-      stack.push(parseTag(object.content).object);
-    }
+  const present = links?.present ?? new Set<string>();
+  const checked = new Set<string>();
+  const require = async (oid: string) => {
+    if (present.has(oid) || checked.has(oid)) return;
+    if (!(await repo.objects.has(oid))) throw missing(oid);
+    checked.add(oid);
+  };
+  for (const tip of tips) await require(tip);
+  if (!links) return;
+  for (const oid of links.named) await require(oid);
+  for (const [commit, parents] of links.parents) {
+    if (shallow.has(commit)) continue;
+    for (const parent of parents) await require(parent);
   }
 }
 
@@ -186,7 +183,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     }
     const shallow = new Set(outcome?.shallow ?? []);
     if (shallow.size > 0) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, [...shallow].sort().join("\n") + "\n");
-    await checkConnected(repo, wants, shallow);
+    await checkConnected(repo, wants, shallow, outcome?.pack?.links ?? null);
     const fetchedTags: RemoteRef[] = [];
     for (const tag of tags) {
       if (!options.depth || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
@@ -386,7 +383,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const shallow = new Set(shallowBefore);
   for (const s of outcome?.shallow ?? []) shallow.add(s);
   for (const s of outcome?.unshallow ?? []) shallow.delete(s);
-  await checkConnected(fresh, [...wants], shallow);
+  await checkConnected(fresh, [...wants], shallow, outcome?.pack?.links ?? null);
   if (outcome && (outcome.shallow.length > 0 || outcome.unshallow.length > 0)) {
     const text = [...shallow].sort().join("\n");
     if (text) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, text + "\n");
