@@ -65,7 +65,13 @@ function history(): Uint8Array {
 
 /** The peak resident memory of one run of `cmd` in KiB (GNU time's maximum resident set size). */
 async function peakRssKiB(cmd: string[], cwd?: string, env?: Record<string, string>): Promise<number> {
-  const out = await new Deno.Command("/usr/bin/time", { args: ["-f", "%M", ...cmd], cwd, env, stdout: "null", stderr: "piped" })
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "%M", ...cmd],
+    cwd,
+    env,
+    stdout: "null",
+    stderr: "piped",
+  })
     .output();
   const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
   if (!out.success) throw new Error(`${cmd.join(" ")} failed: ${lines.join("\n")}`);

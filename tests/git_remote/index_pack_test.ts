@@ -69,26 +69,29 @@ Deno.test("index_pack: the .idx of git's own packs is byte-identical to git inde
     }
   });
 
-  await t.step("a complete pack passes the connectivity check; a depth-2 pack only with its boundary declared shallow", async () => {
-    const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));
-    const dst = `${work.path}/complete`;
-    await git(work.path, "init", "--quiet", dst);
-    const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
-    const tip = (await git(src, "rev-parse", "main")).trim();
-    await checkConnected(openRepo(dst, "complete"), [tip], new Set(), indexed!.links);
-    // The last two commits with their whole trees, as a depth-2 fetch sends them: main~1's parent is absent.
-    const recent = await git(src, "rev-list", "--objects", "--no-walk", "main", "main~1");
-    const boundary = (await git(src, "rev-parse", "main~1")).trim();
-    const part = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(recent));
-    const cut = `${work.path}/cut`;
-    await git(work.path, "init", "--quiet", cut);
-    const cutPack = await receivePack(chunksOf(part, 65536), `${cut}/.git/objects`, { maxBytes: 1 << 30 });
-    await assert.rejects(
-      checkConnected(openRepo(cut, "cut"), [tip], new Set(), cutPack!.links),
-      (e: Error & { code?: string }) => e.code === "CorruptInput",
-    );
-    await checkConnected(openRepo(cut, "cut"), [tip], new Set([boundary]), cutPack!.links);
-  });
+  await t.step(
+    "a complete pack passes the connectivity check; a depth-2 pack only with its boundary declared shallow",
+    async () => {
+      const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));
+      const dst = `${work.path}/complete`;
+      await git(work.path, "init", "--quiet", dst);
+      const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
+      const tip = (await git(src, "rev-parse", "main")).trim();
+      await checkConnected(openRepo(dst, "complete"), [tip], new Set(), indexed!.links);
+      // The last two commits with their whole trees, as a depth-2 fetch sends them: main~1's parent is absent.
+      const recent = await git(src, "rev-list", "--objects", "--no-walk", "main", "main~1");
+      const boundary = (await git(src, "rev-parse", "main~1")).trim();
+      const part = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(recent));
+      const cut = `${work.path}/cut`;
+      await git(work.path, "init", "--quiet", cut);
+      const cutPack = await receivePack(chunksOf(part, 65536), `${cut}/.git/objects`, { maxBytes: 1 << 30 });
+      await assert.rejects(
+        checkConnected(openRepo(cut, "cut"), [tip], new Set(), cutPack!.links),
+        (e: Error & { code?: string }) => e.code === "CorruptInput",
+      );
+      await checkConnected(openRepo(cut, "cut"), [tip], new Set([boundary]), cutPack!.links);
+    },
+  );
 
   await t.step("a pack that lacks a blob of its history fails the connectivity check", async () => {
     const all = objects.trim().split("\n");

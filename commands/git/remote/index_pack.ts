@@ -16,6 +16,10 @@ import { nodeCrypto, nodeZlib } from "./node.ts";
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
+/** git's own limit on delta chains (pack.depth is capped at 4095). */
+const MAX_DELTA_CHAIN = 4095;
+/** Decoded objects kept for delta bases while indexing; bounds the memory a pack's indexing takes. */
+const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface IndexedPack {
   /** `pack-<checksum>`: the files are objects/pack/<name>.pack and .idx. */
@@ -237,6 +241,40 @@ async function indexEntries(
     } else if (type === "tag") named.add(parseTag(content).object);
   };
 
+  const byOffset = new Map<number, Entry>();
+  const byOid = new Map<string, Entry>();
+  /** Recently decoded objects by offset, within a byte budget: delta chains share their bases. */
+  const cache = new Map<number, { type: ObjectType; content: Uint8Array }>();
+  let cached = 0;
+  const remember = (offset: number, object: { type: ObjectType; content: Uint8Array }) => {
+    if (object.content.length > DECODED_CACHE_BYTES / 4) return;
+    cache.set(offset, object);
+    cached += object.content.length;
+    for (const [key, old] of cache) {
+      if (cached <= DECODED_CACHE_BYTES) break;
+      cache.delete(key);
+      cached -= old.content.length;
+    }
+  };
+  const recall = (offset: number) => {
+    const object = cache.get(offset);
+    if (object) { // most recently used last
+      cache.delete(offset);
+      cache.set(offset, object);
+    }
+    return object;
+  };
+  let resolved = 0;
+  /** An entry's object is known: its name, its checks, and its place in the cache. */
+  const settle = (entry: Entry, type: ObjectType, content: Uint8Array) => {
+    entry.type = type;
+    entry.oid = hashObject(type, content);
+    checkObject(type, content, entry.oid);
+    byOid.set(entry.oid, entry);
+    remember(entry.offset, { type, content });
+    if (++resolved % 256 === 0) options.signal?.throwIfAborted();
+  };
+
   let at = 12;
   for (let i = 0; i < count; i++) {
     if (i % 256 === 0) {
@@ -287,9 +325,15 @@ async function indexEntries(
     };
     const { content, end } = inflateAt(entry.dataAt, size);
     entry.end = end;
+    byOffset.set(entry.offset, entry);
     if (entry.type) {
-      entry.oid = hashObject(entry.type, content);
-      checkObject(entry.type, content, entry.oid);
+      settle(entry, entry.type, content);
+    } else {
+      // Bases come before their deltas in the packs git writes: most deltas resolve here, from the cache.
+      const base = code === OFS_DELTA ? byOffset.get(baseOffset) : byOid.get(baseOid);
+      if (code === OFS_DELTA && !base) throw corruptPack("a delta's base is not an object of the pack");
+      const cached = base ? recall(base.offset) : undefined;
+      if (cached) settle(entry, cached.type, applyDelta(cached.content, content));
     }
     entries.push(entry);
     at = end;
@@ -297,46 +341,39 @@ async function indexEntries(
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
   for (const entry of entries) entry.crc = zlib.crc32(reader.bytes(entry.offset, entry.end - entry.offset)) >>> 0;
 
-  // Pass two: every delta is resolved from its base, depth first, as git's index-pack does.
-  const byOffset = new Map<number, Entry>();
-  for (const entry of entries) byOffset.set(entry.offset, entry);
-  const ofsChildren = new Map<number, Entry[]>();
-  const refChildren = new Map<string, Entry[]>();
-  for (const entry of entries) {
-    if (entry.code === OFS_DELTA) {
-      if (!byOffset.has(entry.baseOffset)) throw corruptPack("a delta's base is not an object of the pack");
-      const list = ofsChildren.get(entry.baseOffset) ?? [];
-      list.push(entry);
-      ofsChildren.set(entry.baseOffset, list);
-    } else if (entry.code === REF_DELTA) {
-      const list = refChildren.get(entry.baseOid) ?? [];
-      list.push(entry);
-      refChildren.set(entry.baseOid, list);
-    }
-  }
-  let resolved = 0;
-  const resolveFrom = (base: Entry, type: ObjectType, content: Uint8Array) => {
-    const stack: { entry: Entry; type: ObjectType; content: Uint8Array }[] = [{ entry: base, type, content }];
-    while (stack.length) {
-      const { entry, type, content } = stack.pop()!;
-      const children = [...(ofsChildren.get(entry.offset) ?? []), ...(refChildren.get(entry.oid) ?? [])];
-      refChildren.delete(entry.oid);
-      for (const child of children) {
-        if (child.oid) continue;
-        const delta = inflateAt(child.dataAt, child.size).content;
-        const result = applyDelta(content, delta);
-        child.type = type;
-        child.oid = hashObject(type, result);
-        checkObject(type, result, child.oid);
-        if (++resolved % 256 === 0) options.signal?.throwIfAborted();
-        stack.push({ entry: child, type, content: result });
+  // Pass two: the deltas whose base had left the cache (or, for REF_DELTA, came later) are resolved
+  // by walking down their chain to something decoded, then applying the deltas back up.
+  const contentOf = (entry: Entry): { type: ObjectType; content: Uint8Array } | null => {
+    const chain: Entry[] = [];
+    let current = entry;
+    let base: { type: ObjectType; content: Uint8Array } | undefined;
+    for (;;) {
+      base = recall(current.offset);
+      if (base) break;
+      if (current.code !== OFS_DELTA && current.code !== REF_DELTA) {
+        base = { type: current.type!, content: inflateAt(current.dataAt, current.size).content };
+        break;
       }
+      chain.push(current);
+      if (chain.length > MAX_DELTA_CHAIN) throw corruptPack(`a delta chain is longer than git's ${MAX_DELTA_CHAIN}`);
+      const next = current.code === OFS_DELTA ? byOffset.get(current.baseOffset) : byOid.get(current.baseOid);
+      if (!next) return null; // a REF_DELTA base not known (yet)
+      current = next;
     }
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const link = chain[k];
+      const content = applyDelta(base.content, inflateAt(link.dataAt, link.size).content);
+      if (link.oid) remember(link.offset, { type: base.type, content });
+      else settle(link, base.type, content);
+      base = { type: base.type, content };
+    }
+    return base;
   };
-  for (const entry of entries) {
-    if (entry.code === OFS_DELTA || entry.code === REF_DELTA) continue;
-    if (!ofsChildren.has(entry.offset) && !refChildren.has(entry.oid)) continue;
-    resolveFrom(entry, entry.type!, inflateAt(entry.dataAt, entry.size).content);
+  for (let pending = entries.filter((e) => !e.oid); pending.length > 0;) {
+    const before = pending.length;
+    for (const entry of pending) if (!entry.oid) contentOf(entry);
+    pending = pending.filter((e) => !e.oid);
+    if (pending.length === before) break;
   }
   const unresolved = entries.find((e) => !e.oid);
   if (unresolved) {
