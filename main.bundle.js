@@ -905,9 +905,13 @@ function auditRel(runId) {
   return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
 }
 function writeAuditRecord(root, record) {
-  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
     mkdirs: true
   });
+}
+var URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
+function redactUrlCredentials(text) {
+  return text.replace(URL_USERINFO, "$1***@");
 }
 
 // core/limits.ts

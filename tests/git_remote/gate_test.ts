@@ -90,7 +90,18 @@ Deno.test("git.remotes, --confirm and URL shapes: refused before anything is sen
     const envelope = await exec(root.path, `git clone --url ${withToken} --dir app --confirm`);
     assert.equal(envelope.error_code, "InvalidArgs");
     assert.match(envelope.stderr, /skills\/git\/secrets\/\.env/);
-    assert.ok(!envelope.stderr.includes(secret) && !envelope.stdout.includes(secret));
+    assert.ok(!JSON.stringify(envelope).includes(secret));
+    // The command line is recorded in the audit log, with the URL's credentials blanked.
+    let audit = "";
+    for await (const day of Deno.readDir(`${root.path}/audit`)) {
+      for await (const file of Deno.readDir(`${root.path}/audit/${day.name}`)) {
+        if (file.name.startsWith(envelope.run_id)) {
+          audit += await Deno.readTextFile(`${root.path}/audit/${day.name}/${file.name}`);
+        }
+      }
+    }
+    assert.ok(audit.includes("http://***@127.0.0.1"), audit.slice(0, 400));
+    assert.ok(!audit.includes(secret));
   });
 
   await t.step("nothing reached the server", () => {
