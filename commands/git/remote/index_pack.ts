@@ -10,7 +10,10 @@
 import { PtermError } from "../../../core/errors.ts";
 import { applyDelta } from "../lib/pack.ts";
 import { fromHex, toHex } from "../lib/bytes.ts";
-import { objectHeader, type ObjectType, parseCommit, parseTag, parseTree } from "../lib/objects.ts";
+import { inflateZlibStream } from "../lib/inflate.ts";
+import { objectHeader, type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
+import { decodeName } from "../lib/bytes.ts";
+import { verifyTreeEntryName } from "../lib/verify_path.ts";
 import { nodeCrypto, nodeZlib } from "./node.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
@@ -20,6 +23,8 @@ const REF_DELTA = 7;
 const MAX_DELTA_CHAIN = 4095;
 /** Decoded objects kept for delta bases while indexing; bounds the memory a pack's indexing takes. */
 const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
+/** Objects up to this size inflate in JavaScript (inflate.ts), larger ones with Node's zlib. */
+const SMALL_INFLATE = 64 * 1024;
 
 export interface IndexedPack {
   /** `pack-<checksum>`: the files are objects/pack/<name>.pack and .idx. */
@@ -107,12 +112,17 @@ class PackReader {
     this.size = size;
   }
 
-  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
-  bytes(offset: number, length: number): Uint8Array {
+  /**
+   * Up to `length` bytes from `offset` (fewer at the end of the file). A sequential walk moves the
+   * window forward; a random read (`sequential` false: a delta base far back) reads just its bytes
+   * and keeps the window where it is.
+   */
+  bytes(offset: number, length: number, sequential = true): Uint8Array {
     const end = Math.min(this.size, offset + length);
     if (offset >= this.#start && end <= this.#start + this.#window.length) {
       return this.#window.subarray(offset - this.#start, end - this.#start);
     }
+    if (!sequential) return this.#readAt(offset, end - offset);
     const want = Math.min(this.size - offset, Math.max(length, 4 * 1024 * 1024));
     const buffer = new Uint8Array(want);
     this.#file.seekSync(offset, Deno.SeekMode.Start);
@@ -125,6 +135,18 @@ class PackReader {
     this.#window = buffer.subarray(0, got);
     this.#start = offset;
     return this.#window.subarray(0, Math.min(got, end - offset));
+  }
+
+  #readAt(offset: number, length: number): Uint8Array {
+    const buffer = new Uint8Array(length);
+    this.#file.seekSync(offset, Deno.SeekMode.Start);
+    let got = 0;
+    while (got < length) {
+      const n = this.#file.readSync(buffer.subarray(got));
+      if (n === null || n === 0) break;
+      got += n;
+    }
+    return buffer.subarray(0, got);
   }
 }
 
@@ -204,10 +226,27 @@ async function indexEntries(
   const entries: Entry[] = [];
 
   /** Inflates the zlib stream at `at` whose output must be `size` bytes; returns the output and where the stream ends. */
-  const inflateAt = (at: number, size: number): { content: Uint8Array; end: number } => {
+  const inflateAt = (at: number, size: number, sequential = true): { content: Uint8Array; end: number } => {
     let length = size + (size >> 10) + 64;
     for (;;) {
-      const input = reader.bytes(at, Math.min(length, dataEnd - at));
+      const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential);
+      // Small objects (most commits, trees and deltas) inflate in JavaScript: a Node zlib call makes a
+      // native stream each time, slower for them and freed only when the garbage collector runs.
+      if (size <= SMALL_INFLATE) {
+        let inflated: { data: Uint8Array; end: number } | null = null;
+        try {
+          inflated = inflateZlibStream(input, size);
+        } catch (error) {
+          const early = (error as Error).message === "inflate: input ended early";
+          if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
+        }
+        if (inflated) {
+          if (inflated.data.length !== size) throw corruptPack("an object's size differs from its header");
+          return { content: inflated.data, end: at + inflated.end };
+        }
+        length *= 2;
+        continue;
+      }
       try {
         const { buffer, engine } = zlib.inflateSync(input, { info: true }) as unknown as {
           buffer: Uint8Array;
@@ -232,9 +271,8 @@ async function indexEntries(
   const parents = new Map<string, readonly string[]>();
   /** fsck-level checks (a tree's names, as verify_path) and the links the connectivity check needs. */
   const checkObject = (type: ObjectType, content: Uint8Array, oid: string) => {
-    if (type === "tree") {
-      for (const entry of parseTree(content, oid)) if (entry.mode !== "160000") named.add(entry.oid);
-    } else if (type === "commit") {
+    if (type === "tree") scanTree(content, oid, named);
+    else if (type === "commit") {
       const commit = parseCommit(content);
       named.add(commit.tree);
       parents.set(oid, commit.parents);
@@ -351,7 +389,7 @@ async function indexEntries(
       base = recall(current.offset);
       if (base) break;
       if (current.code !== OFS_DELTA && current.code !== REF_DELTA) {
-        base = { type: current.type!, content: inflateAt(current.dataAt, current.size).content };
+        base = { type: current.type!, content: inflateAt(current.dataAt, current.size, false).content };
         break;
       }
       chain.push(current);
@@ -362,7 +400,7 @@ async function indexEntries(
     }
     for (let k = chain.length - 1; k >= 0; k--) {
       const link = chain[k];
-      const content = applyDelta(base.content, inflateAt(link.dataAt, link.size).content);
+      const content = applyDelta(base.content, inflateAt(link.dataAt, link.size, false).content);
       if (link.oid) remember(link.offset, { type: base.type, content });
       else settle(link, base.type, content);
       base = { type: base.type, content };
@@ -385,6 +423,31 @@ async function indexEntries(
   }
   options.onProgress?.("indexing", count, count);
   return { entries, links: { named, parents } };
+}
+
+/**
+ * A tree's entries, checked as parseTree checks them (every name through verify_path) but without
+ * decoding the plainly safe names — ASCII, not starting with `.`, without `/`, `\\` or `~` —
+ * which cannot be unsafe; the others are decoded and checked by verifyTreeEntryName. Adds every
+ * entry's object except submodule commits to `named`.
+ */
+function scanTree(content: Uint8Array, oid: string, named: Set<string>): void {
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = space < 0 ? -1 : content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw corruptPack(`tree ${oid} is truncated`);
+    let plain = nul > space + 1 && content[space + 1] !== 0x2e;
+    for (let k = space + 1; plain && k < nul; k++) {
+      const b = content[k];
+      if (b >= 0x80 || b === 0x2f || b === 0x5c || b === 0x7e) plain = false;
+    }
+    if (!plain) verifyTreeEntryName(decodeName(content.subarray(space + 1, nul)), `tree ${oid}`);
+    // Mode 160000 (a gitlink): six bytes "160000".
+    const gitlink = space - i === 6 && content[i] === 0x31 && content[i + 1] === 0x36;
+    if (!gitlink) named.add(toHex(content, nul + 1, nul + 21));
+    i = nul + 21;
+  }
 }
 
 /** gitformat-pack: `.idx` version 2. */
