@@ -29,7 +29,13 @@ for (const mode of ["v2", "v0"] as const) {
     const oursLines = ours.flatMap((r) => [`${r.oid}\t${r.name}`, ...(r.peeled ? [`${r.peeled}\t${r.name}^{}`] : [])]);
     assert.deepEqual(oursLines.sort(), real.trim().split("\n").sort());
 
-    const envelope = await execOk(root.path, `git clone --url ${url} --dir projects/app --confirm`);
+    const reports: { progress: number; total?: number; message?: string }[] = [];
+    const envelope = await execOk(root.path, `git clone --url ${url} --dir projects/app --confirm`, {
+      onProgress: (report) => reports.push(report),
+    });
+    // Progress as the pack arrives (bytes) and as it is indexed (objects of the total).
+    assert.ok(reports.some((r) => r.message === "receiving pack bytes" && r.progress > 0));
+    assert.ok(reports.some((r) => r.message === "indexing objects" && r.total !== undefined && r.progress === r.total));
     const result = envelope.result as { branch: string; transfer: { objects: number } };
     assert.equal(result.branch, "main");
     assert.ok(result.transfer.objects > 90);

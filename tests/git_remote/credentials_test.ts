@@ -104,6 +104,21 @@ Deno.test("a token from skills/git/secrets/.env, and every failure, leave no tra
     await assertNoToken(root.path, envelopes, [TOKEN]);
   });
 
+  await t.step("push and fetch with the token: accepted, and still no trace of it", async () => {
+    await Deno.writeTextFile(`${root.path}/private/pushed.txt`, "pushed\n");
+    await run("git add --repo private --path pushed.txt");
+    await run('git commit --repo private -m "pushed with a token"');
+    const pushed = await run("git push --repo private --confirm");
+    assert.equal(pushed.exit_code, 0, pushed.stderr);
+    assert.equal(
+      await git(`${server.projectRoot}/private.git`, "rev-parse", "main"),
+      await git(`${root.path}/private`, "rev-parse", "HEAD"),
+    );
+    const fetched = await run("git fetch --repo private --confirm");
+    assert.equal(fetched.exit_code, 0, fetched.stderr);
+    await assertNoToken(root.path, envelopes, [TOKEN]);
+  });
+
   await t.step("404: NotFound, nothing created", async () => {
     const envelope = await run(`git clone --url ${server.url("missing.git")} --dir missing --confirm`);
     assert.equal(envelope.error_code, "NotFound");
@@ -139,7 +154,7 @@ Deno.test("a token from skills/git/secrets/.env, and every failure, leave no tra
     await execOk(root.path, `git clone --url ${server.origin}/redirect/app.git --dir via-redirect --confirm`);
     assert.equal(
       await git(`${root.path}/via-redirect`, "rev-parse", "HEAD"),
-      await git(`${root.path}/private`, "rev-parse", "HEAD"),
+      await git(`${server.projectRoot}/app.git`, "rev-parse", "main"),
     );
   });
 });
