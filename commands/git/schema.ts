@@ -19,6 +19,9 @@ export const gitConfigSchema = z.strictObject({
     ),
     deny: z.array(remotePattern).default([]).describe("URL prefixes refused even when allowed."),
   }).optional().describe("Remotes for clone, fetch and ls-remote; absent: none allowed."),
+  ca_file: z.string().min(1).optional().describe(
+    "A PEM file (path inside the workspace) of certificate authorities trusted for https remotes, besides the system's.",
+  ),
   max_fetch_bytes: z.number().int().positive().optional().describe(
     "Largest pack a clone or fetch accepts (default 2 GiB); larger ones fail with InputTooLarge.",
   ),

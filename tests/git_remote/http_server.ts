@@ -15,6 +15,8 @@ export interface GitHttpServerOptions {
   readonly auth?: { readonly repos: readonly string[]; readonly user: string; readonly token: string };
   /** Drop the client's Git-Protocol header: the server then answers in protocol v0. */
   readonly v0Only?: boolean;
+  /** Serve https with this certificate and key (PEM). */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 export interface RequestRecord {
@@ -29,7 +31,7 @@ export interface RequestRecord {
 export interface GitHttpServer extends AsyncDisposable {
   /** The folder holding the served repositories (bare ones, named `*.git`). */
   readonly projectRoot: string;
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (https with `tls`) */
   readonly origin: string;
   readonly port: number;
   /** Every request the server answered, in order. */
@@ -240,9 +242,10 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     port: 0,
     signal: controller.signal,
     onListen: () => {},
+    ...(options.tls ? { cert: options.tls.cert, key: options.tls.key } : {}),
   }, handler);
   const port = server.addr.port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
 
   return {
     projectRoot,

@@ -48,10 +48,28 @@ function gate(ctx: AnyContext, url: string, action: string, label?: string): Rem
   return remote;
 }
 
-function connectionFor(ctx: AnyContext, remote: RemoteUrl): Connection {
+/** The PEM text of git.ca_file, read through the workspace's confinement (a path inside the root). */
+async function trustedCertificates(ctx: AnyContext): Promise<string | undefined> {
+  const file = gitSection(ctx)?.ca_file;
+  if (typeof file !== "string") return undefined;
+  const confined = await ctx.workspace.resolve(file, "read", { label: "git.ca_file in pterm.json" });
+  let text: string;
+  try {
+    text = await Deno.readTextFile(confined.abs);
+  } catch {
+    throw new PtermError("InvalidConfig", `git.ca_file (${confined.rel}) cannot be read; fix pterm.json or the file.`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new PtermError("InvalidConfig", `git.ca_file (${confined.rel}) holds no PEM certificate.`);
+  }
+  return text;
+}
+
+async function connectionFor(ctx: AnyContext, remote: RemoteUrl): Promise<Connection> {
   return {
     remote,
     root: ctx.workspace.root,
+    caCerts: await trustedCertificates(ctx),
     signal: ctx.signal,
     onProgress: (stage, done, total) =>
       ctx.progress({
@@ -69,7 +87,7 @@ function maxFetchBytes(ctx: AnyContext): number {
 
 export const lsRemote: Handler<typeof lsRemoteFlags> = async (ctx) => {
   const remote = gate(ctx, ctx.flags.url, "ls-remote: listing the refs of");
-  const refs = await listRemote(connectionFor(ctx, remote));
+  const refs = await listRemote(await connectionFor(ctx, remote));
   for (const ref of refs) ctx.stdout.write(`${ref.oid}\t${ref.name}\n`);
   if (refs.length === 0) ctx.stdout.write(`${remote.url} is empty (no branches or tags).\n`);
   return {
@@ -87,7 +105,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
   const remote = gate(ctx, ctx.flags.url, "clone: copying");
   const confined = await ctx.workspace.resolve(ctx.flags.dir, "write", { label: "--dir" });
   const outcome = await cloneInto({
-    connection: connectionFor(ctx, remote),
+    connection: await connectionFor(ctx, remote),
     dir: confined.abs,
     rel: confined.rel,
     branch: ctx.flags.branch,
@@ -159,7 +177,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     `the URL of remote ${name}`,
   );
   const result = await fetchInto({
-    connection: connectionFor(ctx, remote),
+    connection: await connectionFor(ctx, remote),
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
@@ -211,7 +229,7 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
     `the URL of remote ${name}`,
   );
   const outcome = await pushTo({
-    connection: connectionFor(ctx, remote),
+    connection: await connectionFor(ctx, remote),
     repo,
     remoteName: name,
     branch,
@@ -276,7 +294,7 @@ export const pull: Handler<typeof pullFlags> = async (ctx) => {
     );
   }
   const fetched = await fetchInto({
-    connection: connectionFor(ctx, remote),
+    connection: await connectionFor(ctx, remote),
     repo,
     remoteName: name,
     refspecs,

@@ -67,6 +67,8 @@ export interface TransferProgress {
 export interface Connection {
   readonly remote: RemoteUrl;
   readonly root: string;
+  /** PEM certificates trusted besides the system's (git.ca_file), for a self-hosted server. */
+  readonly caCerts?: string;
   readonly signal?: AbortSignal;
   readonly onProgress?: (stage: string, done: number, total?: number) => void;
 }
@@ -79,11 +81,14 @@ class Session {
   readonly #secrets: string[];
   readonly signal?: AbortSignal;
 
-  constructor(remote: RemoteUrl, authorization: string | null, signal?: AbortSignal) {
+  readonly #client: Deno.HttpClient | undefined;
+
+  constructor(remote: RemoteUrl, authorization: string | null, signal?: AbortSignal, caCerts?: string) {
     this.remote = remote;
     this.base = remote.url;
     this.#authorization = authorization;
     this.signal = signal;
+    this.#client = caCerts ? httpClientTrusting(caCerts) : undefined;
     const secrets: string[] = [];
     if (authorization) {
       const value = authorization.slice(authorization.indexOf(" ") + 1);
@@ -131,6 +136,7 @@ class Session {
           body: init.body as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | undefined,
           redirect: "manual",
           signal: this.signal,
+          ...(this.#client ? { client: this.#client } : {}),
         });
       } catch (error) {
         throw this.networkError(error);
@@ -203,6 +209,16 @@ class Session {
       );
     }
     const name = error instanceof Error ? error.name : "error";
+    const text = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : "";
+    if (/certificate|UnknownIssuer|tls|handshake/i.test(text)) {
+      return new PtermError(
+        "RemoteError",
+        `the TLS connection to ${this.remote.hostPort} failed: its certificate is not trusted (${
+          this.redact(text).trim().slice(0, 160)
+        }); nothing was sent. For a server with its own certificate authority, the workspace's owner sets ` +
+          'git.ca_file in pterm.json to that CA\'s PEM file inside the workspace ({"git": {"ca_file": "certs/ca.pem"}}).',
+      );
+    }
     return new PtermError(
       "RemoteError",
       `the connection to ${this.remote.hostPort} failed or broke off (${name}: ${
@@ -210,6 +226,18 @@ class Session {
       }); nothing was changed. Retry; the next attempt starts over.`,
     );
   }
+}
+
+/** One HTTP client per set of extra CA certificates, for the worker's life (MCP reuses warm workers). */
+const clients = new Map<string, Deno.HttpClient>();
+
+function httpClientTrusting(caCerts: string): Deno.HttpClient {
+  let client = clients.get(caCerts);
+  if (!client) {
+    client = Deno.createHttpClient({ caCerts: [caCerts] });
+    clients.set(caCerts, client);
+  }
+  return client;
 }
 
 export interface Advertisement {
@@ -233,7 +261,7 @@ export async function connect(
   service: "git-upload-pack" | "git-receive-pack" = "git-upload-pack",
 ): Promise<Remote> {
   const authorization = await credentialsFor(connection.root, connection.remote);
-  const session = new Session(connection.remote, authorization, connection.signal);
+  const session = new Session(connection.remote, authorization, connection.signal, connection.caCerts);
   const response = await session.request(`/info/refs?service=${service}`, {
     method: "GET",
     accept: "*/*",
