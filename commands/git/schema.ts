@@ -1,7 +1,7 @@
 /** zod schemas of every `git` result, and of the `git` section of pterm.json. */
 
 import { z } from "zod";
-import { checkPattern } from "./remote/gate.ts";
+import { checkPattern, checkProxy } from "./remote/gate.ts";
 
 const remotePattern = z.string().superRefine((value, ctx) => {
   const problem = checkPattern(value);
@@ -19,6 +19,13 @@ export const gitConfigSchema = z.strictObject({
     ),
     deny: z.array(remotePattern).default([]).describe("URL prefixes refused even when allowed."),
   }).optional().describe("Remotes for clone, fetch and ls-remote; absent: none allowed."),
+  proxy: z.string().superRefine((value, ctx) => {
+    const problem = checkProxy(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional().describe(
+    "An http(s) proxy for remotes (http://host:port); its user and password go in skills/git/secrets/.env as " +
+      "GIT_PROXY_USER and GIT_PROXY_PASSWORD.",
+  ),
   ca_file: z.string().min(1).optional().describe(
     "A PEM file (path inside the workspace) of certificate authorities trusted for https remotes, besides the system's.",
   ),

@@ -128,6 +128,11 @@ Deno.test("git.remotes, --confirm and URL shapes: refused before anything is sen
     assert.deepEqual(grantedHosts(section, call({ url })), []);
     assert.deepEqual(grantedHosts(section, call({ url: "https://example.com/x.git", confirm: true })), []);
     assert.deepEqual(grantedHosts({}, call({ url, confirm: true })), []);
+    // With git.proxy, the proxy's host:port as well (the tunnel goes through it).
+    assert.deepEqual(
+      grantedHosts({ ...section, proxy: "http://127.0.0.1:3128" }, call({ url, confirm: true })),
+      [`127.0.0.1:${server.port}`, "127.0.0.1:3128"],
+    );
   });
 
   await t.step("an invalid git.remotes entry is InvalidConfig", async () => {

@@ -9,6 +9,7 @@ import { assertFsck, git, gitRaw } from "../git/oracle.ts";
 import { exec, execOk, makeRoot } from "../helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { makeCertificates } from "./tls.ts";
+import { startConnectProxy } from "./connect_proxy.ts";
 
 Deno.test("https with a self-signed CA: refused without git.ca_file, then clone and push work", async () => {
   const certificates = await makeCertificates();
@@ -75,4 +76,45 @@ Deno.test("https with a self-signed CA: refused without git.ca_file, then clone 
   await config({ ca_file: "certs/missing.pem" });
   const missing = await exec(root.path, "git fetch --repo app --confirm");
   assert.equal(missing.error_code, "InvalidConfig");
+});
+
+Deno.test("git.proxy: https through a CONNECT proxy with its credentials from the .env", async () => {
+  const certificates = await makeCertificates();
+  await using server = await startGitHttpServer({ tls: { cert: certificates.cert, key: certificates.key } });
+  await using proxy = startConnectProxy({ user: "proxyuser", password: "proxy-pass-5c4b3a" });
+  await using work = await makeRoot();
+  await server.createBare("app.git");
+  const src = `${work.path}/src`;
+  await git(work.path, "init", "--quiet", "--initial-branch=main", src);
+  await Deno.writeTextFile(`${src}/a.txt`, "through a proxy\n");
+  await git(src, "add", "-A");
+  await git(src, "commit", "--quiet", "-m", "first");
+  await Deno.writeTextFile(`${work.path}/ca.pem`, certificates.ca);
+  await git(src, "-c", `http.sslCAInfo=${work.path}/ca.pem`, "push", "--quiet", server.url("app.git"), "main");
+
+  await using root = await makeRoot();
+  await Deno.mkdir(`${root.path}/certs`);
+  await Deno.writeTextFile(`${root.path}/certs/ca.pem`, certificates.ca);
+  await Deno.writeTextFile(
+    `${root.path}/pterm.json`,
+    JSON.stringify({ git: { remotes: { allow: [`${server.origin}/`] }, ca_file: "certs/ca.pem", proxy: proxy.url } }),
+  );
+  const url = server.url("app.git");
+  const without = await exec(root.path, `git ls-remote --url ${url} --confirm`);
+  assert.equal(without.error_code, "RemoteError", without.stderr);
+  assert.match(without.stderr, /the proxy \(git\.proxy\) refused .*GIT_PROXY_USER/s);
+  assert.equal(proxy.tunnels.at(-1)?.allowed, false);
+
+  await Deno.mkdir(`${root.path}/skills/git/secrets`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root.path}/skills/git/secrets/.env`,
+    "GIT_PROXY_USER=proxyuser\nGIT_PROXY_PASSWORD=proxy-pass-5c4b3a\n",
+  );
+  const envelope = await execOk(root.path, `git clone --url ${url} --dir app --confirm`);
+  assert.equal(await Deno.readTextFile(`${root.path}/app/a.txt`), "through a proxy\n");
+  assert.ok(proxy.tunnels.some((t) => t.allowed && t.target === `127.0.0.1:${server.port}`));
+  await assertFsck(`${root.path}/app`);
+  assert.ok(!JSON.stringify([without, envelope]).includes("proxy-pass-5c4b3a"));
+  const config = await Deno.readTextFile(`${root.path}/app/.git/config`);
+  assert.ok(!config.includes("proxy-pass") && !config.includes(proxy.url));
 });

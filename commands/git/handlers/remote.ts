@@ -4,7 +4,7 @@ import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
-import { allowedRemote, parseRemoteUrl, policyOf, type RemoteUrl } from "../remote/gate.ts";
+import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
 import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
 import {
   cloneInto,
@@ -70,6 +70,7 @@ async function connectionFor(ctx: AnyContext, remote: RemoteUrl): Promise<Connec
     remote,
     root: ctx.workspace.root,
     caCerts: await trustedCertificates(ctx),
+    proxy: proxyOf(gitSection(ctx)) ? parseProxyUrl(proxyOf(gitSection(ctx))!) : undefined,
     signal: ctx.signal,
     onProgress: (stage, done, total) =>
       ctx.progress({

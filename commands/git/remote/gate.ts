@@ -133,6 +133,16 @@ export function allowedRemote(input: string, policy: RemotesPolicy, label?: stri
   return remote;
 }
 
+/** git.proxy: validated when pterm.json is read. */
+export function checkProxy(value: string): string | null {
+  try {
+    parseProxyUrl(value);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 /** A URL prefix in git.remotes: validated when pterm.json is read. */
 export function checkPattern(pattern: string): string | null {
   try {
@@ -200,8 +210,25 @@ export function grantedHosts(
   }
   if (url === null) return [];
   try {
-    return [allowedRemote(url, policyOf(section)).hostPort];
+    const remote = allowedRemote(url, policyOf(section)).hostPort;
+    const proxy = proxyOf(section);
+    return proxy ? [remote, parseProxyUrl(proxy).hostPort] : [remote];
   } catch {
     return [];
   }
+}
+
+/** git.proxy of pterm.json, if set. */
+export function proxyOf(section: unknown): string | null {
+  const proxy = (section as { proxy?: unknown } | undefined)?.proxy;
+  return typeof proxy === "string" ? proxy : null;
+}
+
+/** An http(s) proxy URL: scheme, host and port only; its credentials belong in the .env. */
+export function parseProxyUrl(input: string): RemoteUrl {
+  const proxy = parseRemoteUrl(input, "git.proxy");
+  if (proxy.path !== "") {
+    throw new PtermError("InvalidConfig", "git.proxy is a proxy's scheme, host and port, without a path.");
+  }
+  return proxy;
 }

@@ -69,6 +69,8 @@ export interface Connection {
   readonly root: string;
   /** PEM certificates trusted besides the system's (git.ca_file), for a self-hosted server. */
   readonly caCerts?: string;
+  /** git.proxy: every request goes through it (CONNECT for https). */
+  readonly proxy?: RemoteUrl;
   readonly signal?: AbortSignal;
   readonly onProgress?: (stage: string, done: number, total?: number) => void;
 }
@@ -82,13 +84,20 @@ class Session {
   readonly signal?: AbortSignal;
 
   readonly #client: Deno.HttpClient | undefined;
+  readonly #proxied: boolean;
 
-  constructor(remote: RemoteUrl, authorization: string | null, signal?: AbortSignal, caCerts?: string) {
+  constructor(
+    remote: RemoteUrl,
+    authorization: string | null,
+    signal?: AbortSignal,
+    client?: { caCerts?: string; proxy?: { url: string; basicAuth?: { username: string; password: string } } },
+  ) {
     this.remote = remote;
     this.base = remote.url;
     this.#authorization = authorization;
     this.signal = signal;
-    this.#client = caCerts ? httpClientTrusting(caCerts) : undefined;
+    this.#client = client && (client.caCerts || client.proxy) ? httpClient(client) : undefined;
+    this.#proxied = client?.proxy !== undefined;
     const secrets: string[] = [];
     if (authorization) {
       const value = authorization.slice(authorization.indexOf(" ") + 1);
@@ -219,25 +228,54 @@ class Session {
           'git.ca_file in pterm.json to that CA\'s PEM file inside the workspace ({"git": {"ca_file": "certs/ca.pem"}}).',
       );
     }
+    if (this.#proxied && /407|proxy/i.test(text)) {
+      return new PtermError(
+        "RemoteError",
+        `the proxy (git.proxy) refused to connect to ${this.remote.hostPort} (${
+          this.redact(text).trim().slice(0, 160)
+        }); nothing was sent. If it needs credentials, the workspace's owner puts them in ${SECRETS_REL_PATH} as ` +
+          "GIT_PROXY_USER=... and GIT_PROXY_PASSWORD=...",
+      );
+    }
     return new PtermError(
       "RemoteError",
       `the connection to ${this.remote.hostPort} failed or broke off (${name}: ${
-        this.redact(error instanceof Error ? error.message : String(error)).slice(0, 200)
+        this.redact(text.trim()).slice(0, 200)
       }); nothing was changed. Retry; the next attempt starts over.`,
     );
   }
 }
 
-/** One HTTP client per set of extra CA certificates, for the worker's life (MCP reuses warm workers). */
+/** One HTTP client per CA set and proxy, for the worker's life (MCP reuses warm workers). */
 const clients = new Map<string, Deno.HttpClient>();
 
-function httpClientTrusting(caCerts: string): Deno.HttpClient {
-  let client = clients.get(caCerts);
+function httpClient(
+  options: { caCerts?: string; proxy?: { url: string; basicAuth?: { username: string; password: string } } },
+): Deno.HttpClient {
+  const key = JSON.stringify(options);
+  let client = clients.get(key);
   if (!client) {
-    client = Deno.createHttpClient({ caCerts: [caCerts] });
-    clients.set(caCerts, client);
+    client = Deno.createHttpClient({
+      ...(options.caCerts ? { caCerts: [options.caCerts] } : {}),
+      ...(options.proxy ? { proxy: options.proxy } : {}),
+    });
+    clients.set(key, client);
   }
   return client;
+}
+
+/** The proxy's user and password, from the same .env as the tokens (GIT_PROXY_USER, GIT_PROXY_PASSWORD). */
+async function proxyCredentials(root: string): Promise<{ username: string; password: string } | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(`${root}/${SECRETS_REL_PATH}`);
+  } catch {
+    return undefined;
+  }
+  const values = parse(text);
+  return values.GIT_PROXY_USER
+    ? { username: values.GIT_PROXY_USER, password: values.GIT_PROXY_PASSWORD ?? "" }
+    : undefined;
 }
 
 export interface Advertisement {
@@ -261,7 +299,13 @@ export async function connect(
   service: "git-upload-pack" | "git-receive-pack" = "git-upload-pack",
 ): Promise<Remote> {
   const authorization = await credentialsFor(connection.root, connection.remote);
-  const session = new Session(connection.remote, authorization, connection.signal, connection.caCerts);
+  const proxy = connection.proxy
+    ? { url: connection.proxy.url, basicAuth: await proxyCredentials(connection.root) }
+    : undefined;
+  const session = new Session(connection.remote, authorization, connection.signal, {
+    caCerts: connection.caCerts,
+    proxy: proxy?.basicAuth ? proxy : proxy ? { url: proxy.url } : undefined,
+  });
   const response = await session.request(`/info/refs?service=${service}`, {
     method: "GET",
     accept: "*/*",
