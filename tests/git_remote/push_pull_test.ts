@@ -133,3 +133,35 @@ Deno.test("push and pull: the real git sees pterm's commits, a concurrent push m
     await assertFsck(bare);
   });
 });
+
+Deno.test("a repository made with pterm, pushed to an empty remote: the real git clones it whole", async () => {
+  await using server = await startGitHttpServer();
+  await server.createBare("empty.git");
+  await using root = await allowedWorkspace(server);
+  const url = server.url("empty.git");
+  await execOk(root.path, "git init --dir fresh");
+  await Deno.mkdir(`${root.path}/fresh/src`);
+  for (let i = 0; i < 3; i++) {
+    await Deno.writeTextFile(`${root.path}/fresh/src/file-${i}.txt`, `version ${i}\n`.repeat(i + 1));
+    await execOk(root.path, "git add --repo fresh --all");
+    await execOk(root.path, `git commit --repo fresh -m "commit ${i}"`);
+  }
+  await execOk(root.path, `git remote --repo fresh add origin ${url}`);
+  const listed = await execOk(root.path, `git ls-remote --url ${url} --confirm`);
+  assert.deepEqual((listed.result as { refs: unknown[] }).refs, []);
+  const envelope = await execOk(root.path, "git push --repo fresh --set-upstream --confirm");
+  const result = envelope.result as { status: string; commits: number; objects: number };
+  assert.equal(result.status, "new");
+  assert.equal(result.commits, 3);
+  const expected = await git(`${root.path}/fresh`, "rev-list", "--objects", "HEAD");
+  assert.equal(result.objects, expected.trim().split("\n").length);
+  await using work = await makeRoot();
+  await git(work.path, "clone", "--quiet", url, "back");
+  assert.equal(
+    await git(`${work.path}/back`, "rev-parse", "HEAD"),
+    await git(`${root.path}/fresh`, "rev-parse", "HEAD"),
+  );
+  assert.equal(await Deno.readTextFile(`${work.path}/back/src/file-2.txt`), "version 2\n".repeat(3));
+  await assertFsck(`${server.projectRoot}/empty.git`);
+  await assertFsck(`${root.path}/fresh`);
+});
