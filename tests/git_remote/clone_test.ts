@@ -99,3 +99,24 @@ Deno.test("clone --depth: the same shallow boundary, refs and files as the real 
   assert.equal(await git(mine, "rev-list", "--count", "refs/remotes/origin/main"), "2\n");
   await assertFsck(mine);
 });
+
+Deno.test("clone of an empty repository: its default branch set up as the real git's clone does; the first push fills it", async () => {
+  await using server = await startGitHttpServer();
+  await using work = await makeRoot();
+  const bare = await server.createBare("empty.git", "trunk");
+  await using root = await allowedWorkspace(server);
+  const url = server.url("empty.git");
+  const envelope = await execOk(root.path, `git clone --url ${url} --dir empty --confirm`);
+  assert.equal((envelope.result as { branch: string | null }).branch, null);
+  await git(work.path, "clone", "--quiet", url, "real");
+  const mine = `${root.path}/empty`;
+  const local = (dir: string) => git(dir, "config", "--local", "--list");
+  assert.equal(await local(mine), await local(`${work.path}/real`));
+  assert.equal(await Deno.readTextFile(`${mine}/.git/HEAD`), "ref: refs/heads/trunk\n");
+  await Deno.writeTextFile(`${mine}/first.txt`, "first\n");
+  await execOk(root.path, "git add --repo empty --path first.txt");
+  await execOk(root.path, 'git commit --repo empty -m "first"');
+  await execOk(root.path, "git push --repo empty --confirm");
+  assert.equal(await git(bare, "rev-parse", "trunk"), await git(mine, "rev-parse", "HEAD"));
+  await assertFsck(bare);
+});

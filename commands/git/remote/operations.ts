@@ -141,7 +141,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   const remote = await connect(connection);
-  const advertised = await listRemoteRefs(remote, ["HEAD", HEADS, TAGS]);
+  const advertised = await listRemoteRefs(remote, ["HEAD", HEADS, TAGS], { unborn: true });
   const heads = advertised.filter((r) => r.name.startsWith(HEADS));
   const tags = advertised.filter((r) => r.name.startsWith(TAGS) && !r.name.endsWith("^{}"));
   const remoteHead = advertised.find((r) => r.name === "HEAD");
@@ -195,12 +195,15 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       ...fetchedHeads.map((r) => ({ name: `refs/remotes/${ORIGIN}/${r.name.slice(HEADS.length)}`, oid: r.oid })),
       ...fetchedTags.map((r) => ({ name: r.name, oid: r.oid, peeled: r.peeled })),
     ];
-    Deno.writeTextFileSync(`${repo.gitdir}/packed-refs`, packedRefsText(packed));
+    if (packed.length > 0) Deno.writeTextFileSync(`${repo.gitdir}/packed-refs`, packedRefsText(packed));
     const refspec = options.depth && branch
       ? `+refs/heads/${branch}:refs/remotes/${ORIGIN}/${branch}`
       : `+refs/heads/*:refs/remotes/${ORIGIN}/*`;
     let config = configSection("remote", ORIGIN, [["url", connection.remote.url], ["fetch", refspec]]);
-    if (branch) config += configSection("branch", branch, [["remote", ORIGIN], ["merge", HEADS + branch]]);
+    // An empty remote: the branch its HEAD names is set up to track it, as git's clone does.
+    const tracked = branch ??
+      (remoteHead?.unborn && remoteHead.symref?.startsWith(HEADS) ? remoteHead.symref.slice(HEADS.length) : null);
+    if (tracked) config += configSection("branch", tracked, [["remote", ORIGIN], ["merge", HEADS + tracked]]);
     Deno.writeTextFileSync(`${repo.gitdir}/config`, config, { append: true });
     let head: string | null = null;
     let files = 0;

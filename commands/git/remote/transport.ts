@@ -55,6 +55,8 @@ export interface RemoteRef {
   readonly peeled?: string;
   /** For HEAD: the branch it names. */
   readonly symref?: string;
+  /** HEAD of an empty repository: it names a branch that does not exist yet (`oid` is all zeros). */
+  readonly unborn?: boolean;
 }
 
 export interface TransferProgress {
@@ -399,18 +401,41 @@ async function post(remote: Remote, body: Uint8Array): Promise<PktReader> {
   return new PktReader(response.body!, remote.session.signal);
 }
 
-/** The remote's HEAD, branches and tags (ls-refs in v2; the advertisement in v0). */
-export async function listRemoteRefs(remote: Remote, prefixes: readonly string[]): Promise<RemoteRef[]> {
+/** What the server's ls-refs takes besides the basics (`ls-refs=unborn`). */
+function lsRefsFeatures(remote: Remote): string[] {
+  return [...remote.advertisement.capabilities].find((c) => c.startsWith("ls-refs="))?.slice(8).split(" ") ?? [];
+}
+
+/**
+ * The remote's HEAD, branches and tags (ls-refs in v2; the advertisement in v0). With `unborn`, an
+ * empty repository's HEAD comes back too (`unborn: true`, no object), naming its default branch.
+ */
+export async function listRemoteRefs(
+  remote: Remote,
+  prefixes: readonly string[],
+  options: { unborn?: boolean } = {},
+): Promise<RemoteRef[]> {
   const wanted = (name: string) => prefixes.some((p) => name === p || name.startsWith(p));
   if (remote.advertisement.version === 0) return remote.advertisement.refs!.filter((r) => wanted(r.name));
   const reader = await post(
     remote,
-    v2Command(remote, "ls-refs", ["peel", "symrefs", ...prefixes.map((p) => `ref-prefix ${p}`)]),
+    v2Command(remote, "ls-refs", [
+      "peel",
+      "symrefs",
+      ...(options.unborn && lsRefsFeatures(remote).includes("unborn") ? ["unborn"] : []),
+      ...prefixes.map((p) => `ref-prefix ${p}`),
+    ]),
   );
   const refs: RemoteRef[] = [];
   try {
     for (let line = await reader.line(); line !== null; line = await reader.line()) {
       const [oid, name, ...attributes] = line.split(" ");
+      if (oid === "unborn" && name === "HEAD") {
+        // An empty repository's HEAD: the branch its first push will create.
+        const target = attributes.find((a) => a.startsWith("symref-target:"))?.slice(14);
+        if (target) refs.push({ name, oid: ZERO_OID, symref: target, unborn: true });
+        continue;
+      }
       if (!/^[0-9a-f]{40}$/.test(oid ?? "") || !name) {
         throw new PtermError("CorruptInput", "the remote listed a bad ref; nothing was changed.");
       }
