@@ -54,7 +54,10 @@ async function exists(path: string): Promise<boolean> {
 }
 
 Deno.test("a token from skills/git/secrets/.env, and every failure, leave no trace of it", async (t) => {
-  await using server = await startGitHttpServer({ auth: { repos: ["private.git"], user: USER, token: TOKEN } });
+  await using server = await startGitHttpServer({
+    auth: { repos: ["private.git"], user: USER, token: TOKEN },
+    forbidden: ["forbidden.git"],
+  });
   await using work = await makeRoot();
   await servedRepository(server, "app.git", work.path);
   // The private repository is filled through the token too (the real git, userinfo on its command line).
@@ -116,6 +119,15 @@ Deno.test("a token from skills/git/secrets/.env, and every failure, leave no tra
     );
     const fetched = await run("git fetch --repo private --confirm");
     assert.equal(fetched.exit_code, 0, fetched.stderr);
+    await assertNoToken(root.path, envelopes, [TOKEN]);
+  });
+
+  await t.step("403: AuthFailed naming the token's key; nothing created", async () => {
+    await server.createBare("forbidden.git");
+    const envelope = await run(`git clone --url ${server.url("forbidden.git")} --dir forbidden --confirm`);
+    assert.equal(envelope.error_code, "AuthFailed");
+    assert.match(envelope.stderr, new RegExp(`HTTP 403.*${key}_TOKEN`, "s"));
+    assert.equal(await exists(`${root.path}/forbidden`), false);
     await assertNoToken(root.path, envelopes, [TOKEN]);
   });
 

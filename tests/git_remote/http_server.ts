@@ -15,6 +15,8 @@ export interface GitHttpServerOptions {
   readonly auth?: { readonly repos: readonly string[]; readonly user: string; readonly token: string };
   /** Drop the client's Git-Protocol header: the server then answers in protocol v0. */
   readonly v0Only?: boolean;
+  /** Repositories (names under the project root) answered with 403 Forbidden, whatever the credentials. */
+  readonly forbidden?: readonly string[];
   /** Serve https with this certificate and key (PEM). */
   readonly tls?: { readonly cert: string; readonly key: string };
 }
@@ -99,6 +101,10 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     }
     let remoteUser = "";
     const repoName = url.pathname.split("/")[1] ?? "";
+    if (options.forbidden?.includes(repoName)) {
+      record(403);
+      return new Response("forbidden\n", { status: 403 });
+    }
     if (options.auth && options.auth.repos.includes(repoName)) {
       const expected = "Basic " + btoa(`${options.auth.user}:${options.auth.token}`);
       if (request.headers.get("authorization") !== expected) {

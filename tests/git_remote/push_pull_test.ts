@@ -165,3 +165,26 @@ Deno.test("a repository made with pterm, pushed to an empty remote: the real git
   await assertFsck(`${server.projectRoot}/empty.git`);
   await assertFsck(`${root.path}/fresh`);
 });
+
+Deno.test("the server refuses the update (a pre-receive hook): Rejected with its reason; nothing moves", async () => {
+  await using server = await startGitHttpServer();
+  await using work = await makeRoot();
+  await servedRepository(server, "app.git", work.path);
+  const bare = `${server.projectRoot}/app.git`;
+  await using root = await allowedWorkspace(server);
+  await execOk(root.path, `git clone --url ${server.url("app.git")} --dir app --confirm`);
+  await Deno.writeTextFile(
+    `${bare}/hooks/pre-receive`,
+    "#!/bin/sh\necho 'main is frozen for the release' >&2\nexit 1\n",
+  );
+  await Deno.chmod(`${bare}/hooks/pre-receive`, 0o755);
+  await execOk(root.path, 'git commit --repo app --allow-empty -m "not welcome"');
+  const before = await git(bare, "rev-parse", "main");
+  const tracking = await git(`${root.path}/app`, "rev-parse", "refs/remotes/origin/main");
+  const envelope = await exec(root.path, "git push --repo app --confirm");
+  assert.equal(envelope.error_code, "Rejected", envelope.stderr);
+  assert.match(envelope.stderr, /pre-receive hook declined/);
+  assert.equal(await git(bare, "rev-parse", "main"), before);
+  assert.equal(await git(`${root.path}/app`, "rev-parse", "refs/remotes/origin/main"), tracking);
+  await assertFsck(bare);
+});
