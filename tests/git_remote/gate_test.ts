@@ -46,7 +46,10 @@ Deno.test("git.remotes, --confirm and URL shapes: refused before anything is sen
   await t.step("without --confirm: ConfirmRequired naming the remote and the action", async () => {
     const envelope = await exec(root.path, `git clone --url ${url} --dir app`);
     assert.equal(envelope.error_code, "ConfirmRequired");
-    assert.match(envelope.stderr, /clone: copying http:\/\/127\.0\.0\.1:\d+\/app\.git reaches the network/);
+    assert.match(
+      envelope.stderr,
+      /clone: copying http:\/\/127\.0\.0\.1:\d+\/app\.git into app: this reaches the network and needs --confirm/,
+    );
     const listed = await exec(root.path, `git ls-remote --url ${url}`);
     assert.equal(listed.error_code, "ConfirmRequired");
   });

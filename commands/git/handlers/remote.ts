@@ -36,12 +36,17 @@ function gitSection(ctx: AnyContext): Record<string, unknown> | undefined {
 }
 
 /** The remote, allowed by pterm.json, and the call confirmed; otherwise the refusal that says what to do. */
-function gate(ctx: AnyContext, url: string, action: string, label?: string): RemoteUrl {
+/**
+ * The remote, allowed by pterm.json, and the call confirmed; otherwise the refusal that says what
+ * the call would do (`action` describes it, given the remote's URL).
+ */
+function gate(ctx: AnyContext, url: string, action: (url: string) => string, label?: string): RemoteUrl {
   const remote = allowedRemote(url, policyOf(gitSection(ctx)), label);
   if (ctx.flags.confirm !== true) {
     throw new PtermError(
       "ConfirmRequired",
-      `${action} ${remote.url} reaches the network; nothing was sent. Run it again with --confirm to do it.`,
+      `${action(remote.url)}: this reaches the network and needs --confirm; nothing was sent. Run the same command ` +
+        "with --confirm to do it.",
       { helpFor: ctx.command },
     );
   }
@@ -87,7 +92,7 @@ function maxFetchBytes(ctx: AnyContext): number {
 }
 
 export const lsRemote: Handler<typeof lsRemoteFlags> = async (ctx) => {
-  const remote = gate(ctx, ctx.flags.url, "ls-remote: listing the refs of");
+  const remote = gate(ctx, ctx.flags.url, (url) => `ls-remote: listing the branches and tags of ${url}`);
   const refs = await listRemote(await connectionFor(ctx, remote));
   for (const ref of refs) ctx.stdout.write(`${ref.oid}\t${ref.name}\n`);
   if (refs.length === 0) ctx.stdout.write(`${remote.url} is empty (no branches or tags).\n`);
@@ -103,7 +108,7 @@ export const lsRemote: Handler<typeof lsRemoteFlags> = async (ctx) => {
 };
 
 export const clone: Handler<typeof cloneFlags> = async (ctx) => {
-  const remote = gate(ctx, ctx.flags.url, "clone: copying");
+  const remote = gate(ctx, ctx.flags.url, (url) => `clone: copying ${url} into ${ctx.flags.dir}`);
   const confined = await ctx.workspace.resolve(ctx.flags.dir, "write", { label: "--dir" });
   const outcome = await cloneInto({
     connection: await connectionFor(ctx, remote),
@@ -174,7 +179,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
   const remote = gate(
     ctx,
     remoteUrlOf(repo, name, rel),
-    `fetch: bringing in what is new at ${name} =`,
+    (url) => `fetch: bringing in what is new at ${name} (${url})`,
     `the URL of remote ${name}`,
   );
   const result = await fetchInto({
@@ -224,9 +229,10 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
   const remote = gate(
     ctx,
     url,
-    `push: sending ${count} commit${count === 1 ? "" : "s"} of ${branch} to ${
-      destination.replace(/^refs\/heads\//, "")
-    } at`,
+    (url) =>
+      `push: sending ${count} commit${count === 1 ? "" : "s"} of ${branch} to ${
+        destination.replace(/^refs\/heads\//, "")
+      } at ${url}`,
     `the URL of remote ${name}`,
   );
   const outcome = await pushTo({
@@ -283,7 +289,7 @@ export const pull: Handler<typeof pullFlags> = async (ctx) => {
   const remote = gate(
     ctx,
     remoteUrlOf(repo, name, rel),
-    `pull: fetching ${name} and merging it into ${branch} from`,
+    (url) => `pull: fetching ${name} (${url}) and merging its ${merge.replace(/^refs\/heads\//, "")} into ${branch}`,
     `the URL of remote ${name}`,
   );
   const refspecs = refspecsOf(repo, name);
