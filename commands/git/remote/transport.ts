@@ -8,7 +8,6 @@
  * into the Authorization header; every text that leaves this module passes `redact` first.
  */
 
-import { parse } from "dotenv";
 import { PtermError } from "../../../core/errors.ts";
 import { type IndexedPack, receivePack } from "./index_pack.ts";
 import type { RemoteUrl } from "./gate.ts";
@@ -17,6 +16,12 @@ import { concat, DELIM, FLUSH, packetText, pktLine, PktReader, sideBand } from "
 export const SECRETS_REL_PATH = "skills/git/secrets/.env";
 const AGENT = "pterm/1";
 const ZERO_OID = "0".repeat(40);
+
+/** dotenv's `parse`, loaded only when there is a .env to read (an npm module boots Deno's Node layer). */
+async function parseEnv(text: string): Promise<Record<string, string>> {
+  const { parse } = await import("dotenv");
+  return parse(text);
+}
 
 /** The .env key prefix of a host: `GIT_` + host (and a port other than the scheme's) in capitals, `_` for the rest. */
 export function credentialKey(remote: RemoteUrl): string {
@@ -39,7 +44,7 @@ export async function credentialsFor(root: string, remote: RemoteUrl): Promise<s
     if (error instanceof Deno.errors.NotFound) return null;
     throw new PtermError("InvalidConfig", `${SECRETS_REL_PATH} cannot be read (${(error as Error).name}).`);
   }
-  const values = parse(text);
+  const values = await parseEnv(text);
   const key = credentialKey(remote);
   const bearer = values[`${key}_BEARER`];
   if (bearer) return `Bearer ${bearer}`;
@@ -274,7 +279,7 @@ async function proxyCredentials(root: string): Promise<{ username: string; passw
   } catch {
     return undefined;
   }
-  const values = parse(text);
+  const values = await parseEnv(text);
   return values.GIT_PROXY_USER
     ? { username: values.GIT_PROXY_USER, password: values.GIT_PROXY_PASSWORD ?? "" }
     : undefined;
