@@ -165,7 +165,7 @@ function configValue(text: string, section: string, subsection: string, key: str
       continue;
     }
     const setting = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/.exec(line);
-    if (inSection && setting && setting[1].toLowerCase() === key) value = setting[2].trim();
+    if (inSection && setting && setting[1].toLowerCase() === key) value = setting[2].trim().replace(/^"(.*)"$/, "$1");
   }
   return value;
 }
