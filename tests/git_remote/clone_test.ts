@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { assertFsck, git } from "../git/oracle.ts";
-import { execOk, makeRoot } from "../helpers.ts";
+import { exec, execOk, makeRoot } from "../helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";
 
@@ -52,6 +52,16 @@ for (const mode of ["v2", "v0"] as const) {
     );
     assert.equal((await Deno.stat(`${mine}/run.sh`)).mode! & 0o111, 0o111);
     await assertFsck(mine);
+    // An existing empty folder is taken over; a folder with something in it is refused, untouched.
+    await Deno.mkdir(`${root.path}/projects/empty-before`);
+    await execOk(root.path, `git clone --url ${url} --dir projects/empty-before --confirm`);
+    assert.deepEqual(await stateOf(`${root.path}/projects/empty-before`), await stateOf(`${work.path}/real`));
+    const taken = await exec(root.path, `git clone --url ${url} --dir projects/empty-before --confirm`);
+    assert.equal(taken.error_code, "AlreadyExists");
+    assert.deepEqual(
+      [...Deno.readDirSync(`${root.path}/projects`)].map((e) => e.name).filter((n) => n.startsWith(".")),
+      [],
+    );
     // --branch: another branch checked out; origin/HEAD still names the remote's HEAD.
     await execOk(root.path, `git clone --url ${url} --dir projects/side --branch side --confirm`);
     await git(work.path, "clone", "--quiet", "--branch", "side", url, `${work.path}/real-side`);

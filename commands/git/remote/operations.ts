@@ -127,10 +127,8 @@ function isEmptyDir(path: string): boolean {
 export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   const started = Date.now();
   const { connection, dir } = options;
-  let existed = false;
   try {
     const info = Deno.statSync(dir);
-    existed = true;
     if (!info.isDirectory || !isEmptyDir(dir)) {
       throw new PtermError(
         "AlreadyExists",
@@ -166,10 +164,14 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   const fetchedHeads = options.depth ? heads.filter((r) => r.name === HEADS + branch) : heads;
   const wants = [...new Set([...fetchedHeads, ...(options.depth ? [] : tags)].map((r) => r.oid))];
 
+  // The clone is built beside its folder under a hidden name and renamed into place at the end: an
+  // interrupted clone (a failure, a timeout, even kill -9) never leaves a half-made repository at --dir.
+  const slash = dir.lastIndexOf("/");
+  const building = `${dir.slice(0, slash)}/.${dir.slice(slash + 1)}.pterm-clone-${crypto.randomUUID().slice(0, 8)}`;
   try {
     const initialBranch = branch ?? remoteHead?.symref?.slice(HEADS.length) ?? "main";
-    initRepo(dir, initialBranch);
-    const repo = openRepo(dir, options.rel, connection.root);
+    initRepo(building, initialBranch);
+    const repo = openRepo(building, options.rel, connection.root);
     let outcome: FetchOutcome | null = null;
     if (wants.length > 0) {
       outcome = await fetchPack(remote, {
@@ -225,12 +227,14 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       // initRepo pointed HEAD at the branch already; git's clone logs HEAD once, from nothing.
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
-      const opened = openRepo(dir, options.rel, connection.root);
+      const opened = openRepo(building, options.rel, connection.root);
       files = await withRepoLock(opened, async () => {
         const result = await switchTrees(opened, loadIndex(opened), pathPolicy(options.rel), null, commit.tree, "safe");
         return result.changed.length;
       });
     }
+    // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
+    Deno.renameSync(building, dir);
     return {
       branch,
       head,
@@ -244,12 +248,9 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       shallow: shallow.size > 0,
     };
   } catch (error) {
-    // Nothing half-made stays: the folder is removed (or emptied, if it existed empty before).
-    if (existed) {
-      for (const entry of Deno.readDirSync(dir)) Deno.removeSync(`${dir}/${entry.name}`, { recursive: true });
-    } else {
-      Deno.removeSync(dir, { recursive: true });
-    }
+    try {
+      Deno.removeSync(building, { recursive: true });
+    } catch { /* never made */ }
     throw error;
   }
 }
