@@ -130,3 +130,20 @@ Deno.test("clone of an empty repository: its default branch set up as the real g
   assert.equal(await git(bare, "rev-parse", "trunk"), await git(mine, "rev-parse", "HEAD"));
   await assertFsck(bare);
 });
+
+Deno.test("clone --depth over protocol v0: the same shallow boundary as the real git's", async () => {
+  await using server = await startGitHttpServer({ v0Only: true });
+  await using work = await makeRoot();
+  await servedRepository(server, "app.git", work.path);
+  await using root = await allowedWorkspace(server);
+  const url = server.url("app.git");
+  await execOk(root.path, `git clone --url ${url} --dir shallow --depth 5 --confirm`);
+  await git(work.path, "-c", "protocol.version=0", "clone", "--quiet", "--depth", "5", url, "real");
+  const mine = `${root.path}/shallow`;
+  assert.deepEqual(await stateOf(mine), await stateOf(`${work.path}/real`));
+  assert.equal(
+    await Deno.readTextFile(`${mine}/.git/shallow`),
+    await Deno.readTextFile(`${work.path}/real/.git/shallow`),
+  );
+  await assertFsck(mine);
+});
