@@ -320,12 +320,17 @@ export const cloneFlags = [
     description: "Check out this branch (default: the remote's HEAD).",
   },
   {
+    name: "single-branch",
+    type: "boolean",
+    description: "Fetch only the checked-out branch (and the tags in its history); --depth implies it.",
+  },
+  {
     name: "depth",
     type: "number",
     min: 1,
     max: 1000000,
     valueName: "n",
-    description: "A shallow clone of the last n commits of one branch (no tags).",
+    description: "A shallow clone of the last n commits of one branch (tags in that history come along).",
   },
 ] as const satisfies readonly FlagSpec[];
 

@@ -62,6 +62,14 @@ for (const mode of ["v2", "v0"] as const) {
       [...Deno.readDirSync(`${root.path}/projects`)].map((e) => e.name).filter((n) => n.startsWith(".")),
       [],
     );
+    // --single-branch: one remote-tracking branch, the tags in its history, a one-branch refspec.
+    await execOk(root.path, `git clone --url ${url} --dir projects/single --branch side --single-branch --confirm`);
+    await git(work.path, "clone", "--quiet", "--single-branch", "--branch", "side", url, `${work.path}/real-single`);
+    assert.deepEqual(await stateOf(`${root.path}/projects/single`), await stateOf(`${work.path}/real-single`));
+    assert.equal(
+      await git(`${root.path}/projects/single`, "config", "remote.origin.fetch"),
+      await git(`${work.path}/real-single`, "config", "remote.origin.fetch"),
+    );
     // --branch: another branch checked out; origin/HEAD still names the remote's HEAD.
     await execOk(root.path, `git clone --url ${url} --dir projects/side --branch side --confirm`);
     await git(work.path, "clone", "--quiet", "--branch", "side", url, `${work.path}/real-side`);

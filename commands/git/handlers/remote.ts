@@ -116,6 +116,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     rel: confined.rel,
     branch: ctx.flags.branch,
     depth: ctx.flags.depth,
+    singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });

@@ -106,6 +106,8 @@ export interface CloneOptions {
   readonly rel: string;
   readonly branch?: string;
   readonly depth?: number;
+  /** Only the checked-out branch (implied by `depth`, as in git); tags then follow into its history only. */
+  readonly singleBranch?: boolean;
   readonly maxBytes: number;
   readonly who: Signature;
 }
@@ -159,10 +161,11 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   } else if (heads.length > 0) {
     branch = heads.find((r) => r.oid === remoteHead?.oid)?.name.slice(HEADS.length) ?? null;
   }
-  // --depth fetches one branch, as git's --depth implies --single-branch; tags then follow only into
+  // --single-branch (implied by --depth, as in git) fetches one branch; tags then follow only into
   // the history that came (include-tag, then the ones whose object is here), as git's clone does.
-  const fetchedHeads = options.depth ? heads.filter((r) => r.name === HEADS + branch) : heads;
-  const wants = [...new Set([...fetchedHeads, ...(options.depth ? [] : tags)].map((r) => r.oid))];
+  const single = options.singleBranch === true || options.depth !== undefined;
+  const fetchedHeads = single ? heads.filter((r) => r.name === HEADS + branch) : heads;
+  const wants = [...new Set([...fetchedHeads, ...(single ? [] : tags)].map((r) => r.oid))];
 
   // The clone is built beside its folder under a hidden name and renamed into place at the end: an
   // interrupted clone (a failure, a timeout, even kill -9) never leaves a half-made repository at --dir.
@@ -178,7 +181,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
         wants,
         haves: [],
         depth: options.depth,
-        includeTags: options.depth !== undefined,
+        includeTags: single,
         objectsDir: `${repo.gitdir}/objects`,
         maxBytes: options.maxBytes,
       }, connection);
@@ -188,7 +191,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     await checkConnected(repo, wants, shallow, outcome?.pack?.links ?? null);
     const fetchedTags: RemoteRef[] = [];
     for (const tag of tags) {
-      if (!options.depth || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
+      if (!single || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
     }
 
     // The refs, as `git clone` leaves them: remote-tracking branches and tags packed, the branch loose.
@@ -198,7 +201,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       ...fetchedTags.map((r) => ({ name: r.name, oid: r.oid, peeled: r.peeled })),
     ];
     if (packed.length > 0) Deno.writeTextFileSync(`${repo.gitdir}/packed-refs`, packedRefsText(packed));
-    const refspec = options.depth && branch
+    const refspec = single && branch
       ? `+refs/heads/${branch}:refs/remotes/${ORIGIN}/${branch}`
       : `+refs/heads/*:refs/remotes/${ORIGIN}/*`;
     let config = configSection("remote", ORIGIN, [["url", connection.remote.url], ["fetch", refspec]]);
