@@ -1202,9 +1202,13 @@ function auditRel(runId) {
   return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
 }
 function writeAuditRecord(root, record) {
-  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
     mkdirs: true
   });
+}
+var URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
+function redactUrlCredentials(text) {
+  return text.replace(URL_USERINFO, "$1***@");
 }
 
 // core/limits.ts
@@ -1641,13 +1645,17 @@ function confineArguments(root, leaf, args) {
 function sessionDir(input) {
   return join(input.root, "sessions", input.session);
 }
-function hostsFor(spec, config, name, input) {
+function hostsFor(spec, config, name, input, args) {
   if (!spec.netHosts) return [];
   return spec.netHosts(config.sections[name], {
     root: input.root,
     session: {
       id: input.session,
       dir: sessionDir(input)
+    },
+    args: {
+      flags: args.flags,
+      positionals: args.positionals
     }
   });
 }
@@ -1811,7 +1819,7 @@ async function execute(kernel, input) {
           if (!usesStdin(leaf, args)) stdin = null;
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
+        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input, args), codeDirsOf(kernel)));
         const running = sandbox.run({
           commandName: spec.name,
           path,

@@ -169,6 +169,11 @@ export interface NetCall {
   /** Canonical workspace root. */
   readonly root: string;
   readonly session: { readonly id: string; readonly dir: string };
+  /** The call's parsed flags and positionals (path arguments already confined): a remote's URL, say. */
+  readonly args: {
+    readonly flags: Readonly<Record<string, unknown>>;
+    readonly positionals: Readonly<Record<string, unknown>>;
+  };
 }
 
 export function isGroup(node: CommandNode): node is GroupSpec {

@@ -51,6 +51,9 @@ export const ERROR_CODES = [
   "CorruptInput",
   "EncryptedDocument",
   "NetworkDenied",
+  "AuthFailed",
+  "RemoteError",
+  "Rejected",
   "SandboxDenied",
   "Internal",
 ] as const;

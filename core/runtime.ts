@@ -128,11 +128,18 @@ function sessionDir(input: ExecInput): string {
   return join(input.root, "sessions", input.session);
 }
 
-function hostsFor(spec: Pick<CommandSpec, "netHosts">, config: PtermConfig, name: string, input: ExecInput): string[] {
+function hostsFor(
+  spec: Pick<CommandSpec, "netHosts">,
+  config: PtermConfig,
+  name: string,
+  input: ExecInput,
+  args: ParsedArgs,
+): string[] {
   if (!spec.netHosts) return [];
   return spec.netHosts(config.sections[name], {
     root: input.root,
     session: { id: input.session, dir: sessionDir(input) },
+    args: { flags: args.flags, positionals: args.positionals },
   });
 }
 
@@ -305,7 +312,12 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           kernel,
           leaf.handler,
           path,
-          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
+          permissionsFor(
+            leaf.capabilities,
+            input.root,
+            hostsFor(spec, config, spec.name, input, args),
+            codeDirsOf(kernel),
+          ),
         );
         const running = sandbox.run(
           {

@@ -6,6 +6,7 @@
 
 import type { CommandSpec, FlagSpec, HandlerRef, LeafSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
+import { grantedHosts } from "./remote/gate.ts";
 
 const repoFlag = (access: "read" | "write") =>
   ({
@@ -85,11 +86,13 @@ const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
   ],
+  remote: ["lsRemote", "clone", "fetch", "push", "pull", "remotes"],
 } as const;
 type HandlerModules = {
   basic: typeof import("./handlers/basic.ts");
   history: typeof import("./handlers/history.ts");
   change: typeof import("./handlers/change.ts");
+  remote: typeof import("./handlers/remote.ts");
 };
 // Every listed name must be an export of its module; this line fails to type-check otherwise.
 const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModules[F])[] } = HANDLER_EXPORTS;
@@ -660,6 +663,93 @@ const stashPositional = [{
   description: "Which entry: stash@{N} or N (default 0, the newest).",
 }] as const;
 
+const urlFlag = {
+  name: "url",
+  type: "string",
+  required: true,
+  valueName: "url",
+  description: "The remote repository's https URL (allowed in git.remotes of pterm.json; no user or token in it).",
+} as const satisfies FlagSpec;
+
+const confirmFlag = {
+  name: "confirm",
+  type: "boolean",
+  description: "Required: this call reaches the network (without it the call says what it would do).",
+} as const satisfies FlagSpec;
+
+export const lsRemoteFlags = [urlFlag, confirmFlag] as const satisfies readonly FlagSpec[];
+
+export const cloneFlags = [
+  urlFlag,
+  {
+    name: "dir",
+    type: "string",
+    required: true,
+    valueName: "path",
+    path: "write",
+    description: "The new repository's folder (must not exist, or be empty), relative to the workspace root.",
+  },
+  confirmFlag,
+  {
+    name: "branch",
+    type: "string",
+    valueName: "name",
+    description: "Check out this branch (default: the remote's HEAD).",
+  },
+  {
+    name: "single-branch",
+    type: "boolean",
+    description: "Fetch only the checked-out branch (and the tags in its history); --depth implies it.",
+  },
+  {
+    name: "depth",
+    type: "number",
+    min: 1,
+    max: 1000000,
+    valueName: "n",
+    description: "A shallow clone of the last n commits of one branch (tags in that history come along).",
+  },
+] as const satisfies readonly FlagSpec[];
+
+const remoteNameFlag = {
+  name: "remote",
+  type: "string",
+  default: "origin",
+  valueName: "name",
+  description: "Which configured remote (see `git remote`).",
+} as const satisfies FlagSpec;
+
+export const fetchFlags = [repoFlag("write"), remoteNameFlag, confirmFlag] as const satisfies readonly FlagSpec[];
+
+export const pushFlags = [
+  repoFlag("write"),
+  {
+    name: "branch",
+    type: "string",
+    valueName: "name",
+    description: "The local branch to push (default: the current one) to its upstream.",
+  },
+  remoteNameFlag,
+  {
+    name: "set-upstream",
+    short: "u",
+    type: "boolean",
+    description: "Push to a branch of the same name on the remote and remember it as the upstream.",
+  },
+  {
+    name: "force-with-lease",
+    type: "boolean",
+    description: "Overwrite the remote branch even if not a fast-forward, only if it is where your last fetch saw it.",
+  },
+  confirmFlag,
+] as const satisfies readonly FlagSpec[];
+
+export const remoteFlags = [repoFlag("write")] as const satisfies readonly FlagSpec[];
+
+export const pullFlags = [repoFlag("write"), confirmFlag] as const satisfies readonly FlagSpec[];
+
+const NET = ["fs.read", "fs.write", "net"] as const;
+
 function leaf(
   name: string,
   summary: string,
@@ -714,7 +804,7 @@ export const gitSpec: CommandSpec = {
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
     "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
-    "rev-parse, ls-files.",
+    "rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -739,8 +829,20 @@ export const gitSpec: CommandSpec = {
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
     "core.excludesFile is not read. Content is stored as is: .gitattributes (eol, filters, LFS) and",
     "core.autocrlf are not applied. Untracked counts are files (as `git status -uall`); diffs do not detect",
-    "renames; a merge of criss-cross histories uses the first merge base. No remotes: clone, fetch, pull",
-    "and push are not available.",
+    "renames; a merge of criss-cross histories uses the first merge base.",
+    "",
+    "Remotes (ls-remote, clone, fetch, pull, push) speak git's smart HTTP protocol (v2 for reading where the",
+    "server offers it, else v0; push is v0 receive-pack).",
+    "They reach only remotes git.remotes in pterm.json allows (URL prefixes; https, or http for a prefix that",
+    'says http:// itself): {"git": {"remotes": {"allow": ["https://git.example.com/org/"]}}}. Every call that',
+    "reaches the network needs --confirm. A token goes in skills/git/secrets/.env as GIT_<HOST>_TOKEN=...",
+    "(GIT_<HOST>_USER=... for the user name, GIT_<HOST>_BEARER=... for a bearer token; HOST in capitals, other",
+    "characters as _, a non-default port appended: GIT_GIT_EXAMPLE_COM_TOKEN, GIT_127_0_0_1_8080_TOKEN), never",
+    "in the URL. A push that is not a fast-forward is Rejected unless --force-with-lease (and the remote is",
+    "still where the last fetch saw it). A self-hosted server's CA: git.ca_file (a PEM file in the workspace); a proxy:",
+    "git.proxy (http://host:port; its GIT_PROXY_USER and GIT_PROXY_PASSWORD in the same .env). Packs larger than",
+    "git.max_fetch_bytes (default 2 GiB) are refused. Not supported: ssh, git:// and file:// remotes, pushing tags,",
+    "pull --rebase, fetch --prune.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   spellings: async () =>
@@ -767,6 +869,7 @@ export const gitSpec: CommandSpec = {
     "cat-file": "`git show <rev>:<path>` prints a file at a commit; `git show <rev>` a commit.",
     "ls-tree": "`git ls-files` lists the tracked files; `git show <rev>:<folder>` is not available.",
   },
+  netHosts: grantedHosts,
   examples: [
     { command: "git init --dir projects/demo", description: "Create a repository." },
     { command: "git status --repo projects/demo", description: "See what changed." },
@@ -822,6 +925,7 @@ export const gitSpec: CommandSpec = {
     }),
     leaf("branch", "List, create, delete or rename branches.", branchFlags, [
       { command: "git branch --repo projects/demo", description: "List branches; the current one is marked." },
+      { command: "git branch --repo projects/demo --all", description: "Local and remote-tracking branches." },
       { command: "git branch --repo projects/demo feature", description: "Create feature at HEAD." },
       { command: "git branch --repo projects/demo hotfix v1.0", description: "Create hotfix at the tag v1.0." },
       { command: "git branch --repo projects/demo --delete feature", description: "Delete a merged branch." },
@@ -1026,5 +1130,66 @@ export const gitSpec: CommandSpec = {
       result: schema("ls-files"),
       handler: handler("ls-files", "lsFiles"),
     }),
+    leaf("ls-remote", "List a remote's branches and tags (network: needs --confirm and git.remotes).", lsRemoteFlags, [
+      {
+        command: "git ls-remote --url https://git.example.com/org/app.git --confirm",
+        description: "The remote's HEAD, branches and tags.",
+      },
+    ], { capabilities: NET, handler: handler("ls-remote", "lsRemote") }),
+    leaf(
+      "clone",
+      "Copy a remote repository into a new folder (network: needs --confirm and git.remotes).",
+      cloneFlags,
+      [
+        {
+          command: "git clone --url https://git.example.com/org/app.git --dir projects/app --confirm",
+          description: "Clone and check out the remote's default branch.",
+        },
+        {
+          command:
+            "git clone --url https://git.example.com/org/app.git --dir projects/app --depth 1 --branch dev --confirm",
+          description: "Only the last commit of dev.",
+        },
+      ],
+      { capabilities: NET },
+    ),
+    leaf("fetch", "Bring a remote's new commits and tags in (network: needs --confirm and git.remotes).", fetchFlags, [
+      {
+        command: "git fetch --repo projects/app --confirm",
+        description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags.",
+      },
+    ], { capabilities: NET }),
+    leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
+      {
+        command: "git pull --repo projects/app --confirm",
+        description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict.",
+      },
+    ], { capabilities: NET }),
+    leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
+      { command: "git remote --repo projects/app", description: "Each remote with its URL." },
+      {
+        command: "git remote --repo projects/app add upstream https://git.example.com/org/app.git",
+        description: "Add a remote (fetch it with `git fetch --remote upstream`).",
+      },
+      {
+        command: "git remote --repo projects/app set-url origin https://git.example.com/org/app2.git",
+        description: "Point origin elsewhere.",
+      },
+      { command: "git remote --repo projects/app remove upstream", description: "Forget a remote and its branches." },
+    ], {
+      handler: handler("remote", "remotes"),
+      positionals: [
+        { name: "action", description: "list (default), add, remove or set-url." },
+        { name: "name", description: "The remote's name (add, remove, set-url)." },
+        { name: "url", description: "Its https URL (add, set-url); no user or token in it." },
+      ],
+    }),
+    leaf("push", "Send a branch's new commits to its upstream (network: needs --confirm).", pushFlags, [
+      { command: "git push --repo projects/app --confirm", description: "The current branch to its upstream." },
+      {
+        command: "git push --repo projects/app --branch fix --set-upstream --confirm",
+        description: "Create fix on origin and make it fix's upstream.",
+      },
+    ], { capabilities: NET }),
   ],
 };

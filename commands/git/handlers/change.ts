@@ -38,7 +38,8 @@ import {
   revertCommit,
   switchTo,
 } from "../lib/ops.ts";
-import { checkBranchName, listRefs, readHead, resolveRefOid } from "../lib/refs.ts";
+import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
+import { listRemoteBranches } from "../remote/tracking.ts";
 import { resolveCommit } from "../lib/revparse.ts";
 import { mergeBases } from "../lib/merge.ts";
 import { comparePaths, quoteName } from "../lib/bytes.ts";
@@ -97,13 +98,10 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     }
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = ctx.flags.all
-      ? [...listRefs(repo, "refs/remotes")].map(([ref, commit]) => ({ name: ref.slice(5), commit }))
-        .filter((b) => matchesPattern(b.name, name))
-      : [];
+    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
     const lines = [
       ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`),
-      ...remotes.map((b) => `  ${b.name} ${b.commit.slice(0, 7)}`),
+      ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`),
     ];
     ctx.stdout.write(
       lines.length
