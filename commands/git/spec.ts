@@ -684,7 +684,6 @@ export const cloneFlags = [
   {
     name: "dir",
     type: "string",
-    required: true,
     valueName: "path",
     path: "write",
     description: "The new repository's folder (must not exist, or be empty), relative to the workspace root.",
@@ -744,9 +743,28 @@ export const pushFlags = [
   confirmFlag,
 ] as const satisfies readonly FlagSpec[];
 
-export const remoteFlags = [repoFlag("write")] as const satisfies readonly FlagSpec[];
+export const remoteFlags = [
+  repoFlag("write"),
+  compat("verbose", "Accepted: each remote is listed with its URL.", { short: "v" }),
+] as const satisfies readonly FlagSpec[];
 
-export const pullFlags = [repoFlag("write"), confirmFlag] as const satisfies readonly FlagSpec[];
+export const pullFlags = [
+  repoFlag("write"),
+  confirmFlag,
+  {
+    name: "rebase",
+    short: "r",
+    type: "boolean",
+    description: "Not available: pterm's pull merges (or fast-forwards); refused, nothing fetched.",
+  },
+  {
+    name: "ff-only",
+    type: "boolean",
+    description: "Only fast-forward; refuse, with nothing merged, when the branches diverged.",
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
+  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+] as const satisfies readonly FlagSpec[];
 
 const NET = ["fs.read", "fs.write", "net"] as const;
 
@@ -1135,7 +1153,12 @@ export const gitSpec: CommandSpec = {
         command: "git ls-remote --url https://git.example.com/org/app.git --confirm",
         description: "The remote's HEAD, branches and tags.",
       },
-    ], { capabilities: NET, handler: handler("ls-remote", "lsRemote") }),
+      { command: "git ls-remote https://git.example.com/org/app.git --confirm", description: "As real git spells it." },
+    ], {
+      capabilities: NET,
+      handler: handler("ls-remote", "lsRemote"),
+      positionals: [{ name: "repository", into: "url", description: "Same as --url." }],
+    }),
     leaf(
       "clone",
       "Copy a remote repository into a new folder (network: needs --confirm and git.remotes).",
@@ -1150,21 +1173,42 @@ export const gitSpec: CommandSpec = {
             "git clone --url https://git.example.com/org/app.git --dir projects/app --depth 1 --branch dev --confirm",
           description: "Only the last commit of dev.",
         },
+        {
+          command: "git clone https://git.example.com/org/app.git projects/app --confirm",
+          description: "As real git spells it (without a folder: app, from the URL).",
+        },
       ],
-      { capabilities: NET },
+      {
+        capabilities: NET,
+        positionals: [
+          { name: "repository", into: "url", description: "Same as --url." },
+          { name: "directory", into: "dir", description: "Same as --dir (default: the URL's last part, as git)." },
+        ],
+      },
     ),
     leaf("fetch", "Bring a remote's new commits and tags in (network: needs --confirm and git.remotes).", fetchFlags, [
       {
         command: "git fetch --repo projects/app --confirm",
         description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags.",
       },
-    ], { capabilities: NET }),
+      { command: "git fetch origin --confirm", description: "As real git spells it." },
+    ], {
+      capabilities: NET,
+      positionals: [{ name: "remote-name", into: "remote", description: "Same as --remote." }],
+    }),
     leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
       {
         command: "git pull --repo projects/app --confirm",
         description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict.",
       },
-    ], { capabilities: NET }),
+      { command: "git pull origin main --confirm", description: "As real git spells it, naming the upstream." },
+    ], {
+      capabilities: NET,
+      positionals: [
+        { name: "remote-name", description: "The upstream's remote, if given: it must be the branch's upstream." },
+        { name: "branch", description: "The upstream's branch, if given: it must be the branch's upstream." },
+      ],
+    }),
     leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
       { command: "git remote --repo projects/app", description: "Each remote with its URL." },
       {
@@ -1190,6 +1234,13 @@ export const gitSpec: CommandSpec = {
         command: "git push --repo projects/app --branch fix --set-upstream --confirm",
         description: "Create fix on origin and make it fix's upstream.",
       },
-    ], { capabilities: NET }),
+      { command: "git push -u origin fix --confirm", description: "The same, as real git spells it." },
+    ], {
+      capabilities: NET,
+      positionals: [
+        { name: "remote-name", into: "remote", description: "Same as --remote." },
+        { name: "refspec", into: "branch", description: "The branch to push (same as --branch)." },
+      ],
+    }),
   ],
 };

@@ -2,6 +2,7 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
+import { mergeBases } from "../lib/merge.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
 import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
@@ -107,9 +108,20 @@ export const lsRemote: Handler<typeof lsRemoteFlags> = async (ctx) => {
   };
 };
 
+/** The folder `git clone <url>` makes without one given: the URL's last part, without `.git` (as git names it). */
+export function cloneDirOf(url: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/\/+$/, "").replace(/\.git$/, "").replace(/\/+$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1).replace(/:.*$/, "");
+  if (!name || name === "." || name === ".." || name.startsWith(".")) {
+    throw new PtermError("InvalidArgs", `the URL ${url} names no folder to clone into; give one: --dir <folder>.`);
+  }
+  return name;
+}
+
 export const clone: Handler<typeof cloneFlags> = async (ctx) => {
-  const remote = gate(ctx, ctx.flags.url, (url) => `clone: copying ${url} into ${ctx.flags.dir}`);
-  const confined = await ctx.workspace.resolve(ctx.flags.dir, "write", { label: "--dir" });
+  const dir = ctx.flags.dir ?? cloneDirOf(ctx.flags.url);
+  const remote = gate(ctx, ctx.flags.url, (url) => `clone: copying ${url} into ${dir}`);
+  const confined = await ctx.workspace.resolve(dir, "write", { label: "--dir" });
   const outcome = await cloneInto({
     connection: await connectionFor(ctx, remote),
     dir: confined.abs,
@@ -271,7 +283,19 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
   };
 };
 
-export const pull: Handler<typeof pullFlags> = async (ctx) => {
+export const pull: Handler<
+  typeof pullFlags,
+  readonly [{ name: "remote-name"; description: string }, { name: "branch"; description: string }]
+> = async (
+  ctx,
+) => {
+  if (ctx.flags.rebase) {
+    throw new PtermError(
+      "InvalidArgs",
+      "git pull --rebase is not available in pterm: `git pull --confirm` merges the upstream (a fast-forward when " +
+        "you have no commits of your own); nothing was fetched.",
+    );
+  }
   const opened = await openFromFlags(ctx);
   const { rel, policy } = opened;
   let repo = opened.repo;
@@ -279,6 +303,22 @@ export const pull: Handler<typeof pullFlags> = async (ctx) => {
   if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
+  // `git pull origin main`: pterm pulls the branch's upstream, so a named one must be that upstream.
+  const askedRemote = ctx.positionals["remote-name"] as string | undefined;
+  const askedBranch = ctx.positionals.branch as string | undefined;
+  if (
+    (askedRemote !== undefined && askedRemote !== name) ||
+    (askedBranch !== undefined && `refs/heads/${askedBranch.replace(/^refs\/heads\//, "")}` !== merge)
+  ) {
+    throw new PtermError(
+      "InvalidArgs",
+      `pterm's pull merges ${branch}'s upstream${
+        name && merge ? ` (${name} ${merge.replace(/^refs\/heads\//, "")})` : ""
+      }; ` +
+        `to merge another remote branch run \`git fetch ${askedRemote ?? "origin"} --confirm\`, then ` +
+        `\`git merge ${askedRemote ?? "origin"}/${askedBranch ?? "<branch>"}\`. Nothing was fetched.`,
+    );
+  }
   if (!name || !merge) {
     throw new PtermError(
       "InvalidArgs",
@@ -319,6 +359,18 @@ export const pull: Handler<typeof pullFlags> = async (ctx) => {
     );
   }
   const upstreamName = merge.replace(/^refs\/heads\//, "");
+  if (ctx.flags["ff-only"]) {
+    const ours = readHead(repo).oid;
+    const theirs = resolveRefOid(repo, tracking)!;
+    const bases = ours ? await mergeBases(repo, ours, theirs) : [];
+    if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
+      throw new PtermError(
+        "Rejected",
+        `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch ` +
+          `is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`,
+      );
+    }
+  }
   const outcome = await withRepoLock(repo, () =>
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,
