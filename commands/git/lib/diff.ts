@@ -13,7 +13,8 @@ import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
 import { submoduleHead, subprojectText } from "./submodule.ts";
 import type { Repo } from "./repo.ts";
 import type { FlatEntry } from "./tree.ts";
-import { lstatTracked, readWorktreeContent } from "./worktree.ts";
+import { lstatTracked } from "./worktree.ts";
+import { conversionFor, worktreeBlob } from "./convert.ts";
 
 /** One side of a file change: a blob, or the file in the work tree (oid computed when read). */
 export type DiffSide = { kind: "blob"; oid: string; mode: string } | { kind: "worktree"; mode: string } | null;
@@ -67,7 +68,7 @@ async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: 
   }
   if (side.kind === "blob") return { bytes: await repo.objects.readTyped(side.oid, "blob"), oid: side.oid };
   const info = lstatTracked(repo, path);
-  const bytes = info ? readWorktreeContent(repo, path, info) : new Uint8Array();
+  const bytes = info ? await worktreeBlob(repo, path, info) : new Uint8Array();
   return { bytes, oid: await sha1(objectHeader("blob", bytes.length), bytes) };
 }
 
@@ -146,8 +147,10 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       patch += header;
       printed = true;
       if (before.oid === after.oid) continue;
-      const oldText = decodeText(before.bytes);
-      const newText = decodeText(after.bytes);
+      // `-diff` (or `binary`) in .gitattributes: shown as binary whatever the content, as git does.
+      const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
+      const oldText = textual ? decodeText(before.bytes) : null;
+      const newText = textual ? decodeText(after.bytes) : null;
       if (oldText === null || newText === null) {
         binary = true;
         patch += `Binary files ${a} and ${b} differ\n`;

@@ -172,7 +172,17 @@ function joinCloseConflicts(segments: Segment[]): Segment[] {
   return out;
 }
 
-export function mergeText(base: string, ours: string, theirs: string, labels: MergeLabels): TextMergeResult {
+/**
+ * A three-way merge of lines. With `union` (the `merge=union` attribute) a conflicting region
+ * takes our lines and then theirs, without markers, and counts as resolved.
+ */
+export function mergeText(
+  base: string,
+  ours: string,
+  theirs: string,
+  labels: MergeLabels,
+  options: { union?: boolean } = {},
+): TextMergeResult {
   if (ours === theirs) return { text: ours, conflicts: 0 };
   if (base === ours) return { text: theirs, conflicts: 0 };
   if (base === theirs) return { text: ours, conflicts: 0 };
@@ -241,6 +251,10 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
   for (const segment of joinCloseConflicts(segments.filter((s) => s.kind === "conflict" || s.lines.length > 0))) {
     if (segment.kind !== "conflict") {
       out.push(...segment.lines);
+      continue;
+    }
+    if (options.union) {
+      out.push(...withNewline(segment.ours, "\n"), ...withNewline(segment.theirs, "\n"));
       continue;
     }
     conflicts++;

@@ -9,13 +9,14 @@
 import { PtermError } from "../../../core/errors.ts";
 import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
+import { conversionFor } from "./convert.ts";
 import { type MergeLabels, mergeText } from "./diff3.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { emptyEntry, type Index, type IndexEntry, treeModeToMode } from "./index_file.ts";
+import { emptyEntry, type Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
 import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { readCommit } from "./log.ts";
-import { localChangesError, writeBlob } from "./checkout.ts";
+import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
 import { type FlatEntry, flattenTree } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
@@ -73,7 +74,10 @@ export async function mergeTrees(
         repo.objects.readTyped(o.oid, "blob"),
         repo.objects.readTyped(t.oid, "blob"),
       ]);
-      const binary = looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes);
+      // The `merge` attribute: unset (or `binary`) never merges line by line; `union` keeps both sides.
+      const mergeAttr = (await conversionFor(repo).plan(path)).merge;
+      const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(baseBytes) ||
+        looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
         // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
         // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
@@ -85,6 +89,7 @@ export async function mergeTrees(
             ours: bytesToByteString(encoder.encode(labels.ours)),
             theirs: bytesToByteString(encoder.encode(labels.theirs)),
           },
+          { union: mergeAttr === "union" },
         );
         if (merged.conflicts === 0 && mode !== null) {
           const bytes = byteStringToBytes(merged.text);
@@ -141,6 +146,7 @@ export async function applyMerge(
   action: string,
 ): Promise<{ changed: string[]; conflicts: string[] }> {
   const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  refuseSkipWorktree(index, merge.changes.keys(), action);
   const blocked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;
@@ -161,6 +167,11 @@ export async function applyMerge(
   }
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
+  const attributeFiles = new Map<string, string | null>();
+  for (const [path, merged] of merge.changes) {
+    if (isAttributesFile(path) && merged.kind === "clean") attributeFiles.set(path, merged.entry?.oid ?? null);
+  }
+  conversionFor(repo, index).expectAttributes(attributeFiles);
   // Deletions first, so a file that turns into a folder is out of the way.
   for (const [path, merged] of merge.changes) {
     if (merged.kind !== "clean" || merged.entry) continue;
@@ -186,7 +197,7 @@ export async function applyMerge(
     const content = merged.worktree;
     if (content instanceof Uint8Array) {
       const mode = treeModeToMode((merged.ours ?? merged.theirs)!.mode);
-      writer.writeFile(path, content, mode);
+      writer.writeFile(path, mode === S_IFLNK ? content : await conversionFor(repo).toWorktree(path, content), mode);
     } else if (content) {
       await writeBlob(repo, writer, path, content);
     }

@@ -19,7 +19,8 @@ import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeRefl
 import type { Repo } from "./repo.ts";
 import { indexVsTree, worktreeStatus } from "./status.ts";
 import { flattenTree, writeTreeFromIndex } from "./tree.ts";
-import { lstatTracked, type PathPolicy, readWorktreeContent, worktreeMode } from "./worktree.ts";
+import { lstatTracked, type PathPolicy, worktreeMode } from "./worktree.ts";
+import { worktreeBlob } from "./convert.ts";
 
 const STASH_REF = "refs/stash";
 
@@ -107,7 +108,7 @@ export async function stashPush(
     }
     const info = lstatTracked(repo, path);
     if (!info) continue;
-    const content = readWorktreeContent(repo, path, info);
+    const content = await worktreeBlob(repo, path, info, { staging: true });
     const header = objectHeader("blob", content.length);
     const oid = await sha1(header, content);
     await repo.objects.writeHashed(oid, header, content);
