@@ -201,6 +201,7 @@ const CONTENTS: Record<string, string> = {
   empty: "",
   ctrl: "\x01\x02\x03\x04\x05\x06\x07\x0e\x0f\x10 mostly control\r\n",
   ctrlz: "dos text\r\nends here\r\n\x1a",
+  ident: "$Id$\r\nkeep $Id: 0123 $ and $Id: from another tool $\n",
 };
 const KINDS = Object.keys(CONTENTS);
 const ATTRS = [
@@ -312,6 +313,18 @@ Deno.test("property: staged blobs, checked-out bytes and status equal git's over
       const ptermSays = await ptermStatus(root.path, `p${run}`);
       assert.deepEqual(ptermSays, await porcelainFiles(ours), `status ${note}`);
     }),
-    { numRuns: Number(Deno.env.get("ATTR_RUNS") ?? 12) },
+    {
+      numRuns: Number(Deno.env.get("ATTR_RUNS") ?? 12),
+      // Always tried: ident expansion, and a quoted pattern, with CRLF checkout.
+      examples: [[{
+        autocrlf: "true",
+        eol: null,
+        rules: [{ where: "root", pattern: "*", attrs: "ident" }, { where: "sub", pattern: '"f4.txt"', attrs: "-text" }],
+        files: NAMES.map(() => "ident"),
+        committedAs: NAMES.map(() => "lf"),
+        edits: NAMES.map(() => "touch" as const),
+        replacement: NAMES.map(() => "lf"),
+      }]],
+    },
   );
 });
