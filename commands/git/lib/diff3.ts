@@ -181,8 +181,9 @@ export function mergeText(
   ours: string,
   theirs: string,
   labels: MergeLabels,
-  options: { union?: boolean } = {},
+  options: { union?: boolean; markerSize?: number } = {},
 ): TextMergeResult {
+  const size = options.markerSize ?? 7;
   if (ours === theirs) return { text: ours, conflicts: 0 };
   if (base === ours) return { text: theirs, conflicts: 0 };
   if (base === theirs) return { text: ours, conflicts: 0 };
@@ -259,11 +260,11 @@ export function mergeText(
     }
     conflicts++;
     const eol = markerEol(baseLines, oursLines, theirsLines, segment.oursStart!, segment.theirsStart!);
-    out.push(`<<<<<<< ${labels.ours}${eol}`);
+    out.push(`${"<".repeat(size)} ${labels.ours}${eol}`);
     out.push(...withNewline(segment.ours, eol));
-    out.push(`=======${eol}`);
+    out.push(`${"=".repeat(size)}${eol}`);
     out.push(...withNewline(segment.theirs, eol));
-    out.push(`>>>>>>> ${labels.theirs}${eol}`);
+    out.push(`${">".repeat(size)} ${labels.theirs}${eol}`);
   }
   return { text: out.join(""), conflicts };
 }

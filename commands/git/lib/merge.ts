@@ -3,7 +3,10 @@
  * index and work tree. Per path: one side's change wins when the other kept the base; both
  * changed differently → a text merge of the contents; anything else (modify/delete, links,
  * mode clashes, a binary file) is a conflict recorded as index stages 1/2/3, as git records it.
- * Criss-cross histories use the first merge base (git would build a virtual one).
+ * Criss-cross histories (several merge bases) merge against a virtual base built as git's ort
+ * builds it: the merge bases merged pairwise, recursively, with conflicts kept in the result
+ * (content conflicts as markers two characters longer per level, modify/delete and binary
+ * conflicts as the base's version).
  */
 
 import { PtermError } from "../../../core/errors.ts";
@@ -12,12 +15,12 @@ import { worktreeHolds, worktreeState } from "./compare.ts";
 import { conversionFor } from "./convert.ts";
 import { type MergeLabels, mergeText } from "./diff3.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { emptyEntry, type Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
+import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
 import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { readCommit } from "./log.ts";
 import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
-import { type FlatEntry, flattenTree } from "./tree.ts";
+import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
 export type MergedPath =
@@ -49,7 +52,10 @@ export async function mergeTrees(
   oursTree: string | null,
   theirsTree: string | null,
   labels: MergeLabels,
+  options: { depth?: number } = {},
 ): Promise<TreeMerge> {
+  // Inside a virtual merge base (depth > 0) a conflict is not recorded: it is resolved into the tree.
+  const depth = options.depth ?? 0;
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
@@ -89,9 +95,10 @@ export async function mergeTrees(
             ours: bytesToByteString(encoder.encode(labels.ours)),
             theirs: bytesToByteString(encoder.encode(labels.theirs)),
           },
-          { union: mergeAttr === "union" },
+          { union: mergeAttr === "union", markerSize: 7 + 2 * depth },
         );
-        if (merged.conflicts === 0 && mode !== null) {
+        if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
+          mode ??= o.mode;
           const bytes = byteStringToBytes(merged.text);
           const oid = await repo.objects.write("blob", bytes);
           if (oid !== o.oid || mode !== o.mode) changes.set(path, { kind: "clean", entry: { oid, mode } });
@@ -102,12 +109,97 @@ export async function mergeTrees(
         continue;
       }
     }
+    if (depth > 0) {
+      // git's virtual base: no middle point between the sides, so the base's version (binary
+      // add/add: an empty file).
+      const entry = b ??
+        (o && t && isRegular(o) && isRegular(t)
+          ? { oid: await repo.objects.write("blob", new Uint8Array()), mode: o.mode }
+          : undefined);
+      if (!same(entry, o)) changes.set(path, { kind: "clean", entry });
+      continue;
+    }
     conflicts.push(path);
     // Keep whichever side still has the file in the work tree (ours first), as git does.
     changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
   }
-  checkFileFolderClashes(O, changes);
+  if (depth === 0) checkFileFolderClashes(O, changes);
   return { changes, conflicts };
+}
+
+/** The tree `merge` leads to from `ours` (a merge without conflicts, as a virtual base has). */
+async function resultTree(repo: Repo, oursTree: string | null, merge: TreeMerge): Promise<string> {
+  const index = new Index();
+  for (const [path, entry] of await flattenTree(repo, oursTree)) {
+    index.entries.set(path, emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
+  }
+  for (const [path, merged] of merge.changes) {
+    if (merged.kind !== "clean") throw new Error(`a virtual merge left ${path} conflicted`);
+    if (merged.entry) index.entries.set(path, emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+    else index.entries.delete(path);
+  }
+  // A file and a folder of the same name cannot both be in a tree: the file goes (git renames it away).
+  const paths = [...index.entries.keys()];
+  const folders = new Set<string>();
+  for (const path of paths) {
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) folders.add(path.slice(0, i));
+  }
+  for (const path of paths) if (folders.has(path)) index.entries.delete(path);
+  return await writeTreeFromIndex(repo, index);
+}
+
+/** A commit as the merge-base search sees it: a real one, or a virtual merge of merge bases. */
+interface MergeCommit {
+  readonly oid: string;
+  readonly tree: string | null;
+  readonly parents: readonly string[];
+}
+
+/**
+ * The base tree for merging `ours` and `theirs` (commit ids): the merge base's tree when there
+ * is one, a virtual merge of all of them (git's ort, recursively) when there are several, null
+ * when there is none.
+ */
+export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): Promise<string | null> {
+  const virtuals = new Map<string, MergeCommit>();
+  const read = async (oid: string): Promise<MergeCommit> => {
+    const known = virtuals.get(oid);
+    if (known) return known;
+    const commit = await readCommit(repo, oid);
+    return { oid, tree: commit.tree, parents: commit.parents };
+  };
+  const baseOf = async (a: string, b: string, depth: number): Promise<string | null> => {
+    const bases = await mergeBasesOf(read, a, b);
+    if (bases.length === 0) return null;
+    // Oldest first, as git's ort takes them (it reverses the newest-first list of merge bases).
+    const dated = await Promise.all(bases.map(async (oid) => ({ oid, time: await commitTime(repo, oid, virtuals) })));
+    dated.sort((x, y) => x.time - y.time);
+    let merged = dated[0].oid;
+    for (const next of dated.slice(1)) {
+      const base = await baseOf(merged, next.oid, depth + 1);
+      const mergedCommit = await read(merged);
+      const nextCommit = await read(next.oid);
+      const merge = await mergeTrees(
+        repo,
+        base,
+        mergedCommit.tree,
+        nextCommit.tree,
+        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2" },
+        { depth: depth + 1 },
+      );
+      const tree = await resultTree(repo, mergedCommit.tree, merge);
+      const oid = `virtual:${virtuals.size}`;
+      virtuals.set(oid, { oid, tree, parents: [merged, next.oid] });
+      merged = oid;
+    }
+    return (await read(merged)).tree;
+  };
+  return await baseOf(ours, theirs, 0);
+}
+
+async function commitTime(repo: Repo, oid: string, virtuals: Map<string, MergeCommit>): Promise<number> {
+  if (virtuals.has(oid)) return Number.MAX_SAFE_INTEGER;
+  return (await readCommit(repo, oid)).committer.timestamp;
 }
 
 /** A merge result with both `a` and `a/b` cannot be written; pterm refuses it before touching anything. */
@@ -209,30 +301,39 @@ export async function applyMerge(
 // ---- merge bases -------------------------------------------------------------------------------
 
 /** Every commit reachable from `oid` (itself included), with its parents. */
-async function ancestors(repo: Repo, oid: string): Promise<Map<string, readonly string[]>> {
+async function ancestors(
+  read: (oid: string) => Promise<{ parents: readonly string[] }>,
+  oid: string,
+): Promise<Map<string, readonly string[]>> {
   const seen = new Map<string, readonly string[]>();
   const stack = [oid];
   while (stack.length) {
     const next = stack.pop()!;
     if (seen.has(next)) continue;
-    const commit: Commit = await readCommit(repo, next);
+    const commit = await read(next);
     seen.set(next, commit.parents);
     stack.push(...commit.parents);
   }
   return seen;
 }
 
+const commitReader = (repo: Repo) => async (oid: string): Promise<Commit> => await readCommit(repo, oid);
+
 export async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
-  return (await ancestors(repo, of)).has(maybeAncestor);
+  return (await ancestors(commitReader(repo), of)).has(maybeAncestor);
 }
 
 /**
  * The best common ancestors of `a` and `b`: common ancestors that are not an ancestor of another
  * common one — i.e. not a parent of any common commit (every ancestor of a common commit is common).
  */
-export async function mergeBases(repo: Repo, a: string, b: string): Promise<string[]> {
-  const fromA = await ancestors(repo, a);
-  const fromB = await ancestors(repo, b);
+async function mergeBasesOf(
+  read: (oid: string) => Promise<{ parents: readonly string[] }>,
+  a: string,
+  b: string,
+): Promise<string[]> {
+  const fromA = await ancestors(read, a);
+  const fromB = await ancestors(read, b);
   const common = [...fromA.keys()].filter((c) => fromB.has(c));
   const dominated = new Set<string>();
   for (const c of common) for (const parent of fromA.get(c)!) dominated.add(parent);
