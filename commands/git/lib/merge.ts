@@ -20,6 +20,7 @@ import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { readCommit } from "./log.ts";
 import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
+import { detectRenames } from "./renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
@@ -59,19 +60,30 @@ export async function mergeTrees(
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const changes = new Map<string, MergedPath>();
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced } = await followRenames(repo, B, O, T);
+  const results = new Map<string, MergedPath>();
   const conflicts: string[] = [];
-  const paths = new Set([...B.keys(), ...O.keys(), ...T.keys()]);
+  const paths = new Set([...B2.keys(), ...O2.keys(), ...T2.keys()]);
   for (const path of [...paths].sort(comparePaths)) {
-    const b = B.get(path);
-    const o = O.get(path);
-    const t = T.get(path);
-    if (same(o, t) || same(b, t)) continue;
-    if (same(b, o)) {
-      changes.set(path, { kind: "clean", entry: t });
-      continue;
+    const b = B2.get(path);
+    const o = O2.get(path);
+    const t = T2.get(path);
+    const clean = (entry: FlatEntry | undefined) => results.set(path, { kind: "clean", entry });
+    if (!forced.has(path) || depth > 0) {
+      if (same(o, t) || same(b, t)) {
+        clean(o);
+        continue;
+      }
+      if (same(b, o)) {
+        clean(t);
+        continue;
+      }
     }
     // Both sides changed the path, differently.
+    const named = renamedPaths.get(path);
+    const pathLabels = named && named.ours !== named.theirs
+      ? { ours: `${labels.ours}:${named.ours}`, theirs: `${labels.theirs}:${named.theirs}` }
+      : labels;
     if (o && t && isRegular(o) && isRegular(t)) {
       let mode: string | null = o.mode === t.mode ? o.mode : null;
       if (mode === null && b) mode = o.mode === b.mode ? t.mode : t.mode === b.mode ? o.mode : null;
@@ -92,8 +104,8 @@ export async function mergeTrees(
           bytesToByteString(oursBytes),
           bytesToByteString(theirsBytes),
           {
-            ours: bytesToByteString(encoder.encode(labels.ours)),
-            theirs: bytesToByteString(encoder.encode(labels.theirs)),
+            ours: bytesToByteString(encoder.encode(pathLabels.ours)),
+            theirs: bytesToByteString(encoder.encode(pathLabels.theirs)),
           },
           { union: mergeAttr === "union", markerSize: 7 + 2 * depth },
         );
@@ -101,30 +113,107 @@ export async function mergeTrees(
           mode ??= o.mode;
           const bytes = byteStringToBytes(merged.text);
           const oid = await repo.objects.write("blob", bytes);
-          if (oid !== o.oid || mode !== o.mode) changes.set(path, { kind: "clean", entry: { oid, mode } });
+          clean(oid === o.oid && mode === o.mode ? o : { oid, mode });
           continue;
         }
         conflicts.push(path);
-        changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: byteStringToBytes(merged.text) });
+        results.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: byteStringToBytes(merged.text) });
         continue;
       }
     }
     if (depth > 0) {
       // git's virtual base: no middle point between the sides, so the base's version (binary
       // add/add: an empty file).
-      const entry = b ??
-        (o && t && isRegular(o) && isRegular(t)
-          ? { oid: await repo.objects.write("blob", new Uint8Array()), mode: o.mode }
-          : undefined);
-      if (!same(entry, o)) changes.set(path, { kind: "clean", entry });
+      clean(
+        b ??
+          (o && t && isRegular(o) && isRegular(t)
+            ? { oid: await repo.objects.write("blob", new Uint8Array()), mode: o.mode }
+            : undefined),
+      );
       continue;
     }
     conflicts.push(path);
     // Keep whichever side still has the file in the work tree (ours first), as git does.
-    changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
+    results.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
+  }
+  // What changes from ours, path by path (a rename on their side moves our file).
+  const changes = new Map<string, MergedPath>();
+  for (const path of [...new Set([...results.keys(), ...O.keys()])].sort(comparePaths)) {
+    const result = results.get(path) ?? { kind: "clean", entry: undefined };
+    if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
   }
   if (depth === 0) checkFileFolderClashes(O, changes);
   return { changes, conflicts };
+}
+
+/**
+ * Renames on either side (base → ours, base → theirs, as git's ort detects them) carried over to
+ * the other side, so that a change to a file the other side moved is merged at its new path:
+ * the maps returned are keyed by the path each file ends up at. A rename against a deletion, or
+ * two renames of one file to different paths, are conflicts (`forced`), as in git.
+ */
+async function followRenames(
+  repo: Repo,
+  B: Map<string, FlatEntry>,
+  O: Map<string, FlatEntry>,
+  T: Map<string, FlatEntry>,
+): Promise<{
+  base: Map<string, FlatEntry>;
+  ours: Map<string, FlatEntry>;
+  theirs: Map<string, FlatEntry>;
+  renamedPaths: Map<string, { ours: string; theirs: string }>;
+  forced: Set<string>;
+}> {
+  const base = new Map(B);
+  const ours = new Map(O);
+  const theirs = new Map(T);
+  const renamedPaths = new Map<string, { ours: string; theirs: string }>();
+  const forced = new Set<string>();
+  const renamesFrom = async (side: Map<string, FlatEntry>) => {
+    const deleted = new Map([...B].filter(([p]) => !side.has(p)));
+    const added = new Map([...side].filter(([p]) => !B.has(p)));
+    if (deleted.size === 0 || added.size === 0) return new Map<string, string>();
+    const found = await detectRenames(deleted, added, (_path, e) => repo.objects.readTyped(e.oid, "blob"));
+    return new Map(found.map((r) => [r.from, r.to]));
+  };
+  const oursRenames = await renamesFrom(O);
+  const theirsRenames = await renamesFrom(T);
+  const moveBase = (from: string, to: string) => {
+    base.delete(from);
+    base.set(to, B.get(from)!);
+  };
+  for (const [from, to] of oursRenames) {
+    const theirTo = theirsRenames.get(from);
+    if (theirTo !== undefined) {
+      if (theirTo === to) moveBase(from, to);
+      else {
+        forced.add(to);
+        forced.add(theirTo);
+      }
+      continue;
+    }
+    if (T.has(to)) continue; // they added a file there: an add/add at that path
+    moveBase(from, to);
+    if (!T.has(from)) {
+      forced.add(to); // renamed here, deleted there
+      continue;
+    }
+    theirs.delete(from);
+    theirs.set(to, T.get(from)!);
+    renamedPaths.set(to, { ours: to, theirs: from });
+  }
+  for (const [from, to] of theirsRenames) {
+    if (oursRenames.has(from) || O.has(to)) continue;
+    moveBase(from, to);
+    if (!O.has(from)) {
+      forced.add(to);
+      continue;
+    }
+    ours.delete(from);
+    ours.set(to, O.get(from)!);
+    renamedPaths.set(to, { ours: from, theirs: to });
+  }
+  return { base, ours, theirs, renamedPaths, forced };
 }
 
 /** The tree `merge` leads to from `ours` (a merge without conflicts, as a virtual base has). */
