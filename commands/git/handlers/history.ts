@@ -3,7 +3,15 @@
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { diffFlags, showFlags } from "../spec.ts";
-import { changesBetween, type FileChange, renderDiff, type RenderedDiff, renderStat } from "../lib/diff.ts";
+import {
+  changesBetween,
+  type FileChange,
+  findRenames,
+  renderDiff,
+  type RenderedDiff,
+  renderStat,
+} from "../lib/diff.ts";
+import { MAX_SCORE } from "../lib/renames.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
@@ -117,6 +125,16 @@ async function emit(
   };
 }
 
+/** Renames are detected unless --no-renames, as with git's default diff.renames=true. */
+async function withRenames(
+  repo: Repo,
+  changes: FileChange[],
+  flags: { "find-renames": number; "no-renames"?: boolean },
+): Promise<FileChange[]> {
+  if (flags["no-renames"]) return changes;
+  return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
+}
+
 export const diff: Handler<
   typeof diffFlags,
   readonly [{ name: "from"; description: string }, { name: "to"; description: string }]
@@ -150,7 +168,7 @@ export const diff: Handler<
     labels = ["index", "worktree"];
   }
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, kept, ctx.flags.context);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), ctx.flags.context);
   const out = await emit(ctx, rendered, ctx.flags);
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
 };
@@ -173,7 +191,7 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
-  const rendered = await renderDiff(repo, kept);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags));
   const described = describeCommit(id, commit);
   const header = [
     ...(tag?.type === "annotated" ? [`tag ${tag.name}`, "", tag.message ?? "", ""] : []),

@@ -83,10 +83,10 @@ const isLink = (mode: string) => mode === "120000";
  * Renames from `deleted` paths to `added` paths. `read` gives a side's content (a blob, or a
  * work-tree file in git's form). `minScore` is the similarity a pair needs (MAX_SCORE = 100%).
  */
-export async function detectRenames(
-  deleted: ReadonlyMap<string, RenameSide>,
-  added: ReadonlyMap<string, RenameSide>,
-  read: (path: string, side: RenameSide) => Promise<Uint8Array>,
+export async function detectRenames<S extends RenameSide>(
+  deleted: ReadonlyMap<string, S>,
+  added: ReadonlyMap<string, S>,
+  read: (path: string, side: S) => Promise<Uint8Array>,
   minScore = DEFAULT_RENAME_SCORE,
 ): Promise<Rename[]> {
   const renames: Rename[] = [];
@@ -115,7 +115,7 @@ export async function detectRenames(
   if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
   const content = new Map<string, Uint8Array>();
   const hashes = new Map<string, ReturnType<typeof spanHashes>>();
-  const load = async (key: string, path: string, side: RenameSide) => {
+  const load = async (key: string, path: string, side: S) => {
     let bytes = content.get(key);
     if (!bytes) {
       bytes = await read(path, side);
