@@ -90,7 +90,10 @@ function functionContextFinder(oldLines: readonly string[]): (hunkStartIndex: nu
   let scanned = 0;
   let found = -1;
   return (hunkStartIndex) => {
-    for (; scanned < hunkStartIndex; scanned++) if (/^[A-Za-z_$]/.test(oldLines[scanned])) found = scanned;
+    for (; scanned < hunkStartIndex; scanned++) {
+      const c = oldLines[scanned].charCodeAt(0) | 0x20; // lower-cased letter; `_` (0x5f) → 0x7f, `$` stays
+      if ((c >= 0x61 && c <= 0x7a) || c === 0x7f || c === 0x24) found = scanned;
+    }
     return found < 0 ? "" : " " + oldLines[found].replace(/\s+$/, "").slice(0, 80);
   };
 }
