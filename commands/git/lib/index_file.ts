@@ -377,7 +377,7 @@ export function parseIndex(data: Uint8Array): Index {
     offset += 8 + size;
   }
   // After the extensions: a split index (refused above) legitimately has entries with empty names.
-  for (const entry of parsed) verifyIndexPath(entry.path);
+  for (const entry of parsed) verifyIndexPath(entry.path, entry.mode === S_IFLNK);
   return index;
 }
 
