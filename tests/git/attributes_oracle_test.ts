@@ -328,3 +328,20 @@ Deno.test("property: staged blobs, checked-out bytes and status equal git's over
     },
   );
 });
+
+Deno.test("a .gitattributes that is a symbolic link is not read, as git does not read it", async () => {
+  await using root = await makeRoot();
+  const ours = `${root.path}/r`;
+  const theirs = `${root.path}/g`;
+  for (const dir of [ours, theirs]) {
+    await gitInit(dir);
+    await write(`${dir}/real-attrs`, "*.txt text eol=lf\n");
+    await Deno.symlink("real-attrs", `${dir}/.gitattributes`);
+    await write(`${dir}/x.txt`, "a\r\nb\r\n");
+    await write(`${dir}/sub/y.txt`, "c\r\n");
+  }
+  await git(theirs, "add", "-A");
+  await pterm(root.path, "git add --repo r --all");
+  assert.equal(await stagedBlobs(ours), await stagedBlobs(theirs));
+  assert.equal(await git(ours, "cat-file", "-p", ":x.txt"), "a\r\nb\r\n");
+});

@@ -18,7 +18,7 @@ import { Attributes, type AttrValue } from "./attributes.ts";
 import { type Index, readIndexFile } from "./index_file.ts";
 import { objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
-import { readWorktreeContent } from "./worktree.ts";
+import { lstatTracked, readWorktreeContent } from "./worktree.ts";
 
 /** git's crlf_action. */
 type CrlfAction = "undefined" | "binary" | "text" | "text-input" | "text-crlf" | "auto" | "auto-input" | "auto-crlf";
@@ -148,10 +148,10 @@ export class TextConversion {
       return oid ? await repo.objects.readTyped(oid, "blob") : null;
     }
     const rel = folder === "" ? ".gitattributes" : `${folder}/.gitattributes`;
-    // git opens it without following links (a link is as if there were no file), then falls back to the index.
+    // git opens it without following links (a link, or a linked folder on the way, is as if there
+    // were no file), then falls back to the index.
     try {
-      const info = Deno.lstatSync(`${repo.dir}/${rel}`);
-      if (info.isFile) return Deno.readFileSync(`${repo.dir}/${rel}`);
+      if (lstatTracked(repo, rel)?.isFile) return Deno.readFileSync(`${repo.dir}/${rel}`);
     } catch { /* absent */ }
     this.#index ??= readIndexOrNull(repo);
     const entry = this.#index?.entries.get(rel);
