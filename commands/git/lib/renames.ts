@@ -12,8 +12,13 @@ import { looksBinary } from "./bytes.ts";
 export const MAX_SCORE = 60000;
 /** `-M` without a number: 50%. */
 export const DEFAULT_RENAME_SCORE = 30000;
-/** Beyond sources × destinations of this size only exact renames are looked for (git's diff.renameLimit 1000²). */
-const PAIR_LIMIT = 1000 * 1000;
+/**
+ * Beyond sources × destinations of this size only exact renames are looked for. git goes to
+ * 1000² in diffs and 7000² in merges; scoring 250,000 pairs already takes about a second here, so
+ * a bigger mass rename with edits shows as deletions and additions (in a merge: a conflict, never
+ * a silently different result).
+ */
+const PAIR_LIMIT = 500 * 500;
 const HASHBASE = 107927;
 
 export interface RenameSide {
