@@ -7,7 +7,7 @@
  * with git's `similarity index` / `rename from` / `rename to` lines.
  */
 
-import { lineHunks } from "./line_diff.ts";
+import { unifiedDiff } from "./line_diff.ts";
 import { bytesToByteString, comparePaths, looksBinary } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
@@ -81,47 +81,6 @@ async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: 
 
 const isLink = (side: DiffSide) => side?.mode === MODE_LINK;
 
-/**
- * Git's default hunk-header function line: the nearest earlier line starting with a letter, `_`
- * or `$`. Hunks come in order, so the search resumes where the previous one stopped: one pass
- * over the file for all hunks (a file with no such line used to be scanned once per hunk).
- */
-function functionContextFinder(oldLines: readonly string[]): (hunkStartIndex: number) => string {
-  let scanned = 0;
-  let found = -1;
-  return (hunkStartIndex) => {
-    for (; scanned < hunkStartIndex; scanned++) {
-      const c = oldLines[scanned].charCodeAt(0) | 0x20; // lower-cased letter; `_` (0x5f) → 0x7f, `$` stays
-      if ((c >= 0x61 && c <= 0x7a) || c === 0x7f || c === 0x24) found = scanned;
-    }
-    return found < 0 ? "" : " " + oldLines[found].replace(/\s+$/, "").slice(0, 80);
-  };
-}
-
-function range(start: number, count: number): string {
-  const s = count === 0 ? start - 1 : start;
-  return count === 1 ? `${s}` : `${s},${count}`;
-}
-
-function fileHunks(oldText: string, newText: string, context: number): { text: string; add: number; del: number } {
-  const functionContext = functionContextFinder(oldText.split("\n"));
-  const parts: string[] = [];
-  let add = 0;
-  let del = 0;
-  for (const hunk of lineHunks(oldText, newText, context)) {
-    parts.push(
-      `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@` +
-        functionContext(hunk.oldStart - 1),
-    );
-    for (const line of hunk.lines) {
-      if (line.startsWith("+")) add++;
-      else if (line.startsWith("-")) del++;
-      parts.push(line);
-    }
-  }
-  return { text: parts.length ? parts.join("\n") + "\n" : "", add, del };
-}
-
 /** Renders the changes (sorted by path) as one git-style patch. */
 export async function renderDiff(repo: Repo, changes: readonly FileChange[], context = 3): Promise<RenderedDiff> {
   const files: DiffFile[] = [];
@@ -173,7 +132,7 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       }
       if (oldText === "" && newText === "") continue;
       patch += `--- ${a}\n+++ ${b}\n`;
-      const hunks = fileHunks(oldText, newText, context);
+      const hunks = unifiedDiff(oldText, newText, context);
       patch += hunks.text;
       fileAdd += hunks.add;
       fileDel += hunks.del;

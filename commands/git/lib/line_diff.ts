@@ -119,7 +119,23 @@ function editScript(a: Side, b: Side): { ops: Uint8Array; at: Int32Array; length
   };
   let ka = 0; // position in aKept
   let kb = 0;
-  const changes = diffArrays(aKept.map((i) => aIds[i]), bKept.map((i) => bIds[i]));
+  // The kept lines' common start and end are matched directly; the search runs on what is between.
+  let head = 0;
+  while (head < aKept.length && head < bKept.length && aIds[aKept[head]] === bIds[bKept[head]]) head++;
+  let tail = 0;
+  while (
+    tail < aKept.length - head && tail < bKept.length - head &&
+    aIds[aKept[aKept.length - 1 - tail]] === bIds[bKept[bKept.length - 1 - tail]]
+  ) tail++;
+  const middleA: number[] = [];
+  const middleB: number[] = [];
+  for (let k = head; k < aKept.length - tail; k++) middleA.push(aIds[aKept[k]]);
+  for (let k = head; k < bKept.length - tail; k++) middleB.push(bIds[bKept[k]]);
+  const changes = [
+    { count: head, value: [], added: false, removed: false },
+    ...(middleA.length || middleB.length ? diffArrays(middleA, middleB) : []),
+    { count: tail, value: [], added: false, removed: false },
+  ];
   for (const change of changes) {
     const count = change.count ?? change.value.length;
     for (let n = 0; n < count; n++) {
@@ -144,8 +160,52 @@ function editScript(a: Side, b: Side): { ops: Uint8Array; at: Int32Array; length
 
 /** The hunks of a unified diff from `oldText` to `newText`, with `context` lines of context. */
 export function lineHunks(oldText: string, newText: string, context: number): LineHunk[] {
+  return hunksOf(sideOf(oldText), sideOf(newText), context);
+}
+
+function range(start: number, count: number): string {
+  const s = count === 0 ? start - 1 : start;
+  return count === 1 ? `${s}` : `${s},${count}`;
+}
+
+/** git's default function line: starts with a letter, `_` or `$`. */
+function isFunctionLine(line: string): boolean {
+  const c = line.charCodeAt(0);
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24;
+}
+
+/**
+ * The body of a unified diff (`@@` headers with git's default function context, then the lines)
+ * from `oldText` to `newText`, with the counts of added and removed lines.
+ */
+export function unifiedDiff(
+  oldText: string,
+  newText: string,
+  context: number,
+): { text: string; add: number; del: number } {
   const a = sideOf(oldText);
   const b = sideOf(newText);
+  let text = "";
+  let add = 0;
+  let del = 0;
+  // The nearest function line before each hunk: hunks come in order, so one pass over the file.
+  let scanned = 0;
+  let found = -1;
+  for (const hunk of hunksOf(a, b, context)) {
+    for (; scanned < hunk.oldStart - 1; scanned++) if (isFunctionLine(a.lines[scanned])) found = scanned;
+    const functionLine = found < 0 ? "" : " " + a.lines[found].replace(/\s+$/, "").slice(0, 80);
+    text += `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@${functionLine}\n`;
+    for (const line of hunk.lines) {
+      const c = line.charCodeAt(0);
+      if (c === 0x2b) add++;
+      else if (c === 0x2d) del++;
+      text += line + "\n";
+    }
+  }
+  return { text, add, del };
+}
+
+function hunksOf(a: Side, b: Side, context: number): LineHunk[] {
   const raw = editScript(a, b);
   // Within each run of changes, removals first, then additions (as git prints them).
   const ops = new Uint8Array(raw.length);
