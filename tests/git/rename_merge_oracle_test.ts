@@ -6,8 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { git, result } from "./oracle.ts";
-import { Twin } from "./twin.ts";
+import fc from "fast-check";
+import { git, gitRaw, ptermTry, result } from "./oracle.ts";
+import { Twin, worktreeFiles } from "./twin.ts";
 
 const body = (n: number, edit?: [number, string]) =>
   Array.from({ length: n }, (_, i) => (edit && edit[0] === i ? edit[1] : `line ${i + 1} of the text`)).join("\n") +
@@ -23,7 +24,7 @@ async function setUp(twin: Twin): Promise<void> {
 
 async function commitAll(twin: Twin, message: string): Promise<void> {
   await twin.run("git add --repo R --all", ["add", "-A"]);
-  await twin.run(`git commit --repo R -m ${message}`, ["commit", "-qm", message]);
+  await twin.run(`git commit --repo R -m ${message} --allow-empty`, ["commit", "-qm", message, "--allow-empty"]);
 }
 
 Deno.test("merge: a change to a file the other side renamed applies at its new path (either side)", async () => {
@@ -83,4 +84,60 @@ Deno.test("merge: conflicting edits to a renamed file conflict at the new path; 
     /<<<<<<< HEAD:guide.txt\n[^]*>>>>>>> other:doc\/guide.txt/,
   );
   await twin.compare("rename conflicts");
+});
+
+const fileNames = ["a.txt", "b.txt", "docs/c.txt"];
+const mergeSide = fc.record({
+  /** Per file: keep, edit a line, rename (with an edit or not) or delete. */
+  fates: fc.array(
+    fc.record({
+      fate: fc.constantFrom("keep", "edit", "rename", "rename-edit", "delete"),
+      line: fc.nat(19),
+      to: fc.constantFrom("moved/", "other/", ""),
+    }),
+    { minLength: 3, maxLength: 3 },
+  ),
+});
+
+Deno.test("property: merges over renames agree with git's ort (trees, conflicts, index stages, files)", async () => {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(mergeSide, mergeSide, async (left, right) => {
+      run++;
+      await using twin = await Twin.create();
+      for (const [i, name] of fileNames.entries()) await twin.write(name, body(20, [i, `file ${i}`]));
+      await commitAll(twin, "base");
+      const apply = async (side: typeof left, tag: string) => {
+        for (const [i, { fate, line, to }] of side.fates.entries()) {
+          const name = fileNames[i];
+          const edited = body(20, [line, `${tag} edit of file ${i}`]).replace(`line ${i + 1} of`, `file ${i}`);
+          if (fate === "edit") await twin.write(name, edited);
+          if (fate === "delete") await twin.remove(name);
+          if (fate === "rename" || fate === "rename-edit") {
+            const content = fate === "rename" ? await Deno.readTextFile(`${twin.p}/${name}`) : edited;
+            await twin.remove(name);
+            await twin.write(`${to}${tag}-${name.replace("/", "-")}`, content);
+          }
+        }
+      };
+      await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
+      await apply(right, "theirs");
+      await commitAll(twin, "other");
+      await twin.run("git checkout --repo R main", ["checkout", "-q", "main"]);
+      await apply(left, "ours");
+      await commitAll(twin, "main");
+      const ours = await ptermTry(twin.root.path, "git merge --repo p --branch other -m merged");
+      const real = await gitRaw(twin.g, ["merge", "-q", "-m", "merged", "other"]);
+      const note = `run ${run}: ${JSON.stringify({ left, right })}\n${real.stdout}${real.stderr}`;
+      if (real.code === 0) {
+        assert.equal(ours.exit_code, 0, `git merged cleanly, pterm: ${ours.stderr}\n${note}`);
+        await twin.compare(note);
+        return;
+      }
+      assert.equal(ours.error_code, "Conflict", `git had conflicts, pterm: ${ours.stderr}\n${note}`);
+      assert.equal(await git(twin.p, "ls-files", "-s"), await git(twin.g, "ls-files", "-s"), `stages ${note}`);
+      assert.deepEqual(await worktreeFiles(twin.p), await worktreeFiles(twin.g), `files ${note}`);
+    }),
+    { numRuns: Number(Deno.env.get("RENAME_MERGE_RUNS") ?? 15) },
+  );
 });

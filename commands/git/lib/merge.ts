@@ -60,7 +60,33 @@ export async function mergeTrees(
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced } = await followRenames(repo, B, O, T);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T);
+  // A file both sides renamed to different paths: as git's ort, its contents are merged (conflict
+  // markers and all) and the merged file stands at both paths (still a conflict: which name to keep).
+  for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
+    const b = B.get(from)!;
+    const o = O.get(oursPath)!;
+    const t = T.get(theirsPath)!;
+    if (!isRegular(b) || !isRegular(o) || !isRegular(t)) continue;
+    const [baseBytes, oursBytes, theirsBytes] = await Promise.all(
+      [b, o, t].map((e) => repo.objects.readTyped(e.oid, "blob")),
+    );
+    if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
+    const merged = mergeText(
+      bytesToByteString(baseBytes),
+      bytesToByteString(oursBytes),
+      bytesToByteString(theirsBytes),
+      {
+        ours: bytesToByteString(encoder.encode(`${labels.ours}:${oursPath}`)),
+        theirs: bytesToByteString(encoder.encode(`${labels.theirs}:${theirsPath}`)),
+      },
+      // One character longer than usual, as git marks this merge (it could be nested in another).
+      { markerSize: 8 + 2 * depth },
+    );
+    const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
+    O2.set(oursPath, { oid, mode: o.mode });
+    T2.set(theirsPath, { oid, mode: t.mode });
+  }
   const results = new Map<string, MergedPath>();
   const conflicts: string[] = [];
   const paths = new Set([...B2.keys(), ...O2.keys(), ...T2.keys()]);
@@ -163,21 +189,32 @@ async function followRenames(
   theirs: Map<string, FlatEntry>;
   renamedPaths: Map<string, { ours: string; theirs: string }>;
   forced: Set<string>;
+  /** Files renamed by both sides to different paths. */
+  twoWays: { from: string; ours: string; theirs: string }[];
 }> {
   const base = new Map(B);
   const ours = new Map(O);
   const theirs = new Map(T);
   const renamedPaths = new Map<string, { ours: string; theirs: string }>();
   const forced = new Set<string>();
-  const renamesFrom = async (side: Map<string, FlatEntry>) => {
+  const twoWays: { from: string; ours: string; theirs: string }[] = [];
+  const renamesFrom = async (side: Map<string, FlatEntry>, other: Map<string, FlatEntry>) => {
     const deleted = new Map([...B].filter(([p]) => !side.has(p)));
     const added = new Map([...side].filter(([p]) => !B.has(p)));
     if (deleted.size === 0 || added.size === 0) return new Map<string, string>();
-    const found = await detectRenames(deleted, added, (_path, e) => repo.objects.readTyped(e.oid, "blob"));
+    // As git's ort: exact renames of any file, inexact ones only of files the other side changed
+    // (the rename of a file nobody else touched changes nothing in the merge).
+    const found = await detectRenames(
+      deleted,
+      added,
+      (_path, e) => repo.objects.readTyped(e.oid, "blob"),
+      undefined,
+      (path) => !same(other.get(path), B.get(path)),
+    );
     return new Map(found.map((r) => [r.from, r.to]));
   };
-  const oursRenames = await renamesFrom(O);
-  const theirsRenames = await renamesFrom(T);
+  const oursRenames = await renamesFrom(O, T);
+  const theirsRenames = await renamesFrom(T, O);
   const moveBase = (from: string, to: string) => {
     base.delete(from);
     base.set(to, B.get(from)!);
@@ -187,8 +224,11 @@ async function followRenames(
     if (theirTo !== undefined) {
       if (theirTo === to) moveBase(from, to);
       else {
+        // rename/rename to two paths: git keeps the base at the old path (stage 1) and each side's file at its own.
+        forced.add(from);
         forced.add(to);
         forced.add(theirTo);
+        twoWays.push({ from, ours: to, theirs: theirTo });
       }
       continue;
     }
@@ -213,7 +253,7 @@ async function followRenames(
     ours.set(to, O.get(from)!);
     renamedPaths.set(to, { ours: from, theirs: to });
   }
-  return { base, ours, theirs, renamedPaths, forced };
+  return { base, ours, theirs, renamedPaths, forced, twoWays };
 }
 
 /** The tree `merge` leads to from `ours` (a merge without conflicts, as a virtual base has). */

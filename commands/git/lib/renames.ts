@@ -93,6 +93,8 @@ export async function detectRenames<S extends RenameSide>(
   added: ReadonlyMap<string, S>,
   read: (path: string, side: S) => Promise<Uint8Array>,
   minScore = DEFAULT_RENAME_SCORE,
+  /** Which sources may pair inexactly (git's ort only scores sources the other side changed). */
+  inexactSource: (path: string) => boolean = () => true,
 ): Promise<Rename[]> {
   const renames: Rename[] = [];
   const sources = [...deleted.keys()].filter((p) => !deleted.get(p)!.mode.startsWith("160"));
@@ -114,7 +116,7 @@ export async function detectRenames<S extends RenameSide>(
     usedTarget.add(dst);
     renames.push({ from: src, to: dst, score: MAX_SCORE });
   }
-  const restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s)!.mode));
+  const restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s)!.mode) && inexactSource(s));
   const restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d)!.mode));
   if (restSources.length === 0 || restTargets.length === 0) return renames;
   if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
