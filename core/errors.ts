@@ -48,6 +48,7 @@ export const ERROR_CODES = [
   "NoMatch",
   "AmbiguousMatch",
   "UnsupportedFormat",
+  "UnsupportedFilter",
   "CorruptInput",
   "EncryptedDocument",
   "NetworkDenied",

@@ -72,7 +72,8 @@ const counts = z.strictObject({
 const diffFile = z.strictObject({
   path: z.string(),
   old_path: z.string().optional(),
-  status: z.enum(["added", "modified", "deleted", "typechange"]),
+  status: z.enum(["added", "modified", "deleted", "typechange", "renamed"]),
+  similarity: z.number().int().optional().describe("For a rename: git's similarity index, in percent."),
   old_mode: z.string().nullable(),
   new_mode: z.string().nullable(),
   binary: z.boolean(),

@@ -414,6 +414,20 @@ export const restoreFlags = [
   quiet,
 ] as const satisfies readonly FlagSpec[];
 
+const renameFlags = [
+  {
+    name: "find-renames",
+    short: "M",
+    type: "number",
+    default: 50,
+    min: 1,
+    max: 100,
+    valueName: "percent",
+    description: "How similar (in %) a deleted and an added file must be to show as a rename (git's -M; default 50).",
+  },
+  { name: "no-renames", type: "boolean", description: "Show a renamed file as a deletion and an addition." },
+] as const satisfies readonly FlagSpec[];
+
 export const diffFlags = [
   repoFlag("read"),
   {
@@ -437,6 +451,7 @@ export const diffFlags = [
     max: 1000,
     description: "Lines of context around each change.",
   },
+  ...renameFlags,
 ] as const satisfies readonly FlagSpec[];
 
 export const showFlags = [
@@ -455,6 +470,7 @@ export const showFlags = [
     valueName: "fmt",
     description: "Accepted and not applied: the result has every field.",
   },
+  ...renameFlags,
 ] as const satisfies readonly FlagSpec[];
 
 export const resetFlags = [
@@ -845,9 +861,11 @@ export const gitSpec: CommandSpec = {
     'Defaults: the author is git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}),',
     "else `pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
-    "core.excludesFile is not read. Content is stored as is: .gitattributes (eol, filters, LFS) and",
-    "core.autocrlf are not applied. Untracked counts are files (as `git status -uall`); diffs do not detect",
-    "renames; a merge of criss-cross histories uses the first merge base.",
+    "core.excludesFile is not read. Line endings follow .gitattributes (text, eol, binary), core.autocrlf and",
+    "core.eol as in git; a path with a filter (e.g. Git LFS) is never staged with its file content",
+    "(UnsupportedFilter; LFS pointer files are left as they are). Untracked counts are files (as",
+    "`git status -uall`); diff and show detect renames as git does (--no-renames to turn off); merges follow",
+    "renames and build git's virtual base for criss-cross histories.",
     "",
     "Remotes (ls-remote, clone, fetch, pull, push) speak git's smart HTTP protocol (v2 for reading where the",
     "server offers it, else v0; push is v0 receive-pack).",

@@ -102,7 +102,7 @@ Deno.test("property: the work-tree diff applies with git apply and reproduces th
       }
       if (exec && "a.txt" in before && "a.txt" in after) await Deno.chmod(`${dir}/a.txt`, 0o755);
       const target = await worktreeFiles(dir);
-      const unstaged = await patchOf(root.path, "git diff --repo r");
+      const unstaged = await patchOf(root.path, "git diff --repo r --no-renames");
       const worktreeChanges = Object.fromEntries(
         Object.keys(before).map((path) => [path, { before: before[path], after: after[path] ?? "" }]),
       );
@@ -110,7 +110,7 @@ Deno.test("property: the work-tree diff applies with git apply and reproduces th
       await git(dir, "add", "-A");
       for (const [path, text] of Object.entries(after)) if (!(path in before)) await write(`${dir}/${path}`, text);
       await git(dir, "add", "-A");
-      const staged = await patchOf(root.path, "git diff --repo r --staged");
+      const staged = await patchOf(root.path, "git diff --repo r --staged --no-renames");
       const stagedChanges = Object.fromEntries(
         [...new Set([...Object.keys(before), ...Object.keys(after)])].map((
           path,
@@ -221,7 +221,7 @@ Deno.test("a 40,000-line file with 30% of its lines rewritten diffs in git's cla
   await git(dir, "commit", "-qm", "big");
   const edited = lines.map((line, i) => (i % 10 < 3 ? `rewritten ${i}` : line));
   await write(`${dir}/big.lock`, edited.join("\n") + "\n");
-  const { patch, files } = await patchOf(root.path, "git diff --repo r");
+  const { patch, files } = await patchOf(root.path, "git diff --repo r --no-renames");
   assert.deepEqual(ours(files), await numstat(dir));
   await git(dir, "checkout", "--", "big.lock");
   await applies(dir, patch);

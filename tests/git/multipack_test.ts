@@ -149,3 +149,31 @@ Deno.test("delta chains longer than 64 (pack.depth up to git's 4095) read right"
   const log = result(await pterm(root.path, "git log --repo r --max 200"));
   assert.equal(log.commits.length, 160);
 });
+
+Deno.test("the cache of decoded pack objects stays within 32 MiB while reading 48 MiB of delta-chained blobs", async () => {
+  const { PackSet } = await import("../../commands/git/lib/pack.ts");
+  const { inflate } = await import("../../commands/git/lib/codec.ts");
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  const line = (i: number) => `${i.toString(36).padStart(8, "0")} ${"lorem ipsum dolor sit amet ".repeat(3)}\n`;
+  const base = Array.from({ length: 50_000 }, (_, i) => line(i)); // about 4 MiB
+  for (let version = 0; version < 12; version++) {
+    base[version * 1000] = `version ${version}\n`;
+    await Deno.writeTextFile(`${dir}/big.txt`, base.join(""));
+    await git(dir, "add", "big.txt");
+    await git(dir, "commit", "-qm", `v${version}`);
+  }
+  await git(dir, "repack", "-adq", "--depth=50");
+  const blobs = (await git(dir, "log", "--format=%H")).trim().split("\n")
+    .map(async (commit) => (await git(dir, "rev-parse", `${commit}:big.txt`)).trim());
+  const packs = new PackSet(`${dir}/.git/objects`, inflate, () => Promise.resolve(null));
+  let total = 0;
+  for (const oid of await Promise.all(blobs)) {
+    const object = await packs.read(oid);
+    assert.ok(object, oid);
+    total += object.content.length;
+    assert.ok(packs.cachedBytes <= 32 * 1024 * 1024, `cache holds ${packs.cachedBytes} bytes`);
+  }
+  assert.ok(total > 40 * 1024 * 1024, `read ${total} bytes`);
+});

@@ -8,12 +8,14 @@ import {
   changesBetween,
   type DiffFile,
   type FileChange,
+  findRenames,
   renderDiff,
   type RenderedDiff,
   renderStat,
 } from "../lib/diff.ts";
 import { mergeBases } from "../lib/merge.ts";
 import { parseTree } from "../lib/objects.ts";
+import { MAX_SCORE } from "../lib/renames.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
 import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
@@ -98,7 +100,13 @@ function filterChanges(
   return { kept, withheld: withheld.sort() };
 }
 
-const STATUS_LETTER: Record<DiffFile["status"], string> = { added: "A", modified: "M", deleted: "D", typechange: "T" };
+const STATUS_LETTER: Record<DiffFile["status"], string> = {
+  added: "A",
+  modified: "M",
+  deleted: "D",
+  typechange: "T",
+  renamed: "R",
+};
 
 type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolean; "no-patch"?: boolean };
 
@@ -108,7 +116,17 @@ function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPat
     rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return { text: "", isPatch: false };
   if (flags["name-only"]) return { text: lines((f) => f.path), isPatch: false };
-  if (flags["name-status"]) return { text: lines((f) => `${STATUS_LETTER[f.status]}\t${f.path}`), isPatch: false };
+  if (flags["name-status"]) {
+    // git's form: `R<similarity>\t<old>\t<new>` for a rename.
+    return {
+      text: lines((f) =>
+        f.status === "renamed"
+          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${f.old_path}\t${f.path}`
+          : `${STATUS_LETTER[f.status]}\t${f.path}`
+      ),
+      isPatch: false,
+    };
+  }
   if (flags.stat) return { text: renderStat(rendered.files, rendered.additions, rendered.deletions), isPatch: false };
   return { text: rendered.patch, isPatch: true };
 }
@@ -161,6 +179,16 @@ async function rangeEnds(repo: Repo, word: string): Promise<[string, string] | n
   return [bases[0], to];
 }
 
+/** Renames are detected unless --no-renames, as with git's default diff.renames=true. */
+async function withRenames(
+  repo: Repo,
+  changes: FileChange[],
+  flags: { "find-renames": number; "no-renames"?: boolean },
+): Promise<FileChange[]> {
+  if (flags["no-renames"]) return changes;
+  return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
+}
+
 export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
   ctx,
 ) => {
@@ -199,7 +227,7 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     labels = ["index", "worktree"];
   }
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, kept, ctx.flags.context);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), ctx.flags.context);
   const out = await emit(ctx, rendered, ctx.flags);
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
 };
@@ -342,7 +370,8 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
     const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
     const { kept } = filterChanges(changes, paths, policy);
-    const rendered = await renderDiff(repo, kept);
+    // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
+    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }));
     const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
     blocks.push(
       `${line}\n${
@@ -383,7 +412,7 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
-  const rendered = await renderDiff(repo, kept);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags));
   const described = describeCommit(id, commit);
   const header = [
     ...(tag?.type === "annotated" ? [`tag ${tag.name}`, "", tag.message ?? "", ""] : []),

@@ -6,11 +6,12 @@ import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, entryFromStat, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
 import { submoduleHead } from "./submodule.ts";
 import { sha1 } from "./codec.ts";
+import { conversionFor, worktreeBlob } from "./convert.ts";
 import { objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { worktreeStatus } from "./status.ts";
 import { pathWithin } from "./tree.ts";
-import { lstatTracked, type PathPolicy, readWorktreeContent, worktreeMode } from "./worktree.ts";
+import { lstatTracked, type PathPolicy, worktreeMode } from "./worktree.ts";
 
 export interface StageResult {
   /** Paths newly added to the index. */
@@ -39,6 +40,7 @@ export async function stage(
   specs: readonly string[],
   options: { force?: boolean; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<StageResult> {
+  conversionFor(repo, index);
   const all = specs.includes("");
   const scope = all ? null : specs;
   for (const spec of specs) {
@@ -74,6 +76,7 @@ export async function stage(
     }
   }
   const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope });
+  refuseSkipWorktreeOnly(index, specs, work.untracked);
   const toWrite: string[] = [...work.untracked.filter((p) => !p.endsWith("/"))];
   // A repository nested in the work tree is added as a gitlink to its checked-out commit, as git does.
   const nested: { path: string; head: string }[] = [];
@@ -138,7 +141,7 @@ export async function stage(
       const info = lstatTracked(repo, path);
       if (!info || info.isDirectory) continue;
       const statTime = Date.now();
-      const content = readWorktreeContent(repo, path, info);
+      const content = await worktreeBlob(repo, path, info, { staging: true });
       const header = objectHeader("blob", content.length);
       const oid = await sha1(header, content);
       await repo.objects.writeHashed(oid, header, content);
@@ -151,6 +154,34 @@ export async function stage(
     options.onProgress?.(paths.length, paths.length);
   }
   return { added, updated, removed, withheld: work.withheld, unaddressable: work.unaddressable };
+}
+
+/**
+ * A path given by name that matches only skip-worktree entries (`git update-index --skip-worktree`)
+ * is refused, as git refuses it; `--all` and folders with other matches simply leave them out.
+ */
+function refuseSkipWorktreeOnly(index: Index, specs: readonly string[], untracked: readonly string[]): void {
+  const onlySkipped: string[] = [];
+  for (const spec of specs) {
+    if (spec === "") continue;
+    let skipped = false;
+    let other = untracked.some((p) => pathWithin(p.endsWith("/") ? p.slice(0, -1) : p, spec));
+    for (const [path, entry] of index.entries) {
+      if (other) break;
+      if (!pathWithin(path, spec)) continue;
+      if (entry.skipWorktree) skipped = true;
+      else other = true;
+    }
+    if (skipped && !other) onlySkipped.push(spec);
+  }
+  if (onlySkipped.length > 0) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${onlySkipped.map((p) => `\`${p}\``).join(", ")} matched only skip-worktree entries (set with ` +
+        "`git update-index --skip-worktree`), which git leaves out of the index updates; nothing was staged. " +
+        "Run `git update-index --no-skip-worktree <path>` with the real git first if you mean to stage them.",
+    );
+  }
 }
 
 /** Every file below `dir` (ignored ones included; hidden ones and nested repositories skipped). */

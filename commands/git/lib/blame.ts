@@ -7,7 +7,7 @@
  * follows a whole-file rename): a line is blamed on the commit that created the path.
  */
 
-import { editScript } from "./line_diff.ts";
+import { keptLines } from "./line_diff.ts";
 import { readCommit } from "./log.ts";
 import type { Commit } from "./objects.ts";
 import type { Repo } from "./repo.ts";
@@ -137,19 +137,11 @@ function handOn(
   child: readonly string[],
   pending: readonly Pending[],
 ): { kept: Map<number, number> } {
-  const script = editScript(parent.map((l) => l + "\n"), child.map((l) => l + "\n"));
-  const childToParent = new Map<number, number>();
-  let a = 0;
-  let b = 0;
-  for (const { op } of script) {
-    if (op === " ") childToParent.set(b++, a++);
-    else if (op === "-") a++;
-    else b++;
-  }
+  const childToParent = keptLines(parent, child);
   const kept = new Map<number, number>();
   for (const p of pending) {
-    const at = childToParent.get(p.here);
-    if (at !== undefined) kept.set(p.final, at);
+    const at = childToParent[p.here];
+    if (at !== undefined && at >= 0) kept.set(p.final, at);
   }
   return { kept };
 }

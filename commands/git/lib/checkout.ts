@@ -10,6 +10,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { comparePaths } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
+import { conversionFor } from "./convert.ts";
 import { IgnoreRules } from "./ignore.ts";
 import {
   emptyEntry,
@@ -175,6 +176,7 @@ export async function switchTrees(
       "Commit them, stash them (`git stash push`), or discard them with --force.",
     );
   }
+  refuseSkipWorktree(index, plan.map((p) => p.path), action);
   if (options.dryRun) {
     return { changed: plan.filter((p) => p.touchWorktree).map((p) => p.path), withheld };
   }
@@ -213,6 +215,10 @@ async function applyPlan(
   }
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
+  // Files written by this checkout follow the .gitattributes it writes, as in git.
+  conversionFor(repo, index).expectAttributes(
+    new Map(plan.filter((s) => isAttributesFile(s.path)).map((s) => [s.path, s.target?.oid ?? null])),
+  );
   for (const step of plan) {
     if (step.target || !step.touchWorktree) continue;
     writer.removeFile(step.path);
@@ -234,6 +240,27 @@ async function applyPlan(
     changed.push(step.path);
   }
   return { changed: changed.sort(comparePaths), withheld: withheld.sort(comparePaths) };
+}
+
+/**
+ * Entries marked skip-worktree (`git update-index --skip-worktree`) that an operation would
+ * change are refused before anything is touched: pterm leaves such files alone, and does not
+ * reproduce git's rules for updating them.
+ */
+export function refuseSkipWorktree(index: Index, paths: Iterable<string>, action: string): void {
+  const marked = [...paths].filter((p) => index.entries.get(p)?.skipWorktree).sort(comparePaths);
+  if (marked.length === 0) return;
+  const shown = marked.slice(0, 10).join(", ") + (marked.length > 10 ? `, and ${marked.length - 10} more` : "");
+  throw new PtermError(
+    "UnsupportedFormat",
+    `${action} would change ${shown}, marked skip-worktree in the index (git setting made by \`git update-index ` +
+      "--skip-worktree`); pterm does not update such entries. Run `git update-index --no-skip-worktree <path>` " +
+      "with the real git first. Nothing was changed.",
+  );
+}
+
+export function isAttributesFile(path: string): boolean {
+  return path === ".gitattributes" || path.endsWith("/.gitattributes");
 }
 
 /** For --force / --hard: a file (not a link target, never followed) where a folder must go is removed. */
@@ -268,8 +295,10 @@ export async function writeBlob(
     } catch { /* exists */ }
     return emptyEntry(path, target.oid, mode);
   }
-  const content = await repo.objects.readTyped(target.oid, "blob");
+  const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);
+  // A link's target is written as it is; a file's content in its work-tree form (line endings, ident).
+  const content = mode === S_IFLNK ? blob : await conversionFor(repo).toWorktree(path, blob);
   const statTime = Date.now();
   const info = writer.writeFile(path, content, mode);
   return entryFromStat(path, target.oid, mode, info, statTime);
@@ -316,6 +345,7 @@ export async function restorePaths(
     }
   }
   const paths = [...source.keys()].filter((p) => specs.some((s) => pathWithin(p, s))).sort(comparePaths);
+  refuseSkipWorktree(index, paths, "checkout");
   for (const path of paths) {
     const target = source.get(path)!;
     if (policy.hidden(path)) {

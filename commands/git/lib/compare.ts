@@ -1,6 +1,6 @@
 /** Is a work-tree file still what the index says? Stat data first, content only when needed (as git's ie_match_stat). */
 
-import { encoder } from "./bytes.ts";
+import { worktreeBlob } from "./convert.ts";
 import { entryMtimeMs, type IndexEntry, S_IFGITLINK, S_IFLNK, S_IFREG_755, statMatches } from "./index_file.ts";
 import { sha1 } from "./codec.ts";
 import { objectHeader } from "./objects.ts";
@@ -13,6 +13,8 @@ export type QuickVerdict = "same" | "modified" | "typechange" | "hash";
 export function quickCompare(repo: Repo, entry: IndexEntry, info: Deno.FileInfo, racyLimitMs: number): QuickVerdict {
   // `git update-index --assume-unchanged`: git takes the file as unchanged without looking.
   if (entry.assumeValid) return "same";
+  // skip-worktree: the file is outside what git looks at, whatever is (or is not) there.
+  if (entry.skipWorktree) return "same";
   if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
   if (info.isDirectory) return "typechange";
   if (info.isSymlink !== (entry.mode === S_IFLNK)) {
@@ -32,12 +34,12 @@ export function quickCompare(repo: Repo, entry: IndexEntry, info: Deno.FileInfo,
 }
 
 export async function hashWorktreeFile(repo: Repo, path: string, info: Deno.FileInfo): Promise<string | null> {
-  const abs = `${repo.dir}/${path}`;
   let content: Uint8Array;
   try {
-    content = info.isSymlink ? encoder.encode(Deno.readLinkSync(abs)) : Deno.readFileSync(abs);
-  } catch {
-    return null;
+    content = await worktreeBlob(repo, path, info);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
+    throw error;
   }
   return await sha1(objectHeader("blob", content.length), content);
 }

@@ -172,7 +172,18 @@ function joinCloseConflicts(segments: Segment[]): Segment[] {
   return out;
 }
 
-export function mergeText(base: string, ours: string, theirs: string, labels: MergeLabels): TextMergeResult {
+/**
+ * A three-way merge of lines. With `union` (the `merge=union` attribute) a conflicting region
+ * takes our lines and then theirs, without markers, and counts as resolved.
+ */
+export function mergeText(
+  base: string,
+  ours: string,
+  theirs: string,
+  labels: MergeLabels,
+  options: { union?: boolean; markerSize?: number } = {},
+): TextMergeResult {
+  const size = options.markerSize ?? 7;
   if (ours === theirs) return { text: ours, conflicts: 0 };
   if (base === ours) return { text: theirs, conflicts: 0 };
   if (base === theirs) return { text: ours, conflicts: 0 };
@@ -243,13 +254,17 @@ export function mergeText(base: string, ours: string, theirs: string, labels: Me
       out.push(...segment.lines);
       continue;
     }
+    if (options.union) {
+      out.push(...withNewline(segment.ours, "\n"), ...withNewline(segment.theirs, "\n"));
+      continue;
+    }
     conflicts++;
     const eol = markerEol(baseLines, oursLines, theirsLines, segment.oursStart!, segment.theirsStart!);
-    out.push(`<<<<<<< ${labels.ours}${eol}`);
+    out.push(`${"<".repeat(size)} ${labels.ours}${eol}`);
     out.push(...withNewline(segment.ours, eol));
-    out.push(`=======${eol}`);
+    out.push(`${"=".repeat(size)}${eol}`);
     out.push(...withNewline(segment.theirs, eol));
-    out.push(`>>>>>>> ${labels.theirs}${eol}`);
+    out.push(`${">".repeat(size)} ${labels.theirs}${eol}`);
   }
   return { text: out.join(""), conflicts };
 }

@@ -62,7 +62,8 @@ function trimTrailingSpaces(line: string): string {
   return line.slice(0, end);
 }
 
-function matches(p: IgnorePattern, path: string, isDir: boolean, caseFold: boolean): boolean {
+/** Whether pattern `p` matches `path` (git's path_matches; shared with .gitattributes). */
+export function patternMatches(p: IgnorePattern, path: string, isDir: boolean, caseFold: boolean): boolean {
   if (p.mustBeDir && !isDir) return false;
   if (p.noDir) {
     const slash = path.lastIndexOf("/");
@@ -82,7 +83,7 @@ function matches(p: IgnorePattern, path: string, isDir: boolean, caseFold: boole
 
 /** The decisive pattern among `list` for `path` (the last one that matches), or null. */
 function lastMatch(list: readonly IgnorePattern[], path: string, isDir: boolean, caseFold: boolean) {
-  for (let i = list.length - 1; i >= 0; i--) if (matches(list[i], path, isDir, caseFold)) return list[i];
+  for (let i = list.length - 1; i >= 0; i--) if (patternMatches(list[i], path, isDir, caseFold)) return list[i];
   return null;
 }
 

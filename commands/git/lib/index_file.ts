@@ -10,6 +10,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
 import { comparePaths, decodeName, encodeName, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
+import { parseConfig } from "./config.ts";
 
 export const S_IFREG_644 = 0o100644;
 export const S_IFREG_755 = 0o100755;
@@ -376,14 +377,7 @@ export function parseIndex(data: Uint8Array): Index {
     offset += 8 + size;
   }
   // After the extensions: a split index (refused above) legitimately has entries with empty names.
-  for (const entry of parsed) verifyIndexPath(entry.path);
-  if (index.entries.size > 0 && [...index.entries.values()].some((e) => e.skipWorktree)) {
-    throw unsupported(
-      "this repository has skip-worktree entries (sparse checkout, git setting core.sparseCheckout, or " +
-        "`git update-index --skip-worktree`), which pterm does not support yet; run `git sparse-checkout disable` " +
-        "or `git update-index --no-skip-worktree <path>` with the real git first",
-    );
-  }
+  for (const entry of parsed) verifyIndexPath(entry.path, entry.mode === S_IFLNK);
   return index;
 }
 
@@ -527,6 +521,19 @@ export async function serializeIndex(index: Index): Promise<Uint8Array> {
   return out;
 }
 
+function sparseCheckoutEnabled(gitdir: string): boolean {
+  for (const file of ["config", "config.worktree"]) {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+    } catch {
+      continue;
+    }
+    if (parseConfig(text).getBool("core.sparseCheckout", false)) return true;
+  }
+  return false;
+}
+
 /** Reads `<gitdir>/index`; an absent file is an empty index. */
 export function readIndexFile(gitdir: string): Index {
   const path = `${gitdir}/index`;
@@ -541,5 +548,13 @@ export function readIndexFile(gitdir: string): Index {
   }
   const index = parseIndex(data);
   index.fileMtimeMs = mtime;
+  // Entries marked skip-worktree by hand (`git update-index --skip-worktree`) are honoured; a sparse
+  // checkout would need its patterns applied on every checkout, which pterm does not do.
+  if ([...index.entries.values()].some((e) => e.skipWorktree) && sparseCheckoutEnabled(gitdir)) {
+    throw unsupported(
+      "this repository uses a sparse checkout (git setting core.sparseCheckout), which pterm does not support; " +
+        "run `git sparse-checkout disable` with the real git first",
+    );
+  }
   return index;
 }

@@ -3,20 +3,25 @@
  * index and work tree. Per path: one side's change wins when the other kept the base; both
  * changed differently → a text merge of the contents; anything else (modify/delete, links,
  * mode clashes, a binary file) is a conflict recorded as index stages 1/2/3, as git records it.
- * Criss-cross histories use the first merge base (git would build a virtual one).
+ * Criss-cross histories (several merge bases) merge against a virtual base built as git's ort
+ * builds it: the merge bases merged pairwise, recursively, with conflicts kept in the result
+ * (content conflicts as markers two characters longer per level, modify/delete and binary
+ * conflicts as the base's version).
  */
 
 import { PtermError } from "../../../core/errors.ts";
 import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
+import { conversionFor } from "./convert.ts";
 import { type MergeLabels, mergeText } from "./diff3.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { emptyEntry, type Index, type IndexEntry, treeModeToMode } from "./index_file.ts";
+import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
 import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { readCommit } from "./log.ts";
-import { localChangesError, writeBlob } from "./checkout.ts";
-import { type FlatEntry, flattenTree } from "./tree.ts";
+import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
+import { detectRenames } from "./renames.ts";
+import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
 export type MergedPath =
@@ -48,23 +53,63 @@ export async function mergeTrees(
   oursTree: string | null,
   theirsTree: string | null,
   labels: MergeLabels,
+  options: { depth?: number } = {},
 ): Promise<TreeMerge> {
+  // Inside a virtual merge base (depth > 0) a conflict is not recorded: it is resolved into the tree.
+  const depth = options.depth ?? 0;
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const changes = new Map<string, MergedPath>();
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T);
+  // A file both sides renamed to different paths: as git's ort, its contents are merged (conflict
+  // markers and all) and the merged file stands at both paths (still a conflict: which name to keep).
+  for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
+    const b = B.get(from)!;
+    const o = O.get(oursPath)!;
+    const t = T.get(theirsPath)!;
+    if (!isRegular(b) || !isRegular(o) || !isRegular(t)) continue;
+    const [baseBytes, oursBytes, theirsBytes] = await Promise.all(
+      [b, o, t].map((e) => repo.objects.readTyped(e.oid, "blob")),
+    );
+    if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
+    const merged = mergeText(
+      bytesToByteString(baseBytes),
+      bytesToByteString(oursBytes),
+      bytesToByteString(theirsBytes),
+      {
+        ours: bytesToByteString(encoder.encode(`${labels.ours}:${oursPath}`)),
+        theirs: bytesToByteString(encoder.encode(`${labels.theirs}:${theirsPath}`)),
+      },
+      // One character longer than usual, as git marks this merge (it could be nested in another).
+      { markerSize: 8 + 2 * depth },
+    );
+    const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
+    O2.set(oursPath, { oid, mode: o.mode });
+    T2.set(theirsPath, { oid, mode: t.mode });
+  }
+  const results = new Map<string, MergedPath>();
   const conflicts: string[] = [];
-  const paths = new Set([...B.keys(), ...O.keys(), ...T.keys()]);
+  const paths = new Set([...B2.keys(), ...O2.keys(), ...T2.keys()]);
   for (const path of [...paths].sort(comparePaths)) {
-    const b = B.get(path);
-    const o = O.get(path);
-    const t = T.get(path);
-    if (same(o, t) || same(b, t)) continue;
-    if (same(b, o)) {
-      changes.set(path, { kind: "clean", entry: t });
-      continue;
+    const b = B2.get(path);
+    const o = O2.get(path);
+    const t = T2.get(path);
+    const clean = (entry: FlatEntry | undefined) => results.set(path, { kind: "clean", entry });
+    if (!forced.has(path) || depth > 0) {
+      if (same(o, t) || same(b, t)) {
+        clean(o);
+        continue;
+      }
+      if (same(b, o)) {
+        clean(t);
+        continue;
+      }
     }
     // Both sides changed the path, differently.
+    const named = renamedPaths.get(path);
+    const pathLabels = named && named.ours !== named.theirs
+      ? { ours: `${labels.ours}:${named.ours}`, theirs: `${labels.theirs}:${named.theirs}` }
+      : labels;
     if (o && t && isRegular(o) && isRegular(t)) {
       let mode: string | null = o.mode === t.mode ? o.mode : null;
       if (mode === null && b) mode = o.mode === b.mode ? t.mode : t.mode === b.mode ? o.mode : null;
@@ -73,7 +118,10 @@ export async function mergeTrees(
         repo.objects.readTyped(o.oid, "blob"),
         repo.objects.readTyped(t.oid, "blob"),
       ]);
-      const binary = looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes);
+      // The `merge` attribute: unset (or `binary`) never merges line by line; `union` keeps both sides.
+      const mergeAttr = (await conversionFor(repo).plan(path)).merge;
+      const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(baseBytes) ||
+        looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
         // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
         // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
@@ -82,27 +130,205 @@ export async function mergeTrees(
           bytesToByteString(oursBytes),
           bytesToByteString(theirsBytes),
           {
-            ours: bytesToByteString(encoder.encode(labels.ours)),
-            theirs: bytesToByteString(encoder.encode(labels.theirs)),
+            ours: bytesToByteString(encoder.encode(pathLabels.ours)),
+            theirs: bytesToByteString(encoder.encode(pathLabels.theirs)),
           },
+          { union: mergeAttr === "union", markerSize: 7 + 2 * depth },
         );
-        if (merged.conflicts === 0 && mode !== null) {
+        if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
+          mode ??= o.mode;
           const bytes = byteStringToBytes(merged.text);
           const oid = await repo.objects.write("blob", bytes);
-          if (oid !== o.oid || mode !== o.mode) changes.set(path, { kind: "clean", entry: { oid, mode } });
+          clean(oid === o.oid && mode === o.mode ? o : { oid, mode });
           continue;
         }
         conflicts.push(path);
-        changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: byteStringToBytes(merged.text) });
+        results.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: byteStringToBytes(merged.text) });
         continue;
       }
     }
+    if (depth > 0) {
+      // git's virtual base: no middle point between the sides, so the base's version (binary
+      // add/add: an empty file).
+      clean(
+        b ??
+          (o && t && isRegular(o) && isRegular(t)
+            ? { oid: await repo.objects.write("blob", new Uint8Array()), mode: o.mode }
+            : undefined),
+      );
+      continue;
+    }
     conflicts.push(path);
     // Keep whichever side still has the file in the work tree (ours first), as git does.
-    changes.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
+    results.set(path, { kind: "conflict", base: b, ours: o, theirs: t, worktree: o ?? t ?? null });
   }
-  checkFileFolderClashes(O, changes);
+  // What changes from ours, path by path (a rename on their side moves our file).
+  const changes = new Map<string, MergedPath>();
+  for (const path of [...new Set([...results.keys(), ...O.keys()])].sort(comparePaths)) {
+    const result = results.get(path) ?? { kind: "clean", entry: undefined };
+    if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
+  }
+  if (depth === 0) checkFileFolderClashes(O, changes);
   return { changes, conflicts };
+}
+
+/**
+ * Renames on either side (base → ours, base → theirs, as git's ort detects them) carried over to
+ * the other side, so that a change to a file the other side moved is merged at its new path:
+ * the maps returned are keyed by the path each file ends up at. A rename against a deletion, or
+ * two renames of one file to different paths, are conflicts (`forced`), as in git.
+ */
+async function followRenames(
+  repo: Repo,
+  B: Map<string, FlatEntry>,
+  O: Map<string, FlatEntry>,
+  T: Map<string, FlatEntry>,
+): Promise<{
+  base: Map<string, FlatEntry>;
+  ours: Map<string, FlatEntry>;
+  theirs: Map<string, FlatEntry>;
+  renamedPaths: Map<string, { ours: string; theirs: string }>;
+  forced: Set<string>;
+  /** Files renamed by both sides to different paths. */
+  twoWays: { from: string; ours: string; theirs: string }[];
+}> {
+  const base = new Map(B);
+  const ours = new Map(O);
+  const theirs = new Map(T);
+  const renamedPaths = new Map<string, { ours: string; theirs: string }>();
+  const forced = new Set<string>();
+  const twoWays: { from: string; ours: string; theirs: string }[] = [];
+  const renamesFrom = async (side: Map<string, FlatEntry>, other: Map<string, FlatEntry>) => {
+    const deleted = new Map([...B].filter(([p]) => !side.has(p)));
+    const added = new Map([...side].filter(([p]) => !B.has(p)));
+    if (deleted.size === 0 || added.size === 0) return new Map<string, string>();
+    // As git's ort: exact renames of any file, inexact ones only of files the other side changed
+    // (the rename of a file nobody else touched changes nothing in the merge).
+    const found = await detectRenames(
+      deleted,
+      added,
+      (_path, e) => repo.objects.readTyped(e.oid, "blob"),
+      undefined,
+      (path) => !same(other.get(path), B.get(path)),
+    );
+    return new Map(found.map((r) => [r.from, r.to]));
+  };
+  const oursRenames = await renamesFrom(O, T);
+  const theirsRenames = await renamesFrom(T, O);
+  const moveBase = (from: string, to: string) => {
+    base.delete(from);
+    base.set(to, B.get(from)!);
+  };
+  for (const [from, to] of oursRenames) {
+    const theirTo = theirsRenames.get(from);
+    if (theirTo !== undefined) {
+      if (theirTo === to) moveBase(from, to);
+      else {
+        // rename/rename to two paths: git keeps the base at the old path (stage 1) and each side's file at its own.
+        forced.add(from);
+        forced.add(to);
+        forced.add(theirTo);
+        twoWays.push({ from, ours: to, theirs: theirTo });
+      }
+      continue;
+    }
+    if (T.has(to)) continue; // they added a file there: an add/add at that path
+    moveBase(from, to);
+    if (!T.has(from)) {
+      forced.add(to); // renamed here, deleted there
+      continue;
+    }
+    theirs.delete(from);
+    theirs.set(to, T.get(from)!);
+    renamedPaths.set(to, { ours: to, theirs: from });
+  }
+  for (const [from, to] of theirsRenames) {
+    if (oursRenames.has(from) || O.has(to)) continue;
+    moveBase(from, to);
+    if (!O.has(from)) {
+      forced.add(to);
+      continue;
+    }
+    ours.delete(from);
+    ours.set(to, O.get(from)!);
+    renamedPaths.set(to, { ours: from, theirs: to });
+  }
+  return { base, ours, theirs, renamedPaths, forced, twoWays };
+}
+
+/** The tree `merge` leads to from `ours` (a merge without conflicts, as a virtual base has). */
+async function resultTree(repo: Repo, oursTree: string | null, merge: TreeMerge): Promise<string> {
+  const index = new Index();
+  for (const [path, entry] of await flattenTree(repo, oursTree)) {
+    index.entries.set(path, emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
+  }
+  for (const [path, merged] of merge.changes) {
+    if (merged.kind !== "clean") throw new Error(`a virtual merge left ${path} conflicted`);
+    if (merged.entry) index.entries.set(path, emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+    else index.entries.delete(path);
+  }
+  // A file and a folder of the same name cannot both be in a tree: the file goes (git renames it away).
+  const paths = [...index.entries.keys()];
+  const folders = new Set<string>();
+  for (const path of paths) {
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) folders.add(path.slice(0, i));
+  }
+  for (const path of paths) if (folders.has(path)) index.entries.delete(path);
+  return await writeTreeFromIndex(repo, index);
+}
+
+/** A commit as the merge-base search sees it: a real one, or a virtual merge of merge bases. */
+interface MergeCommit {
+  readonly oid: string;
+  readonly tree: string | null;
+  readonly parents: readonly string[];
+}
+
+/**
+ * The base tree for merging `ours` and `theirs` (commit ids): the merge base's tree when there
+ * is one, a virtual merge of all of them (git's ort, recursively) when there are several, null
+ * when there is none.
+ */
+export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): Promise<string | null> {
+  const virtuals = new Map<string, MergeCommit>();
+  const read = async (oid: string): Promise<MergeCommit> => {
+    const known = virtuals.get(oid);
+    if (known) return known;
+    const commit = await readCommit(repo, oid);
+    return { oid, tree: commit.tree, parents: commit.parents };
+  };
+  const baseOf = async (a: string, b: string, depth: number): Promise<string | null> => {
+    const bases = await mergeBasesOf(read, a, b);
+    if (bases.length === 0) return null;
+    // Oldest first, as git's ort takes them (it reverses the newest-first list of merge bases).
+    const dated = await Promise.all(bases.map(async (oid) => ({ oid, time: await commitTime(repo, oid, virtuals) })));
+    dated.sort((x, y) => x.time - y.time);
+    let merged = dated[0].oid;
+    for (const next of dated.slice(1)) {
+      const base = await baseOf(merged, next.oid, depth + 1);
+      const mergedCommit = await read(merged);
+      const nextCommit = await read(next.oid);
+      const merge = await mergeTrees(
+        repo,
+        base,
+        mergedCommit.tree,
+        nextCommit.tree,
+        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2" },
+        { depth: depth + 1 },
+      );
+      const tree = await resultTree(repo, mergedCommit.tree, merge);
+      const oid = `virtual:${virtuals.size}`;
+      virtuals.set(oid, { oid, tree, parents: [merged, next.oid] });
+      merged = oid;
+    }
+    return (await read(merged)).tree;
+  };
+  return await baseOf(ours, theirs, 0);
+}
+
+async function commitTime(repo: Repo, oid: string, virtuals: Map<string, MergeCommit>): Promise<number> {
+  if (virtuals.has(oid)) return Number.MAX_SAFE_INTEGER;
+  return (await readCommit(repo, oid)).committer.timestamp;
 }
 
 /** A merge result with both `a` and `a/b` cannot be written; pterm refuses it before touching anything. */
@@ -141,6 +367,7 @@ export async function applyMerge(
   action: string,
 ): Promise<{ changed: string[]; conflicts: string[] }> {
   const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  refuseSkipWorktree(index, merge.changes.keys(), action);
   const blocked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;
@@ -161,6 +388,11 @@ export async function applyMerge(
   }
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
+  const attributeFiles = new Map<string, string | null>();
+  for (const [path, merged] of merge.changes) {
+    if (isAttributesFile(path) && merged.kind === "clean") attributeFiles.set(path, merged.entry?.oid ?? null);
+  }
+  conversionFor(repo, index).expectAttributes(attributeFiles);
   // Deletions first, so a file that turns into a folder is out of the way.
   for (const [path, merged] of merge.changes) {
     if (merged.kind !== "clean" || merged.entry) continue;
@@ -186,7 +418,7 @@ export async function applyMerge(
     const content = merged.worktree;
     if (content instanceof Uint8Array) {
       const mode = treeModeToMode((merged.ours ?? merged.theirs)!.mode);
-      writer.writeFile(path, content, mode);
+      writer.writeFile(path, mode === S_IFLNK ? content : await conversionFor(repo).toWorktree(path, content), mode);
     } else if (content) {
       await writeBlob(repo, writer, path, content);
     }
@@ -198,30 +430,44 @@ export async function applyMerge(
 // ---- merge bases -------------------------------------------------------------------------------
 
 /** Every commit reachable from `oid` (itself included), with its parents. */
-async function ancestors(repo: Repo, oid: string): Promise<Map<string, readonly string[]>> {
+async function ancestors(
+  read: (oid: string) => Promise<{ parents: readonly string[] }>,
+  oid: string,
+): Promise<Map<string, readonly string[]>> {
   const seen = new Map<string, readonly string[]>();
   const stack = [oid];
   while (stack.length) {
     const next = stack.pop()!;
     if (seen.has(next)) continue;
-    const commit: Commit = await readCommit(repo, next);
+    const commit = await read(next);
     seen.set(next, commit.parents);
     stack.push(...commit.parents);
   }
   return seen;
 }
 
+const commitReader = (repo: Repo) => async (oid: string): Promise<Commit> => await readCommit(repo, oid);
+
 export async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
-  return (await ancestors(repo, of)).has(maybeAncestor);
+  return (await ancestors(commitReader(repo), of)).has(maybeAncestor);
 }
 
 /**
  * The best common ancestors of `a` and `b`: common ancestors that are not an ancestor of another
  * common one — i.e. not a parent of any common commit (every ancestor of a common commit is common).
  */
+/** The merge bases of two commits (`git merge-base --all`), for `a...b` and fast-forward checks. */
 export async function mergeBases(repo: Repo, a: string, b: string): Promise<string[]> {
-  const fromA = await ancestors(repo, a);
-  const fromB = await ancestors(repo, b);
+  return await mergeBasesOf((oid) => readCommit(repo, oid), a, b);
+}
+
+async function mergeBasesOf(
+  read: (oid: string) => Promise<{ parents: readonly string[] }>,
+  a: string,
+  b: string,
+): Promise<string[]> {
+  const fromA = await ancestors(read, a);
+  const fromB = await ancestors(read, b);
   const common = [...fromA.keys()].filter((c) => fromB.has(c));
   const dominated = new Set<string>();
   for (const c of common) for (const parent of fromA.get(c)!) dominated.add(parent);

@@ -334,7 +334,7 @@ export function parseTree(content: Uint8Array, oid?: string): TreeEntry[] {
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt("a tree object is truncated");
     const mode = lenientDecoder.decode(content.subarray(i, space));
     const name = decodeName(content.subarray(space + 1, nul));
-    verifyTreeEntryName(name, oid ? `tree ${oid}` : "a tree");
+    verifyTreeEntryName(name, oid ? `tree ${oid}` : "a tree", mode === "120000");
     entries.push({ mode: mode === "040000" ? MODE_TREE : mode, name, oid: toHex(content, nul + 1, nul + 21) });
     i = nul + 21;
   }

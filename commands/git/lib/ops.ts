@@ -10,7 +10,7 @@ import { clearSequenceState, commitIndex, readMergeHeads } from "./commit.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
 import { emptyEntry, type Index, treeModeToMode } from "./index_file.ts";
 import { readCommit } from "./log.ts";
-import { applyMerge, isAncestor, mergeBases, mergeTrees } from "./merge.ts";
+import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "./merge.ts";
 import { cleanupMessage, parseTag, serializeTag, splitMessage } from "./objects.ts";
 import {
   advanceHead,
@@ -547,8 +547,7 @@ export async function mergeInto(
     return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
   }
   await requireIndexMatchesHead(repo, index, "merge");
-  const bases = await mergeBases(repo, head.oid, theirs);
-  const base = bases.length ? await treeOf(repo, bases[0]) : null;
+  const base = await mergeBaseTree(repo, head.oid, theirs);
   const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
     ours: "HEAD",
     theirs: rev,

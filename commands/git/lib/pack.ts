@@ -126,16 +126,14 @@ class PackIndex {
 
 class Pack {
   readonly index: PackIndex;
-  /**
-   * Objects recently decoded from this pack, by offset: delta chains share their bases. Kept per
-   * pack because offsets are only unique within one (every pack's first object is at offset 12).
-   */
-  readonly decoded = new Map<number, { type: ObjectType; content: Uint8Array }>();
+  /** This pack's number among the repository's packs: offsets are only unique within one pack. */
+  readonly id: number;
   readonly #path: string;
   readonly #size: number;
 
-  constructor(index: PackIndex, path: string) {
+  constructor(index: PackIndex, path: string, id: number) {
     this.index = index;
+    this.id = id;
     this.#path = path;
     this.#size = Deno.statSync(path).size;
   }
@@ -167,6 +165,13 @@ class Pack {
 export class PackSet {
   readonly #dir: string;
   #packs: Pack[] | null = null;
+  /**
+   * Objects recently decoded from the packs, by pack and offset (every pack's first object is at
+   * offset 12): delta chains share their bases. Least recently used first; bounded by bytes, so
+   * a history of large blobs cannot hold more than BASE_CACHE_BYTES.
+   */
+  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  #baseBytes = 0;
   readonly #inflate: Inflate;
   readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
 
@@ -189,7 +194,7 @@ export class PackSet {
     } catch { /* no pack folder */ }
     for (const name of names) {
       const index = new PackIndex(Deno.readFileSync(`${this.#dir}/${name}`));
-      packs.push(new Pack(index, `${this.#dir}/${name.replace(/\.idx$/, ".pack")}`));
+      packs.push(new Pack(index, `${this.#dir}/${name.replace(/\.idx$/, ".pack")}`, packs.length));
     }
     this.#packs = packs;
     return packs;
@@ -224,7 +229,7 @@ export class PackSet {
       if (chain.length > MAX_DELTA_CHAIN) {
         throw corrupt(`a delta chain in a pack is longer than git's ${MAX_DELTA_CHAIN}`);
       }
-      const cached = pack.decoded.get(at);
+      const cached = this.#cached(pack, at);
       if (cached) {
         base = cached;
         break;
@@ -262,26 +267,52 @@ export class PackSet {
         const content = await this.#inflate(raw.subarray(p));
         if (content.length !== size) throw corrupt("a packed object has the wrong size");
         base = { type, content };
-        remember(pack, at, base);
+        this.#remember(pack, at, base);
       }
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       result = { type: result.type, content: applyDelta(result.content, chain[i].delta) };
-      remember(pack, chain[i].offset, result);
+      this.#remember(pack, chain[i].offset, result);
     }
     return result;
   }
+
+  /** Bytes of decoded objects kept for delta chains (at most BASE_CACHE_BYTES). */
+  get cachedBytes(): number {
+    return this.#baseBytes;
+  }
+
+  #cached(pack: Pack, offset: number): { type: ObjectType; content: Uint8Array } | undefined {
+    const key = `${pack.id}:${offset}`;
+    const hit = this.#bases.get(key);
+    if (hit) {
+      this.#bases.delete(key);
+      this.#bases.set(key, hit);
+    }
+    return hit;
+  }
+
+  #remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
+    const size = object.content.length;
+    if (size > BASE_CACHE_BYTES / 4) return;
+    const key = `${pack.id}:${offset}`;
+    if (this.#bases.has(key)) return;
+    while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
+      const [oldest, old] = this.#bases.entries().next().value!;
+      this.#bases.delete(oldest);
+      this.#baseBytes -= old.content.length;
+    }
+    this.#bases.set(key, object);
+    this.#baseBytes += size;
+  }
 }
+
+/** What the cache of decoded pack objects may hold (git's core.deltaBaseCacheLimit is 96 MiB). */
+const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
 const MAX_DELTA_CHAIN = 4095;
-
-/** Keeps recent results of a pack: delta chains share their bases. */
-function remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
-  if (pack.decoded.size > 256) pack.decoded.clear();
-  pack.decoded.set(offset, object);
-}
 
 function readVarint(data: Uint8Array, at: { p: number }): number {
   let value = 0;

@@ -2,6 +2,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { comparePaths } from "./bytes.ts";
+import { refuseSkipWorktree } from "./checkout.ts";
 import { worktreeState } from "./compare.ts";
 import type { Index } from "./index_file.ts";
 import type { Repo } from "./repo.ts";
@@ -37,6 +38,7 @@ export async function removePaths(
     }
     for (const p of matching) if (!policy.hidden(p)) selected.add(p);
   }
+  refuseSkipWorktree(index, selected, "git rm");
   const head = await flattenTree(repo, await headTree(repo));
   const problems: string[] = [];
   if (!options.force) {
@@ -119,6 +121,7 @@ export function movePath(
       );
     }
   }
+  refuseSkipWorktree(index, entries, "git mv");
   const writer = new WorktreeWriter(repo);
   writer.prepareParentsReadOnly(source);
   const destAbs = writer.prepare(target);

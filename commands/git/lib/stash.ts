@@ -19,7 +19,8 @@ import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeRefl
 import type { Repo } from "./repo.ts";
 import { indexVsTree, worktreeStatus } from "./status.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
-import { lstatTracked, type PathPolicy, readWorktreeContent, worktreeMode, WorktreeWriter } from "./worktree.ts";
+import { lstatTracked, type PathPolicy, worktreeMode, WorktreeWriter } from "./worktree.ts";
+import { worktreeBlob } from "./convert.ts";
 
 const STASH_REF = "refs/stash";
 
@@ -110,7 +111,7 @@ export async function stashPush(
     }
     const info = lstatTracked(repo, path);
     if (!info) continue;
-    const content = readWorktreeContent(repo, path, info);
+    const content = await worktreeBlob(repo, path, info, { staging: true });
     const header = objectHeader("blob", content.length);
     const oid = await sha1(header, content);
     await repo.objects.writeHashed(oid, header, content);
@@ -122,7 +123,7 @@ export async function stashPush(
     if (index.entries.has(path) || policy.hidden(path)) continue;
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) continue;
-    const content = readWorktreeContent(repo, path, info);
+    const content = await worktreeBlob(repo, path, info, { staging: true });
     const header = objectHeader("blob", content.length);
     const oid = await sha1(header, content);
     await repo.objects.writeHashed(oid, header, content);
@@ -136,7 +137,7 @@ export async function stashPush(
     for (const path of untracked) {
       const info = lstatTracked(repo, path);
       if (!info) continue;
-      const content = readWorktreeContent(repo, path, info);
+      const content = await worktreeBlob(repo, path, info, { staging: true });
       const header = objectHeader("blob", content.length);
       const oid = await sha1(header, content);
       await repo.objects.writeHashed(oid, header, content);

@@ -18,6 +18,7 @@ import { type Index, type IndexEntry, S_IFGITLINK, statFields } from "./index_fi
 import { quickCompare } from "./compare.ts";
 import { type IgnoreLevel, IgnoreRules } from "./ignore.ts";
 import { sha1 } from "./codec.ts";
+import { conversionFor } from "./convert.ts";
 import { MODE_TREE, objectHeader, parseTree } from "./objects.ts";
 import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
@@ -212,7 +213,8 @@ export async function worktreeStatus(
     }
     if (!inScope(path, options.paths)) continue;
     if (entry.mode === S_IFGITLINK) continue;
-    if (entry.assumeValid) continue; // assume-unchanged: git does not look, not even for a deletion
+    // assume-unchanged and skip-worktree: git does not look, not even for a deletion.
+    if (entry.assumeValid || entry.skipWorktree) continue;
     if (hasRawBytes(path)) {
       // Tracked under a name that is not UTF-8: its file cannot be looked at, so nothing is said of it.
       unaddressable.push(path);
@@ -222,6 +224,7 @@ export async function worktreeStatus(
   }
 
   if (toHash.length > 0) {
+    const conversion = conversionFor(repo, index);
     const now = Date.now();
     for (const { entry, info } of toHash) {
       const abs = `${repo.dir}/${entry.path}`;
@@ -232,6 +235,8 @@ export async function worktreeStatus(
         unstaged.set(entry.path, "D");
         continue;
       }
+      // Compared in git's form: under autocrlf or a text attribute a file that differs only in line endings is clean.
+      if (!info.isSymlink) content = await conversion.toGit(entry.path, content);
       const oid = await sha1(objectHeader("blob", content.length), content);
       if (oid !== entry.oid) {
         unstaged.set(entry.path, "M");

@@ -32,9 +32,26 @@ export function unsafeComponent(name: string): string | null {
   return null;
 }
 
-/** Throws `InvalidPath` for a tree entry name git's verify_path would refuse. */
-export function verifyTreeEntryName(name: string, where: string): void {
-  const reason = unsafeComponent(name);
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+
+/**
+ * `.gitmodules` as a Windows or macOS checkout resolves it (git's is_ntfs_dotgitmodules and
+ * is_hfs_dotgitmodules): case folded, HFS's ignorable code points dropped, trailing dots and
+ * spaces and an alternate stream ignored, the 8.3 short names `gitmod~1`..`~4` and `gi7eba~N`.
+ */
+export function isGitmodulesName(name: string): boolean {
+  return /^(?:\.gitmodules|gitmod~[1-4]|gi7eba~[1-9])[. ]*(?::.*)?$/.test(
+    name.replace(HFS_IGNORABLE, "").toLowerCase(),
+  );
+}
+
+/**
+ * Throws `InvalidPath` for a tree entry name git's verify_path would refuse; `isLink`: the entry
+ * is a symbolic link, and a link named `.gitmodules` is refused too (git's fsck calls it
+ * gitmodulesSymlink: a checkout would let the link's target be read as the submodule config).
+ */
+export function verifyTreeEntryName(name: string, where: string, isLink = false): void {
+  const reason = isLink && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
   if (reason === null) return;
   throw new PtermError(
     "InvalidPath",
@@ -45,10 +62,13 @@ export function verifyTreeEntryName(name: string, where: string): void {
 }
 
 /** Throws `InvalidPath` for an index path with a component git's verify_path would refuse. */
-export function verifyIndexPath(path: string): void {
+export function verifyIndexPath(path: string, isLink = false): void {
   if (PLAINLY_SAFE_PATH.test(path)) return;
-  for (const component of path.split("/")) {
-    const reason = unsafeComponent(component);
+  const components = path.split("/");
+  for (const [i, component] of components.entries()) {
+    const reason = isLink && i === components.length - 1 && isGitmodulesName(component)
+      ? "a symbolic link named .gitmodules"
+      : unsafeComponent(component);
     if (reason === null) continue;
     throw new PtermError(
       "InvalidPath",

@@ -1,0 +1,143 @@
+/**
+ * Renames in merges and reverts, against the real git (twin repositories): a change to a file the
+ * other side moved lands at the new path, as git's ort puts it — exact renames, renames with
+ * edits (above git's 50% similarity), renames on either side, a revert of a change to a file
+ * moved since, and the conflicts (content at the new path, rename/delete).
+ */
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { git, gitRaw, ptermTry, result } from "./oracle.ts";
+import { Twin, worktreeFiles } from "./twin.ts";
+
+const body = (n: number, edit?: [number, string]) =>
+  Array.from({ length: n }, (_, i) => (edit && edit[0] === i ? edit[1] : `line ${i + 1} of the text`)).join("\n") +
+  "\n";
+
+async function setUp(twin: Twin): Promise<void> {
+  await twin.write("doc/guide.txt", body(20));
+  await twin.write("src/main.txt", body(12));
+  await twin.write("keep.txt", "k\n");
+  await twin.run("git add --repo R --all", ["add", "-A"]);
+  await twin.run("git commit --repo R -m base", ["commit", "-qm", "base"]);
+}
+
+async function commitAll(twin: Twin, message: string): Promise<void> {
+  await twin.run("git add --repo R --all", ["add", "-A"]);
+  await twin.run(`git commit --repo R -m ${message} --allow-empty`, ["commit", "-qm", message, "--allow-empty"]);
+}
+
+Deno.test("merge: a change to a file the other side renamed applies at its new path (either side)", async () => {
+  await using twin = await Twin.create();
+  await setUp(twin);
+  await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
+  await twin.write("doc/guide.txt", body(20, [3, "edited on other"]));
+  await twin.remove("src/main.txt");
+  await twin.write("lib/main.txt", body(12, [10, "moved and edited on other"])); // rename with an edit
+  await commitAll(twin, "other");
+  await twin.run("git checkout --repo R main", ["checkout", "-q", "main"]);
+  await twin.remove("doc/guide.txt");
+  await twin.write("manual/guide.txt", body(20)); // exact rename
+  await twin.write("src/main.txt", body(12, [1, "edited on main"]));
+  await commitAll(twin, "main");
+  const merged = await twin.run("git merge --repo R --branch other -m merged", [
+    "merge",
+    "-q",
+    "-m",
+    "merged",
+    "other",
+  ]);
+  assert.equal(result(merged).outcome, "merge");
+  await twin.compare("renames on both sides");
+});
+
+Deno.test("revert: undoing a change to a file that was moved since undoes it at the new path", async () => {
+  await using twin = await Twin.create();
+  await setUp(twin);
+  await twin.write("doc/guide.txt", body(20, [5, "a change to revert later"]));
+  await commitAll(twin, "change");
+  await twin.remove("doc/guide.txt");
+  await twin.write("guide.txt", body(20, [5, "a change to revert later"]).replace("line 19", "line nineteen"));
+  await commitAll(twin, "move");
+  await twin.run("git revert --repo R --ref HEAD~1", ["revert", "--no-edit", "HEAD~1"]);
+  await twin.compare("revert through a rename");
+});
+
+Deno.test("merge: conflicting edits to a renamed file conflict at the new path; rename against delete conflicts", async () => {
+  await using twin = await Twin.create();
+  await setUp(twin);
+  await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
+  await twin.write("doc/guide.txt", body(20, [7, "theirs says this"]));
+  await twin.remove("src/main.txt");
+  await commitAll(twin, "other");
+  await twin.run("git checkout --repo R main", ["checkout", "-q", "main"]);
+  await twin.remove("doc/guide.txt");
+  await twin.write("guide.txt", body(20, [7, "ours says that"]));
+  await twin.remove("src/main.txt");
+  await twin.write("main.txt", body(12));
+  await commitAll(twin, "main");
+  const conflict = await twin.run("git merge --repo R --branch other", ["merge", "-q", "other"], "Conflict");
+  assert.deepEqual(result(conflict).conflicts, ["guide.txt", "main.txt"]);
+  assert.equal(await git(twin.p, "ls-files", "-s"), await git(twin.g, "ls-files", "-s"));
+  assert.match(
+    await Deno.readTextFile(`${twin.p}/guide.txt`),
+    /<<<<<<< HEAD:guide.txt\n[^]*>>>>>>> other:doc\/guide.txt/,
+  );
+  await twin.compare("rename conflicts");
+});
+
+const fileNames = ["a.txt", "b.txt", "docs/c.txt"];
+const mergeSide = fc.record({
+  /** Per file: keep, edit a line, rename (with an edit or not) or delete. */
+  fates: fc.array(
+    fc.record({
+      fate: fc.constantFrom("keep", "edit", "rename", "rename-edit", "delete"),
+      line: fc.nat(19),
+      to: fc.constantFrom("moved/", "other/", ""),
+    }),
+    { minLength: 3, maxLength: 3 },
+  ),
+});
+
+Deno.test("property: merges over renames agree with git's ort (trees, conflicts, index stages, files)", async () => {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(mergeSide, mergeSide, async (left, right) => {
+      run++;
+      await using twin = await Twin.create();
+      for (const [i, name] of fileNames.entries()) await twin.write(name, body(20, [i, `file ${i}`]));
+      await commitAll(twin, "base");
+      const apply = async (side: typeof left, tag: string) => {
+        for (const [i, { fate, line, to }] of side.fates.entries()) {
+          const name = fileNames[i];
+          const edited = body(20, [line, `${tag} edit of file ${i}`]).replace(`line ${i + 1} of`, `file ${i}`);
+          if (fate === "edit") await twin.write(name, edited);
+          if (fate === "delete") await twin.remove(name);
+          if (fate === "rename" || fate === "rename-edit") {
+            const content = fate === "rename" ? await Deno.readTextFile(`${twin.p}/${name}`) : edited;
+            await twin.remove(name);
+            await twin.write(`${to}${tag}-${name.replace("/", "-")}`, content);
+          }
+        }
+      };
+      await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
+      await apply(right, "theirs");
+      await commitAll(twin, "other");
+      await twin.run("git checkout --repo R main", ["checkout", "-q", "main"]);
+      await apply(left, "ours");
+      await commitAll(twin, "main");
+      const ours = await ptermTry(twin.root.path, "git merge --repo p --branch other -m merged");
+      const real = await gitRaw(twin.g, ["merge", "-q", "-m", "merged", "other"]);
+      const note = `run ${run}: ${JSON.stringify({ left, right })}\n${real.stdout}${real.stderr}`;
+      if (real.code === 0) {
+        assert.equal(ours.exit_code, 0, `git merged cleanly, pterm: ${ours.stderr}\n${note}`);
+        await twin.compare(note);
+        return;
+      }
+      assert.equal(ours.error_code, "Conflict", `git had conflicts, pterm: ${ours.stderr}\n${note}`);
+      assert.equal(await git(twin.p, "ls-files", "-s"), await git(twin.g, "ls-files", "-s"), `stages ${note}`);
+      assert.deepEqual(await worktreeFiles(twin.p), await worktreeFiles(twin.g), `files ${note}`);
+    }),
+    { numRuns: Number(Deno.env.get("RENAME_MERGE_RUNS") ?? 15) },
+  );
+});
