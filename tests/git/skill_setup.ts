@@ -28,7 +28,7 @@ export async function gitSkillSetup(root: string): Promise<() => Promise<void>> 
   await git(`${seed}/app`, "push", "--quiet", server.url("app.git"), "main");
   await Deno.writeTextFile(
     `${root}/pterm.json`,
-    JSON.stringify({ git: { remotes: { allow: [`${server.origin}/`] } } }, null, 2) + "\n",
+    JSON.stringify({ git: { default_repo: "demo", remotes: { allow: [`${server.origin}/`] } } }, null, 2) + "\n",
   );
   void bare;
   return async () => {
