@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   "PatchParseError",
   "PatchApplyError",
   "StaleJournal",
+  "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
   "UnsupportedFormat",
