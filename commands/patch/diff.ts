@@ -436,17 +436,22 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       else replacement.push(reindent ? reindent.apply(l.text) : l.text);
     }
     const touchesEnd = pos + oldLen === doc.length;
-    const addedAdopted = options.keepLineEndings ? replacement : adoptAdded(doc, lines, replacement);
+    const wasEmpty = doc.length === 0;
+    const keepEndings = options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     if (touchesEnd && doc.length > 0) {
-      if (hunk.newNoNewline) {
-        doc.finalNewline = false;
-        const last = doc.length - 1;
-        // A CRLF file whose last line loses its newline loses its `\r` with it.
-        if (!options.keepLineEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
-          doc.splice(last, 1, [doc.lines[last].slice(0, -1)]);
-        }
-      } else if (hunk.oldNoNewline || !doc.finalNewline) doc.finalNewline = true;
+      // The final newline changes only when the diff says so (git's `\ No newline at end of file`
+      // on one side only); a hunk written without the markers keeps the file's state.
+      if (hunk.newNoNewline) doc.finalNewline = false;
+      else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
+      const last = doc.length - 1;
+      // A CRLF file whose last line has no newline has no `\r` there either.
+      if (
+        !doc.finalNewline && !keepEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")
+      ) {
+        doc.splice(last, 1, [doc.lines[last].slice(0, -1)]);
+      }
     }
     if (expected !== null) drift += pos - expected;
     sizeDelta += addedAdopted.length - oldLen;
@@ -469,6 +474,26 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   return reports;
 }
 
+/**
+ * Whether a hunk carries the file's own line endings at `pos`: the file has CRLF lines (a CRLF or
+ * mixed file), and each old line of the hunk ends in `\r` exactly where the file's line does (a
+ * diff `git diff` wrote of that file). Only then are added lines written with the endings they
+ * have in the diff, byte for byte; otherwise a `\r` in the diff is transport (a CRLF line pasted
+ * into an LF patch) and added lines take the file's style — so an LF-only file never gets a `\r`.
+ */
+function carriesFileEndings(doc: TextDoc, pos: number, lines: readonly HunkLine[]): boolean {
+  // A file without a line break (empty, new, one unterminated line) has no style of its own:
+  // it gets the diff's bytes.
+  if (doc.length === 0 || (doc.length === 1 && !doc.finalNewline)) return true;
+  if (doc.crLines === 0) return false;
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    if (l.text.endsWith("\r") !== doc.lines[k++].endsWith("\r")) return false;
+  }
+  return true;
+}
+
 /** Added lines take the file's line ending; context lines stay exactly as the file has them. */
 function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: string[]): string[] {
   const crlf = doc.style === "crlf";
@@ -478,7 +503,10 @@ function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: strin
     if (l.kind === "-") continue;
     const text = replacement[r++];
     if (l.kind === " ") out.push(text);
-    else out.push(crlf && !text.endsWith("\r") ? text + "\r" : text);
+    else {
+      const bare = text.endsWith("\r") ? text.slice(0, -1) : text;
+      out.push(crlf ? bare + "\r" : bare);
+    }
   }
   return out;
 }

@@ -59,14 +59,20 @@ export class TextDoc {
     return this.lines.length;
   }
 
-  /** The style most lines use; a file with no line breaks counts as LF. */
-  get style(): EolStyle {
+  /** How many lines end with `\r`. */
+  get crLines(): number {
     if (this.#crCount === null) {
       this.#crCount = 0;
       for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
     }
+    return this.#crCount;
+  }
+
+  /** The style most lines use; a file with no line breaks counts as LF. */
+  get style(): EolStyle {
+    this.crLines;
     const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
-    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
+    return this.#crCount! > 0 && this.#crCount! * 2 >= breaks ? "crlf" : "lf";
   }
 
   toText(): string {
