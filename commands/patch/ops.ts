@@ -6,7 +6,7 @@
 import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
-import { closestLines, firstHitAfter, locate, parseKeys, type Scope, wholeDoc } from "./keys.ts";
+import { closestLines, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
 import { countChanges, TextDoc } from "./text.ts";
 import { bytesOf, DEFAULT_FILE_MODE, type FileState, type View, ViewError } from "./view.ts";
 
@@ -201,7 +201,29 @@ function resolveScope(doc: TextDoc, block: Block): Scope {
   let last = doc.length - 1;
   if (endKeys) {
     const from = startKeys ? first : first - 1;
-    const end = firstHitAfter(doc, from, doc.length - 1, endKeys);
+    const endParam = param(block, "end-keys")!;
+    const found = locateEnd(doc, from, doc.length - 1, endParam.value);
+    if (found.kind === "many") {
+      const shown = found.candidates.map((c) =>
+        `${showLine(doc, c.line)} (first line with ${c.keys.map((k) => `\`${k}\``).join(", ")})`
+      );
+      throw new OpError(
+        "AmbiguousMatch",
+        `no line after the scope's start (line ${
+          first + 1
+        }) contains the whole end-keys \`${endParam.value.trim()}\`, ` +
+          `and its parts first occur on different lines: ${shown.join("; ")}; give end-keys the text of the one line ` +
+          "that ends the block (a part that only that line contains, or the whole line without separators)",
+        {
+          parameter: "end-keys",
+          keys: endKeys,
+          start_line: first + 1,
+          matches: found.candidates.map((c) => ({ line: c.line + 1, text: doc.plain(c.line), keys: c.keys })),
+        },
+        endParam.line,
+      );
+    }
+    const end = found.kind === "unique" ? found.line : null;
     if (end === null) {
       const searched = { first: Math.min(from + 1, doc.length - 1), last: doc.length - 1 };
       const closest = searched.first <= searched.last ? closestLines(doc, searched, endKeys) : [];
