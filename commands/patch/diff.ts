@@ -728,5 +728,48 @@ function indentShift(doc: TextDoc, pos: number, lines: readonly HunkLine[]): Rei
       apply: (t) => (t.startsWith(prefix) ? t.slice(prefix.length) : t),
     };
   }
-  return null;
+  return tabsForSpaces(doc, pos, lines);
+}
+
+/**
+ * A hunk retyped with spaces where the file indents with tabs (or the other way round), matched
+ * with whitespace aside: when one tab width explains every matched line's indentation, added
+ * lines are re-indented in the file's style — a Makefile recipe keeps its tab.
+ */
+function tabsForSpaces(doc: TextDoc, pos: number, lines: readonly HunkLine[]): Reindent | null {
+  const pairs: { file: string; hunk: string }[] = [];
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs.push({ file: leading(fileLine), hunk: leading(l.text) });
+  }
+  const onlyTabs = (s: string) => /^\t*$/.test(s);
+  const onlySpaces = (s: string) => /^ *$/.test(s);
+  const fileTabs = pairs.every((p) => onlyTabs(p.file) && onlySpaces(p.hunk)) &&
+    pairs.some((p) => p.file.length > 0);
+  const fileSpaces = pairs.every((p) => onlySpaces(p.file) && onlyTabs(p.hunk)) &&
+    pairs.some((p) => p.hunk.length > 0);
+  if (!fileTabs && !fileSpaces) return null;
+  const tabs = (p: { file: string; hunk: string }) => (fileTabs ? p.file.length : p.hunk.length);
+  const spaces = (p: { file: string; hunk: string }) => (fileTabs ? p.hunk.length : p.file.length);
+  const width = [8, 4, 2, 3, 1].find((w) => pairs.every((p) => spaces(p) === tabs(p) * w));
+  if (width === undefined) return null;
+  if (fileTabs) {
+    return {
+      label: `spaces→tabs (${width})`,
+      apply: (t) => {
+        const lead = /^ */.exec(t)![0].length;
+        return "\t".repeat(Math.floor(lead / width)) + " ".repeat(lead % width) + t.slice(lead);
+      },
+    };
+  }
+  return {
+    label: `tabs→spaces (${width})`,
+    apply: (t) => {
+      const lead = /^\t*/.exec(t)![0].length;
+      return " ".repeat(lead * width) + t.slice(lead);
+    },
+  };
 }

@@ -190,3 +190,19 @@ Deno.test("prose after the last hunk is dropped; text between hunks is an error"
     /unexpected line in the diff: `note: and now`/,
   );
 });
+
+Deno.test("a hunk retyped with spaces for a tab-indented file: added lines take the file's tabs (a Makefile stays valid)", () => {
+  const makefile = "all: app\n\napp: main.o\n\t$(CC) -o app main.o\n\nclean:\n\trm -f app\n";
+  const { text, reports } = apply(
+    makefile,
+    "@@ -3,2 +3,3 @@\n app: main.o\n-    $(CC) -o app main.o\n+    $(CC) -o app main.o util.o\n+    strip app\n",
+  );
+  assert.equal(text, "all: app\n\napp: main.o\n\t$(CC) -o app main.o util.o\n\tstrip app\n\nclean:\n\trm -f app\n");
+  assert.equal(reports[0].strategy, "whitespace");
+  // And tabs typed into a file indented with spaces become its spaces.
+  const python = "def f():\n    if x:\n        return 1\n    return 0\n";
+  assert.equal(
+    apply(python, "@@ -2,2 +2,3 @@\n \tif x:\n-\t\treturn 1\n+\t\tlog(x)\n+\t\treturn 2\n").text,
+    "def f():\n    if x:\n        log(x)\n        return 2\n    return 0\n",
+  );
+});
