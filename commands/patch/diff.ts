@@ -118,12 +118,19 @@ function gitHeaderPaths(rest: string): { old: string; new: string } | null {
   if (plain) return { old: plain[1], new: plain[2] };
   const parts = rest.split(" ");
   if (parts.length === 2) return { old: parts[0], new: parts[1] };
+  // `--no-prefix` with spaces in the path: the same path twice (an edit or mode change).
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === " " && rest.slice(0, half) === rest.slice(half + 1)) {
+    return { old: rest.slice(0, half), new: rest.slice(half + 1) };
+  }
   return null;
 }
 
 interface Draft {
   oldPath: string | null | undefined;
   newPath: string | null | undefined;
+  /** The file began with a `diff --git` line (whose paths could not always be told apart). */
+  gitHeader: boolean;
   gitOld?: string;
   gitNew?: string;
   newMode: number | null;
@@ -167,6 +174,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       oldPath: undefined,
       newPath: undefined,
       newMode: null,
+      gitHeader: false,
       created: false,
       deleted: false,
       copy: false,
@@ -195,6 +203,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     const t = text[i];
     if (t.startsWith("diff --git ")) {
       current = start(lineNo[i]);
+      current.gitHeader = true;
       const paths = gitHeaderPaths(t.slice("diff --git ".length));
       if (paths) {
         current.gitOld = paths.old;
@@ -269,7 +278,7 @@ function finishFile(d: Draft): FileDiff {
     // Only `diff --git` headers (or rename lines) rename. A plain `diff -u x.py x.py.new` edits one
     // file, as git apply and GNU patch read it: the old name when it is the shorter prefix of the
     // new one (a backup or scratch name), else the new name.
-    if (d.gitOld === undefined && oldPath !== null && newPath !== null && oldPath !== newPath) {
+    if (!d.gitHeader && oldPath !== null && newPath !== null && oldPath !== newPath) {
       const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
       oldPath = edited;
       newPath = edited;
@@ -287,6 +296,7 @@ function finishFile(d: Draft): FileDiff {
   if (d.renameFrom !== undefined && d.renameTo !== undefined) {
     oldPath = d.renameFrom;
     newPath = d.renameTo;
+    hasPaths = true;
   }
   if (d.created) oldPath = null;
   if (d.deleted) newPath = null;

@@ -125,3 +125,36 @@ Deno.test("a UTF-8 BOM survives every kind of edit, as git apply keeps it", asyn
   assert.deepEqual(await Deno.readFile(`${r}/a.txt`), withBom("one\nTWO\nthree\n"));
   assert.deepEqual(await Deno.readFile(`${r}/b.txt`), withBom("alpha\nBETA\n"));
 });
+
+Deno.test("git diff --no-prefix renames and edits paths with spaces, as git apply -p0 does", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, {
+    "old name.txt": lines(20, "o").join("\n") + "\n",
+    "keep me.txt": "same\n",
+    "dir with space/mode me.sh": "echo hi\n",
+    "edit me.txt": "x\ny\n",
+  });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await git(r, "mv", "old name.txt", "new name.txt");
+  await git(r, "mv", "keep me.txt", "kept here.txt");
+  const edited = lines(20, "o");
+  edited[4] = "EDITED";
+  await writeTree(r, { "new name.txt": edited.join("\n") + "\n", "edit me.txt": "x\nY\n" });
+  await Deno.chmod(`${r}/dir with space/mode me.sh`, 0o755);
+  await git(r, "add", "-A");
+  const diff = await git(r, "diff", "--cached", "--no-prefix", "-M");
+  assert.match(diff, /^diff --git old name\.txt new name\.txt$/m);
+  const expected = await readTree(r);
+  await git(r, "reset", "-q", "--hard");
+  await Deno.chmod(`${r}/dir with space/mode me.sh`, 0o644);
+  await Deno.writeTextFile(`${root.path}/np.diff`, diff);
+  await git(r, "apply", "--check", "-p0", `${root.path}/np.diff`);
+
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.deepEqual(await readTree(r), expected);
+  assert.equal((await Deno.stat(`${r}/dir with space/mode me.sh`)).mode! & 0o777, 0o755);
+});
