@@ -17,6 +17,7 @@
  * strategy that applied each hunk is reported.
  */
 
+import { type BinaryHunk, parseBinaryPatch } from "./binary.ts";
 import { lineSimilarity } from "./keys.ts";
 import type { TextDoc } from "./text.ts";
 
@@ -50,7 +51,11 @@ export interface FileDiff {
   /** `copy from`/`copy to` (git diff -C): the new file starts from the source, which stays. */
   readonly copy: boolean;
   readonly hunks: readonly Hunk[];
+  /** A binary file: `binaryHunk` holds git's binary patch, absent for "Binary files … differ". */
   readonly binary: boolean;
+  readonly binaryHunk: BinaryHunk | null;
+  /** The blob ids of the `index` line (abbreviated or full), when the diff has one. */
+  readonly blobIds: { readonly old: string; readonly new: string } | null;
   readonly patchLine: number;
 }
 
@@ -141,6 +146,8 @@ interface Draft {
   copy: boolean;
   hunks: Hunk[];
   binary: boolean;
+  binaryHunk?: BinaryHunk;
+  blobIds?: { old: string; new: string };
   patchLine: number;
   sawHeaders: boolean;
 }
@@ -238,11 +245,33 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
         if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
         if (key === "copy from" || key === "copy to") current.copy = true;
+        if (key === "index") {
+          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)/.exec(value.trim());
+          if (ids) current.blobIds = { old: ids[1], new: ids[2] };
+        }
         continue;
       }
     }
-    if (/^(Binary files .* differ|GIT binary patch)/.test(t)) {
+    if (/^Binary files .* differ$/.test(t)) {
       if (current) current.binary = true;
+      continue;
+    }
+    if (t === "GIT binary patch" && current) {
+      current.binary = true;
+      const parsed = parseBinaryPatch(text, i + 1);
+      if ("error" in parsed) {
+        const bad = text[parsed.error] ?? "";
+        throw new DiffParseError(
+          lineNo[parsed.error] ?? lineNo[i],
+          "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them",
+          bad,
+          `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${
+            bad.length > 80 ? bad.slice(0, 80) + "…" : bad
+          }\`; send the output of \`git diff --binary\` unchanged`,
+        );
+      }
+      current.binaryHunk = parsed.hunk;
+      i = parsed.next - 1;
       continue;
     }
     if (t.trim() === "") continue;
@@ -308,6 +337,8 @@ function finishFile(d: Draft): FileDiff {
     copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
     hunks: d.hunks,
     binary: d.binary,
+    binaryHunk: d.binaryHunk ?? null,
+    blobIds: d.blobIds ?? null,
     patchLine: d.patchLine,
   };
 }

@@ -3,6 +3,7 @@
  * op either succeeds and updates the view, or throws before changing it.
  */
 
+import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
 import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
@@ -704,6 +705,52 @@ function diffTargets(block: Block, file: FileDiff, count: number): { from: strin
   );
 }
 
+/**
+ * A binary hunk of `git diff --binary`, applied as `git apply` does: the file must be the blob the
+ * `index` line names (a delta against anything else would be garbage), and so must the result.
+ */
+async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): Promise<Uint8Array> {
+  const ids = file.blobIds;
+  const isNull = (id: string) => /^0+$/.test(id);
+  if (ids && !isNull(ids.old) && !(await blobId(base)).startsWith(ids.old)) {
+    throw new OpError(
+      "Conflict",
+      `\`${rel}\` is not the file this binary diff was made from (its blob is not ${ids.old}); make the diff ` +
+        "again from the file as it is now",
+      { file: rel, expected_blob: ids.old },
+      file.patchLine,
+    );
+  }
+  if (!ids && file.binaryHunk!.kind === "delta") {
+    throw new OpError(
+      "PatchParseError",
+      `the binary delta for \`${rel}\` comes without its \`index <old>..<new>\` line, so it cannot be checked; ` +
+        "send the output of `git diff --binary` unchanged",
+      { file: rel },
+      file.patchLine,
+    );
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = applyBinaryHunk(file.binaryHunk!, base);
+  } catch (error) {
+    if (!(error instanceof BinaryPatchError)) throw error;
+    throw new OpError("CorruptInput", `the binary diff of \`${rel}\` cannot be applied: ${error.message}`, {
+      file: rel,
+    }, file.patchLine);
+  }
+  if (ids && !isNull(ids.new) && !(await blobId(bytes)).startsWith(ids.new)) {
+    throw new OpError(
+      "CorruptInput",
+      `the binary diff of \`${rel}\` does not produce the blob its index line names (${ids.new}); the patch was ` +
+        "damaged — send the output of `git diff --binary` unchanged",
+      { file: rel, expected_blob: ids.new },
+      file.patchLine,
+    );
+  }
+  return bytes;
+}
+
 async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   let files: FileDiff[];
   try {
@@ -728,16 +775,50 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   for (const file of files) {
     const { from, to } = diffTargets(block, file, files.length);
     const shown = (to ?? from)!;
-    if (file.binary) {
+    if (file.binary && !file.binaryHunk) {
       throw new OpError(
         "UnsupportedFormat",
-        `the diff of \`${shown}\` is binary; write binary files with file.binary (Base64 body)`,
+        `the diff of \`${shown}\` only says "Binary files … differ", which holds no content; make it with ` +
+          "`git diff --binary` (applied and checked like git apply does), or write the file with file.binary (Base64 body)",
         { file: shown },
         file.patchLine,
       );
     }
     const fromLoc = from === null ? null : await view.locate(from, "diff path");
     const toLoc = to === null ? null : await view.locate(to, "diff path");
+    if (file.binaryHunk) {
+      const before = fromLoc === null
+        ? null
+        : (file.copy ? await view.get(fromLoc.rel, view.absOf(fromLoc.rel)) : await current(fromLoc.rel));
+      if (fromLoc && before?.kind !== "file") {
+        throw new OpError("NotFound", `the binary diff edits \`${fromLoc.rel}\`, which does not exist`, {
+          file: fromLoc.rel,
+        }, file.patchLine);
+      }
+      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file") {
+        throw new OpError("AlreadyExists", `the binary diff creates \`${toLoc.rel}\`, which already exists`, {
+          file: toLoc.rel,
+        }, file.patchLine);
+      }
+      const base = before?.kind === "file" ? bytesOf(before) : new Uint8Array();
+      const bytes = await applyBinaryDiff(file, base, (fromLoc ?? toLoc)!.rel);
+      if (toLoc === null) {
+        if (bytes.length > 0) {
+          throw new OpError("PatchApplyError", `the binary diff deletes \`${fromLoc!.rel}\` but leaves content`, {
+            file: fromLoc!.rel,
+          }, file.patchLine);
+        }
+        results.set(fromLoc!.rel, { kind: "absent" });
+        touched.push(fromLoc!.rel);
+        continue;
+      }
+      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, { kind: "absent" });
+      let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
+      if (file.newMode !== null) binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      results.set(toLoc.rel, { kind: "file", content: bytes, mode: binaryMode });
+      touched.push(toLoc.rel);
+      continue;
+    }
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
     if (fromLoc === null) {

@@ -158,3 +158,88 @@ Deno.test("git diff --no-prefix renames and edits paths with spaces, as git appl
   assert.deepEqual(await readTree(r), expected);
   assert.equal((await Deno.stat(`${r}/dir with space/mode me.sh`)).mode! & 0o777, 0o755);
 });
+
+/** Deterministic pseudo-random bytes (a binary file git cannot diff as text). */
+function noise(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  out[1] = 0; // a NUL byte: git takes the file for binary
+  return out;
+}
+
+Deno.test("git diff --binary: literal and delta hunks apply, checked against the index line's blob ids", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  const big = noise(40_000, 7);
+  await writeTree(r, { "img.bin": big, "small.bin": noise(300, 3), "gone.bin": noise(100, 5), "text.txt": "a\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  const edited = new Uint8Array(big);
+  edited.set(noise(64, 11), 20_000); // a small change in a large file: git writes a delta
+  await writeTree(r, { "img.bin": edited, "small.bin": noise(200, 4), "new.bin": noise(500, 9), "text.txt": "b\n" });
+  await Deno.remove(`${r}/gone.bin`);
+  await git(r, "add", "-A");
+  const diff = await git(r, "diff", "--cached", "--binary");
+  assert.match(diff, /^delta \d+$/m);
+  assert.match(diff, /^literal \d+$/m);
+  const expected = {
+    "img.bin": edited,
+    "small.bin": noise(200, 4),
+    "new.bin": noise(500, 9),
+  };
+  await git(r, "reset", "-q", "--hard");
+  const body = diff.replace(/\n$/, "").split("\n");
+
+  // A file that is not the diff's preimage is refused (a delta on it would be garbage).
+  await writeTree(r, { "img.bin": noise(40_000, 8) });
+  const wrongBase = await apply(root.path, patchOf(block("git.diff", ".", body)), "--repo r");
+  assert.equal(wrongBase.error_code, "Conflict", wrongBase.stderr);
+  assert.match(wrongBase.stderr, /`img\.bin` is not the file this binary diff was made from/);
+  await git(r, "checkout", "--", ".");
+
+  // One damaged base85 character: the blob check (or zlib) refuses, nothing is written.
+  const damaged = body.map((
+    l,
+    i,
+  ) => (i === body.findIndex((x) => /^delta /.test(x)) + 1
+    ? l.slice(0, 10) + (l[10] === "0" ? "1" : "0") + l.slice(11)
+    : l)
+  );
+  const bad = await apply(root.path, patchOf(block("git.diff", ".", damaged)), "--repo r");
+  assert.equal(bad.error_code, "CorruptInput", bad.stderr);
+  assert.equal(await git(r, "status", "--porcelain", "--untracked-files=no"), "");
+
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", body)), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  for (const [path, bytes] of Object.entries(expected)) {
+    assert.deepEqual(await Deno.readFile(`${r}/${path}`), bytes, path);
+  }
+  await assert.rejects(Deno.stat(`${r}/gone.bin`), Deno.errors.NotFound);
+  assert.equal(await Deno.readTextFile(`${r}/text.txt`), "b\n");
+  // git agrees: applying the same diff in reverse to pterm's result gives back the base commit's tree.
+  await Deno.writeTextFile(`${root.path}/bin.diff`, diff);
+  await git(r, "apply", "--check", "-R", `${root.path}/bin.diff`);
+  await git(r, "fsck", "--strict");
+});
+
+Deno.test('"Binary files … differ" holds no content: refused, saying to use git diff --binary', async () => {
+  await using root = await makeRoot();
+  await writeTree(root.path, { "x.bin": noise(50, 1) });
+  const env = await apply(
+    root.path,
+    patchOf(
+      block("git.diff", ".", [
+        "diff --git a/x.bin b/x.bin",
+        "index 1111111..2222222 100644",
+        "Binary files a/x.bin and b/x.bin differ",
+      ]),
+    ),
+  );
+  assert.equal(env.error_code, "UnsupportedFormat", env.stderr);
+  assert.match(env.stderr, /git diff --binary/);
+});
