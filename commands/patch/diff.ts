@@ -417,6 +417,8 @@ export type HunkFailure =
     readonly strategy: Strategy;
     readonly lines: readonly number[];
     readonly texts: readonly string[];
+    /** The old-side start line the `@@` header states, null when it gives none. */
+    readonly stated: number | null;
   }
   | { readonly kind: "no-anchor"; readonly hunk: number; readonly patchLine: number };
 
@@ -610,9 +612,10 @@ function place(
   }
   for (const same of [exactly, looseWhitespace]) {
     const found = allPositions(doc, old, written, same);
-    if (found.length === 1) {
+    const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+    if (chosen !== null) {
       const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
-      return { pos: found[0], lines, strategy };
+      return { pos: chosen, lines, strategy };
     }
     if (found.length > 1) {
       throw new HunkError({
@@ -622,11 +625,15 @@ function place(
         strategy: "shifted",
         lines: found.map((p) => p + 1),
         texts: found.map((p) => doc.plain(p)),
+        stated: hunk.oldStart,
       });
     }
   }
   const fuzzy = fuzzyCandidates(doc, lines, written);
-  if (fuzzy.length === 1) return { pos: fuzzy[0].pos, lines: fuzzy[0].lines, strategy: "fuzzy" };
+  const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
+  if (fuzzyChosen !== null) {
+    return { pos: fuzzyChosen, lines: fuzzy.find((c) => c.pos === fuzzyChosen)!.lines, strategy: "fuzzy" };
+  }
   if (fuzzy.length > 1) {
     throw new HunkError({
       kind: "ambiguous",
@@ -635,9 +642,20 @@ function place(
       strategy: "fuzzy",
       lines: fuzzy.map((c) => c.pos + 1),
       texts: fuzzy.map((c) => doc.plain(c.pos)),
+      stated: hunk.oldStart,
     });
   }
   throw new HunkError({ kind: "no-match", hunk: number, patchLine: hunk.patchLine, closest: closestRegion(doc, old) });
+}
+
+/**
+ * Among several places, the one strictly nearest the stated line (as `git apply` takes the match
+ * nearest the line its `@@` names); null without a stated line or when two are equally near.
+ */
+function nearest(positions: readonly number[], expected: number | null): number | null {
+  if (expected === null || positions.length < 2) return null;
+  const byDistance = [...positions].sort((a, b) => Math.abs(a - expected) - Math.abs(b - expected));
+  return Math.abs(byDistance[0] - expected) < Math.abs(byDistance[1] - expected) ? byDistance[0] : null;
 }
 
 /** Variants of the hunk with up to two outer context lines dropped on each side (GNU patch's fuzz). */

@@ -649,16 +649,23 @@ function hunkProblem(error: HunkError, file: string): OpError {
     );
   }
   if (f.kind === "ambiguous") {
+    const places = f.lines.map((line, i) => {
+      const text = f.texts[i].trim();
+      return `line ${line} \`${text.length > 60 ? text.slice(0, 60) + "…" : text}\``;
+    });
+    const stated = f.stated === null
+      ? "its `@@` line states no line number"
+      : `its \`@@\` line states line ${f.stated}, and no place is nearer to it than all the others`;
     return new OpError(
       "AmbiguousMatch",
-      `hunk ${f.hunk} of \`${file}\` fits ${f.lines.length} places (${f.strategy}): lines ${
-        f.lines.join(", ")
-      }; a hunk is never applied to an ambiguous place. Add context lines that make it unique, or give its ` +
-        "right line number in `@@ -N,M +N,M @@`",
+      `hunk ${f.hunk} of \`${file}\` fits ${f.lines.length} places (${f.strategy}): ${places.join(", ")}; ${stated}. ` +
+        "A hunk is never applied to a guessed place: give the right line number in `@@ -N,M +N,M @@` (the " +
+        "place nearest it wins), or add context lines that only one place has",
       {
         file,
         hunk: f.hunk,
         strategy: f.strategy,
+        stated_line: f.stated,
         matches: f.lines.map((line, i) => ({ line, text: f.texts[i] })),
       },
       f.patchLine,

@@ -62,13 +62,23 @@ Deno.test("a hunk whose line number is off is found by its text when that text o
   assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 6, 1]]);
 });
 
-Deno.test("a shifted hunk whose text occurs twice is refused with both places", () => {
+Deno.test("a shifted hunk whose text occurs twice goes to the place strictly nearest its stated line, as git apply", () => {
   const file = "a\nrepeat\nb\nc\nrepeat\nb\n";
-  const f = failure(file, "@@ -10,2 +10,2 @@\n repeat\n-b\n+B\n");
+  const { text, reports } = apply(file, "@@ -10,2 +10,2 @@\n repeat\n-b\n+B\n");
+  assert.equal(text, "a\nrepeat\nb\nc\nrepeat\nB\n");
+  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 5, 10]]);
+  // Equally near (line 2 and line 5 from a stated line 3.5 cannot be; 1 and 5 from 3 are): refused.
+  const tie = "repeat\nb\nx\nx\nrepeat\nb\n";
+  const f = failure(tie, "@@ -3,2 +3,2 @@\n repeat\n-b\n+B\n");
   assert.equal(f.kind, "ambiguous");
-  if (f.kind === "ambiguous") assert.deepEqual(f.lines, [2, 5]);
+  if (f.kind === "ambiguous") {
+    assert.deepEqual(f.lines, [1, 5]);
+    assert.deepEqual(f.texts, ["repeat", "repeat"]);
+    assert.equal(f.stated, 3);
+  }
   const g = failure(file, "@@ @@\n repeat\n-b\n+B\n");
   assert.equal(g.kind, "ambiguous");
+  if (g.kind === "ambiguous") assert.equal(g.stated, null);
 });
 
 Deno.test("fuzzy: changed context lines are tolerated, the removed line must match", () => {

@@ -243,3 +243,39 @@ Deno.test('"Binary files … differ" holds no content: refused, saying to use gi
   assert.equal(env.error_code, "UnsupportedFormat", env.stderr);
   assert.match(env.stderr, /git diff --binary/);
 });
+
+Deno.test("a hunk whose text repeats lands where git apply puts it (nearest its stated line); a tie is AmbiguousMatch listing each place", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  const unit = ["    if ready:", "        start()", "    return"];
+  const file = ["def a():", ...unit, "", "def b():", "    x = 1", ...unit, "", "def c():", ...unit].join("\n") + "\n";
+  // A diff made against an older file: its stated line 7 is one off b's block (line 8).
+  const diff = [
+    "--- a/m.py",
+    "+++ b/m.py",
+    "@@ -7,3 +7,3 @@",
+    "     if ready:",
+    "-        start()",
+    "+        start(fast=True)",
+    "     return",
+  ];
+  await writeTree(r, { "m.py": file });
+  await Deno.writeTextFile(`${root.path}/d.diff`, diff.join("\n") + "\n");
+  await git(r, "init", "-q");
+  await git(r, "apply", `${root.path}/d.diff`);
+  const byGit = await Deno.readTextFile(`${r}/m.py`);
+  await writeTree(r, { "m.py": file });
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff)), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal(await Deno.readTextFile(`${r}/m.py`), byGit);
+
+  // Stated line 5: a's block (line 2) and b's (line 8) are equally near — refused, each place shown.
+  const tie = ["--- a/m.py", "+++ b/m.py", "@@ -5,3 +5,3 @@", ...diff.slice(3)];
+  await writeTree(r, { "m.py": file });
+  const ambiguous = await apply(root.path, patchOf(block("git.diff", ".", tie)), "--repo r");
+  assert.equal(ambiguous.error_code, "AmbiguousMatch", ambiguous.stderr);
+  assert.match(
+    ambiguous.stderr,
+    /fits 3 places \(shifted\): line 2 `if ready:`, line 8 `if ready:`, line 13 `if ready:`; its `@@` line states line 5/,
+  );
+});
