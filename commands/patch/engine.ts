@@ -704,12 +704,21 @@ async function runGitAndEdits(
   for (const block of patch.blocks.filter((b) => b.op === "git.tag")) {
     await inBlock(block, async () => {
       await checkGitBlock(block, git, repo.abs);
-      const done = await git.tag(repo.abs, requiredGitParam(block, "name", "name=v1.2.0"), {
+      const name = requiredGitParam(block, "name", "name=v1.2.0");
+      const done = await git.tag(repo.abs, name, {
         ref: block.params.get("ref")?.value || undefined,
         message: block.params.get("message")?.value || undefined,
         author,
         force: booleanParam(block, "force", false),
         locked: true,
+      }).catch((error) => {
+        if (!isCode(error, "AlreadyExists")) throw error;
+        throw new OpError(
+          "AlreadyExists",
+          `the tag \`${name}\` already exists; pick another name, or add force=true to the block to move it`,
+          { tag: name },
+          block.line,
+        );
       });
       result.blocks.push({
         index: block.index,

@@ -18,6 +18,19 @@ export function parseKeys(raw: string): string[] {
   return keys;
 }
 
+/** The same alternatives as `parseKeys`, as the patch wrote them (for messages: echo, never lower-case). */
+export function keysAsGiven(raw: string): string[] {
+  const seen = new Set<string>();
+  const shown: string[] = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    shown.push(part.trim());
+  }
+  return shown;
+}
+
 /** A 0-based range of lines, both ends included. */
 export interface Scope {
   readonly first: number;

@@ -7,7 +7,7 @@ import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
 import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
-import { closestLines, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
+import { closestLines, keysAsGiven, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
 import { countChanges, TextDoc } from "./text.ts";
 import { bytesOf, DEFAULT_FILE_MODE, type FileState, type View, ViewError } from "./view.ts";
 
@@ -125,6 +125,7 @@ function oneLine(
   doc: TextDoc,
   scope: Scope,
   keys: readonly string[],
+  raw: string,
   keyParam: string,
   pickParam: "nthl" | "nthb",
   pick: number | undefined,
@@ -133,6 +134,7 @@ function oneLine(
   const found = locate(doc, scope, keys);
   const where = describeScope(doc, scope);
   if (found.kind === "none") {
+    const given = keysAsGiven(raw);
     const closest = closestLines(doc, scope, keys);
     const hint = closest.length
       ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
@@ -141,9 +143,9 @@ function oneLine(
       : "";
     throw new OpError(
       "NoMatch",
-      `no line in ${where} contains ${keys.map((k) => `\`${k}\``).join(" or ")} (${keyParam}, case and indentation ` +
+      `no line in ${where} contains ${given.map((k) => `\`${k}\``).join(" or ")} (${keyParam}, case and indentation ` +
         `ignored)${hint}`,
-      { parameter: keyParam, keys, scope: { first_line: scope.first + 1, last_line: scope.last + 1 }, closest },
+      { parameter: keyParam, keys: given, scope: { first_line: scope.first + 1, last_line: scope.last + 1 }, closest },
       patchLine,
     );
   }
@@ -197,7 +199,16 @@ function resolveScope(doc: TextDoc, block: Block): Scope {
   }
   let first = 0;
   if (startKeys) {
-    first = oneLine(doc, wholeDoc(doc), startKeys, "start-keys", "nthb", nthb, param(block, "start-keys")!.line);
+    first = oneLine(
+      doc,
+      wholeDoc(doc),
+      startKeys,
+      param(block, "start-keys")!.value,
+      "start-keys",
+      "nthb",
+      nthb,
+      param(block, "start-keys")!.line,
+    );
   }
   let last = doc.length - 1;
   if (endKeys) {
@@ -231,7 +242,7 @@ function resolveScope(doc: TextDoc, block: Block): Scope {
       throw new OpError(
         "NoMatch",
         `no line after the scope's start (line ${first + 1}) contains ${
-          endKeys.map((k) => `\`${k}\``).join(" or ")
+          keysAsGiven(endParam.value).map((k) => `\`${k}\``).join(" or ")
         } (end-keys)${
           closest.length
             ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
@@ -292,7 +303,7 @@ function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: bool
     }
     target = scope.first + lineno - 1;
   } else {
-    target = oneLine(doc, scope, keys!, "keys", "nthl", nthl, param(block, "keys")!.line);
+    target = oneLine(doc, scope, keys!, param(block, "keys")!.value, "keys", "nthl", nthl, param(block, "keys")!.line);
   }
   if (offsetParam) {
     if (param(block, "start-keys") || param(block, "end-keys")) {
