@@ -27,7 +27,8 @@ import {
   parseAuthor as parseAuthorLib,
 } from "./lib/identity.ts";
 import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./lib/ops.ts";
-import { isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
+import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./lib/index_file.ts";
+import { disableSymlinks, isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
 import { resolveRevision } from "./lib/revparse.ts";
 import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./lib/state.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "./lib/worktree.ts";
@@ -75,6 +76,32 @@ export async function stagePaths(
   if (paths.length === 0) return;
   const specs = paths.map((p) => normalizeUserPath(p));
   await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs);
+}
+
+/**
+ * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
+ * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the
+ * target, keeps its link mode and the repository gets core.symlinks=false (as git on a file system
+ * without links); a submodule pointer (160000) is set to `oid`, or removed when `oid` is null.
+ */
+export async function setSpecialEntries(
+  dir: string,
+  entries: readonly { path: string; mode: 0o120000 | 0o160000; oid?: string | null }[],
+  opts: { locked: true },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "setSpecialEntries");
+  const index = loadIndex(repo);
+  for (const entry of entries) {
+    const path = normalizeUserPath(entry.path);
+    if (entry.mode === S_IFLNK) {
+      const staged = index.entries.get(path);
+      if (!staged) throw new PtermError("Internal", `\`${path}\` was to be staged as a link but is not in the index`);
+      index.set({ ...staged, mode: S_IFLNK }, true);
+      await disableSymlinks(repo);
+    } else if (entry.oid) index.set(emptyEntry(path, entry.oid, S_IFGITLINK), true);
+    else index.remove(path);
+  }
 }
 
 /** Commit the index (NothingToCommit unless allowEmpty); returns the new commit id. */

@@ -56,6 +56,8 @@ export interface FileDiff {
   readonly binaryHunk: BinaryHunk | null;
   /** The blob ids of the `index` line (abbreviated or full), when the diff has one. */
   readonly blobIds: { readonly old: string; readonly new: string } | null;
+  /** git's mode of the entry: 120000 a symbolic link, 160000 a submodule pointer (null: unstated). */
+  readonly entryMode: number | null;
   readonly patchLine: number;
 }
 
@@ -148,6 +150,8 @@ interface Draft {
   binary: boolean;
   binaryHunk?: BinaryHunk;
   blobIds?: { old: string; new: string };
+  indexMode?: number;
+  oldMode?: number;
   patchLine: number;
   sawHeaders: boolean;
 }
@@ -241,13 +245,15 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         const [, key, value] = ext;
         if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
         if (key === "new file mode") current.created = true;
+        if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
         if (key === "deleted file mode") current.deleted = true;
         if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
         if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
         if (key === "copy from" || key === "copy to") current.copy = true;
         if (key === "index") {
-          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)/.exec(value.trim());
+          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
           if (ids) current.blobIds = { old: ids[1], new: ids[2] };
+          if (ids?.[3]) current.indexMode = parseInt(ids[3], 8);
         }
         continue;
       }
@@ -339,6 +345,7 @@ function finishFile(d: Draft): FileDiff {
     binary: d.binary,
     binaryHunk: d.binaryHunk ?? null,
     blobIds: d.blobIds ?? null,
+    entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
     patchLine: d.patchLine,
   };
 }

@@ -35,6 +35,11 @@ export interface GitApi {
   isRepository(dir: string): Promise<boolean>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
+  setSpecialEntries(
+    dir: string,
+    entries: readonly { path: string; mode: 0o120000 | 0o160000; oid?: string | null }[],
+    opts: { locked: true },
+  ): Promise<void>;
   commitIndex(
     dir: string,
     opts: { message: string; author: GitAuthor; allowEmpty?: boolean; locked: true },
@@ -527,6 +532,14 @@ async function applyPlain(
 ): Promise<PatchResult> {
   const view = new View(run.workspace, repo.rel, repo.abs);
   await computeEdits(run, patch, view, result);
+  const gitlink = [...view.specialEntries].find(([, e]) => e.mode === 0o160000);
+  if (gitlink) {
+    throw new PtermError(
+      "NotARepository",
+      `the diff moves the submodule pointer \`${gitlink[0]}\`, which only a git repository has; nothing was ` +
+        "written. Apply it with --repo <the repository>.",
+    );
+  }
   const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
   try {
     await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
@@ -689,9 +702,13 @@ async function runGitAndEdits(
         lines_removed: 0,
         git: { commit_id: result.commit_id },
       });
-    } else if (changes.length > 0 || revertLeftChanges) {
+    } else if (changes.length > 0 || revertLeftChanges || view.specialEntries.size > 0) {
       const paths = [...new Set([...changes.map((c) => c.rel), ...revertedPaths])];
       await stageWritten(git, repo.abs, paths, root, result.warnings);
+      if (view.specialEntries.size > 0) {
+        const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
+        await git.setSpecialEntries(repo.abs, entries, { locked: true });
+      }
       try {
         result.commit_id = await git.commitIndex(repo.abs, { message, author, locked: true });
       } catch (error) {

@@ -804,6 +804,23 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     const fromLoc = from === null ? null : await view.locate(from, "diff path");
     const toLoc = to === null ? null : await view.locate(to, "diff path");
+    if (file.entryMode === 0o160000) {
+      // A submodule pointer: no file changes, only the commit id its index entry records.
+      const rel = (toLoc ?? fromLoc)!.rel;
+      const oid = toLoc === null ? null : file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "+")
+        .map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== undefined) ?? null;
+      if (toLoc !== null && oid === null) {
+        throw new OpError(
+          "PatchParseError",
+          `the submodule diff of \`${rel}\` has no \`+Subproject commit <40-hex id>\` line to set`,
+          { file: rel },
+          file.patchLine,
+        );
+      }
+      view.specialEntries.set(rel, { mode: 0o160000, oid });
+      touched.push(rel);
+      continue;
+    }
     if (file.binaryHunk) {
       const before = fromLoc === null
         ? null
@@ -907,6 +924,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     // git records 100644 or 100755 only, and so does its checkout: an executable bit means 755.
     if (file.newMode !== null) mode = file.newMode & 0o100 ? 0o755 : 0o644;
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
+    // pterm never creates a symbolic link: a link is a plain file holding its target, staged as 120000.
+    if (file.entryMode === 0o120000) view.specialEntries.set(toLoc.rel, { mode: 0o120000, oid: null });
     touched.push(toLoc.rel);
   }
   for (const [rel, state] of results) {

@@ -55,6 +55,11 @@ export class View {
   readonly deletedDirs = new Set<string>();
   /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
   readonly cleanupCandidates = new Set<string>();
+  /**
+   * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
+   * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
+   */
+  readonly specialEntries = new Map<string, { mode: 0o120000 | 0o160000; oid: string | null }>();
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

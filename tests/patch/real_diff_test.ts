@@ -279,3 +279,38 @@ Deno.test("a hunk whose text repeats lands where git apply puts it (nearest its 
     /fits 3 places \(shifted\): line 2 `if ready:`, line 8 `if ready:`, line 13 `if ready:`; its `@@` line states line 5/,
   );
 });
+
+Deno.test("links (120000) and submodule pointers (160000) in a diff: the tree real git records, no link created", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "target.txt": "t\n", "other.txt": "o\n", "sub/.keep": "" });
+  await Deno.remove(`${r}/sub/.keep`);
+  await git(r, "init", "-q", "-b", "main");
+  const sub1 = "1".repeat(40);
+  const sub2 = "2".repeat(40);
+  await git(r, "add", "target.txt", "other.txt");
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub1},sub`);
+  await git(r, "commit", "-qm", "base");
+  // The change, made with real git: a new link, a new submodule pointer, the old one moved.
+  await Deno.symlink("target.txt", `${r}/link`);
+  await git(r, "add", "link");
+  await git(r, "update-index", "--cacheinfo", `160000,${sub2},sub`);
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub1},lib/vendored`);
+  const diff = await git(r, "diff", "--cached");
+  assert.match(diff, /new file mode 120000/);
+  assert.match(diff, /\+Subproject commit 2{40}/);
+  const expectedTree = (await git(r, "write-tree")).trim();
+  await git(r, "reset", "-q");
+  await Deno.remove(`${r}/link`);
+
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), expectedTree);
+  const link = await Deno.lstat(`${r}/link`);
+  assert.ok(link.isFile && !link.isSymlink, "a link is written as a plain file");
+  assert.equal(await Deno.readTextFile(`${r}/link`), "target.txt");
+  assert.equal((await git(r, "config", "core.symlinks")).trim(), "false");
+  // (A new submodule pointer gets no folder: git status shows it as not checked out, as after update-index.)
+  assert.equal(await git(r, "status", "--porcelain", "--untracked-files=no", "--", "link", "target.txt", "sub"), "");
+  await git(r, "fsck", "--strict");
+});
