@@ -466,6 +466,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   // Regions earlier hunks wrote (current coordinates): a later hunk may land before or after
   // them — models do not always keep hunks in order — but never on them.
   const written: Written = [];
+  const index = new LineIndex(doc);
   hunks.forEach((hunk, h) => {
     const number = h + 1;
     const old = hunk.lines.filter((l) => l.kind !== "+");
@@ -474,7 +475,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number);
+    const placed = place(doc, hunk, old, expected, written, number, index);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
@@ -490,6 +491,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const keepEndings = options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
+    index.edited(pos, oldLen, addedAdopted.length);
     if (touchesEnd && doc.length > 0) {
       // The final newline changes only when the diff says so (git's `\ No newline at end of file`
       // on one side only); a hunk written without the markers keeps the file's state.
@@ -583,14 +585,70 @@ function matchesAt(
 const exactly = (a: string, b: string) => a === b || a === b.replace(/\r$/, "");
 const looseWhitespace = (a: string, b: string) => squash(a) === squash(b);
 
+/**
+ * The file's original lines by content (whitespace squashed), so that a hunk is looked for only
+ * where its rarest line occurs — the relaxed passes stay near-linear in the file's size instead of
+ * trying every position for every hunk. Positions are mapped through the edits made since; lines
+ * inside an edited region drop out, which loses nothing: no hunk may be placed on what an earlier
+ * hunk wrote.
+ */
+class LineIndex {
+  readonly #byKey = new Map<string, number[]>();
+  readonly #edits: { pos: number; oldLen: number; newLen: number }[] = [];
+
+  constructor(doc: TextDoc) {
+    for (let i = 0; i < doc.length; i++) {
+      const key = squash(doc.lines[i]);
+      const list = this.#byKey.get(key);
+      if (list) list.push(i);
+      else this.#byKey.set(key, [i]);
+    }
+  }
+
+  edited(pos: number, oldLen: number, newLen: number): void {
+    this.#edits.push({ pos, oldLen, newLen });
+  }
+
+  /** How many original lines have this content (an upper bound of what `positions` returns). */
+  count(text: string): number {
+    return this.#byKey.get(squash(text))?.length ?? 0;
+  }
+
+  /** Where lines whose squashed content equals `text`'s are now, ascending. */
+  positions(text: string): number[] {
+    const out: number[] = [];
+    for (let p of this.#byKey.get(squash(text)) ?? []) {
+      let alive = true;
+      for (const e of this.#edits) {
+        if (p < e.pos) continue;
+        if (p < e.pos + e.oldLen) {
+          alive = false;
+          break;
+        }
+        p += e.newLen - e.oldLen;
+      }
+      if (alive) out.push(p);
+    }
+    return out;
+  }
+}
+
+/**
+ * Every place `old` matches (by `same`, which implies equal squashed text) outside what earlier
+ * hunks wrote, ascending; candidates come from the index, by the hunk's rarest line.
+ */
 function allPositions(
   doc: TextDoc,
   old: readonly HunkLine[],
   written: Written,
   same: (a: string, b: string) => boolean,
+  index: LineIndex,
 ): number[] {
+  let rarest = 0;
+  for (let k = 1; k < old.length; k++) if (index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
   const found: number[] = [];
-  for (let p = 0; p + old.length <= doc.length; p++) {
+  for (const at of index.positions(old[rarest].text)) {
+    const p = at - rarest;
     if (matchesAt(doc, p, old, same) && !overlaps(written, p, old.length)) found.push(p);
   }
   return found;
@@ -603,6 +661,7 @@ function place(
   expected: number | null,
   written: Written,
   number: number,
+  index: LineIndex,
 ): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
   const lines = hunk.lines;
   if (old.length === 0) {
@@ -618,7 +677,7 @@ function place(
     if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
   }
   for (const same of [exactly, looseWhitespace]) {
-    const found = allPositions(doc, old, written, same);
+    const found = allPositions(doc, old, written, same, index);
     const chosen = found.length === 1 ? found[0] : nearest(found, expected);
     if (chosen !== null) {
       const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
@@ -636,7 +695,7 @@ function place(
       });
     }
   }
-  const fuzzy = fuzzyCandidates(doc, lines, written);
+  const fuzzy = fuzzyCandidates(doc, lines, written, index);
   const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
   if (fuzzyChosen !== null) {
     return { pos: fuzzyChosen, lines: fuzzy.find((c) => c.pos === fuzzyChosen)!.lines, strategy: "fuzzy" };
@@ -687,7 +746,12 @@ function trimmedVariants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
  * similar. Each variant (full hunk, then with outer context trimmed) is tried in turn; the
  * first variant with any candidate decides, and it must have exactly one.
  */
-function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Written): Candidate[] {
+function fuzzyCandidates(
+  doc: TextDoc,
+  lines: readonly HunkLine[],
+  written: Written,
+  index: LineIndex,
+): Candidate[] {
   for (const variant of trimmedVariants(lines)) {
     const old = variant.filter((l) => l.kind !== "+");
     const removed = old.filter((l) => l.kind === "-").length;
@@ -695,7 +759,8 @@ function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Writ
     // Without removed lines, the context alone must carry the match: demand enough of it.
     if (removed === 0 && context < 2) continue;
     const candidates: Candidate[] = [];
-    for (let p = 0; p + old.length <= doc.length; p++) {
+    for (const p of fuzzyStarts(old, removed, index)) {
+      if (p < 0 || p + old.length > doc.length) continue;
       if (overlaps(written, p, old.length)) continue;
       let ok = true;
       let anchors = 0;
@@ -720,6 +785,27 @@ function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Writ
     if (candidates.length > 0) return candidates;
   }
   return [];
+}
+
+/**
+ * Where a fuzzy match can start, ascending: every removed line must match (whitespace aside), so
+ * the rarest one's occurrences hold them all; without removed lines a context line must match
+ * exactly (the anchor), so the occurrences of any context line do.
+ */
+function fuzzyStarts(old: readonly HunkLine[], removed: number, index: LineIndex): number[] {
+  if (removed > 0) {
+    let rarest = -1;
+    for (let k = 0; k < old.length; k++) {
+      if (old[k].kind !== "-") continue;
+      if (rarest < 0 || index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+    }
+    return index.positions(old[rarest].text).map((at) => at - rarest);
+  }
+  const starts = new Set<number>();
+  for (let k = 0; k < old.length; k++) {
+    for (const at of index.positions(old[k].text)) starts.add(at - k);
+  }
+  return [...starts].sort((a, b) => a - b);
 }
 
 /** The place in the file most like the hunk's old side, for the NoMatch message. */
