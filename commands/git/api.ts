@@ -78,6 +78,23 @@ export async function stagePaths(
   await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs);
 }
 
+/** The index's mode of each path that has an entry (stage 0), e.g. 0o120000 for a link. */
+export function indexModes(
+  dir: string,
+  paths: readonly string[],
+  _opts: { locked: true },
+): Promise<Record<string, number>> {
+  const repo = open(dir);
+  assertLocked(repo, "indexModes");
+  const index = loadIndex(repo);
+  const modes: Record<string, number> = {};
+  for (const path of paths) {
+    const entry = index.entries.get(normalizeUserPath(path));
+    if (entry) modes[path] = entry.mode;
+  }
+  return Promise.resolve(modes);
+}
+
 /**
  * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
  * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the

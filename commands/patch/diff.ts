@@ -121,6 +121,13 @@ function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
 function gitHeaderPaths(rest: string): { old: string; new: string } | null {
   const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
   if (quoted) return { old: unquote(quoted[1]), new: unquote(quoted[2]) };
+  // git's own rule for unquoted names: without a rename both are the same path, so the split that
+  // makes them equal is the right one even when the path has spaces (`a/x y b/x y`).
+  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
+    if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
+      return { old: rest.slice(0, at), new: rest.slice(at + 1) };
+    }
+  }
   const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
   if (plain) return { old: plain[1], new: plain[2] };
   const parts = rest.split(" ");
@@ -467,8 +474,9 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   // them — models do not always keep hunks in order — but never on them.
   const written: Written = [];
   const index = new LineIndex(doc);
-  hunks.forEach((hunk, h) => {
+  hunks.forEach((givenHunk, h) => {
     const number = h + 1;
+    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     const old = hunk.lines.filter((l) => l.kind !== "+");
     let expected: number | null = null;
     if (hunk.oldStart !== null) {
@@ -488,6 +496,8 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     }
     const touchesEnd = pos + oldLen === doc.length;
     const wasEmpty = doc.length === 0;
+    // A diff of the file's first line that shows a BOM on one side only adds or removes it.
+    if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
     const keepEndings = options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
@@ -524,6 +534,25 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     });
   });
   return reports;
+}
+
+const BOM = "\ufeff";
+
+/**
+ * The hunk with a UTF-8 BOM taken off its first old-side and first new-side line (a file's BOM is
+ * kept apart from its first line), and whether each side had one: git diff shows a BOM as part of
+ * line 1, so a diff that adds or removes it has it on one side only.
+ */
+function withoutBom(hunk: Hunk): { hunk: Hunk; bomOld: boolean; bomNew: boolean } {
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const firstNew = hunk.lines.findIndex((l) => l.kind !== "-");
+  const bomOld = firstOld >= 0 && hunk.lines[firstOld].text.startsWith(BOM);
+  const bomNew = firstNew >= 0 && hunk.lines[firstNew].text.startsWith(BOM);
+  if (!bomOld && !bomNew) return { hunk, bomOld, bomNew };
+  const lines = hunk.lines.map((l, i) =>
+    (i === firstOld && bomOld) || (i === firstNew && bomNew) ? { kind: l.kind, text: l.text.slice(1) } : l
+  );
+  return { hunk: { ...hunk, lines }, bomOld, bomNew };
 }
 
 /**

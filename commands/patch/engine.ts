@@ -35,6 +35,7 @@ export interface GitApi {
   isRepository(dir: string): Promise<boolean>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
+  indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   setSpecialEntries(
     dir: string,
     entries: readonly { path: string; mode: 0o120000 | 0o160000; oid?: string | null }[],
@@ -704,6 +705,16 @@ async function runGitAndEdits(
       });
     } else if (changes.length > 0 || revertLeftChanges || view.specialEntries.size > 0) {
       const paths = [...new Set([...changes.map((c) => c.rel), ...revertedPaths])];
+      // A rename or copy of a link, with no mode in its diff, is a link too: read the source's mode
+      // before staging (which drops a renamed source from the index).
+      if (view.modeSources.size > 0) {
+        const modes = await git.indexModes(repo.abs, [...view.modeSources.values()], { locked: true });
+        for (const [to, from] of view.modeSources) {
+          if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
+            view.specialEntries.set(to, { mode: 0o120000, oid: null });
+          }
+        }
+      }
       await stageWritten(git, repo.abs, paths, root, result.warnings);
       if (view.specialEntries.size > 0) {
         const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));

@@ -926,6 +926,9 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
     // pterm never creates a symbolic link: a link is a plain file holding its target, staged as 120000.
     if (file.entryMode === 0o120000) view.specialEntries.set(toLoc.rel, { mode: 0o120000, oid: null });
+    else if (file.entryMode === null && fromLoc && fromLoc.rel !== toLoc.rel) {
+      view.modeSources.set(toLoc.rel, fromLoc.rel);
+    }
     touched.push(toLoc.rel);
   }
   for (const [rel, state] of results) {

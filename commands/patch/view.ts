@@ -60,6 +60,8 @@ export class View {
    * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
    */
   readonly specialEntries = new Map<string, { mode: 0o120000 | 0o160000; oid: string | null }>();
+  /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
+  readonly modeSources = new Map<string, string>();
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

@@ -314,3 +314,50 @@ Deno.test("links (120000) and submodule pointers (160000) in a diff: the tree re
   assert.equal(await git(r, "status", "--porcelain", "--untracked-files=no", "--", "link", "target.txt", "sub"), "");
   await git(r, "fsck", "--strict");
 });
+
+/** Makes a change in a real repository, returns git's diff of it and the tree git records, and resets. */
+async function realChange(r: string, edit: () => Promise<void>, ...diffArgs: string[]) {
+  await edit();
+  await git(r, "add", "-A");
+  const diff = await git(r, "diff", "--cached", "--binary", ...diffArgs);
+  const tree = (await git(r, "write-tree")).trim();
+  await git(r, "reset", "-q", "--hard");
+  await git(r, "clean", "-fdq");
+  return { diff, tree };
+}
+
+Deno.test("found by the git apply oracle: a diff that adds or removes a BOM does so; a copied link stays a link; `a/x y b/x y`", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  const bom = "\ufeff";
+  await writeTree(r, { "with-bom.txt": `${bom}one\ntwo\n`, "plain.txt": "one\ntwo\n", "keep.txt": "k\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await Deno.symlink("keep.txt", `${r}/link`);
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await Deno.remove(`${r}/link`);
+  await writeTree(r, { link: "keep.txt" }); // as pterm checks links out: a plain file holding the target
+  await git(r, "update-index", "--assume-unchanged", "link");
+
+  const { diff, tree } = await realChange(
+    r,
+    async () => {
+      await Deno.remove(`${r}/link`);
+      await Deno.symlink("keep.txt", `${r}/link`);
+      await Deno.symlink("keep.txt", `${r}/link copy`);
+      await writeTree(r, { "with-bom.txt": "one\ntwo\n", "plain.txt": `${bom}one\ntwo\n`, "lib/a b/x y.c": "" });
+    },
+    "-C",
+    "-C",
+  );
+  assert.match(diff, /^copy from link$/m);
+  assert.match(diff, /^diff --git a\/lib\/a b\/x y\.c b\/lib\/a b\/x y\.c$/m);
+  await Deno.remove(`${r}/link`);
+  await writeTree(r, { link: "keep.txt" });
+
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), tree);
+  assert.equal(await Deno.readTextFile(`${r}/with-bom.txt`), "one\ntwo\n");
+  assert.equal(await Deno.readTextFile(`${r}/plain.txt`), `${bom}one\ntwo\n`);
+});
