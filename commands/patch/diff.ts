@@ -463,6 +463,11 @@ export interface ApplyOptions {
    * diff `git diff` wrote of a CRLF file); otherwise added lines take the file's style.
    */
   readonly keepLineEndings?: boolean;
+  /**
+   * The diff was made from exactly this file (its `index` line names the file's blob): added lines
+   * keep the endings they have in the diff, whatever the file's style.
+   */
+  readonly byteExact?: boolean;
 }
 
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
@@ -477,6 +482,12 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    // A file of a BOM alone is one line to git (the BOM, no newline) and none to the doc: give the
+    // hunk that line to match.
+    if (bomOld && doc.bom && doc.length === 0) {
+      doc.splice(0, 0, [""]);
+      doc.finalNewline = false;
+    }
     const old = hunk.lines.filter((l) => l.kind !== "+");
     let expected: number | null = null;
     if (hunk.oldStart !== null) {
@@ -498,7 +509,8 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const wasEmpty = doc.length === 0;
     // A diff of the file's first line that shows a BOM on one side only adds or removes it.
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const keepEndings = options.byteExact === true ||
+      (options.keepLineEndings === true && carriesFileEndings(doc, pos, lines));
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);

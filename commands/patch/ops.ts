@@ -856,6 +856,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
+    let byteExact = false;
     if (fromLoc === null) {
       if ((await current(toLoc!.rel)).kind === "file") {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc!.rel}\`, which already exists`, {
@@ -882,9 +883,15 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       }
       doc = text.clone();
       mode = state.mode;
+      // A diff whose `index` line names this very file's blob was made from it by git: apply it byte
+      // for byte, line endings included, as git apply does.
+      const old = file.blobIds?.old;
+      if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings })) reports.push({ ...report, file: shown });
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact })) {
+        reports.push({ ...report, file: shown });
+      }
     } catch (error) {
       if (error instanceof HunkError) throw hunkProblem(error, shown);
       throw error;

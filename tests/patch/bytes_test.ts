@@ -108,3 +108,25 @@ Deno.test("a diff holding bytes that are not UTF-8 is refused with a precise cod
   assert.equal(env.error_code, "UnsupportedFormat", env.stderr);
   assert.deepEqual(await Deno.readFile(`${dir.path}/f.txt`), latin1);
 });
+
+Deno.test("a diff real git made of this very file (its index line names the file's blob) keeps its line endings, as git apply", async () => {
+  await using dir = await makeRoot();
+  const r = `${dir.path}/r`;
+  await writeTree(r, { "lf.txt": "a\nb\nc\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "config", "core.autocrlf", "false");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await writeTree(r, { "lf.txt": "a\r\nb\r\nc\n" }); // lines made CRLF on purpose
+  const diff = await git(r, "diff");
+  await new Deno.Command("git", { args: ["checkout", "--", "."], cwd: r }).output();
+  const env = await apply(dir.path, patchOf(block("git.diff", ".", diff.replace(/\n$/, "").split("\n"))), "--repo r");
+  assert.equal(env.exit_code, 0, env.stderr);
+  assert.equal(decoder.decode(await Deno.readFile(`${r}/lf.txt`)), "a\r\nb\r\nc\n");
+  // Without the index line (a diff as a model writes it), the LF file stays LF.
+  await new Deno.Command("git", { args: ["reset", "-q", "--hard", "HEAD~1"], cwd: r }).output();
+  const bare = diff.replace(/^index .*\n/m, "");
+  const env2 = await apply(dir.path, patchOf(block("git.diff", ".", bare.replace(/\n$/, "").split("\n"))), "--repo r");
+  assert.equal(env2.exit_code, 0, env2.stderr);
+  assert.equal(decoder.decode(await Deno.readFile(`${r}/lf.txt`)), "a\nb\nc\n");
+});

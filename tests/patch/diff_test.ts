@@ -216,3 +216,13 @@ Deno.test("a hunk retyped with spaces for a tab-indented file: added lines take 
     "def f():\n    if x:\n        log(x)\n        return 2\n    return 0\n",
   );
 });
+
+Deno.test("a file holding only a BOM is the one line git sees: a diff replacing it applies", () => {
+  const doc = TextDoc.fromBytes(new Uint8Array([0xef, 0xbb, 0xbf]))!;
+  const [file] = parseDiff(["@@ -1 +1,2 @@", "-\ufeff", "\\ No newline at end of file", "+\ufeffa", "+b"], 1);
+  applyHunks(doc, file.hunks);
+  assert.deepEqual(doc.toBytes(), new TextEncoder().encode("\ufeffa\nb\n"));
+  const plain = TextDoc.fromBytes(new Uint8Array([0xef, 0xbb, 0xbf]))!;
+  applyHunks(plain, parseDiff(["@@ -1 +1 @@", "-\ufeff", "\\ No newline at end of file", "+x"], 1)[0].hunks);
+  assert.deepEqual(plain.toBytes(), new TextEncoder().encode("x\n"));
+});

@@ -114,7 +114,8 @@ function editText(rng: Rng, bytes: Uint8Array): Uint8Array {
   let text = new TextDecoder().decode(bytes);
   const bom = text.startsWith("\ufeff");
   if (bom) text = text.slice(1);
-  const crlf = text.includes("\r\n") && !rng.chance(0.05);
+  // Now and then a file changes its line endings as a whole (an editor's setting).
+  const crlf = text.includes("\r\n") ? !rng.chance(0.05) : rng.chance(0.05);
   const finalNewline = rng.chance(0.1) ? !/\n$/.test(text) : /\n$/.test(text);
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === "") lines.pop();
