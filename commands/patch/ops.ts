@@ -875,11 +875,17 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file.patchLine,
         );
       }
-      const text = state.content instanceof TextDoc ? state.content : TextDoc.fromBytes(state.content);
+      // A text diff of a file that is not UTF-8 (Latin-1, say) applies byte for byte, as with git.
+      const text = state.content instanceof TextDoc ? state.content : TextDoc.fromBytesLossless(state.content);
       if (!text) {
-        throw new OpError("UnsupportedFormat", `\`${fromLoc.rel}\` is not UTF-8 text; a diff cannot edit it`, {
-          file: fromLoc.rel,
-        }, file.patchLine);
+        throw new OpError(
+          "UnsupportedFormat",
+          `\`${fromLoc.rel}\` is binary (it holds NUL bytes); a text diff cannot edit it, a \`git diff --binary\` patch can`,
+          {
+            file: fromLoc.rel,
+          },
+          file.patchLine,
+        );
       }
       doc = text.clone();
       mode = state.mode;

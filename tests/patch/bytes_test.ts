@@ -92,21 +92,41 @@ Deno.test("diffs real git wrote of CRLF, mixed and no-final-newline files apply 
   }
 });
 
-Deno.test("a diff holding bytes that are not UTF-8 is refused with a precise code, never turned into U+FFFD", async () => {
+Deno.test("a diff of a file that is not UTF-8 (Latin-1) applies byte for byte from --file, as git apply; never U+FFFD", async () => {
   await using dir = await makeRoot();
-  const latin1 = new Uint8Array([...new TextEncoder().encode("caf"), 0xe9, 0x0a]);
-  await writeTree(dir.path, { "f.txt": latin1 });
-  const diff = [
-    ...new TextEncoder().encode('=== git.diff: "f.txt" ===\n@@ -1 +1 @@\n-caf'),
-    0xe9,
-    ...new TextEncoder().encode("\n+caf"),
-    0xe9,
-    ...new TextEncoder().encode(" au lait\n=== end ===\n=== PATCH EOF ===\n"),
-  ];
-  await writeTree(dir.path, { "p.patch": new Uint8Array(diff) });
-  const env = await apply(dir.path, "", "--file p.patch");
-  assert.equal(env.error_code, "UnsupportedFormat", env.stderr);
-  assert.deepEqual(await Deno.readFile(`${dir.path}/f.txt`), latin1);
+  const r = `${dir.path}/r`;
+  const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+  await writeTree(r, { "f.txt": latin1("caf\xe9\nna\xefve\nend\n"), "g.txt": latin1("\xff\xfe odd\n") });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await writeTree(r, {
+    "f.txt": latin1("caf\xe9 cr\xe8me\nna\xefve\nend\n"),
+    "g.txt": latin1("\xff\xfe odd\nnew \xa9\n"),
+  });
+  const diff = new Uint8Array(
+    await new Deno.Command("git", { args: ["diff"], cwd: r, stdout: "piped" }).output().then((o) => o.stdout),
+  );
+  const expected = { f: await Deno.readFile(`${r}/f.txt`), g: await Deno.readFile(`${r}/g.txt`) };
+  await git(r, "checkout", "--", ".");
+  const enc = new TextEncoder();
+  const patch = new Uint8Array([
+    ...enc.encode('=== git.diff: "." ===\n'),
+    ...diff,
+    ...enc.encode("=== end ===\n=== PATCH EOF ===\n"),
+  ]);
+  await writeTree(dir.path, { "latin1.patch": patch });
+  const env = await apply(dir.path, "", "--repo r --file latin1.patch");
+  assert.equal(env.exit_code, 0, env.stderr);
+  assert.deepEqual(await Deno.readFile(`${r}/f.txt`), expected.f);
+  assert.deepEqual(await Deno.readFile(`${r}/g.txt`), expected.g);
+  await git(r, "fsck", "--strict");
+  // The same bytes on stdin, which carries text only, are refused with a precise code, not mangled.
+  await git(r, "reset", "-q", "--hard", "HEAD~1");
+  const viaStdin = await apply(dir.path, new TextDecoder().decode(patch), "--repo r");
+  // (decoded here with U+FFFD, as a client that mangles bytes would: the hunks then do not match)
+  assert.notEqual(viaStdin.exit_code, 0);
+  assert.deepEqual(await Deno.readFile(`${r}/f.txt`), latin1("caf\xe9\nna\xefve\nend\n"));
 });
 
 Deno.test("a diff real git made of this very file (its index line names the file's blob) keeps its line endings, as git apply", async () => {
