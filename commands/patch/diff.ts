@@ -291,6 +291,8 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     // Prose after the last hunk ("This renames …") is dropped; text between hunks is an error.
     const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
     if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
+    // The `-- ` signature of git format-patch ends the diff, also after a file without hunks.
+    if (t === "-- " && files.length > 0 && !moreDiff) break;
     throw new DiffParseError(
       lineNo[i],
       "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk",
@@ -361,18 +363,23 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
   const header = HUNK_HEADER.exec(text[at]);
   const oldStart = header?.[1] !== undefined ? Number(header[1]) : null;
   const oldCount = header?.[1] !== undefined ? (header[2] !== undefined ? Number(header[2]) : 1) : null;
+  const newCount = header?.[3] !== undefined ? (header[4] !== undefined ? Number(header[4]) : 1) : null;
   const hunkLines: HunkLine[] = [];
   /** Which hunk lines were written as a bare empty line (a context line that lost its space). */
   const bare: boolean[] = [];
   let oldNoNewline = false;
   let newNoNewline = false;
   let oldSeen = 0;
+  let newSeen = 0;
   let i = at + 1;
   for (; i < text.length; i++) {
     const t = text[i];
     if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
     const countsDone = oldCount === null || oldSeen >= oldCount;
     if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
+    // `git format-patch` ends with a signature: `-- ` and git's version. Once the stated counts are
+    // met, that line is the signature, not a removed line.
+    if (t === "-- " && oldCount !== null && newCount !== null && oldSeen >= oldCount && newSeen >= newCount) break;
     if (t.startsWith("\\")) {
       const last = hunkLines[hunkLines.length - 1];
       if (last?.kind !== "+") oldNoNewline = true;
@@ -384,10 +391,12 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
       hunkLines.push({ kind: " ", text: "" });
       bare.push(true);
       oldSeen++;
+      newSeen++;
     } else if (kind === " " || kind === "-" || kind === "+") {
       hunkLines.push({ kind, text: t.slice(1) });
       bare.push(false);
       if (kind !== "+") oldSeen++;
+      if (kind !== "-") newSeen++;
     } else {
       break;
     }

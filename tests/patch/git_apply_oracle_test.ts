@@ -296,17 +296,35 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
   const stats = { diffs: 0, files: 0, renames: 0, copies: 0, binary: 0, links: 0, gitlinks: 0, modes: 0 };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
-    const noPrefix = rng.chance(0.1);
-    const diff = git(gen, "diff", "--cached", "--binary", "-M", "-C", "-C", ...(noPrefix ? ["--no-prefix"] : []));
+    // The shapes diffs come in: plain, --no-prefix, less or more context (-U0 needs git apply
+    // --unidiff-zero), and a mail from git format-patch (header, diffstat, `-- ` signature).
+    const shape = rng.pick(["plain", "plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail", "mail"]);
+    const noPrefix = shape === "no-prefix";
+    const options = [
+      "--binary",
+      "-M",
+      "-C",
+      "-C",
+      ...(noPrefix ? ["--no-prefix"] : []),
+      ...(shape.startsWith("U") ? [`-${shape}`] : []),
+    ];
+    let diff = git(gen, "diff", "--cached", ...options);
     if (diff === "") continue;
     git(gen, "commit", "-qm", `round ${round}`);
+    if (shape === "mail") diff = git(gen, "format-patch", "-1", "--stdout", ...options);
     const expected = git(gen, "rev-parse", "HEAD^{tree}").trim();
     const context = () => `seed ${SEED}, round ${round} (PTERM_ORACLE_SEED=${SEED} replays it); the diff:\n${diff}`;
 
     await Deno.writeFile(`${root.path}/round.diff`, encodeLossless(diff));
-    git(byGit, "apply", "--index", ...(noPrefix ? ["-p0"] : []), `${root.path}/round.diff`);
+    git(
+      byGit,
+      "apply",
+      "--index",
+      ...(noPrefix ? ["-p0"] : []),
+      ...(shape === "U0" ? ["--unidiff-zero"] : []),
+      `${root.path}/round.diff`,
+    );
     assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context()}`);
-    git(byGit, "commit", "-qm", `round ${round}`);
 
     try {
       await ptermApply(root.path, "byPterm", diff);
@@ -315,7 +333,7 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
     }
     if (git(byPterm, "rev-parse", "HEAD^{tree}").trim() !== expected) {
       const ours = new Set(git(byPterm, "ls-tree", "-r", "HEAD").split("\n"));
-      const theirs = new Set(git(byGit, "ls-tree", "-r", "HEAD").split("\n"));
+      const theirs = new Set(git(byGit, "ls-tree", "-r", expected).split("\n"));
       const delta = [
         ...[...theirs].filter((l) => !ours.has(l)).map((l) => `git:   ${l}`),
         ...[...ours].filter((l) => !theirs.has(l)).map((l) => `pterm: ${l}`),

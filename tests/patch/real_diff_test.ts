@@ -361,3 +361,21 @@ Deno.test("found by the git apply oracle: a diff that adds or removes a BOM does
   assert.equal(await Deno.readTextFile(`${r}/with-bom.txt`), "one\ntwo\n");
   assert.equal(await Deno.readTextFile(`${r}/plain.txt`), `${bom}one\ntwo\n`);
 });
+
+Deno.test("git format-patch output applies: the mail header is skipped and the `-- ` signature joins no hunk", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "f.txt": "a\nb\nc\n", "g.md": "- item\n- \n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await writeTree(r, { "f.txt": "a\nB\nc\n", "g.md": "- item\n- \nmore\n" });
+  await git(r, "commit", "-qam", "change b");
+  const mail = await git(r, "format-patch", "-1", "--stdout");
+  assert.match(mail, /^-- $/m);
+  const expected = await readTree(r);
+  await git(r, "reset", "-q", "--hard", "HEAD~1");
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", mail.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.deepEqual(await readTree(r), expected);
+});
