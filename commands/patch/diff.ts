@@ -112,6 +112,16 @@ function headerPath(raw: string): string | null {
   return path;
 }
 
+/**
+ * GNU `diff -N` marks a side that does not exist with the epoch as its timestamp instead of
+ * /dev/null; git apply and patch read that as a creation (or deletion), and so do we.
+ */
+function hasEpochTimestamp(raw: string): boolean {
+  const tab = raw.indexOf("\t");
+  if (tab < 0) return false;
+  return /^(1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d(\.0+)?( ?[+-]\d\d:?\d\d)?\s*$/.test(raw.slice(tab + 1));
+}
+
 function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
   if (path === null) return null;
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
@@ -159,6 +169,8 @@ interface Draft {
   blobIds?: { old: string; new: string };
   indexMode?: number;
   oldMode?: number;
+  oldEpoch?: boolean;
+  newEpoch?: boolean;
   patchLine: number;
   sawHeaders: boolean;
 }
@@ -233,6 +245,8 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
       current.oldPath = headerPath(t.slice(4));
       current.newPath = headerPath(text[i + 1].slice(4));
+      current.oldEpoch = hasEpochTimestamp(t.slice(4));
+      current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
       current.sawHeaders = true;
       i++;
       continue;
@@ -288,6 +302,9 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       continue;
     }
     if (t.trim() === "") continue;
+    // The command line `diff -ruN a/x b/x` that GNU diff writes before each file, and its notes on
+    // files only one side has, separate files; the `---`/`+++` lines that follow say what to do.
+    if (/^diff\s(?!--git )/.test(t) || /^Only in .+: .+$/.test(t)) continue;
     // Prose after the last hunk ("This renames …") is dropped; text between hunks is an error.
     const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
     if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
@@ -318,6 +335,12 @@ function finishFile(d: Draft): FileDiff {
     if (bothPrefixed) {
       oldPath = stripPrefix(oldPath, "a/");
       newPath = stripPrefix(newPath, "b/");
+    }
+    if (!d.gitHeader) {
+      const sideEmpty = (kind: "-" | "+") =>
+        d.hunks.length > 0 && d.hunks.every((h) => h.lines.every((l) => l.kind !== " " && l.kind !== kind));
+      if (d.oldEpoch && sideEmpty("-")) oldPath = null;
+      else if (d.newEpoch && sideEmpty("+")) newPath = null;
     }
     // Only `diff --git` headers (or rename lines) rename. A plain `diff -u x.py x.py.new` edits one
     // file, as git apply and GNU patch read it: the old name when it is the shorter prefix of the

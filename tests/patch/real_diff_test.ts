@@ -379,3 +379,30 @@ Deno.test("git format-patch output applies: the mail header is skipped and the `
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   assert.deepEqual(await readTree(r), expected);
 });
+
+Deno.test("GNU diff -ruN of two trees applies as git apply does: its command lines separate files, epoch timestamps create and delete", async () => {
+  await using root = await makeRoot();
+  const scratch = `${root.path}/scratch`;
+  await writeTree(scratch, {
+    "a/f.txt": "1\n2\n3\n",
+    "a/sub/g.txt": "p\n",
+    "a/gone.txt": "bye\n",
+    "b/f.txt": "1\nX\n3\n",
+    "b/sub/g.txt": "p\nq\n",
+    "b/new file.txt": "new\n",
+  });
+  const diff = await diffOutput(scratch, "diff", ["-ruN", "a", "b"]);
+  assert.match(diff, /^diff -ruN a\/f\.txt b\/f\.txt$/m);
+  assert.match(diff, /^--- "a\/new file\.txt"\t1970-01-01/m);
+  const r = `${root.path}/r`;
+  const byGit = `${root.path}/byGit`;
+  for (const dir of [r, byGit]) {
+    await writeTree(dir, { "f.txt": "1\n2\n3\n", "sub/g.txt": "p\n", "gone.txt": "bye\n" });
+  }
+  await Deno.writeTextFile(`${root.path}/tree.diff`, diff);
+  await new Deno.Command("git", { args: ["apply", `${root.path}/tree.diff`], cwd: byGit }).output();
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.deepEqual(await readTree(r), await readTree(byGit));
+  assert.deepEqual(Object.keys(await readTree(r)), ["f.txt", "new file.txt", "sub/g.txt"]);
+});
