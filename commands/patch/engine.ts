@@ -681,7 +681,10 @@ async function runGitAndEdits(
   const view = new View(run.workspace, repo.rel, repo.abs);
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
-  await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  // A new submodule pointer gets an empty folder, as git apply makes one.
+  const submoduleFolders = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000 && e.oid !== null)
+    .map(([rel]) => view.absOf(rel));
+  await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)), submoduleFolders);
   result.files_changed = filesChanged(view);
 
   if (run.noCommit) {

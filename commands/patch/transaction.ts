@@ -281,9 +281,17 @@ export class Transaction {
   }
 
   /** Journals, prepares and switches every change. On failure the caller rolls back. */
-  async write(changes: readonly Change[], emptiedDirs: readonly string[]): Promise<void> {
+  /**
+   * `folders` are empty folders to create (absolute; a new submodule's, as git apply makes it), with
+   * their missing parents; journaled like the parents of new files, so a rollback removes them.
+   */
+  async write(
+    changes: readonly Change[],
+    emptiedDirs: readonly string[],
+    folders: readonly string[] = [],
+  ): Promise<void> {
     const { root, runId } = this.#options;
-    const created = dirsToCreate(changes, this.#options.repoAbs);
+    const created = dirsToCreate(changes, this.#options.repoAbs, folders);
     const entries: JournalEntry[] = await Promise.all(changes.map(async (c) => ({
       path: toRootRel(root, c.abs),
       original_mode: c.before?.mode ?? null,
@@ -423,8 +431,11 @@ function changedUnderneath(path: string): PtermError {
 }
 
 /** Parent folders of new files that do not exist yet, shallowest first. */
-function dirsToCreate(changes: readonly Change[], repoAbs: string): string[] {
-  return missingParents(changes.filter((c) => c.after).map((c) => c.abs), repoAbs);
+function dirsToCreate(changes: readonly Change[], repoAbs: string, folders: readonly string[]): string[] {
+  const wanted = folders.filter((f) => lstatOrNull(f) === null);
+  // A folder is its own child's parent: ask for the parents of a name inside it.
+  const inside = wanted.map((f) => join(f, "x"));
+  return missingParents([...changes.filter((c) => c.after).map((c) => c.abs), ...inside], repoAbs);
 }
 
 function missingParents(paths: readonly string[], repoAbs: string): string[] {
