@@ -194,7 +194,8 @@ export async function tag(
 // ---- snapshots -----------------------------------------------------------------------------
 
 /** The state files of .git a failed patch must put back (relative to .git). */
-const STATE_FILES = ["HEAD", "index", "ORIG_HEAD", ...SEQUENCE_FILES, "packed-refs"];
+// config too: a patch that stages a link sets core.symlinks=false, which a rollback must undo.
+const STATE_FILES = ["HEAD", "index", "ORIG_HEAD", ...SEQUENCE_FILES, "packed-refs", "config"];
 
 export interface GitStateSnapshot {
   readonly dir: string;
@@ -228,7 +229,7 @@ function trackedStateFiles(gitdir: string): string[] {
   return out;
 }
 
-/** Everything under .git that a failed patch must put back: refs (loose and packed), HEAD, index, ORIG_HEAD, MERGE_*, reflogs. */
+/** Everything under .git that a failed patch must put back: refs (loose and packed), HEAD, index, ORIG_HEAD, MERGE_*, reflogs, config. */
 export function snapshotGitState(dir: string): Promise<GitStateSnapshot> {
   const repo = open(dir);
   const files = new Map<string, Uint8Array>();

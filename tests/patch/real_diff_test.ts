@@ -407,3 +407,32 @@ Deno.test("GNU diff -ruN of two trees applies as git apply does: its command lin
   assert.deepEqual(await readTree(r), await readTree(byGit));
   assert.deepEqual(Object.keys(await readTree(r)), ["f.txt", "new file.txt", "sub/g.txt"]);
 });
+
+Deno.test("a patch that would stage a link, then fails, leaves .git/config (core.symlinks) as it was", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "a.txt": "a\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await git(r, "tag", "taken");
+  const config = await Deno.readTextFile(`${r}/.git/config`);
+  const diff = [
+    "diff --git a/l b/l",
+    "new file mode 120000",
+    "--- /dev/null",
+    "+++ b/l",
+    "@@ -0,0 +1 @@",
+    "+a.txt",
+    "\\ No newline at end of file",
+  ];
+  const env = await apply(
+    root.path,
+    patchOf(block("git.diff", ".", diff), block("git.tag", ".", ["name=taken"])),
+    "--repo r",
+  );
+  assert.equal(env.error_code, "AlreadyExists", env.stderr);
+  assert.equal(await Deno.readTextFile(`${r}/.git/config`), config);
+  await assert.rejects(Deno.lstat(`${r}/l`), Deno.errors.NotFound);
+  assert.equal(await git(r, "status", "--porcelain"), "");
+});
