@@ -99,11 +99,12 @@ export function indexModes(
  * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
  * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the
  * target, keeps its link mode and the repository gets core.symlinks=false (as git on a file system
- * without links); a submodule pointer (160000) is set to `oid`, or removed when `oid` is null.
+ * without links); a submodule pointer (160000) is set to `oid`, or removed when `oid` is null; a
+ * regular mode (100644, 100755) stated by a diff replaces a link's mode (a link turned into a file).
  */
 export async function setSpecialEntries(
   dir: string,
-  entries: readonly { path: string; mode: 0o120000 | 0o160000; oid?: string | null }[],
+  entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
   opts: { locked: true },
 ): Promise<void> {
   const repo = open(dir);
@@ -111,11 +112,11 @@ export async function setSpecialEntries(
   const index = loadIndex(repo);
   for (const entry of entries) {
     const path = normalizeUserPath(entry.path);
-    if (entry.mode === S_IFLNK) {
+    if (entry.mode !== S_IFGITLINK) {
       const staged = index.entries.get(path);
-      if (!staged) throw new PtermError("Internal", `\`${path}\` was to be staged as a link but is not in the index`);
-      index.set({ ...staged, mode: S_IFLNK }, true);
-      await disableSymlinks(repo);
+      if (!staged) throw new PtermError("Internal", `\`${path}\` was to be staged but is not in the index`);
+      index.set({ ...staged, mode: entry.mode }, true);
+      if (entry.mode === S_IFLNK) await disableSymlinks(repo);
     } else if (entry.oid) index.set(emptyEntry(path, entry.oid, S_IFGITLINK), true);
     else index.remove(path);
   }

@@ -38,7 +38,7 @@ export interface GitApi {
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   setSpecialEntries(
     dir: string,
-    entries: readonly { path: string; mode: 0o120000 | 0o160000; oid?: string | null }[],
+    entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
     opts: { locked: true },
   ): Promise<void>;
   commitIndex(

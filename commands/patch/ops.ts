@@ -851,6 +851,9 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
       if (file.newMode !== null) binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
       results.set(toLoc.rel, { kind: "file", content: bytes, mode: binaryMode });
+      if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
+        view.specialEntries.set(toLoc.rel, { mode: binaryMode === 0o755 ? 0o100755 : 0o100644, oid: null });
+      }
       touched.push(toLoc.rel);
       continue;
     }
@@ -939,7 +942,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
     // pterm never creates a symbolic link: a link is a plain file holding its target, staged as 120000.
     if (file.entryMode === 0o120000) view.specialEntries.set(toLoc.rel, { mode: 0o120000, oid: null });
-    else if (file.entryMode === null && fromLoc && fromLoc.rel !== toLoc.rel) {
+    // A stated regular mode is staged as such even where a link was (a link turned into a file).
+    else if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
+      view.specialEntries.set(toLoc.rel, { mode: file.newMode & 0o100 ? 0o100755 : 0o100644, oid: null });
+    } else if (file.entryMode === null && fromLoc && fromLoc.rel !== toLoc.rel) {
       view.modeSources.set(toLoc.rel, fromLoc.rel);
     }
     touched.push(toLoc.rel);

@@ -59,7 +59,10 @@ export class View {
    * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
    * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
    */
-  readonly specialEntries = new Map<string, { mode: 0o120000 | 0o160000; oid: string | null }>();
+  readonly specialEntries = new Map<
+    string,
+    { mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid: string | null }
+  >();
   /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
   readonly modeSources = new Map<string, string>();
 

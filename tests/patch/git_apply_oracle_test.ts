@@ -176,7 +176,7 @@ async function remove(repo: string, path: string): Promise<void> {
 async function change(rng: Rng, repo: string, model: Model): Promise<void> {
   for (let n = 1 + rng.int(5); n > 0; n--) {
     const texts = ofKind(model, "text");
-    const op = rng.int(13);
+    const op = rng.int(14);
     if (op <= 3 && texts.length) {
       const path = rng.pick(texts);
       await write(
@@ -240,6 +240,21 @@ async function change(rng: Rng, repo: string, model: Model): Promise<void> {
         const path = newPath(rng, model, ".lnk");
         await Deno.mkdir(`${repo}/${path}`.slice(0, `${repo}/${path}`.lastIndexOf("/")), { recursive: true });
         await Deno.symlink(rng.pick(["target.txt", "src/main.c", "../elsewhere"]), `${repo}/${path}`);
+        model.files.set(path, "link");
+      }
+    } else if (op === 13) {
+      // A type change at one path: a file becomes a link, or a link a file (git diffs it as a
+      // deletion and a creation of the same path).
+      const links = ofKind(model, "link");
+      if (links.length && rng.chance(0.5)) {
+        const path = rng.pick(links);
+        await Deno.remove(`${repo}/${path}`);
+        await write(repo, path, textContent(rng, randomLines(rng, 1 + rng.int(4))));
+        model.files.set(path, "text");
+      } else if (texts.length) {
+        const path = rng.pick(texts);
+        await Deno.remove(`${repo}/${path}`);
+        await Deno.symlink(rng.pick(["target.txt", "src/main.c"]), `${repo}/${path}`);
         model.files.set(path, "link");
       }
     } else if (op === 12) {

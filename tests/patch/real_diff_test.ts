@@ -436,3 +436,28 @@ Deno.test("a patch that would stage a link, then fails, leaves .git/config (core
   await assert.rejects(Deno.lstat(`${r}/l`), Deno.errors.NotFound);
   assert.equal(await git(r, "status", "--porcelain"), "");
 });
+
+Deno.test("found by the git apply oracle: a link turned into a file (and a file into a link) at one path", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "target.txt": "t\n", "was-file": "plain\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await Deno.symlink("target.txt", `${r}/was-link`);
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  const { diff, tree } = await realChange(r, async () => {
+    await Deno.remove(`${r}/was-link`);
+    await writeTree(r, { "was-link": "now a file\n" });
+    await Deno.remove(`${r}/was-file`);
+    await Deno.symlink("target.txt", `${r}/was-file`);
+  });
+  assert.match(diff, /^deleted file mode 120000$/m);
+  // pterm's own checkout of a link: a plain file holding the target, core.symlinks=false.
+  await Deno.remove(`${r}/was-link`);
+  await writeTree(r, { "was-link": "target.txt" });
+  await git(r, "config", "core.symlinks", "false");
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), tree);
+  assert.equal(await git(r, "status", "--porcelain"), "");
+});
