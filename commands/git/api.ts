@@ -105,7 +105,7 @@ export function indexModes(
 export async function setSpecialEntries(
   dir: string,
   entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
-  opts: { locked: true },
+  _opts: { locked: true },
 ): Promise<void> {
   const repo = open(dir);
   assertLocked(repo, "setSpecialEntries");
