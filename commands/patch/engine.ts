@@ -681,10 +681,14 @@ async function runGitAndEdits(
   const view = new View(run.workspace, repo.rel, repo.abs);
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
-  // A new submodule pointer gets an empty folder, as git apply makes one.
-  const submoduleFolders = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000 && e.oid !== null)
+  // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its
+  // folder if that is empty (git apply removes it too), so the path is free for a file again.
+  const submodules = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000);
+  const submoduleFolders = submodules.filter(([, e]) => e.oid !== null).map(([rel]) => view.absOf(rel));
+  const goneFolders = submodules.filter(([rel, e]) => e.oid === null && isEmptyFolder(view.absOf(rel)))
     .map(([rel]) => view.absOf(rel));
-  await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)), submoduleFolders);
+  const emptied = [...(await view.emptiedDirs()).map((d) => view.absOf(d)), ...goneFolders];
+  await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(view);
 
   if (run.noCommit) {
@@ -799,6 +803,14 @@ async function confinedPaths(run: PatchRun, repo: { rel: string; abs: string }, 
     out.push(joinRepo(repo.abs, p));
   }
   return out;
+}
+
+function isEmptyFolder(abs: string): boolean {
+  try {
+    return Deno.lstatSync(abs).isDirectory && [...Deno.readDirSync(abs)].length === 0;
+  } catch {
+    return false;
+  }
 }
 
 function joinRepo(repoAbs: string, rel: string): string {

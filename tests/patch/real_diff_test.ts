@@ -461,3 +461,23 @@ Deno.test("found by the git apply oracle: a link turned into a file (and a file 
   assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), tree);
   assert.equal(await git(r, "status", "--porcelain"), "");
 });
+
+Deno.test("found by the git apply oracle: a removed submodule pointer takes its empty folder with it, so a file can take the path", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "a.txt": "a\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${"3".repeat(40)},mod`);
+  await git(r, "commit", "-qm", "base");
+  await Deno.mkdir(`${r}/mod`);
+  await git(r, "rm", "-q", "--cached", "mod");
+  const removal = await git(r, "diff", "--cached");
+  await git(r, "reset", "-q");
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", removal.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  await assert.rejects(Deno.lstat(`${r}/mod`), Deno.errors.NotFound);
+  const create = await apply(root.path, patchOf(block("file.write", "mod", ["now a file"])), "--repo r");
+  assert.equal(create.exit_code, 0, create.stderr);
+  assert.equal(await git(r, "status", "--porcelain"), "");
+});
