@@ -272,9 +272,15 @@ function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: bool
     );
   }
   if (!keys && lineno === undefined) {
+    // `keys = x` (spaces around =) is body text, not a parameter: say so when that is what happened.
+    const spaced = block.body.map((l) => /^(keys|lineno)\s+=\s*(.*)$/i.exec(l)).find((m) => m !== null);
     throw new OpError(
       "PatchParseError",
-      `${block.op} needs keys=<text of the line> or lineno=<N> to say which line`,
+      `${block.op} needs keys=<text of the line> or lineno=<N> to say which line${
+        spaced
+          ? ` (\`${spaced[0]}\` is body text: write \`${spaced[1].toLowerCase()}=${spaced[2]}\`, = right after the key)`
+          : ""
+      }`,
       { expected: "keys= or lineno=" },
       block.line,
     );

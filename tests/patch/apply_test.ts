@@ -473,3 +473,11 @@ Deno.test("end-keys copied from the block's last line (commas and all) ends the 
     /2: `return b, a` \(first line with `return b`\); 4: `def other\(\):` \(first line with `other`\)/,
   );
 });
+
+Deno.test("`keys = x` with spaces is body text; the missing-locator error says how to write it", async () => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, { "a.py": "x = 1\n" });
+  const env = await apply(dir.path, patchOf(block("line.replace", "a.py", ["keys = x = 1", "x = 2"])));
+  assert.equal(env.error_code, "PatchParseError", env.stderr);
+  assert.match(env.stderr, /`keys = x = 1` is body text: write `keys=x = 1`, = right after the key/);
+});
