@@ -403,9 +403,11 @@ function osReason(error: Error): string {
   return typeof code === "string" ? `${text}, ${code}` : text;
 }
 
+/** An error the OS gave (EPERM, EBUSY, a sharing violation on Windows…), not pterm's sandbox refusing. */
 function isOsError(error: unknown): error is Error {
-  return error instanceof Error && !(error instanceof PtermError) &&
-    typeof (error as { code?: unknown }).code === "string";
+  if (!(error instanceof Error) || error instanceof PtermError || error instanceof Deno.errors.NotCapable) return false;
+  return typeof (error as { code?: unknown }).code === "string" ||
+    Object.values(Deno.errors).some((kind) => error instanceof kind);
 }
 
 /**
