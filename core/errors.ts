@@ -18,12 +18,14 @@ export const ERROR_CODES = [
   "NotFound",
   "AlreadyExists",
   "NotARepository",
+  "AmbiguousRepository",
   "NothingToCommit",
   "RepoLocked",
   "UncommittedChanges",
   "BranchNotMerged",
   "CorruptRepository",
   "Conflict",
+  "Rejected",
   "ConcurrentModification",
   "ConfirmRequired",
   "NickTooLong",
@@ -129,5 +131,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** The stderr text of every failure: the message, a blank line, and the `--help` hint (seed 001). */
 export function formatFailure(message: string, helpCommand: string, hint?: string): string {
   if (hint) return `[Error] ${message}\n\nHint: ${hint}`;
-  return `[Error] ${message}\n\nHint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  const help = helpCommand === "help"
+    ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying."
+    : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  return `[Error] ${message}\n\nHint: ${help}`;
 }

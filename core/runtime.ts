@@ -218,14 +218,28 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   try {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    const words = tokenize(input.line);
+    let words: string[];
+    try {
+      words = tokenize(input.line);
+    } catch (error) {
+      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+        const { hintForRefusedLine } = await lazyImport<typeof import("./line_hints.ts")>(
+          new URL("./line_hints.ts", import.meta.url),
+        );
+        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
+        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+      }
+      throw error;
+    }
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await loadHelp();
+      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
       const doc = resolution.node
         ? renderHelp(resolution.path, resolution.node)
+        : resolution.search !== undefined
+        ? renderSearch(await kernel.registry.loadAll(), resolution.search)
         : renderCommandList(await kernel.registry.loadAll());
       const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
       draft.parsed = {

@@ -202,6 +202,12 @@ export interface GitStateSnapshot {
   readonly dir: string;
   /** Path relative to .git → content. */
   readonly files: ReadonlyMap<string, Uint8Array>;
+  /**
+   * The index file's mtime (ms): git trusts an entry's stat data only when the file is older than
+   * the index ("racy git"), so a restored index must keep its old time, or a file changed in the
+   * same second as the index was written would look unchanged to git.
+   */
+  readonly indexMtime?: number | null;
 }
 
 function listTree(gitdir: string, prefix: string, out: string[]): void {
@@ -235,7 +241,11 @@ export function snapshotGitState(dir: string): Promise<GitStateSnapshot> {
   const repo = open(dir);
   const files = new Map<string, Uint8Array>();
   for (const rel of trackedStateFiles(repo.gitdir)) files.set(rel, Deno.readFileSync(`${repo.gitdir}/${rel}`));
-  return Promise.resolve({ dir, files });
+  let indexMtime: number | null = null;
+  try {
+    indexMtime = Deno.statSync(`${repo.gitdir}/index`).mtime?.getTime() ?? null;
+  } catch { /* no index yet */ }
+  return Promise.resolve({ dir, files, indexMtime });
 }
 
 /** Puts the snapshot back: files written atomically, files created since then removed. */
@@ -249,13 +259,28 @@ export function restoreGitState(dir: string, snapshot: GitStateSnapshot): Promis
   }
   for (const [rel, content] of snapshot.files) {
     const path = `${repo.gitdir}/${rel}`;
+    // A file that still holds its content is left alone (its time too: see indexMtime).
+    if (sameBytes(path, content)) continue;
     Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     Deno.writeFileSync(temp, content);
+    if (rel === "index" && snapshot.indexMtime) {
+      const time = new Date(snapshot.indexMtime);
+      Deno.utimeSync(temp, time, time);
+    }
     Deno.renameSync(temp, path);
   }
   discardPendingIndex(repo);
   return Promise.resolve();
+}
+
+function sameBytes(path: string, content: Uint8Array): boolean {
+  try {
+    const now = Deno.readFileSync(path);
+    return now.length === content.length && now.every((b, i) => b === content[i]);
+  } catch {
+    return false;
+  }
 }
 
 /** Paths (relative to dir) whose work-tree content `reset --hard`/`revert` to `ref` would change — so a caller can back them up first. */

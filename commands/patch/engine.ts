@@ -122,7 +122,11 @@ export interface PatchResult {
 
 // ---- repository -------------------------------------------------------------------------------
 
-async function resolveRepo(run: PatchRun, patch: Patch): Promise<{ rel: string; abs: string }> {
+/** The folder a patch runs in (and commits to, if it is a repository). */
+export async function resolveRepo(
+  run: Pick<PatchRun, "workspace" | "config" | "repoFlag">,
+  patch: Pick<Patch, "header">,
+): Promise<{ rel: string; abs: string }> {
   const { workspace, config } = run;
   let input: string;
   let label: string;

@@ -662,7 +662,7 @@ async function changesSince(root: string, journal: Journal, readGit: GitStateRea
   const lockStands = repoLockStillOurs(root, journal);
   if (journal.git_state !== null && journal.git_state !== undefined && !lockStands) {
     const now = readGit ? await readGit(fromRootRel(root, journal.repo)) : undefined;
-    if (JSON.stringify(now) !== JSON.stringify(journal.git_state)) {
+    if (JSON.stringify(withoutTimes(now)) !== JSON.stringify(withoutTimes(journal.git_state))) {
       found.push(
         `the repository \`${journal.repo}\` changed (HEAD, a branch, the index or a reflog) after the run's lock was removed`,
       );
@@ -675,6 +675,17 @@ async function changesSince(root: string, journal: Journal, readGit: GitStateRea
     found.push(`\`${entry.path}\` holds neither what it held before the run nor what the run wrote`);
   }
   return found;
+}
+
+/**
+ * The git state without the index file's time, which a snapshot keeps only so a restore can put it
+ * back: git rewrites an unchanged index now and then (a status refreshing it), which is not a change.
+ */
+function withoutTimes(state: unknown): unknown {
+  const fields = (state as { $object?: Record<string, unknown> } | null)?.$object;
+  if (!fields || !("indexMtime" in fields)) return state;
+  const { indexMtime: _, ...rest } = fields;
+  return { $object: rest };
 }
 
 function staleJournal(journal: Journal, found: readonly string[]): PtermError {
