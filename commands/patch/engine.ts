@@ -697,6 +697,21 @@ async function runGitAndEdits(
 
   if (run.noCommit) {
     result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    // What a file cannot say (a link's mode, a submodule's commit) lives only in the index, which
+    // --no-commit leaves alone: say what was not recorded.
+    for (const [path, entry] of view.specialEntries) {
+      if (entry.mode === 0o120000) {
+        result.warnings.push(
+          `\`${path}\` is a symbolic link in the diff; it was written as a plain file holding its target and not ` +
+            "staged, so a later `git add` stages it as a regular file — apply without --no-commit to keep it a link.",
+        );
+      } else if (entry.mode === 0o160000) {
+        result.warnings.push(
+          `\`${path}\` is a submodule pointer in the diff; with --no-commit its new commit id was not recorded ` +
+            "(it lives only in the index) — apply without --no-commit to record it.",
+        );
+      }
+    }
   } else {
     const message = result.commit_message!;
     if (commitOnly) {

@@ -481,3 +481,37 @@ Deno.test("found by the git apply oracle: a removed submodule pointer takes its 
   assert.equal(create.exit_code, 0, create.stderr);
   assert.equal(await git(r, "status", "--porcelain"), "");
 });
+
+Deno.test("--no-commit with a link or a submodule pointer in the diff warns that the index did not record them", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "a.txt": "a\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  const diff = [
+    "diff --git a/l b/l",
+    "new file mode 120000",
+    "--- /dev/null",
+    "+++ b/l",
+    "@@ -0,0 +1 @@",
+    "+a.txt",
+    "\\ No newline at end of file",
+    "diff --git a/m b/m",
+    "new file mode 160000",
+    "--- /dev/null",
+    "+++ b/m",
+    "@@ -0,0 +1 @@",
+    `+Subproject commit ${"4".repeat(40)}`,
+  ];
+  const env = await apply(root.path, patchOf(block("git.diff", ".", diff)), "--repo r --no-commit");
+  assert.equal(env.exit_code, 0, env.stderr);
+  // deno-lint-ignore no-explicit-any
+  const warnings: string[] = (env.result as any).warnings;
+  assert.ok(
+    warnings.some((w) => /`l` is a symbolic link in the diff; it was written as a plain file/.test(w)),
+    warnings.join("\n"),
+  );
+  assert.ok(warnings.some((w) => /`m` is a submodule pointer in the diff/.test(w)), warnings.join("\n"));
+  assert.equal(await Deno.readTextFile(`${r}/l`), "a.txt");
+});
