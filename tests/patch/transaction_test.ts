@@ -230,7 +230,7 @@ for (const stuck of ["b/two.txt (edited)", "b/gone.txt (deleted)"]) {
       assert.match(
         env.stderr,
         new RegExp(
-          `\`${path}\` could not be (replaced|deleted) \\(Operation not permitted, EPERM|Permission denied, EACCES\\)`,
+          `\`${path}\` could not be (replaced|deleted|written) \\((Operation not permitted, EPERM|Permission denied, EACCES)\\)`,
         ),
       );
       assert.doesNotMatch(env.stderr, new RegExp(root));
@@ -250,17 +250,18 @@ for (const stuck of ["b/two.txt (edited)", "b/gone.txt (deleted)"]) {
 
 Deno.test("a rollback that cannot put one file back restores the others, keeps the journal, and recover finishes it", async (t) => {
   await using dir = await makeRoot();
-  await writeTree(dir.path, { "a.txt": "A\n", "gone/d.txt": "D\n", "z.txt": "Z\n" });
+  await writeTree(dir.path, { "a.txt": "A\n", "gone/d.txt": "D\n", "p/z.txt": "Z\n" });
   const before = await fingerprint(dir.path);
   const view = await planned(dir.path, async (view) => {
     await editEverything(view);
-    const z = await view.locate("z.txt", "p");
+    const z = await view.locate("p/z.txt", "p");
     await view.set(z.rel, z.abs, { kind: "file", content: TextDoc.fromText("Z2\n"), mode: 0o644 });
   });
   const tx = await Transaction.begin(options(dir.path, "run-stuck"));
   await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
-  // After the switch, a.txt (new content) becomes unchangeable, then the run fails and rolls back.
-  const undo = await pin(`${dir.path}/a.txt`);
+  // After the switch, p/z.txt (new content) becomes unchangeable (in its own folder, for the
+  // read-only-folder way of pinning), then the run fails and rolls back.
+  const undo = await pin(`${dir.path}/p/z.txt`);
   if (!undo) {
     t.step({ name: "no way to make a file unreplaceable here (root without chattr)", ignore: true, fn: () => {} });
     return;
@@ -270,12 +271,12 @@ Deno.test("a rollback that cannot put one file back restores the others, keeps t
       assert.equal(e.code, "WriteFailed");
       assert.match(
         e.message,
-        /could not put back `a\.txt` \(Operation not permitted, EPERM|Permission denied, EACCES\)/,
+        /could not put back `p\/z\.txt` \((Operation not permitted, EPERM|Permission denied, EACCES)\)/,
       );
       assert.match(e.message, /patch recover/);
       return true;
     });
-    assert.equal(await Deno.readTextFile(`${dir.path}/z.txt`), "Z\n", "the other files are back");
+    assert.equal(await Deno.readTextFile(`${dir.path}/a.txt`), "A\n", "the other files are back");
     assert.equal(await Deno.readTextFile(`${dir.path}/gone/d.txt`), "D\n");
     assert.deepEqual(await leftovers(dir.path), []);
     await undo();
