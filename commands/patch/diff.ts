@@ -970,31 +970,37 @@ function tabsForSpaces(doc: TextDoc, pos: number, lines: readonly HunkLine[]): R
     if (fileLine.trim() === "" || l.text.trim() === "") continue;
     pairs.push({ file: leading(fileLine), hunk: leading(l.text) });
   }
-  const onlyTabs = (s: string) => /^\t*$/.test(s);
-  const onlySpaces = (s: string) => /^ *$/.test(s);
-  const fileTabs = pairs.every((p) => onlyTabs(p.file) && onlySpaces(p.hunk)) &&
-    pairs.some((p) => p.file.length > 0);
-  const fileSpaces = pairs.every((p) => onlySpaces(p.file) && onlyTabs(p.hunk)) &&
-    pairs.some((p) => p.hunk.length > 0);
+  // Leads of tabs then spaces (a Makefile's continuation lines: a tab, then spaces to align).
+  const split = (lead: string) => {
+    const m = /^(\t*)( *)$/.exec(lead);
+    return m ? { tabs: m[1].length, spaces: m[2].length } : null;
+  };
+  const parsed = pairs.map((p) => ({ file: split(p.file), hunk: split(p.hunk) }));
+  if (parsed.some((p) => !p.file || !p.hunk)) return null;
+  const fileTabs = parsed.every((p) => p.hunk!.tabs === 0) && parsed.some((p) => p.file!.tabs > 0);
+  const fileSpaces = parsed.every((p) => p.file!.tabs === 0) && parsed.some((p) => p.hunk!.tabs > 0);
   if (!fileTabs && !fileSpaces) return null;
-  const tabs = (p: { file: string; hunk: string }) => (fileTabs ? p.file.length : p.hunk.length);
-  const spaces = (p: { file: string; hunk: string }) => (fileTabs ? p.hunk.length : p.file.length);
-  const width = [8, 4, 2, 3, 1].find((w) => pairs.every((p) => spaces(p) === tabs(p) * w));
+  const columns = (lead: { tabs: number; spaces: number }, width: number) => lead.tabs * width + lead.spaces;
+  const width = [8, 4, 2, 3, 1].find((w) => parsed.every((p) => columns(p.file!, w) === columns(p.hunk!, w)));
   if (width === undefined) return null;
+  const leadColumns = (t: string) => {
+    const lead = split(/^[ \t]*/.exec(t)![0]) ?? { tabs: 0, spaces: 0 };
+    return { count: columns(lead, width), length: lead.tabs + lead.spaces };
+  };
   if (fileTabs) {
     return {
       label: `spaces→tabs (${width})`,
       apply: (t) => {
-        const lead = /^ */.exec(t)![0].length;
-        return "\t".repeat(Math.floor(lead / width)) + " ".repeat(lead % width) + t.slice(lead);
+        const { count, length } = leadColumns(t);
+        return "\t".repeat(Math.floor(count / width)) + " ".repeat(count % width) + t.slice(length);
       },
     };
   }
   return {
     label: `tabs→spaces (${width})`,
     apply: (t) => {
-      const lead = /^\t*/.exec(t)![0].length;
-      return " ".repeat(lead * width) + t.slice(lead);
+      const { count, length } = leadColumns(t);
+      return " ".repeat(count) + t.slice(length);
     },
   };
 }

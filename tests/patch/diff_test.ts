@@ -226,3 +226,13 @@ Deno.test("a file holding only a BOM is the one line git sees: a diff replacing 
   applyHunks(plain, parseDiff(["@@ -1 +1 @@", "-\ufeff", "\\ No newline at end of file", "+x"], 1)[0].hunks);
   assert.deepEqual(plain.toBytes(), new TextEncoder().encode("x\n"));
 });
+
+Deno.test("a Makefile continuation line (a tab, then spaces to align) retyped with spaces keeps its tab", () => {
+  const makefile = "app: main.o\n\t$(CC) -o app \\\n\t    main.o\n";
+  const { text, reports } = apply(
+    makefile,
+    "@@ -1,3 +1,4 @@\n app: main.o\n         $(CC) -o app \\\n-            main.o\n+            main.o \\\n+            util.o\n",
+  );
+  assert.equal(text, "app: main.o\n\t$(CC) -o app \\\n\t    main.o \\\n\t    util.o\n");
+  assert.equal(reports[0].reindent, "spaces→tabs (8)");
+});
