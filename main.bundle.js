@@ -148,6 +148,7 @@ var PtermError = class _PtermError extends Error {
   code;
   result;
   helpFor;
+  hint;
   constructor(code2, message, options = {}) {
     super(message, options.cause === void 0 ? void 0 : {
       cause: options.cause
@@ -156,6 +157,7 @@ var PtermError = class _PtermError extends Error {
     this.code = code2;
     this.result = options.result;
     this.helpFor = options.helpFor;
+    this.hint = options.hint;
     Object.defineProperty(this, BRAND, {
       value: true
     });
@@ -169,11 +171,14 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function formatFailure(message, helpCommand) {
-  const hint = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
-  return `[Error] ${message}
+function formatFailure(message, helpCommand, hint) {
+  if (hint) return `[Error] ${message}
 
 Hint: ${hint}`;
+  const help = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  return `[Error] ${message}
+
+Hint: ${help}`;
 }
 
 // core/suggest.ts
@@ -1849,12 +1854,14 @@ async function execute(kernel, input) {
       }
     }
   } catch (error) {
-    if (error instanceof PtermError) failure = {
-      code: error.code,
-      message: error.message,
-      result: error.result
-    };
-    else {
+    if (error instanceof PtermError) {
+      failure = {
+        code: error.code,
+        message: error.message,
+        result: error.result,
+        hint: error.hint
+      };
+    } else {
       const err = error instanceof Error ? error : new Error(String(error));
       failure = {
         code: "Internal",
@@ -1875,7 +1882,7 @@ async function execute(kernel, input) {
   const rawStdout = helpResult?.stdout ?? outcome?.stdout ?? "";
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
-    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, draft.helpFor);
+    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, draft.helpFor, failure.hint);
   }
   const stdout = boundText(rawStdout, limits.stdout_bytes);
   const stderr = boundText(rawStderr, limits.stderr_bytes);

@@ -194,7 +194,9 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   let config: PtermConfig | null = null;
   let outcome: SandboxOutcome | null = null;
   let sandbox: Sandbox | null = null;
-  let failure: { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string } | null = null;
+  let failure:
+    | { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string; hint?: string }
+    | null = null;
   let helpResult: { stdout: string; result: Record<string, unknown> } | null = null;
 
   const baseRecord = (): AuditRecord => ({
@@ -351,8 +353,9 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
       }
     }
   } catch (error) {
-    if (error instanceof PtermError) failure = { code: error.code, message: error.message, result: error.result };
-    else {
+    if (error instanceof PtermError) {
+      failure = { code: error.code, message: error.message, result: error.result, hint: error.hint };
+    } else {
       const err = error instanceof Error ? error : new Error(String(error));
       failure = {
         code: "Internal",
@@ -376,7 +379,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
     rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) +
-      formatFailure(failure.message, draft.helpFor);
+      formatFailure(failure.message, draft.helpFor, failure.hint);
   }
   const stdout = boundText(rawStdout, limits.stdout_bytes);
   const stderr = boundText(rawStderr, limits.stderr_bytes);

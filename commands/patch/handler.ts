@@ -16,6 +16,7 @@ import {
 import { failure } from "./errors.ts";
 import { detectInputFormat, type InputFormat, wrapUnifiedDiff } from "./input.ts";
 import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
+import { decodeLossless } from "./text.ts";
 
 async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string> {
   if (ctx.flags.file === undefined) return ctx.stdin ?? "";
@@ -42,11 +43,9 @@ async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string
         "split it into several patches.",
     );
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new PtermError("UnsupportedFormat", `--file \`${ctx.flags.file}\` is not UTF-8 text.`);
-  }
+  // Bytes that are not UTF-8 (a diff of a Latin-1 file) are kept as escapes and written back as
+  // they were, never turned into U+FFFD.
+  return decodeLossless(bytes);
 }
 
 function summary(result: PatchResult, mode: RunMode): string {

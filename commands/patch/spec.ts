@@ -32,8 +32,10 @@ Ops:
                                  which line: keys=<text in it> (alternatives a|b or a,b; case and indentation
                                  ignored) or lineno=<N>; nthl=<N> picks among several matches; offset=+N/-N;
                                  start-keys= / end-keys= narrow the search to a scope (nthb picks the start)
-  block.delete / block.replace   the lines from start-keys to end-keys (first match after the start), inclusive
-  git.diff                       body = a unified diff (fences, wrong @@ counts, shifted or fuzzy context tolerated)
+  block.delete / block.replace   the lines from start-keys to end-keys (the first line after the start holding
+                                 end-keys as written, else its parts), inclusive
+  git.diff                       body = a unified diff (fences, wrong @@ counts, shifted or fuzzy context tolerated;
+                                 git diff --binary, links and submodules too; a non-UTF-8 diff: send it with --file)
   git.reset ref= mode=hard|mixed|soft   git.revert ref= no_commit=   git.tag name= [ref=] [message=] [force=]
   git.commit                     alone in its patch: commits what the work tree holds
 

@@ -257,7 +257,7 @@ export async function createTag(
   if (existing && !options.force) {
     throw new PtermError(
       "AlreadyExists",
-      `the tag ${name} already exists; pick another name or pass --force to move it.`,
+      `the tag \`${name}\` already exists; pick another name or pass --force to move it.`,
     );
   }
   const object = await resolveRevision(repo, options.ref ?? "HEAD");
