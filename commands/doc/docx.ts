@@ -169,6 +169,15 @@ function usefulMessages(messages: readonly { type: string; message: string }[]):
   return [...new Set(messages.map((m) => m.message).filter((m) => !/^Unrecognised (paragraph|run|table)/.test(m)))];
 }
 
+/**
+ * `w:altChunk` elements in the body: content kept in another format (html-docx-js writes a whole
+ * document as one MHT chunk) that Word converts on opening and mammoth skips without a word.
+ */
+async function countAltChunks(zip: ZipArchive): Promise<number> {
+  const xml = await zip.readText("word/document.xml");
+  return xml === null ? 0 : (xml.match(/<(?:[A-Za-z_][\w.-]*:)?altChunk[\s/>]/g) ?? []).length;
+}
+
 export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
   options.signal.throwIfAborted();
   let html: string;
@@ -194,6 +203,14 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   const images = (html.match(/<img /g) ?? []).length;
   const warnings = usefulMessages(messages);
   if (images > 0) warnings.push(`${images} picture(s): only their alt text is kept (pterm does not OCR images)`);
+  const altChunks = await countAltChunks(zip);
+  if (altChunks > 0) {
+    warnings.push(
+      `${altChunks} embedded chunk(s) of another format (w:altChunk: HTML, RTF or another document that Word ` +
+        "converts when it opens the file) were not extracted; open the file in Word and save it as .docx to " +
+        "convert them",
+    );
+  }
   const props = await readProperties(zip);
   return {
     format: "docx",

@@ -171,6 +171,16 @@ function classify(error: unknown): PtermError {
   );
 }
 
+/** No page could be read (or the tree counts none): the file is damaged, not an empty document. */
+function brokenPageTree(pages: number, warnings: readonly string[]): PtermError {
+  const why = pages === 0 ? "its page tree holds no pages" : warnings.slice(0, 3).join("; ");
+  return new PtermError(
+    "CorruptInput",
+    `the PDF's page tree is damaged (${why}); no page could be read — re-export or re-download it, ` +
+      "or repair it with a PDF tool (qpdf, Ghostscript) and extract the repaired copy.",
+  );
+}
+
 function median(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -221,6 +231,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
   const warnings: string[] = [];
   const blocks: Block[] = [];
   const empty: number[] = [];
+  const unreadable: number[] = [];
   const controlPages: number[] = [];
   let controls = 0;
   let chars = 0;
@@ -235,12 +246,16 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
       let items: TextPiece[];
       try {
         const page = await pdf.getPage(number);
+        // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
+        // /Pages pointing nowhere); poppler calls those syntax errors, and so does pterm.
+        if (page.ref === null) throw new Error("the page tree has no page dictionary for it");
         const content = await page.getTextContent();
         items = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
         page.cleanup();
       } catch (error) {
         if (error instanceof PtermError) throw error;
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
+        unreadable.push(number);
         continue;
       }
       options.progress?.({ progress: number, total: pdf.numPages, message: "pages read" });
@@ -258,6 +273,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         blocks: paragraphs.map((text) => ({ type: "paragraph", spans: [{ text }] })),
       });
     }
+    if (stoppedAt === null && unreadable.length === pdf.numPages) throw brokenPageTree(pdf.numPages, warnings);
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
