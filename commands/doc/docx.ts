@@ -237,6 +237,6 @@ export async function infoDocx(zip: ZipArchive): Promise<DocInfo> {
     modified: props.modified,
     encrypted: false,
     password_required: false,
-    producer: null,
+    producer: props.producer,
   };
 }

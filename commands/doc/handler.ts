@@ -252,6 +252,7 @@ export const info: Handler<typeof infoFlags> = async (ctx) => {
     `${input.rel}: ${details.format}, ${formatBytes(bytes.length)}${counts.length ? `, ${counts.join(", ")}` : ""}`,
     `title: ${details.title ?? "-"}`,
     `author: ${details.author ?? "-"}`,
+    `producer: ${details.producer ?? "-"}`,
     `encrypted: ${
       details.encrypted
         ? (details.password_required ? "yes, a password is needed to open it" : "yes, but it opens without a password")

@@ -280,6 +280,6 @@ export async function infoPptx(zip: ZipArchive): Promise<DocInfo> {
     modified: props.modified,
     encrypted: false,
     password_required: false,
-    producer: null,
+    producer: props.producer,
   };
 }
