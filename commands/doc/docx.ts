@@ -13,6 +13,7 @@ import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 import { childElements, isElement, parseXml, type XmlElement } from "./xml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
 import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
+import { labelParagraphs, type Numbering, readNumbering, takeLabel, unmarkLabels } from "./numbering.ts";
 
 type Mammoth = typeof mammothModule;
 
@@ -23,11 +24,18 @@ async function loadMammoth(): Promise<Mammoth> {
   return (await import("mammoth")).default;
 }
 
-/** The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. */
-function mammothFile(zip: ZipArchive) {
+/**
+ * The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. The main
+ * document is handed over with its list and heading numbers written in (numbering.ts).
+ */
+function mammothFile(zip: ZipArchive, numbering: Numbering | null) {
   return {
     exists: (name: string) => zip.has(name),
     read: async (name: string, encoding?: string) => {
+      if (name === "word/document.xml" && encoding && numbering) {
+        const xml = await zip.readText(name);
+        if (xml !== null) return labelParagraphs(xml, numbering);
+      }
       const bytes = await zip.read(name);
       if (bytes === null) throw new Error(`missing part ${name}`);
       if (encoding === "base64") return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
@@ -55,7 +63,7 @@ interface Style {
 function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): Span[] {
   for (const node of element.children) {
     if (!isElement(node)) {
-      out.push({ text: node, ...style });
+      out.push({ text: unmarkLabels(node), ...style });
       continue;
     }
     switch (node.name) {
@@ -98,7 +106,7 @@ function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): 
 function inlineText(element: XmlElement): string {
   let text = "";
   for (const node of element.children) {
-    if (!isElement(node)) text += node;
+    if (!isElement(node)) text += unmarkLabels(node);
     else if (node.name === "br") text += "\n";
     else if (node.name === "table") text += "\n" + tableRows(node).map((row) => row.join(" ")).join("\n") + "\n";
     else if (node.name === "ul" || node.name === "ol") {
@@ -131,10 +139,31 @@ function tableRows(table: XmlElement): string[][] {
   return rows;
 }
 
+/** A list item's number as Word shows it (written in by numbering.ts), and the item without it. */
+function labelOf(li: XmlElement): { label: string | null; content: XmlElement } {
+  let node: XmlElement = li;
+  const trail: XmlElement[] = [];
+  // The label is the first text of the item, possibly inside <strong>/<em>/<a>.
+  while (node.children.length > 0 && isElement(node.children[0])) {
+    trail.push(node);
+    node = node.children[0] as XmlElement;
+  }
+  const first = node.children[0];
+  if (typeof first !== "string") return { label: null, content: li };
+  const { label, rest } = takeLabel(first);
+  if (label === null) return { label: null, content: li };
+  let replaced: XmlElement = { ...node, children: [rest, ...node.children.slice(1)] };
+  for (let i = trail.length - 1; i >= 0; i--) {
+    replaced = { ...trail[i], children: [replaced, ...trail[i].children.slice(1)] };
+  }
+  return { label, content: replaced };
+}
+
 function listItems(list: XmlElement, depth: number, items: ListItem[] = []): ListItem[] {
   const ordered = list.name === "ol";
   for (const li of childElements(list, "li")) {
-    items.push({ spans: inlineSpans(li), depth, ordered });
+    const { label, content } = labelOf(li);
+    items.push({ spans: inlineSpans(content), depth, ordered, ...(label === null ? {} : { label }) });
     for (const nested of childElements(li)) {
       if (nested.name === "ul" || nested.name === "ol") listItems(nested, depth + 1, items);
     }
@@ -184,7 +213,9 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   let messages: { type: string; message: string }[];
   const mammoth = await loadMammoth();
   try {
-    const input = { file: mammothFile(zip) } as unknown as Parameters<Mammoth["convertToHtml"]>[0];
+    const input = { file: mammothFile(zip, await readNumbering(zip)) } as unknown as Parameters<
+      Mammoth["convertToHtml"]
+    >[0];
     // Pictures stay `<img>` with their alt text; their bytes are never read.
     const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: "" }));
     const result = await mammoth.convertToHtml(input, { convertImage, externalFileAccess: false });
