@@ -27,8 +27,9 @@ export interface Agreement {
   readonly precision: number;
 }
 
+/** Words for comparison; pdftotext wraps right-to-left lines in bidi embedding marks, which are not text. */
 export function words(text: string): string[] {
-  return text.normalize("NFKC").split(/\s+/).filter((w) => w.length > 0);
+  return text.normalize("NFKC").replace(/[\u202A-\u202E\u2066-\u2069]/g, "").split(/\s+/).filter((w) => w.length > 0);
 }
 
 export function compareWords(file: string, pterm: string[], reference: string[]): Agreement {

@@ -16,10 +16,68 @@ interface TextPiece {
   readonly width: number;
   readonly height: number;
   readonly hasEOL: boolean;
+  readonly dir?: string;
+}
+
+/** ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters. */
+function expandLatinLigatures(piece: TextPiece): TextPiece {
+  if (!/[\uFB00-\uFB06]/.test(piece.str)) return piece;
+  return { ...piece, str: piece.str.replace(/[\uFB00-\uFB06]/g, (ligature) => ligature.normalize("NFKC")) };
+}
+
+/**
+ * A piece placed for reading: `x` along its baseline's direction and `y` across it (larger is
+ * earlier, as PDF's own y), after the page's /Rotate and the text matrix's own rotation.
+ */
+interface Placed {
+  readonly str: string;
+  readonly x: number;
+  readonly y: number;
+  readonly size: number;
+  readonly width: number;
+  readonly hasEOL: boolean;
+  readonly rtl: boolean;
+  /** The baseline's direction on the displayed page, in quarter turns clockwise (0: left to right). */
+  readonly turn: number;
+}
+
+/**
+ * Places each piece on the page as displayed (`view`: PDF.js's viewport transform, which applies
+ * /Rotate and flips y down) and measures it along its own baseline, so rotated pages and text set
+ * at 90°/180°/270° read like upright text.
+ */
+function place(items: readonly TextPiece[], view: readonly number[]): Placed[] {
+  const [a, b, c, d, e, f] = view;
+  return items.map((item) => {
+    const [ia, ib, ic, id, ix, iy] = item.transform;
+    // The piece's matrix on the displayed page (device space, y down).
+    const ma = a * ia + c * ib;
+    const mb = b * ia + d * ib;
+    const mc = a * ic + c * id;
+    const md = b * ic + d * id;
+    const dx = a * ix + c * iy + e;
+    const dy = b * ix + d * iy + f;
+    const turn = ((Math.round(Math.atan2(mb, ma) / (Math.PI / 2)) % 4) + 4) % 4;
+    const along = [dx, dy, -dx, -dy][turn];
+    const across = [-dy, dx, dy, -dx][turn];
+    const size = Math.hypot(mc, md) || item.height || 1;
+    return {
+      str: item.str,
+      x: along,
+      y: across,
+      size,
+      width: item.width,
+      hasEOL: item.hasEOL,
+      rtl: item.dir === "rtl",
+      turn,
+    };
+  });
 }
 
 interface Line {
   text: string;
+  /** Most of its letters are right-to-left (Arabic, Hebrew): pieces on one baseline read from the right. */
+  rtl: boolean;
   /** Baseline, in PDF units from the bottom of the page. */
   y: number;
   /** Where the line starts and ends horizontally. */
@@ -36,47 +94,75 @@ const startsWithSpace = (text: string) => /^\s/.test(text);
  * baseline starts a line, and a visible gap between two items gets a space (text boxes placed
  * side by side are separate objects with no space between them).
  */
-function linesOf(items: readonly TextPiece[]): Line[] {
+function linesOf(items: readonly Placed[]): Line[] {
   const lines: Line[] = [];
-  let current: Line | null = null;
+  let current: (Line & { pieces: Placed[] }) | null = null;
+  const finish = () => {
+    if (current !== null && current.pieces.length > 0) lines.push(lineText(current, current.pieces));
+    current = null;
+  };
   for (const item of items) {
-    const x = item.transform[4];
-    const y = item.transform[5];
-    const size = Math.abs(item.transform[3]) || item.height || 1;
+    const { x, y, size } = item;
     if (item.str !== "") {
-      if (current !== null && current.text !== "") {
+      if (current !== null && current.pieces.length > 0) {
         const otherBaseline = Math.abs(y - current.y) > Math.max(size, current.size) * 0.5;
         const jumpedBack = x < current.end - Math.max(size, current.size) * 0.5;
-        if (otherBaseline || jumpedBack) {
-          lines.push(current);
-          current = null;
-        } else if (x - current.end > size * 0.25 && !endsWithSpace(current.text) && !startsWithSpace(item.str)) {
-          current.text += " ";
-        }
+        if (otherBaseline || jumpedBack) finish();
       }
-      if (current === null || current.text === "") current = { text: "", y, x, end: x, size };
-      current.text += item.str;
+      current ??= { text: "", rtl: false, y, x, end: x, size, pieces: [] };
+      current.pieces.push(item);
       current.end = Math.max(current.end, x + item.width);
     }
-    if (item.hasEOL && current !== null) {
-      lines.push(current);
-      current = null;
-    }
+    if (item.hasEOL) finish();
   }
-  if (current) lines.push(current);
+  finish();
   const cleaned = lines.map((l) => ({ ...l, text: l.text.replace(/\s+$/, "") })).filter((l) => l.text.trim() !== "");
   return mergeSameBaseline(cleaned);
 }
 
-/** Consecutive lines on one baseline (cells of a row, boxes side by side) become one line, left to right. */
+/**
+ * A line's text from its pieces: in content order, or from the right when its letters are mostly
+ * right-to-left (PDF.js gives each right-to-left piece in logical order, but the pieces of a line
+ * in the order they were drawn, usually left to right); a visible gap between two pieces gets a
+ * space (text boxes side by side are separate objects with no space between them).
+ */
+function lineText(line: Line, pieces: readonly Placed[]): Line {
+  const rtl = pieces.some((p) => p.rtl) && readsRightToLeft([{ text: pieces.map((p) => p.str).join("") }]);
+  const ordered = rtl ? [...pieces].sort((a, b) => b.x - a.x) : pieces;
+  let text = "";
+  ordered.forEach((piece, i) => {
+    if (i > 0 && text !== "") {
+      const previous = ordered[i - 1];
+      const gap = rtl ? previous.x - (piece.x + piece.width) : piece.x - (previous.x + previous.width);
+      if (gap > piece.size * 0.25 && !endsWithSpace(text) && !startsWithSpace(piece.str)) text += " ";
+    }
+    text += piece.str;
+  });
+  return { text, rtl, y: line.y, x: line.x, end: line.end, size: line.size };
+}
+
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/gu;
+const LETTER = /\p{L}/gu;
+
+/** A line whose letters are mostly right-to-left reads from the right, as pdftotext orders it. */
+function readsRightToLeft(lines: readonly { text: string }[]): boolean {
+  const text = lines.map((l) => l.text).join("");
+  const rtl = text.match(RTL_LETTER)?.length ?? 0;
+  return rtl > 0 && rtl * 2 >= (text.match(LETTER)?.length ?? 0);
+}
+
+/** Consecutive lines on one baseline (cells of a row, boxes side by side) become one line, in reading order. */
 function mergeSameBaseline(lines: readonly Line[]): Line[] {
   const merged: Line[] = [];
   let group: Line[] = [];
   const flush = () => {
     if (group.length === 0) return;
-    const sorted = [...group].sort((a, b) => a.x - b.x);
+    const rtl = group.some((l) => l.rtl) && readsRightToLeft(group);
+    const sorted = [...group].sort((a, b) => rtl ? b.x - a.x : a.x - b.x);
     merged.push({
       ...sorted[0],
+      rtl,
       text: sorted.map((l) => l.text.trim()).join(" "),
       end: Math.max(...sorted.map((l) => l.end)),
     });
@@ -89,6 +175,21 @@ function mergeSameBaseline(lines: readonly Line[]): Line[] {
   }
   flush();
   return merged;
+}
+
+/**
+ * Pieces grouped by the direction of their baselines, the page's main direction first (most
+ * characters), then text set at other angles (a vertical margin note), each read on its own.
+ */
+function byDirection(items: readonly Placed[]): Placed[][] {
+  const groups = new Map<number, Placed[]>();
+  const weight = new Map<number, number>();
+  for (const item of items) {
+    if (!groups.has(item.turn)) groups.set(item.turn, []);
+    groups.get(item.turn)!.push(item);
+    weight.set(item.turn, (weight.get(item.turn) ?? 0) + item.str.trim().length);
+  }
+  return [...groups.keys()].sort((a, b) => weight.get(b)! - weight.get(a)! || a - b).map((turn) => groups.get(turn)!);
 }
 
 /** Joins a word hyphenated across a line break, as pdftotext does: `manip-` + `ulation.` → `manipulation.`. */
@@ -214,7 +315,7 @@ function paragraphsOf(lines: readonly Line[]): string[] {
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 /** Drops control characters from the pieces' text; returns how many were dropped. */
-function dropControlCharacters(items: TextPiece[]): { items: TextPiece[]; dropped: number } {
+function dropControlCharacters<T extends { readonly str: string }>(items: T[]): { items: T[]; dropped: number } {
   let dropped = 0;
   const clean = items.map((item) => {
     const str = item.str.replace(CONTROL_CHARACTERS, () => {
@@ -243,14 +344,18 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         stoppedAt = number;
         break;
       }
-      let items: TextPiece[];
+      let items: Placed[];
       try {
         const page = await pdf.getPage(number);
         // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
         // /Pages pointing nowhere); poppler calls those syntax errors, and so does pterm.
         if (page.ref === null) throw new Error("the page tree has no page dictionary for it");
-        const content = await page.getTextContent();
-        items = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        // PDF.js's normalization (NFKC) splits an Arabic ligature and then reverses it with its
+        // right-to-left piece (اﳋ → اخل); pterm keeps the glyphs' own characters, as pdftotext
+        // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
+        const content = await page.getTextContent({ disableNormalization: true });
+        const pieces = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);
         page.cleanup();
       } catch (error) {
         if (error instanceof PtermError) throw error;
@@ -264,7 +369,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         controls += cleaned.dropped;
         controlPages.push(number);
       }
-      const paragraphs = paragraphsOf(linesOf(cleaned.items));
+      const paragraphs = byDirection(cleaned.items).flatMap((group) => paragraphsOf(linesOf(group)));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;
       blocks.push({
