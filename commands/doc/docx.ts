@@ -13,6 +13,7 @@ import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 import { childElements, isElement, parseXml, type XmlElement } from "./xml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
 import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
+import { replaceEquations } from "./omml.ts";
 import { labelParagraphs, type Numbering, readNumbering, takeLabel, unmarkLabels } from "./numbering.ts";
 
 type Mammoth = typeof mammothModule;
@@ -25,16 +26,26 @@ async function loadMammoth(): Promise<Mammoth> {
 }
 
 /**
+ * The main document as mammoth gets it: equations replaced by their LaTeX (omml.ts) and list and
+ * heading numbers written in (numbering.ts), neither of which mammoth reads itself.
+ */
+function prepareDocument(xml: string, numbering: Numbering | null): string {
+  const wordPrefix = /<([A-Za-z_][\w.-]*:)?body[\s>]/.exec(xml)?.[1] ?? "";
+  const withEquations = replaceEquations(xml, wordPrefix).xml;
+  return numbering ? labelParagraphs(withEquations, numbering) : withEquations;
+}
+
+/**
  * The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. The main
- * document is handed over with its list and heading numbers written in (numbering.ts).
+ * document is handed over prepared (`prepareDocument`).
  */
 function mammothFile(zip: ZipArchive, numbering: Numbering | null) {
   return {
     exists: (name: string) => zip.has(name),
     read: async (name: string, encoding?: string) => {
-      if (name === "word/document.xml" && encoding && numbering) {
+      if (name === "word/document.xml" && encoding) {
         const xml = await zip.readText(name);
-        if (xml !== null) return labelParagraphs(xml, numbering);
+        if (xml !== null) return prepareDocument(xml, numbering);
       }
       const bytes = await zip.read(name);
       if (bytes === null) throw new Error(`missing part ${name}`);
