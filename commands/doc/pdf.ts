@@ -19,6 +19,90 @@ interface TextPiece {
   readonly dir?: string;
 }
 
+/** What pterm reads of an annotation (PDF.js's `getAnnotations` data). */
+interface AnnotationData {
+  readonly subtype?: string;
+  readonly fieldType?: string;
+  readonly fieldValue?: unknown;
+  /** The text of the annotation's appearance stream, as PDF.js extracts it (what a viewer draws). */
+  readonly textContent?: string[];
+  readonly rect?: number[];
+  readonly hidden?: boolean;
+  readonly noView?: boolean;
+  readonly hasAppearance?: boolean;
+  /** Choice fields: a drop-down (`combo`) or a list box, its options and selection. */
+  readonly combo?: boolean;
+  readonly options?: { displayValue?: string; exportValue?: string }[];
+}
+
+type PdfPage = Awaited<ReturnType<PdfDocument["getPage"]>>;
+
+async function annotationsOf(page: PdfPage): Promise<AnnotationData[]> {
+  try {
+    return (await page.getAnnotations({ intent: "display" })) as AnnotationData[];
+  } catch {
+    return []; // a damaged annotation list does not cost the page its text
+  }
+}
+
+/** The text a viewer shows for an annotation: its appearance's text, else a text field's value. */
+function annotationText(annotation: AnnotationData): string[] {
+  if (annotation.hidden || annotation.noView) return [];
+  const shown = (annotation.textContent ?? []).map((line) => line.trim()).filter(Boolean);
+  if (shown.length > 0) return shown;
+  if (!annotation.hasAppearance) return [];
+  if (annotation.fieldType === "Tx" && typeof annotation.fieldValue === "string") {
+    return annotation.fieldValue.split(/\r\n|\r|\n/).map((line) => line.trim()).filter(Boolean);
+  }
+  if (annotation.fieldType === "Ch") {
+    // A drop-down shows its selection; a list box shows its options.
+    const values = annotation.combo
+      ? [annotation.fieldValue].flat()
+      : (annotation.options ?? []).map((option) => option.displayValue ?? option.exportValue);
+    return values.filter((value): value is string => typeof value === "string" && value.trim() !== "")
+      .map((value) => value.trim());
+  }
+  return [];
+}
+
+/**
+ * The page's pieces with the text of its annotations (form fields' values, free-text notes)
+ * added where they sit, as pdftotext shows them: each line of an annotation becomes a piece at
+ * its rectangle, put before the first drawn piece below it so that it joins its line.
+ */
+function withAnnotationText(pieces: readonly TextPiece[], annotations: readonly AnnotationData[]): TextPiece[] {
+  const sizes = pieces.map((p) => Math.abs(p.transform[3])).filter((size) => size > 0);
+  const size = median(sizes) || 10;
+  const out = [...pieces];
+  for (const annotation of annotations) {
+    const lines = annotationText(annotation);
+    const rect = annotation.rect;
+    if (lines.length === 0 || !rect || rect.length < 4) continue;
+    const [x1, y1, x2, y2] = [
+      Math.min(rect[0], rect[2]),
+      Math.min(rect[1], rect[3]),
+      Math.max(rect[0], rect[2]),
+      Math.max(rect[1], rect[3]),
+    ];
+    const height = y2 - y1;
+    // One line: on the box's middle; several: from its top down.
+    const first = lines.length === 1 ? y1 + Math.max(0, (height - size) / 2) : y2 - size;
+    lines.forEach((line, i) => {
+      const y = first - i * size * 1.2;
+      const piece: TextPiece = {
+        str: line,
+        transform: [size, 0, 0, size, x1, y],
+        width: Math.min(x2 - x1, line.length * size * 0.5),
+        height: size,
+        hasEOL: true,
+      };
+      const below = out.findIndex((p) => p.str.trim() !== "" && p.transform[5] < y - size * 0.5);
+      out.splice(below < 0 ? out.length : below, 0, piece);
+    });
+  }
+  return out;
+}
+
 /** ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters. */
 function expandLatinLigatures(piece: TextPiece): TextPiece {
   if (!/[\uFB00-\uFB06]/.test(piece.str)) return piece;
@@ -354,7 +438,8 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         // right-to-left piece (اﳋ → اخل); pterm keeps the glyphs' own characters, as pdftotext
         // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
         const content = await page.getTextContent({ disableNormalization: true });
-        const pieces = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        const pieces = withAnnotationText(drawn, await annotationsOf(page));
         items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);
         page.cleanup();
       } catch (error) {
