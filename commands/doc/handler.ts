@@ -93,7 +93,12 @@ async function runReader(
   ctx: CommandContext,
   budget: number,
 ) {
-  const options = { signal: ctx.signal, progress: ctx.progress, charBudget: budget };
+  const options = {
+    signal: ctx.signal,
+    progress: ctx.progress,
+    charBudget: budget,
+    memoryBytes: ctx.limits.memory_bytes,
+  };
   const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
     case "pdf":
