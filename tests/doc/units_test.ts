@@ -149,7 +149,11 @@ Deno.test("bounding never cuts inside a word, and a text that fits is left alone
 
 Deno.test("readers stop early once the output budget is used up, and say so", async () => {
   const zip = ZipArchive.open(await Deno.readFile(`${FIXTURES}book.xlsx`), new InflateBudget(1e9));
-  const extraction = await extractXlsx(zip, { signal: new AbortController().signal, charBudget: 100 });
+  const extraction = await extractXlsx(zip, {
+    signal: new AbortController().signal,
+    charBudget: 100,
+    memoryBytes: 2 ** 31,
+  });
   assert.equal(extraction.stoppedEarly, true);
   assert.deepEqual(extraction.blocks.map((b) => b.type === "sheet" && b.name), ["Budget"]);
   const sheet = extraction.blocks[0] as Extract<Block, { type: "sheet" }>;
