@@ -27,9 +27,13 @@ export interface Agreement {
   readonly precision: number;
 }
 
-/** Words for comparison; pdftotext wraps right-to-left lines in bidi embedding marks, which are not text. */
+/**
+ * Words for comparison. pdftotext wraps right-to-left lines in bidi embedding marks, which are not
+ * text, and leaves a dotless ı under a combining accent (`naı̈ve`) where pterm writes `ï`.
+ */
 export function words(text: string): string[] {
-  return text.normalize("NFKC").replace(/[\u202A-\u202E\u2066-\u2069]/g, "").split(/\s+/).filter((w) => w.length > 0);
+  return text.replace(/\u0131(\p{M})/gu, "i$1").normalize("NFKC").replace(/[\u202A-\u202E\u2066-\u2069]/g, "")
+    .split(/\s+/).filter((w) => w.length > 0);
 }
 
 export function compareWords(file: string, pterm: string[], reference: string[]): Agreement {

@@ -103,6 +103,74 @@ function withAnnotationText(pieces: readonly TextPiece[], annotations: readonly 
   return out;
 }
 
+/** Spacing accents as fonts without composed glyphs draw them, and the combining marks they stand for. */
+const COMBINING: Record<string, string> = {
+  "\u00B4": "\u0301", // ´ acute
+  "\u0060": "\u0300", // ` grave
+  "\u02C6": "\u0302", // ˆ circumflex
+  "\u005E": "\u0302", // ^
+  "\u02DC": "\u0303", // ˜ tilde
+  "\u007E": "\u0303", // ~
+  "\u00A8": "\u0308", // ¨ diaeresis
+  "\u00AF": "\u0304", // ¯ macron
+  "\u02C9": "\u0304", // ˉ
+  "\u02D8": "\u0306", // ˘ breve
+  "\u02D9": "\u0307", // ˙ dot above
+  "\u02DA": "\u030A", // ˚ ring
+  "\u02C7": "\u030C", // ˇ caron
+  "\u02DD": "\u030B", // ˝ double acute
+  "\u00B8": "\u0327", // ¸ cedilla
+  "\u02DB": "\u0328", // ˛ ogonek
+};
+const BELOW = new Set(["\u0327", "\u0328"]);
+
+/** A letter with an accent, composed (NFC); a dotless ı or ȷ under an accent above is the plain letter. */
+function composeWith(letter: string, accent: string): string {
+  const mark = COMBINING[accent];
+  const base = BELOW.has(mark) ? letter : letter === "\u0131" ? "i" : letter === "\u0237" ? "j" : letter;
+  return (base + mark).normalize("NFC");
+}
+
+const isLetter = (char: string | undefined) => char !== undefined && /\p{L}/u.test(char);
+
+/**
+ * Accents drawn as separate glyphs over their letter (pdfTeX's Computer Modern fonts draw `´`
+ * and then move back to draw `e`; other producers draw the letter first) are composed with it,
+ * as pdftotext does: `M´` + `etro` → `Métro`, `avia¸` + `c˜` + `ao` → `aviação`. Only where the
+ * second piece starts back over the first (the accent overlaps its letter), so a `~` or `^` that
+ * stands on its own in the text is left alone.
+ */
+function composeAccents(items: readonly Placed[]): Placed[] {
+  const out: Placed[] = [];
+  for (const item of items) {
+    const previous = out[out.length - 1];
+    const overlaps = previous !== undefined && previous.turn === item.turn &&
+      Math.abs(previous.y - item.y) < Math.max(previous.size, item.size) * 0.5 &&
+      item.x < previous.x + previous.width - previous.size * 0.05 && item.x > previous.x - previous.size * 0.5;
+    if (overlaps) {
+      const accentBefore = previous.str.at(-1)!;
+      const accentAfter = item.str[0];
+      let joined: string | null = null;
+      if (COMBINING[accentBefore] && isLetter(item.str[0])) {
+        joined = previous.str.slice(0, -1) + composeWith(item.str[0], accentBefore) + item.str.slice(1);
+      } else if (COMBINING[accentAfter] && isLetter(previous.str.at(-1))) {
+        joined = previous.str.slice(0, -1) + composeWith(previous.str.at(-1)!, accentAfter) + item.str.slice(1);
+      }
+      if (joined !== null) {
+        out[out.length - 1] = {
+          ...previous,
+          str: joined,
+          width: Math.max(previous.x + previous.width, item.x + item.width) - previous.x,
+          hasEOL: item.hasEOL,
+        };
+        continue;
+      }
+    }
+    out.push(item);
+  }
+  return out;
+}
+
 /** ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters. */
 function expandLatinLigatures(piece: TextPiece): TextPiece {
   if (!/[\uFB00-\uFB06]/.test(piece.str)) return piece;
@@ -454,7 +522,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         controls += cleaned.dropped;
         controlPages.push(number);
       }
-      const paragraphs = byDirection(cleaned.items).flatMap((group) => paragraphsOf(linesOf(group)));
+      const paragraphs = byDirection(composeAccents(cleaned.items)).flatMap((group) => paragraphsOf(linesOf(group)));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;
       blocks.push({
