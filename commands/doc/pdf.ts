@@ -1,6 +1,9 @@
 /**
- * PDF through unpdf's serverless build of PDF.js: text items per page in content order, put
- * back into lines (PDF.js marks line ends) and paragraphs (by the vertical gaps between lines).
+ * PDF through unpdf's serverless build of PDF.js: text items per page in content order, with the
+ * text of the page's annotations (form fields, free-text notes) added where they sit, placed on
+ * the page as displayed (/Rotate, rotated text), accents drawn as glyphs of their own composed
+ * with their letters, then put back into lines (PDF.js marks line ends; right-to-left lines read
+ * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
 import { getDocumentProxy } from "unpdf";
