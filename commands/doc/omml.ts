@@ -5,6 +5,7 @@
  * LaTeX (`replaceEquations`).
  */
 
+import { PtermError } from "../../core/errors.ts";
 import { isElement, parseXml, type XmlElement } from "./xml.ts";
 
 /** Characters Word writes in equations and their LaTeX commands; others are kept as they are. */
@@ -310,8 +311,12 @@ export function equationLatex(element: XmlElement): string {
   return equations.map((e) => latexOf(e)).join(" \\\\ ").replace(/\s+/g, " ").replace(/ (?=[}^_)])/g, "").trim();
 }
 
-/** `<m:oMathPara>` and `<m:oMath>` outside one: where each equation starts and ends in document.xml. */
-const MATH_TAG = /<(\/?)([A-Za-z_][\w.-]*:)?(oMathPara|oMath)(?=[\s/>])[^>]*?(\/?)>/g;
+/**
+ * `<m:oMathPara>` and `<m:oMath>` outside one: where each equation starts and ends in document.xml
+ * (comments and CDATA are matched too, to be skipped).
+ */
+const MATH_TAG =
+  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<(\/?)([A-Za-z_][\w.-]*:)?(oMathPara|oMath)(?=[\s/>])[^>]*?(\/?)>/g;
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -330,7 +335,7 @@ export function replaceEquations(xml: string, wordPrefix: string): { xml: string
   let display = false;
   for (const match of xml.matchAll(MATH_TAG)) {
     const [whole, closing, , name, selfClosing] = match;
-    if (selfClosing) continue;
+    if (name === undefined || selfClosing) continue;
     if (!closing) {
       if (depth === 0) {
         start = match.index;
@@ -339,10 +344,18 @@ export function replaceEquations(xml: string, wordPrefix: string): { xml: string
       depth++;
       continue;
     }
-    depth--;
+    depth = Math.max(0, depth - 1);
     if (depth !== 0 || start < 0) continue;
     const end = match.index + whole.length;
-    const latex = equationLatex(parseXml(xml.slice(start, end), "word/document.xml (an equation)"));
+    let latex: string;
+    try {
+      latex = equationLatex(parseXml(xml.slice(start, end), "word/document.xml (an equation)"));
+    } catch (error) {
+      // Tags that only look like an equation (inside a comment, say): left for mammoth as they are.
+      if (error instanceof PtermError && error.code === "InputTooLarge") throw error;
+      start = -1;
+      continue;
+    }
     const fence = display ? "$$" : "$";
     const p = wordPrefix;
     out += xml.slice(from, start) +

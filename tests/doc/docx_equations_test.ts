@@ -57,3 +57,16 @@ Deno.test("DOCX equations come out as LaTeX: $…$ inline, $$…$$ for display e
   });
   assert.match(text, /^For \$m=1\$,$/m, "the inline equation stays inside its sentence");
 });
+
+Deno.test("equation tags inside an XML comment are left alone, and the real equations around them are still converted", async () => {
+  const { replaceEquations } = await import("../../commands/doc/omml.ts");
+  const math = "<m:oMath><m:r><m:t>x</m:t></m:r><m:r><m:t>=1</m:t></m:r></m:oMath>";
+  const xml = `<w:body><w:p>${math}</w:p><!-- <m:oMath> </m:oMath> --><w:p><!-- </m:oMath> -->${math}</w:p></w:body>`;
+  const { xml: out, count } = replaceEquations(xml, "w:");
+  const run = '<w:r><w:t xml:space="preserve">$x=1$</w:t></w:r>';
+  assert.equal(count, 2);
+  assert.equal(
+    out,
+    `<w:body><w:p>${run}</w:p><!-- <m:oMath> </m:oMath> --><w:p><!-- </m:oMath> -->${run}</w:p></w:body>`,
+  );
+});
