@@ -7,7 +7,7 @@ import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
 import { detect, type Detection, type DocFormat } from "./detect.ts";
-import { type DocConfig, docConfigSchema } from "./schema.ts";
+import { type DocConfig, docConfig } from "./config.ts";
 import type { extractFlags, infoFlags } from "./spec.ts";
 import type { DocInfo, Extraction } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
@@ -28,7 +28,7 @@ const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", js
 const EXTENSION: Record<Mode, string> = { md: "md", text: "txt", json: "json" };
 
 function configOf(ctx: CommandContext): DocConfig {
-  return docConfigSchema.parse(ctx.config ?? {});
+  return docConfig(ctx.config);
 }
 
 function baseName(rel: string): string {
