@@ -29,6 +29,13 @@ Deno.test("DOCX lists keep Word's numbers: letters, a list that starts at 2, a l
       /^1\. Foo\n2\. Bar\n3\. Baz\n\nInterruption\.\n\n4\. Bop$/m,
     );
   });
+  await t.step(
+    "lists_level_override.docx: OrderedList (1,…) … (6,…), one-item lists continued between paragraphs",
+    async () => {
+      const numbers = [...(await markdownOf("lists_level_override.docx")).matchAll(/^(\d+)\. /gm)].map((m) => m[1]);
+      assert.deepEqual(numbers, ["1", "2", "3", "4", "5", "6"]);
+    },
+  );
   await t.step("lists_sublist_reset.docx: level 2's lvlText is the literal `1.%2`, as Word draws it", async () => {
     assert.match(
       await markdownOf("lists_sublist_reset.docx"),
