@@ -13,6 +13,7 @@ import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 import { childElements, isElement, parseXml, type XmlElement } from "./xml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
 import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
+import { type AltChunks, readAltChunks, replaceAltChunks } from "./altchunk.ts";
 import { replaceEquations } from "./omml.ts";
 import { labelParagraphs, type Numbering, readNumbering, takeLabel, unmarkLabels } from "./numbering.ts";
 
@@ -48,12 +49,13 @@ function checkMemoryBudget(xmlChars: number, memoryBytes: number): void {
 }
 
 /**
- * The main document as mammoth gets it: equations replaced by their LaTeX (omml.ts) and list and
- * heading numbers written in (numbering.ts), neither of which mammoth reads itself.
+ * The main document as mammoth gets it: HTML chunks as paragraphs (altchunk.ts), equations replaced
+ * by their LaTeX (omml.ts) and list and heading numbers written in (numbering.ts), none of which
+ * mammoth reads itself.
  */
-function prepareDocument(xml: string, numbering: Numbering | null): string {
+function prepareDocument(xml: string, numbering: Numbering | null, chunks: AltChunks): string {
   const wordPrefix = /<([A-Za-z_][\w.-]*:)?body[\s>]/.exec(xml)?.[1] ?? "";
-  const withEquations = replaceEquations(xml, wordPrefix).xml;
+  const withEquations = replaceEquations(replaceAltChunks(xml, chunks, wordPrefix), wordPrefix).xml;
   return numbering ? labelParagraphs(withEquations, numbering) : withEquations;
 }
 
@@ -228,22 +230,14 @@ function usefulMessages(messages: readonly { type: string; message: string }[]):
   return [...new Set(messages.map((m) => m.message).filter((m) => !/^Unrecognised (paragraph|run|table)/.test(m)))];
 }
 
-/**
- * `w:altChunk` elements in the body: content kept in another format (html-docx-js writes a whole
- * document as one MHT chunk) that Word converts on opening and mammoth skips without a word.
- */
-async function countAltChunks(zip: ZipArchive): Promise<number> {
-  const xml = await zip.readText("word/document.xml");
-  return xml === null ? 0 : (xml.match(/<(?:[A-Za-z_][\w.-]*:)?altChunk[\s/>]/g) ?? []).length;
-}
-
 export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
   options.signal.throwIfAborted();
   let html: string;
   let messages: { type: string; message: string }[];
   const xml = await zip.readText("word/document.xml");
   if (xml !== null) checkMemoryBudget(xml.length, options.memoryBytes);
-  const mainDocument = xml === null ? null : prepareDocument(xml, await readNumbering(zip));
+  const chunks = xml === null ? null : await readAltChunks(zip, xml);
+  const mainDocument = xml === null ? null : prepareDocument(xml, await readNumbering(zip), chunks!);
   const mammoth = await loadMammoth();
   try {
     const input = { file: mammothFile(zip, mainDocument) } as unknown as Parameters<
@@ -267,10 +261,15 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   const images = (html.match(/<img /g) ?? []).length;
   const warnings = usefulMessages(messages);
   if (images > 0) warnings.push(`${images} picture(s): only their alt text is kept (pterm does not OCR images)`);
-  const altChunks = await countAltChunks(zip);
-  if (altChunks > 0) {
+  if (chunks && chunks.total > chunks.unread) {
     warnings.push(
-      `${altChunks} embedded chunk(s) of another format (w:altChunk: HTML, RTF or another document that Word ` +
+      `${chunks.total - chunks.unread} embedded HTML chunk(s) (w:altChunk) were read as plain paragraphs: ` +
+        "their headings, lists and tables are not kept as such",
+    );
+  }
+  if (chunks && chunks.unread > 0) {
+    warnings.push(
+      `${chunks.unread} embedded chunk(s) of another format (w:altChunk: RTF or another document that Word ` +
         "converts when it opens the file) were not extracted; open the file in Word and save it as .docx to " +
         "convert them",
     );
