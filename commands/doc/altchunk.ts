@@ -142,8 +142,11 @@ export async function readAltChunks(zip: ZipArchive, xml: string): Promise<AltCh
   return { text, total: ids.length, unread };
 }
 
+/** Text for a `w:t`: escaped, and without the characters XML 1.0 cannot hold (an HTML chunk may have them). */
 function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  // deno-lint-ignore no-control-regex -- removing control characters is the point
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
+    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** document.xml with each read chunk replaced by its paragraphs (`wordPrefix`: `w:` or the document's own). */
