@@ -6,7 +6,7 @@ import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
-import { detect, type Detection, type DocFormat } from "./detect.ts";
+import { declaredDocument, detect, type Detection, type DocFormat } from "./detect.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import type { extractFlags, infoFlags } from "./spec.ts";
 import type { DocInfo, Extraction } from "./types.ts";
@@ -75,6 +75,23 @@ function unsupported(given: string, description: string): PtermError {
     "UnsupportedFormat",
     `--in \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
       "convert it to one of those first.",
+  );
+}
+
+/**
+ * UnsupportedFormat, unless the file is an OPC package that declares a Word, PowerPoint or Excel
+ * main part it does not hold: that is a damaged document (CorruptInput), not another format.
+ */
+async function unsupportedOrDamaged(
+  given: string,
+  detection: Extract<Detection, { kind: "unsupported" }>,
+): Promise<PtermError> {
+  const declared = detection.package ? await declaredDocument(detection.package) : null;
+  if (declared === null) return unsupported(given, detection.description);
+  return new PtermError(
+    "CorruptInput",
+    `--in \`${given}\` is a ${declared.label} package whose main part (${declared.part || "unnamed"}) is missing; ` +
+      "the file is damaged — re-save it from the program that made it.",
   );
 }
 
@@ -172,7 +189,7 @@ export const extract: Handler<typeof extractFlags> = async (ctx) => {
   }
 
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(flags.in, detection.description);
+  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(flags.in, detection);
   if (detection.kind === "encrypted-office") throw encryptedOffice(flags.in);
   const format = detection.format;
   if (flags.format !== "auto" && flags.format !== format) {
@@ -236,7 +253,7 @@ export const info: Handler<typeof infoFlags> = async (ctx) => {
   const config = configOf(ctx as CommandContext);
   const { input, bytes } = await readInput(ctx as CommandContext, ctx.flags.in, config);
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(ctx.flags.in, detection.description);
+  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(ctx.flags.in, detection);
   const details: DocInfo = await describe(detection, bytes) ?? {
     format: "encrypted-office",
     title: null,
