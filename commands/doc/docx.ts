@@ -236,8 +236,8 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   let messages: { type: string; message: string }[];
   const xml = await zip.readText("word/document.xml");
   if (xml !== null) checkMemoryBudget(xml.length, options.memoryBytes);
-  const chunks = xml === null ? null : await readAltChunks(zip, xml);
-  const mainDocument = xml === null ? null : prepareDocument(xml, await readNumbering(zip), chunks!);
+  const chunks = await readAltChunks(zip, xml ?? "");
+  const mainDocument = xml === null ? null : prepareDocument(xml, await readNumbering(zip), chunks);
   const mammoth = await loadMammoth();
   try {
     const input = { file: mammothFile(zip, mainDocument) } as unknown as Parameters<
@@ -261,13 +261,13 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   const images = (html.match(/<img /g) ?? []).length;
   const warnings = usefulMessages(messages);
   if (images > 0) warnings.push(`${images} picture(s): only their alt text is kept (pterm does not OCR images)`);
-  if (chunks && chunks.total > chunks.unread) {
+  if (chunks.total > chunks.unread) {
     warnings.push(
       `${chunks.total - chunks.unread} embedded HTML chunk(s) (w:altChunk) were read as plain paragraphs: ` +
         "their headings, lists and tables are not kept as such",
     );
   }
-  if (chunks && chunks.unread > 0) {
+  if (chunks.unread > 0) {
     warnings.push(
       `${chunks.unread} embedded chunk(s) of another format (w:altChunk: RTF or another document that Word ` +
         "converts when it opens the file) were not extracted; open the file in Word and save it as .docx to " +
