@@ -38,7 +38,7 @@ Deno.test("Arabic lines read from the right, words and ligatures as pdftotext gi
 });
 
 Deno.test("Hebrew lines with numbers and brackets keep pdftotext's word order (PDF.js's issue11656.pdf)", async () => {
-  const hebrewWords = (line: string) => line.match(/[\u05D0-\u05EA]+/g) ?? [];
+  const hebrewWords = (line: string): string[] => line.match(/[\u05D0-\u05EA]+/g) ?? [];
   const expected = (await popplerLines("pdfjs/issue11656.pdf")).map(hebrewWords).filter((words) => words.length > 0);
   assert.ok(expected.some((words) => words.includes("סעיף")), "the line with a section number is there");
   const lines = (await ptermLines("pdfjs/issue11656.pdf")).map(hebrewWords).filter((words) => words.length > 0);
