@@ -1,211 +1,186 @@
 // deno-lint-ignore-file no-console -- a script: printing is its output
 /**
- * `doc extract` against the real tools, whole processes, in the same run:
+ * `doc extract` against the real tools, in the same run (issue 19's speed targets):
  *
- *   A. a 100-page PDF (made by LibreOffice): `pterm exec "doc extract --mode text"` vs poppler's
- *      `pdftotext`. Target: pterm within 3× of pdftotext.
- *   B. a large XLSX (made by LibreOffice): `doc extract --mode text` and `--mode md` vs
- *      LibreOffice's own conversion of the same file to CSV (`soffice --headless --convert-to csv`).
+ *   A. PDFs of 1, 15 and 360 pages, cut from and joined out of Debian's libtasn1 manual (pdfTeX,
+ *      tests/fixtures/doc/debian/libtasn1.pdf) with qpdf, against poppler's `pdftotext`:
+ *      - `pterm exec` as a whole process (cold: process start, kernel, sandbox worker, PDF.js);
+ *      - the same with V8's code cache turned off (`deno run --no-code-cache`), which shows what
+ *        Deno's code cache (on by default) already saves;
+ *      - one call through a warm `pterm mcp` server (the engine stays loaded between calls);
+ *      - `pterm hello`, the start-up floor every `pterm exec` number includes.
+ *      "engine" = pterm exec minus pterm hello. Targets: engine ≤ 3× pdftotext at every size,
+ *      whole process ≤ 2× pdftotext at 300+ pages, warm mcp ≤ 3× pdftotext.
+ *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
+ *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
  *
- * "pterm hello" is the floor every pterm number includes: process start, kernel, sandbox worker.
- * Inputs are generated once under .bench/doc/ (needs Debian's libreoffice-writer,
- * libreoffice-calc and poppler-utils).
+ *   deno task bench doc            # 7 runs per subject
+ *   deno task bench doc --quick    # 3 runs
  *
- *   deno run -A bench/doc.ts           # 7 runs per subject
- *   deno run -A bench/doc.ts --quick   # 3 runs, a smaller spreadsheet
+ * Needs Debian's poppler-utils and qpdf; LibreOffice (libreoffice-writer etc.) only for its rows.
  */
 
-import { ptermCommand, quick, type Subject, table, timeSubjects } from "./_timing.ts";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { ptermArgs } from "../tests/helpers.ts";
+import { ptermCommand, quick, type Subject, table, timeSubjects, type Timing } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/doc/", import.meta.url).pathname;
 const ROOT = `${BENCH_DIR}root/`;
+const FIXTURES = new URL("../tests/fixtures/doc/", import.meta.url).pathname;
 const RUNS = quick ? 3 : 7;
-const PAGES = 100;
-const SHEET_ROWS = quick ? 10_000 : 40_000;
 
-const WORDS = ("survey station water quality sensor sampling coastal northern budget report field team data " +
-  "analysis season river creek bay point nitrate measurement result method summary figure table value mean median")
-  .split(" ");
-
-function prng(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
+function run(cmd: string, ...args: string[]): void {
+  const out = new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).outputSync();
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
 }
 
-const FODT_HEAD = `<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
-  xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
-  xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
-  xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
-  office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
-  <office:automatic-styles>
-    <style:style style:name="H" style:family="paragraph">
-      <style:paragraph-properties fo:break-before="page"/>
-      <style:text-properties fo:font-size="16pt" fo:font-weight="bold"/>
-    </style:style>
-    <style:style style:name="P" style:family="paragraph">
-      <style:text-properties fo:font-size="11pt"/>
-    </style:style>
-  </office:automatic-styles>
-  <office:body><office:text>`;
+function has(cmd: string): boolean {
+  try {
+    new Deno.Command(cmd, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-/** One page per section: a heading that starts a page and paragraphs that fit on it. */
-function pdfSource(): string {
-  const random = prng(7);
-  const word = () => WORDS[Math.floor(random() * WORDS.length)];
-  const parts = [FODT_HEAD];
-  for (let page = 1; page <= PAGES; page++) {
-    parts.push(`<text:h text:style-name="H" text:outline-level="1">Section ${page}</text:h>`);
-    for (let p = 0; p < 5; p++) {
-      parts.push(`<text:p text:style-name="P">${Array.from({ length: 70 }, word).join(" ")}.</text:p>`);
+/** The PDFs of part A, made once with qpdf from the Debian manual (36 pages). */
+function preparePdfs(): { name: string; pages: number }[] {
+  Deno.mkdirSync(`${ROOT}out`, { recursive: true });
+  const manual = `${FIXTURES}debian/libtasn1.pdf`;
+  const made = [
+    { name: "pages-1.pdf", pages: 1, args: ["--empty", "--pages", manual, "1", "--"] },
+    { name: "pages-15.pdf", pages: 15, args: ["--empty", "--pages", manual, "1-15", "--"] },
+    { name: "pages-360.pdf", pages: 360, args: ["--empty", "--pages", ...Array(10).fill(manual), "--"] },
+  ];
+  for (const pdf of made) {
+    try {
+      Deno.statSync(`${ROOT}${pdf.name}`);
+    } catch {
+      run("qpdf", ...pdf.args, `${ROOT}${pdf.name}`);
     }
   }
-  parts.push("</office:text></office:body></office:document>");
-  return parts.join("\n");
+  return made;
 }
 
-function xlsxSource(): string {
-  const random = prng(11);
-  const word = () => WORDS[Math.floor(random() * WORDS.length)];
-  const cell = (type: string, value: string | number) =>
-    type === "string"
-      ? `<table:table-cell office:value-type="string"><text:p>${value}</text:p></table:table-cell>`
-      : `<table:table-cell office:value-type="float" office:value="${value}"><text:p>${value}</text:p></table:table-cell>`;
-  const rows = [
-    `<table:table-row>${
-      ["Station", "Sample", "Reading", "Depth", "Note", "Flag"].map((h) => cell("string", h)).join("")
-    }</table:table-row>`,
-  ];
-  for (let r = 1; r <= SHEET_ROWS; r++) {
-    rows.push(
-      `<table:table-row>${cell("string", `${word()} ${word()}`)}${cell("float", r)}${
-        cell("float", Math.round(random() * 100000) / 100)
-      }${cell("float", Math.round(random() * 500) / 10)}${cell("string", `${word()} ${word()} ${word()}`)}${
-        cell("string", random() < 0.5 ? "ok" : "check")
-      }</table:table-row>`,
-    );
-  }
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
-  xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
-  xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
-  office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
-  <office:body><office:spreadsheet><table:table table:name="Readings">
-  ${rows.join("\n")}
-  </table:table></office:spreadsheet></office:body></office:document>`;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
-}
-
-async function convert(source: string, target: string, extension: string): Promise<void> {
-  const output = await new Deno.Command("soffice", {
-    args: [
-      `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
-      "--headless",
-      "--convert-to",
-      extension,
-      "--outdir",
-      ROOT,
-      source,
-    ],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!output.success || !(await exists(target))) {
-    throw new Error(`LibreOffice could not make ${target}: ${new TextDecoder().decode(output.stderr)}`);
-  }
-}
-
-async function prepare(): Promise<{ pdf: string; xlsx: string }> {
-  await Deno.mkdir(ROOT, { recursive: true });
-  const pdf = `${ROOT}pages.pdf`;
-  const xlsx = `${ROOT}rows-${SHEET_ROWS}.xlsx`;
-  if (!(await exists(pdf))) {
-    console.log(`generating a ${PAGES}-page PDF with LibreOffice ...`);
-    await Deno.writeTextFile(`${BENCH_DIR}pages.fodt`, pdfSource());
-    await convert(`${BENCH_DIR}pages.fodt`, pdf, "pdf");
-  }
-  if (!(await exists(xlsx))) {
-    console.log(`generating a ${SHEET_ROWS}-row XLSX with LibreOffice ...`);
-    await Deno.writeTextFile(`${BENCH_DIR}rows-${SHEET_ROWS}.fods`, xlsxSource());
-    await convert(`${BENCH_DIR}rows-${SHEET_ROWS}.fods`, xlsx, "xlsx");
-  }
-  return { pdf, xlsx };
-}
-
-function pdfPages(pdf: string): string {
-  const info = new Deno.Command("pdfinfo", { args: [pdf], stdout: "piped" }).outputSync();
-  return /Pages:\s+(\d+)/.exec(new TextDecoder().decode(info.stdout))?.[1] ?? "?";
-}
-
-const { pdf, xlsx } = await prepare();
-const xlsxName = xlsx.split("/").pop()!;
-const outDir = `${BENCH_DIR}out/`;
-await Deno.mkdir(outDir, { recursive: true });
-const pterm = (line: string) => ptermCommand("exec", "--root", ROOT, line);
 const pruneRuns: Subject["before"] = async () => {
   // Each pterm run leaves an audit record; keep the root from growing across runs.
   await Deno.remove(`${ROOT}audit`, { recursive: true }).catch(() => {});
 };
+const pterm = (line: string): Subject["cmd"] => ptermCommand("exec", "--root", ROOT, line);
+const ptermNoCodeCache = (line: string): Subject["cmd"] => {
+  const cmd = ptermCommand("exec", "--root", ROOT, line);
+  return [cmd[0], cmd[1], "--no-code-cache", ...cmd.slice(2)];
+};
 
-console.log(
-  `\nA. ${pdf.split("/").pop()} (${pdfPages(pdf)} pages, ${(Deno.statSync(pdf).size / 1024).toFixed(0)} KiB)\n`,
-);
-const pdfTimings = await timeSubjects(
-  [
-    { name: "pdftotext", cmd: ["pdftotext", "-enc", "UTF-8", pdf, `${outDir}pages.txt`] },
-    {
-      name: "pterm doc extract --mode text",
-      cmd: pterm("doc extract --in pages.pdf --mode text --out out/pages.txt"),
-      before: pruneRuns,
+/** A warm `pterm mcp` server over stdio, driven by the official SDK client as a host drives it. */
+async function warmServer(): Promise<{ time: (line: string) => Promise<number>; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ptermArgs(["mcp", "--root", ROOT, "--session", "bench"]),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "pterm-bench", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(transport);
+  return {
+    time: async (line: string) => {
+      const started = performance.now();
+      const result = await client.callTool({ name: "terminal_exec", arguments: { command: line } });
+      const elapsed = performance.now() - started;
+      if (result.isError) throw new Error(`${line}: ${JSON.stringify(result.content)}`);
+      return elapsed;
     },
-    {
-      name: "pterm doc extract --mode md",
-      cmd: pterm("doc extract --in pages.pdf --mode md --out out/pages.md"),
-      before: pruneRuns,
-    },
-    { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns },
-  ],
-  RUNS,
-  quick ? 1 : 2,
-);
-console.log(table(pdfTimings, "pdftotext"));
+    close: () => client.close(),
+  };
+}
 
-console.log(
-  `\nB. ${xlsxName} (${SHEET_ROWS} rows × 6 columns, ${(Deno.statSync(xlsx).size / 1024).toFixed(0)} KiB)\n`,
-);
-const xlsxTimings = await timeSubjects(
-  [
-    {
-      name: "LibreOffice --convert-to csv",
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(0)} ms`;
+}
+
+const pdfs = preparePdfs();
+const server = await warmServer();
+const summary: string[] = [
+  "| PDF | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | exec ÷ pdftotext | warm mcp | mcp ÷ pdftotext |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+];
+for (const pdf of pdfs) {
+  const line = `doc extract --in ${pdf.name} --mode text --out out/${pdf.name}.txt`;
+  console.log(
+    `\nA. ${pdf.name} (${pdf.pages} pages, ${(Deno.statSync(`${ROOT}${pdf.name}`).size / 1024).toFixed(0)} KiB)\n`,
+  );
+  const timings: Timing[] = await timeSubjects(
+    [
+      { name: "pdftotext", cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`] },
+      { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns },
+      { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
+      { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns },
+    ],
+    RUNS,
+    1,
+  );
+  const mcpRuns: number[] = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    const elapsed = await server.time(line);
+    if (i > 0) mcpRuns.push(elapsed); // the first call loads the engine
+  }
+  console.log(table(timings, "pdftotext"));
+  const [poppler, exec, , hello] = timings.map((t) => t.median);
+  const warm = median(mcpRuns);
+  console.log(
+    `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / poppler).toFixed(2)}× pdftotext)`,
+  );
+  summary.push(
+    `| ${pdf.pages} p. | ${ms(poppler)} | ${ms(exec)} | ${ms(exec - hello)} | ${
+      ((exec - hello) / poppler).toFixed(1)
+    }× | ${(exec / poppler).toFixed(1)}× | ${ms(warm)} | ${(warm / poppler).toFixed(1)}× |`,
+  );
+}
+await server.close();
+
+console.log("\nB. small office files (tests/fixtures/doc)\n");
+await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
+await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
+await Deno.copyFile(`${FIXTURES}book.xlsx`, `${ROOT}book.xlsx`);
+const soffice = has("soffice");
+const office: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
+  office.push({
+    name: `pterm ${file}`,
+    cmd: pterm(`doc extract --in ${file} --mode text --out out/${file}.txt`),
+    before: pruneRuns,
+  });
+  if (soffice) {
+    const target = file.endsWith(".xlsx") ? "csv" : "txt";
+    office.push({
+      name: `LibreOffice ${file}`,
       cmd: [
         "soffice",
         `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
         "--headless",
         "--convert-to",
-        "csv",
+        target,
         "--outdir",
-        outDir,
-        xlsx,
+        `${ROOT}out`,
+        `${ROOT}${file}`,
       ],
-    },
-    {
-      name: "pterm doc extract --mode text",
-      cmd: pterm(`doc extract --in ${xlsxName} --mode text --out out/rows.txt --max-chars 100000000`),
-      before: pruneRuns,
-    },
-    {
-      name: "pterm doc extract --mode md",
-      cmd: pterm(`doc extract --in ${xlsxName} --mode md --out out/rows.md --max-chars 100000000`),
-      before: pruneRuns,
-    },
-  ],
-  RUNS,
-  1,
-);
-console.log(table(xlsxTimings, "LibreOffice --convert-to csv"));
+    });
+  }
+}
+const officeTimings = await timeSubjects(office, RUNS, 1);
+console.log(table(officeTimings, "pterm hello (start-up floor)"));
+const floor = officeTimings[0].median;
+for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))) {
+  summary.push(`| ${t.name.replace("pterm ", "")} | | ${ms(t.median)} | ${ms(t.median - floor)} | | | | |`);
+}
+if (!soffice) console.log("\n(LibreOffice is not installed here: its rows are left out.)");
+
+console.log("\nSummary (medians)\n");
+console.log(summary.join("\n"));

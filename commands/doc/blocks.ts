@@ -24,6 +24,8 @@ export interface ListItem {
   /** 0 for top-level items. */
   readonly depth: number;
   readonly ordered: boolean;
+  /** The number as the document shows it (`4.`, `b)`, `iii.`), where the format says; else counted from 1. */
+  readonly label?: string;
 }
 
 export type Block =
@@ -110,12 +112,19 @@ function markdownTableLines(rows: readonly string[][]): string[] {
 
 function listLines(items: readonly ListItem[], mode: "md" | "text"): string[] {
   const counters: number[] = [];
+  // A nested item is indented to its parent's text (CommonMark), however wide the parent's marker.
+  const indents = [0];
   return items.map((item) => {
     counters.length = item.depth + 1;
     counters[item.depth] = (counters[item.depth] ?? 0) + 1;
-    const marker = item.ordered ? `${counters[item.depth]}.` : "-";
+    const marker = item.label ?? (item.ordered ? `${counters[item.depth]}.` : "-");
     const body = mode === "md" ? spansToMarkdown(item.spans) : plain(item.spans);
-    return `${"  ".repeat(item.depth)}${marker} ${body.trim()}`;
+    const known = Math.min(item.depth, indents.length - 1);
+    const indent = indents[known] + (item.depth - known) * 2;
+    indents.length = item.depth + 1;
+    indents[item.depth] = indent;
+    indents.push(indent + marker.length + 1);
+    return `${" ".repeat(indent)}${marker} ${body.trim()}`;
   });
 }
 
@@ -217,7 +226,12 @@ export function toJsonBlock(block: Block): JsonBlock {
     case "list":
       return {
         type: "list",
-        items: block.items.map((i) => ({ text: plain(i.spans).trim(), depth: i.depth, ordered: i.ordered })),
+        items: block.items.map((i) => ({
+          text: plain(i.spans).trim(),
+          depth: i.depth,
+          ordered: i.ordered,
+          ...(i.label === undefined ? {} : { label: i.label }),
+        })),
       };
     case "table":
       return { type: "table", rows: block.rows };

@@ -12,7 +12,12 @@ export type DocFormat = typeof FORMATS[number];
 export type Detection =
   | { readonly kind: "supported"; readonly format: DocFormat; readonly zip?: ZipArchive }
   | { readonly kind: "encrypted-office"; readonly description: string }
-  | { readonly kind: "unsupported"; readonly description: string };
+  | {
+    readonly kind: "unsupported";
+    readonly description: string;
+    /** An OPC package none of whose parts names a known document: its declarations are checked next. */
+    readonly package?: ZipArchive;
+  };
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -84,7 +89,11 @@ function describeZip(zip: ZipArchive): Detection {
   }
   if (zip.has("META-INF/container.xml")) return { kind: "unsupported", description: "an EPUB e-book" };
   if (zip.has("[Content_Types].xml")) {
-    return { kind: "unsupported", description: "an OPC package that is not a Word, PowerPoint or Excel document" };
+    return {
+      kind: "unsupported",
+      description: "an OPC package that is not a Word, PowerPoint or Excel document",
+      package: zip,
+    };
   }
   return { kind: "unsupported", description: "a ZIP archive that is not an Office document" };
 }
@@ -131,4 +140,39 @@ export function detect(bytes: Uint8Array, openZip: (bytes: Uint8Array) => ZipArc
   }
   if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
   return { kind: "unsupported", description: describeOther(bytes) };
+}
+
+const DECLARED: readonly { format: DocFormat; pattern: RegExp; label: string }[] = [
+  {
+    format: "docx",
+    pattern: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
+    label: "Word document",
+  },
+  {
+    format: "pptx",
+    pattern: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
+    label: "PowerPoint presentation",
+  },
+  {
+    format: "xlsx",
+    pattern: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
+    label: "Excel workbook",
+  },
+];
+
+/**
+ * What an OPC package says it is, when none of its parts is where a document's main part would be:
+ * `[Content_Types].xml` declaring a Word, PowerPoint or Excel main part (and the part it names) —
+ * a damaged document of that kind, not another format.
+ */
+export async function declaredDocument(zip: ZipArchive): Promise<{ label: string; part: string } | null> {
+  const types = await zip.readText("[Content_Types].xml");
+  if (types === null) return null;
+  for (const match of types.matchAll(/<(?:[\w.-]+:)?Override\b([^>]*)>/g)) {
+    const type = /ContentType\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "";
+    const part = (/PartName\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "").replace(/^\//, "");
+    const kind = DECLARED.find((d) => d.pattern.test(type));
+    if (kind) return { label: kind.label, part };
+  }
+  return null;
 }

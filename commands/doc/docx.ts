@@ -13,6 +13,9 @@ import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 import { childElements, isElement, parseXml, type XmlElement } from "./xml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
 import { hideEnvironmentFromNodeLibraries } from "./node_env.ts";
+import { type AltChunks, readAltChunks, replaceAltChunks } from "./altchunk.ts";
+import { replaceEquations } from "./omml.ts";
+import { labelParagraphs, type Numbering, readNumbering, takeLabel, unmarkLabels } from "./numbering.ts";
 
 type Mammoth = typeof mammothModule;
 
@@ -23,11 +26,48 @@ async function loadMammoth(): Promise<Mammoth> {
   return (await import("mammoth")).default;
 }
 
-/** The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. */
-function mammothFile(zip: ZipArchive) {
+/**
+ * mammoth holds the whole document several times over (the XML text, its element tree, its own
+ * document model, the HTML): about 100 bytes of memory per byte of document.xml, measured on
+ * mammoth's tables.docx grown to 2 and 8 MiB (0.3 and 0.85 GB resident), over the ~250 MiB pterm
+ * and mammoth take before reading. A document that would pass the memory ceiling is refused up
+ * front with InputTooLarge instead of being stopped (or aborting V8) half-way.
+ */
+const MAMMOTH_BYTES_PER_XML_BYTE = 100;
+const BASELINE_BYTES = 256 * 1024 * 1024;
+
+function checkMemoryBudget(xmlChars: number, memoryBytes: number): void {
+  const allowed = Math.max(1024 * 1024, (memoryBytes - BASELINE_BYTES) / MAMMOTH_BYTES_PER_XML_BYTE);
+  if (xmlChars <= allowed) return;
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  throw new PtermError(
+    "InputTooLarge",
+    `the Word document's text part (word/document.xml) is ${mib(xmlChars)}; reading it takes about ` +
+      `${MAMMOTH_BYTES_PER_XML_BYTE}× that in memory, and the ${mib(memoryBytes)} memory ceiling ` +
+      `(limits.memory_bytes in pterm.json) allows ${mib(allowed)}; split the document, or raise limits.memory_bytes.`,
+  );
+}
+
+/**
+ * The main document as mammoth gets it: HTML chunks as paragraphs (altchunk.ts), equations replaced
+ * by their LaTeX (omml.ts) and list and heading numbers written in (numbering.ts), none of which
+ * mammoth reads itself.
+ */
+function prepareDocument(xml: string, numbering: Numbering | null, chunks: AltChunks): string {
+  const wordPrefix = /<([A-Za-z_][\w.-]*:)?body[\s>]/.exec(xml)?.[1] ?? "";
+  const withEquations = replaceEquations(replaceAltChunks(xml, chunks, wordPrefix), wordPrefix).xml;
+  return numbering ? labelParagraphs(withEquations, numbering) : withEquations;
+}
+
+/**
+ * The object mammoth's `openZip` accepts as `{file}`: what it needs of a ZIP package. The main
+ * document is handed over prepared (`prepareDocument`).
+ */
+function mammothFile(zip: ZipArchive, mainDocument: string | null) {
   return {
     exists: (name: string) => zip.has(name),
     read: async (name: string, encoding?: string) => {
+      if (name === "word/document.xml" && encoding && mainDocument !== null) return mainDocument;
       const bytes = await zip.read(name);
       if (bytes === null) throw new Error(`missing part ${name}`);
       if (encoding === "base64") return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
@@ -55,7 +95,7 @@ interface Style {
 function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): Span[] {
   for (const node of element.children) {
     if (!isElement(node)) {
-      out.push({ text: node, ...style });
+      out.push({ text: unmarkLabels(node), ...style });
       continue;
     }
     switch (node.name) {
@@ -98,7 +138,7 @@ function inlineSpans(element: XmlElement, style: Style = {}, out: Span[] = []): 
 function inlineText(element: XmlElement): string {
   let text = "";
   for (const node of element.children) {
-    if (!isElement(node)) text += node;
+    if (!isElement(node)) text += unmarkLabels(node);
     else if (node.name === "br") text += "\n";
     else if (node.name === "table") text += "\n" + tableRows(node).map((row) => row.join(" ")).join("\n") + "\n";
     else if (node.name === "ul" || node.name === "ol") {
@@ -131,10 +171,31 @@ function tableRows(table: XmlElement): string[][] {
   return rows;
 }
 
+/** A list item's number as Word shows it (written in by numbering.ts), and the item without it. */
+function labelOf(li: XmlElement): { label: string | null; content: XmlElement } {
+  let node: XmlElement = li;
+  const trail: XmlElement[] = [];
+  // The label is the first text of the item, possibly inside <strong>/<em>/<a>.
+  while (node.children.length > 0 && isElement(node.children[0])) {
+    trail.push(node);
+    node = node.children[0] as XmlElement;
+  }
+  const first = node.children[0];
+  if (typeof first !== "string") return { label: null, content: li };
+  const { label, rest } = takeLabel(first);
+  if (label === null) return { label: null, content: li };
+  let replaced: XmlElement = { ...node, children: [rest, ...node.children.slice(1)] };
+  for (let i = trail.length - 1; i >= 0; i--) {
+    replaced = { ...trail[i], children: [replaced, ...trail[i].children.slice(1)] };
+  }
+  return { label, content: replaced };
+}
+
 function listItems(list: XmlElement, depth: number, items: ListItem[] = []): ListItem[] {
   const ordered = list.name === "ol";
   for (const li of childElements(list, "li")) {
-    items.push({ spans: inlineSpans(li), depth, ordered });
+    const { label, content } = labelOf(li);
+    items.push({ spans: inlineSpans(content), depth, ordered, ...(label === null ? {} : { label }) });
     for (const nested of childElements(li)) {
       if (nested.name === "ul" || nested.name === "ol") listItems(nested, depth + 1, items);
     }
@@ -173,9 +234,15 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   options.signal.throwIfAborted();
   let html: string;
   let messages: { type: string; message: string }[];
+  const xml = await zip.readText("word/document.xml");
+  if (xml !== null) checkMemoryBudget(xml.length, options.memoryBytes);
+  const chunks = await readAltChunks(zip, xml ?? "");
+  const mainDocument = xml === null ? null : prepareDocument(xml, await readNumbering(zip), chunks);
   const mammoth = await loadMammoth();
   try {
-    const input = { file: mammothFile(zip) } as unknown as Parameters<Mammoth["convertToHtml"]>[0];
+    const input = { file: mammothFile(zip, mainDocument) } as unknown as Parameters<
+      Mammoth["convertToHtml"]
+    >[0];
     // Pictures stay `<img>` with their alt text; their bytes are never read.
     const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: "" }));
     const result = await mammoth.convertToHtml(input, { convertImage, externalFileAccess: false });
@@ -194,6 +261,19 @@ export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Pro
   const images = (html.match(/<img /g) ?? []).length;
   const warnings = usefulMessages(messages);
   if (images > 0) warnings.push(`${images} picture(s): only their alt text is kept (pterm does not OCR images)`);
+  if (chunks.total > chunks.unread) {
+    warnings.push(
+      `${chunks.total - chunks.unread} embedded HTML chunk(s) (w:altChunk) were read as plain paragraphs: ` +
+        "their headings, lists and tables are not kept as such",
+    );
+  }
+  if (chunks.unread > 0) {
+    warnings.push(
+      `${chunks.unread} embedded chunk(s) of another format (w:altChunk: RTF or another document that Word ` +
+        "converts when it opens the file) were not extracted; open the file in Word and save it as .docx to " +
+        "convert them",
+    );
+  }
   const props = await readProperties(zip);
   return {
     format: "docx",
@@ -220,6 +300,6 @@ export async function infoDocx(zip: ZipArchive): Promise<DocInfo> {
     modified: props.modified,
     encrypted: false,
     password_required: false,
-    producer: null,
+    producer: props.producer,
   };
 }

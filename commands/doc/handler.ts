@@ -6,8 +6,8 @@ import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
-import { detect, type Detection, type DocFormat } from "./detect.ts";
-import { type DocConfig, docConfigSchema } from "./schema.ts";
+import { declaredDocument, detect, type Detection, type DocFormat } from "./detect.ts";
+import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
 import type { DocInfo, Extraction } from "./types.ts";
@@ -29,7 +29,7 @@ const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", js
 const EXTENSION: Record<Mode, string> = { md: "md", text: "txt", json: "json" };
 
 function configOf(ctx: CommandContext): DocConfig {
-  return docConfigSchema.parse(ctx.config ?? {});
+  return docConfig(ctx.config);
 }
 
 function baseName(rel: string): string {
@@ -100,6 +100,26 @@ function unsupported(given: string, description: string, label = "--in"): PtermE
   );
 }
 
+/**
+ * UnsupportedFormat, unless the file is an OPC package that declares a Word, PowerPoint or Excel
+ * main part it does not hold: that is a damaged document (CorruptInput), not another format.
+ */
+async function unsupportedOrDamaged(
+  given: string,
+  detection: Extract<Detection, { kind: "unsupported" }>,
+  label = "--in",
+): Promise<PtermError> {
+  const declared = detection.package ? await declaredDocument(detection.package) : null;
+  if (declared === null) return unsupported(given, detection.description, label);
+  return new PtermError(
+    "CorruptInput",
+    `${label} \`${given}\` is a ${declared.label} package whose main part (${
+      declared.part || "unnamed"
+    }) is missing; ` +
+      "the file is damaged — re-save it from the program that made it.",
+  );
+}
+
 function encryptedOffice(given: string, label = "--in"): PtermError {
   return new PtermError(
     "EncryptedDocument",
@@ -115,7 +135,12 @@ async function runReader(
   ctx: CommandContext,
   budget: number,
 ) {
-  const options = { signal: ctx.signal, progress: ctx.progress, charBudget: budget };
+  const options = {
+    signal: ctx.signal,
+    progress: ctx.progress,
+    charBudget: budget,
+    memoryBytes: ctx.limits.memory_bytes,
+  };
   const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
     case "pdf":
@@ -219,7 +244,7 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   }
 
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(given, detection.description, label);
+  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
   if (detection.kind === "encrypted-office") throw encryptedOffice(given, label);
   const format = detection.format;
   if (wanted !== "auto" && wanted !== format) {
@@ -298,7 +323,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(given, detection.description, label);
+  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
   const details: DocInfo = await describe(detection, bytes) ?? {
     format: "encrypted-office",
     title: null,
@@ -319,6 +344,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
     `${input.rel}: ${details.format}, ${formatBytes(bytes.length)}${counts.length ? `, ${counts.join(", ")}` : ""}`,
     `title: ${details.title ?? "-"}`,
     `author: ${details.author ?? "-"}`,
+    `producer: ${details.producer ?? "-"}`,
     `encrypted: ${
       details.encrypted
         ? (details.password_required ? "yes, a password is needed to open it" : "yes, but it opens without a password")

@@ -54,6 +54,8 @@ export interface DocumentProperties {
   subject: string | null;
   created: string | null;
   modified: string | null;
+  /** docProps/app.xml's Application: the program that wrote the file (`Microsoft Office Word`, `LibreOffice/7.4…`). */
+  producer: string | null;
   /** From docProps/app.xml: what the producing program last counted (Word's page count, for one). */
   appCounts: { pages?: number; slides?: number; words?: number };
 }
@@ -75,6 +77,7 @@ export async function readProperties(zip: ZipArchive): Promise<DocumentPropertie
     subject: null,
     created: null,
     modified: null,
+    producer: null,
     appCounts: {},
   };
   const core = await zip.readText("docProps/core.xml");
@@ -89,6 +92,7 @@ export async function readProperties(zip: ZipArchive): Promise<DocumentPropertie
   const app = await zip.readText("docProps/app.xml");
   if (app !== null) {
     const root = parseXml(app, "docProps/app.xml");
+    props.producer = nonEmpty(textContent(firstChild(root, "Application")));
     for (const [key, name] of [["pages", "Pages"], ["slides", "Slides"], ["words", "Words"]] as const) {
       const value = Number.parseInt(textContent(firstChild(root, name)), 10);
       if (Number.isFinite(value)) props.appCounts[key] = value;

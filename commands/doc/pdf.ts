@@ -1,6 +1,9 @@
 /**
- * PDF through unpdf's serverless build of PDF.js: text items per page in content order, put
- * back into lines (PDF.js marks line ends) and paragraphs (by the vertical gaps between lines).
+ * PDF through unpdf's serverless build of PDF.js: text items per page in content order, with the
+ * text of the page's annotations (form fields, free-text notes) added where they sit, placed on
+ * the page as displayed (/Rotate, rotated text), accents drawn as glyphs of their own composed
+ * with their letters, then put back into lines (PDF.js marks line ends; right-to-left lines read
+ * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
 import { getDocumentProxy } from "unpdf";
@@ -16,10 +19,220 @@ interface TextPiece {
   readonly width: number;
   readonly height: number;
   readonly hasEOL: boolean;
+  readonly dir?: string;
+}
+
+/** What pterm reads of an annotation (PDF.js's `getAnnotations` data). */
+interface AnnotationData {
+  readonly subtype?: string;
+  readonly fieldType?: string;
+  readonly fieldValue?: unknown;
+  /** The text of the annotation's appearance stream, as PDF.js extracts it (what a viewer draws). */
+  readonly textContent?: string[];
+  readonly rect?: number[];
+  readonly hidden?: boolean;
+  readonly noView?: boolean;
+  readonly hasAppearance?: boolean;
+  /** Choice fields: a drop-down (`combo`) or a list box, its options and selection. */
+  readonly combo?: boolean;
+  readonly options?: { displayValue?: string; exportValue?: string }[];
+}
+
+type PdfPage = Awaited<ReturnType<PdfDocument["getPage"]>>;
+
+async function annotationsOf(page: PdfPage): Promise<AnnotationData[]> {
+  try {
+    return (await page.getAnnotations({ intent: "display" })) as AnnotationData[];
+  } catch {
+    return []; // a damaged annotation list does not cost the page its text
+  }
+}
+
+/** The text a viewer shows for an annotation: its appearance's text, else a text field's value. */
+function annotationText(annotation: AnnotationData): string[] {
+  if (annotation.hidden || annotation.noView) return [];
+  const shown = (annotation.textContent ?? []).map((line) => line.trim()).filter(Boolean);
+  if (shown.length > 0) return shown;
+  if (!annotation.hasAppearance) return [];
+  if (annotation.fieldType === "Tx" && typeof annotation.fieldValue === "string") {
+    return annotation.fieldValue.split(/\r\n|\r|\n/).map((line) => line.trim()).filter(Boolean);
+  }
+  if (annotation.fieldType === "Ch") {
+    // A drop-down shows its selection; a list box shows its options.
+    const values = annotation.combo
+      ? [annotation.fieldValue].flat()
+      : (annotation.options ?? []).map((option) => option.displayValue ?? option.exportValue);
+    return values.filter((value): value is string => typeof value === "string" && value.trim() !== "")
+      .map((value) => value.trim());
+  }
+  return [];
+}
+
+/**
+ * The page's pieces with the text of its annotations (form fields' values, free-text notes)
+ * added where they sit, as pdftotext shows them: each line of an annotation becomes a piece at
+ * its rectangle, put before the first drawn piece below it so that it joins its line.
+ */
+function withAnnotationText(pieces: readonly TextPiece[], annotations: readonly AnnotationData[]): TextPiece[] {
+  const sizes = pieces.map((p) => Math.abs(p.transform[3])).filter((size) => size > 0);
+  const size = median(sizes) || 10;
+  const out = [...pieces];
+  for (const annotation of annotations) {
+    const lines = annotationText(annotation);
+    const rect = annotation.rect;
+    if (lines.length === 0 || !rect || rect.length < 4) continue;
+    const [x1, y1, x2, y2] = [
+      Math.min(rect[0], rect[2]),
+      Math.min(rect[1], rect[3]),
+      Math.max(rect[0], rect[2]),
+      Math.max(rect[1], rect[3]),
+    ];
+    const height = y2 - y1;
+    // One line: on the box's middle; several: from its top down.
+    const first = lines.length === 1 ? y1 + Math.max(0, (height - size) / 2) : y2 - size;
+    lines.forEach((line, i) => {
+      const y = first - i * size * 1.2;
+      const piece: TextPiece = {
+        str: line,
+        transform: [size, 0, 0, size, x1, y],
+        width: Math.min(x2 - x1, line.length * size * 0.5),
+        height: size,
+        hasEOL: true,
+      };
+      const below = out.findIndex((p) => p.str.trim() !== "" && p.transform[5] < y - size * 0.5);
+      out.splice(below < 0 ? out.length : below, 0, piece);
+    });
+  }
+  return out;
+}
+
+/** Spacing accents as fonts without composed glyphs draw them, and the combining marks they stand for. */
+const COMBINING: Record<string, string> = {
+  "\u00B4": "\u0301", // ´ acute
+  "\u0060": "\u0300", // ` grave
+  "\u02C6": "\u0302", // ˆ circumflex
+  "\u005E": "\u0302", // ^
+  "\u02DC": "\u0303", // ˜ tilde
+  "\u007E": "\u0303", // ~
+  "\u00A8": "\u0308", // ¨ diaeresis
+  "\u00AF": "\u0304", // ¯ macron
+  "\u02C9": "\u0304", // ˉ
+  "\u02D8": "\u0306", // ˘ breve
+  "\u02D9": "\u0307", // ˙ dot above
+  "\u02DA": "\u030A", // ˚ ring
+  "\u02C7": "\u030C", // ˇ caron
+  "\u02DD": "\u030B", // ˝ double acute
+  "\u00B8": "\u0327", // ¸ cedilla
+  "\u02DB": "\u0328", // ˛ ogonek
+};
+const BELOW = new Set(["\u0327", "\u0328"]);
+
+/** A letter with an accent, composed (NFC); a dotless ı or ȷ under an accent above is the plain letter. */
+function composeWith(letter: string, accent: string): string {
+  const mark = COMBINING[accent];
+  const base = BELOW.has(mark) ? letter : letter === "\u0131" ? "i" : letter === "\u0237" ? "j" : letter;
+  return (base + mark).normalize("NFC");
+}
+
+const isLetter = (char: string | undefined) => char !== undefined && /\p{L}/u.test(char);
+
+/**
+ * Accents drawn as separate glyphs over their letter (pdfTeX's Computer Modern fonts draw `´`
+ * and then move back to draw `e`; other producers draw the letter first) are composed with it,
+ * as pdftotext does: `M´` + `etro` → `Métro`, `avia¸` + `c˜` + `ao` → `aviação`. Only where the
+ * second piece starts back over the first (the accent overlaps its letter), so a `~` or `^` that
+ * stands on its own in the text is left alone.
+ */
+function composeAccents(items: readonly Placed[]): Placed[] {
+  const out: Placed[] = [];
+  for (const item of items) {
+    const previous = out[out.length - 1];
+    const overlaps = previous !== undefined && previous.turn === item.turn &&
+      Math.abs(previous.y - item.y) < Math.max(previous.size, item.size) * 0.5 &&
+      item.x < previous.x + previous.width - previous.size * 0.05 && item.x > previous.x - previous.size * 0.5;
+    if (overlaps) {
+      const accentBefore = previous.str.at(-1)!;
+      const accentAfter = item.str[0];
+      let joined: string | null = null;
+      if (COMBINING[accentBefore] && isLetter(item.str[0])) {
+        joined = previous.str.slice(0, -1) + composeWith(item.str[0], accentBefore) + item.str.slice(1);
+      } else if (COMBINING[accentAfter] && isLetter(previous.str.at(-1))) {
+        joined = previous.str.slice(0, -1) + composeWith(previous.str.at(-1)!, accentAfter) + item.str.slice(1);
+      }
+      if (joined !== null) {
+        out[out.length - 1] = {
+          ...previous,
+          str: joined,
+          width: Math.max(previous.x + previous.width, item.x + item.width) - previous.x,
+          hasEOL: item.hasEOL,
+        };
+        continue;
+      }
+    }
+    out.push(item);
+  }
+  return out;
+}
+
+/** ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters. */
+function expandLatinLigatures(piece: TextPiece): TextPiece {
+  if (!/[\uFB00-\uFB06]/.test(piece.str)) return piece;
+  return { ...piece, str: piece.str.replace(/[\uFB00-\uFB06]/g, (ligature) => ligature.normalize("NFKC")) };
+}
+
+/**
+ * A piece placed for reading: `x` along its baseline's direction and `y` across it (larger is
+ * earlier, as PDF's own y), after the page's /Rotate and the text matrix's own rotation.
+ */
+interface Placed {
+  readonly str: string;
+  readonly x: number;
+  readonly y: number;
+  readonly size: number;
+  readonly width: number;
+  readonly hasEOL: boolean;
+  readonly rtl: boolean;
+  /** The baseline's direction on the displayed page, in quarter turns clockwise (0: left to right). */
+  readonly turn: number;
+}
+
+/**
+ * Places each piece on the page as displayed (`view`: PDF.js's viewport transform, which applies
+ * /Rotate and flips y down) and measures it along its own baseline, so rotated pages and text set
+ * at 90°/180°/270° read like upright text.
+ */
+function place(items: readonly TextPiece[], view: readonly number[]): Placed[] {
+  const [a, b, c, d, e, f] = view;
+  return items.map((item) => {
+    const [ia, ib, ic, id, ix, iy] = item.transform;
+    // The piece's matrix on the displayed page (device space, y down).
+    const ma = a * ia + c * ib;
+    const mb = b * ia + d * ib;
+    const mc = a * ic + c * id;
+    const md = b * ic + d * id;
+    const dx = a * ix + c * iy + e;
+    const dy = b * ix + d * iy + f;
+    const turn = ((Math.round(Math.atan2(mb, ma) / (Math.PI / 2)) % 4) + 4) % 4;
+    const along = [dx, dy, -dx, -dy][turn];
+    const across = [-dy, dx, dy, -dx][turn];
+    const size = Math.hypot(mc, md) || item.height || 1;
+    return {
+      str: item.str,
+      x: along,
+      y: across,
+      size,
+      width: item.width,
+      hasEOL: item.hasEOL,
+      rtl: item.dir === "rtl",
+      turn,
+    };
+  });
 }
 
 interface Line {
   text: string;
+  /** Most of its letters are right-to-left (Arabic, Hebrew): pieces on one baseline read from the right. */
+  rtl: boolean;
   /** Baseline, in PDF units from the bottom of the page. */
   y: number;
   /** Where the line starts and ends horizontally. */
@@ -36,47 +249,75 @@ const startsWithSpace = (text: string) => /^\s/.test(text);
  * baseline starts a line, and a visible gap between two items gets a space (text boxes placed
  * side by side are separate objects with no space between them).
  */
-function linesOf(items: readonly TextPiece[]): Line[] {
+function linesOf(items: readonly Placed[]): Line[] {
   const lines: Line[] = [];
-  let current: Line | null = null;
+  let current: (Line & { pieces: Placed[] }) | null = null;
+  const finish = () => {
+    if (current !== null && current.pieces.length > 0) lines.push(lineText(current, current.pieces));
+    current = null;
+  };
   for (const item of items) {
-    const x = item.transform[4];
-    const y = item.transform[5];
-    const size = Math.abs(item.transform[3]) || item.height || 1;
+    const { x, y, size } = item;
     if (item.str !== "") {
-      if (current !== null && current.text !== "") {
+      if (current !== null && current.pieces.length > 0) {
         const otherBaseline = Math.abs(y - current.y) > Math.max(size, current.size) * 0.5;
         const jumpedBack = x < current.end - Math.max(size, current.size) * 0.5;
-        if (otherBaseline || jumpedBack) {
-          lines.push(current);
-          current = null;
-        } else if (x - current.end > size * 0.25 && !endsWithSpace(current.text) && !startsWithSpace(item.str)) {
-          current.text += " ";
-        }
+        if (otherBaseline || jumpedBack) finish();
       }
-      if (current === null || current.text === "") current = { text: "", y, x, end: x, size };
-      current.text += item.str;
+      current ??= { text: "", rtl: false, y, x, end: x, size, pieces: [] };
+      current.pieces.push(item);
       current.end = Math.max(current.end, x + item.width);
     }
-    if (item.hasEOL && current !== null) {
-      lines.push(current);
-      current = null;
-    }
+    if (item.hasEOL) finish();
   }
-  if (current) lines.push(current);
+  finish();
   const cleaned = lines.map((l) => ({ ...l, text: l.text.replace(/\s+$/, "") })).filter((l) => l.text.trim() !== "");
   return mergeSameBaseline(cleaned);
 }
 
-/** Consecutive lines on one baseline (cells of a row, boxes side by side) become one line, left to right. */
+/**
+ * A line's text from its pieces: in content order, or from the right when its letters are mostly
+ * right-to-left (PDF.js gives each right-to-left piece in logical order, but the pieces of a line
+ * in the order they were drawn, usually left to right); a visible gap between two pieces gets a
+ * space (text boxes side by side are separate objects with no space between them).
+ */
+function lineText(line: Line, pieces: readonly Placed[]): Line {
+  const rtl = pieces.some((p) => p.rtl) && readsRightToLeft([{ text: pieces.map((p) => p.str).join("") }]);
+  const ordered = rtl ? [...pieces].sort((a, b) => b.x - a.x) : pieces;
+  let text = "";
+  ordered.forEach((piece, i) => {
+    if (i > 0 && text !== "") {
+      const previous = ordered[i - 1];
+      const gap = rtl ? previous.x - (piece.x + piece.width) : piece.x - (previous.x + previous.width);
+      if (gap > piece.size * 0.25 && !endsWithSpace(text) && !startsWithSpace(piece.str)) text += " ";
+    }
+    text += piece.str;
+  });
+  return { text, rtl, y: line.y, x: line.x, end: line.end, size: line.size };
+}
+
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/gu;
+const LETTER = /\p{L}/gu;
+
+/** A line whose letters are mostly right-to-left reads from the right, as pdftotext orders it. */
+function readsRightToLeft(lines: readonly { text: string }[]): boolean {
+  const text = lines.map((l) => l.text).join("");
+  const rtl = text.match(RTL_LETTER)?.length ?? 0;
+  return rtl > 0 && rtl * 2 >= (text.match(LETTER)?.length ?? 0);
+}
+
+/** Consecutive lines on one baseline (cells of a row, boxes side by side) become one line, in reading order. */
 function mergeSameBaseline(lines: readonly Line[]): Line[] {
   const merged: Line[] = [];
   let group: Line[] = [];
   const flush = () => {
     if (group.length === 0) return;
-    const sorted = [...group].sort((a, b) => a.x - b.x);
+    const rtl = group.some((l) => l.rtl) && readsRightToLeft(group);
+    const sorted = [...group].sort((a, b) => rtl ? b.x - a.x : a.x - b.x);
     merged.push({
       ...sorted[0],
+      rtl,
       text: sorted.map((l) => l.text.trim()).join(" "),
       end: Math.max(...sorted.map((l) => l.end)),
     });
@@ -89,6 +330,21 @@ function mergeSameBaseline(lines: readonly Line[]): Line[] {
   }
   flush();
   return merged;
+}
+
+/**
+ * Pieces grouped by the direction of their baselines, the page's main direction first (most
+ * characters), then text set at other angles (a vertical margin note), each read on its own.
+ */
+function byDirection(items: readonly Placed[]): Placed[][] {
+  const groups = new Map<number, Placed[]>();
+  const weight = new Map<number, number>();
+  for (const item of items) {
+    if (!groups.has(item.turn)) groups.set(item.turn, []);
+    groups.get(item.turn)!.push(item);
+    weight.set(item.turn, (weight.get(item.turn) ?? 0) + item.str.trim().length);
+  }
+  return [...groups.keys()].sort((a, b) => weight.get(b)! - weight.get(a)! || a - b).map((turn) => groups.get(turn)!);
 }
 
 /** Joins a word hyphenated across a line break, as pdftotext does: `manip-` + `ulation.` → `manipulation.`. */
@@ -171,6 +427,16 @@ function classify(error: unknown): PtermError {
   );
 }
 
+/** No page could be read (or the tree counts none): the file is damaged, not an empty document. */
+function brokenPageTree(pages: number, warnings: readonly string[]): PtermError {
+  const why = pages === 0 ? "its page tree holds no pages" : warnings.slice(0, 3).join("; ");
+  return new PtermError(
+    "CorruptInput",
+    `the PDF's page tree is damaged (${why}); no page could be read — re-export or re-download it, ` +
+      "or repair it with a PDF tool (qpdf, Ghostscript) and extract the repaired copy.",
+  );
+}
+
 function median(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -204,7 +470,7 @@ function paragraphsOf(lines: readonly Line[]): string[] {
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 /** Drops control characters from the pieces' text; returns how many were dropped. */
-function dropControlCharacters(items: TextPiece[]): { items: TextPiece[]; dropped: number } {
+function dropControlCharacters<T extends { readonly str: string }>(items: T[]): { items: T[]; dropped: number } {
   let dropped = 0;
   const clean = items.map((item) => {
     const str = item.str.replace(CONTROL_CHARACTERS, () => {
@@ -221,6 +487,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
   const warnings: string[] = [];
   const blocks: Block[] = [];
   const empty: number[] = [];
+  const unreadable: number[] = [];
   const controlPages: number[] = [];
   let controls = 0;
   let chars = 0;
@@ -232,15 +499,24 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         stoppedAt = number;
         break;
       }
-      let items: TextPiece[];
+      let items: Placed[];
       try {
         const page = await pdf.getPage(number);
-        const content = await page.getTextContent();
-        items = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
+        // /Pages pointing nowhere); poppler calls those syntax errors, and so does pterm.
+        if (page.ref === null) throw new Error("the page tree has no page dictionary for it");
+        // PDF.js's normalization (NFKC) splits an Arabic ligature and then reverses it with its
+        // right-to-left piece (اﳋ → اخل); pterm keeps the glyphs' own characters, as pdftotext
+        // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
+        const content = await page.getTextContent({ disableNormalization: true });
+        const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+        const pieces = withAnnotationText(drawn, await annotationsOf(page));
+        items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);
         page.cleanup();
       } catch (error) {
         if (error instanceof PtermError) throw error;
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
+        unreadable.push(number);
         continue;
       }
       options.progress?.({ progress: number, total: pdf.numPages, message: "pages read" });
@@ -249,7 +525,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         controls += cleaned.dropped;
         controlPages.push(number);
       }
-      const paragraphs = paragraphsOf(linesOf(cleaned.items));
+      const paragraphs = byDirection(composeAccents(cleaned.items)).flatMap((group) => paragraphsOf(linesOf(group)));
       if (paragraphs.length === 0) empty.push(number);
       for (const p of paragraphs) chars += p.length;
       blocks.push({
@@ -258,6 +534,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         blocks: paragraphs.map((text) => ({ type: "paragraph", spans: [{ text }] })),
       });
     }
+    if (stoppedAt === null && unreadable.length === pdf.numPages) throw brokenPageTree(pdf.numPages, warnings);
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);

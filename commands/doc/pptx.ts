@@ -1,7 +1,8 @@
 /**
  * PPTX, the way markitdown presents it: slides in presentation order, each shape's text in
  * reading order (top to bottom, then left to right), the title placeholder as the heading,
- * tables as tables, pictures by their alt text, charts by title, and the speaker notes.
+ * tables as tables, pictures by their alt text, charts as a table of their data, SmartArt's
+ * text, and the speaker notes.
  */
 
 import { PtermError } from "../../core/errors.ts";
@@ -9,16 +10,8 @@ import { type Block, type ListItem, type Span, textLength } from "./blocks.ts";
 import { type DocumentProperties, readProperties, readRelationships, relationshipOfKind } from "./ooxml.ts";
 import type { Relationship } from "./ooxml.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
-import {
-  child,
-  childElements,
-  descendants,
-  parseXml,
-  path,
-  relationshipAttr,
-  textContent,
-  type XmlElement,
-} from "./xml.ts";
+import { chartBlocks, diagramBlocks } from "./drawingml.ts";
+import { child, childElements, parseXml, path, relationshipAttr, textContent, type XmlElement } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
 
 const TITLE_TYPES = new Set(["title", "ctrTitle"]);
@@ -129,15 +122,6 @@ function tableRows(table: XmlElement): string[][] {
   );
 }
 
-async function chartTitle(zip: ZipArchive, rel: Relationship | undefined): Promise<string | null> {
-  if (!rel || rel.external) return null;
-  const xml = await zip.readText(rel.target);
-  if (xml === null) return null;
-  const title = path(parseXml(xml, rel.target), "chart", "title");
-  const text = title ? descendants(title, "t").map((t) => textContent(t)).join("").trim() : "";
-  return text || null;
-}
-
 async function shapesOf(
   container: XmlElement,
   rels: Map<string, Relationship>,
@@ -179,12 +163,14 @@ async function shapesOf(
         }
         const chart = child(data, "chart");
         if (chart) {
-          const title = await chartTitle(zip, rels.get(relationshipAttr(chart, "id") ?? ""));
-          shapes.push({
-            ...place,
-            blocks: [{ type: "heading", level: 3, spans: [{ text: `Chart: ${title ?? ""}` }] }],
-          });
-          warnings.add("chart data is not extracted, only chart titles");
+          shapes.push({ ...place, blocks: await chartBlocks(zip, rels.get(relationshipAttr(chart, "id") ?? "")) });
+          break;
+        }
+        // SmartArt: its text lives in the diagram's data part (r:dm), not in the slide.
+        const diagram = child(data, "relIds");
+        if (diagram) {
+          const blocks = await diagramBlocks(zip, rels.get(relationshipAttr(diagram, "dm") ?? ""));
+          if (blocks.length) shapes.push({ ...place, blocks });
         }
         break;
       }
@@ -280,6 +266,6 @@ export async function infoPptx(zip: ZipArchive): Promise<DocInfo> {
     modified: props.modified,
     encrypted: false,
     password_required: false,
-    producer: null,
+    producer: props.producer,
   };
 }

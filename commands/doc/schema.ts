@@ -1,13 +1,9 @@
 import { z } from "zod";
 import { FORMATS } from "./detect.ts";
 
-const MiB = 1024 * 1024;
+import { DOC_DEFAULTS } from "./config.ts";
 
-export const DOC_DEFAULTS = {
-  max_input_bytes: 50 * MiB,
-  max_inflated_bytes: 500 * MiB,
-  max_chars: 1_000_000,
-} as const;
+const MiB = 1024 * 1024;
 
 /** The `doc` section of pterm.json. */
 export const docConfigSchema = z.strictObject({
@@ -20,8 +16,6 @@ export const docConfigSchema = z.strictObject({
   max_chars: z.number().int().min(200).max(100_000_000).default(DOC_DEFAULTS.max_chars)
     .describe("Default --max-chars of `doc extract`: the output is cut at a clean boundary past it."),
 });
-
-export type DocConfig = z.infer<typeof docConfigSchema>;
 
 const count = z.number().int().nonnegative();
 

@@ -12,6 +12,8 @@ export interface ExtractOptions {
    * more than this (the rest would be cut anyway); they then set `stoppedEarly`.
    */
   readonly charBudget: number;
+  /** The kernel's memory ceiling (limits.memory_bytes): readers that hold a whole part in memory size it against this. */
+  readonly memoryBytes: number;
 }
 
 export interface Counts {

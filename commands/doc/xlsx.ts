@@ -343,6 +343,6 @@ export async function infoXlsx(zip: ZipArchive): Promise<DocInfo> {
     modified: props.modified,
     encrypted: false,
     password_required: false,
-    producer: null,
+    producer: props.producer,
   };
 }

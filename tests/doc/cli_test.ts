@@ -23,3 +23,26 @@ Deno.test("pterm exec runs doc extract and doc info end to end, with an audit re
   assert.equal(runs.code, 0, runs.stderr);
   assert.match(runs.stdout, /doc extract --in docs\/report.docx --out notes\/report.md/);
 });
+
+/**
+ * Deno fetches an npm package's registry metadata when pterm first imports it lazily (unpdf for a
+ * PDF, mammoth for a DOCX) unless `deno install` cached it, and it may exit before saving it, so
+ * `Download https://registry.npmjs.org/zod` came back on every run (issue 19 item 13). After the
+ * install step the README and .ci/run give, no run fetches anything.
+ */
+Deno.test("pterm exec reads every format without fetching anything (no Download line on stderr)", async () => {
+  await using dir = await rootWith({
+    "a.pdf": "report.pdf",
+    "b.docx": "report.docx",
+    "c.pptx": "deck.pptx",
+    "d.xlsx": "book.xlsx",
+  });
+  for (const file of ["a.pdf", "b.docx", "c.pptx", "d.xlsx"]) {
+    for (const line of [`doc extract --in ${file} --out out/${file}.md`, `doc info --in ${file}`]) {
+      const run = await cli(["exec", "--root", dir.path, line]);
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.doesNotMatch(run.stderr, /Download/, `${line} fetched something`);
+      assert.equal(run.stderr, "", line);
+    }
+  }
+});

@@ -114,7 +114,7 @@ Deno.test("detection reads the bytes: magic numbers, package contents, OLE strea
   assert.equal(kind(new Uint8Array([0x1f, 0x8b, 8, 0])), "unsupported: a gzip archive");
 });
 
-Deno.test("Markdown: emphasis stays inside the words, table cells escape pipes, lists number per level", () => {
+Deno.test("Markdown: emphasis stays inside the words, table cells escape pipes, lists number per level, nested items indented to their parent's text (CommonMark)", () => {
   assert.equal(spansToMarkdown([{ text: "a " }, { text: "bold ", bold: true }, { text: "word" }]), "a **bold** word");
   assert.equal(spansToMarkdown([{ text: "both", bold: true, italic: true }]), "***both***");
   assert.equal(spansToMarkdown([{ text: "site", href: "https://x.org/a b" }]), "[site](https://x.org/a%20b)");
@@ -132,7 +132,7 @@ Deno.test("Markdown: emphasis stays inside the words, table cells escape pipes, 
   ];
   assert.equal(
     renderPieces(blocks, "md").join(""),
-    "| a\\|b | c |\n| --- | --- |\n| line<br>break |  |\n\n1. one\n  1. sub\n  2. sub2\n2. two\n",
+    "| a\\|b | c |\n| --- | --- |\n| line<br>break |  |\n\n1. one\n   1. sub\n   2. sub2\n2. two\n",
   );
 });
 
@@ -149,7 +149,11 @@ Deno.test("bounding never cuts inside a word, and a text that fits is left alone
 
 Deno.test("readers stop early once the output budget is used up, and say so", async () => {
   const zip = ZipArchive.open(await Deno.readFile(`${FIXTURES}book.xlsx`), new InflateBudget(1e9));
-  const extraction = await extractXlsx(zip, { signal: new AbortController().signal, charBudget: 100 });
+  const extraction = await extractXlsx(zip, {
+    signal: new AbortController().signal,
+    charBudget: 100,
+    memoryBytes: 2 ** 31,
+  });
   assert.equal(extraction.stoppedEarly, true);
   assert.deepEqual(extraction.blocks.map((b) => b.type === "sheet" && b.name), ["Budget"]);
   const sheet = extraction.blocks[0] as Extract<Block, { type: "sheet" }>;

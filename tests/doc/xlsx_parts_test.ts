@@ -49,3 +49,46 @@ Deno.test("doc extract: a spreadsheet package without its workbook part is Corru
   assert.equal(envelope.error_code, "CorruptInput", envelope.stderr);
   assert.match(envelope.stderr, /no workbook part/);
 });
+
+/**
+ * An OPC package that declares a Word, PowerPoint or Excel main part but holds none of that
+ * document's parts is a damaged document (CorruptInput), not another format: the fixtures written
+ * by Word (mammoth's tables.docx) and LibreOffice (deck.pptx, book.xlsx) with their word/, ppt/ or
+ * xl/ folders removed.
+ */
+Deno.test("doc extract: a package that declares a Word/PowerPoint/Excel main part it lacks is CorruptInput", async (t) => {
+  await using root = await makeRoot("pterm-doc-xlsx-parts-");
+  for (
+    const [fixture, folder, label] of [
+      ["mammoth/tables.docx", "word/", "Word document"],
+      ["deck.pptx", "ppt/", "PowerPoint presentation"],
+      ["book.xlsx", "xl/", "Excel workbook"],
+    ] as const
+  ) {
+    await t.step(fixture, async () => {
+      const entries = await readZipEntries(await Deno.readFile(`${FIXTURES}${fixture}`));
+      for (const name of Object.keys(entries)) if (name.startsWith(folder)) delete entries[name];
+      await Deno.writeFile(`${root.path}/damaged`, await writeZip(entries));
+      for (const line of ["doc extract --in damaged --out out.md", "doc info --in damaged"]) {
+        const envelope = await exec(root.path, line);
+        assert.equal(envelope.error_code, "CorruptInput", envelope.stderr);
+        assert.match(
+          envelope.stderr,
+          new RegExp(`is a ${label} package whose main part \\(${folder}\\S+\\) is missing`),
+        );
+      }
+    });
+  }
+  // A package that declares nothing of the kind stays UnsupportedFormat.
+  await Deno.writeFile(
+    `${root.path}/other`,
+    await writeZip({
+      "[Content_Types].xml": encoder.encode(
+        '<?xml version="1.0"?><Types xmlns="x"><Default Extension="xml" ContentType="application/xml"/></Types>',
+      ),
+      "data.xml": encoder.encode("<a/>"),
+    }),
+  );
+  const other = await exec(root.path, "doc extract --in other");
+  assert.equal(other.error_code, "UnsupportedFormat", other.stderr);
+});
