@@ -177,6 +177,17 @@ export function safeWriteFileSync(
 }
 
 /** The asynchronous form of `safeWriteFileSync`; flushes to disk before the rename unless `durable: false`. */
+/** A folder that went away between the checks and the write is a race, refused by name; anything else stays. */
+function folderChangedOr(error: unknown, rel: string): unknown {
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+    return new PtermError(
+      "NotFound",
+      `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
+    );
+  }
+  return error;
+}
+
 export async function safeWriteFile(
   root: string,
   rel: string,
@@ -196,13 +207,7 @@ export async function safeWriteFile(
       file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
     } catch (error) {
       // The folder checked a moment ago went away (or was swapped): a race, refused by name, never Internal.
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-        throw new PtermError(
-          "NotFound",
-          `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
-        );
-      }
-      throw error;
+      throw folderChangedOr(error, rel);
     }
     created = true;
     let handle: Deno.FileInfo;
@@ -218,13 +223,7 @@ export async function safeWriteFile(
     try {
       await Deno.rename(temp, target);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-        throw new PtermError(
-          "NotFound",
-          `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
-        );
-      }
-      throw error;
+      throw folderChangedOr(error, rel);
     }
     created = false;
   } finally {

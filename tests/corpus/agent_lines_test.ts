@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { exec, makeRoot } from "../helpers.ts";
 import { git, gitRaw } from "../git/oracle.ts";
-import { repoState } from "../git/repo_state.ts";
+import { repoState, worktreeFingerprint as files } from "../git/repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";
 import type { Envelope } from "../../core/envelope.ts";
 import { cold, type CorpusLine, warm } from "./lines.ts";
@@ -66,24 +66,6 @@ async function buildTemplate(root: string): Promise<void> {
 async function copyTree(from: string, to: string) {
   const out = await new Deno.Command("cp", { args: ["-a", `${from}/.`, to] }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-}
-
-/** Every file outside .git and pterm's state, with its content (for patches, compared with `git apply`'s). */
-async function files(dir: string): Promise<string> {
-  const out: string[] = [];
-  const walk = async (rel: string) => {
-    const entries = [];
-    for await (const entry of Deno.readDir(rel ? join(dir, rel) : dir)) entries.push(entry);
-    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      if (entry.name === ".git") continue;
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory) await walk(path);
-      else out.push(`${path}\n${await Deno.readTextFile(join(dir, path)).catch(() => "<binary>")}`);
-    }
-  };
-  await walk("");
-  return out.join("\n---\n");
 }
 
 const state = repoState;

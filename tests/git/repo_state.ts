@@ -10,7 +10,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { git, gitRaw } from "./oracle.ts";
 
-async function files(dir: string): Promise<string> {
+/** Every work-tree file (outside .git and pterm's state) with its mode and content hash, one per line. */
+export async function worktreeFingerprint(dir: string): Promise<string> {
   const out: string[] = [];
   const walk = async (rel: string) => {
     const entries = [];
@@ -84,5 +85,6 @@ export async function repoState(dir: string, known: ReadonlySet<string> = new Se
   const stash = (await gitRaw(dir, ["log", "-g", "--format=%H %gs", "refs/stash"])).stdout.split("\n").filter(Boolean)
     .map((line) => `${name(line.slice(0, 40))} ${withoutShortIds(line.slice(41))}`);
   const merging = (await Deno.stat(join(dir, ".git/MERGE_HEAD")).catch(() => null)) ? "merging" : "";
-  return [head, ...refs, "-- index", index, "-- stash", ...stash, merging, "-- files", await files(dir)].join("\n");
+  return [head, ...refs, "-- index", index, "-- stash", ...stash, merging, "-- files", await worktreeFingerprint(dir)]
+    .join("\n");
 }

@@ -65,6 +65,15 @@ function cloneIndex(index: Index): Index {
   return copy;
 }
 
+/** A work-tree file stored as the blob git would stage (its conversions applied); its id. */
+async function storeWorktreeFile(repo: Repo, path: string, info: Deno.FileInfo): Promise<string> {
+  const content = await worktreeBlob(repo, path, info, { staging: true });
+  const header = objectHeader("blob", content.length);
+  const oid = await sha1(header, content);
+  await repo.objects.writeHashed(oid, header, content);
+  return oid;
+}
+
 export async function stashPush(
   repo: Repo,
   index: Index,
@@ -111,10 +120,7 @@ export async function stashPush(
     }
     const info = lstatTracked(repo, path);
     if (!info) continue;
-    const content = await worktreeBlob(repo, path, info, { staging: true });
-    const header = objectHeader("blob", content.length);
-    const oid = await sha1(header, content);
-    await repo.objects.writeHashed(oid, header, content);
+    const oid = await storeWorktreeFile(repo, path, info);
     worktree.set({ ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode)) });
   }
   // As git (diff against HEAD, not only the index): a file HEAD has that the index dropped (`git rm --cached`)
@@ -123,10 +129,7 @@ export async function stashPush(
     if (index.entries.has(path) || policy.hidden(path)) continue;
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) continue;
-    const content = await worktreeBlob(repo, path, info, { staging: true });
-    const header = objectHeader("blob", content.length);
-    const oid = await sha1(header, content);
-    await repo.objects.writeHashed(oid, header, content);
+    const oid = await storeWorktreeFile(repo, path, info);
     worktree.set({ ...emptyEntry(path, oid, worktreeMode(repo, info, undefined)) });
   }
   const worktreeTree = await writeTreeFromIndex(repo, worktree);
@@ -137,10 +140,7 @@ export async function stashPush(
     for (const path of untracked) {
       const info = lstatTracked(repo, path);
       if (!info) continue;
-      const content = await worktreeBlob(repo, path, info, { staging: true });
-      const header = objectHeader("blob", content.length);
-      const oid = await sha1(header, content);
-      await repo.objects.writeHashed(oid, header, content);
+      const oid = await storeWorktreeFile(repo, path, info);
       files.set(emptyEntry(path, oid, worktreeMode(repo, info, undefined)));
     }
     untrackedCommit = await repo.objects.write(
