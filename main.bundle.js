@@ -148,6 +148,7 @@ var PtermError = class _PtermError extends Error {
   code;
   result;
   helpFor;
+  hint;
   constructor(code2, message, options = {}) {
     super(message, options.cause === void 0 ? void 0 : {
       cause: options.cause
@@ -156,6 +157,7 @@ var PtermError = class _PtermError extends Error {
     this.code = code2;
     this.result = options.result;
     this.helpFor = options.helpFor;
+    this.hint = options.hint;
     Object.defineProperty(this, BRAND, {
       value: true
     });
@@ -169,10 +171,14 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function formatFailure(message, helpCommand) {
+function formatFailure(message, helpCommand, hint) {
+  if (hint) return `[Error] ${message}
+
+Hint: ${hint}`;
+  const help = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
   return `[Error] ${message}
 
-Hint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+Hint: ${help}`;
 }
 
 // core/suggest.ts
@@ -213,6 +219,123 @@ function didYouMean(word, candidates, render = (s) => s) {
   return ` Did you mean ${found.map(render).join(" or ")}?`;
 }
 
+// core/grammar.ts
+var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
+  ";",
+  "|",
+  "&",
+  ">",
+  "<",
+  "`",
+  "*",
+  "?",
+  "[",
+  "]"
+]);
+var DESCRIPTIONS = {
+  ";": "a command separator",
+  "|": "a pipe",
+  "&": "a background or `&&` operator",
+  ">": "a redirection",
+  "<": "a redirection",
+  "`": "command substitution",
+  "$(": "command substitution",
+  "${": "variable expansion",
+  "*": "a glob",
+  "?": "a glob",
+  "[": "a glob",
+  "]": "a glob",
+  "~": "home-directory expansion"
+};
+function refuse(what, column) {
+  const description = DESCRIPTIONS[what] ?? "shell syntax";
+  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
+}
+var LINE_BREAKS = /* @__PURE__ */ new Set([
+  "\n",
+  "\r",
+  "\v",
+  "\f",
+  "\x85",
+  "\u2028",
+  "\u2029"
+]);
+function tokenize(line) {
+  for (let i2 = 0; i2 < line.length; i2++) {
+    const ch = line[i2];
+    if (LINE_BREAKS.has(ch)) {
+      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
+    }
+    if (ch === "\0") {
+      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
+    }
+  }
+  const words = [];
+  let current = "";
+  let inWord = false;
+  let i = 0;
+  while (i < line.length) {
+    const ch = line[i];
+    if (ch === " " || ch === "	") {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) {
+        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
+      }
+      current += line.slice(i + 1, end);
+      inWord = true;
+      i = end + 1;
+      continue;
+    }
+    if (ch === '"') {
+      let j = i + 1;
+      let closed = false;
+      while (j < line.length) {
+        const c = line[j];
+        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
+          current += line[j + 1];
+          j += 2;
+          continue;
+        }
+        if (c === '"') {
+          closed = true;
+          break;
+        }
+        current += c;
+        j++;
+      }
+      if (!closed) {
+        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
+      }
+      inWord = true;
+      i = j + 1;
+      continue;
+    }
+    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
+    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
+    if (ch === "~" && !inWord) refuse("~", i + 1);
+    current += ch;
+    inWord = true;
+    i++;
+  }
+  if (inWord) words.push(current);
+  if (words.length === 0) {
+    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
+  }
+  return words;
+}
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 // core/flags.ts
 function usageError(commandPath, message) {
   throw new PtermError("InvalidArgs", `${commandPath}: ${message}`, {
@@ -250,16 +373,20 @@ function convert(commandPath, flag, raw) {
 function parseArgs(commandPath, spec, words) {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
-  const byName = new Map(flagSpecs.map((f) => [
-    f.name,
-    f
-  ]));
+  const byName = /* @__PURE__ */ new Map();
+  for (const f of flagSpecs) {
+    byName.set(f.name, f);
+    for (const alias of f.aliases ?? []) byName.set(alias, f);
+  }
   const byShort = new Map(flagSpecs.filter((f) => f.short).map((f) => [
     f.short,
     f
   ]));
+  const digitsFlag = flagSpecs.find((f) => f.digits && f.type === "number");
   const knownFlagWords = /* @__PURE__ */ new Set([
-    ...flagSpecs.map((f) => `--${f.name}`),
+    ...[
+      ...byName.keys()
+    ].map((n) => `--${n}`),
     ...flagSpecs.filter((f) => f.short).map((f) => `-${f.short}`),
     "--help",
     "-h"
@@ -267,10 +394,43 @@ function parseArgs(commandPath, spec, words) {
   const flags = {};
   const seen = /* @__PURE__ */ new Set();
   const loose = [];
+  const afterDashes = [];
   let onlyPositionals = false;
+  const take = (flag, raw) => {
+    if (seen.has(flag.name) && !flag.repeatable) {
+      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
+    }
+    seen.add(flag.name);
+    const value = convert(commandPath, flag, raw);
+    if (flag.repeatable) {
+      const list = flags[flag.name] ?? [];
+      list.push(value);
+      flags[flag.name] = list;
+    } else {
+      flags[flag.name] = value;
+    }
+  };
+  const nextValue = (flag, i) => {
+    const next = words[i + 1];
+    if (next === void 0) {
+      usageError(commandPath, `${flagLabel(flag)} needs a value.`);
+    }
+    if (knownFlagWords.has(next.split("=")[0])) {
+      usageError(commandPath, `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. If the value really is \`${next}\`, write --${flag.name}=${next}.`);
+    }
+    return next;
+  };
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
-    if (onlyPositionals || !word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+    if (onlyPositionals) {
+      (spec.afterDoubleDash ? afterDashes : loose).push(word);
+      continue;
+    }
+    if (digitsFlag && /^-\d+$/.test(word)) {
+      take(digitsFlag, word.slice(1));
+      continue;
+    }
+    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
       loose.push(word);
       continue;
     }
@@ -281,57 +441,73 @@ function parseArgs(commandPath, spec, words) {
     if (word === "--help" || word === "-h") return {
       help: true
     };
-    let flag;
-    let inline;
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const name = eq < 0 ? word.slice(2) : word.slice(2, eq);
-      inline = eq < 0 ? void 0 : word.slice(eq + 1);
-      flag = byName.get(name);
+      const inline = eq < 0 ? void 0 : word.slice(eq + 1);
+      const flag = byName.get(name);
       if (!flag) {
         const hint = didYouMean(name, [
           ...byName.keys()
-        ], (n) => `--${n}`);
-        const known = flagSpecs.length ? ` Its flags: ${flagSpecs.map((f) => `--${f.name}`).join(", ")}.` : " It takes no flags.";
-        usageError(commandPath, `unknown flag --${name}.${hint || known}`);
+        ], (n) => {
+          const canonical2 = byName.get(n).name;
+          return canonical2 === n ? `--${n}` : `--${n} (--${canonical2})`;
+        });
+        const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
+        const close = suggest(name, [
+          ...byName.keys()
+        ]);
+        const fixed = close.length === 1 ? ` Run \`${[
+          commandPath,
+          ...words.map((w, k) => k === i ? `--${close[0]}${eq < 0 ? "" : word.slice(eq)}` : w)
+        ].map((w, k) => k === 0 ? w : quoteWord(w)).join(" ")}\`.` : "";
+        usageError(commandPath, `unknown flag --${name}.${hint || known}${fixed}`);
       }
-    } else {
-      const short = word.slice(1, 2);
-      flag = byShort.get(short);
-      if (!flag || word.length > 2 && word[2] !== "=") {
-        const longGuess = byName.get(word.slice(1)) ? ` Did you mean --${word.slice(1)}?` : "";
-        usageError(commandPath, `unknown flag ${word}.${longGuess}`);
+      if (flag.type === "boolean") take(flag, inline ?? "true");
+      else if (inline !== void 0) take(flag, inline);
+      else take(flag, nextValue(flag, i++));
+      continue;
+    }
+    if (word.length > 2 && byName.has(word.slice(1).split("=")[0])) {
+      usageError(commandPath, `unknown flag ${word}. Did you mean -${word}?`);
+    }
+    for (let j = 1; j < word.length; j++) {
+      const short = word[j];
+      const flag = byShort.get(short);
+      if (!flag) {
+        const shorts = flagSpecs.filter((f) => f.short).map((f) => `-${f.short} (--${f.name})`);
+        const valid = shorts.length ? ` Its short flags: ${shorts.join(", ")}.` : " It has no short flags.";
+        usageError(commandPath, `unknown flag -${short}${word.length > 2 ? ` (in ${word})` : ""}.${valid} Its long flags: ${flagList(flagSpecs)}.`);
       }
-      inline = word.length > 2 ? word.slice(3) : void 0;
-    }
-    if (seen.has(flag.name) && !flag.repeatable) {
-      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
-    }
-    seen.add(flag.name);
-    let raw;
-    if (flag.type === "boolean") {
-      raw = inline ?? "true";
-    } else if (inline !== void 0) {
-      raw = inline;
-    } else {
-      const next = words[i + 1];
-      if (next === void 0) {
-        usageError(commandPath, `${flagLabel(flag)} needs a value.`);
+      const rest = word.slice(j + 1);
+      if (flag.type === "boolean") {
+        if (rest.startsWith("=")) {
+          take(flag, rest.slice(1));
+          break;
+        }
+        take(flag, "true");
+        continue;
       }
-      if (knownFlagWords.has(next.split("=")[0])) {
-        usageError(commandPath, `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. If the value really is \`${next}\`, write --${flag.name}=${next}.`);
-      }
-      raw = next;
-      i++;
+      if (rest !== "") take(flag, rest.startsWith("=") ? rest.slice(1) : rest);
+      else take(flag, nextValue(flag, i++));
+      break;
     }
-    const value = convert(commandPath, flag, raw);
-    if (flag.repeatable) {
-      const list = flags[flag.name] ?? [];
-      list.push(value);
-      flags[flag.name] = list;
-    } else {
-      flags[flag.name] = value;
-    }
+  }
+  if (afterDashes.length) {
+    const target = byName.get(spec.afterDoubleDash);
+    if (!target) throw new Error(`afterDoubleDash names no flag: ${spec.afterDoubleDash}`);
+    for (const word of afterDashes) take(target, word);
+  }
+  const positionals = assignPositionals(commandPath, positionalSpecs, loose, flagSpecs);
+  for (const positional of positionalSpecs) {
+    if (!positional.into) continue;
+    const target = byName.get(positional.into);
+    if (!target) throw new Error(`positional ${positional.name} lands in no flag: ${positional.into}`);
+    const value = positionals[positional.name];
+    for (const word of Array.isArray(value) ? value : value === void 0 ? [] : [
+      value
+    ]) take(target, word);
+    delete positionals[positional.name];
   }
   for (const flag of flagSpecs) {
     if (flags[flag.name] !== void 0) continue;
@@ -346,9 +522,12 @@ function parseArgs(commandPath, spec, words) {
     help: false,
     args: {
       flags,
-      positionals: assignPositionals(commandPath, positionalSpecs, loose, flagSpecs)
+      positionals
     }
   };
+}
+function flagList(flagSpecs) {
+  return flagSpecs.filter((f) => !f.compat).map((f) => `--${f.name}`).join(", ");
 }
 function assignPositionals(commandPath, specs, words, flagSpecs) {
   const out = {};
@@ -568,6 +747,60 @@ function isGroup(node) {
 
 // core/registry.ts
 var HELP_COMMAND = "help";
+var HOST_TOOLS = /* @__PURE__ */ new Set([
+  "cat",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "awk",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "wc",
+  "echo",
+  "printf",
+  "mkdir",
+  "rmdir",
+  "rm",
+  "cp",
+  "mv",
+  "touch",
+  "chmod",
+  "ln",
+  "pwd",
+  "cd",
+  "tree",
+  "diff",
+  "sort",
+  "uniq",
+  "bash",
+  "sh",
+  "zsh",
+  "python",
+  "python3",
+  "node",
+  "deno",
+  "npm",
+  "npx",
+  "pip",
+  "curl",
+  "wget",
+  "make",
+  "sudo",
+  "vim",
+  "vi",
+  "nano",
+  "code",
+  "open",
+  "stat",
+  "file",
+  "xargs",
+  "tee",
+  "jq"
+]);
 var Registry = class {
   #loaders;
   #cache = /* @__PURE__ */ new Map();
@@ -597,36 +830,96 @@ var Registry = class {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
   /**
+   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
+   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
+   * is not a flag), a host tool, or a near name.
+   */
+  async #insteadOf(name, args) {
+    const file = args.find((a) => !a.startsWith("-") || a === "-");
+    const lower = name.toLowerCase();
+    for (const spec of await this.loadAll()) {
+      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
+        const [tool, pattern] = key.split(" ");
+        if (tool !== lower) continue;
+        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
+        if (text.includes("{1}") && (file === void 0 || file === "-")) continue;
+        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+      }
+    }
+    if (HOST_TOOLS.has(name)) {
+      return " pterm has no shell and runs no other program: reading, listing and searching files belong to your host's file tools, not to terminal_exec.";
+    }
+    return didYouMean(name, this.names());
+  }
+  /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
    */
   async resolve(words) {
     const [first, ...rest] = words;
     if (first === HELP_COMMAND) {
+      const search = rest[0] === "--search" ? rest.slice(1).join(" ") : rest[0]?.startsWith("--search=") ? [
+        rest[0].slice("--search=".length),
+        ...rest.slice(1)
+      ].join(" ") : void 0;
+      if (search !== void 0) {
+        if (search.trim() === "") {
+          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
+            helpFor: HELP_COMMAND
+          });
+        }
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search
+        };
+      }
       if (rest.length === 0 || rest[0].startsWith("-")) return {
         kind: "help",
         spec: null,
         node: null,
         path: []
       };
+      if (!this.has(rest[0])) {
+        const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: words2.join(" ")
+        };
+      }
       return await this.resolve([
         ...rest,
         "--help"
       ]);
     }
     if (!this.has(first)) {
-      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${didYouMean(first, this.names())} The commands are: ${this.names().join(", ")}.`, {
+      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} The commands are: ${this.names().join(", ")}.`, {
         helpFor: HELP_COMMAND
       });
     }
     const spec = await this.load(first);
+    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
     let node = spec;
     const path = [
       first
     ];
     let index = 1;
     while (isGroup(node)) {
-      const word = words[index];
+      let word = words[index];
+      const fallback = node.defaultSubcommand;
+      if (fallback && (word === void 0 || word.startsWith("-") && word !== "--help" && word !== "-h")) {
+        words = [
+          ...words.slice(0, index),
+          fallback,
+          ...words.slice(index)
+        ];
+        word = fallback;
+      }
       if (word === void 0 || word === "--help" || word === "-h") {
         if (word === void 0) {
           throw new PtermError("InvalidArgs", `\`${path.join(" ")}\` needs a subcommand: ${node.subcommands.map((s) => s.name).join(", ")}.`, {
@@ -643,7 +936,16 @@ var Registry = class {
       const next = node.subcommands.find((s) => s.name === word);
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
-        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.`, {
+        const instead = node.unavailable?.[word];
+        if (instead !== void 0) {
+          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
+            helpFor: path.join(" ")
+          });
+        }
+        const close = suggest(word, names);
+        const at = index;
+        const fixed = close.length === 1 ? ` Run \`${words.map((w, k) => k === at ? close[0] : quoteWord(w)).join(" ")}\`.` : "";
+        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.${fixed}`, {
           helpFor: path.join(" ")
         });
       }
@@ -905,9 +1207,13 @@ function auditRel(runId) {
   return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
 }
 function writeAuditRecord(root, record) {
-  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
     mkdirs: true
   });
+}
+var URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
+function redactUrlCredentials(text) {
+  return text.replace(URL_USERINFO, "$1***@");
 }
 
 // core/limits.ts
@@ -976,118 +1282,6 @@ async function loadConfig(root, registry, version = "dev") {
   } catch {
   }
   return config;
-}
-
-// core/grammar.ts
-var FORBIDDEN_OUTSIDE_QUOTES = /* @__PURE__ */ new Set([
-  ";",
-  "|",
-  "&",
-  ">",
-  "<",
-  "`",
-  "*",
-  "?",
-  "[",
-  "]"
-]);
-var DESCRIPTIONS = {
-  ";": "a command separator",
-  "|": "a pipe",
-  "&": "a background or `&&` operator",
-  ">": "a redirection",
-  "<": "a redirection",
-  "`": "command substitution",
-  "$(": "command substitution",
-  "${": "variable expansion",
-  "*": "a glob",
-  "?": "a glob",
-  "[": "a glob",
-  "]": "a glob",
-  "~": "home-directory expansion"
-};
-function refuse(what, column) {
-  const description = DESCRIPTIONS[what] ?? "shell syntax";
-  throw new PtermError("InvalidCommandLine", `\`${what}\` at column ${column} is ${description}, which pterm does not support: there is no shell. Run one command per call, pass multi-line text through stdin, and quote the character if it is part of an argument (e.g. 'a;b').`);
-}
-var LINE_BREAKS = /* @__PURE__ */ new Set([
-  "\n",
-  "\r",
-  "\v",
-  "\f",
-  "\x85",
-  "\u2028",
-  "\u2029"
-]);
-function tokenize(line) {
-  for (let i2 = 0; i2 < line.length; i2++) {
-    const ch = line[i2];
-    if (LINE_BREAKS.has(ch)) {
-      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
-    }
-    if (ch === "\0") {
-      throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
-    }
-  }
-  const words = [];
-  let current = "";
-  let inWord = false;
-  let i = 0;
-  while (i < line.length) {
-    const ch = line[i];
-    if (ch === " " || ch === "	") {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    if (ch === "'") {
-      const end = line.indexOf("'", i + 1);
-      if (end < 0) {
-        throw new PtermError("InvalidCommandLine", `the single quote at column ${i + 1} is never closed; add the closing '.`);
-      }
-      current += line.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (ch === '"') {
-      let j = i + 1;
-      let closed = false;
-      while (j < line.length) {
-        const c = line[j];
-        if (c === "\\" && (line[j + 1] === '"' || line[j + 1] === "\\")) {
-          current += line[j + 1];
-          j += 2;
-          continue;
-        }
-        if (c === '"') {
-          closed = true;
-          break;
-        }
-        current += c;
-        j++;
-      }
-      if (!closed) {
-        throw new PtermError("InvalidCommandLine", `the double quote at column ${i + 1} is never closed; add the closing ".`);
-      }
-      inWord = true;
-      i = j + 1;
-      continue;
-    }
-    if (FORBIDDEN_OUTSIDE_QUOTES.has(ch)) refuse(ch, i + 1);
-    if (ch === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) refuse(ch + line[i + 1], i + 1);
-    if (ch === "~" && !inWord) refuse("~", i + 1);
-    current += ch;
-    inWord = true;
-    i++;
-  }
-  if (inWord) words.push(current);
-  if (words.length === 0) {
-    throw new PtermError("InvalidCommandLine", "the command line is empty; run `help` to list the commands.");
-  }
-  return words;
 }
 
 // core/sandbox.ts
@@ -1456,13 +1650,17 @@ function confineArguments(root, leaf, args) {
 function sessionDir(input) {
   return join(input.root, "sessions", input.session);
 }
-function hostsFor(spec, config, name, input) {
+function hostsFor(spec, config, name, input, args) {
   if (!spec.netHosts) return [];
   return spec.netHosts(config.sections[name], {
     root: input.root,
     session: {
       id: input.session,
       dir: sessionDir(input)
+    },
+    args: {
+      flags: args.flags,
+      positionals: args.positionals
     }
   });
 }
@@ -1523,13 +1721,23 @@ async function execute(kernel, input) {
   try {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    const words = tokenize(input.line);
+    let words;
+    try {
+      words = tokenize(input.line);
+    } catch (error) {
+      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+        const { hintForRefusedLine } = await lazyImport(new URL("./line_hints.ts", new URL("./core/runtime.ts", import.meta.url).href));
+        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
+        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+      }
+      throw error;
+    }
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await loadHelp();
-      const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : renderCommandList(await kernel.registry.loadAll());
+      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
+      const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : resolution.search !== void 0 ? renderSearch(await kernel.registry.loadAll(), resolution.search) : renderCommandList(await kernel.registry.loadAll());
       const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
       draft.parsed = {
         path: resolution.node ? [
@@ -1616,7 +1824,7 @@ async function execute(kernel, input) {
           if (!usesStdin(leaf, args)) stdin = null;
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)));
+        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input, args), codeDirsOf(kernel)));
         const running = sandbox.run({
           commandName: spec.name,
           path,
@@ -1646,12 +1854,14 @@ async function execute(kernel, input) {
       }
     }
   } catch (error) {
-    if (error instanceof PtermError) failure = {
-      code: error.code,
-      message: error.message,
-      result: error.result
-    };
-    else {
+    if (error instanceof PtermError) {
+      failure = {
+        code: error.code,
+        message: error.message,
+        result: error.result,
+        hint: error.hint
+      };
+    } else {
       const err = error instanceof Error ? error : new Error(String(error));
       failure = {
         code: "Internal",
@@ -1672,7 +1882,7 @@ async function execute(kernel, input) {
   const rawStdout = helpResult?.stdout ?? outcome?.stdout ?? "";
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
-    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, draft.helpFor);
+    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, draft.helpFor, failure.hint);
   }
   const stdout = boundText(rawStdout, limits.stdout_bytes);
   const stderr = boundText(rawStderr, limits.stderr_bytes);

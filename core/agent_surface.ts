@@ -38,6 +38,8 @@ export function renderPrompt(specs: readonly CommandSpec[]): string {
     "The full syntax of these commands is below; use them directly.",
     "",
     "- `help` — list the commands; `help <command>` is the same as `<command> --help`.",
+    "- `help --search <word>` — the commands, subcommands and flags whose names, summaries or examples mention it,",
+    "  each with its usage, e.g. `help --search commit`.",
   ];
   for (const spec of ready) {
     for (const { path, node } of leaves([spec.name], spec)) {

@@ -73,7 +73,20 @@ export function auditPath(root: string, runId: string): string {
  */
 export function writeAuditRecord(root: string, record: AuditRecord): void {
   // Never through a symlink (`audit -> /elsewhere`): see core/safe_fs.ts.
-  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(record) + "\n", { mkdirs: true });
+  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
+    mkdirs: true,
+  });
+}
+
+/** The user and password part of a URL (`https://user:token@host/`), up to the `@`. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
+
+/**
+ * Replaces the credentials of every URL in `text` with `***`. The audit keeps no token an agent
+ * put in a URL on its command line (commands refuse such URLs, but the line is recorded first).
+ */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, "$1***@");
 }
 
 export function stateOf(record: AuditRecord, now = Date.now()): RunState {

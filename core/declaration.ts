@@ -20,8 +20,17 @@ export type Capability =
 export interface FlagSpec {
   /** The long name without dashes: `repo` is written `--repo`. */
   readonly name: string;
-  /** A one-letter alias: `m` is written `-m`. */
+  /** A one-letter alias: `m` is written `-m`. Short flags cluster as in getopt: `-am msg`, `-n3`, `-U0`. */
   readonly short?: string;
+  /** Other long names the flag answers to (real git's spellings: `cached` for `staged`, `max-count` for `max`). */
+  readonly aliases?: readonly string[];
+  /**
+   * Accepted for compatibility with the real tool's spelling and listed apart in `--help`
+   * (e.g. `--oneline`: the result is structured already). The description says what it does in pterm.
+   */
+  readonly compat?: boolean;
+  /** For a number flag: `-<digits>` sets it, as `git log -3` means `--max-count 3`. */
+  readonly digits?: boolean;
   readonly type: "string" | "number" | "boolean";
   readonly description: string;
   /** May be given several times; the value is then an array. */
@@ -45,6 +54,11 @@ export interface PositionalSpec {
   /** Takes all remaining words (only the last positional may). */
   readonly variadic?: boolean;
   readonly path?: "read" | "write";
+  /**
+   * The words land in this (repeatable) flag instead, as if each had been given as `--<flag> word`:
+   * `git add a.txt b.txt` means `git add --path a.txt --path b.txt`.
+   */
+  readonly into?: string;
 }
 
 export interface ExampleSpec {
@@ -98,6 +112,8 @@ export interface LeafSpec extends NodeBase {
   readonly capabilities: readonly Capability[];
   readonly stdin?: StdinUse;
   readonly limits?: Limits;
+  /** Words after a `--` land in this repeatable flag (git's `<rev> -- <path>...`); default: positionals. */
+  readonly afterDoubleDash?: string;
   readonly result: LazySchema;
   readonly handler: HandlerRef;
   readonly subcommands?: undefined;
@@ -106,6 +122,13 @@ export interface LeafSpec extends NodeBase {
 /** A command that only groups subcommands, like `git`. */
 export interface GroupSpec extends NodeBase {
   readonly subcommands: readonly CommandNode[];
+  /** The subcommand run when none is named, or when the next word is a flag (`git stash` = `git stash push`). */
+  readonly defaultSubcommand?: string;
+  /**
+   * Names the real tool has and pterm does not, each with what to run instead (or a plain "not
+   * available"): an agent that types `git blame` learns the nearest route instead of a guess.
+   */
+  readonly unavailable?: Readonly<Record<string, string>>;
 }
 
 export type CommandNode = LeafSpec | GroupSpec;
@@ -124,13 +147,33 @@ export type CommandSpec = CommandNode & {
    * read and write permission on that path).
    */
   readonly netHosts?: (section: unknown, call: NetCall) => string[];
+  /**
+   * Rewrites the real tool's options that come before the subcommand (`git -C proj status`,
+   * `git --no-pager log`) into pterm's words, before the line is resolved; loaded only for this command.
+   */
+  readonly spellings?: () => Promise<SpellingRewriter>;
+  /**
+   * Other programs' names an agent may type for what this command does (`pdftotext` for `doc
+   * extract`), each with the sentence that names the pterm line to run instead.
+   */
+  readonly replaces?: Readonly<Record<string, string>>;
 };
+
+export interface SpellingRewriter {
+  /** `words` start with the command's name; the result does too. Throws `PtermError` for what it refuses. */
+  rewrite(words: readonly string[]): string[];
+}
 
 /** What `netHosts` knows about the call besides the config section. */
 export interface NetCall {
   /** Canonical workspace root. */
   readonly root: string;
   readonly session: { readonly id: string; readonly dir: string };
+  /** The call's parsed flags and positionals (path arguments already confined): a remote's URL, say. */
+  readonly args: {
+    readonly flags: Readonly<Record<string, unknown>>;
+    readonly positionals: Readonly<Record<string, unknown>>;
+  };
 }
 
 export function isGroup(node: CommandNode): node is GroupSpec {

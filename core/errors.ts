@@ -18,12 +18,14 @@ export const ERROR_CODES = [
   "NotFound",
   "AlreadyExists",
   "NotARepository",
+  "AmbiguousRepository",
   "NothingToCommit",
   "RepoLocked",
   "UncommittedChanges",
   "BranchNotMerged",
   "CorruptRepository",
   "Conflict",
+  "Rejected",
   "ConcurrentModification",
   "ConfirmRequired",
   "NickTooLong",
@@ -43,6 +45,7 @@ export const ERROR_CODES = [
   "PatchParseError",
   "PatchApplyError",
   "StaleJournal",
+  "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
   "UnsupportedFormat",
@@ -50,6 +53,9 @@ export const ERROR_CODES = [
   "CorruptInput",
   "EncryptedDocument",
   "NetworkDenied",
+  "AuthFailed",
+  "RemoteError",
+  "Rejected",
   "SandboxDenied",
   "Internal",
 ] as const;
@@ -81,6 +87,11 @@ export interface PtermErrorOptions {
   result?: Record<string, unknown>;
   /** The command path whose `--help` the hint should point to, when it differs from the one run. */
   helpFor?: string;
+  /**
+   * What to do about it, when that is more useful than `--help` (a data error: the patch's text
+   * does not fit the file). Replaces the `--help` hint in stderr.
+   */
+  hint?: string;
   cause?: unknown;
 }
 
@@ -95,6 +106,7 @@ export class PtermError extends Error {
   readonly code: ErrorCode;
   readonly result?: Record<string, unknown>;
   readonly helpFor?: string;
+  readonly hint?: string;
 
   constructor(code: ErrorCode, message: string, options: PtermErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -102,6 +114,7 @@ export class PtermError extends Error {
     this.code = code;
     this.result = options.result;
     this.helpFor = options.helpFor;
+    this.hint = options.hint;
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -120,6 +133,10 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 }
 
 /** The stderr text of every failure: the message, a blank line, and the `--help` hint (seed 001). */
-export function formatFailure(message: string, helpCommand: string): string {
-  return `[Error] ${message}\n\nHint: Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+export function formatFailure(message: string, helpCommand: string, hint?: string): string {
+  if (hint) return `[Error] ${message}\n\nHint: ${hint}`;
+  const help = helpCommand === "help"
+    ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying."
+    : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  return `[Error] ${message}\n\nHint: ${help}`;
 }

@@ -5,7 +5,8 @@
 
 import type { FlagSpec, LeafSpec, PositionalSpec } from "./declaration.ts";
 import { PtermError } from "./errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean, suggest } from "./suggest.ts";
+import { quoteWord } from "./grammar.ts";
 
 export type FlagValue = string | number | boolean | string[] | number[];
 
@@ -55,15 +56,20 @@ function convert(commandPath: string, flag: FlagSpec, raw: string): string | num
 
 /** Parses `words` for the leaf command `spec`, reached as `commandPath` (e.g. "git commit"). */
 /** What parsing needs of a declaration: its flags and positionals. */
-export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals">;
+export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals" | "afterDoubleDash">;
 
 export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly string[]): ParseOutcome {
   const flagSpecs = spec.flags ?? [];
   const positionalSpecs = spec.positionals ?? [];
-  const byName = new Map(flagSpecs.map((f) => [f.name, f]));
+  const byName = new Map<string, FlagSpec>();
+  for (const f of flagSpecs) {
+    byName.set(f.name, f);
+    for (const alias of f.aliases ?? []) byName.set(alias, f);
+  }
   const byShort = new Map(flagSpecs.filter((f) => f.short).map((f) => [f.short!, f]));
+  const digitsFlag = flagSpecs.find((f) => f.digits && f.type === "number");
   const knownFlagWords = new Set([
-    ...flagSpecs.map((f) => `--${f.name}`),
+    ...[...byName.keys()].map((n) => `--${n}`),
     ...flagSpecs.filter((f) => f.short).map((f) => `-${f.short}`),
     "--help",
     "-h",
@@ -72,11 +78,50 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
   const flags: Record<string, FlagValue | undefined> = {};
   const seen = new Set<string>();
   const loose: string[] = [];
+  const afterDashes: string[] = [];
   let onlyPositionals = false;
+
+  const take = (flag: FlagSpec, raw: string) => {
+    if (seen.has(flag.name) && !flag.repeatable) {
+      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
+    }
+    seen.add(flag.name);
+    const value = convert(commandPath, flag, raw);
+    if (flag.repeatable) {
+      const list = (flags[flag.name] as (string | number)[] | undefined) ?? [];
+      list.push(value as string | number);
+      flags[flag.name] = list as string[] | number[];
+    } else {
+      flags[flag.name] = value;
+    }
+  };
+  /** The value of a flag that takes one, from the next word; `i` is the flag's own index. */
+  const nextValue = (flag: FlagSpec, i: number): string => {
+    const next = words[i + 1];
+    if (next === undefined) {
+      usageError(commandPath, `${flagLabel(flag)} needs a value.`);
+    }
+    if (knownFlagWords.has(next.split("=")[0])) {
+      usageError(
+        commandPath,
+        `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. ` +
+          `If the value really is \`${next}\`, write --${flag.name}=${next}.`,
+      );
+    }
+    return next;
+  };
 
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
-    if (onlyPositionals || !word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+    if (onlyPositionals) {
+      (spec.afterDoubleDash ? afterDashes : loose).push(word);
+      continue;
+    }
+    if (digitsFlag && /^-\d+$/.test(word)) {
+      take(digitsFlag, word.slice(1));
+      continue;
+    }
+    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
       loose.push(word);
       continue;
     }
@@ -86,63 +131,79 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
     }
     if (word === "--help" || word === "-h") return { help: true };
 
-    let flag: FlagSpec | undefined;
-    let inline: string | undefined;
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const name = eq < 0 ? word.slice(2) : word.slice(2, eq);
-      inline = eq < 0 ? undefined : word.slice(eq + 1);
-      flag = byName.get(name);
+      const inline = eq < 0 ? undefined : word.slice(eq + 1);
+      const flag = byName.get(name);
       if (!flag) {
-        const hint = didYouMean(name, [...byName.keys()], (n) => `--${n}`);
-        const known = flagSpecs.length
-          ? ` Its flags: ${flagSpecs.map((f) => `--${f.name}`).join(", ")}.`
-          : " It takes no flags.";
-        usageError(commandPath, `unknown flag --${name}.${hint || known}`);
+        // An alias is suggested with the flag's own name, which is what --help lists.
+        const hint = didYouMean(name, [...byName.keys()], (n) => {
+          const canonical = byName.get(n)!.name;
+          return canonical === n ? `--${n}` : `--${n} (--${canonical})`;
+        });
+        const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
+        // One close name: the whole corrected line, ready to run (issue 15).
+        const close = suggest(name, [...byName.keys()]);
+        const fixed = close.length === 1
+          ? ` Run \`${
+            [commandPath, ...words.map((w, k) => k === i ? `--${close[0]}${eq < 0 ? "" : word.slice(eq)}` : w)]
+              .map((w, k) => (k === 0 ? w : quoteWord(w))).join(" ")
+          }\`.`
+          : "";
+        usageError(commandPath, `unknown flag --${name}.${hint || known}${fixed}`);
       }
-    } else {
-      const short = word.slice(1, 2);
-      flag = byShort.get(short);
-      if (!flag || (word.length > 2 && word[2] !== "=")) {
-        const longGuess = byName.get(word.slice(1)) ? ` Did you mean --${word.slice(1)}?` : "";
-        usageError(commandPath, `unknown flag ${word}.${longGuess}`);
-      }
-      inline = word.length > 2 ? word.slice(3) : undefined;
+      if (flag.type === "boolean") take(flag, inline ?? "true");
+      else if (inline !== undefined) take(flag, inline);
+      else take(flag, nextValue(flag, i++));
+      continue;
     }
 
-    if (seen.has(flag.name) && !flag.repeatable) {
-      usageError(commandPath, `--${flag.name} was given twice; give it once.`);
+    // `-message` is a long flag with one dash, not `-m essage`: refuse rather than guess.
+    if (word.length > 2 && byName.has(word.slice(1).split("=")[0])) {
+      usageError(commandPath, `unknown flag ${word}. Did you mean -${word}?`);
     }
-    seen.add(flag.name);
-
-    let raw: string;
-    if (flag.type === "boolean") {
-      raw = inline ?? "true";
-    } else if (inline !== undefined) {
-      raw = inline;
-    } else {
-      const next = words[i + 1];
-      if (next === undefined) {
-        usageError(commandPath, `${flagLabel(flag)} needs a value.`);
-      }
-      if (knownFlagWords.has(next.split("=")[0])) {
+    // A cluster of short flags, as getopt reads them: `-am text` is `-a -m text`, `-n3` is `-n 3`.
+    for (let j = 1; j < word.length; j++) {
+      const short = word[j];
+      const flag = byShort.get(short);
+      if (!flag) {
+        const shorts = flagSpecs.filter((f) => f.short).map((f) => `-${f.short} (--${f.name})`);
+        const valid = shorts.length ? ` Its short flags: ${shorts.join(", ")}.` : " It has no short flags.";
         usageError(
           commandPath,
-          `${flagLabel(flag)} needs a value, but the next word \`${next}\` is a flag. ` +
-            `If the value really is \`${next}\`, write --${flag.name}=${next}.`,
+          `unknown flag -${short}${word.length > 2 ? ` (in ${word})` : ""}.${valid}` +
+            ` Its long flags: ${flagList(flagSpecs)}.`,
         );
       }
-      raw = next;
-      i++;
+      const rest = word.slice(j + 1);
+      if (flag.type === "boolean") {
+        if (rest.startsWith("=")) {
+          take(flag, rest.slice(1));
+          break;
+        }
+        take(flag, "true");
+        continue;
+      }
+      if (rest !== "") take(flag, rest.startsWith("=") ? rest.slice(1) : rest);
+      else take(flag, nextValue(flag, i++));
+      break;
     }
-    const value = convert(commandPath, flag, raw);
-    if (flag.repeatable) {
-      const list = (flags[flag.name] as (string | number)[] | undefined) ?? [];
-      list.push(value as string | number);
-      flags[flag.name] = list as string[] | number[];
-    } else {
-      flags[flag.name] = value;
-    }
+  }
+
+  if (afterDashes.length) {
+    const target = byName.get(spec.afterDoubleDash!);
+    if (!target) throw new Error(`afterDoubleDash names no flag: ${spec.afterDoubleDash}`);
+    for (const word of afterDashes) take(target, word);
+  }
+  const positionals = assignPositionals(commandPath, positionalSpecs, loose, flagSpecs);
+  for (const positional of positionalSpecs) {
+    if (!positional.into) continue;
+    const target = byName.get(positional.into);
+    if (!target) throw new Error(`positional ${positional.name} lands in no flag: ${positional.into}`);
+    const value = positionals[positional.name];
+    for (const word of Array.isArray(value) ? value : value === undefined ? [] : [value]) take(target, word);
+    delete positionals[positional.name];
   }
 
   for (const flag of flagSpecs) {
@@ -155,10 +216,11 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
     else if (flag.type === "boolean") flags[flag.name] = false;
   }
 
-  return {
-    help: false,
-    args: { flags, positionals: assignPositionals(commandPath, positionalSpecs, loose, flagSpecs) },
-  };
+  return { help: false, args: { flags, positionals } };
+}
+
+function flagList(flagSpecs: readonly FlagSpec[]): string {
+  return flagSpecs.filter((f) => !f.compat).map((f) => `--${f.name}`).join(", ");
 }
 
 function assignPositionals(

@@ -5,7 +5,8 @@
 
 import { type CommandNode, type CommandSpec, isGroup, type LeafSpec } from "./declaration.ts";
 import { PtermError } from "./errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean, suggest } from "./suggest.ts";
+import { quoteWord } from "./grammar.ts";
 
 export type CommandLoaders = Readonly<Record<string, () => Promise<CommandSpec>>>;
 
@@ -27,7 +28,65 @@ export type Resolution =
     readonly spec: CommandSpec | null;
     readonly node: CommandNode | null;
     readonly path: readonly string[];
+    /** `help --search <words>`: what to look for in every command's names, summaries, flags and examples. */
+    readonly search?: string;
   };
+
+/** Programs a model reaches for out of habit; none of them exists here, and pterm never runs one. */
+const HOST_TOOLS = new Set([
+  "cat",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "awk",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "wc",
+  "echo",
+  "printf",
+  "mkdir",
+  "rmdir",
+  "rm",
+  "cp",
+  "mv",
+  "touch",
+  "chmod",
+  "ln",
+  "pwd",
+  "cd",
+  "tree",
+  "diff",
+  "sort",
+  "uniq",
+  "bash",
+  "sh",
+  "zsh",
+  "python",
+  "python3",
+  "node",
+  "deno",
+  "npm",
+  "npx",
+  "pip",
+  "curl",
+  "wget",
+  "make",
+  "sudo",
+  "vim",
+  "vi",
+  "nano",
+  "code",
+  "open",
+  "stat",
+  "file",
+  "xargs",
+  "tee",
+  "jq",
+]);
 
 export class Registry {
   readonly #loaders: CommandLoaders;
@@ -61,29 +120,79 @@ export class Registry {
   }
 
   /**
+   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
+   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
+   * is not a flag), a host tool, or a near name.
+   */
+  async #insteadOf(name: string, args: readonly string[]): Promise<string> {
+    const file = args.find((a) => !a.startsWith("-") || a === "-");
+    const lower = name.toLowerCase();
+    for (const spec of await this.loadAll()) {
+      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
+        const [tool, pattern] = key.split(" ");
+        if (tool !== lower) continue;
+        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
+        if (text.includes("{1}") && (file === undefined || file === "-")) continue;
+        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+      }
+    }
+    if (HOST_TOOLS.has(name)) {
+      return " pterm has no shell and runs no other program: reading, listing and searching files belong to " +
+        "your host's file tools, not to terminal_exec.";
+    }
+    return didYouMean(name, this.names());
+  }
+
+  /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
    */
   async resolve(words: readonly string[]): Promise<Resolution> {
     const [first, ...rest] = words;
     if (first === HELP_COMMAND) {
+      const search = rest[0] === "--search"
+        ? rest.slice(1).join(" ")
+        : rest[0]?.startsWith("--search=")
+        ? [rest[0].slice("--search=".length), ...rest.slice(1)].join(" ")
+        : undefined;
+      if (search !== undefined) {
+        if (search.trim() === "") {
+          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
+            helpFor: HELP_COMMAND,
+          });
+        }
+        return { kind: "help", spec: null, node: null, path: [], search };
+      }
       if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      if (!this.has(rest[0])) {
+        // `help search commit`, `help branch`: not a command name, so words to look for.
+        const words = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return { kind: "help", spec: null, node: null, path: [], search: words.join(" ") };
+      }
       return await this.resolve([...rest, "--help"]);
     }
     if (!this.has(first)) {
       throw new PtermError(
         "UnknownCommand",
-        `\`${first}\` is not a pterm command.${didYouMean(first, this.names())} ` +
+        `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} ` +
           `The commands are: ${this.names().join(", ")}.`,
         { helpFor: HELP_COMMAND },
       );
     }
     const spec = await this.load(first);
+    // The real tool's options before the subcommand (`git -C dir …`) become pterm's words first.
+    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
     let node: CommandNode = spec;
     const path = [first];
     let index = 1;
     while (isGroup(node)) {
-      const word = words[index];
+      let word = words[index];
+      const fallback = node.defaultSubcommand;
+      if (fallback && (word === undefined || (word.startsWith("-") && word !== "--help" && word !== "-h"))) {
+        // `git stash` and `git stash -m x` mean `git stash push …`, as in git.
+        words = [...words.slice(0, index), fallback, ...words.slice(index)];
+        word = fallback;
+      }
       if (word === undefined || word === "--help" || word === "-h") {
         if (word === undefined) {
           throw new PtermError(
@@ -97,10 +206,22 @@ export class Registry {
       const next: CommandNode | undefined = node.subcommands.find((s) => s.name === word);
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
+        const instead = node.unavailable?.[word];
+        if (instead !== undefined) {
+          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
+            helpFor: path.join(" "),
+          });
+        }
+        // One close name: the corrected line, ready to run.
+        const close = suggest(word, names);
+        const at = index;
+        const fixed = close.length === 1
+          ? ` Run \`${words.map((w, k) => (k === at ? close[0] : quoteWord(w))).join(" ")}\`.`
+          : "";
         throw new PtermError(
           "UnknownCommand",
           `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} ` +
-            `Its subcommands are: ${names.join(", ")}.`,
+            `Its subcommands are: ${names.join(", ")}.${fixed}`,
           { helpFor: path.join(" ") },
         );
       }

@@ -128,11 +128,18 @@ function sessionDir(input: ExecInput): string {
   return join(input.root, "sessions", input.session);
 }
 
-function hostsFor(spec: Pick<CommandSpec, "netHosts">, config: PtermConfig, name: string, input: ExecInput): string[] {
+function hostsFor(
+  spec: Pick<CommandSpec, "netHosts">,
+  config: PtermConfig,
+  name: string,
+  input: ExecInput,
+  args: ParsedArgs,
+): string[] {
   if (!spec.netHosts) return [];
   return spec.netHosts(config.sections[name], {
     root: input.root,
     session: { id: input.session, dir: sessionDir(input) },
+    args: { flags: args.flags, positionals: args.positionals },
   });
 }
 
@@ -187,7 +194,9 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   let config: PtermConfig | null = null;
   let outcome: SandboxOutcome | null = null;
   let sandbox: Sandbox | null = null;
-  let failure: { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string } | null = null;
+  let failure:
+    | { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string; hint?: string }
+    | null = null;
   let helpResult: { stdout: string; result: Record<string, unknown> } | null = null;
 
   const baseRecord = (): AuditRecord => ({
@@ -216,14 +225,28 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   try {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    const words = tokenize(input.line);
+    let words: string[];
+    try {
+      words = tokenize(input.line);
+    } catch (error) {
+      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+        const { hintForRefusedLine } = await lazyImport<typeof import("./line_hints.ts")>(
+          new URL("./line_hints.ts", import.meta.url),
+        );
+        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
+        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+      }
+      throw error;
+    }
     draft.argv = words;
     if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
     const resolution = await kernel.registry.resolve(words);
     if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp } = await loadHelp();
+      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
       const doc = resolution.node
         ? renderHelp(resolution.path, resolution.node)
+        : resolution.search !== undefined
+        ? renderSearch(await kernel.registry.loadAll(), resolution.search)
         : renderCommandList(await kernel.registry.loadAll());
       const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
       draft.parsed = {
@@ -291,7 +314,12 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           kernel,
           leaf.handler,
           path,
-          permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input), codeDirsOf(kernel)),
+          permissionsFor(
+            leaf.capabilities,
+            input.root,
+            hostsFor(spec, config, spec.name, input, args),
+            codeDirsOf(kernel),
+          ),
         );
         const running = sandbox.run(
           {
@@ -325,8 +353,9 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
       }
     }
   } catch (error) {
-    if (error instanceof PtermError) failure = { code: error.code, message: error.message, result: error.result };
-    else {
+    if (error instanceof PtermError) {
+      failure = { code: error.code, message: error.message, result: error.result, hint: error.hint };
+    } else {
       const err = error instanceof Error ? error : new Error(String(error));
       failure = {
         code: "Internal",
@@ -350,7 +379,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
     rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) +
-      formatFailure(failure.message, draft.helpFor);
+      formatFailure(failure.message, draft.helpFor, failure.hint);
   }
   const stdout = boundText(rawStdout, limits.stdout_bytes);
   const stderr = boundText(rawStderr, limits.stderr_bytes);

@@ -191,7 +191,19 @@ export async function safeWriteFile(
   const bytes = encode(data);
   let created = false;
   try {
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
+    } catch (error) {
+      // The folder checked a moment ago went away (or was swapped): a race, refused by name, never Internal.
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+        throw new PtermError(
+          "NotFound",
+          `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
+        );
+      }
+      throw error;
+    }
     created = true;
     let handle: Deno.FileInfo;
     try {
@@ -203,7 +215,17 @@ export async function safeWriteFile(
       file.close();
     }
     recheck(root, rel, segments, temp, handle);
-    await Deno.rename(temp, target);
+    try {
+      await Deno.rename(temp, target);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+        throw new PtermError(
+          "NotFound",
+          `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
+        );
+      }
+      throw error;
+    }
     created = false;
   } finally {
     if (created) await Deno.remove(temp).catch(() => {});

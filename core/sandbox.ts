@@ -35,6 +35,7 @@ export type SandboxOutcome =
       message: string;
       result?: Record<string, unknown>;
       helpFor?: string;
+      hint?: string;
       detail?: string;
     }
     | { kind: "timeout" }

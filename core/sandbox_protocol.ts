@@ -52,6 +52,7 @@ export type FromJob =
     readonly message: string;
     readonly result?: Record<string, unknown>;
     readonly helpFor?: string;
+    readonly hint?: string;
     /** For `Internal`: where it happened, for the audit log. */
     readonly detail?: string;
   };

@@ -16,7 +16,7 @@ import type { FromJob, FromWorker, SandboxJob, ToWorker } from "./sandbox_protoc
 export function classifyFailure(error: unknown): Extract<FromJob, { type: "failed" }> {
   if (error instanceof PtermError || (error instanceof Error && isErrorCode((error as { code?: unknown }).code))) {
     const e = error as PtermError;
-    return { type: "failed", code: e.code, message: e.message, result: e.result, helpFor: e.helpFor };
+    return { type: "failed", code: e.code, message: e.message, result: e.result, helpFor: e.helpFor, hint: e.hint };
   }
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
     const message = (error as Error).message;

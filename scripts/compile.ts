@@ -25,6 +25,8 @@ const RUN_FLAGS = [
   "--allow-write",
   "--allow-net",
   "--allow-env",
+  // Only `pterm shell` starts a program: `sh -c "$EDITOR file"`; command workers never may (run: false).
+  "--allow-run=sh",
   "--v8-flags=--no-lazy",
   "--unstable-worker-options",
 ];

@@ -33,7 +33,6 @@ export async function readLight(root: string, session: string): Promise<Light> {
   try {
     const status = await callDaemon(
       { id: session, dir: join(root, "sessions", session) },
-      root,
       { v: 1, op: "status" },
       signal,
     ) as unknown as StatusFields;

@@ -8,7 +8,8 @@ import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
 import { detect, type Detection, type DocFormat } from "./detect.ts";
 import { type DocConfig, docConfigSchema } from "./schema.ts";
-import type { extractFlags, infoFlags } from "./spec.ts";
+import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
+import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
 import type { DocInfo, Extraction } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 
@@ -41,21 +42,42 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Resolves `--in`, checks it is a file within the size limit, and reads it. */
-async function readInput(ctx: CommandContext, given: string, config: DocConfig) {
-  const input = await ctx.workspace.resolve(given, "read", { label: "--in" });
+/** The document named by `--in` (`-i`, `--input`) or the `<file>` argument, and how to name it in messages. */
+function documentArgument(flags: { in?: string }, positionals: { file?: string }, command: string) {
+  const flag = flags.in;
+  const positional = positionals.file;
+  if (flag !== undefined && positional !== undefined && flag !== positional) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}: two documents given (\`${positional}\` and --in \`${flag}\`); name one: ` +
+        `\`${command} ${positional}\`.`,
+      { helpFor: command },
+    );
+  }
+  if (positional !== undefined) return { given: positional, label: "<file>" };
+  if (flag !== undefined) return { given: flag, label: "--in" };
+  throw new PtermError(
+    "InvalidArgs",
+    `${command}: missing the document; write \`${command} <file>\` (or --in <file>), e.g. \`${command} docs/report.pdf\`.`,
+    { helpFor: command },
+  );
+}
+
+/** Resolves the document, checks it is a file within the size limit, and reads it. */
+async function readInput(ctx: CommandContext, given: string, config: DocConfig, label = "--in") {
+  const input = await ctx.workspace.resolve(given, "read", { label });
   if (!input.exists) {
     throw new PtermError(
       "NotFound",
-      `--in \`${given}\` does not exist; check the path (relative to the workspace root).`,
+      `${label} \`${given}\` does not exist; check the path (relative to the workspace root).`,
     );
   }
   const stat = await Deno.stat(input.abs);
-  if (!stat.isFile) throw new PtermError("InvalidArgs", `--in \`${given}\` is not a file; name a document file.`);
+  if (!stat.isFile) throw new PtermError("InvalidArgs", `${label} \`${given}\` is not a file; name a document file.`);
   const tooLarge = (size: number) =>
     new PtermError(
       "InputTooLarge",
-      `--in \`${given}\` is ${formatBytes(size)}, more than the ${
+      `${label} \`${given}\` is ${formatBytes(size)}, more than the ${
         formatBytes(config.max_input_bytes)
       } doc reads (doc.max_input_bytes in pterm.json); split the document or raise the limit.`,
     );
@@ -70,18 +92,18 @@ function detectFormat(bytes: Uint8Array, config: DocConfig): Detection {
   return detect(bytes, (b) => ZipArchive.open(b, budget));
 }
 
-function unsupported(given: string, description: string): PtermError {
+function unsupported(given: string, description: string, label = "--in"): PtermError {
   return new PtermError(
     "UnsupportedFormat",
-    `--in \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
+    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
       "convert it to one of those first.",
   );
 }
 
-function encryptedOffice(given: string): PtermError {
+function encryptedOffice(given: string, label = "--in"): PtermError {
   return new PtermError(
     "EncryptedDocument",
-    `--in \`${given}\` is a password-protected Office document; pterm takes no passwords — remove the ` +
+    `${label} \`${given}\` is a password-protected Office document; pterm takes no passwords — remove the ` +
       "password in Word/Excel/PowerPoint or LibreOffice, save a copy into the workspace and extract that.",
   );
 }
@@ -148,15 +170,45 @@ async function writeOutput(
   return ref.path;
 }
 
-export const extract: Handler<typeof extractFlags> = async (ctx) => {
+/** The output mode from --mode and --format (`--format md|markdown|text|json` names one); disagreeing is refused. */
+function outputMode(flags: { mode?: string; format: string }, command: string): { mode: Mode; format: string } {
+  const normal = (m: string): Mode => (m === "markdown" ? "md" : m as Mode);
+  const fromFormat = (OUTPUT_FORMATS as readonly string[]).includes(flags.format) ? normal(flags.format) : undefined;
+  const fromMode = flags.mode === undefined ? undefined : normal(flags.mode);
+  if (fromFormat && fromMode && fromFormat !== fromMode) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}: --format ${flags.format} asks for ${fromFormat} output but --mode ${flags.mode} for ${fromMode}; ` +
+        `give one of them, e.g. \`--mode ${fromMode}\`.`,
+      { helpFor: command },
+    );
+  }
+  return { mode: fromFormat ?? fromMode ?? "md", format: fromFormat ? "auto" : flags.format };
+}
+
+/** What stdout shows of the extracted text: all of it when it fits, else head + marker + tail. */
+function printedText(
+  text: string,
+  summary: string,
+  stdoutBytes: number,
+): { text: string; shown: "full" | "head_and_tail" } {
+  // Room for the summary and the kernel's own margin, so the kernel never cuts (or spills) this stdout again.
+  const room = stdoutBytes - utf8Length(summary) - 64;
+  const bounded = boundText(text, Math.max(room, 0));
+  return { text: bounded.text, shown: bounded.truncated ? "head_and_tail" : "full" };
+}
+
+export const extract: Handler<typeof extractFlags, typeof docPositionals> = async (ctx) => {
   const config = configOf(ctx as CommandContext);
   const flags = ctx.flags;
-  const mode = flags.mode as Mode;
+  const { given, label } = documentArgument(flags, ctx.positionals, ctx.command);
+  const { mode, format: wanted } = outputMode(flags, ctx.command);
   const maxChars = flags["max-chars"] ?? config.max_chars;
-  const { input, bytes } = await readInput(ctx as CommandContext, flags.in, config);
+  const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
 
   let outPath: ConfinedPath | null = null;
-  if (flags.out !== undefined) {
+  // `-o -` is stdout, as for pdftotext and pandoc: the text is printed (and kept as an artifact), no file named `-`.
+  if (flags.out !== undefined && flags.out !== "-") {
     outPath = await ctx.workspace.resolve(flags.out, "write", { label: "--out" });
     if (outPath.abs === input.abs) {
       throw new PtermError("InvalidArgs", "--out names the input document itself; choose another output path.");
@@ -167,13 +219,13 @@ export const extract: Handler<typeof extractFlags> = async (ctx) => {
   }
 
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(flags.in, detection.description);
-  if (detection.kind === "encrypted-office") throw encryptedOffice(flags.in);
+  if (detection.kind === "unsupported") throw unsupported(given, detection.description, label);
+  if (detection.kind === "encrypted-office") throw encryptedOffice(given, label);
   const format = detection.format;
-  if (flags.format !== "auto" && flags.format !== format) {
+  if (wanted !== "auto" && wanted !== format) {
     throw new PtermError(
       "UnsupportedFormat",
-      `--format ${flags.format} was given, but --in \`${flags.in}\` is a ${format} file (detected from its content); ` +
+      `--format ${wanted} was given, but ${label} \`${given}\` is a ${format} file (detected from its content); ` +
         `pass --format ${format} or leave --format out.`,
     );
   }
@@ -198,13 +250,27 @@ export const extract: Handler<typeof extractFlags> = async (ctx) => {
       : "Complete (not truncated).",
     ...extraction.warnings.map((w) => `warning: ${w}`),
   ];
-  ctx.stdout.write(lines.join("\n") + "\n");
+  let stdoutShows: "full" | "head_and_tail" | "none" = "none";
+  if (outPath === null && status !== "empty") {
+    const intro = (shown: string) => `${lines.join("\n")}\n${shown}\n\n`;
+    const fullIntro = intro(`The ${mode} text follows.`);
+    const cutIntro = intro(
+      `The ${mode} text follows as its head and tail around ${TRUNCATION_MARKER}; the whole text is in ${written}.`,
+    );
+    const printed = printedText(output.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown;
+    const text = printed.text.endsWith("\n") ? printed.text : printed.text + "\n";
+    ctx.stdout.write((printed.shown === "full" ? fullIntro : cutIntro) + text);
+  } else {
+    ctx.stdout.write(lines.join("\n") + "\n");
+  }
   return {
     status,
     format,
     mode,
     input: input.rel,
     output: written,
+    stdout_shows: stdoutShows,
     extracted_chars: output.text.length,
     total_chars: extraction.stoppedEarly ? null : output.totalChars,
     truncated,
@@ -227,11 +293,12 @@ async function describe(detection: Detection, bytes: Uint8Array): Promise<DocInf
   }
 }
 
-export const info: Handler<typeof infoFlags> = async (ctx) => {
+export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx) => {
   const config = configOf(ctx as CommandContext);
-  const { input, bytes } = await readInput(ctx as CommandContext, ctx.flags.in, config);
+  const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
+  const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
   const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw unsupported(ctx.flags.in, detection.description);
+  if (detection.kind === "unsupported") throw unsupported(given, detection.description, label);
   const details: DocInfo = await describe(detection, bytes) ?? {
     format: "encrypted-office",
     title: null,

@@ -35,6 +35,10 @@ export const extractResultSchema = z.strictObject({
   mode: z.enum(["text", "md", "json"]),
   input: z.string().describe("The document, relative to the workspace root."),
   output: z.string().describe("Where the extracted text was written, relative to the workspace root."),
+  stdout_shows: z.enum(["full", "head_and_tail", "none"]).describe(
+    "What stdout holds of the text after the summary: all of it, its head and tail around [...TRUNCATED...] " +
+      "(the whole text is in `output`), or none (with --out, or when there is no text).",
+  ),
   extracted_chars: count.describe("Characters written to the output."),
   total_chars: count.nullable().describe(
     "Characters of the whole rendering before any cut; null when reading stopped early because of --max-chars.",

@@ -27,7 +27,8 @@ import {
   parseAuthor as parseAuthorLib,
 } from "./lib/identity.ts";
 import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./lib/ops.ts";
-import { isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
+import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./lib/index_file.ts";
+import { disableSymlinks, isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
 import { resolveRevision } from "./lib/revparse.ts";
 import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./lib/state.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "./lib/worktree.ts";
@@ -75,6 +76,50 @@ export async function stagePaths(
   if (paths.length === 0) return;
   const specs = paths.map((p) => normalizeUserPath(p));
   await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs);
+}
+
+/** The index's mode of each path that has an entry (stage 0), e.g. 0o120000 for a link. */
+export function indexModes(
+  dir: string,
+  paths: readonly string[],
+  _opts: { locked: true },
+): Promise<Record<string, number>> {
+  const repo = open(dir);
+  assertLocked(repo, "indexModes");
+  const index = loadIndex(repo);
+  const modes: Record<string, number> = {};
+  for (const path of paths) {
+    const entry = index.entries.get(normalizeUserPath(path));
+    if (entry) modes[path] = entry.mode;
+  }
+  return Promise.resolve(modes);
+}
+
+/**
+ * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
+ * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the
+ * target, keeps its link mode and the repository gets core.symlinks=false (as git on a file system
+ * without links); a submodule pointer (160000) is set to `oid`, or removed when `oid` is null; a
+ * regular mode (100644, 100755) stated by a diff replaces a link's mode (a link turned into a file).
+ */
+export async function setSpecialEntries(
+  dir: string,
+  entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
+  _opts: { locked: true },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "setSpecialEntries");
+  const index = loadIndex(repo);
+  for (const entry of entries) {
+    const path = normalizeUserPath(entry.path);
+    if (entry.mode !== S_IFGITLINK) {
+      const staged = index.entries.get(path);
+      if (!staged) throw new PtermError("Internal", `\`${path}\` was to be staged but is not in the index`);
+      index.set({ ...staged, mode: entry.mode }, true);
+      if (entry.mode === S_IFLNK) await disableSymlinks(repo);
+    } else if (entry.oid) index.set(emptyEntry(path, entry.oid, S_IFGITLINK), true);
+    else index.remove(path);
+  }
 }
 
 /** Commit the index (NothingToCommit unless allowEmpty); returns the new commit id. */
@@ -150,12 +195,19 @@ export async function tag(
 // ---- snapshots -----------------------------------------------------------------------------
 
 /** The state files of .git a failed patch must put back (relative to .git). */
-const STATE_FILES = ["HEAD", "index", "ORIG_HEAD", ...SEQUENCE_FILES, "packed-refs"];
+// config too: a patch that stages a link sets core.symlinks=false, which a rollback must undo.
+const STATE_FILES = ["HEAD", "index", "ORIG_HEAD", ...SEQUENCE_FILES, "packed-refs", "config"];
 
 export interface GitStateSnapshot {
   readonly dir: string;
   /** Path relative to .git → content. */
   readonly files: ReadonlyMap<string, Uint8Array>;
+  /**
+   * The index file's mtime (ms): git trusts an entry's stat data only when the file is older than
+   * the index ("racy git"), so a restored index must keep its old time, or a file changed in the
+   * same second as the index was written would look unchanged to git.
+   */
+  readonly indexMtime?: number | null;
 }
 
 function listTree(gitdir: string, prefix: string, out: string[]): void {
@@ -184,12 +236,16 @@ function trackedStateFiles(gitdir: string): string[] {
   return out;
 }
 
-/** Everything under .git that a failed patch must put back: refs (loose and packed), HEAD, index, ORIG_HEAD, MERGE_*, reflogs. */
+/** Everything under .git that a failed patch must put back: refs (loose and packed), HEAD, index, ORIG_HEAD, MERGE_*, reflogs, config. */
 export function snapshotGitState(dir: string): Promise<GitStateSnapshot> {
   const repo = open(dir);
   const files = new Map<string, Uint8Array>();
   for (const rel of trackedStateFiles(repo.gitdir)) files.set(rel, Deno.readFileSync(`${repo.gitdir}/${rel}`));
-  return Promise.resolve({ dir, files });
+  let indexMtime: number | null = null;
+  try {
+    indexMtime = Deno.statSync(`${repo.gitdir}/index`).mtime?.getTime() ?? null;
+  } catch { /* no index yet */ }
+  return Promise.resolve({ dir, files, indexMtime });
 }
 
 /** Puts the snapshot back: files written atomically, files created since then removed. */
@@ -203,13 +259,28 @@ export function restoreGitState(dir: string, snapshot: GitStateSnapshot): Promis
   }
   for (const [rel, content] of snapshot.files) {
     const path = `${repo.gitdir}/${rel}`;
+    // A file that still holds its content is left alone (its time too: see indexMtime).
+    if (sameBytes(path, content)) continue;
     Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     Deno.writeFileSync(temp, content);
+    if (rel === "index" && snapshot.indexMtime) {
+      const time = new Date(snapshot.indexMtime);
+      Deno.utimeSync(temp, time, time);
+    }
     Deno.renameSync(temp, path);
   }
   discardPendingIndex(repo);
   return Promise.resolve();
+}
+
+function sameBytes(path: string, content: Uint8Array): boolean {
+  try {
+    const now = Deno.readFileSync(path);
+    return now.length === content.length && now.every((b, i) => b === content[i]);
+  } catch {
+    return false;
+  }
 }
 
 /** Paths (relative to dir) whose work-tree content `reset --hard`/`revert` to `ref` would change — so a caller can back them up first. */

@@ -1,12 +1,42 @@
 /** zod schemas of every `git` result, and of the `git` section of pterm.json. */
 
 import { z } from "zod";
+import { checkPattern, checkProxy } from "./remote/gate.ts";
+
+const remotePattern = z.string().superRefine((value, ctx) => {
+  const problem = checkPattern(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 export const gitConfigSchema = z.strictObject({
   author: z.strictObject({
     name: z.string().min(1).describe("Author and committer name of commits and tags pterm makes."),
     email: z.string().describe("Their email."),
   }).optional().describe("Default author (else pterm <pterm@localhost>)."),
+  default_repo: z.string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), {
+    message: "must be a folder relative to the workspace root, without `..`",
+  }).optional().describe(
+    "The repository (relative to the workspace root) a git call means when it gives no --repo and the root is not one.",
+  ),
+  remotes: z.strictObject({
+    allow: z.array(remotePattern).default([]).describe(
+      "URL prefixes git may reach (scheme://host[:port][/path]); https only unless a prefix names http:// itself.",
+    ),
+    deny: z.array(remotePattern).default([]).describe("URL prefixes refused even when allowed."),
+  }).optional().describe("Remotes for clone, fetch and ls-remote; absent: none allowed."),
+  proxy: z.string().superRefine((value, ctx) => {
+    const problem = checkProxy(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional().describe(
+    "An http(s) proxy for remotes (http://host:port); its user and password go in skills/git/secrets/.env as " +
+      "GIT_PROXY_USER and GIT_PROXY_PASSWORD.",
+  ),
+  ca_file: z.string().min(1).optional().describe(
+    "A PEM file (path inside the workspace) of certificate authorities trusted for https remotes, besides the system's.",
+  ),
+  max_fetch_bytes: z.number().int().positive().optional().describe(
+    "Largest pack a clone or fetch accepts (default 2 GiB); larger ones fail with InputTooLarge.",
+  ),
 });
 
 const base = <C extends string>(command: C) => ({
@@ -68,9 +98,93 @@ const tagInfo = z.strictObject({
   message: z.string().nullable(),
 });
 
+const remoteRef = z.strictObject({
+  name: z.string(),
+  oid,
+  peeled: oid.optional().describe("For an annotated tag: the commit it names."),
+  symref: z.string().optional().describe("For HEAD: the branch it names."),
+});
+const transfer = z.strictObject({
+  objects: z.number().int().describe("Objects received."),
+  bytes: z.number().int().describe("Bytes of pack received."),
+  elapsed_ms: z.number().int(),
+});
+
+const fetchedRef = z.strictObject({
+  remote: z.string().describe("The remote's ref."),
+  local: z.string().describe("The local ref it updates."),
+  old: oid.nullable(),
+  new: oid,
+  status: z.enum(["new", "fast-forward", "forced", "up-to-date", "rejected"]),
+  reason: z.string().optional(),
+});
+
 const stashEntry = z.strictObject({ ref: z.string(), commit_id: oid, message: z.string() });
 
 export const resultSchemas = {
+  "ls-remote": z.strictObject({
+    ok: z.literal(true),
+    command: z.literal("git ls-remote"),
+    url: z.string(),
+    refs: z.array(remoteRef),
+  }),
+  fetch: z.strictObject({
+    ...base("git fetch"),
+    remote: z.string(),
+    url: z.string(),
+    refs: z.array(fetchedRef).describe("Every ref the fetch looked at; up-to-date ones included."),
+    updated: z.number().int(),
+    rejected: z.number().int(),
+    transfer,
+  }),
+  push: z.strictObject({
+    ...base("git push"),
+    remote: z.string(),
+    url: z.string(),
+    branch: z.string(),
+    ref: z.string().describe("The remote ref updated."),
+    old: oid.nullable().describe("Where it was (null: it is new)."),
+    new: oid,
+    status: z.enum(["new", "fast-forward", "forced", "up-to-date"]),
+    commits: z.number().int().describe("Commits sent."),
+    objects: z.number().int().describe("Objects sent."),
+    upstream_set: z.boolean(),
+    elapsed_ms: z.number().int(),
+  }),
+  pull: z.strictObject({
+    ...base("git pull"),
+    remote: z.string(),
+    url: z.string(),
+    merged: z.string().describe("The remote-tracking ref merged."),
+    outcome: z.enum(["fast-forward", "merge", "up-to-date"]),
+    commit_id: oid.nullable(),
+    head: oid,
+    changed_paths: paths,
+    conflicts: paths,
+    fetched: z.array(fetchedRef),
+    transfer,
+  }),
+  remote: z.strictObject({
+    ...base("git remote"),
+    action: z.enum(["list", "add", "remove", "set-url"]),
+    remotes: z.array(z.strictObject({
+      name: z.string(),
+      url: z.string().nullable(),
+      fetch: z.array(z.string()),
+      allowed: z.boolean().describe("Whether git.remotes in pterm.json lets fetch/push reach it."),
+    })),
+    removed_refs: z.number().int().optional().describe("remove: remote-tracking refs deleted."),
+  }),
+  clone: z.strictObject({
+    ...base("git clone"),
+    url: z.string(),
+    branch: z.string().nullable().describe("The branch checked out (null: the remote is empty)."),
+    head: oid.nullable(),
+    refs: z.number().int().describe("Remote-tracking branches and tags written."),
+    files: z.number().int().describe("Files checked out."),
+    shallow: z.boolean(),
+    transfer,
+  }),
   init: z.strictObject({
     ...base("git init"),
     git_dir: z.string(),
@@ -104,13 +218,20 @@ export const resultSchemas = {
     branch: z.string().nullable(),
     parents: z.array(oid),
     subject: z.string(),
+    amended: z.boolean().describe("true for --amend: the commit replaced the previous HEAD commit."),
+    warnings: z.array(z.string()).describe("What the call did that may not be what was meant (a literal \\n)."),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
   branch: z.strictObject({
     ...base("git branch"),
-    action: z.enum(["list", "create", "delete", "rename"]),
+    action: z.enum(["list", "create", "delete", "rename", "show-current"]),
     current: z.string().nullable(),
     branches: z.array(z.strictObject({ name: z.string(), commit: oid, current: z.boolean() })),
+    remote_branches: z.array(z.strictObject({
+      name: z.string().describe("e.g. origin/main"),
+      commit: oid,
+      points_to: z.string().optional().describe("For origin/HEAD: the branch it names."),
+    })).optional().describe("With --all: the remote-tracking branches."),
     name: z.string().nullable(),
     commit: oid.nullable(),
   }),
@@ -123,13 +244,92 @@ export const resultSchemas = {
     truncated: z.boolean(),
     withheld: paths,
   }),
-  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
-  show: z.strictObject({
-    ...base("git show"),
-    commit: commitSchema,
-    tag: tagInfo.nullable(),
-    ...diffFields,
+  switch: z.strictObject({
+    ...base("git switch"),
+    action: z.enum(["switch", "create", "detach"]),
+    branch: z.string().nullable(),
+    head: oid.nullable(),
+    changed_paths: paths,
+    truncated: z.boolean(),
+    withheld: paths,
   }),
+  restore: z.strictObject({
+    ...base("git restore"),
+    staged: z.boolean().describe("The index was restored (unstaged)."),
+    worktree: z.boolean().describe("The work tree was restored."),
+    source: z.string().nullable(),
+    changed_paths: paths,
+    truncated: z.boolean(),
+    withheld: paths,
+  }),
+  "cherry-pick": z.strictObject({
+    ...base("git cherry-pick"),
+    picked: oid,
+    commit_id: oid.nullable().describe("null with --no-commit (or when it conflicted)."),
+    changed_paths: paths,
+    conflicts: paths,
+  }),
+  clean: z.strictObject({
+    ...base("git clean"),
+    dry_run: z.boolean(),
+    removed: paths.describe("Deleted (or, with --dry-run, what would be)."),
+    withheld: paths.describe("Untracked secret paths (.env*, secrets/): never deleted by pterm."),
+    skipped: paths.describe("Untracked repositories of their own, left as git clean leaves them."),
+    truncated: z.boolean(),
+  }),
+  blame: z.strictObject({
+    ...base("git blame"),
+    path: z.string(),
+    rev: z.string().describe("HEAD (with the work tree's lines) or the revision given."),
+    lines: z.array(z.strictObject({
+      line: z.number().int(),
+      commit: z.string().describe("40 zeros for a line not committed yet."),
+      boundary: z.boolean().describe("The commit has no parent (git prints ^)."),
+      author: z.string(),
+      time: z.string().nullable(),
+      text: z.string(),
+    })),
+    truncated: z.boolean(),
+  }),
+  grep: z.strictObject({
+    ...base("git grep"),
+    pattern: z.string(),
+    matched: z.boolean().describe("false when no line matched (git grep exits 1 then; pterm reports it here)."),
+    files: z.array(z.strictObject({ path: z.string(), count: z.number().int() })),
+    matches: z.array(z.strictObject({ path: z.string(), line: z.number().int(), text: z.string() })),
+    truncated: z.boolean().describe("matches lists only the first 5,000."),
+  }),
+  "rev-parse": z.strictObject({ ...base("git rev-parse"), values: z.array(z.string()) }),
+  "ls-files": z.strictObject({
+    ...base("git ls-files"),
+    which: z.enum(["cached", "others", "modified", "deleted"]),
+    files: z.array(z.strictObject({
+      path: z.string(),
+      mode: z.string().optional(),
+      oid: oid.optional(),
+      stage: z.number().int().optional(),
+    })),
+    truncated: z.boolean(),
+  }),
+  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
+  show: z.union([
+    z.strictObject({
+      ...base("git show"),
+      commit: commitSchema,
+      tag: tagInfo.nullable(),
+      ...diffFields,
+    }),
+    z.strictObject({
+      ...base("git show"),
+      rev: z.string().describe("`<rev>:<path>` as given."),
+      path: z.string(),
+      object_id: oid,
+      type: z.enum(["blob", "tree"]),
+      entries: z.array(z.string()).nullable().describe("For a folder: its entries (folders end in /)."),
+      binary: z.boolean(),
+      content_artifact: z.string().nullable().describe("The file's bytes, when binary or too long for stdout."),
+    }),
+  ]),
   reset: z.strictObject({
     ...base("git reset"),
     mode: z.enum(["soft", "mixed", "hard", "paths"]),

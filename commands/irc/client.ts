@@ -10,18 +10,18 @@ export function socketPathOf(session: SessionInfo): string {
   return join(session.dir, SOCKET_NAME);
 }
 
-function notRunning(session: SessionInfo, root: string, why: string): PtermError {
+function notRunning(session: SessionInfo, why: string): PtermError {
   return new PtermError(
     "DaemonNotRunning",
     `no irc daemon answers for session ${session.id} (${why}). The host, not the agent, must start one for ` +
-      `this session and keep it running: pterm irc-daemon --session ${session.id} --root ${root}`,
+      // The workspace root stays unnamed: errors never print host paths (issue 15).
+      `this session and keep it running: pterm irc-daemon --session ${session.id} --root <the workspace root>`,
   );
 }
 
 /** Sends one request to the session's daemon and returns its result, or throws its error. */
 export async function callDaemon(
   session: SessionInfo,
-  root: string,
   request: DaemonRequest,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
@@ -35,9 +35,9 @@ export async function callDaemon(
   try {
     conn = await Deno.connect({ transport: "unix", path: socketPathOf(session) });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw notRunning(session, root, "its socket does not exist");
+    if (error instanceof Deno.errors.NotFound) throw notRunning(session, "its socket does not exist");
     if (error instanceof Deno.errors.ConnectionRefused) {
-      throw notRunning(session, root, "its socket is left over from a daemon that stopped");
+      throw notRunning(session, "its socket is left over from a daemon that stopped");
     }
     throw error;
   }
@@ -59,7 +59,7 @@ export async function callDaemon(
       if (total > MAX_FRAME_BYTES) throw new PtermError("Internal", "the irc daemon's answer is too large (a bug)");
     }
     const text = new TextDecoder().decode(concatBytes(chunks)).trim();
-    if (!text) throw notRunning(session, root, "the daemon closed the connection without answering");
+    if (!text) throw notRunning(session, "the daemon closed the connection without answering");
     const response = JSON.parse(text) as DaemonResponse;
     if (response.ok) return response.result;
     const code = isErrorCode(response.error.code) ? response.error.code : "Internal";
@@ -67,7 +67,7 @@ export async function callDaemon(
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
     if (error instanceof Deno.errors.ConnectionReset || error instanceof Deno.errors.BrokenPipe) {
-      throw notRunning(session, root, "the daemon closed the connection without answering");
+      throw notRunning(session, "the daemon closed the connection without answering");
     }
     throw error;
   } finally {

@@ -7,13 +7,13 @@ import { boundBatch, type BoundedMessage, BOUNDS, type PullFormat } from "./boun
 import { callDaemon } from "./client.ts";
 import { type Indicator, MAX_SEND_TEXT_BYTES, type PullFields, type StatusFields } from "./daemon_protocol.ts";
 import { THIRD_PARTY_NOTICE } from "./forward.ts";
-import type { pullFlags, sendFlags, statusFlags } from "./spec.ts";
+import type { pullFlags, sendFlags, sendPositionals, statusFlags } from "./spec.ts";
 
 const COLOURS: Record<Indicator, string> = { red: "\x1b[31m", yellow: "\x1b[33m", green: "\x1b[32m" };
 const RESET = "\x1b[0m";
 
-function daemon(ctx: CommandContext<unknown, unknown>, request: Parameters<typeof callDaemon>[2]) {
-  return callDaemon(ctx.session, ctx.workspace.root, request, ctx.signal);
+function daemon(ctx: CommandContext<unknown, unknown>, request: Parameters<typeof callDaemon>[1]) {
+  return callDaemon(ctx.session, request, ctx.signal);
 }
 
 /** The terminal's version of the seed's Chat-tab light: a dot, coloured when the terminal allows. */
@@ -46,11 +46,41 @@ export const ircStatus: Handler<typeof statusFlags> = async (ctx) => {
   return { ...status };
 };
 
-export const ircSend: Handler<typeof sendFlags> = async (ctx) => {
-  const { text: flagText, confirm } = ctx.flags;
+/** The message given as the argument: one quoted word; several unquoted words are refused with the quoted line. */
+function argumentText(words: readonly string[], command: string): string | undefined {
+  if (words.length === 0) return undefined;
+  if (words.length === 1) return words[0];
+  const [first, ...rest] = words;
+  const quoted = (t: string) => `"${t.replaceAll('"', '\\"')}"`;
+  const fix = first.startsWith("#")
+    ? `to post in ${first}, write \`${command} --to '${first}' --confirm ${quoted(rest.join(" "))}\` (--confirm only ` +
+      "if it is not the default channel); to send the words as they are, quote them"
+    : `quote the message: \`${command} ${quoted(words.join(" "))}\``;
+  throw new PtermError("InvalidArgs", `${command}: the message is ${words.length} separate words; ${fix}.`, {
+    helpFor: command,
+  });
+}
+
+export const ircSend: Handler<typeof sendFlags, typeof sendPositionals> = async (ctx) => {
+  const { confirm } = ctx.flags;
+  const given = argumentText(ctx.positionals.text, ctx.command);
+  if (given !== undefined && ctx.flags.text !== undefined) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${ctx.command}: the message was given twice (as the argument and as --text); give it once.`,
+      { helpFor: ctx.command },
+    );
+  }
+  const flagText = given ?? ctx.flags.text;
   const fromStdin = ctx.flags["text-stdin"];
   if ((flagText === undefined) === !fromStdin) {
-    throw new PtermError("InvalidArgs", "give the message with exactly one of --text or --text-stdin.");
+    throw new PtermError(
+      "InvalidArgs",
+      fromStdin
+        ? "give the message once: from stdin (--text-stdin) or on the line, not both."
+        : 'give the message: `irc send "<text>"` (or --text "<text>", or --text-stdin with the text on stdin).',
+      { helpFor: ctx.command },
+    );
   }
   const text = (fromStdin ? ctx.stdin ?? "" : flagText!).replace(/\r?\n$/, "");
   if (text.trim() === "") throw new PtermError("InvalidArgs", "the message is empty; give some text to send.");

@@ -4,7 +4,7 @@
  * the session's Unix socket. They never see a password: the daemon reads the .env.
  */
 
-import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts";
+import type { CommandSpec, FlagSpec, LeafSpec, PositionalSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import { join } from "../../core/path.ts";
 import { SOCKET_NAME } from "./daemon_protocol.ts";
@@ -47,6 +47,14 @@ export const sendFlags = [
     description: "Required to send anywhere but the default channel (a private message or another channel).",
   },
 ] as const satisfies readonly FlagSpec[];
+
+export const sendPositionals = [
+  {
+    name: "text",
+    variadic: true,
+    description: "The message, quoted: the same as --text (give one of them).",
+  },
+] as const satisfies readonly PositionalSpec[];
 
 export const pullFlags = [
   {
@@ -98,11 +106,13 @@ const sendSpec: LeafSpec = {
     "disconnects pterm for flooding, so a long text takes a few seconds. A dropped connection is re-made " +
     "(bounded retries); the server's refusals (no such nick, cannot send to channel) fail the call.",
   flags: sendFlags,
+  positionals: sendPositionals,
   capabilities: CAPABILITIES,
   stdin: { mode: "whenFlag", flag: "text-stdin" },
   limits: { timeoutMs: 120_000 },
   examples: [
-    { command: 'irc send --text "build 42 passed"', description: "Post to the default channel." },
+    { command: 'irc send "build 42 passed"', description: "Post to the default channel." },
+    { command: 'irc send --text "build 43 passed"', description: "The same with --text." },
     {
       command: "irc send --text-stdin",
       stdin: "Deploy finished.\nAll checks green.",

@@ -17,6 +17,7 @@
  * strategy that applied each hunk is reported.
  */
 
+import { type BinaryHunk, parseBinaryPatch } from "./binary.ts";
 import { lineSimilarity } from "./keys.ts";
 import type { TextDoc } from "./text.ts";
 
@@ -50,7 +51,13 @@ export interface FileDiff {
   /** `copy from`/`copy to` (git diff -C): the new file starts from the source, which stays. */
   readonly copy: boolean;
   readonly hunks: readonly Hunk[];
+  /** A binary file: `binaryHunk` holds git's binary patch, absent for "Binary files … differ". */
   readonly binary: boolean;
+  readonly binaryHunk: BinaryHunk | null;
+  /** The blob ids of the `index` line (abbreviated or full), when the diff has one. */
+  readonly blobIds: { readonly old: string; readonly new: string } | null;
+  /** git's mode of the entry: 120000 a symbolic link, 160000 a submodule pointer (null: unstated). */
+  readonly entryMode: number | null;
   readonly patchLine: number;
 }
 
@@ -105,6 +112,16 @@ function headerPath(raw: string): string | null {
   return path;
 }
 
+/**
+ * GNU `diff -N` marks a side that does not exist with the epoch as its timestamp instead of
+ * /dev/null; git apply and patch read that as a creation (or deletion), and so do we.
+ */
+function hasEpochTimestamp(raw: string): boolean {
+  const tab = raw.indexOf("\t");
+  if (tab < 0) return false;
+  return /^(1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d(\.0+)?( ?[+-]\d\d:?\d\d)?\s*$/.test(raw.slice(tab + 1));
+}
+
 function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
   if (path === null) return null;
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
@@ -114,16 +131,30 @@ function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
 function gitHeaderPaths(rest: string): { old: string; new: string } | null {
   const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
   if (quoted) return { old: unquote(quoted[1]), new: unquote(quoted[2]) };
+  // git's own rule for unquoted names: without a rename both are the same path, so the split that
+  // makes them equal is the right one even when the path has spaces (`a/x y b/x y`).
+  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
+    if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
+      return { old: rest.slice(0, at), new: rest.slice(at + 1) };
+    }
+  }
   const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
   if (plain) return { old: plain[1], new: plain[2] };
   const parts = rest.split(" ");
   if (parts.length === 2) return { old: parts[0], new: parts[1] };
+  // `--no-prefix` with spaces in the path: the same path twice (an edit or mode change).
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === " " && rest.slice(0, half) === rest.slice(half + 1)) {
+    return { old: rest.slice(0, half), new: rest.slice(half + 1) };
+  }
   return null;
 }
 
 interface Draft {
   oldPath: string | null | undefined;
   newPath: string | null | undefined;
+  /** The file began with a `diff --git` line (whose paths could not always be told apart). */
+  gitHeader: boolean;
   gitOld?: string;
   gitNew?: string;
   newMode: number | null;
@@ -134,6 +165,12 @@ interface Draft {
   copy: boolean;
   hunks: Hunk[];
   binary: boolean;
+  binaryHunk?: BinaryHunk;
+  blobIds?: { old: string; new: string };
+  indexMode?: number;
+  oldMode?: number;
+  oldEpoch?: boolean;
+  newEpoch?: boolean;
   patchLine: number;
   sawHeaders: boolean;
 }
@@ -167,6 +204,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       oldPath: undefined,
       newPath: undefined,
       newMode: null,
+      gitHeader: false,
       created: false,
       deleted: false,
       copy: false,
@@ -195,6 +233,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     const t = text[i];
     if (t.startsWith("diff --git ")) {
       current = start(lineNo[i]);
+      current.gitHeader = true;
       const paths = gitHeaderPaths(t.slice("diff --git ".length));
       if (paths) {
         current.gitOld = paths.old;
@@ -206,6 +245,8 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
       if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
       current.oldPath = headerPath(t.slice(4));
       current.newPath = headerPath(text[i + 1].slice(4));
+      current.oldEpoch = hasEpochTimestamp(t.slice(4));
+      current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
       current.sawHeaders = true;
       i++;
       continue;
@@ -225,21 +266,50 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         const [, key, value] = ext;
         if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
         if (key === "new file mode") current.created = true;
+        if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
         if (key === "deleted file mode") current.deleted = true;
         if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
         if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
         if (key === "copy from" || key === "copy to") current.copy = true;
+        if (key === "index") {
+          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
+          if (ids) current.blobIds = { old: ids[1], new: ids[2] };
+          if (ids?.[3]) current.indexMode = parseInt(ids[3], 8);
+        }
         continue;
       }
     }
-    if (/^(Binary files .* differ|GIT binary patch)/.test(t)) {
+    if (/^Binary files .* differ$/.test(t)) {
       if (current) current.binary = true;
       continue;
     }
+    if (t === "GIT binary patch" && current) {
+      current.binary = true;
+      const parsed = parseBinaryPatch(text, i + 1);
+      if ("error" in parsed) {
+        const bad = text[parsed.error] ?? "";
+        throw new DiffParseError(
+          lineNo[parsed.error] ?? lineNo[i],
+          "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them",
+          bad,
+          `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${
+            bad.length > 80 ? bad.slice(0, 80) + "…" : bad
+          }\`; send the output of \`git diff --binary\` unchanged`,
+        );
+      }
+      current.binaryHunk = parsed.hunk;
+      i = parsed.next - 1;
+      continue;
+    }
     if (t.trim() === "") continue;
+    // The command line `diff -ruN a/x b/x` that GNU diff writes before each file, and its notes on
+    // files only one side has, separate files; the `---`/`+++` lines that follow say what to do.
+    if (/^diff\s(?!--git )/.test(t) || /^Only in .+: .+$/.test(t)) continue;
     // Prose after the last hunk ("This renames …") is dropped; text between hunks is an error.
     const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
     if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
+    // The `-- ` signature of git format-patch ends the diff, also after a file without hunks.
+    if (t === "-- " && files.length > 0 && !moreDiff) break;
     throw new DiffParseError(
       lineNo[i],
       "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk",
@@ -266,10 +336,16 @@ function finishFile(d: Draft): FileDiff {
       oldPath = stripPrefix(oldPath, "a/");
       newPath = stripPrefix(newPath, "b/");
     }
+    if (!d.gitHeader) {
+      const sideEmpty = (kind: "-" | "+") =>
+        d.hunks.length > 0 && d.hunks.every((h) => h.lines.every((l) => l.kind !== " " && l.kind !== kind));
+      if (d.oldEpoch && sideEmpty("-")) oldPath = null;
+      else if (d.newEpoch && sideEmpty("+")) newPath = null;
+    }
     // Only `diff --git` headers (or rename lines) rename. A plain `diff -u x.py x.py.new` edits one
     // file, as git apply and GNU patch read it: the old name when it is the shorter prefix of the
     // new one (a backup or scratch name), else the new name.
-    if (d.gitOld === undefined && oldPath !== null && newPath !== null && oldPath !== newPath) {
+    if (!d.gitHeader && oldPath !== null && newPath !== null && oldPath !== newPath) {
       const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
       oldPath = edited;
       newPath = edited;
@@ -287,6 +363,7 @@ function finishFile(d: Draft): FileDiff {
   if (d.renameFrom !== undefined && d.renameTo !== undefined) {
     oldPath = d.renameFrom;
     newPath = d.renameTo;
+    hasPaths = true;
   }
   if (d.created) oldPath = null;
   if (d.deleted) newPath = null;
@@ -298,6 +375,9 @@ function finishFile(d: Draft): FileDiff {
     copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
     hunks: d.hunks,
     binary: d.binary,
+    binaryHunk: d.binaryHunk ?? null,
+    blobIds: d.blobIds ?? null,
+    entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
     patchLine: d.patchLine,
   };
 }
@@ -306,18 +386,23 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
   const header = HUNK_HEADER.exec(text[at]);
   const oldStart = header?.[1] !== undefined ? Number(header[1]) : null;
   const oldCount = header?.[1] !== undefined ? (header[2] !== undefined ? Number(header[2]) : 1) : null;
+  const newCount = header?.[3] !== undefined ? (header[4] !== undefined ? Number(header[4]) : 1) : null;
   const hunkLines: HunkLine[] = [];
   /** Which hunk lines were written as a bare empty line (a context line that lost its space). */
   const bare: boolean[] = [];
   let oldNoNewline = false;
   let newNoNewline = false;
   let oldSeen = 0;
+  let newSeen = 0;
   let i = at + 1;
   for (; i < text.length; i++) {
     const t = text[i];
     if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
     const countsDone = oldCount === null || oldSeen >= oldCount;
     if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
+    // `git format-patch` ends with a signature: `-- ` and git's version. Once the stated counts are
+    // met, that line is the signature, not a removed line.
+    if (t === "-- " && oldCount !== null && newCount !== null && oldSeen >= oldCount && newSeen >= newCount) break;
     if (t.startsWith("\\")) {
       const last = hunkLines[hunkLines.length - 1];
       if (last?.kind !== "+") oldNoNewline = true;
@@ -329,10 +414,12 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
       hunkLines.push({ kind: " ", text: "" });
       bare.push(true);
       oldSeen++;
+      newSeen++;
     } else if (kind === " " || kind === "-" || kind === "+") {
       hunkLines.push({ kind, text: t.slice(1) });
       bare.push(false);
       if (kind !== "+") oldSeen++;
+      if (kind !== "-") newSeen++;
     } else {
       break;
     }
@@ -376,6 +463,8 @@ export type HunkFailure =
     readonly strategy: Strategy;
     readonly lines: readonly number[];
     readonly texts: readonly string[];
+    /** The old-side start line the `@@` header states, null when it gives none. */
+    readonly stated: number | null;
   }
   | { readonly kind: "no-anchor"; readonly hunk: number; readonly patchLine: number };
 
@@ -406,6 +495,11 @@ export interface ApplyOptions {
    * diff `git diff` wrote of a CRLF file); otherwise added lines take the file's style.
    */
   readonly keepLineEndings?: boolean;
+  /**
+   * The diff was made from exactly this file (its `index` line names the file's blob): added lines
+   * keep the endings they have in the diff, whatever the file's style.
+   */
+  readonly byteExact?: boolean;
 }
 
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
@@ -416,15 +510,23 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   // Regions earlier hunks wrote (current coordinates): a later hunk may land before or after
   // them — models do not always keep hunks in order — but never on them.
   const written: Written = [];
-  hunks.forEach((hunk, h) => {
+  const index = new LineIndex(doc);
+  hunks.forEach((givenHunk, h) => {
     const number = h + 1;
+    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    // A file of a BOM alone is one line to git (the BOM, no newline) and none to the doc: give the
+    // hunk that line to match.
+    if (bomOld && doc.bom && doc.length === 0) {
+      doc.splice(0, 0, [""]);
+      doc.finalNewline = false;
+    }
     const old = hunk.lines.filter((l) => l.kind !== "+");
     let expected: number | null = null;
     if (hunk.oldStart !== null) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number);
+    const placed = place(doc, hunk, old, expected, written, number, index);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
@@ -436,17 +538,26 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       else replacement.push(reindent ? reindent.apply(l.text) : l.text);
     }
     const touchesEnd = pos + oldLen === doc.length;
-    const addedAdopted = options.keepLineEndings ? replacement : adoptAdded(doc, lines, replacement);
+    const wasEmpty = doc.length === 0;
+    // A diff of the file's first line that shows a BOM on one side only adds or removes it.
+    if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
+    const keepEndings = options.byteExact === true ||
+      (options.keepLineEndings === true && carriesFileEndings(doc, pos, lines));
+    const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
+    index.edited(pos, oldLen, addedAdopted.length);
     if (touchesEnd && doc.length > 0) {
-      if (hunk.newNoNewline) {
-        doc.finalNewline = false;
-        const last = doc.length - 1;
-        // A CRLF file whose last line loses its newline loses its `\r` with it.
-        if (!options.keepLineEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
-          doc.splice(last, 1, [doc.lines[last].slice(0, -1)]);
-        }
-      } else if (hunk.oldNoNewline || !doc.finalNewline) doc.finalNewline = true;
+      // The final newline changes only when the diff says so (git's `\ No newline at end of file`
+      // on one side only); a hunk written without the markers keeps the file's state.
+      if (hunk.newNoNewline) doc.finalNewline = false;
+      else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
+      const last = doc.length - 1;
+      // A CRLF file whose last line has no newline has no `\r` there either.
+      if (
+        !doc.finalNewline && !keepEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")
+      ) {
+        doc.splice(last, 1, [doc.lines[last].slice(0, -1)]);
+      }
     }
     if (expected !== null) drift += pos - expected;
     sizeDelta += addedAdopted.length - oldLen;
@@ -469,6 +580,45 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   return reports;
 }
 
+const BOM = "\ufeff";
+
+/**
+ * The hunk with a UTF-8 BOM taken off its first old-side and first new-side line (a file's BOM is
+ * kept apart from its first line), and whether each side had one: git diff shows a BOM as part of
+ * line 1, so a diff that adds or removes it has it on one side only.
+ */
+function withoutBom(hunk: Hunk): { hunk: Hunk; bomOld: boolean; bomNew: boolean } {
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const firstNew = hunk.lines.findIndex((l) => l.kind !== "-");
+  const bomOld = firstOld >= 0 && hunk.lines[firstOld].text.startsWith(BOM);
+  const bomNew = firstNew >= 0 && hunk.lines[firstNew].text.startsWith(BOM);
+  if (!bomOld && !bomNew) return { hunk, bomOld, bomNew };
+  const lines = hunk.lines.map((l, i) =>
+    (i === firstOld && bomOld) || (i === firstNew && bomNew) ? { kind: l.kind, text: l.text.slice(1) } : l
+  );
+  return { hunk: { ...hunk, lines }, bomOld, bomNew };
+}
+
+/**
+ * Whether a hunk carries the file's own line endings at `pos`: the file has CRLF lines (a CRLF or
+ * mixed file), and each old line of the hunk ends in `\r` exactly where the file's line does (a
+ * diff `git diff` wrote of that file). Only then are added lines written with the endings they
+ * have in the diff, byte for byte; otherwise a `\r` in the diff is transport (a CRLF line pasted
+ * into an LF patch) and added lines take the file's style — so an LF-only file never gets a `\r`.
+ */
+function carriesFileEndings(doc: TextDoc, pos: number, lines: readonly HunkLine[]): boolean {
+  // A file without a line break (empty, new, one unterminated line) has no style of its own:
+  // it gets the diff's bytes.
+  if (doc.length === 0 || (doc.length === 1 && !doc.finalNewline)) return true;
+  if (doc.crLines === 0) return false;
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    if (l.text.endsWith("\r") !== doc.lines[k++].endsWith("\r")) return false;
+  }
+  return true;
+}
+
 /** Added lines take the file's line ending; context lines stay exactly as the file has them. */
 function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: string[]): string[] {
   const crlf = doc.style === "crlf";
@@ -478,7 +628,10 @@ function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: strin
     if (l.kind === "-") continue;
     const text = replacement[r++];
     if (l.kind === " ") out.push(text);
-    else out.push(crlf && !text.endsWith("\r") ? text + "\r" : text);
+    else {
+      const bare = text.endsWith("\r") ? text.slice(0, -1) : text;
+      out.push(crlf ? bare + "\r" : bare);
+    }
   }
   return out;
 }
@@ -505,14 +658,70 @@ function matchesAt(
 const exactly = (a: string, b: string) => a === b || a === b.replace(/\r$/, "");
 const looseWhitespace = (a: string, b: string) => squash(a) === squash(b);
 
+/**
+ * The file's original lines by content (whitespace squashed), so that a hunk is looked for only
+ * where its rarest line occurs — the relaxed passes stay near-linear in the file's size instead of
+ * trying every position for every hunk. Positions are mapped through the edits made since; lines
+ * inside an edited region drop out, which loses nothing: no hunk may be placed on what an earlier
+ * hunk wrote.
+ */
+class LineIndex {
+  readonly #byKey = new Map<string, number[]>();
+  readonly #edits: { pos: number; oldLen: number; newLen: number }[] = [];
+
+  constructor(doc: TextDoc) {
+    for (let i = 0; i < doc.length; i++) {
+      const key = squash(doc.lines[i]);
+      const list = this.#byKey.get(key);
+      if (list) list.push(i);
+      else this.#byKey.set(key, [i]);
+    }
+  }
+
+  edited(pos: number, oldLen: number, newLen: number): void {
+    this.#edits.push({ pos, oldLen, newLen });
+  }
+
+  /** How many original lines have this content (an upper bound of what `positions` returns). */
+  count(text: string): number {
+    return this.#byKey.get(squash(text))?.length ?? 0;
+  }
+
+  /** Where lines whose squashed content equals `text`'s are now, ascending. */
+  positions(text: string): number[] {
+    const out: number[] = [];
+    for (let p of this.#byKey.get(squash(text)) ?? []) {
+      let alive = true;
+      for (const e of this.#edits) {
+        if (p < e.pos) continue;
+        if (p < e.pos + e.oldLen) {
+          alive = false;
+          break;
+        }
+        p += e.newLen - e.oldLen;
+      }
+      if (alive) out.push(p);
+    }
+    return out;
+  }
+}
+
+/**
+ * Every place `old` matches (by `same`, which implies equal squashed text) outside what earlier
+ * hunks wrote, ascending; candidates come from the index, by the hunk's rarest line.
+ */
 function allPositions(
   doc: TextDoc,
   old: readonly HunkLine[],
   written: Written,
   same: (a: string, b: string) => boolean,
+  index: LineIndex,
 ): number[] {
+  let rarest = 0;
+  for (let k = 1; k < old.length; k++) if (index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
   const found: number[] = [];
-  for (let p = 0; p + old.length <= doc.length; p++) {
+  for (const at of index.positions(old[rarest].text)) {
+    const p = at - rarest;
     if (matchesAt(doc, p, old, same) && !overlaps(written, p, old.length)) found.push(p);
   }
   return found;
@@ -525,6 +734,7 @@ function place(
   expected: number | null,
   written: Written,
   number: number,
+  index: LineIndex,
 ): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
   const lines = hunk.lines;
   if (old.length === 0) {
@@ -540,10 +750,11 @@ function place(
     if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
   }
   for (const same of [exactly, looseWhitespace]) {
-    const found = allPositions(doc, old, written, same);
-    if (found.length === 1) {
+    const found = allPositions(doc, old, written, same, index);
+    const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+    if (chosen !== null) {
       const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
-      return { pos: found[0], lines, strategy };
+      return { pos: chosen, lines, strategy };
     }
     if (found.length > 1) {
       throw new HunkError({
@@ -553,11 +764,15 @@ function place(
         strategy: "shifted",
         lines: found.map((p) => p + 1),
         texts: found.map((p) => doc.plain(p)),
+        stated: hunk.oldStart,
       });
     }
   }
-  const fuzzy = fuzzyCandidates(doc, lines, written);
-  if (fuzzy.length === 1) return { pos: fuzzy[0].pos, lines: fuzzy[0].lines, strategy: "fuzzy" };
+  const fuzzy = fuzzyCandidates(doc, lines, written, index);
+  const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
+  if (fuzzyChosen !== null) {
+    return { pos: fuzzyChosen, lines: fuzzy.find((c) => c.pos === fuzzyChosen)!.lines, strategy: "fuzzy" };
+  }
   if (fuzzy.length > 1) {
     throw new HunkError({
       kind: "ambiguous",
@@ -566,9 +781,20 @@ function place(
       strategy: "fuzzy",
       lines: fuzzy.map((c) => c.pos + 1),
       texts: fuzzy.map((c) => doc.plain(c.pos)),
+      stated: hunk.oldStart,
     });
   }
   throw new HunkError({ kind: "no-match", hunk: number, patchLine: hunk.patchLine, closest: closestRegion(doc, old) });
+}
+
+/**
+ * Among several places, the one strictly nearest the stated line (as `git apply` takes the match
+ * nearest the line its `@@` names); null without a stated line or when two are equally near.
+ */
+function nearest(positions: readonly number[], expected: number | null): number | null {
+  if (expected === null || positions.length < 2) return null;
+  const byDistance = [...positions].sort((a, b) => Math.abs(a - expected) - Math.abs(b - expected));
+  return Math.abs(byDistance[0] - expected) < Math.abs(byDistance[1] - expected) ? byDistance[0] : null;
 }
 
 /** Variants of the hunk with up to two outer context lines dropped on each side (GNU patch's fuzz). */
@@ -593,7 +819,12 @@ function trimmedVariants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
  * similar. Each variant (full hunk, then with outer context trimmed) is tried in turn; the
  * first variant with any candidate decides, and it must have exactly one.
  */
-function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Written): Candidate[] {
+function fuzzyCandidates(
+  doc: TextDoc,
+  lines: readonly HunkLine[],
+  written: Written,
+  index: LineIndex,
+): Candidate[] {
   for (const variant of trimmedVariants(lines)) {
     const old = variant.filter((l) => l.kind !== "+");
     const removed = old.filter((l) => l.kind === "-").length;
@@ -601,7 +832,8 @@ function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Writ
     // Without removed lines, the context alone must carry the match: demand enough of it.
     if (removed === 0 && context < 2) continue;
     const candidates: Candidate[] = [];
-    for (let p = 0; p + old.length <= doc.length; p++) {
+    for (const p of fuzzyStarts(old, removed, index)) {
+      if (p < 0 || p + old.length > doc.length) continue;
       if (overlaps(written, p, old.length)) continue;
       let ok = true;
       let anchors = 0;
@@ -626,6 +858,27 @@ function fuzzyCandidates(doc: TextDoc, lines: readonly HunkLine[], written: Writ
     if (candidates.length > 0) return candidates;
   }
   return [];
+}
+
+/**
+ * Where a fuzzy match can start, ascending: every removed line must match (whitespace aside), so
+ * the rarest one's occurrences hold them all; without removed lines a context line must match
+ * exactly (the anchor), so the occurrences of any context line do.
+ */
+function fuzzyStarts(old: readonly HunkLine[], removed: number, index: LineIndex): number[] {
+  if (removed > 0) {
+    let rarest = -1;
+    for (let k = 0; k < old.length; k++) {
+      if (old[k].kind !== "-") continue;
+      if (rarest < 0 || index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+    }
+    return index.positions(old[rarest].text).map((at) => at - rarest);
+  }
+  const starts = new Set<number>();
+  for (let k = 0; k < old.length; k++) {
+    for (const at of index.positions(old[k].text)) starts.add(at - k);
+  }
+  return [...starts].sort((a, b) => a - b);
 }
 
 /** The place in the file most like the hunk's old side, for the NoMatch message. */
@@ -700,5 +953,54 @@ function indentShift(doc: TextDoc, pos: number, lines: readonly HunkLine[]): Rei
       apply: (t) => (t.startsWith(prefix) ? t.slice(prefix.length) : t),
     };
   }
-  return null;
+  return tabsForSpaces(doc, pos, lines);
+}
+
+/**
+ * A hunk retyped with spaces where the file indents with tabs (or the other way round), matched
+ * with whitespace aside: when one tab width explains every matched line's indentation, added
+ * lines are re-indented in the file's style — a Makefile recipe keeps its tab.
+ */
+function tabsForSpaces(doc: TextDoc, pos: number, lines: readonly HunkLine[]): Reindent | null {
+  const pairs: { file: string; hunk: string }[] = [];
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs.push({ file: leading(fileLine), hunk: leading(l.text) });
+  }
+  // Leads of tabs then spaces (a Makefile's continuation lines: a tab, then spaces to align).
+  const split = (lead: string) => {
+    const m = /^(\t*)( *)$/.exec(lead);
+    return m ? { tabs: m[1].length, spaces: m[2].length } : null;
+  };
+  const parsed = pairs.map((p) => ({ file: split(p.file), hunk: split(p.hunk) }));
+  if (parsed.some((p) => !p.file || !p.hunk)) return null;
+  const fileTabs = parsed.every((p) => p.hunk!.tabs === 0) && parsed.some((p) => p.file!.tabs > 0);
+  const fileSpaces = parsed.every((p) => p.file!.tabs === 0) && parsed.some((p) => p.hunk!.tabs > 0);
+  if (!fileTabs && !fileSpaces) return null;
+  const columns = (lead: { tabs: number; spaces: number }, width: number) => lead.tabs * width + lead.spaces;
+  const width = [8, 4, 2, 3, 1].find((w) => parsed.every((p) => columns(p.file!, w) === columns(p.hunk!, w)));
+  if (width === undefined) return null;
+  const leadColumns = (t: string) => {
+    const lead = split(/^[ \t]*/.exec(t)![0]) ?? { tabs: 0, spaces: 0 };
+    return { count: columns(lead, width), length: lead.tabs + lead.spaces };
+  };
+  if (fileTabs) {
+    return {
+      label: `spaces→tabs (${width})`,
+      apply: (t) => {
+        const { count, length } = leadColumns(t);
+        return "\t".repeat(Math.floor(count / width)) + " ".repeat(count % width) + t.slice(length);
+      },
+    };
+  }
+  return {
+    label: `tabs→spaces (${width})`,
+    apply: (t) => {
+      const { count, length } = leadColumns(t);
+      return " ".repeat(count) + t.slice(length);
+    },
+  };
 }

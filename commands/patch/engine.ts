@@ -35,6 +35,12 @@ export interface GitApi {
   isRepository(dir: string): Promise<boolean>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
+  indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
+  setSpecialEntries(
+    dir: string,
+    entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
+    opts: { locked: true },
+  ): Promise<void>;
   commitIndex(
     dir: string,
     opts: { message: string; author: GitAuthor; allowEmpty?: boolean; locked: true },
@@ -116,7 +122,11 @@ export interface PatchResult {
 
 // ---- repository -------------------------------------------------------------------------------
 
-async function resolveRepo(run: PatchRun, patch: Patch): Promise<{ rel: string; abs: string }> {
+/** The folder a patch runs in (and commits to, if it is a repository). */
+export async function resolveRepo(
+  run: Pick<PatchRun, "workspace" | "config" | "repoFlag">,
+  patch: Pick<Patch, "header">,
+): Promise<{ rel: string; abs: string }> {
   const { workspace, config } = run;
   let input: string;
   let label: string;
@@ -527,6 +537,14 @@ async function applyPlain(
 ): Promise<PatchResult> {
   const view = new View(run.workspace, repo.rel, repo.abs);
   await computeEdits(run, patch, view, result);
+  const gitlink = [...view.specialEntries].find(([, e]) => e.mode === 0o160000);
+  if (gitlink) {
+    throw new PtermError(
+      "NotARepository",
+      `the diff moves the submodule pointer \`${gitlink[0]}\`, which only a git repository has; nothing was ` +
+        "written. Apply it with --repo <the repository>.",
+    );
+  }
   const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
   try {
     await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
@@ -667,11 +685,33 @@ async function runGitAndEdits(
   const view = new View(run.workspace, repo.rel, repo.abs);
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
-  await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its
+  // folder if that is empty (git apply removes it too), so the path is free for a file again.
+  const submodules = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000);
+  const submoduleFolders = submodules.filter(([, e]) => e.oid !== null).map(([rel]) => view.absOf(rel));
+  const goneFolders = submodules.filter(([rel, e]) => e.oid === null && isEmptyFolder(view.absOf(rel)))
+    .map(([rel]) => view.absOf(rel));
+  const emptied = [...(await view.emptiedDirs()).map((d) => view.absOf(d)), ...goneFolders];
+  await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(view);
 
   if (run.noCommit) {
     result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    // What a file cannot say (a link's mode, a submodule's commit) lives only in the index, which
+    // --no-commit leaves alone: say what was not recorded.
+    for (const [path, entry] of view.specialEntries) {
+      if (entry.mode === 0o120000) {
+        result.warnings.push(
+          `\`${path}\` is a symbolic link in the diff; it was written as a plain file holding its target and not ` +
+            "staged, so a later `git add` stages it as a regular file — apply without --no-commit to keep it a link.",
+        );
+      } else if (entry.mode === 0o160000) {
+        result.warnings.push(
+          `\`${path}\` is a submodule pointer in the diff; with --no-commit its new commit id was not recorded ` +
+            "(it lives only in the index) — apply without --no-commit to record it.",
+        );
+      }
+    }
   } else {
     const message = result.commit_message!;
     if (commitOnly) {
@@ -689,9 +729,23 @@ async function runGitAndEdits(
         lines_removed: 0,
         git: { commit_id: result.commit_id },
       });
-    } else if (changes.length > 0 || revertLeftChanges) {
+    } else if (changes.length > 0 || revertLeftChanges || view.specialEntries.size > 0) {
       const paths = [...new Set([...changes.map((c) => c.rel), ...revertedPaths])];
+      // A rename or copy of a link, with no mode in its diff, is a link too: read the source's mode
+      // before staging (which drops a renamed source from the index).
+      if (view.modeSources.size > 0) {
+        const modes = await git.indexModes(repo.abs, [...view.modeSources.values()], { locked: true });
+        for (const [to, from] of view.modeSources) {
+          if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
+            view.specialEntries.set(to, { mode: 0o120000, oid: null });
+          }
+        }
+      }
       await stageWritten(git, repo.abs, paths, root, result.warnings);
+      if (view.specialEntries.size > 0) {
+        const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
+        await git.setSpecialEntries(repo.abs, entries, { locked: true });
+      }
       try {
         result.commit_id = await git.commitIndex(repo.abs, { message, author, locked: true });
       } catch (error) {
@@ -704,12 +758,21 @@ async function runGitAndEdits(
   for (const block of patch.blocks.filter((b) => b.op === "git.tag")) {
     await inBlock(block, async () => {
       await checkGitBlock(block, git, repo.abs);
-      const done = await git.tag(repo.abs, requiredGitParam(block, "name", "name=v1.2.0"), {
+      const name = requiredGitParam(block, "name", "name=v1.2.0");
+      const done = await git.tag(repo.abs, name, {
         ref: block.params.get("ref")?.value || undefined,
         message: block.params.get("message")?.value || undefined,
         author,
         force: booleanParam(block, "force", false),
         locked: true,
+      }).catch((error) => {
+        if (!isCode(error, "AlreadyExists")) throw error;
+        throw new OpError(
+          "AlreadyExists",
+          `the tag \`${name}\` already exists; pick another name, or add force=true to the block to move it`,
+          { tag: name },
+          block.line,
+        );
       });
       result.blocks.push({
         index: block.index,
@@ -759,6 +822,14 @@ async function confinedPaths(run: PatchRun, repo: { rel: string; abs: string }, 
     out.push(joinRepo(repo.abs, p));
   }
   return out;
+}
+
+function isEmptyFolder(abs: string): boolean {
+  try {
+    return Deno.lstatSync(abs).isDirectory && [...Deno.readDirSync(abs)].length === 0;
+  } catch {
+    return false;
+  }
 }
 
 function joinRepo(repoAbs: string, rel: string): string {

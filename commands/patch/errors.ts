@@ -73,6 +73,21 @@ export function parseProblem(p: ParseProblem): Problem {
   };
 }
 
+/**
+ * Data errors — the patch does not fit the files as they are — are fixed by changing the patch,
+ * not by reading `--help`: their hint says how.
+ */
+const FIX_HINTS: Partial<Record<ErrorCode, string>> = {
+  NoMatch: "The text the patch looks for is not in the file as it is now. Look at the closest lines shown " +
+    "(result.problems[].details.closest), copy the file's exact current text into keys or the diff's context, " +
+    "and run `patch check` with the corrected patch before applying it.",
+  AmbiguousMatch: "Each place that fits is listed above. Choose one: nthl=N (keys) or nthb=N (start-keys) " +
+    "as listed, the right line number in the diff's `@@ -N` (the nearest place wins), or more context that only " +
+    "that place has; `patch check` tries it without writing.",
+  Conflict: "The file is not what the patch was made from (it changed since). Read its current content and make " +
+    "the patch again against it.",
+};
+
 /** How many problems a message spells out; the result always lists all of them. */
 const LISTED = 8;
 
@@ -94,5 +109,6 @@ export function failure(
   }
   return new PtermError(first.code, text, {
     result: { ...extra, problems: [...problems] },
+    hint: FIX_HINTS[first.code],
   });
 }

@@ -140,7 +140,7 @@ const BLOCK_HEADER = /^===\s*([A-Za-z][\w.-]*)\s*(?::\s*(.*?))?\s*===\s*$/;
 const END_LINE = /^===\s*end\s*===\s*$/i;
 const EOF_LINE = /^===\s*patch\s+eof\s*===\s*$/i;
 const HEADER_LINE = /^([A-Za-z][\w-]*)\s*:\s?(.*)$/;
-const PARAM_LINE = /^([A-Za-z][\w-]*)\s*=(.*)$/;
+const PARAM_LINE = /^([A-Za-z][\w-]*)=(.*)$/;
 const MULTI_OPEN = /^([A-Za-z][\w-]*)\s*<\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 

@@ -3,8 +3,20 @@
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { utf8Length } from "../../core/truncate.ts";
-import { type PatchConfig, type PatchResult, recoverPending, type RunMode, runPatch } from "./engine.ts";
+import { CodexParseError, codexToXGit, parseCodexPatch } from "./codex.ts";
+import {
+  type PatchConfig,
+  type PatchResult,
+  type PatchRun,
+  recoverPending,
+  resolveRepo,
+  type RunMode,
+  runPatch,
+} from "./engine.ts";
+import { failure } from "./errors.ts";
+import { detectInputFormat, type InputFormat, wrapUnifiedDiff } from "./input.ts";
 import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
+import { decodeLossless } from "./text.ts";
 
 async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string> {
   if (ctx.flags.file === undefined) return ctx.stdin ?? "";
@@ -31,11 +43,9 @@ async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string
         "split it into several patches.",
     );
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new PtermError("UnsupportedFormat", `--file \`${ctx.flags.file}\` is not UTF-8 text.`);
-  }
+  // Bytes that are not UTF-8 (a diff of a Latin-1 file) are kept as escapes and written back as
+  // they were, never turned into U+FFFD.
+  return decodeLossless(bytes);
 }
 
 function summary(result: PatchResult, mode: RunMode): string {
@@ -50,7 +60,7 @@ function summary(result: PatchResult, mode: RunMode): string {
   for (const b of result.blocks) {
     added += b.lines_added;
     removed += b.lines_removed;
-    const where = b.path ? ` ${b.path}` : "";
+    const where = b.path ? ` ${b.path}` : b.files?.length ? ` ${b.files.join(", ")}` : "";
     const at = b.at_line ? ` @${b.at_line}` : "";
     const strategies = b.hunks?.length ? ` [${[...new Set(b.hunks.map((h) => h.strategy))].join(",")}]` : "";
     lines.push(`  ${b.index}. ${b.op}${where}: ${b.status}${at} +${b.lines_added} -${b.lines_removed}${strategies}`);
@@ -61,9 +71,129 @@ function summary(result: PatchResult, mode: RunMode): string {
     : mode === "dry-run"
     ? `Dry run: ${result.blocks.length} block(s) would apply, ${files} file(s) would change (+${added} -${removed}); nothing written.`
     : `Applied ${result.blocks.length} block(s) to ${result.repo_path}: ${files} file(s) changed (+${added} -${removed})` +
-      (result.commit_id ? `; commit ${result.commit_id.slice(0, 12)}.` : result.is_repository ? "; no commit." : ".");
+      (result.commit_id
+        ? `; commit ${result.commit_id.slice(0, 12)}.`
+        : result.is_repository
+        ? "; no commit."
+        : files
+        ? "; no commit (not a git repository)."
+        : ".");
   for (const w of result.warnings) lines.push(`Warning: ${w}`);
   return [head, ...lines].join("\n") + "\n";
+}
+
+/**
+ * The repositories (folders with a `.git`, relative to the root) below `base` that hold each of
+ * `paths` (relative to `base`), innermost first.
+ */
+async function repositoriesHolding(
+  root: string,
+  base: string,
+  paths: readonly string[],
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  for (const path of paths) {
+    const parts = (base === "." ? path : `${base}/${path}`).split("/");
+    const baseDepth = base === "." ? 0 : base.split("/").length;
+    for (let depth = parts.length - 1; depth > baseDepth; depth--) {
+      const folder = parts.slice(0, depth).join("/");
+      const isRepository = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
+      if (!isRepository) continue;
+      found.set(folder, [...(found.get(folder) ?? []), path]);
+      break;
+    }
+  }
+  return found;
+}
+
+/**
+ * A patch run outside a repository makes no commit; when the files it edits lie inside one, that
+ * is rarely what was meant: say so, and give the line that would have committed them.
+ */
+async function noCommitWarnings(ctx: CommandContext, result: PatchResult, mode: RunMode): Promise<string[]> {
+  if (result.is_repository || result.files_changed.length === 0) return [];
+  const held = await repositoriesHolding(ctx.workspace.root, result.repo_path, result.files_changed.map((f) => f.path));
+  const verb = mode === "apply" ? "no commit was made" : "no commit would be made";
+  if (held.size === 0) {
+    return [`${verb}: \`${result.repo_path}\` is not a git repository (name one with --repo <folder> to commit).`];
+  }
+  return [...held].map(([repo, paths]) => {
+    const inside = (p: string) => (result.repo_path === "." ? p : `${result.repo_path}/${p}`).slice(repo.length + 1);
+    return `${verb}: \`${result.repo_path}\` is not a git repository, but ${
+      paths.slice(0, 3).map((p) => `\`${p}\``).join(", ")
+    }${paths.length > 3 ? ` and ${paths.length - 3} more` : ""} lie in the repository \`${repo}\`; to commit them, ` +
+      `run \`${ctx.command} --repo ${repo}\` with paths relative to it (\`${inside(paths[0])}\` for \`${paths[0]}\`).`;
+  });
+}
+
+/** What the engine runs for a patch in any input format, and how to relate its messages to the text sent. */
+interface Prepared {
+  readonly format: InputFormat;
+  readonly xgit: string;
+  readonly warnings: readonly string[];
+  /** Appended to a failure's message: where the engine's block numbers and patch lines come from. */
+  readonly note: string;
+}
+
+async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
+  const format = detectInputFormat(run.text);
+  if (format === "xgit") return { format, xgit: run.text, warnings: [], note: "" };
+  if (format === "unified_diff") {
+    const wrapped = wrapUnifiedDiff(run.text);
+    const gone = wrapped.dropped.length
+      ? `, plus one for each of its \`diff -r\` command lines above (lines ${
+        wrapped.dropped.join(", ")
+      }), which were left out`
+      : "";
+    return {
+      format,
+      xgit: wrapped.text,
+      warnings: [],
+      note:
+        `(The patch was read as a unified diff, run as one git.diff block: patch line N is line N-1 of the diff${gone}.)`,
+    };
+  }
+  let sections;
+  try {
+    sections = parseCodexPatch(run.text);
+  } catch (error) {
+    if (!(error instanceof CodexParseError)) throw error;
+    throw failure(run.command, [{
+      code: "PatchParseError",
+      message: `${error.message} (read as a codex \`*** Begin Patch\` patch)`,
+      block_index: null,
+      op: null,
+      path: null,
+      patch_line: error.line,
+    }]);
+  }
+  const repo = await resolveRepo(run, { header: {} });
+  const read = async (path: string): Promise<string | null> => {
+    const given = path.startsWith("/") || repo.rel === "." ? path : `${repo.rel}/${path}`;
+    const file = await ctx.workspace.resolve(given, "read", { label: "the path" });
+    if (!file.exists) return null;
+    const bytes = await Deno.readFile(file.abs).catch((error) => {
+      if (error instanceof Deno.errors.IsADirectory) {
+        throw new PtermError("InvalidArgs", `\`${path}\` is a folder, not a file`);
+      }
+      throw error;
+    });
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new PtermError("UnsupportedFormat", `\`${path}\` is not UTF-8 text; a codex patch edits text files`);
+    }
+  };
+  const conversion = await codexToXGit(sections, read);
+  if (conversion.problems.length) throw failure(run.command, conversion.problems);
+  const map = conversion.sectionLines.map((line, i) => `block ${i + 1} = line ${line}`).join(", ");
+  return {
+    format,
+    xgit: conversion.text,
+    warnings: conversion.warnings,
+    note: `(The patch was read as a codex \`*** Begin Patch\` patch and run as XGit blocks, one per file section: ` +
+      `${map}; the engine's patch lines count those blocks.)`,
+  };
 }
 
 async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: RunMode, noCommit: boolean) {
@@ -71,7 +201,7 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
   if (utf8Length(text) > ctx.limits.stdin_bytes) {
     throw new PtermError("InputTooLarge", `the patch is larger than ${ctx.limits.stdin_bytes} bytes; split it.`);
   }
-  const result = await runPatch({
+  const patchRun: PatchRun = {
     mode,
     command: ctx.command,
     text,
@@ -84,9 +214,27 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
     signal: ctx.signal,
     progress: ctx.progress,
     git: await import("../git/api.ts"),
-  });
-  ctx.stdout.write(summary(result, mode));
-  return { ...result } as Record<string, unknown>;
+  };
+  const prepared = await prepare(ctx as CommandContext, patchRun);
+  let result: PatchResult;
+  try {
+    result = await runPatch({ ...patchRun, text: prepared.xgit });
+  } catch (error) {
+    if (!(error instanceof PtermError) || !prepared.note) throw error;
+    throw new PtermError(error.code, `${error.message}\n${prepared.note}`, {
+      result: error.result,
+      helpFor: error.helpFor,
+    });
+  }
+  result.warnings.unshift(...prepared.warnings);
+  result.warnings.push(...await noCommitWarnings(ctx as CommandContext, result, mode));
+  const readAs = prepared.format === "codex_patch"
+    ? "Read as a codex `*** Begin Patch` patch: each file section ran as the equivalent XGit block.\n"
+    : prepared.format === "unified_diff"
+    ? "Read as a unified diff: it ran as one git.diff block.\n"
+    : "";
+  ctx.stdout.write(readAs + summary(result, mode));
+  return { ...result, input_format: prepared.format } as Record<string, unknown>;
 }
 
 export const applyHandler: Handler<typeof applyFlags> = async (ctx) => {

@@ -18,6 +18,19 @@ export function parseKeys(raw: string): string[] {
   return keys;
 }
 
+/** The same alternatives as `parseKeys`, as the patch wrote them (for messages: echo, never lower-case). */
+export function keysAsGiven(raw: string): string[] {
+  const seen = new Set<string>();
+  const shown: string[] = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    shown.push(part.trim());
+  }
+  return shown;
+}
+
 /** A 0-based range of lines, both ends included. */
 export interface Scope {
   readonly first: number;
@@ -94,13 +107,40 @@ function intersect(a: readonly number[], b: readonly number[]): number[] {
   return a.filter((x) => set.has(x));
 }
 
-/** `end-keys` ("宽松首次命中"): the first line after `after` that contains any of the keys. */
-export function firstHitAfter(doc: TextDoc, after: number, last: number, keys: readonly string[]): number | null {
-  for (let i = after + 1; i <= last; i++) {
-    const line = doc.normalized(i);
-    if (keys.some((key) => line.includes(key))) return i;
-  }
+function firstHitAfter(doc: TextDoc, after: number, last: number, key: string): number | null {
+  const lines = doc.normalizedLines();
+  for (let i = after + 1; i <= last; i++) if (lines[i].includes(key)) return i;
   return null;
+}
+
+export type EndLocation =
+  | { readonly kind: "unique"; readonly line: number; readonly rule: "whole-line" | "first-hit" }
+  /** Fragments of the keys whose first hits disagree: each candidate line with the keys that reach it first. */
+  | { readonly kind: "many"; readonly candidates: readonly { line: number; keys: string[] }[] }
+  | { readonly kind: "none" };
+
+/**
+ * `end-keys` ("宽松首次命中", refined by issue 13): the first line after `after` that contains
+ * the whole parameter as written — a model often copies the block's last line, commas and all —
+ * and only when no line does, the first hit of its `|`/`,` fragments. Fragments whose first hits
+ * fall on different lines are ambiguous: a guess there could end the block early and cut it short.
+ */
+export function locateEnd(doc: TextDoc, after: number, last: number, raw: string): EndLocation {
+  const whole = raw.includes("\n") ? "" : normalizeForMatch(raw.trim());
+  const keys = parseKeys(raw);
+  if (whole !== "" && (keys.length !== 1 || keys[0] !== whole)) {
+    const line = firstHitAfter(doc, after, last, whole);
+    if (line !== null) return { kind: "unique", line, rule: "whole-line" };
+  }
+  const byLine = new Map<number, string[]>();
+  for (const key of keys) {
+    const line = firstHitAfter(doc, after, last, key);
+    if (line !== null) byLine.set(line, [...(byLine.get(line) ?? []), key]);
+  }
+  if (byLine.size === 0) return { kind: "none" };
+  const candidates = [...byLine].sort(([a], [b]) => a - b).map(([line, keys]) => ({ line, keys }));
+  if (candidates.length === 1) return { kind: "unique", line: candidates[0].line, rule: "first-hit" };
+  return { kind: "many", candidates };
 }
 
 // ---- closest lines, for NoMatch ---------------------------------------------------------------

@@ -3,10 +3,11 @@
  * op either succeeds and updates the view, or throws before changing it.
  */
 
+import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
 import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
-import { closestLines, firstHitAfter, locate, parseKeys, type Scope, wholeDoc } from "./keys.ts";
+import { closestLines, keysAsGiven, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
 import { countChanges, TextDoc } from "./text.ts";
 import { bytesOf, DEFAULT_FILE_MODE, type FileState, type View, ViewError } from "./view.ts";
 
@@ -124,6 +125,7 @@ function oneLine(
   doc: TextDoc,
   scope: Scope,
   keys: readonly string[],
+  raw: string,
   keyParam: string,
   pickParam: "nthl" | "nthb",
   pick: number | undefined,
@@ -132,6 +134,7 @@ function oneLine(
   const found = locate(doc, scope, keys);
   const where = describeScope(doc, scope);
   if (found.kind === "none") {
+    const given = keysAsGiven(raw);
     const closest = closestLines(doc, scope, keys);
     const hint = closest.length
       ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
@@ -140,9 +143,9 @@ function oneLine(
       : "";
     throw new OpError(
       "NoMatch",
-      `no line in ${where} contains ${keys.map((k) => `\`${k}\``).join(" or ")} (${keyParam}, case and indentation ` +
+      `no line in ${where} contains ${given.map((k) => `\`${k}\``).join(" or ")} (${keyParam}, case and indentation ` +
         `ignored)${hint}`,
-      { parameter: keyParam, keys, scope: { first_line: scope.first + 1, last_line: scope.last + 1 }, closest },
+      { parameter: keyParam, keys: given, scope: { first_line: scope.first + 1, last_line: scope.last + 1 }, closest },
       patchLine,
     );
   }
@@ -196,19 +199,50 @@ function resolveScope(doc: TextDoc, block: Block): Scope {
   }
   let first = 0;
   if (startKeys) {
-    first = oneLine(doc, wholeDoc(doc), startKeys, "start-keys", "nthb", nthb, param(block, "start-keys")!.line);
+    first = oneLine(
+      doc,
+      wholeDoc(doc),
+      startKeys,
+      param(block, "start-keys")!.value,
+      "start-keys",
+      "nthb",
+      nthb,
+      param(block, "start-keys")!.line,
+    );
   }
   let last = doc.length - 1;
   if (endKeys) {
     const from = startKeys ? first : first - 1;
-    const end = firstHitAfter(doc, from, doc.length - 1, endKeys);
+    const endParam = param(block, "end-keys")!;
+    const found = locateEnd(doc, from, doc.length - 1, endParam.value);
+    if (found.kind === "many") {
+      const shown = found.candidates.map((c) =>
+        `${showLine(doc, c.line)} (first line with ${c.keys.map((k) => `\`${k}\``).join(", ")})`
+      );
+      throw new OpError(
+        "AmbiguousMatch",
+        `no line after the scope's start (line ${
+          first + 1
+        }) contains the whole end-keys \`${endParam.value.trim()}\`, ` +
+          `and its parts first occur on different lines: ${shown.join("; ")}; give end-keys the text of the one line ` +
+          "that ends the block (a part that only that line contains, or the whole line without separators)",
+        {
+          parameter: "end-keys",
+          keys: endKeys,
+          start_line: first + 1,
+          matches: found.candidates.map((c) => ({ line: c.line + 1, text: doc.plain(c.line), keys: c.keys })),
+        },
+        endParam.line,
+      );
+    }
+    const end = found.kind === "unique" ? found.line : null;
     if (end === null) {
       const searched = { first: Math.min(from + 1, doc.length - 1), last: doc.length - 1 };
       const closest = searched.first <= searched.last ? closestLines(doc, searched, endKeys) : [];
       throw new OpError(
         "NoMatch",
         `no line after the scope's start (line ${first + 1}) contains ${
-          endKeys.map((k) => `\`${k}\``).join(" or ")
+          keysAsGiven(endParam.value).map((k) => `\`${k}\``).join(" or ")
         } (end-keys)${
           closest.length
             ? `; closest: ${closest.map((c) => `${c.line}: \`${c.text.trim()}\` (${c.similarity})`).join(", ")}`
@@ -238,9 +272,15 @@ function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: bool
     );
   }
   if (!keys && lineno === undefined) {
+    // `keys = x` (spaces around =) is body text, not a parameter: say so when that is what happened.
+    const spaced = block.body.map((l) => /^(keys|lineno)\s+=\s*(.*)$/i.exec(l)).find((m) => m !== null);
     throw new OpError(
       "PatchParseError",
-      `${block.op} needs keys=<text of the line> or lineno=<N> to say which line`,
+      `${block.op} needs keys=<text of the line> or lineno=<N> to say which line${
+        spaced
+          ? ` (\`${spaced[0]}\` is body text: write \`${spaced[1].toLowerCase()}=${spaced[2]}\`, = right after the key)`
+          : ""
+      }`,
       { expected: "keys= or lineno=" },
       block.line,
     );
@@ -269,7 +309,7 @@ function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: bool
     }
     target = scope.first + lineno - 1;
   } else {
-    target = oneLine(doc, scope, keys!, "keys", "nthl", nthl, param(block, "keys")!.line);
+    target = oneLine(doc, scope, keys!, param(block, "keys")!.value, "keys", "nthl", nthl, param(block, "keys")!.line);
   }
   if (offsetParam) {
     if (param(block, "start-keys") || param(block, "end-keys")) {
@@ -626,16 +666,23 @@ function hunkProblem(error: HunkError, file: string): OpError {
     );
   }
   if (f.kind === "ambiguous") {
+    const places = f.lines.map((line, i) => {
+      const text = f.texts[i].trim();
+      return `line ${line} \`${text.length > 60 ? text.slice(0, 60) + "…" : text}\``;
+    });
+    const stated = f.stated === null
+      ? "its `@@` line states no line number"
+      : `its \`@@\` line states line ${f.stated}, and no place is nearer to it than all the others`;
     return new OpError(
       "AmbiguousMatch",
-      `hunk ${f.hunk} of \`${file}\` fits ${f.lines.length} places (${f.strategy}): lines ${
-        f.lines.join(", ")
-      }; a hunk is never applied to an ambiguous place. Add context lines that make it unique, or give its ` +
-        "right line number in `@@ -N,M +N,M @@`",
+      `hunk ${f.hunk} of \`${file}\` fits ${f.lines.length} places (${f.strategy}): ${places.join(", ")}; ${stated}. ` +
+        "A hunk is never applied to a guessed place: give the right line number in `@@ -N,M +N,M @@` (the " +
+        "place nearest it wins), or add context lines that only one place has",
       {
         file,
         hunk: f.hunk,
         strategy: f.strategy,
+        stated_line: f.stated,
         matches: f.lines.map((line, i) => ({ line, text: f.texts[i] })),
       },
       f.patchLine,
@@ -682,6 +729,52 @@ function diffTargets(block: Block, file: FileDiff, count: number): { from: strin
   );
 }
 
+/**
+ * A binary hunk of `git diff --binary`, applied as `git apply` does: the file must be the blob the
+ * `index` line names (a delta against anything else would be garbage), and so must the result.
+ */
+async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): Promise<Uint8Array> {
+  const ids = file.blobIds;
+  const isNull = (id: string) => /^0+$/.test(id);
+  if (ids && !isNull(ids.old) && !(await blobId(base)).startsWith(ids.old)) {
+    throw new OpError(
+      "Conflict",
+      `\`${rel}\` is not the file this binary diff was made from (its blob is not ${ids.old}); make the diff ` +
+        "again from the file as it is now",
+      { file: rel, expected_blob: ids.old },
+      file.patchLine,
+    );
+  }
+  if (!ids && file.binaryHunk!.kind === "delta") {
+    throw new OpError(
+      "PatchParseError",
+      `the binary delta for \`${rel}\` comes without its \`index <old>..<new>\` line, so it cannot be checked; ` +
+        "send the output of `git diff --binary` unchanged",
+      { file: rel },
+      file.patchLine,
+    );
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = applyBinaryHunk(file.binaryHunk!, base);
+  } catch (error) {
+    if (!(error instanceof BinaryPatchError)) throw error;
+    throw new OpError("CorruptInput", `the binary diff of \`${rel}\` cannot be applied: ${error.message}`, {
+      file: rel,
+    }, file.patchLine);
+  }
+  if (ids && !isNull(ids.new) && !(await blobId(bytes)).startsWith(ids.new)) {
+    throw new OpError(
+      "CorruptInput",
+      `the binary diff of \`${rel}\` does not produce the blob its index line names (${ids.new}); the patch was ` +
+        "damaged — send the output of `git diff --binary` unchanged",
+      { file: rel, expected_blob: ids.new },
+      file.patchLine,
+    );
+  }
+  return bytes;
+}
+
 async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   let files: FileDiff[];
   try {
@@ -706,18 +799,73 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   for (const file of files) {
     const { from, to } = diffTargets(block, file, files.length);
     const shown = (to ?? from)!;
-    if (file.binary) {
+    if (file.binary && !file.binaryHunk) {
       throw new OpError(
         "UnsupportedFormat",
-        `the diff of \`${shown}\` is binary; write binary files with file.binary (Base64 body)`,
+        `the diff of \`${shown}\` only says "Binary files … differ", which holds no content; make it with ` +
+          "`git diff --binary` (applied and checked like git apply does), or write the file with file.binary (Base64 body)",
         { file: shown },
         file.patchLine,
       );
     }
     const fromLoc = from === null ? null : await view.locate(from, "diff path");
     const toLoc = to === null ? null : await view.locate(to, "diff path");
+    if (file.entryMode === 0o160000) {
+      // A submodule pointer: no file changes, only the commit id its index entry records.
+      const rel = (toLoc ?? fromLoc)!.rel;
+      const oid = toLoc === null ? null : file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "+")
+        .map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== undefined) ?? null;
+      if (toLoc !== null && oid === null) {
+        throw new OpError(
+          "PatchParseError",
+          `the submodule diff of \`${rel}\` has no \`+Subproject commit <40-hex id>\` line to set`,
+          { file: rel },
+          file.patchLine,
+        );
+      }
+      view.specialEntries.set(rel, { mode: 0o160000, oid });
+      touched.push(rel);
+      continue;
+    }
+    if (file.binaryHunk) {
+      const before = fromLoc === null
+        ? null
+        : (file.copy ? await view.get(fromLoc.rel, view.absOf(fromLoc.rel)) : await current(fromLoc.rel));
+      if (fromLoc && before?.kind !== "file") {
+        throw new OpError("NotFound", `the binary diff edits \`${fromLoc.rel}\`, which does not exist`, {
+          file: fromLoc.rel,
+        }, file.patchLine);
+      }
+      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file") {
+        throw new OpError("AlreadyExists", `the binary diff creates \`${toLoc.rel}\`, which already exists`, {
+          file: toLoc.rel,
+        }, file.patchLine);
+      }
+      const base = before?.kind === "file" ? bytesOf(before) : new Uint8Array();
+      const bytes = await applyBinaryDiff(file, base, (fromLoc ?? toLoc)!.rel);
+      if (toLoc === null) {
+        if (bytes.length > 0) {
+          throw new OpError("PatchApplyError", `the binary diff deletes \`${fromLoc!.rel}\` but leaves content`, {
+            file: fromLoc!.rel,
+          }, file.patchLine);
+        }
+        results.set(fromLoc!.rel, { kind: "absent" });
+        touched.push(fromLoc!.rel);
+        continue;
+      }
+      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, { kind: "absent" });
+      let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
+      if (file.newMode !== null) binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      results.set(toLoc.rel, { kind: "file", content: bytes, mode: binaryMode });
+      if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
+        view.specialEntries.set(toLoc.rel, { mode: binaryMode === 0o755 ? 0o100755 : 0o100644, oid: null });
+      }
+      touched.push(toLoc.rel);
+      continue;
+    }
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
+    let byteExact = false;
     if (fromLoc === null) {
       if ((await current(toLoc!.rel)).kind === "file") {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc!.rel}\`, which already exists`, {
@@ -736,17 +884,29 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file.patchLine,
         );
       }
-      const text = state.content instanceof TextDoc ? state.content : TextDoc.fromBytes(state.content);
+      // A text diff of a file that is not UTF-8 (Latin-1, say) applies byte for byte, as with git.
+      const text = state.content instanceof TextDoc ? state.content : TextDoc.fromBytesLossless(state.content);
       if (!text) {
-        throw new OpError("UnsupportedFormat", `\`${fromLoc.rel}\` is not UTF-8 text; a diff cannot edit it`, {
-          file: fromLoc.rel,
-        }, file.patchLine);
+        throw new OpError(
+          "UnsupportedFormat",
+          `\`${fromLoc.rel}\` is binary (it holds NUL bytes); a text diff cannot edit it, a \`git diff --binary\` patch can`,
+          {
+            file: fromLoc.rel,
+          },
+          file.patchLine,
+        );
       }
       doc = text.clone();
       mode = state.mode;
+      // A diff whose `index` line names this very file's blob was made from it by git: apply it byte
+      // for byte, line endings included, as git apply does.
+      const old = file.blobIds?.old;
+      if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings })) reports.push({ ...report, file: shown });
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact })) {
+        reports.push({ ...report, file: shown });
+      }
     } catch (error) {
       if (error instanceof HunkError) throw hunkProblem(error, shown);
       throw error;
@@ -786,6 +946,14 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     // git records 100644 or 100755 only, and so does its checkout: an executable bit means 755.
     if (file.newMode !== null) mode = file.newMode & 0o100 ? 0o755 : 0o644;
     results.set(toLoc.rel, { kind: "file", content: doc, mode });
+    // pterm never creates a symbolic link: a link is a plain file holding its target, staged as 120000.
+    if (file.entryMode === 0o120000) view.specialEntries.set(toLoc.rel, { mode: 0o120000, oid: null });
+    // A stated regular mode is staged as such even where a link was (a link turned into a file).
+    else if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
+      view.specialEntries.set(toLoc.rel, { mode: file.newMode & 0o100 ? 0o100755 : 0o100644, oid: null });
+    } else if (file.entryMode === null && fromLoc && fromLoc.rel !== toLoc.rel) {
+      view.modeSources.set(toLoc.rel, fromLoc.rel);
+    }
     touched.push(toLoc.rel);
   }
   for (const [rel, state] of results) {

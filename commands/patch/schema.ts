@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../../core/errors.ts";
 import { OPS } from "./format.ts";
+import { INPUT_FORMATS } from "./input.ts";
 
 const REPO_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
@@ -89,6 +90,10 @@ const common = {
   author: z.string().nullable(),
   recovered: recoveredSchema.describe("Runs killed mid-apply that this run finished first."),
   warnings: z.array(z.string()),
+  input_format: z.enum(INPUT_FORMATS).describe(
+    "How stdin was read: xgit blocks, a unified diff (run as one git.diff block) or a codex `*** Begin Patch` " +
+      "patch (run as the equivalent XGit blocks).",
+  ),
 };
 
 export const recoverResultSchema = z.strictObject({

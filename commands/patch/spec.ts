@@ -27,11 +27,15 @@ Ops:
   file.delete (file or folder)   file.move to=<path>   file.chmod mode=755   file.eol style=lf|crlf ensure_nl=true
   file.binary / file.image       body = Base64
   line.insert / line.append / line.replace / line.delete
+                                 line.insert puts the body BEFORE the found line, line.append AFTER it;
+                                 line.replace replaces it, line.delete removes it.
                                  which line: keys=<text in it> (alternatives a|b or a,b; case and indentation
                                  ignored) or lineno=<N>; nthl=<N> picks among several matches; offset=+N/-N;
                                  start-keys= / end-keys= narrow the search to a scope (nthb picks the start)
-  block.delete / block.replace   the lines from start-keys to end-keys (first match after the start), inclusive
-  git.diff                       body = a unified diff (fences, wrong @@ counts, shifted or fuzzy context tolerated)
+  block.delete / block.replace   the lines from start-keys to end-keys (the first line after the start holding
+                                 end-keys as written, else its parts), inclusive
+  git.diff                       body = a unified diff (fences, wrong @@ counts, shifted or fuzzy context tolerated;
+                                 git diff --binary, links and submodules too; a non-UTF-8 diff: send it with --file)
   git.reset ref= mode=hard|mixed|soft   git.revert ref= no_commit=   git.tag name= [ref=] [message=] [force=]
   git.commit                     alone in its patch: commits what the work tree holds
 
@@ -39,7 +43,21 @@ keys rules, in order: one key matching exactly one line; else a pair of keys on 
 line; else nthl=N among the matches; else AmbiguousMatch listing each line with the nthl that picks it.
 
 All or nothing: when any block fails, nothing is written (NoMatch shows the closest lines). In a git repository
-the patch ends with one commit (commitmsg, author) unless --no-commit.
+the patch ends with one commit (commitmsg, author) unless --no-commit; in a folder that is not one, nothing is
+committed and the result's warnings say so (and name the --repo that would commit, when the files are in one).
+
+Other formats on stdin run as the equivalent blocks, all or nothing, one commit (result.input_format says which):
+  a unified diff (git diff, diff -u, diff -ruN as patch -p1 reads it; fenced or not)   one git.diff block
+  a codex patch:  *** Begin Patch                                        git.diff / file.delete blocks
+                  *** Add File: <path>      then +lines (an existing file is replaced, with a warning)
+                  *** Delete File: <path>
+                  *** Update File: <path>   [*** Move to: <path>] then chunks:
+                  @@ [<anchor line>]        the chunk's lines are found below the anchor and the previous chunk;
+                   context / -old / +new    only +lines under @@ <anchor> go right below the anchor;
+                  *** End of File           the chunk ends the file
+                  *** End Patch
+                  A first chunk without an anchor whose lines occur twice is AmbiguousMatch (add @@ <line>);
+                  a unified-diff header @@ -N,M +N,M @@ there counts as a bare @@.
 
 Example (stdin of \`patch apply\`):
   commitmsg: Extend the login timeout
@@ -111,6 +129,32 @@ const DIFF_EXAMPLE = `=== git.diff: "notes/todo.md" ===
 === PATCH EOF ===
 `;
 
+const CODEX_ADD_EXAMPLE = `*** Begin Patch
+*** Add File: notes/plan.md
++## Parser
++- status: todo
++
++## Tests
++- status: todo
+*** End Patch
+`;
+
+const CODEX_UPDATE_EXAMPLE = `*** Begin Patch
+*** Update File: notes/plan.md
+@@ ## Tests
+-- status: todo
++- status: done
+*** End Patch
+`;
+
+const PLAIN_DIFF_EXAMPLE = `--- a/notes/plan.md
++++ b/notes/plan.md
+@@ -1,2 +1,2 @@
+ ## Parser
+-- status: todo
++- status: started
+`;
+
 const apply: LeafSpec = {
   name: "apply",
   summary: "Apply a patch: every block or none, then one commit in a git repository.",
@@ -132,6 +176,12 @@ const apply: LeafSpec = {
       command: "patch apply --file patches/fix.patch --repo projects/xgit",
       description: "Apply a patch file to a repository",
     },
+    { command: "patch apply", description: "A codex patch: create a file", stdin: CODEX_ADD_EXAMPLE },
+    {
+      command: "patch apply",
+      description: "A codex patch: change the `- status: todo` below `## Tests` (the anchor picks which one)",
+      stdin: CODEX_UPDATE_EXAMPLE,
+    },
   ],
   result: async () => (await schema()).applyResultSchema,
   handler: { module: HANDLERS, export: "applyHandler" satisfies keyof Handlers },
@@ -149,6 +199,7 @@ const check: LeafSpec = {
   examples: [
     { command: "patch check", description: "Check a patch before applying it", stdin: DIFF_EXAMPLE },
     { command: "patch check --file patches/fix.patch", description: "Check a patch file" },
+    { command: "patch check", description: "Check a plain unified diff (no XGit blocks)", stdin: PLAIN_DIFF_EXAMPLE },
   ],
   result: async () => (await schema()).checkResultSchema,
   handler: { module: HANDLERS, export: "checkHandler" satisfies keyof Handlers },
@@ -192,4 +243,9 @@ export const patchSpec: CommandSpec = {
     { command: "patch check", description: "Report every problem of a patch without writing", stdin: LINE_EXAMPLE },
   ],
   subcommands: [apply, check, recover],
+  // Other tools' names for applying a patch: the error names patch apply instead (the patch goes in stdin).
+  replaces: {
+    apply_patch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
+    applypatch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
+  },
 };

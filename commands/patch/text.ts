@@ -8,6 +8,77 @@
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+/**
+ * Bytes to text without losing any: valid UTF-8 decodes as usual, and each byte of an invalid
+ * sequence becomes the lone surrogate U+DC80–U+DCFF (Python's "surrogateescape"), which valid UTF-8
+ * never yields — so `encodeLossless` gives back exactly the bytes, and a diff of a Latin-1 file
+ * applies byte for byte instead of turning its bytes into U+FFFD.
+ */
+export function decodeLossless(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch { /* some bytes are not UTF-8: escape them one by one */ }
+  const parts: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const length = b < 0x80
+      ? 1
+      : b >= 0xc2 && b <= 0xdf
+      ? 2
+      : b >= 0xe0 && b <= 0xef
+      ? 3
+      : b >= 0xf0 && b <= 0xf4
+      ? 4
+      : 0;
+    let valid = length > 0 && i + length <= bytes.length;
+    if (valid && length > 1) {
+      try {
+        decoder.decode(bytes.subarray(i, i + length));
+      } catch {
+        valid = false;
+      }
+    }
+    if (valid) {
+      i += length;
+      continue;
+    }
+    if (start < i) parts.push(decoder.decode(bytes.subarray(start, i)));
+    parts.push(String.fromCharCode(0xdc00 + b));
+    i++;
+    start = i;
+  }
+  if (start < bytes.length) parts.push(decoder.decode(bytes.subarray(start)));
+  return parts.join("");
+}
+
+/** Text to bytes, the escaped bytes of `decodeLossless` back as they were. */
+export function encodeLossless(text: string): Uint8Array {
+  if (!/[\udc80-\udcff]/.test(text)) return encoder.encode(text);
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++; // a pair: an ordinary character
+      continue;
+    }
+    if (c < 0xdc80 || c > 0xdcff) continue;
+    parts.push(encoder.encode(text.slice(start, i)), new Uint8Array([c - 0xdc00]));
+    start = i + 1;
+  }
+  parts.push(encoder.encode(text.slice(start)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
 export type EolStyle = "lf" | "crlf";
 
 export class TextDoc {
@@ -51,6 +122,20 @@ export class TextDoc {
     return doc;
   }
 
+  /**
+   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
+   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
+   * Null only for content with a NUL byte (binary to git too).
+   */
+  static fromBytesLossless(bytes: Uint8Array): TextDoc | null {
+    if (bytes.includes(0)) return null;
+    const text = decodeLossless(bytes);
+    const bom = text.charCodeAt(0) === 0xfeff;
+    const doc = TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+
   clone(): TextDoc {
     return new TextDoc([...this.lines], this.finalNewline, this.bom);
   }
@@ -59,14 +144,20 @@ export class TextDoc {
     return this.lines.length;
   }
 
-  /** The style most lines use; a file with no line breaks counts as LF. */
-  get style(): EolStyle {
+  /** How many lines end with `\r`. */
+  get crLines(): number {
     if (this.#crCount === null) {
       this.#crCount = 0;
       for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
     }
+    return this.#crCount;
+  }
+
+  /** The style most lines use; a file with no line breaks counts as LF. */
+  get style(): EolStyle {
+    this.crLines;
     const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
-    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
+    return this.#crCount! > 0 && this.#crCount! * 2 >= breaks ? "crlf" : "lf";
   }
 
   toText(): string {
@@ -75,7 +166,7 @@ export class TextDoc {
   }
 
   toBytes(): Uint8Array {
-    return encoder.encode((this.bom ? "\ufeff" : "") + this.toText());
+    return encodeLossless((this.bom ? "\ufeff" : "") + this.toText());
   }
 
   /** Line `i` (0-based) without its `\r`. */

@@ -281,9 +281,17 @@ export class Transaction {
   }
 
   /** Journals, prepares and switches every change. On failure the caller rolls back. */
-  async write(changes: readonly Change[], emptiedDirs: readonly string[]): Promise<void> {
+  /**
+   * `folders` are empty folders to create (absolute; a new submodule's, as git apply makes it), with
+   * their missing parents; journaled like the parents of new files, so a rollback removes them.
+   */
+  async write(
+    changes: readonly Change[],
+    emptiedDirs: readonly string[],
+    folders: readonly string[] = [],
+  ): Promise<void> {
     const { root, runId } = this.#options;
-    const created = dirsToCreate(changes, this.#options.repoAbs);
+    const created = dirsToCreate(changes, this.#options.repoAbs, folders);
     const entries: JournalEntry[] = await Promise.all(changes.map(async (c) => ({
       path: toRootRel(root, c.abs),
       original_mode: c.before?.mode ?? null,
@@ -325,8 +333,12 @@ export class Transaction {
       }
       if (change.after) {
         const temp = join(dirname(change.abs), entry.temp!);
-        await removeIfPresent(temp);
-        await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+        try {
+          await removeIfPresent(temp);
+          await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+        } catch (error) {
+          throw ioFailure(entry.path, "written", error);
+        }
       }
     };
     // Files are independent here (nothing visible changes yet), so their flushes overlap.
@@ -342,8 +354,12 @@ export class Transaction {
 
   async #switch(changes: readonly Change[], entries: readonly JournalEntry[], emptiedDirs: readonly string[]) {
     for (const [i, change] of changes.entries()) {
-      if (change.after) await Deno.rename(join(dirname(change.abs), entries[i].temp!), change.abs);
-      else await removeIfPresent(change.abs);
+      try {
+        if (change.after) await Deno.rename(join(dirname(change.abs), entries[i].temp!), change.abs);
+        else await removeIfPresent(change.abs);
+      } catch (error) {
+        throw ioFailure(entries[i].path, change.after ? "replaced" : "deleted", error);
+      }
     }
     for (const dir of emptiedDirs) {
       try {
@@ -367,6 +383,8 @@ export class Transaction {
    */
   async rollback(restoreGit?: GitStateRestorer): Promise<void> {
     if (this.#closed) return;
+    // Closed before trying: a rollback that cannot finish keeps the run folder for `patch recover`.
+    this.#closed = true;
     await rollback(this.#options.root, this.#runDir, this.journal, restoreGit ?? this.#options.restoreGit);
     await this.finish();
   }
@@ -378,6 +396,35 @@ export class Transaction {
   }
 }
 
+/** The OS's reason for an I/O error, without the host paths Deno puts in its message. */
+function osReason(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  const text = error.message.split(" (os error")[0].split(":")[0].trim();
+  return typeof code === "string" ? `${text}, ${code}` : text;
+}
+
+/** An error the OS gave (EPERM, EBUSY, a sharing violation on Windows…), not pterm's sandbox refusing. */
+function isOsError(error: unknown): error is Error {
+  if (!(error instanceof Error) || error instanceof PtermError || error instanceof Deno.errors.NotCapable) return false;
+  return typeof (error as { code?: unknown }).code === "string" ||
+    Object.values(Deno.errors).some((kind) => error instanceof kind);
+}
+
+/**
+ * One path the file system refused (EPERM, EACCES, EBUSY, a full disk…) while writing. Thrown
+ * before the rollback, which puts every other file back; a rollback that cannot finish throws
+ * its own WriteFailed instead (see `rollback`).
+ */
+function ioFailure(path: string, action: "written" | "replaced" | "deleted", error: unknown): unknown {
+  if (!isOsError(error)) return error;
+  return new PtermError(
+    "WriteFailed",
+    `\`${path}\` could not be ${action} (${osReason(error)}); every file the patch had changed was put back as it ` +
+      `was and nothing was committed. Make \`${path}\` writable (or close what holds it open) and apply the patch again.`,
+    { result: { failed_path: path, reason: osReason(error) } },
+  );
+}
+
 function changedUnderneath(path: string): PtermError {
   return new PtermError(
     "ConcurrentModification",
@@ -386,8 +433,11 @@ function changedUnderneath(path: string): PtermError {
 }
 
 /** Parent folders of new files that do not exist yet, shallowest first. */
-function dirsToCreate(changes: readonly Change[], repoAbs: string): string[] {
-  return missingParents(changes.filter((c) => c.after).map((c) => c.abs), repoAbs);
+function dirsToCreate(changes: readonly Change[], repoAbs: string, folders: readonly string[]): string[] {
+  const wanted = folders.filter((f) => lstatOrNull(f) === null);
+  // A folder is its own child's parent: ask for the parents of a name inside it.
+  const inside = wanted.map((f) => join(f, "x"));
+  return missingParents([...changes.filter((c) => c.after).map((c) => c.abs), ...inside], repoAbs);
 }
 
 function missingParents(paths: readonly string[], repoAbs: string): string[] {
@@ -410,40 +460,81 @@ function missingParents(paths: readonly string[], repoAbs: string): string[] {
 /** Puts back the git state a journal recorded (supplied by the git integration). */
 export type GitStateRestorer = (repoAbs: string, state: unknown) => Promise<void>;
 
-async function rollback(
-  root: string,
-  runDir: string,
-  journal: Journal,
-  restoreGit: GitStateRestorer | null,
-): Promise<void> {
-  // Folders first, so that restored files have their parents.
-  for (const dir of [...journal.removed_dirs].reverse()) {
-    await Deno.mkdir(fromRootRel(root, dir), { recursive: true });
+/** A path a rollback could not put back, and why. */
+interface NotRestored {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/**
+ * Puts back one journaled path from its backup. A file the run never replaced (same inode as
+ * its backup) is left alone, its mode reset only if it differs: the file the switch failed on
+ * is usually one the OS will not let anyone change.
+ */
+async function restoreEntry(root: string, runDir: string, journal: Journal, entry: JournalEntry): Promise<void> {
+  const target = fromRootRel(root, entry.path);
+  if (entry.temp) await removeIfPresent(join(dirname(target), entry.temp));
+  if (entry.backup === null) {
+    await removeIfPresent(target);
+    return;
   }
-  for (const entry of [...journal.entries].reverse()) {
-    const target = fromRootRel(root, entry.path);
-    if (entry.temp) await removeIfPresent(join(dirname(target), entry.temp));
-    if (entry.backup === null) {
-      await removeIfPresent(target);
-      continue;
-    }
-    const backup = join(runDir, entry.backup);
-    const saved = lstatOrNull(backup);
-    if (!saved) continue; // the run died before backing it up, so it never touched it
-    const now = lstatOrNull(target);
-    if (!(now && now.ino !== null && now.ino === saved.ino)) {
-      // Its folder may be gone (git removes emptied folders).
-      await Deno.mkdir(dirname(target), { recursive: true });
-      const restoring = join(dirname(target), `.${basename(target)}.${journal.run_id}.restore-tmp`);
-      await removeIfPresent(restoring);
+  const backup = join(runDir, entry.backup);
+  const saved = lstatOrNull(backup);
+  if (!saved) return; // the run died before backing it up, so it never touched it
+  let now = lstatOrNull(target);
+  if (!(now && now.ino !== null && now.ino === saved.ino) && !(await sameFile(target, now, backup))) {
+    // Its folder may be gone (git removes emptied folders).
+    await Deno.mkdir(dirname(target), { recursive: true });
+    const restoring = join(dirname(target), `.${basename(target)}.${journal.run_id}.restore-tmp`);
+    await removeIfPresent(restoring);
+    try {
       try {
         await Deno.link(backup, restoring);
       } catch {
         await Deno.copyFile(backup, restoring);
       }
       await Deno.rename(restoring, target);
+    } catch (error) {
+      await removeIfPresent(restoring).catch(() => {});
+      throw error;
     }
-    if (entry.original_mode !== null && Deno.build.os !== "windows") await Deno.chmod(target, entry.original_mode);
+    now = lstatOrNull(target);
+  }
+  const mode = now?.mode == null ? null : now.mode & 0o7777;
+  if (entry.original_mode !== null && mode !== entry.original_mode && Deno.build.os !== "windows") {
+    await Deno.chmod(target, entry.original_mode);
+  }
+}
+
+/** Whether `target` (a file) already holds the backup's bytes — a copy-made backup of an untouched file. */
+async function sameFile(target: string, now: Deno.FileInfo | null, backup: string): Promise<boolean> {
+  if (!now?.isFile) return false;
+  const [a, b] = await Promise.all([Deno.readFile(target), Deno.readFile(backup)]);
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+async function rollback(
+  root: string,
+  runDir: string,
+  journal: Journal,
+  restoreGit: GitStateRestorer | null,
+): Promise<void> {
+  // Every path is tried even when one fails, so one stuck file does not leave the others changed.
+  const notRestored: NotRestored[] = [];
+  const attempt = async (path: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (error) {
+      if (!isOsError(error)) throw error;
+      notRestored.push({ path, reason: osReason(error) });
+    }
+  };
+  // Folders first, so that restored files have their parents.
+  for (const dir of [...journal.removed_dirs].reverse()) {
+    await attempt(dir, () => Deno.mkdir(fromRootRel(root, dir), { recursive: true }));
+  }
+  for (const entry of [...journal.entries].reverse()) {
+    await attempt(entry.path, () => restoreEntry(root, runDir, journal, entry));
   }
   const deepestFirst = [...journal.created_dirs].sort((a, b) => b.split("/").length - a.split("/").length);
   for (const dir of deepestFirst) {
@@ -457,6 +548,17 @@ async function rollback(
     if (!restoreGit) throw new Error("a journal holds git state but no git restorer was given");
     await restoreGit(fromRootRel(root, journal.repo), journal.git_state);
   }
+  if (notRestored.length > 0) throw rollbackIncomplete(journal, notRestored);
+}
+
+function rollbackIncomplete(journal: Journal, notRestored: readonly NotRestored[]): PtermError {
+  const list = notRestored.map((n) => `\`${n.path}\` (${n.reason})`).join(", ");
+  return new PtermError(
+    "WriteFailed",
+    `the patch failed and could not put back ${list}; every other file was restored. The journal of run ` +
+      `${journal.run_id} was kept: make those paths writable, then run \`patch recover\`, which finishes the rollback.`,
+    { helpFor: "patch recover", result: { run_id: journal.run_id, not_restored: [...notRestored] } },
+  );
 }
 
 /** A killed run's repository lock is still its own file (same inode): it is stale, remove it. */
@@ -560,7 +662,7 @@ async function changesSince(root: string, journal: Journal, readGit: GitStateRea
   const lockStands = repoLockStillOurs(root, journal);
   if (journal.git_state !== null && journal.git_state !== undefined && !lockStands) {
     const now = readGit ? await readGit(fromRootRel(root, journal.repo)) : undefined;
-    if (JSON.stringify(now) !== JSON.stringify(journal.git_state)) {
+    if (JSON.stringify(withoutTimes(now)) !== JSON.stringify(withoutTimes(journal.git_state))) {
       found.push(
         `the repository \`${journal.repo}\` changed (HEAD, a branch, the index or a reflog) after the run's lock was removed`,
       );
@@ -573,6 +675,17 @@ async function changesSince(root: string, journal: Journal, readGit: GitStateRea
     found.push(`\`${entry.path}\` holds neither what it held before the run nor what the run wrote`);
   }
   return found;
+}
+
+/**
+ * The git state without the index file's time, which a snapshot keeps only so a restore can put it
+ * back: git rewrites an unchanged index now and then (a status refreshing it), which is not a change.
+ */
+function withoutTimes(state: unknown): unknown {
+  const fields = (state as { $object?: Record<string, unknown> } | null)?.$object;
+  if (!fields || !("indexMtime" in fields)) return state;
+  const { indexMtime: _, ...rest } = fields;
+  return { $object: rest };
 }
 
 function staleJournal(journal: Journal, found: readonly string[]): PtermError {

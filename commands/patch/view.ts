@@ -55,6 +55,16 @@ export class View {
   readonly deletedDirs = new Set<string>();
   /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
   readonly cleanupCandidates = new Set<string>();
+  /**
+   * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
+   * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
+   */
+  readonly specialEntries = new Map<
+    string,
+    { mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid: string | null }
+  >();
+  /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
+  readonly modeSources = new Map<string, string>();
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;
@@ -279,22 +289,31 @@ export class View {
     const emptied = new Set<string>();
     for (const dir of candidates) {
       const below: string[] = [];
-      if (await this.#willBeEmpty(dir, this.absOf(dir), below)) { for (const d of [dir, ...below]) emptied.add(d); }
+      // A folder the patch deletes goes whole; one it merely empties goes only if nothing else is left
+      // in it — not even an empty folder it did not empty (a submodule's, which git keeps).
+      const whole = [...this.deletedDirs].some((d) => dir === d || dir.startsWith(d + "/"));
+      if (await this.#willBeEmpty(dir, this.absOf(dir), below, whole)) {
+        for (const d of [dir, ...below]) emptied.add(d);
+      }
     }
     return [...emptied].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
   }
 
   /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
-  async #willBeEmpty(rel: string, abs: string, below: string[]): Promise<boolean> {
+  async #willBeEmpty(rel: string, abs: string, below: string[], whole: boolean): Promise<boolean> {
     const info = lstatOrNull(abs);
     if (!info?.isDirectory) return false;
+    let touched = false;
     for (const entry of this.#entries.values()) {
-      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return false;
+      if (!entry.rel.startsWith(rel + "/")) continue;
+      if (entry.state.kind === "file") return false;
+      touched = true;
     }
+    if (!whole && !touched) return false;
     for await (const item of Deno.readDir(abs)) {
       const childRel = `${rel}/${item.name}`;
       if (item.isDirectory) {
-        if (!(await this.#willBeEmpty(childRel, join(abs, item.name), below))) return false;
+        if (!(await this.#willBeEmpty(childRel, join(abs, item.name), below, whole))) return false;
         below.push(childRel);
       } else if (item.isFile) {
         if (this.#entries.get(childRel)?.state.kind !== "absent") return false;

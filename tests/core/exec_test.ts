@@ -8,7 +8,8 @@ import { exec, execOk, makeRoot } from "../helpers.ts";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 
 const probe = { commands: probeCommands };
-const HINT = /\n\nHint: Run `([^`]+) --help` to learn the correct usage before retrying\.$/;
+const HINT =
+  /\n\nHint: Run `(.+?)(?: --help)?` (?:to learn the correct usage|to list the commands).* before retrying\.$/;
 
 Deno.test("hello prints the banner and the lemonhall signature", async () => {
   await using dir = await makeRoot();

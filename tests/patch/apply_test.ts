@@ -433,3 +433,51 @@ Deno.test("concurrent patches on the same file run one after the other: no updat
   assert.equal(lines[0], "start");
   assert.deepEqual(lines.slice(1).sort(), Array.from({ length: 6 }, (_, i) => `entry ${i}`));
 });
+
+Deno.test("end-keys copied from the block's last line (commas and all) ends the block there, not at a fragment", async () => {
+  await using dir = await makeRoot();
+  const source = [
+    "def pair(a, b):",
+    "    total = add(a, b)",
+    "    log(total)",
+    "    return a, b",
+    "",
+    "def other():",
+    "    return 0",
+  ].join("\n") + "\n";
+  await writeTree(dir.path, { "m.py": source });
+  const env = await apply(
+    dir.path,
+    patchOf(
+      block("block.replace", "m.py", [
+        "start-keys=def pair(a, b):",
+        "end-keys=    return a, b",
+        "def pair(a, b):",
+        "    return b, a",
+      ]),
+    ),
+  );
+  assert.equal(env.exit_code, 0, env.stderr);
+  assert.equal(
+    await Deno.readTextFile(`${dir.path}/m.py`),
+    "def pair(a, b):\n    return b, a\n\ndef other():\n    return 0\n",
+  );
+  // Parts that first occur on different lines, the whole nowhere: AmbiguousMatch listing both.
+  const ambiguous = await apply(
+    dir.path,
+    patchOf(block("block.delete", "m.py", ["start-keys=def pair", "end-keys=return b, other"])),
+  );
+  assert.equal(ambiguous.error_code, "AmbiguousMatch", ambiguous.stderr);
+  assert.match(
+    ambiguous.stderr,
+    /2: `return b, a` \(first line with `return b`\); 4: `def other\(\):` \(first line with `other`\)/,
+  );
+});
+
+Deno.test("`keys = x` with spaces is body text; the missing-locator error says how to write it", async () => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, { "a.py": "x = 1\n" });
+  const env = await apply(dir.path, patchOf(block("line.replace", "a.py", ["keys = x = 1", "x = 2"])));
+  assert.equal(env.error_code, "PatchParseError", env.stderr);
+  assert.match(env.stderr, /`keys = x = 1` is body text: write `keys=x = 1`, = right after the key/);
+});

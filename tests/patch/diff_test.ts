@@ -62,13 +62,23 @@ Deno.test("a hunk whose line number is off is found by its text when that text o
   assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 6, 1]]);
 });
 
-Deno.test("a shifted hunk whose text occurs twice is refused with both places", () => {
+Deno.test("a shifted hunk whose text occurs twice goes to the place strictly nearest its stated line, as git apply", () => {
   const file = "a\nrepeat\nb\nc\nrepeat\nb\n";
-  const f = failure(file, "@@ -10,2 +10,2 @@\n repeat\n-b\n+B\n");
+  const { text, reports } = apply(file, "@@ -10,2 +10,2 @@\n repeat\n-b\n+B\n");
+  assert.equal(text, "a\nrepeat\nb\nc\nrepeat\nB\n");
+  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 5, 10]]);
+  // Equally near (line 2 and line 5 from a stated line 3.5 cannot be; 1 and 5 from 3 are): refused.
+  const tie = "repeat\nb\nx\nx\nrepeat\nb\n";
+  const f = failure(tie, "@@ -3,2 +3,2 @@\n repeat\n-b\n+B\n");
   assert.equal(f.kind, "ambiguous");
-  if (f.kind === "ambiguous") assert.deepEqual(f.lines, [2, 5]);
+  if (f.kind === "ambiguous") {
+    assert.deepEqual(f.lines, [1, 5]);
+    assert.deepEqual(f.texts, ["repeat", "repeat"]);
+    assert.equal(f.stated, 3);
+  }
   const g = failure(file, "@@ @@\n repeat\n-b\n+B\n");
   assert.equal(g.kind, "ambiguous");
+  if (g.kind === "ambiguous") assert.equal(g.stated, null);
 });
 
 Deno.test("fuzzy: changed context lines are tolerated, the removed line must match", () => {
@@ -189,4 +199,40 @@ Deno.test("prose after the last hunk is dropped; text between hunks is an error"
     () => apply(BASE, "@@ -1,1 +1,1 @@\n-alpha\n+ALPHA\nnote: and now\n@@ -3,1 +3,1 @@\n-gamma\n+GAMMA\n"),
     /unexpected line in the diff: `note: and now`/,
   );
+});
+
+Deno.test("a hunk retyped with spaces for a tab-indented file: added lines take the file's tabs (a Makefile stays valid)", () => {
+  const makefile = "all: app\n\napp: main.o\n\t$(CC) -o app main.o\n\nclean:\n\trm -f app\n";
+  const { text, reports } = apply(
+    makefile,
+    "@@ -3,2 +3,3 @@\n app: main.o\n-    $(CC) -o app main.o\n+    $(CC) -o app main.o util.o\n+    strip app\n",
+  );
+  assert.equal(text, "all: app\n\napp: main.o\n\t$(CC) -o app main.o util.o\n\tstrip app\n\nclean:\n\trm -f app\n");
+  assert.equal(reports[0].strategy, "whitespace");
+  // And tabs typed into a file indented with spaces become its spaces.
+  const python = "def f():\n    if x:\n        return 1\n    return 0\n";
+  assert.equal(
+    apply(python, "@@ -2,2 +2,3 @@\n \tif x:\n-\t\treturn 1\n+\t\tlog(x)\n+\t\treturn 2\n").text,
+    "def f():\n    if x:\n        log(x)\n        return 2\n    return 0\n",
+  );
+});
+
+Deno.test("a file holding only a BOM is the one line git sees: a diff replacing it applies", () => {
+  const doc = TextDoc.fromBytes(new Uint8Array([0xef, 0xbb, 0xbf]))!;
+  const [file] = parseDiff(["@@ -1 +1,2 @@", "-\ufeff", "\\ No newline at end of file", "+\ufeffa", "+b"], 1);
+  applyHunks(doc, file.hunks);
+  assert.deepEqual(doc.toBytes(), new TextEncoder().encode("\ufeffa\nb\n"));
+  const plain = TextDoc.fromBytes(new Uint8Array([0xef, 0xbb, 0xbf]))!;
+  applyHunks(plain, parseDiff(["@@ -1 +1 @@", "-\ufeff", "\\ No newline at end of file", "+x"], 1)[0].hunks);
+  assert.deepEqual(plain.toBytes(), new TextEncoder().encode("x\n"));
+});
+
+Deno.test("a Makefile continuation line (a tab, then spaces to align) retyped with spaces keeps its tab", () => {
+  const makefile = "app: main.o\n\t$(CC) -o app \\\n\t    main.o\n";
+  const { text, reports } = apply(
+    makefile,
+    "@@ -1,3 +1,4 @@\n app: main.o\n         $(CC) -o app \\\n-            main.o\n+            main.o \\\n+            util.o\n",
+  );
+  assert.equal(text, "app: main.o\n\t$(CC) -o app \\\n\t    main.o \\\n\t    util.o\n");
+  assert.equal(reports[0].reindent, "spaces→tabs (8)");
 });

@@ -37,8 +37,23 @@ Deno.test("every example of `patch --help` runs, in order, in a fresh root", asy
     "# TODO\n- write the parser\n- test the parser\n- timeout is 60 seconds\n",
   );
   assert.equal(await Deno.readTextFile(`${dir.path}/projects/xgit/notes/todo.md`), "# TODO\n- fixed\n");
+  assert.equal(
+    await Deno.readTextFile(`${dir.path}/notes/plan.md`),
+    "## Parser\n- status: todo\n\n## Tests\n- status: done\n",
+  );
   const help = await exec(dir.path, "patch --help");
-  for (const needle of ["=== PATCH EOF ===", "nthl", "start-keys", "git.diff", "file.chmod", "All or nothing"]) {
+  for (
+    const needle of [
+      "=== PATCH EOF ===",
+      "nthl",
+      "start-keys",
+      "git.diff",
+      "file.chmod",
+      "All or nothing",
+      "line.insert puts the body BEFORE the found line",
+      "*** Begin Patch",
+    ]
+  ) {
     assert.ok(help.stdout.includes(needle), needle);
   }
 });
@@ -78,5 +93,11 @@ Deno.test("skills/patch/SKILL.md: every example does what the text says; the fai
   );
   assert.equal(((await Deno.stat(`${dir.path}/scripts/run.sh`)).mode ?? 0) & 0o777, 0o755);
   assert.equal(await git(`${dir.path}/proj`, "log", "--format=%an|%s", "v0.1"), "Ada Lovelace|Add the readme\n");
-  assert.equal(await git(`${dir.path}/proj`, "show", "HEAD:README.md"), "# Project\n");
+  assert.equal(
+    await Deno.readTextFile(`${dir.path}/proj/README.md`),
+    "# Project\nStatus: alpha.\n\nRun `python -m app`.\n",
+  );
+  assert.equal(await Deno.readTextFile(`${dir.path}/proj/docs/usage.md`), "# Usage\n");
+  assert.equal((await git(`${dir.path}/proj`, "rev-list", "--count", "HEAD")).trim(), "3");
+  assert.equal(await git(`${dir.path}/proj`, "show", "v0.1:README.md"), "# Project\n");
 });

@@ -200,3 +200,17 @@ Deno.test("a patch copied with a uniform indentation (markers included) is deden
   const body = parsePatch('=== file.write: "a" ===\n  x\n=== end ===\n=== PATCH EOF ===\n');
   assert.deepEqual(body.patch.blocks[0].body, ["  x"]);
 });
+
+Deno.test("code such as `offset = 0` in a body is body: a parameter is written key=value, = right after the key", () => {
+  const { patch, problems } = parsePatch(
+    '=== line.replace: "x.py" ===\nkeys=a = 1\noffset = 0\n=== end ===\n' +
+      '=== line.insert: "x.py" ===\nlineno=1\nnthl = 2\nmode = "fast"\n=== end ===\n=== PATCH EOF ===\n',
+  );
+  assert.deepEqual(problems, []);
+  const [replace, insert] = patch.blocks;
+  assert.deepEqual([...replace.params.keys()], ["keys"]);
+  assert.equal(replace.params.get("keys")?.value, "a = 1");
+  assert.deepEqual(replace.body, ["offset = 0"]);
+  assert.deepEqual([...insert.params.keys()], ["lineno"]);
+  assert.deepEqual(insert.body, ["nthl = 2", 'mode = "fast"']);
+});

@@ -268,3 +268,28 @@ Deno.test("the workspace root as the repository: pterm's own state is never comm
   assert.equal(await git(dir.path, "ls-files"), "app.txt\n");
   assert.equal(await git(dir.path, "show", "HEAD:app.txt"), "v2\n");
 });
+
+Deno.test("messages: a tag that exists is named in quotes; NoMatch echoes keys as given; data errors hint at the fix", async () => {
+  await using dir = await makeRoot();
+  const r = dir.path;
+  await writeTree(r, { "a.py": "def Main():\n    return 0\n" });
+  await git(r, "init", "-q", "-b", "main");
+  await git(r, "add", "-A");
+  await git(r, "commit", "-qm", "base");
+  await git(r, "tag", "exists");
+  const tag = await apply(r, patchOf(block("file.write", "b.txt", ["b"]), block("git.tag", ".", ["name=exists"])));
+  assert.equal(tag.error_code, "AlreadyExists", tag.stderr);
+  assert.match(tag.stderr, /the tag `exists` already exists; pick another name, or add force=true/);
+
+  const noMatch = await apply(r, patchOf(block("line.replace", "a.py", ["keys=def MAIN_Loop(|Return 1", "x"])));
+  assert.equal(noMatch.error_code, "NoMatch", noMatch.stderr);
+  assert.match(noMatch.stderr, /contains `def MAIN_Loop\(` or `Return 1`/);
+  assert.match(noMatch.stderr, /\n\nHint: The text the patch looks for is not in the file as it is now/);
+  assert.doesNotMatch(noMatch.stderr, /--help/);
+
+  const twice = await apply(r, patchOf(block("file.append", "a.py", ["def other():", "    return 0"])));
+  assert.equal(twice.exit_code, 0, twice.stderr);
+  const again = await apply(r, patchOf(block("git.diff", "a.py", ["@@ @@", "-    return 0", "+    return 1"])));
+  assert.equal(again.error_code, "AmbiguousMatch", again.stderr);
+  assert.match(again.stderr, /\n\nHint: Each place that fits is listed above/);
+});

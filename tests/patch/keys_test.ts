@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closestLines, firstHitAfter, locate, parseKeys, wholeDoc } from "../../commands/patch/keys.ts";
+import { closestLines, locate, locateEnd, parseKeys, wholeDoc } from "../../commands/patch/keys.ts";
 import { TextDoc } from "../../commands/patch/text.ts";
 
 const doc = TextDoc.fromText(
@@ -63,13 +63,25 @@ Deno.test("several matches list the lines nthl counts in; no match says none", (
 Deno.test("matching stays inside the scope", () => {
   const scope = { first: line(6), last: line(8) };
   assert.deepEqual(locate(doc, scope, ["timeout"]), { kind: "unique", line: line(7), rule: "single-key" });
-  assert.equal(firstHitAfter(doc, line(1), doc.length - 1, ["return"]), line(4));
-  assert.equal(firstHitAfter(doc, line(4), doc.length - 1, ["return"]), line(8));
-  assert.equal(firstHitAfter(doc, line(8), doc.length - 1, ["return"]), null);
+  const end = (after: number, raw: string) => locateEnd(doc, after, doc.length - 1, raw);
+  assert.deepEqual(end(line(1), "return"), { kind: "unique", line: line(4), rule: "first-hit" });
+  assert.deepEqual(end(line(4), "return"), { kind: "unique", line: line(8), rule: "first-hit" });
+  assert.deepEqual(end(line(8), "return"), { kind: "none" });
 });
 
 Deno.test("closest lines rank the near miss first", () => {
   const closest = closestLines(doc, wholeDoc(doc), ["timeout = 31"]);
   assert.equal(closest[0].line, 2);
   assert.ok(closest[0].similarity > 0.6, JSON.stringify(closest));
+});
+
+Deno.test("end-keys: the whole line as written wins over its comma-split fragments", () => {
+  const end = (after: number, raw: string) => locateEnd(doc, after, doc.length - 1, raw);
+  // Split on its comma, `timeout)` would do too; the whole text occurs (line 4) and decides.
+  assert.deepEqual(end(line(1), "return check(user, timeout)"), { kind: "unique", line: line(4), rule: "whole-line" });
+  // Fragments that agree on one line are fine; fragments that disagree are listed, never guessed.
+  assert.deepEqual(end(line(1), "return check(user, retries = 3"), {
+    kind: "many",
+    candidates: [{ line: line(3), keys: ["retries = 3"] }, { line: line(4), keys: ["return check(user"] }],
+  });
 });

@@ -10,7 +10,7 @@ import { makeRoot } from "../helpers.ts";
 import { recover, Transaction } from "../../commands/patch/transaction.ts";
 import { View } from "../../commands/patch/view.ts";
 import { TextDoc } from "../../commands/patch/text.ts";
-import { apply, block, fingerprint, patchOf, writeTree } from "./helpers.ts";
+import { apply, block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const TREE = {
   "src/app.py": "import os\n\ndef main():\n    print('hi')\n    return 0\n",
@@ -115,7 +115,11 @@ Deno.test("a failure while preparing rolls back what was prepared; temporary fil
   });
   const changes = view.changes().map((c) => c.rel === "zzz.txt" ? { ...c, abs: `${dir.path}/blocker/zzz.txt` } : c);
   const tx = await Transaction.begin(options(dir.path, "run-prepare"));
-  await assert.rejects(tx.write(changes, []), Deno.errors.NotADirectory);
+  await assert.rejects(tx.write(changes, []), (e: Error & { code?: string }) => {
+    assert.equal(e.code, "WriteFailed");
+    assert.match(e.message, /^`blocker\/zzz\.txt` could not be written \(Not a directory, ENOTDIR\)/);
+    return true;
+  });
   await tx.rollback();
   assert.deepEqual(await fingerprint(dir.path), before);
 });
@@ -159,4 +163,127 @@ Deno.test("a journal left after the switch is rolled back by recovery; a committ
   const forward = await recover(dir.path, null, null);
   assert.deepEqual(forward.map((r) => r.action), ["rolled_forward"]);
   assert.deepEqual(await fingerprint(dir.path), after);
+});
+
+// ---- an I/O error while switching -------------------------------------------------------------
+
+/**
+ * Makes `path` impossible to replace or delete for real: `chattr +i` (immutable, refused even to
+ * root with EPERM) where the file system and privileges allow it, else a read-only folder
+ * (EACCES for anyone but root). Returns the undo, or null when neither works here.
+ */
+async function pin(path: string): Promise<(() => Promise<void>) | null> {
+  const chattr = await new Deno.Command("chattr", { args: ["+i", path], stderr: "null" }).output().catch(() => null);
+  if (chattr?.success) {
+    return async () => void await new Deno.Command("chattr", { args: ["-i", path] }).output();
+  }
+  if (Deno.uid() === 0) return null;
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  await Deno.chmod(dir, 0o555);
+  return async () => await Deno.chmod(dir, 0o755);
+}
+
+async function leftovers(root: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const e of Deno.readDir(root)) {
+    if (e.isDirectory && e.name !== ".git" && e.name !== "sessions") {
+      found.push(...(await leftovers(`${root}/${e.name}`)).map((p) => `${e.name}/${p}`));
+    } else if (/\.(restore-tmp|patch-tmp)$/.test(e.name)) found.push(e.name);
+  }
+  return found;
+}
+
+for (const stuck of ["b/two.txt (edited)", "b/gone.txt (deleted)"]) {
+  Deno.test(`a file the OS will not let the switch change (${stuck}): every other file is put back, WriteFailed names it`, async (t) => {
+    await using dir = await makeRoot();
+    const root = dir.path;
+    await writeTree(root, {
+      "a/one.txt": "one\n",
+      "b/two.txt": "two\n",
+      "b/gone.txt": "gone\n",
+      "c/three.txt": "three\n",
+      "d/four.txt": "four\n",
+    });
+    await git(root, "init", "-q", "-b", "main");
+    await git(root, "add", "-A");
+    await git(root, "commit", "-qm", "base");
+    const path = stuck.split(" ")[0];
+    const undo = await pin(`${root}/${path}`);
+    if (!undo) {
+      t.step({ name: "no way to make a file unreplaceable here (root without chattr)", ignore: true, fn: () => {} });
+      return;
+    }
+    try {
+      const before = await fingerprint(root);
+      // Files before the stuck one in the switch order are replaced first, so rollback has real work.
+      const env = await apply(
+        root,
+        patchOf(
+          block("file.write", "a/one.txt", ["ONE"]),
+          block("file.write", "new/created.txt", ["created"]),
+          block("file.chmod", "d/four.txt", ["mode=755"]),
+          path === "b/two.txt" ? block("file.write", "b/two.txt", ["TWO"]) : block("file.delete", "b/gone.txt"),
+          block("file.write", "c/three.txt", ["THREE"]),
+        ),
+      );
+      assert.equal(env.error_code, "WriteFailed", env.stderr);
+      assert.match(
+        env.stderr,
+        new RegExp(
+          `\`${path}\` could not be (replaced|deleted|written) \\((Operation not permitted, EPERM|Permission denied, EACCES)\\)`,
+        ),
+      );
+      assert.doesNotMatch(env.stderr, new RegExp(root));
+      // deno-lint-ignore no-explicit-any
+      assert.equal((env.result as any)?.failed_path, path);
+      await undo();
+      assert.deepEqual(await fingerprint(root), before);
+      assert.deepEqual(await leftovers(root), []);
+      const runs = await Array.fromAsync(Deno.readDir(`${root}/sessions/default/patch`)).catch(() => []);
+      assert.deepEqual(runs, [], "no journal is left: the rollback finished");
+      assert.equal(await git(root, "status", "--porcelain", "--untracked-files=no"), "");
+    } finally {
+      await undo();
+    }
+  });
+}
+
+Deno.test("a rollback that cannot put one file back restores the others, keeps the journal, and recover finishes it", async (t) => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, { "a.txt": "A\n", "gone/d.txt": "D\n", "p/z.txt": "Z\n" });
+  const before = await fingerprint(dir.path);
+  const view = await planned(dir.path, async (view) => {
+    await editEverything(view);
+    const z = await view.locate("p/z.txt", "p");
+    await view.set(z.rel, z.abs, { kind: "file", content: TextDoc.fromText("Z2\n"), mode: 0o644 });
+  });
+  const tx = await Transaction.begin(options(dir.path, "run-stuck"));
+  await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  // After the switch, p/z.txt (new content) becomes unchangeable (in its own folder, for the
+  // read-only-folder way of pinning), then the run fails and rolls back.
+  const undo = await pin(`${dir.path}/p/z.txt`);
+  if (!undo) {
+    t.step({ name: "no way to make a file unreplaceable here (root without chattr)", ignore: true, fn: () => {} });
+    return;
+  }
+  try {
+    await assert.rejects(tx.rollback(), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "WriteFailed");
+      assert.match(
+        e.message,
+        /could not put back `p\/z\.txt` \((Operation not permitted, EPERM|Permission denied, EACCES)\)/,
+      );
+      assert.match(e.message, /patch recover/);
+      return true;
+    });
+    assert.equal(await Deno.readTextFile(`${dir.path}/a.txt`), "A\n", "the other files are back");
+    assert.equal(await Deno.readTextFile(`${dir.path}/gone/d.txt`), "D\n");
+    assert.deepEqual(await leftovers(dir.path), []);
+    await undo();
+    const reports = await recover(dir.path, null, null);
+    assert.deepEqual(reports.map((r) => [r.run_id, r.action]), [["run-stuck", "rolled_back"]]);
+    assert.deepEqual(await fingerprint(dir.path), before);
+  } finally {
+    await undo();
+  }
 });

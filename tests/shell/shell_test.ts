@@ -197,8 +197,12 @@ Deno.test("tab completion: commands, subcommands, flags, choices and confined wo
 
 Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (also when $EDITOR may not start)", async () => {
   await using root = await makeRoot();
-  // The pterm task does not let pterm start programs: $EDITOR is then named and passed over.
-  await using shell = await TerminalShell.start({ root: root.path, env: { ...NO_COLOR, EDITOR: "/bin/false" } });
+  // A pterm started without --allow-run=sh may not start programs: $EDITOR is then named and passed over.
+  await using shell = await TerminalShell.start({
+    root: root.path,
+    env: { ...NO_COLOR, EDITOR: "/bin/false" },
+    withoutRun: true,
+  });
   await shell.waitForPrompt();
   await shell.line("probe stdin <<");
   await shell.waitFor(
@@ -245,7 +249,7 @@ Deno.test("stdin: a line ending with << takes the typed lines up to a lone . (al
   assert.equal((await listAuditRecords(root.path)).length, 2);
 });
 
-Deno.test("stdin from $EDITOR when pterm may start it", async () => {
+Deno.test("stdin from $EDITOR, with the pterm task's flags", async () => {
   await using root = await makeRoot();
   await using tools = await makeRoot("pterm-editor-");
   const editor = join(tools.path, "editor.sh");
@@ -258,8 +262,8 @@ Deno.test("stdin from $EDITOR when pterm may start it", async () => {
   await Deno.chmod(editor, 0o700);
   await using shell = await TerminalShell.start({
     root: root.path,
+    // The pterm task's own flags, as the README's command starts it: they allow `sh` for $EDITOR.
     env: { ...NO_COLOR, EDITOR: editor },
-    denoFlags: ["--allow-run=sh"],
   });
   await shell.waitForPrompt();
   await shell.line("probe stdin <<");

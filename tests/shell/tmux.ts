@@ -26,8 +26,10 @@ export interface ShellOptions {
   readonly env?: Record<string, string>;
   /** Extra `pterm shell` arguments. */
   readonly args?: readonly string[];
-  /** Extra `deno run` flags (e.g. --allow-run=sh for $EDITOR). */
+  /** Extra `deno run` flags. */
   readonly denoFlags?: readonly string[];
+  /** Start pterm without the permission to start `sh` (as a host that leaves --allow-run out would). */
+  readonly withoutRun?: boolean;
 }
 
 export class TerminalShell implements AsyncDisposable {
@@ -41,6 +43,7 @@ export class TerminalShell implements AsyncDisposable {
       SHELL_ENTRY,
     );
     args.splice(1, 0, ...(options.denoFlags ?? []));
+    if (options.withoutRun) args.splice(0, args.length, ...args.filter((a) => !a.startsWith("--allow-run")));
     const env = { ...baseEnv(), TERM: "xterm-256color", ...options.env };
     const command = [
       "env",

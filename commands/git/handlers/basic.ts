@@ -2,26 +2,44 @@
 
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { addFlags, commitFlags, initFlags, logFlags, statusFlags } from "../spec.ts";
-import { stage } from "../lib/add.ts";
-import { commitIndex } from "../lib/commit.ts";
-import { describeCommit, readCommit, walkLog } from "../lib/log.ts";
-import { checkBranchName, readHead } from "../lib/refs.ts";
-import { initRepo } from "../lib/repo.ts";
-import { resolveCommit } from "../lib/revparse.ts";
+import type { CommandContext } from "../../../core/context.ts";
+import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
+import { stage, type StageResult } from "../lib/add.ts";
+import { commitIndex, onlyPathsIndex } from "../lib/commit.ts";
+import { describeCommit, readCommit } from "../lib/log.ts";
+import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
+import { excludePtermState, initRepo, type Repo } from "../lib/repo.ts";
+import { resolveRevision } from "../lib/revparse.ts";
+import type { GitAuthor } from "../lib/identity.ts";
+import type { Index } from "../lib/index_file.ts";
+import { pathWithin } from "../lib/tree.ts";
+import type { PathPolicy } from "../lib/worktree.ts";
 import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
-import { computeStatus, statusCounts, statusFiles, unaddressableWarning } from "../lib/status.ts";
+import {
+  computeStatus,
+  type StatusCounts,
+  statusCounts,
+  type StatusFile,
+  statusFiles,
+  type StatusReport,
+  unaddressableWarning,
+  worktreeStatus,
+} from "../lib/status.ts";
+import { quoteName } from "../lib/bytes.ts";
 import { readIndexFile } from "../lib/index_file.ts";
 import { authorOf, bounded, openFromFlags, plural, userPaths } from "./common.ts";
 
 export const init: Handler<typeof initFlags> = async (ctx) => {
   const branch = ctx.flags["initial-branch"];
   checkBranchName(branch);
-  const confined = await ctx.workspace.resolve(ctx.flags.dir, "write", { label: "--dir" });
+  const dir = ctx.flags.dir ?? ".";
+  const confined = await ctx.workspace.resolve(dir, "write", { label: "--dir" });
   if (confined.exists && !Deno.statSync(confined.abs).isDirectory) {
-    throw new PtermError("AlreadyExists", `--dir ${ctx.flags.dir} exists and is a file; choose a folder.`);
+    throw new PtermError("AlreadyExists", `--dir ${dir} exists and is a file; choose a folder.`);
   }
   const { created } = initRepo(confined.abs, branch);
+  // A repository at the workspace root keeps pterm's own state out of real git's view (issue 15 §5).
+  if (confined.rel === ".") excludePtermState(`${confined.abs}/.git`);
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;
   if (!created) {
@@ -48,23 +66,24 @@ function inProgress(gitdir: string): "merge" | "revert" | null {
   return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
 }
 
-export const status: Handler<typeof statusFlags> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx, "read");
-  const scope = userPaths(ctx.flags.path);
-  const index = readIndexFile(repo.gitdir);
-  const report = await computeStatus(repo, index, policy, { untracked: true, paths: scope.length ? scope : null });
-  if (report.refreshed.length > 0) {
-    for (const entry of report.refreshed) index.set(entry, true);
-    await tryWriteRefreshedIndex(repo, index);
-  }
-  const counts = statusCounts(report);
-  const files = statusFiles(report);
-  const isClean = files.length === 0;
-  const progress = inProgress(repo.gitdir);
+/** git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes. */
+function shortStatus(files: readonly StatusFile[]): string {
+  const shown = bounded(files, 1000);
+  const lines = shown.items.map((f) => `${f.xy.replaceAll(".", " ")} ${quoteName(f.path)}`);
+  if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
+  return lines.length ? lines.join("\n") + "\n" : "";
+}
+
+function longStatus(
+  report: StatusReport,
+  files: readonly StatusFile[],
+  counts: StatusCounts,
+  progress: string | null,
+): string {
   const lines = [report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`];
   if (!report.head) lines.push("No commits yet");
   if (progress) lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then git commit.`);
-  if (isClean) lines.push("nothing to commit, working tree clean");
+  if (files.length === 0) lines.push("nothing to commit, working tree clean");
   else {
     const staged = counts.added + counts.changed + counts.removed;
     const unstaged = counts.modified + counts.missing;
@@ -78,7 +97,25 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
-  ctx.stdout.write(lines.join("\n") + "\n");
+  return lines.join("\n") + "\n";
+}
+
+export const status: Handler<typeof statusFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const scope = userPaths(ctx.flags.path);
+  const index = readIndexFile(repo.gitdir);
+  const untracked = ctx.flags["untracked-files"] !== "no";
+  const report = await computeStatus(repo, index, policy, { untracked, paths: scope.length ? scope : null });
+  if (report.refreshed.length > 0) {
+    for (const entry of report.refreshed) index.set(entry, true);
+    await tryWriteRefreshedIndex(repo, index);
+  }
+  const counts = statusCounts(report);
+  const files = statusFiles(report);
+  const isClean = files.length === 0;
+  const progress = inProgress(repo.gitdir);
+  const short = ctx.flags.short || ctx.flags.porcelain;
+  ctx.stdout.write(short ? shortStatus(files) : longStatus(report, files, counts, progress));
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {
@@ -94,16 +131,46 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   };
 };
 
+/**
+ * Stages what `git add -u` / `git commit -a` stage: modifications and deletions of tracked files
+ * (under `scope`, if given), never a new file.
+ */
+async function stageTracked(
+  // deno-lint-ignore no-explicit-any
+  ctx: CommandContext<any, any>,
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  scope: readonly string[],
+): Promise<StageResult> {
+  const work = await worktreeStatus(repo, index, policy, { untracked: false });
+  const changed = [...work.unstaged.keys()].filter((path) =>
+    !policy.hidden(path) && (scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s)))
+  );
+  if (changed.length === 0) return { added: [], updated: [], removed: [], withheld: [], unaddressable: [] };
+  return await stage(repo, index, policy, changed, {
+    signal: ctx.signal,
+    onProgress: (done, total) => ctx.progress({ progress: done, total, message: "files staged" }),
+  });
+}
+
 export const add: Handler<typeof addFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const specs = userPaths(ctx.flags.path);
-  if (!ctx.flags.all && specs.length === 0) {
-    throw new PtermError("InvalidArgs", "git add needs --all or at least one --path.");
+  if (ctx.flags.all && ctx.flags.update) {
+    throw new PtermError("InvalidArgs", "give -A (everything, new files too) or -u (tracked files only), not both.");
   }
-  const patterns = ctx.flags.all ? ["", ...specs] : specs;
+  if (!ctx.flags.all && !ctx.flags.update && specs.length === 0) {
+    throw new PtermError(
+      "InvalidArgs",
+      "git add needs something to stage: `git add <path>…`, `git add .` or `git add -A` (everything), " +
+        "`git add -u` (tracked files only).",
+    );
+  }
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
-    return await stage(repo, index, policy, patterns, {
+    if (ctx.flags.update) return await stageTracked(ctx, repo, index, policy, specs);
+    return await stage(repo, index, policy, ctx.flags.all ? ["", ...specs] : specs, {
       force: ctx.flags.force,
       signal: ctx.signal,
       onProgress: (done, total) => ctx.progress({ progress: done, total, message: "files staged" }),
@@ -122,7 +189,7 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
   const removed = bounded(result.removed);
   return {
     repo_path: rel,
-    added_patterns: ctx.flags.all ? ["."] : (ctx.flags.path ?? []),
+    added_patterns: ctx.flags.all || (ctx.flags.update && specs.length === 0) ? ["."] : (ctx.flags.path ?? []),
     added: added.items,
     updated: updated.items,
     removed: removed.items,
@@ -131,20 +198,88 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
   };
 };
 
+/**
+ * The message of a commit: each -m a paragraph (as git joins them), or stdin with `-F -`; with
+ * --amend and neither, the amended commit's own.
+ */
+function commitMessage(
+  // deno-lint-ignore no-explicit-any
+  ctx: CommandContext<any, any>,
+  warnings: string[],
+): string | null {
+  const parts = ctx.flags.message as string[];
+  const file = ctx.flags.file as string | undefined;
+  if (file !== undefined && file !== "-") {
+    throw new PtermError(
+      "InvalidArgs",
+      `-F reads the message from the call's stdin only: write \`-F -\` and put the message in stdin ` +
+        `(pterm does not read ${file} as a message file).`,
+    );
+  }
+  if (file !== undefined && parts.length) {
+    throw new PtermError("InvalidArgs", "give the message with -m or with -F -, not both.");
+  }
+  if (file !== undefined) return ctx.stdin ?? "";
+  if (parts.length === 0) return null;
+  if (parts.some((p) => p.includes("\\n"))) {
+    // git keeps a backslash-n as two characters; so does pterm, but it says so (issue 15).
+    warnings.push(
+      "the message contains `\\n` (a backslash and an n), which git keeps as two characters, not a line break; " +
+        "for a body give -m again per paragraph (`-m subject -m body`) or pass the message on stdin with -F -. " +
+        "Fix it with `git commit --amend -m … -m …`.",
+    );
+  }
+  return parts.join("\n\n");
+}
+
 export const commit: Handler<typeof commitFlags> = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
+  const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
+  const warnings: string[] = [];
+  let message = commitMessage(ctx, warnings);
+  const amend = ctx.flags.amend;
+  if (message === null && !amend) {
+    throw new PtermError(
+      "InvalidArgs",
+      'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).',
+    );
+  }
+  const only = userPaths(ctx.flags.path);
+  if (only.length && ctx.flags.all) {
+    throw new PtermError("InvalidArgs", "give paths or -a, not both: `git commit -a` commits every tracked change.");
+  }
   const id = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
+    let index = loadIndex(repo);
+    if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
+    if (only.length) {
+      // `git commit <paths>`: those paths as they are in the work tree, the rest as HEAD has it.
+      for (const spec of only) {
+        if (spec !== "" && policy.hidden(spec)) {
+          throw new PtermError("SecretPathDenied", `${spec} is a secret path; git in pterm never commits it.`);
+        }
+      }
+      const tracked = (p: string, spec: string) => spec === "" || pathWithin(p, spec);
+      const known = only.filter((spec) => [...index.entries.keys()].some((p) => tracked(p, spec)));
+      if (known.length) await stage(repo, index, policy, known, { signal: ctx.signal });
+      index = await onlyPathsIndex(repo, index, only, tracked);
+    }
+    if (message === null) {
+      const head = readHead(repo).oid;
+      if (!head) throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one.");
+      message = (await readCommit(repo, head)).message;
+    }
+    if (ctx.flags.signoff) message = withSignoff(message, author);
     return await commitIndex(repo, index, {
-      message: ctx.flags.message,
+      message,
       author,
       allowEmpty: ctx.flags["allow-empty"],
+      amend: amend ? { keepAuthor: ctx.flags.author === undefined } : undefined,
     });
   });
   const made = describeCommit(id, await readCommit(repo, id));
   const branch = readHead(repo).branch;
   ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}\n`);
+  for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}\n`);
   return {
     repo_path: rel,
     commit_id: id,
@@ -152,21 +287,110 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
     branch,
     parents: made.parents,
     subject: made.subject,
+    amended: amend,
+    warnings,
   };
 };
 
-export const log: Handler<typeof logFlags> = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx, "read");
-  const ref = ctx.flags.ref ?? "HEAD";
-  if (ref === "HEAD" && !readHead(repo).oid) {
-    ctx.stdout.write("No commits yet.\n");
-    return { repo_path: rel, commits: [] };
+/** git's `-s`: a `Signed-off-by:` trailer, in the trailer block if the message ends with one. */
+function withSignoff(message: string, author: GitAuthor): string {
+  const line = `Signed-off-by: ${author.name} <${author.email}>`;
+  const trimmed = message.replace(/\s+$/, "");
+  if (trimmed.split("\n").includes(line)) return trimmed + "\n";
+  const paragraphs = trimmed.split(/\n\s*\n/);
+  const last = paragraphs[paragraphs.length - 1];
+  const isTrailerBlock = paragraphs.length > 1 && last.split("\n").every((l) => /^[A-Za-z0-9-]+: /.test(l));
+  return `${trimmed}${isTrailerBlock ? "\n" : "\n\n"}${line}\n`;
+}
+
+export const revParse: Handler<typeof revParseFlags, readonly [{ name: "revs"; description: string; variadic: true }]> =
+  async (ctx) => {
+    const { repo, rel } = await openFromFlags(ctx, "read");
+    const words = ctx.positionals.revs;
+    const values: string[] = [];
+    if (ctx.flags["show-toplevel"]) values.push(rel);
+    if (ctx.flags["git-dir"]) values.push(rel === "." ? ".git" : `${rel}/.git`);
+    if (ctx.flags["is-inside-work-tree"]) values.push("true");
+    if (ctx.flags.verify && words.length !== 1) {
+      throw new PtermError("InvalidArgs", "--verify takes exactly one revision.");
+    }
+    for (const word of words) {
+      if (ctx.flags["abbrev-ref"]) {
+        const head = readHead(repo);
+        if (word === "HEAD") {
+          values.push(head.branch ?? "HEAD");
+          continue;
+        }
+        const branch = word.replace(/^refs\/heads\//, "");
+        if (resolveRefOid(repo, `refs/heads/${branch}`)) {
+          values.push(branch);
+          continue;
+        }
+      }
+      let oid: string;
+      try {
+        oid = await resolveRevision(repo, word);
+      } catch (error) {
+        if (word === "HEAD" && !readHead(repo).oid) {
+          throw new PtermError("NotFound", "HEAD names no commit yet: the repository has no commits.");
+        }
+        throw error;
+      }
+      values.push(ctx.flags.short ? oid.slice(0, 7) : oid);
+    }
+    if (values.length === 0) {
+      throw new PtermError(
+        "InvalidArgs",
+        "git rev-parse needs a revision (`git rev-parse HEAD`) or one of --show-toplevel, --abbrev-ref HEAD, --git-dir.",
+      );
+    }
+    ctx.stdout.write(values.join("\n") + "\n");
+    return { repo_path: rel, values };
+  };
+
+export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const scope = userPaths(ctx.flags.path);
+  const inScope = (path: string) => scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s));
+  const index = readIndexFile(repo.gitdir);
+  const wanted = ctx.flags.others
+    ? "others"
+    : ctx.flags.modified
+    ? "modified"
+    : ctx.flags.deleted
+    ? "deleted"
+    : "cached";
+  let files: { path: string; mode?: string; oid?: string; stage?: number }[];
+  if (wanted === "cached") {
+    files = [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
+      path: e.path,
+      mode: e.mode.toString(8).padStart(6, "0"),
+      oid: e.oid,
+      stage: 0,
+    }));
+    for (const [path, stages] of index.conflicts) {
+      if (!inScope(path)) continue;
+      for (const e of stages) {
+        files.push({ path, mode: e.mode.toString(8).padStart(6, "0"), oid: e.oid, stage: e.stage });
+      }
+    }
+  } else {
+    const report = await computeStatus(repo, index, policy, {
+      untracked: wanted === "others",
+      paths: scope.length ? scope : null,
+    });
+    files = wanted === "others"
+      ? report.untracked.map((path) => ({ path }))
+      : [...report.unstaged.entries()].filter(([, change]) => wanted === "deleted" ? change === "D" : true).map((
+        [path],
+      ) => ({ path }));
   }
-  const start = await resolveCommit(repo, ref);
-  const path = ctx.flags.path === undefined ? null : userPaths([ctx.flags.path])[0] || null;
-  const commits = await walkLog(repo, start, ctx.flags.max, path);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.stage ?? 0) - (b.stage ?? 0)));
+  const listed = bounded(files, 5000);
   ctx.stdout.write(
-    commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") + "\n",
+    listed.items.map((f) =>
+      ctx.flags.stage && f.oid ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}` : quoteName(f.path)
+    ).join("\n") + (listed.items.length ? "\n" : ""),
   );
-  return { repo_path: rel, commits };
+  return { repo_path: rel, which: wanted, files: listed.items, truncated: listed.truncated };
 };

@@ -1,22 +1,28 @@
 /** branch, checkout, reset, rm, mv, stash, tag, revert, merge. */
 
-import type { Handler } from "../../../core/context.ts";
+import type { CommandContext, Handler } from "../../../core/context.ts";
+import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type {
   branchFlags,
   checkoutFlags,
+  cherryPickFlags,
+  cleanFlags,
   mergeFlags,
   mvFlags,
   resetFlags,
+  restoreFlags,
   revertFlags,
   rmFlags,
   stashPushFlags,
   stashRefFlags,
+  switchFlags,
   tagFlags,
 } from "../spec.ts";
 import { readCommit } from "../lib/log.ts";
 import {
   abortMerge,
+  cherryPickCommit,
   createBranch,
   createTag,
   deleteBranch,
@@ -32,98 +38,164 @@ import {
   revertCommit,
   switchTo,
 } from "../lib/ops.ts";
-import { readHead, resolveRefOid } from "../lib/refs.ts";
+import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
+import { listRemoteBranches } from "../remote/tracking.ts";
 import { resolveCommit } from "../lib/revparse.ts";
+import { mergeBases } from "../lib/merge.ts";
+import { comparePaths, quoteName } from "../lib/bytes.ts";
+import { worktreeStatus } from "../lib/status.ts";
+import { flattenTree, pathWithin } from "../lib/tree.ts";
 import { movePath, removePaths } from "../lib/rm_mv.ts";
 import { listStash, parseStashRef, stashApply, stashClear, stashDrop, stashPush } from "../lib/stash.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
 import { normalizeUserPath } from "../lib/worktree.ts";
-import { authorOf, bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import {
+  authorOf,
+  bounded,
+  isRevision,
+  type Opened,
+  openFromFlags,
+  plural,
+  splitRevsAndPaths,
+  userPaths,
+} from "./common.ts";
 
 type Pos<N extends string> = readonly { name: N; description: string }[];
 
+/** `*` in a `--list` pattern (quoted on the command line) matches any run of characters, as git's fnmatch. */
+function matchesPattern(name: string, pattern: string | undefined): boolean {
+  if (pattern === undefined) return true;
+  const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${source}$`).test(name);
+}
+
 export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
-  const name = ctx.positionals.name as string | undefined;
-  const start = ctx.positionals.start as string | undefined;
+  let name = ctx.positionals.name as string | undefined;
+  let start = ctx.positionals.start as string | undefined;
   const author = authorOf(ctx);
   const head = readHead(repo);
-  const base = { repo_path: rel, current: head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null };
-  if (ctx.flags.delete && ctx.flags.move) {
-    throw new PtermError("InvalidArgs", "give either --delete or --move, not both.");
+  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
+  const base = { repo_path: rel, current };
+  const remove = ctx.flags.delete || ctx.flags["force-delete"];
+  const move = ctx.flags.move || ctx.flags["force-move"];
+  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
+  if (remove && move) {
+    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
   }
-  if (!name) {
-    if (ctx.flags.delete || ctx.flags.move) {
-      throw new PtermError("InvalidArgs", "name the branch: git branch --repo R --delete <name>.");
+  if (ctx.flags["show-current"]) {
+    ctx.stdout.write(current ? `${current}\n` : "");
+    return { ...base, action: "show-current", branches: [], name: current, commit: head.oid };
+  }
+  // `git branch -m new` renames the current branch.
+  if (move && name && !start) {
+    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
+    [name, start] = [current, name];
+  }
+  if (!name || ctx.flags.list || ctx.flags.all) {
+    if (remove || move) {
+      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
     }
-    const branches = listBranches(repo);
+    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
+    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
+    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    const lines = [
+      ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`),
+      ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`),
+    ];
     ctx.stdout.write(
-      branches.length
-        ? branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`).join("\n") + "\n"
+      lines.length
+        ? lines.join("\n") + "\n"
+        : name
+        ? `No branch matches ${name}.\n`
         : "No branches yet (the first commit creates the current one).\n",
     );
-    return { ...base, action: "list", branches, name: null, commit: null };
+    return { ...base, action: "list", branches, remote_branches: remotes, name: null, commit: null };
   }
-  if (ctx.flags.delete) {
+  if (remove) {
     if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
-    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, ctx.flags.force));
+    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
     ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).\n`);
     return { ...base, action: "delete", branches: listBranches(repo), name, commit: oid };
   }
-  if (ctx.flags.move) {
-    if (!start) {
-      throw new PtermError("InvalidArgs", "--move needs the old and the new name: git branch --repo R --move old new.");
-    }
-    const oid = await withRepoLock(repo, () => renameBranch(repo, name, start, author, ctx.flags.force));
-    ctx.stdout.write(`Renamed branch ${name} to ${start}.\n`);
+  if (move) {
+    const newName = start!;
+    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
+    ctx.stdout.write(`Renamed branch ${name} to ${newName}.\n`);
     const after = readHead(repo);
-    return { ...base, current: after.branch, action: "rename", branches: listBranches(repo), name: start, commit: oid };
+    return {
+      ...base,
+      current: after.branch,
+      action: "rename",
+      branches: listBranches(repo),
+      name: newName,
+      commit: oid,
+    };
   }
-  const oid = await withRepoLock(repo, () => createBranch(repo, name, start ?? "HEAD", author, ctx.flags.force));
+  const oid = await withRepoLock(repo, () => createBranch(repo, name, start ?? "HEAD", author, force));
   ctx.stdout.write(`Created branch ${name} at ${oid.slice(0, 7)}.\n`);
   return { ...base, action: "create", branches: listBranches(repo), name, commit: oid };
 };
 
-export const checkout: Handler<typeof checkoutFlags, Pos<"target">> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const target = ctx.positionals.target as string | undefined;
-  const specs = userPaths(ctx.flags.path);
+// deno-lint-ignore no-explicit-any
+type AnyContext = CommandContext<any, any>;
+
+/** Restores paths from a commit (or the index) into index and work tree: `git checkout [<rev>] -- <path>…`. */
+async function restoreFiles(ctx: AnyContext, opened: Opened, target: string | undefined, specs: string[]) {
+  const { repo, policy, rel } = opened;
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    const tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    return await restorePaths(repo, index, policy, tree, target === undefined, specs);
+  });
+  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.\n`);
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld,
+  };
+}
+
+/** Switches HEAD (creating the branch first if asked): the shared body of checkout and switch. */
+async function switchHead(
+  ctx: AnyContext,
+  opened: Opened,
+  target: string | undefined,
+  options: { create?: string; forceCreate?: string; detach: boolean; force: boolean },
+) {
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
-  if (specs.length > 0) {
-    if (ctx.flags.create || ctx.flags.detach) {
-      throw new PtermError("InvalidArgs", "--path restores files; it cannot be combined with --create or --detach.");
+  if (options.create && options.forceCreate) {
+    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
+  }
+  const newBranch = options.create ?? options.forceCreate;
+  if (options.forceCreate) checkBranchName(options.forceCreate);
+  const outcome = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
+      // -B / -C: the branch is reset to the start point, then checked out.
+      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: true,
+        force: options.force,
+        author,
+      });
+      await createBranch(repo, options.forceCreate, switched.head, author, true);
+      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, { force: options.force, author });
     }
-    const result = await withRepoLock(repo, async () => {
-      const index = loadIndex(repo);
-      const tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
-      return await restorePaths(repo, index, policy, tree, target === undefined, specs);
-    });
-    ctx.stdout.write(
-      `Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.\n`,
-    );
-    const listed = bounded(result.changed);
-    const head = readHead(repo);
-    return {
-      repo_path: rel,
-      action: "restore",
-      branch: head.branch,
-      head: head.oid,
-      changed_paths: listed.items,
-      truncated: listed.truncated,
-      withheld: result.withheld,
-    };
-  }
-  if (!target && !ctx.flags.create) {
-    throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (or --create <branch>).");
-  }
-  const outcome = await withRepoLock(repo, async () =>
-    await switchTo(repo, loadIndex(repo), policy, target ?? "HEAD", {
-      detach: ctx.flags.detach,
-      force: ctx.flags.force,
-      createBranch: ctx.flags.create,
+    return await switchTo(repo, index, policy, target ?? "HEAD", {
+      detach: options.detach,
+      force: options.force,
+      createBranch: newBranch,
       author,
-    }));
-  const action = ctx.flags.create ? "create" : outcome.branch ? "switch" : "detach";
+    });
+  });
+  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
   ctx.stdout.write(
     (outcome.branch
       ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'`
@@ -140,38 +212,161 @@ export const checkout: Handler<typeof checkoutFlags, Pos<"target">> = async (ctx
     truncated: listed.truncated,
     withheld: outcome.withheld,
   };
+}
+
+export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (ctx) => {
+    const opened = await openFromFlags(ctx);
+    const split = await splitRevsAndPaths(ctx, opened.repo, ctx.positionals.args, 1);
+    const target = split.revs[0];
+    const specs = userPaths([...ctx.flags.path, ...split.paths]);
+    if (specs.length > 0) {
+      if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
+        throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
+      }
+      return await restoreFiles(ctx, opened, target, specs);
+    }
+    if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
+      throw new PtermError(
+        "InvalidArgs",
+        "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths " +
+          "after `--` to restore.",
+      );
+    }
+    return await switchHead(ctx, opened, target, {
+      create: ctx.flags.create,
+      forceCreate: ctx.flags["force-create"],
+      detach: ctx.flags.detach,
+      force: ctx.flags.force,
+    });
+  };
+
+export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const target = ctx.positionals.branch as string | undefined;
+  const creating = ctx.flags.create ?? ctx.flags["force-create"];
+  if (!creating && !target) {
+    throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
+  }
+  if (!creating && !ctx.flags.detach && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
+    // git switch takes branches only; a commit needs --detach, a new name needs -c.
+    const known = await isRevision(opened.repo, target);
+    throw new PtermError(
+      "NotFound",
+      known
+        ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.`
+        : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`,
+    );
+  }
+  return await switchHead(ctx, opened, target, {
+    create: ctx.flags.create,
+    forceCreate: ctx.flags["force-create"],
+    detach: ctx.flags.detach,
+    force: ctx.flags.force,
+  });
 };
 
-export const reset: Handler<typeof resetFlags, Pos<"rev">> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const modes = (["soft", "mixed", "hard"] as const).filter((m) => ctx.flags[m]);
-  if (modes.length > 1) throw new PtermError("InvalidArgs", "give only one of --soft, --mixed, --hard.");
-  const rev = ctx.positionals.rev as string | undefined;
+export const restore: Handler<typeof restoreFlags> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const specs = userPaths(ctx.flags.path);
-  if (specs.length > 0) {
-    if (modes.length && modes[0] !== "mixed") {
-      throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
-    }
-    const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
-    ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.\n` : "Nothing to unstage.\n");
-    const listed = bounded(changed);
-    return {
-      repo_path: rel,
-      mode: "paths",
-      head: readHead(repo).oid,
-      changed_paths: listed.items,
-      truncated: listed.truncated,
-    };
+  if (specs.length === 0) {
+    throw new PtermError(
+      "InvalidArgs",
+      "name what to restore: `git restore <path>…` (`git restore .` for everything).",
+    );
   }
-  const mode = modes[0] ?? "mixed";
-  const author = authorOf(ctx);
-  const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
+  const staged = ctx.flags.staged;
+  const worktree = ctx.flags.worktree || !staged;
+  const source = ctx.flags.source;
+  const result = await withRepoLock(repo, async () => {
+    let unstaged: string[] = [];
+    if (staged) {
+      // As git: every pathspec must name something the index or the source commit has.
+      const index = loadIndex(repo);
+      const head = readHead(repo).oid;
+      const from = source ?? head;
+      const tree = from
+        ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree)
+        : null;
+      for (const spec of specs) {
+        const known = (path: string) => spec === "" || pathWithin(path, spec);
+        const hit = [...index.entries.keys(), ...index.conflicts.keys()].some(known) ||
+          [...(tree?.keys() ?? [])].some(known);
+        if (!hit) {
+          throw new PtermError(
+            "NotFound",
+            `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`,
+          );
+        }
+      }
+      unstaged = await resetPaths(repo, index, source ?? null, specs);
+    }
+    let restored: { changed: string[]; withheld: string[] } = { changed: [], withheld: [] };
+    if (worktree) {
+      // The work tree comes from --source, else (with --staged) HEAD, else the index, as git restore does.
+      const from = source ?? (staged ? "HEAD" : undefined);
+      const tree = from === undefined ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
+      const index = loadIndex(repo);
+      restored = await restorePaths(repo, index, policy, tree, from === undefined, specs, !staged && !!from);
+    }
+    return { unstaged, ...restored };
+  });
   ctx.stdout.write(
-    `HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).\n`,
+    [
+      staged ? `Unstaged ${plural(result.unstaged.length, "path")}.` : "",
+      worktree ? `Restored ${plural(result.changed.length, "file")} in the work tree.` : "",
+    ].filter(Boolean).join(" ") + "\n",
   );
-  const listed = bounded(result.changed_paths);
-  return { repo_path: rel, mode, head: result.head, changed_paths: listed.items, truncated: listed.truncated };
+  const changed = bounded([...new Set([...result.unstaged, ...result.changed])].sort());
+  return {
+    repo_path: rel,
+    staged,
+    worktree,
+    source: source ?? null,
+    changed_paths: changed.items,
+    truncated: changed.truncated,
+    withheld: result.withheld,
+  };
 };
+
+export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (
+    ctx,
+  ) => {
+    const { repo, policy, rel } = await openFromFlags(ctx);
+    const modes = (["soft", "mixed", "hard"] as const).filter((m) => ctx.flags[m]);
+    if (modes.length > 1) throw new PtermError("InvalidArgs", "give only one of --soft, --mixed, --hard.");
+    const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+    const rev = split.revs[0];
+    const specs = userPaths([...ctx.flags.path, ...split.paths]);
+    if (specs.length > 0) {
+      if (modes.length && modes[0] !== "mixed") {
+        throw new PtermError(
+          "InvalidArgs",
+          `--${modes[0]} cannot be combined with --path (paths only reset the index).`,
+        );
+      }
+      const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
+      ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.\n` : "Nothing to unstage.\n");
+      const listed = bounded(changed);
+      return {
+        repo_path: rel,
+        mode: "paths",
+        head: readHead(repo).oid,
+        changed_paths: listed.items,
+        truncated: listed.truncated,
+      };
+    }
+    const mode = modes[0] ?? "mixed";
+    const author = authorOf(ctx);
+    const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
+    ctx.stdout.write(
+      `HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).\n`,
+    );
+    const listed = bounded(result.changed_paths);
+    return { repo_path: rel, mode, head: result.head, changed_paths: listed.items, truncated: listed.truncated };
+  };
 
 export const rm: Handler<typeof rmFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
@@ -204,7 +399,10 @@ export const mv: Handler<typeof mvFlags, Pos<"source" | "destination">> = async 
 export const stashPushHandler: Handler<typeof stashPushFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
-  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message));
+  const result = await withRepoLock(
+    repo,
+    () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"]),
+  );
   if (!result) {
     ctx.stdout.write("No local changes to save.\n");
     return { repo_path: rel, stash: null, commit_id: null, message: null, changed_paths: [] };
@@ -286,11 +484,18 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
   const { repo, rel } = await openFromFlags(ctx);
   const name = ctx.positionals.name as string | undefined;
   const target = ctx.positionals.target as string | undefined;
-  if (!name) {
+  if (ctx.flags.annotate && !ctx.flags.message) {
+    throw new PtermError(
+      "InvalidArgs",
+      `an annotated tag needs its message here (pterm opens no editor): \`git tag -a ${name ?? "<name>"} -m "…"\`.`,
+    );
+  }
+  if (!name || ctx.flags.list) {
+    if (target) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     if (ctx.flags.delete) {
       throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
     }
-    const tags = await listTags(repo);
+    const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name));
     ctx.stdout.write(
       tags.length
         ? tags.map((t) => `${t.name} ${t.target.slice(0, 7)}${t.type === "annotated" ? " (annotated)" : ""}`).join(
@@ -318,9 +523,11 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
 export const revert: Handler<typeof revertFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
+  const ref = ctx.flags.ref;
+  if (!ref) throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD).");
   const result = await withRepoLock(
     repo,
-    () => revertCommit(repo, loadIndex(repo), policy, ctx.flags.ref, { noCommit: ctx.flags["no-commit"], author }),
+    () => revertCommit(repo, loadIndex(repo), policy, ref, { noCommit: ctx.flags["no-commit"], author }),
   );
   const fields = {
     repo_path: rel,
@@ -363,8 +570,23 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
       conflicts: [],
     };
   }
-  if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: --branch <name>.");
+  if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: `git merge <branch>`.");
   const branchName = ctx.flags.branch;
+  if (ctx.flags["ff-only"]) {
+    if (ctx.flags["no-ff"]) throw new PtermError("InvalidArgs", "--ff-only and --no-ff contradict each other.");
+    const head = readHead(repo).oid;
+    const theirs = await resolveCommit(repo, branchName);
+    if (
+      head && head !== theirs && !(await mergeBases(repo, head, theirs)).includes(head) &&
+      !(await mergeBases(repo, head, theirs)).includes(theirs)
+    ) {
+      throw new PtermError(
+        "Rejected",
+        `not possible to fast-forward to ${branchName}: the branches have diverged. Nothing was changed. ` +
+          `\`git merge ${quoteWord(branchName)}\` makes a merge commit.`,
+      );
+    }
+  }
   const outcome = await withRepoLock(
     repo,
     () =>
@@ -396,4 +618,110 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     : `Merge made: ${outcome.commit_id!.slice(0, 7)}`;
   ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).\n`);
   return { ...fields, outcome: outcome.outcome };
+};
+
+export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const author = authorOf(ctx);
+  const rev = ctx.positionals.commit as string;
+  const result = await withRepoLock(
+    repo,
+    () => cherryPickCommit(repo, loadIndex(repo), policy, rev, { noCommit: ctx.flags["no-commit"], author }),
+  );
+  const fields = { repo_path: rel, ...result };
+  if (result.conflicts.length > 0) {
+    throw new PtermError(
+      "Conflict",
+      `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +
+        "conflict markers. Edit them, `git add` them and `git commit`, or `git reset --hard` to give up.",
+      { result: fields },
+    );
+  }
+  ctx.stdout.write(
+    result.commit_id
+      ? `Picked ${result.picked.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
+      : `Applied the change of ${result.picked.slice(0, 7)} to index and work tree (not committed).\n`,
+  );
+  return fields;
+};
+
+export const clean: Handler<typeof cleanFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const dryRun = ctx.flags["dry-run"];
+  if (!ctx.flags.force && !dryRun) {
+    throw new PtermError(
+      "InvalidArgs",
+      "git clean deletes untracked files, so it needs -f (as git's clean.requireForce): `git clean -n` lists " +
+        "them first, `git clean -f` deletes them (`-fd` folders too).",
+    );
+  }
+  const scope = userPaths(ctx.flags.path);
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    // Folders that hold a tracked file: without -d, git clean leaves wholly untracked folders alone.
+    const trackedDirs = new Set<string>([""]);
+    for (const path of index.entries.keys()) {
+      for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) trackedDirs.add(path.slice(0, i));
+    }
+    const parent = (path: string) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    const removed: string[] = [];
+    const withheld: string[] = [];
+    const skipped: string[] = [];
+    const emptied = new Set<string>();
+    for (const path of [...(report.untracked ?? [])].sort(comparePaths)) {
+      if (scope.length && !scope.some((s) => s === "" || pathWithin(path, s))) continue;
+      if (!ctx.flags.directories && !trackedDirs.has(parent(path))) continue;
+      if (policy.hidden(path)) {
+        withheld.push(path);
+        continue;
+      }
+      // A folder among the untracked entries is a repository of its own: git clean skips it (unless -ff).
+      const info = await Deno.lstat(`${repo.dir}/${path}`).catch(() => null);
+      if (!info) continue;
+      if (info.isDirectory) {
+        skipped.push(path);
+        continue;
+      }
+      if (!dryRun) {
+        try {
+          await Deno.remove(`${repo.dir}/${path}`);
+        } catch (error) {
+          throw new PtermError(
+            "SandboxDenied",
+            `could not delete ${quoteName(path)} (${(error as Error).name}); ${plural(removed.length, "file")} ` +
+              "were deleted before it.",
+          );
+        }
+      }
+      removed.push(path);
+      for (let dir = parent(path); dir && !trackedDirs.has(dir); dir = parent(dir)) emptied.add(dir);
+    }
+    if (!dryRun && ctx.flags.directories) {
+      // Deepest first; a folder that still holds something (an ignored or secret file) stays, as in git.
+      for (const dir of [...emptied].sort((a, b) => b.length - a.length)) {
+        await Deno.remove(`${repo.dir}/${dir}`).catch(() => {});
+      }
+    }
+    return { removed, withheld, skipped };
+  });
+  const verb = dryRun ? "Would remove" : "Removing";
+  ctx.stdout.write(
+    result.removed.length
+      ? result.removed.map((p) => `${verb} ${quoteName(p)}`).join("\n") + "\n"
+      : "Nothing to clean.\n",
+  );
+  if (result.withheld.length) {
+    ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).\n`);
+  }
+  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path)}\n`);
+  const listed = bounded(result.removed);
+  return {
+    repo_path: rel,
+    dry_run: dryRun,
+    removed: listed.items,
+    withheld: result.withheld,
+    skipped: result.skipped,
+    truncated: listed.truncated,
+  };
 };

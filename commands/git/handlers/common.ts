@@ -3,8 +3,12 @@
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { authorFromConfig, type GitAuthor, parseAuthor } from "../lib/identity.ts";
-import { openRepo, type Repo } from "../lib/repo.ts";
+import { quoteWord } from "../../../core/grammar.ts";
+import { defaultRepository, hasDotGit } from "../lib/locate.ts";
+import { excludePtermState, openRepo, type Repo } from "../lib/repo.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "../lib/worktree.ts";
+import { readIndexFile } from "../lib/index_file.ts";
+import { resolveRevision } from "../lib/revparse.ts";
 
 /** Per-file lists in results stop here; `truncated` says so. */
 export const MAX_LISTED = 1000;
@@ -19,16 +23,43 @@ export interface Opened {
 // deno-lint-ignore no-explicit-any
 type AnyContext = CommandContext<any, any>;
 
+/**
+ * Opens the repository the call names with --repo, or the one it means without it (see
+ * lib/locate.ts). A folder inside a repository is refused with the line that names its top.
+ */
 export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = "write"): Promise<Opened> {
-  const confined = await ctx.workspace.resolve(String(ctx.flags.repo), access, { label: "--repo" });
+  const given = ctx.flags.repo as string | undefined;
+  const configured = (ctx.config as { default_repo?: string } | undefined)?.default_repo;
+  const target = given ?? defaultRepository(ctx.workspace.root, configured, ctx.command);
+  const label = given !== undefined ? "--repo" : target === configured ? "git.default_repo" : "the repository";
+  const confined = await ctx.workspace.resolve(target, access, { label });
   if (!confined.exists) {
     throw new PtermError(
       "NotFound",
-      `--repo ${ctx.flags.repo} does not exist. Create a repository with \`git init --dir ${ctx.flags.repo}\`.`,
+      `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`,
     );
   }
+  if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  // A root repository keeps pterm's own state out of real git's view too (issue 15 §5).
+  if (confined.rel === ".") excludePtermState(repo.gitdir);
   return { repo, policy: pathPolicy(confined.rel), rel: confined.rel };
+}
+
+/** `--repo proj/src` where proj is the repository: say which --repo and which paths mean it. */
+function refuseInsideRepository(ctx: AnyContext, rel: string): void {
+  const parts = rel === "." ? [] : rel.split("/");
+  for (let n = parts.length - 1; n >= 0; n--) {
+    const top = n === 0 ? "." : parts.slice(0, n).join("/");
+    if (!hasDotGit(n === 0 ? ctx.workspace.root : `${ctx.workspace.root}/${top}`)) continue;
+    const inner = parts.slice(n).join("/");
+    throw new PtermError(
+      "NotARepository",
+      `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${
+        quoteWord(top)
+      }\` and give paths relative to ${top} (e.g. ${inner}/<file>).`,
+    );
+  }
 }
 
 export function authorOf(ctx: AnyContext): GitAuthor {
@@ -38,7 +69,19 @@ export function authorOf(ctx: AnyContext): GitAuthor {
 
 /** The --path values, normalized relative to the work tree ("" for the whole tree). */
 export function userPaths(values: readonly string[] | undefined): string[] {
-  return (values ?? []).map((p) => normalizeUserPath(p));
+  return (values ?? []).map((p) => {
+    // git expands `*.py` in a pathspec itself; pterm's git matches literal paths and folders only, so a
+    // glob is refused by name rather than reported as matching nothing. (`[` stays literal: `pages/[id].tsx`
+    // names a file far more often than a character class, and git matches it literally too.)
+    if (/[*?]/.test(p)) {
+      throw new PtermError(
+        "InvalidArgs",
+        `\`${p}\` is a glob pathspec; git in pterm takes literal paths and folders (a folder means everything in ` +
+          "it). Name the files (`git status -s` and `git ls-files` list them) or their folder.",
+      );
+    }
+    return normalizeUserPath(p);
+  });
 }
 
 export function bounded<T>(list: readonly T[], max = MAX_LISTED): { items: T[]; truncated: boolean } {
@@ -47,4 +90,87 @@ export function bounded<T>(list: readonly T[], max = MAX_LISTED): { items: T[]; 
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Whether `word` names a revision here (`a..b` and `a...b` when both ends do; an empty end is HEAD). */
+export async function isRevision(repo: Repo, word: string): Promise<boolean> {
+  const range = word.match(/^(.*?)(\.\.\.?)(.*)$/);
+  const ends = range && !word.includes(":") ? [range[1] || "HEAD", range[3] || "HEAD"] : [word];
+  for (const end of ends) {
+    try {
+      await resolveRevision(repo, end);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Whether `word` is a path in the work tree or the index (a deleted tracked file still counts). */
+function isTrackedOrPresent(repo: Repo, word: string): boolean {
+  let rel: string;
+  try {
+    rel = normalizeUserPath(word);
+  } catch {
+    return false;
+  }
+  if (rel === "") return true;
+  try {
+    Deno.lstatSync(`${repo.dir}/${rel}`);
+    return true;
+  } catch { /* not in the work tree */ }
+  const index = readIndexFile(repo.gitdir);
+  if (index.entries.has(rel)) return true;
+  const folder = `${rel}/`;
+  for (const path of index.entries.keys()) if (path.startsWith(folder)) return true;
+  return false;
+}
+
+/**
+ * Splits git's `[<rev>…] [<path>…]` words as git does without `--`: revisions come first; a word
+ * that is no revision but a path in the work tree (or the index) starts the paths; a word that is
+ * both, or neither, is refused with the spelling that says which (`--`).
+ */
+export async function splitRevsAndPaths(
+  ctx: AnyContext,
+  repo: Repo,
+  words: readonly string[],
+  maxRevs: number,
+): Promise<{ revs: string[]; paths: string[] }> {
+  const revs: string[] = [];
+  const paths: string[] = [];
+  for (const word of words) {
+    if (paths.length) {
+      paths.push(word);
+      continue;
+    }
+    const rev = await isRevision(repo, word);
+    const path = isTrackedOrPresent(repo, word);
+    if (rev && path && word !== ".") {
+      throw new PtermError(
+        "InvalidArgs",
+        `\`${word}\` is both a revision and a path; say which: \`${ctx.command} ${quoteWord(word)} --\` for the ` +
+          `revision, \`${ctx.command} -- ${quoteWord(word)}\` for the path.`,
+      );
+    }
+    if (rev && word !== ".") {
+      if (revs.length >= maxRevs) {
+        throw new PtermError(
+          "InvalidArgs",
+          `${ctx.command} takes at most ${maxRevs === 1 ? "one revision" : `${maxRevs} revisions`}; ` +
+            `\`${word}\` is another. Paths go after \`--\`.`,
+        );
+      }
+      revs.push(word);
+    } else if (path) {
+      paths.push(word);
+    } else {
+      throw new PtermError(
+        "NotFound",
+        `\`${word}\` is neither a revision nor a path in the work tree (as git says: unknown revision or path). ` +
+          `Check \`git branch\`, \`git log\` or \`git ls-files\`; a path that no longer exists goes after \`--\`.`,
+      );
+    }
+  }
+  return { revs, paths };
 }

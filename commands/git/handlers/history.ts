@@ -2,27 +2,35 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { diffFlags, showFlags } from "../spec.ts";
+import type { blameFlags, diffFlags, grepFlags, logFlags, showFlags } from "../spec.ts";
+import { blame as blameLines, NOT_COMMITTED } from "../lib/blame.ts";
 import {
   changesBetween,
+  type DiffFile,
   type FileChange,
   findRenames,
   renderDiff,
   type RenderedDiff,
   renderStat,
 } from "../lib/diff.ts";
+import { mergeBases } from "../lib/merge.ts";
+import { parseTree } from "../lib/objects.ts";
 import { MAX_SCORE } from "../lib/renames.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
-import { describeCommit, readCommit } from "../lib/log.ts";
+import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
-import { readHead } from "../lib/refs.ts";
-import { peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
+import { listRefs, readHead } from "../lib/refs.ts";
+import { parseApproxDate } from "../lib/approxidate.ts";
+import { compilePattern } from "../lib/pattern.ts";
+import type { Commit } from "../lib/objects.ts";
+import { lookupPath, peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
 import type { Repo } from "../lib/repo.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
-import { lstatTracked, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
-import { bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
+import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
+import { quoteName } from "../lib/bytes.ts";
 
 function indexFlat(index: Index): Map<string, FlatEntry> {
   const out = new Map<string, FlatEntry>();
@@ -92,21 +100,50 @@ function filterChanges(
   return { kept, withheld: withheld.sort() };
 }
 
+const STATUS_LETTER: Record<DiffFile["status"], string> = {
+  added: "A",
+  modified: "M",
+  deleted: "D",
+  typechange: "T",
+  renamed: "R",
+};
+
+type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolean; "no-patch"?: boolean };
+
+/** The text of a diff in the form the flags ask for (patch, stat, names). */
+function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPatch: boolean } {
+  const lines = (f: (file: DiffFile) => string) =>
+    rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
+  if (flags["no-patch"]) return { text: "", isPatch: false };
+  if (flags["name-only"]) return { text: lines((f) => f.path), isPatch: false };
+  if (flags["name-status"]) {
+    // git's form: `R<similarity>\t<old>\t<new>` for a rename.
+    return {
+      text: lines((f) =>
+        f.status === "renamed"
+          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${f.old_path}\t${f.path}`
+          : `${STATUS_LETTER[f.status]}\t${f.path}`
+      ),
+      isPatch: false,
+    };
+  }
+  if (flags.stat) return { text: renderStat(rendered.files, rendered.additions, rendered.deletions), isPatch: false };
+  return { text: rendered.patch, isPatch: true };
+}
+
 async function emit(
   // deno-lint-ignore no-explicit-any
   ctx: CommandContext<any, any>,
   rendered: RenderedDiff,
-  flags: { stat?: boolean; "name-only"?: boolean },
+  flags: ViewFlags,
   prefix = "",
 ) {
   const stat = renderStat(rendered.files, rendered.additions, rendered.deletions);
-  let text: string;
-  if (flags["name-only"]) text = rendered.files.map((f) => f.path).join("\n") + (rendered.files.length ? "\n" : "");
-  else if (flags.stat) text = stat;
-  else text = rendered.patch;
+  const view = viewOf(rendered, flags);
+  let text = view.text;
   let artifact: string | null = null;
   const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
-  if (!flags["name-only"] && !flags.stat && text.length > budget) {
+  if (view.isPatch && text.length > budget) {
     const ref = await ctx.artifacts.save("diff.patch", rendered.patch, {
       mime: "text/x-diff",
       description: "the full patch (git apply can read it)",
@@ -114,7 +151,7 @@ async function emit(
     artifact = ref.path;
     text = `${stat}\nThe patch is ${rendered.patch.length} bytes; it is in the artifact ${ref.path}.\n`;
   }
-  ctx.stdout.write(prefix + (text || "No differences.\n"));
+  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
   return {
     files: listed.items,
@@ -123,6 +160,23 @@ async function emit(
     truncated: listed.truncated,
     patch_artifact: artifact,
   };
+}
+
+/** The two sides `a..b` or `a...b` (the merge base of a and b, then b) name; an empty end is HEAD. */
+async function rangeEnds(repo: Repo, word: string): Promise<[string, string] | null> {
+  const range = word.includes(":") ? null : word.match(/^(.*?)(\.\.\.?)(.*)$/);
+  if (!range) return null;
+  const from = range[1] || "HEAD";
+  const to = range[3] || "HEAD";
+  if (range[2] === "..") return [from, to];
+  const bases = await mergeBases(repo, await resolveCommit(repo, from), await resolveCommit(repo, to));
+  if (bases.length === 0) {
+    throw new PtermError(
+      "NotFound",
+      `\`${from}\` and \`${to}\` have no common ancestor, so \`${word}\` names nothing.`,
+    );
+  }
+  return [bases[0], to];
 }
 
 /** Renames are detected unless --no-renames, as with git's default diff.renames=true. */
@@ -135,15 +189,20 @@ async function withRenames(
   return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
 }
 
-export const diff: Handler<
-  typeof diffFlags,
-  readonly [{ name: "from"; description: string }, { name: "to"; description: string }]
-> = async (ctx) => {
+export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
-  const scope = userPaths(ctx.flags.path);
-  const staged = ctx.flags.staged || ctx.flags.cached;
-  const from = ctx.positionals.from;
-  const to = ctx.positionals.to;
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 2);
+  const scope = userPaths([...ctx.flags.path, ...split.paths]);
+  const staged = ctx.flags.staged;
+  let [from, to] = split.revs as (string | undefined)[];
+  if (from !== undefined && to === undefined) {
+    const ends = await rangeEnds(repo, from);
+    if (ends) [from, to] = ends;
+  } else if (from !== undefined && (await rangeEnds(repo, from) || (to && await rangeEnds(repo, to)))) {
+    throw new PtermError("InvalidArgs", "give either two commits or one `a..b` range, not both.");
+  }
   const index = readIndexFile(repo.gitdir);
   let changes: FileChange[];
   let labels: [string, string];
@@ -173,9 +232,171 @@ export const diff: Handler<
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
 };
 
+/** `git show <rev>:<path>`: the file (or folder listing) at that commit. */
+async function showPath(
+  // deno-lint-ignore no-explicit-any
+  ctx: CommandContext<any, any>,
+  repo: Repo,
+  policy: PathPolicy,
+  rel: string,
+  rev: string,
+) {
+  const colon = rev.indexOf(":");
+  const path = normalizeUserPath(rev.slice(colon + 1));
+  if (path !== "" && policy.hidden(path)) {
+    throw new PtermError("SecretPathDenied", `${path} is a secret path; git in pterm never prints its content.`);
+  }
+  const oid = await resolveRevision(repo, rev);
+  const object = await repo.objects.read(oid);
+  if (object.type === "tree") {
+    const names = parseTree(object.content).map((e) => e.mode === "40000" ? `${e.name}/` : e.name);
+    ctx.stdout.write(names.join("\n") + (names.length ? "\n" : ""));
+    return {
+      repo_path: rel,
+      rev,
+      path,
+      object_id: oid,
+      type: "tree",
+      entries: names,
+      binary: false,
+      content_artifact: null,
+    };
+  }
+  if (object.type !== "blob") {
+    throw new PtermError("InvalidArgs", `\`${rev}\` is a ${object.type}, not a file.`);
+  }
+  const binary = object.content.subarray(0, 8000).includes(0);
+  const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  let artifact: string | null = null;
+  if (binary || object.content.length > budget) {
+    const name = path.split("/").pop() || "file";
+    const ref = await ctx.artifacts.save(name, object.content, {
+      mime: binary ? "application/octet-stream" : "text/plain",
+      description: `${path} at ${rev.slice(0, colon) || "the index"}`,
+    });
+    artifact = ref.path;
+  }
+  if (binary) {
+    ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.\n`);
+  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  return {
+    repo_path: rel,
+    rev,
+    path,
+    object_id: oid,
+    type: "blob",
+    entries: null,
+    binary,
+    content_artifact: artifact,
+  };
+}
+
+/**
+ * Where `log --all` starts, in git's order (every ref by name, then HEAD): commits with equal dates
+ * are listed in the order their starting points were given, so the order matters.
+ */
+async function allStarts(repo: Repo): Promise<string[]> {
+  const refs = [...listRefs(repo, "refs")].filter(([name]) => name !== "refs/stash").sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0
+  );
+  const starts: string[] = [];
+  for (const [, oid] of refs) {
+    try {
+      starts.push(await peelTo(repo, oid, "commit", oid));
+    } catch { /* a tag of a tree or blob leads to no commit */ }
+  }
+  const head = readHead(repo).oid;
+  if (head) starts.push(head);
+  return starts;
+}
+
+/** The commit filter of --since, --until, --author and --grep, as git applies them; null when none is given. */
+function logFilter(flags: {
+  since?: string;
+  until?: string;
+  author?: string;
+  grep?: string;
+  "regexp-ignore-case": boolean;
+}): ((commit: Commit) => boolean) | undefined {
+  const since = flags.since === undefined ? null : parseApproxDate(flags.since);
+  const until = flags.until === undefined ? null : parseApproxDate(flags.until);
+  const ignoreCase = flags["regexp-ignore-case"];
+  const author = flags.author === undefined ? null : compilePattern(flags.author, { ignoreCase });
+  const grep = flags.grep === undefined ? null : compilePattern(flags.grep, { ignoreCase });
+  if (since === null && until === null && !author && !grep) return undefined;
+  return (commit) => {
+    // git compares the committer date for --since/--until.
+    if (since !== null && commit.committer.timestamp < since) return false;
+    if (until !== null && commit.committer.timestamp > until) return false;
+    if (author && !author.test(`${commit.author.name} <${commit.author.email}>`)) return false;
+    if (grep && !commit.message.split("\n").some((line) => grep.test(line))) return false;
+    return true;
+  };
+}
+
+export const log: Handler<typeof logFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+  if (split.revs.length && ctx.flags.ref !== undefined) {
+    throw new PtermError("InvalidArgs", `give the revision once: --ref ${ctx.flags.ref} or \`${split.revs[0]}\`.`);
+  }
+  const ref = split.revs[0] ?? ctx.flags.ref ?? "HEAD";
+  if (ref === "HEAD" && !readHead(repo).oid) {
+    ctx.stdout.write("No commits yet.\n");
+    return { repo_path: rel, commits: [] };
+  }
+  const ends = await rangeEnds(repo, ref);
+  const explicit = split.revs.length > 0 || ctx.flags.ref !== undefined;
+  const all = ctx.flags.all ? await allStarts(repo) : [];
+  // `--all` alone starts from the refs in git's order; a revision given with it comes first.
+  const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
+  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
+  const paths = userPaths([...ctx.flags.path, ...split.paths]);
+  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
+    starts: all,
+    keep: logFilter(ctx.flags),
+  });
+  const withDiff = ctx.flags.stat || ctx.flags.patch;
+  const blocks: string[] = [];
+  for (const c of commits) {
+    const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
+    if (!withDiff) {
+      blocks.push(line);
+      continue;
+    }
+    const commit = await readCommit(repo, c.id);
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    const { kept } = filterChanges(changes, paths, policy);
+    // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
+    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }));
+    const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
+    blocks.push(
+      `${line}\n${
+        ctx.flags.stat && ctx.flags.patch ? renderStat(rendered.files, rendered.additions, rendered.deletions) : ""
+      }${view.text}`,
+    );
+  }
+  const text = blocks.join(withDiff ? "\n" : "\n") + "\n";
+  const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  if (withDiff && text.length > budget) {
+    const saved = await ctx.artifacts.save("log.txt", text, { mime: "text/plain", description: "the full log" });
+    ctx.stdout.write(
+      commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
+        `\nThe log with ${
+          ctx.flags.patch ? "patches" : "diffstats"
+        } is ${text.length} bytes; it is in the artifact ${saved.path}.\n`,
+    );
+  } else ctx.stdout.write(text);
+  return { repo_path: rel, commits };
+};
+
 export const show: Handler<typeof showFlags, readonly [{ name: "rev"; description: string }]> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const rev = ctx.positionals.rev ?? "HEAD";
+  if (rev.includes(":")) return await showPath(ctx, repo, policy, rel, rev);
   const object = await resolveRevision(repo, rev);
   const peeled = await peel(repo, object);
   let tag = null;
@@ -209,3 +430,168 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
   return { repo_path: rel, commit: described, tag, ...out, withheld };
 };
+
+const MAX_GREP_MATCHES = 5000;
+
+export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const words = [...ctx.positionals.args];
+  const pattern = ctx.flags.regexp ?? words.shift();
+  if (pattern === undefined) {
+    throw new PtermError("InvalidArgs", 'git grep needs a pattern: `git grep -n "text"` (paths may follow).');
+  }
+  if (ctx.flags["extended-regexp"] && ctx.flags["fixed-strings"]) {
+    throw new PtermError("InvalidArgs", "give -E (extended) or -F (fixed strings), not both.");
+  }
+  const matcher = compilePattern(pattern, {
+    syntax: ctx.flags["fixed-strings"] ? "fixed" : ctx.flags["extended-regexp"] ? "extended" : "basic",
+    ignoreCase: ctx.flags["ignore-case"],
+    word: ctx.flags["word-regexp"],
+  });
+  const scope = userPaths([...ctx.flags.path, ...words]);
+  const inScope = (path: string) => scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s));
+  const index = readIndexFile(repo.gitdir);
+  const candidates = new Map<string, string | null>();
+  for (const [path, entry] of index.entries) {
+    if (entry.mode === S_IFGITLINK || !inScope(path) || policy.hidden(path)) continue;
+    candidates.set(path, ctx.flags.cached ? entry.oid : null);
+  }
+  if (ctx.flags.untracked && !ctx.flags.cached) {
+    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    for (const path of report.untracked ?? []) if (inScope(path) && !policy.hidden(path)) candidates.set(path, null);
+  }
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  const matches: { path: string; line: number; text: string }[] = [];
+  const files: { path: string; count: number }[] = [];
+  for (const path of [...candidates.keys()].sort()) {
+    if (ctx.signal.aborted) break;
+    const oid = candidates.get(path)!;
+    let bytes: Uint8Array;
+    try {
+      bytes = oid ? (await repo.objects.read(oid)).content : await Deno.readFile(`${repo.dir}/${path}`);
+    } catch {
+      continue; // deleted in the work tree: nothing to search, as git grep
+    }
+    const texts = decoder.decode(bytes).split("\n");
+    if (texts[texts.length - 1] === "") texts.pop();
+    let count = 0;
+    const binary = bytes.subarray(0, 8000).includes(0);
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i].replace(/\r$/, "");
+      if (matcher.test(text) === ctx.flags["invert-match"]) continue;
+      count++;
+      if (binary) break;
+      if (matches.length < MAX_GREP_MATCHES) matches.push({ path, line: i + 1, text });
+      if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
+        lines.push(`${quoteName(path)}:${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
+      }
+    }
+    if (count === 0) continue;
+    files.push({ path, count });
+    if (binary && !ctx.flags["files-with-matches"] && !ctx.flags.count) {
+      lines.push(`Binary file ${quoteName(path)} matches`);
+    }
+    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
+    if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
+  }
+  ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : "No matches.\n");
+  return {
+    repo_path: rel,
+    pattern,
+    matched: files.length > 0,
+    files,
+    matches,
+    truncated: matches.length >= MAX_GREP_MATCHES,
+  };
+};
+
+/** `-L` as git reads it: `a,b`, `a,+n`, `a,` (to the end), `,b` (from the start); 1-based, inclusive. */
+function lineRange(spec: string | undefined, total: number): [number, number] {
+  if (spec === undefined) return [1, total];
+  const match = spec.match(/^(\d*),(\+?)(\d*)$/) ?? spec.match(/^(\d+)()()$/);
+  if (!match) throw new PtermError("InvalidArgs", `-L ${spec}: write -L <start>,<end> (e.g. 10,20 or 10,+5).`);
+  const start = match[1] ? Number(match[1]) : 1;
+  const end = match[3] === "" ? total : match[2] ? start + Number(match[3]) - 1 : Number(match[3]);
+  if (start < 1 || start > Math.max(total, 1) || end < start) {
+    throw new PtermError("InvalidArgs", `-L ${spec}: the file has ${total} lines.`);
+  }
+  return [start, Math.min(end, total)];
+}
+
+export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (ctx) => {
+    const { repo, policy, rel } = await openFromFlags(ctx, "read");
+    const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+    const paths = userPaths([...ctx.flags.path, ...split.paths]);
+    if (paths.length !== 1 || paths[0] === "") {
+      throw new PtermError(
+        "InvalidArgs",
+        "git blame takes one file: `git blame <file>` (or `git blame <rev> -- <file>`).",
+      );
+    }
+    const path = paths[0];
+    if (policy.hidden(path)) {
+      throw new PtermError("SecretPathDenied", `${path} is a secret path; git in pterm never shows its content.`);
+    }
+    const rev = split.revs[0];
+    const head = readHead(repo).oid;
+    const start = rev === undefined ? head : await resolveCommit(repo, rev);
+    let text: string;
+    if (rev === undefined) {
+      try {
+        text = await Deno.readTextFile(`${repo.dir}/${path}`);
+      } catch {
+        throw new PtermError(
+          "NotFound",
+          `${path} is not in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`,
+        );
+      }
+      if (!start || !(await lookupPath(repo, (await readCommit(repo, start)).tree, path))) {
+        throw new PtermError("NotFound", `no such path ${path} in HEAD: blame works on committed files.`);
+      }
+    } else {
+      const found = await lookupPath(repo, (await readCommit(repo, start!)).tree, path);
+      if (!found || found.mode === "40000") throw new PtermError("NotFound", `no such file ${path} in ${rev}.`);
+      text = new TextDecoder().decode((await repo.objects.read(found.oid)).content);
+    }
+    const blamed = await blameLines(repo, start, path, text, rev === undefined);
+    const [from, to] = lineRange(ctx.flags.lines, blamed.length);
+    const authors = new Map<string, { author: string; email: string; time: string | null }>();
+    for (const b of blamed.slice(from - 1, to)) {
+      if (authors.has(b.commit)) continue;
+      if (b.commit === NOT_COMMITTED) {
+        authors.set(b.commit, { author: "Not Committed Yet", email: "not.committed.yet", time: null });
+        continue;
+      }
+      const c = describeCommit(b.commit, await readCommit(repo, b.commit));
+      authors.set(b.commit, { author: c.author.name, email: c.author.email, time: c.author.time });
+    }
+    const rows = blamed.slice(from - 1, to).map((b) => ({ ...b, ...authors.get(b.commit)! }));
+    const width = String(to).length;
+    ctx.stdout.write(
+      rows.map((r) => {
+        const id = ctx.flags.long ? r.commit : r.commit.slice(0, r.boundary ? 7 : 8);
+        const who = ctx.flags["show-email"] ? `<${r.email}>` : r.author;
+        const meta = ctx.flags.suppress ? "" : `${who} ${r.time ? r.time.replace("T", " ").replace(/Z$/, "") : ""} `;
+        return `${r.boundary ? "^" : ""}${id} (${meta}${String(r.line).padStart(width)}) ${r.text}`;
+      }).join("\n") + (rows.length ? "\n" : ""),
+    );
+    const listed = bounded(rows, 5000);
+    return {
+      repo_path: rel,
+      path,
+      rev: rev ?? "HEAD",
+      lines: listed.items.map((r) => ({
+        line: r.line,
+        commit: r.commit,
+        boundary: r.boundary,
+        author: r.author,
+        time: r.time,
+        text: r.text,
+      })),
+      truncated: listed.truncated,
+    };
+  };

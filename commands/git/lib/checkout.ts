@@ -312,6 +312,8 @@ export async function restorePaths(
   tree: string | null,
   fromIndex: boolean,
   specs: readonly string[],
+  /** `git restore --source <rev>`: write the work tree only; the index keeps what it has. */
+  worktreeOnly = false,
 ): Promise<SwitchResult> {
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
@@ -363,7 +365,8 @@ export async function restorePaths(
       ) {
         continue;
       }
-      index.set(await writeBlob(repo, writer, path, target), true);
+      const written = await writeBlob(repo, writer, path, target);
+      if (!worktreeOnly) index.set(written, true);
     }
     changed.push(path);
   }

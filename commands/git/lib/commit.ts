@@ -2,11 +2,11 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
-import type { Index } from "./index_file.ts";
-import { cleanupMessage, parseCommit, serializeCommit, splitMessage } from "./objects.ts";
+import { emptyEntry, Index, treeModeToMode } from "./index_file.ts";
+import { cleanupMessage, parseCommit, serializeCommit, type Signature, splitMessage } from "./objects.ts";
 import { advanceHead, readHead, resolveRefOid } from "./refs.ts";
 import type { Repo } from "./repo.ts";
-import { writeTreeFromIndex } from "./tree.ts";
+import { flattenTree, writeTreeFromIndex } from "./tree.ts";
 
 /** State files a merge, revert or cherry-pick in progress leaves in .git. */
 export const SEQUENCE_FILES = [
@@ -44,6 +44,13 @@ export interface CommitOptions {
   readonly extraParents?: readonly string[];
   /** Reflog verb, e.g. "commit", "merge B: Merge made by ...". */
   readonly reflogMessage?: string;
+  /**
+   * Replace HEAD's commit instead of adding one (git commit --amend): its parents are kept, and so
+   * is its author unless `keepAuthor` is false (an explicit --author); the committer is now.
+   */
+  readonly amend?: { readonly keepAuthor: boolean };
+  /** The author line to record instead of `author` now (a cherry-pick keeps the picked commit's). */
+  readonly authorSignature?: Signature;
 }
 
 /** Commits `index` (of a held lock) on HEAD; NothingToCommit when it equals HEAD's tree (unless allowed). */
@@ -54,28 +61,49 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
   }
   const head = readHead(repo);
   const mergeHeads = options.extraParents ?? readMergeHeads(repo);
+  const amended = options.amend && head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")) : null;
+  if (options.amend && !amended) {
+    throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one with `git commit`.");
+  }
+  if (amended && mergeHeads.length) {
+    throw new PtermError(
+      "UncommittedChanges",
+      "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.",
+    );
+  }
   const tree = await writeTreeFromIndex(repo, index);
   // The cache tree was refreshed; write it back with the commit.
   index.dirty = true;
-  const parents = head.oid ? [head.oid, ...mergeHeads] : [...mergeHeads];
+  const parents = amended ? [...amended.parents] : head.oid ? [head.oid, ...mergeHeads] : [...mergeHeads];
   if (!options.allowEmpty && mergeHeads.length === 0) {
-    const parentTree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
+    // Amending compares with the amended commit's parent, as git does ("would make it empty").
+    const base = amended ? amended.parents[0] : head.oid;
+    const parentTree = base ? parseCommit(await repo.objects.readTyped(base, "commit")).tree : null;
     const empty = parentTree ? parentTree === tree : index.entries.size === 0;
     if (empty) {
       throw new PtermError(
         "NothingToCommit",
-        "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), " +
-          "or pass --allow-empty.",
+        amended
+          ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway."
+          : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), " +
+            "or pass --allow-empty.",
       );
     }
   }
   const signature = signatureNow(options.author);
+  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
   const oid = await repo.objects.write(
     "commit",
-    serializeCommit({ tree, parents, author: signature, committer: signature, message }),
+    serializeCommit({ tree, parents, author, committer: signature, message }),
   );
   const subject = splitMessage(message).subject;
-  const verb = parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : "commit";
+  const verb = amended
+    ? "commit (amend)"
+    : parents.length === 0
+    ? "commit (initial)"
+    : parents.length > 1
+    ? "commit (merge)"
+    : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,
@@ -88,4 +116,42 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
 /** The commit HEAD names, or null on an unborn branch. */
 export function headOid(repo: Repo): string | null {
   return resolveRefOid(repo, "HEAD");
+}
+
+/**
+ * `git commit <paths>` (git's --only): a commit of HEAD's tree with just these paths taken from
+ * the work tree; the real index gets the same paths staged, and whatever else was staged stays
+ * staged for a later commit. Refused during a merge, as git does.
+ */
+export async function onlyPathsIndex(
+  repo: Repo,
+  index: Index,
+  specs: readonly string[],
+  inScope: (path: string, spec: string) => boolean,
+): Promise<Index> {
+  if (readMergeHeads(repo).length) {
+    throw new PtermError(
+      "UncommittedChanges",
+      "a merge is in progress: git cannot commit only some paths of it; `git commit` commits the whole merge.",
+    );
+  }
+  const head = readHead(repo);
+  const headTree = head.oid
+    ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree)
+    : new Map();
+  const only = new Index();
+  for (const [path, entry] of headTree) only.set(emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
+  for (const spec of specs) {
+    const inIndex = [...index.entries.keys()].filter((p) => inScope(p, spec));
+    const inHead = [...headTree.keys()].filter((p) => inScope(p, spec));
+    if (inIndex.length === 0 && inHead.length === 0) {
+      throw new PtermError(
+        "NotFound",
+        `pathspec \`${spec}\` did not match any file known to git; \`git add\` a new file before committing it.`,
+      );
+    }
+    for (const path of inHead) if (!index.entries.has(path)) only.remove(path);
+    for (const path of inIndex) only.set({ ...index.entries.get(path)! });
+  }
+  return only;
 }

@@ -209,6 +209,14 @@ function dynamic(r: BitReader, out: Output): void {
 
 /** Inflates a zlib stream (header, deflate data; the Adler-32 trailer is not checked). */
 export function inflateZlibSync(src: Uint8Array, sizeHint = src.length * 4): Uint8Array {
+  return inflateZlibStream(src, sizeHint).data;
+}
+
+/**
+ * Inflates the zlib stream at the start of `src` (more bytes may follow it, as in a pack) and
+ * says where it ended: `end` is the offset just past its Adler-32 trailer.
+ */
+export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): { data: Uint8Array; end: number } {
   if (src.length < 2 || (src[0] & 0x0f) !== 8 || ((src[0] << 8) | src[1]) % 31 !== 0 || (src[1] & 0x20) !== 0) {
     throw new Error("inflate: not a zlib stream");
   }
@@ -238,5 +246,6 @@ export function inflateZlibSync(src: Uint8Array, sizeHint = src.length * 4): Uin
       dynamic(r, out);
     } else throw new Error("inflate: bad block type");
   }
-  return out.buf.subarray(0, out.len);
+  if (r.pos + 4 > src.length) throw new Error("inflate: input ended early");
+  return { data: out.buf.subarray(0, out.len), end: r.pos + 4 };
 }

@@ -159,6 +159,22 @@ function editScript(a: Side, b: Side): { ops: Uint8Array; at: Int32Array; length
 }
 
 /** The hunks of a unified diff from `oldText` to `newText`, with `context` lines of context. */
+/**
+ * For each line of `b`, the line of `a` it is kept from in a minimal edit script, or -1 for an
+ * added line (for blame, which hands kept lines on to the parent).
+ */
+export function keptLines(a: readonly string[], b: readonly string[]): Int32Array {
+  const script = editScript({ lines: [...a], noEol: false }, { lines: [...b], noEol: false });
+  const out = new Int32Array(b.length).fill(-1);
+  let ib = 0;
+  for (let k = 0; k < script.length; k++) {
+    const op = script.ops[k];
+    if (op === SAME) out[ib++] = script.at[k];
+    else if (op === ADDED) ib++;
+  }
+  return out;
+}
+
 export function lineHunks(oldText: string, newText: string, context: number): LineHunk[] {
   return hunksOf(sideOf(oldText), sideOf(newText), context);
 }

@@ -41,27 +41,63 @@ export async function readCommit(repo: Repo, oid: string): Promise<Commit> {
   return await repo.objects.readCommit(oid);
 }
 
+/** Every commit `start` reaches (itself included), for `a..b`. */
+export async function ancestorsOf(repo: Repo, start: string): Promise<Set<string>> {
+  const seen = new Set<string>([start]);
+  const stack = [start];
+  while (stack.length) {
+    for (const parent of (await readCommit(repo, stack.pop()!)).parents) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        stack.push(parent);
+      }
+    }
+  }
+  return seen;
+}
+
 /**
  * Up to `max` commits reachable from `start`, newest committer date first. With `path`, only
  * commits that changed it, with git's default history simplification (a merge that kept the
  * path as one parent had it follows only that parent).
  */
-export async function walkLog(repo: Repo, start: string, max: number, path: string | null): Promise<LogCommit[]> {
+export async function walkLog(
+  repo: Repo,
+  start: string,
+  max: number,
+  path: string | readonly string[] | null,
+  /** Commits to leave out with their history (`a..b` hides what a reaches). */
+  hide: ReadonlySet<string> = new Set(),
+  more: {
+    /** More commits to start from (`--all`: every branch and tag). */
+    readonly starts?: readonly string[];
+    /** Only commits this accepts are listed (`--author`, `--since`, `--grep`); the walk goes on through the rest. */
+    readonly keep?: (commit: Commit) => boolean;
+  } = {},
+): Promise<LogCommit[]> {
+  const keep = more.keep ?? (() => true);
+  const paths = path === null ? null : typeof path === "string" ? [path] : path.includes("") ? null : [...path];
   const out: LogCommit[] = [];
   const queue: { oid: string; commit: Commit; order: number }[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<string>(hide);
   let order = 0;
   const push = async (oid: string) => {
     if (seen.has(oid)) return;
     seen.add(oid);
     queue.push({ oid, commit: await readCommit(repo, oid), order: order++ });
   };
+  /** What the paths are in a commit's tree, as one key; null when none of them exists there. */
   const pathOid = async (commit: Commit): Promise<string | null> => {
-    if (path === null) return null;
-    const found = await lookupPath(repo, commit.tree, path);
-    return found ? `${found.mode}:${found.oid}` : null;
+    if (paths === null) return null;
+    const keys: string[] = [];
+    for (const p of paths) {
+      const found = await lookupPath(repo, commit.tree, p);
+      keys.push(found ? `${found.mode}:${found.oid}` : "-");
+    }
+    return keys.every((k) => k === "-") ? null : keys.join(",");
   };
   await push(start);
+  for (const other of more.starts ?? []) await push(other);
   while (queue.length > 0 && out.length < max) {
     let best = 0;
     for (let i = 1; i < queue.length; i++) {
@@ -73,14 +109,14 @@ export async function walkLog(repo: Repo, start: string, max: number, path: stri
       ) best = i;
     }
     const { oid, commit } = queue.splice(best, 1)[0];
-    if (path === null) {
-      out.push(describeCommit(oid, commit));
+    if (paths === null) {
+      if (keep(commit)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
-      if (mine !== null) out.push(describeCommit(oid, commit));
+      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
       continue;
     }
     let followed = false;
@@ -94,7 +130,7 @@ export async function walkLog(repo: Repo, start: string, max: number, path: stri
       }
     }
     if (followed) continue;
-    out.push(describeCommit(oid, commit));
+    if (keep(commit)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
   return out;

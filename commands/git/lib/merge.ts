@@ -534,6 +534,11 @@ export async function isAncestor(repo: Repo, maybeAncestor: string, of: string):
  * The best common ancestors of `a` and `b`: common ancestors that are not an ancestor of another
  * common one — i.e. not a parent of any common commit (every ancestor of a common commit is common).
  */
+/** The merge bases of two commits (`git merge-base --all`), for `a...b` and fast-forward checks. */
+export async function mergeBases(repo: Repo, a: string, b: string): Promise<string[]> {
+  return await mergeBasesOf((oid) => readCommit(repo, oid), a, b);
+}
+
 async function mergeBasesOf(
   read: (oid: string) => Promise<{ parents: readonly string[] }>,
   a: string,

@@ -175,6 +175,51 @@ export async function revertCommit(
   return { reverted: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
 }
 
+/**
+ * `git cherry-pick <rev>`: the change `rev` made to its parent, merged onto HEAD and committed
+ * with its message and author (the committer is now); conflicts stop before the commit, as git
+ * does, with CHERRY_PICK_HEAD and MERGE_MSG written.
+ */
+export async function cherryPickCommit(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: { noCommit: boolean; author: GitAuthor },
+): Promise<{ picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
+  await requireIndexMatchesHead(repo, index, "cherry-pick");
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`,
+    );
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const subject = splitMessage(commit.message).subject;
+  const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
+    ours: "HEAD",
+    theirs: `${oid.slice(0, 7)} (${subject})`,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", commit.message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
+    return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message: commit.message,
+    author: options.author,
+    authorSignature: commit.author,
+    extraParents: [],
+    reflogMessage: `cherry-pick: ${subject}`,
+  });
+  return { picked: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
+}
+
 // ---- tags ----------------------------------------------------------------------------------
 
 export interface TagInfo {
@@ -212,7 +257,7 @@ export async function createTag(
   if (existing && !options.force) {
     throw new PtermError(
       "AlreadyExists",
-      `the tag ${name} already exists; pick another name or pass --force to move it.`,
+      `the tag \`${name}\` already exists; pick another name or pass --force to move it.`,
     );
   }
   const object = await resolveRevision(repo, options.ref ?? "HEAD");
@@ -478,7 +523,15 @@ export async function mergeInto(
     return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
   }
   const who = signatureNow(options.author);
-  const theirsName = dwimRef(repo, rev)?.startsWith("refs/heads/") ? `branch '${rev}'` : `commit '${rev}'`;
+  // How git's fmt-merge-msg names what is merged.
+  const full = dwimRef(repo, rev) ?? "";
+  const theirsName = full.startsWith("refs/heads/")
+    ? `branch '${rev}'`
+    : full.startsWith("refs/tags/")
+    ? `tag '${rev}'`
+    : full.startsWith("refs/remotes/")
+    ? `remote-tracking branch '${rev}'`
+    : `commit '${rev}'`;
   if (!options.noFf && (await isAncestor(repo, head.oid, theirs))) {
     const result = await switchTrees(
       repo,
@@ -500,7 +553,9 @@ export async function mergeInto(
     theirs: rev,
   });
   const applied = await applyMerge(repo, index, policy, merge, "merge");
-  const message = options.message ?? `Merge ${theirsName}${head.branch ? ` into ${head.branch}` : ""}`;
+  // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.
+  const into = head.branch ? (["main", "master"].includes(head.branch) ? "" : ` into ${head.branch}`) : " into HEAD";
+  const message = options.message ?? `Merge ${theirsName}${into}`;
   writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
   if (applied.conflicts.length > 0) {
     writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);

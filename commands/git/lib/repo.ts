@@ -84,6 +84,34 @@ const GIT_ENTRIES_NOT_LINKS = [
   "info",
 ];
 
+/** The lines that keep pterm's own state out of real git's view when a repository is the workspace root. */
+export const PTERM_STATE_EXCLUDES = ["/audit/", "/artifacts/", "/sessions/", "/cache/", "/pterm.json"];
+const PTERM_EXCLUDE_HEADER = "# pterm's own state (audit log, artifacts, sessions, cache, config): never committed";
+
+/**
+ * When the workspace root is a repository, real git would list pterm's audit log and stdin
+ * artifacts as untracked and a later `git add -A` would commit them (issue 15 §5). pterm already
+ * hides them from itself; this writes them into `.git/info/exclude` so real git hides them too.
+ * Returns whether the file changed.
+ */
+export function excludePtermState(gitdir: string): boolean {
+  const path = `${gitdir}/info/exclude`;
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) return false;
+  }
+  const present = new Set(text.split(/\r?\n/).map((line) => line.trim()));
+  const missing = PTERM_STATE_EXCLUDES.filter((line) => !present.has(line));
+  if (missing.length === 0) return false;
+  const head = present.has(PTERM_EXCLUDE_HEADER) ? [] : [PTERM_EXCLUDE_HEADER];
+  const addition = [...head, ...missing].join("\n") + "\n";
+  Deno.mkdirSync(`${gitdir}/info`, { recursive: true });
+  Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
+  return true;
+}
+
 /** Opens the repository whose work tree is `dir`; NotARepository with a hint otherwise. */
 export function openRepo(dir: string, label = dir, root?: string): Repo {
   const gitdir = `${dir}/.git`;

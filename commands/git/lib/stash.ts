@@ -7,7 +7,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { ZERO_OID } from "./bytes.ts";
-import { switchTrees } from "./checkout.ts";
+import { switchTrees, writeBlob } from "./checkout.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "./index_file.ts";
 import { LockFile } from "./lock.ts";
@@ -18,8 +18,8 @@ import { objectHeader, serializeCommit, splitMessage } from "./objects.ts";
 import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeReflog } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { indexVsTree, worktreeStatus } from "./status.ts";
-import { flattenTree, writeTreeFromIndex } from "./tree.ts";
-import { lstatTracked, type PathPolicy, worktreeMode } from "./worktree.ts";
+import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
+import { lstatTracked, type PathPolicy, worktreeMode, WorktreeWriter } from "./worktree.ts";
 import { worktreeBlob } from "./convert.ts";
 
 const STASH_REF = "refs/stash";
@@ -71,6 +71,8 @@ export async function stashPush(
   policy: PathPolicy,
   author: GitAuthor,
   message: string | undefined,
+  /** `-u`: untracked files (not ignored ones) go into a third parent and leave the work tree, as git does. */
+  includeUntracked = false,
 ): Promise<{ commit_id: string; message: string; changed: string[] } | null> {
   const head = readHead(repo);
   if (!head.oid) {
@@ -84,8 +86,9 @@ export async function stashPush(
   }
   const headCommit = await readCommit(repo, head.oid);
   const staged = await indexVsTree(repo, index, headCommit.tree);
-  const work = await worktreeStatus(repo, index, policy, { untracked: false });
-  if (staged.size === 0 && work.unstaged.size === 0) return null;
+  const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked });
+  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
+  if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
   const branch = head.branch ?? "(no branch)";
   const subject = splitMessage(headCommit.message).subject;
   const sig = signatureNow(author);
@@ -114,7 +117,43 @@ export async function stashPush(
     await repo.objects.writeHashed(oid, header, content);
     worktree.set({ ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode)) });
   }
+  // As git (diff against HEAD, not only the index): a file HEAD has that the index dropped (`git rm --cached`)
+  // but that is still in the work tree is saved with its work-tree content.
+  for (const [path] of await flattenTree(repo, headCommit.tree)) {
+    if (index.entries.has(path) || policy.hidden(path)) continue;
+    const info = lstatTracked(repo, path);
+    if (!info || info.isDirectory) continue;
+    const content = await worktreeBlob(repo, path, info, { staging: true });
+    const header = objectHeader("blob", content.length);
+    const oid = await sha1(header, content);
+    await repo.objects.writeHashed(oid, header, content);
+    worktree.set({ ...emptyEntry(path, oid, worktreeMode(repo, info, undefined)) });
+  }
   const worktreeTree = await writeTreeFromIndex(repo, worktree);
+  let untrackedCommit: string | null = null;
+  // git records the untracked-files commit whenever -u is given, with the empty tree when there are none.
+  if (includeUntracked) {
+    const files = new Index();
+    for (const path of untracked) {
+      const info = lstatTracked(repo, path);
+      if (!info) continue;
+      const content = await worktreeBlob(repo, path, info, { staging: true });
+      const header = objectHeader("blob", content.length);
+      const oid = await sha1(header, content);
+      await repo.objects.writeHashed(oid, header, content);
+      files.set(emptyEntry(path, oid, worktreeMode(repo, info, undefined)));
+    }
+    untrackedCommit = await repo.objects.write(
+      "commit",
+      serializeCommit({
+        tree: await writeTreeFromIndex(repo, files),
+        parents: [],
+        author: sig,
+        committer: sig,
+        message: `untracked files on ${branch}: ${head.oid.slice(0, 7)} ${subject}\n`,
+      }),
+    );
+  }
   const title = message !== undefined && message.trim() !== ""
     ? `On ${branch}: ${message.trim()}`
     : `WIP on ${branch}: ${head.oid.slice(0, 7)} ${subject}`;
@@ -122,10 +161,11 @@ export async function stashPush(
     "commit",
     serializeCommit({
       tree: worktreeTree,
-      parents: [head.oid, indexCommit],
+      parents: untrackedCommit ? [head.oid, indexCommit, untrackedCommit] : [head.oid, indexCommit],
       author: sig,
       committer: sig,
-      message: `${title}\n`,
+      // git writes the stash commit's message without a final newline (the index and untracked commits have one).
+      message: title,
     }),
   );
   const current = readReflog(repo, STASH_REF);
@@ -135,8 +175,20 @@ export async function stashPush(
     who: sig,
     forceLog: true,
   });
+  // As git: the untracked files go first (`git clean`), then the reset brings back what HEAD has.
+  for (const path of untracked) {
+    Deno.removeSync(`${repo.dir}/${path}`);
+    // Folders the untracked files leave empty go too, as git stash -u leaves no trace of them.
+    for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
+      try {
+        Deno.removeSync(`${repo.dir}/${dir}`);
+      } catch {
+        break;
+      }
+    }
+  }
   const reset = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
-  return { commit_id: wip, message: title, changed: reset.changed };
+  return { commit_id: wip, message: title, changed: [...reset.changed, ...untracked] };
 }
 
 export async function stashApply(
@@ -151,6 +203,26 @@ export async function stashApply(
   }
   const wip = await readCommit(repo, entry.newOid);
   if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
+  // Untracked files of `stash -u` come back only where nothing is in the way, checked before anything is written.
+  const untracked = wip.parents.length > 2
+    ? await flattenTree(repo, (await readCommit(repo, wip.parents[2])).tree)
+    : new Map<string, FlatEntry>();
+  const exists = (path: string) => {
+    try {
+      Deno.lstatSync(`${repo.dir}/${path}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const inTheWay = [...untracked.keys()].filter(exists);
+  if (inTheWay.length) {
+    throw new PtermError(
+      "UncommittedChanges",
+      `stash@{${n}} holds untracked files that exist in the work tree already: ${inTheWay.slice(0, 20).join(", ")}. ` +
+        "Move or delete them, then apply the stash again; nothing was changed.",
+    );
+  }
   const baseTree = (await readCommit(repo, wip.parents[0])).tree;
   const oursIndex = cloneIndex(index);
   const oursTree = await writeTreeFromIndex(repo, oursIndex);
@@ -159,6 +231,11 @@ export async function stashApply(
     theirs: "Stashed changes",
   });
   const applied = await applyMerge(repo, index, policy, merge, "stash apply");
+  const writer = new WorktreeWriter(repo);
+  for (const [path, target] of untracked) {
+    await writeBlob(repo, writer, path, target);
+    applied.changed.push(path);
+  }
   if (applied.conflicts.length === 0) {
     // Like git: the index goes back to what it was, except that files new in the stash stay staged.
     const ours = await flattenTree(repo, oursTree);

@@ -1,0 +1,135 @@
+// deno-lint-ignore-file no-console -- a script: printing is its output
+/**
+ * `git clone` and a no-op `git fetch` over smart HTTP from a local `git http-backend` (the tests'
+ * server, tests/git_remote/http_server.ts), pterm against the real git in the same run, whole
+ * processes. The repository is generated with the real git's fast-import: 5,000 commits over
+ * 2,000 files (each commit rewrites a few lines of a few files, so the pack has long delta
+ * chains). Targets (issue 16): clone ≤ 2× git, no-op fetch ≤ 3× git, pterm's peak RSS during
+ * the clone ≤ 2× the pack size + 100 MiB.
+ *
+ *   deno task bench git-remote            # 5,000 commits, 2,000 files
+ *   deno task bench git-remote --quick    # 1,000 commits, 500 files, fewer runs
+ *
+ * Every pterm number includes pterm's process and sandbox-worker start-up (bench/startup.ts).
+ */
+
+import { ptermCommand, quick, realGitEnv, table, timeSubjects } from "./_timing.ts";
+import { startGitHttpServer } from "../tests/git_remote/http_server.ts";
+
+const BENCH_DIR = new URL("../.bench/git-remote/", import.meta.url).pathname;
+const COMMITS = quick ? 1_000 : 5_000;
+const FILES = quick ? 500 : 2_000;
+const RUNS = quick ? 2 : 5;
+const GIT_ENV = realGitEnv(BENCH_DIR);
+
+async function git(dir: string, args: string[], stdin?: Uint8Array): Promise<void> {
+  const child = new Deno.Command("git", {
+    args,
+    cwd: dir,
+    env: GIT_ENV,
+    clearEnv: true,
+    stdin: stdin ? "piped" : "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  if (stdin) {
+    const writer = child.stdin.getWriter();
+    await writer.write(stdin);
+    await writer.close();
+  }
+  const out = await child.output();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** A fast-import stream: the first commit adds FILES files; each later one rewrites a line in three of them. */
+function history(): Uint8Array {
+  const encoder = new TextEncoder();
+  const parts: string[] = [];
+  const files: string[][] = Array.from(
+    { length: FILES },
+    (_, f) => Array.from({ length: 40 }, (_, l) => `file ${f} line ${l}: ${"lorem ipsum ".repeat(3)}`),
+  );
+  const data = (text: string) => `data ${encoder.encode(text).length}\n${text}\n`;
+  for (let c = 1; c <= COMMITS; c++) {
+    parts.push(`commit refs/heads/main\nmark :${c}\ncommitter Bench <bench@example.com> ${1_700_000_000 + c} +0000\n`);
+    parts.push(data(`commit ${c}`));
+    if (c > 1) parts.push(`from :${c - 1}\n`);
+    const touched = c === 1 ? files.map((_, f) => f) : [c * 7 % FILES, c * 13 % FILES, c * 31 % FILES];
+    for (const f of touched) {
+      if (c > 1) files[f][c % 40] = `file ${f} line ${c % 40}: changed in commit ${c}`;
+      parts.push(`M 100644 inline dir${f % 50}/file-${f}.txt\n${data(files[f].join("\n") + "\n")}`);
+    }
+  }
+  return encoder.encode(parts.join(""));
+}
+
+/** The peak resident memory of one run of `cmd` in KiB (GNU time's maximum resident set size). */
+async function peakRssKiB(cmd: string[], cwd?: string, env?: Record<string, string>): Promise<number> {
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "%M", ...cmd],
+    cwd,
+    env,
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
+  if (!out.success) throw new Error(`${cmd.join(" ")} failed: ${lines.join("\n")}`);
+  return Number(lines.at(-1));
+}
+
+try {
+  Deno.removeSync(BENCH_DIR, { recursive: true });
+} catch { /* fresh */ }
+Deno.mkdirSync(BENCH_DIR, { recursive: true });
+await using server = await startGitHttpServer();
+const bare = await server.createBare("big.git");
+const started = performance.now();
+await git(bare, ["fast-import", "--quiet"], history());
+await git(bare, ["repack", "-a", "-d", "-q"]);
+console.log(
+  `generated ${COMMITS.toLocaleString("en")} commits over ${FILES.toLocaleString("en")} files in ` +
+    `${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
+const url = server.url("big.git");
+const root = `${BENCH_DIR}root`;
+Deno.mkdirSync(root, { recursive: true });
+Deno.writeTextFileSync(`${root}/pterm.json`, JSON.stringify({ git: { remotes: { allow: [`${server.origin}/`] } } }));
+const real = `${BENCH_DIR}real`;
+const remove = (path: string) => async () => await Deno.remove(path, { recursive: true }).catch(() => {});
+
+const cloneTimings = await timeSubjects(
+  [
+    { name: "git clone", cmd: ["git", "clone", "-q", url, real], env: GIT_ENV, before: remove(real) },
+    {
+      name: "pterm git clone",
+      cmd: ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`),
+      before: remove(`${root}/clone`),
+    },
+  ],
+  RUNS,
+  0,
+);
+// Both clones exist now (the last run of each); a fetch has nothing to bring.
+const fetchTimings = await timeSubjects(
+  [
+    { name: "git fetch", cmd: ["git", "-C", real, "fetch", "-q"], env: GIT_ENV },
+    { name: "pterm git fetch", cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm") },
+  ],
+  RUNS * 2,
+  1,
+);
+const packBytes = [...Deno.readDirSync(`${real}/.git/objects/pack`)]
+  .filter((e) => e.name.endsWith(".pack"))
+  .reduce((n, e) => n + Deno.statSync(`${real}/.git/objects/pack/${e.name}`).size, 0);
+await remove(`${root}/clone`)();
+const ptermRss = await peakRssKiB(ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`));
+await remove(real)();
+const gitRss = await peakRssKiB(["git", "clone", "-q", url, real], undefined, GIT_ENV);
+const mib = (kib: number) => (kib / 1024).toFixed(0);
+console.log(
+  `\nclone (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB):\n\n${table(cloneTimings, "git clone")}\n\n` +
+    `no-op fetch:\n\n${table(fetchTimings, "git fetch")}\n\n` +
+    `peak RSS of the clone: pterm ${mib(ptermRss)} MiB, git ${mib(gitRss)} MiB ` +
+    `(target for pterm: ≤ ${(2 * packBytes / 2 ** 20 + 100).toFixed(0)} MiB)`,
+);

@@ -1,0 +1,511 @@
+/** git ls-remote and clone: the subcommands that reach a remote (commands/git/remote/). */
+
+import type { CommandContext, Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import { mergeBases } from "../lib/merge.ts";
+import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
+import { signatureNow } from "../lib/identity.ts";
+import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
+import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
+import {
+  cloneInto,
+  fetchInto,
+  lsRemote as listRemote,
+  mapRef,
+  parseRefspec,
+  pushTo,
+  unpushedCommits,
+} from "../remote/operations.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
+import { loadIndex, withRepoLock } from "../lib/state.ts";
+import { mergeInto } from "../lib/ops.ts";
+import type { Connection } from "../remote/transport.ts";
+import { authorOf, openFromFlags, plural } from "./common.ts";
+import { openRepo, type Repo } from "../lib/repo.ts";
+
+/** git.max_fetch_bytes when pterm.json does not set it. */
+const DEFAULT_MAX_FETCH_BYTES = 2 * 2 ** 30;
+
+type RemotePositionals = readonly { name: "action" | "name" | "url"; description: string }[];
+
+// deno-lint-ignore no-explicit-any
+type AnyContext = CommandContext<any, any>;
+
+/** The `git` section of pterm.json (the kernel hands each command its own section). */
+function gitSection(ctx: AnyContext): Record<string, unknown> | undefined {
+  return ctx.config as Record<string, unknown> | undefined;
+}
+
+/** The remote, allowed by pterm.json, and the call confirmed; otherwise the refusal that says what to do. */
+/**
+ * The remote, allowed by pterm.json, and the call confirmed; otherwise the refusal that says what
+ * the call would do (`action` describes it, given the remote's URL).
+ */
+function gate(ctx: AnyContext, url: string, action: (url: string) => string, label?: string): RemoteUrl {
+  const remote = allowedRemote(url, policyOf(gitSection(ctx)), label);
+  if (ctx.flags.confirm !== true) {
+    throw new PtermError(
+      "ConfirmRequired",
+      `${action(remote.url)}: this reaches the network and needs --confirm; nothing was sent. Run the same command ` +
+        "with --confirm to do it.",
+      { helpFor: ctx.command },
+    );
+  }
+  return remote;
+}
+
+/** The PEM text of git.ca_file, read through the workspace's confinement (a path inside the root). */
+async function trustedCertificates(ctx: AnyContext): Promise<string | undefined> {
+  const file = gitSection(ctx)?.ca_file;
+  if (typeof file !== "string") return undefined;
+  const confined = await ctx.workspace.resolve(file, "read", { label: "git.ca_file in pterm.json" });
+  let text: string;
+  try {
+    text = await Deno.readTextFile(confined.abs);
+  } catch {
+    throw new PtermError("InvalidConfig", `git.ca_file (${confined.rel}) cannot be read; fix pterm.json or the file.`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new PtermError("InvalidConfig", `git.ca_file (${confined.rel}) holds no PEM certificate.`);
+  }
+  return text;
+}
+
+async function connectionFor(ctx: AnyContext, remote: RemoteUrl): Promise<Connection> {
+  return {
+    remote,
+    root: ctx.workspace.root,
+    caCerts: await trustedCertificates(ctx),
+    proxy: proxyOf(gitSection(ctx)) ? parseProxyUrl(proxyOf(gitSection(ctx))!) : undefined,
+    signal: ctx.signal,
+    onProgress: (stage, done, total) =>
+      ctx.progress({
+        progress: done,
+        total,
+        message: stage === "receiving" ? "receiving pack bytes" : "indexing objects",
+      }),
+  };
+}
+
+function maxFetchBytes(ctx: AnyContext): number {
+  const value = gitSection(ctx)?.max_fetch_bytes;
+  return typeof value === "number" ? value : DEFAULT_MAX_FETCH_BYTES;
+}
+
+export const lsRemote: Handler<typeof lsRemoteFlags> = async (ctx) => {
+  const remote = gate(ctx, ctx.flags.url, (url) => `ls-remote: listing the branches and tags of ${url}`);
+  const refs = await listRemote(await connectionFor(ctx, remote));
+  for (const ref of refs) ctx.stdout.write(`${ref.oid}\t${ref.name}\n`);
+  if (refs.length === 0) ctx.stdout.write(`${remote.url} is empty (no branches or tags).\n`);
+  return {
+    url: remote.url,
+    refs: refs.map((r) => ({
+      name: r.name,
+      oid: r.oid,
+      ...(r.peeled ? { peeled: r.peeled } : {}),
+      ...(r.symref ? { symref: r.symref } : {}),
+    })),
+  };
+};
+
+/** The folder `git clone <url>` makes without one given: the URL's last part, without `.git` (as git names it). */
+export function cloneDirOf(url: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/\/+$/, "").replace(/\.git$/, "").replace(/\/+$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1).replace(/:.*$/, "");
+  if (!name || name === "." || name === ".." || name.startsWith(".")) {
+    throw new PtermError("InvalidArgs", `the URL ${url} names no folder to clone into; give one: --dir <folder>.`);
+  }
+  return name;
+}
+
+export const clone: Handler<typeof cloneFlags> = async (ctx) => {
+  const dir = ctx.flags.dir ?? cloneDirOf(ctx.flags.url);
+  const remote = gate(ctx, ctx.flags.url, (url) => `clone: copying ${url} into ${dir}`);
+  const confined = await ctx.workspace.resolve(dir, "write", { label: "--dir" });
+  const outcome = await cloneInto({
+    connection: await connectionFor(ctx, remote),
+    dir: confined.abs,
+    rel: confined.rel,
+    branch: ctx.flags.branch,
+    depth: ctx.flags.depth,
+    singleBranch: ctx.flags["single-branch"],
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  ctx.stdout.write(
+    `Cloned ${remote.url} into ${confined.rel}: ${plural(outcome.stats.objects, "object")} ` +
+      `(${outcome.stats.bytes} bytes) in ${outcome.stats.elapsed_ms} ms` +
+      (outcome.branch
+        ? `, branch ${outcome.branch} checked out (${plural(outcome.files, "file")})`
+        : ", empty repository") +
+      (outcome.shallow ? ", shallow" : "") + ".\n",
+  );
+  return {
+    repo_path: confined.rel,
+    url: remote.url,
+    branch: outcome.branch,
+    head: outcome.head,
+    refs: outcome.refs,
+    files: outcome.files,
+    shallow: outcome.shallow,
+    transfer: outcome.stats,
+  };
+};
+
+/** The URL of a configured remote, or NotFound saying how to add one. */
+function remoteUrlOf(repo: Repo, name: string, rel: string): string {
+  const url = repo.config.get(`remote.${name}.url`);
+  if (url === undefined) {
+    throw new PtermError(
+      "NotFound",
+      `${rel} has no remote named ${name}; list them with \`git remote --repo ${rel}\`, or add one with ` +
+        `\`git remote --repo ${rel} add ${name} <url>\`.`,
+    );
+  }
+  return url;
+}
+
+function refspecsOf(repo: Repo, name: string) {
+  // Keys are `section.subsection.key` with section and key in lower case; the remote's name keeps its case.
+  const specs = repo.config.values.get(`remote.${name}.fetch`) ?? [];
+  return (specs.length ? specs : [`+refs/heads/*:refs/remotes/${name}/*`]).map(parseRefspec);
+}
+
+function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typeof fetchInto>>["refs"]): number {
+  const changed = refs.filter((r) => r.status !== "up-to-date");
+  for (const ref of changed) {
+    const short = (oid: string | null) => oid?.slice(0, 7) ?? "";
+    const range = ref.status === "new" ? "[new]" : `${short(ref.old)}..${short(ref.new)}`;
+    ctx.stdout.write(
+      `${ref.status === "rejected" ? "! " : "  "}${range.padEnd(16)} ${ref.remote} -> ${ref.local}` +
+        (ref.status === "rejected" ? ` (rejected: ${ref.reason})` : ref.status === "forced" ? " (forced update)" : "") +
+        "\n",
+    );
+  }
+  if (changed.length === 0) ctx.stdout.write(`${name} had nothing new.\n`);
+  return changed.length;
+}
+
+export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const name = ctx.flags.remote;
+  const remote = gate(
+    ctx,
+    remoteUrlOf(repo, name, rel),
+    (url) => `fetch: bringing in what is new at ${name} (${url})`,
+    `the URL of remote ${name}`,
+  );
+  const result = await fetchInto({
+    connection: await connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    refspecs: refspecsOf(repo, name),
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  reportFetch(ctx, name, result.refs);
+  const changed = result.refs.filter((r) => r.status !== "up-to-date");
+  return {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    refs: result.refs,
+    updated: changed.filter((r) => r.status !== "rejected").length,
+    rejected: changed.filter((r) => r.status === "rejected").length,
+    transfer: result.stats,
+  };
+};
+
+export const push: Handler<typeof pushFlags> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const head = readHead(repo);
+  const branch = ctx.flags.branch ?? head.branch;
+  if (!branch) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
+  }
+  const local = resolveRefOid(repo, `refs/heads/${branch}`);
+  if (!local) throw new PtermError("NotFound", `there is no branch ${branch} with commits to push.`);
+  const configured = repo.config.get(`branch.${branch}.remote`);
+  const name = ctx.flags.remote;
+  const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : undefined;
+  if (!upstream && !ctx.flags["set-upstream"]) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${branch} has no upstream on ${name}. To create ${branch} there and remember it, run ` +
+        `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`.`,
+      { helpFor: ctx.command },
+    );
+  }
+  const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream!;
+  const url = remoteUrlOf(repo, name, rel);
+  const count = await unpushedCommits(repo, name, local);
+  const remote = gate(
+    ctx,
+    url,
+    (url) =>
+      `push: sending ${count} commit${count === 1 ? "" : "s"} of ${branch} to ${
+        destination.replace(/^refs\/heads\//, "")
+      } at ${url}`,
+    `the URL of remote ${name}`,
+  );
+  const outcome = await pushTo({
+    connection: await connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    branch,
+    destination,
+    forceWithLease: ctx.flags["force-with-lease"],
+    setUpstream: ctx.flags["set-upstream"],
+    who: signatureNow(authorOf(ctx)),
+  });
+  const target = destination.replace(/^refs\/heads\//, "");
+  ctx.stdout.write(
+    outcome.status === "up-to-date"
+      ? `${name}/${target} is already at ${local.slice(0, 7)}; nothing to push.\n`
+      : `${outcome.old ? `${outcome.old.slice(0, 7)}..` : "[new] "}${local.slice(0, 7)}  ${branch} -> ${target} ` +
+        `(${plural(outcome.commits, "commit")}, ${plural(outcome.objects, "object")}` +
+        `${outcome.status === "forced" ? ", forced" : ""})\n`,
+  );
+  if (ctx.flags["set-upstream"]) ctx.stdout.write(`${branch} now tracks ${name}/${target}.\n`);
+  return {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    branch,
+    ref: destination,
+    old: outcome.old,
+    new: outcome.new,
+    status: outcome.status,
+    commits: outcome.commits,
+    objects: outcome.objects,
+    upstream_set: ctx.flags["set-upstream"],
+    elapsed_ms: outcome.elapsed_ms,
+  };
+};
+
+export const pull: Handler<
+  typeof pullFlags,
+  readonly [{ name: "remote-name"; description: string }, { name: "branch"; description: string }]
+> = async (
+  ctx,
+) => {
+  if (ctx.flags.rebase) {
+    throw new PtermError(
+      "InvalidArgs",
+      "git pull --rebase is not available in pterm: `git pull --confirm` merges the upstream (a fast-forward when " +
+        "you have no commits of your own); nothing was fetched.",
+    );
+  }
+  const opened = await openFromFlags(ctx);
+  const { rel, policy } = opened;
+  let repo = opened.repo;
+  const branch = readHead(repo).branch;
+  if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
+  const name = repo.config.get(`branch.${branch}.remote`);
+  const merge = repo.config.get(`branch.${branch}.merge`);
+  // `git pull origin main`: pterm pulls the branch's upstream, so a named one must be that upstream.
+  const askedRemote = ctx.positionals["remote-name"] as string | undefined;
+  const askedBranch = ctx.positionals.branch as string | undefined;
+  if (
+    (askedRemote !== undefined && askedRemote !== name) ||
+    (askedBranch !== undefined && `refs/heads/${askedBranch.replace(/^refs\/heads\//, "")}` !== merge)
+  ) {
+    throw new PtermError(
+      "InvalidArgs",
+      `pterm's pull merges ${branch}'s upstream${
+        name && merge ? ` (${name} ${merge.replace(/^refs\/heads\//, "")})` : ""
+      }; ` +
+        `to merge another remote branch run \`git fetch ${askedRemote ?? "origin"} --confirm\`, then ` +
+        `\`git merge ${askedRemote ?? "origin"}/${askedBranch ?? "<branch>"}\`. Nothing was fetched.`,
+    );
+  }
+  if (!name || !merge) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${branch} has no upstream (branch.${branch}.remote and .merge in .git/config). Push it once with ` +
+        `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`, or merge a fetched branch with ` +
+        `\`git merge --repo ${rel} --branch origin/<name>\`.`,
+    );
+  }
+  const remote = gate(
+    ctx,
+    remoteUrlOf(repo, name, rel),
+    (url) => `pull: fetching ${name} (${url}) and merging its ${merge.replace(/^refs\/heads\//, "")} into ${branch}`,
+    `the URL of remote ${name}`,
+  );
+  const refspecs = refspecsOf(repo, name);
+  const tracking = refspecs.map((spec) => mapRef(spec, merge)).find((r) => r !== null);
+  if (!tracking) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${merge} (the upstream of ${branch}) is not fetched by remote.${name}.fetch; fix the refspec with the real git.`,
+    );
+  }
+  const fetched = await fetchInto({
+    connection: await connectionFor(ctx, remote),
+    repo,
+    remoteName: name,
+    refspecs,
+    maxBytes: maxFetchBytes(ctx),
+    who: signatureNow(authorOf(ctx)),
+  });
+  reportFetch(ctx, name, fetched.refs);
+  // A fresh view of the repository: its object store sees the pack the fetch added.
+  repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
+  if (!resolveRefOid(repo, tracking)) {
+    throw new PtermError(
+      "NotFound",
+      `${name} has no ${merge.replace(/^refs\/heads\//, "")} to pull (${tracking} is absent).`,
+    );
+  }
+  const upstreamName = merge.replace(/^refs\/heads\//, "");
+  if (ctx.flags["ff-only"]) {
+    const ours = readHead(repo).oid;
+    const theirs = resolveRefOid(repo, tracking)!;
+    const bases = ours ? await mergeBases(repo, ours, theirs) : [];
+    if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
+      throw new PtermError(
+        "Rejected",
+        `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch ` +
+          `is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`,
+      );
+    }
+  }
+  const outcome = await withRepoLock(repo, () =>
+    mergeInto(repo, loadIndex(repo), policy, tracking, {
+      noFf: false,
+      message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
+      author: authorOf(ctx),
+    }));
+  const fields = {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    merged: tracking,
+    commit_id: outcome.commit_id,
+    head: outcome.head,
+    changed_paths: outcome.changed,
+    conflicts: outcome.conflicts,
+    fetched: fetched.refs,
+    transfer: fetched.stats,
+  };
+  if (outcome.outcome === "conflict") {
+    throw new PtermError(
+      "Conflict",
+      `merging ${name}/${upstreamName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict ` +
+        `markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --repo ${rel} --abort\`.`,
+      { result: { ...fields, outcome: "conflict" } },
+    );
+  }
+  ctx.stdout.write(
+    outcome.outcome === "up-to-date"
+      ? "Already up to date.\n"
+      : outcome.outcome === "fast-forward"
+      ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).\n`
+      : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.\n`,
+  );
+  return { ...fields, outcome: outcome.outcome };
+};
+
+/** `git remote`: list, add, remove, set-url — .git/config and refs only, never the network. */
+export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const action = (ctx.positionals.action as string | undefined) ?? "list";
+  const name = ctx.positionals.name as string | undefined;
+  const url = ctx.positionals.url as string | undefined;
+  const policy = policyOf(gitSection(ctx));
+  const describeAll = (fresh: Repo) => {
+    const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
+    return configSubsections(text, "remote").map((remote) => {
+      const where = fresh.config.get(`remote.${remote}.url`) ?? null;
+      let allowed = false;
+      try {
+        if (where !== null) allowed = !!allowedRemote(where, policy);
+      } catch { /* not allowed, or not a URL pterm speaks */ }
+      return { name: remote, url: where, fetch: fresh.config.values.get(`remote.${remote}.fetch`) ?? [], allowed };
+    });
+  };
+  const reopened = () => openRepo(repo.dir, repo.label, ctx.workspace.root);
+  const exists = (remote: string) => repo.config.get(`remote.${remote}.url`) !== undefined;
+  const needName = (what: string) => {
+    if (!name) {
+      throw new PtermError("InvalidArgs", `${what} needs the remote's name: git remote --repo ${rel} ${what} <name>.`);
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes("..") || !isValidRefName(`refs/remotes/${name}`)) {
+      throw new PtermError("InvalidArgs", `\`${name}\` is not a usable remote name (letters, digits, . _ -).`);
+    }
+    return name;
+  };
+  const needUrl = (what: string) => {
+    if (!url) {
+      throw new PtermError("InvalidArgs", `${what} needs a URL: git remote --repo ${rel} ${what} <name> <url>.`);
+    }
+    return parseRemoteUrl(url, "the URL").url;
+  };
+  if (action === "list") {
+    if (name || url) throw new PtermError("InvalidArgs", "list takes no name or URL.");
+    const all = describeAll(repo);
+    ctx.stdout.write(
+      all.length
+        ? all.map((r) => `${r.name}\t${r.url ?? "(no url)"}${r.allowed ? "" : "\t(not in git.remotes.allow)"}`).join(
+          "\n",
+        ) +
+          "\n"
+        : `${rel} has no remotes; add one with \`git remote --repo ${rel} add origin <url>\`.\n`,
+    );
+    return { repo_path: rel, action: "list", remotes: all };
+  }
+  if (action === "add") {
+    const remote = needName("add");
+    const where = needUrl("add");
+    if (exists(remote)) {
+      throw new PtermError("AlreadyExists", `remote ${remote} already exists; change its URL with set-url.`);
+    }
+    await setConfigValues(repo, "remote", remote, [["url", where], [
+      "fetch",
+      `+refs/heads/*:refs/remotes/${remote}/*`,
+    ]]);
+    ctx.stdout.write(
+      `Added remote ${remote} (${where}); \`git fetch --repo ${rel} --remote ${remote} --confirm\` fetches it.\n`,
+    );
+    return { repo_path: rel, action: "add", remotes: describeAll(reopened()) };
+  }
+  if (action === "set-url") {
+    const remote = needName("set-url");
+    const where = needUrl("set-url");
+    if (!exists(remote)) throw new PtermError("NotFound", `there is no remote ${remote}; add it with add.`);
+    await setConfigValues(repo, "remote", remote, [["url", where]]);
+    ctx.stdout.write(`${remote} now points to ${where}.\n`);
+    return { repo_path: rel, action: "set-url", remotes: describeAll(reopened()) };
+  }
+  if (action === "remove") {
+    if (url) throw new PtermError("InvalidArgs", "remove takes only the remote's name.");
+    const remote = needName("remove");
+    if (!exists(remote)) throw new PtermError("NotFound", `there is no remote ${remote}.`);
+    // As git: its remote-tracking branches go, and branches stop tracking it.
+    let removed = 0;
+    const symbolic: string[] = [];
+    for (const ref of listRefs(repo, `refs/remotes/${remote}`).keys()) {
+      if (readRawRef(repo, ref)?.kind === "symbolic") symbolic.push(ref);
+      else {
+        await deleteRef(repo, ref);
+        removed++;
+      }
+    }
+    for (const ref of symbolic) {
+      await Deno.remove(`${repo.gitdir}/${ref}`).catch(() => {});
+      await Deno.remove(`${repo.gitdir}/logs/${ref}`).catch(() => {});
+      removed++;
+    }
+    await Deno.remove(`${repo.gitdir}/refs/remotes/${remote}`, { recursive: true }).catch(() => {});
+    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.gitdir}/config`), "branch")) {
+      if (repo.config.get(`branch.${branch}.remote`) === remote) {
+        await removeConfigValues(repo, "branch", branch, ["remote", "merge"]);
+      }
+    }
+    await removeConfigSection(repo, "remote", remote);
+    ctx.stdout.write(`Removed remote ${remote} and ${plural(removed, "remote-tracking ref")}.\n`);
+    return { repo_path: rel, action: "remove", remotes: describeAll(reopened()), removed_refs: removed };
+  }
+  throw new PtermError("InvalidArgs", `unknown action ${action}: use list, add, remove or set-url.`);
+};

@@ -1,0 +1,126 @@
+/**
+ * Edits `.git/config` the way `git config` does, for the sections remotes need
+ * (`[remote "name"]`, `[branch "name"]`): under `config.lock`, keeping every other line — comments
+ * and sections pterm does not know — byte for byte.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { LockFile } from "../lib/lock.ts";
+import type { Repo } from "../lib/repo.ts";
+
+const HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
+
+function quote(subsection: string): string {
+  if (/[\n\0]/.test(subsection)) {
+    throw new PtermError("InvalidArgs", "a remote or branch name cannot hold a newline or NUL.");
+  }
+  return subsection.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+}
+
+/** The lines of `[section "subsection"]` (header included): start and end (exclusive) indexes, every occurrence. */
+function sectionRanges(lines: string[], section: string, subsection: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  let start = -1;
+  for (let i = 0; i <= lines.length; i++) {
+    const header = i < lines.length ? HEADER.exec(lines[i]) : null;
+    if (i === lines.length || header) {
+      if (start >= 0) ranges.push([start, i]);
+      start = -1;
+      if (
+        header && header[1].toLowerCase() === section &&
+        (header[2] ?? "").replace(/\\(.)/g, "$1") === subsection
+      ) start = i;
+    }
+  }
+  return ranges;
+}
+
+async function editConfig(repo: Repo, edit: (lines: string[]) => string[]): Promise<void> {
+  const path = `${repo.gitdir}/config`;
+  const lock = await LockFile.acquire(path, "the repository config");
+  try {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
+    const next = edit(lines);
+    lock.commit(next.length ? next.join("\n") + "\n" : "");
+  } finally {
+    lock.rollback();
+  }
+}
+
+/** Sets `key = value` pairs in `[section "subsection"]`: replaces every existing value of those keys, else appends. */
+export async function setConfigValues(
+  repo: Repo,
+  section: string,
+  subsection: string,
+  values: readonly [string, string][],
+): Promise<void> {
+  await editConfig(repo, (lines) => {
+    const keys = new Set(values.map(([k]) => k.toLowerCase()));
+    const ranges = sectionRanges(lines, section, subsection);
+    const out = [...lines];
+    // Drop the old values of those keys (from the last range backwards, so indexes stay right).
+    for (const [start, end] of [...ranges].reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && keys.has(key)) out.splice(i, 1);
+      }
+    }
+    const fresh = sectionRanges(out, section, subsection);
+    const added = values.map(([k, v]) => `\t${k} = ${v}`);
+    if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
+    else out.push(`[${section} "${quote(subsection)}"]`, ...added);
+    return out;
+  });
+}
+
+/** Removes the values of `keys` from `[section "subsection"]`, and the section if nothing is left in it. */
+export async function removeConfigValues(
+  repo: Repo,
+  section: string,
+  subsection: string,
+  keys: readonly string[],
+): Promise<void> {
+  const drop = new Set(keys.map((k) => k.toLowerCase()));
+  await editConfig(repo, (lines) => {
+    const out = [...lines];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && drop.has(key)) out.splice(i, 1);
+      }
+    }
+    // A section left with nothing in it goes too, as `git config --unset` leaves none behind for remotes.
+    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
+      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
+    }
+    return out;
+  });
+}
+
+/** Removes every `[section "subsection"]` with its values. */
+export async function removeConfigSection(repo: Repo, section: string, subsection: string): Promise<void> {
+  await editConfig(repo, (lines) => {
+    const out = [...lines];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) out.splice(start, end - start);
+    return out;
+  });
+}
+
+/** The names of every `[section "…"]` subsection. */
+export function configSubsections(text: string, section: string): string[] {
+  const names: string[] = [];
+  for (const line of text.split("\n")) {
+    const header = HEADER.exec(line);
+    if (header && header[1].toLowerCase() === section && header[2] !== undefined) {
+      const name = header[2].replace(/\\(.)/g, "$1");
+      if (!names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}

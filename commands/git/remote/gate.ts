@@ -1,0 +1,234 @@
+/**
+ * Which remotes git in pterm may reach (PRD-0013 v15): `git.remotes` in pterm.json lists URL
+ * prefixes to `allow` and to `deny` (deny wins); nothing is allowed by default. A prefix names a
+ * scheme, a host (and port) and a path prefix, so `http` is reachable only for hosts listed with
+ * `http://` explicitly. Other schemes (file, ssh, git) and URLs carrying a user or token are
+ * refused with their own message.
+ *
+ * The same functions run twice: in the kernel, to grant the command's worker network to exactly
+ * the remote's `host:port` (spec.ts `netHosts`), and in the handler, to refuse with a message.
+ * This module imports nothing but the error type, so the declaration stays light.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+
+/** The part of the `git` section of pterm.json this module reads. */
+export interface RemotesPolicy {
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+}
+
+export interface RemoteUrl {
+  /** The URL as git stores it in .git/config (scheme, host, port if given, path; nothing else). */
+  readonly url: string;
+  readonly scheme: "https" | "http";
+  readonly host: string;
+  /** `host:port` with the scheme's default port filled in: what the sandbox grants. */
+  readonly hostPort: string;
+  /** The path without a trailing slash. */
+  readonly path: string;
+}
+
+/** Reads `git.remotes` from the (already validated) config section; absent means nothing allowed. */
+export function policyOf(section: unknown): RemotesPolicy {
+  const remotes = (section as { remotes?: { allow?: string[]; deny?: string[] } } | undefined)?.remotes;
+  return { allow: remotes?.allow ?? [], deny: remotes?.deny ?? [] };
+}
+
+const OTHER_SCHEMES: Record<string, string> = {
+  "file:": "file:// remotes are not supported: pterm reaches other repositories only over https (or http for " +
+    "hosts listed explicitly in git.remotes.allow)",
+  "ssh:": "ssh:// remotes are not supported (pterm has no ssh client and holds no keys); use the repository's " +
+    "https URL with a token in skills/git/secrets/.env",
+  "git:": "git:// remotes are not supported (the git protocol is unauthenticated and unencrypted); use the " +
+    "repository's https URL",
+};
+
+/** Parses a remote URL, refusing every shape pterm does not speak. `label` names it in messages. */
+export function parseRemoteUrl(input: string, label = "the remote URL"): RemoteUrl {
+  const text = input.trim();
+  if (/^[\w.-]+@[\w.-]+:/.test(text) && !text.includes("://")) {
+    throw new PtermError(
+      "NetworkDenied",
+      `${label} ${JSON.stringify(text)} is an ssh address (user@host:path); ssh remotes are not supported. Use the ` +
+        "repository's https URL with a token in skills/git/secrets/.env.",
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new PtermError(
+      "InvalidArgs",
+      `${label} ${JSON.stringify(text)} is not a URL; give the repository's https URL ` +
+        "(e.g. https://git.example.com/org/app.git). Local paths are not supported as remotes.",
+    );
+  }
+  const other = OTHER_SCHEMES[url.protocol];
+  if (other) throw new PtermError("NetworkDenied", `${label}: ${other}.`);
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new PtermError("NetworkDenied", `${label} uses ${url.protocol}//, which pterm does not speak; use https.`);
+  }
+  if (url.username || url.password) {
+    // The URL itself is not repeated: it holds the secret.
+    throw new PtermError(
+      "InvalidArgs",
+      `${label} carries a user name or token (user:token@host); pterm refuses it because it would be stored in ` +
+        "argv, the audit log and .git/config. Give the URL without it and put the token in " +
+        "skills/git/secrets/.env (see `git clone --help`).",
+    );
+  }
+  if (url.search || url.hash) {
+    throw new PtermError("InvalidArgs", `${label} has a query or fragment; give the repository's plain URL.`);
+  }
+  const scheme = url.protocol === "https:" ? "https" : "http";
+  const port = url.port || (scheme === "https" ? "443" : "80");
+  const host = url.hostname.toLowerCase();
+  const path = url.pathname.replace(/\/+$/, "");
+  return {
+    url: `${scheme}://${url.host}${path}`,
+    scheme,
+    host,
+    hostPort: `${host.startsWith("[") ? host : host}:${port}`,
+    path,
+  };
+}
+
+/** Whether the prefix pattern covers the URL: same scheme and host:port, and a path prefix ending at a `/`. */
+function covers(pattern: string, remote: RemoteUrl): boolean {
+  let prefix: RemoteUrl;
+  try {
+    prefix = parseRemoteUrl(pattern);
+  } catch {
+    return false;
+  }
+  if (prefix.scheme !== remote.scheme || prefix.hostPort !== remote.hostPort) return false;
+  if (prefix.path === "") return true;
+  return remote.path === prefix.path || remote.path.startsWith(prefix.path + "/");
+}
+
+/** The remote, if pterm.json allows it; otherwise NetworkDenied with the lines that would allow it. */
+export function allowedRemote(input: string, policy: RemotesPolicy, label?: string): RemoteUrl {
+  const remote = parseRemoteUrl(input, label);
+  const denied = policy.deny.find((p) => covers(p, remote));
+  if (denied) {
+    throw new PtermError(
+      "NetworkDenied",
+      `${remote.url} is denied by git.remotes.deny (${JSON.stringify(denied)}) in pterm.json; nothing was sent.`,
+    );
+  }
+  if (!policy.allow.some((p) => covers(p, remote))) {
+    const lines = `"git": { "remotes": { "allow": [${JSON.stringify(remote.url)}] } }`;
+    const httpNote = remote.scheme === "http"
+      ? " (plain http is reachable only for hosts listed with http:// themselves)"
+      : "";
+    throw new PtermError(
+      "NetworkDenied",
+      `${remote.url} is not in git.remotes.allow of pterm.json${httpNote}; nothing was sent. To allow it, the ` +
+        `workspace's owner adds to pterm.json:\n  ${lines}\n(a prefix such as ${
+          JSON.stringify(`${remote.scheme}://${remote.hostPort.replace(/:(443|80)$/, "")}/`)
+        } allows every repository of that host).`,
+    );
+  }
+  return remote;
+}
+
+/** git.proxy: validated when pterm.json is read. */
+export function checkProxy(value: string): string | null {
+  try {
+    parseProxyUrl(value);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** A URL prefix in git.remotes: validated when pterm.json is read. */
+export function checkPattern(pattern: string): string | null {
+  try {
+    parseRemoteUrl(pattern);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The last value of `[section "subsection"] key` in a git config text (a small reading of git's format). */
+function configValue(text: string, section: string, subsection: string, key: string): string | null {
+  let inSection = false;
+  let value: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[\s*([^\s\]"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (header) {
+      inSection = header[1].toLowerCase() === section && header[2]?.replace(/\\(.)/g, "$1") === subsection;
+      continue;
+    }
+    const setting = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/.exec(line);
+    if (inSection && setting && setting[1].toLowerCase() === key) value = setting[2].trim().replace(/^"(.*)"$/, "$1");
+  }
+  return value;
+}
+
+/**
+ * The URL of the remote a call on the repository at `repoDir` reaches: `--remote`, else the
+ * current branch's remote (what pull uses), else origin. Null when there is none.
+ */
+export function configuredRemoteUrl(repoDir: string, remote: string | null): string | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${repoDir}/.git/config`);
+  } catch {
+    return null;
+  }
+  let name = remote;
+  if (name === null) {
+    let head = "";
+    try {
+      head = Deno.readTextFileSync(`${repoDir}/.git/HEAD`).trim();
+    } catch { /* no HEAD */ }
+    const branch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
+    name = (branch && configValue(text, "branch", branch, "remote")) || "origin";
+  }
+  return configValue(text, "remote", name, "url");
+}
+
+/**
+ * The `host:port` the kernel grants a git command's worker: the remote of `--url`, or of the
+ * repository's `--remote` (default origin), when pterm.json allows it and the call has
+ * `--confirm`. Anything else gets no network at all; the handler then explains why.
+ */
+export function grantedHosts(
+  section: unknown,
+  call: { root: string; args: { flags: Readonly<Record<string, unknown>> } },
+): string[] {
+  const flags = call.args.flags;
+  if (flags.confirm !== true) return [];
+  let url = typeof flags.url === "string" ? flags.url : null;
+  if (url === null && typeof flags.repo === "string") {
+    url = configuredRemoteUrl(`${call.root}/${flags.repo}`, typeof flags.remote === "string" ? flags.remote : null);
+  }
+  if (url === null) return [];
+  try {
+    const remote = allowedRemote(url, policyOf(section)).hostPort;
+    const proxy = proxyOf(section);
+    return proxy ? [remote, parseProxyUrl(proxy).hostPort] : [remote];
+  } catch {
+    return [];
+  }
+}
+
+/** git.proxy of pterm.json, if set. */
+export function proxyOf(section: unknown): string | null {
+  const proxy = (section as { proxy?: unknown } | undefined)?.proxy;
+  return typeof proxy === "string" ? proxy : null;
+}
+
+/** An http(s) proxy URL: scheme, host and port only; its credentials belong in the .env. */
+export function parseProxyUrl(input: string): RemoteUrl {
+  const proxy = parseRemoteUrl(input, "git.proxy");
+  if (proxy.path !== "") {
+    throw new PtermError("InvalidConfig", "git.proxy is a proxy's scheme, host and port, without a path.");
+  }
+  return proxy;
+}

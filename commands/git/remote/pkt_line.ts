@@ -1,0 +1,161 @@
+/**
+ * pkt-line framing (gitprotocol-common): four hex digits of length (including themselves), then
+ * the payload; `0000` flush, `0001` delim, `0002` response-end. Side-band-64k multiplexes the
+ * pack (band 1), progress (band 2) and a fatal error (band 3) inside pkt-lines.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Payloads are at most 65520 bytes (LARGE_PACKET_MAX minus the 4-byte length). */
+const MAX_PKT = 65520;
+
+export const FLUSH = encoder.encode("0000");
+export const DELIM = encoder.encode("0001");
+
+export function pktLine(text: string | Uint8Array): Uint8Array {
+  const payload = typeof text === "string" ? encoder.encode(text) : text;
+  if (payload.length > MAX_PKT - 4) throw new Error("pkt-line too long");
+  const out = new Uint8Array(payload.length + 4);
+  out.set(encoder.encode((payload.length + 4).toString(16).padStart(4, "0")));
+  out.set(payload, 4);
+  return out;
+}
+
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+export type Packet =
+  | { kind: "data"; data: Uint8Array }
+  | { kind: "flush" }
+  | { kind: "delim" }
+  | { kind: "end" };
+
+function protocolError(message: string): PtermError {
+  return new PtermError(
+    "CorruptInput",
+    `the remote's answer is not valid git protocol (${message}); nothing was changed. Check the URL points at a git ` +
+      "repository served over smart HTTP.",
+  );
+}
+
+/** Reads pkt-lines from a byte stream, holding at most one packet in memory. */
+export class PktReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #buffer = new Uint8Array(0);
+  #at = 0;
+  #done = false;
+
+  readonly #signal: AbortSignal | undefined;
+
+  /** `signal`: aborting it fails a pending read at once (a hung server does not hold the call past its deadline). */
+  constructor(stream: ReadableStream<Uint8Array>, signal?: AbortSignal) {
+    this.#reader = stream.getReader();
+    this.#signal = signal;
+  }
+
+  #read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const signal = this.#signal;
+    if (!signal) return this.#reader.read();
+    signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#reader.cancel().catch(() => {});
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#reader.read().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  async #fill(need: number): Promise<boolean> {
+    while (this.#buffer.length - this.#at < need) {
+      if (this.#done) return false;
+      const { value, done } = await this.#read();
+      if (done) {
+        this.#done = true;
+        return false;
+      }
+      const rest = this.#buffer.subarray(this.#at);
+      const next = new Uint8Array(rest.length + value.length);
+      next.set(rest);
+      next.set(value, rest.length);
+      this.#buffer = next;
+      this.#at = 0;
+    }
+    return true;
+  }
+
+  /** The next packet, or null at a clean end of the stream. */
+  async next(): Promise<Packet | null> {
+    if (!await this.#fill(4)) {
+      if (this.#buffer.length - this.#at === 0) return null;
+      throw protocolError("the answer ended inside a packet");
+    }
+    const hex = decoder.decode(this.#buffer.subarray(this.#at, this.#at + 4));
+    if (!/^[0-9a-f]{4}$/.test(hex)) throw protocolError(`a packet length ${JSON.stringify(hex)}`);
+    const length = parseInt(hex, 16);
+    this.#at += 4;
+    if (length === 0) return { kind: "flush" };
+    if (length === 1) return { kind: "delim" };
+    if (length === 2) return { kind: "end" };
+    if (length < 4 || length > MAX_PKT + 4) throw protocolError(`a packet length ${length}`);
+    if (!await this.#fill(length - 4)) throw protocolError("the answer ended inside a packet");
+    const data = this.#buffer.slice(this.#at, this.#at + length - 4);
+    this.#at += length - 4;
+    return { kind: "data", data };
+  }
+
+  /** The next packet as text without its trailing newline; null for a flush (or the end). */
+  async line(): Promise<string | null> {
+    const packet = await this.next();
+    if (!packet || packet.kind !== "data") return null;
+    const text = decoder.decode(packet.data);
+    return text.endsWith("\n") ? text.slice(0, -1) : text;
+  }
+
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
+}
+
+export function packetText(packet: Packet): string {
+  if (packet.kind !== "data") return "";
+  const text = decoder.decode(packet.data);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+/**
+ * The pack bytes of a side-band-64k stream (band 1) as they arrive, until a flush. Progress
+ * (band 2) goes to `onProgress`; band 3 is the remote's fatal error.
+ */
+export async function* sideBand(
+  reader: PktReader,
+  onProgress: (text: string) => void,
+): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const packet = await reader.next();
+    if (packet === null) throw protocolError("the connection closed before the pack ended");
+    if (packet.kind === "flush" || packet.kind === "end") return;
+    if (packet.kind !== "data" || packet.data.length === 0) throw protocolError("an empty side-band packet");
+    const band = packet.data[0];
+    const payload = packet.data.subarray(1);
+    if (band === 1) yield payload;
+    else if (band === 2) onProgress(decoder.decode(payload));
+    else if (band === 3) {
+      throw new PtermError(
+        "CorruptInput",
+        `the remote stopped with an error: ${decoder.decode(payload).trim()}; nothing was changed.`,
+      );
+    } else throw protocolError(`side band ${band}`);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The pack indexer against git's own: packs made by the real git's pack-objects (OFS_DELTA and
+ * REF_DELTA chains) must give an .idx byte-identical to `git index-pack`'s; a damaged pack is
+ * refused with nothing left in objects/pack; the connectivity check finds what a pack lacks.
+ */
+
+import assert from "node:assert/strict";
+import { receivePack } from "../../commands/git/remote/index_pack.ts";
+import { checkConnected } from "../../commands/git/remote/operations.ts";
+import { openRepo } from "../../commands/git/lib/repo.ts";
+import { assertFsck, git, gitBytes } from "../git/oracle.ts";
+import { makeRoot } from "../helpers.ts";
+
+async function* chunksOf(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+async function history(dir: string): Promise<void> {
+  await git(Deno.cwd(), "init", "--quiet", "--initial-branch=main", dir);
+  for (let i = 1; i <= 25; i++) {
+    await Deno.mkdir(`${dir}/d${i % 3}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/big.txt`,
+      Array.from({ length: i * 80 }, (_, k) => `row ${k} ${k * i}`).join("\n"),
+    );
+    await Deno.writeTextFile(`${dir}/d${i % 3}/f.txt`, `${i}\n`.repeat(i));
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "--quiet", "-m", `c${i}`);
+  }
+}
+
+Deno.test("index_pack: the .idx of git's own packs is byte-identical to git index-pack's", async (t) => {
+  await using work = await makeRoot();
+  const src = `${work.path}/src`;
+  await history(src);
+  const objects = await git(src, "rev-list", "--objects", "--all");
+  for (const [label, args] of [["ofs-delta", ["--delta-base-offset"]], ["ref-delta", []]] as const) {
+    await t.step(label, async () => {
+      const pack = await gitBytes(src, ["pack-objects", "--stdout", ...args], new TextEncoder().encode(objects));
+      const dst = `${work.path}/dst-${label}`;
+      await git(work.path, "init", "--quiet", dst);
+      // Odd chunk sizes: the trailer and object headers straddle chunk boundaries.
+      const indexed = await receivePack(chunksOf(pack, 997), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
+      assert.ok(indexed);
+      assert.equal(indexed.objects, objects.trim().split("\n").length);
+      const packPath = `${dst}/.git/objects/pack/${indexed.name}.pack`;
+      await git(dst, "index-pack", "-o", `${work.path}/theirs.idx`, packPath);
+      assert.deepEqual(
+        await Deno.readFile(`${dst}/.git/objects/pack/${indexed.name}.idx`),
+        await Deno.readFile(`${work.path}/theirs.idx`),
+      );
+      await git(dst, "update-ref", "refs/heads/main", (await git(src, "rev-parse", "main")).trim());
+      await assertFsck(dst);
+    });
+  }
+
+  await t.step("a damaged pack is refused and leaves objects/pack empty", async () => {
+    const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));
+    for (const at of [20, Math.floor(pack.length / 2), pack.length - 3]) {
+      const damaged = pack.slice();
+      damaged[at] ^= 0x40;
+      const dst = `${work.path}/damaged-${at}`;
+      await git(work.path, "init", "--quiet", dst);
+      await assert.rejects(
+        receivePack(chunksOf(damaged, 4096), `${dst}/.git/objects`, { maxBytes: 1 << 30 }),
+        (e: Error & { code?: string }) => e.code === "CorruptInput",
+      );
+      assert.deepEqual([...Deno.readDirSync(`${dst}/.git/objects/pack`)], []);
+    }
+  });
+
+  await t.step(
+    "a complete pack passes the connectivity check; a depth-2 pack only with its boundary declared shallow",
+    async () => {
+      const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));
+      const dst = `${work.path}/complete`;
+      await git(work.path, "init", "--quiet", dst);
+      const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
+      const tip = (await git(src, "rev-parse", "main")).trim();
+      await checkConnected(openRepo(dst, "complete"), [tip], new Set(), indexed!.links);
+      // The last two commits with their whole trees, as a depth-2 fetch sends them: main~1's parent is absent.
+      const recent = await git(src, "rev-list", "--objects", "--no-walk", "main", "main~1");
+      const boundary = (await git(src, "rev-parse", "main~1")).trim();
+      const part = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(recent));
+      const cut = `${work.path}/cut`;
+      await git(work.path, "init", "--quiet", cut);
+      const cutPack = await receivePack(chunksOf(part, 65536), `${cut}/.git/objects`, { maxBytes: 1 << 30 });
+      await assert.rejects(
+        checkConnected(openRepo(cut, "cut"), [tip], new Set(), cutPack!.links),
+        (e: Error & { code?: string }) => e.code === "CorruptInput",
+      );
+      await checkConnected(openRepo(cut, "cut"), [tip], new Set([boundary]), cutPack!.links);
+    },
+  );
+
+  await t.step("a pack that lacks a blob of its history fails the connectivity check", async () => {
+    const all = objects.trim().split("\n");
+    const blob = (await git(src, "rev-parse", "main:big.txt")).trim();
+    const partial = all.filter((line) => !line.startsWith(blob)).join("\n") + "\n";
+    const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(partial));
+    const dst = `${work.path}/partial`;
+    await git(work.path, "init", "--quiet", dst);
+    const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
+    const tip = (await git(src, "rev-parse", "main")).trim();
+    await assert.rejects(
+      checkConnected(openRepo(dst, "partial"), [tip], new Set(), indexed!.links),
+      (e: Error & { code?: string }) => e.code === "CorruptInput" && e.message.includes(blob),
+    );
+  });
+});
