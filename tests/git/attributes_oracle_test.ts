@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, gitInit, porcelainFiles, pterm, ptermTry, result, write } from "./oracle.ts";
+import { assertFsck, git, gitInit, gitRaw, porcelainFiles, pterm, ptermTry, result, write } from "./oracle.ts";
 import { Twin } from "./twin.ts";
 
 const enc = new TextEncoder();
@@ -228,6 +228,7 @@ const flip = (text: string) => text.includes("\r\n") ? text.replaceAll("\r\n", "
 
 interface Scenario {
   autocrlf: string | null;
+  safecrlf?: string | null;
   eol: string | null;
   rules: { where: "root" | "sub" | "info"; pattern: string; attrs: string }[];
   files: string[];
@@ -238,6 +239,7 @@ interface Scenario {
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   autocrlf: fc.constantFrom(null, "true", "input", "false"),
+  safecrlf: fc.constantFrom(null, null, "true", "warn"),
   eol: fc.constantFrom(null, "lf", "crlf"),
   rules: fc.array(
     fc.record({
@@ -264,6 +266,7 @@ async function setUp(dir: string, s: Scenario): Promise<void> {
   await git(dir, "commit", "-qm", "before");
   if (s.autocrlf) await git(dir, "config", "core.autocrlf", s.autocrlf);
   if (s.eol) await git(dir, "config", "core.eol", s.eol);
+  if (s.safecrlf) await git(dir, "config", "core.safecrlf", s.safecrlf);
   const files: Record<string, string> = { root: "", sub: "", info: "" };
   for (const rule of s.rules) files[rule.where] += `${rule.pattern} ${rule.attrs}\n`;
   if (files.root) await write(`${dir}/.gitattributes`, files.root);
@@ -283,8 +286,16 @@ Deno.test("property: staged blobs, checked-out bytes and status equal git's over
       await setUp(ours, s);
       await setUp(theirs, s);
       const note = JSON.stringify(s);
-      // add: the same blobs as git's add.
-      await git(theirs, "add", "-A");
+      // add: the same blobs as git's add, or the same refusal (core.safecrlf=true).
+      const realAdd = await gitRaw(theirs, ["add", "-A"]);
+      if (realAdd.code !== 0) {
+        assert.match(realAdd.stderr, /would be replaced by/, realAdd.stderr);
+        const refused = await ptermTry(root.path, `git add --repo p${run} --all`);
+        assert.equal(refused.error_code, "InvalidArgs", `git refused (${realAdd.stderr}), pterm: ${refused.stderr}`);
+        assert.match(refused.stderr, /core\.safecrlf=true/);
+        assert.equal(await stagedBlobs(ours), await stagedBlobs(theirs), `nothing staged ${note}`);
+        return;
+      }
       await pterm(root.path, `git add --repo p${run} --all`);
       assert.equal(await stagedBlobs(ours), await stagedBlobs(theirs), `staged blobs ${note}`);
       await git(theirs, "commit", "-qm", "attrs");
@@ -344,4 +355,21 @@ Deno.test("a .gitattributes that is a symbolic link is not read, as git does not
   await pterm(root.path, "git add --repo r --all");
   assert.equal(await stagedBlobs(ours), await stagedBlobs(theirs));
   assert.equal(await git(ours, "cat-file", "-p", ":x.txt"), "a\r\nb\r\n");
+});
+
+Deno.test("core.safecrlf=true: an add that a checkout would not give back is refused, as git refuses it", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await git(dir, "config", "core.autocrlf", "true");
+  await git(dir, "config", "core.safecrlf", "true");
+  await write(`${dir}/lf.txt`, "one\ntwo\n"); // a checkout would write it back with CRLF
+  assert.notEqual((await gitRaw(dir, ["add", "lf.txt"])).code, 0);
+  const refused = await ptermTry(root.path, "git add --repo r --path lf.txt");
+  assert.equal(refused.error_code, "InvalidArgs", refused.stderr);
+  assert.match(refused.stderr, /LF would be replaced by CRLF in lf\.txt/);
+  await write(`${dir}/crlf.txt`, "one\r\ntwo\r\n"); // stored LF, checked out CRLF again: fine
+  assert.equal((await gitRaw(dir, ["add", "--dry-run", "crlf.txt"])).code, 0);
+  await pterm(root.path, "git add --repo r --path crlf.txt");
+  assert.equal(await git(dir, "cat-file", "-p", ":crlf.txt"), "one\ntwo\n");
 });

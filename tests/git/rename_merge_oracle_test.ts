@@ -97,6 +97,8 @@ const mergeSide = fc.record({
     }),
     { minLength: 3, maxLength: 3 },
   ),
+  /** Adds a file in docs/ (where the other side may have moved docs/c.txt away). */
+  addInDocs: fc.boolean(),
 });
 
 Deno.test("property: merges over renames agree with git's ort (trees, conflicts, index stages, files)", async () => {
@@ -119,6 +121,7 @@ Deno.test("property: merges over renames agree with git's ort (trees, conflicts,
             await twin.write(`${to}${tag}-${name.replace("/", "-")}`, content);
           }
         }
+        if (side.addInDocs) await twin.write(`docs/added-by-${tag}.txt`, `${tag} adds a page\n`);
       };
       await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
       await apply(right, "theirs");
@@ -140,4 +143,39 @@ Deno.test("property: merges over renames agree with git's ort (trees, conflicts,
     }),
     { numRuns: Number(Deno.env.get("RENAME_MERGE_RUNS") ?? 15) },
   );
+});
+
+Deno.test("merge: a file added in a folder the other side moved goes to the new folder, as a conflict (git's directory renames)", async () => {
+  for (const mover of ["main", "other"]) {
+    await using twin = await Twin.create();
+    await setUp(twin);
+    await twin.write("doc/extra.txt", body(8));
+    await commitAll(twin, "more");
+    await twin.run("git checkout --repo R --create other", ["checkout", "-qb", "other"]);
+    const moveFolder = async () => {
+      for (const name of ["guide.txt", "extra.txt"]) {
+        const text = await Deno.readTextFile(`${twin.p}/doc/${name}`);
+        await twin.remove(`doc/${name}`);
+        await twin.write(`manual/${name}`, text);
+      }
+    };
+    const addFile = async () => await twin.write("doc/new-page.txt", "a page added beside the others\n");
+    if (mover === "other") await moveFolder();
+    else await addFile();
+    await commitAll(twin, "other");
+    await twin.run("git checkout --repo R main", ["checkout", "-q", "main"]);
+    if (mover === "main") await moveFolder();
+    else await addFile();
+    await commitAll(twin, "main");
+    const conflict = await twin.run("git merge --repo R --branch other -m merged", [
+      "merge",
+      "-q",
+      "-m",
+      "merged",
+      "other",
+    ], "Conflict");
+    assert.deepEqual(result(conflict).conflicts, ["manual/new-page.txt"]);
+    assert.equal(await git(twin.p, "ls-files", "-s"), await git(twin.g, "ls-files", "-s"), mover);
+    await twin.compare(`folder moved on ${mover}`);
+  }
 });

@@ -105,6 +105,7 @@ export class TextConversion {
   readonly #attributes: Attributes;
   readonly #autocrlf: AutoCrlf;
   readonly #eolCrlf: boolean;
+  readonly #safeCrlf: boolean;
   /** Attribute files that a checkout is about to write, by folder: they count before the index's. */
   readonly #incoming = new Map<string, string | null>();
 
@@ -114,6 +115,9 @@ export class TextConversion {
     const auto = (repo.config.get("core.autocrlf") ?? "false").toLowerCase();
     this.#autocrlf = auto === "input" ? "input" : repo.config.getBool("core.autocrlf", false) ? "true" : "false";
     this.#eolCrlf = (repo.config.get("core.eol") ?? "").toLowerCase() === "crlf";
+    // "warn" (git's default) only warns; a boolean true refuses.
+    this.#safeCrlf = (repo.config.get("core.safecrlf") ?? "").toLowerCase() !== "warn" &&
+      repo.config.getBool("core.safecrlf", false);
     this.#attributes = new Attributes((folder) => this.#readAttrFile(folder), repo.ignoreCase);
   }
 
@@ -241,14 +245,49 @@ export class TextConversion {
     if (plan.crlf !== "binary" && out.length > 0) {
       const stats = gatherStats(out);
       let convert = stats.crlf > 0;
+      let binary = false;
       if (isAuto(plan.crlf)) {
-        if (isBinary(stats)) convert = false;
+        binary = isBinary(stats);
+        if (binary) convert = false;
         else if (convert && (await this.#hasCrlfInIndex(path))) convert = false;
       }
+      if (options.staging && !binary && this.#safeCrlf) this.#refuseLossyRoundTrip(path, plan.crlf, stats, convert);
       if (convert) out = stripCr(out, isAuto(plan.crlf));
     }
     if (plan.ident) out = identToGit(out);
     return out;
+  }
+
+  /**
+   * core.safecrlf=true: git refuses to store content whose line endings a checkout would not give
+   * back (CRLF stored as LF and not restored, or LF that a checkout would turn into CRLF).
+   */
+  #refuseLossyRoundTrip(path: string, action: CrlfAction, stats: TextStats, convert: boolean): void {
+    const after = { ...stats };
+    if (convert) {
+      after.lonelf += after.crlf;
+      after.crlf = 0;
+    }
+    if (this.#willAddCr(after, action)) {
+      after.crlf += after.lonelf;
+      after.lonelf = 0;
+    }
+    let what: string | null = null;
+    if (stats.crlf > 0 && after.crlf === 0) what = "CRLF would be replaced by LF";
+    else if (stats.lonelf > 0 && after.lonelf === 0) what = "LF would be replaced by CRLF";
+    if (what === null) return;
+    throw new PtermError(
+      "InvalidArgs",
+      `${what} in ${path}, and core.safecrlf=true makes git refuse that; nothing was staged. Change the file's ` +
+        "line endings (or its text/eol attributes), or set core.safecrlf to warn.",
+    );
+  }
+
+  /** git's will_convert_lf_to_crlf. */
+  #willAddCr(stats: TextStats, action: CrlfAction): boolean {
+    if (!this.#outputCrlf(action) || stats.lonelf === 0) return false;
+    if (isAuto(action) && (stats.lonecr > 0 || stats.crlf > 0 || isBinary(stats))) return false;
+    return true;
   }
 
   /** The bytes git writes to the work tree for blob `content` at `path` (convert_to_working_tree). */
@@ -259,9 +298,7 @@ export class TextConversion {
     if (plan.ident) out = await identToWorktree(out);
     if (this.#outputCrlf(plan.crlf) && out.length > 0) {
       const stats = gatherStats(out);
-      let convert = stats.lonelf > 0;
-      if (convert && isAuto(plan.crlf) && (stats.lonecr > 0 || stats.crlf > 0 || isBinary(stats))) convert = false;
-      if (convert) out = addCr(out, stats.lonelf);
+      if (this.#willAddCr(stats, plan.crlf)) out = addCr(out, stats.lonelf);
     }
     return out;
   }

@@ -60,7 +60,7 @@ export async function mergeTrees(
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth);
   // A file both sides renamed to different paths: as git's ort, its contents are merged (conflict
   // markers and all) and the merged file stands at both paths (still a conflict: which name to keep).
   for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
@@ -183,6 +183,7 @@ async function followRenames(
   B: Map<string, FlatEntry>,
   O: Map<string, FlatEntry>,
   T: Map<string, FlatEntry>,
+  depth: number,
 ): Promise<{
   base: Map<string, FlatEntry>;
   ours: Map<string, FlatEntry>;
@@ -198,18 +199,27 @@ async function followRenames(
   const renamedPaths = new Map<string, { ours: string; theirs: string }>();
   const forced = new Set<string>();
   const twoWays: { from: string; ours: string; theirs: string }[] = [];
+  const baseDirs = foldersOf(B.keys());
   const renamesFrom = async (side: Map<string, FlatEntry>, other: Map<string, FlatEntry>) => {
     const deleted = new Map([...B].filter(([p]) => !side.has(p)));
     const added = new Map([...side].filter(([p]) => !B.has(p)));
     if (deleted.size === 0 || added.size === 0) return new Map<string, string>();
+    // Folders this side removed into which the other side added files: their renames decide
+    // where those files go (ort's "relevant for location").
+    const sideDirs = foldersOf(side.keys());
+    const located = new Set<string>();
+    for (const path of other.keys()) {
+      if (B.has(path)) continue;
+      for (const dir of parentsOf(path)) if (baseDirs.has(dir) && !sideDirs.has(dir)) located.add(dir);
+    }
     // As git's ort: exact renames of any file, inexact ones only of files the other side changed
-    // (the rename of a file nobody else touched changes nothing in the merge).
+    // (the rename of a file nobody else touched changes nothing in the merge) or that decide a location.
     const found = await detectRenames(
       deleted,
       added,
       (_path, e) => repo.objects.readTyped(e.oid, "blob"),
       undefined,
-      (path) => !same(other.get(path), B.get(path)),
+      (path) => !same(other.get(path), B.get(path)) || parentsOf(path).some((dir) => located.has(dir)),
     );
     return new Map(found.map((r) => [r.from, r.to]));
   };
@@ -253,7 +263,75 @@ async function followRenames(
     ours.set(to, O.get(from)!);
     renamedPaths.set(to, { ours: from, theirs: to });
   }
+  // Directory renames (git's merge.directoryRenames=conflict, its default): a file one side added
+  // inside a folder the other side moved away goes to the folder's new place, as a conflict.
+  for (
+    const [renames, renamer, adder, adderMap] of [[oursRenames, O, T, theirs], [theirsRenames, T, O, ours]] as const
+  ) {
+    if (depth > 0) break; // a virtual merge base keeps such files where they were added
+    const moved = folderRenames(renames, baseDirs, foldersOf(renamer.keys()));
+    if (moved.size === 0) continue;
+    for (const path of [...adder.keys()]) {
+      if (B.has(path) || !adderMap.has(path)) continue;
+      const dir = parentsOf(path).find((d) => moved.has(d));
+      if (dir === undefined) continue;
+      const target = moved.get(dir)!;
+      const to = (target === "" ? "" : `${target}/`) + path.slice(dir.length + 1);
+      if (O.has(to) || T.has(to) || base.has(to) || ours.has(to) || theirs.has(to)) continue;
+      adderMap.set(to, adderMap.get(path)!);
+      adderMap.delete(path);
+      forced.add(to);
+    }
+  }
   return { base, ours, theirs, renamedPaths, forced, twoWays };
+}
+
+/** Every folder that holds one of `paths` (at any depth). */
+function foldersOf(paths: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const path of paths) for (const dir of parentsOf(path)) out.add(dir);
+  return out;
+}
+
+/** The folders above `path`, deepest first ("a/b/c" → "a/b", "a"). */
+function parentsOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+/**
+ * Folders of the base that one side removed, with where most of their files went (git's ort:
+ * the part of the path that changed, the largest count wins; a tie is no folder rename).
+ */
+function folderRenames(
+  renames: ReadonlyMap<string, string>,
+  baseDirs: ReadonlySet<string>,
+  sideDirs: ReadonlySet<string>,
+): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const [from, to] of renames) {
+    const a = from.split("/").slice(0, -1);
+    const b = to.split("/").slice(0, -1);
+    if (a.length === 0) continue;
+    while (a.length > 0 && b.length > 0 && a[a.length - 1] === b[b.length - 1]) {
+      a.pop();
+      b.pop();
+    }
+    if (a.length === 0) continue;
+    const oldDir = a.join("/");
+    if (!baseDirs.has(oldDir) || sideDirs.has(oldDir)) continue;
+    const forDir = counts.get(oldDir) ?? new Map<string, number>();
+    forDir.set(b.join("/"), (forDir.get(b.join("/")) ?? 0) + 1);
+    counts.set(oldDir, forDir);
+  }
+  const out = new Map<string, string>();
+  for (const [dir, targets] of counts) {
+    const ranked = [...targets].sort((x, y) => y[1] - x[1]);
+    if (ranked.length > 1 && ranked[0][1] === ranked[1][1]) continue;
+    out.set(dir, ranked[0][0]);
+  }
+  return out;
 }
 
 /** The tree `merge` leads to from `ours` (a merge without conflicts, as a virtual base has). */
