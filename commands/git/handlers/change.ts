@@ -110,7 +110,15 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
         ? `No branch matches ${name}.\n`
         : "No branches yet (the first commit creates the current one).\n",
     );
-    return { ...base, action: "list", branches, remote_branches: remotes, name: null, commit: null };
+    return {
+      ...base,
+      action: "list",
+      branches,
+      // Only with --all, as git branch -a lists them.
+      ...(ctx.flags.all ? { remote_branches: remotes } : {}),
+      name: null,
+      commit: null,
+    };
   }
   if (remove) {
     if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
