@@ -441,6 +441,8 @@ function parseArgs(commandPath, spec, words) {
     if (word === "--help" || word === "-h") return {
       help: true
     };
+    const refused = spec.refusedFlags?.[word.split("=")[0]];
+    if (refused !== void 0) usageError(commandPath, `${word.split("=")[0]} is not available here: ${refused}`);
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const name = eq < 0 ? word.slice(2) : word.slice(2, eq);

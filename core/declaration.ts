@@ -114,6 +114,12 @@ export interface LeafSpec extends NodeBase {
   readonly limits?: Limits;
   /** Words after a `--` land in this repeatable flag (git's `<rev> -- <path>...`); default: positionals. */
   readonly afterDoubleDash?: string;
+  /**
+   * The real tool's flags this command does not take, each with what to do instead (`--patch` on
+   * `git add` is interactive staging, not `--path`): refused by name, never answered with a
+   * look-alike flag that means something else.
+   */
+  readonly refusedFlags?: Readonly<Record<string, string>>;
   readonly result: LazySchema;
   readonly handler: HandlerRef;
   readonly subcommands?: undefined;

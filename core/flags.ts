@@ -56,7 +56,7 @@ function convert(commandPath: string, flag: FlagSpec, raw: string): string | num
 
 /** Parses `words` for the leaf command `spec`, reached as `commandPath` (e.g. "git commit"). */
 /** What parsing needs of a declaration: its flags and positionals. */
-export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals" | "afterDoubleDash">;
+export type ArgsSpec = Pick<LeafSpec, "flags" | "positionals" | "afterDoubleDash" | "refusedFlags">;
 
 export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly string[]): ParseOutcome {
   const flagSpecs = spec.flags ?? [];
@@ -130,6 +130,8 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       continue;
     }
     if (word === "--help" || word === "-h") return { help: true };
+    const refused = spec.refusedFlags?.[word.split("=")[0]];
+    if (refused !== undefined) usageError(commandPath, `${word.split("=")[0]} is not available here: ${refused}`);
 
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");

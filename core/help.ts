@@ -90,6 +90,12 @@ export function renderHelp(path: readonly string[], node: CommandNode): HelpDocu
       );
     }
     if (node.afterDoubleDash) lines.push(`Words after \`--\` are taken as --${node.afterDoubleDash} values.`, "");
+    if (node.refusedFlags) {
+      lines.push(
+        `Not taken here (the error says what to do instead): ${Object.keys(node.refusedFlags).join(", ")}.`,
+        "",
+      );
+    }
     if (node.stdin) {
       const when = node.stdin.mode === "always"
         ? "always"

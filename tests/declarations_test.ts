@@ -54,6 +54,15 @@ for (const name of Object.keys(commands)) {
           for (const flag of node.flags ?? []) {
             assert.ok(flag.description.length > 3, `--${flag.name} has a description`);
           }
+          // A refused flag must not shadow a flag the leaf takes (the parser checks refusals first).
+          const words = new Set((node.flags ?? []).flatMap((f) => [
+            `--${f.name}`,
+            ...(f.aliases ?? []).map((a) => `--${a}`),
+            ...(f.short ? [`-${f.short}`] : []),
+          ]));
+          for (const refused of Object.keys(node.refusedFlags ?? {})) {
+            assert.ok(!words.has(refused), `${refused} is both refused and declared`);
+          }
         }
       });
     }

@@ -55,6 +55,14 @@ const authorFlag = {
     'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).',
 } as const satisfies FlagSpec;
 
+/** Real git's flags these subcommands do not take, with what to do instead (see `refusedFlags`). */
+const INTERACTIVE =
+  "interactive hunk selection needs a dialogue pterm does not have: work on whole files (edit a file to the state " +
+  "you want, then `git add <path>`).";
+const FORCE = "pterm's only force is --force-with-lease: it overwrites the remote branch only if it is where your " +
+  "last fetch saw it (with --confirm).";
+const refusedInteractive = { "--patch": INTERACTIVE, "-p": INTERACTIVE, "--interactive": INTERACTIVE };
+
 const FS = ["fs.read", "fs.write"] as const;
 const loadSchemas = () => lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url));
 const schema = (name: string) => async () => ((await loadSchemas()).resultSchemas as Record<string, unknown>)[name];
@@ -920,13 +928,30 @@ export const gitSpec: CommandSpec = {
     leaf("status", "Branch, staged and unstaged changes, untracked files (with JGit's counts).", statusFlags, [
       { command: "git status --repo projects/demo", description: "Summary and per-file status." },
       { command: "git status -s", description: "One line per file; the repository found as --repo says." },
-    ], { positionals: [pathspec("Only report these paths")], afterDoubleDash: "path" }),
+    ], {
+      refusedFlags: {
+        "--ignored": "not available: `git status` leaves ignored files out; .gitignore says which they are.",
+      },
+      positionals: [pathspec("Only report these paths")],
+      afterDoubleDash: "path",
+    }),
     leaf("add", "Stage changes (new, modified and deleted files).", addFlags, [
       { command: "git add --repo projects/demo --all", description: "Stage everything, like git add -A." },
       { command: "git add --repo projects/demo --path src/app.ts --path README.md", description: "Stage two paths." },
       { command: "git add src/app.ts README.md", description: "The same, as real git spells it." },
       { command: "git add .", description: "Stage everything in the repository." },
-    ], { positionals: [pathspec("Stage changes under these paths")], afterDoubleDash: "path" }),
+    ], {
+      refusedFlags: {
+        ...refusedInteractive,
+        "-i": INTERACTIVE,
+        "--intent-to-add": "not available; `git add <path>` stages the file whole.",
+        "-N": "not available; `git add <path>` stages the file whole.",
+        "--dry-run": "not available; `git status -s` shows what `git add` would stage.",
+        "-n": "not available (it is --dry-run); `git status -s` shows what `git add` would stage.",
+      },
+      positionals: [pathspec("Stage changes under these paths")],
+      afterDoubleDash: "path",
+    }),
     leaf("commit", "Record the staged changes as a commit on the current branch.", commitFlags, [
       { command: 'git commit --repo projects/demo --message "Add parser"', description: "Commit what is staged." },
       { command: 'git commit -am "Fix parser"', description: "Stage tracked changes and commit them." },
@@ -938,6 +963,11 @@ export const gitSpec: CommandSpec = {
         description: "An empty commit with an explicit author.",
       },
     ], {
+      refusedFlags: {
+        ...refusedInteractive,
+        "--include": "not available; `git add <path>` first, then `git commit`.",
+        "--reset-author": 'not available; give the author with --author "Name <email>".',
+      },
       stdin: { mode: "whenFlag", flag: "file" },
       positionals: [pathspec("Commit only these paths")],
       afterDoubleDash: "path",
@@ -951,6 +981,10 @@ export const gitSpec: CommandSpec = {
       { command: "git log --oneline -5 main -- src/app.ts", description: "The same kind of query, as git spells it." },
       { command: "git log main..feature --stat", description: "What feature has that main has not, with diffstats." },
     ], {
+      refusedFlags: {
+        "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists " +
+          "its history before the move.",
+      },
       positionals: [{
         name: "args",
         variadic: true,
@@ -986,6 +1020,7 @@ export const gitSpec: CommandSpec = {
         description: "Discard local changes to one file.",
       },
     ], {
+      refusedFlags: refusedInteractive,
       positionals: [{
         name: "args",
         variadic: true,
@@ -1005,7 +1040,11 @@ export const gitSpec: CommandSpec = {
       { command: "git restore src/app.ts", description: "Discard unstaged changes to a file (from the index)." },
       { command: "git restore --staged src/app.ts", description: "Unstage a file (the index from HEAD)." },
       { command: "git restore --source HEAD~1 src/app.ts", description: "Take a file's content from a commit." },
-    ], { positionals: [pathspec("The paths to restore")], afterDoubleDash: "path" }),
+    ], {
+      refusedFlags: refusedInteractive,
+      positionals: [pathspec("The paths to restore")],
+      afterDoubleDash: "path",
+    }),
     leaf("diff", "Show changes as a unified diff (work tree, index, or between commits).", diffFlags, [
       { command: "git diff HEAD~1 -- src/app.ts", description: "One file against the previous commit." },
       { command: "git diff main...feature --stat", description: "What feature changed since it left main." },
@@ -1017,6 +1056,10 @@ export const gitSpec: CommandSpec = {
         description: "Work tree vs the previous commit, src only.",
       },
     ], {
+      refusedFlags: {
+        "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
+        "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
+      },
       positionals: [{
         name: "args",
         variadic: true,
@@ -1042,6 +1085,7 @@ export const gitSpec: CommandSpec = {
       { command: "git reset --repo projects/demo --path src/app.ts", description: "Unstage one file." },
       { command: "git reset HEAD src/app.ts", description: "The same, as real git spells it." },
     ], {
+      refusedFlags: refusedInteractive,
       positionals: [{
         name: "args",
         variadic: true,
@@ -1259,6 +1303,13 @@ export const gitSpec: CommandSpec = {
         { name: "remote-name", into: "remote", description: "Same as --remote." },
         { name: "refspec", into: "branch", description: "The branch to push (same as --branch)." },
       ],
+      refusedFlags: {
+        "--force": FORCE,
+        "-f": FORCE,
+        "--tags": "pushing tags is not available yet; branches only.",
+        "--delete": "deleting a remote branch is not available.",
+        "--all": "pushes one branch at a time: `git push origin <branch> --confirm`.",
+      },
     }),
   ],
 };
