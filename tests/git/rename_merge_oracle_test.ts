@@ -87,6 +87,11 @@ Deno.test("merge: conflicting edits to a renamed file conflict at the new path; 
 });
 
 const fileNames = ["a.txt", "b.txt", "docs/c.txt"];
+
+/** Twenty lines that belong to file `i` alone (so no two files are near-identical), one maybe edited. */
+const distinctBody = (i: number, edit?: [number, string]) =>
+  Array.from({ length: 20 }, (_, k) => (edit && edit[0] === k ? edit[1] : `file ${i} says line ${k + 1}`)).join("\n") +
+  "\n";
 const mergeSide = fc.record({
   /** Per file: keep, edit a line, rename (with an edit or not) or delete. */
   fates: fc.array(
@@ -107,12 +112,15 @@ Deno.test("property: merges over renames agree with git's ort (trees, conflicts,
     fc.asyncProperty(mergeSide, mergeSide, async (left, right) => {
       run++;
       await using twin = await Twin.create();
-      for (const [i, name] of fileNames.entries()) await twin.write(name, body(20, [i, `file ${i}`]));
+      // Each file's text is its own: when several deleted files are near-identical, which one git's ort
+      // pairs with a renamed file depends on its relevant-source and directory heuristics, which pterm
+      // does not follow in every case (README, git's limits); this property is about following renames.
+      for (const [i, name] of fileNames.entries()) await twin.write(name, distinctBody(i));
       await commitAll(twin, "base");
       const apply = async (side: typeof left, tag: string) => {
         for (const [i, { fate, line, to }] of side.fates.entries()) {
           const name = fileNames[i];
-          const edited = body(20, [line, `${tag} edit of file ${i}`]).replace(`line ${i + 1} of`, `file ${i}`);
+          const edited = distinctBody(i, [line, `${tag} edit of file ${i}`]);
           if (fate === "edit") await twin.write(name, edited);
           if (fate === "delete") await twin.remove(name);
           if (fate === "rename" || fate === "rename-edit") {

@@ -116,10 +116,9 @@ export async function detectRenames<S extends RenameSide>(
     usedTarget.add(dst);
     renames.push({ from: src, to: dst, score: MAX_SCORE });
   }
-  const restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s)!.mode) && inexactSource(s));
-  const restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d)!.mode));
+  let restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s)!.mode) && inexactSource(s));
+  let restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d)!.mode));
   if (restSources.length === 0 || restTargets.length === 0) return renames;
-  if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
   const content = new Map<string, Uint8Array>();
   const hashes = new Map<string, ReturnType<typeof spanHashes>>();
   const load = async (key: string, path: string, side: S) => {
@@ -138,19 +137,47 @@ export async function detectRenames<S extends RenameSide>(
     }
     return h;
   };
+  const similarity = async (src: string, dst: string, floor: number): Promise<number | null> => {
+    const srcBytes = await load(`-${src}`, src, deleted.get(src)!);
+    const dstBytes = await load(`+${dst}`, dst, added.get(dst)!);
+    const maxSize = Math.max(srcBytes.length, dstBytes.length);
+    const baseSize = Math.min(srcBytes.length, dstBytes.length);
+    // Sizes too far apart for the pair to reach the score (git's quick check).
+    if (maxSize * (MAX_SCORE - floor) < (maxSize - baseSize) * MAX_SCORE) return null;
+    if (dstBytes.length === 0) return null;
+    const score = Math.floor(
+      copiedBytes(hashOf(`-${src}`, srcBytes), hashOf(`+${dst}`, dstBytes)) * MAX_SCORE / maxSize,
+    );
+    return score < floor ? null : score;
+  };
+  // git's basename step (diffcore-rename's find_basename_matches, git 2.33+): a source and a
+  // target whose file name is unique among the remaining ones on each side pair first, when they
+  // are at least halfway from the threshold to identical; the full matrix sees only the rest.
+  const unique = (paths: readonly string[]) => {
+    const seen = new Map<string, string | null>();
+    for (const p of paths) seen.set(baseName(p), seen.has(baseName(p)) ? null : p);
+    return seen;
+  };
+  const uniqueTargets = unique(restTargets);
+  const basenameFloor = minScore + Math.floor((MAX_SCORE - minScore) / 2);
+  for (const [name, src] of unique(restSources)) {
+    const dst = uniqueTargets.get(name);
+    if (!src || !dst) continue;
+    const score = await similarity(src, dst, basenameFloor);
+    if (score === null) continue;
+    usedSource.add(src);
+    usedTarget.add(dst);
+    renames.push({ from: src, to: dst, score });
+  }
+  restSources = restSources.filter((s) => !usedSource.has(s));
+  restTargets = restTargets.filter((d) => !usedTarget.has(d));
+  if (restSources.length === 0 || restTargets.length === 0) return renames;
+  if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
   const scored: { src: string; dst: string; score: number; sameName: boolean; order: number }[] = [];
   for (const [d, dst] of restTargets.entries()) {
-    const dstBytes = await load(`+${dst}`, dst, added.get(dst)!);
     for (const src of restSources) {
-      const srcBytes = await load(`-${src}`, src, deleted.get(src)!);
-      const maxSize = Math.max(srcBytes.length, dstBytes.length);
-      const baseSize = Math.min(srcBytes.length, dstBytes.length);
-      // Sizes too far apart for the pair to reach the score (git's quick check).
-      if (maxSize * (MAX_SCORE - minScore) < (maxSize - baseSize) * MAX_SCORE) continue;
-      if (dstBytes.length === 0) continue;
-      const copied = copiedBytes(hashOf(`-${src}`, srcBytes), hashOf(`+${dst}`, dstBytes));
-      const score = Math.floor(copied * MAX_SCORE / maxSize);
-      if (score < minScore) continue;
+      const score = await similarity(src, dst, minScore);
+      if (score === null) continue;
       scored.push({ src, dst, score, sameName: baseName(src) === baseName(dst), order: d });
     }
   }
