@@ -182,3 +182,19 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   } catch { /* not an envelope */ }
   return { code: output.code, stdout, stderr: new TextDecoder().decode(output.stderr), envelope };
 }
+
+/**
+ * Makes `path` impossible to replace or delete for real: `chattr +i` (immutable, refused even to
+ * root with EPERM) where the file system and privileges allow it, else a read-only folder
+ * (EACCES for anyone but root). Returns the undo, or null when neither works here.
+ */
+export async function pin(path: string): Promise<(() => Promise<void>) | null> {
+  const chattr = await new Deno.Command("chattr", { args: ["+i", path], stderr: "null" }).output().catch(() => null);
+  if (chattr?.success) {
+    return async () => void await new Deno.Command("chattr", { args: ["-i", path] }).output();
+  }
+  if (Deno.uid() === 0) return null;
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  await Deno.chmod(dir, 0o555);
+  return async () => await Deno.chmod(dir, 0o755);
+}

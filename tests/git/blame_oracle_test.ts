@@ -93,3 +93,23 @@ Deno.test({
     { numRuns: 30 },
   );
 });
+
+Deno.test("git blame under core.autocrlf=true: a CRLF work tree whose lines are committed blames the commits", async () => {
+  await using root = await makeRoot("pterm-blame-crlf-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q", "-b", "main");
+  await git(repo, "config", "core.autocrlf", "true");
+  await Deno.writeTextFile(join(repo, "f.txt"), "one\r\ntwo\r\n");
+  await git(repo, "add", "f.txt");
+  await git(repo, "commit", "-q", "-m", "first");
+  await Deno.writeTextFile(join(repo, "f.txt"), "one\r\ntwo\r\nthree, not committed\r\n");
+  const real = parsePorcelain(await git(repo, "blame", "--porcelain", "f.txt"));
+  const envelope = await exec(root.path, "git blame f.txt");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  // deno-lint-ignore no-explicit-any
+  const mine = (envelope.result as any).lines.map((l: { commit: string }) => l.commit);
+  assert.deepEqual(mine, real);
+  assert.equal(mine[2], "0000000000000000000000000000000000000000");
+  assert.notEqual(mine[0], mine[2]);
+});

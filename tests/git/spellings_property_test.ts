@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { join } from "node:path";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot, pin } from "../helpers.ts";
 import { git, GIT_ENV } from "./oracle.ts";
 import { repoState } from "./repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";
@@ -193,4 +193,82 @@ Deno.test("git clean -f, -fd and -n delete (or list) what real git's do, and ski
       `git clean ${flags.join(" ")}`,
     );
   }
+});
+
+Deno.test("show <rev>:<folder> keeps secret entries out; branch and tag --list match as git's wildmatch", async () => {
+  await using root = await makeRoot("pterm-show-tree-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(join(repo, "cfg"), { recursive: true });
+  await git(repo, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(repo, "cfg/app.toml"), "a\n");
+  await Deno.writeTextFile(join(repo, "cfg/.env"), "TOKEN=do-not-print\n");
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "c");
+  for (const name of ["feat/a", "feat/b/c", "fix"]) await git(repo, "branch", name);
+  await git(repo, "tag", "v1.0");
+  await git(repo, "tag", "v1.10");
+  const listing = await exec(root.path, "git show HEAD:cfg");
+  assert.equal(listing.exit_code, 0, listing.stderr);
+  assert.equal(listing.stdout, "app.toml\n");
+  assert.ok(!JSON.stringify(listing).includes(".env"));
+  for (const pattern of ["feat*", "feat/*", "f?x", "*b*"]) {
+    const mine = await exec(root.path, `git branch --list '${pattern}'`);
+    // deno-lint-ignore no-explicit-any
+    const names = (mine.result as any).branches.map((b: { name: string }) => b.name).sort();
+    const real = (await git(repo, "branch", "--list", pattern, "--format=%(refname:short)")).split("\n").filter(
+      Boolean,
+    );
+    assert.deepEqual(names, real.sort(), pattern);
+  }
+  const tags = await exec(root.path, "git tag -l 'v1.?'");
+  // deno-lint-ignore no-explicit-any
+  assert.deepEqual((tags.result as any).tags.map((t: { name: string }) => t.name), ["v1.0"]);
+});
+
+Deno.test("stash -u and clean -f that cannot delete a file: WriteFailed naming it, nothing lost", async (t) => {
+  await using root = await makeRoot("pterm-stuck-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(repo, "a.txt"), "a\n");
+  await git(repo, "add", "a.txt");
+  await git(repo, "commit", "-q", "-m", "c");
+  await Deno.mkdir(join(repo, "new"));
+  await Deno.writeTextFile(join(repo, "new/stuck.txt"), "untracked work\n");
+  await Deno.writeTextFile(join(repo, "a.txt"), "edited\n");
+  const undo = await pin(join(repo, "new/stuck.txt"));
+  if (!undo) return void t.step({ name: "no way to make a file undeletable here", ignore: true, fn: () => {} });
+  try {
+    const cleaned = await exec(root.path, "git clean -f -d");
+    assert.equal(cleaned.error_code, "WriteFailed", cleaned.stderr);
+    assert.match(cleaned.stderr, /new\/stuck\.txt/);
+    assert.ok(!cleaned.stderr.includes(root.path), "no host path");
+    const stashed = await exec(root.path, "git stash -u");
+    assert.equal(stashed.error_code, "WriteFailed", stashed.stderr);
+    assert.match(stashed.stderr, /stash@\{0\} holds the changes[^]*new\/stuck\.txt/);
+    // Nothing lost: the entry holds the edit and the untracked file, which is still in the work tree too.
+    assert.equal(await git(repo, "show", "stash@{0}:a.txt"), "edited\n");
+    assert.equal(await git(repo, "show", "stash@{0}^3:new/stuck.txt"), "untracked work\n");
+    assert.equal(await Deno.readTextFile(join(repo, "new/stuck.txt")), "untracked work\n");
+  } finally {
+    await undo();
+  }
+});
+
+Deno.test("git grep never reads through a symlinked folder, even one the index names a file under", async () => {
+  await using root = await makeRoot("pterm-grep-link-");
+  await using outside = await makeRoot("pterm-grep-outside-");
+  await Deno.writeTextFile(join(outside.path, "secret.txt"), "TOPSECRET outside the root\n");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q", "-b", "main");
+  await Deno.symlink(outside.path, join(repo, "docs"));
+  await Deno.writeTextFile(join(repo, "a.txt"), "TOPSECRET is only named here\n");
+  await git(repo, "add", "a.txt");
+  // An index that names a file behind the link (real git's add refuses to make one; update-index does not).
+  const blob = (await git(repo, "hash-object", "-w", join(outside.path, "secret.txt"))).trim();
+  await git(repo, "update-index", "--add", "--cacheinfo", `100644,${blob},docs/secret.txt`);
+  const envelope = await exec(root.path, "git grep -n TOPSECRET");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal(envelope.stdout, "a.txt:1:TOPSECRET is only named here\n");
 });

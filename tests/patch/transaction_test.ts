@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createWorkspace } from "../../core/context.ts";
-import { makeRoot } from "../helpers.ts";
+import { makeRoot, pin } from "../helpers.ts";
 import { recover, Transaction } from "../../commands/patch/transaction.ts";
 import { View } from "../../commands/patch/view.ts";
 import { TextDoc } from "../../commands/patch/text.ts";
@@ -166,22 +166,6 @@ Deno.test("a journal left after the switch is rolled back by recovery; a committ
 });
 
 // ---- an I/O error while switching -------------------------------------------------------------
-
-/**
- * Makes `path` impossible to replace or delete for real: `chattr +i` (immutable, refused even to
- * root with EPERM) where the file system and privileges allow it, else a read-only folder
- * (EACCES for anyone but root). Returns the undo, or null when neither works here.
- */
-async function pin(path: string): Promise<(() => Promise<void>) | null> {
-  const chattr = await new Deno.Command("chattr", { args: ["+i", path], stderr: "null" }).output().catch(() => null);
-  if (chattr?.success) {
-    return async () => void await new Deno.Command("chattr", { args: ["-i", path] }).output();
-  }
-  if (Deno.uid() === 0) return null;
-  const dir = path.slice(0, path.lastIndexOf("/"));
-  await Deno.chmod(dir, 0o555);
-  return async () => await Deno.chmod(dir, 0o755);
-}
 
 async function leftovers(root: string): Promise<string[]> {
   const found: string[] = [];

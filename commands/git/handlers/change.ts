@@ -43,6 +43,7 @@ import { listRemoteBranches } from "../remote/tracking.ts";
 import { resolveCommit } from "../lib/revparse.ts";
 import { mergeBases } from "../lib/merge.ts";
 import { comparePaths, quoteName } from "../lib/bytes.ts";
+import { wildmatch } from "../lib/wildmatch.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { flattenTree, pathWithin } from "../lib/tree.ts";
 import { movePath, removePaths } from "../lib/rm_mv.ts";
@@ -62,11 +63,9 @@ import {
 
 type Pos<N extends string> = readonly { name: N; description: string }[];
 
-/** `*` in a `--list` pattern (quoted on the command line) matches any run of characters, as git's fnmatch. */
+/** A `--list` pattern as git's branch and tag lists match it (wildmatch without pathname: `*` spans `/`). */
 function matchesPattern(name: string, pattern: string | undefined): boolean {
-  if (pattern === undefined) return true;
-  const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${source}$`).test(name);
+  return pattern === undefined || wildmatch(pattern, name, { pathname: false });
 }
 
 export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async (ctx) => {
@@ -696,9 +695,9 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
           await Deno.remove(`${repo.dir}/${path}`);
         } catch (error) {
           throw new PtermError(
-            "SandboxDenied",
+            "WriteFailed",
             `could not delete ${quoteName(path)} (${(error as Error).name}); ${plural(removed.length, "file")} ` +
-              "were deleted before it.",
+              "were deleted before it and the rest are left as they were. Run `git clean -n` to see what remains.",
           );
         }
       }

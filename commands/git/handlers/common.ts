@@ -107,7 +107,7 @@ export async function isRevision(repo: Repo, word: string): Promise<boolean> {
 }
 
 /** Whether `word` is a path in the work tree or the index (a deleted tracked file still counts). */
-function isTrackedOrPresent(repo: Repo, word: string): boolean {
+function isTrackedOrPresent(repo: Repo, word: string, indexPaths: () => ReadonlySet<string>): boolean {
   let rel: string;
   try {
     rel = normalizeUserPath(word);
@@ -119,10 +119,10 @@ function isTrackedOrPresent(repo: Repo, word: string): boolean {
     Deno.lstatSync(`${repo.dir}/${rel}`);
     return true;
   } catch { /* not in the work tree */ }
-  const index = readIndexFile(repo.gitdir);
-  if (index.entries.has(rel)) return true;
+  const tracked = indexPaths();
+  if (tracked.has(rel)) return true;
   const folder = `${rel}/`;
-  for (const path of index.entries.keys()) if (path.startsWith(folder)) return true;
+  for (const path of tracked) if (path.startsWith(folder)) return true;
   return false;
 }
 
@@ -139,13 +139,16 @@ export async function splitRevsAndPaths(
 ): Promise<{ revs: string[]; paths: string[] }> {
   const revs: string[] = [];
   const paths: string[] = [];
+  // The index is read once, and only if a word is not in the work tree.
+  let tracked: ReadonlySet<string> | null = null;
+  const indexPaths = () => tracked ??= new Set(readIndexFile(repo.gitdir).entries.keys());
   for (const word of words) {
     if (paths.length) {
       paths.push(word);
       continue;
     }
     const rev = await isRevision(repo, word);
-    const path = isTrackedOrPresent(repo, word);
+    const path = isTrackedOrPresent(repo, word, indexPaths);
     if (rev && path && word !== ".") {
       throw new PtermError(
         "InvalidArgs",

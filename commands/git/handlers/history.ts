@@ -4,6 +4,7 @@ import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { blameFlags, diffFlags, grepFlags, logFlags, showFlags } from "../spec.ts";
 import { blame as blameLines, NOT_COMMITTED } from "../lib/blame.ts";
+import { worktreeBlob } from "../lib/convert.ts";
 import {
   changesBetween,
   type DiffFile,
@@ -249,7 +250,10 @@ async function showPath(
   const oid = await resolveRevision(repo, rev);
   const object = await repo.objects.read(oid);
   if (object.type === "tree") {
-    const names = parseTree(object.content).map((e) => e.mode === "40000" ? `${e.name}/` : e.name);
+    // Secret entries (secrets/, .env*) stay invisible here too, as in status and ls-files.
+    const names = parseTree(object.content)
+      .filter((e) => !policy.hidden(path ? `${path}/${e.name}` : e.name))
+      .map((e) => e.mode === "40000" ? `${e.name}/` : e.name);
     ctx.stdout.write(names.join("\n") + (names.length ? "\n" : ""));
     return {
       repo_path: rel,
@@ -379,7 +383,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       }${view.text}`,
     );
   }
-  const text = blocks.join(withDiff ? "\n" : "\n") + "\n";
+  const text = blocks.join("\n") + "\n";
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
   if (withDiff && text.length > budget) {
     const saved = await ctx.artifacts.save("log.txt", text, { mime: "text/plain", description: "the full log" });
@@ -470,10 +474,15 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
     if (ctx.signal.aborted) break;
     const oid = candidates.get(path)!;
     let bytes: Uint8Array;
-    try {
-      bytes = oid ? (await repo.objects.read(oid)).content : await Deno.readFile(`${repo.dir}/${path}`);
-    } catch {
-      continue; // deleted in the work tree: nothing to search, as git grep
+    if (oid) bytes = (await repo.objects.read(oid)).content;
+    else {
+      // Never through a symlinked folder (Deno's permission check would not see where it leads); a link
+      // itself is searched as its target text, as git greps the blob it stages.
+      const info = lstatTracked(repo, path);
+      if (!info || info.isDirectory) continue; // deleted in the work tree: nothing to search, as git grep
+      bytes = info.isSymlink
+        ? new TextEncoder().encode(Deno.readLinkSync(`${repo.dir}/${path}`))
+        : await Deno.readFile(`${repo.dir}/${path}`);
     }
     const texts = decoder.decode(bytes).split("\n");
     if (texts[texts.length - 1] === "") texts.pop();
@@ -541,14 +550,15 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     const start = rev === undefined ? head : await resolveCommit(repo, rev);
     let text: string;
     if (rev === undefined) {
-      try {
-        text = await Deno.readTextFile(`${repo.dir}/${path}`);
-      } catch {
+      const info = lstatTracked(repo, path);
+      if (!info || info.isDirectory) {
         throw new PtermError(
           "NotFound",
-          `${path} is not in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`,
+          `${path} is not a file in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`,
         );
       }
+      // The work tree's file in git's form (autocrlf, eol, ident undone), as git blame compares it.
+      text = new TextDecoder().decode(await worktreeBlob(repo, path, info));
       if (!start || !(await lookupPath(repo, (await readCommit(repo, start)).tree, path))) {
         throw new PtermError("NotFound", `no such path ${path} in HEAD: blame works on committed files.`);
       }

@@ -177,7 +177,17 @@ export async function stashPush(
   });
   // As git: the untracked files go first (`git clean`), then the reset brings back what HEAD has.
   for (const path of untracked) {
-    Deno.removeSync(`${repo.dir}/${path}`);
+    try {
+      Deno.removeSync(`${repo.dir}/${path}`);
+    } catch (error) {
+      // The entry is saved already: nothing is lost, but the work tree is not yet what -u promised.
+      throw new PtermError(
+        "WriteFailed",
+        `stash@{0} holds the changes, but the untracked file ${path} could not be removed ` +
+          `(${(error as Error).name}); it and the files after it are still in the work tree, and tracked files ` +
+          "were not reset. `git stash pop` brings the entry back once the file can be changed.",
+      );
+    }
     // Folders the untracked files leave empty go too, as git stash -u leaves no trace of them.
     for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
       try {
