@@ -1120,53 +1120,127 @@ function sameFile(a, b) {
   if (a.ino === null || b.ino === null) return true;
   return a.ino === b.ino && a.dev === b.dev;
 }
-function recheck(root, rel, segments, temp, handle) {
-  walk2(root, rel, segments, false);
-  const onPath = lstatOrNull2(temp);
-  if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) {
-    throw new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm was writing (swapped for a symlink?); nothing was written.`);
-  }
-}
 function encode(data) {
   return typeof data === "string" ? new TextEncoder().encode(data) : data;
 }
 function targetIsFolder(rel) {
   return new PtermError("InvalidArgs", `\`${rel}\` is a folder; give a file path.`);
 }
+function swappedBeforeWriting(rel) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm looked at it (swapped for a symlink?); nothing was written.`);
+}
+function swappedWhileWriting(rel) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; its content was wiped (an empty file may remain there or where the link led). Replace the link with a real folder and retry.`);
+}
+function folderChangedOr(error, rel) {
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+    return new PtermError("NotFound", `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`);
+  }
+  return error;
+}
+function isCrossDevice(error) {
+  return error?.code === "EXDEV";
+}
+function stagingPaths(root, target) {
+  return {
+    staged: tempPathBeside(join(root, "pterm-write")),
+    beside: tempPathBeside(target)
+  };
+}
+function placedWhereWalked(root, rel, segments, target, written) {
+  const before = folderIdentities(root, segments);
+  const onPath = lstatOrNull2(target);
+  const after = folderIdentities(root, segments);
+  if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
+  if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+  return written.nlink === 0;
+}
+function lookAtTarget(root, rel, segments, target) {
+  const before = folderIdentities(root, segments);
+  const info = lstatOrNull2(target);
+  const after = folderIdentities(root, segments);
+  if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
+  return info;
+}
+function folderIdentities(root, segments) {
+  const ids = [];
+  let current = root;
+  for (const segment of segments.slice(0, -1)) {
+    current = join(current, segment);
+    const info = lstatOrNull2(current);
+    if (info === null || info.isSymlink || !info.isDirectory) return null;
+    ids.push(`${info.dev}:${info.ino}`);
+  }
+  return ids;
+}
+function placeSync(temp, target, rel, existed) {
+  if (!existed) {
+    try {
+      Deno.linkSync(temp, target);
+      Deno.removeSync(temp);
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new PtermError("AlreadyExists", `\`${rel}\` was created by something else while pterm was writing it; nothing was written. Look at it, then retry.`);
+      }
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
+    }
+  }
+  Deno.renameSync(temp, target);
+}
+function writeAllSync(file, bytes) {
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+}
 function safeWriteFileSync(root, rel, data, options = {}) {
   const segments = segmentsOf(rel);
   walk2(root, rel, segments, options.mkdirs ?? false);
   const target = join(root, ...segments);
-  if (lstatOrNull2(target)?.isDirectory) throw targetIsFolder(rel);
-  const temp = tempPathBeside(target);
+  const existing = lookAtTarget(root, rel, segments, target);
+  if (existing?.isDirectory) throw targetIsFolder(rel);
   const bytes = encode(data);
-  let created = false;
-  try {
+  const { staged, beside } = stagingPaths(root, target);
+  const attempt = (temp, crossDeviceFallback) => {
     const file = Deno.openSync(temp, {
       write: true,
       createNew: true,
       mode: options.mode
     });
-    created = true;
-    let handle;
+    let pending = true;
     try {
-      let written = 0;
-      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-      handle = file.statSync();
-    } finally {
-      file.close();
-    }
-    recheck(root, rel, segments, temp, handle);
-    Deno.renameSync(temp, target);
-    created = false;
-  } finally {
-    if (created) {
+      writeAllSync(file, bytes);
+      walk2(root, rel, segments, false);
       try {
+        placeSync(temp, target, rel, existing !== null);
+      } catch (error) {
+        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
+        file.close();
         Deno.removeSync(temp);
+        pending = false;
+        walk2(root, rel, segments, false);
+        return attempt(beside, false);
+      }
+      pending = false;
+      if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+        file.truncateSync(0);
+        throw swappedWhileWriting(rel);
+      }
+      file.close();
+    } catch (error) {
+      try {
+        file.close();
       } catch {
       }
+      if (pending) {
+        try {
+          Deno.removeSync(temp);
+        } catch {
+        }
+      }
+      throw error;
     }
-  }
+  };
+  attempt(staged, true);
 }
 function safeReadFileSync(root, rel) {
   const segments = segmentsOf(rel);

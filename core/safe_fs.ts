@@ -8,17 +8,21 @@
  *
  * - every component from the root down (folders and the file) must not be a symlink; missing
  *   folders are created one at a time (`mkdir` never follows a link at its last component);
- * - a write goes to a new temporary file beside the target (`createNew`: O_CREAT|O_EXCL, which
- *   never follows a symlink) and is renamed over the target, so a target with several hard links
- *   is replaced, never written through, and a reader never sees half a file;
- * - before the rename the walk is repeated and the temporary file's identity (device, inode) on
- *   the path is compared with the handle that was written; a folder swapped for a symlink in
- *   between is refused, and the temporary file is removed.
+ * - a write goes to a new temporary file made directly in the root (`createNew`: O_CREAT|O_EXCL,
+ *   which never follows a symlink, and no folder between the root and it that could be swapped),
+ *   and is renamed over the target, so a target with several hard links is replaced, never
+ *   written through, and a reader never sees half a file;
+ * - before the rename the walk is repeated; after it, the file on the path must be the handle
+ *   that was written (device, inode). If a folder was swapped for a symlink at the instant of the
+ *   rename, the file landed behind the link: its content is wiped through the still-open handle
+ *   (never by path, which the attacker controls) and the call is refused.
  *
- * What it does not stop: a swap in the microseconds between that last check and `rename(2)`
- * (only `renameat` on an opened folder handle would, which Deno does not expose). The rename
- * then moves a file the attacker cannot choose the content of, within the folder the swap
- * points to. On Windows, where inode numbers are not reported, the identity check is skipped.
+ * What it does not stop: that instant itself (only `renameat` on an opened folder handle would,
+ * which Deno does not expose): the rename can then replace a file of the same name in the folder
+ * the link points to, with an empty file. A target on another file system than the root (a mount
+ * inside the root) is written through a temporary file beside it, where a swap between the walk
+ * and the `open` can still create that file behind a link. On Windows, where inode numbers are
+ * not reported, the identity check is skipped.
  *
  * Stable API for commands (git's object layer, doc --out, patch) to adopt:
  *   safeWriteFileSync(root, rel, data, options?)        write whole, atomically, no symlinks
@@ -119,24 +123,137 @@ function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
   return a.ino === b.ino && a.dev === b.dev;
 }
 
-/** The check right before the rename: the walk again, and the temp file on the path is the handle written. */
-function recheck(root: string, rel: string, segments: string[], temp: string, handle: Deno.FileInfo): void {
-  walk(root, rel, segments, false);
-  const onPath = lstatOrNull(temp);
-  if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) {
-    throw new PtermError(
-      "PathEscape",
-      `\`${rel}\`: a folder on the way changed while pterm was writing (swapped for a symlink?); nothing was written.`,
-    );
-  }
-}
-
 function encode(data: Uint8Array | string): Uint8Array {
   return typeof data === "string" ? new TextEncoder().encode(data) : data;
 }
 
 function targetIsFolder(rel: string): PtermError {
   return new PtermError("InvalidArgs", `\`${rel}\` is a folder; give a file path.`);
+}
+
+function swappedBeforeWriting(rel: string): PtermError {
+  return new PtermError(
+    "PathEscape",
+    `\`${rel}\`: a folder on the way changed while pterm looked at it (swapped for a symlink?); nothing was written.`,
+  );
+}
+
+function swappedWhileWriting(rel: string): PtermError {
+  return new PtermError(
+    "PathEscape",
+    `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; ` +
+      "its content was wiped (an empty file may remain there or where the link led). Replace the link with a real " +
+      "folder and retry.",
+  );
+}
+
+/** A folder that went away between the checks and the write is a race, refused by name; anything else stays. */
+function folderChangedOr(error: unknown, rel: string): unknown {
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+    return new PtermError(
+      "NotFound",
+      `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
+    );
+  }
+  return error;
+}
+
+function isCrossDevice(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EXDEV";
+}
+
+/**
+ * Where the new content is written before it is renamed into place. Directly in the root, so
+ * no folder between the root and the temporary file can be swapped for a symlink while it is
+ * created and written (the root is the trust anchor: its parents are not in the workspace).
+ * Only a target on another file system (a mount inside the root) needs a temporary file beside
+ * it, where the walk-then-open race remains (`rename(2)` cannot cross file systems).
+ */
+function stagingPaths(root: string, target: string): { staged: string; beside: string } {
+  return { staged: tempPathBeside(join(root, "pterm-write")), beside: tempPathBeside(target) };
+}
+
+/**
+ * After the rename: the file on the path must be the one written. If it is not, and the file
+ * written still has a name somewhere (a later writer's rename would have unlinked it), the
+ * rename went through a folder swapped for a symlink for an instant.
+ * A later writer replacing the file is not an escape (last writer wins, as with any rename).
+ */
+function placedWhereWalked(
+  root: string,
+  rel: string,
+  segments: string[],
+  target: string,
+  written: Deno.FileInfo,
+): boolean {
+  // The folders on the way are looked at before and after the file, and must be the same real
+  // folders both times: a swap to a link and back between two looks changes nothing on the path
+  // but would let the look at the file go through the link.
+  const before = folderIdentities(root, segments);
+  const onPath = lstatOrNull(target);
+  const after = folderIdentities(root, segments);
+  if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
+  if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+  return written.nlink === 0;
+}
+
+/**
+ * lstat of the target, trusted only if the folders on the way were the same real folders right
+ * before and right after (a look through a folder swapped for a symlink would see another file).
+ */
+function lookAtTarget(root: string, rel: string, segments: string[], target: string): Deno.FileInfo | null {
+  const before = folderIdentities(root, segments);
+  const info = lstatOrNull(target);
+  const after = folderIdentities(root, segments);
+  if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
+  return info;
+}
+
+/** Device and inode of each folder from the root down to the target's, or null if one is not a real folder. */
+function folderIdentities(root: string, segments: string[]): string[] | null {
+  const ids: string[] = [];
+  let current = root;
+  for (const segment of segments.slice(0, -1)) {
+    current = join(current, segment);
+    const info = lstatOrNull(current);
+    if (info === null || info.isSymlink || !info.isDirectory) return null;
+    ids.push(`${info.dev}:${info.ino}`);
+  }
+  return ids;
+}
+
+/**
+ * Puts the written file at `target`. A target that did not exist is made with `link(2)`, which
+ * never replaces anything: if a folder on the way is swapped for a symlink at that instant, the
+ * link cannot clobber a file of that name where the symlink leads (it fails, or adds a new name
+ * that the check after it finds and wipes). A file that appeared at the target meanwhile is
+ * refused rather than replaced: through a swapped folder it would be somebody else's file. An
+ * existing target is replaced with `rename(2)`, as it must be; so is any target on a file system
+ * without hard links.
+ */
+function placeSync(temp: string, target: string, rel: string, existed: boolean): void {
+  if (!existed) {
+    try {
+      Deno.linkSync(temp, target);
+      Deno.removeSync(temp);
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new PtermError(
+          "AlreadyExists",
+          `\`${rel}\` was created by something else while pterm was writing it; nothing was written. Look at it, then retry.`,
+        );
+      }
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
+      // No hard links on this file system: the rename below.
+    }
+  }
+  Deno.renameSync(temp, target);
+}
+
+function writeAllSync(file: Deno.FsFile, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
 }
 
 /** Writes `data` as `root/rel`, atomically, never through a symlink or into a shared inode. Not durable. */
@@ -149,45 +266,49 @@ export function safeWriteFileSync(
   const segments = segmentsOf(rel);
   walk(root, rel, segments, options.mkdirs ?? false);
   const target = join(root, ...segments);
-  if (lstatOrNull(target)?.isDirectory) throw targetIsFolder(rel);
-  const temp = tempPathBeside(target);
+  const existing = lookAtTarget(root, rel, segments, target);
+  if (existing?.isDirectory) throw targetIsFolder(rel);
   const bytes = encode(data);
-  let created = false;
-  try {
+  const { staged, beside } = stagingPaths(root, target);
+  const attempt = (temp: string, crossDeviceFallback: boolean): void => {
     const file = Deno.openSync(temp, { write: true, createNew: true, mode: options.mode });
-    created = true;
-    let handle: Deno.FileInfo;
+    let pending = true; // the file still has its temporary name
     try {
-      let written = 0;
-      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-      handle = file.statSync();
-    } finally {
-      file.close();
-    }
-    recheck(root, rel, segments, temp, handle);
-    Deno.renameSync(temp, target);
-    created = false;
-  } finally {
-    if (created) {
+      writeAllSync(file, bytes);
+      walk(root, rel, segments, false);
       try {
+        placeSync(temp, target, rel, existing !== null);
+      } catch (error) {
+        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
+        file.close();
         Deno.removeSync(temp);
-      } catch { /* moved away with its folder */ }
+        pending = false;
+        // A mount inside the root: write beside the target, where the rename stays on one file system.
+        walk(root, rel, segments, false);
+        return attempt(beside, false);
+      }
+      pending = false;
+      if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+        file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
+        throw swappedWhileWriting(rel);
+      }
+      file.close();
+    } catch (error) {
+      try {
+        file.close();
+      } catch { /* closed above */ }
+      if (pending) {
+        try {
+          Deno.removeSync(temp);
+        } catch { /* already gone */ }
+      }
+      throw error;
     }
-  }
+  };
+  attempt(staged, true);
 }
 
 /** The asynchronous form of `safeWriteFileSync`; flushes to disk before the rename unless `durable: false`. */
-/** A folder that went away between the checks and the write is a race, refused by name; anything else stays. */
-function folderChangedOr(error: unknown, rel: string): unknown {
-  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-    return new PtermError(
-      "NotFound",
-      `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`,
-    );
-  }
-  return error;
-}
-
 export async function safeWriteFile(
   root: string,
   rel: string,
@@ -197,38 +318,49 @@ export async function safeWriteFile(
   const segments = segmentsOf(rel);
   walk(root, rel, segments, options.mkdirs ?? false);
   const target = join(root, ...segments);
-  if (lstatOrNull(target)?.isDirectory) throw targetIsFolder(rel);
-  const temp = tempPathBeside(target);
+  const existing = lookAtTarget(root, rel, segments, target);
+  if (existing?.isDirectory) throw targetIsFolder(rel);
   const bytes = encode(data);
-  let created = false;
-  try {
+  const { staged, beside } = stagingPaths(root, target);
+  const attempt = async (temp: string, crossDeviceFallback: boolean): Promise<void> => {
     let file: Deno.FsFile;
     try {
       file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
     } catch (error) {
-      // The folder checked a moment ago went away (or was swapped): a race, refused by name, never Internal.
+      // Beside the target only: the folder checked a moment ago went away (or was swapped).
       throw folderChangedOr(error, rel);
     }
-    created = true;
-    let handle: Deno.FileInfo;
+    let pending = true;
     try {
       let written = 0;
       while (written < bytes.length) written += await file.write(bytes.subarray(written));
       if (options.durable !== false) await file.sync();
-      handle = await file.stat();
-    } finally {
+      walk(root, rel, segments, false);
+      try {
+        placeSync(temp, target, rel, existing !== null);
+      } catch (error) {
+        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
+        file.close();
+        await Deno.remove(temp);
+        pending = false;
+        walk(root, rel, segments, false);
+        return await attempt(beside, false);
+      }
+      pending = false;
+      if (!placedWhereWalked(root, rel, segments, target, await file.stat())) {
+        await file.truncate(0);
+        throw swappedWhileWriting(rel);
+      }
       file.close();
-    }
-    recheck(root, rel, segments, temp, handle);
-    try {
-      await Deno.rename(temp, target);
     } catch (error) {
-      throw folderChangedOr(error, rel);
+      try {
+        file.close();
+      } catch { /* closed above */ }
+      if (pending) await Deno.remove(temp).catch(() => {});
+      throw error;
     }
-    created = false;
-  } finally {
-    if (created) await Deno.remove(temp).catch(() => {});
-  }
+  };
+  await attempt(staged, true);
 }
 
 /**

@@ -285,6 +285,102 @@ Deno.test("an --out folder swapped for a symlink after it was checked: the write
   assert.deepEqual(await listTree(outside.path), []);
 });
 
+/** Every file under `dir` (recursively) with its size. */
+async function filesWithSizes(dir: string, prefix = ""): Promise<Array<[string, number]>> {
+  const found: Array<[string, number]> = [];
+  for await (const entry of Deno.readDir(join(dir, prefix))) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    const info = await Deno.lstat(join(dir, rel));
+    if (info.isDirectory) found.push(...await filesWithSizes(dir, rel));
+    else found.push([rel, info.size]);
+  }
+  return found;
+}
+
+/**
+ * A separate process (so it runs truly in parallel, not between the writer's awaits) that swaps
+ * `folder` for a symlink to `outside` and back, as fast as it can, until `stop` exists.
+ */
+function startSwapper(folder: string, outside: string, stop: string): Deno.ChildProcess {
+  const script = `
+    const [folder, outside, stop] = Deno.args;
+    const parked = folder + ".parked";
+    let swaps = 0;
+    for (;;) {
+      try { Deno.lstatSync(stop); break; } catch { /* keep going */ }
+      try {
+        Deno.renameSync(folder, parked);
+        Deno.symlinkSync(outside, folder);
+        Deno.removeSync(folder);
+        Deno.renameSync(parked, folder);
+        swaps++;
+      } catch { /* the writer made or moved something in between */ }
+    }
+    try { if (Deno.lstatSync(folder).isSymlink) Deno.removeSync(folder); } catch { /* gone */ }
+    try { Deno.renameSync(parked, folder); } catch { /* in place */ }
+    console.log(swaps);
+  `;
+  return new Deno.Command(Deno.execPath(), {
+    args: ["eval", script, folder, outside, stop],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+}
+
+Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no content outside, no success untrue", async () => {
+  await using dir = await makeRoot();
+  await using outside = await makeRoot("pterm-outside-");
+  await Deno.mkdir(join(dir.path, "out"));
+  const stop = join(dir.path, "stop");
+  // Files outside with the names pterm is asked to create inside: a write must never replace them.
+  const names = 4000;
+  for (let i = 0; i < names; i++) await Deno.writeTextFile(join(outside.path, `f${i}.txt`), "victim\n");
+  const swapper = startSwapper(join(dir.path, "out"), outside.path, stop);
+  const outcomes: Array<{ name: string; content: string; code: string | null }> = [];
+  try {
+    const started = Date.now();
+    for (let i = 0; i < names && (Date.now() - started < 3000 || outcomes.length < 200); i++) {
+      const name = `f${i}.txt`;
+      const content = `content ${i}\n`;
+      let code: string | null = null;
+      try {
+        if (i % 2 === 0) safeWriteFileSync(dir.path, `out/${name}`, content);
+        else await safeWriteFile(dir.path, `out/${name}`, content, { durable: false });
+      } catch (error) {
+        if (!(error instanceof PtermError)) throw error;
+        code = error.code;
+      }
+      outcomes.push({ name, content, code });
+    }
+  } finally {
+    await Deno.writeTextFile(stop, "");
+  }
+  const swaps = Number(new TextDecoder().decode((await swapper.output()).stdout).trim());
+  assert.ok(swaps > 0, "the swapper never swapped");
+  // Nothing readable ever lands outside (at most an empty file, where a placement crossed the
+  // swap), and no file there is replaced.
+  for (const [rel, size] of await filesWithSizes(outside.path)) {
+    const victim = /^f(\d+)\.txt$/.exec(rel);
+    if (victim && Number(victim[1]) < names) {
+      assert.equal(await Deno.readTextFile(join(outside.path, rel)), "victim\n", `outside: ${rel} replaced`);
+    } else assert.equal(size, 0, `outside: ${rel}`);
+  }
+  const refused = outcomes.filter((o) => o.code !== null);
+  assert.ok(refused.length > 0, "the race was never met");
+  for (const outcome of outcomes) {
+    const written = await Deno.readTextFile(join(dir.path, "out", outcome.name)).catch(() => null);
+    if (outcome.code === null) {
+      assert.equal(written, outcome.content, `${outcome.name} reported written`);
+    } else {
+      assert.ok(["PathEscape", "NotFound", "NotADirectory"].includes(outcome.code), outcome.code);
+      assert.ok(written === null || written === "", `${outcome.name} refused (${outcome.code}) but has content`);
+    }
+  }
+  // No temporary file is left in the root or the folder.
+  const leftovers = (await filesWithSizes(dir.path)).filter(([rel]) => rel.endsWith(".tmp"));
+  assert.deepEqual(leftovers, []);
+});
+
 Deno.test("a real doc extract raced by a folder swapping to a symlink never writes outside", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
@@ -323,7 +419,11 @@ Deno.test("a real doc extract raced by a folder swapping to a symlink never writ
         ["PathEscape", "SandboxDenied", "NotFound", "NotADirectory"].includes(envelope.error_code),
       JSON.stringify(envelope.error_code) + envelope.stderr,
     );
-    assert.deepEqual(await listTree(outside.path), [], `round ${round}`);
+    // Nothing readable lands outside; a rename that crossed the swap leaves at most an empty file, refused.
+    for (const [rel, size] of await filesWithSizes(outside.path)) {
+      assert.equal(size, 0, `round ${round}: ${rel} outside`);
+      assert.equal(envelope.error_code, "PathEscape", `round ${round}: ${rel} outside`);
+    }
     // Put the folder back for the next round.
     if ((await Deno.lstat(out).catch(() => null))?.isSymlink) await Deno.remove(out);
     if (await Deno.lstat(parked).catch(() => null)) await Deno.rename(parked, out);
