@@ -1188,59 +1188,85 @@ function placeSync(temp, target, rel, existed) {
   }
   Deno.renameSync(temp, target);
 }
-function writeAllSync(file, bytes) {
-  let written = 0;
-  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-}
-function safeWriteFileSync(root, rel, data, options = {}) {
+function planWrite(root, rel, data, options) {
   const segments = segmentsOf(rel);
   walk2(root, rel, segments, options.mkdirs ?? false);
   const target = join(root, ...segments);
   const existing = lookAtTarget(root, rel, segments, target);
   if (existing?.isDirectory) throw targetIsFolder(rel);
-  const bytes = encode(data);
   const { staged, beside } = stagingPaths(root, target);
-  const attempt = (temp, crossDeviceFallback) => {
-    const file = Deno.openSync(temp, {
-      write: true,
-      createNew: true,
-      mode: options.mode
-    });
-    let pending = true;
+  return {
+    root,
+    rel,
+    segments,
+    target,
+    existed: existing !== null,
+    bytes: encode(data),
+    mode: options.mode,
+    temps: [
+      staged,
+      beside
+    ]
+  };
+}
+function settle(plan, temp, file, crossDeviceFallback) {
+  const { root, rel, segments, target } = plan;
+  let pending = true;
+  try {
+    walk2(root, rel, segments, false);
     try {
-      writeAllSync(file, bytes);
-      walk2(root, rel, segments, false);
-      try {
-        placeSync(temp, target, rel, existing !== null);
-      } catch (error) {
-        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
-        file.close();
-        Deno.removeSync(temp);
-        pending = false;
-        walk2(root, rel, segments, false);
-        return attempt(beside, false);
-      }
-      pending = false;
-      if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
-        file.truncateSync(0);
-        throw swappedWhileWriting(rel);
-      }
-      file.close();
+      placeSync(temp, target, rel, plan.existed);
     } catch (error) {
+      if (crossDeviceFallback && isCrossDevice(error)) return false;
+      throw folderChangedOr(error, rel);
+    }
+    pending = false;
+    if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+      file.truncateSync(0);
+      throw swappedWhileWriting(rel);
+    }
+    return true;
+  } finally {
+    file.close();
+    if (pending) {
       try {
-        file.close();
+        Deno.removeSync(temp);
       } catch {
       }
-      if (pending) {
-        try {
-          Deno.removeSync(temp);
-        } catch {
-        }
-      }
-      throw error;
     }
-  };
-  attempt(staged, true);
+  }
+}
+function abandon(temp, file, error) {
+  file.close();
+  try {
+    Deno.removeSync(temp);
+  } catch {
+  }
+  throw error;
+}
+function safeWriteFileSync(root, rel, data, options = {}) {
+  const plan = planWrite(root, rel, data, options);
+  for (const [i, temp] of plan.temps.entries()) {
+    const beside = i === 1;
+    if (beside) walk2(root, rel, plan.segments, false);
+    let file;
+    try {
+      file = Deno.openSync(temp, {
+        write: true,
+        createNew: true,
+        mode: plan.mode
+      });
+    } catch (error) {
+      throw beside ? folderChangedOr(error, rel) : error;
+    }
+    try {
+      let written = 0;
+      while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+    } catch (error) {
+      abandon(temp, file, error);
+    }
+    if (settle(plan, temp, file, !beside)) return;
+  }
 }
 function safeReadFileSync(root, rel) {
   const segments = segmentsOf(rel);

@@ -251,9 +251,79 @@ function placeSync(temp: string, target: string, rel: string, existed: boolean):
   Deno.renameSync(temp, target);
 }
 
-function writeAllSync(file: Deno.FsFile, bytes: Uint8Array): void {
-  let written = 0;
-  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+/** What one safe write is about, fixed before anything is written. */
+interface WritePlan {
+  readonly root: string;
+  readonly rel: string;
+  readonly segments: string[];
+  readonly target: string;
+  /** Whether a file was at the target when the write began (a new one is placed with link(2)). */
+  readonly existed: boolean;
+  readonly bytes: Uint8Array;
+  readonly mode?: number;
+  /** The temporary file in the root, then (a mount inside the root only) the one beside the target. */
+  readonly temps: readonly [string, string];
+}
+
+function planWrite(root: string, rel: string, data: Uint8Array | string, options: SafeWriteOptions): WritePlan {
+  const segments = segmentsOf(rel);
+  walk(root, rel, segments, options.mkdirs ?? false);
+  const target = join(root, ...segments);
+  const existing = lookAtTarget(root, rel, segments, target);
+  if (existing?.isDirectory) throw targetIsFolder(rel);
+  const { staged, beside } = stagingPaths(root, target);
+  return {
+    root,
+    rel,
+    segments,
+    target,
+    existed: existing !== null,
+    bytes: encode(data),
+    mode: options.mode,
+    temps: [staged, beside],
+  };
+}
+
+/**
+ * Puts the written temporary file in place and checks that it landed where the walk said; always
+ * closes `file` and never leaves the temporary name behind. Returns false (nothing placed) when
+ * the target is on another file system than the temporary file and `crossDeviceFallback` allows
+ * writing again beside the target.
+ */
+function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFallback: boolean): boolean {
+  const { root, rel, segments, target } = plan;
+  let pending = true; // the file still has its temporary name
+  try {
+    walk(root, rel, segments, false);
+    try {
+      placeSync(temp, target, rel, plan.existed);
+    } catch (error) {
+      if (crossDeviceFallback && isCrossDevice(error)) return false;
+      throw folderChangedOr(error, rel);
+    }
+    pending = false;
+    if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+      file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
+      throw swappedWhileWriting(rel);
+    }
+    return true;
+  } finally {
+    file.close();
+    if (pending) {
+      try {
+        Deno.removeSync(temp);
+      } catch { /* already gone */ }
+    }
+  }
+}
+
+/** Closes and removes a temporary file whose writing failed, and passes the failure on. */
+function abandon(temp: string, file: Deno.FsFile, error: unknown): never {
+  file.close();
+  try {
+    Deno.removeSync(temp);
+  } catch { /* already gone */ }
+  throw error;
 }
 
 /** Writes `data` as `root/rel`, atomically, never through a symlink or into a shared inode. Not durable. */
@@ -263,49 +333,24 @@ export function safeWriteFileSync(
   data: Uint8Array | string,
   options: SafeWriteOptions = {},
 ): void {
-  const segments = segmentsOf(rel);
-  walk(root, rel, segments, options.mkdirs ?? false);
-  const target = join(root, ...segments);
-  const existing = lookAtTarget(root, rel, segments, target);
-  if (existing?.isDirectory) throw targetIsFolder(rel);
-  const bytes = encode(data);
-  const { staged, beside } = stagingPaths(root, target);
-  const attempt = (temp: string, crossDeviceFallback: boolean): void => {
-    const file = Deno.openSync(temp, { write: true, createNew: true, mode: options.mode });
-    let pending = true; // the file still has its temporary name
+  const plan = planWrite(root, rel, data, options);
+  for (const [i, temp] of plan.temps.entries()) {
+    const beside = i === 1;
+    if (beside) walk(root, rel, plan.segments, false);
+    let file: Deno.FsFile;
     try {
-      writeAllSync(file, bytes);
-      walk(root, rel, segments, false);
-      try {
-        placeSync(temp, target, rel, existing !== null);
-      } catch (error) {
-        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
-        file.close();
-        Deno.removeSync(temp);
-        pending = false;
-        // A mount inside the root: write beside the target, where the rename stays on one file system.
-        walk(root, rel, segments, false);
-        return attempt(beside, false);
-      }
-      pending = false;
-      if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
-        file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
-        throw swappedWhileWriting(rel);
-      }
-      file.close();
+      file = Deno.openSync(temp, { write: true, createNew: true, mode: plan.mode });
     } catch (error) {
-      try {
-        file.close();
-      } catch { /* closed above */ }
-      if (pending) {
-        try {
-          Deno.removeSync(temp);
-        } catch { /* already gone */ }
-      }
-      throw error;
+      throw beside ? folderChangedOr(error, rel) : error;
     }
-  };
-  attempt(staged, true);
+    try {
+      let written = 0;
+      while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+    } catch (error) {
+      abandon(temp, file, error);
+    }
+    if (settle(plan, temp, file, !beside)) return;
+  }
 }
 
 /** The asynchronous form of `safeWriteFileSync`; flushes to disk before the rename unless `durable: false`. */
@@ -315,52 +360,26 @@ export async function safeWriteFile(
   data: Uint8Array | string,
   options: SafeWriteOptions = {},
 ): Promise<void> {
-  const segments = segmentsOf(rel);
-  walk(root, rel, segments, options.mkdirs ?? false);
-  const target = join(root, ...segments);
-  const existing = lookAtTarget(root, rel, segments, target);
-  if (existing?.isDirectory) throw targetIsFolder(rel);
-  const bytes = encode(data);
-  const { staged, beside } = stagingPaths(root, target);
-  const attempt = async (temp: string, crossDeviceFallback: boolean): Promise<void> => {
+  const plan = planWrite(root, rel, data, options);
+  for (const [i, temp] of plan.temps.entries()) {
+    const beside = i === 1;
+    if (beside) walk(root, rel, plan.segments, false);
     let file: Deno.FsFile;
     try {
-      file = await Deno.open(temp, { write: true, createNew: true, mode: options.mode });
+      file = await Deno.open(temp, { write: true, createNew: true, mode: plan.mode });
     } catch (error) {
       // Beside the target only: the folder checked a moment ago went away (or was swapped).
-      throw folderChangedOr(error, rel);
+      throw beside ? folderChangedOr(error, rel) : error;
     }
-    let pending = true;
     try {
       let written = 0;
-      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      while (written < plan.bytes.length) written += await file.write(plan.bytes.subarray(written));
       if (options.durable !== false) await file.sync();
-      walk(root, rel, segments, false);
-      try {
-        placeSync(temp, target, rel, existing !== null);
-      } catch (error) {
-        if (!crossDeviceFallback || !isCrossDevice(error)) throw folderChangedOr(error, rel);
-        file.close();
-        await Deno.remove(temp);
-        pending = false;
-        walk(root, rel, segments, false);
-        return await attempt(beside, false);
-      }
-      pending = false;
-      if (!placedWhereWalked(root, rel, segments, target, await file.stat())) {
-        await file.truncate(0);
-        throw swappedWhileWriting(rel);
-      }
-      file.close();
     } catch (error) {
-      try {
-        file.close();
-      } catch { /* closed above */ }
-      if (pending) await Deno.remove(temp).catch(() => {});
-      throw error;
+      abandon(temp, file, error);
     }
-  };
-  await attempt(staged, true);
+    if (settle(plan, temp, file, !beside)) return;
+  }
 }
 
 /**

@@ -381,6 +381,37 @@ Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no con
   assert.deepEqual(leftovers, []);
 });
 
+/** Mounts a tmpfs at `path` (root only); false where this machine does not allow it. */
+async function mountTmpfs(path: string): Promise<boolean> {
+  const run = await new Deno.Command("mount", { args: ["-t", "tmpfs", "none", path], stderr: "null", stdout: "null" })
+    .output().catch(() => null);
+  return run?.success === true;
+}
+
+Deno.test("safeWriteFile into a mount inside the root (another file system) writes beside the target", async (t) => {
+  await using dir = await makeRoot();
+  const mount = join(dir.path, "mnt");
+  await Deno.mkdir(mount);
+  if (!await mountTmpfs(mount)) {
+    // Mounting needs root; the fallback is then only reachable on machines that have such mounts.
+    t.step({ name: "skipped: cannot mount a tmpfs here", ignore: true, fn: () => {} });
+    return;
+  }
+  try {
+    assert.notEqual((await Deno.stat(mount)).dev, (await Deno.stat(dir.path)).dev);
+    safeWriteFileSync(dir.path, "mnt/new.txt", "sync\n");
+    await safeWriteFile(dir.path, "mnt/async.txt", "async\n");
+    safeWriteFileSync(dir.path, "mnt/new.txt", "replaced\n");
+    assert.equal(await Deno.readTextFile(join(mount, "new.txt")), "replaced\n");
+    assert.equal(await Deno.readTextFile(join(mount, "async.txt")), "async\n");
+    // No temporary file is left on either file system.
+    assert.deepEqual(await listTree(mount), ["async.txt", "new.txt"]);
+    assert.deepEqual(await listTree(dir.path), ["mnt"]);
+  } finally {
+    await new Deno.Command("umount", { args: [mount] }).output();
+  }
+});
+
 Deno.test("a real doc extract raced by a folder swapping to a symlink never writes outside", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
