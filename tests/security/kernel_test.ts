@@ -381,6 +381,16 @@ Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no con
   assert.deepEqual(leftovers, []);
 });
 
+Deno.test("safeWriteFile writes a file whose name is as long as the file system allows", async () => {
+  await using dir = await makeRoot();
+  // A temporary name made from the target's (`.<name>.<unique>.tmp`) would pass NAME_MAX (255).
+  const name = `${"a".repeat(250)}.md`;
+  safeWriteFileSync(dir.path, `out/${name}`, "one\n", { mkdirs: true });
+  await safeWriteFile(dir.path, `out/${name}`, "two\n");
+  assert.equal(await Deno.readTextFile(join(dir.path, "out", name)), "two\n");
+  assert.deepEqual(await listTree(dir.path), ["out"]);
+});
+
 /** Mounts a tmpfs at `path` (root only); false where this machine does not allow it. */
 async function mountTmpfs(path: string): Promise<boolean> {
   const run = await new Deno.Command("mount", { args: ["-t", "tmpfs", "none", path], stderr: "null", stdout: "null" })
