@@ -328,35 +328,58 @@ function readVarint(data: Uint8Array, at: { p: number }): number {
 
 /** git's delta format: copy ranges of the base and insert literal bytes. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  const out = new Uint8Array(deltaResultSize(delta));
+  applyDeltaInto(base, delta, out, 0);
+  return out;
+}
+
+/** The size of the object `delta` makes (its header's second number). */
+export function deltaResultSize(delta: Uint8Array): number {
+  const at = { p: 0 };
+  readVarint(delta, at);
+  return readVarint(delta, at);
+}
+
+/**
+ * Applies `delta` to `base`, writing the result into `out` from `outAt` (it must have room for
+ * `deltaResultSize(delta)` bytes, and must not overlap `base`); returns the result's size.
+ */
+export function applyDeltaInto(base: Uint8Array, delta: Uint8Array, out: Uint8Array, outAt: number): number {
   const at = { p: 0 };
   const baseSize = readVarint(delta, at);
   if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
   const size = readVarint(delta, at);
-  const out = new Uint8Array(size);
-  let o = 0;
-  while (at.p < delta.length) {
-    const op = delta[at.p++];
+  if (outAt + size > out.length) throw corrupt("a delta's result does not fit");
+  let p = at.p;
+  let o = outAt;
+  const end = outAt + size;
+  while (p < delta.length) {
+    const op = delta[p++];
     if (op & 0x80) {
       let offset = 0;
       let length = 0;
-      if (op & 0x01) offset |= delta[at.p++];
-      if (op & 0x02) offset |= delta[at.p++] << 8;
-      if (op & 0x04) offset |= delta[at.p++] << 16;
-      if (op & 0x08) offset += delta[at.p++] * 2 ** 24;
-      if (op & 0x10) length |= delta[at.p++];
-      if (op & 0x20) length |= delta[at.p++] << 8;
-      if (op & 0x40) length |= delta[at.p++] << 16;
+      if (op & 0x01) offset |= delta[p++];
+      if (op & 0x02) offset |= delta[p++] << 8;
+      if (op & 0x04) offset |= delta[p++] << 16;
+      if (op & 0x08) offset += delta[p++] * 2 ** 24;
+      if (op & 0x10) length |= delta[p++];
+      if (op & 0x20) length |= delta[p++] << 8;
+      if (op & 0x40) length |= delta[p++] << 16;
       if (length === 0) length = 0x10000;
-      out.set(base.subarray(offset, offset + length), o);
+      if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
+      // Short copies byte by byte: a subarray and set() cost more than the loop for them.
+      if (length > 64) out.set(base.subarray(offset, offset + length), o);
+      else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
       o += length;
     } else if (op > 0) {
-      out.set(delta.subarray(at.p, at.p + op), o);
+      if (p + op > delta.length || o + op > end) throw corrupt("a delta inserts past its end");
+      for (let i = 0; i < op; i++) out[o + i] = delta[p + i];
       o += op;
-      at.p += op;
+      p += op;
     } else {
       throw corrupt("a delta has a reserved instruction");
     }
   }
-  if (o !== size) throw corrupt("a delta produced the wrong size");
-  return out;
+  if (o !== end) throw corrupt("a delta produced the wrong size");
+  return size;
 }

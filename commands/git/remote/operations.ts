@@ -60,16 +60,15 @@ export async function checkConnected(
       `the remote's pack lacks ${oid}, which the fetched history needs; nothing was changed (the received pack ` +
         "stays in .git/objects/pack, harmless). Retry; if it persists the remote repository may be damaged.",
     );
-  const present = links?.present ?? new Set<string>();
   const checked = new Set<string>();
   const require = async (oid: string) => {
-    if (present.has(oid) || checked.has(oid)) return;
+    if (links?.has(oid) || checked.has(oid)) return;
     if (!(await repo.objects.has(oid))) throw missing(oid);
     checked.add(oid);
   };
   for (const tip of tips) await require(tip);
   if (!links) return;
-  for (const oid of links.named) await require(oid);
+  for (const oid of links.named()) await require(oid);
   for (const [commit, parents] of links.parents) {
     if (shallow.has(commit)) continue;
     for (const parent of parents) await require(parent);
