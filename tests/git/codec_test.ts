@@ -88,3 +88,23 @@ Deno.test("inflateInto: zlib's every strategy, a stream followed by more bytes, 
     { numRuns: 200 },
   );
 });
+
+Deno.test("Sha1 (reused, fed in pieces) equals node:crypto's SHA-1 on any input", async () => {
+  const { createHash } = await import("node:crypto");
+  const { Sha1 } = await import("../../commands/git/lib/sha1.ts");
+  const hasher = new Sha1();
+  await fc.assert(
+    fc.property(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 6 }), (pieces) => {
+      hasher.reset();
+      const reference = createHash("sha1");
+      for (const piece of pieces) {
+        hasher.update(piece);
+        reference.update(piece);
+      }
+      const out = new Uint8Array(24);
+      hasher.digestInto(out, 2);
+      assert.deepEqual(out.subarray(2, 22), new Uint8Array(reference.digest()));
+    }),
+    { numRuns: 400 },
+  );
+});

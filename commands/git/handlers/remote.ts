@@ -2,7 +2,6 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { mergeBases } from "../lib/merge.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
 import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
@@ -18,7 +17,6 @@ import {
 } from "../remote/operations.ts";
 import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
-import { mergeInto } from "../lib/ops.ts";
 import type { Connection } from "../remote/transport.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
 import { openRepo, type Repo } from "../lib/repo.ts";
@@ -362,6 +360,7 @@ export const pull: Handler<
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking)!;
+    const { mergeBases } = await import("../lib/merge.ts");
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError(
@@ -371,6 +370,8 @@ export const pull: Handler<
       );
     }
   }
+  // Merging loads most of pterm's git (diff3, renames, checkout): only pull needs it.
+  const { mergeInto } = await import("../lib/ops.ts");
   const outcome = await withRepoLock(repo, () =>
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,

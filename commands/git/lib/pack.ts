@@ -8,6 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import type { ObjectType } from "./objects.ts";
+import { inflateInto } from "./inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -253,19 +254,18 @@ export class PackSet {
           back = (back + 1) * 128 + (byte & 0x7f);
         }
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
         at -= back;
       } else if (typeCode === REF_DELTA) {
         const baseOid = toHex(raw, p, p + 20);
         p += 20;
-        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
       } else {
         const type = TYPES[typeCode];
         if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflate(raw.subarray(p));
-        if (content.length !== size) throw corrupt("a packed object has the wrong size");
+        const content = await this.#inflateSized(raw, p, size);
         base = { type, content };
         this.#remember(pack, at, base);
       }
@@ -276,6 +276,25 @@ export class PackSet {
       this.#remember(pack, chain[i].offset, result);
     }
     return result;
+  }
+
+  /**
+   * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
+   * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
+   * kept in the cache), or through the injected inflater for the largest objects.
+   */
+  async #inflateSized(raw: Uint8Array, at: number, size: number): Promise<Uint8Array> {
+    let content: Uint8Array;
+    if (size <= LARGE_OBJECT) {
+      content = new Uint8Array(size);
+      try {
+        inflateInto(raw, at, content, 0, size);
+      } catch {
+        throw corrupt("a packed object cannot be inflated to the size its header gives");
+      }
+    } else content = await this.#inflate(raw.subarray(at));
+    if (content.length !== size) throw corrupt("a packed object has the wrong size");
+    return content;
   }
 
   /** Bytes of decoded objects kept for delta chains (at most BASE_CACHE_BYTES). */
@@ -313,6 +332,9 @@ const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
 const MAX_DELTA_CHAIN = 4095;
+
+/** Objects above this size are inflated by the injected (native) inflater. */
+const LARGE_OBJECT = 4 * 1024 * 1024;
 
 function readVarint(data: Uint8Array, at: { p: number }): number {
   let value = 0;

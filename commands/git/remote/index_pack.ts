@@ -13,7 +13,7 @@ import { decodeName, fromHex, toHex } from "../lib/bytes.ts";
 import { inflateInto, INPUT_ENDED_EARLY } from "../lib/inflate.ts";
 import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
 import { verifyTreeEntryName } from "../lib/verify_path.ts";
-import { nodeCrypto, nodeZlib } from "./node.ts";
+import { Sha1 } from "../lib/sha1.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -21,7 +21,7 @@ const REF_DELTA = 7;
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
 const MAX_DELTA_CHAIN = 4095;
 /** The ring of decoded objects indexing keeps for delta bases (see DecodedRing). */
-const RING_BYTES = 8 * 1024 * 1024;
+const RING_BYTES = 4 * 1024 * 1024;
 
 export interface IndexedPack {
   /** `pack-<checksum>`: the files are objects/pack/<name>.pack and .idx. */
@@ -66,8 +66,7 @@ async function spool(
   path: string,
   options: ReceiveOptions,
 ): Promise<{ size: number; computed: string; trailer: string }> {
-  const { createHash } = await nodeCrypto();
-  const hash = createHash("sha1");
+  const hash = new Sha1();
   const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
   let size = 0;
   /** The last up to 20 bytes seen, not yet hashed: they may be the trailer. */
@@ -97,18 +96,20 @@ async function spool(
         tail = joined.slice(joined.length - keep);
       }
       let written = 0;
-      while (written < chunk.length) written += await file.write(chunk.subarray(written));
+      while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
       options.onProgress?.("receiving", size);
     }
   } finally {
     file.close();
   }
   if (tail.length < 20) throw corruptPack("it ended before its checksum");
-  return { size, computed: hash.digest("hex"), trailer: toHex(tail) };
+  const digest = new Uint8Array(20);
+  hash.digestInto(digest, 0);
+  return { size, computed: toHex(digest), trailer: toHex(tail) };
 }
 
 /** The pack is read through a window of this many bytes. */
-const WINDOW_BYTES = 4 * 1024 * 1024;
+const WINDOW_BYTES = 1024 * 1024;
 
 /** Positioned reads through one moving window, so a sequential walk costs one read per few MiB. */
 class PackReader {
@@ -163,8 +164,22 @@ class PackReader {
   }
 }
 
-/** Objects up to this size inflate in JavaScript (lib/inflate.ts), larger ones with Node's zlib. */
-const SMALL_INFLATE = 256 * 1024;
+/** CRC-32 (the IEEE polynomial, as zlib's crc32), for the `.idx`'s per-object checksums. */
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(data: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
 
 /**
  * Objects decoded while indexing, kept for the deltas that follow them: one ring of
@@ -341,7 +356,7 @@ export async function receivePack(
     const file = await Deno.open(tmpPack, { read: true });
     let indexed: Indexed;
     try {
-      indexed = await indexEntries(new PackReader(file, size), options);
+      indexed = indexEntries(new PackReader(file, size), options);
     } finally {
       file.close();
     }
@@ -350,21 +365,23 @@ export async function receivePack(
       await Deno.remove(tmpPack);
       return null;
     }
-    const { idx, sorted } = await serializeIndex(entries, fromHex(trailer));
+    const { idx, sorted } = serializeIndex(entries, fromHex(trailer));
     await Deno.writeFile(tmpIdx, idx, { mode: 0o644 });
     const name = `pack-${trailer}`;
     await Deno.chmod(tmpPack, 0o444);
     await Deno.chmod(tmpIdx, 0o444);
     await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
     await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
+    // What the connectivity check needs, and nothing more: the entries' arrays are let go here.
+    const { named, parents } = indexed;
     return {
       name,
       objects: entries.count,
       bytes: size,
       links: {
         has: (oid) => findSorted(sorted, fromHex(oid)),
-        named: () => indexed.named.hexExcept((keys, at) => findSorted(sorted, keys, at)),
-        parents: indexed.parents,
+        named: () => named.hexExcept((keys, at) => findSorted(sorted, keys, at)),
+        parents,
       },
     };
   } catch (error) {
@@ -395,12 +412,11 @@ function findSorted(sorted: Uint8Array, key: Uint8Array, at = 0): boolean {
  * Pass two resolves the rest (bases that left the ring, REF_DELTA bases that came later) by
  * walking down each one's chain to something decoded and applying the deltas back up.
  */
-async function indexEntries(
+function indexEntries(
   reader: PackReader,
   options: ReceiveOptions,
-): Promise<Indexed> {
-  const zlib = await nodeZlib();
-  const { createHash } = await nodeCrypto();
+): Indexed {
+  const sha1 = new Sha1();
   const head = reader.bytes(0, 12);
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   if (head.length < 12 || view.getUint32(0) !== 0x5041434b) throw corruptPack("it does not start with PACK");
@@ -437,27 +453,11 @@ async function indexEntries(
     let length = size + (size >> 10) + 64;
     for (;;) {
       const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential);
-      if (size <= SMALL_INFLATE) {
-        try {
-          return at + inflateInto(input, 0, out, outAt, size);
-        } catch (error) {
-          const early = (error as Error).message === INPUT_ENDED_EARLY;
-          if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
-        }
-      } else {
-        try {
-          const { buffer, engine } = zlib.inflateSync(input, { info: true }) as unknown as {
-            buffer: Uint8Array;
-            engine: { bytesWritten: number };
-          };
-          if (buffer.length !== size) throw corruptPack("an object's size differs from its header");
-          out.set(buffer, outAt);
-          return at + engine.bytesWritten;
-        } catch (error) {
-          if (error instanceof PtermError) throw error;
-          const truncated = (error as { code?: string }).code === "Z_BUF_ERROR";
-          if (!truncated || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
-        }
+      try {
+        return at + inflateInto(input, 0, out, outAt, size);
+      } catch (error) {
+        const early = (error as Error).message === INPUT_ENDED_EARLY;
+        if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
       }
       length *= 2;
     }
@@ -483,8 +483,7 @@ async function indexEntries(
   const settle = (i: number, typeCode: number, content: Uint8Array, ringAt: number) => {
     types[i] = typeCode;
     const type = TYPES[typeCode];
-    const digest = createHash("sha1").update(headerOf(typeCode, content.length)).update(content).digest();
-    oids.set(digest, i * 20);
+    sha1.reset().update(headerOf(typeCode, content.length)).update(content).digestInto(oids, i * 20);
     if (type === "tree") scanTree(content, i, oids, named);
     else if (type === "commit") {
       const commit = parseCommit(content);
@@ -565,7 +564,7 @@ async function indexEntries(
         settle(i, types[base], result.content, result.ringAt);
       }
     }
-    crcs[i] = zlib.crc32(reader.bytes(at, end - at)) >>> 0;
+    crcs[i] = crc32(reader.bytes(at, end - at));
     at = end;
   }
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
@@ -669,11 +668,7 @@ function scanTree(content: Uint8Array, entry: number, oids: Uint8Array, named: O
 }
 
 /** gitformat-pack: `.idx` version 2; also returns the names sorted (20 bytes each). */
-async function serializeIndex(
-  entries: Entries,
-  packChecksum: Uint8Array,
-): Promise<{ idx: Uint8Array; sorted: Uint8Array }> {
-  const { createHash } = await nodeCrypto();
+function serializeIndex(entries: Entries, packChecksum: Uint8Array): { idx: Uint8Array; sorted: Uint8Array } {
   const { oids, count: n } = entries;
   // Sorted by each name's first four bytes, then by the whole name where those are equal.
   const keys = new Uint32Array(n);
@@ -733,6 +728,6 @@ async function serializeIndex(
   p = largeAt;
   out.set(packChecksum, p);
   p += 20;
-  out.set(createHash("sha1").update(out.subarray(0, p)).digest(), p);
+  new Sha1().update(out, 0, p).digestInto(out, p);
   return { idx: out, sorted: out.subarray(namesAt, namesAt + n * 20) };
 }

@@ -9,10 +9,9 @@ import { PtermError } from "../../../core/errors.ts";
 import { formatSignature, parseCommit, parseTag, type Signature } from "../lib/objects.ts";
 import type { PackLinks } from "./index_pack.ts";
 import { isValidRefName, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
-import { isAncestor } from "../lib/merge.ts";
 import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
-import { switchTrees } from "../lib/checkout.ts";
-import { loadIndex, withRepoLock } from "../lib/state.ts";
+import { withRepoLock } from "../lib/state.ts";
+import { checkoutIntoEmpty } from "./fresh_checkout.ts";
 import { pathPolicy } from "../lib/worktree.ts";
 import {
   connect,
@@ -24,10 +23,18 @@ import {
   sendPack,
   ZERO_OID,
 } from "./transport.ts";
-import { objectsToSend, packStream } from "./pack_writer.ts";
 import { setConfigValues } from "./config_edit.ts";
 
 export const ORIGIN = "origin";
+
+/**
+ * merge.ts (history walks) loads with diff3, renames and the rest of merging: only a ref that
+ * moved needs it, so a fetch with nothing new never loads it (nor push's pack writer).
+ */
+async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
+  const merge = await import("../lib/merge.ts");
+  return await merge.isAncestor(repo, maybeAncestor, of);
+}
 const HEADS = "refs/heads/";
 const TAGS = "refs/tags/";
 
@@ -188,6 +195,9 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     const shallow = new Set(outcome?.shallow ?? []);
     if (shallow.size > 0) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, [...shallow].sort().join("\n") + "\n");
     await checkConnected(repo, wants, shallow, outcome?.pack?.links ?? null);
+    // The pack's links are not needed past the check; the checkout below should not hold them.
+    const stats = { objects: outcome?.pack?.objects ?? 0, bytes: outcome?.pack?.bytes ?? 0 };
+    outcome = null;
     const fetchedTags: RemoteRef[] = [];
     for (const tag of tags) {
       if (!single || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
@@ -230,10 +240,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      files = await withRepoLock(opened, async () => {
-        const result = await switchTrees(opened, loadIndex(opened), pathPolicy(options.rel), null, commit.tree, "safe");
-        return result.changed.length;
-      });
+      files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
     Deno.renameSync(building, dir);
@@ -241,11 +248,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       branch,
       head,
       refs: packed.length,
-      stats: {
-        objects: outcome?.pack?.objects ?? 0,
-        bytes: outcome?.pack?.bytes ?? 0,
-        elapsed_ms: Date.now() - started,
-      },
+      stats: { ...stats, elapsed_ms: Date.now() - started },
       files,
       shallow: shallow.size > 0,
     };
@@ -509,6 +512,7 @@ export function trackingRef(remoteName: string, ref: string): string | null {
 /** Commits of `tip` that none of the remote-tracking refs of `remoteName` reach: what a push would send, as far as this repository knows. */
 export async function unpushedCommits(repo: Repo, remoteName: string, tip: string): Promise<number> {
   const known = [...listRefs(repo, `refs/remotes/${remoteName}`).values()];
+  const { objectsToSend } = await import("./pack_writer.ts");
   return (await objectsToSend(repo, [tip], known)).commits.length;
 }
 
@@ -574,6 +578,7 @@ export async function pushTo(options: PushOptions): Promise<PushOutcome> {
       oid = parseTag(object.content).object;
     }
   }
+  const { objectsToSend, packStream } = await import("./pack_writer.ts");
   const { commits, objects } = await objectsToSend(repo, [local], remoteHas);
   const pack = packStream(repo, objects, (sent) => connection.onProgress?.("sending", sent, objects.length));
   let report;

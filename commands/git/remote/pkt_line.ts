@@ -48,10 +48,10 @@ function protocolError(message: string): PtermError {
   );
 }
 
-/** Reads pkt-lines from a byte stream, holding at most one packet in memory. */
+/** Reads pkt-lines from a byte stream, holding at most one chunk of it (and one packet) in memory. */
 export class PktReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  #buffer = new Uint8Array(0);
+  #buffer: Uint8Array = new Uint8Array(0);
   #at = 0;
   #done = false;
 
@@ -85,11 +85,16 @@ export class PktReader {
         this.#done = true;
         return false;
       }
+      // Buffers are never written once read into: a packet handed out stays valid. Bytes are
+      // copied only when a packet spans two chunks of the stream.
       const rest = this.#buffer.subarray(this.#at);
-      const next = new Uint8Array(rest.length + value.length);
-      next.set(rest);
-      next.set(value, rest.length);
-      this.#buffer = next;
+      if (rest.length === 0) this.#buffer = value;
+      else {
+        const next = new Uint8Array(rest.length + value.length);
+        next.set(rest);
+        next.set(value, rest.length);
+        this.#buffer = next;
+      }
       this.#at = 0;
     }
     return true;
@@ -110,7 +115,7 @@ export class PktReader {
     if (length === 2) return { kind: "end" };
     if (length < 4 || length > MAX_PKT + 4) throw protocolError(`a packet length ${length}`);
     if (!await this.#fill(length - 4)) throw protocolError("the answer ended inside a packet");
-    const data = this.#buffer.slice(this.#at, this.#at + length - 4);
+    const data = this.#buffer.subarray(this.#at, this.#at + length - 4);
     this.#at += length - 4;
     return { kind: "data", data };
   }
