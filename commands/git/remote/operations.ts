@@ -8,10 +8,9 @@
 import { PtermError } from "../../../core/errors.ts";
 import { formatSignature, parseCommit, parseTag, type Signature } from "../lib/objects.ts";
 import type { PackLinks } from "./index_pack.ts";
-import { isValidRefName, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid, updateRef } from "../lib/refs.ts";
 import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
 import { withRepoLock } from "../lib/state.ts";
-import { checkoutIntoEmpty } from "./fresh_checkout.ts";
 import { pathPolicy } from "../lib/worktree.ts";
 import {
   connect,
@@ -240,6 +239,8 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
+      // The checkout's modules (attributes, conversions) load only for a clone, not for every fetch.
+      const { checkoutIntoEmpty } = await import("./fresh_checkout.ts");
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
@@ -307,7 +308,7 @@ function refPrefix(spec: Refspec): string {
   return star < 0 ? spec.src : spec.src.slice(0, star);
 }
 
-export type RefUpdateStatus = "new" | "fast-forward" | "forced" | "up-to-date" | "rejected";
+export type RefUpdateStatus = "new" | "fast-forward" | "forced" | "up-to-date" | "rejected" | "pruned";
 
 export interface FetchedRef {
   /** The remote's ref, e.g. refs/heads/main. */
@@ -315,7 +316,8 @@ export interface FetchedRef {
   /** The local ref it updates, e.g. refs/remotes/origin/main. */
   readonly local: string;
   readonly old: string | null;
-  readonly new: string;
+  /** null for a pruned ref. */
+  readonly new: string | null;
   readonly status: RefUpdateStatus;
   /** Why a rejected ref was left as it was. */
   readonly reason?: string;
@@ -323,6 +325,8 @@ export interface FetchedRef {
 
 export interface FetchOptions {
   readonly connection: Connection;
+  /** `--prune`: remote-tracking refs whose remote ref is gone are deleted. */
+  readonly prune?: boolean;
   readonly repo: Repo;
   readonly remoteName: string;
   readonly refspecs: readonly Refspec[];
@@ -362,22 +366,26 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const remoteTags = advertised.filter((r) => r.name.startsWith(TAGS) && !planned.some((p) => p.remote === r));
   const missing = async (oid: string) => !(await repo.objects.has(oid));
   const wants = new Set<string>();
-  for (const p of planned) if (await missing(p.remote.oid)) wants.add(p.remote.oid);
+  // A ref already where the remote's is needs no object check (nor the packs' indexes read for it).
+  const before = new Map(planned.map((p) => [p.local, resolveRefOid(repo, p.local)]));
+  for (const p of planned) {
+    if (before.get(p.local) !== p.remote.oid && (await missing(p.remote.oid))) wants.add(p.remote.oid);
+  }
   // Tags follow what is fetched (git's auto-follow): a new tag whose commit is here or on its way.
   for (const tag of remoteTags) {
     if (localTags.has(tag.name)) continue;
     const target = tag.peeled ?? tag.oid;
     if (!(await missing(target)) && (await missing(tag.oid))) wants.add(tag.oid);
   }
-  const haves = new Set<string>();
-  for (const prefix of ["refs/heads", "refs/remotes", "refs/tags"]) {
-    for (const oid of listRefs(repo, prefix).values()) haves.add(oid);
-  }
-  const head = readHead(repo).oid;
-  if (head) haves.add(head);
   let outcome: FetchOutcome | null = null;
   const shallowBefore = repo.objects.shallowCommits();
   if (wants.size > 0) {
+    const haves = new Set<string>();
+    for (const prefix of ["refs/heads", "refs/remotes", "refs/tags"]) {
+      for (const oid of listRefs(repo, prefix).values()) haves.add(oid);
+    }
+    const head = readHead(repo).oid;
+    if (head) haves.add(head);
     outcome = await fetchPack(remote, {
       wants: [...wants],
       haves: [...haves].filter((h) => !wants.has(h)).slice(0, 256),
@@ -388,7 +396,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     }, connection);
   }
   // A fresh view of the object store: it sees the new pack.
-  const fresh = openRepo(repo.dir, repo.label, connection.root);
+  const fresh = outcome?.pack ? openRepo(repo.dir, repo.label, connection.root) : repo;
   const shallow = new Set(shallowBefore);
   for (const s of outcome?.shallow ?? []) shallow.add(s);
   for (const s of outcome?.unshallow ?? []) shallow.delete(s);
@@ -399,7 +407,9 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     else Deno.removeSync(`${repo.gitdir}/shallow`);
   }
 
-  // Only now, with every object present, do refs move.
+  // Only now, with every object present, do refs move: first the pruned ones go (as in git, so a
+  // remote branch `a` replaced by `a/b` can land), then the fetched ones are updated.
+  const pruned = options.prune ? await prune(fresh, options.refspecs, planned, advertised) : [];
   const refs: FetchedRef[] = [];
   for (const p of planned) {
     const old = resolveRefOid(fresh, p.local);
@@ -445,13 +455,47 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   }
   writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags);
   return {
-    refs: [...refs, ...fetchedTags],
+    refs: [...pruned, ...refs, ...fetchedTags],
     stats: {
       objects: outcome?.pack?.objects ?? 0,
       bytes: outcome?.pack?.bytes ?? 0,
       elapsed_ms: Date.now() - started,
     },
   };
+}
+
+/**
+ * git fetch --prune: the local refs the refspecs write to (refs/remotes/<name>/* as a rule) whose
+ * remote ref is no longer advertised are deleted with their reflogs, as git's prune_refs does.
+ * Symbolic refs (refs/remotes/origin/HEAD) are left, as git leaves them.
+ */
+async function prune(
+  repo: Repo,
+  refspecs: readonly Refspec[],
+  planned: readonly { local: string }[],
+  advertised: readonly RemoteRef[],
+): Promise<FetchedRef[]> {
+  const kept = new Set(planned.map((p) => p.local));
+  const onRemote = new Set(advertised.map((r) => r.name));
+  const pruned: FetchedRef[] = [];
+  for (const spec of refspecs) {
+    const star = spec.dst.indexOf("*");
+    const locals = star < 0
+      ? [spec.dst]
+      : [...listRefs(repo, spec.dst.slice(0, spec.dst.lastIndexOf("/", star))).keys()];
+    const back: Refspec = { force: false, src: spec.dst, dst: spec.src };
+    for (const local of locals) {
+      if (kept.has(local)) continue;
+      const source = mapRef(back, local);
+      if (source === null || onRemote.has(source)) continue;
+      const raw = readRawRef(repo, local);
+      if (!raw || raw.kind === "symbolic") continue;
+      await deleteRef(repo, local, raw.oid);
+      kept.add(local);
+      pruned.push({ remote: source, local, old: raw.oid, new: null, status: "pruned" });
+    }
+  }
+  return pruned;
 }
 
 /** FETCH_HEAD as git writes it: the current branch's upstream for merge first, then the rest, then new tags. */
@@ -468,7 +512,7 @@ function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: Fetch
       ? `tag '${name.slice(TAGS.length)}'`
       : `'${name}'`;
   const lines: string[] = [];
-  const listed = refs.filter((r) => r.status !== "rejected");
+  const listed = refs.filter((r) => r.status !== "rejected" && r.status !== "pruned");
   for (const r of listed) if (r.remote === merge) lines.push(`${r.new}\t\t${describe(r.remote)} of ${where}`);
   for (const r of listed) {
     if (r.remote !== merge) lines.push(`${r.new}\tnot-for-merge\t${describe(r.remote)} of ${where}`);
