@@ -18,6 +18,7 @@ import {
 import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
 import type { Connection } from "../remote/transport.ts";
+import { staleAfterMs } from "../remote/leftovers.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
 import { openRepo, type Repo } from "../lib/repo.ts";
 
@@ -128,6 +129,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     depth: ctx.flags.depth,
     singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
+    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   ctx.stdout.write(
@@ -204,6 +206,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     refspecs: refspecsOf(repo, name),
     prune: ctx.flags.prune,
     maxBytes: maxFetchBytes(ctx),
+    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   reportFetch(ctx, name, result.refs);
@@ -440,6 +443,7 @@ export const pull: Handler<
     remoteName: name,
     refspecs,
     maxBytes: maxFetchBytes(ctx),
+    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   reportFetch(ctx, name, fetched.refs);

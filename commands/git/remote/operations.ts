@@ -23,6 +23,7 @@ import {
   ZERO_OID,
 } from "./transport.ts";
 import { setConfigValues } from "./config_edit.ts";
+import { removeStaleCloneFolders, removeStalePackTemps } from "./leftovers.ts";
 
 export const ORIGIN = "origin";
 
@@ -115,6 +116,8 @@ export interface CloneOptions {
   readonly singleBranch?: boolean;
   readonly maxBytes: number;
   readonly who: Signature;
+  /** Leftovers of dead transfers older than this are removed (leftovers.ts). */
+  readonly staleMs: number;
 }
 
 export interface CloneOutcome {
@@ -175,6 +178,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   // The clone is built beside its folder under a hidden name and renamed into place at the end: an
   // interrupted clone (a failure, a timeout, even kill -9) never leaves a half-made repository at --dir.
   const slash = dir.lastIndexOf("/");
+  removeStaleCloneFolders(dir.slice(0, slash), options.staleMs);
   const building = `${dir.slice(0, slash)}/.${dir.slice(slash + 1)}.pterm-clone-${crypto.randomUUID().slice(0, 8)}`;
   try {
     const initialBranch = branch ?? remoteHead?.symref?.slice(HEADS.length) ?? "main";
@@ -332,6 +336,8 @@ export interface FetchOptions {
   readonly refspecs: readonly Refspec[];
   readonly maxBytes: number;
   readonly who: Signature;
+  /** Leftovers of dead transfers older than this are removed (leftovers.ts). */
+  readonly staleMs: number;
 }
 
 export interface FetchResult {
@@ -347,6 +353,7 @@ function fetchHeadUrl(url: string): string {
 export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const started = Date.now();
   const { connection, repo } = options;
+  removeStalePackTemps(`${repo.gitdir}/objects/pack`, options.staleMs);
   const remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
