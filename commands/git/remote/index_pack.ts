@@ -175,8 +175,9 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
+/** The CRC-32 of `data`, continuing from `crc` (the CRC of the bytes before it). */
+function crc32(data: Uint8Array, crc = 0): number {
+  let c = (crc ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
@@ -446,15 +447,20 @@ function indexEntries(
   const decodedSizes = new Float64Array(count);
   let deltaScratch = new Uint8Array(64 * 1024);
 
+  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC). */
+  let lastInput: Uint8Array = new Uint8Array(0);
   /** Inflates entry `i`'s data into `out` at `outAt`; returns where its zlib stream ends in the pack. */
   const inflateEntry = (i: number, out: Uint8Array, outAt: number, sequential: boolean): number => {
     const at = offsets[i] + headerBytes[i];
     const size = sizes[i];
     let length = size + (size >> 10) + 64;
     for (;;) {
-      const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential);
+      // An object larger than the window is read on its own (the window keeps its size).
+      const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential && length <= WINDOW_BYTES);
       try {
-        return at + inflateInto(input, 0, out, outAt, size);
+        const end = at + inflateInto(input, 0, out, outAt, size);
+        lastInput = input;
+        return end;
       } catch (error) {
         const early = (error as Error).message === INPUT_ENDED_EARLY;
         if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
@@ -548,6 +554,8 @@ function indexEntries(
       throw corruptPack(`an object has the unknown type ${code}`);
     }
     headerBytes[i] = p;
+    // Now, before inflating reads on: `raw` is a view of the window, which a read may refill.
+    const headerCrc = crc32(raw.subarray(0, p));
     let end: number;
     if (code !== OFS_DELTA && code !== REF_DELTA) {
       const room = place(size);
@@ -564,7 +572,8 @@ function indexEntries(
         settle(i, types[base], result.content, result.ringAt);
       }
     }
-    crcs[i] = crc32(reader.bytes(at, end - at));
+    // The entry's bytes: its header (in `raw`), then its zlib data (what the inflater read).
+    crcs[i] = crc32(lastInput.subarray(0, end - at - p), headerCrc);
     at = end;
   }
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
