@@ -2,8 +2,8 @@
  * A `pterm exec` process killed with SIGKILL in the middle of a clone and of a fetch (the server
  * stalls mid-pack, the process is killed while it waits): what it leaves — the clone's hidden
  * build folder, a `tmp_pack_*` — confuses nothing (no --dir appears, no ref moves, the real
- * git's fsck stays clean, the same clone and fetch then work), and a later clone or fetch
- * removes such leftovers once they are older than any live transfer could be.
+ * git's fsck stays clean, the same clone and fetch then work, and remove what the dead process
+ * left — never what a live one holds).
  */
 
 import assert from "node:assert/strict";
@@ -65,29 +65,47 @@ Deno.test("kill -9 of pterm mid-clone and mid-fetch: nothing confused, the next 
   await Deno.mkdir(projects);
   const hidden = () => [...Deno.readDirSync(projects)].map((e) => e.name).filter((n) => n.includes("pterm-clone"));
 
-  await t.step("clone killed mid-pack: no --dir, a hidden folder; the same clone then works", async () => {
-    server.stallNextFetchAfter = 2000;
-    await killMidway(
-      root.path,
-      `git clone --url ${url} --dir projects/app --confirm`,
-      () => hidden().some((name) => tmpPacks(`${projects}/${name}/.git/objects/pack`).length > 0),
-    );
-    assert.deepEqual([...Deno.readDirSync(projects)].map((e) => e.name).filter((n) => n === "app"), []);
-    assert.equal(hidden().length, 1);
-    await execOk(root.path, `git clone --url ${url} --dir projects/app --confirm`);
-    await assertFsck(`${projects}/app`);
-    // The dead clone's folder is young: it could be a live clone of another process, so it stays.
-    assert.equal(hidden().length, 1);
-  });
+  await t.step(
+    "clone killed mid-pack: no --dir; the same clone then works and removes the dead one's folder",
+    async () => {
+      server.stallNextFetchAfter = 2000;
+      await killMidway(
+        root.path,
+        `git clone --url ${url} --dir projects/app --confirm`,
+        () => hidden().some((name) => tmpPacks(`${projects}/${name}/.git/objects/pack`).length > 0),
+      );
+      assert.deepEqual([...Deno.readDirSync(projects)].map((e) => e.name).filter((n) => n === "app"), []);
+      assert.equal(hidden().length, 1);
+      await execOk(root.path, `git clone --url ${url} --dir projects/app --confirm`);
+      await assertFsck(`${projects}/app`);
+      assert.deepEqual(hidden(), []);
+    },
+  );
 
-  await t.step("an old leftover is removed by the next clone into that folder", async () => {
-    age(`${projects}/${hidden()[0]}`);
-    await execOk(root.path, `git clone --url ${url} --dir projects/again --confirm`);
+  await t.step("a clone folder without its lock file goes only once old; one a live clone holds stays", async () => {
+    const bare = `${projects}/.old.pterm-clone-0123abcd`;
+    await Deno.mkdir(`${bare}/.git/objects/pack`, { recursive: true });
+    const live = `${projects}/.live.pterm-clone-4567cdef`;
+    await Deno.mkdir(`${live}/.git`, { recursive: true });
+    // This test process stands for a live pterm: it holds the lock as a clone does.
+    const lock = Deno.openSync(`${live}/.git/pterm-clone.lock`, { write: true, createNew: true });
+    lock.lockSync(true);
+    try {
+      await execOk(root.path, `git clone --url ${url} --dir projects/second --confirm`);
+      assert.deepEqual(hidden().sort(), [".live.pterm-clone-4567cdef", ".old.pterm-clone-0123abcd"]);
+      age(bare);
+      age(live);
+      await execOk(root.path, `git clone --url ${url} --dir projects/third --confirm`);
+      assert.deepEqual(hidden(), [".live.pterm-clone-4567cdef"]);
+    } finally {
+      lock.close();
+    }
+    await execOk(root.path, `git clone --url ${url} --dir projects/fourth --confirm`);
     assert.deepEqual(hidden(), []);
   });
 
   await t.step(
-    "fetch killed mid-pack: refs untouched, fsck clean, the next fetch lands as the real git's",
+    "fetch killed mid-pack: refs untouched, fsck clean; the next fetch lands and removes the leftover",
     async () => {
       const mine = `${projects}/app`;
       const packDir = `${mine}/.git/objects/pack`;
@@ -104,18 +122,22 @@ Deno.test("kill -9 of pterm mid-clone and mid-fetch: nothing confused, the next 
       await assertFsck(mine);
       // pterm's own readers see the repository as before.
       await execOk(root.path, "git log --repo projects/app --max 1");
-      await execOk(root.path, "git fetch --repo projects/app --confirm");
+      // A temporary pack a live process holds (this test process, as a live pterm would) is left alone.
+      const live = Deno.openSync(`${packDir}/tmp_pack_89abcdef`, { write: true, createNew: true });
+      live.lockSync(true);
+      try {
+        await execOk(root.path, "git fetch --repo projects/app --confirm");
+        assert.deepEqual(tmpPacks(packDir), ["tmp_pack_89abcdef"]);
+      } finally {
+        live.close();
+      }
       assert.equal(
         (await git(mine, "rev-parse", "refs/remotes/origin/main")).trim(),
         (await git(src, "rev-parse", "main")).trim(),
       );
       await assertFsck(mine);
-      // Young, it stays (a concurrent fetch of the real git could own it); old, the next fetch removes it.
-      assert.equal(tmpPacks(packDir).length, 1);
-      age(packDir);
       await execOk(root.path, "git fetch --repo projects/app --confirm");
       assert.deepEqual(tmpPacks(packDir), []);
-      await assertFsck(mine);
     },
   );
 });

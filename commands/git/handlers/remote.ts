@@ -206,7 +206,6 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     refspecs: refspecsOf(repo, name),
     prune: ctx.flags.prune,
     maxBytes: maxFetchBytes(ctx),
-    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   reportFetch(ctx, name, result.refs);
@@ -443,7 +442,6 @@ export const pull: Handler<
     remoteName: name,
     refspecs,
     maxBytes: maxFetchBytes(ctx),
-    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   reportFetch(ctx, name, fetched.refs);

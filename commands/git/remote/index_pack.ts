@@ -14,6 +14,7 @@ import { inflateInto, INPUT_ENDED_EARLY } from "../lib/inflate.ts";
 import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
 import { verifyTreeEntryName } from "../lib/verify_path.ts";
 import { Sha1 } from "../lib/sha1.ts";
+import { createHeld } from "./leftovers.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -60,47 +61,42 @@ function corruptPack(message: string): PtermError {
   );
 }
 
-/** Writes the stream to `path`, returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
+/** Writes the stream to `file` (the caller closes it), returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
 async function spool(
   chunks: AsyncIterable<Uint8Array>,
-  path: string,
+  file: Deno.FsFile,
   options: ReceiveOptions,
 ): Promise<{ size: number; computed: string; trailer: string }> {
   const hash = new Sha1();
-  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
   let size = 0;
   /** The last up to 20 bytes seen, not yet hashed: they may be the trailer. */
   let tail = new Uint8Array(0);
-  try {
-    for await (const chunk of chunks) {
-      options.signal?.throwIfAborted();
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        throw new PtermError(
-          "InputTooLarge",
-          `the remote's pack is larger than git.max_fetch_bytes (${options.maxBytes} bytes); nothing was stored. ` +
-            "Fetch less (--depth 1, --branch) or raise git.max_fetch_bytes in pterm.json.",
-        );
-      }
-      // All but the last 20 bytes are hashed as they pass; those may be the trailer.
-      if (chunk.length >= 20) {
-        hash.update(tail);
-        hash.update(chunk.subarray(0, chunk.length - 20));
-        tail = chunk.slice(chunk.length - 20);
-      } else {
-        const joined = new Uint8Array(tail.length + chunk.length);
-        joined.set(tail);
-        joined.set(chunk, tail.length);
-        const keep = Math.min(20, joined.length);
-        hash.update(joined.subarray(0, joined.length - keep));
-        tail = joined.slice(joined.length - keep);
-      }
-      let written = 0;
-      while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
-      options.onProgress?.("receiving", size);
+  for await (const chunk of chunks) {
+    options.signal?.throwIfAborted();
+    size += chunk.length;
+    if (size > options.maxBytes) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the remote's pack is larger than git.max_fetch_bytes (${options.maxBytes} bytes); nothing was stored. ` +
+          "Fetch less (--depth 1, --branch) or raise git.max_fetch_bytes in pterm.json.",
+      );
     }
-  } finally {
-    file.close();
+    // All but the last 20 bytes are hashed as they pass; those may be the trailer.
+    if (chunk.length >= 20) {
+      hash.update(tail);
+      hash.update(chunk.subarray(0, chunk.length - 20));
+      tail = chunk.slice(chunk.length - 20);
+    } else {
+      const joined = new Uint8Array(tail.length + chunk.length);
+      joined.set(tail);
+      joined.set(chunk, tail.length);
+      const keep = Math.min(20, joined.length);
+      hash.update(joined.subarray(0, joined.length - keep));
+      tail = joined.slice(joined.length - keep);
+    }
+    let written = 0;
+    while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
+    options.onProgress?.("receiving", size);
   }
   if (tail.length < 20) throw corruptPack("it ended before its checksum");
   const digest = new Uint8Array(20);
@@ -349,10 +345,15 @@ export async function receivePack(
 ): Promise<IndexedPack | null> {
   const packDir = `${objectsDir}/pack`;
   await Deno.mkdir(packDir, { recursive: true });
-  const tmpPack = `${packDir}/tmp_pack_${crypto.randomUUID().slice(0, 8)}`;
-  const tmpIdx = `${packDir}/tmp_idx_${crypto.randomUUID().slice(0, 8)}`;
+  const id = crypto.randomUUID().slice(0, 8);
+  const tmpPack = `${packDir}/tmp_pack_${id}`;
+  const tmpIdx = `${packDir}/tmp_idx_${id}`;
+  // Each temporary file is held under an flock until it is renamed or removed: a pterm that dies
+  // (kill -9) lets go of it, and the next fetch knows the file for a dead one's (leftovers.ts).
+  const held: Deno.FsFile[] = [];
   try {
-    const { size, computed, trailer } = await spool(chunks, tmpPack, options);
+    held.push(createHeld(tmpPack));
+    const { size, computed, trailer } = await spool(chunks, held[0], options);
     if (computed !== trailer) throw corruptPack("its checksum does not match its content");
     const file = await Deno.open(tmpPack, { read: true });
     let indexed: Indexed;
@@ -367,7 +368,10 @@ export async function receivePack(
       return null;
     }
     const { idx, sorted } = serializeIndex(entries, fromHex(trailer));
-    await Deno.writeFile(tmpIdx, idx, { mode: 0o644 });
+    const idxFile = createHeld(tmpIdx);
+    held.push(idxFile);
+    let written = 0;
+    while (written < idx.length) written += idxFile.writeSync(idx.subarray(written));
     const name = `pack-${trailer}`;
     await Deno.chmod(tmpPack, 0o444);
     await Deno.chmod(tmpIdx, 0o444);
@@ -389,6 +393,8 @@ export async function receivePack(
     await Deno.remove(tmpPack).catch(() => {});
     await Deno.remove(tmpIdx).catch(() => {});
     throw error;
+  } finally {
+    for (const file of held) file.close();
   }
 }
 

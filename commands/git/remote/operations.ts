@@ -23,7 +23,7 @@ import {
   ZERO_OID,
 } from "./transport.ts";
 import { setConfigValues } from "./config_edit.ts";
-import { removeStaleCloneFolders, removeStalePackTemps } from "./leftovers.ts";
+import { CLONE_LOCK, createHeld, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
 
 export const ORIGIN = "origin";
 
@@ -116,7 +116,7 @@ export interface CloneOptions {
   readonly singleBranch?: boolean;
   readonly maxBytes: number;
   readonly who: Signature;
-  /** Leftovers of dead transfers older than this are removed (leftovers.ts). */
+  /** A dead clone's folder that has no lock file is removed once untouched this long (leftovers.ts). */
   readonly staleMs: number;
 }
 
@@ -178,11 +178,14 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   // The clone is built beside its folder under a hidden name and renamed into place at the end: an
   // interrupted clone (a failure, a timeout, even kill -9) never leaves a half-made repository at --dir.
   const slash = dir.lastIndexOf("/");
-  removeStaleCloneFolders(dir.slice(0, slash), options.staleMs);
+  removeDeadCloneFolders(dir.slice(0, slash), options.staleMs);
   const building = `${dir.slice(0, slash)}/.${dir.slice(slash + 1)}.pterm-clone-${crypto.randomUUID().slice(0, 8)}`;
+  // Held while the clone works, so a later clone knows this folder for a dead one's if pterm dies.
+  let held: Deno.FsFile | null = null;
   try {
     const initialBranch = branch ?? remoteHead?.symref?.slice(HEADS.length) ?? "main";
     initRepo(building, initialBranch);
+    held = createHeld(`${building}/.git/${CLONE_LOCK}`);
     const repo = openRepo(building, options.rel, connection.root);
     let outcome: FetchOutcome | null = null;
     if (wants.length > 0) {
@@ -247,6 +250,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       const { checkoutIntoEmpty } = await import("./fresh_checkout.ts");
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
+    Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
     // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
     Deno.renameSync(building, dir);
     return {
@@ -262,6 +266,8 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       Deno.removeSync(building, { recursive: true });
     } catch { /* never made */ }
     throw error;
+  } finally {
+    held?.close();
   }
 }
 
@@ -336,8 +342,6 @@ export interface FetchOptions {
   readonly refspecs: readonly Refspec[];
   readonly maxBytes: number;
   readonly who: Signature;
-  /** Leftovers of dead transfers older than this are removed (leftovers.ts). */
-  readonly staleMs: number;
 }
 
 export interface FetchResult {
@@ -353,7 +357,7 @@ function fetchHeadUrl(url: string): string {
 export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const started = Date.now();
   const { connection, repo } = options;
-  removeStalePackTemps(`${repo.gitdir}/objects/pack`, options.staleMs);
+  removeDeadPackTemps(`${repo.gitdir}/objects/pack`);
   const remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
