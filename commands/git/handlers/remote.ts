@@ -4,7 +4,15 @@ import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
-import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
+import {
+  allowedRemote,
+  parseProxyUrl,
+  parseRemoteUrl,
+  policyOf,
+  proxyOf,
+  type RemoteUrl,
+  rewriteRemoteUrl,
+} from "../remote/gate.ts";
 import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
 import {
   cloneInto,
@@ -152,8 +160,17 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
   };
 };
 
-/** The URL of a configured remote, or NotFound saying how to add one. */
-function remoteUrlOf(repo: Repo, name: string, rel: string): string {
+/** `url` after the repository's url.*.insteadOf (pushInsteadOf for a push), as git reads remote URLs. */
+function rewrittenUrl(repo: Repo, url: string, push: boolean): string {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${repo.gitdir}/config`);
+  } catch { /* no config: nothing to rewrite */ }
+  return rewriteRemoteUrl(text, url, push);
+}
+
+/** The URL of a configured remote (after url.*.insteadOf), or NotFound saying how to add one. */
+function remoteUrlOf(repo: Repo, name: string, rel: string, push = false): string {
   const url = repo.config.get(`remote.${name}.url`);
   if (url === undefined) {
     throw new PtermError(
@@ -162,7 +179,7 @@ function remoteUrlOf(repo: Repo, name: string, rel: string): string {
         `\`git remote --repo ${rel} add ${name} <url>\`.`,
     );
   }
-  return url;
+  return rewrittenUrl(repo, url, push);
 }
 
 function refspecsOf(repo: Repo, name: string) {
@@ -258,7 +275,7 @@ async function pushRefsOf(ctx: AnyContext, repo: Repo, rel: string, tags: string
       );
     }
   }
-  const url = remoteUrlOf(repo, name, rel);
+  const url = remoteUrlOf(repo, name, rel, true);
   const { deleteRemoteRef, pushTags } = await import("../remote/push_refs.ts");
   let outcome;
   let remote: RemoteUrl;
@@ -332,7 +349,7 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
     );
   }
   const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream!;
-  const url = remoteUrlOf(repo, name, rel);
+  const url = remoteUrlOf(repo, name, rel, true);
   const count = await unpushedCommits(repo, name, local);
   const remote = gate(
     ctx,
@@ -515,7 +532,8 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
   const describeAll = (fresh: Repo) => {
     const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
     return configSubsections(text, "remote").map((remote) => {
-      const where = fresh.config.get(`remote.${remote}.url`) ?? null;
+      const configured = fresh.config.get(`remote.${remote}.url`);
+      const where = configured === undefined ? null : rewrittenUrl(fresh, configured, false);
       let allowed = false;
       try {
         if (where !== null) allowed = !!allowedRemote(where, policy);
