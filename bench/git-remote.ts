@@ -111,19 +111,28 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 function report(sides: readonly Side[], results: Run[][]): string {
   const [base] = results;
+  const baseWall = median(base.map((r) => r.wall));
+  const baseCpu = median(base.map((r) => r.cpu));
   const rows = sides.map((side, k) => {
     const runs = results[k];
     const wall = median(runs.map((r) => r.wall));
     const cpu = median(runs.map((r) => r.cpu));
-    return `| ${side.name.padEnd(16)} | ${wall.toFixed(0).padStart(8)} | ${
-      (wall / median(base.map((r) => r.wall))).toFixed(2).padStart(6)
-    }× | ${cpu.toFixed(0).padStart(8)} | ${(cpu / median(base.map((r) => r.cpu))).toFixed(2).padStart(6)}× | ${
-      median(runs.map((r) => r.rss)).toFixed(0).padStart(5)
-    } | ${Math.max(...runs.map((r) => r.rss)).toFixed(0).padStart(5)} |`;
+    // GNU time counts CPU in 10 ms steps: a reference below that gives no ratio.
+    const cpuRatio = baseCpu >= 10 ? `${(cpu / baseCpu).toFixed(2)}×` : "—";
+    const cells = [
+      side.name.padEnd(16),
+      wall.toFixed(0).padStart(8),
+      `${(wall / baseWall).toFixed(2)}×`.padStart(7),
+      cpu.toFixed(0).padStart(8),
+      cpuRatio.padStart(7),
+      median(runs.map((r) => r.rss)).toFixed(0).padStart(16),
+      Math.max(...runs.map((r) => r.rss)).toFixed(0).padStart(5),
+    ];
+    return `| ${cells.join(" | ")} |`;
   });
   return [
     "| subject          | wall ms  | ratio   | cpu ms   | ratio   | RSS MiB (median) | (max) |",
-    "| ---------------- | -------- | ------- | -------- | ------- | ----- | ----- |",
+    "| ---------------- | -------- | ------- | -------- | ------- | ---------------- | ----- |",
     ...rows,
   ].join("\n");
 }
