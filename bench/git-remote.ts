@@ -13,7 +13,7 @@
  * Every pterm number includes pterm's process and sandbox-worker start-up (bench/startup.ts).
  */
 
-import { ptermCommand, quick, realGitEnv, table, timeSubjects } from "./_timing.ts";
+import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
 import { startGitHttpServer } from "../tests/git_remote/http_server.ts";
 
 const BENCH_DIR = new URL("../.bench/git-remote/", import.meta.url).pathname;
@@ -63,19 +63,78 @@ function history(): Uint8Array {
   return encoder.encode(parts.join(""));
 }
 
-/** The peak resident memory of one run of `cmd` in KiB (GNU time's maximum resident set size). */
-async function peakRssKiB(cmd: string[], cwd?: string, env?: Record<string, string>): Promise<number> {
+interface Run {
+  readonly wall: number;
+  /** user + sys CPU time of the process and its children, ms (GNU time). */
+  readonly cpu: number;
+  /** Peak resident memory, MiB (GNU time's maximum resident set size). */
+  readonly rss: number;
+}
+
+/** One run of `cmd` under GNU time: wall-clock, CPU (user + sys) and peak RSS. */
+async function measured(cmd: string[], env?: Record<string, string>): Promise<Run> {
+  const started = performance.now();
   const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "%M", ...cmd],
-    cwd,
+    args: ["-f", "%U %S %M", ...cmd],
     env,
     stdout: "null",
     stderr: "piped",
-  })
-    .output();
+  }).output();
+  const wall = performance.now() - started;
   const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
   if (!out.success) throw new Error(`${cmd.join(" ")} failed: ${lines.join("\n")}`);
-  return Number(lines.at(-1));
+  const [user, sys, rss] = lines.at(-1)!.split(" ").map(Number);
+  return { wall, cpu: (user + sys) * 1000, rss: rss / 1024 };
+}
+
+interface Side {
+  readonly name: string;
+  readonly cmd: string[];
+  readonly env?: Record<string, string>;
+  readonly before?: () => Promise<void>;
+}
+
+/** Runs both sides `runs` times, alternating, after `warmup` untimed rounds. */
+async function interleaved(sides: readonly Side[], runs: number, warmup: number): Promise<Run[][]> {
+  const results = sides.map(() => [] as Run[]);
+  for (let i = 0; i < warmup + runs; i++) {
+    for (const [k, side] of sides.entries()) {
+      await side.before?.();
+      const run = await measured(side.cmd, side.env);
+      if (i >= warmup) results[k].push(run);
+    }
+  }
+  return results;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function report(sides: readonly Side[], results: Run[][]): string {
+  const [base] = results;
+  const baseWall = median(base.map((r) => r.wall));
+  const baseCpu = median(base.map((r) => r.cpu));
+  const rows = sides.map((side, k) => {
+    const runs = results[k];
+    const wall = median(runs.map((r) => r.wall));
+    const cpu = median(runs.map((r) => r.cpu));
+    // GNU time counts CPU in 10 ms steps: a reference below that gives no ratio.
+    const cpuRatio = baseCpu >= 10 ? `${(cpu / baseCpu).toFixed(2)}×` : "—";
+    const cells = [
+      side.name.padEnd(16),
+      wall.toFixed(0).padStart(8),
+      `${(wall / baseWall).toFixed(2)}×`.padStart(7),
+      cpu.toFixed(0).padStart(8),
+      cpuRatio.padStart(7),
+      median(runs.map((r) => r.rss)).toFixed(0).padStart(16),
+      Math.max(...runs.map((r) => r.rss)).toFixed(0).padStart(5),
+    ];
+    return `| ${cells.join(" | ")} |`;
+  });
+  return [
+    "| subject          | wall ms  | ratio   | cpu ms   | ratio   | RSS MiB (median) | (max) |",
+    "| ---------------- | -------- | ------- | -------- | ------- | ---------------- | ----- |",
+    ...rows,
+  ].join("\n");
 }
 
 try {
@@ -98,38 +157,30 @@ Deno.writeTextFileSync(`${root}/pterm.json`, JSON.stringify({ git: { remotes: { 
 const real = `${BENCH_DIR}real`;
 const remove = (path: string) => async () => await Deno.remove(path, { recursive: true }).catch(() => {});
 
-const cloneTimings = await timeSubjects(
-  [
-    { name: "git clone", cmd: ["git", "clone", "-q", url, real], env: GIT_ENV, before: remove(real) },
-    {
-      name: "pterm git clone",
-      cmd: ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`),
-      before: remove(`${root}/clone`),
-    },
-  ],
-  RUNS,
-  0,
-);
+const cloneSides: Side[] = [
+  { name: "git clone", cmd: ["git", "clone", "-q", url, real], env: GIT_ENV, before: remove(real) },
+  {
+    name: "pterm git clone",
+    cmd: ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`),
+    before: remove(`${root}/clone`),
+  },
+];
+const loadBefore = Deno.loadavg();
+const cloneRuns = await interleaved(cloneSides, RUNS, 1);
 // Both clones exist now (the last run of each); a fetch has nothing to bring.
-const fetchTimings = await timeSubjects(
-  [
-    { name: "git fetch", cmd: ["git", "-C", real, "fetch", "-q"], env: GIT_ENV },
-    { name: "pterm git fetch", cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm") },
-  ],
-  RUNS * 2,
-  1,
-);
+const fetchSides: Side[] = [
+  { name: "git fetch", cmd: ["git", "-C", real, "fetch", "-q"], env: GIT_ENV },
+  { name: "pterm git fetch", cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm") },
+];
+const fetchRuns = await interleaved(fetchSides, RUNS * 2, 2);
+const loadAfter = Deno.loadavg();
 const packBytes = [...Deno.readDirSync(`${real}/.git/objects/pack`)]
   .filter((e) => e.name.endsWith(".pack"))
   .reduce((n, e) => n + Deno.statSync(`${real}/.git/objects/pack/${e.name}`).size, 0);
-await remove(`${root}/clone`)();
-const ptermRss = await peakRssKiB(ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`));
-await remove(real)();
-const gitRss = await peakRssKiB(["git", "clone", "-q", url, real], undefined, GIT_ENV);
-const mib = (kib: number) => (kib / 1024).toFixed(0);
 console.log(
-  `\nclone (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB):\n\n${table(cloneTimings, "git clone")}\n\n` +
-    `no-op fetch:\n\n${table(fetchTimings, "git fetch")}\n\n` +
-    `peak RSS of the clone: pterm ${mib(ptermRss)} MiB, git ${mib(gitRss)} MiB ` +
-    `(target for pterm: ≤ ${(2 * packBytes / 2 ** 20 + 100).toFixed(0)} MiB)`,
+  `\nclone (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB), ${RUNS} runs each, alternating:\n\n` +
+    `${report(cloneSides, cloneRuns)}\n\nno-op fetch, ${RUNS * 2} runs each:\n\n${report(fetchSides, fetchRuns)}\n\n` +
+    `target for pterm's clone RSS: ≤ ${(2 * packBytes / 2 ** 20 + 100).toFixed(0)} MiB; ` +
+    `load average (1, 5, 15 min) before ${loadBefore.map((l) => l.toFixed(1)).join(", ")}, ` +
+    `after ${loadAfter.map((l) => l.toFixed(1)).join(", ")}`,
 );

@@ -742,7 +742,17 @@ const remoteNameFlag = {
   description: "Which configured remote (see `git remote`).",
 } as const satisfies FlagSpec;
 
-export const fetchFlags = [repoFlag("write"), remoteNameFlag, confirmFlag] as const satisfies readonly FlagSpec[];
+export const fetchFlags = [
+  repoFlag("write"),
+  remoteNameFlag,
+  {
+    name: "prune",
+    short: "p",
+    type: "boolean",
+    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune).",
+  },
+  confirmFlag,
+] as const satisfies readonly FlagSpec[];
 
 export const pushFlags = [
   repoFlag("write"),
@@ -750,9 +760,20 @@ export const pushFlags = [
     name: "branch",
     type: "string",
     valueName: "name",
-    description: "The local branch to push (default: the current one) to its upstream.",
+    description: "The local branch to push (default: the current one) to its upstream; a tag's name pushes that tag.",
   },
   remoteNameFlag,
+  {
+    name: "tags",
+    type: "boolean",
+    description: "Push every local tag the remote lacks (tags it has with another value refuse the push).",
+  },
+  {
+    name: "delete",
+    short: "d",
+    type: "boolean",
+    description: "Delete the branch (or tag) named by --branch / the refspec on the remote.",
+  },
   {
     name: "set-upstream",
     short: "u",
@@ -885,8 +906,9 @@ export const gitSpec: CommandSpec = {
     "in the URL. A push that is not a fast-forward is Rejected unless --force-with-lease (and the remote is",
     "still where the last fetch saw it). A self-hosted server's CA: git.ca_file (a PEM file in the workspace); a proxy:",
     "git.proxy (http://host:port; its GIT_PROXY_USER and GIT_PROXY_PASSWORD in the same .env). Packs larger than",
-    "git.max_fetch_bytes (default 2 GiB) are refused. Not supported: ssh, git:// and file:// remotes, pushing tags,",
-    "pull --rebase, fetch --prune.",
+    "git.max_fetch_bytes (default 2 GiB) are refused. push --tags sends the tags the remote lacks, push --delete",
+    "removes a remote branch or tag; fetch --prune deletes remote-tracking branches gone from the remote.",
+    "Not supported: ssh, git:// and file:// remotes, moving a remote tag, pull --rebase.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   spellings: async () =>
@@ -1254,6 +1276,10 @@ export const gitSpec: CommandSpec = {
         description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags.",
       },
       { command: "git fetch origin --confirm", description: "As real git spells it." },
+      {
+        command: "git fetch --repo projects/app --prune --confirm",
+        description: "The same, and delete origin/<branch> for branches deleted on the remote.",
+      },
     ], {
       capabilities: NET,
       positionals: [{ name: "remote-name", into: "remote", description: "Same as --remote." }],
@@ -1297,17 +1323,18 @@ export const gitSpec: CommandSpec = {
         description: "Create fix on origin and make it fix's upstream.",
       },
       { command: "git push -u origin fix --confirm", description: "The same, as real git spells it." },
+      { command: "git push --repo projects/app --tags --confirm", description: "Send the tags origin lacks." },
+      { command: "git push origin v1.0 --confirm", description: "Send one tag (and the history it needs)." },
+      { command: "git push origin --delete fix --confirm", description: "Delete the branch fix on origin." },
     ], {
       capabilities: NET,
       positionals: [
         { name: "remote-name", into: "remote", description: "Same as --remote." },
-        { name: "refspec", into: "branch", description: "The branch to push (same as --branch)." },
+        { name: "refspec", into: "branch", description: "The branch (or tag) to push (same as --branch)." },
       ],
       refusedFlags: {
         "--force": FORCE,
         "-f": FORCE,
-        "--tags": "pushing tags is not available yet; branches only.",
-        "--delete": "deleting a remote branch is not available.",
         "--all": "pushes one branch at a time: `git push origin <branch> --confirm`.",
       },
     }),

@@ -58,3 +58,53 @@ Deno.test("stored zlib streams are valid for zlib and for git", async () => {
     assert.deepEqual(new Uint8Array(zlib.inflateSync(storedZlib(data))), data, `size ${size}`);
   }
 });
+
+Deno.test("inflateInto: zlib's every strategy, a stream followed by more bytes, and a cut stream", async () => {
+  const zlib = await import("node:zlib");
+  const { inflateInto, INPUT_ENDED_EARLY } = await import("../../commands/git/lib/inflate.ts");
+  const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.constants;
+  await fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 70_000 }),
+        fc.array(fc.constantFrom("tree ", "blob\n", "\0\0\0", "line of text\n", "é"), { maxLength: 5000 })
+          .map((parts) => new TextEncoder().encode(parts.join(""))),
+      ),
+      fc.constantFrom(0, 1, 6, 9),
+      fc.constantFrom(Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY),
+      fc.nat(40),
+      (data, level, strategy, cut) => {
+        const packed = new Uint8Array(zlib.deflateSync(data, { level, strategy }));
+        // As in a pack: the stream sits among other bytes, and its end must be found exactly.
+        const src = new Uint8Array(packed.length + 13).fill(0xa5);
+        src.set(packed, 7);
+        const out = new Uint8Array(data.length + 9);
+        assert.equal(inflateInto(src, 7, out, 9, data.length), 7 + packed.length);
+        assert.deepEqual(out.subarray(9), data);
+        const short = src.subarray(0, 7 + Math.max(0, packed.length - 1 - cut));
+        assert.throws(() => inflateInto(short, 7, out, 9, data.length), { message: INPUT_ENDED_EARLY });
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+Deno.test("Sha1 (reused, fed in pieces) equals node:crypto's SHA-1 on any input", async () => {
+  const { createHash } = await import("node:crypto");
+  const { Sha1 } = await import("../../commands/git/lib/sha1.ts");
+  const hasher = new Sha1();
+  await fc.assert(
+    fc.property(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 6 }), (pieces) => {
+      hasher.reset();
+      const reference = createHash("sha1");
+      for (const piece of pieces) {
+        hasher.update(piece);
+        reference.update(piece);
+      }
+      const out = new Uint8Array(24);
+      hasher.digestInto(out, 2);
+      assert.deepEqual(out.subarray(2, 22), new Uint8Array(reference.digest()));
+    }),
+    { numRuns: 400 },
+  );
+});

@@ -155,3 +155,36 @@ Deno.test("clone --depth over protocol v0: the same shallow boundary as the real
   );
   await assertFsck(mine);
 });
+
+Deno.test("clone's first checkout: .gitattributes conversions, an executable and a link as the real git's clone writes them", async () => {
+  await using server = await startGitHttpServer();
+  await using work = await makeRoot();
+  await server.createBare("attrs.git");
+  const src = `${work.path}/attrs-src`;
+  await git(work.path, "init", "--quiet", "--initial-branch=main", src);
+  await Deno.mkdir(`${src}/deep/er/still`, { recursive: true });
+  await Deno.writeTextFile(`${src}/.gitattributes`, "*.bat text eol=crlf\n*.bin binary\n");
+  await Deno.writeTextFile(`${src}/run.bat`, "@echo off\necho one\necho two\n");
+  await Deno.writeFile(`${src}/data.bin`, new Uint8Array([0, 13, 10, 255, 10]));
+  await Deno.writeTextFile(`${src}/deep/er/still/tool.sh`, "#!/bin/sh\n");
+  await Deno.chmod(`${src}/deep/er/still/tool.sh`, 0o755);
+  await Deno.symlink("../run.bat", `${src}/deep/link`);
+  await git(src, "add", "-A");
+  await git(src, "commit", "--quiet", "-m", "attributes");
+  await git(src, "push", "--quiet", server.url("attrs.git"), "main");
+  await using root = await allowedWorkspace(server);
+  await execOk(root.path, `git clone --url ${server.url("attrs.git")} --dir attrs --confirm`);
+  await git(work.path, "-c", "core.symlinks=false", "clone", "--quiet", server.url("attrs.git"), `${work.path}/real`);
+  const mine = `${root.path}/attrs`;
+  for (const path of ["run.bat", "data.bin", "deep/er/still/tool.sh", "deep/link", ".gitattributes"]) {
+    assert.deepEqual(await Deno.readFile(`${mine}/${path}`), await Deno.readFile(`${work.path}/real/${path}`), path);
+  }
+  assert.match(await Deno.readTextFile(`${mine}/run.bat`), /\r\n/);
+  assert.equal((await Deno.stat(`${mine}/deep/er/still/tool.sh`)).mode! & 0o777, 0o755);
+  assert.equal((await Deno.stat(`${mine}/run.bat`)).mode! & 0o777, 0o644);
+  assert.ok((await Deno.lstat(`${mine}/deep/link`)).isFile);
+  assert.equal(await git(mine, "config", "core.symlinks"), "false\n");
+  assert.equal(await git(mine, "status", "--porcelain"), "");
+  assert.deepEqual(await stateOf(mine), await stateOf(`${work.path}/real`));
+  await assertFsck(mine);
+});

@@ -34,13 +34,21 @@ Deno.test("index_pack: the .idx of git's own packs is byte-identical to git inde
   const src = `${work.path}/src`;
   await history(src);
   const objects = await git(src, "rev-list", "--objects", "--all");
-  for (const [label, args] of [["ofs-delta", ["--delta-base-offset"]], ["ref-delta", []]] as const) {
+  // A ring of 2 KiB keeps almost no delta base: nearly every delta is resolved by pass two.
+  for (
+    const [label, args, cacheBytes] of [
+      ["ofs-delta", ["--delta-base-offset"], undefined],
+      ["ref-delta", [], undefined],
+      ["ofs-delta, bases re-read", ["--delta-base-offset"], 2048],
+      ["ref-delta, bases re-read", [], 2048],
+    ] as const
+  ) {
     await t.step(label, async () => {
       const pack = await gitBytes(src, ["pack-objects", "--stdout", ...args], new TextEncoder().encode(objects));
-      const dst = `${work.path}/dst-${label}`;
+      const dst = `${work.path}/dst-${label.replace(/[ ,]+/g, "-")}`;
       await git(work.path, "init", "--quiet", dst);
       // Odd chunk sizes: the trailer and object headers straddle chunk boundaries.
-      const indexed = await receivePack(chunksOf(pack, 997), `${dst}/.git/objects`, { maxBytes: 1 << 30 });
+      const indexed = await receivePack(chunksOf(pack, 997), `${dst}/.git/objects`, { maxBytes: 1 << 30, cacheBytes });
       assert.ok(indexed);
       assert.equal(indexed.objects, objects.trim().split("\n").length);
       const packPath = `${dst}/.git/objects/pack/${indexed.name}.pack`;
@@ -53,6 +61,39 @@ Deno.test("index_pack: the .idx of git's own packs is byte-identical to git inde
       await assertFsck(dst);
     });
   }
+
+  await t.step("objects larger than the read window and the ring (and deltas on them): the same .idx", async () => {
+    const big = `${work.path}/big`;
+    await git(work.path, "init", "--quiet", "--initial-branch=main", big);
+    const noise = crypto.getRandomValues(new Uint8Array(65536));
+    const content = new Uint8Array(3 * 1024 * 1024).map((_, i) => noise[i % 65536] ^ (i >> 16));
+    for (let round = 0; round < 3; round++) {
+      content.set(crypto.getRandomValues(new Uint8Array(100)), round * 1000);
+      await Deno.writeFile(`${big}/blob.bin`, content);
+      await git(big, "add", "-A");
+      await git(big, "commit", "--quiet", "-m", `round ${round}`);
+    }
+    const listed = await git(big, "rev-list", "--objects", "--all");
+    const pack = await gitBytes(
+      big,
+      ["pack-objects", "--stdout", "--delta-base-offset"],
+      new TextEncoder().encode(listed),
+    );
+    for (const cacheBytes of [undefined, 2048]) {
+      const dst = `${work.path}/dst-big-${cacheBytes ?? "default"}`;
+      await git(work.path, "init", "--quiet", dst);
+      const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, {
+        maxBytes: 1 << 30,
+        cacheBytes,
+      });
+      const packPath = `${dst}/.git/objects/pack/${indexed!.name}.pack`;
+      await git(dst, "index-pack", "-o", `${work.path}/theirs-big.idx`, packPath);
+      assert.deepEqual(
+        await Deno.readFile(`${dst}/.git/objects/pack/${indexed!.name}.idx`),
+        await Deno.readFile(`${work.path}/theirs-big.idx`),
+      );
+    }
+  });
 
   await t.step("a damaged pack is refused and leaves objects/pack empty", async () => {
     const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));

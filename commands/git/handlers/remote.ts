@@ -2,10 +2,17 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { mergeBases } from "../lib/merge.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
 import { signatureNow } from "../lib/identity.ts";
-import { allowedRemote, parseProxyUrl, parseRemoteUrl, policyOf, proxyOf, type RemoteUrl } from "../remote/gate.ts";
+import {
+  allowedRemote,
+  parseProxyUrl,
+  parseRemoteUrl,
+  policyOf,
+  proxyOf,
+  type RemoteUrl,
+  rewriteRemoteUrl,
+} from "../remote/gate.ts";
 import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
 import {
   cloneInto,
@@ -18,8 +25,8 @@ import {
 } from "../remote/operations.ts";
 import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
 import { loadIndex, withRepoLock } from "../lib/state.ts";
-import { mergeInto } from "../lib/ops.ts";
 import type { Connection } from "../remote/transport.ts";
+import { staleAfterMs } from "../remote/leftovers.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
 import { openRepo, type Repo } from "../lib/repo.ts";
 
@@ -130,6 +137,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     depth: ctx.flags.depth,
     singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
+    staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
     who: signatureNow(authorOf(ctx)),
   });
   ctx.stdout.write(
@@ -152,8 +160,17 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
   };
 };
 
-/** The URL of a configured remote, or NotFound saying how to add one. */
-function remoteUrlOf(repo: Repo, name: string, rel: string): string {
+/** `url` after the repository's url.*.insteadOf (pushInsteadOf for a push), as git reads remote URLs. */
+function rewrittenUrl(repo: Repo, url: string, push: boolean): string {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${repo.gitdir}/config`);
+  } catch { /* no config: nothing to rewrite */ }
+  return rewriteRemoteUrl(text, url, push);
+}
+
+/** The URL of a configured remote (after url.*.insteadOf), or NotFound saying how to add one. */
+function remoteUrlOf(repo: Repo, name: string, rel: string, push = false): string {
   const url = repo.config.get(`remote.${name}.url`);
   if (url === undefined) {
     throw new PtermError(
@@ -162,7 +179,7 @@ function remoteUrlOf(repo: Repo, name: string, rel: string): string {
         `\`git remote --repo ${rel} add ${name} <url>\`.`,
     );
   }
-  return url;
+  return rewrittenUrl(repo, url, push);
 }
 
 function refspecsOf(repo: Repo, name: string) {
@@ -175,6 +192,10 @@ function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typ
   const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
     const short = (oid: string | null) => oid?.slice(0, 7) ?? "";
+    if (ref.status === "pruned") {
+      ctx.stdout.write(` - ${"[deleted]".padEnd(16)} (none) -> ${ref.local.replace(/^refs\/remotes\//, "")}\n`);
+      continue;
+    }
     const range = ref.status === "new" ? "[new]" : `${short(ref.old)}..${short(ref.new)}`;
     ctx.stdout.write(
       `${ref.status === "rejected" ? "! " : "  "}${range.padEnd(16)} ${ref.remote} -> ${ref.local}` +
@@ -200,6 +221,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
+    prune: ctx.flags.prune,
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });
@@ -210,14 +232,104 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     remote: name,
     url: remote.url,
     refs: result.refs,
-    updated: changed.filter((r) => r.status !== "rejected").length,
+    updated: changed.filter((r) => r.status !== "rejected" && r.status !== "pruned").length,
     rejected: changed.filter((r) => r.status === "rejected").length,
+    pruned: changed.filter((r) => r.status === "pruned").length,
     transfer: result.stats,
   };
 };
 
+/**
+ * The tags `git push` sends, or null for a branch push: --tags (every local tag), a refspec naming
+ * refs/tags/..., or a name that is a local tag and not a local branch (both: ambiguous, refused).
+ */
+function tagsToPush(ctx: AnyContext, repo: Repo): string[] | null {
+  const named = ctx.flags.branch as string | undefined;
+  if (ctx.flags.tags) {
+    if (named !== undefined) {
+      throw new PtermError("InvalidArgs", "--tags pushes every tag; give no branch with it (push the branch apart).");
+    }
+    return [...listRefs(repo, "refs/tags").keys()];
+  }
+  if (named === undefined) return null;
+  if (named.startsWith("refs/tags/")) return [named];
+  const isTag = resolveRefOid(repo, `refs/tags/${named}`) !== null;
+  const isBranch = resolveRefOid(repo, `refs/heads/${named}`) !== null;
+  if (isTag && isBranch) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${named} is both a branch and a tag here; say which: refs/heads/${named} or refs/tags/${named}. Nothing was pushed.`,
+    );
+  }
+  return isTag ? [`refs/tags/${named}`] : null;
+}
+
+/** git push --tags, git push origin <tag>, git push origin --delete <name>. */
+async function pushRefsOf(ctx: AnyContext, repo: Repo, rel: string, tags: string[] | null) {
+  const name = ctx.flags.remote as string;
+  for (const flag of ["set-upstream", "force-with-lease"] as const) {
+    if (ctx.flags[flag]) {
+      throw new PtermError(
+        "InvalidArgs",
+        `--${flag} applies to pushing a branch, not to ${tags ? "tags" : "--delete"}; nothing was pushed.`,
+      );
+    }
+  }
+  const url = remoteUrlOf(repo, name, rel, true);
+  const { deleteRemoteRef, pushTags } = await import("../remote/push_refs.ts");
+  let outcome;
+  let remote: RemoteUrl;
+  if (ctx.flags.delete) {
+    const target = ctx.flags.branch as string | undefined;
+    if (target === undefined || ctx.flags.tags) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--delete needs the one branch (or tag) to delete: `git push origin --delete <name> --confirm`.",
+        { helpFor: ctx.command },
+      );
+    }
+    remote = gate(ctx, url, (url) => `push: deleting ${target} at ${url}`, `the URL of remote ${name}`);
+    outcome = await deleteRemoteRef(await connectionFor(ctx, remote), repo, name, target);
+  } else {
+    const list = tags!;
+    if (list.length === 0) {
+      throw new PtermError("NotFound", `${rel} has no tags to push (create one with \`git tag\`).`);
+    }
+    const shown = list.slice(0, 10).map((t) => t.replace(/^refs\/tags\//, "")).join(", ") +
+      (list.length > 10 ? ` and ${list.length - 10} more` : "");
+    remote = gate(
+      ctx,
+      url,
+      (url) => `push: sending tag${list.length === 1 ? "" : "s"} ${shown} (those it lacks) to ${url}`,
+      `the URL of remote ${name}`,
+    );
+    outcome = await pushTags(await connectionFor(ctx, remote), repo, list);
+  }
+  const changed = outcome.refs.filter((r) => r.status !== "up-to-date");
+  for (const ref of changed) {
+    const short = ref.ref.replace(/^refs\/(heads|tags)\//, "");
+    ctx.stdout.write(
+      ref.status === "deleted" ? ` - [deleted]         ${short}\n` : ` * [new tag]         ${short} -> ${short}\n`,
+    );
+  }
+  if (changed.length === 0) {
+    ctx.stdout.write(`${name} already has ${plural(outcome.refs.length, "tag")}; nothing to push.\n`);
+  }
+  return {
+    repo_path: rel,
+    remote: name,
+    url: remote.url,
+    refs: outcome.refs,
+    commits: outcome.commits,
+    objects: outcome.objects,
+    elapsed_ms: outcome.elapsed_ms,
+  };
+}
+
 export const push: Handler<typeof pushFlags> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
+  const tags = ctx.flags.delete ? null : tagsToPush(ctx, repo);
+  if (ctx.flags.delete || tags) return await pushRefsOf(ctx, repo, rel, tags);
   const head = readHead(repo);
   const branch = ctx.flags.branch ?? head.branch;
   if (!branch) {
@@ -237,7 +349,7 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
     );
   }
   const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream!;
-  const url = remoteUrlOf(repo, name, rel);
+  const url = remoteUrlOf(repo, name, rel, true);
   const count = await unpushedCommits(repo, name, local);
   const remote = gate(
     ctx,
@@ -362,6 +474,7 @@ export const pull: Handler<
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking)!;
+    const { mergeBases } = await import("../lib/merge.ts");
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError(
@@ -371,6 +484,8 @@ export const pull: Handler<
       );
     }
   }
+  // Merging loads most of pterm's git (diff3, renames, checkout): only pull needs it.
+  const { mergeInto } = await import("../lib/ops.ts");
   const outcome = await withRepoLock(repo, () =>
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,
@@ -417,7 +532,8 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
   const describeAll = (fresh: Repo) => {
     const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
     return configSubsections(text, "remote").map((remote) => {
-      const where = fresh.config.get(`remote.${remote}.url`) ?? null;
+      const configured = fresh.config.get(`remote.${remote}.url`);
+      const where = configured === undefined ? null : rewrittenUrl(fresh, configured, false);
       let allowed = false;
       try {
         if (where !== null) allowed = !!allowedRemote(where, policy);

@@ -1,65 +1,87 @@
 /**
- * A small synchronous zlib inflater (RFC 1950/1951: stored, fixed and dynamic Huffman blocks),
- * decoding canonical Huffman codes bit by bit as zlib's `puff` does. Used for small objects
- * (commits, trees, small files): a one-shot process then pays neither for booting the web
- * streams (~6 ms) nor Node's zlib (~10 ms) to read a handful of objects.
+ * A small synchronous zlib inflater (RFC 1950/1951: stored, fixed and dynamic Huffman blocks).
+ * Used for small objects (commits, trees, small files) — a one-shot process then pays neither
+ * for booting the web streams (~6 ms) nor Node's zlib (~10 ms) to read a handful of objects —
+ * and by the pack indexer for every object it inflates (`inflateInto`: into a buffer the caller
+ * owns, so tens of thousands of objects allocate nothing).
+ *
+ * Codes are decoded through a lookup table of their first PRIMARY_BITS bits (built per block);
+ * the rare longer codes are decoded canonically from the bits already in hand, as zlib's `puff`
+ * does, without a second table.
  */
 
-class BitReader {
-  pos: number;
-  bitBuf = 0;
-  bitCount = 0;
-  constructor(readonly src: Uint8Array, start: number) {
-    this.pos = start;
-  }
-  bits(need: number): number {
-    let value = this.bitBuf;
-    while (this.bitCount < need) {
-      if (this.pos >= this.src.length) throw new Error("inflate: input ended early");
-      value |= this.src[this.pos++] << this.bitCount;
-      this.bitCount += 8;
-    }
-    this.bitBuf = value >>> need;
-    this.bitCount -= need;
-    return value & ((1 << need) - 1);
-  }
-}
-
-interface Huffman {
-  count: Uint16Array;
-  symbol: Uint16Array;
-}
-
 const MAX_BITS = 15;
+/** Bits looked up at once: the literal/length table has 2^9 entries, the distance table 2^7. */
+const LITLEN_BITS = 9;
+const DIST_BITS = 7;
+const CODELEN_BITS = 7;
 
-function construct(lengths: Uint8Array | number[], n: number): Huffman {
-  const count = new Uint16Array(MAX_BITS + 1);
-  const symbol = new Uint16Array(n);
+/** Thrown when the input stops before the stream does (the caller may retry with more of it). */
+export const INPUT_ENDED_EARLY = "inflate: input ended early";
+
+/**
+ * A canonical Huffman code: `table[bits]` is `symbol << 4 | length` for codes up to `bits` long
+ * (0 for a longer code, decoded from `count`/`symbol`).
+ */
+interface Huffman {
+  readonly table: Int32Array;
+  readonly bits: number;
+  readonly count: Uint16Array;
+  readonly symbol: Uint16Array;
+}
+
+function newHuffman(bits: number, symbols: number): Huffman {
+  return {
+    table: new Int32Array(1 << bits),
+    bits,
+    count: new Uint16Array(MAX_BITS + 1),
+    symbol: new Uint16Array(symbols),
+  };
+}
+
+const offs = new Uint16Array(MAX_BITS + 2);
+const nextCode = new Uint16Array(MAX_BITS + 2);
+
+/** Builds `h` for the code lengths `lengths[0..n)`; false when they are over-subscribed. */
+function build(h: Huffman, lengths: Uint8Array, n: number): boolean {
+  const { count, symbol, table, bits } = h;
+  count.fill(0);
   for (let s = 0; s < n; s++) count[lengths[s]]++;
   count[0] = 0;
-  const offs = new Uint16Array(MAX_BITS + 1);
+  let left = 1;
+  for (let len = 1; len <= MAX_BITS; len++) {
+    left <<= 1;
+    left -= count[len];
+    if (left < 0) return false;
+  }
+  offs[1] = 0;
   for (let len = 1; len < MAX_BITS; len++) offs[len + 1] = offs[len] + count[len];
   for (let s = 0; s < n; s++) if (lengths[s] !== 0) symbol[offs[lengths[s]]++] = s;
-  return { count, symbol };
-}
-
-function decode(r: BitReader, h: Huffman): number {
+  table.fill(0);
+  // The first code of each length (RFC 1951 3.2.2): codes of one length are consecutive, in symbol order.
   let code = 0;
-  let first = 0;
-  let index = 0;
   for (let len = 1; len <= MAX_BITS; len++) {
-    code |= r.bits(1);
-    const count = h.count[len];
-    if (code - count < first) return h.symbol[index + (code - first)];
-    index += count;
-    first += count;
-    first <<= 1;
-    code <<= 1;
+    nextCode[len] = code;
+    code = (code + count[len]) << 1;
   }
-  throw new Error("inflate: bad Huffman code");
+  const size = 1 << bits;
+  for (let s = 0; s < n; s++) {
+    const len = lengths[s];
+    if (len === 0 || len > bits) continue;
+    let c = nextCode[len]++;
+    // The stream sends a code's bits most significant first into a least-significant-first reader.
+    let reversed = 0;
+    for (let k = 0; k < len; k++) {
+      reversed = (reversed << 1) | (c & 1);
+      c >>= 1;
+    }
+    const entry = (s << 4) | len;
+    for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
+  }
+  return true;
 }
 
-const LENGTH_BASE = [
+const LENGTH_BASE = new Uint16Array([
   3,
   4,
   5,
@@ -89,9 +111,39 @@ const LENGTH_BASE = [
   195,
   227,
   258,
-];
-const LENGTH_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE = [
+]);
+const LENGTH_EXTRA = new Uint8Array([
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  1,
+  1,
+  2,
+  2,
+  2,
+  2,
+  3,
+  3,
+  3,
+  3,
+  4,
+  4,
+  4,
+  4,
+  5,
+  5,
+  5,
+  5,
+  0,
+]);
+const DIST_BASE = new Uint16Array([
   1,
   2,
   3,
@@ -122,73 +174,175 @@ const DIST_BASE = [
   12289,
   16385,
   24577,
-];
-const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+]);
+const DIST_EXTRA = new Uint8Array([
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  2,
+  2,
+  3,
+  3,
+  4,
+  4,
+  5,
+  5,
+  6,
+  6,
+  7,
+  7,
+  8,
+  8,
+  9,
+  9,
+  10,
+  10,
+  11,
+  11,
+  12,
+  12,
+  13,
+  13,
+]);
 const CODE_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
-let fixed: { lencode: Huffman; distcode: Huffman } | null = null;
-function fixedTables() {
-  if (fixed) return fixed;
+let fixedCodes: { lit: Huffman; dist: Huffman } | null = null;
+function fixedTables(): { lit: Huffman; dist: Huffman } {
+  if (fixedCodes) return fixedCodes;
   const lengths = new Uint8Array(288);
   lengths.fill(8, 0, 144);
   lengths.fill(9, 144, 256);
   lengths.fill(7, 256, 280);
   lengths.fill(8, 280, 288);
-  const dist = new Uint8Array(30).fill(5);
-  fixed = { lencode: construct(lengths, 288), distcode: construct(dist, 30) };
-  return fixed;
+  const lit = newHuffman(LITLEN_BITS, 288);
+  build(lit, lengths, 288);
+  const dist = newHuffman(DIST_BITS, 30);
+  build(dist, new Uint8Array(30).fill(5), 30);
+  fixedCodes = { lit, dist };
+  return fixedCodes;
 }
 
-class Output {
-  buf: Uint8Array;
-  len = 0;
-  constructor(hint: number) {
-    this.buf = new Uint8Array(Math.max(64, hint));
+// Per-block tables of dynamic blocks, reused (the inflater is synchronous and not re-entrant).
+const dynLit = newHuffman(LITLEN_BITS, 288);
+const dynDist = newHuffman(DIST_BITS, 30);
+const codeLen = newHuffman(CODELEN_BITS, 19);
+const lengthsScratch = new Uint8Array(320);
+
+/** The inflater's state: the input, a bit buffer of up to 32 bits, and the output written so far. */
+class State {
+  hold = 0;
+  bits = 0;
+  /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
+  pos: number;
+  /** Where this stream's output starts in `out` (a distance may not reach before it). */
+  readonly outStart: number;
+  constructor(readonly src: Uint8Array, start: number, readonly out: Uint8Array, public o: number) {
+    this.pos = start;
+    this.outStart = o;
   }
-  ensure(extra: number) {
-    if (this.len + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + extra) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
+
+  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  refill(): void {
+    while (this.bits <= 24) {
+      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      this.pos++;
+      this.hold |= byte << this.bits;
+      this.bits += 8;
+    }
+  }
+
+  take(n: number): number {
+    if (this.bits < n) this.refill();
+    const value = this.hold & ((1 << n) - 1);
+    this.hold >>>= n;
+    this.bits -= n;
+    return value;
+  }
+
+  /** Where the consumed input ends; throws when that is past the input (zeros were decoded). */
+  consumedEnd(): number {
+    const end = this.pos - (this.bits >> 3);
+    if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
+    return end;
+  }
+
+  decode(h: Huffman): number {
+    if (this.bits < MAX_BITS) this.refill();
+    const entry = h.table[this.hold & ((1 << h.bits) - 1)];
+    if (entry !== 0) {
+      const len = entry & 15;
+      this.hold >>>= len;
+      this.bits -= len;
+      return entry >> 4;
+    }
+    // A code longer than the table: canonical decoding, most significant bit first.
+    const { count, symbol } = h;
+    let code = 0;
+    let first = 0;
+    let index = 0;
+    const hold = this.hold;
+    for (let len = 1; len <= MAX_BITS; len++) {
+      code |= (hold >>> (len - 1)) & 1;
+      const n = count[len];
+      if (code - n < first) {
+        this.hold >>>= len;
+        this.bits -= len;
+        return symbol[index + (code - first)];
+      }
+      index += n;
+      first += n;
+      first <<= 1;
+      code <<= 1;
+    }
+    throw new Error("inflate: bad Huffman code");
   }
 }
 
-function codes(r: BitReader, out: Output, lencode: Huffman, distcode: Huffman): void {
+function codes(s: State, lit: Huffman, dist: Huffman): void {
+  const out = s.out;
+  const limit = out.length;
   for (;;) {
-    let symbol = decode(r, lencode);
+    let symbol = s.decode(lit);
     if (symbol < 256) {
-      out.ensure(1);
-      out.buf[out.len++] = symbol;
+      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      out[s.o++] = symbol;
       continue;
     }
     if (symbol === 256) return;
     symbol -= 257;
     if (symbol >= 29) throw new Error("inflate: bad length symbol");
-    const length = LENGTH_BASE[symbol] + r.bits(LENGTH_EXTRA[symbol]);
-    const ds = decode(r, distcode);
+    const length = LENGTH_BASE[symbol] + s.take(LENGTH_EXTRA[symbol]);
+    const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
-    const dist = DIST_BASE[ds] + r.bits(DIST_EXTRA[ds]);
-    if (dist > out.len) throw new Error("inflate: distance too far back");
-    out.ensure(length);
-    const buf = out.buf;
-    for (let i = 0; i < length; i++, out.len++) buf[out.len] = buf[out.len - dist];
+    const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    const o = s.o;
+    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
+    if (o + length > limit) throw new Error("inflate: output larger than expected");
+    const from = o - distance;
+    // An overlapping copy (distance < length) repeats what it has just written, byte by byte.
+    if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
+    else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
+    s.o = o + length;
   }
 }
 
-function dynamic(r: BitReader, out: Output): void {
-  const nlen = r.bits(5) + 257;
-  const ndist = r.bits(5) + 1;
-  const ncode = r.bits(4) + 4;
+function dynamic(s: State): void {
+  const nlen = s.take(5) + 257;
+  const ndist = s.take(5) + 1;
+  const ncode = s.take(4) + 4;
   if (nlen > 286 || ndist > 30) throw new Error("inflate: bad counts");
-  const lengths = new Uint8Array(320);
-  for (let i = 0; i < ncode; i++) lengths[CODE_ORDER[i]] = r.bits(3);
-  const lencode = construct(lengths, 19);
+  const lengths = lengthsScratch;
+  lengths.fill(0, 0, 19);
+  for (let i = 0; i < ncode; i++) lengths[CODE_ORDER[i]] = s.take(3);
+  if (!build(codeLen, lengths, 19)) throw new Error("inflate: bad code lengths");
   let index = 0;
-  const all = new Uint8Array(nlen + ndist);
-  while (index < nlen + ndist) {
-    let symbol = decode(r, lencode);
+  const total = nlen + ndist;
+  const all = lengths;
+  while (index < total) {
+    let symbol = s.decode(codeLen);
     if (symbol < 16) {
       all[index++] = symbol;
       continue;
@@ -197,14 +351,82 @@ function dynamic(r: BitReader, out: Output): void {
     if (symbol === 16) {
       if (index === 0) throw new Error("inflate: repeat with no first length");
       len = all[index - 1];
-      symbol = 3 + r.bits(2);
-    } else if (symbol === 17) symbol = 3 + r.bits(3);
-    else symbol = 11 + r.bits(7);
-    if (index + symbol > nlen + ndist) throw new Error("inflate: too many lengths");
+      symbol = 3 + s.take(2);
+    } else if (symbol === 17) symbol = 3 + s.take(3);
+    else symbol = 11 + s.take(7);
+    if (index + symbol > total) throw new Error("inflate: too many lengths");
     while (symbol--) all[index++] = len;
   }
   if (all[256] === 0) throw new Error("inflate: no end-of-block code");
-  codes(r, out, construct(all.subarray(0, nlen), nlen), construct(all.subarray(nlen), ndist));
+  // The literal/length lengths come first, then the distance lengths.
+  if (!build(dynLit, all, nlen)) throw new Error("inflate: bad literal/length code");
+  if (!build(dynDist, all.subarray(nlen, total), ndist)) throw new Error("inflate: bad distance code");
+  codes(s, dynLit, dynDist);
+}
+
+/** Runs the blocks of the deflate stream whose zlib header is at `s.pos - 2`. */
+function blocks(s: State): void {
+  let last = 0;
+  while (!last) {
+    last = s.take(1);
+    const type = s.take(2);
+    if (type === 0) {
+      // Stored: to the next byte boundary, then LEN, NLEN and the bytes.
+      s.hold >>>= s.bits & 7;
+      s.bits -= s.bits & 7;
+      s.pos -= s.bits >> 3;
+      s.hold = 0;
+      s.bits = 0;
+      const src = s.src;
+      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
+      const len = src[s.pos] | (src[s.pos + 1] << 8);
+      const nlen = src[s.pos + 2] | (src[s.pos + 3] << 8);
+      if (len !== (~nlen & 0xffff)) throw new Error("inflate: bad stored block");
+      s.pos += 4;
+      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
+      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
+      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
+      s.o += len;
+      s.pos += len;
+    } else if (type === 1) {
+      const t = fixedTables();
+      codes(s, t.lit, t.dist);
+    } else if (type === 2) {
+      dynamic(s);
+    } else throw new Error("inflate: bad block type");
+  }
+}
+
+function checkHeader(src: Uint8Array, at: number): void {
+  if (at + 2 > src.length) throw new Error(INPUT_ENDED_EARLY);
+  const cmf = src[at];
+  const flg = src[at + 1];
+  if ((cmf & 0x0f) !== 8 || ((cmf << 8) | flg) % 31 !== 0 || (flg & 0x20) !== 0) {
+    throw new Error("inflate: not a zlib stream");
+  }
+}
+
+/**
+ * Inflates the zlib stream at `src[at]` into exactly `size` bytes of `out` from `outAt`; returns
+ * where the stream ends in `src` (just past its Adler-32 trailer, which is not checked). Throws
+ * INPUT_ENDED_EARLY when `src` stops before the stream does, and an error when the stream's output
+ * is not `size` bytes.
+ */
+export function inflateInto(src: Uint8Array, at: number, out: Uint8Array, outAt: number, size: number): number {
+  checkHeader(src, at);
+  const target = out.subarray(0, outAt + size);
+  const s = new State(src, at + 2, target, outAt);
+  try {
+    blocks(s);
+  } catch (error) {
+    // Whatever went wrong, if zeros past the input's end were decoded the input was too short.
+    if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd() + 4;
+  if (end > src.length) throw new Error(INPUT_ENDED_EARLY);
+  if (s.o !== outAt + size) throw new Error("inflate: output smaller than expected");
+  return end;
 }
 
 /** Inflates a zlib stream (header, deflate data; the Adler-32 trailer is not checked). */
@@ -214,38 +436,27 @@ export function inflateZlibSync(src: Uint8Array, sizeHint = src.length * 4): Uin
 
 /**
  * Inflates the zlib stream at the start of `src` (more bytes may follow it, as in a pack) and
- * says where it ended: `end` is the offset just past its Adler-32 trailer.
+ * says where it ended: `end` is the offset just past its Adler-32 trailer. Without a known size
+ * the output grows by doubling (the stream is inflated again into a larger buffer).
  */
 export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): { data: Uint8Array; end: number } {
-  if (src.length < 2 || (src[0] & 0x0f) !== 8 || ((src[0] << 8) | src[1]) % 31 !== 0 || (src[1] & 0x20) !== 0) {
-    throw new Error("inflate: not a zlib stream");
+  checkHeader(src, 0);
+  let capacity = Math.max(64, sizeHint);
+  for (;;) {
+    const out = new Uint8Array(capacity);
+    const s = new State(src, 2, out, 0);
+    try {
+      blocks(s);
+    } catch (error) {
+      if ((error as Error).message === "inflate: output larger than expected") {
+        capacity *= 4;
+        continue;
+      }
+      if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);
+      throw error;
+    }
+    const end = s.consumedEnd() + 4;
+    if (end > src.length) throw new Error(INPUT_ENDED_EARLY);
+    return { data: out.subarray(0, s.o), end };
   }
-  const r = new BitReader(src, 2);
-  const out = new Output(sizeHint);
-  let last = 0;
-  while (!last) {
-    last = r.bits(1);
-    const type = r.bits(2);
-    if (type === 0) {
-      r.bitBuf = 0;
-      r.bitCount = 0;
-      if (r.pos + 4 > src.length) throw new Error("inflate: input ended early");
-      const len = src[r.pos] | (src[r.pos + 1] << 8);
-      const nlen = src[r.pos + 2] | (src[r.pos + 3] << 8);
-      if (len !== (~nlen & 0xffff)) throw new Error("inflate: bad stored block");
-      r.pos += 4;
-      if (r.pos + len > src.length) throw new Error("inflate: input ended early");
-      out.ensure(len);
-      out.buf.set(src.subarray(r.pos, r.pos + len), out.len);
-      out.len += len;
-      r.pos += len;
-    } else if (type === 1) {
-      const t = fixedTables();
-      codes(r, out, t.lencode, t.distcode);
-    } else if (type === 2) {
-      dynamic(r, out);
-    } else throw new Error("inflate: bad block type");
-  }
-  if (r.pos + 4 > src.length) throw new Error("inflate: input ended early");
-  return { data: out.buf.subarray(0, out.len), end: r.pos + 4 };
 }

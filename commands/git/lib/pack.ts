@@ -8,6 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import type { ObjectType } from "./objects.ts";
+import { inflateInto } from "./inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -253,19 +254,18 @@ export class PackSet {
           back = (back + 1) * 128 + (byte & 0x7f);
         }
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
         at -= back;
       } else if (typeCode === REF_DELTA) {
         const baseOid = toHex(raw, p, p + 20);
         p += 20;
-        chain.push({ offset: at, delta: await this.#inflate(raw.subarray(p)) });
+        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
       } else {
         const type = TYPES[typeCode];
         if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflate(raw.subarray(p));
-        if (content.length !== size) throw corrupt("a packed object has the wrong size");
+        const content = await this.#inflateSized(raw, p, size);
         base = { type, content };
         this.#remember(pack, at, base);
       }
@@ -276,6 +276,25 @@ export class PackSet {
       this.#remember(pack, chain[i].offset, result);
     }
     return result;
+  }
+
+  /**
+   * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
+   * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
+   * kept in the cache), or through the injected inflater for the largest objects.
+   */
+  async #inflateSized(raw: Uint8Array, at: number, size: number): Promise<Uint8Array> {
+    let content: Uint8Array;
+    if (size <= LARGE_OBJECT) {
+      content = new Uint8Array(size);
+      try {
+        inflateInto(raw, at, content, 0, size);
+      } catch {
+        throw corrupt("a packed object cannot be inflated to the size its header gives");
+      }
+    } else content = await this.#inflate(raw.subarray(at));
+    if (content.length !== size) throw corrupt("a packed object has the wrong size");
+    return content;
   }
 
   /** Bytes of decoded objects kept for delta chains (at most BASE_CACHE_BYTES). */
@@ -314,6 +333,9 @@ const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
 const MAX_DELTA_CHAIN = 4095;
 
+/** Objects above this size are inflated by the injected (native) inflater (Node's zlib is faster on them). */
+const LARGE_OBJECT = 256 * 1024 * 1024;
+
 function readVarint(data: Uint8Array, at: { p: number }): number {
   let value = 0;
   let shift = 0;
@@ -328,35 +350,58 @@ function readVarint(data: Uint8Array, at: { p: number }): number {
 
 /** git's delta format: copy ranges of the base and insert literal bytes. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  const out = new Uint8Array(deltaResultSize(delta));
+  applyDeltaInto(base, delta, out, 0);
+  return out;
+}
+
+/** The size of the object `delta` makes (its header's second number). */
+export function deltaResultSize(delta: Uint8Array): number {
+  const at = { p: 0 };
+  readVarint(delta, at);
+  return readVarint(delta, at);
+}
+
+/**
+ * Applies `delta` to `base`, writing the result into `out` from `outAt` (it must have room for
+ * `deltaResultSize(delta)` bytes, and must not overlap `base`); returns the result's size.
+ */
+export function applyDeltaInto(base: Uint8Array, delta: Uint8Array, out: Uint8Array, outAt: number): number {
   const at = { p: 0 };
   const baseSize = readVarint(delta, at);
   if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
   const size = readVarint(delta, at);
-  const out = new Uint8Array(size);
-  let o = 0;
-  while (at.p < delta.length) {
-    const op = delta[at.p++];
+  if (outAt + size > out.length) throw corrupt("a delta's result does not fit");
+  let p = at.p;
+  let o = outAt;
+  const end = outAt + size;
+  while (p < delta.length) {
+    const op = delta[p++];
     if (op & 0x80) {
       let offset = 0;
       let length = 0;
-      if (op & 0x01) offset |= delta[at.p++];
-      if (op & 0x02) offset |= delta[at.p++] << 8;
-      if (op & 0x04) offset |= delta[at.p++] << 16;
-      if (op & 0x08) offset += delta[at.p++] * 2 ** 24;
-      if (op & 0x10) length |= delta[at.p++];
-      if (op & 0x20) length |= delta[at.p++] << 8;
-      if (op & 0x40) length |= delta[at.p++] << 16;
+      if (op & 0x01) offset |= delta[p++];
+      if (op & 0x02) offset |= delta[p++] << 8;
+      if (op & 0x04) offset |= delta[p++] << 16;
+      if (op & 0x08) offset += delta[p++] * 2 ** 24;
+      if (op & 0x10) length |= delta[p++];
+      if (op & 0x20) length |= delta[p++] << 8;
+      if (op & 0x40) length |= delta[p++] << 16;
       if (length === 0) length = 0x10000;
-      out.set(base.subarray(offset, offset + length), o);
+      if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
+      // Short copies byte by byte: a subarray and set() cost more than the loop for them.
+      if (length > 64) out.set(base.subarray(offset, offset + length), o);
+      else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
       o += length;
     } else if (op > 0) {
-      out.set(delta.subarray(at.p, at.p + op), o);
+      if (p + op > delta.length || o + op > end) throw corrupt("a delta inserts past its end");
+      for (let i = 0; i < op; i++) out[o + i] = delta[p + i];
       o += op;
-      at.p += op;
+      p += op;
     } else {
       throw corrupt("a delta has a reserved instruction");
     }
   }
-  if (o !== size) throw corrupt("a delta produced the wrong size");
-  return out;
+  if (o !== end) throw corrupt("a delta produced the wrong size");
+  return size;
 }

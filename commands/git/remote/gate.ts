@@ -171,10 +171,40 @@ function configValue(text: string, section: string, subsection: string, key: str
 }
 
 /**
- * The URL of the remote a call on the repository at `repoDir` reaches: `--remote`, else the
- * current branch's remote (what pull uses), else origin. Null when there is none.
+ * git's `url.<base>.insteadOf` (and, for a push, `url.<base>.pushInsteadOf`) in a .git/config
+ * text: a URL starting with one of the prefixes is rewritten to start with its base instead; the
+ * longest matching prefix wins, and for a push a pushInsteadOf match wins over an insteadOf one.
  */
-export function configuredRemoteUrl(repoDir: string, remote: string | null): string | null {
+export function rewriteRemoteUrl(configText: string, url: string, push: boolean): string {
+  const rules: { prefix: string; base: string; push: boolean }[] = [];
+  let base: string | null = null;
+  for (const raw of configText.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[\s*([^\s\]"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (header) {
+      base = header[1].toLowerCase() === "url" && header[2] !== undefined ? header[2].replace(/\\(.)/g, "$1") : null;
+      continue;
+    }
+    const setting = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/.exec(line);
+    if (base === null || !setting) continue;
+    const key = setting[1].toLowerCase();
+    const prefix = setting[2].trim().replace(/^"(.*)"$/, "$1");
+    if (key === "insteadof") rules.push({ prefix, base, push: false });
+    else if (key === "pushinsteadof") rules.push({ prefix, base, push: true });
+  }
+  const best = (candidates: typeof rules) =>
+    candidates.filter((r) => r.prefix !== "" && url.startsWith(r.prefix))
+      .sort((a, b) => b.prefix.length - a.prefix.length)[0];
+  const rule = (push ? best(rules.filter((r) => r.push)) : undefined) ?? best(rules.filter((r) => !r.push));
+  return rule ? rule.base + url.slice(rule.prefix.length) : url;
+}
+
+/**
+ * The URL of the remote a call on the repository at `repoDir` reaches: `--remote`, else the
+ * current branch's remote (what pull uses), else origin; after url.*.insteadOf (pushInsteadOf
+ * with `push`). Null when there is none.
+ */
+export function configuredRemoteUrl(repoDir: string, remote: string | null, push = false): string | null {
   let text: string;
   try {
     text = Deno.readTextFileSync(`${repoDir}/.git/config`);
@@ -190,7 +220,8 @@ export function configuredRemoteUrl(repoDir: string, remote: string | null): str
     const branch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
     name = (branch && configValue(text, "branch", branch, "remote")) || "origin";
   }
-  return configValue(text, "remote", name, "url");
+  const url = configValue(text, "remote", name, "url");
+  return url === null ? null : rewriteRemoteUrl(text, url, push);
 }
 
 /**
@@ -204,18 +235,33 @@ export function grantedHosts(
 ): string[] {
   const flags = call.args.flags;
   if (flags.confirm !== true) return [];
-  let url = typeof flags.url === "string" ? flags.url : null;
-  if (url === null && typeof flags.repo === "string") {
-    url = configuredRemoteUrl(`${call.root}/${flags.repo}`, typeof flags.remote === "string" ? flags.remote : null);
+  const urls: string[] = [];
+  if (typeof flags.url === "string") urls.push(flags.url);
+  else if (typeof flags.repo === "string") {
+    // The call's declaration is shared by fetch and push: both rewrites of the remote's URL
+    // (insteadOf, pushInsteadOf) are granted, each only if pterm.json allows it.
+    const remote = typeof flags.remote === "string" ? flags.remote : null;
+    for (const push of [false, true]) {
+      const url = configuredRemoteUrl(`${call.root}/${flags.repo}`, remote, push);
+      if (url !== null) urls.push(url);
+    }
   }
-  if (url === null) return [];
-  try {
-    const remote = allowedRemote(url, policyOf(section)).hostPort;
-    const proxy = proxyOf(section);
-    return proxy ? [remote, parseProxyUrl(proxy).hostPort] : [remote];
-  } catch {
-    return [];
+  const hosts = new Set<string>();
+  for (const url of urls) {
+    try {
+      hosts.add(allowedRemote(url, policyOf(section)).hostPort);
+    } catch { /* not allowed: no network for it */ }
   }
+  if (hosts.size === 0) return [];
+  const proxy = proxyOf(section);
+  if (proxy) {
+    try {
+      hosts.add(parseProxyUrl(proxy).hostPort);
+    } catch {
+      return [];
+    }
+  }
+  return [...hosts];
 }
 
 /** git.proxy of pterm.json, if set. */

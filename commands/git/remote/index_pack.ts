@@ -8,23 +8,21 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { applyDelta } from "../lib/pack.ts";
-import { fromHex, toHex } from "../lib/bytes.ts";
-import { inflateZlibStream } from "../lib/inflate.ts";
-import { objectHeader, type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
-import { decodeName } from "../lib/bytes.ts";
+import { applyDeltaInto, deltaResultSize } from "../lib/pack.ts";
+import { decodeName, fromHex, toHex } from "../lib/bytes.ts";
+import { inflateInto, INPUT_ENDED_EARLY } from "../lib/inflate.ts";
+import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
 import { verifyTreeEntryName } from "../lib/verify_path.ts";
-import { nodeCrypto, nodeZlib } from "./node.ts";
+import { Sha1 } from "../lib/sha1.ts";
+import { createHeld } from "./leftovers.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
 const MAX_DELTA_CHAIN = 4095;
-/** Decoded objects kept for delta bases while indexing; bounds the memory a pack's indexing takes. */
-const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
-/** Objects up to this size inflate in JavaScript (inflate.ts), larger ones with Node's zlib. */
-const SMALL_INFLATE = 64 * 1024;
+/** The ring of decoded objects indexing keeps for delta bases (see DecodedRing). */
+const RING_BYTES = 4 * 1024 * 1024;
 
 export interface IndexedPack {
   /** `pack-<checksum>`: the files are objects/pack/<name>.pack and .idx. */
@@ -37,9 +35,10 @@ export interface IndexedPack {
 
 /** The objects a pack holds and the ones its commits, trees and tags name (submodule commits aside). */
 export interface PackLinks {
-  readonly present: ReadonlySet<string>;
-  /** Trees, blobs and tag targets named by the pack's objects. */
-  readonly named: ReadonlySet<string>;
+  /** Whether the pack holds `oid`. */
+  has(oid: string): boolean;
+  /** Trees, blobs and tag targets named by the pack's objects but not in it, each once. */
+  named(): Iterable<string>;
   /** Each commit's parents (kept apart: a shallow boundary commit's parents are legitimately absent). */
   readonly parents: ReadonlyMap<string, readonly string[]>;
 }
@@ -50,6 +49,8 @@ export interface ReceiveOptions {
   readonly signal?: AbortSignal;
   /** Called as bytes arrive (`received`) and as objects are indexed (`indexed` of `total`). */
   readonly onProgress?: (stage: "receiving" | "indexing", done: number, total?: number) => void;
+  /** The ring of decoded delta bases (RING_BYTES unless given; the tests make it small). */
+  readonly cacheBytes?: number;
 }
 
 function corruptPack(message: string): PtermError {
@@ -60,50 +61,57 @@ function corruptPack(message: string): PtermError {
   );
 }
 
-/** Writes the stream to `path`, returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
+/** Writes the stream to `file` (the caller closes it), returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
 async function spool(
   chunks: AsyncIterable<Uint8Array>,
-  path: string,
+  file: Deno.FsFile,
   options: ReceiveOptions,
 ): Promise<{ size: number; computed: string; trailer: string }> {
-  const { createHash } = await nodeCrypto();
-  const hash = createHash("sha1");
-  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
+  const hash = new Sha1();
   let size = 0;
   /** The last up to 20 bytes seen, not yet hashed: they may be the trailer. */
   let tail = new Uint8Array(0);
-  try {
-    for await (const chunk of chunks) {
-      options.signal?.throwIfAborted();
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        throw new PtermError(
-          "InputTooLarge",
-          `the remote's pack is larger than git.max_fetch_bytes (${options.maxBytes} bytes); nothing was stored. ` +
-            "Fetch less (--depth 1, --branch) or raise git.max_fetch_bytes in pterm.json.",
-        );
-      }
+  for await (const chunk of chunks) {
+    options.signal?.throwIfAborted();
+    size += chunk.length;
+    if (size > options.maxBytes) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the remote's pack is larger than git.max_fetch_bytes (${options.maxBytes} bytes); nothing was stored. ` +
+          "Fetch less (--depth 1, --branch) or raise git.max_fetch_bytes in pterm.json.",
+      );
+    }
+    // All but the last 20 bytes are hashed as they pass; those may be the trailer.
+    if (chunk.length >= 20) {
+      hash.update(tail);
+      hash.update(chunk.subarray(0, chunk.length - 20));
+      tail = chunk.slice(chunk.length - 20);
+    } else {
       const joined = new Uint8Array(tail.length + chunk.length);
       joined.set(tail);
       joined.set(chunk, tail.length);
       const keep = Math.min(20, joined.length);
       hash.update(joined.subarray(0, joined.length - keep));
       tail = joined.slice(joined.length - keep);
-      let written = 0;
-      while (written < chunk.length) written += await file.write(chunk.subarray(written));
-      options.onProgress?.("receiving", size);
     }
-  } finally {
-    file.close();
+    let written = 0;
+    while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
+    options.onProgress?.("receiving", size);
   }
   if (tail.length < 20) throw corruptPack("it ended before its checksum");
-  return { size, computed: hash.digest("hex"), trailer: toHex(tail) };
+  const digest = new Uint8Array(20);
+  hash.digestInto(digest, 0);
+  return { size, computed: toHex(digest), trailer: toHex(tail) };
 }
+
+/** The pack is read through a window of this many bytes. */
+const WINDOW_BYTES = 1024 * 1024;
 
 /** Positioned reads through one moving window, so a sequential walk costs one read per few MiB. */
 class PackReader {
   readonly size: number;
   readonly #file: Deno.FsFile;
+  #buffer = new Uint8Array(0);
   #window = new Uint8Array(0);
   #start = 0;
 
@@ -123,12 +131,14 @@ class PackReader {
       return this.#window.subarray(offset - this.#start, end - this.#start);
     }
     if (!sequential) return this.#readAt(offset, end - offset);
-    const want = Math.min(this.size - offset, Math.max(length, 4 * 1024 * 1024));
-    const buffer = new Uint8Array(want);
+    // The window's buffer is reused: views of it handed out before are not kept across reads.
+    const want = Math.min(this.size - offset, Math.max(length, WINDOW_BYTES));
+    if (this.#buffer.length < want) this.#buffer = new Uint8Array(Math.max(want, WINDOW_BYTES));
+    const buffer = this.#buffer;
     this.#file.seekSync(offset, Deno.SeekMode.Start);
     let got = 0;
     while (got < want) {
-      const n = this.#file.readSync(buffer.subarray(got));
+      const n = this.#file.readSync(buffer.subarray(got, want));
       if (n === null || n === 0) break;
       got += n;
     }
@@ -150,20 +160,182 @@ class PackReader {
   }
 }
 
-interface Entry {
-  readonly offset: number;
+/** CRC-32 (the IEEE polynomial, as zlib's crc32), for the `.idx`'s per-object checksums. */
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** The CRC-32 of `data`, continuing from `crc` (the CRC of the bytes before it). */
+function crc32(data: Uint8Array, crc = 0): number {
+  let c = (crc ^ 0xffffffff) >>> 0;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Objects decoded while indexing, kept for the deltas that follow them: one ring of
+ * RING_BYTES, written in order and overwritten when it wraps (first in, first out). Bases come
+ * shortly before their deltas in the packs git writes, so a ring of a few MiB resolves nearly
+ * every delta when it is read, and indexing allocates nothing per object (git's index-pack bounds
+ * its base cache the same way, by core.deltaBaseCacheLimit).
+ */
+class DecodedRing {
+  readonly #bytes: Uint8Array;
+  readonly #capacity: number;
+  /** Where the next object goes, counted from the start of all writes (not wrapped). */
+  #written = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+    this.#bytes = new Uint8Array(capacity);
+  }
+
+  /** Objects larger than this are not kept (they get their own buffer). */
+  get largest(): number {
+    return this.#capacity >> 2;
+  }
+
+  /** Room for `length` bytes: its position (not wrapped); what was there is overwritten. */
+  reserve(length: number): number {
+    let at = this.#written;
+    if ((at % this.#capacity) + length > this.#capacity) at = (Math.floor(at / this.#capacity) + 1) * this.#capacity;
+    this.#written = at + length;
+    return at;
+  }
+
+  /** Whether the `length` bytes reserved at `at` are still there. */
+  holds(at: number): boolean {
+    return at >= 0 && this.#written <= at + this.#capacity;
+  }
+
+  view(at: number, length: number): Uint8Array {
+    const start = at % this.#capacity;
+    return this.#bytes.subarray(start, start + length);
+  }
+}
+
+/**
+ * A set of object names kept as bytes (open addressing over the names' first bytes, which SHA-1
+ * spreads evenly): a pack's trees name hundreds of thousands of entries, mostly the same objects
+ * again, and turning each into a string costs more than the rest of indexing.
+ */
+class OidSet {
+  #keys: Uint8Array;
+  #used: Uint8Array;
+  #mask: number;
+  size = 0;
+
+  constructor(capacity = 1 << 12) {
+    this.#keys = new Uint8Array(capacity * 20);
+    this.#used = new Uint8Array(capacity);
+    this.#mask = capacity - 1;
+  }
+
+  add(source: Uint8Array, at: number): void {
+    const keys = this.#keys;
+    let slot = ((source[at] << 16) | (source[at + 1] << 8) | source[at + 2]) & this.#mask;
+    for (;; slot = (slot + 1) & this.#mask) {
+      if (!this.#used[slot]) break;
+      const k = slot * 20;
+      let same = true;
+      for (let b = 0; b < 20; b++) {
+        if (keys[k + b] !== source[at + b]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return;
+    }
+    keys.set(source.subarray(at, at + 20), slot * 20);
+    this.#used[slot] = 1;
+    if (++this.size * 2 > this.#used.length) this.#grow();
+  }
+
+  addHex(oid: string): void {
+    this.add(fromHex(oid), 0);
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const used = this.#used;
+    this.#keys = new Uint8Array(keys.length * 2);
+    this.#used = new Uint8Array(used.length * 2);
+    this.#mask = this.#used.length - 1;
+    this.size = 0;
+    for (let slot = 0; slot < used.length; slot++) if (used[slot]) this.add(keys, slot * 20);
+  }
+
+  /** The names for which `skip` (given the keys and a name's offset in them) is false, as hex. */
+  *hexExcept(skip: (keys: Uint8Array, at: number) => boolean): Generator<string> {
+    for (let slot = 0; slot < this.#used.length; slot++) {
+      if (this.#used[slot] && !skip(this.#keys, slot * 20)) yield toHex(this.#keys, slot * 20, slot * 20 + 20);
+    }
+  }
+}
+
+/** The pack's entries, one slot of each array per object in pack order (no object per entry). */
+interface Entries {
+  readonly count: number;
+  readonly offsets: Float64Array;
+  /** Bytes of each entry's header (type, size, delta base): its zlib data starts after them. */
+  readonly headerBytes: Uint8Array;
+  readonly sizes: Float64Array;
   /** 1-4 for a whole object, OFS_DELTA or REF_DELTA. */
-  readonly code: number;
-  readonly size: number;
-  /** Where the zlib data starts. */
-  readonly dataAt: number;
-  /** Where the next object starts (known after inflating). */
-  end: number;
-  readonly baseOffset: number;
-  readonly baseOid: string;
-  oid: string;
-  type: ObjectType | null;
-  crc: number;
+  readonly codes: Uint8Array;
+  /** An OFS_DELTA's base entry; -1 otherwise. */
+  readonly bases: Int32Array;
+  /** A REF_DELTA's base object, by entry. */
+  readonly refBases: Map<number, string>;
+  /** The resolved type (1-4), 0 while unknown. */
+  readonly types: Uint8Array;
+  /** Each object's name, 20 bytes an entry. */
+  readonly oids: Uint8Array;
+  readonly crcs: Uint32Array;
+  /** Where a decoded copy is in the ring, -1 for none. */
+  readonly cached: Float64Array;
+}
+
+interface Indexed {
+  readonly entries: Entries;
+  /** What the pack's trees, commits and tags name. */
+  readonly named: OidSet;
+  readonly parents: Map<string, readonly string[]>;
+}
+
+const headerScratch = new Uint8Array(32);
+const TYPE_BYTES: Record<number, Uint8Array> = Object.fromEntries(
+  Object.entries(TYPES).map(([code, name]) => [code, new TextEncoder().encode(`${name} `)]),
+);
+
+/** git's object header (`blob 123\0`, as objects.ts's objectHeader), in a reused buffer. */
+function headerOf(typeCode: number, length: number): Uint8Array {
+  const type = TYPE_BYTES[typeCode];
+  headerScratch.set(type);
+  let p = type.length;
+  const digits = String(length);
+  for (let k = 0; k < digits.length; k++) headerScratch[p++] = digits.charCodeAt(k);
+  headerScratch[p++] = 0;
+  return headerScratch.subarray(0, p);
+}
+
+/** The entry starting at `offset` (offsets ascend), or -1. */
+function entryAt(offsets: Float64Array, count: number, offset: number): number {
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const value = offsets[mid];
+    if (value === offset) return mid;
+    if (value < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
 }
 
 export async function receivePack(
@@ -173,49 +345,85 @@ export async function receivePack(
 ): Promise<IndexedPack | null> {
   const packDir = `${objectsDir}/pack`;
   await Deno.mkdir(packDir, { recursive: true });
-  const tmpPack = `${packDir}/tmp_pack_${crypto.randomUUID().slice(0, 8)}`;
-  const tmpIdx = `${packDir}/tmp_idx_${crypto.randomUUID().slice(0, 8)}`;
+  const id = crypto.randomUUID().slice(0, 8);
+  const tmpPack = `${packDir}/tmp_pack_${id}`;
+  const tmpIdx = `${packDir}/tmp_idx_${id}`;
+  // Each temporary file is held under an flock until it is renamed or removed: a pterm that dies
+  // (kill -9) lets go of it, and the next fetch knows the file for a dead one's (leftovers.ts).
+  const held: Deno.FsFile[] = [];
   try {
-    const { size, computed, trailer } = await spool(chunks, tmpPack, options);
+    held.push(createHeld(tmpPack));
+    const { size, computed, trailer } = await spool(chunks, held[0], options);
     if (computed !== trailer) throw corruptPack("its checksum does not match its content");
     const file = await Deno.open(tmpPack, { read: true });
-    let entries: Entry[];
-    let links: Omit<PackLinks, "present">;
+    let indexed: Indexed;
     try {
-      ({ entries, links } = await indexEntries(new PackReader(file, size), options));
+      indexed = indexEntries(new PackReader(file, size), options);
     } finally {
       file.close();
     }
-    if (entries.length === 0) {
+    const { entries } = indexed;
+    if (entries.count === 0) {
       await Deno.remove(tmpPack);
       return null;
     }
-    await Deno.writeFile(tmpIdx, await serializeIndex(entries, fromHex(trailer)), { mode: 0o644 });
+    const { idx, sorted } = serializeIndex(entries, fromHex(trailer));
+    const idxFile = createHeld(tmpIdx);
+    held.push(idxFile);
+    let written = 0;
+    while (written < idx.length) written += idxFile.writeSync(idx.subarray(written));
     const name = `pack-${trailer}`;
     await Deno.chmod(tmpPack, 0o444);
     await Deno.chmod(tmpIdx, 0o444);
     await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
     await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
+    // What the connectivity check needs, and nothing more: the entries' arrays are let go here.
+    const { named, parents } = indexed;
     return {
       name,
-      objects: entries.length,
+      objects: entries.count,
       bytes: size,
-      links: { present: new Set(entries.map((e) => e.oid)), ...links },
+      links: {
+        has: (oid) => findSorted(sorted, fromHex(oid)),
+        named: () => named.hexExcept((keys, at) => findSorted(sorted, keys, at)),
+        parents,
+      },
     };
   } catch (error) {
     await Deno.remove(tmpPack).catch(() => {});
     await Deno.remove(tmpIdx).catch(() => {});
     throw error;
+  } finally {
+    for (const file of held) file.close();
   }
 }
 
-/** Pass one reads every entry's header and inflates it (to find its end); pass two resolves deltas. */
-async function indexEntries(
+/** Whether the name at `key[at]` is among `sorted` (names, 20 bytes each, ascending). */
+function findSorted(sorted: Uint8Array, key: Uint8Array, at = 0): boolean {
+  let lo = 0;
+  let hi = sorted.length / 20;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    let c = 0;
+    for (let b = 0; b < 20 && c === 0; b++) c = sorted[mid * 20 + b] - key[at + b];
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/**
+ * Pass one reads every entry's header and inflates it (which also finds where it ends): whole
+ * objects are hashed and checked at once, and so is every delta whose base is still in the ring.
+ * Pass two resolves the rest (bases that left the ring, REF_DELTA bases that came later) by
+ * walking down each one's chain to something decoded and applying the deltas back up.
+ */
+function indexEntries(
   reader: PackReader,
   options: ReceiveOptions,
-): Promise<{ entries: Entry[]; links: Omit<PackLinks, "present"> }> {
-  const zlib = await nodeZlib();
-  const { createHash } = await nodeCrypto();
+): Indexed {
+  const sha1 = new Sha1();
   const head = reader.bytes(0, 12);
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   if (head.length < 12 || view.getUint32(0) !== 0x5041434b) throw corruptPack("it does not start with PACK");
@@ -223,94 +431,94 @@ async function indexEntries(
   if (version !== 2 && version !== 3) throw corruptPack(`version ${version}`);
   const count = view.getUint32(8);
   const dataEnd = reader.size - 20;
-  const entries: Entry[] = [];
+  // Every entry takes at least a header byte and a zlib stream of 8: a larger count is a lie
+  // (and would size the arrays below).
+  if (count * 9 > dataEnd - 12) throw corruptPack("it holds fewer objects than its header says");
+  const entries: Entries = {
+    count,
+    offsets: new Float64Array(count),
+    headerBytes: new Uint8Array(count),
+    sizes: new Float64Array(count),
+    codes: new Uint8Array(count),
+    bases: new Int32Array(count).fill(-1),
+    refBases: new Map(),
+    types: new Uint8Array(count),
+    oids: new Uint8Array(count * 20),
+    crcs: new Uint32Array(count),
+    cached: new Float64Array(count).fill(-1),
+  };
+  const { offsets, headerBytes, sizes, codes, bases, refBases, types, oids, crcs, cached } = entries;
+  const ring = new DecodedRing(options.cacheBytes ?? RING_BYTES);
+  /** Each object's size once decoded (a delta entry's own size is its delta's). */
+  const decodedSizes = new Float64Array(count);
+  let deltaScratch = new Uint8Array(64 * 1024);
 
-  /** Inflates the zlib stream at `at` whose output must be `size` bytes; returns the output and where the stream ends. */
-  const inflateAt = (at: number, size: number, sequential = true): { content: Uint8Array; end: number } => {
+  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC). */
+  let lastInput: Uint8Array = new Uint8Array(0);
+  /** Inflates entry `i`'s data into `out` at `outAt`; returns where its zlib stream ends in the pack. */
+  const inflateEntry = (i: number, out: Uint8Array, outAt: number, sequential: boolean): number => {
+    const at = offsets[i] + headerBytes[i];
+    const size = sizes[i];
     let length = size + (size >> 10) + 64;
     for (;;) {
-      const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential);
-      // Small objects (most commits, trees and deltas) inflate in JavaScript: a Node zlib call makes a
-      // native stream each time, slower for them and freed only when the garbage collector runs.
-      if (size <= SMALL_INFLATE) {
-        let inflated: { data: Uint8Array; end: number } | null = null;
-        try {
-          inflated = inflateZlibStream(input, size);
-        } catch (error) {
-          const early = (error as Error).message === "inflate: input ended early";
-          if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
-        }
-        if (inflated) {
-          if (inflated.data.length !== size) throw corruptPack("an object's size differs from its header");
-          return { content: inflated.data, end: at + inflated.end };
-        }
-        length *= 2;
-        continue;
-      }
+      // An object larger than the window is read on its own (the window keeps its size).
+      const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential && length <= WINDOW_BYTES);
       try {
-        const { buffer, engine } = zlib.inflateSync(input, { info: true }) as unknown as {
-          buffer: Uint8Array;
-          engine: { bytesWritten: number };
-        };
-        if (buffer.length !== size) throw corruptPack("an object's size differs from its header");
-        return {
-          content: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length),
-          end: at + engine.bytesWritten,
-        };
+        const end = at + inflateInto(input, 0, out, outAt, size);
+        lastInput = input;
+        return end;
       } catch (error) {
-        if (error instanceof PtermError) throw error;
-        const truncated = (error as { code?: string }).code === "Z_BUF_ERROR";
-        if (!truncated || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
-        length *= 2;
+        const early = (error as Error).message === INPUT_ENDED_EARLY;
+        if (!early || at + input.length >= dataEnd) throw corruptPack("an object cannot be inflated");
       }
+      length *= 2;
     }
   };
-  const hashObject = (type: ObjectType, content: Uint8Array): string =>
-    createHash("sha1").update(objectHeader(type, content.length)).update(content).digest("hex");
-  const named = new Set<string>();
-  const parents = new Map<string, readonly string[]>();
-  /** fsck-level checks (a tree's names, as verify_path) and the links the connectivity check needs. */
-  const checkObject = (type: ObjectType, content: Uint8Array, oid: string) => {
-    if (type === "tree") scanTree(content, oid, named);
-    else if (type === "commit") {
-      const commit = parseCommit(content);
-      named.add(commit.tree);
-      parents.set(oid, commit.parents);
-    } else if (type === "tag") named.add(parseTag(content).object);
+  /** Room for an object of `size` bytes: in the ring when it fits there, else its own buffer. */
+  const place = (size: number): { out: Uint8Array; at: number; ringAt: number } => {
+    if (size > ring.largest) return { out: new Uint8Array(size), at: 0, ringAt: -1 };
+    const ringAt = ring.reserve(size);
+    return { out: ring.view(ringAt, size), at: 0, ringAt };
+  };
+  /** Entry `i`'s delta data, in the scratch buffer. */
+  const inflateDelta = (i: number, sequential: boolean): { delta: Uint8Array; end: number } => {
+    const size = sizes[i];
+    if (size > deltaScratch.length) deltaScratch = new Uint8Array(Math.max(size, deltaScratch.length * 2));
+    const end = inflateEntry(i, deltaScratch, 0, sequential);
+    return { delta: deltaScratch.subarray(0, size), end };
   };
 
-  const byOffset = new Map<number, Entry>();
-  const byOid = new Map<string, Entry>();
-  /** Recently decoded objects by offset, within a byte budget: delta chains share their bases. */
-  const cache = new Map<number, { type: ObjectType; content: Uint8Array }>();
-  let cached = 0;
-  const remember = (offset: number, object: { type: ObjectType; content: Uint8Array }) => {
-    if (object.content.length > DECODED_CACHE_BYTES / 4) return;
-    cache.set(offset, object);
-    cached += object.content.length;
-    for (const [key, old] of cache) {
-      if (cached <= DECODED_CACHE_BYTES) break;
-      cache.delete(key);
-      cached -= old.content.length;
-    }
-  };
-  const recall = (offset: number) => {
-    const object = cache.get(offset);
-    if (object) { // most recently used last
-      cache.delete(offset);
-      cache.set(offset, object);
-    }
-    return object;
-  };
+  const named = new OidSet();
+  const parents = new Map<string, readonly string[]>();
   let resolved = 0;
-  /** An entry's object is known: its name, its checks, and its place in the cache. */
-  const settle = (entry: Entry, type: ObjectType, content: Uint8Array) => {
-    entry.type = type;
-    entry.oid = hashObject(type, content);
-    checkObject(type, content, entry.oid);
-    byOid.set(entry.oid, entry);
-    remember(entry.offset, { type, content });
+  /** Entry `i`'s object is known: its name, its checks, and where it is cached. */
+  const settle = (i: number, typeCode: number, content: Uint8Array, ringAt: number) => {
+    types[i] = typeCode;
+    const type = TYPES[typeCode];
+    sha1.reset().update(headerOf(typeCode, content.length)).update(content).digestInto(oids, i * 20);
+    if (type === "tree") scanTree(content, i, oids, named);
+    else if (type === "commit") {
+      const commit = parseCommit(content);
+      named.addHex(commit.tree);
+      parents.set(toHex(oids, i * 20, i * 20 + 20), commit.parents);
+    } else if (type === "tag") named.addHex(parseTag(content).object);
+    cached[i] = ringAt;
     if (++resolved % 256 === 0) options.signal?.throwIfAborted();
+  };
+  /** The decoded object of entry `i`, if the ring still holds it. */
+  const recall = (i: number): Uint8Array | null =>
+    cached[i] >= 0 && ring.holds(cached[i]) ? ring.view(cached[i], decodedSizes[i]) : null;
+  /**
+   * Applies entry `i`'s delta (in `delta`) to `base` (decoded, possibly a view of the ring): the
+   * result goes to the ring, and a base the reservation would overwrite is copied out first.
+   */
+  const applyTo = (i: number, base: Uint8Array, baseRingAt: number, delta: Uint8Array) => {
+    const size = deltaResultSize(delta);
+    const room = place(size);
+    const safeBase = baseRingAt >= 0 && !ring.holds(baseRingAt) ? base.slice() : base;
+    applyDeltaInto(safeBase, delta, room.out, room.at);
+    decodedSizes[i] = size;
+    return { content: room.out.subarray(room.at, room.at + size), ringAt: room.ringAt };
   };
 
   let at = 12;
@@ -332,8 +540,9 @@ async function indexEntries(
       size += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     }
-    let baseOffset = -1;
-    let baseOid = "";
+    offsets[i] = at;
+    codes[i] = code;
+    sizes[i] = size;
     if (code === OFS_DELTA) {
       byte = raw[p++];
       let back = byte & 0x7f;
@@ -341,88 +550,110 @@ async function indexEntries(
         byte = raw[p++];
         back = (back + 1) * 128 + (byte & 0x7f);
       }
-      if (back <= 0 || back > at) throw corruptPack("a delta points outside the pack");
-      baseOffset = at - back;
+      const base = back > 0 && back <= at ? entryAt(offsets, i, at - back) : -1;
+      if (base < 0) throw corruptPack("a delta's base is not an object of the pack");
+      bases[i] = base;
     } else if (code === REF_DELTA) {
-      baseOid = toHex(raw, p, p + 20);
+      refBases.set(i, toHex(raw, p, p + 20));
       p += 20;
     } else if (!TYPES[code]) {
       throw corruptPack(`an object has the unknown type ${code}`);
     }
-    const entry: Entry = {
-      offset: at,
-      code,
-      size,
-      dataAt: at + p,
-      end: 0,
-      baseOffset,
-      baseOid,
-      oid: "",
-      type: TYPES[code] ?? null,
-      crc: 0,
-    };
-    const { content, end } = inflateAt(entry.dataAt, size);
-    entry.end = end;
-    byOffset.set(entry.offset, entry);
-    if (entry.type) {
-      settle(entry, entry.type, content);
+    headerBytes[i] = p;
+    // Now, before inflating reads on: `raw` is a view of the window, which a read may refill.
+    const headerCrc = crc32(raw.subarray(0, p));
+    let end: number;
+    if (code !== OFS_DELTA && code !== REF_DELTA) {
+      const room = place(size);
+      end = inflateEntry(i, room.out, room.at, true);
+      decodedSizes[i] = size;
+      settle(i, code, room.out.subarray(room.at, room.at + size), room.ringAt);
     } else {
-      // Bases come before their deltas in the packs git writes: most deltas resolve here, from the cache.
-      const base = code === OFS_DELTA ? byOffset.get(baseOffset) : byOid.get(baseOid);
-      if (code === OFS_DELTA && !base) throw corruptPack("a delta's base is not an object of the pack");
-      const cached = base ? recall(base.offset) : undefined;
-      if (cached) settle(entry, cached.type, applyDelta(cached.content, content));
+      const inflated = inflateDelta(i, true);
+      end = inflated.end;
+      const base = bases[i];
+      const decoded = base >= 0 && types[base] !== 0 ? recall(base) : null;
+      if (decoded) {
+        const result = applyTo(i, decoded, cached[base], inflated.delta);
+        settle(i, types[base], result.content, result.ringAt);
+      }
     }
-    entries.push(entry);
+    // The entry's bytes: its header (in `raw`), then its zlib data (what the inflater read).
+    crcs[i] = crc32(lastInput.subarray(0, end - at - p), headerCrc);
     at = end;
   }
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
-  for (const entry of entries) entry.crc = zlib.crc32(reader.bytes(entry.offset, entry.end - entry.offset)) >>> 0;
 
-  // Pass two: the deltas whose base had left the cache (or, for REF_DELTA, came later) are resolved
-  // by walking down their chain to something decoded, then applying the deltas back up.
-  const contentOf = (entry: Entry): { type: ObjectType; content: Uint8Array } | null => {
-    const chain: Entry[] = [];
-    let current = entry;
-    let base: { type: ObjectType; content: Uint8Array } | undefined;
+  // Pass two. REF_DELTA bases are found by name among the objects resolved so far.
+  let byName: Map<string, number> | null = null;
+  const baseOf = (i: number): number => {
+    if (codes[i] === OFS_DELTA) return bases[i];
+    if (!byName) {
+      byName = new Map();
+      for (let k = 0; k < count; k++) if (types[k] !== 0) byName.set(toHex(oids, k * 20, k * 20 + 20), k);
+    }
+    return byName.get(refBases.get(i)!) ?? -1;
+  };
+  const resolve = (target: number): boolean => {
+    const chain: number[] = [];
+    let current = target;
+    let base: Uint8Array | null = null;
+    let baseRingAt = -1;
     for (;;) {
-      base = recall(current.offset);
-      if (base) break;
-      if (current.code !== OFS_DELTA && current.code !== REF_DELTA) {
-        base = { type: current.type!, content: inflateAt(current.dataAt, current.size, false).content };
-        break;
+      if (types[current] !== 0) {
+        base = recall(current);
+        if (base) {
+          baseRingAt = cached[current];
+          break;
+        }
+        if (codes[current] !== OFS_DELTA && codes[current] !== REF_DELTA) {
+          const room = place(sizes[current]);
+          inflateEntry(current, room.out, room.at, false);
+          base = room.out.subarray(room.at, room.at + sizes[current]);
+          baseRingAt = room.ringAt;
+          cached[current] = room.ringAt;
+          decodedSizes[current] = sizes[current];
+          break;
+        }
       }
       chain.push(current);
       if (chain.length > MAX_DELTA_CHAIN) throw corruptPack(`a delta chain is longer than git's ${MAX_DELTA_CHAIN}`);
-      const next = current.code === OFS_DELTA ? byOffset.get(current.baseOffset) : byOid.get(current.baseOid);
-      if (!next) return null; // a REF_DELTA base not known (yet)
+      const next = baseOf(current);
+      if (next < 0) return false; // a REF_DELTA base not known (yet)
       current = next;
     }
+    let type = types[current];
     for (let k = chain.length - 1; k >= 0; k--) {
       const link = chain[k];
-      const content = applyDelta(base.content, inflateAt(link.dataAt, link.size, false).content);
-      if (link.oid) remember(link.offset, { type: base.type, content });
-      else settle(link, base.type, content);
-      base = { type: base.type, content };
+      const { delta } = inflateDelta(link, false);
+      const result = applyTo(link, base, baseRingAt, delta);
+      if (types[link] === 0) {
+        settle(link, type, result.content, result.ringAt);
+        byName?.set(toHex(oids, link * 20, link * 20 + 20), link);
+      } else cached[link] = result.ringAt;
+      type = types[link];
+      base = result.content;
+      baseRingAt = result.ringAt;
     }
-    return base;
+    return true;
   };
-  for (let pending = entries.filter((e) => !e.oid); pending.length > 0;) {
+  let pending: number[] = [];
+  for (let i = 0; i < count; i++) if (types[i] === 0) pending.push(i);
+  while (pending.length > 0) {
     const before = pending.length;
-    for (const entry of pending) if (!entry.oid) contentOf(entry);
-    pending = pending.filter((e) => !e.oid);
+    pending = pending.filter((i) => types[i] === 0 && !resolve(i));
     if (pending.length === before) break;
   }
-  const unresolved = entries.find((e) => !e.oid);
-  if (unresolved) {
+  if (pending.length > 0) {
+    const unresolved = pending[0];
     throw corruptPack(
-      unresolved.code === REF_DELTA
-        ? `a delta's base ${unresolved.baseOid} is not in the pack (a thin pack, which pterm does not ask for)`
+      codes[unresolved] === REF_DELTA
+        ? `a delta's base ${refBases.get(unresolved)} is not in the pack (a thin pack, which pterm does not ask for)`
         : "a delta's base could not be resolved",
     );
   }
   options.onProgress?.("indexing", count, count);
-  return { entries, links: { named, parents } };
+  return { entries, named, parents };
 }
 
 /**
@@ -431,62 +662,75 @@ async function indexEntries(
  * which cannot be unsafe; the others are decoded and checked by verifyTreeEntryName. Adds every
  * entry's object except submodule commits to `named`.
  */
-function scanTree(content: Uint8Array, oid: string, named: Set<string>): void {
+function scanTree(content: Uint8Array, entry: number, oids: Uint8Array, named: OidSet): void {
+  const label = () => `tree ${toHex(oids, entry * 20, entry * 20 + 20)}`;
   let i = 0;
   while (i < content.length) {
     const space = content.indexOf(0x20, i);
     const nul = space < 0 ? -1 : content.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > content.length) throw corruptPack(`tree ${oid} is truncated`);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw corruptPack(`${label()} is truncated`);
     let plain = nul > space + 1 && content[space + 1] !== 0x2e;
     for (let k = space + 1; plain && k < nul; k++) {
       const b = content[k];
       if (b >= 0x80 || b === 0x2f || b === 0x5c || b === 0x7e) plain = false;
     }
-    if (!plain) verifyTreeEntryName(decodeName(content.subarray(space + 1, nul)), `tree ${oid}`);
+    if (!plain) verifyTreeEntryName(decodeName(content.subarray(space + 1, nul)), label());
     // Mode 160000 (a gitlink): six bytes "160000".
     const gitlink = space - i === 6 && content[i] === 0x31 && content[i + 1] === 0x36;
-    if (!gitlink) named.add(toHex(content, nul + 1, nul + 21));
+    if (!gitlink) named.add(content, nul + 1);
     i = nul + 21;
   }
 }
 
-/** gitformat-pack: `.idx` version 2. */
-async function serializeIndex(entries: Entry[], packChecksum: Uint8Array): Promise<Uint8Array> {
-  const { createHash } = await nodeCrypto();
-  const sorted = entries.map((e) => ({ name: fromHex(e.oid), entry: e }));
-  sorted.sort((a, b) => {
-    for (let i = 0; i < 20; i++) if (a.name[i] !== b.name[i]) return a.name[i] - b.name[i];
-    return 0;
-  });
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i].entry.oid === sorted[i - 1].entry.oid) throw corruptPack(`it holds ${sorted[i].entry.oid} twice`);
+/** gitformat-pack: `.idx` version 2; also returns the names sorted (20 bytes each). */
+function serializeIndex(entries: Entries, packChecksum: Uint8Array): { idx: Uint8Array; sorted: Uint8Array } {
+  const { oids, count: n } = entries;
+  // Sorted by each name's first four bytes, then by the whole name where those are equal.
+  const keys = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    keys[i] = ((oids[i * 20] << 24) | (oids[i * 20 + 1] << 16) | (oids[i * 20 + 2] << 8) | oids[i * 20 + 3]) >>> 0;
   }
-  const n = sorted.length;
-  const large = sorted.filter((s) => s.entry.offset >= 0x80000000).length;
+  const compareNames = (a: number, b: number): number => {
+    for (let k = 0; k < 20; k++) {
+      const d = oids[a * 20 + k] - oids[b * 20 + k];
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => (keys[a] !== keys[b] ? (keys[a] < keys[b] ? -1 : 1) : compareNames(a, b)));
+  for (let i = 1; i < n; i++) {
+    if (compareNames(order[i], order[i - 1]) === 0) {
+      throw corruptPack(`it holds ${toHex(oids, order[i] * 20, order[i] * 20 + 20)} twice`);
+    }
+  }
+  let large = 0;
+  for (let i = 0; i < n; i++) if (entries.offsets[i] >= 0x80000000) large++;
   const out = new Uint8Array(8 + 1024 + n * 20 + n * 4 + n * 4 + large * 8 + 40);
   const view = new DataView(out.buffer);
   view.setUint32(0, 0xff744f63);
   view.setUint32(4, 2);
   const fanout = new Uint32Array(256);
-  for (const s of sorted) fanout[s.name[0]]++;
+  for (let i = 0; i < n; i++) fanout[oids[i * 20]]++;
   let running = 0;
   for (let b = 0; b < 256; b++) {
     running += fanout[b];
     view.setUint32(8 + b * 4, running);
   }
   let p = 8 + 1024;
-  for (const s of sorted) {
-    out.set(s.name, p);
+  const namesAt = p;
+  for (const i of order) {
+    out.set(oids.subarray(i * 20, i * 20 + 20), p);
     p += 20;
   }
-  for (const s of sorted) {
-    view.setUint32(p, s.entry.crc);
+  for (const i of order) {
+    view.setUint32(p, entries.crcs[i]);
     p += 4;
   }
   let largeAt = p + n * 4;
   let largeIndex = 0;
-  for (const s of sorted) {
-    const offset = s.entry.offset;
+  for (const i of order) {
+    const offset = entries.offsets[i];
     if (offset < 0x80000000) view.setUint32(p, offset);
     else {
       view.setUint32(p, (0x80000000 | largeIndex++) >>> 0);
@@ -499,6 +743,6 @@ async function serializeIndex(entries: Entry[], packChecksum: Uint8Array): Promi
   p = largeAt;
   out.set(packChecksum, p);
   p += 20;
-  out.set(createHash("sha1").update(out.subarray(0, p)).digest(), p);
-  return out;
+  new Sha1().update(out, 0, p).digestInto(out, p);
+  return { idx: out, sorted: out.subarray(namesAt, namesAt + n * 20) };
 }

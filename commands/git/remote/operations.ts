@@ -8,11 +8,9 @@
 import { PtermError } from "../../../core/errors.ts";
 import { formatSignature, parseCommit, parseTag, type Signature } from "../lib/objects.ts";
 import type { PackLinks } from "./index_pack.ts";
-import { isValidRefName, listRefs, readHead, resolveRefOid, updateRef } from "../lib/refs.ts";
-import { isAncestor } from "../lib/merge.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid, updateRef } from "../lib/refs.ts";
 import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
-import { switchTrees } from "../lib/checkout.ts";
-import { loadIndex, withRepoLock } from "../lib/state.ts";
+import { withRepoLock } from "../lib/state.ts";
 import { pathPolicy } from "../lib/worktree.ts";
 import {
   connect,
@@ -24,10 +22,19 @@ import {
   sendPack,
   ZERO_OID,
 } from "./transport.ts";
-import { objectsToSend, packStream } from "./pack_writer.ts";
 import { setConfigValues } from "./config_edit.ts";
+import { CLONE_LOCK, createHeld, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
 
 export const ORIGIN = "origin";
+
+/**
+ * merge.ts (history walks) loads with diff3, renames and the rest of merging: only a ref that
+ * moved needs it, so a fetch with nothing new never loads it (nor push's pack writer).
+ */
+async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
+  const merge = await import("../lib/merge.ts");
+  return await merge.isAncestor(repo, maybeAncestor, of);
+}
 const HEADS = "refs/heads/";
 const TAGS = "refs/tags/";
 
@@ -60,16 +67,15 @@ export async function checkConnected(
       `the remote's pack lacks ${oid}, which the fetched history needs; nothing was changed (the received pack ` +
         "stays in .git/objects/pack, harmless). Retry; if it persists the remote repository may be damaged.",
     );
-  const present = links?.present ?? new Set<string>();
   const checked = new Set<string>();
   const require = async (oid: string) => {
-    if (present.has(oid) || checked.has(oid)) return;
+    if (links?.has(oid) || checked.has(oid)) return;
     if (!(await repo.objects.has(oid))) throw missing(oid);
     checked.add(oid);
   };
   for (const tip of tips) await require(tip);
   if (!links) return;
-  for (const oid of links.named) await require(oid);
+  for (const oid of links.named()) await require(oid);
   for (const [commit, parents] of links.parents) {
     if (shallow.has(commit)) continue;
     for (const parent of parents) await require(parent);
@@ -110,6 +116,8 @@ export interface CloneOptions {
   readonly singleBranch?: boolean;
   readonly maxBytes: number;
   readonly who: Signature;
+  /** A dead clone's folder that has no lock file is removed once untouched this long (leftovers.ts). */
+  readonly staleMs: number;
 }
 
 export interface CloneOutcome {
@@ -170,10 +178,14 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   // The clone is built beside its folder under a hidden name and renamed into place at the end: an
   // interrupted clone (a failure, a timeout, even kill -9) never leaves a half-made repository at --dir.
   const slash = dir.lastIndexOf("/");
+  removeDeadCloneFolders(dir.slice(0, slash), options.staleMs);
   const building = `${dir.slice(0, slash)}/.${dir.slice(slash + 1)}.pterm-clone-${crypto.randomUUID().slice(0, 8)}`;
+  // Held while the clone works, so a later clone knows this folder for a dead one's if pterm dies.
+  let held: Deno.FsFile | null = null;
   try {
     const initialBranch = branch ?? remoteHead?.symref?.slice(HEADS.length) ?? "main";
     initRepo(building, initialBranch);
+    held = createHeld(`${building}/.git/${CLONE_LOCK}`);
     const repo = openRepo(building, options.rel, connection.root);
     let outcome: FetchOutcome | null = null;
     if (wants.length > 0) {
@@ -189,6 +201,9 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     const shallow = new Set(outcome?.shallow ?? []);
     if (shallow.size > 0) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, [...shallow].sort().join("\n") + "\n");
     await checkConnected(repo, wants, shallow, outcome?.pack?.links ?? null);
+    // The pack's links are not needed past the check; the checkout below should not hold them.
+    const stats = { objects: outcome?.pack?.objects ?? 0, bytes: outcome?.pack?.bytes ?? 0 };
+    outcome = null;
     const fetchedTags: RemoteRef[] = [];
     for (const tag of tags) {
       if (!single || (await repo.objects.has(tag.oid))) fetchedTags.push(tag);
@@ -231,22 +246,18 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      files = await withRepoLock(opened, async () => {
-        const result = await switchTrees(opened, loadIndex(opened), pathPolicy(options.rel), null, commit.tree, "safe");
-        return result.changed.length;
-      });
+      // The checkout's modules (attributes, conversions) load only for a clone, not for every fetch.
+      const { checkoutIntoEmpty } = await import("./fresh_checkout.ts");
+      files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
+    Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
     // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
     Deno.renameSync(building, dir);
     return {
       branch,
       head,
       refs: packed.length,
-      stats: {
-        objects: outcome?.pack?.objects ?? 0,
-        bytes: outcome?.pack?.bytes ?? 0,
-        elapsed_ms: Date.now() - started,
-      },
+      stats: { ...stats, elapsed_ms: Date.now() - started },
       files,
       shallow: shallow.size > 0,
     };
@@ -255,6 +266,8 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       Deno.removeSync(building, { recursive: true });
     } catch { /* never made */ }
     throw error;
+  } finally {
+    held?.close();
   }
 }
 
@@ -305,7 +318,7 @@ function refPrefix(spec: Refspec): string {
   return star < 0 ? spec.src : spec.src.slice(0, star);
 }
 
-export type RefUpdateStatus = "new" | "fast-forward" | "forced" | "up-to-date" | "rejected";
+export type RefUpdateStatus = "new" | "fast-forward" | "forced" | "up-to-date" | "rejected" | "pruned";
 
 export interface FetchedRef {
   /** The remote's ref, e.g. refs/heads/main. */
@@ -313,7 +326,8 @@ export interface FetchedRef {
   /** The local ref it updates, e.g. refs/remotes/origin/main. */
   readonly local: string;
   readonly old: string | null;
-  readonly new: string;
+  /** null for a pruned ref. */
+  readonly new: string | null;
   readonly status: RefUpdateStatus;
   /** Why a rejected ref was left as it was. */
   readonly reason?: string;
@@ -321,6 +335,8 @@ export interface FetchedRef {
 
 export interface FetchOptions {
   readonly connection: Connection;
+  /** `--prune`: remote-tracking refs whose remote ref is gone are deleted. */
+  readonly prune?: boolean;
   readonly repo: Repo;
   readonly remoteName: string;
   readonly refspecs: readonly Refspec[];
@@ -341,6 +357,7 @@ function fetchHeadUrl(url: string): string {
 export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const started = Date.now();
   const { connection, repo } = options;
+  removeDeadPackTemps(`${repo.gitdir}/objects/pack`);
   const remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
@@ -360,22 +377,26 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const remoteTags = advertised.filter((r) => r.name.startsWith(TAGS) && !planned.some((p) => p.remote === r));
   const missing = async (oid: string) => !(await repo.objects.has(oid));
   const wants = new Set<string>();
-  for (const p of planned) if (await missing(p.remote.oid)) wants.add(p.remote.oid);
+  // A ref already where the remote's is needs no object check (nor the packs' indexes read for it).
+  const before = new Map(planned.map((p) => [p.local, resolveRefOid(repo, p.local)]));
+  for (const p of planned) {
+    if (before.get(p.local) !== p.remote.oid && (await missing(p.remote.oid))) wants.add(p.remote.oid);
+  }
   // Tags follow what is fetched (git's auto-follow): a new tag whose commit is here or on its way.
   for (const tag of remoteTags) {
     if (localTags.has(tag.name)) continue;
     const target = tag.peeled ?? tag.oid;
     if (!(await missing(target)) && (await missing(tag.oid))) wants.add(tag.oid);
   }
-  const haves = new Set<string>();
-  for (const prefix of ["refs/heads", "refs/remotes", "refs/tags"]) {
-    for (const oid of listRefs(repo, prefix).values()) haves.add(oid);
-  }
-  const head = readHead(repo).oid;
-  if (head) haves.add(head);
   let outcome: FetchOutcome | null = null;
   const shallowBefore = repo.objects.shallowCommits();
   if (wants.size > 0) {
+    const haves = new Set<string>();
+    for (const prefix of ["refs/heads", "refs/remotes", "refs/tags"]) {
+      for (const oid of listRefs(repo, prefix).values()) haves.add(oid);
+    }
+    const head = readHead(repo).oid;
+    if (head) haves.add(head);
     outcome = await fetchPack(remote, {
       wants: [...wants],
       haves: [...haves].filter((h) => !wants.has(h)).slice(0, 256),
@@ -386,7 +407,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     }, connection);
   }
   // A fresh view of the object store: it sees the new pack.
-  const fresh = openRepo(repo.dir, repo.label, connection.root);
+  const fresh = outcome?.pack ? openRepo(repo.dir, repo.label, connection.root) : repo;
   const shallow = new Set(shallowBefore);
   for (const s of outcome?.shallow ?? []) shallow.add(s);
   for (const s of outcome?.unshallow ?? []) shallow.delete(s);
@@ -397,7 +418,9 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     else Deno.removeSync(`${repo.gitdir}/shallow`);
   }
 
-  // Only now, with every object present, do refs move.
+  // Only now, with every object present, do refs move: first the pruned ones go (as in git, so a
+  // remote branch `a` replaced by `a/b` can land), then the fetched ones are updated.
+  const pruned = options.prune ? await prune(fresh, options.refspecs, planned, advertised) : [];
   const refs: FetchedRef[] = [];
   for (const p of planned) {
     const old = resolveRefOid(fresh, p.local);
@@ -443,13 +466,47 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   }
   writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags);
   return {
-    refs: [...refs, ...fetchedTags],
+    refs: [...pruned, ...refs, ...fetchedTags],
     stats: {
       objects: outcome?.pack?.objects ?? 0,
       bytes: outcome?.pack?.bytes ?? 0,
       elapsed_ms: Date.now() - started,
     },
   };
+}
+
+/**
+ * git fetch --prune: the local refs the refspecs write to (refs/remotes/<name>/* as a rule) whose
+ * remote ref is no longer advertised are deleted with their reflogs, as git's prune_refs does.
+ * Symbolic refs (refs/remotes/origin/HEAD) are left, as git leaves them.
+ */
+async function prune(
+  repo: Repo,
+  refspecs: readonly Refspec[],
+  planned: readonly { local: string }[],
+  advertised: readonly RemoteRef[],
+): Promise<FetchedRef[]> {
+  const kept = new Set(planned.map((p) => p.local));
+  const onRemote = new Set(advertised.map((r) => r.name));
+  const pruned: FetchedRef[] = [];
+  for (const spec of refspecs) {
+    const star = spec.dst.indexOf("*");
+    const locals = star < 0
+      ? [spec.dst]
+      : [...listRefs(repo, spec.dst.slice(0, spec.dst.lastIndexOf("/", star))).keys()];
+    const back: Refspec = { force: false, src: spec.dst, dst: spec.src };
+    for (const local of locals) {
+      if (kept.has(local)) continue;
+      const source = mapRef(back, local);
+      if (source === null || onRemote.has(source)) continue;
+      const raw = readRawRef(repo, local);
+      if (!raw || raw.kind === "symbolic") continue;
+      await deleteRef(repo, local, raw.oid);
+      kept.add(local);
+      pruned.push({ remote: source, local, old: raw.oid, new: null, status: "pruned" });
+    }
+  }
+  return pruned;
 }
 
 /** FETCH_HEAD as git writes it: the current branch's upstream for merge first, then the rest, then new tags. */
@@ -466,7 +523,7 @@ function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: Fetch
       ? `tag '${name.slice(TAGS.length)}'`
       : `'${name}'`;
   const lines: string[] = [];
-  const listed = refs.filter((r) => r.status !== "rejected");
+  const listed = refs.filter((r) => r.status !== "rejected" && r.status !== "pruned");
   for (const r of listed) if (r.remote === merge) lines.push(`${r.new}\t\t${describe(r.remote)} of ${where}`);
   for (const r of listed) {
     if (r.remote !== merge) lines.push(`${r.new}\tnot-for-merge\t${describe(r.remote)} of ${where}`);
@@ -510,6 +567,7 @@ export function trackingRef(remoteName: string, ref: string): string | null {
 /** Commits of `tip` that none of the remote-tracking refs of `remoteName` reach: what a push would send, as far as this repository knows. */
 export async function unpushedCommits(repo: Repo, remoteName: string, tip: string): Promise<number> {
   const known = [...listRefs(repo, `refs/remotes/${remoteName}`).values()];
+  const { objectsToSend } = await import("./pack_writer.ts");
   return (await objectsToSend(repo, [tip], known)).commits.length;
 }
 
@@ -575,6 +633,7 @@ export async function pushTo(options: PushOptions): Promise<PushOutcome> {
       oid = parseTag(object.content).object;
     }
   }
+  const { objectsToSend, packStream } = await import("./pack_writer.ts");
   const { commits, objects } = await objectsToSend(repo, [local], remoteHas);
   const pack = packStream(repo, objects, (sent) => connection.onProgress?.("sending", sent, objects.length));
   let report;

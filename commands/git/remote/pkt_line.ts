@@ -9,6 +9,9 @@ import { PtermError } from "../../../core/errors.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** The buffer a byte stream is read into (one side-band packet and a bit). */
+const POOL_BYTES = 96 * 1024;
+
 /** Payloads are at most 65520 bytes (LARGE_PACKET_MAX minus the 4-byte length). */
 const MAX_PKT = 65520;
 
@@ -48,10 +51,12 @@ function protocolError(message: string): PtermError {
   );
 }
 
-/** Reads pkt-lines from a byte stream, holding at most one packet in memory. */
+/** Reads pkt-lines from a byte stream, holding at most one chunk of it (and one packet) in memory. */
 export class PktReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  #buffer = new Uint8Array(0);
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
+  /** For a byte stream (an HTTP body): the buffer the next read fills, handed back by the stream each time. */
+  #pool: Uint8Array | null = null;
+  #buffer: Uint8Array = new Uint8Array(0);
   #at = 0;
   #done = false;
 
@@ -59,13 +64,31 @@ export class PktReader {
 
   /** `signal`: aborting it fails a pending read at once (a hung server does not hold the call past its deadline). */
   constructor(stream: ReadableStream<Uint8Array>, signal?: AbortSignal) {
-    this.#reader = stream.getReader();
+    // A byte stream is read into one buffer used over and over (Deno's fetch otherwise makes a
+    // new buffer per chunk: measured +17 MiB of resident memory for a 5.5 MiB pack, +7 this way).
+    let reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
+    try {
+      reader = stream.getReader({ mode: "byob" });
+      this.#pool = new Uint8Array(POOL_BYTES);
+    } catch {
+      reader = stream.getReader();
+    }
+    this.#reader = reader;
     this.#signal = signal;
+  }
+
+  #readChunk(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    if (this.#pool === null) return (this.#reader as ReadableStreamDefaultReader<Uint8Array>).read();
+    return (this.#reader as ReadableStreamBYOBReader).read(this.#pool).then((result) => {
+      // The read took the buffer over; the view it returns is the buffer for the next read.
+      if (result.value) this.#pool = new Uint8Array(result.value.buffer as ArrayBuffer);
+      return result as ReadableStreamReadResult<Uint8Array>;
+    });
   }
 
   #read(): Promise<ReadableStreamReadResult<Uint8Array>> {
     const signal = this.#signal;
-    if (!signal) return this.#reader.read();
+    if (!signal) return this.#readChunk();
     signal.throwIfAborted();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -73,29 +96,36 @@ export class PktReader {
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#reader.read().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      this.#readChunk().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
   }
 
   async #fill(need: number): Promise<boolean> {
     while (this.#buffer.length - this.#at < need) {
       if (this.#done) return false;
+      // What is left of the last chunk is copied out first: with a byte stream the next read
+      // reuses its buffer (so a packet stays valid only until the next call, as documented).
+      const rest = this.#buffer.subarray(this.#at).slice();
       const { value, done } = await this.#read();
       if (done) {
+        this.#buffer = rest;
+        this.#at = 0;
         this.#done = true;
         return false;
       }
-      const rest = this.#buffer.subarray(this.#at);
-      const next = new Uint8Array(rest.length + value.length);
-      next.set(rest);
-      next.set(value, rest.length);
-      this.#buffer = next;
+      if (rest.length === 0) this.#buffer = value;
+      else {
+        const next = new Uint8Array(rest.length + value.length);
+        next.set(rest);
+        next.set(value, rest.length);
+        this.#buffer = next;
+      }
       this.#at = 0;
     }
     return true;
   }
 
-  /** The next packet, or null at a clean end of the stream. */
+  /** The next packet, or null at a clean end of the stream; its data is valid until the next call. */
   async next(): Promise<Packet | null> {
     if (!await this.#fill(4)) {
       if (this.#buffer.length - this.#at === 0) return null;
@@ -110,7 +140,7 @@ export class PktReader {
     if (length === 2) return { kind: "end" };
     if (length < 4 || length > MAX_PKT + 4) throw protocolError(`a packet length ${length}`);
     if (!await this.#fill(length - 4)) throw protocolError("the answer ended inside a packet");
-    const data = this.#buffer.slice(this.#at, this.#at + length - 4);
+    const data = this.#buffer.subarray(this.#at, this.#at + length - 4);
     this.#at += length - 4;
     return { kind: "data", data };
   }

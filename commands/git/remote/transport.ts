@@ -9,7 +9,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { type IndexedPack, receivePack } from "./index_pack.ts";
+import type { IndexedPack } from "./index_pack.ts";
 import type { RemoteUrl } from "./gate.ts";
 import { concat, DELIM, FLUSH, packetText, pktLine, PktReader, sideBand } from "./pkt_line.ts";
 
@@ -564,6 +564,8 @@ export async function fetchPack(remote: Remote, request: FetchRequest, connectio
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
+    // The indexer loads when a pack comes, not for a fetch with nothing new.
+    const { receivePack } = await import("./index_pack.ts");
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
