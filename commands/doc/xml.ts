@@ -25,7 +25,7 @@ export function localName(qualified: string): string {
   return colon < 0 ? qualified : qualified.slice(colon + 1);
 }
 
-function attributesOf(raw: Record<string, string>): Record<string, string> {
+export function attributesOf(raw: Record<string, string>): Record<string, string> {
   const attrs: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) attrs[name] = value;
   for (const [name, value] of Object.entries(raw)) {
