@@ -1,7 +1,7 @@
 /**
  * DOCX: WordprocessingML read straight into pterm's blocks, as a stream.
  *
- * The main document part is parsed by saxes one top-level element of the body at a time (a
+ * The main document part is parsed (xml.ts) one top-level element of the body at a time (a
  * paragraph, a table, a content control): that element becomes a small element tree, is turned
  * into blocks and dropped, so memory holds the part's text, the blocks made so far and one
  * body element — not a tree of the whole document, its model and an HTML rendering of it, as
@@ -40,7 +40,7 @@ import { Counters, type Numbering, paragraphNumbering, readNumbering } from "./n
 /**
  * Memory the reader needs per character of document.xml, measured (peak RSS over the baseline of
  * a pterm process) on mammoth's tables.docx and pandoc's lists.docx grown to 5 and 20 MiB: the
- * part's bytes and text, saxes' buffers, one body element's tree and the blocks. A part that
+ * part's bytes and text, one body element's tree and the blocks. A part that
  * would pass the memory ceiling is refused up front with InputTooLarge.
  */
 const BYTES_PER_XML_CHAR = 12;
