@@ -21,6 +21,7 @@ interface TextPiece {
   readonly height: number;
   readonly hasEOL: boolean;
   readonly dir?: string;
+  readonly fontName?: string;
 }
 
 /** What pterm reads of an annotation (PDF.js's `getAnnotations` data). */
@@ -489,8 +490,13 @@ function dropControlCharacters<T extends { readonly str: string }>(items: T[]): 
 let operators: Ops | null = null;
 
 /** The page's ruled tables (pdf_tables.ts), looked for only where the text's layout suggests one. */
-async function tablesOf(page: PdfPage, pieces: readonly TextPiece[]): Promise<RuledTable[]> {
-  if (!mayHoldTable(pieces)) return [];
+async function tablesOf(
+  page: PdfPage,
+  pieces: readonly TextPiece[],
+  styles: Record<string, { fontFamily?: string }>,
+): Promise<RuledTable[]> {
+  const monospace = (piece: TextPiece) => styles[piece.fontName ?? ""]?.fontFamily === "monospace";
+  if (!mayHoldTable(pieces.map((piece) => ({ ...piece, monospace: monospace(piece) })))) return [];
   operators ??= (await getResolvedPDFJS()).OPS as unknown as Ops;
   try {
     return ruledTables(await page.getOperatorList(), operators, pieces);
@@ -558,7 +564,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         const content = await page.getTextContent({ disableNormalization: true });
         const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
         const pieces = withAnnotationText(drawn, await annotationsOf(page));
-        tables = await tablesOf(page, pieces);
+        tables = await tablesOf(page, pieces, content.styles);
         members = new Int32Array(pieces.length).fill(-1);
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));
         items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);

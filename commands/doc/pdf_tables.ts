@@ -10,6 +10,8 @@
 /** A text piece as PDF.js gives it (user space: `transform` is its matrix, `width`/`height` its extent). */
 export interface TablePiece {
   readonly str: string;
+  /** Set in a fixed-pitch font (PDF.js's `monospace` family): code, whose aligned columns are not a table's. */
+  readonly monospace?: boolean;
   readonly transform: readonly number[];
   readonly width: number;
   readonly height: number;
@@ -337,24 +339,30 @@ function cellText(pieces: { str: string; x: number; end: number; y: number; size
 /**
  * Whether a page's text could hold a table worth looking for rules around: pieces that start a
  * clear gap after another piece on their line, at the same place on at least three lines (a
- * column). Reading the drawing operators costs about as much as reading the text, so pages of
- * running text skip it.
+ * column), on lines that are not code (fixed-pitch) or a list (bullet, number). Reading the
+ * drawing operators costs about as much as reading the text, so other pages skip it.
  */
 const LIST_MARKER = /^(?:[•◦▪▫‣∙·●○■□◆◇►▸*+–—-]|\(?[0-9A-Za-z]{1,3}[.)])$/u;
 
 export function mayHoldTable(pieces: readonly TablePiece[]): boolean {
-  const lines = new Map<number, { str: string; x0: number; x1: number; size: number }[]>();
+  const lines = new Map<number, { str: string; x0: number; x1: number; size: number; monospace: boolean }[]>();
   for (const piece of pieces) {
     if (!piece.str.trim()) continue;
     const [, , c, d, e, f] = piece.transform;
     const key = Math.round(f / 2);
     let line = lines.get(key);
     if (!line) lines.set(key, line = []);
-    line.push({ str: piece.str, x0: e, x1: e + piece.width, size: Math.hypot(c, d) || piece.height || 1 });
+    line.push({
+      str: piece.str,
+      x0: e,
+      x1: e + piece.width,
+      size: Math.hypot(c, d) || piece.height || 1,
+      monospace: piece.monospace === true,
+    });
   }
   const columns = new Map<number, number>();
   for (const line of lines.values()) {
-    if (line.length < 2) continue;
+    if (line.length < 2 || line.some((piece) => piece.monospace)) continue;
     line.sort((a, b) => a.x0 - b.x0);
     const starts = new Set<number>();
     let before = "";
