@@ -279,7 +279,8 @@ class WordReader {
         return;
       case "hyperlink": {
         const rel = node.attrs.id === undefined ? undefined : this.rels.get(node.attrs.id);
-        let href = rel?.target;
+        // A link to another part of the package (not a place a reader can open) is not kept.
+        let href = rel?.external ? rel.target : undefined;
         if (href !== undefined && node.attrs.anchor) href = `${href.replace(/#.*$/, "")}#${node.attrs.anchor}`;
         this.inlineChildren(node, href ? { ...style, href } : style, out, extras);
         return;
