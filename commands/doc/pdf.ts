@@ -7,7 +7,7 @@
  */
 
 import { getDocumentProxy, getResolvedPDFJS } from "unpdf";
-import { mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
+import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
 import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
@@ -495,14 +495,20 @@ async function tablesOf(
   pieces: readonly TextPiece[],
   styles: Record<string, { fontFamily?: string }>,
 ): Promise<RuledTable[]> {
-  const monospace = (piece: TextPiece) => styles[piece.fontName ?? ""]?.fontFamily === "monospace";
-  if (!mayHoldTable(pieces.map((piece) => ({ ...piece, monospace: monospace(piece) })))) return [];
+  const marked = pieces.map((piece) => ({
+    ...piece,
+    monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
+  }));
+  if (!mayHoldTable(marked)) return [];
   operators ??= (await getResolvedPDFJS()).OPS as unknown as Ops;
+  let ruled: RuledTable[] = [];
   try {
-    return ruledTables(await page.getOperatorList(), operators, pieces);
+    ruled = ruledTables(await page.getOperatorList(), operators, marked);
   } catch {
-    return []; // drawing that cannot be read: the page's text is read as text
+    // drawing that cannot be read: only tables without rules are looked for
   }
+  const taken = new Set(ruled.flatMap((table) => [...table.members]));
+  return [...ruled, ...alignedTables(marked, taken)];
 }
 
 /**

@@ -1,10 +1,16 @@
 /**
- * Ruled tables in PDFs: a grid drawn with lines or thin filled rectangles (what Word, LibreOffice,
+ * Tables in PDFs, made only when certain.
+ *
+ * Ruled tables: a grid drawn with lines or thin filled rectangles (what Word, LibreOffice,
  * Ghostscript and LaTeX write for table rules), read from the page's drawing operators (PDF.js's
- * operator list), with the page's text placed in its cells. A table is given only when its grid
- * is certain: a closed outer frame, every inner rule either clearly there or clearly absent in
- * each row or column (merged cells), merged cells rectangular, and no text crossing a rule or
- * standing across the frame; anything less leaves the page's text as it was.
+ * operator list), with the page's text placed in its cells: a closed outer frame, every inner rule
+ * either clearly there or clearly absent in each row or column (merged cells), merged cells
+ * rectangular, and no text crossing a rule or standing across the frame.
+ *
+ * Tables without rules (`alignedTables`): consecutive lines that split into the same cells with
+ * a clear column of white between every two columns on every line.
+ *
+ * Anything less leaves the page's text as it was.
  */
 
 /** A text piece as PDF.js gives it (user space: `transform` is its matrix, `width`/`height` its extent). */
@@ -451,4 +457,89 @@ function fill(grid: Grid, pieces: readonly TablePiece[]): RuledTable | null {
   const filledColumns = Array.from({ length: columns }, (_, c) => rows.some((row) => row[c])).filter(Boolean).length;
   if (filledRows < 2 || filledColumns < 2) return null;
   return { rows, members };
+}
+
+/**
+ * Tables without rules, from the alignment of their text alone — only where that is certain: at
+ * least three consecutive lines that each split into the same number (three or more) of cells,
+ * with every gap between two cells at least a character wide, and each column's cells, over all
+ * those lines, apart from the next column's (a clear vertical river of white between columns on
+ * every line). Lines that do not fit — a header split over lines, a cell left empty, a number
+ * set too close to its neighbour — stay text, in their place. Code (fixed-pitch), list items and
+ * long cells (prose in columns) are never read as tables.
+ */
+export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<number>): RuledTable[] {
+  interface Cell {
+    text: string;
+    x0: number;
+    x1: number;
+  }
+  interface Row {
+    y: number;
+    size: number;
+    cells: Cell[];
+    members: number[];
+  }
+  // Lines of upright pieces, top to bottom.
+  const byLine: { y: number; size: number; pieces: { i: number; x0: number; x1: number; str: string }[] }[] = [];
+  const order = pieces.map((_, i) => i).filter((i) => !taken.has(i) && pieces[i].str.trim() !== "");
+  for (const i of order) {
+    const piece = pieces[i];
+    const [a, b, c, d, e, f] = piece.transform;
+    if (Math.abs(b) > 1e-3 || Math.abs(c) > 1e-3 || a <= 0 || d <= 0) return []; // rotated text on the page
+    const size = Math.hypot(c, d) || piece.height || 1;
+    let line = byLine.find((l) => Math.abs(l.y - f) <= Math.min(l.size, size) * 0.3);
+    if (!line) byLine.push(line = { y: f, size, pieces: [] });
+    line.pieces.push({ i, x0: e, x1: e + piece.width, str: piece.str });
+  }
+  byLine.sort((p, q) => q.y - p.y);
+  const rows: (Row | null)[] = byLine.map((line) => {
+    const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
+    if (sorted.some(({ i }) => pieces[i].monospace)) return null;
+    const cells: Cell[] = [];
+    for (const piece of sorted) {
+      const last = cells[cells.length - 1];
+      const gap = last ? piece.x0 - last.x1 : Infinity;
+      if (gap < -line.size * 0.2) return null; // overlapping pieces: not a clean line
+      if (last && gap <= line.size) {
+        last.text += (gap > line.size * 0.2 && !/\s$/.test(last.text) && !/^\s/.test(piece.str) ? " " : "") + piece.str;
+        last.x1 = Math.max(last.x1, piece.x1);
+      } else cells.push({ text: piece.str, x0: piece.x0, x1: piece.x1 });
+    }
+    for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
+    if (cells.length < 3 || LIST_MARKER.test(cells[0].text)) return null;
+    if (cells.some((cell) => cell.text.length > 40)) return null;
+    return { y: line.y, size: line.size, cells, members: sorted.map(({ i }) => i) };
+  });
+  const tables: RuledTable[] = [];
+  let block: Row[] = [];
+  const flush = () => {
+    if (block.length >= 3 && columnsApart(block)) {
+      tables.push({
+        rows: block.map((row) => row.cells.map((cell) => cell.text)),
+        members: new Set(block.flatMap((row) => row.members)),
+      });
+    }
+    block = [];
+  };
+  for (const row of rows) {
+    const previous = block[block.length - 1];
+    const fits = row !== null && previous !== undefined && row.cells.length === previous.cells.length &&
+      previous.y - row.y <= Math.max(row.size, previous.size) * 2.5;
+    if (!fits) flush();
+    if (row !== null) block.push(row);
+  }
+  flush();
+  return tables;
+}
+
+/** Every column's cells, over all rows, end before the next column's cells start. */
+function columnsApart(rows: readonly { cells: { x0: number; x1: number }[] }[]): boolean {
+  const columns = rows[0].cells.length;
+  for (let c = 0; c + 1 < columns; c++) {
+    const right = Math.max(...rows.map((row) => row.cells[c].x1));
+    const left = Math.min(...rows.map((row) => row.cells[c + 1].x0));
+    if (right >= left) return false;
+  }
+  return true;
 }

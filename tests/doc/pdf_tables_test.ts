@@ -121,7 +121,7 @@ const CELLS: [number, number, string][] = [
   [305, 646, "52%"],
 ];
 
-Deno.test("a grid of stroked lines is a table; a grid crossed by text or without its frame is not, and its text stays", async () => {
+Deno.test("a grid of stroked lines is a table; a grid crossed by text is not, and its text stays", async () => {
   await using dir = await rootWith({});
   const tablesIn = async (name: string, pdf: Uint8Array) => {
     await Deno.writeFile(`${dir.path}/${name}`, pdf);
@@ -140,8 +140,23 @@ Deno.test("a grid of stroked lines is a table; a grid crossed by text or without
   const across = await tablesIn("crossed.pdf", gridPdf(crossed));
   assert.deepEqual(across.tables, []);
   assert.ok(JSON.stringify(across.blocks).includes("Alder Creek runs past the rule"));
-  // Inner rules only, no frame: not a closed grid.
+  // Inner rules only, no frame: not a closed grid — but its cells stand clearly apart in columns, so the
+  // alignment alone makes them a table (alignedTables), with the same cells.
   const open = await tablesIn("open.pdf", gridPdf(CELLS, false));
-  assert.deepEqual(open.tables, []);
+  assert.deepEqual(open.tables, ruled.tables);
   for (const [, , word] of CELLS) assert.ok(JSON.stringify(open.blocks).includes(word), word);
+});
+
+Deno.test("camelot's health.pdf: a table without rules is read from its columns; its 23 rows are camelot's", async () => {
+  const expected = JSON.parse(
+    await Deno.readTextFile(new URL("../fixtures/doc/camelot/health.rows.json", import.meta.url)),
+  ) as string[][];
+  const tables = await tablesOf("camelot/health.pdf");
+  assert.equal(tables.length, 1);
+  // The rows of figures; the header, set over several lines with cells spanning columns, stays text above it.
+  assert.deepEqual(tables[0], expected);
+  await using dir = await rootWith({ "h.pdf": "camelot/health.pdf" });
+  const { text } = await extractOk(dir.path, "doc extract --in h.pdf");
+  assert.ok(text.indexOf("Public Health Outlay 2012-13") < text.indexOf("| Andhra Pradesh | 47,824,589 |"));
+  assert.ok(text.includes("Medical &"), "the header's words are kept");
 });
