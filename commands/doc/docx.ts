@@ -432,15 +432,20 @@ class WordReader {
     for (const frame of childElements(drawing)) {
       const docPr = firstChild(frame, "docPr");
       const descr = docPr?.attrs.descr?.trim() ? docPr.attrs.descr : docPr?.attrs.title;
-      for (const found of descendantsNamed(frame, DRAWING_CONTENT)) {
-        if (found.name === "pic") {
-          this.images++;
-          if (descr?.trim()) out.push({ text: `[image: ${descr.trim()}]`, ...style });
-        } else if (found.name === "txbxContent") this.blocks(found, extras);
-        else {
-          const chosen = alternative(found);
-          if (chosen) this.drawing({ ...drawing, children: [{ ...frame, children: [chosen] }] }, style, out, extras);
-        }
+      this.drawingContent(frame, descr, style, out, extras);
+    }
+  }
+
+  /** The pictures and text boxes inside a drawing's frame (`descr`: the frame's alt text). */
+  drawingContent(element: XmlElement, descr: string | undefined, style: RunStyle, out: Span[], extras: Item[]): void {
+    for (const found of descendantsNamed(element, DRAWING_CONTENT)) {
+      if (found.name === "pic") {
+        this.images++;
+        if (descr?.trim()) out.push({ text: `[image: ${descr.trim()}]`, ...style });
+      } else if (found.name === "txbxContent") this.blocks(found, extras);
+      else {
+        const chosen = alternative(found);
+        if (chosen) this.drawingContent(chosen, descr, style, out, extras);
       }
     }
   }
