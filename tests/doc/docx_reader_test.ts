@@ -42,3 +42,21 @@ Deno.test("a HYPERLINK field with a \\l place links to url#place (pandoc's instr
     text,
   );
 });
+
+/** What mammoth's own tests (test/mammoth.tests.js) expect of its test documents, as pterm writes it. */
+Deno.test("notes and text boxes as mammoth gave them: mammoth's footnotes, endnotes, footnote-hyperlink and text-box documents", async () => {
+  await using dir = await rootWith({
+    "f.docx": "mammoth/footnotes.docx",
+    "e.docx": "mammoth/endnotes.docx",
+    "h.docx": "mammoth/footnote-hyperlink.docx",
+    "t.docx": "mammoth/text-box.docx",
+  });
+  const md = async (file: string) => (await extractOk(dir.path, `doc extract --in ${file} --out ${file}.md`)).text;
+  // mammoth: <p>Ouch<sup>[1]</sup>.<sup>[2]</sup></p><ol><li> A tachyon walks into a bar. ↑</li><li> Fin. ↑</li></ol>
+  assert.equal(await md("f.docx"), "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin.\n");
+  assert.equal(await md("e.docx"), "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin.\n");
+  // mammoth: <p><sup>[1]</sup></p><ol><li> <a href="http://www.example.com">Example</a> ↑</li></ol>
+  assert.equal(await md("h.docx"), "[1]\n\n1. [Example](http://www.example.com)\n");
+  // mammoth: <p>Datum plane</p>
+  assert.equal(await md("t.docx"), "Datum plane\n");
+});
