@@ -64,10 +64,12 @@ export interface SaxHandlers {
 class NotWellFormed extends Error {}
 
 const NAME = "[A-Za-z_:\\u00C0-\\uFFFF][\\w.:\\-\\u00B7\\u00C0-\\uFFFF]*";
-const START_TAG = new RegExp(`<(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/?)>`, "y");
-const ATTRIBUTE = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "g");
+const TAG_NAME = new RegExp(`<(${NAME})`, "y");
+const ATTRIBUTE = new RegExp(`\\s+(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "y");
+const TAG_END = /\s*(\/?)>/y;
 const END_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
 const REFERENCE = /&([^;&\s]*);?/g;
+const LAYOUT_WHITESPACE = /[\t\n\r]/;
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 /** Text with its entity and character references expanded (only XML's predefined entities exist here). */
@@ -95,16 +97,23 @@ function textOf(raw: string): string {
   return unescape(raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw);
 }
 
-function attributesFrom(raw: string): Record<string, string> {
+/** The attributes of the start tag at `from` (after its name); where they end is left in ATTRIBUTE.lastIndex. */
+function attributesAt(xml: string, from: number): { attrs: Record<string, string>; end: number } {
   const attrs: Record<string, string> = {};
-  if (!raw) return attrs;
-  for (const match of raw.matchAll(ATTRIBUTE)) {
+  let at = from;
+  for (;;) {
+    ATTRIBUTE.lastIndex = at;
+    const match = ATTRIBUTE.exec(xml);
+    if (match === null) break;
+    at = ATTRIBUTE.lastIndex;
     const name = match[1];
     if (name in attrs) throw new NotWellFormed(`attribute ${name} given twice`);
+    let value = match[2] ?? match[3];
     // Attribute-value normalization: literal tabs and line breaks are spaces.
-    attrs[name] = unescape((match[2] ?? match[3]).replace(/[\t\n\r]/g, " "));
+    if (LAYOUT_WHITESPACE.test(value)) value = value.replace(/[\t\n\r]/g, " ");
+    attrs[name] = value.includes("&") ? unescape(value) : value;
   }
-  return attrs;
+  return { attrs, end: at };
 }
 
 /** Streams `xml` through `handlers` (local element names; text and CDATA as text). */
@@ -172,16 +181,20 @@ function tokenize(xml: string, handlers: SaxHandlers): void {
         i = j + 1;
       } else throw new NotWellFormed(`unexpected markup at ${lt}`);
     } else {
-      START_TAG.lastIndex = lt;
-      const match = START_TAG.exec(xml);
-      if (!match) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      TAG_NAME.lastIndex = lt;
+      const named = TAG_NAME.exec(xml);
+      if (!named) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      const { attrs, end } = attributesAt(xml, TAG_NAME.lastIndex);
+      TAG_END.lastIndex = end;
+      const ending = TAG_END.exec(xml);
+      if (!ending) throw new NotWellFormed(`malformed start tag at ${lt}`);
       if (stack.length === 0 && rootSeen) throw new NotWellFormed("a second root element");
       rootSeen = true;
-      const name = match[1];
-      open?.(localName(name), attributesFrom(match[2]));
-      if (match[3]) close?.(localName(name));
+      const name = named[1];
+      open?.(localName(name), attrs);
+      if (ending[1]) close?.(localName(name));
       else stack.push(name);
-      i = START_TAG.lastIndex;
+      i = TAG_END.lastIndex;
     }
   }
   if (stack.length > 0) throw new NotWellFormed(`<${stack[stack.length - 1]}> is never closed`);
