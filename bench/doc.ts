@@ -14,6 +14,10 @@
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
  *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
  *
+ *   Each process's CPU time (user + sys, from GNU time where /usr/bin/time exists) is printed beside
+ *   its wall-clock median, and the load average at the start and the end: on a shared machine the
+ *   CPU times are the steadier measure.
+ *
  *   deno task bench doc            # 7 runs per subject
  *   deno task bench doc --quick    # 3 runs
  *
@@ -96,6 +100,40 @@ async function warmServer(): Promise<{ time: (line: string) => Promise<number>; 
   };
 }
 
+const GNU_TIME = "/usr/bin/time";
+const hasTime = (() => {
+  try {
+    return Deno.statSync(GNU_TIME).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+/** `subject` run under GNU time, appending each run's user+sys seconds to a file of its own. */
+function withCpu(subject: Subject, key: string): Subject {
+  if (!hasTime) return subject;
+  const file = `${BENCH_DIR}cpu-${key}.txt`;
+  try {
+    Deno.removeSync(file);
+  } catch { /* first use */ }
+  return { ...subject, cmd: [GNU_TIME, "-a", "-o", file, "-f", "%U %S", ...subject.cmd] };
+}
+
+/** The median CPU time in ms of the timed runs recorded by `withCpu` (the first `warmup` are not). */
+function cpuMedian(key: string, warmup: number): number | null {
+  if (!hasTime) return null;
+  const lines = Deno.readTextFileSync(`${BENCH_DIR}cpu-${key}.txt`).trim().split("\n").slice(warmup);
+  return median(lines.map((line) => line.split(" ").reduce((sum, x) => sum + Number(x) * 1000, 0)));
+}
+
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -105,6 +143,8 @@ function ms(value: number): string {
   return `${value.toFixed(0)} ms`;
 }
 
+const cpu = (value: number | null) => (value === null ? "" : ` (CPU ${ms(value)})`);
+const loadAtStart = loadAverage();
 const pdfs = preparePdfs();
 const server = await warmServer();
 const summary: string[] = [
@@ -118,14 +158,18 @@ for (const pdf of pdfs) {
   );
   const timings: Timing[] = await timeSubjects(
     [
-      { name: "pdftotext", cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`] },
-      { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns },
+      withCpu({
+        name: "pdftotext",
+        cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
+      }, "poppler"),
+      withCpu({ name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns }, "exec"),
       { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
-      { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns },
+      withCpu({ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }, "hello"),
     ],
     RUNS,
     1,
   );
+  const [popplerCpu, execCpu, helloCpu] = ["poppler", "exec", "hello"].map((key) => cpuMedian(key, 1));
   const mcpRuns: number[] = [];
   for (let i = 0; i < RUNS + 1; i++) {
     const elapsed = await server.time(line);
@@ -137,10 +181,14 @@ for (const pdf of pdfs) {
   console.log(
     `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / poppler).toFixed(2)}× pdftotext)`,
   );
+  const engineCpu = execCpu === null || helloCpu === null ? null : execCpu - helloCpu;
+  const cpuRatio = engineCpu === null || !popplerCpu ? "" : ` (CPU ${(engineCpu / popplerCpu).toFixed(1)}×)`;
   summary.push(
-    `| ${pdf.pages} p. | ${ms(poppler)} | ${ms(exec)} | ${ms(exec - hello)} | ${
-      ((exec - hello) / poppler).toFixed(1)
-    }× | ${(exec / poppler).toFixed(1)}× | ${ms(warm)} | ${(warm / poppler).toFixed(1)}× |`,
+    `| ${pdf.pages} p. | ${ms(poppler)}${cpu(popplerCpu)} | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - hello)}${
+      cpu(engineCpu)
+    } | ${((exec - hello) / poppler).toFixed(1)}×${cpuRatio} | ${(exec / poppler).toFixed(1)}× | ${ms(warm)} | ${
+      (warm / poppler).toFixed(1)
+    }× |`,
   );
 }
 await server.close();
@@ -150,13 +198,15 @@ await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
 await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
 await Deno.copyFile(`${FIXTURES}book.xlsx`, `${ROOT}book.xlsx`);
 const soffice = has("soffice");
-const office: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+const office: Subject[] = [
+  withCpu({ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }, "office-hello"),
+];
 for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
-  office.push({
+  office.push(withCpu({
     name: `pterm ${file}`,
     cmd: pterm(`doc extract --in ${file} --mode text --out out/${file}.txt`),
     before: pruneRuns,
-  });
+  }, `office-${file}`));
   if (soffice) {
     const target = file.endsWith(".xlsx") ? "csv" : "txt";
     office.push({
@@ -177,10 +227,14 @@ for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
 const officeTimings = await timeSubjects(office, RUNS, 1);
 console.log(table(officeTimings, "pterm hello (start-up floor)"));
 const floor = officeTimings[0].median;
+const floorCpu = cpuMedian("office-hello", 1);
 for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))) {
-  summary.push(`| ${t.name.replace("pterm ", "")} | | ${ms(t.median)} | ${ms(t.median - floor)} | | | | |`);
+  const file = t.name.replace("pterm ", "");
+  const fileCpu = cpuMedian(`office-${file}`, 1);
+  const engineCpu = fileCpu === null || floorCpu === null ? null : fileCpu - floorCpu;
+  summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
 }
 if (!soffice) console.log("\n(LibreOffice is not installed here: its rows are left out.)");
 
-console.log("\nSummary (medians)\n");
+console.log(`\nSummary (medians; load average ${loadAtStart} at the start, ${loadAverage()} at the end)\n`);
 console.log(summary.join("\n"));

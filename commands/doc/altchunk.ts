@@ -1,27 +1,13 @@
 /**
  * `w:altChunk`: content a Word document keeps in another format (HTML, MHT, RTF, another
  * document) and that Word converts when it opens the file; html-docx-js writes whole documents
- * this way. mammoth skips them. An HTML or MHT chunk's text is put in its place as plain
- * paragraphs (one per block of the HTML: headings, paragraphs, list items, table rows), so the
- * words are not lost; its formatting is. Other formats stay unread, and the reader says so.
+ * this way. An HTML or MHT chunk's text is put in its place as plain paragraphs (one per block
+ * of the HTML: headings, paragraphs, list items, table rows), so the words are not lost; its
+ * formatting is. Other formats stay unread, and the reader says so.
  */
 
-import { readRelationships } from "./ooxml.ts";
+import type { Relationship } from "./ooxml.ts";
 import { decodeXmlText, type ZipArchive } from "./zip.ts";
-
-export interface AltChunks {
-  /** The paragraphs of each readable chunk, by relationship id. */
-  readonly text: Map<string, string[]>;
-  /** How many chunks the document has, and how many of them could not be read. */
-  readonly total: number;
-  readonly unread: number;
-}
-
-const CHUNK_TAG = /<(?:[A-Za-z_][\w.-]*:)?altChunk\b([^>]*?)\/?>(?:\s*<\/(?:[A-Za-z_][\w.-]*:)?altChunk>)?/g;
-
-function idOf(attrs: string): string | undefined {
-  return /(?:^|\s)(?:[\w.-]+:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(attrs)?.slice(1).find((v) => v !== undefined);
-}
 
 /** Quoted-printable (RFC 2045) to bytes. */
 function quotedPrintable(text: string): Uint8Array {
@@ -112,51 +98,27 @@ export function htmlParagraphs(html: string): string[] {
   return decodeEntities(text).split("\n").map((line) => line.replace(/[ \t\u00A0]+/g, " ").trim()).filter(Boolean);
 }
 
-/** The chunks of word/document.xml, read where they are HTML or MHT. */
-export async function readAltChunks(zip: ZipArchive, xml: string): Promise<AltChunks> {
-  const ids = [...xml.matchAll(CHUNK_TAG)].map((m) => idOf(m[1]));
-  if (ids.length === 0) return { text: new Map(), total: 0, unread: 0 };
-  const rels = await readRelationships(zip, "word/document.xml");
-  const text = new Map<string, string[]>();
-  let unread = 0;
-  for (const id of ids) {
-    const rel = id === undefined ? undefined : rels.get(id);
-    const bytes = rel && !rel.external ? await zip.read(rel.target) : null;
-    if (!id || !rel || bytes === null) {
-      unread++;
-      continue;
-    }
-    const raw = decodeXmlText(bytes);
-    const kind = rel.target.toLowerCase();
-    const html = /\.(mht|mhtml)$/.test(kind) || /^\s*(mime-version|content-type):/i.test(raw)
-      ? htmlOfMht(raw)
-      : /\.(html?|xhtml)$/.test(kind)
-      ? raw
-      : null;
-    if (html === null) {
-      unread++;
-      continue;
-    }
-    text.set(id, htmlParagraphs(html));
-  }
-  return { text, total: ids.length, unread };
-}
-
-/** Text for a `w:t`: escaped, and without the characters XML 1.0 cannot hold (an HTML chunk may have them). */
-function escapeXml(text: string): string {
-  // deno-lint-ignore no-control-regex -- removing control characters is the point
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
-    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** document.xml with each read chunk replaced by its paragraphs (`wordPrefix`: `w:` or the document's own). */
-export function replaceAltChunks(xml: string, chunks: AltChunks, wordPrefix: string): string {
-  if (chunks.text.size === 0) return xml;
-  const p = wordPrefix;
-  return xml.replace(CHUNK_TAG, (whole, attrs: string) => {
-    const lines = chunks.text.get(idOf(attrs) ?? "");
-    if (!lines) return whole;
-    return lines.map((line) => `<${p}p><${p}r><${p}t xml:space="preserve">${escapeXml(line)}</${p}t></${p}r></${p}p>`)
-      .join("");
-  });
+/**
+ * The paragraphs of the chunk the main document's relationship `id` points to; null when it is
+ * missing or in a format pterm does not read (RTF, another document).
+ */
+export async function readAltChunk(
+  zip: ZipArchive,
+  rels: Map<string, Relationship>,
+  id: string,
+): Promise<string[] | null> {
+  const rel = rels.get(id);
+  const bytes = rel && !rel.external ? await zip.read(rel.target) : null;
+  if (!rel || bytes === null) return null;
+  const raw = decodeXmlText(bytes);
+  const kind = rel.target.toLowerCase();
+  const html = /\.(mht|mhtml)$/.test(kind) || /^\s*(mime-version|content-type):/i.test(raw)
+    ? htmlOfMht(raw)
+    : /\.(html?|xhtml)$/.test(kind)
+    ? raw
+    : null;
+  if (html === null) return null;
+  // deno-lint-ignore no-control-regex -- control characters of the HTML are not text
+  return htmlParagraphs(html).map((line) => line.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ""))
+    .filter(Boolean);
 }

@@ -1,18 +1,11 @@
 /**
  * Word's list and heading numbers as Word shows them (`4.` after an interruption, `a.` / `b.`
- * for a lettered level, `1.2.3` before a heading, a list restarted at 2). mammoth only knows
- * "ordered or not", so the labels are computed here from word/numbering.xml and word/styles.xml
- * and written into the document's paragraphs as a marked text run before mammoth reads it;
- * docx.ts then takes the marked label out again (`takeLabel`).
+ * for a lettered level, `1.2.3` before a heading, a list restarted at 2), computed from
+ * word/numbering.xml and word/styles.xml as docx.ts meets the paragraphs in document order.
  */
 
 import type { ZipArchive } from "./zip.ts";
 import { child, childElements, parseXml, type XmlElement } from "./xml.ts";
-
-/** Brackets a label inside the text mammoth passes through (private-use characters, then a tag). */
-const OPEN = "\uE000pterm-num:";
-const CLOSE = "\uE001";
-const MARKED = /\uE000pterm-num:([^\uE001]*)\uE001/g;
 
 interface Level {
   readonly start: number;
@@ -58,12 +51,21 @@ function readLevel(lvl: XmlElement): Level {
   };
 }
 
-/** numbering.xml and the numbering of styles.xml's paragraph styles; null when the document numbers nothing. */
-export async function readNumbering(zip: ZipArchive): Promise<Numbering | null> {
-  const xml = await zip.readText("word/numbering.xml");
+/**
+ * numbering.xml (`part`) and the numbering of the paragraph styles in styles.xml (`styles`, its
+ * root element); null when the document numbers nothing.
+ */
+export async function readNumbering(
+  zip: ZipArchive,
+  part: string,
+  styles: XmlElement | null,
+): Promise<Numbering | null> {
+  const xml = await zip.readText(part);
   if (xml === null) return null;
-  const root = parseXml(xml, "word/numbering.xml");
+  const root = parseXml(xml, part);
   const abstracts = new Map<string, Map<number, Level>>();
+  /** `w:numStyleLink`: an abstract numbering whose levels are a numbering style's (that style's numId). */
+  const links = new Map<string, string>();
   const styleLevels = new Map<string, number>();
   for (const abstract of childElements(root, "abstractNum")) {
     const levels = new Map<number, Level>();
@@ -74,11 +76,35 @@ export async function readNumbering(zip: ZipArchive): Promise<Numbering | null> 
       if (style) styleLevels.set(style, ilvl);
     }
     abstracts.set(abstract.attrs.abstractNumId ?? "", levels);
+    const link = val(child(abstract, "numStyleLink"));
+    if (link) links.set(abstract.attrs.abstractNumId ?? "", link);
   }
+  const styleElements = styles ? childElements(styles, "style") : [];
+  const numIdOfStyle = new Map<string, string>();
+  for (const style of styleElements) {
+    const numId = val(child(child(child(style, "pPr"), "numPr"), "numId"));
+    if (style.attrs.styleId && numId !== undefined) numIdOfStyle.set(style.attrs.styleId, numId);
+  }
+  const abstractOfNum = new Map<string, string>();
+  for (const num of childElements(root, "num")) {
+    abstractOfNum.set(num.attrs.numId ?? "", val(child(num, "abstractNumId")) ?? "");
+  }
+  /** The abstract numbering that holds the levels, through at most a few numStyleLinks. */
+  const levelsOf = (abstractId: string): { id: string; levels: Map<number, Level> } => {
+    let id = abstractId;
+    for (let hops = 0; hops < 8 && links.has(id) && (abstracts.get(id)?.size ?? 0) === 0; hops++) {
+      const numId = numIdOfStyle.get(links.get(id)!);
+      const next = numId === undefined ? undefined : abstractOfNum.get(numId);
+      if (next === undefined || next === id) break;
+      id = next;
+    }
+    return { id, levels: abstracts.get(id) ?? new Map() };
+  };
   const nums = new Map<string, Num>();
   for (const num of childElements(root, "num")) {
-    const abstractId = val(child(num, "abstractNumId")) ?? "";
-    const levels = new Map(abstracts.get(abstractId) ?? []);
+    const linked = levelsOf(val(child(num, "abstractNumId")) ?? "");
+    const abstractId = linked.id;
+    const levels = new Map(linked.levels);
     const startOverrides = new Map<number, number>();
     for (const override of childElements(num, "lvlOverride")) {
       const ilvl = integer(override.attrs.ilvl, 0);
@@ -89,21 +115,18 @@ export async function readNumbering(zip: ZipArchive): Promise<Numbering | null> 
     }
     nums.set(num.attrs.numId ?? "", { abstractId, levels, startOverrides });
   }
-  const styles = new Map<string, StyleNumbering>();
-  const stylesXml = await zip.readText("word/styles.xml");
-  if (stylesXml !== null) {
-    for (const style of childElements(parseXml(stylesXml, "word/styles.xml"), "style")) {
-      if (style.attrs.type !== "paragraph" || !style.attrs.styleId) continue;
-      const numPr = child(child(style, "pPr"), "numPr");
-      const ilvl = val(child(numPr, "ilvl"));
-      styles.set(style.attrs.styleId, {
-        numId: val(child(numPr, "numId")),
-        ilvl: ilvl === undefined ? undefined : integer(ilvl, 0),
-        basedOn: val(child(style, "basedOn")),
-      });
-    }
+  const styleNumbering = new Map<string, StyleNumbering>();
+  for (const style of styleElements) {
+    if (style.attrs.type !== "paragraph" || !style.attrs.styleId) continue;
+    const numPr = child(child(style, "pPr"), "numPr");
+    const ilvl = val(child(numPr, "ilvl"));
+    styleNumbering.set(style.attrs.styleId, {
+      numId: val(child(numPr, "numId")),
+      ilvl: ilvl === undefined ? undefined : integer(ilvl, 0),
+      basedOn: val(child(style, "basedOn")),
+    });
   }
-  return { nums, styles, styleLevels };
+  return { nums, styles: styleNumbering, styleLevels };
 }
 
 const ROMAN: [number, string][] = [
@@ -169,7 +192,7 @@ export function formatNumber(n: number, format: string): string {
 }
 
 /** Which numbering a paragraph has, from its own numPr and its style's (through basedOn). */
-function paragraphNumbering(
+export function paragraphNumbering(
   numbering: Numbering,
   style: string | undefined,
   numId: string | undefined,
@@ -190,14 +213,20 @@ function paragraphNumbering(
   return { numId: chosen, ilvl: Math.max(0, Math.min(8, level)) };
 }
 
+/** A numbered paragraph's number as Word shows it (null for bullets), and whether its list is ordered. */
+export interface Numbered {
+  readonly label: string | null;
+  readonly ordered: boolean;
+}
+
 /** The counters of each abstract numbering, as Word advances them through the document. */
-class Counters {
+export class Counters {
   readonly #byAbstract = new Map<string, (number | undefined)[]>();
   readonly #overridden = new Set<string>();
   constructor(private readonly numbering: Numbering) {}
 
-  /** The label of the next paragraph numbered (numId, ilvl); null for bullets and unknown lists. */
-  next(numId: string, ilvl: number): string | null {
+  /** The next paragraph numbered (numId, ilvl); null when the document defines no such list level. */
+  next(numId: string, ilvl: number): Numbered | null {
     const num = this.numbering.nums.get(numId);
     const level = num?.levels.get(ilvl);
     if (!num || !level) return null;
@@ -211,113 +240,14 @@ class Counters {
     }
     counters[ilvl] = counters[ilvl] === undefined ? level.start : counters[ilvl]! + 1;
     counters.length = ilvl + 1; // deeper levels start again
-    if (level.format === "bullet" || level.text === "") return null;
-    return level.text.replace(/%([1-9])/g, (_, digit: string) => {
+    const ordered = level.format !== "bullet";
+    if (!ordered || level.text === "") return { label: null, ordered };
+    const label = level.text.replace(/%([1-9])/g, (_, digit: string) => {
       const k = Number(digit) - 1;
       const other = num.levels.get(k);
       const value = counters[k] ?? other?.start ?? 1;
       return formatNumber(value, level.legal ? "decimal" : other?.format ?? "decimal");
     }).trim() || null;
+    return { label, ordered };
   }
-}
-
-/** Tags, comments, CDATA and processing instructions; attribute values may hold `>`. */
-const TOKEN =
-  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)((?:[A-Za-z_][\w.-]*:)?)([A-Za-z_][\w.-]*)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g;
-
-function attribute(attrs: string, local: string): string | undefined {
-  const match = new RegExp(`(?:^|\\s)(?:[\\w.-]+:)?${local}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(attrs);
-  return match ? (match[1] ?? match[2]) : undefined;
-}
-
-interface OpenParagraph {
-  readonly prefix: string;
-  /** Where the label run goes: after `<w:p …>`, moved past the paragraph's own `</w:pPr>`. */
-  insertAt: number;
-  decided: boolean;
-  style?: string;
-  numId?: string;
-  ilvl?: number;
-}
-
-/**
- * document.xml with each numbered paragraph's label written as a marked run at its start. The
- * paragraphs are walked in document order (text boxes and table cells included), which is the
- * order in which Word counts them.
- */
-export function labelParagraphs(xml: string, numbering: Numbering): string {
-  const counters = new Counters(numbering);
-  const stack: string[] = [];
-  const paragraphs: OpenParagraph[] = [];
-  const inserts: { at: number; text: string }[] = [];
-  /** Counts the paragraph once its own properties are known (Word counts in order of the paragraphs' starts). */
-  const decide = (paragraph: OpenParagraph) => {
-    if (paragraph.decided) return;
-    paragraph.decided = true;
-    const which = paragraphNumbering(numbering, paragraph.style, paragraph.numId, paragraph.ilvl);
-    const label = which && counters.next(which.numId, which.ilvl);
-    if (!label) return;
-    const p = paragraph.prefix;
-    inserts.push({
-      at: paragraph.insertAt,
-      text: `<${p}r><${p}t xml:space="preserve">${OPEN}${escapeXml(label)}${CLOSE}</${p}t></${p}r>`,
-    });
-  };
-  for (const match of xml.matchAll(TOKEN)) {
-    const [whole, closing, prefix, name, attrs = "", selfClosing] = match;
-    if (name === undefined) continue;
-    const end = match.index + whole.length;
-    const parent = stack[stack.length - 1];
-    const grandparent = stack[stack.length - 2];
-    const paragraph = paragraphs[paragraphs.length - 1];
-    if (closing) {
-      stack.pop();
-      if (name === "pPr" && grandparent === "p" && paragraph && !paragraph.decided) {
-        paragraph.insertAt = end;
-        decide(paragraph);
-      }
-      if (name === "p" && paragraph) decide(paragraphs.pop()!);
-      continue;
-    }
-    if (paragraph && parent === "p" && name !== "pPr") decide(paragraph);
-    // Properties of the paragraph itself: w:p/w:pPr/(w:pStyle | w:numPr/…), not a tracked change's old pPr.
-    if (paragraph && grandparent === "p" && parent === "pPr" && name === "pStyle") {
-      paragraph.style = attribute(attrs, "val");
-    } else if (paragraph && stack.at(-3) === "p" && grandparent === "pPr" && parent === "numPr") {
-      if (name === "numId") paragraph.numId = attribute(attrs, "val");
-      if (name === "ilvl") paragraph.ilvl = integer(attribute(attrs, "val"), 0);
-    }
-    if (selfClosing) {
-      if (name === "pPr" && parent === "p" && paragraph) paragraph.insertAt = end;
-      continue;
-    }
-    stack.push(name);
-    if (name === "p") paragraphs.push({ prefix, insertAt: end, decided: false });
-  }
-  if (inserts.length === 0) return xml;
-  // A text box's paragraphs are counted before the paragraph that holds them ends; splice in position order.
-  inserts.sort((a, b) => a.at - b.at);
-  let out = "";
-  let from = 0;
-  for (const { at, text } of inserts) {
-    out += xml.slice(from, at) + text;
-    from = at;
-  }
-  return out + xml.slice(from);
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** Splits a marked label off the start of `text`: `{label: "a.", rest: "text"}`. */
-export function takeLabel(text: string): { label: string | null; rest: string } {
-  const match = /^\s*\uE000pterm-num:([^\uE001]*)\uE001\s*/.exec(text);
-  if (!match) return { label: null, rest: text };
-  return { label: match[1], rest: text.slice(match[0].length) };
-}
-
-/** Marked labels left inside text (headings, paragraphs, cells) become plain `label ` text. */
-export function unmarkLabels(text: string): string {
-  return text.replace(MARKED, (_, label: string) => `${label} `);
 }

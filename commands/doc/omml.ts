@@ -1,12 +1,10 @@
 /**
  * Word equations (Office Math, OMML) as LaTeX, the way markitdown and pandoc write them: `$…$`
- * for an equation inside a line, `$$…$$` for a display equation (`m:oMathPara`). mammoth skips
- * OMML, so document.xml is handed to it with each equation replaced by a text run holding its
- * LaTeX (`replaceEquations`).
+ * for an equation inside a line, `$$…$$` for a display equation (`m:oMathPara`); docx.ts hands
+ * each equation's element tree to `equationLatex`.
  */
 
-import { PtermError } from "../../core/errors.ts";
-import { isElement, parseXml, type XmlElement } from "./xml.ts";
+import { isElement, type XmlElement } from "./xml.ts";
 
 /** Characters Word writes in equations and their LaTeX commands; others are kept as they are. */
 const SYMBOLS: Record<string, string> = {
@@ -309,60 +307,4 @@ function latexOfNode(node: XmlElement): string {
 export function equationLatex(element: XmlElement): string {
   const equations = element.name === "oMathPara" ? children(element).filter((c) => c.name === "oMath") : [element];
   return equations.map((e) => latexOf(e)).join(" \\\\ ").replace(/\s+/g, " ").replace(/ (?=[}^_)])/g, "").trim();
-}
-
-/**
- * `<m:oMathPara>` and `<m:oMath>` outside one: where each equation starts and ends in document.xml
- * (comments and CDATA are matched too, to be skipped).
- */
-const MATH_TAG =
-  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<(\/?)([A-Za-z_][\w.-]*:)?(oMathPara|oMath)(?=[\s/>])[^>]*?(\/?)>/g;
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/**
- * document.xml with every equation replaced by a run holding its LaTeX, `$…$` inside a line and
- * `$$…$$` for a display equation; `wordPrefix` is the document's WordprocessingML prefix (`w:`).
- */
-export function replaceEquations(xml: string, wordPrefix: string): { xml: string; count: number } {
-  let out = "";
-  let from = 0;
-  let count = 0;
-  let depth = 0;
-  let start = -1;
-  let display = false;
-  for (const match of xml.matchAll(MATH_TAG)) {
-    const [whole, closing, , name, selfClosing] = match;
-    if (name === undefined || selfClosing) continue;
-    if (!closing) {
-      if (depth === 0) {
-        start = match.index;
-        display = name === "oMathPara";
-      }
-      depth++;
-      continue;
-    }
-    depth = Math.max(0, depth - 1);
-    if (depth !== 0 || start < 0) continue;
-    const end = match.index + whole.length;
-    let latex: string;
-    try {
-      latex = equationLatex(parseXml(xml.slice(start, end), "word/document.xml (an equation)"));
-    } catch (error) {
-      // Tags that only look like an equation (inside a comment, say): left for mammoth as they are.
-      if (error instanceof PtermError && error.code === "InputTooLarge") throw error;
-      start = -1;
-      continue;
-    }
-    const fence = display ? "$$" : "$";
-    const p = wordPrefix;
-    out += xml.slice(from, start) +
-      `<${p}r><${p}t xml:space="preserve">${escapeXml(`${fence}${latex}${fence}`)}</${p}t></${p}r>`;
-    from = end;
-    start = -1;
-    count++;
-  }
-  return { xml: count === 0 ? xml : out + xml.slice(from), count };
 }

@@ -6,9 +6,10 @@
  * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
-import { getDocumentProxy } from "unpdf";
+import { getDocumentProxy, getResolvedPDFJS } from "unpdf";
+import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
-import type { Block } from "./blocks.ts";
+import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -20,6 +21,7 @@ interface TextPiece {
   readonly height: number;
   readonly hasEOL: boolean;
   readonly dir?: string;
+  readonly fontName?: string;
 }
 
 /** What pterm reads of an annotation (PDF.js's `getAnnotations` data). */
@@ -398,6 +400,9 @@ async function open(bytes: Uint8Array): Promise<PdfDocument> {
         useWasm: false,
         isImageDecoderSupported: false,
         isOffscreenCanvasSupported: false,
+        // Drawing operators are read for table rules only: every image is skipped, never decoded
+        // (a JBIG2 or JPEG bomb costs nothing).
+        maxImageSize: 1,
         verbosity: 0,
         // CMaps are read by the main thread's factory (there is no separate PDF.js worker here).
         useWorkerFetch: false,
@@ -482,6 +487,58 @@ function dropControlCharacters<T extends { readonly str: string }>(items: T[]): 
   return { items: clean, dropped };
 }
 
+let operators: Ops | null = null;
+
+/** The page's ruled tables (pdf_tables.ts), looked for only where the text's layout suggests one. */
+async function tablesOf(
+  page: PdfPage,
+  pieces: readonly TextPiece[],
+  styles: Record<string, { fontFamily?: string }>,
+): Promise<RuledTable[]> {
+  const marked = pieces.map((piece) => ({
+    ...piece,
+    monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
+  }));
+  if (!mayHoldTable(marked)) return [];
+  operators ??= (await getResolvedPDFJS()).OPS as unknown as Ops;
+  let ruled: RuledTable[] = [];
+  try {
+    ruled = ruledTables(await page.getOperatorList(), operators, marked);
+  } catch {
+    // drawing that cannot be read: only tables without rules are looked for
+  }
+  const taken = new Set(ruled.flatMap((table) => [...table.members]));
+  return [...ruled, ...alignedTables(marked, taken)];
+}
+
+/**
+ * The page's paragraphs, with each table in the place of its first piece: the text between
+ * tables is laid out on its own, and a page without tables reads as one run, as before.
+ */
+function pageContent(items: readonly Placed[], tables: readonly RuledTable[], members: Int32Array): Block[] {
+  const paragraphs = (run: readonly Placed[]): Block[] =>
+    byDirection(composeAccents(run)).flatMap((group) => paragraphsOf(linesOf(group)))
+      .map((text) => ({ type: "paragraph", spans: [{ text }] }));
+  if (tables.length === 0) return paragraphs(items);
+  const out: Block[] = [];
+  const placed = new Set<number>();
+  let run: Placed[] = [];
+  items.forEach((item, i) => {
+    const table = members[i];
+    if (table < 0) {
+      run.push(item);
+      return;
+    }
+    if (placed.has(table)) return;
+    placed.add(table);
+    out.push(...paragraphs(run));
+    run = [];
+    out.push({ type: "table", rows: tables[table].rows });
+  });
+  out.push(...paragraphs(run));
+  return out;
+}
+
 export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
   const pdf = await open(bytes);
   const warnings: string[] = [];
@@ -500,6 +557,8 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         break;
       }
       let items: Placed[];
+      let tables: RuledTable[] = [];
+      let members = new Int32Array(0);
       try {
         const page = await pdf.getPage(number);
         // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
@@ -511,6 +570,9 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         const content = await page.getTextContent({ disableNormalization: true });
         const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
         const pieces = withAnnotationText(drawn, await annotationsOf(page));
+        tables = await tablesOf(page, pieces, content.styles);
+        members = new Int32Array(pieces.length).fill(-1);
+        tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));
         items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);
         page.cleanup();
       } catch (error) {
@@ -525,14 +587,10 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         controls += cleaned.dropped;
         controlPages.push(number);
       }
-      const paragraphs = byDirection(composeAccents(cleaned.items)).flatMap((group) => paragraphsOf(linesOf(group)));
-      if (paragraphs.length === 0) empty.push(number);
-      for (const p of paragraphs) chars += p.length;
-      blocks.push({
-        type: "page",
-        number,
-        blocks: paragraphs.map((text) => ({ type: "paragraph", spans: [{ text }] })),
-      });
+      const pageBlocks = pageContent(cleaned.items, tables, members);
+      if (pageBlocks.length === 0) empty.push(number);
+      chars += textLength(pageBlocks);
+      blocks.push({ type: "page", number, blocks: pageBlocks });
     }
     if (stoppedAt === null && unreadable.length === pdf.numPages) throw brokenPageTree(pdf.numPages, warnings);
     if (empty.length > 0) {

@@ -1,7 +1,11 @@
 /**
- * XML for the OOXML parts, on top of saxes (a strict, non-validating parser that expands no
- * DTD entities, so no "billion laughs"). Small parts become a light element tree; large ones
- * (worksheets) are read as a stream of events by their reader.
+ * XML for the OOXML parts: a small streaming tokenizer of pterm's own (tags, attributes, text,
+ * CDATA; comments, processing instructions and a DOCTYPE skipped). It expands only XML's five
+ * predefined entities and character references — never a DTD's entities, so no "billion laughs"
+ * — and refuses what is not well-formed (a mismatched or unclosed tag, an unknown entity, text
+ * outside the root) as CorruptInput. It replaced saxes, whose loading as an npm module cost each
+ * Office document ~20–30 ms before the first byte was read. Small parts become a light element
+ * tree; large ones (worksheets, the Word body) are read as a stream of events by their reader.
  *
  * Element names are kept without their prefix: producers do not all use the same prefixes
  * (`a:`, `ns0:` or a default namespace), and the local names of the OOXML vocabularies we read
@@ -9,7 +13,6 @@
  * by local name when no unprefixed attribute has it.
  */
 
-import { type SaxesOptions, SaxesParser } from "saxes";
 import { PtermError } from "../../core/errors.ts";
 
 export interface XmlElement {
@@ -25,7 +28,7 @@ export function localName(qualified: string): string {
   return colon < 0 ? qualified : qualified.slice(colon + 1);
 }
 
-function attributesOf(raw: Record<string, string>): Record<string, string> {
+export function attributesOf(raw: Record<string, string>): Record<string, string> {
   const attrs: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) attrs[name] = value;
   for (const [name, value] of Object.entries(raw)) {
@@ -57,27 +60,145 @@ export interface SaxHandlers {
   text?(text: string): void;
 }
 
+/** Why a part is not well-formed; turned into CorruptInput by `saxParse`. */
+class NotWellFormed extends Error {}
+
+const NAME = "[A-Za-z_:\\u00C0-\\uFFFF][\\w.:\\-\\u00B7\\u00C0-\\uFFFF]*";
+const TAG_NAME = new RegExp(`<(${NAME})`, "y");
+const ATTRIBUTE = new RegExp(`\\s+(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "y");
+const TAG_END = /\s*(\/?)>/y;
+const END_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
+const REFERENCE = /&([^;&\s]*);?/g;
+const LAYOUT_WHITESPACE = /[\t\n\r]/;
+const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+
+/** Text with its entity and character references expanded (only XML's predefined entities exist here). */
+function unescape(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(REFERENCE, (whole, name: string) => {
+    if (!whole.endsWith(";")) throw new NotWellFormed(`"&" not followed by a reference (${whole.slice(0, 12)})`);
+    if (name.startsWith("#")) {
+      const hex = name[1] === "x";
+      const digits = name.slice(hex ? 2 : 1);
+      const code = /^[0-9A-Fa-f]+$/.test(digits) ? Number.parseInt(digits, hex ? 16 : 10) : NaN;
+      if (!(code >= 1 && code <= 0x10FFFF) || (code >= 0xD800 && code <= 0xDFFF)) {
+        throw new NotWellFormed(`invalid character reference ${whole}`);
+      }
+      return String.fromCodePoint(code);
+    }
+    const value = PREDEFINED[name];
+    if (value === undefined) throw new NotWellFormed(`undefined entity ${whole}`);
+    return value;
+  });
+}
+
+/** Text between tags: line ends as XML normalizes them, references expanded. */
+function textOf(raw: string): string {
+  return unescape(raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw);
+}
+
+/** The attributes of the start tag at `from` (after its name); where they end is left in ATTRIBUTE.lastIndex. */
+function attributesAt(xml: string, from: number): { attrs: Record<string, string>; end: number } {
+  const attrs: Record<string, string> = {};
+  let at = from;
+  for (;;) {
+    ATTRIBUTE.lastIndex = at;
+    const match = ATTRIBUTE.exec(xml);
+    if (match === null) break;
+    at = ATTRIBUTE.lastIndex;
+    const name = match[1];
+    if (name in attrs) throw new NotWellFormed(`attribute ${name} given twice`);
+    let value = match[2] ?? match[3];
+    // Attribute-value normalization: literal tabs and line breaks are spaces.
+    if (LAYOUT_WHITESPACE.test(value)) value = value.replace(/[\t\n\r]/g, " ");
+    attrs[name] = value.includes("&") ? unescape(value) : value;
+  }
+  return { attrs, end: at };
+}
+
 /** Streams `xml` through `handlers` (local element names; text and CDATA as text). */
 export function saxParse(xml: string, part: string, handlers: SaxHandlers): void {
-  const parser = new SaxesParser<SaxesOptions>({});
-  if (handlers.open) {
-    const open = handlers.open;
-    parser.on("opentag", (tag) => open(localName(tag.name), tag.attributes as Record<string, string>));
-  }
-  if (handlers.close) {
-    const close = handlers.close;
-    parser.on("closetag", (tag) => close(localName(tag.name)));
-  }
-  if (handlers.text) {
-    parser.on("text", handlers.text);
-    parser.on("cdata", handlers.text);
-  }
   try {
-    parser.write(xml).close();
+    tokenize(xml, handlers);
   } catch (error) {
     if (error instanceof PtermError || error instanceof StopParsing) throw error;
     throw malformed(part, error);
   }
+}
+
+function tokenize(xml: string, handlers: SaxHandlers): void {
+  const { open, close, text } = handlers;
+  const stack: string[] = [];
+  let rootSeen = false;
+  let i = xml.charCodeAt(0) === 0xFEFF ? 1 : 0;
+  const n = xml.length;
+  while (i < n) {
+    const lt = xml.indexOf("<", i);
+    const end = lt < 0 ? n : lt;
+    if (end > i) {
+      const raw = xml.slice(i, end);
+      if (stack.length > 0) text?.(textOf(raw));
+      else if (raw.trim() !== "") throw new NotWellFormed("text outside the root element");
+    }
+    if (lt < 0) break;
+    const next = xml.charCodeAt(lt + 1);
+    if (next === 0x2F /* / */) {
+      END_TAG.lastIndex = lt;
+      const match = END_TAG.exec(xml);
+      if (!match) throw new NotWellFormed(`malformed end tag at ${lt}`);
+      const open = stack.pop();
+      if (open !== match[1]) {
+        throw new NotWellFormed(`</${match[1]}> closes ${open === undefined ? "nothing" : `<${open}>`}`);
+      }
+      close?.(localName(match[1]));
+      i = END_TAG.lastIndex;
+    } else if (next === 0x3F /* ? */) {
+      const close = xml.indexOf("?>", lt + 2);
+      if (close < 0) throw new NotWellFormed("unterminated processing instruction");
+      i = close + 2;
+    } else if (next === 0x21 /* ! */) {
+      if (xml.startsWith("<!--", lt)) {
+        const close = xml.indexOf("-->", lt + 4);
+        if (close < 0) throw new NotWellFormed("unterminated comment");
+        i = close + 3;
+      } else if (xml.startsWith("<![CDATA[", lt)) {
+        const close = xml.indexOf("]]>", lt + 9);
+        if (close < 0) throw new NotWellFormed("unterminated CDATA section");
+        if (stack.length === 0) throw new NotWellFormed("CDATA outside the root element");
+        text?.(xml.slice(lt + 9, close));
+        i = close + 3;
+      } else if (xml.startsWith("<!DOCTYPE", lt) && !rootSeen) {
+        // Skipped whole, internal subset included: its entities are never defined, so never expanded.
+        let depth = 0;
+        let j = lt + 9;
+        for (; j < n; j++) {
+          const c = xml[j];
+          if (c === "[") depth++;
+          else if (c === "]") depth--;
+          else if (c === ">" && depth <= 0) break;
+        }
+        if (j >= n) throw new NotWellFormed("unterminated DOCTYPE");
+        i = j + 1;
+      } else throw new NotWellFormed(`unexpected markup at ${lt}`);
+    } else {
+      TAG_NAME.lastIndex = lt;
+      const named = TAG_NAME.exec(xml);
+      if (!named) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      const { attrs, end } = attributesAt(xml, TAG_NAME.lastIndex);
+      TAG_END.lastIndex = end;
+      const ending = TAG_END.exec(xml);
+      if (!ending) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      if (stack.length === 0 && rootSeen) throw new NotWellFormed("a second root element");
+      rootSeen = true;
+      const name = named[1];
+      open?.(localName(name), attrs);
+      if (ending[1]) close?.(localName(name));
+      else stack.push(name);
+      i = TAG_END.lastIndex;
+    }
+  }
+  if (stack.length > 0) throw new NotWellFormed(`<${stack[stack.length - 1]}> is never closed`);
+  if (!rootSeen) throw new NotWellFormed("no root element");
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { extractOk, FIXTURES, rootWith } from "./helpers.ts";
-import { readZipEntries } from "./zip_writer.ts";
+import { readZipEntries, writeZip } from "./zip_writer.ts";
 
 /** The text of each equation's m:t elements, in document order, from document.xml itself. */
 async function equationTexts(): Promise<{ display: boolean; text: string }[]> {
@@ -58,15 +58,18 @@ Deno.test("DOCX equations come out as LaTeX: $…$ inline, $$…$$ for display e
   assert.match(text, /^For \$m=1\$,$/m, "the inline equation stays inside its sentence");
 });
 
-Deno.test("equation tags inside an XML comment are left alone, and the real equations around them are still converted", async () => {
-  const { replaceEquations } = await import("../../commands/doc/omml.ts");
+Deno.test("equation tags inside an XML comment are not equations, and the real equations around them are converted", async () => {
+  const entries = await readZipEntries(await Deno.readFile(`${FIXTURES}markitdown/equations.docx`));
   const math = "<m:oMath><m:r><m:t>x</m:t></m:r><m:r><m:t>=1</m:t></m:r></m:oMath>";
-  const xml = `<w:body><w:p>${math}</w:p><!-- <m:oMath> </m:oMath> --><w:p><!-- </m:oMath> -->${math}</w:p></w:body>`;
-  const { xml: out, count } = replaceEquations(xml, "w:");
-  const run = '<w:r><w:t xml:space="preserve">$x=1$</w:t></w:r>';
-  assert.equal(count, 2);
-  assert.equal(
-    out,
-    `<w:body><w:p>${run}</w:p><!-- <m:oMath> </m:oMath> --><w:p><!-- </m:oMath> -->${run}</w:p></w:body>`,
+  const body = `<w:p><w:r><w:t xml:space="preserve">a </w:t></w:r>${math}</w:p><!-- <m:oMath> </m:oMath> -->` +
+    `<w:p><!-- </m:oMath> -->${math}<w:r><w:t xml:space="preserve"> b</w:t></w:r></w:p>`;
+  const xml = new TextDecoder().decode(entries["word/document.xml"]);
+  const start = xml.indexOf("<w:body>") + "<w:body>".length;
+  entries["word/document.xml"] = new TextEncoder().encode(
+    xml.slice(0, start) + body + xml.slice(xml.indexOf("<w:sectPr")),
   );
+  await using dir = await rootWith({});
+  await Deno.writeFile(`${dir.path}/commented.docx`, await writeZip(entries));
+  const { text } = await extractOk(dir.path, "doc extract --in commented.docx --mode text");
+  assert.equal(text, "a $x=1$\n\n$x=1$ b\n");
 });

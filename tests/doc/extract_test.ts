@@ -213,9 +213,10 @@ Deno.test("pdf → a page marker per page and the text in reading order", async 
     "Water quality improved at seven of nine stations.",
     "Station Birch Point",
     "Measurements",
-    "Station pH Nitrate (mg/L)\n",
-    "Alder Creek 7.2 1.8\n",
-    "Cedar Bay 7.5 0.9",
+    // LibreOffice draws the table's grid: it is read as a table (pdf_tables.ts).
+    "| Station | pH | Nitrate (mg/L) |\n| --- | --- | --- |\n",
+    "| Alder Creek | 7.2 | 1.8 |\n",
+    "| Cedar Bay | 7.5 | 0.9 |\n",
     "<!-- Page number: 2 -->\n",
     "Next steps",
     "1. Order replacement sensors.",

@@ -167,3 +167,32 @@ Deno.test("PDF dates become ISO 8601", () => {
   assert.equal(pdfDate("yesterday"), "yesterday");
   assert.equal(pdfDate(null), null);
 });
+
+Deno.test("the XML tokenizer: references, CDATA, line ends; what is not well-formed is CorruptInput; no DTD entity is expanded", async () => {
+  const { parseXml, textContent } = await import("../../commands/doc/xml.ts");
+  const root = parseXml(
+    '\uFEFF<?xml version="1.0"?>\r\n<!-- c --><a:r x="1 &amp;&#x9;2" b:y=\'q"\'><a:t>&lt;&#233;&#x1F600;\r\nz</a:t>' +
+      "<![CDATA[<raw>&amp;]]><e/></a:r>",
+    "t.xml",
+  );
+  assert.equal(root.name, "r");
+  assert.deepEqual(root.attrs, { x: "1 &\t2", "b:y": 'q"', y: 'q"' });
+  assert.equal(textContent(root), "<é😀\nz<raw>&amp;");
+  const refused = [
+    "<a><b></a></b>", // crossed
+    "<a>", // never closed
+    "<a>&nbsp;</a>", // undefined entity
+    "<a>& b</a>", // bare ampersand
+    "<a>&#0;</a>", // no such character
+    "<a x=1/>", // unquoted attribute
+    '<a x="1" x="2"/>', // repeated attribute
+    "<a/><b/>", // two roots
+    "text<a/>", // text outside the root
+    "", // nothing
+    // The billion laughs: the DOCTYPE is skipped, so its entities stay undefined and are refused.
+    '<!DOCTYPE l [<!ENTITY l0 "ha"><!ENTITY l1 "&l0;&l0;&l0;&l0;&l0;&l0;&l0;&l0;&l0;&l0;">]><a>&l1;</a>',
+  ];
+  for (const xml of refused) {
+    assert.throws(() => parseXml(xml, "t.xml"), (e: Error & { code?: string }) => e.code === "CorruptInput", xml);
+  }
+});
