@@ -67,9 +67,18 @@ const NAME = "[A-Za-z_:\\u00C0-\\uFFFF][\\w.:\\-\\u00B7\\u00C0-\\uFFFF]*";
 const TAG_NAME = new RegExp(`<(${NAME})`, "y");
 const ATTRIBUTE = new RegExp(`\\s+(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "y");
 const TAG_END = /\s*(\/?)>/y;
+/** A processing instruction's target: a name, then white space or its end. */
+const PI_TARGET = new RegExp(`(${NAME})(?:\\s|\\?>)`, "y");
+const XML_DECLARATION =
+  /<\?xml\s+version\s*=\s*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:\s+encoding\s*=\s*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?(?:\s+standalone\s*=\s*(?:"(?:yes|no)"|'(?:yes|no)'))?\s*\?>/y;
 const END_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
 const REFERENCE = /&([^;&\s]*);?/g;
 const LAYOUT_WHITESPACE = /[\t\n\r]/;
+/** Characters XML does not allow anywhere (its `Char` production); Office never writes them raw. */
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+/** XML's white space (its `S` production): JavaScript's trim() would also pass U+FEFF and others. */
+const XML_SPACE = /^[ \t\r\n]*$/;
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 /** Text with its entity and character references expanded (only XML's predefined entities exist here). */
@@ -109,8 +118,9 @@ function attributesAt(xml: string, from: number): { attrs: Record<string, string
     const name = match[1];
     if (name in attrs) throw new NotWellFormed(`attribute ${name} given twice`);
     let value = match[2] ?? match[3];
-    // Attribute-value normalization: literal tabs and line breaks are spaces.
-    if (LAYOUT_WHITESPACE.test(value)) value = value.replace(/[\t\n\r]/g, " ");
+    // Line ends are normalized first (CR LF and a lone CR become LF), then attribute-value
+    // normalization makes each literal tab and line end one space.
+    if (LAYOUT_WHITESPACE.test(value)) value = value.replace(/\r\n?/g, "\n").replace(/[\t\n]/g, " ");
     attrs[name] = value.includes("&") ? unescape(value) : value;
   }
   return { attrs, end: at };
@@ -130,15 +140,22 @@ function tokenize(xml: string, handlers: SaxHandlers): void {
   const { open, close, text } = handlers;
   const stack: string[] = [];
   let rootSeen = false;
-  let i = xml.charCodeAt(0) === 0xFEFF ? 1 : 0;
+  const invalid = NOT_XML_CHAR.exec(xml);
+  if (invalid) {
+    const code = invalid[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    throw new NotWellFormed(`the character U+${code} at ${invalid.index} is not allowed in XML`);
+  }
+  const start = xml.charCodeAt(0) === 0xFEFF ? 1 : 0;
+  let i = start;
   const n = xml.length;
   while (i < n) {
     const lt = xml.indexOf("<", i);
     const end = lt < 0 ? n : lt;
     if (end > i) {
       const raw = xml.slice(i, end);
+      if (raw.includes("]]>")) throw new NotWellFormed(`"]]>" in text at ${i}`);
       if (stack.length > 0) text?.(textOf(raw));
-      else if (raw.trim() !== "") throw new NotWellFormed("text outside the root element");
+      else if (!XML_SPACE.test(raw)) throw new NotWellFormed("text outside the root element");
     }
     if (lt < 0) break;
     const next = xml.charCodeAt(lt + 1);
@@ -155,17 +172,30 @@ function tokenize(xml: string, handlers: SaxHandlers): void {
     } else if (next === 0x3F /* ? */) {
       const close = xml.indexOf("?>", lt + 2);
       if (close < 0) throw new NotWellFormed("unterminated processing instruction");
+      PI_TARGET.lastIndex = lt + 2;
+      const target = PI_TARGET.exec(xml);
+      if (!target) throw new NotWellFormed(`malformed processing instruction at ${lt}`);
+      if (target[1].toLowerCase() === "xml") {
+        // The XML declaration: only first, and only with its own pseudo-attributes.
+        XML_DECLARATION.lastIndex = lt;
+        if (lt !== start || !XML_DECLARATION.test(xml)) {
+          throw new NotWellFormed(`misplaced or malformed <?xml?> at ${lt}`);
+        }
+      }
       i = close + 2;
     } else if (next === 0x21 /* ! */) {
       if (xml.startsWith("<!--", lt)) {
         const close = xml.indexOf("-->", lt + 4);
         if (close < 0) throw new NotWellFormed("unterminated comment");
+        if (xml.indexOf("--", lt + 4) !== close) throw new NotWellFormed(`"--" inside the comment at ${lt}`);
         i = close + 3;
       } else if (xml.startsWith("<![CDATA[", lt)) {
         const close = xml.indexOf("]]>", lt + 9);
         if (close < 0) throw new NotWellFormed("unterminated CDATA section");
         if (stack.length === 0) throw new NotWellFormed("CDATA outside the root element");
-        text?.(xml.slice(lt + 9, close));
+        const cdata = xml.slice(lt + 9, close);
+        // Line ends are normalized everywhere in the document, CDATA included.
+        text?.(cdata.includes("\r") ? cdata.replace(/\r\n?/g, "\n") : cdata);
         i = close + 3;
       } else if (xml.startsWith("<!DOCTYPE", lt) && !rootSeen) {
         // Skipped whole, internal subset included: its entities are never defined, so never expanded.
