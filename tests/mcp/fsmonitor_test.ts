@@ -14,6 +14,7 @@ import { computeStatus, statusFiles } from "../../commands/git/lib/status.ts";
 import { pathPolicy } from "../../commands/git/lib/worktree.ts";
 import { makeRoot } from "../helpers.ts";
 import { git, porcelainFiles } from "../git/oracle.ts";
+import { actionArb, apply, freshRepo, sh } from "./tree_changes.ts";
 
 const sources: Record<StatusSource, number> = { scan: 0, watcher: 0 };
 const reasons: Record<string, number> = {};
@@ -33,146 +34,10 @@ async function cachedStatus(repo: string, warm = true): Promise<string[]> {
   return statusFiles(report).map((f) => `${f.xy} ${f.path}`).sort();
 }
 
-async function sh(cwd: string, script: string): Promise<void> {
-  const out = await new Deno.Command("sh", { args: ["-c", script], cwd, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) throw new Error(`sh -c ${script}: ${new TextDecoder().decode(out.stderr)}`);
-}
-
 /** The same answer as real git now, then again right after (real git may have refreshed the index). */
 async function agree(repo: string, what: string): Promise<void> {
   const expected = await porcelainFiles(repo);
   assert.deepEqual(await cachedStatus(repo), expected, `after ${what}`);
-}
-
-const FILES = ["a.txt", "b.txt", "src/c.ts", "src/d.ts", "src/deep/e.md", "lib/f.js", "lib/g.js"];
-
-async function freshRepo(repo: string): Promise<void> {
-  await Deno.mkdir(repo, { recursive: true });
-  await git(repo, "init", "-q", "-b", "main");
-  for (const file of FILES) {
-    await Deno.mkdir(`${repo}/${file}`.replace(/\/[^/]+$/, ""), { recursive: true });
-    await Deno.writeTextFile(`${repo}/${file}`, `${file}\n`);
-  }
-  await Deno.writeTextFile(`${repo}/.gitignore`, "*.log\nbuild/\n");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-qm", "base");
-}
-
-type Action =
-  | { kind: "sameSize"; file: number }
-  | { kind: "append"; file: number }
-  | { kind: "renameOver"; file: number }
-  | { kind: "remove"; file: number }
-  | { kind: "chmodX"; file: number }
-  | { kind: "touch"; file: number }
-  | { kind: "symlink"; file: number }
-  | { kind: "untracked"; name: number; dir: number }
-  | { kind: "ignored"; name: number }
-  | { kind: "dirRecreate"; dir: number }
-  | { kind: "gitAdd" }
-  | { kind: "gitCommit" }
-  | { kind: "gitCheckout" }
-  | { kind: "gitRmCached"; file: number }
-  | { kind: "gitignore" }
-  | { kind: "realStatus" }
-  | { kind: "nothing" };
-
-const DIRS = ["", "src", "src/deep", "lib", "new"];
-
-const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  fc.record({ kind: fc.constant("sameSize" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("append" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("renameOver" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("remove" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("chmodX" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("touch" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("symlink" as const), file: fc.nat(FILES.length - 1) }),
-  fc.record({ kind: fc.constant("untracked" as const), name: fc.nat(3), dir: fc.nat(DIRS.length - 1) }),
-  fc.record({ kind: fc.constant("ignored" as const), name: fc.nat(3) }),
-  fc.record({ kind: fc.constant("dirRecreate" as const), dir: fc.nat(3) }),
-  fc.constant({ kind: "gitAdd" as const }),
-  fc.constant({ kind: "gitCommit" as const }),
-  fc.constant({ kind: "gitCheckout" as const }),
-  fc.record({ kind: fc.constant("gitRmCached" as const), file: fc.nat(FILES.length - 1) }),
-  fc.constant({ kind: "gitignore" as const }),
-  fc.constant({ kind: "realStatus" as const }),
-  fc.constant({ kind: "nothing" as const }),
-);
-
-/** Applies one change with real processes or plain writes; never fails on a missing file. */
-async function apply(repo: string, action: Action, outside: string): Promise<void> {
-  const file = "file" in action ? FILES[action.file] : "";
-  const abs = `${repo}/${file}`;
-  const exists = async (path: string) => await Deno.lstat(path).then(() => true, () => false);
-  switch (action.kind) {
-    case "sameSize": {
-      // Same size, same second: only the content tells (racy git).
-      if (!(await exists(abs)) || (await Deno.lstat(abs)).isSymlink) return;
-      const text = await Deno.readTextFile(abs);
-      await Deno.writeTextFile(abs, text.replace(/[a-z]/, (c) => c === "x" ? "y" : "x"));
-      return;
-    }
-    case "append":
-      await sh(repo, `mkdir -p "$(dirname '${file}')" && echo more >> '${file}'`);
-      return;
-    case "renameOver":
-      // As editors save: a new file renamed over the old one.
-      await sh(
-        repo,
-        `mkdir -p "$(dirname '${file}')" && printf 'saved\\n' > '${file}.tmp' && mv -f '${file}.tmp' '${file}'`,
-      );
-      return;
-    case "remove":
-      await sh(repo, `rm -f '${file}'`);
-      return;
-    case "chmodX":
-      if (await exists(abs) && !(await Deno.lstat(abs)).isSymlink) await Deno.chmod(abs, 0o755);
-      return;
-    case "touch":
-      if (await exists(abs)) await sh(repo, `touch '${file}'`);
-      return;
-    case "symlink":
-      // A link to a file outside the work tree swapped in (Deno reports no event for such a path).
-      await sh(repo, `mkdir -p "$(dirname '${file}')" && ln -sfn '${outside}' '${file}'`);
-      return;
-    case "untracked":
-      await sh(
-        repo,
-        `mkdir -p '${DIRS[action.dir] || "."}' && echo u > '${DIRS[action.dir] || "."}/u${action.name}.txt'`,
-      );
-      return;
-    case "ignored":
-      await sh(repo, `mkdir -p build && echo log >> 'x${action.name}.log' && echo o > build/o${action.name}`);
-      return;
-    case "dirRecreate": {
-      const dir = ["src", "src/deep", "lib", "new"][action.dir];
-      await sh(
-        repo,
-        `if [ -d '${dir}' ]; then cp -a '${dir}' '${dir}.keep' && rm -rf '${dir}' && mv '${dir}.keep' '${dir}'; fi`,
-      );
-      return;
-    }
-    case "gitAdd":
-      await git(repo, "add", "-A");
-      return;
-    case "gitCommit":
-      await git(repo, "commit", "-qam", "step", "--allow-empty");
-      return;
-    case "gitCheckout":
-      await git(repo, "checkout", "-q", "--", ".");
-      return;
-    case "gitRmCached":
-      await git(repo, "rm", "-q", "--cached", "--ignore-unmatch", file);
-      return;
-    case "gitignore":
-      await sh(repo, `echo '*.txt' >> .gitignore`);
-      return;
-    case "realStatus":
-      await git(repo, "status", "--porcelain");
-      return;
-    case "nothing":
-      return;
-  }
 }
 
 Deno.test("warm git status cache: random changes by real processes, every answer as real git's", async () => {
@@ -205,4 +70,144 @@ Deno.test("warm git status cache: random changes by real processes, every answer
     closeMonitors();
   }
   assert.ok(sources.watcher > 50, `the kept answer served calls (${JSON.stringify({ sources, reasons })})`);
+});
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 40));
+
+/** Calls until the kept answer serves (folder timestamps past the racy window), checking each. */
+async function settle(repo: string): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await pause();
+    const before = sources.watcher;
+    await agree(repo, "settling");
+    if (sources.watcher > before) return;
+  }
+  assert.fail(`the kept answer never served (${lastScanReason})`);
+}
+
+Deno.test("warm git status cache: the focused cases", async (t) => {
+  await using dir = await makeRoot();
+  const outside = `${dir.path}/outside.txt`;
+  await Deno.writeTextFile(outside, "outside\n");
+  const repo = `${dir.path}/r`;
+  await freshRepo(repo);
+  try {
+    await agree(repo, "the first call");
+    await settle(repo);
+
+    await t.step("a same-size rewrite in the same second as the last answer (racy git)", async () => {
+      await Deno.writeTextFile(`${repo}/a.txt`, "A.txt\n");
+      await agree(repo, "the racy rewrite");
+      await Deno.writeTextFile(`${repo}/a.txt`, "a.txt\n");
+      await agree(repo, "the racy rewrite back");
+      await settle(repo);
+    });
+
+    await t.step("an editor's save: a new file renamed over the old one", async () => {
+      await sh(repo, "printf 'saved\\n' > src/c.ts.swp && mv -f src/c.ts.swp src/c.ts");
+      await agree(repo, "the rename-over");
+      await settle(repo);
+      await sh(repo, "printf 'src/c.ts\\n' > src/c.ts.swp && mv -f src/c.ts.swp src/c.ts");
+      await agree(repo, "the rename-over back");
+      await settle(repo);
+    });
+
+    await t.step("a folder deleted and re-created, then a file in it changed", async () => {
+      await sh(repo, "cp -a src src.keep && rm -rf src && mv src.keep src");
+      await agree(repo, "the re-created folder");
+      await settle(repo);
+      // The new folder has its own inotify watch: a later edit in it is seen.
+      await Deno.writeTextFile(`${repo}/src/deep/e.md`, "changed in the re-created folder\n");
+      await pause();
+      const before = sources.watcher;
+      await agree(repo, "an edit in the re-created folder");
+      assert.equal(sources.watcher, before + 1, "answered from the watcher's event");
+    });
+
+    await t.step("a link to a file outside the tree swapped in (no event comes for it)", async () => {
+      await settle(repo);
+      // Made outside the tree and moved in: the only event is for a path that resolves outside.
+      await sh(dir.path, `ln -s '${outside}' link && mv -f link r/b.txt`);
+      await pause();
+      await agree(repo, "the link swapped in");
+      assert.match(lastScanReason, /^folder \. changed$/, `the folder stamp caught it, not: ${lastScanReason}`);
+      await settle(repo);
+      await Deno.writeTextFile(outside, "the link's target changed, not the link\n");
+      await agree(repo, "the link's target rewritten");
+    });
+
+    await t.step("chmod +x", async () => {
+      await settle(repo);
+      await Deno.chmod(`${repo}/lib/f.js`, 0o755);
+      await pause();
+      await agree(repo, "chmod +x");
+    });
+
+    await t.step("real git add, commit and checkout between calls", async () => {
+      await git(repo, "add", "-A");
+      await agree(repo, "git add -A");
+      await git(repo, "commit", "-qm", "step");
+      await agree(repo, "git commit");
+      await settle(repo);
+      await git(repo, "checkout", "-q", "-b", "side");
+      await Deno.writeTextFile(`${repo}/lib/g.js`, "side\n");
+      await git(repo, "commit", "-qam", "side");
+      await agree(repo, "a commit on a new branch");
+      await git(repo, "checkout", "-q", "main");
+      await agree(repo, "checkout main");
+      await settle(repo);
+      await git(repo, "update-index", "--assume-unchanged", "lib/g.js");
+      await Deno.writeTextFile(`${repo}/lib/g.js`, "assumed unchanged\n");
+      await agree(repo, "assume-unchanged set behind the cache");
+      await git(repo, "update-index", "--no-assume-unchanged", "lib/g.js");
+      await agree(repo, "assume-unchanged cleared");
+      await git(repo, "checkout", "-q", "--", ".");
+      await agree(repo, "checkout -- .");
+    });
+
+    await t.step("the repository replaced wholesale", async () => {
+      await settle(repo);
+      const other = `${dir.path}/other`;
+      await freshRepo(other);
+      await Deno.writeTextFile(`${other}/a.txt`, "another repository\n");
+      await sh(dir.path, `rm -rf r && mv other r`);
+      await agree(repo, "the replaced repository");
+      await settle(repo);
+      await Deno.writeTextFile(`${repo}/b.txt`, "edited in the replaced repository\n");
+      await pause();
+      await agree(repo, "an edit in the replaced repository");
+    });
+
+    await t.step("more events than the watcher's queue holds while the worker is busy", async () => {
+      await settle(repo);
+      const writer = new Deno.Command("sh", {
+        args: ["-c", "mkdir -p many && for i in $(seq 1 700); do echo $i > many/f$i; done; echo burst > a.txt"],
+        cwd: repo,
+      }).spawn();
+      // Busy, as a worker running a long scan is: nothing drains Deno's queue meanwhile.
+      const until = Date.now() + 1500;
+      while (Date.now() < until) { /* busy */ }
+      await writer.status;
+      await agree(repo, "a burst of 2,000+ events");
+      assert.equal(lastScanReason, "the watcher lost events", "Deno's queue overflowed: a rescan");
+      await settle(repo);
+    });
+  } finally {
+    closeMonitors();
+  }
+});
+
+Deno.test("warm git status cache: without a warm worker nothing is kept and no watcher runs", async () => {
+  await using dir = await makeRoot();
+  const repo = `${dir.path}/r`;
+  await freshRepo(repo);
+  const before = { ...sources };
+  for (let i = 0; i < 3; i++) {
+    await Deno.writeTextFile(`${repo}/a.txt`, `cold ${i}\n`);
+    assert.deepEqual(await cachedStatus(repo, false), await porcelainFiles(repo));
+  }
+  assert.equal(sources.watcher, before.watcher);
+  assert.equal(sources.scan, before.scan + 3);
+  // No cookie was ever written into .git.
+  for await (const entry of Deno.readDir(`${repo}/.git`)) assert.doesNotMatch(entry.name, /pterm-fsmonitor/);
 });

@@ -105,6 +105,8 @@ interface Delivered {
   readonly paths: Set<string>;
   /** Something was or may have been lost, or was not understood: scan everything. */
   readonly lost: boolean;
+  /** An event named the work tree's folder itself (removed, moved, its attributes changed). */
+  readonly topChanged: boolean;
 }
 
 /** The watcher of one work tree, with its cookie protocol. */
@@ -114,6 +116,9 @@ class TreeWatcher {
   readonly #watcher: Deno.FsWatcher;
   #paths = new Set<string>();
   #lost = false;
+  #topChanged = false;
+  /** The inode of the work tree's folder when the watch began. */
+  readonly topIno: number | undefined;
   #broken = false;
   #seq = 0;
   /** Cookies waited for, by number. */
@@ -122,6 +127,7 @@ class TreeWatcher {
   constructor(dir: string, gitdir: string) {
     this.#dir = dir;
     this.#cookieBase = `${gitdir}/${COOKIE_PREFIX}${crypto.randomUUID().slice(0, 8)}-`;
+    this.topIno = lstamp(dir)?.ino;
     // Throws when inotify has no watch left for the tree's folders: the caller then keeps no cache.
     this.#watcher = Deno.watchFs(dir, { recursive: true });
     void this.#pump();
@@ -162,7 +168,10 @@ class TreeWatcher {
         continue;
       }
       if (path.startsWith(prefix) && path.length > prefix.length) this.#paths.add(path.slice(prefix.length));
-      else this.#lost = true;
+      else {
+        this.#lost = true;
+        if (path === this.#dir) this.#topChanged = true;
+      }
     }
   }
 
@@ -206,9 +215,10 @@ class TreeWatcher {
       return null;
     }
     if (this.#broken) return null;
-    const delivered = { paths: this.#paths, lost: this.#lost };
+    const delivered = { paths: this.#paths, lost: this.#lost, topChanged: this.#topChanged };
     this.#paths = new Set();
     this.#lost = false;
+    this.#topChanged = false;
     return delivered;
   }
 
@@ -243,8 +253,16 @@ interface Monitor {
 }
 
 const monitors = new Map<string, Monitor>();
-/** Work trees whose watcher failed in this worker: never watched again here. */
+/** Work trees whose watcher failed MAX_WATCH_FAILURES times in this worker: never watched again here. */
 const unwatchable = new Set<string>();
+const failed = new Map<string, number>();
+const MAX_WATCH_FAILURES = 3;
+
+function restart(monitor: Monitor, dir: string): undefined {
+  monitor.watcher.close();
+  monitors.delete(dir);
+  return undefined;
+}
 
 /** How the last call was answered (for tests and the bench). */
 export type StatusSource = "scan" | "watcher";
@@ -293,25 +311,37 @@ export async function monitoredStatus(
     const index = readIndexFile(repo.gitdir);
     return { index, work: await worktreeStatus(repo, index, policy, options), source: "scan" };
   }
-  let monitor = monitors.get(repo.dir);
   const syncStarted = Date.now();
+  let monitor = monitors.get(repo.dir);
+  // The work tree's folder itself replaced: its inotify watch went with the old folder, so the
+  // watcher starts again on the new one (the cookie would never come back).
+  if (monitor && lstamp(repo.dir)?.ino !== monitor.watcher.topIno) monitor = restart(monitor, repo.dir);
+  let delivered = monitor ? await monitor.watcher.sync() : null;
+  if (monitor && delivered?.topChanged) monitor = restart(monitor, repo.dir);
   if (!monitor) {
     let watcher: TreeWatcher;
     try {
       watcher = new TreeWatcher(repo.dir, repo.gitdir);
     } catch {
+      // No inotify watch left for the tree's folders (or no watcher at all): scan, now and later.
       unwatchable.add(repo.dir);
+      lastScanReason = "no watcher";
       const index = readIndexFile(repo.gitdir);
       return { index, work: await worktreeStatus(repo, index, policy, options), source: "scan" };
     }
     monitor = { watcher, baseline: null };
     monitors.set(repo.dir, monitor);
+    delivered = await watcher.sync();
   }
-  const delivered = await monitor.watcher.sync();
   if (!delivered) {
+    // The watcher failed, or its cookie did not come back: scan, and after a few such calls stop
+    // watching this tree in this worker.
     monitor.watcher.close();
     monitors.delete(repo.dir);
-    unwatchable.add(repo.dir);
+    const failures = (failed.get(repo.dir) ?? 0) + 1;
+    failed.set(repo.dir, failures);
+    if (failures >= MAX_WATCH_FAILURES) unwatchable.add(repo.dir);
+    lastScanReason = "the watcher failed";
     const index = readIndexFile(repo.gitdir);
     return { index, work: await worktreeStatus(repo, index, policy, options), source: "scan" };
   }
@@ -358,8 +388,9 @@ async function fullScan(
   const racyFrom = syncStarted - RACY_MS;
   let staleReason = "";
   for (const [path, stamp] of folders) {
-    if (stamp === null || stamp.mtime >= racyFrom || stamp.ctime >= racyFrom) staleReason = `folder ${path} is racy`;
-    else if (previous && !previous.folders.has(path)) staleReason = `folder ${path} is new`;
+    if (stamp === null || stamp.mtime >= racyFrom || stamp.ctime >= racyFrom) {
+      staleReason = `folder ${path || "."} is racy`;
+    } else if (previous && !previous.folders.has(path)) staleReason = `folder ${path || "."} is new`;
     if (staleReason) break;
   }
   const baseline: Baseline = {
@@ -511,4 +542,5 @@ export function closeMonitors(): void {
   for (const monitor of monitors.values()) monitor.watcher.close();
   monitors.clear();
   unwatchable.clear();
+  failed.clear();
 }
