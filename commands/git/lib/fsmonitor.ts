@@ -71,9 +71,11 @@ const INERT_GIT_PATHS = [
 
 interface Stamp {
   readonly mtime: number;
+  /** Whole seconds: Deno reports ctime no finer. */
   readonly ctime: number;
   readonly ino: number;
   readonly size: number;
+  readonly mode: number;
 }
 
 function stampOf(info: Deno.FileInfo | null): Stamp | null {
@@ -83,6 +85,7 @@ function stampOf(info: Deno.FileInfo | null): Stamp | null {
     ctime: info.ctime?.getTime() ?? -1,
     ino: info.ino ?? -1,
     size: info.size,
+    mode: info.mode ?? -1,
   };
 }
 
@@ -96,7 +99,7 @@ function lstamp(path: string): Stamp | null {
 
 function sameStamp(a: Stamp | null, b: Stamp | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.mtime === b.mtime && a.ctime === b.ctime && a.ino === b.ino && a.size === b.size;
+  return a.mtime === b.mtime && a.ctime === b.ctime && a.ino === b.ino && a.size === b.size && a.mode === b.mode;
 }
 
 /** What the watcher delivered between two syncs. */
@@ -128,6 +131,7 @@ class TreeWatcher {
     this.#dir = dir;
     this.#cookieBase = `${gitdir}/${COOKIE_PREFIX}${crypto.randomUUID().slice(0, 8)}-`;
     this.topIno = lstamp(dir)?.ino;
+    removeStaleCookies(gitdir);
     // Throws when inotify has no watch left for the tree's folders: the caller then keeps no cache.
     this.#watcher = Deno.watchFs(dir, { recursive: true });
     void this.#pump();
@@ -229,6 +233,18 @@ class TreeWatcher {
       this.#watcher.close();
     } catch { /* closed */ }
   }
+}
+
+/**
+ * Cookies a worker left when it was stopped while waiting for one. Removing another live worker's
+ * cookie is harmless: it waits for the event of the cookie's creation, which has happened.
+ */
+function removeStaleCookies(gitdir: string): void {
+  try {
+    for (const entry of Deno.readDirSync(gitdir)) {
+      if (entry.isFile && entry.name.startsWith(COOKIE_PREFIX)) Deno.removeSync(`${gitdir}/${entry.name}`);
+    }
+  } catch { /* nothing to tidy, or not allowed to */ }
 }
 
 /** The work tree's status as of the last full scan, with what proves it still current. */
@@ -452,8 +468,8 @@ async function keptStatus(
     // Content changes of files the scan left out or listed as untracked change nothing it reports;
     // their creation, removal or renaming shows in their folder's stamp below.
     if (baseline.untracked.has(path) || isUnder(path, baseline.ignored)) continue;
-    // A folder the scan listed: its entries' changes come as their own events or in its stamp.
-    if (baseline.folders.has(path)) continue;
+    // An event names a folder itself only when it is made, removed, moved or its mode changes.
+    if (baseline.folders.has(path)) return because(`${path}: a folder changed`);
     return because(`${path}: a new path`);
   }
   let index = baseline.index;
