@@ -17,8 +17,10 @@
  * in clock ticks (10 ms), so CPU is given as the mean over all runs, not a median. The client's own
  * side of the MCP round trip is not in it. The load average is printed before and after.
  *
- * The warm server's git worker keeps the status between calls (commands/git/lib/fsmonitor.ts):
- * the last row rewrites 100 files before every call of every subject, so each call has work to do.
+ * The warm server's git worker keeps the status between calls (commands/git/lib/fsmonitor.ts): in
+ * the clean and "100 changed" rows nothing changes between calls. The last two rows change the tree
+ * before every call of every subject: a file created or removed (the kept answer cannot tell what
+ * that does: the worker scans everything), and 100 files rewritten (100 files re-checked).
  */
 
 import { Client } from "@modelcontextprotocol/client";
@@ -209,6 +211,17 @@ try {
   await measure(`git status, ${FILES} files, clean`, "git status --repo r", true);
   edit(repo);
   await measure(`git status, ${FILES} files, ${CHANGED} changed`, "git status --repo r", true);
+  let created = false;
+  await measure(
+    `git status, ${FILES} files, a file created or removed before each call`,
+    "git status --repo r",
+    true,
+    () => {
+      created = !created;
+      if (created) Deno.writeTextFileSync(`${repo}/src/new-file.txt`, "new\n");
+      else Deno.removeSync(`${repo}/src/new-file.txt`);
+    },
+  );
   await measure(
     `git status, ${FILES} files, ${CHANGED} rewritten before each call`,
     "git status --repo r",
