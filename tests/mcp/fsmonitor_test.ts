@@ -20,9 +20,9 @@ const sources: Record<StatusSource, number> = { scan: 0, watcher: 0 };
 const reasons: Record<string, number> = {};
 
 /** pterm's answer through the cache, as "XY path" lines. */
-async function cachedStatus(repo: string, warm = true): Promise<string[]> {
-  const opened = openRepo(repo, "r", repo);
-  const policy = pathPolicy("r");
+async function cachedStatus(repo: string, warm = true, rel = "r"): Promise<string[]> {
+  const opened = openRepo(repo, rel, repo);
+  const policy = pathPolicy(rel);
   const options = { untracked: true, paths: null };
   const { index, work, source } = await monitoredStatus(warm, opened, policy, options);
   sources[source]++;
@@ -210,4 +210,33 @@ Deno.test("warm git status cache: without a warm worker nothing is kept and no w
   assert.equal(sources.scan, before.scan + 3);
   // No cookie was ever written into .git.
   for await (const entry of Deno.readDir(`${repo}/.git`)) assert.doesNotMatch(entry.name, /pterm-fsmonitor/);
+});
+
+Deno.test("warm git status cache: a repository at the workspace root; pterm's own state beside it", async () => {
+  await using dir = await makeRoot();
+  const repo = dir.path;
+  await freshRepo(repo);
+  // What `pterm init`/the kernel keep at a workspace root, which real git is told to ignore.
+  await Deno.writeTextFile(`${repo}/.git/info/exclude`, "audit/\nartifacts/\nsessions/\npterm.json\n");
+  await Deno.mkdir(`${repo}/audit`);
+  await Deno.writeTextFile(`${repo}/audit/log.jsonl`, "{}\n");
+  const check = async (what: string) =>
+    assert.deepEqual(await cachedStatus(repo, true, "."), await porcelainFiles(repo), what);
+  try {
+    await check("the first call");
+    let kept = 0;
+    for (let i = 0; i < 6; i++) {
+      await pause();
+      // An audit record appended between calls, as the kernel does for every call.
+      await Deno.writeTextFile(`${repo}/audit/log.jsonl`, `{"call":${i}}\n`, { append: true });
+      const before = sources.watcher;
+      await check(`call ${i}`);
+      kept += sources.watcher - before;
+    }
+    assert.ok(kept >= 4, `pterm's own writes did not cost a scan each (${kept} of 6 kept; ${lastScanReason})`);
+    await Deno.writeTextFile(`${repo}/a.txt`, "changed beside the audit log\n");
+    await check("an edit next to pterm's state");
+  } finally {
+    closeMonitors();
+  }
 });

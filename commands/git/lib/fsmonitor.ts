@@ -213,7 +213,7 @@ class TreeWatcher {
     try {
       Deno.removeSync(cookie);
     } catch { /* already gone */ }
-    if (!arrived && !this.#lost) {
+    if (!arrived) {
       // The cookie never came back: the event stream cannot be trusted from here on.
       this.close();
       return null;
