@@ -132,3 +132,42 @@ Deno.test({
     }
   },
 });
+
+Deno.test("warm pterm mcp: a named pipe made in the work tree stalls Deno's watcher; answers stay right", async () => {
+  await using dir = await makeRoot();
+  const repo = `${dir.path}/r`;
+  await freshRepo(repo);
+  const { client, transport } = await connectModern(dir.path, "fifo");
+  let exited: Promise<unknown> | null = null;
+  try {
+    const agree = async (what: string) =>
+      assert.deepEqual(await mcpStatus(client, "r"), await porcelainFiles(repo), what);
+    await agree("the first call");
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await agree("a kept answer");
+    // Deno's watcher thread opens each event's path; opening a FIFO blocks until a writer comes.
+    await sh(repo, "mkfifo src/pipe");
+    const started = performance.now();
+    await agree("after the pipe was made");
+    assert.ok(performance.now() - started < 10_000, "the call waited for its cookie at most a bounded time");
+    await Deno.writeTextFile(`${repo}/a.txt`, "edited after the pipe\n");
+    await agree("an edit after the watcher stalled");
+    await Deno.remove(`${repo}/src/pipe`);
+    await Deno.writeTextFile(`${repo}/b.txt`, "edited after the pipe went\n");
+    await agree("an edit after the pipe went");
+  } finally {
+    const pid = transport.pid;
+    await client.close();
+    if (pid) {
+      // The server still exits when its client goes.
+      exited = (async () => {
+        for (let i = 0; i < 100; i++) {
+          if (!(await Deno.stat(`/proc/${pid}`).then(() => true, () => false))) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw new Error("the server did not exit within 10 s of its client closing");
+      })();
+    }
+  }
+  await exited;
+});

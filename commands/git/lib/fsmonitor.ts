@@ -44,11 +44,12 @@ import {
   type StatusOptions,
   trackedFileVerdict,
   type WalkObserver,
-  type WorktreeChange,
   type WorktreeReport,
   worktreeStatus,
 } from "./status.ts";
 import type { PathPolicy } from "./worktree.ts";
+import { comparePaths } from "./bytes.ts";
+import type { IgnoreLevel, IgnoreRules } from "./ignore.ts";
 
 /**
  * A folder changed this close to the scan (or after it) may change again unseen by its timestamp:
@@ -122,6 +123,8 @@ class TreeWatcher {
   #topChanged = false;
   /** The inode of the work tree's folder when the watch began. */
   readonly topIno: number | undefined;
+  /** When the watch began (epoch ms). */
+  readonly startedAt = Date.now();
   #broken = false;
   #seq = 0;
   /** Cookies waited for, by number. */
@@ -134,7 +137,18 @@ class TreeWatcher {
     removeStaleCookies(gitdir);
     // Throws when inotify has no watch left for the tree's folders: the caller then keeps no cache.
     this.#watcher = Deno.watchFs(dir, { recursive: true });
-    void this.#pump();
+    this.#pumped = this.#pump();
+  }
+
+  readonly #pumped: Promise<void>;
+
+  /**
+   * Closes the watcher and waits until Deno has let go of it: Deno counts watches by path, so a
+   * new watcher of the same path (a replaced work tree) would otherwise reuse this one's dead watch.
+   */
+  async stop(): Promise<void> {
+    this.close();
+    await this.#pumped;
   }
 
   get broken(): boolean {
@@ -214,8 +228,15 @@ class TreeWatcher {
       Deno.removeSync(cookie);
     } catch { /* already gone */ }
     if (!arrived) {
-      // The cookie never came back: the event stream cannot be trusted from here on.
-      this.close();
+      // The cookie never came back: the event stream cannot be trusted from here on. Most likely
+      // Deno's watcher thread is blocked: for each event it opens the path to compare it with the
+      // watched folder, and opening a named pipe (FIFO) made in the tree blocks until a writer
+      // opens it. Closing the watcher would then block this thread too (it waits for a lock that
+      // the blocked thread holds), and so would starting another one in this worker: give up
+      // watching in this worker altogether, and close nothing.
+      this.#broken = true;
+      this.#wakeAll();
+      watcherStuck = true;
       return null;
     }
     if (this.#broken) return null;
@@ -247,17 +268,37 @@ function removeStaleCookies(gitdir: string): void {
   } catch { /* nothing to tidy, or not allowed to */ }
 }
 
+/** What an entry of a listed folder is. */
+type EntryKind = "file" | "dir" | "link" | "other";
+
+function kindOf(entry: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryKind {
+  return entry.isFile ? "file" : entry.isDirectory ? "dir" : entry.isSymlink ? "link" : "other";
+}
+
+/** A folder the scan listed. */
+interface Folder {
+  /** Its lstat from before the listing (null: it was gone). */
+  stamp: Stamp | null;
+  /** Its entries when listed. */
+  names: Map<string, EntryKind>;
+  /** The ignore level its entries are judged by; whether .gitignore excludes this tracked folder. */
+  readonly level: IgnoreLevel;
+  readonly excluded: boolean;
+  /** Changed too close to its listing for its stamp to show a later change: listed again each call. */
+  racy: boolean;
+}
+
 /** The work tree's status as of the last full scan, with what proves it still current. */
 interface Baseline {
   readonly optionsKey: string;
   indexStamp: Stamp | null;
   index: Index;
-  readonly work: WorktreeReport;
-  /** Every folder the scan listed, with its lstat from before the listing (null: it was gone). */
-  readonly folders: Map<string, Stamp | null>;
+  work: WorktreeReport;
+  readonly folders: Map<string, Folder>;
   readonly untracked: Set<string>;
   readonly ignored: Set<string>;
-  /** The next call must scan everything (a folder was racy or new). */
+  readonly rules: IgnoreRules;
+  /** The next call must scan everything (a folder new since the previous scan). */
   readonly stale: boolean;
   readonly staleReason: string;
 }
@@ -269,14 +310,16 @@ interface Monitor {
 }
 
 const monitors = new Map<string, Monitor>();
+/** A watcher of this worker stopped answering: no watcher is started or closed here again. */
+let watcherStuck = false;
 /** Work trees whose watcher failed MAX_WATCH_FAILURES times in this worker: never watched again here. */
 const unwatchable = new Set<string>();
 const failed = new Map<string, number>();
 const MAX_WATCH_FAILURES = 3;
 
-function restart(monitor: Monitor, dir: string): undefined {
-  monitor.watcher.close();
+async function restart(monitor: Monitor, dir: string): Promise<undefined> {
   monitors.delete(dir);
+  await monitor.watcher.stop();
   return undefined;
 }
 
@@ -323,7 +366,7 @@ export async function monitoredStatus(
   options: StatusOptions,
 ): Promise<MonitoredStatus> {
   const key = optionsKey(options);
-  if (!warm || key === null || repo.gitdir !== `${repo.dir}/.git` || unwatchable.has(repo.dir)) {
+  if (!warm || key === null || repo.gitdir !== `${repo.dir}/.git` || unwatchable.has(repo.dir) || watcherStuck) {
     const index = readIndexFile(repo.gitdir);
     return { index, work: await worktreeStatus(repo, index, policy, options), source: "scan" };
   }
@@ -331,9 +374,9 @@ export async function monitoredStatus(
   let monitor = monitors.get(repo.dir);
   // The work tree's folder itself replaced: its inotify watch went with the old folder, so the
   // watcher starts again on the new one (the cookie would never come back).
-  if (monitor && lstamp(repo.dir)?.ino !== monitor.watcher.topIno) monitor = restart(monitor, repo.dir);
+  if (monitor && lstamp(repo.dir)?.ino !== monitor.watcher.topIno) monitor = await restart(monitor, repo.dir);
   let delivered = monitor ? await monitor.watcher.sync() : null;
-  if (monitor && delivered?.topChanged) monitor = restart(monitor, repo.dir);
+  if (monitor && delivered?.topChanged) monitor = await restart(monitor, repo.dir);
   if (!monitor) {
     let watcher: TreeWatcher;
     try {
@@ -352,8 +395,8 @@ export async function monitoredStatus(
   if (!delivered) {
     // The watcher failed, or its cookie did not come back: scan, and after a few such calls stop
     // watching this tree in this worker.
-    monitor.watcher.close();
     monitors.delete(repo.dir);
+    if (!watcherStuck) await monitor.watcher.stop();
     const failures = (failed.get(repo.dir) ?? 0) + 1;
     failed.set(repo.dir, failures);
     if (failures >= MAX_WATCH_FAILURES) unwatchable.add(repo.dir);
@@ -367,7 +410,7 @@ export async function monitoredStatus(
   else if (baseline.stale) lastScanReason = baseline.staleReason;
   else if (delivered.lost) lastScanReason = "the watcher lost events";
   if (baseline && baseline.optionsKey === key && !baseline.stale && !delivered.lost) {
-    const kept = await keptStatus(repo, policy, baseline, delivered.paths);
+    const kept = await keptStatus(repo, policy, baseline, delivered.paths, syncStarted - RACY_MS);
     if (kept) {
       // Refreshed stat data the handler writes into this index object and the file comes back as
       // an index event: re-read, it differs from the object in nothing, so nothing is re-checked.
@@ -375,7 +418,10 @@ export async function monitoredStatus(
     }
   }
   monitor.baseline = null;
-  const scanned = await fullScan(repo, policy, options, key, syncStarted, baseline);
+  const scanned = await fullScan(repo, policy, options, key, {
+    racyFrom: syncStarted - RACY_MS,
+    watchedFrom: monitor.watcher.startedAt - RACY_MS,
+  }, baseline);
   monitor.baseline = scanned.baseline;
   return { index: scanned.baseline?.index ?? scanned.index, work: copyReport(scanned.work), source: "scan" };
 }
@@ -385,28 +431,38 @@ async function fullScan(
   policy: PathPolicy,
   options: StatusOptions,
   key: string,
-  syncStarted: number,
+  times: { readonly racyFrom: number; readonly watchedFrom: number },
   previous: Baseline | null,
 ): Promise<{ baseline: Baseline | null; index: Index; work: WorktreeReport }> {
+  const { racyFrom, watchedFrom } = times;
   const indexPath = `${repo.gitdir}/index`;
   const before = lstamp(indexPath);
   const index = readIndexFile(repo.gitdir);
   const after = lstamp(indexPath);
-  const folders = new Map<string, Stamp | null>();
+  const stamps = new Map<string, Stamp | null>();
+  const folders = new Map<string, Folder>();
   const ignored = new Set<string>();
+  let rules: IgnoreRules | null = null;
   const observer: WalkObserver = {
-    folder: (path, info) => folders.set(path, stampOf(info)),
+    folder: (path, info) => stamps.set(path, stampOf(info)),
     ignored: (path) => ignored.add(path),
+    listed: (path, entries, level, excluded) => {
+      const stamp = stamps.get(path) ?? null;
+      const names = new Map(entries.map((entry) => [entry.name, kindOf(entry)]));
+      folders.set(path, { stamp, names, level, excluded, racy: isRacy(stamp, racyFrom) });
+    },
+    rules: (ignore) => rules = ignore,
   };
   const work = await worktreeStatus(repo, index, policy, options, observer);
   // An index that changed while it was read is not kept (the next call reads it again).
-  if (!sameStamp(before, after)) return { baseline: null, index, work };
-  const racyFrom = syncStarted - RACY_MS;
+  if (!sameStamp(before, after) || !rules) return { baseline: null, index, work };
   let staleReason = "";
-  for (const [path, stamp] of folders) {
-    if (stamp === null || stamp.mtime >= racyFrom || stamp.ctime >= racyFrom) {
-      staleReason = `folder ${path || "."} is racy`;
-    } else if (previous && !previous.folders.has(path)) staleReason = `folder ${path || "."} is new`;
+  for (const [path, stamp] of stamps) {
+    // A folder that could not be listed, or new since the previous scan (the watcher adds its inotify
+    // watch only after reporting it, perhaps after this scan listed it).
+    if (stamp === null || !folders.has(path)) staleReason = `folder ${path || "."} could not be listed`;
+    else if (previous && !previous.folders.has(path)) staleReason = `folder ${path || "."} is new`;
+    else if (!previous && isRacy(stamp, watchedFrom)) staleReason = `folder ${path || "."} changed as the watch began`;
     if (staleReason) break;
   }
   const baseline: Baseline = {
@@ -417,11 +473,15 @@ async function fullScan(
     folders,
     untracked: new Set(work.untracked),
     ignored,
-    // Refreshed stat data is written by the handler into the index: read it again next time.
+    rules,
     stale: staleReason !== "",
     staleReason,
   };
   return { baseline, index, work };
+}
+
+function isRacy(stamp: Stamp | null, racyFrom: number): boolean {
+  return stamp === null || stamp.mtime >= racyFrom || stamp.ctime >= racyFrom;
 }
 
 function isUnder(path: string, set: Set<string>): boolean {
@@ -432,89 +492,198 @@ function isUnder(path: string, set: Set<string>): boolean {
   return false;
 }
 
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}
+
 /**
  * The baseline's answer brought up to date with `changed`, or null when only a full scan can
- * tell (see the module's comment for each case).
+ * tell (see the module's comment for each case). Updates the baseline as it goes: on null the
+ * caller drops it.
  */
 async function keptStatus(
   repo: Repo,
   policy: PathPolicy,
   baseline: Baseline,
   changed: Set<string>,
+  racyFrom: number,
 ): Promise<WorktreeReport | null> {
-  const toCheck: IndexEntry[] = [];
+  refreshedNow.length = 0;
+  /** Tracked paths whose files to look at again. */
+  const toCheck = new Set<string>();
+  /** Folders to list again (their entries may have come or gone). */
+  const toList = new Set<string>();
   let indexTouched = false;
   for (const path of changed) {
     if (path === ".git" || path.startsWith(".git/")) {
       const inner = path.slice(5);
-      if (inner === "index") {
-        indexTouched = true;
-        continue;
-      }
-      if (!INERT_GIT_PATHS.some((pattern) => pattern.test(inner))) return because(`.git/${inner} changed`);
+      if (inner === "index") indexTouched = true;
+      else if (!INERT_GIT_PATHS.some((pattern) => pattern.test(inner))) return because(`.git/${inner} changed`);
       continue;
     }
     const name = path.slice(path.lastIndexOf("/") + 1);
     if (name === ".gitignore" || name === ".gitattributes") return because(`${path} changed`);
     if (path.includes("\uFFFD")) return because("a name that is not UTF-8");
+    if (policy.hidden(path) !== null) continue;
     const index = baseline.index;
     const entry = index.entries.get(path);
-    if (policy.hidden(path) !== null) continue;
     if (entry && entry.mode !== S_IFGITLINK && !index.conflicts.has(path)) {
-      toCheck.push(entry);
+      toCheck.add(path);
+      // Made or removed, perhaps: its folder's listing says.
+      if (baseline.folders.has(parentOf(path))) toList.add(parentOf(path));
       continue;
     }
     if (entry || index.conflicts.has(path)) return because(`${path}: a submodule or a conflict`);
-    // Content changes of files the scan left out or listed as untracked change nothing it reports;
-    // their creation, removal or renaming shows in their folder's stamp below.
-    if (baseline.untracked.has(path) || isUnder(path, baseline.ignored)) continue;
     // An event names a folder itself only when it is made, removed, moved or its mode changes.
     if (baseline.folders.has(path)) return because(`${path}: a folder changed`);
+    // Content changes of files the scan left out or listed as untracked change nothing it reports.
+    if (isUnder(path, baseline.ignored) && !baseline.folders.has(parentOf(path))) continue;
+    // Anything else in a listed folder (a file made, removed, renamed): its folder's listing says.
+    if (baseline.folders.has(parentOf(path))) {
+      toList.add(parentOf(path));
+      continue;
+    }
     return because(`${path}: a new path`);
   }
   let index = baseline.index;
-  let indexStamp = baseline.indexStamp;
   if (indexTouched || !sameStamp(lstamp(`${repo.gitdir}/index`), baseline.indexStamp)) {
     const reread = rereadIndex(repo, baseline.index);
     if (typeof reread === "string") return because(reread);
     index = reread.index;
-    indexStamp = reread.stamp;
-    toCheck.length = 0;
-    for (const path of changed) {
-      const entry = index.entries.get(path);
-      if (entry && !reread.changed.has(path)) toCheck.push(entry);
-    }
-    for (const path of reread.changed) toCheck.push(index.entries.get(path)!);
-  }
-  for (const [path, stamp] of baseline.folders) {
-    if (!sameStamp(lstamp(path === "" ? repo.dir : `${repo.dir}/${path}`), stamp)) {
-      return because(`folder ${path || "."} changed`);
-    }
-  }
-  if (index !== baseline.index) {
     baseline.index = index;
-    baseline.indexStamp = indexStamp;
+    baseline.indexStamp = reread.stamp;
+    for (const path of reread.changed) toCheck.add(path);
   }
-  if (toCheck.length === 0) return copyReport(baseline.work);
-  const unstaged = new Map<string, WorktreeChange>(baseline.work.unstaged);
-  const refreshed: IndexEntry[] = [];
-  for (const entry of toCheck) {
+  // Folders whose stamp moved (an entry made, removed or renamed, even one Deno sent no event for,
+  // such as a link to outside the tree), or too recent to tell: list them again.
+  for (const [path, folder] of baseline.folders) {
+    if (folder.racy || !sameStamp(lstamp(path === "" ? repo.dir : `${repo.dir}/${path}`), folder.stamp)) {
+      toList.add(path);
+    }
+  }
+  const work = baseline.work;
+  let untrackedChanged = false;
+  for (const dir of toList) {
+    const folder = baseline.folders.get(dir)!;
+    const abs = dir === "" ? repo.dir : `${repo.dir}/${dir}`;
+    const stamp = lstamp(abs);
+    if (stamp === null || folder.stamp === null || stamp.ino !== folder.stamp.ino) {
+      return because(`folder ${dir || "."} replaced`);
+    }
+    const names = new Map<string, EntryKind>();
+    try {
+      for (const entry of Deno.readDirSync(abs)) names.set(entry.name, kindOf(entry));
+    } catch {
+      return because(`folder ${dir || "."} cannot be listed`);
+    }
+    for (const [name, kind] of folder.names) {
+      const now = names.get(name);
+      if (now === kind) continue;
+      if (kind === "dir" || now === "dir") return because(`${dir ? dir + "/" : ""}${name}: a folder came or went`);
+      // Gone, or another kind (file, link): what it was no longer holds.
+      const path = dir === "" ? name : `${dir}/${name}`;
+      if (!(await entryChanged(repo, policy, baseline, folder, path, name, now ?? null))) return null;
+      untrackedChanged = true;
+    }
+    for (const [name, kind] of names) {
+      if (folder.names.has(name)) continue;
+      if (kind === "dir") return because(`${dir ? dir + "/" : ""}${name}: a new folder`);
+      const path = dir === "" ? name : `${dir}/${name}`;
+      if (!(await entryChanged(repo, policy, baseline, folder, path, name, kind))) return null;
+      untrackedChanged = true;
+    }
+    folder.names = names;
+    folder.stamp = stamp;
+    folder.racy = isRacy(stamp, racyFrom);
+  }
+  if (untrackedChanged) work.untracked = [...baseline.untracked].sort(comparePaths);
+  for (const path of toCheck) {
+    const entry = index.entries.get(path);
+    if (!entry) return because(`${path} left the index`);
+    if (entry.assumeValid || entry.skipWorktree) {
+      work.unstaged.delete(path);
+      continue;
+    }
     let info: Deno.FileInfo;
     try {
-      info = Deno.lstatSync(`${repo.dir}/${entry.path}`);
+      info = Deno.lstatSync(`${repo.dir}/${path}`);
     } catch {
-      return because(`${entry.path} is gone`); // a deletion (its folder's stamp may not show it yet)
+      // Gone: its folder's listing (above) decided, as the scan would have.
+      const folder = baseline.folders.get(parentOf(path));
+      if (!folder || folder.names.has(path.slice(path.lastIndexOf("/") + 1))) return because(`${path} is gone`);
+      work.unstaged.set(path, "D");
+      continue;
     }
-    if (!info.isFile && !info.isSymlink) return because(`${entry.path} is no longer a file`);
+    if (!info.isFile && !info.isSymlink) return because(`${path} is no longer a file`);
     const verdict = await trackedFileVerdict(repo, index, entry, info);
-    if (verdict.change) unstaged.set(entry.path, verdict.change);
-    else unstaged.delete(entry.path);
-    if (verdict.refreshed) refreshed.push(verdict.refreshed);
+    if (verdict.change) work.unstaged.set(path, verdict.change);
+    else work.unstaged.delete(path);
+    if (verdict.refreshed) refreshedNow.push(verdict.refreshed);
   }
-  const work: WorktreeReport = { ...copyReport(baseline.work), unstaged };
-  // Kept for the next call too: the same answer, now current.
-  (baseline as { work: WorktreeReport }).work = { ...work, unstaged: new Map(unstaged), refreshed: [] };
-  return { ...work, refreshed };
+  const refreshed = refreshedNow.splice(0);
+  return { ...copyReport(work), refreshed };
+}
+
+const refreshedNow: IndexEntry[] = [];
+
+/**
+ * One entry of a listed folder came, went or changed kind (not a folder: those scan everything):
+ * the baseline updated as the scan would have found it, or null (with the reason) when only a
+ * scan can tell.
+ */
+async function entryChanged(
+  repo: Repo,
+  policy: PathPolicy,
+  baseline: Baseline,
+  folder: Folder,
+  path: string,
+  name: string,
+  now: EntryKind | null,
+): Promise<boolean> {
+  if (name === ".git") return because(`${path}: a repository came or went`) ?? false;
+  if (name === ".gitignore" || name === ".gitattributes") return because(`${path} came or went`) ?? false;
+  if (name.includes("\uFFFD")) return because("a name that is not UTF-8") ?? false;
+  if (policy.hiddenChild(parentOf(path), name) !== null) {
+    return because(`${path}: a withheld path came or went`) ?? false;
+  }
+  const index = baseline.index;
+  if (index.conflicts.has(path)) return because(`${path}: a conflict`) ?? false;
+  const entry = index.entries.get(path);
+  const work = baseline.work;
+  if (entry) {
+    if (entry.mode === S_IFGITLINK) return because(`${path}: a submodule`) ?? false;
+    if (now === null) {
+      // Removed: missing, as the scan says (assume-unchanged and skip-worktree: not looked at).
+      if (entry.assumeValid || entry.skipWorktree) work.unstaged.delete(path);
+      else work.unstaged.set(path, "D");
+      return true;
+    }
+    if (now === "other") {
+      // Neither file nor link (a fifo, a socket): the scan passes it by, so the entry is missing.
+      if (!(entry.assumeValid || entry.skipWorktree)) work.unstaged.set(path, "D");
+      return true;
+    }
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(`${repo.dir}/${path}`);
+    } catch {
+      return because(`${path} changed while it was looked at`) ?? false;
+    }
+    if (!info.isFile && !info.isSymlink) return because(`${path} changed while it was looked at`) ?? false;
+    const verdict = await trackedFileVerdict(repo, index, entry, info);
+    if (verdict.change) work.unstaged.set(path, verdict.change);
+    else work.unstaged.delete(path);
+    if (verdict.refreshed) refreshedNow.push(verdict.refreshed);
+    return true;
+  }
+  // Not tracked.
+  baseline.untracked.delete(path);
+  baseline.ignored.delete(path);
+  if (now === null || now === "other" || baseline.optionsKey !== "untracked" || folder.excluded) return true;
+  if (baseline.rules.excludedAt(folder.level, path, false)) baseline.ignored.add(path);
+  else baseline.untracked.add(path);
+  return true;
 }
 
 /**
@@ -553,9 +722,9 @@ function rereadIndex(
   return { index, stamp: before, changed };
 }
 
-/** Stops every watcher of this worker (tests). */
-export function closeMonitors(): void {
-  for (const monitor of monitors.values()) monitor.watcher.close();
+/** Stops every watcher of this worker (tests); after a stuck watcher, only forgets them (see `sync`). */
+export async function closeMonitors(): Promise<void> {
+  if (!watcherStuck) { for (const monitor of monitors.values()) await monitor.watcher.stop(); }
   monitors.clear();
   unwatchable.clear();
   failed.clear();

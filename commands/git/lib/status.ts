@@ -79,6 +79,13 @@ export interface WalkObserver {
   folder(path: string, info: Deno.FileInfo | null): void;
   /** A path .gitignore leaves out (for a folder: nothing under it is looked at). */
   ignored(path: string): void;
+  /**
+   * A folder's listing, with the ignore level its entries are judged by and whether it is a
+   * tracked folder that .gitignore excludes (then no untracked file in it is reported).
+   */
+  listed(path: string, entries: readonly Deno.DirEntry[], level: IgnoreLevel, excluded: boolean): void;
+  /** The ignore rules of the walk (their levels stay valid while no ignore file changes). */
+  rules(ignore: IgnoreRules): void;
 }
 
 function inScope(path: string, paths: readonly string[] | null | undefined): boolean {
@@ -108,6 +115,7 @@ export async function worktreeStatus(
   const trackedAt = (path: string): IndexEntry | null | undefined =>
     entries.get(path) ?? (conflicts.has(path) ? null : undefined);
   const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  observer?.rules(ignore);
   const toHash: { entry: IndexEntry; info: Deno.FileInfo }[] = [];
   const racyLimit = index.fileMtimeMs;
 
@@ -148,6 +156,7 @@ export async function worktreeStatus(
     const listing = listDir(abs, dir);
     if (!listing) return;
     const myLevel = excludedDir ? level : ignore.level(dir, level, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, myLevel!, excludedDir);
     for (const dirent of listing.list) {
       const name = dirent.name;
       if (name === ".git") continue;
@@ -209,6 +218,7 @@ export async function worktreeStatus(
     const listing = listDir(`${repo.dir}/${dir}`, dir);
     if (!listing) return;
     const level = ignore.level(dir, parent, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, level, false);
     for (const dirent of listing.list) {
       if (dirent.name === ".git") continue;
       const path = `${dir}/${dirent.name}`;
