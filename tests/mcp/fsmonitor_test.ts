@@ -64,7 +64,7 @@ Deno.test("warm git status cache: random changes by real processes, every answer
           await closeMonitors();
         },
       ),
-      { numRuns: 25 },
+      { numRuns: Number(Deno.env.get("FSMONITOR_RUNS") ?? 25) },
     );
   } finally {
     await closeMonitors();

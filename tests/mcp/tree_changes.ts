@@ -42,6 +42,10 @@ export type Action =
   | { kind: "gitCheckout" }
   | { kind: "gitRmCached"; file: number }
   | { kind: "gitignore" }
+  | { kind: "moveAway"; file: number }
+  | { kind: "gitRm"; file: number }
+  | { kind: "attributes" }
+  | { kind: "newFolder"; name: number }
   | { kind: "realStatus" }
   | { kind: "nothing" };
 
@@ -63,6 +67,10 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: "gitCheckout" as const }),
   fc.record({ kind: fc.constant("gitRmCached" as const), file: fc.nat(FILES.length - 1) }),
   fc.constant({ kind: "gitignore" as const }),
+  fc.record({ kind: fc.constant("moveAway" as const), file: fc.nat(FILES.length - 1) }),
+  fc.record({ kind: fc.constant("gitRm" as const), file: fc.nat(FILES.length - 1) }),
+  fc.constant({ kind: "attributes" as const }),
+  fc.record({ kind: fc.constant("newFolder" as const), name: fc.nat(2) }),
   fc.constant({ kind: "realStatus" as const }),
   fc.constant({ kind: "nothing" as const }),
 );
@@ -134,6 +142,19 @@ export async function apply(repo: string, action: Action, outside: string): Prom
       return;
     case "gitignore":
       await sh(repo, `echo '*.txt' >> .gitignore`);
+      return;
+    case "moveAway":
+      // A tracked file renamed to a new (untracked) name in the same folder.
+      await sh(repo, `if [ -e '${file}' ]; then mv -f '${file}' '${file}.moved'; fi`);
+      return;
+    case "gitRm":
+      await git(repo, "rm", "-q", "-f", "--ignore-unmatch", file);
+      return;
+    case "attributes":
+      await sh(repo, `echo '*.md text eol=crlf' >> .gitattributes`);
+      return;
+    case "newFolder":
+      await sh(repo, `mkdir -p 'lib/n${action.name}/deeper' && echo n > 'lib/n${action.name}/deeper/x.txt'`);
       return;
     case "realStatus":
       await git(repo, "status", "--porcelain");

@@ -14,23 +14,27 @@
  *    the call started has been delivered (git's daemon and watchman synchronise the same way).
  * 3. Anything the watcher may have lost makes the call scan everything: a `rescan` event (inotify's
  *    queue overflowed, or Deno's queue of 1024 events was full and dropped some), a watcher error
- *    (e.g. no inotify watch left for a new folder: the watcher is then given up for good), a
- *    cookie that does not arrive in time, an event for the top folder or outside it.
+ *    (e.g. "OS file watch limit reached" for a new folder: the watcher is dropped), a cookie that
+ *    does not come back in time (then no watcher runs in this worker again: see `sync`), an event
+ *    for the work tree's folder itself or outside it (a replaced work tree gets a new watcher).
  * 4. Deno delivers no event for a path that resolves outside the watched folder (a symbolic link
- *    to elsewhere swapped in): so besides the events, every folder the scan listed is lstat'ed
- *    each call (a few hundred calls, not one per file) and any change of its mtime, ctime or
- *    inode — an entry created, removed or renamed in it — makes the call scan everything. A
- *    folder changed within RACY_MS of the scan that listed it counts as changed (its timestamp
- *    could not tell a later change), as does a folder new since the last scan (the watcher adds its
- *    inotify watch only after reporting it).
+ *    to elsewhere moved in): so besides the events, every folder the scan listed is lstat'ed each
+ *    call (a few hundred calls, not one per file), and a folder whose mtime, ctime, inode or mode
+ *    moved is listed again and its entries compared with the kept listing. A folder changed within
+ *    RACY_MS of the sync before its listing is listed again on every call (its timestamp could not
+ *    show a later change); one made since the previous scan, or as the watch began, makes the
+ *    next call scan everything (the watcher adds its inotify watch only after reporting it).
  * 5. The index: kept while its lstat (size, mtime, ctime, inode) is unchanged and no event named
- *    `.git/index`; otherwise re-read, and everything is scanned again. Any event in `.git` other
- *    than objects, refs, logs, HEAD-like files and locks (config, info/exclude, info/attributes,
- *    …) does the same, as does any `.gitignore` or `.gitattributes` event.
- * 6. The rest: an event for a tracked file that is still a file or a link re-checks that one file
- *    exactly as the scan does (stat data, then content when racy); an event for a path the scan
- *    found ignored, untracked or withheld changes nothing that status reports; anything else
- *    (a new path, a deletion, a folder, a conflict, a submodule) scans everything.
+ *    `.git/index`; otherwise re-read, and if it tracks the same paths without conflicts, only the
+ *    entries whose object, mode, flags or stat data changed are re-checked. Any event in `.git`
+ *    other than objects, refs, logs, HEAD-like files and locks (config, info/exclude,
+ *    info/attributes, …) scans everything, as does any `.gitignore` or `.gitattributes` event.
+ * 6. The rest: a tracked file an event names is re-checked exactly as the scan does (stat data,
+ *    then content when racy); an entry that came or went in a listed folder is decided as the scan
+ *    decides it (tracked: re-checked or missing; untracked: the folder's ignore rules say untracked
+ *    or ignored); content changes of untracked or ignored files change nothing status reports.
+ *    A folder that came or went, a withheld path, a nested repository, a submodule, a conflict or
+ *    a name that is not UTF-8 scans everything.
  *
  * What no watcher sees, and so neither this: a file changed through a hard link from outside the
  * work tree, or written through a shared memory mapping (git's fsmonitor and watchman share both
