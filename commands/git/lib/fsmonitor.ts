@@ -533,16 +533,16 @@ async function keptStatus(
     const index = baseline.index;
     const entry = index.entries.get(path);
     if (entry && entry.mode !== S_IFGITLINK && !index.conflicts.has(path)) {
+      // Its content or mode (made or removed: its folder's stamp moved, and the listing says).
       toCheck.add(path);
-      // Made or removed, perhaps: its folder's listing says.
-      if (baseline.folders.has(parentOf(path))) toList.add(parentOf(path));
       continue;
     }
     if (entry || index.conflicts.has(path)) return because(`${path}: a submodule or a conflict`);
     // An event names a folder itself only when it is made, removed, moved or its mode changes.
     if (baseline.folders.has(path)) return because(`${path}: a folder changed`);
-    // Content changes of files the scan left out or listed as untracked change nothing it reports.
-    if (isUnder(path, baseline.ignored) && !baseline.folders.has(parentOf(path))) continue;
+    // Content changes of files the scan left out or listed as untracked change nothing it reports
+    // (made, removed or renamed: their folder's stamp moved).
+    if (baseline.untracked.has(path) || isUnder(path, baseline.ignored)) continue;
     // Anything else in a listed folder (a file made, removed, renamed): its folder's listing says.
     if (baseline.folders.has(parentOf(path))) {
       toList.add(parentOf(path));
