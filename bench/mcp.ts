@@ -176,6 +176,7 @@ async function measure(call: string, line: string, withGit: boolean, before?: ()
       cpu["real git status"].push(git[1]);
     }
   }
+  if (withGit) await sameAsGit(line);
   rows.push({ call, samples, cpu });
   console.error(
     `  ${call}: ${
@@ -183,6 +184,23 @@ async function measure(call: string, line: string, withGit: boolean, before?: ()
         .join(", ")
     }`,
   );
+}
+
+/** The warm server's answer, file by file, is real git's (a fast wrong answer would be no result). */
+async function sameAsGit(line: string): Promise<void> {
+  const result = await client.callTool({ name: "terminal_exec", arguments: { command: line } });
+  const files = (result.structuredContent as { result: { files: { path: string; xy: string }[] } }).result.files;
+  const ours = files.map((f) => `${f.xy.replaceAll(".", " ")} ${f.path}`).sort();
+  const out = new Deno.Command("git", {
+    args: ["-C", repo, "status", "--porcelain", "--untracked-files=all", "--no-renames"],
+    env: GIT_ENV,
+    clearEnv: true,
+    stdout: "piped",
+  }).outputSync();
+  const theirs = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "").sort();
+  if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+    throw new Error(`pterm mcp and git disagree after "${line}": ${ours.length} against ${theirs.length} files`);
+  }
 }
 
 function mean(values: number[]): number {
