@@ -19,8 +19,9 @@
  *
  * The warm server's git worker keeps the status between calls (commands/git/lib/fsmonitor.ts): in
  * the clean and "100 changed" rows nothing changes between calls. The last two rows change the tree
- * before every call of every subject: a file created or removed (the kept answer cannot tell what
- * that does: the worker scans everything), and 100 files rewritten (100 files re-checked).
+ * before every call of every subject: a file created or removed (its folder listed again), a
+ * `.gitignore` rewritten (the kept answer cannot say what that does: everything is scanned), and
+ * 100 files rewritten (100 files re-checked).
  */
 
 import { Client } from "@modelcontextprotocol/client";
@@ -40,6 +41,16 @@ function gitSync(dir: string, ...args: string[]): void {
   if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
 }
 
+/** Back to the committed state: edits undone, the files the rows make removed. */
+function tidy(repo: string): void {
+  gitSync(repo, "reset", "-q", "--hard");
+  for (const made of [".gitignore", "src/new-file.txt"]) {
+    try {
+      Deno.removeSync(`${repo}/${made}`);
+    } catch { /* not made */ }
+  }
+}
+
 function pathOf(i: number): string {
   return `src/m${Math.floor(i / 500)}/d${Math.floor(i / 50) % 10}/file${i}.ts`;
 }
@@ -49,7 +60,7 @@ function build(root: string): string {
   const repo = `${root}/r`;
   try {
     Deno.statSync(`${repo}/.git`);
-    gitSync(repo, "reset", "-q", "--hard");
+    tidy(repo);
     return repo;
   } catch { /* build it */ }
   console.error(`building a repository of ${FILES} files in ${repo} ...`);
@@ -240,6 +251,16 @@ try {
       else Deno.removeSync(`${repo}/src/new-file.txt`);
     },
   );
+  let ignoreEdits = 0;
+  await measure(
+    `git status, ${FILES} files, .gitignore rewritten before each call`,
+    "git status --repo r",
+    true,
+    () => {
+      // A rule change: the kept answer cannot say what it does, so the warm call scans everything.
+      Deno.writeTextFileSync(`${repo}/.gitignore`, `# ${++ignoreEdits}\n*.tmp\n`);
+    },
+  );
   await measure(
     `git status, ${FILES} files, ${CHANGED} rewritten before each call`,
     "git status --repo r",
@@ -248,7 +269,7 @@ try {
   );
 } finally {
   await client.close();
-  gitSync(repo, "reset", "-q", "--hard");
+  tidy(repo);
 }
 
 console.log(
