@@ -36,6 +36,9 @@
  *    A folder that came or went, a withheld path, a nested repository, a submodule, a conflict or
  *    a name that is not UTF-8 scans everything.
  *
+ * A watcher holds one inotify watch per folder of the tree (ignored ones included) from the user's
+ * shared limit, so a worker watches its MAX_MONITORS most recently used repositories at most.
+ *
  * What no watcher sees, and so neither this: a file changed through a hard link from outside the
  * work tree, or written through a shared memory mapping (git's fsmonitor and watchman share both
  * limits); a work tree on a network file system changed by another machine.
@@ -320,6 +323,8 @@ let watcherStuck = false;
 const unwatchable = new Set<string>();
 const failed = new Map<string, number>();
 const MAX_WATCH_FAILURES = 3;
+/** Repositories one worker watches at most (the least recently used one stops first). */
+const MAX_MONITORS = 4;
 
 async function restart(monitor: Monitor, dir: string): Promise<undefined> {
   monitors.delete(dir);
@@ -376,6 +381,11 @@ export async function monitoredStatus(
   }
   const syncStarted = Date.now();
   let monitor = monitors.get(repo.dir);
+  if (monitor) {
+    // Most recently used last.
+    monitors.delete(repo.dir);
+    monitors.set(repo.dir, monitor);
+  }
   // The work tree's folder itself replaced: its inotify watch went with the old folder, so the
   // watcher starts again on the new one (the cookie would never come back).
   if (monitor && lstamp(repo.dir)?.ino !== monitor.watcher.topIno) monitor = await restart(monitor, repo.dir);
@@ -394,6 +404,13 @@ export async function monitoredStatus(
     }
     monitor = { watcher, baseline: null };
     monitors.set(repo.dir, monitor);
+    // Each watcher holds one inotify watch per folder of its tree, from the user's shared limit:
+    // a worker watches its few most recent repositories only.
+    for (const [dir, old] of monitors) {
+      if (monitors.size <= MAX_MONITORS) break;
+      monitors.delete(dir);
+      if (!watcherStuck) await old.watcher.stop();
+    }
     delivered = await watcher.sync();
   }
   if (!delivered) {
