@@ -8,7 +8,13 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { closeMonitors, lastScanReason, monitoredStatus, type StatusSource } from "../../commands/git/lib/fsmonitor.ts";
+import {
+  changesSeenHere,
+  closeMonitors,
+  lastScanReason,
+  monitoredStatus,
+  type StatusSource,
+} from "../../commands/git/lib/fsmonitor.ts";
 import { openRepo } from "../../commands/git/lib/repo.ts";
 import { computeStatus, statusFiles } from "../../commands/git/lib/status.ts";
 import { pathPolicy } from "../../commands/git/lib/worktree.ts";
@@ -24,7 +30,8 @@ async function cachedStatus(repo: string, warm = true, rel = "r"): Promise<strin
   const opened = openRepo(repo, rel, repo);
   const policy = pathPolicy(rel);
   const options = { untracked: true, paths: null };
-  const { index, work, source } = await monitoredStatus(warm, opened, policy, options);
+  const context = { warm };
+  const { index, work, source } = await monitoredStatus(context, opened, policy, options);
   sources[source]++;
   if (source === "scan") {
     const reason = lastScanReason.replace(/^(folder|\S+:) .*? (\w+)$/, "$1 … $2");
@@ -263,4 +270,28 @@ Deno.test("warm git status cache: a repository at the workspace root; pterm's ow
   } finally {
     await closeMonitors();
   }
+});
+
+Deno.test({
+  name: "warm git status cache: a tree on an anonymous device (tmpfs here; nfs, 9p, virtiofs alike) is never watched",
+  ignore: !(await Deno.stat("/dev/shm").then((info) => info.isDirectory, () => false)),
+  fn: async () => {
+    const shm = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "pterm-fsmonitor-" });
+    try {
+      const repo = `${shm}/r`;
+      await freshRepo(repo);
+      assert.equal(changesSeenHere(repo), false);
+      const before = { ...sources };
+      for (let i = 0; i < 4; i++) {
+        await Deno.writeTextFile(`${repo}/a.txt`, `edit ${i}\n`);
+        await pause();
+        assert.deepEqual(await cachedStatus(repo), await porcelainFiles(repo));
+      }
+      assert.equal(sources.watcher, before.watcher, "every answer came from a scan");
+      assert.equal(sources.scan, before.scan + 4);
+    } finally {
+      await closeMonitors();
+      await Deno.remove(shm, { recursive: true });
+    }
+  },
 });

@@ -107,7 +107,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const untracked = ctx.flags["untracked-files"] !== "no";
   const options = { untracked, paths: scope.length ? scope : null };
   // In a warm worker the work tree's side may come from a watcher-checked cache (lib/fsmonitor.ts).
-  const { index, work } = await monitoredStatus(ctx.warm === true, repo, policy, options);
+  const { index, work } = await monitoredStatus({ warm: ctx.warm === true }, repo, policy, options);
   const report = await computeStatus(repo, index, policy, options, work);
   if (report.refreshed.length > 0) {
     for (const entry of report.refreshed) index.set(entry, true);

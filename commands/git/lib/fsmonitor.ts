@@ -78,6 +78,8 @@ const INERT_GIT_PATHS = [
 ];
 
 interface Stamp {
+  /** The file system's device: a folder on another one (a mount point in the tree) is not watched. */
+  readonly dev: number;
   readonly mtime: number;
   /** Whole seconds: Deno reports ctime no finer. */
   readonly ctime: number;
@@ -89,6 +91,7 @@ interface Stamp {
 function stampOf(info: Deno.FileInfo | null): Stamp | null {
   if (!info) return null;
   return {
+    dev: info.dev ?? -1,
     mtime: info.mtime?.getTime() ?? -1,
     ctime: info.ctime?.getTime() ?? -1,
     ino: info.ino ?? -1,
@@ -107,7 +110,8 @@ function lstamp(path: string): Stamp | null {
 
 function sameStamp(a: Stamp | null, b: Stamp | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.mtime === b.mtime && a.ctime === b.ctime && a.ino === b.ino && a.size === b.size && a.mode === b.mode;
+  return a.dev === b.dev && a.mtime === b.mtime && a.ctime === b.ctime && a.ino === b.ino && a.size === b.size &&
+    a.mode === b.mode;
 }
 
 /** What the watcher delivered between two syncs. */
@@ -364,18 +368,49 @@ function copyReport(work: WorktreeReport): WorktreeReport {
   };
 }
 
+/** The major number of a Linux device id as stat reports it (glibc's gnu_dev_major). */
+function deviceMajor(dev: number): number {
+  return Number(((BigInt(dev) >> 8n) & 0xfffn) | ((BigInt(dev) >> 32n) & ~0xfffn));
+}
+
 /**
- * The index and the work tree's status for `git status`. `warm`: this worker serves later calls
- * (`CommandContext.warm`); only then is a watcher started and an answer kept.
+ * Whether every change to the file system holding `path` reaches this machine's inotify. Deno cannot
+ * read /proc/self/mountinfo under pterm's permissions, so the device says: one backed by a block
+ * device (major number not 0: ext4, xfs, … on a disk) is written only through this kernel. An
+ * anonymous device (major 0) may be a network or shared folder (nfs, cifs, 9p as WSL's /mnt/c,
+ * virtiofs, sshfs), changed by another machine unseen: never watched. That also leaves out tmpfs,
+ * overlay, btrfs and zfs, which scan as before.
+ */
+export function changesSeenHere(path: string): boolean {
+  const info = lstamp(path);
+  return Deno.build.os === "linux" && info !== null && info.dev >= 0 && deviceMajor(info.dev) !== 0;
+}
+
+/** Where the call runs: only a warm worker keeps anything. */
+export interface MonitorContext {
+  /** This worker serves later calls (`CommandContext.warm`). */
+  readonly warm: boolean;
+}
+
+function watchable(context: MonitorContext, repo: Repo): boolean {
+  if (!context.warm || repo.gitdir !== `${repo.dir}/.git` || unwatchable.has(repo.dir) || watcherStuck) return false;
+  if (changesSeenHere(repo.dir)) return true;
+  unwatchable.add(repo.dir);
+  return false;
+}
+
+/**
+ * The index and the work tree's status for `git status`: kept and re-checked in a warm worker
+ * (see the module's comment), read and scanned in full otherwise.
  */
 export async function monitoredStatus(
-  warm: boolean,
+  context: MonitorContext,
   repo: Repo,
   policy: PathPolicy,
   options: StatusOptions,
 ): Promise<MonitoredStatus> {
   const key = optionsKey(options);
-  if (!warm || key === null || repo.gitdir !== `${repo.dir}/.git` || unwatchable.has(repo.dir) || watcherStuck) {
+  if (key === null || !watchable(context, repo)) {
     const index = readIndexFile(repo.gitdir);
     return { index, work: await worktreeStatus(repo, index, policy, options), source: "scan" };
   }
@@ -444,6 +479,11 @@ export async function monitoredStatus(
     watchedFrom: monitor.watcher.startedAt - RACY_MS,
   }, baseline);
   monitor.baseline = scanned.baseline;
+  if (unwatchable.has(repo.dir)) {
+    lastScanReason = "a folder of the tree is on another file system";
+    monitors.delete(repo.dir);
+    await monitor.watcher.stop();
+  }
   return { index: scanned.baseline?.index ?? scanned.index, work: copyReport(scanned.work), source: "scan" };
 }
 
@@ -477,6 +517,14 @@ async function fullScan(
   const work = await worktreeStatus(repo, index, policy, options, observer);
   // An index that changed while it was read is not kept (the next call reads it again).
   if (!sameStamp(before, after) || !rules) return { baseline: null, index, work };
+  // A folder on another file system (a mount point in the tree) may not be watched as the rest.
+  const top = stamps.get("")?.dev;
+  for (const stamp of stamps.values()) {
+    if (stamp !== null && stamp.dev !== top) {
+      unwatchable.add(repo.dir);
+      return { baseline: null, index, work };
+    }
+  }
   let staleReason = "";
   for (const [path, stamp] of stamps) {
     // A folder that could not be listed, or new since the previous scan (the watcher adds its inotify
