@@ -290,8 +290,8 @@ function kindOf(entry: { isFile: boolean; isDirectory: boolean; isSymlink: boole
 interface Folder {
   /** Its lstat from before the listing (null: it was gone). */
   stamp: Stamp | null;
-  /** Its entries when listed. */
-  names: Map<string, EntryKind>;
+  /** Its entries when listed: the scan's listing as it was, made a map when first needed. */
+  listing: readonly Deno.DirEntry[] | Map<string, EntryKind>;
   /** The ignore level its entries are judged by; whether .gitignore excludes this tracked folder. */
   readonly level: IgnoreLevel;
   readonly excluded: boolean;
@@ -509,8 +509,7 @@ async function fullScan(
     ignored: (path) => ignored.add(path),
     listed: (path, entries, level, excluded) => {
       const stamp = stamps.get(path) ?? null;
-      const names = new Map(entries.map((entry) => [entry.name, kindOf(entry)]));
-      folders.set(path, { stamp, names, level, excluded, racy: isRacy(stamp, racyFrom) });
+      folders.set(path, { stamp, listing: entries, level, excluded, racy: isRacy(stamp, racyFrom) });
     },
     rules: (ignore) => rules = ignore,
   };
@@ -547,6 +546,13 @@ async function fullScan(
     staleReason,
   };
   return { baseline, index, work };
+}
+
+function namesOf(folder: Folder): Map<string, EntryKind> {
+  if (!(folder.listing instanceof Map)) {
+    folder.listing = new Map(folder.listing.map((entry) => [entry.name, kindOf(entry)]));
+  }
+  return folder.listing;
 }
 
 function isRacy(stamp: Stamp | null, racyFrom: number): boolean {
@@ -646,7 +652,8 @@ async function keptStatus(
     } catch {
       return because(`folder ${dir || "."} cannot be listed`);
     }
-    for (const [name, kind] of folder.names) {
+    const before = namesOf(folder);
+    for (const [name, kind] of before) {
       const now = names.get(name);
       if (now === kind) continue;
       if (kind === "dir" || now === "dir") return because(`${dir ? dir + "/" : ""}${name}: a folder came or went`);
@@ -656,13 +663,13 @@ async function keptStatus(
       untrackedChanged = true;
     }
     for (const [name, kind] of names) {
-      if (folder.names.has(name)) continue;
+      if (before.has(name)) continue;
       if (kind === "dir") return because(`${dir ? dir + "/" : ""}${name}: a new folder`);
       const path = dir === "" ? name : `${dir}/${name}`;
       if (!(await entryChanged(repo, policy, baseline, folder, path, name, kind))) return null;
       untrackedChanged = true;
     }
-    folder.names = names;
+    folder.listing = names;
     folder.stamp = stamp;
     folder.racy = isRacy(stamp, racyFrom);
   }
@@ -680,7 +687,7 @@ async function keptStatus(
     } catch {
       // Gone: its folder's listing (above) decided, as the scan would have.
       const folder = baseline.folders.get(parentOf(path));
-      if (!folder || folder.names.has(path.slice(path.lastIndexOf("/") + 1))) return because(`${path} is gone`);
+      if (!folder || namesOf(folder).has(path.slice(path.lastIndexOf("/") + 1))) return because(`${path} is gone`);
       work.unstaged.set(path, "D");
       continue;
     }
