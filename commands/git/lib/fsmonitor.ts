@@ -2,7 +2,9 @@
  * `git status` in a warm worker (`pterm mcp`): the work tree's side of the status is kept between
  * calls and re-checked only where something changed, as git's own fsmonitor does
  * (Documentation/git-fsmonitor--daemon.txt, builtin/fsmonitor--daemon.c). Without a warm worker
- * (`pterm exec`) nothing here runs: every call reads and scans everything.
+ * (`pterm exec`), off Linux (Deno's watcher on macOS and Windows is not what these rules were
+ * proved against), or on a file system another machine may change (`changesSeenHere`), nothing
+ * here runs: every call reads and scans everything.
  *
  * What makes a kept answer current, each call:
  *
