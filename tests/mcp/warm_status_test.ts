@@ -171,3 +171,24 @@ Deno.test("warm pterm mcp: a named pipe made in the work tree stalls Deno's watc
   }
   await exited;
 });
+
+Deno.test("warm pterm mcp: 12 concurrent git status calls while files change, each as real git saw it", async () => {
+  await using dir = await makeRoot();
+  const repo = `${dir.path}/r`;
+  await freshRepo(repo);
+  const { client } = await connectModern(dir.path, "concurrent");
+  try {
+    // Several workers now hold their own watcher and kept answer of the same tree.
+    await Promise.all(Array.from({ length: 12 }, () => mcpStatus(client, "r")));
+    for (let round = 0; round < 4; round++) {
+      await Deno.writeTextFile(`${repo}/src/c.ts`, `round ${round}\n`);
+      await Deno.writeTextFile(`${repo}/new${round}.txt`, "new\n");
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      const expected = await porcelainFiles(repo);
+      const answers = await Promise.all(Array.from({ length: 12 }, () => mcpStatus(client, "r")));
+      for (const answer of answers) assert.deepEqual(answer, expected, `round ${round}`);
+    }
+  } finally {
+    await client.close();
+  }
+});
