@@ -1564,9 +1564,13 @@ var Sandbox = class {
           message: "the command's result could not be transferred"
         });
       };
+      const sent = this.#onIdle ? {
+        ...job,
+        warm: true
+      } : job;
       worker.postMessage({
         type: "run",
-        job,
+        job: sent,
         seq
       });
       const deadline = AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));

@@ -67,6 +67,12 @@ export interface CommandContext<F = Record<string, unknown>, P = Record<string, 
   readonly limits: KernelLimits;
   /** Whether stdout may carry ANSI colour (a terminal, and NO_COLOR unset). */
   readonly terminal: { readonly color: boolean };
+  /**
+   * The worker runs later calls of this command with the same permissions (`pterm mcp` keeps it
+   * warm). Only then may a command keep a cache across calls, and only one whose correctness it
+   * proves against changes made behind its back (commands/git/lib/fsmonitor.ts).
+   */
+  readonly warm?: boolean;
 }
 
 /** The result fields a handler returns; the kernel adds `ok` and `command` when they are missing. */

@@ -258,7 +258,8 @@ export class Sandbox {
         });
       };
 
-      worker.postMessage({ type: "run", job, seq } satisfies ToWorker);
+      const sent = this.#onIdle ? { ...job, warm: true } : job;
+      worker.postMessage({ type: "run", job: sent, seq } satisfies ToWorker);
 
       // Armed after the job is on its way: the first timer of a process costs ~0.5 ms, better
       // spent while the worker runs. AbortSignal.timeout, not setTimeout: the first setTimeout

@@ -18,6 +18,8 @@ export interface SandboxJob {
   readonly config: unknown;
   readonly limits: KernelLimits;
   readonly terminal: { readonly color: boolean };
+  /** The worker may run later jobs with the same permissions (a warm `pterm mcp` worker); see `CommandContext.warm`. */
+  readonly warm?: boolean;
 }
 
 /** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */

@@ -62,6 +62,7 @@ export async function runJob(
       runId: job.runId,
       limits: job.limits,
       terminal: job.terminal,
+      warm: job.warm === true,
     };
     const fields = await handler(ctx);
     post({ type: "done", result: { ok: true, command, ...fields } });

@@ -8,9 +8,11 @@
  *   (`Sandbox.release`); a call that failed, timed out, was cancelled or crashed ends its worker;
  * - when a key has no idle worker, the next one is started while the current call runs.
  *
- * What a reused worker keeps between calls is its loaded code and module state; pterm's commands
- * keep no state across calls that depends on the workspace (tests/mcp/pool_test.ts checks that a
- * repository changed by real git between calls is seen as changed).
+ * What a reused worker keeps between calls is its loaded code and module state. A command may keep
+ * state that depends on the workspace only where it proves it current at each call: `git status`
+ * keeps its last answer checked by a work-tree watcher (commands/git/lib/fsmonitor.ts; the job
+ * tells the handler it runs in such a worker, `CommandContext.warm`). tests/mcp/pool_test.ts,
+ * fsmonitor_test.ts and warm_status_test.ts check that changes made behind its back are seen.
  */
 
 import type { HandlerRef } from "../core/declaration.ts";

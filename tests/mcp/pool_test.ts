@@ -132,3 +132,38 @@ Deno.test("warm workers: a reused git worker sees what real git and others chang
     pool.close();
   }
 });
+
+/** inotify instances this process holds open (each watching worker has one). */
+function inotifyInstances(): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    try {
+      if (Deno.readLinkSync(`/proc/self/fd/${entry.name}`) === "anon_inode:inotify") count++;
+    } catch { /* closed meanwhile */ }
+  }
+  return count;
+}
+
+Deno.test({
+  name: "warm workers: only a pooled git worker watches the work tree; a one-shot run leaves no watcher",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using dir = await makeRoot();
+    await git(dir.path, "init", "-q", "r");
+    await Deno.writeTextFile(`${dir.path}/r/a.txt`, "a\n");
+    const before = inotifyInstances();
+    // As `pterm exec` runs it: a worker for this call only, told it is not warm.
+    const cold: Kernel = { registry: new Registry(probeCommands), codeDirs: CODE_DIRS };
+    assert.equal((await run(cold, dir.path, "git status --repo r")).exit_code, 0);
+    assert.equal((await run(cold, dir.path, "git status --repo r")).exit_code, 0);
+    assert.equal(inotifyInstances(), before, "no watcher outlives a one-shot call");
+    const pool = new SandboxPool();
+    const warm: Kernel = { registry: new Registry(probeCommands), codeDirs: CODE_DIRS, sandboxes: pool };
+    try {
+      assert.equal((await run(warm, dir.path, "git status --repo r")).exit_code, 0);
+      assert.ok(inotifyInstances() > before, "the pooled worker watches the work tree between calls");
+    } finally {
+      pool.close();
+    }
+  },
+});

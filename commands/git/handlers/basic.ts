@@ -27,6 +27,7 @@ import {
 } from "../lib/status.ts";
 import { quoteName } from "../lib/bytes.ts";
 import { readIndexFile } from "../lib/index_file.ts";
+import { monitoredStatus } from "../lib/fsmonitor.ts";
 import { authorOf, bounded, openFromFlags, plural, userPaths } from "./common.ts";
 
 export const init: Handler<typeof initFlags> = async (ctx) => {
@@ -103,9 +104,11 @@ function longStatus(
 export const status: Handler<typeof statusFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
-  const index = readIndexFile(repo.gitdir);
   const untracked = ctx.flags["untracked-files"] !== "no";
-  const report = await computeStatus(repo, index, policy, { untracked, paths: scope.length ? scope : null });
+  const options = { untracked, paths: scope.length ? scope : null };
+  // In a warm worker the work tree's side may come from a watcher-checked cache (lib/fsmonitor.ts).
+  const { index, work } = await monitoredStatus({ warm: ctx.warm === true }, repo, policy, options);
+  const report = await computeStatus(repo, index, policy, options, work);
   if (report.refreshed.length > 0) {
     for (const entry of report.refreshed) index.set(entry, true);
     await tryWriteRefreshedIndex(repo, index);

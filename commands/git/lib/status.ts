@@ -60,6 +60,34 @@ export interface StatusOptions {
   readonly paths?: readonly string[] | null;
 }
 
+/** What `worktreeStatus` found: the work tree against the index. */
+export interface WorktreeReport {
+  unstaged: Map<string, WorktreeChange>;
+  untracked: string[];
+  withheld: string[];
+  refreshed: IndexEntry[];
+  /** Paths whose names are not UTF-8: pterm cannot open them, so they are neither checked nor staged. */
+  unaddressable: string[];
+}
+
+/**
+ * Told what the walk looked at, for a cache that must know when its answer could have changed
+ * (commands/git/lib/fsmonitor.ts).
+ */
+export interface WalkObserver {
+  /** A folder about to be listed ("" for the top), with its lstat taken before the listing. */
+  folder(path: string, info: Deno.FileInfo | null): void;
+  /** A path .gitignore leaves out (for a folder: nothing under it is looked at). */
+  ignored(path: string): void;
+  /**
+   * A folder's listing, with the ignore level its entries are judged by and whether it is a
+   * tracked folder that .gitignore excludes (then no untracked file in it is reported).
+   */
+  listed(path: string, entries: readonly Deno.DirEntry[], level: IgnoreLevel, excluded: boolean): void;
+  /** The ignore rules of the walk (their levels stay valid while no ignore file changes). */
+  rules(ignore: IgnoreRules): void;
+}
+
 function inScope(path: string, paths: readonly string[] | null | undefined): boolean {
   if (!paths) return true;
   return paths.some((p) => p === "" || path === p || path.startsWith(p + "/"));
@@ -71,14 +99,8 @@ export async function worktreeStatus(
   index: Index,
   policy: PathPolicy,
   options: StatusOptions,
-): Promise<{
-  unstaged: Map<string, WorktreeChange>;
-  untracked: string[];
-  withheld: string[];
-  refreshed: IndexEntry[];
-  /** Paths whose names are not UTF-8: pterm cannot open them, so they are neither checked nor staged. */
-  unaddressable: string[];
-}> {
+  observer?: WalkObserver,
+): Promise<WorktreeReport> {
   const unaddressable: string[] = [];
   const unstaged = new Map<string, WorktreeChange>();
   const untracked: string[] = [];
@@ -93,6 +115,7 @@ export async function worktreeStatus(
   const trackedAt = (path: string): IndexEntry | null | undefined =>
     entries.get(path) ?? (conflicts.has(path) ? null : undefined);
   const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  observer?.rules(ignore);
   const toHash: { entry: IndexEntry; info: Deno.FileInfo }[] = [];
   const racyLimit = index.fileMtimeMs;
 
@@ -107,9 +130,16 @@ export async function worktreeStatus(
     else if (verdict === "hash") toHash.push({ entry, info });
   };
 
-  const listDir = (abs: string): { list: Deno.DirEntry[]; hasIgnoreFile: boolean } | null => {
+  const listDir = (abs: string, rel: string): { list: Deno.DirEntry[]; hasIgnoreFile: boolean } | null => {
     const list: Deno.DirEntry[] = [];
     let hasIgnoreFile = false;
+    if (observer) {
+      let info: Deno.FileInfo | null = null;
+      try {
+        info = Deno.lstatSync(abs);
+      } catch { /* gone: the observer records that */ }
+      observer.folder(rel, info);
+    }
     try {
       for (const entry of Deno.readDirSync(abs)) {
         list.push(entry);
@@ -123,9 +153,10 @@ export async function worktreeStatus(
 
   const walk = (dir: string, level: IgnoreLevel | null, excludedDir: boolean) => {
     const abs = dir === "" ? repo.dir : `${repo.dir}/${dir}`;
-    const listing = listDir(abs);
+    const listing = listDir(abs, dir);
     if (!listing) return;
     const myLevel = excludedDir ? level : ignore.level(dir, level, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, myLevel!, excludedDir);
     for (const dirent of listing.list) {
       const name = dirent.name;
       if (name === ".git") continue;
@@ -155,7 +186,10 @@ export async function worktreeStatus(
           continue;
         }
         if (!options.untracked || excludedDir || !inScopeDir(path, options.paths)) continue;
-        if (ignore.excludedAt(myLevel!, path, true)) continue;
+        if (ignore.excludedAt(myLevel!, path, true)) {
+          observer?.ignored(path);
+          continue;
+        }
         if (isNestedRepo(`${abs}/${name}`)) {
           untracked.push(path + "/");
           continue;
@@ -172,15 +206,19 @@ export async function worktreeStatus(
         continue;
       }
       if (!options.untracked || excludedDir || !inScope(path, options.paths)) continue;
-      if (ignore.excludedAt(myLevel!, path, false)) continue;
+      if (ignore.excludedAt(myLevel!, path, false)) {
+        observer?.ignored(path);
+        continue;
+      }
       untracked.push(path);
     }
   };
 
   const walkUntracked = (dir: string, parent: IgnoreLevel) => {
-    const listing = listDir(`${repo.dir}/${dir}`);
+    const listing = listDir(`${repo.dir}/${dir}`, dir);
     if (!listing) return;
     const level = ignore.level(dir, parent, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, level, false);
     for (const dirent of listing.list) {
       if (dirent.name === ".git") continue;
       const path = `${dir}/${dirent.name}`;
@@ -190,7 +228,10 @@ export async function worktreeStatus(
       }
       if (policy.hiddenChild(dir, dirent.name)) continue;
       if (dirent.isDirectory) {
-        if (ignore.excludedAt(level, path, true)) continue;
+        if (ignore.excludedAt(level, path, true)) {
+          observer?.ignored(path);
+          continue;
+        }
         if (isNestedRepo(`${repo.dir}/${path}`)) {
           untracked.push(path + "/");
           continue;
@@ -199,6 +240,7 @@ export async function worktreeStatus(
       } else if (dirent.isFile || dirent.isSymlink) {
         if (!inScope(path, options.paths)) continue;
         if (!ignore.excludedAt(level, path, false)) untracked.push(path);
+        else observer?.ignored(path);
       }
     }
   };
@@ -224,27 +266,11 @@ export async function worktreeStatus(
   }
 
   if (toHash.length > 0) {
-    const conversion = conversionFor(repo, index);
     const now = Date.now();
     for (const { entry, info } of toHash) {
-      const abs = `${repo.dir}/${entry.path}`;
-      let content: Uint8Array;
-      try {
-        content = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(abs)) : Deno.readFileSync(abs);
-      } catch {
-        unstaged.set(entry.path, "D");
-        continue;
-      }
-      // Compared in git's form: under autocrlf or a text attribute a file that differs only in line endings is clean.
-      if (!info.isSymlink) content = await conversion.toGit(entry.path, content);
-      const oid = await sha1(objectHeader("blob", content.length), content);
-      if (oid !== entry.oid) {
-        unstaged.set(entry.path, "M");
-        continue;
-      }
-      // Same content: remember fresher stat data, unless the file could still change within this timestamp.
-      const mtime = info.mtime?.getTime() ?? 0;
-      if (mtime < now - 50) refreshed.push({ ...entry, ...statFields(info) });
+      const verdict = await compareContent(repo, index, entry, info, now);
+      if (verdict.change) unstaged.set(entry.path, verdict.change);
+      else if (verdict.refreshed) refreshed.push(verdict.refreshed);
     }
   }
   untracked.sort(comparePaths);
@@ -260,6 +286,48 @@ export async function worktreeStatus(
       comparePaths,
     ),
   };
+}
+
+/** A tracked file whose stat data cannot tell: hash it (in git's form) and compare with the entry. */
+async function compareContent(
+  repo: Repo,
+  index: Index,
+  entry: IndexEntry,
+  info: Deno.FileInfo,
+  now: number,
+): Promise<{ change: WorktreeChange | null; refreshed: IndexEntry | null }> {
+  const abs = `${repo.dir}/${entry.path}`;
+  let content: Uint8Array;
+  try {
+    content = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(abs)) : Deno.readFileSync(abs);
+  } catch {
+    return { change: "D", refreshed: null };
+  }
+  // Compared in git's form: under autocrlf or a text attribute a file that differs only in line endings is clean.
+  if (!info.isSymlink) content = await conversionFor(repo, index).toGit(entry.path, content);
+  const oid = await sha1(objectHeader("blob", content.length), content);
+  if (oid !== entry.oid) return { change: "M", refreshed: null };
+  // Same content: remember fresher stat data, unless the file could still change within this timestamp.
+  const mtime = info.mtime?.getTime() ?? 0;
+  return { change: null, refreshed: mtime < now - 50 ? { ...entry, ...statFields(info) } : null };
+}
+
+/**
+ * The work-tree verdict for one tracked stage-0 entry whose file `info` describes (a regular file
+ * or a link, as the walk found it), decided exactly as `worktreeStatus` decides it: null when clean.
+ */
+export async function trackedFileVerdict(
+  repo: Repo,
+  index: Index,
+  entry: IndexEntry,
+  info: Deno.FileInfo,
+): Promise<{ change: WorktreeChange | null; refreshed: IndexEntry | null }> {
+  if (entry.intentToAdd) return { change: "A", refreshed: null };
+  const verdict = quickCompare(repo, entry, info, index.fileMtimeMs);
+  if (verdict === "modified") return { change: "M", refreshed: null };
+  if (verdict === "typechange") return { change: "T", refreshed: null };
+  if (verdict === "same") return { change: null, refreshed: null };
+  return await compareContent(repo, index, entry, info, Date.now());
 }
 
 function inScopeDir(dir: string, paths: readonly string[] | null | undefined): boolean {
@@ -359,11 +427,16 @@ export async function headTree(repo: Repo): Promise<string | null> {
   return parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree;
 }
 
+/**
+ * `work`, when given, is the work tree's side already computed for this index (a cache that proved
+ * it current, commands/git/lib/fsmonitor.ts); it is not changed.
+ */
 export async function computeStatus(
   repo: Repo,
   index: Index,
   policy: PathPolicy,
   options: StatusOptions,
+  work?: WorktreeReport,
 ): Promise<StatusReport> {
   const head = readHead(repo);
   const tree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
@@ -373,7 +446,9 @@ export async function computeStatus(
     if (policy.hidden(path) || !inScope(path, options.paths)) continue;
     staged.set(path, change);
   }
-  const work = await worktreeStatus(repo, index, policy, options);
+  work = work
+    ? { ...work, unstaged: new Map(work.unstaged), withheld: [...work.withheld] }
+    : await worktreeStatus(repo, index, policy, options);
   const conflicted = [...index.conflicts.keys()].filter((p) => !policy.hidden(p) && inScope(p, options.paths))
     .sort(comparePaths);
   for (const path of conflicted) work.unstaged.delete(path);
