@@ -34,9 +34,26 @@ export interface TempDir extends AsyncDisposable {
 }
 
 /** A fresh, canonical folder (a workspace root, usually); removed on dispose: `await using dir = await makeRoot()`. */
-export async function makeRoot(prefix = "pterm-test-"): Promise<TempDir> {
-  const path = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+export async function makeRoot(prefix = "pterm-test-", dir?: string): Promise<TempDir> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix, dir }));
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}) };
+}
+
+/**
+ * A folder for temporary roots on a file system whose changes this machine's inotify sees (one
+ * backed by a block device), or null: the warm git status cache watches only those
+ * (commands/git/lib/fsmonitor.ts `changesSeenHere`), and many machines mount /tmp as a tmpfs. The
+ * system's temporary folder when it qualifies, else `.test-tmp/` in this checkout.
+ */
+export async function watchedTempBase(): Promise<string | null> {
+  const { changesSeenHere } = await import("../commands/git/lib/fsmonitor.ts");
+  const system = await Deno.makeTempDir({ prefix: "pterm-probe-" });
+  const systemSeen = changesSeenHere(system);
+  await Deno.remove(system);
+  if (systemSeen) return system.slice(0, system.lastIndexOf("/"));
+  const local = new URL("../.test-tmp/", import.meta.url).pathname;
+  await Deno.mkdir(local, { recursive: true });
+  return changesSeenHere(local) ? local : null;
 }
 
 export interface ExecOptions {

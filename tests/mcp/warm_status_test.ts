@@ -10,7 +10,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { baseEnv, makeRoot, ptermArgs } from "../helpers.ts";
+import { baseEnv, makeRoot, ptermArgs, watchedTempBase } from "../helpers.ts";
+
+/** Trees on a file system the warm cache watches where this machine has one (else only scans answer). */
+const WATCHED = (await watchedTempBase()) ?? undefined;
 import { porcelainFiles } from "../git/oracle.ts";
 import { connectModern, MODERN_REVISION } from "./client.ts";
 import { actionArb, apply, freshRepo, sh } from "./tree_changes.ts";
@@ -32,7 +35,7 @@ async function mcpStatus(client: Client, repo: string): Promise<string[]> {
 }
 
 Deno.test("warm pterm mcp: git status after random changes by real processes agrees with real git", async () => {
-  await using dir = await makeRoot();
+  await using dir = await makeRoot(undefined, WATCHED);
   const outside = `${dir.path}/outside.txt`;
   await Deno.writeTextFile(outside, "outside\n");
   const { client } = await connectModern(dir.path, "warm-status");
@@ -77,7 +80,7 @@ Deno.test({
   name: "warm pterm mcp: more folders than inotify watches left, now or later: scans, never wrong",
   ignore: Deno.build.os !== "linux" || !(await userNamespaces()),
   fn: async (t) => {
-    await using dir = await makeRoot();
+    await using dir = await makeRoot(undefined, WATCHED);
     const small = `${dir.path}/small`;
     await freshRepo(small);
     const big = `${dir.path}/big`;
@@ -134,7 +137,7 @@ Deno.test({
 });
 
 Deno.test("warm pterm mcp: a named pipe made in the work tree stalls Deno's watcher; answers stay right", async () => {
-  await using dir = await makeRoot();
+  await using dir = await makeRoot(undefined, WATCHED);
   const repo = `${dir.path}/r`;
   await freshRepo(repo);
   const { client, transport } = await connectModern(dir.path, "fifo");
@@ -173,7 +176,7 @@ Deno.test("warm pterm mcp: a named pipe made in the work tree stalls Deno's watc
 });
 
 Deno.test("warm pterm mcp: 12 concurrent git status calls while files change, each as real git saw it", async () => {
-  await using dir = await makeRoot();
+  await using dir = await makeRoot(undefined, WATCHED);
   const repo = `${dir.path}/r`;
   await freshRepo(repo);
   const { client } = await connectModern(dir.path, "concurrent");
