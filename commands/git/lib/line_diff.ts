@@ -863,6 +863,38 @@ class ArraySink extends Runs implements PatchSink {
   }
 }
 
+/**
+ * The end of the longest valid UTF-8 prefix of bytes [start, end): git cuts a hunk header there
+ * (diff.c's sane_truncate_line, with utf8.c's rules: no overlong forms, surrogates, U+FFFE/U+FFFF
+ * or code points past U+10FFFF).
+ */
+function utf8Prefix(bytes: Uint8Array, start: number, end: number): number {
+  let p = start;
+  while (p < end) {
+    const c = bytes[p];
+    const next = (k: number) => p + k < end && (bytes[p + k] & 0xc0) === 0x80;
+    let length: number;
+    if (c < 0x80) length = 1;
+    else if ((c & 0xe0) === 0xc0) length = next(1) && (c & 0xfe) !== 0xc0 ? 2 : 0;
+    else if ((c & 0xf0) === 0xe0) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && !(c === 0xe0 && (c1 & 0xe0) === 0x80) &&
+          !(c === 0xed && (c1 & 0xe0) === 0xa0) && !(c === 0xef && c1 === 0xbf && (bytes[p + 2] & 0xfe) === 0xbe)
+        ? 3
+        : 0;
+    } else if ((c & 0xf8) === 0xf0) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && next(3) && !(c === 0xf0 && (c1 & 0xf0) === 0x80) &&
+          !(c === 0xf4 && c1 > 0x8f) && c <= 0xf4
+        ? 4
+        : 0;
+    } else length = 0;
+    if (length === 0) return p;
+    p += length;
+  }
+  return p;
+}
+
 function range(start: number, count: number): string {
   // git's xdl_emit_hunk_hdr: an empty side names the line before it.
   const s = count === 0 ? start - 1 : start;
@@ -953,6 +985,7 @@ export function unifiedDiff(
       const start = la.starts[found];
       let end = Math.min(la.starts[found + 1], start + 80);
       while (end > start && (before[end - 1] === 0x20 || (before[end - 1] >= 0x09 && before[end - 1] <= 0x0d))) end--;
+      end = utf8Prefix(before, start, end);
       out.mode(utf8A);
       out.bytesOfA(SPACE, start, end);
     }
