@@ -841,9 +841,15 @@ export class LineScan {
 
   /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
   #reserve(end: number): void {
+    if (end <= this.#bytes.length) return;
     const memory = this.#wasm.memory;
-    const missing = Math.ceil((end - memory.buffer.byteLength) / PAGE);
-    if (missing > 0) memory.grow(missing);
+    const needed = Math.ceil((end - memory.buffer.byteLength) / PAGE);
+    try {
+      // Doubled if it can be: the patch grows by small steps.
+      memory.grow(Math.max(needed, memory.buffer.byteLength / PAGE));
+    } catch {
+      memory.grow(needed); // near the 4 GiB of 32-bit memory: only what is needed (or RangeError)
+    }
     this.#bytes = new Uint8Array(memory.buffer);
   }
 
