@@ -14,7 +14,10 @@
  *   heuristic, and hunks are cut as `xdl_emit_diff` cuts them: `context` lines around each
  *   change, changes at most twice that apart joined, git's default function line after `@@`.
  *
- * Everything works on typed arrays: a 60,000-line file makes no object per line.
+ * Everything works on typed arrays: a 60,000-line file makes no object per line. The byte loops
+ * (finding, hashing and numbering lines, copying them into the patch) run in WebAssembly
+ * (line_scan.ts); files too large for its memory take the same steps in JavaScript (`linesOf`,
+ * `numberLines`, `ArraySink`), and the tests hold both to the same output.
  */
 
 import { bytesToByteString } from "./bytes.ts";
