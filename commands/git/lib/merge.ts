@@ -306,43 +306,44 @@ function ortOrder(
   other: Map<string, FlatEntry>,
   walkDeferred: boolean,
 ): (path: string) => number {
-  /** Each folder's content in one tree, as a comparable text. */
-  const subtrees = (tree: Map<string, FlatEntry>) => {
-    const out = new Map<string, string[]>();
-    for (const [path, e] of tree) {
+  /** The folders holding a path whose entry differs between the base and `tree`: the folders `tree` changed. */
+  const changedFolders = (tree: Map<string, FlatEntry>) => {
+    const out = new Set<string>();
+    const mark = (path: string) => {
       for (const dir of parentsOf(path)) {
-        let list = out.get(dir);
-        if (!list) out.set(dir, list = []);
-        list.push(`${path}\0${e.mode}\0${e.oid}`);
+        if (out.has(dir)) break;
+        out.add(dir);
       }
-    }
-    return new Map([...out].map(([dir, list]) => [dir, list.sort().join("\n")]));
+    };
+    for (const [path, e] of tree) if (!same(e, B.get(path))) mark(path);
+    for (const path of B.keys()) if (!tree.has(path)) mark(path);
+    return out;
   };
-  const base = subtrees(B);
-  const mine = subtrees(side);
-  const theirs = subtrees(other);
-  const deferred: string[] = [];
-  const deferredSet = new Set<string>();
-  const dirs = [...new Set([...base.keys(), ...mine.keys(), ...theirs.keys()])].sort(comparePaths);
+  const mine = changedFolders(side);
+  const theirs = changedFolders(other);
   // A folder one side removed and the other added a file to needs folder-rename detection: ort
   // (dir_rename_mask 0x07) then defers nothing below it.
+  const baseDirs = foldersOf(B.keys());
+  const sideDirs = foldersOf(side.keys());
+  const otherDirs = foldersOf(other.keys());
   const needsFolderRenames = new Set<string>();
-  for (const dir of dirs) {
-    if (!base.has(dir) || mine.has(dir) === theirs.has(dir)) continue;
-    const keeper = mine.has(dir) ? side : other;
+  for (
+    const [keeper, keeperDirs, removerDirs] of [[side, sideDirs, otherDirs], [other, otherDirs, sideDirs]] as const
+  ) {
     for (const path of keeper.keys()) {
-      if (!B.has(path) && path.slice(0, path.lastIndexOf("/")) === dir) {
+      const dir = path.slice(0, Math.max(0, path.lastIndexOf("/")));
+      if (dir && !B.has(path) && baseDirs.has(dir) && keeperDirs.has(dir) && !removerDirs.has(dir)) {
         needsFolderRenames.add(dir);
-        break;
       }
     }
   }
-  for (const dir of dirs) {
-    // Inside a deferred folder nothing more is deferred; a folder this side left as it was holds nothing of it.
-    const above = parentsOf(dir);
-    if (above.some((d) => deferredSet.has(d) || needsFolderRenames.has(d))) continue;
-    if (mine.get(dir) === base.get(dir)) continue;
-    if (theirs.get(dir) === base.get(dir)) {
+  // The folders this side changed, in the order the walk meets them; those the other side left as
+  // the base has them are deferred (nothing more inside a deferred folder).
+  const deferred: string[] = [];
+  const deferredSet = new Set<string>();
+  for (const dir of [...mine].sort(comparePaths)) {
+    if (parentsOf(dir).some((d) => deferredSet.has(d) || needsFolderRenames.has(d))) continue;
+    if (!theirs.has(dir)) {
       deferred.push(dir);
       deferredSet.add(dir);
     }
