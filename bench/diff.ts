@@ -9,9 +9,12 @@
  *   deno run -A bench/diff.ts --quick    # 10,000 lines, fewer runs
  *
  * Every pterm number includes pterm's process and sandbox-worker start-up (~35 ms; bench/startup.ts).
+ * Wall-clock times swing with the machine's load; each subject's CPU time (user + system, all its
+ * threads, read with bash's `time`) is measured too, interleaved the same way, and the load
+ * average is printed with the tables.
  */
 
-import { ptermCommand, quick, realGitEnv, table, timeSubjects } from "./_timing.ts";
+import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/diff/", import.meta.url).pathname;
 const SIZES = quick ? [10_000] : [10_000, 60_000];
@@ -60,18 +63,55 @@ function prepare(dir: string, lines: number): void {
   Deno.writeTextFileSync(`${dir}/big.lock`, text.join("\n") + "\n");
 }
 
+/** CPU time (user + system) of one run of `subject`, in ms, as bash's `time` reads it (getrusage, to the ms). */
+async function cpuOnce(subject: Subject): Promise<number> {
+  const out = await new Deno.Command("bash", {
+    args: ["-c", 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1 || exit 1; } 2>&1', "bash", ...subject.cmd],
+    cwd: subject.cwd,
+    env: subject.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`${subject.name} failed: ${new TextDecoder().decode(out.stderr)}`);
+  const [user, system] = new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
+  return (user + system) * 1000;
+}
+
+/** CPU medians, the subjects interleaved run by run. */
+async function cpuTable(subjects: readonly Subject[], runs: number, baseline: string): Promise<string> {
+  const samples = subjects.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, subject] of subjects.entries()) samples[k].push(await cpuOnce(subject));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const base = median(samples[subjects.findIndex((s) => s.name === baseline)]);
+  const rows = subjects.map((
+    s,
+    k,
+  ) => [s.name, median(samples[k]).toFixed(0), (median(samples[k]) / base).toFixed(2) + "×"]);
+  const header = ["subject", "CPU ms (median)", `÷ ${baseline}`];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+
 const results: string[] = [];
 for (const lines of SIZES) {
   const root = `${BENCH_DIR}${lines}`;
   prepare(`${root}/r`, lines);
-  const timings = await timeSubjects(
-    [
-      { name: "git diff", cmd: ["git", "diff"], cwd: `${root}/r`, env: GIT_ENV },
-      { name: "pterm git diff", cmd: ptermCommand("exec", "--root", root, "git diff --repo r") },
-    ],
-    RUNS,
-    1,
+  const subjects: Subject[] = [
+    { name: "git diff", cmd: ["git", "diff"], cwd: `${root}/r`, env: GIT_ENV },
+    { name: "pterm git diff", cmd: ptermCommand("exec", "--root", root, "git diff --repo r") },
+  ];
+  const before = loadAverage();
+  const timings = await timeSubjects(subjects, RUNS, 1);
+  const cpu = await cpuTable(subjects, RUNS, "git diff");
+  results.push(
+    `${lines.toLocaleString("en")} lines, 30% rewritten (load average ${before} before, ${loadAverage()} after):\n\n` +
+      `${table(timings, "git diff")}\n\n${cpu}`,
   );
-  results.push(`${lines.toLocaleString("en")} lines, 30% rewritten:\n\n${table(timings, "git diff")}`);
 }
 console.log(results.join("\n\n"));

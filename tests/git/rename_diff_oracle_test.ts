@@ -122,3 +122,29 @@ Deno.test("diff --stat names a rename as git does", async () => {
   assert.match(stat, / lib\/\{util => text\}\/strings\.txt \| +0\n/);
   assert.match(await git(dir, "show", "--stat", "--format="), / lib\/\{util => text\}\/strings\.txt \| 0\n/);
 });
+
+Deno.test("a new file whose four best sources are renamed elsewhere stays an addition, as git keeps 4 candidates per file", async () => {
+  // s1..s5 share twelve lines; d1..d4 are s1..s4 with one line changed (95%); x shares the twelve
+  // lines and one line of each of s1..s4 (65% to those, 60% to s5). git's matrix keeps x's four best
+  // sources (s1..s4), which d1..d4 take first: x is added and s5 deleted, though s5 → x scores 60%.
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  const common = Array.from({ length: 12 }, (_, k) => `common line ${k + 1} here\n`).join("");
+  const unique = (i: number, k: number) => `unique ${i} line ${k} xx\n`;
+  const source = (i: number) => common + Array.from({ length: 8 }, (_, k) => unique(i, k + 1)).join("");
+  for (let i = 1; i <= 5; i++) await write(`${dir}/s${i}.txt`, source(i));
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  for (let i = 1; i <= 5; i++) await Deno.remove(`${dir}/s${i}.txt`);
+  for (let i = 1; i <= 4; i++) {
+    await write(`${dir}/d${i}.txt`, source(i).replace(unique(i, 1), `changed ${i} line 1 x\n`));
+  }
+  await write(`${dir}/x.txt`, common + [1, 2, 3, 4].map((i) => unique(i, 2)).join(""));
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "next");
+  const expected = await gitNameStatus(dir, "HEAD");
+  assert.ok(expected.includes("A\tx.txt") && expected.includes("D\ts5.txt"), expected.join("\n"));
+  const shown = result(await pterm(root.path, "git show --repo r HEAD"));
+  assert.deepEqual(nameStatus(shown.files), expected);
+});

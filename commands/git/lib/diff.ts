@@ -1,5 +1,5 @@
 /**
- * Unified diffs in git's format, from a minimal line diff (line_diff.ts): `diff --git` headers with mode,
+ * Unified diffs in git's format, from xdiff's line diff (line_diff.ts): `diff --git` headers with mode,
  * new/deleted-file and `index` lines, `@@` hunks with git's default function-name context,
  * "\ No newline at end of file", and "Binary files ... differ" for binary content (a NUL in the
  * first 8000 bytes, as git decides; other text that is not UTF-8 is shown byte for byte). Renames are
@@ -8,7 +8,7 @@
  */
 
 import { unifiedDiff } from "./line_diff.ts";
-import { bytesToByteString, comparePaths, looksBinary } from "./bytes.ts";
+import { comparePaths, looksBinary } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
 import { submoduleHead, subprojectText } from "./submodule.ts";
@@ -47,23 +47,6 @@ export interface RenderedDiff {
   readonly files: DiffFile[];
   readonly additions: number;
   readonly deletions: number;
-}
-
-/** ignoreBOM keeps a byte-order mark in the text, so adding or removing one shows as a change, as in git. */
-const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/**
- * The text of a blob for a diff, or null for binary (a NUL in the first 8,000 bytes, as git
- * decides). Text that is not UTF-8 (Latin-1, say) is still text to git: it is shown one
- * character per byte, which keeps every byte distinct (é in Latin-1 reads as é).
- */
-function decodeText(bytes: Uint8Array): string | null {
-  if (looksBinary(bytes)) return null;
-  try {
-    return fatalDecoder.decode(bytes);
-  } catch {
-    return bytesToByteString(bytes);
-  }
 }
 
 async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: Uint8Array; oid: string }> {
@@ -123,16 +106,16 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       if (before.oid === after.oid) continue;
       // `-diff` (or `binary`) in .gitattributes: shown as binary whatever the content, as git does.
       const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
-      const oldText = textual ? decodeText(before.bytes) : null;
-      const newText = textual ? decodeText(after.bytes) : null;
-      if (oldText === null || newText === null) {
+      // Binary as git decides: a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
+      // say) is still text: line_diff.ts shows it one character per byte.
+      if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
         binary = true;
         patch += `Binary files ${a} and ${b} differ\n`;
         continue;
       }
-      if (oldText === "" && newText === "") continue;
+      if (before.bytes.length === 0 && after.bytes.length === 0) continue;
       patch += `--- ${a}\n+++ ${b}\n`;
-      const hunks = unifiedDiff(oldText, newText, context);
+      const hunks = unifiedDiff(before.bytes, after.bytes, context);
       patch += hunks.text;
       fileAdd += hunks.add;
       fileDel += hunks.del;

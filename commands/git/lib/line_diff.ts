@@ -1,290 +1,1013 @@
 /**
- * Line diffs with git's cost: a minimal edit script (Myers, jsdiff's `diffArrays`), run only on
- * the lines that can match at all. As xdiff's `xdl_cleanup_records` does, a line that occurs in
- * one file only is an addition or a deletion whatever else happens, so it is set aside before
- * the search; that keeps the script minimal and turns "30% of a 60,000-line file rewritten" from
- * quadratic into near-linear. Hunks come out as git builds them: `context` lines around each
- * change, changes closer than twice that joined, removals before additions within a change, and
- * git's `\ No newline at end of file` after a last line without one.
+ * Line diffs as git's xdiff computes them (xprepare.c, xdiffi.c, xemit.c), on the bytes:
+ *
+ * - lines are numbered on the file's bytes (each line with its `\n`, so a last line without one
+ *   is a line of its own), hashed and compared as bytes, never decoded one by one;
+ * - as `xdl_trim_ends` and `xdl_cleanup_records`, the common start and end are set aside, and so
+ *   are lines the other file does not have (and lines that occur very often there and stand among
+ *   such lines): they are changes whatever else happens, and leaving them out of the search turns
+ *   "30% of a 60,000-line file rewritten" from quadratic into near-linear;
+ * - the rest goes to Myers' divide-and-conquer search with xdiff's cost bounds (`xdl_split`: a
+ *   good enough "snake" past `XDL_HEUR_MIN_COST`, the furthest-reaching split past `mxcost`), so
+ *   the cost stays bounded where a minimal diff would be quadratic;
+ * - change groups are slid as `xdl_change_compact` slides them, with git's default indent
+ *   heuristic, and hunks are cut as `xdl_emit_diff` cuts them: `context` lines around each
+ *   change, changes at most twice that apart joined, git's default function line after `@@`.
+ *
+ * Everything works on typed arrays: a 60,000-line file makes no object per line. The byte loops
+ * (finding, hashing and numbering lines, copying them into the patch) run in WebAssembly
+ * (line_scan.ts); files too large for its memory take the same steps in JavaScript (`linesOf`,
+ * `numberLines`, `ArraySink`), and the tests hold both to the same output.
  */
 
-import { diffArrays } from "diff";
-
-export interface LineHunk {
-  /** 1-based first old line of the hunk (for an empty old side: the line after which it applies, plus one). */
-  readonly oldStart: number;
-  readonly oldLines: number;
-  readonly newStart: number;
-  readonly newLines: number;
-  /** ` text`, `-text`, `+text`, or `\ No newline at end of file`. */
-  readonly lines: string[];
-}
-
-/** A file's lines without their `\n`, and whether the last one lacks it. */
-interface Side {
-  readonly lines: string[];
-  readonly noEol: boolean;
-}
-
-function sideOf(text: string): Side {
-  if (text === "") return { lines: [], noEol: false };
-  const lines = text.split("\n");
-  const last = lines.pop()!;
-  if (last === "") return { lines, noEol: false };
-  lines.push(last);
-  return { lines, noEol: true };
-}
+import { bytesToByteString } from "./bytes.ts";
+import { LineScan } from "./line_scan.ts";
 
 /**
- * Numbers for distinct lines: an open-addressing table keyed by an FNV-1a hash of the line's
- * characters. About twice as fast as a Map<string, number> here, which matters: numbering the
- * lines is the largest cost of a big diff.
+ * A file's lines: `starts[i]` is where line i begins in `bytes` (`starts[count]` is the end),
+ * `hashes[i]` a hash of its bytes, and whether every byte is ASCII. One pass over the bytes.
  */
-class LineIds {
-  readonly #keys: (string | undefined)[];
-  readonly #values: Int32Array;
-  readonly #mask: number;
-  size = 0;
+interface Lines {
+  readonly bytes: Uint8Array;
+  readonly starts: Int32Array;
+  readonly hashes: Int32Array;
+  readonly count: number;
+  readonly ascii: boolean;
+}
 
-  constructor(lines: number) {
-    let capacity = 16;
-    while (capacity < lines * 2) capacity *= 2;
-    this.#keys = new Array(capacity);
-    this.#values = new Int32Array(capacity);
-    this.#mask = capacity - 1;
-  }
+const HASH_SEED = 0x811c9dc5 | 0;
 
-  idOf(line: string): number {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < line.length; i++) hash = Math.imul(hash ^ line.charCodeAt(i), 16777619);
-    let slot = (hash >>> 0) & this.#mask;
-    for (;;) {
-      const key = this.#keys[slot];
-      if (key === undefined) {
-        this.#keys[slot] = line;
-        return this.#values[slot] = this.size++;
+function linesOf(bytes: Uint8Array): Lines {
+  const length = bytes.length;
+  // Lines are counted as they come; the arrays grow by doubling (a guess of 32 bytes a line).
+  let starts = new Int32Array(Math.max(16, (length >> 5) + 2));
+  let hashes = new Int32Array(starts.length);
+  let count = 0;
+  let h = HASH_SEED;
+  let high = 0;
+  let start = 0;
+  for (let p = 0; p < length; p++) {
+    const c = bytes[p];
+    high |= c;
+    h = Math.imul(h ^ c, 0x01000193);
+    if (c === 10) {
+      if (count + 2 > starts.length) {
+        const grownStarts = new Int32Array(starts.length * 2);
+        grownStarts.set(starts);
+        starts = grownStarts;
+        const grownHashes = new Int32Array(starts.length);
+        grownHashes.set(hashes);
+        hashes = grownHashes;
       }
-      if (key === line) return this.#values[slot];
-      slot = (slot + 1) & this.#mask;
+      hashes[count] = h ^ (h >>> 15);
+      starts[count++] = start;
+      start = p + 1;
+      h = HASH_SEED;
     }
   }
+  if (start < length) { // a last line without its newline
+    if (count + 2 > starts.length) {
+      const grownStarts = new Int32Array(count + 2);
+      grownStarts.set(starts.subarray(0, count));
+      starts = grownStarts;
+      const grownHashes = new Int32Array(count + 2);
+      grownHashes.set(hashes.subarray(0, count));
+      hashes = grownHashes;
+    }
+    hashes[count] = h ^ (h >>> 15);
+    starts[count++] = start;
+  }
+  starts[count] = length;
+  return { bytes, starts, hashes, count, ascii: high < 0x80 };
 }
 
-const SAME = 0;
-const REMOVED = 1;
-const ADDED = 2;
+/** Per-line numbers that are equal exactly when the lines' bytes are: both files' lines share one numbering. */
+interface Numbered {
+  readonly a: Int32Array;
+  readonly b: Int32Array;
+  readonly classes: number;
+}
+
+function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (x[xs + k] !== y[ys + k]) return false;
+  return true;
+}
 
 /**
- * A minimal edit script from `a` to `b`: `ops[k]` is SAME, REMOVED or ADDED, `at[k]` the line
- * (of `a` for SAME and REMOVED, of `b` for ADDED). Typed arrays, and lines compared by number:
- * a 60,000-line file makes no object per line.
+ * Numbers the lines of both files (xdiff's classifier): an open-addressing table keyed by each
+ * line's hash, a hit confirmed by comparing the bytes.
  */
-function editScript(a: Side, b: Side): { ops: Uint8Array; at: Int32Array; length: number } {
-  const ids = new LineIds(a.lines.length + b.lines.length);
-  const idsOf = (side: Side) => {
-    const out = new Int32Array(side.lines.length);
-    for (let i = 0; i < side.lines.length; i++) {
-      // A last line without its newline differs from the same text with one ("\n" is in no line).
-      out[i] = ids.idOf(side.noEol && i === side.lines.length - 1 ? side.lines[i] + "\n" : side.lines[i]);
+function numberLines(a: Lines, b: Lines): Numbered {
+  let bits = 4;
+  while (1 << bits < (a.count + b.count) * 2) bits++;
+  const capacity = 1 << bits;
+  const mask = capacity - 1;
+  const shift = 32 - bits;
+  const slotHash = new Int32Array(capacity);
+  const slotClass = new Int32Array(capacity); // class + 1; 0 = empty
+  const classes = a.count + b.count;
+  const classSide = new Uint8Array(classes);
+  const classStart = new Int32Array(classes);
+  const classLength = new Int32Array(classes);
+  let next = 0;
+  const number = (lines: Lines, side: number): Int32Array => {
+    const { bytes, starts, hashes, count } = lines;
+    const out = new Int32Array(count);
+    const other = side === 0 ? b.bytes : a.bytes;
+    for (let i = 0; i < count; i++) {
+      const start = starts[i];
+      const length = starts[i + 1] - start;
+      const h = hashes[i];
+      let slot = Math.imul(h, 0x9e3779b1) >>> shift; // the product's top bits
+      for (;;) {
+        const found = slotClass[slot];
+        if (found === 0) {
+          slotHash[slot] = h;
+          slotClass[slot] = next + 1;
+          classSide[next] = side;
+          classStart[next] = start;
+          classLength[next] = length;
+          out[i] = next++;
+          break;
+        }
+        const c = found - 1;
+        if (
+          slotHash[slot] === h && classLength[c] === length &&
+          sameBytes(classSide[c] === side ? bytes : other, classStart[c], bytes, start, length)
+        ) {
+          out[i] = c;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
     }
     return out;
   };
-  const aIds = idsOf(a);
-  const bIds = idsOf(b);
-  const inA = new Uint8Array(ids.size);
-  const inB = new Uint8Array(ids.size);
-  for (const id of aIds) inA[id] = 1;
-  for (const id of bIds) inB[id] = 1;
-  // Only lines present on both sides take part in the search; the rest are fixed edits.
-  const aKept: number[] = [];
-  const bKept: number[] = [];
-  for (let i = 0; i < aIds.length; i++) if (inB[aIds[i]]) aKept.push(i);
-  for (let i = 0; i < bIds.length; i++) if (inA[bIds[i]]) bKept.push(i);
-  const ops = new Uint8Array(aIds.length + bIds.length);
-  const at = new Int32Array(aIds.length + bIds.length);
-  let length = 0;
-  let ia = 0; // next line of a not yet in the script
-  let ib = 0;
-  const deleteUpTo = (end: number) => {
-    for (; ia < end; ia++, length++) {
-      ops[length] = REMOVED;
-      at[length] = ia;
-    }
-  };
-  const insertUpTo = (end: number) => {
-    for (; ib < end; ib++, length++) {
-      ops[length] = ADDED;
-      at[length] = ib;
-    }
-  };
-  let ka = 0; // position in aKept
-  let kb = 0;
-  // The kept lines' common start and end are matched directly; the search runs on what is between.
-  let head = 0;
-  while (head < aKept.length && head < bKept.length && aIds[aKept[head]] === bIds[bKept[head]]) head++;
-  let tail = 0;
-  while (
-    tail < aKept.length - head && tail < bKept.length - head &&
-    aIds[aKept[aKept.length - 1 - tail]] === bIds[bKept[bKept.length - 1 - tail]]
-  ) tail++;
-  const middleA: number[] = [];
-  const middleB: number[] = [];
-  for (let k = head; k < aKept.length - tail; k++) middleA.push(aIds[aKept[k]]);
-  for (let k = head; k < bKept.length - tail; k++) middleB.push(bIds[bKept[k]]);
-  const changes = [
-    { count: head, value: [], added: false, removed: false },
-    ...(middleA.length || middleB.length ? diffArrays(middleA, middleB) : []),
-    { count: tail, value: [], added: false, removed: false },
-  ];
-  for (const change of changes) {
-    const count = change.count ?? change.value.length;
-    for (let n = 0; n < count; n++) {
-      if (change.removed) {
-        deleteUpTo(aKept[ka++] + 1);
-      } else if (change.added) {
-        insertUpTo(bKept[kb++] + 1);
-      } else {
-        deleteUpTo(aKept[ka]);
-        insertUpTo(bKept[kb]);
-        ops[length] = SAME;
-        at[length++] = aKept[ka];
-        ia = aKept[ka++] + 1;
-        ib = bKept[kb++] + 1;
-      }
-    }
-  }
-  deleteUpTo(a.lines.length);
-  insertUpTo(b.lines.length);
-  return { ops, at, length };
+  return { a: number(a, 0), b: number(b, 1), classes: next };
 }
 
-/** The hunks of a unified diff from `oldText` to `newText`, with `context` lines of context. */
+// ---- the search (xprepare.c, xdiffi.c) -------------------------------------------------------
+
+const XDL_MAX_EQLIMIT = 1024;
+const XDL_SIMSCAN_WINDOW = 100;
+const XDL_KPDIS_RUN = 4;
+const XDL_MAX_COST_MIN = 256;
+const XDL_HEUR_MIN_COST = 256;
+const XDL_SNAKE_CNT = 20;
+const XDL_K_HEUR = 4;
+const XDL_LINE_MAX = 0x7fffffff;
+
+/** xdiff's cheap square root: the power of two near √n. */
+function bogoSqrt(n: number): number {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
+}
+
+/** One file in the search: its line numbers, and which lines are changed (`changed[i + 1]`, 0 at both ends). */
+interface Side {
+  readonly ids: Int32Array;
+  readonly count: number;
+  readonly changed: Uint8Array;
+  /** The lines the search runs on (`kept[k]` is a line index) and their numbers. */
+  kept: Int32Array;
+  keptIds: Int32Array;
+  /** Indentation as git's get_indent measures it (-1: blank), for the indent heuristic. */
+  readonly indent: (line: number) => number;
+}
+
+function sideOf(ids: Int32Array, indent: (line: number) => number): Side {
+  return {
+    ids,
+    count: ids.length,
+    changed: new Uint8Array(ids.length + 2),
+    kept: new Int32Array(0),
+    keptIds: new Int32Array(0),
+    indent,
+  };
+}
+
+/** xdl_clean_mmatch: whether a line with many matches stands among lines without one (then it is left out). */
+function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): boolean {
+  if (i - s > XDL_SIMSCAN_WINDOW) s = i - XDL_SIMSCAN_WINDOW;
+  if (e - i > XDL_SIMSCAN_WINDOW) e = i + XDL_SIMSCAN_WINDOW;
+  let r: number;
+  let rdis0 = 0;
+  let rpdis0 = 1;
+  for (r = 1; i - r >= s; r++) {
+    const d = dis[i - r];
+    if (d === 0) rdis0++;
+    else if (d === 2) rpdis0++;
+    else break;
+  }
+  if (rdis0 === 0) return false;
+  let rdis1 = 0;
+  let rpdis1 = 1;
+  for (r = 1; i + r <= e; r++) {
+    const d = dis[i + r];
+    if (d === 0) rdis1++;
+    else if (d === 2) rpdis1++;
+    else break;
+  }
+  if (rdis1 === 0) return false;
+  rdis1 += rdis0;
+  rpdis1 += rpdis0;
+  return rpdis1 * XDL_KPDIS_RUN < rpdis1 + rdis1;
+}
+
+/** xdl_trim_ends + xdl_cleanup_records: what the search runs on, the rest marked changed or left alone. */
+function prepare(x: Side, y: Side, classes: number): void {
+  let start = 0;
+  const limit = Math.min(x.count, y.count);
+  while (start < limit && x.ids[start] === y.ids[start]) start++;
+  let tail = 0;
+  while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
+  const countX = new Int32Array(classes);
+  const countY = new Int32Array(classes);
+  for (let i = 0; i < x.count; i++) countX[x.ids[i]]++;
+  for (let i = 0; i < y.count; i++) countY[y.ids[i]]++;
+  const keep = (side: Side, otherCount: Int32Array) => {
+    const end = side.count - tail - 1; // last line in play (dend)
+    const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
+    const dis = new Uint8Array(side.count + 1);
+    for (let i = start; i <= end; i++) {
+      const matches = otherCount[side.ids[i]];
+      dis[i] = matches === 0 ? 0 : matches >= limitMatches ? 2 : 1;
+    }
+    const kept = new Int32Array(Math.max(0, end - start + 1));
+    const keptIds = new Int32Array(kept.length);
+    let n = 0;
+    for (let i = start; i <= end; i++) {
+      if (dis[i] === 1 || (dis[i] === 2 && !cleanMultiMatch(dis, i, start, end))) {
+        kept[n] = i;
+        keptIds[n++] = side.ids[i];
+      } else side.changed[i + 1] = 1;
+    }
+    side.kept = kept.subarray(0, n);
+    side.keptIds = keptIds.subarray(0, n);
+  };
+  keep(x, countY);
+  keep(y, countX);
+}
+
 /**
- * For each line of `b`, the line of `a` it is kept from in a minimal edit script, or -1 for an
- * added line (for blame, which hands kept lines on to the parent).
+ * xdl_split: the middle of the box (off1, lim1) × (off2, lim2), searched from both corners; past
+ * xdiff's cost bounds a good snake or the furthest-reaching point stands in for the middle.
+ * Writes [i1, i2, minLow, minHigh] to `split`.
+ */
+function splitBox(
+  h1: Int32Array,
+  off1: number,
+  lim1: number,
+  h2: Int32Array,
+  off2: number,
+  lim2: number,
+  kv: Int32Array,
+  fbase: number,
+  bbase: number,
+  needMin: boolean,
+  mxcost: number,
+  split: Int32Array,
+): void {
+  const dmin = off1 - lim2;
+  const dmax = lim1 - off2;
+  const fmid = off1 - off2;
+  const bmid = lim1 - lim2;
+  const odd = ((fmid - bmid) & 1) !== 0;
+  let fmin = fmid;
+  let fmax = fmid;
+  let bmin = bmid;
+  let bmax = bmid;
+  let i1: number;
+  let i2: number;
+  let d: number;
+  kv[fbase + fmid] = off1;
+  kv[bbase + bmid] = lim1;
+  for (let ec = 1;; ec++) {
+    let gotSnake = false;
+    if (fmin > dmin) kv[fbase + --fmin - 1] = -1;
+    else ++fmin;
+    if (fmax < dmax) kv[fbase + ++fmax + 1] = -1;
+    else --fmax;
+    for (d = fmax; d >= fmin; d -= 2) {
+      if (kv[fbase + d - 1] >= kv[fbase + d + 1]) i1 = kv[fbase + d - 1] + 1;
+      else i1 = kv[fbase + d + 1];
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 < lim1 && i2 < lim2 && h1[i1] === h2[i2]) {
+        i1++;
+        i2++;
+      }
+      if (i1 - prev1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[fbase + d] = i1;
+      if (odd && bmin <= d && d <= bmax && kv[bbase + d] <= i1) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (bmin > dmin) kv[bbase + --bmin - 1] = XDL_LINE_MAX;
+    else ++bmin;
+    if (bmax < dmax) kv[bbase + ++bmax + 1] = XDL_LINE_MAX;
+    else --bmax;
+    for (d = bmax; d >= bmin; d -= 2) {
+      if (kv[bbase + d - 1] < kv[bbase + d + 1]) i1 = kv[bbase + d - 1];
+      else i1 = kv[bbase + d + 1] - 1;
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 > off1 && i2 > off2 && h1[i1 - 1] === h2[i2 - 1]) {
+        i1--;
+        i2--;
+      }
+      if (prev1 - i1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[bbase + d] = i1;
+      if (!odd && fmin <= d && d <= fmax && i1 <= kv[fbase + d]) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (needMin) continue;
+    if (gotSnake && ec > XDL_HEUR_MIN_COST) {
+      let best = 0;
+      for (d = fmax; d >= fmin; d -= 2) {
+        const dd = d > fmid ? d - fmid : fmid - d;
+        i1 = kv[fbase + d];
+        i2 = i1 - d;
+        const v = i1 - off1 + (i2 - off2) - dd;
+        if (
+          v > XDL_K_HEUR * ec && v > best && off1 + XDL_SNAKE_CNT <= i1 && i1 < lim1 &&
+          off2 + XDL_SNAKE_CNT <= i2 && i2 < lim2
+        ) {
+          for (let k = 1; h1[i1 - k] === h2[i2 - k]; k++) {
+            if (k === XDL_SNAKE_CNT) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 1;
+        split[3] = 0;
+        return;
+      }
+      for (d = bmax; d >= bmin; d -= 2) {
+        const dd = d > bmid ? d - bmid : bmid - d;
+        i1 = kv[bbase + d];
+        i2 = i1 - d;
+        const v = lim1 - i1 + (lim2 - i2) - dd;
+        if (
+          v > XDL_K_HEUR * ec && v > best && off1 < i1 && i1 <= lim1 - XDL_SNAKE_CNT &&
+          off2 < i2 && i2 <= lim2 - XDL_SNAKE_CNT
+        ) {
+          for (let k = 0; h1[i1 + k] === h2[i2 + k]; k++) {
+            if (k === XDL_SNAKE_CNT - 1) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 0;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (ec >= mxcost) {
+      let fbest = -1;
+      let fbest1 = -1;
+      for (d = fmax; d >= fmin; d -= 2) {
+        i1 = Math.min(kv[fbase + d], lim1);
+        i2 = i1 - d;
+        if (lim2 < i2) {
+          i1 = lim2 + d;
+          i2 = lim2;
+        }
+        if (fbest < i1 + i2) {
+          fbest = i1 + i2;
+          fbest1 = i1;
+        }
+      }
+      let bbest = XDL_LINE_MAX;
+      let bbest1 = XDL_LINE_MAX;
+      for (d = bmax; d >= bmin; d -= 2) {
+        i1 = Math.max(off1, kv[bbase + d]);
+        i2 = i1 - d;
+        if (i2 < off2) {
+          i1 = off2 + d;
+          i2 = off2;
+        }
+        if (i1 + i2 < bbest) {
+          bbest = i1 + i2;
+          bbest1 = i1;
+        }
+      }
+      if (lim1 + lim2 - bbest < fbest - (off1 + off2)) {
+        split[0] = fbest1;
+        split[1] = fbest - fbest1;
+        split[2] = 1;
+        split[3] = 0;
+      } else {
+        split[0] = bbest1;
+        split[1] = bbest - bbest1;
+        split[2] = 0;
+        split[3] = 1;
+      }
+      return;
+    }
+  }
+}
+
+/** xdl_recs_cmp, with an explicit stack (boxes taken in the recursion's order): marks changed lines. */
+function compareRecords(x: Side, y: Side, needMin: boolean): void {
+  const h1 = x.keptIds;
+  const h2 = y.keptIds;
+  const ndiags = h1.length + h2.length + 3;
+  const kv = new Int32Array(2 * ndiags + 2);
+  const fbase = h2.length + 1;
+  const bbase = ndiags + h2.length + 1;
+  const mxcost = Math.max(bogoSqrt(ndiags), XDL_MAX_COST_MIN);
+  const split = new Int32Array(4);
+  const stack: number[] = [0, h1.length, 0, h2.length, needMin ? 1 : 0];
+  while (stack.length > 0) {
+    const min = stack.pop()!;
+    let lim2 = stack.pop()!;
+    let off2 = stack.pop()!;
+    let lim1 = stack.pop()!;
+    let off1 = stack.pop()!;
+    while (off1 < lim1 && off2 < lim2 && h1[off1] === h2[off2]) {
+      off1++;
+      off2++;
+    }
+    while (off1 < lim1 && off2 < lim2 && h1[lim1 - 1] === h2[lim2 - 1]) {
+      lim1--;
+      lim2--;
+    }
+    if (off1 === lim1) {
+      for (; off2 < lim2; off2++) y.changed[y.kept[off2] + 1] = 1;
+    } else if (off2 === lim2) {
+      for (; off1 < lim1; off1++) x.changed[x.kept[off1] + 1] = 1;
+    } else {
+      splitBox(h1, off1, lim1, h2, off2, lim2, kv, fbase, bbase, min === 1, mxcost, split);
+      const [s1, s2, minLow, minHigh] = split;
+      // The high box is pushed first so the low one is taken first, as the recursion does.
+      stack.push(s1, lim1, s2, lim2, minHigh, off1, s1, off2, s2, minLow);
+    }
+  }
+}
+
+// ---- sliding change groups (xdl_change_compact) ----------------------------------------------
+
+const MAX_INDENT = 200;
+const MAX_BLANKS = 20;
+const START_OF_FILE_PENALTY = 1;
+const END_OF_FILE_PENALTY = 21;
+const TOTAL_BLANK_WEIGHT = -30;
+const POST_BLANK_WEIGHT = 6;
+const RELATIVE_INDENT_PENALTY = -4;
+const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
+const RELATIVE_OUTDENT_PENALTY = 24;
+const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
+const RELATIVE_DEDENT_PENALTY = 23;
+const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
+const INDENT_WEIGHT = 60;
+const INDENT_HEURISTIC_MAX_SLIDING = 100;
+
+/** git's get_indent over one character code at a time: -1 for a blank line, TAB to the next multiple of 8. */
+function indentOfCodes(at: (k: number) => number, length: number): number {
+  let indent = 0;
+  for (let k = 0; k < length; k++) {
+    const c = at(k);
+    if (c === 0x20) indent += 1;
+    else if (c === 0x09) indent += 8 - (indent % 8);
+    else if (!(c === 0x0a || c === 0x0b || c === 0x0c || c === 0x0d)) return indent;
+    if (indent >= MAX_INDENT) return MAX_INDENT;
+  }
+  return -1;
+}
+
+/** score_add_split for a split above line `split`; adds to score [effectiveIndent, penalty]. */
+function scoreSplit(side: Side, split: number, score: Int32Array): void {
+  const endOfFile = split >= side.count;
+  const indent = endOfFile ? -1 : side.indent(split);
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = side.indent(i);
+    if (preIndent !== -1) break;
+    preBlank += 1;
+    if (preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlank = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < side.count; i++) {
+    postIndent = side.indent(i);
+    if (postIndent !== -1) break;
+    postBlank += 1;
+    if (postBlank === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  let penalty = 0;
+  if (preIndent === -1 && preBlank === 0) penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) penalty += END_OF_FILE_PENALTY;
+  const blankAfter = indent === -1 ? 1 + postBlank : 0;
+  const totalBlank = preBlank + blankAfter;
+  penalty += TOTAL_BLANK_WEIGHT * totalBlank + POST_BLANK_WEIGHT * blankAfter;
+  const effective = indent !== -1 ? indent : postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score[0] += effective;
+  if (effective === -1 || preIndent === -1) {
+    // nothing more
+  } else if (effective > preIndent) {
+    penalty += anyBlanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  } else if (effective < preIndent) {
+    if (postIndent !== -1 && postIndent > effective) {
+      penalty += anyBlanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+    } else penalty += anyBlanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+  }
+  score[1] += penalty;
+}
+
+/** A group of changed lines [start, end) (`changed` is offset by one, with 0 at both ends). */
+class Group {
+  start = 0;
+  end = 0;
+  constructor(readonly side: Side) {
+    while (side.changed[this.end + 1]) this.end++;
+  }
+  next(): boolean {
+    if (this.end === this.side.count) return false;
+    this.start = this.end + 1;
+    this.end = this.start;
+    while (this.side.changed[this.end + 1]) this.end++;
+    return true;
+  }
+  previous(): boolean {
+    if (this.start === 0) return false;
+    this.end = this.start - 1;
+    this.start = this.end;
+    while (this.side.changed[this.start]) this.start--;
+    return true;
+  }
+  slideDown(): boolean {
+    const { changed, ids, count } = this.side;
+    if (this.end < count && ids[this.start] === ids[this.end]) {
+      changed[this.start++ + 1] = 0;
+      changed[this.end++ + 1] = 1;
+      while (changed[this.end + 1]) this.end++;
+      return true;
+    }
+    return false;
+  }
+  slideUp(): boolean {
+    const { changed, ids } = this.side;
+    if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
+      changed[--this.start + 1] = 1;
+      changed[--this.end + 1] = 0;
+      while (changed[this.start]) this.start--;
+      return true;
+    }
+    return false;
+  }
+}
+
+function broken(): never {
+  throw new Error("line diff: change groups out of step");
+}
+
+/** xdl_change_compact with XDF_INDENT_HEURISTIC. */
+function compact(side: Side, other: Side): void {
+  const g = new Group(side);
+  const go = new Group(other);
+  const score = new Int32Array(2);
+  for (;;) {
+    if (g.end !== g.start) {
+      let groupSize: number;
+      let earliestEnd: number;
+      let endMatchingOther: number;
+      do {
+        groupSize = g.end - g.start;
+        endMatchingOther = -1;
+        while (g.slideUp()) if (!go.previous()) broken();
+        earliestEnd = g.end;
+        if (go.end > go.start) endMatchingOther = g.end;
+        for (;;) {
+          if (!g.slideDown()) break;
+          if (!go.next()) broken();
+          if (go.end > go.start) endMatchingOther = g.end;
+        }
+      } while (groupSize !== g.end - g.start);
+      if (g.end === earliestEnd) {
+        // it cannot move
+      } else if (endMatchingOther !== -1) {
+        while (go.end === go.start) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      } else {
+        let shift = earliestEnd;
+        if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
+        if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
+        let bestShift = -1;
+        let bestIndent = 0;
+        let bestPenalty = 0;
+        for (; shift <= g.end; shift++) {
+          score[0] = 0;
+          score[1] = 0;
+          scoreSplit(side, shift, score);
+          scoreSplit(side, shift - groupSize, score);
+          const cmp = INDENT_WEIGHT * Math.sign(score[0] - bestIndent) + (score[1] - bestPenalty);
+          if (bestShift === -1 || cmp <= 0) {
+            bestIndent = score[0];
+            bestPenalty = score[1];
+            bestShift = shift;
+          }
+        }
+        while (g.end > bestShift) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      }
+    }
+    if (!g.next()) break;
+    if (!go.next()) broken();
+  }
+}
+
+/**
+ * The changed lines of both files (`changed[i + 1]` for line i), as git's default diff marks
+ * them: classify, search, slide.
+ */
+function diffSides(x: Side, y: Side, classes: number): void {
+  prepare(x, y, classes);
+  compareRecords(x, y, false);
+  compact(x, y);
+  compact(y, x);
+}
+
+/** Changes as xdl_build_script lists them: [i1, i2, chg1, chg2] per change, in order. */
+function changesOf(x: Side, y: Side): Int32Array {
+  const out: number[] = [];
+  let i1 = 0;
+  let i2 = 0;
+  const c1 = x.changed;
+  const c2 = y.changed;
+  while (i1 < x.count || i2 < y.count) {
+    if (c1[i1 + 1] || c2[i2 + 1]) {
+      const s1 = i1;
+      const s2 = i2;
+      while (c1[i1 + 1]) i1++;
+      while (c2[i2 + 1]) i2++;
+      out.push(s1, s2, i1 - s1, i2 - s2);
+    } else {
+      i1++;
+      i2++;
+    }
+  }
+  return Int32Array.from(out);
+}
+
+// ---- entry points --------------------------------------------------------------------------
+
+function byteIndent(lines: Lines): (line: number) => number {
+  const { bytes, starts } = lines;
+  return (line) => {
+    const start = starts[line];
+    return indentOfCodes((k) => bytes[start + k], starts[line + 1] - start);
+  };
+}
+
+/**
+ * For each line of `b`, the line of `a` it is kept from, or -1 for an added line (for blame,
+ * which hands kept lines on to the parent).
  */
 export function keptLines(a: readonly string[], b: readonly string[]): Int32Array {
-  const script = editScript({ lines: [...a], noEol: false }, { lines: [...b], noEol: false });
+  const numbers = new Map<string, number>();
+  const idsOf = (lines: readonly string[]) => {
+    const ids = new Int32Array(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      let id = numbers.get(lines[i]);
+      if (id === undefined) numbers.set(lines[i], id = numbers.size);
+      ids[i] = id;
+    }
+    return ids;
+  };
+  const stringIndent = (lines: readonly string[]) => (line: number) => {
+    const text = lines[line];
+    // The line's own newline is not in `text`; git counts it as blank space, which changes nothing.
+    return indentOfCodes((k) => text.charCodeAt(k), text.length);
+  };
+  const x = sideOf(idsOf(a), stringIndent(a));
+  const y = sideOf(idsOf(b), stringIndent(b));
+  diffSides(x, y, numbers.size);
   const out = new Int32Array(b.length).fill(-1);
-  let ib = 0;
-  for (let k = 0; k < script.length; k++) {
-    const op = script.ops[k];
-    if (op === SAME) out[ib++] = script.at[k];
-    else if (op === ADDED) ib++;
+  let i1 = 0;
+  for (let i2 = 0; i2 < b.length; i2++) {
+    if (y.changed[i2 + 1]) continue;
+    while (x.changed[i1 + 1]) i1++;
+    out[i2] = i1++;
   }
   return out;
 }
 
-export function lineHunks(oldText: string, newText: string, context: number): LineHunk[] {
-  return hunksOf(sideOf(oldText), sideOf(newText), context);
+/**
+ * How a file's lines are shown: UTF-8 when the whole file is valid UTF-8 (a BOM kept), else one
+ * character per byte (Latin-1 `é` reads as é), so every byte stays distinct.
+ */
+function isUtf8(bytes: Uint8Array, ascii: boolean): boolean {
+  if (ascii) return true;
+  try {
+    fatalUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Where the patch's bytes go. They become a string in runs: a run of bytes from a UTF-8 file
+ * (or pterm's own ASCII) is decoded as UTF-8, one from any other file one character per byte.
+ */
+interface PatchSink {
+  /** Lines [from, to) of file a (or b), each after `prefix`. */
+  lines(b: boolean, prefix: number, from: number, to: number): void;
+  /** Bytes [start, end) of file a after `prefix` (the function line after `@@`). */
+  bytesOfA(prefix: number, start: number, end: number): void;
+  /** ASCII text of pterm's own (headers, markers). */
+  ascii(text: string): void;
+  /** Bytes that follow are shown as UTF-8 (or, with false, one character per byte). */
+  mode(utf8: boolean): void;
+  text(): string;
+}
+
+/** Decoding of runs, shared by both sinks. */
+abstract class Runs {
+  #utf8 = true;
+  readonly #done: string[] = [];
+  protected abstract take(): Uint8Array;
+
+  mode(utf8: boolean): void {
+    if (utf8 === this.#utf8) return;
+    this.#flush();
+    this.#utf8 = utf8;
+  }
+
+  #flush(): void {
+    const run = this.take();
+    if (run.length) this.#done.push(this.#utf8 ? utf8.decode(run) : bytesToByteString(run));
+  }
+
+  text(): string {
+    this.#flush();
+    return this.#done.join("");
+  }
+}
+
+/** The patch built in WebAssembly memory, next to the files (line_scan.ts). */
+class ScanSink extends Runs implements PatchSink {
+  #from: number;
+  constructor(readonly scan: LineScan) {
+    super();
+    this.#from = scan.outEnd;
+  }
+  protected take(): Uint8Array {
+    const run = this.scan.out(this.#from, this.scan.outEnd);
+    this.#from = this.scan.outEnd;
+    return run;
+  }
+  lines(b: boolean, prefix: number, from: number, to: number): void {
+    this.scan.lines(b, prefix, from, to);
+  }
+  bytesOfA(prefix: number, start: number, end: number): void {
+    this.scan.bytesOfA(prefix, start, end);
+  }
+  ascii(text: string): void {
+    this.scan.ascii(text);
+  }
+}
+
+/** The patch built in JavaScript (files too large for 32-bit WebAssembly memory). */
+class ArraySink extends Runs implements PatchSink {
+  #out: Uint8Array;
+  #at = 0;
+
+  constructor(readonly a: Lines, readonly b: Lines) {
+    super();
+    this.#out = new Uint8Array(Math.max(1 << 16, (a.bytes.length + b.bytes.length) >> 2));
+  }
+
+  protected take(): Uint8Array {
+    const run = this.#out.slice(0, this.#at);
+    this.#at = 0;
+    return run;
+  }
+
+  #room(n: number): void {
+    if (this.#at + n <= this.#out.length) return;
+    let size = this.#out.length * 2;
+    while (size < this.#at + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.#out.subarray(0, this.#at));
+    this.#out = grown;
+  }
+
+  ascii(text: string): void {
+    this.#room(text.length);
+    const out = this.#out;
+    let at = this.#at;
+    for (let k = 0; k < text.length; k++) out[at++] = text.charCodeAt(k);
+    this.#at = at;
+  }
+
+  bytesOfA(prefix: number, start: number, end: number): void {
+    this.#room(end - start + 1);
+    const out = this.#out;
+    const bytes = this.a.bytes;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end; p++) out[at++] = bytes[p];
+    this.#at = at;
+  }
+
+  /** One pass over the lines' bytes (they lie next to each other), the prefix put after each newline but the last. */
+  lines(b: boolean, prefix: number, from: number, to: number): void {
+    const { bytes, starts } = b ? this.b : this.a;
+    const start = starts[from];
+    const end = starts[to];
+    this.#room(end - start + (to - from));
+    const out = this.#out;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end - 1; p++) {
+      const c = bytes[p];
+      out[at++] = c;
+      if (c === 10) out[at++] = prefix;
+    }
+    out[at++] = bytes[end - 1];
+    this.#at = at;
+  }
+}
+
+/**
+ * The end of the longest valid UTF-8 prefix of bytes [start, end): git cuts a hunk header there
+ * (diff.c's sane_truncate_line, with utf8.c's rules: no overlong forms, surrogates, U+FFFE/U+FFFF
+ * or code points past U+10FFFF).
+ */
+function utf8Prefix(bytes: Uint8Array, start: number, end: number): number {
+  let p = start;
+  while (p < end) {
+    const c = bytes[p];
+    const next = (k: number) => p + k < end && (bytes[p + k] & 0xc0) === 0x80;
+    let length: number;
+    if (c < 0x80) length = 1;
+    else if ((c & 0xe0) === 0xc0) length = next(1) && (c & 0xfe) !== 0xc0 ? 2 : 0;
+    else if ((c & 0xf0) === 0xe0) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && !(c === 0xe0 && (c1 & 0xe0) === 0x80) &&
+          !(c === 0xed && (c1 & 0xe0) === 0xa0) && !(c === 0xef && c1 === 0xbf && (bytes[p + 2] & 0xfe) === 0xbe)
+        ? 3
+        : 0;
+    } else if ((c & 0xf8) === 0xf0) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && next(3) && !(c === 0xf0 && (c1 & 0xf0) === 0x80) &&
+          !(c === 0xf4 && c1 > 0x8f) && c <= 0xf4
+        ? 4
+        : 0;
+    } else length = 0;
+    if (length === 0) return p;
+    p += length;
+  }
+  return p;
 }
 
 function range(start: number, count: number): string {
+  // git's xdl_emit_hunk_hdr: an empty side names the line before it.
   const s = count === 0 ? start - 1 : start;
   return count === 1 ? `${s}` : `${s},${count}`;
 }
 
-/** git's default function line: starts with a letter, `_` or `$`. */
-function isFunctionLine(line: string): boolean {
-  const c = line.charCodeAt(0);
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24;
-}
+const SPACE = 0x20;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const NO_NEWLINE = "\n\\ No newline at end of file\n";
+
+/** Where the byte-level work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory. */
+export type Engine = "wasm" | "js";
 
 /**
- * The body of a unified diff (`@@` headers with git's default function context, then the lines)
- * from `oldText` to `newText`, with the counts of added and removed lines.
+ * The body of a unified diff (`@@` headers with git's default function line, then the lines)
+ * from `before` to `after`, with the counts of added and removed lines. Lines are compared as
+ * bytes; each file's are shown as UTF-8 if it is UTF-8, else one character per byte.
  */
 export function unifiedDiff(
-  oldText: string,
-  newText: string,
+  before: Uint8Array,
+  after: Uint8Array,
   context: number,
+  engine: Engine = "wasm",
 ): { text: string; add: number; del: number } {
-  const a = sideOf(oldText);
-  const b = sideOf(newText);
-  let text = "";
+  const scan = engine === "wasm" ? LineScan.of(before, after) : null;
+  let la: Lines;
+  let lb: Lines;
+  let numbered: Numbered;
+  if (scan) {
+    la = {
+      bytes: before,
+      starts: scan.aStarts,
+      hashes: new Int32Array(0),
+      count: scan.aIds.length,
+      ascii: scan.aAscii,
+    };
+    lb = { bytes: after, starts: scan.bStarts, hashes: new Int32Array(0), count: scan.bIds.length, ascii: scan.bAscii };
+    numbered = { a: scan.aIds, b: scan.bIds, classes: scan.classes };
+  } else {
+    la = linesOf(before);
+    lb = linesOf(after);
+    numbered = numberLines(la, lb);
+  }
+  const x = sideOf(numbered.a, byteIndent(la));
+  const y = sideOf(numbered.b, byteIndent(lb));
+  diffSides(x, y, numbered.classes);
+  const changes = changesOf(x, y);
+  if (changes.length === 0) return { text: "", add: 0, del: 0 };
+  const utf8A = isUtf8(before, la.ascii);
+  const utf8B = isUtf8(after, lb.ascii);
+  const out: PatchSink = scan ? new ScanSink(scan) : new ArraySink(la, lb);
+  const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
+  const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  /** Lines [from, to) of one side, then git's marker if the last of them lacks its newline. */
+  const run = (prefix: number, b: boolean, from: number, to: number) => {
+    if (from >= to) return;
+    out.mode(b ? utf8B : utf8A);
+    out.lines(b, prefix, from, to);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE);
+  };
   let add = 0;
   let del = 0;
   // The nearest function line before each hunk: hunks come in order, so one pass over the file.
   let scanned = 0;
   let found = -1;
-  for (const hunk of hunksOf(a, b, context)) {
-    for (; scanned < hunk.oldStart - 1; scanned++) if (isFunctionLine(a.lines[scanned])) found = scanned;
-    const functionLine = found < 0 ? "" : " " + a.lines[found].replace(/\s+$/, "").slice(0, 80);
-    text += `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@${functionLine}\n`;
-    for (const line of hunk.lines) {
-      const c = line.charCodeAt(0);
-      if (c === 0x2b) add++;
-      else if (c === 0x2d) del++;
-      text += line + "\n";
+  const maxCommon = 2 * context;
+  const n = changes.length / 4;
+  for (let first = 0; first < n;) {
+    let last = first;
+    while (last + 1 < n) {
+      const distance = changes[(last + 1) * 4] - (changes[last * 4] + changes[last * 4 + 2]);
+      if (distance > maxCommon) break;
+      last++;
     }
+    const s1 = Math.max(changes[first * 4] - context, 0);
+    const s2 = Math.max(changes[first * 4 + 1] - context, 0);
+    const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
+    const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
+    for (; scanned < s1; scanned++) {
+      const c = before[la.starts[scanned]];
+      // git's default function line: starts with a letter, `_` or `$`.
+      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) found = scanned;
+    }
+    out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
+    if (found >= 0) {
+      // git's def_ff: the line's first 80 bytes, trailing white space dropped.
+      const start = la.starts[found];
+      let end = Math.min(la.starts[found + 1], start + 80);
+      while (end > start && (before[end - 1] === 0x20 || (before[end - 1] >= 0x09 && before[end - 1] <= 0x0d))) end--;
+      end = utf8Prefix(before, start, end);
+      out.mode(utf8A);
+      out.bytesOfA(SPACE, start, end);
+    }
+    out.ascii("\n");
+    let i1 = s1;
+    for (let k = first; k <= last; k++) {
+      const c1 = changes[k * 4];
+      const c2 = changes[k * 4 + 1];
+      const chg1 = changes[k * 4 + 2];
+      const chg2 = changes[k * 4 + 3];
+      run(SPACE, false, i1, c1);
+      run(MINUS, false, c1, c1 + chg1);
+      run(PLUS, true, c2, c2 + chg2);
+      del += chg1;
+      add += chg2;
+      i1 = c1 + chg1;
+    }
+    run(SPACE, false, i1, e1);
+    first = last + 1;
   }
-  return { text, add, del };
-}
-
-function hunksOf(a: Side, b: Side, context: number): LineHunk[] {
-  const raw = editScript(a, b);
-  // Within each run of changes, removals first, then additions (as git prints them).
-  const ops = new Uint8Array(raw.length);
-  const at = new Int32Array(raw.length);
-  let n = 0;
-  for (let i = 0; i < raw.length;) {
-    if (raw.ops[i] === SAME) {
-      ops[n] = SAME;
-      at[n++] = raw.at[i++];
-      continue;
-    }
-    let end = i;
-    while (end < raw.length && raw.ops[end] !== SAME) end++;
-    for (const kind of [REMOVED, ADDED]) {
-      for (let k = i; k < end; k++) {
-        if (raw.ops[k] !== kind) continue;
-        ops[n] = kind;
-        at[n++] = raw.at[k];
-      }
-    }
-    i = end;
-  }
-  const length = n;
-  // Old and new line numbers (0-based) before each step.
-  const oldAt = new Int32Array(length);
-  const newAt = new Int32Array(length);
-  for (let k = 0, o = 0, m = 0; k < length; k++) {
-    oldAt[k] = o;
-    newAt[k] = m;
-    if (ops[k] !== ADDED) o++;
-    if (ops[k] !== REMOVED) m++;
-  }
-  const hunks: LineHunk[] = [];
-  let i = 0;
-  while (i < length) {
-    if (ops[i] === SAME) {
-      i++;
-      continue;
-    }
-    // A hunk: from `context` lines before this change to `context` after the last change that is
-    // at most 2*context unchanged lines from the previous one.
-    const start = Math.max(0, i - context);
-    let end = i;
-    let lastChange = i;
-    while (end < length) {
-      if (ops[end] !== SAME) lastChange = end;
-      else if (end - lastChange > 2 * context) break;
-      end++;
-    }
-    const stop = Math.min(length, lastChange + context + 1);
-    const lines: string[] = [];
-    let oldLines = 0;
-    let newLines = 0;
-    for (let k = start; k < stop; k++) {
-      const op = ops[k];
-      const side = op === ADDED ? b : a;
-      lines.push((op === SAME ? " " : op === REMOVED ? "-" : "+") + side.lines[at[k]]);
-      if (side.noEol && at[k] === side.lines.length - 1) lines.push("\\ No newline at end of file");
-      if (op !== ADDED) oldLines++;
-      if (op !== REMOVED) newLines++;
-    }
-    hunks.push({ oldStart: oldAt[start] + 1, oldLines, newStart: newAt[start] + 1, newLines, lines });
-    i = stop;
-  }
-  return hunks;
+  return { text: out.text(), add, del };
 }

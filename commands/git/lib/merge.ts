@@ -214,12 +214,18 @@ async function followRenames(
     }
     // As git's ort: exact renames of any file, inexact ones only of files the other side changed
     // (the rename of a file nobody else touched changes nothing in the merge) or that decide a location.
+    const relevant = (path: string) =>
+      !same(other.get(path), B.get(path)) || parentsOf(path).some((dir) => located.has(dir));
+    // Candidates equally similar are taken in the order ort lists them (ortOrder), not in path order.
+    const order = ortOrder(B, side, other, [...deleted.keys()].some(relevant));
+    const byOrtOrder = (paths: Map<string, FlatEntry>) =>
+      new Map([...paths].sort(([a], [b]) => order(a) - order(b) || comparePaths(a, b)));
     const found = await detectRenames(
-      deleted,
-      added,
+      byOrtOrder(deleted),
+      byOrtOrder(added),
       (_path, e) => repo.objects.readTyped(e.oid, "blob"),
       undefined,
-      (path) => !same(other.get(path), B.get(path)) || parentsOf(path).some((dir) => located.has(dir)),
+      relevant,
     );
     return new Map(found.map((r) => [r.from, r.to]));
   };
@@ -284,6 +290,99 @@ async function followRenames(
     }
   }
   return { base, ours, theirs, renamedPaths, forced, twoWays };
+}
+
+/**
+ * Where a path of `side` comes in the list of changes git's ort hands to rename detection (the
+ * order that decides between equally similar candidates). ort walks the trees in path order but
+ * defers a folder that only this side changed (the other side has it as the base has it, or it is
+ * new on this side): such folders are walked after everything else, in the iteration order of
+ * git's hash map of them (merge-ort.c's collect_merge_info and handle_deferred_entries), and only
+ * when this side has sources that need inexact detection (`walkDeferred`); else not at all.
+ */
+function ortOrder(
+  B: Map<string, FlatEntry>,
+  side: Map<string, FlatEntry>,
+  other: Map<string, FlatEntry>,
+  walkDeferred: boolean,
+): (path: string) => number {
+  /** The folders holding a path whose entry differs between the base and `tree`: the folders `tree` changed. */
+  const changedFolders = (tree: Map<string, FlatEntry>) => {
+    const out = new Set<string>();
+    const mark = (path: string) => {
+      for (const dir of parentsOf(path)) {
+        if (out.has(dir)) break;
+        out.add(dir);
+      }
+    };
+    for (const [path, e] of tree) if (!same(e, B.get(path))) mark(path);
+    for (const path of B.keys()) if (!tree.has(path)) mark(path);
+    return out;
+  };
+  const mine = changedFolders(side);
+  const theirs = changedFolders(other);
+  // A folder one side removed and the other added a file to needs folder-rename detection: ort
+  // (dir_rename_mask 0x07) then defers nothing below it.
+  const baseDirs = foldersOf(B.keys());
+  const sideDirs = foldersOf(side.keys());
+  const otherDirs = foldersOf(other.keys());
+  const needsFolderRenames = new Set<string>();
+  for (
+    const [keeper, keeperDirs, removerDirs] of [[side, sideDirs, otherDirs], [other, otherDirs, sideDirs]] as const
+  ) {
+    for (const path of keeper.keys()) {
+      const dir = path.slice(0, Math.max(0, path.lastIndexOf("/")));
+      if (dir && !B.has(path) && baseDirs.has(dir) && keeperDirs.has(dir) && !removerDirs.has(dir)) {
+        needsFolderRenames.add(dir);
+      }
+    }
+  }
+  // The folders this side changed, in the order the walk meets them; those the other side left as
+  // the base has them are deferred (nothing more inside a deferred folder).
+  const deferred: string[] = [];
+  const deferredSet = new Set<string>();
+  for (const dir of [...mine].sort(comparePaths)) {
+    if (parentsOf(dir).some((d) => deferredSet.has(d) || needsFolderRenames.has(d))) continue;
+    if (!theirs.has(dir)) {
+      deferred.push(dir);
+      deferredSet.add(dir);
+    }
+  }
+  const rank = new Map<string, number>();
+  gitHashmapOrder(deferred).forEach((dir, i) => rank.set(dir, i));
+  const NOT_WALKED = deferred.length + 1;
+  return (path) => {
+    for (const dir of parentsOf(path).reverse()) {
+      const at = rank.get(dir);
+      if (at !== undefined) return walkDeferred ? 1 + at : NOT_WALKED;
+    }
+    return 0; // walked in path order, before the deferred folders
+  };
+}
+
+/**
+ * The order git's hashmap.c iterates string keys inserted in this order (a strintmap): FNV-1
+ * hashes, 64 buckets to start, each new key at the head of its bucket, four times the buckets
+ * when more than 80% full (keys moved over bucket by bucket, each to the head).
+ */
+function gitHashmapOrder(keys: readonly string[]): string[] {
+  const strhash = (key: string) => {
+    let hash = 0x811c9dc5;
+    for (const byte of encoder.encode(key)) hash = (Math.imul(hash, 0x01000193) ^ byte) >>> 0;
+    return hash;
+  };
+  let table: string[][] = Array.from({ length: 64 }, () => []);
+  const put = (key: string) => table[strhash(key) & (table.length - 1)].unshift(key);
+  let count = 0;
+  for (const key of keys) {
+    put(key);
+    if (++count > Math.floor(table.length * 80 / 100)) {
+      const old = table;
+      table = Array.from({ length: old.length * 4 }, () => []);
+      for (const bucket of old) for (const key of bucket) put(key);
+    }
+  }
+  return table.flat();
 }
 
 /** Every folder that holds one of `paths` (at any depth). */

@@ -173,15 +173,28 @@ export async function detectRenames<S extends RenameSide>(
   restTargets = restTargets.filter((d) => !usedTarget.has(d));
   if (restSources.length === 0 || restTargets.length === 0) return renames;
   if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
-  const scored: { src: string; dst: string; score: number; sameName: boolean; order: number }[] = [];
-  for (const [d, dst] of restTargets.entries()) {
+  type Candidate = { src: string; dst: string; score: number; sameName: boolean };
+  /** git's score_compare: higher score first, then a same file name; > 0 when `a` goes after `b`. */
+  const after = (a: Candidate | null, b: Candidate | null) =>
+    a === null ? (b === null ? 0 : 1) : b === null ? -1 : b.score - a.score || Number(b.sameName) - Number(a.sameName);
+  const scored: Candidate[] = [];
+  for (const dst of restTargets) {
+    // As diffcore-rename's record_if_better: each target keeps its NUM_CANDIDATE_PER_DST (4) best
+    // sources, a later one replacing the worst only when strictly better. A target whose 4 best
+    // sources all go elsewhere stays an addition, even if a fifth source is free.
+    const slots: (Candidate | null)[] = [null, null, null, null];
     for (const src of restSources) {
       const score = await similarity(src, dst, minScore);
       if (score === null) continue;
-      scored.push({ src, dst, score, sameName: baseName(src) === baseName(dst), order: d });
+      const candidate = { src, dst, score, sameName: baseName(src) === baseName(dst) };
+      let worst = 0;
+      for (let i = 1; i < slots.length; i++) if (after(slots[i], slots[worst]) > 0) worst = i;
+      if (after(slots[worst], candidate) > 0) slots[worst] = candidate;
     }
+    for (const slot of slots) if (slot) scored.push(slot);
   }
-  scored.sort((a, b) => b.score - a.score || Number(b.sameName) - Number(a.sameName) || a.order - b.order);
+  // Stable: among equals, targets in order, then each target's slots in order (git's STABLE_QSORT of its matrix).
+  scored.sort((a, b) => after(a, b));
   for (const pair of scored) {
     if (usedSource.has(pair.src) || usedTarget.has(pair.dst)) continue;
     usedSource.add(pair.src);

@@ -1,0 +1,897 @@
+/**
+ * The byte-level loops of a line diff (line_diff.ts) as a small WebAssembly module: finding the
+ * lines, hashing them, numbering equal lines (xdiff's classifier, bytes compared on every hash
+ * hit) and copying lines into the patch. A one-shot pterm process runs these loops once, over
+ * megabytes: JavaScript would run them mostly in its interpreter and baseline tiers, WebAssembly
+ * runs them compiled from the first byte (measured on a 60,000-line file, one-shot: ~18 ms of CPU
+ * for these loops against ~30-40 ms in JavaScript). Long loops are cut into calls (CHUNK) so the
+ * optimized code V8 compiles meanwhile is used by the later calls.
+ *
+ * The module is assembled here, at load, from the instructions below (no binary blob, no build
+ * step); it imports nothing and can do nothing but read and write its own memory.
+ */
+
+// ---- a minimal assembler (only the instructions used below) ---------------------------------
+
+type Op = string | [string, number];
+
+const OPCODES: Record<string, number> = {
+  "block": 0x02,
+  "loop": 0x03,
+  "if": 0x04,
+  "else": 0x05,
+  "end": 0x0b,
+  "br": 0x0c,
+  "br_if": 0x0d,
+  "return": 0x0f,
+  "call": 0x10,
+  "local.get": 0x20,
+  "local.set": 0x21,
+  "local.tee": 0x22,
+  "i32.load": 0x28,
+  "i32.load8_u": 0x2d,
+  "i32.store": 0x36,
+  "i32.store8": 0x3a,
+  "i32.const": 0x41,
+  "i32.eqz": 0x45,
+  "i32.eq": 0x46,
+  "i32.ne": 0x47,
+  "i32.lt_u": 0x49,
+  "i32.gt_u": 0x4b,
+  "i32.ge_u": 0x4f,
+  "i32.ctz": 0x68,
+  "i32.popcnt": 0x69,
+  "i32.add": 0x6a,
+  "i32.sub": 0x6b,
+  "i32.mul": 0x6c,
+  "i32.and": 0x71,
+  "i32.or": 0x72,
+  "i32.xor": 0x73,
+  "i32.shl": 0x74,
+  "i32.shr_u": 0x76,
+  "i32.rotl": 0x77,
+  "memory.copy": 0xfc,
+};
+
+function unsignedLeb(value: number): number[] {
+  const out: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (value !== 0);
+  return out;
+}
+
+function signedLeb(value: number): number[] {
+  const out: number[] = [];
+  value |= 0;
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+interface Func {
+  readonly name: string;
+  readonly params: string[];
+  readonly locals: string[];
+  readonly result: boolean;
+  readonly body: Op[];
+}
+
+/** Instructions to bytes: names of locals and functions resolved, `block`/`loop`/`if` typed empty. */
+function encodeBody(func: Func, functions: readonly Func[]): number[] {
+  const slots = [...func.params, ...func.locals];
+  const out: number[] = [];
+  for (const op of func.body) {
+    const [name, arg] = typeof op === "string" ? [op, undefined] : op;
+    const code = OPCODES[name];
+    if (code === undefined) throw new Error(`line_scan: unknown instruction ${name}`);
+    if (name === "memory.copy") {
+      out.push(0xfc, 10, 0, 0);
+      continue;
+    }
+    out.push(code);
+    if (name === "block" || name === "loop" || name === "if") out.push(0x40);
+    else if (name.startsWith("local.")) {
+      const index = slots.indexOf(arg as unknown as string);
+      if (index < 0) throw new Error(`line_scan: no local ${arg}`);
+      out.push(...unsignedLeb(index));
+    } else if (name === "call") {
+      out.push(...unsignedLeb(functions.findIndex((f) => f.name === (arg as unknown as string))));
+    } else if (name === "br" || name === "br_if") out.push(...unsignedLeb(arg!));
+    else if (name === "i32.const") out.push(...signedLeb(arg!));
+    else if (name.includes("load") || name.includes("store")) out.push(name.includes("8") ? 0 : 2, 0);
+  }
+  out.push(0x0b);
+  const locals = func.locals.length ? [1, ...unsignedLeb(func.locals.length), 0x7f] : [0];
+  return [...locals, ...out];
+}
+
+function section(id: number, content: number[]): number[] {
+  return [id, ...unsignedLeb(content.length), ...content];
+}
+
+function vector(items: number[][]): number[] {
+  return [...unsignedLeb(items.length), ...items.flat()];
+}
+
+function nameBytes(name: string): number[] {
+  return [...unsignedLeb(name.length), ...[...name].map((c) => c.charCodeAt(0))];
+}
+
+function assemble(functions: readonly Func[]): Uint8Array {
+  const types = functions.map((
+    f,
+  ) => [0x60, ...unsignedLeb(f.params.length), ...f.params.map(() => 0x7f), ...(f.result ? [1, 0x7f] : [0])]);
+  return new Uint8Array([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    ...section(1, vector(types)),
+    ...section(3, vector(functions.map((_, i) => unsignedLeb(i)))),
+    ...section(5, vector([[0x00, 1]])), // one memory, at least a page, grown from JavaScript
+    ...section(
+      7,
+      vector([
+        [...nameBytes("memory"), 0x02, 0],
+        ...functions.map((f, i) => [...nameBytes(f.name), 0x00, ...unsignedLeb(i)]),
+      ]),
+    ),
+    ...section(
+      10,
+      vector(functions.map((f) => {
+        const body = encodeBody(f, functions);
+        return [...unsignedLeb(body.length), ...body];
+      })),
+    ),
+  ]);
+}
+
+// Small helpers for the programs below.
+const get = (name: string): Op => ["local.get", name as unknown as number];
+const set = (name: string): Op => ["local.set", name as unknown as number];
+const tee = (name: string): Op => ["local.tee", name as unknown as number];
+const konst = (value: number): Op => ["i32.const", value];
+const call = (name: string): Op => ["call", name as unknown as number];
+/** `name += step` */
+const bump = (name: string, step: Op[]): Op[] => [get(name), ...step, "i32.add", set(name)];
+/** The 0x80 bits of the bytes of the word on the stack that are zero (exact, no false hits): Mycroft's test. */
+const zeroBytes = (t: string): Op[] => [
+  get(t),
+  konst(0x7f7f7f7f),
+  "i32.and",
+  konst(0x7f7f7f7f),
+  "i32.add",
+  get(t),
+  "i32.or",
+  konst(0x7f7f7f7f),
+  "i32.or",
+  konst(-1),
+  "i32.xor",
+];
+/** The word at `p` with its newline bytes turned into zero bytes. */
+const newlinesAsZero = (p: string): Op[] => [get(p), "i32.load", konst(0x0a0a0a0a), "i32.xor"];
+
+const HASH_SEED = 0x811c9dc5 | 0;
+
+const FUNCTIONS: Func[] = [
+  {
+    // The number of `\n` in [p, end); the bytes after `end` up to the next multiple of 4 are read too (zero).
+    name: "count",
+    params: ["p", "end"],
+    locals: ["n", "t"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("p"),
+      get("end"),
+      "i32.ge_u",
+      ["br_if", 1],
+      ...newlinesAsZero("p"),
+      set("t"),
+      get("n"),
+      ...zeroBytes("t"),
+      "i32.popcnt",
+      "i32.add",
+      set("n"),
+      ...bump("p", [konst(4)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("n"),
+    ],
+  },
+  {
+    // The lines of [p, end) (p = the file's first byte, `base`): their starts (relative to base) and
+    // hashes, then starts[count] = end - base. Words are read from each line's start, so a line's
+    // hash depends on its bytes only; the 4 bytes after `end` must be readable and not `\n`.
+    name: "lines",
+    params: ["base", "p", "end", "starts", "hashes", "line", "limit"],
+    locals: ["h", "w", "z", "k", "mask"],
+    result: true,
+    body: [
+      konst(HASH_SEED),
+      set("h"),
+      "block",
+      "loop",
+      get("p"),
+      get("end"),
+      "i32.ge_u",
+      ["br_if", 1],
+      get("p"),
+      "i32.load",
+      set("w"),
+      ...newlinesAsZero("p"),
+      set("z"),
+      ...zeroBytes("z"),
+      tee("z"),
+      "if",
+      // a newline at byte k of the word: mix the bytes up to it, end the line
+      get("z"),
+      "i32.ctz",
+      konst(3),
+      "i32.shr_u",
+      set("k"),
+      konst(-1),
+      konst(24),
+      get("k"),
+      konst(8),
+      "i32.mul",
+      "i32.sub",
+      "i32.shr_u",
+      set("mask"),
+      get("h"),
+      get("w"),
+      get("mask"),
+      "i32.and",
+      "i32.xor",
+      konst(13),
+      "i32.rotl",
+      konst(0x9e3779b1 | 0),
+      "i32.mul",
+      set("h"),
+      get("h"),
+      get("h"),
+      konst(16),
+      "i32.shr_u",
+      "i32.xor",
+      konst(0x85ebca6b | 0),
+      "i32.mul",
+      set("h"),
+      get("hashes"),
+      get("line"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("h"),
+      get("h"),
+      konst(13),
+      "i32.shr_u",
+      "i32.xor",
+      "i32.store",
+      // the next line's start (starts[0] is 0 in fresh memory)
+      get("starts"),
+      get("line"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      konst(4),
+      "i32.add",
+      get("p"),
+      get("k"),
+      "i32.add",
+      konst(1),
+      "i32.add",
+      tee("p"),
+      get("base"),
+      "i32.sub",
+      "i32.store",
+      ...bump("line", [konst(1)]),
+      konst(HASH_SEED),
+      set("h"),
+      // past `limit`: stop at this line boundary (the caller goes on from memory[0])
+      get("p"),
+      get("limit"),
+      "i32.ge_u",
+      ["br_if", 2],
+      "else",
+      // no newline: a whole word of the line, or the end of a last line without one
+      get("end"),
+      get("p"),
+      "i32.sub",
+      set("k"),
+      get("k"),
+      konst(4),
+      "i32.lt_u",
+      "if",
+      konst(-1),
+      konst(32),
+      get("k"),
+      konst(8),
+      "i32.mul",
+      "i32.sub",
+      "i32.shr_u",
+      set("mask"),
+      "else",
+      konst(-1),
+      set("mask"),
+      "end",
+      get("h"),
+      get("w"),
+      get("mask"),
+      "i32.and",
+      "i32.xor",
+      konst(13),
+      "i32.rotl",
+      konst(0x9e3779b1 | 0),
+      "i32.mul",
+      set("h"),
+      ...bump("p", [konst(4)]),
+      get("p"),
+      get("end"),
+      "i32.ge_u",
+      "if",
+      get("h"),
+      get("h"),
+      konst(16),
+      "i32.shr_u",
+      "i32.xor",
+      konst(0x85ebca6b | 0),
+      "i32.mul",
+      set("h"),
+      get("hashes"),
+      get("line"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("h"),
+      get("h"),
+      konst(13),
+      "i32.shr_u",
+      "i32.xor",
+      "i32.store",
+      ...bump("line", [konst(1)]),
+      get("end"),
+      set("p"),
+      "end",
+      "end",
+      ["br", 0],
+      "end",
+      "end",
+      konst(0),
+      get("p"),
+      "i32.store",
+      get("line"),
+    ],
+  },
+  {
+    // 1 when every byte of [p, end) is ASCII (the bytes after `end` up to the next multiple of 4 are zero).
+    name: "ascii",
+    params: ["p", "end"],
+    locals: ["high"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("p"),
+      get("end"),
+      "i32.ge_u",
+      ["br_if", 1],
+      get("high"),
+      get("p"),
+      "i32.load",
+      "i32.or",
+      set("high"),
+      ...bump("p", [konst(4)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("high"),
+      konst(0x80808080 | 0),
+      "i32.and",
+      "i32.eqz",
+    ],
+  },
+  {
+    // Whether [a, a + length) and [b, b + length) hold the same bytes.
+    name: "same",
+    params: ["a", "b", "length"],
+    locals: ["k"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("k"),
+      konst(4),
+      "i32.add",
+      get("length"),
+      "i32.gt_u",
+      ["br_if", 1],
+      get("a"),
+      get("k"),
+      "i32.add",
+      "i32.load",
+      get("b"),
+      get("k"),
+      "i32.add",
+      "i32.load",
+      "i32.ne",
+      "if",
+      konst(0),
+      "return",
+      "end",
+      ...bump("k", [konst(4)]),
+      ["br", 0],
+      "end",
+      "end",
+      "block",
+      "loop",
+      get("k"),
+      get("length"),
+      "i32.ge_u",
+      ["br_if", 1],
+      get("a"),
+      get("k"),
+      "i32.add",
+      "i32.load8_u",
+      get("b"),
+      get("k"),
+      "i32.add",
+      "i32.load8_u",
+      "i32.ne",
+      "if",
+      konst(0),
+      "return",
+      "end",
+      ...bump("k", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      konst(1),
+    ],
+  },
+  {
+    // xdiff's classifier for one file's lines (starts relative to `base`): ids[i] = the number of the
+    // line's bytes, shared by both files; returns the next free number. The table has 2^(32 - shift)
+    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line.
+    name: "classify",
+    params: [
+      "base",
+      "starts",
+      "hashes",
+      "i",
+      "count",
+      "ids",
+      "slotHash",
+      "slotClass",
+      "shift",
+      "classAt",
+      "classLength",
+      "next",
+    ],
+    locals: ["at", "length", "h", "slot", "c", "mask"],
+    result: true,
+    body: [
+      konst(-1),
+      get("shift"),
+      "i32.shr_u",
+      set("mask"),
+      "block",
+      "loop",
+      get("i"),
+      get("count"),
+      "i32.ge_u",
+      ["br_if", 1],
+      get("starts"),
+      get("i"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      get("base"),
+      "i32.add",
+      set("at"),
+      get("starts"),
+      get("i"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      konst(4),
+      "i32.add",
+      "i32.load",
+      get("base"),
+      "i32.add",
+      get("at"),
+      "i32.sub",
+      set("length"),
+      get("hashes"),
+      get("i"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      set("h"),
+      get("h"),
+      konst(0x9e3779b1 | 0),
+      "i32.mul",
+      get("shift"),
+      "i32.shr_u",
+      set("slot"),
+      "block",
+      "loop",
+      get("slotClass"),
+      get("slot"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      tee("c"),
+      "i32.eqz",
+      "if",
+      // a new number
+      get("slotHash"),
+      get("slot"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("h"),
+      "i32.store",
+      get("slotClass"),
+      get("slot"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("next"),
+      konst(1),
+      "i32.add",
+      "i32.store",
+      get("classAt"),
+      get("next"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("at"),
+      "i32.store",
+      get("classLength"),
+      get("next"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("length"),
+      "i32.store",
+      get("ids"),
+      get("i"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("next"),
+      "i32.store",
+      ...bump("next", [konst(1)]),
+      ["br", 2],
+      "end",
+      get("c"),
+      konst(1),
+      "i32.sub",
+      set("c"),
+      get("slotHash"),
+      get("slot"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      get("h"),
+      "i32.eq",
+      "if",
+      get("classLength"),
+      get("c"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      get("length"),
+      "i32.eq",
+      "if",
+      get("classAt"),
+      get("c"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      get("at"),
+      get("length"),
+      call("same"),
+      "if",
+      get("ids"),
+      get("i"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      get("c"),
+      "i32.store",
+      ["br", 4],
+      "end",
+      "end",
+      "end",
+      get("slot"),
+      konst(1),
+      "i32.add",
+      get("mask"),
+      "i32.and",
+      set("slot"),
+      ["br", 0],
+      "end",
+      "end",
+      ...bump("i", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("next"),
+    ],
+  },
+  {
+    // Lines [from, to) of a file at `base` (line starts relative to it at `starts`) copied to `out`,
+    // `prefix` before each; returns the new end of `out`.
+    name: "copyLines",
+    params: ["out", "base", "starts", "from", "to", "prefix"],
+    locals: ["at", "length"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("from"),
+      get("to"),
+      "i32.ge_u",
+      ["br_if", 1],
+      get("starts"),
+      get("from"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      "i32.load",
+      get("base"),
+      "i32.add",
+      set("at"),
+      get("starts"),
+      get("from"),
+      konst(2),
+      "i32.shl",
+      "i32.add",
+      konst(4),
+      "i32.add",
+      "i32.load",
+      get("base"),
+      "i32.add",
+      get("at"),
+      "i32.sub",
+      set("length"),
+      get("out"),
+      get("prefix"),
+      "i32.store8",
+      get("out"),
+      konst(1),
+      "i32.add",
+      get("at"),
+      get("length"),
+      "memory.copy",
+      get("out"),
+      konst(1),
+      "i32.add",
+      get("length"),
+      "i32.add",
+      set("out"),
+      ...bump("from", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("out"),
+    ],
+  },
+];
+
+interface Exports {
+  readonly memory: WebAssembly.Memory;
+  count(p: number, end: number): number;
+  ascii(p: number, end: number): number;
+  lines(base: number, p: number, end: number, starts: number, hashes: number, line: number, limit: number): number;
+  classify(...args: number[]): number;
+  copyLines(out: number, base: number, starts: number, from: number, to: number, prefix: number): number;
+}
+
+let compiled: WebAssembly.Module | null = null;
+
+/** A fresh instance (its own memory) for one diff. */
+function instantiate(): Exports {
+  compiled ??= new WebAssembly.Module(assemble(FUNCTIONS) as Uint8Array<ArrayBuffer>);
+  return new WebAssembly.Instance(compiled).exports as unknown as Exports;
+}
+
+const PAGE = 65536;
+const CHUNK = 1 << 16;
+const CHUNK_LINES = 4096;
+const align = (n: number) => (n + 7) & ~7;
+
+/** Both files in WebAssembly memory, their lines found and numbered; the patch is then copied out of the same memory. */
+export class LineScan {
+  readonly #wasm: Exports;
+  #bytes: Uint8Array = new Uint8Array(0);
+  readonly aAt: number;
+  readonly bAt: number;
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  readonly aStarts: Int32Array;
+  readonly bStarts: Int32Array;
+  readonly aIds: Int32Array;
+  readonly bIds: Int32Array;
+  readonly classes: number;
+  /** Whether each file is all ASCII. */
+  readonly aAscii: boolean;
+  readonly bAscii: boolean;
+  /** Where each file's line starts are in memory. */
+  readonly aStartsAt: number;
+  readonly bStartsAt: number;
+  /** Where the patch written so far ends in memory. */
+  outEnd: number;
+
+  /**
+   * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
+   * no WebAssembly: the caller does the same in JavaScript.
+   */
+  static of(a: Uint8Array, b: Uint8Array): LineScan | null {
+    if (typeof WebAssembly === "undefined") return null;
+    try {
+      return new LineScan(a, b);
+    } catch (error) {
+      if (error instanceof RangeError || error instanceof WebAssembly.CompileError) return null;
+      throw error;
+    }
+  }
+
+  private constructor(a: Uint8Array, b: Uint8Array) {
+    this.#wasm = instantiate();
+    this.aAt = 8;
+    this.bAt = align(this.aAt + a.length + 8);
+    let top = align(this.bAt + b.length + 8);
+    this.#reserve(top);
+    this.#bytes.set(a, this.aAt);
+    this.#bytes.set(b, this.bAt);
+    const wasm = this.#wasm;
+    // Long loops are cut into calls of CHUNK bytes (or lines): WebAssembly code is first compiled
+    // quickly and plainly, and only a later call runs the optimized code compiled meanwhile.
+    const chunks = (at: number, length: number, each: (p: number, end: number) => void) => {
+      for (let p = at; p < at + length; p += CHUNK) each(p, Math.min(p + CHUNK, at + length));
+    };
+    let aAscii = true;
+    let bAscii = true;
+    chunks(this.aAt, a.length, (p, end) => aAscii &&= wasm.ascii(p, end) === 1);
+    chunks(this.bAt, b.length, (p, end) => bAscii &&= wasm.ascii(p, end) === 1);
+    this.aAscii = aAscii;
+    this.bAscii = bAscii;
+    const count = (at: number, length: number, bytes: Uint8Array) => {
+      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      chunks(at, length, (p, end) => n += wasm.count(p, end));
+      return n;
+    };
+    const aCount = count(this.aAt, a.length, a);
+    const bCount = count(this.bAt, b.length, b);
+    let bits = 4;
+    while (1 << bits < (aCount + bCount) * 2) bits++;
+    const slots = 1 << bits;
+    const at = (size: number) => {
+      const here = top;
+      top = align(top + size);
+      return here;
+    };
+    this.aStartsAt = at((aCount + 1) * 4);
+    const aHashes = at(aCount * 4);
+    this.bStartsAt = at((bCount + 1) * 4);
+    const bHashes = at(bCount * 4);
+    const aIds = at(aCount * 4);
+    const bIds = at(bCount * 4);
+    const slotHash = at(slots * 4);
+    const slotClass = at(slots * 4);
+    const classAt = at((aCount + bCount) * 4);
+    const classLength = at((aCount + bCount) * 4);
+    this.outEnd = top;
+    this.#reserve(top + (a.length + b.length) / 2 + PAGE);
+    const i32 = (where: number, n: number) => new Int32Array(this.#bytes.buffer, where, n);
+    const lines = (base: number, length: number, starts: number, hashes: number) => {
+      const end = base + length;
+      let line = 0;
+      for (let p = base; p < end; p = i32(0, 1)[0]) {
+        line = wasm.lines(base, p, end, starts, hashes, line, Math.min(p + CHUNK, end));
+      }
+      i32(starts + line * 4, 1)[0] = length;
+    };
+    lines(this.aAt, a.length, this.aStartsAt, aHashes);
+    lines(this.bAt, b.length, this.bStartsAt, bHashes);
+    let next = 0;
+    const classify = (base: number, starts: number, hashes: number, count: number, ids: number) => {
+      for (let i = 0; i < count; i += CHUNK_LINES) {
+        next = wasm.classify(
+          base,
+          starts,
+          hashes,
+          i,
+          Math.min(i + CHUNK_LINES, count),
+          ids,
+          slotHash,
+          slotClass,
+          32 - bits,
+          classAt,
+          classLength,
+          next,
+        );
+      }
+    };
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds);
+    this.classes = next;
+    this.aStarts = i32(this.aStartsAt, aCount + 1).slice();
+    this.bStarts = i32(this.bStartsAt, bCount + 1).slice();
+    this.aIds = i32(aIds, aCount).slice();
+    this.bIds = i32(bIds, bCount).slice();
+  }
+
+  /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
+  #reserve(end: number): void {
+    if (end <= this.#bytes.length) return;
+    const memory = this.#wasm.memory;
+    const needed = Math.ceil((end - memory.buffer.byteLength) / PAGE);
+    try {
+      // Doubled if it can be: the patch grows by small steps.
+      memory.grow(Math.max(needed, memory.buffer.byteLength / PAGE));
+    } catch {
+      memory.grow(needed); // near the 4 GiB of 32-bit memory: only what is needed (or RangeError)
+    }
+    this.#bytes = new Uint8Array(memory.buffer);
+  }
+
+  /** Lines [from, to) of file a (or b), each after `prefix`, appended to the patch. */
+  lines(b: boolean, prefix: number, from: number, to: number): void {
+    const starts = b ? this.bStarts : this.aStarts;
+    this.#reserve(this.outEnd + (starts[to] - starts[from]) + (to - from));
+    this.outEnd = this.#wasm.copyLines(
+      this.outEnd,
+      b ? this.bAt : this.aAt,
+      b ? this.bStartsAt : this.aStartsAt,
+      from,
+      to,
+      prefix,
+    );
+  }
+
+  /** Bytes [start, end) of file a after `prefix` (a function line after `@@`). */
+  bytesOfA(prefix: number, start: number, end: number): void {
+    this.#reserve(this.outEnd + (end - start) + 1);
+    this.#bytes[this.outEnd] = prefix;
+    this.#bytes.copyWithin(this.outEnd + 1, this.aAt + start, this.aAt + end);
+    this.outEnd += end - start + 1;
+  }
+
+  /** ASCII text of pterm's own (headers, markers). */
+  ascii(text: string): void {
+    this.#reserve(this.outEnd + text.length);
+    const bytes = this.#bytes;
+    let at = this.outEnd;
+    for (let k = 0; k < text.length; k++) bytes[at++] = text.charCodeAt(k);
+    this.outEnd = at;
+  }
+
+  /** The patch bytes [start, end) (a view: valid until the next write). */
+  out(start: number, end: number): Uint8Array {
+    return this.#bytes.subarray(start, end);
+  }
+}
