@@ -13,7 +13,8 @@ import { PtermError } from "../../../core/errors.ts";
 import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
 import { conversionFor } from "./convert.ts";
-import { type MergeLabels, mergeText } from "./diff3.ts";
+import type { MergeLabels } from "./diff3.ts";
+import { lazyImport } from "../../../core/lazy.ts";
 import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
 import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
@@ -23,6 +24,13 @@ import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } fr
 import { detectRenames } from "./renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
+
+/**
+ * The three-way text merge, loaded on the first content merge: it brings jsdiff, the first npm
+ * package of a git worker, which costs the worker ~10–20 ms to load — paid before any `git diff`,
+ * `log` or `show` ran, since their handlers import this module for `mergeBases`.
+ */
+const loadDiff3 = () => lazyImport<typeof import("./diff3.ts")>(new URL("./diff3.ts", import.meta.url));
 
 export type MergedPath =
   | { kind: "clean"; entry: FlatEntry | undefined }
@@ -72,7 +80,7 @@ export async function mergeTrees(
       [b, o, t].map((e) => repo.objects.readTyped(e.oid, "blob")),
     );
     if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
-    const merged = mergeText(
+    const merged = (await loadDiff3()).mergeText(
       bytesToByteString(baseBytes),
       bytesToByteString(oursBytes),
       bytesToByteString(theirsBytes),
@@ -125,7 +133,7 @@ export async function mergeTrees(
       if (!binary) {
         // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
         // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
-        const merged = mergeText(
+        const merged = (await loadDiff3()).mergeText(
           bytesToByteString(baseBytes),
           bytesToByteString(oursBytes),
           bytesToByteString(theirsBytes),
