@@ -1147,7 +1147,7 @@ function stagingPaths(root, target) {
     beside: tempPathBeside(target)
   };
 }
-function placedWhereWalked(root, rel, segments, target, written) {
+function placedWhereWalked(root, segments, target, written) {
   const before = folderIdentities(root, segments);
   const onPath = lstatOrNull2(target);
   const after = folderIdentities(root, segments);
@@ -1221,7 +1221,7 @@ function settle(plan, temp, file, crossDeviceFallback) {
       throw folderChangedOr(error, rel);
     }
     pending = false;
-    if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+    if (!placedWhereWalked(root, segments, target, file.statSync())) {
       file.truncateSync(0);
       throw swappedWhileWriting(rel);
     }

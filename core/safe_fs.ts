@@ -181,7 +181,6 @@ function stagingPaths(root: string, target: string): { staged: string; beside: s
  */
 function placedWhereWalked(
   root: string,
-  rel: string,
   segments: string[],
   target: string,
   written: Deno.FileInfo,
@@ -302,7 +301,7 @@ function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFal
       throw folderChangedOr(error, rel);
     }
     pending = false;
-    if (!placedWhereWalked(root, rel, segments, target, file.statSync())) {
+    if (!placedWhereWalked(root, segments, target, file.statSync())) {
       file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
       throw swappedWhileWriting(rel);
     }

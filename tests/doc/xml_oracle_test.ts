@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { SaxesParser } from "npm:saxes@6.0.0";
+import { SaxesParser } from "saxes";
 import { localName, saxParse } from "../../commands/doc/xml.ts";
 import { PtermError } from "../../core/errors.ts";
 

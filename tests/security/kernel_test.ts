@@ -305,6 +305,7 @@ function startSwapper(folder: string, outside: string, stop: string): Deno.Child
   const script = `
     const [folder, outside, stop] = Deno.args;
     const parked = folder + ".parked";
+    Deno.writeTextFileSync(stop + ".started", "");
     let swaps = 0;
     for (;;) {
       try { Deno.lstatSync(stop); break; } catch { /* keep going */ }
@@ -336,6 +337,11 @@ Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no con
   const names = 4000;
   for (let i = 0; i < names; i++) await Deno.writeTextFile(join(outside.path, `f${i}.txt`), "victim\n");
   const swapper = startSwapper(join(dir.path, "out"), outside.path, stop);
+  // Writes begin once the swapper runs (a loaded machine can take a while to start a process).
+  for (let waited = 0; !(await Deno.lstat(`${stop}.started`).catch(() => null)); waited += 10) {
+    if (waited > 60_000) throw new Error("the swapper did not start within a minute");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   const outcomes: Array<{ name: string; content: string; code: string | null }> = [];
   try {
     const started = Date.now();
