@@ -65,7 +65,8 @@ Deno.test({
             await git(repo, "checkout", "-q", "-b", "side");
             const side = applyEdits(lines, sideCommit, "side");
             await write(side);
-            await git(repo, "commit", "-q", "-am", "side work");
+            // Edits that cancel out (a line inserted, then deleted) leave nothing to commit: still a commit.
+            await git(repo, "commit", "-q", "--allow-empty", "-am", "side work");
             await git(repo, "checkout", "-q", "main");
           }
           lines = applyEdits(lines, edits, `c${n}`);
