@@ -566,6 +566,8 @@ var STATE_ENTRIES = [
   "cache",
   "pterm.json"
 ];
+var STAGED_WRITE_PREFIX = ".pterm-write.";
+var STAGED_WRITE_SUFFIX = ".tmp";
 var MAX_PATH_BYTES = 4096;
 var MAX_SEGMENT_BYTES = 255;
 var MAX_SYMLINK_HOPS = 40;
@@ -576,8 +578,9 @@ function isSecretPath(rel) {
   });
 }
 function isStatePath(rel) {
-  const first = rel.split("/")[0].toLowerCase();
-  return STATE_ENTRIES.includes(first);
+  const first = rel.split("/")[0];
+  if (first.startsWith(STAGED_WRITE_PREFIX) && first.endsWith(STAGED_WRITE_SUFFIX)) return true;
+  return STATE_ENTRIES.includes(first.toLowerCase());
 }
 var HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 function isGitDirName(segment) {
@@ -1142,8 +1145,9 @@ function isCrossDevice(error) {
   return error?.code === "EXDEV";
 }
 function stagingPaths(root, target) {
+  const unique = `${Date.now().toString(36)}${crypto.getRandomValues(new Uint32Array(2)).join("")}`;
   return {
-    staged: tempPathBeside(join(root, "pterm-write")),
+    staged: join(root, `${STAGED_WRITE_PREFIX}${unique}${STAGED_WRITE_SUFFIX}`),
     beside: tempPathBeside(target)
   };
 }

@@ -14,6 +14,13 @@ export type Access = "read" | "write";
 /** Folders and files at the root that belong to pterm itself; commands may read but never write them. */
 export const STATE_ENTRIES = ["audit", "artifacts", "sessions", "cache", "pterm.json"] as const;
 
+/**
+ * The temporary files `core/safe_fs.ts` writes directly in the root before putting them in place
+ * (`.pterm-write.<unique>.tmp`): pterm's state too while they exist, and what a killed run leaves.
+ */
+export const STAGED_WRITE_PREFIX = ".pterm-write.";
+export const STAGED_WRITE_SUFFIX = ".tmp";
+
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
 const MAX_SYMLINK_HOPS = 40;
@@ -35,10 +42,14 @@ export function isSecretPath(rel: string): boolean {
   });
 }
 
-/** True for pterm's own state (`audit/`, `artifacts/`, `sessions/`, `pterm.json`) and anything in it. */
+/**
+ * True for pterm's own state (`audit/`, `artifacts/`, `sessions/`, `cache/`, `pterm.json`) and
+ * anything in it, and for the kernel's temporary files in the root.
+ */
 export function isStatePath(rel: string): boolean {
-  const first = rel.split("/")[0].toLowerCase();
-  return (STATE_ENTRIES as readonly string[]).includes(first);
+  const first = rel.split("/")[0];
+  if (first.startsWith(STAGED_WRITE_PREFIX) && first.endsWith(STAGED_WRITE_SUFFIX)) return true;
+  return (STATE_ENTRIES as readonly string[]).includes(first.toLowerCase());
 }
 
 /**

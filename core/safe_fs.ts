@@ -37,6 +37,7 @@
 
 import { join } from "./path.ts";
 import { PtermError } from "./errors.ts";
+import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "./paths.ts";
 import { tempPathBeside } from "./atomic.ts";
 
 export interface SafeWriteOptions {
@@ -170,7 +171,11 @@ function isCrossDevice(error: unknown): boolean {
  * it, where the walk-then-open race remains (`rename(2)` cannot cross file systems).
  */
 function stagingPaths(root: string, target: string): { staged: string; beside: string } {
-  return { staged: tempPathBeside(join(root, "pterm-write")), beside: tempPathBeside(target) };
+  const unique = `${Date.now().toString(36)}${crypto.getRandomValues(new Uint32Array(2)).join("")}`;
+  return {
+    staged: join(root, `${STAGED_WRITE_PREFIX}${unique}${STAGED_WRITE_SUFFIX}`),
+    beside: tempPathBeside(target),
+  };
 }
 
 /**

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { join } from "node:path";
-import { exec, makeRoot, pin } from "../helpers.ts";
+import { exec, execOk, makeRoot, pin } from "../helpers.ts";
 import { git, GIT_ENV } from "./oracle.ts";
 import { repoState } from "./repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";
@@ -144,10 +144,18 @@ Deno.test("a repository at the workspace root keeps pterm's own files out of rea
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   await exec(root.path, "git commit -F -", { stdin: "not yet\n" });
   await Deno.writeTextFile(join(root.path, "pterm.json"), "{}\n");
+  // What a pterm killed while writing leaves in the root (core/safe_fs.ts makes its temporary files there).
+  await Deno.writeTextFile(join(root.path, ".pterm-write.lmn0p1234567.tmp"), "half an audit record");
   const untracked = (await git(root.path, "status", "--porcelain", "-uall")).split("\n").filter(Boolean);
   assert.deepEqual(untracked, ["?? app.txt"], "real git sees only the user's file");
+  // pterm itself neither shows nor stages it either.
+  const status = await exec(root.path, "git status");
+  assert.doesNotMatch(JSON.stringify(status.result), /pterm-write/);
+  await execOk(root.path, "git add --all");
+  assert.equal((await git(root.path, "ls-files")).trim(), "app.txt");
+  await git(root.path, "rm", "-q", "--cached", "app.txt");
   const exclude = await Deno.readTextFile(join(root.path, ".git/info/exclude"));
-  for (const line of ["/audit/", "/artifacts/", "/sessions/", "/cache/", "/pterm.json"]) {
+  for (const line of ["/audit/", "/artifacts/", "/sessions/", "/cache/", "/pterm.json", "/.pterm-write.*.tmp"]) {
     assert.ok(exclude.includes(line));
   }
   // Written once: a second call does not repeat the lines.

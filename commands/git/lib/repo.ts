@@ -4,6 +4,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "../../../core/paths.ts";
 import { type GitConfig, parseConfig } from "./config.ts";
 import { ObjectStore } from "./objects.ts";
 
@@ -85,7 +86,14 @@ const GIT_ENTRIES_NOT_LINKS = [
 ];
 
 /** The lines that keep pterm's own state out of real git's view when a repository is the workspace root. */
-export const PTERM_STATE_EXCLUDES = ["/audit/", "/artifacts/", "/sessions/", "/cache/", "/pterm.json"];
+export const PTERM_STATE_EXCLUDES = [
+  "/audit/",
+  "/artifacts/",
+  "/sessions/",
+  "/cache/",
+  "/pterm.json",
+  `/${STAGED_WRITE_PREFIX}*${STAGED_WRITE_SUFFIX}`,
+];
 const PTERM_EXCLUDE_HEADER = "# pterm's own state (audit log, artifacts, sessions, cache, config): never committed";
 
 /**
