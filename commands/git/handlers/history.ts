@@ -479,7 +479,8 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
       // Never through a symlinked folder (Deno's permission check would not see where it leads); a link
       // itself is searched as its target text, as git greps the blob it stages.
       const info = lstatTracked(repo, path);
-      if (!info || info.isDirectory) continue; // deleted in the work tree: nothing to search, as git grep
+      // Deleted in the work tree, or a FIFO/socket/device there: nothing to search, as git grep.
+      if (!info || !(info.isFile || info.isSymlink)) continue;
       bytes = info.isSymlink
         ? new TextEncoder().encode(Deno.readLinkSync(`${repo.dir}/${path}`))
         : await Deno.readFile(`${repo.dir}/${path}`);

@@ -12,7 +12,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isSecretPath, isStatePath, lstatOrNull } from "../../../core/paths.ts";
+import { isSecretPath, isStatePath, lstatOrNull, specialFileKind } from "../../../core/paths.ts";
 import { encoder } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
 import type { Repo } from "./repo.ts";
@@ -196,6 +196,16 @@ function removeTreeIfEmptyOrThrow(abs: string, path: string): void {
 export function readWorktreeContent(repo: Repo, path: string, info: Deno.FileInfo): Uint8Array {
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    // git: "error: <path>: unsupported file type" / "can only add regular files, symbolic links
+    // or git-directories". Reading it would also wait for a writer (a FIFO) or never end (a device).
+    throw new PtermError(
+      "InvalidPath",
+      `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file ` +
+        'type"); remove it or put a regular file there, then retry.',
+    );
+  }
   return Deno.readFileSync(abs);
 }
 
