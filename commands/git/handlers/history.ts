@@ -116,19 +116,19 @@ function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPat
   const lines = (f: (file: DiffFile) => string) =>
     rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return { text: "", isPatch: false };
-  if (flags["name-only"]) return { text: lines((f) => f.path), isPatch: false };
+  if (flags["name-only"]) return { text: lines((f) => quoteName(f.path)), isPatch: false };
   if (flags["name-status"]) {
     // git's form: `R<similarity>\t<old>\t<new>` for a rename.
     return {
       text: lines((f) =>
         f.status === "renamed"
-          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${f.old_path}\t${f.path}`
-          : `${STATUS_LETTER[f.status]}\t${f.path}`
+          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
+          : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
       ),
       isPatch: false,
     };
   }
-  if (flags.stat) return { text: renderStat(rendered.files, rendered.additions, rendered.deletions), isPatch: false };
+  if (flags.stat) return { text: renderStat(rendered), isPatch: false };
   return { text: rendered.patch, isPatch: true };
 }
 
@@ -139,7 +139,7 @@ async function emit(
   flags: ViewFlags,
   prefix = "",
 ) {
-  const stat = renderStat(rendered.files, rendered.additions, rendered.deletions);
+  const stat = renderStat(rendered);
   const view = viewOf(rendered, flags);
   let text = view.text;
   let artifact: string | null = null;
@@ -378,9 +378,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }));
     const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
     blocks.push(
-      `${line}\n${
-        ctx.flags.stat && ctx.flags.patch ? renderStat(rendered.files, rendered.additions, rendered.deletions) : ""
-      }${view.text}`,
+      `${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}${view.text}`,
     );
   }
   const text = blocks.join("\n") + "\n";
