@@ -136,6 +136,7 @@ interface Prepared {
 }
 
 /** A diff line as a coloured `git diff` (or `diff --color`) writes it: an SGR code before the header. */
+// deno-lint-ignore no-control-regex -- ESC is what is looked for
 const COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
 
 async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
