@@ -8,7 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import type { ObjectType } from "./objects.ts";
-import { inflateInto } from "./inflate.ts";
+import { inflateInto, inflateStreaming } from "./inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -160,6 +160,51 @@ class Pack {
   end(offset: number): number {
     return this.index.endOf(offset, this.#size);
   }
+
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece: one open file, one read buffer and one output buffer, whatever the size.
+   */
+  inflateRange(from: number, to: number, size: number, sink: (chunk: Uint8Array) => void): void {
+    const buffer = new Uint8Array(STREAM_READ_BYTES);
+    const out = new Uint8Array(STREAM_OUT_BYTES);
+    const file = Deno.openSync(this.#path, { read: true });
+    try {
+      const input = (offset: number): Uint8Array => {
+        const want = Math.max(0, Math.min(buffer.length, to - from - offset));
+        file.seekSync(from + offset, Deno.SeekMode.Start);
+        let got = 0;
+        while (got < want) {
+          const n = file.readSync(buffer.subarray(got, want));
+          if (n === null || n === 0) break;
+          got += n;
+        }
+        return buffer.subarray(0, got);
+      };
+      let end: number;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      file.close();
+    }
+  }
+}
+
+/** What streamed reads of large blobs read at once, and the output pieces they hand on (plus deflate's 32 KiB history). */
+const STREAM_READ_BYTES = 1024 * 1024;
+const STREAM_OUT_BYTES = 288 * 1024;
+
+/** A large blob read piece by piece: `pipe` hands its `size` bytes to `sink` in order (each piece overwritten after). */
+export interface BlobSource {
+  readonly size: number;
+  pipe(sink: (chunk: Uint8Array) => void): void;
 }
 
 /** The packs of one repository, opened on first use. */
@@ -207,6 +252,34 @@ export class PackSet {
 
   matching(prefix: string): string[] {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`), never whole in memory; null for anything else.
+   */
+  blobSource(oid: string, threshold: number): BlobSource | null {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const head = pack.read(offset, 16);
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 0x80 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold) return null;
+      const dataAt = offset + p;
+      const dataEnd = pack.end(offset);
+      return { size, pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink) };
+    }
+    return null;
   }
 
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
