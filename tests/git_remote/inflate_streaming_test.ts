@@ -15,8 +15,15 @@ const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.
 /** Runs inflateStreaming over `src` (the stream at `at`, other bytes after it) in windows of `window` bytes. */
 function run(src: Uint8Array, at: number, size: number, window: number, buffer: Uint8Array) {
   const pieces: Uint8Array[] = [];
+  // One read buffer, clobbered before each read: the inflater may not keep bytes across reads.
+  const scratch = new Uint8Array(window);
   const end = inflateStreaming(
-    (offset) => src.subarray(at + offset, Math.min(src.length, at + offset + window)),
+    (offset) => {
+      const piece = src.subarray(at + offset, Math.min(src.length, at + offset + window));
+      scratch.fill(0xee);
+      scratch.set(piece);
+      return scratch.subarray(0, piece.length);
+    },
     size,
     (chunk) => {
       assert.ok(chunk.length > 0 && chunk.length <= buffer.length);

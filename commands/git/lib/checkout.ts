@@ -280,8 +280,12 @@ function clearBlockingFiles(repo: Repo, path: string): void {
   }
 }
 
-/** Blobs larger than this that the checkout writes unchanged go from the pack to the file piece by piece. */
-const STREAMED_BLOB_BYTES = 1024 * 1024;
+/**
+ * Blobs larger than this that the checkout writes unchanged go from the pack to the file piece by
+ * piece, through buffers shared by every blob: none is held whole, none allocates (a checkout of
+ * thousands of small files otherwise leaves a buffer per file to the garbage collector).
+ */
+const STREAMED_BLOB_BYTES = 0;
 
 /** Writes a tree entry's content to the work tree and returns its index entry with fresh stat data. */
 export async function writeBlob(
@@ -299,7 +303,7 @@ export async function writeBlob(
     return emptyEntry(path, target.oid, mode);
   }
   if (mode !== S_IFLNK && (await conversionFor(repo).writesAsIs(path))) {
-    // A large blob written as it is is streamed from its pack into the file, never held whole.
+    // A blob written as it is goes from its pack into the file, never held whole.
     const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
     if (source) {
       const statTime = Date.now();

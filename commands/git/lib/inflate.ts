@@ -316,6 +316,8 @@ class State {
   #window(from: number, least: number): Uint8Array {
     let bytes = this.stream!.input(from);
     while (bytes.length < least) {
+      // The next call may reuse the buffer these bytes are in.
+      bytes = bytes.slice();
       const more = this.stream!.input(from + bytes.length);
       if (more.length === 0) break;
       const joined = new Uint8Array(bytes.length + more.length);
@@ -562,7 +564,8 @@ export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): {
 
 /**
  * Inflates a zlib stream without holding it or its output whole: `input(offset)` gives the
- * stream's bytes from `offset` on (a window of any size; empty past its end), and the output goes
+ * stream's bytes from `offset` on (a window of any size, empty past its end, which the next call
+ * may overwrite: one reused read buffer will do), and the output goes
  * to `sink` in pieces of up to `buffer.length - 32 KiB` bytes (`buffer`, at least 64 KiB, is the
  * caller's and is reused). The output must be exactly `size` bytes. Returns where the stream ends
  * (just past its Adler-32 trailer, not checked), counted from its start; throws INPUT_ENDED_EARLY

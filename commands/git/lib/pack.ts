@@ -161,25 +161,46 @@ class Pack {
     return this.index.endOf(offset, this.#size);
   }
 
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset: number, target: Uint8Array, file?: Deno.FsFile): Uint8Array {
+    const own = file ?? Deno.openSync(this.#path, { read: true });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+
   /**
    * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
-   * piece: one open file, one read buffer and one output buffer, whatever the size.
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
    */
-  inflateRange(from: number, to: number, size: number, sink: (chunk: Uint8Array) => void): void {
-    const buffer = new Uint8Array(STREAM_READ_BYTES);
-    const out = new Uint8Array(STREAM_OUT_BYTES);
-    const file = Deno.openSync(this.#path, { read: true });
+  inflateRange(
+    from: number,
+    to: number,
+    size: number,
+    sink: (chunk: Uint8Array) => void,
+    first: Uint8Array | null,
+  ): void {
+    const { read, out } = streamBuffers();
+    let file: Deno.FsFile | null = null;
+    let held = first;
     try {
       const input = (offset: number): Uint8Array => {
-        const want = Math.max(0, Math.min(buffer.length, to - from - offset));
-        file.seekSync(from + offset, Deno.SeekMode.Start);
-        let got = 0;
-        while (got < want) {
-          const n = file.readSync(buffer.subarray(got, want));
-          if (n === null || n === 0) break;
-          got += n;
-        }
-        return buffer.subarray(0, got);
+        if (held !== null && offset < held.length) return held.subarray(offset);
+        // The read below overwrites what `held` shows.
+        held = null;
+        file ??= Deno.openSync(this.#path, { read: true });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
       };
       let end: number;
       try {
@@ -192,9 +213,19 @@ class Pack {
       }
       if (from + end > to) throw corrupt("a packed object runs into the next one");
     } finally {
-      file.close();
+      (file as Deno.FsFile | null)?.close();
     }
   }
+}
+
+/** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
+let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
+/** Counts blobSource calls: a source whose first bytes another call has overwritten reads them again. */
+let streamGeneration = 0;
+
+function streamBuffers(): { read: Uint8Array; out: Uint8Array } {
+  sharedStreamBuffers ??= { read: new Uint8Array(STREAM_READ_BYTES), out: new Uint8Array(STREAM_OUT_BYTES) };
+  return sharedStreamBuffers;
 }
 
 /** What streamed reads of large blobs read at once, and the output pieces they hand on (plus deflate's 32 KiB history). */
@@ -256,14 +287,19 @@ export class PackSet {
 
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
-   * its reader pulls piece by piece (`pipe`), never whole in memory; null for anything else.
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
    */
   blobSource(oid: string, threshold: number): BlobSource | null {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
       if (i < 0) continue;
       const offset = pack.index.offset(i);
-      const head = pack.read(offset, 16);
+      const dataEnd = pack.end(offset);
+      // The header and, for most objects, the whole stream in one read into the shared buffer.
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
       let p = 0;
       let byte = head[p++];
       const typeCode = (byte >> 4) & 7;
@@ -274,10 +310,13 @@ export class PackSet {
         size += (byte & 0x7f) * 2 ** shift;
         shift += 7;
       }
-      if (TYPES[typeCode] !== "blob" || size <= threshold) return null;
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
       const dataAt = offset + p;
-      const dataEnd = pack.end(offset);
-      return { size, pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink) };
+      return {
+        size,
+        pipe: (sink) =>
+          pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null),
+      };
     }
     return null;
   }
