@@ -249,6 +249,10 @@ export class PackSet {
    */
   readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw: Uint8Array | null = null;
+  readonly #arena = new DeltaArena();
+  #arenaBusy = false;
   readonly #inflate: Inflate;
   readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
 
@@ -333,9 +337,30 @@ export class PackSet {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
-    const chain: { offset: number; delta: Uint8Array }[] = [];
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+
+  async #readChain(
+    pack: Pack,
+    offset: number,
+    arena: DeltaArena,
+  ): Promise<{ type: ObjectType; content: Uint8Array }> {
+    /** Each link of the chain: where its object is, and its delta's place in the arena. */
+    const chain: { offset: number; deltaAt: number; deltaSize: number }[] = [];
     let base: { type: ObjectType; content: Uint8Array } | null = null;
     let at = offset;
     while (base === null) {
@@ -347,7 +372,8 @@ export class PackSet {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      // `raw` is read into the shared buffer and used up before this loop's next await.
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = (byte >> 4) & 7;
@@ -366,12 +392,12 @@ export class PackSet {
           back = (back + 1) * 128 + (byte & 0x7f);
         }
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
         at -= back;
       } else if (typeCode === REF_DELTA) {
         const baseOid = toHex(raw, p, p + 20);
         p += 20;
-        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
       } else {
@@ -384,10 +410,30 @@ export class PackSet {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
-      result = { type: result.type, content: applyDelta(result.content, chain[i].delta) };
-      this.#remember(pack, chain[i].offset, result);
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
+      result = { type: result.type, content: applyDelta(result.content, delta) };
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw: Uint8Array, at: number, size: number, arena: DeltaArena): number {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
 
   /**
@@ -404,7 +450,7 @@ export class PackSet {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -436,6 +482,33 @@ export class PackSet {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+}
+
+/** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */
+const RAW_BUFFER_BYTES = 1024 * 1024;
+
+/** The deltas of one chain, inflated one after another into a buffer that grows and is reused. */
+class DeltaArena {
+  bytes = new Uint8Array(0);
+  #used = 0;
+
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size: number): number {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+
+  clear(): void {
+    this.#used = 0;
+    // A chain of huge deltas does not keep its arena.
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 }
 
