@@ -537,7 +537,9 @@ function indexEntries(
     return { delta: deltaScratch.subarray(0, size), end };
   };
 
-  const named = new OidSet();
+  // Sized once for as many names as the pack has objects (what its trees and commits name, as a
+  // rule): growing by doubling left each smaller table to the collector. Past a million names it grows.
+  const named = new OidSet(2 ** Math.min(20, Math.max(12, Math.ceil(Math.log2(2 * count + 2)))));
   const parents = new Map<string, readonly string[]>();
   let resolved = 0;
   /** Entry `i`'s object is known: its name, its checks, and where it is cached. */
