@@ -57,13 +57,13 @@ Deno.test("clone of large blobs: streamed into the pack index and the work tree,
   // A large text file under eol=crlf: the checkout converts it, so it is written whole.
   await Deno.writeTextFile(`${src}/.gitattributes`, "*.txt text eol=crlf\n");
   await Deno.writeTextFile(`${src}/notes.txt`, "line of notes\n".repeat(150_000));
-  const big = mixedBytes(24 * 1024 * 1024, 7);
+  const big = mixedBytes(12 * 1024 * 1024, 7);
   await Deno.writeFile(`${src}/big.bin`, big);
   await Deno.writeFile(`${src}/small.bin`, mixedBytes(5000, 3));
   await git(src, "add", "-A");
   await git(src, "commit", "--quiet", "-m", "large files");
   // A second version close to the first: git stores one of the two as a delta on the other.
-  big.set(mixedBytes(100_000, 11), 5_000_000);
+  big.set(mixedBytes(100_000, 11), 3_000_000);
   await Deno.writeFile(`${src}/big.bin`, big);
   await git(src, "commit", "--quiet", "-am", "edit the large file");
   // A third large blob of its own, under a folder and executable.
