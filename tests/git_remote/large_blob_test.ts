@@ -110,3 +110,56 @@ Deno.test("clone of large blobs: streamed into the pack index and the work tree,
   }
   await assertFsck(mine);
 });
+
+Deno.test("blob sources read from a pack piece by piece: interleaved and repeated pipes give the real git's bytes", async () => {
+  const { ObjectStore } = await import("../../commands/git/lib/objects.ts");
+  await using work = await makeRoot();
+  const dir = `${work.path}/r`;
+  await git(work.path, "init", "--quiet", dir);
+  // Random bytes do not compress: each large one needs several reads of the shared 1 MiB buffer.
+  const random = (n: number) => {
+    const bytes = new Uint8Array(n);
+    for (let at = 0; at < n; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
+    return bytes;
+  };
+  await Deno.writeFile(`${dir}/a.bin`, random(3 * 1024 * 1024));
+  await Deno.writeFile(`${dir}/b.bin`, random(2 * 1024 * 1024 + 7));
+  await Deno.writeTextFile(`${dir}/small.txt`, "small\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "--quiet", "-m", "blobs");
+  await git(dir, "gc", "--quiet");
+  const oid = async (path: string) => (await git(dir, "rev-parse", `HEAD:${path}`)).trim();
+  const real = async (id: string) =>
+    (await new Deno.Command("git", { args: ["cat-file", "blob", id], cwd: dir, stdout: "piped" }).output()).stdout;
+  const [a, b, small] = [await oid("a.bin"), await oid("b.bin"), await oid("small.txt")];
+  const expected = new Map([[a, await real(a)], [b, await real(b)], [small, await real(small)]]);
+  const store = new ObjectStore(`${dir}/.git`);
+  const bytesOf = (source: { size: number; pipe(sink: (chunk: Uint8Array) => void): void }) => {
+    const out = new Uint8Array(source.size);
+    let at = 0;
+    source.pipe((chunk) => {
+      out.set(chunk, at);
+      at += chunk.length;
+    });
+    assert.equal(at, source.size);
+    return out;
+  };
+  const sourceA = store.largeBlob(a, 0)!;
+  const sourceSmall = store.largeBlob(small, 0)!;
+  const sourceB = store.largeBlob(b, 1024 * 1024)!;
+  // Piped in another order than made, and each twice: every pipe reads what it needs again.
+  for (
+    const [id, source] of [[b, sourceB], [small, sourceSmall], [a, sourceA], [small, sourceSmall], [
+      a,
+      sourceA,
+    ]] as const
+  ) {
+    assert.deepEqual(bytesOf(source), expected.get(id), id);
+  }
+  // The same source twice in a row: its first bytes were overwritten by its own later reads.
+  const again = store.largeBlob(b, 0)!;
+  assert.deepEqual(bytesOf(again), expected.get(b));
+  assert.deepEqual(bytesOf(again), expected.get(b));
+  assert.equal(store.largeBlob(b, 3 * 1024 * 1024), null, "smaller than the threshold");
+  assert.equal(store.largeBlob((await git(dir, "rev-parse", "HEAD^{tree}")).trim(), 0), null, "a tree");
+});

@@ -196,8 +196,9 @@ class Pack {
     try {
       const input = (offset: number): Uint8Array => {
         if (held !== null && offset < held.length) return held.subarray(offset);
-        // The read below overwrites what `held` shows.
+        // The read below overwrites what `held` shows, and what any source made before holds.
         held = null;
+        streamGeneration++;
         file ??= Deno.openSync(this.#path, { read: true });
         const want = Math.max(0, Math.min(read.length, to - from - offset));
         return this.readInto(from + offset, read.subarray(0, want), file);
@@ -220,7 +221,7 @@ class Pack {
 
 /** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
 let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
-/** Counts blobSource calls: a source whose first bytes another call has overwritten reads them again. */
+/** Counts uses of the shared read buffer: a source whose first bytes were overwritten since reads them again. */
 let streamGeneration = 0;
 
 function streamBuffers(): { read: Uint8Array; out: Uint8Array } {
