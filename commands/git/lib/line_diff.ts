@@ -86,6 +86,9 @@ interface Numbered {
   readonly a: Int32Array;
   readonly b: Int32Array;
   readonly classes: number;
+  /** For each number, how many lines of a (of b) have it: xdiff's len1/len2, counted while numbering. */
+  readonly countA: Int32Array;
+  readonly countB: Int32Array;
 }
 
 function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length: number): boolean {
@@ -143,7 +146,12 @@ function numberLines(a: Lines, b: Lines): Numbered {
     }
     return out;
   };
-  return { a: number(a, 0), b: number(b, 1), classes: next };
+  const ids = { a: number(a, 0), b: number(b, 1) };
+  const countA = new Int32Array(next);
+  const countB = new Int32Array(next);
+  for (let i = 0; i < ids.a.length; i++) countA[ids.a[i]]++;
+  for (let i = 0; i < ids.b.length; i++) countB[ids.b[i]]++;
+  return { ...ids, classes: next, countA, countB };
 }
 
 // ---- the search (xprepare.c, xdiffi.c) -------------------------------------------------------
@@ -216,16 +224,12 @@ function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): bool
 }
 
 /** xdl_trim_ends + xdl_cleanup_records: what the search runs on, the rest marked changed or left alone. */
-function prepare(x: Side, y: Side, classes: number): void {
+function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
   let start = 0;
   const limit = Math.min(x.count, y.count);
   while (start < limit && x.ids[start] === y.ids[start]) start++;
   let tail = 0;
   while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
-  const countX = new Int32Array(classes);
-  const countY = new Int32Array(classes);
-  for (let i = 0; i < x.count; i++) countX[x.ids[i]]++;
-  for (let i = 0; i < y.count; i++) countY[y.ids[i]]++;
   const keep = (side: Side, otherCount: Int32Array) => {
     const end = side.count - tail - 1; // last line in play (dend)
     const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
@@ -653,8 +657,8 @@ function compact(side: Side, other: Side): void {
  * The changed lines of both files (`changed[i + 1]` for line i), as git's default diff marks
  * them: classify, search, slide.
  */
-function diffSides(x: Side, y: Side, classes: number): void {
-  prepare(x, y, classes);
+function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
@@ -662,7 +666,9 @@ function diffSides(x: Side, y: Side, classes: number): void {
 
 /** Changes as xdl_build_script lists them: [i1, i2, chg1, chg2] per change, in order. */
 function changesOf(x: Side, y: Side): Int32Array {
-  const out: number[] = [];
+  // Each change holds at least one changed line: room for as many changes as lines (untouched memory costs nothing).
+  const out = new Int32Array(4 * (x.count + y.count));
+  let n = 0;
   let i1 = 0;
   let i2 = 0;
   const c1 = x.changed;
@@ -673,13 +679,16 @@ function changesOf(x: Side, y: Side): Int32Array {
       const s2 = i2;
       while (c1[i1 + 1]) i1++;
       while (c2[i2 + 1]) i2++;
-      out.push(s1, s2, i1 - s1, i2 - s2);
+      out[n++] = s1;
+      out[n++] = s2;
+      out[n++] = i1 - s1;
+      out[n++] = i2 - s2;
     } else {
       i1++;
       i2++;
     }
   }
-  return Int32Array.from(out);
+  return out.subarray(0, n);
 }
 
 // ---- entry points --------------------------------------------------------------------------
@@ -714,7 +723,11 @@ export function keptLines(a: readonly string[], b: readonly string[]): Int32Arra
   };
   const x = sideOf(idsOf(a), stringIndent(a));
   const y = sideOf(idsOf(b), stringIndent(b));
-  diffSides(x, y, numbers.size);
+  const countA = new Int32Array(numbers.size);
+  const countB = new Int32Array(numbers.size);
+  for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
+  for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
+  diffSides(x, y, countA, countB);
   const out = new Int32Array(b.length).fill(-1);
   let i1 = 0;
   for (let i2 = 0; i2 < b.length; i2++) {
@@ -898,6 +911,19 @@ function utf8Prefix(bytes: Uint8Array, start: number, end: number): number {
   return p;
 }
 
+/**
+ * The last of lines [from, to) that git's default function-line rule takes (it starts with a
+ * letter, `_` or `$`), or `found` if none does. A function of its own: this loop visits every
+ * line of the file, and a small function is cheap for the JIT to optimize.
+ */
+function lastFunctionLine(bytes: Uint8Array, starts: Int32Array, from: number, to: number, found: number): number {
+  for (let i = from; i < to; i++) {
+    const c = bytes[starts[i]];
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) found = i;
+  }
+  return found;
+}
+
 function range(start: number, count: number): string {
   // git's xdl_emit_hunk_hdr: an empty side names the line before it.
   const s = count === 0 ? start - 1 : start;
@@ -936,7 +962,7 @@ export function unifiedDiff(
       ascii: scan.aAscii,
     };
     lb = { bytes: after, starts: scan.bStarts, hashes: new Int32Array(0), count: scan.bIds.length, ascii: scan.bAscii };
-    numbered = { a: scan.aIds, b: scan.bIds, classes: scan.classes };
+    numbered = { a: scan.aIds, b: scan.bIds, classes: scan.classes, countA: scan.aCounts, countB: scan.bCounts };
   } else {
     la = linesOf(before);
     lb = linesOf(after);
@@ -944,7 +970,7 @@ export function unifiedDiff(
   }
   const x = sideOf(numbered.a, byteIndent(la));
   const y = sideOf(numbered.b, byteIndent(lb));
-  diffSides(x, y, numbered.classes);
+  diffSides(x, y, numbered.countA, numbered.countB);
   const changes = changesOf(x, y);
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);
@@ -977,11 +1003,8 @@ export function unifiedDiff(
     const s2 = Math.max(changes[first * 4 + 1] - context, 0);
     const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
     const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
-    for (; scanned < s1; scanned++) {
-      const c = before[la.starts[scanned]];
-      // git's default function line: starts with a letter, `_` or `$`.
-      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) found = scanned;
-    }
+    found = lastFunctionLine(before, la.starts, scanned, s1, found);
+    scanned = s1;
     out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
     if (found >= 0) {
       // git's def_ff: the line's first 80 bytes, trailing white space dropped.

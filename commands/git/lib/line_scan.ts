@@ -190,6 +190,23 @@ const storeLineHash: Op[] = [
   "i32.xor",
   "i32.store",
 ];
+/** `counts[c] += 1` (in `classify`). */
+const countClass: Op[] = [
+  get("counts"),
+  get("c"),
+  konst(2),
+  "i32.shl",
+  "i32.add",
+  get("counts"),
+  get("c"),
+  konst(2),
+  "i32.shl",
+  "i32.add",
+  "i32.load",
+  konst(1),
+  "i32.add",
+  "i32.store",
+];
 /** The 0x80 bits of the bytes of the word on the stack that are zero (exact, no false hits): Mycroft's test. */
 const zeroBytes = (t: string): Op[] => [
   get(t),
@@ -211,10 +228,11 @@ const HASH_SEED = 0x811c9dc5 | 0;
 
 const FUNCTIONS: Func[] = [
   {
-    // The number of `\n` in [p, end); the bytes after `end` up to the next multiple of 4 are read too (zero).
+    // The number of `\n` in [p, end), and the bytes OR-ed into the word at 4 (so its 0x80 bits say
+    // whether any byte is not ASCII); the bytes after `end` up to the next multiple of 4 are read too (zero).
     name: "count",
     params: ["p", "end"],
-    locals: ["n", "t"],
+    locals: ["n", "t", "high"],
     result: true,
     body: [
       "block",
@@ -223,6 +241,11 @@ const FUNCTIONS: Func[] = [
       get("end"),
       "i32.ge_u",
       ["br_if", 1],
+      get("high"),
+      get("p"),
+      "i32.load",
+      "i32.or",
+      set("high"),
       ...newlinesAsZero("p"),
       set("t"),
       get("n"),
@@ -234,6 +257,12 @@ const FUNCTIONS: Func[] = [
       ["br", 0],
       "end",
       "end",
+      konst(4),
+      konst(4),
+      "i32.load",
+      get("high"),
+      "i32.or",
+      "i32.store",
       get("n"),
     ],
   },
@@ -365,34 +394,6 @@ const FUNCTIONS: Func[] = [
     ],
   },
   {
-    // 1 when every byte of [p, end) is ASCII (the bytes after `end` up to the next multiple of 4 are zero).
-    name: "ascii",
-    params: ["p", "end"],
-    locals: ["high"],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("high"),
-      get("p"),
-      "i32.load",
-      "i32.or",
-      set("high"),
-      ...bump("p", [konst(4)]),
-      ["br", 0],
-      "end",
-      "end",
-      get("high"),
-      konst(0x80808080 | 0),
-      "i32.and",
-      "i32.eqz",
-    ],
-  },
-  {
     // Whether [a, a + length) and [b, b + length) hold the same bytes.
     name: "same",
     params: ["a", "b", "length"],
@@ -453,7 +454,8 @@ const FUNCTIONS: Func[] = [
   {
     // xdiff's classifier for one file's lines (starts relative to `base`): ids[i] = the number of the
     // line's bytes, shared by both files; returns the next free number. The table has 2^(32 - shift)
-    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line.
+    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line, and
+    // counts[number] how many of this file's lines have it (xdiff's len1/len2, for the clean-up).
     name: "classify",
     params: [
       "base",
@@ -468,6 +470,7 @@ const FUNCTIONS: Func[] = [
       "classAt",
       "classLength",
       "next",
+      "counts",
     ],
     locals: ["at", "length", "h", "slot", "c", "mask"],
     result: true,
@@ -566,7 +569,10 @@ const FUNCTIONS: Func[] = [
       "i32.add",
       get("next"),
       "i32.store",
+      get("next"),
+      set("c"),
       ...bump("next", [konst(1)]),
+      ...countClass,
       ["br", 2],
       "end",
       get("c"),
@@ -608,6 +614,7 @@ const FUNCTIONS: Func[] = [
       "i32.add",
       get("c"),
       "i32.store",
+      ...countClass,
       ["br", 4],
       "end",
       "end",
@@ -691,7 +698,6 @@ const FUNCTIONS: Func[] = [
 interface Exports {
   readonly memory: WebAssembly.Memory;
   count(p: number, end: number): number;
-  ascii(p: number, end: number): number;
   lines(base: number, p: number, end: number, starts: number, hashes: number, line: number, limit: number): number;
   classify(...args: number[]): number;
   copyLines(out: number, base: number, starts: number, from: number, to: number, prefix: number): number;
@@ -722,6 +728,9 @@ export class LineScan {
   readonly aIds: Int32Array;
   readonly bIds: Int32Array;
   readonly classes: number;
+  /** For each line number, how many lines of a (of b) have it. */
+  readonly aCounts: Int32Array;
+  readonly bCounts: Int32Array;
   /** Whether each file is all ASCII. */
   readonly aAscii: boolean;
   readonly bAscii: boolean;
@@ -759,19 +768,18 @@ export class LineScan {
     const chunks = (at: number, length: number, each: (p: number, end: number) => void) => {
       for (let p = at; p < at + length; p += CHUNK) each(p, Math.min(p + CHUNK, at + length));
     };
-    let aAscii = true;
-    let bAscii = true;
-    chunks(this.aAt, a.length, (p, end) => aAscii &&= wasm.ascii(p, end) === 1);
-    chunks(this.bAt, b.length, (p, end) => bAscii &&= wasm.ascii(p, end) === 1);
+    const high = () => new Int32Array(this.#bytes.buffer, 4, 1);
+    /** The file's lines (a last one without its newline counts), and whether every byte is ASCII. */
+    const count = (at: number, length: number, bytes: Uint8Array): [number, boolean] => {
+      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      high()[0] = 0;
+      chunks(at, length, (p, end) => n += wasm.count(p, end));
+      return [n, (high()[0] & 0x80808080) === 0];
+    };
+    const [aCount, aAscii] = count(this.aAt, a.length, a);
+    const [bCount, bAscii] = count(this.bAt, b.length, b);
     this.aAscii = aAscii;
     this.bAscii = bAscii;
-    const count = (at: number, length: number, bytes: Uint8Array) => {
-      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
-      chunks(at, length, (p, end) => n += wasm.count(p, end));
-      return n;
-    };
-    const aCount = count(this.aAt, a.length, a);
-    const bCount = count(this.bAt, b.length, b);
     let bits = 4;
     while (1 << bits < (aCount + bCount) * 2) bits++;
     const slots = 1 << bits;
@@ -790,6 +798,8 @@ export class LineScan {
     const slotClass = at(slots * 4);
     const classAt = at((aCount + bCount) * 4);
     const classLength = at((aCount + bCount) * 4);
+    const aCounts = at((aCount + bCount) * 4);
+    const bCounts = at((aCount + bCount) * 4);
     this.outEnd = top;
     this.#reserve(top + (a.length + b.length) / 2 + PAGE);
     const i32 = (where: number, n: number) => new Int32Array(this.#bytes.buffer, where, n);
@@ -804,7 +814,7 @@ export class LineScan {
     lines(this.aAt, a.length, this.aStartsAt, aHashes);
     lines(this.bAt, b.length, this.bStartsAt, bHashes);
     let next = 0;
-    const classify = (base: number, starts: number, hashes: number, count: number, ids: number) => {
+    const classify = (base: number, starts: number, hashes: number, count: number, ids: number, counts: number) => {
       for (let i = 0; i < count; i += CHUNK_LINES) {
         next = wasm.classify(
           base,
@@ -819,12 +829,15 @@ export class LineScan {
           classAt,
           classLength,
           next,
+          counts,
         );
       }
     };
-    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds);
-    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds);
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
     this.classes = next;
+    this.aCounts = i32(aCounts, next).slice();
+    this.bCounts = i32(bCounts, next).slice();
     this.aStarts = i32(this.aStartsAt, aCount + 1).slice();
     this.bStarts = i32(this.bStartsAt, bCount + 1).slice();
     this.aIds = i32(aIds, aCount).slice();
