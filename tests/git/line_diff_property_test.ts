@@ -189,6 +189,56 @@ Deno.test("property: the line diff's hunks are git's, byte for byte (small files
   }
 });
 
+/**
+ * Lines git may take as a hunk's function line (they start with a letter, `_` or `$`), shaped for
+ * git's def_ff and sane_truncate_line: longer than its 80 bytes with a multi-byte character cut
+ * by that limit, white space before the limit, valid UTF-8 of every length; and (second pool)
+ * the sequences utf8.c refuses — a surrogate, overlong forms, past U+10FFFF, U+FFFE.
+ */
+const VALID_FUNCTION_LINES = [
+  "long_" + "x".repeat(74) + "\xC3\xA9 after", // é's two bytes across byte 80
+  "euro" + "x".repeat(74) + "\xE2\x82\xAC after", // € across byte 80
+  "smile" + "x".repeat(72) + "\xF0\x9F\x98\x80 after", // an emoji across byte 80
+  "w" + "y".repeat(76) + "    z", // white space just before the cut
+  "trailing \t ",
+  "$dollar",
+  "k\xE2\x82\xAC euro",
+  "e\xF0\x9F\x98\x80 emoji",
+];
+const INVALID_FUNCTION_LINES = [
+  "s\xED\xA0\x80 surrogate",
+  "o\xE0\x80\x80 overlong",
+  "q\xC0\xAF overlong",
+  "m\xF4\x90\x80\x80 too large",
+  "f\xF5\x80\x80\x80 no such lead",
+  "n\xEF\xBF\xBE U+FFFE",
+  "t\xE2\x82 cut short",
+];
+// Fillers that git never takes as a function line, so the lines above stand out.
+const FILLERS = ["", "  body;", "}", "1;", "\t- item", "  "];
+
+Deno.test("property: hunk headers carry git's function line (80-byte cut, white space, UTF-8 rules) in both engines", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          pairArb(60, [...FILLERS, ...VALID_FUNCTION_LINES]),
+          pairArb(60, [...FILLERS, ...VALID_FUNCTION_LINES, ...INVALID_FUNCTION_LINES]),
+        ),
+        async ([before, after]) => {
+          const mine = ours(before, after);
+          assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+          assert.deepEqual(mine, await gitBody(dir, before, after));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("property: long files of few distinct lines (xdiff's cost bounds and multi-match rules) diff as git's", async () => {
   // Thousands of lines from three: xdl_cleanup_records leaves frequent lines out among unmatched
   // ones, and the search passes XDL_HEUR_MIN_COST and mxcost, where git's diff stops being minimal.

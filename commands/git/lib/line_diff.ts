@@ -21,7 +21,7 @@
  */
 
 import { bytesToByteString } from "./bytes.ts";
-import { LineScan } from "./line_scan.ts";
+import { LineScan, NO_NEWLINE_MARKER } from "./line_scan.ts";
 
 /**
  * A file's lines: `starts[i]` is where line i begins in `bytes` (`starts[count]` is the end),
@@ -933,7 +933,6 @@ function range(start: number, count: number): string {
 const SPACE = 0x20;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
-const NO_NEWLINE = "\n\\ No newline at end of file\n";
 
 /** Where the byte-level work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory. */
 export type Engine = "wasm" | "js";
@@ -975,18 +974,66 @@ export function unifiedDiff(
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
-  const out: PatchSink = scan ? new ScanSink(scan) : new ArraySink(la, lb);
   const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
   const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  const { add, del } = changedLines(changes);
+  if (scan) {
+    try {
+      if (utf8A === utf8B) {
+        // Both files shown alike: the whole patch written in WebAssembly, decoded once.
+        const bytes = scan.patch(changes, context, noEolA, noEolB);
+        return { text: utf8A ? utf8.decode(bytes) : bytesToByteString(bytes), add, del };
+      }
+      const out = new ScanSink(scan);
+      writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
+      return { text: out.text(), add, del };
+    } catch (error) {
+      // Memory for the patch could not be had (files near 32-bit WebAssembly's limit): JavaScript writes it.
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
+  const out = new ArraySink(la, lb);
+  writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
+  return { text: out.text(), add, del };
+}
+
+/** Lines removed (chg1) and added (chg2) over all changes. */
+function changedLines(changes: Int32Array): { add: number; del: number } {
+  let add = 0;
+  let del = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    del += changes[k + 2];
+    add += changes[k + 3];
+  }
+  return { add, del };
+}
+
+interface HunkFiles {
+  readonly before: Uint8Array;
+  readonly la: Lines;
+  readonly lb: Lines;
+  readonly utf8A: boolean;
+  readonly utf8B: boolean;
+  /** The index of a last line without its newline, or -1. */
+  readonly noEolA: number;
+  readonly noEolB: number;
+}
+
+/**
+ * The patch body in JavaScript, as xdl_emit_diff writes it (the same steps as line_scan.ts's
+ * `patch`): changes at most 2 × context lines apart joined into one hunk, git's default function
+ * line after each `@@`, the lines with their prefixes. Used where the two files are shown
+ * differently (one UTF-8, one not) or WebAssembly memory cannot be had.
+ */
+function writeHunks(out: PatchSink, changes: Int32Array, context: number, files: HunkFiles): void {
+  const { before, la, lb, utf8A, utf8B, noEolA, noEolB } = files;
   /** Lines [from, to) of one side, then git's marker if the last of them lacks its newline. */
   const run = (prefix: number, b: boolean, from: number, to: number) => {
     if (from >= to) return;
     out.mode(b ? utf8B : utf8A);
     out.lines(b, prefix, from, to);
-    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE_MARKER);
   };
-  let add = 0;
-  let del = 0;
   // The nearest function line before each hunk: hunks come in order, so one pass over the file.
   let scanned = 0;
   let found = -1;
@@ -1025,12 +1072,9 @@ export function unifiedDiff(
       run(SPACE, false, i1, c1);
       run(MINUS, false, c1, c1 + chg1);
       run(PLUS, true, c2, c2 + chg2);
-      del += chg1;
-      add += chg2;
       i1 = c1 + chg1;
     }
     run(SPACE, false, i1, e1);
     first = last + 1;
   }
-  return { text: out.text(), add, del };
 }
