@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { LineScan } from "../../commands/git/lib/line_scan.ts";
 import { makeRoot } from "../helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
 
@@ -292,4 +293,9 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
     }),
     { numRuns: 30 },
   );
+});
+
+Deno.test("the WebAssembly module assembles and validates (else every diff would quietly take the JavaScript engine)", () => {
+  const bytes = new TextEncoder().encode("a\nb\n");
+  assert.notEqual(LineScan.of(bytes, bytes), null);
 });

@@ -224,7 +224,19 @@ function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): bool
 }
 
 /** xdl_trim_ends + xdl_cleanup_records: what the search runs on, the rest marked changed or left alone. */
-function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
+function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array, scan: LineScan | null): void {
+  if (scan) {
+    // The same steps in WebAssembly, on the numbers already in its memory (x is file a, y file b).
+    const { head, tail } = scan.commonEnds();
+    for (const [side, b] of [[x, false], [y, true]] as const) {
+      const end = side.count - tail - 1;
+      const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
+      const { kept, keptIds } = scan.discard(b, head, end, limitMatches, side.changed);
+      side.kept = kept;
+      side.keptIds = keptIds;
+    }
+    return;
+  }
   let start = 0;
   const limit = Math.min(x.count, y.count);
   while (start < limit && x.ids[start] === y.ids[start]) start++;
@@ -657,8 +669,8 @@ function compact(side: Side, other: Side): void {
  * The changed lines of both files (`changed[i + 1]` for line i), as git's default diff marks
  * them: classify, search, slide.
  */
-function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
-  prepare(x, y, countX, countY);
+function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array, scan: LineScan | null = null): void {
+  prepare(x, y, countX, countY, scan);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
@@ -969,7 +981,7 @@ export function unifiedDiff(
   }
   const x = sideOf(numbered.a, byteIndent(la));
   const y = sideOf(numbered.b, byteIndent(lb));
-  diffSides(x, y, numbered.countA, numbered.countB);
+  diffSides(x, y, numbered.countA, numbered.countB, scan);
   const changes = changesOf(x, y);
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);

@@ -240,6 +240,30 @@ const PLUS = 0x2b;
 /** git's line after a last line without its newline. */
 export const NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
 
+/** In `discard`: line i goes to the search. */
+const keepLine: Op[] = [
+  get("kept"),
+  get("n"),
+  konst(2),
+  "i32.shl",
+  "i32.add",
+  get("i"),
+  "i32.store",
+  get("keptIds"),
+  get("n"),
+  konst(2),
+  "i32.shl",
+  "i32.add",
+  ...loadAt("ids", [get("i")]),
+  "i32.store",
+  ...bump("n", [konst(1)]),
+];
+/** In `discard`: line i is a change (`changed` is offset by one). */
+const markChanged: Op[] = [get("changed"), get("i"), "i32.add", konst(1), "i32.add", konst(1), "i32.store8"];
+/** xdiff's constants for xdl_clean_mmatch (line_diff.ts has the same). */
+const SIMSCAN_WINDOW = 100;
+const KPDIS_RUN = 4;
+
 /** `counts[c] += 1` (in `classify`). */
 const countClass: Op[] = [
   get("counts"),
@@ -1306,6 +1330,235 @@ const FUNCTIONS: Func[] = [
       get("out"),
     ],
   },
+  {
+    // How many i32 from `a` and `b` on are equal, at most `limit`, stepping `stride` bytes (4 from
+    // the start, -4 from the end): xdl_trim_ends' common start and end.
+    name: "common",
+    params: ["a", "b", "limit", "stride"],
+    locals: ["k"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("k"),
+      get("limit"),
+      "i32.ge_s",
+      ["br_if", 1],
+      get("a"),
+      "i32.load",
+      get("b"),
+      "i32.load",
+      "i32.ne",
+      ["br_if", 1],
+      ...bump("a", [get("stride")]),
+      ...bump("b", [get("stride")]),
+      ...bump("k", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("k"),
+    ],
+  },
+  {
+    // xdl_clean_mmatch: 1 when line i (many matches) stands among lines without a match (dis 0)
+    // and other lines with many (dis 2), looked at up to XDL_SIMSCAN_WINDOW lines each way.
+    name: "cleanMultiMatch",
+    params: ["dis", "i", "s", "e"],
+    locals: ["r", "d", "rdis0", "rpdis0", "rdis1", "rpdis1"],
+    result: true,
+    body: [
+      get("i"),
+      get("s"),
+      "i32.sub",
+      konst(SIMSCAN_WINDOW),
+      "i32.gt_s",
+      "if",
+      get("i"),
+      konst(SIMSCAN_WINDOW),
+      "i32.sub",
+      set("s"),
+      "end",
+      get("e"),
+      get("i"),
+      "i32.sub",
+      konst(SIMSCAN_WINDOW),
+      "i32.gt_s",
+      "if",
+      get("i"),
+      konst(SIMSCAN_WINDOW),
+      "i32.add",
+      set("e"),
+      "end",
+      konst(1),
+      set("rpdis0"),
+      konst(1),
+      set("r"),
+      "block",
+      "loop",
+      get("i"),
+      get("r"),
+      "i32.sub",
+      get("s"),
+      "i32.lt_s",
+      ["br_if", 1],
+      get("dis"),
+      get("i"),
+      "i32.add",
+      get("r"),
+      "i32.sub",
+      "i32.load8_u",
+      tee("d"),
+      "i32.eqz",
+      "if",
+      ...bump("rdis0", [konst(1)]),
+      "else",
+      get("d"),
+      konst(2),
+      "i32.ne",
+      ["br_if", 2],
+      ...bump("rpdis0", [konst(1)]),
+      "end",
+      ...bump("r", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("rdis0"),
+      "i32.eqz",
+      "if",
+      konst(0),
+      "return",
+      "end",
+      konst(1),
+      set("rpdis1"),
+      konst(1),
+      set("r"),
+      "block",
+      "loop",
+      get("i"),
+      get("r"),
+      "i32.add",
+      get("e"),
+      "i32.gt_s",
+      ["br_if", 1],
+      get("dis"),
+      get("i"),
+      "i32.add",
+      get("r"),
+      "i32.add",
+      "i32.load8_u",
+      tee("d"),
+      "i32.eqz",
+      "if",
+      ...bump("rdis1", [konst(1)]),
+      "else",
+      get("d"),
+      konst(2),
+      "i32.ne",
+      ["br_if", 2],
+      ...bump("rpdis1", [konst(1)]),
+      "end",
+      ...bump("r", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("rdis1"),
+      "i32.eqz",
+      "if",
+      konst(0),
+      "return",
+      "end",
+      ...bump("rdis1", [get("rdis0")]),
+      ...bump("rpdis1", [get("rpdis0")]),
+      get("rpdis1"),
+      konst(KPDIS_RUN),
+      "i32.mul",
+      get("rpdis1"),
+      get("rdis1"),
+      "i32.add",
+      "i32.lt_s",
+    ],
+  },
+  {
+    // xdl_cleanup_records for one file's lines [start, end]: dis[i] is 0 when the other file has
+    // no such line, 2 when it has `limit` or more, else 1; lines with 1, and lines with 2 that
+    // cleanMultiMatch keeps, go to the search (kept, keptIds; their count is returned), the rest
+    // are changes whatever the search finds (changed[i + 1] = 1).
+    name: "discard",
+    params: ["ids", "counts", "start", "end", "limit", "dis", "kept", "keptIds", "changed"],
+    locals: ["i", "m", "n", "d"],
+    result: true,
+    body: [
+      get("start"),
+      set("i"),
+      "block",
+      "loop",
+      get("i"),
+      get("end"),
+      "i32.gt_s",
+      ["br_if", 1],
+      ...loadAt("counts", loadAt("ids", [get("i")])),
+      set("m"),
+      get("dis"),
+      get("i"),
+      "i32.add",
+      konst(0),
+      konst(2),
+      konst(1),
+      get("m"),
+      get("limit"),
+      "i32.ge_s",
+      "select",
+      get("m"),
+      "i32.eqz",
+      "select",
+      "i32.store8",
+      ...bump("i", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("start"),
+      set("i"),
+      "block",
+      "loop",
+      get("i"),
+      get("end"),
+      "i32.gt_s",
+      ["br_if", 1],
+      get("dis"),
+      get("i"),
+      "i32.add",
+      "i32.load8_u",
+      tee("d"),
+      konst(1),
+      "i32.eq",
+      "if",
+      ...keepLine,
+      "else",
+      get("d"),
+      konst(2),
+      "i32.eq",
+      "if",
+      get("dis"),
+      get("i"),
+      get("start"),
+      get("end"),
+      call("cleanMultiMatch"),
+      "if",
+      ...markChanged,
+      "else",
+      ...keepLine,
+      "end",
+      "else",
+      ...markChanged,
+      "end",
+      "end",
+      ...bump("i", [konst(1)]),
+      ["br", 0],
+      "end",
+      "end",
+      get("n"),
+    ],
+  },
 ];
 
 interface Exports {
@@ -1315,6 +1568,8 @@ interface Exports {
   classify(...args: number[]): number;
   copyLines(out: number, base: number, starts: number, from: number, to: number, prefix: number): number;
   patch(...args: number[]): number;
+  common(a: number, b: number, limit: number, stride: number): number;
+  discard(...args: number[]): number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -1331,6 +1586,15 @@ const HUNK_HEADER_MAX = 160;
 const CHUNK = 1 << 16;
 const CHUNK_LINES = 4096;
 const align = (n: number) => (n + 7) & ~7;
+
+interface FileArrays {
+  readonly ids: number;
+  readonly counts: number;
+  readonly dis: number;
+  readonly changed: number;
+  readonly kept: number;
+  readonly keptIds: number;
+}
 
 /** Both files in WebAssembly memory, their lines found and numbered; the patch is then copied out of the same memory. */
 export class LineScan {
@@ -1355,6 +1619,9 @@ export class LineScan {
   readonly bStartsAt: number;
   /** Where the patch written so far ends in memory. */
   outEnd: number;
+  /** Where each file's arrays for the clean-up are in memory. */
+  readonly #a: FileArrays;
+  readonly #b: FileArrays;
 
   /**
    * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
@@ -1417,6 +1684,17 @@ export class LineScan {
     const classLength = at((aCount + bCount) * 4);
     const aCounts = at((aCount + bCount) * 4);
     const bCounts = at((aCount + bCount) * 4);
+    // For `discard`: per line of each file its dis byte, flag and place among the kept lines.
+    const aDis = at(aCount + 2);
+    const bDis = at(bCount + 2);
+    const aChanged = at(aCount + 2);
+    const bChanged = at(bCount + 2);
+    const aKept = at(aCount * 4);
+    const bKept = at(bCount * 4);
+    const aKeptIds = at(aCount * 4);
+    const bKeptIds = at(bCount * 4);
+    this.#a = { ids: aIds, counts: aCounts, dis: aDis, changed: aChanged, kept: aKept, keptIds: aKeptIds };
+    this.#b = { ids: bIds, counts: bCounts, dis: bDis, changed: bChanged, kept: bKept, keptIds: bKeptIds };
     this.outEnd = top;
     this.#reserve(top + (a.length + b.length) / 2 + PAGE);
     const i32 = (where: number, n: number) => new Int32Array(this.#bytes.buffer, where, n);
@@ -1473,6 +1751,52 @@ export class LineScan {
       memory.grow(needed); // near the 4 GiB of 32-bit memory: only what is needed (or RangeError)
     }
     this.#bytes = new Uint8Array(memory.buffer);
+  }
+
+  /**
+   * xdl_trim_ends: how many lines both files start with (`head`), and then end with (`tail`, not
+   * reaching into the common start).
+   */
+  commonEnds(): { head: number; tail: number } {
+    const aCount = this.aIds.length;
+    const bCount = this.bIds.length;
+    const limit = Math.min(aCount, bCount);
+    const head = this.#wasm.common(this.#a.ids, this.#b.ids, limit, 4);
+    const tail = this.#wasm.common(this.#a.ids + (aCount - 1) * 4, this.#b.ids + (bCount - 1) * 4, limit - head, -4);
+    return { head, tail };
+  }
+
+  /**
+   * xdl_cleanup_records for lines [start, end] of file a (or b), `limit` matches making a line
+   * "many": the lines the search runs on (and their numbers), the others marked in `changed`
+   * (offset by one, as line_diff.ts keeps it).
+   */
+  discard(
+    b: boolean,
+    start: number,
+    end: number,
+    limit: number,
+    changed: Uint8Array,
+  ): { kept: Int32Array; keptIds: Int32Array } {
+    const side = b ? this.#b : this.#a;
+    const other = b ? this.#a : this.#b;
+    const n = this.#wasm.discard(
+      side.ids,
+      other.counts,
+      start,
+      end,
+      limit,
+      side.dis,
+      side.kept,
+      side.keptIds,
+      side.changed,
+    );
+    const bytes = this.#bytes;
+    changed.set(bytes.subarray(side.changed, side.changed + changed.length));
+    return {
+      kept: new Int32Array(bytes.buffer, side.kept, n).slice(),
+      keptIds: new Int32Array(bytes.buffer, side.keptIds, n).slice(),
+    };
   }
 
   /**
