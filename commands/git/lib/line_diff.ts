@@ -982,7 +982,7 @@ export function unifiedDiff(
   const x = sideOf(numbered.a, byteIndent(la));
   const y = sideOf(numbered.b, byteIndent(lb));
   diffSides(x, y, numbered.countA, numbered.countB, scan);
-  const changes = changesOf(x, y);
+  const changes = scan?.changes(x.changed, y.changed) ?? changesOf(x, y);
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);

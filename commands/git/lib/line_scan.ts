@@ -240,6 +240,23 @@ const PLUS = 0x2b;
 /** git's line after a last line without its newline. */
 export const NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
 
+/** The flag of line `i` (`changed` is offset by one). */
+const flagAt = (
+  changed: string,
+  i: string,
+): Op[] => [get(changed), get(i), "i32.add", konst(1), "i32.add", "i32.load8_u"];
+/** `while (changed[i + 1]) i++` */
+const skipChanged = (changed: string, i: string): Op[] => [
+  "block",
+  "loop",
+  ...flagAt(changed, i),
+  "i32.eqz",
+  ["br_if", 1],
+  ...bump(i, [konst(1)]),
+  ["br", 0],
+  "end",
+  "end",
+];
 /** In `discard`: line i goes to the search. */
 const keepLine: Op[] = [
   get("kept"),
@@ -528,7 +545,8 @@ const FUNCTIONS: Func[] = [
   {
     // xdiff's classifier for one file's lines (starts relative to `base`): ids[i] = the number of the
     // line's bytes, shared by both files; returns the next free number. The table has 2^(32 - shift)
-    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line, and
+    // slots of 8 bytes (slotClass = number + 1, then slotHash = its hash: one cache line for both);
+    // classAt/classLength hold each number's first line, and
     // counts[number] how many of this file's lines have it (xdiff's len1/len2, for the clean-up).
     name: "classify",
     params: [
@@ -598,7 +616,7 @@ const FUNCTIONS: Func[] = [
       "loop",
       get("slotClass"),
       get("slot"),
-      konst(2),
+      konst(3),
       "i32.shl",
       "i32.add",
       "i32.load",
@@ -608,14 +626,14 @@ const FUNCTIONS: Func[] = [
       // a new number
       get("slotHash"),
       get("slot"),
-      konst(2),
+      konst(3),
       "i32.shl",
       "i32.add",
       get("h"),
       "i32.store",
       get("slotClass"),
       get("slot"),
-      konst(2),
+      konst(3),
       "i32.shl",
       "i32.add",
       get("next"),
@@ -655,7 +673,7 @@ const FUNCTIONS: Func[] = [
       set("c"),
       get("slotHash"),
       get("slot"),
-      konst(2),
+      konst(3),
       "i32.shl",
       "i32.add",
       "i32.load",
@@ -1559,6 +1577,69 @@ const FUNCTIONS: Func[] = [
       get("n"),
     ],
   },
+  {
+    // xdl_build_script: the changes from both files' flags (`changed` offset by one, 0 at both
+    // ends), four i32 each (i1, i2, chg1, chg2) at `out`; returns how many.
+    name: "script",
+    params: ["changed1", "count1", "changed2", "count2", "out"],
+    locals: ["i1", "i2", "s1", "s2", "n"],
+    result: true,
+    body: [
+      "block",
+      "loop",
+      get("i1"),
+      get("count1"),
+      "i32.lt_s",
+      get("i2"),
+      get("count2"),
+      "i32.lt_s",
+      "i32.or",
+      "i32.eqz",
+      ["br_if", 1],
+      ...flagAt("changed1", "i1"),
+      ...flagAt("changed2", "i2"),
+      "i32.or",
+      "if",
+      get("i1"),
+      set("s1"),
+      get("i2"),
+      set("s2"),
+      ...skipChanged("changed1", "i1"),
+      ...skipChanged("changed2", "i2"),
+      get("out"),
+      get("s1"),
+      "i32.store",
+      get("out"),
+      konst(4),
+      "i32.add",
+      get("s2"),
+      "i32.store",
+      get("out"),
+      konst(8),
+      "i32.add",
+      get("i1"),
+      get("s1"),
+      "i32.sub",
+      "i32.store",
+      get("out"),
+      konst(12),
+      "i32.add",
+      get("i2"),
+      get("s2"),
+      "i32.sub",
+      "i32.store",
+      ...bump("out", [konst(16)]),
+      ...bump("n", [konst(1)]),
+      "else",
+      ...bump("i1", [konst(1)]),
+      ...bump("i2", [konst(1)]),
+      "end",
+      ["br", 0],
+      "end",
+      "end",
+      get("n"),
+    ],
+  },
 ];
 
 interface Exports {
@@ -1570,6 +1651,7 @@ interface Exports {
   patch(...args: number[]): number;
   common(a: number, b: number, limit: number, stride: number): number;
   discard(...args: number[]): number;
+  script(changed1: number, count1: number, changed2: number, count2: number, out: number): number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -1678,8 +1760,8 @@ export class LineScan {
     const bHashes = at(bCount * 4);
     const aIds = at(aCount * 4);
     const bIds = at(bCount * 4);
-    const slotHash = at(slots * 4);
-    const slotClass = at(slots * 4);
+    const slotClass = at(slots * 8);
+    const slotHash = slotClass + 4;
     const classAt = at((aCount + bCount) * 4);
     const classLength = at((aCount + bCount) * 4);
     const aCounts = at((aCount + bCount) * 4);
@@ -1797,6 +1879,27 @@ export class LineScan {
       kept: new Int32Array(bytes.buffer, side.kept, n).slice(),
       keptIds: new Int32Array(bytes.buffer, side.keptIds, n).slice(),
     };
+  }
+
+  /**
+   * xdl_build_script: the changes (four numbers each: i1, i2, chg1, chg2, in order) from each
+   * file's flags (`changed[i + 1]` for line i, as line_diff.ts keeps them). Null when the memory
+   * for them cannot be had (the caller lists them in JavaScript).
+   */
+  changes(aChanged: Uint8Array, bChanged: Uint8Array): Int32Array | null {
+    const aCount = aChanged.length - 2;
+    const bCount = bChanged.length - 2;
+    const at = align(this.outEnd);
+    try {
+      this.#reserve(at + 16 * (aCount + bCount + 1)); // at most one change per line
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    this.#bytes.set(aChanged, this.#a.changed);
+    this.#bytes.set(bChanged, this.#b.changed);
+    const n = this.#wasm.script(this.#a.changed, aCount, this.#b.changed, bCount, at);
+    return new Int32Array(this.#bytes.buffer, at, n * 4).slice();
   }
 
   /**
