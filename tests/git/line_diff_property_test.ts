@@ -240,6 +240,67 @@ Deno.test("property: hunk headers carry git's function line (80-byte cut, white 
   }
 });
 
+/**
+ * Code-shaped lines for git's indent heuristic: blank and white-space-only lines, closing braces
+ * at several depths, spaces and TABs mixed (a TAB after spaces goes to the next multiple of 8),
+ * indents past MAX_INDENT.
+ */
+const INDENT_POOL = [
+  "",
+  "  ",
+  "\t",
+  "}",
+  "  }",
+  "\t}",
+  "if (a) {",
+  "  x;",
+  "    y;",
+  "\tz;",
+  "  \tmixed;",
+  "     \tfive and a tab;",
+  "\t\tdeep;",
+  " ".repeat(210) + "far;",
+  "\r",
+];
+
+/**
+ * Runs of repeated lines (up to 150, past INDENT_HEURISTIC_MAX_SLIDING) with code-shaped lines
+ * between, then lines inserted and deleted: the change groups can slide, often far.
+ */
+const slidingPairArb = fc.tuple(
+  fc.array(fc.tuple(fc.constantFrom(...INDENT_POOL), fc.integer({ min: 1, max: 150 })), {
+    minLength: 1,
+    maxLength: 12,
+  }),
+  fc.array(fc.tuple(fc.nat(), fc.nat(2), fc.constantFrom(...INDENT_POOL)), { minLength: 1, maxLength: 8 }),
+).map(([runs, edits]) => {
+  const base = runs.flatMap(([line, count]) => Array.from({ length: count }, () => line + "\n"));
+  const edited = [...base];
+  for (const [at, op, line] of edits) {
+    const k = at % (edited.length + 1);
+    if (op === 0) edited.splice(k, 1);
+    else if (op === 1) edited.splice(k, 0, edited[Math.min(k, edited.length - 1)] ?? line + "\n");
+    else edited.splice(k, 0, line + "\n", line + "\n");
+  }
+  return [latin1(base.join("")), latin1(edited.join(""))] as const;
+});
+
+Deno.test("property: change groups slide as git's indent heuristic slides them (code-shaped files, long runs)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(slidingPairArb, pairArb(80, INDENT_POOL)), async ([before, after]) => {
+        const mine = ours(before, after);
+        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(mine, await gitBody(dir, before, after));
+      }),
+      { numRuns: 300 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("property: long files of few distinct lines (xdiff's cost bounds and multi-match rules) diff as git's", async () => {
   // Thousands of lines from three: xdl_cleanup_records leaves frequent lines out among unmatched
   // ones, and the search passes XDL_HEUR_MIN_COST and mxcost, where git's diff stops being minimal.

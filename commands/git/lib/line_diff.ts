@@ -21,7 +21,7 @@
  */
 
 import { bytesToByteString } from "./bytes.ts";
-import { LineScan, NO_NEWLINE_MARKER } from "./line_scan.ts";
+import { INDENT, KPDIS_RUN, LineScan, NO_NEWLINE_MARKER, SIMSCAN_WINDOW } from "./line_scan.ts";
 
 /**
  * A file's lines: `starts[i]` is where line i begins in `bytes` (`starts[count]` is the end),
@@ -157,8 +157,8 @@ function numberLines(a: Lines, b: Lines): Numbered {
 // ---- the search (xprepare.c, xdiffi.c) -------------------------------------------------------
 
 const XDL_MAX_EQLIMIT = 1024;
-const XDL_SIMSCAN_WINDOW = 100;
-const XDL_KPDIS_RUN = 4;
+const XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
+const XDL_KPDIS_RUN = KPDIS_RUN;
 const XDL_MAX_COST_MIN = 256;
 const XDL_HEUR_MIN_COST = 256;
 const XDL_SNAKE_CNT = 20;
@@ -484,20 +484,23 @@ function compareRecords(x: Side, y: Side, needMin: boolean): void {
 
 // ---- sliding change groups (xdl_change_compact) ----------------------------------------------
 
-const MAX_INDENT = 200;
-const MAX_BLANKS = 20;
-const START_OF_FILE_PENALTY = 1;
-const END_OF_FILE_PENALTY = 21;
-const TOTAL_BLANK_WEIGHT = -30;
-const POST_BLANK_WEIGHT = 6;
-const RELATIVE_INDENT_PENALTY = -4;
-const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
-const RELATIVE_OUTDENT_PENALTY = 24;
-const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
-const RELATIVE_DEDENT_PENALTY = 23;
-const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
-const INDENT_WEIGHT = 60;
-const INDENT_HEURISTIC_MAX_SLIDING = 100;
+// git's indent heuristic's constants, shared with the WebAssembly version (line_scan.ts).
+const {
+  MAX_INDENT,
+  MAX_BLANKS,
+  START_OF_FILE_PENALTY,
+  END_OF_FILE_PENALTY,
+  TOTAL_BLANK_WEIGHT,
+  POST_BLANK_WEIGHT,
+  RELATIVE_INDENT_PENALTY,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY,
+  RELATIVE_OUTDENT_PENALTY,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY,
+  RELATIVE_DEDENT_PENALTY,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY,
+  INDENT_WEIGHT,
+  INDENT_HEURISTIC_MAX_SLIDING,
+} = INDENT;
 
 /** git's get_indent over one character code at a time: -1 for a blank line, TAB to the next multiple of 8. */
 function indentOfCodes(at: (k: number) => number, length: number): number {
@@ -669,8 +672,8 @@ function compact(side: Side, other: Side): void {
  * The changed lines of both files (`changed[i + 1]` for line i), as git's default diff marks
  * them: classify, search, slide.
  */
-function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array, scan: LineScan | null = null): void {
-  prepare(x, y, countX, countY, scan);
+function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
+  prepare(x, y, countX, countY, null);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
@@ -981,8 +984,20 @@ export function unifiedDiff(
   }
   const x = sideOf(numbered.a, byteIndent(la));
   const y = sideOf(numbered.b, byteIndent(lb));
-  diffSides(x, y, numbered.countA, numbered.countB, scan);
-  const changes = scan?.changes(x.changed, y.changed) ?? changesOf(x, y);
+  let changes: Int32Array | null = null;
+  if (scan) {
+    // Sliding and listing the changes in WebAssembly too (the same steps as compact and changesOf).
+    prepare(x, y, numbered.countA, numbered.countB, scan);
+    compareRecords(x, y, false);
+    changes = scan.compactedChanges(x.changed, y.changed);
+  } else diffSides(x, y, numbered.countA, numbered.countB);
+  if (!changes) {
+    if (scan) {
+      compact(x, y);
+      compact(y, x);
+    }
+    changes = changesOf(x, y);
+  }
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
