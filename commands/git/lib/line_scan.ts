@@ -62,26 +62,25 @@ const OPCODES: Record<string, number> = {
   "memory.copy": 0xfc,
 };
 
-function unsignedLeb(value: number): number[] {
-  const out: number[] = [];
+/** Appends `value` as unsigned LEB128. */
+function unsignedLeb(out: number[], value: number): void {
   do {
     let byte = value & 0x7f;
     value >>>= 7;
     if (value !== 0) byte |= 0x80;
     out.push(byte);
   } while (value !== 0);
-  return out;
 }
 
-function signedLeb(value: number): number[] {
-  const out: number[] = [];
+/** Appends `value` as signed LEB128. */
+function signedLeb(out: number[], value: number): void {
   value |= 0;
   for (;;) {
     const byte = value & 0x7f;
     value >>= 7;
     if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
       out.push(byte);
-      return out;
+      return;
     }
     out.push(byte | 0x80);
   }
@@ -95,78 +94,141 @@ interface Func {
   readonly body: Op[];
 }
 
+/** What follows an instruction's code. */
+const enum Immediate {
+  None,
+  BlockType,
+  Local,
+  Call,
+  Depth,
+  Const,
+  Memory8,
+  Memory32,
+  MemoryCopy,
+}
+
+/** Each instruction's code and immediate, looked up once per instruction (the assembler runs on every diff's first call). */
+const INSTRUCTIONS = new Map<string, [number, Immediate]>(
+  Object.entries(OPCODES).map(([name, code]) => {
+    let immediate = Immediate.None;
+    if (name === "block" || name === "loop" || name === "if") immediate = Immediate.BlockType;
+    else if (name.startsWith("local.")) immediate = Immediate.Local;
+    else if (name === "call") immediate = Immediate.Call;
+    else if (name === "br" || name === "br_if") immediate = Immediate.Depth;
+    else if (name === "i32.const") immediate = Immediate.Const;
+    else if (name === "memory.copy") immediate = Immediate.MemoryCopy;
+    else if (name.includes("load") || name.includes("store")) {
+      immediate = name.includes("8") ? Immediate.Memory8 : Immediate.Memory32;
+    }
+    return [name, [code, immediate]];
+  }),
+);
+
 /** Instructions to bytes: names of locals and functions resolved, `block`/`loop`/`if` typed empty. */
-function encodeBody(func: Func, functions: readonly Func[]): number[] {
-  const slots = [...func.params, ...func.locals];
+function encodeBody(func: Func, functionIndex: ReadonlyMap<string, number>): number[] {
+  const slots = new Map<string, number>();
+  for (const name of func.params) slots.set(name, slots.size);
+  for (const name of func.locals) slots.set(name, slots.size);
   const out: number[] = [];
+  if (func.locals.length) {
+    out.push(1);
+    unsignedLeb(out, func.locals.length);
+    out.push(0x7f);
+  } else out.push(0);
   for (const op of func.body) {
-    const [name, arg] = typeof op === "string" ? [op, undefined] : op;
-    const code = OPCODES[name];
-    if (code === undefined) throw new Error(`line_scan: unknown instruction ${name}`);
-    if (name === "memory.copy") {
+    const name = typeof op === "string" ? op : op[0];
+    const instruction = INSTRUCTIONS.get(name);
+    if (instruction === undefined) throw new Error(`line_scan: unknown instruction ${name}`);
+    const [code, immediate] = instruction;
+    if (immediate === Immediate.MemoryCopy) {
       out.push(0xfc, 10, 0, 0);
       continue;
     }
     out.push(code);
-    if (name === "block" || name === "loop" || name === "if") out.push(0x40);
-    else if (name.startsWith("local.")) {
-      const index = slots.indexOf(arg as unknown as string);
-      if (index < 0) throw new Error(`line_scan: no local ${arg}`);
-      out.push(...unsignedLeb(index));
-    } else if (name === "call") {
-      out.push(...unsignedLeb(functions.findIndex((f) => f.name === (arg as unknown as string))));
-    } else if (name === "br" || name === "br_if") out.push(...unsignedLeb(arg!));
-    else if (name === "i32.const") out.push(...signedLeb(arg!));
-    else if (name.includes("load") || name.includes("store")) out.push(name.includes("8") ? 0 : 2, 0);
+    if (immediate === Immediate.None) continue;
+    const arg = typeof op === "string" ? undefined : op[1];
+    switch (immediate) {
+      case Immediate.BlockType:
+        out.push(0x40);
+        break;
+      case Immediate.Local: {
+        const index = slots.get(arg as unknown as string);
+        if (index === undefined) throw new Error(`line_scan: no local ${arg} in ${func.name}`);
+        unsignedLeb(out, index);
+        break;
+      }
+      case Immediate.Call: {
+        const index = functionIndex.get(arg as unknown as string);
+        if (index === undefined) throw new Error(`line_scan: no function ${arg}`);
+        unsignedLeb(out, index);
+        break;
+      }
+      case Immediate.Depth:
+        unsignedLeb(out, arg!);
+        break;
+      case Immediate.Const:
+        signedLeb(out, arg!);
+        break;
+      case Immediate.Memory8:
+        out.push(0, 0);
+        break;
+      case Immediate.Memory32:
+        out.push(2, 0);
+        break;
+    }
   }
   out.push(0x0b);
-  const locals = func.locals.length ? [1, ...unsignedLeb(func.locals.length), 0x7f] : [0];
-  return [...locals, ...out];
+  return out;
 }
 
-function section(id: number, content: number[]): number[] {
-  return [id, ...unsignedLeb(content.length), ...content];
+/** Appends section `id` holding `count` items already encoded in `content`. */
+function section(out: number[], id: number, count: number, content: number[]): void {
+  const head: number[] = [];
+  unsignedLeb(head, count);
+  out.push(id);
+  unsignedLeb(out, head.length + content.length);
+  for (const byte of head) out.push(byte);
+  for (const byte of content) out.push(byte);
 }
 
-function vector(items: number[][]): number[] {
-  return [...unsignedLeb(items.length), ...items.flat()];
-}
-
-function nameBytes(name: string): number[] {
-  return [...unsignedLeb(name.length), ...[...name].map((c) => c.charCodeAt(0))];
+function name(out: number[], text: string): void {
+  unsignedLeb(out, text.length);
+  for (let k = 0; k < text.length; k++) out.push(text.charCodeAt(k));
 }
 
 function assemble(functions: readonly Func[]): Uint8Array {
-  const types = functions.map((
-    f,
-  ) => [0x60, ...unsignedLeb(f.params.length), ...f.params.map(() => 0x7f), ...(f.result ? [1, 0x7f] : [0])]);
-  return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, vector(types)),
-    ...section(3, vector(functions.map((_, i) => unsignedLeb(i)))),
-    ...section(5, vector([[0x00, 1]])), // one memory, at least a page, grown from JavaScript
-    ...section(
-      7,
-      vector([
-        [...nameBytes("memory"), 0x02, 0],
-        ...functions.map((f, i) => [...nameBytes(f.name), 0x00, ...unsignedLeb(i)]),
-      ]),
-    ),
-    ...section(
-      10,
-      vector(functions.map((f) => {
-        const body = encodeBody(f, functions);
-        return [...unsignedLeb(body.length), ...body];
-      })),
-    ),
-  ]);
+  const functionIndex = new Map(functions.map((f, i) => [f.name, i]));
+  const out = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  const types: number[] = [];
+  for (const f of functions) {
+    types.push(0x60);
+    unsignedLeb(types, f.params.length);
+    for (let k = 0; k < f.params.length; k++) types.push(0x7f);
+    if (f.result) types.push(1, 0x7f);
+    else types.push(0);
+  }
+  section(out, 1, functions.length, types);
+  const declared: number[] = [];
+  for (let i = 0; i < functions.length; i++) unsignedLeb(declared, i);
+  section(out, 3, functions.length, declared);
+  section(out, 5, 1, [0x00, 1]); // one memory, at least a page, grown from JavaScript
+  const exported: number[] = [];
+  name(exported, "memory");
+  exported.push(0x02, 0);
+  for (const [i, f] of functions.entries()) {
+    name(exported, f.name);
+    exported.push(0x00);
+    unsignedLeb(exported, i);
+  }
+  section(out, 7, functions.length + 1, exported);
+  const code: number[] = [];
+  for (const f of functions) {
+    const body = encodeBody(f, functionIndex);
+    unsignedLeb(code, body.length);
+    for (const byte of body) code.push(byte);
+  }
+  section(out, 10, functions.length, code);
+  return new Uint8Array(out);
 }
 
 // Small helpers for the programs below.
