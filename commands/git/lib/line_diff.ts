@@ -21,7 +21,7 @@
  */
 
 import { bytesToByteString } from "./bytes.ts";
-import { INDENT, KPDIS_RUN, LineScan, NO_NEWLINE_MARKER, SIMSCAN_WINDOW } from "./line_scan.ts";
+import { bogoSqrt, INDENT, KPDIS_RUN, LineScan, NO_NEWLINE_MARKER, SEARCH, SIMSCAN_WINDOW } from "./line_scan.ts";
 
 /**
  * A file's lines: `starts[i]` is where line i begins in `bytes` (`starts[count]` is the end),
@@ -156,21 +156,10 @@ function numberLines(a: Lines, b: Lines): Numbered {
 
 // ---- the search (xprepare.c, xdiffi.c) -------------------------------------------------------
 
-const XDL_MAX_EQLIMIT = 1024;
+// xdiff's constants, shared with the WebAssembly version (line_scan.ts).
+const { XDL_MAX_EQLIMIT, XDL_MAX_COST_MIN, XDL_HEUR_MIN_COST, XDL_SNAKE_CNT, XDL_K_HEUR, XDL_LINE_MAX } = SEARCH;
 const XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
 const XDL_KPDIS_RUN = KPDIS_RUN;
-const XDL_MAX_COST_MIN = 256;
-const XDL_HEUR_MIN_COST = 256;
-const XDL_SNAKE_CNT = 20;
-const XDL_K_HEUR = 4;
-const XDL_LINE_MAX = 0x7fffffff;
-
-/** xdiff's cheap square root: the power of two near √n. */
-function bogoSqrt(n: number): number {
-  let i = 1;
-  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
-  return i;
-}
 
 /** One file in the search: its line numbers, and which lines are changed (`changed[i + 1]`, 0 at both ends). */
 interface Side {
@@ -224,19 +213,7 @@ function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): bool
 }
 
 /** xdl_trim_ends + xdl_cleanup_records: what the search runs on, the rest marked changed or left alone. */
-function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array, scan: LineScan | null): void {
-  if (scan) {
-    // The same steps in WebAssembly, on the numbers already in its memory (x is file a, y file b).
-    const { head, tail } = scan.commonEnds();
-    for (const [side, b] of [[x, false], [y, true]] as const) {
-      const end = side.count - tail - 1;
-      const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
-      const { kept, keptIds } = scan.discard(b, head, end, limitMatches, side.changed);
-      side.kept = kept;
-      side.keptIds = keptIds;
-    }
-    return;
-  }
+function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
   let start = 0;
   const limit = Math.min(x.count, y.count);
   while (start < limit && x.ids[start] === y.ids[start]) start++;
@@ -414,8 +391,8 @@ function splitBox(
           fbest1 = i1;
         }
       }
-      let bbest = XDL_LINE_MAX;
-      let bbest1 = XDL_LINE_MAX;
+      let bbest: number = XDL_LINE_MAX;
+      let bbest1: number = XDL_LINE_MAX;
       for (d = bmax; d >= bmin; d -= 2) {
         i1 = Math.max(off1, kv[bbase + d]);
         i2 = i1 - d;
@@ -673,7 +650,7 @@ function compact(side: Side, other: Side): void {
  * them: classify, search, slide.
  */
 function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
-  prepare(x, y, countX, countY, null);
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
@@ -984,18 +961,10 @@ export function unifiedDiff(
   }
   const x = sideOf(numbered.a, byteIndent(la));
   const y = sideOf(numbered.b, byteIndent(lb));
-  let changes: Int32Array | null = null;
-  if (scan) {
-    // Sliding and listing the changes in WebAssembly too (the same steps as compact and changesOf).
-    prepare(x, y, numbered.countA, numbered.countB, scan);
-    compareRecords(x, y, false);
-    changes = scan.compactedChanges(x.changed, y.changed);
-  } else diffSides(x, y, numbered.countA, numbered.countB);
+  // The whole diff in WebAssembly (the same steps as diffSides and changesOf), else in JavaScript.
+  let changes = scan?.diff() ?? null;
   if (!changes) {
-    if (scan) {
-      compact(x, y);
-      compact(y, x);
-    }
+    diffSides(x, y, numbered.countA, numbered.countB);
     changes = changesOf(x, y);
   }
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
