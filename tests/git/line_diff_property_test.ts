@@ -3,12 +3,13 @@
  * random files of lines drawn from a small pool — repeated lines, CRLF, a missing final newline,
  * Latin-1 bytes, UTF-8, a BOM: the patch is git's own, byte for byte (`git diff --no-index` in
  * process; `git diff` through the pterm process), `git apply --check` accepts it and applying it
- * gives the new file exactly. The WebAssembly and JavaScript engines give the same text.
+ * gives the new file exactly. The WebAssembly and JavaScript engines (and the mix of both that
+ * runs when WebAssembly memory runs short) give the same text.
  */
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { type Engine, unifiedDiff } from "../../commands/git/lib/line_diff.ts";
 import { LineScan } from "../../commands/git/lib/line_scan.ts";
 import { makeRoot } from "../helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
@@ -170,7 +171,7 @@ function findHunks(bytes: Uint8Array): number {
 }
 
 /** What pterm's text says for the files in that pair (before and after decide how it reads). */
-function ours(before: Uint8Array, after: Uint8Array, engine: "wasm" | "js" = "wasm"): Uint8Array {
+function ours(before: Uint8Array, after: Uint8Array, engine: Engine = "wasm"): Uint8Array {
   return patchBytes(unifiedDiff(before, after, 3, engine).text, before, after);
 }
 
@@ -180,7 +181,8 @@ Deno.test("property: the line diff's hunks are git's, byte for byte (small files
     await fc.assert(
       fc.asyncProperty(pairArb(30, POOL), async ([before, after]) => {
         const mine = ours(before, after);
-        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
         assert.deepEqual(mine, await gitBody(dir, before, after));
       }),
       { numRuns: 300 },
@@ -229,7 +231,8 @@ Deno.test("property: hunk headers carry git's function line (80-byte cut, white 
         ),
         async ([before, after]) => {
           const mine = ours(before, after);
-          assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+          assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+          assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
           assert.deepEqual(mine, await gitBody(dir, before, after));
         },
       ),
@@ -291,7 +294,8 @@ Deno.test("property: change groups slide as git's indent heuristic slides them (
     await fc.assert(
       fc.asyncProperty(fc.oneof(slidingPairArb, pairArb(80, INDENT_POOL)), async ([before, after]) => {
         const mine = ours(before, after);
-        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
         assert.deepEqual(mine, await gitBody(dir, before, after));
       }),
       { numRuns: 300 },
@@ -309,7 +313,8 @@ Deno.test("property: long files of few distinct lines (xdiff's cost bounds and m
     await fc.assert(
       fc.asyncProperty(fc.oneof(longPairArb, pairArb(3000, ["a", "b", "c"], 1000)), async ([before, after]) => {
         const mine = ours(before, after);
-        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
         assert.deepEqual(mine, await gitBody(dir, before, after));
       }),
       // No shrinking: a counterexample of thousands of lines shrinks for minutes.

@@ -926,8 +926,12 @@ const SPACE = 0x20;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 
-/** Where the byte-level work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory. */
-export type Engine = "wasm" | "js";
+/**
+ * Where the work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory; "js"
+ * all in JavaScript; "wasm-lines" lines found and numbered in WebAssembly, the diff in JavaScript
+ * (what happens when the memory for the search cannot be had; the tests run it directly).
+ */
+export type Engine = "wasm" | "js" | "wasm-lines";
 
 /**
  * The body of a unified diff (`@@` headers with git's default function line, then the lines)
@@ -940,30 +944,42 @@ export function unifiedDiff(
   context: number,
   engine: Engine = "wasm",
 ): { text: string; add: number; del: number } {
-  const scan = engine === "wasm" ? LineScan.of(before, after) : null;
+  const scan = engine !== "js" ? LineScan.of(before, after) : null;
   let la: Lines;
   let lb: Lines;
-  let numbered: Numbered;
+  let changes: Int32Array | null = null;
   if (scan) {
+    // Line starts are copied out of WebAssembly memory only if JavaScript reads them.
     la = {
       bytes: before,
-      starts: scan.aStarts,
+      get starts() {
+        return scan.aStarts;
+      },
       hashes: new Int32Array(0),
-      count: scan.aIds.length,
+      count: scan.aCount,
       ascii: scan.aAscii,
     };
-    lb = { bytes: after, starts: scan.bStarts, hashes: new Int32Array(0), count: scan.bIds.length, ascii: scan.bAscii };
-    numbered = { a: scan.aIds, b: scan.bIds, classes: scan.classes, countA: scan.aCounts, countB: scan.bCounts };
+    lb = {
+      bytes: after,
+      get starts() {
+        return scan.bStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.bCount,
+      ascii: scan.bAscii,
+    };
+    // The whole diff in WebAssembly (the same steps as diffSides and changesOf).
+    if (engine === "wasm") changes = scan.diff();
   } else {
     la = linesOf(before);
     lb = linesOf(after);
-    numbered = numberLines(la, lb);
   }
-  const x = sideOf(numbered.a, byteIndent(la));
-  const y = sideOf(numbered.b, byteIndent(lb));
-  // The whole diff in WebAssembly (the same steps as diffSides and changesOf), else in JavaScript.
-  let changes = scan?.diff() ?? null;
   if (!changes) {
+    const numbered: Numbered = scan
+      ? { a: scan.aIds, b: scan.bIds, classes: scan.classes, countA: scan.aCounts, countB: scan.bCounts }
+      : numberLines(la, lb);
+    const x = sideOf(numbered.a, byteIndent(la));
+    const y = sideOf(numbered.b, byteIndent(lb));
     diffSides(x, y, numbered.countA, numbered.countB);
     changes = changesOf(x, y);
   }

@@ -3097,14 +3097,40 @@ export class LineScan {
   readonly aAt: number;
   readonly bAt: number;
   /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
-  readonly aStarts: Int32Array;
-  readonly bStarts: Int32Array;
-  readonly aIds: Int32Array;
-  readonly bIds: Int32Array;
+  readonly aCount: number;
+  readonly bCount: number;
   readonly classes: number;
   /** For each line number, how many lines of a (of b) have it. */
-  readonly aCounts: Int32Array;
-  readonly bCounts: Int32Array;
+  get aCounts(): Int32Array {
+    return this.#copy("aCounts", this.#a.counts, this.classes);
+  }
+  get bCounts(): Int32Array {
+    return this.#copy("bCounts", this.#b.counts, this.classes);
+  }
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  get aStarts(): Int32Array {
+    return this.#copy("aStarts", this.aStartsAt, this.aCount + 1);
+  }
+  get bStarts(): Int32Array {
+    return this.#copy("bStarts", this.bStartsAt, this.bCount + 1);
+  }
+  get aIds(): Int32Array {
+    return this.#copy("aIds", this.#a.ids, this.aCount);
+  }
+  get bIds(): Int32Array {
+    return this.#copy("bIds", this.#b.ids, this.bCount);
+  }
+  /**
+   * Arrays copied out of memory when JavaScript first asks (the whole diff in WebAssembly needs
+   * none of them; the JavaScript fallback and writer do). Copies, so a later memory.grow (which
+   * detaches every view of the memory) cannot empty them.
+   */
+  readonly #copies = new Map<string, Int32Array>();
+  #copy(name: string, at: number, n: number): Int32Array {
+    let copy = this.#copies.get(name);
+    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy;
+  }
   /** Whether each file is all ASCII. */
   readonly aAscii: boolean;
   readonly bAscii: boolean;
@@ -3113,6 +3139,7 @@ export class LineScan {
   readonly bStartsAt: number;
   /** Where the patch written so far ends in memory. */
   outEnd: number;
+  readonly #bLength: number;
   /** Where each file's arrays for the clean-up are in memory. */
   readonly #a: FileArrays;
   readonly #b: FileArrays;
@@ -3134,6 +3161,7 @@ export class LineScan {
   private constructor(a: Uint8Array, b: Uint8Array) {
     this.#wasm = instantiate();
     this.aAt = FIRST_FILE_AT;
+    this.#bLength = b.length;
     this.bAt = align(this.aAt + a.length + 8);
     let top = align(this.bAt + b.length + 8);
     this.#reserve(top);
@@ -3225,12 +3253,8 @@ export class LineScan {
     classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
     classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
     this.classes = next;
-    this.aCounts = i32(aCounts, next).slice();
-    this.bCounts = i32(bCounts, next).slice();
-    this.aStarts = i32(this.aStartsAt, aCount + 1).slice();
-    this.bStarts = i32(this.bStartsAt, bCount + 1).slice();
-    this.aIds = i32(aIds, aCount).slice();
-    this.bIds = i32(bIds, bCount).slice();
+    this.aCount = aCount;
+    this.bCount = bCount;
   }
 
   /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
@@ -3258,8 +3282,7 @@ export class LineScan {
     const wasm = this.#wasm;
     const a = this.#a;
     const b = this.#b;
-    const aCount = this.aIds.length;
-    const bCount = this.bIds.length;
+    const { aCount, bCount } = this;
     const limit = Math.min(aCount, bCount);
     const head = wasm.common(a.ids, b.ids, limit, 4);
     const tail = wasm.common(a.ids + (aCount - 1) * 4, b.ids + (bCount - 1) * 4, limit - head, -4);
@@ -3321,9 +3344,8 @@ export class LineScan {
     const start = align(changesAt + changes.length * 4);
     // Every line of a and of b at most once, each with its prefix; a header (at most ~140 bytes
     // with the function line) per hunk, at most one per change; the marker at most twice.
-    const aCount = this.aStarts.length - 1;
-    const bCount = this.bStarts.length - 1;
-    const bound = (this.bAt - this.aAt) + (this.bStarts[bCount] + 8) + aCount + bCount + n * HUNK_HEADER_MAX +
+    const { aCount, bCount } = this;
+    const bound = (this.bAt - this.aAt) + (this.#bLength + 8) + aCount + bCount + n * HUNK_HEADER_MAX +
       2 * NO_NEWLINE_MARKER.length;
     this.#reserve(start + bound);
     new Int32Array(this.#bytes.buffer, changesAt, changes.length).set(changes);
