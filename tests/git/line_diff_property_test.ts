@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type Engine, unifiedDiff } from "../../commands/git/lib/line_diff.ts";
-import { LineScan } from "../../commands/git/lib/line_scan.ts";
+import { LINE_SCAN_MODULE, LineScan } from "../../commands/git/lib/line_scan.ts";
+import { assembleLineScan } from "../../commands/git/lib/line_scan_program.ts";
 import { makeRoot } from "../helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
 
@@ -361,7 +362,16 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
   );
 });
 
-Deno.test("the WebAssembly module assembles and validates (else every diff would quietly take the JavaScript engine)", () => {
+Deno.test("the WebAssembly module validates (else every diff would quietly take the JavaScript engine)", () => {
   const bytes = new TextEncoder().encode("a\nb\n");
   assert.notEqual(LineScan.of(bytes, bytes), null);
+});
+
+Deno.test("the module line_scan.ts carries is what line_scan_program.ts's instructions assemble to", () => {
+  const assembled = btoa(String.fromCharCode(...assembleLineScan()));
+  assert.equal(
+    LINE_SCAN_MODULE,
+    assembled,
+    "line_scan.ts's LINE_SCAN_MODULE is stale: regenerate it as line_scan_program.ts's header says",
+  );
 });
