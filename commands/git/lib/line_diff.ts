@@ -14,10 +14,12 @@
  *   heuristic, and hunks are cut as `xdl_emit_diff` cuts them: `context` lines around each
  *   change, changes at most twice that apart joined, git's default function line after `@@`.
  *
- * Everything works on typed arrays: a 60,000-line file makes no object per line. The byte loops
- * (finding, hashing and numbering lines, copying them into the patch) run in WebAssembly
- * (line_scan.ts); files too large for its memory take the same steps in JavaScript (`linesOf`,
- * `numberLines`, `ArraySink`), and the tests hold both to the same output.
+ * Everything works on typed arrays: a 60,000-line file makes no object per line. All of it runs
+ * in WebAssembly (line_scan.ts, its program in line_scan_program.ts following the functions here
+ * step by step); the JavaScript below is the same algorithm for files too large for its memory
+ * (`linesOf`, `numberLines`, `diffSides`, `writeHunks`), for a pair of files shown differently
+ * (one UTF-8, one not: `writeHunks` switches decoding between runs), and for `keptLines` (blame).
+ * The tests hold every path to the same output, and to git's.
  */
 
 import { bytesToByteString } from "./bytes.ts";
