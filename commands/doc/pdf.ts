@@ -387,8 +387,103 @@ class VendoredBinaryData {
   }
 }
 
+/**
+ * A copy of a message as `structuredClone` makes it, for the data PDF.js sends between its two
+ * sides: plain objects and arrays copied member by member (class instances become plain objects
+ * of their own enumerable properties), Maps and Sets copied, binary data passed as it is (PDF.js
+ * sends it transferred or never touches it again). Anything else (errors, dates) goes through
+ * `structuredClone`, and so does a message this cannot copy (a cycle).
+ */
+function copyMessage(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = copyMessage(value[i]);
+    return copy;
+  }
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [copyMessage(k), copyMessage(v)]));
+  if (value instanceof Set) return new Set([...value].map(copyMessage));
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null && !isPlainClass(prototype)) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyMessage((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
+/** An instance of a class of PDF.js's own (not a built-in such as Error, Date or RegExp), cloned as a plain object. */
+function isPlainClass(prototype: object): boolean {
+  for (let p: object | null = prototype; p !== null; p = Object.getPrototypeOf(p)) {
+    if (p === Object.prototype) return true;
+    if (BUILT_IN_PROTOTYPES.has(p)) return false;
+  }
+  return true;
+}
+const BUILT_IN_PROTOTYPES = new Set<object>([
+  Error.prototype,
+  Date.prototype,
+  RegExp.prototype,
+  Promise.prototype,
+  Number.prototype,
+  String.prototype,
+  Boolean.prototype,
+]);
+
+/**
+ * The port between PDF.js's document side and its API side, both in this thread (pterm runs no
+ * PDF.js worker of its own: the sandbox worker is the thread). PDF.js's own in-thread port
+ * (`LoopbackPort`) copies each message with `structuredClone`, which costs ~10–15% of the CPU of
+ * a long document (every text item goes through Deno's serializer); this one copies in
+ * JavaScript (`copyMessage`), at the same moment, so a sender that reuses an object after
+ * posting it (PDF.js empties its operator-list arrays in place) still cannot reach the copy.
+ * Messages are delivered in order, each in its own microtask, as `LoopbackPort` does.
+ */
+class InThreadPort {
+  #listeners = new Set<(event: { data: unknown }) => void>();
+  #delivered = Promise.resolve();
+  postMessage(message: unknown): void {
+    let data: unknown;
+    try {
+      data = copyMessage(message);
+    } catch {
+      data = structuredClone(message);
+    }
+    const event = { data };
+    this.#delivered.then(() => {
+      for (const listener of this.#listeners) listener.call(this, event);
+    });
+  }
+  addEventListener(_type: string, listener: (event: { data: unknown }) => void): void {
+    this.#listeners.add(listener);
+  }
+  removeEventListener(_type: string, listener: (event: { data: unknown }) => void): void {
+    this.#listeners.delete(listener);
+  }
+  terminate(): void {
+    this.#listeners.clear();
+  }
+}
+
+/** How PDF.js's two sides talk: pterm's `InThreadPort`, or PDF.js's own `LoopbackPort` (the tests' reference). */
+export const pdfjsMessaging = { port: "pterm" as "pterm" | "pdfjs" };
+
+/** PDF.js's document side on an `InThreadPort`, as a `worker` for `getDocument`; null to let PDF.js set up its own. */
+async function inThreadWorker(): Promise<unknown> {
+  if (pdfjsMessaging.port !== "pterm") return null;
+  const pdfjs = await getResolvedPDFJS() as unknown as { PDFWorker?: new (options: { port: unknown }) => unknown };
+  // The bundle registers its document side here (what PDF.js's own in-thread set-up uses).
+  const documentSide =
+    (globalThis as { pdfjsWorker?: { WorkerMessageHandler?: { initializeFromPort(port: unknown): void } } })
+      .pdfjsWorker?.WorkerMessageHandler;
+  if (!pdfjs.PDFWorker || !documentSide) return null;
+  const port = new InThreadPort();
+  documentSide.initializeFromPort(port);
+  return new pdfjs.PDFWorker({ port });
+}
+
 async function open(bytes: Uint8Array): Promise<PdfDocument> {
   try {
+    const worker = await inThreadWorker();
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
     return await getDocumentProxy(
       bytes.slice(),
@@ -409,6 +504,7 @@ async function open(bytes: Uint8Array): Promise<PdfDocument> {
         cMapUrl: "pterm-cmaps/",
         cMapPacked: true,
         BinaryDataFactory: VendoredBinaryData,
+        ...(worker ? { worker } : {}),
       } as Parameters<typeof getDocumentProxy>[1],
     );
   } catch (error) {
