@@ -76,6 +76,7 @@ function annotationText(annotation: AnnotationData): string[] {
  * its rectangle, put before the first drawn piece below it so that it joins its line.
  */
 function withAnnotationText(pieces: readonly TextPiece[], annotations: readonly AnnotationData[]): TextPiece[] {
+  if (!annotations.some((annotation) => annotationText(annotation).length > 0)) return pieces as TextPiece[];
   const sizes = pieces.map((p) => Math.abs(p.transform[3])).filter((size) => size > 0);
   const size = median(sizes) || 10;
   const out = [...pieces];
@@ -273,7 +274,10 @@ function linesOf(items: readonly Placed[]): Line[] {
     if (item.hasEOL) finish();
   }
   finish();
-  const cleaned = lines.map((l) => ({ ...l, text: l.text.replace(/\s+$/, "") })).filter((l) => l.text.trim() !== "");
+  const cleaned = lines.map((l) => {
+    const text = l.text.trimEnd(); // the same white space as /\s+$/, without a regular expression's backtracking
+    return text === l.text ? l : { ...l, text };
+  }).filter((l) => l.text !== "");
   return mergeSameBaseline(cleaned);
 }
 
@@ -569,9 +573,12 @@ function paragraphsOf(lines: readonly Line[]): string[] {
 /** C0 controls (tab and line ends aside), DEL and C1 controls: what fonts without a Unicode map yield. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+// deno-lint-ignore no-control-regex -- the same class, for a test that keeps no state between calls
+const HAS_CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /** Drops control characters from the pieces' text; returns how many were dropped. */
 function dropControlCharacters<T extends { readonly str: string }>(items: T[]): { items: T[]; dropped: number } {
+  if (!items.some((item) => HAS_CONTROL_CHARACTER.test(item.str))) return { items, dropped: 0 };
   let dropped = 0;
   const clean = items.map((item) => {
     const str = item.str.replace(CONTROL_CHARACTERS, () => {
