@@ -50,6 +50,62 @@ async function annotationsOf(page: PdfPage): Promise<AnnotationData[]> {
   }
 }
 
+/** PDF.js's numbers for the annotation types whose text pterm reads, and the flags that hide one from view. */
+const FREE_TEXT = 3;
+const WIDGET = 20;
+const INVISIBLE = 1;
+const NO_VIEW = 32;
+
+/** `AnnotationData` as `getAnnotationsByType` gives it: with its page and flags. */
+interface FoundAnnotation extends AnnotationData {
+  readonly annotationType?: number;
+  readonly annotationFlags?: number;
+  readonly pageIndex?: number;
+  readonly quadPoints?: unknown;
+}
+
+/**
+ * The annotations whose text pterm reads (free-text notes and form fields: the only kinds whose
+ * appearance text PDF.js extracts, and the fields' values), for the whole document in one call,
+ * by page number; null when PDF.js cannot list them that way (then each page asks on its own).
+ *
+ * Why not each page's `getAnnotations`: for a page with links or text markup (highlights,
+ * underlines) PDF.js then extracts the page's whole text a second time, to find the text under
+ * each of them (`overlaidText`, which pterm does not use) — twice the work on every page of a
+ * document with hyperlinks. `getAnnotationsByType` skips that. It lists what `getAnnotations`
+ * lists for a viewer, in the same order, after the same filter: a widget is always listed, any
+ * other annotation unless flagged invisible or not-for-view (PDF.js's `viewable`); widgets come
+ * after the other annotations of their page, as in `getAnnotations`.
+ */
+async function textAnnotationsByPage(pdf: PdfDocument): Promise<Map<number, AnnotationData[]> | null> {
+  let found: FoundAnnotation[] | null;
+  try {
+    found = (await pdf.getAnnotationsByType(new Set([FREE_TEXT, WIDGET]), new Set())) as FoundAnnotation[] | null;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(found)) return null;
+  const byPage = new Map<number, FoundAnnotation[]>();
+  for (const annotation of found) {
+    if (typeof annotation.pageIndex !== "number") return null;
+    const flags = annotation.annotationFlags ?? 0;
+    const viewable = annotation.annotationType === WIDGET ||
+      (annotation.quadPoints !== null && (flags === 0 || (flags & (INVISIBLE | NO_VIEW)) === 0));
+    if (!viewable) continue;
+    const number = annotation.pageIndex + 1;
+    if (!byPage.has(number)) byPage.set(number, []);
+    byPage.get(number)!.push(annotation);
+  }
+  const ordered = new Map<number, AnnotationData[]>();
+  for (const [number, annotations] of byPage) {
+    ordered.set(number, [
+      ...annotations.filter((a) => a.annotationType !== WIDGET),
+      ...annotations.filter((a) => a.annotationType === WIDGET),
+    ]);
+  }
+  return ordered;
+}
+
 /** The text a viewer shows for an annotation: its appearance's text, else a text field's value. */
 function annotationText(annotation: AnnotationData): string[] {
   if (annotation.hidden || annotation.noView) return [];
@@ -468,12 +524,17 @@ class InThreadPort {
   }
 }
 
-/** How PDF.js's two sides talk: pterm's `InThreadPort`, or PDF.js's own `LoopbackPort` (the tests' reference). */
-export const pdfjsMessaging = { port: "pterm" as "pterm" | "pdfjs" };
+/**
+ * pterm's two shortcuts through PDF.js, each giving what PDF.js's plain path gives at less cost:
+ * its `InThreadPort` instead of PDF.js's `LoopbackPort`, and one `getAnnotationsByType` call
+ * instead of each page's `getAnnotations` (`textAnnotationsByPage`). Turned off only by the test
+ * that compares both ways on real PDFs.
+ */
+export const pdfjsShortcuts = { inThreadPort: true, annotationsByType: true };
 
 /** PDF.js's document side on an `InThreadPort`, as a `worker` for `getDocument`; null to let PDF.js set up its own. */
 async function inThreadWorker(): Promise<unknown> {
-  if (pdfjsMessaging.port !== "pterm") return null;
+  if (!pdfjsShortcuts.inThreadPort) return null;
   const pdfjs = await getResolvedPDFJS() as unknown as { PDFWorker?: new (options: { port: unknown }) => unknown };
   // The bundle registers its document side here (what PDF.js's own in-thread set-up uses).
   const documentSide =
@@ -653,6 +714,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
+    const annotationsByPage = pdfjsShortcuts.annotationsByType ? await textAnnotationsByPage(pdf) : null;
     for (let number = 1; number <= pdf.numPages; number++) {
       options.signal.throwIfAborted();
       if (chars > options.charBudget) {
@@ -672,7 +734,8 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
         const content = await page.getTextContent({ disableNormalization: true });
         const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
-        const pieces = withAnnotationText(drawn, await annotationsOf(page));
+        const annotations = annotationsByPage ? annotationsByPage.get(number) ?? [] : await annotationsOf(page);
+        const pieces = withAnnotationText(drawn, annotations);
         tables = await tablesOf(page, pieces, content.styles);
         members = new Int32Array(pieces.length).fill(-1);
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));

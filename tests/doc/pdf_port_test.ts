@@ -1,14 +1,17 @@
 /**
- * pterm's in-thread port between PDF.js's two sides (commands/doc/pdf.ts, `InThreadPort`) copies
- * messages in JavaScript instead of PDF.js's own `structuredClone`. It must change nothing: every
- * real PDF among the fixtures (pdfTeX manuals, PDF.js's and pypdf's test files with annotations,
- * forms, rotation and right-to-left text, camelot's ruled tables, which go through PDF.js's
- * operator lists, whose arrays PDF.js empties in place after sending them) is read both ways in
- * one process and must give the same blocks, warnings and counts, or the same error.
+ * pterm's shortcuts through PDF.js (commands/doc/pdf.ts, `pdfjsShortcuts`) must change nothing:
+ * its in-thread port between PDF.js's two sides copies messages in JavaScript instead of PDF.js's
+ * own `structuredClone`, and one `getAnnotationsByType` call for the document replaces each page's
+ * `getAnnotations` (which extracts the text of every page with links a second time). Every real
+ * PDF among the fixtures (pdfTeX manuals with links, PDF.js's and pypdf's test files with
+ * free-text notes, filled forms, rotation and right-to-left text, camelot's ruled tables, which go
+ * through PDF.js's operator lists, whose arrays PDF.js empties in place after sending them) is
+ * read with PDF.js's plain paths and with each shortcut in one process, and must give the same
+ * blocks, warnings and counts, or the same error.
  */
 
 import assert from "node:assert/strict";
-import { extractPdf, infoPdf, pdfjsMessaging } from "../../commands/doc/pdf.ts";
+import { extractPdf, infoPdf, pdfjsShortcuts } from "../../commands/doc/pdf.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 
@@ -21,8 +24,17 @@ async function realPdfs(dir: URL, prefix = ""): Promise<string[]> {
   return found.sort();
 }
 
-async function readWith(port: "pterm" | "pdfjs", bytes: Uint8Array): Promise<unknown> {
-  pdfjsMessaging.port = port;
+type Shortcuts = typeof pdfjsShortcuts;
+const PLAIN: Shortcuts = { inThreadPort: false, annotationsByType: false };
+const WAYS: [string, Shortcuts][] = [
+  ["in-thread port", { inThreadPort: true, annotationsByType: false }],
+  ["annotations by type", { inThreadPort: false, annotationsByType: true }],
+  ["both (pterm's default)", { inThreadPort: true, annotationsByType: true }],
+];
+
+async function readWith(shortcuts: Shortcuts, bytes: Uint8Array): Promise<unknown> {
+  const defaults = { ...pdfjsShortcuts };
+  Object.assign(pdfjsShortcuts, shortcuts);
   try {
     const extraction = await extractPdf(bytes, {
       signal: AbortSignal.timeout(60_000),
@@ -33,20 +45,24 @@ async function readWith(port: "pterm" | "pdfjs", bytes: Uint8Array): Promise<unk
   } catch (error) {
     return { error: (error as { code?: string }).code ?? String(error), message: (error as Error).message };
   } finally {
-    pdfjsMessaging.port = "pterm";
+    Object.assign(pdfjsShortcuts, defaults);
   }
 }
 
-Deno.test("doc: PDF.js through pterm's in-thread port reads every real PDF fixture as through its own", async (t) => {
+Deno.test("doc: pterm's shortcuts through PDF.js read every real PDF fixture as PDF.js's plain paths do", async (t) => {
+  assert.deepEqual(
+    pdfjsShortcuts,
+    { inThreadPort: true, annotationsByType: true },
+    "the shortcuts are pterm's default",
+  );
   const files = await realPdfs(FIXTURES);
   assert.ok(files.length >= 15, `expected the real PDF fixtures, found ${files.length}`);
   let pages = 0;
   for (const file of files) {
     await t.step(file, async () => {
       const bytes = await Deno.readFile(new URL(file, FIXTURES));
-      const reference = await readWith("pdfjs", bytes);
-      const mine = await readWith("pterm", bytes);
-      assert.deepEqual(mine, reference);
+      const reference = await readWith(PLAIN, bytes);
+      for (const [way, shortcuts] of WAYS) assert.deepEqual(await readWith(shortcuts, bytes), reference, way);
       pages += (reference as { extraction?: { counts: { pages?: number } } }).extraction?.counts.pages ?? 0;
     });
   }
