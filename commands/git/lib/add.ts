@@ -51,7 +51,7 @@ export async function stage(
       );
     }
   }
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const forced: string[] = [];
   if (!all) {
     for (const spec of specs) {

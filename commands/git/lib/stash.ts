@@ -259,7 +259,7 @@ export async function stashApply(
 
 export async function stashDrop(repo: Repo, n: number): Promise<string> {
   const entry = entryAt(repo, n);
-  const lock = await LockFile.acquire(`${repo.gitdir}/${STASH_REF}`, "the stash");
+  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
   try {
     const entries = readReflog(repo, STASH_REF);
     const k = entries.length - 1 - n;

@@ -114,7 +114,7 @@ export async function worktreeStatus(
   for (const path of conflicts.keys()) addParents(trackedDirs, path);
   const trackedAt = (path: string): IndexEntry | null | undefined =>
     entries.get(path) ?? (conflicts.has(path) ? null : undefined);
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   observer?.rules(ignore);
   const toHash: { entry: IndexEntry; info: Deno.FileInfo }[] = [];
   const racyLimit = index.fileMtimeMs;
