@@ -67,12 +67,33 @@ function inProgress(gitdir: string): "merge" | "revert" | null {
   return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
 }
 
-/** git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes. */
-function shortStatus(files: readonly StatusFile[]): string {
+/**
+ * git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes.
+ * A submodule changed only inside is ` m` (modified content) or ` ?` (untracked content) there, as
+ * in `git status --short`; `--porcelain` keeps ` M`, as git's porcelain v1 does.
+ */
+function shortStatus(files: readonly StatusFile[], porcelain: boolean): string {
   const shown = bounded(files, 1000);
-  const lines = shown.items.map((f) => `${f.xy.replaceAll(".", " ")} ${quoteName(f.path)}`);
+  const lines = shown.items.map((f) => {
+    let xy = f.xy;
+    if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
+      xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
+    }
+    return `${xy.replaceAll(".", " ")} ${quoteName(f.path)}`;
+  });
   if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
   return lines.length ? lines.join("\n") + "\n" : "";
+}
+
+/** What git's long status says after a submodule's path: `(new commits, modified content, untracked content)`. */
+function submoduleNote(code: string | undefined): string {
+  if (!code) return "";
+  const parts = [
+    code[1] === "C" ? "new commits" : null,
+    code[2] === "M" ? "modified content" : null,
+    code[3] === "U" ? "untracked content" : null,
+  ].filter((p) => p !== null);
+  return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
 function longStatus(
@@ -94,7 +115,7 @@ function longStatus(
         `untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`,
     );
     const shown = bounded(files, 200);
-    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}`);
+    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}${submoduleNote(f.submodule)}`);
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
@@ -118,7 +139,9 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const isClean = files.length === 0;
   const progress = inProgress(repo.gitdir);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  ctx.stdout.write(short ? shortStatus(files) : longStatus(report, files, counts, progress));
+  ctx.stdout.write(
+    short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress),
+  );
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {

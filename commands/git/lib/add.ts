@@ -100,9 +100,10 @@ export async function stage(
       index.remove(path);
       removed.push(path);
     } else if (tracked?.mode === S_IFGITLINK) {
-      // A submodule at another commit: stage the commit its checkout is at, as git add does.
+      // A submodule at another commit: stage the commit its checkout is at, as git add does (changes
+      // inside it, or untracked files there, are the submodule's own business: nothing to stage here).
       const head = submoduleHead(repo, path);
-      if (head) {
+      if (head && head !== tracked.oid) {
         index.set(emptyEntry(path, head, S_IFGITLINK), true);
         updated.push(path);
       }

@@ -41,6 +41,8 @@ export interface Repo {
   symlinks: boolean;
   /** The work tree relative to the workspace root (`.` for the root), for messages; set by callers. */
   label: string;
+  /** The workspace root every git folder was confined to (absent for a library call without one). */
+  readonly root?: string;
 }
 
 function isDirectory(path: string): boolean {
@@ -477,6 +479,7 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     label,
+    root,
   };
 }
 
