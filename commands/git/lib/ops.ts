@@ -373,7 +373,7 @@ function refuseIfCheckedOutElsewhere(repo: Repo, ref: string, doing: string): vo
   if (holding.length === 0) return;
   throw new PtermError(
     "InvalidArgs",
-    `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in another worktree, ` +
+    `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the worktree ` +
       `${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`,
   );
 }
