@@ -209,6 +209,25 @@ Deno.test("superproject status, diff, add and commit -a with a submodule modifie
     await git(g, "status", "--porcelain"),
   );
 
+  // What git's settings tell status and diff to overlook: submodule.<name>.ignore in .git/config, then
+  // in .gitmodules, then diff.ignoreSubmodules.
+  const both = async (...args: string[]) => {
+    for (const root of [pair.p.path, pair.g.path]) await git(`${root}/super`, ...args);
+  };
+  for (const value of ["untracked", "dirty", "all", "none"]) {
+    await both("config", "submodule.lib.ignore", value);
+    await check(`submodule.lib.ignore=${value} in .git/config`);
+  }
+  await both("config", "--unset", "submodule.lib.ignore");
+  await both("config", "--file", ".gitmodules", "submodule.lib.ignore", "dirty");
+  await check("submodule.lib.ignore=dirty in .gitmodules");
+  await both("config", "diff.ignoreSubmodules", "all");
+  await check(".gitmodules's dirty over diff.ignoreSubmodules=all");
+  await both("config", "--file", ".gitmodules", "--unset", "submodule.lib.ignore");
+  await check("diff.ignoreSubmodules=all");
+  await both("config", "--unset", "diff.ignoreSubmodules");
+  await both("checkout", "-q", ".gitmodules");
+
   // add -A and commit -a stage nothing for a submodule that is only dirty (both refuse to commit).
   await pair.run("super", "git add --repo super -A", ["add", "-A"]);
   await pair.run("super", "git commit --repo super -am nothing", ["commit", "-qam", "nothing"], "NothingToCommit");
@@ -238,6 +257,23 @@ Deno.test("superproject status, diff, add and commit -a with a submodule modifie
   }
   await pair.run("super", "git add --repo super lib", ["add", "lib"]);
   await check("staged submodule commit");
+  await pair.run("super", "git commit --repo super -m record-again", ["commit", "-qm", "record-again"]);
+
+  // git stash leaves a submodule's checkout alone: only the superproject's own change is stashed.
+  await pair.write("super/s.txt", "s changed\n");
+  await pair.write("super/lib/a.txt", "dirty again\n");
+  await pair.run("super", "git stash --repo super", ["stash", "-q"]);
+  await pair.compare("super", "after stash with a dirty submodule");
+  await pair.run("super", "git stash pop --repo super", ["stash", "pop", "-q"]);
+  await pair.compare("super", "after stash pop");
+  await pair.run("super", "git commit --repo super -am s-change", ["commit", "-qam", "s-change"]);
+
+  // The submodule's folder removed altogether: ` D lib`; add -A stages the removal, as git does.
+  await Deno.remove(`${pair.p.path}/super/lib`, { recursive: true });
+  await Deno.remove(`${g}/lib`, { recursive: true });
+  await check("submodule folder deleted");
+  await pair.run("super", "git add --repo super -A", ["add", "-A"]);
+  await pair.compare("super", "after staging the submodule's removal");
 });
 
 Deno.test("linked worktree (git worktree add): status, add, commit, log, diff, branch, checkout, merge, stash inside it, as git does", async () => {

@@ -169,7 +169,7 @@ async function stageTracked(
   policy: PathPolicy,
   scope: readonly string[],
 ): Promise<StageResult> {
-  const work = await worktreeStatus(repo, index, policy, { untracked: false });
+  const work = await worktreeStatus(repo, index, policy, { untracked: false, submodules: "none" });
   const changed = [...work.unstaged.keys()].filter((path) =>
     !policy.hidden(path) && (scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s)))
   );

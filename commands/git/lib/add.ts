@@ -75,7 +75,8 @@ export async function stage(
       }
     }
   }
-  const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope });
+  // Submodules' new commits are found whatever their `ignore` setting says, as git add finds them.
+  const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope, submodules: "none" });
   refuseSkipWorktreeOnly(index, specs, work.untracked);
   const toWrite: string[] = [...work.untracked.filter((p) => !p.endsWith("/"))];
   // A repository nested in the work tree is added as a gitlink to its checked-out commit, as git does.

@@ -95,7 +95,8 @@ export async function stashPush(
   }
   const headCommit = await readCommit(repo, head.oid);
   const staged = await indexVsTree(repo, index, headCommit.tree);
-  const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked });
+  // git stash leaves submodules alone (its ignore_submodules): their checkouts are neither saved nor reset.
+  const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked, submodules: "all" });
   const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
   if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
   const branch = head.branch ?? "(no branch)";

@@ -23,7 +23,8 @@ import { MODE_TREE, objectHeader, parseTree } from "./objects.ts";
 import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { cachedTreeOid } from "./tree.ts";
-import { openSubmodule } from "./submodule.ts";
+import { openSubmodule, submoduleIgnore } from "./submodule.ts";
+import { lstatOrNull } from "../../../core/paths.ts";
 import { type PathPolicy, pathPolicy } from "./worktree.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { readIndexFile } from "./index_file.ts";
@@ -58,7 +59,7 @@ export interface StatusReport {
   readonly unaddressable: string[];
   /** Every submodule looked at (checked out, in scope): git's porcelain v2 state `S<c><m><u>` (see SubmoduleState). */
   readonly submodules: Map<string, string>;
-  /** Staged paths that are gitlinks in the index (reported `S...` when their checkout shows nothing more). */
+  /** Changed paths that are gitlinks in the index (reported `S...` when their checkout shows nothing more). */
   readonly gitlinks: Set<string>;
 }
 
@@ -68,6 +69,12 @@ export interface StatusOptions {
   readonly paths?: readonly string[] | null;
   /** How many submodule levels above this repository are being looked at (0 for the top). */
   readonly submoduleDepth?: number;
+  /**
+   * How submodules' checkouts are looked at: "config" (status, diff: git's `submodule.<name>.ignore`
+   * from .git/config or .gitmodules, else `diff.ignoreSubmodules`, else none), "none" (add, commit
+   * -a: git's override_submodule_config, every new commit found), "all" (stash: not at all).
+   */
+  readonly submodules?: "config" | "none" | "all";
 }
 
 /** Submodules inside submodules are looked at this deep, no deeper (git has no limit; a loop of gitfiles would never end). */
@@ -326,7 +333,13 @@ export async function worktreeStatus(
       continue;
     }
     if (!inScope(path, options.paths)) continue;
-    if (entry.mode === S_IFGITLINK) continue;
+    if (entry.mode === S_IFGITLINK) {
+      // A submodule's folder gone altogether: ` D sub`, as git (an empty folder is "not checked out": nothing).
+      if (lstatOrNull(`${repo.dir}/${path}`) === null && (options.submodules ?? "config") !== "all") {
+        unstaged.set(path, "D");
+      }
+      continue;
+    }
     // assume-unchanged and skip-worktree: git does not look, not even for a deletion.
     if (entry.assumeValid || entry.skipWorktree) continue;
     if (hasRawBytes(path)) {
@@ -347,12 +360,23 @@ export async function worktreeStatus(
   }
   // A submodule at another commit, or with changes of its own: ` M sub`, as git's default --ignore-submodules=none.
   const submodules = new Map<string, string>();
-  for (const entry of gitlinks) {
-    const state = await submoduleState(repo, entry.path, entry.oid, {
-      untracked: options.untracked,
+  const mode = options.submodules ?? "config";
+  for (const entry of mode === "all" ? [] : gitlinks) {
+    const { ignore, perSubmodule } = mode === "none"
+      ? { ignore: "none", perSubmodule: false }
+      : submoduleIgnore(repo, entry.path);
+    if (ignore === "all") continue;
+    const found = await submoduleState(repo, entry.path, entry.oid, {
+      // `-uno` leaves untracked files in submodules out too, unless the submodule's own setting says "none".
+      untracked: ignore === "none" && (options.untracked || perSubmodule),
       depth: options.submoduleDepth,
     });
-    if (!state) continue;
+    if (!found) continue;
+    const state = {
+      ...found,
+      modified: found.modified && ignore !== "dirty",
+      untracked: found.untracked && ignore === "none",
+    };
     submodules.set(entry.path, submoduleCode(state));
     if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
   }
@@ -548,7 +572,9 @@ export async function computeStatus(
     refreshed: work.refreshed,
     unaddressable: work.unaddressable,
     submodules: work.submodules,
-    gitlinks: new Set([...stagedAll.keys()].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK)),
+    gitlinks: new Set(
+      [...stagedAll.keys(), ...work.unstaged.keys()].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK),
+    ),
   };
 }
 

@@ -8,6 +8,46 @@
 import type { Repo } from "./repo.ts";
 import { openRepo } from "./repo.ts";
 import { readHead } from "./refs.ts";
+import { type GitConfig, parseConfig } from "./config.ts";
+
+const gitmodulesCache = new WeakMap<Repo, GitConfig>();
+
+/** The work tree's `.gitmodules` (a regular file only: one that is a link is never followed), parsed once per repository object. */
+function gitmodules(repo: Repo): GitConfig {
+  let parsed = gitmodulesCache.get(repo);
+  if (!parsed) {
+    let text = "";
+    try {
+      if (Deno.lstatSync(`${repo.dir}/.gitmodules`).isFile) text = Deno.readTextFileSync(`${repo.dir}/.gitmodules`);
+    } catch { /* none */ }
+    parsed = parseConfig(text);
+    gitmodulesCache.set(repo, parsed);
+  }
+  return parsed;
+}
+
+export type SubmoduleIgnore = "none" | "untracked" | "dirty" | "all";
+
+/**
+ * What status and diff overlook in the submodule at `path`, as git decides: `submodule.<name>.ignore`
+ * from the repository's config, else from `.gitmodules` (the name is the section whose `path` is
+ * this one), else `diff.ignoreSubmodules`, else "none". An unknown value counts as "none".
+ * `perSubmodule`: the value is the submodule's own, which (in git) also overrides status's `-uno`.
+ */
+export function submoduleIgnore(repo: Repo, path: string): { ignore: SubmoduleIgnore; perSubmodule: boolean } {
+  const modules = gitmodules(repo);
+  let name: string | null = null;
+  for (const key of modules.keys()) {
+    const match = /^submodule\.(.+)\.path$/.exec(key);
+    if (match && modules.get(key) === path) name = match[1];
+  }
+  const own = name !== null
+    ? repo.config.get(`submodule.${name}.ignore`) ?? modules.get(`submodule.${name}.ignore`)
+    : undefined;
+  const value = own ?? repo.config.get("diff.ignoresubmodules") ?? "none";
+  const known = ["none", "untracked", "dirty", "all"] as const;
+  return { ignore: known.find((k) => k === value.toLowerCase()) ?? "none", perSubmodule: own !== undefined };
+}
 
 /**
  * The repository checked out at `path` (a gitlink's folder, or a nested repository), or null when
