@@ -85,6 +85,8 @@ Deno.test("a gitfile naming a git folder outside the root (absolute, relative, t
   const watched = [s.outside];
   await write(`${s.root}/abs/.git`, `gitdir: ${s.outside}/repo/.git\n`);
   await assertRefused(s.root, "abs", "PathEscape", /outside the workspace/, watched);
+  const init = await ptermTry(s.root, "git init --dir abs");
+  assert.equal(init.error_code, "PathEscape", `git init on it: ${init.stderr}`);
   await write(`${s.root}/rel/.git`, `gitdir: ${relative(`${s.root}/rel`, `${s.outside}/repo/.git`)}\n`);
   await assertRefused(s.root, "rel", "PathEscape", /outside the workspace/, watched);
   // A link inside the root that leads out: the canonical location decides.

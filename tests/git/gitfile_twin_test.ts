@@ -114,6 +114,10 @@ Deno.test("submodule (git submodule add): pterm works inside it as git does — 
   // The shape real git made: a gitfile, the git folder in the superproject, core.worktree back.
   assert.equal((await Deno.readTextFile(`${pair.p.path}/${lib}/.git`)).trim(), "gitdir: ../.git/modules/lib");
   await pair.compare(lib, "at the start");
+  // git init there: already a repository (its gitfile is followed, nothing is written into it).
+  const init = result(await pterm(pair.p.path, `git init --dir ${lib}`));
+  assert.equal(init.created, false);
+  assert.equal(init.initial_branch, "main");
 
   await pair.write(`${lib}/a.txt`, "a changed\n");
   await pair.write(`${lib}/new.txt`, "new\n");

@@ -8,7 +8,7 @@ import { stage, type StageResult } from "../lib/add.ts";
 import { commitIndex, onlyPathsIndex } from "../lib/commit.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
-import { excludePtermState, initRepo, type Repo } from "../lib/repo.ts";
+import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
 import { resolveRevision } from "../lib/revparse.ts";
 import type { GitAuthor } from "../lib/identity.ts";
 import type { Index } from "../lib/index_file.ts";
@@ -44,7 +44,9 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;
   if (!created) {
-    const head = Deno.readTextFileSync(`${confined.abs}/.git/HEAD`).trim();
+    // Through openRepo: a gitfile's git folder is found (and confined) as for any other command.
+    const existing = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+    const head = Deno.readTextFileSync(gitPath(existing, "HEAD")).trim();
     initialBranch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : branch;
   }
   ctx.stdout.write(

@@ -487,6 +487,15 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
 export function initRepo(dir: string, initialBranch: string): { created: boolean } {
   const gitdir = `${dir}/.git`;
   if (isRepositoryDir(dir)) return { created: false };
+  // A gitfile (submodule, linked worktree) or a link there: a repository already, never written into.
+  const existing = (() => {
+    try {
+      return Deno.lstatSync(gitdir);
+    } catch {
+      return null;
+    }
+  })();
+  if (existing && !existing.isDirectory) return { created: false };
   Deno.mkdirSync(dir, { recursive: true });
   for (const sub of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
     Deno.mkdirSync(`${gitdir}/${sub}`, { recursive: true });
