@@ -118,6 +118,12 @@ Deno.test("submodule (git submodule add): pterm works inside it as git does — 
   const init = result(await pterm(pair.p.path, `git init --dir ${lib}`));
   assert.equal(init.created, false);
   assert.equal(init.initial_branch, "main");
+  // rev-parse --git-dir names the git folder the gitfile leads to (from the root; git prints it absolute).
+  const gitDir = (await pterm(pair.p.path, `git rev-parse --repo ${lib} --git-dir`)).stdout.trim();
+  assert.equal(
+    `${pair.g.path}/${gitDir}`,
+    (await git(`${pair.g.path}/${lib}`, "rev-parse", "--absolute-git-dir")).trim(),
+  );
 
   await pair.write(`${lib}/a.txt`, "a changed\n");
   await pair.write(`${lib}/new.txt`, "new\n");
@@ -294,6 +300,8 @@ Deno.test("linked worktree (git worktree add): status, add, commit, log, diff, b
   const wt = "wt";
   assert.match(await Deno.readTextFile(`${pair.p.path}/wt/.git`), /^gitdir: .*\/proj\/\.git\/worktrees\/wt\n$/);
   await pair.compare(wt, "at the start");
+  const gitDir = (await pterm(pair.p.path, "git rev-parse --repo wt --git-dir")).stdout.trim();
+  assert.equal(`${pair.g.path}/${gitDir}`, (await git(`${pair.g.path}/wt`, "rev-parse", "--absolute-git-dir")).trim());
 
   await pair.write("wt/a.txt", "a in wt\n");
   await pair.write("wt/c.txt", "c\n");

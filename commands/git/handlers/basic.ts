@@ -40,7 +40,7 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
   }
   const { created } = initRepo(confined.abs, branch);
   // A repository at the workspace root keeps pterm's own state out of real git's view (issue 15 §5).
-  if (confined.rel === ".") excludePtermState(`${confined.abs}/.git`);
+  if (confined.rel === ".") excludePtermState(openRepo(confined.abs, ".", ctx.workspace.root).commondir);
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;
   if (!created) {
@@ -337,7 +337,13 @@ export const revParse: Handler<typeof revParseFlags, readonly [{ name: "revs"; d
     const words = ctx.positionals.revs;
     const values: string[] = [];
     if (ctx.flags["show-toplevel"]) values.push(rel);
-    if (ctx.flags["git-dir"]) values.push(rel === "." ? ".git" : `${rel}/.git`);
+    if (ctx.flags["git-dir"]) {
+      // A gitfile's git folder (a submodule's .git/modules/<name>, a worktree's .git/worktrees/<name>), from the root.
+      const root = ctx.workspace.root.endsWith("/") ? ctx.workspace.root : ctx.workspace.root + "/";
+      values.push(
+        repo.gitdir.startsWith(root) ? repo.gitdir.slice(root.length) : rel === "." ? ".git" : `${rel}/.git`,
+      );
+    }
     if (ctx.flags["is-inside-work-tree"]) values.push("true");
     if (ctx.flags.verify && words.length !== 1) {
       throw new PtermError("InvalidArgs", "--verify takes exactly one revision.");
