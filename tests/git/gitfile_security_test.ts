@@ -198,3 +198,18 @@ Deno.test("a separate git folder inside the root (git init --separate-git-dir) w
   await git(`${s.root}/moved`, "config", "core.worktree", s.outside + "/decoy");
   await assertRefused(s.root, "moved", "UnsupportedFormat", /core\.worktree names another folder/, [s.outside]);
 });
+
+Deno.test("secret paths inside a submodule are withheld from the superproject's status as in the submodule itself, never read", async () => {
+  await using s = await scene();
+  await gitInitCommitted(`${s.root}/libsrc`);
+  await write(`${s.root}/libsrc/.env`, "TOKEN=one\n");
+  await git(`${s.root}/libsrc`, "add", "-f", ".env");
+  await git(`${s.root}/libsrc`, "commit", "-qm", "env");
+  await gitInitCommitted(`${s.root}/super`);
+  await git(`${s.root}/super`, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../libsrc", "lib");
+  await git(`${s.root}/super`, "commit", "-qm", "add lib");
+  await write(`${s.root}/super/lib/.env`, "TOKEN=two\n");
+  const status = result(await pterm(s.root, "git status --repo super"));
+  assert.deepEqual(status.withheld, ["lib/.env"]);
+  assert.deepEqual(result(await pterm(s.root, "git status --repo super/lib")).withheld, [".env"]);
+});

@@ -91,6 +91,8 @@ export interface SubmoduleState {
   readonly commit: boolean;
   readonly modified: boolean;
   readonly untracked: boolean;
+  /** Tracked paths inside it (relative to it) pterm did not look at (secrets): its state says nothing of them. */
+  readonly withheld: string[];
 }
 
 export function submoduleCode(state: SubmoduleState): string {
@@ -132,7 +134,13 @@ export async function submoduleState(
   }
   const untracked = report.untracked.length > 0 ||
     [...report.submodules.entries()].some(([inner, code]) => report.unstaged.has(inner) && code.endsWith("U"));
-  return { head, commit: head !== null && recorded !== null && head !== recorded, modified, untracked };
+  return {
+    head,
+    commit: head !== null && recorded !== null && head !== recorded,
+    modified,
+    untracked,
+    withheld: report.withheld,
+  };
 }
 
 /** What `worktreeStatus` found: the work tree against the index. */
@@ -378,6 +386,8 @@ export async function worktreeStatus(
       untracked: found.untracked && ignore === "none",
     };
     submodules.set(entry.path, submoduleCode(state));
+    // Secret paths inside it were not looked at, as in this repository: listed as withheld, never taken for clean.
+    for (const inner of found.withheld) withheld.push(`${entry.path}/${inner}`);
     if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
   }
   untracked.sort(comparePaths);
