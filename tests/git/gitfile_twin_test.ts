@@ -282,6 +282,12 @@ Deno.test("superproject status, diff, add and commit -a with a submodule modifie
   await Deno.remove(`${pair.p.path}/super/lib`, { recursive: true });
   await Deno.remove(`${g}/lib`, { recursive: true });
   await check("submodule folder deleted");
+  // An empty folder in its place: a submodule not checked out (as after a clone without --recurse-submodules).
+  await Deno.mkdir(`${pair.p.path}/super/lib`);
+  await Deno.mkdir(`${g}/lib`);
+  await check("submodule not checked out");
+  await Deno.remove(`${pair.p.path}/super/lib`);
+  await Deno.remove(`${g}/lib`);
   await pair.run("super", "git add --repo super -A", ["add", "-A"]);
   await pair.compare("super", "after staging the submodule's removal");
 });
