@@ -213,3 +213,27 @@ Deno.test("secret paths inside a submodule are withheld from the superproject's 
   assert.deepEqual(status.withheld, ["lib/.env"]);
   assert.deepEqual(result(await pterm(s.root, "git status --repo super/lib")).withheld, [".env"]);
 });
+
+Deno.test("submodules nested deeper than 8 levels: the superproject's status is refused by name, never cut short as clean", async () => {
+  await using s = await scene();
+  // r0 ⊃ r1 ⊃ … ⊃ r9, each a repository recorded in its parent as a gitlink (git add of an embedded repository).
+  const dirs = Array.from(
+    { length: 10 },
+    (_, i) => `${s.root}/${Array.from({ length: i + 1 }, (_, k) => `r${k}`).join("/")}`,
+  );
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    await git(s.root, "init", "-q", "-b", "main", dirs[i]);
+    await write(`${dirs[i]}/f.txt`, `level ${i}\n`);
+    await git(dirs[i], "add", "f.txt");
+    if (i + 1 < dirs.length) await git(dirs[i], "add", `r${i + 1}`);
+    await git(dirs[i], "commit", "-qm", `level ${i}`);
+  }
+  await write(`${dirs[9]}/f.txt`, "deepest, modified\n");
+  const refused = await ptermTry(s.root, "git status --repo r0");
+  assert.equal(refused.error_code, "UnsupportedFormat", refused.stderr);
+  assert.match(refused.stderr, /nested more than 8 levels/);
+  // Eight levels below r1: looked at all the way down, and the change at the bottom shows at the top.
+  const files = result(await pterm(s.root, "git status --repo r0/r1")).files;
+  assert.deepEqual(files, [{ path: "r2", xy: ".M", submodule: "S.M." }]);
+  assert.equal((await git(dirs[1], "status", "--porcelain")).trim(), "M r2");
+});
