@@ -214,7 +214,14 @@ export const resultSchemas = {
     head: oid.nullable().describe("null before the first commit."),
     is_clean: z.boolean(),
     counts,
-    files: z.array(z.strictObject({ path: z.string(), xy: z.string() })),
+    files: z.array(z.strictObject({
+      path: z.string(),
+      xy: z.string(),
+      submodule: z.string().optional().describe(
+        "For a submodule: git's porcelain v2 state S<c><m><u> (C new commits, M modified content, U untracked " +
+          "content, . none); its xy is .M when any is set, as in git's porcelain v1.",
+      ),
+    })),
     truncated: z.boolean(),
     withheld: paths,
     in_progress: z.enum(["merge", "revert"]).nullable(),

@@ -148,7 +148,8 @@ export const statusFlags = [
   {
     name: "porcelain",
     type: "boolean",
-    description: "Same as --short; the structured result is the stable format to parse.",
+    description:
+      "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse.",
   },
   compat("branch", "Accepted: the branch is always reported.", { short: "b" }),
   {

@@ -9,7 +9,7 @@ import { stage, type StageResult } from "../lib/add.ts";
 import { commitIndex, onlyPathsIndex } from "../lib/commit.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
-import { excludePtermState, initRepo, type Repo } from "../lib/repo.ts";
+import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
 import { resolveRevision } from "../lib/revparse.ts";
 import type { GitAuthor } from "../lib/identity.ts";
 import type { Index } from "../lib/index_file.ts";
@@ -41,11 +41,13 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
   }
   const { created } = initRepo(confined.abs, branch);
   // A repository at the workspace root keeps pterm's own state out of real git's view (issue 15 §5).
-  if (confined.rel === ".") excludePtermState(`${confined.abs}/.git`);
+  if (confined.rel === ".") excludePtermState(openRepo(confined.abs, ".", ctx.workspace.root).commondir);
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;
   if (!created) {
-    const head = Deno.readTextFileSync(`${confined.abs}/.git/HEAD`).trim();
+    // Through openRepo: a gitfile's git folder is found (and confined) as for any other command.
+    const existing = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+    const head = Deno.readTextFileSync(gitPath(existing, "HEAD")).trim();
     initialBranch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : branch;
   }
   ctx.stdout.write(
@@ -68,12 +70,33 @@ function inProgress(gitdir: string): "merge" | "revert" | null {
   return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
 }
 
-/** git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes. */
-function shortStatus(files: readonly StatusFile[]): string {
+/**
+ * git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes.
+ * A submodule changed only inside is ` m` (modified content) or ` ?` (untracked content) there, as
+ * in `git status --short`; `--porcelain` keeps ` M`, as git's porcelain v1 does.
+ */
+function shortStatus(files: readonly StatusFile[], porcelain: boolean): string {
   const shown = bounded(files, 1000);
-  const lines = shown.items.map((f) => `${f.xy.replaceAll(".", " ")} ${quoteName(f.path)}`);
+  const lines = shown.items.map((f) => {
+    let xy = f.xy;
+    if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
+      xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
+    }
+    return `${xy.replaceAll(".", " ")} ${quoteName(f.path)}`;
+  });
   if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
   return lines.length ? lines.join("\n") + "\n" : "";
+}
+
+/** What git's long status says after a submodule's path: `(new commits, modified content, untracked content)`. */
+function submoduleNote(code: string | undefined): string {
+  if (!code) return "";
+  const parts = [
+    code[1] === "C" ? "new commits" : null,
+    code[2] === "M" ? "modified content" : null,
+    code[3] === "U" ? "untracked content" : null,
+  ].filter((p) => p !== null);
+  return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
 function longStatus(
@@ -95,7 +118,7 @@ function longStatus(
         `untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`,
     );
     const shown = bounded(files, 200);
-    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}`);
+    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}${submoduleNote(f.submodule)}`);
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
@@ -119,7 +142,9 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const isClean = files.length === 0;
   const progress = inProgress(repo.gitdir);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  ctx.stdout.write(short ? shortStatus(files) : longStatus(report, files, counts, progress));
+  ctx.stdout.write(
+    short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress),
+  );
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {
@@ -147,7 +172,7 @@ async function stageTracked(
   policy: PathPolicy,
   scope: readonly string[],
 ): Promise<StageResult> {
-  const work = await worktreeStatus(repo, index, policy, { untracked: false });
+  const work = await worktreeStatus(repo, index, policy, { untracked: false, submodules: "none" });
   const changed = [...work.unstaged.keys()].filter((path) =>
     !policy.hidden(path) && (scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s)))
   );
@@ -320,7 +345,13 @@ export const revParse: Handler<typeof revParseFlags, readonly [{ name: "revs"; d
     const words = ctx.positionals.revs;
     const values: string[] = [];
     if (ctx.flags["show-toplevel"]) values.push(rel);
-    if (ctx.flags["git-dir"]) values.push(rel === "." ? ".git" : `${rel}/.git`);
+    if (ctx.flags["git-dir"]) {
+      // A gitfile's git folder (a submodule's .git/modules/<name>, a worktree's .git/worktrees/<name>), from the root.
+      const root = ctx.workspace.root.endsWith("/") ? ctx.workspace.root : ctx.workspace.root + "/";
+      values.push(
+        repo.gitdir.startsWith(root) ? repo.gitdir.slice(root.length) : rel === "." ? ".git" : `${rel}/.git`,
+      );
+    }
     if (ctx.flags["is-inside-work-tree"]) values.push("true");
     if (ctx.flags.verify && words.length !== 1) {
       throw new PtermError("InvalidArgs", "--verify takes exactly one revision.");

@@ -683,7 +683,7 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
   const scope = userPaths(ctx.flags.path);
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
-    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    const report = await worktreeStatus(repo, index, policy, { untracked: true, submodules: "all" });
     // Folders that hold a tracked file: without -d, git clean leaves wholly untracked folders alone.
     const trackedDirs = new Set<string>([""]);
     for (const path of index.entries.keys()) {

@@ -461,7 +461,7 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
     candidates.set(path, ctx.flags.cached ? entry.oid : null);
   }
   if (ctx.flags.untracked && !ctx.flags.cached) {
-    const report = await worktreeStatus(repo, index, policy, { untracked: true });
+    const report = await worktreeStatus(repo, index, policy, { untracked: true, submodules: "all" });
     for (const path of report.untracked ?? []) if (inScope(path) && !policy.hidden(path)) candidates.set(path, null);
   }
   const decoder = new TextDecoder();

@@ -165,7 +165,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
 function rewrittenUrl(repo: Repo, url: string, push: boolean): string {
   let text = "";
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/config`);
+    text = Deno.readTextFileSync(`${repo.commondir}/config`);
   } catch { /* no config: nothing to rewrite */ }
   return rewriteRemoteUrl(text, url, push);
 }
@@ -542,7 +542,7 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
   const url = ctx.positionals.url as string | undefined;
   const policy = policyOf(gitSection(ctx));
   const describeAll = (fresh: Repo) => {
-    const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
+    const text = Deno.readTextFileSync(`${fresh.commondir}/config`);
     return configSubsections(text, "remote").map((remote) => {
       const configured = fresh.config.get(`remote.${remote}.url`);
       const where = configured === undefined ? null : rewrittenUrl(fresh, configured, false);
@@ -621,12 +621,12 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
       }
     }
     for (const ref of symbolic) {
-      await Deno.remove(`${repo.gitdir}/${ref}`).catch(() => {});
-      await Deno.remove(`${repo.gitdir}/logs/${ref}`).catch(() => {});
+      await Deno.remove(`${repo.commondir}/${ref}`).catch(() => {});
+      await Deno.remove(`${repo.commondir}/logs/${ref}`).catch(() => {});
       removed++;
     }
-    await Deno.remove(`${repo.gitdir}/refs/remotes/${remote}`, { recursive: true }).catch(() => {});
-    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.gitdir}/config`), "branch")) {
+    await Deno.remove(`${repo.commondir}/refs/remotes/${remote}`, { recursive: true }).catch(() => {});
+    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.commondir}/config`), "branch")) {
       if (repo.config.get(`branch.${branch}.remote`) === remote) {
         await removeConfigValues(repo, "branch", branch, ["remote", "merge"]);
       }

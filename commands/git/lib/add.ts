@@ -51,7 +51,7 @@ export async function stage(
       );
     }
   }
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const forced: string[] = [];
   if (!all) {
     for (const spec of specs) {
@@ -75,7 +75,8 @@ export async function stage(
       }
     }
   }
-  const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope });
+  // Submodules' new commits are found whatever their `ignore` setting says, as git add finds them.
+  const work = await worktreeStatus(repo, index, policy, { untracked: true, paths: scope, submodules: "none" });
   refuseSkipWorktreeOnly(index, specs, work.untracked);
   const toWrite: string[] = [...work.untracked.filter((p) => !p.endsWith("/"))];
   // A repository nested in the work tree is added as a gitlink to its checked-out commit, as git does.
@@ -100,9 +101,10 @@ export async function stage(
       index.remove(path);
       removed.push(path);
     } else if (tracked?.mode === S_IFGITLINK) {
-      // A submodule at another commit: stage the commit its checkout is at, as git add does.
+      // A submodule at another commit: stage the commit its checkout is at, as git add does (changes
+      // inside it, or untracked files there, are the submodule's own business: nothing to stage here).
       const head = submoduleHead(repo, path);
-      if (head) {
+      if (head && head !== tracked.oid) {
         index.set(emptyEntry(path, head, S_IFGITLINK), true);
         updated.push(path);
       }

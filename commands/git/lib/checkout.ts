@@ -83,7 +83,7 @@ export async function switchTrees(
     for (const p of index.entries.keys()) all.add(p);
     for (const p of index.conflicts.keys()) all.add(p);
   }
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const plan: Planned[] = [];
   const blocked: string[] = [];
   const withheld: string[] = [];

@@ -142,7 +142,7 @@ export class TextConversion {
     const repo = this.#repo;
     if (folder === null) {
       try {
-        return Deno.readFileSync(`${repo.gitdir}/info/attributes`);
+        return Deno.readFileSync(`${repo.commondir}/info/attributes`);
       } catch {
         return null;
       }

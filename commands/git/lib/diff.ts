@@ -11,7 +11,8 @@ import { unifiedDiff } from "./line_diff.ts";
 import { comparePaths, looksBinary, quoteName } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
-import { submoduleHead, subprojectText } from "./submodule.ts";
+import { subprojectText } from "./submodule.ts";
+import { submoduleState } from "./status.ts";
 import type { Repo } from "./repo.ts";
 import type { FlatEntry } from "./tree.ts";
 import { lstatTracked } from "./worktree.ts";
@@ -51,12 +52,19 @@ export interface RenderedDiff {
   readonly binarySizes: ReadonlyMap<string, readonly [number, number]>;
 }
 
-async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: Uint8Array; oid: string }> {
+async function load(
+  repo: Repo,
+  path: string,
+  side: DiffSide,
+): Promise<{ bytes: Uint8Array; oid: string; dirty?: boolean }> {
   if (!side) return { bytes: new Uint8Array(), oid: "0".repeat(40) };
   if (side.mode === MODE_GITLINK) {
-    // A submodule: the commit it records (or, in the work tree, the one checked out), as git shows it.
-    const oid = side.kind === "blob" ? side.oid : submoduleHead(repo, path) ?? "0".repeat(40);
-    return { bytes: subprojectText(oid), oid };
+    // A submodule: the commit it records (or, in the work tree, the one checked out, `-dirty` with
+    // changes to its tracked files; untracked ones are not shown), as git shows it.
+    if (side.kind === "blob") return { bytes: subprojectText(side.oid), oid: side.oid };
+    const state = await submoduleState(repo, path, null, { untracked: false });
+    const oid = state?.head ?? "0".repeat(40);
+    return { bytes: subprojectText(oid, state?.modified), oid, dirty: state?.modified };
   }
   if (side.kind === "blob") return { bytes: await repo.objects.readTyped(side.oid, "blob"), oid: side.oid };
   const info = lstatTracked(repo, path);
@@ -89,7 +97,7 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       const after = await load(repo, part.path, part.new);
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
-      if (before.oid === after.oid && oldMode === newMode && !part.oldPath) continue;
+      if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
       // Names as git prints them: quoted when they need it, and a tab after a name with a space on
       // the ---/+++ lines (so a tool that stops at a tab reads the whole name).
       const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
@@ -110,7 +118,7 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       }
       patch += header;
       printed = true;
-      if (before.oid === after.oid) {
+      if (before.oid === after.oid && !after.dirty) {
         // A pure rename or mode change has no patch text, but git's --stat still says `Bin` for it.
         if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
         continue;
@@ -129,6 +137,8 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       patch += `--- ${a}${aTab}\n+++ ${b}${bTab}\n`;
       const hunks = unifiedDiff(before.bytes, after.bytes, context);
       patch += hunks.text;
+      // git counts a checkout that is only dirty (same commit) as 0 lines changed (`sub | 0` in --stat).
+      if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
       fileDel += hunks.del;
     }

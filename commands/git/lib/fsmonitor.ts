@@ -367,6 +367,7 @@ function copyReport(work: WorktreeReport): WorktreeReport {
     withheld: [...work.withheld],
     refreshed: [],
     unaddressable: [...work.unaddressable],
+    submodules: new Map(work.submodules),
   };
 }
 
@@ -516,8 +517,9 @@ async function fullScan(
     rules: (ignore) => rules = ignore,
   };
   const work = await worktreeStatus(repo, index, policy, options, observer);
-  // An index that changed while it was read is not kept (the next call reads it again).
-  if (!sameStamp(before, after) || !rules) return { baseline: null, index, work };
+  // An index that changed while it was read is not kept (the next call reads it again). Nor is an
+  // answer that looked into submodules: their work trees and git folders are not watched.
+  if (!sameStamp(before, after) || !rules || work.submodules.size > 0) return { baseline: null, index, work };
   // A folder on another file system (a mount point in the tree) may not be watched as the rest.
   const top = stamps.get("")?.dev;
   for (const stamp of stamps.values()) {

@@ -11,6 +11,7 @@ import { concatBytes } from "../../../core/bytes.ts";
 import { comparePaths, decodeName, encodeName, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { parseConfig } from "./config.ts";
+import { resolve } from "../../../core/path.ts";
 
 export const S_IFREG_644 = 0o100644;
 export const S_IFREG_755 = 0o100755;
@@ -522,10 +523,15 @@ export async function serializeIndex(index: Index): Promise<Uint8Array> {
 }
 
 function sparseCheckoutEnabled(gitdir: string): boolean {
-  for (const file of ["config", "config.worktree"]) {
+  // A linked worktree's shared config is in the common folder its `commondir` names (confined when the repository was opened).
+  let common = gitdir;
+  try {
+    common = resolve(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+  } catch { /* not a linked worktree */ }
+  for (const path of [`${common}/config`, `${gitdir}/config.worktree`]) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+      text = Deno.readTextFileSync(path);
     } catch {
       continue;
     }

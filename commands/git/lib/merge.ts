@@ -551,7 +551,7 @@ export async function applyMerge(
   merge: TreeMerge,
   action: string,
 ): Promise<{ changed: string[]; conflicts: string[] }> {
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   refuseSkipWorktree(index, merge.changes.keys(), action);
   refuseUnaddressable([...merge.changes.keys()].filter((path) => !policy.hidden(path)), action);
   const blocked: string[] = [];

@@ -25,7 +25,7 @@ import {
   setHeadSymbolic,
   updateRef,
 } from "./refs.ts";
-import type { Repo } from "./repo.ts";
+import { gitPath, type Repo } from "./repo.ts";
 import { dwimRef, peel, resolveCommit, resolveRevision } from "./revparse.ts";
 import { indexVsTree } from "./status.ts";
 import { type PathPolicy, WorktreeWriter } from "./worktree.ts";
@@ -328,35 +328,42 @@ export async function createBranch(
 }
 
 /**
- * The linked worktrees (`git worktree add`) that have `ref` checked out: their folders, as
- * `.git/worktrees/<name>/gitdir` records them. git refuses to check out or delete such a branch
- * (it would pull the rug from under that worktree), and so does pterm.
+ * The other worktrees of this repository that have `ref` checked out: the main worktree and the
+ * linked ones (`git worktree add`, `<common>/worktrees/<name>`), the one `repo` is excepted. git
+ * refuses to check out or delete such a branch (it would pull the rug from under that worktree),
+ * and so does pterm, from any of them. Named by folder, relative to this work tree's parent when
+ * there, else by the worktree's name; never as a host path.
  */
 export function worktreesHolding(repo: Repo, ref: string): string[] {
+  const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
+  const shown = (workTree: string | null, fallback: string) =>
+    workTree !== null && workTree.startsWith(parent + "/") ? workTree.slice(parent.length + 1) : fallback;
+  const holds = (gitdir: string) => {
+    try {
+      return Deno.readTextFileSync(`${gitdir}/HEAD`).trim() === `ref: ${ref}`;
+    } catch {
+      return false;
+    }
+  };
+  const holding: string[] = [];
+  if (repo.commondir !== repo.gitdir && holds(repo.commondir)) {
+    const main = repo.commondir.endsWith("/.git") ? repo.commondir.slice(0, -"/.git".length) : null;
+    holding.push(shown(main, "the main worktree"));
+  }
   let names: string[];
   try {
-    names = [...Deno.readDirSync(`${repo.gitdir}/worktrees`)].filter((e) => e.isDirectory).map((e) => e.name);
+    names = [...Deno.readDirSync(`${repo.commondir}/worktrees`)].filter((e) => e.isDirectory).map((e) => e.name);
   } catch {
-    return [];
+    names = [];
   }
-  const holding: string[] = [];
   for (const name of names.sort()) {
-    let head = "";
+    const gitdir = `${repo.commondir}/worktrees/${name}`;
+    if (gitdir === repo.gitdir || !holds(gitdir)) continue;
+    let workTree: string | null = null;
     try {
-      head = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/HEAD`).trim();
-    } catch {
-      continue;
-    }
-    if (head !== `ref: ${ref}`) continue;
-    let where = name;
-    try {
-      const gitdirFile = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/gitdir`).trim();
-      where = gitdirFile.replace(/\/\.git$/, "");
-      // Shown relative to this repository when it is inside the same parent, never as a host path.
-      const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
-      where = where.startsWith(parent + "/") ? where.slice(parent.length + 1) : name;
+      workTree = Deno.readTextFileSync(`${gitdir}/gitdir`).trim().replace(/\/\.git$/, "");
     } catch { /* keep the worktree's name */ }
-    holding.push(where);
+    holding.push(shown(workTree, name));
   }
   return holding;
 }
@@ -366,7 +373,7 @@ function refuseIfCheckedOutElsewhere(repo: Repo, ref: string, doing: string): vo
   if (holding.length === 0) return;
   throw new PtermError(
     "InvalidArgs",
-    `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the linked worktree ` +
+    `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the worktree ` +
       `${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`,
   );
 }
@@ -414,12 +421,12 @@ export async function renameBranch(
   const who = signatureNow(author);
   let reflog: string | null = null;
   try {
-    reflog = Deno.readTextFileSync(`${repo.gitdir}/logs/${fromRef}`);
+    reflog = Deno.readTextFileSync(gitPath(repo, `logs/${fromRef}`));
   } catch { /* no reflog */ }
   await deleteRef(repo, fromRef, oid);
   if (reflog !== null) {
-    Deno.mkdirSync(`${repo.gitdir}/logs/${toRef}`.replace(/\/[^/]*$/, ""), { recursive: true });
-    Deno.writeTextFileSync(`${repo.gitdir}/logs/${toRef}`, reflog);
+    Deno.mkdirSync(gitPath(repo, `logs/${toRef}`).replace(/\/[^/]*$/, ""), { recursive: true });
+    Deno.writeTextFileSync(gitPath(repo, `logs/${toRef}`), reflog);
   }
   await updateRef(repo, toRef, oid, { message: `Branch: renamed ${fromRef} to ${toRef}`, who });
   if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);

@@ -8,7 +8,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { isFullOid, ZERO_OID } from "./bytes.ts";
 import { LockFile } from "./lock.ts";
 import { formatSignature, type Signature } from "./objects.ts";
-import { refuseSymlinkedGitPath, type Repo } from "./repo.ts";
+import { gitPath, refuseSymlinkedRepoPath, type Repo } from "./repo.ts";
 
 export type RawRef = { kind: "symbolic"; target: string } | { kind: "direct"; oid: string };
 
@@ -20,7 +20,7 @@ function readPackedRefs(repo: Repo): PackedRefs {
   const refs = new Map<string, { oid: string; peeled: string | null }>();
   let text: string;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
   } catch {
     return { refs };
   }
@@ -56,9 +56,9 @@ function readLoose(repo: Repo, name: string): RawRef | null {
   if (!isReadableRefName(name)) return null;
   let text: string;
   try {
-    const info = Deno.statSync(`${repo.gitdir}/${name}`);
+    const info = Deno.statSync(gitPath(repo, name));
     if (!info.isFile) return null;
-    text = Deno.readTextFileSync(`${repo.gitdir}/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, name));
   } catch {
     return null;
   }
@@ -132,7 +132,7 @@ function walkLoose(dir: string, prefix: string, out: Map<string, string>, repo: 
 export function listRefs(repo: Repo, prefix: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
-  walkLoose(`${repo.gitdir}/${prefix}`, prefix, out, repo);
+  walkLoose(gitPath(repo, prefix), prefix, out, repo);
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -201,11 +201,11 @@ function appendReflog(
   message: string,
   force = false,
 ) {
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = gitPath(repo, `logs/${name}`);
   const line = `${oldOid} ${newOid} ${formatSignature(who)}\t${message.split("\n")[0]}\n`;
   if (!force && !logsByDefault(repo, name) && !exists(path)) return;
   // An append follows a link: a reflog (or a folder on its way) that is one is refused first.
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, `logs/${name}`);
+  refuseSymlinkedRepoPath(repo, `logs/${name}`);
   try {
     Deno.writeTextFileSync(path, line, { append: true });
   } catch (error) {
@@ -232,7 +232,7 @@ function checkNoDirectoryConflict(repo: Repo, name: string): void {
     const prefix = parts.slice(0, i).join("/");
     const info = (() => {
       try {
-        return Deno.statSync(`${repo.gitdir}/${prefix}`);
+        return Deno.statSync(gitPath(repo, prefix));
       } catch {
         return null;
       }
@@ -244,7 +244,7 @@ function checkNoDirectoryConflict(repo: Repo, name: string): void {
       );
     }
   }
-  if (exists(`${repo.gitdir}/${name}`) && Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) {
+  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
     throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
   }
   for (const other of packed.keys()) {
@@ -260,8 +260,8 @@ function ensureParent(path: string): void {
 
 /** Points `name` (a full ref, or HEAD when detached) at `oid`, under its lock, checking `expected`. */
 export async function updateRef(repo: Repo, name: string, oid: string, update: RefUpdate): Promise<void> {
-  const path = `${repo.gitdir}/${name}`;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, name);
+  const path = gitPath(repo, name);
+  refuseSymlinkedRepoPath(repo, name);
   if (name !== "HEAD") {
     checkNoDirectoryConflict(repo, name);
     ensureParent(path);
@@ -304,7 +304,7 @@ export async function advanceHead(repo: Repo, oid: string, update: RefUpdate): P
 /** Makes HEAD a symbolic ref to `ref` (a branch switch), logging the move. */
 export async function setHeadSymbolic(repo: Repo, ref: string, who: Signature, message: string): Promise<void> {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`ref: ${ref}\n`);
   } finally {
@@ -317,7 +317,7 @@ export async function setHeadSymbolic(repo: Repo, ref: string, who: Signature, m
 /** Detaches HEAD at `oid`. */
 export async function setHeadDetached(repo: Repo, oid: string, who: Signature, message: string): Promise<void> {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`${oid}\n`);
   } finally {
@@ -328,7 +328,7 @@ export async function setHeadDetached(repo: Repo, oid: string, who: Signature, m
 
 /** Deletes a ref: its loose file, its packed-refs line (under packed-refs.lock) and its reflog. */
 export async function deleteRef(repo: Repo, name: string, expected?: string): Promise<void> {
-  const path = `${repo.gitdir}/${name}`;
+  const path = gitPath(repo, name);
   const lock = await LockFile.acquire(path, `the ref ${name}`);
   try {
     if (expected !== undefined && resolveRefOid(repo, name) !== expected) {
@@ -336,9 +336,9 @@ export async function deleteRef(repo: Repo, name: string, expected?: string): Pr
     }
     const packed = readPackedRefs(repo);
     if (packed.refs.has(name)) {
-      const packedLock = await LockFile.acquire(`${repo.gitdir}/packed-refs`, "packed-refs");
+      const packedLock = await LockFile.acquire(gitPath(repo, "packed-refs"), "packed-refs");
       try {
-        const text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+        const text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
         const lines = text.split("\n");
         const out: string[] = [];
         for (let i = 0; i < lines.length; i++) {
@@ -358,7 +358,7 @@ export async function deleteRef(repo: Repo, name: string, expected?: string): Pr
       Deno.removeSync(path);
     } catch { /* only packed */ }
     try {
-      Deno.removeSync(`${repo.gitdir}/logs/${name}`);
+      Deno.removeSync(gitPath(repo, `logs/${name}`));
     } catch { /* no reflog */ }
     pruneEmptyParents(repo, name);
   } finally {
@@ -367,11 +367,11 @@ export async function deleteRef(repo: Repo, name: string, expected?: string): Pr
 }
 
 function pruneEmptyParents(repo: Repo, name: string): void {
-  for (const base of [repo.gitdir, `${repo.gitdir}/logs`]) {
+  for (const logs of ["", "logs/"]) {
     const parts = name.split("/");
     for (let i = parts.length - 1; i > 2; i--) {
       try {
-        Deno.removeSync(`${base}/${parts.slice(0, i).join("/")}`);
+        Deno.removeSync(gitPath(repo, `${logs}${parts.slice(0, i).join("/")}`));
       } catch {
         break;
       }
@@ -393,7 +393,7 @@ export function readReflog(repo: Repo, name: string): ReflogEntry[] {
   if (!isReadableRefName(name)) return [];
   let text: string;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
   } catch {
     return [];
   }
@@ -415,7 +415,7 @@ export function readReflog(repo: Repo, name: string): ReflogEntry[] {
 /** Rewrites a reflog under the ref's lock (used by `stash drop`). */
 export function writeReflog(repo: Repo, name: string, entries: readonly ReflogEntry[]): void {
   const text = entries.map((e) => `${e.oldOid} ${e.newOid} ${e.who}\t${e.message}\n`).join("");
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = gitPath(repo, `logs/${name}`);
   ensureParent(path);
   const temp = `${path}.${crypto.randomUUID()}.tmp`;
   Deno.writeTextFileSync(temp, text);

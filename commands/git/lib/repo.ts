@@ -1,18 +1,35 @@
 /**
- * A repository: its work tree, its `.git` folder, its config and its objects. pterm works on
- * non-bare repositories whose `.git` is a folder inside the work tree.
+ * A repository: its work tree, its git folders, its config and its objects. pterm works on
+ * non-bare repositories whose `.git` is a folder inside the work tree, or a file naming the git
+ * folder elsewhere (`gitdir: <path>`, git's "gitfile"), as a submodule (`.git/modules/<name>`) and
+ * a linked worktree (`.git/worktrees/<name>`, with a `commondir` file naming the shared
+ * repository) have it. See `locateGitDirs` for what is followed and what is refused.
  */
 
 import { PtermError } from "../../../core/errors.ts";
 import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "../../../core/paths.ts";
+import { resolve } from "../../../core/path.ts";
+import { gitPath, isCommonGitPath, locateGitDirs } from "./gitdirs.ts";
+
+export { gitPath, isCommonGitPath, locateGitDirs };
+export type { GitDirs } from "./gitdirs.ts";
 import { type GitConfig, parseConfig } from "./config.ts";
 import { ObjectStore } from "./objects.ts";
 
 export interface Repo {
   /** Absolute work tree (already confined to the workspace root). */
   readonly dir: string;
-  /** Absolute `.git` folder. */
+  /**
+   * The work tree's own git folder (git's `$GIT_DIR`): HEAD, index, logs/HEAD, MERGE_HEAD and the
+   * other per-worktree files. `<dir>/.git`, or where its gitfile points.
+   */
   readonly gitdir: string;
+  /**
+   * The shared repository (git's `$GIT_COMMON_DIR`): objects, refs, packed-refs, config, info,
+   * other reflogs. The same folder as `gitdir` except in a linked worktree. Paths inside either
+   * are best built with `gitPath`, which picks the right one as git's path.c does.
+   */
+  readonly commondir: string;
   readonly config: GitConfig;
   readonly objects: ObjectStore;
   /** core.filemode: whether the executable bit is tracked. */
@@ -22,6 +39,8 @@ export interface Repo {
   symlinks: boolean;
   /** The work tree relative to the workspace root (`.` for the root), for messages; set by callers. */
   label: string;
+  /** The workspace root every git folder was confined to (absent for a library call without one). */
+  readonly root?: string;
 }
 
 function isDirectory(path: string): boolean {
@@ -43,7 +62,7 @@ const KNOWN_EXTENSIONS = new Set(["noop", "preciousobjects", "partialclone", "wo
  * git's own files and folders are never reached through a symbolic link: Deno's permission wall
  * checks the path as written, not where a link leads, so `.git/objects -> elsewhere` or
  * `.git/logs/HEAD -> a file outside` would let pterm read or write outside the workspace. Every
- * existing component of `rel` under `.git` is checked; PathEscape if one is a link.
+ * existing component of `rel` under `gitdir` is checked; PathEscape if one is a link.
  */
 export function refuseSymlinkedGitPath(gitdir: string, label: string, rel: string): void {
   let path = gitdir;
@@ -56,17 +75,23 @@ export function refuseSymlinkedGitPath(gitdir: string, label: string, rel: strin
       return; // not there (yet): nothing of it can lead anywhere
     }
     if (info.isSymlink) {
-      const shown = path.slice(gitdir.length - ".git".length);
+      const shown = path.slice(gitdir.length + 1);
       throw new PtermError(
         "PathEscape",
-        `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it ` +
-          "could lead outside the workspace). Replace it with a real file or folder using the real git.",
+        `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files ` +
+          "through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.",
       );
     }
   }
 }
 
-/** The parts of .git that every command reads or writes, checked once when a repository is opened. */
+/** `refuseSymlinkedGitPath` for `rel` in whichever git folder holds it. */
+export function refuseSymlinkedRepoPath(repo: Repo, rel: string): void {
+  const base = repo.gitdir === repo.commondir || !isCommonGitPath(rel) ? repo.gitdir : repo.commondir;
+  refuseSymlinkedGitPath(base, repo.label, rel);
+}
+
+/** The parts of the git folders that every command reads or writes, checked once when a repository is opened. */
 const GIT_ENTRIES_NOT_LINKS = [
   "objects",
   "objects/pack",
@@ -80,11 +105,14 @@ const GIT_ENTRIES_NOT_LINKS = [
   "HEAD",
   "index",
   "config",
+  "config.worktree",
   "packed-refs",
   "shallow",
   "info",
+  "commondir",
 ];
 
+/** The longest gitfile or `commondir` file read (git's are one line holding a path). */
 /** The lines that keep pterm's own state out of real git's view when a repository is the workspace root. */
 export const PTERM_STATE_EXCLUDES = [
   "/audit/",
@@ -122,30 +150,47 @@ export function excludePtermState(gitdir: string): boolean {
 
 /** Opens the repository whose work tree is `dir`; NotARepository with a hint otherwise. */
 export function openRepo(dir: string, label = dir, root?: string): Repo {
-  const gitdir = `${dir}/.git`;
-  let dotGit: Deno.FileInfo | null = null;
-  try {
-    dotGit = Deno.lstatSync(gitdir);
-  } catch { /* absent */ }
-  if (dotGit?.isFile) {
-    throw new PtermError(
-      "UnsupportedFormat",
-      `${label}/.git is a file (a linked worktree or a submodule); pterm only works on repositories whose .git is a folder.`,
-    );
-  }
-  if (!dotGit?.isDirectory || !isRepositoryDir(dir)) {
+  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError(
       "NotARepository",
-      `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, ` +
-        "or give --repo the top folder of the work tree.",
+      kind === "folder"
+        ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, ` +
+          "or give --repo the top folder of the work tree."
+        : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); ` +
+          "repair it with the real git.",
     );
   }
-  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
+  for (const rel of GIT_ENTRIES_NOT_LINKS) {
+    refuseSymlinkedGitPath(gitdir, label, rel);
+    if (commondir !== gitdir) refuseSymlinkedGitPath(commondir, label, rel);
+  }
   let configText = "";
   try {
-    configText = Deno.readTextFileSync(`${gitdir}/config`);
+    configText = Deno.readTextFileSync(`${commondir}/config`);
   } catch { /* no config: defaults */ }
-  const config = parseConfig(configText);
+  let config = parseConfig(configText);
+  if (config.getBool("extensions.worktreeconfig", false)) {
+    // extensions.worktreeConfig: the worktree's own config.worktree comes after (and over) the shared one.
+    try {
+      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+    } catch { /* none */ }
+  }
+  // core.worktree of a `.git` folder (a gitfile's was checked where it was found): the work tree must be this folder.
+  const worktree = kind === "folder" ? config.get("core.worktree") : undefined;
+  if (worktree !== undefined) {
+    let target: string | null = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch { /* missing */ }
+    if (target !== Deno.realPathSync(dir)) {
+      throw new PtermError(
+        "UnsupportedFormat",
+        `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git ` +
+          "only. Unset it with the real git (`git config --unset core.worktree`).",
+      );
+    }
+  }
   if (config.getBool("core.bare", false)) {
     throw new PtermError(
       "UnsupportedFormat",
@@ -181,12 +226,14 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
   return {
     dir,
     gitdir,
+    commondir,
     config,
-    objects: new ObjectStore(gitdir, { root }),
+    objects: new ObjectStore(commondir, { root }),
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     label,
+    root,
   };
 }
 
@@ -194,6 +241,15 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
 export function initRepo(dir: string, initialBranch: string): { created: boolean } {
   const gitdir = `${dir}/.git`;
   if (isRepositoryDir(dir)) return { created: false };
+  // A gitfile (submodule, linked worktree) or a link there: a repository already, never written into.
+  const existing = (() => {
+    try {
+      return Deno.lstatSync(gitdir);
+    } catch {
+      return null;
+    }
+  })();
+  if (existing && !existing.isDirectory) return { created: false };
   Deno.mkdirSync(dir, { recursive: true });
   for (const sub of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
     Deno.mkdirSync(`${gitdir}/${sub}`, { recursive: true });
@@ -228,7 +284,7 @@ export function initRepo(dir: string, initialBranch: string): { created: boolean
 export async function disableSymlinks(repo: Repo): Promise<void> {
   if (!repo.symlinks) return;
   const { LockFile } = await import("./lock.ts");
-  const path = `${repo.gitdir}/config`;
+  const path = gitPath(repo, "config");
   const lock = await LockFile.acquire(path, "the repository config");
   try {
     let text = "";

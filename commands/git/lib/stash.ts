@@ -95,7 +95,8 @@ export async function stashPush(
   }
   const headCommit = await readCommit(repo, head.oid);
   const staged = await indexVsTree(repo, index, headCommit.tree);
-  const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked });
+  // git stash leaves submodules alone (its ignore_submodules): their checkouts are neither saved nor reset.
+  const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked, submodules: "all" });
   const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
   if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
   const branch = head.branch ?? "(no branch)";
@@ -259,7 +260,7 @@ export async function stashApply(
 
 export async function stashDrop(repo: Repo, n: number): Promise<string> {
   const entry = entryAt(repo, n);
-  const lock = await LockFile.acquire(`${repo.gitdir}/${STASH_REF}`, "the stash");
+  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
   try {
     const entries = readReflog(repo, STASH_REF);
     const k = entries.length - 1 - n;

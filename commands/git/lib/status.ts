@@ -23,8 +23,11 @@ import { MODE_TREE, objectHeader, parseTree } from "./objects.ts";
 import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { cachedTreeOid } from "./tree.ts";
-import { submoduleHead } from "./submodule.ts";
-import type { PathPolicy } from "./worktree.ts";
+import { openSubmodule, submoduleIgnore } from "./submodule.ts";
+import { lstatOrNull } from "../../../core/paths.ts";
+import { type PathPolicy, pathPolicy } from "./worktree.ts";
+import { PtermError } from "../../../core/errors.ts";
+import { readIndexFile } from "./index_file.ts";
 import { parseCommit } from "./objects.ts";
 import { modeToTreeMode } from "./index_file.ts";
 
@@ -37,6 +40,8 @@ export interface StatusFile {
   readonly path: string;
   /** Porcelain-style two letters: index then work tree; `.` unchanged, `??` untracked, `UU` conflicted. */
   readonly xy: string;
+  /** For a submodule (a gitlink): git's porcelain v2 `S<c><m><u>` — new commits, modified content, untracked content. */
+  readonly submodule?: string;
 }
 
 export interface StatusReport {
@@ -52,12 +57,90 @@ export interface StatusReport {
   readonly refreshed: IndexEntry[];
   /** Paths whose names are not UTF-8 (see worktreeStatus): reported, never guessed at. */
   readonly unaddressable: string[];
+  /** Every submodule looked at (checked out, in scope): git's porcelain v2 state `S<c><m><u>` (see SubmoduleState). */
+  readonly submodules: Map<string, string>;
+  /** Changed paths that are gitlinks in the index (reported `S...` when their checkout shows nothing more). */
+  readonly gitlinks: Set<string>;
 }
 
 export interface StatusOptions {
   readonly untracked: boolean;
   /** Limit the report to these paths (files or folders); null for everything. */
   readonly paths?: readonly string[] | null;
+  /** How many submodule levels above this repository are being looked at (0 for the top). */
+  readonly submoduleDepth?: number;
+  /**
+   * How submodules' checkouts are looked at: "config" (status, diff: git's `submodule.<name>.ignore`
+   * from .git/config or .gitmodules, else `diff.ignoreSubmodules`, else none), "none" (add, commit
+   * -a: git's override_submodule_config, every new commit found), "all" (stash: not at all).
+   */
+  readonly submodules?: "config" | "none" | "all";
+}
+
+/** Submodules inside submodules are looked at this deep, no deeper (git has no limit; a loop of gitfiles would never end). */
+const MAX_SUBMODULE_DEPTH = 8;
+
+/**
+ * A submodule's checkout as git's status reports it (porcelain v2's `S<c><m><u>`): `commit` when
+ * its HEAD is not the commit the superproject's index records, `modified` when it has staged or
+ * unstaged changes to tracked files (or a submodule of its own with anything but untracked
+ * content), `untracked` when it has untracked files (or a submodule of its own has).
+ */
+export interface SubmoduleState {
+  readonly head: string | null;
+  readonly commit: boolean;
+  readonly modified: boolean;
+  readonly untracked: boolean;
+  /** Tracked paths inside it (relative to it) pterm did not look at (secrets): its state says nothing of them. */
+  readonly withheld: string[];
+}
+
+export function submoduleCode(state: SubmoduleState): string {
+  return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
+}
+
+/**
+ * The state of the submodule checked out at `path` (git's is_submodule_modified: its own status,
+ * read through the same code), or null when nothing is checked out there. `untracked: false` is
+ * git's `-uno` (and `git diff`), where untracked files in a submodule are not looked for.
+ */
+export async function submoduleState(
+  repo: Repo,
+  path: string,
+  recorded: string | null,
+  options: { untracked: boolean; depth?: number },
+): Promise<SubmoduleState | null> {
+  const depth = (options.depth ?? 0) + 1;
+  if (depth > MAX_SUBMODULE_DEPTH) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not ` +
+        "look further. Run git status inside a deeper submodule with --repo.",
+    );
+  }
+  const sub = openSubmodule(repo, path);
+  if (!sub) return null;
+  const head = readHead(sub).oid;
+  const index = readIndexFile(sub.gitdir);
+  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+    untracked: options.untracked,
+    submoduleDepth: depth,
+  });
+  // As git reads `git status --porcelain=2` of the submodule: a nested submodule with only
+  // untracked content (`S..U`) makes this one "untracked", anything else listed "modified".
+  let modified = report.staged.size > 0 || report.conflicted.length > 0;
+  for (const [inner] of report.unstaged) {
+    if (report.submodules.get(inner) !== "S..U") modified = true;
+  }
+  const untracked = report.untracked.length > 0 ||
+    [...report.submodules.entries()].some(([inner, code]) => report.unstaged.has(inner) && code.endsWith("U"));
+  return {
+    head,
+    commit: head !== null && recorded !== null && head !== recorded,
+    modified,
+    untracked,
+    withheld: report.withheld,
+  };
 }
 
 /** What `worktreeStatus` found: the work tree against the index. */
@@ -68,6 +151,8 @@ export interface WorktreeReport {
   refreshed: IndexEntry[];
   /** Paths whose names are not UTF-8: pterm cannot open them, so they are neither checked nor staged. */
   unaddressable: string[];
+  /** Every checked-out submodule looked at: its `S<c><m><u>` code (`submoduleCode`); changed ones are also `M` in unstaged. */
+  submodules: Map<string, string>;
 }
 
 /**
@@ -114,9 +199,10 @@ export async function worktreeStatus(
   for (const path of conflicts.keys()) addParents(trackedDirs, path);
   const trackedAt = (path: string): IndexEntry | null | undefined =>
     entries.get(path) ?? (conflicts.has(path) ? null : undefined);
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   observer?.rules(ignore);
   const toHash: { entry: IndexEntry; info: Deno.FileInfo }[] = [];
+  const gitlinks: IndexEntry[] = [];
   const racyLimit = index.fileMtimeMs;
 
   const checkTracked = (entry: IndexEntry, info: Deno.FileInfo) => {
@@ -174,9 +260,8 @@ export async function worktreeStatus(
         const trackedEntry = entries.get(path);
         if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
           seen.add(path);
-          // A submodule checked out at another commit than the superproject records: ` M sub`.
-          const head = inScope(path, options.paths) ? submoduleHead(repo, path) : null;
-          if (head !== null && head !== trackedEntry.oid) unstaged.set(path, "M");
+          // Looked into after the walk: its own HEAD, index and work tree (submoduleState).
+          if (inScope(path, options.paths)) gitlinks.push(trackedEntry);
           continue;
         }
         if (trackedDirs.has(path)) {
@@ -256,7 +341,13 @@ export async function worktreeStatus(
       continue;
     }
     if (!inScope(path, options.paths)) continue;
-    if (entry.mode === S_IFGITLINK) continue;
+    if (entry.mode === S_IFGITLINK) {
+      // A submodule's folder gone altogether: ` D sub`, as git (an empty folder is "not checked out": nothing).
+      if (lstatOrNull(`${repo.dir}/${path}`) === null && (options.submodules ?? "config") !== "all") {
+        unstaged.set(path, "D");
+      }
+      continue;
+    }
     // assume-unchanged and skip-worktree: git does not look, not even for a deletion.
     if (entry.assumeValid || entry.skipWorktree) continue;
     if (hasRawBytes(path)) {
@@ -275,6 +366,30 @@ export async function worktreeStatus(
       else if (verdict.refreshed) refreshed.push(verdict.refreshed);
     }
   }
+  // A submodule at another commit, or with changes of its own: ` M sub`, as git's default --ignore-submodules=none.
+  const submodules = new Map<string, string>();
+  const mode = options.submodules ?? "config";
+  for (const entry of mode === "all" ? [] : gitlinks) {
+    const { ignore, perSubmodule } = mode === "none"
+      ? { ignore: "none", perSubmodule: false }
+      : submoduleIgnore(repo, entry.path);
+    if (ignore === "all") continue;
+    const found = await submoduleState(repo, entry.path, entry.oid, {
+      // `-uno` leaves untracked files in submodules out too, unless the submodule's own setting says "none".
+      untracked: ignore === "none" && (options.untracked || perSubmodule),
+      depth: options.submoduleDepth,
+    });
+    if (!found) continue;
+    const state = {
+      ...found,
+      modified: found.modified && ignore !== "dirty",
+      untracked: found.untracked && ignore === "none",
+    };
+    submodules.set(entry.path, submoduleCode(state));
+    // Secret paths inside it were not looked at, as in this repository: listed as withheld, never taken for clean.
+    for (const inner of found.withheld) withheld.push(`${entry.path}/${inner}`);
+    if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
+  }
   untracked.sort(comparePaths);
   // A tracked name that is not UTF-8 is seen twice: as its index entry, and in the walk with
   // U+FFFD where Deno could not decode it. Report it once, as the index has it.
@@ -287,6 +402,7 @@ export async function worktreeStatus(
     unaddressable: [...new Set(unaddressable.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))].sort(
       comparePaths,
     ),
+    submodules,
   };
 }
 
@@ -449,7 +565,7 @@ export async function computeStatus(
     staged.set(path, change);
   }
   work = work
-    ? { ...work, unstaged: new Map(work.unstaged), withheld: [...work.withheld] }
+    ? { ...work, unstaged: new Map(work.unstaged), withheld: [...work.withheld], submodules: new Map(work.submodules) }
     : await worktreeStatus(repo, index, policy, options);
   const conflicted = [...index.conflicts.keys()].filter((p) => !policy.hidden(p) && inScope(p, options.paths))
     .sort(comparePaths);
@@ -465,6 +581,10 @@ export async function computeStatus(
     withheld: [...new Set(work.withheld)].sort(comparePaths),
     refreshed: work.refreshed,
     unaddressable: work.unaddressable,
+    submodules: work.submodules,
+    gitlinks: new Set(
+      [...stagedAll.keys(), ...work.unstaged.keys()].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK),
+    ),
   };
 }
 
@@ -472,7 +592,9 @@ export function statusFiles(report: StatusReport): StatusFile[] {
   const paths = new Set<string>([...report.staged.keys(), ...report.unstaged.keys()]);
   const files: StatusFile[] = [];
   for (const path of [...paths].sort(comparePaths)) {
-    files.push({ path, xy: `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}` });
+    const xy = `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : undefined);
+    files.push(sub ? { path, xy, submodule: sub } : { path, xy });
   }
   for (const path of report.conflicted) files.push({ path, xy: "UU" });
   for (const path of report.untracked) files.push({ path, xy: "??" });

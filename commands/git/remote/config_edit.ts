@@ -36,7 +36,7 @@ function sectionRanges(lines: string[], section: string, subsection: string): [n
 }
 
 async function editConfig(repo: Repo, edit: (lines: string[]) => string[]): Promise<void> {
-  const path = `${repo.gitdir}/config`;
+  const path = `${repo.commondir}/config`;
   const lock = await LockFile.acquire(path, "the repository config");
   try {
     let text = "";

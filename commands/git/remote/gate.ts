@@ -11,6 +11,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import { locateGitDirs } from "../lib/gitdirs.ts";
 
 /** The part of the `git` section of pterm.json this module reads. */
 export interface RemotesPolicy {
@@ -204,10 +205,19 @@ export function rewriteRemoteUrl(configText: string, url: string, push: boolean)
  * current branch's remote (what pull uses), else origin; after url.*.insteadOf (pushInsteadOf
  * with `push`). Null when there is none.
  */
-export function configuredRemoteUrl(repoDir: string, remote: string | null, push = false): string | null {
+export function configuredRemoteUrl(
+  repoDir: string,
+  remote: string | null,
+  push = false,
+  root?: string,
+): string | null {
   let text: string;
+  // The git folders as every git command finds them: a gitfile (submodule, linked worktree) is
+  // followed inside `root` only; one that is refused grants nothing (the command then says why).
+  let dirs: { gitdir: string; commondir: string };
   try {
-    text = Deno.readTextFileSync(`${repoDir}/.git/config`);
+    dirs = locateGitDirs(repoDir, repoDir, root);
+    text = Deno.readTextFileSync(`${dirs.commondir}/config`);
   } catch {
     return null;
   }
@@ -215,7 +225,7 @@ export function configuredRemoteUrl(repoDir: string, remote: string | null, push
   if (name === null) {
     let head = "";
     try {
-      head = Deno.readTextFileSync(`${repoDir}/.git/HEAD`).trim();
+      head = Deno.readTextFileSync(`${dirs.gitdir}/HEAD`).trim();
     } catch { /* no HEAD */ }
     const branch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
     name = (branch && configValue(text, "branch", branch, "remote")) || "origin";
@@ -242,7 +252,7 @@ export function grantedHosts(
     // (insteadOf, pushInsteadOf) are granted, each only if pterm.json allows it.
     const remote = typeof flags.remote === "string" ? flags.remote : null;
     for (const push of [false, true]) {
-      const url = configuredRemoteUrl(`${call.root}/${flags.repo}`, remote, push);
+      const url = configuredRemoteUrl(`${call.root}/${flags.repo}`, remote, push, call.root);
       if (url !== null) urls.push(url);
     }
   }

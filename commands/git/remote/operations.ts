@@ -100,7 +100,7 @@ function configSection(section: string, subsection: string, values: readonly [st
 }
 
 function appendLog(repo: Repo, name: string, oid: string, who: Signature, message: string): void {
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = `${repo.commondir}/logs/${name}`;
   Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   Deno.writeTextFileSync(path, `${"0".repeat(40)} ${oid} ${formatSignature(who)}\t${message}\n`, { append: true });
 }
@@ -357,7 +357,7 @@ function fetchHeadUrl(url: string): string {
 export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const started = Date.now();
   const { connection, repo } = options;
-  removeDeadPackTemps(`${repo.gitdir}/objects/pack`);
+  removeDeadPackTemps(`${repo.commondir}/objects/pack`);
   const remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
@@ -402,7 +402,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
       haves: [...haves].filter((h) => !wants.has(h)).slice(0, 256),
       shallow: [...shallowBefore],
       includeTags: true,
-      objectsDir: `${repo.gitdir}/objects`,
+      objectsDir: `${repo.commondir}/objects`,
       maxBytes: options.maxBytes,
     }, connection);
   }
@@ -414,8 +414,8 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   await checkConnected(fresh, [...wants], shallow, outcome?.pack?.links ?? null);
   if (outcome && (outcome.shallow.length > 0 || outcome.unshallow.length > 0)) {
     const text = [...shallow].sort().join("\n");
-    if (text) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, text + "\n");
-    else Deno.removeSync(`${repo.gitdir}/shallow`);
+    if (text) Deno.writeTextFileSync(`${repo.commondir}/shallow`, text + "\n");
+    else Deno.removeSync(`${repo.commondir}/shallow`);
   }
 
   // Only now, with every object present, do refs move: first the pruned ones go (as in git, so a
