@@ -335,6 +335,47 @@ async function pushRefsOf(ctx: AnyContext, repo: Repo, rel: string, tags: string
   };
 }
 
+/**
+ * Where `git push` sends `branch`, as the real git decides it. A branch named on the line
+ * (`git push origin fix`: the refspec `fix`) goes to the branch of the same name there, whatever
+ * it tracks; without one, `push.default` decides (simple, git's default: the upstream, but only
+ * when it has the same name). pterm asks for --set-upstream before it creates a branch there.
+ */
+function pushDestination(
+  repo: Repo,
+  rel: string,
+  remote: string,
+  branch: string,
+  upstream: string | undefined,
+  options: { named: boolean; setUpstream: boolean },
+): string {
+  const sameName = `refs/heads/${branch}`;
+  const retry = `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\``;
+  if (options.setUpstream) return sameName;
+  if (!upstream) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${branch} has no upstream on ${remote}. To create ${branch} there and remember it, run ${retry}.`,
+    );
+  }
+  if (upstream === sameName) return sameName;
+  const upstreamName = upstream.replace(/^refs\/heads\//, "");
+  const mode = (repo.config.get("push.default") ?? "simple").toLowerCase();
+  if (!options.named && (mode === "upstream" || mode === "tracking")) return upstream;
+  if (!options.named && mode === "current") return sameName;
+  const why = options.named
+    ? `\`git push ${remote} ${branch}\` sends ${branch} to the branch of the same name there, as git does, but ` +
+      `${branch} tracks ${upstreamName}`
+    : `${branch} tracks ${upstreamName} on ${remote}, a branch of another name, and git's push.default=${mode} ` +
+      "pushes only to a branch of the same name";
+  throw new PtermError(
+    "Rejected",
+    `${why}; nothing was sent. To push to ${branch} there and track it, run ${retry}; to update ${upstreamName}, ` +
+      `set push.default=upstream in the repository's config and run \`git push --repo ${rel}\` (or use the real ` +
+      `git: \`git push ${remote} ${branch}:${upstreamName}\`).`,
+  );
+}
+
 export const push: Handler<typeof pushFlags> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
   const tags = ctx.flags.delete ? null : tagsToPush(ctx, repo);
@@ -349,15 +390,10 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
   const configured = repo.config.get(`branch.${branch}.remote`);
   const name = ctx.flags.remote;
   const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : undefined;
-  if (!upstream && !ctx.flags["set-upstream"]) {
-    throw new PtermError(
-      "InvalidArgs",
-      `${branch} has no upstream on ${name}. To create ${branch} there and remember it, run ` +
-        `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`.`,
-      { helpFor: ctx.command },
-    );
-  }
-  const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream!;
+  const destination = pushDestination(repo, rel, name, branch, upstream, {
+    named: ctx.flags.branch !== undefined,
+    setUpstream: ctx.flags["set-upstream"],
+  });
   const url = remoteUrlOf(repo, name, rel, true);
   const count = await unpushedCommits(repo, name, local);
   const remote = gate(
