@@ -6,7 +6,7 @@ import { PtermError } from "../../../core/errors.ts";
 import type { CommandContext } from "../../../core/context.ts";
 import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
 import { stage, type StageResult } from "../lib/add.ts";
-import { commitIndex, onlyPathsIndex } from "../lib/commit.ts";
+import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../lib/commit.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
@@ -14,7 +14,7 @@ import { resolveRevision } from "../lib/revparse.ts";
 import type { GitAuthor } from "../lib/identity.ts";
 import type { Index } from "../lib/index_file.ts";
 import { pathWithin } from "../lib/tree.ts";
-import type { PathPolicy } from "../lib/worktree.ts";
+import { lstatTracked, type PathPolicy } from "../lib/worktree.ts";
 import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
 import {
   computeStatus,
@@ -288,8 +288,9 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
         }
       }
       const tracked = (p: string, spec: string) => spec === "" || pathWithin(p, spec);
-      const known = only.filter((spec) => [...index.entries.keys()].some((p) => tracked(p, spec)));
-      if (known.length) await stage(repo, index, policy, known, { signal: ctx.signal });
+      const exists = (p: string) => lstatTracked(repo, p) !== null;
+      const files = await partialCommitFiles(repo, index, only, tracked, exists);
+      if (files.length) await stage(repo, index, policy, files, { signal: ctx.signal });
       index = await onlyPathsIndex(repo, index, only, tracked);
     }
     if (message === null) {

@@ -123,6 +123,37 @@ export function headOid(repo: Repo): string | null {
  * the work tree; the real index gets the same paths staged, and whatever else was staged stays
  * staged for a later commit. Refused during a merge, as git does.
  */
+/** HEAD's files, flattened; empty before the first commit. */
+async function headFiles(repo: Repo) {
+  const head = readHead(repo);
+  return head.oid
+    ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree)
+    : new Map<string, never>();
+}
+
+/**
+ * The files `git commit <paths>` takes from the work tree: those the paths match among the files
+ * git knows — the index's and HEAD's (git's list_paths over HEAD overlaid on the index) — never
+ * an untracked file in a named folder. A file only HEAD has counts when it is in the work tree
+ * (it is added back, as git adds it); one that is gone is left to `onlyPathsIndex`, which leaves
+ * it out of the commit.
+ */
+export async function partialCommitFiles(
+  repo: Repo,
+  index: Index,
+  specs: readonly string[],
+  inScope: (path: string, spec: string) => boolean,
+  exists: (path: string) => boolean,
+): Promise<string[]> {
+  const files = new Set<string>();
+  const matches = (path: string) => specs.some((spec) => inScope(path, spec));
+  for (const path of index.entries.keys()) if (matches(path)) files.add(path);
+  for (const path of (await headFiles(repo)).keys()) {
+    if (!files.has(path) && matches(path) && exists(path)) files.add(path);
+  }
+  return [...files];
+}
+
 export async function onlyPathsIndex(
   repo: Repo,
   index: Index,
@@ -135,10 +166,7 @@ export async function onlyPathsIndex(
       "a merge is in progress: git cannot commit only some paths of it; `git commit` commits the whole merge.",
     );
   }
-  const head = readHead(repo);
-  const headTree = head.oid
-    ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree)
-    : new Map();
+  const headTree = await headFiles(repo);
   const only = new Index();
   for (const [path, entry] of headTree) only.set(emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
   for (const spec of specs) {
