@@ -637,6 +637,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -715,6 +720,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       }
     } else {
       current = next;
+    }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);

@@ -148,6 +148,19 @@ export function lstatOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
+/**
+ * A folder git itself would take for a git directory (setup.c is_git_directory: a HEAD, an
+ * objects/ and a refs/ folder), whatever its name: a bare repository, or the folder a
+ * `git init --separate-git-dir` or a submodule's gitfile points to. It is `.git` under another
+ * name, and as dangerous to write: its config and hooks name programs git runs. One lstat for
+ * most folders (no HEAD).
+ */
+function isGitDirectory(abs: string): boolean {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
+
 function isFolder(abs: string): boolean {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -284,6 +297,15 @@ function walk(
       }
     } else {
       current = next;
+    }
+    if (isGitDirectory(current)) {
+      throw new PtermError(
+        "GitDirDenied",
+        `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a ` +
+          "separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or " +
+          "writes git's own files by path, since git runs what its config and hooks name. Change its state with " +
+          "`git` subcommands on the work tree that uses it.",
+      );
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       // Checked here, not left to the command: opening `file.txt/x` fails with ENOTDIR, which
