@@ -1011,3 +1011,16 @@ export function unifiedDiff(
   }
   return { text: out.text(), add, del };
 }
+
+/**
+ * xdl_do_diff with git's default algorithm, lines already numbered, before any sliding: the
+ * changed lines of each side (`changed[i + 1]` for line i). The three-way merge's histogram diff
+ * falls back to it (histogram.ts), as xhistogram.c falls back to xdiff's Myers.
+ */
+export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
+  const x = sideOf(a, () => 0);
+  const y = sideOf(b, () => 0);
+  prepare(x, y, classes);
+  compareRecords(x, y, false);
+  return [x.changed, y.changed];
+}
