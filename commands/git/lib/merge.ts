@@ -13,7 +13,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
 import { conversionFor } from "./convert.ts";
-import type { MergeLabels } from "./diff3.ts";
+import type { ConflictStyle, MergeLabels } from "./diff3.ts";
 import { lazyImport } from "../../../core/lazy.ts";
 import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
@@ -48,6 +48,17 @@ export interface TreeMerge {
   readonly conflicts: string[];
 }
 
+/** `merge.conflictStyle` (git's git_xmerge_config: exactly `merge`, `diff3` or `zdiff3`; anything else stops git). */
+function conflictStyle(repo: Repo): ConflictStyle {
+  const value = repo.config.get("merge.conflictStyle");
+  if (value === undefined || value === "merge" || value === "diff3" || value === "zdiff3") return value ?? "merge";
+  throw new PtermError(
+    "InvalidConfig",
+    `merge.conflictStyle is '${value}', which git does not know (merge, diff3 or zdiff3): ` +
+      "fix it with `git config merge.conflictStyle merge`; nothing was changed.",
+  );
+}
+
 function same(a: FlatEntry | undefined, b: FlatEntry | undefined): boolean {
   if (!a || !b) return !a && !b;
   return a.oid === b.oid && a.mode === b.mode;
@@ -65,6 +76,7 @@ export async function mergeTrees(
 ): Promise<TreeMerge> {
   // Inside a virtual merge base (depth > 0) a conflict is not recorded: it is resolved into the tree.
   const depth = options.depth ?? 0;
+  const style = conflictStyle(repo);
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
@@ -87,9 +99,10 @@ export async function mergeTrees(
       {
         ours: bytesToByteString(encoder.encode(`${labels.ours}:${oursPath}`)),
         theirs: bytesToByteString(encoder.encode(`${labels.theirs}:${theirsPath}`)),
+        base: bytesToByteString(encoder.encode(`${labels.base ?? ""}:${from}`)),
       },
       // One character longer than usual, as git marks this merge (it could be nested in another).
-      { markerSize: 8 + 2 * depth },
+      { markerSize: 8 + 2 * depth, style },
     );
     const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
     O2.set(oursPath, { oid, mode: o.mode });
@@ -116,7 +129,11 @@ export async function mergeTrees(
     // Both sides changed the path, differently.
     const named = renamedPaths.get(path);
     const pathLabels = named && named.ours !== named.theirs
-      ? { ours: `${labels.ours}:${named.ours}`, theirs: `${labels.theirs}:${named.theirs}` }
+      ? {
+        ours: `${labels.ours}:${named.ours}`,
+        theirs: `${labels.theirs}:${named.theirs}`,
+        base: `${labels.base ?? ""}:${named.base}`,
+      }
       : labels;
     if (o && t && isRegular(o) && isRegular(t)) {
       let mode: string | null = o.mode === t.mode ? o.mode : null;
@@ -140,8 +157,9 @@ export async function mergeTrees(
           {
             ours: bytesToByteString(encoder.encode(pathLabels.ours)),
             theirs: bytesToByteString(encoder.encode(pathLabels.theirs)),
+            base: pathLabels.base === undefined ? undefined : bytesToByteString(encoder.encode(pathLabels.base)),
           },
-          { union: mergeAttr === "union", markerSize: 7 + 2 * depth },
+          { union: mergeAttr === "union", markerSize: 7 + 2 * depth, style },
         );
         if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
           mode ??= o.mode;
@@ -196,7 +214,7 @@ async function followRenames(
   base: Map<string, FlatEntry>;
   ours: Map<string, FlatEntry>;
   theirs: Map<string, FlatEntry>;
-  renamedPaths: Map<string, { ours: string; theirs: string }>;
+  renamedPaths: Map<string, { ours: string; theirs: string; base: string }>;
   forced: Set<string>;
   /** Files renamed by both sides to different paths. */
   twoWays: { from: string; ours: string; theirs: string }[];
@@ -204,7 +222,7 @@ async function followRenames(
   const base = new Map(B);
   const ours = new Map(O);
   const theirs = new Map(T);
-  const renamedPaths = new Map<string, { ours: string; theirs: string }>();
+  const renamedPaths = new Map<string, { ours: string; theirs: string; base: string }>();
   const forced = new Set<string>();
   const twoWays: { from: string; ours: string; theirs: string }[] = [];
   const baseDirs = foldersOf(B.keys());
@@ -264,7 +282,7 @@ async function followRenames(
     }
     theirs.delete(from);
     theirs.set(to, T.get(from)!);
-    renamedPaths.set(to, { ours: to, theirs: from });
+    renamedPaths.set(to, { ours: to, theirs: from, base: from });
   }
   for (const [from, to] of theirsRenames) {
     if (oursRenames.has(from) || O.has(to)) continue;
@@ -275,7 +293,7 @@ async function followRenames(
     }
     ours.delete(from);
     ours.set(to, O.get(from)!);
-    renamedPaths.set(to, { ours: from, theirs: to });
+    renamedPaths.set(to, { ours: from, theirs: to, base: from });
   }
   // Directory renames (git's merge.directoryRenames=conflict, its default): a file one side added
   // inside a folder the other side moved away goes to the folder's new place, as a conflict.
@@ -472,9 +490,13 @@ interface MergeCommit {
 /**
  * The base tree for merging `ours` and `theirs` (commit ids): the merge base's tree when there
  * is one, a virtual merge of all of them (git's ort, recursively) when there are several, null
- * when there is none.
+ * when there is none; with the label git's ort gives it (after `|||||||` in the diff3 styles).
  */
-export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): Promise<string | null> {
+export async function mergeBaseTree(
+  repo: Repo,
+  ours: string,
+  theirs: string,
+): Promise<{ tree: string | null; label: string }> {
   const virtuals = new Map<string, MergeCommit>();
   const read = async (oid: string): Promise<MergeCommit> => {
     const known = virtuals.get(oid);
@@ -482,9 +504,9 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
     const commit = await readCommit(repo, oid);
     return { oid, tree: commit.tree, parents: commit.parents };
   };
-  const baseOf = async (a: string, b: string, depth: number): Promise<string | null> => {
+  const baseOf = async (a: string, b: string, depth: number): Promise<{ tree: string | null; label: string }> => {
     const bases = await mergeBasesOf(read, a, b);
-    if (bases.length === 0) return null;
+    if (bases.length === 0) return { tree: null, label: "empty tree" };
     // Oldest first, as git's ort takes them (it reverses the newest-first list of merge bases).
     const dated = await Promise.all(bases.map(async (oid) => ({ oid, time: await commitTime(repo, oid, virtuals) })));
     dated.sort((x, y) => x.time - y.time);
@@ -495,10 +517,10 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
       const nextCommit = await read(next.oid);
       const merge = await mergeTrees(
         repo,
-        base,
+        base.tree,
         mergedCommit.tree,
         nextCommit.tree,
-        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2" },
+        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2", base: base.label },
         { depth: depth + 1 },
       );
       const tree = await resultTree(repo, mergedCommit.tree, merge);
@@ -506,7 +528,8 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
       virtuals.set(oid, { oid, tree, parents: [merged, next.oid] });
       merged = oid;
     }
-    return (await read(merged)).tree;
+    const label = bases.length > 1 ? "merged common ancestors" : bases[0].slice(0, 7);
+    return { tree: (await read(merged)).tree, label };
   };
   return await baseOf(ours, theirs, 0);
 }

@@ -158,6 +158,7 @@ export async function revertCommit(
   const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
     ours: "HEAD",
     theirs: `parent of ${short} (${subject})`,
+    base: `${short} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "revert");
   const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
@@ -203,6 +204,7 @@ export async function cherryPickCommit(
   const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
     ours: "HEAD",
     theirs: `${oid.slice(0, 7)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${oid.slice(0, 7)} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
   if (applied.conflicts.length > 0 || options.noCommit) {
@@ -548,9 +550,10 @@ export async function mergeInto(
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
     ours: "HEAD",
     theirs: rev,
+    base: base.label,
   });
   const applied = await applyMerge(repo, index, policy, merge, "merge");
   // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.

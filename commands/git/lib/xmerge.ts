@@ -61,7 +61,7 @@ export function splitLines(text: string): string[] {
 }
 
 /** One change of a diff script: lines [i1, i1 + chg1) of the first file became [i2, i2 + chg2) of the second. */
-interface Change {
+export interface Change {
   readonly i1: number;
   readonly i2: number;
   readonly chg1: number;
@@ -164,7 +164,7 @@ function compact(ids: Int32Array, changed: Uint8Array, otherIds: Int32Array, oth
 }
 
 /** xdl_do_diff, both xdl_change_compact passes and xdl_build_script: the changes from `a` to `b`. */
-function diffScript(a: readonly string[], b: readonly string[], algorithm: DiffAlgorithm): Change[] {
+export function diffScript(a: readonly string[], b: readonly string[], algorithm: DiffAlgorithm): Change[] {
   const numbered = numberLines(a, b);
   const [changedA, changedB] = algorithm === "histogram"
     ? histogramChanged(numbered.a, numbered.b, numbered.classes)
