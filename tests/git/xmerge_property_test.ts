@@ -215,7 +215,7 @@ Deno.test("property: pterm's text merge (histogram, zealous) gives git merge-ort
 
 Deno.test("text merge: fixed cases against git's merge-ort", async (t) => {
   await using ort = await MergeOrt.create();
-  // The first two failed with the jsdiff (Myers) alignment pterm used before; the property found them.
+  // The first three failed with the jsdiff (Myers) alignment pterm used before; the property found the first two.
   await t.step("git merges cleanly where a Myers alignment conflicted", async () => {
     const real = await assertLikeMergeOrt(ort, "\n{", "\n{\n", "a\n\n{\na\r\n\n{", "merge");
     assert.equal(real.conflicted, false);
@@ -224,6 +224,19 @@ Deno.test("text merge: fixed cases against git's merge-ort", async (t) => {
     const real = await assertLikeMergeOrt(ort, "a\n", "a\n\n\n", "a\nb\n\n\n\n", "merge");
     assert.equal(real.conflicted, true);
   });
+  await t.step(
+    "a real merge from git's history (environment.c, tests/fixtures/merge) that git finishes cleanly",
+    async () => {
+      const dir = new URL("../fixtures/merge/git-environment-c/", import.meta.url);
+      const [base, ours, theirs] = await Promise.all(
+        ["base", "ours", "theirs"].map(async (name) => asLatin1(await Deno.readFile(new URL(name, dir)))),
+      );
+      for (const style of ["merge", "diff3", "zdiff3"] as const) {
+        const real = await assertLikeMergeOrt(ort, base, ours, theirs, style);
+        assert.equal(real.conflicted, false);
+      }
+    },
+  );
   await t.step("repeated braces: both sides add a function next to existing ones", async () => {
     const base = "int f() {\n  return 1;\n}\n\nint g() {\n  return 2;\n}\n";
     const ours = "int f() {\n  return 1;\n}\n\nint h() {\n  return 3;\n}\n\nint g() {\n  return 2;\n}\n";

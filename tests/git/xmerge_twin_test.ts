@@ -218,3 +218,34 @@ Deno.test("twin: a merge.conflictStyle git does not know stops the merge in both
   assert.deepEqual(await snapshot(p), before);
   assert.deepEqual(await snapshot(g), before);
 });
+
+Deno.test("twin: a real merge from git's history (tests/fixtures/merge) merges cleanly in both, same bytes", async () => {
+  const fixture = new URL("../fixtures/merge/git-environment-c/", import.meta.url);
+  const [base, ours, theirs] = await Promise.all(
+    ["base", "ours", "theirs"].map((name) => Deno.readFile(new URL(name, fixture))),
+  );
+  await using root = await makeRoot("pterm-xmerge-real-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  assert.equal((await ptermTry(root.path, "git init --dir p --initial-branch main")).exit_code, 0);
+  await Deno.mkdir(g);
+  await git(g, "init", "-q", "-b", "main");
+  for (const dir of [p, g]) {
+    await write(`${dir}/f.sh`, base);
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    await git(dir, "branch", "other");
+    await write(`${dir}/f.sh`, ours);
+    await git(dir, "commit", "-qam", "ours");
+    await git(dir, "checkout", "-q", "other");
+    await write(`${dir}/f.sh`, theirs);
+    await git(dir, "commit", "-qam", "theirs");
+    await git(dir, "checkout", "-q", "main");
+  }
+  const mine = await ptermTry(root.path, "git merge --repo p --branch other -m merged");
+  const real = await gitRaw(g, ["merge", "-q", "-m", "merged", "other"]);
+  assert.equal(real.code, 0, real.stderr);
+  assert.equal(mine.exit_code, 0, mine.stderr);
+  assert.deepEqual(await snapshot(p), await snapshot(g));
+  await assertFsck(p);
+});
