@@ -14,7 +14,7 @@ import { mergeText } from "../commands/git/lib/diff3.ts";
 
 const [repo, maxArg, range] = Deno.args;
 if (!repo) {
-  console.error("usage: merge_replay.ts <repository> [<max merges>] [<rev range>]");
+  Deno.stderr.writeSync(new TextEncoder().encode("usage: merge_replay.ts <repository> [<max merges>] [<rev range>]\n"));
   Deno.exit(2);
 }
 const max = Number(maxArg ?? 200);
@@ -32,6 +32,8 @@ async function git(args: string[], allowFail = false): Promise<{ code: number; o
   return { code: result.code, out: result.stdout };
 }
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+/** The report goes to standard output. */
+const say = (line: string) => Deno.stdout.writeSync(new TextEncoder().encode(`${line}\n`));
 const latin1 = (bytes: Uint8Array) => new TextDecoder("latin1").decode(bytes);
 
 /** Blob ids by path of a tree (recursive), regular files only. */
@@ -102,9 +104,9 @@ for (const merge of merges) {
     if (mine.text !== latin1(r)) disagreements.push(`${merge} ${path}`);
   }
 }
-console.log(
+say(
   `${merges.length} merges read, ${skipped} with several merge bases skipped, ${replayed} with files both sides changed: ` +
     `${files} files merged (${conflicted} with conflicts), ${disagreements.length} differ from git's merge-ort`,
 );
-for (const line of disagreements) console.log(`differs: ${line}`);
+for (const line of disagreements) say(`differs: ${line}`);
 if (disagreements.length) Deno.exit(1);
