@@ -249,3 +249,38 @@ Deno.test("twin: a real merge from git's history (tests/fixtures/merge) merges c
   assert.deepEqual(await snapshot(p), await snapshot(g));
   await assertFsck(p);
 });
+
+Deno.test("twin: conflict-marker-size from .gitattributes sets the markers' length, as in git", async () => {
+  await using root = await makeRoot("pterm-xmerge-size-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  assert.equal((await ptermTry(root.path, "git init --dir p --initial-branch main")).exit_code, 0);
+  await Deno.mkdir(g);
+  await git(g, "init", "-q", "-b", "main");
+  for (const dir of [p, g]) {
+    // git's own .gitattributes gives its test scripts 32-character markers.
+    await write(`${dir}/.gitattributes`, "*.sh conflict-marker-size=32\n*.txt conflict-marker-size=0\n");
+    await write(`${dir}/f.sh`, "a\nb\nc\n");
+    await write(`${dir}/g.txt`, "a\nb\nc\n");
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    await git(dir, "branch", "other");
+    await write(`${dir}/f.sh`, "a\nB\nc\n");
+    await write(`${dir}/g.txt`, "a\nB\nc\n");
+    await git(dir, "commit", "-qam", "ours");
+    await git(dir, "checkout", "-q", "other");
+    await write(`${dir}/f.sh`, "a\nb!\nc\n");
+    await write(`${dir}/g.txt`, "a\nb!\nc\n");
+    await git(dir, "commit", "-qam", "theirs");
+    await git(dir, "checkout", "-q", "main");
+    await git(dir, "config", "merge.conflictStyle", "diff3");
+  }
+  const mine = await ptermTry(root.path, "git merge --repo p --branch other -m merged");
+  const real = await gitRaw(g, ["merge", "-m", "merged", "other"]);
+  assert.equal(real.code, 1);
+  assert.equal(mine.error_code, "Conflict", mine.stderr);
+  assert.deepEqual(await snapshot(p), await snapshot(g));
+  assert.match(await Deno.readTextFile(`${p}/f.sh`), /^<{32} HEAD$/m);
+  assert.equal(await Deno.readTextFile(`${p}/g.txt`), await Deno.readTextFile(`${g}/g.txt`));
+  assert.match(await Deno.readTextFile(`${p}/g.txt`), /^<{7} HEAD$/m);
+});

@@ -26,9 +26,9 @@ import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
 /**
- * The three-way text merge, loaded on the first content merge: it brings jsdiff, the first npm
- * package of a git worker, which costs the worker ~10–20 ms to load — paid before any `git diff`,
- * `log` or `show` ran, since their handlers import this module for `mergeBases`.
+ * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
+ * content merge only: `git diff`, `log` and `show` import this module for `mergeBases` and never
+ * need it.
  */
 const loadDiff3 = () => lazyImport<typeof import("./diff3.ts")>(new URL("./diff3.ts", import.meta.url));
 
@@ -101,8 +101,9 @@ export async function mergeTrees(
         theirs: bytesToByteString(encoder.encode(`${labels.theirs}:${theirsPath}`)),
         base: bytesToByteString(encoder.encode(`${labels.base ?? ""}:${from}`)),
       },
-      // One character longer than usual, as git marks this merge (it could be nested in another).
-      { markerSize: 8 + 2 * depth, style },
+      // One character longer than usual, as git marks this merge (it could be nested in another);
+      // the attributes are the base path's, as ort merges it under that name.
+      { markerSize: (await conversionFor(repo).plan(from)).conflictMarkerSize + 1 + 2 * depth, style },
     );
     const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
     O2.set(oursPath, { oid, mode: o.mode });
@@ -144,7 +145,8 @@ export async function mergeTrees(
         repo.objects.readTyped(t.oid, "blob"),
       ]);
       // The `merge` attribute: unset (or `binary`) never merges line by line; `union` keeps both sides.
-      const mergeAttr = (await conversionFor(repo).plan(path)).merge;
+      const plan = await conversionFor(repo).plan(path);
+      const mergeAttr = plan.merge;
       const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(baseBytes) ||
         looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
@@ -159,7 +161,7 @@ export async function mergeTrees(
             theirs: bytesToByteString(encoder.encode(pathLabels.theirs)),
             base: pathLabels.base === undefined ? undefined : bytesToByteString(encoder.encode(pathLabels.base)),
           },
-          { union: mergeAttr === "union", markerSize: 7 + 2 * depth, style },
+          { union: mergeAttr === "union", markerSize: plan.conflictMarkerSize + 2 * depth, style },
         );
         if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
           mode ??= o.mode;
