@@ -87,78 +87,86 @@ Deno.test("property: criss-cross merges agree with git's ort (virtual merge base
   let cleanRuns = 0;
   let crissCross = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 2 }), edits, edits, async (rounds, lastL, lastR) => {
-      run++;
-      const g = `${root.path}/g${run}`;
-      const p = `${root.path}/p${run}`;
-      await Deno.mkdir(g, { recursive: true });
-      await git(g, "init", "-q", "-b", "L");
-      for (const file of FILES) {
-        await applyEdits(g, [{ file: FILES.indexOf(file), line: 0, token: baseLines(file)[0] }]);
-      }
-      await commitAll(g, "root");
-      await git(g, "branch", "M");
-      for (const [k, r] of rounds.entries()) {
-        await git(g, "checkout", "-q", "L");
-        await applyEdits(g, r.left);
-        await commitAll(g, `L${k}`);
-        const leftTip = await head(g);
-        await git(g, "checkout", "-q", "M");
-        await applyEdits(g, r.right);
-        await commitAll(g, `M${k}`);
-        const rightTip = await head(g);
-        // The criss-cross: each side merges the other's tip from before its own merge.
-        for (
-          const [branch, other, side, after] of [
-            ["M", leftTip, r.rightSide, r.afterRight],
-            ["L", rightTip, r.leftSide, r.afterLeft],
-          ] as const
-        ) {
-          await git(g, "checkout", "-q", branch);
-          const merged = await gitTimed(g, "merge", "-q", "--no-ff", "-X", side, "-m", `merge into ${branch}`, other);
-          if (merged.code !== 0) {
-            // A conflict -X cannot settle (modify/delete): take this side's view of every path.
-            await git(g, "checkout", "--ours", "--", ".").catch(() => "");
-            await git(g, "add", "-A");
-            await gitTimed(g, "commit", "-q", "--no-edit");
+    fc.asyncProperty(
+      fc.array(round, { minLength: 1, maxLength: 2 }),
+      edits,
+      edits,
+      fc.constantFrom("merge", "diff3", "zdiff3"),
+      async (rounds, lastL, lastR, style) => {
+        run++;
+        const g = `${root.path}/g${run}`;
+        const p = `${root.path}/p${run}`;
+        await Deno.mkdir(g, { recursive: true });
+        await git(g, "init", "-q", "-b", "L");
+        for (const file of FILES) {
+          await applyEdits(g, [{ file: FILES.indexOf(file), line: 0, token: baseLines(file)[0] }]);
+        }
+        await commitAll(g, "root");
+        await git(g, "branch", "M");
+        for (const [k, r] of rounds.entries()) {
+          await git(g, "checkout", "-q", "L");
+          await applyEdits(g, r.left);
+          await commitAll(g, `L${k}`);
+          const leftTip = await head(g);
+          await git(g, "checkout", "-q", "M");
+          await applyEdits(g, r.right);
+          await commitAll(g, `M${k}`);
+          const rightTip = await head(g);
+          // The criss-cross: each side merges the other's tip from before its own merge.
+          for (
+            const [branch, other, side, after] of [
+              ["M", leftTip, r.rightSide, r.afterRight],
+              ["L", rightTip, r.leftSide, r.afterLeft],
+            ] as const
+          ) {
+            await git(g, "checkout", "-q", branch);
+            const merged = await gitTimed(g, "merge", "-q", "--no-ff", "-X", side, "-m", `merge into ${branch}`, other);
+            if (merged.code !== 0) {
+              // A conflict -X cannot settle (modify/delete): take this side's view of every path.
+              await git(g, "checkout", "--ours", "--", ".").catch(() => "");
+              await git(g, "add", "-A");
+              await gitTimed(g, "commit", "-q", "--no-edit");
+            }
+            await applyEdits(g, after);
+            await commitAll(g, `after ${branch}${k}`);
           }
-          await applyEdits(g, after);
-          await commitAll(g, `after ${branch}${k}`);
         }
-      }
-      await git(g, "checkout", "-q", "M");
-      await applyEdits(g, lastR);
-      await commitAll(g, "M last");
-      await git(g, "checkout", "-q", "L");
-      await applyEdits(g, lastL);
-      await commitAll(g, "L last");
-      const bases = (await git(g, "merge-base", "--all", "L", "M")).trim().split("\n");
-      if (bases.length > 1) crissCross++;
-      await new Deno.Command("cp", { args: ["-a", g, p] }).output();
+        await git(g, "checkout", "-q", "M");
+        await applyEdits(g, lastR);
+        await commitAll(g, "M last");
+        await git(g, "checkout", "-q", "L");
+        await applyEdits(g, lastL);
+        await commitAll(g, "L last");
+        const bases = (await git(g, "merge-base", "--all", "L", "M")).trim().split("\n");
+        if (bases.length > 1) crissCross++;
+        // The diff3 styles show the virtual base, and its conflicts, under git's labels.
+        await git(g, "config", "merge.conflictStyle", style);
+        await new Deno.Command("cp", { args: ["-a", g, p] }).output();
 
-      const real = await gitTimed(g, "merge", "-q", "--no-edit", "M");
-      const ours = await ptermTry(root.path, `git merge --repo p${run} --branch M`);
-      const note = `bases ${bases.length}: ${JSON.stringify({ rounds, lastL, lastR })}\n${real.out}`;
-      if (real.code === 0) {
-        cleanRuns++;
-        assert.equal(ours.exit_code, 0, `git merged cleanly, pterm did not: ${ours.stderr}\n${note}`);
-        assert.equal(await git(p, "rev-parse", "HEAD^{tree}"), await git(g, "rev-parse", "HEAD^{tree}"), note);
-      } else {
-        assert.equal(ours.error_code, "Conflict", `git had conflicts, pterm: ${ours.stderr}\n${note}`);
-        assert.deepEqual(
-          result(ours).conflicts,
-          (await git(g, "diff", "--name-only", "--diff-filter=U")).trim().split("\n"),
-        );
-        const keep = Deno.env.get("CRISS_KEEP");
-        if (keep && (await git(p, "ls-files", "-s")) !== (await git(g, "ls-files", "-s"))) {
-          await new Deno.Command("cp", { args: ["-a", g, `${keep}/g`] }).output();
-          await new Deno.Command("cp", { args: ["-a", p, `${keep}/p`] }).output();
+        const real = await gitTimed(g, "merge", "-q", "--no-edit", "M");
+        const ours = await ptermTry(root.path, `git merge --repo p${run} --branch M`);
+        const note = `bases ${bases.length}: ${JSON.stringify({ rounds, lastL, lastR, style })}\n${real.out}`;
+        if (real.code === 0) {
+          cleanRuns++;
+          assert.equal(ours.exit_code, 0, `git merged cleanly, pterm did not: ${ours.stderr}\n${note}`);
+          assert.equal(await git(p, "rev-parse", "HEAD^{tree}"), await git(g, "rev-parse", "HEAD^{tree}"), note);
+        } else {
+          assert.equal(ours.error_code, "Conflict", `git had conflicts, pterm: ${ours.stderr}\n${note}`);
+          assert.deepEqual(
+            result(ours).conflicts,
+            (await git(g, "diff", "--name-only", "--diff-filter=U")).trim().split("\n"),
+          );
+          const keep = Deno.env.get("CRISS_KEEP");
+          if (keep && (await git(p, "ls-files", "-s")) !== (await git(g, "ls-files", "-s"))) {
+            await new Deno.Command("cp", { args: ["-a", g, `${keep}/g`] }).output();
+            await new Deno.Command("cp", { args: ["-a", p, `${keep}/p`] }).output();
+          }
+          assert.equal(await git(p, "ls-files", "-s"), await git(g, "ls-files", "-s"), `index stages ${note}`);
+          assert.deepEqual(await worktreeFiles(p), await worktreeFiles(g), `work tree ${note}`);
         }
-        assert.equal(await git(p, "ls-files", "-s"), await git(g, "ls-files", "-s"), `index stages ${note}`);
-        assert.deepEqual(await worktreeFiles(p), await worktreeFiles(g), `work tree ${note}`);
-      }
-      await assertFsck(p);
-    }),
+        await assertFsck(p);
+      },
+    ),
     { numRuns: Number(Deno.env.get("CRISS_RUNS") ?? 15) },
   );
   assert.ok(cleanRuns > 0, "some merges must be clean in git");
