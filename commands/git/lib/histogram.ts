@@ -15,7 +15,89 @@
  * other file lacks: the search sees the whole files.
  */
 
-import { myersChanged } from "./line_diff.ts";
+import { myersSearch } from "./line_diff.ts";
+
+// xprepare.c's limits for the lines Myers sets aside (xdl_cleanup_records, xdl_clean_mmatch).
+const XDL_MAX_EQLIMIT = 1024;
+const XDL_SIMSCAN_WINDOW = 100;
+const XDL_KPDIS_RUN = 4;
+
+/** xdiff's cheap square root: the power of two near √n. */
+function bogoSqrt(n: number): number {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
+}
+
+/** xdl_clean_mmatch: whether a line with many matches stands among lines without one (then it is set aside). */
+function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): boolean {
+  if (i - s > XDL_SIMSCAN_WINDOW) s = i - XDL_SIMSCAN_WINDOW;
+  if (e - i > XDL_SIMSCAN_WINDOW) e = i + XDL_SIMSCAN_WINDOW;
+  let rdis0 = 0;
+  let rpdis0 = 1;
+  for (let r = 1; i - r >= s; r++) {
+    const d = dis[i - r];
+    if (d === 0) rdis0++;
+    else if (d === 2) rpdis0++;
+    else break;
+  }
+  if (rdis0 === 0) return false;
+  let rdis1 = 0;
+  let rpdis1 = 1;
+  for (let r = 1; i + r <= e; r++) {
+    const d = dis[i + r];
+    if (d === 0) rdis1++;
+    else if (d === 2) rpdis1++;
+    else break;
+  }
+  if (rdis1 === 0) return false;
+  rdis1 += rdis0;
+  rpdis1 += rpdis0;
+  return rpdis1 * XDL_KPDIS_RUN < rpdis1 + rdis1;
+}
+
+/**
+ * xdl_do_diff with git's default algorithm (xdl_prepare_env's xdl_trim_ends and
+ * xdl_cleanup_records, then line_diff.ts's xdl_recs_cmp), before any sliding: the changed lines
+ * of each side (`changed[i + 1]` for line i). Lines the other file lacks, and very frequent lines
+ * among them, are changed without a search; the common start and end are left alone.
+ */
+export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
+  let start = 0;
+  const limit = Math.min(a.length, b.length);
+  while (start < limit && a[start] === b[start]) start++;
+  let tail = 0;
+  while (tail < limit - start && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const countA = new Int32Array(classes);
+  const countB = new Int32Array(classes);
+  for (const id of a) countA[id]++;
+  for (const id of b) countB[id]++;
+  const setAside: Uint8Array[] = [];
+  const keep = (ids: Int32Array, otherCount: Int32Array): Int32Array => {
+    const end = ids.length - tail - 1;
+    const limitMatches = Math.min(bogoSqrt(ids.length), XDL_MAX_EQLIMIT);
+    const dis = new Uint8Array(ids.length + 1);
+    for (let i = start; i <= end; i++) {
+      const matches = otherCount[ids[i]];
+      dis[i] = matches === 0 ? 0 : matches >= limitMatches ? 2 : 1;
+    }
+    const kept = new Int32Array(Math.max(0, end - start + 1));
+    const aside = new Uint8Array(ids.length + 2);
+    let n = 0;
+    for (let i = start; i <= end; i++) {
+      if (dis[i] === 1 || (dis[i] === 2 && !cleanMultiMatch(dis, i, start, end))) kept[n++] = i;
+      else aside[i + 1] = 1;
+    }
+    setAside.push(aside);
+    return kept.subarray(0, n);
+  };
+  const keptA = keep(a, countB);
+  const keptB = keep(b, countA);
+  const [changedA, changedB] = myersSearch(a, b, keptA, keptB);
+  for (let i = 0; i < changedA.length; i++) changedA[i] |= setAside[0][i];
+  for (let i = 0; i < changedB.length; i++) changedB[i] |= setAside[1][i];
+  return [changedA, changedB];
+}
 
 /** Lines occurring more often than this in a range are never anchors (xhistogram.c's max_chain_length). */
 const MAX_CHAIN_LENGTH = 64;

@@ -1013,14 +1013,23 @@ export function unifiedDiff(
 }
 
 /**
- * xdl_do_diff with git's default algorithm, lines already numbered, before any sliding: the
- * changed lines of each side (`changed[i + 1]` for line i). The three-way merge's histogram diff
- * falls back to it (histogram.ts), as xhistogram.c falls back to xdiff's Myers.
+ * xdl_recs_cmp alone: Myers' search with xdiff's cost bounds over the lines `aKept`/`bKept` (line
+ * indexes of `a` and `b`, which hold line numbers), marking changed ones (`changed[i + 1]` for
+ * line i). The three-way merge's histogram diff falls back to git's Myers through it
+ * (histogram.ts sets lines aside first, as xdl_prepare_env does).
  */
-export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
+export function myersSearch(
+  a: Int32Array,
+  b: Int32Array,
+  aKept: Int32Array,
+  bKept: Int32Array,
+): [Uint8Array, Uint8Array] {
   const x = sideOf(a, () => 0);
   const y = sideOf(b, () => 0);
-  prepare(x, y, classes);
+  x.kept = aKept;
+  x.keptIds = aKept.map((i) => a[i]);
+  y.kept = bKept;
+  y.keptIds = bKept.map((i) => b[i]);
   compareRecords(x, y, false);
   return [x.changed, y.changed];
 }

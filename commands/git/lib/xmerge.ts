@@ -13,8 +13,7 @@
  * unchanged; a line is its bytes up to and including `\n` (a last line without one is a line too).
  */
 
-import { histogramChanged } from "./histogram.ts";
-import { myersChanged } from "./line_diff.ts";
+import { histogramChanged, myersChanged } from "./histogram.ts";
 
 export type DiffAlgorithm = "histogram" | "myers";
 
