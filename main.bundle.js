@@ -692,14 +692,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -723,11 +726,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);

@@ -256,14 +256,18 @@ function walk(
   let current = root;
   let index = 0;
   let exists = true;
+  // What the last segment is, when lstat saw it directly (not through a link).
+  let lastInfo: Deno.FileInfo | null = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError(
@@ -298,7 +302,31 @@ function walk(
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError(
+        "InvalidPath",
+        `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular ` +
+          "files and folders (opening it could wait forever or never end). Name a regular file.",
+      );
+    }
+  }
   return { abs, rel, exists };
+}
+
+/**
+ * What a FIFO, socket or device is called in messages; null for a regular file, folder or symlink.
+ * Such a file in the workspace is never opened: reading a FIFO waits for a writer, a device may
+ * never end.
+ */
+export function specialFileKind(info: Deno.FileInfo | null): string | null {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 
 function checkPolicy(rel: string, input: string, access: Access, label: string): void {

@@ -236,7 +236,10 @@ export const resultSchemas = {
     parents: z.array(oid),
     subject: z.string(),
     amended: z.boolean().describe("true for --amend: the commit replaced the previous HEAD commit."),
-    warnings: z.array(z.string()).describe("What the call did that may not be what was meant (a literal \\n)."),
+    warnings: z.array(z.string()).describe(
+      "What the call did that may not be what was meant (a literal \\n; the project's git hooks, which pterm does " +
+        "not run).",
+    ),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
   branch: z.strictObject({

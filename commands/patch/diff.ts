@@ -70,7 +70,10 @@ export class DiffParseError extends Error {
 const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
 const FENCE_LINE = /^(```|~~~)/;
 
-function unquote(path: string): string {
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A name as git quotes it (`"caf\303\251.txt"`), decoded; `line` is where it stands, for errors. */
+function unquote(path: string, line: number): string {
   if (!path.startsWith('"')) return path;
   const inner = path.slice(1, path.lastIndexOf('"'));
   const bytes: number[] = [];
@@ -100,14 +103,25 @@ function unquote(path: string): string {
       bytes.push(...enc.encode(map[n] ?? n));
     }
   }
-  return new TextDecoder().decode(new Uint8Array(bytes));
+  try {
+    return strictUtf8.decode(new Uint8Array(bytes));
+  } catch {
+    // Decoded leniently, the bytes would become U+FFFD: another file's name.
+    throw new DiffParseError(
+      line,
+      "a file name in UTF-8",
+      path,
+      `the name ${path} is not UTF-8 (git quotes such bytes as octal escapes); pterm can only name files in ` +
+        "UTF-8, so it cannot apply this patch to that file. Apply it with the real git (`git apply`).",
+    );
+  }
 }
 
 /** A `---`/`+++` path: unquoted, timestamp dropped; null for /dev/null. */
-function headerPath(raw: string): string | null {
+function headerPath(raw: string, line: number): string | null {
   let path = raw.trim();
   if (!path.startsWith('"')) path = path.split("\t")[0].trim();
-  path = unquote(path);
+  path = unquote(path, line);
   if (path === "/dev/null") return null;
   return path;
 }
@@ -128,9 +142,9 @@ function stripPrefix(path: string | null, prefix: "a/" | "b/"): string | null {
 }
 
 /** `diff --git a/x b/y`: the two paths when they can be told apart. */
-function gitHeaderPaths(rest: string): { old: string; new: string } | null {
+function gitHeaderPaths(rest: string, line: number): { old: string; new: string } | null {
   const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
-  if (quoted) return { old: unquote(quoted[1]), new: unquote(quoted[2]) };
+  if (quoted) return { old: unquote(quoted[1], line), new: unquote(quoted[2], line) };
   // git's own rule for unquoted names: without a rename both are the same path, so the split that
   // makes them equal is the right one even when the path has spaces (`a/x y b/x y`).
   for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
@@ -234,7 +248,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     if (t.startsWith("diff --git ")) {
       current = start(lineNo[i]);
       current.gitHeader = true;
-      const paths = gitHeaderPaths(t.slice("diff --git ".length));
+      const paths = gitHeaderPaths(t.slice("diff --git ".length), lineNo[i]);
       if (paths) {
         current.gitOld = paths.old;
         current.gitNew = paths.new;
@@ -243,8 +257,8 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     }
     if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
       if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
-      current.oldPath = headerPath(t.slice(4));
-      current.newPath = headerPath(text[i + 1].slice(4));
+      current.oldPath = headerPath(t.slice(4), lineNo[i]);
+      current.newPath = headerPath(text[i + 1].slice(4), lineNo[i + 1]);
       current.oldEpoch = hasEpochTimestamp(t.slice(4));
       current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
       current.sawHeaders = true;
@@ -268,8 +282,8 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         if (key === "new file mode") current.created = true;
         if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
         if (key === "deleted file mode") current.deleted = true;
-        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
-        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim(), lineNo[i]);
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim(), lineNo[i]);
         if (key === "copy from" || key === "copy to") current.copy = true;
         if (key === "index") {
           const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());

@@ -135,7 +135,24 @@ interface Prepared {
   readonly note: string;
 }
 
+/** A diff line as a coloured `git diff` (or `diff --color`) writes it: an SGR code before the header. */
+// deno-lint-ignore no-control-regex -- ESC is what is looked for
+const COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
+
 async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
+  const coloured = COLOURED_DIFF_LINE.exec(run.text);
+  if (coloured) {
+    // git apply finds no patch in such text either; stripping the codes could also strip a file's own.
+    throw failure(run.command, [{
+      code: "PatchParseError",
+      message: "the patch holds terminal colour codes (ESC[…m): it was copied from a coloured diff. Make it " +
+        "again without colour (`git diff --no-color`, or pterm's `git diff`, which never colours) and send that.",
+      block_index: null,
+      op: null,
+      path: null,
+      patch_line: run.text.slice(0, coloured.index).split("\n").length,
+    }]);
+  }
   const format = detectInputFormat(run.text);
   if (format === "xgit") return { format, xgit: run.text, warnings: [], note: "" };
   if (format === "unified_diff") {

@@ -505,3 +505,22 @@ Deno.test("diff -ruN output (GNU diff) applies as GNU patch -p1 applies it: edit
   assert.deepEqual(await readTree(byPterm.path), await readTree(byPatch.path));
   assert.deepEqual(Object.keys(await readTree(byPterm.path)), ["COPYING", "db/init.sql", "docs/new.md"]);
 });
+
+Deno.test("a diff copied from a coloured git diff is refused with the line to make it again; nothing written", async () => {
+  await using dir = await makeRoot();
+  const repo = await repoWith(dir.path, { "f.txt": "one\ntwo\nthree\n" });
+  await Deno.writeTextFile(`${repo}/f.txt`, "one\nTWO\nthree\n");
+  const coloured = await git(repo, "-c", "color.ui=always", "diff");
+  assert.ok(coloured.includes("\x1b["), "the real git coloured it");
+  await git(repo, "checkout", "--", "f.txt");
+  const before = await fingerprint(repo);
+  for (const run of [apply, check]) {
+    const envelope = await run(dir.path, coloured, "--repo proj");
+    assert.equal(envelope.exit_code, 1, envelope.stderr);
+    const problems = problemsOf(envelope);
+    assert.equal(problems[0].code, "PatchParseError");
+    assert.match(problems[0].message, /terminal colour codes.*git diff --no-color/);
+    assert.equal(problems[0].patch_line, 1);
+  }
+  assert.deepEqual(await fingerprint(repo), before);
+});

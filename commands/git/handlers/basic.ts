@@ -1,5 +1,6 @@
 /** init, status, add, commit, log. */
 
+import { skippedHooks } from "../lib/hooks.ts";
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { CommandContext } from "../../../core/context.ts";
@@ -281,6 +282,13 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   });
   const made = describeCommit(id, await readCommit(repo, id));
   const branch = readHead(repo).branch;
+  const hooks = skippedHooks(
+    repo,
+    ctx.flags["no-verify"]
+      ? ["prepare-commit-msg", "post-commit"]
+      : ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"],
+  );
+  if (hooks) warnings.push(hooks);
   ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}\n`);
   for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}\n`);
   return {

@@ -1,5 +1,6 @@
 /** branch, checkout, reset, rm, mv, stash, tag, revert, merge. */
 
+import { skippedHooks } from "../lib/hooks.ts";
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
@@ -240,12 +241,14 @@ export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; d
           "after `--` to restore.",
       );
     }
-    return await switchHead(ctx, opened, target, {
+    const switched = await switchHead(ctx, opened, target, {
       create: ctx.flags.create,
       forceCreate: ctx.flags["force-create"],
       detach: ctx.flags.detach,
       force: ctx.flags.force,
     });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched;
   };
 
 export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (ctx) => {
@@ -265,13 +268,21 @@ export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (
         : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`,
     );
   }
-  return await switchHead(ctx, opened, target, {
+  const switched = await switchHead(ctx, opened, target, {
     create: ctx.flags.create,
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
     force: ctx.flags.force,
   });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
 };
+
+/** git runs `post-checkout` after a switch; pterm runs no programs, and says so. */
+function warnSkippedCheckoutHook(ctx: AnyContext, repo: Opened["repo"]): void {
+  const hooks = skippedHooks(repo, ["post-checkout"]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}\n`);
+}
 
 export const restore: Handler<typeof restoreFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -624,6 +635,13 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     ? `Fast-forward to ${outcome.head.slice(0, 7)}`
     : `Merge made: ${outcome.commit_id!.slice(0, 7)}`;
   ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).\n`);
+  const hooks = outcome.outcome === "up-to-date" ? null : skippedHooks(
+    repo,
+    outcome.outcome === "fast-forward"
+      ? ["post-merge"]
+      : ["pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge"],
+  );
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}\n`);
   return { ...fields, outcome: outcome.outcome };
 };
 

@@ -116,19 +116,19 @@ function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPat
   const lines = (f: (file: DiffFile) => string) =>
     rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return { text: "", isPatch: false };
-  if (flags["name-only"]) return { text: lines((f) => f.path), isPatch: false };
+  if (flags["name-only"]) return { text: lines((f) => quoteName(f.path)), isPatch: false };
   if (flags["name-status"]) {
     // git's form: `R<similarity>\t<old>\t<new>` for a rename.
     return {
       text: lines((f) =>
         f.status === "renamed"
-          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${f.old_path}\t${f.path}`
-          : `${STATUS_LETTER[f.status]}\t${f.path}`
+          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
+          : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
       ),
       isPatch: false,
     };
   }
-  if (flags.stat) return { text: renderStat(rendered.files, rendered.additions, rendered.deletions), isPatch: false };
+  if (flags.stat) return { text: renderStat(rendered), isPatch: false };
   return { text: rendered.patch, isPatch: true };
 }
 
@@ -139,7 +139,7 @@ async function emit(
   flags: ViewFlags,
   prefix = "",
 ) {
-  const stat = renderStat(rendered.files, rendered.additions, rendered.deletions);
+  const stat = renderStat(rendered);
   const view = viewOf(rendered, flags);
   let text = view.text;
   let artifact: string | null = null;
@@ -378,9 +378,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }));
     const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
     blocks.push(
-      `${line}\n${
-        ctx.flags.stat && ctx.flags.patch ? renderStat(rendered.files, rendered.additions, rendered.deletions) : ""
-      }${view.text}`,
+      `${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}${view.text}`,
     );
   }
   const text = blocks.join("\n") + "\n";
@@ -479,7 +477,8 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
       // Never through a symlinked folder (Deno's permission check would not see where it leads); a link
       // itself is searched as its target text, as git greps the blob it stages.
       const info = lstatTracked(repo, path);
-      if (!info || info.isDirectory) continue; // deleted in the work tree: nothing to search, as git grep
+      // Deleted in the work tree, or a FIFO/socket/device there: nothing to search, as git grep.
+      if (!info || !(info.isFile || info.isSymlink)) continue;
       bytes = info.isSymlink
         ? new TextEncoder().encode(Deno.readLinkSync(`${repo.dir}/${path}`))
         : await Deno.readFile(`${repo.dir}/${path}`);

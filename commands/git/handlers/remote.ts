@@ -1,5 +1,6 @@
 /** git ls-remote and clone: the subcommands that reach a remote (commands/git/remote/). */
 
+import { skippedHooks } from "../lib/hooks.ts";
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
@@ -379,6 +380,8 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
         `${outcome.status === "forced" ? ", forced" : ""})\n`,
   );
   if (ctx.flags["set-upstream"]) ctx.stdout.write(`${branch} now tracks ${name}/${target}.\n`);
+  const hooks = skippedHooks(repo, ["pre-push"]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}\n`);
   return {
     repo_path: rel,
     remote: name,

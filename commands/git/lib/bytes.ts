@@ -109,8 +109,10 @@ export function encodeName(name: string): Uint8Array {
 }
 
 /**
- * A name for people, quoted as git quotes it (core.quotePath): wrapped in double quotes, with
- * bytes outside printable ASCII written as octal escapes (`"caf\351.txt"`), when it has any.
+ * A name for people, quoted as git quotes it (quote_c_style, core.quotePath): wrapped in double
+ * quotes when it has a byte outside printable ASCII, a `"` or a `\`; `\a \b \t \n \v \f \r`
+ * as letters, other bytes as octal escapes (`"caf\351.txt"`). Diff headers quote `a/` + name
+ * as one (git's quote_two).
  */
 export function quoteName(name: string): string {
   const bytes = encodeName(name);
@@ -118,8 +120,7 @@ export function quoteName(name: string): string {
   let out = '"';
   for (const b of bytes) {
     if (b === 0x22 || b === 0x5c) out += "\\" + String.fromCharCode(b);
-    else if (b === 0x0a) out += "\\n";
-    else if (b === 0x09) out += "\\t";
+    else if (b >= 0x07 && b <= 0x0d) out += "\\" + "abtnvfr"[b - 0x07];
     else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
     else out += "\\" + b.toString(8).padStart(3, "0");
   }

@@ -23,7 +23,7 @@ import {
 } from "./index_file.ts";
 import { disableSymlinks, type Repo } from "./repo.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "./tree.ts";
-import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
+import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
 
 export type SwitchMode = "safe" | "force" | "hard";
 
@@ -209,6 +209,7 @@ async function applyPlan(
 ): Promise<SwitchResult> {
   // Every blob the plan writes must be here before anything is removed or written: a partial
   // clone (or a damaged repository) then fails with the work tree and index untouched.
+  refuseUnaddressable(plan.filter((step) => step.touchWorktree).map((step) => step.path), "the checkout");
   for (const step of plan) {
     if (!step.target || !step.touchWorktree || treeModeToMode(step.target.mode) === S_IFGITLINK) continue;
     if (!(await repo.objects.has(step.target.oid))) throw repo.objects.missing(step.target.oid);

@@ -17,6 +17,9 @@ export function quickCompare(repo: Repo, entry: IndexEntry, info: Deno.FileInfo,
   if (entry.skipWorktree) return "same";
   if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
   if (info.isDirectory) return "typechange";
+  // A FIFO, socket or device where a file or link is tracked: git's ce_match_stat_basic says
+  // TYPE_CHANGED and status shows it modified (a link entry: a type change). It is never read.
+  if (!info.isFile && !info.isSymlink) return entry.mode === S_IFLNK ? "typechange" : "modified";
   if (info.isSymlink !== (entry.mode === S_IFLNK)) {
     // With core.symlinks=false (set when pterm checks a link out as a plain file) a link is
     // compared by content, as git does.
@@ -34,6 +37,8 @@ export function quickCompare(repo: Repo, entry: IndexEntry, info: Deno.FileInfo,
 }
 
 export async function hashWorktreeFile(repo: Repo, path: string, info: Deno.FileInfo): Promise<string | null> {
+  // A FIFO, socket or device holds no blob (and opening a FIFO would wait for a writer).
+  if (!info.isFile && !info.isSymlink) return null;
   let content: Uint8Array;
   try {
     content = await worktreeBlob(repo, path, info);

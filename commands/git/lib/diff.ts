@@ -8,7 +8,7 @@
  */
 
 import { unifiedDiff } from "./line_diff.ts";
-import { comparePaths, looksBinary } from "./bytes.ts";
+import { comparePaths, looksBinary, quoteName } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
 import { submoduleHead, subprojectText } from "./submodule.ts";
@@ -47,6 +47,8 @@ export interface RenderedDiff {
   readonly files: DiffFile[];
   readonly additions: number;
   readonly deletions: number;
+  /** For binary files: the old and new sizes in bytes, which `--stat` shows (`Bin 5 -> 6 bytes`). */
+  readonly binarySizes: ReadonlyMap<string, readonly [number, number]>;
 }
 
 async function load(repo: Repo, path: string, side: DiffSide): Promise<{ bytes: Uint8Array; oid: string }> {
@@ -67,6 +69,7 @@ const isLink = (side: DiffSide) => side?.mode === MODE_LINK;
 /** Renders the changes (sorted by path) as one git-style patch. */
 export async function renderDiff(repo: Repo, changes: readonly FileChange[], context = 3): Promise<RenderedDiff> {
   const files: DiffFile[] = [];
+  const binarySizes = new Map<string, [number, number]>();
   let patch = "";
   let additions = 0;
   let deletions = 0;
@@ -87,15 +90,19 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath) continue;
-      const a = part.old ? `a/${oldPath}` : "/dev/null";
-      const b = part.new ? `b/${part.path}` : "/dev/null";
-      let header = `diff --git a/${oldPath} b/${part.path}\n`;
+      // Names as git prints them: quoted when they need it, and a tab after a name with a space on
+      // the ---/+++ lines (so a tool that stops at a tab reads the whole name).
+      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const aTab = part.old && oldPath.includes(" ") ? "\t" : "";
+      const bTab = part.new && part.path.includes(" ") ? "\t" : "";
+      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}\n`;
       if (!part.old) header += `new file mode ${newMode}\n`;
       else if (!part.new) header += `deleted file mode ${oldMode}\n`;
       else if (oldMode !== newMode) header += `old mode ${oldMode}\nnew mode ${newMode}\n`;
       if (part.oldPath) {
         header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%\n` +
-          `rename from ${part.oldPath}\nrename to ${part.path}\n`;
+          `rename from ${quoteName(part.oldPath)}\nrename to ${quoteName(part.path)}\n`;
       }
       const sameMode = part.old && part.new && oldMode === newMode;
       if (before.oid !== after.oid) {
@@ -103,18 +110,23 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       }
       patch += header;
       printed = true;
-      if (before.oid === after.oid) continue;
+      if (before.oid === after.oid) {
+        // A pure rename or mode change has no patch text, but git's --stat still says `Bin` for it.
+        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        continue;
+      }
       // `-diff` (or `binary`) in .gitattributes: shown as binary whatever the content, as git does.
       const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
       // Binary as git decides: a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
       // say) is still text: line_diff.ts shows it one character per byte.
       if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
         binary = true;
+        binarySizes.set(change.path, [before.bytes.length, after.bytes.length]);
         patch += `Binary files ${a} and ${b} differ\n`;
         continue;
       }
       if (before.bytes.length === 0 && after.bytes.length === 0) continue;
-      patch += `--- ${a}\n+++ ${b}\n`;
+      patch += `--- ${a}${aTab}\n+++ ${b}${bTab}\n`;
       const hunks = unifiedDiff(before.bytes, after.bytes, context);
       patch += hunks.text;
       fileAdd += hunks.add;
@@ -144,7 +156,7 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       deletions: fileDel,
     });
   }
-  return { patch, files, additions, deletions };
+  return { patch, files, additions, deletions, binarySizes };
 }
 
 /** A rename as git's diffstat names it: `dir/{old => new}/file` (git's pprint_rename). */
@@ -172,24 +184,85 @@ export function renameName(a: string, b: string): string {
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
 
-/** `git diff --stat`-like text. */
-export function renderStat(files: readonly DiffFile[], additions: number, deletions: number): string {
+/**
+ * `git diff --stat` as git prints it without a terminal (80 columns; diff.c show_stats): names
+ * quoted as git quotes them and cut from the left with `...` when too long, the count column as
+ * wide as the largest count (or `Bin`), the graph scaled to the room left, binary files as
+ * `Bin <old> -> <new> bytes`.
+ */
+export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">): string {
+  const files = rendered.files;
   if (files.length === 0) return "";
-  const named = files.map((f) => ({ ...f, path: f.old_path ? renameName(f.old_path, f.path) : f.path }));
-  files = named;
-  const width = Math.min(60, Math.max(...files.map((f) => f.path.length)));
-  const maxChange = Math.max(...files.map((f) => f.additions + f.deletions), 1);
-  const scale = Math.min(1, 40 / maxChange);
-  const lines = files.map((f) => {
-    const name = f.path.length > width ? "..." + f.path.slice(-(width - 3)) : f.path.padEnd(width);
-    if (f.binary) return ` ${name} | Bin`;
-    const plus = "+".repeat(Math.round(f.additions * scale) || (f.additions ? 1 : 0));
-    const minus = "-".repeat(Math.round(f.deletions * scale) || (f.deletions ? 1 : 0));
-    return ` ${name} | ${String(f.additions + f.deletions).padStart(4)} ${plus}${minus}`.trimEnd();
+  const width = 80;
+  const rows = files.map((f) => ({
+    file: f,
+    name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
+    sizes: rendered.binarySizes.get(f.path) ?? [0, 0],
+  }));
+  const decimalWidth = (n: number) => String(n).length;
+  let maxLen = 0;
+  let maxChange = 0;
+  let numberWidth = 0;
+  let binWidth = 0;
+  for (const row of rows) {
+    maxLen = Math.max(maxLen, row.name.length);
+    if (row.file.binary) {
+      binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
+      numberWidth = 3; // counts line up with "Bin"
+      continue;
+    }
+    maxChange = Math.max(maxChange, row.file.additions + row.file.deletions);
+  }
+  numberWidth = Math.max(decimalWidth(maxChange), numberWidth);
+  const total = Math.max(width, 16 + 6 + numberWidth);
+  let graphWidth = maxChange + 4 > binWidth ? maxChange : binWidth - 4;
+  let nameWidth = maxLen;
+  if (nameWidth + numberWidth + 6 + graphWidth > total) {
+    const third = Math.trunc((total * 3) / 8) - numberWidth - 6;
+    if (graphWidth > third) graphWidth = Math.max(6, third);
+    if (nameWidth > total - numberWidth - 6 - graphWidth) nameWidth = total - numberWidth - 6 - graphWidth;
+    else graphWidth = total - numberWidth - 6 - nameWidth;
+  }
+  const scale = (it: number) => (it === 0 ? 0 : 1 + Math.trunc((it * (graphWidth - 1)) / maxChange));
+  let insertions = 0;
+  let deletions = 0;
+  const lines = rows.map(({ file, name: full, sizes }) => {
+    let name = full;
+    let prefix = "";
+    let room = nameWidth;
+    if (nameWidth < name.length) {
+      prefix = "...";
+      room = Math.max(0, room - 3);
+      name = name.slice(name.length - room);
+      const slash = name.indexOf("/");
+      if (slash >= 0) name = name.slice(slash);
+    }
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    if (file.binary) {
+      const [before, after] = sizes;
+      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "");
+    }
+    insertions += file.additions;
+    deletions += file.deletions;
+    let add = file.additions;
+    let del = file.deletions;
+    if (graphWidth <= maxChange) {
+      let sum = scale(add + del);
+      if (sum < 2 && add && del) sum = 2;
+      if (add < del) {
+        add = scale(add);
+        del = sum - add;
+      } else {
+        del = scale(del);
+        add = sum - del;
+      }
+    }
+    const count = file.additions + file.deletions;
+    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del);
   });
-  const summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed, ${additions} insertion${
-    additions === 1 ? "" : "s"
-  }(+), ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
   return lines.join("\n") + "\n" + summary + "\n";
 }
 

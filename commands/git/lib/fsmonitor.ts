@@ -737,11 +737,8 @@ async function entryChanged(
       else work.unstaged.set(path, "D");
       return true;
     }
-    if (now === "other") {
-      // Neither file nor link (a fifo, a socket): the scan passes it by, so the entry is missing.
-      if (!(entry.assumeValid || entry.skipWorktree)) work.unstaged.set(path, "D");
-      return true;
-    }
+    // Neither file nor link (a FIFO, a socket) where a file is tracked: rare, so the scan decides.
+    if (now === "other") return because(`${path} is neither a file nor a link`) ?? false;
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(`${repo.dir}/${path}`);

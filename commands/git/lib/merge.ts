@@ -23,7 +23,7 @@ import { readCommit } from "./log.ts";
 import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
 import { detectRenames } from "./renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
-import { lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
+import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
 
 /**
  * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
@@ -578,6 +578,7 @@ export async function applyMerge(
 ): Promise<{ changed: string[]; conflicts: string[] }> {
   const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   refuseSkipWorktree(index, merge.changes.keys(), action);
+  refuseUnaddressable([...merge.changes.keys()].filter((path) => !policy.hidden(path)), action);
   const blocked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;

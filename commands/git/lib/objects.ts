@@ -427,8 +427,51 @@ function splitHeaders(text: string): { headers: [string, string][]; message: str
   return { headers, message };
 }
 
+/** Labels of ISO-8859-1 itself: the web's decoder for them is windows-1252, which differs at 0x80–0x9f. */
+const LATIN1_LABELS = new Set(["iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "cp819", "ibm819"]);
+
+const ENCODING_KEY = encoder.encode("encoding ");
+
+/** The value of the `encoding` header of a commit or tag, read from the raw header bytes; null when none. */
+function encodingHeader(content: Uint8Array): string | null {
+  let start = 0;
+  while (start < content.length && content[start] !== 0x0a) {
+    let end = content.indexOf(0x0a, start);
+    if (end < 0) end = content.length;
+    if (end - start > ENCODING_KEY.length && ENCODING_KEY.every((b, k) => content[start + k] === b)) {
+      return lenientDecoder.decode(content.subarray(start + ENCODING_KEY.length, end)).trim();
+    }
+    start = end + 1;
+  }
+  return null;
+}
+
+/**
+ * A commit's or tag's text, re-encoded from the `encoding` header as git log shows it
+ * (`i18n.commitEncoding` when it was written, logmsg_reencode when read): the whole object,
+ * headers too, so an ISO-8859-1 author name and message read as what was typed, not U+FFFD.
+ * Without the header, or with one no decoder here knows, the bytes are read as UTF-8, as git
+ * shows them when iconv cannot convert.
+ */
+function objectText(content: Uint8Array): string {
+  const label = encodingHeader(content)?.toLowerCase();
+  if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
+  if (LATIN1_LABELS.has(label)) {
+    let text = "";
+    for (let i = 0; i < content.length; i += 8192) {
+      text += String.fromCharCode(...content.subarray(i, i + 8192));
+    }
+    return text;
+  }
+  try {
+    return new TextDecoder(label).decode(content);
+  } catch {
+    return lenientDecoder.decode(content);
+  }
+}
+
 export function parseCommit(content: Uint8Array): Commit {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   let tree = "";
   const parents: string[] = [];
   let author: Signature | null = null;
@@ -460,7 +503,7 @@ export interface Tag {
 }
 
 export function parseTag(content: Uint8Array): Tag {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   const get = (key: string) => headers.find(([k]) => k === key)?.[1];
   const type = get("type") ?? "commit";
   const tagger = get("tagger");

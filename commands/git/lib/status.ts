@@ -197,8 +197,10 @@ export async function worktreeStatus(
         walkUntracked(path, myLevel!);
         continue;
       }
-      if (!dirent.isFile && !dirent.isSymlink) continue;
       const entry = trackedAt(path);
+      // A FIFO, socket or device: git lists none untracked, but where a file is tracked it is
+      // the tracked file, modified (quickCompare), not a missing one.
+      if (!dirent.isFile && !dirent.isSymlink && entry === undefined) continue;
       if (entry !== undefined) {
         seen.add(path);
         if (entry === null || !inScope(path, options.paths)) continue;

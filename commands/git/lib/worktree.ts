@@ -12,8 +12,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isSecretPath, isStatePath, lstatOrNull } from "../../../core/paths.ts";
-import { encoder } from "./bytes.ts";
+import { isSecretPath, isStatePath, lstatOrNull, specialFileKind } from "../../../core/paths.ts";
+import { encoder, hasRawBytes, quoteName } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
 import type { Repo } from "./repo.ts";
 
@@ -45,8 +45,56 @@ export function pathPolicy(repoRel: string): PathPolicy {
   };
 }
 
+/** The longest name (one path segment) Linux, macOS and Windows file systems hold, in bytes. */
+const NAME_MAX_BYTES = 255;
+
+/** Why pterm cannot name the work-tree file at `path`, or null when it can. */
+function unaddressable(path: string): "not UTF-8" | "too long" | null {
+  if (hasRawBytes(path)) return "not UTF-8";
+  // Only a long path can have a long segment: most paths skip the split.
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+
+/**
+ * Refuses, before anything is changed, an operation that would have to create, read or remove a
+ * work-tree file pterm cannot name: a name that is not UTF-8 (such names hold their raw bytes as
+ * U+DC80–U+DCFF, see bytes.ts; Deno names files in UTF-8 only, and the name it would use is another
+ * file's, the bytes replaced by U+FFFD), or a name longer than a file system holds (a tree can
+ * carry one; the write would fail halfway through the operation).
+ */
+export function refuseUnaddressable(paths: Iterable<string>, action: string | null): void {
+  const found = { "not UTF-8": [] as string[], "too long": [] as string[] };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths: string[]) =>
+    paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? `, and ${paths.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError(
+      "InvalidPath",
+      `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, ` +
+        `and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or ` +
+        "rename the file there (`git mv`) and commit.",
+    );
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError(
+      "InvalidPath",
+      `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is ` +
+        `longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; ` +
+        "rename it in a commit (`git mv` of the index entry with the real git) or leave that commit checked out elsewhere.",
+    );
+  }
+}
+
 /** A path that came from a tree, the index or the agent, checked like git's verify_path. */
 export function checkRepoPath(path: string, what = "the path"): void {
+  refuseUnaddressable([path], null);
   const bad = path === "" || path.startsWith("/") || path.endsWith("/") || path.includes("\0") ||
     path.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git");
   if (bad) {
@@ -194,8 +242,19 @@ function removeTreeIfEmptyOrThrow(abs: string, path: string): void {
 
 /** The bytes git hashes for a work-tree file: its content, or a symlink's target. */
 export function readWorktreeContent(repo: Repo, path: string, info: Deno.FileInfo): Uint8Array {
+  refuseUnaddressable([path], null);
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    // git: "error: <path>: unsupported file type" / "can only add regular files, symbolic links
+    // or git-directories". Reading it would also wait for a writer (a FIFO) or never end (a device).
+    throw new PtermError(
+      "InvalidPath",
+      `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file ` +
+        'type"); remove it or put a regular file there, then retry.',
+    );
+  }
   return Deno.readFileSync(abs);
 }
 
@@ -209,6 +268,7 @@ export function worktreeMode(repo: Repo, info: Deno.FileInfo, indexMode?: number
 }
 
 export function lstatWorktree(repo: Repo, path: string): Deno.FileInfo | null {
+  refuseUnaddressable([path], null);
   return lstatOrNull(`${repo.dir}/${path}`);
 }
 
@@ -217,6 +277,7 @@ export function lstatWorktree(repo: Repo, path: string): Deno.FileInfo | null {
  * or hidden behind a symlink or a file (git treats those as "not in the work tree").
  */
 export function lstatTracked(repo: Repo, path: string): Deno.FileInfo | null {
+  refuseUnaddressable([path], null);
   const slash = path.lastIndexOf("/");
   if (slash > 0) {
     let dir = "";

@@ -18,7 +18,7 @@ import { emptyEntry, S_IFGITLINK, S_IFREG_755, treeModeToMode } from "../lib/ind
 import type { Repo } from "../lib/repo.ts";
 import { loadIndex } from "../lib/state.ts";
 import { flattenTree } from "../lib/tree.ts";
-import { type PathPolicy, WorktreeWriter } from "../lib/worktree.ts";
+import { type PathPolicy, refuseUnaddressable, WorktreeWriter } from "../lib/worktree.ts";
 
 /** Writes new files only: the folder is pterm's own and was empty. */
 class FreshWorktreeWriter extends WorktreeWriter {
@@ -50,6 +50,7 @@ export async function checkoutIntoEmpty(repo: Repo, policy: PathPolicy, tree: st
   const index = loadIndex(repo);
   const flat = await flattenTree(repo, tree);
   const paths = [...flat.keys()].sort(comparePaths);
+  refuseUnaddressable(paths.filter((path) => !policy.hidden(path)), "the checkout of the clone");
   // Every blob first, as switchTrees does: a missing one fails before anything is written.
   for (const path of paths) {
     const target = flat.get(path)!;
