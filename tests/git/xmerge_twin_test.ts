@@ -284,3 +284,40 @@ Deno.test("twin: conflict-marker-size from .gitattributes sets the markers' leng
   assert.equal(await Deno.readTextFile(`${p}/g.txt`), await Deno.readTextFile(`${g}/g.txt`));
   assert.match(await Deno.readTextFile(`${p}/g.txt`), /^<{7} HEAD$/m);
 });
+
+Deno.test("twin: where git's histogram diff gives up (64 lines in one hash chain) both merges fail, nothing changed", async () => {
+  // 8,320 different lines, then 66 of them again whose line numbers xhistogram.c hashes to one
+  // bucket of a 128-slot table ((n + (n >> 7)) & 127 equal): the 65th new line overflows the chain.
+  const lines = Array.from({ length: 8320 }, (_, i) => `D${i}\n`);
+  const chain = Array.from({ length: 66 }, (_, q) => `D${128 * q + ((128 - q) % 128)}\n`);
+  const base = [...lines, "SEP\n", ...chain].join("");
+  const ours = [...lines, "SEP\n", "ours\n", ...chain.slice(0, -1), "tail\n"].join("");
+  const theirs = [...lines, "SEP\n", ...chain, "theirs\n"].join("");
+  await using root = await makeRoot("pterm-xmerge-limit-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  assert.equal((await ptermTry(root.path, "git init --dir p --initial-branch main")).exit_code, 0);
+  await Deno.mkdir(g);
+  await git(g, "init", "-q", "-b", "main");
+  for (const dir of [p, g]) {
+    await write(`${dir}/f.sh`, base);
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    await git(dir, "branch", "other");
+    await write(`${dir}/f.sh`, ours);
+    await git(dir, "commit", "-qam", "ours");
+    await git(dir, "checkout", "-q", "other");
+    await write(`${dir}/f.sh`, theirs);
+    await git(dir, "commit", "-qam", "theirs");
+    await git(dir, "checkout", "-q", "main");
+  }
+  const before = await snapshot(p);
+  const mine = await ptermTry(root.path, "git merge --repo p --branch other -m merged");
+  const real = await gitRaw(g, ["merge", "-m", "merged", "other"]);
+  assert.equal(real.code, 2, real.stderr);
+  assert.match(real.stderr, /Failed to execute internal merge/);
+  assert.equal(mine.error_code, "UnsupportedFormat", mine.stderr);
+  assert.match(mine.stderr, /f\.sh: git's own merge fails/);
+  assert.deepEqual(await snapshot(p), before);
+  assert.deepEqual(await snapshot(g), before);
+});

@@ -7,6 +7,7 @@
 import { type ConflictStyle, MERGE_ZEALOUS, xmerge } from "./xmerge.ts";
 
 export type { ConflictStyle } from "./xmerge.ts";
+export { HistogramLimit } from "./histogram.ts";
 
 export interface MergeLabels {
   readonly ours: string;

@@ -32,6 +32,29 @@ import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } fr
  */
 const loadDiff3 = () => lazyImport<typeof import("./diff3.ts")>(new URL("./diff3.ts", import.meta.url));
 
+/**
+ * diff3.ts's mergeText for `path`. Where git's histogram diff gives up (xhistogram.c: more than
+ * 64 different lines of one range in one hash chain), git's merge fails ("Failed to execute
+ * internal merge") and changes nothing; so does pterm's, before anything is written.
+ */
+async function mergeContent(
+  path: string,
+  ...args: Parameters<typeof import("./diff3.ts").mergeText>
+): Promise<ReturnType<typeof import("./diff3.ts").mergeText>> {
+  const diff3 = await loadDiff3();
+  try {
+    return diff3.mergeText(...args);
+  } catch (error) {
+    if (!(error instanceof diff3.HistogramLimit)) throw error;
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${path}: git's own merge fails on this file too ("Failed to execute internal merge": its histogram diff ` +
+        "gives up on more than 64 different lines in one hash chain); nothing was changed. Merge this file's " +
+        "changes by hand.",
+    );
+  }
+}
+
 export type MergedPath =
   | { kind: "clean"; entry: FlatEntry | undefined }
   | {
@@ -92,7 +115,8 @@ export async function mergeTrees(
       [b, o, t].map((e) => repo.objects.readTyped(e.oid, "blob")),
     );
     if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
-    const merged = (await loadDiff3()).mergeText(
+    const merged = await mergeContent(
+      from,
       bytesToByteString(baseBytes),
       bytesToByteString(oursBytes),
       bytesToByteString(theirsBytes),
@@ -152,7 +176,8 @@ export async function mergeTrees(
       if (!binary) {
         // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
         // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
-        const merged = (await loadDiff3()).mergeText(
+        const merged = await mergeContent(
+          path,
           bytesToByteString(baseBytes),
           bytesToByteString(oursBytes),
           bytesToByteString(theirsBytes),
