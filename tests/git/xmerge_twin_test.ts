@@ -321,3 +321,30 @@ Deno.test("twin: where git's histogram diff gives up (64 lines in one hash chain
   assert.deepEqual(await snapshot(p), before);
   assert.deepEqual(await snapshot(g), before);
 });
+
+Deno.test("twin: reverting a commit whose change is not on HEAD commits nothing in both (found by the property above)", async () => {
+  await using root = await makeRoot("pterm-xmerge-revert-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  assert.equal((await ptermTry(root.path, "git init --dir p --initial-branch main")).exit_code, 0);
+  await Deno.mkdir(g);
+  await git(g, "init", "-q", "-b", "main");
+  for (const dir of [p, g]) {
+    await write(`${dir}/f.sh`, "a\nb\n");
+    await git(dir, "add", "-A");
+    await git(dir, "commit", "-qm", "base");
+    await git(dir, "commit", "-q", "--allow-empty", "-m", "empty");
+    await write(`${dir}/f.sh`, "b\n");
+    await git(dir, "commit", "-qam", "ours");
+  }
+  const before = await snapshot(p);
+  const mine = await ptermTry(root.path, "git revert --repo p --ref HEAD~1");
+  const real = await gitRaw(g, ["revert", "--no-edit", "HEAD~1"]);
+  assert.equal(real.code, 1);
+  assert.equal(mine.error_code, "NothingToCommit", mine.stderr);
+  for (const dir of [p, g]) {
+    assert.deepEqual(await snapshot(dir), before);
+    assert.equal((await git(dir, "rev-list", "--count", "HEAD")).trim(), "3");
+    assert.match(await Deno.readTextFile(`${dir}/.git/MERGE_MSG`), /^Revert "empty"/);
+  }
+});

@@ -167,12 +167,19 @@ export async function revertCommit(
     if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
     return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    allowEmpty: true,
-    extraParents: [],
-  });
+  let commitId: string;
+  try {
+    commitId = await commitIndex(repo, index, { message, author: options.author, extraParents: [] });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // git's revert commits nothing either ("nothing to commit, working tree clean") and leaves its message.
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError(
+      "NothingToCommit",
+      `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; ` +
+        "git stops the same way. Nothing was changed.",
+    );
+  }
   return { reverted: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
 }
 
