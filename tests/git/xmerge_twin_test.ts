@@ -184,7 +184,7 @@ Deno.test("twin: merges, cherry-picks, reverts and stash applies of real files a
       assert.deepEqual(mine, real, note);
       await assertFsck(p);
     }),
-    { numRuns: 40 },
+    { numRuns: Number(Deno.env.get("XMERGE_TWIN_RUNS") ?? 40) },
   );
 });
 
