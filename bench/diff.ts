@@ -8,10 +8,12 @@
  *   deno run -A bench/diff.ts            # 10,000 and 60,000 lines
  *   deno run -A bench/diff.ts --quick    # 10,000 lines, fewer runs
  *
- * Every pterm number includes pterm's process and sandbox-worker start-up (~35 ms; bench/startup.ts).
+ * Every pterm number includes pterm's process and sandbox-worker start-up; the row "pterm git diff,
+ * 1 line" (a one-line change in a one-line file) shows what that fixed part costs in the same run.
  * Wall-clock times swing with the machine's load; each subject's CPU time (user + system, all its
  * threads, read with bash's `time`) is measured too, interleaved the same way, and the load
- * average is printed with the tables.
+ * average is printed with the tables. Before timing, pterm's patch (the artifact) is checked to be
+ * git's, byte for byte: a fast wrong diff would not count.
  */
 
 import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
@@ -96,21 +98,58 @@ async function cpuTable(subjects: readonly Subject[], runs: number, baseline: st
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
+/** A repository at `dir` with one committed line, changed in the work tree: pterm's fixed cost for `git diff`. */
+function prepareTiny(dir: string): void {
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch { /* fresh */ }
+  Deno.mkdirSync(dir, { recursive: true });
+  gitSync(dir, "init", "-q", "-b", "main");
+  Deno.writeTextFileSync(`${dir}/one.txt`, "before\n");
+  gitSync(dir, "add", "-A");
+  gitSync(dir, "commit", "-qm", "base");
+  Deno.writeTextFileSync(`${dir}/one.txt`, "after\n");
+}
+
+/** pterm's patch (its artifact) against `git diff`'s bytes; throws unless identical. */
+async function checkSamePatch(root: string, repo: string): Promise<number> {
+  const [exe, ...args] = ptermCommand("exec", "--root", root, `git diff --repo ${repo}`);
+  const out = await new Deno.Command(exe, { args, stdout: "piped", stderr: "piped" }).output();
+  const envelope = JSON.parse(new TextDecoder().decode(out.stdout));
+  const artifact = envelope.result?.patch_artifact;
+  if (!artifact) throw new Error(`pterm git diff gave no patch artifact: ${JSON.stringify(envelope).slice(0, 400)}`);
+  const ours = await Deno.readFile(`${root}/${artifact}`);
+  const theirs = await new Deno.Command("git", {
+    args: ["diff", "--no-color"],
+    cwd: `${root}/${repo}`,
+    env: GIT_ENV,
+    clearEnv: true,
+    stdout: "piped",
+  }).output();
+  const same = ours.length === theirs.stdout.length && ours.every((byte, i) => byte === theirs.stdout[i]);
+  if (!same) throw new Error(`pterm's patch (${ours.length} bytes) is not git's (${theirs.stdout.length} bytes)`);
+  return ours.length;
+}
+
 const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 const results: string[] = [];
 for (const lines of SIZES) {
   const root = `${BENCH_DIR}${lines}`;
   prepare(`${root}/r`, lines);
+  prepareTiny(`${root}/tiny`);
+  const bytes = await checkSamePatch(root, "r");
   const subjects: Subject[] = [
     { name: "git diff", cmd: ["git", "diff"], cwd: `${root}/r`, env: GIT_ENV },
     { name: "pterm git diff", cmd: ptermCommand("exec", "--root", root, "git diff --repo r") },
+    { name: "pterm git diff, 1 line", cmd: ptermCommand("exec", "--root", root, "git diff --repo tiny") },
   ];
   const before = loadAverage();
   const timings = await timeSubjects(subjects, RUNS, 1);
   const cpu = await cpuTable(subjects, RUNS, "git diff");
   results.push(
-    `${lines.toLocaleString("en")} lines, 30% rewritten (load average ${before} before, ${loadAverage()} after):\n\n` +
+    `${lines.toLocaleString("en")} lines, 30% rewritten; pterm's ${bytes}-byte patch is git's, byte for byte ` +
+      `(load average ${before} before, ${loadAverage()} after):\n\n` +
       `${table(timings, "git diff")}\n\n${cpu}`,
   );
 }

@@ -63,6 +63,37 @@ function history(): Uint8Array {
   return encoder.encode(parts.join(""));
 }
 
+/** The size of the single large blob of the last table. */
+const BLOB_BYTES = (quick ? 20 : 60) * 1024 * 1024;
+
+/** `n` bytes mixing incompressible runs, text and long repeats (xorshift, so every run is the same). */
+function mixedBytes(n: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let state = seed >>> 0;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const words = ["lorem ", "ipsum ", "dolor\n", "sit ", "amet, ", "consectetur "].map((w) =>
+    new TextEncoder().encode(w)
+  );
+  for (let o = 0; o < n;) {
+    const kind = next() % 3;
+    const run = Math.min(n - o, 1 + (next() % 300_000));
+    if (kind === 0) { for (let k = 0; k < run; k++) out[o + k] = next() & 0xff; }
+    else if (kind === 1) {
+      for (let k = 0; k < run;) {
+        const word = words[next() % words.length];
+        for (let b = 0; b < word.length && k < run; b++) out[o + k++] = word[b];
+      }
+    } else out.fill(next() & 0xff, o, o + run);
+    o += run;
+  }
+  return out;
+}
+
 interface Run {
   readonly wall: number;
   /** user + sys CPU time of the process and its children, ms (GNU time). */
@@ -105,6 +136,14 @@ async function interleaved(sides: readonly Side[], runs: number, warmup: number)
     }
   }
   return results;
+}
+
+/** The memory target of issue 16 (peak RSS ≤ 2× the pack + 100 MiB), judged on every run, not the median. */
+function rssVerdict(runs: readonly Run[], packBytes: number): string {
+  const limit = 2 * packBytes / 2 ** 20 + 100;
+  const worst = Math.max(...runs.map((r) => r.rss));
+  return `pterm's peak RSS target ≤ ${limit.toFixed(0)} MiB: ${worst <= limit ? "met" : "NOT met"} ` +
+    `(worst run ${worst.toFixed(0)} MiB)`;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -174,13 +213,48 @@ const fetchSides: Side[] = [
 ];
 const fetchRuns = await interleaved(fetchSides, RUNS * 2, 2);
 const loadAfter = Deno.loadavg();
-const packBytes = [...Deno.readDirSync(`${real}/.git/objects/pack`)]
-  .filter((e) => e.name.endsWith(".pack"))
-  .reduce((n, e) => n + Deno.statSync(`${real}/.git/objects/pack/${e.name}`).size, 0);
+const packBytesOf = (repo: string) =>
+  [...Deno.readDirSync(`${repo}/.git/objects/pack`)]
+    .filter((e) => e.name.endsWith(".pack"))
+    .reduce((n, e) => n + Deno.statSync(`${repo}/.git/objects/pack/${e.name}`).size, 0);
+const packBytes = packBytesOf(real);
 console.log(
   `\nclone (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB), ${RUNS} runs each, alternating:\n\n` +
     `${report(cloneSides, cloneRuns)}\n\nno-op fetch, ${RUNS * 2} runs each:\n\n${report(fetchSides, fetchRuns)}\n\n` +
-    `target for pterm's clone RSS: ≤ ${(2 * packBytes / 2 ** 20 + 100).toFixed(0)} MiB; ` +
+    `${rssVerdict(cloneRuns[1], packBytes)}; ` +
     `load average (1, 5, 15 min) before ${loadBefore.map((l) => l.toFixed(1)).join(", ")}, ` +
     `after ${loadAfter.map((l) => l.toFixed(1)).join(", ")}`,
+);
+
+// A single large blob (random runs, text and repeats: stored and Huffman blocks): its peak RSS
+// shows whether indexing and checkout hold it whole.
+const blobBare = await server.createBare("blob.git");
+const blobSrc = `${BENCH_DIR}blob-src`;
+await git(BENCH_DIR, ["init", "-q", "--initial-branch=main", blobSrc]);
+Deno.writeFileSync(`${blobSrc}/large.bin`, mixedBytes(BLOB_BYTES, 7));
+await git(blobSrc, ["add", "large.bin"]);
+await git(blobSrc, ["commit", "-q", "-m", "a large file"]);
+await git(blobSrc, ["push", "-q", `file://${blobBare}`, "main"]);
+const blobUrl = server.url("blob.git");
+const blobReal = `${BENCH_DIR}blob-real`;
+const blobSides: Side[] = [
+  { name: "git clone", cmd: ["git", "clone", "-q", blobUrl, blobReal], env: GIT_ENV, before: remove(blobReal) },
+  {
+    name: "pterm git clone",
+    cmd: ptermCommand("exec", "--root", root, `git clone --url ${blobUrl} --dir blob --confirm`),
+    before: remove(`${root}/blob`),
+  },
+];
+const blobLoad = Deno.loadavg();
+const blobRuns = await interleaved(blobSides, quick ? 1 : 3, 0);
+const blobPack = packBytesOf(blobReal);
+const same =
+  (await new Deno.Command("cmp", { args: ["-s", `${root}/blob/large.bin`, `${blobReal}/large.bin`] }).output())
+    .success;
+console.log(
+  `\nclone of one ${(BLOB_BYTES / 2 ** 20).toFixed(0)} MiB blob (pack ${(blobPack / 2 ** 20).toFixed(1)} MiB), ` +
+    `${quick ? 1 : 3} runs each, alternating (the file ${same ? "is" : "is NOT"} identical to git's):\n\n` +
+    `${report(blobSides, blobRuns)}\n\n${rssVerdict(blobRuns[1], blobPack)}; ` +
+    `load average before ${blobLoad.map((l) => l.toFixed(1)).join(", ")}, ` +
+    `after ${Deno.loadavg().map((l) => l.toFixed(1)).join(", ")}`,
 );

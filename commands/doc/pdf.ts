@@ -50,6 +50,62 @@ async function annotationsOf(page: PdfPage): Promise<AnnotationData[]> {
   }
 }
 
+/** PDF.js's numbers for the annotation types whose text pterm reads, and the flags that hide one from view. */
+const FREE_TEXT = 3;
+const WIDGET = 20;
+const INVISIBLE = 1;
+const NO_VIEW = 32;
+
+/** `AnnotationData` as `getAnnotationsByType` gives it: with its page and flags. */
+interface FoundAnnotation extends AnnotationData {
+  readonly annotationType?: number;
+  readonly annotationFlags?: number;
+  readonly pageIndex?: number;
+  readonly quadPoints?: unknown;
+}
+
+/**
+ * The annotations whose text pterm reads (free-text notes and form fields: the only kinds whose
+ * appearance text PDF.js extracts, and the fields' values), for the whole document in one call,
+ * by page number; null when PDF.js cannot list them that way (then each page asks on its own).
+ *
+ * Why not each page's `getAnnotations`: for a page with links or text markup (highlights,
+ * underlines) PDF.js then extracts the page's whole text a second time, to find the text under
+ * each of them (`overlaidText`, which pterm does not use) — twice the work on every page of a
+ * document with hyperlinks. `getAnnotationsByType` skips that. It lists what `getAnnotations`
+ * lists for a viewer, in the same order, after the same filter: a widget is always listed, any
+ * other annotation unless flagged invisible or not-for-view (PDF.js's `viewable`); widgets come
+ * after the other annotations of their page, as in `getAnnotations`.
+ */
+async function textAnnotationsByPage(pdf: PdfDocument): Promise<Map<number, AnnotationData[]> | null> {
+  let found: FoundAnnotation[] | null;
+  try {
+    found = (await pdf.getAnnotationsByType(new Set([FREE_TEXT, WIDGET]), new Set())) as FoundAnnotation[] | null;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(found)) return null;
+  const byPage = new Map<number, FoundAnnotation[]>();
+  for (const annotation of found) {
+    if (typeof annotation.pageIndex !== "number") return null;
+    const flags = annotation.annotationFlags ?? 0;
+    const viewable = annotation.annotationType === WIDGET ||
+      (annotation.quadPoints !== null && (flags === 0 || (flags & (INVISIBLE | NO_VIEW)) === 0));
+    if (!viewable) continue;
+    const number = annotation.pageIndex + 1;
+    if (!byPage.has(number)) byPage.set(number, []);
+    byPage.get(number)!.push(annotation);
+  }
+  const ordered = new Map<number, AnnotationData[]>();
+  for (const [number, annotations] of byPage) {
+    ordered.set(number, [
+      ...annotations.filter((a) => a.annotationType !== WIDGET),
+      ...annotations.filter((a) => a.annotationType === WIDGET),
+    ]);
+  }
+  return ordered;
+}
+
 /** The text a viewer shows for an annotation: its appearance's text, else a text field's value. */
 function annotationText(annotation: AnnotationData): string[] {
   if (annotation.hidden || annotation.noView) return [];
@@ -76,6 +132,7 @@ function annotationText(annotation: AnnotationData): string[] {
  * its rectangle, put before the first drawn piece below it so that it joins its line.
  */
 function withAnnotationText(pieces: readonly TextPiece[], annotations: readonly AnnotationData[]): TextPiece[] {
+  if (!annotations.some((annotation) => annotationText(annotation).length > 0)) return pieces as TextPiece[];
   const sizes = pieces.map((p) => Math.abs(p.transform[3])).filter((size) => size > 0);
   const size = median(sizes) || 10;
   const out = [...pieces];
@@ -273,7 +330,10 @@ function linesOf(items: readonly Placed[]): Line[] {
     if (item.hasEOL) finish();
   }
   finish();
-  const cleaned = lines.map((l) => ({ ...l, text: l.text.replace(/\s+$/, "") })).filter((l) => l.text.trim() !== "");
+  const cleaned = lines.map((l) => {
+    const text = l.text.trimEnd(); // the same white space as /\s+$/, without a regular expression's backtracking
+    return text === l.text ? l : { ...l, text };
+  }).filter((l) => l.text !== "");
   return mergeSameBaseline(cleaned);
 }
 
@@ -387,8 +447,108 @@ class VendoredBinaryData {
   }
 }
 
+/**
+ * A copy of a message as `structuredClone` makes it, for the data PDF.js sends between its two
+ * sides: plain objects and arrays copied member by member (class instances become plain objects
+ * of their own enumerable properties), Maps and Sets copied, binary data passed as it is (PDF.js
+ * sends it transferred or never touches it again). Anything else (errors, dates) goes through
+ * `structuredClone`, and so does a message this cannot copy (a cycle).
+ */
+function copyMessage(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = copyMessage(value[i]);
+    return copy;
+  }
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [copyMessage(k), copyMessage(v)]));
+  if (value instanceof Set) return new Set([...value].map(copyMessage));
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null && !isPlainClass(prototype)) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyMessage((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
+/** An instance of a class of PDF.js's own (not a built-in such as Error, Date or RegExp), cloned as a plain object. */
+function isPlainClass(prototype: object): boolean {
+  for (let p: object | null = prototype; p !== null; p = Object.getPrototypeOf(p)) {
+    if (p === Object.prototype) return true;
+    if (BUILT_IN_PROTOTYPES.has(p)) return false;
+  }
+  return true;
+}
+const BUILT_IN_PROTOTYPES = new Set<object>([
+  Error.prototype,
+  Date.prototype,
+  RegExp.prototype,
+  Promise.prototype,
+  Number.prototype,
+  String.prototype,
+  Boolean.prototype,
+]);
+
+/**
+ * The port between PDF.js's document side and its API side, both in this thread (pterm runs no
+ * PDF.js worker of its own: the sandbox worker is the thread). PDF.js's own in-thread port
+ * (`LoopbackPort`) copies each message with `structuredClone`, which costs ~10–15% of the CPU of
+ * a long document (every text item goes through Deno's serializer); this one copies in
+ * JavaScript (`copyMessage`), at the same moment, so a sender that reuses an object after
+ * posting it (PDF.js empties its operator-list arrays in place) still cannot reach the copy.
+ * Messages are delivered in order, each in its own microtask, as `LoopbackPort` does.
+ */
+class InThreadPort {
+  #listeners = new Set<(event: { data: unknown }) => void>();
+  #delivered = Promise.resolve();
+  postMessage(message: unknown): void {
+    let data: unknown;
+    try {
+      data = copyMessage(message);
+    } catch {
+      data = structuredClone(message);
+    }
+    const event = { data };
+    this.#delivered.then(() => {
+      for (const listener of this.#listeners) listener.call(this, event);
+    });
+  }
+  addEventListener(_type: string, listener: (event: { data: unknown }) => void): void {
+    this.#listeners.add(listener);
+  }
+  removeEventListener(_type: string, listener: (event: { data: unknown }) => void): void {
+    this.#listeners.delete(listener);
+  }
+  terminate(): void {
+    this.#listeners.clear();
+  }
+}
+
+/**
+ * pterm's two shortcuts through PDF.js, each giving what PDF.js's plain path gives at less cost:
+ * its `InThreadPort` instead of PDF.js's `LoopbackPort`, and one `getAnnotationsByType` call
+ * instead of each page's `getAnnotations` (`textAnnotationsByPage`). Turned off only by the test
+ * that compares both ways on real PDFs.
+ */
+export const pdfjsShortcuts = { inThreadPort: true, annotationsByType: true };
+
+/** PDF.js's document side on an `InThreadPort`, as a `worker` for `getDocument`; null to let PDF.js set up its own. */
+async function inThreadWorker(): Promise<unknown> {
+  if (!pdfjsShortcuts.inThreadPort) return null;
+  const pdfjs = await getResolvedPDFJS() as unknown as { PDFWorker?: new (options: { port: unknown }) => unknown };
+  // The bundle registers its document side here (what PDF.js's own in-thread set-up uses).
+  const documentSide =
+    (globalThis as { pdfjsWorker?: { WorkerMessageHandler?: { initializeFromPort(port: unknown): void } } })
+      .pdfjsWorker?.WorkerMessageHandler;
+  if (!pdfjs.PDFWorker || !documentSide) return null;
+  const port = new InThreadPort();
+  documentSide.initializeFromPort(port);
+  return new pdfjs.PDFWorker({ port });
+}
+
 async function open(bytes: Uint8Array): Promise<PdfDocument> {
   try {
+    const worker = await inThreadWorker();
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
     return await getDocumentProxy(
       bytes.slice(),
@@ -409,6 +569,7 @@ async function open(bytes: Uint8Array): Promise<PdfDocument> {
         cMapUrl: "pterm-cmaps/",
         cMapPacked: true,
         BinaryDataFactory: VendoredBinaryData,
+        ...(worker ? { worker } : {}),
       } as Parameters<typeof getDocumentProxy>[1],
     );
   } catch (error) {
@@ -473,9 +634,13 @@ function paragraphsOf(lines: readonly Line[]): string[] {
 /** C0 controls (tab and line ends aside), DEL and C1 controls: what fonts without a Unicode map yield. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+// deno-lint-ignore no-control-regex -- the same class, for a test that keeps no state between calls
+const HAS_CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /** Drops control characters from the pieces' text; returns how many were dropped. */
 function dropControlCharacters<T extends { readonly str: string }>(items: T[]): { items: T[]; dropped: number } {
+  // One test over the page's text: most pages have none, and a test per piece costs more than the join.
+  if (!HAS_CONTROL_CHARACTER.test(items.map((item) => item.str).join(""))) return { items, dropped: 0 };
   let dropped = 0;
   const clean = items.map((item) => {
     const str = item.str.replace(CONTROL_CHARACTERS, () => {
@@ -550,6 +715,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
+    const annotationsByPage = pdfjsShortcuts.annotationsByType ? await textAnnotationsByPage(pdf) : null;
     for (let number = 1; number <= pdf.numPages; number++) {
       options.signal.throwIfAborted();
       if (chars > options.charBudget) {
@@ -569,7 +735,8 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
         // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
         const content = await page.getTextContent({ disableNormalization: true });
         const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
-        const pieces = withAnnotationText(drawn, await annotationsOf(page));
+        const annotations = annotationsByPage ? annotationsByPage.get(number) ?? [] : await annotationsOf(page);
+        const pieces = withAnnotationText(drawn, annotations);
         tables = await tablesOf(page, pieces, content.styles);
         members = new Int32Array(pieces.length).fill(-1);
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));

@@ -749,7 +749,8 @@ export const fetchFlags = [
     name: "prune",
     short: "p",
     type: "boolean",
-    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune).",
+    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; " +
+      "fetch.prune or remote.<name>.prune in .git/config turn it on, as in git).",
   },
   confirmFlag,
 ] as const satisfies readonly FlagSpec[];

@@ -3,12 +3,15 @@
  * random files of lines drawn from a small pool — repeated lines, CRLF, a missing final newline,
  * Latin-1 bytes, UTF-8, a BOM: the patch is git's own, byte for byte (`git diff --no-index` in
  * process; `git diff` through the pterm process), `git apply --check` accepts it and applying it
- * gives the new file exactly. The WebAssembly and JavaScript engines give the same text.
+ * gives the new file exactly. The WebAssembly and JavaScript engines (and the mix of both that
+ * runs when WebAssembly memory runs short) give the same text.
  */
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { type Engine, unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { LINE_SCAN_MODULE, LineScan } from "../../commands/git/lib/line_scan.ts";
+import { assembleLineScan } from "../../commands/git/lib/line_scan_program.ts";
 import { makeRoot } from "../helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
 
@@ -169,7 +172,7 @@ function findHunks(bytes: Uint8Array): number {
 }
 
 /** What pterm's text says for the files in that pair (before and after decide how it reads). */
-function ours(before: Uint8Array, after: Uint8Array, engine: "wasm" | "js" = "wasm"): Uint8Array {
+function ours(before: Uint8Array, after: Uint8Array, engine: Engine = "wasm"): Uint8Array {
   return patchBytes(unifiedDiff(before, after, 3, engine).text, before, after);
 }
 
@@ -179,7 +182,121 @@ Deno.test("property: the line diff's hunks are git's, byte for byte (small files
     await fc.assert(
       fc.asyncProperty(pairArb(30, POOL), async ([before, after]) => {
         const mine = ours(before, after);
-        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
+        assert.deepEqual(mine, await gitBody(dir, before, after));
+      }),
+      { numRuns: 300 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * Lines git may take as a hunk's function line (they start with a letter, `_` or `$`), shaped for
+ * git's def_ff and sane_truncate_line: longer than its 80 bytes with a multi-byte character cut
+ * by that limit, white space before the limit, valid UTF-8 of every length; and (second pool)
+ * the sequences utf8.c refuses — a surrogate, overlong forms, past U+10FFFF, U+FFFE.
+ */
+const VALID_FUNCTION_LINES = [
+  "long_" + "x".repeat(74) + "\xC3\xA9 after", // é's two bytes across byte 80
+  "euro" + "x".repeat(74) + "\xE2\x82\xAC after", // € across byte 80
+  "smile" + "x".repeat(72) + "\xF0\x9F\x98\x80 after", // an emoji across byte 80
+  "w" + "y".repeat(76) + "    z", // white space just before the cut
+  "trailing \t ",
+  "$dollar",
+  "k\xE2\x82\xAC euro",
+  "e\xF0\x9F\x98\x80 emoji",
+];
+const INVALID_FUNCTION_LINES = [
+  "s\xED\xA0\x80 surrogate",
+  "o\xE0\x80\x80 overlong",
+  "q\xC0\xAF overlong",
+  "m\xF4\x90\x80\x80 too large",
+  "f\xF5\x80\x80\x80 no such lead",
+  "n\xEF\xBF\xBE U+FFFE",
+  "t\xE2\x82 cut short",
+];
+// Fillers that git never takes as a function line, so the lines above stand out.
+const FILLERS = ["", "  body;", "}", "1;", "\t- item", "  "];
+
+Deno.test("property: hunk headers carry git's function line (80-byte cut, white space, UTF-8 rules) in both engines", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          pairArb(60, [...FILLERS, ...VALID_FUNCTION_LINES]),
+          pairArb(60, [...FILLERS, ...VALID_FUNCTION_LINES, ...INVALID_FUNCTION_LINES]),
+        ),
+        async ([before, after]) => {
+          const mine = ours(before, after);
+          assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+          assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
+          assert.deepEqual(mine, await gitBody(dir, before, after));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * Code-shaped lines for git's indent heuristic: blank and white-space-only lines, closing braces
+ * at several depths, spaces and TABs mixed (a TAB after spaces goes to the next multiple of 8),
+ * indents past MAX_INDENT.
+ */
+const INDENT_POOL = [
+  "",
+  "  ",
+  "\t",
+  "}",
+  "  }",
+  "\t}",
+  "if (a) {",
+  "  x;",
+  "    y;",
+  "\tz;",
+  "  \tmixed;",
+  "     \tfive and a tab;",
+  "\t\tdeep;",
+  " ".repeat(210) + "far;",
+  "\r",
+];
+
+/**
+ * Runs of repeated lines (up to 150, past INDENT_HEURISTIC_MAX_SLIDING) with code-shaped lines
+ * between, then lines inserted and deleted: the change groups can slide, often far.
+ */
+const slidingPairArb = fc.tuple(
+  fc.array(fc.tuple(fc.constantFrom(...INDENT_POOL), fc.integer({ min: 1, max: 150 })), {
+    minLength: 1,
+    maxLength: 12,
+  }),
+  fc.array(fc.tuple(fc.nat(), fc.nat(2), fc.constantFrom(...INDENT_POOL)), { minLength: 1, maxLength: 8 }),
+).map(([runs, edits]) => {
+  const base = runs.flatMap(([line, count]) => Array.from({ length: count }, () => line + "\n"));
+  const edited = [...base];
+  for (const [at, op, line] of edits) {
+    const k = at % (edited.length + 1);
+    if (op === 0) edited.splice(k, 1);
+    else if (op === 1) edited.splice(k, 0, edited[Math.min(k, edited.length - 1)] ?? line + "\n");
+    else edited.splice(k, 0, line + "\n", line + "\n");
+  }
+  return [latin1(base.join("")), latin1(edited.join(""))] as const;
+});
+
+Deno.test("property: change groups slide as git's indent heuristic slides them (code-shaped files, long runs)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(slidingPairArb, pairArb(80, INDENT_POOL)), async ([before, after]) => {
+        const mine = ours(before, after);
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
         assert.deepEqual(mine, await gitBody(dir, before, after));
       }),
       { numRuns: 300 },
@@ -197,7 +314,8 @@ Deno.test("property: long files of few distinct lines (xdiff's cost bounds and m
     await fc.assert(
       fc.asyncProperty(fc.oneof(longPairArb, pairArb(3000, ["a", "b", "c"], 1000)), async ([before, after]) => {
         const mine = ours(before, after);
-        assert.deepEqual(ours(before, after, "js"), mine, "the two engines agree");
+        assert.deepEqual(ours(before, after, "js"), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines"), mine, "the engines agree");
         assert.deepEqual(mine, await gitBody(dir, before, after));
       }),
       // No shrinking: a counterexample of thousands of lines shrinks for minutes.
@@ -241,5 +359,19 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
       assert.deepEqual(await Deno.readFile(`${dir}/f`), after);
     }),
     { numRuns: 30 },
+  );
+});
+
+Deno.test("the WebAssembly module validates (else every diff would quietly take the JavaScript engine)", () => {
+  const bytes = new TextEncoder().encode("a\nb\n");
+  assert.notEqual(LineScan.of(bytes, bytes), null);
+});
+
+Deno.test("the module line_scan.ts carries is what line_scan_program.ts's instructions assemble to", () => {
+  const assembled = btoa(String.fromCharCode(...assembleLineScan()));
+  assert.equal(
+    LINE_SCAN_MODULE,
+    assembled,
+    "line_scan.ts's LINE_SCAN_MODULE is stale: regenerate it as line_scan_program.ts's header says",
   );
 });

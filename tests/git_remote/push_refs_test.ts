@@ -108,4 +108,46 @@ Deno.test("push --tags, push <tag>, push --delete and fetch --prune land as the 
     assert.equal((await git(mine, "symbolic-ref", "refs/remotes/origin/HEAD")).trim(), "refs/remotes/origin/main");
     await assertFsck(mine);
   });
+
+  await t.step(
+    "fetch.prune and remote.origin.prune in .git/config prune a fetch and a pull as in the real git",
+    async () => {
+      const real = `${work.path}/real`;
+      const refs = (dir: string) => git(dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes");
+      const both = async (...args: string[]) => {
+        await git(mine, ...args);
+        await git(real, ...args);
+      };
+      /** The remote gains `name`, both clones fetch it, and the remote deletes it again. */
+      const staleBranch = async (name: string) => {
+        await git(src, "push", "--quiet", url, `main:refs/heads/${name}`);
+        await execOk(root.path, "git fetch --repo app --confirm");
+        await git(real, "fetch", "--quiet");
+        await git(src, "push", "--quiet", url, `:refs/heads/${name}`);
+      };
+      await both("config", "fetch.prune", "true");
+      await staleBranch("temp1");
+      const fetched = await execOk(root.path, "git fetch --repo app --confirm");
+      await git(real, "fetch", "--quiet");
+      assert.equal((fetched.result as { pruned: number }).pruned, 1);
+      assert.equal(await refs(mine), await refs(real));
+      assert.doesNotMatch(await refs(mine), /temp1/);
+      // remote.<name>.prune wins over fetch.prune.
+      await both("config", "remote.origin.prune", "false");
+      await staleBranch("temp2");
+      const kept = await execOk(root.path, "git fetch --repo app --confirm");
+      await git(real, "fetch", "--quiet");
+      assert.equal((kept.result as { pruned: number }).pruned, 0);
+      assert.equal(await refs(mine), await refs(real));
+      assert.match(await refs(mine), /temp2/);
+      // A pull's fetch reads them too.
+      await both("config", "fetch.prune", "false");
+      await both("config", "remote.origin.prune", "true");
+      await execOk(root.path, "git pull --repo app --confirm");
+      await git(real, "pull", "--quiet", "--no-rebase");
+      assert.equal(await refs(mine), await refs(real));
+      assert.doesNotMatch(await refs(mine), /temp2/);
+      await assertFsck(mine);
+    },
+  );
 });

@@ -189,6 +189,14 @@ function refspecsOf(repo: Repo, name: string) {
   return (specs.length ? specs : [`+refs/heads/*:refs/remotes/${name}/*`]).map(parseRefspec);
 }
 
+/**
+ * Whether a fetch from remote `name` prunes without --prune: `remote.<name>.prune`, else
+ * `fetch.prune`, from the repository's config, as git's fetch (and so its pull) reads them.
+ */
+function pruneConfigured(repo: Repo, name: string): boolean {
+  return repo.config.getBool(`remote.${name}.prune`, repo.config.getBool("fetch.prune", false));
+}
+
 function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typeof fetchInto>>["refs"]): number {
   const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
@@ -222,7 +230,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
-    prune: ctx.flags.prune,
+    prune: ctx.flags.prune === true || pruneConfigured(repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });
@@ -461,6 +469,7 @@ export const pull: Handler<
     repo,
     remoteName: name,
     refspecs,
+    prune: pruneConfigured(repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });

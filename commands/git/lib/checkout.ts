@@ -281,6 +281,13 @@ function clearBlockingFiles(repo: Repo, path: string): void {
   }
 }
 
+/**
+ * Blobs larger than this that the checkout writes unchanged go from the pack to the file piece by
+ * piece, through buffers shared by every blob: none is held whole, none allocates (a checkout of
+ * thousands of small files otherwise leaves a buffer per file to the garbage collector).
+ */
+const STREAMED_BLOB_BYTES = 0;
+
 /** Writes a tree entry's content to the work tree and returns its index entry with fresh stat data. */
 export async function writeBlob(
   repo: Repo,
@@ -295,6 +302,14 @@ export async function writeBlob(
       Deno.mkdirSync(abs);
     } catch { /* exists */ }
     return emptyEntry(path, target.oid, mode);
+  }
+  if (mode !== S_IFLNK && (await conversionFor(repo).writesAsIs(path))) {
+    // A blob written as it is goes from its pack into the file, never held whole.
+    const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
+    if (source) {
+      const statTime = Date.now();
+      return entryFromStat(path, target.oid, mode, writer.writeFile(path, source, mode), statTime);
+    }
   }
   const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);

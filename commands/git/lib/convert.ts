@@ -300,6 +300,15 @@ export class TextConversion {
     return true;
   }
 
+  /**
+   * Whether `toWorktree` writes any blob at `path` unchanged (no encoding, no ident, no line
+   * endings to add): such a blob can be written to the work tree as it is read, piece by piece.
+   */
+  async writesAsIs(path: string): Promise<boolean> {
+    const plan = await this.plan(path);
+    return !plan.encoding && !plan.ident && !this.#outputCrlf(plan.crlf);
+  }
+
   /** The bytes git writes to the work tree for blob `content` at `path` (convert_to_working_tree). */
   async toWorktree(path: string, content: Uint8Array): Promise<Uint8Array> {
     const plan = await this.plan(path);

@@ -18,6 +18,7 @@ const CODELEN_BITS = 7;
 
 /** Thrown when the input stops before the stream does (the caller may retry with more of it). */
 export const INPUT_ENDED_EARLY = "inflate: input ended early";
+const OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 
 /**
  * A canonical Huffman code: `table[bits]` is `symbol << 4 | length` for codes up to `bits` long
@@ -231,7 +232,24 @@ const dynDist = newHuffman(DIST_BITS, 30);
 const codeLen = newHuffman(CODELEN_BITS, 19);
 const lengthsScratch = new Uint8Array(320);
 
-/** The inflater's state: the input, a bit buffer of up to 32 bits, and the output written so far. */
+/** How far back a deflate distance may reach: what a streaming inflater keeps of its output. */
+const HISTORY = 32 * 1024;
+
+/** Where a streaming inflate gets its input and sends its output (see `inflateStreaming`). */
+interface Streaming {
+  /** The stream's bytes from `offset` (counted from the stream's first byte) on; few or none at its end. */
+  readonly input: (offset: number) => Uint8Array;
+  /** Each piece of output, in order; the bytes are overwritten once it returns. */
+  readonly sink: (chunk: Uint8Array) => void;
+  /** The size the output must have. */
+  readonly size: number;
+}
+
+/**
+ * The inflater's state: the input, a bit buffer of up to 32 bits, and the output written so far.
+ * Streaming (`stream` set), `src` is a window of the input that moves on when it runs out, and
+ * `out` a buffer that is handed to the sink when full, keeping the last HISTORY bytes.
+ */
 class State {
   hold = 0;
   bits = 0;
@@ -239,19 +257,97 @@ class State {
   pos: number;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   readonly outStart: number;
-  constructor(readonly src: Uint8Array, start: number, readonly out: Uint8Array, public o: number) {
+  /** Streaming: where `src` starts in the stream. */
+  base = 0;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom = 0;
+  emitted = 0;
+  constructor(
+    public src: Uint8Array,
+    start: number,
+    readonly out: Uint8Array,
+    public o: number,
+    readonly stream: Streaming | null = null,
+  ) {
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
 
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill(): void {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next(): boolean {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n: number): boolean {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from: number, least: number): Uint8Array {
+    let bytes = this.stream!.input(from);
+    while (bytes.length < least) {
+      // The next call may reuse the buffer these bytes are in.
+      bytes = bytes.slice();
+      const more = this.stream!.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush(): void {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit(): void {
+    const stream = this.stream!;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
 
   take(n: number): number {
@@ -266,7 +362,7 @@ class State {
   consumedEnd(): number {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
 
   decode(h: Huffman): number {
@@ -307,7 +403,7 @@ function codes(s: State, lit: Huffman, dist: Huffman): void {
   for (;;) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -318,9 +414,9 @@ function codes(s: State, lit: Huffman, dist: Huffman): void {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     // An overlapping copy (distance < length) repeats what it has just written, byte by byte.
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
@@ -377,17 +473,22 @@ function blocks(s: State): void {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | (src[s.pos + 1] << 8);
-      const nlen = src[s.pos + 2] | (src[s.pos + 3] << 8);
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | (head[s.pos + 1] << 8);
+      const nlen = head[s.pos + 2] | (head[s.pos + 3] << 8);
       if (len !== (~nlen & 0xffff)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      // In pieces: a streaming window of input or output may end inside the block.
+      for (let left = len; left > 0;) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -448,7 +549,7 @@ export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): {
     try {
       blocks(s);
     } catch (error) {
-      if ((error as Error).message === "inflate: output larger than expected") {
+      if ((error as Error).message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -459,4 +560,42 @@ export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): {
     if (end > src.length) throw new Error(INPUT_ENDED_EARLY);
     return { data: out.subarray(0, s.o), end };
   }
+}
+
+/**
+ * Inflates a zlib stream without holding it or its output whole: `input(offset)` gives the
+ * stream's bytes from `offset` on (a window of any size, empty past its end, which the next call
+ * may overwrite: one reused read buffer will do), and the output goes
+ * to `sink` in pieces of up to `buffer.length - 32 KiB` bytes (`buffer`, at least 64 KiB, is the
+ * caller's and is reused). The output must be exactly `size` bytes. Returns where the stream ends
+ * (just past its Adler-32 trailer, not checked), counted from its start; throws INPUT_ENDED_EARLY
+ * when the input stops before the stream does.
+ */
+export function inflateStreaming(
+  input: (offset: number) => Uint8Array,
+  size: number,
+  sink: (chunk: Uint8Array) => void,
+  buffer: Uint8Array,
+): number {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, { input, sink, size });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  // Zeros decoded past the input's end may have ended the stream: that is a cut stream.
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  // The trailer may lie past the input window.
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }

@@ -14,14 +14,16 @@
  *   heuristic, and hunks are cut as `xdl_emit_diff` cuts them: `context` lines around each
  *   change, changes at most twice that apart joined, git's default function line after `@@`.
  *
- * Everything works on typed arrays: a 60,000-line file makes no object per line. The byte loops
- * (finding, hashing and numbering lines, copying them into the patch) run in WebAssembly
- * (line_scan.ts); files too large for its memory take the same steps in JavaScript (`linesOf`,
- * `numberLines`, `ArraySink`), and the tests hold both to the same output.
+ * Everything works on typed arrays: a 60,000-line file makes no object per line. All of it runs
+ * in WebAssembly (line_scan.ts, its program in line_scan_program.ts following the functions here
+ * step by step); the JavaScript below is the same algorithm for files too large for its memory
+ * (`linesOf`, `numberLines`, `diffSides`, `writeHunks`), for a pair of files shown differently
+ * (one UTF-8, one not: `writeHunks` switches decoding between runs), and for `keptLines` (blame).
+ * The tests hold every path to the same output, and to git's.
  */
 
 import { bytesToByteString } from "./bytes.ts";
-import { LineScan } from "./line_scan.ts";
+import { bogoSqrt, INDENT, KPDIS_RUN, LineScan, NO_NEWLINE_MARKER, SEARCH, SIMSCAN_WINDOW } from "./line_scan.ts";
 
 /**
  * A file's lines: `starts[i]` is where line i begins in `bytes` (`starts[count]` is the end),
@@ -86,6 +88,9 @@ interface Numbered {
   readonly a: Int32Array;
   readonly b: Int32Array;
   readonly classes: number;
+  /** For each number, how many lines of a (of b) have it: xdiff's len1/len2, counted while numbering. */
+  readonly countA: Int32Array;
+  readonly countB: Int32Array;
 }
 
 function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length: number): boolean {
@@ -143,26 +148,20 @@ function numberLines(a: Lines, b: Lines): Numbered {
     }
     return out;
   };
-  return { a: number(a, 0), b: number(b, 1), classes: next };
+  const ids = { a: number(a, 0), b: number(b, 1) };
+  const countA = new Int32Array(next);
+  const countB = new Int32Array(next);
+  for (let i = 0; i < ids.a.length; i++) countA[ids.a[i]]++;
+  for (let i = 0; i < ids.b.length; i++) countB[ids.b[i]]++;
+  return { ...ids, classes: next, countA, countB };
 }
 
 // ---- the search (xprepare.c, xdiffi.c) -------------------------------------------------------
 
-const XDL_MAX_EQLIMIT = 1024;
-const XDL_SIMSCAN_WINDOW = 100;
-const XDL_KPDIS_RUN = 4;
-const XDL_MAX_COST_MIN = 256;
-const XDL_HEUR_MIN_COST = 256;
-const XDL_SNAKE_CNT = 20;
-const XDL_K_HEUR = 4;
-const XDL_LINE_MAX = 0x7fffffff;
-
-/** xdiff's cheap square root: the power of two near √n. */
-function bogoSqrt(n: number): number {
-  let i = 1;
-  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
-  return i;
-}
+// xdiff's constants, shared with the WebAssembly version (line_scan.ts).
+const { XDL_MAX_EQLIMIT, XDL_MAX_COST_MIN, XDL_HEUR_MIN_COST, XDL_SNAKE_CNT, XDL_K_HEUR, XDL_LINE_MAX } = SEARCH;
+const XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
+const XDL_KPDIS_RUN = KPDIS_RUN;
 
 /** One file in the search: its line numbers, and which lines are changed (`changed[i + 1]`, 0 at both ends). */
 interface Side {
@@ -216,16 +215,12 @@ function cleanMultiMatch(dis: Uint8Array, i: number, s: number, e: number): bool
 }
 
 /** xdl_trim_ends + xdl_cleanup_records: what the search runs on, the rest marked changed or left alone. */
-function prepare(x: Side, y: Side, classes: number): void {
+function prepare(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
   let start = 0;
   const limit = Math.min(x.count, y.count);
   while (start < limit && x.ids[start] === y.ids[start]) start++;
   let tail = 0;
   while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
-  const countX = new Int32Array(classes);
-  const countY = new Int32Array(classes);
-  for (let i = 0; i < x.count; i++) countX[x.ids[i]]++;
-  for (let i = 0; i < y.count; i++) countY[y.ids[i]]++;
   const keep = (side: Side, otherCount: Int32Array) => {
     const end = side.count - tail - 1; // last line in play (dend)
     const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
@@ -398,8 +393,8 @@ function splitBox(
           fbest1 = i1;
         }
       }
-      let bbest = XDL_LINE_MAX;
-      let bbest1 = XDL_LINE_MAX;
+      let bbest: number = XDL_LINE_MAX;
+      let bbest1: number = XDL_LINE_MAX;
       for (d = bmax; d >= bmin; d -= 2) {
         i1 = Math.max(off1, kv[bbase + d]);
         i2 = i1 - d;
@@ -468,20 +463,23 @@ function compareRecords(x: Side, y: Side, needMin: boolean): void {
 
 // ---- sliding change groups (xdl_change_compact) ----------------------------------------------
 
-const MAX_INDENT = 200;
-const MAX_BLANKS = 20;
-const START_OF_FILE_PENALTY = 1;
-const END_OF_FILE_PENALTY = 21;
-const TOTAL_BLANK_WEIGHT = -30;
-const POST_BLANK_WEIGHT = 6;
-const RELATIVE_INDENT_PENALTY = -4;
-const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
-const RELATIVE_OUTDENT_PENALTY = 24;
-const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
-const RELATIVE_DEDENT_PENALTY = 23;
-const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
-const INDENT_WEIGHT = 60;
-const INDENT_HEURISTIC_MAX_SLIDING = 100;
+// git's indent heuristic's constants, shared with the WebAssembly version (line_scan.ts).
+const {
+  MAX_INDENT,
+  MAX_BLANKS,
+  START_OF_FILE_PENALTY,
+  END_OF_FILE_PENALTY,
+  TOTAL_BLANK_WEIGHT,
+  POST_BLANK_WEIGHT,
+  RELATIVE_INDENT_PENALTY,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY,
+  RELATIVE_OUTDENT_PENALTY,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY,
+  RELATIVE_DEDENT_PENALTY,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY,
+  INDENT_WEIGHT,
+  INDENT_HEURISTIC_MAX_SLIDING,
+} = INDENT;
 
 /** git's get_indent over one character code at a time: -1 for a blank line, TAB to the next multiple of 8. */
 function indentOfCodes(at: (k: number) => number, length: number): number {
@@ -653,8 +651,8 @@ function compact(side: Side, other: Side): void {
  * The changed lines of both files (`changed[i + 1]` for line i), as git's default diff marks
  * them: classify, search, slide.
  */
-function diffSides(x: Side, y: Side, classes: number): void {
-  prepare(x, y, classes);
+function diffSides(x: Side, y: Side, countX: Int32Array, countY: Int32Array): void {
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
@@ -662,7 +660,9 @@ function diffSides(x: Side, y: Side, classes: number): void {
 
 /** Changes as xdl_build_script lists them: [i1, i2, chg1, chg2] per change, in order. */
 function changesOf(x: Side, y: Side): Int32Array {
-  const out: number[] = [];
+  // Each change holds at least one changed line: room for as many changes as lines (untouched memory costs nothing).
+  const out = new Int32Array(4 * (x.count + y.count));
+  let n = 0;
   let i1 = 0;
   let i2 = 0;
   const c1 = x.changed;
@@ -673,13 +673,16 @@ function changesOf(x: Side, y: Side): Int32Array {
       const s2 = i2;
       while (c1[i1 + 1]) i1++;
       while (c2[i2 + 1]) i2++;
-      out.push(s1, s2, i1 - s1, i2 - s2);
+      out[n++] = s1;
+      out[n++] = s2;
+      out[n++] = i1 - s1;
+      out[n++] = i2 - s2;
     } else {
       i1++;
       i2++;
     }
   }
-  return Int32Array.from(out);
+  return out.subarray(0, n);
 }
 
 // ---- entry points --------------------------------------------------------------------------
@@ -714,7 +717,11 @@ export function keptLines(a: readonly string[], b: readonly string[]): Int32Arra
   };
   const x = sideOf(idsOf(a), stringIndent(a));
   const y = sideOf(idsOf(b), stringIndent(b));
-  diffSides(x, y, numbers.size);
+  const countA = new Int32Array(numbers.size);
+  const countB = new Int32Array(numbers.size);
+  for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
+  for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
+  diffSides(x, y, countA, countB);
   const out = new Int32Array(b.length).fill(-1);
   let i1 = 0;
   for (let i2 = 0; i2 < b.length; i2++) {
@@ -898,6 +905,19 @@ function utf8Prefix(bytes: Uint8Array, start: number, end: number): number {
   return p;
 }
 
+/**
+ * The last of lines [from, to) that git's default function-line rule takes (it starts with a
+ * letter, `_` or `$`), or `found` if none does. A function of its own: this loop visits every
+ * line of the file, and a small function is cheap for the JIT to optimize.
+ */
+function lastFunctionLine(bytes: Uint8Array, starts: Int32Array, from: number, to: number, found: number): number {
+  for (let i = from; i < to; i++) {
+    const c = bytes[starts[i]];
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) found = i;
+  }
+  return found;
+}
+
 function range(start: number, count: number): string {
   // git's xdl_emit_hunk_hdr: an empty side names the line before it.
   const s = count === 0 ? start - 1 : start;
@@ -907,10 +927,13 @@ function range(start: number, count: number): string {
 const SPACE = 0x20;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
-const NO_NEWLINE = "\n\\ No newline at end of file\n";
 
-/** Where the byte-level work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory. */
-export type Engine = "wasm" | "js";
+/**
+ * Where the work runs: WebAssembly (line_scan.ts) unless the files do not fit its memory; "js"
+ * all in JavaScript; "wasm-lines" lines found and numbered in WebAssembly, the diff in JavaScript
+ * (what happens when the memory for the search cannot be had; the tests run it directly).
+ */
+export type Engine = "wasm" | "js" | "wasm-lines";
 
 /**
  * The body of a unified diff (`@@` headers with git's default function line, then the lines)
@@ -923,44 +946,108 @@ export function unifiedDiff(
   context: number,
   engine: Engine = "wasm",
 ): { text: string; add: number; del: number } {
-  const scan = engine === "wasm" ? LineScan.of(before, after) : null;
+  const scan = engine !== "js" ? LineScan.of(before, after) : null;
   let la: Lines;
   let lb: Lines;
-  let numbered: Numbered;
+  let changes: Int32Array | null = null;
   if (scan) {
+    // Line starts are copied out of WebAssembly memory only if JavaScript reads them.
     la = {
       bytes: before,
-      starts: scan.aStarts,
+      get starts() {
+        return scan.aStarts;
+      },
       hashes: new Int32Array(0),
-      count: scan.aIds.length,
+      count: scan.aCount,
       ascii: scan.aAscii,
     };
-    lb = { bytes: after, starts: scan.bStarts, hashes: new Int32Array(0), count: scan.bIds.length, ascii: scan.bAscii };
-    numbered = { a: scan.aIds, b: scan.bIds, classes: scan.classes };
+    lb = {
+      bytes: after,
+      get starts() {
+        return scan.bStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.bCount,
+      ascii: scan.bAscii,
+    };
+    // The whole diff in WebAssembly (the same steps as diffSides and changesOf).
+    if (engine === "wasm") changes = scan.diff();
   } else {
     la = linesOf(before);
     lb = linesOf(after);
-    numbered = numberLines(la, lb);
   }
-  const x = sideOf(numbered.a, byteIndent(la));
-  const y = sideOf(numbered.b, byteIndent(lb));
-  diffSides(x, y, numbered.classes);
-  const changes = changesOf(x, y);
+  if (!changes) {
+    const numbered: Numbered = scan
+      ? { a: scan.aIds, b: scan.bIds, classes: scan.classes, countA: scan.aCounts, countB: scan.bCounts }
+      : numberLines(la, lb);
+    const x = sideOf(numbered.a, byteIndent(la));
+    const y = sideOf(numbered.b, byteIndent(lb));
+    diffSides(x, y, numbered.countA, numbered.countB);
+    changes = changesOf(x, y);
+  }
   if (changes.length === 0) return { text: "", add: 0, del: 0 };
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
-  const out: PatchSink = scan ? new ScanSink(scan) : new ArraySink(la, lb);
   const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
   const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  const { add, del } = changedLines(changes);
+  if (scan) {
+    try {
+      if (utf8A === utf8B) {
+        // Both files shown alike: the whole patch written in WebAssembly, decoded once.
+        const bytes = scan.patch(changes, context, noEolA, noEolB);
+        return { text: utf8A ? utf8.decode(bytes) : bytesToByteString(bytes), add, del };
+      }
+      const out = new ScanSink(scan);
+      writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
+      return { text: out.text(), add, del };
+    } catch (error) {
+      // Memory for the patch could not be had (files near 32-bit WebAssembly's limit): JavaScript writes it.
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
+  const out = new ArraySink(la, lb);
+  writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
+  return { text: out.text(), add, del };
+}
+
+/** Lines removed (chg1) and added (chg2) over all changes. */
+function changedLines(changes: Int32Array): { add: number; del: number } {
+  let add = 0;
+  let del = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    del += changes[k + 2];
+    add += changes[k + 3];
+  }
+  return { add, del };
+}
+
+interface HunkFiles {
+  readonly before: Uint8Array;
+  readonly la: Lines;
+  readonly lb: Lines;
+  readonly utf8A: boolean;
+  readonly utf8B: boolean;
+  /** The index of a last line without its newline, or -1. */
+  readonly noEolA: number;
+  readonly noEolB: number;
+}
+
+/**
+ * The patch body in JavaScript, as xdl_emit_diff writes it (the same steps as line_scan.ts's
+ * `patch`): changes at most 2 × context lines apart joined into one hunk, git's default function
+ * line after each `@@`, the lines with their prefixes. Used where the two files are shown
+ * differently (one UTF-8, one not) or WebAssembly memory cannot be had.
+ */
+function writeHunks(out: PatchSink, changes: Int32Array, context: number, files: HunkFiles): void {
+  const { before, la, lb, utf8A, utf8B, noEolA, noEolB } = files;
   /** Lines [from, to) of one side, then git's marker if the last of them lacks its newline. */
   const run = (prefix: number, b: boolean, from: number, to: number) => {
     if (from >= to) return;
     out.mode(b ? utf8B : utf8A);
     out.lines(b, prefix, from, to);
-    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE_MARKER);
   };
-  let add = 0;
-  let del = 0;
   // The nearest function line before each hunk: hunks come in order, so one pass over the file.
   let scanned = 0;
   let found = -1;
@@ -977,11 +1064,8 @@ export function unifiedDiff(
     const s2 = Math.max(changes[first * 4 + 1] - context, 0);
     const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
     const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
-    for (; scanned < s1; scanned++) {
-      const c = before[la.starts[scanned]];
-      // git's default function line: starts with a letter, `_` or `$`.
-      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) found = scanned;
-    }
+    found = lastFunctionLine(before, la.starts, scanned, s1, found);
+    scanned = s1;
     out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
     if (found >= 0) {
       // git's def_ff: the line's first 80 bytes, trailing white space dropped.
@@ -1002,14 +1086,11 @@ export function unifiedDiff(
       run(SPACE, false, i1, c1);
       run(MINUS, false, c1, c1 + chg1);
       run(PLUS, true, c2, c2 + chg2);
-      del += chg1;
-      add += chg2;
       i1 = c1 + chg1;
     }
     run(SPACE, false, i1, e1);
     first = last + 1;
   }
-  return { text: out.text(), add, del };
 }
 
 /**

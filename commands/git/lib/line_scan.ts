@@ -1,714 +1,219 @@
 /**
- * The byte-level loops of a line diff (line_diff.ts) as a small WebAssembly module: finding the
+ * The byte-level work of a line diff (line_diff.ts) in a small WebAssembly module: finding the
  * lines, hashing them, numbering equal lines (xdiff's classifier, bytes compared on every hash
- * hit) and copying lines into the patch. A one-shot pterm process runs these loops once, over
- * megabytes: JavaScript would run them mostly in its interpreter and baseline tiers, WebAssembly
- * runs them compiled from the first byte (measured on a 60,000-line file, one-shot: ~18 ms of CPU
- * for these loops against ~30-40 ms in JavaScript). Long loops are cut into calls (CHUNK) so the
- * optimized code V8 compiles meanwhile is used by the later calls.
+ * hit), then the whole diff (xdiff's clean-up, search, sliding, script) and the patch. A one-shot
+ * pterm process runs these loops once, over megabytes: JavaScript would run them mostly in its
+ * interpreter and baseline tiers and then spend more CPU compiling them with its optimizing
+ * compilers for a run already over; WebAssembly runs them compiled from the first byte. Long loops
+ * are cut into calls (CHUNK) so the optimized code V8 compiles meanwhile is used by later calls.
  *
- * The module is assembled here, at load, from the instructions below (no binary blob, no build
- * step); it imports nothing and can do nothing but read and write its own memory.
+ * The module's program is in line_scan_program.ts (instructions, and the assembler that turns them
+ * into the bytes carried here); it imports nothing and can do nothing but read and write its own
+ * memory.
  */
 
-// ---- a minimal assembler (only the instructions used below) ---------------------------------
+// ---- memory layout and xdiff's constants (shared with line_scan_program.ts and line_diff.ts) ----
 
-type Op = string | [string, number];
+/** Where the patch writer finds git's "\ No newline at end of file" line (written there by LineScan). */
+export const MARKER_AT = 16;
 
-const OPCODES: Record<string, number> = {
-  "block": 0x02,
-  "loop": 0x03,
-  "if": 0x04,
-  "else": 0x05,
-  "end": 0x0b,
-  "br": 0x0c,
-  "br_if": 0x0d,
-  "return": 0x0f,
-  "call": 0x10,
-  "local.get": 0x20,
-  "local.set": 0x21,
-  "local.tee": 0x22,
-  "i32.load": 0x28,
-  "i32.load8_u": 0x2d,
-  "i32.store": 0x36,
-  "i32.store8": 0x3a,
-  "i32.const": 0x41,
-  "i32.eqz": 0x45,
-  "i32.eq": 0x46,
-  "i32.ne": 0x47,
-  "i32.lt_u": 0x49,
-  "i32.gt_u": 0x4b,
-  "i32.ge_u": 0x4f,
-  "i32.ctz": 0x68,
-  "i32.popcnt": 0x69,
-  "i32.add": 0x6a,
-  "i32.sub": 0x6b,
-  "i32.mul": 0x6c,
-  "i32.and": 0x71,
-  "i32.or": 0x72,
-  "i32.xor": 0x73,
-  "i32.shl": 0x74,
-  "i32.shr_u": 0x76,
-  "i32.rotl": 0x77,
-  "memory.copy": 0xfc,
-};
+/** Room before the first file: the `lines` cursor (0), the ASCII bits (4), the marker (16). */
+export const FIRST_FILE_AT = 64;
 
-function unsignedLeb(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (value !== 0);
-  return out;
+/** git's line after a last line without its newline. */
+export const NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
+
+/** git's indent heuristic (xdiffi.c), shared with line_diff.ts's JavaScript version. */
+export const INDENT = {
+  MAX_INDENT: 200,
+  MAX_BLANKS: 20,
+  START_OF_FILE_PENALTY: 1,
+  END_OF_FILE_PENALTY: 21,
+  TOTAL_BLANK_WEIGHT: -30,
+  POST_BLANK_WEIGHT: 6,
+  RELATIVE_INDENT_PENALTY: -4,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY: 10,
+  RELATIVE_OUTDENT_PENALTY: 24,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY: 17,
+  RELATIVE_DEDENT_PENALTY: 23,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY: 17,
+  INDENT_WEIGHT: 60,
+  INDENT_HEURISTIC_MAX_SLIDING: 100,
+} as const;
+
+/** Where `scoreSplit` adds up a split's [effective indent, penalty] (two i32). */
+export const SCORE_AT = 48;
+
+/** xdiff's search constants, shared with line_diff.ts's JavaScript version. */
+export const SEARCH = {
+  XDL_MAX_EQLIMIT: 1024,
+  XDL_MAX_COST_MIN: 256,
+  XDL_HEUR_MIN_COST: 256,
+  XDL_SNAKE_CNT: 20,
+  XDL_K_HEUR: 4,
+  XDL_LINE_MAX: 0x7fffffff,
+} as const;
+
+/** xdiff's cheap square root: the power of two near √n. */
+export function bogoSqrt(n: number): number {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
 }
 
-function signedLeb(value: number): number[] {
-  const out: number[] = [];
-  value |= 0;
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
-}
-
-interface Func {
-  readonly name: string;
-  readonly params: string[];
-  readonly locals: string[];
-  readonly result: boolean;
-  readonly body: Op[];
-}
-
-/** Instructions to bytes: names of locals and functions resolved, `block`/`loop`/`if` typed empty. */
-function encodeBody(func: Func, functions: readonly Func[]): number[] {
-  const slots = [...func.params, ...func.locals];
-  const out: number[] = [];
-  for (const op of func.body) {
-    const [name, arg] = typeof op === "string" ? [op, undefined] : op;
-    const code = OPCODES[name];
-    if (code === undefined) throw new Error(`line_scan: unknown instruction ${name}`);
-    if (name === "memory.copy") {
-      out.push(0xfc, 10, 0, 0);
-      continue;
-    }
-    out.push(code);
-    if (name === "block" || name === "loop" || name === "if") out.push(0x40);
-    else if (name.startsWith("local.")) {
-      const index = slots.indexOf(arg as unknown as string);
-      if (index < 0) throw new Error(`line_scan: no local ${arg}`);
-      out.push(...unsignedLeb(index));
-    } else if (name === "call") {
-      out.push(...unsignedLeb(functions.findIndex((f) => f.name === (arg as unknown as string))));
-    } else if (name === "br" || name === "br_if") out.push(...unsignedLeb(arg!));
-    else if (name === "i32.const") out.push(...signedLeb(arg!));
-    else if (name.includes("load") || name.includes("store")) out.push(name.includes("8") ? 0 : 2, 0);
-  }
-  out.push(0x0b);
-  const locals = func.locals.length ? [1, ...unsignedLeb(func.locals.length), 0x7f] : [0];
-  return [...locals, ...out];
-}
-
-function section(id: number, content: number[]): number[] {
-  return [id, ...unsignedLeb(content.length), ...content];
-}
-
-function vector(items: number[][]): number[] {
-  return [...unsignedLeb(items.length), ...items.flat()];
-}
-
-function nameBytes(name: string): number[] {
-  return [...unsignedLeb(name.length), ...[...name].map((c) => c.charCodeAt(0))];
-}
-
-function assemble(functions: readonly Func[]): Uint8Array {
-  const types = functions.map((
-    f,
-  ) => [0x60, ...unsignedLeb(f.params.length), ...f.params.map(() => 0x7f), ...(f.result ? [1, 0x7f] : [0])]);
-  return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, vector(types)),
-    ...section(3, vector(functions.map((_, i) => unsignedLeb(i)))),
-    ...section(5, vector([[0x00, 1]])), // one memory, at least a page, grown from JavaScript
-    ...section(
-      7,
-      vector([
-        [...nameBytes("memory"), 0x02, 0],
-        ...functions.map((f, i) => [...nameBytes(f.name), 0x00, ...unsignedLeb(i)]),
-      ]),
-    ),
-    ...section(
-      10,
-      vector(functions.map((f) => {
-        const body = encodeBody(f, functions);
-        return [...unsignedLeb(body.length), ...body];
-      })),
-    ),
-  ]);
-}
-
-// Small helpers for the programs below.
-const get = (name: string): Op => ["local.get", name as unknown as number];
-const set = (name: string): Op => ["local.set", name as unknown as number];
-const tee = (name: string): Op => ["local.tee", name as unknown as number];
-const konst = (value: number): Op => ["i32.const", value];
-const call = (name: string): Op => ["call", name as unknown as number];
-/** `name += step` */
-const bump = (name: string, step: Op[]): Op[] => [get(name), ...step, "i32.add", set(name)];
-/** Finishes the line's hash in `h` (two mixing rounds) and stores it as `hashes[line]`. */
-const storeLineHash: Op[] = [
-  get("h"),
-  get("h"),
-  konst(16),
-  "i32.shr_u",
-  "i32.xor",
-  konst(0x85ebca6b | 0),
-  "i32.mul",
-  set("h"),
-  get("hashes"),
-  get("line"),
-  konst(2),
-  "i32.shl",
-  "i32.add",
-  get("h"),
-  get("h"),
-  konst(13),
-  "i32.shr_u",
-  "i32.xor",
-  "i32.store",
-];
-/** The 0x80 bits of the bytes of the word on the stack that are zero (exact, no false hits): Mycroft's test. */
-const zeroBytes = (t: string): Op[] => [
-  get(t),
-  konst(0x7f7f7f7f),
-  "i32.and",
-  konst(0x7f7f7f7f),
-  "i32.add",
-  get(t),
-  "i32.or",
-  konst(0x7f7f7f7f),
-  "i32.or",
-  konst(-1),
-  "i32.xor",
-];
-/** The word at `p` with its newline bytes turned into zero bytes. */
-const newlinesAsZero = (p: string): Op[] => [get(p), "i32.load", konst(0x0a0a0a0a), "i32.xor"];
-
-const HASH_SEED = 0x811c9dc5 | 0;
-
-const FUNCTIONS: Func[] = [
-  {
-    // The number of `\n` in [p, end); the bytes after `end` up to the next multiple of 4 are read too (zero).
-    name: "count",
-    params: ["p", "end"],
-    locals: ["n", "t"],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      ["br_if", 1],
-      ...newlinesAsZero("p"),
-      set("t"),
-      get("n"),
-      ...zeroBytes("t"),
-      "i32.popcnt",
-      "i32.add",
-      set("n"),
-      ...bump("p", [konst(4)]),
-      ["br", 0],
-      "end",
-      "end",
-      get("n"),
-    ],
-  },
-  {
-    // The lines of [p, end) (p = the file's first byte, `base`): their starts (relative to base) and
-    // hashes, then starts[count] = end - base. Words are read from each line's start, so a line's
-    // hash depends on its bytes only; the 4 bytes after `end` must be readable and not `\n`.
-    name: "lines",
-    params: ["base", "p", "end", "starts", "hashes", "line", "limit"],
-    locals: ["h", "w", "z", "k", "mask"],
-    result: true,
-    body: [
-      konst(HASH_SEED),
-      set("h"),
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("p"),
-      "i32.load",
-      set("w"),
-      ...newlinesAsZero("p"),
-      set("z"),
-      ...zeroBytes("z"),
-      tee("z"),
-      "if",
-      // a newline at byte k of the word: mix the bytes up to it, end the line
-      get("z"),
-      "i32.ctz",
-      konst(3),
-      "i32.shr_u",
-      set("k"),
-      konst(-1),
-      konst(24),
-      get("k"),
-      konst(8),
-      "i32.mul",
-      "i32.sub",
-      "i32.shr_u",
-      set("mask"),
-      get("h"),
-      get("w"),
-      get("mask"),
-      "i32.and",
-      "i32.xor",
-      konst(13),
-      "i32.rotl",
-      konst(0x9e3779b1 | 0),
-      "i32.mul",
-      set("h"),
-      ...storeLineHash,
-      // the next line's start (starts[0] is 0 in fresh memory)
-      get("starts"),
-      get("line"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      get("p"),
-      get("k"),
-      "i32.add",
-      konst(1),
-      "i32.add",
-      tee("p"),
-      get("base"),
-      "i32.sub",
-      "i32.store",
-      ...bump("line", [konst(1)]),
-      konst(HASH_SEED),
-      set("h"),
-      // past `limit`: stop at this line boundary (the caller goes on from memory[0])
-      get("p"),
-      get("limit"),
-      "i32.ge_u",
-      ["br_if", 2],
-      "else",
-      // no newline: a whole word of the line, or the end of a last line without one
-      get("end"),
-      get("p"),
-      "i32.sub",
-      set("k"),
-      get("k"),
-      konst(4),
-      "i32.lt_u",
-      "if",
-      konst(-1),
-      konst(32),
-      get("k"),
-      konst(8),
-      "i32.mul",
-      "i32.sub",
-      "i32.shr_u",
-      set("mask"),
-      "else",
-      konst(-1),
-      set("mask"),
-      "end",
-      get("h"),
-      get("w"),
-      get("mask"),
-      "i32.and",
-      "i32.xor",
-      konst(13),
-      "i32.rotl",
-      konst(0x9e3779b1 | 0),
-      "i32.mul",
-      set("h"),
-      ...bump("p", [konst(4)]),
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      "if",
-      ...storeLineHash,
-      ...bump("line", [konst(1)]),
-      get("end"),
-      set("p"),
-      "end",
-      "end",
-      ["br", 0],
-      "end",
-      "end",
-      konst(0),
-      get("p"),
-      "i32.store",
-      get("line"),
-    ],
-  },
-  {
-    // 1 when every byte of [p, end) is ASCII (the bytes after `end` up to the next multiple of 4 are zero).
-    name: "ascii",
-    params: ["p", "end"],
-    locals: ["high"],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("high"),
-      get("p"),
-      "i32.load",
-      "i32.or",
-      set("high"),
-      ...bump("p", [konst(4)]),
-      ["br", 0],
-      "end",
-      "end",
-      get("high"),
-      konst(0x80808080 | 0),
-      "i32.and",
-      "i32.eqz",
-    ],
-  },
-  {
-    // Whether [a, a + length) and [b, b + length) hold the same bytes.
-    name: "same",
-    params: ["a", "b", "length"],
-    locals: ["k"],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("k"),
-      konst(4),
-      "i32.add",
-      get("length"),
-      "i32.gt_u",
-      ["br_if", 1],
-      get("a"),
-      get("k"),
-      "i32.add",
-      "i32.load",
-      get("b"),
-      get("k"),
-      "i32.add",
-      "i32.load",
-      "i32.ne",
-      "if",
-      konst(0),
-      "return",
-      "end",
-      ...bump("k", [konst(4)]),
-      ["br", 0],
-      "end",
-      "end",
-      "block",
-      "loop",
-      get("k"),
-      get("length"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("a"),
-      get("k"),
-      "i32.add",
-      "i32.load8_u",
-      get("b"),
-      get("k"),
-      "i32.add",
-      "i32.load8_u",
-      "i32.ne",
-      "if",
-      konst(0),
-      "return",
-      "end",
-      ...bump("k", [konst(1)]),
-      ["br", 0],
-      "end",
-      "end",
-      konst(1),
-    ],
-  },
-  {
-    // xdiff's classifier for one file's lines (starts relative to `base`): ids[i] = the number of the
-    // line's bytes, shared by both files; returns the next free number. The table has 2^(32 - shift)
-    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line.
-    name: "classify",
-    params: [
-      "base",
-      "starts",
-      "hashes",
-      "i",
-      "count",
-      "ids",
-      "slotHash",
-      "slotClass",
-      "shift",
-      "classAt",
-      "classLength",
-      "next",
-    ],
-    locals: ["at", "length", "h", "slot", "c", "mask"],
-    result: true,
-    body: [
-      konst(-1),
-      get("shift"),
-      "i32.shr_u",
-      set("mask"),
-      "block",
-      "loop",
-      get("i"),
-      get("count"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("starts"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      set("at"),
-      get("starts"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      get("at"),
-      "i32.sub",
-      set("length"),
-      get("hashes"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      set("h"),
-      get("h"),
-      konst(0x9e3779b1 | 0),
-      "i32.mul",
-      get("shift"),
-      "i32.shr_u",
-      set("slot"),
-      "block",
-      "loop",
-      get("slotClass"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      tee("c"),
-      "i32.eqz",
-      "if",
-      // a new number
-      get("slotHash"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("h"),
-      "i32.store",
-      get("slotClass"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("next"),
-      konst(1),
-      "i32.add",
-      "i32.store",
-      get("classAt"),
-      get("next"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("at"),
-      "i32.store",
-      get("classLength"),
-      get("next"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("length"),
-      "i32.store",
-      get("ids"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("next"),
-      "i32.store",
-      ...bump("next", [konst(1)]),
-      ["br", 2],
-      "end",
-      get("c"),
-      konst(1),
-      "i32.sub",
-      set("c"),
-      get("slotHash"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("h"),
-      "i32.eq",
-      "if",
-      get("classLength"),
-      get("c"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("length"),
-      "i32.eq",
-      "if",
-      get("classAt"),
-      get("c"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("at"),
-      get("length"),
-      call("same"),
-      "if",
-      get("ids"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("c"),
-      "i32.store",
-      ["br", 4],
-      "end",
-      "end",
-      "end",
-      get("slot"),
-      konst(1),
-      "i32.add",
-      get("mask"),
-      "i32.and",
-      set("slot"),
-      ["br", 0],
-      "end",
-      "end",
-      ...bump("i", [konst(1)]),
-      ["br", 0],
-      "end",
-      "end",
-      get("next"),
-    ],
-  },
-  {
-    // Lines [from, to) of a file at `base` (line starts relative to it at `starts`) copied to `out`,
-    // `prefix` before each; returns the new end of `out`.
-    name: "copyLines",
-    params: ["out", "base", "starts", "from", "to", "prefix"],
-    locals: ["at", "length"],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("from"),
-      get("to"),
-      "i32.ge_u",
-      ["br_if", 1],
-      get("starts"),
-      get("from"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      set("at"),
-      get("starts"),
-      get("from"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      get("at"),
-      "i32.sub",
-      set("length"),
-      get("out"),
-      get("prefix"),
-      "i32.store8",
-      get("out"),
-      konst(1),
-      "i32.add",
-      get("at"),
-      get("length"),
-      "memory.copy",
-      get("out"),
-      konst(1),
-      "i32.add",
-      get("length"),
-      "i32.add",
-      set("out"),
-      ...bump("from", [konst(1)]),
-      ["br", 0],
-      "end",
-      "end",
-      get("out"),
-    ],
-  },
-];
+/** xdiff's constants for xdl_clean_mmatch, shared with line_diff.ts's JavaScript version. */
+export const SIMSCAN_WINDOW = 100;
+export const KPDIS_RUN = 4;
 
 interface Exports {
   readonly memory: WebAssembly.Memory;
   count(p: number, end: number): number;
-  ascii(p: number, end: number): number;
   lines(base: number, p: number, end: number, starts: number, hashes: number, line: number, limit: number): number;
   classify(...args: number[]): number;
   copyLines(out: number, base: number, starts: number, from: number, to: number, prefix: number): number;
+  patch(...args: number[]): number;
+  common(a: number, b: number, limit: number, stride: number): number;
+  discard(...args: number[]): number;
+  script(changed1: number, count1: number, changed2: number, count2: number, out: number): number;
+  compact(...args: number[]): void;
+  search(...args: number[]): void;
 }
+
+/**
+ * The module, as line_scan_program.ts assembles it from its instructions (a test holds the two
+ * equal). Carried assembled: assembling costs a one-shot process several ms of CPU at every start.
+ */
+export const LINE_SCAN_MODULE = [
+  "AGFzbQEAAAABvgETYAJ/fwF/YAd/f39/f39/AX9gA39/fwF/YA1/f39/f39/f39/f39/AX9gBn9/f39/fwF/YAJ/fwF/YAN/f38B",
+  "f2AHf39/f39/fwF/YAJ/fwF/YAx/f39/f39/f39/f38Bf2AEf39/fwF/YAR/f39/AX9gCX9/f39/f39/fwF/YAV/f39/fwF/YAN/",
+  "f38Bf2AEf39/fwBgB39/f39/f38AYAt/f39/f39/f39/fwBgDX9/f39/f39/f39/f38AAxQTAAECAwQFBgcICQoLDA0ODxAREgUD",
+  "AQABB8QBFAZtZW1vcnkCAAVjb3VudAAABWxpbmVzAAEEc2FtZQACCGNsYXNzaWZ5AAMJY29weUxpbmVzAAQHZGVjaW1hbAAFBXJh",
+  "bmdlAAYDcnVuAAcKdXRmOFByZWZpeAAIBXBhdGNoAAkGY29tbW9uAAoPY2xlYW5NdWx0aU1hdGNoAAsHZGlzY2FyZAAMBnNjcmlw",
+  "dAANBmluZGVudAAOCnNjb3JlU3BsaXQADwdjb21wYWN0ABAFc3BsaXQAEQZzZWFyY2gAEgrsNhNkAQN/AkADQCAAIAFPDQEgBCAA",
+  "KAIAciEEIAAoAgBBipSo0ABzIQMgAiADQf/+/fsHcUH//v37B2ogA3JB//79+wdyQX9zaWohAiAAQQRqIQAMAAsLQQRBBCgCACAE",
+  "cjYCACACC80CAQV/QcW78oh4IQcCQANAIAEgAk8NASABKAIAIQggASgCAEGKlKjQAHMhCSAJQf/+/fsHcUH//v37B2ogCXJB//79",
+  "+wdyQX9zIgkEQCAJaEEDdiEKQX9BGCAKQQhsa3YhCyAHIAggC3FzQQ13QbHz3fF5bCEHIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0",
+  "aiAHIAdBDXZzNgIAIAMgBUECdGpBBGogASAKakEBaiIBIABrNgIAIAVBAWohBUHFu/KIeCEHIAEgBk8NAgUgAiABayEKIApBBEkE",
+  "QEF/QSAgCkEIbGt2IQsFQX8hCwsgByAIIAtxc0ENd0Gx893xeWwhByABQQRqIQEgASACTwRAIAcgB0EQdnNB65Svr3hsIQcgBCAF",
+  "QQJ0aiAHIAdBDXZzNgIAIAVBAWohBSACIQELCwwACwtBACABNgIAIAULYwEBfwJAA0AgA0EEaiACSw0BIAAgA2ooAgAgASADaigC",
+  "AEcEQEEADwsgA0EEaiEDDAALCwJAA0AgAyACTw0BIAAgA2otAAAgASADai0AAEcEQEEADwsgA0EBaiEDDAALC0EBC9YCAQZ/QX8g",
+  "CHYhEgJAA0AgAyAETw0BIAEgA0ECdGooAgAgAGohDSABIANBAnRqQQRqKAIAIABqIA1rIQ4gAiADQQJ0aigCACEPIA9BsfPd8Xls",
+  "IAh2IRACQANAIAcgEEEDdGooAgAiEUUEQCAGIBBBA3RqIA82AgAgByAQQQN0aiALQQFqNgIAIAkgC0ECdGogDTYCACAKIAtBAnRq",
+  "IA42AgAgBSADQQJ0aiALNgIAIAshESALQQFqIQsgDCARQQJ0aiAMIBFBAnRqKAIAQQFqNgIADAILIBFBAWshESAGIBBBA3RqKAIA",
+  "IA9GBEAgCiARQQJ0aigCACAORgRAIAkgEUECdGooAgAgDSAOEAIEQCAFIANBAnRqIBE2AgAgDCARQQJ0aiAMIBFBAnRqKAIAQQFq",
+  "NgIADAQLCwsgEEEBaiAScSEQDAALCyADQQFqIQMMAAsLIAsLYAECfwJAA0AgAyAETw0BIAIgA0ECdGooAgAgAWohBiACIANBAnRq",
+  "QQRqKAIAIAFqIAZrIQcgACAFOgAAIABBAWogBiAH/AoAACAAQQFqIAdqIQAgA0EBaiEDDAALCyAAC1QBA39BASECIAEhAwJAA0Ag",
+  "A0EKSQ0BIANBCm4hAyACQQFqIQIMAAsLIAAgAmoiBCEDA0AgBEF/aiEEIAQgAUEKcEEwajoAACABQQpuIgENAAsgAws2ACAAIAFB",
+  "AWsgASACRRsQBSEAIAJBAUcEQCAAQQBqQSw6AAAgAEEBaiEAIAAgAhAFIQALIAALOwAgAyAETgRAIAAPCyAAIAEgAiADIAQgBRAE",
+  "IQAgBEEBayAGRgRAIABBEEEd/AoAACAAQR1qIQALIAAL5AIBBH8CQANAIAAgAU8NASAALQAAIQIgAEEBai0AAEEAIABBAWogAUkb",
+  "IQMgAEECai0AAEEAIABBAmogAUkbIQRBACEFIAJBgAFJBEBBASEFBSACQeABcUHAAUYEQCADQcABcUGAAUYgAkH+AXFBwAFHcQRA",
+  "QQIhBQsFIAJB8AFxQeABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIAJB4AFGIANB4AFxQYABRnFFcSACQe0BRiADQeABcUGgAUZx",
+  "RXEgAkHvAUYgA0G/AUZxIARB/gFxQb4BRnFFcQRAQQMhBQsFIAJB+AFxQfABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIABBA2og",
+  "AUkgAEEDai0AAEHAAXFBgAFGcXEgAkHwAUYgA0HwAXFBgAFGcUVxIAJB9AFGIANBjwFLcUVxIAJB9AFNcQRAQQQhBQsLCwsLIAVF",
+  "DQEgACAFaiEADAALCyAAC9AGAQ1/QX8hEwJAA0AgDCABTw0BIAwhDQJAA0AgDUEBaiABTw0BIAAgDUEBakEEdGpBAGooAgAgACAN",
+  "QQR0akEAaigCACAAIA1BBHRqQQhqKAIAamsgAkEBdEoNASANQQFqIQ0MAAsLIAAgDEEEdGpBAGooAgAgAmsiDkEAIA5BAEobIQ4g",
+  "ACAMQQR0akEEaigCACACayIPQQAgD0EAShshDyAAIA1BBHRqQQBqKAIAIAAgDUEEdGpBCGooAgBqIAJqIhAgBSAQIAVIGyEQIAAg",
+  "DUEEdGpBBGooAgAgACANQQR0akEMaigCAGogAmoiESAJIBEgCUgbIRECQANAIBIgDk4NASADIAQgEkECdGooAgBqLQAAIhZBIHJB",
+  "4QBrQRpJIBZB3wBGciAWQSRGcgRAIBIhEwsgEkEBaiESDAALCyALQQBqQcAAOgAAIAtBAWpBwAA6AAAgC0ECakEgOgAAIAtBA2pB",
+  "LToAACALQQRqIQsgCyAOQQFqIBAgDmsQBiELIAtBAGpBIDoAACALQQFqQSs6AAAgC0ECaiELIAsgD0EBaiARIA9rEAYhCyALQQBq",
+  "QSA6AAAgC0EBakHAADoAACALQQJqQcAAOgAAIAtBA2ohCyATQQBOBEAgBCATQQJ0aigCACADaiEXIAQgE0EBakECdGooAgAgA2oi",
+  "GCAXQdAAaiAYIBdB0ABqSRshGAJAA0AgGCAXTQ0BIBhBAWstAAAiFkEgRyAWQQlrQQVPcQ0BIBhBf2ohGAwACwsgFyAYEAghGCAL",
+  "QSA6AAAgC0EBaiAXIBggF2v8CgAAIAsgGCAXa0EBamohCwsgC0EAakEKOgAAIAtBAWohCyAOIRUgDCEUAkADQCAUIA1KDQEgCyAD",
+  "IAQgFSAAIBRBBHRqQQBqKAIAQSAgBhAHIQsgACAUQQR0akEAaigCACAAIBRBBHRqQQhqKAIAaiEWIAsgAyAEIAAgFEEEdGpBAGoo",
+  "AgAgFkEtIAYQByELIAsgByAIIAAgFEEEdGpBBGooAgAgACAUQQR0akEEaigCACAAIBRBBHRqQQxqKAIAakErIAoQByELIBYhFSAU",
+  "QQFqIRQMAAsLIAsgAyAEIBUgEEEgIAYQByELIA1BAWohDAwACwsgCws3AQF/AkADQCAEIAJODQEgACgCACABKAIARw0BIAAgA2oh",
+  "ACABIANqIQEgBEEBaiEEDAALCyAEC+cBAQZ/IAEgAmtB5ABKBEAgAUHkAGshAgsgAyABa0HkAEoEQCABQeQAaiEDC0EBIQdBASEE",
+  "AkADQCABIARrIAJIDQEgACABaiAEay0AACIFRQRAIAZBAWohBgUgBUECRw0CIAdBAWohBwsgBEEBaiEEDAALCyAGRQRAQQAPC0EB",
+  "IQlBASEEAkADQCABIARqIANKDQEgACABaiAEai0AACIFRQRAIAhBAWohCAUgBUECRw0CIAlBAWohCQsgBEEBaiEEDAALCyAIRQRA",
+  "QQAPCyAIIAZqIQggCSAHaiEJIAlBBGwgCSAIakgL/gEBBH8gAiEJAkADQCAJIANKDQEgASAAIAlBAnRqKAIAQQJ0aigCACEKIAUg",
+  "CWpBAEECQQEgCiAEThsgCkUbOgAAIAlBAWohCQwACwsgAiEJAkADQCAJIANKDQEgBSAJai0AACIMQQFGBEAgBiALQQJ0aiAJNgIA",
+  "IAcgC0ECdGogACAJQQJ0aigCADYCACALQQFqIQsFIAxBAkYEQCAFIAkgAiADEAsEQCAIIAlqQQFqQQE6AAAFIAYgC0ECdGogCTYC",
+  "ACAHIAtBAnRqIAAgCUECdGooAgA2AgAgC0EBaiELCwUgCCAJakEBakEBOgAACwsgCUEBaiEJDAALCyALC8ABAQV/AkADQCAFIAFI",
+  "IAYgA0hyRQ0BIAAgBWpBAWotAAAgAiAGakEBai0AAHIEQCAFIQcgBiEIAkADQCAAIAVqQQFqLQAARQ0BIAVBAWohBQwACwsCQANA",
+  "IAIgBmpBAWotAABFDQEgBkEBaiEGDAALCyAEIAc2AgAgBEEEaiAINgIAIARBCGogBSAHazYCACAEQQxqIAYgCGs2AgAgBEEQaiEE",
+  "IAlBAWohCQUgBUEBaiEFIAZBAWohBgsMAAsLIAkLhQEBBH8gACABIAJBAnRqKAIAaiEDIAAgASACQQFqQQJ0aigCAGohBAJAA0Ag",
+  "AyAETw0BIAMtAAAiBUEgRgRAIAZBAWohBgUgBUEJRgRAIAZBCCAGQQdxa2ohBgUgBUEKa0EETwRAIAYPCwsLIAZByAFOBEBByAEP",
+  "CyADQQFqIQMMAAsLQX8L5AIBC38gAyACTiIEBEBBfyEFBSAAIAEgAxAOIQULQX8hByADQQFrIQsCQANAIAtBAEgNASAAIAEgCxAO",
+  "IgdBf0cNASAGQQFqIQYgBkEURgRAQQAhBwwCCyALQX9qIQsMAAsLQX8hCSADQQFqIQsCQANAIAsgAk4NASAAIAEgCxAOIglBf0cN",
+  "ASAIQQFqIQggCEEURgRAQQAhCQwCCyALQQFqIQsMAAsLIAdBf0YgBkVxBEAgCkEBaiEKCyAEBEAgCkEVaiEKCyAFQX9GBEAgCEEB",
+  "aiEMCyAGIAxqIQ0gCkFiIA1sQQYgDGxqaiEKIAUgCSAFQX9HGyEOQTBBMCgCACAOajYCACAOQX9HIAdBf0dxBEAgDiAHSgRAIApB",
+  "CkF8IA0baiEKBSAOIAdIBEAgCUF/RyAJIA5KcQRAIApBEUEYIA0baiEKBSAKQRFBFyANG2ohCgsLCwtBNEE0KAIAIApqNgIAC7MJ",
+  "AQ9/AkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwsCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALCwJAA0AgCCAHRwRAA0Ag",
+  "CCAHayEMQX8hDgJAA0BBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToA",
+  "ACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UNAUEAIQsgCUVFBEAgCUEBayIK",
+  "IQkCQANAIAUgCWotAABFDQEgCUF/aiEJDAALC0EBIQsLIAtFBEAACwwACwsgCCENIAogCUoEQCAIIQ4LAkADQEEAIQsgCCACSARA",
+  "IAEgB0ECdGooAgAgASAIQQJ0aigCAEYEQCAAIAdqQQFqQQA6AAAgB0EBaiEHIAAgCGpBAWpBAToAACAIQQFqIQgCQANAIAAgCGpB",
+  "AWotAABFDQEgCEEBaiEIDAALC0EBIQsLCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEK",
+  "DAALC0EBIQsLIAtFBEAACyAKIAlKBEAgCCEOCwwACwsgDCAIIAdrRw0ACyAIIA1HBEAgDkF/RwRAAkADQCAKIAlHDQFBACELIAdB",
+  "AEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAA",
+  "AkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJRUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJ",
+  "QX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwUgDSEPIAggDGtBAWsgD0oEQCAIIAxrQQFrIQ8LIAhB5ABrIA9KBEAgCEHkAGshDwtB",
+  "fyEQQQAhEUEAIRICQANAIA8gCEoNAUEwQQA2AgBBNEEANgIAIAMgBCACIA8QDyADIAQgAiAPIAxrEA9BMCgCACETQTQoAgAhFCAT",
+  "IBFKIBMgEUhrQTxsIBQgEmtqIRUgEEF/RiAVQQBMcgRAIBMhESAUIRIgDyEQCyAPQQFqIQ8MAAsLAkADQCAIIBBMDQFBACELIAdB",
+  "AEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAA",
+  "AkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJRUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJ",
+  "QX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwsLC0EAIQsgCCACRwRAIAhBAWoiByEIAkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwA",
+  "CwtBASELCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACwwA",
+  "CwsLzwwBF38gASAFayELIAIgBGshDCABIARrIg0iECERIAIgBWsiDiISIRMgDSAOa0EBcSEPIAYgDUECdGogATYCACAHIA5BAnRq",
+  "IAI2AgBBASEUA0BBACEVIBAgC0oEQCAQQX9qIRAgBiAQQQFrQQJ0akF/NgIABSAQQQFqIRALIBEgDEgEQCARQQFqIREgBiARQQFq",
+  "QQJ0akF/NgIABSARQX9qIRELIBEhFgJAA0AgFiAQSA0BIAYgFkEBa0ECdGooAgAgBiAWQQFqQQJ0aigCAE4EQCAGIBZBAWtBAnRq",
+  "KAIAQQFqIRcFIAYgFkEBakECdGooAgAhFwsgFyEZIBcgFmshGAJAA0AgFyACTg0BIBggBU4NASAAIBdBAnRqKAIAIAMgGEECdGoo",
+  "AgBHDQEgF0EBaiEXIBhBAWohGAwACwsgFyAZa0EUSgRAQQEhFQsgBiAWQQJ0aiAXNgIAIA8gEiAWTHEgFiATTHEEQCAHIBZBAnRq",
+  "KAIAIBdMBEAgCiAXNgIAIApBBGogGDYCACAKQQhqQQE2AgAgCkEMakEBNgIADwsLIBZBfmohFgwACwsgEiALSgRAIBJBf2ohEiAH",
+  "IBJBAWtBAnRqQf////8HNgIABSASQQFqIRILIBMgDEgEQCATQQFqIRMgByATQQFqQQJ0akH/////BzYCAAUgE0F/aiETCyATIRYC",
+  "QANAIBYgEkgNASAHIBZBAWtBAnRqKAIAIAcgFkEBakECdGooAgBIBEAgByAWQQFrQQJ0aigCACEXBSAHIBZBAWpBAnRqKAIAQQFr",
+  "IRcLIBchGSAXIBZrIRgCQANAIBcgAUwNASAYIARMDQEgACAXQQFrQQJ0aigCACADIBhBAWtBAnRqKAIARw0BIBdBf2ohFyAYQX9q",
+  "IRgMAAsLIBkgF2tBFEoEQEEBIRULIAcgFkECdGogFzYCACAPRSAQIBZMcSAWIBFMcQRAIBcgBiAWQQJ0aigCAEwEQCAKIBc2AgAg",
+  "CkEEaiAYNgIAIApBCGpBATYCACAKQQxqQQE2AgAPCwsgFkF+aiEWDAALCyAIRQRAIBUgFEGAAkpxBEBBACEaIBEhFgJAA0AgFiAQ",
+  "SA0BIBYgDWsgDSAWayAWIA1KGyEbIAYgFkECdGooAgAiFyAWayEYIBcgAWsgGCAEa2ogG2shHCAcQQQgFGxKIBwgGkpxIAFBFGog",
+  "F0xxIBcgAkhxIARBFGogGExxIBggBUhxBEBBASEdAkADQCAAIBcgHWtBAnRqKAIAIAMgGCAda0ECdGooAgBHDQEgHUEURgRAIBwh",
+  "GiAKIBc2AgAgCkEEaiAYNgIADAILIB1BAWohHQwACwsLIBZBfmohFgwACwsgGkEASgRAIApBCGpBATYCACAKQQxqQQA2AgAPCyAT",
+  "IRYCQANAIBYgEkgNASAWIA5rIA4gFmsgFiAOShshGyAHIBZBAnRqKAIAIhcgFmshGCACIBdrIAUgGGtqIBtrIRwgHEEEIBRsSiAc",
+  "IBpKcSABIBdIcSAXIAJBFGtMcSAEIBhIcSAYIAVBFGtMcQRAQQAhHQJAA0AgACAXIB1qQQJ0aigCACADIBggHWpBAnRqKAIARw0B",
+  "IB1BE0YEQCAcIRogCiAXNgIAIApBBGogGDYCAAwCCyAdQQFqIR0MAAsLCyAWQX5qIRYMAAsLIBpBAEoEQCAKQQhqQQA2AgAgCkEM",
+  "akEBNgIADwsLIBQgCU4EQEF/IR5BfyEfIBEhFgJAA0AgFiAQSA0BIAYgFkECdGooAgAiFyACIBcgAkgbIhcgFmshGCAFIBhIBEAg",
+  "BSAWaiEXIAUhGAsgHiAXIBhqSARAIBcgGGohHiAXIR8LIBZBfmohFgwACwtB/////wchIEH/////ByEhIBMhFgJAA0AgFiASSA0B",
+  "IAcgFkECdGooAgAiFyABIBcgAUobIhcgFmshGCAYIARIBEAgBCAWaiEXIAQhGAsgFyAYaiAgSARAIBcgGGohICAXISELIBZBfmoh",
+  "FgwACwsgAiAFaiAgayAeIAEgBGprSARAIAogHzYCACAKQQRqIB4gH2s2AgAgCkEIakEBNgIAIApBDGpBADYCAA8LIAogITYCACAK",
+  "QQRqICAgIWs2AgAgCkEIakEANgIAIApBDGpBATYCAA8LCyAUQQFqIRQMAAsLwgQBBn8gCyENIA1BAGpBADYCACANQQRqIAE2AgAg",
+  "DUEIakEANgIAIA1BDGogAzYCACANQRBqQQA2AgAgDUEUaiENAkADQCANIAtGDQEgDUFsaiENIA1BAEECdGooAgAhDiANQQFBAnRq",
+  "KAIAIQ8gDUECQQJ0aigCACEQIA1BA0ECdGooAgAhESANQQRBAnRqKAIAIRICQANAIA4gD0ggECARSHFFDQEgACAOQQJ0aigCACAC",
+  "IBBBAnRqKAIARw0BIA5BAWohDiAQQQFqIRAMAAsLAkADQCAOIA9IIBAgEUhxRQ0BIAAgD0EBa0ECdGooAgAgAiARQQFrQQJ0aigC",
+  "AEcNASAPQX9qIQ8gEUF/aiERDAALCyAOIA9GBEACQANAIBAgEU4NASAHIAUgEEECdGooAgBqQQFqQQE6AAAgEEEBaiEQDAALCwUg",
+  "ECARRgRAAkADQCAOIA9ODQEgBiAEIA5BAnRqKAIAakEBakEBOgAAIA5BAWohDgwACwsFIAAgDiAPIAIgECARIAggCSASIAogDBAR",
+  "IA1BAGogDEEAQQJ0aigCADYCACANQQRqIA82AgAgDUEIaiAMQQFBAnRqKAIANgIAIA1BDGogETYCACANQRBqIAxBA0ECdGooAgA2",
+  "AgAgDUEUaiENIA1BAGogDjYCACANQQRqIAxBAEECdGooAgA2AgAgDUEIaiAQNgIAIA1BDGogDEEBQQJ0aigCADYCACANQRBqIAxB",
+  "AkECdGooAgA2AgAgDUEUaiENCwsMAAsLCw==",
+].join("");
 
 let compiled: WebAssembly.Module | null = null;
 
 /** A fresh instance (its own memory) for one diff. */
 function instantiate(): Exports {
-  compiled ??= new WebAssembly.Module(assemble(FUNCTIONS) as Uint8Array<ArrayBuffer>);
+  if (!compiled) {
+    const text = atob(LINE_SCAN_MODULE);
+    const bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    compiled = new WebAssembly.Module(bytes);
+  }
   return new WebAssembly.Instance(compiled).exports as unknown as Exports;
 }
 
 const PAGE = 65536;
+/** "@@ -" + 2 ranges of at most 10+1+10 digits + " +" + " @@" + " " + an 80-byte function line + "\n", rounded up. */
+const HUNK_HEADER_MAX = 160;
 const CHUNK = 1 << 16;
 const CHUNK_LINES = 4096;
 const align = (n: number) => (n + 7) & ~7;
+
+interface FileArrays {
+  readonly ids: number;
+  readonly counts: number;
+  readonly dis: number;
+  readonly changed: number;
+  readonly kept: number;
+  readonly keptIds: number;
+}
 
 /** Both files in WebAssembly memory, their lines found and numbered; the patch is then copied out of the same memory. */
 export class LineScan {
@@ -717,11 +222,40 @@ export class LineScan {
   readonly aAt: number;
   readonly bAt: number;
   /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
-  readonly aStarts: Int32Array;
-  readonly bStarts: Int32Array;
-  readonly aIds: Int32Array;
-  readonly bIds: Int32Array;
+  readonly aCount: number;
+  readonly bCount: number;
   readonly classes: number;
+  /** For each line number, how many lines of a (of b) have it. */
+  get aCounts(): Int32Array {
+    return this.#copy("aCounts", this.#a.counts, this.classes);
+  }
+  get bCounts(): Int32Array {
+    return this.#copy("bCounts", this.#b.counts, this.classes);
+  }
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  get aStarts(): Int32Array {
+    return this.#copy("aStarts", this.aStartsAt, this.aCount + 1);
+  }
+  get bStarts(): Int32Array {
+    return this.#copy("bStarts", this.bStartsAt, this.bCount + 1);
+  }
+  get aIds(): Int32Array {
+    return this.#copy("aIds", this.#a.ids, this.aCount);
+  }
+  get bIds(): Int32Array {
+    return this.#copy("bIds", this.#b.ids, this.bCount);
+  }
+  /**
+   * Arrays copied out of memory when JavaScript first asks (the whole diff in WebAssembly needs
+   * none of them; the JavaScript fallback and writer do). Copies, so a later memory.grow (which
+   * detaches every view of the memory) cannot empty them.
+   */
+  readonly #copies = new Map<string, Int32Array>();
+  #copy(name: string, at: number, n: number): Int32Array {
+    let copy = this.#copies.get(name);
+    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy;
+  }
   /** Whether each file is all ASCII. */
   readonly aAscii: boolean;
   readonly bAscii: boolean;
@@ -730,6 +264,10 @@ export class LineScan {
   readonly bStartsAt: number;
   /** Where the patch written so far ends in memory. */
   outEnd: number;
+  readonly #bLength: number;
+  /** Where each file's arrays for the clean-up are in memory. */
+  readonly #a: FileArrays;
+  readonly #b: FileArrays;
 
   /**
    * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
@@ -747,31 +285,32 @@ export class LineScan {
 
   private constructor(a: Uint8Array, b: Uint8Array) {
     this.#wasm = instantiate();
-    this.aAt = 8;
+    this.aAt = FIRST_FILE_AT;
+    this.#bLength = b.length;
     this.bAt = align(this.aAt + a.length + 8);
     let top = align(this.bAt + b.length + 8);
     this.#reserve(top);
     this.#bytes.set(a, this.aAt);
     this.#bytes.set(b, this.bAt);
+    for (let k = 0; k < NO_NEWLINE_MARKER.length; k++) this.#bytes[MARKER_AT + k] = NO_NEWLINE_MARKER.charCodeAt(k);
     const wasm = this.#wasm;
     // Long loops are cut into calls of CHUNK bytes (or lines): WebAssembly code is first compiled
     // quickly and plainly, and only a later call runs the optimized code compiled meanwhile.
     const chunks = (at: number, length: number, each: (p: number, end: number) => void) => {
       for (let p = at; p < at + length; p += CHUNK) each(p, Math.min(p + CHUNK, at + length));
     };
-    let aAscii = true;
-    let bAscii = true;
-    chunks(this.aAt, a.length, (p, end) => aAscii &&= wasm.ascii(p, end) === 1);
-    chunks(this.bAt, b.length, (p, end) => bAscii &&= wasm.ascii(p, end) === 1);
+    const high = () => new Int32Array(this.#bytes.buffer, 4, 1);
+    /** The file's lines (a last one without its newline counts), and whether every byte is ASCII. */
+    const count = (at: number, length: number, bytes: Uint8Array): [number, boolean] => {
+      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      high()[0] = 0;
+      chunks(at, length, (p, end) => n += wasm.count(p, end));
+      return [n, (high()[0] & 0x80808080) === 0];
+    };
+    const [aCount, aAscii] = count(this.aAt, a.length, a);
+    const [bCount, bAscii] = count(this.bAt, b.length, b);
     this.aAscii = aAscii;
     this.bAscii = bAscii;
-    const count = (at: number, length: number, bytes: Uint8Array) => {
-      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
-      chunks(at, length, (p, end) => n += wasm.count(p, end));
-      return n;
-    };
-    const aCount = count(this.aAt, a.length, a);
-    const bCount = count(this.bAt, b.length, b);
     let bits = 4;
     while (1 << bits < (aCount + bCount) * 2) bits++;
     const slots = 1 << bits;
@@ -786,10 +325,23 @@ export class LineScan {
     const bHashes = at(bCount * 4);
     const aIds = at(aCount * 4);
     const bIds = at(bCount * 4);
-    const slotHash = at(slots * 4);
-    const slotClass = at(slots * 4);
+    const slotClass = at(slots * 8);
+    const slotHash = slotClass + 4;
     const classAt = at((aCount + bCount) * 4);
     const classLength = at((aCount + bCount) * 4);
+    const aCounts = at((aCount + bCount) * 4);
+    const bCounts = at((aCount + bCount) * 4);
+    // For `discard`: per line of each file its dis byte, flag and place among the kept lines.
+    const aDis = at(aCount + 2);
+    const bDis = at(bCount + 2);
+    const aChanged = at(aCount + 2);
+    const bChanged = at(bCount + 2);
+    const aKept = at(aCount * 4);
+    const bKept = at(bCount * 4);
+    const aKeptIds = at(aCount * 4);
+    const bKeptIds = at(bCount * 4);
+    this.#a = { ids: aIds, counts: aCounts, dis: aDis, changed: aChanged, kept: aKept, keptIds: aKeptIds };
+    this.#b = { ids: bIds, counts: bCounts, dis: bDis, changed: bChanged, kept: bKept, keptIds: bKeptIds };
     this.outEnd = top;
     this.#reserve(top + (a.length + b.length) / 2 + PAGE);
     const i32 = (where: number, n: number) => new Int32Array(this.#bytes.buffer, where, n);
@@ -804,7 +356,7 @@ export class LineScan {
     lines(this.aAt, a.length, this.aStartsAt, aHashes);
     lines(this.bAt, b.length, this.bStartsAt, bHashes);
     let next = 0;
-    const classify = (base: number, starts: number, hashes: number, count: number, ids: number) => {
+    const classify = (base: number, starts: number, hashes: number, count: number, ids: number, counts: number) => {
       for (let i = 0; i < count; i += CHUNK_LINES) {
         next = wasm.classify(
           base,
@@ -819,16 +371,15 @@ export class LineScan {
           classAt,
           classLength,
           next,
+          counts,
         );
       }
     };
-    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds);
-    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds);
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
     this.classes = next;
-    this.aStarts = i32(this.aStartsAt, aCount + 1).slice();
-    this.bStarts = i32(this.bStartsAt, bCount + 1).slice();
-    this.aIds = i32(aIds, aCount).slice();
-    this.bIds = i32(bIds, bCount).slice();
+    this.aCount = aCount;
+    this.bCount = bCount;
   }
 
   /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
@@ -843,6 +394,102 @@ export class LineScan {
       memory.grow(needed); // near the 4 GiB of 32-bit memory: only what is needed (or RangeError)
     }
     this.#bytes = new Uint8Array(memory.buffer);
+  }
+
+  /**
+   * The whole line diff on the numbers in memory, as line_diff.ts's `diffSides` + `changesOf` do
+   * it in JavaScript: xdl_trim_ends, xdl_cleanup_records, xdl_recs_cmp's search (never minimal,
+   * as git's default), xdl_change_compact on a's groups then b's, xdl_build_script. The changes
+   * (four numbers each: i1, i2, chg1, chg2, in order), or null when the memory for the search
+   * cannot be had (the caller does the same in JavaScript).
+   */
+  diff(): Int32Array | null {
+    const wasm = this.#wasm;
+    const a = this.#a;
+    const b = this.#b;
+    const { aCount, bCount } = this;
+    const limit = Math.min(aCount, bCount);
+    const head = wasm.common(a.ids, b.ids, limit, 4);
+    const tail = wasm.common(a.ids + (aCount - 1) * 4, b.ids + (bCount - 1) * 4, limit - head, -4);
+    const discard = (side: FileArrays, other: FileArrays, count: number) =>
+      wasm.discard(
+        side.ids,
+        other.counts,
+        head,
+        count - tail - 1,
+        Math.min(bogoSqrt(count), SEARCH.XDL_MAX_EQLIMIT),
+        side.dis,
+        side.kept,
+        side.keptIds,
+        side.changed,
+      );
+    const n1 = discard(a, b, aCount);
+    const n2 = discard(b, a, bCount);
+    const ndiags = n1 + n2 + 3;
+    const kv = align(this.outEnd);
+    const stack = align(kv + (2 * ndiags + 2) * 4);
+    const split = align(stack + 20 * (n1 + n2 + 2)); // a box per split along the deepest path, and the first
+    const changes = align(split + 16);
+    try {
+      this.#reserve(changes + 16 * (aCount + bCount + 1)); // at most one change per line
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    wasm.search(
+      a.keptIds,
+      n1,
+      b.keptIds,
+      n2,
+      a.kept,
+      b.kept,
+      a.changed,
+      b.changed,
+      kv + (n2 + 1) * 4,
+      kv + (ndiags + n2 + 1) * 4,
+      Math.max(bogoSqrt(ndiags), SEARCH.XDL_MAX_COST_MIN),
+      stack,
+      split,
+    );
+    wasm.compact(a.changed, a.ids, aCount, this.aAt, this.aStartsAt, b.changed, bCount);
+    wasm.compact(b.changed, b.ids, bCount, this.bAt, this.bStartsAt, a.changed, aCount);
+    const n = wasm.script(a.changed, aCount, b.changed, bCount, changes);
+    return new Int32Array(this.#bytes.buffer, changes, n * 4).slice();
+  }
+
+  /**
+   * The whole patch body for `changes` (four numbers per change: i1, i2, chg1, chg2, in order)
+   * with `context` lines, written in WebAssembly (the `patch` function above); `aNoEol`/`bNoEol`
+   * is the index of a last line without its newline, or -1. A view of memory, valid until the
+   * next write. RangeError when the memory it may need cannot be had.
+   */
+  patch(changes: Int32Array, context: number, aNoEol: number, bNoEol: number): Uint8Array {
+    const n = changes.length / 4;
+    const changesAt = align(this.outEnd);
+    const start = align(changesAt + changes.length * 4);
+    // Every line of a and of b at most once, each with its prefix; a header (at most ~140 bytes
+    // with the function line) per hunk, at most one per change; the marker at most twice.
+    const { aCount, bCount } = this;
+    const bound = (this.bAt - this.aAt) + (this.#bLength + 8) + aCount + bCount + n * HUNK_HEADER_MAX +
+      2 * NO_NEWLINE_MARKER.length;
+    this.#reserve(start + bound);
+    new Int32Array(this.#bytes.buffer, changesAt, changes.length).set(changes);
+    const end = this.#wasm.patch(
+      changesAt,
+      n,
+      context,
+      this.aAt,
+      this.aStartsAt,
+      aCount,
+      aNoEol,
+      this.bAt,
+      this.bStartsAt,
+      bCount,
+      bNoEol,
+      start,
+    );
+    this.outEnd = end;
+    return this.#bytes.subarray(start, end);
   }
 
   /** Lines [from, to) of file a (or b), each after `prefix`, appended to the patch. */

@@ -6,7 +6,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
 import { decodeName, EMPTY_TREE_OID, encodeName, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
-import { PackSet } from "./pack.ts";
+import { type BlobSource, PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
 import { resolve } from "../../../core/path.ts";
 
@@ -207,6 +207,16 @@ export class ObjectStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
+   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
+   * borrowed or absent: read it whole then.
+   */
+  largeBlob(oid: string, threshold: number): BlobSource | null {
+    if (this.#cache.has(oid) || !this.hasPacks()) return null;
+    return this.#packSet().blobSource(oid, threshold);
   }
 
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {

@@ -8,7 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import type { ObjectType } from "./objects.ts";
-import { inflateInto } from "./inflate.ts";
+import { inflateInto, inflateStreaming } from "./inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -160,6 +160,83 @@ class Pack {
   end(offset: number): number {
     return this.index.endOf(offset, this.#size);
   }
+
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset: number, target: Uint8Array, file?: Deno.FsFile): Uint8Array {
+    const own = file ?? Deno.openSync(this.#path, { read: true });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(
+    from: number,
+    to: number,
+    size: number,
+    sink: (chunk: Uint8Array) => void,
+    first: Uint8Array | null,
+  ): void {
+    const { read, out } = streamBuffers();
+    let file: Deno.FsFile | null = null;
+    let held = first;
+    try {
+      const input = (offset: number): Uint8Array => {
+        if (held !== null && offset < held.length) return held.subarray(offset);
+        // The read below overwrites what `held` shows, and what any source made before holds.
+        held = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, { read: true });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end: number;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      (file as Deno.FsFile | null)?.close();
+    }
+  }
+}
+
+/** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
+let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
+/** Counts uses of the shared read buffer: a source whose first bytes were overwritten since reads them again. */
+let streamGeneration = 0;
+
+function streamBuffers(): { read: Uint8Array; out: Uint8Array } {
+  sharedStreamBuffers ??= { read: new Uint8Array(STREAM_READ_BYTES), out: new Uint8Array(STREAM_OUT_BYTES) };
+  return sharedStreamBuffers;
+}
+
+/** What streamed reads of large blobs read at once, and the output pieces they hand on (plus deflate's 32 KiB history). */
+const STREAM_READ_BYTES = 1024 * 1024;
+const STREAM_OUT_BYTES = 288 * 1024;
+
+/** A large blob read piece by piece: `pipe` hands its `size` bytes to `sink` in order (each piece overwritten after). */
+export interface BlobSource {
+  readonly size: number;
+  pipe(sink: (chunk: Uint8Array) => void): void;
 }
 
 /** The packs of one repository, opened on first use. */
@@ -173,6 +250,10 @@ export class PackSet {
    */
   readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw: Uint8Array | null = null;
+  readonly #arena = new DeltaArena();
+  #arenaBusy = false;
   readonly #inflate: Inflate;
   readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
 
@@ -209,6 +290,42 @@ export class PackSet {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
 
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid: string, threshold: number): BlobSource | null {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      // The header and, for most objects, the whole stream in one read into the shared buffer.
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 0x80 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) =>
+          pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null),
+      };
+    }
+    return null;
+  }
+
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -221,9 +338,30 @@ export class PackSet {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
-    const chain: { offset: number; delta: Uint8Array }[] = [];
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+
+  async #readChain(
+    pack: Pack,
+    offset: number,
+    arena: DeltaArena,
+  ): Promise<{ type: ObjectType; content: Uint8Array }> {
+    /** Each link of the chain: where its object is, and its delta's place in the arena. */
+    const chain: { offset: number; deltaAt: number; deltaSize: number }[] = [];
     let base: { type: ObjectType; content: Uint8Array } | null = null;
     let at = offset;
     while (base === null) {
@@ -235,7 +373,8 @@ export class PackSet {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      // `raw` is read into the shared buffer and used up before this loop's next await.
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = (byte >> 4) & 7;
@@ -254,12 +393,12 @@ export class PackSet {
           back = (back + 1) * 128 + (byte & 0x7f);
         }
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
         at -= back;
       } else if (typeCode === REF_DELTA) {
         const baseOid = toHex(raw, p, p + 20);
         p += 20;
-        chain.push({ offset: at, delta: await this.#inflateSized(raw, p, size) });
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
       } else {
@@ -272,10 +411,30 @@ export class PackSet {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
-      result = { type: result.type, content: applyDelta(result.content, chain[i].delta) };
-      this.#remember(pack, chain[i].offset, result);
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
+      result = { type: result.type, content: applyDelta(result.content, delta) };
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw: Uint8Array, at: number, size: number, arena: DeltaArena): number {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
 
   /**
@@ -292,7 +451,7 @@ export class PackSet {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -324,6 +483,33 @@ export class PackSet {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+}
+
+/** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */
+const RAW_BUFFER_BYTES = 1024 * 1024;
+
+/** The deltas of one chain, inflated one after another into a buffer that grows and is reused. */
+class DeltaArena {
+  bytes = new Uint8Array(0);
+  #used = 0;
+
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size: number): number {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+
+  clear(): void {
+    this.#used = 0;
+    // A chain of huge deltas does not keep its arena.
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 }
 

@@ -15,6 +15,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { isSecretPath, isStatePath, lstatOrNull, specialFileKind } from "../../../core/paths.ts";
 import { encoder, hasRawBytes, quoteName } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
+import type { BlobSource } from "./pack.ts";
 import type { Repo } from "./repo.ts";
 
 export type HiddenKind = "secret" | "state";
@@ -168,7 +169,7 @@ export class WorktreeWriter {
   }
 
   /** Replaces whatever is at `path` with a regular file (symlinks are written as plain files holding their target). */
-  writeFile(path: string, content: Uint8Array, mode: number): Deno.FileInfo {
+  writeFile(path: string, content: Uint8Array | BlobSource, mode: number): Deno.FileInfo {
     const abs = this.prepare(path);
     const existing = lstatOrNull(abs);
     if (existing?.isDirectory) {
@@ -179,7 +180,8 @@ export class WorktreeWriter {
     const fileMode = mode === S_IFREG_755 ? 0o755 : 0o644;
     // A short name beside the target (a long file name plus a suffix could exceed the name limit).
     const temp = `${abs.slice(0, abs.lastIndexOf("/"))}/.pterm-${crypto.randomUUID().slice(0, 12)}.tmp`;
-    Deno.writeFileSync(temp, content, { createNew: true, mode: fileMode });
+    if (content instanceof Uint8Array) Deno.writeFileSync(temp, content, { createNew: true, mode: fileMode });
+    else writeSource(temp, content, fileMode).close();
     if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
     Deno.renameSync(temp, abs);
     return Deno.lstatSync(abs);
@@ -288,4 +290,23 @@ export function lstatTracked(repo: Repo, path: string): Deno.FileInfo | null {
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
+}
+
+/**
+ * Creates `path` (it must not exist) holding the blob `source` pipes, written as it is read, and
+ * returns it open (the caller closes it); on a failure the file is removed.
+ */
+export function writeSource(path: string, source: BlobSource, fileMode: number): Deno.FsFile {
+  const file = Deno.openSync(path, { write: true, createNew: true, mode: fileMode });
+  try {
+    source.pipe((chunk) => {
+      let written = 0;
+      while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
+    });
+    return file;
+  } catch (error) {
+    file.close();
+    Deno.removeSync(path);
+    throw error;
+  }
 }

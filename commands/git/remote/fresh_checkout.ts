@@ -18,17 +18,26 @@ import { emptyEntry, S_IFGITLINK, S_IFREG_755, treeModeToMode } from "../lib/ind
 import type { Repo } from "../lib/repo.ts";
 import { loadIndex } from "../lib/state.ts";
 import { flattenTree } from "../lib/tree.ts";
-import { type PathPolicy, refuseUnaddressable, WorktreeWriter } from "../lib/worktree.ts";
+import type { BlobSource } from "../lib/pack.ts";
+import { type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../lib/worktree.ts";
 
 /** Writes new files only: the folder is pterm's own and was empty. */
 class FreshWorktreeWriter extends WorktreeWriter {
-  override writeFile(path: string, content: Uint8Array, mode: number): Deno.FileInfo {
+  override writeFile(path: string, content: Uint8Array | BlobSource, mode: number): Deno.FileInfo {
     const abs = this.prepare(path);
     const fileMode = mode === S_IFREG_755 ? 0o755 : 0o644;
-    const file = Deno.openSync(abs, { write: true, createNew: true, mode: fileMode });
+    let file: Deno.FsFile;
+    if (content instanceof Uint8Array) {
+      file = Deno.openSync(abs, { write: true, createNew: true, mode: fileMode });
+      try {
+        let written = 0;
+        while (written < content.length) written += file.writeSync(content.subarray(written));
+      } catch (error) {
+        file.close();
+        throw error;
+      }
+    } else file = writeSource(abs, content, fileMode);
     try {
-      let written = 0;
-      while (written < content.length) written += file.writeSync(content.subarray(written));
       let info = file.statSync();
       // The process's umask may have taken bits off the mode asked for.
       if ((info.mode! & 0o777) !== fileMode) {

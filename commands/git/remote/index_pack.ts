@@ -10,13 +10,14 @@
 import { PtermError } from "../../../core/errors.ts";
 import { applyDeltaInto, deltaResultSize } from "../lib/pack.ts";
 import { decodeName, fromHex, toHex } from "../lib/bytes.ts";
-import { inflateInto, INPUT_ENDED_EARLY } from "../lib/inflate.ts";
+import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../lib/inflate.ts";
 import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
 import { verifyTreeEntryName } from "../lib/verify_path.ts";
 import { Sha1 } from "../lib/sha1.ts";
 import { createHeld } from "./leftovers.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+const BLOB = 3;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** git's own limit on delta chains (pack.depth is capped at 4095). */
@@ -106,6 +107,8 @@ async function spool(
 
 /** The pack is read through a window of this many bytes. */
 const WINDOW_BYTES = 1024 * 1024;
+/** The output buffer of a streamed blob: pieces of up to 256 KiB go to the hash, plus the 32 KiB deflate history. */
+const STREAM_BUFFER_BYTES = 288 * 1024;
 
 /** Positioned reads through one moving window, so a sequential walk costs one read per few MiB. */
 class PackReader {
@@ -480,6 +483,52 @@ function indexEntries(
     const ringAt = ring.reserve(size);
     return { out: ring.view(ringAt, size), at: 0, ringAt };
   };
+  /** The output buffer of streamed objects (see streamBlob). */
+  let streamBuffer: Uint8Array | null = null;
+  /**
+   * Entry `i`, a whole blob too large for the ring, inflated and hashed piece by piece (never whole
+   * in memory, as git's index-pack does for blobs past core.bigFileThreshold); returns where its
+   * zlib stream ends. Nothing is cached: a delta on it decodes it again, whole (pass two).
+   */
+  const streamBlob = (i: number): number => {
+    const at = offsets[i] + headerBytes[i];
+    const size = sizes[i];
+    streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+    sha1.reset().update(headerOf(BLOB, size));
+    let end: number;
+    try {
+      end = at + inflateStreaming(
+        (offset) => reader.bytes(at + offset, Math.max(0, Math.min(WINDOW_BYTES, dataEnd - at - offset))),
+        size,
+        (chunk) => {
+          sha1.update(chunk);
+          options.signal?.throwIfAborted();
+        },
+        streamBuffer,
+      );
+    } catch (error) {
+      // The inflater's own errors say the data is bad; anything else (the call's signal) goes on.
+      if (error instanceof Error && error.message.startsWith("inflate:")) {
+        throw corruptPack("an object cannot be inflated");
+      }
+      throw error;
+    }
+    sha1.digestInto(oids, i * 20);
+    types[i] = BLOB;
+    decodedSizes[i] = size;
+    cached[i] = -1;
+    resolved++;
+    return end;
+  };
+  /** The CRC-32 of the pack's bytes `[from, to)`, continuing from `crc`, read through the window. */
+  const crcOfRange = (from: number, to: number, crc: number): number => {
+    for (let at = from; at < to;) {
+      const piece = reader.bytes(at, Math.min(WINDOW_BYTES, to - at));
+      crc = crc32(piece, crc);
+      at += piece.length;
+    }
+    return crc;
+  };
   /** Entry `i`'s delta data, in the scratch buffer. */
   const inflateDelta = (i: number, sequential: boolean): { delta: Uint8Array; end: number } => {
     const size = sizes[i];
@@ -488,7 +537,9 @@ function indexEntries(
     return { delta: deltaScratch.subarray(0, size), end };
   };
 
-  const named = new OidSet();
+  // Sized once for as many names as the pack has objects (what its trees and commits name, as a
+  // rule): growing by doubling left each smaller table to the collector. Past a million names it grows.
+  const named = new OidSet(2 ** Math.min(20, Math.max(12, Math.ceil(Math.log2(2 * count + 2)))));
   const parents = new Map<string, readonly string[]>();
   let resolved = 0;
   /** Entry `i`'s object is known: its name, its checks, and where it is cached. */
@@ -563,7 +614,12 @@ function indexEntries(
     // Now, before inflating reads on: `raw` is a view of the window, which a read may refill.
     const headerCrc = crc32(raw.subarray(0, p));
     let end: number;
-    if (code !== OFS_DELTA && code !== REF_DELTA) {
+    if (code === BLOB && size > ring.largest) {
+      end = streamBlob(i);
+      crcs[i] = crcOfRange(at + p, end, headerCrc);
+      at = end;
+      continue;
+    } else if (code !== OFS_DELTA && code !== REF_DELTA) {
       const room = place(size);
       end = inflateEntry(i, room.out, room.at, true);
       decodedSizes[i] = size;

@@ -57,6 +57,8 @@ export class PktReader {
   /** For a byte stream (an HTTP body): the buffer the next read fills, handed back by the stream each time. */
   #pool: Uint8Array | null = null;
   #buffer: Uint8Array = new Uint8Array(0);
+  /** Where an unread rest is joined with the next chunk (see #fill). */
+  #carry: Uint8Array = new Uint8Array(0);
   #at = 0;
   #done = false;
 
@@ -103,22 +105,31 @@ export class PktReader {
   async #fill(need: number): Promise<boolean> {
     while (this.#buffer.length - this.#at < need) {
       if (this.#done) return false;
-      // What is left of the last chunk is copied out first: with a byte stream the next read
-      // reuses its buffer (so a packet stays valid only until the next call, as documented).
-      const rest = this.#buffer.subarray(this.#at).slice();
+      // What is left of the last chunk moves to the start of the carry buffer first: with a byte
+      // stream the next read reuses its buffer (so a packet stays valid only until the next call,
+      // as documented). One carry buffer, grown only for a larger chunk: a buffer per chunk was
+      // garbage the size of the pack, resident until V8 collected it.
+      const left = this.#buffer.length - this.#at;
+      if (left > 0) {
+        if (this.#carry.length < left) this.#carry = new Uint8Array(Math.max(left, 2 * this.#carry.length));
+        this.#carry.set(this.#buffer.subarray(this.#at));
+      }
       const { value, done } = await this.#read();
       if (done) {
-        this.#buffer = rest;
+        this.#buffer = this.#carry.subarray(0, left);
         this.#at = 0;
         this.#done = true;
         return false;
       }
-      if (rest.length === 0) this.#buffer = value;
+      if (left === 0) this.#buffer = value;
       else {
-        const next = new Uint8Array(rest.length + value.length);
-        next.set(rest);
-        next.set(value, rest.length);
-        this.#buffer = next;
+        if (this.#carry.length < left + value.length) {
+          const grown = new Uint8Array(Math.max(left + value.length, 2 * this.#carry.length));
+          grown.set(this.#carry.subarray(0, left));
+          this.#carry = grown;
+        }
+        this.#carry.set(value, left);
+        this.#buffer = this.#carry.subarray(0, left + value.length);
       }
       this.#at = 0;
     }
