@@ -20,6 +20,13 @@ import { objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { lstatTracked, readWorktreeContent } from "./worktree.ts";
 
+/** ll_merge's reading of `conflict-marker-size`: C's atoi of a value; set, unset or not positive is git's 7. */
+function markerSize(value: AttrValue | undefined): number {
+  const digits = typeof value === "string" ? /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(value) : null;
+  const size = digits ? parseInt(digits[1], 10) : 0;
+  return size > 0 && size <= 0x7fffffff ? size : 7;
+}
+
 /** git's crlf_action. */
 type CrlfAction = "undefined" | "binary" | "text" | "text-input" | "text-crlf" | "auto" | "auto-input" | "auto-crlf";
 
@@ -33,6 +40,8 @@ export interface PathConversion {
   readonly diff: AttrValue | undefined;
   /** The `merge` attribute (false: never merged line by line). */
   readonly merge: AttrValue | undefined;
+  /** Length of conflict markers (`conflict-marker-size`, read as ll-merge.c reads it: atoi, 7 unless positive). */
+  readonly conflictMarkerSize: number;
 }
 
 interface TextStats {
@@ -213,6 +222,7 @@ export class TextConversion {
       encoding: typeof encoding === "string" && encoding !== "" && !/^utf-?8$/i.test(encoding) ? encoding : null,
       diff: attrs.get("diff"),
       merge: attrs.get("merge"),
+      conflictMarkerSize: markerSize(attrs.get("conflict-marker-size")),
     };
   }
 

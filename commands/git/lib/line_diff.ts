@@ -1092,3 +1092,25 @@ function writeHunks(out: PatchSink, changes: Int32Array, context: number, files:
     first = last + 1;
   }
 }
+
+/**
+ * xdl_recs_cmp alone: Myers' search with xdiff's cost bounds over the lines `aKept`/`bKept` (line
+ * indexes of `a` and `b`, which hold line numbers), marking changed ones (`changed[i + 1]` for
+ * line i). The three-way merge's histogram diff falls back to git's Myers through it
+ * (histogram.ts sets lines aside first, as xdl_prepare_env does).
+ */
+export function myersSearch(
+  a: Int32Array,
+  b: Int32Array,
+  aKept: Int32Array,
+  bKept: Int32Array,
+): [Uint8Array, Uint8Array] {
+  const x = sideOf(a, () => 0);
+  const y = sideOf(b, () => 0);
+  x.kept = aKept;
+  x.keptIds = aKept.map((i) => a[i]);
+  y.kept = bKept;
+  y.keptIds = bKept.map((i) => b[i]);
+  compareRecords(x, y, false);
+  return [x.changed, y.changed];
+}

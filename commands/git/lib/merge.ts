@@ -13,7 +13,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { bytesToByteString, byteStringToBytes, comparePaths, encoder, looksBinary } from "./bytes.ts";
 import { worktreeHolds, worktreeState } from "./compare.ts";
 import { conversionFor } from "./convert.ts";
-import type { MergeLabels } from "./diff3.ts";
+import type { ConflictStyle, MergeLabels } from "./diff3.ts";
 import { lazyImport } from "../../../core/lazy.ts";
 import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
@@ -26,11 +26,34 @@ import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
 
 /**
- * The three-way text merge, loaded on the first content merge: it brings jsdiff, the first npm
- * package of a git worker, which costs the worker ~10–20 ms to load — paid before any `git diff`,
- * `log` or `show` ran, since their handlers import this module for `mergeBases`.
+ * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
+ * content merge only: `git diff`, `log` and `show` import this module for `mergeBases` and never
+ * need it.
  */
 const loadDiff3 = () => lazyImport<typeof import("./diff3.ts")>(new URL("./diff3.ts", import.meta.url));
+
+/**
+ * diff3.ts's mergeText for `path`. Where git's histogram diff gives up (xhistogram.c: more than
+ * 64 different lines of one range in one hash chain), git's merge fails ("Failed to execute
+ * internal merge") and changes nothing; so does pterm's, before anything is written.
+ */
+async function mergeContent(
+  path: string,
+  ...args: Parameters<typeof import("./diff3.ts").mergeText>
+): Promise<ReturnType<typeof import("./diff3.ts").mergeText>> {
+  const diff3 = await loadDiff3();
+  try {
+    return diff3.mergeText(...args);
+  } catch (error) {
+    if (!(error instanceof diff3.HistogramLimit)) throw error;
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${path}: git's own merge fails on this file too ("Failed to execute internal merge": its histogram diff ` +
+        "gives up on more than 64 different lines in one hash chain); nothing was changed. Merge this file's " +
+        "changes by hand.",
+    );
+  }
+}
 
 export type MergedPath =
   | { kind: "clean"; entry: FlatEntry | undefined }
@@ -46,6 +69,17 @@ export interface TreeMerge {
   /** Paths whose result differs from ours, with their result. */
   readonly changes: Map<string, MergedPath>;
   readonly conflicts: string[];
+}
+
+/** `merge.conflictStyle` (git's git_xmerge_config: exactly `merge`, `diff3` or `zdiff3`; anything else stops git). */
+function conflictStyle(repo: Repo): ConflictStyle {
+  const value = repo.config.get("merge.conflictStyle");
+  if (value === undefined || value === "merge" || value === "diff3" || value === "zdiff3") return value ?? "merge";
+  throw new PtermError(
+    "InvalidConfig",
+    `merge.conflictStyle is '${value}', which git does not know (merge, diff3 or zdiff3): ` +
+      "fix it with `git config merge.conflictStyle merge`; nothing was changed.",
+  );
 }
 
 function same(a: FlatEntry | undefined, b: FlatEntry | undefined): boolean {
@@ -65,6 +99,7 @@ export async function mergeTrees(
 ): Promise<TreeMerge> {
   // Inside a virtual merge base (depth > 0) a conflict is not recorded: it is resolved into the tree.
   const depth = options.depth ?? 0;
+  const style = conflictStyle(repo);
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
@@ -80,16 +115,19 @@ export async function mergeTrees(
       [b, o, t].map((e) => repo.objects.readTyped(e.oid, "blob")),
     );
     if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
-    const merged = (await loadDiff3()).mergeText(
+    const merged = await mergeContent(
+      from,
       bytesToByteString(baseBytes),
       bytesToByteString(oursBytes),
       bytesToByteString(theirsBytes),
       {
         ours: bytesToByteString(encoder.encode(`${labels.ours}:${oursPath}`)),
         theirs: bytesToByteString(encoder.encode(`${labels.theirs}:${theirsPath}`)),
+        base: bytesToByteString(encoder.encode(`${labels.base ?? ""}:${from}`)),
       },
-      // One character longer than usual, as git marks this merge (it could be nested in another).
-      { markerSize: 8 + 2 * depth },
+      // One character longer than usual, as git marks this merge (it could be nested in another);
+      // the attributes are the base path's, as ort merges it under that name.
+      { markerSize: (await conversionFor(repo).plan(from)).conflictMarkerSize + 1 + 2 * depth, style },
     );
     const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
     O2.set(oursPath, { oid, mode: o.mode });
@@ -116,7 +154,11 @@ export async function mergeTrees(
     // Both sides changed the path, differently.
     const named = renamedPaths.get(path);
     const pathLabels = named && named.ours !== named.theirs
-      ? { ours: `${labels.ours}:${named.ours}`, theirs: `${labels.theirs}:${named.theirs}` }
+      ? {
+        ours: `${labels.ours}:${named.ours}`,
+        theirs: `${labels.theirs}:${named.theirs}`,
+        base: `${labels.base ?? ""}:${named.base}`,
+      }
       : labels;
     if (o && t && isRegular(o) && isRegular(t)) {
       let mode: string | null = o.mode === t.mode ? o.mode : null;
@@ -127,21 +169,24 @@ export async function mergeTrees(
         repo.objects.readTyped(t.oid, "blob"),
       ]);
       // The `merge` attribute: unset (or `binary`) never merges line by line; `union` keeps both sides.
-      const mergeAttr = (await conversionFor(repo).plan(path)).merge;
+      const plan = await conversionFor(repo).plan(path);
+      const mergeAttr = plan.merge;
       const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(baseBytes) ||
         looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
         // Merged as bytes (one character per byte), so a BOM, Latin-1 or any other encoding and
         // CRLF line ends come out exactly as they went in; the labels are UTF-8 bytes too.
-        const merged = (await loadDiff3()).mergeText(
+        const merged = await mergeContent(
+          path,
           bytesToByteString(baseBytes),
           bytesToByteString(oursBytes),
           bytesToByteString(theirsBytes),
           {
             ours: bytesToByteString(encoder.encode(pathLabels.ours)),
             theirs: bytesToByteString(encoder.encode(pathLabels.theirs)),
+            base: pathLabels.base === undefined ? undefined : bytesToByteString(encoder.encode(pathLabels.base)),
           },
-          { union: mergeAttr === "union", markerSize: 7 + 2 * depth },
+          { union: mergeAttr === "union", markerSize: plan.conflictMarkerSize + 2 * depth, style },
         );
         if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
           mode ??= o.mode;
@@ -196,7 +241,7 @@ async function followRenames(
   base: Map<string, FlatEntry>;
   ours: Map<string, FlatEntry>;
   theirs: Map<string, FlatEntry>;
-  renamedPaths: Map<string, { ours: string; theirs: string }>;
+  renamedPaths: Map<string, { ours: string; theirs: string; base: string }>;
   forced: Set<string>;
   /** Files renamed by both sides to different paths. */
   twoWays: { from: string; ours: string; theirs: string }[];
@@ -204,7 +249,7 @@ async function followRenames(
   const base = new Map(B);
   const ours = new Map(O);
   const theirs = new Map(T);
-  const renamedPaths = new Map<string, { ours: string; theirs: string }>();
+  const renamedPaths = new Map<string, { ours: string; theirs: string; base: string }>();
   const forced = new Set<string>();
   const twoWays: { from: string; ours: string; theirs: string }[] = [];
   const baseDirs = foldersOf(B.keys());
@@ -264,7 +309,7 @@ async function followRenames(
     }
     theirs.delete(from);
     theirs.set(to, T.get(from)!);
-    renamedPaths.set(to, { ours: to, theirs: from });
+    renamedPaths.set(to, { ours: to, theirs: from, base: from });
   }
   for (const [from, to] of theirsRenames) {
     if (oursRenames.has(from) || O.has(to)) continue;
@@ -275,7 +320,7 @@ async function followRenames(
     }
     ours.delete(from);
     ours.set(to, O.get(from)!);
-    renamedPaths.set(to, { ours: from, theirs: to });
+    renamedPaths.set(to, { ours: from, theirs: to, base: from });
   }
   // Directory renames (git's merge.directoryRenames=conflict, its default): a file one side added
   // inside a folder the other side moved away goes to the folder's new place, as a conflict.
@@ -472,9 +517,13 @@ interface MergeCommit {
 /**
  * The base tree for merging `ours` and `theirs` (commit ids): the merge base's tree when there
  * is one, a virtual merge of all of them (git's ort, recursively) when there are several, null
- * when there is none.
+ * when there is none; with the label git's ort gives it (after `|||||||` in the diff3 styles).
  */
-export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): Promise<string | null> {
+export async function mergeBaseTree(
+  repo: Repo,
+  ours: string,
+  theirs: string,
+): Promise<{ tree: string | null; label: string }> {
   const virtuals = new Map<string, MergeCommit>();
   const read = async (oid: string): Promise<MergeCommit> => {
     const known = virtuals.get(oid);
@@ -482,9 +531,9 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
     const commit = await readCommit(repo, oid);
     return { oid, tree: commit.tree, parents: commit.parents };
   };
-  const baseOf = async (a: string, b: string, depth: number): Promise<string | null> => {
+  const baseOf = async (a: string, b: string, depth: number): Promise<{ tree: string | null; label: string }> => {
     const bases = await mergeBasesOf(read, a, b);
-    if (bases.length === 0) return null;
+    if (bases.length === 0) return { tree: null, label: "empty tree" };
     // Oldest first, as git's ort takes them (it reverses the newest-first list of merge bases).
     const dated = await Promise.all(bases.map(async (oid) => ({ oid, time: await commitTime(repo, oid, virtuals) })));
     dated.sort((x, y) => x.time - y.time);
@@ -495,10 +544,10 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
       const nextCommit = await read(next.oid);
       const merge = await mergeTrees(
         repo,
-        base,
+        base.tree,
         mergedCommit.tree,
         nextCommit.tree,
-        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2" },
+        { ours: "Temporary merge branch 1", theirs: "Temporary merge branch 2", base: base.label },
         { depth: depth + 1 },
       );
       const tree = await resultTree(repo, mergedCommit.tree, merge);
@@ -506,7 +555,8 @@ export async function mergeBaseTree(repo: Repo, ours: string, theirs: string): P
       virtuals.set(oid, { oid, tree, parents: [merged, next.oid] });
       merged = oid;
     }
-    return (await read(merged)).tree;
+    const label = bases.length > 1 ? "merged common ancestors" : bases[0].slice(0, 7);
+    return { tree: (await read(merged)).tree, label };
   };
   return await baseOf(ours, theirs, 0);
 }

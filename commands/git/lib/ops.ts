@@ -158,6 +158,7 @@ export async function revertCommit(
   const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
     ours: "HEAD",
     theirs: `parent of ${short} (${subject})`,
+    base: `${short} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "revert");
   const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
@@ -166,12 +167,19 @@ export async function revertCommit(
     if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
     return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    allowEmpty: true,
-    extraParents: [],
-  });
+  let commitId: string;
+  try {
+    commitId = await commitIndex(repo, index, { message, author: options.author, extraParents: [] });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // git's revert commits nothing either ("nothing to commit, working tree clean") and leaves its message.
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError(
+      "NothingToCommit",
+      `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; ` +
+        "git stops the same way. Nothing was changed.",
+    );
+  }
   return { reverted: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
 }
 
@@ -203,6 +211,7 @@ export async function cherryPickCommit(
   const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
     ours: "HEAD",
     theirs: `${oid.slice(0, 7)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${oid.slice(0, 7)} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
   if (applied.conflicts.length > 0 || options.noCommit) {
@@ -555,9 +564,10 @@ export async function mergeInto(
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
     ours: "HEAD",
     theirs: rev,
+    base: base.label,
   });
   const applied = await applyMerge(repo, index, policy, merge, "merge");
   // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.

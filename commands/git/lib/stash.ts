@@ -240,6 +240,7 @@ export async function stashApply(
   const merge = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
     ours: "Updated upstream",
     theirs: "Stashed changes",
+    base: "Stash base",
   });
   const applied = await applyMerge(repo, index, policy, merge, "stash apply");
   const writer = new WorktreeWriter(repo);
