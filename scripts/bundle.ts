@@ -47,7 +47,17 @@ const header = (from: string) =>
   "// change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).\n";
 
 interface DenoInfo {
-  modules: { specifier: string }[];
+  modules: {
+    specifier: string;
+    dependencies?: { specifier: string; isDynamic?: boolean; code?: { specifier: string } }[];
+  }[];
+}
+
+/** A module graph: each local module's static and dynamic imports of local modules (paths relative to its folder root). */
+interface ModuleGraph {
+  readonly static: Map<string, string[]>;
+  /** The dynamic imports, each with the specifier its source writes. */
+  readonly dynamic: Map<string, { specifier: string; target: string }[]>;
 }
 
 async function run(args: string[], cwd: string): Promise<string> {
@@ -59,6 +69,86 @@ async function run(args: string[], cwd: string): Promise<string> {
 }
 
 const toPosix = (path: string) => path.split("\\").join("/");
+
+async function moduleGraph(dir: string, entry: string): Promise<ModuleGraph> {
+  const info = JSON.parse(await run(["info", "--json", entry], dir)) as DenoInfo;
+  const local = (specifier: string) => specifier.startsWith("file:");
+  const pathOf = (specifier: string) => toPosix(relative(dir, fromFileUrl(specifier)));
+  const graph: ModuleGraph = { static: new Map(), dynamic: new Map() };
+  for (const module of info.modules.filter((m) => local(m.specifier))) {
+    const code = (module.dependencies ?? []).filter((d) => d.code && local(d.code.specifier));
+    graph.static.set(pathOf(module.specifier), code.filter((d) => !d.isDynamic).map((d) => pathOf(d.code!.specifier)));
+    graph.dynamic.set(
+      pathOf(module.specifier),
+      code.filter((d) => d.isDynamic).map((d) => ({ specifier: d.specifier, target: pathOf(d.code!.specifier) })),
+    );
+  }
+  return graph;
+}
+
+/** The modules `from` reaches, by static imports only or by dynamic imports too. */
+function reachable(graph: ModuleGraph, from: string, dynamicToo: boolean): Set<string> {
+  const seen = new Set<string>();
+  const todo = [from];
+  while (todo.length > 0) {
+    const module = todo.pop()!;
+    if (seen.has(module)) continue;
+    seen.add(module);
+    todo.push(...graph.static.get(module) ?? []);
+    if (dynamicToo) todo.push(...(graph.dynamic.get(module) ?? []).map((d) => d.target));
+  }
+  return seen;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The staged sources to change for `entry`'s bundle, so that it loads as two modules (its file and
+ * one chunk) however many lazy imports its graph has. esbuild puts a module that several entry
+ * points reach (and each dynamic import's target is one) in a chunk of its own for each set of
+ * them, so a worker would load one chunk per such set. Instead:
+ *
+ * - a dynamic import of a module the entry imports statically anyway becomes a static import (the
+ *   module is loaded already; `Promise.resolve` keeps the call's shape);
+ * - every other dynamic import's target imports the entry, which it runs only after anyway: every
+ *   module of the entry's graph is then reached by the same set of entry points, and lands in one chunk.
+ */
+function sameChunkRewrites(
+  graph: ModuleGraph,
+  entry: string,
+  sources: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const statics = reachable(graph, entry, false);
+  const changed = new Map<string, string>();
+  const sourceOf = (module: string) => changed.get(module) ?? sources.get(module);
+  const lazyTargets = new Set<string>();
+  for (const module of reachable(graph, entry, true)) {
+    for (const [index, { specifier, target }] of (graph.dynamic.get(module) ?? []).entries()) {
+      if (!statics.has(target)) {
+        lazyTargets.add(target);
+        continue;
+      }
+      const source = sourceOf(module);
+      if (source === undefined) throw new Error(`${module} is not staged`);
+      const name = `__ptermLoaded${index}`;
+      const call = new RegExp(`(?<!typeof\\s*)\\bimport\\(\\s*${escapeRegExp(JSON.stringify(specifier))}\\s*\\)`, "g");
+      if (!call.test(source)) throw new Error(`${module}: no import(${JSON.stringify(specifier)}) found to rewrite`);
+      changed.set(
+        module,
+        `import * as ${name} from ${JSON.stringify(specifier)};\n` +
+          source.replaceAll(call, `Promise.resolve(${name})`),
+      );
+    }
+  }
+  for (const target of lazyTargets) {
+    const source = sourceOf(target);
+    if (source === undefined) throw new Error(`${target} is not staged`);
+    let fromTarget = toPosix(relative(dirname(target), entry));
+    if (!fromTarget.startsWith(".")) fromTarget = `./${fromTarget}`;
+    changed.set(target, `import ${JSON.stringify(fromTarget)};\n${source}`);
+  }
+  return changed;
+}
 
 /** The local modules of `entry`'s module graph (dynamic imports with a literal specifier included), relative to `dir`. */
 async function graphOf(dir: string, entry: string): Promise<string[]> {
@@ -230,6 +320,7 @@ export async function buildModuleBundles(
     // Every module of the code folders, rewritten for a bundle two folders down (bundles/<name>/);
     // a module that cannot be rewritten fails the build only if a bundle's graph holds it.
     const refused = new Map<string, string>();
+    const staged = new Map<string, string>();
     const bundleDir = `${BUNDLE_DIR}/x`;
     for (const dir of options.sourceDirs ?? SOURCE_DIRS) {
       for (const file of await filesUnder(join(repo, dir))) {
@@ -244,6 +335,7 @@ export async function buildModuleBundles(
         }
         await Deno.mkdir(join(staging, dirname(modulePath)), { recursive: true });
         await Deno.writeTextFile(join(staging, modulePath), source);
+        staged.set(modulePath, source);
       }
     }
     await copyConfig(repo, staging);
@@ -264,12 +356,14 @@ export async function buildModuleBundles(
       if (!("source" in entry)) continue;
       await Deno.mkdir(join(staging, dirname(entry.entry)), { recursive: true });
       await Deno.writeTextFile(join(staging, entry.entry), entry.source);
+      staged.set(entry.entry, entry.source);
     }
     await Deno.writeTextFile(
       join(staging, "all_entries.ts"),
       entries.map(({ entry }) => `import ${JSON.stringify(`./${entry}`)};\n`).join(""),
     );
-    for (const modulePath of await graphOf(staging, "all_entries.ts")) {
+    const graph = await moduleGraph(staging, "all_entries.ts");
+    for (const modulePath of graph.static.keys()) {
       const reason = refused.get(modulePath);
       if (reason !== undefined) throw new Error(reason);
     }
@@ -277,10 +371,16 @@ export async function buildModuleBundles(
     const files = new Map<string, string>();
     for (const { kind, module, bundle, entry } of entries) {
       const out = join(staging, "out", dirname(bundle));
-      await run(
-        ["bundle", "--quiet", "--platform", "deno", ...externals, "--code-splitting", "--outdir", out, entry],
-        staging,
-      );
+      const rewrites = options.lazyImports === "keep" ? new Map() : sameChunkRewrites(graph, entry, staged);
+      for (const [path, source] of rewrites) await Deno.writeTextFile(join(staging, path), source);
+      try {
+        await run(
+          ["bundle", "--quiet", "--platform", "deno", ...externals, "--code-splitting", "--outdir", out, entry],
+          staging,
+        );
+      } finally {
+        for (const path of rewrites.keys()) await Deno.writeTextFile(join(staging, path), staged.get(path)!);
+      }
       for (const file of await filesUnder(out)) {
         const path = `${dirname(bundle)}/${file}`;
         const code = deferChunkImports(await Deno.readTextFile(join(out, file)), path);
@@ -356,6 +456,6 @@ if (import.meta.main) {
       if (entry.isDirectory && (await Array.fromAsync(Deno.readDir(folder))).length === 0) await Deno.remove(folder);
     }
     const bytes = [...built.values()].reduce((sum, text) => sum + text.length, 0);
-    console.log(`wrote ${stale.length} of ${built.size} generated files (${bytes} bytes in all)`);
+    console.log(`${built.size} generated files (${bytes} bytes in all); ${stale.length} written or removed`);
   }
 }
