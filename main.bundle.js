@@ -1514,7 +1514,7 @@ var Sandbox = class {
       let settled = false;
       let stopping = null;
       let graceTimer;
-      let memoryTimer;
+      let memoryTick;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
@@ -1522,7 +1522,7 @@ var Sandbox = class {
         options.signal?.removeEventListener("abort", onCancel);
         watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
-        if (memoryTimer !== void 0) clearInterval(memoryTimer);
+        memoryTick?.removeEventListener("abort", onWatch);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -1641,7 +1641,11 @@ var Sandbox = class {
       const onWatch = () => {
         if (settled) return;
         overCeiling();
-        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+        if (settled) return;
+        memoryTick = AbortSignal.timeout(MEMORY_WATCH_EVERY_MS);
+        memoryTick.addEventListener("abort", onWatch, {
+          once: true
+        });
       };
       watchFrom.addEventListener("abort", onWatch, {
         once: true

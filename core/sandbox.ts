@@ -196,8 +196,8 @@ export class Sandbox {
       /** Why the run is being stopped, once it is: the outcome it ends with, whatever the worker still sends. */
       let stopping: "timeout" | "cancelled" | null = null;
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
-
-      let memoryTimer: ReturnType<typeof setInterval> | undefined;
+      /** The memory watch's next tick, once it runs (see below). */
+      let memoryTick: AbortSignal | undefined;
 
       const finish = (outcome: SandboxOutcome) => {
         if (settled) return;
@@ -206,7 +206,7 @@ export class Sandbox {
         options.signal?.removeEventListener("abort", onCancel);
         watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
-        if (memoryTimer !== undefined) clearInterval(memoryTimer);
+        memoryTick?.removeEventListener("abort", onWatch);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -295,7 +295,9 @@ export class Sandbox {
       // Deno Worker takes no resourceLimits (measured on 2.9.6: the option is ignored). So the
       // kernel watches the process's resident memory while the command runs and stops the command
       // with an envelope well before that point. Watched only from MEMORY_WATCH_AFTER_MS on: a
-      // short call never pays for a timer.
+      // short call never pays for a timer. Each tick arms the next with AbortSignal.timeout, not
+      // setInterval: the first setInterval or setTimeout of a process loads Deno's Node timers
+      // (measured: 5–20 ms of the kernel's thread), which every call longer than 100 ms paid.
       const ceiling = job.limits.memory_bytes;
       const overCeiling = () => {
         if (Deno.memoryUsage().rss <= ceiling) return;
@@ -311,7 +313,9 @@ export class Sandbox {
       const onWatch = () => {
         if (settled) return;
         overCeiling();
-        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+        if (settled) return;
+        memoryTick = AbortSignal.timeout(MEMORY_WATCH_EVERY_MS);
+        memoryTick.addEventListener("abort", onWatch, { once: true });
       };
       watchFrom.addEventListener("abort", onWatch, { once: true });
       if (this.#earlyError !== null) failInternally(this.#earlyError);
