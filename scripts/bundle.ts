@@ -217,6 +217,41 @@ export function deferChunkImports(code: string, file: string): string {
   return deferred;
 }
 
+/** An entry file that only re-exports one chunk: `import { a, b } from "./chunk-X.js"; export { a as c, b };`. */
+const FACADE = /^import\s*\{([^}]*)\}\s*from\s*"\.\/(chunk-[\w-]+\.js)";\s*export\s*\{([^}]*)\};\s*$/;
+
+/**
+ * A bundle folder's files with a facade entry folded into the chunk it re-exports: the chunk takes
+ * the entry's name and exports, and the other files import it by that name. The bundle then starts
+ * as one module instead of two (each costs Deno ~0.3 ms).
+ */
+export function foldFacade(files: ReadonlyMap<string, string>, entry: string): Map<string, string> {
+  const facade = FACADE.exec(files.get(entry) ?? "");
+  if (!facade) return new Map(files);
+  const [, imported, chunk, exported] = facade;
+  const names = (list: string) => list.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  for (const name of names(imported)) {
+    if (!/^[\w$]+$/.test(name)) throw new Error(`${entry}: unexpected import ${name}`);
+  }
+  const chunkCode = files.get(chunk);
+  if (chunkCode === undefined) throw new Error(`${entry} re-exports ${chunk}, which the build did not write`);
+  const aliases: string[] = [];
+  for (const item of names(exported)) {
+    const [local, alias] = item.split(/\s+as\s+/);
+    if (alias !== undefined && alias !== local) aliases.push(`${local} as ${alias}`);
+  }
+  const folded = new Map<string, string>();
+  const chunkSpecifier = new RegExp(`"\\./${escapeRegExp(chunk)}"`, "g");
+  for (const [file, code] of files) {
+    if (file === entry) continue;
+    const renamed = code.replaceAll(chunkSpecifier, JSON.stringify(`./${entry}`));
+    if (file === chunk) {
+      folded.set(entry, aliases.length > 0 ? `${renamed}export { ${aliases.join(", ")} };\n` : renamed);
+    } else folded.set(file, renamed);
+  }
+  return folded;
+}
+
 /** What is bundled for the kernel to load: a command's declaration, or a handler module with the worker body. */
 export interface BundleEntry {
   readonly kind: "declaration" | "worker";
@@ -381,9 +416,11 @@ export async function buildModuleBundles(
       } finally {
         for (const path of rewrites.keys()) await Deno.writeTextFile(join(staging, path), staged.get(path)!);
       }
-      for (const file of await filesUnder(out)) {
+      const written = new Map<string, string>();
+      for (const file of await filesUnder(out)) written.set(file, await Deno.readTextFile(join(out, file)));
+      for (const [file, text] of foldFacade(written, bundle.split("/").at(-1)!)) {
         const path = `${dirname(bundle)}/${file}`;
-        const code = deferChunkImports(await Deno.readTextFile(join(out, file)), path);
+        const code = deferChunkImports(text, path);
         const what = path !== bundle
           ? `a part of ${module}'s ${kind === "worker" ? "worker" : "bundle"}`
           : kind === "worker"

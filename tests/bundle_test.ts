@@ -18,6 +18,7 @@ import {
   type BundleEntry,
   committedBundles,
   deferChunkImports,
+  foldFacade,
   inlineLazyImports,
   rebaseImportMeta,
   staleBundles,
@@ -47,6 +48,12 @@ Deno.test("every declaration and handler module has a bundle, listed in main.bun
   const main = built.get(BUNDLE)!;
   for (const entry of entries) {
     assert.ok(built.has(entry.bundle), `${entry.bundle} is built`);
+    // One module at start: the entry imports no other file of its bundle statically.
+    assert.doesNotMatch(
+      built.get(entry.bundle)!,
+      /^(?:import|export)\b[^;]*?from\s*"\.\//m,
+      `${entry.bundle} starts alone`,
+    );
     assert.ok(
       main.includes(`${JSON.stringify(entry.module)}: ${JSON.stringify(entry.bundle)}`),
       `${entry.module} listed`,
@@ -128,6 +135,27 @@ Deno.test("deferChunkImports makes a chunk's dynamic import one Deno does not lo
     () => deferChunkImports('await import("../../commands/x.ts")', "bundles/x/worker.js"),
     /bundles\/x\/worker\.js: a literal dynamic import of a file/,
   );
+});
+
+Deno.test("foldFacade folds an entry that only re-exports a chunk into that chunk", () => {
+  const files = new Map([
+    [
+      "worker.js",
+      'import {\n  a_exports,\n  serve\n} from "./chunk-AB12.js";\nexport {\n  a_exports as handlerModule,\n  serve\n};\n',
+    ],
+    ["chunk-AB12.js", "var serve = 1;\nvar a_exports = {};\nexport {\n  serve,\n  a_exports\n};\n"],
+    ["lazy-CD34.js", 'import {\n  serve\n} from "./chunk-AB12.js";\nexport const x = serve;\n'],
+  ]);
+  const folded = foldFacade(files, "worker.js");
+  assert.deepEqual([...folded.keys()].sort(), ["lazy-CD34.js", "worker.js"]);
+  assert.equal(folded.get("worker.js"), files.get("chunk-AB12.js") + "export { a_exports as handlerModule };\n");
+  assert.equal(folded.get("lazy-CD34.js"), 'import {\n  serve\n} from "./worker.js";\nexport const x = serve;\n');
+  // An entry with code of its own is left as it is.
+  const own = new Map([["worker.js", 'import { a } from "./chunk-AB12.js";\nconsole.log(a);\n'], [
+    "chunk-AB12.js",
+    "x",
+  ]]);
+  assert.deepEqual(foldFacade(own, "worker.js"), own);
 });
 
 /** Builds the fixture handler's worker bundle into `dir` (as bundles/<name>/ under it) and runs its job there. */

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 import {
   PtermError
-} from "./chunk-KXJF2SQE.js";
+} from "./worker.js";
 
 // commands/doc/xml.ts
 function localName(qualified) {

@@ -17,7 +17,7 @@ import {
   PtermError,
   decodeXmlText,
   plain
-} from "./chunk-KXJF2SQE.js";
+} from "./worker.js";
 
 // commands/doc/altchunk.ts
 function quotedPrintable(text) {

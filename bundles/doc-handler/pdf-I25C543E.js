@@ -3,7 +3,7 @@
 import {
   PtermError,
   textLength
-} from "./chunk-KXJF2SQE.js";
+} from "./worker.js";
 
 // commands/doc/pdf.ts
 import { getDocumentProxy, getResolvedPDFJS } from "unpdf";

@@ -15,7 +15,7 @@ import {
 import {
   PtermError,
   textLength
-} from "./chunk-KXJF2SQE.js";
+} from "./worker.js";
 
 // commands/doc/drawingml.ts
 var isChartKind = (element) => /Chart$/.test(element.name);

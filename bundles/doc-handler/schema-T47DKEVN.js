@@ -3,7 +3,7 @@
 import {
   DOC_DEFAULTS,
   FORMATS
-} from "./chunk-KXJF2SQE.js";
+} from "./worker.js";
 
 // commands/doc/schema.ts
 import { z } from "zod";

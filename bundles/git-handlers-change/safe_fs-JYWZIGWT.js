@@ -7,7 +7,7 @@ import {
   basename,
   dirname,
   join
-} from "./chunk-HJPPY3CY.js";
+} from "./worker.js";
 
 // core/atomic.ts
 var counter = 0;

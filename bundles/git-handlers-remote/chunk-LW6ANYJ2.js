@@ -27,7 +27,7 @@ import {
   looksBinary,
   lstatTracked,
   treeModeToMode
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/lib/log.ts
 async function readCommit(repo, oid) {

@@ -24,7 +24,7 @@ import {
   sha1,
   statMatches,
   treeModeToMode
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/lib/wildmatch.ts
 var MATCH = 0;

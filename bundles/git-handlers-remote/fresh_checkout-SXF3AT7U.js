@@ -14,7 +14,7 @@ import {
   emptyEntry,
   loadIndex,
   treeModeToMode
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/remote/fresh_checkout.ts
 var FreshWorktreeWriter = class extends WorktreeWriter {

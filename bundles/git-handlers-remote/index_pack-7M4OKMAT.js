@@ -13,7 +13,7 @@ import {
   parseTag,
   toHex,
   verifyTreeEntryName
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/lib/sha1.ts
 var Sha1 = class {

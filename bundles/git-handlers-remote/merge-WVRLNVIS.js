@@ -8,7 +8,7 @@ import {
   mergeTrees
 } from "./chunk-LW6ANYJ2.js";
 import "./chunk-SU4NOZMQ.js";
-import "./chunk-T5TH5QWO.js";
+import "./worker.js";
 export {
   applyMerge,
   isAncestor,

@@ -47,7 +47,7 @@ import {
   splitMessage,
   treeModeToMode,
   updateRef
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/lib/commit.ts
 var SEQUENCE_FILES = [

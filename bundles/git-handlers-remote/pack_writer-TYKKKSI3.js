@@ -4,7 +4,7 @@ import {
   PtermError,
   objectHeader,
   parseTree
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/remote/node.ts
 var zlib = null;

@@ -9,7 +9,7 @@ import {
   resolveRefOid,
   sendPack,
   trackingRef
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // commands/git/remote/push_refs.ts
 var TAGS = "refs/tags/";

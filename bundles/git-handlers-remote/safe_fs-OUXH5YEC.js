@@ -7,7 +7,7 @@ import {
   basename,
   dirname,
   join
-} from "./chunk-T5TH5QWO.js";
+} from "./worker.js";
 
 // core/atomic.ts
 var counter = 0;

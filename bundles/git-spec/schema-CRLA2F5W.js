@@ -3,7 +3,7 @@
 import {
   checkPattern,
   checkProxy
-} from "./chunk-USMILYDF.js";
+} from "./spec.js";
 
 // commands/git/schema.ts
 import { z } from "zod";

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 import {
   PtermError
-} from "./chunk-USMILYDF.js";
+} from "./spec.js";
 
 // commands/git/spellings.ts
 var TAKES_AUTHOR = /* @__PURE__ */ new Set([

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 import {
   PtermError
-} from "./chunk-PGMKNZ2Q.js";
+} from "./worker.js";
 
 // core/path.ts
 function makeFlavour(windows) {

@@ -14,7 +14,7 @@ import {
   prepareRoot,
   refuseGitPath
 } from "./chunk-FHVNDZX2.js";
-import "./chunk-PGMKNZ2Q.js";
+import "./worker.js";
 export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,

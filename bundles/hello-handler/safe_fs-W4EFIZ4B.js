@@ -9,7 +9,7 @@ import {
 } from "./chunk-FHVNDZX2.js";
 import {
   PtermError
-} from "./chunk-PGMKNZ2Q.js";
+} from "./worker.js";
 
 // core/atomic.ts
 var counter = 0;

@@ -8,7 +8,7 @@ import {
   join,
   resolve,
   sep
-} from "./chunk-SDVR3HV2.js";
+} from "./worker.js";
 
 // core/paths.ts
 var STATE_ENTRIES = [

@@ -14,7 +14,7 @@ import {
   prepareRoot,
   refuseGitPath
 } from "./chunk-O46C55QN.js";
-import "./chunk-SDVR3HV2.js";
+import "./worker.js";
 export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,

@@ -9,7 +9,7 @@ import {
   basename,
   dirname,
   join
-} from "./chunk-SDVR3HV2.js";
+} from "./worker.js";
 
 // core/atomic.ts
 var counter = 0;

@@ -31,7 +31,7 @@ import {
   resolve,
   sha1,
   toHex
-} from "./chunk-BN7J2PTZ.js";
+} from "./worker.js";
 
 // commands/git/lib/wildmatch.ts
 var MATCH = 0;

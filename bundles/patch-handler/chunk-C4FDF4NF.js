@@ -4,7 +4,7 @@ import {
   PtermError,
   bytesEqual,
   encoder
-} from "./chunk-BN7J2PTZ.js";
+} from "./worker.js";
 
 // commands/git/lib/lock.ts
 var LOCK_RETRY_MS = 200;

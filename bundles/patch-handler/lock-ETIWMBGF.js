@@ -4,7 +4,7 @@ import {
   LockFile,
   acquireLockFile
 } from "./chunk-C4FDF4NF.js";
-import "./chunk-BN7J2PTZ.js";
+import "./worker.js";
 export {
   LockFile,
   acquireLockFile

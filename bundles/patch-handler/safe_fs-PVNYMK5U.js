@@ -7,7 +7,7 @@ import {
   basename,
   dirname,
   join
-} from "./chunk-BN7J2PTZ.js";
+} from "./worker.js";
 
 // core/atomic.ts
 var counter = 0;
