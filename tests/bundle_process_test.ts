@@ -3,7 +3,8 @@
  * what the kernel does from source: the same lines, run on two copies of the same workspace — one
  * through `exec` (source, in this process), one through the real `pterm` process — give the same
  * envelope and leave the same files. The lines take the paths that load code lazily inside a
- * worker: a three-way content merge (git's diff3 and jsdiff), a DOCX's reader, a saved artifact
+ * worker: a three-way content merge (git's diff3 and jsdiff), the DOCX and PDF readers (and the
+ * PDF reader's CMaps, found through its rewritten import.meta.url), a saved artifact
  * (core's safe_fs), `patch apply` of a unified diff on a repository (git's object layer), `--help`
  * and git's real-tool spellings (the declaration bundle's lazy parts). The repository is made by the real git,
  * which is also the oracle of the merge.
@@ -11,6 +12,7 @@
 
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "./helpers.ts";
+import { cjkPdf } from "./doc/pdf_builder.ts";
 
 const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
@@ -49,6 +51,10 @@ async function divergedRepository(root: string): Promise<void> {
   await Deno.writeTextFile(`${repo}/file.txt`, lines.map((l, i) => (i === 2 ? "main's line 3" : l)).join("\n") + "\n");
   await git(repo, "commit", "-q", "-am", "main");
   await Deno.copyFile(new URL("./fixtures/doc/report.docx", import.meta.url), `${root}/report.docx`);
+  await Deno.copyFile(new URL("./fixtures/doc/report.pdf", import.meta.url), `${root}/report.pdf`);
+  // Text only through a predefined CMap, which the PDF reader reads from commands/doc/pdf_cmaps/ (its
+  // import.meta.url, rewritten in the bundle): 中文汉字.
+  await Deno.writeFile(`${root}/cjk.pdf`, cjkPdf("STSong-Light", "UniGB-UCS2-H", "Adobe", "GB1", "4E2D65876C495B57"));
   await Deno.writeTextFile(
     `${root}/fix.patch`,
     "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n # Notes\n \n-first\n+second\n",
@@ -90,6 +96,8 @@ const LINES = [
   "doc extract report.docx",
   "doc info report.docx",
   "doc extract report.docx --format json --out report.json",
+  "doc info report.pdf",
+  "doc extract --in cjk.pdf --mode text",
   "patch apply --repo repo --file fix.patch",
   "git log --repo repo --oneline",
   "git --help",
@@ -107,6 +115,10 @@ Deno.test("the bundled process gives the envelopes the source kernel gives, lazi
     assert.ok(actual.envelope, `${line}: an envelope (${actual.stderr})`);
     assert.equal(expected.exit_code, 0, `${line}: ${expected.stderr}`);
     assert.deepEqual(comparable(actual.envelope), comparable(expected), line);
+    if (line.includes("cjk.pdf")) {
+      const output = (actual.envelope!.result as { output: string }).output;
+      assert.equal((await Deno.readTextFile(`${bundled.path}/${output}`)).trim(), "中文汉字");
+    }
   }
   assert.deepEqual(await treeOf(bundled.path), await treeOf(fromSource.path));
 });
