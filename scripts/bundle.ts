@@ -363,6 +363,10 @@ export async function buildModuleBundles(
         const modulePath = `${dir}/${file}`;
         let source = await Deno.readTextFile(join(repo, modulePath));
         try {
+          // A lazily imported module imports its bundle's entry (sameChunkRewrites): one imported while
+          // a module of that entry still awaited at its top level would wait on itself.
+          const topLevelAwait = source.match(/^(?:export\s+)?(?:(?:const|let|var)\s[^\n]*?=\s*)?await\b[^\n]*/m);
+          if (topLevelAwait) throw new Error(`${modulePath} awaits at its top level: ${topLevelAwait[0]}`);
           const lazy = options.lazyImports === "keep" ? source : inlineLazyImports(source, modulePath);
           source = rebaseImportMeta(lazy, modulePath, bundleDir);
         } catch (error) {
