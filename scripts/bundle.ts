@@ -3,16 +3,16 @@
  * Builds the generated modules pterm runs, all committed so a fresh clone runs without a build step:
  *
  * - `main.bundle.js`: main.ts and its whole static module graph as one module; the `pterm` task
- *   runs it. Everything main.ts loads lazily (command declarations, help, commander, the config
- *   schema) stays in source form and is imported from its own file.
- * - `bundles/<handler>/worker.js`, one per handler module the commands declare: the sandbox
- *   worker's body (core/sandbox_worker.ts) and that handler's static module graph as one module.
- *   What the handler imports lazily (`lazyImport`, `import("./x.ts")`) becomes a chunk beside it
- *   (esbuild's code splitting), and modules both sides use a shared chunk, so a lazily loaded
- *   module never brings a second instance of one the worker already has. npm packages stay
- *   external: Deno loads them as it does from source. main.bundle.js's copy of
- *   core/worker_bundles.ts lists them; the kernel starts a worker from its handler's bundle only
- *   when it runs bundled.
+ *   runs it. What main.ts loads lazily stays out of it: command declarations load from their own
+ *   bundles (below); help, commander, the config schema and the like from source, file by file.
+ * - `bundles/<name>/`, one folder per command declaration (`git-spec/spec.js`) and per handler
+ *   module the declarations name (`git-handlers-basic/worker.js`: the sandbox worker's body,
+ *   core/sandbox_worker.ts, with the handler's module): that module's static graph as one module,
+ *   what it imports lazily (`lazyImport`, `import("./x.ts")`) as chunks beside it (esbuild's code
+ *   splitting), built so that a lazily loaded module shares the instances of the modules the bundle
+ *   already has (`inlineLazyImports`, `sameChunkRewrites`, `foldFacade`). npm packages stay
+ *   external: Deno loads them as it does from source. main.bundle.js's copy of core/bundles.ts
+ *   lists them; the kernel uses them only when it runs bundled.
  *
  * Why: every call of `pterm exec` is a new process with a new worker, and Deno pays for each
  * module it loads before the first line runs (bench/startup.ts).
