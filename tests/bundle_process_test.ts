@@ -63,13 +63,14 @@ async function divergedRepository(root: string): Promise<void> {
 
 /**
  * An envelope without what differs between two runs of the same call: its run id and duration,
- * and the ids of commits made at another second (the trees are compared separately).
+ * and the times and ids of commits made at another second (the trees are compared separately).
  */
 function comparable(envelope: unknown): unknown {
   return JSON.parse(JSON.stringify(envelope), (key, value) => {
-    if (key === "run_id" || key === "duration_ms") return undefined;
+    if (["run_id", "duration_ms", "time", "timestamp"].includes(key)) return undefined;
     if (typeof value !== "string") return value;
-    return value.replace(/\d{8}T\d{9}Z-[0-9a-f]{8}/g, "<run>").replace(/\b[0-9a-f]{7,40}\b/g, "<id>");
+    return value.replace(/\d{8}T\d{9}Z-[0-9a-f]{8}/g, "<run>").replace(/\b[0-9a-f]{7,40}\b/g, "<id>")
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/g, "<time>");
   });
 }
 

@@ -121,7 +121,7 @@ Deno.test("inlineLazyImports turns every lazyImport into an import() the bundler
     const source = 'import { lazyImport } from "./lazy.ts";\n';
     assert.equal(inlineLazyImports(source, "core/x.ts"), source);
     const lazy = Deno.readTextFileSync(join(REPO, "core/lazy.ts"));
-    assert.equal(inlineLazyImports(lazy, "core/lazy.ts"), lazy);
+    assert.match(inlineLazyImports(lazy, "core/lazy.ts"), /export function lazyImport<Module>\(url: URL\)/);
   });
 });
 
