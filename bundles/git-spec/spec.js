@@ -230,6 +230,95 @@ function parseProxyUrl(input) {
   return proxy;
 }
 
+// commands/git/spellings.ts
+var TAKES_AUTHOR = /* @__PURE__ */ new Set([
+  "commit",
+  "merge",
+  "revert",
+  "tag",
+  "stash"
+]);
+var DISPLAY_WORDS = /* @__PURE__ */ new Set([
+  "--no-pager",
+  "-P",
+  "--no-color",
+  "--color=never",
+  "--no-optional-locks"
+]);
+function isDisplaySetting(key) {
+  return /^(color\.|pager\.|core\.pager$|core\.quotepath$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i.test(key);
+}
+function refuse(message) {
+  throw new PtermError("InvalidArgs", `git: ${message}`, {
+    helpFor: "git"
+  });
+}
+var gitSpellings = {
+  rewrite(words) {
+    const rest = words.slice(1);
+    const repoParts = [];
+    const identity = {};
+    let i = 0;
+    for (; i < rest.length; i++) {
+      const word = rest[i];
+      if (DISPLAY_WORDS.has(word) || word === "--paginate" || word === "-p") continue;
+      if (word === "-C" || word.startsWith("-C") && word.length > 2) {
+        const dir = word === "-C" ? rest[++i] : word.slice(2);
+        if (dir === void 0) refuse("-C needs a folder: `git -C <repository> <subcommand> \u2026`.");
+        if (dir !== "") repoParts.push(dir.replace(/\/+$/, ""));
+        continue;
+      }
+      if (word === "-c" || word.startsWith("-c") && word.length > 2 && word.includes("=")) {
+        const setting = word === "-c" ? rest[++i] : word.slice(2);
+        if (setting === void 0) refuse("-c needs a setting: `git -c user.name=Ada <subcommand> \u2026`.");
+        const eq = setting.indexOf("=");
+        const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
+        const value = eq < 0 ? "" : setting.slice(eq + 1);
+        if (key === "user.name") identity.name = value;
+        else if (key === "user.email") identity.email = value;
+        else if (!isDisplaySetting(key)) {
+          refuse(`-c ${key} is not applied by pterm: only user.name, user.email and display settings (color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`);
+        }
+        continue;
+      }
+      if (word === "--git-dir" || word.startsWith("--git-dir=") || word === "--work-tree" || word.startsWith("--work-tree=")) {
+        refuse(`${word.split("=")[0]} is not taken: name the repository's top folder with --repo (or -C).`);
+      }
+      break;
+    }
+    const sub = rest.slice(i);
+    if (sub[0] === "help") return [
+      "git",
+      ...sub.slice(1).filter((w) => !w.startsWith("-")),
+      "--help"
+    ];
+    if (sub[0] === "--version") {
+      refuse("pterm's git has no version of its own: `git --help` lists what it does (its repositories are git's format 0, SHA-1).");
+    }
+    const dashes = sub.indexOf("--");
+    const flags = dashes < 0 ? sub : sub.slice(0, dashes);
+    const paths = dashes < 0 ? [] : sub.slice(dashes);
+    const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always");
+    const added = [];
+    if (repoParts.length) added.push("--repo", repoParts.join("/"));
+    if (identity.name !== void 0 || identity.email !== void 0) {
+      const stashPush = sub[0] === "stash" && (sub[1] === void 0 || sub[1] === "push" || sub[1].startsWith("-"));
+      if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {
+        if (!identity.name || identity.email === void 0) {
+          refuse("-c user.name=\u2026 and -c user.email=\u2026 set the author together; give both.");
+        }
+        added.push("--author", `${identity.name} <${identity.email}>`);
+      }
+    }
+    return [
+      "git",
+      ...kept,
+      ...added,
+      ...paths
+    ];
+  }
+};
+
 // commands/git/spec.ts
 var repoFlag = (access) => ({
   name: "repo",
@@ -278,7 +367,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-CRLA2F5W.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-TRBKTXWW.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1404,7 +1493,9 @@ var gitSpec = {
     "Not supported: ssh, git:// and file:// remotes, moving a remote tag, pull --rebase."
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
-  spellings: async () => (await import(new URL("./spellings-GABHAAOK.js", import.meta.url).href)).gitSpellings,
+  // Imported with the declaration: the registry rewrites every git line with it, so loading it lazily only made
+  // each call wait for one more module.
+  spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
     rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
     apply: "Apply a diff with `patch apply` (the diff in the call's stdin; paths as the diff names them, from the workspace root unless --repo names the repository); patch check only tries it.",
@@ -2221,7 +2312,6 @@ var gitSpec = {
 };
 
 export {
-  PtermError,
   checkProxy,
   checkPattern,
   initFlags,
