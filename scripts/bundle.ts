@@ -196,17 +196,26 @@ export function inlineLazyImports(source: string, modulePath: string): string {
 /** The chunk imports esbuild writes (`import("./diff3-X7Q2.js")`), and every other literal relative dynamic import. */
 const CHUNK_IMPORT = /\bimport\(\s*"(\.\/[\w.-]+\.js)"\s*\)/g;
 const LITERAL_DYNAMIC_IMPORT = /\bimport\(\s*["'`](?:\.|\/|file:)/;
+/** A dynamic import of an npm package by its import-map name or `npm:` specifier (not a file, not `node:`). */
+const PACKAGE_IMPORT = /\bimport\(\s*"((?![./]|file:|node:)[^"\s]+)"\s*\)/g;
 
 /**
- * A bundle file with its chunk imports computed: Deno loads every `import("literal")` of a module
+ * A bundle file with its dynamic imports deferred: Deno loads every `import("literal")` of a module
  * with the module, used or not (measured: a never-taken `import("./x.js")` is read at start-up), so
- * a literal one would load every lazy chunk with the worker. An npm package's import stays as the
- * source has it (they are external: Deno loads them as it does from source).
+ * a literal one would load every lazy chunk with the worker. A chunk's becomes a URL computed from
+ * `import.meta.url`; an npm package's (external: Deno loads it as from source) a specifier computed
+ * by `String()`, since Deno resolves the package ahead too (measured: dotenv's literal import cost
+ * git's remote worker ~2 ms at every start; it is needed only when a secrets .env exists). A
+ * computed specifier resolves through the import map as the literal did. `node:` modules stay
+ * literal: loading them ahead cost nothing measurable.
  */
 export function deferChunkImports(code: string, file: string): string {
-  const deferred = code.replaceAll(CHUNK_IMPORT, (_call, chunk: string) => {
-    return `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`;
-  });
+  const deferred = code
+    .replaceAll(
+      CHUNK_IMPORT,
+      (_call, chunk: string) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
+    )
+    .replaceAll(PACKAGE_IMPORT, (_call, name: string) => `import(String(${JSON.stringify(name)}))`);
   const left = deferred.match(LITERAL_DYNAMIC_IMPORT);
   if (left) {
     const at = deferred.slice(Math.max(0, left.index! - 60), left.index! + 60);

@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "./helpers.ts";
 import { cjkPdf } from "./doc/pdf_builder.ts";
+import { startGitHttpServer } from "./git_remote/http_server.ts";
 
 const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
@@ -139,4 +140,34 @@ Deno.test("the bundled process merges as the real git does (the three-way merge 
     await git(real, "rev-parse", "HEAD^{tree}"),
   );
   await git(`${root.path}/repo`, "fsck", "--strict");
+});
+
+Deno.test("the bundled process reads a remote's token from the secrets .env (dotenv, imported only then)", async () => {
+  await using server = await startGitHttpServer({
+    auth: { repos: ["private.git"], user: "bot", token: "s3cr3t-token" },
+  });
+  const bare = await server.createBare("private.git");
+  await using root = await makeRoot();
+  const seed = `${root.path}/seed`;
+  await Deno.mkdir(seed);
+  await git(seed, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(`${seed}/a.txt`, "private\n");
+  await git(seed, "add", ".");
+  await git(seed, "commit", "-q", "-m", "first");
+  await git(seed, "push", "-q", bare, "main");
+  await Deno.writeTextFile(
+    `${root.path}/pterm.json`,
+    JSON.stringify({ git: { remotes: { allow: [`${server.origin}/`] } } }),
+  );
+  const line = `git clone --url ${server.url("private.git")} --dir clone --confirm`;
+  const refused = await cli(["exec", "--root", root.path, line]);
+  assert.notEqual(refused.envelope?.exit_code, 0, "no token: refused");
+  await Deno.mkdir(`${root.path}/skills/git/secrets`, { recursive: true });
+  const key = `GIT_127_0_0_1_${server.port}`;
+  await Deno.writeTextFile(`${root.path}/skills/git/secrets/.env`, `${key}_USER=bot\n${key}_TOKEN=s3cr3t-token\n`);
+  const cloned = await cli(["exec", "--root", root.path, line]);
+  assert.equal(cloned.envelope?.exit_code, 0, cloned.stdout);
+  assert.equal(await Deno.readTextFile(`${root.path}/clone/a.txt`), "private\n");
+  assert.doesNotMatch(cloned.stdout + cloned.stderr, /s3cr3t-token/);
+  assert.ok(server.requests.some((r) => r.authorization === `Basic ${btoa("bot:s3cr3t-token")}`));
 });

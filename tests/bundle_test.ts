@@ -125,12 +125,17 @@ Deno.test("inlineLazyImports turns every lazyImport into an import() the bundler
   });
 });
 
-Deno.test("deferChunkImports makes a chunk's dynamic import one Deno does not load ahead", () => {
+Deno.test("deferChunkImports makes a chunk's or an npm package's dynamic import one Deno does not load ahead", () => {
   assert.equal(
     deferChunkImports('const m = await import("./diff3-X7Q2AB.js");', "bundles/x/worker.js"),
     'const m = await import(new URL("./diff3-X7Q2AB.js", import.meta.url).href);',
   );
-  assert.equal(deferChunkImports('await import("dotenv")', "bundles/x/worker.js"), 'await import("dotenv")');
+  assert.equal(deferChunkImports('await import("dotenv")', "bundles/x/worker.js"), 'await import(String("dotenv"))');
+  assert.equal(
+    deferChunkImports('import("npm:diff@9.0.0")', "bundles/x/worker.js"),
+    'import(String("npm:diff@9.0.0"))',
+  );
+  assert.equal(deferChunkImports('import("node:zlib")', "bundles/x/worker.js"), 'import("node:zlib")');
   assert.throws(
     () => deferChunkImports('await import("../../commands/x.ts")', "bundles/x/worker.js"),
     /bundles\/x\/worker\.js: a literal dynamic import of a file/,

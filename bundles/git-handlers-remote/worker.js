@@ -3979,7 +3979,7 @@ var SECRETS_REL_PATH = "skills/git/secrets/.env";
 var AGENT = "pterm/1";
 var ZERO_OID2 = "0".repeat(40);
 async function parseEnv(text) {
-  const { parse } = await import("dotenv");
+  const { parse } = await import(String("dotenv"));
   return parse(text);
 }
 function credentialKey(remote) {
