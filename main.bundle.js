@@ -1415,17 +1415,48 @@ async function loadConfig(root, registry, version = "dev") {
   return config;
 }
 
+// core/bundles.ts
+var REPO = new URL("../", new URL("./core/bundles.ts", import.meta.url).href);
+var BUNDLE_DIR = fromFileUrl(new URL("bundles", REPO));
+var BUNDLES = {
+  "commands/doc/spec.ts": "bundles/doc-spec/spec.js",
+  "commands/git/spec.ts": "bundles/git-spec/spec.js",
+  "commands/hello/spec.ts": "bundles/hello-spec/spec.js",
+  "commands/irc/spec.ts": "bundles/irc-spec/spec.js",
+  "commands/patch/spec.ts": "bundles/patch-spec/spec.js",
+  "commands/doc/handler.ts": "bundles/doc-handler/worker.js",
+  "commands/git/handlers/basic.ts": "bundles/git-handlers-basic/worker.js",
+  "commands/git/handlers/change.ts": "bundles/git-handlers-change/worker.js",
+  "commands/git/handlers/history.ts": "bundles/git-handlers-history/worker.js",
+  "commands/git/handlers/remote.ts": "bundles/git-handlers-remote/worker.js",
+  "commands/hello/handler.ts": "bundles/hello-handler/worker.js",
+  "commands/irc/handler.ts": "bundles/irc-handler/worker.js",
+  "commands/patch/handler.ts": "bundles/patch-handler/worker.js"
+};
+function bundleOf(module) {
+  if (!module.startsWith(REPO.href)) return null;
+  const relative = module.slice(REPO.href.length);
+  if (!Object.hasOwn(BUNDLES, relative)) return null;
+  return new URL(BUNDLES[relative], REPO).href;
+}
+
 // core/sandbox.ts
 var MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
 var CORE_DIR = dirname(fromFileUrl(new URL("./core/sandbox.ts", import.meta.url).href));
 var COMMANDS_DIR = fromFileUrl(new URL("../commands", new URL("./core/sandbox.ts", import.meta.url).href));
 var WORKER_BODY_URL = new URL("./sandbox_worker.ts", new URL("./core/sandbox.ts", import.meta.url).href).href;
-function workerEntryUrl(handler) {
-  const source = `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};
+function workerEntryUrl(handler, bundle = null) {
+  const imports = bundle === null ? `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};
 import * as handlerModule from ${JSON.stringify(handler.module)};
-serveHandler(handlerModule[${JSON.stringify(handler.export)}], ${JSON.stringify(handler)});
+` : `import { handlerModule, serveHandler } from ${JSON.stringify(bundle)};
+`;
+  const source = imports + `serveHandler(handlerModule[${JSON.stringify(handler.export)}], ${JSON.stringify(handler)});
 `;
   return `data:application/javascript,${encodeURIComponent(source)}`;
+}
+function workerBundleFor(handler, permissions) {
+  const bundle = bundleOf(handler.module);
+  return bundle !== null && permissions.read.includes(BUNDLE_DIR) ? bundle : null;
 }
 function permissionsFor(capabilities, root, hosts, codeDirs) {
   const readsRoot = capabilities.includes("fs.read") || capabilities.includes("fs.write");
@@ -1461,7 +1492,7 @@ var Sandbox = class {
   #earlyError = null;
   constructor(handler, path, permissions, options = {}) {
     this.#onIdle = options.onIdle ?? null;
-    this.#worker = new Worker(workerEntryUrl(handler), {
+    this.#worker = new Worker(workerEntryUrl(handler, workerBundleFor(handler, permissions)), {
       type: "module",
       // The command path names the worker in Deno's own error messages.
       name: path.join(" "),
@@ -1508,7 +1539,7 @@ var Sandbox = class {
       let settled = false;
       let stopping = null;
       let graceTimer;
-      let memoryTimer;
+      let memoryTick;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
@@ -1516,7 +1547,7 @@ var Sandbox = class {
         options.signal?.removeEventListener("abort", onCancel);
         watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== void 0) clearTimeout(graceTimer);
-        if (memoryTimer !== void 0) clearInterval(memoryTimer);
+        memoryTick?.removeEventListener("abort", onWatch);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -1635,7 +1666,11 @@ var Sandbox = class {
       const onWatch = () => {
         if (settled) return;
         overCeiling();
-        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+        if (settled) return;
+        memoryTick = AbortSignal.timeout(MEMORY_WATCH_EVERY_MS);
+        memoryTick.addEventListener("abort", onWatch, {
+          once: true
+        });
       };
       watchFrom.addEventListener("abort", onWatch, {
         once: true
@@ -1743,7 +1778,8 @@ function newSandbox(kernel, handler, path, permissions) {
 function codeDirsOf(kernel) {
   return kernel.codeDirs ?? [
     CORE_DIR,
-    COMMANDS_DIR
+    COMMANDS_DIR,
+    BUNDLE_DIR
   ];
 }
 var loadHelp = () => lazyImport(new URL("./help.ts", new URL("./core/runtime.ts", import.meta.url).href));
@@ -2329,16 +2365,35 @@ function processIo() {
 }
 
 // commands/index.ts
-function declaration(folder, exported) {
-  return async () => (await lazyImport(new URL(`./${folder}/spec.ts`, new URL("./commands/index.ts", import.meta.url).href)))[exported];
-}
-var commands = {
-  hello: declaration("hello", "helloSpec"),
-  git: declaration("git", "gitSpec"),
-  doc: declaration("doc", "docSpec"),
-  irc: declaration("irc", "ircSpec"),
-  patch: declaration("patch", "patchSpec")
+var DECLARATIONS = {
+  hello: {
+    module: new URL("./hello/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "helloSpec"
+  },
+  git: {
+    module: new URL("./git/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "gitSpec"
+  },
+  doc: {
+    module: new URL("./doc/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "docSpec"
+  },
+  irc: {
+    module: new URL("./irc/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "ircSpec"
+  },
+  patch: {
+    module: new URL("./patch/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "patchSpec"
+  }
 };
+var commands = Object.fromEntries(Object.entries(DECLARATIONS).map(([name, declaration]) => [
+  name,
+  async () => {
+    const module = bundleOf(declaration.module) ?? declaration.module;
+    return (await lazyImport(new URL(module)))[declaration.export];
+  }
+]));
 
 // commands/irc/host.ts
 var ircDaemonCommand = {

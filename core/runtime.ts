@@ -27,6 +27,7 @@ import {
   type WorkerPermissions,
 } from "./sandbox.ts";
 import { join } from "./path.ts";
+import { BUNDLE_DIR } from "./bundles.ts";
 import { readStdin, type StdinSource } from "./stdin.ts";
 import type { ProgressReport } from "./sandbox_protocol.ts";
 import { boundText } from "./truncate.ts";
@@ -35,7 +36,7 @@ export interface Kernel {
   readonly registry: Registry;
   /**
    * Folders of pterm code a worker may read, to load its command's modules (see
-   * `permissionsFor`); default: core/ and commands/.
+   * `permissionsFor`); default: core/, commands/ and the bundles' folder (core/bundles.ts).
    */
   readonly codeDirs?: readonly string[];
   /** pterm's version: a validated pterm.json is remembered per version (see core/config.ts). */
@@ -62,7 +63,7 @@ function newSandbox(
 }
 
 function codeDirsOf(kernel: Kernel): readonly string[] {
-  return kernel.codeDirs ?? [CORE_DIR, COMMANDS_DIR];
+  return kernel.codeDirs ?? [CORE_DIR, COMMANDS_DIR, BUNDLE_DIR];
 }
 
 export interface ExecInput {

@@ -15,6 +15,7 @@ import type { ArtifactRef } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { ABORT_GRACE_MS, MEMORY_WATCH_AFTER_MS, MEMORY_WATCH_EVERY_MS } from "./limits.ts";
 import type { FromWorker, ProgressReport, SandboxJob, ToWorker } from "./sandbox_protocol.ts";
+import { BUNDLE_DIR, bundleOf } from "./bundles.ts";
 
 /** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */
 const MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
@@ -69,21 +70,34 @@ const WORKER_BODY_URL = new URL("./sandbox_worker.ts", import.meta.url).href;
 
 /**
  * The entry module of a command's worker: the kernel's worker body and the handler's module,
- * imported together so they load as one graph. A `data:` URL, so no file is generated; the
- * specifiers are JSON strings, so nothing in them can escape into code.
+ * imported together so they load as one graph — or, given the handler's worker bundle
+ * (core/bundles.ts), that one module, which holds both. A `data:` URL, so no file is
+ * generated; the specifiers are JSON strings, so nothing in them can escape into code.
  */
-export function workerEntryUrl(handler: HandlerRef): string {
-  const source = `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};\n` +
-    `import * as handlerModule from ${JSON.stringify(handler.module)};\n` +
+export function workerEntryUrl(handler: HandlerRef, bundle: string | null = null): string {
+  const imports = bundle === null
+    ? `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};\n` +
+      `import * as handlerModule from ${JSON.stringify(handler.module)};\n`
+    : `import { handlerModule, serveHandler } from ${JSON.stringify(bundle)};\n`;
+  const source = imports +
     `serveHandler(handlerModule[${JSON.stringify(handler.export)}], ${JSON.stringify(handler)});\n`;
   return `data:application/javascript,${encodeURIComponent(source)}`;
 }
 
 /**
+ * The module a worker for `handler` starts from: the handler's bundle when the kernel runs bundled,
+ * has one, and the worker may read the bundles' folder; else null (the source).
+ */
+export function workerBundleFor(handler: HandlerRef, permissions: WorkerPermissions): string | null {
+  const bundle = bundleOf(handler.module);
+  return bundle !== null && permissions.read.includes(BUNDLE_DIR) ? bundle : null;
+}
+
+/**
  * The permissions of a command's worker. Besides what the command declares, every worker may
- * read pterm's own code folders (`codeDirs`: core/ and commands/): commands load their
+ * read pterm's own code folders (`codeDirs`: core/, commands/ and bundles/): commands load their
  * implementation lazily (core/lazy.ts) and Deno checks read access for such imports. Those
- * folders hold only pterm's source — never workspace data or secrets.
+ * folders hold only pterm's code — never workspace data or secrets.
  */
 export function permissionsFor(
   capabilities: readonly Capability[],
@@ -130,7 +144,7 @@ export class Sandbox {
   ) {
     this.#onIdle = options.onIdle ?? null;
     // `deno.permissions` is the unstable worker option that narrows what the worker may do.
-    this.#worker = new Worker(workerEntryUrl(handler), {
+    this.#worker = new Worker(workerEntryUrl(handler, workerBundleFor(handler, permissions)), {
       type: "module",
       // The command path names the worker in Deno's own error messages.
       name: path.join(" "),
@@ -182,8 +196,8 @@ export class Sandbox {
       /** Why the run is being stopped, once it is: the outcome it ends with, whatever the worker still sends. */
       let stopping: "timeout" | "cancelled" | null = null;
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
-
-      let memoryTimer: ReturnType<typeof setInterval> | undefined;
+      /** The memory watch's next tick, once it runs (see below). */
+      let memoryTick: AbortSignal | undefined;
 
       const finish = (outcome: SandboxOutcome) => {
         if (settled) return;
@@ -192,7 +206,7 @@ export class Sandbox {
         options.signal?.removeEventListener("abort", onCancel);
         watchFrom.removeEventListener("abort", onWatch);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
-        if (memoryTimer !== undefined) clearInterval(memoryTimer);
+        memoryTick?.removeEventListener("abort", onWatch);
         this.#running = false;
         if (outcome.kind === "done" && this.#onIdle) this.#reusable = true;
         else this.dispose();
@@ -281,7 +295,9 @@ export class Sandbox {
       // Deno Worker takes no resourceLimits (measured on 2.9.6: the option is ignored). So the
       // kernel watches the process's resident memory while the command runs and stops the command
       // with an envelope well before that point. Watched only from MEMORY_WATCH_AFTER_MS on: a
-      // short call never pays for a timer.
+      // short call never pays for a timer. Each tick arms the next with AbortSignal.timeout, not
+      // setInterval: the first setInterval or setTimeout of a process loads Deno's Node timers
+      // (measured: 5–20 ms of the kernel's thread), which every call longer than 100 ms paid.
       const ceiling = job.limits.memory_bytes;
       const overCeiling = () => {
         if (Deno.memoryUsage().rss <= ceiling) return;
@@ -297,7 +313,9 @@ export class Sandbox {
       const onWatch = () => {
         if (settled) return;
         overCeiling();
-        if (!settled) memoryTimer = setInterval(overCeiling, MEMORY_WATCH_EVERY_MS);
+        if (settled) return;
+        memoryTick = AbortSignal.timeout(MEMORY_WATCH_EVERY_MS);
+        memoryTick.addEventListener("abort", onWatch, { once: true });
       };
       watchFrom.addEventListener("abort", onWatch, { once: true });
       if (this.#earlyError !== null) failInternally(this.#earlyError);

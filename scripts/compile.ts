@@ -6,9 +6,11 @@
  *   deno task compile --target <triple>    # one release target
  *   deno task compile --all                # every release target
  *
- * The binary keeps the permissions of `deno task pterm`. Modules pterm loads lazily (see
- * core/lazy.ts) and the sandbox worker are invisible to deno's graph, so their folders are
- * included explicitly, as are the built-in skills.
+ * The binary runs what `deno task pterm` runs, with its permissions: main.bundle.js, which loads
+ * the commands' declarations and starts their sandbox workers from the bundles under bundles/
+ * (scripts/bundle.ts, core/bundles.ts). Those, the modules pterm loads lazily from source (see
+ * core/lazy.ts) and the built-in skills are invisible to deno's graph, so their folders are
+ * included explicitly.
  */
 
 export const TARGETS = [
@@ -30,7 +32,10 @@ const RUN_FLAGS = [
   "--v8-flags=--no-lazy",
   "--unstable-worker-options",
 ];
-const INCLUDES = ["core", "commands", "mcp", "shell", "skills"].flatMap((dir) => ["--include", dir]);
+export const INCLUDED_DIRS = ["core", "commands", "bundles", "mcp", "shell", "skills"];
+const INCLUDES = INCLUDED_DIRS.flatMap((dir) => ["--include", dir]);
+/** The pterm task's entry (scripts/bundle.ts `BUNDLE`). */
+export const ENTRY = "main.bundle.js";
 
 export function compileArgs(target: string | null): string[] {
   const suffix = target === null ? "" : `-${target}`;
@@ -42,7 +47,7 @@ export function compileArgs(target: string | null): string[] {
     ...(target === null ? [] : ["--target", target]),
     "--output",
     `dist/pterm${suffix}${exe}`,
-    "main.ts",
+    ENTRY,
   ];
 }
 

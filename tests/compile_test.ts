@@ -4,18 +4,21 @@
  */
 
 import assert from "node:assert/strict";
-import { compileArgs, TARGETS } from "../scripts/compile.ts";
+import { compileArgs, ENTRY, TARGETS } from "../scripts/compile.ts";
+import { BUNDLE, BUNDLE_DIR } from "../scripts/bundle.ts";
 import { PTERM_FLAGS } from "./helpers.ts";
 
-Deno.test("compile keeps the pterm task's flags and includes the lazily loaded code", async () => {
+Deno.test("compile builds the pterm task's entry with its flags and includes the lazily loaded code and the bundles", async () => {
   const args = compileArgs(null);
   for (const flag of PTERM_FLAGS) assert.ok(args.includes(flag), flag);
   assert.ok(args.includes("--unstable-worker-options"));
-  for (const dir of ["core", "commands", "mcp", "shell", "skills"]) {
+  for (const dir of ["core", "commands", BUNDLE_DIR, "mcp", "shell", "skills"]) {
     assert.ok(args.join(" ").includes(`--include ${dir}`), dir);
     assert.ok((await Deno.stat(new URL(`../${dir}`, import.meta.url))).isDirectory);
   }
-  assert.equal(args.at(-1), "main.ts");
+  // The binary runs what the pterm task runs: the bundle, which starts workers from bundles/.
+  assert.equal(ENTRY, BUNDLE);
+  assert.equal(args.at(-1), BUNDLE);
 });
 
 Deno.test("every release target gets its own output name; windows gets .exe", async () => {
