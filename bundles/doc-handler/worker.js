@@ -206,7 +206,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 var STATE_ENTRIES = [
   "audit",
@@ -286,6 +287,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -348,14 +354,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info2 = lstatOrNull(next);
+    lastInfo = info2;
     if (info2 === null) {
       exists = false;
       break;
     }
     if (info2.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -369,6 +378,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -379,11 +391,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists
   };
+}
+function specialFileKind(info2) {
+  if (info2 === null || info2.isFile || info2.isDirectory || info2.isSymlink) return null;
+  if (info2.isFifo) return "a named pipe (FIFO)";
+  if (info2.isSocket) return "a socket";
+  if (info2.isCharDevice) return "a character device";
+  if (info2.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -1845,10 +1871,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-I25C543E.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-IGSV7436.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-ITE6TDON.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-M2D6GDKA.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-2XQXSILX.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-EFRUXXZJ.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-A6L4SMA4.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-FSEBSHO5.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

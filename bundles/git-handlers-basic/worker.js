@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-YUTJD7QW.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-GYVWJFDE.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -65,7 +65,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 
 // core/path.ts
@@ -322,6 +323,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -384,14 +390,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists2 = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists2 = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -405,6 +414,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -415,11 +427,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists2) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists: exists2
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -582,6 +608,36 @@ __export(basic_exports, {
   status: () => status
 });
 
+// commands/git/lib/hooks.ts
+function hooksDir(repo) {
+  const configured = repo.config.get("core.hookspath");
+  if (!configured) return {
+    dir: `${repo.gitdir}/hooks`,
+    shown: ".git/hooks"
+  };
+  const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
+  return {
+    dir,
+    shown: configured
+  };
+}
+function skippedHooks(repo, names) {
+  const { dir, shown } = hooksDir(repo);
+  const found = [];
+  for (const name of names) {
+    let info;
+    try {
+      info = Deno.statSync(`${dir}/${name}`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) continue;
+      return `git hooks were not looked at or run: core.hooksPath (${shown}) is outside what pterm may read. pterm runs no programs; run the project's checks yourself.`;
+    }
+    if (info.isFile && ((info.mode ?? 0) & 73) !== 0) found.push(name);
+  }
+  if (found.length === 0) return null;
+  return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
+}
+
 // commands/git/lib/bytes.ts
 var encoder2 = new TextEncoder();
 var lenientDecoder = new TextDecoder("utf-8", {
@@ -661,8 +717,7 @@ function quoteName(name) {
   let out = '"';
   for (const b of bytes) {
     if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b === 10) out += "\\n";
-    else if (b === 9) out += "\\t";
+    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
     else if (b >= 32 && b < 127) out += String.fromCharCode(b);
     else out += "\\" + b.toString(8).padStart(3, "0");
   }
@@ -1052,6 +1107,7 @@ var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
+var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -1266,33 +1322,105 @@ var dynLit = newHuffman(LITLEN_BITS, 288);
 var dynDist = newHuffman(DIST_BITS, 30);
 var codeLen = newHuffman(CODELEN_BITS, 19);
 var lengthsScratch = new Uint8Array(320);
+var HISTORY = 32 * 1024;
 var State = class {
   src;
   out;
   o;
+  stream;
   hold;
   bits;
   /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
   pos;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   outStart;
-  constructor(src, start, out, o) {
+  /** Streaming: where `src` starts in the stream. */
+  base;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom;
+  emitted;
+  constructor(src, start, out, o, stream = null) {
     this.src = src;
     this.out = out;
     this.o = o;
+    this.stream = stream;
     this.hold = 0;
     this.bits = 0;
+    this.base = 0;
+    this.emitFrom = 0;
+    this.emitted = 0;
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill() {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next() {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n) {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from, least) {
+    let bytes = this.stream.input(from);
+    while (bytes.length < least) {
+      bytes = bytes.slice();
+      const more = this.stream.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush() {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit() {
+    const stream = this.stream;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
   take(n) {
     if (this.bits < n) this.refill();
@@ -1305,7 +1433,7 @@ var State = class {
   consumedEnd() {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
   decode(h) {
     if (this.bits < MAX_BITS) this.refill();
@@ -1343,7 +1471,7 @@ function codes(s, lit, dist) {
   for (; ; ) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -1354,9 +1482,9 @@ function codes(s, lit, dist) {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
     else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
@@ -1407,17 +1535,21 @@ function blocks(s) {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | src[s.pos + 1] << 8;
-      const nlen = src[s.pos + 2] | src[s.pos + 3] << 8;
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | head[s.pos + 1] << 8;
+      const nlen = head[s.pos + 2] | head[s.pos + 3] << 8;
       if (len !== (~nlen & 65535)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      for (let left = len; left > 0; ) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -1461,7 +1593,7 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
     try {
       blocks(s);
     } catch (error) {
-      if (error.message === "inflate: output larger than expected") {
+      if (error.message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -1475,6 +1607,31 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       end
     };
   }
+}
+function inflateStreaming(input, size, sink, buffer) {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+    input,
+    sink,
+    size
+  });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }
 
 // commands/git/lib/codec.ts
@@ -1513,10 +1670,23 @@ var SMALL_INFLATE = 16 * 1024;
 async function inflate(data) {
   if (data.length <= SMALL_INFLATE && !zlibLoaded) return inflateZlibSync(data);
   if (++inflateCalls > WEB_INFLATE_CALLS || zlibLoaded) return new Uint8Array((await loadZlib()).inflateSync(data));
-  const stream = new Blob([
-    data
-  ]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await webInflate(data);
+}
+async function webInflate(data) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  writer.write(data).catch(() => {
+  });
+  writer.close().catch(() => {
+  });
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  for (; ; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -2123,13 +2293,18 @@ async function serializeIndex(index) {
   return out;
 }
 function sparseCheckoutEnabled(gitdir) {
-  for (const file of [
-    "config",
-    "config.worktree"
+  let common = gitdir;
+  try {
+    common = resolve(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+  } catch {
+  }
+  for (const path of [
+    `${common}/config`,
+    `${gitdir}/config.worktree`
   ]) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+      text = Deno.readTextFileSync(path);
     } catch {
       continue;
     }
@@ -2158,258 +2333,326 @@ function readIndexFile(gitdir) {
   return index;
 }
 
-// commands/git/lib/submodule.ts
-function readText(path) {
+// commands/git/lib/lock.ts
+var LOCK_RETRY_MS = 200;
+function markerOf(owner) {
+  return encoder2.encode(`pterm lock (${owner})
+`);
+}
+function shownLockPath(lockPath) {
+  const at = lockPath.lastIndexOf("/.git/");
+  return at >= 0 ? lockPath.slice(at + 1) : lockPath.slice(lockPath.lastIndexOf("/") + 1);
+}
+function lockedError(lockPath, what, leftByPatch) {
+  const shown = shownLockPath(lockPath);
+  if (leftByPatch) {
+    return new PtermError("RepoLocked", `${what} is locked by a \`patch apply\` that was killed mid-way (the lock file ${shown}); run \`patch recover\` to finish or roll it back, which also removes the lock.`);
+  }
+  return new PtermError("RepoLocked", `${what} is locked by another git process (the lock file ${shown} exists). Wait for it to finish and retry. If no git is running, a crashed real git left it behind: remove that file with the real git's tools (pterm never deletes a lock it did not make).`);
+}
+function clearDeadLock(lockPath) {
+  let file;
   try {
-    return Deno.readTextFileSync(path);
+    file = Deno.openSync(lockPath, {
+      read: true,
+      write: true
+    });
+  } catch {
+    return {
+      removed: false,
+      leftByPatch: false
+    };
+  }
+  const none = {
+    removed: false,
+    leftByPatch: false
+  };
+  try {
+    if (!file.tryLockSync(true)) return none;
+    const opened = file.statSync();
+    let current;
+    try {
+      current = Deno.lstatSync(lockPath);
+    } catch {
+      return none;
+    }
+    if (opened.ino === null || current.ino !== opened.ino || current.dev !== opened.dev) return none;
+    const head = new Uint8Array(64);
+    file.seekSync(0, Deno.SeekMode.Start);
+    const n = file.readSync(head) ?? 0;
+    const content = head.subarray(0, n);
+    if (bytesEqual(content, markerOf("patch"))) return {
+      removed: false,
+      leftByPatch: true
+    };
+    if (!bytesEqual(content, markerOf("git"))) return none;
+    try {
+      Deno.removeSync(lockPath);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    return {
+      removed: true,
+      leftByPatch: false
+    };
+  } finally {
+    file.close();
+  }
+}
+function sleep(ms) {
+  return new Promise((resolve2) => setTimeout(resolve2, ms));
+}
+function createLock(lockPath, owner) {
+  const file = Deno.openSync(lockPath, {
+    read: true,
+    write: true,
+    createNew: true,
+    mode: 420
+  });
+  try {
+    file.lockSync(true);
+    writeAll(file, markerOf(owner));
+  } catch (error) {
+    file.close();
+    Deno.removeSync(lockPath);
+    throw error;
+  }
+  return file;
+}
+async function acquireLockFile(lockPath, what, owner = "git") {
+  const deadline = Date.now() + LOCK_RETRY_MS;
+  let leftByPatch = false;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      return createLock(lockPath, owner);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const dead = clearDeadLock(lockPath);
+      if (dead.removed) continue;
+      leftByPatch = dead.leftByPatch;
+      if (Date.now() >= deadline) throw lockedError(lockPath, what, leftByPatch);
+      await sleep(delay);
+    }
+  }
+}
+function writeAll(file, bytes) {
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+}
+var LockFile = class _LockFile {
+  target;
+  lockPath;
+  #file;
+  constructor(target, file) {
+    this.target = target;
+    this.lockPath = `${target}.lock`;
+    this.#file = file;
+  }
+  static async acquire(target, what, owner = "git") {
+    return new _LockFile(target, await acquireLockFile(`${target}.lock`, what, owner));
+  }
+  /** One attempt, no retry (for opportunistic writes such as status refreshing stat data). */
+  static acquireNow(target) {
+    return Promise.resolve(new _LockFile(target, createLock(`${target}.lock`, "git")));
+  }
+  get held() {
+    return this.#file !== null;
+  }
+  commit(content) {
+    const file = this.#file;
+    if (!file) throw new Error(`lock ${this.lockPath} is no longer held`);
+    this.#file = null;
+    try {
+      file.truncateSync(0);
+      file.seekSync(0, Deno.SeekMode.Start);
+      writeAll(file, typeof content === "string" ? encoder2.encode(content) : content);
+    } finally {
+      file.close();
+    }
+    Deno.renameSync(this.lockPath, this.target);
+  }
+  rollback() {
+    const file = this.#file;
+    if (!file) return;
+    this.#file = null;
+    file.close();
+    try {
+      Deno.removeSync(this.lockPath);
+    } catch {
+    }
+  }
+};
+
+// commands/git/lib/gitdirs.ts
+var COMMON_FOLDERS = /* @__PURE__ */ new Set([
+  "branches",
+  "common",
+  "hooks",
+  "info",
+  "logs",
+  "lost-found",
+  "objects",
+  "refs",
+  "remotes",
+  "worktrees",
+  "rr-cache",
+  "svn"
+]);
+var COMMON_FILES = /* @__PURE__ */ new Set([
+  "config",
+  "gc.pid",
+  "packed-refs",
+  "shallow"
+]);
+var PER_WORKTREE_UNDER_COMMON = /^(?:logs\/HEAD$|(?:logs\/)?refs\/(?:bisect|rewritten|worktree)(?:\/|$)|info\/sparse-checkout$)/;
+function isCommonGitPath(rel) {
+  const first = rel.split("/", 1)[0];
+  if (COMMON_FILES.has(rel)) return true;
+  if (!COMMON_FOLDERS.has(first)) return false;
+  return !PER_WORKTREE_UNDER_COMMON.test(rel);
+}
+function gitPath(repo, rel) {
+  if (repo.gitdir === repo.commondir) return `${repo.gitdir}/${rel}`;
+  return `${isCommonGitPath(rel) ? repo.commondir : repo.gitdir}/${rel}`;
+}
+var MAX_POINTER_BYTES = 4096;
+function refuseGitfile(label, why, code = "UnsupportedFormat") {
+  return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
+}
+function insideRoot(root, abs) {
+  if (abs === root) return ".";
+  const prefix = root.endsWith("/") ? root : root + "/";
+  return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+}
+function confineGitFolder(root, written, label, what) {
+  const lexical = resolve("/", written);
+  const outside = () => refuseGitfile(label, `names ${what} outside the workspace; pterm never reads or writes outside the root. Move the repository inside the workspace (for a linked worktree, \`git worktree move\`/\`repair\` with the real git).`, "PathEscape");
+  if (insideRoot(root, lexical) === null) throw outside();
+  let real;
+  try {
+    real = Deno.realPathSync(lexical);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${insideRoot(root, lexical)}, which does not exist. Repair it with the real git (\`git worktree repair\`, or \`git submodule update --init\` / \`git submodule absorbgitdirs\`).`, "UnsupportedFormat");
+  }
+  const rel = insideRoot(root, real);
+  if (rel === null) throw outside();
+  if (isSecretPath(rel) || isStatePath(rel)) {
+    throw refuseGitfile(label, `names ${what} ${rel}, inside a secret folder or pterm's own state, which git in pterm never reads or writes.`, "PathEscape");
+  }
+  let info;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${rel}, which cannot be read.`);
+  }
+  if (!info.isDirectory) throw refuseGitfile(label, `names ${what} ${rel}, which is not a folder.`);
+  return real;
+}
+function readPointer(path) {
+  let bytes;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return null;
+    if (info.size > MAX_POINTER_BYTES) return "";
+    bytes = Deno.readFileSync(path);
   } catch {
     return null;
   }
+  return new TextDecoder().decode(bytes);
 }
-function submoduleGitdir(repo, path) {
-  const dotGit = `${repo.dir}/${path}/.git`;
-  let info;
+function insideDotGit(rel) {
+  return rel.split("/").some(isGitDirName);
+}
+function locateGitDirs(dir, label, root) {
+  const dotGit = `${dir}/.git`;
+  let info = null;
   try {
     info = Deno.lstatSync(dotGit);
   } catch {
-    return null;
   }
-  if (info.isDirectory) return dotGit;
-  if (!info.isFile) return null;
-  const pointer = /^gitdir: (.+)$/m.exec(readText(dotGit) ?? "")?.[1].trim();
-  if (!pointer) return null;
-  const parts = [];
-  for (const part of (pointer.startsWith("/") ? pointer : `${repo.dir}/${path}/${pointer}`).split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
+  if (info?.isSymlink) {
+    throw new PtermError("PathEscape", `${label}/.git is a symbolic link; pterm never follows a link to git's own files (it could lead outside the workspace). Replace it with the folder, or with a gitfile (\`gitdir: <path>\`), using the real git.`);
   }
-  const resolved = "/" + parts.join("/");
-  return resolved.startsWith(repo.dir + "/") ? resolved : null;
-}
-function submoduleHead(repo, path) {
-  const gitdir = submoduleGitdir(repo, path);
-  if (!gitdir) return null;
-  const head = readText(`${gitdir}/HEAD`)?.trim();
-  if (!head) return null;
-  if (isFullOid(head)) return head;
-  const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
-  if (!ref || ref.includes("..")) return null;
-  const loose = readText(`${gitdir}/${ref}`)?.trim();
-  if (loose && isFullOid(loose)) return loose;
-  for (const line of (readText(`${gitdir}/packed-refs`) ?? "").split("\n")) {
-    const [oid, name] = line.split(" ");
-    if (name === ref && isFullOid(oid)) return oid;
-  }
-  return null;
-}
-
-// commands/git/lib/attributes.ts
-var BLANK = /[ \t\r\n]/;
-var ATTR_NAME = /^[A-Za-z0-9_.][-A-Za-z0-9_.]*$/;
-var BUILTIN_MACROS = /* @__PURE__ */ new Map([
-  [
-    "binary",
-    [
-      [
-        "diff",
-        false
-      ],
-      [
-        "merge",
-        false
-      ],
-      [
-        "text",
-        false
-      ]
-    ]
-  ]
-]);
-function unquote(text) {
-  let out = "";
-  const bytes = [];
-  const flush = () => {
-    if (bytes.length) out += lenientDecoder.decode(new Uint8Array(bytes.splice(0)));
-  };
-  for (let i = 1; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      flush();
-      return {
-        value: out,
-        rest: text.slice(i + 1)
-      };
+  if (info?.isDirectory) {
+    if (readPointer(`${dotGit}/commondir`) !== null) {
+      throw new PtermError("UnsupportedFormat", `${label}/.git is a folder with a commondir file (a worktree's git folder moved into the work tree); pterm reads linked worktrees only through their gitfile. Run \`git worktree repair\` with the real git.`);
     }
-    if (c !== "\\") {
-      flush();
-      out += c;
-      continue;
-    }
-    const n = text[++i];
-    const simple = {
-      a: "\x07",
-      b: "\b",
-      f: "\f",
-      n: "\n",
-      r: "\r",
-      t: "	",
-      v: "\v"
+    return {
+      gitdir: dotGit,
+      commondir: dotGit,
+      kind: "folder"
     };
-    if (n === "\\" || n === '"') {
-      flush();
-      out += n;
-    } else if (n in simple) {
-      flush();
-      out += simple[n];
-    } else if (/[0-3]/.test(n ?? "") && /^[0-7]{2}$/.test(text.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(text.slice(i, i + 3), 8));
-      i += 2;
-    } else return null;
   }
-  return null;
-}
-function parseAttributes(text, base, macrosAllowed) {
-  const rules = [];
-  const macros = /* @__PURE__ */ new Map();
-  if (text.charCodeAt(0) === 65279) text = text.slice(1);
-  for (const raw of text.split("\n")) {
-    let line = raw.replace(/^[ \t\r\n]+/, "");
-    if (line === "" || line.startsWith("#")) continue;
-    let name;
-    let isMacro = false;
-    if (line.startsWith("[attr]")) {
-      isMacro = true;
-      line = line.slice(6).replace(/^[ \t\r\n]+/, "");
-      const end = line.search(BLANK);
-      name = end < 0 ? line : line.slice(0, end);
-      line = end < 0 ? "" : line.slice(end);
-      if (!ATTR_NAME.test(name)) continue;
-    } else if (line.startsWith('"')) {
-      const unquoted = unquote(line);
-      if (!unquoted) continue;
-      name = unquoted.value;
-      line = unquoted.rest;
-    } else {
-      const end = line.search(BLANK);
-      name = end < 0 ? line : line.slice(0, end);
-      line = end < 0 ? "" : line.slice(end);
+  if (!info?.isFile) {
+    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
+  }
+  if (root === void 0) {
+    throw refuseGitfile(label, "pterm follows only with a workspace root to confine it to (this call has none).");
+  }
+  const text = readPointer(dotGit);
+  const match = text === null ? null : /^gitdir: (.*?)[\r\n]*$/s.exec(text);
+  if (!match || match[1] === "" || match[1].includes("\n") || match[1].includes("\0")) {
+    throw refuseGitfile(label, "is not in git's format (one line, `gitdir: <path>`); git cannot read it either.");
+  }
+  const rootReal = Deno.realPathSync(root);
+  const dirReal = Deno.realPathSync(dir);
+  const gitdir = confineGitFolder(rootReal, resolve(dir, match[1]), label, "its git folder");
+  const gitdirRel = insideRoot(rootReal, gitdir);
+  if (gitdir === dirReal || insideRoot(gitdir, dirReal) !== null) {
+    throw refuseGitfile(label, `names ${gitdirRel}, the work tree itself or a folder above it.`);
+  }
+  const commonText = readPointer(`${gitdir}/commondir`);
+  if (commonText !== null) {
+    const written = commonText.replace(/[\r\n]+$/, "");
+    if (written === "" || written.includes("\n") || written.includes("\0")) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose commondir file is not one line naming a folder.`);
     }
-    const states = [];
-    let valid = true;
-    for (const word of line.split(/[ \t\r\n]+/)) {
-      if (word === "") continue;
-      let attr = word;
-      let value = true;
-      const eq = word.indexOf("=");
-      if (word[0] === "-" || word[0] === "!") {
-        value = word[0] === "-" ? false : null;
-        attr = word.slice(1);
-      } else if (eq >= 0) {
-        attr = word.slice(0, eq);
-        value = word.slice(eq + 1);
-      }
-      if (!ATTR_NAME.test(attr)) {
-        valid = false;
-        break;
-      }
-      states.push([
-        attr,
-        value
-      ]);
+    const commondir = confineGitFolder(rootReal, resolve(gitdir, written), label, "a shared repository (commondir)");
+    if (dirname(gitdir) !== `${commondir}/worktrees`) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, a worktree's git folder that is not in its repository's worktrees/ folder; pterm follows only what \`git worktree add\` makes. Run \`git worktree repair\` with the real git.`);
     }
-    if (!valid) continue;
-    if (isMacro) {
-      if (macrosAllowed) macros.set(name, states);
-      continue;
+    const back = readPointer(`${gitdir}/gitdir`)?.replace(/[\r\n]+$/, "");
+    let backReal = null;
+    try {
+      if (back) backReal = Deno.realPathSync(resolve(gitdir, back));
+    } catch {
     }
-    if (name.startsWith("!")) continue;
-    let pattern = name;
-    let mustBeDir = false;
-    if (pattern.endsWith("/")) {
-      mustBeDir = true;
-      pattern = pattern.slice(0, -1);
+    if (backReal !== `${dirReal}/.git`) {
+      throw refuseGitfile(label, `leads to the linked worktree ${gitdirRel}, which records another folder as its work tree (its gitdir file); pterm does not guess. Run \`git worktree repair\` in this folder with the real git.`);
     }
-    if (pattern === "") continue;
-    rules.push({
-      pattern: {
-        pattern,
-        negative: false,
-        mustBeDir,
-        noDir: !pattern.includes("/"),
-        base
-      },
-      states
-    });
+    return {
+      gitdir,
+      commondir,
+      kind: "worktree"
+    };
+  }
+  const worktree = readCoreWorktree(gitdir);
+  if (worktree !== null) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== dirReal) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose core.worktree names another folder as its work tree; pterm does not guess which is meant. Fix core.worktree there with the real git (\`git submodule absorbgitdirs\`).`);
+    }
+  } else if (insideDotGit(gitdirRel)) {
+    throw refuseGitfile(label, `leads to ${gitdirRel}, a git folder inside .git that does not name this folder as its work tree (no core.worktree, as a submodule's has): it belongs to another work tree, so pterm refuses it.`, "PathEscape");
   }
   return {
-    rules,
-    macros
+    gitdir,
+    commondir: gitdir,
+    kind: "gitfile"
   };
 }
-var Attributes = class {
-  #read;
-  #caseFold;
-  #files = /* @__PURE__ */ new Map();
-  #macros = null;
-  constructor(read, caseFold) {
-    this.#read = read;
-    this.#caseFold = caseFold;
+function readCoreWorktree(gitdir) {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${gitdir}/config`);
+  } catch {
   }
-  #file(folder) {
-    const key = folder ?? "\0info";
-    let file = this.#files.get(key);
-    if (!file) {
-      file = this.#read(folder).then((bytes) => bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
-        rules: [],
-        macros: /* @__PURE__ */ new Map()
-      });
-      this.#files.set(key, file);
-    }
-    return file;
-  }
-  #allMacros() {
-    this.#macros ??= (async () => {
-      const all = new Map(BUILTIN_MACROS);
-      for (const [name, states] of (await this.#file("")).macros) all.set(name, states);
-      for (const [name, states] of (await this.#file(null)).macros) all.set(name, states);
-      return all;
-    })();
-    return this.#macros;
-  }
-  /** Drops what was read of `folder`'s file (it is about to change). */
-  forget(folder) {
-    this.#files.delete(folder);
-    if (folder === "") this.#macros = null;
-  }
-  /** The attributes of the file at `path`: each decided attribute with its state. */
-  async get(path) {
-    const folders = [
-      null
-    ];
-    const parts = path.split("/");
-    for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = await this.#allMacros();
-    const decided = /* @__PURE__ */ new Map();
-    const fill = (states, depth) => {
-      for (let i = states.length - 1; i >= 0; i--) {
-        const [attr, value] = states[i];
-        if (decided.has(attr)) continue;
-        decided.set(attr, value);
-        const macro = macros.get(attr);
-        if (macro && value === true && depth < 20) fill(macro, depth + 1);
-      }
-    };
-    for (const folder of folders) {
-      const file = await this.#file(folder);
-      for (let i = file.rules.length - 1; i >= 0; i--) {
-        const rule = file.rules[i];
-        if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);
-      }
-    }
-    return decided;
-  }
-};
+  return parseConfig(text).get("core.worktree") ?? null;
+}
 
 // commands/git/lib/pack.ts
 var TYPES = {
@@ -2546,7 +2789,70 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset, target, file) {
+    const own = file ?? Deno.openSync(this.#path, {
+      read: true
+    });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(from, to, size, sink, first) {
+    const { read, out } = streamBuffers();
+    let file = null;
+    let held2 = first;
+    try {
+      const input = (offset) => {
+        if (held2 !== null && offset < held2.length) return held2.subarray(offset);
+        held2 = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, {
+          read: true
+        });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt2("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt2("a packed object runs into the next one");
+    } finally {
+      file?.close();
+    }
+  }
 };
+var sharedStreamBuffers = null;
+var streamGeneration = 0;
+function streamBuffers() {
+  sharedStreamBuffers ??= {
+    read: new Uint8Array(STREAM_READ_BYTES),
+    out: new Uint8Array(STREAM_OUT_BYTES)
+  };
+  return sharedStreamBuffers;
+}
+var STREAM_READ_BYTES = 1024 * 1024;
+var STREAM_OUT_BYTES = 288 * 1024;
 var PackSet = class {
   #dir;
   #packs = null;
@@ -2557,6 +2863,10 @@ var PackSet = class {
    */
   #bases = /* @__PURE__ */ new Map();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw = null;
+  #arena = new DeltaArena();
+  #arenaBusy = false;
   #inflate;
   #resolveExternal;
   constructor(objectsDir, inflate2, resolveExternal) {
@@ -2587,6 +2897,39 @@ var PackSet = class {
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid, threshold) {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = byte >> 4 & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 128 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 127) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null)
+      };
+    }
+    return null;
+  }
   async read(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -2598,8 +2941,23 @@ var PackSet = class {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack, offset) {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+  async #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -2612,7 +2970,7 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = byte >> 4 & 7;
@@ -2633,7 +2991,8 @@ var PackSet = class {
         if (back <= 0 || back > at) throw corrupt2("a delta in a pack points outside it");
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         at -= back;
       } else if (typeCode === REF_DELTA) {
@@ -2641,7 +3000,8 @@ var PackSet = class {
         p += 20;
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt2(`the delta base ${baseOid} is missing`);
@@ -2658,13 +3018,31 @@ var PackSet = class {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
       result = {
         type: result.type,
-        content: applyDelta(result.content, chain[i].delta)
+        content: applyDelta(result.content, delta)
       };
-      this.#remember(pack, chain[i].offset, result);
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack, offset, length) {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw, at, size, arena) {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt2("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
@@ -2680,7 +3058,7 @@ var PackSet = class {
       } catch {
         throw corrupt2("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at));
     if (content.length !== size) throw corrupt2("a packed object has the wrong size");
     return content;
   }
@@ -2709,6 +3087,26 @@ var PackSet = class {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+};
+var RAW_BUFFER_BYTES = 1024 * 1024;
+var DeltaArena = class {
+  bytes = new Uint8Array(0);
+  #used = 0;
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size) {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+  clear() {
+    this.#used = 0;
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 };
 var BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -2952,6 +3350,15 @@ var ObjectStore = class _ObjectStore {
       return false;
     }
   }
+  /**
+   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
+   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
+   * borrowed or absent: read it whole then.
+   */
+  largeBlob(oid, threshold) {
+    if (this.#cache.has(oid) || !this.hasPacks()) return null;
+    return this.#packSet().blobSource(oid, threshold);
+  }
   async readTyped(oid, type) {
     const object = await this.read(oid);
     if (object.type !== type) {
@@ -3150,8 +3557,47 @@ function splitHeaders(text) {
     message
   };
 }
+var LATIN1_LABELS = /* @__PURE__ */ new Set([
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "latin-1",
+  "l1",
+  "cp819",
+  "ibm819"
+]);
+var ENCODING_KEY = encoder2.encode("encoding ");
+function encodingHeader(content) {
+  let start = 0;
+  while (start < content.length && content[start] !== 10) {
+    let end = content.indexOf(10, start);
+    if (end < 0) end = content.length;
+    if (end - start > ENCODING_KEY.length && ENCODING_KEY.every((b, k) => content[start + k] === b)) {
+      return lenientDecoder.decode(content.subarray(start + ENCODING_KEY.length, end)).trim();
+    }
+    start = end + 1;
+  }
+  return null;
+}
+function objectText(content) {
+  const label = encodingHeader(content)?.toLowerCase();
+  if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
+  if (LATIN1_LABELS.has(label)) {
+    let text = "";
+    for (let i = 0; i < content.length; i += 8192) {
+      text += String.fromCharCode(...content.subarray(i, i + 8192));
+    }
+    return text;
+  }
+  try {
+    return new TextDecoder(label).decode(content);
+  } catch {
+    return lenientDecoder.decode(content);
+  }
+}
 function parseCommit(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   let tree = "";
   const parents = [];
   let author = null;
@@ -3188,7 +3634,7 @@ function serializeCommit(commit2) {
 ${commit2.message}`);
 }
 function parseTag(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   const get = (key) => headers.find(([k]) => k === key)?.[1];
   const type = get("type") ?? "commit";
   const tagger = get("tagger");
@@ -3225,6 +3671,698 @@ function cleanupMessage(message, stripComments = false) {
   return out.length ? out.join("\n") + "\n" : "";
 }
 
+// commands/git/lib/repo.ts
+function isDirectory(path) {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+function isRepositoryDir(dir) {
+  return isDirectory(`${dir}/.git`) && isDirectory(`${dir}/.git/objects`) && isDirectory(`${dir}/.git/refs`);
+}
+var KNOWN_EXTENSIONS = /* @__PURE__ */ new Set([
+  "noop",
+  "preciousobjects",
+  "partialclone",
+  "worktreeconfig"
+]);
+function refuseSymlinkedGitPath(gitdir, label, rel) {
+  let path = gitdir;
+  for (const part of rel.split("/")) {
+    path += `/${part}`;
+    let info;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      return;
+    }
+    if (info.isSymlink) {
+      const shown = path.slice(gitdir.length + 1);
+      throw new PtermError("PathEscape", `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
+    }
+  }
+}
+function refuseSymlinkedRepoPath(repo, rel) {
+  const base = repo.gitdir === repo.commondir || !isCommonGitPath(rel) ? repo.gitdir : repo.commondir;
+  refuseSymlinkedGitPath(base, repo.label, rel);
+}
+var GIT_ENTRIES_NOT_LINKS = [
+  "objects",
+  "objects/pack",
+  "objects/info",
+  "refs",
+  "refs/heads",
+  "refs/tags",
+  "logs",
+  "logs/HEAD",
+  "logs/refs",
+  "HEAD",
+  "index",
+  "config",
+  "config.worktree",
+  "packed-refs",
+  "shallow",
+  "info",
+  "commondir"
+];
+var PTERM_STATE_EXCLUDES = [
+  "/audit/",
+  "/artifacts/",
+  "/sessions/",
+  "/cache/",
+  "/pterm.json",
+  `/${STAGED_WRITE_PREFIX}*${STAGED_WRITE_SUFFIX}`
+];
+var PTERM_EXCLUDE_HEADER = "# pterm's own state (audit log, artifacts, sessions, cache, config): never committed";
+function excludePtermState(gitdir) {
+  const path = `${gitdir}/info/exclude`;
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) return false;
+  }
+  const present = new Set(text.split(/\r?\n/).map((line) => line.trim()));
+  const missing = PTERM_STATE_EXCLUDES.filter((line) => !present.has(line));
+  if (missing.length === 0) return false;
+  const head = present.has(PTERM_EXCLUDE_HEADER) ? [] : [
+    PTERM_EXCLUDE_HEADER
+  ];
+  const addition = [
+    ...head,
+    ...missing
+  ].join("\n") + "\n";
+  Deno.mkdirSync(`${gitdir}/info`, {
+    recursive: true
+  });
+  Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
+  return true;
+}
+function openRepo(dir, label = dir, root) {
+  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
+    throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
+  }
+  for (const rel of GIT_ENTRIES_NOT_LINKS) {
+    refuseSymlinkedGitPath(gitdir, label, rel);
+    if (commondir !== gitdir) refuseSymlinkedGitPath(commondir, label, rel);
+  }
+  let configText = "";
+  try {
+    configText = Deno.readTextFileSync(`${commondir}/config`);
+  } catch {
+  }
+  let config = parseConfig(configText);
+  if (config.getBool("extensions.worktreeconfig", false)) {
+    try {
+      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+    } catch {
+    }
+  }
+  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  if (worktree !== void 0) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== Deno.realPathSync(dir)) {
+      throw new PtermError("UnsupportedFormat", `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git only. Unset it with the real git (\`git config --unset core.worktree\`).`);
+    }
+  }
+  if (config.getBool("core.bare", false)) {
+    throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
+  }
+  const format = config.get("extensions.objectformat");
+  if (format && format.toLowerCase() !== "sha1") {
+    throw new PtermError("UnsupportedFormat", `${label} uses ${format} object names; pterm supports SHA-1 repositories only.`);
+  }
+  const version = Number(config.get("core.repositoryformatversion") ?? "0");
+  if (version > 1) {
+    throw new PtermError("UnsupportedFormat", `${label} has repository format version ${version}; pterm supports 0 and 1.`);
+  }
+  if (version === 1) {
+    for (const key of config.keys()) {
+      if (!key.startsWith("extensions.")) continue;
+      const name = key.slice("extensions.".length);
+      if (name !== "objectformat" && !KNOWN_EXTENSIONS.has(name)) {
+        throw new PtermError("UnsupportedFormat", `${label} needs the git extension ${name}, which pterm does not support.`);
+      }
+    }
+  }
+  return {
+    dir,
+    gitdir,
+    commondir,
+    config,
+    objects: new ObjectStore(commondir, {
+      root
+    }),
+    fileMode: config.getBool("core.filemode", true),
+    ignoreCase: config.getBool("core.ignorecase", false),
+    symlinks: config.getBool("core.symlinks", true),
+    label,
+    root
+  };
+}
+function initRepo(dir, initialBranch) {
+  const gitdir = `${dir}/.git`;
+  if (isRepositoryDir(dir)) return {
+    created: false
+  };
+  const existing = (() => {
+    try {
+      return Deno.lstatSync(gitdir);
+    } catch {
+      return null;
+    }
+  })();
+  if (existing && !existing.isDirectory) return {
+    created: false
+  };
+  Deno.mkdirSync(dir, {
+    recursive: true
+  });
+  for (const sub of [
+    "objects/info",
+    "objects/pack",
+    "refs/heads",
+    "refs/tags",
+    "info"
+  ]) {
+    Deno.mkdirSync(`${gitdir}/${sub}`, {
+      recursive: true
+    });
+  }
+  const writeNew = (path, text) => {
+    try {
+      Deno.writeTextFileSync(path, text, {
+        createNew: true
+      });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+  };
+  writeNew(`${gitdir}/config`, "[core]\n	repositoryformatversion = 0\n	filemode = true\n	bare = false\n	logallrefupdates = true\n");
+  writeNew(`${gitdir}/description`, "Unnamed repository; edit this file 'description' to name the repository.\n");
+  writeNew(`${gitdir}/info/exclude`, "# git ls-files --others --exclude-from=.git/info/exclude\n# Lines that start with '#' are comments.\n# For a project mostly in C, the following would be a good set of\n# exclude patterns (uncomment them if you want to use them):\n# *.[oa]\n# *~\n");
+  writeNew(`${gitdir}/HEAD`, `ref: refs/heads/${initialBranch}
+`);
+  return {
+    created: true
+  };
+}
+
+// commands/git/lib/refs.ts
+function readPackedRefs(repo) {
+  const refs = /* @__PURE__ */ new Map();
+  let text;
+  try {
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
+  } catch {
+    return {
+      refs
+    };
+  }
+  let last = null;
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("^")) {
+      if (last) refs.get(last).peeled = line.slice(1).trim();
+      continue;
+    }
+    const space = line.indexOf(" ");
+    const oid = line.slice(0, space);
+    const name = line.slice(space + 1).trim();
+    if (!isFullOid(oid)) continue;
+    refs.set(name, {
+      oid,
+      peeled: null
+    });
+    last = name;
+  }
+  return {
+    refs
+  };
+}
+function isReadableRefName(name) {
+  if (/^[A-Z][A-Z_]*$/.test(name)) return true;
+  return name.startsWith("refs/") && isValidRefName(name);
+}
+function readLoose(repo, name) {
+  if (!isReadableRefName(name)) return null;
+  let text;
+  try {
+    const info = Deno.statSync(gitPath(repo, name));
+    if (!info.isFile) return null;
+    text = Deno.readTextFileSync(gitPath(repo, name));
+  } catch {
+    return null;
+  }
+  const line = text.trim();
+  if (line.startsWith("ref:")) return {
+    kind: "symbolic",
+    target: line.slice(4).trim()
+  };
+  if (isFullOid(line)) return {
+    kind: "direct",
+    oid: line
+  };
+  return null;
+}
+function readRawRef(repo, name) {
+  const loose = readLoose(repo, name);
+  if (loose) return loose;
+  if (!name.startsWith("refs/")) return null;
+  const packed = readPackedRefs(repo).refs.get(name);
+  return packed ? {
+    kind: "direct",
+    oid: packed.oid
+  } : null;
+}
+function resolveRefOid(repo, name) {
+  let current = name;
+  for (let depth = 0; depth < 6; depth++) {
+    const raw = readRawRef(repo, current);
+    if (!raw) return null;
+    if (raw.kind === "direct") return raw.oid;
+    current = raw.target;
+  }
+  return null;
+}
+function readHead(repo) {
+  const raw = readLoose(repo, "HEAD");
+  if (!raw) throw new PtermError("CorruptRepository", `${repo.label}/.git/HEAD is missing or unreadable.`);
+  if (raw.kind === "direct") return {
+    branch: null,
+    ref: null,
+    oid: raw.oid
+  };
+  const ref = raw.target;
+  const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
+  return {
+    branch,
+    ref,
+    oid: resolveRefOid(repo, ref)
+  };
+}
+function isValidRefName(name) {
+  if (name === "@" || name.length === 0) return false;
+  if (name.endsWith("/") || name.endsWith(".") || name.startsWith("/")) return false;
+  if (name.includes("..") || name.includes("//") || name.includes("@{")) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c <= 32 || c === 127) return false;
+  }
+  if (/[~^:?*[\\]/.test(name)) return false;
+  for (const part of name.split("/")) {
+    if (part.startsWith(".") || part.endsWith(".lock") || part === "") return false;
+  }
+  return true;
+}
+function checkBranchName(name) {
+  if (name.startsWith("-") || name === "HEAD" || !isValidRefName(`refs/heads/${name}`)) {
+    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid branch name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
+  }
+}
+function logsByDefault(repo, name) {
+  const setting = (repo.config.get("core.logallrefupdates") ?? "true").toLowerCase();
+  if (setting === "always") return true;
+  if (!repo.config.getBool("core.logallrefupdates", true)) return false;
+  return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
+}
+function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
+  const path = gitPath(repo, `logs/${name}`);
+  const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
+`;
+  if (!force && !logsByDefault(repo, name) && !exists(path)) return;
+  refuseSymlinkedRepoPath(repo, `logs/${name}`);
+  try {
+    Deno.writeTextFileSync(path, line, {
+      append: true
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
+      recursive: true
+    });
+    Deno.writeTextFileSync(path, line, {
+      append: true
+    });
+  }
+}
+function exists(path) {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function checkNoDirectoryConflict(repo, name) {
+  const parts = name.split("/");
+  const packed = readPackedRefs(repo).refs;
+  for (let i = 2; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join("/");
+    const info = (() => {
+      try {
+        return Deno.statSync(gitPath(repo, prefix));
+      } catch {
+        return null;
+      }
+    })();
+    if (info?.isFile || packed.has(prefix)) {
+      throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
+    }
+  }
+  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
+    throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
+  }
+  for (const other of packed.keys()) {
+    if (other.startsWith(name + "/")) {
+      throw new PtermError("AlreadyExists", `cannot create ${name}: the ref ${other} exists.`);
+    }
+  }
+}
+function ensureParent(path) {
+  Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
+    recursive: true
+  });
+}
+async function updateRef(repo, name, oid, update) {
+  const path = gitPath(repo, name);
+  refuseSymlinkedRepoPath(repo, name);
+  if (name !== "HEAD") {
+    checkNoDirectoryConflict(repo, name);
+    ensureParent(path);
+  }
+  const lock = await LockFile.acquire(path, `the ref ${name}`);
+  try {
+    const current = name === "HEAD" ? (() => {
+      const raw = readLoose(repo, "HEAD");
+      return raw?.kind === "direct" ? raw.oid : null;
+    })() : resolveRefOid(repo, name);
+    if (update.expected !== void 0 && current !== update.expected) {
+      throw new PtermError("RepoLocked", `${name} changed while pterm was working (another git process updated it); nothing was changed. Retry.`);
+    }
+    appendReflog(repo, name, current ?? ZERO_OID, oid, update.who, update.message, update.forceLog);
+    lock.commit(`${oid}
+`);
+  } finally {
+    lock.rollback();
+  }
+}
+async function advanceHead(repo, oid, update) {
+  const head = readHead(repo);
+  if (head.ref) {
+    await updateRef(repo, head.ref, oid, update);
+    appendReflog(repo, "HEAD", head.oid ?? ZERO_OID, oid, update.who, update.message);
+  } else {
+    await updateRef(repo, "HEAD", oid, update);
+  }
+}
+function readReflog(repo, name) {
+  if (!isReadableRefName(name)) return [];
+  let text;
+  try {
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    const tab = line.indexOf("	");
+    const head = tab < 0 ? line : line.slice(0, tab);
+    out.push({
+      oldOid: head.slice(0, 40),
+      newOid: head.slice(41, 81),
+      who: head.slice(82),
+      message: tab < 0 ? "" : line.slice(tab + 1)
+    });
+  }
+  return out;
+}
+
+// commands/git/lib/submodule.ts
+var gitmodulesCache = /* @__PURE__ */ new WeakMap();
+function gitmodules(repo) {
+  let parsed = gitmodulesCache.get(repo);
+  if (!parsed) {
+    let text = "";
+    try {
+      if (Deno.lstatSync(`${repo.dir}/.gitmodules`).isFile) text = Deno.readTextFileSync(`${repo.dir}/.gitmodules`);
+    } catch {
+    }
+    parsed = parseConfig(text);
+    gitmodulesCache.set(repo, parsed);
+  }
+  return parsed;
+}
+function submoduleIgnore(repo, path) {
+  const modules = gitmodules(repo);
+  let name = null;
+  for (const key of modules.keys()) {
+    const match = /^submodule\.(.+)\.path$/.exec(key);
+    if (match && modules.get(key) === path) name = match[1];
+  }
+  const own = name !== null ? repo.config.get(`submodule.${name}.ignore`) ?? modules.get(`submodule.${name}.ignore`) : void 0;
+  const value = own ?? repo.config.get("diff.ignoresubmodules") ?? "none";
+  const known = [
+    "none",
+    "untracked",
+    "dirty",
+    "all"
+  ];
+  return {
+    ignore: known.find((k) => k === value.toLowerCase()) ?? "none",
+    perSubmodule: own !== void 0
+  };
+}
+function openSubmodule(repo, path) {
+  const dir = `${repo.dir}/${path}`;
+  try {
+    Deno.lstatSync(`${dir}/.git`);
+  } catch {
+    return null;
+  }
+  const label = repo.label === "." || repo.label === "" ? path : `${repo.label}/${path}`;
+  return openRepo(dir, label, repo.root ?? repo.dir);
+}
+function submoduleHead(repo, path) {
+  const sub = openSubmodule(repo, path);
+  return sub ? readHead(sub).oid : null;
+}
+
+// commands/git/lib/attributes.ts
+var BLANK = /[ \t\r\n]/;
+var ATTR_NAME = /^[A-Za-z0-9_.][-A-Za-z0-9_.]*$/;
+var BUILTIN_MACROS = /* @__PURE__ */ new Map([
+  [
+    "binary",
+    [
+      [
+        "diff",
+        false
+      ],
+      [
+        "merge",
+        false
+      ],
+      [
+        "text",
+        false
+      ]
+    ]
+  ]
+]);
+function unquote(text) {
+  let out = "";
+  const bytes = [];
+  const flush = () => {
+    if (bytes.length) out += lenientDecoder.decode(new Uint8Array(bytes.splice(0)));
+  };
+  for (let i = 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      flush();
+      return {
+        value: out,
+        rest: text.slice(i + 1)
+      };
+    }
+    if (c !== "\\") {
+      flush();
+      out += c;
+      continue;
+    }
+    const n = text[++i];
+    const simple = {
+      a: "\x07",
+      b: "\b",
+      f: "\f",
+      n: "\n",
+      r: "\r",
+      t: "	",
+      v: "\v"
+    };
+    if (n === "\\" || n === '"') {
+      flush();
+      out += n;
+    } else if (n in simple) {
+      flush();
+      out += simple[n];
+    } else if (/[0-3]/.test(n ?? "") && /^[0-7]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i, i + 3), 8));
+      i += 2;
+    } else return null;
+  }
+  return null;
+}
+function parseAttributes(text, base, macrosAllowed) {
+  const rules = [];
+  const macros = /* @__PURE__ */ new Map();
+  if (text.charCodeAt(0) === 65279) text = text.slice(1);
+  for (const raw of text.split("\n")) {
+    let line = raw.replace(/^[ \t\r\n]+/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    let name;
+    let isMacro = false;
+    if (line.startsWith("[attr]")) {
+      isMacro = true;
+      line = line.slice(6).replace(/^[ \t\r\n]+/, "");
+      const end = line.search(BLANK);
+      name = end < 0 ? line : line.slice(0, end);
+      line = end < 0 ? "" : line.slice(end);
+      if (!ATTR_NAME.test(name)) continue;
+    } else if (line.startsWith('"')) {
+      const unquoted = unquote(line);
+      if (!unquoted) continue;
+      name = unquoted.value;
+      line = unquoted.rest;
+    } else {
+      const end = line.search(BLANK);
+      name = end < 0 ? line : line.slice(0, end);
+      line = end < 0 ? "" : line.slice(end);
+    }
+    const states = [];
+    let valid = true;
+    for (const word of line.split(/[ \t\r\n]+/)) {
+      if (word === "") continue;
+      let attr = word;
+      let value = true;
+      const eq = word.indexOf("=");
+      if (word[0] === "-" || word[0] === "!") {
+        value = word[0] === "-" ? false : null;
+        attr = word.slice(1);
+      } else if (eq >= 0) {
+        attr = word.slice(0, eq);
+        value = word.slice(eq + 1);
+      }
+      if (!ATTR_NAME.test(attr)) {
+        valid = false;
+        break;
+      }
+      states.push([
+        attr,
+        value
+      ]);
+    }
+    if (!valid) continue;
+    if (isMacro) {
+      if (macrosAllowed) macros.set(name, states);
+      continue;
+    }
+    if (name.startsWith("!")) continue;
+    let pattern = name;
+    let mustBeDir = false;
+    if (pattern.endsWith("/")) {
+      mustBeDir = true;
+      pattern = pattern.slice(0, -1);
+    }
+    if (pattern === "") continue;
+    rules.push({
+      pattern: {
+        pattern,
+        negative: false,
+        mustBeDir,
+        noDir: !pattern.includes("/"),
+        base
+      },
+      states
+    });
+  }
+  return {
+    rules,
+    macros
+  };
+}
+var Attributes = class {
+  #read;
+  #caseFold;
+  #files = /* @__PURE__ */ new Map();
+  #macros = null;
+  constructor(read, caseFold) {
+    this.#read = read;
+    this.#caseFold = caseFold;
+  }
+  #file(folder) {
+    const key = folder ?? "\0info";
+    let file = this.#files.get(key);
+    if (!file) {
+      file = this.#read(folder).then((bytes) => bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
+        rules: [],
+        macros: /* @__PURE__ */ new Map()
+      });
+      this.#files.set(key, file);
+    }
+    return file;
+  }
+  #allMacros() {
+    this.#macros ??= (async () => {
+      const all = new Map(BUILTIN_MACROS);
+      for (const [name, states] of (await this.#file("")).macros) all.set(name, states);
+      for (const [name, states] of (await this.#file(null)).macros) all.set(name, states);
+      return all;
+    })();
+    return this.#macros;
+  }
+  /** Drops what was read of `folder`'s file (it is about to change). */
+  forget(folder) {
+    this.#files.delete(folder);
+    if (folder === "") this.#macros = null;
+  }
+  /** The attributes of the file at `path`: each decided attribute with its state. */
+  async get(path) {
+    const folders = [
+      null
+    ];
+    const parts = path.split("/");
+    for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
+    const macros = await this.#allMacros();
+    const decided = /* @__PURE__ */ new Map();
+    const fill = (states, depth) => {
+      for (let i = states.length - 1; i >= 0; i--) {
+        const [attr, value] = states[i];
+        if (decided.has(attr)) continue;
+        decided.set(attr, value);
+        const macro = macros.get(attr);
+        if (macro && value === true && depth < 20) fill(macro, depth + 1);
+      }
+    };
+    for (const folder of folders) {
+      const file = await this.#file(folder);
+      for (let i = file.rules.length - 1; i >= 0; i--) {
+        const rule = file.rules[i];
+        if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);
+      }
+    }
+    return decided;
+  }
+};
+
 // commands/git/lib/worktree.ts
 function pathPolicy(repoRel) {
   const atRoot = repoRel === "." || repoRel === "";
@@ -3241,6 +4379,32 @@ function pathPolicy(repoRel) {
       return null;
     }
   };
+}
+var NAME_MAX_BYTES = 255;
+function unaddressable(path) {
+  if (hasRawBytes(path)) return "not UTF-8";
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+function refuseUnaddressable(paths, action) {
+  const found = {
+    "not UTF-8": [],
+    "too long": []
+  };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
+  }
 }
 function normalizeUserPath(path) {
   if (path.includes("\\")) {
@@ -3259,8 +4423,15 @@ function normalizeUserPath(path) {
   return parts.join("/");
 }
 function readWorktreeContent(repo, path, info) {
+  refuseUnaddressable([
+    path
+  ], null);
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
+  }
   return Deno.readFileSync(abs);
 }
 function worktreeMode(repo, info, indexMode) {
@@ -3270,6 +4441,9 @@ function worktreeMode(repo, info, indexMode) {
   return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
 }
 function lstatTracked(repo, path) {
+  refuseUnaddressable([
+    path
+  ], null);
   const slash = path.lastIndexOf("/");
   if (slash > 0) {
     let dir = "";
@@ -3283,6 +4457,11 @@ function lstatTracked(repo, path) {
 }
 
 // commands/git/lib/convert.ts
+function markerSize(value) {
+  const digits = typeof value === "string" ? /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(value) : null;
+  const size = digits ? parseInt(digits[1], 10) : 0;
+  return size > 0 && size <= 2147483647 ? size : 7;
+}
 function gatherStats(buf) {
   const s = {
     nul: 0,
@@ -3371,7 +4550,7 @@ var TextConversion = class {
     const repo = this.#repo;
     if (folder === null) {
       try {
-        return Deno.readFileSync(`${repo.gitdir}/info/attributes`);
+        return Deno.readFileSync(`${repo.commondir}/info/attributes`);
       } catch {
         return null;
       }
@@ -3437,7 +4616,8 @@ var TextConversion = class {
       ident: attrs.get("ident") === true,
       encoding: typeof encoding === "string" && encoding !== "" && !/^utf-?8$/i.test(encoding) ? encoding : null,
       diff: attrs.get("diff"),
-      merge: attrs.get("merge")
+      merge: attrs.get("merge"),
+      conflictMarkerSize: markerSize(attrs.get("conflict-marker-size"))
     };
   }
   /** git's has_crlf_in_index: the path's stage-0 blob (stage 2, "ours", during a merge) is text with CRLF. */
@@ -3507,6 +4687,14 @@ var TextConversion = class {
     if (!this.#outputCrlf(action) || stats.lonelf === 0) return false;
     if (isAuto(action) && (stats.lonecr > 0 || stats.crlf > 0 || isBinary(stats))) return false;
     return true;
+  }
+  /**
+   * Whether `toWorktree` writes any blob at `path` unchanged (no encoding, no ident, no line
+   * endings to add): such a blob can be written to the work tree as it is read, piece by piece.
+   */
+  async writesAsIs(path) {
+    const plan = await this.plan(path);
+    return !plan.encoding && !plan.ident && !this.#outputCrlf(plan.crlf);
   }
   /** The bytes git writes to the work tree for blob `content` at `path` (convert_to_working_tree). */
   async toWorktree(path, content) {
@@ -3609,6 +4797,7 @@ function quickCompare(repo, entry, info, racyLimitMs) {
   if (entry.skipWorktree) return "same";
   if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
   if (info.isDirectory) return "typechange";
+  if (!info.isFile && !info.isSymlink) return entry.mode === S_IFLNK ? "typechange" : "modified";
   if (info.isSymlink !== (entry.mode === S_IFLNK)) {
     if (!(entry.mode === S_IFLNK && info.isFile && !repo.symlinks)) return "typechange";
   }
@@ -3621,561 +4810,6 @@ function quickCompare(repo, entry, info, racyLimitMs) {
     if (entry.size !== 0 || info.size === 0) return "same";
   }
   return "hash";
-}
-
-// commands/git/lib/lock.ts
-var LOCK_RETRY_MS = 200;
-function markerOf(owner) {
-  return encoder2.encode(`pterm lock (${owner})
-`);
-}
-function shownLockPath(lockPath) {
-  const at = lockPath.lastIndexOf("/.git/");
-  return at >= 0 ? lockPath.slice(at + 1) : lockPath.slice(lockPath.lastIndexOf("/") + 1);
-}
-function lockedError(lockPath, what, leftByPatch) {
-  const shown = shownLockPath(lockPath);
-  if (leftByPatch) {
-    return new PtermError("RepoLocked", `${what} is locked by a \`patch apply\` that was killed mid-way (the lock file ${shown}); run \`patch recover\` to finish or roll it back, which also removes the lock.`);
-  }
-  return new PtermError("RepoLocked", `${what} is locked by another git process (the lock file ${shown} exists). Wait for it to finish and retry. If no git is running, a crashed real git left it behind: remove that file with the real git's tools (pterm never deletes a lock it did not make).`);
-}
-function clearDeadLock(lockPath) {
-  let file;
-  try {
-    file = Deno.openSync(lockPath, {
-      read: true,
-      write: true
-    });
-  } catch {
-    return {
-      removed: false,
-      leftByPatch: false
-    };
-  }
-  const none = {
-    removed: false,
-    leftByPatch: false
-  };
-  try {
-    if (!file.tryLockSync(true)) return none;
-    const opened = file.statSync();
-    let current;
-    try {
-      current = Deno.lstatSync(lockPath);
-    } catch {
-      return none;
-    }
-    if (opened.ino === null || current.ino !== opened.ino || current.dev !== opened.dev) return none;
-    const head = new Uint8Array(64);
-    file.seekSync(0, Deno.SeekMode.Start);
-    const n = file.readSync(head) ?? 0;
-    const content = head.subarray(0, n);
-    if (bytesEqual(content, markerOf("patch"))) return {
-      removed: false,
-      leftByPatch: true
-    };
-    if (!bytesEqual(content, markerOf("git"))) return none;
-    try {
-      Deno.removeSync(lockPath);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    return {
-      removed: true,
-      leftByPatch: false
-    };
-  } finally {
-    file.close();
-  }
-}
-function sleep(ms) {
-  return new Promise((resolve2) => setTimeout(resolve2, ms));
-}
-function createLock(lockPath, owner) {
-  const file = Deno.openSync(lockPath, {
-    read: true,
-    write: true,
-    createNew: true,
-    mode: 420
-  });
-  try {
-    file.lockSync(true);
-    writeAll(file, markerOf(owner));
-  } catch (error) {
-    file.close();
-    Deno.removeSync(lockPath);
-    throw error;
-  }
-  return file;
-}
-async function acquireLockFile(lockPath, what, owner = "git") {
-  const deadline = Date.now() + LOCK_RETRY_MS;
-  let leftByPatch = false;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
-    try {
-      return createLock(lockPath, owner);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      const dead = clearDeadLock(lockPath);
-      if (dead.removed) continue;
-      leftByPatch = dead.leftByPatch;
-      if (Date.now() >= deadline) throw lockedError(lockPath, what, leftByPatch);
-      await sleep(delay);
-    }
-  }
-}
-function writeAll(file, bytes) {
-  let written = 0;
-  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-}
-var LockFile = class _LockFile {
-  target;
-  lockPath;
-  #file;
-  constructor(target, file) {
-    this.target = target;
-    this.lockPath = `${target}.lock`;
-    this.#file = file;
-  }
-  static async acquire(target, what, owner = "git") {
-    return new _LockFile(target, await acquireLockFile(`${target}.lock`, what, owner));
-  }
-  /** One attempt, no retry (for opportunistic writes such as status refreshing stat data). */
-  static acquireNow(target) {
-    return Promise.resolve(new _LockFile(target, createLock(`${target}.lock`, "git")));
-  }
-  get held() {
-    return this.#file !== null;
-  }
-  commit(content) {
-    const file = this.#file;
-    if (!file) throw new Error(`lock ${this.lockPath} is no longer held`);
-    this.#file = null;
-    try {
-      file.truncateSync(0);
-      file.seekSync(0, Deno.SeekMode.Start);
-      writeAll(file, typeof content === "string" ? encoder2.encode(content) : content);
-    } finally {
-      file.close();
-    }
-    Deno.renameSync(this.lockPath, this.target);
-  }
-  rollback() {
-    const file = this.#file;
-    if (!file) return;
-    this.#file = null;
-    file.close();
-    try {
-      Deno.removeSync(this.lockPath);
-    } catch {
-    }
-  }
-};
-
-// commands/git/lib/repo.ts
-function isDirectory(path) {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
-}
-function isRepositoryDir(dir) {
-  return isDirectory(`${dir}/.git`) && isDirectory(`${dir}/.git/objects`) && isDirectory(`${dir}/.git/refs`);
-}
-var KNOWN_EXTENSIONS = /* @__PURE__ */ new Set([
-  "noop",
-  "preciousobjects",
-  "partialclone",
-  "worktreeconfig"
-]);
-function refuseSymlinkedGitPath(gitdir, label, rel) {
-  let path = gitdir;
-  for (const part of rel.split("/")) {
-    path += `/${part}`;
-    let info;
-    try {
-      info = Deno.lstatSync(path);
-    } catch {
-      return;
-    }
-    if (info.isSymlink) {
-      const shown = path.slice(gitdir.length - ".git".length);
-      throw new PtermError("PathEscape", `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
-    }
-  }
-}
-var GIT_ENTRIES_NOT_LINKS = [
-  "objects",
-  "objects/pack",
-  "objects/info",
-  "refs",
-  "refs/heads",
-  "refs/tags",
-  "logs",
-  "logs/HEAD",
-  "logs/refs",
-  "HEAD",
-  "index",
-  "config",
-  "packed-refs",
-  "shallow",
-  "info"
-];
-var PTERM_STATE_EXCLUDES = [
-  "/audit/",
-  "/artifacts/",
-  "/sessions/",
-  "/cache/",
-  "/pterm.json",
-  `/${STAGED_WRITE_PREFIX}*${STAGED_WRITE_SUFFIX}`
-];
-var PTERM_EXCLUDE_HEADER = "# pterm's own state (audit log, artifacts, sessions, cache, config): never committed";
-function excludePtermState(gitdir) {
-  const path = `${gitdir}/info/exclude`;
-  let text = "";
-  try {
-    text = Deno.readTextFileSync(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) return false;
-  }
-  const present = new Set(text.split(/\r?\n/).map((line) => line.trim()));
-  const missing = PTERM_STATE_EXCLUDES.filter((line) => !present.has(line));
-  if (missing.length === 0) return false;
-  const head = present.has(PTERM_EXCLUDE_HEADER) ? [] : [
-    PTERM_EXCLUDE_HEADER
-  ];
-  const addition = [
-    ...head,
-    ...missing
-  ].join("\n") + "\n";
-  Deno.mkdirSync(`${gitdir}/info`, {
-    recursive: true
-  });
-  Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
-  return true;
-}
-function openRepo(dir, label = dir, root) {
-  const gitdir = `${dir}/.git`;
-  let dotGit = null;
-  try {
-    dotGit = Deno.lstatSync(gitdir);
-  } catch {
-  }
-  if (dotGit?.isFile) {
-    throw new PtermError("UnsupportedFormat", `${label}/.git is a file (a linked worktree or a submodule); pterm only works on repositories whose .git is a folder.`);
-  }
-  if (!dotGit?.isDirectory || !isRepositoryDir(dir)) {
-    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
-  }
-  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
-  let configText = "";
-  try {
-    configText = Deno.readTextFileSync(`${gitdir}/config`);
-  } catch {
-  }
-  const config = parseConfig(configText);
-  if (config.getBool("core.bare", false)) {
-    throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
-  }
-  const format = config.get("extensions.objectformat");
-  if (format && format.toLowerCase() !== "sha1") {
-    throw new PtermError("UnsupportedFormat", `${label} uses ${format} object names; pterm supports SHA-1 repositories only.`);
-  }
-  const version = Number(config.get("core.repositoryformatversion") ?? "0");
-  if (version > 1) {
-    throw new PtermError("UnsupportedFormat", `${label} has repository format version ${version}; pterm supports 0 and 1.`);
-  }
-  if (version === 1) {
-    for (const key of config.keys()) {
-      if (!key.startsWith("extensions.")) continue;
-      const name = key.slice("extensions.".length);
-      if (name !== "objectformat" && !KNOWN_EXTENSIONS.has(name)) {
-        throw new PtermError("UnsupportedFormat", `${label} needs the git extension ${name}, which pterm does not support.`);
-      }
-    }
-  }
-  return {
-    dir,
-    gitdir,
-    config,
-    objects: new ObjectStore(gitdir, {
-      root
-    }),
-    fileMode: config.getBool("core.filemode", true),
-    ignoreCase: config.getBool("core.ignorecase", false),
-    symlinks: config.getBool("core.symlinks", true),
-    label
-  };
-}
-function initRepo(dir, initialBranch) {
-  const gitdir = `${dir}/.git`;
-  if (isRepositoryDir(dir)) return {
-    created: false
-  };
-  Deno.mkdirSync(dir, {
-    recursive: true
-  });
-  for (const sub of [
-    "objects/info",
-    "objects/pack",
-    "refs/heads",
-    "refs/tags",
-    "info"
-  ]) {
-    Deno.mkdirSync(`${gitdir}/${sub}`, {
-      recursive: true
-    });
-  }
-  const writeNew = (path, text) => {
-    try {
-      Deno.writeTextFileSync(path, text, {
-        createNew: true
-      });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    }
-  };
-  writeNew(`${gitdir}/config`, "[core]\n	repositoryformatversion = 0\n	filemode = true\n	bare = false\n	logallrefupdates = true\n");
-  writeNew(`${gitdir}/description`, "Unnamed repository; edit this file 'description' to name the repository.\n");
-  writeNew(`${gitdir}/info/exclude`, "# git ls-files --others --exclude-from=.git/info/exclude\n# Lines that start with '#' are comments.\n# For a project mostly in C, the following would be a good set of\n# exclude patterns (uncomment them if you want to use them):\n# *.[oa]\n# *~\n");
-  writeNew(`${gitdir}/HEAD`, `ref: refs/heads/${initialBranch}
-`);
-  return {
-    created: true
-  };
-}
-
-// commands/git/lib/refs.ts
-function readPackedRefs(repo) {
-  const refs = /* @__PURE__ */ new Map();
-  let text;
-  try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
-  } catch {
-    return {
-      refs
-    };
-  }
-  let last = null;
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    if (line.startsWith("^")) {
-      if (last) refs.get(last).peeled = line.slice(1).trim();
-      continue;
-    }
-    const space = line.indexOf(" ");
-    const oid = line.slice(0, space);
-    const name = line.slice(space + 1).trim();
-    if (!isFullOid(oid)) continue;
-    refs.set(name, {
-      oid,
-      peeled: null
-    });
-    last = name;
-  }
-  return {
-    refs
-  };
-}
-function isReadableRefName(name) {
-  if (/^[A-Z][A-Z_]*$/.test(name)) return true;
-  return name.startsWith("refs/") && isValidRefName(name);
-}
-function readLoose(repo, name) {
-  if (!isReadableRefName(name)) return null;
-  let text;
-  try {
-    const info = Deno.statSync(`${repo.gitdir}/${name}`);
-    if (!info.isFile) return null;
-    text = Deno.readTextFileSync(`${repo.gitdir}/${name}`);
-  } catch {
-    return null;
-  }
-  const line = text.trim();
-  if (line.startsWith("ref:")) return {
-    kind: "symbolic",
-    target: line.slice(4).trim()
-  };
-  if (isFullOid(line)) return {
-    kind: "direct",
-    oid: line
-  };
-  return null;
-}
-function readRawRef(repo, name) {
-  const loose = readLoose(repo, name);
-  if (loose) return loose;
-  if (!name.startsWith("refs/")) return null;
-  const packed = readPackedRefs(repo).refs.get(name);
-  return packed ? {
-    kind: "direct",
-    oid: packed.oid
-  } : null;
-}
-function resolveRefOid(repo, name) {
-  let current = name;
-  for (let depth = 0; depth < 6; depth++) {
-    const raw = readRawRef(repo, current);
-    if (!raw) return null;
-    if (raw.kind === "direct") return raw.oid;
-    current = raw.target;
-  }
-  return null;
-}
-function readHead(repo) {
-  const raw = readLoose(repo, "HEAD");
-  if (!raw) throw new PtermError("CorruptRepository", `${repo.label}/.git/HEAD is missing or unreadable.`);
-  if (raw.kind === "direct") return {
-    branch: null,
-    ref: null,
-    oid: raw.oid
-  };
-  const ref = raw.target;
-  const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
-  return {
-    branch,
-    ref,
-    oid: resolveRefOid(repo, ref)
-  };
-}
-function isValidRefName(name) {
-  if (name === "@" || name.length === 0) return false;
-  if (name.endsWith("/") || name.endsWith(".") || name.startsWith("/")) return false;
-  if (name.includes("..") || name.includes("//") || name.includes("@{")) return false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c <= 32 || c === 127) return false;
-  }
-  if (/[~^:?*[\\]/.test(name)) return false;
-  for (const part of name.split("/")) {
-    if (part.startsWith(".") || part.endsWith(".lock") || part === "") return false;
-  }
-  return true;
-}
-function checkBranchName(name) {
-  if (name.startsWith("-") || name === "HEAD" || !isValidRefName(`refs/heads/${name}`)) {
-    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid branch name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
-  }
-}
-function logsByDefault(repo, name) {
-  const setting = (repo.config.get("core.logallrefupdates") ?? "true").toLowerCase();
-  if (setting === "always") return true;
-  if (!repo.config.getBool("core.logallrefupdates", true)) return false;
-  return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
-}
-function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
-  const path = `${repo.gitdir}/logs/${name}`;
-  const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
-`;
-  if (!force && !logsByDefault(repo, name) && !exists(path)) return;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, `logs/${name}`);
-  try {
-    Deno.writeTextFileSync(path, line, {
-      append: true
-    });
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
-      recursive: true
-    });
-    Deno.writeTextFileSync(path, line, {
-      append: true
-    });
-  }
-}
-function exists(path) {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function checkNoDirectoryConflict(repo, name) {
-  const parts = name.split("/");
-  const packed = readPackedRefs(repo).refs;
-  for (let i = 2; i < parts.length; i++) {
-    const prefix = parts.slice(0, i).join("/");
-    const info = (() => {
-      try {
-        return Deno.statSync(`${repo.gitdir}/${prefix}`);
-      } catch {
-        return null;
-      }
-    })();
-    if (info?.isFile || packed.has(prefix)) {
-      throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
-    }
-  }
-  if (exists(`${repo.gitdir}/${name}`) && Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) {
-    throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
-  }
-  for (const other of packed.keys()) {
-    if (other.startsWith(name + "/")) {
-      throw new PtermError("AlreadyExists", `cannot create ${name}: the ref ${other} exists.`);
-    }
-  }
-}
-function ensureParent(path) {
-  Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
-    recursive: true
-  });
-}
-async function updateRef(repo, name, oid, update) {
-  const path = `${repo.gitdir}/${name}`;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, name);
-  if (name !== "HEAD") {
-    checkNoDirectoryConflict(repo, name);
-    ensureParent(path);
-  }
-  const lock = await LockFile.acquire(path, `the ref ${name}`);
-  try {
-    const current = name === "HEAD" ? (() => {
-      const raw = readLoose(repo, "HEAD");
-      return raw?.kind === "direct" ? raw.oid : null;
-    })() : resolveRefOid(repo, name);
-    if (update.expected !== void 0 && current !== update.expected) {
-      throw new PtermError("RepoLocked", `${name} changed while pterm was working (another git process updated it); nothing was changed. Retry.`);
-    }
-    appendReflog(repo, name, current ?? ZERO_OID, oid, update.who, update.message, update.forceLog);
-    lock.commit(`${oid}
-`);
-  } finally {
-    lock.rollback();
-  }
-}
-async function advanceHead(repo, oid, update) {
-  const head = readHead(repo);
-  if (head.ref) {
-    await updateRef(repo, head.ref, oid, update);
-    appendReflog(repo, "HEAD", head.oid ?? ZERO_OID, oid, update.who, update.message);
-  } else {
-    await updateRef(repo, "HEAD", oid, update);
-  }
-}
-function readReflog(repo, name) {
-  if (!isReadableRefName(name)) return [];
-  let text;
-  try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    const tab = line.indexOf("	");
-    const head = tab < 0 ? line : line.slice(0, tab);
-    out.push({
-      oldOid: head.slice(0, 40),
-      newOid: head.slice(41, 81),
-      who: head.slice(82),
-      message: tab < 0 ? "" : line.slice(tab + 1)
-    });
-  }
-  return out;
 }
 
 // commands/git/lib/tree.ts
@@ -4276,12 +4910,44 @@ function unaddressableWarning(paths) {
   return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown}); pterm cannot open such files, so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.
 `;
 }
+var MAX_SUBMODULE_DEPTH = 8;
+function submoduleCode(state) {
+  return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
+}
+async function submoduleState(repo, path, recorded, options) {
+  const depth = (options.depth ?? 0) + 1;
+  if (depth > MAX_SUBMODULE_DEPTH) {
+    throw new PtermError("UnsupportedFormat", `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not look further. Run git status inside a deeper submodule with --repo.`);
+  }
+  const sub = openSubmodule(repo, path);
+  if (!sub) return null;
+  const head = readHead(sub).oid;
+  const index = readIndexFile(sub.gitdir);
+  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+    untracked: options.untracked,
+    submoduleDepth: depth
+  });
+  let modified = report.staged.size > 0 || report.conflicted.length > 0;
+  for (const [inner] of report.unstaged) {
+    if (report.submodules.get(inner) !== "S..U") modified = true;
+  }
+  const untracked = report.untracked.length > 0 || [
+    ...report.submodules.entries()
+  ].some(([inner, code]) => report.unstaged.has(inner) && code.endsWith("U"));
+  return {
+    head,
+    commit: head !== null && recorded !== null && head !== recorded,
+    modified,
+    untracked,
+    withheld: report.withheld
+  };
+}
 function inScope(path, paths) {
   if (!paths) return true;
   return paths.some((p) => p === "" || path === p || path.startsWith(p + "/"));
 }
 async function worktreeStatus(repo, index, policy, options, observer) {
-  const unaddressable = [];
+  const unaddressable2 = [];
   const unstaged = /* @__PURE__ */ new Map();
   const untracked = [];
   const withheld = [];
@@ -4293,9 +4959,10 @@ async function worktreeStatus(repo, index, policy, options, observer) {
   for (const path of entries.keys()) addParents(trackedDirs, path);
   for (const path of conflicts.keys()) addParents(trackedDirs, path);
   const trackedAt = (path) => entries.get(path) ?? (conflicts.has(path) ? null : void 0);
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   observer?.rules(ignore);
   const toHash = [];
+  const gitlinks = [];
   const racyLimit = index.fileMtimeMs;
   const checkTracked = (entry, info) => {
     if (entry.intentToAdd) {
@@ -4345,7 +5012,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       if (name === ".git") continue;
       const path = dir === "" ? name : `${dir}/${name}`;
       if (name.includes("\uFFFD")) {
-        unaddressable.push(path);
+        unaddressable2.push(path);
         continue;
       }
       if (policy.hiddenChild(dir, name)) {
@@ -4356,8 +5023,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         const trackedEntry = entries.get(path);
         if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
           seen.add(path);
-          const head = inScope(path, options.paths) ? submoduleHead(repo, path) : null;
-          if (head !== null && head !== trackedEntry.oid) unstaged.set(path, "M");
+          if (inScope(path, options.paths)) gitlinks.push(trackedEntry);
           continue;
         }
         if (trackedDirs.has(path)) {
@@ -4378,8 +5044,8 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         walkUntracked(path, myLevel);
         continue;
       }
-      if (!dirent.isFile && !dirent.isSymlink) continue;
       const entry = trackedAt(path);
+      if (!dirent.isFile && !dirent.isSymlink && entry === void 0) continue;
       if (entry !== void 0) {
         seen.add(path);
         if (entry === null || !inScope(path, options.paths)) continue;
@@ -4403,7 +5069,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       if (dirent.name === ".git") continue;
       const path = `${dir}/${dirent.name}`;
       if (dirent.name.includes("\uFFFD")) {
-        unaddressable.push(path);
+        unaddressable2.push(path);
         continue;
       }
       if (policy.hiddenChild(dir, dirent.name)) continue;
@@ -4432,10 +5098,15 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       continue;
     }
     if (!inScope(path, options.paths)) continue;
-    if (entry.mode === S_IFGITLINK) continue;
+    if (entry.mode === S_IFGITLINK) {
+      if (lstatOrNull(`${repo.dir}/${path}`) === null && (options.submodules ?? "config") !== "all") {
+        unstaged.set(path, "D");
+      }
+      continue;
+    }
     if (entry.assumeValid || entry.skipWorktree) continue;
     if (hasRawBytes(path)) {
-      unaddressable.push(path);
+      unaddressable2.push(path);
       continue;
     }
     unstaged.set(path, "D");
@@ -4448,8 +5119,31 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       else if (verdict.refreshed) refreshed.push(verdict.refreshed);
     }
   }
+  const submodules = /* @__PURE__ */ new Map();
+  const mode = options.submodules ?? "config";
+  for (const entry of mode === "all" ? [] : gitlinks) {
+    const { ignore: ignore2, perSubmodule } = mode === "none" ? {
+      ignore: "none",
+      perSubmodule: false
+    } : submoduleIgnore(repo, entry.path);
+    if (ignore2 === "all") continue;
+    const found = await submoduleState(repo, entry.path, entry.oid, {
+      // `-uno` leaves untracked files in submodules out too, unless the submodule's own setting says "none".
+      untracked: ignore2 === "none" && (options.untracked || perSubmodule),
+      depth: options.submoduleDepth
+    });
+    if (!found) continue;
+    const state = {
+      ...found,
+      modified: found.modified && ignore2 !== "dirty",
+      untracked: found.untracked && ignore2 === "none"
+    };
+    submodules.set(entry.path, submoduleCode(state));
+    for (const inner of found.withheld) withheld.push(`${entry.path}/${inner}`);
+    if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
+  }
   untracked.sort(comparePaths);
-  const trackedAsSeen = new Set(unaddressable.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
+  const trackedAsSeen = new Set(unaddressable2.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
   return {
     unstaged,
     untracked,
@@ -4458,8 +5152,9 @@ async function worktreeStatus(repo, index, policy, options, observer) {
     ].sort(comparePaths),
     refreshed,
     unaddressable: [
-      ...new Set(unaddressable.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
-    ].sort(comparePaths)
+      ...new Set(unaddressable2.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
+    ].sort(comparePaths),
+    submodules
   };
 }
 async function compareContent(repo, index, entry, info, now) {
@@ -4602,7 +5297,8 @@ async function computeStatus(repo, index, policy, options, work) {
     unstaged: new Map(work.unstaged),
     withheld: [
       ...work.withheld
-    ]
+    ],
+    submodules: new Map(work.submodules)
   } : await worktreeStatus(repo, index, policy, options);
   const conflicted = [
     ...index.conflicts.keys()
@@ -4620,7 +5316,12 @@ async function computeStatus(repo, index, policy, options, work) {
       ...new Set(work.withheld)
     ].sort(comparePaths),
     refreshed: work.refreshed,
-    unaddressable: work.unaddressable
+    unaddressable: work.unaddressable,
+    submodules: work.submodules,
+    gitlinks: new Set([
+      ...stagedAll.keys(),
+      ...work.unstaged.keys()
+    ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
 }
 function statusFiles(report) {
@@ -4632,9 +5333,15 @@ function statusFiles(report) {
   for (const path of [
     ...paths
   ].sort(comparePaths)) {
-    files.push({
+    const xy = `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : void 0);
+    files.push(sub ? {
       path,
-      xy: `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`
+      xy,
+      submodule: sub
+    } : {
+      path,
+      xy
     });
   }
   for (const path of report.conflicted) files.push({
@@ -4681,7 +5388,7 @@ async function stage(repo, index, policy, specs, options = {}) {
       throw new PtermError("SecretPathDenied", `\`${spec}\` is a secret path (a secrets/ folder or a .env* name) or pterm's own state; git in pterm never stages it.`);
     }
   }
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const forced = [];
   if (!all) {
     for (const spec of specs) {
@@ -4702,7 +5409,8 @@ async function stage(repo, index, policy, specs, options = {}) {
   }
   const work = await worktreeStatus(repo, index, policy, {
     untracked: true,
-    paths: scope
+    paths: scope,
+    submodules: "none"
   });
   refuseSkipWorktreeOnly(index, specs, work.untracked);
   const toWrite = [
@@ -4729,7 +5437,7 @@ async function stage(repo, index, policy, specs, options = {}) {
       removed.push(path);
     } else if (tracked?.mode === S_IFGITLINK) {
       const head = submoduleHead(repo, path);
-      if (head) {
+      if (head && head !== tracked.oid) {
         index.set(emptyEntry(path, head, S_IFGITLINK), true);
         updated.push(path);
       }
@@ -4938,12 +5646,26 @@ async function commitIndex(repo, index, options) {
   clearSequenceState(repo);
   return oid;
 }
+async function headFiles(repo) {
+  const head = readHead(repo);
+  return head.oid ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree) : /* @__PURE__ */ new Map();
+}
+async function partialCommitFiles(repo, index, specs, inScope2, exists2) {
+  const files = /* @__PURE__ */ new Set();
+  const matches = (path) => specs.some((spec) => inScope2(path, spec));
+  for (const path of index.entries.keys()) if (matches(path)) files.add(path);
+  for (const path of (await headFiles(repo)).keys()) {
+    if (!files.has(path) && matches(path) && exists2(path)) files.add(path);
+  }
+  return [
+    ...files
+  ];
+}
 async function onlyPathsIndex(repo, index, specs, inScope2) {
   if (readMergeHeads(repo).length) {
     throw new PtermError("UncommittedChanges", "a merge is in progress: git cannot commit only some paths of it; `git commit` commits the whole merge.");
   }
-  const head = readHead(repo);
-  const headTree = head.oid ? await flattenTree(repo, parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree) : /* @__PURE__ */ new Map();
+  const headTree = await headFiles(repo);
   const only = new Index();
   for (const [path, entry] of headTree) only.set(emptyEntry(path, entry.oid, treeModeToMode(entry.mode)));
   for (const spec of specs) {
@@ -5386,7 +6108,8 @@ function copyReport(work) {
     refreshed: [],
     unaddressable: [
       ...work.unaddressable
-    ]
+    ],
+    submodules: new Map(work.submodules)
   };
 }
 function deviceMajor(dev) {
@@ -5519,7 +6242,7 @@ async function fullScan(repo, policy, options, key, times, previous) {
     rules: (ignore) => rules = ignore
   };
   const work = await worktreeStatus(repo, index, policy, options, observer);
-  if (!sameStamp(before, after) || !rules) return {
+  if (!sameStamp(before, after) || !rules || work.submodules.size > 0) return {
     baseline: null,
     index,
     work
@@ -5716,10 +6439,7 @@ async function entryChanged(repo, policy, baseline, folder, path, name, now) {
       else work.unstaged.set(path, "D");
       return true;
     }
-    if (now === "other") {
-      if (!(entry.assumeValid || entry.skipWorktree)) work.unstaged.set(path, "D");
-      return true;
-    }
+    if (now === "other") return because(`${path} is neither a file nor a link`) ?? false;
     let info;
     try {
       info = Deno.lstatSync(`${repo.dir}/${path}`);
@@ -5852,7 +6572,7 @@ async function openFromFlags(ctx, access = "write") {
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  if (confined.rel === ".") excludePtermState(repo.gitdir);
+  if (confined.rel === ".") excludePtermState(repo.commondir);
   return {
     repo,
     policy: pathPolicy(confined.rel),
@@ -5902,11 +6622,12 @@ var init = async (ctx) => {
     throw new PtermError("AlreadyExists", `--dir ${dir} exists and is a file; choose a folder.`);
   }
   const { created } = initRepo(confined.abs, branch);
-  if (confined.rel === ".") excludePtermState(`${confined.abs}/.git`);
+  if (confined.rel === ".") excludePtermState(openRepo(confined.abs, ".", ctx.workspace.root).commondir);
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;
   if (!created) {
-    const head = Deno.readTextFileSync(`${confined.abs}/.git/HEAD`).trim();
+    const existing = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+    const head = Deno.readTextFileSync(gitPath(existing, "HEAD")).trim();
     initialBranch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : branch;
   }
   ctx.stdout.write(created ? `Initialized empty Git repository in ${gitDir}/ (branch ${branch})
@@ -5930,11 +6651,26 @@ function inProgress(gitdir) {
   };
   return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
 }
-function shortStatus(files) {
+function shortStatus(files, porcelain) {
   const shown = bounded(files, 1e3);
-  const lines = shown.items.map((f) => `${f.xy.replaceAll(".", " ")} ${quoteName(f.path)}`);
+  const lines = shown.items.map((f) => {
+    let xy = f.xy;
+    if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
+      xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
+    }
+    return `${xy.replaceAll(".", " ")} ${quoteName(f.path)}`;
+  });
   if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
   return lines.length ? lines.join("\n") + "\n" : "";
+}
+function submoduleNote(code) {
+  if (!code) return "";
+  const parts = [
+    code[1] === "C" ? "new commits" : null,
+    code[2] === "M" ? "modified content" : null,
+    code[3] === "U" ? "untracked content" : null
+  ].filter((p) => p !== null);
+  return parts.length ? ` (${parts.join(", ")})` : "";
 }
 function longStatus(report, files, counts, progress) {
   const lines = [
@@ -5948,7 +6684,7 @@ function longStatus(report, files, counts, progress) {
     const unstaged = counts.modified + counts.missing;
     lines.push(`staged: ${staged} (added ${counts.added}, changed ${counts.changed}, removed ${counts.removed}); unstaged: ${unstaged} (modified ${counts.modified}, missing ${counts.missing}); untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`);
     const shown = bounded(files, 200);
-    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}`);
+    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}${submoduleNote(f.submodule)}`);
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
@@ -5975,7 +6711,7 @@ var status = async (ctx) => {
   const isClean = files.length === 0;
   const progress = inProgress(repo.gitdir);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  ctx.stdout.write(short ? shortStatus(files) : longStatus(report, files, counts, progress));
+  ctx.stdout.write(short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress));
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {
@@ -5992,7 +6728,8 @@ var status = async (ctx) => {
 };
 async function stageTracked(ctx, repo, index, policy, scope) {
   const work = await worktreeStatus(repo, index, policy, {
-    untracked: false
+    untracked: false,
+    submodules: "none"
   });
   const changed = [
     ...work.unstaged.keys()
@@ -6096,10 +6833,9 @@ var commit = async (ctx) => {
         }
       }
       const tracked = (p, spec) => spec === "" || pathWithin(p, spec);
-      const known = only.filter((spec) => [
-        ...index.entries.keys()
-      ].some((p) => tracked(p, spec)));
-      if (known.length) await stage(repo, index, policy, known, {
+      const exists2 = (p) => lstatTracked(repo, p) !== null;
+      const files = await partialCommitFiles(repo, index, only, tracked, exists2);
+      if (files.length) await stage(repo, index, policy, files, {
         signal: ctx.signal
       });
       index = await onlyPathsIndex(repo, index, only, tracked);
@@ -6121,6 +6857,16 @@ var commit = async (ctx) => {
   });
   const made = describeCommit(id, await readCommit(repo, id));
   const branch = readHead(repo).branch;
+  const hooks = skippedHooks(repo, ctx.flags["no-verify"] ? [
+    "prepare-commit-msg",
+    "post-commit"
+  ] : [
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit"
+  ]);
+  if (hooks) warnings.push(hooks);
   ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}
 `);
   for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}
@@ -6151,7 +6897,10 @@ var revParse = async (ctx) => {
   const words = ctx.positionals.revs;
   const values = [];
   if (ctx.flags["show-toplevel"]) values.push(rel);
-  if (ctx.flags["git-dir"]) values.push(rel === "." ? ".git" : `${rel}/.git`);
+  if (ctx.flags["git-dir"]) {
+    const root = ctx.workspace.root.endsWith("/") ? ctx.workspace.root : ctx.workspace.root + "/";
+    values.push(repo.gitdir.startsWith(root) ? repo.gitdir.slice(root.length) : rel === "." ? ".git" : `${rel}/.git`);
+  }
   if (ctx.flags["is-inside-work-tree"]) values.push("true");
   if (ctx.flags.verify && words.length !== 1) {
     throw new PtermError("InvalidArgs", "--verify takes exactly one revision.");

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-JYWZIGWT.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-BI23YPHF.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -65,7 +65,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 
 // core/path.ts
@@ -322,6 +323,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -384,14 +390,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists2 = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists2 = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -405,6 +414,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -415,11 +427,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists2) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists: exists2
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -594,6 +620,36 @@ __export(change_exports, {
   tag: () => tag
 });
 
+// commands/git/lib/hooks.ts
+function hooksDir(repo) {
+  const configured = repo.config.get("core.hookspath");
+  if (!configured) return {
+    dir: `${repo.gitdir}/hooks`,
+    shown: ".git/hooks"
+  };
+  const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
+  return {
+    dir,
+    shown: configured
+  };
+}
+function skippedHooks(repo, names) {
+  const { dir, shown } = hooksDir(repo);
+  const found = [];
+  for (const name of names) {
+    let info;
+    try {
+      info = Deno.statSync(`${dir}/${name}`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) continue;
+      return `git hooks were not looked at or run: core.hooksPath (${shown}) is outside what pterm may read. pterm runs no programs; run the project's checks yourself.`;
+    }
+    if (info.isFile && ((info.mode ?? 0) & 73) !== 0) found.push(name);
+  }
+  if (found.length === 0) return null;
+  return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
+}
+
 // core/grammar.ts
 function quoteWord(word) {
   if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
@@ -696,8 +752,7 @@ function quoteName(name) {
   let out = '"';
   for (const b of bytes) {
     if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b === 10) out += "\\n";
-    else if (b === 9) out += "\\t";
+    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
     else if (b >= 32 && b < 127) out += String.fromCharCode(b);
     else out += "\\" + b.toString(8).padStart(3, "0");
   }
@@ -767,6 +822,7 @@ var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
+var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -981,33 +1037,105 @@ var dynLit = newHuffman(LITLEN_BITS, 288);
 var dynDist = newHuffman(DIST_BITS, 30);
 var codeLen = newHuffman(CODELEN_BITS, 19);
 var lengthsScratch = new Uint8Array(320);
+var HISTORY = 32 * 1024;
 var State = class {
   src;
   out;
   o;
+  stream;
   hold;
   bits;
   /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
   pos;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   outStart;
-  constructor(src, start, out, o) {
+  /** Streaming: where `src` starts in the stream. */
+  base;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom;
+  emitted;
+  constructor(src, start, out, o, stream = null) {
     this.src = src;
     this.out = out;
     this.o = o;
+    this.stream = stream;
     this.hold = 0;
     this.bits = 0;
+    this.base = 0;
+    this.emitFrom = 0;
+    this.emitted = 0;
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill() {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next() {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n) {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from, least) {
+    let bytes = this.stream.input(from);
+    while (bytes.length < least) {
+      bytes = bytes.slice();
+      const more = this.stream.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush() {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit() {
+    const stream = this.stream;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
   take(n) {
     if (this.bits < n) this.refill();
@@ -1020,7 +1148,7 @@ var State = class {
   consumedEnd() {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
   decode(h) {
     if (this.bits < MAX_BITS) this.refill();
@@ -1058,7 +1186,7 @@ function codes(s, lit, dist) {
   for (; ; ) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -1069,9 +1197,9 @@ function codes(s, lit, dist) {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
     else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
@@ -1122,17 +1250,21 @@ function blocks(s) {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | src[s.pos + 1] << 8;
-      const nlen = src[s.pos + 2] | src[s.pos + 3] << 8;
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | head[s.pos + 1] << 8;
+      const nlen = head[s.pos + 2] | head[s.pos + 3] << 8;
       if (len !== (~nlen & 65535)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      for (let left = len; left > 0; ) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -1176,7 +1308,7 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
     try {
       blocks(s);
     } catch (error) {
-      if (error.message === "inflate: output larger than expected") {
+      if (error.message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -1190,6 +1322,31 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       end
     };
   }
+}
+function inflateStreaming(input, size, sink, buffer) {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+    input,
+    sink,
+    size
+  });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }
 
 // commands/git/lib/codec.ts
@@ -1228,10 +1385,23 @@ var SMALL_INFLATE = 16 * 1024;
 async function inflate(data) {
   if (data.length <= SMALL_INFLATE && !zlibLoaded) return inflateZlibSync(data);
   if (++inflateCalls > WEB_INFLATE_CALLS || zlibLoaded) return new Uint8Array((await loadZlib()).inflateSync(data));
-  const stream = new Blob([
-    data
-  ]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await webInflate(data);
+}
+async function webInflate(data) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  writer.write(data).catch(() => {
+  });
+  writer.close().catch(() => {
+  });
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  for (; ; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -1455,7 +1625,70 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset, target, file) {
+    const own = file ?? Deno.openSync(this.#path, {
+      read: true
+    });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(from, to, size, sink, first) {
+    const { read, out } = streamBuffers();
+    let file = null;
+    let held2 = first;
+    try {
+      const input = (offset) => {
+        if (held2 !== null && offset < held2.length) return held2.subarray(offset);
+        held2 = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, {
+          read: true
+        });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      file?.close();
+    }
+  }
 };
+var sharedStreamBuffers = null;
+var streamGeneration = 0;
+function streamBuffers() {
+  sharedStreamBuffers ??= {
+    read: new Uint8Array(STREAM_READ_BYTES),
+    out: new Uint8Array(STREAM_OUT_BYTES)
+  };
+  return sharedStreamBuffers;
+}
+var STREAM_READ_BYTES = 1024 * 1024;
+var STREAM_OUT_BYTES = 288 * 1024;
 var PackSet = class {
   #dir;
   #packs = null;
@@ -1466,6 +1699,10 @@ var PackSet = class {
    */
   #bases = /* @__PURE__ */ new Map();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw = null;
+  #arena = new DeltaArena();
+  #arenaBusy = false;
   #inflate;
   #resolveExternal;
   constructor(objectsDir, inflate2, resolveExternal) {
@@ -1496,6 +1733,39 @@ var PackSet = class {
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid, threshold) {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = byte >> 4 & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 128 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 127) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null)
+      };
+    }
+    return null;
+  }
   async read(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -1507,8 +1777,23 @@ var PackSet = class {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack, offset) {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+  async #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -1521,7 +1806,7 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = byte >> 4 & 7;
@@ -1542,7 +1827,8 @@ var PackSet = class {
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         at -= back;
       } else if (typeCode === REF_DELTA) {
@@ -1550,7 +1836,8 @@ var PackSet = class {
         p += 20;
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
@@ -1567,13 +1854,31 @@ var PackSet = class {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
       result = {
         type: result.type,
-        content: applyDelta(result.content, chain[i].delta)
+        content: applyDelta(result.content, delta)
       };
-      this.#remember(pack, chain[i].offset, result);
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack, offset, length) {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw, at, size, arena) {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
@@ -1589,7 +1894,7 @@ var PackSet = class {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at));
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -1618,6 +1923,26 @@ var PackSet = class {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+};
+var RAW_BUFFER_BYTES = 1024 * 1024;
+var DeltaArena = class {
+  bytes = new Uint8Array(0);
+  #used = 0;
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size) {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+  clear() {
+    this.#used = 0;
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 };
 var BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -1894,6 +2219,15 @@ var ObjectStore = class _ObjectStore {
       return false;
     }
   }
+  /**
+   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
+   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
+   * borrowed or absent: read it whole then.
+   */
+  largeBlob(oid, threshold) {
+    if (this.#cache.has(oid) || !this.hasPacks()) return null;
+    return this.#packSet().blobSource(oid, threshold);
+  }
   async readTyped(oid, type) {
     const object = await this.read(oid);
     if (object.type !== type) {
@@ -2094,8 +2428,47 @@ function splitHeaders(text) {
     message
   };
 }
+var LATIN1_LABELS = /* @__PURE__ */ new Set([
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "latin-1",
+  "l1",
+  "cp819",
+  "ibm819"
+]);
+var ENCODING_KEY = encoder2.encode("encoding ");
+function encodingHeader(content) {
+  let start = 0;
+  while (start < content.length && content[start] !== 10) {
+    let end = content.indexOf(10, start);
+    if (end < 0) end = content.length;
+    if (end - start > ENCODING_KEY.length && ENCODING_KEY.every((b, k) => content[start + k] === b)) {
+      return lenientDecoder.decode(content.subarray(start + ENCODING_KEY.length, end)).trim();
+    }
+    start = end + 1;
+  }
+  return null;
+}
+function objectText(content) {
+  const label = encodingHeader(content)?.toLowerCase();
+  if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
+  if (LATIN1_LABELS.has(label)) {
+    let text = "";
+    for (let i = 0; i < content.length; i += 8192) {
+      text += String.fromCharCode(...content.subarray(i, i + 8192));
+    }
+    return text;
+  }
+  try {
+    return new TextDecoder(label).decode(content);
+  } catch {
+    return lenientDecoder.decode(content);
+  }
+}
 function parseCommit(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   let tree = "";
   const parents = [];
   let author = null;
@@ -2132,7 +2505,7 @@ function serializeCommit(commit) {
 ${commit.message}`);
 }
 function parseTag(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   const get = (key) => headers.find(([k]) => k === key)?.[1];
   const type = get("type") ?? "commit";
   const tagger = get("tagger");
@@ -2419,6 +2792,177 @@ function parseConfig(text) {
   return config;
 }
 
+// commands/git/lib/gitdirs.ts
+var COMMON_FOLDERS = /* @__PURE__ */ new Set([
+  "branches",
+  "common",
+  "hooks",
+  "info",
+  "logs",
+  "lost-found",
+  "objects",
+  "refs",
+  "remotes",
+  "worktrees",
+  "rr-cache",
+  "svn"
+]);
+var COMMON_FILES = /* @__PURE__ */ new Set([
+  "config",
+  "gc.pid",
+  "packed-refs",
+  "shallow"
+]);
+var PER_WORKTREE_UNDER_COMMON = /^(?:logs\/HEAD$|(?:logs\/)?refs\/(?:bisect|rewritten|worktree)(?:\/|$)|info\/sparse-checkout$)/;
+function isCommonGitPath(rel) {
+  const first = rel.split("/", 1)[0];
+  if (COMMON_FILES.has(rel)) return true;
+  if (!COMMON_FOLDERS.has(first)) return false;
+  return !PER_WORKTREE_UNDER_COMMON.test(rel);
+}
+function gitPath(repo, rel) {
+  if (repo.gitdir === repo.commondir) return `${repo.gitdir}/${rel}`;
+  return `${isCommonGitPath(rel) ? repo.commondir : repo.gitdir}/${rel}`;
+}
+var MAX_POINTER_BYTES = 4096;
+function refuseGitfile(label, why, code = "UnsupportedFormat") {
+  return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
+}
+function insideRoot(root, abs) {
+  if (abs === root) return ".";
+  const prefix = root.endsWith("/") ? root : root + "/";
+  return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+}
+function confineGitFolder(root, written, label, what) {
+  const lexical = resolve("/", written);
+  const outside = () => refuseGitfile(label, `names ${what} outside the workspace; pterm never reads or writes outside the root. Move the repository inside the workspace (for a linked worktree, \`git worktree move\`/\`repair\` with the real git).`, "PathEscape");
+  if (insideRoot(root, lexical) === null) throw outside();
+  let real;
+  try {
+    real = Deno.realPathSync(lexical);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${insideRoot(root, lexical)}, which does not exist. Repair it with the real git (\`git worktree repair\`, or \`git submodule update --init\` / \`git submodule absorbgitdirs\`).`, "UnsupportedFormat");
+  }
+  const rel = insideRoot(root, real);
+  if (rel === null) throw outside();
+  if (isSecretPath(rel) || isStatePath(rel)) {
+    throw refuseGitfile(label, `names ${what} ${rel}, inside a secret folder or pterm's own state, which git in pterm never reads or writes.`, "PathEscape");
+  }
+  let info;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${rel}, which cannot be read.`);
+  }
+  if (!info.isDirectory) throw refuseGitfile(label, `names ${what} ${rel}, which is not a folder.`);
+  return real;
+}
+function readPointer(path) {
+  let bytes;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return null;
+    if (info.size > MAX_POINTER_BYTES) return "";
+    bytes = Deno.readFileSync(path);
+  } catch {
+    return null;
+  }
+  return new TextDecoder().decode(bytes);
+}
+function insideDotGit(rel) {
+  return rel.split("/").some(isGitDirName);
+}
+function locateGitDirs(dir, label, root) {
+  const dotGit = `${dir}/.git`;
+  let info = null;
+  try {
+    info = Deno.lstatSync(dotGit);
+  } catch {
+  }
+  if (info?.isSymlink) {
+    throw new PtermError("PathEscape", `${label}/.git is a symbolic link; pterm never follows a link to git's own files (it could lead outside the workspace). Replace it with the folder, or with a gitfile (\`gitdir: <path>\`), using the real git.`);
+  }
+  if (info?.isDirectory) {
+    if (readPointer(`${dotGit}/commondir`) !== null) {
+      throw new PtermError("UnsupportedFormat", `${label}/.git is a folder with a commondir file (a worktree's git folder moved into the work tree); pterm reads linked worktrees only through their gitfile. Run \`git worktree repair\` with the real git.`);
+    }
+    return {
+      gitdir: dotGit,
+      commondir: dotGit,
+      kind: "folder"
+    };
+  }
+  if (!info?.isFile) {
+    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
+  }
+  if (root === void 0) {
+    throw refuseGitfile(label, "pterm follows only with a workspace root to confine it to (this call has none).");
+  }
+  const text = readPointer(dotGit);
+  const match = text === null ? null : /^gitdir: (.*?)[\r\n]*$/s.exec(text);
+  if (!match || match[1] === "" || match[1].includes("\n") || match[1].includes("\0")) {
+    throw refuseGitfile(label, "is not in git's format (one line, `gitdir: <path>`); git cannot read it either.");
+  }
+  const rootReal = Deno.realPathSync(root);
+  const dirReal = Deno.realPathSync(dir);
+  const gitdir = confineGitFolder(rootReal, resolve(dir, match[1]), label, "its git folder");
+  const gitdirRel = insideRoot(rootReal, gitdir);
+  if (gitdir === dirReal || insideRoot(gitdir, dirReal) !== null) {
+    throw refuseGitfile(label, `names ${gitdirRel}, the work tree itself or a folder above it.`);
+  }
+  const commonText = readPointer(`${gitdir}/commondir`);
+  if (commonText !== null) {
+    const written = commonText.replace(/[\r\n]+$/, "");
+    if (written === "" || written.includes("\n") || written.includes("\0")) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose commondir file is not one line naming a folder.`);
+    }
+    const commondir = confineGitFolder(rootReal, resolve(gitdir, written), label, "a shared repository (commondir)");
+    if (dirname(gitdir) !== `${commondir}/worktrees`) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, a worktree's git folder that is not in its repository's worktrees/ folder; pterm follows only what \`git worktree add\` makes. Run \`git worktree repair\` with the real git.`);
+    }
+    const back = readPointer(`${gitdir}/gitdir`)?.replace(/[\r\n]+$/, "");
+    let backReal = null;
+    try {
+      if (back) backReal = Deno.realPathSync(resolve(gitdir, back));
+    } catch {
+    }
+    if (backReal !== `${dirReal}/.git`) {
+      throw refuseGitfile(label, `leads to the linked worktree ${gitdirRel}, which records another folder as its work tree (its gitdir file); pterm does not guess. Run \`git worktree repair\` in this folder with the real git.`);
+    }
+    return {
+      gitdir,
+      commondir,
+      kind: "worktree"
+    };
+  }
+  const worktree = readCoreWorktree(gitdir);
+  if (worktree !== null) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== dirReal) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose core.worktree names another folder as its work tree; pterm does not guess which is meant. Fix core.worktree there with the real git (\`git submodule absorbgitdirs\`).`);
+    }
+  } else if (insideDotGit(gitdirRel)) {
+    throw refuseGitfile(label, `leads to ${gitdirRel}, a git folder inside .git that does not name this folder as its work tree (no core.worktree, as a submodule's has): it belongs to another work tree, so pterm refuses it.`, "PathEscape");
+  }
+  return {
+    gitdir,
+    commondir: gitdir,
+    kind: "gitfile"
+  };
+}
+function readCoreWorktree(gitdir) {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${gitdir}/config`);
+  } catch {
+  }
+  return parseConfig(text).get("core.worktree") ?? null;
+}
+
 // commands/git/lib/repo.ts
 function isDirectory(path) {
   try {
@@ -2426,9 +2970,6 @@ function isDirectory(path) {
   } catch {
     return false;
   }
-}
-function isRepositoryDir(dir) {
-  return isDirectory(`${dir}/.git`) && isDirectory(`${dir}/.git/objects`) && isDirectory(`${dir}/.git/refs`);
 }
 var KNOWN_EXTENSIONS = /* @__PURE__ */ new Set([
   "noop",
@@ -2447,10 +2988,14 @@ function refuseSymlinkedGitPath(gitdir, label, rel) {
       return;
     }
     if (info.isSymlink) {
-      const shown = path.slice(gitdir.length - ".git".length);
-      throw new PtermError("PathEscape", `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
+      const shown = path.slice(gitdir.length + 1);
+      throw new PtermError("PathEscape", `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
     }
   }
+}
+function refuseSymlinkedRepoPath(repo, rel) {
+  const base = repo.gitdir === repo.commondir || !isCommonGitPath(rel) ? repo.gitdir : repo.commondir;
+  refuseSymlinkedGitPath(base, repo.label, rel);
 }
 var GIT_ENTRIES_NOT_LINKS = [
   "objects",
@@ -2465,9 +3010,11 @@ var GIT_ENTRIES_NOT_LINKS = [
   "HEAD",
   "index",
   "config",
+  "config.worktree",
   "packed-refs",
   "shallow",
-  "info"
+  "info",
+  "commondir"
 ];
 var PTERM_STATE_EXCLUDES = [
   "/audit/",
@@ -2503,25 +3050,37 @@ function excludePtermState(gitdir) {
   return true;
 }
 function openRepo(dir, label = dir, root) {
-  const gitdir = `${dir}/.git`;
-  let dotGit = null;
-  try {
-    dotGit = Deno.lstatSync(gitdir);
-  } catch {
+  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
+    throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
   }
-  if (dotGit?.isFile) {
-    throw new PtermError("UnsupportedFormat", `${label}/.git is a file (a linked worktree or a submodule); pterm only works on repositories whose .git is a folder.`);
+  for (const rel of GIT_ENTRIES_NOT_LINKS) {
+    refuseSymlinkedGitPath(gitdir, label, rel);
+    if (commondir !== gitdir) refuseSymlinkedGitPath(commondir, label, rel);
   }
-  if (!dotGit?.isDirectory || !isRepositoryDir(dir)) {
-    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
-  }
-  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
   let configText = "";
   try {
-    configText = Deno.readTextFileSync(`${gitdir}/config`);
+    configText = Deno.readTextFileSync(`${commondir}/config`);
   } catch {
   }
-  const config = parseConfig(configText);
+  let config = parseConfig(configText);
+  if (config.getBool("extensions.worktreeconfig", false)) {
+    try {
+      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+    } catch {
+    }
+  }
+  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  if (worktree !== void 0) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== Deno.realPathSync(dir)) {
+      throw new PtermError("UnsupportedFormat", `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git only. Unset it with the real git (\`git config --unset core.worktree\`).`);
+    }
+  }
   if (config.getBool("core.bare", false)) {
     throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
   }
@@ -2545,20 +3104,22 @@ function openRepo(dir, label = dir, root) {
   return {
     dir,
     gitdir,
+    commondir,
     config,
-    objects: new ObjectStore(gitdir, {
+    objects: new ObjectStore(commondir, {
       root
     }),
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
-    label
+    label,
+    root
   };
 }
 async function disableSymlinks(repo) {
   if (!repo.symlinks) return;
   const { LockFile: LockFile2 } = await Promise.resolve(lock_exports);
-  const path = `${repo.gitdir}/config`;
+  const path = gitPath(repo, "config");
   const lock = await LockFile2.acquire(path, "the repository config");
   try {
     let text = "";
@@ -2583,7 +3144,7 @@ function readPackedRefs(repo) {
   const refs = /* @__PURE__ */ new Map();
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
   } catch {
     return {
       refs
@@ -2618,9 +3179,9 @@ function readLoose(repo, name) {
   if (!isReadableRefName(name)) return null;
   let text;
   try {
-    const info = Deno.statSync(`${repo.gitdir}/${name}`);
+    const info = Deno.statSync(gitPath(repo, name));
     if (!info.isFile) return null;
-    text = Deno.readTextFileSync(`${repo.gitdir}/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, name));
   } catch {
     return null;
   }
@@ -2696,7 +3257,7 @@ function walkLoose(dir, prefix, out, repo) {
 function listRefs(repo, prefix) {
   const out = /* @__PURE__ */ new Map();
   for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
-  walkLoose(`${repo.gitdir}/${prefix}`, prefix, out, repo);
+  walkLoose(gitPath(repo, prefix), prefix, out, repo);
   return new Map([
     ...out
   ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
@@ -2732,11 +3293,11 @@ function logsByDefault(repo, name) {
   return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
 }
 function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = gitPath(repo, `logs/${name}`);
   const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
 `;
   if (!force && !logsByDefault(repo, name) && !exists(path)) return;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, `logs/${name}`);
+  refuseSymlinkedRepoPath(repo, `logs/${name}`);
   try {
     Deno.writeTextFileSync(path, line, {
       append: true
@@ -2766,7 +3327,7 @@ function checkNoDirectoryConflict(repo, name) {
     const prefix = parts.slice(0, i).join("/");
     const info = (() => {
       try {
-        return Deno.statSync(`${repo.gitdir}/${prefix}`);
+        return Deno.statSync(gitPath(repo, prefix));
       } catch {
         return null;
       }
@@ -2775,7 +3336,7 @@ function checkNoDirectoryConflict(repo, name) {
       throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
     }
   }
-  if (exists(`${repo.gitdir}/${name}`) && Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) {
+  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
     throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
   }
   for (const other of packed.keys()) {
@@ -2790,8 +3351,8 @@ function ensureParent(path) {
   });
 }
 async function updateRef(repo, name, oid, update) {
-  const path = `${repo.gitdir}/${name}`;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, name);
+  const path = gitPath(repo, name);
+  refuseSymlinkedRepoPath(repo, name);
   if (name !== "HEAD") {
     checkNoDirectoryConflict(repo, name);
     ensureParent(path);
@@ -2823,7 +3384,7 @@ async function advanceHead(repo, oid, update) {
 }
 async function setHeadSymbolic(repo, ref, who, message) {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`ref: ${ref}
 `);
@@ -2835,7 +3396,7 @@ async function setHeadSymbolic(repo, ref, who, message) {
 }
 async function setHeadDetached(repo, oid, who, message) {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`${oid}
 `);
@@ -2845,7 +3406,7 @@ async function setHeadDetached(repo, oid, who, message) {
   appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
 }
 async function deleteRef(repo, name, expected) {
-  const path = `${repo.gitdir}/${name}`;
+  const path = gitPath(repo, name);
   const lock = await LockFile.acquire(path, `the ref ${name}`);
   try {
     if (expected !== void 0 && resolveRefOid(repo, name) !== expected) {
@@ -2853,9 +3414,9 @@ async function deleteRef(repo, name, expected) {
     }
     const packed = readPackedRefs(repo);
     if (packed.refs.has(name)) {
-      const packedLock = await LockFile.acquire(`${repo.gitdir}/packed-refs`, "packed-refs");
+      const packedLock = await LockFile.acquire(gitPath(repo, "packed-refs"), "packed-refs");
       try {
-        const text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+        const text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
         const lines = text.split("\n");
         const out = [];
         for (let i = 0; i < lines.length; i++) {
@@ -2876,7 +3437,7 @@ async function deleteRef(repo, name, expected) {
     } catch {
     }
     try {
-      Deno.removeSync(`${repo.gitdir}/logs/${name}`);
+      Deno.removeSync(gitPath(repo, `logs/${name}`));
     } catch {
     }
     pruneEmptyParents(repo, name);
@@ -2885,14 +3446,14 @@ async function deleteRef(repo, name, expected) {
   }
 }
 function pruneEmptyParents(repo, name) {
-  for (const base of [
-    repo.gitdir,
-    `${repo.gitdir}/logs`
+  for (const logs of [
+    "",
+    "logs/"
   ]) {
     const parts = name.split("/");
     for (let i = parts.length - 1; i > 2; i--) {
       try {
-        Deno.removeSync(`${base}/${parts.slice(0, i).join("/")}`);
+        Deno.removeSync(gitPath(repo, `${logs}${parts.slice(0, i).join("/")}`));
       } catch {
         break;
       }
@@ -2903,7 +3464,7 @@ function readReflog(repo, name) {
   if (!isReadableRefName(name)) return [];
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
   } catch {
     return [];
   }
@@ -2924,7 +3485,7 @@ function readReflog(repo, name) {
 function writeReflog(repo, name, entries) {
   const text = entries.map((e) => `${e.oldOid} ${e.newOid} ${e.who}	${e.message}
 `).join("");
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = gitPath(repo, `logs/${name}`);
   ensureParent(path);
   const temp = `${path}.${crypto.randomUUID()}.tmp`;
   Deno.writeTextFileSync(temp, text);
@@ -4008,13 +4569,18 @@ async function serializeIndex(index) {
   return out;
 }
 function sparseCheckoutEnabled(gitdir) {
-  for (const file of [
-    "config",
-    "config.worktree"
+  let common = gitdir;
+  try {
+    common = resolve(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+  } catch {
+  }
+  for (const path of [
+    `${common}/config`,
+    `${gitdir}/config.worktree`
   ]) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+      text = Deno.readTextFileSync(path);
     } catch {
       continue;
     }
@@ -4060,7 +4626,36 @@ function pathPolicy(repoRel) {
     }
   };
 }
+var NAME_MAX_BYTES = 255;
+function unaddressable(path) {
+  if (hasRawBytes(path)) return "not UTF-8";
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+function refuseUnaddressable(paths, action) {
+  const found = {
+    "not UTF-8": [],
+    "too long": []
+  };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
+  }
+}
 function checkRepoPath(path, what = "the path") {
+  refuseUnaddressable([
+    path
+  ], null);
   const bad = path === "" || path.startsWith("/") || path.endsWith("/") || path.includes("\0") || path.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git");
   if (bad) {
     throw new PtermError("PathEscape", `${what} \`${path}\` is not a valid path inside the repository (empty, absolute, ., .. or .git segments are refused).`);
@@ -4125,10 +4720,11 @@ var WorktreeWriter = class {
     }
     const fileMode = mode === S_IFREG_755 ? 493 : 420;
     const temp = `${abs.slice(0, abs.lastIndexOf("/"))}/.pterm-${crypto.randomUUID().slice(0, 12)}.tmp`;
-    Deno.writeFileSync(temp, content, {
+    if (content instanceof Uint8Array) Deno.writeFileSync(temp, content, {
       createNew: true,
       mode: fileMode
     });
+    else writeSource(temp, content, fileMode).close();
     if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
     Deno.renameSync(temp, abs);
     return Deno.lstatSync(abs);
@@ -4182,8 +4778,15 @@ function removeTreeIfEmptyOrThrow(abs, path) {
   }
 }
 function readWorktreeContent(repo, path, info) {
+  refuseUnaddressable([
+    path
+  ], null);
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
+  }
   return Deno.readFileSync(abs);
 }
 function worktreeMode(repo, info, indexMode) {
@@ -4193,6 +4796,9 @@ function worktreeMode(repo, info, indexMode) {
   return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
 }
 function lstatTracked(repo, path) {
+  refuseUnaddressable([
+    path
+  ], null);
   const slash = path.lastIndexOf("/");
   if (slash > 0) {
     let dir = "";
@@ -4204,8 +4810,31 @@ function lstatTracked(repo, path) {
   }
   return lstatOrNull(`${repo.dir}/${path}`);
 }
+function writeSource(path, source, fileMode) {
+  const file = Deno.openSync(path, {
+    write: true,
+    createNew: true,
+    mode: fileMode
+  });
+  try {
+    source.pipe((chunk) => {
+      let written = 0;
+      while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
+    });
+    return file;
+  } catch (error) {
+    file.close();
+    Deno.removeSync(path);
+    throw error;
+  }
+}
 
 // commands/git/lib/convert.ts
+function markerSize(value) {
+  const digits = typeof value === "string" ? /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(value) : null;
+  const size = digits ? parseInt(digits[1], 10) : 0;
+  return size > 0 && size <= 2147483647 ? size : 7;
+}
 function gatherStats(buf) {
   const s = {
     nul: 0,
@@ -4294,7 +4923,7 @@ var TextConversion = class {
     const repo = this.#repo;
     if (folder === null) {
       try {
-        return Deno.readFileSync(`${repo.gitdir}/info/attributes`);
+        return Deno.readFileSync(`${repo.commondir}/info/attributes`);
       } catch {
         return null;
       }
@@ -4360,7 +4989,8 @@ var TextConversion = class {
       ident: attrs.get("ident") === true,
       encoding: typeof encoding === "string" && encoding !== "" && !/^utf-?8$/i.test(encoding) ? encoding : null,
       diff: attrs.get("diff"),
-      merge: attrs.get("merge")
+      merge: attrs.get("merge"),
+      conflictMarkerSize: markerSize(attrs.get("conflict-marker-size"))
     };
   }
   /** git's has_crlf_in_index: the path's stage-0 blob (stage 2, "ours", during a merge) is text with CRLF. */
@@ -4430,6 +5060,14 @@ var TextConversion = class {
     if (!this.#outputCrlf(action) || stats.lonelf === 0) return false;
     if (isAuto(action) && (stats.lonecr > 0 || stats.crlf > 0 || isBinary(stats))) return false;
     return true;
+  }
+  /**
+   * Whether `toWorktree` writes any blob at `path` unchanged (no encoding, no ident, no line
+   * endings to add): such a blob can be written to the work tree as it is read, piece by piece.
+   */
+  async writesAsIs(path) {
+    const plan = await this.plan(path);
+    return !plan.encoding && !plan.ident && !this.#outputCrlf(plan.crlf);
   }
   /** The bytes git writes to the work tree for blob `content` at `path` (convert_to_working_tree). */
   async toWorktree(path, content) {
@@ -4532,6 +5170,7 @@ function quickCompare(repo, entry, info, racyLimitMs) {
   if (entry.skipWorktree) return "same";
   if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
   if (info.isDirectory) return "typechange";
+  if (!info.isFile && !info.isSymlink) return entry.mode === S_IFLNK ? "typechange" : "modified";
   if (info.isSymlink !== (entry.mode === S_IFLNK)) {
     if (!(entry.mode === S_IFLNK && info.isFile && !repo.symlinks)) return "typechange";
   }
@@ -4546,6 +5185,7 @@ function quickCompare(repo, entry, info, racyLimitMs) {
   return "hash";
 }
 async function hashWorktreeFile(repo, path, info) {
+  if (!info.isFile && !info.isSymlink) return null;
   let content;
   try {
     content = await worktreeBlob(repo, path, info);
@@ -4693,7 +5333,7 @@ async function switchTrees(repo, index, policy, oldTree, newTree, mode, action =
     for (const p of index.entries.keys()) all.add(p);
     for (const p of index.conflicts.keys()) all.add(p);
   }
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const plan = [];
   const blocked = [];
   const withheld = [];
@@ -4815,6 +5455,7 @@ function filesUnder(worktree, rel) {
   return out;
 }
 async function applyPlan(repo, index, plan, clearWay, withheld) {
+  refuseUnaddressable(plan.filter((step) => step.touchWorktree).map((step) => step.path), "the checkout");
   for (const step of plan) {
     if (!step.target || !step.touchWorktree || treeModeToMode(step.target.mode) === S_IFGITLINK) continue;
     if (!await repo.objects.has(step.target.oid)) throw repo.objects.missing(step.target.oid);
@@ -4876,6 +5517,7 @@ function clearBlockingFiles(repo, path) {
     return;
   }
 }
+var STREAMED_BLOB_BYTES = 0;
 async function writeBlob(repo, writer, path, target) {
   const mode = treeModeToMode(target.mode);
   if (mode === S_IFGITLINK) {
@@ -4885,6 +5527,13 @@ async function writeBlob(repo, writer, path, target) {
     } catch {
     }
     return emptyEntry(path, target.oid, mode);
+  }
+  if (mode !== S_IFLNK && await conversionFor(repo).writesAsIs(path)) {
+    const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
+    if (source) {
+      const statTime2 = Date.now();
+      return entryFromStat(path, target.oid, mode, writer.writeFile(path, source, mode), statTime2);
+    }
   }
   const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);
@@ -5275,7 +5924,21 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-HZOXUXDD.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-2S6A47VX.js", import.meta.url).href);
+async function mergeContent(path, ...args) {
+  const diff3 = await loadDiff3();
+  try {
+    return diff3.mergeText(...args);
+  } catch (error) {
+    if (!(error instanceof diff3.HistogramLimit)) throw error;
+    throw new PtermError("UnsupportedFormat", `${path}: git's own merge fails on this file too ("Failed to execute internal merge": its histogram diff gives up on more than 64 different lines in one hash chain); nothing was changed. Merge this file's changes by hand.`);
+  }
+}
+function conflictStyle(repo) {
+  const value = repo.config.get("merge.conflictStyle");
+  if (value === void 0 || value === "merge" || value === "diff3" || value === "zdiff3") return value ?? "merge";
+  throw new PtermError("InvalidConfig", `merge.conflictStyle is '${value}', which git does not know (merge, diff3 or zdiff3): fix it with \`git config merge.conflictStyle merge\`; nothing was changed.`);
+}
 function same(a, b) {
   if (!a || !b) return !a && !b;
   return a.oid === b.oid && a.mode === b.mode;
@@ -5283,6 +5946,7 @@ function same(a, b) {
 var isRegular2 = (e) => e.mode === MODE_FILE || e.mode === MODE_EXEC;
 async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options = {}) {
   const depth = options.depth ?? 0;
+  const style = conflictStyle(repo);
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
@@ -5298,12 +5962,22 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
       t
     ].map((e) => repo.objects.readTyped(e.oid, "blob")));
     if (looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes)) continue;
-    const merged = (await loadDiff3()).mergeText(bytesToByteString(baseBytes), bytesToByteString(oursBytes), bytesToByteString(theirsBytes), {
-      ours: bytesToByteString(encoder2.encode(`${labels.ours}:${oursPath}`)),
-      theirs: bytesToByteString(encoder2.encode(`${labels.theirs}:${theirsPath}`))
-    }, {
-      markerSize: 8 + 2 * depth
-    });
+    const merged = await mergeContent(
+      from,
+      bytesToByteString(baseBytes),
+      bytesToByteString(oursBytes),
+      bytesToByteString(theirsBytes),
+      {
+        ours: bytesToByteString(encoder2.encode(`${labels.ours}:${oursPath}`)),
+        theirs: bytesToByteString(encoder2.encode(`${labels.theirs}:${theirsPath}`)),
+        base: bytesToByteString(encoder2.encode(`${labels.base ?? ""}:${from}`))
+      },
+      // the attributes are the base path's, as ort merges it under that name.
+      {
+        markerSize: (await conversionFor(repo).plan(from)).conflictMarkerSize + 1 + 2 * depth,
+        style
+      }
+    );
     const oid = await repo.objects.write("blob", byteStringToBytes(merged.text));
     O2.set(oursPath, {
       oid,
@@ -5344,7 +6018,8 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
     const named = renamedPaths.get(path);
     const pathLabels = named && named.ours !== named.theirs ? {
       ours: `${labels.ours}:${named.ours}`,
-      theirs: `${labels.theirs}:${named.theirs}`
+      theirs: `${labels.theirs}:${named.theirs}`,
+      base: `${labels.base ?? ""}:${named.base}`
     } : labels;
     if (o && t && isRegular2(o) && isRegular2(t)) {
       let mode = o.mode === t.mode ? o.mode : null;
@@ -5354,15 +6029,18 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
         repo.objects.readTyped(o.oid, "blob"),
         repo.objects.readTyped(t.oid, "blob")
       ]);
-      const mergeAttr = (await conversionFor(repo).plan(path)).merge;
+      const plan = await conversionFor(repo).plan(path);
+      const mergeAttr = plan.merge;
       const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(baseBytes) || looksBinary(oursBytes) || looksBinary(theirsBytes);
       if (!binary) {
-        const merged = (await loadDiff3()).mergeText(bytesToByteString(baseBytes), bytesToByteString(oursBytes), bytesToByteString(theirsBytes), {
+        const merged = await mergeContent(path, bytesToByteString(baseBytes), bytesToByteString(oursBytes), bytesToByteString(theirsBytes), {
           ours: bytesToByteString(encoder2.encode(pathLabels.ours)),
-          theirs: bytesToByteString(encoder2.encode(pathLabels.theirs))
+          theirs: bytesToByteString(encoder2.encode(pathLabels.theirs)),
+          base: pathLabels.base === void 0 ? void 0 : bytesToByteString(encoder2.encode(pathLabels.base))
         }, {
           union: mergeAttr === "union",
-          markerSize: 7 + 2 * depth
+          markerSize: plan.conflictMarkerSize + 2 * depth,
+          style
         });
         if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
           mode ??= o.mode;
@@ -5487,7 +6165,8 @@ async function followRenames(repo, B, O, T, depth) {
     theirs.set(to, T.get(from));
     renamedPaths.set(to, {
       ours: to,
-      theirs: from
+      theirs: from,
+      base: from
     });
   }
   for (const [from, to] of theirsRenames) {
@@ -5501,7 +6180,8 @@ async function followRenames(repo, B, O, T, depth) {
     ours.set(to, O.get(from));
     renamedPaths.set(to, {
       ours: from,
-      theirs: to
+      theirs: to,
+      base: from
     });
   }
   for (const [renames, renamer, adder, adderMap] of [
@@ -5698,7 +6378,10 @@ async function mergeBaseTree(repo, ours, theirs) {
   };
   const baseOf = async (a, b, depth) => {
     const bases = await mergeBasesOf(read, a, b);
-    if (bases.length === 0) return null;
+    if (bases.length === 0) return {
+      tree: null,
+      label: "empty tree"
+    };
     const dated = await Promise.all(bases.map(async (oid) => ({
       oid,
       time: await commitTime(repo, oid, virtuals)
@@ -5709,9 +6392,10 @@ async function mergeBaseTree(repo, ours, theirs) {
       const base = await baseOf(merged, next.oid, depth + 1);
       const mergedCommit = await read(merged);
       const nextCommit = await read(next.oid);
-      const merge2 = await mergeTrees(repo, base, mergedCommit.tree, nextCommit.tree, {
+      const merge2 = await mergeTrees(repo, base.tree, mergedCommit.tree, nextCommit.tree, {
         ours: "Temporary merge branch 1",
-        theirs: "Temporary merge branch 2"
+        theirs: "Temporary merge branch 2",
+        base: base.label
       }, {
         depth: depth + 1
       });
@@ -5727,7 +6411,11 @@ async function mergeBaseTree(repo, ours, theirs) {
       });
       merged = oid;
     }
-    return (await read(merged)).tree;
+    const label = bases.length > 1 ? "merged common ancestors" : bases[0].slice(0, 7);
+    return {
+      tree: (await read(merged)).tree,
+      label
+    };
   };
   return await baseOf(ours, theirs, 0);
 }
@@ -5759,8 +6447,11 @@ function checkFileFolderClashes(ours, changes) {
   }
 }
 async function applyMerge(repo, index, policy, merge2, action) {
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   refuseSkipWorktree(index, merge2.changes.keys(), action);
+  refuseUnaddressable([
+    ...merge2.changes.keys()
+  ].filter((path) => !policy.hidden(path)), action);
   const blocked = [];
   for (const [path, merged] of merge2.changes) {
     if (policy.hidden(path)) continue;
@@ -5856,58 +6547,90 @@ async function mergeBasesOf(read, a, b) {
 }
 
 // commands/git/lib/submodule.ts
-function readText(path) {
+var gitmodulesCache = /* @__PURE__ */ new WeakMap();
+function gitmodules(repo) {
+  let parsed = gitmodulesCache.get(repo);
+  if (!parsed) {
+    let text = "";
+    try {
+      if (Deno.lstatSync(`${repo.dir}/.gitmodules`).isFile) text = Deno.readTextFileSync(`${repo.dir}/.gitmodules`);
+    } catch {
+    }
+    parsed = parseConfig(text);
+    gitmodulesCache.set(repo, parsed);
+  }
+  return parsed;
+}
+function submoduleIgnore(repo, path) {
+  const modules = gitmodules(repo);
+  let name = null;
+  for (const key of modules.keys()) {
+    const match = /^submodule\.(.+)\.path$/.exec(key);
+    if (match && modules.get(key) === path) name = match[1];
+  }
+  const own = name !== null ? repo.config.get(`submodule.${name}.ignore`) ?? modules.get(`submodule.${name}.ignore`) : void 0;
+  const value = own ?? repo.config.get("diff.ignoresubmodules") ?? "none";
+  const known = [
+    "none",
+    "untracked",
+    "dirty",
+    "all"
+  ];
+  return {
+    ignore: known.find((k) => k === value.toLowerCase()) ?? "none",
+    perSubmodule: own !== void 0
+  };
+}
+function openSubmodule(repo, path) {
+  const dir = `${repo.dir}/${path}`;
   try {
-    return Deno.readTextFileSync(path);
+    Deno.lstatSync(`${dir}/.git`);
   } catch {
     return null;
   }
-}
-function submoduleGitdir(repo, path) {
-  const dotGit = `${repo.dir}/${path}/.git`;
-  let info;
-  try {
-    info = Deno.lstatSync(dotGit);
-  } catch {
-    return null;
-  }
-  if (info.isDirectory) return dotGit;
-  if (!info.isFile) return null;
-  const pointer = /^gitdir: (.+)$/m.exec(readText(dotGit) ?? "")?.[1].trim();
-  if (!pointer) return null;
-  const parts = [];
-  for (const part of (pointer.startsWith("/") ? pointer : `${repo.dir}/${path}/${pointer}`).split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  const resolved = "/" + parts.join("/");
-  return resolved.startsWith(repo.dir + "/") ? resolved : null;
-}
-function submoduleHead(repo, path) {
-  const gitdir = submoduleGitdir(repo, path);
-  if (!gitdir) return null;
-  const head = readText(`${gitdir}/HEAD`)?.trim();
-  if (!head) return null;
-  if (isFullOid(head)) return head;
-  const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
-  if (!ref || ref.includes("..")) return null;
-  const loose = readText(`${gitdir}/${ref}`)?.trim();
-  if (loose && isFullOid(loose)) return loose;
-  for (const line of (readText(`${gitdir}/packed-refs`) ?? "").split("\n")) {
-    const [oid, name] = line.split(" ");
-    if (name === ref && isFullOid(oid)) return oid;
-  }
-  return null;
+  const label = repo.label === "." || repo.label === "" ? path : `${repo.label}/${path}`;
+  return openRepo(dir, label, repo.root ?? repo.dir);
 }
 
 // commands/git/lib/status.ts
+var MAX_SUBMODULE_DEPTH = 8;
+function submoduleCode(state) {
+  return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
+}
+async function submoduleState(repo, path, recorded, options) {
+  const depth = (options.depth ?? 0) + 1;
+  if (depth > MAX_SUBMODULE_DEPTH) {
+    throw new PtermError("UnsupportedFormat", `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not look further. Run git status inside a deeper submodule with --repo.`);
+  }
+  const sub = openSubmodule(repo, path);
+  if (!sub) return null;
+  const head = readHead(sub).oid;
+  const index = readIndexFile(sub.gitdir);
+  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+    untracked: options.untracked,
+    submoduleDepth: depth
+  });
+  let modified = report.staged.size > 0 || report.conflicted.length > 0;
+  for (const [inner] of report.unstaged) {
+    if (report.submodules.get(inner) !== "S..U") modified = true;
+  }
+  const untracked = report.untracked.length > 0 || [
+    ...report.submodules.entries()
+  ].some(([inner, code]) => report.unstaged.has(inner) && code.endsWith("U"));
+  return {
+    head,
+    commit: head !== null && recorded !== null && head !== recorded,
+    modified,
+    untracked,
+    withheld: report.withheld
+  };
+}
 function inScope(path, paths) {
   if (!paths) return true;
   return paths.some((p) => p === "" || path === p || path.startsWith(p + "/"));
 }
 async function worktreeStatus(repo, index, policy, options, observer) {
-  const unaddressable = [];
+  const unaddressable2 = [];
   const unstaged = /* @__PURE__ */ new Map();
   const untracked = [];
   const withheld = [];
@@ -5919,9 +6642,10 @@ async function worktreeStatus(repo, index, policy, options, observer) {
   for (const path of entries.keys()) addParents(trackedDirs, path);
   for (const path of conflicts.keys()) addParents(trackedDirs, path);
   const trackedAt = (path) => entries.get(path) ?? (conflicts.has(path) ? null : void 0);
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   observer?.rules(ignore);
   const toHash = [];
+  const gitlinks = [];
   const racyLimit = index.fileMtimeMs;
   const checkTracked = (entry, info) => {
     if (entry.intentToAdd) {
@@ -5971,7 +6695,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       if (name === ".git") continue;
       const path = dir === "" ? name : `${dir}/${name}`;
       if (name.includes("\uFFFD")) {
-        unaddressable.push(path);
+        unaddressable2.push(path);
         continue;
       }
       if (policy.hiddenChild(dir, name)) {
@@ -5982,8 +6706,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         const trackedEntry = entries.get(path);
         if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
           seen.add(path);
-          const head = inScope(path, options.paths) ? submoduleHead(repo, path) : null;
-          if (head !== null && head !== trackedEntry.oid) unstaged.set(path, "M");
+          if (inScope(path, options.paths)) gitlinks.push(trackedEntry);
           continue;
         }
         if (trackedDirs.has(path)) {
@@ -6004,8 +6727,8 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         walkUntracked(path, myLevel);
         continue;
       }
-      if (!dirent.isFile && !dirent.isSymlink) continue;
       const entry = trackedAt(path);
+      if (!dirent.isFile && !dirent.isSymlink && entry === void 0) continue;
       if (entry !== void 0) {
         seen.add(path);
         if (entry === null || !inScope(path, options.paths)) continue;
@@ -6029,7 +6752,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       if (dirent.name === ".git") continue;
       const path = `${dir}/${dirent.name}`;
       if (dirent.name.includes("\uFFFD")) {
-        unaddressable.push(path);
+        unaddressable2.push(path);
         continue;
       }
       if (policy.hiddenChild(dir, dirent.name)) continue;
@@ -6058,10 +6781,15 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       continue;
     }
     if (!inScope(path, options.paths)) continue;
-    if (entry.mode === S_IFGITLINK) continue;
+    if (entry.mode === S_IFGITLINK) {
+      if (lstatOrNull(`${repo.dir}/${path}`) === null && (options.submodules ?? "config") !== "all") {
+        unstaged.set(path, "D");
+      }
+      continue;
+    }
     if (entry.assumeValid || entry.skipWorktree) continue;
     if (hasRawBytes(path)) {
-      unaddressable.push(path);
+      unaddressable2.push(path);
       continue;
     }
     unstaged.set(path, "D");
@@ -6074,8 +6802,31 @@ async function worktreeStatus(repo, index, policy, options, observer) {
       else if (verdict.refreshed) refreshed.push(verdict.refreshed);
     }
   }
+  const submodules = /* @__PURE__ */ new Map();
+  const mode = options.submodules ?? "config";
+  for (const entry of mode === "all" ? [] : gitlinks) {
+    const { ignore: ignore2, perSubmodule } = mode === "none" ? {
+      ignore: "none",
+      perSubmodule: false
+    } : submoduleIgnore(repo, entry.path);
+    if (ignore2 === "all") continue;
+    const found = await submoduleState(repo, entry.path, entry.oid, {
+      // `-uno` leaves untracked files in submodules out too, unless the submodule's own setting says "none".
+      untracked: ignore2 === "none" && (options.untracked || perSubmodule),
+      depth: options.submoduleDepth
+    });
+    if (!found) continue;
+    const state = {
+      ...found,
+      modified: found.modified && ignore2 !== "dirty",
+      untracked: found.untracked && ignore2 === "none"
+    };
+    submodules.set(entry.path, submoduleCode(state));
+    for (const inner of found.withheld) withheld.push(`${entry.path}/${inner}`);
+    if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
+  }
   untracked.sort(comparePaths);
-  const trackedAsSeen = new Set(unaddressable.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
+  const trackedAsSeen = new Set(unaddressable2.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
   return {
     unstaged,
     untracked,
@@ -6084,8 +6835,9 @@ async function worktreeStatus(repo, index, policy, options, observer) {
     ].sort(comparePaths),
     refreshed,
     unaddressable: [
-      ...new Set(unaddressable.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
-    ].sort(comparePaths)
+      ...new Set(unaddressable2.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
+    ].sort(comparePaths),
+    submodules
   };
 }
 async function compareContent(repo, index, entry, info, now) {
@@ -6199,6 +6951,47 @@ async function headTree(repo) {
   if (!head.oid) return null;
   return parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree;
 }
+async function computeStatus(repo, index, policy, options, work) {
+  const head = readHead(repo);
+  const tree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
+  const stagedAll = await indexVsTree(repo, index, tree);
+  const staged = /* @__PURE__ */ new Map();
+  for (const [path, change] of stagedAll) {
+    if (policy.hidden(path) || !inScope(path, options.paths)) continue;
+    staged.set(path, change);
+  }
+  work = work ? {
+    ...work,
+    unstaged: new Map(work.unstaged),
+    withheld: [
+      ...work.withheld
+    ],
+    submodules: new Map(work.submodules)
+  } : await worktreeStatus(repo, index, policy, options);
+  const conflicted = [
+    ...index.conflicts.keys()
+  ].filter((p) => !policy.hidden(p) && inScope(p, options.paths)).sort(comparePaths);
+  for (const path of conflicted) work.unstaged.delete(path);
+  for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
+  return {
+    branch: head.branch,
+    head: head.oid,
+    staged,
+    unstaged: work.unstaged,
+    untracked: work.untracked,
+    conflicted,
+    withheld: [
+      ...new Set(work.withheld)
+    ].sort(comparePaths),
+    refreshed: work.refreshed,
+    unaddressable: work.unaddressable,
+    submodules: work.submodules,
+    gitlinks: new Set([
+      ...stagedAll.keys(),
+      ...work.unstaged.keys()
+    ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
+  };
+}
 
 // commands/git/lib/ops.ts
 async function treeOf(repo, commit) {
@@ -6279,7 +7072,8 @@ async function revertCommit(repo, index, policy, rev, options) {
   const subject = splitMessage(commit.message).subject;
   const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
     ours: "HEAD",
-    theirs: `parent of ${short} (${subject})`
+    theirs: `parent of ${short} (${subject})`,
+    base: `${short} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, "revert");
   const message = `Revert "${subject}"
@@ -6297,12 +7091,18 @@ This reverts commit ${oid}.
       conflicts: applied.conflicts
     };
   }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    allowEmpty: true,
-    extraParents: []
-  });
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      extraParents: []
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
+  }
   return {
     reverted: oid,
     commit_id: commitId,
@@ -6323,7 +7123,8 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
   const subject = splitMessage(commit.message).subject;
   const merge2 = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
     ours: "HEAD",
-    theirs: `${oid.slice(0, 7)} (${subject})`
+    theirs: `${oid.slice(0, 7)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${oid.slice(0, 7)} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
   if (applied.conflicts.length > 0 || options.noCommit) {
@@ -6445,39 +7246,44 @@ async function createBranch(repo, name, start, author, force = false) {
   return oid;
 }
 function worktreesHolding(repo, ref) {
+  const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
+  const shown = (workTree, fallback) => workTree !== null && workTree.startsWith(parent + "/") ? workTree.slice(parent.length + 1) : fallback;
+  const holds = (gitdir) => {
+    try {
+      return Deno.readTextFileSync(`${gitdir}/HEAD`).trim() === `ref: ${ref}`;
+    } catch {
+      return false;
+    }
+  };
+  const holding = [];
+  if (repo.commondir !== repo.gitdir && holds(repo.commondir)) {
+    const main = repo.commondir.endsWith("/.git") ? repo.commondir.slice(0, -"/.git".length) : null;
+    holding.push(shown(main, "the main worktree"));
+  }
   let names;
   try {
     names = [
-      ...Deno.readDirSync(`${repo.gitdir}/worktrees`)
+      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
     ].filter((e) => e.isDirectory).map((e) => e.name);
   } catch {
-    return [];
+    names = [];
   }
-  const holding = [];
   for (const name of names.sort()) {
-    let head = "";
+    const gitdir = `${repo.commondir}/worktrees/${name}`;
+    if (gitdir === repo.gitdir || !holds(gitdir)) continue;
+    let workTree = null;
     try {
-      head = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/HEAD`).trim();
-    } catch {
-      continue;
-    }
-    if (head !== `ref: ${ref}`) continue;
-    let where = name;
-    try {
-      const gitdirFile = Deno.readTextFileSync(`${repo.gitdir}/worktrees/${name}/gitdir`).trim();
-      where = gitdirFile.replace(/\/\.git$/, "");
-      const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
-      where = where.startsWith(parent + "/") ? where.slice(parent.length + 1) : name;
+      workTree = Deno.readTextFileSync(`${gitdir}/gitdir`).trim().replace(/\/\.git$/, "");
     } catch {
     }
-    holding.push(where);
+    holding.push(shown(workTree, name));
   }
   return holding;
 }
 function refuseIfCheckedOutElsewhere(repo, ref, doing) {
   const holding = worktreesHolding(repo, ref);
   if (holding.length === 0) return;
-  throw new PtermError("InvalidArgs", `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the linked worktree ${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`);
+  throw new PtermError("InvalidArgs", `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the worktree ${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`);
 }
 async function deleteBranch(repo, name, force) {
   const ref = `refs/heads/${name}`;
@@ -6508,15 +7314,15 @@ async function renameBranch(repo, from, to, author, force) {
   const who = signatureNow(author);
   let reflog = null;
   try {
-    reflog = Deno.readTextFileSync(`${repo.gitdir}/logs/${fromRef}`);
+    reflog = Deno.readTextFileSync(gitPath(repo, `logs/${fromRef}`));
   } catch {
   }
   await deleteRef(repo, fromRef, oid);
   if (reflog !== null) {
-    Deno.mkdirSync(`${repo.gitdir}/logs/${toRef}`.replace(/\/[^/]*$/, ""), {
+    Deno.mkdirSync(gitPath(repo, `logs/${toRef}`).replace(/\/[^/]*$/, ""), {
       recursive: true
     });
-    Deno.writeTextFileSync(`${repo.gitdir}/logs/${toRef}`, reflog);
+    Deno.writeTextFileSync(gitPath(repo, `logs/${toRef}`), reflog);
   }
   await updateRef(repo, toRef, oid, {
     message: `Branch: renamed ${fromRef} to ${toRef}`,
@@ -6605,9 +7411,10 @@ async function mergeInto(repo, index, policy, rev, options) {
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
     ours: "HEAD",
-    theirs: rev
+    theirs: rev,
+    base: base.label
   });
   const applied = await applyMerge(repo, index, policy, merge2, "merge");
   const into = head.branch ? [
@@ -6869,7 +7676,8 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
   const headCommit = await readCommit(repo, head.oid);
   const staged = await indexVsTree(repo, index, headCommit.tree);
   const work = await worktreeStatus(repo, index, policy, {
-    untracked: includeUntracked
+    untracked: includeUntracked,
+    submodules: "all"
   });
   const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
   if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
@@ -7002,7 +7810,8 @@ async function stashApply(repo, index, policy, n) {
   const oursTree = await writeTreeFromIndex(repo, oursIndex);
   const merge2 = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
     ours: "Updated upstream",
-    theirs: "Stashed changes"
+    theirs: "Stashed changes",
+    base: "Stash base"
   });
   const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
   const writer = new WorktreeWriter(repo);
@@ -7025,7 +7834,7 @@ async function stashApply(repo, index, policy, n) {
 }
 async function stashDrop(repo, n) {
   const entry = entryAt(repo, n);
-  const lock = await LockFile.acquire(`${repo.gitdir}/${STASH_REF}`, "the stash");
+  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
   try {
     const entries = readReflog(repo, STASH_REF);
     const k = entries.length - 1 - n;
@@ -7162,7 +7971,7 @@ async function openFromFlags(ctx, access = "write") {
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  if (confined.rel === ".") excludePtermState(repo.gitdir);
+  if (confined.rel === ".") excludePtermState(repo.commondir);
   return {
     repo,
     policy: pathPolicy(confined.rel),
@@ -7453,12 +8262,14 @@ var checkout = async (ctx) => {
   if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
     throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths after `--` to restore.");
   }
-  return await switchHead(ctx, opened, target, {
+  const switched = await switchHead(ctx, opened, target, {
     create: ctx.flags.create,
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
     force: ctx.flags.force
   });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
 };
 var switchHandler = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -7471,13 +8282,22 @@ var switchHandler = async (ctx) => {
     const known = await isRevision(opened.repo, target);
     throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`);
   }
-  return await switchHead(ctx, opened, target, {
+  const switched = await switchHead(ctx, opened, target, {
     create: ctx.flags.create,
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
     force: ctx.flags.force
   });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
 };
+function warnSkippedCheckoutHook(ctx, repo) {
+  const hooks = skippedHooks(repo, [
+    "post-checkout"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
+`);
+}
 var restore = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
@@ -7838,6 +8658,16 @@ var merge = async (ctx) => {
   const text = outcome.outcome === "up-to-date" ? "Already up to date." : outcome.outcome === "fast-forward" ? `Fast-forward to ${outcome.head.slice(0, 7)}` : `Merge made: ${outcome.commit_id.slice(0, 7)}`;
   ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).
 `);
+  const hooks = outcome.outcome === "up-to-date" ? null : skippedHooks(repo, outcome.outcome === "fast-forward" ? [
+    "post-merge"
+  ] : [
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-merge"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
+`);
   return {
     ...fields,
     outcome: outcome.outcome
@@ -7875,7 +8705,8 @@ var clean = async (ctx) => {
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     const report = await worktreeStatus(repo, index, policy, {
-      untracked: true
+      untracked: true,
+      submodules: "all"
     });
     const trackedDirs = /* @__PURE__ */ new Set([
       ""

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-FIRQMXUO.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-CT3VPNVS.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -65,7 +65,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 
 // core/path.ts
@@ -322,6 +323,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -384,14 +390,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -405,6 +414,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -415,11 +427,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -667,8 +693,7 @@ function quoteName(name) {
   let out = '"';
   for (const b of bytes) {
     if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b === 10) out += "\\n";
-    else if (b === 9) out += "\\t";
+    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
     else if (b >= 32 && b < 127) out += String.fromCharCode(b);
     else out += "\\" + b.toString(8).padStart(3, "0");
   }
@@ -714,852 +739,154 @@ function isFullOid(text) {
 }
 
 // commands/git/lib/line_scan.ts
-var OPCODES = {
-  "block": 2,
-  "loop": 3,
-  "if": 4,
-  "else": 5,
-  "end": 11,
-  "br": 12,
-  "br_if": 13,
-  "return": 15,
-  "call": 16,
-  "local.get": 32,
-  "local.set": 33,
-  "local.tee": 34,
-  "i32.load": 40,
-  "i32.load8_u": 45,
-  "i32.store": 54,
-  "i32.store8": 58,
-  "i32.const": 65,
-  "i32.eqz": 69,
-  "i32.eq": 70,
-  "i32.ne": 71,
-  "i32.lt_u": 73,
-  "i32.gt_u": 75,
-  "i32.ge_u": 79,
-  "i32.ctz": 104,
-  "i32.popcnt": 105,
-  "i32.add": 106,
-  "i32.sub": 107,
-  "i32.mul": 108,
-  "i32.and": 113,
-  "i32.or": 114,
-  "i32.xor": 115,
-  "i32.shl": 116,
-  "i32.shr_u": 118,
-  "i32.rotl": 119,
-  "memory.copy": 252
+var MARKER_AT = 16;
+var FIRST_FILE_AT = 64;
+var NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
+var INDENT = {
+  MAX_INDENT: 200,
+  MAX_BLANKS: 20,
+  START_OF_FILE_PENALTY: 1,
+  END_OF_FILE_PENALTY: 21,
+  TOTAL_BLANK_WEIGHT: -30,
+  POST_BLANK_WEIGHT: 6,
+  RELATIVE_INDENT_PENALTY: -4,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY: 10,
+  RELATIVE_OUTDENT_PENALTY: 24,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY: 17,
+  RELATIVE_DEDENT_PENALTY: 23,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY: 17,
+  INDENT_WEIGHT: 60,
+  INDENT_HEURISTIC_MAX_SLIDING: 100
 };
-function unsignedLeb(value) {
-  const out = [];
-  do {
-    let byte = value & 127;
-    value >>>= 7;
-    if (value !== 0) byte |= 128;
-    out.push(byte);
-  } while (value !== 0);
-  return out;
+var SEARCH = {
+  XDL_MAX_EQLIMIT: 1024,
+  XDL_MAX_COST_MIN: 256,
+  XDL_HEUR_MIN_COST: 256,
+  XDL_SNAKE_CNT: 20,
+  XDL_K_HEUR: 4,
+  XDL_LINE_MAX: 2147483647
+};
+function bogoSqrt(n) {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
 }
-function signedLeb(value) {
-  const out = [];
-  value |= 0;
-  for (; ; ) {
-    const byte = value & 127;
-    value >>= 7;
-    if (value === 0 && (byte & 64) === 0 || value === -1 && (byte & 64) !== 0) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 128);
-  }
-}
-function encodeBody(func, functions) {
-  const slots = [
-    ...func.params,
-    ...func.locals
-  ];
-  const out = [];
-  for (const op of func.body) {
-    const [name, arg] = typeof op === "string" ? [
-      op,
-      void 0
-    ] : op;
-    const code = OPCODES[name];
-    if (code === void 0) throw new Error(`line_scan: unknown instruction ${name}`);
-    if (name === "memory.copy") {
-      out.push(252, 10, 0, 0);
-      continue;
-    }
-    out.push(code);
-    if (name === "block" || name === "loop" || name === "if") out.push(64);
-    else if (name.startsWith("local.")) {
-      const index = slots.indexOf(arg);
-      if (index < 0) throw new Error(`line_scan: no local ${arg}`);
-      out.push(...unsignedLeb(index));
-    } else if (name === "call") {
-      out.push(...unsignedLeb(functions.findIndex((f) => f.name === arg)));
-    } else if (name === "br" || name === "br_if") out.push(...unsignedLeb(arg));
-    else if (name === "i32.const") out.push(...signedLeb(arg));
-    else if (name.includes("load") || name.includes("store")) out.push(name.includes("8") ? 0 : 2, 0);
-  }
-  out.push(11);
-  const locals = func.locals.length ? [
-    1,
-    ...unsignedLeb(func.locals.length),
-    127
-  ] : [
-    0
-  ];
-  return [
-    ...locals,
-    ...out
-  ];
-}
-function section(id, content) {
-  return [
-    id,
-    ...unsignedLeb(content.length),
-    ...content
-  ];
-}
-function vector(items) {
-  return [
-    ...unsignedLeb(items.length),
-    ...items.flat()
-  ];
-}
-function nameBytes(name) {
-  return [
-    ...unsignedLeb(name.length),
-    ...[
-      ...name
-    ].map((c) => c.charCodeAt(0))
-  ];
-}
-function assemble(functions) {
-  const types = functions.map((f) => [
-    96,
-    ...unsignedLeb(f.params.length),
-    ...f.params.map(() => 127),
-    ...f.result ? [
-      1,
-      127
-    ] : [
-      0
-    ]
-  ]);
-  return new Uint8Array([
-    0,
-    97,
-    115,
-    109,
-    1,
-    0,
-    0,
-    0,
-    ...section(1, vector(types)),
-    ...section(3, vector(functions.map((_, i) => unsignedLeb(i)))),
-    ...section(5, vector([
-      [
-        0,
-        1
-      ]
-    ])),
-    ...section(7, vector([
-      [
-        ...nameBytes("memory"),
-        2,
-        0
-      ],
-      ...functions.map((f, i) => [
-        ...nameBytes(f.name),
-        0,
-        ...unsignedLeb(i)
-      ])
-    ])),
-    ...section(10, vector(functions.map((f) => {
-      const body = encodeBody(f, functions);
-      return [
-        ...unsignedLeb(body.length),
-        ...body
-      ];
-    })))
-  ]);
-}
-var get = (name) => [
-  "local.get",
-  name
-];
-var set = (name) => [
-  "local.set",
-  name
-];
-var tee = (name) => [
-  "local.tee",
-  name
-];
-var konst = (value) => [
-  "i32.const",
-  value
-];
-var call = (name) => [
-  "call",
-  name
-];
-var bump = (name, step) => [
-  get(name),
-  ...step,
-  "i32.add",
-  set(name)
-];
-var storeLineHash = [
-  get("h"),
-  get("h"),
-  konst(16),
-  "i32.shr_u",
-  "i32.xor",
-  konst(2246822507 | 0),
-  "i32.mul",
-  set("h"),
-  get("hashes"),
-  get("line"),
-  konst(2),
-  "i32.shl",
-  "i32.add",
-  get("h"),
-  get("h"),
-  konst(13),
-  "i32.shr_u",
-  "i32.xor",
-  "i32.store"
-];
-var zeroBytes = (t) => [
-  get(t),
-  konst(2139062143),
-  "i32.and",
-  konst(2139062143),
-  "i32.add",
-  get(t),
-  "i32.or",
-  konst(2139062143),
-  "i32.or",
-  konst(-1),
-  "i32.xor"
-];
-var newlinesAsZero = (p) => [
-  get(p),
-  "i32.load",
-  konst(168430090),
-  "i32.xor"
-];
-var HASH_SEED = 2166136261 | 0;
-var FUNCTIONS = [
-  {
-    // The number of `\n` in [p, end); the bytes after `end` up to the next multiple of 4 are read too (zero).
-    name: "count",
-    params: [
-      "p",
-      "end"
-    ],
-    locals: [
-      "n",
-      "t"
-    ],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      ...newlinesAsZero("p"),
-      set("t"),
-      get("n"),
-      ...zeroBytes("t"),
-      "i32.popcnt",
-      "i32.add",
-      set("n"),
-      ...bump("p", [
-        konst(4)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      get("n")
-    ]
-  },
-  {
-    // The lines of [p, end) (p = the file's first byte, `base`): their starts (relative to base) and
-    // hashes, then starts[count] = end - base. Words are read from each line's start, so a line's
-    // hash depends on its bytes only; the 4 bytes after `end` must be readable and not `\n`.
-    name: "lines",
-    params: [
-      "base",
-      "p",
-      "end",
-      "starts",
-      "hashes",
-      "line",
-      "limit"
-    ],
-    locals: [
-      "h",
-      "w",
-      "z",
-      "k",
-      "mask"
-    ],
-    result: true,
-    body: [
-      konst(HASH_SEED),
-      set("h"),
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      get("p"),
-      "i32.load",
-      set("w"),
-      ...newlinesAsZero("p"),
-      set("z"),
-      ...zeroBytes("z"),
-      tee("z"),
-      "if",
-      // a newline at byte k of the word: mix the bytes up to it, end the line
-      get("z"),
-      "i32.ctz",
-      konst(3),
-      "i32.shr_u",
-      set("k"),
-      konst(-1),
-      konst(24),
-      get("k"),
-      konst(8),
-      "i32.mul",
-      "i32.sub",
-      "i32.shr_u",
-      set("mask"),
-      get("h"),
-      get("w"),
-      get("mask"),
-      "i32.and",
-      "i32.xor",
-      konst(13),
-      "i32.rotl",
-      konst(2654435761 | 0),
-      "i32.mul",
-      set("h"),
-      ...storeLineHash,
-      // the next line's start (starts[0] is 0 in fresh memory)
-      get("starts"),
-      get("line"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      get("p"),
-      get("k"),
-      "i32.add",
-      konst(1),
-      "i32.add",
-      tee("p"),
-      get("base"),
-      "i32.sub",
-      "i32.store",
-      ...bump("line", [
-        konst(1)
-      ]),
-      konst(HASH_SEED),
-      set("h"),
-      // past `limit`: stop at this line boundary (the caller goes on from memory[0])
-      get("p"),
-      get("limit"),
-      "i32.ge_u",
-      [
-        "br_if",
-        2
-      ],
-      "else",
-      // no newline: a whole word of the line, or the end of a last line without one
-      get("end"),
-      get("p"),
-      "i32.sub",
-      set("k"),
-      get("k"),
-      konst(4),
-      "i32.lt_u",
-      "if",
-      konst(-1),
-      konst(32),
-      get("k"),
-      konst(8),
-      "i32.mul",
-      "i32.sub",
-      "i32.shr_u",
-      set("mask"),
-      "else",
-      konst(-1),
-      set("mask"),
-      "end",
-      get("h"),
-      get("w"),
-      get("mask"),
-      "i32.and",
-      "i32.xor",
-      konst(13),
-      "i32.rotl",
-      konst(2654435761 | 0),
-      "i32.mul",
-      set("h"),
-      ...bump("p", [
-        konst(4)
-      ]),
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      "if",
-      ...storeLineHash,
-      ...bump("line", [
-        konst(1)
-      ]),
-      get("end"),
-      set("p"),
-      "end",
-      "end",
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      konst(0),
-      get("p"),
-      "i32.store",
-      get("line")
-    ]
-  },
-  {
-    // 1 when every byte of [p, end) is ASCII (the bytes after `end` up to the next multiple of 4 are zero).
-    name: "ascii",
-    params: [
-      "p",
-      "end"
-    ],
-    locals: [
-      "high"
-    ],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("p"),
-      get("end"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      get("high"),
-      get("p"),
-      "i32.load",
-      "i32.or",
-      set("high"),
-      ...bump("p", [
-        konst(4)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      get("high"),
-      konst(2155905152 | 0),
-      "i32.and",
-      "i32.eqz"
-    ]
-  },
-  {
-    // Whether [a, a + length) and [b, b + length) hold the same bytes.
-    name: "same",
-    params: [
-      "a",
-      "b",
-      "length"
-    ],
-    locals: [
-      "k"
-    ],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("k"),
-      konst(4),
-      "i32.add",
-      get("length"),
-      "i32.gt_u",
-      [
-        "br_if",
-        1
-      ],
-      get("a"),
-      get("k"),
-      "i32.add",
-      "i32.load",
-      get("b"),
-      get("k"),
-      "i32.add",
-      "i32.load",
-      "i32.ne",
-      "if",
-      konst(0),
-      "return",
-      "end",
-      ...bump("k", [
-        konst(4)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      "block",
-      "loop",
-      get("k"),
-      get("length"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      get("a"),
-      get("k"),
-      "i32.add",
-      "i32.load8_u",
-      get("b"),
-      get("k"),
-      "i32.add",
-      "i32.load8_u",
-      "i32.ne",
-      "if",
-      konst(0),
-      "return",
-      "end",
-      ...bump("k", [
-        konst(1)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      konst(1)
-    ]
-  },
-  {
-    // xdiff's classifier for one file's lines (starts relative to `base`): ids[i] = the number of the
-    // line's bytes, shared by both files; returns the next free number. The table has 2^(32 - shift)
-    // slots (slotHash, slotClass = number + 1); classAt/classLength hold each number's first line.
-    name: "classify",
-    params: [
-      "base",
-      "starts",
-      "hashes",
-      "i",
-      "count",
-      "ids",
-      "slotHash",
-      "slotClass",
-      "shift",
-      "classAt",
-      "classLength",
-      "next"
-    ],
-    locals: [
-      "at",
-      "length",
-      "h",
-      "slot",
-      "c",
-      "mask"
-    ],
-    result: true,
-    body: [
-      konst(-1),
-      get("shift"),
-      "i32.shr_u",
-      set("mask"),
-      "block",
-      "loop",
-      get("i"),
-      get("count"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      get("starts"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      set("at"),
-      get("starts"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      get("at"),
-      "i32.sub",
-      set("length"),
-      get("hashes"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      set("h"),
-      get("h"),
-      konst(2654435761 | 0),
-      "i32.mul",
-      get("shift"),
-      "i32.shr_u",
-      set("slot"),
-      "block",
-      "loop",
-      get("slotClass"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      tee("c"),
-      "i32.eqz",
-      "if",
-      // a new number
-      get("slotHash"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("h"),
-      "i32.store",
-      get("slotClass"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("next"),
-      konst(1),
-      "i32.add",
-      "i32.store",
-      get("classAt"),
-      get("next"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("at"),
-      "i32.store",
-      get("classLength"),
-      get("next"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("length"),
-      "i32.store",
-      get("ids"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("next"),
-      "i32.store",
-      ...bump("next", [
-        konst(1)
-      ]),
-      [
-        "br",
-        2
-      ],
-      "end",
-      get("c"),
-      konst(1),
-      "i32.sub",
-      set("c"),
-      get("slotHash"),
-      get("slot"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("h"),
-      "i32.eq",
-      "if",
-      get("classLength"),
-      get("c"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("length"),
-      "i32.eq",
-      "if",
-      get("classAt"),
-      get("c"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("at"),
-      get("length"),
-      call("same"),
-      "if",
-      get("ids"),
-      get("i"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      get("c"),
-      "i32.store",
-      [
-        "br",
-        4
-      ],
-      "end",
-      "end",
-      "end",
-      get("slot"),
-      konst(1),
-      "i32.add",
-      get("mask"),
-      "i32.and",
-      set("slot"),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      ...bump("i", [
-        konst(1)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      get("next")
-    ]
-  },
-  {
-    // Lines [from, to) of a file at `base` (line starts relative to it at `starts`) copied to `out`,
-    // `prefix` before each; returns the new end of `out`.
-    name: "copyLines",
-    params: [
-      "out",
-      "base",
-      "starts",
-      "from",
-      "to",
-      "prefix"
-    ],
-    locals: [
-      "at",
-      "length"
-    ],
-    result: true,
-    body: [
-      "block",
-      "loop",
-      get("from"),
-      get("to"),
-      "i32.ge_u",
-      [
-        "br_if",
-        1
-      ],
-      get("starts"),
-      get("from"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      set("at"),
-      get("starts"),
-      get("from"),
-      konst(2),
-      "i32.shl",
-      "i32.add",
-      konst(4),
-      "i32.add",
-      "i32.load",
-      get("base"),
-      "i32.add",
-      get("at"),
-      "i32.sub",
-      set("length"),
-      get("out"),
-      get("prefix"),
-      "i32.store8",
-      get("out"),
-      konst(1),
-      "i32.add",
-      get("at"),
-      get("length"),
-      "memory.copy",
-      get("out"),
-      konst(1),
-      "i32.add",
-      get("length"),
-      "i32.add",
-      set("out"),
-      ...bump("from", [
-        konst(1)
-      ]),
-      [
-        "br",
-        0
-      ],
-      "end",
-      "end",
-      get("out")
-    ]
-  }
-];
+var SIMSCAN_WINDOW = 100;
+var KPDIS_RUN = 4;
+var LINE_SCAN_MODULE = [
+  "AGFzbQEAAAABvgETYAJ/fwF/YAd/f39/f39/AX9gA39/fwF/YA1/f39/f39/f39/f39/AX9gBn9/f39/fwF/YAJ/fwF/YAN/f38B",
+  "f2AHf39/f39/fwF/YAJ/fwF/YAx/f39/f39/f39/f38Bf2AEf39/fwF/YAR/f39/AX9gCX9/f39/f39/fwF/YAV/f39/fwF/YAN/",
+  "f38Bf2AEf39/fwBgB39/f39/f38AYAt/f39/f39/f39/fwBgDX9/f39/f39/f39/f38AAxQTAAECAwQFBgcICQoLDA0ODxAREgUD",
+  "AQABB8QBFAZtZW1vcnkCAAVjb3VudAAABWxpbmVzAAEEc2FtZQACCGNsYXNzaWZ5AAMJY29weUxpbmVzAAQHZGVjaW1hbAAFBXJh",
+  "bmdlAAYDcnVuAAcKdXRmOFByZWZpeAAIBXBhdGNoAAkGY29tbW9uAAoPY2xlYW5NdWx0aU1hdGNoAAsHZGlzY2FyZAAMBnNjcmlw",
+  "dAANBmluZGVudAAOCnNjb3JlU3BsaXQADwdjb21wYWN0ABAFc3BsaXQAEQZzZWFyY2gAEgrsNhNkAQN/AkADQCAAIAFPDQEgBCAA",
+  "KAIAciEEIAAoAgBBipSo0ABzIQMgAiADQf/+/fsHcUH//v37B2ogA3JB//79+wdyQX9zaWohAiAAQQRqIQAMAAsLQQRBBCgCACAE",
+  "cjYCACACC80CAQV/QcW78oh4IQcCQANAIAEgAk8NASABKAIAIQggASgCAEGKlKjQAHMhCSAJQf/+/fsHcUH//v37B2ogCXJB//79",
+  "+wdyQX9zIgkEQCAJaEEDdiEKQX9BGCAKQQhsa3YhCyAHIAggC3FzQQ13QbHz3fF5bCEHIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0",
+  "aiAHIAdBDXZzNgIAIAMgBUECdGpBBGogASAKakEBaiIBIABrNgIAIAVBAWohBUHFu/KIeCEHIAEgBk8NAgUgAiABayEKIApBBEkE",
+  "QEF/QSAgCkEIbGt2IQsFQX8hCwsgByAIIAtxc0ENd0Gx893xeWwhByABQQRqIQEgASACTwRAIAcgB0EQdnNB65Svr3hsIQcgBCAF",
+  "QQJ0aiAHIAdBDXZzNgIAIAVBAWohBSACIQELCwwACwtBACABNgIAIAULYwEBfwJAA0AgA0EEaiACSw0BIAAgA2ooAgAgASADaigC",
+  "AEcEQEEADwsgA0EEaiEDDAALCwJAA0AgAyACTw0BIAAgA2otAAAgASADai0AAEcEQEEADwsgA0EBaiEDDAALC0EBC9YCAQZ/QX8g",
+  "CHYhEgJAA0AgAyAETw0BIAEgA0ECdGooAgAgAGohDSABIANBAnRqQQRqKAIAIABqIA1rIQ4gAiADQQJ0aigCACEPIA9BsfPd8Xls",
+  "IAh2IRACQANAIAcgEEEDdGooAgAiEUUEQCAGIBBBA3RqIA82AgAgByAQQQN0aiALQQFqNgIAIAkgC0ECdGogDTYCACAKIAtBAnRq",
+  "IA42AgAgBSADQQJ0aiALNgIAIAshESALQQFqIQsgDCARQQJ0aiAMIBFBAnRqKAIAQQFqNgIADAILIBFBAWshESAGIBBBA3RqKAIA",
+  "IA9GBEAgCiARQQJ0aigCACAORgRAIAkgEUECdGooAgAgDSAOEAIEQCAFIANBAnRqIBE2AgAgDCARQQJ0aiAMIBFBAnRqKAIAQQFq",
+  "NgIADAQLCwsgEEEBaiAScSEQDAALCyADQQFqIQMMAAsLIAsLYAECfwJAA0AgAyAETw0BIAIgA0ECdGooAgAgAWohBiACIANBAnRq",
+  "QQRqKAIAIAFqIAZrIQcgACAFOgAAIABBAWogBiAH/AoAACAAQQFqIAdqIQAgA0EBaiEDDAALCyAAC1QBA39BASECIAEhAwJAA0Ag",
+  "A0EKSQ0BIANBCm4hAyACQQFqIQIMAAsLIAAgAmoiBCEDA0AgBEF/aiEEIAQgAUEKcEEwajoAACABQQpuIgENAAsgAws2ACAAIAFB",
+  "AWsgASACRRsQBSEAIAJBAUcEQCAAQQBqQSw6AAAgAEEBaiEAIAAgAhAFIQALIAALOwAgAyAETgRAIAAPCyAAIAEgAiADIAQgBRAE",
+  "IQAgBEEBayAGRgRAIABBEEEd/AoAACAAQR1qIQALIAAL5AIBBH8CQANAIAAgAU8NASAALQAAIQIgAEEBai0AAEEAIABBAWogAUkb",
+  "IQMgAEECai0AAEEAIABBAmogAUkbIQRBACEFIAJBgAFJBEBBASEFBSACQeABcUHAAUYEQCADQcABcUGAAUYgAkH+AXFBwAFHcQRA",
+  "QQIhBQsFIAJB8AFxQeABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIAJB4AFGIANB4AFxQYABRnFFcSACQe0BRiADQeABcUGgAUZx",
+  "RXEgAkHvAUYgA0G/AUZxIARB/gFxQb4BRnFFcQRAQQMhBQsFIAJB+AFxQfABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIABBA2og",
+  "AUkgAEEDai0AAEHAAXFBgAFGcXEgAkHwAUYgA0HwAXFBgAFGcUVxIAJB9AFGIANBjwFLcUVxIAJB9AFNcQRAQQQhBQsLCwsLIAVF",
+  "DQEgACAFaiEADAALCyAAC9AGAQ1/QX8hEwJAA0AgDCABTw0BIAwhDQJAA0AgDUEBaiABTw0BIAAgDUEBakEEdGpBAGooAgAgACAN",
+  "QQR0akEAaigCACAAIA1BBHRqQQhqKAIAamsgAkEBdEoNASANQQFqIQ0MAAsLIAAgDEEEdGpBAGooAgAgAmsiDkEAIA5BAEobIQ4g",
+  "ACAMQQR0akEEaigCACACayIPQQAgD0EAShshDyAAIA1BBHRqQQBqKAIAIAAgDUEEdGpBCGooAgBqIAJqIhAgBSAQIAVIGyEQIAAg",
+  "DUEEdGpBBGooAgAgACANQQR0akEMaigCAGogAmoiESAJIBEgCUgbIRECQANAIBIgDk4NASADIAQgEkECdGooAgBqLQAAIhZBIHJB",
+  "4QBrQRpJIBZB3wBGciAWQSRGcgRAIBIhEwsgEkEBaiESDAALCyALQQBqQcAAOgAAIAtBAWpBwAA6AAAgC0ECakEgOgAAIAtBA2pB",
+  "LToAACALQQRqIQsgCyAOQQFqIBAgDmsQBiELIAtBAGpBIDoAACALQQFqQSs6AAAgC0ECaiELIAsgD0EBaiARIA9rEAYhCyALQQBq",
+  "QSA6AAAgC0EBakHAADoAACALQQJqQcAAOgAAIAtBA2ohCyATQQBOBEAgBCATQQJ0aigCACADaiEXIAQgE0EBakECdGooAgAgA2oi",
+  "GCAXQdAAaiAYIBdB0ABqSRshGAJAA0AgGCAXTQ0BIBhBAWstAAAiFkEgRyAWQQlrQQVPcQ0BIBhBf2ohGAwACwsgFyAYEAghGCAL",
+  "QSA6AAAgC0EBaiAXIBggF2v8CgAAIAsgGCAXa0EBamohCwsgC0EAakEKOgAAIAtBAWohCyAOIRUgDCEUAkADQCAUIA1KDQEgCyAD",
+  "IAQgFSAAIBRBBHRqQQBqKAIAQSAgBhAHIQsgACAUQQR0akEAaigCACAAIBRBBHRqQQhqKAIAaiEWIAsgAyAEIAAgFEEEdGpBAGoo",
+  "AgAgFkEtIAYQByELIAsgByAIIAAgFEEEdGpBBGooAgAgACAUQQR0akEEaigCACAAIBRBBHRqQQxqKAIAakErIAoQByELIBYhFSAU",
+  "QQFqIRQMAAsLIAsgAyAEIBUgEEEgIAYQByELIA1BAWohDAwACwsgCws3AQF/AkADQCAEIAJODQEgACgCACABKAIARw0BIAAgA2oh",
+  "ACABIANqIQEgBEEBaiEEDAALCyAEC+cBAQZ/IAEgAmtB5ABKBEAgAUHkAGshAgsgAyABa0HkAEoEQCABQeQAaiEDC0EBIQdBASEE",
+  "AkADQCABIARrIAJIDQEgACABaiAEay0AACIFRQRAIAZBAWohBgUgBUECRw0CIAdBAWohBwsgBEEBaiEEDAALCyAGRQRAQQAPC0EB",
+  "IQlBASEEAkADQCABIARqIANKDQEgACABaiAEai0AACIFRQRAIAhBAWohCAUgBUECRw0CIAlBAWohCQsgBEEBaiEEDAALCyAIRQRA",
+  "QQAPCyAIIAZqIQggCSAHaiEJIAlBBGwgCSAIakgL/gEBBH8gAiEJAkADQCAJIANKDQEgASAAIAlBAnRqKAIAQQJ0aigCACEKIAUg",
+  "CWpBAEECQQEgCiAEThsgCkUbOgAAIAlBAWohCQwACwsgAiEJAkADQCAJIANKDQEgBSAJai0AACIMQQFGBEAgBiALQQJ0aiAJNgIA",
+  "IAcgC0ECdGogACAJQQJ0aigCADYCACALQQFqIQsFIAxBAkYEQCAFIAkgAiADEAsEQCAIIAlqQQFqQQE6AAAFIAYgC0ECdGogCTYC",
+  "ACAHIAtBAnRqIAAgCUECdGooAgA2AgAgC0EBaiELCwUgCCAJakEBakEBOgAACwsgCUEBaiEJDAALCyALC8ABAQV/AkADQCAFIAFI",
+  "IAYgA0hyRQ0BIAAgBWpBAWotAAAgAiAGakEBai0AAHIEQCAFIQcgBiEIAkADQCAAIAVqQQFqLQAARQ0BIAVBAWohBQwACwsCQANA",
+  "IAIgBmpBAWotAABFDQEgBkEBaiEGDAALCyAEIAc2AgAgBEEEaiAINgIAIARBCGogBSAHazYCACAEQQxqIAYgCGs2AgAgBEEQaiEE",
+  "IAlBAWohCQUgBUEBaiEFIAZBAWohBgsMAAsLIAkLhQEBBH8gACABIAJBAnRqKAIAaiEDIAAgASACQQFqQQJ0aigCAGohBAJAA0Ag",
+  "AyAETw0BIAMtAAAiBUEgRgRAIAZBAWohBgUgBUEJRgRAIAZBCCAGQQdxa2ohBgUgBUEKa0EETwRAIAYPCwsLIAZByAFOBEBByAEP",
+  "CyADQQFqIQMMAAsLQX8L5AIBC38gAyACTiIEBEBBfyEFBSAAIAEgAxAOIQULQX8hByADQQFrIQsCQANAIAtBAEgNASAAIAEgCxAO",
+  "IgdBf0cNASAGQQFqIQYgBkEURgRAQQAhBwwCCyALQX9qIQsMAAsLQX8hCSADQQFqIQsCQANAIAsgAk4NASAAIAEgCxAOIglBf0cN",
+  "ASAIQQFqIQggCEEURgRAQQAhCQwCCyALQQFqIQsMAAsLIAdBf0YgBkVxBEAgCkEBaiEKCyAEBEAgCkEVaiEKCyAFQX9GBEAgCEEB",
+  "aiEMCyAGIAxqIQ0gCkFiIA1sQQYgDGxqaiEKIAUgCSAFQX9HGyEOQTBBMCgCACAOajYCACAOQX9HIAdBf0dxBEAgDiAHSgRAIApB",
+  "CkF8IA0baiEKBSAOIAdIBEAgCUF/RyAJIA5KcQRAIApBEUEYIA0baiEKBSAKQRFBFyANG2ohCgsLCwtBNEE0KAIAIApqNgIAC7MJ",
+  "AQ9/AkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwsCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALCwJAA0AgCCAHRwRAA0Ag",
+  "CCAHayEMQX8hDgJAA0BBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToA",
+  "ACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UNAUEAIQsgCUVFBEAgCUEBayIK",
+  "IQkCQANAIAUgCWotAABFDQEgCUF/aiEJDAALC0EBIQsLIAtFBEAACwwACwsgCCENIAogCUoEQCAIIQ4LAkADQEEAIQsgCCACSARA",
+  "IAEgB0ECdGooAgAgASAIQQJ0aigCAEYEQCAAIAdqQQFqQQA6AAAgB0EBaiEHIAAgCGpBAWpBAToAACAIQQFqIQgCQANAIAAgCGpB",
+  "AWotAABFDQEgCEEBaiEIDAALC0EBIQsLCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEK",
+  "DAALC0EBIQsLIAtFBEAACyAKIAlKBEAgCCEOCwwACwsgDCAIIAdrRw0ACyAIIA1HBEAgDkF/RwRAAkADQCAKIAlHDQFBACELIAdB",
+  "AEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAA",
+  "AkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJRUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJ",
+  "QX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwUgDSEPIAggDGtBAWsgD0oEQCAIIAxrQQFrIQ8LIAhB5ABrIA9KBEAgCEHkAGshDwtB",
+  "fyEQQQAhEUEAIRICQANAIA8gCEoNAUEwQQA2AgBBNEEANgIAIAMgBCACIA8QDyADIAQgAiAPIAxrEA9BMCgCACETQTQoAgAhFCAT",
+  "IBFKIBMgEUhrQTxsIBQgEmtqIRUgEEF/RiAVQQBMcgRAIBMhESAUIRIgDyEQCyAPQQFqIQ8MAAsLAkADQCAIIBBMDQFBACELIAdB",
+  "AEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAA",
+  "AkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJRUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJ",
+  "QX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwsLC0EAIQsgCCACRwRAIAhBAWoiByEIAkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwA",
+  "CwtBASELCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACwwA",
+  "CwsLzwwBF38gASAFayELIAIgBGshDCABIARrIg0iECERIAIgBWsiDiISIRMgDSAOa0EBcSEPIAYgDUECdGogATYCACAHIA5BAnRq",
+  "IAI2AgBBASEUA0BBACEVIBAgC0oEQCAQQX9qIRAgBiAQQQFrQQJ0akF/NgIABSAQQQFqIRALIBEgDEgEQCARQQFqIREgBiARQQFq",
+  "QQJ0akF/NgIABSARQX9qIRELIBEhFgJAA0AgFiAQSA0BIAYgFkEBa0ECdGooAgAgBiAWQQFqQQJ0aigCAE4EQCAGIBZBAWtBAnRq",
+  "KAIAQQFqIRcFIAYgFkEBakECdGooAgAhFwsgFyEZIBcgFmshGAJAA0AgFyACTg0BIBggBU4NASAAIBdBAnRqKAIAIAMgGEECdGoo",
+  "AgBHDQEgF0EBaiEXIBhBAWohGAwACwsgFyAZa0EUSgRAQQEhFQsgBiAWQQJ0aiAXNgIAIA8gEiAWTHEgFiATTHEEQCAHIBZBAnRq",
+  "KAIAIBdMBEAgCiAXNgIAIApBBGogGDYCACAKQQhqQQE2AgAgCkEMakEBNgIADwsLIBZBfmohFgwACwsgEiALSgRAIBJBf2ohEiAH",
+  "IBJBAWtBAnRqQf////8HNgIABSASQQFqIRILIBMgDEgEQCATQQFqIRMgByATQQFqQQJ0akH/////BzYCAAUgE0F/aiETCyATIRYC",
+  "QANAIBYgEkgNASAHIBZBAWtBAnRqKAIAIAcgFkEBakECdGooAgBIBEAgByAWQQFrQQJ0aigCACEXBSAHIBZBAWpBAnRqKAIAQQFr",
+  "IRcLIBchGSAXIBZrIRgCQANAIBcgAUwNASAYIARMDQEgACAXQQFrQQJ0aigCACADIBhBAWtBAnRqKAIARw0BIBdBf2ohFyAYQX9q",
+  "IRgMAAsLIBkgF2tBFEoEQEEBIRULIAcgFkECdGogFzYCACAPRSAQIBZMcSAWIBFMcQRAIBcgBiAWQQJ0aigCAEwEQCAKIBc2AgAg",
+  "CkEEaiAYNgIAIApBCGpBATYCACAKQQxqQQE2AgAPCwsgFkF+aiEWDAALCyAIRQRAIBUgFEGAAkpxBEBBACEaIBEhFgJAA0AgFiAQ",
+  "SA0BIBYgDWsgDSAWayAWIA1KGyEbIAYgFkECdGooAgAiFyAWayEYIBcgAWsgGCAEa2ogG2shHCAcQQQgFGxKIBwgGkpxIAFBFGog",
+  "F0xxIBcgAkhxIARBFGogGExxIBggBUhxBEBBASEdAkADQCAAIBcgHWtBAnRqKAIAIAMgGCAda0ECdGooAgBHDQEgHUEURgRAIBwh",
+  "GiAKIBc2AgAgCkEEaiAYNgIADAILIB1BAWohHQwACwsLIBZBfmohFgwACwsgGkEASgRAIApBCGpBATYCACAKQQxqQQA2AgAPCyAT",
+  "IRYCQANAIBYgEkgNASAWIA5rIA4gFmsgFiAOShshGyAHIBZBAnRqKAIAIhcgFmshGCACIBdrIAUgGGtqIBtrIRwgHEEEIBRsSiAc",
+  "IBpKcSABIBdIcSAXIAJBFGtMcSAEIBhIcSAYIAVBFGtMcQRAQQAhHQJAA0AgACAXIB1qQQJ0aigCACADIBggHWpBAnRqKAIARw0B",
+  "IB1BE0YEQCAcIRogCiAXNgIAIApBBGogGDYCAAwCCyAdQQFqIR0MAAsLCyAWQX5qIRYMAAsLIBpBAEoEQCAKQQhqQQA2AgAgCkEM",
+  "akEBNgIADwsLIBQgCU4EQEF/IR5BfyEfIBEhFgJAA0AgFiAQSA0BIAYgFkECdGooAgAiFyACIBcgAkgbIhcgFmshGCAFIBhIBEAg",
+  "BSAWaiEXIAUhGAsgHiAXIBhqSARAIBcgGGohHiAXIR8LIBZBfmohFgwACwtB/////wchIEH/////ByEhIBMhFgJAA0AgFiASSA0B",
+  "IAcgFkECdGooAgAiFyABIBcgAUobIhcgFmshGCAYIARIBEAgBCAWaiEXIAQhGAsgFyAYaiAgSARAIBcgGGohICAXISELIBZBfmoh",
+  "FgwACwsgAiAFaiAgayAeIAEgBGprSARAIAogHzYCACAKQQRqIB4gH2s2AgAgCkEIakEBNgIAIApBDGpBADYCAA8LIAogITYCACAK",
+  "QQRqICAgIWs2AgAgCkEIakEANgIAIApBDGpBATYCAA8LCyAUQQFqIRQMAAsLwgQBBn8gCyENIA1BAGpBADYCACANQQRqIAE2AgAg",
+  "DUEIakEANgIAIA1BDGogAzYCACANQRBqQQA2AgAgDUEUaiENAkADQCANIAtGDQEgDUFsaiENIA1BAEECdGooAgAhDiANQQFBAnRq",
+  "KAIAIQ8gDUECQQJ0aigCACEQIA1BA0ECdGooAgAhESANQQRBAnRqKAIAIRICQANAIA4gD0ggECARSHFFDQEgACAOQQJ0aigCACAC",
+  "IBBBAnRqKAIARw0BIA5BAWohDiAQQQFqIRAMAAsLAkADQCAOIA9IIBAgEUhxRQ0BIAAgD0EBa0ECdGooAgAgAiARQQFrQQJ0aigC",
+  "AEcNASAPQX9qIQ8gEUF/aiERDAALCyAOIA9GBEACQANAIBAgEU4NASAHIAUgEEECdGooAgBqQQFqQQE6AAAgEEEBaiEQDAALCwUg",
+  "ECARRgRAAkADQCAOIA9ODQEgBiAEIA5BAnRqKAIAakEBakEBOgAAIA5BAWohDgwACwsFIAAgDiAPIAIgECARIAggCSASIAogDBAR",
+  "IA1BAGogDEEAQQJ0aigCADYCACANQQRqIA82AgAgDUEIaiAMQQFBAnRqKAIANgIAIA1BDGogETYCACANQRBqIAxBA0ECdGooAgA2",
+  "AgAgDUEUaiENIA1BAGogDjYCACANQQRqIAxBAEECdGooAgA2AgAgDUEIaiAQNgIAIA1BDGogDEEBQQJ0aigCADYCACANQRBqIAxB",
+  "AkECdGooAgA2AgAgDUEUaiENCwsMAAsLCw=="
+].join("");
 var compiled = null;
 function instantiate() {
-  compiled ??= new WebAssembly.Module(assemble(FUNCTIONS));
+  if (!compiled) {
+    const text = atob(LINE_SCAN_MODULE);
+    const bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    compiled = new WebAssembly.Module(bytes);
+  }
   return new WebAssembly.Instance(compiled).exports;
 }
 var PAGE = 65536;
+var HUNK_HEADER_MAX = 160;
 var CHUNK = 1 << 16;
 var CHUNK_LINES = 4096;
 var align = (n) => n + 7 & ~7;
@@ -1569,11 +896,40 @@ var LineScan = class _LineScan {
   aAt;
   bAt;
   /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
-  aStarts;
-  bStarts;
-  aIds;
-  bIds;
+  aCount;
+  bCount;
   classes;
+  /** For each line number, how many lines of a (of b) have it. */
+  get aCounts() {
+    return this.#copy("aCounts", this.#a.counts, this.classes);
+  }
+  get bCounts() {
+    return this.#copy("bCounts", this.#b.counts, this.classes);
+  }
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  get aStarts() {
+    return this.#copy("aStarts", this.aStartsAt, this.aCount + 1);
+  }
+  get bStarts() {
+    return this.#copy("bStarts", this.bStartsAt, this.bCount + 1);
+  }
+  get aIds() {
+    return this.#copy("aIds", this.#a.ids, this.aCount);
+  }
+  get bIds() {
+    return this.#copy("bIds", this.#b.ids, this.bCount);
+  }
+  /**
+   * Arrays copied out of memory when JavaScript first asks (the whole diff in WebAssembly needs
+   * none of them; the JavaScript fallback and writer do). Copies, so a later memory.grow (which
+   * detaches every view of the memory) cannot empty them.
+   */
+  #copies = /* @__PURE__ */ new Map();
+  #copy(name, at, n) {
+    let copy = this.#copies.get(name);
+    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy;
+  }
   /** Whether each file is all ASCII. */
   aAscii;
   bAscii;
@@ -1582,6 +938,10 @@ var LineScan = class _LineScan {
   bStartsAt;
   /** Where the patch written so far ends in memory. */
   outEnd;
+  #bLength;
+  /** Where each file's arrays for the clean-up are in memory. */
+  #a;
+  #b;
   /**
    * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
    * no WebAssembly: the caller does the same in JavaScript.
@@ -1597,29 +957,32 @@ var LineScan = class _LineScan {
   }
   constructor(a, b) {
     this.#wasm = instantiate();
-    this.aAt = 8;
+    this.aAt = FIRST_FILE_AT;
+    this.#bLength = b.length;
     this.bAt = align(this.aAt + a.length + 8);
     let top = align(this.bAt + b.length + 8);
     this.#reserve(top);
     this.#bytes.set(a, this.aAt);
     this.#bytes.set(b, this.bAt);
+    for (let k = 0; k < NO_NEWLINE_MARKER.length; k++) this.#bytes[MARKER_AT + k] = NO_NEWLINE_MARKER.charCodeAt(k);
     const wasm = this.#wasm;
     const chunks = (at2, length, each) => {
       for (let p = at2; p < at2 + length; p += CHUNK) each(p, Math.min(p + CHUNK, at2 + length));
     };
-    let aAscii = true;
-    let bAscii = true;
-    chunks(this.aAt, a.length, (p, end) => aAscii &&= wasm.ascii(p, end) === 1);
-    chunks(this.bAt, b.length, (p, end) => bAscii &&= wasm.ascii(p, end) === 1);
-    this.aAscii = aAscii;
-    this.bAscii = bAscii;
+    const high = () => new Int32Array(this.#bytes.buffer, 4, 1);
     const count = (at2, length, bytes) => {
       let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      high()[0] = 0;
       chunks(at2, length, (p, end) => n += wasm.count(p, end));
-      return n;
+      return [
+        n,
+        (high()[0] & 2155905152) === 0
+      ];
     };
-    const aCount = count(this.aAt, a.length, a);
-    const bCount = count(this.bAt, b.length, b);
+    const [aCount, aAscii] = count(this.aAt, a.length, a);
+    const [bCount, bAscii] = count(this.bAt, b.length, b);
+    this.aAscii = aAscii;
+    this.bAscii = bAscii;
     let bits = 4;
     while (1 << bits < (aCount + bCount) * 2) bits++;
     const slots = 1 << bits;
@@ -1634,10 +997,36 @@ var LineScan = class _LineScan {
     const bHashes = at(bCount * 4);
     const aIds = at(aCount * 4);
     const bIds = at(bCount * 4);
-    const slotHash = at(slots * 4);
-    const slotClass = at(slots * 4);
+    const slotClass = at(slots * 8);
+    const slotHash = slotClass + 4;
     const classAt = at((aCount + bCount) * 4);
     const classLength = at((aCount + bCount) * 4);
+    const aCounts = at((aCount + bCount) * 4);
+    const bCounts = at((aCount + bCount) * 4);
+    const aDis = at(aCount + 2);
+    const bDis = at(bCount + 2);
+    const aChanged = at(aCount + 2);
+    const bChanged = at(bCount + 2);
+    const aKept = at(aCount * 4);
+    const bKept = at(bCount * 4);
+    const aKeptIds = at(aCount * 4);
+    const bKeptIds = at(bCount * 4);
+    this.#a = {
+      ids: aIds,
+      counts: aCounts,
+      dis: aDis,
+      changed: aChanged,
+      kept: aKept,
+      keptIds: aKeptIds
+    };
+    this.#b = {
+      ids: bIds,
+      counts: bCounts,
+      dis: bDis,
+      changed: bChanged,
+      kept: bKept,
+      keptIds: bKeptIds
+    };
     this.outEnd = top;
     this.#reserve(top + (a.length + b.length) / 2 + PAGE);
     const i32 = (where, n) => new Int32Array(this.#bytes.buffer, where, n);
@@ -1652,18 +1041,16 @@ var LineScan = class _LineScan {
     lines(this.aAt, a.length, this.aStartsAt, aHashes);
     lines(this.bAt, b.length, this.bStartsAt, bHashes);
     let next = 0;
-    const classify = (base, starts, hashes, count2, ids) => {
+    const classify = (base, starts, hashes, count2, ids, counts) => {
       for (let i = 0; i < count2; i += CHUNK_LINES) {
-        next = wasm.classify(base, starts, hashes, i, Math.min(i + CHUNK_LINES, count2), ids, slotHash, slotClass, 32 - bits, classAt, classLength, next);
+        next = wasm.classify(base, starts, hashes, i, Math.min(i + CHUNK_LINES, count2), ids, slotHash, slotClass, 32 - bits, classAt, classLength, next, counts);
       }
     };
-    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds);
-    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds);
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
     this.classes = next;
-    this.aStarts = i32(this.aStartsAt, aCount + 1).slice();
-    this.bStarts = i32(this.bStartsAt, bCount + 1).slice();
-    this.aIds = i32(aIds, aCount).slice();
-    this.bIds = i32(bIds, bCount).slice();
+    this.aCount = aCount;
+    this.bCount = bCount;
   }
   /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
   #reserve(end) {
@@ -1676,6 +1063,59 @@ var LineScan = class _LineScan {
       memory.grow(needed);
     }
     this.#bytes = new Uint8Array(memory.buffer);
+  }
+  /**
+   * The whole line diff on the numbers in memory, as line_diff.ts's `diffSides` + `changesOf` do
+   * it in JavaScript: xdl_trim_ends, xdl_cleanup_records, xdl_recs_cmp's search (never minimal,
+   * as git's default), xdl_change_compact on a's groups then b's, xdl_build_script. The changes
+   * (four numbers each: i1, i2, chg1, chg2, in order), or null when the memory for the search
+   * cannot be had (the caller does the same in JavaScript).
+   */
+  diff() {
+    const wasm = this.#wasm;
+    const a = this.#a;
+    const b = this.#b;
+    const { aCount, bCount } = this;
+    const limit = Math.min(aCount, bCount);
+    const head = wasm.common(a.ids, b.ids, limit, 4);
+    const tail = wasm.common(a.ids + (aCount - 1) * 4, b.ids + (bCount - 1) * 4, limit - head, -4);
+    const discard = (side, other, count) => wasm.discard(side.ids, other.counts, head, count - tail - 1, Math.min(bogoSqrt(count), SEARCH.XDL_MAX_EQLIMIT), side.dis, side.kept, side.keptIds, side.changed);
+    const n1 = discard(a, b, aCount);
+    const n2 = discard(b, a, bCount);
+    const ndiags = n1 + n2 + 3;
+    const kv = align(this.outEnd);
+    const stack = align(kv + (2 * ndiags + 2) * 4);
+    const split = align(stack + 20 * (n1 + n2 + 2));
+    const changes = align(split + 16);
+    try {
+      this.#reserve(changes + 16 * (aCount + bCount + 1));
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    wasm.search(a.keptIds, n1, b.keptIds, n2, a.kept, b.kept, a.changed, b.changed, kv + (n2 + 1) * 4, kv + (ndiags + n2 + 1) * 4, Math.max(bogoSqrt(ndiags), SEARCH.XDL_MAX_COST_MIN), stack, split);
+    wasm.compact(a.changed, a.ids, aCount, this.aAt, this.aStartsAt, b.changed, bCount);
+    wasm.compact(b.changed, b.ids, bCount, this.bAt, this.bStartsAt, a.changed, aCount);
+    const n = wasm.script(a.changed, aCount, b.changed, bCount, changes);
+    return new Int32Array(this.#bytes.buffer, changes, n * 4).slice();
+  }
+  /**
+   * The whole patch body for `changes` (four numbers per change: i1, i2, chg1, chg2, in order)
+   * with `context` lines, written in WebAssembly (the `patch` function above); `aNoEol`/`bNoEol`
+   * is the index of a last line without its newline, or -1. A view of memory, valid until the
+   * next write. RangeError when the memory it may need cannot be had.
+   */
+  patch(changes, context, aNoEol, bNoEol) {
+    const n = changes.length / 4;
+    const changesAt = align(this.outEnd);
+    const start = align(changesAt + changes.length * 4);
+    const { aCount, bCount } = this;
+    const bound = this.bAt - this.aAt + (this.#bLength + 8) + aCount + bCount + n * HUNK_HEADER_MAX + 2 * NO_NEWLINE_MARKER.length;
+    this.#reserve(start + bound);
+    new Int32Array(this.#bytes.buffer, changesAt, changes.length).set(changes);
+    const end = this.#wasm.patch(changesAt, n, context, this.aAt, this.aStartsAt, aCount, aNoEol, this.bAt, this.bStartsAt, bCount, bNoEol, start);
+    this.outEnd = end;
+    return this.#bytes.subarray(start, end);
   }
   /** Lines [from, to) of file a (or b), each after `prefix`, appended to the patch. */
   lines(b, prefix, from, to) {
@@ -1705,13 +1145,13 @@ var LineScan = class _LineScan {
 };
 
 // commands/git/lib/line_diff.ts
-var HASH_SEED2 = 2166136261 | 0;
+var HASH_SEED = 2166136261 | 0;
 function linesOf(bytes) {
   const length = bytes.length;
   let starts = new Int32Array(Math.max(16, (length >> 5) + 2));
   let hashes = new Int32Array(starts.length);
   let count = 0;
-  let h = HASH_SEED2;
+  let h = HASH_SEED;
   let high = 0;
   let start = 0;
   for (let p = 0; p < length; p++) {
@@ -1730,7 +1170,7 @@ function linesOf(bytes) {
       hashes[count] = h ^ h >>> 15;
       starts[count++] = start;
       start = p + 1;
-      h = HASH_SEED2;
+      h = HASH_SEED;
     }
   }
   if (start < length) {
@@ -1801,25 +1241,24 @@ function numberLines(a, b) {
     }
     return out;
   };
-  return {
+  const ids = {
     a: number(a, 0),
-    b: number(b, 1),
-    classes: next
+    b: number(b, 1)
+  };
+  const countA = new Int32Array(next);
+  const countB = new Int32Array(next);
+  for (let i = 0; i < ids.a.length; i++) countA[ids.a[i]]++;
+  for (let i = 0; i < ids.b.length; i++) countB[ids.b[i]]++;
+  return {
+    ...ids,
+    classes: next,
+    countA,
+    countB
   };
 }
-var XDL_MAX_EQLIMIT = 1024;
-var XDL_SIMSCAN_WINDOW = 100;
-var XDL_KPDIS_RUN = 4;
-var XDL_MAX_COST_MIN = 256;
-var XDL_HEUR_MIN_COST = 256;
-var XDL_SNAKE_CNT = 20;
-var XDL_K_HEUR = 4;
-var XDL_LINE_MAX = 2147483647;
-function bogoSqrt(n) {
-  let i = 1;
-  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
-  return i;
-}
+var { XDL_MAX_EQLIMIT, XDL_MAX_COST_MIN, XDL_HEUR_MIN_COST, XDL_SNAKE_CNT, XDL_K_HEUR, XDL_LINE_MAX } = SEARCH;
+var XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
+var XDL_KPDIS_RUN = KPDIS_RUN;
 function sideOf(ids, indent) {
   return {
     ids,
@@ -1856,16 +1295,12 @@ function cleanMultiMatch(dis, i, s, e) {
   rpdis1 += rpdis0;
   return rpdis1 * XDL_KPDIS_RUN < rpdis1 + rdis1;
 }
-function prepare(x, y, classes) {
+function prepare(x, y, countX, countY) {
   let start = 0;
   const limit = Math.min(x.count, y.count);
   while (start < limit && x.ids[start] === y.ids[start]) start++;
   let tail = 0;
   while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
-  const countX = new Int32Array(classes);
-  const countY = new Int32Array(classes);
-  for (let i = 0; i < x.count; i++) countX[x.ids[i]]++;
-  for (let i = 0; i < y.count; i++) countY[y.ids[i]]++;
   const keep = (side, otherCount) => {
     const end = side.count - tail - 1;
     const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
@@ -2083,20 +1518,7 @@ function compareRecords(x, y, needMin) {
     }
   }
 }
-var MAX_INDENT = 200;
-var MAX_BLANKS = 20;
-var START_OF_FILE_PENALTY = 1;
-var END_OF_FILE_PENALTY = 21;
-var TOTAL_BLANK_WEIGHT = -30;
-var POST_BLANK_WEIGHT = 6;
-var RELATIVE_INDENT_PENALTY = -4;
-var RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
-var RELATIVE_OUTDENT_PENALTY = 24;
-var RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
-var RELATIVE_DEDENT_PENALTY = 23;
-var RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
-var INDENT_WEIGHT = 60;
-var INDENT_HEURISTIC_MAX_SLIDING = 100;
+var { MAX_INDENT, MAX_BLANKS, START_OF_FILE_PENALTY, END_OF_FILE_PENALTY, TOTAL_BLANK_WEIGHT, POST_BLANK_WEIGHT, RELATIVE_INDENT_PENALTY, RELATIVE_INDENT_WITH_BLANK_PENALTY, RELATIVE_OUTDENT_PENALTY, RELATIVE_OUTDENT_WITH_BLANK_PENALTY, RELATIVE_DEDENT_PENALTY, RELATIVE_DEDENT_WITH_BLANK_PENALTY, INDENT_WEIGHT, INDENT_HEURISTIC_MAX_SLIDING } = INDENT;
 function indentOfCodes(at, length) {
   let indent = 0;
   for (let k = 0; k < length; k++) {
@@ -2256,14 +1678,15 @@ function compact(side, other) {
     if (!go.next()) broken();
   }
 }
-function diffSides(x, y, classes) {
-  prepare(x, y, classes);
+function diffSides(x, y, countX, countY) {
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   compact(x, y);
   compact(y, x);
 }
 function changesOf(x, y) {
-  const out = [];
+  const out = new Int32Array(4 * (x.count + y.count));
+  let n = 0;
   let i1 = 0;
   let i2 = 0;
   const c1 = x.changed;
@@ -2274,13 +1697,16 @@ function changesOf(x, y) {
       const s2 = i2;
       while (c1[i1 + 1]) i1++;
       while (c2[i2 + 1]) i2++;
-      out.push(s1, s2, i1 - s1, i2 - s2);
+      out[n++] = s1;
+      out[n++] = s2;
+      out[n++] = i1 - s1;
+      out[n++] = i2 - s2;
     } else {
       i1++;
       i2++;
     }
   }
-  return Int32Array.from(out);
+  return out.subarray(0, n);
 }
 function byteIndent(lines) {
   const { bytes, starts } = lines;
@@ -2306,7 +1732,11 @@ function keptLines(a, b) {
   };
   const x = sideOf(idsOf(a), stringIndent(a));
   const y = sideOf(idsOf(b), stringIndent(b));
-  diffSides(x, y, numbers.size);
+  const countA = new Int32Array(numbers.size);
+  const countB = new Int32Array(numbers.size);
+  for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
+  for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
+  diffSides(x, y, countA, countB);
   const out = new Int32Array(b.length).fill(-1);
   let i1 = 0;
   for (let i2 = 0; i2 < b.length; i2++) {
@@ -2447,6 +1877,13 @@ function utf8Prefix(bytes, start, end) {
   }
   return p;
 }
+function lastFunctionLine(bytes, starts, from, to, found) {
+  for (let i = from; i < to; i++) {
+    const c = bytes[starts[i]];
+    if (c >= 97 && c <= 122 || c >= 65 && c <= 90 || c === 95 || c === 36) found = i;
+  }
+  return found;
+}
 function range(start, count) {
   const s = count === 0 ? start - 1 : start;
   return count === 1 ? `${s}` : `${s},${count}`;
@@ -2454,41 +1891,48 @@ function range(start, count) {
 var SPACE = 32;
 var MINUS = 45;
 var PLUS = 43;
-var NO_NEWLINE = "\n\\ No newline at end of file\n";
 function unifiedDiff(before, after, context, engine = "wasm") {
-  const scan = engine === "wasm" ? LineScan.of(before, after) : null;
+  const scan = engine !== "js" ? LineScan.of(before, after) : null;
   let la;
   let lb;
-  let numbered;
+  let changes = null;
   if (scan) {
     la = {
       bytes: before,
-      starts: scan.aStarts,
+      get starts() {
+        return scan.aStarts;
+      },
       hashes: new Int32Array(0),
-      count: scan.aIds.length,
+      count: scan.aCount,
       ascii: scan.aAscii
     };
     lb = {
       bytes: after,
-      starts: scan.bStarts,
+      get starts() {
+        return scan.bStarts;
+      },
       hashes: new Int32Array(0),
-      count: scan.bIds.length,
+      count: scan.bCount,
       ascii: scan.bAscii
     };
-    numbered = {
-      a: scan.aIds,
-      b: scan.bIds,
-      classes: scan.classes
-    };
+    if (engine === "wasm") changes = scan.diff();
   } else {
     la = linesOf(before);
     lb = linesOf(after);
-    numbered = numberLines(la, lb);
   }
-  const x = sideOf(numbered.a, byteIndent(la));
-  const y = sideOf(numbered.b, byteIndent(lb));
-  diffSides(x, y, numbered.classes);
-  const changes = changesOf(x, y);
+  if (!changes) {
+    const numbered = scan ? {
+      a: scan.aIds,
+      b: scan.bIds,
+      classes: scan.classes,
+      countA: scan.aCounts,
+      countB: scan.bCounts
+    } : numberLines(la, lb);
+    const x = sideOf(numbered.a, byteIndent(la));
+    const y = sideOf(numbered.b, byteIndent(lb));
+    diffSides(x, y, numbered.countA, numbered.countB);
+    changes = changesOf(x, y);
+  }
   if (changes.length === 0) return {
     text: "",
     add: 0,
@@ -2496,17 +1940,74 @@ function unifiedDiff(before, after, context, engine = "wasm") {
   };
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
-  const out = scan ? new ScanSink(scan) : new ArraySink(la, lb);
   const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
   const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  const { add, del } = changedLines(changes);
+  if (scan) {
+    try {
+      if (utf8A === utf8B) {
+        const bytes = scan.patch(changes, context, noEolA, noEolB);
+        return {
+          text: utf8A ? utf8.decode(bytes) : bytesToByteString(bytes),
+          add,
+          del
+        };
+      }
+      const out2 = new ScanSink(scan);
+      writeHunks(out2, changes, context, {
+        before,
+        la,
+        lb,
+        utf8A,
+        utf8B,
+        noEolA,
+        noEolB
+      });
+      return {
+        text: out2.text(),
+        add,
+        del
+      };
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
+  const out = new ArraySink(la, lb);
+  writeHunks(out, changes, context, {
+    before,
+    la,
+    lb,
+    utf8A,
+    utf8B,
+    noEolA,
+    noEolB
+  });
+  return {
+    text: out.text(),
+    add,
+    del
+  };
+}
+function changedLines(changes) {
+  let add = 0;
+  let del = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    del += changes[k + 2];
+    add += changes[k + 3];
+  }
+  return {
+    add,
+    del
+  };
+}
+function writeHunks(out, changes, context, files) {
+  const { before, la, lb, utf8A, utf8B, noEolA, noEolB } = files;
   const run = (prefix, b, from, to) => {
     if (from >= to) return;
     out.mode(b ? utf8B : utf8A);
     out.lines(b, prefix, from, to);
-    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE_MARKER);
   };
-  let add = 0;
-  let del = 0;
   let scanned = 0;
   let found = -1;
   const maxCommon = 2 * context;
@@ -2522,10 +2023,8 @@ function unifiedDiff(before, after, context, engine = "wasm") {
     const s2 = Math.max(changes[first * 4 + 1] - context, 0);
     const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
     const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
-    for (; scanned < s1; scanned++) {
-      const c = before[la.starts[scanned]];
-      if (c >= 97 && c <= 122 || c >= 65 && c <= 90 || c === 95 || c === 36) found = scanned;
-    }
+    found = lastFunctionLine(before, la.starts, scanned, s1, found);
+    scanned = s1;
     out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
     if (found >= 0) {
       const start = la.starts[found];
@@ -2545,18 +2044,24 @@ function unifiedDiff(before, after, context, engine = "wasm") {
       run(SPACE, false, i1, c1);
       run(MINUS, false, c1, c1 + chg1);
       run(PLUS, true, c2, c2 + chg2);
-      del += chg1;
-      add += chg2;
       i1 = c1 + chg1;
     }
     run(SPACE, false, i1, e1);
     first = last + 1;
   }
-  return {
-    text: out.text(),
-    add,
-    del
-  };
+}
+function myersSearch(a, b, aKept, bKept) {
+  const x = sideOf(a, () => 0);
+  const y = sideOf(b, () => 0);
+  x.kept = aKept;
+  x.keptIds = aKept.map((i) => a[i]);
+  y.kept = bKept;
+  y.keptIds = bKept.map((i) => b[i]);
+  compareRecords(x, y, false);
+  return [
+    x.changed,
+    y.changed
+  ];
 }
 
 // core/bytes.ts
@@ -2578,6 +2083,7 @@ var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
+var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -2792,33 +2298,105 @@ var dynLit = newHuffman(LITLEN_BITS, 288);
 var dynDist = newHuffman(DIST_BITS, 30);
 var codeLen = newHuffman(CODELEN_BITS, 19);
 var lengthsScratch = new Uint8Array(320);
+var HISTORY = 32 * 1024;
 var State = class {
   src;
   out;
   o;
+  stream;
   hold;
   bits;
   /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
   pos;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   outStart;
-  constructor(src, start, out, o) {
+  /** Streaming: where `src` starts in the stream. */
+  base;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom;
+  emitted;
+  constructor(src, start, out, o, stream = null) {
     this.src = src;
     this.out = out;
     this.o = o;
+    this.stream = stream;
     this.hold = 0;
     this.bits = 0;
+    this.base = 0;
+    this.emitFrom = 0;
+    this.emitted = 0;
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill() {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next() {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n) {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from, least) {
+    let bytes = this.stream.input(from);
+    while (bytes.length < least) {
+      bytes = bytes.slice();
+      const more = this.stream.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush() {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit() {
+    const stream = this.stream;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
   take(n) {
     if (this.bits < n) this.refill();
@@ -2831,7 +2409,7 @@ var State = class {
   consumedEnd() {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
   decode(h) {
     if (this.bits < MAX_BITS) this.refill();
@@ -2869,7 +2447,7 @@ function codes(s, lit, dist) {
   for (; ; ) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -2880,9 +2458,9 @@ function codes(s, lit, dist) {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
     else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
@@ -2933,17 +2511,21 @@ function blocks(s) {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | src[s.pos + 1] << 8;
-      const nlen = src[s.pos + 2] | src[s.pos + 3] << 8;
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | head[s.pos + 1] << 8;
+      const nlen = head[s.pos + 2] | head[s.pos + 3] << 8;
       if (len !== (~nlen & 65535)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      for (let left = len; left > 0; ) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -2987,7 +2569,7 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
     try {
       blocks(s);
     } catch (error) {
-      if (error.message === "inflate: output larger than expected") {
+      if (error.message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -3001,6 +2583,31 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       end
     };
   }
+}
+function inflateStreaming(input, size, sink, buffer) {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+    input,
+    sink,
+    size
+  });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }
 
 // commands/git/lib/codec.ts
@@ -3039,10 +2646,23 @@ var SMALL_INFLATE = 16 * 1024;
 async function inflate(data) {
   if (data.length <= SMALL_INFLATE && !zlibLoaded) return inflateZlibSync(data);
   if (++inflateCalls > WEB_INFLATE_CALLS || zlibLoaded) return new Uint8Array((await loadZlib()).inflateSync(data));
-  const stream = new Blob([
-    data
-  ]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await webInflate(data);
+}
+async function webInflate(data) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  writer.write(data).catch(() => {
+  });
+  writer.close().catch(() => {
+  });
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  for (; ; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -3266,7 +2886,70 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset, target, file) {
+    const own = file ?? Deno.openSync(this.#path, {
+      read: true
+    });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(from, to, size, sink, first) {
+    const { read, out } = streamBuffers();
+    let file = null;
+    let held = first;
+    try {
+      const input = (offset) => {
+        if (held !== null && offset < held.length) return held.subarray(offset);
+        held = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, {
+          read: true
+        });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      file?.close();
+    }
+  }
 };
+var sharedStreamBuffers = null;
+var streamGeneration = 0;
+function streamBuffers() {
+  sharedStreamBuffers ??= {
+    read: new Uint8Array(STREAM_READ_BYTES),
+    out: new Uint8Array(STREAM_OUT_BYTES)
+  };
+  return sharedStreamBuffers;
+}
+var STREAM_READ_BYTES = 1024 * 1024;
+var STREAM_OUT_BYTES = 288 * 1024;
 var PackSet = class {
   #dir;
   #packs = null;
@@ -3277,6 +2960,10 @@ var PackSet = class {
    */
   #bases = /* @__PURE__ */ new Map();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw = null;
+  #arena = new DeltaArena();
+  #arenaBusy = false;
   #inflate;
   #resolveExternal;
   constructor(objectsDir, inflate2, resolveExternal) {
@@ -3307,6 +2994,39 @@ var PackSet = class {
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid, threshold) {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = byte >> 4 & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 128 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 127) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null)
+      };
+    }
+    return null;
+  }
   async read(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -3318,8 +3038,23 @@ var PackSet = class {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack, offset) {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+  async #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -3332,7 +3067,7 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = byte >> 4 & 7;
@@ -3353,7 +3088,8 @@ var PackSet = class {
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         at -= back;
       } else if (typeCode === REF_DELTA) {
@@ -3361,7 +3097,8 @@ var PackSet = class {
         p += 20;
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
@@ -3378,13 +3115,31 @@ var PackSet = class {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
       result = {
         type: result.type,
-        content: applyDelta(result.content, chain[i].delta)
+        content: applyDelta(result.content, delta)
       };
-      this.#remember(pack, chain[i].offset, result);
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack, offset, length) {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw, at, size, arena) {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
@@ -3400,7 +3155,7 @@ var PackSet = class {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at));
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -3429,6 +3184,26 @@ var PackSet = class {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+};
+var RAW_BUFFER_BYTES = 1024 * 1024;
+var DeltaArena = class {
+  bytes = new Uint8Array(0);
+  #used = 0;
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size) {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+  clear() {
+    this.#used = 0;
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 };
 var BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -3705,6 +3480,15 @@ var ObjectStore = class _ObjectStore {
       return false;
     }
   }
+  /**
+   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
+   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
+   * borrowed or absent: read it whole then.
+   */
+  largeBlob(oid, threshold) {
+    if (this.#cache.has(oid) || !this.hasPacks()) return null;
+    return this.#packSet().blobSource(oid, threshold);
+  }
   async readTyped(oid, type) {
     const object = await this.read(oid);
     if (object.type !== type) {
@@ -3878,8 +3662,47 @@ function splitHeaders(text) {
     message
   };
 }
+var LATIN1_LABELS = /* @__PURE__ */ new Set([
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "latin-1",
+  "l1",
+  "cp819",
+  "ibm819"
+]);
+var ENCODING_KEY = encoder2.encode("encoding ");
+function encodingHeader(content) {
+  let start = 0;
+  while (start < content.length && content[start] !== 10) {
+    let end = content.indexOf(10, start);
+    if (end < 0) end = content.length;
+    if (end - start > ENCODING_KEY.length && ENCODING_KEY.every((b, k) => content[start + k] === b)) {
+      return lenientDecoder.decode(content.subarray(start + ENCODING_KEY.length, end)).trim();
+    }
+    start = end + 1;
+  }
+  return null;
+}
+function objectText(content) {
+  const label = encodingHeader(content)?.toLowerCase();
+  if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
+  if (LATIN1_LABELS.has(label)) {
+    let text = "";
+    for (let i = 0; i < content.length; i += 8192) {
+      text += String.fromCharCode(...content.subarray(i, i + 8192));
+    }
+    return text;
+  }
+  try {
+    return new TextDecoder(label).decode(content);
+  } catch {
+    return lenientDecoder.decode(content);
+  }
+}
 function parseCommit(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   let tree = "";
   const parents = [];
   let author = null;
@@ -3906,14 +3729,14 @@ function parseCommit(content) {
   };
 }
 function parseTag(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
-  const get2 = (key) => headers.find(([k]) => k === key)?.[1];
-  const type = get2("type") ?? "commit";
-  const tagger = get2("tagger");
+  const { headers, message } = splitHeaders(objectText(content));
+  const get = (key) => headers.find(([k]) => k === key)?.[1];
+  const type = get("type") ?? "commit";
+  const tagger = get("tagger");
   return {
-    object: get2("object") ?? "",
+    object: get("object") ?? "",
     type: isObjectType(type) ? type : "commit",
-    tag: get2("tag") ?? "",
+    tag: get("tag") ?? "",
     tagger: tagger ? parseSignature(tagger) : null,
     message
   };
@@ -3958,10 +3781,10 @@ function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
   if (first < 0) return key.toLowerCase();
-  const section2 = key.slice(0, first).toLowerCase();
+  const section = key.slice(0, first).toLowerCase();
   const name = key.slice(last + 1).toLowerCase();
   const sub = first === last ? null : key.slice(first + 1, last);
-  return sub === null ? `${section2}.${name}` : `${section2}.${sub}.${name}`;
+  return sub === null ? `${section}.${name}` : `${section}.${sub}.${name}`;
 }
 function parseValue(raw) {
   let out = "";
@@ -3984,7 +3807,7 @@ function parseValue(raw) {
 }
 function parseConfig(text) {
   const config = new GitConfig();
-  let section2 = "";
+  let section = "";
   for (const rawLine of text.split(/\r?\n/)) {
     let line = rawLine.trim();
     if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
@@ -3994,10 +3817,10 @@ function parseConfig(text) {
       const match = /^([^\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?$/.exec(header.trim());
       if (match) {
         const sub = match[2]?.replace(/\\(.)/g, "$1");
-        section2 = sub === void 0 ? match[1].toLowerCase() : `${match[1].toLowerCase()}.${sub}`;
+        section = sub === void 0 ? match[1].toLowerCase() : `${match[1].toLowerCase()}.${sub}`;
         if (sub === void 0 && match[1].includes(".")) {
           const dot = match[1].indexOf(".");
-          section2 = `${match[1].slice(0, dot).toLowerCase()}.${match[1].slice(dot + 1).toLowerCase()}`;
+          section = `${match[1].slice(0, dot).toLowerCase()}.${match[1].slice(dot + 1).toLowerCase()}`;
         }
       }
       line = line.slice(close + 1).trim();
@@ -4006,7 +3829,7 @@ function parseConfig(text) {
     const eq = line.indexOf("=");
     const name = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase();
     const value = eq < 0 ? "true" : parseValue(line.slice(eq + 1));
-    const key = `${section2}.${name}`;
+    const key = `${section}.${name}`;
     const list = config.values.get(key);
     if (list) list.push(value);
     else config.values.set(key, [
@@ -4016,6 +3839,177 @@ function parseConfig(text) {
   return config;
 }
 
+// commands/git/lib/gitdirs.ts
+var COMMON_FOLDERS = /* @__PURE__ */ new Set([
+  "branches",
+  "common",
+  "hooks",
+  "info",
+  "logs",
+  "lost-found",
+  "objects",
+  "refs",
+  "remotes",
+  "worktrees",
+  "rr-cache",
+  "svn"
+]);
+var COMMON_FILES = /* @__PURE__ */ new Set([
+  "config",
+  "gc.pid",
+  "packed-refs",
+  "shallow"
+]);
+var PER_WORKTREE_UNDER_COMMON = /^(?:logs\/HEAD$|(?:logs\/)?refs\/(?:bisect|rewritten|worktree)(?:\/|$)|info\/sparse-checkout$)/;
+function isCommonGitPath(rel) {
+  const first = rel.split("/", 1)[0];
+  if (COMMON_FILES.has(rel)) return true;
+  if (!COMMON_FOLDERS.has(first)) return false;
+  return !PER_WORKTREE_UNDER_COMMON.test(rel);
+}
+function gitPath(repo, rel) {
+  if (repo.gitdir === repo.commondir) return `${repo.gitdir}/${rel}`;
+  return `${isCommonGitPath(rel) ? repo.commondir : repo.gitdir}/${rel}`;
+}
+var MAX_POINTER_BYTES = 4096;
+function refuseGitfile(label, why, code = "UnsupportedFormat") {
+  return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
+}
+function insideRoot(root, abs) {
+  if (abs === root) return ".";
+  const prefix = root.endsWith("/") ? root : root + "/";
+  return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+}
+function confineGitFolder(root, written, label, what) {
+  const lexical = resolve("/", written);
+  const outside = () => refuseGitfile(label, `names ${what} outside the workspace; pterm never reads or writes outside the root. Move the repository inside the workspace (for a linked worktree, \`git worktree move\`/\`repair\` with the real git).`, "PathEscape");
+  if (insideRoot(root, lexical) === null) throw outside();
+  let real;
+  try {
+    real = Deno.realPathSync(lexical);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${insideRoot(root, lexical)}, which does not exist. Repair it with the real git (\`git worktree repair\`, or \`git submodule update --init\` / \`git submodule absorbgitdirs\`).`, "UnsupportedFormat");
+  }
+  const rel = insideRoot(root, real);
+  if (rel === null) throw outside();
+  if (isSecretPath(rel) || isStatePath(rel)) {
+    throw refuseGitfile(label, `names ${what} ${rel}, inside a secret folder or pterm's own state, which git in pterm never reads or writes.`, "PathEscape");
+  }
+  let info;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${rel}, which cannot be read.`);
+  }
+  if (!info.isDirectory) throw refuseGitfile(label, `names ${what} ${rel}, which is not a folder.`);
+  return real;
+}
+function readPointer(path) {
+  let bytes;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return null;
+    if (info.size > MAX_POINTER_BYTES) return "";
+    bytes = Deno.readFileSync(path);
+  } catch {
+    return null;
+  }
+  return new TextDecoder().decode(bytes);
+}
+function insideDotGit(rel) {
+  return rel.split("/").some(isGitDirName);
+}
+function locateGitDirs(dir, label, root) {
+  const dotGit = `${dir}/.git`;
+  let info = null;
+  try {
+    info = Deno.lstatSync(dotGit);
+  } catch {
+  }
+  if (info?.isSymlink) {
+    throw new PtermError("PathEscape", `${label}/.git is a symbolic link; pterm never follows a link to git's own files (it could lead outside the workspace). Replace it with the folder, or with a gitfile (\`gitdir: <path>\`), using the real git.`);
+  }
+  if (info?.isDirectory) {
+    if (readPointer(`${dotGit}/commondir`) !== null) {
+      throw new PtermError("UnsupportedFormat", `${label}/.git is a folder with a commondir file (a worktree's git folder moved into the work tree); pterm reads linked worktrees only through their gitfile. Run \`git worktree repair\` with the real git.`);
+    }
+    return {
+      gitdir: dotGit,
+      commondir: dotGit,
+      kind: "folder"
+    };
+  }
+  if (!info?.isFile) {
+    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
+  }
+  if (root === void 0) {
+    throw refuseGitfile(label, "pterm follows only with a workspace root to confine it to (this call has none).");
+  }
+  const text = readPointer(dotGit);
+  const match = text === null ? null : /^gitdir: (.*?)[\r\n]*$/s.exec(text);
+  if (!match || match[1] === "" || match[1].includes("\n") || match[1].includes("\0")) {
+    throw refuseGitfile(label, "is not in git's format (one line, `gitdir: <path>`); git cannot read it either.");
+  }
+  const rootReal = Deno.realPathSync(root);
+  const dirReal = Deno.realPathSync(dir);
+  const gitdir = confineGitFolder(rootReal, resolve(dir, match[1]), label, "its git folder");
+  const gitdirRel = insideRoot(rootReal, gitdir);
+  if (gitdir === dirReal || insideRoot(gitdir, dirReal) !== null) {
+    throw refuseGitfile(label, `names ${gitdirRel}, the work tree itself or a folder above it.`);
+  }
+  const commonText = readPointer(`${gitdir}/commondir`);
+  if (commonText !== null) {
+    const written = commonText.replace(/[\r\n]+$/, "");
+    if (written === "" || written.includes("\n") || written.includes("\0")) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose commondir file is not one line naming a folder.`);
+    }
+    const commondir = confineGitFolder(rootReal, resolve(gitdir, written), label, "a shared repository (commondir)");
+    if (dirname(gitdir) !== `${commondir}/worktrees`) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, a worktree's git folder that is not in its repository's worktrees/ folder; pterm follows only what \`git worktree add\` makes. Run \`git worktree repair\` with the real git.`);
+    }
+    const back = readPointer(`${gitdir}/gitdir`)?.replace(/[\r\n]+$/, "");
+    let backReal = null;
+    try {
+      if (back) backReal = Deno.realPathSync(resolve(gitdir, back));
+    } catch {
+    }
+    if (backReal !== `${dirReal}/.git`) {
+      throw refuseGitfile(label, `leads to the linked worktree ${gitdirRel}, which records another folder as its work tree (its gitdir file); pterm does not guess. Run \`git worktree repair\` in this folder with the real git.`);
+    }
+    return {
+      gitdir,
+      commondir,
+      kind: "worktree"
+    };
+  }
+  const worktree = readCoreWorktree(gitdir);
+  if (worktree !== null) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== dirReal) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose core.worktree names another folder as its work tree; pterm does not guess which is meant. Fix core.worktree there with the real git (\`git submodule absorbgitdirs\`).`);
+    }
+  } else if (insideDotGit(gitdirRel)) {
+    throw refuseGitfile(label, `leads to ${gitdirRel}, a git folder inside .git that does not name this folder as its work tree (no core.worktree, as a submodule's has): it belongs to another work tree, so pterm refuses it.`, "PathEscape");
+  }
+  return {
+    gitdir,
+    commondir: gitdir,
+    kind: "gitfile"
+  };
+}
+function readCoreWorktree(gitdir) {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${gitdir}/config`);
+  } catch {
+  }
+  return parseConfig(text).get("core.worktree") ?? null;
+}
+
 // commands/git/lib/repo.ts
 function isDirectory(path) {
   try {
@@ -4023,9 +4017,6 @@ function isDirectory(path) {
   } catch {
     return false;
   }
-}
-function isRepositoryDir(dir) {
-  return isDirectory(`${dir}/.git`) && isDirectory(`${dir}/.git/objects`) && isDirectory(`${dir}/.git/refs`);
 }
 var KNOWN_EXTENSIONS = /* @__PURE__ */ new Set([
   "noop",
@@ -4044,8 +4035,8 @@ function refuseSymlinkedGitPath(gitdir, label, rel) {
       return;
     }
     if (info.isSymlink) {
-      const shown = path.slice(gitdir.length - ".git".length);
-      throw new PtermError("PathEscape", `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
+      const shown = path.slice(gitdir.length + 1);
+      throw new PtermError("PathEscape", `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
     }
   }
 }
@@ -4062,9 +4053,11 @@ var GIT_ENTRIES_NOT_LINKS = [
   "HEAD",
   "index",
   "config",
+  "config.worktree",
   "packed-refs",
   "shallow",
-  "info"
+  "info",
+  "commondir"
 ];
 var PTERM_STATE_EXCLUDES = [
   "/audit/",
@@ -4100,25 +4093,37 @@ function excludePtermState(gitdir) {
   return true;
 }
 function openRepo(dir, label = dir, root) {
-  const gitdir = `${dir}/.git`;
-  let dotGit = null;
-  try {
-    dotGit = Deno.lstatSync(gitdir);
-  } catch {
+  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
+    throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
   }
-  if (dotGit?.isFile) {
-    throw new PtermError("UnsupportedFormat", `${label}/.git is a file (a linked worktree or a submodule); pterm only works on repositories whose .git is a folder.`);
+  for (const rel of GIT_ENTRIES_NOT_LINKS) {
+    refuseSymlinkedGitPath(gitdir, label, rel);
+    if (commondir !== gitdir) refuseSymlinkedGitPath(commondir, label, rel);
   }
-  if (!dotGit?.isDirectory || !isRepositoryDir(dir)) {
-    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
-  }
-  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
   let configText = "";
   try {
-    configText = Deno.readTextFileSync(`${gitdir}/config`);
+    configText = Deno.readTextFileSync(`${commondir}/config`);
   } catch {
   }
-  const config = parseConfig(configText);
+  let config = parseConfig(configText);
+  if (config.getBool("extensions.worktreeconfig", false)) {
+    try {
+      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+    } catch {
+    }
+  }
+  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  if (worktree !== void 0) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== Deno.realPathSync(dir)) {
+      throw new PtermError("UnsupportedFormat", `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git only. Unset it with the real git (\`git config --unset core.worktree\`).`);
+    }
+  }
   if (config.getBool("core.bare", false)) {
     throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
   }
@@ -4142,14 +4147,16 @@ function openRepo(dir, label = dir, root) {
   return {
     dir,
     gitdir,
+    commondir,
     config,
-    objects: new ObjectStore(gitdir, {
+    objects: new ObjectStore(commondir, {
       root
     }),
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
-    label
+    label,
+    root
   };
 }
 
@@ -4158,7 +4165,7 @@ function readPackedRefs(repo) {
   const refs = /* @__PURE__ */ new Map();
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
   } catch {
     return {
       refs
@@ -4193,9 +4200,9 @@ function readLoose(repo, name) {
   if (!isReadableRefName(name)) return null;
   let text;
   try {
-    const info = Deno.statSync(`${repo.gitdir}/${name}`);
+    const info = Deno.statSync(gitPath(repo, name));
     if (!info.isFile) return null;
-    text = Deno.readTextFileSync(`${repo.gitdir}/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, name));
   } catch {
     return null;
   }
@@ -4271,7 +4278,7 @@ function walkLoose(dir, prefix, out, repo) {
 function listRefs(repo, prefix) {
   const out = /* @__PURE__ */ new Map();
   for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
-  walkLoose(`${repo.gitdir}/${prefix}`, prefix, out, repo);
+  walkLoose(gitPath(repo, prefix), prefix, out, repo);
   return new Map([
     ...out
   ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
@@ -4294,7 +4301,7 @@ function readReflog(repo, name) {
   if (!isReadableRefName(name)) return [];
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
   } catch {
     return [];
   }
@@ -5469,13 +5476,18 @@ function parseCacheTree(body) {
 var HEX_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
 function sparseCheckoutEnabled(gitdir) {
-  for (const file of [
-    "config",
-    "config.worktree"
+  let common = gitdir;
+  try {
+    common = resolve(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+  } catch {
+  }
+  for (const path of [
+    `${common}/config`,
+    `${gitdir}/config.worktree`
   ]) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+      text = Deno.readTextFileSync(path);
     } catch {
       continue;
     }
@@ -5521,6 +5533,32 @@ function pathPolicy(repoRel) {
     }
   };
 }
+var NAME_MAX_BYTES = 255;
+function unaddressable(path) {
+  if (hasRawBytes(path)) return "not UTF-8";
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+function refuseUnaddressable(paths, action) {
+  const found = {
+    "not UTF-8": [],
+    "too long": []
+  };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
+  }
+}
 function normalizeUserPath(path) {
   if (path.includes("\\")) {
     throw new PtermError("InvalidPath", `\`${path}\` contains a backslash; separate folders with /.`);
@@ -5538,8 +5576,15 @@ function normalizeUserPath(path) {
   return parts.join("/");
 }
 function readWorktreeContent(repo, path, info) {
+  refuseUnaddressable([
+    path
+  ], null);
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
+  }
   return Deno.readFileSync(abs);
 }
 function worktreeMode(repo, info, indexMode) {
@@ -5549,6 +5594,9 @@ function worktreeMode(repo, info, indexMode) {
   return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
 }
 function lstatTracked(repo, path) {
+  refuseUnaddressable([
+    path
+  ], null);
   const slash = path.lastIndexOf("/");
   if (slash > 0) {
     let dir = "";
@@ -5562,6 +5610,11 @@ function lstatTracked(repo, path) {
 }
 
 // commands/git/lib/convert.ts
+function markerSize(value) {
+  const digits = typeof value === "string" ? /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(value) : null;
+  const size = digits ? parseInt(digits[1], 10) : 0;
+  return size > 0 && size <= 2147483647 ? size : 7;
+}
 function gatherStats(buf) {
   const s = {
     nul: 0,
@@ -5650,7 +5703,7 @@ var TextConversion = class {
     const repo = this.#repo;
     if (folder === null) {
       try {
-        return Deno.readFileSync(`${repo.gitdir}/info/attributes`);
+        return Deno.readFileSync(`${repo.commondir}/info/attributes`);
       } catch {
         return null;
       }
@@ -5716,7 +5769,8 @@ var TextConversion = class {
       ident: attrs.get("ident") === true,
       encoding: typeof encoding === "string" && encoding !== "" && !/^utf-?8$/i.test(encoding) ? encoding : null,
       diff: attrs.get("diff"),
-      merge: attrs.get("merge")
+      merge: attrs.get("merge"),
+      conflictMarkerSize: markerSize(attrs.get("conflict-marker-size"))
     };
   }
   /** git's has_crlf_in_index: the path's stage-0 blob (stage 2, "ours", during a merge) is text with CRLF. */
@@ -5786,6 +5840,14 @@ var TextConversion = class {
     if (!this.#outputCrlf(action) || stats.lonelf === 0) return false;
     if (isAuto(action) && (stats.lonecr > 0 || stats.crlf > 0 || isBinary(stats))) return false;
     return true;
+  }
+  /**
+   * Whether `toWorktree` writes any blob at `path` unchanged (no encoding, no ident, no line
+   * endings to add): such a blob can be written to the work tree as it is read, piece by piece.
+   */
+  async writesAsIs(path) {
+    const plan = await this.plan(path);
+    return !plan.encoding && !plan.ident && !this.#outputCrlf(plan.crlf);
   }
   /** The bytes git writes to the work tree for blob `content` at `path` (convert_to_working_tree). */
   async toWorktree(path, content) {
@@ -5883,53 +5945,503 @@ async function worktreeBlob(repo, path, info, options = {}) {
 }
 
 // commands/git/lib/submodule.ts
-function readText(path) {
+var gitmodulesCache = /* @__PURE__ */ new WeakMap();
+function gitmodules(repo) {
+  let parsed = gitmodulesCache.get(repo);
+  if (!parsed) {
+    let text = "";
+    try {
+      if (Deno.lstatSync(`${repo.dir}/.gitmodules`).isFile) text = Deno.readTextFileSync(`${repo.dir}/.gitmodules`);
+    } catch {
+    }
+    parsed = parseConfig(text);
+    gitmodulesCache.set(repo, parsed);
+  }
+  return parsed;
+}
+function submoduleIgnore(repo, path) {
+  const modules = gitmodules(repo);
+  let name = null;
+  for (const key of modules.keys()) {
+    const match = /^submodule\.(.+)\.path$/.exec(key);
+    if (match && modules.get(key) === path) name = match[1];
+  }
+  const own = name !== null ? repo.config.get(`submodule.${name}.ignore`) ?? modules.get(`submodule.${name}.ignore`) : void 0;
+  const value = own ?? repo.config.get("diff.ignoresubmodules") ?? "none";
+  const known = [
+    "none",
+    "untracked",
+    "dirty",
+    "all"
+  ];
+  return {
+    ignore: known.find((k) => k === value.toLowerCase()) ?? "none",
+    perSubmodule: own !== void 0
+  };
+}
+function openSubmodule(repo, path) {
+  const dir = `${repo.dir}/${path}`;
   try {
-    return Deno.readTextFileSync(path);
+    Deno.lstatSync(`${dir}/.git`);
   } catch {
     return null;
   }
+  const label = repo.label === "." || repo.label === "" ? path : `${repo.label}/${path}`;
+  return openRepo(dir, label, repo.root ?? repo.dir);
 }
-function submoduleGitdir(repo, path) {
-  const dotGit = `${repo.dir}/${path}/.git`;
-  let info;
-  try {
-    info = Deno.lstatSync(dotGit);
-  } catch {
-    return null;
-  }
-  if (info.isDirectory) return dotGit;
-  if (!info.isFile) return null;
-  const pointer = /^gitdir: (.+)$/m.exec(readText(dotGit) ?? "")?.[1].trim();
-  if (!pointer) return null;
-  const parts = [];
-  for (const part of (pointer.startsWith("/") ? pointer : `${repo.dir}/${path}/${pointer}`).split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  const resolved = "/" + parts.join("/");
-  return resolved.startsWith(repo.dir + "/") ? resolved : null;
-}
-function submoduleHead(repo, path) {
-  const gitdir = submoduleGitdir(repo, path);
-  if (!gitdir) return null;
-  const head = readText(`${gitdir}/HEAD`)?.trim();
-  if (!head) return null;
-  if (isFullOid(head)) return head;
-  const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
-  if (!ref || ref.includes("..")) return null;
-  const loose = readText(`${gitdir}/${ref}`)?.trim();
-  if (loose && isFullOid(loose)) return loose;
-  for (const line of (readText(`${gitdir}/packed-refs`) ?? "").split("\n")) {
-    const [oid, name] = line.split(" ");
-    if (name === ref && isFullOid(oid)) return oid;
-  }
-  return null;
-}
-function subprojectText(oid) {
-  return new TextEncoder().encode(`Subproject commit ${oid}
+function subprojectText(oid, dirty = false) {
+  return new TextEncoder().encode(`Subproject commit ${oid}${dirty ? "-dirty" : ""}
 `);
+}
+
+// commands/git/lib/compare.ts
+function quickCompare(repo, entry, info, racyLimitMs) {
+  if (entry.assumeValid) return "same";
+  if (entry.skipWorktree) return "same";
+  if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
+  if (info.isDirectory) return "typechange";
+  if (!info.isFile && !info.isSymlink) return entry.mode === S_IFLNK ? "typechange" : "modified";
+  if (info.isSymlink !== (entry.mode === S_IFLNK)) {
+    if (!(entry.mode === S_IFLNK && info.isFile && !repo.symlinks)) return "typechange";
+  }
+  if (repo.fileMode && info.isFile && entry.mode !== S_IFLNK) {
+    const exec = ((info.mode ?? 0) & 73) !== 0;
+    if (exec !== (entry.mode === S_IFREG_755)) return "modified";
+  }
+  if (entry.size !== 0 && entry.size !== info.size >>> 0) return "modified";
+  if (statMatches(entry, info) && entryMtimeMs(entry) < racyLimitMs) {
+    if (entry.size !== 0 || info.size === 0) return "same";
+  }
+  return "hash";
+}
+
+// commands/git/lib/tree.ts
+async function flattenTree(repo, tree) {
+  const out = /* @__PURE__ */ new Map();
+  if (!tree) return out;
+  const walk2 = async (oid, prefix) => {
+    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
+      const path = prefix + entry.name;
+      if (entry.mode === MODE_TREE) await walk2(entry.oid, path + "/");
+      else out.set(path, {
+        mode: entry.mode,
+        oid: entry.oid
+      });
+    }
+  };
+  await walk2(tree, "");
+  return out;
+}
+function pathWithin(path, spec) {
+  if (spec === "" || spec === ".") return true;
+  return path === spec || path.startsWith(spec.endsWith("/") ? spec : spec + "/");
+}
+function cachedTreeOid(index, dir) {
+  let node = index.cacheTree;
+  if (!node) return null;
+  if (dir !== "") {
+    for (const part of dir.split("/")) {
+      node = node.children.find((c) => c.name === part) ?? null;
+      if (!node) return null;
+    }
+  }
+  return node.entryCount >= 0 ? node.oid : null;
+}
+
+// commands/git/lib/status.ts
+var MAX_SUBMODULE_DEPTH = 8;
+function submoduleCode(state) {
+  return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
+}
+async function submoduleState(repo, path, recorded, options) {
+  const depth = (options.depth ?? 0) + 1;
+  if (depth > MAX_SUBMODULE_DEPTH) {
+    throw new PtermError("UnsupportedFormat", `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not look further. Run git status inside a deeper submodule with --repo.`);
+  }
+  const sub = openSubmodule(repo, path);
+  if (!sub) return null;
+  const head = readHead(sub).oid;
+  const index = readIndexFile(sub.gitdir);
+  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+    untracked: options.untracked,
+    submoduleDepth: depth
+  });
+  let modified = report.staged.size > 0 || report.conflicted.length > 0;
+  for (const [inner] of report.unstaged) {
+    if (report.submodules.get(inner) !== "S..U") modified = true;
+  }
+  const untracked = report.untracked.length > 0 || [
+    ...report.submodules.entries()
+  ].some(([inner, code]) => report.unstaged.has(inner) && code.endsWith("U"));
+  return {
+    head,
+    commit: head !== null && recorded !== null && head !== recorded,
+    modified,
+    untracked,
+    withheld: report.withheld
+  };
+}
+function inScope(path, paths) {
+  if (!paths) return true;
+  return paths.some((p) => p === "" || path === p || path.startsWith(p + "/"));
+}
+async function worktreeStatus(repo, index, policy, options, observer) {
+  const unaddressable2 = [];
+  const unstaged = /* @__PURE__ */ new Map();
+  const untracked = [];
+  const withheld = [];
+  const refreshed = [];
+  const seen = /* @__PURE__ */ new Set();
+  const trackedDirs = /* @__PURE__ */ new Set();
+  const entries = index.entries;
+  const conflicts = index.conflicts;
+  for (const path of entries.keys()) addParents(trackedDirs, path);
+  for (const path of conflicts.keys()) addParents(trackedDirs, path);
+  const trackedAt = (path) => entries.get(path) ?? (conflicts.has(path) ? null : void 0);
+  const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
+  observer?.rules(ignore);
+  const toHash = [];
+  const gitlinks = [];
+  const racyLimit = index.fileMtimeMs;
+  const checkTracked = (entry, info) => {
+    if (entry.intentToAdd) {
+      unstaged.set(entry.path, "A");
+      return;
+    }
+    const verdict = quickCompare(repo, entry, info, racyLimit);
+    if (verdict === "modified") unstaged.set(entry.path, "M");
+    else if (verdict === "typechange") unstaged.set(entry.path, "T");
+    else if (verdict === "hash") toHash.push({
+      entry,
+      info
+    });
+  };
+  const listDir = (abs, rel) => {
+    const list = [];
+    let hasIgnoreFile = false;
+    if (observer) {
+      let info = null;
+      try {
+        info = Deno.lstatSync(abs);
+      } catch {
+      }
+      observer.folder(rel, info);
+    }
+    try {
+      for (const entry of Deno.readDirSync(abs)) {
+        list.push(entry);
+        if (entry.name === ".gitignore") hasIgnoreFile = true;
+      }
+    } catch {
+      return null;
+    }
+    return {
+      list,
+      hasIgnoreFile
+    };
+  };
+  const walk2 = (dir, level, excludedDir) => {
+    const abs = dir === "" ? repo.dir : `${repo.dir}/${dir}`;
+    const listing = listDir(abs, dir);
+    if (!listing) return;
+    const myLevel = excludedDir ? level : ignore.level(dir, level, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, myLevel, excludedDir);
+    for (const dirent of listing.list) {
+      const name = dirent.name;
+      if (name === ".git") continue;
+      const path = dir === "" ? name : `${dir}/${name}`;
+      if (name.includes("\uFFFD")) {
+        unaddressable2.push(path);
+        continue;
+      }
+      if (policy.hiddenChild(dir, name)) {
+        if (trackedAt(path) !== void 0 || trackedDirs.has(path)) withheld.push(path);
+        continue;
+      }
+      if (dirent.isDirectory) {
+        const trackedEntry = entries.get(path);
+        if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
+          seen.add(path);
+          if (inScope(path, options.paths)) gitlinks.push(trackedEntry);
+          continue;
+        }
+        if (trackedDirs.has(path)) {
+          if (!inScopeDir(path, options.paths)) continue;
+          const excluded = excludedDir || options.untracked && ignore.excludedAt(myLevel, path, true);
+          walk2(path, myLevel, excluded);
+          continue;
+        }
+        if (!options.untracked || excludedDir || !inScopeDir(path, options.paths)) continue;
+        if (ignore.excludedAt(myLevel, path, true)) {
+          observer?.ignored(path);
+          continue;
+        }
+        if (isNestedRepo(`${abs}/${name}`)) {
+          untracked.push(path + "/");
+          continue;
+        }
+        walkUntracked(path, myLevel);
+        continue;
+      }
+      const entry = trackedAt(path);
+      if (!dirent.isFile && !dirent.isSymlink && entry === void 0) continue;
+      if (entry !== void 0) {
+        seen.add(path);
+        if (entry === null || !inScope(path, options.paths)) continue;
+        checkTracked(entry, Deno.lstatSync(`${abs}/${name}`));
+        continue;
+      }
+      if (!options.untracked || excludedDir || !inScope(path, options.paths)) continue;
+      if (ignore.excludedAt(myLevel, path, false)) {
+        observer?.ignored(path);
+        continue;
+      }
+      untracked.push(path);
+    }
+  };
+  const walkUntracked = (dir, parent) => {
+    const listing = listDir(`${repo.dir}/${dir}`, dir);
+    if (!listing) return;
+    const level = ignore.level(dir, parent, listing.hasIgnoreFile);
+    observer?.listed(dir, listing.list, level, false);
+    for (const dirent of listing.list) {
+      if (dirent.name === ".git") continue;
+      const path = `${dir}/${dirent.name}`;
+      if (dirent.name.includes("\uFFFD")) {
+        unaddressable2.push(path);
+        continue;
+      }
+      if (policy.hiddenChild(dir, dirent.name)) continue;
+      if (dirent.isDirectory) {
+        if (ignore.excludedAt(level, path, true)) {
+          observer?.ignored(path);
+          continue;
+        }
+        if (isNestedRepo(`${repo.dir}/${path}`)) {
+          untracked.push(path + "/");
+          continue;
+        }
+        walkUntracked(path, level);
+      } else if (dirent.isFile || dirent.isSymlink) {
+        if (!inScope(path, options.paths)) continue;
+        if (!ignore.excludedAt(level, path, false)) untracked.push(path);
+        else observer?.ignored(path);
+      }
+    }
+  };
+  walk2("", null, false);
+  for (const [path, entry] of entries) {
+    if (seen.has(path)) continue;
+    if (policy.hidden(path)) {
+      withheld.push(path);
+      continue;
+    }
+    if (!inScope(path, options.paths)) continue;
+    if (entry.mode === S_IFGITLINK) {
+      if (lstatOrNull(`${repo.dir}/${path}`) === null && (options.submodules ?? "config") !== "all") {
+        unstaged.set(path, "D");
+      }
+      continue;
+    }
+    if (entry.assumeValid || entry.skipWorktree) continue;
+    if (hasRawBytes(path)) {
+      unaddressable2.push(path);
+      continue;
+    }
+    unstaged.set(path, "D");
+  }
+  if (toHash.length > 0) {
+    const now = Date.now();
+    for (const { entry, info } of toHash) {
+      const verdict = await compareContent(repo, index, entry, info, now);
+      if (verdict.change) unstaged.set(entry.path, verdict.change);
+      else if (verdict.refreshed) refreshed.push(verdict.refreshed);
+    }
+  }
+  const submodules = /* @__PURE__ */ new Map();
+  const mode = options.submodules ?? "config";
+  for (const entry of mode === "all" ? [] : gitlinks) {
+    const { ignore: ignore2, perSubmodule } = mode === "none" ? {
+      ignore: "none",
+      perSubmodule: false
+    } : submoduleIgnore(repo, entry.path);
+    if (ignore2 === "all") continue;
+    const found = await submoduleState(repo, entry.path, entry.oid, {
+      // `-uno` leaves untracked files in submodules out too, unless the submodule's own setting says "none".
+      untracked: ignore2 === "none" && (options.untracked || perSubmodule),
+      depth: options.submoduleDepth
+    });
+    if (!found) continue;
+    const state = {
+      ...found,
+      modified: found.modified && ignore2 !== "dirty",
+      untracked: found.untracked && ignore2 === "none"
+    };
+    submodules.set(entry.path, submoduleCode(state));
+    for (const inner of found.withheld) withheld.push(`${entry.path}/${inner}`);
+    if (state.commit || state.modified || state.untracked) unstaged.set(entry.path, "M");
+  }
+  untracked.sort(comparePaths);
+  const trackedAsSeen = new Set(unaddressable2.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
+  return {
+    unstaged,
+    untracked,
+    withheld: [
+      ...new Set(withheld)
+    ].sort(comparePaths),
+    refreshed,
+    unaddressable: [
+      ...new Set(unaddressable2.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
+    ].sort(comparePaths),
+    submodules
+  };
+}
+async function compareContent(repo, index, entry, info, now) {
+  const abs = `${repo.dir}/${entry.path}`;
+  let content;
+  try {
+    content = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(abs)) : Deno.readFileSync(abs);
+  } catch {
+    return {
+      change: "D",
+      refreshed: null
+    };
+  }
+  if (!info.isSymlink) content = await conversionFor(repo, index).toGit(entry.path, content);
+  const oid = await sha1(objectHeader("blob", content.length), content);
+  if (oid !== entry.oid) return {
+    change: "M",
+    refreshed: null
+  };
+  const mtime = info.mtime?.getTime() ?? 0;
+  return {
+    change: null,
+    refreshed: mtime < now - 50 ? {
+      ...entry,
+      ...statFields(info)
+    } : null
+  };
+}
+function inScopeDir(dir, paths) {
+  if (!paths) return true;
+  return paths.some((p) => p === "" || dir === p || dir.startsWith(p + "/") || p.startsWith(dir + "/"));
+}
+function addParents(set, path) {
+  let slash = path.lastIndexOf("/");
+  while (slash > 0) {
+    const dir = path.slice(0, slash);
+    if (set.has(dir)) return;
+    set.add(dir);
+    slash = dir.lastIndexOf("/");
+  }
+}
+function isNestedRepo(abs) {
+  try {
+    Deno.lstatSync(`${abs}/.git`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function indexVsTree(repo, index, tree) {
+  const changes = /* @__PURE__ */ new Map();
+  if (tree && cachedTreeOid(index, "") === tree && ![
+    ...index.entries.values()
+  ].some((e) => e.intentToAdd)) {
+    return changes;
+  }
+  const sorted = [
+    ...index.entries.keys()
+  ].sort(comparePaths);
+  const covered = new Uint8Array(sorted.length);
+  const lowerBound = (prefix) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (comparePaths(sorted[mid], prefix) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const markRange = (prefix) => {
+    for (let i = lowerBound(prefix); i < sorted.length && sorted[i].startsWith(prefix); i++) covered[i] = 1;
+  };
+  const position = /* @__PURE__ */ new Map();
+  sorted.forEach((p, i) => position.set(p, i));
+  const walk2 = async (oid, dir) => {
+    const cached = cachedTreeOid(index, dir);
+    if (cached === oid) {
+      markRange(dir === "" ? "" : dir + "/");
+      return;
+    }
+    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.mode === MODE_TREE) {
+        await walk2(entry.oid, path);
+        continue;
+      }
+      const i = position.get(path);
+      const ie = i === void 0 ? void 0 : index.entries.get(path);
+      if (!ie || ie.intentToAdd) {
+        if (!index.conflicts.has(path)) changes.set(path, "D");
+        continue;
+      }
+      covered[i] = 1;
+      const mode = modeToTreeMode(ie.mode);
+      if (mode !== entry.mode) {
+        const linkChange = mode === "120000" !== (entry.mode === "120000");
+        const gitlinkChange = mode === "160000" !== (entry.mode === "160000");
+        changes.set(path, linkChange || gitlinkChange ? "T" : "M");
+      } else if (ie.oid !== entry.oid) changes.set(path, "M");
+    }
+  };
+  if (tree) await walk2(tree, "");
+  for (let i = 0; i < sorted.length; i++) {
+    if (!covered[i] && !index.entries.get(sorted[i]).intentToAdd) changes.set(sorted[i], "A");
+  }
+  return changes;
+}
+async function computeStatus(repo, index, policy, options, work) {
+  const head = readHead(repo);
+  const tree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
+  const stagedAll = await indexVsTree(repo, index, tree);
+  const staged = /* @__PURE__ */ new Map();
+  for (const [path, change] of stagedAll) {
+    if (policy.hidden(path) || !inScope(path, options.paths)) continue;
+    staged.set(path, change);
+  }
+  work = work ? {
+    ...work,
+    unstaged: new Map(work.unstaged),
+    withheld: [
+      ...work.withheld
+    ],
+    submodules: new Map(work.submodules)
+  } : await worktreeStatus(repo, index, policy, options);
+  const conflicted = [
+    ...index.conflicts.keys()
+  ].filter((p) => !policy.hidden(p) && inScope(p, options.paths)).sort(comparePaths);
+  for (const path of conflicted) work.unstaged.delete(path);
+  for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
+  return {
+    branch: head.branch,
+    head: head.oid,
+    staged,
+    unstaged: work.unstaged,
+    untracked: work.untracked,
+    conflicted,
+    withheld: [
+      ...new Set(work.withheld)
+    ].sort(comparePaths),
+    refreshed: work.refreshed,
+    unaddressable: work.unaddressable,
+    submodules: work.submodules,
+    gitlinks: new Set([
+      ...stagedAll.keys(),
+      ...work.unstaged.keys()
+    ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
+  };
 }
 
 // commands/git/lib/renames.ts
@@ -6122,10 +6634,18 @@ async function load(repo, path, side) {
     oid: "0".repeat(40)
   };
   if (side.mode === MODE_GITLINK) {
-    const oid = side.kind === "blob" ? side.oid : submoduleHead(repo, path) ?? "0".repeat(40);
+    if (side.kind === "blob") return {
+      bytes: subprojectText(side.oid),
+      oid: side.oid
+    };
+    const state = await submoduleState(repo, path, null, {
+      untracked: false
+    });
+    const oid = state?.head ?? "0".repeat(40);
     return {
-      bytes: subprojectText(oid),
-      oid
+      bytes: subprojectText(oid, state?.modified),
+      oid,
+      dirty: state?.modified
     };
   }
   if (side.kind === "blob") return {
@@ -6142,6 +6662,7 @@ async function load(repo, path, side) {
 var isLink2 = (side) => side?.mode === MODE_LINK;
 async function renderDiff(repo, changes, context = 3) {
   const files = [];
+  const binarySizes = /* @__PURE__ */ new Map();
   let patch = "";
   let additions = 0;
   let deletions = 0;
@@ -6173,10 +6694,12 @@ async function renderDiff(repo, changes, context = 3) {
       const after = await load(repo, part.path, part.new);
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
-      if (before.oid === after.oid && oldMode === newMode && !part.oldPath) continue;
-      const a = part.old ? `a/${oldPath}` : "/dev/null";
-      const b = part.new ? `b/${part.path}` : "/dev/null";
-      let header = `diff --git a/${oldPath} b/${part.path}
+      if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
+      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const aTab = part.old && oldPath.includes(" ") ? "	" : "";
+      const bTab = part.new && part.path.includes(" ") ? "	" : "";
+      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}
 `;
       if (!part.old) header += `new file mode ${newMode}
 `;
@@ -6187,8 +6710,8 @@ new mode ${newMode}
 `;
       if (part.oldPath) {
         header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%
-rename from ${part.oldPath}
-rename to ${part.path}
+rename from ${quoteName(part.oldPath)}
+rename to ${quoteName(part.path)}
 `;
       }
       const sameMode = part.old && part.new && oldMode === newMode;
@@ -6198,20 +6721,28 @@ rename to ${part.path}
       }
       patch += header;
       printed = true;
-      if (before.oid === after.oid) continue;
+      if (before.oid === after.oid && !after.dirty) {
+        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        continue;
+      }
       const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
       if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
         binary = true;
+        binarySizes.set(change.path, [
+          before.bytes.length,
+          after.bytes.length
+        ]);
         patch += `Binary files ${a} and ${b} differ
 `;
         continue;
       }
       if (before.bytes.length === 0 && after.bytes.length === 0) continue;
-      patch += `--- ${a}
-+++ ${b}
+      patch += `--- ${a}${aTab}
++++ ${b}${bTab}
 `;
       const hunks = unifiedDiff(before.bytes, after.bytes, context);
       patch += hunks.text;
+      if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
       fileDel += hunks.del;
     }
@@ -6237,7 +6768,8 @@ rename to ${part.path}
     patch,
     files,
     additions,
-    deletions
+    deletions,
+    binarySizes
   };
 }
 function renameName(a, b) {
@@ -6262,24 +6794,82 @@ function renameName(a, b) {
   const middle = `${a.slice(prefix, prefix + aMid)} => ${b.slice(prefix, prefix + bMid)}`;
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
-function renderStat(files, additions, deletions) {
+function renderStat(rendered) {
+  const files = rendered.files;
   if (files.length === 0) return "";
-  const named = files.map((f) => ({
-    ...f,
-    path: f.old_path ? renameName(f.old_path, f.path) : f.path
+  const width = 80;
+  const rows = files.map((f) => ({
+    file: f,
+    name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
+    sizes: rendered.binarySizes.get(f.path) ?? [
+      0,
+      0
+    ]
   }));
-  files = named;
-  const width = Math.min(60, Math.max(...files.map((f) => f.path.length)));
-  const maxChange = Math.max(...files.map((f) => f.additions + f.deletions), 1);
-  const scale = Math.min(1, 40 / maxChange);
-  const lines = files.map((f) => {
-    const name = f.path.length > width ? "..." + f.path.slice(-(width - 3)) : f.path.padEnd(width);
-    if (f.binary) return ` ${name} | Bin`;
-    const plus = "+".repeat(Math.round(f.additions * scale) || (f.additions ? 1 : 0));
-    const minus = "-".repeat(Math.round(f.deletions * scale) || (f.deletions ? 1 : 0));
-    return ` ${name} | ${String(f.additions + f.deletions).padStart(4)} ${plus}${minus}`.trimEnd();
+  const decimalWidth = (n) => String(n).length;
+  let maxLen = 0;
+  let maxChange = 0;
+  let numberWidth = 0;
+  let binWidth = 0;
+  for (const row of rows) {
+    maxLen = Math.max(maxLen, row.name.length);
+    if (row.file.binary) {
+      binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
+      numberWidth = 3;
+      continue;
+    }
+    maxChange = Math.max(maxChange, row.file.additions + row.file.deletions);
+  }
+  numberWidth = Math.max(decimalWidth(maxChange), numberWidth);
+  const total = Math.max(width, 16 + 6 + numberWidth);
+  let graphWidth = maxChange + 4 > binWidth ? maxChange : binWidth - 4;
+  let nameWidth = maxLen;
+  if (nameWidth + numberWidth + 6 + graphWidth > total) {
+    const third = Math.trunc(total * 3 / 8) - numberWidth - 6;
+    if (graphWidth > third) graphWidth = Math.max(6, third);
+    if (nameWidth > total - numberWidth - 6 - graphWidth) nameWidth = total - numberWidth - 6 - graphWidth;
+    else graphWidth = total - numberWidth - 6 - nameWidth;
+  }
+  const scale = (it) => it === 0 ? 0 : 1 + Math.trunc(it * (graphWidth - 1) / maxChange);
+  let insertions = 0;
+  let deletions = 0;
+  const lines = rows.map(({ file, name: full, sizes }) => {
+    let name = full;
+    let prefix = "";
+    let room = nameWidth;
+    if (nameWidth < name.length) {
+      prefix = "...";
+      room = Math.max(0, room - 3);
+      name = name.slice(name.length - room);
+      const slash = name.indexOf("/");
+      if (slash >= 0) name = name.slice(slash);
+    }
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    if (file.binary) {
+      const [before, after] = sizes;
+      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "");
+    }
+    insertions += file.additions;
+    deletions += file.deletions;
+    let add = file.additions;
+    let del = file.deletions;
+    if (graphWidth <= maxChange) {
+      let sum = scale(add + del);
+      if (sum < 2 && add && del) sum = 2;
+      if (add < del) {
+        add = scale(add);
+        del = sum - add;
+      } else {
+        del = scale(del);
+        add = sum - del;
+      }
+    }
+    const count = file.additions + file.deletions;
+    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del);
   });
-  const summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed, ${additions} insertion${additions === 1 ? "" : "s"}(+), ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
   return lines.join("\n") + "\n" + summary + "\n";
 }
 async function findRenames(repo, changes, minScore = DEFAULT_RENAME_SCORE) {
@@ -6372,48 +6962,6 @@ function changesBetween(from, to) {
   return out;
 }
 
-// commands/git/lib/compare.ts
-function quickCompare(repo, entry, info, racyLimitMs) {
-  if (entry.assumeValid) return "same";
-  if (entry.skipWorktree) return "same";
-  if (entry.mode === S_IFGITLINK) return info.isDirectory ? "same" : "typechange";
-  if (info.isDirectory) return "typechange";
-  if (info.isSymlink !== (entry.mode === S_IFLNK)) {
-    if (!(entry.mode === S_IFLNK && info.isFile && !repo.symlinks)) return "typechange";
-  }
-  if (repo.fileMode && info.isFile && entry.mode !== S_IFLNK) {
-    const exec = ((info.mode ?? 0) & 73) !== 0;
-    if (exec !== (entry.mode === S_IFREG_755)) return "modified";
-  }
-  if (entry.size !== 0 && entry.size !== info.size >>> 0) return "modified";
-  if (statMatches(entry, info) && entryMtimeMs(entry) < racyLimitMs) {
-    if (entry.size !== 0 || info.size === 0) return "same";
-  }
-  return "hash";
-}
-
-// commands/git/lib/tree.ts
-async function flattenTree(repo, tree) {
-  const out = /* @__PURE__ */ new Map();
-  if (!tree) return out;
-  const walk2 = async (oid, prefix) => {
-    for (const entry of parseTree(await repo.objects.readTyped(oid, "tree"), oid)) {
-      const path = prefix + entry.name;
-      if (entry.mode === MODE_TREE) await walk2(entry.oid, path + "/");
-      else out.set(path, {
-        mode: entry.mode,
-        oid: entry.oid
-      });
-    }
-  };
-  await walk2(tree, "");
-  return out;
-}
-function pathWithin(path, spec) {
-  if (spec === "" || spec === ".") return true;
-  return path === spec || path.startsWith(spec.endsWith("/") ? spec : spec + "/");
-}
-
 // commands/git/lib/merge.ts
 async function ancestors(read, oid) {
   const seen = /* @__PURE__ */ new Map();
@@ -6441,241 +6989,6 @@ async function mergeBasesOf(read, a, b) {
   const dominated = /* @__PURE__ */ new Set();
   for (const c of common) for (const parent of fromA.get(c)) dominated.add(parent);
   return common.filter((c) => !dominated.has(c));
-}
-
-// commands/git/lib/status.ts
-function inScope(path, paths) {
-  if (!paths) return true;
-  return paths.some((p) => p === "" || path === p || path.startsWith(p + "/"));
-}
-async function worktreeStatus(repo, index, policy, options, observer) {
-  const unaddressable = [];
-  const unstaged = /* @__PURE__ */ new Map();
-  const untracked = [];
-  const withheld = [];
-  const refreshed = [];
-  const seen = /* @__PURE__ */ new Set();
-  const trackedDirs = /* @__PURE__ */ new Set();
-  const entries = index.entries;
-  const conflicts = index.conflicts;
-  for (const path of entries.keys()) addParents(trackedDirs, path);
-  for (const path of conflicts.keys()) addParents(trackedDirs, path);
-  const trackedAt = (path) => entries.get(path) ?? (conflicts.has(path) ? null : void 0);
-  const ignore = new IgnoreRules(repo.dir, repo.gitdir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
-  observer?.rules(ignore);
-  const toHash = [];
-  const racyLimit = index.fileMtimeMs;
-  const checkTracked = (entry, info) => {
-    if (entry.intentToAdd) {
-      unstaged.set(entry.path, "A");
-      return;
-    }
-    const verdict = quickCompare(repo, entry, info, racyLimit);
-    if (verdict === "modified") unstaged.set(entry.path, "M");
-    else if (verdict === "typechange") unstaged.set(entry.path, "T");
-    else if (verdict === "hash") toHash.push({
-      entry,
-      info
-    });
-  };
-  const listDir = (abs, rel) => {
-    const list = [];
-    let hasIgnoreFile = false;
-    if (observer) {
-      let info = null;
-      try {
-        info = Deno.lstatSync(abs);
-      } catch {
-      }
-      observer.folder(rel, info);
-    }
-    try {
-      for (const entry of Deno.readDirSync(abs)) {
-        list.push(entry);
-        if (entry.name === ".gitignore") hasIgnoreFile = true;
-      }
-    } catch {
-      return null;
-    }
-    return {
-      list,
-      hasIgnoreFile
-    };
-  };
-  const walk2 = (dir, level, excludedDir) => {
-    const abs = dir === "" ? repo.dir : `${repo.dir}/${dir}`;
-    const listing = listDir(abs, dir);
-    if (!listing) return;
-    const myLevel = excludedDir ? level : ignore.level(dir, level, listing.hasIgnoreFile);
-    observer?.listed(dir, listing.list, myLevel, excludedDir);
-    for (const dirent of listing.list) {
-      const name = dirent.name;
-      if (name === ".git") continue;
-      const path = dir === "" ? name : `${dir}/${name}`;
-      if (name.includes("\uFFFD")) {
-        unaddressable.push(path);
-        continue;
-      }
-      if (policy.hiddenChild(dir, name)) {
-        if (trackedAt(path) !== void 0 || trackedDirs.has(path)) withheld.push(path);
-        continue;
-      }
-      if (dirent.isDirectory) {
-        const trackedEntry = entries.get(path);
-        if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
-          seen.add(path);
-          const head = inScope(path, options.paths) ? submoduleHead(repo, path) : null;
-          if (head !== null && head !== trackedEntry.oid) unstaged.set(path, "M");
-          continue;
-        }
-        if (trackedDirs.has(path)) {
-          if (!inScopeDir(path, options.paths)) continue;
-          const excluded = excludedDir || options.untracked && ignore.excludedAt(myLevel, path, true);
-          walk2(path, myLevel, excluded);
-          continue;
-        }
-        if (!options.untracked || excludedDir || !inScopeDir(path, options.paths)) continue;
-        if (ignore.excludedAt(myLevel, path, true)) {
-          observer?.ignored(path);
-          continue;
-        }
-        if (isNestedRepo(`${abs}/${name}`)) {
-          untracked.push(path + "/");
-          continue;
-        }
-        walkUntracked(path, myLevel);
-        continue;
-      }
-      if (!dirent.isFile && !dirent.isSymlink) continue;
-      const entry = trackedAt(path);
-      if (entry !== void 0) {
-        seen.add(path);
-        if (entry === null || !inScope(path, options.paths)) continue;
-        checkTracked(entry, Deno.lstatSync(`${abs}/${name}`));
-        continue;
-      }
-      if (!options.untracked || excludedDir || !inScope(path, options.paths)) continue;
-      if (ignore.excludedAt(myLevel, path, false)) {
-        observer?.ignored(path);
-        continue;
-      }
-      untracked.push(path);
-    }
-  };
-  const walkUntracked = (dir, parent) => {
-    const listing = listDir(`${repo.dir}/${dir}`, dir);
-    if (!listing) return;
-    const level = ignore.level(dir, parent, listing.hasIgnoreFile);
-    observer?.listed(dir, listing.list, level, false);
-    for (const dirent of listing.list) {
-      if (dirent.name === ".git") continue;
-      const path = `${dir}/${dirent.name}`;
-      if (dirent.name.includes("\uFFFD")) {
-        unaddressable.push(path);
-        continue;
-      }
-      if (policy.hiddenChild(dir, dirent.name)) continue;
-      if (dirent.isDirectory) {
-        if (ignore.excludedAt(level, path, true)) {
-          observer?.ignored(path);
-          continue;
-        }
-        if (isNestedRepo(`${repo.dir}/${path}`)) {
-          untracked.push(path + "/");
-          continue;
-        }
-        walkUntracked(path, level);
-      } else if (dirent.isFile || dirent.isSymlink) {
-        if (!inScope(path, options.paths)) continue;
-        if (!ignore.excludedAt(level, path, false)) untracked.push(path);
-        else observer?.ignored(path);
-      }
-    }
-  };
-  walk2("", null, false);
-  for (const [path, entry] of entries) {
-    if (seen.has(path)) continue;
-    if (policy.hidden(path)) {
-      withheld.push(path);
-      continue;
-    }
-    if (!inScope(path, options.paths)) continue;
-    if (entry.mode === S_IFGITLINK) continue;
-    if (entry.assumeValid || entry.skipWorktree) continue;
-    if (hasRawBytes(path)) {
-      unaddressable.push(path);
-      continue;
-    }
-    unstaged.set(path, "D");
-  }
-  if (toHash.length > 0) {
-    const now = Date.now();
-    for (const { entry, info } of toHash) {
-      const verdict = await compareContent(repo, index, entry, info, now);
-      if (verdict.change) unstaged.set(entry.path, verdict.change);
-      else if (verdict.refreshed) refreshed.push(verdict.refreshed);
-    }
-  }
-  untracked.sort(comparePaths);
-  const trackedAsSeen = new Set(unaddressable.filter(hasRawBytes).map((p) => lenientDecoder.decode(encodeName(p))));
-  return {
-    unstaged,
-    untracked,
-    withheld: [
-      ...new Set(withheld)
-    ].sort(comparePaths),
-    refreshed,
-    unaddressable: [
-      ...new Set(unaddressable.filter((p) => hasRawBytes(p) || !trackedAsSeen.has(p)))
-    ].sort(comparePaths)
-  };
-}
-async function compareContent(repo, index, entry, info, now) {
-  const abs = `${repo.dir}/${entry.path}`;
-  let content;
-  try {
-    content = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(abs)) : Deno.readFileSync(abs);
-  } catch {
-    return {
-      change: "D",
-      refreshed: null
-    };
-  }
-  if (!info.isSymlink) content = await conversionFor(repo, index).toGit(entry.path, content);
-  const oid = await sha1(objectHeader("blob", content.length), content);
-  if (oid !== entry.oid) return {
-    change: "M",
-    refreshed: null
-  };
-  const mtime = info.mtime?.getTime() ?? 0;
-  return {
-    change: null,
-    refreshed: mtime < now - 50 ? {
-      ...entry,
-      ...statFields(info)
-    } : null
-  };
-}
-function inScopeDir(dir, paths) {
-  if (!paths) return true;
-  return paths.some((p) => p === "" || dir === p || dir.startsWith(p + "/") || p.startsWith(dir + "/"));
-}
-function addParents(set2, path) {
-  let slash = path.lastIndexOf("/");
-  while (slash > 0) {
-    const dir = path.slice(0, slash);
-    if (set2.has(dir)) return;
-    set2.add(dir);
-    slash = dir.lastIndexOf("/");
-  }
-}
-function isNestedRepo(abs) {
-  try {
-    Deno.lstatSync(`${abs}/.git`);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // commands/git/lib/ops.ts
@@ -6911,7 +7224,7 @@ async function openFromFlags(ctx, access = "write") {
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  if (confined.rel === ".") excludePtermState(repo.gitdir);
+  if (confined.rel === ".") excludePtermState(repo.commondir);
   return {
     repo,
     policy: pathPolicy(confined.rel),
@@ -7102,17 +7415,17 @@ function viewOf(rendered, flags) {
     isPatch: false
   };
   if (flags["name-only"]) return {
-    text: lines((f) => f.path),
+    text: lines((f) => quoteName(f.path)),
     isPatch: false
   };
   if (flags["name-status"]) {
     return {
-      text: lines((f) => f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${f.old_path}	${f.path}` : `${STATUS_LETTER[f.status]}	${f.path}`),
+      text: lines((f) => f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`),
       isPatch: false
     };
   }
   if (flags.stat) return {
-    text: renderStat(rendered.files, rendered.additions, rendered.deletions),
+    text: renderStat(rendered),
     isPatch: false
   };
   return {
@@ -7121,7 +7434,7 @@ function viewOf(rendered, flags) {
   };
 }
 async function emit(ctx, rendered, flags, prefix = "") {
-  const stat = renderStat(rendered.files, rendered.additions, rendered.deletions);
+  const stat = renderStat(rendered);
   const view = viewOf(rendered, flags);
   let text = view.text;
   let artifact = null;
@@ -7357,7 +7670,7 @@ var log = async (ctx) => {
       stat: ctx.flags.stat && !ctx.flags.patch
     });
     blocks2.push(`${line}
-${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered.files, rendered.additions, rendered.deletions) : ""}${view.text}`);
+${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}${view.text}`);
   }
   const text = blocks2.join("\n") + "\n";
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
@@ -7460,7 +7773,8 @@ var grep = async (ctx) => {
   }
   if (ctx.flags.untracked && !ctx.flags.cached) {
     const report = await worktreeStatus(repo, index, policy, {
-      untracked: true
+      untracked: true,
+      submodules: "all"
     });
     for (const path of report.untracked ?? []) if (inScope2(path) && !policy.hidden(path)) candidates.set(path, null);
   }
@@ -7477,7 +7791,7 @@ var grep = async (ctx) => {
     if (oid) bytes = (await repo.objects.read(oid)).content;
     else {
       const info = lstatTracked(repo, path);
-      if (!info || info.isDirectory) continue;
+      if (!info || !(info.isFile || info.isSymlink)) continue;
       bytes = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(`${repo.dir}/${path}`)) : await Deno.readFile(`${repo.dir}/${path}`);
     }
     const texts = decoder.decode(bytes).split("\n");
@@ -7624,6 +7938,7 @@ export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   serveHandler,
+  myersSearch,
   history_exports
 };
 export { history_exports as handlerModule };

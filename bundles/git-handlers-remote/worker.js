@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-OUXH5YEC.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-27TLBKAZ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -65,7 +65,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 
 // core/path.ts
@@ -322,6 +323,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -384,14 +390,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists2 = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists2 = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -405,6 +414,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -415,11 +427,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists2) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists: exists2
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -583,6 +609,36 @@ __export(remote_exports, {
   remotes: () => remotes
 });
 
+// commands/git/lib/hooks.ts
+function hooksDir(repo) {
+  const configured = repo.config.get("core.hookspath");
+  if (!configured) return {
+    dir: `${repo.gitdir}/hooks`,
+    shown: ".git/hooks"
+  };
+  const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
+  return {
+    dir,
+    shown: configured
+  };
+}
+function skippedHooks(repo, names) {
+  const { dir, shown } = hooksDir(repo);
+  const found = [];
+  for (const name of names) {
+    let info;
+    try {
+      info = Deno.statSync(`${dir}/${name}`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) continue;
+      return `git hooks were not looked at or run: core.hooksPath (${shown}) is outside what pterm may read. pterm runs no programs; run the project's checks yourself.`;
+    }
+    if (info.isFile && ((info.mode ?? 0) & 73) !== 0) found.push(name);
+  }
+  if (found.length === 0) return null;
+  return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
+}
+
 // commands/git/lib/identity.ts
 var DEFAULT_AUTHOR = {
   name: "pterm",
@@ -617,6 +673,261 @@ function signatureNow(author, now = Date.now()) {
     timestamp: Math.floor(now / 1e3),
     tzOffset: 0
   };
+}
+
+// commands/git/lib/config.ts
+var GitConfig = class {
+  /** `section.subsection.key` (section and key lower-cased) → values in file order. */
+  values = /* @__PURE__ */ new Map();
+  get(key) {
+    const list = this.values.get(normalizeKey(key));
+    return list?.[list.length - 1];
+  }
+  getBool(key, fallback) {
+    const value = this.get(key);
+    if (value === void 0) return fallback;
+    const v = value.toLowerCase();
+    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
+    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
+    return fallback;
+  }
+  keys() {
+    return [
+      ...this.values.keys()
+    ];
+  }
+};
+function normalizeKey(key) {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first < 0) return key.toLowerCase();
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  const sub = first === last ? null : key.slice(first + 1, last);
+  return sub === null ? `${section}.${name}` : `${section}.${sub}.${name}`;
+}
+function parseValue(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    if (c === "\\" && i + 1 < raw.length) {
+      const n = raw[++i];
+      out += n === "n" ? "\n" : n === "t" ? "	" : n === "b" ? "\b" : n;
+      continue;
+    }
+    if (!quoted && (c === "#" || c === ";")) break;
+    out += c;
+  }
+  return quoted ? out : out.trim();
+}
+function parseConfig(text) {
+  const config = new GitConfig();
+  let section = "";
+  for (const rawLine of text.split(/\r?\n/)) {
+    let line = rawLine.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const close = line.indexOf("]");
+      const header = line.slice(1, close);
+      const match = /^([^\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?$/.exec(header.trim());
+      if (match) {
+        const sub = match[2]?.replace(/\\(.)/g, "$1");
+        section = sub === void 0 ? match[1].toLowerCase() : `${match[1].toLowerCase()}.${sub}`;
+        if (sub === void 0 && match[1].includes(".")) {
+          const dot = match[1].indexOf(".");
+          section = `${match[1].slice(0, dot).toLowerCase()}.${match[1].slice(dot + 1).toLowerCase()}`;
+        }
+      }
+      line = line.slice(close + 1).trim();
+      if (line === "") continue;
+    }
+    const eq = line.indexOf("=");
+    const name = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase();
+    const value = eq < 0 ? "true" : parseValue(line.slice(eq + 1));
+    const key = `${section}.${name}`;
+    const list = config.values.get(key);
+    if (list) list.push(value);
+    else config.values.set(key, [
+      value
+    ]);
+  }
+  return config;
+}
+
+// commands/git/lib/gitdirs.ts
+var COMMON_FOLDERS = /* @__PURE__ */ new Set([
+  "branches",
+  "common",
+  "hooks",
+  "info",
+  "logs",
+  "lost-found",
+  "objects",
+  "refs",
+  "remotes",
+  "worktrees",
+  "rr-cache",
+  "svn"
+]);
+var COMMON_FILES = /* @__PURE__ */ new Set([
+  "config",
+  "gc.pid",
+  "packed-refs",
+  "shallow"
+]);
+var PER_WORKTREE_UNDER_COMMON = /^(?:logs\/HEAD$|(?:logs\/)?refs\/(?:bisect|rewritten|worktree)(?:\/|$)|info\/sparse-checkout$)/;
+function isCommonGitPath(rel) {
+  const first = rel.split("/", 1)[0];
+  if (COMMON_FILES.has(rel)) return true;
+  if (!COMMON_FOLDERS.has(first)) return false;
+  return !PER_WORKTREE_UNDER_COMMON.test(rel);
+}
+function gitPath(repo, rel) {
+  if (repo.gitdir === repo.commondir) return `${repo.gitdir}/${rel}`;
+  return `${isCommonGitPath(rel) ? repo.commondir : repo.gitdir}/${rel}`;
+}
+var MAX_POINTER_BYTES = 4096;
+function refuseGitfile(label, why, code = "UnsupportedFormat") {
+  return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
+}
+function insideRoot(root, abs) {
+  if (abs === root) return ".";
+  const prefix = root.endsWith("/") ? root : root + "/";
+  return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+}
+function confineGitFolder(root, written, label, what) {
+  const lexical = resolve("/", written);
+  const outside = () => refuseGitfile(label, `names ${what} outside the workspace; pterm never reads or writes outside the root. Move the repository inside the workspace (for a linked worktree, \`git worktree move\`/\`repair\` with the real git).`, "PathEscape");
+  if (insideRoot(root, lexical) === null) throw outside();
+  let real;
+  try {
+    real = Deno.realPathSync(lexical);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${insideRoot(root, lexical)}, which does not exist. Repair it with the real git (\`git worktree repair\`, or \`git submodule update --init\` / \`git submodule absorbgitdirs\`).`, "UnsupportedFormat");
+  }
+  const rel = insideRoot(root, real);
+  if (rel === null) throw outside();
+  if (isSecretPath(rel) || isStatePath(rel)) {
+    throw refuseGitfile(label, `names ${what} ${rel}, inside a secret folder or pterm's own state, which git in pterm never reads or writes.`, "PathEscape");
+  }
+  let info;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${rel}, which cannot be read.`);
+  }
+  if (!info.isDirectory) throw refuseGitfile(label, `names ${what} ${rel}, which is not a folder.`);
+  return real;
+}
+function readPointer(path) {
+  let bytes;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return null;
+    if (info.size > MAX_POINTER_BYTES) return "";
+    bytes = Deno.readFileSync(path);
+  } catch {
+    return null;
+  }
+  return new TextDecoder().decode(bytes);
+}
+function insideDotGit(rel) {
+  return rel.split("/").some(isGitDirName);
+}
+function locateGitDirs(dir, label, root) {
+  const dotGit = `${dir}/.git`;
+  let info = null;
+  try {
+    info = Deno.lstatSync(dotGit);
+  } catch {
+  }
+  if (info?.isSymlink) {
+    throw new PtermError("PathEscape", `${label}/.git is a symbolic link; pterm never follows a link to git's own files (it could lead outside the workspace). Replace it with the folder, or with a gitfile (\`gitdir: <path>\`), using the real git.`);
+  }
+  if (info?.isDirectory) {
+    if (readPointer(`${dotGit}/commondir`) !== null) {
+      throw new PtermError("UnsupportedFormat", `${label}/.git is a folder with a commondir file (a worktree's git folder moved into the work tree); pterm reads linked worktrees only through their gitfile. Run \`git worktree repair\` with the real git.`);
+    }
+    return {
+      gitdir: dotGit,
+      commondir: dotGit,
+      kind: "folder"
+    };
+  }
+  if (!info?.isFile) {
+    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
+  }
+  if (root === void 0) {
+    throw refuseGitfile(label, "pterm follows only with a workspace root to confine it to (this call has none).");
+  }
+  const text = readPointer(dotGit);
+  const match = text === null ? null : /^gitdir: (.*?)[\r\n]*$/s.exec(text);
+  if (!match || match[1] === "" || match[1].includes("\n") || match[1].includes("\0")) {
+    throw refuseGitfile(label, "is not in git's format (one line, `gitdir: <path>`); git cannot read it either.");
+  }
+  const rootReal = Deno.realPathSync(root);
+  const dirReal = Deno.realPathSync(dir);
+  const gitdir = confineGitFolder(rootReal, resolve(dir, match[1]), label, "its git folder");
+  const gitdirRel = insideRoot(rootReal, gitdir);
+  if (gitdir === dirReal || insideRoot(gitdir, dirReal) !== null) {
+    throw refuseGitfile(label, `names ${gitdirRel}, the work tree itself or a folder above it.`);
+  }
+  const commonText = readPointer(`${gitdir}/commondir`);
+  if (commonText !== null) {
+    const written = commonText.replace(/[\r\n]+$/, "");
+    if (written === "" || written.includes("\n") || written.includes("\0")) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose commondir file is not one line naming a folder.`);
+    }
+    const commondir = confineGitFolder(rootReal, resolve(gitdir, written), label, "a shared repository (commondir)");
+    if (dirname(gitdir) !== `${commondir}/worktrees`) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, a worktree's git folder that is not in its repository's worktrees/ folder; pterm follows only what \`git worktree add\` makes. Run \`git worktree repair\` with the real git.`);
+    }
+    const back = readPointer(`${gitdir}/gitdir`)?.replace(/[\r\n]+$/, "");
+    let backReal = null;
+    try {
+      if (back) backReal = Deno.realPathSync(resolve(gitdir, back));
+    } catch {
+    }
+    if (backReal !== `${dirReal}/.git`) {
+      throw refuseGitfile(label, `leads to the linked worktree ${gitdirRel}, which records another folder as its work tree (its gitdir file); pterm does not guess. Run \`git worktree repair\` in this folder with the real git.`);
+    }
+    return {
+      gitdir,
+      commondir,
+      kind: "worktree"
+    };
+  }
+  const worktree = readCoreWorktree(gitdir);
+  if (worktree !== null) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== dirReal) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose core.worktree names another folder as its work tree; pterm does not guess which is meant. Fix core.worktree there with the real git (\`git submodule absorbgitdirs\`).`);
+    }
+  } else if (insideDotGit(gitdirRel)) {
+    throw refuseGitfile(label, `leads to ${gitdirRel}, a git folder inside .git that does not name this folder as its work tree (no core.worktree, as a submodule's has): it belongs to another work tree, so pterm refuses it.`, "PathEscape");
+  }
+  return {
+    gitdir,
+    commondir: gitdir,
+    kind: "gitfile"
+  };
+}
+function readCoreWorktree(gitdir) {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${gitdir}/config`);
+  } catch {
+  }
+  return parseConfig(text).get("core.worktree") ?? null;
 }
 
 // commands/git/remote/gate.ts
@@ -828,6 +1139,18 @@ function encodeName(name) {
   }
   flush();
   return Uint8Array.from(parts);
+}
+function quoteName(name) {
+  const bytes = encodeName(name);
+  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
+  let out = '"';
+  for (const b of bytes) {
+    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
+    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
+    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
+    else out += "\\" + b.toString(8).padStart(3, "0");
+  }
+  return out + '"';
 }
 var HEX = Array.from({
   length: 256
@@ -1049,7 +1372,7 @@ function sectionRanges(lines, section, subsection) {
   return ranges;
 }
 async function editConfig(repo, edit) {
-  const path = `${repo.gitdir}/config`;
+  const path = `${repo.commondir}/config`;
   const lock = await LockFile.acquire(path, "the repository config");
   try {
     let text = "";
@@ -1145,6 +1468,7 @@ var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
+var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -1359,33 +1683,105 @@ var dynLit = newHuffman(LITLEN_BITS, 288);
 var dynDist = newHuffman(DIST_BITS, 30);
 var codeLen = newHuffman(CODELEN_BITS, 19);
 var lengthsScratch = new Uint8Array(320);
+var HISTORY = 32 * 1024;
 var State = class {
   src;
   out;
   o;
+  stream;
   hold;
   bits;
   /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
   pos;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   outStart;
-  constructor(src, start, out, o) {
+  /** Streaming: where `src` starts in the stream. */
+  base;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom;
+  emitted;
+  constructor(src, start, out, o, stream = null) {
     this.src = src;
     this.out = out;
     this.o = o;
+    this.stream = stream;
     this.hold = 0;
     this.bits = 0;
+    this.base = 0;
+    this.emitFrom = 0;
+    this.emitted = 0;
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill() {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next() {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n) {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from, least) {
+    let bytes = this.stream.input(from);
+    while (bytes.length < least) {
+      bytes = bytes.slice();
+      const more = this.stream.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush() {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit() {
+    const stream = this.stream;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
   take(n) {
     if (this.bits < n) this.refill();
@@ -1398,7 +1794,7 @@ var State = class {
   consumedEnd() {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
   decode(h) {
     if (this.bits < MAX_BITS) this.refill();
@@ -1436,7 +1832,7 @@ function codes(s, lit, dist) {
   for (; ; ) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -1447,9 +1843,9 @@ function codes(s, lit, dist) {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
     else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
@@ -1500,17 +1896,21 @@ function blocks(s) {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | src[s.pos + 1] << 8;
-      const nlen = src[s.pos + 2] | src[s.pos + 3] << 8;
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | head[s.pos + 1] << 8;
+      const nlen = head[s.pos + 2] | head[s.pos + 3] << 8;
       if (len !== (~nlen & 65535)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      for (let left = len; left > 0; ) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -1554,7 +1954,7 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
     try {
       blocks(s);
     } catch (error) {
-      if (error.message === "inflate: output larger than expected") {
+      if (error.message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -1568,6 +1968,31 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       end
     };
   }
+}
+function inflateStreaming(input, size, sink, buffer) {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+    input,
+    sink,
+    size
+  });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }
 
 // commands/git/lib/codec.ts
@@ -1606,10 +2031,23 @@ var SMALL_INFLATE = 16 * 1024;
 async function inflate(data) {
   if (data.length <= SMALL_INFLATE && !zlibLoaded) return inflateZlibSync(data);
   if (++inflateCalls > WEB_INFLATE_CALLS || zlibLoaded) return new Uint8Array((await loadZlib()).inflateSync(data));
-  const stream = new Blob([
-    data
-  ]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await webInflate(data);
+}
+async function webInflate(data) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  writer.write(data).catch(() => {
+  });
+  writer.close().catch(() => {
+  });
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  for (; ; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -1833,7 +2271,70 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset, target, file) {
+    const own = file ?? Deno.openSync(this.#path, {
+      read: true
+    });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(from, to, size, sink, first) {
+    const { read, out } = streamBuffers();
+    let file = null;
+    let held2 = first;
+    try {
+      const input = (offset) => {
+        if (held2 !== null && offset < held2.length) return held2.subarray(offset);
+        held2 = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, {
+          read: true
+        });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      file?.close();
+    }
+  }
 };
+var sharedStreamBuffers = null;
+var streamGeneration = 0;
+function streamBuffers() {
+  sharedStreamBuffers ??= {
+    read: new Uint8Array(STREAM_READ_BYTES),
+    out: new Uint8Array(STREAM_OUT_BYTES)
+  };
+  return sharedStreamBuffers;
+}
+var STREAM_READ_BYTES = 1024 * 1024;
+var STREAM_OUT_BYTES = 288 * 1024;
 var PackSet = class {
   #dir;
   #packs = null;
@@ -1844,6 +2345,10 @@ var PackSet = class {
    */
   #bases = /* @__PURE__ */ new Map();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw = null;
+  #arena = new DeltaArena();
+  #arenaBusy = false;
   #inflate;
   #resolveExternal;
   constructor(objectsDir, inflate2, resolveExternal) {
@@ -1874,6 +2379,39 @@ var PackSet = class {
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid, threshold) {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = byte >> 4 & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 128 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 127) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null)
+      };
+    }
+    return null;
+  }
   async read(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -1885,8 +2423,23 @@ var PackSet = class {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack, offset) {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+  async #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -1899,7 +2452,7 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = byte >> 4 & 7;
@@ -1920,7 +2473,8 @@ var PackSet = class {
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         at -= back;
       } else if (typeCode === REF_DELTA) {
@@ -1928,7 +2482,8 @@ var PackSet = class {
         p += 20;
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
@@ -1945,13 +2500,31 @@ var PackSet = class {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
       result = {
         type: result.type,
-        content: applyDelta(result.content, chain[i].delta)
+        content: applyDelta(result.content, delta)
       };
-      this.#remember(pack, chain[i].offset, result);
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack, offset, length) {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw, at, size, arena) {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
@@ -1967,7 +2540,7 @@ var PackSet = class {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at));
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -1996,6 +2569,26 @@ var PackSet = class {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+};
+var RAW_BUFFER_BYTES = 1024 * 1024;
+var DeltaArena = class {
+  bytes = new Uint8Array(0);
+  #used = 0;
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size) {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+  clear() {
+    this.#used = 0;
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 };
 var BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -2272,6 +2865,15 @@ var ObjectStore = class _ObjectStore {
       return false;
     }
   }
+  /**
+   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
+   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
+   * borrowed or absent: read it whole then.
+   */
+  largeBlob(oid, threshold) {
+    if (this.#cache.has(oid) || !this.hasPacks()) return null;
+    return this.#packSet().blobSource(oid, threshold);
+  }
   async readTyped(oid, type) {
     const object = await this.read(oid);
     if (object.type !== type) {
@@ -2472,8 +3074,47 @@ function splitHeaders(text) {
     message
   };
 }
+var LATIN1_LABELS = /* @__PURE__ */ new Set([
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "latin-1",
+  "l1",
+  "cp819",
+  "ibm819"
+]);
+var ENCODING_KEY = encoder2.encode("encoding ");
+function encodingHeader(content) {
+  let start = 0;
+  while (start < content.length && content[start] !== 10) {
+    let end = content.indexOf(10, start);
+    if (end < 0) end = content.length;
+    if (end - start > ENCODING_KEY.length && ENCODING_KEY.every((b, k) => content[start + k] === b)) {
+      return lenientDecoder.decode(content.subarray(start + ENCODING_KEY.length, end)).trim();
+    }
+    start = end + 1;
+  }
+  return null;
+}
+function objectText(content) {
+  const label = encodingHeader(content)?.toLowerCase();
+  if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
+  if (LATIN1_LABELS.has(label)) {
+    let text = "";
+    for (let i = 0; i < content.length; i += 8192) {
+      text += String.fromCharCode(...content.subarray(i, i + 8192));
+    }
+    return text;
+  }
+  try {
+    return new TextDecoder(label).decode(content);
+  } catch {
+    return lenientDecoder.decode(content);
+  }
+}
 function parseCommit(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   let tree = "";
   const parents = [];
   let author = null;
@@ -2510,7 +3151,7 @@ function serializeCommit(commit) {
 ${commit.message}`);
 }
 function parseTag(content) {
-  const { headers, message } = splitHeaders(lenientDecoder.decode(content));
+  const { headers, message } = splitHeaders(objectText(content));
   const get = (key) => headers.find(([k]) => k === key)?.[1];
   const type = get("type") ?? "commit";
   const tagger = get("tagger");
@@ -2558,90 +3199,6 @@ function cleanupMessage(message, stripComments = false) {
   return out.length ? out.join("\n") + "\n" : "";
 }
 
-// commands/git/lib/config.ts
-var GitConfig = class {
-  /** `section.subsection.key` (section and key lower-cased) → values in file order. */
-  values = /* @__PURE__ */ new Map();
-  get(key) {
-    const list = this.values.get(normalizeKey(key));
-    return list?.[list.length - 1];
-  }
-  getBool(key, fallback) {
-    const value = this.get(key);
-    if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
-  }
-  keys() {
-    return [
-      ...this.values.keys()
-    ];
-  }
-};
-function normalizeKey(key) {
-  const first = key.indexOf(".");
-  const last = key.lastIndexOf(".");
-  if (first < 0) return key.toLowerCase();
-  const section = key.slice(0, first).toLowerCase();
-  const name = key.slice(last + 1).toLowerCase();
-  const sub = first === last ? null : key.slice(first + 1, last);
-  return sub === null ? `${section}.${name}` : `${section}.${sub}.${name}`;
-}
-function parseValue(raw) {
-  let out = "";
-  let quoted = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === '"') {
-      quoted = !quoted;
-      continue;
-    }
-    if (c === "\\" && i + 1 < raw.length) {
-      const n = raw[++i];
-      out += n === "n" ? "\n" : n === "t" ? "	" : n === "b" ? "\b" : n;
-      continue;
-    }
-    if (!quoted && (c === "#" || c === ";")) break;
-    out += c;
-  }
-  return quoted ? out : out.trim();
-}
-function parseConfig(text) {
-  const config = new GitConfig();
-  let section = "";
-  for (const rawLine of text.split(/\r?\n/)) {
-    let line = rawLine.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    if (line.startsWith("[")) {
-      const close = line.indexOf("]");
-      const header = line.slice(1, close);
-      const match = /^([^\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?$/.exec(header.trim());
-      if (match) {
-        const sub = match[2]?.replace(/\\(.)/g, "$1");
-        section = sub === void 0 ? match[1].toLowerCase() : `${match[1].toLowerCase()}.${sub}`;
-        if (sub === void 0 && match[1].includes(".")) {
-          const dot = match[1].indexOf(".");
-          section = `${match[1].slice(0, dot).toLowerCase()}.${match[1].slice(dot + 1).toLowerCase()}`;
-        }
-      }
-      line = line.slice(close + 1).trim();
-      if (line === "") continue;
-    }
-    const eq = line.indexOf("=");
-    const name = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase();
-    const value = eq < 0 ? "true" : parseValue(line.slice(eq + 1));
-    const key = `${section}.${name}`;
-    const list = config.values.get(key);
-    if (list) list.push(value);
-    else config.values.set(key, [
-      value
-    ]);
-  }
-  return config;
-}
-
 // commands/git/lib/repo.ts
 function isDirectory(path) {
   try {
@@ -2670,10 +3227,14 @@ function refuseSymlinkedGitPath(gitdir, label, rel) {
       return;
     }
     if (info.isSymlink) {
-      const shown = path.slice(gitdir.length - ".git".length);
-      throw new PtermError("PathEscape", `${label}/${shown} is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
+      const shown = path.slice(gitdir.length + 1);
+      throw new PtermError("PathEscape", `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
     }
   }
+}
+function refuseSymlinkedRepoPath(repo, rel) {
+  const base = repo.gitdir === repo.commondir || !isCommonGitPath(rel) ? repo.gitdir : repo.commondir;
+  refuseSymlinkedGitPath(base, repo.label, rel);
 }
 var GIT_ENTRIES_NOT_LINKS = [
   "objects",
@@ -2688,9 +3249,11 @@ var GIT_ENTRIES_NOT_LINKS = [
   "HEAD",
   "index",
   "config",
+  "config.worktree",
   "packed-refs",
   "shallow",
-  "info"
+  "info",
+  "commondir"
 ];
 var PTERM_STATE_EXCLUDES = [
   "/audit/",
@@ -2726,25 +3289,37 @@ function excludePtermState(gitdir) {
   return true;
 }
 function openRepo(dir, label = dir, root) {
-  const gitdir = `${dir}/.git`;
-  let dotGit = null;
-  try {
-    dotGit = Deno.lstatSync(gitdir);
-  } catch {
+  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
+    throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
   }
-  if (dotGit?.isFile) {
-    throw new PtermError("UnsupportedFormat", `${label}/.git is a file (a linked worktree or a submodule); pterm only works on repositories whose .git is a folder.`);
+  for (const rel of GIT_ENTRIES_NOT_LINKS) {
+    refuseSymlinkedGitPath(gitdir, label, rel);
+    if (commondir !== gitdir) refuseSymlinkedGitPath(commondir, label, rel);
   }
-  if (!dotGit?.isDirectory || !isRepositoryDir(dir)) {
-    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
-  }
-  for (const rel of GIT_ENTRIES_NOT_LINKS) refuseSymlinkedGitPath(gitdir, label, rel);
   let configText = "";
   try {
-    configText = Deno.readTextFileSync(`${gitdir}/config`);
+    configText = Deno.readTextFileSync(`${commondir}/config`);
   } catch {
   }
-  const config = parseConfig(configText);
+  let config = parseConfig(configText);
+  if (config.getBool("extensions.worktreeconfig", false)) {
+    try {
+      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+    } catch {
+    }
+  }
+  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  if (worktree !== void 0) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== Deno.realPathSync(dir)) {
+      throw new PtermError("UnsupportedFormat", `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git only. Unset it with the real git (\`git config --unset core.worktree\`).`);
+    }
+  }
   if (config.getBool("core.bare", false)) {
     throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
   }
@@ -2768,19 +3343,31 @@ function openRepo(dir, label = dir, root) {
   return {
     dir,
     gitdir,
+    commondir,
     config,
-    objects: new ObjectStore(gitdir, {
+    objects: new ObjectStore(commondir, {
       root
     }),
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
-    label
+    label,
+    root
   };
 }
 function initRepo(dir, initialBranch) {
   const gitdir = `${dir}/.git`;
   if (isRepositoryDir(dir)) return {
+    created: false
+  };
+  const existing = (() => {
+    try {
+      return Deno.lstatSync(gitdir);
+    } catch {
+      return null;
+    }
+  })();
+  if (existing && !existing.isDirectory) return {
     created: false
   };
   Deno.mkdirSync(dir, {
@@ -2818,7 +3405,7 @@ function initRepo(dir, initialBranch) {
 async function disableSymlinks(repo) {
   if (!repo.symlinks) return;
   const { LockFile: LockFile2 } = await Promise.resolve(lock_exports);
-  const path = `${repo.gitdir}/config`;
+  const path = gitPath(repo, "config");
   const lock = await LockFile2.acquire(path, "the repository config");
   try {
     let text = "";
@@ -2843,7 +3430,7 @@ function readPackedRefs(repo) {
   const refs = /* @__PURE__ */ new Map();
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
   } catch {
     return {
       refs
@@ -2878,9 +3465,9 @@ function readLoose(repo, name) {
   if (!isReadableRefName(name)) return null;
   let text;
   try {
-    const info = Deno.statSync(`${repo.gitdir}/${name}`);
+    const info = Deno.statSync(gitPath(repo, name));
     if (!info.isFile) return null;
-    text = Deno.readTextFileSync(`${repo.gitdir}/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, name));
   } catch {
     return null;
   }
@@ -2956,7 +3543,7 @@ function walkLoose(dir, prefix, out, repo) {
 function listRefs(repo, prefix) {
   const out = /* @__PURE__ */ new Map();
   for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
-  walkLoose(`${repo.gitdir}/${prefix}`, prefix, out, repo);
+  walkLoose(gitPath(repo, prefix), prefix, out, repo);
   return new Map([
     ...out
   ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
@@ -2992,11 +3579,11 @@ function logsByDefault(repo, name) {
   return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
 }
 function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = gitPath(repo, `logs/${name}`);
   const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
 `;
   if (!force && !logsByDefault(repo, name) && !exists(path)) return;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, `logs/${name}`);
+  refuseSymlinkedRepoPath(repo, `logs/${name}`);
   try {
     Deno.writeTextFileSync(path, line, {
       append: true
@@ -3026,7 +3613,7 @@ function checkNoDirectoryConflict(repo, name) {
     const prefix = parts.slice(0, i).join("/");
     const info = (() => {
       try {
-        return Deno.statSync(`${repo.gitdir}/${prefix}`);
+        return Deno.statSync(gitPath(repo, prefix));
       } catch {
         return null;
       }
@@ -3035,7 +3622,7 @@ function checkNoDirectoryConflict(repo, name) {
       throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
     }
   }
-  if (exists(`${repo.gitdir}/${name}`) && Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) {
+  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
     throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
   }
   for (const other of packed.keys()) {
@@ -3050,8 +3637,8 @@ function ensureParent(path) {
   });
 }
 async function updateRef(repo, name, oid, update) {
-  const path = `${repo.gitdir}/${name}`;
-  refuseSymlinkedGitPath(repo.gitdir, repo.label, name);
+  const path = gitPath(repo, name);
+  refuseSymlinkedRepoPath(repo, name);
   if (name !== "HEAD") {
     checkNoDirectoryConflict(repo, name);
     ensureParent(path);
@@ -3083,7 +3670,7 @@ async function advanceHead(repo, oid, update) {
 }
 async function setHeadSymbolic(repo, ref, who, message) {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`ref: ${ref}
 `);
@@ -3095,7 +3682,7 @@ async function setHeadSymbolic(repo, ref, who, message) {
 }
 async function setHeadDetached(repo, oid, who, message) {
   const before = readHead(repo);
-  const lock = await LockFile.acquire(`${repo.gitdir}/HEAD`, "HEAD");
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
   try {
     lock.commit(`${oid}
 `);
@@ -3105,7 +3692,7 @@ async function setHeadDetached(repo, oid, who, message) {
   appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
 }
 async function deleteRef(repo, name, expected) {
-  const path = `${repo.gitdir}/${name}`;
+  const path = gitPath(repo, name);
   const lock = await LockFile.acquire(path, `the ref ${name}`);
   try {
     if (expected !== void 0 && resolveRefOid(repo, name) !== expected) {
@@ -3113,9 +3700,9 @@ async function deleteRef(repo, name, expected) {
     }
     const packed = readPackedRefs(repo);
     if (packed.refs.has(name)) {
-      const packedLock = await LockFile.acquire(`${repo.gitdir}/packed-refs`, "packed-refs");
+      const packedLock = await LockFile.acquire(gitPath(repo, "packed-refs"), "packed-refs");
       try {
-        const text = Deno.readTextFileSync(`${repo.gitdir}/packed-refs`);
+        const text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
         const lines = text.split("\n");
         const out = [];
         for (let i = 0; i < lines.length; i++) {
@@ -3136,7 +3723,7 @@ async function deleteRef(repo, name, expected) {
     } catch {
     }
     try {
-      Deno.removeSync(`${repo.gitdir}/logs/${name}`);
+      Deno.removeSync(gitPath(repo, `logs/${name}`));
     } catch {
     }
     pruneEmptyParents(repo, name);
@@ -3145,14 +3732,14 @@ async function deleteRef(repo, name, expected) {
   }
 }
 function pruneEmptyParents(repo, name) {
-  for (const base of [
-    repo.gitdir,
-    `${repo.gitdir}/logs`
+  for (const logs of [
+    "",
+    "logs/"
   ]) {
     const parts = name.split("/");
     for (let i = parts.length - 1; i > 2; i--) {
       try {
-        Deno.removeSync(`${base}/${parts.slice(0, i).join("/")}`);
+        Deno.removeSync(gitPath(repo, `${logs}${parts.slice(0, i).join("/")}`));
       } catch {
         break;
       }
@@ -3163,7 +3750,7 @@ function readReflog(repo, name) {
   if (!isReadableRefName(name)) return [];
   let text;
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/logs/${name}`);
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
   } catch {
     return [];
   }
@@ -3616,13 +4203,18 @@ async function serializeIndex(index) {
   return out;
 }
 function sparseCheckoutEnabled(gitdir) {
-  for (const file of [
-    "config",
-    "config.worktree"
+  let common = gitdir;
+  try {
+    common = resolve(gitdir, Deno.readTextFileSync(`${gitdir}/commondir`).trim());
+  } catch {
+  }
+  for (const path of [
+    `${common}/config`,
+    `${gitdir}/config.worktree`
   ]) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(`${gitdir}/${file}`);
+      text = Deno.readTextFileSync(path);
     } catch {
       continue;
     }
@@ -3696,7 +4288,36 @@ function pathPolicy(repoRel) {
     }
   };
 }
+var NAME_MAX_BYTES = 255;
+function unaddressable(path) {
+  if (hasRawBytes(path)) return "not UTF-8";
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+function refuseUnaddressable(paths, action) {
+  const found = {
+    "not UTF-8": [],
+    "too long": []
+  };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
+  }
+}
 function checkRepoPath(path, what = "the path") {
+  refuseUnaddressable([
+    path
+  ], null);
   const bad = path === "" || path.startsWith("/") || path.endsWith("/") || path.includes("\0") || path.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git");
   if (bad) {
     throw new PtermError("PathEscape", `${what} \`${path}\` is not a valid path inside the repository (empty, absolute, ., .. or .git segments are refused).`);
@@ -3745,10 +4366,11 @@ var WorktreeWriter = class {
     }
     const fileMode = mode === S_IFREG_755 ? 493 : 420;
     const temp = `${abs.slice(0, abs.lastIndexOf("/"))}/.pterm-${crypto.randomUUID().slice(0, 12)}.tmp`;
-    Deno.writeFileSync(temp, content, {
+    if (content instanceof Uint8Array) Deno.writeFileSync(temp, content, {
       createNew: true,
       mode: fileMode
     });
+    else writeSource(temp, content, fileMode).close();
     if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
     Deno.renameSync(temp, abs);
     return Deno.lstatSync(abs);
@@ -3802,11 +4424,21 @@ function removeTreeIfEmptyOrThrow(abs, path) {
   }
 }
 function readWorktreeContent(repo, path, info) {
+  refuseUnaddressable([
+    path
+  ], null);
   const abs = `${repo.dir}/${path}`;
   if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
+  }
   return Deno.readFileSync(abs);
 }
 function lstatTracked(repo, path) {
+  refuseUnaddressable([
+    path
+  ], null);
   const slash = path.lastIndexOf("/");
   if (slash > 0) {
     let dir = "";
@@ -3817,6 +4449,24 @@ function lstatTracked(repo, path) {
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
+}
+function writeSource(path, source, fileMode) {
+  const file = Deno.openSync(path, {
+    write: true,
+    createNew: true,
+    mode: fileMode
+  });
+  try {
+    source.pipe((chunk) => {
+      let written = 0;
+      while (written < chunk.length) written += file.writeSync(chunk.subarray(written));
+    });
+    return file;
+  } catch (error) {
+    file.close();
+    Deno.removeSync(path);
+    throw error;
+  }
 }
 
 // commands/git/remote/pkt_line.ts
@@ -3851,6 +4501,8 @@ var PktReader = class {
   /** For a byte stream (an HTTP body): the buffer the next read fills, handed back by the stream each time. */
   #pool = null;
   #buffer = new Uint8Array(0);
+  /** Where an unread rest is joined with the next chunk (see #fill). */
+  #carry = new Uint8Array(0);
   #at = 0;
   #done = false;
   #signal;
@@ -3894,20 +4546,27 @@ var PktReader = class {
   async #fill(need) {
     while (this.#buffer.length - this.#at < need) {
       if (this.#done) return false;
-      const rest = this.#buffer.subarray(this.#at).slice();
+      const left = this.#buffer.length - this.#at;
+      if (left > 0) {
+        if (this.#carry.length < left) this.#carry = new Uint8Array(Math.max(left, 2 * this.#carry.length));
+        this.#carry.set(this.#buffer.subarray(this.#at));
+      }
       const { value, done } = await this.#read();
       if (done) {
-        this.#buffer = rest;
+        this.#buffer = this.#carry.subarray(0, left);
         this.#at = 0;
         this.#done = true;
         return false;
       }
-      if (rest.length === 0) this.#buffer = value;
+      if (left === 0) this.#buffer = value;
       else {
-        const next = new Uint8Array(rest.length + value.length);
-        next.set(rest);
-        next.set(value, rest.length);
-        this.#buffer = next;
+        if (this.#carry.length < left + value.length) {
+          const grown = new Uint8Array(Math.max(left + value.length, 2 * this.#carry.length));
+          grown.set(this.#carry.subarray(0, left));
+          this.#carry = grown;
+        }
+        this.#carry.set(value, left);
+        this.#buffer = this.#carry.subarray(0, left + value.length);
       }
       this.#at = 0;
     }
@@ -4409,7 +5068,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-7M4OKMAT.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-EUP2LR7A.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -4599,7 +5258,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-WVRLNVIS.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-5IOOHVW7.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -4648,7 +5307,7 @@ function configSection(section, subsection, values) {
 `).join("");
 }
 function appendLog(repo, name, oid, who, message) {
-  const path = `${repo.gitdir}/logs/${name}`;
+  const path = `${repo.commondir}/logs/${name}`;
   Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
     recursive: true
   });
@@ -4797,7 +5456,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-SXF3AT7U.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-XIV2USTP.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -4860,7 +5519,7 @@ function fetchHeadUrl(url) {
 async function fetchInto(options) {
   const started = Date.now();
   const { connection, repo } = options;
-  removeDeadPackTemps(`${repo.gitdir}/objects/pack`);
+  removeDeadPackTemps(`${repo.commondir}/objects/pack`);
   const remote = await connect(connection);
   const prefixes = [
     ...new Set(options.refspecs.map(refPrefix)),
@@ -4921,7 +5580,7 @@ async function fetchInto(options) {
         ...shallowBefore
       ],
       includeTags: true,
-      objectsDir: `${repo.gitdir}/objects`,
+      objectsDir: `${repo.commondir}/objects`,
       maxBytes: options.maxBytes
     }, connection);
   }
@@ -4936,8 +5595,8 @@ async function fetchInto(options) {
     const text = [
       ...shallow
     ].sort().join("\n");
-    if (text) Deno.writeTextFileSync(`${repo.gitdir}/shallow`, text + "\n");
-    else Deno.removeSync(`${repo.gitdir}/shallow`);
+    if (text) Deno.writeTextFileSync(`${repo.commondir}/shallow`, text + "\n");
+    else Deno.removeSync(`${repo.commondir}/shallow`);
   }
   const pruned = options.prune ? await prune(fresh, options.refspecs, planned, advertised) : [];
   const refs = [];
@@ -5082,7 +5741,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-TYKKKSI3.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-BR2HGBU7.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5157,7 +5816,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-TYKKKSI3.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-BR2HGBU7.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -5416,7 +6075,7 @@ async function openFromFlags(ctx, access = "write") {
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  if (confined.rel === ".") excludePtermState(repo.gitdir);
+  if (confined.rel === ".") excludePtermState(repo.commondir);
   return {
     repo,
     policy: pathPolicy(confined.rel),
@@ -5550,7 +6209,7 @@ var clone = async (ctx) => {
 function rewrittenUrl(repo, url, push2) {
   let text = "";
   try {
-    text = Deno.readTextFileSync(`${repo.gitdir}/config`);
+    text = Deno.readTextFileSync(`${repo.commondir}/config`);
   } catch {
   }
   return rewriteRemoteUrl(text, url, push2);
@@ -5567,6 +6226,9 @@ function refspecsOf(repo, name) {
   return (specs.length ? specs : [
     `+refs/heads/*:refs/remotes/${name}/*`
   ]).map(parseRefspec);
+}
+function pruneConfigured(repo, name) {
+  return repo.config.getBool(`remote.${name}.prune`, repo.config.getBool("fetch.prune", false));
 }
 function reportFetch(ctx, name, refs) {
   const changed = refs.filter((r) => r.status !== "up-to-date");
@@ -5593,7 +6255,7 @@ var fetch2 = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
-    prune: ctx.flags.prune,
+    prune: ctx.flags.prune === true || pruneConfigured(repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -5644,7 +6306,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-E5DHTT6V.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-ZSMT36CH.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -5686,6 +6348,21 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     elapsed_ms: outcome.elapsed_ms
   };
 }
+function pushDestination(repo, rel, remote, branch, upstream, options) {
+  const sameName = `refs/heads/${branch}`;
+  const retry = `\`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\``;
+  if (options.setUpstream) return sameName;
+  if (!upstream) {
+    throw new PtermError("InvalidArgs", `${branch} has no upstream on ${remote}. To create ${branch} there and remember it, run ${retry}.`);
+  }
+  if (upstream === sameName) return sameName;
+  const upstreamName = upstream.replace(/^refs\/heads\//, "");
+  const mode = (repo.config.get("push.default") ?? "simple").toLowerCase();
+  if (!options.named && (mode === "upstream" || mode === "tracking")) return upstream;
+  if (!options.named && mode === "current") return sameName;
+  const why = options.named ? `\`git push ${remote} ${branch}\` sends ${branch} to the branch of the same name there, as git does, but ${branch} tracks ${upstreamName}` : `${branch} tracks ${upstreamName} on ${remote}, a branch of another name, and git's push.default=${mode} pushes only to a branch of the same name`;
+  throw new PtermError("Rejected", `${why}; nothing was sent. To push to ${branch} there and track it, run ${retry}; to update ${upstreamName}, set push.default=upstream in the repository's config and run \`git push --repo ${rel}\` (or use the real git: \`git push ${remote} ${branch}:${upstreamName}\`).`);
+}
 var push = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
   const tags = ctx.flags.delete ? null : tagsToPush(ctx, repo);
@@ -5700,12 +6377,10 @@ var push = async (ctx) => {
   const configured = repo.config.get(`branch.${branch}.remote`);
   const name = ctx.flags.remote;
   const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : void 0;
-  if (!upstream && !ctx.flags["set-upstream"]) {
-    throw new PtermError("InvalidArgs", `${branch} has no upstream on ${name}. To create ${branch} there and remember it, run \`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`.`, {
-      helpFor: ctx.command
-    });
-  }
-  const destination = ctx.flags["set-upstream"] ? `refs/heads/${branch}` : upstream;
+  const destination = pushDestination(repo, rel, name, branch, upstream, {
+    named: ctx.flags.branch !== void 0,
+    setUpstream: ctx.flags["set-upstream"]
+  });
   const url = remoteUrlOf(repo, name, rel, true);
   const count = await unpushedCommits(repo, name, local);
   const remote = gate(ctx, url, (url2) => `push: sending ${count} commit${count === 1 ? "" : "s"} of ${branch} to ${destination.replace(/^refs\/heads\//, "")} at ${url2}`, `the URL of remote ${name}`);
@@ -5724,6 +6399,11 @@ var push = async (ctx) => {
 ` : `${outcome.old ? `${outcome.old.slice(0, 7)}..` : "[new] "}${local.slice(0, 7)}  ${branch} -> ${target} (${plural(outcome.commits, "commit")}, ${plural(outcome.objects, "object")}${outcome.status === "forced" ? ", forced" : ""})
 `);
   if (ctx.flags["set-upstream"]) ctx.stdout.write(`${branch} now tracks ${name}/${target}.
+`);
+  const hooks = skippedHooks(repo, [
+    "pre-push"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
 `);
   return {
     repo_path: rel,
@@ -5770,6 +6450,7 @@ var pull = async (ctx) => {
     repo,
     remoteName: name,
     refspecs,
+    prune: pruneConfigured(repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -5782,13 +6463,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-WVRLNVIS.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-5IOOHVW7.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-OQLLGDE5.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-5IJNYJXT.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -5829,7 +6510,7 @@ var remotes = async (ctx) => {
   const url = ctx.positionals.url;
   const policy = policyOf(gitSection(ctx));
   const describeAll = (fresh) => {
-    const text = Deno.readTextFileSync(`${fresh.gitdir}/config`);
+    const text = Deno.readTextFileSync(`${fresh.commondir}/config`);
     return configSubsections(text, "remote").map((remote) => {
       const configured = fresh.config.get(`remote.${remote}.url`);
       const where = configured === void 0 ? null : rewrittenUrl(fresh, configured, false);
@@ -5930,17 +6611,17 @@ var remotes = async (ctx) => {
       }
     }
     for (const ref of symbolic) {
-      await Deno.remove(`${repo.gitdir}/${ref}`).catch(() => {
+      await Deno.remove(`${repo.commondir}/${ref}`).catch(() => {
       });
-      await Deno.remove(`${repo.gitdir}/logs/${ref}`).catch(() => {
+      await Deno.remove(`${repo.commondir}/logs/${ref}`).catch(() => {
       });
       removed++;
     }
-    await Deno.remove(`${repo.gitdir}/refs/remotes/${remote}`, {
+    await Deno.remove(`${repo.commondir}/refs/remotes/${remote}`, {
       recursive: true
     }).catch(() => {
     });
-    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.gitdir}/config`), "branch")) {
+    for (const branch of configSubsections(Deno.readTextFileSync(`${repo.commondir}/config`), "branch")) {
       if (repo.config.get(`branch.${branch}.remote`) === remote) {
         await removeConfigValues(repo, "branch", branch, [
           "remote",
@@ -5970,6 +6651,7 @@ export {
   STAGED_WRITE_SUFFIX,
   serveHandler,
   signatureNow,
+  gitPath,
   encoder2 as encoder,
   lenientDecoder,
   bytesToByteString,
@@ -5982,6 +6664,7 @@ export {
   EMPTY_TREE_OID,
   INPUT_ENDED_EARLY,
   inflateInto,
+  inflateStreaming,
   sha1,
   deltaResultSize,
   applyDeltaInto,
@@ -6022,9 +6705,11 @@ export {
   entryFromStat,
   readIndexFile,
   loadIndex,
+  refuseUnaddressable,
   WorktreeWriter,
   readWorktreeContent,
   lstatTracked,
+  writeSource,
   createHeld,
   ZERO_OID2 as ZERO_OID,
   connect,

@@ -30,6 +30,346 @@ var PtermError = class _PtermError extends Error {
   }
 };
 
+// core/path.ts
+function makeFlavour(windows) {
+  const sep2 = windows ? "\\" : "/";
+  const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
+  const splitter = windows ? /[\\/]+/ : /\/+/;
+  const rootOf = (path) => {
+    if (!windows) return path.startsWith("/") ? "/" : "";
+    const unc = /^[\\/]{2}([^\\/]+)[\\/]+([^\\/]+)/.exec(path);
+    if (unc) return `\\\\${unc[1]}\\${unc[2]}\\`;
+    const drive = /^([A-Za-z]:)([\\/]?)/.exec(path);
+    if (drive) return drive[2] ? `${drive[1]}\\` : drive[1];
+    return path.length > 0 && isSep(path[0]) ? "\\" : "";
+  };
+  const rawRootLength = (path) => {
+    if (!windows) return path.startsWith("/") ? 1 : 0;
+    const unc = /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+[\\/]?/.exec(path);
+    if (unc) return unc[0].length;
+    const drive = /^[A-Za-z]:[\\/]?/.exec(path);
+    if (drive) return drive[0].length;
+    return path.length > 0 && isSep(path[0]) ? 1 : 0;
+  };
+  const normalize = (path) => {
+    const root = rootOf(path);
+    const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
+    const out = [];
+    for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
+      if (segment === "" || segment === ".") continue;
+      if (segment === "..") {
+        if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+        else if (!absolute) out.push("..");
+        continue;
+      }
+      out.push(segment);
+    }
+    let body = out.join(sep2);
+    if (body && path.length > 0 && isSep(path[path.length - 1])) body += sep2;
+    if (root) return root + body || root;
+    return body || (path.length > 0 && isSep(path[path.length - 1]) ? `.${sep2}` : ".");
+  };
+  const isAbsolute2 = (path) => {
+    if (!windows) return path.startsWith("/");
+    return /^[A-Za-z]:[\\/]/.test(path) || /^[\\/]{2}/.test(path) || path.length > 0 && isSep(path[0]);
+  };
+  const dirname2 = (path) => {
+    const rootLength = rawRootLength(path);
+    let end = path.length;
+    while (end > rootLength && isSep(path[end - 1])) end--;
+    while (end > rootLength && !isSep(path[end - 1])) end--;
+    while (end > rootLength && isSep(path[end - 1])) end--;
+    if (end <= rootLength) return rootLength > 0 ? normalize(path.slice(0, rootLength)) : ".";
+    return path.slice(0, end);
+  };
+  const basename2 = (path) => {
+    const floor = windows && /^[A-Za-z]:/.test(path) ? 2 : 0;
+    let end = path.length;
+    while (end > floor && isSep(path[end - 1])) end--;
+    let start = end;
+    while (start > floor && !isSep(path[start - 1])) start--;
+    return path.slice(start, end);
+  };
+  return {
+    sep: sep2,
+    isAbsolute: isAbsolute2,
+    join: (...parts) => {
+      const present = parts.filter((p) => p !== "");
+      let joined = present.join(sep2);
+      if (windows && present.length > 0 && !/^[\\/]{2}/.test(present[0])) joined = joined.replace(/^[\\/]+/, sep2);
+      return normalize(joined);
+    },
+    resolve: (base, path) => {
+      const full = normalize(isAbsolute2(path) ? path : `${base}${sep2}${path}`);
+      const root = rootOf(full);
+      return full.length > root.length && isSep(full[full.length - 1]) ? full.slice(0, -1) : full;
+    },
+    dirname: dirname2,
+    basename: basename2
+  };
+}
+var posix = makeFlavour(false);
+var win32 = makeFlavour(true);
+var native = Deno.build.os === "windows" ? win32 : posix;
+var sep = native.sep;
+var isAbsolute = native.isAbsolute;
+var join = native.join;
+var resolve = native.resolve;
+var dirname = native.dirname;
+var basename = native.basename;
+
+// core/paths.ts
+var STATE_ENTRIES = [
+  "audit",
+  "artifacts",
+  "sessions",
+  "cache",
+  "pterm.json"
+];
+var STAGED_WRITE_PREFIX = ".pterm-write.";
+var STAGED_WRITE_SUFFIX = ".tmp";
+function isSecretPath(rel) {
+  return rel.split(/[\\/]/).some((segment) => {
+    const s = segment.toLowerCase();
+    return s === "secrets" || s.startsWith(".env");
+  });
+}
+function isStatePath(rel) {
+  const first = rel.split("/")[0];
+  if (first.startsWith(STAGED_WRITE_PREFIX) && first.endsWith(STAGED_WRITE_SUFFIX)) return true;
+  return STATE_ENTRIES.includes(first.toLowerCase());
+}
+var HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+function isGitDirName(segment) {
+  const name = segment.replace(HFS_IGNORABLE, "").toLowerCase();
+  return /^(?:\.git|git~1)[. ]*(?::.*)?$/.test(name);
+}
+var encoder = new TextEncoder();
+
+// commands/git/lib/config.ts
+var GitConfig = class {
+  /** `section.subsection.key` (section and key lower-cased) → values in file order. */
+  values = /* @__PURE__ */ new Map();
+  get(key) {
+    const list = this.values.get(normalizeKey(key));
+    return list?.[list.length - 1];
+  }
+  getBool(key, fallback) {
+    const value = this.get(key);
+    if (value === void 0) return fallback;
+    const v = value.toLowerCase();
+    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
+    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
+    return fallback;
+  }
+  keys() {
+    return [
+      ...this.values.keys()
+    ];
+  }
+};
+function normalizeKey(key) {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first < 0) return key.toLowerCase();
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  const sub = first === last ? null : key.slice(first + 1, last);
+  return sub === null ? `${section}.${name}` : `${section}.${sub}.${name}`;
+}
+function parseValue(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    if (c === "\\" && i + 1 < raw.length) {
+      const n = raw[++i];
+      out += n === "n" ? "\n" : n === "t" ? "	" : n === "b" ? "\b" : n;
+      continue;
+    }
+    if (!quoted && (c === "#" || c === ";")) break;
+    out += c;
+  }
+  return quoted ? out : out.trim();
+}
+function parseConfig(text) {
+  const config = new GitConfig();
+  let section = "";
+  for (const rawLine of text.split(/\r?\n/)) {
+    let line = rawLine.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const close = line.indexOf("]");
+      const header = line.slice(1, close);
+      const match = /^([^\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?$/.exec(header.trim());
+      if (match) {
+        const sub = match[2]?.replace(/\\(.)/g, "$1");
+        section = sub === void 0 ? match[1].toLowerCase() : `${match[1].toLowerCase()}.${sub}`;
+        if (sub === void 0 && match[1].includes(".")) {
+          const dot = match[1].indexOf(".");
+          section = `${match[1].slice(0, dot).toLowerCase()}.${match[1].slice(dot + 1).toLowerCase()}`;
+        }
+      }
+      line = line.slice(close + 1).trim();
+      if (line === "") continue;
+    }
+    const eq = line.indexOf("=");
+    const name = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase();
+    const value = eq < 0 ? "true" : parseValue(line.slice(eq + 1));
+    const key = `${section}.${name}`;
+    const list = config.values.get(key);
+    if (list) list.push(value);
+    else config.values.set(key, [
+      value
+    ]);
+  }
+  return config;
+}
+
+// commands/git/lib/gitdirs.ts
+var MAX_POINTER_BYTES = 4096;
+function refuseGitfile(label, why, code = "UnsupportedFormat") {
+  return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
+}
+function insideRoot(root, abs) {
+  if (abs === root) return ".";
+  const prefix = root.endsWith("/") ? root : root + "/";
+  return abs.startsWith(prefix) ? abs.slice(prefix.length) : null;
+}
+function confineGitFolder(root, written, label, what) {
+  const lexical = resolve("/", written);
+  const outside = () => refuseGitfile(label, `names ${what} outside the workspace; pterm never reads or writes outside the root. Move the repository inside the workspace (for a linked worktree, \`git worktree move\`/\`repair\` with the real git).`, "PathEscape");
+  if (insideRoot(root, lexical) === null) throw outside();
+  let real;
+  try {
+    real = Deno.realPathSync(lexical);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${insideRoot(root, lexical)}, which does not exist. Repair it with the real git (\`git worktree repair\`, or \`git submodule update --init\` / \`git submodule absorbgitdirs\`).`, "UnsupportedFormat");
+  }
+  const rel = insideRoot(root, real);
+  if (rel === null) throw outside();
+  if (isSecretPath(rel) || isStatePath(rel)) {
+    throw refuseGitfile(label, `names ${what} ${rel}, inside a secret folder or pterm's own state, which git in pterm never reads or writes.`, "PathEscape");
+  }
+  let info;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    throw refuseGitfile(label, `names ${what} ${rel}, which cannot be read.`);
+  }
+  if (!info.isDirectory) throw refuseGitfile(label, `names ${what} ${rel}, which is not a folder.`);
+  return real;
+}
+function readPointer(path) {
+  let bytes;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return null;
+    if (info.size > MAX_POINTER_BYTES) return "";
+    bytes = Deno.readFileSync(path);
+  } catch {
+    return null;
+  }
+  return new TextDecoder().decode(bytes);
+}
+function insideDotGit(rel) {
+  return rel.split("/").some(isGitDirName);
+}
+function locateGitDirs(dir, label, root) {
+  const dotGit = `${dir}/.git`;
+  let info = null;
+  try {
+    info = Deno.lstatSync(dotGit);
+  } catch {
+  }
+  if (info?.isSymlink) {
+    throw new PtermError("PathEscape", `${label}/.git is a symbolic link; pterm never follows a link to git's own files (it could lead outside the workspace). Replace it with the folder, or with a gitfile (\`gitdir: <path>\`), using the real git.`);
+  }
+  if (info?.isDirectory) {
+    if (readPointer(`${dotGit}/commondir`) !== null) {
+      throw new PtermError("UnsupportedFormat", `${label}/.git is a folder with a commondir file (a worktree's git folder moved into the work tree); pterm reads linked worktrees only through their gitfile. Run \`git worktree repair\` with the real git.`);
+    }
+    return {
+      gitdir: dotGit,
+      commondir: dotGit,
+      kind: "folder"
+    };
+  }
+  if (!info?.isFile) {
+    throw new PtermError("NotARepository", `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.`);
+  }
+  if (root === void 0) {
+    throw refuseGitfile(label, "pterm follows only with a workspace root to confine it to (this call has none).");
+  }
+  const text = readPointer(dotGit);
+  const match = text === null ? null : /^gitdir: (.*?)[\r\n]*$/s.exec(text);
+  if (!match || match[1] === "" || match[1].includes("\n") || match[1].includes("\0")) {
+    throw refuseGitfile(label, "is not in git's format (one line, `gitdir: <path>`); git cannot read it either.");
+  }
+  const rootReal = Deno.realPathSync(root);
+  const dirReal = Deno.realPathSync(dir);
+  const gitdir = confineGitFolder(rootReal, resolve(dir, match[1]), label, "its git folder");
+  const gitdirRel = insideRoot(rootReal, gitdir);
+  if (gitdir === dirReal || insideRoot(gitdir, dirReal) !== null) {
+    throw refuseGitfile(label, `names ${gitdirRel}, the work tree itself or a folder above it.`);
+  }
+  const commonText = readPointer(`${gitdir}/commondir`);
+  if (commonText !== null) {
+    const written = commonText.replace(/[\r\n]+$/, "");
+    if (written === "" || written.includes("\n") || written.includes("\0")) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose commondir file is not one line naming a folder.`);
+    }
+    const commondir = confineGitFolder(rootReal, resolve(gitdir, written), label, "a shared repository (commondir)");
+    if (dirname(gitdir) !== `${commondir}/worktrees`) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, a worktree's git folder that is not in its repository's worktrees/ folder; pterm follows only what \`git worktree add\` makes. Run \`git worktree repair\` with the real git.`);
+    }
+    const back = readPointer(`${gitdir}/gitdir`)?.replace(/[\r\n]+$/, "");
+    let backReal = null;
+    try {
+      if (back) backReal = Deno.realPathSync(resolve(gitdir, back));
+    } catch {
+    }
+    if (backReal !== `${dirReal}/.git`) {
+      throw refuseGitfile(label, `leads to the linked worktree ${gitdirRel}, which records another folder as its work tree (its gitdir file); pterm does not guess. Run \`git worktree repair\` in this folder with the real git.`);
+    }
+    return {
+      gitdir,
+      commondir,
+      kind: "worktree"
+    };
+  }
+  const worktree = readCoreWorktree(gitdir);
+  if (worktree !== null) {
+    let target = null;
+    try {
+      target = Deno.realPathSync(resolve(gitdir, worktree));
+    } catch {
+    }
+    if (target !== dirReal) {
+      throw refuseGitfile(label, `leads to ${gitdirRel}, whose core.worktree names another folder as its work tree; pterm does not guess which is meant. Fix core.worktree there with the real git (\`git submodule absorbgitdirs\`).`);
+    }
+  } else if (insideDotGit(gitdirRel)) {
+    throw refuseGitfile(label, `leads to ${gitdirRel}, a git folder inside .git that does not name this folder as its work tree (no core.worktree, as a submodule's has): it belongs to another work tree, so pterm refuses it.`, "PathEscape");
+  }
+  return {
+    gitdir,
+    commondir: gitdir,
+    kind: "gitfile"
+  };
+}
+function readCoreWorktree(gitdir) {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${gitdir}/config`);
+  } catch {
+  }
+  return parseConfig(text).get("core.worktree") ?? null;
+}
+
 // commands/git/remote/gate.ts
 function policyOf(section) {
   const remotes = section?.remotes;
@@ -163,10 +503,12 @@ function rewriteRemoteUrl(configText, url, push) {
   const rule = (push ? best(rules.filter((r) => r.push)) : void 0) ?? best(rules.filter((r) => !r.push));
   return rule ? rule.base + url.slice(rule.prefix.length) : url;
 }
-function configuredRemoteUrl(repoDir, remote, push = false) {
+function configuredRemoteUrl(repoDir, remote, push = false, root) {
   let text;
+  let dirs;
   try {
-    text = Deno.readTextFileSync(`${repoDir}/.git/config`);
+    dirs = locateGitDirs(repoDir, repoDir, root);
+    text = Deno.readTextFileSync(`${dirs.commondir}/config`);
   } catch {
     return null;
   }
@@ -174,7 +516,7 @@ function configuredRemoteUrl(repoDir, remote, push = false) {
   if (name === null) {
     let head = "";
     try {
-      head = Deno.readTextFileSync(`${repoDir}/.git/HEAD`).trim();
+      head = Deno.readTextFileSync(`${dirs.gitdir}/HEAD`).trim();
     } catch {
     }
     const branch = head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
@@ -194,7 +536,7 @@ function grantedHosts(section, call) {
       false,
       true
     ]) {
-      const url = configuredRemoteUrl(`${call.root}/${flags.repo}`, remote, push);
+      const url = configuredRemoteUrl(`${call.root}/${flags.repo}`, remote, push, call.root);
       if (url !== null) urls.push(url);
     }
   }
@@ -367,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-TRBKTXWW.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-PV6AZMIY.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -456,7 +798,7 @@ var statusFlags = [
   {
     name: "porcelain",
     type: "boolean",
-    description: "Same as --short; the structured result is the stable format to parse."
+    description: "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse."
   },
   compat("branch", "Accepted: the branch is always reported.", {
     short: "b"
@@ -1310,7 +1652,7 @@ var fetchFlags = [
     name: "prune",
     short: "p",
     type: "boolean",
-    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune)."
+    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
   },
   confirmFlag
 ];

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-PVNYMK5U.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-NCYMD7M3.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -65,7 +65,8 @@ __export(paths_exports, {
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
-  refuseGitPath: () => refuseGitPath
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
 });
 
 // core/path.ts
@@ -322,6 +323,11 @@ function lstatOrNull(path) {
     throw error;
   }
 }
+function isGitDirectory(abs) {
+  const head = lstatOrNull(join(abs, "HEAD"));
+  if (head === null || !(head.isFile || head.isSymlink)) return false;
+  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+}
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
@@ -384,14 +390,17 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   let current = root;
   let index = 0;
   let exists = true;
+  let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
+    lastInfo = info;
     if (info === null) {
       exists = false;
       break;
     }
     if (info.isSymlink) {
+      lastInfo = null;
       const followed = canonical(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
@@ -405,6 +414,9 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
+    if (isGitDirectory(current)) {
+      throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
+    }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
@@ -415,11 +427,25 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
+  if (exists) {
+    const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
+    if (special) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
+    }
+  }
   return {
     abs,
     rel,
     exists
   };
+}
+function specialFileKind(info) {
+  if (info === null || info.isFile || info.isDirectory || info.isSymlink) return null;
+  if (info.isFifo) return "a named pipe (FIFO)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "a special file";
 }
 function checkPolicy(rel, input, access, label) {
   refuseGitPath(rel, input, label);
@@ -2377,6 +2403,18 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
+function quoteName(name) {
+  const bytes = encodeName(name);
+  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
+  let out = '"';
+  for (const b of bytes) {
+    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
+    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
+    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
+    else out += "\\" + b.toString(8).padStart(3, "0");
+  }
+  return out + '"';
+}
 var HEX = Array.from({
   length: 256
 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -2428,6 +2466,7 @@ var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
+var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -2642,33 +2681,105 @@ var dynLit = newHuffman(LITLEN_BITS, 288);
 var dynDist = newHuffman(DIST_BITS, 30);
 var codeLen = newHuffman(CODELEN_BITS, 19);
 var lengthsScratch = new Uint8Array(320);
+var HISTORY = 32 * 1024;
 var State = class {
   src;
   out;
   o;
+  stream;
   hold;
   bits;
   /** The next input byte to load; past the input's end, zeros are loaded (see `consumedEnd`). */
   pos;
   /** Where this stream's output starts in `out` (a distance may not reach before it). */
   outStart;
-  constructor(src, start, out, o) {
+  /** Streaming: where `src` starts in the stream. */
+  base;
+  /** Streaming: output before `emitFrom` has gone to the sink, `emitted` bytes in all. */
+  emitFrom;
+  emitted;
+  constructor(src, start, out, o, stream = null) {
     this.src = src;
     this.out = out;
     this.o = o;
+    this.stream = stream;
     this.hold = 0;
     this.bits = 0;
+    this.base = 0;
+    this.emitFrom = 0;
+    this.emitted = 0;
     this.pos = start;
     this.outStart = o;
+    this.emitFrom = o;
   }
   /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
   refill() {
     while (this.bits <= 24) {
-      const byte = this.pos < this.src.length ? this.src[this.pos] : 0;
+      let byte = 0;
+      if (this.pos < this.src.length) byte = this.src[this.pos];
+      else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
       this.pos++;
       this.hold |= byte << this.bits;
       this.bits += 8;
     }
+  }
+  /**
+   * Streaming: moves the input window on, overlapping the old one by a few bytes (a stored block
+   * steps back over the bytes still in the bit buffer). False at the input's end.
+   */
+  #next() {
+    const keep = Math.min(8, this.src.length);
+    const from = this.base + this.src.length - keep;
+    const next = this.#window(from, keep + 1);
+    if (next.length <= keep) return false;
+    this.base = from;
+    this.src = next;
+    this.pos = keep;
+    return true;
+  }
+  /** At least `n` input bytes from `pos` (the bit buffer empty), moving a streaming window there. */
+  ensure(n) {
+    if (this.pos + n <= this.src.length) return true;
+    if (this.stream === null || this.pos > this.src.length) return false;
+    const from = this.base + this.pos;
+    this.src = this.#window(from, n);
+    this.base = from;
+    this.pos = 0;
+    return n <= this.src.length;
+  }
+  /** Streaming: the input from `from`, at least `least` bytes of it unless it ends first. */
+  #window(from, least) {
+    let bytes = this.stream.input(from);
+    while (bytes.length < least) {
+      bytes = bytes.slice();
+      const more = this.stream.input(from + bytes.length);
+      if (more.length === 0) break;
+      const joined = new Uint8Array(bytes.length + more.length);
+      joined.set(bytes);
+      joined.set(more, bytes.length);
+      bytes = joined;
+    }
+    return bytes;
+  }
+  /**
+   * `out` is full: streaming, its new bytes go to the sink and the last HISTORY bytes move to its
+   * start; otherwise the output is larger than the caller expected.
+   */
+  flush() {
+    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    this.emit();
+    const keep = Math.min(HISTORY, this.o);
+    this.out.copyWithin(0, this.o - keep, this.o);
+    this.o = keep;
+    this.emitFrom = keep;
+  }
+  /** Streaming: the output not yet sent goes to the sink. */
+  emit() {
+    const stream = this.stream;
+    this.emitted += this.o - this.emitFrom;
+    if (this.emitted > stream.size) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.o > this.emitFrom) stream.sink(this.out.subarray(this.emitFrom, this.o));
+    this.emitFrom = this.o;
   }
   take(n) {
     if (this.bits < n) this.refill();
@@ -2681,7 +2792,7 @@ var State = class {
   consumedEnd() {
     const end = this.pos - (this.bits >> 3);
     if (end > this.src.length) throw new Error(INPUT_ENDED_EARLY);
-    return end;
+    return this.base + end;
   }
   decode(h) {
     if (this.bits < MAX_BITS) this.refill();
@@ -2719,7 +2830,7 @@ function codes(s, lit, dist) {
   for (; ; ) {
     let symbol = s.decode(lit);
     if (symbol < 256) {
-      if (s.o >= limit) throw new Error("inflate: output larger than expected");
+      if (s.o >= limit) s.flush();
       out[s.o++] = symbol;
       continue;
     }
@@ -2730,9 +2841,9 @@ function codes(s, lit, dist) {
     const ds = s.decode(dist);
     if (ds >= 30) throw new Error("inflate: bad distance symbol");
     const distance = DIST_BASE[ds] + s.take(DIST_EXTRA[ds]);
+    if (distance > s.o - s.outStart) throw new Error("inflate: distance too far back");
+    if (s.o + length > limit) s.flush();
     const o = s.o;
-    if (distance > o - s.outStart) throw new Error("inflate: distance too far back");
-    if (o + length > limit) throw new Error("inflate: output larger than expected");
     const from = o - distance;
     if (length > 32 && distance >= length) out.copyWithin(o, from, from + length);
     else for (let i = 0; i < length; i++) out[o + i] = out[from + i];
@@ -2783,17 +2894,21 @@ function blocks(s) {
       s.pos -= s.bits >> 3;
       s.hold = 0;
       s.bits = 0;
-      const src = s.src;
-      if (s.pos + 4 > src.length) throw new Error(INPUT_ENDED_EARLY);
-      const len = src[s.pos] | src[s.pos + 1] << 8;
-      const nlen = src[s.pos + 2] | src[s.pos + 3] << 8;
+      if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+      const head = s.src;
+      const len = head[s.pos] | head[s.pos + 1] << 8;
+      const nlen = head[s.pos + 2] | head[s.pos + 3] << 8;
       if (len !== (~nlen & 65535)) throw new Error("inflate: bad stored block");
       s.pos += 4;
-      if (s.pos + len > src.length) throw new Error(INPUT_ENDED_EARLY);
-      if (s.o + len > s.out.length) throw new Error("inflate: output larger than expected");
-      s.out.set(src.subarray(s.pos, s.pos + len), s.o);
-      s.o += len;
-      s.pos += len;
+      for (let left = len; left > 0; ) {
+        if (!s.ensure(1)) throw new Error(INPUT_ENDED_EARLY);
+        if (s.o >= s.out.length) s.flush();
+        const n = Math.min(left, s.src.length - s.pos, s.out.length - s.o);
+        s.out.set(s.src.subarray(s.pos, s.pos + n), s.o);
+        s.o += n;
+        s.pos += n;
+        left -= n;
+      }
     } else if (type === 1) {
       const t = fixedTables();
       codes(s, t.lit, t.dist);
@@ -2837,7 +2952,7 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
     try {
       blocks(s);
     } catch (error) {
-      if (error.message === "inflate: output larger than expected") {
+      if (error.message === OUTPUT_TOO_LARGE) {
         capacity *= 4;
         continue;
       }
@@ -2851,6 +2966,31 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       end
     };
   }
+}
+function inflateStreaming(input, size, sink, buffer) {
+  if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
+  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+    input,
+    sink,
+    size
+  });
+  if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
+  checkHeader(s.src, 0);
+  s.pos = 2;
+  try {
+    blocks(s);
+  } catch (error) {
+    if (s.pos - (s.bits >> 3) > s.src.length) throw new Error(INPUT_ENDED_EARLY);
+    throw error;
+  }
+  const end = s.consumedEnd();
+  s.emit();
+  if (s.emitted !== size) throw new Error("inflate: output smaller than expected");
+  s.pos = end - s.base;
+  s.hold = 0;
+  s.bits = 0;
+  if (!s.ensure(4)) throw new Error(INPUT_ENDED_EARLY);
+  return end + 4;
 }
 
 // commands/git/lib/codec.ts
@@ -2889,10 +3029,23 @@ var SMALL_INFLATE = 16 * 1024;
 async function inflate(data) {
   if (data.length <= SMALL_INFLATE && !zlibLoaded) return inflateZlibSync(data);
   if (++inflateCalls > WEB_INFLATE_CALLS || zlibLoaded) return new Uint8Array((await loadZlib()).inflateSync(data));
-  const stream = new Blob([
-    data
-  ]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await webInflate(data);
+}
+async function webInflate(data) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  writer.write(data).catch(() => {
+  });
+  writer.close().catch(() => {
+  });
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  for (; ; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -3116,7 +3269,70 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset, target, file) {
+    const own = file ?? Deno.openSync(this.#path, {
+      read: true
+    });
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (!file) own.close();
+    }
+  }
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(from, to, size, sink, first) {
+    const { read, out } = streamBuffers();
+    let file = null;
+    let held = first;
+    try {
+      const input = (offset) => {
+        if (held !== null && offset < held.length) return held.subarray(offset);
+        held = null;
+        streamGeneration++;
+        file ??= Deno.openSync(this.#path, {
+          read: true
+        });
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), file);
+      };
+      let end;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      file?.close();
+    }
+  }
 };
+var sharedStreamBuffers = null;
+var streamGeneration = 0;
+function streamBuffers() {
+  sharedStreamBuffers ??= {
+    read: new Uint8Array(STREAM_READ_BYTES),
+    out: new Uint8Array(STREAM_OUT_BYTES)
+  };
+  return sharedStreamBuffers;
+}
+var STREAM_READ_BYTES = 1024 * 1024;
+var STREAM_OUT_BYTES = 288 * 1024;
 var PackSet = class {
   #dir;
   #packs = null;
@@ -3127,6 +3343,10 @@ var PackSet = class {
    */
   #bases = /* @__PURE__ */ new Map();
   #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw = null;
+  #arena = new DeltaArena();
+  #arenaBusy = false;
   #inflate;
   #resolveExternal;
   constructor(objectsDir, inflate2, resolveExternal) {
@@ -3157,6 +3377,39 @@ var PackSet = class {
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
   }
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid, threshold) {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = byte >> 4 & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 128 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 127) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) => pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null)
+      };
+    }
+    return null;
+  }
   async read(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
@@ -3168,8 +3421,23 @@ var PackSet = class {
    * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
    * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
    * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
    */
   async #readAt(pack, offset) {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+  async #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -3182,7 +3450,7 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = pack.read(at, pack.end(at) - at);
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
       let p = 0;
       let byte = raw[p++];
       const typeCode = byte >> 4 & 7;
@@ -3203,7 +3471,8 @@ var PackSet = class {
         if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         at -= back;
       } else if (typeCode === REF_DELTA) {
@@ -3211,7 +3480,8 @@ var PackSet = class {
         p += 20;
         chain.push({
           offset: at,
-          delta: await this.#inflateSized(raw, p, size)
+          deltaAt: this.#inflateDelta(raw, p, size, arena),
+          deltaSize: size
         });
         base = await this.#resolveExternal(baseOid);
         if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
@@ -3228,13 +3498,31 @@ var PackSet = class {
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
       result = {
         type: result.type,
-        content: applyDelta(result.content, chain[i].delta)
+        content: applyDelta(result.content, delta)
       };
-      this.#remember(pack, chain[i].offset, result);
+      this.#remember(pack, link.offset, result);
     }
     return result;
+  }
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack, offset, length) {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw, at, size, arena) {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
   }
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
@@ -3250,7 +3538,7 @@ var PackSet = class {
       } catch {
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
-    } else content = await this.#inflate(raw.subarray(at));
+    } else content = await this.#inflate(raw.slice(at));
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -3279,6 +3567,26 @@ var PackSet = class {
     }
     this.#bases.set(key, object);
     this.#baseBytes += size;
+  }
+};
+var RAW_BUFFER_BYTES = 1024 * 1024;
+var DeltaArena = class {
+  bytes = new Uint8Array(0);
+  #used = 0;
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size) {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+  clear() {
+    this.#used = 0;
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
   }
 };
 var BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -3645,7 +3953,10 @@ var DiffParseError = class extends Error {
 };
 var HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
 var FENCE_LINE = /^(```|~~~)/;
-function unquote(path) {
+var strictUtf82 = new TextDecoder("utf-8", {
+  fatal: true
+});
+function unquote(path, line) {
   if (!path.startsWith('"')) return path;
   const inner = path.slice(1, path.lastIndexOf('"'));
   const bytes = [];
@@ -3675,12 +3986,16 @@ function unquote(path) {
       bytes.push(...enc.encode(map[n] ?? n));
     }
   }
-  return new TextDecoder().decode(new Uint8Array(bytes));
+  try {
+    return strictUtf82.decode(new Uint8Array(bytes));
+  } catch {
+    throw new DiffParseError(line, "a file name in UTF-8", path, `the name ${path} is not UTF-8 (git quotes such bytes as octal escapes); pterm can only name files in UTF-8, so it cannot apply this patch to that file. Apply it with the real git (\`git apply\`).`);
+  }
 }
-function headerPath(raw) {
+function headerPath(raw, line) {
   let path = raw.trim();
   if (!path.startsWith('"')) path = path.split("	")[0].trim();
-  path = unquote(path);
+  path = unquote(path, line);
   if (path === "/dev/null") return null;
   return path;
 }
@@ -3693,11 +4008,11 @@ function stripPrefix(path, prefix) {
   if (path === null) return null;
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
-function gitHeaderPaths(rest) {
+function gitHeaderPaths(rest, line) {
   const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
   if (quoted) return {
-    old: unquote(quoted[1]),
-    new: unquote(quoted[2])
+    old: unquote(quoted[1], line),
+    new: unquote(quoted[2], line)
   };
   for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
     if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
@@ -3769,7 +4084,7 @@ function parseDiff(lines, firstLine) {
     if (t.startsWith("diff --git ")) {
       current = start(lineNo[i]);
       current.gitHeader = true;
-      const paths = gitHeaderPaths(t.slice("diff --git ".length));
+      const paths = gitHeaderPaths(t.slice("diff --git ".length), lineNo[i]);
       if (paths) {
         current.gitOld = paths.old;
         current.gitNew = paths.new;
@@ -3778,8 +4093,8 @@ function parseDiff(lines, firstLine) {
     }
     if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
       if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
-      current.oldPath = headerPath(t.slice(4));
-      current.newPath = headerPath(text[i + 1].slice(4));
+      current.oldPath = headerPath(t.slice(4), lineNo[i]);
+      current.newPath = headerPath(text[i + 1].slice(4), lineNo[i + 1]);
       current.oldEpoch = hasEpochTimestamp(t.slice(4));
       current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
       current.sawHeaders = true;
@@ -3801,8 +4116,8 @@ function parseDiff(lines, firstLine) {
         if (key === "new file mode") current.created = true;
         if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
         if (key === "deleted file mode") current.deleted = true;
-        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim());
-        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim());
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim(), lineNo[i]);
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim(), lineNo[i]);
         if (key === "copy from" || key === "copy to") current.copy = true;
         if (key === "index") {
           const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
@@ -6808,7 +7123,21 @@ async function noCommitWarnings(ctx, result, mode) {
     return `${verb}: \`${result.repo_path}\` is not a git repository, but ${paths.slice(0, 3).map((p) => `\`${p}\``).join(", ")}${paths.length > 3 ? ` and ${paths.length - 3} more` : ""} lie in the repository \`${repo}\`; to commit them, run \`${ctx.command} --repo ${repo}\` with paths relative to it (\`${inside(paths[0])}\` for \`${paths[0]}\`).`;
   });
 }
+var COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
 async function prepare(ctx, run2) {
+  const coloured = COLOURED_DIFF_LINE.exec(run2.text);
+  if (coloured) {
+    throw failure(run2.command, [
+      {
+        code: "PatchParseError",
+        message: "the patch holds terminal colour codes (ESC[\u2026m): it was copied from a coloured diff. Make it again without colour (`git diff --no-color`, or pterm's `git diff`, which never colours) and send that.",
+        block_index: null,
+        op: null,
+        path: null,
+        patch_line: run2.text.slice(0, coloured.index).split("\n").length
+      }
+    ]);
+  }
   const format = detectInputFormat(run2.text);
   if (format === "xgit") return {
     format,
@@ -6892,7 +7221,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-R4LUC6CE.js", import.meta.url).href)
+    git: await import(new URL("./api-KTVRPFLY.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -6931,7 +7260,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-R4LUC6CE.js", import.meta.url).href)
+    git: await import(new URL("./api-KTVRPFLY.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -6955,6 +7284,7 @@ export {
   isStatePath,
   isGitDirName,
   lstatOrNull,
+  specialFileKind,
   serveHandler,
   concatBytes,
   encoder4 as encoder,
@@ -6964,6 +7294,7 @@ export {
   decodeName,
   hasRawBytes,
   encodeName,
+  quoteName,
   toHex,
   fromHex,
   bytesEqual,
