@@ -29,7 +29,8 @@ const RUN_FLAGS = [
   "--allow-env",
   // Only `pterm shell` starts a program: `sh -c "$EDITOR file"`; command workers never may (run: false).
   "--allow-run=sh",
-  "--v8-flags=--no-lazy",
+  // The same V8 flags as the pterm task (deno.json): see README "Start-up and benchmarks".
+  "--v8-flags=--no-lazy,--max-semi-space-size=1",
   "--unstable-worker-options",
 ];
 export const INCLUDED_DIRS = ["core", "commands", "bundles", "mcp", "shell", "skills"];
