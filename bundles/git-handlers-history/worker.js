@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-CT3VPNVS.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-T6KNXFM5.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1574,32 +1574,36 @@ function scoreSplit(side, split, score) {
   }
   score[1] += penalty;
 }
-var Group = class {
-  side;
+var ChangeGroup = class {
+  ids;
+  changed;
+  count;
   start;
   end;
-  constructor(side) {
-    this.side = side;
+  constructor(ids, changed, count = ids.length) {
+    this.ids = ids;
+    this.changed = changed;
+    this.count = count;
     this.start = 0;
     this.end = 0;
-    while (side.changed[this.end + 1]) this.end++;
+    while (changed[this.end + 1]) this.end++;
   }
   next() {
-    if (this.end === this.side.count) return false;
+    if (this.end === this.count) return false;
     this.start = this.end + 1;
     this.end = this.start;
-    while (this.side.changed[this.end + 1]) this.end++;
+    while (this.changed[this.end + 1]) this.end++;
     return true;
   }
   previous() {
     if (this.start === 0) return false;
     this.end = this.start - 1;
     this.start = this.end;
-    while (this.side.changed[this.start]) this.start--;
+    while (this.changed[this.start]) this.start--;
     return true;
   }
   slideDown() {
-    const { changed, ids, count } = this.side;
+    const { changed, ids, count } = this;
     if (this.end < count && ids[this.start] === ids[this.end]) {
       changed[this.start++ + 1] = 0;
       changed[this.end++ + 1] = 1;
@@ -1609,7 +1613,7 @@ var Group = class {
     return false;
   }
   slideUp() {
-    const { changed, ids } = this.side;
+    const { changed, ids } = this;
     if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
       changed[--this.start + 1] = 1;
       changed[--this.end + 1] = 0;
@@ -1623,8 +1627,8 @@ function broken() {
   throw new Error("line diff: change groups out of step");
 }
 function compact(side, other) {
-  const g = new Group(side);
-  const go = new Group(other);
+  const g = new ChangeGroup(side.ids, side.changed, side.count);
+  const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
   for (; ; ) {
     if (g.end !== g.start) {
@@ -7938,6 +7942,7 @@ export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   serveHandler,
+  ChangeGroup,
   myersSearch,
   history_exports
 };

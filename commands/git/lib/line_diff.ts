@@ -542,28 +542,33 @@ function scoreSplit(side: Side, split: number, score: Int32Array): void {
 }
 
 /** A group of changed lines [start, end) (`changed` is offset by one, with 0 at both ends). */
-class Group {
+/**
+ * One group of changed lines (xdiff's `struct xdlgroup`) in a file's change flags, slid as
+ * xdl_change_compact slides it; `changed` is indexed from 1 (index 0 and count + 1 stay 0).
+ * The three-way merge (xmerge.ts) slides its groups with the same steps.
+ */
+export class ChangeGroup {
   start = 0;
   end = 0;
-  constructor(readonly side: Side) {
-    while (side.changed[this.end + 1]) this.end++;
+  constructor(readonly ids: Int32Array, readonly changed: Uint8Array, readonly count = ids.length) {
+    while (changed[this.end + 1]) this.end++;
   }
   next(): boolean {
-    if (this.end === this.side.count) return false;
+    if (this.end === this.count) return false;
     this.start = this.end + 1;
     this.end = this.start;
-    while (this.side.changed[this.end + 1]) this.end++;
+    while (this.changed[this.end + 1]) this.end++;
     return true;
   }
   previous(): boolean {
     if (this.start === 0) return false;
     this.end = this.start - 1;
     this.start = this.end;
-    while (this.side.changed[this.start]) this.start--;
+    while (this.changed[this.start]) this.start--;
     return true;
   }
   slideDown(): boolean {
-    const { changed, ids, count } = this.side;
+    const { changed, ids, count } = this;
     if (this.end < count && ids[this.start] === ids[this.end]) {
       changed[this.start++ + 1] = 0;
       changed[this.end++ + 1] = 1;
@@ -573,7 +578,7 @@ class Group {
     return false;
   }
   slideUp(): boolean {
-    const { changed, ids } = this.side;
+    const { changed, ids } = this;
     if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
       changed[--this.start + 1] = 1;
       changed[--this.end + 1] = 0;
@@ -590,8 +595,8 @@ function broken(): never {
 
 /** xdl_change_compact with XDF_INDENT_HEURISTIC. */
 function compact(side: Side, other: Side): void {
-  const g = new Group(side);
-  const go = new Group(other);
+  const g = new ChangeGroup(side.ids, side.changed, side.count);
+  const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
   for (;;) {
     if (g.end !== g.start) {

@@ -14,6 +14,7 @@
  */
 
 import { histogramChanged, myersChanged } from "./histogram.ts";
+import { ChangeGroup } from "./line_diff.ts";
 
 export type DiffAlgorithm = "histogram" | "myers";
 
@@ -83,57 +84,14 @@ function numberLines(a: readonly string[], b: readonly string[]): { a: Int32Arra
   return { a: ids, b: number(b), classes: numbers.size };
 }
 
-/** A group of changed lines [start, end) in one file (xdiffi.c's struct xdlgroup). */
-class Group {
-  start = 0;
-  end = 0;
-  constructor(readonly ids: Int32Array, readonly changed: Uint8Array) {
-    while (changed[this.end + 1]) this.end++;
-  }
-  next(): boolean {
-    if (this.end === this.ids.length) return false;
-    this.start = this.end + 1;
-    this.end = this.start;
-    while (this.changed[this.end + 1]) this.end++;
-    return true;
-  }
-  previous(): boolean {
-    if (this.start === 0) return false;
-    this.end = this.start - 1;
-    this.start = this.end;
-    while (this.changed[this.start]) this.start--;
-    return true;
-  }
-  slideDown(): boolean {
-    const { ids, changed } = this;
-    if (this.end < ids.length && ids[this.start] === ids[this.end]) {
-      changed[this.start++ + 1] = 0;
-      changed[this.end++ + 1] = 1;
-      while (changed[this.end + 1]) this.end++;
-      return true;
-    }
-    return false;
-  }
-  slideUp(): boolean {
-    const { ids, changed } = this;
-    if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
-      changed[--this.start + 1] = 1;
-      changed[--this.end + 1] = 0;
-      while (changed[this.start]) this.start--;
-      return true;
-    }
-    return false;
-  }
-}
-
 function outOfStep(): never {
   throw new Error("xmerge: change groups out of step");
 }
 
 /** xdl_change_compact without the indent heuristic: each group slid down as far as it goes, then up to meet the other file's change. */
 function compact(ids: Int32Array, changed: Uint8Array, otherIds: Int32Array, otherChanged: Uint8Array): void {
-  const g = new Group(ids, changed);
-  const go = new Group(otherIds, otherChanged);
+  const g = new ChangeGroup(ids, changed);
+  const go = new ChangeGroup(otherIds, otherChanged);
   for (;;) {
     if (g.end !== g.start) {
       let groupSize: number;
