@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-T6KNXFM5.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-KIOGYZ2N.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2054,13 +2054,14 @@ function writeHunks(out, changes, context, files) {
     first = last + 1;
   }
 }
-function myersSearch(a, b, aKept, bKept) {
+function myersChanged(a, b, classes) {
   const x = sideOf(a, () => 0);
   const y = sideOf(b, () => 0);
-  x.kept = aKept;
-  x.keptIds = aKept.map((i) => a[i]);
-  y.kept = bKept;
-  y.keptIds = bKept.map((i) => b[i]);
+  const countX = new Int32Array(classes);
+  const countY = new Int32Array(classes);
+  for (const id of a) countX[id]++;
+  for (const id of b) countY[id]++;
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   return [
     x.changed,
@@ -7943,7 +7944,7 @@ export {
   STAGED_WRITE_SUFFIX,
   serveHandler,
   ChangeGroup,
-  myersSearch,
+  myersChanged,
   history_exports
 };
 export { history_exports as handlerModule };

@@ -1099,23 +1099,19 @@ function writeHunks(out: PatchSink, changes: Int32Array, context: number, files:
 }
 
 /**
- * xdl_recs_cmp alone: Myers' search with xdiff's cost bounds over the lines `aKept`/`bKept` (line
- * indexes of `a` and `b`, which hold line numbers), marking changed ones (`changed[i + 1]` for
- * line i). The three-way merge's histogram diff falls back to git's Myers through it
- * (histogram.ts sets lines aside first, as xdl_prepare_env does).
+ * xdl_do_diff with git's default algorithm (xdl_trim_ends and xdl_cleanup_records, then
+ * xdl_recs_cmp), before any sliding: each side's changed flags (`changed[i + 1]` for line i), on
+ * lines numbered so that equal numbers are equal lines (`classes` numbers in all). The histogram
+ * diff falls back to it, and the three-way merge runs it under merge-file's default algorithm.
  */
-export function myersSearch(
-  a: Int32Array,
-  b: Int32Array,
-  aKept: Int32Array,
-  bKept: Int32Array,
-): [Uint8Array, Uint8Array] {
+export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
   const x = sideOf(a, () => 0);
   const y = sideOf(b, () => 0);
-  x.kept = aKept;
-  x.keptIds = aKept.map((i) => a[i]);
-  y.kept = bKept;
-  y.keptIds = bKept.map((i) => b[i]);
+  const countX = new Int32Array(classes);
+  const countY = new Int32Array(classes);
+  for (const id of a) countX[id]++;
+  for (const id of b) countY[id]++;
+  prepare(x, y, countX, countY);
   compareRecords(x, y, false);
   return [x.changed, y.changed];
 }

@@ -13,8 +13,8 @@
  * unchanged; a line is its bytes up to and including `\n` (a last line without one is a line too).
  */
 
-import { histogramChanged, myersChanged } from "./histogram.ts";
-import { ChangeGroup } from "./line_diff.ts";
+import { histogramChanged } from "./histogram.ts";
+import { ChangeGroup, myersChanged } from "./line_diff.ts";
 
 export type DiffAlgorithm = "histogram" | "myers";
 
