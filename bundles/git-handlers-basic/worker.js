@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-GYVWJFDE.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-SLFSJDDA.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -611,10 +611,13 @@ __export(basic_exports, {
 // commands/git/lib/hooks.ts
 function hooksDir(repo) {
   const configured = repo.config.get("core.hookspath");
-  if (!configured) return {
-    dir: `${repo.gitdir}/hooks`,
-    shown: ".git/hooks"
-  };
+  if (!configured) {
+    const own = repo.commondir === `${repo.dir}/.git`;
+    return {
+      dir: `${repo.commondir}/hooks`,
+      shown: own ? ".git/hooks" : "the hooks/ of the repository's shared git folder"
+    };
+  }
   const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
   return {
     dir,
@@ -643,6 +646,13 @@ var encoder2 = new TextEncoder();
 var lenientDecoder = new TextDecoder("utf-8", {
   fatal: false
 });
+function bytesToByteString(bytes) {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 32768) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 32768));
+  }
+  return out;
+}
 var strictUtf8 = new TextDecoder("utf-8", {
   fatal: true,
   ignoreBOM: true
@@ -3583,13 +3593,7 @@ function encodingHeader(content) {
 function objectText(content) {
   const label = encodingHeader(content)?.toLowerCase();
   if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
-  if (LATIN1_LABELS.has(label)) {
-    let text = "";
-    for (let i = 0; i < content.length; i += 8192) {
-      text += String.fromCharCode(...content.subarray(i, i + 8192));
-    }
-    return text;
-  }
+  if (LATIN1_LABELS.has(label)) return bytesToByteString(content);
   try {
     return new TextDecoder(label).decode(content);
   } catch {

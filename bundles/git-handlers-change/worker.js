@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-CEKNLGQ6.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-VPSB3HUB.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -623,10 +623,13 @@ __export(change_exports, {
 // commands/git/lib/hooks.ts
 function hooksDir(repo) {
   const configured = repo.config.get("core.hookspath");
-  if (!configured) return {
-    dir: `${repo.gitdir}/hooks`,
-    shown: ".git/hooks"
-  };
+  if (!configured) {
+    const own = repo.commondir === `${repo.dir}/.git`;
+    return {
+      dir: `${repo.commondir}/hooks`,
+      shown: own ? ".git/hooks" : "the hooks/ of the repository's shared git folder"
+    };
+  }
   const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
   return {
     dir,
@@ -2454,13 +2457,7 @@ function encodingHeader(content) {
 function objectText(content) {
   const label = encodingHeader(content)?.toLowerCase();
   if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
-  if (LATIN1_LABELS.has(label)) {
-    let text = "";
-    for (let i = 0; i < content.length; i += 8192) {
-      text += String.fromCharCode(...content.subarray(i, i + 8192));
-    }
-    return text;
-  }
+  if (LATIN1_LABELS.has(label)) return bytesToByteString(content);
   try {
     return new TextDecoder(label).decode(content);
   } catch {
@@ -5924,7 +5921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-Z6CZ2555.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-IJX6HF7U.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-KIOGYZ2N.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-DTLLOUDN.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3693,13 +3693,7 @@ function encodingHeader(content) {
 function objectText(content) {
   const label = encodingHeader(content)?.toLowerCase();
   if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
-  if (LATIN1_LABELS.has(label)) {
-    let text = "";
-    for (let i = 0; i < content.length; i += 8192) {
-      text += String.fromCharCode(...content.subarray(i, i + 8192));
-    }
-    return text;
-  }
+  if (LATIN1_LABELS.has(label)) return bytesToByteString(content);
   try {
     return new TextDecoder(label).decode(content);
   } catch {

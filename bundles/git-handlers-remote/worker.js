@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-VEA4BAPA.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-6W3M27GV.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -612,10 +612,13 @@ __export(remote_exports, {
 // commands/git/lib/hooks.ts
 function hooksDir(repo) {
   const configured = repo.config.get("core.hookspath");
-  if (!configured) return {
-    dir: `${repo.gitdir}/hooks`,
-    shown: ".git/hooks"
-  };
+  if (!configured) {
+    const own = repo.commondir === `${repo.dir}/.git`;
+    return {
+      dir: `${repo.commondir}/hooks`,
+      shown: own ? ".git/hooks" : "the hooks/ of the repository's shared git folder"
+    };
+  }
   const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
   return {
     dir,
@@ -3100,13 +3103,7 @@ function encodingHeader(content) {
 function objectText(content) {
   const label = encodingHeader(content)?.toLowerCase();
   if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
-  if (LATIN1_LABELS.has(label)) {
-    let text = "";
-    for (let i = 0; i < content.length; i += 8192) {
-      text += String.fromCharCode(...content.subarray(i, i + 8192));
-    }
-    return text;
-  }
+  if (LATIN1_LABELS.has(label)) return bytesToByteString(content);
   try {
     return new TextDecoder(label).decode(content);
   } catch {
@@ -5068,7 +5065,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-2VTDUMLB.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-IBVA5ZTD.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5258,7 +5255,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-2QBG4AMM.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-WJEVMBPE.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5456,7 +5453,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-XCABB2U5.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-DWAK5Q7B.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5741,7 +5738,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-QUW5YIO6.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-EFXJJHBG.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5816,7 +5813,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-QUW5YIO6.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-EFXJJHBG.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6306,7 +6303,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-X3H2V2DT.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-7ZQF42V5.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6463,13 +6460,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-2QBG4AMM.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-WJEVMBPE.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-W3HREA7I.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-UL66TD7A.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

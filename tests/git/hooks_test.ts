@@ -67,4 +67,17 @@ Deno.test("git hooks pterm does not run are named in the result, as git's would 
     assert.equal(merged.exit_code, 0, merged.stderr);
     assert.ok(merged.stderr.includes("git hooks not run: post-merge (in .husky)"), merged.stderr);
   });
+
+  await t.step("a linked worktree (real git's worktree add) has the main repository's hooks", async () => {
+    await git(dir, "config", "--unset", "core.hooksPath");
+    await git(dir, "worktree", "add", "-q", "-b", "wt", `${root.path}/wt`);
+    await Deno.writeTextFile(`${root.path}/wt/w.txt`, "w\n");
+    await git(`${root.path}/wt`, "add", "w.txt");
+    const envelope = await exec(root.path, "git commit -m in-worktree --repo wt");
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    assert.match(
+      (envelope.result as { warnings: string[] }).warnings[0] ?? "",
+      /^git hooks not run: pre-commit \(in the hooks\/ of the repository's shared git folder\)/,
+    );
+  });
 });

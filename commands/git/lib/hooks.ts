@@ -18,10 +18,19 @@ export type HookName =
   | "pre-push"
   | "reference-transaction";
 
-/** Where git looks for hooks: `core.hooksPath` (relative to the work tree), else `.git/hooks`. */
+/**
+ * Where git looks for hooks: `core.hooksPath` (relative to the work tree), else the repository's
+ * shared git folder's `hooks/` (a linked worktree's or a submodule's hooks are the common dir's).
+ */
 function hooksDir(repo: Repo): { dir: string; shown: string } {
   const configured = repo.config.get("core.hookspath");
-  if (!configured) return { dir: `${repo.gitdir}/hooks`, shown: ".git/hooks" };
+  if (!configured) {
+    const own = repo.commondir === `${repo.dir}/.git`;
+    return {
+      dir: `${repo.commondir}/hooks`,
+      shown: own ? ".git/hooks" : "the hooks/ of the repository's shared git folder",
+    };
+  }
   const dir = configured.startsWith("/") ? configured : `${repo.dir}/${configured}`;
   return { dir, shown: configured };
 }

@@ -4,7 +4,17 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { concatBytes } from "../../../core/bytes.ts";
-import { decodeName, EMPTY_TREE_OID, encodeName, encoder, fromHex, isFullOid, lenientDecoder, toHex } from "./bytes.ts";
+import {
+  bytesToByteString,
+  decodeName,
+  EMPTY_TREE_OID,
+  encodeName,
+  encoder,
+  fromHex,
+  isFullOid,
+  lenientDecoder,
+  toHex,
+} from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { type BlobSource, PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
@@ -466,13 +476,7 @@ function encodingHeader(content: Uint8Array): string | null {
 function objectText(content: Uint8Array): string {
   const label = encodingHeader(content)?.toLowerCase();
   if (!label || label === "utf-8" || label === "utf8") return lenientDecoder.decode(content);
-  if (LATIN1_LABELS.has(label)) {
-    let text = "";
-    for (let i = 0; i < content.length; i += 8192) {
-      text += String.fromCharCode(...content.subarray(i, i + 8192));
-    }
-    return text;
-  }
+  if (LATIN1_LABELS.has(label)) return bytesToByteString(content);
   try {
     return new TextDecoder(label).decode(content);
   } catch {
