@@ -1247,6 +1247,7 @@ function settle(plan, temp, file, crossDeviceFallback) {
       placeSync(temp, target, rel, plan.existed);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
+      if (error instanceof PtermError && error.code === "AlreadyExists") walk2(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
     pending = false;

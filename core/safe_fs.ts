@@ -303,6 +303,9 @@ function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFal
       placeSync(temp, target, rel, plan.existed);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
+      // A file "appeared" at a new target: most often the folder was swapped for a link to where
+      // such a file exists. Said as that (PathEscape) when the link is still there to see.
+      if (error instanceof PtermError && error.code === "AlreadyExists") walk(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
     pending = false;

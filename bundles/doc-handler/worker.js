@@ -594,6 +594,7 @@ function settle(plan, temp, file, crossDeviceFallback) {
       placeSync(temp, target, rel, plan.existed);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
+      if (error instanceof PtermError && error.code === "AlreadyExists") walk2(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
     pending = false;
@@ -1871,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-2XQXSILX.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-EFRUXXZJ.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-A6L4SMA4.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-FSEBSHO5.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-MW63ZAS7.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-4WTRFKES.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-P7KCTCSJ.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-QEX4EAVX.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

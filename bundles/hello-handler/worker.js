@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-F6VO6I2G.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-O5QBJLJO.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -52,7 +52,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-D6V62RVY.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-BYV7O7XU.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-E6SMFN47.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-VGEEL4XY.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -52,7 +52,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-4TOFOUWU.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-P64555DD.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
