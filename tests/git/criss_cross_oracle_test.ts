@@ -172,7 +172,8 @@ Deno.test("property: criss-cross merges agree with git's ort (virtual merge base
         await assertFsck(p);
       },
     ),
-    { numRuns: Number(Deno.env.get("CRISS_RUNS") ?? 15) },
+    // 30: with repeated lines and random styles a run is often a conflict; fewer runs could see no clean one.
+    { numRuns: Number(Deno.env.get("CRISS_RUNS") ?? 30) },
   );
   assert.ok(cleanRuns > 0, "some merges must be clean in git");
   assert.ok(crissCross > run / 2, `most histories must have several merge bases (${crissCross} of ${run})`);
