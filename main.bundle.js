@@ -397,7 +397,7 @@ function parseArgs(commandPath, spec, words) {
   const afterDashes = [];
   let onlyPositionals = false;
   const take = (flag, raw) => {
-    if (seen.has(flag.name) && !flag.repeatable) {
+    if (seen.has(flag.name) && !flag.repeatable && !flag.compat) {
       usageError(commandPath, `--${flag.name} was given twice; give it once.`);
     }
     seen.add(flag.name);

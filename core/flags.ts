@@ -82,7 +82,8 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
   let onlyPositionals = false;
 
   const take = (flag: FlagSpec, raw: string) => {
-    if (seen.has(flag.name) && !flag.repeatable) {
+    // An accepted no-op flag may come twice (git's `branch -vv`, `-qq`): nothing depends on how often.
+    if (seen.has(flag.name) && !flag.repeatable && !flag.compat) {
       usageError(commandPath, `--${flag.name} was given twice; give it once.`);
     }
     seen.add(flag.name);

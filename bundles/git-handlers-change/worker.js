@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-P4JM6FLK.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-UVMIZRV3.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5921,7 +5921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-KXQPM2W6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-74DZCXT5.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6990,6 +6990,263 @@ async function computeStatus(repo, index, policy, options, work) {
   };
 }
 
+// commands/git/lib/upstream.ts
+function upstreamLabel(upstream) {
+  const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
+  return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
+}
+function remoteNames(repo) {
+  const names = [];
+  for (const key of repo.config.keys()) {
+    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
+    if (match && !names.includes(match[1])) names.push(match[1]);
+  }
+  return names;
+}
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function remotesFetchingInto(repo, tracking) {
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const merge2 = mapThrough(tracking, dst, src);
+      if (merge2) {
+        found.push({
+          remote,
+          merge: merge2
+        });
+        break;
+      }
+    }
+  }
+  return found;
+}
+function upstreamForNewBranch(repo, name, start, choice) {
+  if (choice === "no-track") return null;
+  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
+  const mode = choice === "track" ? "always" : [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting) ? "false" : [
+    "always",
+    "inherit",
+    "simple"
+  ].includes(setting) ? setting : "true";
+  if (mode === "false") return null;
+  const full = start === "HEAD" ? null : dwimRef(repo, start);
+  const notABranch = () => {
+    if (choice !== "track") return null;
+    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
+  };
+  if (mode === "inherit") {
+    if (!full?.startsWith("refs/heads/")) return notABranch();
+    return configuredUpstream(repo, full.slice("refs/heads/".length));
+  }
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
+    }
+    if (candidates.length === 0) return notABranch();
+    const upstream = candidates[0];
+    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
+    return upstream;
+  }
+  if (full?.startsWith("refs/heads/") && mode === "always") return {
+    remote: ".",
+    merge: full
+  };
+  return mode === "always" ? notABranch() : null;
+}
+function guessRemoteBranch(repo, name) {
+  if (!repo.config.getBool("checkout.guess", true)) return null;
+  if (readRawRef(repo, `refs/heads/${name}`)) return null;
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const ref = mapThrough(`refs/heads/${name}`, src, dst);
+      if (ref && resolveRefOid(repo, ref)) {
+        found.push({
+          remote,
+          ref
+        });
+        break;
+      }
+    }
+  }
+  if (found.length <= 1) return found[0]?.ref ?? null;
+  const preferred = repo.config.get("checkout.defaultRemote");
+  const chosen = found.find((f) => f.remote === preferred);
+  if (chosen) return chosen.ref;
+  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge2 = repo.config.get(`branch.${name}.merge`);
+  return remote && merge2 ? {
+    remote,
+    merge: merge2
+  } : null;
+}
+function upstreamNamed(repo, spelling) {
+  const full = dwimRef(repo, spelling);
+  if (full?.startsWith("refs/heads/")) return {
+    remote: ".",
+    merge: full
+  };
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
+    }
+  }
+  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
+}
+
+// commands/git/lib/config_edit.ts
+var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
+function quote(subsection) {
+  if (/[\n\0]/.test(subsection)) {
+    throw new PtermError("InvalidArgs", "a remote or branch name cannot hold a newline or NUL.");
+  }
+  return subsection.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+}
+function sectionRanges(lines, section, subsection) {
+  const ranges = [];
+  let start = -1;
+  for (let i = 0; i <= lines.length; i++) {
+    const header = i < lines.length ? HEADER.exec(lines[i]) : null;
+    if (i === lines.length || header) {
+      if (start >= 0) ranges.push([
+        start,
+        i
+      ]);
+      start = -1;
+      if (header && header[1].toLowerCase() === section && (header[2] ?? "").replace(/\\(.)/g, "$1") === subsection) start = i;
+    }
+  }
+  return ranges;
+}
+function refreshConfig(repo, written) {
+  let text = written;
+  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
+    try {
+      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
+    } catch {
+    }
+  }
+  const fresh = parseConfig(text);
+  repo.config.values.clear();
+  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
+}
+async function editConfig(repo, edit) {
+  const path = `${repo.commondir}/config`;
+  const lock = await LockFile.acquire(path, "the repository config");
+  try {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
+    const next = edit(lines);
+    const written = next.length ? next.join("\n") + "\n" : "";
+    lock.commit(written);
+    refreshConfig(repo, written);
+  } finally {
+    lock.rollback();
+  }
+}
+async function setConfigValues(repo, section, subsection, values) {
+  await editConfig(repo, (lines) => {
+    const keys = new Set(values.map(([k]) => k.toLowerCase()));
+    const ranges = sectionRanges(lines, section, subsection);
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of [
+      ...ranges
+    ].reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && keys.has(key)) out.splice(i, 1);
+      }
+    }
+    const fresh = sectionRanges(out, section, subsection);
+    const added = values.map(([k, v]) => `	${k} = ${v}`);
+    if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
+    else out.push(`[${section} "${quote(subsection)}"]`, ...added);
+    return out;
+  });
+}
+async function removeConfigValues(repo, section, subsection, keys) {
+  const drop = new Set(keys.map((k) => k.toLowerCase()));
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && drop.has(key)) out.splice(i, 1);
+      }
+    }
+    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
+      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
+    }
+    return out;
+  });
+}
+async function removeConfigSection(repo, section, subsection) {
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) out.splice(start, end - start);
+    return out;
+  });
+}
+async function renameConfigSection(repo, section, from, to) {
+  const header = `[${section} "${quote(to)}"]`;
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start] of sectionRanges(lines, section, from)) {
+      const rest = out[start].replace(HEADER, "").trim();
+      out[start] = rest ? `${header}
+	${rest}` : header;
+    }
+    return out.join("\n").split("\n");
+  });
+}
+
 // commands/git/lib/ops.ts
 async function treeOf(repo, commit) {
   return commit ? (await readCommit(repo, commit)).tree : null;
@@ -7218,11 +7475,15 @@ function listBranches(repo) {
   const head = readHead(repo);
   return [
     ...listRefs(repo, "refs/heads")
-  ].map(([ref, commit]) => ({
-    name: ref.slice(11),
-    commit,
-    current: head.ref === ref
-  }));
+  ].map(([ref, commit]) => {
+    const upstream = configuredUpstream(repo, ref.slice(11));
+    return {
+      name: ref.slice(11),
+      commit,
+      current: head.ref === ref,
+      upstream: upstream && upstreamLabel(upstream)
+    };
+  });
 }
 async function createBranch(repo, name, start, author, force = false) {
   checkBranchName(name);
@@ -7295,6 +7556,7 @@ async function deleteBranch(repo, name, force) {
     throw new PtermError("BranchNotMerged", `the branch ${name} is not fully merged into HEAD; its commits would become unreachable. Merge it first, or pass --force to delete it anyway.`);
   }
   await deleteRef(repo, ref, oid);
+  await removeConfigSection(repo, "branch", name);
   return oid;
 }
 async function renameBranch(repo, from, to, author, force) {
@@ -7325,6 +7587,7 @@ async function renameBranch(repo, from, to, author, force) {
     message: `Branch: renamed ${fromRef} to ${toRef}`,
     who
   });
+  await renameConfigSection(repo, "branch", from, to);
   if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);
   return oid;
 }
@@ -8022,6 +8285,9 @@ async function isRevision(repo, word) {
   }
   return true;
 }
+function isPathWord(repo, word) {
+  return isTrackedOrPresent(repo, word, () => new Set(readIndexFile(repo.gitdir).entries.keys()));
+}
 function isTrackedOrPresent(repo, word, indexPaths) {
   let rel;
   try {
@@ -8079,8 +8345,60 @@ function matchesPattern(name, pattern) {
     pathname: false
   });
 }
+function trackChoice(flags) {
+  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
+  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
+}
+async function recordUpstream(repo, name, upstream) {
+  await setConfigValues(repo, "branch", name, [
+    [
+      "remote",
+      upstream.remote
+    ],
+    [
+      "merge",
+      upstream.merge
+    ]
+  ]);
+  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
+`;
+}
+async function changeUpstream(ctx, opened, name, current, setTo) {
+  const { repo, rel } = opened;
+  const target = name ?? current;
+  if (!target) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
+  }
+  const commit = resolveRefOid(repo, `refs/heads/${target}`);
+  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
+  let upstream = null;
+  if (setTo !== void 0) {
+    upstream = upstreamNamed(repo, setTo);
+    ctx.stdout.write(await recordUpstream(repo, target, upstream));
+  } else {
+    if (!configuredUpstream(repo, target)) {
+      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
+    }
+    await removeConfigValues(repo, "branch", target, [
+      "remote",
+      "merge"
+    ]);
+    ctx.stdout.write(`Removed the upstream of ${target}.
+`);
+  }
+  return {
+    repo_path: rel,
+    current,
+    action: setTo !== void 0 ? "set-upstream" : "unset-upstream",
+    branches: listBranches(repo),
+    name: target,
+    commit,
+    upstream: upstream && upstreamLabel(upstream)
+  };
+}
 var branch = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, rel } = opened;
   let name = ctx.positionals.name;
   let start = ctx.positionals.start;
   const author = authorOf(ctx);
@@ -8095,6 +8413,16 @@ var branch = async (ctx) => {
   const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
   if (remove && move) {
     throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
+  }
+  const setUpstream = ctx.flags["set-upstream-to"];
+  if (setUpstream !== void 0 || ctx.flags["unset-upstream"]) {
+    if (setUpstream !== void 0 && ctx.flags["unset-upstream"]) {
+      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
+    }
+    if (remove || move || start) {
+      throw new PtermError("InvalidArgs", "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.");
+    }
+    return await changeUpstream(ctx, opened, name, current, setUpstream);
   }
   if (ctx.flags["show-current"]) {
     ctx.stdout.write(current ? `${current}
@@ -8122,7 +8450,7 @@ var branch = async (ctx) => {
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
     const lines = [
-      ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`),
+      ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}${b.upstream ? ` [${b.upstream}]` : ""}`),
       ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`)
     ];
     ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : name ? `No branch matches ${name}.
@@ -8141,20 +8469,20 @@ var branch = async (ctx) => {
   }
   if (remove) {
     if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
-    const oid2 = await withRepoLock(repo, () => deleteBranch(repo, name, force));
-    ctx.stdout.write(`Deleted branch ${name} (was ${oid2.slice(0, 7)}).
+    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
+    ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).
 `);
     return {
       ...base,
       action: "delete",
       branches: listBranches(repo),
       name,
-      commit: oid2
+      commit: oid
     };
   }
   if (move) {
     const newName = start;
-    const oid2 = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
+    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
     ctx.stdout.write(`Renamed branch ${name} to ${newName}.
 `);
     const after = readHead(repo);
@@ -8164,18 +8492,26 @@ var branch = async (ctx) => {
       action: "rename",
       branches: listBranches(repo),
       name: newName,
-      commit: oid2
+      commit: oid
     };
   }
-  const oid = await withRepoLock(repo, () => createBranch(repo, name, start ?? "HEAD", author, force));
-  ctx.stdout.write(`Created branch ${name} at ${oid.slice(0, 7)}.
-`);
+  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
+  const created = await withRepoLock(repo, async () => {
+    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
+    return {
+      oid,
+      tracking: upstream ? await recordUpstream(repo, name, upstream) : ""
+    };
+  });
+  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.
+${created.tracking}`);
   return {
     ...base,
     action: "create",
     branches: listBranches(repo),
     name,
-    commit: oid
+    commit: created.oid,
+    upstream: upstream && upstreamLabel(upstream)
   };
 };
 async function restoreFiles(ctx, opened, target, specs) {
@@ -8205,8 +8541,21 @@ async function switchHead(ctx, opened, target, options) {
   if (options.create && options.forceCreate) {
     throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
   }
-  const newBranch = options.create ?? options.forceCreate;
+  let newBranch = options.create ?? options.forceCreate;
+  if (!newBranch && options.track === "track") {
+    const full = target ? dwimRef(repo, target) : null;
+    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
+    if (!remoteBranch) {
+      throw new PtermError("InvalidArgs", "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); otherwise give the name: `--create <branch>`.");
+    }
+    newBranch = options.create = remoteBranch;
+  }
+  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
   if (options.forceCreate) checkBranchName(options.forceCreate);
+  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
+  if (!newBranch && options.track !== "default") {
+    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
+  }
   const outcome = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
@@ -8229,7 +8578,8 @@ async function switchHead(ctx, opened, target, options) {
     });
   });
   const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
-  ctx.stdout.write((outcome.branch ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'` : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) + ` (${plural(outcome.changed.length, "file")} updated).
+  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
+  ctx.stdout.write(tracking + (outcome.branch ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'` : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) + ` (${plural(outcome.changed.length, "file")} updated).
 `);
   const listed = bounded(outcome.changed);
   return {
@@ -8239,12 +8589,33 @@ async function switchHead(ctx, opened, target, options) {
     head: outcome.head,
     changed_paths: listed.items,
     truncated: listed.truncated,
-    withheld: outcome.withheld
+    withheld: outcome.withheld,
+    ...newBranch ? {
+      upstream: upstream && upstreamLabel(upstream)
+    } : {}
   };
 }
 var checkout = async (ctx) => {
   const opened = await openFromFlags(ctx);
-  const split = await splitRevsAndPaths(ctx, opened.repo, ctx.positionals.args, 1);
+  const words = ctx.positionals.args;
+  const track = trackChoice(ctx.flags);
+  if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
+    const guessed = guessRemoteBranch(opened.repo, words[0]);
+    if (guessed) {
+      if (isPathWord(opened.repo, words[0])) {
+        throw new PtermError("InvalidArgs", `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: \`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, \`git checkout -- ${quoteWord(words[0])}\` for the path.`);
+      }
+      const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+        create: words[0],
+        detach: false,
+        force: ctx.flags.force,
+        track
+      });
+      warnSkippedCheckoutHook(ctx, opened.repo);
+      return switched2;
+    }
+  }
+  const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
   const target = split.revs[0];
   const specs = userPaths([
     ...ctx.flags.path,
@@ -8263,7 +8634,8 @@ var checkout = async (ctx) => {
     create: ctx.flags.create,
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
-    force: ctx.flags.force
+    force: ctx.flags.force,
+    track
   });
   warnSkippedCheckoutHook(ctx, opened.repo);
   return switched;
@@ -8272,10 +8644,22 @@ var switchHandler = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const target = ctx.positionals.branch;
   const creating = ctx.flags.create ?? ctx.flags["force-create"];
+  const track = trackChoice(ctx.flags);
   if (!creating && !target) {
     throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
   }
-  if (!creating && !ctx.flags.detach && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
+  const guessed = !creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`) ? guessRemoteBranch(opened.repo, target) : null;
+  if (guessed) {
+    const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+      create: target,
+      detach: false,
+      force: ctx.flags.force,
+      track
+    });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched2;
+  }
+  if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
     const known = await isRevision(opened.repo, target);
     throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`);
   }
@@ -8283,7 +8667,8 @@ var switchHandler = async (ctx) => {
     create: ctx.flags.create,
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
-    force: ctx.flags.force
+    force: ctx.flags.force,
+    track
   });
   warnSkippedCheckoutHook(ctx, opened.repo);
   return switched;

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-GH2ZB62X.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-MEAPM6BK.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1350,7 +1350,7 @@ var LockFile = class _LockFile {
   }
 };
 
-// commands/git/remote/config_edit.ts
+// commands/git/lib/config_edit.ts
 var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
 function quote(subsection) {
   if (/[\n\0]/.test(subsection)) {
@@ -1374,6 +1374,18 @@ function sectionRanges(lines, section, subsection) {
   }
   return ranges;
 }
+function refreshConfig(repo, written) {
+  let text = written;
+  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
+    try {
+      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
+    } catch {
+    }
+  }
+  const fresh = parseConfig(text);
+  repo.config.values.clear();
+  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
+}
 async function editConfig(repo, edit) {
   const path = `${repo.commondir}/config`;
   const lock = await LockFile.acquire(path, "the repository config");
@@ -1386,7 +1398,9 @@ async function editConfig(repo, edit) {
     }
     const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
     const next = edit(lines);
-    lock.commit(next.length ? next.join("\n") + "\n" : "");
+    const written = next.length ? next.join("\n") + "\n" : "";
+    lock.commit(written);
+    refreshConfig(repo, written);
   } finally {
     lock.rollback();
   }
@@ -1450,6 +1464,20 @@ function configSubsections(text, section) {
     }
   }
   return names;
+}
+async function renameConfigSection(repo, section, from, to) {
+  const header = `[${section} "${quote(to)}"]`;
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start] of sectionRanges(lines, section, from)) {
+      const rest = out[start].replace(HEADER, "").trim();
+      out[start] = rest ? `${header}
+	${rest}` : header;
+    }
+    return out.join("\n").split("\n");
+  });
 }
 
 // core/bytes.ts
@@ -5065,7 +5093,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-W5ZAR6JY.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-5AR5EHD4.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5255,7 +5283,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-D65MQ6PH.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-KTIYKGRC.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5453,7 +5481,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-57AG45SA.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-FWZTMZ3X.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5738,7 +5766,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-VIO4DQKC.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-URSLE4O5.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5813,7 +5841,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-VIO4DQKC.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-URSLE4O5.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6303,7 +6331,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-NMK5XN2Q.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-TUMOU35B.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6460,13 +6488,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-D65MQ6PH.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-KTIYKGRC.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-CULXTNBG.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-3XWFYIVP.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -6659,6 +6687,8 @@ export {
   comparePaths,
   looksBinary,
   EMPTY_TREE_OID,
+  removeConfigSection,
+  renameConfigSection,
   INPUT_ENDED_EARLY,
   inflateInto,
   inflateStreaming,

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-PV6AZMIY.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-EWBXTQIY.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1036,7 +1036,30 @@ var branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too."
   },
-  compat("verbose", "Accepted: each listed branch shows its commit.", {
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says."
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
+  },
+  {
+    name: "set-upstream-to",
+    short: "u",
+    type: "string",
+    valueName: "upstream",
+    description: "Make <upstream> (e.g. origin/main) the upstream of <name> (default: the current branch)."
+  },
+  {
+    name: "unset-upstream",
+    type: "boolean",
+    description: "Remove the upstream of <name> (default: the current branch)."
+  },
+  compat("verbose", "Accepted: each listed branch shows its commit and its upstream.", {
     short: "v"
   })
 ];
@@ -1055,6 +1078,17 @@ var checkoutFlags = [
     type: "string",
     valueName: "branch",
     description: "Like --create, but reset the branch to <target> if it exists."
+  },
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it."
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
   },
   pathFlag("Restore this path from <target> (or from the index when no target is given) instead of switching"),
   {
@@ -1085,6 +1119,17 @@ var switchFlags = [
     type: "string",
     valueName: "branch",
     description: "Like --create, but reset the branch to <start> if it exists."
+  },
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it."
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
   },
   {
     name: "detach",

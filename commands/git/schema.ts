@@ -251,9 +251,14 @@ export const resultSchemas = {
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
   branch: z.strictObject({
     ...base("git branch"),
-    action: z.enum(["list", "create", "delete", "rename", "show-current"]),
+    action: z.enum(["list", "create", "delete", "rename", "show-current", "set-upstream", "unset-upstream"]),
     current: z.string().nullable(),
-    branches: z.array(z.strictObject({ name: z.string(), commit: oid, current: z.boolean() })),
+    branches: z.array(z.strictObject({
+      name: z.string(),
+      commit: oid,
+      current: z.boolean(),
+      upstream: z.string().nullable().describe("What it tracks (e.g. origin/main; branch.<name>.remote/.merge)."),
+    })),
     remote_branches: z.array(z.strictObject({
       name: z.string().describe("e.g. origin/main"),
       commit: oid,
@@ -261,6 +266,9 @@ export const resultSchemas = {
     })).optional().describe("With --all: the remote-tracking branches."),
     name: z.string().nullable(),
     commit: oid.nullable(),
+    upstream: z.string().nullable().optional().describe(
+      "create, set-upstream: what <name> now tracks (e.g. origin/main); null: nothing.",
+    ),
   }),
   checkout: z.strictObject({
     ...base("git checkout"),
@@ -270,6 +278,9 @@ export const resultSchemas = {
     changed_paths: paths,
     truncated: z.boolean(),
     withheld: paths,
+    upstream: z.string().nullable().optional().describe(
+      "A new branch: what it was set up to track (e.g. origin/main, git's branch.autoSetupMerge); null: nothing.",
+    ),
   }),
   switch: z.strictObject({
     ...base("git switch"),
@@ -279,6 +290,9 @@ export const resultSchemas = {
     changed_paths: paths,
     truncated: z.boolean(),
     withheld: paths,
+    upstream: z.string().nullable().optional().describe(
+      "A new branch: what it was set up to track (e.g. origin/main, git's branch.autoSetupMerge); null: nothing.",
+    ),
   }),
   restore: z.strictObject({
     ...base("git restore"),

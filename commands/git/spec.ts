@@ -347,7 +347,31 @@ export const branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too.",
   },
-  compat("verbose", "Accepted: each listed branch shows its commit.", { short: "v" }),
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
+      "branch.autoSetupMerge says.",
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
+  },
+  {
+    name: "set-upstream-to",
+    short: "u",
+    type: "string",
+    valueName: "upstream",
+    description: "Make <upstream> (e.g. origin/main) the upstream of <name> (default: the current branch).",
+  },
+  {
+    name: "unset-upstream",
+    type: "boolean",
+    description: "Remove the upstream of <name> (default: the current branch).",
+  },
+  compat("verbose", "Accepted: each listed branch shows its commit and its upstream.", { short: "v" }),
 ] as const satisfies readonly FlagSpec[];
 
 export const checkoutFlags = [
@@ -365,6 +389,18 @@ export const checkoutFlags = [
     type: "string",
     valueName: "branch",
     description: "Like --create, but reset the branch to <target> if it exists.",
+  },
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
+      "branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it.",
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
   },
   pathFlag("Restore this path from <target> (or from the index when no target is given) instead of switching"),
   { name: "detach", type: "boolean", description: "Check out <target> as a detached HEAD even if it is a branch." },
@@ -392,6 +428,18 @@ export const switchFlags = [
     type: "string",
     valueName: "branch",
     description: "Like --create, but reset the branch to <start> if it exists.",
+  },
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
+      "branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it.",
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
   },
   { name: "detach", short: "d", type: "boolean", description: "Switch to a commit as a detached HEAD." },
   {

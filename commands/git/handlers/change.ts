@@ -41,7 +41,17 @@ import {
 } from "../lib/ops.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { listRemoteBranches } from "../remote/tracking.ts";
-import { resolveCommit } from "../lib/revparse.ts";
+import { removeConfigValues, setConfigValues } from "../lib/config_edit.ts";
+import {
+  configuredUpstream,
+  guessRemoteBranch,
+  type TrackChoice,
+  type Upstream,
+  upstreamForNewBranch,
+  upstreamLabel,
+  upstreamNamed,
+} from "../lib/upstream.ts";
+import { dwimRef, resolveCommit } from "../lib/revparse.ts";
 import { mergeBases } from "../lib/merge.ts";
 import { comparePaths, quoteName } from "../lib/bytes.ts";
 import { wildmatch } from "../lib/wildmatch.ts";
@@ -54,6 +64,7 @@ import { normalizeUserPath } from "../lib/worktree.ts";
 import {
   authorOf,
   bounded,
+  isPathWord,
   isRevision,
   type Opened,
   openFromFlags,
@@ -69,8 +80,58 @@ function matchesPattern(name: string, pattern: string | undefined): boolean {
   return pattern === undefined || wildmatch(pattern, name, { pathname: false });
 }
 
+/** `--track` / `--no-track` as one choice. */
+function trackChoice(flags: { track?: boolean; "no-track"?: boolean }): TrackChoice {
+  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
+  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
+}
+
+/** Writes `branch.<name>.remote` / `.merge` and returns git's line about it. */
+async function recordUpstream(repo: Opened["repo"], name: string, upstream: Upstream): Promise<string> {
+  await setConfigValues(repo, "branch", name, [["remote", upstream.remote], ["merge", upstream.merge]]);
+  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.\n`;
+}
+
+/** `git branch --set-upstream-to <upstream> [<name>]` and `--unset-upstream [<name>]`. */
+async function changeUpstream(
+  ctx: AnyContext,
+  opened: Opened,
+  name: string | undefined,
+  current: string | null,
+  setTo: string | undefined,
+) {
+  const { repo, rel } = opened;
+  const target = name ?? current;
+  if (!target) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
+  }
+  const commit = resolveRefOid(repo, `refs/heads/${target}`);
+  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
+  let upstream: Upstream | null = null;
+  if (setTo !== undefined) {
+    upstream = upstreamNamed(repo, setTo);
+    ctx.stdout.write(await recordUpstream(repo, target, upstream));
+  } else {
+    if (!configuredUpstream(repo, target)) {
+      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
+    }
+    await removeConfigValues(repo, "branch", target, ["remote", "merge"]);
+    ctx.stdout.write(`Removed the upstream of ${target}.\n`);
+  }
+  return {
+    repo_path: rel,
+    current,
+    action: setTo !== undefined ? "set-upstream" as const : "unset-upstream" as const,
+    branches: listBranches(repo),
+    name: target,
+    commit,
+    upstream: upstream && upstreamLabel(upstream),
+  };
+}
+
 export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, rel } = opened;
   let name = ctx.positionals.name as string | undefined;
   let start = ctx.positionals.start as string | undefined;
   const author = authorOf(ctx);
@@ -82,6 +143,19 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
   const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
   if (remove && move) {
     throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
+  }
+  const setUpstream = ctx.flags["set-upstream-to"];
+  if (setUpstream !== undefined || ctx.flags["unset-upstream"]) {
+    if (setUpstream !== undefined && ctx.flags["unset-upstream"]) {
+      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
+    }
+    if (remove || move || start) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.",
+      );
+    }
+    return await changeUpstream(ctx, opened, name, current, setUpstream);
   }
   if (ctx.flags["show-current"]) {
     ctx.stdout.write(current ? `${current}\n` : "");
@@ -100,7 +174,9 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
     const lines = [
-      ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}`),
+      ...branches.map((b) =>
+        `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}${b.upstream ? ` [${b.upstream}]` : ""}`
+      ),
       ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`),
     ];
     ctx.stdout.write(
@@ -140,9 +216,21 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
       commit: oid,
     };
   }
-  const oid = await withRepoLock(repo, () => createBranch(repo, name, start ?? "HEAD", author, force));
-  ctx.stdout.write(`Created branch ${name} at ${oid.slice(0, 7)}.\n`);
-  return { ...base, action: "create", branches: listBranches(repo), name, commit: oid };
+  // Decided before anything is written: an impossible --track refuses the whole call.
+  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
+  const created = await withRepoLock(repo, async () => {
+    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
+    return { oid, tracking: upstream ? await recordUpstream(repo, name, upstream) : "" };
+  });
+  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.\n${created.tracking}`);
+  return {
+    ...base,
+    action: "create",
+    branches: listBranches(repo),
+    name,
+    commit: created.oid,
+    upstream: upstream && upstreamLabel(upstream),
+  };
 };
 
 // deno-lint-ignore no-explicit-any
@@ -175,15 +263,34 @@ async function switchHead(
   ctx: AnyContext,
   opened: Opened,
   target: string | undefined,
-  options: { create?: string; forceCreate?: string; detach: boolean; force: boolean },
+  options: { create?: string; forceCreate?: string; detach: boolean; force: boolean; track: TrackChoice },
 ) {
   const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
   if (options.create && options.forceCreate) {
     throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
   }
-  const newBranch = options.create ?? options.forceCreate;
+  let newBranch = options.create ?? options.forceCreate;
+  if (!newBranch && options.track === "track") {
+    // `git switch --track origin/fix`: the new branch is named after the remote one, as git does.
+    const full = target ? dwimRef(repo, target) : null;
+    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
+    if (!remoteBranch) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); " +
+          "otherwise give the name: `--create <branch>`.",
+      );
+    }
+    newBranch = options.create = remoteBranch;
+  }
+  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
   if (options.forceCreate) checkBranchName(options.forceCreate);
+  // Decided before anything changes: an impossible --track refuses the whole call.
+  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
+  if (!newBranch && options.track !== "default") {
+    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
+  }
   const outcome = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
@@ -204,10 +311,13 @@ async function switchHead(
     });
   });
   const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
+  // The branch exists now: its upstream is recorded after it, as git writes it after creating the ref.
+  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
   ctx.stdout.write(
-    (outcome.branch
-      ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'`
-      : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) +
+    tracking +
+      (outcome.branch
+        ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'`
+        : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) +
       ` (${plural(outcome.changed.length, "file")} updated).\n`,
   );
   const listed = bounded(outcome.changed);
@@ -219,13 +329,41 @@ async function switchHead(
     changed_paths: listed.items,
     truncated: listed.truncated,
     withheld: outcome.withheld,
+    ...(newBranch ? { upstream: upstream && upstreamLabel(upstream) } : {}),
   };
 }
 
 export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
   async (ctx) => {
     const opened = await openFromFlags(ctx);
-    const split = await splitRevsAndPaths(ctx, opened.repo, ctx.positionals.args, 1);
+    const words = ctx.positionals.args;
+    const track = trackChoice(ctx.flags);
+    if (
+      words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] &&
+      !ctx.flags.detach && track !== "track" && !(await isRevision(opened.repo, words[0]))
+    ) {
+      // git's guess: `git checkout fix` with only origin/fix creates fix tracking it.
+      const guessed = guessRemoteBranch(opened.repo, words[0]);
+      if (guessed) {
+        if (isPathWord(opened.repo, words[0])) {
+          throw new PtermError(
+            "InvalidArgs",
+            `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: ` +
+              `\`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, ` +
+              `\`git checkout -- ${quoteWord(words[0])}\` for the path.`,
+          );
+        }
+        const switched = await switchHead(ctx, opened, guessed.slice(13), {
+          create: words[0],
+          detach: false,
+          force: ctx.flags.force,
+          track,
+        });
+        warnSkippedCheckoutHook(ctx, opened.repo);
+        return switched;
+      }
+    }
+    const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
     const target = split.revs[0];
     const specs = userPaths([...ctx.flags.path, ...split.paths]);
     if (specs.length > 0) {
@@ -246,6 +384,7 @@ export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; d
       forceCreate: ctx.flags["force-create"],
       detach: ctx.flags.detach,
       force: ctx.flags.force,
+      track,
     });
     warnSkippedCheckoutHook(ctx, opened.repo);
     return switched;
@@ -255,10 +394,29 @@ export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (
   const opened = await openFromFlags(ctx);
   const target = ctx.positionals.branch as string | undefined;
   const creating = ctx.flags.create ?? ctx.flags["force-create"];
+  const track = trackChoice(ctx.flags);
   if (!creating && !target) {
     throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
   }
-  if (!creating && !ctx.flags.detach && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
+  const guessed = !creating && !ctx.flags.detach && track !== "track" && target &&
+      !resolveRefOid(opened.repo, `refs/heads/${target}`)
+    ? guessRemoteBranch(opened.repo, target)
+    : null;
+  if (guessed) {
+    // git's guess: `git switch fix` with only origin/fix creates fix tracking it.
+    const switched = await switchHead(ctx, opened, guessed.slice(13), {
+      create: target,
+      detach: false,
+      force: ctx.flags.force,
+      track,
+    });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched;
+  }
+  if (
+    !creating && !ctx.flags.detach && track !== "track" && target &&
+    !resolveRefOid(opened.repo, `refs/heads/${target}`)
+  ) {
     // git switch takes branches only; a commit needs --detach, a new name needs -c.
     const known = await isRevision(opened.repo, target);
     throw new PtermError(
@@ -273,6 +431,7 @@ export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (
     forceCreate: ctx.flags["force-create"],
     detach: ctx.flags.detach,
     force: ctx.flags.force,
+    track,
   });
   warnSkippedCheckoutHook(ctx, opened.repo);
   return switched;

@@ -107,6 +107,11 @@ export async function isRevision(repo: Repo, word: string): Promise<boolean> {
 }
 
 /** Whether `word` is a path in the work tree or the index (a deleted tracked file still counts). */
+/** Whether `word` names a path in the work tree or the index (as splitRevsAndPaths would take it). */
+export function isPathWord(repo: Repo, word: string): boolean {
+  return isTrackedOrPresent(repo, word, () => new Set(readIndexFile(repo.gitdir).entries.keys()));
+}
+
 function isTrackedOrPresent(repo: Repo, word: string, indexPaths: () => ReadonlySet<string>): boolean {
   let rel: string;
   try {

@@ -14,7 +14,7 @@ import {
   type RemoteUrl,
   rewriteRemoteUrl,
 } from "../remote/gate.ts";
-import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../remote/config_edit.ts";
+import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../lib/config_edit.ts";
 import {
   cloneInto,
   fetchInto,

@@ -30,6 +30,8 @@ import { dwimRef, peel, resolveCommit, resolveRevision } from "./revparse.ts";
 import { indexVsTree } from "./status.ts";
 import { type PathPolicy, WorktreeWriter } from "./worktree.ts";
 import { flattenTree } from "./tree.ts";
+import { configuredUpstream, upstreamLabel } from "./upstream.ts";
+import { removeConfigSection, renameConfigSection } from "./config_edit.ts";
 
 export type ResetMode = "soft" | "mixed" | "hard";
 
@@ -299,13 +301,14 @@ export async function deleteTag(repo: Repo, name: string): Promise<string> {
 
 // ---- branches ------------------------------------------------------------------------------
 
-export function listBranches(repo: Repo): { name: string; commit: string; current: boolean }[] {
+export function listBranches(
+  repo: Repo,
+): { name: string; commit: string; current: boolean; upstream: string | null }[] {
   const head = readHead(repo);
-  return [...listRefs(repo, "refs/heads")].map(([ref, commit]) => ({
-    name: ref.slice(11),
-    commit,
-    current: head.ref === ref,
-  }));
+  return [...listRefs(repo, "refs/heads")].map(([ref, commit]) => {
+    const upstream = configuredUpstream(repo, ref.slice(11));
+    return { name: ref.slice(11), commit, current: head.ref === ref, upstream: upstream && upstreamLabel(upstream) };
+  });
 }
 
 export async function createBranch(
@@ -407,6 +410,9 @@ export async function deleteBranch(repo: Repo, name: string, force: boolean): Pr
     );
   }
   await deleteRef(repo, ref, oid);
+  // As git: the branch's [branch "<name>"] section (its upstream) goes with it, so that a later branch of the same
+  // name does not inherit an upstream it never had.
+  await removeConfigSection(repo, "branch", name);
   return oid;
 }
 
@@ -438,6 +444,7 @@ export async function renameBranch(
     Deno.writeTextFileSync(gitPath(repo, `logs/${toRef}`), reflog);
   }
   await updateRef(repo, toRef, oid, { message: `Branch: renamed ${fromRef} to ${toRef}`, who });
+  await renameConfigSection(repo, "branch", from, to);
   if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);
   return oid;
 }

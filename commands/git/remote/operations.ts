@@ -22,7 +22,7 @@ import {
   sendPack,
   ZERO_OID,
 } from "./transport.ts";
-import { setConfigValues } from "./config_edit.ts";
+import { setConfigValues } from "../lib/config_edit.ts";
 import { CLONE_LOCK, createHeld, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
 
 export const ORIGIN = "origin";

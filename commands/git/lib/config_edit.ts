@@ -5,8 +5,9 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { LockFile } from "../lib/lock.ts";
-import type { Repo } from "../lib/repo.ts";
+import { parseConfig } from "./config.ts";
+import { LockFile } from "./lock.ts";
+import type { Repo } from "./repo.ts";
 
 const HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
 
@@ -35,6 +36,22 @@ function sectionRanges(lines: string[], section: string, subsection: string): [n
   return ranges;
 }
 
+/**
+ * Keeps the repository's parsed config in step with the file just written, so that what this call
+ * reads next (a branch's new upstream in the listing it returns) is what is on disk.
+ */
+function refreshConfig(repo: Repo, written: string): void {
+  let text = written;
+  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
+    try {
+      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
+    } catch { /* no worktree config */ }
+  }
+  const fresh = parseConfig(text);
+  repo.config.values.clear();
+  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
+}
+
 async function editConfig(repo: Repo, edit: (lines: string[]) => string[]): Promise<void> {
   const path = `${repo.commondir}/config`;
   const lock = await LockFile.acquire(path, "the repository config");
@@ -47,7 +64,9 @@ async function editConfig(repo: Repo, edit: (lines: string[]) => string[]): Prom
     }
     const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
     const next = edit(lines);
-    lock.commit(next.length ? next.join("\n") + "\n" : "");
+    const written = next.length ? next.join("\n") + "\n" : "";
+    lock.commit(written);
+    refreshConfig(repo, written);
   } finally {
     lock.rollback();
   }
@@ -123,4 +142,21 @@ export function configSubsections(text: string, section: string): string[] {
     }
   }
   return names;
+}
+
+/**
+ * Renames every `[section "from"]` to `[section "to"]`, values and comments kept, as git's
+ * `git_config_rename_section` does for `git branch -m` (a `[section "to"]` already there stays, after or before).
+ */
+export async function renameConfigSection(repo: Repo, section: string, from: string, to: string): Promise<void> {
+  const header = `[${section} "${quote(to)}"]`;
+  await editConfig(repo, (lines) => {
+    const out = [...lines];
+    for (const [start] of sectionRanges(lines, section, from)) {
+      // Values written on the header's own line (`[branch "x"] remote = o`) stay after the new header.
+      const rest = out[start].replace(HEADER, "").trim();
+      out[start] = rest ? `${header}\n\t${rest}` : header;
+    }
+    return out.join("\n").split("\n");
+  });
 }
