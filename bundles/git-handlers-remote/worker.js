@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-MEAPM6BK.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-D3LD6QXW.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5093,7 +5093,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-5AR5EHD4.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-65ORUFLI.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5283,7 +5283,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-KTIYKGRC.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-POG4Y5YA.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5481,7 +5481,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-FWZTMZ3X.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-KWHBS36W.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5766,7 +5766,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-URSLE4O5.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-GVT7LQ24.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5841,7 +5841,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-URSLE4O5.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-GVT7LQ24.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6331,7 +6331,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-TUMOU35B.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-VLZWTZIM.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6388,12 +6388,45 @@ function pushDestination(repo, rel, remote, branch, upstream, options) {
   const why = options.named ? `\`git push ${remote} ${branch}\` sends ${branch} to the branch of the same name there, as git does, but ${branch} tracks ${upstreamName}` : `${branch} tracks ${upstreamName} on ${remote}, a branch of another name, and git's push.default=${mode} pushes only to a branch of the same name`;
   throw new PtermError("Rejected", `${why}; nothing was sent. To push to ${branch} there and track it, run ${retry}; to update ${upstreamName}, set push.default=upstream in the repository's config and run \`git push --repo ${rel}\` (or use the real git: \`git push ${remote} ${branch}:${upstreamName}\`).`);
 }
+function branchRefspec(rel, spelled, current) {
+  if (spelled === void 0) return {
+    branch: current ?? void 0,
+    destination: null
+  };
+  if (spelled.startsWith("+")) {
+    throw new PtermError("InvalidArgs", `a forced refspec (${spelled}) is not available: pterm's only force is --force-with-lease, which overwrites the remote branch only where your last fetch saw it. Nothing was pushed.`);
+  }
+  const colon = spelled.indexOf(":");
+  const source = colon < 0 ? spelled : spelled.slice(0, colon);
+  const target = colon < 0 ? null : spelled.slice(colon + 1);
+  if (source === "") {
+    throw new PtermError("InvalidArgs", `\`:${target}\` deletes ${target} on the remote; pterm spells that \`git push --repo ${rel} --delete ${target} --confirm\`. Nothing was pushed.`);
+  }
+  const local = source === "HEAD" || source === "@" ? current : source.replace(/^refs\/heads\//, "");
+  if (local === null) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
+  }
+  if (target === null) return {
+    branch: local,
+    destination: null
+  };
+  const destination = target.startsWith("refs/") ? target : `refs/heads/${target}`;
+  if (!destination.startsWith("refs/heads/") || !isValidRefName(destination)) {
+    throw new PtermError("InvalidArgs", `the destination \`${target}\` is not a branch name; pterm pushes a branch to a branch (\`main:other\`) or tags with --tags. Nothing was pushed.`);
+  }
+  return {
+    branch: local,
+    destination
+  };
+}
 var push = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
-  const tags = ctx.flags.delete ? null : tagsToPush(ctx, repo);
-  if (ctx.flags.delete || tags) return await pushRefsOf(ctx, repo, rel, tags);
   const head = readHead(repo);
-  const branch = ctx.flags.branch ?? head.branch;
+  const spelled = ctx.flags.branch;
+  const refspec = spelled !== void 0 && !ctx.flags.delete && (spelled.includes(":") || spelled === "HEAD" || spelled === "@" || spelled.startsWith("+")) ? branchRefspec(rel, spelled, head.branch) : null;
+  const tags = ctx.flags.delete || refspec ? null : tagsToPush(ctx, repo);
+  if (ctx.flags.delete || tags) return await pushRefsOf(ctx, repo, rel, tags);
+  const branch = refspec?.branch ?? ctx.flags.branch ?? head.branch;
   if (!branch) {
     throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
   }
@@ -6402,7 +6435,7 @@ var push = async (ctx) => {
   const configured = repo.config.get(`branch.${branch}.remote`);
   const name = ctx.flags.remote;
   const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : void 0;
-  const destination = pushDestination(repo, rel, name, branch, upstream, {
+  const destination = refspec?.destination ?? pushDestination(repo, rel, name, branch, upstream, {
     named: ctx.flags.branch !== void 0,
     setUpstream: ctx.flags["set-upstream"]
   });
@@ -6488,13 +6521,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-KTIYKGRC.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-POG4Y5YA.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-3XWFYIVP.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-IM3NOVHA.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-EWBXTQIY.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-5DTSUVJA.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -2686,7 +2686,7 @@ var gitSpec = {
         {
           name: "refspec",
           into: "branch",
-          description: "The branch (or tag) to push (same as --branch)."
+          description: "The branch (or tag) to push (same as --branch); also git's `HEAD` (the current branch) and `<branch>:<destination-branch>`."
         }
       ],
       refusedFlags: {

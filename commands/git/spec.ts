@@ -1382,7 +1382,12 @@ export const gitSpec: CommandSpec = {
       capabilities: NET,
       positionals: [
         { name: "remote-name", into: "remote", description: "Same as --remote." },
-        { name: "refspec", into: "branch", description: "The branch (or tag) to push (same as --branch)." },
+        {
+          name: "refspec",
+          into: "branch",
+          description: "The branch (or tag) to push (same as --branch); also git's `HEAD` (the current branch) and " +
+            "`<branch>:<destination-branch>`.",
+        },
       ],
       refusedFlags: {
         "--force": FORCE,

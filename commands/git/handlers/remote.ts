@@ -376,12 +376,61 @@ function pushDestination(
   );
 }
 
+/**
+ * A branch push as git's refspec spells it: `fix`, `HEAD` (the current branch), `fix:other` or
+ * `HEAD:refs/heads/other` (an explicit destination branch). A forced (`+`) refspec, a deletion
+ * (`:other`) and a destination outside refs/heads/ are refused, each saying what to run instead.
+ */
+function branchRefspec(
+  rel: string,
+  spelled: string | undefined,
+  current: string | null,
+): { branch: string | undefined; destination: string | null } {
+  if (spelled === undefined) return { branch: current ?? undefined, destination: null };
+  if (spelled.startsWith("+")) {
+    throw new PtermError(
+      "InvalidArgs",
+      `a forced refspec (${spelled}) is not available: pterm's only force is --force-with-lease, which overwrites ` +
+        "the remote branch only where your last fetch saw it. Nothing was pushed.",
+    );
+  }
+  const colon = spelled.indexOf(":");
+  const source = colon < 0 ? spelled : spelled.slice(0, colon);
+  const target = colon < 0 ? null : spelled.slice(colon + 1);
+  if (source === "") {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`:${target}\` deletes ${target} on the remote; pterm spells that \`git push --repo ${rel} --delete ${target} ` +
+        "--confirm`. Nothing was pushed.",
+    );
+  }
+  const local = source === "HEAD" || source === "@" ? current : source.replace(/^refs\/heads\//, "");
+  if (local === null) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
+  }
+  if (target === null) return { branch: local, destination: null };
+  const destination = target.startsWith("refs/") ? target : `refs/heads/${target}`;
+  if (!destination.startsWith("refs/heads/") || !isValidRefName(destination)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `the destination \`${target}\` is not a branch name; pterm pushes a branch to a branch (\`main:other\`) ` +
+        "or tags with --tags. Nothing was pushed.",
+    );
+  }
+  return { branch: local, destination };
+}
+
 export const push: Handler<typeof pushFlags> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
-  const tags = ctx.flags.delete ? null : tagsToPush(ctx, repo);
-  if (ctx.flags.delete || tags) return await pushRefsOf(ctx, repo, rel, tags);
   const head = readHead(repo);
-  const branch = ctx.flags.branch ?? head.branch;
+  const spelled = ctx.flags.branch;
+  const refspec = spelled !== undefined && !ctx.flags.delete && (spelled.includes(":") || spelled === "HEAD" ||
+      spelled === "@" || spelled.startsWith("+"))
+    ? branchRefspec(rel, spelled, head.branch)
+    : null;
+  const tags = ctx.flags.delete || refspec ? null : tagsToPush(ctx, repo);
+  if (ctx.flags.delete || tags) return await pushRefsOf(ctx, repo, rel, tags);
+  const branch = refspec?.branch ?? ctx.flags.branch ?? head.branch;
   if (!branch) {
     throw new PtermError("InvalidArgs", "HEAD is detached: say which branch to push with --branch <name>.");
   }
@@ -390,7 +439,8 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
   const configured = repo.config.get(`branch.${branch}.remote`);
   const name = ctx.flags.remote;
   const upstream = configured === name ? repo.config.get(`branch.${branch}.merge`) : undefined;
-  const destination = pushDestination(repo, rel, name, branch, upstream, {
+  // An explicit destination (`main:other`) is where it goes, as in git, whatever the branch tracks.
+  const destination = refspec?.destination ?? pushDestination(repo, rel, name, branch, upstream, {
     named: ctx.flags.branch !== undefined,
     setUpstream: ctx.flags["set-upstream"],
   });
