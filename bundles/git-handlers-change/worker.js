@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-UVMIZRV3.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-5CM2TEFX.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2033,16 +2033,16 @@ var HFS_IGNORABLE2 = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 function isGitmodulesName(name) {
   return /^(?:\.gitmodules|gitmod~[1-4]|gi7eba~[1-9])[. ]*(?::.*)?$/.test(name.replace(HFS_IGNORABLE2, "").toLowerCase());
 }
-function verifyTreeEntryName(name, where, isLink2 = false) {
-  const reason = isLink2 && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
+function verifyTreeEntryName(name, where, isLink = false) {
+  const reason = isLink && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
   if (reason === null) return;
   throw new PtermError("InvalidPath", `${where} has an entry ${JSON.stringify(name)} with ${reason}; git refuses such paths (verify_path) and so does pterm: nothing of that tree is read, checked out or removed. The commit was made by a tool other than git; remove it from history with the real git.`);
 }
-function verifyIndexPath(path, isLink2 = false) {
+function verifyIndexPath(path, isLink = false) {
   if (PLAINLY_SAFE_PATH.test(path)) return;
   const components = path.split("/");
   for (const [i, component] of components.entries()) {
-    const reason = isLink2 && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
+    const reason = isLink && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
     if (reason === null) continue;
     throw new PtermError("InvalidPath", `the index (.git/index) holds the path ${JSON.stringify(path)} with ${reason}; git refuses such paths and so does pterm. Rebuild the index with the real git (\`git read-tree HEAD\`).`);
   }
@@ -5795,20 +5795,21 @@ function copiedBytes(src, dst) {
 }
 var baseName = (path) => path.slice(path.lastIndexOf("/") + 1);
 var isRegular = (mode) => mode === "100644" || mode === "100755";
-var isLink = (mode) => mode === "120000";
+var kindOf = (mode) => mode === "120000" ? "link" : mode.startsWith("160") ? "gitlink" : "file";
 async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCORE, inexactSource = () => true) {
   const renames = [];
   const sources = [
     ...deleted.keys()
-  ].filter((p) => !deleted.get(p).mode.startsWith("160"));
+  ];
   const targets = [
     ...added.keys()
-  ].filter((p) => !added.get(p).mode.startsWith("160"));
+  ];
   const usedSource = /* @__PURE__ */ new Set();
   const usedTarget = /* @__PURE__ */ new Set();
+  const exactKey = (side) => `${side.oid}:${kindOf(side.mode)}`;
   const byOid = /* @__PURE__ */ new Map();
   for (const src of sources) {
-    const key = `${deleted.get(src).oid}:${isLink(deleted.get(src).mode)}`;
+    const key = exactKey(deleted.get(src));
     byOid.set(key, [
       ...byOid.get(key) ?? [],
       src
@@ -5816,7 +5817,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   }
   for (const dst of targets) {
     const side = added.get(dst);
-    const candidates = (byOid.get(`${side.oid}:${isLink(side.mode)}`) ?? []).filter((s) => !usedSource.has(s));
+    const candidates = (byOid.get(exactKey(side)) ?? []).filter((s) => !usedSource.has(s));
     if (candidates.length === 0) continue;
     const src = candidates.find((s) => baseName(s) === baseName(dst)) ?? candidates[0];
     usedSource.add(src);
@@ -5921,7 +5922,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-74DZCXT5.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-G5JLTKQH.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

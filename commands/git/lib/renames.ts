@@ -82,7 +82,7 @@ function copiedBytes(src: ReturnType<typeof spanHashes>, dst: ReturnType<typeof 
 
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 const isRegular = (mode: string) => mode === "100644" || mode === "100755";
-const isLink = (mode: string) => mode === "120000";
+const kindOf = (mode: string) => mode === "120000" ? "link" : mode.startsWith("160") ? "gitlink" : "file";
 
 /**
  * Renames from `deleted` paths to `added` paths. `read` gives a side's content (a blob, or a
@@ -97,19 +97,21 @@ export async function detectRenames<S extends RenameSide>(
   inexactSource: (path: string) => boolean = () => true,
 ): Promise<Rename[]> {
   const renames: Rename[] = [];
-  const sources = [...deleted.keys()].filter((p) => !deleted.get(p)!.mode.startsWith("160"));
-  const targets = [...added.keys()].filter((p) => !added.get(p)!.mode.startsWith("160"));
+  const sources = [...deleted.keys()];
+  const targets = [...added.keys()];
   const usedSource = new Set<string>();
   const usedTarget = new Set<string>();
-  // Exact renames: the same blob (and the same kind: file or link).
+  // Exact renames: the same object and the same kind (file, link, or submodule: git pairs a gitlink
+  // that moved with the same commit exactly, never inexactly).
+  const exactKey = (side: RenameSide) => `${side.oid}:${kindOf(side.mode)}`;
   const byOid = new Map<string, string[]>();
   for (const src of sources) {
-    const key = `${deleted.get(src)!.oid}:${isLink(deleted.get(src)!.mode)}`;
+    const key = exactKey(deleted.get(src)!);
     byOid.set(key, [...(byOid.get(key) ?? []), src]);
   }
   for (const dst of targets) {
     const side = added.get(dst)!;
-    const candidates = (byOid.get(`${side.oid}:${isLink(side.mode)}`) ?? []).filter((s) => !usedSource.has(s));
+    const candidates = (byOid.get(exactKey(side)) ?? []).filter((s) => !usedSource.has(s));
     if (candidates.length === 0) continue;
     const src = candidates.find((s) => baseName(s) === baseName(dst)) ?? candidates[0];
     usedSource.add(src);
