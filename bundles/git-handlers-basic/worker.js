@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-PTJNWAQ3.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-UPZIHVSQ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2723,6 +2723,38 @@ var PackIndex = class {
     }
     return -1;
   }
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid) {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [
+      lo - 1,
+      lo,
+      lo + 1
+    ]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+  #sharedWith(i, key) {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + (a >> 4 === key[k] >> 4 ? 1 : 0);
+    }
+    return 40;
+  }
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix) {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -2906,6 +2938,14 @@ var PackSet = class {
   }
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount() {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid) {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
@@ -3439,6 +3479,30 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+  }
+  /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
+  packedObjectCount() {
+    let count = this.hasPacks() ? this.#packSet().objectCount() : 0;
+    for (const store of this.#borrowed()) count += store.packedObjectCount();
+    return count;
+  }
+  /**
+   * The most hex digits `oid` shares with any other object here (loose, packed, borrowed): an
+   * abbreviation one digit longer names it alone (git's find_unique_abbrev).
+   */
+  sharedHexDigits(oid) {
+    let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
+        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
+        let k = 0;
+        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
+        shared = Math.max(shared, k + 2);
+      }
+    } catch {
+    }
+    for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
+    return shared;
   }
   /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
   async expand(prefix) {
@@ -5584,6 +5648,14 @@ var SEQUENCE_FILES = [
   "CHERRY_PICK_HEAD",
   "AUTO_MERGE"
 ];
+function existsSync(path) {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function clearSequenceState(repo) {
   for (const name of SEQUENCE_FILES) {
     try {
@@ -5641,7 +5713,7 @@ async function commitIndex(repo, index, options) {
     message
   }));
   const subject = splitMessage(message).subject;
-  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : "commit";
+  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,
@@ -5688,6 +5760,48 @@ async function onlyPathsIndex(repo, index, specs, inScope2) {
     });
   }
   return only;
+}
+
+// commands/git/lib/sequence.ts
+var SEQUENCE_HEADS = {
+  merge: "MERGE_HEAD",
+  "cherry-pick": "CHERRY_PICK_HEAD",
+  revert: "REVERT_HEAD"
+};
+function sequenceInProgress(repo) {
+  for (const kind of [
+    "merge",
+    "cherry-pick",
+    "revert"
+  ]) {
+    try {
+      const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
+      if (/^[0-9a-f]{40}/m.test(text)) return kind;
+    } catch {
+    }
+  }
+  return null;
+}
+function sequenceCommit(repo, kind) {
+  try {
+    return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+function preparedMessage(repo) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    return null;
+  }
+}
+async function sequenceCommitOptions(repo, explicitAuthor) {
+  const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
+  if (!picked || explicitAuthor) return {};
+  return {
+    authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
+  };
 }
 
 // commands/git/lib/revparse.ts
@@ -6644,17 +6758,6 @@ var init = async (ctx) => {
     initial_branch: initialBranch
   };
 };
-function inProgress(gitdir) {
-  const has = (name) => {
-    try {
-      Deno.statSync(`${gitdir}/${name}`);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
-}
 function shortStatus(files, porcelain) {
   const shown = bounded(files, 1e3);
   const lines = shown.items.map((f) => {
@@ -6681,7 +6784,9 @@ function longStatus(report, files, counts, progress) {
     report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`
   ];
   if (!report.head) lines.push("No commits yet");
-  if (progress) lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then git commit.`);
+  if (progress) {
+    lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then \`git ${progress} --continue\` (or \`git ${progress} --abort\`).`);
+  }
   if (files.length === 0) lines.push("nothing to commit, working tree clean");
   else {
     const staged = counts.added + counts.changed + counts.removed;
@@ -6713,7 +6818,7 @@ var status = async (ctx) => {
   const counts = statusCounts(report);
   const files = statusFiles(report);
   const isClean = files.length === 0;
-  const progress = inProgress(repo.gitdir);
+  const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
   ctx.stdout.write(short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress));
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
@@ -6820,6 +6925,7 @@ var commit = async (ctx) => {
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
+  if (message === null && !amend && sequenceInProgress(repo)) message = preparedMessage(repo);
   if (message === null && !amend) {
     throw new PtermError("InvalidArgs", 'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).');
   }
@@ -6853,6 +6959,7 @@ var commit = async (ctx) => {
     return await commitIndex(repo, index, {
       message,
       author,
+      ...amend ? {} : await sequenceCommitOptions(repo, ctx.flags.author !== void 0),
       allowEmpty: ctx.flags["allow-empty"],
       amend: amend ? {
         keepAuthor: ctx.flags.author === void 0

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-5CM2TEFX.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-UE4A3DXI.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -836,10 +836,10 @@ function newHuffman(bits, symbols) {
 }
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
-function build(h, lengths, n) {
+function build(h, lengths2, n) {
   const { count, symbol, table, bits } = h;
   count.fill(0);
-  for (let s = 0; s < n; s++) count[lengths[s]]++;
+  for (let s = 0; s < n; s++) count[lengths2[s]]++;
   count[0] = 0;
   let left = 1;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -849,7 +849,7 @@ function build(h, lengths, n) {
   }
   offs[1] = 0;
   for (let len = 1; len < MAX_BITS; len++) offs[len + 1] = offs[len] + count[len];
-  for (let s = 0; s < n; s++) if (lengths[s] !== 0) symbol[offs[lengths[s]]++] = s;
+  for (let s = 0; s < n; s++) if (lengths2[s] !== 0) symbol[offs[lengths2[s]]++] = s;
   table.fill(0);
   let code = 0;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -858,7 +858,7 @@ function build(h, lengths, n) {
   }
   const size = 1 << bits;
   for (let s = 0; s < n; s++) {
-    const len = lengths[s];
+    const len = lengths2[s];
     if (len === 0 || len > bits) continue;
     let c = nextCode[len]++;
     let reversed = 0;
@@ -1021,13 +1021,13 @@ var CODE_ORDER = [
 var fixedCodes = null;
 function fixedTables() {
   if (fixedCodes) return fixedCodes;
-  const lengths = new Uint8Array(288);
-  lengths.fill(8, 0, 144);
-  lengths.fill(9, 144, 256);
-  lengths.fill(7, 256, 280);
-  lengths.fill(8, 280, 288);
+  const lengths2 = new Uint8Array(288);
+  lengths2.fill(8, 0, 144);
+  lengths2.fill(9, 144, 256);
+  lengths2.fill(7, 256, 280);
+  lengths2.fill(8, 280, 288);
   const lit = newHuffman(LITLEN_BITS, 288);
-  build(lit, lengths, 288);
+  build(lit, lengths2, 288);
   const dist = newHuffman(DIST_BITS, 30);
   build(dist, new Uint8Array(30).fill(5), 30);
   fixedCodes = {
@@ -1214,13 +1214,13 @@ function dynamic(s) {
   const ndist = s.take(5) + 1;
   const ncode = s.take(4) + 4;
   if (nlen > 286 || ndist > 30) throw new Error("inflate: bad counts");
-  const lengths = lengthsScratch;
-  lengths.fill(0, 0, 19);
-  for (let i = 0; i < ncode; i++) lengths[CODE_ORDER[i]] = s.take(3);
-  if (!build(codeLen, lengths, 19)) throw new Error("inflate: bad code lengths");
+  const lengths2 = lengthsScratch;
+  lengths2.fill(0, 0, 19);
+  for (let i = 0; i < ncode; i++) lengths2[CODE_ORDER[i]] = s.take(3);
+  if (!build(codeLen, lengths2, 19)) throw new Error("inflate: bad code lengths");
   let index = 0;
   const total = nlen + ndist;
-  const all = lengths;
+  const all = lengths2;
   while (index < total) {
     let symbol = s.decode(codeLen);
     if (symbol < 16) {
@@ -1552,6 +1552,38 @@ var PackIndex = class {
     }
     return -1;
   }
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid) {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [
+      lo - 1,
+      lo,
+      lo + 1
+    ]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+  #sharedWith(i, key) {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + (a >> 4 === key[k] >> 4 ? 1 : 0);
+    }
+    return 40;
+  }
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix) {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -1735,6 +1767,14 @@ var PackSet = class {
   }
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount() {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid) {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
@@ -2301,6 +2341,30 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+  }
+  /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
+  packedObjectCount() {
+    let count = this.hasPacks() ? this.#packSet().objectCount() : 0;
+    for (const store of this.#borrowed()) count += store.packedObjectCount();
+    return count;
+  }
+  /**
+   * The most hex digits `oid` shares with any other object here (loose, packed, borrowed): an
+   * abbreviation one digit longer names it alone (git's find_unique_abbrev).
+   */
+  sharedHexDigits(oid) {
+    let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
+        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
+        let k = 0;
+        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
+        shared = Math.max(shared, k + 2);
+      }
+    } catch {
+    }
+    for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
+    return shared;
   }
   /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
   async expand(prefix) {
@@ -5673,6 +5737,14 @@ var SEQUENCE_FILES = [
   "CHERRY_PICK_HEAD",
   "AUTO_MERGE"
 ];
+function existsSync(path) {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function clearSequenceState(repo) {
   for (const name of SEQUENCE_FILES) {
     try {
@@ -5730,7 +5802,7 @@ async function commitIndex(repo, index, options) {
     message
   }));
   const subject = splitMessage(message).subject;
-  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : "commit";
+  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,
@@ -5921,8 +5993,37 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   return renames;
 }
 
+// commands/git/lib/abbrev.ts
+var FALLBACK_LENGTH = 7;
+var lengths = /* @__PURE__ */ new WeakMap();
+function abbrevLength(repo) {
+  const known = lengths.get(repo);
+  if (known !== void 0) return known;
+  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
+  let length;
+  if ([
+    "no",
+    "false",
+    "off"
+  ].includes(configured)) length = 40;
+  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
+  else {
+    const count = repo.objects.packedObjectCount();
+    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
+    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
+  }
+  lengths.set(repo, length);
+  return length;
+}
+function abbreviate(repo, oid) {
+  const length = abbrevLength(repo);
+  if (length >= 40) return oid;
+  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
+  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
+}
+
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-G5JLTKQH.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-ZUITG4MZ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6409,7 +6510,7 @@ async function mergeBaseTree(repo, ours, theirs) {
       });
       merged = oid;
     }
-    const label = bases.length > 1 ? "merged common ancestors" : bases[0].slice(0, 7);
+    const label = bases.length > 1 ? "merged common ancestors" : abbreviate(repo, bases[0]);
     return {
       tree: (await read(merged)).tree,
       label
@@ -7248,6 +7349,57 @@ async function renameConfigSection(repo, section, from, to) {
   });
 }
 
+// commands/git/lib/sequence.ts
+var SEQUENCE_HEADS = {
+  merge: "MERGE_HEAD",
+  "cherry-pick": "CHERRY_PICK_HEAD",
+  revert: "REVERT_HEAD"
+};
+function sequenceInProgress(repo) {
+  for (const kind of [
+    "merge",
+    "cherry-pick",
+    "revert"
+  ]) {
+    try {
+      const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
+      if (/^[0-9a-f]{40}/m.test(text)) return kind;
+    } catch {
+    }
+  }
+  return null;
+}
+function sequenceCommit(repo, kind) {
+  try {
+    return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+function requireSequence(repo, kind, doing) {
+  if (sequenceInProgress(repo) === kind) return;
+  const other = sequenceInProgress(repo);
+  throw new PtermError("NotFound", `there is no ${kind} to ${doing} (no ${SEQUENCE_HEADS[kind]})` + (other ? `; a ${other} is in progress: \`git ${other} --${doing}\`.` : "."));
+}
+function quitSequence(repo, kind) {
+  requireSequence(repo, kind, "quit");
+  clearSequenceState(repo);
+}
+function preparedMessage(repo) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    return null;
+  }
+}
+async function sequenceCommitOptions(repo, explicitAuthor) {
+  const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
+  if (!picked || explicitAuthor) return {};
+  return {
+    authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
+  };
+}
+
 // commands/git/lib/ops.ts
 async function treeOf(repo, commit) {
   return commit ? (await readCommit(repo, commit)).tree : null;
@@ -7323,7 +7475,7 @@ async function revertCommit(repo, index, policy, rev, options) {
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
   await requireIndexMatchesHead(repo, index, "revert");
   const { oid, commit, base, theirs } = await revertTrees(repo, rev);
-  const short = oid.slice(0, 7);
+  const short = abbreviate(repo, oid);
   const subject = splitMessage(commit.message).subject;
   const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
     ours: "HEAD",
@@ -7378,8 +7530,8 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
   const subject = splitMessage(commit.message).subject;
   const merge2 = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
     ours: "HEAD",
-    theirs: `${oid.slice(0, 7)} (${subject})`,
-    base: parentTree === null ? "(empty tree)" : `parent of ${oid.slice(0, 7)} (${subject})`
+    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
   if (applied.conflicts.length > 0 || options.noCommit) {
@@ -7611,7 +7763,7 @@ async function switchTo(repo, index, policy, target, options) {
     commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
   }
   const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
-  const fromName = head.branch ?? head.oid?.slice(0, 7) ?? "(unborn)";
+  const fromName = head.branch ?? head.oid ?? "(unborn)";
   if (options.createBranch) {
     await updateRef(repo, branchRef, commit, {
       expected: null,
@@ -7716,10 +7868,8 @@ async function mergeInto(repo, index, policy, rev, options) {
     conflicts: []
   };
 }
-async function abortMerge(repo, index, policy) {
-  if (readMergeHeads(repo).length === 0) {
-    throw new PtermError("NotFound", "there is no merge to abort (no MERGE_HEAD).");
-  }
+async function abortSequence(repo, index, policy, kind) {
+  requireSequence(repo, kind, "abort");
   const tree = await treeOf(repo, readHead(repo).oid);
   const staged = await indexVsTree(repo, index, tree);
   const paths = [
@@ -7742,6 +7892,20 @@ async function abortMerge(repo, index, policy) {
   }
   clearSequenceState(repo);
   return paths;
+}
+async function continueSequence(repo, index, kind, author, explicitAuthor) {
+  requireSequence(repo, kind, "continue");
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", `these files are still in conflict: ${[
+      ...index.conflicts.keys()
+    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
+  }
+  return await commitIndex(repo, index, {
+    message: preparedMessage(repo) ?? "",
+    author,
+    ...await sequenceCommitOptions(repo, explicitAuthor),
+    allowEmpty: kind === "merge"
+  });
 }
 
 // commands/git/remote/tracking.ts
@@ -7953,7 +8117,7 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
     ],
     author: sig,
     committer: sig,
-    message: `index on ${branch2}: ${head.oid.slice(0, 7)} ${subject}
+    message: `index on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
 `
   }));
   const worktree = cloneIndex(index);
@@ -7993,11 +8157,11 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
       parents: [],
       author: sig,
       committer: sig,
-      message: `untracked files on ${branch2}: ${head.oid.slice(0, 7)} ${subject}
+      message: `untracked files on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
 `
     }));
   }
-  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${head.oid.slice(0, 7)} ${subject}`;
+  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}`;
   const wip = await repo.objects.write("commit", serializeCommit({
     tree: worktreeTree,
     parents: untrackedCommit ? [
@@ -8966,10 +9130,28 @@ var tag = async (ctx) => {
   };
 };
 var revert = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
   const ref = ctx.flags.ref;
-  if (!ref) throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD).");
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ref !== void 0 || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "revert", action);
+    return {
+      repo_path: rel,
+      action,
+      reverted: done.applied,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: []
+    };
+  }
+  if (!ref) {
+    throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.");
+  }
   const result = await withRepoLock(repo, () => revertCommit(repo, loadIndex(repo), policy, ref, {
     noCommit: ctx.flags["no-commit"],
     author
@@ -8982,7 +9164,7 @@ var revert = async (ctx) => {
     conflicts: result.conflicts
   };
   if (result.conflicts.length > 0) {
-    throw new PtermError("Conflict", `reverting ${result.reverted.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them and \`git commit\` (or \`git reset --hard\` to give up).`, {
+    throw new PtermError("Conflict", `reverting ${result.reverted.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them and \`git revert --continue\` (or \`git revert --abort\` to give up).`, {
       result: fields
     });
   }
@@ -8992,19 +9174,19 @@ var revert = async (ctx) => {
   return fields;
 };
 var merge = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
-  if (ctx.flags.abort) {
-    if (ctx.flags.branch) throw new PtermError("InvalidArgs", "--abort takes no --branch.");
-    const changed = await withRepoLock(repo, () => abortMerge(repo, loadIndex(repo), policy));
-    ctx.stdout.write(`Merge aborted; ${plural(changed.length, "path")} restored.
-`);
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);
+    const done = await finishSequence(ctx, opened, "merge", action);
     return {
       repo_path: rel,
-      outcome: "aborted",
-      commit_id: null,
+      outcome: action === "continue" ? "merge" : action === "quit" ? "quit" : "aborted",
+      commit_id: done.commit_id,
       head: readHead(repo).oid,
-      changed_paths: changed,
+      changed_paths: done.changed_paths,
       conflicts: []
     };
   }
@@ -9056,10 +9238,73 @@ var merge = async (ctx) => {
     outcome: outcome.outcome
   };
 };
+function sequenceAction(flags) {
+  const given = [
+    "continue",
+    "abort",
+    "quit",
+    "skip"
+  ].filter((name) => flags[name]);
+  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
+  return given[0] ?? null;
+}
+async function finishSequence(ctx, opened, kind, action) {
+  const { repo, policy } = opened;
+  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
+  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
+  if (action === "quit") {
+    quitSequence(repo, kind);
+    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.
+`);
+    return {
+      applied,
+      commit_id: null,
+      changed_paths: []
+    };
+  }
+  if (action === "continue") {
+    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== void 0));
+    const made = await readCommit(repo, id);
+    ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
+`);
+    return {
+      applied,
+      commit_id: id,
+      changed_paths: []
+    };
+  }
+  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
+  ctx.stdout.write(`${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.
+`);
+  return {
+    applied,
+    commit_id: null,
+    changed_paths: changed
+  };
+}
 var cherryPick = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
   const rev = ctx.positionals.commit;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (rev !== void 0 || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "cherry-pick", action);
+    return {
+      repo_path: rel,
+      action,
+      picked: done.applied,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: []
+    };
+  }
+  if (rev === void 0) {
+    throw new PtermError("InvalidArgs", "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).");
+  }
   const result = await withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
     noCommit: ctx.flags["no-commit"],
     author
@@ -9069,7 +9314,7 @@ var cherryPick = async (ctx) => {
     ...result
   };
   if (result.conflicts.length > 0) {
-    throw new PtermError("Conflict", `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git reset --hard\` to give up.`, {
+    throw new PtermError("Conflict", `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git cherry-pick --continue\`, or \`git cherry-pick --abort\` to give up.`, {
       result: fields
     });
   }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-DF2ZDDIR.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-UBNAC2RV.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2099,10 +2099,10 @@ function newHuffman(bits, symbols) {
 }
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
-function build(h, lengths, n) {
+function build(h, lengths2, n) {
   const { count, symbol, table, bits } = h;
   count.fill(0);
-  for (let s = 0; s < n; s++) count[lengths[s]]++;
+  for (let s = 0; s < n; s++) count[lengths2[s]]++;
   count[0] = 0;
   let left = 1;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -2112,7 +2112,7 @@ function build(h, lengths, n) {
   }
   offs[1] = 0;
   for (let len = 1; len < MAX_BITS; len++) offs[len + 1] = offs[len] + count[len];
-  for (let s = 0; s < n; s++) if (lengths[s] !== 0) symbol[offs[lengths[s]]++] = s;
+  for (let s = 0; s < n; s++) if (lengths2[s] !== 0) symbol[offs[lengths2[s]]++] = s;
   table.fill(0);
   let code = 0;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -2121,7 +2121,7 @@ function build(h, lengths, n) {
   }
   const size = 1 << bits;
   for (let s = 0; s < n; s++) {
-    const len = lengths[s];
+    const len = lengths2[s];
     if (len === 0 || len > bits) continue;
     let c = nextCode[len]++;
     let reversed = 0;
@@ -2284,13 +2284,13 @@ var CODE_ORDER = [
 var fixedCodes = null;
 function fixedTables() {
   if (fixedCodes) return fixedCodes;
-  const lengths = new Uint8Array(288);
-  lengths.fill(8, 0, 144);
-  lengths.fill(9, 144, 256);
-  lengths.fill(7, 256, 280);
-  lengths.fill(8, 280, 288);
+  const lengths2 = new Uint8Array(288);
+  lengths2.fill(8, 0, 144);
+  lengths2.fill(9, 144, 256);
+  lengths2.fill(7, 256, 280);
+  lengths2.fill(8, 280, 288);
   const lit = newHuffman(LITLEN_BITS, 288);
-  build(lit, lengths, 288);
+  build(lit, lengths2, 288);
   const dist = newHuffman(DIST_BITS, 30);
   build(dist, new Uint8Array(30).fill(5), 30);
   fixedCodes = {
@@ -2477,13 +2477,13 @@ function dynamic(s) {
   const ndist = s.take(5) + 1;
   const ncode = s.take(4) + 4;
   if (nlen > 286 || ndist > 30) throw new Error("inflate: bad counts");
-  const lengths = lengthsScratch;
-  lengths.fill(0, 0, 19);
-  for (let i = 0; i < ncode; i++) lengths[CODE_ORDER[i]] = s.take(3);
-  if (!build(codeLen, lengths, 19)) throw new Error("inflate: bad code lengths");
+  const lengths2 = lengthsScratch;
+  lengths2.fill(0, 0, 19);
+  for (let i = 0; i < ncode; i++) lengths2[CODE_ORDER[i]] = s.take(3);
+  if (!build(codeLen, lengths2, 19)) throw new Error("inflate: bad code lengths");
   let index = 0;
   const total = nlen + ndist;
-  const all = lengths;
+  const all = lengths2;
   while (index < total) {
     let symbol = s.decode(codeLen);
     if (symbol < 16) {
@@ -2815,6 +2815,38 @@ var PackIndex = class {
     }
     return -1;
   }
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid) {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [
+      lo - 1,
+      lo,
+      lo + 1
+    ]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+  #sharedWith(i, key) {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + (a >> 4 === key[k] >> 4 ? 1 : 0);
+    }
+    return 40;
+  }
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix) {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -2998,6 +3030,14 @@ var PackSet = class {
   }
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount() {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid) {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
@@ -3564,6 +3604,30 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+  }
+  /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
+  packedObjectCount() {
+    let count = this.hasPacks() ? this.#packSet().objectCount() : 0;
+    for (const store of this.#borrowed()) count += store.packedObjectCount();
+    return count;
+  }
+  /**
+   * The most hex digits `oid` shares with any other object here (loose, packed, borrowed): an
+   * abbreviation one digit longer names it alone (git's find_unique_abbrev).
+   */
+  sharedHexDigits(oid) {
+    let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
+        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
+        let k = 0;
+        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
+        shared = Math.max(shared, k + 2);
+      }
+    } catch {
+    }
+    for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
+    return shared;
   }
   /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
   async expand(prefix) {
@@ -6627,6 +6691,35 @@ function similarityPercent(score) {
   return Math.floor(score * 100 / MAX_SCORE);
 }
 
+// commands/git/lib/abbrev.ts
+var FALLBACK_LENGTH = 7;
+var lengths = /* @__PURE__ */ new WeakMap();
+function abbrevLength(repo) {
+  const known = lengths.get(repo);
+  if (known !== void 0) return known;
+  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
+  let length;
+  if ([
+    "no",
+    "false",
+    "off"
+  ].includes(configured)) length = 40;
+  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
+  else {
+    const count = repo.objects.packedObjectCount();
+    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
+    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
+  }
+  lengths.set(repo, length);
+  return length;
+}
+function abbreviate(repo, oid) {
+  const length = abbrevLength(repo);
+  if (length >= 40) return oid;
+  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
+  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
+}
+
 // commands/git/lib/diff.ts
 async function load(repo, path, side) {
   if (!side) return {
@@ -6716,7 +6809,7 @@ rename to ${quoteName(part.path)}
       }
       const sameMode = part.old && part.new && oldMode === newMode;
       if (before.oid !== after.oid) {
-        header += `index ${before.oid.slice(0, 7)}..${after.oid.slice(0, 7)}${sameMode ? ` ${oldMode}` : ""}
+        header += `index ${abbreviate(repo, before.oid)}..${abbreviate(repo, after.oid)}${sameMode ? ` ${oldMode}` : ""}
 `;
       }
       patch += header;

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-5HDHRAMS.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-L6SHRRQD.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2226,6 +2226,38 @@ var PackIndex = class {
     }
     return -1;
   }
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid) {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [
+      lo - 1,
+      lo,
+      lo + 1
+    ]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+  #sharedWith(i, key) {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + (a >> 4 === key[k] >> 4 ? 1 : 0);
+    }
+    return 40;
+  }
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix) {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -2409,6 +2441,14 @@ var PackSet = class {
   }
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount() {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid) {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
@@ -2975,6 +3015,30 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+  }
+  /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
+  packedObjectCount() {
+    let count = this.hasPacks() ? this.#packSet().objectCount() : 0;
+    for (const store of this.#borrowed()) count += store.packedObjectCount();
+    return count;
+  }
+  /**
+   * The most hex digits `oid` shares with any other object here (loose, packed, borrowed): an
+   * abbreviation one digit longer names it alone (git's find_unique_abbrev).
+   */
+  sharedHexDigits(oid) {
+    let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
+        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
+        let k = 0;
+        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
+        shared = Math.max(shared, k + 2);
+      }
+    } catch {
+    }
+    for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
+    return shared;
   }
   /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
   async expand(prefix) {
@@ -5093,7 +5157,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-QJ2I32RH.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-QOMEMB4I.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5283,7 +5347,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-KBJ4OQ2J.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-GCXIIIW2.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5481,7 +5545,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-K7CZJECQ.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-OM2BFRD4.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5766,7 +5830,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-75XSRHPG.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-2OM5NHN6.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5841,7 +5905,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-75XSRHPG.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-2OM5NHN6.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6331,7 +6395,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-XH6D56G6.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-4DS2OO7K.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6521,13 +6585,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-KBJ4OQ2J.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-GCXIIIW2.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-TVNCHKQA.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-IRK6ERSM.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-5DTSUVJA.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-QXRHJIUD.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1499,6 +1499,26 @@ var cherryPickFlags = [
     type: "boolean",
     description: "Apply the change to index and work tree without committing."
   },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the picked commit's message (and author)."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the cherry-pick that stopped: index and work tree back to HEAD for the files it touched."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the cherry-pick in progress but keep index and work tree as they are."
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the commit being picked (pterm applies one at a time, so this is --abort)."
+  },
   compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
   authorFlag
 ];
@@ -1596,6 +1616,26 @@ var revertFlags = [
     short: "n",
     type: "boolean",
     description: "Apply the reverse change to index and work tree without committing."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the revert's prepared message."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the revert that stopped: index and work tree back to HEAD for the files it touched."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the revert in progress but keep index and work tree as they are."
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the revert in progress (pterm applies one at a time, so this is --abort)."
   }
 ];
 var mergeFlags = [
@@ -1629,6 +1669,16 @@ var mergeFlags = [
     name: "abort",
     type: "boolean",
     description: "Abandon a merge that stopped on conflicts (restores HEAD's version)."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): make the merge commit with the prepared message."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the merge in progress but keep index and work tree as they are."
   }
 ];
 var stashPositional = [
@@ -2411,8 +2461,7 @@ var gitSpec = {
       positionals: [
         {
           name: "commit",
-          required: true,
-          description: "The commit whose change to apply."
+          description: "The commit whose change to apply (none with --continue, --abort, --quit, --skip)."
         }
       ],
       handler: handler("cherry-pick", "cherryPick")

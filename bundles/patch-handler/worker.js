@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-OAA7GYMX.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-DRIRBA4I.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3193,6 +3193,38 @@ var PackIndex = class {
     }
     return -1;
   }
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid) {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [
+      lo - 1,
+      lo,
+      lo + 1
+    ]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+  #sharedWith(i, key) {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + (a >> 4 === key[k] >> 4 ? 1 : 0);
+    }
+    return 40;
+  }
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix) {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -3376,6 +3408,14 @@ var PackSet = class {
   }
   matching(prefix) {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount() {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid) {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
   /**
    * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
@@ -7221,7 +7261,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-FZL2TU6P.js", import.meta.url).href)
+    git: await import(new URL("./api-P4OBXXYT.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7260,7 +7300,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-FZL2TU6P.js", import.meta.url).href)
+    git: await import(new URL("./api-P4OBXXYT.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -224,7 +224,10 @@ export const resultSchemas = {
     })),
     truncated: z.boolean(),
     withheld: paths,
-    in_progress: z.enum(["merge", "revert"]).nullable(),
+    in_progress: z.enum(["merge", "cherry-pick", "revert"]).nullable().describe(
+      "An operation stopped on conflicts or by --no-commit: finish it with `git <it> --continue` (or `git commit`), " +
+        "or `git <it> --abort`.",
+    ),
   }),
   add: z.strictObject({
     ...base("git add"),
@@ -305,6 +308,7 @@ export const resultSchemas = {
   }),
   "cherry-pick": z.strictObject({
     ...base("git cherry-pick"),
+    action: z.enum(["pick", "continue", "abort", "quit", "skip"]).optional().describe("Absent: pick."),
     picked: oid,
     commit_id: oid.nullable().describe("null with --no-commit (or when it conflicted)."),
     changed_paths: paths,
@@ -415,6 +419,7 @@ export const resultSchemas = {
   }),
   revert: z.strictObject({
     ...base("git revert"),
+    action: z.enum(["revert", "continue", "abort", "quit", "skip"]).optional().describe("Absent: revert."),
     reverted: oid,
     commit_id: oid.nullable(),
     changed_paths: paths,
@@ -422,7 +427,7 @@ export const resultSchemas = {
   }),
   merge: z.strictObject({
     ...base("git merge"),
-    outcome: z.enum(["fast-forward", "merge", "up-to-date", "aborted"]),
+    outcome: z.enum(["fast-forward", "merge", "up-to-date", "aborted", "quit"]),
     commit_id: oid.nullable(),
     head: oid.nullable(),
     changed_paths: paths,

@@ -641,6 +641,26 @@ export const cherryPickFlags = [
     type: "boolean",
     description: "Apply the change to index and work tree without committing.",
   },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the picked commit's message (and author).",
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the cherry-pick that stopped: index and work tree back to HEAD for the files it touched.",
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the cherry-pick in progress but keep index and work tree as they are.",
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the commit being picked (pterm applies one at a time, so this is --abort).",
+  },
   compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
   authorFlag,
 ] as const satisfies readonly FlagSpec[];
@@ -711,6 +731,26 @@ export const revertFlags = [
     type: "boolean",
     description: "Apply the reverse change to index and work tree without committing.",
   },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the revert's prepared message.",
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the revert that stopped: index and work tree back to HEAD for the files it touched.",
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the revert in progress but keep index and work tree as they are.",
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the revert in progress (pterm applies one at a time, so this is --abort).",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const mergeFlags = [
@@ -729,6 +769,16 @@ export const mergeFlags = [
     name: "abort",
     type: "boolean",
     description: "Abandon a merge that stopped on conflicts (restores HEAD's version).",
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): make the merge commit with the prepared message.",
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the merge in progress but keep index and work tree as they are.",
   },
 ] as const satisfies readonly FlagSpec[];
 
@@ -1234,7 +1284,10 @@ export const gitSpec: CommandSpec = {
       { command: "git cherry-pick feature", description: "Copy the last commit of feature onto the current branch." },
       { command: "git cherry-pick -n 1a2b3c4", description: "Stage the change without committing." },
     ], {
-      positionals: [{ name: "commit", required: true, description: "The commit whose change to apply." }],
+      positionals: [{
+        name: "commit",
+        description: "The commit whose change to apply (none with --continue, --abort, --quit, --skip).",
+      }],
       handler: handler("cherry-pick", "cherryPick"),
     }),
     leaf("clean", "Delete untracked files (git clean): -n lists them, -f deletes, -d includes folders.", cleanFlags, [

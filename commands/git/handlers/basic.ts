@@ -7,6 +7,7 @@ import type { CommandContext } from "../../../core/context.ts";
 import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
 import { stage, type StageResult } from "../lib/add.ts";
 import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../lib/commit.ts";
+import { preparedMessage, sequenceCommitOptions, sequenceInProgress } from "../lib/sequence.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
@@ -58,18 +59,6 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
   return { repo_path: confined.rel, git_dir: gitDir, created, initial_branch: initialBranch };
 };
 
-function inProgress(gitdir: string): "merge" | "revert" | null {
-  const has = (name: string) => {
-    try {
-      Deno.statSync(`${gitdir}/${name}`);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  return has("MERGE_HEAD") ? "merge" : has("REVERT_HEAD") ? "revert" : null;
-}
-
 /**
  * git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes.
  * A submodule changed only inside is ` m` (modified content) or ` ?` (untracked content) there, as
@@ -107,7 +96,12 @@ function longStatus(
 ): string {
   const lines = [report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`];
   if (!report.head) lines.push("No commits yet");
-  if (progress) lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then git commit.`);
+  if (progress) {
+    lines.push(
+      `A ${progress} is in progress: resolve conflicts, git add them, then \`git ${progress} --continue\` (or ` +
+        `\`git ${progress} --abort\`).`,
+    );
+  }
   if (files.length === 0) lines.push("nothing to commit, working tree clean");
   else {
     const staged = counts.added + counts.changed + counts.removed;
@@ -140,7 +134,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const counts = statusCounts(report);
   const files = statusFiles(report);
   const isClean = files.length === 0;
-  const progress = inProgress(repo.gitdir);
+  const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
   ctx.stdout.write(
     short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress),
@@ -267,6 +261,8 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   const warnings: string[] = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
+  // Concluding a merge, cherry-pick or revert: git's message is the one it prepared (git commit --no-edit).
+  if (message === null && !amend && sequenceInProgress(repo)) message = preparedMessage(repo);
   if (message === null && !amend) {
     throw new PtermError(
       "InvalidArgs",
@@ -302,6 +298,7 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
     return await commitIndex(repo, index, {
       message,
       author,
+      ...(amend ? {} : await sequenceCommitOptions(repo, ctx.flags.author !== undefined)),
       allowEmpty: ctx.flags["allow-empty"],
       amend: amend ? { keepAuthor: ctx.flags.author === undefined } : undefined,
     });

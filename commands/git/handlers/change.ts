@@ -22,8 +22,9 @@ import type {
 } from "../spec.ts";
 import { readCommit } from "../lib/log.ts";
 import {
-  abortMerge,
+  abortSequence,
   cherryPickCommit,
+  continueSequence,
   createBranch,
   createTag,
   deleteBranch,
@@ -41,6 +42,7 @@ import {
 } from "../lib/ops.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { listRemoteBranches } from "../remote/tracking.ts";
+import { quitSequence, type Sequence, sequenceCommit } from "../lib/sequence.ts";
 import { removeConfigValues, setConfigValues } from "../lib/config_edit.ts";
 import {
   configuredUpstream,
@@ -698,10 +700,31 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
 };
 
 export const revert: Handler<typeof revertFlags> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
   const ref = ctx.flags.ref;
-  if (!ref) throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD).");
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ref !== undefined || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "revert", action);
+    return {
+      repo_path: rel,
+      action,
+      reverted: done.applied!,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: [],
+    };
+  }
+  if (!ref) {
+    throw new PtermError(
+      "InvalidArgs",
+      "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.",
+    );
+  }
   const result = await withRepoLock(
     repo,
     () => revertCommit(repo, loadIndex(repo), policy, ref, { noCommit: ctx.flags["no-commit"], author }),
@@ -719,7 +742,7 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
       `reverting ${result.reverted.slice(0, 7)} conflicted in ${
         result.conflicts.join(", ")
       }; the files contain conflict markers. ` +
-        "Edit them, `git add` them and `git commit` (or `git reset --hard` to give up).",
+        "Edit them, `git add` them and `git revert --continue` (or `git revert --abort` to give up).",
       { result: fields },
     );
   }
@@ -732,18 +755,19 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
 };
 
 export const merge: Handler<typeof mergeFlags> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
-  if (ctx.flags.abort) {
-    if (ctx.flags.branch) throw new PtermError("InvalidArgs", "--abort takes no --branch.");
-    const changed = await withRepoLock(repo, () => abortMerge(repo, loadIndex(repo), policy));
-    ctx.stdout.write(`Merge aborted; ${plural(changed.length, "path")} restored.\n`);
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);
+    const done = await finishSequence(ctx, opened, "merge", action);
     return {
       repo_path: rel,
-      outcome: "aborted",
-      commit_id: null,
+      outcome: action === "continue" ? "merge" as const : action === "quit" ? "quit" as const : "aborted" as const,
+      commit_id: done.commit_id,
       head: readHead(repo).oid,
-      changed_paths: changed,
+      changed_paths: done.changed_paths,
       conflicts: [],
     };
   }
@@ -804,10 +828,77 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
   return { ...fields, outcome: outcome.outcome };
 };
 
+/** Which of --continue, --abort, --quit, --skip was given (at most one), or null. */
+function sequenceAction(
+  flags: { continue?: boolean; abort?: boolean; quit?: boolean; skip?: boolean },
+): "continue" | "abort" | "quit" | "skip" | null {
+  const given = (["continue", "abort", "quit", "skip"] as const).filter((name) => flags[name]);
+  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
+  return given[0] ?? null;
+}
+
+/**
+ * `git cherry-pick|revert|merge --continue|--abort|--quit|--skip` on the operation that stopped.
+ * --skip drops the one commit being applied: pterm applies one at a time, so it is --abort.
+ */
+async function finishSequence(
+  ctx: AnyContext,
+  opened: Opened,
+  kind: Sequence,
+  action: "continue" | "abort" | "quit" | "skip",
+) {
+  const { repo, policy } = opened;
+  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
+  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
+  if (action === "quit") {
+    quitSequence(repo, kind);
+    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.\n`);
+    return { applied, commit_id: null, changed_paths: [] as string[] };
+  }
+  if (action === "continue") {
+    const id = await withRepoLock(
+      repo,
+      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== undefined),
+    );
+    const made = await readCommit(repo, id);
+    ctx.stdout.write(
+      `[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}\n`,
+    );
+    return { applied, commit_id: id, changed_paths: [] as string[] };
+  }
+  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
+  ctx.stdout.write(
+    `${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.\n`,
+  );
+  return { applied, commit_id: null, changed_paths: changed };
+}
+
 export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
   const author = authorOf(ctx);
-  const rev = ctx.positionals.commit as string;
+  const rev = ctx.positionals.commit as string | undefined;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (rev !== undefined || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "cherry-pick", action);
+    return {
+      repo_path: rel,
+      action,
+      picked: done.applied!,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: [],
+    };
+  }
+  if (rev === undefined) {
+    throw new PtermError(
+      "InvalidArgs",
+      "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).",
+    );
+  }
   const result = await withRepoLock(
     repo,
     () => cherryPickCommit(repo, loadIndex(repo), policy, rev, { noCommit: ctx.flags["no-commit"], author }),
@@ -817,7 +908,8 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
     throw new PtermError(
       "Conflict",
       `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +
-        "conflict markers. Edit them, `git add` them and `git commit`, or `git reset --hard` to give up.",
+        "conflict markers. Edit them, `git add` them and `git cherry-pick --continue`, or " +
+        "`git cherry-pick --abort` to give up.",
       { result: fields },
     );
   }

@@ -18,6 +18,15 @@ export const SEQUENCE_FILES = [
   "AUTO_MERGE",
 ];
 
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function clearSequenceState(repo: Repo): void {
   for (const name of SEQUENCE_FILES) {
     try {
@@ -103,6 +112,8 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
     ? "commit (initial)"
     : parents.length > 1
     ? "commit (merge)"
+    : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`)
+    ? "commit (cherry-pick)"
     : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,

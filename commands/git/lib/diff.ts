@@ -18,6 +18,7 @@ import type { FlatEntry } from "./tree.ts";
 import { lstatTracked } from "./worktree.ts";
 import { conversionFor, worktreeBlob } from "./convert.ts";
 import { DEFAULT_RENAME_SCORE, detectRenames, MAX_SCORE, similarityPercent } from "./renames.ts";
+import { abbreviate } from "./abbrev.ts";
 
 /** One side of a file change: a blob, or the file in the work tree (oid computed when read). */
 export type DiffSide = { kind: "blob"; oid: string; mode: string } | { kind: "worktree"; mode: string } | null;
@@ -114,7 +115,9 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       }
       const sameMode = part.old && part.new && oldMode === newMode;
       if (before.oid !== after.oid) {
-        header += `index ${before.oid.slice(0, 7)}..${after.oid.slice(0, 7)}${sameMode ? ` ${oldMode}` : ""}\n`;
+        header += `index ${abbreviate(repo, before.oid)}..${abbreviate(repo, after.oid)}${
+          sameMode ? ` ${oldMode}` : ""
+        }\n`;
       }
       patch += header;
       printed = true;

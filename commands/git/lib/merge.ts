@@ -24,6 +24,7 @@ import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } fr
 import { detectRenames } from "./renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
+import { abbreviate } from "./abbrev.ts";
 
 /**
  * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
@@ -555,7 +556,7 @@ export async function mergeBaseTree(
       virtuals.set(oid, { oid, tree, parents: [merged, next.oid] });
       merged = oid;
     }
-    const label = bases.length > 1 ? "merged common ancestors" : bases[0].slice(0, 7);
+    const label = bases.length > 1 ? "merged common ancestors" : abbreviate(repo, bases[0]);
     return { tree: (await read(merged)).tree, label };
   };
   return await baseOf(ours, theirs, 0);

@@ -297,6 +297,31 @@ export class ObjectStore {
     }
   }
 
+  /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
+  packedObjectCount(): number {
+    let count = this.hasPacks() ? this.#packSet().objectCount() : 0;
+    for (const store of this.#borrowed()) count += store.packedObjectCount();
+    return count;
+  }
+
+  /**
+   * The most hex digits `oid` shares with any other object here (loose, packed, borrowed): an
+   * abbreviation one digit longer names it alone (git's find_unique_abbrev).
+   */
+  sharedHexDigits(oid: string): number {
+    let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
+    try {
+      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
+        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
+        let k = 0;
+        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
+        shared = Math.max(shared, k + 2);
+      }
+    } catch { /* no such fan-out folder */ }
+    for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
+    return shared;
+  }
+
   /** Expands an abbreviated object name (at least 4 hex digits); null if none, throws if ambiguous. */
   async expand(prefix: string): Promise<string | null> {
     const lower = prefix.toLowerCase();

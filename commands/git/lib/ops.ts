@@ -32,6 +32,8 @@ import { type PathPolicy, WorktreeWriter } from "./worktree.ts";
 import { flattenTree } from "./tree.ts";
 import { configuredUpstream, upstreamLabel } from "./upstream.ts";
 import { removeConfigSection, renameConfigSection } from "./config_edit.ts";
+import { abbreviate } from "./abbrev.ts";
+import { preparedMessage, requireSequence, type Sequence, sequenceCommitOptions } from "./sequence.ts";
 
 export type ResetMode = "soft" | "mixed" | "hard";
 
@@ -155,7 +157,7 @@ export async function revertCommit(
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
   await requireIndexMatchesHead(repo, index, "revert");
   const { oid, commit, base, theirs } = await revertTrees(repo, rev);
-  const short = oid.slice(0, 7);
+  const short = abbreviate(repo, oid);
   const subject = splitMessage(commit.message).subject;
   const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
     ours: "HEAD",
@@ -212,8 +214,8 @@ export async function cherryPickCommit(
   const subject = splitMessage(commit.message).subject;
   const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
     ours: "HEAD",
-    theirs: `${oid.slice(0, 7)} (${subject})`,
-    base: parentTree === null ? "(empty tree)" : `parent of ${oid.slice(0, 7)} (${subject})`,
+    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
   if (applied.conflicts.length > 0 || options.noCommit) {
@@ -494,7 +496,8 @@ export async function switchTo(
     await treeOf(repo, commit),
     options.force ? "force" : "safe",
   );
-  const fromName = head.branch ?? head.oid?.slice(0, 7) ?? "(unborn)";
+  // git's reflog names a detached HEAD it leaves by its full object name.
+  const fromName = head.branch ?? head.oid ?? "(unborn)";
   if (options.createBranch) {
     await updateRef(repo, branchRef!, commit, { expected: null, message: `branch: Created from ${target}`, who });
   }
@@ -607,10 +610,13 @@ export async function mergeInto(
  * `merge --abort`: every path the merge staged or left conflicted goes back to HEAD's version;
  * other local changes (which the merge did not touch) are kept. Merge state files are removed.
  */
-export async function abortMerge(repo: Repo, index: Index, policy: PathPolicy): Promise<string[]> {
-  if (readMergeHeads(repo).length === 0) {
-    throw new PtermError("NotFound", "there is no merge to abort (no MERGE_HEAD).");
-  }
+
+/**
+ * `git merge|cherry-pick|revert --abort`: index and work tree back to HEAD for every path the
+ * operation staged or left in conflict; other files are left alone, and the state files go.
+ */
+export async function abortSequence(repo: Repo, index: Index, policy: PathPolicy, kind: Sequence): Promise<string[]> {
+  requireSequence(repo, kind, "abort");
   const tree = await treeOf(repo, readHead(repo).oid);
   const staged = await indexVsTree(repo, index, tree);
   const paths = [...new Set([...staged.keys(), ...index.conflicts.keys()])].sort(comparePaths);
@@ -628,4 +634,32 @@ export async function abortMerge(repo: Repo, index: Index, policy: PathPolicy): 
   }
   clearSequenceState(repo);
   return paths;
+}
+
+/**
+ * `git merge|cherry-pick|revert --continue`: the resolved index committed with the message the
+ * operation prepared (MERGE_MSG), as git does; a cherry-pick keeps the picked commit's author
+ * unless one is given. Conflicts still in the index refuse it.
+ */
+export async function continueSequence(
+  repo: Repo,
+  index: Index,
+  kind: Sequence,
+  author: GitAuthor,
+  explicitAuthor: boolean,
+): Promise<string> {
+  requireSequence(repo, kind, "continue");
+  if (index.hasConflicts()) {
+    throw new PtermError(
+      "Conflict",
+      `these files are still in conflict: ${[...index.conflicts.keys()].sort(comparePaths).join(", ")}. Edit ` +
+        `them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`,
+    );
+  }
+  return await commitIndex(repo, index, {
+    message: preparedMessage(repo) ?? "",
+    author,
+    ...(await sequenceCommitOptions(repo, explicitAuthor)),
+    allowEmpty: kind === "merge",
+  });
 }

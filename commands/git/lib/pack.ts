@@ -79,6 +79,36 @@ class PackIndex {
     return -1;
   }
 
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid: string): number {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [lo - 1, lo, lo + 1]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+
+  #sharedWith(i: number, key: Uint8Array): number {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + ((a >> 4) === (key[k] >> 4) ? 1 : 0);
+    }
+    return 40;
+  }
+
   /** Names starting with `prefix` (hex, even or odd length). */
   matching(prefix: string): string[] {
     const first = parseInt(prefix.slice(0, 2), 16);
@@ -288,6 +318,16 @@ export class PackSet {
 
   matching(prefix: string): string[] {
     return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount(): number {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid: string): number {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
   }
 
   /**

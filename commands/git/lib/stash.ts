@@ -21,6 +21,7 @@ import { indexVsTree, worktreeStatus } from "./status.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
 import { lstatTracked, type PathPolicy, worktreeMode, WorktreeWriter } from "./worktree.ts";
 import { worktreeBlob } from "./convert.ts";
+import { abbreviate } from "./abbrev.ts";
 
 const STASH_REF = "refs/stash";
 
@@ -110,7 +111,7 @@ export async function stashPush(
       parents: [head.oid],
       author: sig,
       committer: sig,
-      message: `index on ${branch}: ${head.oid.slice(0, 7)} ${subject}\n`,
+      message: `index on ${branch}: ${abbreviate(repo, head.oid)} ${subject}\n`,
     }),
   );
   const worktree = cloneIndex(index);
@@ -151,13 +152,13 @@ export async function stashPush(
         parents: [],
         author: sig,
         committer: sig,
-        message: `untracked files on ${branch}: ${head.oid.slice(0, 7)} ${subject}\n`,
+        message: `untracked files on ${branch}: ${abbreviate(repo, head.oid)} ${subject}\n`,
       }),
     );
   }
   const title = message !== undefined && message.trim() !== ""
     ? `On ${branch}: ${message.trim()}`
-    : `WIP on ${branch}: ${head.oid.slice(0, 7)} ${subject}`;
+    : `WIP on ${branch}: ${abbreviate(repo, head.oid)} ${subject}`;
   const wip = await repo.objects.write(
     "commit",
     serializeCommit({
