@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-UPZIHVSQ.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-JVJMR3W6.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -766,6 +766,11 @@ function compareBytes(a, b) {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return a.length - b.length;
+}
+function looksBinary(bytes) {
+  const n = Math.min(bytes.length, 8e3);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
 }
 var ZERO_OID = "0000000000000000000000000000000000000000";
 var EMPTY_TREE_OID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -5392,7 +5397,56 @@ async function computeStatus(repo, index, policy, options, work) {
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
 }
-function statusFiles(report) {
+async function stagedRenames(repo, index, report) {
+  const deletedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "D").map(([p]) => p);
+  const addedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "A").map(([p]) => p);
+  const setting = repo.config.get("status.renames") ?? repo.config.get("diff.renames") ?? "true";
+  const off = [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting.trim().toLowerCase());
+  if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
+  const { detectRenames } = await import(new URL("./renames-HHNP5GVY.js", import.meta.url).href);
+  const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
+  const inHead = await flattenTree(repo, headTree);
+  const deleted = new Map(deletedPaths.flatMap((p) => {
+    const entry = inHead.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: entry.mode
+        }
+      ]
+    ] : [];
+  }));
+  const added = new Map(addedPaths.flatMap((p) => {
+    const entry = index.entries.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: modeToTreeMode(entry.mode)
+        }
+      ]
+    ] : [];
+  }));
+  const renames = await detectRenames(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
+  return new Map(renames.map((r) => [
+    r.to,
+    r.from
+  ]));
+}
+function statusFiles(report, renames = /* @__PURE__ */ new Map()) {
+  const renamedFrom = new Set(renames.values());
   const paths = /* @__PURE__ */ new Set([
     ...report.staged.keys(),
     ...report.unstaged.keys()
@@ -5401,15 +5455,19 @@ function statusFiles(report) {
   for (const path of [
     ...paths
   ].sort(comparePaths)) {
-    const xy = `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    if (renamedFrom.has(path) && !report.unstaged.has(path)) continue;
+    const from = renames.get(path);
+    const xy = `${from !== void 0 ? "R" : report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
     const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : void 0);
-    files.push(sub ? {
+    files.push({
       path,
       xy,
-      submodule: sub
-    } : {
-      path,
-      xy
+      ...sub ? {
+        submodule: sub
+      } : {},
+      ...from !== void 0 ? {
+        orig_path: from
+      } : {}
     });
   }
   for (const path of report.conflicted) files.push({
@@ -6765,7 +6823,8 @@ function shortStatus(files, porcelain) {
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    return `${xy.replaceAll(".", " ")} ${quoteName(f.path)}`;
+    const from = f.orig_path !== void 0 ? `${quoteName(f.orig_path)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${quoteName(f.path)}`;
   });
   if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
   return lines.length ? lines.join("\n") + "\n" : "";
@@ -6793,7 +6852,10 @@ function longStatus(report, files, counts, progress) {
     const unstaged = counts.modified + counts.missing;
     lines.push(`staged: ${staged} (added ${counts.added}, changed ${counts.changed}, removed ${counts.removed}); unstaged: ${unstaged} (modified ${counts.modified}, missing ${counts.missing}); untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`);
     const shown = bounded(files, 200);
-    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}${submoduleNote(f.submodule)}`);
+    for (const f of shown.items) {
+      const from = f.orig_path !== void 0 ? `${f.orig_path} -> ` : "";
+      lines.push(`  ${f.xy} ${from}${f.path}${submoduleNote(f.submodule)}`);
+    }
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
@@ -6816,7 +6878,7 @@ var status = async (ctx) => {
     await tryWriteRefreshedIndex(repo, index);
   }
   const counts = statusCounts(report);
-  const files = statusFiles(report);
+  const files = statusFiles(report, await stagedRenames(repo, index, report));
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
@@ -7108,6 +7170,7 @@ export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   serveHandler,
+  looksBinary,
   basic_exports
 };
 export { basic_exports as handlerModule };

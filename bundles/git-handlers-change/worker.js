@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-UE4A3DXI.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-JJNZDRXJ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6023,7 +6023,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-ZUITG4MZ.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-QI6GLCZB.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

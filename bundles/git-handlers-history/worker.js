@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-UBNAC2RV.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-B4PQHBJV.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6057,6 +6057,190 @@ function subprojectText(oid, dirty = false) {
 `);
 }
 
+// commands/git/lib/renames.ts
+var MAX_SCORE = 6e4;
+var DEFAULT_RENAME_SCORE = 3e4;
+var PAIR_LIMIT = 500 * 500;
+var HASHBASE = 107927;
+function spanHashes(buf) {
+  const isText = !looksBinary(buf);
+  const counts = /* @__PURE__ */ new Map();
+  let n = 0;
+  let accum1 = 0;
+  let accum2 = 0;
+  const add = () => {
+    const hash = ((accum1 >>> 0) + Math.imul(accum2 >>> 0, 97) >>> 0) % HASHBASE;
+    counts.set(hash, (counts.get(hash) ?? 0) + n);
+    n = 0;
+    accum1 = accum2 = 0;
+  };
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (isText && c === 13 && i + 1 < buf.length && buf[i + 1] === 10) continue;
+    const old1 = accum1;
+    accum1 = (accum1 << 7 ^ accum2 >>> 25) >>> 0;
+    accum2 = (accum2 << 7 ^ old1 >>> 25) >>> 0;
+    accum1 = accum1 + c >>> 0;
+    if (++n < 64 && c !== 10) continue;
+    add();
+  }
+  if (n > 0) add();
+  const keys = [
+    ...counts.keys()
+  ].sort((a, b) => a - b);
+  return {
+    hashes: Uint32Array.from(keys),
+    counts: Uint32Array.from(keys.map((k) => counts.get(k)))
+  };
+}
+function copiedBytes(src, dst) {
+  let i = 0;
+  let j = 0;
+  let copied = 0;
+  while (i < src.hashes.length && j < dst.hashes.length) {
+    const s = src.hashes[i];
+    const d = dst.hashes[j];
+    if (s < d) i++;
+    else if (d < s) j++;
+    else {
+      copied += Math.min(src.counts[i], dst.counts[j]);
+      i++;
+      j++;
+    }
+  }
+  return copied;
+}
+var baseName = (path) => path.slice(path.lastIndexOf("/") + 1);
+var isRegular = (mode) => mode === "100644" || mode === "100755";
+var kindOf = (mode) => mode === "120000" ? "link" : mode.startsWith("160") ? "gitlink" : "file";
+async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCORE, inexactSource = () => true) {
+  const renames = [];
+  const sources = [
+    ...deleted.keys()
+  ];
+  const targets = [
+    ...added.keys()
+  ];
+  const usedSource = /* @__PURE__ */ new Set();
+  const usedTarget = /* @__PURE__ */ new Set();
+  const exactKey = (side) => `${side.oid}:${kindOf(side.mode)}`;
+  const byOid = /* @__PURE__ */ new Map();
+  for (const src of sources) {
+    const key = exactKey(deleted.get(src));
+    byOid.set(key, [
+      ...byOid.get(key) ?? [],
+      src
+    ]);
+  }
+  for (const dst of targets) {
+    const side = added.get(dst);
+    const candidates = (byOid.get(exactKey(side)) ?? []).filter((s) => !usedSource.has(s));
+    if (candidates.length === 0) continue;
+    const src = candidates.find((s) => baseName(s) === baseName(dst)) ?? candidates[0];
+    usedSource.add(src);
+    usedTarget.add(dst);
+    renames.push({
+      from: src,
+      to: dst,
+      score: MAX_SCORE
+    });
+  }
+  let restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s).mode) && inexactSource(s));
+  let restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d).mode));
+  if (restSources.length === 0 || restTargets.length === 0) return renames;
+  const content = /* @__PURE__ */ new Map();
+  const hashes = /* @__PURE__ */ new Map();
+  const load2 = async (key, path, side) => {
+    let bytes = content.get(key);
+    if (!bytes) {
+      bytes = await read(path, side);
+      content.set(key, bytes);
+    }
+    return bytes;
+  };
+  const hashOf = (key, bytes) => {
+    let h = hashes.get(key);
+    if (!h) {
+      h = spanHashes(bytes);
+      hashes.set(key, h);
+    }
+    return h;
+  };
+  const similarity = async (src, dst, floor) => {
+    const srcBytes = await load2(`-${src}`, src, deleted.get(src));
+    const dstBytes = await load2(`+${dst}`, dst, added.get(dst));
+    const maxSize = Math.max(srcBytes.length, dstBytes.length);
+    const baseSize = Math.min(srcBytes.length, dstBytes.length);
+    if (maxSize * (MAX_SCORE - floor) < (maxSize - baseSize) * MAX_SCORE) return null;
+    if (dstBytes.length === 0) return null;
+    const score = Math.floor(copiedBytes(hashOf(`-${src}`, srcBytes), hashOf(`+${dst}`, dstBytes)) * MAX_SCORE / maxSize);
+    return score < floor ? null : score;
+  };
+  const unique = (paths) => {
+    const seen = /* @__PURE__ */ new Map();
+    for (const p of paths) seen.set(baseName(p), seen.has(baseName(p)) ? null : p);
+    return seen;
+  };
+  const uniqueTargets = unique(restTargets);
+  const basenameFloor = minScore + Math.floor((MAX_SCORE - minScore) / 2);
+  for (const [name, src] of unique(restSources)) {
+    const dst = uniqueTargets.get(name);
+    if (!src || !dst) continue;
+    const score = await similarity(src, dst, basenameFloor);
+    if (score === null) continue;
+    usedSource.add(src);
+    usedTarget.add(dst);
+    renames.push({
+      from: src,
+      to: dst,
+      score
+    });
+  }
+  restSources = restSources.filter((s) => !usedSource.has(s));
+  restTargets = restTargets.filter((d) => !usedTarget.has(d));
+  if (restSources.length === 0 || restTargets.length === 0) return renames;
+  if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
+  const after = (a, b) => a === null ? b === null ? 0 : 1 : b === null ? -1 : b.score - a.score || Number(b.sameName) - Number(a.sameName);
+  const scored = [];
+  for (const dst of restTargets) {
+    const slots = [
+      null,
+      null,
+      null,
+      null
+    ];
+    for (const src of restSources) {
+      const score = await similarity(src, dst, minScore);
+      if (score === null) continue;
+      const candidate = {
+        src,
+        dst,
+        score,
+        sameName: baseName(src) === baseName(dst)
+      };
+      let worst = 0;
+      for (let i = 1; i < slots.length; i++) if (after(slots[i], slots[worst]) > 0) worst = i;
+      if (after(slots[worst], candidate) > 0) slots[worst] = candidate;
+    }
+    for (const slot of slots) if (slot) scored.push(slot);
+  }
+  scored.sort((a, b) => after(a, b));
+  for (const pair of scored) {
+    if (usedSource.has(pair.src) || usedTarget.has(pair.dst)) continue;
+    usedSource.add(pair.src);
+    usedTarget.add(pair.dst);
+    renames.push({
+      from: pair.src,
+      to: pair.dst,
+      score: pair.score
+    });
+  }
+  return renames;
+}
+function similarityPercent(score) {
+  return Math.floor(score * 100 / MAX_SCORE);
+}
+
 // commands/git/lib/compare.ts
 function quickCompare(repo, entry, info, racyLimitMs) {
   if (entry.assumeValid) return "same";
@@ -6505,190 +6689,6 @@ async function computeStatus(repo, index, policy, options, work) {
       ...work.unstaged.keys()
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
-}
-
-// commands/git/lib/renames.ts
-var MAX_SCORE = 6e4;
-var DEFAULT_RENAME_SCORE = 3e4;
-var PAIR_LIMIT = 500 * 500;
-var HASHBASE = 107927;
-function spanHashes(buf) {
-  const isText = !looksBinary(buf);
-  const counts = /* @__PURE__ */ new Map();
-  let n = 0;
-  let accum1 = 0;
-  let accum2 = 0;
-  const add = () => {
-    const hash = ((accum1 >>> 0) + Math.imul(accum2 >>> 0, 97) >>> 0) % HASHBASE;
-    counts.set(hash, (counts.get(hash) ?? 0) + n);
-    n = 0;
-    accum1 = accum2 = 0;
-  };
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (isText && c === 13 && i + 1 < buf.length && buf[i + 1] === 10) continue;
-    const old1 = accum1;
-    accum1 = (accum1 << 7 ^ accum2 >>> 25) >>> 0;
-    accum2 = (accum2 << 7 ^ old1 >>> 25) >>> 0;
-    accum1 = accum1 + c >>> 0;
-    if (++n < 64 && c !== 10) continue;
-    add();
-  }
-  if (n > 0) add();
-  const keys = [
-    ...counts.keys()
-  ].sort((a, b) => a - b);
-  return {
-    hashes: Uint32Array.from(keys),
-    counts: Uint32Array.from(keys.map((k) => counts.get(k)))
-  };
-}
-function copiedBytes(src, dst) {
-  let i = 0;
-  let j = 0;
-  let copied = 0;
-  while (i < src.hashes.length && j < dst.hashes.length) {
-    const s = src.hashes[i];
-    const d = dst.hashes[j];
-    if (s < d) i++;
-    else if (d < s) j++;
-    else {
-      copied += Math.min(src.counts[i], dst.counts[j]);
-      i++;
-      j++;
-    }
-  }
-  return copied;
-}
-var baseName = (path) => path.slice(path.lastIndexOf("/") + 1);
-var isRegular = (mode) => mode === "100644" || mode === "100755";
-var kindOf = (mode) => mode === "120000" ? "link" : mode.startsWith("160") ? "gitlink" : "file";
-async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCORE, inexactSource = () => true) {
-  const renames = [];
-  const sources = [
-    ...deleted.keys()
-  ];
-  const targets = [
-    ...added.keys()
-  ];
-  const usedSource = /* @__PURE__ */ new Set();
-  const usedTarget = /* @__PURE__ */ new Set();
-  const exactKey = (side) => `${side.oid}:${kindOf(side.mode)}`;
-  const byOid = /* @__PURE__ */ new Map();
-  for (const src of sources) {
-    const key = exactKey(deleted.get(src));
-    byOid.set(key, [
-      ...byOid.get(key) ?? [],
-      src
-    ]);
-  }
-  for (const dst of targets) {
-    const side = added.get(dst);
-    const candidates = (byOid.get(exactKey(side)) ?? []).filter((s) => !usedSource.has(s));
-    if (candidates.length === 0) continue;
-    const src = candidates.find((s) => baseName(s) === baseName(dst)) ?? candidates[0];
-    usedSource.add(src);
-    usedTarget.add(dst);
-    renames.push({
-      from: src,
-      to: dst,
-      score: MAX_SCORE
-    });
-  }
-  let restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s).mode) && inexactSource(s));
-  let restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d).mode));
-  if (restSources.length === 0 || restTargets.length === 0) return renames;
-  const content = /* @__PURE__ */ new Map();
-  const hashes = /* @__PURE__ */ new Map();
-  const load2 = async (key, path, side) => {
-    let bytes = content.get(key);
-    if (!bytes) {
-      bytes = await read(path, side);
-      content.set(key, bytes);
-    }
-    return bytes;
-  };
-  const hashOf = (key, bytes) => {
-    let h = hashes.get(key);
-    if (!h) {
-      h = spanHashes(bytes);
-      hashes.set(key, h);
-    }
-    return h;
-  };
-  const similarity = async (src, dst, floor) => {
-    const srcBytes = await load2(`-${src}`, src, deleted.get(src));
-    const dstBytes = await load2(`+${dst}`, dst, added.get(dst));
-    const maxSize = Math.max(srcBytes.length, dstBytes.length);
-    const baseSize = Math.min(srcBytes.length, dstBytes.length);
-    if (maxSize * (MAX_SCORE - floor) < (maxSize - baseSize) * MAX_SCORE) return null;
-    if (dstBytes.length === 0) return null;
-    const score = Math.floor(copiedBytes(hashOf(`-${src}`, srcBytes), hashOf(`+${dst}`, dstBytes)) * MAX_SCORE / maxSize);
-    return score < floor ? null : score;
-  };
-  const unique = (paths) => {
-    const seen = /* @__PURE__ */ new Map();
-    for (const p of paths) seen.set(baseName(p), seen.has(baseName(p)) ? null : p);
-    return seen;
-  };
-  const uniqueTargets = unique(restTargets);
-  const basenameFloor = minScore + Math.floor((MAX_SCORE - minScore) / 2);
-  for (const [name, src] of unique(restSources)) {
-    const dst = uniqueTargets.get(name);
-    if (!src || !dst) continue;
-    const score = await similarity(src, dst, basenameFloor);
-    if (score === null) continue;
-    usedSource.add(src);
-    usedTarget.add(dst);
-    renames.push({
-      from: src,
-      to: dst,
-      score
-    });
-  }
-  restSources = restSources.filter((s) => !usedSource.has(s));
-  restTargets = restTargets.filter((d) => !usedTarget.has(d));
-  if (restSources.length === 0 || restTargets.length === 0) return renames;
-  if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
-  const after = (a, b) => a === null ? b === null ? 0 : 1 : b === null ? -1 : b.score - a.score || Number(b.sameName) - Number(a.sameName);
-  const scored = [];
-  for (const dst of restTargets) {
-    const slots = [
-      null,
-      null,
-      null,
-      null
-    ];
-    for (const src of restSources) {
-      const score = await similarity(src, dst, minScore);
-      if (score === null) continue;
-      const candidate = {
-        src,
-        dst,
-        score,
-        sameName: baseName(src) === baseName(dst)
-      };
-      let worst = 0;
-      for (let i = 1; i < slots.length; i++) if (after(slots[i], slots[worst]) > 0) worst = i;
-      if (after(slots[worst], candidate) > 0) slots[worst] = candidate;
-    }
-    for (const slot of slots) if (slot) scored.push(slot);
-  }
-  scored.sort((a, b) => after(a, b));
-  for (const pair of scored) {
-    if (usedSource.has(pair.src) || usedTarget.has(pair.dst)) continue;
-    usedSource.add(pair.src);
-    usedTarget.add(pair.dst);
-    renames.push({
-      from: pair.src,
-      to: pair.dst,
-      score: pair.score
-    });
-  }
-  return renames;
-}
-function similarityPercent(score) {
-  return Math.floor(score * 100 / MAX_SCORE);
 }
 
 // commands/git/lib/abbrev.ts

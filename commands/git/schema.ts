@@ -217,6 +217,9 @@ export const resultSchemas = {
     files: z.array(z.strictObject({
       path: z.string(),
       xy: z.string(),
+      orig_path: z.string().optional().describe(
+        "A staged rename (xy R.): the path HEAD has the file at, as git status pairs them.",
+      ),
       submodule: z.string().optional().describe(
         "For a submodule: git's porcelain v2 state S<c><m><u> (C new commits, M modified content, U untracked " +
           "content, . none); its xy is .M when any is set, as in git's porcelain v1.",

@@ -19,6 +19,7 @@ import { lstatTracked, type PathPolicy } from "../lib/worktree.ts";
 import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
 import {
   computeStatus,
+  stagedRenames,
   type StatusCounts,
   statusCounts,
   type StatusFile,
@@ -71,7 +72,8 @@ function shortStatus(files: readonly StatusFile[], porcelain: boolean): string {
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    return `${xy.replaceAll(".", " ")} ${quoteName(f.path)}`;
+    const from = f.orig_path !== undefined ? `${quoteName(f.orig_path)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${quoteName(f.path)}`;
   });
   if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
   return lines.length ? lines.join("\n") + "\n" : "";
@@ -112,7 +114,10 @@ function longStatus(
         `untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`,
     );
     const shown = bounded(files, 200);
-    for (const f of shown.items) lines.push(`  ${f.xy} ${f.path}${submoduleNote(f.submodule)}`);
+    for (const f of shown.items) {
+      const from = f.orig_path !== undefined ? `${f.orig_path} -> ` : "";
+      lines.push(`  ${f.xy} ${from}${f.path}${submoduleNote(f.submodule)}`);
+    }
     if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
   }
   if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
@@ -132,7 +137,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
     await tryWriteRefreshedIndex(repo, index);
   }
   const counts = statusCounts(report);
-  const files = statusFiles(report);
+  const files = statusFiles(report, await stagedRenames(repo, index, report));
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;

@@ -22,7 +22,7 @@ import { conversionFor } from "./convert.ts";
 import { MODE_TREE, objectHeader, parseTree } from "./objects.ts";
 import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
-import { cachedTreeOid } from "./tree.ts";
+import { cachedTreeOid, flattenTree } from "./tree.ts";
 import { openSubmodule, submoduleIgnore } from "./submodule.ts";
 import { lstatOrNull } from "../../../core/paths.ts";
 import { type PathPolicy, pathPolicy } from "./worktree.ts";
@@ -42,6 +42,8 @@ export interface StatusFile {
   readonly xy: string;
   /** For a submodule (a gitlink): git's porcelain v2 `S<c><m><u>` — new commits, modified content, untracked content. */
   readonly submodule?: string;
+  /** For a staged rename (xy `R.`): the path HEAD has it at. */
+  readonly orig_path?: string;
 }
 
 export interface StatusReport {
@@ -588,13 +590,43 @@ export async function computeStatus(
   };
 }
 
-export function statusFiles(report: StatusReport): StatusFile[] {
+/**
+ * Staged renames as git status pairs them (index against HEAD, git's rename detection: exact, then
+ * similar content from 50%), new path → HEAD's path; `status.renames` (default `diff.renames`,
+ * default true) false turns it off. Looked for only when something was both deleted and added.
+ */
+export async function stagedRenames(repo: Repo, index: Index, report: StatusReport): Promise<Map<string, string>> {
+  const deletedPaths = [...report.staged].filter(([, c]) => c === "D").map(([p]) => p);
+  const addedPaths = [...report.staged].filter(([, c]) => c === "A").map(([p]) => p);
+  const setting = repo.config.get("status.renames") ?? repo.config.get("diff.renames") ?? "true";
+  const off = ["false", "no", "off", "0"].includes(setting.trim().toLowerCase());
+  if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return new Map();
+  const { detectRenames } = await import("./renames.ts");
+  const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
+  const inHead = await flattenTree(repo, headTree);
+  const deleted = new Map(deletedPaths.flatMap((p) => {
+    const entry = inHead.get(p);
+    return entry ? [[p, { oid: entry.oid, mode: entry.mode }] as const] : [];
+  }));
+  const added = new Map(addedPaths.flatMap((p) => {
+    const entry = index.entries.get(p);
+    return entry ? [[p, { oid: entry.oid, mode: modeToTreeMode(entry.mode) }] as const] : [];
+  }));
+  const renames = await detectRenames(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
+  return new Map(renames.map((r) => [r.to, r.from]));
+}
+
+export function statusFiles(report: StatusReport, renames: ReadonlyMap<string, string> = new Map()): StatusFile[] {
+  const renamedFrom = new Set(renames.values());
   const paths = new Set<string>([...report.staged.keys(), ...report.unstaged.keys()]);
   const files: StatusFile[] = [];
   for (const path of [...paths].sort(comparePaths)) {
-    const xy = `${report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    // A renamed file's old path is shown with its new one (`R  old -> new`), as git shows it.
+    if (renamedFrom.has(path) && !report.unstaged.has(path)) continue;
+    const from = renames.get(path);
+    const xy = `${from !== undefined ? "R" : report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
     const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : undefined);
-    files.push(sub ? { path, xy, submodule: sub } : { path, xy });
+    files.push({ path, xy, ...(sub ? { submodule: sub } : {}), ...(from !== undefined ? { orig_path: from } : {}) });
   }
   for (const path of report.conflicted) files.push({ path, xy: "UU" });
   for (const path of report.untracked) files.push({ path, xy: "??" });
