@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-P4JM6FLK.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-OD6LYTYS.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5921,7 +5921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-KXQPM2W6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-2Q4CQ3BQ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8782,6 +8782,7 @@ export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   serveHandler,
+  bytesToByteString,
   change_exports
 };
 export { change_exports as handlerModule };

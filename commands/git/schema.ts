@@ -86,7 +86,13 @@ const diffFields = {
   additions: z.number().int(),
   deletions: z.number().int(),
   truncated: z.boolean().describe("files lists only the first entries."),
-  patch_artifact: z.string().nullable().describe("The full patch, when too large for stdout."),
+  patch_artifact: z.string().nullable().describe(
+    "The full patch as git's bytes, when too large for stdout or when some file in it is not UTF-8.",
+  ),
+  not_utf8: paths.describe(
+    "Files whose lines are not UTF-8: stdout shows each of their bytes as one character, so only patch_artifact " +
+      "is the exact patch.",
+  ),
   withheld: paths.describe("Secret paths (or pterm state) left out."),
 };
 

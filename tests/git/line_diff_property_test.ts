@@ -171,9 +171,14 @@ function findHunks(bytes: Uint8Array): number {
   return -1;
 }
 
-/** What pterm's text says for the files in that pair (before and after decide how it reads). */
+/**
+ * pterm's patch body for that pair: its bytes, which must also be what its text stands for
+ * (before and after decide how the text reads).
+ */
 function ours(before: Uint8Array, after: Uint8Array, engine: Engine = "wasm"): Uint8Array {
-  return patchBytes(unifiedDiff(before, after, 3, engine).text, before, after);
+  const diff = unifiedDiff(before, after, 3, engine);
+  assert.deepEqual(patchBytes(diff.text, before, after), diff.bytes, "the text shows the patch's bytes");
+  return diff.bytes;
 }
 
 Deno.test("property: the line diff's hunks are git's, byte for byte (small files, every shape of line)", async () => {
@@ -341,12 +346,11 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
       await Deno.writeFile(`${dir}/f`, after);
       const envelope = await pterm(root.path, "git diff --repo r");
       const r = result(envelope);
-      const text = r.patch_artifact
-        ? await Deno.readTextFile(`${root.path}/${r.patch_artifact}`)
-        : envelope.stdout === "No differences.\n"
-        ? ""
-        : envelope.stdout;
-      const patch = patchBytes(text, before, after);
+      // The artifact is the patch's bytes; stdout is only text, and only when every file is UTF-8.
+      if (r.not_utf8.length) assert.ok(r.patch_artifact, "a patch that is not UTF-8 is saved as bytes");
+      const patch = r.patch_artifact
+        ? await Deno.readFile(`${root.path}/${r.patch_artifact}`)
+        : utf8(envelope.stdout === "No differences.\n" ? "" : envelope.stdout);
       const theirs = await gitExact(dir, ["diff", "--no-color"]);
       assert.equal(theirs.code, 0, theirs.stderr);
       assert.deepEqual(patch, theirs.stdout, "the same patch as git diff");
