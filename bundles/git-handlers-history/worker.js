@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-QJTEBTPZ.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-7B3GI35R.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -7675,6 +7675,17 @@ async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
 }
 
 // commands/git/handlers/history.ts
+var fatalUtf82 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+function strictUtf82(bytes) {
+  try {
+    return fatalUtf82.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 function indexFlat(index) {
   const out = /* @__PURE__ */ new Map();
   for (const [path, e] of index.entries) {
@@ -7904,6 +7915,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
       type: "tree",
       entries: names,
       binary: false,
+      not_utf8: false,
       content_artifact: null
     };
   }
@@ -7912,11 +7924,13 @@ async function showPath(ctx, repo, policy, rel, rev) {
   }
   const binary = object.content.subarray(0, 8e3).includes(0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  const text = binary ? null : strictUtf82(object.content);
+  const notUtf8 = !binary && text === null;
   let artifact = null;
-  if (binary || object.content.length > budget) {
+  if (binary || notUtf8 || object.content.length > budget) {
     const name = path.split("/").pop() || "file";
     const ref = await ctx.artifacts.save(name, object.content, {
-      mime: binary ? "application/octet-stream" : "text/plain",
+      mime: binary || notUtf8 ? "application/octet-stream" : "text/plain",
       description: `${path} at ${rev.slice(0, colon) || "the index"}`
     });
     artifact = ref.path;
@@ -7924,7 +7938,11 @@ async function showPath(ctx, repo, policy, rel, rev) {
   if (binary) {
     ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.
 `);
-  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  } else ctx.stdout.write(text ?? bytesToByteString(object.content));
+  if (notUtf8) {
+    ctx.stderr.write(`[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); its bytes are the artifact ${artifact}.
+`);
+  }
   return {
     repo_path: rel,
     rev,
@@ -7933,6 +7951,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
     type: "blob",
     entries: null,
     binary,
+    not_utf8: notUtf8,
     content_artifact: artifact
   };
 }

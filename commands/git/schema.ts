@@ -360,7 +360,12 @@ export const resultSchemas = {
       type: z.enum(["blob", "tree"]),
       entries: z.array(z.string()).nullable().describe("For a folder: its entries (folders end in /)."),
       binary: z.boolean(),
-      content_artifact: z.string().nullable().describe("The file's bytes, when binary or too long for stdout."),
+      not_utf8: z.boolean().describe(
+        "The file is text that is not UTF-8: stdout shows each byte as one character; content_artifact has its bytes.",
+      ),
+      content_artifact: z.string().nullable().describe(
+        "The file's bytes, when binary, too long for stdout, or not UTF-8.",
+      ),
     }),
   ]),
   reset: z.strictObject({

@@ -155,3 +155,29 @@ Deno.test("git show and git log -p: their patches of files that are not UTF-8 ke
   const at = new TextDecoder("latin1").decode(log).indexOf(new TextDecoder("latin1").decode(theirs));
   assert.ok(at > 0, "the log holds git's patch byte for byte");
 });
+
+Deno.test("git show <rev>:<path>: a file that is not UTF-8 is never shown with U+FFFD; its bytes are the artifact, a BOM is kept", async () => {
+  await using root = await makeRoot();
+  const dir = await setUp(root.path);
+  for (const [name, [before]] of Object.entries(FILES)) {
+    const envelope = await pterm(root.path, `git show --repo r HEAD:${name}`);
+    const r = result(envelope);
+    assert.equal(await gitBytes(dir, "show", `HEAD:${name}`).then((b) => b.length), before.length);
+    let isUtf8 = true;
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(before);
+    } catch {
+      isUtf8 = false;
+    }
+    if (!isUtf8) {
+      assert.equal(r.not_utf8, true, name);
+      assert.deepEqual(await Deno.readFile(`${root.path}/${r.content_artifact}`), before, name);
+      assert.equal(envelope.stdout, Array.from(before, (b) => String.fromCharCode(b)).join(""), name);
+      assert.match(envelope.stderr, /not UTF-8/);
+      assert.ok(!envelope.stdout.includes("\uFFFD"), name);
+    } else {
+      assert.equal(r.not_utf8, false, name);
+      assert.deepEqual(utf8(envelope.stdout), before, `${name}: stdout is the file (a BOM kept)`);
+    }
+  }
+});

@@ -32,8 +32,19 @@ import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
 import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
-import { encoder, quoteName } from "../lib/bytes.ts";
+import { bytesToByteString, encoder, quoteName } from "../lib/bytes.ts";
 import { concatBytes } from "../lib/line_diff.ts";
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The bytes as UTF-8 text (a BOM kept, as git prints it), or null when they are not UTF-8. */
+function strictUtf8(bytes: Uint8Array): string | null {
+  try {
+    return fatalUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 
 function indexFlat(index: Index): Map<string, FlatEntry> {
   const out = new Map<string, FlatEntry>();
@@ -285,6 +296,7 @@ async function showPath(
       type: "tree",
       entries: names,
       binary: false,
+      not_utf8: false,
       content_artifact: null,
     };
   }
@@ -293,18 +305,27 @@ async function showPath(
   }
   const binary = object.content.subarray(0, 8000).includes(0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  // Text that is not UTF-8 (Latin-1, Shift_JIS…) shows one character per byte, never U+FFFD; its bytes are the artifact.
+  const text = binary ? null : strictUtf8(object.content);
+  const notUtf8 = !binary && text === null;
   let artifact: string | null = null;
-  if (binary || object.content.length > budget) {
+  if (binary || notUtf8 || object.content.length > budget) {
     const name = path.split("/").pop() || "file";
     const ref = await ctx.artifacts.save(name, object.content, {
-      mime: binary ? "application/octet-stream" : "text/plain",
+      mime: binary || notUtf8 ? "application/octet-stream" : "text/plain",
       description: `${path} at ${rev.slice(0, colon) || "the index"}`,
     });
     artifact = ref.path;
   }
   if (binary) {
     ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.\n`);
-  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  } else ctx.stdout.write(text ?? bytesToByteString(object.content));
+  if (notUtf8) {
+    ctx.stderr.write(
+      `[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); ` +
+        `its bytes are the artifact ${artifact}.\n`,
+    );
+  }
   return {
     repo_path: rel,
     rev,
@@ -313,6 +334,7 @@ async function showPath(
     type: "blob",
     entries: null,
     binary,
+    not_utf8: notUtf8,
     content_artifact: artifact,
   };
 }
