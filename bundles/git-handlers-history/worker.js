@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-7B3GI35R.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-G7JEYH4V.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1768,9 +1768,8 @@ var utf8 = new TextDecoder("utf-8", {
 });
 var Runs = class {
   #utf8 = true;
-  #done = [];
-  /** The runs' bytes as they were (copies: a run may be a view of memory written again later). */
-  #raw = [];
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  #runs = [];
   mode(utf82) {
     if (utf82 === this.#utf8) return;
     this.#flush();
@@ -1778,18 +1777,19 @@ var Runs = class {
   }
   #flush() {
     const run = this.take();
-    if (!run.length) return;
-    this.#done.push(this.#utf8 ? utf8.decode(run) : bytesToByteString(run));
-    this.#raw.push(run.slice());
+    if (run.length) this.#runs.push({
+      bytes: run.slice(),
+      utf8: this.#utf8
+    });
   }
   text() {
     this.#flush();
-    return this.#done.join("");
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
   }
-  /** The bytes of every run, in order (call after `text`). */
+  /** The bytes of every run, in order. */
   bytes() {
     this.#flush();
-    return concatBytes(this.#raw);
+    return concatBytes(this.#runs.map((run) => run.bytes));
   }
 };
 function concatBytes(parts) {
@@ -1836,7 +1836,7 @@ var ArraySink = class extends Runs {
     this.#out = new Uint8Array(Math.max(1 << 16, a.bytes.length + b.bytes.length >> 2));
   }
   take() {
-    const run = this.#out.slice(0, this.#at);
+    const run = this.#out.subarray(0, this.#at);
     this.#at = 0;
     return run;
   }

@@ -774,9 +774,8 @@ interface PatchSink {
 /** Decoding of runs, shared by both sinks. */
 abstract class Runs {
   #utf8 = true;
-  readonly #done: string[] = [];
-  /** The runs' bytes as they were (copies: a run may be a view of memory written again later). */
-  readonly #raw: Uint8Array[] = [];
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  readonly #runs: { bytes: Uint8Array; utf8: boolean }[] = [];
   protected abstract take(): Uint8Array;
 
   mode(utf8: boolean): void {
@@ -787,20 +786,18 @@ abstract class Runs {
 
   #flush(): void {
     const run = this.take();
-    if (!run.length) return;
-    this.#done.push(this.#utf8 ? utf8.decode(run) : bytesToByteString(run));
-    this.#raw.push(run.slice());
+    if (run.length) this.#runs.push({ bytes: run.slice(), utf8: this.#utf8 });
   }
 
   text(): string {
     this.#flush();
-    return this.#done.join("");
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
   }
 
-  /** The bytes of every run, in order (call after `text`). */
+  /** The bytes of every run, in order. */
   bytes(): Uint8Array {
     this.#flush();
-    return concatBytes(this.#raw);
+    return concatBytes(this.#runs.map((run) => run.bytes));
   }
 }
 
@@ -852,7 +849,8 @@ class ArraySink extends Runs implements PatchSink {
   }
 
   protected take(): Uint8Array {
-    const run = this.#out.slice(0, this.#at);
+    // A view: Runs copies it before the buffer is written again.
+    const run = this.#out.subarray(0, this.#at);
     this.#at = 0;
     return run;
   }
