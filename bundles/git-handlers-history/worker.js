@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-G7JEYH4V.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-SRFFBHFU.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6991,6 +6991,17 @@ var PatchParts = class {
     return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
   }
 };
+function diffDriver(repo, path, attribute) {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
+    throw new PtermError("UnsupportedFilter", `${quoteName(path)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === void 0) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
 async function renderDiff(repo, changes, options = {}) {
   const context = options.context ?? 3;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
@@ -7055,12 +7066,12 @@ rename to ${quoteName(part.path)}
       }
       patch.add(header);
       printed = true;
+      const driver = diffDriver(repo, part.path, (await conversionFor(repo).plan(part.path)).diff);
       if (before.oid === after.oid && !after.dirty) {
-        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        if (driver === "binary" || driver === "auto" && looksBinary(before.bytes)) binary = true;
         continue;
       }
-      const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
-      if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
+      if (driver === "binary" || driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes))) {
         binary = true;
         binarySizes.set(change.path, [
           before.bytes.length,

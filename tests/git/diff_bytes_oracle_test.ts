@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../helpers.ts";
-import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
+import { git, GIT_ENV, gitInit, pterm, ptermTry, result } from "./oracle.ts";
 
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -180,4 +180,33 @@ Deno.test("git show <rev>:<path>: a file that is not UTF-8 is never shown with U
       assert.deepEqual(utf8(envelope.stdout), before, `${name}: stdout is the file (a BOM kept)`);
     }
   }
+});
+
+Deno.test("the diff attribute decides binary as git's userdiff: `diff` shows NUL bytes as text, a driver's binary setting, textconv refused", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await Deno.writeTextFile(`${dir}/.gitattributes`, "*.bin diff\n*.dat diff=raw\n*.unk diff=nosuch\n");
+  await git(dir, "config", "diff.raw.binary", "true");
+  const files: Record<string, [Uint8Array, Uint8Array]> = {
+    "nul.bin": [latin1("a\0b\nc\n"), latin1("a\0b\nd\xE9\n")],
+    "text.dat": [utf8("plain\ntext\n"), utf8("plain\nchanged\n")],
+    "nul.unk": [latin1("a\0b\nc\n"), latin1("a\0b\nd\n")],
+    "text.unk": [utf8("x\n"), utf8("y\n")],
+  };
+  for (const [name, [before]] of Object.entries(files)) await Deno.writeFile(`${dir}/${name}`, before);
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "old");
+  for (const [name, [, after]] of Object.entries(files)) await Deno.writeFile(`${dir}/${name}`, after);
+  const envelope = await pterm(root.path, "git diff --repo r");
+  const r = result(envelope);
+  assert.ok(r.patch_artifact, "nul.bin's patch holds a byte that is not UTF-8");
+  assert.deepEqual(await Deno.readFile(`${root.path}/${r.patch_artifact}`), await gitBytes(dir, "diff", "--no-color"));
+  const stat = await pterm(root.path, "git diff --repo r --stat");
+  assert.equal(stat.stdout, new TextDecoder().decode(await gitBytes(dir, "diff", "--stat")));
+
+  await git(dir, "config", "diff.raw.textconv", "cat");
+  const refused = await ptermTry(root.path, "git diff --repo r");
+  assert.equal(refused.error_code, "UnsupportedFilter", refused.stderr);
+  assert.match(refused.stderr, /text\.dat.*diff\.raw\.textconv/);
 });

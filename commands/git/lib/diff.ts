@@ -17,6 +17,7 @@ import type { Repo } from "./repo.ts";
 import type { FlatEntry } from "./tree.ts";
 import { lstatTracked } from "./worktree.ts";
 import { conversionFor, worktreeBlob } from "./convert.ts";
+import type { AttrValue } from "./attributes.ts";
 import { DEFAULT_RENAME_SCORE, detectRenames, MAX_SCORE, similarityPercent } from "./renames.ts";
 import { histogramChanged, HistogramLimit } from "./histogram.ts";
 import { PtermError } from "../../../core/errors.ts";
@@ -180,6 +181,32 @@ export interface RenderOptions {
   readonly algorithm?: LineAlgorithm;
 }
 
+/**
+ * What the `diff` attribute makes of a file, as git's userdiff decides: `-diff` (or `binary`) always
+ * binary; `diff` set always text, NUL bytes and all; `diff=<name>` the driver's `diff.<name>.binary`
+ * from the config, else git's own test (a NUL in the first 8,000 bytes). A driver with
+ * `diff.<name>.textconv` would have git run a program on both sides and show its output: pterm runs
+ * none, and refuses rather than show other text than git's.
+ */
+function diffDriver(repo: Repo, path: string, attribute: AttrValue | undefined): "binary" | "text" | "auto" {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== undefined) {
+    throw new PtermError(
+      "UnsupportedFilter",
+      `${
+        quoteName(path)
+      } has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git ` +
+        "run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's " +
+        "diff of it: leave the path out (`-- <other paths>`), or diff it with the real git.",
+    );
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === undefined) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
+
 /** Renders the changes (sorted by path) as one git-style patch. */
 export async function renderDiff(
   repo: Repo,
@@ -231,16 +258,16 @@ export async function renderDiff(
       }
       patch.add(header);
       printed = true;
+      const driver = diffDriver(repo, part.path, (await conversionFor(repo).plan(part.path)).diff);
       if (before.oid === after.oid && !after.dirty) {
         // A pure rename or mode change has no patch text, but git's --stat still says `Bin` for it.
-        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        if (driver === "binary" || (driver === "auto" && looksBinary(before.bytes))) binary = true;
         continue;
       }
-      // `-diff` (or `binary`) in .gitattributes: shown as binary whatever the content, as git does.
-      const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
-      // Binary as git decides: a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
+      // Binary as git decides: the diff driver's say (`-diff`/`binary` in .gitattributes, or a driver's
+      // diff.<name>.binary), else a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
       // say) is still text: line_diff.ts shows it one character per byte.
-      if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
+      if (driver === "binary" || (driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes)))) {
         binary = true;
         binarySizes.set(change.path, [before.bytes.length, after.bytes.length]);
         patch.add(`Binary files ${a} and ${b} differ\n`);
