@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-SRFFBHFU.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-B2O54JKN.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6991,6 +6991,37 @@ var PatchParts = class {
     return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
   }
 };
+var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex"
+]);
+function driverFunctionLines(repo, attribute) {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== void 0 || repo.config.get(`diff.${attribute}.funcname`) !== void 0;
+}
 function diffDriver(repo, path, attribute) {
   if (attribute === false) return "binary";
   if (attribute === true) return "text";
@@ -7008,6 +7039,7 @@ async function renderDiff(repo, changes, options = {}) {
   const files = [];
   const binarySizes = /* @__PURE__ */ new Map();
   const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
@@ -7066,7 +7098,8 @@ rename to ${quoteName(part.path)}
       }
       patch.add(header);
       printed = true;
-      const driver = diffDriver(repo, part.path, (await conversionFor(repo).plan(part.path)).diff);
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
       if (before.oid === after.oid && !after.dirty) {
         if (driver === "binary" || driver === "auto" && looksBinary(before.bytes)) binary = true;
         continue;
@@ -7094,6 +7127,7 @@ rename to ${quoteName(part.path)}
       }
       patch.add(hunks);
       if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
       if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
       fileDel += hunks.del;
@@ -7126,6 +7160,7 @@ rename to ${quoteName(part.path)}
     notUtf8: [
       ...notUtf8
     ],
+    otherFunctionLines,
     files,
     additions,
     deletions,
@@ -7794,6 +7829,13 @@ function notUtf8Warning(paths, artifact) {
   return `[Warning] ${named} ${paths.length === 1 ? "is" : "are"} not UTF-8: stdout shows each of ${paths.length === 1 ? "its" : "their"} bytes as one character (as Latin-1), so that text is not the patch; the patch, byte for byte as git writes it, is the artifact ${artifact} (apply that file, e.g. \`patch apply --file ${artifact}\`).
 `;
 }
+function functionLineNote(files) {
+  const named = [
+    ...files
+  ].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") + (files.size > 5 ? ` and ${files.size - 5} more` : "");
+  return `[Note] the function names after \`@@ \u2026 @@\` in the hunk headers of ${named} are git's default ones; git would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.
+`;
+}
 async function emit(ctx, rendered, flags, prefix = "") {
   let text = viewOf(rendered, flags);
   let artifact = null;
@@ -7812,6 +7854,7 @@ async function emit(ctx, rendered, flags, prefix = "") {
 The patch is ${size} bytes; it is in the artifact ${artifact}.
 ` : rendered.patch;
     if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact));
+    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
@@ -8031,6 +8074,7 @@ var log = async (ctx) => {
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
   const parts = [];
   const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
   for (const c of commits) {
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
     if (parts.length) parts.push("\n");
@@ -8056,6 +8100,7 @@ ${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
     else {
       parts.push(rendered);
       for (const path of rendered.notUtf8) notUtf8.add(path);
+      for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     }
   }
   parts.push("\n");
@@ -8077,6 +8122,7 @@ The log with ${ctx.flags.patch ? "patches" : "diffstats"} is ${bytes.length} byt
       ...notUtf8
     ].sort(), saved.path));
   } else ctx.stdout.write(text());
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return {
     repo_path: rel,
     commits

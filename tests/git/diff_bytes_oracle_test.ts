@@ -210,3 +210,25 @@ Deno.test("the diff attribute decides binary as git's userdiff: `diff` shows NUL
   assert.equal(refused.error_code, "UnsupportedFilter", refused.stderr);
   assert.match(refused.stderr, /text\.dat.*diff\.raw\.textconv/);
 });
+
+Deno.test("a diff driver's own function lines (diff=python) are not applied, and the diff says so; the lines are git's", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await Deno.writeTextFile(`${dir}/.gitattributes`, "*.py diff=python\n");
+  const body = (value: string) =>
+    `import os\n\nclass Thing:\n    x = 1\n\n    def method(self):\n        a = 1\n        b = 2\n        c = 3\n        return ${value}\n`;
+  await Deno.writeTextFile(`${dir}/m.py`, body("a"));
+  await Deno.writeTextFile(`${dir}/plain.txt`, "one\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "old");
+  await Deno.writeTextFile(`${dir}/m.py`, body("b"));
+  await Deno.writeTextFile(`${dir}/plain.txt`, "two\n");
+  const envelope = await pterm(root.path, "git diff --repo r");
+  const theirs = new TextDecoder().decode(await gitBytes(dir, "diff", "--no-color"));
+  assert.match(theirs, /@@ def method\(self\):/, "git takes python's function line");
+  assert.match(envelope.stderr, /\[Note\].*m\.py \(diff=python\)/);
+  assert.ok(!envelope.stderr.includes("plain.txt"));
+  const strip = (patch: string) => patch.replace(/^(@@ [^@]* @@).*$/gm, "$1");
+  assert.equal(strip(envelope.stdout), strip(theirs), "every line but the function names is git's");
+});

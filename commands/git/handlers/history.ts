@@ -155,6 +155,14 @@ function notUtf8Warning(paths: readonly string[], artifact: string): string {
     `is the artifact ${artifact} (apply that file, e.g. \`patch apply --file ${artifact}\`).\n`;
 }
 
+/** Which files' hunk headers carry git's default function line where git would use their diff driver's. */
+function functionLineNote(files: ReadonlyMap<string, string>): string {
+  const named = [...files].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") +
+    (files.size > 5 ? ` and ${files.size - 5} more` : "");
+  return `[Note] the function names after \`@@ … @@\` in the hunk headers of ${named} are git's default ones; git ` +
+    "would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.\n";
+}
+
 async function emit(
   // deno-lint-ignore no-explicit-any
   ctx: CommandContext<any, any>,
@@ -180,6 +188,7 @@ async function emit(
       ? `${renderStat(rendered)}\nThe patch is ${size} bytes; it is in the artifact ${artifact}.\n`
       : rendered.patch;
     if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact!));
+    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
@@ -411,6 +420,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
   const parts: (string | RenderedDiff)[] = [];
   const notUtf8 = new Set<string>();
+  const otherFunctionLines = new Map<string, string>();
   for (const c of commits) {
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
     if (parts.length) parts.push("\n");
@@ -430,6 +440,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     else {
       parts.push(rendered);
       for (const path of rendered.notUtf8) notUtf8.add(path);
+      for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     }
   }
   parts.push("\n");
@@ -452,6 +463,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     } else ctx.stdout.write(text());
     if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
   } else ctx.stdout.write(text());
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return { repo_path: rel, commits };
 };
 

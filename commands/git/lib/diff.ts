@@ -128,6 +128,12 @@ export interface RenderedDiff {
   readonly patch: string;
   /** Files whose lines in the patch are not UTF-8, so `patch` shows each of their bytes as one character. */
   readonly notUtf8: readonly string[];
+  /**
+   * Files whose diff driver (`diff=python` in .gitattributes, or one with diff.<name>.xfuncname) has
+   * git take hunk headers' function lines from its own patterns; pterm writes git's default ones
+   * (path → driver). The lines themselves are git's; only the text after `@@ … @@` can differ.
+   */
+  readonly otherFunctionLines: ReadonlyMap<string, string>;
   readonly files: DiffFile[];
   readonly additions: number;
   readonly deletions: number;
@@ -188,6 +194,42 @@ export interface RenderOptions {
  * `diff.<name>.textconv` would have git run a program on both sides and show its output: pterm runs
  * none, and refuses rather than show other text than git's.
  */
+/** git's built-in diff drivers (userdiff.c, git 2.39): each has its own function-line patterns. */
+const BUILTIN_DRIVERS = new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex",
+]);
+
+/** Whether git would take a hunk's function line from the driver's own patterns, which pterm does not apply. */
+function driverFunctionLines(repo: Repo, attribute: AttrValue | undefined): boolean {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== undefined ||
+    repo.config.get(`diff.${attribute}.funcname`) !== undefined;
+}
+
 function diffDriver(repo: Repo, path: string, attribute: AttrValue | undefined): "binary" | "text" | "auto" {
   if (attribute === false) return "binary";
   if (attribute === true) return "text";
@@ -218,6 +260,7 @@ export async function renderDiff(
   const files: DiffFile[] = [];
   const binarySizes = new Map<string, [number, number]>();
   const notUtf8 = new Set<string>();
+  const otherFunctionLines = new Map<string, string>();
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
@@ -258,7 +301,8 @@ export async function renderDiff(
       }
       patch.add(header);
       printed = true;
-      const driver = diffDriver(repo, part.path, (await conversionFor(repo).plan(part.path)).diff);
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
       if (before.oid === after.oid && !after.dirty) {
         // A pure rename or mode change has no patch text, but git's --stat still says `Bin` for it.
         if (driver === "binary" || (driver === "auto" && looksBinary(before.bytes))) binary = true;
@@ -289,6 +333,7 @@ export async function renderDiff(
       }
       patch.add(hunks);
       if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
       // git counts a checkout that is only dirty (same commit) as 0 lines changed (`sub | 0` in --stat).
       if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
@@ -326,6 +371,7 @@ export async function renderDiff(
       return text ??= patch.text();
     },
     notUtf8: [...notUtf8],
+    otherFunctionLines,
     files,
     additions,
     deletions,
