@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-XMZDNLYS.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-7RUOJYDD.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3293,6 +3293,9 @@ var ObjectStore = class _ObjectStore {
         const line = lines[k].trim();
         if (!line || line.startsWith("#")) continue;
         const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+        }
         const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
         if (linked.has(folder)) continue;
         linked.add(folder);

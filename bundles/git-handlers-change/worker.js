@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-27APRWFL.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-Z2YSKAFY.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2155,6 +2155,9 @@ var ObjectStore = class _ObjectStore {
         const line = lines[k].trim();
         if (!line || line.startsWith("#")) continue;
         const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+        }
         const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
         if (linked.has(folder)) continue;
         linked.add(folder);
@@ -5982,7 +5985,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-DBLTAHSK.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-GUXVTSQA.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

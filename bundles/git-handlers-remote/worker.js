@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-Z4CKONDO.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-HL4OZCXZ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2801,6 +2801,9 @@ var ObjectStore = class _ObjectStore {
         const line = lines[k].trim();
         if (!line || line.startsWith("#")) continue;
         const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+        }
         const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
         if (linked.has(folder)) continue;
         linked.add(folder);
@@ -5126,7 +5129,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-CA2VVJXJ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-AUO4ZDMI.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5316,7 +5319,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-UXG3TMJD.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-HI7T7HAE.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5514,7 +5517,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-45IN5EXU.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WD6ILORE.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5799,7 +5802,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-ZODY4UTC.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-IOUJEPUB.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5874,7 +5877,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-ZODY4UTC.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-IOUJEPUB.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6364,7 +6367,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-DVH7FVD6.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-FYRIVBTQ.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6521,13 +6524,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-UXG3TMJD.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-HI7T7HAE.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-VGHQ4THL.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-PGYWVVKF.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

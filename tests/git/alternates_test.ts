@@ -76,6 +76,11 @@ Deno.test("an alternate of an alternate outside the root is refused, and no host
   assert.equal(refused.error_code, "PathEscape", refused.stderr);
   assert.match(refused.stderr, /middle\/\.git\/objects\/info\/alternates, line 1/);
   assert.ok(!refused.stderr.includes(outside.path) && !refused.stderr.includes(root.path), refused.stderr);
+  // git's quoted form is refused by name, not misread as a folder whose name holds the quotes.
+  await Deno.writeTextFile(`${root.path}/middle/.git/objects/info/alternates`, `"${root.path}/x/.git/objects"\n`);
+  const quoted = await ptermTry(root.path, "git log --repo r");
+  assert.equal(quoted.error_code, "UnsupportedFormat", quoted.stderr);
+  assert.match(quoted.stderr, /middle\/\.git\/objects\/info\/alternates, line 1 is in git's quoted form/);
   // A relative line that climbs out of the root is refused before anything there is looked at.
   await Deno.writeTextFile(`${root.path}/middle/.git/objects/info/alternates`, "../../../../../../../../etc\n");
   const climbed = await ptermTry(root.path, "git log --repo r");

@@ -176,6 +176,15 @@ export class ObjectStore {
         const line = lines[k].trim();
         if (!line || line.startsWith("#")) continue;
         const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          // git reads a C-quoted line (`"…"`, for a folder whose name needs it); pterm does not unquote it.
+          throw new PtermError(
+            "UnsupportedFormat",
+            `${where} is in git's quoted form ("…"), which pterm does not read; write the folder unquoted (a ` +
+              "name that needs quoting: move the borrowed repository), or make the repository self-contained " +
+              "with the real git (`git repack -a -d`, then delete that alternates file).",
+          );
+        }
         const folder = confineAlternate(root, resolve(objects, line), where, relative, within);
         if (linked.has(folder)) continue; // git's alt_odb_usable: listed twice, or the repository's own
         linked.add(folder);
