@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-JVJMR3W6.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-3JRWFHOH.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3238,6 +3238,41 @@ function objectHeader(type, length) {
 function corrupt3(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
+var MAX_ALTERNATE_DEPTH = 5;
+function confineAlternate(root, written, where, relative, within2) {
+  const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
+  const policy = (abs) => {
+    const rel = relative(abs);
+    if (isSecretPath(rel)) {
+      return new PtermError("SecretPathDenied", `${where} borrows objects from ${rel}, inside a secret folder (secrets/ or .env*), which pterm never reads. Make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file), or move the objects out of the secret folder.`);
+    }
+    if (isStatePath(rel)) {
+      return new PtermError("PathEscape", `${where} borrows objects from ${rel}, inside pterm's own state (${STATE_ENTRIES.join(", ")}), which no repository's objects come from. Make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+    }
+    return null;
+  };
+  if (root === null || !within2(written)) throw outside();
+  const lexical = policy(written);
+  if (lexical) throw lexical;
+  let real;
+  try {
+    real = Deno.realPathSync(written);
+  } catch {
+    real = "";
+  }
+  if (real && !within2(real)) throw outside();
+  const canonical2 = real ? policy(real) : null;
+  if (canonical2) throw canonical2;
+  let folder = false;
+  try {
+    folder = real !== "" && Deno.statSync(real).isDirectory;
+  } catch {
+  }
+  if (!folder) {
+    throw new PtermError("CorruptRepository", `${where} borrows objects from ${relative(written)}, which is not a folder (git: "object directory does not exist; check .git/objects/info/alternates"); repair it with the real git (\`git repack -a -d\`, then remove that alternates file).`);
+  }
+  return real;
+}
 var ObjectStore = class _ObjectStore {
   gitdir;
   #objects;
@@ -3247,48 +3282,77 @@ var ObjectStore = class _ObjectStore {
   #shallow = null;
   /** The workspace root: alternates are read only inside it. */
   #root;
-  /** Object stores this one borrows from (objects/info/alternates), read on first need. */
+  /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
+  #borrows;
+  /** Object stores this one borrows from (objects/info/alternates, followed as git does), read on first need. */
   #alternates = null;
   constructor(gitdir, options = {}) {
     this.gitdir = gitdir;
     this.#objects = options.objectsDir ?? `${gitdir}/objects`;
     this.#root = options.root;
+    this.#borrows = options.borrows ?? true;
   }
   /**
    * `objects/info/alternates` (clone --shared / --reference): other object folders this
-   * repository reads from. pterm follows one only when it lies inside the workspace root; one
-   * outside it is refused with PathEscape rather than read.
+   * repository reads from, followed as git's object-file.c links them — each line a folder
+   * (relative ones from the folder whose alternates file names them; `#` lines are comments),
+   * each folder's own alternates after it, depth first, at most 5 levels below the repository's
+   * (git ignores deeper ones: "nesting too deep"), a folder already linked (or the repository's
+   * own) skipped. One flat list in git's order, searched after the repository's own objects.
+   *
+   * Confined as every path pterm reads: inside the workspace root lexically (one outside is never
+   * even stat'ed) and on its canonical location, and never in a secret folder or pterm's own state
+   * (core/paths.ts's rules, on both). A line that breaks them is refused, naming the alternates
+   * file and line, rather than skipped: without the folder's objects pterm could not give git's
+   * answer, and an error that says why beats a "missing object" later.
    */
   #borrowed() {
     if (this.#alternates !== null) return this.#alternates;
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(`${this.#objects}/info/alternates`);
-    } catch {
-      this.#alternates = [];
-      return this.#alternates;
-    }
     const stores = [];
-    const outside = () => new PtermError("PathEscape", "the repository borrows objects from a folder outside the workspace (objects/info/alternates, as `clone --shared` or `--reference` leave it); pterm reads nothing outside the root. Make it self-contained with the real git: `git repack -a -d`, then delete .git/objects/info/alternates.");
-    const root = this.#root ?? null;
-    const within2 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
-    for (const line of text.split("\n").map((l) => l.trim())) {
-      if (!line || line.startsWith("#")) continue;
-      const written = resolve(this.#objects, line);
-      if (!within2(written)) throw outside();
-      let real;
-      try {
-        real = Deno.realPathSync(written);
-      } catch {
-        throw new PtermError("CorruptRepository", `the repository borrows objects from ${written.slice(root.length + 1)} (objects/info/alternates), which does not exist; repair it with the real git (\`git repack -a -d\`, then remove the alternates file).`);
-      }
-      if (!within2(real)) throw outside();
-      stores.push(new _ObjectStore(this.gitdir, {
-        root: this.#root,
-        objectsDir: real
-      }));
-    }
     this.#alternates = stores;
+    if (!this.#borrows) return stores;
+    const root = this.#root ?? null;
+    const relative = (abs) => root !== null && abs.startsWith(root + "/") ? abs.slice(root.length + 1) : ".";
+    const within2 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
+    const canonical2 = (path) => {
+      try {
+        return Deno.realPathSync(path);
+      } catch {
+        return path;
+      }
+    };
+    const own = canonical2(this.#objects);
+    const linked = /* @__PURE__ */ new Set([
+      own
+    ]);
+    const link = (objects, depth) => {
+      let text;
+      try {
+        text = Deno.readTextFileSync(`${objects}/info/alternates`);
+      } catch {
+        return;
+      }
+      if (depth > MAX_ALTERNATE_DEPTH) return;
+      const lines = text.split("\n");
+      for (let k = 0; k < lines.length; k++) {
+        const line = lines[k].trim();
+        if (!line || line.startsWith("#")) continue;
+        const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+        }
+        const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
+        if (linked.has(folder)) continue;
+        linked.add(folder);
+        stores.push(new _ObjectStore(this.gitdir, {
+          root: this.#root,
+          objectsDir: folder,
+          borrows: false
+        }));
+        link(folder, depth + 1);
+      }
+    };
+    link(own, 0);
     return stores;
   }
   #loosePath(oid) {
@@ -5412,7 +5476,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-HHNP5GVY.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-Z5VXINNQ.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

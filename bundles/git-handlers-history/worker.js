@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-B4PQHBJV.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-ZIX4NH6B.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1768,7 +1768,8 @@ var utf8 = new TextDecoder("utf-8", {
 });
 var Runs = class {
   #utf8 = true;
-  #done = [];
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  #runs = [];
   mode(utf82) {
     if (utf82 === this.#utf8) return;
     this.#flush();
@@ -1776,13 +1777,33 @@ var Runs = class {
   }
   #flush() {
     const run = this.take();
-    if (run.length) this.#done.push(this.#utf8 ? utf8.decode(run) : bytesToByteString(run));
+    if (run.length) this.#runs.push({
+      bytes: run.slice(),
+      utf8: this.#utf8
+    });
   }
   text() {
     this.#flush();
-    return this.#done.join("");
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
+  }
+  /** The bytes of every run, in order. */
+  bytes() {
+    this.#flush();
+    return concatBytes(this.#runs.map((run) => run.bytes));
   }
 };
+function concatBytes(parts) {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
 var ScanSink = class extends Runs {
   scan;
   #from;
@@ -1815,7 +1836,7 @@ var ArraySink = class extends Runs {
     this.#out = new Uint8Array(Math.max(1 << 16, a.bytes.length + b.bytes.length >> 2));
   }
   take() {
-    const run = this.#out.slice(0, this.#at);
+    const run = this.#out.subarray(0, this.#at);
     this.#at = 0;
     return run;
   }
@@ -1895,7 +1916,29 @@ function range(start, count) {
 var SPACE = 32;
 var MINUS = 45;
 var PLUS = 43;
-function unifiedDiff(before, after, context, engine = "wasm") {
+var DEFAULT_ALGORITHM = {
+  search: null,
+  minimal: false
+};
+var UnifiedDiff = class {
+  bytes;
+  utf8;
+  add;
+  del;
+  #text;
+  constructor(bytes, utf82, add, del, text) {
+    this.bytes = bytes;
+    this.utf8 = utf82;
+    this.add = add;
+    this.del = del;
+    this.#text = text;
+  }
+  get text() {
+    return this.#text ??= this.utf8 ? utf8.decode(this.bytes) : bytesToByteString(this.bytes);
+  }
+};
+var NO_CHANGES = new UnifiedDiff(new Uint8Array(0), true, 0, 0);
+function unifiedDiff(before, after, context, engine = "wasm", algorithm = DEFAULT_ALGORITHM) {
   const scan = engine !== "js" ? LineScan.of(before, after) : null;
   let la;
   let lb;
@@ -1919,7 +1962,7 @@ function unifiedDiff(before, after, context, engine = "wasm") {
       count: scan.bCount,
       ascii: scan.bAscii
     };
-    if (engine === "wasm") changes = scan.diff();
+    if (engine === "wasm" && !algorithm.search && !algorithm.minimal) changes = scan.diff();
   } else {
     la = linesOf(before);
     lb = linesOf(after);
@@ -1934,14 +1977,19 @@ function unifiedDiff(before, after, context, engine = "wasm") {
     } : numberLines(la, lb);
     const x = sideOf(numbered.a, byteIndent(la));
     const y = sideOf(numbered.b, byteIndent(lb));
-    diffSides(x, y, numbered.countA, numbered.countB);
+    if (algorithm.search) {
+      const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+      x.changed.set(changedA);
+      y.changed.set(changedB);
+    } else {
+      prepare(x, y, numbered.countA, numbered.countB);
+      compareRecords(x, y, algorithm.minimal);
+    }
+    compact(x, y);
+    compact(y, x);
     changes = changesOf(x, y);
   }
-  if (changes.length === 0) return {
-    text: "",
-    add: 0,
-    del: 0
-  };
+  if (changes.length === 0) return NO_CHANGES;
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
   const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
@@ -1950,12 +1998,7 @@ function unifiedDiff(before, after, context, engine = "wasm") {
   if (scan) {
     try {
       if (utf8A === utf8B) {
-        const bytes = scan.patch(changes, context, noEolA, noEolB);
-        return {
-          text: utf8A ? utf8.decode(bytes) : bytesToByteString(bytes),
-          add,
-          del
-        };
+        return new UnifiedDiff(scan.patch(changes, context, noEolA, noEolB).slice(), utf8A, add, del);
       }
       const out2 = new ScanSink(scan);
       writeHunks(out2, changes, context, {
@@ -1967,11 +2010,8 @@ function unifiedDiff(before, after, context, engine = "wasm") {
         noEolA,
         noEolB
       });
-      return {
-        text: out2.text(),
-        add,
-        del
-      };
+      const text2 = out2.text();
+      return new UnifiedDiff(out2.bytes(), false, add, del, text2);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
     }
@@ -1986,11 +2026,8 @@ function unifiedDiff(before, after, context, engine = "wasm") {
     noEolA,
     noEolB
   });
-  return {
-    text: out.text(),
-    add,
-    del
-  };
+  const text = utf8A === utf8B ? void 0 : out.text();
+  return new UnifiedDiff(out.bytes(), utf8A && utf8B, add, del, text);
 }
 function changedLines(changes) {
   let add = 0;
@@ -2054,7 +2091,7 @@ function writeHunks(out, changes, context, files) {
     first = last + 1;
   }
 }
-function myersChanged(a, b, classes) {
+function myersChanged(a, b, classes, minimal = false) {
   const x = sideOf(a, () => 0);
   const y = sideOf(b, () => 0);
   const countX = new Int32Array(classes);
@@ -2062,7 +2099,7 @@ function myersChanged(a, b, classes) {
   for (const id of a) countX[id]++;
   for (const id of b) countY[id]++;
   prepare(x, y, countX, countY);
-  compareRecords(x, y, false);
+  compareRecords(x, y, minimal);
   return [
     x.changed,
     y.changed
@@ -2070,7 +2107,7 @@ function myersChanged(a, b, classes) {
 }
 
 // core/bytes.ts
-function concatBytes(parts) {
+function concatBytes2(parts) {
   let length = 0;
   for (const part of parts) length += part.length;
   const out = new Uint8Array(length);
@@ -2630,7 +2667,7 @@ var loadZlib = () => zlib ??= import("node:zlib").then((m) => {
   return m.default ?? m;
 });
 async function sha1(...parts) {
-  const data = parts.length === 1 ? parts[0] : concatBytes(parts);
+  const data = parts.length === 1 ? parts[0] : concatBytes2(parts);
   if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
 }
@@ -2667,7 +2704,7 @@ async function webInflate(data) {
     if (done) break;
     chunks.push(value);
   }
-  return chunks.length === 1 ? chunks[0] : concatBytes(chunks);
+  return chunks.length === 1 ? chunks[0] : concatBytes2(chunks);
 }
 function storedZlib(data) {
   const blocks2 = Math.max(1, Math.ceil(data.length / 65535));
@@ -3358,6 +3395,41 @@ function objectHeader(type, length) {
 function corrupt2(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
+var MAX_ALTERNATE_DEPTH = 5;
+function confineAlternate(root, written, where, relative, within2) {
+  const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
+  const policy = (abs) => {
+    const rel = relative(abs);
+    if (isSecretPath(rel)) {
+      return new PtermError("SecretPathDenied", `${where} borrows objects from ${rel}, inside a secret folder (secrets/ or .env*), which pterm never reads. Make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file), or move the objects out of the secret folder.`);
+    }
+    if (isStatePath(rel)) {
+      return new PtermError("PathEscape", `${where} borrows objects from ${rel}, inside pterm's own state (${STATE_ENTRIES.join(", ")}), which no repository's objects come from. Make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+    }
+    return null;
+  };
+  if (root === null || !within2(written)) throw outside();
+  const lexical = policy(written);
+  if (lexical) throw lexical;
+  let real;
+  try {
+    real = Deno.realPathSync(written);
+  } catch {
+    real = "";
+  }
+  if (real && !within2(real)) throw outside();
+  const canonical2 = real ? policy(real) : null;
+  if (canonical2) throw canonical2;
+  let folder = false;
+  try {
+    folder = real !== "" && Deno.statSync(real).isDirectory;
+  } catch {
+  }
+  if (!folder) {
+    throw new PtermError("CorruptRepository", `${where} borrows objects from ${relative(written)}, which is not a folder (git: "object directory does not exist; check .git/objects/info/alternates"); repair it with the real git (\`git repack -a -d\`, then remove that alternates file).`);
+  }
+  return real;
+}
 var ObjectStore = class _ObjectStore {
   gitdir;
   #objects;
@@ -3367,48 +3439,77 @@ var ObjectStore = class _ObjectStore {
   #shallow = null;
   /** The workspace root: alternates are read only inside it. */
   #root;
-  /** Object stores this one borrows from (objects/info/alternates), read on first need. */
+  /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
+  #borrows;
+  /** Object stores this one borrows from (objects/info/alternates, followed as git does), read on first need. */
   #alternates = null;
   constructor(gitdir, options = {}) {
     this.gitdir = gitdir;
     this.#objects = options.objectsDir ?? `${gitdir}/objects`;
     this.#root = options.root;
+    this.#borrows = options.borrows ?? true;
   }
   /**
    * `objects/info/alternates` (clone --shared / --reference): other object folders this
-   * repository reads from. pterm follows one only when it lies inside the workspace root; one
-   * outside it is refused with PathEscape rather than read.
+   * repository reads from, followed as git's object-file.c links them — each line a folder
+   * (relative ones from the folder whose alternates file names them; `#` lines are comments),
+   * each folder's own alternates after it, depth first, at most 5 levels below the repository's
+   * (git ignores deeper ones: "nesting too deep"), a folder already linked (or the repository's
+   * own) skipped. One flat list in git's order, searched after the repository's own objects.
+   *
+   * Confined as every path pterm reads: inside the workspace root lexically (one outside is never
+   * even stat'ed) and on its canonical location, and never in a secret folder or pterm's own state
+   * (core/paths.ts's rules, on both). A line that breaks them is refused, naming the alternates
+   * file and line, rather than skipped: without the folder's objects pterm could not give git's
+   * answer, and an error that says why beats a "missing object" later.
    */
   #borrowed() {
     if (this.#alternates !== null) return this.#alternates;
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(`${this.#objects}/info/alternates`);
-    } catch {
-      this.#alternates = [];
-      return this.#alternates;
-    }
     const stores = [];
-    const outside = () => new PtermError("PathEscape", "the repository borrows objects from a folder outside the workspace (objects/info/alternates, as `clone --shared` or `--reference` leave it); pterm reads nothing outside the root. Make it self-contained with the real git: `git repack -a -d`, then delete .git/objects/info/alternates.");
-    const root = this.#root ?? null;
-    const within2 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
-    for (const line of text.split("\n").map((l) => l.trim())) {
-      if (!line || line.startsWith("#")) continue;
-      const written = resolve(this.#objects, line);
-      if (!within2(written)) throw outside();
-      let real;
-      try {
-        real = Deno.realPathSync(written);
-      } catch {
-        throw new PtermError("CorruptRepository", `the repository borrows objects from ${written.slice(root.length + 1)} (objects/info/alternates), which does not exist; repair it with the real git (\`git repack -a -d\`, then remove the alternates file).`);
-      }
-      if (!within2(real)) throw outside();
-      stores.push(new _ObjectStore(this.gitdir, {
-        root: this.#root,
-        objectsDir: real
-      }));
-    }
     this.#alternates = stores;
+    if (!this.#borrows) return stores;
+    const root = this.#root ?? null;
+    const relative = (abs) => root !== null && abs.startsWith(root + "/") ? abs.slice(root.length + 1) : ".";
+    const within2 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
+    const canonical2 = (path) => {
+      try {
+        return Deno.realPathSync(path);
+      } catch {
+        return path;
+      }
+    };
+    const own = canonical2(this.#objects);
+    const linked = /* @__PURE__ */ new Set([
+      own
+    ]);
+    const link = (objects, depth) => {
+      let text;
+      try {
+        text = Deno.readTextFileSync(`${objects}/info/alternates`);
+      } catch {
+        return;
+      }
+      if (depth > MAX_ALTERNATE_DEPTH) return;
+      const lines = text.split("\n");
+      for (let k = 0; k < lines.length; k++) {
+        const line = lines[k].trim();
+        if (!line || line.startsWith("#")) continue;
+        const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
+        }
+        const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
+        if (linked.has(folder)) continue;
+        linked.add(folder);
+        stores.push(new _ObjectStore(this.gitdir, {
+          root: this.#root,
+          objectsDir: folder,
+          borrows: false
+        }));
+        link(folder, depth + 1);
+      }
+    };
+    link(own, 0);
     return stores;
   }
   #loosePath(oid) {
@@ -3579,7 +3680,7 @@ var ObjectStore = class _ObjectStore {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     const temp = `${dir}/tmp_obj_${crypto.randomUUID()}`;
-    const data = await deflate(concatBytes([
+    const data = await deflate(concatBytes2([
       header,
       content
     ]));
@@ -5444,7 +5545,7 @@ function parseIndex(data) {
       const prevBytes = encodeName(previousPath);
       const keep = prevBytes.length - strip;
       if (keep < 0) throw corrupt3("an entry name has a bad prefix length");
-      path = prevBytes.length === previousPath.length && data.subarray(p, nul).every((b) => b < 128) ? previousPath.slice(0, keep) + decodePath(data, p, nul) : decodeName(concatBytes([
+      path = prevBytes.length === previousPath.length && data.subarray(p, nul).every((b) => b < 128) ? previousPath.slice(0, keep) + decodePath(data, p, nul) : decodeName(concatBytes2([
         prevBytes.subarray(0, keep),
         data.subarray(p, nul)
       ]));
@@ -6720,7 +6821,229 @@ function abbreviate(repo, oid) {
   return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
 }
 
+// commands/git/lib/histogram.ts
+var MAX_CHAIN_LENGTH = 64;
+function hashBits(size) {
+  let bits = 0;
+  for (let value = 1; value < size && bits < 32; value *= 2) bits++;
+  return bits || 1;
+}
+var HistogramLimit = class extends Error {
+};
+var HistogramIndex = class {
+  a;
+  b;
+  counts;
+  firsts;
+  nexts;
+  /** Distinct line numbers per hash bucket, to give up where git gives up. */
+  bucketFill;
+  constructor(a, b, classes) {
+    this.a = a;
+    this.b = b;
+    this.counts = new Int32Array(classes);
+    this.firsts = new Int32Array(classes).fill(-1);
+    this.nexts = new Int32Array(a.length).fill(-1);
+    this.bucketFill = new Int32Array(1 << hashBits(Math.max(1, a.length)));
+  }
+  /** git's scanA: indexes lines [s1, s1 + n1) of the first file, scanning from the end. */
+  scan(s1, n1) {
+    const { a, counts, firsts, nexts, bucketFill } = this;
+    const bits = hashBits(n1);
+    const mask = (1 << bits) - 1;
+    bucketFill.fill(0, 0, 1 << bits);
+    for (let ptr = s1 + n1 - 1; ptr >= s1; ptr--) {
+      const id = a[ptr];
+      if (counts[id] > 0) {
+        nexts[ptr] = firsts[id];
+        counts[id]++;
+      } else {
+        const bucket = id + Math.floor(id / 2 ** bits) & mask;
+        if (bucketFill[bucket] === MAX_CHAIN_LENGTH) throw new HistogramLimit("histogram: hash chain too long");
+        bucketFill[bucket]++;
+        nexts[ptr] = -1;
+        counts[id] = 1;
+      }
+      firsts[id] = ptr;
+    }
+  }
+  /** Forgets the range indexed by `scan`. */
+  clear(s1, n1) {
+    for (let ptr = s1; ptr < s1 + n1; ptr++) {
+      const id = this.a[ptr];
+      this.counts[id] = 0;
+      this.firsts[id] = -1;
+    }
+  }
+  /**
+   * git's try_lcs for line `bPtr` of the second file: grows a region around each occurrence of
+   * its line in the first range. Returns the next line of the second file worth trying.
+   */
+  tryRegion(region, bPtr, s1, e1, s2, e2) {
+    const { a, b, counts, nexts } = this;
+    let bNext = bPtr + 1;
+    const id = b[bPtr];
+    const occurrences = counts[id];
+    if (occurrences === 0) return bNext;
+    if (occurrences > region.count) {
+      region.common = true;
+      return bNext;
+    }
+    region.common = true;
+    let as = this.firsts[id];
+    for (; ; ) {
+      let bs = bPtr;
+      let ae = as;
+      let be = bs;
+      let rarest = occurrences;
+      const next = nexts[as];
+      while (s1 < as && s2 < bs && a[as - 1] === b[bs - 1]) {
+        as--;
+        bs--;
+        if (rarest > 1) rarest = Math.min(rarest, counts[a[as]]);
+      }
+      while (ae < e1 && be < e2 && a[ae + 1] === b[be + 1]) {
+        ae++;
+        be++;
+        if (rarest > 1) rarest = Math.min(rarest, counts[a[ae]]);
+      }
+      if (bNext <= be) bNext = be + 1;
+      if (region.end1 - region.begin1 < ae - as || rarest < region.count) {
+        region.begin1 = as;
+        region.begin2 = bs;
+        region.end1 = ae;
+        region.end2 = be;
+        region.count = rarest;
+        region.found = true;
+      }
+      let np = next;
+      while (np !== -1 && np <= ae) np = nexts[np];
+      if (np === -1) break;
+      as = np;
+    }
+    return bNext;
+  }
+};
+function histogramChanged(a, b, classes, minimal = false) {
+  const changedA = new Uint8Array(a.length + 2);
+  const changedB = new Uint8Array(b.length + 2);
+  const index = new HistogramIndex(a, b, classes);
+  const work = [
+    0,
+    a.length,
+    0,
+    b.length
+  ];
+  const region = {
+    begin1: 0,
+    end1: 0,
+    begin2: 0,
+    end2: 0,
+    count: 0,
+    found: false,
+    common: false
+  };
+  while (work.length > 0) {
+    let n2 = work.pop();
+    let s2 = work.pop();
+    let n1 = work.pop();
+    let s1 = work.pop();
+    for (; ; ) {
+      if (n1 <= 0 && n2 <= 0) break;
+      if (n1 === 0) {
+        changedB.fill(1, s2 + 1, s2 + 1 + n2);
+        break;
+      }
+      if (n2 === 0) {
+        changedA.fill(1, s1 + 1, s1 + 1 + n1);
+        break;
+      }
+      region.begin1 = region.end1 = region.begin2 = region.end2 = 0;
+      region.count = MAX_CHAIN_LENGTH + 1;
+      region.found = false;
+      region.common = false;
+      index.scan(s1, n1);
+      const e1 = s1 + n1 - 1;
+      const e2 = s2 + n2 - 1;
+      for (let bPtr = s2; bPtr <= e2; ) bPtr = index.tryRegion(region, bPtr, s1, e1, s2, e2);
+      index.clear(s1, n1);
+      if (region.common && region.count > MAX_CHAIN_LENGTH) {
+        const [x, y] = myersChanged(a.subarray(s1, s1 + n1), b.subarray(s2, s2 + n2), classes, minimal);
+        changedA.set(x.subarray(1, n1 + 1), s1 + 1);
+        changedB.set(y.subarray(1, n2 + 1), s2 + 1);
+        break;
+      }
+      if (!region.found) {
+        changedA.fill(1, s1 + 1, s1 + 1 + n1);
+        changedB.fill(1, s2 + 1, s2 + 1 + n2);
+        break;
+      }
+      work.push(s1, region.begin1 - s1, s2, region.begin2 - s2);
+      const { end1, end2 } = region;
+      n1 = e1 - end1;
+      s1 = end1 + 1;
+      n2 = e2 - end2;
+      s2 = end2 + 1;
+    }
+  }
+  return [
+    changedA,
+    changedB
+  ];
+}
+
 // commands/git/lib/diff.ts
+var ALGORITHMS = {
+  myers: DEFAULT_ALGORITHM,
+  default: DEFAULT_ALGORITHM,
+  minimal: {
+    search: null,
+    minimal: true
+  },
+  histogram: {
+    search: histogramChanged,
+    minimal: false
+  },
+  patience: "patience"
+};
+var PATIENCE = "pterm has no patience diff (git's xpatience.c is not carried); it has git's Myers (myers, default), minimal and histogram diffs";
+function lineAlgorithm(repo, flags) {
+  const configured = repo.config.get("diff.algorithm");
+  let chosen = DEFAULT_ALGORITHM;
+  if (configured !== void 0) {
+    const value = ALGORITHMS[configured.toLowerCase()];
+    if (value === void 0) {
+      throw new PtermError("InvalidConfig", `diff.algorithm is '${configured}', which git does not know (myers, default, minimal, patience, histogram); git stops on it too: fix it with \`git config diff.algorithm histogram\` (or unset it).`);
+    }
+    chosen = value;
+  }
+  const given = flags["diff-algorithm"];
+  if (given !== void 0) {
+    if (flags.histogram || flags.minimal) {
+      throw new PtermError("InvalidArgs", "give the diff algorithm once: --diff-algorithm=<name>, or --histogram and/or --minimal (git applies them in the order given, which pterm does not keep).");
+    }
+    const value = ALGORITHMS[given.toLowerCase()];
+    if (value === void 0) {
+      throw new PtermError("InvalidArgs", `--diff-algorithm '${given}' is not one git knows: myers (or default), minimal, histogram (patience is git's too, but not pterm's).`);
+    }
+    if (value === "patience") {
+      throw new PtermError("UnsupportedFormat", `--diff-algorithm=patience: ${PATIENCE}; give one of those.`);
+    }
+    return value;
+  }
+  if (flags.histogram) chosen = {
+    search: histogramChanged,
+    minimal: chosen !== "patience" && chosen.minimal
+  };
+  if (chosen === "patience") {
+    throw new PtermError("UnsupportedFormat", `diff.algorithm is 'patience': ${PATIENCE}. Run with \`--diff-algorithm=histogram\` (or myers), or set \`git config diff.algorithm histogram\`.`);
+  }
+  if (flags.minimal) chosen = {
+    search: chosen.search,
+    minimal: true
+  };
+  return chosen;
+}
 async function load(repo, path, side) {
   if (!side) return {
     bytes: new Uint8Array(),
@@ -6753,10 +7076,68 @@ async function load(repo, path, side) {
   };
 }
 var isLink = (side) => side?.mode === MODE_LINK;
-async function renderDiff(repo, changes, context = 3) {
+var PatchParts = class {
+  #parts = [];
+  add(part) {
+    this.#parts.push(part);
+  }
+  bytes() {
+    return concatBytes(this.#parts.map((part) => typeof part === "string" ? encoder2.encode(part) : part.bytes));
+  }
+  text() {
+    return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
+  }
+};
+var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex"
+]);
+function driverFunctionLines(repo, attribute) {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== void 0 || repo.config.get(`diff.${attribute}.funcname`) !== void 0;
+}
+function diffDriver(repo, path, attribute) {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
+    throw new PtermError("UnsupportedFilter", `${quoteName(path)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === void 0) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
+async function renderDiff(repo, changes, options = {}) {
+  const context = options.context ?? 3;
+  const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
   const files = [];
   const binarySizes = /* @__PURE__ */ new Map();
-  let patch = "";
+  const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
+  const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
   for (const change of [
@@ -6812,29 +7193,38 @@ rename to ${quoteName(part.path)}
         header += `index ${abbreviate(repo, before.oid)}..${abbreviate(repo, after.oid)}${sameMode ? ` ${oldMode}` : ""}
 `;
       }
-      patch += header;
+      patch.add(header);
       printed = true;
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
       if (before.oid === after.oid && !after.dirty) {
-        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        if (driver === "binary" || driver === "auto" && looksBinary(before.bytes)) binary = true;
         continue;
       }
-      const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
-      if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
+      if (driver === "binary" || driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes))) {
         binary = true;
         binarySizes.set(change.path, [
           before.bytes.length,
           after.bytes.length
         ]);
-        patch += `Binary files ${a} and ${b} differ
-`;
+        patch.add(`Binary files ${a} and ${b} differ
+`);
         continue;
       }
       if (before.bytes.length === 0 && after.bytes.length === 0) continue;
-      patch += `--- ${a}${aTab}
+      patch.add(`--- ${a}${aTab}
 +++ ${b}${bTab}
-`;
-      const hunks = unifiedDiff(before.bytes, after.bytes, context);
-      patch += hunks.text;
+`);
+      let hunks;
+      try {
+        hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
+      } catch (error) {
+        if (!(error instanceof HistogramLimit)) throw error;
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+      }
+      patch.add(hunks);
+      if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
       if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
       fileDel += hunks.del;
@@ -6857,8 +7247,17 @@ rename to ${quoteName(part.path)}
       deletions: fileDel
     });
   }
+  const patchBytes = patch.bytes();
+  let text;
   return {
-    patch,
+    patchBytes,
+    get patch() {
+      return text ??= patch.text();
+    },
+    notUtf8: [
+      ...notUtf8
+    ],
+    otherFunctionLines,
     files,
     additions,
     deletions,
@@ -7419,6 +7818,17 @@ async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
 }
 
 // commands/git/handlers/history.ts
+var fatalUtf82 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+function strictUtf82(bytes) {
+  try {
+    return fatalUtf82.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 function indexFlat(index) {
   const out = /* @__PURE__ */ new Map();
   for (const [path, e] of index.entries) {
@@ -7503,44 +7913,45 @@ var STATUS_LETTER = {
 };
 function viewOf(rendered, flags) {
   const lines = (f) => rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
-  if (flags["no-patch"]) return {
-    text: "",
-    isPatch: false
-  };
-  if (flags["name-only"]) return {
-    text: lines((f) => quoteName(f.path)),
-    isPatch: false
-  };
+  if (flags["no-patch"]) return "";
+  if (flags["name-only"]) return lines((f) => quoteName(f.path));
   if (flags["name-status"]) {
-    return {
-      text: lines((f) => f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`),
-      isPatch: false
-    };
+    return lines((f) => f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`);
   }
-  if (flags.stat) return {
-    text: renderStat(rendered),
-    isPatch: false
-  };
-  return {
-    text: rendered.patch,
-    isPatch: true
-  };
+  if (flags.stat) return renderStat(rendered);
+  return null;
+}
+function notUtf8Warning(paths, artifact) {
+  const named = paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+  return `[Warning] ${named} ${paths.length === 1 ? "is" : "are"} not UTF-8: stdout shows each of ${paths.length === 1 ? "its" : "their"} bytes as one character (as Latin-1), so that text is not the patch; the patch, byte for byte as git writes it, is the artifact ${artifact} (apply that file, e.g. \`patch apply --file ${artifact}\`).
+`;
+}
+function functionLineNote(files) {
+  const named = [
+    ...files
+  ].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") + (files.size > 5 ? ` and ${files.size - 5} more` : "");
+  return `[Note] the function names after \`@@ \u2026 @@\` in the hunk headers of ${named} are git's default ones; git would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.
+`;
 }
 async function emit(ctx, rendered, flags, prefix = "") {
-  const stat = renderStat(rendered);
-  const view = viewOf(rendered, flags);
-  let text = view.text;
+  let text = viewOf(rendered, flags);
   let artifact = null;
-  const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
-  if (view.isPatch && text.length > budget) {
-    const ref = await ctx.artifacts.save("diff.patch", rendered.patch, {
-      mime: "text/x-diff",
-      description: "the full patch (git apply can read it)"
-    });
-    artifact = ref.path;
-    text = `${stat}
-The patch is ${rendered.patch.length} bytes; it is in the artifact ${ref.path}.
-`;
+  const notUtf8 = text === null ? rendered.notUtf8 : [];
+  if (text === null) {
+    const size = rendered.patchBytes.length;
+    const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
+    if (size > budget || notUtf8.length) {
+      const ref = await ctx.artifacts.save("diff.patch", rendered.patchBytes, {
+        mime: "text/x-diff",
+        description: "the full patch, git's bytes (git apply can read it)"
+      });
+      artifact = ref.path;
+    }
+    text = size > budget ? `${renderStat(rendered)}
+The patch is ${size} bytes; it is in the artifact ${artifact}.
+` : rendered.patch;
+    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact));
+    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
@@ -7549,7 +7960,8 @@ The patch is ${rendered.patch.length} bytes; it is in the artifact ${ref.path}.
     additions: rendered.additions,
     deletions: rendered.deletions,
     truncated: listed.truncated,
-    patch_artifact: artifact
+    patch_artifact: artifact,
+    not_utf8: notUtf8
   };
 }
 async function rangeEnds(repo, word) {
@@ -7622,7 +8034,10 @@ var diff = async (ctx) => {
     ];
   }
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), ctx.flags.context);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+    context: ctx.flags.context,
+    algorithm: lineAlgorithm(repo, ctx.flags)
+  });
   const out = await emit(ctx, rendered, ctx.flags);
   return {
     repo_path: rel,
@@ -7651,6 +8066,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
       type: "tree",
       entries: names,
       binary: false,
+      not_utf8: false,
       content_artifact: null
     };
   }
@@ -7659,11 +8075,13 @@ async function showPath(ctx, repo, policy, rel, rev) {
   }
   const binary = object.content.subarray(0, 8e3).includes(0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  const text = binary ? null : strictUtf82(object.content);
+  const notUtf8 = !binary && text === null;
   let artifact = null;
-  if (binary || object.content.length > budget) {
+  if (binary || notUtf8 || object.content.length > budget) {
     const name = path.split("/").pop() || "file";
     const ref = await ctx.artifacts.save(name, object.content, {
-      mime: binary ? "application/octet-stream" : "text/plain",
+      mime: binary || notUtf8 ? "application/octet-stream" : "text/plain",
       description: `${path} at ${rev.slice(0, colon) || "the index"}`
     });
     artifact = ref.path;
@@ -7671,7 +8089,11 @@ async function showPath(ctx, repo, policy, rel, rev) {
   if (binary) {
     ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.
 `);
-  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  } else ctx.stdout.write(text ?? bytesToByteString(object.content));
+  if (notUtf8) {
+    ctx.stderr.write(`[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); its bytes are the artifact ${artifact}.
+`);
+  }
   return {
     repo_path: rel,
     rev,
@@ -7680,6 +8102,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
     type: "blob",
     entries: null,
     binary,
+    not_utf8: notUtf8,
     content_artifact: artifact
   };
 }
@@ -7745,11 +8168,15 @@ var log = async (ctx) => {
     keep: logFilter(ctx.flags)
   });
   const withDiff = ctx.flags.stat || ctx.flags.patch;
-  const blocks2 = [];
+  const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
+  const parts = [];
+  const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
   for (const c of commits) {
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
+    if (parts.length) parts.push("\n");
     if (!withDiff) {
-      blocks2.push(line);
+      parts.push(line);
       continue;
     }
     const commit = await readCommit(repo, c.id);
@@ -7758,24 +8185,41 @@ var log = async (ctx) => {
     const { kept } = filterChanges(changes, paths, policy);
     const rendered = await renderDiff(repo, await withRenames(repo, kept, {
       "find-renames": 50
-    }));
+    }), {
+      algorithm
+    });
     const view = viewOf(rendered, {
       stat: ctx.flags.stat && !ctx.flags.patch
     });
-    blocks2.push(`${line}
-${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}${view.text}`);
+    parts.push(`${line}
+${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
+    if (view !== null) parts.push(view);
+    else {
+      parts.push(rendered);
+      for (const path of rendered.notUtf8) notUtf8.add(path);
+      for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
+    }
   }
-  const text = blocks2.join("\n") + "\n";
+  parts.push("\n");
+  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  if (withDiff && text.length > budget) {
-    const saved = await ctx.artifacts.save("log.txt", text, {
+  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
+  if (withDiff && (size > budget || notUtf8.size)) {
+    const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder2.encode(part) : part.patchBytes));
+    const saved = await ctx.artifacts.save("log.txt", bytes, {
       mime: "text/plain",
-      description: "the full log"
+      description: "the full log (patches as git's bytes)"
     });
-    ctx.stdout.write(commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") + `
-The log with ${ctx.flags.patch ? "patches" : "diffstats"} is ${text.length} bytes; it is in the artifact ${saved.path}.
+    if (size > budget) {
+      ctx.stdout.write(commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") + `
+The log with ${ctx.flags.patch ? "patches" : "diffstats"} is ${bytes.length} bytes; it is in the artifact ${saved.path}.
 `);
-  } else ctx.stdout.write(text);
+    } else ctx.stdout.write(text());
+    if (notUtf8.size) ctx.stderr.write(notUtf8Warning([
+      ...notUtf8
+    ].sort(), saved.path));
+  } else ctx.stdout.write(text());
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return {
     repo_path: rel,
     commits
@@ -7800,7 +8244,9 @@ var show = async (ctx) => {
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags));
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+    algorithm: lineAlgorithm(repo, ctx.flags)
+  });
   const described = describeCommit(id, commit);
   const header = [
     ...tag?.type === "annotated" ? [
@@ -8033,6 +8479,8 @@ export {
   serveHandler,
   ChangeGroup,
   myersChanged,
+  HistogramLimit,
+  histogramChanged,
   history_exports
 };
 export { history_exports as handlerModule };

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-XT5F3NWH.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-YYP5UFBM.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -892,6 +892,29 @@ var commitFlags = [
     short: "v"
   })
 ];
+var algorithmFlags = [
+  {
+    name: "histogram",
+    type: "boolean",
+    description: "Use git's histogram diff (the same as --diff-algorithm=histogram)."
+  },
+  {
+    name: "minimal",
+    type: "boolean",
+    description: "Myers' search without xdiff's cost bounds: git's smallest diff (slower on large rewrites)."
+  },
+  {
+    name: "diff-algorithm",
+    type: "string",
+    valueName: "name",
+    description: "myers (or default), minimal or histogram, as git; default: diff.algorithm in the repository's config, else myers. patience is refused."
+  }
+];
+var PATIENCE_REFUSED = "pterm has no patience diff: use --histogram (git's histogram diff, patience's successor) or the default Myers.";
+var refusedDiffFlags = {
+  "--patience": PATIENCE_REFUSED,
+  "--anchored": "pterm has no patience diff, which --anchored needs: use --histogram or the default Myers."
+};
 var logFlags = [
   repoFlag("read"),
   {
@@ -931,6 +954,7 @@ var logFlags = [
     type: "boolean",
     description: "Add each commit's patch (as git log -p)."
   },
+  ...algorithmFlags,
   {
     name: "all",
     type: "boolean",
@@ -1230,6 +1254,7 @@ var diffFlags = [
     max: 1e3,
     description: "Lines of context around each change."
   },
+  ...algorithmFlags,
   ...renameFlags
 ];
 var showFlags = [
@@ -1267,6 +1292,7 @@ var showFlags = [
     valueName: "fmt",
     description: "Accepted and not applied: the result has every field."
   },
+  ...algorithmFlags,
   ...renameFlags
 ];
 var resetFlags = [
@@ -2101,6 +2127,7 @@ var gitSpec = {
       }
     ], {
       refusedFlags: {
+        ...refusedDiffFlags,
         "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move."
       },
       positionals: [
@@ -2250,6 +2277,7 @@ var gitSpec = {
       }
     ], {
       refusedFlags: {
+        ...refusedDiffFlags,
         "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
         "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only)."
       },
@@ -2282,6 +2310,7 @@ var gitSpec = {
           description: "The commit (or tag) to show; default HEAD. `<rev>:<path>` prints that file at that commit."
         }
       ],
+      refusedFlags: refusedDiffFlags,
       afterDoubleDash: "path"
     }),
     leaf("reset", "Move HEAD (--soft, --mixed, --hard) or unstage paths.", resetFlags, [

@@ -86,7 +86,13 @@ const diffFields = {
   additions: z.number().int(),
   deletions: z.number().int(),
   truncated: z.boolean().describe("files lists only the first entries."),
-  patch_artifact: z.string().nullable().describe("The full patch, when too large for stdout."),
+  patch_artifact: z.string().nullable().describe(
+    "The full patch as git's bytes, when too large for stdout or when some file in it is not UTF-8.",
+  ),
+  not_utf8: paths.describe(
+    "Files whose lines are not UTF-8: stdout shows each of their bytes as one character, so only patch_artifact " +
+      "is the exact patch.",
+  ),
   withheld: paths.describe("Secret paths (or pterm state) left out."),
 };
 
@@ -375,7 +381,12 @@ export const resultSchemas = {
       type: z.enum(["blob", "tree"]),
       entries: z.array(z.string()).nullable().describe("For a folder: its entries (folders end in /)."),
       binary: z.boolean(),
-      content_artifact: z.string().nullable().describe("The file's bytes, when binary or too long for stdout."),
+      not_utf8: z.boolean().describe(
+        "The file is text that is not UTF-8: stdout shows each byte as one character; content_artifact has its bytes.",
+      ),
+      content_artifact: z.string().nullable().describe(
+        "The file's bytes, when binary, too long for stdout, or not UTF-8.",
+      ),
     }),
   ]),
   reset: z.strictObject({

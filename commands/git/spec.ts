@@ -233,6 +233,35 @@ export const commitFlags = [
   compat("verbose", "Accepted; the result shows the commit.", { short: "v" }),
 ] as const satisfies readonly FlagSpec[];
 
+/** The line diff (git's diff.c options; `diff.algorithm` in the repository's config sets the default). */
+const algorithmFlags = [
+  {
+    name: "histogram",
+    type: "boolean",
+    description: "Use git's histogram diff (the same as --diff-algorithm=histogram).",
+  },
+  {
+    name: "minimal",
+    type: "boolean",
+    description: "Myers' search without xdiff's cost bounds: git's smallest diff (slower on large rewrites).",
+  },
+  {
+    name: "diff-algorithm",
+    type: "string",
+    valueName: "name",
+    description: "myers (or default), minimal or histogram, as git; default: diff.algorithm in the repository's " +
+      "config, else myers. patience is refused.",
+  },
+] as const satisfies readonly FlagSpec[];
+
+const PATIENCE_REFUSED =
+  "pterm has no patience diff: use --histogram (git's histogram diff, patience's successor) or the default Myers.";
+/** Refused diff options (`refusedFlags` of diff, show and log). */
+const refusedDiffFlags = {
+  "--patience": PATIENCE_REFUSED,
+  "--anchored": "pterm has no patience diff, which --anchored needs: use --histogram or the default Myers.",
+};
+
 export const logFlags = [
   repoFlag("read"),
   {
@@ -261,6 +290,7 @@ export const logFlags = [
   },
   { name: "stat", type: "boolean", description: "Add each commit's diffstat." },
   { name: "patch", short: "p", type: "boolean", description: "Add each commit's patch (as git log -p)." },
+  ...algorithmFlags,
   {
     name: "all",
     type: "boolean",
@@ -509,6 +539,7 @@ export const diffFlags = [
     max: 1000,
     description: "Lines of context around each change.",
   },
+  ...algorithmFlags,
   ...renameFlags,
 ] as const satisfies readonly FlagSpec[];
 
@@ -528,6 +559,7 @@ export const showFlags = [
     valueName: "fmt",
     description: "Accepted and not applied: the result has every field.",
   },
+  ...algorithmFlags,
   ...renameFlags,
 ] as const satisfies readonly FlagSpec[];
 
@@ -1106,6 +1138,7 @@ export const gitSpec: CommandSpec = {
       { command: "git log main..feature --stat", description: "What feature has that main has not, with diffstats." },
     ], {
       refusedFlags: {
+        ...refusedDiffFlags,
         "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists " +
           "its history before the move.",
       },
@@ -1181,6 +1214,7 @@ export const gitSpec: CommandSpec = {
       },
     ], {
       refusedFlags: {
+        ...refusedDiffFlags,
         "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
         "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
       },
@@ -1201,6 +1235,7 @@ export const gitSpec: CommandSpec = {
         name: "rev",
         description: "The commit (or tag) to show; default HEAD. `<rev>:<path>` prints that file at that commit.",
       }],
+      refusedFlags: refusedDiffFlags,
       afterDoubleDash: "path",
     }),
     leaf("reset", "Move HEAD (--soft, --mixed, --hard) or unstage paths.", resetFlags, [

@@ -9,7 +9,8 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type Engine, unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { DEFAULT_ALGORITHM, type Engine, type LineAlgorithm, unifiedDiff } from "../../commands/git/lib/line_diff.ts";
+import { histogramChanged } from "../../commands/git/lib/histogram.ts";
 import { LINE_SCAN_MODULE, LineScan } from "../../commands/git/lib/line_scan.ts";
 import { assembleLineScan } from "../../commands/git/lib/line_scan_program.ts";
 import { makeRoot } from "../helpers.ts";
@@ -154,11 +155,11 @@ const longPairArb = fc.tuple(
   return [latin1(base.join("")), latin1(edited.join(""))] as const;
 });
 
-/** git's patch body (from the first `@@`) for two files, with --no-index. */
-async function gitBody(dir: string, before: Uint8Array, after: Uint8Array): Promise<Uint8Array> {
+/** git's patch body (from the first `@@`) for two files, with --no-index (and `flags`, e.g. --histogram). */
+async function gitBody(dir: string, before: Uint8Array, after: Uint8Array, ...flags: string[]): Promise<Uint8Array> {
   await Deno.writeFile(`${dir}/old`, before);
   await Deno.writeFile(`${dir}/new`, after);
-  const out = await gitExact(dir, ["diff", "--no-index", "--no-color", "old", "new"]);
+  const out = await gitExact(dir, ["diff", "--no-index", "--no-color", ...flags, "old", "new"]);
   assert.ok(out.code === 0 || out.code === 1, out.stderr);
   const at = findHunks(out.stdout);
   return at < 0 ? new Uint8Array() : out.stdout.subarray(at);
@@ -171,9 +172,19 @@ function findHunks(bytes: Uint8Array): number {
   return -1;
 }
 
-/** What pterm's text says for the files in that pair (before and after decide how it reads). */
-function ours(before: Uint8Array, after: Uint8Array, engine: Engine = "wasm"): Uint8Array {
-  return patchBytes(unifiedDiff(before, after, 3, engine).text, before, after);
+/**
+ * pterm's patch body for that pair: its bytes, which must also be what its text stands for
+ * (before and after decide how the text reads).
+ */
+function ours(
+  before: Uint8Array,
+  after: Uint8Array,
+  engine: Engine = "wasm",
+  algorithm: LineAlgorithm = DEFAULT_ALGORITHM,
+): Uint8Array {
+  const diff = unifiedDiff(before, after, 3, engine, algorithm);
+  assert.deepEqual(patchBytes(diff.text, before, after), diff.bytes, "the text shows the patch's bytes");
+  return diff.bytes;
 }
 
 Deno.test("property: the line diff's hunks are git's, byte for byte (small files, every shape of line)", async () => {
@@ -220,6 +231,36 @@ const INVALID_FUNCTION_LINES = [
 ];
 // Fillers that git never takes as a function line, so the lines above stand out.
 const FILLERS = ["", "  body;", "}", "1;", "\t- item", "  "];
+
+Deno.test("property: --histogram and --minimal hunks are git's in every engine (repeated lines, past the 64 limit too)", async () => {
+  const dir = await Deno.makeTempDir();
+  const algorithms: [string[], LineAlgorithm][] = [
+    [["--histogram"], { search: histogramChanged, minimal: false }],
+    [["--minimal"], { search: null, minimal: true }],
+    [["--histogram", "--minimal"], { search: histogramChanged, minimal: true }],
+  ];
+  // Runs of one line past histogram's 64-occurrence limit, so its fall-back to Myers is taken too.
+  const repeated = fc.tuple(pairArb(30, POOL), fc.constantFrom("a\n", "}\n"), fc.integer({ min: 60, max: 90 }))
+    .map(([[before, after], line, times]) => {
+      const run = latin1(line.repeat(times));
+      const join = (x: Uint8Array, y: Uint8Array) => Uint8Array.from([...x, ...y]);
+      return [join(run, before), join(after, run)] as const;
+    });
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(pairArb(40, POOL), repeated), fc.nat(2), async ([before, after], pick) => {
+        const [flags, algorithm] = algorithms[pick];
+        const mine = ours(before, after, "wasm", algorithm);
+        assert.deepEqual(ours(before, after, "js", algorithm), mine, "the engines agree");
+        assert.deepEqual(ours(before, after, "wasm-lines", algorithm), mine, "the engines agree");
+        assert.deepEqual(mine, await gitBody(dir, before, after, ...flags), flags.join(" "));
+      }),
+      { numRuns: 300 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 Deno.test("property: hunk headers carry git's function line (80-byte cut, white space, UTF-8 rules) in both engines", async () => {
   const dir = await Deno.makeTempDir();
@@ -341,12 +382,11 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
       await Deno.writeFile(`${dir}/f`, after);
       const envelope = await pterm(root.path, "git diff --repo r");
       const r = result(envelope);
-      const text = r.patch_artifact
-        ? await Deno.readTextFile(`${root.path}/${r.patch_artifact}`)
-        : envelope.stdout === "No differences.\n"
-        ? ""
-        : envelope.stdout;
-      const patch = patchBytes(text, before, after);
+      // The artifact is the patch's bytes; stdout is only text, and only when every file is UTF-8.
+      if (r.not_utf8.length) assert.ok(r.patch_artifact, "a patch that is not UTF-8 is saved as bytes");
+      const patch = r.patch_artifact
+        ? await Deno.readFile(`${root.path}/${r.patch_artifact}`)
+        : utf8(envelope.stdout === "No differences.\n" ? "" : envelope.stdout);
       const theirs = await gitExact(dir, ["diff", "--no-color"]);
       assert.equal(theirs.code, 0, theirs.stderr);
       assert.deepEqual(patch, theirs.stdout, "the same patch as git diff");

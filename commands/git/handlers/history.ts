@@ -10,6 +10,7 @@ import {
   type DiffFile,
   type FileChange,
   findRenames,
+  lineAlgorithm,
   renderDiff,
   type RenderedDiff,
   renderStat,
@@ -31,7 +32,19 @@ import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
 import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
-import { quoteName } from "../lib/bytes.ts";
+import { bytesToByteString, encoder, quoteName } from "../lib/bytes.ts";
+import { concatBytes } from "../lib/line_diff.ts";
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The bytes as UTF-8 text (a BOM kept, as git prints it), or null when they are not UTF-8. */
+function strictUtf8(bytes: Uint8Array): string | null {
+  try {
+    return fatalUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 
 function indexFlat(index: Index): Map<string, FlatEntry> {
   const out = new Map<string, FlatEntry>();
@@ -111,25 +124,43 @@ const STATUS_LETTER: Record<DiffFile["status"], string> = {
 
 type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolean; "no-patch"?: boolean };
 
-/** The text of a diff in the form the flags ask for (patch, stat, names). */
-function viewOf(rendered: RenderedDiff, flags: ViewFlags): { text: string; isPatch: boolean } {
+/** The text of a diff in the form the flags ask for (stat, names); null for the patch itself. */
+function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null {
   const lines = (f: (file: DiffFile) => string) =>
     rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
-  if (flags["no-patch"]) return { text: "", isPatch: false };
-  if (flags["name-only"]) return { text: lines((f) => quoteName(f.path)), isPatch: false };
+  if (flags["no-patch"]) return "";
+  if (flags["name-only"]) return lines((f) => quoteName(f.path));
   if (flags["name-status"]) {
     // git's form: `R<similarity>\t<old>\t<new>` for a rename.
-    return {
-      text: lines((f) =>
-        f.status === "renamed"
-          ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
-          : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
-      ),
-      isPatch: false,
-    };
+    return lines((f) =>
+      f.status === "renamed"
+        ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
+        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
+    );
   }
-  if (flags.stat) return { text: renderStat(rendered), isPatch: false };
-  return { text: rendered.patch, isPatch: true };
+  if (flags.stat) return renderStat(rendered);
+  return null;
+}
+
+/**
+ * Why stdout's patch is not the patch itself: files whose lines are not UTF-8 show each byte as
+ * one character there (Latin-1's é as é, whatever the file's encoding), so that text, written
+ * back as UTF-8, would change those bytes. The artifact holds git's bytes.
+ */
+function notUtf8Warning(paths: readonly string[], artifact: string): string {
+  const named = paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+  return `[Warning] ${named} ${paths.length === 1 ? "is" : "are"} not UTF-8: stdout shows each of ${
+    paths.length === 1 ? "its" : "their"
+  } bytes as one character (as Latin-1), so that text is not the patch; the patch, byte for byte as git writes it, ` +
+    `is the artifact ${artifact} (apply that file, e.g. \`patch apply --file ${artifact}\`).\n`;
+}
+
+/** Which files' hunk headers carry git's default function line where git would use their diff driver's. */
+function functionLineNote(files: ReadonlyMap<string, string>): string {
+  const named = [...files].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") +
+    (files.size > 5 ? ` and ${files.size - 5} more` : "");
+  return `[Note] the function names after \`@@ … @@\` in the hunk headers of ${named} are git's default ones; git ` +
+    "would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.\n";
 }
 
 async function emit(
@@ -139,18 +170,25 @@ async function emit(
   flags: ViewFlags,
   prefix = "",
 ) {
-  const stat = renderStat(rendered);
-  const view = viewOf(rendered, flags);
-  let text = view.text;
+  let text = viewOf(rendered, flags);
   let artifact: string | null = null;
-  const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
-  if (view.isPatch && text.length > budget) {
-    const ref = await ctx.artifacts.save("diff.patch", rendered.patch, {
-      mime: "text/x-diff",
-      description: "the full patch (git apply can read it)",
-    });
-    artifact = ref.path;
-    text = `${stat}\nThe patch is ${rendered.patch.length} bytes; it is in the artifact ${ref.path}.\n`;
+  const notUtf8 = text === null ? rendered.notUtf8 : [];
+  if (text === null) {
+    const size = rendered.patchBytes.length;
+    const budget = Math.max(1024, ctx.limits.stdout_bytes - prefix.length - 512);
+    // A patch too long for stdout, or one whose text is not its bytes, is saved as git's bytes.
+    if (size > budget || notUtf8.length) {
+      const ref = await ctx.artifacts.save("diff.patch", rendered.patchBytes, {
+        mime: "text/x-diff",
+        description: "the full patch, git's bytes (git apply can read it)",
+      });
+      artifact = ref.path;
+    }
+    text = size > budget
+      ? `${renderStat(rendered)}\nThe patch is ${size} bytes; it is in the artifact ${artifact}.\n`
+      : rendered.patch;
+    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact!));
+    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
   const listed = bounded(rendered.files);
@@ -160,6 +198,7 @@ async function emit(
     deletions: rendered.deletions,
     truncated: listed.truncated,
     patch_artifact: artifact,
+    not_utf8: notUtf8,
   };
 }
 
@@ -228,7 +267,10 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     labels = ["index", "worktree"];
   }
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), ctx.flags.context);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+    context: ctx.flags.context,
+    algorithm: lineAlgorithm(repo, ctx.flags),
+  });
   const out = await emit(ctx, rendered, ctx.flags);
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
 };
@@ -263,6 +305,7 @@ async function showPath(
       type: "tree",
       entries: names,
       binary: false,
+      not_utf8: false,
       content_artifact: null,
     };
   }
@@ -271,18 +314,27 @@ async function showPath(
   }
   const binary = object.content.subarray(0, 8000).includes(0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  // Text that is not UTF-8 (Latin-1, Shift_JIS…) shows one character per byte, never U+FFFD; its bytes are the artifact.
+  const text = binary ? null : strictUtf8(object.content);
+  const notUtf8 = !binary && text === null;
   let artifact: string | null = null;
-  if (binary || object.content.length > budget) {
+  if (binary || notUtf8 || object.content.length > budget) {
     const name = path.split("/").pop() || "file";
     const ref = await ctx.artifacts.save(name, object.content, {
-      mime: binary ? "application/octet-stream" : "text/plain",
+      mime: binary || notUtf8 ? "application/octet-stream" : "text/plain",
       description: `${path} at ${rev.slice(0, colon) || "the index"}`,
     });
     artifact = ref.path;
   }
   if (binary) {
     ctx.stdout.write(`${path} is binary (${object.content.length} bytes); it is in the artifact ${artifact}.\n`);
-  } else ctx.stdout.write(new TextDecoder().decode(object.content));
+  } else ctx.stdout.write(text ?? bytesToByteString(object.content));
+  if (notUtf8) {
+    ctx.stderr.write(
+      `[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); ` +
+        `its bytes are the artifact ${artifact}.\n`,
+    );
+  }
   return {
     repo_path: rel,
     rev,
@@ -291,6 +343,7 @@ async function showPath(
     type: "blob",
     entries: null,
     binary,
+    not_utf8: notUtf8,
     content_artifact: artifact,
   };
 }
@@ -363,11 +416,16 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     keep: logFilter(ctx.flags),
   });
   const withDiff = ctx.flags.stat || ctx.flags.patch;
-  const blocks: string[] = [];
+  const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
+  // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
+  const parts: (string | RenderedDiff)[] = [];
+  const notUtf8 = new Set<string>();
+  const otherFunctionLines = new Map<string, string>();
   for (const c of commits) {
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
+    if (parts.length) parts.push("\n");
     if (!withDiff) {
-      blocks.push(line);
+      parts.push(line);
       continue;
     }
     const commit = await readCommit(repo, c.id);
@@ -375,23 +433,37 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
     const { kept } = filterChanges(changes, paths, policy);
     // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
-    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }));
+    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
     const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
-    blocks.push(
-      `${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}${view.text}`,
-    );
+    parts.push(`${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
+    if (view !== null) parts.push(view);
+    else {
+      parts.push(rendered);
+      for (const path of rendered.notUtf8) notUtf8.add(path);
+      for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
+    }
   }
-  const text = blocks.join("\n") + "\n";
+  parts.push("\n");
+  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  if (withDiff && text.length > budget) {
-    const saved = await ctx.artifacts.save("log.txt", text, { mime: "text/plain", description: "the full log" });
-    ctx.stdout.write(
-      commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
-        `\nThe log with ${
-          ctx.flags.patch ? "patches" : "diffstats"
-        } is ${text.length} bytes; it is in the artifact ${saved.path}.\n`,
-    );
-  } else ctx.stdout.write(text);
+  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
+  if (withDiff && (size > budget || notUtf8.size)) {
+    const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder.encode(part) : part.patchBytes));
+    const saved = await ctx.artifacts.save("log.txt", bytes, {
+      mime: "text/plain",
+      description: "the full log (patches as git's bytes)",
+    });
+    if (size > budget) {
+      ctx.stdout.write(
+        commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
+          `\nThe log with ${
+            ctx.flags.patch ? "patches" : "diffstats"
+          } is ${bytes.length} bytes; it is in the artifact ${saved.path}.\n`,
+      );
+    } else ctx.stdout.write(text());
+    if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
+  } else ctx.stdout.write(text());
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return { repo_path: rel, commits };
 };
 
@@ -414,7 +486,9 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags));
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+    algorithm: lineAlgorithm(repo, ctx.flags),
+  });
   const described = describeCommit(id, commit);
   const header = [
     ...(tag?.type === "annotated" ? [`tag ${tag.name}`, "", tag.message ?? "", ""] : []),

@@ -7,8 +7,8 @@
  * with git's `similarity index` / `rename from` / `rename to` lines.
  */
 
-import { unifiedDiff } from "./line_diff.ts";
-import { comparePaths, looksBinary, quoteName } from "./bytes.ts";
+import { concatBytes, DEFAULT_ALGORITHM, type LineAlgorithm, type UnifiedDiff, unifiedDiff } from "./line_diff.ts";
+import { comparePaths, encoder, looksBinary, quoteName } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "./objects.ts";
 import { subprojectText } from "./submodule.ts";
@@ -17,8 +17,86 @@ import type { Repo } from "./repo.ts";
 import type { FlatEntry } from "./tree.ts";
 import { lstatTracked } from "./worktree.ts";
 import { conversionFor, worktreeBlob } from "./convert.ts";
+import type { AttrValue } from "./attributes.ts";
 import { DEFAULT_RENAME_SCORE, detectRenames, MAX_SCORE, similarityPercent } from "./renames.ts";
 import { abbreviate } from "./abbrev.ts";
+import { histogramChanged, HistogramLimit } from "./histogram.ts";
+import { PtermError } from "../../../core/errors.ts";
+
+/** The values git's parse_algorithm_value takes (any case), and what pterm does with each. */
+const ALGORITHMS: Record<string, LineAlgorithm | "patience"> = {
+  myers: DEFAULT_ALGORITHM,
+  default: DEFAULT_ALGORITHM,
+  minimal: { search: null, minimal: true },
+  histogram: { search: histogramChanged, minimal: false },
+  patience: "patience",
+};
+
+const PATIENCE =
+  "pterm has no patience diff (git's xpatience.c is not carried); it has git's Myers (myers, default), minimal and " +
+  "histogram diffs";
+
+/** The flags that choose the line diff, as `git diff`, `show` and `log` take them. */
+export interface AlgorithmFlags {
+  readonly histogram?: boolean;
+  readonly minimal?: boolean;
+  readonly "diff-algorithm"?: string;
+}
+
+/**
+ * The line diff git would use: `diff.algorithm` from the repository's config (git's
+ * git_diff_ui_config; an unknown value stops git, and pterm), then the flags as diff.c applies
+ * them (`--diff-algorithm` replaces both the algorithm and `--minimal`; `--histogram` replaces the
+ * algorithm and keeps `--minimal`; `--minimal` adds XDF_NEED_MINIMAL to any). Patience is refused,
+ * never replaced by another diff.
+ */
+export function lineAlgorithm(repo: Repo, flags: AlgorithmFlags): LineAlgorithm {
+  const configured = repo.config.get("diff.algorithm");
+  let chosen: LineAlgorithm | "patience" = DEFAULT_ALGORITHM;
+  if (configured !== undefined) {
+    const value = ALGORITHMS[configured.toLowerCase()];
+    if (value === undefined) {
+      throw new PtermError(
+        "InvalidConfig",
+        `diff.algorithm is '${configured}', which git does not know (myers, default, minimal, patience, histogram); ` +
+          "git stops on it too: fix it with `git config diff.algorithm histogram` (or unset it).",
+      );
+    }
+    chosen = value;
+  }
+  const given = flags["diff-algorithm"];
+  if (given !== undefined) {
+    if (flags.histogram || flags.minimal) {
+      throw new PtermError(
+        "InvalidArgs",
+        "give the diff algorithm once: --diff-algorithm=<name>, or --histogram and/or --minimal (git applies them in " +
+          "the order given, which pterm does not keep).",
+      );
+    }
+    const value = ALGORITHMS[given.toLowerCase()];
+    if (value === undefined) {
+      throw new PtermError(
+        "InvalidArgs",
+        `--diff-algorithm '${given}' is not one git knows: myers (or default), minimal, histogram` +
+          " (patience is git's too, but not pterm's).",
+      );
+    }
+    if (value === "patience") {
+      throw new PtermError("UnsupportedFormat", `--diff-algorithm=patience: ${PATIENCE}; give one of those.`);
+    }
+    return value;
+  }
+  if (flags.histogram) chosen = { search: histogramChanged, minimal: chosen !== "patience" && chosen.minimal };
+  if (chosen === "patience") {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `diff.algorithm is 'patience': ${PATIENCE}. Run with \`--diff-algorithm=histogram\` (or myers), or set ` +
+        "`git config diff.algorithm histogram`.",
+    );
+  }
+  if (flags.minimal) chosen = { search: chosen.search, minimal: true };
+  return chosen;
+}
 
 /** One side of a file change: a blob, or the file in the work tree (oid computed when read). */
 export type DiffSide = { kind: "blob"; oid: string; mode: string } | { kind: "worktree"; mode: string } | null;
@@ -45,7 +123,18 @@ export interface DiffFile {
 }
 
 export interface RenderedDiff {
+  /** The patch exactly as git writes it: each file's own bytes, whatever their encoding. */
+  readonly patchBytes: Uint8Array;
+  /** The patch as text: UTF-8 files' lines decoded, other files' one character per byte (see `notUtf8`). */
   readonly patch: string;
+  /** Files whose lines in the patch are not UTF-8, so `patch` shows each of their bytes as one character. */
+  readonly notUtf8: readonly string[];
+  /**
+   * Files whose diff driver (`diff=python` in .gitattributes, or one with diff.<name>.xfuncname) has
+   * git take hunk headers' function lines from its own patterns; pterm writes git's default ones
+   * (path → driver). The lines themselves are git's; only the text after `@@ … @@` can differ.
+   */
+  readonly otherFunctionLines: ReadonlyMap<string, string>;
   readonly files: DiffFile[];
   readonly additions: number;
   readonly deletions: number;
@@ -75,11 +164,105 @@ async function load(
 
 const isLink = (side: DiffSide) => side?.mode === MODE_LINK;
 
+/**
+ * A patch being written: pterm's own ASCII (headers) and the line diffs' bodies, kept as they
+ * are, so the bytes are git's and the text is made only if it is asked for.
+ */
+class PatchParts {
+  readonly #parts: (string | UnifiedDiff)[] = [];
+  add(part: string | UnifiedDiff): void {
+    this.#parts.push(part);
+  }
+  bytes(): Uint8Array {
+    return concatBytes(this.#parts.map((part) => typeof part === "string" ? encoder.encode(part) : part.bytes));
+  }
+  text(): string {
+    return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
+  }
+}
+
+export interface RenderOptions {
+  /** Lines of context (git's -U; 3 unless given). */
+  readonly context?: number;
+  /** The line diff (git's --diff-algorithm / diff.algorithm; Myers unless given). */
+  readonly algorithm?: LineAlgorithm;
+}
+
+/**
+ * What the `diff` attribute makes of a file, as git's userdiff decides: `-diff` (or `binary`) always
+ * binary; `diff` set always text, NUL bytes and all; `diff=<name>` the driver's `diff.<name>.binary`
+ * from the config, else git's own test (a NUL in the first 8,000 bytes). A driver with
+ * `diff.<name>.textconv` would have git run a program on both sides and show its output: pterm runs
+ * none, and refuses rather than show other text than git's.
+ */
+/** git's built-in diff drivers (userdiff.c, git 2.39): each has its own function-line patterns. */
+const BUILTIN_DRIVERS = new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex",
+]);
+
+/** Whether git would take a hunk's function line from the driver's own patterns, which pterm does not apply. */
+function driverFunctionLines(repo: Repo, attribute: AttrValue | undefined): boolean {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== undefined ||
+    repo.config.get(`diff.${attribute}.funcname`) !== undefined;
+}
+
+function diffDriver(repo: Repo, path: string, attribute: AttrValue | undefined): "binary" | "text" | "auto" {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== undefined) {
+    throw new PtermError(
+      "UnsupportedFilter",
+      `${
+        quoteName(path)
+      } has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git ` +
+        "run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's " +
+        "diff of it: leave the path out (`-- <other paths>`), or diff it with the real git.",
+    );
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === undefined) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
+
 /** Renders the changes (sorted by path) as one git-style patch. */
-export async function renderDiff(repo: Repo, changes: readonly FileChange[], context = 3): Promise<RenderedDiff> {
+export async function renderDiff(
+  repo: Repo,
+  changes: readonly FileChange[],
+  options: RenderOptions = {},
+): Promise<RenderedDiff> {
+  const context = options.context ?? 3;
+  const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
   const files: DiffFile[] = [];
   const binarySizes = new Map<string, [number, number]>();
-  let patch = "";
+  const notUtf8 = new Set<string>();
+  const otherFunctionLines = new Map<string, string>();
+  const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
   for (const change of [...changes].sort((a, b) => comparePaths(a.path, b.path))) {
@@ -119,27 +302,41 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
           sameMode ? ` ${oldMode}` : ""
         }\n`;
       }
-      patch += header;
+      patch.add(header);
       printed = true;
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
       if (before.oid === after.oid && !after.dirty) {
         // A pure rename or mode change has no patch text, but git's --stat still says `Bin` for it.
-        if (looksBinary(before.bytes) || (await conversionFor(repo).plan(part.path)).diff === false) binary = true;
+        if (driver === "binary" || (driver === "auto" && looksBinary(before.bytes))) binary = true;
         continue;
       }
-      // `-diff` (or `binary`) in .gitattributes: shown as binary whatever the content, as git does.
-      const textual = (await conversionFor(repo).plan(part.path)).diff !== false;
-      // Binary as git decides: a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
+      // Binary as git decides: the diff driver's say (`-diff`/`binary` in .gitattributes, or a driver's
+      // diff.<name>.binary), else a NUL in the first 8,000 bytes. Other text that is not UTF-8 (Latin-1,
       // say) is still text: line_diff.ts shows it one character per byte.
-      if (!textual || looksBinary(before.bytes) || looksBinary(after.bytes)) {
+      if (driver === "binary" || (driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes)))) {
         binary = true;
         binarySizes.set(change.path, [before.bytes.length, after.bytes.length]);
-        patch += `Binary files ${a} and ${b} differ\n`;
+        patch.add(`Binary files ${a} and ${b} differ\n`);
         continue;
       }
       if (before.bytes.length === 0 && after.bytes.length === 0) continue;
-      patch += `--- ${a}${aTab}\n+++ ${b}${bTab}\n`;
-      const hunks = unifiedDiff(before.bytes, after.bytes, context);
-      patch += hunks.text;
+      patch.add(`--- ${a}${aTab}\n+++ ${b}${bTab}\n`);
+      let hunks: UnifiedDiff;
+      try {
+        hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
+      } catch (error) {
+        if (!(error instanceof HistogramLimit)) throw error;
+        throw new PtermError(
+          "UnsupportedFormat",
+          `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one ` +
+            'chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with ' +
+            "`--diff-algorithm=myers`.",
+        );
+      }
+      patch.add(hunks);
+      if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
       // git counts a checkout that is only dirty (same commit) as 0 lines changed (`sub | 0` in --stat).
       if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
@@ -169,7 +366,20 @@ export async function renderDiff(repo: Repo, changes: readonly FileChange[], con
       deletions: fileDel,
     });
   }
-  return { patch, files, additions, deletions, binarySizes };
+  const patchBytes = patch.bytes();
+  let text: string | undefined;
+  return {
+    patchBytes,
+    get patch() {
+      return text ??= patch.text();
+    },
+    notUtf8: [...notUtf8],
+    otherFunctionLines,
+    files,
+    additions,
+    deletions,
+    binarySizes,
+  };
 }
 
 /** A rename as git's diffstat names it: `dir/{old => new}/file` (git's pprint_rename). */

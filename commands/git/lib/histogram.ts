@@ -147,9 +147,15 @@ class HistogramIndex {
 
 /**
  * The changed lines of `a` and `b` (`changed[i + 1]` for line i) as git's histogram diff marks
- * them, before sliding. `classes` bounds the line numbers.
+ * them, before sliding. `classes` bounds the line numbers; `minimal` (git's XDF_NEED_MINIMAL)
+ * makes the fall-back to Myers minimal, as xdl_fall_back_diff passes the flag on.
  */
-export function histogramChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
+export function histogramChanged(
+  a: Int32Array,
+  b: Int32Array,
+  classes: number,
+  minimal = false,
+): [Uint8Array, Uint8Array] {
   const changedA = new Uint8Array(a.length + 2);
   const changedB = new Uint8Array(b.length + 2);
   const index = new HistogramIndex(a, b, classes);
@@ -186,7 +192,7 @@ export function histogramChanged(a: Int32Array, b: Int32Array, classes: number):
       index.clear(s1, n1);
       if (region.common && region.count > MAX_CHAIN_LENGTH) {
         // Every common line is too frequent to anchor on: xdiff's Myers diff of the range.
-        const [x, y] = myersChanged(a.subarray(s1, s1 + n1), b.subarray(s2, s2 + n2), classes);
+        const [x, y] = myersChanged(a.subarray(s1, s1 + n1), b.subarray(s2, s2 + n2), classes, minimal);
         changedA.set(x.subarray(1, n1 + 1), s1 + 1);
         changedB.set(y.subarray(1, n2 + 1), s2 + 1);
         break;

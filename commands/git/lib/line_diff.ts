@@ -768,12 +768,14 @@ interface PatchSink {
   /** Bytes that follow are shown as UTF-8 (or, with false, one character per byte). */
   mode(utf8: boolean): void;
   text(): string;
+  bytes(): Uint8Array;
 }
 
 /** Decoding of runs, shared by both sinks. */
 abstract class Runs {
   #utf8 = true;
-  readonly #done: string[] = [];
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  readonly #runs: { bytes: Uint8Array; utf8: boolean }[] = [];
   protected abstract take(): Uint8Array;
 
   mode(utf8: boolean): void {
@@ -784,13 +786,33 @@ abstract class Runs {
 
   #flush(): void {
     const run = this.take();
-    if (run.length) this.#done.push(this.#utf8 ? utf8.decode(run) : bytesToByteString(run));
+    if (run.length) this.#runs.push({ bytes: run.slice(), utf8: this.#utf8 });
   }
 
   text(): string {
     this.#flush();
-    return this.#done.join("");
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
   }
+
+  /** The bytes of every run, in order. */
+  bytes(): Uint8Array {
+    this.#flush();
+    return concatBytes(this.#runs.map((run) => run.bytes));
+  }
+}
+
+/** The parts one after the other, in one array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** The patch built in WebAssembly memory, next to the files (line_scan.ts). */
@@ -827,7 +849,8 @@ class ArraySink extends Runs implements PatchSink {
   }
 
   protected take(): Uint8Array {
-    const run = this.#out.slice(0, this.#at);
+    // A view: Runs copies it before the buffer is written again.
+    const run = this.#out.subarray(0, this.#at);
     this.#at = 0;
     return run;
   }
@@ -941,16 +964,59 @@ const PLUS = 0x2b;
 export type Engine = "wasm" | "js" | "wasm-lines";
 
 /**
+ * Which of git's line diffs (diff.c's `--diff-algorithm`, `diff.algorithm`): xdiff's Myers (git's
+ * default; `minimal` is its XDF_NEED_MINIMAL, the search without its cost bounds) or another
+ * search that marks the changed lines before they are slid — histogram.ts's `histogramChanged`
+ * for git's histogram diff (given here rather than imported: histogram.ts falls back to this
+ * file's Myers). With `minimal`, that fall-back is minimal too, as in git.
+ */
+export interface LineAlgorithm {
+  readonly search:
+    | ((a: Int32Array, b: Int32Array, classes: number, minimal: boolean) => [Uint8Array, Uint8Array])
+    | null;
+  readonly minimal: boolean;
+}
+
+export const DEFAULT_ALGORITHM: LineAlgorithm = { search: null, minimal: false };
+
+/**
+ * A patch body: `bytes` exactly as git writes it (each file's own bytes), and `text` the same
+ * shown as a string (a UTF-8 file's lines decoded, any other file's one character per byte),
+ * decoded only when asked for.
+ */
+export class UnifiedDiff {
+  #text: string | undefined;
+  constructor(
+    readonly bytes: Uint8Array,
+    /** Both files are UTF-8 (or ASCII): `text` is `bytes` decoded as UTF-8. */
+    readonly utf8: boolean,
+    readonly add: number,
+    readonly del: number,
+    text?: string,
+  ) {
+    this.#text = text;
+  }
+
+  get text(): string {
+    return this.#text ??= this.utf8 ? utf8.decode(this.bytes) : bytesToByteString(this.bytes);
+  }
+}
+
+const NO_CHANGES = new UnifiedDiff(new Uint8Array(0), true, 0, 0);
+
+/**
  * The body of a unified diff (`@@` headers with git's default function line, then the lines)
  * from `before` to `after`, with the counts of added and removed lines. Lines are compared as
- * bytes; each file's are shown as UTF-8 if it is UTF-8, else one character per byte.
+ * bytes; the bytes are git's, and the text shows each file's lines as UTF-8 if it is UTF-8, else
+ * one character per byte.
  */
 export function unifiedDiff(
   before: Uint8Array,
   after: Uint8Array,
   context: number,
   engine: Engine = "wasm",
-): { text: string; add: number; del: number } {
+  algorithm: LineAlgorithm = DEFAULT_ALGORITHM,
+): UnifiedDiff {
   const scan = engine !== "js" ? LineScan.of(before, after) : null;
   let la: Lines;
   let lb: Lines;
@@ -975,8 +1041,8 @@ export function unifiedDiff(
       count: scan.bCount,
       ascii: scan.bAscii,
     };
-    // The whole diff in WebAssembly (the same steps as diffSides and changesOf).
-    if (engine === "wasm") changes = scan.diff();
+    // The whole diff in WebAssembly (the same steps as diffSides and changesOf): git's default only.
+    if (engine === "wasm" && !algorithm.search && !algorithm.minimal) changes = scan.diff();
   } else {
     la = linesOf(before);
     lb = linesOf(after);
@@ -987,10 +1053,20 @@ export function unifiedDiff(
       : numberLines(la, lb);
     const x = sideOf(numbered.a, byteIndent(la));
     const y = sideOf(numbered.b, byteIndent(lb));
-    diffSides(x, y, numbered.countA, numbered.countB);
+    if (algorithm.search) {
+      // xdiff runs the histogram diff on the whole files (no xdl_trim_ends, no xdl_cleanup_records).
+      const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+      x.changed.set(changedA);
+      y.changed.set(changedB);
+    } else {
+      prepare(x, y, numbered.countA, numbered.countB);
+      compareRecords(x, y, algorithm.minimal);
+    }
+    compact(x, y);
+    compact(y, x);
     changes = changesOf(x, y);
   }
-  if (changes.length === 0) return { text: "", add: 0, del: 0 };
+  if (changes.length === 0) return NO_CHANGES;
   const utf8A = isUtf8(before, la.ascii);
   const utf8B = isUtf8(after, lb.ascii);
   const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
@@ -999,13 +1075,14 @@ export function unifiedDiff(
   if (scan) {
     try {
       if (utf8A === utf8B) {
-        // Both files shown alike: the whole patch written in WebAssembly, decoded once.
-        const bytes = scan.patch(changes, context, noEolA, noEolB);
-        return { text: utf8A ? utf8.decode(bytes) : bytesToByteString(bytes), add, del };
+        // Both files shown alike: the whole patch written in WebAssembly, copied out once (the
+        // memory goes with the scan), decoded only if the text is asked for.
+        return new UnifiedDiff(scan.patch(changes, context, noEolA, noEolB).slice(), utf8A, add, del);
       }
       const out = new ScanSink(scan);
       writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
-      return { text: out.text(), add, del };
+      const text = out.text();
+      return new UnifiedDiff(out.bytes(), false, add, del, text);
     } catch (error) {
       // Memory for the patch could not be had (files near 32-bit WebAssembly's limit): JavaScript writes it.
       if (!(error instanceof RangeError)) throw error;
@@ -1013,7 +1090,8 @@ export function unifiedDiff(
   }
   const out = new ArraySink(la, lb);
   writeHunks(out, changes, context, { before, la, lb, utf8A, utf8B, noEolA, noEolB });
-  return { text: out.text(), add, del };
+  const text = utf8A === utf8B ? undefined : out.text();
+  return new UnifiedDiff(out.bytes(), utf8A && utf8B, add, del, text);
 }
 
 /** Lines removed (chg1) and added (chg2) over all changes. */
@@ -1104,7 +1182,12 @@ function writeHunks(out: PatchSink, changes: Int32Array, context: number, files:
  * lines numbered so that equal numbers are equal lines (`classes` numbers in all). The histogram
  * diff falls back to it, and the three-way merge runs it under merge-file's default algorithm.
  */
-export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Uint8Array, Uint8Array] {
+export function myersChanged(
+  a: Int32Array,
+  b: Int32Array,
+  classes: number,
+  minimal = false,
+): [Uint8Array, Uint8Array] {
   const x = sideOf(a, () => 0);
   const y = sideOf(b, () => 0);
   const countX = new Int32Array(classes);
@@ -1112,6 +1195,6 @@ export function myersChanged(a: Int32Array, b: Int32Array, classes: number): [Ui
   for (const id of a) countX[id]++;
   for (const id of b) countY[id]++;
   prepare(x, y, countX, countY);
-  compareRecords(x, y, false);
+  compareRecords(x, y, minimal);
   return [x.changed, y.changed];
 }

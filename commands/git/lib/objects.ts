@@ -19,6 +19,7 @@ import { deflate, inflate, sha1 } from "./codec.ts";
 import { type BlobSource, PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
 import { resolve } from "../../../core/path.ts";
+import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/paths.ts";
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
@@ -38,6 +39,76 @@ function corrupt(message: string): PtermError {
   );
 }
 
+/** How deep git follows alternates of alternates (object-file.c's link_alt_odb_entries: `depth > 5`). */
+export const MAX_ALTERNATE_DEPTH = 5;
+
+/**
+ * The canonical folder an alternates line names, or the refusal that says which line broke which
+ * rule: outside the root (checked on the written path first, so a folder outside is never
+ * stat'ed, then where links lead), a secret folder (`secrets/`, `.env*`) or pterm's own state, or
+ * no folder there.
+ */
+function confineAlternate(
+  root: string | null,
+  written: string,
+  where: string,
+  relative: (abs: string) => string,
+  within: (path: string) => boolean,
+): string {
+  const outside = () =>
+    new PtermError(
+      "PathEscape",
+      `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` ` +
+        "leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: " +
+        "`git repack -a -d`, then delete that alternates file.",
+    );
+  const policy = (abs: string) => {
+    const rel = relative(abs);
+    if (isSecretPath(rel)) {
+      return new PtermError(
+        "SecretPathDenied",
+        `${where} borrows objects from ${rel}, inside a secret folder (secrets/ or .env*), which pterm never reads. ` +
+          "Make the repository self-contained with the real git (`git repack -a -d`, then delete that alternates " +
+          "file), or move the objects out of the secret folder.",
+      );
+    }
+    if (isStatePath(rel)) {
+      return new PtermError(
+        "PathEscape",
+        `${where} borrows objects from ${rel}, inside pterm's own state (${STATE_ENTRIES.join(", ")}), which no ` +
+          "repository's objects come from. Make the repository self-contained with the real git (`git repack -a -d`, " +
+          "then delete that alternates file).",
+      );
+    }
+    return null;
+  };
+  if (root === null || !within(written)) throw outside();
+  const lexical = policy(written);
+  if (lexical) throw lexical;
+  let real: string;
+  try {
+    real = Deno.realPathSync(written);
+  } catch {
+    real = "";
+  }
+  if (real && !within(real)) throw outside();
+  const canonical = real ? policy(real) : null;
+  if (canonical) throw canonical;
+  let folder = false;
+  try {
+    folder = real !== "" && Deno.statSync(real).isDirectory;
+  } catch { /* not there */ }
+  if (!folder) {
+    throw new PtermError(
+      "CorruptRepository",
+      `${where} borrows objects from ${relative(written)}, which is not a folder (git: "object directory does not ` +
+        'exist; check .git/objects/info/alternates"); repair it with the real git (`git repack -a -d`, then remove ' +
+        "that alternates file).",
+    );
+  }
+  return real;
+}
+
 export class ObjectStore {
   readonly gitdir: string;
   readonly #objects: string;
@@ -48,58 +119,80 @@ export class ObjectStore {
 
   /** The workspace root: alternates are read only inside it. */
   readonly #root: string | undefined;
-  /** Object stores this one borrows from (objects/info/alternates), read on first need. */
+  /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
+  readonly #borrows: boolean;
+  /** Object stores this one borrows from (objects/info/alternates, followed as git does), read on first need. */
   #alternates: ObjectStore[] | null = null;
 
-  constructor(gitdir: string, options: { root?: string; objectsDir?: string } = {}) {
+  constructor(gitdir: string, options: { root?: string; objectsDir?: string; borrows?: boolean } = {}) {
     this.gitdir = gitdir;
     this.#objects = options.objectsDir ?? `${gitdir}/objects`;
     this.#root = options.root;
+    this.#borrows = options.borrows ?? true;
   }
 
   /**
    * `objects/info/alternates` (clone --shared / --reference): other object folders this
-   * repository reads from. pterm follows one only when it lies inside the workspace root; one
-   * outside it is refused with PathEscape rather than read.
+   * repository reads from, followed as git's object-file.c links them — each line a folder
+   * (relative ones from the folder whose alternates file names them; `#` lines are comments),
+   * each folder's own alternates after it, depth first, at most 5 levels below the repository's
+   * (git ignores deeper ones: "nesting too deep"), a folder already linked (or the repository's
+   * own) skipped. One flat list in git's order, searched after the repository's own objects.
+   *
+   * Confined as every path pterm reads: inside the workspace root lexically (one outside is never
+   * even stat'ed) and on its canonical location, and never in a secret folder or pterm's own state
+   * (core/paths.ts's rules, on both). A line that breaks them is refused, naming the alternates
+   * file and line, rather than skipped: without the folder's objects pterm could not give git's
+   * answer, and an error that says why beats a "missing object" later.
    */
   #borrowed(): ObjectStore[] {
     if (this.#alternates !== null) return this.#alternates;
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(`${this.#objects}/info/alternates`);
-    } catch {
-      this.#alternates = [];
-      return this.#alternates;
-    }
     const stores: ObjectStore[] = [];
-    const outside = () =>
-      new PtermError(
-        "PathEscape",
-        "the repository borrows objects from a folder outside the workspace (objects/info/alternates, as " +
-          "`clone --shared` or `--reference` leave it); pterm reads nothing outside the root. Make it " +
-          "self-contained with the real git: `git repack -a -d`, then delete .git/objects/info/alternates.",
-      );
-    const root = this.#root ?? null;
-    const within = (path: string) => root !== null && (path === root || path.startsWith(root + "/"));
-    for (const line of text.split("\n").map((l) => l.trim())) {
-      if (!line || line.startsWith("#")) continue;
-      // Lexically first (a folder outside the root may not even be stat'ed), then where links lead.
-      const written = resolve(this.#objects, line);
-      if (!within(written)) throw outside();
-      let real: string;
-      try {
-        real = Deno.realPathSync(written);
-      } catch {
-        throw new PtermError(
-          "CorruptRepository",
-          `the repository borrows objects from ${written.slice(root!.length + 1)} (objects/info/alternates), ` +
-            "which does not exist; repair it with the real git (`git repack -a -d`, then remove the alternates file).",
-        );
-      }
-      if (!within(real)) throw outside();
-      stores.push(new ObjectStore(this.gitdir, { root: this.#root, objectsDir: real }));
-    }
     this.#alternates = stores;
+    if (!this.#borrows) return stores;
+    const root = this.#root ?? null;
+    const relative = (abs: string) => (root !== null && abs.startsWith(root + "/") ? abs.slice(root.length + 1) : ".");
+    const within = (path: string) => root !== null && (path === root || path.startsWith(root + "/"));
+    const canonical = (path: string) => {
+      try {
+        return Deno.realPathSync(path);
+      } catch {
+        return path;
+      }
+    };
+    const own = canonical(this.#objects);
+    const linked = new Set<string>([own]);
+    const link = (objects: string, depth: number) => {
+      let text: string;
+      try {
+        text = Deno.readTextFileSync(`${objects}/info/alternates`);
+      } catch {
+        return;
+      }
+      // git's link_alt_odb_entries: "ignoring alternate object stores, nesting too deep".
+      if (depth > MAX_ALTERNATE_DEPTH) return;
+      const lines = text.split("\n");
+      for (let k = 0; k < lines.length; k++) {
+        const line = lines[k].trim();
+        if (!line || line.startsWith("#")) continue;
+        const where = `${relative(objects)}/info/alternates, line ${k + 1}`;
+        if (line.startsWith('"')) {
+          // git reads a C-quoted line (`"…"`, for a folder whose name needs it); pterm does not unquote it.
+          throw new PtermError(
+            "UnsupportedFormat",
+            `${where} is in git's quoted form ("…"), which pterm does not read; write the folder unquoted (a ` +
+              "name that needs quoting: move the borrowed repository), or make the repository self-contained " +
+              "with the real git (`git repack -a -d`, then delete that alternates file).",
+          );
+        }
+        const folder = confineAlternate(root, resolve(objects, line), where, relative, within);
+        if (linked.has(folder)) continue; // git's alt_odb_usable: listed twice, or the repository's own
+        linked.add(folder);
+        stores.push(new ObjectStore(this.gitdir, { root: this.#root, objectsDir: folder, borrows: false }));
+        link(folder, depth + 1);
+      }
+    };
+    link(own, 0);
     return stores;
   }
 
