@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-645LBZ4N.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-ACZDSND5.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1464,6 +1464,11 @@ var View = class {
   specialEntries = /* @__PURE__ */ new Map();
   /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
   modeSources = /* @__PURE__ */ new Map();
+  /**
+   * The commit the index's submodule pointer at a path records (null: none), in a repository; a
+   * diff that renames a submodule says no mode and has no file to read, only this.
+   */
+  indexGitlink = null;
   constructor(workspace, repoRel, repoAbs) {
     this.#workspace = workspace;
     this.repoRel = repoRel;
@@ -5491,6 +5496,25 @@ async function diffOp(block, view) {
     }
     const fromLoc = from === null ? null : await view.locate(from, "diff path");
     const toLoc = to === null ? null : await view.locate(to, "diff path");
+    const movedPointer = file.entryMode === null && fromLoc && toLoc && fromLoc.rel !== toLoc.rel && view.indexGitlink && (await current(fromLoc.rel)).kind !== "file" ? await view.indexGitlink(fromLoc.rel) : null;
+    if (movedPointer !== null) {
+      if ((await current(toLoc.rel)).kind === "file") {
+        throw new OpError("AlreadyExists", `the diff ${file.copy ? "copies" : "renames"} the submodule \`${fromLoc.rel}\` to \`${toLoc.rel}\`, which already exists`, {
+          file: toLoc.rel
+        }, file.patchLine);
+      }
+      const set = file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "+").map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== void 0);
+      if (!file.copy) view.specialEntries.set(fromLoc.rel, {
+        mode: 57344,
+        oid: null
+      });
+      view.specialEntries.set(toLoc.rel, {
+        mode: 57344,
+        oid: set ?? movedPointer
+      });
+      touched.push(fromLoc.rel, toLoc.rel);
+      continue;
+    }
     if (file.entryMode === 57344) {
       const rel = (toLoc ?? fromLoc).rel;
       const oid = toLoc === null ? null : file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "+").map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== void 0) ?? null;
@@ -6780,6 +6804,9 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     });
   }
   const view = new View(run2.workspace, repo.rel, repo.abs);
+  view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, {
+    locked: true
+  });
   await computeEdits(run2, patch, view, result);
   const changes = view.changes();
   const submodules = [
@@ -7261,7 +7288,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-3S2HBRL5.js", import.meta.url).href)
+    git: await import(new URL("./api-3KXC27PE.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7300,7 +7327,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-3S2HBRL5.js", import.meta.url).href)
+    git: await import(new URL("./api-3KXC27PE.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -95,6 +95,14 @@ export function indexModes(
   return Promise.resolve(modes);
 }
 
+/** The commit a submodule pointer (a 160000 index entry) at `path` records, or null when there is none. */
+export function gitlinkOid(dir: string, path: string, _opts: { locked: true }): Promise<string | null> {
+  const repo = open(dir);
+  assertLocked(repo, "gitlinkOid");
+  const entry = loadIndex(repo).entries.get(normalizeUserPath(path));
+  return Promise.resolve(entry && entry.mode === 0o160000 ? entry.oid : null);
+}
+
 /**
  * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
  * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the

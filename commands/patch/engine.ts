@@ -36,6 +36,7 @@ export interface GitApi {
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
+  gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
   setSpecialEntries(
     dir: string,
     entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
@@ -683,6 +684,8 @@ async function runGitAndEdits(
   }
 
   const view = new View(run.workspace, repo.rel, repo.abs);
+  // A renamed submodule has no file to read: its diff's source is found in the index.
+  view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
   // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its

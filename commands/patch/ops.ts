@@ -810,6 +810,30 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     const fromLoc = from === null ? null : await view.locate(from, "diff path");
     const toLoc = to === null ? null : await view.locate(to, "diff path");
+    // git diff renames a submodule that moved with its commit (`rename from`/`rename to`, no mode, no
+    // index line): the source is a pointer in the index, not a file. It moves there, keeping its commit
+    // unless a `Subproject commit` line sets another.
+    const movedPointer = file.entryMode === null && fromLoc && toLoc && fromLoc.rel !== toLoc.rel &&
+        view.indexGitlink && (await current(fromLoc.rel)).kind !== "file"
+      ? await view.indexGitlink(fromLoc.rel)
+      : null;
+    if (movedPointer !== null) {
+      if ((await current(toLoc!.rel)).kind === "file") {
+        throw new OpError(
+          "AlreadyExists",
+          `the diff ${file.copy ? "copies" : "renames"} the submodule \`${fromLoc!.rel}\` to \`${toLoc!.rel}\`, ` +
+            "which already exists",
+          { file: toLoc!.rel },
+          file.patchLine,
+        );
+      }
+      const set = file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "+")
+        .map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== undefined);
+      if (!file.copy) view.specialEntries.set(fromLoc!.rel, { mode: 0o160000, oid: null });
+      view.specialEntries.set(toLoc!.rel, { mode: 0o160000, oid: set ?? movedPointer });
+      touched.push(fromLoc!.rel, toLoc!.rel);
+      continue;
+    }
     if (file.entryMode === 0o160000) {
       // A submodule pointer: no file changes, only the commit id its index entry records.
       const rel = (toLoc ?? fromLoc)!.rel;

@@ -65,6 +65,11 @@ export class View {
   >();
   /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
   readonly modeSources = new Map<string, string>();
+  /**
+   * The commit the index's submodule pointer at a path records (null: none), in a repository; a
+   * diff that renames a submodule says no mode and has no file to read, only this.
+   */
+  indexGitlink: ((rel: string) => Promise<string | null>) | null = null;
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

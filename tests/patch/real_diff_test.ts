@@ -515,3 +515,49 @@ Deno.test("--no-commit with a link or a submodule pointer in the diff warns that
   assert.ok(warnings.some((w) => /`m` is a submodule pointer in the diff/.test(w)), warnings.join("\n"));
   assert.equal(await Deno.readTextFile(`${r}/l`), "a.txt");
 });
+
+Deno.test("a submodule git diff shows as renamed (rename from/to, no mode, no file) moves its pointer, as git apply --index", async () => {
+  // As in sharkdp/bat's v0.25.0..v0.26.0: `assets/syntaxes/02_Extra/{Assembly (ARM) => Assembly_(ARM)}`.
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await writeTree(r, { "a.txt": "a\n" });
+  await git(r, "init", "-q", "-b", "main");
+  const sub1 = "1".repeat(40);
+  const sub2 = "2".repeat(40);
+  await git(r, "add", "a.txt");
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub1},libs/Assembly (ARM)`);
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub1},libs/other`);
+  await git(r, "commit", "-qm", "base");
+  await Deno.mkdir(`${r}/libs/Assembly (ARM)`, { recursive: true });
+  await Deno.mkdir(`${r}/libs/other`, { recursive: true });
+  // One pointer moved as it is, one moved to another commit (git shows that as a deletion and an addition).
+  await git(r, "update-index", "--force-remove", "libs/Assembly (ARM)");
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub1},libs/Assembly_(ARM)`);
+  await git(r, "update-index", "--force-remove", "libs/other");
+  await git(r, "update-index", "--add", "--cacheinfo", `160000,${sub2},vendor/other`);
+  const diff = await git(r, "diff", "--cached");
+  assert.match(diff, /rename from libs\/Assembly \(ARM\)\nrename to libs\/Assembly_\(ARM\)/);
+  const expectedTree = (await git(r, "write-tree")).trim();
+  await git(r, "reset", "-q");
+
+  // The real git applies it to the index; so must pterm, to the same tree.
+  const theirs = `${root.path}/theirs`;
+  await git(root.path, "clone", "-q", r, theirs);
+  await Deno.writeTextFile(`${root.path}/moved.diff`, diff);
+  await git(theirs, "apply", "--index", `${root.path}/moved.diff`);
+  assert.equal((await git(theirs, "write-tree")).trim(), expectedTree);
+
+  const envelope = await apply(root.path, patchOf(block("git.diff", ".", diff.trimEnd().split("\n"))), "--repo r");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), expectedTree);
+  assert.ok((await Deno.stat(`${r}/libs/Assembly_(ARM)`)).isDirectory, "the new pointer has its empty folder");
+  await assert.rejects(Deno.stat(`${r}/libs/Assembly (ARM)`), Deno.errors.NotFound, "the emptied old folder went");
+  assert.equal(await git(r, "status", "--porcelain", "--untracked-files=no"), "");
+  await git(r, "fsck", "--strict");
+
+  // A rename whose source is neither a file nor a submodule pointer is still NotFound, nothing written.
+  const bogus = diff.replaceAll("libs/Assembly_(ARM)", "libs/again").replaceAll("libs/Assembly (ARM)", "libs/nothing");
+  const refused = await apply(root.path, patchOf(block("git.diff", ".", bogus.trimEnd().split("\n"))), "--repo r");
+  assert.equal(refused.error_code, "NotFound", refused.stderr);
+  assert.equal((await git(r, "rev-parse", "HEAD^{tree}")).trim(), expectedTree);
+});
