@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-ZIX4NH6B.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-JOKFZWQU.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -7534,8 +7534,8 @@ function parseApproxDate(text, nowMs = Date.now()) {
   }
   const iso = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/);
   if (iso) {
-    const [, y, mo, d, h = "00", mi = "00", s = "00", zone] = iso;
-    const offset = !zone || zone === "Z" ? "Z" : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+    const [, y, mo, d, h = "00", mi = "00", s = "00", zone2] = iso;
+    const offset = !zone2 || zone2 === "Z" ? "Z" : zone2.length === 5 ? `${zone2.slice(0, 3)}:${zone2.slice(3)}` : zone2;
     const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
     if (!Number.isNaN(ms)) return Math.floor(ms / 1e3);
   }
@@ -7817,6 +7817,369 @@ async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
   };
 }
 
+// commands/git/lib/pretty.ts
+var BUILTIN = /* @__PURE__ */ new Set([
+  "oneline",
+  "short",
+  "medium",
+  "full",
+  "fuller",
+  "reference"
+]);
+var DATE_MODES = /* @__PURE__ */ new Set([
+  "default",
+  "iso",
+  "iso8601",
+  "iso-strict",
+  "iso8601-strict",
+  "short",
+  "relative",
+  "unix",
+  "raw",
+  "rfc",
+  "rfc2822"
+]);
+function parsePretty(spec) {
+  if (spec.startsWith("format:")) return {
+    kind: "template",
+    template: spec.slice(7),
+    terminator: false
+  };
+  if (spec.startsWith("tformat:")) return {
+    kind: "template",
+    template: spec.slice(8),
+    terminator: true
+  };
+  if (spec.includes("%")) return {
+    kind: "template",
+    template: spec,
+    terminator: true
+  };
+  const name = spec === "" ? "medium" : spec;
+  if (BUILTIN.has(name)) return {
+    kind: "builtin",
+    name
+  };
+  throw new PtermError("InvalidArgs", `--format=${spec}: pterm knows git's oneline, short, medium, full, fuller and reference formats and \`format:<template>\` / \`tformat:<template>\` (e.g. \`--format=%H\`); raw, email and mboxrd are not available.`);
+}
+function parseDateMode(spec) {
+  if (spec === void 0) return "default";
+  const mode = spec.replace(/^format:.*/, "format");
+  if (!DATE_MODES.has(mode)) {
+    throw new PtermError("InvalidArgs", `--date=${spec} is not available: pterm has git's default, iso, iso-strict, short, relative, unix, raw and rfc date modes.`);
+  }
+  return mode === "iso8601" ? "iso" : mode === "iso8601-strict" ? "iso-strict" : mode === "rfc2822" ? "rfc" : mode;
+}
+var DAYS = [
+  "Sun",
+  "Mon",
+  "Tue",
+  "Wed",
+  "Thu",
+  "Fri",
+  "Sat"
+];
+var MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec"
+];
+var two = (n) => String(n).padStart(2, "0");
+function zone(minutes, colon) {
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
+}
+function formatDate(sig, mode, now = Date.now() / 1e3) {
+  if (mode === "unix") return String(sig.timestamp);
+  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
+  if (mode === "relative") return relativeDate(sig.timestamp, now);
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
+  const y = local.getUTCFullYear();
+  const mo = local.getUTCMonth();
+  const d = local.getUTCDate();
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  switch (mode) {
+    case "short":
+      return `${y}-${two(mo + 1)}-${two(d)}`;
+    case "iso":
+      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
+    case "iso-strict":
+      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
+    case "rfc":
+      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
+    default:
+      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
+  }
+}
+function relativeDate(timestamp, now) {
+  const when = Math.floor(now);
+  if (timestamp > when) return "in the future";
+  let diff2 = when - timestamp;
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (diff2 < 90) return ago(diff2, "second");
+  diff2 = Math.floor((diff2 + 30) / 60);
+  if (diff2 < 90) return ago(diff2, "minute");
+  diff2 = Math.floor((diff2 + 30) / 60);
+  if (diff2 < 36) return ago(diff2, "hour");
+  diff2 = Math.floor((diff2 + 12) / 24);
+  if (diff2 < 14) return ago(diff2, "day");
+  if (diff2 < 70) return ago(Math.floor((diff2 + 3) / 7), "week");
+  if (diff2 < 365) return ago(Math.floor((diff2 + 15) / 30), "month");
+  if (diff2 < 1825) {
+    const totalMonths = Math.floor((diff2 * 12 * 2 + 365) / (365 * 2));
+    const years = Math.floor(totalMonths / 12);
+    const months = totalMonths % 12;
+    if (months) {
+      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
+    }
+    return ago(years, "year");
+  }
+  return ago(Math.floor((diff2 + 183) / 365), "year");
+}
+async function decorations(repo) {
+  const found = /* @__PURE__ */ new Map();
+  const add = (oid, label) => found.set(oid, [
+    label,
+    ...found.get(oid) ?? []
+  ]);
+  const refs = [
+    ...listRefs(repo, "refs/heads"),
+    ...listRefs(repo, "refs/remotes"),
+    ...listRefs(repo, "refs/tags")
+  ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  const head = readHead(repo);
+  for (const [ref, oid] of refs) {
+    let target = oid;
+    if (ref.startsWith("refs/tags/")) {
+      for (let depth = 0; depth < 10; depth++) {
+        const object = await repo.objects.read(target).catch(() => null);
+        if (object?.type !== "tag") break;
+        const named = /^object ([0-9a-f]{40})/m.exec(new TextDecoder().decode(object.content))?.[1];
+        if (!named) break;
+        target = named;
+      }
+    }
+    const raw = readRawRef(repo, ref);
+    if (raw?.kind === "symbolic") {
+      add(resolveRefOid(repo, ref) ?? target, ref.replace(/^refs\/remotes\//, ""));
+      continue;
+    }
+    const label = ref.startsWith("refs/heads/") ? ref.slice(11) : ref.startsWith("refs/remotes/") ? ref.slice(13) : `tag: ${ref.slice(10)}`;
+    add(target, label);
+  }
+  if (head.oid) {
+    const list = found.get(head.oid) ?? [];
+    const branch = head.ref?.startsWith("refs/heads/") ? head.ref.slice(11) : null;
+    const rest = list.filter((label) => label !== branch);
+    found.set(head.oid, [
+      branch ? `HEAD -> ${branch}` : "HEAD",
+      ...rest
+    ]);
+  }
+  return found;
+}
+function indented(message) {
+  const text = message.replace(/\n+$/, "");
+  return text.split("\n").map((line) => `    ${line}`).join("\n");
+}
+function decorationOf(ctx, oid, wrapped) {
+  const list = ctx.decorations?.get(oid);
+  if (!list?.length) return "";
+  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
+}
+function sanitized(subject) {
+  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
+}
+function unsupportedPlaceholder(template) {
+  const match = /%(<|>|><|w\(|\(trailers|G|g[dDnNeEsS])/.exec(template);
+  return match ? match[0] : null;
+}
+function expand(ctx, oid, commit, template) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (sig, key) => {
+    switch (key) {
+      case "n":
+      case "N":
+        return sig.name;
+      case "e":
+      case "E":
+        return sig.email;
+      case "l":
+      case "L":
+        return sig.email.split("@")[0];
+      case "d":
+        return formatDate(sig, ctx.date);
+      case "D":
+        return formatDate(sig, "rfc");
+      case "r":
+        return formatDate(sig, "relative");
+      case "t":
+        return String(sig.timestamp);
+      case "i":
+        return formatDate(sig, "iso");
+      case "I":
+        return formatDate(sig, "iso-strict");
+      case "s":
+        return formatDate(sig, "short");
+      default:
+        return null;
+    }
+  };
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const next = template[i + 1];
+    const rest = template.slice(i + 1);
+    let used = 1;
+    let value = null;
+    switch (next) {
+      case "%":
+        value = "%";
+        break;
+      case "n":
+        value = "\n";
+        break;
+      case "H":
+        value = oid;
+        break;
+      case "h":
+        value = abbreviate(ctx.repo, oid);
+        break;
+      case "T":
+        value = commit.tree;
+        break;
+      case "t":
+        value = abbreviate(ctx.repo, commit.tree);
+        break;
+      case "P":
+        value = commit.parents.join(" ");
+        break;
+      case "p":
+        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
+        break;
+      case "s":
+        value = subject;
+        break;
+      case "f":
+        value = sanitized(subject);
+        break;
+      case "b":
+        value = body ? body.replace(/\n*$/, "\n") : "";
+        break;
+      case "B":
+        value = commit.message.replace(/\n*$/, "\n");
+        break;
+      case "d":
+        value = decorationOf({
+          ...ctx,
+          decorations: ctx.decorations
+        }, oid, true);
+        break;
+      case "D":
+        value = decorationOf(ctx, oid, false);
+        break;
+      case "e":
+      case "N":
+        value = "";
+        break;
+      case "a":
+      case "c": {
+        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
+        if (value !== null) used = 2;
+        break;
+      }
+      case "x": {
+        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
+        if (hex) {
+          value = String.fromCharCode(parseInt(hex[1], 16));
+          used = 3;
+        }
+        break;
+      }
+      case "C": {
+        const named = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
+        if (named) {
+          value = "";
+          used = named[0].length;
+        }
+        break;
+      }
+    }
+    if (value === null) {
+      out += "%";
+      continue;
+    }
+    out += value;
+    i += used;
+  }
+  return out;
+}
+function prettyCommit(ctx, fmt, oid, commit) {
+  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
+  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
+  const decorated = decorationOf(ctx, oid, true);
+  const { subject } = splitMessage(commit.message);
+  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
+  if (fmt.name === "reference") {
+    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
+  }
+  const lines = [
+    `commit ${id}${decorated}`
+  ];
+  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
+  const who = (s) => `${s.name} <${s.email}>`;
+  if (fmt.name === "fuller") {
+    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
+    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
+  } else if (fmt.name === "full") {
+    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
+  } else {
+    lines.push(`Author: ${who(commit.author)}`);
+    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
+  }
+  const message = fmt.name === "short" ? subject : commit.message;
+  return `${lines.join("\n")}
+
+${indented(message)}
+`;
+}
+function prettyTagHeader(ctx, fmt, name, tag) {
+  const lines = [
+    `tag ${name}`
+  ];
+  const oneline = fmt.kind === "builtin" && fmt.name === "oneline";
+  if (tag.tagger && !oneline) {
+    const who = `${tag.tagger.name} <${tag.tagger.email}>`;
+    if (fmt.kind === "builtin" && fmt.name === "fuller") {
+      lines.push(`Tagger:     ${who}`, `TaggerDate: ${formatDate(tag.tagger, ctx.date)}`);
+    } else {
+      lines.push(`Tagger: ${who}`);
+      if (fmt.kind === "builtin" && fmt.name === "medium") lines.push(`Date:   ${formatDate(tag.tagger, ctx.date)}`);
+    }
+  }
+  const separated = fmt.kind === "template" ? !fmt.terminator : ![
+    "oneline",
+    "reference"
+  ].includes(fmt.name);
+  return `${lines.join("\n")}
+
+${tag.message}${separated ? "\n" : ""}`;
+}
+
 // commands/git/handlers/history.ts
 var fatalUtf82 = new TextDecoder("utf-8", {
   fatal: true,
@@ -7933,7 +8296,8 @@ function functionLineNote(files) {
   return `[Note] the function names after \`@@ \u2026 @@\` in the hunk headers of ${named} are git's default ones; git would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.
 `;
 }
-async function emit(ctx, rendered, flags, prefix = "") {
+async function emit(ctx, rendered, flags, header = "", empty = "No differences.\n") {
+  const prefix = typeof header === "string" ? header : header(rendered.files.length > 0 && !flags["no-patch"]);
   let text = viewOf(rendered, flags);
   let artifact = null;
   const notUtf8 = text === null ? rendered.notUtf8 : [];
@@ -7953,7 +8317,7 @@ The patch is ${size} bytes; it is in the artifact ${artifact}.
     if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact));
     if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
-  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
+  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : empty)));
   const listed = bounded(rendered.files);
   return {
     files: listed.items,
@@ -8140,6 +8504,72 @@ function logFilter(flags) {
     return true;
   };
 }
+async function combinedDiffHasPaths(repo, commit, againstFirst) {
+  const result = await flattenTree(repo, commit.tree);
+  const others = [];
+  for (const parent of commit.parents.slice(1)) {
+    others.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
+  }
+  return againstFirst.files.some((file) => {
+    const mine = result.get(file.path)?.oid;
+    return others.every((tree) => tree.get(file.path)?.oid !== mine);
+  });
+}
+function emptyDiff(rendered) {
+  return {
+    ...rendered,
+    files: [],
+    additions: 0,
+    deletions: 0,
+    patch: "",
+    patchBytes: new Uint8Array()
+  };
+}
+async function prettyOptions(repo, flags) {
+  const spec = flags.format ?? (flags.oneline ? "oneline" : void 0);
+  if (spec === void 0) {
+    if (flags.date !== void 0 || flags.decorate || flags["abbrev-commit"]) {
+      throw new PtermError("InvalidArgs", "--date, --decorate and --abbrev-commit go with a git format: add --format=medium (git's default), --oneline or --format=<template>.");
+    }
+    return null;
+  }
+  const format = parsePretty(spec);
+  if (format.kind === "template") {
+    const unsupported2 = unsupportedPlaceholder(format.template);
+    if (unsupported2) {
+      throw new PtermError("InvalidArgs", `--format: ${unsupported2}\u2026 (padding, wrapping, trailers or reflog fields) is not available in pterm; the other placeholders are (see --help).`);
+    }
+  }
+  const wantsDecorations = flags.decorate || format.kind === "template" && /%[dD]/.test(format.template);
+  return {
+    repo,
+    format,
+    date: parseDateMode(flags.date ?? (format.kind === "builtin" && format.name === "reference" ? "short" : void 0)),
+    decorations: wantsDecorations ? await decorations(repo) : null,
+    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true
+  };
+}
+function separatorFormat(format) {
+  return format.kind === "template" ? !format.terminator : format.name !== "oneline" && format.name !== "reference";
+}
+function terminatorFormat(format) {
+  return format.kind === "template" ? format.terminator : format.name === "oneline" || format.name === "reference";
+}
+async function commitDiff(repo, id, paths, policy, algorithm) {
+  const commit = await readCommit(repo, id);
+  const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+  const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+  const { kept } = filterChanges(changes, paths, policy);
+  return await renderDiff(repo, await withRenames(repo, kept, {
+    "find-renames": 50
+  }), {
+    algorithm
+  });
+}
+function diffBody(rendered, flags) {
+  if (rendered.files.length === 0) return "";
+  return flags.stat && !flags.patch ? renderStat(rendered) : rendered.patch;
+}
 var log = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
@@ -8169,10 +8599,32 @@ var log = async (ctx) => {
   });
   const withDiff = ctx.flags.stat || ctx.flags.patch;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
+  const pretty = await prettyOptions(repo, ctx.flags);
   const parts = [];
   const notUtf8 = /* @__PURE__ */ new Set();
   const otherFunctionLines = /* @__PURE__ */ new Map();
-  for (const c of commits) {
+  for (const [i, c] of commits.entries()) {
+    if (pretty) {
+      const { format } = pretty;
+      if (i > 0 && separatorFormat(format)) parts.push("\n");
+      const entry = prettyCommit(pretty, format, c.id, await readCommit(repo, c.id));
+      parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
+      if (!withDiff || c.parents.length > 1) continue;
+      const rendered2 = await commitDiff(repo, c.id, paths, policy, algorithm);
+      const body = diffBody(rendered2, ctx.flags);
+      if (body === "") continue;
+      if (!(format.kind === "builtin" && format.name === "oneline")) {
+        parts.push(ctx.flags.stat && ctx.flags.patch ? "---\n" : "\n");
+      }
+      if (ctx.flags.patch) {
+        if (ctx.flags.stat) parts.push(`${renderStat(rendered2)}
+`);
+        parts.push(rendered2);
+        for (const path of rendered2.notUtf8) notUtf8.add(path);
+        for (const [path, driver] of rendered2.otherFunctionLines) otherFunctionLines.set(path, driver);
+      } else parts.push(body);
+      continue;
+    }
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
     if (parts.length) parts.push("\n");
     if (!withDiff) {
@@ -8200,7 +8652,7 @@ ${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     }
   }
-  parts.push("\n");
+  if (!pretty) parts.push("\n");
   const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
   const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
@@ -8248,6 +8700,41 @@ var show = async (ctx) => {
     algorithm: lineAlgorithm(repo, ctx.flags)
   });
   const described = describeCommit(id, commit);
+  const pretty = await prettyOptions(repo, ctx.flags);
+  if (pretty) {
+    const { format } = pretty;
+    const entry = prettyCommit(pretty, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
+    const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
+    const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag.name, tagObject) : "";
+    const oneline = format.kind === "builtin" && format.name === "oneline";
+    const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
+    if (commit.parents.length > 1 && patchView) {
+      if (!await combinedDiffHasPaths(repo, commit, rendered)) {
+        ctx.stdout.write(tagHeader + entry + "\n");
+        const none = await emit(ctx, emptyDiff(rendered), {
+          "no-patch": true
+        }, "", "");
+        return {
+          repo_path: rel,
+          commit: described,
+          tag,
+          ...none,
+          withheld
+        };
+      }
+      ctx.stderr.write("[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first parent.\n");
+    }
+    const out2 = await emit(ctx, rendered, ctx.flags, (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""), "");
+    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
+`);
+    return {
+      repo_path: rel,
+      commit: described,
+      tag,
+      ...out2,
+      withheld
+    };
+  }
   const header = [
     ...tag?.type === "annotated" ? [
       `tag ${tag.name}`,

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-YYP5UFBM.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-66OJCV5N.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -915,6 +915,38 @@ var refusedDiffFlags = {
   "--patience": PATIENCE_REFUSED,
   "--anchored": "pterm has no patience diff, which --anchored needs: use --histogram or the default Myers."
 };
+var prettyFlags = [
+  {
+    name: "format",
+    aliases: [
+      "pretty"
+    ],
+    type: "string",
+    valueName: "fmt",
+    description: "git's pretty format: oneline, short, medium, full, fuller, reference, or a template (`--format=%H`, `format:%h %s` without a newline after the last, `tformat:` with one): %H %h %T %t %P %p %s %b %B %f %d %D %n %% %xNN, %a*/%c* (n e l d D r t i I s); colours and notes print nothing."
+  },
+  {
+    name: "oneline",
+    type: "boolean",
+    description: "git's `--pretty=oneline --abbrev-commit`: `<short id> <subject>` per commit."
+  },
+  {
+    name: "abbrev-commit",
+    type: "boolean",
+    description: "Abbreviate the commit id of the `commit` line."
+  },
+  {
+    name: "decorate",
+    type: "boolean",
+    description: "Name the branches and tags at each commit (`(HEAD -> main, tag: v1)`), in the formats above."
+  },
+  {
+    name: "date",
+    type: "string",
+    valueName: "mode",
+    description: "Dates in the formats above: default, iso, iso-strict, short, relative, unix, raw, rfc."
+  }
+];
 var logFlags = [
   repoFlag("read"),
   {
@@ -996,20 +1028,8 @@ var logFlags = [
     type: "boolean",
     description: "--author and --grep ignore case."
   },
-  compat("oneline", "Accepted: each commit is one line already (`<short id> <date> <author>: <subject>`)."),
-  {
-    name: "format",
-    aliases: [
-      "pretty"
-    ],
-    type: "string",
-    compat: true,
-    valueName: "fmt",
-    description: "Accepted and not applied: the result has every field (id, author, date, subject, message)."
-  },
-  compat("graph", "Accepted and not drawn: the result lists each commit's parents."),
-  compat("decorate", "Accepted: branches and tags are not shown in the line; see `git branch` and `git tag`."),
-  compat("abbrev-commit", "Accepted: short ids are shown.")
+  ...prettyFlags,
+  compat("graph", "Accepted and not drawn: the result lists each commit's parents.")
 ];
 var branchFlags = [
   repoFlag("write"),
@@ -1281,17 +1301,7 @@ var showFlags = [
     type: "boolean",
     description: "Show the commit's metadata without its diff."
   },
-  compat("oneline", "Accepted: the commit header is printed in full."),
-  {
-    name: "format",
-    aliases: [
-      "pretty"
-    ],
-    type: "string",
-    compat: true,
-    valueName: "fmt",
-    description: "Accepted and not applied: the result has every field."
-  },
+  ...prettyFlags,
   ...algorithmFlags,
   ...renameFlags
 ];

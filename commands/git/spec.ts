@@ -262,6 +262,35 @@ const refusedDiffFlags = {
   "--anchored": "pterm has no patience diff, which --anchored needs: use --histogram or the default Myers.",
 };
 
+const prettyFlags = [
+  {
+    name: "format",
+    aliases: ["pretty"],
+    type: "string",
+    valueName: "fmt",
+    description: "git's pretty format: oneline, short, medium, full, fuller, reference, or a template " +
+      "(`--format=%H`, `format:%h %s` without a newline after the last, `tformat:` with one): %H %h %T %t %P %p " +
+      "%s %b %B %f %d %D %n %% %xNN, %a*/%c* (n e l d D r t i I s); colours and notes print nothing.",
+  },
+  {
+    name: "oneline",
+    type: "boolean",
+    description: "git's `--pretty=oneline --abbrev-commit`: `<short id> <subject>` per commit.",
+  },
+  { name: "abbrev-commit", type: "boolean", description: "Abbreviate the commit id of the `commit` line." },
+  {
+    name: "decorate",
+    type: "boolean",
+    description: "Name the branches and tags at each commit (`(HEAD -> main, tag: v1)`), in the formats above.",
+  },
+  {
+    name: "date",
+    type: "string",
+    valueName: "mode",
+    description: "Dates in the formats above: default, iso, iso-strict, short, relative, unix, raw, rfc.",
+  },
+] as const satisfies readonly FlagSpec[];
+
 export const logFlags = [
   repoFlag("read"),
   {
@@ -328,18 +357,8 @@ export const logFlags = [
     type: "boolean",
     description: "--author and --grep ignore case.",
   },
-  compat("oneline", "Accepted: each commit is one line already (`<short id> <date> <author>: <subject>`)."),
-  {
-    name: "format",
-    aliases: ["pretty"],
-    type: "string",
-    compat: true,
-    valueName: "fmt",
-    description: "Accepted and not applied: the result has every field (id, author, date, subject, message).",
-  },
+  ...prettyFlags,
   compat("graph", "Accepted and not drawn: the result lists each commit's parents."),
-  compat("decorate", "Accepted: branches and tags are not shown in the line; see `git branch` and `git tag`."),
-  compat("abbrev-commit", "Accepted: short ids are shown."),
 ] as const satisfies readonly FlagSpec[];
 
 export const branchFlags = [
@@ -550,15 +569,7 @@ export const showFlags = [
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
   { name: "name-status", type: "boolean", description: "Print `M path`, `A path`, `D path` per changed file." },
   { name: "no-patch", short: "s", type: "boolean", description: "Show the commit's metadata without its diff." },
-  compat("oneline", "Accepted: the commit header is printed in full."),
-  {
-    name: "format",
-    aliases: ["pretty"],
-    type: "string",
-    compat: true,
-    valueName: "fmt",
-    description: "Accepted and not applied: the result has every field.",
-  },
+  ...prettyFlags,
   ...algorithmFlags,
   ...renameFlags,
 ] as const satisfies readonly FlagSpec[];

@@ -34,6 +34,16 @@ import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
 import { bytesToByteString, encoder, quoteName } from "../lib/bytes.ts";
 import { concatBytes } from "../lib/line_diff.ts";
+import {
+  decorations,
+  parseDateMode,
+  parsePretty,
+  prettyCommit,
+  type PrettyContext,
+  type PrettyFormat,
+  prettyTagHeader,
+  unsupportedPlaceholder,
+} from "../lib/pretty.ts";
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -168,8 +178,11 @@ async function emit(
   ctx: CommandContext<any, any>,
   rendered: RenderedDiff,
   flags: ViewFlags,
-  prefix = "",
+  header: string | ((hasDiff: boolean) => string) = "",
+  /** What an empty diff prints after the header. */
+  empty = "No differences.\n",
 ) {
+  const prefix = typeof header === "string" ? header : header(rendered.files.length > 0 && !flags["no-patch"]);
   let text = viewOf(rendered, flags);
   let artifact: string | null = null;
   const notUtf8 = text === null ? rendered.notUtf8 : [];
@@ -190,7 +203,7 @@ async function emit(
     if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact!));
     if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
   }
-  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : "No differences.\n")));
+  ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : empty)));
   const listed = bounded(rendered.files);
   return {
     files: listed.items,
@@ -391,6 +404,92 @@ function logFilter(flags: {
   };
 }
 
+/** Whether git's dense combined diff of a merge shows any path: one whose result differs from every parent's. */
+async function combinedDiffHasPaths(repo: Repo, commit: Commit, againstFirst: RenderedDiff): Promise<boolean> {
+  const result = await flattenTree(repo, commit.tree);
+  const others: Map<string, FlatEntry>[] = [];
+  for (const parent of commit.parents.slice(1)) {
+    others.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
+  }
+  return againstFirst.files.some((file) => {
+    const mine = result.get(file.path)?.oid;
+    return others.every((tree) => tree.get(file.path)?.oid !== mine);
+  });
+}
+
+/** The same diff with nothing in it (for a result whose diff git would not show). */
+function emptyDiff(rendered: RenderedDiff): RenderedDiff {
+  return { ...rendered, files: [], additions: 0, deletions: 0, patch: "", patchBytes: new Uint8Array() };
+}
+
+/** `--format`/`--pretty`/`--oneline` given: git's pretty output; null keeps pterm's one-line form. */
+async function prettyOptions(
+  repo: Repo,
+  flags: { format?: string; oneline?: boolean; "abbrev-commit"?: boolean; decorate?: boolean; date?: string },
+): Promise<(PrettyContext & { format: PrettyFormat }) | null> {
+  const spec = flags.format ?? (flags.oneline ? "oneline" : undefined);
+  if (spec === undefined) {
+    if (flags.date !== undefined || flags.decorate || flags["abbrev-commit"]) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--date, --decorate and --abbrev-commit go with a git format: add --format=medium (git's default), " +
+          "--oneline or --format=<template>.",
+      );
+    }
+    return null;
+  }
+  const format = parsePretty(spec);
+  if (format.kind === "template") {
+    const unsupported = unsupportedPlaceholder(format.template);
+    if (unsupported) {
+      throw new PtermError(
+        "InvalidArgs",
+        `--format: ${unsupported}… (padding, wrapping, trailers or reflog fields) is not available in pterm; the ` +
+          "other placeholders are (see --help).",
+      );
+    }
+  }
+  const wantsDecorations = flags.decorate || (format.kind === "template" && /%[dD]/.test(format.template));
+  return {
+    repo,
+    format,
+    date: parseDateMode(flags.date ?? (format.kind === "builtin" && format.name === "reference" ? "short" : undefined)),
+    decorations: wantsDecorations ? await decorations(repo) : null,
+    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true,
+  };
+}
+
+/** Formats whose commits are separated by a newline (git's !use_terminator). */
+function separatorFormat(format: PrettyFormat): boolean {
+  return format.kind === "template" ? !format.terminator : format.name !== "oneline" && format.name !== "reference";
+}
+
+/** Formats that end each commit with a newline (oneline, reference, tformat). */
+function terminatorFormat(format: PrettyFormat): boolean {
+  return format.kind === "template" ? format.terminator : format.name === "oneline" || format.name === "reference";
+}
+
+/** A commit's diff against its first parent (renames found), as log -p/--stat shows it. */
+async function commitDiff(
+  repo: Repo,
+  id: string,
+  paths: string[],
+  policy: PathPolicy,
+  algorithm: ReturnType<typeof lineAlgorithm> | undefined,
+): Promise<RenderedDiff> {
+  const commit = await readCommit(repo, id);
+  const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+  const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+  const { kept } = filterChanges(changes, paths, policy);
+  return await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
+}
+
+/** What a diff prints under a formatted commit: the stat, or the patch text (empty: nothing changed). */
+function diffBody(rendered: RenderedDiff, flags: { stat?: boolean; patch?: boolean }): string {
+  if (rendered.files.length === 0) return "";
+  return flags.stat && !flags.patch ? renderStat(rendered) : rendered.patch;
+}
+
 export const log: Handler<typeof logFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
   ctx,
 ) => {
@@ -417,11 +516,35 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   });
   const withDiff = ctx.flags.stat || ctx.flags.patch;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
+  const pretty = await prettyOptions(repo, ctx.flags);
   // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
   const parts: (string | RenderedDiff)[] = [];
   const notUtf8 = new Set<string>();
   const otherFunctionLines = new Map<string, string>();
-  for (const c of commits) {
+  for (const [i, c] of commits.entries()) {
+    if (pretty) {
+      // git's log-tree: a separator before each commit but the first (separator formats), the
+      // entry, a newline before its diff (`---` with both stat and patch) unless oneline.
+      const { format } = pretty;
+      if (i > 0 && separatorFormat(format)) parts.push("\n");
+      const entry = prettyCommit(pretty, format, c.id, await readCommit(repo, c.id));
+      parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
+      // git log -p/--stat shows no diff for a merge (diff-merges is off by default).
+      if (!withDiff || c.parents.length > 1) continue;
+      const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+      const body = diffBody(rendered, ctx.flags);
+      if (body === "") continue;
+      if (!(format.kind === "builtin" && format.name === "oneline")) {
+        parts.push(ctx.flags.stat && ctx.flags.patch ? "---\n" : "\n");
+      }
+      if (ctx.flags.patch) {
+        if (ctx.flags.stat) parts.push(`${renderStat(rendered)}\n`);
+        parts.push(rendered);
+        for (const path of rendered.notUtf8) notUtf8.add(path);
+        for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
+      } else parts.push(body);
+      continue;
+    }
     const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
     if (parts.length) parts.push("\n");
     if (!withDiff) {
@@ -443,7 +566,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     }
   }
-  parts.push("\n");
+  if (!pretty) parts.push("\n");
   const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
   const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
@@ -490,6 +613,42 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
     algorithm: lineAlgorithm(repo, ctx.flags),
   });
   const described = describeCommit(id, commit);
+  const pretty = await prettyOptions(repo, ctx.flags);
+  if (pretty) {
+    // git show with a format: the tag's header as always, then the commit in that format, and a
+    // newline before the diff unless oneline (log-tree's rule); an empty diff prints nothing.
+    const { format } = pretty;
+    const entry = prettyCommit(pretty, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
+    const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
+    const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag!.name, tagObject) : "";
+    const oneline = format.kind === "builtin" && format.name === "oneline";
+    const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
+      !ctx.flags["no-patch"];
+    if (commit.parents.length > 1 && patchView) {
+      // git shows a merge's dense combined diff (--cc): only paths whose result differs from every
+      // parent. With none (a merge without conflict resolutions) that is an empty diff; otherwise
+      // pterm, which has no combined diff, shows the first parent's and says so.
+      if (!(await combinedDiffHasPaths(repo, commit, rendered))) {
+        // git's combined diff ends the header with a newline even when it shows no path (oneline too).
+        ctx.stdout.write(tagHeader + entry + "\n");
+        const none = await emit(ctx, emptyDiff(rendered), { "no-patch": true }, "", "");
+        return { repo_path: rel, commit: described, tag, ...none, withheld };
+      }
+      ctx.stderr.write(
+        "[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first " +
+          "parent.\n",
+      );
+    }
+    const out = await emit(
+      ctx,
+      rendered,
+      ctx.flags,
+      (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""),
+      "",
+    );
+    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
+    return { repo_path: rel, commit: described, tag, ...out, withheld };
+  }
   const header = [
     ...(tag?.type === "annotated" ? [`tag ${tag.name}`, "", tag.message ?? "", ""] : []),
     `commit ${id}`,
