@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-3JRWFHOH.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-SKUUE3EQ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5476,7 +5476,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-Z5VXINNQ.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-IOPI2TNL.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -6060,6 +6060,127 @@ async function lookupPath(repo, tree, path) {
     current = next;
   }
   return current;
+}
+
+// commands/git/lib/upstream.ts
+function upstreamLabel(upstream) {
+  const branch = upstream.merge.replace(/^refs\/heads\//, "");
+  return upstream.remote === "." ? branch : `${upstream.remote}/${branch}`;
+}
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+async function trackingInfo(repo, branch) {
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch}`);
+  if (!theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: true
+  };
+  if (!ours || ours === theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: false
+  };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = /* @__PURE__ */ new Map();
+  const dates = /* @__PURE__ */ new Map();
+  const parentsOf = /* @__PURE__ */ new Map();
+  const queue = [];
+  const mark = async (start, flag) => {
+    const stack = [
+      [
+        start,
+        flag
+      ]
+    ];
+    while (stack.length) {
+      const [oid, add2] = stack.pop();
+      const had = flags.get(oid) ?? 0;
+      if ((had | add2) === had) continue;
+      flags.set(oid, had | add2);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf.has(oid)) {
+        for (const parent of parentsOf.get(oid)) stack.push([
+          parent,
+          add2
+        ]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
+      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
+      const open = [
+        ...flags
+      ].some(([oid2, flag]) => flag !== BOTH && parentsOf.has(oid2) && dates.get(oid2) <= newest);
+      if (!open) break;
+    }
+    queue.sort((a, b) => dates.get(b) - dates.get(a));
+    const oid = queue.shift();
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid));
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return {
+    name,
+    ahead,
+    behind,
+    gone: false
+  };
 }
 
 // commands/git/lib/log.ts
@@ -6902,10 +7023,44 @@ function submoduleNote(code) {
   ].filter((p) => p !== null);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
-function longStatus(report, files, counts, progress) {
+function branchLine(report, tracking) {
+  if (!report.branch) return "## HEAD (no branch)\n";
+  let line = `## ${report.head ? "" : "No commits yet on "}${report.branch}`;
+  if (tracking) {
+    line += `...${tracking.name}`;
+    const counts = [
+      ...tracking.ahead ? [
+        `ahead ${tracking.ahead}`
+      ] : [],
+      ...tracking.behind ? [
+        `behind ${tracking.behind}`
+      ] : []
+    ];
+    if (tracking.gone) line += " [gone]";
+    else if (counts.length) line += ` [${counts.join(", ")}]`;
+  }
+  return `${line}
+`;
+}
+function trackingSentence(tracking) {
+  const commits = (n) => `${n} commit${n === 1 ? "" : "s"}`;
+  const name = `'${tracking.name}'`;
+  if (tracking.gone) return `Your branch is based on ${name}, but the upstream is gone.`;
+  if (tracking.ahead && tracking.behind) {
+    return `Your branch and ${name} have diverged,
+and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`;
+  }
+  if (tracking.ahead) return `Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`;
+  if (tracking.behind) {
+    return `Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`;
+  }
+  return `Your branch is up to date with ${name}.`;
+}
+function longStatus(report, files, counts, progress, tracking) {
   const lines = [
     report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`
   ];
+  if (tracking) lines.push(trackingSentence(tracking));
   if (!report.head) lines.push("No commits yet");
   if (progress) {
     lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then \`git ${progress} --continue\` (or \`git ${progress} --abort\`).`);
@@ -6943,10 +7098,11 @@ var status = async (ctx) => {
   }
   const counts = statusCounts(report);
   const files = statusFiles(report, await stagedRenames(repo, index, report));
+  const tracking = report.branch ? await trackingInfo(repo, report.branch) : null;
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  ctx.stdout.write(short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress));
+  ctx.stdout.write((short && ctx.flags.branch ? branchLine(report, tracking) : "") + (short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress, tracking)));
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {
@@ -6958,7 +7114,8 @@ var status = async (ctx) => {
     files: listed.items,
     truncated: listed.truncated,
     withheld: report.withheld,
-    in_progress: progress
+    in_progress: progress,
+    upstream: tracking
   };
 };
 async function stageTracked(ctx, repo, index, policy, scope) {

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-66OJCV5N.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-S7T57I2M.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -800,9 +800,12 @@ var statusFlags = [
     type: "boolean",
     description: "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse."
   },
-  compat("branch", "Accepted: the branch is always reported.", {
-    short: "b"
-  }),
+  {
+    name: "branch",
+    short: "b",
+    type: "boolean",
+    description: "With --short/--porcelain: first a `## main...origin/main [ahead 1, behind 2]` line, as git's."
+  },
   {
     name: "untracked-files",
     short: "u",

@@ -152,7 +152,12 @@ export const statusFlags = [
     description:
       "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse.",
   },
-  compat("branch", "Accepted: the branch is always reported.", { short: "b" }),
+  {
+    name: "branch",
+    short: "b",
+    type: "boolean",
+    description: "With --short/--porcelain: first a `## main...origin/main [ahead 1, behind 2]` line, as git's.",
+  },
   {
     name: "untracked-files",
     short: "u",

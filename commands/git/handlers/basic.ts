@@ -8,6 +8,7 @@ import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, sta
 import { stage, type StageResult } from "../lib/add.ts";
 import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../lib/commit.ts";
 import { preparedMessage, sequenceCommitOptions, sequenceInProgress } from "../lib/sequence.ts";
+import { type Tracking, trackingInfo } from "../lib/upstream.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
 import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
@@ -90,13 +91,47 @@ function submoduleNote(code: string | undefined): string {
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
+/** git status -sb's first line: `## main...origin/main [ahead 1, behind 2]`, `## HEAD (no branch)`. */
+function branchLine(report: StatusReport, tracking: Tracking | null): string {
+  if (!report.branch) return "## HEAD (no branch)\n";
+  let line = `## ${report.head ? "" : "No commits yet on "}${report.branch}`;
+  if (tracking) {
+    line += `...${tracking.name}`;
+    const counts = [
+      ...(tracking.ahead ? [`ahead ${tracking.ahead}`] : []),
+      ...(tracking.behind ? [`behind ${tracking.behind}`] : []),
+    ];
+    if (tracking.gone) line += " [gone]";
+    else if (counts.length) line += ` [${counts.join(", ")}]`;
+  }
+  return `${line}\n`;
+}
+
+/** git's long status sentence about the upstream. */
+function trackingSentence(tracking: Tracking): string {
+  const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+  const name = `'${tracking.name}'`;
+  if (tracking.gone) return `Your branch is based on ${name}, but the upstream is gone.`;
+  if (tracking.ahead && tracking.behind) {
+    return `Your branch and ${name} have diverged,\nand have ${tracking.ahead} and ${tracking.behind} different ` +
+      "commits each, respectively.";
+  }
+  if (tracking.ahead) return `Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`;
+  if (tracking.behind) {
+    return `Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`;
+  }
+  return `Your branch is up to date with ${name}.`;
+}
+
 function longStatus(
   report: StatusReport,
   files: readonly StatusFile[],
   counts: StatusCounts,
   progress: string | null,
+  tracking: Tracking | null,
 ): string {
   const lines = [report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`];
+  if (tracking) lines.push(trackingSentence(tracking));
   if (!report.head) lines.push("No commits yet");
   if (progress) {
     lines.push(
@@ -138,11 +173,15 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   }
   const counts = statusCounts(report);
   const files = statusFiles(report, await stagedRenames(repo, index, report));
+  const tracking = report.branch ? await trackingInfo(repo, report.branch) : null;
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
   ctx.stdout.write(
-    short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress),
+    (short && ctx.flags.branch ? branchLine(report, tracking) : "") +
+      (short
+        ? shortStatus(files, ctx.flags.porcelain === true)
+        : longStatus(report, files, counts, progress, tracking)),
   );
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
@@ -156,6 +195,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
     truncated: listed.truncated,
     withheld: report.withheld,
     in_progress: progress,
+    upstream: tracking,
   };
 };
 

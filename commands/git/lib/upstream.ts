@@ -187,3 +187,86 @@ export function upstreamNamed(repo: Repo, spelling: string): Upstream {
       "`git fetch --confirm` brings new ones) or a local branch.",
   );
 }
+
+export interface Tracking {
+  /** As git names it: `origin/main` (or a local branch's name). */
+  readonly name: string;
+  /** Commits on the branch and not on its upstream, and the other way round. */
+  readonly ahead: number;
+  readonly behind: number;
+  /** The upstream is configured but its ref is missing (a branch deleted on the remote and pruned). */
+  readonly gone: boolean;
+}
+
+/** The local ref a branch's upstream is read from: `refs/remotes/<remote>/…` through the fetch refspecs, or `refs/heads/…` for ".". */
+export function upstreamRef(repo: Repo, upstream: Upstream): string | null {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+
+/**
+ * Where `branch` stands against its upstream, as git status reports it (`## main...origin/main
+ * [ahead 1, behind 2]`); null when it has none. Counted as git's stat_tracking_info does: commits
+ * reachable from one tip and not the other, walking newest first and stopping once only
+ * commits reachable from both are left.
+ */
+export async function trackingInfo(repo: Repo, branch: string): Promise<Tracking | null> {
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch}`);
+  if (!theirs) return { name, ahead: 0, behind: 0, gone: true };
+  if (!ours || ours === theirs) return { name, ahead: 0, behind: 0, gone: false };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = new Map<string, number>();
+  const dates = new Map<string, number>();
+  const parentsOf = new Map<string, readonly string[]>();
+  const queue: string[] = [];
+  // A flag reaching a commit already walked goes on down to its parents at once (git's
+  // mark_parents_uninteresting), so commits made in the same second cannot keep a stale side.
+  const mark = async (start: string, flag: number) => {
+    const stack: [string, number][] = [[start, flag]];
+    while (stack.length) {
+      const [oid, add] = stack.pop()!;
+      const had = flags.get(oid) ?? 0;
+      if ((had | add) === had) continue;
+      flags.set(oid, had | add);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf.has(oid)) {
+        for (const parent of parentsOf.get(oid)!) stack.push([parent, add]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid) => flags.get(oid) === BOTH)) {
+      // Only commits reachable from both are left to walk. One of them can still reach a walked
+      // commit marked from one side only if that commit is not newer than it (a parent is never
+      // newer than its child, clock skew aside): stop when none is.
+      const newest = Math.max(...queue.map((oid) => dates.get(oid)!));
+      const open = [...flags].some(([oid, flag]) => flag !== BOTH && parentsOf.has(oid) && dates.get(oid)! <= newest);
+      if (!open) break;
+    }
+    // Newest first, as git's priority queue (ties in the order found).
+    queue.sort((a, b) => dates.get(b)! - dates.get(a)!);
+    const oid = queue.shift()!;
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid)!);
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return { name, ahead, behind, gone: false };
+}
