@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-XX5J4ALK.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-7K7P5JT7.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6087,7 +6087,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-YVME3EU3.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-X2Z6TW45.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7581,6 +7581,15 @@ This reverts commit ${oid}.
     conflicts: []
   };
 }
+function withOrigin(message, oid) {
+  const text = message.endsWith("\n") ? message : `${message}
+`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
+`;
+}
 async function cherryPickCommit(repo, index, policy, rev, options) {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
@@ -7598,8 +7607,9 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", commit.message);
+    writeStateFile(repo, "MERGE_MSG", message);
     if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
 `);
     return {
@@ -7610,7 +7620,7 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
     };
   }
   const commitId = await commitIndex(repo, index, {
-    message: commit.message,
+    message,
     author: options.author,
     authorSignature: commit.author,
     extraParents: [],
@@ -9371,7 +9381,8 @@ var cherryPick = async (ctx) => {
   }
   const result = await withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
     noCommit: ctx.flags["no-commit"],
-    author
+    author,
+    recordOrigin: ctx.flags.x
   }));
   const fields = {
     repo_path: rel,

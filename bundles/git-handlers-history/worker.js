@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-JOKFZWQU.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-XXWKJLV6.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -604,7 +604,8 @@ __export(history_exports, {
   diff: () => diff,
   grep: () => grep,
   log: () => log,
-  show: () => show
+  show: () => show,
+  stashShow: () => stashShow
 });
 
 // commands/git/lib/bytes.ts
@@ -7506,6 +7507,25 @@ async function describeTag(repo, name, object) {
   };
 }
 
+// commands/git/lib/stash.ts
+var STASH_REF = "refs/stash";
+function listStash(repo) {
+  const entries = readReflog(repo, STASH_REF);
+  return entries.reverse().map((e, i) => ({
+    ref: `stash@{${i}}`,
+    commit_id: e.newOid,
+    message: e.message
+  }));
+}
+function parseStashRef(text) {
+  if (text === void 0) return 0;
+  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
+  }
+  return Number(match[1] ?? match[2]);
+}
+
 // commands/git/lib/approxidate.ts
 var UNIT_SECONDS = {
   second: 1,
@@ -8764,6 +8784,43 @@ var show = async (ctx) => {
     repo_path: rel,
     commit: described,
     tag,
+    ...out,
+    withheld
+  };
+};
+var stashShow = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const n = parseStashRef(ctx.positionals.stash);
+  const entry = listStash(repo)[n];
+  if (!entry) {
+    throw new PtermError("NotFound", `there is no stash@{${n}}; \`git stash list --repo ${rel}\` lists the entries.`);
+  }
+  const commit = await readCommit(repo, entry.commit_id);
+  const base = await flattenTree(repo, (await readCommit(repo, commit.parents[0])).tree);
+  const saved = await flattenTree(repo, commit.tree);
+  if (ctx.flags["include-untracked"] && commit.parents[2]) {
+    for (const [path, file] of await flattenTree(repo, (await readCommit(repo, commit.parents[2])).tree)) {
+      saved.set(path, file);
+    }
+  }
+  const { kept, withheld } = filterChanges(changesBetween(base, saved), [], policy);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, {
+    "find-renames": 50
+  }), {
+    algorithm: lineAlgorithm(repo, {})
+  });
+  const stat = !ctx.flags.patch || ctx.flags.stat;
+  const out = await emit(ctx, rendered, {
+    stat: stat && !ctx.flags["name-only"] && !ctx.flags["name-status"],
+    "name-only": ctx.flags["name-only"],
+    "name-status": ctx.flags["name-status"]
+  }, "", "");
+  if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
+`);
+  return {
+    repo_path: rel,
+    stash: `stash@{${n}}`,
+    commit_id: entry.commit_id,
     ...out,
     withheld
   };

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-S7T57I2M.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-ZCHYDJPG.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -725,7 +725,8 @@ var HANDLER_EXPORTS = {
     "show",
     "log",
     "grep",
-    "blame"
+    "blame",
+    "stashShow"
   ],
   change: [
     "branch",
@@ -1533,6 +1534,12 @@ var grepFlags = [
 var cherryPickFlags = [
   repoFlag("write"),
   {
+    name: "x",
+    short: "x",
+    type: "boolean",
+    description: "Add `(cherry picked from commit <id>)` to the message, as git's -x."
+  },
+  {
     name: "no-commit",
     short: "n",
     type: "boolean",
@@ -1604,6 +1611,36 @@ var stashPushFlags = [
 ];
 var stashRefFlags = [
   repoFlag("write")
+];
+var stashShowFlags = [
+  repoFlag("read"),
+  {
+    name: "patch",
+    short: "p",
+    type: "boolean",
+    description: "The patch instead of the diffstat."
+  },
+  {
+    name: "stat",
+    type: "boolean",
+    description: "The diffstat (the default)."
+  },
+  {
+    name: "name-only",
+    type: "boolean",
+    description: "Print only the names of changed files."
+  },
+  {
+    name: "name-status",
+    type: "boolean",
+    description: "Print `M path`, `A path`, `D path` per changed file."
+  },
+  {
+    name: "include-untracked",
+    short: "u",
+    type: "boolean",
+    description: "Also the untracked files the entry saved (git stash push -u), as added files."
+  }
 ];
 var tagFlags = [
   repoFlag("write"),
@@ -1892,6 +1929,20 @@ var stash = [
     positionals: stashPositional,
     result: schema("stash apply"),
     handler: handler("stash apply", "stashApplyHandler")
+  }),
+  leaf("show", "Show what a stash entry changed: its diffstat, or its patch with -p.", stashShowFlags, [
+    {
+      command: "git stash show --repo proj",
+      description: "The newest entry's diffstat."
+    },
+    {
+      command: "git stash show -p stash@{1}",
+      description: "The second-newest entry's patch."
+    }
+  ], {
+    positionals: stashPositional,
+    result: schema("stash show"),
+    handler: handler("stash show", "stashShow")
   }),
   leaf("list", "List stash entries, newest first.", stashRefFlags, [
     {
@@ -2729,7 +2780,7 @@ var gitSpec = {
       positionals: [
         {
           name: "action",
-          description: "list (default), add, remove or set-url."
+          description: "list (default), add, remove, set-url or get-url."
         },
         {
           name: "name",
@@ -2814,6 +2865,7 @@ export {
   cleanFlags,
   stashPushFlags,
   stashRefFlags,
+  stashShowFlags,
   tagFlags,
   revertFlags,
   mergeFlags,

@@ -189,7 +189,7 @@ export const resultSchemas = {
   }),
   remote: z.strictObject({
     ...base("git remote"),
-    action: z.enum(["list", "add", "remove", "set-url"]),
+    action: z.enum(["list", "add", "remove", "set-url", "get-url"]),
     remotes: z.array(z.strictObject({
       name: z.string(),
       url: z.string().nullable(),
@@ -428,6 +428,12 @@ export const resultSchemas = {
     dropped: z.boolean(),
   }),
   "stash list": z.strictObject({ ...base("git stash list"), entries: z.array(stashEntry) }),
+  "stash show": z.strictObject({
+    ...base("git stash show"),
+    stash: z.string(),
+    commit_id: oid,
+    ...diffFields,
+  }),
   "stash drop": z.strictObject({ ...base("git stash drop"), stash: z.string(), commit_id: oid }),
   "stash clear": z.strictObject({ ...base("git stash clear"), cleared: z.number().int() }),
   tag: z.strictObject({

@@ -74,7 +74,7 @@ const schema = (name: string) => async () => ((await loadSchemas()).resultSchema
  */
 const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log", "grep", "blame"],
+  history: ["diff", "show", "log", "grep", "blame", "stashShow"],
   change: [
     "branch",
     "checkout",
@@ -684,6 +684,12 @@ export const grepFlags = [
 export const cherryPickFlags = [
   repoFlag("write"),
   {
+    name: "x",
+    short: "x",
+    type: "boolean",
+    description: "Add `(cherry picked from commit <id>)` to the message, as git's -x.",
+  },
+  {
     name: "no-commit",
     short: "n",
     type: "boolean",
@@ -741,6 +747,20 @@ export const stashPushFlags = [
 ] as const satisfies readonly FlagSpec[];
 
 export const stashRefFlags = [repoFlag("write")] as const satisfies readonly FlagSpec[];
+
+export const stashShowFlags = [
+  repoFlag("read"),
+  { name: "patch", short: "p", type: "boolean", description: "The patch instead of the diffstat." },
+  { name: "stat", type: "boolean", description: "The diffstat (the default)." },
+  { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
+  { name: "name-status", type: "boolean", description: "Print `M path`, `A path`, `D path` per changed file." },
+  {
+    name: "include-untracked",
+    short: "u",
+    type: "boolean",
+    description: "Also the untracked files the entry saved (git stash push -u), as added files.",
+  },
+] as const satisfies readonly FlagSpec[];
 
 export const tagFlags = [
   repoFlag("write"),
@@ -995,6 +1015,10 @@ const stash: CommandSpec["subcommands"] = [
     result: schema("stash apply"),
     handler: handler("stash apply", "stashApplyHandler"),
   }),
+  leaf("show", "Show what a stash entry changed: its diffstat, or its patch with -p.", stashShowFlags, [
+    { command: "git stash show --repo proj", description: "The newest entry's diffstat." },
+    { command: "git stash show -p stash@{1}", description: "The second-newest entry's patch." },
+  ], { positionals: stashPositional, result: schema("stash show"), handler: handler("stash show", "stashShow") }),
   leaf("list", "List stash entries, newest first.", stashRefFlags, [
     { command: "git stash list --repo proj", description: "Show the stash." },
   ], { result: schema("stash list"), handler: handler("stash list", "stashList") }),
@@ -1467,7 +1491,7 @@ export const gitSpec: CommandSpec = {
     ], {
       handler: handler("remote", "remotes"),
       positionals: [
-        { name: "action", description: "list (default), add, remove or set-url." },
+        { name: "action", description: "list (default), add, remove, set-url or get-url." },
         { name: "name", description: "The remote's name (add, remove, set-url)." },
         { name: "url", description: "Its https URL (add, set-url); no user or token in it." },
       ],

@@ -901,7 +901,12 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
   }
   const result = await withRepoLock(
     repo,
-    () => cherryPickCommit(repo, loadIndex(repo), policy, rev, { noCommit: ctx.flags["no-commit"], author }),
+    () =>
+      cherryPickCommit(repo, loadIndex(repo), policy, rev, {
+        noCommit: ctx.flags["no-commit"],
+        author,
+        recordOrigin: ctx.flags.x,
+      }),
   );
   const fields = { repo_path: rel, ...result };
   if (result.conflicts.length > 0) {

@@ -2,7 +2,7 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { blameFlags, diffFlags, grepFlags, logFlags, showFlags } from "../spec.ts";
+import type { blameFlags, diffFlags, grepFlags, logFlags, showFlags, stashShowFlags } from "../spec.ts";
 import { blame as blameLines, NOT_COMMITTED } from "../lib/blame.ts";
 import { worktreeBlob } from "../lib/convert.ts";
 import {
@@ -22,6 +22,7 @@ import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/i
 import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
+import { listStash, parseStashRef } from "../lib/stash.ts";
 import { listRefs, readHead } from "../lib/refs.ts";
 import { parseApproxDate } from "../lib/approxidate.ts";
 import { compilePattern } from "../lib/pattern.ts";
@@ -664,6 +665,51 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const out = await emit(ctx, rendered, ctx.flags, header);
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
   return { repo_path: rel, commit: described, tag, ...out, withheld };
+};
+
+/**
+ * `git stash show [-p] [-u] [stash@{N}]`: what the entry saved against the commit it was made on
+ * (its first parent) — a diffstat by default, as git's stash.showStat, the patch with -p; with -u
+ * the untracked files it saved (its third parent) as added files, as git 2.32+.
+ */
+export const stashShow: Handler<typeof stashShowFlags, readonly [{ name: "stash"; description: string }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const n = parseStashRef(ctx.positionals.stash as string | undefined);
+  const entry = listStash(repo)[n];
+  if (!entry) {
+    throw new PtermError(
+      "NotFound",
+      `there is no stash@{${n}}; \`git stash list --repo ${rel}\` lists the entries.`,
+    );
+  }
+  const commit = await readCommit(repo, entry.commit_id);
+  const base = await flattenTree(repo, (await readCommit(repo, commit.parents[0])).tree);
+  const saved = await flattenTree(repo, commit.tree);
+  if (ctx.flags["include-untracked"] && commit.parents[2]) {
+    for (const [path, file] of await flattenTree(repo, (await readCommit(repo, commit.parents[2])).tree)) {
+      saved.set(path, file);
+    }
+  }
+  const { kept, withheld } = filterChanges(changesBetween(base, saved), [], policy);
+  const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), {
+    algorithm: lineAlgorithm(repo, {}),
+  });
+  const stat = !ctx.flags.patch || ctx.flags.stat;
+  const out = await emit(
+    ctx,
+    rendered,
+    {
+      stat: stat && !ctx.flags["name-only"] && !ctx.flags["name-status"],
+      "name-only": ctx.flags["name-only"],
+      "name-status": ctx.flags["name-status"],
+    },
+    "",
+    "",
+  );
+  if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
+  return { repo_path: rel, stash: `stash@{${n}}`, commit_id: entry.commit_id, ...out, withheld };
 };
 
 const MAX_GREP_MATCHES = 5000;

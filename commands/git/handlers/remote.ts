@@ -684,6 +684,20 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
     );
     return { repo_path: rel, action: "add", remotes: describeAll(reopened()) };
   }
+  if (action === "get-url") {
+    if (url) throw new PtermError("InvalidArgs", "get-url takes only the remote's name.");
+    const remote = needName("get-url");
+    const described = describeAll(repo).find((r) => r.name === remote);
+    if (!described || described.url === null) {
+      throw new PtermError(
+        "NotFound",
+        `there is no remote ${remote}; list them with \`git remote --repo ${rel}\`.`,
+      );
+    }
+    // As git's get-url: the URL after url.<base>.insteadOf.
+    ctx.stdout.write(`${described.url}\n`);
+    return { repo_path: rel, action: "get-url", remotes: [described] };
+  }
   if (action === "set-url") {
     const remote = needName("set-url");
     const where = needUrl("set-url");
@@ -721,5 +735,5 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
     ctx.stdout.write(`Removed remote ${remote} and ${plural(removed, "remote-tracking ref")}.\n`);
     return { repo_path: rel, action: "remove", remotes: describeAll(reopened()), removed_refs: removed };
   }
-  throw new PtermError("InvalidArgs", `unknown action ${action}: use list, add, remove or set-url.`);
+  throw new PtermError("InvalidArgs", `unknown action ${action}: use list, add, remove, set-url or get-url.`);
 };

@@ -192,12 +192,26 @@ export async function revertCommit(
  * with its message and author (the committer is now); conflicts stop before the commit, as git
  * does, with CHERRY_PICK_HEAD and MERGE_MSG written.
  */
+/**
+ * `git cherry-pick -x`: the message with `(cherry picked from commit <id>)` appended — after a
+ * blank line, unless the message already ends with a trailer block (`Signed-off-by: …`, an
+ * earlier such line), as git's sequencer appends it.
+ */
+function withOrigin(message: string, oid: string): string {
+  const text = message.endsWith("\n") ? message : `${message}\n`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 &&
+    last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})\n`;
+}
+
 export async function cherryPickCommit(
   repo: Repo,
   index: Index,
   policy: PathPolicy,
   rev: string,
-  options: { noCommit: boolean; author: GitAuthor },
+  options: { noCommit: boolean; author: GitAuthor; recordOrigin?: boolean },
 ): Promise<{ picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
@@ -218,13 +232,14 @@ export async function cherryPickCommit(
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", commit.message);
+    writeStateFile(repo, "MERGE_MSG", message);
     if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
     return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
   const commitId = await commitIndex(repo, index, {
-    message: commit.message,
+    message,
     author: options.author,
     authorSignature: commit.author,
     extraParents: [],
