@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-XXWKJLV6.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-QZNSPYWX.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -8588,6 +8588,7 @@ async function commitDiff(repo, id, paths, policy, algorithm) {
 }
 function diffBody(rendered, flags) {
   if (rendered.files.length === 0) return "";
+  if (flags["name-only"] || flags["name-status"]) return viewOf(rendered, flags) ?? "";
   return flags.stat && !flags.patch ? renderStat(rendered) : rendered.patch;
 }
 var log = async (ctx) => {
@@ -8617,7 +8618,8 @@ var log = async (ctx) => {
     starts: all,
     keep: logFilter(ctx.flags)
   });
-  const withDiff = ctx.flags.stat || ctx.flags.patch;
+  const names = ctx.flags["name-only"] || ctx.flags["name-status"];
+  const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
   const pretty = await prettyOptions(repo, ctx.flags);
   const parts = [];
@@ -8634,9 +8636,9 @@ var log = async (ctx) => {
       const body = diffBody(rendered2, ctx.flags);
       if (body === "") continue;
       if (!(format.kind === "builtin" && format.name === "oneline")) {
-        parts.push(ctx.flags.stat && ctx.flags.patch ? "---\n" : "\n");
+        parts.push(ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n");
       }
-      if (ctx.flags.patch) {
+      if (ctx.flags.patch && !names) {
         if (ctx.flags.stat) parts.push(`${renderStat(rendered2)}
 `);
         parts.push(rendered2);
@@ -8661,7 +8663,9 @@ var log = async (ctx) => {
       algorithm
     });
     const view = viewOf(rendered, {
-      stat: ctx.flags.stat && !ctx.flags.patch
+      stat: ctx.flags.stat && !ctx.flags.patch,
+      "name-only": ctx.flags["name-only"],
+      "name-status": ctx.flags["name-status"]
     });
     parts.push(`${line}
 ${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);

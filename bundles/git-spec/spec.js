@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-ZCHYDJPG.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-PHIDYNF2.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -989,6 +989,16 @@ var logFlags = [
     short: "p",
     type: "boolean",
     description: "Add each commit's patch (as git log -p)."
+  },
+  {
+    name: "name-only",
+    type: "boolean",
+    description: "Add the names of each commit's changed files."
+  },
+  {
+    name: "name-status",
+    type: "boolean",
+    description: "Add each commit's changed files with their status (`M path`, `A path`, `R100 old new`)."
   },
   ...algorithmFlags,
   {

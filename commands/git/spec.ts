@@ -324,6 +324,12 @@ export const logFlags = [
   },
   { name: "stat", type: "boolean", description: "Add each commit's diffstat." },
   { name: "patch", short: "p", type: "boolean", description: "Add each commit's patch (as git log -p)." },
+  { name: "name-only", type: "boolean", description: "Add the names of each commit's changed files." },
+  {
+    name: "name-status",
+    type: "boolean",
+    description: "Add each commit's changed files with their status (`M path`, `A path`, `R100 old new`).",
+  },
   ...algorithmFlags,
   {
     name: "all",

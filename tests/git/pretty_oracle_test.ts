@@ -60,6 +60,9 @@ Deno.test("git log and git show print git's pretty formats", async (t) => {
     ["--format=medium --stat -p", ["--format=medium", "--stat", "-p"]],
     ["--oneline -p", ["--oneline", "-p"]],
     ["--format=%h --all", ["--format=%h", "--all"]],
+    ["--oneline --name-status", ["--oneline", "--name-status"]],
+    ["--format=%h --name-only", ["--format=%h", "--name-only"]],
+    ["--format=medium --name-status", ["--format=medium", "--name-status"]],
   ];
   await t.step("git log", async () => {
     for (const [flags, args] of cases) {

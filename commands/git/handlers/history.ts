@@ -485,9 +485,10 @@ async function commitDiff(
   return await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
 }
 
-/** What a diff prints under a formatted commit: the stat, or the patch text (empty: nothing changed). */
-function diffBody(rendered: RenderedDiff, flags: { stat?: boolean; patch?: boolean }): string {
+/** What a diff prints under a formatted commit: names, the stat, or the patch text (empty: nothing changed). */
+function diffBody(rendered: RenderedDiff, flags: ViewFlags & { patch?: boolean }): string {
   if (rendered.files.length === 0) return "";
+  if (flags["name-only"] || flags["name-status"]) return viewOf(rendered, flags) ?? "";
   return flags.stat && !flags.patch ? renderStat(rendered) : rendered.patch;
 }
 
@@ -515,7 +516,8 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     starts: all,
     keep: logFilter(ctx.flags),
   });
-  const withDiff = ctx.flags.stat || ctx.flags.patch;
+  const names = ctx.flags["name-only"] || ctx.flags["name-status"];
+  const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
   const pretty = await prettyOptions(repo, ctx.flags);
   // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
@@ -536,9 +538,9 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       const body = diffBody(rendered, ctx.flags);
       if (body === "") continue;
       if (!(format.kind === "builtin" && format.name === "oneline")) {
-        parts.push(ctx.flags.stat && ctx.flags.patch ? "---\n" : "\n");
+        parts.push(ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n");
       }
-      if (ctx.flags.patch) {
+      if (ctx.flags.patch && !names) {
         if (ctx.flags.stat) parts.push(`${renderStat(rendered)}\n`);
         parts.push(rendered);
         for (const path of rendered.notUtf8) notUtf8.add(path);
@@ -558,7 +560,11 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     const { kept } = filterChanges(changes, paths, policy);
     // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
     const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
-    const view = viewOf(rendered, { stat: ctx.flags.stat && !ctx.flags.patch });
+    const view = viewOf(rendered, {
+      stat: ctx.flags.stat && !ctx.flags.patch,
+      "name-only": ctx.flags["name-only"],
+      "name-status": ctx.flags["name-status"],
+    });
     parts.push(`${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
     if (view !== null) parts.push(view);
     else {
