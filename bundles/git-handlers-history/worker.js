@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-QZNSPYWX.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-QYNJHXRT.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -604,6 +604,7 @@ __export(history_exports, {
   diff: () => diff,
   grep: () => grep,
   log: () => log,
+  reflog: () => reflog,
   show: () => show,
   stashShow: () => stashShow
 });
@@ -4507,13 +4508,13 @@ function dwimRef(repo, name) {
 }
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
-  const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
-  if (reflog) {
-    const refName = reflog[1] === "" ? "HEAD" : reflog[1];
+  const reflog2 = /^(.*)@\{(\d+)\}$/.exec(base);
+  if (reflog2) {
+    const refName = reflog2[1] === "" ? "HEAD" : reflog2[1];
     const full = dwimRef(repo, refName) ?? (refName === "HEAD" ? "HEAD" : null);
     if (!full) throw notFound(whole);
     const entries = readReflog(repo, full);
-    const n = Number(reflog[2]);
+    const n = Number(reflog2[2]);
     if (n === 0 && entries.length === 0) {
       const oid = resolveRefOid(repo, full);
       if (oid) return oid;
@@ -8827,6 +8828,34 @@ var stashShow = async (ctx) => {
     commit_id: entry.commit_id,
     ...out,
     withheld
+  };
+};
+var reflog = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const words = [
+    ...ctx.positionals.args
+  ];
+  if (words[0] === "show") words.shift();
+  if (words.length > 1) {
+    throw new PtermError("InvalidArgs", "git reflog shows one ref: `git reflog [show] [<ref>]` (default HEAD).");
+  }
+  const spelled = words[0] ?? "HEAD";
+  const ref = spelled === "HEAD" ? "HEAD" : dwimRef(repo, spelled);
+  if (!ref) {
+    throw new PtermError("NotFound", `there is no ref \`${spelled}\`; \`git branch --all\` lists them.`);
+  }
+  const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
+    selector: `${spelled}@{${i}}`,
+    commit_id: e.newOid,
+    previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,
+    message: e.message
+  }));
+  ctx.stdout.write(entries.length ? entries.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n" : `${spelled} has no reflog entries.
+`);
+  return {
+    repo_path: rel,
+    ref,
+    entries
   };
 };
 var MAX_GREP_MATCHES = 5e3;

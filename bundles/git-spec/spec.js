@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-PHIDYNF2.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-TG53VWVK.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -726,7 +726,8 @@ var HANDLER_EXPORTS = {
     "log",
     "grep",
     "blame",
-    "stashShow"
+    "stashShow",
+    "reflog"
   ],
   change: [
     "branch",
@@ -949,6 +950,22 @@ var prettyFlags = [
     type: "string",
     valueName: "mode",
     description: "Dates in the formats above: default, iso, iso-strict, short, relative, unix, raw, rfc."
+  }
+];
+var reflogFlags = [
+  repoFlag("read"),
+  {
+    name: "max",
+    short: "n",
+    aliases: [
+      "max-count"
+    ],
+    digits: true,
+    type: "number",
+    default: 20,
+    min: 1,
+    max: 1e4,
+    description: "Most entries to list (also -n 5, -5)."
   }
 ];
 var logFlags = [
@@ -2182,6 +2199,24 @@ var gitSpec = {
       ],
       afterDoubleDash: "path"
     }),
+    leaf("reflog", "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.", reflogFlags, [
+      {
+        command: "git reflog",
+        description: "HEAD's last 20 moves (commits, checkouts, resets, merges)."
+      },
+      {
+        command: "git reflog show main -n 5",
+        description: "The last five moves of main."
+      }
+    ], {
+      positionals: [
+        {
+          name: "args",
+          variadic: true,
+          description: "`show` (optional, as git spells it), then the ref (default HEAD)."
+        }
+      ]
+    }),
     leaf("log", "List commits, newest first.", logFlags, [
       {
         command: "git log --repo projects/demo --max 5",
@@ -2857,6 +2892,7 @@ export {
   statusFlags,
   addFlags,
   commitFlags,
+  reflogFlags,
   logFlags,
   branchFlags,
   checkoutFlags,

@@ -267,6 +267,16 @@ export const resultSchemas = {
     ),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
+  reflog: z.strictObject({
+    ...base("git reflog"),
+    ref: z.string().describe("The reflog read: HEAD, refs/heads/main, …"),
+    entries: z.array(z.strictObject({
+      selector: z.string().describe("e.g. HEAD@{0}, usable as a revision."),
+      commit_id: oid,
+      previous: oid.nullable().describe("Where it was before (null: created)."),
+      message: z.string(),
+    })),
+  }),
   branch: z.strictObject({
     ...base("git branch"),
     action: z.enum(["list", "create", "delete", "rename", "show-current", "set-upstream", "unset-upstream"]),

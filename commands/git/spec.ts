@@ -74,7 +74,7 @@ const schema = (name: string) => async () => ((await loadSchemas()).resultSchema
  */
 const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log", "grep", "blame", "stashShow"],
+  history: ["diff", "show", "log", "grep", "blame", "stashShow", "reflog"],
   change: [
     "branch",
     "checkout",
@@ -293,6 +293,21 @@ const prettyFlags = [
     type: "string",
     valueName: "mode",
     description: "Dates in the formats above: default, iso, iso-strict, short, relative, unix, raw, rfc.",
+  },
+] as const satisfies readonly FlagSpec[];
+
+export const reflogFlags = [
+  repoFlag("read"),
+  {
+    name: "max",
+    short: "n",
+    aliases: ["max-count"],
+    digits: true,
+    type: "number",
+    default: 20,
+    min: 1,
+    max: 10000,
+    description: "Most entries to list (also -n 5, -5).",
   },
 ] as const satisfies readonly FlagSpec[];
 
@@ -1174,6 +1189,22 @@ export const gitSpec: CommandSpec = {
       positionals: [pathspec("Commit only these paths")],
       afterDoubleDash: "path",
     }),
+    leaf(
+      "reflog",
+      "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.",
+      reflogFlags,
+      [
+        { command: "git reflog", description: "HEAD's last 20 moves (commits, checkouts, resets, merges)." },
+        { command: "git reflog show main -n 5", description: "The last five moves of main." },
+      ],
+      {
+        positionals: [{
+          name: "args",
+          variadic: true,
+          description: "`show` (optional, as git spells it), then the ref (default HEAD).",
+        }],
+      },
+    ),
     leaf("log", "List commits, newest first.", logFlags, [
       { command: "git log --repo projects/demo --max 5", description: "The last five commits of HEAD." },
       {

@@ -83,3 +83,32 @@ Deno.test("git stash show, remote get-url and cherry-pick -x as the real git", a
     }
   });
 });
+
+Deno.test("git reflog [show] [<ref>] [-n N] prints git's lines", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await git(root.path, "init", "-q", "-b", "main", r);
+  for (let i = 0; i < 3; i++) await git(r, "commit", "-q", "--allow-empty", "-m", `c${i}`);
+  await git(r, "switch", "-q", "-c", "side");
+  await git(r, "commit", "-q", "--allow-empty", "-m", "on side");
+  await git(r, "switch", "-q", "--detach", "main~1");
+  await git(r, "switch", "-q", "main");
+  await git(r, "reset", "-q", "--hard", "HEAD~1");
+  for (
+    const [line, args] of [
+      ["git reflog --repo r", ["reflog"]],
+      ["git reflog --repo r show main", ["reflog", "show", "main"]],
+      ["git reflog --repo r side -n 1", ["reflog", "side", "-n", "1"]],
+      ["git reflog --repo r -2", ["reflog", "-2"]],
+    ] as const
+  ) {
+    const ours = await exec(root.path, line);
+    assert.equal(ours.exit_code, 0, `${line}: ${ours.stderr}`);
+    assert.equal(ours.stdout, await git(r, ...args), line);
+  }
+  // A selector it prints names that commit, as git's does.
+  const listed = await exec(root.path, "git reflog --repo r");
+  const third = (listed.result as { entries: { selector: string; commit_id: string }[] }).entries[2];
+  assert.equal((await git(r, "rev-parse", third.selector)).trim(), third.commit_id);
+  assert.equal((await exec(root.path, "git reflog --repo r nowhere")).error_code, "NotFound");
+});

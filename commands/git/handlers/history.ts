@@ -2,7 +2,7 @@
 
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import type { blameFlags, diffFlags, grepFlags, logFlags, showFlags, stashShowFlags } from "../spec.ts";
+import type { blameFlags, diffFlags, grepFlags, logFlags, reflogFlags, showFlags, stashShowFlags } from "../spec.ts";
 import { blame as blameLines, NOT_COMMITTED } from "../lib/blame.ts";
 import { worktreeBlob } from "../lib/convert.ts";
 import {
@@ -23,11 +23,12 @@ import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts"
 import { parseTag } from "../lib/objects.ts";
 import { describeTag } from "../lib/ops.ts";
 import { listStash, parseStashRef } from "../lib/stash.ts";
-import { listRefs, readHead } from "../lib/refs.ts";
+import { abbreviate } from "../lib/abbrev.ts";
+import { listRefs, readHead, readReflog } from "../lib/refs.ts";
 import { parseApproxDate } from "../lib/approxidate.ts";
 import { compilePattern } from "../lib/pattern.ts";
 import type { Commit } from "../lib/objects.ts";
-import { lookupPath, peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
+import { dwimRef, lookupPath, peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
 import type { Repo } from "../lib/repo.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
@@ -717,6 +718,34 @@ export const stashShow: Handler<typeof stashShowFlags, readonly [{ name: "stash"
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
   return { repo_path: rel, stash: `stash@{${n}}`, commit_id: entry.commit_id, ...out, withheld };
 };
+
+/** `git reflog [show] [<ref>] [-n N]`: git's `<abbrev> <ref>@{N}: <message>` lines, newest first. */
+export const reflog: Handler<typeof reflogFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (ctx) => {
+    const { repo, rel } = await openFromFlags(ctx, "read");
+    const words = [...ctx.positionals.args];
+    if (words[0] === "show") words.shift();
+    if (words.length > 1) {
+      throw new PtermError("InvalidArgs", "git reflog shows one ref: `git reflog [show] [<ref>]` (default HEAD).");
+    }
+    const spelled = words[0] ?? "HEAD";
+    const ref = spelled === "HEAD" ? "HEAD" : dwimRef(repo, spelled);
+    if (!ref) {
+      throw new PtermError("NotFound", `there is no ref \`${spelled}\`; \`git branch --all\` lists them.`);
+    }
+    const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
+      selector: `${spelled}@{${i}}`,
+      commit_id: e.newOid,
+      previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,
+      message: e.message,
+    }));
+    ctx.stdout.write(
+      entries.length
+        ? entries.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n"
+        : `${spelled} has no reflog entries.\n`,
+    );
+    return { repo_path: rel, ref, entries };
+  };
 
 const MAX_GREP_MATCHES = 5000;
 
