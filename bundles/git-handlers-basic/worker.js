@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-SKUUE3EQ.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-6G75MDJW.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5476,7 +5476,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-IOPI2TNL.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-Q4WMOR5Q.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -5768,7 +5768,8 @@ var SEQUENCE_FILES = [
   "MERGE_MODE",
   "REVERT_HEAD",
   "CHERRY_PICK_HEAD",
-  "AUTO_MERGE"
+  "AUTO_MERGE",
+  "SQUASH_MSG"
 ];
 function existsSync(path) {
   try {
@@ -5907,6 +5908,13 @@ function sequenceInProgress(repo) {
 function sequenceCommit(repo, kind) {
   try {
     return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+function squashMessage(repo) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/SQUASH_MSG`);
   } catch {
     return null;
   }
@@ -7208,7 +7216,7 @@ var commit = async (ctx) => {
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
-  if (message === null && !amend && sequenceInProgress(repo)) message = preparedMessage(repo);
+  if (message === null && !amend) message = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
   if (message === null && !amend) {
     throw new PtermError("InvalidArgs", 'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).');
   }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-7K7P5JT7.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-T5OE6NZP.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3757,8 +3757,116 @@ async function lookupPath(repo, tree, path) {
 }
 
 // commands/git/lib/log.ts
+function isoTime(sig) {
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3).toISOString().slice(0, 19);
+  if (sig.tzOffset === 0) return `${local}+00:00`;
+  const sign = sig.tzOffset < 0 ? "-" : "+";
+  const abs = Math.abs(sig.tzOffset);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+function describeCommit(id, commit) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (s) => ({
+    name: s.name,
+    email: s.email,
+    time: isoTime(s),
+    timestamp: s.timestamp
+  });
+  return {
+    id,
+    short_id: id.slice(0, 7),
+    author: person(commit.author),
+    committer: person(commit.committer),
+    subject,
+    body,
+    parents: [
+      ...commit.parents
+    ]
+  };
+}
 async function readCommit(repo, oid) {
   return await repo.objects.readCommit(oid);
+}
+async function ancestorsOf(repo, start) {
+  const seen = /* @__PURE__ */ new Set([
+    start
+  ]);
+  const stack = [
+    start
+  ];
+  while (stack.length) {
+    for (const parent of (await readCommit(repo, stack.pop())).parents) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        stack.push(parent);
+      }
+    }
+  }
+  return seen;
+}
+async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(), more = {}) {
+  const keep = more.keep ?? (() => true);
+  const paths = path === null ? null : typeof path === "string" ? [
+    path
+  ] : path.includes("") ? null : [
+    ...path
+  ];
+  const out = [];
+  const queue = [];
+  const seen = new Set(hide);
+  let order = 0;
+  const push = async (oid) => {
+    if (seen.has(oid)) return;
+    seen.add(oid);
+    queue.push({
+      oid,
+      commit: await readCommit(repo, oid),
+      order: order++
+    });
+  };
+  const pathOid = async (commit) => {
+    if (paths === null) return null;
+    const keys = [];
+    for (const p of paths) {
+      const found = await lookupPath(repo, commit.tree, p);
+      keys.push(found ? `${found.mode}:${found.oid}` : "-");
+    }
+    return keys.every((k) => k === "-") ? null : keys.join(",");
+  };
+  await push(start);
+  for (const other of more.starts ?? []) await push(other);
+  while (queue.length > 0 && out.length < max) {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const a = queue[i];
+      const b = queue[best];
+      if (a.commit.committer.timestamp > b.commit.committer.timestamp || a.commit.committer.timestamp === b.commit.committer.timestamp && a.order < b.order) best = i;
+    }
+    const { oid, commit } = queue.splice(best, 1)[0];
+    if (paths === null) {
+      if (keep(commit)) out.push(describeCommit(oid, commit));
+      for (const parent of commit.parents) await push(parent);
+      continue;
+    }
+    const mine = await pathOid(commit);
+    if (commit.parents.length === 0) {
+      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
+      continue;
+    }
+    let followed = false;
+    for (const parent of commit.parents) {
+      const theirs = await pathOid(await readCommit(repo, parent));
+      if (theirs === mine) {
+        await push(parent);
+        followed = true;
+        break;
+      }
+    }
+    if (followed) continue;
+    if (keep(commit)) out.push(describeCommit(oid, commit));
+    for (const parent of commit.parents) await push(parent);
+  }
+  return out;
 }
 
 // commands/git/lib/wildmatch.ts
@@ -5799,7 +5907,8 @@ var SEQUENCE_FILES = [
   "MERGE_MODE",
   "REVERT_HEAD",
   "CHERRY_PICK_HEAD",
-  "AUTO_MERGE"
+  "AUTO_MERGE",
+  "SQUASH_MSG"
 ];
 function existsSync(path) {
   try {
@@ -5874,6 +5983,278 @@ async function commitIndex(repo, index, options) {
   });
   clearSequenceState(repo);
   return oid;
+}
+
+// commands/git/lib/abbrev.ts
+var FALLBACK_LENGTH = 7;
+var lengths = /* @__PURE__ */ new WeakMap();
+function abbrevLength(repo) {
+  const known = lengths.get(repo);
+  if (known !== void 0) return known;
+  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
+  let length;
+  if ([
+    "no",
+    "false",
+    "off"
+  ].includes(configured)) length = 40;
+  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
+  else {
+    const count = repo.objects.packedObjectCount();
+    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
+    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
+  }
+  lengths.set(repo, length);
+  return length;
+}
+function abbreviate(repo, oid) {
+  const length = abbrevLength(repo);
+  if (length >= 40) return oid;
+  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
+  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
+}
+
+// commands/git/lib/pretty.ts
+var DAYS = [
+  "Sun",
+  "Mon",
+  "Tue",
+  "Wed",
+  "Thu",
+  "Fri",
+  "Sat"
+];
+var MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec"
+];
+var two = (n) => String(n).padStart(2, "0");
+function zone(minutes, colon) {
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
+}
+function formatDate(sig, mode, now = Date.now() / 1e3) {
+  if (mode === "unix") return String(sig.timestamp);
+  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
+  if (mode === "relative") return relativeDate(sig.timestamp, now);
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
+  const y = local.getUTCFullYear();
+  const mo = local.getUTCMonth();
+  const d = local.getUTCDate();
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  switch (mode) {
+    case "short":
+      return `${y}-${two(mo + 1)}-${two(d)}`;
+    case "iso":
+      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
+    case "iso-strict":
+      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
+    case "rfc":
+      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
+    default:
+      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
+  }
+}
+function relativeDate(timestamp, now) {
+  const when = Math.floor(now);
+  if (timestamp > when) return "in the future";
+  let diff = when - timestamp;
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (diff < 90) return ago(diff, "second");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 90) return ago(diff, "minute");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 36) return ago(diff, "hour");
+  diff = Math.floor((diff + 12) / 24);
+  if (diff < 14) return ago(diff, "day");
+  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
+  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
+  if (diff < 1825) {
+    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
+    const years = Math.floor(totalMonths / 12);
+    const months = totalMonths % 12;
+    if (months) {
+      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
+    }
+    return ago(years, "year");
+  }
+  return ago(Math.floor((diff + 183) / 365), "year");
+}
+function indented(message) {
+  const text = message.replace(/\n+$/, "");
+  return text.split("\n").map((line) => `    ${line}`).join("\n");
+}
+function decorationOf(ctx, oid, wrapped) {
+  const list = ctx.decorations?.get(oid);
+  if (!list?.length) return "";
+  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
+}
+function sanitized(subject) {
+  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
+}
+function expand(ctx, oid, commit, template) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (sig, key) => {
+    switch (key) {
+      case "n":
+      case "N":
+        return sig.name;
+      case "e":
+      case "E":
+        return sig.email;
+      case "l":
+      case "L":
+        return sig.email.split("@")[0];
+      case "d":
+        return formatDate(sig, ctx.date);
+      case "D":
+        return formatDate(sig, "rfc");
+      case "r":
+        return formatDate(sig, "relative");
+      case "t":
+        return String(sig.timestamp);
+      case "i":
+        return formatDate(sig, "iso");
+      case "I":
+        return formatDate(sig, "iso-strict");
+      case "s":
+        return formatDate(sig, "short");
+      default:
+        return null;
+    }
+  };
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const next = template[i + 1];
+    const rest = template.slice(i + 1);
+    let used = 1;
+    let value = null;
+    switch (next) {
+      case "%":
+        value = "%";
+        break;
+      case "n":
+        value = "\n";
+        break;
+      case "H":
+        value = oid;
+        break;
+      case "h":
+        value = abbreviate(ctx.repo, oid);
+        break;
+      case "T":
+        value = commit.tree;
+        break;
+      case "t":
+        value = abbreviate(ctx.repo, commit.tree);
+        break;
+      case "P":
+        value = commit.parents.join(" ");
+        break;
+      case "p":
+        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
+        break;
+      case "s":
+        value = subject;
+        break;
+      case "f":
+        value = sanitized(subject);
+        break;
+      case "b":
+        value = body ? body.replace(/\n*$/, "\n") : "";
+        break;
+      case "B":
+        value = commit.message.replace(/\n*$/, "\n");
+        break;
+      case "d":
+        value = decorationOf({
+          ...ctx,
+          decorations: ctx.decorations
+        }, oid, true);
+        break;
+      case "D":
+        value = decorationOf(ctx, oid, false);
+        break;
+      case "e":
+      case "N":
+        value = "";
+        break;
+      case "a":
+      case "c": {
+        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
+        if (value !== null) used = 2;
+        break;
+      }
+      case "x": {
+        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
+        if (hex) {
+          value = String.fromCharCode(parseInt(hex[1], 16));
+          used = 3;
+        }
+        break;
+      }
+      case "C": {
+        const named = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
+        if (named) {
+          value = "";
+          used = named[0].length;
+        }
+        break;
+      }
+    }
+    if (value === null) {
+      out += "%";
+      continue;
+    }
+    out += value;
+    i += used;
+  }
+  return out;
+}
+function prettyCommit(ctx, fmt, oid, commit) {
+  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
+  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
+  const decorated = decorationOf(ctx, oid, true);
+  const { subject } = splitMessage(commit.message);
+  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
+  if (fmt.name === "reference") {
+    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
+  }
+  const lines = [
+    `commit ${id}${decorated}`
+  ];
+  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
+  const who = (s) => `${s.name} <${s.email}>`;
+  if (fmt.name === "fuller") {
+    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
+    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
+  } else if (fmt.name === "full") {
+    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
+  } else {
+    lines.push(`Author: ${who(commit.author)}`);
+    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
+  }
+  const message = fmt.name === "short" ? subject : commit.message;
+  return `${lines.join("\n")}
+
+${indented(message)}
+`;
 }
 
 // commands/git/lib/renames.ts
@@ -6057,37 +6438,8 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   return renames;
 }
 
-// commands/git/lib/abbrev.ts
-var FALLBACK_LENGTH = 7;
-var lengths = /* @__PURE__ */ new WeakMap();
-function abbrevLength(repo) {
-  const known = lengths.get(repo);
-  if (known !== void 0) return known;
-  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
-  let length;
-  if ([
-    "no",
-    "false",
-    "off"
-  ].includes(configured)) length = 40;
-  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
-  else {
-    const count = repo.objects.packedObjectCount();
-    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
-    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
-  }
-  lengths.set(repo, length);
-  return length;
-}
-function abbreviate(repo, oid) {
-  const length = abbrevLength(repo);
-  if (length >= 40) return oid;
-  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
-  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
-}
-
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-X2Z6TW45.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-7HRJT5X6.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7858,6 +8210,50 @@ async function switchTo(repo, index, policy, target, options) {
     withheld: result.withheld
   };
 }
+async function squashInto(repo, index, policy, rev, head, theirs) {
+  let changed;
+  let conflicts = [];
+  if (await isAncestor(repo, head, theirs)) {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head), await treeOf(repo, theirs), "safe", "merge");
+    changed = result.changed;
+  } else {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const base = await mergeBaseTree(repo, head, theirs);
+    const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
+      ours: "HEAD",
+      theirs: rev,
+      base: base.label
+    });
+    const applied = await applyMerge(repo, index, policy, merge2, "merge");
+    changed = applied.changed;
+    conflicts = applied.conflicts;
+  }
+  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
+  const context = {
+    repo,
+    date: "default",
+    decorations: null,
+    abbrevCommit: false
+  };
+  const entries = [];
+  for (const c of listed) {
+    entries.push(prettyCommit(context, {
+      kind: "builtin",
+      name: "medium"
+    }, c.id, await readCommit(repo, c.id)));
+  }
+  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:
+
+${entries.join("\n")}`);
+  return {
+    outcome: "squashed",
+    head,
+    commit_id: null,
+    changed,
+    conflicts
+  };
+}
 async function mergeInto(repo, index, policy, rev, options) {
   const head = readHead(repo);
   if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
@@ -7879,6 +8275,7 @@ async function mergeInto(repo, index, policy, rev, options) {
   const who = signatureNow(options.author);
   const full = dwimRef(repo, rev) ?? "";
   const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
+  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
   if (!options.noFf && await isAncestor(repo, head.oid, theirs)) {
     const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, theirs), "safe", "merge");
     writeStateFile(repo, "ORIG_HEAD", `${head.oid}
@@ -9266,6 +9663,9 @@ var merge = async (ctx) => {
   }
   if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: `git merge <branch>`.");
   const branchName = ctx.flags.branch;
+  if (ctx.flags.squash && (ctx.flags["no-ff"] || ctx.flags.message !== void 0)) {
+    throw new PtermError("InvalidArgs", "--squash makes no commit, so it takes no --no-ff or -m: give the message to the `git commit` that follows.");
+  }
   if (ctx.flags["ff-only"]) {
     if (ctx.flags["no-ff"]) throw new PtermError("InvalidArgs", "--ff-only and --no-ff contradict each other.");
     const head = readHead(repo).oid;
@@ -9277,7 +9677,8 @@ var merge = async (ctx) => {
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, branchName, {
     noFf: ctx.flags["no-ff"],
     message: ctx.flags.message,
-    author
+    author,
+    squash: ctx.flags.squash
   }));
   const fields = {
     repo_path: rel,
@@ -9286,6 +9687,22 @@ var merge = async (ctx) => {
     changed_paths: outcome.changed,
     conflicts: outcome.conflicts
   };
+  if (outcome.outcome === "squashed") {
+    if (outcome.conflicts.length > 0) {
+      throw new PtermError("Conflict", `squashing ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\` (the message is prepared), or \`git reset --hard\` to give up (HEAD did not move).`, {
+        result: {
+          ...fields,
+          outcome: "squashed"
+        }
+      });
+    }
+    ctx.stdout.write(`Squash commit -- not updating HEAD (${plural(outcome.changed.length, "file")} changed, staged). \`git commit\` records them with the prepared message (or -m).
+`);
+    return {
+      ...fields,
+      outcome: outcome.outcome
+    };
+  }
   if (outcome.outcome === "conflict") {
     throw new PtermError("Conflict", `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --abort\`.`, {
       result: {

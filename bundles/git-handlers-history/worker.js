@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-QYNJHXRT.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-WMFSTOYT.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -7485,359 +7485,6 @@ async function mergeBasesOf(read, a, b) {
   return common.filter((c) => !dominated.has(c));
 }
 
-// commands/git/lib/ops.ts
-async function describeTag(repo, name, object) {
-  const raw = await repo.objects.read(object);
-  if (raw.type === "tag") {
-    const tag = parseTag(raw.content);
-    const peeled = await peel(repo, object);
-    return {
-      name,
-      target: peeled.oid,
-      type: "annotated",
-      object,
-      message: tag.message.replace(/\n+$/, "")
-    };
-  }
-  return {
-    name,
-    target: object,
-    type: "lightweight",
-    object,
-    message: null
-  };
-}
-
-// commands/git/lib/stash.ts
-var STASH_REF = "refs/stash";
-function listStash(repo) {
-  const entries = readReflog(repo, STASH_REF);
-  return entries.reverse().map((e, i) => ({
-    ref: `stash@{${i}}`,
-    commit_id: e.newOid,
-    message: e.message
-  }));
-}
-function parseStashRef(text) {
-  if (text === void 0) return 0;
-  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
-  if (!match) {
-    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
-  }
-  return Number(match[1] ?? match[2]);
-}
-
-// commands/git/lib/approxidate.ts
-var UNIT_SECONDS = {
-  second: 1,
-  minute: 60,
-  hour: 3600,
-  day: 86400,
-  week: 7 * 86400
-};
-function parseApproxDate(text, nowMs = Date.now()) {
-  const value = text.trim().toLowerCase().replace(/[._]/g, " ");
-  const now = Math.floor(nowMs / 1e3);
-  if (value === "now") return now;
-  if (value === "today" || value === "midnight") return Math.floor(now / 86400) * 86400;
-  if (value === "yesterday") return Math.floor(now / 86400) * 86400 - 86400;
-  const unix = value.match(/^@(\d+)$/);
-  if (unix) return Number(unix[1]);
-  const ago = value.match(/^(\d+|an?|one)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
-  if (ago) {
-    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : 1;
-    const unit = ago[2];
-    if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
-    const date = new Date(nowMs);
-    if (unit === "month") date.setUTCMonth(date.getUTCMonth() - n);
-    else date.setUTCFullYear(date.getUTCFullYear() - n);
-    return Math.floor(date.getTime() / 1e3);
-  }
-  const iso = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/);
-  if (iso) {
-    const [, y, mo, d, h = "00", mi = "00", s = "00", zone2] = iso;
-    const offset = !zone2 || zone2 === "Z" ? "Z" : zone2.length === 5 ? `${zone2.slice(0, 3)}:${zone2.slice(3)}` : zone2;
-    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
-    if (!Number.isNaN(ms)) return Math.floor(ms / 1e3);
-  }
-  throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
-}
-
-// commands/git/lib/pattern.ts
-var POSIX_CLASSES = {
-  alpha: "a-zA-Z",
-  digit: "0-9",
-  alnum: "a-zA-Z0-9",
-  upper: "A-Z",
-  lower: "a-z",
-  space: " \\t\\n\\r\\f\\v",
-  blank: " \\t",
-  punct: "!-\\/:-@\\[-`{-~",
-  xdigit: "0-9A-Fa-f",
-  word: "a-zA-Z0-9_"
-};
-function bracket(pattern, start) {
-  let i = start + 1;
-  let out = "[";
-  if (pattern[i] === "^") {
-    out += "^";
-    i++;
-  }
-  if (pattern[i] === "]") {
-    out += "\\]";
-    i++;
-  }
-  while (i < pattern.length && pattern[i] !== "]") {
-    const cls = pattern.slice(i).match(/^\[:([a-z]+):\]/);
-    if (cls) {
-      const members = POSIX_CLASSES[cls[1]];
-      if (!members) throw new PtermError("InvalidArgs", `[:${cls[1]}:] is not a character class git knows.`);
-      out += members;
-      i += cls[0].length;
-      continue;
-    }
-    out += pattern[i] === "\\" ? "\\\\" : pattern[i];
-    i++;
-  }
-  if (i >= pattern.length) throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` has an unclosed [.`);
-  return [
-    out + "]",
-    i + 1
-  ];
-}
-function translate(pattern, syntax) {
-  const operators = /* @__PURE__ */ new Set([
-    "(",
-    ")",
-    "{",
-    "}",
-    "|",
-    "+",
-    "?"
-  ]);
-  let out = "";
-  for (let i = 0; i < pattern.length; ) {
-    const ch = pattern[i];
-    if (ch === "[") {
-      const [source, next] = bracket(pattern, i);
-      out += source;
-      i = next;
-      continue;
-    }
-    if (ch === "\\" && i + 1 < pattern.length) {
-      const next = pattern[i + 1];
-      if (syntax === "basic" && operators.has(next)) out += next;
-      else if (/[<>]/.test(next)) out += "\\b";
-      else out += `\\${next}`;
-      i += 2;
-      continue;
-    }
-    if (syntax === "basic" && operators.has(ch)) out += `\\${ch}`;
-    else out += ch;
-    i++;
-  }
-  return out;
-}
-function compilePattern(pattern, options = {}) {
-  const syntax = options.syntax ?? "basic";
-  let source = syntax === "fixed" ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : translate(pattern, syntax);
-  if (options.word) source = `(?<![A-Za-z0-9_])(?:${source})(?![A-Za-z0-9_])`;
-  try {
-    return new RegExp(source, options.ignoreCase ? "iu" : "u");
-  } catch (error) {
-    throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` is not a valid ${syntax} regular expression (${error.message}); use -F to search for the text as it is.`);
-  }
-}
-
-// core/grammar.ts
-function quoteWord(word) {
-  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
-  if (!word.includes("'")) return `'${word}'`;
-  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-}
-
-// commands/git/lib/locate.ts
-var NOT_SEARCHED = /* @__PURE__ */ new Set([
-  "node_modules",
-  "vendor",
-  "target",
-  "dist",
-  "build",
-  "__pycache__"
-]);
-function hasDotGit(dir) {
-  try {
-    Deno.lstatSync(`${dir}/.git`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function childFolders(abs) {
-  const names = [];
-  try {
-    for (const entry of Deno.readDirSync(abs)) {
-      if (!entry.isDirectory || entry.name.startsWith(".") || NOT_SEARCHED.has(entry.name)) continue;
-      names.push(entry.name);
-    }
-  } catch {
-  }
-  return names.sort();
-}
-function repositoriesNear(root) {
-  const found = [];
-  for (const name of childFolders(root)) {
-    if (isStatePath(name)) continue;
-    if (hasDotGit(`${root}/${name}`)) {
-      found.push(name);
-      continue;
-    }
-    for (const inner of childFolders(`${root}/${name}`)) {
-      if (hasDotGit(`${root}/${name}/${inner}`)) found.push(`${name}/${inner}`);
-    }
-  }
-  return found;
-}
-function rootHasContent(root) {
-  try {
-    for (const entry of Deno.readDirSync(root)) {
-      if (!isStatePath(entry.name) && !entry.name.startsWith(".")) return true;
-    }
-  } catch {
-  }
-  return false;
-}
-function defaultRepository(root, configured, commandPath) {
-  if (hasDotGit(root)) return ".";
-  if (configured !== void 0) return configured;
-  const near = repositoriesNear(root);
-  if (near.length === 1) return near[0];
-  if (near.length > 1) {
-    const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
-    throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
-${listed}${near.length > 20 ? "\n  \u2026" : ""}
-Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`);
-  }
-  const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
-  throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
-}
-
-// commands/git/handlers/common.ts
-var MAX_LISTED = 1e3;
-async function openFromFlags(ctx, access = "write") {
-  const given = ctx.flags.repo;
-  const configured = ctx.config?.default_repo;
-  const target = given ?? defaultRepository(ctx.workspace.root, configured, ctx.command);
-  const label = given !== void 0 ? "--repo" : target === configured ? "git.default_repo" : "the repository";
-  const confined = await ctx.workspace.resolve(target, access, {
-    label
-  });
-  if (!confined.exists) {
-    throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
-  }
-  if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  if (confined.rel === ".") excludePtermState(repo.commondir);
-  return {
-    repo,
-    policy: pathPolicy(confined.rel),
-    rel: confined.rel
-  };
-}
-function refuseInsideRepository(ctx, rel) {
-  const parts = rel === "." ? [] : rel.split("/");
-  for (let n = parts.length - 1; n >= 0; n--) {
-    const top = n === 0 ? "." : parts.slice(0, n).join("/");
-    if (!hasDotGit(n === 0 ? ctx.workspace.root : `${ctx.workspace.root}/${top}`)) continue;
-    const inner = parts.slice(n).join("/");
-    throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
-  }
-}
-function userPaths(values) {
-  return (values ?? []).map((p) => {
-    if (/[*?]/.test(p)) {
-      throw new PtermError("InvalidArgs", `\`${p}\` is a glob pathspec; git in pterm takes literal paths and folders (a folder means everything in it). Name the files (\`git status -s\` and \`git ls-files\` list them) or their folder.`);
-    }
-    return normalizeUserPath(p);
-  });
-}
-function bounded(list, max = MAX_LISTED) {
-  return {
-    items: list.slice(0, max),
-    truncated: list.length > max
-  };
-}
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-async function isRevision(repo, word) {
-  const range2 = word.match(/^(.*?)(\.\.\.?)(.*)$/);
-  const ends = range2 && !word.includes(":") ? [
-    range2[1] || "HEAD",
-    range2[3] || "HEAD"
-  ] : [
-    word
-  ];
-  for (const end of ends) {
-    try {
-      await resolveRevision(repo, end);
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-function isTrackedOrPresent(repo, word, indexPaths) {
-  let rel;
-  try {
-    rel = normalizeUserPath(word);
-  } catch {
-    return false;
-  }
-  if (rel === "") return true;
-  try {
-    Deno.lstatSync(`${repo.dir}/${rel}`);
-    return true;
-  } catch {
-  }
-  const tracked = indexPaths();
-  if (tracked.has(rel)) return true;
-  const folder = `${rel}/`;
-  for (const path of tracked) if (path.startsWith(folder)) return true;
-  return false;
-}
-async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
-  const revs = [];
-  const paths = [];
-  let tracked = null;
-  const indexPaths = () => tracked ??= new Set(readIndexFile(repo.gitdir).entries.keys());
-  for (const word of words) {
-    if (paths.length) {
-      paths.push(word);
-      continue;
-    }
-    const rev = await isRevision(repo, word);
-    const path = isTrackedOrPresent(repo, word, indexPaths);
-    if (rev && path && word !== ".") {
-      throw new PtermError("InvalidArgs", `\`${word}\` is both a revision and a path; say which: \`${ctx.command} ${quoteWord(word)} --\` for the revision, \`${ctx.command} -- ${quoteWord(word)}\` for the path.`);
-    }
-    if (rev && word !== ".") {
-      if (revs.length >= maxRevs) {
-        throw new PtermError("InvalidArgs", `${ctx.command} takes at most ${maxRevs === 1 ? "one revision" : `${maxRevs} revisions`}; \`${word}\` is another. Paths go after \`--\`.`);
-      }
-      revs.push(word);
-    } else if (path) {
-      paths.push(word);
-    } else {
-      throw new PtermError("NotFound", `\`${word}\` is neither a revision nor a path in the work tree (as git says: unknown revision or path). Check \`git branch\`, \`git log\` or \`git ls-files\`; a path that no longer exists goes after \`--\`.`);
-    }
-  }
-  return {
-    revs,
-    paths
-  };
-}
-
 // commands/git/lib/pretty.ts
 var BUILTIN = /* @__PURE__ */ new Set([
   "oneline",
@@ -8199,6 +7846,359 @@ function prettyTagHeader(ctx, fmt, name, tag) {
   return `${lines.join("\n")}
 
 ${tag.message}${separated ? "\n" : ""}`;
+}
+
+// commands/git/lib/ops.ts
+async function describeTag(repo, name, object) {
+  const raw = await repo.objects.read(object);
+  if (raw.type === "tag") {
+    const tag = parseTag(raw.content);
+    const peeled = await peel(repo, object);
+    return {
+      name,
+      target: peeled.oid,
+      type: "annotated",
+      object,
+      message: tag.message.replace(/\n+$/, "")
+    };
+  }
+  return {
+    name,
+    target: object,
+    type: "lightweight",
+    object,
+    message: null
+  };
+}
+
+// commands/git/lib/stash.ts
+var STASH_REF = "refs/stash";
+function listStash(repo) {
+  const entries = readReflog(repo, STASH_REF);
+  return entries.reverse().map((e, i) => ({
+    ref: `stash@{${i}}`,
+    commit_id: e.newOid,
+    message: e.message
+  }));
+}
+function parseStashRef(text) {
+  if (text === void 0) return 0;
+  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
+  }
+  return Number(match[1] ?? match[2]);
+}
+
+// commands/git/lib/approxidate.ts
+var UNIT_SECONDS = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 7 * 86400
+};
+function parseApproxDate(text, nowMs = Date.now()) {
+  const value = text.trim().toLowerCase().replace(/[._]/g, " ");
+  const now = Math.floor(nowMs / 1e3);
+  if (value === "now") return now;
+  if (value === "today" || value === "midnight") return Math.floor(now / 86400) * 86400;
+  if (value === "yesterday") return Math.floor(now / 86400) * 86400 - 86400;
+  const unix = value.match(/^@(\d+)$/);
+  if (unix) return Number(unix[1]);
+  const ago = value.match(/^(\d+|an?|one)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
+  if (ago) {
+    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : 1;
+    const unit = ago[2];
+    if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
+    const date = new Date(nowMs);
+    if (unit === "month") date.setUTCMonth(date.getUTCMonth() - n);
+    else date.setUTCFullYear(date.getUTCFullYear() - n);
+    return Math.floor(date.getTime() / 1e3);
+  }
+  const iso = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/);
+  if (iso) {
+    const [, y, mo, d, h = "00", mi = "00", s = "00", zone2] = iso;
+    const offset = !zone2 || zone2 === "Z" ? "Z" : zone2.length === 5 ? `${zone2.slice(0, 3)}:${zone2.slice(3)}` : zone2;
+    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
+    if (!Number.isNaN(ms)) return Math.floor(ms / 1e3);
+  }
+  throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
+}
+
+// commands/git/lib/pattern.ts
+var POSIX_CLASSES = {
+  alpha: "a-zA-Z",
+  digit: "0-9",
+  alnum: "a-zA-Z0-9",
+  upper: "A-Z",
+  lower: "a-z",
+  space: " \\t\\n\\r\\f\\v",
+  blank: " \\t",
+  punct: "!-\\/:-@\\[-`{-~",
+  xdigit: "0-9A-Fa-f",
+  word: "a-zA-Z0-9_"
+};
+function bracket(pattern, start) {
+  let i = start + 1;
+  let out = "[";
+  if (pattern[i] === "^") {
+    out += "^";
+    i++;
+  }
+  if (pattern[i] === "]") {
+    out += "\\]";
+    i++;
+  }
+  while (i < pattern.length && pattern[i] !== "]") {
+    const cls = pattern.slice(i).match(/^\[:([a-z]+):\]/);
+    if (cls) {
+      const members = POSIX_CLASSES[cls[1]];
+      if (!members) throw new PtermError("InvalidArgs", `[:${cls[1]}:] is not a character class git knows.`);
+      out += members;
+      i += cls[0].length;
+      continue;
+    }
+    out += pattern[i] === "\\" ? "\\\\" : pattern[i];
+    i++;
+  }
+  if (i >= pattern.length) throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` has an unclosed [.`);
+  return [
+    out + "]",
+    i + 1
+  ];
+}
+function translate(pattern, syntax) {
+  const operators = /* @__PURE__ */ new Set([
+    "(",
+    ")",
+    "{",
+    "}",
+    "|",
+    "+",
+    "?"
+  ]);
+  let out = "";
+  for (let i = 0; i < pattern.length; ) {
+    const ch = pattern[i];
+    if (ch === "[") {
+      const [source, next] = bracket(pattern, i);
+      out += source;
+      i = next;
+      continue;
+    }
+    if (ch === "\\" && i + 1 < pattern.length) {
+      const next = pattern[i + 1];
+      if (syntax === "basic" && operators.has(next)) out += next;
+      else if (/[<>]/.test(next)) out += "\\b";
+      else out += `\\${next}`;
+      i += 2;
+      continue;
+    }
+    if (syntax === "basic" && operators.has(ch)) out += `\\${ch}`;
+    else out += ch;
+    i++;
+  }
+  return out;
+}
+function compilePattern(pattern, options = {}) {
+  const syntax = options.syntax ?? "basic";
+  let source = syntax === "fixed" ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : translate(pattern, syntax);
+  if (options.word) source = `(?<![A-Za-z0-9_])(?:${source})(?![A-Za-z0-9_])`;
+  try {
+    return new RegExp(source, options.ignoreCase ? "iu" : "u");
+  } catch (error) {
+    throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` is not a valid ${syntax} regular expression (${error.message}); use -F to search for the text as it is.`);
+  }
+}
+
+// core/grammar.ts
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+// commands/git/lib/locate.ts
+var NOT_SEARCHED = /* @__PURE__ */ new Set([
+  "node_modules",
+  "vendor",
+  "target",
+  "dist",
+  "build",
+  "__pycache__"
+]);
+function hasDotGit(dir) {
+  try {
+    Deno.lstatSync(`${dir}/.git`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function childFolders(abs) {
+  const names = [];
+  try {
+    for (const entry of Deno.readDirSync(abs)) {
+      if (!entry.isDirectory || entry.name.startsWith(".") || NOT_SEARCHED.has(entry.name)) continue;
+      names.push(entry.name);
+    }
+  } catch {
+  }
+  return names.sort();
+}
+function repositoriesNear(root) {
+  const found = [];
+  for (const name of childFolders(root)) {
+    if (isStatePath(name)) continue;
+    if (hasDotGit(`${root}/${name}`)) {
+      found.push(name);
+      continue;
+    }
+    for (const inner of childFolders(`${root}/${name}`)) {
+      if (hasDotGit(`${root}/${name}/${inner}`)) found.push(`${name}/${inner}`);
+    }
+  }
+  return found;
+}
+function rootHasContent(root) {
+  try {
+    for (const entry of Deno.readDirSync(root)) {
+      if (!isStatePath(entry.name) && !entry.name.startsWith(".")) return true;
+    }
+  } catch {
+  }
+  return false;
+}
+function defaultRepository(root, configured, commandPath) {
+  if (hasDotGit(root)) return ".";
+  if (configured !== void 0) return configured;
+  const near = repositoriesNear(root);
+  if (near.length === 1) return near[0];
+  if (near.length > 1) {
+    const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
+    throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
+${listed}${near.length > 20 ? "\n  \u2026" : ""}
+Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`);
+  }
+  const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
+  throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
+}
+
+// commands/git/handlers/common.ts
+var MAX_LISTED = 1e3;
+async function openFromFlags(ctx, access = "write") {
+  const given = ctx.flags.repo;
+  const configured = ctx.config?.default_repo;
+  const target = given ?? defaultRepository(ctx.workspace.root, configured, ctx.command);
+  const label = given !== void 0 ? "--repo" : target === configured ? "git.default_repo" : "the repository";
+  const confined = await ctx.workspace.resolve(target, access, {
+    label
+  });
+  if (!confined.exists) {
+    throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
+  }
+  if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  if (confined.rel === ".") excludePtermState(repo.commondir);
+  return {
+    repo,
+    policy: pathPolicy(confined.rel),
+    rel: confined.rel
+  };
+}
+function refuseInsideRepository(ctx, rel) {
+  const parts = rel === "." ? [] : rel.split("/");
+  for (let n = parts.length - 1; n >= 0; n--) {
+    const top = n === 0 ? "." : parts.slice(0, n).join("/");
+    if (!hasDotGit(n === 0 ? ctx.workspace.root : `${ctx.workspace.root}/${top}`)) continue;
+    const inner = parts.slice(n).join("/");
+    throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
+  }
+}
+function userPaths(values) {
+  return (values ?? []).map((p) => {
+    if (/[*?]/.test(p)) {
+      throw new PtermError("InvalidArgs", `\`${p}\` is a glob pathspec; git in pterm takes literal paths and folders (a folder means everything in it). Name the files (\`git status -s\` and \`git ls-files\` list them) or their folder.`);
+    }
+    return normalizeUserPath(p);
+  });
+}
+function bounded(list, max = MAX_LISTED) {
+  return {
+    items: list.slice(0, max),
+    truncated: list.length > max
+  };
+}
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+async function isRevision(repo, word) {
+  const range2 = word.match(/^(.*?)(\.\.\.?)(.*)$/);
+  const ends = range2 && !word.includes(":") ? [
+    range2[1] || "HEAD",
+    range2[3] || "HEAD"
+  ] : [
+    word
+  ];
+  for (const end of ends) {
+    try {
+      await resolveRevision(repo, end);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+function isTrackedOrPresent(repo, word, indexPaths) {
+  let rel;
+  try {
+    rel = normalizeUserPath(word);
+  } catch {
+    return false;
+  }
+  if (rel === "") return true;
+  try {
+    Deno.lstatSync(`${repo.dir}/${rel}`);
+    return true;
+  } catch {
+  }
+  const tracked = indexPaths();
+  if (tracked.has(rel)) return true;
+  const folder = `${rel}/`;
+  for (const path of tracked) if (path.startsWith(folder)) return true;
+  return false;
+}
+async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
+  const revs = [];
+  const paths = [];
+  let tracked = null;
+  const indexPaths = () => tracked ??= new Set(readIndexFile(repo.gitdir).entries.keys());
+  for (const word of words) {
+    if (paths.length) {
+      paths.push(word);
+      continue;
+    }
+    const rev = await isRevision(repo, word);
+    const path = isTrackedOrPresent(repo, word, indexPaths);
+    if (rev && path && word !== ".") {
+      throw new PtermError("InvalidArgs", `\`${word}\` is both a revision and a path; say which: \`${ctx.command} ${quoteWord(word)} --\` for the revision, \`${ctx.command} -- ${quoteWord(word)}\` for the path.`);
+    }
+    if (rev && word !== ".") {
+      if (revs.length >= maxRevs) {
+        throw new PtermError("InvalidArgs", `${ctx.command} takes at most ${maxRevs === 1 ? "one revision" : `${maxRevs} revisions`}; \`${word}\` is another. Paths go after \`--\`.`);
+      }
+      revs.push(word);
+    } else if (path) {
+      paths.push(word);
+    } else {
+      throw new PtermError("NotFound", `\`${word}\` is neither a revision nor a path in the work tree (as git says: unknown revision or path). Check \`git branch\`, \`git log\` or \`git ls-files\`; a path that no longer exists goes after \`--\`.`);
+    }
+  }
+  return {
+    revs,
+    paths
+  };
 }
 
 // commands/git/handlers/history.ts

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-TG53VWVK.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-REXCME4Y.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1753,6 +1753,11 @@ var mergeFlags = [
     name: "no-ff",
     type: "boolean",
     description: "Always make a merge commit, even when a fast-forward is possible."
+  },
+  {
+    name: "squash",
+    type: "boolean",
+    description: "Stage the other branch's changes as one change, without a commit or a merge (HEAD stays); `git commit` then records them with git's prepared message."
   },
   {
     name: "ff-only",

@@ -463,7 +463,7 @@ export const resultSchemas = {
   }),
   merge: z.strictObject({
     ...base("git merge"),
-    outcome: z.enum(["fast-forward", "merge", "up-to-date", "aborted", "quit"]),
+    outcome: z.enum(["fast-forward", "merge", "up-to-date", "aborted", "quit", "squashed"]),
     commit_id: oid.nullable(),
     head: oid.nullable(),
     changed_paths: paths,

@@ -847,6 +847,12 @@ export const mergeFlags = [
   { name: "branch", type: "string", valueName: "rev", description: "The branch (or commit) to merge into HEAD." },
   { name: "no-ff", type: "boolean", description: "Always make a merge commit, even when a fast-forward is possible." },
   {
+    name: "squash",
+    type: "boolean",
+    description: "Stage the other branch's changes as one change, without a commit or a merge (HEAD stays); " +
+      "`git commit` then records them with git's prepared message.",
+  },
+  {
     name: "ff-only",
     type: "boolean",
     description: "Only fast-forward; refuse (nothing changed) when a merge commit would be needed.",

@@ -129,3 +129,52 @@ Deno.test("cherry-pick, revert and merge --continue/--abort/--quit/--skip as the
     await twin.compare("after merge --continue");
   });
 });
+
+Deno.test("git merge --squash stages the branch as one change; git commit takes git's prepared message", async (t) => {
+  for (const shape of ["diverged", "fast-forward", "conflict"] as const) {
+    await t.step(shape, async () => {
+      await using twin = await Twin.create();
+      await twin.write("f.txt", "1\n2\n3\n");
+      await twin.run("git add --repo R --all", ["add", "-A"]);
+      await twin.run('git commit --repo R -m "base"', ["commit", "-q", "-m", "base"]);
+      await twin.run("git switch --repo R -c feature", ["switch", "-q", "-c", "feature"]);
+      await twin.write("g.txt", "feature file\n");
+      await twin.run("git add --repo R --path g.txt", ["add", "g.txt"]);
+      await twin.run('git commit --repo R -m "feature one" -m "with a body"', [
+        "commit",
+        "-q",
+        "-m",
+        "feature one",
+        "-m",
+        "with a body",
+      ]);
+      if (shape === "conflict") await twin.write("f.txt", "1\nfeature\n3\n");
+      else await twin.write("h.txt", "second\n");
+      await twin.run("git add --repo R --all", ["add", "-A"]);
+      await twin.run('git commit --repo R -m "feature two"', ["commit", "-q", "-m", "feature two"]);
+      await twin.run("git switch --repo R main", ["switch", "-q", "main"]);
+      if (shape !== "fast-forward") {
+        await twin.write("f.txt", shape === "conflict" ? "1\nmain\n3\n" : "1\n2\n3\nmain\n");
+        await twin.run('git commit --repo R -a -m "main work"', ["commit", "-q", "-a", "-m", "main work"]);
+      }
+      const head = async (dir: string) => (await git(dir, "rev-parse", "HEAD^{tree}")).trim();
+      const before = await head(twin.p);
+      if (shape === "conflict") {
+        await twin.run("git merge --repo R --squash feature", ["merge", "--squash", "feature"], "Conflict");
+        await twin.write("f.txt", "1\nresolved\n3\n");
+        await twin.run("git add --repo R --path f.txt", ["add", "f.txt"]);
+      } else {
+        const squashed = await twin.run("git merge --repo R --squash feature", ["merge", "--squash", "feature"]);
+        assert.equal((squashed.result as { outcome: string }).outcome, "squashed");
+      }
+      assert.equal(await head(twin.p), before, "HEAD did not move");
+      const state = async (dir: string) => (await gitRaw(dir, ["status", "--porcelain"])).stdout;
+      assert.equal(await state(twin.p), await state(twin.g));
+      await twin.run("git commit --repo R", ["-c", "core.editor=true", "commit", "-q"]);
+      const made = async (dir: string) =>
+        (await git(dir, "log", "-1", "--format=%P%n%B")).replace(/[0-9a-f]{40}/g, "X").replace(/Date: .*/g, "Date").replace(/Author: .*/g, "Author");
+      assert.equal(await made(twin.p), await made(twin.g));
+      await twin.compare(`after the squash commit (${shape})`);
+    });
+  }
+});

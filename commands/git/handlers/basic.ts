@@ -7,7 +7,7 @@ import type { CommandContext } from "../../../core/context.ts";
 import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
 import { stage, type StageResult } from "../lib/add.ts";
 import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../lib/commit.ts";
-import { preparedMessage, sequenceCommitOptions, sequenceInProgress } from "../lib/sequence.ts";
+import { preparedMessage, sequenceCommitOptions, sequenceInProgress, squashMessage } from "../lib/sequence.ts";
 import { type Tracking, trackingInfo } from "../lib/upstream.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
 import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
@@ -307,7 +307,7 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
   // Concluding a merge, cherry-pick or revert: git's message is the one it prepared (git commit --no-edit).
-  if (message === null && !amend && sequenceInProgress(repo)) message = preparedMessage(repo);
+  if (message === null && !amend) message = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
   if (message === null && !amend) {
     throw new PtermError(
       "InvalidArgs",

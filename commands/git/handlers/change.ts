@@ -773,6 +773,12 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
   }
   if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: `git merge <branch>`.");
   const branchName = ctx.flags.branch;
+  if (ctx.flags.squash && (ctx.flags["no-ff"] || ctx.flags.message !== undefined)) {
+    throw new PtermError(
+      "InvalidArgs",
+      "--squash makes no commit, so it takes no --no-ff or -m: give the message to the `git commit` that follows.",
+    );
+  }
   if (ctx.flags["ff-only"]) {
     if (ctx.flags["no-ff"]) throw new PtermError("InvalidArgs", "--ff-only and --no-ff contradict each other.");
     const head = readHead(repo).oid;
@@ -795,6 +801,7 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
         noFf: ctx.flags["no-ff"],
         message: ctx.flags.message,
         author,
+        squash: ctx.flags.squash,
       }),
   );
   const fields = {
@@ -804,6 +811,22 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     changed_paths: outcome.changed,
     conflicts: outcome.conflicts,
   };
+  if (outcome.outcome === "squashed") {
+    if (outcome.conflicts.length > 0) {
+      throw new PtermError(
+        "Conflict",
+        `squashing ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict ` +
+          "markers. Edit them, `git add` them and `git commit` (the message is prepared), or `git reset --hard` " +
+          "to give up (HEAD did not move).",
+        { result: { ...fields, outcome: "squashed" } },
+      );
+    }
+    ctx.stdout.write(
+      `Squash commit -- not updating HEAD (${plural(outcome.changed.length, "file")} changed, staged). ` +
+        "`git commit` records them with the prepared message (or -m).\n",
+    );
+    return { ...fields, outcome: outcome.outcome };
+  }
   if (outcome.outcome === "conflict") {
     throw new PtermError(
       "Conflict",

@@ -16,6 +16,7 @@ export const SEQUENCE_FILES = [
   "REVERT_HEAD",
   "CHERRY_PICK_HEAD",
   "AUTO_MERGE",
+  "SQUASH_MSG",
 ];
 
 function existsSync(path: string): boolean {

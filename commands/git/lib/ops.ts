@@ -9,7 +9,8 @@ import { resetIndexTo, restorePaths, switchTrees, writeBlob } from "./checkout.t
 import { clearSequenceState, commitIndex, readMergeHeads } from "./commit.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
 import { emptyEntry, type Index, treeModeToMode } from "./index_file.ts";
-import { readCommit } from "./log.ts";
+import { ancestorsOf, readCommit, walkLog } from "./log.ts";
+import { prettyCommit } from "./pretty.ts";
 import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "./merge.ts";
 import { cleanupMessage, parseTag, serializeTag, splitMessage } from "./objects.ts";
 import {
@@ -537,14 +538,65 @@ export { restorePaths };
 export type MergeOutcome =
   | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
   | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
-  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
+  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | { outcome: "squashed"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
+
+/**
+ * `git merge --squash`: the other side's changes merged into index and work tree (a fast-forward
+ * too) without moving HEAD or recording a merge: no MERGE_HEAD, and SQUASH_MSG holds git's
+ * "Squashed commit of the following:" with each commit in git's medium format, for the commit
+ * that follows (`git commit` without -m takes it).
+ */
+async function squashInto(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  head: string,
+  theirs: string,
+): Promise<MergeOutcome> {
+  let changed: string[];
+  let conflicts: string[] = [];
+  if (await isAncestor(repo, head, theirs)) {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const result = await switchTrees(
+      repo,
+      index,
+      policy,
+      await treeOf(repo, head),
+      await treeOf(repo, theirs),
+      "safe",
+      "merge",
+    );
+    changed = result.changed;
+  } else {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const base = await mergeBaseTree(repo, head, theirs);
+    const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
+      ours: "HEAD",
+      theirs: rev,
+      base: base.label,
+    });
+    const applied = await applyMerge(repo, index, policy, merge, "merge");
+    changed = applied.changed;
+    conflicts = applied.conflicts;
+  }
+  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
+  const context = { repo, date: "default" as const, decorations: null, abbrevCommit: false };
+  const entries: string[] = [];
+  for (const c of listed) {
+    entries.push(prettyCommit(context, { kind: "builtin", name: "medium" }, c.id, await readCommit(repo, c.id)));
+  }
+  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:\n\n${entries.join("\n")}`);
+  return { outcome: "squashed", head, commit_id: null, changed, conflicts };
+}
 
 export async function mergeInto(
   repo: Repo,
   index: Index,
   policy: PathPolicy,
   rev: string,
-  options: { noFf: boolean; message?: string; author: GitAuthor },
+  options: { noFf: boolean; message?: string; author: GitAuthor; squash?: boolean },
 ): Promise<MergeOutcome> {
   const head = readHead(repo);
   if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
@@ -573,6 +625,7 @@ export async function mergeInto(
     : full.startsWith("refs/remotes/")
     ? `remote-tracking branch '${rev}'`
     : `commit '${rev}'`;
+  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
   if (!options.noFf && (await isAncestor(repo, head.oid, theirs))) {
     const result = await switchTrees(
       repo,
@@ -620,11 +673,6 @@ export async function mergeInto(
   });
   return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
 }
-
-/**
- * `merge --abort`: every path the merge staged or left conflicted goes back to HEAD's version;
- * other local changes (which the merge did not touch) are kept. Merge state files are removed.
- */
 
 /**
  * `git merge|cherry-pick|revert --abort`: index and work tree back to HEAD for every path the

@@ -53,6 +53,15 @@ export function quitSequence(repo: Repo, kind: Sequence): void {
   clearSequenceState(repo);
 }
 
+/** The message `git merge --squash` prepared (.git/SQUASH_MSG) for the commit that follows it, or null. */
+export function squashMessage(repo: Repo): string | null {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/SQUASH_MSG`);
+  } catch {
+    return null;
+  }
+}
+
 /** The message a merge, cherry-pick or revert prepared (.git/MERGE_MSG), or null. */
 export function preparedMessage(repo: Repo): string | null {
   try {
