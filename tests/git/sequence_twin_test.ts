@@ -172,7 +172,8 @@ Deno.test("git merge --squash stages the branch as one change; git commit takes 
       assert.equal(await state(twin.p), await state(twin.g));
       await twin.run("git commit --repo R", ["-c", "core.editor=true", "commit", "-q"]);
       const made = async (dir: string) =>
-        (await git(dir, "log", "-1", "--format=%P%n%B")).replace(/[0-9a-f]{40}/g, "X").replace(/Date: .*/g, "Date").replace(/Author: .*/g, "Author");
+        (await git(dir, "log", "-1", "--format=%P%n%B")).replace(/[0-9a-f]{40}/g, "X").replace(/Date: .*/g, "Date")
+          .replace(/Author: .*/g, "Author");
       assert.equal(await made(twin.p), await made(twin.g));
       await twin.compare(`after the squash commit (${shape})`);
     });
