@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-RE2HARBD.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-MVR3G3MO.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5463,7 +5463,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-FYRZCZEF.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-WC6CF4A5.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5653,7 +5653,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-BS7U7JYT.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-527MCLS7.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5851,7 +5851,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-QV7Q27OK.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-ZNZTZNDE.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -6136,7 +6136,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-Z4EHPFQJ.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-JGMUJZIC.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6211,7 +6211,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-Z4EHPFQJ.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-JGMUJZIC.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6625,6 +6625,16 @@ function refspecsOf(repo, name) {
 function pruneConfigured(repo, name) {
   return repo.config.getBool(`remote.${name}.prune`, repo.config.getBool("fetch.prune", false));
 }
+function pruneOf(ctx, repo, name) {
+  if (ctx.flags.prune === true && ctx.flags["no-prune"] === true) {
+    throw new PtermError("InvalidArgs", "--prune and --no-prune contradict each other; give one (--no-prune keeps remote-tracking branches even where fetch.prune or remote.<name>.prune is set). Nothing was fetched.", {
+      helpFor: ctx.command
+    });
+  }
+  if (ctx.flags.prune === true) return true;
+  if (ctx.flags["no-prune"] === true) return false;
+  return pruneConfigured(repo, name);
+}
 function reportFetch(ctx, name, refs) {
   const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
@@ -6650,7 +6660,7 @@ var fetch2 = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
-    prune: ctx.flags.prune === true || pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -6701,7 +6711,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-A6BHVI2P.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-T5HFYGPF.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6845,7 +6855,7 @@ var pull = async (ctx) => {
     repo,
     remoteName: name,
     refspecs,
-    prune: pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -6858,13 +6868,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-BS7U7JYT.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-527MCLS7.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-2GLYCYVI.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-QAVJWW35.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
