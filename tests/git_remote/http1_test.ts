@@ -229,3 +229,31 @@ Deno.test("http1: a streamed request body goes out chunked; an abort closes the 
     other.close();
   }
 });
+
+Deno.test("http1: an abort while waiting for the answer's head ends the request with the signal's reason", async () => {
+  // A server that takes the connection and never answers.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) accepted.push(conn);
+  })();
+  const client = new Http1Client();
+  try {
+    const controller = new AbortController();
+    const { port } = listener.addr as Deno.NetAddr;
+    const request = client.request(new URL(`http://127.0.0.1:${port}/repo.git/info/refs`), {
+      method: "GET",
+      headers: [],
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const reason = new Error("the call's deadline");
+    controller.abort(reason);
+    await assert.rejects(request, (error) => error === reason);
+  } finally {
+    client.close();
+    listener.close();
+    for (const conn of accepted) conn.close();
+    await accepting.catch(() => {});
+  }
+});

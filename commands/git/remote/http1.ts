@@ -198,13 +198,10 @@ export class Http1Client {
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
     const https = url.protocol === "https:";
     const port = url.port ? Number(url.port) : https ? 443 : 80;
-    const conn = https
-      ? await Deno.connectTls({ hostname, port, caCerts: this.#caCerts })
-      : await Deno.connect({ hostname, port });
-    if (signal?.aborted) {
-      conn.close();
-      throw signal.reason;
-    }
+    const connecting = https
+      ? Deno.connectTls({ hostname, port, caCerts: this.#caCerts })
+      : Deno.connect({ hostname, port });
+    const conn = signal ? await abortable(connecting, signal) : await connecting;
     // Requests are written whole, but a streamed body goes out chunk by chunk: no Nagle delay.
     if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
     return new Wire(`${url.protocol}//${url.host}`, conn);
@@ -355,6 +352,32 @@ export class Http1Client {
     };
     return { status, ok: status >= 200 && status < 300, headers, body };
   }
+}
+
+/**
+ * `connecting`, or the signal's reason as soon as it aborts (a host that drops the connection
+ * attempt does not hold the call past its deadline); a connection made after that is closed.
+ */
+function abortable(connecting: Promise<Deno.Conn>, signal: AbortSignal): Promise<Deno.Conn> {
+  if (signal.aborted) {
+    connecting.then((conn) => conn.close(), () => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      connecting.then((conn) => conn.close(), () => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    connecting.then((conn) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) conn.close();
+      else resolve(conn);
+    }, (error) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+  });
 }
 
 /** The status line and headers of the next answer (interim 1xx answers skipped); null: the connection was closed before it. */
