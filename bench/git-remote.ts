@@ -258,3 +258,61 @@ console.log(
     `load average before ${blobLoad.map((l) => l.toFixed(1)).join(", ")}, ` +
     `after ${Deno.loadavg().map((l) => l.toFixed(1)).join(", ")}`,
 );
+
+// The same large file stored as a delta: two versions of it, the older one larger (a run of
+// bytes the newer one drops), so git's pack-objects keeps the older whole and stores the one
+// checked out as a delta against it. Indexing resolves it and the checkout decodes it whole, with
+// its base (pterm, as git below core.bigFileThreshold): this row measures what that costs.
+const deltaBare = await server.createBare("delta.git");
+const deltaSrc = `${BENCH_DIR}delta-src`;
+await git(BENCH_DIR, ["init", "-q", "--initial-branch=main", deltaSrc]);
+const large = mixedBytes(BLOB_BYTES, 7);
+const longer = new Uint8Array(large.length + 1024 * 1024);
+longer.set(large);
+longer.set(mixedBytes(1024 * 1024, 11), large.length);
+Deno.writeFileSync(`${deltaSrc}/large.bin`, longer);
+await git(deltaSrc, ["add", "large.bin"]);
+await git(deltaSrc, ["commit", "-q", "-m", "a large file"]);
+Deno.writeFileSync(`${deltaSrc}/large.bin`, large);
+await git(deltaSrc, ["commit", "-q", "-a", "-m", "shorter"]);
+await git(deltaSrc, ["push", "-q", `file://${deltaBare}`, "main"]);
+await git(deltaBare, ["repack", "-a", "-d", "-f", "-q"]);
+const deltaUrl = server.url("delta.git");
+const deltaReal = `${BENCH_DIR}delta-real`;
+const deltaSides: Side[] = [
+  { name: "git clone", cmd: ["git", "clone", "-q", deltaUrl, deltaReal], env: GIT_ENV, before: remove(deltaReal) },
+  {
+    name: "pterm git clone",
+    cmd: ptermCommand("exec", "--root", root, `git clone --url ${deltaUrl} --dir delta --confirm`),
+    before: remove(`${root}/delta`),
+  },
+];
+const deltaLoad = Deno.loadavg();
+const deltaRuns = await interleaved(deltaSides, quick ? 1 : 3, 0);
+const deltaPack = packBytesOf(deltaReal);
+/** Whether the pack stores `path` at HEAD of `repo` as a delta (verify-pack lists a depth and a base for it). */
+async function storedAsDelta(repo: string, path: string): Promise<boolean> {
+  const run = async (args: string[]) =>
+    new TextDecoder().decode(
+      (await new Deno.Command("git", { args, cwd: repo, env: GIT_ENV, clearEnv: true, stdout: "piped" }).output())
+        .stdout,
+    );
+  const oid = (await run(["rev-parse", `HEAD:${path}`])).trim();
+  const idx = [...Deno.readDirSync(`${repo}/.git/objects/pack`)].find((e) => e.name.endsWith(".idx"))!.name;
+  const line = (await run(["verify-pack", "-v", `.git/objects/pack/${idx}`])).split("\n").find((l) =>
+    l.startsWith(oid)
+  );
+  return (line?.trim().split(/\s+/).length ?? 0) >= 7;
+}
+const checkedOutAsDelta = await storedAsDelta(deltaReal, "large.bin");
+const deltaSame =
+  (await new Deno.Command("cmp", { args: ["-s", `${root}/delta/large.bin`, `${deltaReal}/large.bin`] }).output())
+    .success;
+console.log(
+  `\nclone of that ${(BLOB_BYTES / 2 ** 20).toFixed(0)} MiB file stored as a delta (the checked-out version ${
+    checkedOutAsDelta ? "is" : "is NOT"
+  } a delta in the pack; pack ${(deltaPack / 2 ** 20).toFixed(1)} MiB), ${quick ? 1 : 3} runs each, alternating (the ` +
+    `file ${deltaSame ? "is" : "is NOT"} identical to git's):\n\n${report(deltaSides, deltaRuns)}\n\n` +
+    `${rssVerdict(deltaRuns[1], deltaPack)}; load average before ${deltaLoad.map((l) => l.toFixed(1)).join(", ")}, ` +
+    `after ${Deno.loadavg().map((l) => l.toFixed(1)).join(", ")}`,
+);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-6G75MDJW.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-M5SWPJTU.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2802,6 +2802,27 @@ var PackIndex = class {
     return lo < sorted.length ? sorted[lo] : packSize - 20;
   }
 };
+var heldPackFiles = /* @__PURE__ */ new Map();
+var holdDepth = 0;
+function openPackFile(path) {
+  if (holdDepth === 0) return {
+    file: Deno.openSync(path, {
+      read: true
+    }),
+    owned: true
+  };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, {
+      read: true
+    });
+    heldPackFiles.set(path, file);
+  }
+  return {
+    file,
+    owned: false
+  };
+}
 var Pack = class {
   index;
   /** This pack's number among the repository's packs: offsets are only unique within one pack. */
@@ -2817,9 +2838,7 @@ var Pack = class {
   /** A positioned read; the file is opened per read so no handle outlives the call. */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
-    const file = Deno.openSync(this.#path, {
-      read: true
-    });
+    const { file, owned } = openPackFile(this.#path);
     try {
       file.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2830,7 +2849,7 @@ var Pack = class {
       }
       return out.subarray(0, got);
     } finally {
-      file.close();
+      if (owned) file.close();
     }
   }
   end(offset) {
@@ -2838,9 +2857,8 @@ var Pack = class {
   }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
-    const own = file ?? Deno.openSync(this.#path, {
-      read: true
-    });
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened.file;
     try {
       own.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2851,7 +2869,7 @@ var Pack = class {
       }
       return target.subarray(0, got);
     } finally {
-      if (!file) own.close();
+      if (opened?.owned) own.close();
     }
   }
   /**
@@ -2861,18 +2879,16 @@ var Pack = class {
    */
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
-    let file = null;
+    let opened = null;
     let held2 = first;
     try {
       const input = (offset) => {
         if (held2 !== null && offset < held2.length) return held2.subarray(offset);
         held2 = null;
         streamGeneration++;
-        file ??= Deno.openSync(this.#path, {
-          read: true
-        });
+        opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
-        return this.readInto(from + offset, read.subarray(0, want), file);
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
       };
       let end;
       try {
@@ -2885,7 +2901,8 @@ var Pack = class {
       }
       if (from + end > to) throw corrupt2("a packed object runs into the next one");
     } finally {
-      file?.close();
+      const used = opened;
+      if (used?.owned) used.file.close();
     }
   }
 };
@@ -5476,7 +5493,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-Q4WMOR5Q.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-24LRVQOQ.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-T5OE6NZP.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-VJXXA4UB.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1626,6 +1626,27 @@ var PackIndex = class {
     return lo < sorted.length ? sorted[lo] : packSize - 20;
   }
 };
+var heldPackFiles = /* @__PURE__ */ new Map();
+var holdDepth = 0;
+function openPackFile(path) {
+  if (holdDepth === 0) return {
+    file: Deno.openSync(path, {
+      read: true
+    }),
+    owned: true
+  };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, {
+      read: true
+    });
+    heldPackFiles.set(path, file);
+  }
+  return {
+    file,
+    owned: false
+  };
+}
 var Pack = class {
   index;
   /** This pack's number among the repository's packs: offsets are only unique within one pack. */
@@ -1641,9 +1662,7 @@ var Pack = class {
   /** A positioned read; the file is opened per read so no handle outlives the call. */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
-    const file = Deno.openSync(this.#path, {
-      read: true
-    });
+    const { file, owned } = openPackFile(this.#path);
     try {
       file.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -1654,7 +1673,7 @@ var Pack = class {
       }
       return out.subarray(0, got);
     } finally {
-      file.close();
+      if (owned) file.close();
     }
   }
   end(offset) {
@@ -1662,9 +1681,8 @@ var Pack = class {
   }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
-    const own = file ?? Deno.openSync(this.#path, {
-      read: true
-    });
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened.file;
     try {
       own.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -1675,7 +1693,7 @@ var Pack = class {
       }
       return target.subarray(0, got);
     } finally {
-      if (!file) own.close();
+      if (opened?.owned) own.close();
     }
   }
   /**
@@ -1685,18 +1703,16 @@ var Pack = class {
    */
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
-    let file = null;
+    let opened = null;
     let held2 = first;
     try {
       const input = (offset) => {
         if (held2 !== null && offset < held2.length) return held2.subarray(offset);
         held2 = null;
         streamGeneration++;
-        file ??= Deno.openSync(this.#path, {
-          read: true
-        });
+        opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
-        return this.readInto(from + offset, read.subarray(0, want), file);
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
       };
       let end;
       try {
@@ -1709,7 +1725,8 @@ var Pack = class {
       }
       if (from + end > to) throw corrupt("a packed object runs into the next one");
     } finally {
-      file?.close();
+      const used = opened;
+      if (used?.owned) used.file.close();
     }
   }
 };
@@ -6439,7 +6456,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-7HRJT5X6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-UWZ3CKA6.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-WMFSTOYT.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-FVUGO3T4.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2928,6 +2928,27 @@ var PackIndex = class {
     return lo < sorted.length ? sorted[lo] : packSize - 20;
   }
 };
+var heldPackFiles = /* @__PURE__ */ new Map();
+var holdDepth = 0;
+function openPackFile(path) {
+  if (holdDepth === 0) return {
+    file: Deno.openSync(path, {
+      read: true
+    }),
+    owned: true
+  };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, {
+      read: true
+    });
+    heldPackFiles.set(path, file);
+  }
+  return {
+    file,
+    owned: false
+  };
+}
 var Pack = class {
   index;
   /** This pack's number among the repository's packs: offsets are only unique within one pack. */
@@ -2943,9 +2964,7 @@ var Pack = class {
   /** A positioned read; the file is opened per read so no handle outlives the call. */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
-    const file = Deno.openSync(this.#path, {
-      read: true
-    });
+    const { file, owned } = openPackFile(this.#path);
     try {
       file.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2956,7 +2975,7 @@ var Pack = class {
       }
       return out.subarray(0, got);
     } finally {
-      file.close();
+      if (owned) file.close();
     }
   }
   end(offset) {
@@ -2964,9 +2983,8 @@ var Pack = class {
   }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
-    const own = file ?? Deno.openSync(this.#path, {
-      read: true
-    });
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened.file;
     try {
       own.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2977,7 +2995,7 @@ var Pack = class {
       }
       return target.subarray(0, got);
     } finally {
-      if (!file) own.close();
+      if (opened?.owned) own.close();
     }
   }
   /**
@@ -2987,18 +3005,16 @@ var Pack = class {
    */
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
-    let file = null;
+    let opened = null;
     let held = first;
     try {
       const input = (offset) => {
         if (held !== null && offset < held.length) return held.subarray(offset);
         held = null;
         streamGeneration++;
-        file ??= Deno.openSync(this.#path, {
-          read: true
-        });
+        opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
-        return this.readInto(from + offset, read.subarray(0, want), file);
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
       };
       let end;
       try {
@@ -3011,7 +3027,8 @@ var Pack = class {
       }
       if (from + end > to) throw corrupt("a packed object runs into the next one");
     } finally {
-      file?.close();
+      const used = opened;
+      if (used?.owned) used.file.close();
     }
   }
 };

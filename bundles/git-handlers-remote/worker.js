@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-SWVO3VGA.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-SY3V2JAB.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2300,6 +2300,38 @@ var PackIndex = class {
     return lo < sorted.length ? sorted[lo] : packSize - 20;
   }
 };
+var heldPackFiles = /* @__PURE__ */ new Map();
+var holdDepth = 0;
+async function holdingPackFiles(work) {
+  holdDepth++;
+  try {
+    return await work();
+  } finally {
+    if (--holdDepth === 0) {
+      for (const file of heldPackFiles.values()) file.close();
+      heldPackFiles.clear();
+    }
+  }
+}
+function openPackFile(path) {
+  if (holdDepth === 0) return {
+    file: Deno.openSync(path, {
+      read: true
+    }),
+    owned: true
+  };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, {
+      read: true
+    });
+    heldPackFiles.set(path, file);
+  }
+  return {
+    file,
+    owned: false
+  };
+}
 var Pack = class {
   index;
   /** This pack's number among the repository's packs: offsets are only unique within one pack. */
@@ -2315,9 +2347,7 @@ var Pack = class {
   /** A positioned read; the file is opened per read so no handle outlives the call. */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
-    const file = Deno.openSync(this.#path, {
-      read: true
-    });
+    const { file, owned } = openPackFile(this.#path);
     try {
       file.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2328,7 +2358,7 @@ var Pack = class {
       }
       return out.subarray(0, got);
     } finally {
-      file.close();
+      if (owned) file.close();
     }
   }
   end(offset) {
@@ -2336,9 +2366,8 @@ var Pack = class {
   }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
-    const own = file ?? Deno.openSync(this.#path, {
-      read: true
-    });
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened.file;
     try {
       own.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -2349,7 +2378,7 @@ var Pack = class {
       }
       return target.subarray(0, got);
     } finally {
-      if (!file) own.close();
+      if (opened?.owned) own.close();
     }
   }
   /**
@@ -2359,18 +2388,16 @@ var Pack = class {
    */
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
-    let file = null;
+    let opened = null;
     let held2 = first;
     try {
       const input = (offset) => {
         if (held2 !== null && offset < held2.length) return held2.subarray(offset);
         held2 = null;
         streamGeneration++;
-        file ??= Deno.openSync(this.#path, {
-          read: true
-        });
+        opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
-        return this.readInto(from + offset, read.subarray(0, want), file);
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
       };
       let end;
       try {
@@ -2383,7 +2410,8 @@ var Pack = class {
       }
       if (from + end > to) throw corrupt("a packed object runs into the next one");
     } finally {
-      file?.close();
+      const used = opened;
+      if (used?.owned) used.file.close();
     }
   }
 };
@@ -4625,7 +4653,6 @@ function writeSource(path, source, fileMode) {
 // commands/git/remote/pkt_line.ts
 var encoder3 = new TextEncoder();
 var decoder = new TextDecoder();
-var POOL_BYTES = 96 * 1024;
 var MAX_PKT = 65520;
 var FLUSH = encoder3.encode("0000");
 var DELIM = encoder3.encode("0001");
@@ -4650,50 +4677,39 @@ function protocolError(message) {
   return new PtermError("CorruptInput", `the remote's answer is not valid git protocol (${message}); nothing was changed. Check the URL points at a git repository served over smart HTTP.`);
 }
 var PktReader = class {
-  #reader;
-  /** For a byte stream (an HTTP body): the buffer the next read fills, handed back by the stream each time. */
-  #pool = null;
+  #source;
   #buffer = new Uint8Array(0);
-  /** Where an unread rest is joined with the next chunk (see #fill). */
+  /** Where an unread rest is joined with the next piece (see #fill). */
   #carry = new Uint8Array(0);
   #at = 0;
   #done = false;
   #signal;
   /** `signal`: aborting it fails a pending read at once (a hung server does not hold the call past its deadline). */
-  constructor(stream, signal) {
-    let reader;
-    try {
-      reader = stream.getReader({
-        mode: "byob"
-      });
-      this.#pool = new Uint8Array(POOL_BYTES);
-    } catch {
-      reader = stream.getReader();
-    }
-    this.#reader = reader;
+  constructor(source, signal) {
+    this.#source = source;
     this.#signal = signal;
   }
-  #readChunk() {
-    if (this.#pool === null) return this.#reader.read();
-    return this.#reader.read(this.#pool).then((result) => {
-      if (result.value) this.#pool = new Uint8Array(result.value.buffer);
-      return result;
-    });
+  /** The next non-empty piece of the body (valid until the next read), or null at its end. */
+  async #read() {
+    for (; ; ) {
+      const piece = await this.#readPiece();
+      if (piece === null || piece.length > 0) return piece;
+    }
   }
-  #read() {
+  #readPiece() {
     const signal = this.#signal;
-    if (!signal) return this.#readChunk();
+    if (!signal) return this.#source.read();
     signal.throwIfAborted();
     return new Promise((resolve2, reject) => {
       const onAbort = () => {
-        this.#reader.cancel().catch(() => {
+        this.#source.cancel().catch(() => {
         });
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, {
         once: true
       });
-      this.#readChunk().then(resolve2, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      this.#source.read().then(resolve2, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
   }
   async #fill(need) {
@@ -4704,8 +4720,8 @@ var PktReader = class {
         if (this.#carry.length < left) this.#carry = new Uint8Array(Math.max(left, 2 * this.#carry.length));
         this.#carry.set(this.#buffer.subarray(this.#at));
       }
-      const { value, done } = await this.#read();
-      if (done) {
+      const value = await this.#read();
+      if (value === null) {
         this.#buffer = this.#carry.subarray(0, left);
         this.#at = 0;
         this.#done = true;
@@ -4761,7 +4777,7 @@ var PktReader = class {
     return text.endsWith("\n") ? text.slice(0, -1) : text;
   }
   async cancel() {
-    await this.#reader.cancel().catch(() => {
+    await this.#source.cancel().catch(() => {
     });
   }
 };
@@ -4786,6 +4802,371 @@ async function* sideBand(reader, onProgress) {
   }
 }
 
+// commands/git/remote/http1.ts
+var MAX_HEAD_BYTES = 64 * 1024;
+var MAX_LINE_BYTES = 4 * 1024;
+var READ_BYTES = 96 * 1024;
+var encoder4 = new TextEncoder();
+var latin12 = new TextDecoder("latin1");
+var HttpProtocolError = class extends Error {
+  name = "HttpProtocolError";
+};
+var Wire = class {
+  key;
+  #conn;
+  buffer = new Uint8Array(READ_BYTES);
+  start = 0;
+  end = 0;
+  closed = false;
+  constructor(key, conn) {
+    this.key = key;
+    this.#conn = conn;
+  }
+  /** Reads more bytes after the unconsumed ones; false at the connection's end. */
+  async fill() {
+    if (this.start === this.end) this.start = this.end = 0;
+    else if (this.end === this.buffer.length) {
+      this.buffer.copyWithin(0, this.start, this.end);
+      this.end -= this.start;
+      this.start = 0;
+    }
+    if (this.end === this.buffer.length) throw new HttpProtocolError("an HTTP header or line too long");
+    const n = await this.#conn.read(this.buffer.subarray(this.end));
+    if (n === null) return false;
+    this.end += n;
+    return true;
+  }
+  async write(bytes) {
+    for (let at = 0; at < bytes.length; ) at += await this.#conn.write(bytes.subarray(at));
+  }
+  /** The next line (CRLF, or a bare LF, stripped) as latin-1 text; null at the connection's end. */
+  async line(limit) {
+    let scanned = this.start;
+    for (; ; ) {
+      const lf = this.buffer.subarray(scanned, this.end).indexOf(10);
+      if (lf >= 0) {
+        const at = scanned + lf;
+        const stop = at > this.start && this.buffer[at - 1] === 13 ? at - 1 : at;
+        const text = latin12.decode(this.buffer.subarray(this.start, stop));
+        this.start = at + 1;
+        return text;
+      }
+      const searched = this.end - this.start;
+      if (searched >= limit) throw new HttpProtocolError("an HTTP header or line too long");
+      if (!await this.fill()) return null;
+      scanned = this.start + searched;
+    }
+  }
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+    }
+  }
+};
+var Headers1 = class {
+  #values = /* @__PURE__ */ new Map();
+  add(name, value) {
+    const key = name.toLowerCase();
+    const had = this.#values.get(key);
+    this.#values.set(key, had === void 0 ? value : `${had}, ${value}`);
+  }
+  get(name) {
+    return this.#values.get(name.toLowerCase()) ?? null;
+  }
+  has(name) {
+    return this.#values.has(name.toLowerCase());
+  }
+};
+var Http1Client = class {
+  #caCerts;
+  #idle = null;
+  constructor(caCerts) {
+    this.#caCerts = caCerts ? [
+      caCerts
+    ] : void 0;
+  }
+  close() {
+    this.#idle?.close();
+    this.#idle = null;
+  }
+  async request(url, init) {
+    init.signal?.throwIfAborted();
+    const key = `${url.protocol}//${url.host}`;
+    let kept = this.#idle?.key === key ? this.#idle : null;
+    if (this.#idle && this.#idle !== kept) this.#idle.close();
+    this.#idle = null;
+    const replayable = init.body === void 0 || init.body instanceof Uint8Array;
+    for (; ; ) {
+      const reused = kept !== null;
+      const wire = kept ?? await this.#open(url, init.signal);
+      kept = null;
+      const abort = () => wire.close();
+      init.signal?.addEventListener("abort", abort, {
+        once: true
+      });
+      const release = () => init.signal?.removeEventListener("abort", abort);
+      try {
+        await this.#send(wire, url, init);
+        const answer = await readHead2(wire);
+        if (answer === null) {
+          if (reused && replayable) {
+            release();
+            wire.close();
+            continue;
+          }
+          throw new HttpProtocolError("the connection closed before the answer");
+        }
+        return this.#response(wire, answer, release);
+      } catch (error) {
+        release();
+        wire.close();
+        if (init.signal?.aborted) throw init.signal.reason;
+        if (reused && replayable && !(error instanceof HttpProtocolError)) continue;
+        throw error;
+      }
+    }
+  }
+  async #open(url, signal) {
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const https = url.protocol === "https:";
+    const port = url.port ? Number(url.port) : https ? 443 : 80;
+    const connecting = https ? Deno.connectTls({
+      hostname,
+      port,
+      caCerts: this.#caCerts
+    }) : Deno.connect({
+      hostname,
+      port
+    });
+    const conn = signal ? await abortable(connecting, signal) : await connecting;
+    if ("setNoDelay" in conn) conn.setNoDelay(true);
+    return new Wire(`${url.protocol}//${url.host}`, conn);
+  }
+  async #send(wire, url, init) {
+    let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r
+host: ${url.host}\r
+`;
+    for (const [name, value] of init.headers) {
+      if (/[\r\n]/.test(name + value)) throw new HttpProtocolError("a header with a line break");
+      head += `${name}: ${value}\r
+`;
+    }
+    const body = init.body;
+    if (body !== void 0 && !(body instanceof Uint8Array)) {
+      await wire.write(encoder4.encode(`${head}transfer-encoding: chunked\r
+\r
+`));
+      const reader = body.getReader();
+      try {
+        for (; ; ) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          if (value.length === 0) continue;
+          const size = encoder4.encode(`${value.length.toString(16)}\r
+`);
+          const frame = new Uint8Array(size.length + value.length + 2);
+          frame.set(size);
+          frame.set(value, size.length);
+          frame.set([
+            13,
+            10
+          ], size.length + value.length);
+          await wire.write(frame);
+        }
+      } finally {
+        reader.releaseLock();
+      }
+      await wire.write(encoder4.encode("0\r\n\r\n"));
+      return;
+    }
+    const headBytes = encoder4.encode(`${head}content-length: ${body?.length ?? 0}\r
+\r
+`);
+    if (!body || body.length === 0) return await wire.write(headBytes);
+    const request = new Uint8Array(headBytes.length + body.length);
+    request.set(headBytes);
+    request.set(body, headBytes.length);
+    await wire.write(request);
+  }
+  #response(wire, answer, release) {
+    const { status, headers } = answer;
+    let framing;
+    const encoding = headers.get("transfer-encoding");
+    const length = headers.get("content-length");
+    if (status === 204 || status === 304) framing = {
+      kind: "empty"
+    };
+    else if (encoding !== null) {
+      if (encoding.split(",").map((e) => e.trim().toLowerCase()).at(-1) !== "chunked") {
+        throw new HttpProtocolError(`a transfer encoding pterm does not read (${encoding.slice(0, 40)})`);
+      }
+      framing = {
+        kind: "chunked"
+      };
+    } else if (length !== null) {
+      const values = new Set(length.split(",").map((v) => v.trim()));
+      const [only] = values;
+      if (values.size !== 1 || !/^\d{1,15}$/.test(only)) throw new HttpProtocolError("a bad Content-Length");
+      framing = Number(only) === 0 ? {
+        kind: "empty"
+      } : {
+        kind: "length",
+        left: Number(only)
+      };
+    } else framing = {
+      kind: "close"
+    };
+    let state = "open";
+    const finish = () => {
+      state = "done";
+      release();
+      if (answer.keepAlive && framing.kind !== "close" && wire.start === wire.end && !wire.closed) {
+        this.#idle?.close();
+        this.#idle = wire;
+      } else wire.close();
+    };
+    const stop = () => {
+      if (state !== "open") return;
+      state = "stopped";
+      release();
+      wire.close();
+    };
+    if (framing.kind === "empty") finish();
+    const ended = () => new HttpProtocolError("the connection closed in the middle of the answer");
+    let chunkLeft = -1;
+    const take = (most) => {
+      const n = Math.min(most, wire.end - wire.start);
+      const view = wire.buffer.subarray(wire.start, wire.start + n);
+      wire.start += n;
+      return view;
+    };
+    const readBody = async () => {
+      if (framing.kind === "length") {
+        if (framing.left === 0) {
+          finish();
+          return null;
+        }
+        if (wire.start === wire.end && !await wire.fill()) throw ended();
+        const view = take(framing.left);
+        framing.left -= view.length;
+        return view;
+      }
+      if (framing.kind === "close") {
+        if (wire.start === wire.end && !await wire.fill()) {
+          finish();
+          return null;
+        }
+        return take(wire.end - wire.start);
+      }
+      for (; ; ) {
+        if (chunkLeft > 0) {
+          if (wire.start === wire.end && !await wire.fill()) throw ended();
+          const view = take(chunkLeft);
+          chunkLeft -= view.length;
+          if (chunkLeft === 0) chunkLeft = -2;
+          return view;
+        }
+        const line = await wire.line(MAX_LINE_BYTES);
+        if (line === null) throw ended();
+        if (chunkLeft === -2) {
+          if (line !== "") throw new HttpProtocolError("a chunk longer than its size");
+          chunkLeft = -1;
+          continue;
+        }
+        const sizeText = line.split(";")[0].trim();
+        if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText)) throw new HttpProtocolError("a bad chunk size");
+        chunkLeft = parseInt(sizeText, 16);
+        if (chunkLeft > 0) continue;
+        for (let trailer = line; trailer !== ""; ) {
+          const next = await wire.line(MAX_LINE_BYTES);
+          if (next === null) throw ended();
+          trailer = next;
+        }
+        finish();
+        return null;
+      }
+    };
+    const body = {
+      read: async () => {
+        if (state === "done") return null;
+        if (state === "stopped") throw new HttpProtocolError("the answer was already given up");
+        try {
+          return await readBody();
+        } catch (error) {
+          stop();
+          throw error;
+        }
+      },
+      cancel: () => {
+        stop();
+        return Promise.resolve();
+      }
+    };
+    return {
+      status,
+      ok: status >= 200 && status < 300,
+      headers,
+      body
+    };
+  }
+};
+function abortable(connecting, signal) {
+  if (signal.aborted) {
+    connecting.then((conn) => conn.close(), () => {
+    });
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve2, reject) => {
+    const onAbort = () => {
+      connecting.then((conn) => conn.close(), () => {
+      });
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, {
+      once: true
+    });
+    connecting.then((conn) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) conn.close();
+      else resolve2(conn);
+    }, (error) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+  });
+}
+async function readHead2(wire) {
+  for (; ; ) {
+    const statusLine = await wire.line(MAX_HEAD_BYTES);
+    if (statusLine === null) return null;
+    const match = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(statusLine);
+    if (!match) throw new HttpProtocolError("an answer that is not HTTP/1.1");
+    const status = Number(match[2]);
+    const headers = new Headers1();
+    for (let headBytes = statusLine.length; ; ) {
+      const line = await wire.line(MAX_HEAD_BYTES);
+      if (line === null) throw new HttpProtocolError("the connection closed in the middle of the answer's headers");
+      if (line === "") break;
+      headBytes += line.length + 2;
+      if (headBytes > MAX_HEAD_BYTES) throw new HttpProtocolError("an answer's headers too long");
+      const colon = line.indexOf(":");
+      if (colon <= 0) throw new HttpProtocolError("a malformed header line");
+      headers.add(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    }
+    if (status >= 100 && status < 200) continue;
+    const connection = (headers.get("connection") ?? "").toLowerCase();
+    const keepAlive = match[1] === "1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+    return {
+      status,
+      headers,
+      keepAlive
+    };
+  }
+}
+
 // commands/git/remote/transport.ts
 var SECRETS_REL_PATH = "skills/git/secrets/.env";
 var AGENT = "pterm/1";
@@ -4803,7 +5184,7 @@ function credentialKey(remote) {
 async function credentialsFor(root, remote) {
   let text;
   try {
-    text = await Deno.readTextFile(`${root}/${SECRETS_REL_PATH}`);
+    text = Deno.readTextFileSync(`${root}/${SECRETS_REL_PATH}`);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new PtermError("InvalidConfig", `${SECRETS_REL_PATH} cannot be read (${error.name}).`);
@@ -4822,6 +5203,9 @@ var Session = class {
   #authorization;
   #secrets;
   signal;
+  /** Without a proxy: pterm's own HTTP/1.1 client (http1.ts). */
+  #http1;
+  /** With git.proxy: Deno's fetch through a client that knows the proxy. */
   #client;
   #proxied;
   constructor(remote, authorization, signal, client) {
@@ -4829,8 +5213,9 @@ var Session = class {
     this.base = remote.url;
     this.#authorization = authorization;
     this.signal = signal;
-    this.#client = client && (client.caCerts || client.proxy) ? httpClient(client) : void 0;
     this.#proxied = client?.proxy !== void 0;
+    this.#client = this.#proxied ? httpClient(client) : void 0;
+    this.#http1 = this.#proxied ? void 0 : new Http1Client(client?.caCerts);
     const secrets = [];
     if (authorization) {
       const value = authorization.slice(authorization.indexOf(" ") + 1);
@@ -4845,6 +5230,10 @@ var Session = class {
     }
     this.#secrets = secrets.filter((s) => s.length >= 4);
   }
+  /** Ends the conversation: the connection kept for a next request is closed. */
+  close() {
+    this.#http1?.close();
+  }
   /** Removes every spelling of the credentials from a text that came from the remote. */
   redact(text) {
     let out = text;
@@ -4855,30 +5244,48 @@ var Session = class {
   async request(path, init, followRedirects) {
     let url = `${this.base}${path}`;
     for (let hop = 0; ; hop++) {
-      const headers = new Headers({
-        "user-agent": `git/2.39.5 (${AGENT})`,
-        accept: init.accept
-      });
-      if (init.v2) headers.set("git-protocol", "version=2");
-      if (init.contentType) headers.set("content-type", init.contentType);
-      if (this.#authorization) headers.set("authorization", this.#authorization);
+      const headers = [
+        [
+          "user-agent",
+          `git/2.39.5 (${AGENT})`
+        ],
+        [
+          "accept",
+          init.accept
+        ]
+      ];
+      if (init.v2) headers.push([
+        "git-protocol",
+        "version=2"
+      ]);
+      if (init.contentType) headers.push([
+        "content-type",
+        init.contentType
+      ]);
+      if (this.#authorization) headers.push([
+        "authorization",
+        this.#authorization
+      ]);
       let response;
       try {
-        response = await fetch(url, {
+        response = this.#http1 ? await this.#http1.request(new URL(url), {
+          method: init.method,
+          headers,
+          body: init.body,
+          signal: this.signal
+        }) : fromFetch(await fetch(url, {
           method: init.method,
           headers,
           body: init.body,
           redirect: "manual",
           signal: this.signal,
-          ...this.#client ? {
-            client: this.#client
-          } : {}
-        });
+          client: this.#client
+        }));
       } catch (error) {
         throw this.networkError(error);
       }
       if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
-        await response.body?.cancel();
+        await response.body.cancel();
         const target = new URL(response.headers.get("location"), url);
         const sameOrigin = target.protocol === new URL(url).protocol && target.host === new URL(url).host;
         if (!sameOrigin) {
@@ -4894,7 +5301,7 @@ var Session = class {
         continue;
       }
       if (response.ok) return response;
-      await response.body?.cancel();
+      await response.body.cancel();
       throw this.statusError(response.status);
     }
   }
@@ -4931,6 +5338,44 @@ var Session = class {
     return new PtermError("RemoteError", `the connection to ${this.remote.hostPort} failed or broke off (${name}: ${this.redact(text.trim()).slice(0, 200)}); nothing was changed. Retry; the next attempt starts over.`);
   }
 };
+var POOL_BYTES = 96 * 1024;
+function fromFetch(response) {
+  return {
+    status: response.status,
+    ok: response.ok,
+    headers: response.headers,
+    body: streamSource(response.body)
+  };
+}
+function streamSource(stream) {
+  if (stream === null) return {
+    read: () => Promise.resolve(null),
+    cancel: () => Promise.resolve()
+  };
+  let pool = null;
+  let reader;
+  try {
+    reader = stream.getReader({
+      mode: "byob"
+    });
+    pool = new Uint8Array(POOL_BYTES);
+  } catch {
+    reader = stream.getReader();
+  }
+  return {
+    async read() {
+      if (pool === null) {
+        const { value: value2, done: done2 } = await reader.read();
+        return done2 ? null : value2;
+      }
+      const { value, done } = await reader.read(pool);
+      if (value) pool = new Uint8Array(value.buffer);
+      return done ? null : value;
+    },
+    cancel: () => reader.cancel().catch(() => {
+    })
+  };
+}
 var clients = /* @__PURE__ */ new Map();
 function httpClient(options) {
   const key = JSON.stringify(options);
@@ -4982,7 +5427,7 @@ async function connect(connection, service = "git-upload-pack") {
   }, true);
   const type = response.headers.get("content-type") ?? "";
   if (type !== `application/x-${service}-advertisement`) {
-    await response.body?.cancel();
+    await response.body.cancel();
     throw new PtermError("UnsupportedFormat", `${connection.remote.url} does not speak git's smart HTTP protocol (it answered ${JSON.stringify(type.slice(0, 60))}); pterm does not support the old "dumb" HTTP transport.`);
   }
   const reader = new PktReader(response.body, session.signal);
@@ -4993,11 +5438,14 @@ async function connect(connection, service = "git-upload-pack") {
       throw new PtermError("CorruptInput", `${connection.remote.url} sent an unexpected advertisement.`);
     }
     const advertisement = await readAdvertisement(first, reader);
+    await reader.next();
     return {
       session,
-      advertisement
+      advertisement,
+      [Symbol.dispose]: () => session.close()
     };
   } catch (error) {
+    session.close();
     throw session.networkError(error);
   } finally {
     await reader.cancel();
@@ -5221,7 +5669,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-B2U6K5I5.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-4WLHTU4A.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5411,13 +5859,13 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-PW6XCG6A.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-XBBUC5KG.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
 var TAGS = "refs/tags/";
 async function lsRemote(connection) {
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   return await listRemoteRefs(remote, [
     "HEAD",
     HEADS,
@@ -5484,7 +5932,7 @@ async function cloneInto(options) {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   const advertised = await listRemoteRefs(remote, [
     "HEAD",
     HEADS,
@@ -5609,7 +6057,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-TP3TDTCS.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-ZXN3VCPP.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5673,7 +6121,7 @@ async function fetchInto(options) {
   const started = Date.now();
   const { connection, repo } = options;
   removeDeadPackTemps(`${repo.commondir}/objects/pack`);
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   const prefixes = [
     ...new Set(options.refspecs.map(refPrefix)),
     TAGS
@@ -5894,7 +6342,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-EFPYZ67J.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-PYPNX47B.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5906,7 +6354,7 @@ async function pushTo(options) {
   if (!local) {
     throw new PtermError("NotFound", `there is no branch ${options.branch} (or it has no commits yet) to push.`);
   }
-  const remote = await connect(connection, "git-receive-pack");
+  using remote = await connect(connection, "git-receive-pack");
   const advertised = remote.advertisement.refs ?? [];
   const old = advertised.find((r) => r.name === destination)?.oid ?? null;
   const tracking = trackingRef(options.remoteName, destination);
@@ -5969,7 +6417,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-EFPYZ67J.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PYPNX47B.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6383,6 +6831,16 @@ function refspecsOf(repo, name) {
 function pruneConfigured(repo, name) {
   return repo.config.getBool(`remote.${name}.prune`, repo.config.getBool("fetch.prune", false));
 }
+function pruneOf(ctx, repo, name) {
+  if (ctx.flags.prune === true && ctx.flags["no-prune"] === true) {
+    throw new PtermError("InvalidArgs", "--prune and --no-prune contradict each other; give one (--no-prune keeps remote-tracking branches even where fetch.prune or remote.<name>.prune is set). Nothing was fetched.", {
+      helpFor: ctx.command
+    });
+  }
+  if (ctx.flags.prune === true) return true;
+  if (ctx.flags["no-prune"] === true) return false;
+  return pruneConfigured(repo, name);
+}
 function reportFetch(ctx, name, refs) {
   const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
@@ -6408,7 +6866,7 @@ var fetch2 = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
-    prune: ctx.flags.prune === true || pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -6459,7 +6917,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-QXV3EM4K.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-DPMCWRO4.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6636,7 +7094,7 @@ var pull = async (ctx) => {
     repo,
     remoteName: name,
     refspecs,
-    prune: pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx))
   });
@@ -6649,13 +7107,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-PW6XCG6A.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-XBBUC5KG.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-NTQYLQ2T.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-DAANAUBS.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -6871,6 +7329,7 @@ export {
   inflateInto,
   inflateStreaming,
   sha1,
+  holdingPackFiles,
   deltaResultSize,
   applyDeltaInto,
   verifyTreeEntryName,

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-REXCME4Y.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-NRFR26NX.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1848,6 +1848,11 @@ var remoteNameFlag = {
   valueName: "name",
   description: "Which configured remote (see `git remote`)."
 };
+var noPruneFlag = {
+  name: "no-prune",
+  type: "boolean",
+  description: "Keep remote-tracking branches whose branch is gone, even when fetch.prune or remote.<name>.prune in .git/config says to prune (as git's --no-prune)."
+};
 var fetchFlags = [
   repoFlag("write"),
   remoteNameFlag,
@@ -1857,6 +1862,7 @@ var fetchFlags = [
     type: "boolean",
     description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
   },
+  noPruneFlag,
   confirmFlag
 ];
 var pushFlags = [
@@ -1913,7 +1919,14 @@ var pullFlags = [
     description: "Only fast-forward; refuse, with nothing merged, when the branches diverged."
   },
   compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
-  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does.")
+  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+  {
+    name: "prune",
+    short: "p",
+    type: "boolean",
+    description: "The fetch also deletes remote-tracking branches whose branch is gone from the remote (as git pull --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
+  },
+  noPruneFlag
 ];
 var NET = [
   "fs.read",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-ARVLGYS3.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-4XUJUC27.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3272,6 +3272,27 @@ var PackIndex = class {
     return lo < sorted.length ? sorted[lo] : packSize - 20;
   }
 };
+var heldPackFiles = /* @__PURE__ */ new Map();
+var holdDepth = 0;
+function openPackFile(path) {
+  if (holdDepth === 0) return {
+    file: Deno.openSync(path, {
+      read: true
+    }),
+    owned: true
+  };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, {
+      read: true
+    });
+    heldPackFiles.set(path, file);
+  }
+  return {
+    file,
+    owned: false
+  };
+}
 var Pack = class {
   index;
   /** This pack's number among the repository's packs: offsets are only unique within one pack. */
@@ -3287,9 +3308,7 @@ var Pack = class {
   /** A positioned read; the file is opened per read so no handle outlives the call. */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
-    const file = Deno.openSync(this.#path, {
-      read: true
-    });
+    const { file, owned } = openPackFile(this.#path);
     try {
       file.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -3300,7 +3319,7 @@ var Pack = class {
       }
       return out.subarray(0, got);
     } finally {
-      file.close();
+      if (owned) file.close();
     }
   }
   end(offset) {
@@ -3308,9 +3327,8 @@ var Pack = class {
   }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
-    const own = file ?? Deno.openSync(this.#path, {
-      read: true
-    });
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened.file;
     try {
       own.seekSync(offset, Deno.SeekMode.Start);
       let got = 0;
@@ -3321,7 +3339,7 @@ var Pack = class {
       }
       return target.subarray(0, got);
     } finally {
-      if (!file) own.close();
+      if (opened?.owned) own.close();
     }
   }
   /**
@@ -3331,18 +3349,16 @@ var Pack = class {
    */
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
-    let file = null;
+    let opened = null;
     let held = first;
     try {
       const input = (offset) => {
         if (held !== null && offset < held.length) return held.subarray(offset);
         held = null;
         streamGeneration++;
-        file ??= Deno.openSync(this.#path, {
-          read: true
-        });
+        opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
-        return this.readInto(from + offset, read.subarray(0, want), file);
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
       };
       let end;
       try {
@@ -3355,7 +3371,8 @@ var Pack = class {
       }
       if (from + end > to) throw corrupt("a packed object runs into the next one");
     } finally {
-      file?.close();
+      const used = opened;
+      if (used?.owned) used.file.close();
     }
   }
 };
@@ -7288,7 +7305,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-ZQYXBFNZ.js", import.meta.url).href)
+    git: await import(new URL("./api-MSOMJTGU.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7327,7 +7344,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-ZQYXBFNZ.js", import.meta.url).href)
+    git: await import(new URL("./api-MSOMJTGU.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

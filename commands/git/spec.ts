@@ -937,6 +937,13 @@ const remoteNameFlag = {
   description: "Which configured remote (see `git remote`).",
 } as const satisfies FlagSpec;
 
+const noPruneFlag = {
+  name: "no-prune",
+  type: "boolean",
+  description: "Keep remote-tracking branches whose branch is gone, even when fetch.prune or remote.<name>.prune " +
+    "in .git/config says to prune (as git's --no-prune).",
+} as const satisfies FlagSpec;
+
 export const fetchFlags = [
   repoFlag("write"),
   remoteNameFlag,
@@ -947,6 +954,7 @@ export const fetchFlags = [
     description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; " +
       "fetch.prune or remote.<name>.prune in .git/config turn it on, as in git).",
   },
+  noPruneFlag,
   confirmFlag,
 ] as const satisfies readonly FlagSpec[];
 
@@ -1005,6 +1013,14 @@ export const pullFlags = [
   },
   compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
   compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+  {
+    name: "prune",
+    short: "p",
+    type: "boolean",
+    description: "The fetch also deletes remote-tracking branches whose branch is gone from the remote (as git " +
+      "pull --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git).",
+  },
+  noPruneFlag,
 ] as const satisfies readonly FlagSpec[];
 
 const NET = ["fs.read", "fs.write", "net"] as const;

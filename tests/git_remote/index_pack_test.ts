@@ -95,6 +95,56 @@ Deno.test("index_pack: the .idx of git's own packs is byte-identical to git inde
     }
   });
 
+  await t.step("a pack past the 1 MiB read window, bases re-read by pass two: the same .idx", async () => {
+    // 240 files of incompressible text (the pack ~1.2 MiB), then commits rewriting a line in some:
+    // with a 2 KiB ring every delta's base is read again, from anywhere in the pack, through the
+    // random-read window rather than the sequential one (which pass one left at the pack's end).
+    const wide = `${work.path}/wide`;
+    await git(work.path, "init", "--quiet", "--initial-branch=main", wide);
+    const text = (seed: number) => {
+      const bytes = new Uint8Array(6000);
+      let state = seed * 2654435761 >>> 0 || 1;
+      for (let i = 0; i < bytes.length; i++) {
+        state ^= state << 13;
+        state ^= state >>> 17;
+        state ^= state << 5;
+        bytes[i] = 0x21 + ((state >>> 0) % 90);
+      }
+      return new TextDecoder().decode(bytes).replace(/(.{79})/g, "$1\n");
+    };
+    const files = Array.from({ length: 240 }, (_, f) => text(f + 1));
+    for (let round = 0; round < 12; round++) {
+      for (let f = round; f < files.length; f += 12) {
+        if (round > 0) files[f] = files[f].replace(/^.*$/m, `round ${round} of file ${f}`);
+        await Deno.writeTextFile(`${wide}/f${f}.txt`, files[f]);
+      }
+      if (round === 0) {
+        for (let f = 0; f < files.length; f++) await Deno.writeTextFile(`${wide}/f${f}.txt`, files[f]);
+      }
+      await git(wide, "add", "-A");
+      await git(wide, "commit", "--quiet", "-m", `round ${round}`);
+    }
+    const listed = await git(wide, "rev-list", "--objects", "--all");
+    const pack = await gitBytes(
+      wide,
+      ["pack-objects", "--stdout", "--delta-base-offset"],
+      new TextEncoder().encode(listed),
+    );
+    assert.ok(pack.length > 1024 * 1024, `the pack is ${pack.length} bytes`);
+    const dst = `${work.path}/dst-wide`;
+    await git(work.path, "init", "--quiet", dst);
+    const indexed = await receivePack(chunksOf(pack, 65536), `${dst}/.git/objects`, {
+      maxBytes: 1 << 30,
+      cacheBytes: 2048,
+    });
+    const packPath = `${dst}/.git/objects/pack/${indexed!.name}.pack`;
+    await git(dst, "index-pack", "-o", `${work.path}/theirs-wide.idx`, packPath);
+    assert.deepEqual(
+      await Deno.readFile(`${dst}/.git/objects/pack/${indexed!.name}.idx`),
+      await Deno.readFile(`${work.path}/theirs-wide.idx`),
+    );
+  });
+
   await t.step("a damaged pack is refused and leaves objects/pack empty", async () => {
     const pack = await gitBytes(src, ["pack-objects", "--stdout"], new TextEncoder().encode(objects));
     for (const at of [20, Math.floor(pack.length / 2), pack.length - 3]) {

@@ -147,6 +147,25 @@ Deno.test("push --tags, push <tag>, push --delete and fetch --prune land as the 
       await git(real, "pull", "--quiet", "--no-rebase");
       assert.equal(await refs(mine), await refs(real));
       assert.doesNotMatch(await refs(mine), /temp2/);
+      // --no-prune overrides the config for one fetch (and one pull's fetch); --prune overrides it the other way.
+      await staleBranch("temp3");
+      const noPrune = await execOk(root.path, "git fetch --repo app --no-prune --confirm");
+      await git(real, "fetch", "--quiet", "--no-prune");
+      assert.equal((noPrune.result as { pruned: number }).pruned, 0);
+      assert.equal(await refs(mine), await refs(real));
+      assert.match(await refs(mine), /temp3/);
+      await execOk(root.path, "git pull --repo app --no-prune --confirm");
+      await git(real, "pull", "--quiet", "--no-rebase", "--no-prune");
+      assert.equal(await refs(mine), await refs(real));
+      assert.match(await refs(mine), /temp3/);
+      const contradicting = await exec(root.path, "git fetch --repo app --prune --no-prune --confirm");
+      assert.equal(contradicting.error_code, "InvalidArgs");
+      assert.match(await refs(mine), /temp3/);
+      await both("config", "remote.origin.prune", "false");
+      await execOk(root.path, "git pull --repo app --prune --confirm");
+      await git(real, "pull", "--quiet", "--no-rebase", "--prune");
+      assert.equal(await refs(mine), await refs(real));
+      assert.doesNotMatch(await refs(mine), /temp3/);
       await assertFsck(mine);
     },
   );

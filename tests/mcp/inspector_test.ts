@@ -1,7 +1,9 @@
 /**
  * `pterm mcp` driven by @modelcontextprotocol/inspector's CLI mode — the MCP project's own
  * debugging client, run as a separate process exactly as its README shows (`inspector --cli
- * <server command> --method …`), under Deno from the pinned npm package.
+ * <server command> --method …`), under Deno from the pinned npm package. The inspector has a config
+ * and lock of its own (inspector.deno.json): in the main deno.json its 150-odd npm packages made every
+ * `deno task pterm` process read a lock of 251 packages (~2 ms each) for a test-only tool.
  */
 
 import assert from "node:assert/strict";
@@ -9,6 +11,21 @@ import { baseEnv, makeRoot, ptermArgs } from "../helpers.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 const REPO = new URL("../../", import.meta.url).pathname;
+
+/**
+ * What Deno needs to download the inspector from npm on a machine where it is not cached yet (it is
+ * not in the main deno.json, so `deno install` does not fetch it): the certificate and proxy settings
+ * of the machine, if any.
+ */
+function downloadEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  const names = ["NODE_EXTRA_CA_CERTS", "DENO_CERT", "DENO_TLS_CA_STORE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"];
+  for (const name of [...names, ...names.map((n) => n.toLowerCase())]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
 
 async function inspector(root: string, ...method: string[]): Promise<Record<string, unknown>> {
   const { code, json } = await inspectorRun(root, method);
@@ -22,7 +39,7 @@ async function inspectorRun(root: string, method: string[]): Promise<{ code: num
       "run",
       "-A",
       "--config",
-      `${REPO}deno.json`,
+      new URL("./inspector.deno.json", import.meta.url).pathname,
       "npm:@modelcontextprotocol/inspector@2.12.0",
       "--cli",
       ...method,
@@ -32,7 +49,7 @@ async function inspectorRun(root: string, method: string[]): Promise<{ code: num
     ],
     cwd: REPO,
     clearEnv: true,
-    env: { ...baseEnv(), NO_COLOR: "1" },
+    env: { ...baseEnv(), ...downloadEnv(), NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -197,6 +197,21 @@ function pruneConfigured(repo: Repo, name: string): boolean {
   return repo.config.getBool(`remote.${name}.prune`, repo.config.getBool("fetch.prune", false));
 }
 
+/** Whether this fetch (or pull) prunes: --prune, else --no-prune, else the config (as git's fetch decides). */
+function pruneOf(ctx: AnyContext, repo: Repo, name: string): boolean {
+  if (ctx.flags.prune === true && ctx.flags["no-prune"] === true) {
+    throw new PtermError(
+      "InvalidArgs",
+      "--prune and --no-prune contradict each other; give one (--no-prune keeps remote-tracking branches even " +
+        "where fetch.prune or remote.<name>.prune is set). Nothing was fetched.",
+      { helpFor: ctx.command },
+    );
+  }
+  if (ctx.flags.prune === true) return true;
+  if (ctx.flags["no-prune"] === true) return false;
+  return pruneConfigured(repo, name);
+}
+
 function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typeof fetchInto>>["refs"]): number {
   const changed = refs.filter((r) => r.status !== "up-to-date");
   for (const ref of changed) {
@@ -230,7 +245,7 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     repo,
     remoteName: name,
     refspecs: refspecsOf(repo, name),
-    prune: ctx.flags.prune === true || pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });
@@ -555,7 +570,7 @@ export const pull: Handler<
     repo,
     remoteName: name,
     refspecs,
-    prune: pruneConfigured(repo, name),
+    prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
   });

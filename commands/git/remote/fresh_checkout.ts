@@ -18,7 +18,7 @@ import { emptyEntry, S_IFGITLINK, S_IFREG_755, treeModeToMode } from "../lib/ind
 import type { Repo } from "../lib/repo.ts";
 import { loadIndex } from "../lib/state.ts";
 import { flattenTree } from "../lib/tree.ts";
-import type { BlobSource } from "../lib/pack.ts";
+import { type BlobSource, holdingPackFiles } from "../lib/pack.ts";
 import { type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../lib/worktree.ts";
 
 /** Writes new files only: the folder is pterm's own and was empty. */
@@ -72,15 +72,18 @@ export async function checkoutIntoEmpty(repo: Repo, policy: PathPolicy, tree: st
   );
   const writer = new FreshWorktreeWriter(repo);
   let written = 0;
-  for (const path of paths) {
-    const target = flat.get(path)!;
-    if (policy.hidden(path)) {
-      // Withheld (a secret or pterm's own state): recorded in the index, never written.
-      index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-      continue;
+  // One handle per pack for the whole checkout, not one per object read (see holdingPackFiles).
+  await holdingPackFiles(async () => {
+    for (const path of paths) {
+      const target = flat.get(path)!;
+      if (policy.hidden(path)) {
+        // Withheld (a secret or pterm's own state): recorded in the index, never written.
+        index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
+        continue;
+      }
+      index.set(await writeBlob(repo, writer, path, target), true);
+      written++;
     }
-    index.set(await writeBlob(repo, writer, path, target), true);
-    written++;
-  }
+  });
   return written;
 }

@@ -45,7 +45,7 @@ export interface TransferStats {
 }
 
 export async function lsRemote(connection: Connection): Promise<RemoteRef[]> {
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   return await listRemoteRefs(remote, ["HEAD", HEADS, TAGS]);
 }
 
@@ -148,7 +148,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   const advertised = await listRemoteRefs(remote, ["HEAD", HEADS, TAGS], { unborn: true });
   const heads = advertised.filter((r) => r.name.startsWith(HEADS));
   const tags = advertised.filter((r) => r.name.startsWith(TAGS) && !r.name.endsWith("^{}"));
@@ -358,7 +358,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   const started = Date.now();
   const { connection, repo } = options;
   removeDeadPackTemps(`${repo.commondir}/objects/pack`);
-  const remote = await connect(connection);
+  using remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
 
@@ -578,7 +578,7 @@ export async function pushTo(options: PushOptions): Promise<PushOutcome> {
   if (!local) {
     throw new PtermError("NotFound", `there is no branch ${options.branch} (or it has no commits yet) to push.`);
   }
-  const remote = await connect(connection, "git-receive-pack");
+  using remote = await connect(connection, "git-receive-pack");
   const advertised = remote.advertisement.refs ?? [];
   const old = advertised.find((r) => r.name === destination)?.oid ?? null;
   const tracking = trackingRef(options.remoteName, destination);

@@ -5,12 +5,10 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import type { ByteSource } from "./http1.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** The buffer a byte stream is read into (one side-band packet and a bit). */
-const POOL_BYTES = 96 * 1024;
 
 /** Payloads are at most 65520 bytes (LARGE_PACKET_MAX minus the 4-byte length). */
 const MAX_PKT = 65520;
@@ -51,13 +49,11 @@ function protocolError(message: string): PtermError {
   );
 }
 
-/** Reads pkt-lines from a byte stream, holding at most one chunk of it (and one packet) in memory. */
+/** Reads pkt-lines from an HTTP body, holding at most one piece of it (and one packet) in memory. */
 export class PktReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
-  /** For a byte stream (an HTTP body): the buffer the next read fills, handed back by the stream each time. */
-  #pool: Uint8Array | null = null;
+  readonly #source: ByteSource;
   #buffer: Uint8Array = new Uint8Array(0);
-  /** Where an unread rest is joined with the next chunk (see #fill). */
+  /** Where an unread rest is joined with the next piece (see #fill). */
   #carry: Uint8Array = new Uint8Array(0);
   #at = 0;
   #done = false;
@@ -65,57 +61,46 @@ export class PktReader {
   readonly #signal: AbortSignal | undefined;
 
   /** `signal`: aborting it fails a pending read at once (a hung server does not hold the call past its deadline). */
-  constructor(stream: ReadableStream<Uint8Array>, signal?: AbortSignal) {
-    // A byte stream is read into one buffer used over and over (Deno's fetch otherwise makes a
-    // new buffer per chunk: measured +17 MiB of resident memory for a 5.5 MiB pack, +7 this way).
-    let reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
-    try {
-      reader = stream.getReader({ mode: "byob" });
-      this.#pool = new Uint8Array(POOL_BYTES);
-    } catch {
-      reader = stream.getReader();
-    }
-    this.#reader = reader;
+  constructor(source: ByteSource, signal?: AbortSignal) {
+    this.#source = source;
     this.#signal = signal;
   }
 
-  #readChunk(): Promise<ReadableStreamReadResult<Uint8Array>> {
-    if (this.#pool === null) return (this.#reader as ReadableStreamDefaultReader<Uint8Array>).read();
-    return (this.#reader as ReadableStreamBYOBReader).read(this.#pool).then((result) => {
-      // The read took the buffer over; the view it returns is the buffer for the next read.
-      if (result.value) this.#pool = new Uint8Array(result.value.buffer as ArrayBuffer);
-      return result as ReadableStreamReadResult<Uint8Array>;
-    });
+  /** The next non-empty piece of the body (valid until the next read), or null at its end. */
+  async #read(): Promise<Uint8Array | null> {
+    for (;;) {
+      const piece = await this.#readPiece();
+      if (piece === null || piece.length > 0) return piece;
+    }
   }
 
-  #read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+  #readPiece(): Promise<Uint8Array | null> {
     const signal = this.#signal;
-    if (!signal) return this.#readChunk();
+    if (!signal) return this.#source.read();
     signal.throwIfAborted();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        this.#reader.cancel().catch(() => {});
+        this.#source.cancel().catch(() => {});
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#readChunk().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      this.#source.read().then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
   }
 
   async #fill(need: number): Promise<boolean> {
     while (this.#buffer.length - this.#at < need) {
       if (this.#done) return false;
-      // What is left of the last chunk moves to the start of the carry buffer first: with a byte
-      // stream the next read reuses its buffer (so a packet stays valid only until the next call,
-      // as documented). One carry buffer, grown only for a larger chunk: a buffer per chunk was
+      // What is left of the last piece moves to the start of the carry buffer first: the next read
+      // reuses the body's buffer (so a packet stays valid only until the next call, as documented). One carry buffer, grown only for a larger chunk: a buffer per chunk was
       // garbage the size of the pack, resident until V8 collected it.
       const left = this.#buffer.length - this.#at;
       if (left > 0) {
         if (this.#carry.length < left) this.#carry = new Uint8Array(Math.max(left, 2 * this.#carry.length));
         this.#carry.set(this.#buffer.subarray(this.#at));
       }
-      const { value, done } = await this.#read();
-      if (done) {
+      const value = await this.#read();
+      if (value === null) {
         this.#buffer = this.#carry.subarray(0, left);
         this.#at = 0;
         this.#done = true;
@@ -165,7 +150,7 @@ export class PktReader {
   }
 
   async cancel(): Promise<void> {
-    await this.#reader.cancel().catch(() => {});
+    await this.#source.cancel().catch(() => {});
   }
 }
 

@@ -95,7 +95,7 @@ export async function pushTags(
   tags: readonly string[],
 ): Promise<RefsPushOutcome> {
   const started = Date.now();
-  const remote = await connect(connection, "git-receive-pack");
+  using remote = await connect(connection, "git-receive-pack");
   const advertised = new Map((remote.advertisement.refs ?? []).map((r) => [r.name, r.oid]));
   const refs: RefPushed[] = [];
   const commands: PushCommand[] = [];
@@ -156,7 +156,7 @@ export async function deleteRemoteRef(
   name: string,
 ): Promise<RefsPushOutcome> {
   const started = Date.now();
-  const remote = await connect(connection, "git-receive-pack");
+  using remote = await connect(connection, "git-receive-pack");
   const advertised = new Map((remote.advertisement.refs ?? []).map((r) => [r.name, r.oid]));
   const candidates = name.startsWith("refs/") ? [name] : [HEADS + name, TAGS + name];
   const found = candidates.filter((ref) => advertised.has(ref));
