@@ -74,9 +74,10 @@ Deno.test("abbreviated object names grow with the repository and for uniqueness,
     await git(big, "commit", "-qam", "change");
     await Deno.writeTextFile(`${big}/a.txt`, "one\n2\n3\n");
     for (
-      const [line, args] of [["git diff --repo big HEAD~1 HEAD", ["diff", "HEAD~1", "HEAD"]], ["git diff --repo big", [
-        "diff",
-      ]]]
+      const [line, args] of [
+        ["git diff --repo big HEAD~1 HEAD", ["diff", "HEAD~1", "HEAD"]],
+        ["git diff --repo big", ["diff"]],
+      ] as const
     ) {
       const ours = await exec(w, line);
       assert.equal(ours.stdout, await git(big, ...args), line);
