@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-SY3V2JAB.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-JJR2XNGT.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5669,7 +5669,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-4WLHTU4A.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-IMVLSOU3.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5859,7 +5859,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-XBBUC5KG.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-O74FSJXU.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6036,6 +6036,7 @@ async function cloneInto(options) {
     });
     let head = null;
     let files = 0;
+    let withheld = [];
     if (branch) {
       head = heads.find((r) => r.name === HEADS + branch).oid;
       const remoteDefault = remoteHead?.symref;
@@ -6057,8 +6058,10 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-ZXN3VCPP.js", import.meta.url).href);
-      files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-BERGTBGJ.js", import.meta.url).href);
+      const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
+      files = checkedOut.written;
+      withheld = checkedOut.withheld;
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
     Deno.renameSync(building, dir);
@@ -6071,6 +6074,7 @@ async function cloneInto(options) {
         elapsed_ms: Date.now() - started
       },
       files,
+      withheld,
       shallow: shallow.size > 0
     };
   } catch (error) {
@@ -6342,7 +6346,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PYPNX47B.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-GL7XECPK.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6417,7 +6421,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PYPNX47B.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-GL7XECPK.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6796,6 +6800,11 @@ var clone = async (ctx) => {
     who: signatureNow(authorOf(ctx))
   });
   ctx.stdout.write(`Cloned ${remote.url} into ${confined.rel}: ${plural(outcome.stats.objects, "object")} (${outcome.stats.bytes} bytes) in ${outcome.stats.elapsed_ms} ms` + (outcome.branch ? `, branch ${outcome.branch} checked out (${plural(outcome.files, "file")})` : ", empty repository") + (outcome.shallow ? ", shallow" : "") + ".\n");
+  if (outcome.withheld.length) {
+    const shown = outcome.withheld.slice(0, 5).join(", ") + (outcome.withheld.length > 5 ? ` and ${outcome.withheld.length - 5} more` : "");
+    ctx.stderr.write(`[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (secret paths, or pterm's own state, are never written into the work tree; they stay in the index, so \`git status\` does not list them; the real git would show them as deleted).
+`);
+  }
   return {
     repo_path: confined.rel,
     url: remote.url,
@@ -6803,6 +6812,7 @@ var clone = async (ctx) => {
     head: outcome.head,
     refs: outcome.refs,
     files: outcome.files,
+    withheld: outcome.withheld,
     shallow: outcome.shallow,
     transfer: outcome.stats
   };
@@ -6917,7 +6927,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-DPMCWRO4.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-FRW2UY4W.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7107,13 +7117,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-XBBUC5KG.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-O74FSJXU.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-DAANAUBS.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-76S24LYH.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -205,6 +205,10 @@ export const resultSchemas = {
     head: oid.nullable(),
     refs: z.number().int().describe("Remote-tracking branches and tags written."),
     files: z.number().int().describe("Files checked out."),
+    withheld: paths.describe(
+      "Tracked files not written (secret paths such as .env, pterm's own state): in the index, so git status " +
+        "does not list them, but absent from the work tree.",
+    ),
     shallow: z.boolean(),
     transfer,
   }),

@@ -149,6 +149,15 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
         : ", empty repository") +
       (outcome.shallow ? ", shallow" : "") + ".\n",
   );
+  if (outcome.withheld.length) {
+    const shown = outcome.withheld.slice(0, 5).join(", ") +
+      (outcome.withheld.length > 5 ? ` and ${outcome.withheld.length - 5} more` : "");
+    ctx.stderr.write(
+      `[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (secret paths, or ` +
+        "pterm's own state, are never written into the work tree; they stay in the index, so `git status` does not " +
+        "list them; the real git would show them as deleted).\n",
+    );
+  }
   return {
     repo_path: confined.rel,
     url: remote.url,
@@ -156,6 +165,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     head: outcome.head,
     refs: outcome.refs,
     files: outcome.files,
+    withheld: outcome.withheld,
     shallow: outcome.shallow,
     transfer: outcome.stats,
   };

@@ -53,9 +53,13 @@ class FreshWorktreeWriter extends WorktreeWriter {
 
 /**
  * Checks out `tree` into the empty work tree of `repo` (the repository lock held, its index
- * empty); returns how many paths were written.
+ * empty); returns how many paths were written and which were withheld (secrets, pterm's state).
  */
-export async function checkoutIntoEmpty(repo: Repo, policy: PathPolicy, tree: string): Promise<number> {
+export async function checkoutIntoEmpty(
+  repo: Repo,
+  policy: PathPolicy,
+  tree: string,
+): Promise<{ written: number; withheld: string[] }> {
   const index = loadIndex(repo);
   const flat = await flattenTree(repo, tree);
   const paths = [...flat.keys()].sort(comparePaths);
@@ -72,12 +76,14 @@ export async function checkoutIntoEmpty(repo: Repo, policy: PathPolicy, tree: st
   );
   const writer = new FreshWorktreeWriter(repo);
   let written = 0;
+  const withheld: string[] = [];
   // One handle per pack for the whole checkout, not one per object read (see holdingPackFiles).
   await holdingPackFiles(async () => {
     for (const path of paths) {
       const target = flat.get(path)!;
       if (policy.hidden(path)) {
-        // Withheld (a secret or pterm's own state): recorded in the index, never written.
+        // Withheld (a secret or pterm's own state): recorded in the index, never written, and reported.
+        withheld.push(path);
         index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
         continue;
       }
@@ -85,5 +91,5 @@ export async function checkoutIntoEmpty(repo: Repo, policy: PathPolicy, tree: st
       written++;
     }
   });
-  return written;
+  return { written, withheld };
 }

@@ -126,6 +126,8 @@ export interface CloneOutcome {
   readonly refs: number;
   readonly stats: TransferStats;
   readonly files: number;
+  /** Tracked paths not written (secrets, pterm's own state): in the index, absent from the work tree. */
+  readonly withheld: string[];
   readonly shallow: boolean;
 }
 
@@ -227,6 +229,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
     Deno.writeTextFileSync(`${repo.gitdir}/config`, config, { append: true });
     let head: string | null = null;
     let files = 0;
+    let withheld: string[] = [];
     if (branch) {
       head = heads.find((r) => r.name === HEADS + branch)!.oid;
       // origin/HEAD names the remote's HEAD branch, when that branch was fetched (not with --depth of another).
@@ -248,7 +251,12 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       const opened = openRepo(building, options.rel, connection.root);
       // The checkout's modules (attributes, conversions) load only for a clone, not for every fetch.
       const { checkoutIntoEmpty } = await import("./fresh_checkout.ts");
-      files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
+      const checkedOut = await withRepoLock(
+        opened,
+        () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree),
+      );
+      files = checkedOut.written;
+      withheld = checkedOut.withheld;
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
     // rename(2) replaces an empty folder, so a --dir that existed empty is taken over as well.
@@ -259,6 +267,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       refs: packed.length,
       stats: { ...stats, elapsed_ms: Date.now() - started },
       files,
+      withheld,
       shallow: shallow.size > 0,
     };
   } catch (error) {
