@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-JJR2XNGT.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-BDH27JHA.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5669,7 +5669,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-IMVLSOU3.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-B4Z4MSPN.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5859,7 +5859,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-O74FSJXU.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-Z3GVBZ3B.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6058,7 +6058,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-BERGTBGJ.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-37UYTUFF.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6131,6 +6131,11 @@ async function fetchInto(options) {
     TAGS
   ];
   const advertised = await listRemoteRefs(remote, prefixes);
+  for (const wanted of options.required ?? []) {
+    if (!advertised.some((ref) => ref.name === wanted)) {
+      throw new PtermError("NotFound", `${options.remoteName} has no ${wanted.replace(/^refs\/heads\//, "branch ")} (couldn't find remote ref ${wanted}, as git says); nothing was fetched. \`git ls-remote\` lists what it has.`);
+    }
+  }
   const planned = [];
   for (const ref of advertised) {
     for (const spec of options.refspecs) {
@@ -6274,7 +6279,7 @@ async function fetchInto(options) {
       status: "new"
     });
   }
-  writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags);
+  writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags, options.required ?? []);
   return {
     refs: [
       ...pruned,
@@ -6323,16 +6328,17 @@ async function prune(repo, refspecs, planned, advertised) {
   }
   return pruned;
 }
-function writeFetchHead(repo, remoteName, url, refs, tags) {
+function writeFetchHead(repo, remoteName, url, refs, tags, named) {
   const branch = readHead(repo).branch;
-  const merge = branch && repo.config.get(`branch.${branch}.remote`) === remoteName ? repo.config.get(`branch.${branch}.merge`) ?? null : null;
+  const upstream = branch && repo.config.get(`branch.${branch}.remote`) === remoteName ? repo.config.get(`branch.${branch}.merge`) ?? null : null;
+  const forMerge = (name) => named.length ? named.includes(name) : name === upstream;
   const where = fetchHeadUrl(url);
   const describe = (name) => name.startsWith(HEADS) ? `branch '${name.slice(HEADS.length)}'` : name.startsWith(TAGS) ? `tag '${name.slice(TAGS.length)}'` : `'${name}'`;
   const lines = [];
   const listed = refs.filter((r) => r.status !== "rejected" && r.status !== "pruned");
-  for (const r of listed) if (r.remote === merge) lines.push(`${r.new}		${describe(r.remote)} of ${where}`);
+  for (const r of listed) if (forMerge(r.remote)) lines.push(`${r.new}		${describe(r.remote)} of ${where}`);
   for (const r of listed) {
-    if (r.remote !== merge) lines.push(`${r.new}	not-for-merge	${describe(r.remote)} of ${where}`);
+    if (!forMerge(r.remote)) lines.push(`${r.new}	not-for-merge	${describe(r.remote)} of ${where}`);
   }
   for (const t of tags) {
     if (t.status === "new") lines.push(`${t.new}	not-for-merge	${describe(t.remote)} of ${where}`);
@@ -6346,7 +6352,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-GL7XECPK.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-DKW4PSBE.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6421,7 +6427,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-GL7XECPK.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-DKW4PSBE.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6867,18 +6873,42 @@ function reportFetch(ctx, name, refs) {
 `);
   return changed.length;
 }
+function fetchBranchRefspec(repo, name, branch) {
+  if (branch.includes(":") || branch.startsWith("+") || branch.includes("*")) {
+    throw new PtermError("InvalidArgs", `\`${branch}\`: pterm fetches a branch by name (\`git fetch origin main\`), into its remote-tracking branch; refspecs with \`:\`, \`+\` or \`*\` are not taken.`);
+  }
+  const ref = branch.startsWith("refs/") ? branch : `refs/heads/${branch}`;
+  for (const spec of refspecsOf(repo, name)) {
+    const local = mapRef(spec, ref);
+    if (local) return {
+      spec: {
+        force: spec.force,
+        src: ref,
+        dst: local
+      },
+      ref
+    };
+  }
+  throw new PtermError("InvalidArgs", `${name}'s fetch refspecs do not map ${ref} to a remote-tracking branch (a single-branch clone?); \`git fetch --repo <repo> --confirm\` fetches what they name.`);
+}
 var fetch2 = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
   const name = ctx.flags.remote;
+  const only = ctx.positionals.branch === void 0 ? null : fetchBranchRefspec(repo, name, ctx.positionals.branch);
   const remote = gate(ctx, remoteUrlOf(repo, name, rel), (url) => `fetch: bringing in what is new at ${name} (${url})`, `the URL of remote ${name}`);
   const result = await fetchInto({
     connection: await connectionFor(ctx, remote),
     repo,
     remoteName: name,
-    refspecs: refspecsOf(repo, name),
+    refspecs: only ? [
+      only.spec
+    ] : refspecsOf(repo, name),
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx))
+    who: signatureNow(authorOf(ctx)),
+    required: only ? [
+      only.ref
+    ] : []
   });
   reportFetch(ctx, name, result.refs);
   const changed = result.refs.filter((r) => r.status !== "up-to-date");
@@ -6927,7 +6957,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-FRW2UY4W.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-6LIJWAWC.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7117,13 +7147,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-O74FSJXU.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-Z3GVBZ3B.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-76S24LYH.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-6N7TNPJM.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

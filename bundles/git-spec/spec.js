@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-SVH6S75J.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-337OJCJC.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -2796,6 +2796,10 @@ var gitSpec = {
           name: "remote-name",
           into: "remote",
           description: "Same as --remote."
+        },
+        {
+          name: "branch",
+          description: "Only this branch (git fetch origin main): its remote-tracking branch and FETCH_HEAD."
         }
       ]
     }),

@@ -1521,7 +1521,13 @@ export const gitSpec: CommandSpec = {
       },
     ], {
       capabilities: NET,
-      positionals: [{ name: "remote-name", into: "remote", description: "Same as --remote." }],
+      positionals: [
+        { name: "remote-name", into: "remote", description: "Same as --remote." },
+        {
+          name: "branch",
+          description: "Only this branch (git fetch origin main): its remote-tracking branch and FETCH_HEAD.",
+        },
+      ],
     }),
     leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
       {

@@ -241,9 +241,41 @@ function reportFetch(ctx: AnyContext, name: string, refs: Awaited<ReturnType<typ
   return changed.length;
 }
 
-export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
+/**
+ * `git fetch origin <branch>`: only that branch, into the remote-tracking ref its remote's fetch
+ * refspecs map it to (git's opportunistic update), with FETCH_HEAD naming it alone.
+ */
+function fetchBranchRefspec(
+  repo: Repo,
+  name: string,
+  branch: string,
+): { spec: ReturnType<typeof parseRefspec>; ref: string } {
+  if (branch.includes(":") || branch.startsWith("+") || branch.includes("*")) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${branch}\`: pterm fetches a branch by name (\`git fetch origin main\`), into its remote-tracking branch; ` +
+        "refspecs with `:`, `+` or `*` are not taken.",
+    );
+  }
+  const ref = branch.startsWith("refs/") ? branch : `refs/heads/${branch}`;
+  for (const spec of refspecsOf(repo, name)) {
+    const local = mapRef(spec, ref);
+    if (local) return { spec: { force: spec.force, src: ref, dst: local }, ref };
+  }
+  throw new PtermError(
+    "InvalidArgs",
+    `${name}'s fetch refspecs do not map ${ref} to a remote-tracking branch (a single-branch clone?); ` +
+      `\`git fetch --repo <repo> --confirm\` fetches what they name.`,
+  );
+}
+
+export const fetch: Handler<
+  typeof fetchFlags,
+  readonly [{ name: "remote-name"; description: string }, { name: "branch"; description: string }]
+> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
   const name = ctx.flags.remote;
+  const only = ctx.positionals.branch === undefined ? null : fetchBranchRefspec(repo, name, ctx.positionals.branch);
   const remote = gate(
     ctx,
     remoteUrlOf(repo, name, rel),
@@ -254,10 +286,11 @@ export const fetch: Handler<typeof fetchFlags> = async (ctx) => {
     connection: await connectionFor(ctx, remote),
     repo,
     remoteName: name,
-    refspecs: refspecsOf(repo, name),
+    refspecs: only ? [only.spec] : refspecsOf(repo, name),
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
     who: signatureNow(authorOf(ctx)),
+    required: only ? [only.ref] : [],
   });
   reportFetch(ctx, name, result.refs);
   const changed = result.refs.filter((r) => r.status !== "up-to-date");

@@ -351,6 +351,8 @@ export interface FetchOptions {
   readonly refspecs: readonly Refspec[];
   readonly maxBytes: number;
   readonly who: Signature;
+  /** Remote refs that must be there (`git fetch origin <branch>`): NotFound before anything is written if not. */
+  readonly required?: readonly string[];
 }
 
 export interface FetchResult {
@@ -370,6 +372,15 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
   using remote = await connect(connection);
   const prefixes = [...new Set(options.refspecs.map(refPrefix)), TAGS];
   const advertised = await listRemoteRefs(remote, prefixes);
+  for (const wanted of options.required ?? []) {
+    if (!advertised.some((ref) => ref.name === wanted)) {
+      throw new PtermError(
+        "NotFound",
+        `${options.remoteName} has no ${wanted.replace(/^refs\/heads\//, "branch ")} (couldn't find remote ref ` +
+          `${wanted}, as git says); nothing was fetched. \`git ls-remote\` lists what it has.`,
+      );
+    }
+  }
 
   // Branches (and whatever else the refspecs name) and where each goes.
   const planned: { remote: RemoteRef; local: string; force: boolean }[] = [];
@@ -473,7 +484,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     await updateRef(fresh, tag.name, tag.oid, { expected: null, message: "fetch: storing head", who: options.who });
     fetchedTags.push({ remote: tag.name, local: tag.name, old: null, new: tag.oid, status: "new" });
   }
-  writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags);
+  writeFetchHead(fresh, options.remoteName, connection.remote.url, refs, fetchedTags, options.required ?? []);
   return {
     refs: [...pruned, ...refs, ...fetchedTags],
     stats: {
@@ -518,12 +529,23 @@ async function prune(
   return pruned;
 }
 
-/** FETCH_HEAD as git writes it: the current branch's upstream for merge first, then the rest, then new tags. */
-function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: FetchedRef[], tags: FetchedRef[]): void {
+/**
+ * FETCH_HEAD as git writes it: the refs to merge first (the current branch's upstream, or every ref
+ * named on the command line: `git fetch origin side`), then the rest as not-for-merge, then new tags.
+ */
+function writeFetchHead(
+  repo: Repo,
+  remoteName: string,
+  url: string,
+  refs: FetchedRef[],
+  tags: FetchedRef[],
+  named: readonly string[],
+): void {
   const branch = readHead(repo).branch;
-  const merge = branch && repo.config.get(`branch.${branch}.remote`) === remoteName
+  const upstream = branch && repo.config.get(`branch.${branch}.remote`) === remoteName
     ? repo.config.get(`branch.${branch}.merge`) ?? null
     : null;
+  const forMerge = (name: string) => named.length ? named.includes(name) : name === upstream;
   const where = fetchHeadUrl(url);
   const describe = (name: string) =>
     name.startsWith(HEADS)
@@ -533,9 +555,9 @@ function writeFetchHead(repo: Repo, remoteName: string, url: string, refs: Fetch
       : `'${name}'`;
   const lines: string[] = [];
   const listed = refs.filter((r) => r.status !== "rejected" && r.status !== "pruned");
-  for (const r of listed) if (r.remote === merge) lines.push(`${r.new}\t\t${describe(r.remote)} of ${where}`);
+  for (const r of listed) if (forMerge(r.remote)) lines.push(`${r.new}\t\t${describe(r.remote)} of ${where}`);
   for (const r of listed) {
-    if (r.remote !== merge) lines.push(`${r.new}\tnot-for-merge\t${describe(r.remote)} of ${where}`);
+    if (!forMerge(r.remote)) lines.push(`${r.new}\tnot-for-merge\t${describe(r.remote)} of ${where}`);
   }
   for (const t of tags) {
     if (t.status === "new") lines.push(`${t.new}\tnot-for-merge\t${describe(t.remote)} of ${where}`);
