@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-VJXXA4UB.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-JTUL3J5T.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -3861,13 +3861,13 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
     }
     const { oid, commit } = queue.splice(best, 1)[0];
     if (paths === null) {
-      if (keep(commit)) out.push(describeCommit(oid, commit));
+      if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
-      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
+      if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
       continue;
     }
     let followed = false;
@@ -3880,7 +3880,7 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
       }
     }
     if (followed) continue;
-    if (keep(commit)) out.push(describeCommit(oid, commit));
+    if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
   return out;
@@ -6456,7 +6456,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-UWZ3CKA6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-D4FO53IC.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

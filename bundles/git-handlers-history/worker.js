@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-FVUGO3T4.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-G4A6JMTE.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -4730,13 +4730,13 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
     }
     const { oid, commit } = queue.splice(best, 1)[0];
     if (paths === null) {
-      if (keep(commit)) out.push(describeCommit(oid, commit));
+      if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
-      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
+      if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
       continue;
     }
     let followed = false;
@@ -4749,7 +4749,7 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
       }
     }
     if (followed) continue;
-    if (keep(commit)) out.push(describeCommit(oid, commit));
+    if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
   return out;
@@ -8523,7 +8523,7 @@ async function allStarts(repo) {
   if (head) starts.push(head);
   return starts;
 }
-function logFilter(flags) {
+function logFilter(repo, policy, paths, flags) {
   const since = flags.since === void 0 ? null : parseApproxDate(flags.since);
   const until = flags.until === void 0 ? null : parseApproxDate(flags.until);
   const ignoreCase = flags["regexp-ignore-case"];
@@ -8533,13 +8533,72 @@ function logFilter(flags) {
   const grep2 = flags.grep === void 0 ? null : compilePattern(flags.grep, {
     ignoreCase
   });
-  if (since === null && until === null && !author && !grep2) return void 0;
-  return (commit) => {
+  const pickaxe = pickaxeOf(repo, policy, paths, flags);
+  if (since === null && until === null && !author && !grep2 && !pickaxe) return void 0;
+  return (commit, oid) => {
     if (since !== null && commit.committer.timestamp < since) return false;
     if (until !== null && commit.committer.timestamp > until) return false;
     if (author && !author.test(`${commit.author.name} <${commit.author.email}>`)) return false;
     if (grep2 && !commit.message.split("\n").some((line) => grep2.test(line))) return false;
-    return true;
+    return pickaxe ? pickaxe(commit, oid) : true;
+  };
+}
+function pickaxeOf(repo, policy, paths, flags) {
+  const text = flags["pickaxe-string"];
+  const lineRegex = flags["pickaxe-grep"];
+  if (text === void 0 && lineRegex === void 0) return null;
+  if (text !== void 0 && lineRegex !== void 0) {
+    throw new PtermError("InvalidArgs", "give -S or -G, not both (as git).");
+  }
+  if (text === "" || lineRegex === "") throw new PtermError("InvalidArgs", "-S and -G need something to look for.");
+  const ignoreCase = flags["regexp-ignore-case"];
+  const decoder = new TextDecoder();
+  const counter = text === void 0 ? null : flags["pickaxe-regex"] ? (() => {
+    const pattern = compilePattern(text, {
+      syntax: "extended",
+      ignoreCase
+    });
+    const global = new RegExp(pattern.source, pattern.flags + "g");
+    return (s) => [
+      ...s.matchAll(global)
+    ].filter((m) => m[0] !== "").length;
+  })() : (s) => {
+    const hay = ignoreCase ? s.toLowerCase() : s;
+    const needle = ignoreCase ? text.toLowerCase() : text;
+    let count = 0;
+    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + needle.length)) count++;
+    return count;
+  };
+  const grepLine = lineRegex === void 0 ? null : compilePattern(lineRegex, {
+    syntax: "extended",
+    ignoreCase
+  });
+  return async (commit) => {
+    if (commit.parents.length > 1) return false;
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    const kept = await withRenames(repo, filterChanges(changes, paths, policy).kept, {
+      "find-renames": 50
+    });
+    const blob = async (side) => side && side.kind === "blob" && !side.mode.startsWith("160") ? await repo.objects.readTyped(side.oid, "blob") : new Uint8Array();
+    if (counter) {
+      for (const change of kept) {
+        const before = await blob(change.old);
+        const after = await blob(change.new);
+        if (counter(decoder.decode(before)) !== counter(decoder.decode(after))) return true;
+      }
+      return false;
+    }
+    const rendered = await renderDiff(repo, kept, {
+      algorithm: lineAlgorithm(repo, {})
+    });
+    let inHunk = false;
+    for (const line of rendered.patch.split("\n")) {
+      if (line.startsWith("diff --git ")) inHunk = false;
+      else if (line.startsWith("@@")) inHunk = true;
+      else if (inHunk && (line.startsWith("+") || line.startsWith("-")) && grepLine.test(line.slice(1))) return true;
+    }
+    return false;
   };
 }
 async function combinedDiffHasPaths(repo, commit, againstFirst) {
@@ -8634,7 +8693,7 @@ var log = async (ctx) => {
   ]);
   const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
     starts: all,
-    keep: logFilter(ctx.flags)
+    keep: logFilter(repo, policy, paths, ctx.flags)
   });
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;

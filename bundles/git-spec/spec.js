@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-337OJCJC.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-WTSCCWIE.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1057,7 +1057,26 @@ var logFlags = [
     name: "regexp-ignore-case",
     short: "i",
     type: "boolean",
-    description: "--author and --grep ignore case."
+    description: "--author, --grep, -S and -G ignore case."
+  },
+  {
+    name: "pickaxe-string",
+    short: "S",
+    type: "string",
+    valueName: "text",
+    description: "git's -S: only commits that change how many times <text> occurs in a file (added or removed)."
+  },
+  {
+    name: "pickaxe-grep",
+    short: "G",
+    type: "string",
+    valueName: "regex",
+    description: "git's -G: only commits with an added or removed line matching <regex> (POSIX extended)."
+  },
+  {
+    name: "pickaxe-regex",
+    type: "boolean",
+    description: "-S takes a POSIX extended regular expression."
   },
   ...prettyFlags,
   compat("graph", "Accepted and not drawn: the result lists each commit's parents.")

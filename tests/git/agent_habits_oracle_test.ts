@@ -112,3 +112,45 @@ Deno.test("git reflog [show] [<ref>] [-n N] prints git's lines", async () => {
   assert.equal((await git(r, "rev-parse", third.selector)).trim(), third.commit_id);
   assert.equal((await exec(root.path, "git reflog --repo r nowhere")).error_code, "NotFound");
 });
+
+Deno.test("git log -S / -G / --pickaxe-regex list the commits git lists", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await git(root.path, "init", "-q", "-b", "main", r);
+  const commit = async (message: string, files: Record<string, string | null>) => {
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) await git(r, "rm", "-q", path);
+      else {
+        await Deno.mkdir(`${r}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+        await Deno.writeTextFile(`${r}/${path}`, content);
+        await git(r, "add", path);
+      }
+    }
+    await git(r, "commit", "-q", "-m", message);
+  };
+  await commit("add foo", { "a.py": "def foo():\n    return 1\n" });
+  await commit("call foo twice", { "b.py": "foo()\nfoo()\n" });
+  await commit("reword a line", { "a.py": "def foo():\n    return 2\n" });
+  await commit("move a file", { "a.py": null, "src/a.py": "def foo():\n    return 2\n" });
+  await commit("Remove one FOO call", { "b.py": "foo()\n" });
+  await commit("binary with foo", { "bin.dat": "foo\u0000foo\n" });
+  await git(r, "switch", "-q", "-c", "side", "HEAD~2");
+  await commit("side adds foo", { "c.py": "foo = 3\n" });
+  await git(r, "switch", "-q", "main");
+  await git(r, "merge", "-q", "--no-ff", "side", "-m", "merge side");
+  for (
+    const [flags, args] of [
+      ["-S foo", ["-S", "foo"]],
+      ["-S foo -i", ["-S", "foo", "-i"]],
+      ['-S "return 2"', ["-S", "return 2"]],
+      ['-S "fo+" --pickaxe-regex', ["-S", "fo+", "--pickaxe-regex"]],
+      ['-G "^def "', ["-G", "^def "]],
+      ["-G return", ["-G", "return"]],
+      ["-S foo -- b.py", ["-S", "foo", "--", "b.py"]],
+    ] as const
+  ) {
+    const ours = await exec(root.path, `git log --repo r --format=%s ${flags}`);
+    assert.equal(ours.exit_code, 0, `${flags}: ${ours.stderr}`);
+    assert.equal(ours.stdout, await git(r, "log", "--format=%s", ...args), `git log ${flags}`);
+  }
+});

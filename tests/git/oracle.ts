@@ -140,12 +140,20 @@ export async function porcelainCounts(dir: string): Promise<{ counts: PorcelainC
   return { counts, lines };
 }
 
-/** Porcelain-v2 paths with their XY, for comparing per-file results: "XY path". */
+/**
+ * Porcelain-v2 paths with their XY, for comparing per-file results: "XY path". Staged renames are
+ * paired as git status pairs them by default (`R. new`, the old path not listed), as pterm's
+ * status does; the counts above stay JGit's (no renames).
+ */
 export async function porcelainFiles(dir: string): Promise<string[]> {
-  const { lines } = await porcelainCounts(dir);
-  return lines.map((line) => {
+  const text = await git(dir, "-c", "core.quotePath=false", "status", "--porcelain=v2", "--untracked-files=all");
+  return text.split("\n").filter((l) => l !== "").map((line) => {
     if (line.startsWith("? ")) return `?? ${line.slice(2)}`;
     if (line.startsWith("u ")) return `UU ${line.split(" ").slice(10).join(" ")}`;
+    if (line.startsWith("2 ")) {
+      const parts = line.slice(0, line.indexOf("\t")).split(" ");
+      return `${parts[1]} ${parts.slice(9).join(" ")}`;
+    }
     const parts = line.split(" ");
     return `${parts[1]} ${parts.slice(8).join(" ")}`;
   }).sort();

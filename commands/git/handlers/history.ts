@@ -383,26 +383,106 @@ async function allStarts(repo: Repo): Promise<string[]> {
 }
 
 /** The commit filter of --since, --until, --author and --grep, as git applies them; null when none is given. */
-function logFilter(flags: {
-  since?: string;
-  until?: string;
-  author?: string;
-  grep?: string;
-  "regexp-ignore-case": boolean;
-}): ((commit: Commit) => boolean) | undefined {
+function logFilter(
+  repo: Repo,
+  policy: PathPolicy,
+  paths: string[],
+  flags: {
+    since?: string;
+    until?: string;
+    author?: string;
+    grep?: string;
+    "regexp-ignore-case": boolean;
+    "pickaxe-string"?: string;
+    "pickaxe-grep"?: string;
+    "pickaxe-regex"?: boolean;
+  },
+): ((commit: Commit, oid: string) => boolean | Promise<boolean>) | undefined {
   const since = flags.since === undefined ? null : parseApproxDate(flags.since);
   const until = flags.until === undefined ? null : parseApproxDate(flags.until);
   const ignoreCase = flags["regexp-ignore-case"];
   const author = flags.author === undefined ? null : compilePattern(flags.author, { ignoreCase });
   const grep = flags.grep === undefined ? null : compilePattern(flags.grep, { ignoreCase });
-  if (since === null && until === null && !author && !grep) return undefined;
-  return (commit) => {
+  const pickaxe = pickaxeOf(repo, policy, paths, flags);
+  if (since === null && until === null && !author && !grep && !pickaxe) return undefined;
+  return (commit, oid) => {
     // git compares the committer date for --since/--until.
     if (since !== null && commit.committer.timestamp < since) return false;
     if (until !== null && commit.committer.timestamp > until) return false;
     if (author && !author.test(`${commit.author.name} <${commit.author.email}>`)) return false;
     if (grep && !commit.message.split("\n").some((line) => grep.test(line))) return false;
-    return true;
+    return pickaxe ? pickaxe(commit, oid) : true;
+  };
+}
+
+/**
+ * git's pickaxe over a commit's diff against its first parent (none for a merge, as git log shows
+ * merges no diff): -S counts the occurrences of a string (or, with --pickaxe-regex, of a POSIX
+ * extended expression's matches) in each changed file before and after, and keeps the commit when
+ * a count changed; -G keeps it when an added or removed line matches (binary files skipped, as
+ * git skips them for -G without --text).
+ */
+function pickaxeOf(
+  repo: Repo,
+  policy: PathPolicy,
+  paths: string[],
+  flags: {
+    "pickaxe-string"?: string;
+    "pickaxe-grep"?: string;
+    "pickaxe-regex"?: boolean;
+    "regexp-ignore-case": boolean;
+  },
+): ((commit: Commit, oid: string) => Promise<boolean>) | null {
+  const text = flags["pickaxe-string"];
+  const lineRegex = flags["pickaxe-grep"];
+  if (text === undefined && lineRegex === undefined) return null;
+  if (text !== undefined && lineRegex !== undefined) {
+    throw new PtermError("InvalidArgs", "give -S or -G, not both (as git).");
+  }
+  if (text === "" || lineRegex === "") throw new PtermError("InvalidArgs", "-S and -G need something to look for.");
+  const ignoreCase = flags["regexp-ignore-case"];
+  const decoder = new TextDecoder();
+  const counter = text === undefined ? null : flags["pickaxe-regex"]
+    ? (() => {
+      const pattern = compilePattern(text, { syntax: "extended", ignoreCase });
+      const global = new RegExp(pattern.source, pattern.flags + "g");
+      return (s: string) => [...s.matchAll(global)].filter((m) => m[0] !== "").length;
+    })()
+    : (s: string) => {
+      const hay = ignoreCase ? s.toLowerCase() : s;
+      const needle = ignoreCase ? text.toLowerCase() : text;
+      let count = 0;
+      for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + needle.length)) count++;
+      return count;
+    };
+  const grepLine = lineRegex === undefined ? null : compilePattern(lineRegex, { syntax: "extended", ignoreCase });
+  return async (commit) => {
+    if (commit.parents.length > 1) return false;
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    // Renames are paired first, as git's diffcore runs rename detection before the pickaxe.
+    const kept = await withRenames(repo, filterChanges(changes, paths, policy).kept, { "find-renames": 50 });
+    const blob = async (side: { kind: string; oid?: string; mode: string } | null) =>
+      side && side.kind === "blob" && !side.mode.startsWith("160")
+        ? await repo.objects.readTyped(side.oid!, "blob")
+        : new Uint8Array();
+    if (counter) {
+      for (const change of kept) {
+        // -S searches binary files too (git skips them for -G only).
+        const before = await blob(change.old);
+        const after = await blob(change.new);
+        if (counter(decoder.decode(before)) !== counter(decoder.decode(after))) return true;
+      }
+      return false;
+    }
+    const rendered = await renderDiff(repo, kept, { algorithm: lineAlgorithm(repo, {}) });
+    let inHunk = false;
+    for (const line of rendered.patch.split("\n")) {
+      if (line.startsWith("diff --git ")) inHunk = false;
+      else if (line.startsWith("@@")) inHunk = true;
+      else if (inHunk && (line.startsWith("+") || line.startsWith("-")) && grepLine!.test(line.slice(1))) return true;
+    }
+    return false;
   };
 }
 
@@ -515,7 +595,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
   const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
     starts: all,
-    keep: logFilter(ctx.flags),
+    keep: logFilter(repo, policy, paths, ctx.flags),
   });
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;

@@ -72,7 +72,7 @@ export async function walkLog(
     /** More commits to start from (`--all`: every branch and tag). */
     readonly starts?: readonly string[];
     /** Only commits this accepts are listed (`--author`, `--since`, `--grep`); the walk goes on through the rest. */
-    readonly keep?: (commit: Commit) => boolean;
+    readonly keep?: (commit: Commit, oid: string) => boolean | Promise<boolean>;
   } = {},
 ): Promise<LogCommit[]> {
   const keep = more.keep ?? (() => true);
@@ -110,13 +110,13 @@ export async function walkLog(
     }
     const { oid, commit } = queue.splice(best, 1)[0];
     if (paths === null) {
-      if (keep(commit)) out.push(describeCommit(oid, commit));
+      if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
-      if (mine !== null && keep(commit)) out.push(describeCommit(oid, commit));
+      if (mine !== null && (await keep(commit, oid))) out.push(describeCommit(oid, commit));
       continue;
     }
     let followed = false;
@@ -130,7 +130,7 @@ export async function walkLog(
       }
     }
     if (followed) continue;
-    if (keep(commit)) out.push(describeCommit(oid, commit));
+    if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
   return out;
