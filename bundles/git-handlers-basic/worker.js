@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-PTJNWAQ3.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-W6L3ZQE5.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1111,7 +1111,7 @@ function concatBytes(parts) {
   return out;
 }
 
-// commands/git/lib/inflate.ts
+// core/inflate.ts
 var MAX_BITS = 15;
 var LITLEN_BITS = 9;
 var DIST_BITS = 7;

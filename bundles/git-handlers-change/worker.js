@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-P4JM6FLK.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-LNRF3US2.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -819,7 +819,7 @@ function concatBytes(parts) {
   return out;
 }
 
-// commands/git/lib/inflate.ts
+// core/inflate.ts
 var MAX_BITS = 15;
 var LITLEN_BITS = 9;
 var DIST_BITS = 7;
@@ -5921,7 +5921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-KXQPM2W6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-YYGZRDKQ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

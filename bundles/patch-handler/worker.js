@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-5EIH7TT4.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-PG6DMLRO.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2460,7 +2460,7 @@ function isFullOid(text) {
   return /^[0-9a-f]{40}$/.test(text);
 }
 
-// commands/git/lib/inflate.ts
+// core/inflate.ts
 var MAX_BITS = 15;
 var LITLEN_BITS = 9;
 var DIST_BITS = 7;
@@ -7221,7 +7221,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-3YHWJEEI.js", import.meta.url).href)
+    git: await import(new URL("./api-3C3E7FHH.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7260,7 +7260,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-3YHWJEEI.js", import.meta.url).href)
+    git: await import(new URL("./api-3C3E7FHH.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
