@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-DVLK3HZI.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-N3OWZ5V3.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1472,6 +1472,7 @@ var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
 var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
+var OUTPUT_OVER_LIMIT = "inflate: output larger than the limit";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -1948,9 +1949,9 @@ function inflateInto(src, at, out, outAt, size) {
 function inflateZlibSync(src, sizeHint = src.length * 4) {
   return inflateZlibStream(src, sizeHint).data;
 }
-function inflateZlibStream(src, sizeHint = src.length * 4) {
+function inflateZlibStream(src, sizeHint = src.length * 4, maxOutput = Infinity) {
   checkHeader(src, 0);
-  let capacity = Math.max(64, sizeHint);
+  let capacity = Math.min(Math.max(64, sizeHint), maxOutput);
   for (; ; ) {
     const out = new Uint8Array(capacity);
     const s = new State(src, 2, out, 0);
@@ -1958,7 +1959,8 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       blocks(s);
     } catch (error) {
       if (error.message === OUTPUT_TOO_LARGE) {
-        capacity *= 4;
+        if (capacity >= maxOutput) throw new Error(OUTPUT_OVER_LIMIT);
+        capacity = Math.min(capacity * 4, maxOutput);
         continue;
       }
       if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);
@@ -5065,7 +5067,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-IQK2EQBJ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-4M3JKRPD.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5255,7 +5257,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-ZUVD6PXU.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-7PADE66E.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -5453,7 +5455,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-PSSDEZYS.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WTUKWCKP.js", import.meta.url).href);
       files = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
     }
     Deno.removeSync(`${building}/.git/${CLONE_LOCK}`);
@@ -5738,7 +5740,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-7P6WY5VX.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-PFNT3WOC.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -5813,7 +5815,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-7P6WY5VX.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PFNT3WOC.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6303,7 +6305,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-ECSXAFH4.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PPPHEZOF.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -6460,13 +6462,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-ZUVD6PXU.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-7PADE66E.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-XDDTTDZR.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-RLF6KYKC.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

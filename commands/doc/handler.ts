@@ -134,12 +134,14 @@ async function runReader(
   bytes: Uint8Array,
   ctx: CommandContext,
   budget: number,
+  config: DocConfig,
 ) {
   const options = {
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
     memoryBytes: ctx.limits.memory_bytes,
+    maxInflatedBytes: config.max_inflated_bytes,
   };
   const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
@@ -256,7 +258,7 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   }
 
   // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
-  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000);
+  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config);
   ctx.signal.throwIfAborted();
   const output = render(extraction, mode, maxChars, input.rel);
   const truncated = output.truncated;

@@ -77,7 +77,7 @@ function collectPages(node: Dict, xref: XRef, out: Dict[], seen: Set<Dict>, dept
   if (node.get("Count") !== out.length - before) unsupported("a page-tree node whose /Count is off");
 }
 
-/** A page's inherited entry: the nearest one; Resources only when one level has them (PDF.js merges several). */
+/** A page's inherited entry as PDF.js's `getInheritableProperty` and `Dict.merge` give it. */
 function inherited(page: Dict, key: string): PdfObject | undefined {
   const found: PdfObject[] = [];
   let node: Dict | undefined = page;
@@ -87,8 +87,14 @@ function inherited(page: Dict, key: string): PdfObject | undefined {
     const parent: PdfObject | undefined = node.get("Parent");
     node = parent instanceof Dict ? parent : undefined;
   }
-  if (key === "Resources" && found.length > 1 && found[0] instanceof Dict) {
-    return unsupported("resources on several levels of the page tree");
+  if (found.length > 1 && found[0] instanceof Dict) {
+    // PDF.js merges the dictionaries found on the way up: the nearest one's entry wins.
+    const merged = new Dict(page.xref);
+    for (const dict of found) {
+      if (!(dict instanceof Dict)) continue;
+      for (const [k, v] of dict.map) if (!merged.map.has(k)) merged.map.set(k, v);
+    }
+    return merged;
   }
   return found[0];
 }
