@@ -8,17 +8,13 @@
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
-import { GLYPH_LIST, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
+import { GLYPH_LIST_JSON, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
 
-let glyphMap: Map<string, number> | null = null;
-function glyphs(): Map<string, number> {
-  if (glyphMap) return glyphMap;
-  glyphMap = new Map();
-  for (const line of GLYPH_LIST.split("\n")) {
-    const space = line.indexOf(" ");
-    glyphMap.set(line.slice(0, space), parseInt(line.slice(space + 1), 16));
-  }
-  return glyphMap;
+let glyphTable: Record<string, number> | null = null;
+/** Glyph name → code point (the Adobe Glyph List and PDF.js's additions). */
+function glyphs(): { get(name: string): number | undefined } {
+  const table = glyphTable ??= JSON.parse(GLYPH_LIST_JSON) as Record<string, number>;
+  return { get: (name) => Object.hasOwn(table, name) ? table[name] : undefined };
 }
 
 const encodingCache = new Map<string, string[]>();

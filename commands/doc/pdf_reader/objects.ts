@@ -78,7 +78,13 @@ export class Stream {
   constructor(readonly dict: Dict, readonly raw: Uint8Array, readonly xref: XRef | null) {}
   /** The stream's data after its filters. */
   bytes(): Uint8Array {
-    this.#decoded ??= decodeStream(this.dict, this.raw, this.xref?.budget ?? null);
+    if (this.#decoded) return this.#decoded;
+    // A font program's parts say its size: inflate once into a buffer that fits.
+    const parts = ["Length1", "Length2", "Length3"].map((key) => this.dict.getRaw(key));
+    const hint = parts.every((n) => typeof n === "number" && n >= 0)
+      ? (parts as number[]).reduce((a, b) => a + b, 0) + 64
+      : this.raw.length * 6;
+    this.#decoded = decodeStream(this.dict, this.raw, this.xref?.budget ?? null, hint);
     return this.#decoded;
   }
 }
@@ -140,16 +146,53 @@ export class Parser {
       case 0x29:
         return unsupported("a stray `)`");
     }
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) return this.number();
     const start = this.pos;
     while (this.pos < this.end && !WHITE[d[this.pos]] && !DELIM[d[this.pos]]) this.pos++;
-    let word = "";
-    for (let i = start; i < this.pos; i++) word += String.fromCharCode(d[i]);
-    const first = word.charCodeAt(0);
-    if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) {
-      if (!/^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(word)) return unsupported(`the number \`${word.slice(0, 20)}\``);
-      return parseFloat(word);
-    }
+    const length = this.pos - start;
+    const word = length === 1
+      ? String.fromCharCode(c)
+      : length === 2
+      ? String.fromCharCode(c, d[start + 1])
+      : String.fromCharCode(...d.subarray(start, this.pos));
     return Cmd.get(word);
+  }
+
+  /**
+   * A number as PDF.js's lexer computes it: the digits as one integer, divided by the power of
+   * ten of its decimals (so the same double, even past 2^53). Its leniencies (a doubled minus,
+   * a minus inside a number, a sign before an end of line) are left to PDF.js.
+   */
+  number(): number {
+    const d = this.data;
+    let pos = this.pos;
+    let sign = 1;
+    if (d[pos] === 0x2d) {
+      sign = -1;
+      pos++;
+    } else if (d[pos] === 0x2b) pos++;
+    let divide = 0;
+    if (d[pos] === 0x2e) {
+      divide = 10;
+      pos++;
+    }
+    let c = d[pos];
+    if (!(c >= 0x30 && c <= 0x39)) return unsupported("a malformed number");
+    let value = c - 0x30;
+    pos++;
+    while (pos < this.end) {
+      c = d[pos];
+      if (c >= 0x30 && c <= 0x39) {
+        if (divide !== 0) divide *= 10;
+        value = value * 10 + (c - 0x30);
+      } else if (c === 0x2e && divide === 0) divide = 1;
+      else break;
+      pos++;
+    }
+    if (pos < this.end && !WHITE[c] && !DELIM[c]) return unsupported("a number run into other characters");
+    this.pos = pos;
+    if (divide !== 0) value /= divide;
+    return sign * value;
   }
 
   name(): Name {
@@ -352,13 +395,21 @@ export class XRef {
     // of a linearized file; rather than follow it, such files go to PDF.js.
     const head = latin1(d.subarray(0, Math.min(d.length, 1024)));
     if (!head.startsWith("%PDF-")) unsupported("no %PDF- header at the start");
-    if (head.includes("/Linearized")) unsupported("a linearized file");
-    const tail = latin1(d.subarray(Math.max(0, d.length - 1024)));
-    const at = tail.lastIndexOf("startxref");
-    if (at < 0) unsupported("no startxref");
-    const m = /^startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(at));
-    if (!m) unsupported("a startxref without an offset and %%EOF");
-    let offset = Number(m[1]);
+    let offset: number;
+    if (this.#linearized()) {
+      // PDF.js starts from the first-page cross-reference, just after the first object.
+      const end = head.indexOf("endobj");
+      if (end < 0 || end + 6 > head.length - 6) return unsupported("a linearized file without an early endobj");
+      offset = end + 6;
+      while (offset < d.length && WHITE[d[offset]]) offset++;
+    } else {
+      const tail = latin1(d.subarray(Math.max(0, d.length - 1024)));
+      const at = tail.lastIndexOf("startxref");
+      if (at < 0) unsupported("no startxref");
+      const m = /^startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(at));
+      if (!m) unsupported("a startxref without an offset and %%EOF");
+      offset = Number(m[1]);
+    }
     const seen = new Set<number>();
     let first = true;
     while (offset !== null) {
@@ -376,6 +427,42 @@ export class XRef {
       offset = prev;
     }
     if (this.trailer.has("Encrypt")) unsupported("an encrypted file");
+  }
+
+  /** PDF.js's `Linearization.create`: the first object is a linearization dictionary whose /L is the file's length. */
+  linearization: { numPages: number; firstPageObject: number; pageFirst: number } | null = null;
+  #linearized(): boolean {
+    let dict: PdfObject | Cmd | typeof EOF;
+    try {
+      const p = new Parser(this.data, 0, null);
+      const n = p.token(), g = p.token(), obj = p.token();
+      if (!Number.isInteger(n) || !Number.isInteger(g) || !(obj instanceof Cmd) || obj.cmd !== "obj") return false;
+      dict = p.object(true);
+    } catch (error) {
+      // A first object this parser cannot read: PDF.js's may, and find a linearization dictionary.
+      if (latin1(this.data.subarray(0, 1024)).includes("/Linearized")) throw error;
+      return false;
+    }
+    if (!(dict instanceof Dict)) return false;
+    const flag = dict.get("Linearized");
+    if (typeof flag !== "number" || !(flag > 0)) return false;
+    const int = (key: string, zero = false) => {
+      const v = dict.get(key);
+      return Number.isInteger(v) && (zero ? (v as number) >= 0 : (v as number) > 0) ? v as number : null;
+    };
+    const hints = dict.get("H");
+    const hintsValid = Array.isArray(hints) && (hints.length === 2 || hints.length === 4) &&
+      hints.every((h) => Number.isInteger(h) && (h as number) > 0);
+    const pageFirst = dict.has("P") ? int("P", true) : 0;
+    if (
+      int("L") !== this.data.length || !hintsValid || int("O") === null || int("E") === null ||
+      int("N") === null || int("T") === null || pageFirst === null
+    ) {
+      // PDF.js's check throws, and it reads the file as not linearized (from its last startxref).
+      return false;
+    }
+    this.linearization = { numPages: int("N")!, firstPageObject: int("O")!, pageFirst };
+    return true;
   }
 
   #readSection(offset: number): Dict {
@@ -573,7 +660,12 @@ export function latin1(bytes: Uint8Array): string {
 }
 
 /** A stream's data after its filters: none, or FlateDecode (with a PNG predictor). */
-export function decodeStream(dict: Dict, raw: Uint8Array, budget: Budget | null): Uint8Array {
+export function decodeStream(
+  dict: Dict,
+  raw: Uint8Array,
+  budget: Budget | null,
+  sizeHint = raw.length * 6,
+): Uint8Array {
   let filter = dict.get("Filter");
   let parms = dict.get("DecodeParms");
   if (Array.isArray(filter)) {
@@ -587,8 +679,7 @@ export function decodeStream(dict: Dict, raw: Uint8Array, budget: Budget | null)
   }
   let data: Uint8Array;
   try {
-    data = inflateZlibStream(raw, Math.max(1024, raw.length * 4), budget ? budget.limit - budget.spent : undefined)
-      .data;
+    data = inflateZlibStream(raw, Math.max(1024, sizeHint), budget ? budget.limit - budget.spent : undefined).data;
   } catch (error) {
     if (error instanceof Unsupported) throw error;
     return unsupported(`a Flate stream that does not inflate cleanly (${(error as Error).message})`);

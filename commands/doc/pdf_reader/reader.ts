@@ -47,21 +47,36 @@ function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument
   const pagesRoot = root.get("Pages");
   if (!(pagesRoot instanceof Dict)) return unsupported("no page tree");
   const pageDicts: Dict[] = [];
-  collectPages(pagesRoot, xref, pageDicts, new Set(), 0);
+  const pageRefs: number[] = [];
+  collectPages(pagesRoot, -1, xref, pageDicts, pageRefs, new Set(), 0);
   const count = pagesRoot.get("Count");
   if (count !== pageDicts.length || pageDicts.length === 0) return unsupported("a page tree whose /Count is off");
+  // A linearized file: PDF.js counts its /N pages and reads the first page's object directly.
+  const lin = xref.linearization;
+  if (lin && (lin.numPages !== pageDicts.length || pageRefs[lin.pageFirst] !== lin.firstPageObject)) {
+    return unsupported("a linearization dictionary that disagrees with the page tree");
+  }
   const fonts = new FontCache();
   const pages = pageDicts.map((page) => readPage(page, fonts));
   return { pages, styles: fonts.styles() };
 }
 
-function collectPages(node: Dict, xref: XRef, out: Dict[], seen: Set<Dict>, depth: number): void {
+function collectPages(
+  node: Dict,
+  ref: number,
+  xref: XRef,
+  out: Dict[],
+  refs: number[],
+  seen: Set<Dict>,
+  depth: number,
+): void {
   if (depth > 50 || seen.has(node)) unsupported("a loop in the page tree");
   seen.add(node);
   const type = node.get("Type");
   if (!(type instanceof Name)) return unsupported("a page-tree node without /Type");
   if (type.name === "Page") {
     out.push(node);
+    refs.push(ref);
     return;
   }
   if (type.name !== "Pages") return unsupported(`a page-tree node of type ${type.name}`);
@@ -72,7 +87,7 @@ function collectPages(node: Dict, xref: XRef, out: Dict[], seen: Set<Dict>, dept
     if (!(kid instanceof Ref)) return unsupported("a direct page-tree kid");
     const child = xref.fetch(kid);
     if (!(child instanceof Dict)) return unsupported("a page-tree kid that is not a dictionary");
-    collectPages(child, xref, out, seen, depth + 1);
+    collectPages(child, kid.num, xref, out, refs, seen, depth + 1);
   }
   if (node.get("Count") !== out.length - before) unsupported("a page-tree node whose /Count is off");
 }
