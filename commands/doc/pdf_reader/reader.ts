@@ -42,7 +42,8 @@ function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument
   const xref = XRef.open(bytes, new Budget(maxInflatedBytes));
   const root = xref.trailer.get("Root");
   if (!(root instanceof Dict)) return unsupported("no document catalog");
-  if (root.has("AcroForm")) return unsupported("a form (AcroForm)");
+  // A form's fields are read from the pages' widget annotations (see readPage), as pdf.ts's
+  // PDF.js path reads them; the catalog's /AcroForm alone adds no text.
   if (root.has("Collection")) return unsupported("a portfolio");
   const pagesRoot = root.get("Pages");
   if (!(pagesRoot instanceof Dict)) return unsupported("no page tree");
@@ -129,7 +130,7 @@ function box(page: Dict, key: string): number[] | null {
 
 function readPage(page: Dict, fonts: FontCache): ReadPage {
   if (page.has("UserUnit")) unsupported("a /UserUnit");
-  const annots = page.get("Annots");
+  const annots = inherited(page, "Annots");
   if (annots !== undefined) {
     if (!Array.isArray(annots)) return unsupported("/Annots that is not an array");
     for (const entry of annots) {
