@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-MTH6FSH5.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-I6MPDIWR.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-PKXZ4J5E.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-EUNEU7D2.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-VOJYHAXS.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-FHCZWU67.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-GR22KOWY.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-MPPGG7UX.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -376,7 +376,11 @@ export class Budget {
 
 export class XRef {
   readonly entries = new Map<number, Entry | null>();
-  trailer!: Dict;
+  #trailer: Dict | undefined;
+  /** The newest section's trailer (PDF.js's `topDict`). */
+  get trailer(): Dict {
+    return this.#trailer ?? unsupported("no trailer");
+  }
   readonly #cache = new Map<number, PdfObject>();
   readonly #objectStreams = new Map<number, { offsets: number[]; parser: Parser; first: number }>();
   readonly #fetching = new Set<number>();
@@ -410,21 +414,29 @@ export class XRef {
       if (!m) unsupported("a startxref without an offset and %%EOF");
       offset = Number(m[1]);
     }
+    // PDF.js's queue: each section, then a table's /XRefStm (a hybrid file's stream), then its /Prev.
+    const queue = [offset];
     const seen = new Set<number>();
-    let first = true;
-    while (offset !== null) {
-      if (seen.has(offset) || seen.size > 100) unsupported("a loop in the /Prev chain");
-      seen.add(offset);
-      const trailer = this.#readSection(offset);
-      if (first) this.trailer = trailer;
-      first = false;
-      if (trailer.has("XRefStm")) unsupported("a hybrid cross-reference (/XRefStm)");
+    const streams = new Set<number>();
+    while (queue.length > 0) {
+      const at = queue.shift()!;
+      if (seen.has(at) || seen.size > 100) unsupported("a loop in the /Prev chain");
+      seen.add(at);
+      const { trailer, table } = this.#readSection(at);
+      this.#trailer ??= trailer;
+      if (table) {
+        const stm = trailer.getRaw("XRefStm");
+        if (Number.isInteger(stm) && !streams.has(stm as number)) {
+          streams.add(stm as number);
+          queue.push(stm as number);
+        } else if (stm !== undefined && !Number.isInteger(stm)) unsupported("a bad /XRefStm");
+      }
       const prev = trailer.getRaw("Prev");
-      if (prev === undefined) break;
+      if (prev === undefined) continue;
       if (typeof prev !== "number" || !Number.isInteger(prev) || prev < 0 || prev >= d.length) {
         unsupported("a bad /Prev");
       }
-      offset = prev;
+      queue.push(prev);
     }
     if (this.trailer.has("Encrypt")) unsupported("an encrypted file");
   }
@@ -465,21 +477,24 @@ export class XRef {
     return true;
   }
 
-  #readSection(offset: number): Dict {
+  #readSection(offset: number): { trailer: Dict; table: boolean } {
+    if (offset === 0) unsupported("a cross-reference at offset 0");
     const p = new Parser(this.data, offset, null);
-    p.skipSpace();
-    if (p.pos !== offset) unsupported("startxref points at white space");
     const t = p.token();
-    if (t instanceof Cmd && t.cmd === "xref") return this.#readTable(p);
+    if (t instanceof Cmd && t.cmd === "xref") {
+      const trailer = this.#readTable(p);
+      // PDF.js rejects a table whose object 0 is in use (after keeping its entries).
+      if (this.entries.get(0)) unsupported("a cross-reference table whose object 0 is in use");
+      return { trailer, table: true };
+    }
     if (typeof t === "number") {
-      p.pos = offset;
       const stream = this.#objectAt(offset, null);
       if (!(stream instanceof Stream) || !(stream.dict.get("Type") instanceof Name)) {
         return unsupported("startxref points at no cross-reference");
       }
       if ((stream.dict.get("Type") as Name).name !== "XRef") unsupported("startxref points at no cross-reference");
       this.#readStream(stream);
-      return stream.dict;
+      return { trailer: stream.dict, table: false };
     }
     return unsupported("startxref points at no cross-reference");
   }
