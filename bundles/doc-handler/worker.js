@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-VOJYHAXS.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-FHCZWU67.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-GR22KOWY.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-MPPGG7UX.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-6LUMUQZJ.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-4ITB4Z5A.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-CZ677HZY.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-2N2E5ZPJ.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

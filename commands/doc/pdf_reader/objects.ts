@@ -216,6 +216,16 @@ export class Parser {
   literalString(): string {
     const d = this.data;
     this.pos++;
+    // Most strings have no escapes and no nested parentheses: read them straight from the bytes.
+    for (let i = this.pos; i < this.end && i - this.pos < 4096; i++) {
+      const c = d[i];
+      if (c === 0x5c || c === 0x28) break;
+      if (c === 0x29) {
+        const text = String.fromCharCode(...d.subarray(this.pos, i));
+        this.pos = i + 1;
+        return text;
+      }
+    }
     let depth = 1;
     const out: number[] = [];
     while (this.pos < this.end) {

@@ -212,6 +212,34 @@ function category(char: string): number {
 
 /** Characters PDF.js's bidi counts as right-to-left: such text is left to PDF.js. */
 const RIGHT_TO_LEFT = /[\u0590-\u05f4\u0600-\u08ac\ufb50-\ufdff\ufe70-\ufeff]/;
+const RIGHT_TO_LEFT_TEXT = 8;
+
+/** Per font, each code's category (with RIGHT_TO_LEFT_TEXT) and width, worked out once. */
+const fontCategories = new WeakMap<SimpleFont, Uint8Array>();
+const fontWidths = new WeakMap<SimpleFont, Float64Array>();
+function categoriesOf(font: SimpleFont): Uint8Array {
+  let found = fontCategories.get(font);
+  if (!found) {
+    found = new Uint8Array(256);
+    for (let code = 0; code < 256; code++) {
+      found[code] = category(font.unicode[code]) | (RIGHT_TO_LEFT.test(font.unicode[code]) ? RIGHT_TO_LEFT_TEXT : 0);
+    }
+    fontCategories.set(font, found);
+  }
+  return found;
+}
+function widthsOf(font: SimpleFont): Float64Array {
+  let found = fontWidths.get(font);
+  if (!found) {
+    found = new Float64Array(256);
+    for (let code = 0; code < 256; code++) {
+      const width = font.widths[code];
+      found[code] = typeof width === "number" ? width : font.defaultWidth;
+    }
+    fontWidths.set(font, found);
+  }
+  return found;
+}
 
 const TRACKING_SPACE_FACTOR = 0.102;
 const NOT_A_SPACE_FACTOR = 0.03;
@@ -247,7 +275,9 @@ export function contentText(
     width: 0,
     height: 0,
     vertical: false,
-    prevTransform: null as Matrix | null,
+    /** PDF.js's `prevTransform`: where the last visible glyph ended (`prev`, valid once `hasPrev`). */
+    hasPrev: false,
+    prev: [0, 0, 0, 0, 0, 0] as Matrix,
     prevTextRise: 0,
     textAdvanceScale: 0,
     spaceInFlowMin: 0,
@@ -278,15 +308,24 @@ export function contentText(
   let textState!: TextState;
   let currentTextState: TextState | null = null;
 
+  /** A whitespace item; at `item.prev` unless given a transform (a copy: `prev` is overwritten glyph by glyph). */
   const pushWhitespace = (
-    { width = 0, height = 0, transform = item.prevTransform, fontName = item.fontName }: {
+    { width = 0, height = 0, transform, fontName = item.fontName }: {
       width?: number;
       height?: number;
-      transform?: Matrix | null;
+      transform?: Matrix;
       fontName?: string | null;
     },
   ) => {
-    items.push({ str: " ", dir: "ltr", width, height, transform: transform!, fontName, hasEOL: false });
+    items.push({
+      str: " ",
+      dir: "ltr",
+      width,
+      height,
+      transform: transform ?? item.prev.slice(),
+      fontName,
+      hasEOL: false,
+    });
   };
 
   // PDF.js's `Util.transform(ctm, Util.transform(textMatrix, [size * hScale, 0, 0, size, 0, rise]))`,
@@ -343,7 +382,6 @@ export function contentText(
     if (!item.initialized) return;
     item.totalWidth += item.width * item.textAdvanceScale;
     const str = item.str.join("");
-    if (RIGHT_TO_LEFT.test(str)) unsupported("right-to-left text");
     items.push({
       str,
       dir: "ltr",
@@ -375,7 +413,7 @@ export function contentText(
     }
   };
 
-  const addFakeSpaces = (width: number, transf: Matrix | null, textOrientation: number) => {
+  const addFakeSpaces = (width: number, textOrientation: number) => {
     if (textOrientation * item.spaceInFlowMin <= width && width <= textOrientation * item.spaceInFlowMax) {
       if (item.initialized) {
         resetLastChars();
@@ -386,7 +424,12 @@ export function contentText(
     const fontName = item.fontName;
     flushTextContentItem();
     resetLastChars();
-    pushWhitespace({ width: Math.abs(width), height: 0, transform: transf || getCurrentTextTransform(), fontName });
+    pushWhitespace({
+      width: Math.abs(width),
+      height: 0,
+      transform: item.hasPrev ? item.prev.slice() : getCurrentTextTransform(),
+      fontName,
+    });
     return true;
   };
 
@@ -399,8 +442,8 @@ export function contentText(
     computeTextTransform(current);
     let posX = current[4], posY = current[5];
     if (posX + glyphWidth < viewBox[0] || posX > viewBox[2] || posY < viewBox[1] || posY > viewBox[3]) return false;
-    if (!textState.font || !item.prevTransform) return true;
-    let lastPosX = item.prevTransform[4], lastPosY = item.prevTransform[5];
+    if (!textState.font || !item.hasPrev) return true;
+    let lastPosX = item.prev[4], lastPosY = item.prev[5];
     if (lastPosX === posX && lastPosY === posY) return true;
     let rotate = -1;
     if (current[0] && current[1] === 0 && current[2] === 0) rotate = current[0] > 0 ? 0 : 180;
@@ -421,7 +464,7 @@ export function contentText(
         break;
       default:
         [posX, posY] = applyInverseRotation(posX, posY, current);
-        [lastPosX, lastPosY] = applyInverseRotation(lastPosX, lastPosY, item.prevTransform);
+        [lastPosX, lastPosY] = applyInverseRotation(lastPosX, lastPosY, item.prev);
     }
     const advanceX = (posX - lastPosX) / item.textAdvanceScale;
     const advanceY = posY - lastPosY;
@@ -450,7 +493,7 @@ export function contentText(
       } else {
         item.width += advanceX;
       }
-    } else if (!addFakeSpaces(advanceX, item.prevTransform, textOrientation)) {
+    } else if (!addFakeSpaces(advanceX, textOrientation)) {
       if (item.str.length === 0) {
         resetLastChars();
         pushWhitespace({ width: Math.abs(advanceX) });
@@ -485,12 +528,11 @@ export function contentText(
       const code = chars.charCodeAt(i);
       const unicode = font.unicode[code];
       if (unicode === UNCERTAIN) unsupported(`a glyph whose Unicode PDF.js would guess (${font.name}, code ${code})`);
-      const cat = category(unicode);
+      const cat = categoriesOf(font)[code];
+      if (cat & RIGHT_TO_LEFT_TEXT) unsupported("right-to-left text");
       if (cat & INVISIBLE_FORMAT_MARK) continue;
       let charSpacing = baseCharSpacing + (i + 1 === count ? extraSpacing : 0);
-      let width = font.widths[code];
-      if (typeof width !== "number") width = font.defaultWidth;
-      let scaledDim = width * scale;
+      let scaledDim = widthsOf(font)[code] * scale;
       if (code === 0x20) charSpacing += textState.wordSpacing;
       if (cat & WHITESPACE) {
         charSpacing += scaledDim;
@@ -508,7 +550,8 @@ export function contentText(
       textState.translateTextMatrix(scaledDim, 0);
       chunk.width += scaledDim;
       if (scaledDim) {
-        chunk.prevTransform = getCurrentTextTransform();
+        computeTextTransform(chunk.prev);
+        chunk.hasPrev = true;
         chunk.prevTextRise = textState.textRise;
       }
       if (saveLastChar(unicode)) chunk.str.push(" ");
