@@ -1,6 +1,7 @@
 /**
  * pterm's own PDF reader against PDF.js on a list of real PDFs (one path a line; not for CI):
- * how many it accepts, and of those how many extract identically through both paths.
+ * how many it accepts, and of those how many extract identically through both paths; the same
+ * for `doc info`.
  *   deno run -A --no-check scripts/pdf_reader_corpus.ts <list of PDF paths> [from] [to]
  *
  * The README reports its counts on 1,044 real PDFs (the fixtures, the PDFs of a Debian machine's
@@ -8,7 +9,8 @@
  * reader or in what it accepts. Not run in CI (the corpus is not in the repository).
  */
 import { isDeepStrictEqual } from "node:util";
-import { extractPdf, extractWithPtermReader, pdfReaders } from "../commands/doc/pdf.ts";
+import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../commands/doc/pdf.ts";
+import { readPdfInfo } from "../commands/doc/pdf_reader/reader.ts";
 
 const list = Deno.readTextFileSync(Deno.args[0]).split("\n").filter(Boolean);
 const from = Number(Deno.args[1] ?? 0), to = Number(Deno.args[2] ?? list.length);
@@ -20,12 +22,25 @@ const options = () => ({
 });
 const reasons = new Map<string, number>();
 let accepted = 0, identical = 0, different = 0;
+let infoAccepted = 0, infoIdentical = 0, infoDifferent = 0;
 for (const file of list.slice(from, to)) {
   let bytes: Uint8Array;
   try {
     bytes = Deno.readFileSync(file);
   } catch {
     continue;
+  }
+  if (!("unsupported" in readPdfInfo(bytes, 500 * 1024 * 1024))) {
+    infoAccepted++;
+    const mine = await infoPdf(bytes).catch((error) => ({ error: String(error) }));
+    pdfReaders.ptermFirst = false;
+    const theirs = await infoPdf(bytes).catch((error) => ({ error: String(error) }));
+    pdfReaders.ptermFirst = true;
+    if (isDeepStrictEqual(mine, theirs)) infoIdentical++;
+    else {
+      infoDifferent++;
+      console.log(`INFO DIFFERENT\t${file}\t${JSON.stringify(mine)}\t${JSON.stringify(theirs)}`);
+    }
   }
   let fast;
   try {
@@ -57,4 +72,5 @@ for (const file of list.slice(from, to)) {
   }
 }
 console.log(`files ${to - from}, accepted ${accepted}, identical ${identical}, different ${different}`);
+console.log(`doc info: accepted ${infoAccepted}, identical ${infoIdentical}, different ${infoDifferent}`);
 for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  refused ${n}\t${reason}`);

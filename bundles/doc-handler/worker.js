@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-6LUMUQZJ.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-4ITB4Z5A.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-CZ677HZY.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-2N2E5ZPJ.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-6CP2QX6U.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-N3AQLPF3.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-A6TQX6YR.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-AGD4VVE6.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -2103,11 +2103,11 @@ ${shown}
     warnings: extraction.warnings
   };
 };
-async function describe(detection, bytes) {
+async function describe(detection, bytes, maxInflatedBytes) {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
-      return await (await readers.pdf()).infoPdf(bytes);
+      return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
       return await (await readers.docx()).infoDocx(detection.zip);
     case "pptx":
@@ -2122,7 +2122,7 @@ var info = async (ctx) => {
   const { input, bytes } = await readInput(ctx, given, config, label);
   const detection = detectFormat(bytes, config);
   if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details = await describe(detection, bytes) ?? {
+  const details = await describe(detection, bytes, config.max_inflated_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

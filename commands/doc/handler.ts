@@ -306,11 +306,11 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   };
 };
 
-async function describe(detection: Detection, bytes: Uint8Array): Promise<DocInfo | null> {
+async function describe(detection: Detection, bytes: Uint8Array, maxInflatedBytes: number): Promise<DocInfo | null> {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
-      return await (await readers.pdf()).infoPdf(bytes);
+      return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
       return await (await readers.docx()).infoDocx(detection.zip!);
     case "pptx":
@@ -326,7 +326,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
   const detection = detectFormat(bytes, config);
   if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details: DocInfo = await describe(detection, bytes) ?? {
+  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

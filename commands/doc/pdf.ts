@@ -9,7 +9,7 @@
 import type { getDocumentProxy } from "unpdf";
 import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
-import { readPdfText } from "./pdf_reader/reader.ts";
+import { readPdfInfo, readPdfText } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 
@@ -916,7 +916,27 @@ export function pdfDate(raw: string | null): string | null {
   return `${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`;
 }
 
-export async function infoPdf(bytes: Uint8Array): Promise<DocInfo> {
+function docInfo(pages: number, info: Record<string, unknown>): DocInfo {
+  return {
+    format: "pdf",
+    pages,
+    title: infoString(info, "Title"),
+    author: infoString(info, "Author"),
+    subject: infoString(info, "Subject"),
+    created: pdfDate(infoString(info, "CreationDate")),
+    modified: pdfDate(infoString(info, "ModDate")),
+    encrypted: Boolean(info.EncryptFilterName),
+    password_required: false,
+    producer: infoString(info, "Producer"),
+  };
+}
+
+export async function infoPdf(bytes: Uint8Array, maxInflatedBytes = DEFAULT_INFLATE_LIMIT): Promise<DocInfo> {
+  if (pdfReaders.ptermFirst) {
+    // The page count and the Info strings through pterm's own reader, where it reads them as PDF.js would.
+    const read = readPdfInfo(bytes, maxInflatedBytes);
+    if (!("unsupported" in read)) return docInfo(read.pages, read.info);
+  }
   let pdf: PdfDocument;
   try {
     pdf = await open(bytes);
@@ -938,19 +958,7 @@ export async function infoPdf(bytes: Uint8Array): Promise<DocInfo> {
     throw error;
   }
   try {
-    const info = await metadata(pdf);
-    return {
-      format: "pdf",
-      pages: pdf.numPages,
-      title: infoString(info, "Title"),
-      author: infoString(info, "Author"),
-      subject: infoString(info, "Subject"),
-      created: pdfDate(infoString(info, "CreationDate")),
-      modified: pdfDate(infoString(info, "ModDate")),
-      encrypted: Boolean(info.EncryptFilterName),
-      password_required: false,
-      producer: infoString(info, "Producer"),
-    };
+    return docInfo(pdf.numPages, await metadata(pdf));
   } finally {
     await pdf.loadingTask.destroy().catch(() => {});
   }

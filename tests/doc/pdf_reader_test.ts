@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { deflateSync } from "node:zlib";
 import fc from "fast-check";
-import { extractPdf, extractWithPtermReader, pdfReaders } from "../../commands/doc/pdf.ts";
-import { readPdfText } from "../../commands/doc/pdf_reader/reader.ts";
+import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../../commands/doc/pdf.ts";
+import { readPdfInfo, readPdfText } from "../../commands/doc/pdf_reader/reader.ts";
 import {
   Budget,
   type Cmd,
@@ -92,6 +92,28 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
+});
+
+Deno.test("pdf reader: doc info through pterm's reader gives what PDF.js gives, on every real PDF fixture it accepts", async () => {
+  const files = await realPdfs(FIXTURES);
+  const documents: [string, Uint8Array][] = files.map((f) => [f, Deno.readFileSync(new URL(f, FIXTURES))]);
+  documents.push(["libtasn1 page 1 (qpdf)", qpdfCut("1")]);
+  const accepted: string[] = [];
+  for (const [name, bytes] of documents) {
+    const fast = readPdfInfo(bytes, 1 << 30);
+    if ("unsupported" in fast) continue;
+    accepted.push(name);
+    const mine = await infoPdf(bytes);
+    pdfReaders.ptermFirst = false;
+    try {
+      assert.deepEqual(mine, await infoPdf(bytes), `${name}: doc info differs`);
+    } finally {
+      pdfReaders.ptermFirst = true;
+    }
+  }
+  for (const must of ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)"]) {
+    assert.ok(accepted.includes(must), `${must}'s doc info must come from pterm's reader`);
+  }
 });
 
 Deno.test("pdf reader: extractPdf takes pterm's reader first and gives what PDF.js gives", async () => {

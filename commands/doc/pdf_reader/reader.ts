@@ -38,7 +38,63 @@ export function readPdfText(bytes: Uint8Array, maxInflatedBytes: number): ReadDo
   }
 }
 
-function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument {
+export interface ReadInfo {
+  readonly pages: number;
+  /** The Info dictionary's text entries pterm reports, as PDF.js's `getMetadata().info` has them. */
+  readonly info: Record<string, string>;
+}
+
+/** `doc info`'s facts (page count, Info strings) without reading any page, or why not. */
+export function readPdfInfo(bytes: Uint8Array, maxInflatedBytes: number): ReadInfo | { unsupported: string } {
+  try {
+    const { xref, pageDicts } = openDocument(bytes, maxInflatedBytes);
+    const info: Record<string, string> = {};
+    const dict = xref.trailer.get("Info");
+    if (dict instanceof Dict) {
+      for (const key of ["Title", "Author", "Subject", "Creator", "Producer", "CreationDate", "ModDate"]) {
+        const value = dict.get(key);
+        if (typeof value === "string") info[key] = pdfText(value);
+      }
+    }
+    return { pages: pageDicts.length, info };
+  } catch (error) {
+    const reason = error instanceof Unsupported
+      ? error.message
+      : `${(error as Error)?.name}: ${(error as Error)?.message}`;
+    return { unsupported: reason };
+  }
+}
+
+/**
+ * A text string as PDF.js's `stringToPDFString` reads it: UTF-16 or UTF-8 after a byte-order
+ * mark; plain printable ASCII as it is. PDFDocEncoding's other characters and language escapes
+ * are left to PDF.js.
+ */
+function pdfText(raw: string): string {
+  const encoding = raw.startsWith("\xFE\xFF")
+    ? "utf-16be"
+    : raw.startsWith("\xFF\xFE")
+    ? "utf-16le"
+    : raw.startsWith("\xEF\xBB\xBF")
+    ? "utf-8"
+    : null;
+  if (encoding) {
+    let bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
+    if (encoding !== "utf-8" && bytes.length % 2 === 1) bytes = bytes.subarray(0, -1);
+    let text: string;
+    try {
+      text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+    } catch {
+      return unsupported("an Info string that does not decode");
+    }
+    if (text.includes("\x1B")) unsupported("an Info string with a language escape");
+    return text;
+  }
+  if (!/^[\x20-\x7e\t\n\r]*$/.test(raw)) unsupported("an Info string in PDFDocEncoding");
+  return raw;
+}
+
+function openDocument(bytes: Uint8Array, maxInflatedBytes: number): { xref: XRef; pageDicts: Dict[] } {
   const xref = XRef.open(bytes, new Budget(maxInflatedBytes));
   const root = xref.trailer.get("Root");
   if (!(root instanceof Dict)) return unsupported("no document catalog");
@@ -57,6 +113,11 @@ function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument
   if (lin && (lin.numPages !== pageDicts.length || pageRefs[lin.pageFirst] !== lin.firstPageObject)) {
     return unsupported("a linearization dictionary that disagrees with the page tree");
   }
+  return { xref, pageDicts };
+}
+
+function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument {
+  const { pageDicts } = openDocument(bytes, maxInflatedBytes);
   const fonts = new FontCache();
   const pages = pageDicts.map((page) => readPage(page, fonts));
   return { pages, styles: fonts.styles() };
