@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-6CP2QX6U.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-N3AQLPF3.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-A6TQX6YR.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-AGD4VVE6.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-3MGCJDQA.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-JNCCWQGX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-5BUMSGXN.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-3CDGEYHS.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

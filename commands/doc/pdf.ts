@@ -9,7 +9,7 @@
 import type { getDocumentProxy } from "unpdf";
 import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
-import { readPdfInfo, readPdfText } from "./pdf_reader/reader.ts";
+import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 
@@ -750,25 +750,47 @@ export async function extractWithPtermReader(
   bytes: Uint8Array,
   options: ExtractOptions,
 ): Promise<Extraction | { unsupported: string }> {
-  const read = readPdfText(bytes, options.maxInflatedBytes ?? DEFAULT_INFLATE_LIMIT);
-  if ("unsupported" in read) return read;
-  for (const page of read.pages) {
-    const marked = page.items.map((piece) => ({
-      ...piece,
-      monospace: read.styles[piece.fontName ?? ""]?.fontFamily === "monospace",
-    }));
-    if (mayHoldTable(marked)) {
-      return { unsupported: "a page that may hold a table (its drawing is read through PDF.js)" };
-    }
+  let pdf: PdfText;
+  try {
+    pdf = openPdf(bytes, options.maxInflatedBytes ?? DEFAULT_INFLATE_LIMIT);
+  } catch (error) {
+    return { unsupported: unsupportedReason(error) };
   }
   const source: PageSource = {
-    numPages: read.pages.length,
-    page: (number) =>
-      Promise.resolve({ pieces: read.pages[number - 1].items, tables: [], view: read.pages[number - 1].view }),
+    numPages: pdf.numPages,
+    page(number) {
+      let page: ReadPage;
+      try {
+        page = pdf.page(number);
+      } catch (error) {
+        // Not a page to leave out (as a damaged page is under PDF.js): the whole document goes to PDF.js.
+        throw new Unsupported(unsupportedReason(error));
+      }
+      const styles = pdf.styles();
+      const marked = page.items.map((piece) => ({
+        ...piece,
+        monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
+      }));
+      if (mayHoldTable(marked)) throw new Unsupported("a page that may hold a table (its rules come from PDF.js)");
+      return Promise.resolve({ pieces: page.items, tables: [], view: page.view });
+    },
     encrypted: () => Promise.resolve(false),
     close: () => Promise.resolve(),
   };
-  return await extractFrom(source, options);
+  // Progress is told once the document is read: a fallback to PDF.js must not count pages twice.
+  const reports: Parameters<NonNullable<ExtractOptions["progress"]>>[0][] = [];
+  try {
+    const extraction = await extractFrom(source, { ...options, progress: (report) => reports.push(report) });
+    for (const report of reports) options.progress?.(report);
+    return extraction;
+  } catch (error) {
+    if (error instanceof Unsupported) return { unsupported: error.message };
+    throw error;
+  }
+}
+
+function unsupportedReason(error: unknown): string {
+  return error instanceof Unsupported ? error.message : `${(error as Error)?.name}: ${(error as Error)?.message}`;
 }
 
 export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
@@ -838,7 +860,7 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));
         items = place(page.pieces.map(expandLatinLigatures), page.view);
       } catch (error) {
-        if (error instanceof PtermError) throw error;
+        if (error instanceof PtermError || error instanceof Unsupported) throw error;
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
         unreadable.push(number);
         continue;

@@ -124,6 +124,45 @@ Deno.test("pdf reader: extractPdf takes pterm's reader first and gives what PDF.
   assert.match(text, /Libtasn1/);
 });
 
+Deno.test("pdf reader: it reads page by page and stops where PDF.js's path stops, and tells progress once", async () => {
+  const bytes = Deno.readFileSync(LIBTASN1);
+  const small = { ...options(), charBudget: 3000 };
+  const reports: number[] = [];
+  const fast = await extractWithPtermReader(bytes, { ...small, progress: (r) => reports.push(r.progress) });
+  assert.ok(!("unsupported" in fast));
+  assert.equal(fast.stoppedEarly, true);
+  pdfReaders.ptermFirst = false;
+  try {
+    assert.deepEqual(fast, await extractPdf(bytes, small));
+  } finally {
+    pdfReaders.ptermFirst = true;
+  }
+  const pages = fast.blocks.length;
+  assert.ok(pages < 36, `stopped after ${pages} of 36 pages`);
+  assert.deepEqual(reports, Array.from({ length: pages }, (_, i) => i + 1));
+});
+
+Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly as PDF.js reads it or left to PDF.js", async () => {
+  const original = qpdfCut("1");
+  let accepted = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.tuple(fc.nat(original.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }),
+      async (edits) => {
+        const bytes = original.slice();
+        for (const [at, value] of edits) bytes[at] = value;
+        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        if ("unsupported" in fast) return;
+        accepted++;
+        const theirs = await withPdfjs(bytes);
+        assert.deepEqual("error" in fast ? fast : fast, theirs, `edits ${JSON.stringify(edits)}`);
+      },
+    ),
+    { numRuns: 40 },
+  );
+  assert.ok(accepted > 0, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
+});
+
 Deno.test("pdf reader: the lexer reads PDF's objects", () => {
   const parse = (text: string) => new Parser(new TextEncoder().encode(text), 0, null).object(true);
   assert.equal(parse("  % comment\n -12.5 "), -12.5);

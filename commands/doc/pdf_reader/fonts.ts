@@ -327,7 +327,8 @@ export function readToUnicode(object: PdfObject): string[] | null {
     return value;
   };
   const isCmd = (v: unknown, cmd: string) => v instanceof Cmd && v.cmd === cmd;
-  const MAX_RANGE = 2 ** 24 - 1;
+  // PDF.js allows ranges up to 2^24 - 1 codes; a simple font has 256: longer ones go to PDF.js.
+  const MAX_RANGE = 0xffff;
   for (;;) {
     const obj = next();
     if (obj === EOF) break;

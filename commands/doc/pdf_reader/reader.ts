@@ -9,6 +9,8 @@
  */
 
 import { Budget, Dict, Name, type PdfObject, Ref, Stream, Unsupported, unsupported, XRef } from "./objects.ts";
+
+export { Unsupported };
 import { contentText, FontCache, StateManager, type TextPiece, TextState } from "./text.ts";
 
 export type { TextPiece };
@@ -117,10 +119,29 @@ function openDocument(bytes: Uint8Array, maxInflatedBytes: number): { xref: XRef
 }
 
 function readDocument(bytes: Uint8Array, maxInflatedBytes: number): ReadDocument {
+  const pdf = openPdf(bytes, maxInflatedBytes);
+  const pages = Array.from({ length: pdf.numPages }, (_, i) => pdf.page(i + 1));
+  return { pages, styles: pdf.styles() };
+}
+
+/** A document opened for reading page by page (so that a reader may stop early). */
+export interface PdfText {
+  readonly numPages: number;
+  /** Page `number` (from 1); throws `Unsupported` where the page is not read exactly as PDF.js would. */
+  page(number: number): ReadPage;
+  /** PDF.js's `styles` for the pieces' font names read so far: "monospace" where it would say so. */
+  styles(): Record<string, { fontFamily: string }>;
+}
+
+/** Opens the document (cross-reference, catalog, page tree); throws `Unsupported` where it cannot. */
+export function openPdf(bytes: Uint8Array, maxInflatedBytes: number): PdfText {
   const { pageDicts } = openDocument(bytes, maxInflatedBytes);
   const fonts = new FontCache();
-  const pages = pageDicts.map((page) => readPage(page, fonts));
-  return { pages, styles: fonts.styles() };
+  return {
+    numPages: pageDicts.length,
+    page: (number) => readPage(pageDicts[number - 1], fonts),
+    styles: () => fonts.styles(),
+  };
 }
 
 function collectPages(
