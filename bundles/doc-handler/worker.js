@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-3MGCJDQA.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-JNCCWQGX.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5BUMSGXN.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-3CDGEYHS.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-4N4M2TFJ.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-SCF7VDNT.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-J3S5CLJP.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-V46P5VEM.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

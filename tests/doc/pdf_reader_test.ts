@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../../commands/doc/pdf.ts";
 import { readPdfInfo, readPdfText } from "../../commands/doc/pdf_reader/reader.ts";
 import {
+  adler32,
   Budget,
   type Cmd,
   decodeStream,
@@ -58,11 +59,22 @@ async function withPdfjs(bytes: Uint8Array): Promise<unknown> {
   }
 }
 
+/** Adler-32 by its definition (RFC 1950), one byte at a time. */
+function adler32Reference(data: Uint8Array): number {
+  let a = 1, b = 0;
+  for (const byte of data) {
+    a = (a + byte) % 65521;
+    b = (b + a) % 65521;
+  }
+  return (b * 65536 + a) >>> 0;
+}
+
 /** Pages of the libtasn1 manual cut with qpdf as `bench doc` cuts them (classic cross-reference tables). */
-function qpdfCut(pages: string): Uint8Array {
+function qpdfCut(pages: string, ...more: string[]): Uint8Array {
   const out = Deno.makeTempFileSync({ suffix: ".pdf" });
   try {
-    const run = new Deno.Command("qpdf", { args: ["--empty", "--pages", LIBTASN1, pages, "--", out] }).outputSync();
+    const args = [...more, "--empty", "--pages", LIBTASN1, pages, "--", out];
+    const run = new Deno.Command("qpdf", { args }).outputSync();
     assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
     return Deno.readFileSync(out);
   } finally {
@@ -143,7 +155,9 @@ Deno.test("pdf reader: it reads page by page and stops where PDF.js's path stops
 });
 
 Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly as PDF.js reads it or left to PDF.js", async () => {
-  const original = qpdfCut("1");
+  // Uncompressed, so that the damage reaches the text, the fonts and the structure (in Flate data
+  // it is caught by the checksum and the document goes to PDF.js).
+  const original = qpdfCut("1", "--stream-data=uncompress", "--object-streams=disable");
   let accepted = 0;
   await fc.assert(
     fc.asyncProperty(
@@ -155,12 +169,12 @@ Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly 
         if ("unsupported" in fast) return;
         accepted++;
         const theirs = await withPdfjs(bytes);
-        assert.deepEqual("error" in fast ? fast : fast, theirs, `edits ${JSON.stringify(edits)}`);
+        assert.deepEqual(fast, theirs, `edits ${JSON.stringify(edits)}`);
       },
     ),
-    { numRuns: 40 },
+    { numRuns: 60 },
   );
-  assert.ok(accepted > 0, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
+  assert.ok(accepted > 10, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
 });
 
 Deno.test("pdf reader: the lexer reads PDF's objects", () => {
@@ -224,6 +238,12 @@ Deno.test("pdf reader: Flate streams inflate under the byte limit, and past it t
   const dict = new Parser(new TextEncoder().encode("<< /Filter /FlateDecode >>"), 0, null).object(true) as Dict;
   assert.deepEqual(decodeStream(dict, compressed, new Budget(1 << 20)), data);
   assert.throws(() => decodeStream(dict, compressed, new Budget(1000)), /inflate|max_inflated/);
+  // The checksum is checked: a flipped bit that still inflates is damage, and PDF.js may read it otherwise.
+  assert.equal(adler32(new TextEncoder().encode("Wikipedia")), 0x11e60398);
+  assert.equal(adler32(new Uint8Array(100_000).fill(255)), adler32Reference(new Uint8Array(100_000).fill(255)));
+  const flipped = compressed.slice();
+  flipped[flipped.length - 1] ^= 1;
+  assert.throws(() => decodeStream(dict, flipped, null), /checksum/);
   const unknown = new Parser(new TextEncoder().encode("<< /Filter /LZWDecode >>"), 0, null).object(true) as Dict;
   assert.throws(() => decodeStream(unknown, compressed, null), /LZWDecode/);
 });

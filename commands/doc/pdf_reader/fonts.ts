@@ -140,6 +140,9 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   }
   const hasEncoding = !!baseEncodingName || differences.length > 0;
 
+  // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
+  // rescales the widths) from it, and its encoding where no ToUnicode is given.
+  const builtIn = builtInEncoding(file, descriptor);
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
@@ -158,7 +161,6 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   } else {
     const simple = simpleFontToUnicode(defaultEncoding, differences);
     for (let code = 0; code < 256; code++) if (simple[code] !== undefined) unicode[code] = simple[code]!;
-    const builtIn = builtInEncoding(file, descriptor);
     if (builtIn !== null && builtIn !== defaultEncoding) {
       const map = glyphs();
       for (const key in builtIn) {
@@ -215,7 +217,11 @@ function builtInEncoding(file: Stream, _descriptor: Dict): string[] | null {
   // PDF.js checks that the cleartext part ends, after white space, at "eexec".
   const header = latin1(data.subarray(0, length1 as number));
   const at = header.lastIndexOf("eexec");
-  if (at < 0 || !/^eexec[\s\0]*$/.test(header.slice(at))) return unsupported("a Type1 program whose /Length1 is off");
+  // PDF.js looks for it starting in the last ten bytes (so at least one byte must follow it) and
+  // skips space, tab, CR and LF up to /Length1; otherwise it guesses the split on its own.
+  if (at < header.length - 10 || at > header.length - 6 || !/^eexec[ \t\r\n]*$/.test(header.slice(at))) {
+    return unsupported("a Type1 program whose /Length1 is off");
+  }
   const text = header.slice(0, at);
   if (header.indexOf("eexec") !== at) return unsupported("a Type1 program with eexec twice in its cleartext");
   // The private part may carry a /FontMatrix of its own, which would rescale the widths.
@@ -226,10 +232,10 @@ function builtInEncoding(file: Stream, _descriptor: Dict): string[] | null {
     if (tokens[i] !== "/") continue;
     const key = tokens[++i];
     if (key === "FontMatrix") {
-      const m: string[] = [];
-      let k = i + 2;
-      while (k < tokens.length && tokens[k] !== "]" && tokens[k] !== "}") m.push(tokens[k++]);
-      if (m.join(" ") !== "0.001 0 0 0.001 0 0") return unsupported("a font program with an unusual /FontMatrix");
+      // PDF.js reads the numbers with parseFloat; only the first one rescales widths for text
+      // (`adjustWidths`, and the glyph advance in `getTextContent`).
+      const first = parseFloat(tokens[i + 2] || "0");
+      if (first !== 0.001) return unsupported(`a font program with an unusual /FontMatrix (${tokens[i + 2]})`);
     } else if (key === "Encoding") {
       const arg = tokens[++i];
       if (arg === undefined) return unsupported("a font program with a cut /Encoding");

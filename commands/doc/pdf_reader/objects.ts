@@ -703,12 +703,22 @@ export function decodeStream(
     return unsupported(`the filter ${filter instanceof Name ? filter.name : "?"}`);
   }
   let data: Uint8Array;
+  let end: number;
   try {
-    data = inflateZlibStream(raw, Math.max(1024, sizeHint), budget ? budget.limit - budget.spent : undefined).data;
+    ({ data, end } = inflateZlibStream(
+      raw,
+      Math.max(1024, sizeHint),
+      budget ? budget.limit - budget.spent : undefined,
+    ));
   } catch (error) {
     if (error instanceof Unsupported) throw error;
     return unsupported(`a Flate stream that does not inflate cleanly (${(error as Error).message})`);
   }
+  // Neither PDF.js nor the inflater checks the Adler-32 trailer; here a mismatch means damaged
+  // data that may inflate to something else than the producer wrote, which PDF.js may then read
+  // differently (a font program its parser rejects): such a document goes to PDF.js.
+  const trailer = ((raw[end - 4] << 24) | (raw[end - 3] << 16) | (raw[end - 2] << 8) | raw[end - 1]) >>> 0;
+  if (adler32(data) !== trailer) return unsupported("a Flate stream whose checksum does not match");
   budget?.spend(data.length);
   if (parms instanceof Ref && dict.xref) parms = dict.xref.fetch(parms);
   if (parms instanceof Dict) {
@@ -725,6 +735,23 @@ export function decodeStream(
   }
   if (parms !== undefined && parms !== null) return unsupported("bad /DecodeParms");
   return data;
+}
+
+/** The Adler-32 checksum (RFC 1950) of `data`. */
+export function adler32(data: Uint8Array): number {
+  let a = 1, b = 0;
+  const n = data.length;
+  for (let i = 0; i < n;) {
+    // 5552 bytes is the most that can be summed before the 32-bit sums need reducing.
+    const stop = Math.min(n, i + 5552);
+    for (; i < stop; i++) {
+      a += data[i];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
 }
 
 /** PNG row filters (None, Sub, Up, Average, Paeth), each row led by its filter byte. */
