@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-4N4M2TFJ.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-SCF7VDNT.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-J3S5CLJP.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-V46P5VEM.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-EL37DMGU.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-INMASYEX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-63PJ5CCL.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-DYZAO3YS.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -217,16 +217,17 @@ const RIGHT_TO_LEFT_TEXT = 8;
 /** Per font, each code's category (with RIGHT_TO_LEFT_TEXT) and width, worked out once. */
 const fontCategories = new WeakMap<SimpleFont, Uint8Array>();
 const fontWidths = new WeakMap<SimpleFont, Float64Array>();
-function categoriesOf(font: SimpleFont): Uint8Array {
+const UNKNOWN_CATEGORY = 255;
+/** A code's category, worked out at its first use (a regular expression per code of every font costs more). */
+function categoryOf(font: SimpleFont, code: number): number {
   let found = fontCategories.get(font);
-  if (!found) {
-    found = new Uint8Array(256);
-    for (let code = 0; code < 256; code++) {
-      found[code] = category(font.unicode[code]) | (RIGHT_TO_LEFT.test(font.unicode[code]) ? RIGHT_TO_LEFT_TEXT : 0);
-    }
-    fontCategories.set(font, found);
+  if (!found) fontCategories.set(font, found = new Uint8Array(256).fill(UNKNOWN_CATEGORY));
+  let cat = found[code];
+  if (cat === UNKNOWN_CATEGORY) {
+    const unicode = font.unicode[code];
+    cat = found[code] = category(unicode) | (RIGHT_TO_LEFT.test(unicode) ? RIGHT_TO_LEFT_TEXT : 0);
   }
-  return found;
+  return cat;
 }
 function widthsOf(font: SimpleFont): Float64Array {
   let found = fontWidths.get(font);
@@ -528,7 +529,7 @@ export function contentText(
       const code = chars.charCodeAt(i);
       const unicode = font.unicode[code];
       if (unicode === UNCERTAIN) unsupported(`a glyph whose Unicode PDF.js would guess (${font.name}, code ${code})`);
-      const cat = categoriesOf(font)[code];
+      const cat = categoryOf(font, code);
       if (cat & RIGHT_TO_LEFT_TEXT) unsupported("right-to-left text");
       if (cat & INVISIBLE_FORMAT_MARK) continue;
       let charSpacing = baseCharSpacing + (i + 1 === count ? extraSpacing : 0);
