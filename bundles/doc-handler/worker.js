@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-EL37DMGU.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-INMASYEX.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-63PJ5CCL.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-DYZAO3YS.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-5UDASBLV.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-RO3EQQEC.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-L6QWJAX7.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-IOASOZGP.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

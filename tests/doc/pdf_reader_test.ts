@@ -27,7 +27,7 @@ import {
   unpredictPng,
   XRef,
 } from "../../commands/doc/pdf_reader/objects.ts";
-import { readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
@@ -281,6 +281,20 @@ endcmap CMapName currentdict /CMap defineresource pop end end`;
   // PDF.js carries a last byte past 0xFF into the byte before it.
   assert.deepEqual([map[0xfe], map[0xff]], ["ÿ", "Ā"]);
   assert.equal(map[3], undefined);
+});
+
+Deno.test("pdf reader: glyph names to Unicode as PDF.js's list has them (the AGL and its TeX additions)", () => {
+  assert.equal(glyphCodePoint("A"), 0x41);
+  assert.equal(glyphCodePoint("dotlessi"), 0x131);
+  assert.equal(glyphCodePoint("ff"), 0xfb00);
+  assert.equal(glyphCodePoint("quotedblright"), 0x201d);
+  // TeX's math names, which the AGL lacks and PDF.js maps (pdfTeX's CMSY10 without ToUnicode draws © with it).
+  assert.equal(glyphCodePoint("circlecopyrt"), 0xa9);
+  assert.equal(glyphCodePoint("angbracketleft"), 0x3008);
+  // AGL names of several code points are not in PDF.js's list.
+  assert.equal(glyphCodePoint("dalethatafpatah"), undefined);
+  assert.equal(glyphCodePoint("notaglyph"), undefined);
+  assert.equal(glyphCodePoint("zuhiragana"), 0x305a);
 });
 
 Deno.test("pdf reader: what it leaves to PDF.js, the whole document, with the reason", () => {

@@ -8,13 +8,31 @@
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
-import { GLYPH_LIST_JSON, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
+import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
 
-let glyphTable: Record<string, number> | null = null;
-/** Glyph name → code point (the Adobe Glyph List and PDF.js's additions). */
+let glyphTable: { names: string[]; codes: string[] } | null = null;
+const glyphLookup = {
+  /** Glyph name → code point (the Adobe Glyph List and PDF.js's additions), by binary search. */
+  get(name: string): number | undefined {
+    const { names, codes } = glyphTable ??= { names: GLYPH_NAMES.split(" "), codes: GLYPH_CODES.split(" ") };
+    let low = 0, high = names.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const found = names[mid];
+      if (found === name) return parseInt(codes[mid], 16);
+      if (found < name) low = mid + 1;
+      else high = mid - 1;
+    }
+    return undefined;
+  },
+};
 function glyphs(): { get(name: string): number | undefined } {
-  const table = glyphTable ??= JSON.parse(GLYPH_LIST_JSON) as Record<string, number>;
-  return { get: (name) => Object.hasOwn(table, name) ? table[name] : undefined };
+  return glyphLookup;
+}
+
+/** A glyph name's code point, as PDF.js's glyph list gives it (undefined for a name it lacks). */
+export function glyphCodePoint(name: string): number | undefined {
+  return glyphLookup.get(name);
 }
 
 const encodingCache = new Map<string, string[]>();

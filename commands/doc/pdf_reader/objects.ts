@@ -154,7 +154,7 @@ export class Parser {
       ? String.fromCharCode(c)
       : length === 2
       ? String.fromCharCode(c, d[start + 1])
-      : String.fromCharCode(...d.subarray(start, this.pos));
+      : charCodes(d.subarray(start, this.pos));
     return Cmd.get(word);
   }
 
@@ -221,7 +221,7 @@ export class Parser {
       const c = d[i];
       if (c === 0x5c || c === 0x28) break;
       if (c === 0x29) {
-        const text = String.fromCharCode(...d.subarray(this.pos, i));
+        const text = charCodes(d.subarray(this.pos, i));
         this.pos = i + 1;
         return text;
       }
@@ -367,7 +367,7 @@ export class Parser {
 
 function bytesToString(bytes: number[]): string {
   let s = "";
-  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.slice(i, i + 8192));
+  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.slice(i, i + 8192));
   return s;
 }
 
@@ -678,9 +678,14 @@ export class XRef {
   }
 }
 
+/** Bytes (up to ~64K) as a string of char codes; `apply` takes a typed array without iterating it as a spread does. */
+function charCodes(bytes: Uint8Array): string {
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
+}
+
 export function latin1(bytes: Uint8Array): string {
   let s = "";
-  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  for (let i = 0; i < bytes.length; i += 8192) s += charCodes(bytes.subarray(i, i + 8192));
   return s;
 }
 
