@@ -56,6 +56,8 @@ export const UNCERTAIN = "\uFFFF\uFFFF";
 export interface SimpleFont {
   /** The font's name (PDF.js's `font.name`): two resources with one name are one font for the text builder. */
   readonly name: string;
+  /** A Type 0 font with Identity-H: two-byte codes, `unicode` sparse (PDF.js's `|| code` applies at use). */
+  readonly composite?: boolean;
   /** PDF.js's `fallbackName` is "monospace": all non-zero widths equal. */
   readonly monospace: boolean;
   readonly widths: (number | undefined)[];
@@ -67,8 +69,91 @@ export interface SimpleFont {
 /** PDF.js's font flag for symbolic fonts. */
 const SYMBOLIC = 4;
 
+/**
+ * A Type 0 font as PDF.js reads it for text where that needs nothing from the font program: the
+ * Identity-H encoding (two-byte codes that are their CIDs), an embedded TrueType descendant
+ * (CIDFontType2, /FontFile2; a CFF one may carry a /FontMatrix of its own), a ToUnicode CMap
+ * (without one PDF.js derives the text from the program or from character collections), and
+ * /W and /DW for the widths.
+ */
+export function loadCompositeFont(dict: Dict): SimpleFont {
+  const encodingName = dict.get("Encoding");
+  if (!(encodingName instanceof Name) || encodingName.name !== "Identity-H") {
+    return unsupported("a Type0 font with another encoding than Identity-H");
+  }
+  const descendants = dict.get("DescendantFonts");
+  if (!Array.isArray(descendants) || descendants.length !== 1) return unsupported("a Type0 font's descendants");
+  const descendant = descendants[0] instanceof Ref ? dict.xref!.fetch(descendants[0]) : descendants[0];
+  if (!(descendant instanceof Dict)) return unsupported("a Type0 font whose descendant is not a dictionary");
+  const subtype = descendant.get("Subtype");
+  if (!(subtype instanceof Name) || subtype.name !== "CIDFontType2") {
+    return unsupported(`a Type0 font with a ${subtype instanceof Name ? subtype.name : "?"} descendant`);
+  }
+  if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
+  const descriptor = descendant.get("FontDescriptor");
+  if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
+  const fontName = descriptor.get("FontName"), baseFont = descendant.get("BaseFont");
+  if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
+    return unsupported("a CID font whose /FontName differs from its /BaseFont");
+  }
+  if (descriptor.has("FontFile") || descriptor.has("FontFile3")) return unsupported("a CID font with another program");
+  const file = descriptor.get("FontFile2");
+  if (!(file instanceof Stream)) return unsupported("a CID font without an embedded TrueType program");
+  // Inflated (and its checksum checked); PDF.js takes it for TrueType by its first bytes.
+  const program = file.bytes();
+  const tag = latin1(program.subarray(0, 4));
+  if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+  const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
+  if (toUnicodeObject === undefined) return unsupported("a CID font without a ToUnicode CMap");
+  const unicode = readToUnicode(toUnicodeObject);
+  if (unicode === null || unicode.length === 0) return unsupported("a CID font with an empty ToUnicode CMap");
+
+  // PDF.js's `extractWidths` for composite fonts.
+  const dw = descendant.get("DW");
+  const defaultWidth = typeof dw === "number" ? Math.ceil(dw) : 1000;
+  const widths: (number | undefined)[] = [];
+  const w = descendant.get("W");
+  if (w !== undefined && !Array.isArray(w)) return unsupported("a /W that is not an array");
+  if (Array.isArray(w)) {
+    const fetch = (v: PdfObject) => v instanceof Ref ? dict.xref!.fetch(v) : v;
+    for (let i = 0; i < w.length; i++) {
+      let start = fetch(w[i++]);
+      if (!Number.isInteger(start)) return unsupported("a /W PDF.js would stop reading");
+      const code = fetch(w[i]);
+      if (Array.isArray(code)) {
+        for (const c of code) {
+          const width = fetch(c);
+          if (typeof width === "number") widths[start as number] = width;
+          start = (start as number) + 1;
+        }
+      } else if (Number.isInteger(code)) {
+        const width = fetch(w[++i]);
+        if (typeof width !== "number") return unsupported("a /W range without a width");
+        if ((code as number) - (start as number) > 0xffff) return unsupported("a /W range too long");
+        for (let j = start as number; j <= (code as number); j++) widths[j] = width;
+      } else return unsupported("a /W PDF.js would stop reading");
+    }
+  }
+  let monospace = true;
+  let firstWidth = defaultWidth;
+  for (const key in widths) {
+    const width = widths[key];
+    if (!width) continue;
+    if (!firstWidth) {
+      firstWidth = width;
+      continue;
+    }
+    if (firstWidth !== width) {
+      monospace = false;
+      break;
+    }
+  }
+  return { name: fontName.name, composite: true, monospace, widths, defaultWidth, unicode };
+}
+
 export function loadSimpleFont(dict: Dict): SimpleFont {
   const type = dict.get("Subtype");
+  if (type instanceof Name && type.name === "Type0") return loadCompositeFont(dict);
   if (!(type instanceof Name) || type.name !== "Type1") {
     return unsupported(`a ${type instanceof Name ? type.name : "?"} font`);
   }

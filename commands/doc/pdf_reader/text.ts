@@ -524,16 +524,27 @@ export function contentText(
       return;
     }
     const scale = 0.001 * textState.fontSize;
-    const count = chars.length;
+    const composite = font.composite === true;
+    if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
+    const count = composite ? chars.length / 2 : chars.length;
     for (let i = 0; i < count; i++) {
-      const code = chars.charCodeAt(i);
-      const unicode = font.unicode[code];
+      let code: number, unicode: string, cat: number, scaledDim: number;
+      if (composite) {
+        code = (chars.charCodeAt(2 * i) << 8) | chars.charCodeAt(2 * i + 1);
+        unicode = font.unicode[code] || String.fromCharCode(code);
+        cat = category(unicode) | (RIGHT_TO_LEFT.test(unicode) ? RIGHT_TO_LEFT_TEXT : 0);
+        const width = font.widths[code];
+        scaledDim = (typeof width === "number" ? width : font.defaultWidth) * scale;
+      } else {
+        code = chars.charCodeAt(i);
+        unicode = font.unicode[code];
+        cat = categoryOf(font, code);
+        scaledDim = widthsOf(font)[code] * scale;
+      }
       if (unicode === UNCERTAIN) unsupported(`a glyph whose Unicode PDF.js would guess (${font.name}, code ${code})`);
-      const cat = categoryOf(font, code);
       if (cat & RIGHT_TO_LEFT_TEXT) unsupported("right-to-left text");
       if (cat & INVISIBLE_FORMAT_MARK) continue;
       let charSpacing = baseCharSpacing + (i + 1 === count ? extraSpacing : 0);
-      let scaledDim = widthsOf(font)[code] * scale;
       if (code === 0x20) charSpacing += textState.wordSpacing;
       if (cat & WHITESPACE) {
         charSpacing += scaledDim;
