@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-EZ7NWOPC.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-JSD5IF35.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-UDVGAY4O.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-M6DXYV7Y.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-NICV7DHE.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-A4RURDN6.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-4BMHDKTW.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-4W22L3N6.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

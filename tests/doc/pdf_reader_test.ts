@@ -100,9 +100,10 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
       assert.deepEqual(fast, await withPdfjs(bytes), `${name}: pterm's reader and PDF.js differ`);
     });
   }
-  // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), and two CID TrueType fonts (Type 0, Identity-H).
+  // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
+  // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
-  for (const must of [...musts, "pdfjs/find_all.pdf"]) {
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf"]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");

@@ -66,8 +66,16 @@ export interface SimpleFont {
   readonly unicode: string[];
 }
 
-/** PDF.js's font flag for symbolic fonts. */
+/** PDF.js's font flags for symbolic and nonsymbolic fonts. */
 const SYMBOLIC = 4;
+const NONSYMBOLIC = 32;
+
+/** A simple TrueType font's program: inflated (its checksum checked) and TrueType by its first bytes, as PDF.js tells. */
+function trueTypeProgram(file: Stream): null {
+  const tag = latin1(file.bytes().subarray(0, 4));
+  if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a TrueType font program that is not TrueType");
+  return null;
+}
 
 /**
  * A Type 0 font as PDF.js reads it for text where that needs nothing from the font program: the
@@ -154,23 +162,26 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
 export function loadSimpleFont(dict: Dict): SimpleFont {
   const type = dict.get("Subtype");
   if (type instanceof Name && type.name === "Type0") return loadCompositeFont(dict);
-  if (!(type instanceof Name) || type.name !== "Type1") {
+  if (!(type instanceof Name) || (type.name !== "Type1" && type.name !== "TrueType")) {
     return unsupported(`a ${type instanceof Name ? type.name : "?"} font`);
   }
+  const trueType = type.name === "TrueType";
   const descriptor = dict.get("FontDescriptor");
-  if (!(descriptor instanceof Dict)) return unsupported("a Type1 font without a descriptor (a standard 14 font)");
-  if (dict.has("FontMatrix")) return unsupported("a Type1 font dictionary with a /FontMatrix");
+  if (!(descriptor instanceof Dict)) {
+    return unsupported(`a ${type.name} font without a descriptor (a standard 14 font)`);
+  }
+  if (dict.has("FontMatrix")) return unsupported("a font dictionary with a /FontMatrix");
   const fontName = descriptor.get("FontName"), baseFont = dict.get("BaseFont");
   if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
     return unsupported("a font whose /FontName differs from its /BaseFont");
   }
   // PDF.js treats fonts named like the symbol fonts specially.
   if (/Symbol|Dingbats|Wingdings/i.test(fontName.name)) return unsupported("a symbol font");
-  if (descriptor.has("FontFile2") || descriptor.has("FontFile3")) {
-    return unsupported("a Type1 font with a font file of another kind");
+  if (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3")) {
+    return unsupported(`a ${type.name} font with a font file of another kind`);
   }
-  const file = descriptor.get("FontFile");
-  if (!(file instanceof Stream)) return unsupported("a Type1 font without an embedded program");
+  const file = descriptor.get(trueType ? "FontFile2" : "FontFile");
+  if (!(file instanceof Stream)) return unsupported(`a ${type.name} font without an embedded program`);
   const flagsValue = descriptor.get("Flags");
   let flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
 
@@ -238,17 +249,26 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   let defaultEncoding: string[];
   if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
   else {
-    // An embedded Type1 font: StandardEncoding, or MacRoman when flagged symbolic.
-    defaultEncoding = encoding((flags & SYMBOLIC) ? "MacRomanEncoding" : "StandardEncoding")!;
+    // PDF.js's choice for an embedded font: StandardEncoding; WinAnsi for a TrueType font not
+    // flagged nonsymbolic; MacRoman when flagged symbolic (a TrueType font flagged both with
+    // /Differences counts as nonsymbolic).
+    let symbolic = (flags & SYMBOLIC) !== 0;
+    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    defaultEncoding = encoding(
+      symbolic ? "MacRomanEncoding" : trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding",
+    )!;
   }
   const hasEncoding = !!baseEncodingName || differences.length > 0;
 
   // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
   // rescales the widths) from it, and its encoding where no ToUnicode is given.
-  const builtIn = builtInEncoding(file, descriptor);
+  const builtIn = trueType ? trueTypeProgram(file) : builtInEncoding(file, descriptor);
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
+  // Without a ToUnicode map PDF.js reads a TrueType font's text from its program (name table, cmap).
+  if (trueType && !hasIncluded) return unsupported("a TrueType font without a ToUnicode CMap");
 
   const unicode: string[] = new Array(256);
   if (hasIncluded) {
