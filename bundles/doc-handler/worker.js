@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-MW63ZAS7.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-4WTRFKES.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-P7KCTCSJ.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-QEX4EAVX.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-NICV7DHE.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-A4RURDN6.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-4BMHDKTW.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-4W22L3N6.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -1951,12 +1951,13 @@ async function unsupportedOrDamaged(given, detection, label = "--in") {
 function encryptedOffice(given, label = "--in") {
   return new PtermError("EncryptedDocument", `${label} \`${given}\` is a password-protected Office document; pterm takes no passwords \u2014 remove the password in Word/Excel/PowerPoint or LibreOffice, save a copy into the workspace and extract that.`);
 }
-async function runReader(format, detection, bytes, ctx, budget) {
+async function runReader(format, detection, bytes, ctx, budget, config) {
   const options = {
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
-    memoryBytes: ctx.limits.memory_bytes
+    memoryBytes: ctx.limits.memory_bytes,
+    maxInflatedBytes: config.max_inflated_bytes
   };
   const zip = detection.kind === "supported" ? detection.zip : void 0;
   switch (format) {
@@ -2061,7 +2062,7 @@ var extract = async (ctx) => {
   if (wanted !== "auto" && wanted !== format) {
     throw new PtermError("UnsupportedFormat", `--format ${wanted} was given, but ${label} \`${given}\` is a ${format} file (detected from its content); pass --format ${format} or leave --format out.`);
   }
-  const extraction = await runReader(format, detection, bytes, ctx, maxChars + 1e3);
+  const extraction = await runReader(format, detection, bytes, ctx, maxChars + 1e3, config);
   ctx.signal.throwIfAborted();
   const output = render(extraction, mode, maxChars, input.rel);
   const truncated = output.truncated;
@@ -2102,11 +2103,11 @@ ${shown}
     warnings: extraction.warnings
   };
 };
-async function describe(detection, bytes) {
+async function describe(detection, bytes, maxInflatedBytes) {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
-      return await (await readers.pdf()).infoPdf(bytes);
+      return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
       return await (await readers.docx()).infoDocx(detection.zip);
     case "pptx":
@@ -2121,7 +2122,7 @@ var info = async (ctx) => {
   const { input, bytes } = await readInput(ctx, given, config, label);
   const detection = detectFormat(bytes, config);
   if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details = await describe(detection, bytes) ?? {
+  const details = await describe(detection, bytes, config.max_inflated_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-G4A6JMTE.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-QKE2OJ4X.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2121,13 +2121,14 @@ function concatBytes2(parts) {
   return out;
 }
 
-// commands/git/lib/inflate.ts
+// core/inflate.ts
 var MAX_BITS = 15;
 var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
 var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
+var OUTPUT_OVER_LIMIT = "inflate: output larger than the limit";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -2604,9 +2605,9 @@ function inflateInto(src, at, out, outAt, size) {
 function inflateZlibSync(src, sizeHint = src.length * 4) {
   return inflateZlibStream(src, sizeHint).data;
 }
-function inflateZlibStream(src, sizeHint = src.length * 4) {
+function inflateZlibStream(src, sizeHint = src.length * 4, maxOutput = Infinity) {
   checkHeader(src, 0);
-  let capacity = Math.max(64, sizeHint);
+  let capacity = Math.min(Math.max(64, sizeHint), maxOutput);
   for (; ; ) {
     const out = new Uint8Array(capacity);
     const s = new State(src, 2, out, 0);
@@ -2614,7 +2615,8 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       blocks(s);
     } catch (error) {
       if (error.message === OUTPUT_TOO_LARGE) {
-        capacity *= 4;
+        if (capacity >= maxOutput) throw new Error(OUTPUT_OVER_LIMIT);
+        capacity = Math.min(capacity * 4, maxOutput);
         continue;
       }
       if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-4XUJUC27.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-L3WDCTMV.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2465,13 +2465,14 @@ function isFullOid(text) {
   return /^[0-9a-f]{40}$/.test(text);
 }
 
-// commands/git/lib/inflate.ts
+// core/inflate.ts
 var MAX_BITS = 15;
 var LITLEN_BITS = 9;
 var DIST_BITS = 7;
 var CODELEN_BITS = 7;
 var INPUT_ENDED_EARLY = "inflate: input ended early";
 var OUTPUT_TOO_LARGE = "inflate: output larger than expected";
+var OUTPUT_OVER_LIMIT = "inflate: output larger than the limit";
 function newHuffman(bits, symbols) {
   return {
     table: new Int32Array(1 << bits),
@@ -2948,9 +2949,9 @@ function inflateInto(src, at, out, outAt, size) {
 function inflateZlibSync(src, sizeHint = src.length * 4) {
   return inflateZlibStream(src, sizeHint).data;
 }
-function inflateZlibStream(src, sizeHint = src.length * 4) {
+function inflateZlibStream(src, sizeHint = src.length * 4, maxOutput = Infinity) {
   checkHeader(src, 0);
-  let capacity = Math.max(64, sizeHint);
+  let capacity = Math.min(Math.max(64, sizeHint), maxOutput);
   for (; ; ) {
     const out = new Uint8Array(capacity);
     const s = new State(src, 2, out, 0);
@@ -2958,7 +2959,8 @@ function inflateZlibStream(src, sizeHint = src.length * 4) {
       blocks(s);
     } catch (error) {
       if (error.message === OUTPUT_TOO_LARGE) {
-        capacity *= 4;
+        if (capacity >= maxOutput) throw new Error(OUTPUT_OVER_LIMIT);
+        capacity = Math.min(capacity * 4, maxOutput);
         continue;
       }
       if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);
@@ -7305,7 +7307,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-MSOMJTGU.js", import.meta.url).href)
+    git: await import(new URL("./api-4PKUDC7K.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7344,7 +7346,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-MSOMJTGU.js", import.meta.url).href)
+    git: await import(new URL("./api-4PKUDC7K.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

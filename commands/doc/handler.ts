@@ -134,12 +134,14 @@ async function runReader(
   bytes: Uint8Array,
   ctx: CommandContext,
   budget: number,
+  config: DocConfig,
 ) {
   const options = {
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
     memoryBytes: ctx.limits.memory_bytes,
+    maxInflatedBytes: config.max_inflated_bytes,
   };
   const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
@@ -256,7 +258,7 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   }
 
   // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
-  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000);
+  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config);
   ctx.signal.throwIfAborted();
   const output = render(extraction, mode, maxChars, input.rel);
   const truncated = output.truncated;
@@ -304,11 +306,11 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   };
 };
 
-async function describe(detection: Detection, bytes: Uint8Array): Promise<DocInfo | null> {
+async function describe(detection: Detection, bytes: Uint8Array, maxInflatedBytes: number): Promise<DocInfo | null> {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
-      return await (await readers.pdf()).infoPdf(bytes);
+      return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
       return await (await readers.docx()).infoDocx(detection.zip!);
     case "pptx":
@@ -324,7 +326,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
   const detection = detectFormat(bytes, config);
   if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details: DocInfo = await describe(detection, bytes) ?? {
+  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

@@ -6,13 +6,22 @@
  * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
-import { getDocumentProxy, getResolvedPDFJS } from "unpdf";
+import type { getDocumentProxy } from "unpdf";
 import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
+import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+type Unpdf = typeof import("unpdf");
+let unpdfModule: Promise<Unpdf> | null = null;
+
+/** unpdf (PDF.js), loaded only when PDF.js reads the document: ~60–75 ms pterm's own reader does not pay. */
+function unpdf(): Promise<Unpdf> {
+  return unpdfModule ??= import("unpdf");
+}
 
 interface TextPiece {
   readonly str: string;
@@ -21,7 +30,7 @@ interface TextPiece {
   readonly height: number;
   readonly hasEOL: boolean;
   readonly dir?: string;
-  readonly fontName?: string;
+  readonly fontName?: string | null;
 }
 
 /** What pterm reads of an annotation (PDF.js's `getAnnotations` data). */
@@ -535,7 +544,9 @@ export const pdfjsShortcuts = { inThreadPort: true, annotationsByType: true };
 /** PDF.js's document side on an `InThreadPort`, as a `worker` for `getDocument`; null to let PDF.js set up its own. */
 async function inThreadWorker(): Promise<unknown> {
   if (!pdfjsShortcuts.inThreadPort) return null;
-  const pdfjs = await getResolvedPDFJS() as unknown as { PDFWorker?: new (options: { port: unknown }) => unknown };
+  const pdfjs = await (await unpdf()).getResolvedPDFJS() as unknown as {
+    PDFWorker?: new (options: { port: unknown }) => unknown;
+  };
   // The bundle registers its document side here (what PDF.js's own in-thread set-up uses).
   const documentSide =
     (globalThis as { pdfjsWorker?: { WorkerMessageHandler?: { initializeFromPort(port: unknown): void } } })
@@ -550,7 +561,7 @@ async function open(bytes: Uint8Array): Promise<PdfDocument> {
   try {
     const worker = await inThreadWorker();
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
-    return await getDocumentProxy(
+    return await (await unpdf()).getDocumentProxy(
       bytes.slice(),
       {
         // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
@@ -665,7 +676,7 @@ async function tablesOf(
     monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
   }));
   if (!mayHoldTable(marked)) return [];
-  operators ??= (await getResolvedPDFJS()).OPS as unknown as Ops;
+  operators ??= (await (await unpdf()).getResolvedPDFJS()).OPS as unknown as Ops;
   let ruled: RuledTable[] = [];
   try {
     ruled = ruledTables(await page.getOperatorList(), operators, marked);
@@ -704,8 +715,126 @@ function pageContent(items: readonly Placed[], tables: readonly RuledTable[], me
   return out;
 }
 
+/** A page as pterm's layout takes it: its text pieces, the ruled tables found among them, its viewport. */
+interface PageText {
+  readonly pieces: readonly TextPiece[];
+  readonly tables: RuledTable[];
+  /** PDF.js's `getViewport({ scale: 1 }).transform`: /Rotate applied, y flipped. */
+  readonly view: readonly number[];
+}
+
+/** Where the pages come from: pterm's own reader or PDF.js. */
+interface PageSource {
+  readonly numPages: number;
+  /** Throws a PtermError to stop the whole extraction, anything else to leave the page out with a warning. */
+  page(number: number): Promise<PageText>;
+  encrypted(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Which reader extracts a PDF: pterm's own (commands/doc/pdf_reader/) where it reads everything in
+ * the document exactly as PDF.js would, else PDF.js. Turned off only by the test that compares both.
+ */
+export const pdfReaders = { ptermFirst: true };
+
+/** doc.max_inflated_bytes's default, for callers that give none. */
+const DEFAULT_INFLATE_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * The document through pterm's own reader, or why not: it reads no PDF it does not handle
+ * exactly (see pdf_reader/reader.ts), and a page whose text suggests a table needs PDF.js's
+ * drawing operators (pdf_tables.ts), so such a document goes to PDF.js as well.
+ */
+export async function extractWithPtermReader(
+  bytes: Uint8Array,
+  options: ExtractOptions,
+): Promise<Extraction | { unsupported: string }> {
+  let pdf: PdfText;
+  try {
+    pdf = openPdf(bytes, options.maxInflatedBytes ?? DEFAULT_INFLATE_LIMIT);
+  } catch (error) {
+    return { unsupported: unsupportedReason(error) };
+  }
+  const source: PageSource = {
+    numPages: pdf.numPages,
+    page(number) {
+      let page: ReadPage;
+      try {
+        page = pdf.page(number);
+      } catch (error) {
+        // Not a page to leave out (as a damaged page is under PDF.js): the whole document goes to PDF.js.
+        throw new Unsupported(unsupportedReason(error));
+      }
+      const styles = pdf.styles();
+      const marked = page.items.map((piece) => ({
+        ...piece,
+        monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
+      }));
+      if (mayHoldTable(marked)) throw new Unsupported("a page that may hold a table (its rules come from PDF.js)");
+      return Promise.resolve({ pieces: page.items, tables: [], view: page.view });
+    },
+    encrypted: () => Promise.resolve(false),
+    close: () => Promise.resolve(),
+  };
+  // Progress is told once the document is read: a fallback to PDF.js must not count pages twice.
+  const reports: Parameters<NonNullable<ExtractOptions["progress"]>>[0][] = [];
+  try {
+    const extraction = await extractFrom(source, { ...options, progress: (report) => reports.push(report) });
+    for (const report of reports) options.progress?.(report);
+    return extraction;
+  } catch (error) {
+    if (error instanceof Unsupported) return { unsupported: error.message };
+    throw error;
+  }
+}
+
+function unsupportedReason(error: unknown): string {
+  return error instanceof Unsupported ? error.message : `${(error as Error)?.name}: ${(error as Error)?.message}`;
+}
+
 export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Promise<Extraction> {
+  if (pdfReaders.ptermFirst) {
+    const fast = await extractWithPtermReader(bytes, options);
+    if (!("unsupported" in fast)) return fast;
+  }
+  return await extractFrom(await pdfjsSource(bytes), options);
+}
+
+/** The document's pages through PDF.js. */
+async function pdfjsSource(bytes: Uint8Array): Promise<PageSource> {
   const pdf = await open(bytes);
+  let annotationsByPage: Map<number, AnnotationData[]> | null | undefined;
+  return {
+    numPages: pdf.numPages,
+    async page(number) {
+      annotationsByPage ??= pdfjsShortcuts.annotationsByType ? await textAnnotationsByPage(pdf) : null;
+      const page = await pdf.getPage(number);
+      // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
+      // /Pages pointing nowhere); poppler calls those syntax errors, and so does pterm.
+      if (page.ref === null) throw new Error("the page tree has no page dictionary for it");
+      // PDF.js's normalization (NFKC) splits an Arabic ligature and then reverses it with its
+      // right-to-left piece (اﳋ → اخل); pterm keeps the glyphs' own characters, as pdftotext
+      // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
+      const content = await page.getTextContent({ disableNormalization: true });
+      const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
+      const annotations = annotationsByPage ? annotationsByPage.get(number) ?? [] : await annotationsOf(page);
+      const pieces = withAnnotationText(drawn, annotations);
+      const tables = await tablesOf(page, pieces, content.styles);
+      const view = page.getViewport({ scale: 1 }).transform;
+      page.cleanup();
+      return { pieces, tables, view };
+    },
+    async encrypted() {
+      return Boolean((await metadata(pdf)).EncryptFilterName);
+    },
+    async close() {
+      await pdf.loadingTask.destroy().catch(() => {});
+    },
+  };
+}
+
+async function extractFrom(source: PageSource, options: ExtractOptions): Promise<Extraction> {
   const warnings: string[] = [];
   const blocks: Block[] = [];
   const empty: number[] = [];
@@ -715,8 +844,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
-    const annotationsByPage = pdfjsShortcuts.annotationsByType ? await textAnnotationsByPage(pdf) : null;
-    for (let number = 1; number <= pdf.numPages; number++) {
+    for (let number = 1; number <= source.numPages; number++) {
       options.signal.throwIfAborted();
       if (chars > options.charBudget) {
         stoppedAt = number;
@@ -726,29 +854,18 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
       let tables: RuledTable[] = [];
       let members = new Int32Array(0);
       try {
-        const page = await pdf.getPage(number);
-        // PDF.js makes up a blank page when the tree leads to no page dictionary (Kids missing,
-        // /Pages pointing nowhere); poppler calls those syntax errors, and so does pterm.
-        if (page.ref === null) throw new Error("the page tree has no page dictionary for it");
-        // PDF.js's normalization (NFKC) splits an Arabic ligature and then reverses it with its
-        // right-to-left piece (اﳋ → اخل); pterm keeps the glyphs' own characters, as pdftotext
-        // does, and spells out only the Latin ligatures (ﬁ → fi) itself.
-        const content = await page.getTextContent({ disableNormalization: true });
-        const drawn = content.items.filter((i): i is typeof i & TextPiece => "str" in i) as TextPiece[];
-        const annotations = annotationsByPage ? annotationsByPage.get(number) ?? [] : await annotationsOf(page);
-        const pieces = withAnnotationText(drawn, annotations);
-        tables = await tablesOf(page, pieces, content.styles);
-        members = new Int32Array(pieces.length).fill(-1);
+        const page = await source.page(number);
+        tables = page.tables;
+        members = new Int32Array(page.pieces.length).fill(-1);
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));
-        items = place(pieces.map(expandLatinLigatures), page.getViewport({ scale: 1 }).transform);
-        page.cleanup();
+        items = place(page.pieces.map(expandLatinLigatures), page.view);
       } catch (error) {
-        if (error instanceof PtermError) throw error;
+        if (error instanceof PtermError || error instanceof Unsupported) throw error;
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);
         unreadable.push(number);
         continue;
       }
-      options.progress?.({ progress: number, total: pdf.numPages, message: "pages read" });
+      options.progress?.({ progress: number, total: source.numPages, message: "pages read" });
       const cleaned = dropControlCharacters(items);
       if (cleaned.dropped > 0) {
         controls += cleaned.dropped;
@@ -759,7 +876,7 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
       chars += textLength(pageBlocks);
       blocks.push({ type: "page", number, blocks: pageBlocks });
     }
-    if (stoppedAt === null && unreadable.length === pdf.numPages) throw brokenPageTree(pdf.numPages, warnings);
+    if (stoppedAt === null && unreadable.length === source.numPages) throw brokenPageTree(source.numPages, warnings);
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
@@ -770,17 +887,18 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
           "(fonts without a Unicode map); the text there may be incomplete",
       );
     }
-    const encryption = (await metadata(pdf)).EncryptFilterName;
-    if (encryption) warnings.push("the PDF is encrypted without a password to open it; its text was extracted");
+    if (await source.encrypted()) {
+      warnings.push("the PDF is encrypted without a password to open it; its text was extracted");
+    }
     return {
       format: "pdf",
       blocks,
-      counts: { pages: pdf.numPages },
+      counts: { pages: source.numPages },
       warnings,
       stoppedEarly: stoppedAt !== null,
     };
   } finally {
-    await pdf.loadingTask.destroy().catch(() => {});
+    await source.close();
   }
 }
 
@@ -820,7 +938,27 @@ export function pdfDate(raw: string | null): string | null {
   return `${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`;
 }
 
-export async function infoPdf(bytes: Uint8Array): Promise<DocInfo> {
+function docInfo(pages: number, info: Record<string, unknown>): DocInfo {
+  return {
+    format: "pdf",
+    pages,
+    title: infoString(info, "Title"),
+    author: infoString(info, "Author"),
+    subject: infoString(info, "Subject"),
+    created: pdfDate(infoString(info, "CreationDate")),
+    modified: pdfDate(infoString(info, "ModDate")),
+    encrypted: Boolean(info.EncryptFilterName),
+    password_required: false,
+    producer: infoString(info, "Producer"),
+  };
+}
+
+export async function infoPdf(bytes: Uint8Array, maxInflatedBytes = DEFAULT_INFLATE_LIMIT): Promise<DocInfo> {
+  if (pdfReaders.ptermFirst) {
+    // The page count and the Info strings through pterm's own reader, where it reads them as PDF.js would.
+    const read = readPdfInfo(bytes, maxInflatedBytes);
+    if (!("unsupported" in read)) return docInfo(read.pages, read.info);
+  }
   let pdf: PdfDocument;
   try {
     pdf = await open(bytes);
@@ -842,19 +980,7 @@ export async function infoPdf(bytes: Uint8Array): Promise<DocInfo> {
     throw error;
   }
   try {
-    const info = await metadata(pdf);
-    return {
-      format: "pdf",
-      pages: pdf.numPages,
-      title: infoString(info, "Title"),
-      author: infoString(info, "Author"),
-      subject: infoString(info, "Subject"),
-      created: pdfDate(infoString(info, "CreationDate")),
-      modified: pdfDate(infoString(info, "ModDate")),
-      encrypted: Boolean(info.EncryptFilterName),
-      password_required: false,
-      producer: infoString(info, "Producer"),
-    };
+    return docInfo(pdf.numPages, await metadata(pdf));
   } finally {
     await pdf.loadingTask.destroy().catch(() => {});
   }

@@ -14,6 +14,8 @@ export interface ExtractOptions {
   readonly charBudget: number;
   /** The kernel's memory ceiling (limits.memory_bytes): readers that hold a whole part in memory size it against this. */
   readonly memoryBytes: number;
+  /** doc.max_inflated_bytes: what a reader may inflate in all (pterm's PDF reader leaves a document past it to PDF.js). */
+  readonly maxInflatedBytes?: number;
 }
 
 export interface Counts {

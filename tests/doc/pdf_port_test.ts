@@ -11,7 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import { extractPdf, infoPdf, pdfjsShortcuts } from "../../commands/doc/pdf.ts";
+import { extractPdf, infoPdf, pdfjsShortcuts, pdfReaders } from "../../commands/doc/pdf.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 
@@ -35,6 +35,8 @@ const WAYS: [string, Shortcuts][] = [
 async function readWith(shortcuts: Shortcuts, bytes: Uint8Array): Promise<unknown> {
   const defaults = { ...pdfjsShortcuts };
   Object.assign(pdfjsShortcuts, shortcuts);
+  // PDF.js's paths are what is compared here, not pterm's own reader (tests/doc/pdf_reader_test.ts).
+  pdfReaders.ptermFirst = false;
   try {
     const extraction = await extractPdf(bytes, {
       signal: AbortSignal.timeout(60_000),
@@ -46,6 +48,7 @@ async function readWith(shortcuts: Shortcuts, bytes: Uint8Array): Promise<unknow
     return { error: (error as { code?: string }).code ?? String(error), message: (error as Error).message };
   } finally {
     Object.assign(pdfjsShortcuts, defaults);
+    pdfReaders.ptermFirst = true;
   }
 }
 

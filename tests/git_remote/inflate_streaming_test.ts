@@ -1,5 +1,5 @@
 /**
- * lib/inflate.ts's `inflateStreaming` (large objects indexed and checked out piece by piece)
+ * core/inflate.ts's `inflateStreaming` (large objects indexed and checked out piece by piece)
  * against zlib itself: every level and strategy, input handed over in windows of any size (a
  * window may end inside a stored block's header, a Huffman code or the Adler-32 trailer), output
  * through a buffer much smaller than the data.
@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import zlib from "node:zlib";
-import { inflateStreaming, INPUT_ENDED_EARLY } from "../../commands/git/lib/inflate.ts";
+import { inflateStreaming, INPUT_ENDED_EARLY } from "../../core/inflate.ts";
 
 const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.constants;
 

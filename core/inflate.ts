@@ -19,6 +19,8 @@ const CODELEN_BITS = 7;
 /** Thrown when the input stops before the stream does (the caller may retry with more of it). */
 export const INPUT_ENDED_EARLY = "inflate: input ended early";
 const OUTPUT_TOO_LARGE = "inflate: output larger than expected";
+/** Thrown by `inflateZlibStream` when the output would pass the caller's `maxOutput`. */
+export const OUTPUT_OVER_LIMIT = "inflate: output larger than the limit";
 
 /**
  * A canonical Huffman code: `table[bits]` is `symbol << 4 | length` for codes up to `bits` long
@@ -538,11 +540,16 @@ export function inflateZlibSync(src: Uint8Array, sizeHint = src.length * 4): Uin
 /**
  * Inflates the zlib stream at the start of `src` (more bytes may follow it, as in a pack) and
  * says where it ended: `end` is the offset just past its Adler-32 trailer. Without a known size
- * the output grows by doubling (the stream is inflated again into a larger buffer).
+ * the output grows by doubling (the stream is inflated again into a larger buffer), up to
+ * `maxOutput` bytes (more throws OUTPUT_OVER_LIMIT).
  */
-export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): { data: Uint8Array; end: number } {
+export function inflateZlibStream(
+  src: Uint8Array,
+  sizeHint = src.length * 4,
+  maxOutput = Infinity,
+): { data: Uint8Array; end: number } {
   checkHeader(src, 0);
-  let capacity = Math.max(64, sizeHint);
+  let capacity = Math.min(Math.max(64, sizeHint), maxOutput);
   for (;;) {
     const out = new Uint8Array(capacity);
     const s = new State(src, 2, out, 0);
@@ -550,7 +557,8 @@ export function inflateZlibStream(src: Uint8Array, sizeHint = src.length * 4): {
       blocks(s);
     } catch (error) {
       if ((error as Error).message === OUTPUT_TOO_LARGE) {
-        capacity *= 4;
+        if (capacity >= maxOutput) throw new Error(OUTPUT_OVER_LIMIT);
+        capacity = Math.min(capacity * 4, maxOutput);
         continue;
       }
       if (s.pos - (s.bits >> 3) > src.length) throw new Error(INPUT_ENDED_EARLY);

@@ -1,0 +1,316 @@
+/**
+ * pterm's own PDF reader (commands/doc/pdf_reader/) against PDF.js, on real PDFs: every real PDF
+ * fixture (pdfTeX manuals, PDF.js's, pypdf's, camelot's and other projects' test files) is
+ * extracted both ways, and wherever pterm's reader accepts a document the extraction must be the
+ * very same as PDF.js's — blocks, warnings, counts, status. The kind of document `bench doc`
+ * times (pages of Debian's libtasn1 manual, pdfTeX, cut with qpdf as the benchmark cuts them) must
+ * be accepted, so the fast path cannot silently stop being used. Then its parts on their own:
+ * the lexer, cross-reference streams and object streams, PNG predictors, ToUnicode CMaps, fonts'
+ * encodings, and what it refuses.
+ */
+
+import assert from "node:assert/strict";
+import { deflateSync } from "node:zlib";
+import fc from "fast-check";
+import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../../commands/doc/pdf.ts";
+import { readPdfInfo, readPdfText } from "../../commands/doc/pdf_reader/reader.ts";
+import {
+  adler32,
+  Budget,
+  type Cmd,
+  decodeStream,
+  Dict,
+  type Name,
+  Parser,
+  Ref,
+  Stream,
+  unpredictPng,
+  XRef,
+} from "../../commands/doc/pdf_reader/objects.ts";
+import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+
+const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
+const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
+
+async function realPdfs(dir: URL, prefix = ""): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) found.push(...await realPdfs(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
+    else if (entry.name.endsWith(".pdf")) found.push(`${prefix}${entry.name}`);
+  }
+  return found.sort();
+}
+
+const options = () => ({
+  signal: AbortSignal.timeout(120_000),
+  charBudget: 10_000_000,
+  memoryBytes: 1 << 30,
+  maxInflatedBytes: 500 * 1024 * 1024,
+});
+
+async function withPdfjs(bytes: Uint8Array): Promise<unknown> {
+  pdfReaders.ptermFirst = false;
+  try {
+    return await extractPdf(bytes, options());
+  } catch (error) {
+    return { error: (error as { code?: string }).code ?? String(error) };
+  } finally {
+    pdfReaders.ptermFirst = true;
+  }
+}
+
+/** Adler-32 by its definition (RFC 1950), one byte at a time. */
+function adler32Reference(data: Uint8Array): number {
+  let a = 1, b = 0;
+  for (const byte of data) {
+    a = (a + byte) % 65521;
+    b = (b + a) % 65521;
+  }
+  return (b * 65536 + a) >>> 0;
+}
+
+/** Pages of the libtasn1 manual cut with qpdf as `bench doc` cuts them (classic cross-reference tables). */
+function qpdfCut(pages: string, ...more: string[]): Uint8Array {
+  const out = Deno.makeTempFileSync({ suffix: ".pdf" });
+  try {
+    const args = [...more, "--empty", "--pages", LIBTASN1, pages, "--", out];
+    const run = new Deno.Command("qpdf", { args }).outputSync();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    return Deno.readFileSync(out);
+  } finally {
+    Deno.removeSync(out);
+  }
+}
+
+Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is PDF.js's, and libtasn1's pages are accepted", async (t) => {
+  const files = await realPdfs(FIXTURES);
+  assert.ok(files.length >= 15, `expected the real PDF fixtures, found ${files.length}`);
+  const documents: [string, Uint8Array][] = files.map((f) => [f, Deno.readFileSync(new URL(f, FIXTURES))]);
+  documents.push(["libtasn1 page 1 (qpdf)", qpdfCut("1")], ["libtasn1 pages 1-15 (qpdf)", qpdfCut("1-15")]);
+  const accepted: string[] = [];
+  const refused: string[] = [];
+  for (const [name, bytes] of documents) {
+    await t.step(name, async () => {
+      const fast = await extractWithPtermReader(bytes, options());
+      if ("unsupported" in fast) {
+        refused.push(`${name}: ${fast.unsupported}`);
+        return;
+      }
+      accepted.push(name);
+      assert.deepEqual(fast, await withPdfjs(bytes), `${name}: pterm's reader and PDF.js differ`);
+    });
+  }
+  // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
+  // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
+  const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf"]) {
+    assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
+  }
+  assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
+});
+
+Deno.test("pdf reader: doc info through pterm's reader gives what PDF.js gives, on every real PDF fixture it accepts", async () => {
+  const files = await realPdfs(FIXTURES);
+  const documents: [string, Uint8Array][] = files.map((f) => [f, Deno.readFileSync(new URL(f, FIXTURES))]);
+  documents.push(["libtasn1 page 1 (qpdf)", qpdfCut("1")]);
+  const accepted: string[] = [];
+  for (const [name, bytes] of documents) {
+    const fast = readPdfInfo(bytes, 1 << 30);
+    if ("unsupported" in fast) continue;
+    accepted.push(name);
+    const mine = await infoPdf(bytes);
+    pdfReaders.ptermFirst = false;
+    try {
+      assert.deepEqual(mine, await infoPdf(bytes), `${name}: doc info differs`);
+    } finally {
+      pdfReaders.ptermFirst = true;
+    }
+  }
+  for (const must of ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)"]) {
+    assert.ok(accepted.includes(must), `${must}'s doc info must come from pterm's reader`);
+  }
+});
+
+Deno.test("pdf reader: extractPdf takes pterm's reader first and gives what PDF.js gives", async () => {
+  const bytes = qpdfCut("1");
+  const extraction = await extractPdf(bytes, options());
+  assert.deepEqual(extraction, await withPdfjs(bytes));
+  const text = JSON.stringify(extraction);
+  assert.match(text, /Libtasn1/);
+});
+
+Deno.test("pdf reader: it reads page by page and stops where PDF.js's path stops, and tells progress once", async () => {
+  const bytes = Deno.readFileSync(LIBTASN1);
+  const small = { ...options(), charBudget: 3000 };
+  const reports: number[] = [];
+  const fast = await extractWithPtermReader(bytes, { ...small, progress: (r) => reports.push(r.progress) });
+  assert.ok(!("unsupported" in fast));
+  assert.equal(fast.stoppedEarly, true);
+  pdfReaders.ptermFirst = false;
+  try {
+    assert.deepEqual(fast, await extractPdf(bytes, small));
+  } finally {
+    pdfReaders.ptermFirst = true;
+  }
+  const pages = fast.blocks.length;
+  assert.ok(pages < 36, `stopped after ${pages} of 36 pages`);
+  assert.deepEqual(reports, Array.from({ length: pages }, (_, i) => i + 1));
+});
+
+Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly as PDF.js reads it or left to PDF.js", async () => {
+  // Uncompressed, so that the damage reaches the text, the fonts and the structure (in Flate data
+  // it is caught by the checksum and the document goes to PDF.js).
+  const original = qpdfCut("1", "--stream-data=uncompress", "--object-streams=disable");
+  let accepted = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.tuple(fc.nat(original.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }),
+      async (edits) => {
+        const bytes = original.slice();
+        for (const [at, value] of edits) bytes[at] = value;
+        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        if ("unsupported" in fast) return;
+        accepted++;
+        const theirs = await withPdfjs(bytes);
+        assert.deepEqual(fast, theirs, `edits ${JSON.stringify(edits)}`);
+      },
+    ),
+    { numRuns: 60 },
+  );
+  assert.ok(accepted > 10, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
+});
+
+Deno.test("pdf reader: the lexer reads PDF's objects", () => {
+  const parse = (text: string) => new Parser(new TextEncoder().encode(text), 0, null).object(true);
+  assert.equal(parse("  % comment\n -12.5 "), -12.5);
+  assert.equal(parse(".5"), 0.5);
+  assert.equal(parse("(a\\(b\\)c\\\\\\n\\101\\7)"), "a(b)c\\\nA\x07");
+  assert.equal(parse("(a(b)c)"), "a(b)c");
+  assert.equal(parse("(line\\\ncontinued)"), "linecontinued");
+  assert.equal(parse("<48 65 6c6C 6>"), "Hell\x60");
+  assert.equal((parse("/A#42C") as Name).name, "ABC");
+  const ref = parse("12 0 R") as Ref;
+  assert.ok(ref instanceof Ref && ref.num === 12 && ref.gen === 0);
+  const dict = parse("<< /Type /Page /Kids [1 0 R 2 0 R] /N null /B true >>") as Dict;
+  assert.equal((dict.get("Type") as Name).name, "Page");
+  assert.equal((dict.get("Kids") as unknown[]).length, 2);
+  assert.equal(dict.get("N"), null);
+  assert.equal(dict.get("B"), true);
+  assert.equal((parse("T*") as Cmd).cmd, "T*");
+  assert.throws(() => parse("1.2.3"), /number/);
+  assert.throws(() => parse("(unterminated"), /unterminated/);
+});
+
+Deno.test("pdf reader: PNG predictors undo every row filter (against a straightforward encoder)", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 4 }),
+      fc.integer({ min: 1, max: 9 }),
+      fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 8 }),
+      fc.infiniteStream(fc.integer({ min: 0, max: 255 })),
+      (bpp, columns, filters, bytes) => {
+        const rowLength = bpp * columns;
+        const it = bytes[Symbol.iterator]();
+        const rows = filters.map(() => Array.from({ length: rowLength }, () => it.next().value as number));
+        const encoded: number[] = [];
+        rows.forEach((row, r) => {
+          encoded.push(filters[r]);
+          row.forEach((x, i) => {
+            const left = i >= bpp ? row[i - bpp] : 0;
+            const up = r > 0 ? rows[r - 1][i] : 0;
+            const upLeft = r > 0 && i >= bpp ? rows[r - 1][i - bpp] : 0;
+            const p = left + up - upLeft;
+            const paeth = Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - upLeft)
+              ? left
+              : Math.abs(p - up) <= Math.abs(p - upLeft)
+              ? up
+              : upLeft;
+            const predicted = [0, left, up, (left + up) >> 1, paeth][filters[r]];
+            encoded.push((x - predicted) & 0xff);
+          });
+        });
+        assert.deepEqual([...unpredictPng(new Uint8Array(encoded), bpp, columns)], rows.flat());
+      },
+    ),
+  );
+});
+
+Deno.test("pdf reader: Flate streams inflate under the byte limit, and past it the document goes to PDF.js", () => {
+  const data = new TextEncoder().encode("BT /F1 12 Tf (hello) Tj ET ".repeat(1000));
+  const compressed = new Uint8Array(deflateSync(data));
+  const dict = new Parser(new TextEncoder().encode("<< /Filter /FlateDecode >>"), 0, null).object(true) as Dict;
+  assert.deepEqual(decodeStream(dict, compressed, new Budget(1 << 20)), data);
+  assert.throws(() => decodeStream(dict, compressed, new Budget(1000)), /inflate|max_inflated/);
+  // The checksum is checked: a flipped bit that still inflates is damage, and PDF.js may read it otherwise.
+  assert.equal(adler32(new TextEncoder().encode("Wikipedia")), 0x11e60398);
+  assert.equal(adler32(new Uint8Array(100_000).fill(255)), adler32Reference(new Uint8Array(100_000).fill(255)));
+  const flipped = compressed.slice();
+  flipped[flipped.length - 1] ^= 1;
+  assert.throws(() => decodeStream(dict, flipped, null), /checksum/);
+  const unknown = new Parser(new TextEncoder().encode("<< /Filter /LZWDecode >>"), 0, null).object(true) as Dict;
+  assert.throws(() => decodeStream(unknown, compressed, null), /LZWDecode/);
+});
+
+Deno.test("pdf reader: cross-reference streams and object streams (the libtasn1 manual's) resolve every object", () => {
+  const bytes = Deno.readFileSync(LIBTASN1);
+  const xref = XRef.open(bytes, new Budget(1 << 30));
+  assert.ok(xref.trailer.has("Root"));
+  let compressed = 0, direct = 0;
+  for (const [num, entry] of xref.entries) {
+    if (entry === null || num === 0) continue;
+    const value = xref.fetch(new Ref(num, "offset" in entry ? entry.gen : 0));
+    assert.notEqual(value, undefined);
+    if ("stream" in entry) compressed++;
+    else direct++;
+  }
+  assert.ok(compressed > 100 && direct > 10, `${compressed} compressed, ${direct} direct objects`);
+});
+
+Deno.test("pdf reader: ToUnicode CMaps as PDF.js reads them (bfchar, bfrange with strings and arrays, surrogates)", () => {
+  const cmap = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+/CMapName /Adobe-Identity-UCS def /CMapType 2 def
+1 begincodespacerange <00> <FF> endcodespacerange
+2 beginbfchar <01> <0041> <02> <D835DC00> endbfchar
+2 beginbfrange <10> <12> <0061> <20> <21> [<0066006C> <00DF>] endbfrange
+1 beginbfrange <FE> <FF> <00FF> endbfrange
+endcmap CMapName currentdict /CMap defineresource pop end end`;
+  const stream = new Stream(new Dict(null), new TextEncoder().encode(cmap), null);
+  const map = readToUnicode(stream)!;
+  assert.equal(map[1], "A");
+  assert.equal(map[2], "\u{1D400}");
+  assert.deepEqual([map[0x10], map[0x11], map[0x12]], ["a", "b", "c"]);
+  assert.deepEqual([map[0x20], map[0x21]], ["fl", "ß"]);
+  // PDF.js carries a last byte past 0xFF into the byte before it.
+  assert.deepEqual([map[0xfe], map[0xff]], ["ÿ", "Ā"]);
+  assert.equal(map[3], undefined);
+});
+
+Deno.test("pdf reader: glyph names to Unicode as PDF.js's list has them (the AGL and its TeX additions)", () => {
+  assert.equal(glyphCodePoint("A"), 0x41);
+  assert.equal(glyphCodePoint("dotlessi"), 0x131);
+  assert.equal(glyphCodePoint("ff"), 0xfb00);
+  assert.equal(glyphCodePoint("quotedblright"), 0x201d);
+  // TeX's math names, which the AGL lacks and PDF.js maps (pdfTeX's CMSY10 without ToUnicode draws © with it).
+  assert.equal(glyphCodePoint("circlecopyrt"), 0xa9);
+  assert.equal(glyphCodePoint("angbracketleft"), 0x3008);
+  // AGL names of several code points are not in PDF.js's list.
+  assert.equal(glyphCodePoint("dalethatafpatah"), undefined);
+  assert.equal(glyphCodePoint("notaglyph"), undefined);
+  assert.equal(glyphCodePoint("zuhiragana"), 0x305a);
+});
+
+Deno.test("pdf reader: what it leaves to PDF.js, the whole document, with the reason", () => {
+  const refuse = (bytes: Uint8Array) => {
+    const result = readPdfText(bytes, 1 << 30);
+    assert.ok("unsupported" in result, "expected a refusal");
+    return result.unsupported;
+  };
+  const read = (name: string) => Deno.readFileSync(new URL(name, FIXTURES));
+  assert.match(refuse(read("encrypted.pdf")), /encrypt/i);
+  assert.match(refuse(read("corrupt.pdf")), /./);
+  assert.match(refuse(new TextEncoder().encode("not a pdf")), /%PDF/);
+  // A cut file: no startxref at the end.
+  const manual = Deno.readFileSync(LIBTASN1);
+  assert.match(refuse(manual.subarray(0, manual.length - 2000)), /startxref|cross-reference|offset/);
+});
