@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-Q3KBFFYI.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-GVUP44P2.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5495,7 +5495,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-7OEN3UVI.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-LTY2OIRC.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -5790,14 +5790,6 @@ var SEQUENCE_FILES = [
   "AUTO_MERGE",
   "SQUASH_MSG"
 ];
-function existsSync(path) {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 function clearSequenceState(repo) {
   for (const name of SEQUENCE_FILES) {
     try {
@@ -5855,7 +5847,7 @@ async function commitIndex(repo, index, options) {
     message
   }));
   const subject = splitMessage(message).subject;
-  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
+  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : exists(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-MJL7TAXA.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-NMTL2BSM.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5929,14 +5929,6 @@ var SEQUENCE_FILES = [
   "AUTO_MERGE",
   "SQUASH_MSG"
 ];
-function existsSync(path) {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 function clearSequenceState(repo) {
   for (const name of SEQUENCE_FILES) {
     try {
@@ -5994,7 +5986,7 @@ async function commitIndex(repo, index, options) {
     message
   }));
   const subject = splitMessage(message).subject;
-  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
+  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : exists(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
   await advanceHead(repo, oid, {
     expected: head.oid,
     message: options.reflogMessage ?? `${verb}: ${subject}`,
@@ -6458,7 +6450,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-L26RM7RG.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-NI4SNYQ4.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

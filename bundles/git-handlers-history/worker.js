@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-QKE2OJ4X.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-7MF22RF7.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -389,14 +389,14 @@ function confinePathSync(root, input, access, options = {}) {
 function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
   let current = root;
   let index = 0;
-  let exists = true;
+  let exists2 = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
-      exists = false;
+      exists2 = false;
       break;
     }
     if (info.isSymlink) {
@@ -407,7 +407,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       }
       current = followed.real;
       if (!followed.exists) {
-        exists = false;
+        exists2 = false;
         index++;
         break;
       }
@@ -427,7 +427,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
-  if (exists) {
+  if (exists2) {
     const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
     if (special) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
@@ -436,7 +436,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   return {
     abs,
     rel,
-    exists
+    exists: exists2
   };
 }
 function specialFileKind(info) {

@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-WTSCCWIE.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-6XMYHMIN.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -952,37 +952,26 @@ var prettyFlags = [
     description: "Dates in the formats above: default, iso, iso-strict, short, relative, unix, raw, rfc."
   }
 ];
+var maxCountFlag = (what) => ({
+  name: "max",
+  short: "n",
+  aliases: [
+    "max-count"
+  ],
+  digits: true,
+  type: "number",
+  default: 20,
+  min: 1,
+  max: 1e4,
+  description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5).`
+});
 var reflogFlags = [
   repoFlag("read"),
-  {
-    name: "max",
-    short: "n",
-    aliases: [
-      "max-count"
-    ],
-    digits: true,
-    type: "number",
-    default: 20,
-    min: 1,
-    max: 1e4,
-    description: "Most entries to list (also -n 5, -5)."
-  }
+  maxCountFlag("entries")
 ];
 var logFlags = [
   repoFlag("read"),
-  {
-    name: "max",
-    short: "n",
-    aliases: [
-      "max-count"
-    ],
-    digits: true,
-    type: "number",
-    default: 20,
-    min: 1,
-    max: 1e4,
-    description: "Most commits to list (also -n 5, -n5, -5, --max-count 5)."
-  },
+  maxCountFlag("commits"),
   {
     name: "ref",
     type: "string",
@@ -1081,6 +1070,19 @@ var logFlags = [
   ...prettyFlags,
   compat("graph", "Accepted and not drawn: the result lists each commit's parents.")
 ];
+var trackFlags = [
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; for checkout and switch, alone with a remote-tracking branch, names the new branch after it."
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
+  }
+];
 var branchFlags = [
   repoFlag("write"),
   {
@@ -1130,17 +1132,7 @@ var branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too."
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says."
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
-  },
+  ...trackFlags,
   {
     name: "set-upstream-to",
     short: "u",
@@ -1173,17 +1165,7 @@ var checkoutFlags = [
     valueName: "branch",
     description: "Like --create, but reset the branch to <target> if it exists."
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it."
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
-  },
+  ...trackFlags,
   pathFlag("Restore this path from <target> (or from the index when no target is given) instead of switching"),
   {
     name: "detach",
@@ -1214,17 +1196,7 @@ var switchFlags = [
     valueName: "branch",
     description: "Like --create, but reset the branch to <start> if it exists."
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it."
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
-  },
+  ...trackFlags,
   {
     name: "detach",
     short: "d",

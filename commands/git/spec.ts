@@ -296,9 +296,9 @@ const prettyFlags = [
   },
 ] as const satisfies readonly FlagSpec[];
 
-export const reflogFlags = [
-  repoFlag("read"),
-  {
+/** `-n`/`--max-count`/`-<N>`: how many entries a listing shows (git's spellings, default 20). */
+const maxCountFlag = (what: string) =>
+  ({
     name: "max",
     short: "n",
     aliases: ["max-count"],
@@ -307,23 +307,14 @@ export const reflogFlags = [
     default: 20,
     min: 1,
     max: 10000,
-    description: "Most entries to list (also -n 5, -5).",
-  },
-] as const satisfies readonly FlagSpec[];
+    description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5).`,
+  }) as const satisfies FlagSpec;
+
+export const reflogFlags = [repoFlag("read"), maxCountFlag("entries")] as const satisfies readonly FlagSpec[];
 
 export const logFlags = [
   repoFlag("read"),
-  {
-    name: "max",
-    short: "n",
-    aliases: ["max-count"],
-    digits: true,
-    type: "number",
-    default: 20,
-    min: 1,
-    max: 10000,
-    description: "Most commits to list (also -n 5, -n5, -5, --max-count 5).",
-  },
+  maxCountFlag("commits"),
   {
     name: "ref",
     type: "string",
@@ -402,6 +393,23 @@ export const logFlags = [
   compat("graph", "Accepted and not drawn: the result lists each commit's parents."),
 ] as const satisfies readonly FlagSpec[];
 
+/** `--track` / `--no-track` of a new branch (branch, checkout -b, switch -c), as git's. */
+const trackFlags = [
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
+      "branch.autoSetupMerge says; for checkout and switch, alone with a remote-tracking branch, names the new " +
+      "branch after it.",
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
+  },
+] as const satisfies readonly FlagSpec[];
+
 export const branchFlags = [
   repoFlag("write"),
   {
@@ -437,18 +445,7 @@ export const branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too.",
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
-      "branch.autoSetupMerge says.",
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
-  },
+  ...trackFlags,
   {
     name: "set-upstream-to",
     short: "u",
@@ -480,18 +477,7 @@ export const checkoutFlags = [
     valueName: "branch",
     description: "Like --create, but reset the branch to <target> if it exists.",
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
-      "branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it.",
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
-  },
+  ...trackFlags,
   pathFlag("Restore this path from <target> (or from the index when no target is given) instead of switching"),
   { name: "detach", type: "boolean", description: "Check out <target> as a detached HEAD even if it is a branch." },
   {
@@ -519,18 +505,7 @@ export const switchFlags = [
     valueName: "branch",
     description: "Like --create, but reset the branch to <start> if it exists.",
   },
-  {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever " +
-      "branch.autoSetupMerge says; alone with a remote-tracking branch, names the new branch after it.",
-  },
-  {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch.",
-  },
+  ...trackFlags,
   { name: "detach", short: "d", type: "boolean", description: "Switch to a commit as a detached HEAD." },
   {
     name: "force",

@@ -16,7 +16,7 @@ import {
   type StatusSource,
 } from "../../commands/git/lib/fsmonitor.ts";
 import { openRepo } from "../../commands/git/lib/repo.ts";
-import { computeStatus, statusFiles } from "../../commands/git/lib/status.ts";
+import { computeStatus, stagedRenames, statusFiles } from "../../commands/git/lib/status.ts";
 import { pathPolicy } from "../../commands/git/lib/worktree.ts";
 import { makeRoot, watchedTempBase } from "../helpers.ts";
 import { git, porcelainFiles } from "../git/oracle.ts";
@@ -40,7 +40,8 @@ async function cachedStatus(repo: string, warm = true, rel = "r"): Promise<strin
     reasons[reason] = (reasons[reason] ?? 0) + 1;
   }
   const report = await computeStatus(opened, index, policy, options, work);
-  return statusFiles(report).map((f) => `${f.xy} ${f.path}`).sort();
+  // Staged renames paired as the status handler pairs them (and as git status does).
+  return statusFiles(report, await stagedRenames(opened, index, report)).map((f) => `${f.xy} ${f.path}`).sort();
 }
 
 /** The same answer as real git now, then again right after (real git may have refreshed the index). */

@@ -138,7 +138,9 @@ export async function apply(repo: string, action: Action, outside: string): Prom
       await git(repo, "checkout", "-q", "--", ".");
       return;
     case "gitRmCached":
-      await git(repo, "rm", "-q", "--cached", "--ignore-unmatch", file);
+      // -f: git refuses --cached alone when the staged content differs from both HEAD and the file, a state
+      // the random steps can reach (a flaky failure of the real git's command, not of pterm).
+      await git(repo, "rm", "-q", "--cached", "-f", "--ignore-unmatch", file);
       return;
     case "gitignore":
       await sh(repo, `echo '*.txt' >> .gitignore`);

@@ -142,20 +142,7 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
       } else return unsupported("a /W PDF.js would stop reading");
     }
   }
-  let monospace = true;
-  let firstWidth = defaultWidth;
-  for (const key in widths) {
-    const width = widths[key];
-    if (!width) continue;
-    if (!firstWidth) {
-      firstWidth = width;
-      continue;
-    }
-    if (firstWidth !== width) {
-      monospace = false;
-      break;
-    }
-  }
+  const monospace = sameWidths(widths, defaultWidth);
   return { name: fontName.name, composite: true, monospace, widths, defaultWidth, unicode };
 }
 
@@ -198,21 +185,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   }
   const missingWidth = descriptor.get("MissingWidth");
   const defaultWidth = typeof missingWidth === "number" ? missingWidth : 0;
-  // PDF.js's monospace heuristic: every non-zero width the same.
-  let monospace = true;
-  let firstWidth = defaultWidth;
-  for (const key in widths) {
-    const width = widths[key];
-    if (!width) continue;
-    if (!firstWidth) {
-      firstWidth = width;
-      continue;
-    }
-    if (firstWidth !== width) {
-      monospace = false;
-      break;
-    }
-  }
+  const monospace = sameWidths(widths, defaultWidth);
   flags = monospace ? flags | 1 : flags & ~1;
 
   // Encoding (extractDataStructures).
@@ -534,4 +507,20 @@ export function readToUnicode(object: PdfObject): string[] | null {
     out[Number(key)] = String.fromCodePoint(...points);
   }
   return out;
+}
+
+/** PDF.js's monospace heuristic: every non-zero width the same (the default width counts as the first). */
+function sameWidths(widths: readonly (number | undefined)[], defaultWidth: number): boolean {
+  let firstWidth = defaultWidth;
+  // `for…in` as PDF.js walks its widths: set entries only, in index order.
+  for (const key in widths) {
+    const width = widths[key];
+    if (!width) continue;
+    if (!firstWidth) {
+      firstWidth = width;
+      continue;
+    }
+    if (firstWidth !== width) return false;
+  }
+  return true;
 }

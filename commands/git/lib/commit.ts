@@ -4,7 +4,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { type GitAuthor, signatureNow } from "./identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "./index_file.ts";
 import { cleanupMessage, parseCommit, serializeCommit, type Signature, splitMessage } from "./objects.ts";
-import { advanceHead, readHead, resolveRefOid } from "./refs.ts";
+import { advanceHead, exists, readHead, resolveRefOid } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { flattenTree, writeTreeFromIndex } from "./tree.ts";
 
@@ -18,15 +18,6 @@ export const SEQUENCE_FILES = [
   "AUTO_MERGE",
   "SQUASH_MSG",
 ];
-
-function existsSync(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function clearSequenceState(repo: Repo): void {
   for (const name of SEQUENCE_FILES) {
@@ -113,7 +104,7 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
     ? "commit (initial)"
     : parents.length > 1
     ? "commit (merge)"
-    : existsSync(`${repo.gitdir}/CHERRY_PICK_HEAD`)
+    : exists(`${repo.gitdir}/CHERRY_PICK_HEAD`)
     ? "commit (cherry-pick)"
     : "commit";
   await advanceHead(repo, oid, {

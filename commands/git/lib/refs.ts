@@ -215,7 +215,8 @@ function appendReflog(
   }
 }
 
-function exists(path: string): boolean {
+/** Whether anything (a file, folder or link) is at `path`. */
+export function exists(path: string): boolean {
   try {
     Deno.lstatSync(path);
     return true;
