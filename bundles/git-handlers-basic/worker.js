@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-GVUP44P2.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-74AECE4H.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5495,7 +5495,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-LTY2OIRC.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-WXJBCBOC.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -6126,7 +6126,7 @@ function upstreamRef(repo, upstream) {
   }
   return null;
 }
-async function trackingInfo(repo, branch) {
+async function trackingInfo(repo, branch, count = true) {
   const upstream = configuredUpstream(repo, branch);
   if (!upstream) return null;
   const name = upstreamLabel(upstream);
@@ -6143,6 +6143,12 @@ async function trackingInfo(repo, branch) {
     name,
     ahead: 0,
     behind: 0,
+    gone: false
+  };
+  if (!count) return {
+    name,
+    ahead: null,
+    behind: null,
     gone: false
   };
   const OURS = 1, THEIRS = 2, BOTH = 3;
@@ -7056,6 +7062,7 @@ function branchLine(report, tracking) {
       ] : []
     ];
     if (tracking.gone) line += " [gone]";
+    else if (tracking.ahead === null) line += " [different]";
     else if (counts.length) line += ` [${counts.join(", ")}]`;
   }
   return `${line}
@@ -7065,6 +7072,7 @@ function trackingSentence(tracking) {
   const commits = (n) => `${n} commit${n === 1 ? "" : "s"}`;
   const name = `'${tracking.name}'`;
   if (tracking.gone) return `Your branch is based on ${name}, but the upstream is gone.`;
+  if (tracking.ahead === null) return `Your branch and ${name} refer to different commits.`;
   if (tracking.ahead && tracking.behind) {
     return `Your branch and ${name} have diverged,
 and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`;
@@ -7117,7 +7125,8 @@ var status = async (ctx) => {
   }
   const counts = statusCounts(report);
   const files = statusFiles(report, await stagedRenames(repo, index, report));
-  const tracking = report.branch ? await trackingInfo(repo, report.branch) : null;
+  const count = ctx.flags.porcelain === true || repo.config.getBool("status.aheadBehind", true);
+  const tracking = report.branch ? await trackingInfo(repo, report.branch, count) : null;
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;

@@ -239,8 +239,10 @@ export const resultSchemas = {
     withheld: paths,
     upstream: z.strictObject({
       name: z.string().describe("e.g. origin/main"),
-      ahead: z.number().int().describe("Commits on the branch that its upstream does not have."),
-      behind: z.number().int().describe("Commits on the upstream that the branch does not have."),
+      ahead: z.number().int().nullable().describe(
+        "Commits on the branch that its upstream does not have (null: not counted, status.aheadBehind=false).",
+      ),
+      behind: z.number().int().nullable().describe("Commits on the upstream that the branch does not have."),
       gone: z.boolean().describe("The upstream is configured but its branch is gone (deleted on the remote)."),
     }).nullable().describe("The current branch's upstream (as of the last fetch); null: none."),
     in_progress: z.enum(["merge", "cherry-pick", "revert"]).nullable().describe(

@@ -57,6 +57,19 @@ Deno.test("git status -sb and the upstream as git reports them", async (t) => {
     await longSentence();
   });
 
+  await t.step("status.aheadBehind=false: [different], no walk (--porcelain still counts, as git)", async () => {
+    await git(r, "commit", "-q", "--allow-empty", "-m", "mine again");
+    await git(r, "config", "status.aheadBehind", "false");
+    assert.deepEqual((await same("aheadBehind=false")).upstream, {
+      name: "origin/main",
+      ahead: null,
+      behind: null,
+      gone: false,
+    });
+    await longSentence();
+    await git(r, "config", "--unset", "status.aheadBehind");
+  });
+
   await t.step("gone, local upstream, no upstream, files listed after the line", async () => {
     await git(r, "switch", "-q", "doomed");
     await git(`${w}/seed`, "push", "-q", "origin", "--delete", "doomed");

@@ -102,6 +102,7 @@ function branchLine(report: StatusReport, tracking: Tracking | null): string {
       ...(tracking.behind ? [`behind ${tracking.behind}`] : []),
     ];
     if (tracking.gone) line += " [gone]";
+    else if (tracking.ahead === null) line += " [different]";
     else if (counts.length) line += ` [${counts.join(", ")}]`;
   }
   return `${line}\n`;
@@ -112,6 +113,7 @@ function trackingSentence(tracking: Tracking): string {
   const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
   const name = `'${tracking.name}'`;
   if (tracking.gone) return `Your branch is based on ${name}, but the upstream is gone.`;
+  if (tracking.ahead === null) return `Your branch and ${name} refer to different commits.`;
   if (tracking.ahead && tracking.behind) {
     return `Your branch and ${name} have diverged,\nand have ${tracking.ahead} and ${tracking.behind} different ` +
       "commits each, respectively.";
@@ -173,7 +175,9 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   }
   const counts = statusCounts(report);
   const files = statusFiles(report, await stagedRenames(repo, index, report));
-  const tracking = report.branch ? await trackingInfo(repo, report.branch) : null;
+  // status.aheadBehind=false spares the history walk, as in git (whose --porcelain counts anyway).
+  const count = ctx.flags.porcelain === true || repo.config.getBool("status.aheadBehind", true);
+  const tracking = report.branch ? await trackingInfo(repo, report.branch, count) : null;
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;

@@ -191,9 +191,12 @@ export function upstreamNamed(repo: Repo, spelling: string): Upstream {
 export interface Tracking {
   /** As git names it: `origin/main` (or a local branch's name). */
   readonly name: string;
-  /** Commits on the branch and not on its upstream, and the other way round. */
-  readonly ahead: number;
-  readonly behind: number;
+  /**
+   * Commits on the branch and not on its upstream, and the other way round; null when they were not
+   * counted (git's `status.aheadBehind=false`) and the two differ.
+   */
+  readonly ahead: number | null;
+  readonly behind: number | null;
   /** The upstream is configured but its ref is missing (a branch deleted on the remote and pruned). */
   readonly gone: boolean;
 }
@@ -212,9 +215,9 @@ export function upstreamRef(repo: Repo, upstream: Upstream): string | null {
  * Where `branch` stands against its upstream, as git status reports it (`## main...origin/main
  * [ahead 1, behind 2]`); null when it has none. Counted as git's stat_tracking_info does: commits
  * reachable from one tip and not the other, walking newest first and stopping once only
- * commits reachable from both are left.
+ * commits reachable from both are left; with `count` false (status.aheadBehind=false) not at all.
  */
-export async function trackingInfo(repo: Repo, branch: string): Promise<Tracking | null> {
+export async function trackingInfo(repo: Repo, branch: string, count = true): Promise<Tracking | null> {
   const upstream = configuredUpstream(repo, branch);
   if (!upstream) return null;
   const name = upstreamLabel(upstream);
@@ -223,6 +226,8 @@ export async function trackingInfo(repo: Repo, branch: string): Promise<Tracking
   const ours = resolveRefOid(repo, `refs/heads/${branch}`);
   if (!theirs) return { name, ahead: 0, behind: 0, gone: true };
   if (!ours || ours === theirs) return { name, ahead: 0, behind: 0, gone: false };
+  // status.aheadBehind=false: git only says that they differ, without walking the history.
+  if (!count) return { name, ahead: null, behind: null, gone: false };
   const OURS = 1, THEIRS = 2, BOTH = 3;
   const flags = new Map<string, number>();
   const dates = new Map<string, number>();
