@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-NMTL2BSM.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-DGCS3QCT.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -6450,7 +6450,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-NI4SNYQ4.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-56VDOTI5.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7586,7 +7586,8 @@ function upstreamForNewBranch(repo, name, start, choice) {
     "simple"
   ].includes(setting) ? setting : "true";
   if (mode === "false") return null;
-  const full = start === "HEAD" ? null : dwimRef(repo, start);
+  const head = readHead(repo).ref;
+  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
   const notABranch = () => {
     if (choice !== "track") return null;
     throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
@@ -8382,12 +8383,17 @@ async function continueSequence(repo, index, kind, author, explicitAuthor) {
       ...index.conflicts.keys()
     ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
   }
-  return await commitIndex(repo, index, {
-    message: preparedMessage(repo) ?? "",
-    author,
-    ...await sequenceCommitOptions(repo, explicitAuthor),
-    allowEmpty: kind === "merge"
-  });
+  try {
+    return await commitIndex(repo, index, {
+      message: preparedMessage(repo) ?? "",
+      author,
+      ...await sequenceCommitOptions(repo, explicitAuthor),
+      allowEmpty: kind === "merge"
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
+  }
 }
 
 // commands/git/remote/tracking.ts

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-X26MYJSU.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-ZH7MU4ZB.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -5671,7 +5671,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-SU5Y4QSN.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-ZADXSVSJ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5861,7 +5861,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-26LB3M6D.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-Q4M7HMDQ.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6060,7 +6060,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-GSI5V2SM.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WHO3M2ES.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6354,7 +6354,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-ORI73Z3Q.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-BB6AW4II.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6429,7 +6429,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-ORI73Z3Q.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-BB6AW4II.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6880,6 +6880,9 @@ function fetchBranchRefspec(repo, name, branch) {
     throw new PtermError("InvalidArgs", `\`${branch}\`: pterm fetches a branch by name (\`git fetch origin main\`), into its remote-tracking branch; refspecs with \`:\`, \`+\` or \`*\` are not taken.`);
   }
   const ref = branch.startsWith("refs/") ? branch : `refs/heads/${branch}`;
+  if (!ref.startsWith("refs/heads/")) {
+    throw new PtermError("InvalidArgs", `\`${branch}\` is not a branch: pterm fetches one branch by name; tags come with every fetch (\`git fetch --repo ${repo.label} --confirm\`).`);
+  }
   for (const spec of refspecsOf(repo, name)) {
     const local = mapRef(spec, ref);
     if (local) return {
@@ -6959,7 +6962,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-CUPDU4PT.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3K4SBXJH.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7149,13 +7152,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-26LB3M6D.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-Q4M7HMDQ.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-UEEJSEO4.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-EDC4JLWE.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

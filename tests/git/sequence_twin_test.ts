@@ -95,6 +95,22 @@ Deno.test("cherry-pick, revert and merge --continue/--abort/--quit/--skip as the
     assert.equal((status.result as { in_progress: string | null }).in_progress, null);
   });
 
+  await t.step("a pick resolved to HEAD's files is empty: --continue refuses it, --skip drops it", async () => {
+    await using twin = await Twin.create();
+    await conflicted(twin);
+    await twin.run("git cherry-pick --repo R side", ["cherry-pick", "side"], "Conflict");
+    await twin.write("f.txt", "1\nzwei\n3\n");
+    await twin.run("git add --repo R --path f.txt", ["add", "f.txt"]);
+    const empty = await twin.run(
+      "git cherry-pick --repo R --continue",
+      ["cherry-pick", "--continue", "--no-edit"],
+      "NothingToCommit",
+    );
+    assert.match(empty.stderr, /git cherry-pick --skip/);
+    await twin.run("git cherry-pick --repo R --skip", ["cherry-pick", "--skip"]);
+    await twin.compare("after --skip of an empty pick");
+  });
+
   await t.step("revert --continue: git's message, the current author", async () => {
     await using twin = await Twin.create();
     await conflicted(twin);

@@ -62,6 +62,8 @@ Deno.test("upstreams of new branches, the guess, -u and rename/delete match the 
     await both("git checkout --repo mine -b z main", ["checkout", "-q", "-b", "z", "main"]);
     await both("git branch --repo mine w origin/main --no-track", ["branch", "-q", "--no-track", "w", "origin/main"]);
     await both("git branch --repo mine --track l main", ["branch", "-q", "--track", "l", "main"]);
+    // Without a start point the start is HEAD: --track follows the branch HEAD names, as git.
+    await both("git branch --repo mine --track l2", ["branch", "-q", "--track", "l2"]);
     await both("git checkout --repo mine -t origin/solo", ["checkout", "-q", "-t", "origin/solo"]);
   });
 
@@ -99,6 +101,7 @@ Deno.test("upstreams of new branches, the guess, -u and rename/delete match the 
     await configure("always");
     await both("git branch --repo mine a1 main", ["branch", "-q", "a1", "main"]);
     await both("git branch --repo mine a2 HEAD~0", ["branch", "-q", "a2", "HEAD~0"]);
+    await both("git branch --repo mine a3", ["branch", "-q", "a3"]);
     for (const dir of [`${w}/mine`, theirs]) await git(dir, "config", "--unset", "branch.autoSetupMerge");
   });
 

@@ -45,4 +45,8 @@ Deno.test("git fetch origin <branch> updates that branch only, as git", async ()
   assert.equal(await refs(mine), before);
   const refspec = await exec(root.path, "git fetch --repo app origin main:refs/heads/x --confirm");
   assert.equal(refspec.error_code, "InvalidArgs");
+  const tag = await exec(root.path, "git fetch --repo app origin refs/tags/v1.0 --confirm");
+  assert.equal(tag.error_code, "InvalidArgs");
+  assert.match(tag.stderr, /tags come with every fetch/);
+  assert.equal(await refs(mine), before);
 });

@@ -258,6 +258,13 @@ function fetchBranchRefspec(
     );
   }
   const ref = branch.startsWith("refs/") ? branch : `refs/heads/${branch}`;
+  if (!ref.startsWith("refs/heads/")) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${branch}\` is not a branch: pterm fetches one branch by name; tags come with every fetch ` +
+        `(\`git fetch --repo ${repo.label} --confirm\`).`,
+    );
+  }
   for (const spec of refspecsOf(repo, name)) {
     const local = mapRef(spec, ref);
     if (local) return { spec: { force: spec.force, src: ref, dst: local }, ref };

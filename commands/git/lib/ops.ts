@@ -719,10 +719,20 @@ export async function continueSequence(
         `them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`,
     );
   }
-  return await commitIndex(repo, index, {
-    message: preparedMessage(repo) ?? "",
-    author,
-    ...(await sequenceCommitOptions(repo, explicitAuthor)),
-    allowEmpty: kind === "merge",
-  });
+  try {
+    return await commitIndex(repo, index, {
+      message: preparedMessage(repo) ?? "",
+      author,
+      ...(await sequenceCommitOptions(repo, explicitAuthor)),
+      allowEmpty: kind === "merge",
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // As git: the resolution left HEAD's files, so the pick or revert would be an empty commit.
+    throw new PtermError(
+      "NothingToCommit",
+      `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or ` +
+        "`git commit --allow-empty` records it anyway.",
+    );
+  }
 }

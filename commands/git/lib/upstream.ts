@@ -8,7 +8,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { dwimRef } from "./revparse.ts";
-import { readRawRef, resolveRefOid } from "./refs.ts";
+import { readHead, readRawRef, resolveRefOid } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
 export interface Upstream {
@@ -92,7 +92,11 @@ export function upstreamForNewBranch(repo: Repo, name: string, start: string, ch
     ? setting
     : "true";
   if (mode === "false") return null;
-  const full = start === "HEAD" ? null : dwimRef(repo, start);
+  // HEAD (the default start) stands for the branch it names, as git's tracking reads it; detached, for none.
+  const head = readHead(repo).ref;
+  const full = start === "HEAD" || start === "@"
+    ? (head?.startsWith("refs/heads/") ? head : null)
+    : dwimRef(repo, start);
   const notABranch = () => {
     if (choice !== "track") return null;
     throw new PtermError(
