@@ -14,9 +14,9 @@
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
  *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
  *
- *   Each process's CPU time (user + sys, from GNU time where /usr/bin/time exists) is printed beside
- *   its wall-clock median, and the load average at the start and the end: on a shared machine the
- *   CPU times are the steadier measure.
+ *   Each process's CPU time (user + sys of all its threads, from separate runs under bash's `times`,
+ *   to the millisecond) is printed beside its wall-clock median, and the load average at the start
+ *   and the end: on a shared machine the CPU times are the steadier measure.
  *
  *   deno task bench doc            # 7 runs per subject
  *   deno task bench doc --quick    # 3 runs
@@ -100,30 +100,31 @@ async function warmServer(): Promise<{ time: (line: string) => Promise<number>; 
   };
 }
 
-const GNU_TIME = "/usr/bin/time";
-const hasTime = (() => {
-  try {
-    return Deno.statSync(GNU_TIME).isFile;
-  } catch {
-    return false;
+/**
+ * Each subject's median CPU time (user + sys of the process and its threads, in ms), from runs of
+ * its own after the timed ones: bash's `times` reads the children's rusage to the millisecond
+ * (GNU time prints hundredths, too coarse for a 6 ms pdftotext). Kept out of the timed runs so
+ * that no wrapper's start-up is in the wall-clock numbers.
+ */
+async function cpuMedians(subjects: readonly Subject[], runs: number): Promise<(number | null)[]> {
+  if (!has("bash")) return subjects.map(() => null);
+  const samples = subjects.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [index, subject] of subjects.entries()) {
+      await subject.before?.();
+      const out = new Deno.Command("bash", {
+        args: ["-c", '"$@" >/dev/null 2>&1; status=$?; times; exit $status', "cpu", ...subject.cmd],
+        stdout: "piped",
+        stderr: "null",
+      }).outputSync();
+      if (!out.success) throw new Error(`${subject.name} failed under bash: exit ${out.code}`);
+      // `times` prints the shell's user and sys time, then its children's: "0m0.052s 0m0.012s".
+      const children = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!;
+      const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+      samples[index].push((seconds[0] + seconds[1]) * 1000);
+    }
   }
-})();
-
-/** `subject` run under GNU time, appending each run's user+sys seconds to a file of its own. */
-function withCpu(subject: Subject, key: string): Subject {
-  if (!hasTime) return subject;
-  const file = `${BENCH_DIR}cpu-${key}.txt`;
-  try {
-    Deno.removeSync(file);
-  } catch { /* first use */ }
-  return { ...subject, cmd: [GNU_TIME, "-a", "-o", file, "-f", "%U %S", ...subject.cmd] };
-}
-
-/** The median CPU time in ms of the timed runs recorded by `withCpu` (the first `warmup` are not). */
-function cpuMedian(key: string, warmup: number): number | null {
-  if (!hasTime) return null;
-  const lines = Deno.readTextFileSync(`${BENCH_DIR}cpu-${key}.txt`).trim().split("\n").slice(warmup);
-  return median(lines.map((line) => line.split(" ").reduce((sum, x) => sum + Number(x) * 1000, 0)));
+  return samples.map(median);
 }
 
 function loadAverage(): string {
@@ -156,40 +157,43 @@ for (const pdf of pdfs) {
   console.log(
     `\nA. ${pdf.name} (${pdf.pages} pages, ${(Deno.statSync(`${ROOT}${pdf.name}`).size / 1024).toFixed(0)} KiB)\n`,
   );
+  const poppler: Subject = {
+    name: "pdftotext",
+    cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
+  };
+  const execSubject: Subject = { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns };
+  const helloSubject: Subject = { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns };
   const timings: Timing[] = await timeSubjects(
     [
-      withCpu({
-        name: "pdftotext",
-        cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
-      }, "poppler"),
-      withCpu({ name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns }, "exec"),
+      poppler,
+      execSubject,
       { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
-      withCpu({ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }, "hello"),
+      helloSubject,
     ],
     RUNS,
     1,
   );
-  const [popplerCpu, execCpu, helloCpu] = ["poppler", "exec", "hello"].map((key) => cpuMedian(key, 1));
+  const [popplerCpu, execCpu, helloCpu] = await cpuMedians([poppler, execSubject, helloSubject], RUNS);
   const mcpRuns: number[] = [];
   for (let i = 0; i < RUNS + 1; i++) {
     const elapsed = await server.time(line);
     if (i > 0) mcpRuns.push(elapsed); // the first call loads the engine
   }
   console.log(table(timings, "pdftotext"));
-  const [poppler, exec, , hello] = timings.map((t) => t.median);
+  const [popplerMs, exec, , hello] = timings.map((t) => t.median);
   const warm = median(mcpRuns);
   console.log(
-    `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / poppler).toFixed(2)}× pdftotext)`,
+    `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / popplerMs).toFixed(2)}× pdftotext)`,
   );
   const engineCpu = execCpu === null || helloCpu === null ? null : execCpu - helloCpu;
   const cpuRatio = engineCpu === null || !popplerCpu ? "" : ` (CPU ${(engineCpu / popplerCpu).toFixed(1)}×)`;
   const wholeCpuRatio = execCpu === null || !popplerCpu ? "" : ` (CPU ${(execCpu / popplerCpu).toFixed(1)}×)`;
   summary.push(
-    `| ${pdf.pages} p. | ${ms(poppler)}${cpu(popplerCpu)} | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - hello)}${
+    `| ${pdf.pages} p. | ${ms(popplerMs)}${cpu(popplerCpu)} | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - hello)}${
       cpu(engineCpu)
-    } | ${((exec - hello) / poppler).toFixed(1)}×${cpuRatio} | ${(exec / poppler).toFixed(1)}×${wholeCpuRatio} | ${
+    } | ${((exec - hello) / popplerMs).toFixed(1)}×${cpuRatio} | ${(exec / popplerMs).toFixed(1)}×${wholeCpuRatio} | ${
       ms(warm)
-    } | ${(warm / poppler).toFixed(1)}× |`,
+    } | ${(warm / popplerMs).toFixed(1)}× |`,
   );
 }
 await server.close();
@@ -199,15 +203,13 @@ await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
 await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
 await Deno.copyFile(`${FIXTURES}book.xlsx`, `${ROOT}book.xlsx`);
 const soffice = has("soffice");
-const office: Subject[] = [
-  withCpu({ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }, "office-hello"),
-];
+const office: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
 for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
-  office.push(withCpu({
+  office.push({
     name: `pterm ${file}`,
     cmd: pterm(`doc extract --in ${file} --mode text --out out/${file}.txt`),
     before: pruneRuns,
-  }, `office-${file}`));
+  });
   if (soffice) {
     const target = file.endsWith(".xlsx") ? "csv" : "txt";
     office.push({
@@ -228,10 +230,12 @@ for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
 const officeTimings = await timeSubjects(office, RUNS, 1);
 console.log(table(officeTimings, "pterm hello (start-up floor)"));
 const floor = officeTimings[0].median;
-const floorCpu = cpuMedian("office-hello", 1);
+const ptermOffice = office.filter((subject) => subject.name.startsWith("pterm"));
+const officeCpu = new Map((await cpuMedians(ptermOffice, RUNS)).map((value, i) => [ptermOffice[i].name, value]));
+const floorCpu = officeCpu.get(office[0].name) ?? null;
 for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))) {
   const file = t.name.replace("pterm ", "");
-  const fileCpu = cpuMedian(`office-${file}`, 1);
+  const fileCpu = officeCpu.get(t.name) ?? null;
   const engineCpu = fileCpu === null || floorCpu === null ? null : fileCpu - floorCpu;
   summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
 }

@@ -276,9 +276,14 @@ class State {
     this.emitFrom = o;
   }
 
-  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  /**
+   * At least 23 bits in `hold` (zeros past the input's end, noticed by `checkEnd`), and at most
+   * 30: below 2^30 the value stays a small integer in V8's interpreter, which otherwise boxes every
+   * intermediate result in a new heap number. A one-shot process (a PDF's first page, a git
+   * command's few objects) runs this code there before it is compiled.
+   */
   refill(): void {
-    while (this.bits <= 24) {
+    while (this.bits <= 22) {
       let byte = 0;
       if (this.pos < this.src.length) byte = this.src[this.pos];
       else if (this.stream !== null && this.#next()) byte = this.src[this.pos];

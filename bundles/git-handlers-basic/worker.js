@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-74AECE4H.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-XSA7QNAX.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1369,9 +1369,14 @@ var State = class {
     this.outStart = o;
     this.emitFrom = o;
   }
-  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  /**
+   * At least 23 bits in `hold` (zeros past the input's end, noticed by `checkEnd`), and at most
+   * 30: below 2^30 the value stays a small integer in V8's interpreter, which otherwise boxes every
+   * intermediate result in a new heap number. A one-shot process (a PDF's first page, a git
+   * command's few objects) runs this code there before it is compiled.
+   */
   refill() {
-    while (this.bits <= 24) {
+    while (this.bits <= 22) {
       let byte = 0;
       if (this.pos < this.src.length) byte = this.src[this.pos];
       else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
@@ -5495,7 +5500,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-WXJBCBOC.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-SCKI6AVO.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

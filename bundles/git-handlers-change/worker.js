@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-DGCS3QCT.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-WIISWS33.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1072,9 +1072,14 @@ var State = class {
     this.outStart = o;
     this.emitFrom = o;
   }
-  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  /**
+   * At least 23 bits in `hold` (zeros past the input's end, noticed by `checkEnd`), and at most
+   * 30: below 2^30 the value stays a small integer in V8's interpreter, which otherwise boxes every
+   * intermediate result in a new heap number. A one-shot process (a PDF's first page, a git
+   * command's few objects) runs this code there before it is compiled.
+   */
   refill() {
-    while (this.bits <= 24) {
+    while (this.bits <= 22) {
       let byte = 0;
       if (this.pos < this.src.length) byte = this.src[this.pos];
       else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
@@ -6450,7 +6455,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-56VDOTI5.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-M44W6ECQ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

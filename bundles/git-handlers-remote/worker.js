@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-ZH7MU4ZB.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-YA44CLMU.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -1746,9 +1746,14 @@ var State = class {
     this.outStart = o;
     this.emitFrom = o;
   }
-  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  /**
+   * At least 23 bits in `hold` (zeros past the input's end, noticed by `checkEnd`), and at most
+   * 30: below 2^30 the value stays a small integer in V8's interpreter, which otherwise boxes every
+   * intermediate result in a new heap number. A one-shot process (a PDF's first page, a git
+   * command's few objects) runs this code there before it is compiled.
+   */
   refill() {
-    while (this.bits <= 24) {
+    while (this.bits <= 22) {
       let byte = 0;
       if (this.pos < this.src.length) byte = this.src[this.pos];
       else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
@@ -5671,7 +5676,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-ZADXSVSJ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-UNEZWURF.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5861,7 +5866,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-Q4M7HMDQ.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-UYJLDP5P.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6060,7 +6065,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WHO3M2ES.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-DC3TNCQ6.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6354,7 +6359,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-BB6AW4II.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-TTTWPKKS.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6429,7 +6434,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-BB6AW4II.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-TTTWPKKS.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6962,7 +6967,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3K4SBXJH.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-I62EITK2.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7152,13 +7157,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-Q4M7HMDQ.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-UYJLDP5P.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-EDC4JLWE.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-GV4APEUG.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

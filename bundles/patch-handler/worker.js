@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-ECCEY7XH.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-2GHHMJO5.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -2718,9 +2718,14 @@ var State = class {
     this.outStart = o;
     this.emitFrom = o;
   }
-  /** At least 25 bits in `hold` (zeros past the input's end, noticed by `checkEnd`). */
+  /**
+   * At least 23 bits in `hold` (zeros past the input's end, noticed by `checkEnd`), and at most
+   * 30: below 2^30 the value stays a small integer in V8's interpreter, which otherwise boxes every
+   * intermediate result in a new heap number. A one-shot process (a PDF's first page, a git
+   * command's few objects) runs this code there before it is compiled.
+   */
   refill() {
-    while (this.bits <= 24) {
+    while (this.bits <= 22) {
       let byte = 0;
       if (this.pos < this.src.length) byte = this.src[this.pos];
       else if (this.stream !== null && this.#next()) byte = this.src[this.pos];
@@ -7307,7 +7312,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-KUMFTB5H.js", import.meta.url).href)
+    git: await import(new URL("./api-RTXA5PXR.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7346,7 +7351,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-KUMFTB5H.js", import.meta.url).href)
+    git: await import(new URL("./api-RTXA5PXR.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -11,19 +11,31 @@ import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsu
 import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
+/**
+ * Names already found: every font's base encoding repeats the same ~150 names. Only names of the
+ * list are kept, so a warm server's cache stays within the list's size whatever documents name.
+ */
+const glyphsFound = new Map<string, number>();
 const glyphLookup = {
   /** Glyph name → code point (the Adobe Glyph List and PDF.js's additions), by binary search. */
   get(name: string): number | undefined {
+    const known = glyphsFound.get(name);
+    if (known !== undefined) return known;
     const { names, codes } = glyphTable ??= { names: GLYPH_NAMES.split(" "), codes: GLYPH_CODES.split(" ") };
     let low = 0, high = names.length - 1;
+    let code: number | undefined;
     while (low <= high) {
       const mid = (low + high) >> 1;
       const found = names[mid];
-      if (found === name) return parseInt(codes[mid], 16);
+      if (found === name) {
+        code = parseInt(codes[mid], 16);
+        glyphsFound.set(name, code);
+        break;
+      }
       if (found < name) low = mid + 1;
       else high = mid - 1;
     }
-    return undefined;
+    return code;
   },
 };
 function glyphs(): { get(name: string): number | undefined } {
@@ -180,7 +192,9 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   let j = firstChar;
   for (const w of widthsArray) {
     const width = w instanceof Ref ? dict.xref!.fetch(w) : w;
-    if (typeof width === "number") widths[j] = width;
+    // PDF.js fills a code /Widths gives no number for from the font program's glyph widths.
+    if (typeof width !== "number") return unsupported("a /Widths entry that is not a number");
+    widths[j] = width;
     j++;
   }
   const missingWidth = descriptor.get("MissingWidth");
@@ -320,8 +334,10 @@ function builtInEncoding(file: Stream, _descriptor: Dict): string[] | null {
   }
   const text = header.slice(0, at);
   if (header.indexOf("eexec") !== at) return unsupported("a Type1 program with eexec twice in its cleartext");
-  // The private part may carry a /FontMatrix of its own, which would rescale the widths.
-  if (eexecMentionsFontMatrix(data.subarray(length1 as number))) return unsupported("a /FontMatrix in a private part");
+  // The encrypted part is not read: PDF.js takes /FontMatrix (which rescales the widths) from the
+  // cleartext part only (Type1Parser's extractFontHeader; extractFontProgram, which reads the
+  // private part, has no case for it). Only its form is checked, as PDF.js's parser chooses by it.
+  if (isHexEexec(data.subarray(length1 as number))) return unsupported("hexadecimal eexec data");
   const tokens = postScriptTokens(text);
   let encodingNames: string[] | null = null;
   for (let i = 0; i < tokens.length; i++) {
@@ -389,26 +405,12 @@ function postScriptTokens(text: string): string[] {
   return tokens;
 }
 
-/** Decrypts the eexec part (r = 55665) and looks for a /FontMatrix in it. */
-function eexecMentionsFontMatrix(encrypted: Uint8Array): boolean {
+/** Whether the eexec part is hexadecimal (its first four bytes after white space are hex digits). */
+function isHexEexec(encrypted: Uint8Array): boolean {
   let start = 0;
   while (start < encrypted.length && " \t\r\n".includes(String.fromCharCode(encrypted[start]))) start++;
   const bytes = encrypted.subarray(start);
-  // Binary or hexadecimal eexec data.
-  const isHex = bytes.length >= 4 && [0, 1, 2, 3].every((k) => /[0-9A-Fa-f]/.test(String.fromCharCode(bytes[k])));
-  if (isHex) return unsupported("hexadecimal eexec data");
-  let r = 55665;
-  const target = "/FontMatrix";
-  let matched = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    const plain = c ^ (r >> 8);
-    r = ((c + r) * 52845 + 22719) & 0xffff;
-    if (plain === target.charCodeAt(matched)) {
-      if (++matched === target.length) return true;
-    } else matched = plain === 0x2f ? 1 : 0;
-  }
-  return false;
+  return bytes.length >= 4 && [0, 1, 2, 3].every((k) => /[0-9A-Fa-f]/.test(String.fromCharCode(bytes[k])));
 }
 
 /** A ToUnicode CMap stream as PDF.js's `readToUnicode` turns it into text per code (sparse). */
