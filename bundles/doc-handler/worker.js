@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-54WETGAY.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-IYWEKAWQ.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-I4M6G5PK.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-VGIAJVLJ.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-RVUYFKA6.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-SX6PSVH5.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-3CMLWIQR.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-FP77J6PC.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -1916,6 +1916,10 @@ function documentArgument(flags, positionals, command) {
   };
   throw new PtermError("InvalidArgs", `${command}: missing the document; write \`${command} <file>\` (or --in <file>), e.g. \`${command} docs/report.pdf\`.`, {
     helpFor: command
+  });
+}
+function preloadReaderFor(given) {
+  if (/\.pdf$/i.test(given)) readers.pdf().catch(() => {
   });
 }
 async function readInput(ctx, given, config, label = "--in") {
@@ -2042,6 +2046,7 @@ var extract = async (ctx) => {
   const { given, label } = documentArgument(flags, ctx.positionals, ctx.command);
   const { mode, format: wanted } = outputMode(flags, ctx.command);
   const maxChars = flags["max-chars"] ?? config.max_chars;
+  preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx, given, config, label);
   let outPath = null;
   if (flags.out !== void 0 && flags.out !== "-") {
@@ -2119,6 +2124,7 @@ async function describe(detection, bytes, maxInflatedBytes) {
 var info = async (ctx) => {
   const config = configOf(ctx);
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
+  preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx, given, config, label);
   const detection = detectFormat(bytes, config);
   if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
