@@ -11,6 +11,9 @@
  *      - `pterm hello`, the start-up floor every `pterm exec` number includes.
  *      "engine" = pterm exec minus pterm hello. Targets: engine ≤ 3× pdftotext at every size,
  *      whole process ≤ 2× pdftotext at 300+ pages, warm mcp ≤ 3× pdftotext.
+ *   A2. small real PDFs of other producers (LibreOffice, pdfTeX, camelot's, PDF.js's right-to-left
+ *      test file; tests/fixtures/doc): which reader takes each (pterm's own, or PDF.js and why), and
+ *      the engine time against pdftotext's.
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
  *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
  *
@@ -198,6 +201,69 @@ for (const pdf of pdfs) {
 }
 await server.close();
 
+/**
+ * Real PDFs of other producers (test fixtures), so the numbers above are not one producer's: for
+ * each, which reader took it (pterm's own, or PDF.js and why) and its engine time against
+ * pdftotext's, interleaved with `hello` in one group.
+ */
+const OTHER_PDFS = [
+  "report.pdf",
+  "deck.pdf",
+  "debian/shared-mime-info-spec.pdf",
+  "tex/accents.pdf",
+  "camelot/foo.pdf",
+  "pdfjs/ArabicCIDTrueType.pdf",
+].filter((file) => {
+  try {
+    return Deno.statSync(`${FIXTURES}${file}`).isFile;
+  } catch {
+    return false;
+  }
+});
+console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
+const { extractWithPtermReader } = await import("../commands/doc/pdf.ts");
+const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+const otherRows: { file: string; reader: string; pages: string }[] = [];
+for (const [i, file] of OTHER_PDFS.entries()) {
+  const local = `other-${i}.pdf`;
+  await Deno.copyFile(`${FIXTURES}${file}`, `${ROOT}${local}`);
+  const bytes = await Deno.readFile(`${ROOT}${local}`);
+  const fast = await extractWithPtermReader(bytes, {
+    signal: AbortSignal.timeout(60_000),
+    charBudget: 10_000_000,
+    memoryBytes: 1 << 30,
+    maxInflatedBytes: 512 * 1024 * 1024,
+  });
+  const reader = "unsupported" in fast ? `PDF.js (${fast.unsupported})` : "pterm's";
+  const pages = "unsupported" in fast ? "" : String(fast.counts.pages ?? "");
+  otherRows.push({ file, reader, pages });
+  others.push({
+    name: `pdftotext ${file}`,
+    cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${local}`, `${ROOT}out/poppler.txt`],
+  });
+  others.push({
+    name: `pterm ${file}`,
+    cmd: pterm(`doc extract --in ${local} --mode text --out out/${local}.txt`),
+    before: pruneRuns,
+  });
+}
+const otherTimings = await timeSubjects(others, RUNS, 1);
+console.log(table(otherTimings, "pterm hello (start-up floor)"));
+const otherFloor = otherTimings[0].median;
+const otherSummary = [
+  "| PDF | reader | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext |",
+  "| --- | --- | --- | --- | --- | --- |",
+];
+for (const row of otherRows) {
+  const poppler = otherTimings.find((t) => t.name === `pdftotext ${row.file}`)!.median;
+  const exec = otherTimings.find((t) => t.name === `pterm ${row.file}`)!.median;
+  otherSummary.push(
+    `| ${row.file}${row.pages ? ` (${row.pages} p.)` : ""} | ${row.reader} | ${ms(poppler)} | ${ms(exec)} | ${
+      ms(exec - otherFloor)
+    } | ${((exec - otherFloor) / poppler).toFixed(1)}× |`,
+  );
+}
+
 console.log("\nB. small office files (tests/fixtures/doc)\n");
 await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
 await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
@@ -243,3 +309,5 @@ if (!soffice) console.log("\n(LibreOffice is not installed here: its rows are le
 
 console.log(`\nSummary (medians; load average ${loadAtStart} at the start, ${loadAverage()} at the end)\n`);
 console.log(summary.join("\n"));
+console.log(`\nOther producers (medians; \`hello\` ${ms(otherFloor)} in their group)\n`);
+console.log(otherSummary.join("\n"));
