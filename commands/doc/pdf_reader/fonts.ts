@@ -1,14 +1,25 @@
 /**
- * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Only embedded
+ * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Embedded
  * Type 1 fonts (/FontFile) with /Widths are read — pdfTeX's and most TeX producers' fonts —
  * through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
- * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`). Every other kind of font
- * is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
+ * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`); and Type 1 and TrueType
+ * fonts without a program (the standard 14 fonts and any font left to the viewer), with the
+ * standard fonts' widths where they have no /Widths (`standard_fonts.ts`). Every other kind of
+ * font is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
-import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
+import {
+  GLYPH_CODES,
+  GLYPH_NAMES,
+  MAC_ROMAN_ENCODING,
+  STANDARD_ENCODING,
+  SYMBOL_SET_ENCODING,
+  WIN_ANSI_ENCODING,
+  ZAPF_DINGBATS_ENCODING,
+} from "./glyph_data.ts";
+import { baseFontMetrics, isSymbolsFont, normalizeFontName } from "./standard_fonts.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
 const glyphLookup = {
@@ -43,6 +54,10 @@ function encoding(name: string): string[] | null {
     ? WIN_ANSI_ENCODING
     : name === "MacRomanEncoding"
     ? MAC_ROMAN_ENCODING
+    : name === "SymbolSetEncoding"
+    ? SYMBOL_SET_ENCODING
+    : name === "ZapfDingbatsEncoding"
+    ? ZAPF_DINGBATS_ENCODING
     : null;
   if (table === null) return null;
   let found = encodingCache.get(name);
@@ -67,6 +82,7 @@ export interface SimpleFont {
 }
 
 /** PDF.js's font flags for symbolic and nonsymbolic fonts. */
+const FIXED_PITCH = 1;
 const SYMBOLIC = 4;
 const NONSYMBOLIC = 32;
 
@@ -154,13 +170,14 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   }
   const trueType = type.name === "TrueType";
   const descriptor = dict.get("FontDescriptor");
-  if (!(descriptor instanceof Dict)) {
-    return unsupported(`a ${type.name} font without a descriptor (a standard 14 font)`);
-  }
+  if (!(descriptor instanceof Dict)) return loadFontWithoutProgram(dict, trueType, null);
   if (dict.has("FontMatrix")) return unsupported("a font dictionary with a /FontMatrix");
   const fontName = descriptor.get("FontName"), baseFont = dict.get("BaseFont");
   if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
     return unsupported("a font whose /FontName differs from its /BaseFont");
+  }
+  if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
+    return loadFontWithoutProgram(dict, trueType, descriptor);
   }
   // PDF.js treats fonts named like the symbol fonts specially.
   if (/Symbol|Dingbats|Wingdings/i.test(fontName.name)) return unsupported("a symbol font");
@@ -188,37 +205,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const monospace = sameWidths(widths, defaultWidth);
   flags = monospace ? flags | 1 : flags & ~1;
 
-  // Encoding (extractDataStructures).
-  const differences: string[] = [];
-  let baseEncodingName: string | null = null;
-  if (dict.has("Encoding")) {
-    const enc = dict.get("Encoding");
-    if (enc instanceof Dict) {
-      const base = enc.get("BaseEncoding");
-      baseEncodingName = base instanceof Name ? base.name : null;
-      if (enc.has("Differences")) {
-        const diffs = enc.get("Differences");
-        if (!Array.isArray(diffs)) return unsupported("a /Differences that is not an array");
-        let index = 0;
-        for (const entry of diffs) {
-          const data = entry instanceof Ref ? dict.xref!.fetch(entry) : entry;
-          if (typeof data === "number") index = data;
-          else if (data instanceof Name) differences[index++] = data.name;
-          else return unsupported("a bad /Differences entry");
-        }
-      }
-    } else if (enc instanceof Name) {
-      baseEncodingName = enc.name;
-    } else return unsupported("an /Encoding that is neither a name nor a dictionary");
-    if (
-      baseEncodingName !== "MacRomanEncoding" && baseEncodingName !== "MacExpertEncoding" &&
-      baseEncodingName !== "WinAnsiEncoding"
-    ) baseEncodingName = null;
-  }
-  if (baseEncodingName === "MacExpertEncoding") return unsupported("MacExpertEncoding");
-  if (Object.keys(differences).some((k) => !/^\d+$/.test(k) || Number(k) > 255)) {
-    return unsupported("/Differences past code 255");
-  }
+  const { differences, baseEncodingName } = readEncoding(dict);
   let defaultEncoding: string[];
   if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
   else {
@@ -276,6 +263,169 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
   }
   return { name: fontName.name, monospace, widths, defaultWidth, unicode };
+}
+
+/**
+ * A simple font's /Encoding as PDF.js's `extractDataStructures` reads it: its /Differences, and
+ * its base encoding where that is MacRoman or WinAnsi (any other name counts as none).
+ */
+function readEncoding(dict: Dict): { differences: string[]; baseEncodingName: string | null } {
+  const differences: string[] = [];
+  let baseEncodingName: string | null = null;
+  if (dict.has("Encoding")) {
+    const enc = dict.get("Encoding");
+    if (enc instanceof Dict) {
+      const base = enc.get("BaseEncoding");
+      baseEncodingName = base instanceof Name ? base.name : null;
+      if (enc.has("Differences")) {
+        const diffs = enc.get("Differences");
+        if (!Array.isArray(diffs)) return unsupported("a /Differences that is not an array");
+        let index = 0;
+        for (const entry of diffs) {
+          const data = entry instanceof Ref ? dict.xref!.fetch(entry) : entry;
+          if (typeof data === "number") index = data;
+          else if (data instanceof Name) differences[index++] = data.name;
+          else return unsupported("a bad /Differences entry");
+        }
+      }
+    } else if (enc instanceof Name) {
+      baseEncodingName = enc.name;
+    } else return unsupported("an /Encoding that is neither a name nor a dictionary");
+    if (
+      baseEncodingName !== "MacRomanEncoding" && baseEncodingName !== "MacExpertEncoding" &&
+      baseEncodingName !== "WinAnsiEncoding"
+    ) baseEncodingName = null;
+  }
+  if (baseEncodingName === "MacExpertEncoding") return unsupported("MacExpertEncoding");
+  if (Object.keys(differences).some((k) => !/^\d+$/.test(k) || Number(k) > 255)) {
+    return unsupported("/Differences past code 255");
+  }
+  return { differences, baseEncodingName };
+}
+
+/**
+ * A Type 1 or TrueType font without an embedded program — the standard 14 fonts (Helvetica,
+ * Times, Courier, Symbol, ZapfDingbats, and the names PDF.js maps to them such as Arial or
+ * TimesNewRoman) and any other font left to the viewer — as PDF.js reads it for text. With no
+ * /FontDescriptor (`translateFont`'s first branch): the font's name normalized, flags made up from
+ * the name (symbolic for the symbol fonts, fixed-pitch for Courier), /Widths or else the standard
+ * font's widths by glyph name, and the standard font's default width. With one (`extractWidths`):
+ * its /Flags and /MissingWidth, and the same widths. Either way no program is read (pterm's PDF.js
+ * is given no standard font files), so `extractDataStructures` picks the encoding for a font that
+ * is not embedded (the Symbol and ZapfDingbats encodings by name), and `Font` marks the file
+ * missing: in a Type 1 font a code its encoding leaves empty reads as a space as wide as the
+ * font's space (`_charToGlyph`, `_spaceWidth`).
+ */
+function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict | null): SimpleFont {
+  const baseFont = dict.get("BaseFont");
+  if (!(baseFont instanceof Name)) return unsupported("a font without a /BaseFont name");
+  let name: string, flags: number;
+  if (descriptor === null) {
+    name = normalizeFontName(baseFont.name);
+    const metrics = baseFontMetrics(name);
+    flags = (metrics.monospace ? FIXED_PITCH : 0) | (isSymbolsFont(name.split("-", 1)[0]) ? SYMBOLIC : NONSYMBOLIC);
+  } else {
+    // The caller has checked that /FontName is /BaseFont and that there is no /FontMatrix.
+    name = baseFont.name;
+    const flagsValue = descriptor.get("Flags");
+    flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
+  }
+  // PDF.js reads a WinAnsi font with some GBK-encoded names as a Chinese composite font.
+  if (name.charCodeAt(0) >= 0xb7) return unsupported("a font name outside ASCII");
+
+  // The encoding (extractDataStructures, for a font that is not embedded).
+  const encodingRead = readEncoding(dict);
+  const differences = encodingRead.differences;
+  const symbolsName = isSymbolsFont(name);
+  const baseEncodingName = symbolsName ? null : encodingRead.baseEncodingName;
+  let defaultEncoding: string[];
+  if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
+  else {
+    let symbolic = (flags & SYMBOLIC) !== 0;
+    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    let encodingName = trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding";
+    if (symbolic || symbolsName) {
+      encodingName = /Symbol/i.test(name)
+        ? "SymbolSetEncoding"
+        : /Dingbats/i.test(name)
+        ? "ZapfDingbatsEncoding"
+        : /Wingdings/i.test(name)
+        ? "WinAnsiEncoding"
+        : "MacRomanEncoding";
+    }
+    defaultEncoding = encoding(encodingName)!;
+  }
+  const hasEncoding = !!baseEncodingName || differences.length > 0;
+
+  // The widths: /Widths from /FirstChar, else the standard font's by glyph name.
+  const firstCharValue = dict.get("FirstChar");
+  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
+  const widthsArray = dict.get("Widths");
+  let widths: (number | undefined)[] = [];
+  let defaultWidth: number, monospace: boolean;
+  if (Array.isArray(widthsArray)) {
+    let j = firstChar;
+    for (const w of widthsArray) {
+      const width = w instanceof Ref ? dict.xref!.fetch(w) : w;
+      if (typeof width === "number") widths[j] = width;
+      j++;
+    }
+  } else widths = widthsByGlyphName(baseFontMetrics(name).widths, differences, defaultEncoding);
+  if (descriptor === null) {
+    const metrics = baseFontMetrics(name);
+    defaultWidth = metrics.defaultWidth;
+    monospace = metrics.monospace;
+  } else {
+    const missingWidth = descriptor.get("MissingWidth");
+    defaultWidth = Array.isArray(widthsArray)
+      ? (typeof missingWidth === "number" ? missingWidth : 0)
+      : baseFontMetrics(name).defaultWidth;
+    monospace = sameWidths(widths, defaultWidth);
+  }
+
+  // The text: the ToUnicode CMap, completed from the encoding where the font has one; else the encoding's glyph names.
+  const toUnicodeObject = dict.get("ToUnicode");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  const fromEncoding = simpleFontToUnicode(defaultEncoding, differences);
+  const unicode: string[] = new Array(256);
+  if (included !== null && included.length > 0) {
+    for (let code = 0; code < 256; code++) {
+      if (included[code] !== undefined) unicode[code] = included[code];
+      else if (hasEncoding && fromEncoding[code] !== undefined) unicode[code] = fromEncoding[code]!;
+    }
+  } else {
+    for (let code = 0; code < 256; code++) if (fromEncoding[code] !== undefined) unicode[code] = fromEncoding[code]!;
+  }
+  // PDF.js's `toUnicode.get(code) || code`; then, the file being missing, a Type 1 code whose
+  // glyph name is empty is a space (whatever its ToUnicode says) with the space's width if none.
+  let spaceWidth: number | undefined;
+  for (let code = 0; code < 256; code++) {
+    if (!unicode[code]) unicode[code] = String.fromCharCode(code);
+    if (trueType || (differences[code] || defaultEncoding[code]) !== "") continue;
+    unicode[code] = " ";
+    const width = typeof widths[code] === "number" ? widths[code] : defaultWidth;
+    if (!width) {
+      spaceWidth ??= [0x20, 0x2212, 0x31, 0x69, 0x49].map((c) => widths[c]).find((w) => !!w) || defaultWidth;
+      widths[code] = spaceWidth;
+    }
+  }
+  return { name, monospace, widths, defaultWidth, unicode };
+}
+
+/** PDF.js's `buildCharCodeToWidth`: a code's glyph width by its /Differences name, else by its base encoding's. */
+function widthsByGlyphName(
+  byName: ReadonlyMap<string, number>,
+  differences: string[],
+  defaultEncoding: string[],
+): (number | undefined)[] {
+  const widths: (number | undefined)[] = [];
+  for (let code = 0; code < 256; code++) {
+    const width = (code in differences ? byName.get(differences[code]) : undefined) ||
+      byName.get(defaultEncoding[code]);
+    if (width) widths[code] = width;
+  }
+  return widths;
 }
 
 /** PDF.js's `_simpleFontToUnicode`, where the glyph list decides; UNCERTAIN where its heuristics would. */

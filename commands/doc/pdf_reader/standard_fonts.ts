@@ -1,0 +1,73 @@
+/**
+ * What PDF.js knows of fonts by their names alone, for fonts that carry no program: the names it
+ * maps to the standard 14 fonts (`getStdFontMap`, after `normalizeFontName`), the standard fonts'
+ * glyph widths (`getMetrics`, with its choice of Times-Roman or Helvetica for any other name), and
+ * the names it takes for symbol fonts (`getSymbolsFonts`). The tables come from PDF.js's own
+ * sources through `glyph_data.ts` and are split at their first use.
+ *
+ * PDF.js would also load a standard font's program (its `standard_fonts/` files) where
+ * `standardFontDataUrl` is given; pterm gives none (its PDF.js path ships no font files), so
+ * PDF.js, too, reads these fonts without a program.
+ */
+
+import {
+  METRICS_GLYPH_NAMES,
+  METRICS_WIDTHS,
+  SERIF_FONTS,
+  STANDARD_FONT_MAP,
+  STANDARD_FONT_METRICS,
+  SYMBOLS_FONTS,
+} from "./glyph_data.ts";
+
+/** PDF.js's `normalizeFontName`: `,` and `_` become `-`, white space goes. */
+export function normalizeFontName(name: string): string {
+  return name.replace(/[,_]/g, "-").replace(/\s/g, "");
+}
+
+let standardNames: Map<string, string> | null = null;
+/** The standard font PDF.js maps a normalized name to (`getStdFontMap`), if any. */
+function standardFontOf(normalizedName: string): string | undefined {
+  standardNames ??= new Map(STANDARD_FONT_MAP.split(" ").map((pair) => pair.split("=") as [string, string]));
+  return standardNames.get(normalizedName);
+}
+
+let serifNames: Set<string> | null = null;
+/** PDF.js's `isSerifFont`: the name up to its first `-` is a serif family, or says "serif". */
+function isSerifFont(name: string): boolean {
+  serifNames ??= new Set(SERIF_FONTS.split("|"));
+  const family = name.split("-", 1)[0];
+  return serifNames.has(family) || /serif/i.test(family);
+}
+
+let symbolsNames: Set<string> | null = null;
+/** A name in PDF.js's `getSymbolsFonts` (Symbol, ZapfDingbats, Wingdings and a few more). */
+export function isSymbolsFont(name: string): boolean {
+  symbolsNames ??= new Set(SYMBOLS_FONTS.split(" "));
+  return symbolsNames.has(name);
+}
+
+export interface BaseFontMetrics {
+  /** Width by glyph name (empty for the Courier fonts, whose every glyph is `defaultWidth`). */
+  readonly widths: ReadonlyMap<string, number>;
+  readonly defaultWidth: number;
+  /** PDF.js's `monospace` (the Courier fonts). */
+  readonly monospace: boolean;
+}
+
+const metricsCache = new Map<string, BaseFontMetrics>();
+/** PDF.js's `getBaseFontMetrics(name)`: a standard font's widths, Times-Roman's or Helvetica's for another name. */
+export function baseFontMetrics(name: string): BaseFontMetrics {
+  const normalized = normalizeFontName(name);
+  let standard = standardFontOf(normalized) ?? normalized;
+  if (!Object.hasOwn(STANDARD_FONT_METRICS, standard)) standard = isSerifFont(name) ? "Times-Roman" : "Helvetica";
+  let found = metricsCache.get(standard);
+  if (found) return found;
+  const entry = STANDARD_FONT_METRICS[standard];
+  if (typeof entry === "number") found = { widths: new Map(), defaultWidth: entry, monospace: true };
+  else {
+    const names = METRICS_GLYPH_NAMES[entry[0]].split(" "), widths = METRICS_WIDTHS[entry[1]].split(" ");
+    found = { widths: new Map(names.map((glyph, i) => [glyph, Number(widths[i])])), defaultWidth: 0, monospace: false };
+  }
+  metricsCache.set(standard, found);
+  return found;
+}
