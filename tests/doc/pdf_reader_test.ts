@@ -18,6 +18,7 @@ import {
   adler32,
   Budget,
   type Cmd,
+  decodeAscii85,
   decodeStream,
   Dict,
   type Name,
@@ -103,7 +104,21 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
-  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf"]) {
+  // Fonts without an embedded program: the standard 14 without a descriptor or /Widths (reportlab's,
+  // ASCII85 and Flate; Helvetica in PDF.js's files, one with codes its encoding leaves empty, which
+  // PDF.js reads as spaces; Symbol with a ToUnicode CMap), and with a descriptor and /Widths
+  // (TrueType ArialMT and ArialNarrow, Type 1 NuptialScript, a name PDF.js maps to no standard font).
+  const withoutProgram = [
+    "reportlab/std14.pdf",
+    "pdfjs/text_rise_eol_bug.pdf",
+    "pdfjs/issue18059.pdf",
+    "pdfjs/issue5238.pdf",
+    "pdfjs/issue7580.pdf",
+    "pypdf/AutoCad_Simple.pdf",
+    "pdfjs/bug1671312_ArialNarrow.pdf",
+    "pdfjs/non-embedded-NuptialScript.pdf",
+  ];
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...withoutProgram]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
@@ -249,6 +264,65 @@ Deno.test("pdf reader: Flate streams inflate under the byte limit, and past it t
   assert.throws(() => decodeStream(dict, flipped, null), /checksum/);
   const unknown = new Parser(new TextEncoder().encode("<< /Filter /LZWDecode >>"), 0, null).object(true) as Dict;
   assert.throws(() => decodeStream(unknown, compressed, null), /LZWDecode/);
+});
+
+/** ASCII85 as PDF producers write it (no `<~`): groups of five digits, `z` for four zero bytes, `~>` at the end. */
+function ascii85Reference(data: Uint8Array, lineLength: number): string {
+  let out = "";
+  for (let i = 0; i < data.length; i += 4) {
+    const group = [...data.subarray(i, i + 4)];
+    const bytes = group.length;
+    while (group.length < 4) group.push(0);
+    let value = ((group[0] << 24) | (group[1] << 16) | (group[2] << 8) | group[3]) >>> 0;
+    if (bytes === 4 && value === 0) {
+      out += "z";
+      continue;
+    }
+    const digits: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      digits.unshift(String.fromCharCode(0x21 + (value % 85)));
+      value = Math.floor(value / 85);
+    }
+    out += digits.slice(0, bytes + 1).join("");
+  }
+  return out.replace(new RegExp(`(.{${lineLength}})`, "g"), "$1\n") + "~>";
+}
+
+Deno.test("pdf reader: ASCII85 streams decode as encoded (against a straightforward encoder), alone or before Flate", () => {
+  fc.assert(
+    fc.property(
+      // Zero bytes often, so that runs of four (written `z`) occur.
+      fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 200 }).map((a) =>
+        new Uint8Array(a)
+      ),
+      fc.integer({ min: 1, max: 80 }),
+      (data, lineLength) => {
+        const encoded = new TextEncoder().encode(ascii85Reference(data, lineLength));
+        assert.deepEqual(decodeAscii85(encoded), data);
+      },
+    ),
+  );
+  const zeros = new Uint8Array(12);
+  assert.equal(ascii85Reference(zeros, 80), "zzz~>");
+  assert.deepEqual(decodeAscii85(new TextEncoder().encode("zzz~>")), zeros);
+  // Python's base64.a85encode(b"Hello, world") (a real encoder).
+  assert.equal(new TextDecoder().decode(decodeAscii85(new TextEncoder().encode("87cURD_*#TDfTZ)~>"))), "Hello, world");
+  // What PDF.js would decode to bytes nobody wrote: left to it.
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("87c\x00URD~>")), /stray byte/);
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("87czURD~>")), /stray byte/);
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("uuuuu~>")), /2\^32/);
+
+  const text = new TextEncoder().encode("BT /F1 12 Tf (hello) Tj ET ".repeat(50));
+  const chained = new TextEncoder().encode(ascii85Reference(new Uint8Array(deflateSync(text)), 72));
+  const dict = (source: string) => new Parser(new TextEncoder().encode(source), 0, null).object(true) as Dict;
+  assert.deepEqual(decodeStream(dict("<< /Filter [/ASCII85Decode /FlateDecode] >>"), chained, null), text);
+  assert.deepEqual(
+    decodeStream(dict("<< /Filter [/A85 /FlateDecode] /DecodeParms [null null] >>"), chained, null),
+    text,
+  );
+  const plain = new TextEncoder().encode(ascii85Reference(text, 72));
+  assert.deepEqual(decodeStream(dict("<< /Filter /ASCII85Decode >>"), plain, null), text);
+  assert.throws(() => decodeStream(dict("<< /Filter [/FlateDecode /ASCII85Decode] >>"), chained, null), /several/);
 });
 
 Deno.test("pdf reader: cross-reference streams and object streams (the libtasn1 manual's) resolve every object", () => {
