@@ -14,8 +14,9 @@
  * unassigned codes): the reader must use the very same tables to give the same text. For fonts
  * without an embedded program: from its metrics.js the standard 14 fonts' glyph widths (PDF.js's
  * `getMetrics`, the Adobe Core 14 AFM widths), from standard_fonts.js the names it maps to them
- * (`getStdFontMap`), the names it takes for serif and symbol fonts (`getSerifFonts`,
- * `getSymbolsFonts`), and from encodings.js the Symbol and ZapfDingbats encodings. The checkout
+ * (`getStdFontMap`, `getNonStdFontMap`), the names it takes for serif and symbol fonts
+ * (`getSerifFonts`, `getSymbolsFonts`) and its glyph maps for CID TrueType fonts named like the
+ * standard ones, and from encodings.js the Symbol and ZapfDingbats encodings. The checkout
  * must be the version unpdf bundles (v6.1.200 for unpdf 1.8.1).
  */
 
@@ -98,7 +99,19 @@ function lookupTable(name: string): [string, string][] {
     e,
   ) => [e[1] ?? e[2], e[3] === "true" ? "" : JSON.parse(e[3])]);
 }
+/** A table of numbers to numbers (`t[2] = 10;`) as "key:value" pairs in hexadecimal, space-separated. */
+function numberTable(name: string): string {
+  const start = standardFonts.indexOf(`const ${name} = getLookupTableFactory(`);
+  if (start < 0) throw new Error(`no ${name} in standard_fonts.js`);
+  // The table ends at its factory's `});` (or `}\n);` where the formatter broke the call).
+  const ends = ["\n});", "\n);"].map((end) => standardFonts.indexOf(end, start)).filter((at) => at > 0);
+  const body = standardFonts.slice(start, Math.min(...ends));
+  const pairs = [...body.matchAll(/\bt\[(\d+)\] = (\d+);/g)];
+  if (pairs.length < 3) throw new Error(`${name} has ${pairs.length} entries`);
+  return pairs.map((m) => `${Number(m[1]).toString(16)}:${Number(m[2]).toString(16)}`).join(" ");
+}
 const stdFontMap = lookupTable("getStdFontMap");
+const nonStdFontMap = lookupTable("getNonStdFontMap");
 const serifFonts = lookupTable("getSerifFonts").map(([name]) => name);
 const symbolsFonts = lookupTable("getSymbolsFonts").map(([name]) => name);
 if (stdFontMap.length < 70 || serifFonts.length < 100 || symbolsFonts.length < 6) {
@@ -138,9 +151,20 @@ export const METRICS_WIDTHS = ${JSON.stringify(widthLists)};
 
 /** PDF.js's \`getStdFontMap\`: "name=standard name", space-separated. */
 export const STANDARD_FONT_MAP = ${JSON.stringify(stdFontMap.map(([name, to]) => `${name}=${to}`).join(" "))};
+/** PDF.js's \`getNonStdFontMap\` (its values may hold spaces): "name=font", "|"-separated. */
+export const NON_STANDARD_FONT_MAP = ${JSON.stringify(nonStdFontMap.map(([name, to]) => `${name}=${to}`).join("|"))};
 /** PDF.js's \`getSerifFonts\` (names may hold spaces): "|"-separated. */
 export const SERIF_FONTS = ${JSON.stringify(serifFonts.join("|"))};
 /** PDF.js's \`getSymbolsFonts\`, space-separated. */
 export const SYMBOLS_FONTS = ${JSON.stringify(symbolsFonts.join(" "))};
+
+/**
+ * PDF.js's glyph maps for CID TrueType fonts without a program named like a standard font
+ * (\`getGlyphMapForStandardFonts\`, and its supplements for Arial Black and Calibri): "code:value"
+ * pairs in hexadecimal, space-separated.
+ */
+export const STANDARD_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getGlyphMapForStandardFonts"))};
+export const ARIAL_BLACK_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForArialBlack"))};
+export const CALIBRI_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForCalibri"))};
 `;
 Deno.writeTextFileSync(new URL("../commands/doc/pdf_reader/glyph_data.ts", import.meta.url), out);

@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-NTZG6UPW.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-PJVDRNNA.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-AXHPH4ZV.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-XAXCAEHU.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-KE3XYCBJ.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-I545DCQL.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-PXAAASFO.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-7H6VLGJR.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

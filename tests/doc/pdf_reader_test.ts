@@ -117,6 +117,14 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     "pypdf/AutoCad_Simple.pdf",
     "pdfjs/bug1671312_ArialNarrow.pdf",
     "pdfjs/non-embedded-NuptialScript.pdf",
+    // A /FontName that is not the /BaseFont, or none: PDF.js's choice of name.
+    "pdfjs/bug847420.pdf",
+    "pdfjs/issue2099-1.pdf",
+    // Type 0 fonts whose CID TrueType descendant has no program (Word's Arial, Calibri, Verdana).
+    "pdfjs/issue15441.pdf",
+    "pdfjs/issue15594_reduced.pdf",
+    "pdfjs/issue2840.pdf",
+    "pdfjs/issue11242_reduced.pdf",
   ];
   for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...withoutProgram]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);

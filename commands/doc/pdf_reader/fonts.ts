@@ -19,7 +19,14 @@ import {
   WIN_ANSI_ENCODING,
   ZAPF_DINGBATS_ENCODING,
 } from "./glyph_data.ts";
-import { baseFontMetrics, isSymbolsFont, normalizeFontName } from "./standard_fonts.ts";
+import {
+  baseFontMetrics,
+  cidGlyphMap,
+  isKnownFontName,
+  isStandardOrMappedFont,
+  isSymbolsFont,
+  normalizeFontName,
+} from "./standard_fonts.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
 const glyphLookup = {
@@ -116,9 +123,9 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
   const descriptor = descendant.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
-  const fontName = descriptor.get("FontName"), baseFont = descendant.get("BaseFont");
-  if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
-    return unsupported("a CID font whose /FontName differs from its /BaseFont");
+  const name = pdfjsFontName(descriptor.get("FontName"), descendant.get("BaseFont"));
+  if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
+    return loadCompositeFontWithoutProgram(dict, descendant, name);
   }
   if (descriptor.has("FontFile") || descriptor.has("FontFile3")) return unsupported("a CID font with another program");
   const file = descriptor.get("FontFile2");
@@ -132,14 +139,20 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   const unicode = readToUnicode(toUnicodeObject);
   if (unicode === null || unicode.length === 0) return unsupported("a CID font with an empty ToUnicode CMap");
 
-  // PDF.js's `extractWidths` for composite fonts.
+  return { name, composite: true, unicode, ...compositeWidths(descendant) };
+}
+
+/** PDF.js's `extractWidths` for composite fonts: /W and /DW, and its monospace rule. */
+function compositeWidths(
+  descendant: Dict,
+): { widths: (number | undefined)[]; defaultWidth: number; monospace: boolean } {
   const dw = descendant.get("DW");
   const defaultWidth = typeof dw === "number" ? Math.ceil(dw) : 1000;
   const widths: (number | undefined)[] = [];
   const w = descendant.get("W");
   if (w !== undefined && !Array.isArray(w)) return unsupported("a /W that is not an array");
   if (Array.isArray(w)) {
-    const fetch = (v: PdfObject) => v instanceof Ref ? dict.xref!.fetch(v) : v;
+    const fetch = (v: PdfObject) => v instanceof Ref ? descendant.xref!.fetch(v) : v;
     for (let i = 0; i < w.length; i++) {
       let start = fetch(w[i++]);
       if (!Number.isInteger(start)) return unsupported("a /W PDF.js would stop reading");
@@ -158,8 +171,43 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
       } else return unsupported("a /W PDF.js would stop reading");
     }
   }
-  const monospace = sameWidths(widths, defaultWidth);
-  return { name: fontName.name, composite: true, monospace, widths, defaultWidth, unicode };
+  return { widths, defaultWidth, monospace: sameWidths(widths, defaultWidth) };
+}
+
+/**
+ * A Type 0 font whose CID TrueType descendant has no program (Word's "don't embed" Arial and
+ * Calibri) as PDF.js's `fallbackToSystemFont` reads it: its ToUnicode CMap, or without one each
+ * code for itself; but where the name is a standard font's or mapped to one, PDF.js's glyph map
+ * for such fonts first, the ToUnicode's entries over it cut to their first code point, each read
+ * back as one UTF-16 unit (`String.fromCharCode`).
+ */
+function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: string): SimpleFont {
+  // Without a ToUnicode CMap PDF.js reads these character collections through their UCS-2 CMaps.
+  const info = descendant.get("CIDSystemInfo");
+  const registry = info instanceof Dict ? info.get("Registry") : undefined;
+  const ordering = info instanceof Dict ? info.get("Ordering") : undefined;
+  if (registry === "Adobe" && ["GB1", "CNS1", "Japan1", "Korea1"].includes(ordering as string)) {
+    return unsupported("a CID font of an Adobe character collection without a program");
+  }
+  if (descendant.get("CIDToGIDMap") instanceof Stream) {
+    return unsupported("a CIDToGIDMap stream in a font without a program");
+  }
+  // PDF.js's identity text covers /FirstChar to /LastChar (all two-byte codes when absent).
+  if (descendant.has("FirstChar") || descendant.has("LastChar")) return unsupported("a CID font with /FirstChar");
+  const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  const hasIncluded = included !== null && included.length > 0;
+  let unicode: string[] = hasIncluded ? included! : [];
+  if (isStandardOrMappedFont(name)) {
+    const map = cidGlyphMap(name);
+    if (hasIncluded) { for (const code in included!) map[Number(code)] = included![Number(code)].codePointAt(0)!; }
+    unicode = [];
+    for (const code in map) {
+      // `get(code) || code`: a 0 (or an empty ToUnicode string) reads as the code itself.
+      if (map[code]) unicode[Number(code)] = String.fromCharCode(map[code]);
+    }
+  }
+  return { name, composite: true, unicode, ...compositeWidths(descendant) };
 }
 
 export function loadSimpleFont(dict: Dict): SimpleFont {
@@ -172,15 +220,12 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const descriptor = dict.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return loadFontWithoutProgram(dict, trueType, null);
   if (dict.has("FontMatrix")) return unsupported("a font dictionary with a /FontMatrix");
-  const fontName = descriptor.get("FontName"), baseFont = dict.get("BaseFont");
-  if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
-    return unsupported("a font whose /FontName differs from its /BaseFont");
-  }
+  const name = pdfjsFontName(descriptor.get("FontName"), dict.get("BaseFont"));
   if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
-    return loadFontWithoutProgram(dict, trueType, descriptor);
+    return loadFontWithoutProgram(dict, trueType, descriptor, name);
   }
   // PDF.js treats fonts named like the symbol fonts specially.
-  if (/Symbol|Dingbats|Wingdings/i.test(fontName.name)) return unsupported("a symbol font");
+  if (/Symbol|Dingbats|Wingdings/i.test(name)) return unsupported("a symbol font");
   if (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3")) {
     return unsupported(`a ${type.name} font with a font file of another kind`);
   }
@@ -262,7 +307,29 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   for (let code = 0; code < 256; code++) {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
   }
-  return { name: fontName.name, monospace, widths, defaultWidth, unicode };
+  return { name, monospace, widths, defaultWidth, unicode };
+}
+
+/**
+ * The name PDF.js gives a font with a descriptor (`translateFont`): its /FontName, but its
+ * /BaseFont where the two differ and the /BaseFont extends the /FontName, or only the /BaseFont
+ * is a name PDF.js knows.
+ */
+function pdfjsFontName(fontNameObject: PdfObject | undefined, baseFontObject: PdfObject | undefined): string {
+  const text = (value: PdfObject | undefined): string | undefined =>
+    value instanceof Name
+      ? value.name
+      : typeof value === "string" || value === undefined
+      ? value
+      : unsupported("a font name that is neither a name nor a string");
+  const fontName = text(fontNameObject), baseFont = text(baseFontObject);
+  let name = fontName;
+  if (
+    fontName !== baseFont && fontName && baseFont &&
+    (baseFont.startsWith(fontName) || (!isKnownFontName(fontName) && isKnownFontName(baseFont)))
+  ) name = undefined;
+  name ??= baseFont;
+  return name === undefined ? unsupported("a font without a name") : name;
 }
 
 /**
@@ -316,17 +383,19 @@ function readEncoding(dict: Dict): { differences: string[]; baseEncodingName: st
  * missing: in a Type 1 font a code its encoding leaves empty reads as a space as wide as the
  * font's space (`_charToGlyph`, `_spaceWidth`).
  */
-function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict | null): SimpleFont {
+function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict | null, fontName = ""): SimpleFont {
   const baseFont = dict.get("BaseFont");
   if (!(baseFont instanceof Name)) return unsupported("a font without a /BaseFont name");
-  let name: string, flags: number;
+  // The standard font whose widths stand in for missing /Widths: by /BaseFont, normalized without a descriptor.
+  let name: string, metricsName: string, flags: number;
   if (descriptor === null) {
-    name = normalizeFontName(baseFont.name);
+    name = metricsName = normalizeFontName(baseFont.name);
     const metrics = baseFontMetrics(name);
     flags = (metrics.monospace ? FIXED_PITCH : 0) | (isSymbolsFont(name.split("-", 1)[0]) ? SYMBOLIC : NONSYMBOLIC);
   } else {
-    // The caller has checked that /FontName is /BaseFont and that there is no /FontMatrix.
-    name = baseFont.name;
+    // The caller has found the name PDF.js gives the font, and refused a /FontMatrix.
+    name = fontName;
+    metricsName = baseFont.name;
     const flagsValue = descriptor.get("Flags");
     flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
   }
@@ -371,7 +440,7 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
       if (typeof width === "number") widths[j] = width;
       j++;
     }
-  } else widths = widthsByGlyphName(baseFontMetrics(name).widths, differences, defaultEncoding);
+  } else widths = widthsByGlyphName(baseFontMetrics(metricsName).widths, differences, defaultEncoding);
   if (descriptor === null) {
     const metrics = baseFontMetrics(name);
     defaultWidth = metrics.defaultWidth;
@@ -380,7 +449,7 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
     const missingWidth = descriptor.get("MissingWidth");
     defaultWidth = Array.isArray(widthsArray)
       ? (typeof missingWidth === "number" ? missingWidth : 0)
-      : baseFontMetrics(name).defaultWidth;
+      : baseFontMetrics(metricsName).defaultWidth;
     monospace = sameWidths(widths, defaultWidth);
   }
 

@@ -2,8 +2,9 @@
  * What PDF.js knows of fonts by their names alone, for fonts that carry no program: the names it
  * maps to the standard 14 fonts (`getStdFontMap`, after `normalizeFontName`), the standard fonts'
  * glyph widths (`getMetrics`, with its choice of Times-Roman or Helvetica for any other name), and
- * the names it takes for symbol fonts (`getSymbolsFonts`). The tables come from PDF.js's own
- * sources through `glyph_data.ts` and are split at their first use.
+ * the names it takes for symbol fonts (`getSymbolsFonts`), the names it knows (`isKnownFontName`),
+ * and what it shows for a CID TrueType font named like a standard one. The tables come from
+ * PDF.js's own sources through `glyph_data.ts` and are split at their first use.
  *
  * PDF.js would also load a standard font's program (its `standard_fonts/` files) where
  * `standardFontDataUrl` is given; pterm gives none (its PDF.js path ships no font files), so
@@ -11,9 +12,13 @@
  */
 
 import {
+  ARIAL_BLACK_CID_GLYPH_MAP,
+  CALIBRI_CID_GLYPH_MAP,
   METRICS_GLYPH_NAMES,
   METRICS_WIDTHS,
+  NON_STANDARD_FONT_MAP,
   SERIF_FONTS,
+  STANDARD_CID_GLYPH_MAP,
   STANDARD_FONT_MAP,
   STANDARD_FONT_METRICS,
   SYMBOLS_FONTS,
@@ -29,6 +34,52 @@ let standardNames: Map<string, string> | null = null;
 function standardFontOf(normalizedName: string): string | undefined {
   standardNames ??= new Map(STANDARD_FONT_MAP.split(" ").map((pair) => pair.split("=") as [string, string]));
   return standardNames.get(normalizedName);
+}
+
+let nonStandardNames: Map<string, string> | null = null;
+/** What PDF.js's `getNonStdFontMap` maps a normalized name to (Calibri → Helvetica, …), if anything. */
+function nonStandardFontOf(normalizedName: string): string | undefined {
+  nonStandardNames ??= new Map(NON_STANDARD_FONT_MAP.split("|").map((pair) => pair.split("=") as [string, string]));
+  return nonStandardNames.get(normalizedName);
+}
+
+/** PDF.js's `isKnownFontName`: a name in its standard, non-standard, serif or symbol tables. */
+export function isKnownFontName(name: string): boolean {
+  const normalized = normalizeFontName(name);
+  serifNames ??= new Set(SERIF_FONTS.split("|"));
+  return standardFontOf(normalized) !== undefined || nonStandardFontOf(normalized) !== undefined ||
+    serifNames.has(normalized) || isSymbolsFont(normalized);
+}
+
+/**
+ * Whether PDF.js's `fallbackToSystemFont` takes a font of this name for a standard one — named
+ * like one, or mapped to one by its non-standard map — and so gives a CID TrueType font with the
+ * Identity encoding its glyph maps for text (`cidGlyphMap`).
+ */
+export function isStandardOrMappedFont(name: string): boolean {
+  const normalized = normalizeFontName(name);
+  const mapped = nonStandardFontOf(normalized);
+  return standardFontOf(normalized) !== undefined || (mapped !== undefined && standardFontOf(mapped) !== undefined);
+}
+
+function applyGlyphMap(map: number[], pairs: string): void {
+  for (const pair of pairs.split(" ")) {
+    const [code, value] = pair.split(":");
+    map[parseInt(code, 16)] = parseInt(value, 16);
+  }
+}
+
+/**
+ * The code → character map PDF.js gives a CID TrueType font without a program named like a
+ * standard font (`getGlyphMapForStandardFonts`, with Arial Black's or Calibri's supplement),
+ * before the font's ToUnicode entries override it.
+ */
+export function cidGlyphMap(name: string): number[] {
+  const map: number[] = [];
+  applyGlyphMap(map, STANDARD_CID_GLYPH_MAP);
+  if (/Arial-?Black/i.test(name)) applyGlyphMap(map, ARIAL_BLACK_CID_GLYPH_MAP);
+  else if (/Calibri/i.test(name)) applyGlyphMap(map, CALIBRI_CID_GLYPH_MAP);
+  return map;
 }
 
 let serifNames: Set<string> | null = null;
