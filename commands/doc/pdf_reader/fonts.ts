@@ -183,10 +183,10 @@ function compositeWidths(
  */
 function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: string): SimpleFont {
   // Without a ToUnicode CMap PDF.js reads these character collections through their UCS-2 CMaps.
+  // (Matched loosely: PDF.js decodes these strings first, UTF-16 ones too.)
   const info = descendant.get("CIDSystemInfo");
-  const registry = info instanceof Dict ? info.get("Registry") : undefined;
-  const ordering = info instanceof Dict ? info.get("Ordering") : undefined;
-  if (registry === "Adobe" && ["GB1", "CNS1", "Japan1", "Korea1"].includes(ordering as string)) {
+  const collection = info instanceof Dict ? `${info.get("Registry")}-${info.get("Ordering")}`.replace(/\0/g, "") : "";
+  if (/GB1|CNS1|Japan1|Korea1/.test(collection)) {
     return unsupported("a CID font of an Adobe character collection without a program");
   }
   if (descendant.get("CIDToGIDMap") instanceof Stream) {
@@ -440,7 +440,7 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
       if (typeof width === "number") widths[j] = width;
       j++;
     }
-  } else widths = widthsByGlyphName(baseFontMetrics(metricsName).widths, differences, defaultEncoding);
+  } else widths = widthsByGlyphName(baseFontMetrics(metricsName).widthOf, differences, defaultEncoding);
   if (descriptor === null) {
     const metrics = baseFontMetrics(name);
     defaultWidth = metrics.defaultWidth;
@@ -484,21 +484,30 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
 
 /** PDF.js's `buildCharCodeToWidth`: a code's glyph width by its /Differences name, else by its base encoding's. */
 function widthsByGlyphName(
-  byName: ReadonlyMap<string, number>,
+  widthOf: (glyph: string) => number | undefined,
   differences: string[],
   defaultEncoding: string[],
 ): (number | undefined)[] {
   const widths: (number | undefined)[] = [];
   for (let code = 0; code < 256; code++) {
-    const width = (code in differences ? byName.get(differences[code]) : undefined) ||
-      byName.get(defaultEncoding[code]);
+    const width = (code in differences ? widthOf(differences[code]) : undefined) || widthOf(defaultEncoding[code]);
     if (width) widths[code] = width;
   }
   return widths;
 }
 
 /** PDF.js's `_simpleFontToUnicode`, where the glyph list decides; UNCERTAIN where its heuristics would. */
-function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): (string | undefined)[] {
+function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): readonly (string | undefined)[] {
+  // Most fonts of a document share an encoding without /Differences: worked out once per encoding.
+  if (differences.length === 0) {
+    let found = encodingUnicode.get(defaultEncoding);
+    if (!found) encodingUnicode.set(defaultEncoding, found = encodingToUnicode(defaultEncoding, differences));
+    return found;
+  }
+  return encodingToUnicode(defaultEncoding, differences);
+}
+const encodingUnicode = new WeakMap<string[], (string | undefined)[]>();
+function encodingToUnicode(defaultEncoding: string[], differences: string[]): (string | undefined)[] {
   const names = defaultEncoding.slice();
   for (const key in differences) {
     if (differences[key] === ".notdef") continue;

@@ -98,14 +98,18 @@ export function isSymbolsFont(name: string): boolean {
 }
 
 export interface BaseFontMetrics {
-  /** Width by glyph name (empty for the Courier fonts, whose every glyph is `defaultWidth`). */
-  readonly widths: ReadonlyMap<string, number>;
+  /** A glyph's width by its name (undefined where the font has none; the Courier fonts have none). */
+  widthOf(glyph: string): number | undefined;
   readonly defaultWidth: number;
   /** PDF.js's `monospace` (the Courier fonts). */
   readonly monospace: boolean;
 }
 
+// The glyph names' positions per name list (the eight Latin fonts share one), and each width list split once.
+const nameIndexes = new Map<number, Map<string, number>>();
+const widthLists = new Map<number, number[]>();
 const metricsCache = new Map<string, BaseFontMetrics>();
+const NO_WIDTHS = () => undefined;
 /** PDF.js's `getBaseFontMetrics(name)`: a standard font's widths, Times-Roman's or Helvetica's for another name. */
 export function baseFontMetrics(name: string): BaseFontMetrics {
   const normalized = normalizeFontName(name);
@@ -114,10 +118,27 @@ export function baseFontMetrics(name: string): BaseFontMetrics {
   let found = metricsCache.get(standard);
   if (found) return found;
   const entry = STANDARD_FONT_METRICS[standard];
-  if (typeof entry === "number") found = { widths: new Map(), defaultWidth: entry, monospace: true };
+  if (typeof entry === "number") found = { widthOf: NO_WIDTHS, defaultWidth: entry, monospace: true };
   else {
-    const names = METRICS_GLYPH_NAMES[entry[0]].split(" "), widths = METRICS_WIDTHS[entry[1]].split(" ");
-    found = { widths: new Map(names.map((glyph, i) => [glyph, Number(widths[i])])), defaultWidth: 0, monospace: false };
+    const [namesAt, widthsAt] = entry;
+    let indexes = nameIndexes.get(namesAt);
+    if (!indexes) {
+      nameIndexes.set(
+        namesAt,
+        indexes = new Map(METRICS_GLYPH_NAMES[namesAt].split(" ").map((glyph, i) => [glyph, i])),
+      );
+    }
+    let widths = widthLists.get(widthsAt);
+    if (!widths) widthLists.set(widthsAt, widths = METRICS_WIDTHS[widthsAt].split(" ").map(Number));
+    const byIndex = indexes, list = widths;
+    found = {
+      widthOf: (glyph) => {
+        const at = byIndex.get(glyph);
+        return at === undefined ? undefined : list[at];
+      },
+      defaultWidth: 0,
+      monospace: false,
+    };
   }
   metricsCache.set(standard, found);
   return found;
