@@ -29,6 +29,7 @@ import {
   XRef,
 } from "../../commands/doc/pdf_reader/objects.ts";
 import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+import { buildPdf, stream } from "./pdf_builder.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
@@ -274,6 +275,156 @@ Deno.test("pdf reader: Flate streams inflate under the byte limit, and past it t
   assert.throws(() => decodeStream(dict, flipped, null), /checksum/);
   const unknown = new Parser(new TextEncoder().encode("<< /Filter /LZWDecode >>"), 0, null).object(true) as Dict;
   assert.throws(() => decodeStream(unknown, compressed, null), /LZWDecode/);
+});
+
+/** A page showing `content` in the font `font` (object 5; `extra` are objects 6, 7, …). */
+function pageWithFont(font: string, extra: string[], content: string): Uint8Array {
+  return buildPdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    stream(content),
+    font,
+    ...extra,
+  ]);
+}
+
+/** Reads `bytes` both ways: pterm's reader must accept it and give PDF.js's extraction. */
+async function sameAsPdfjs(bytes: Uint8Array, what: string): Promise<void> {
+  const fast = await extractWithPtermReader(bytes, options());
+  assert.ok(!("unsupported" in fast), `${what}: refused (${"unsupported" in fast ? fast.unsupported : ""})`);
+  assert.deepEqual(fast, await withPdfjs(bytes), `${what}: pterm's reader and PDF.js differ`);
+}
+
+// Every byte in words of four, sixteen to a line, then plain words.
+const EVERY_BYTE = Array.from({ length: 16 }, (_, row) => {
+  let words = "";
+  for (let col = 0; col < 16; col++) {
+    words += `\\${(row * 16 + col).toString(8).padStart(3, "0")}${col % 4 === 3 ? " " : ""}`;
+  }
+  return `(${words}) Tj 0 -14 Td`;
+}).join("\n");
+const SIMPLE_CONTENT =
+  `BT /F1 11 Tf 40 780 Td ${EVERY_BYTE} ET\nBT /F1 9 Tf 40 500 Td (Plain words, then more: the fox.) Tj ET`;
+
+Deno.test("pdf reader: fonts without a program in every shape read as PDF.js reads them (names, encodings, widths, descriptors)", async () => {
+  const names = [
+    "Helvetica",
+    "Times-BoldItalic",
+    "Courier",
+    "Courier-BoldOblique",
+    "Symbol",
+    "ZapfDingbats",
+    "Arial,Bold",
+    "ArialMT",
+    "TimesNewRoman,Italic",
+    "CourierNew",
+    "Calibri",
+    "Verdana",
+    "Garamond",
+    "Wingdings",
+    "Dingbats",
+    "ABCDEF+Helvetica",
+    "LucidaConsole",
+    "Times#20New#20Roman",
+    "Symbol-Bold",
+    "Georgia-Serif",
+    "Foo_Bar",
+  ];
+  const encodings = [
+    "",
+    "/Encoding /WinAnsiEncoding",
+    "/Encoding /MacRomanEncoding",
+    "/Encoding /StandardEncoding",
+    "/Encoding << /Differences [32 /space /bullet 65 /alpha /.notdef /Euro /fi 128 /a1 /ff /Aacute] >>",
+    "/Encoding << /BaseEncoding /WinAnsiEncoding /Differences [40 /quotedblleft /endash] >>",
+  ];
+  const widths = (width: (i: number) => number) =>
+    `/FirstChar 32 /LastChar 126 /Widths [${Array.from({ length: 95 }, (_, i) => width(i)).join(" ")}]`;
+  const varied = widths((i) => 400 + (i * 37) % 400), fixed = widths(() => 600);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...names),
+      fc.constantFrom("Type1", "TrueType"),
+      fc.constantFrom(...encodings),
+      fc.constantFrom("bare", "widths", "descriptor", "descriptor+widths", "descriptor+fixed", "symbolic"),
+      async (name, type, encoding, shape) => {
+        const extra: string[] = [];
+        let font = `<< /Type /Font /Subtype /${type} /BaseFont /${name} ${encoding}`;
+        if (shape === "bare") font += " >>";
+        else if (shape === "widths") font += ` ${varied} >>`;
+        else {
+          extra.push(
+            `<< /Type /FontDescriptor /FontName /${name} /Flags ${
+              shape === "symbolic" ? 4 : 32
+            } /FontBBox [0 0 1000 1000] ` +
+              `/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 ` +
+              `${shape === "descriptor+widths" ? "/MissingWidth 333" : ""} >>`,
+          );
+          font += ` ${
+            shape === "descriptor+widths" ? varied : shape === "descriptor+fixed" ? fixed : ""
+          } /FontDescriptor 6 0 R >>`;
+        }
+        await sameAsPdfjs(pageWithFont(font, extra, SIMPLE_CONTENT), `${type} ${name} ${encoding} ${shape}`);
+      },
+    ),
+    { numRuns: 150 },
+  );
+
+  // Type 0 fonts whose CID TrueType descendant has no program: two-byte codes across PDF.js's glyph
+  // map for standard fonts, with or without a ToUnicode CMap (one entry outside the BMP, one empty),
+  // and a /FontName that is the /BaseFont, a prefix of it, another known name, or missing.
+  const hex = (code: number) => code.toString(16).padStart(4, "0");
+  const codes = [...Array.from({ length: 187 }, (_, i) => i * 3), 7, 14, 28, 35, 1011, 1012, 3416, 0xffff];
+  let content = "BT /F1 10 Tf 30 780 Td ";
+  for (let i = 0; i < codes.length; i += 12) content += `<${codes.slice(i, i + 12).map(hex).join("")}> Tj 0 -12 Td\n`;
+  content += "ET";
+  const toUnicode = (entries: [number, string][]) =>
+    stream(
+      "/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <0000> <FFFF> " +
+        `endcodespacerange ${entries.length} beginbfchar ${entries.map(([c, u]) => `<${hex(c)}> <${u}>`).join(" ")} ` +
+        "endbfchar endcmap end end",
+    );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(
+        "Arial",
+        "Arial,Bold",
+        "Arial-Black",
+        "Calibri-Bold",
+        "Verdana",
+        "TimesNewRomanPSMT",
+        "ComicSansMS",
+        "Foo",
+      ),
+      fc.constantFrom("none", "some", "astral"),
+      fc.constantFrom("", "/W [0 [500 600] 10 100 250 3393 [700]] /DW 800"),
+      fc.constantFrom("same", "prefix", "other", "none"),
+      async (name, toUnicodeKind, widthsEntry, fontNameKind) => {
+        const fontName = { same: name, prefix: name.slice(0, 3), other: "Helvetica", none: null }[fontNameKind];
+        const extra = [
+          `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /${name} /CIDSystemInfo << /Registry (Adobe) ` +
+          `/Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R ${widthsEntry} >>`,
+          `<< /Type /FontDescriptor ${fontName ? `/FontName /${fontName}` : ""} /Flags 32 /FontBBox [0 0 1000 1000] ` +
+          "/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
+        ];
+        if (toUnicodeKind !== "none") {
+          extra.push(toUnicode(
+            toUnicodeKind === "some"
+              ? [[7, "0041"], [14, "00660069"], [0x41, "0042"], [1011, "0043"], [21, ""]]
+              : [[28, "D835DC00"], [35, "0063"]],
+          ));
+        }
+        const font = `<< /Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H ` +
+          `/DescendantFonts [6 0 R] ${toUnicodeKind === "none" ? "" : "/ToUnicode 8 0 R"} >>`;
+        await sameAsPdfjs(
+          pageWithFont(font, extra, content),
+          `Type0 ${name} ${toUnicodeKind} ${widthsEntry} ${fontNameKind}`,
+        );
+      },
+    ),
+    { numRuns: 80 },
+  );
 });
 
 /** ASCII85 as PDF producers write it (no `<~`): groups of five digits, `z` for four zero bytes, `~>` at the end. */
