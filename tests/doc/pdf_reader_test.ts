@@ -128,6 +128,10 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     "pdfjs/issue15594_reduced.pdf",
     "pdfjs/issue2840.pdf",
     "pdfjs/issue11242_reduced.pdf",
+    // Type 3 fonts: matplotlib's (DejaVu Sans glyphs, its default), PDF.js's (one at size 0.24).
+    "matplotlib/chart.pdf",
+    "pdfjs/simpletype3font.pdf",
+    "pdfjs/bug1513120_reduced.pdf",
   ];
   for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...withoutProgram]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
@@ -424,6 +428,53 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
       },
     ),
     { numRuns: 80 },
+  );
+});
+
+Deno.test("pdf reader: Type 3 fonts read as PDF.js reads them (their matrix, widths, encoding, and height at size 1)", async () => {
+  // Glyph procedures for a, b, c and space (d1 with a box within the font's), the rest of the
+  // codes drawn as .notdef-less gaps; /Widths in glyph space.
+  const glyph = (w: number) => stream(`${w} 0 0 0 ${w} 700 d1 0 0 ${w} 700 re f`);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(
+        "[0.001 0 0 0.001 0 0]",
+        "[0.01 0 0 0.01 0 0]",
+        "[0.01 0 0 -0.01 0 0]",
+        "[1 0 0 1 0 0]",
+        "[0.002 0 0.0005 0.002 0 0]",
+      ),
+      fc.constantFrom("[0 0 750 750]", "[0 -200 1000 800]", "[750 750 0 0]"),
+      fc.constantFrom(1, 0.5, 10),
+      fc.constantFrom("", "/FontDescriptor 10 0 R", "/ToUnicode 11 0 R"),
+      fc.constantFrom("/Differences [32 /space 97 /a /b /c]", "/Differences [32 /space 97 /c /b /a]"),
+      async (matrix, bbox, size, extraEntry, differences) => {
+        // A text matrix that puts glyphs about 10 units wide, on the page whatever the font matrix.
+        const scale = 10 / (500 * Number(matrix.slice(1).split(" ")[0]) * size);
+        const content = `BT /F1 ${size} Tf ${scale} 0 0 ${scale} 40 700 Tm (abc cab bca) Tj 0 -1.5 Td (a b  c) Tj ` +
+          `[(ab) -300 (c) 2000 (a)] TJ 0 -1.5 Td 0.1 Tc (cc aa) Tj ET`;
+        const extra = [
+          `<< /a 7 0 R /b 8 0 R /c 9 0 R /space 12 0 R >>`,
+          glyph(500),
+          glyph(600),
+          glyph(450),
+          `<< /Type /FontDescriptor /FontName /MyType3 /Flags 32 /FontBBox ${bbox} /ItalicAngle 0 >>`,
+          stream(
+            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00> <FF> " +
+              "endcodespacerange 2 beginbfchar <61> <0041> <62> <00660069> endbfchar endcmap end end",
+          ),
+          stream("250 0 d0"),
+        ];
+        const font = `<< /Type /Font /Subtype /Type3 /FontMatrix ${matrix} /FontBBox ${bbox} /CharProcs 6 0 R ` +
+          `/Encoding << /Type /Encoding ${differences} >> /FirstChar 32 /LastChar 99 ` +
+          `/Widths [250 ${Array(64).fill(0).join(" ")} 500 600 450] /Resources << >> ${extraEntry} >>`;
+        await sameAsPdfjs(
+          pageWithFont(font, extra, content),
+          `Type3 ${matrix} ${bbox} ${size} ${extraEntry} ${differences}`,
+        );
+      },
+    ),
+    { numRuns: 60 },
   );
 });
 

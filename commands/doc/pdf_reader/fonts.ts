@@ -5,8 +5,9 @@
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
  * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`); and Type 1 and TrueType
  * fonts without a program (the standard 14 fonts and any font left to the viewer), with the
- * standard fonts' widths where they have no /Widths (`standard_fonts.ts`). Every other kind of
- * font is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
+ * standard fonts' widths where they have no /Widths (`standard_fonts.ts`); Type 0 fonts (Identity-H)
+ * with an embedded or absent TrueType program; Type 3 fonts. Every other kind of font is
+ * `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
@@ -86,6 +87,13 @@ export interface SimpleFont {
   readonly defaultWidth: number;
   /** The text of each code 0–255 (PDF.js's `toUnicode.get(code) || code`). */
   readonly unicode: string[];
+  /** A Type 3 font's /FontMatrix (glyph space to text space; others have PDF.js's 0.001 identity). */
+  readonly fontMatrix?: readonly number[];
+  /**
+   * A Type 3 font whose /FontMatrix is not the identity: its glyph height times the matrix's
+   * vertical scale, by which PDF.js stretches a text piece's height at font sizes up to 1.
+   */
+  readonly type3HeightScale?: number;
 }
 
 /** PDF.js's font flags for symbolic and nonsymbolic fonts. */
@@ -213,6 +221,7 @@ function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: str
 export function loadSimpleFont(dict: Dict): SimpleFont {
   const type = dict.get("Subtype");
   if (type instanceof Name && type.name === "Type0") return loadCompositeFont(dict);
+  if (type instanceof Name && type.name === "Type3") return loadType3Font(dict);
   if (!(type instanceof Name) || (type.name !== "Type1" && type.name !== "TrueType")) {
     return unsupported(`a ${type instanceof Name ? type.name : "?"} font`);
   }
@@ -402,30 +411,7 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
   // PDF.js reads a WinAnsi font with some GBK-encoded names as a Chinese composite font.
   if (name.charCodeAt(0) >= 0xb7) return unsupported("a font name outside ASCII");
 
-  // The encoding (extractDataStructures, for a font that is not embedded).
-  const encodingRead = readEncoding(dict);
-  const differences = encodingRead.differences;
-  const symbolsName = isSymbolsFont(name);
-  const baseEncodingName = symbolsName ? null : encodingRead.baseEncodingName;
-  let defaultEncoding: string[];
-  if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
-  else {
-    let symbolic = (flags & SYMBOLIC) !== 0;
-    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
-    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
-    let encodingName = trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding";
-    if (symbolic || symbolsName) {
-      encodingName = /Symbol/i.test(name)
-        ? "SymbolSetEncoding"
-        : /Dingbats/i.test(name)
-        ? "ZapfDingbatsEncoding"
-        : /Wingdings/i.test(name)
-        ? "WinAnsiEncoding"
-        : "MacRomanEncoding";
-    }
-    defaultEncoding = encoding(encodingName)!;
-  }
-  const hasEncoding = !!baseEncodingName || differences.length > 0;
+  const { differences, defaultEncoding, hasEncoding } = encodingWithoutProgram(dict, name, flags, trueType);
 
   // The widths: /Widths from /FirstChar, else the standard font's by glyph name.
   const firstCharValue = dict.get("FirstChar");
@@ -480,6 +466,139 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
     }
   }
   return { name, monospace, widths, defaultWidth, unicode };
+}
+
+/** The encoding of a font without a program (`extractDataStructures` for a font that is not embedded). */
+function encodingWithoutProgram(
+  dict: Dict,
+  name: string,
+  flags: number,
+  trueType: boolean,
+): { differences: string[]; defaultEncoding: string[]; hasEncoding: boolean } {
+  const encodingRead = readEncoding(dict);
+  const differences = encodingRead.differences;
+  const symbolsName = isSymbolsFont(name);
+  const baseEncodingName = symbolsName ? null : encodingRead.baseEncodingName;
+  let defaultEncoding: string[];
+  if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
+  else {
+    let symbolic = (flags & SYMBOLIC) !== 0;
+    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    let encodingName = trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding";
+    if (symbolic || symbolsName) {
+      encodingName = /Symbol/i.test(name)
+        ? "SymbolSetEncoding"
+        : /Dingbats/i.test(name)
+        ? "ZapfDingbatsEncoding"
+        : /Wingdings/i.test(name)
+        ? "WinAnsiEncoding"
+        : "MacRomanEncoding";
+    }
+    defaultEncoding = encoding(encodingName)!;
+  }
+  return { differences, defaultEncoding, hasEncoding: !!baseEncodingName || differences.length > 0 };
+}
+
+const FONT_IDENTITY_MATRIX = [0.001, 0, 0, 0.001, 0, 0];
+
+/**
+ * A Type 3 font as PDF.js reads it for text: named by its descriptor's /FontName or "Type3", its
+ * /FontMatrix scaling the /Widths, the encoding of a font without a program, its ToUnicode CMap
+ * alone where it has one (PDF.js does not complete a Type 3 font's from its encoding), and no
+ * missing-file spaces. PDF.js also reads every glyph procedure: one starting with `d1` and a box
+ * ten times the /FontBBox or more (or any, where the /FontBBox is empty) makes it use the glyphs'
+ * boxes for the text's height, and whether it does depends on the whole procedure parsing — such
+ * fonts are `Unsupported`.
+ */
+function loadType3Font(dict: Dict): SimpleFont {
+  const fetch = (v: PdfObject | undefined) => v instanceof Ref ? dict.xref!.fetch(v) : v;
+  const numbers = (value: PdfObject | undefined, length: number): number[] | null => {
+    const array = fetch(value);
+    if (!Array.isArray(array) || array.length !== length) return null;
+    const out = array.map(fetch);
+    return out.every((x) => typeof x === "number") ? out as number[] : null;
+  };
+  const charProcs = dict.get("CharProcs");
+  if (!(charProcs instanceof Dict)) return unsupported("a Type3 font without /CharProcs");
+  const descriptorObject = dict.get("FontDescriptor");
+  const descriptor = descriptorObject instanceof Dict ? descriptorObject : null;
+  const fontName = descriptor?.get("FontName");
+  const name = fontName instanceof Name
+    ? fontName.name
+    : typeof fontName === "string"
+    ? fontName
+    : fontName === undefined
+    ? ""
+    : unsupported("a Type3 font's /FontName");
+  const fontMatrix = numbers(dict.get("FontMatrix"), 6) ?? FONT_IDENTITY_MATRIX;
+  const rect = numbers(descriptor?.get("FontBBox"), 4) ?? numbers(dict.get("FontBBox"), 4) ?? [0, 0, 0, 0];
+  const bbox = [
+    Math.min(rect[0], rect[2]),
+    Math.min(rect[1], rect[3]),
+    Math.max(rect[0], rect[2]),
+    Math.max(rect[1], rect[3]),
+  ];
+  const fontBBoxSize = Math.hypot(bbox[2] - bbox[0], bbox[3] - bbox[1]);
+  if (!fontBBoxSize) return unsupported("a Type3 font with an empty /FontBBox");
+  for (const key of charProcs.map.keys()) {
+    const proc = charProcs.get(key);
+    if (!(proc instanceof Stream)) continue;
+    const parser = new Parser(proc.bytes(), 0, null);
+    const args: PdfObject[] = [];
+    for (let obj = parser.object(false); obj !== EOF; obj = parser.object(false)) {
+      if (!(obj instanceof Cmd)) {
+        args.push(obj);
+        continue;
+      }
+      // A procedure starts with d0 or d1; after anything else PDF.js might still meet a d1 first.
+      if (obj.cmd === "d0") break;
+      if (obj.cmd !== "d1") return unsupported("a Type3 glyph that does not start with d0 or d1");
+      if (args.length !== 6 || !args.every((x) => typeof x === "number")) return unsupported("a Type3 glyph's odd d1");
+      const [x0, y0, x1, y1] = args.slice(2) as number[];
+      const width = Math.abs(x1 - x0), height = Math.abs(y1 - y0);
+      if (width !== 0 && height !== 0 && Math.round(Math.hypot(width, height) / fontBBoxSize) >= 10) {
+        return unsupported("a Type3 glyph box ten times its font's");
+      }
+      break;
+    }
+  }
+  const flagsValue = descriptor?.get("Flags");
+  const flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
+  const { differences, defaultEncoding } = encodingWithoutProgram(dict, name || "Type3", flags, false);
+
+  const firstCharValue = dict.get("FirstChar");
+  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
+  const widthsArray = dict.get("Widths");
+  if (!Array.isArray(widthsArray)) return unsupported("a Type3 font without /Widths");
+  const widths: (number | undefined)[] = [];
+  let j = firstChar;
+  for (const w of widthsArray) {
+    const width = fetch(w);
+    if (typeof width === "number") widths[j] = width;
+    j++;
+  }
+  const missingWidth = descriptor?.get("MissingWidth");
+  const defaultWidth = typeof missingWidth === "number" ? missingWidth : 0;
+
+  const toUnicodeObject = dict.get("ToUnicode");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  const source = included !== null && included.length > 0
+    ? included
+    : simpleFontToUnicode(defaultEncoding, differences);
+  const unicode: string[] = new Array(256);
+  for (let code = 0; code < 256; code++) unicode[code] = source[code] || String.fromCharCode(code);
+  const identity = fontMatrix.every((x, i) => x === FONT_IDENTITY_MATRIX[i]);
+  const glyphHeight = bbox[3] - bbox[1];
+  return {
+    name: name || "Type3",
+    monospace: sameWidths(widths, defaultWidth),
+    widths,
+    defaultWidth,
+    unicode,
+    fontMatrix,
+    type3HeightScale: !identity && glyphHeight > 0 ? glyphHeight * fontMatrix[3] : undefined,
+  };
 }
 
 /** PDF.js's `buildCharCodeToWidth`: a code's glyph width by its /Differences name, else by its base encoding's. */
