@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-V4C45TYY.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-4PLAK4ZQ.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-GU7UMF7P.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-6UPLQNQF.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-6356MD7W.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-QIPZ6MPE.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-5S26TWBU.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-UM3V675H.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -532,7 +532,8 @@ function loadType3Font(dict: Dict): SimpleFont {
     ? ""
     : unsupported("a Type3 font's /FontName");
   const fontMatrix = numbers(dict.get("FontMatrix"), 6) ?? FONT_IDENTITY_MATRIX;
-  const rect = numbers(descriptor?.get("FontBBox"), 4) ?? numbers(dict.get("FontBBox"), 4) ?? [0, 0, 0, 0];
+  // PDF.js takes the descriptor's /FontBBox if there is one, valid or not, else the font's.
+  const rect = numbers(fetch(descriptor?.get("FontBBox")) || fetch(dict.get("FontBBox")), 4) ?? [0, 0, 0, 0];
   const bbox = [
     Math.min(rect[0], rect[2]),
     Math.min(rect[1], rect[3]),
