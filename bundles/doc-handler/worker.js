@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-6356MD7W.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-QIPZ6MPE.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5S26TWBU.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-UM3V675H.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-KMWCDEVN.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-NFKG5J5J.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-OMR556KA.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-IPRHH7JB.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -431,6 +431,76 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
   );
 });
 
+/** A copy of a fixture with its streams uncompressed by qpdf, so that damage reaches the fonts' dictionaries. */
+function uncompressed(fixture: string): Uint8Array {
+  const out = Deno.makeTempFileSync({ suffix: ".pdf" });
+  try {
+    const args = ["--stream-data=uncompress", "--object-streams=disable", new URL(fixture, FIXTURES).pathname, out];
+    const run = new Deno.Command("qpdf", { args }).outputSync();
+    assert.ok(run.code === 0 || run.code === 3, new TextDecoder().decode(run.stderr)); // 3: warnings
+    return Deno.readFileSync(out);
+  } finally {
+    Deno.removeSync(out);
+  }
+}
+
+Deno.test("pdf reader: fonts without a program, damaged in their dictionaries, are read as PDF.js reads them or left to it", async () => {
+  // A /CIDSystemInfo without /Registry or /Ordering fails the font in PDF.js (it decodes both as strings).
+  const cid = uncompressed("pdfjs/issue15441.pdf");
+  const text = new TextDecoder("latin1").decode(cid);
+  for (const key of ["/Ordering", "/Registry"]) {
+    const at = text.indexOf(key);
+    assert.ok(at > 0, key);
+    const damaged = cid.slice();
+    damaged[at + key.length - 1] = "x".charCodeAt(0);
+    const fast = await extractWithPtermReader(damaged, options());
+    if (!("unsupported" in fast)) assert.deepEqual(fast, await withPdfjs(damaged), `${key} damaged`);
+  }
+  // Random characters written over the fonts' entries (names, numbers, arrays, the glyph procedures' d1).
+  const keys = [
+    "/BaseFont",
+    "/FontName",
+    "/Encoding",
+    "/Differences",
+    "/Widths",
+    "/FirstChar",
+    "/Flags",
+    "/FontMatrix",
+  ];
+  const documents = ["reportlab/std14.pdf", "pdfjs/issue15441.pdf", "matplotlib/chart.pdf", "groff/gzip.1.pdf"].map(
+    (fixture) => {
+      const bytes = uncompressed(fixture);
+      const source = new TextDecoder("latin1").decode(bytes);
+      const spots: number[] = [];
+      for (const key of [...keys, "/FontBBox", "/CIDSystemInfo", "/W ", "/DW", " d1"]) {
+        for (let at = source.indexOf(key); at >= 0; at = source.indexOf(key, at + 1)) spots.push(at);
+      }
+      return { fixture, bytes, spots };
+    },
+  );
+  let accepted = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat(documents.length - 1),
+      fc.array(fc.tuple(fc.nat(), fc.nat(40), fc.constantFrom(..."0123456789abcXYZ -/[]().")), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      async (which, edits) => {
+        const { fixture, bytes: original, spots } = documents[which];
+        const bytes = original.slice();
+        for (const [spot, offset, char] of edits) bytes[spots[spot % spots.length] + offset] = char.charCodeAt(0);
+        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        if ("unsupported" in fast) return;
+        accepted++;
+        assert.deepEqual(fast, await withPdfjs(bytes), `${fixture} with ${JSON.stringify(edits)}`);
+      },
+    ),
+    { numRuns: 120 },
+  );
+  assert.ok(accepted > 20, `some damaged copies are still read by pterm's reader (${accepted})`);
+});
+
 Deno.test("pdf reader: Type 3 fonts read as PDF.js reads them (their matrix, widths, encoding, and height at size 1)", async () => {
   // Glyph procedures for a, b, c and space (d1 with a box within the font's), the rest of the
   // codes drawn as .notdef-less gaps; /Widths in glyph space.

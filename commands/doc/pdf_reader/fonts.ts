@@ -129,6 +129,12 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
     return unsupported(`a Type0 font with a ${subtype instanceof Name ? subtype.name : "?"} descendant`);
   }
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
+  // PDF.js decodes /CIDSystemInfo's /Registry and /Ordering as strings: anything else fails the font.
+  const systemInfo = descendant.get("CIDSystemInfo");
+  if (
+    systemInfo instanceof Dict &&
+    (typeof systemInfo.get("Registry") !== "string" || typeof systemInfo.get("Ordering") !== "string")
+  ) return unsupported("a /CIDSystemInfo without a /Registry and /Ordering string");
   const descriptor = descendant.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
   const name = pdfjsFontName(descriptor.get("FontName"), descendant.get("BaseFont"));
