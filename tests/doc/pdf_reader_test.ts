@@ -377,7 +377,8 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
 
   // Type 0 fonts whose CID TrueType descendant has no program: two-byte codes across PDF.js's glyph
   // map for standard fonts, with or without a ToUnicode CMap (one entry outside the BMP, one empty),
-  // and a /FontName that is the /BaseFont, a prefix of it, another known name, or missing.
+  // a /FontName that is the /BaseFont, a prefix of it, another known name, or missing, and a
+  // /CIDToGIDMap stream or none.
   const hex = (code: number) => code.toString(16).padStart(4, "0");
   const codes = [...Array.from({ length: 187 }, (_, i) => i * 3), 7, 14, 28, 35, 1011, 1012, 3416, 0xffff];
   let content = "BT /F1 10 Tf 30 780 Td ";
@@ -404,21 +405,30 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
       fc.constantFrom("none", "some", "astral"),
       fc.constantFrom("", "/W [0 [500 600] 10 100 250 3393 [700]] /DW 800"),
       fc.constantFrom("same", "prefix", "other", "none"),
-      async (name, toUnicodeKind, widthsEntry, fontNameKind) => {
+      fc.constantFrom("", "/CIDToGIDMap /Identity", "/CIDToGIDMap 9 0 R"),
+      async (name, toUnicodeKind, widthsEntry, fontNameKind, cidToGid) => {
         const fontName = { same: name, prefix: name.slice(0, 3), other: "Helvetica", none: null }[fontNameKind];
         const extra = [
           `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /${name} /CIDSystemInfo << /Registry (Adobe) ` +
-          `/Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R ${widthsEntry} >>`,
+          `/Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R ${widthsEntry} ${cidToGid} >>`,
           `<< /Type /FontDescriptor ${fontName ? `/FontName /${fontName}` : ""} /Flags 32 /FontBBox [0 0 1000 1000] ` +
           "/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
         ];
+        extra.push(toUnicode([])); // object 8 when there is no ToUnicode CMap (not referred to)
         if (toUnicodeKind !== "none") {
-          extra.push(toUnicode(
+          extra[2] = toUnicode(
             toUnicodeKind === "some"
               ? [[7, "0041"], [14, "00660069"], [0x41, "0042"], [1011, "0043"], [21, ""]]
               : [[28, "D835DC00"], [35, "0063"]],
-          ));
+          );
         }
+        // Object 9: a CIDToGIDMap stream over the glyph map's values, some glyph IDs 0 (bytes below 0x80).
+        extra.push(stream(
+          Array.from({ length: 1400 }, (_, cid) => {
+            const gid = cid % 9 === 0 ? 0 : (cid * 37) % 0x22e + 0x21; // Latin letters as text
+            return String.fromCharCode(gid >> 7, gid & 0x7f);
+          }).join(""),
+        ));
         const font = `<< /Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H ` +
           `/DescendantFonts [6 0 R] ${toUnicodeKind === "none" ? "" : "/ToUnicode 8 0 R"} >>`;
         await sameAsPdfjs(

@@ -203,9 +203,6 @@ function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: str
   if (/GB1|CNS1|Japan1|Korea1/.test(collection)) {
     return unsupported("a CID font of an Adobe character collection without a program");
   }
-  if (descendant.get("CIDToGIDMap") instanceof Stream) {
-    return unsupported("a CIDToGIDMap stream in a font without a program");
-  }
   // PDF.js's identity text covers /FirstChar to /LastChar (all two-byte codes when absent).
   if (descendant.has("FirstChar") || descendant.has("LastChar")) return unsupported("a CID font with /FirstChar");
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
@@ -214,6 +211,18 @@ function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: str
   let unicode: string[] = hasIncluded ? included! : [];
   if (isStandardOrMappedFont(name)) {
     const map = cidGlyphMap(name);
+    // A /CIDToGIDMap stream (`readCidToGidMap`) re-maps the glyph map's values, taken for CIDs.
+    const cidToGid = descendant.get("CIDToGIDMap");
+    if (cidToGid instanceof Stream) {
+      const bytes = cidToGid.bytes(), gids: number[] = [];
+      for (let j = 0; j < bytes.length; j++) {
+        const glyphId = (bytes[j++] << 8) | (j < bytes.length ? bytes[j] : 0), code = j >> 1;
+        // A zero is kept only for a code the text map has (without a ToUnicode CMap: every code to 0xFFFF).
+        if (glyphId === 0 && (hasIncluded ? included![code] === undefined : code > 0xffff)) continue;
+        gids[code] = glyphId;
+      }
+      for (const code in map) if (gids[map[code]] !== undefined) map[Number(code)] = gids[map[code]];
+    }
     if (hasIncluded) { for (const code in included!) map[Number(code)] = included![Number(code)].codePointAt(0)!; }
     unicode = [];
     for (const code in map) {
