@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-PHZGQZ5I.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-QS4VFRBN.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-MSN4URKT.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-4TRNIR5S.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-H6LRVLRG.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-TJCNLCLQ.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-5IG2ZVS2.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-GRWICVRM.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

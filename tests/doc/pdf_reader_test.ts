@@ -376,7 +376,8 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
   );
 
   // Type 0 fonts whose CID TrueType descendant has no program: two-byte codes across PDF.js's glyph
-  // map for standard fonts, with or without a ToUnicode CMap (one entry outside the BMP, one empty),
+  // map for standard fonts, with or without a ToUnicode CMap (one entry outside the BMP, one empty;
+  // or named Identity-H),
   // a /FontName that is the /BaseFont, a prefix of it, another known name, or missing, and a
   // /CIDToGIDMap stream or none.
   const hex = (code: number) => code.toString(16).padStart(4, "0");
@@ -402,7 +403,7 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
         "ComicSansMS",
         "Foo",
       ),
-      fc.constantFrom("none", "some", "astral"),
+      fc.constantFrom("none", "some", "astral", "identity"),
       fc.constantFrom("", "/W [0 [500 600] 10 100 250 3393 [700]] /DW 800"),
       fc.constantFrom("same", "prefix", "other", "none"),
       fc.constantFrom("", "/CIDToGIDMap /Identity", "/CIDToGIDMap 9 0 R"),
@@ -415,7 +416,7 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
           "/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
         ];
         extra.push(toUnicode([])); // object 8 when there is no ToUnicode CMap (not referred to)
-        if (toUnicodeKind !== "none") {
+        if (toUnicodeKind === "some" || toUnicodeKind === "astral") {
           extra[2] = toUnicode(
             toUnicodeKind === "some"
               ? [[7, "0041"], [14, "00660069"], [0x41, "0042"], [1011, "0043"], [21, ""]]
@@ -430,7 +431,11 @@ Deno.test("pdf reader: fonts without a program in every shape read as PDF.js rea
           }).join(""),
         ));
         const font = `<< /Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H ` +
-          `/DescendantFonts [6 0 R] ${toUnicodeKind === "none" ? "" : "/ToUnicode 8 0 R"} >>`;
+          `/DescendantFonts [6 0 R] ${
+            { none: "", some: "/ToUnicode 8 0 R", astral: "/ToUnicode 8 0 R", identity: "/ToUnicode /Identity-H" }[
+              toUnicodeKind
+            ]
+          } >>`;
         await sameAsPdfjs(
           pageWithFont(font, extra, content),
           `Type0 ${name} ${toUnicodeKind} ${widthsEntry} ${fontNameKind}`,

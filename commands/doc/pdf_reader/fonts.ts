@@ -206,7 +206,10 @@ function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: str
   // PDF.js's identity text covers /FirstChar to /LastChar (all two-byte codes when absent).
   if (descendant.has("FirstChar") || descendant.has("LastChar")) return unsupported("a CID font with /FirstChar");
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
-  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  // A ToUnicode named Identity-H or -V is PDF.js's IdentityToUnicodeMap: each code for itself.
+  const identity = toUnicodeObject instanceof Name &&
+    (toUnicodeObject.name === "Identity-H" || toUnicodeObject.name === "Identity-V");
+  const included = toUnicodeObject === undefined || identity ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
   let unicode: string[] = hasIncluded ? included! : [];
   if (isStandardOrMappedFont(name)) {
@@ -222,6 +225,10 @@ function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: str
         gids[code] = glyphId;
       }
       for (const code in map) if (gids[map[code]] !== undefined) map[Number(code)] = gids[map[code]];
+      // With the identity ToUnicode, a code whose value has no glyph ID reads as itself again.
+      if (identity && gids.length !== 0x10000) {
+        for (const code in map) if (gids[map[code]] === undefined) map[Number(code)] = Number(code);
+      }
     }
     if (hasIncluded) { for (const code in included!) map[Number(code)] = included![Number(code)].codePointAt(0)!; }
     unicode = [];
