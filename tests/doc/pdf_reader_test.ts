@@ -106,12 +106,13 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
   // Fonts without an embedded program: the standard 14 without a descriptor or /Widths (reportlab's,
-  // ASCII85 and Flate; Helvetica in PDF.js's files, one with codes its encoding leaves empty, which
+  // ASCII85 and Flate; FPDF's invoice; Helvetica in PDF.js's files, one with codes its encoding leaves empty, which
   // PDF.js reads as spaces; Symbol with a ToUnicode CMap), and with a descriptor and /Widths (a man
   // page by groff in Times; TrueType ArialMT and ArialNarrow; Type 1 NuptialScript, a name PDF.js
   // maps to no standard font).
   const withoutProgram = [
     "reportlab/std14.pdf",
+    "fpdf/invoice.pdf",
     "groff/gzip.1.pdf",
     "pdfjs/text_rise_eol_bug.pdf",
     "pdfjs/issue18059.pdf",
