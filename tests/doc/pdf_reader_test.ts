@@ -18,6 +18,7 @@ import {
   adler32,
   Budget,
   type Cmd,
+  decodeAscii85,
   decodeStream,
   Dict,
   type Name,
@@ -28,6 +29,7 @@ import {
   XRef,
 } from "../../commands/doc/pdf_reader/objects.ts";
 import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+import { buildPdf, stream } from "./pdf_builder.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
@@ -103,7 +105,36 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
-  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf"]) {
+  // Fonts without an embedded program: the standard 14 without a descriptor or /Widths (reportlab's,
+  // ASCII85 and Flate; FPDF's invoice; Helvetica in PDF.js's files, one with codes its encoding leaves empty, which
+  // PDF.js reads as spaces; Symbol with a ToUnicode CMap), and with a descriptor and /Widths (a man
+  // page by groff in Times; TrueType ArialMT and ArialNarrow; Type 1 NuptialScript, a name PDF.js
+  // maps to no standard font).
+  const withoutProgram = [
+    "reportlab/std14.pdf",
+    "fpdf/invoice.pdf",
+    "groff/gzip.1.pdf",
+    "pdfjs/text_rise_eol_bug.pdf",
+    "pdfjs/issue18059.pdf",
+    "pdfjs/issue5238.pdf",
+    "pdfjs/issue7580.pdf",
+    "pypdf/AutoCad_Simple.pdf",
+    "pdfjs/bug1671312_ArialNarrow.pdf",
+    "pdfjs/non-embedded-NuptialScript.pdf",
+    // A /FontName that is not the /BaseFont, or none: PDF.js's choice of name.
+    "pdfjs/bug847420.pdf",
+    "pdfjs/issue2099-1.pdf",
+    // Type 0 fonts whose CID TrueType descendant has no program (Word's Arial, Calibri, Verdana).
+    "pdfjs/issue15441.pdf",
+    "pdfjs/issue15594_reduced.pdf",
+    "pdfjs/issue2840.pdf",
+    "pdfjs/issue11242_reduced.pdf",
+    // Type 3 fonts: matplotlib's (DejaVu Sans glyphs, its default), PDF.js's (one at size 0.24).
+    "matplotlib/chart.pdf",
+    "pdfjs/simpletype3font.pdf",
+    "pdfjs/bug1513120_reduced.pdf",
+  ];
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...withoutProgram]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
@@ -249,6 +280,347 @@ Deno.test("pdf reader: Flate streams inflate under the byte limit, and past it t
   assert.throws(() => decodeStream(dict, flipped, null), /checksum/);
   const unknown = new Parser(new TextEncoder().encode("<< /Filter /LZWDecode >>"), 0, null).object(true) as Dict;
   assert.throws(() => decodeStream(unknown, compressed, null), /LZWDecode/);
+});
+
+/** A page showing `content` in the font `font` (object 5; `extra` are objects 6, 7, …). */
+function pageWithFont(font: string, extra: string[], content: string): Uint8Array {
+  return buildPdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    stream(content),
+    font,
+    ...extra,
+  ]);
+}
+
+/** Reads `bytes` both ways: pterm's reader must accept it and give PDF.js's extraction. */
+async function sameAsPdfjs(bytes: Uint8Array, what: string): Promise<void> {
+  const fast = await extractWithPtermReader(bytes, options());
+  assert.ok(!("unsupported" in fast), `${what}: refused (${"unsupported" in fast ? fast.unsupported : ""})`);
+  assert.deepEqual(fast, await withPdfjs(bytes), `${what}: pterm's reader and PDF.js differ`);
+}
+
+// Every byte in words of four, sixteen to a line, then plain words.
+const EVERY_BYTE = Array.from({ length: 16 }, (_, row) => {
+  let words = "";
+  for (let col = 0; col < 16; col++) {
+    words += `\\${(row * 16 + col).toString(8).padStart(3, "0")}${col % 4 === 3 ? " " : ""}`;
+  }
+  return `(${words}) Tj 0 -14 Td`;
+}).join("\n");
+const SIMPLE_CONTENT =
+  `BT /F1 11 Tf 40 780 Td ${EVERY_BYTE} ET\nBT /F1 9 Tf 40 500 Td (Plain words, then more: the fox.) Tj ET`;
+
+Deno.test("pdf reader: fonts without a program in every shape read as PDF.js reads them (names, encodings, widths, descriptors)", async () => {
+  const names = [
+    "Helvetica",
+    "Times-BoldItalic",
+    "Courier",
+    "Courier-BoldOblique",
+    "Symbol",
+    "ZapfDingbats",
+    "Arial,Bold",
+    "ArialMT",
+    "TimesNewRoman,Italic",
+    "CourierNew",
+    "Calibri",
+    "Verdana",
+    "Garamond",
+    "Wingdings",
+    "Dingbats",
+    "ABCDEF+Helvetica",
+    "LucidaConsole",
+    "Times#20New#20Roman",
+    "Symbol-Bold",
+    "Georgia-Serif",
+    "Foo_Bar",
+  ];
+  const encodings = [
+    "",
+    "/Encoding /WinAnsiEncoding",
+    "/Encoding /MacRomanEncoding",
+    "/Encoding /StandardEncoding",
+    "/Encoding << /Differences [32 /space /bullet 65 /alpha /.notdef /Euro /fi 128 /a1 /ff /Aacute] >>",
+    "/Encoding << /BaseEncoding /WinAnsiEncoding /Differences [40 /quotedblleft /endash] >>",
+  ];
+  const widths = (width: (i: number) => number) =>
+    `/FirstChar 32 /LastChar 126 /Widths [${Array.from({ length: 95 }, (_, i) => width(i)).join(" ")}]`;
+  const varied = widths((i) => 400 + (i * 37) % 400), fixed = widths(() => 600);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...names),
+      fc.constantFrom("Type1", "TrueType"),
+      fc.constantFrom(...encodings),
+      fc.constantFrom("bare", "widths", "descriptor", "descriptor+widths", "descriptor+fixed", "symbolic"),
+      async (name, type, encoding, shape) => {
+        const extra: string[] = [];
+        let font = `<< /Type /Font /Subtype /${type} /BaseFont /${name} ${encoding}`;
+        if (shape === "bare") font += " >>";
+        else if (shape === "widths") font += ` ${varied} >>`;
+        else {
+          extra.push(
+            `<< /Type /FontDescriptor /FontName /${name} /Flags ${
+              shape === "symbolic" ? 4 : 32
+            } /FontBBox [0 0 1000 1000] ` +
+              `/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 ` +
+              `${shape === "descriptor+widths" ? "/MissingWidth 333" : ""} >>`,
+          );
+          font += ` ${
+            shape === "descriptor+widths" ? varied : shape === "descriptor+fixed" ? fixed : ""
+          } /FontDescriptor 6 0 R >>`;
+        }
+        await sameAsPdfjs(pageWithFont(font, extra, SIMPLE_CONTENT), `${type} ${name} ${encoding} ${shape}`);
+      },
+    ),
+    { numRuns: 150 },
+  );
+
+  // Type 0 fonts whose CID TrueType descendant has no program: two-byte codes across PDF.js's glyph
+  // map for standard fonts, with or without a ToUnicode CMap (one entry outside the BMP, one empty;
+  // or named Identity-H),
+  // a /FontName that is the /BaseFont, a prefix of it, another known name, or missing, and a
+  // /CIDToGIDMap stream or none.
+  const hex = (code: number) => code.toString(16).padStart(4, "0");
+  const codes = [...Array.from({ length: 187 }, (_, i) => i * 3), 7, 14, 28, 35, 1011, 1012, 3416, 0xffff];
+  let content = "BT /F1 10 Tf 30 780 Td ";
+  for (let i = 0; i < codes.length; i += 12) content += `<${codes.slice(i, i + 12).map(hex).join("")}> Tj 0 -12 Td\n`;
+  content += "ET";
+  const toUnicode = (entries: [number, string][]) =>
+    stream(
+      "/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <0000> <FFFF> " +
+        `endcodespacerange ${entries.length} beginbfchar ${entries.map(([c, u]) => `<${hex(c)}> <${u}>`).join(" ")} ` +
+        "endbfchar endcmap end end",
+    );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(
+        "Arial",
+        "Arial,Bold",
+        "Arial-Black",
+        "Calibri-Bold",
+        "Verdana",
+        "TimesNewRomanPSMT",
+        "ComicSansMS",
+        "Foo",
+      ),
+      fc.constantFrom("none", "some", "astral", "identity"),
+      fc.constantFrom("", "/W [0 [500 600] 10 100 250 3393 [700]] /DW 800"),
+      fc.constantFrom("same", "prefix", "other", "none"),
+      fc.constantFrom("", "/CIDToGIDMap /Identity", "/CIDToGIDMap 9 0 R"),
+      async (name, toUnicodeKind, widthsEntry, fontNameKind, cidToGid) => {
+        const fontName = { same: name, prefix: name.slice(0, 3), other: "Helvetica", none: null }[fontNameKind];
+        const extra = [
+          `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /${name} /CIDSystemInfo << /Registry (Adobe) ` +
+          `/Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R ${widthsEntry} ${cidToGid} >>`,
+          `<< /Type /FontDescriptor ${fontName ? `/FontName /${fontName}` : ""} /Flags 32 /FontBBox [0 0 1000 1000] ` +
+          "/ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>",
+        ];
+        extra.push(toUnicode([])); // object 8 when there is no ToUnicode CMap (not referred to)
+        if (toUnicodeKind === "some" || toUnicodeKind === "astral") {
+          extra[2] = toUnicode(
+            toUnicodeKind === "some"
+              ? [[7, "0041"], [14, "00660069"], [0x41, "0042"], [1011, "0043"], [21, ""]]
+              : [[28, "D835DC00"], [35, "0063"]],
+          );
+        }
+        // Object 9: a CIDToGIDMap stream over the glyph map's values, some glyph IDs 0 (bytes below 0x80).
+        extra.push(stream(
+          Array.from({ length: 1400 }, (_, cid) => {
+            const gid = cid % 9 === 0 ? 0 : (cid * 37) % 0x22e + 0x21; // Latin letters as text
+            return String.fromCharCode(gid >> 7, gid & 0x7f);
+          }).join(""),
+        ));
+        const font = `<< /Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H ` +
+          `/DescendantFonts [6 0 R] ${
+            { none: "", some: "/ToUnicode 8 0 R", astral: "/ToUnicode 8 0 R", identity: "/ToUnicode /Identity-H" }[
+              toUnicodeKind
+            ]
+          } >>`;
+        await sameAsPdfjs(
+          pageWithFont(font, extra, content),
+          `Type0 ${name} ${toUnicodeKind} ${widthsEntry} ${fontNameKind}`,
+        );
+      },
+    ),
+    { numRuns: 80 },
+  );
+});
+
+/** A copy of a fixture with its streams uncompressed by qpdf, so that damage reaches the fonts' dictionaries. */
+function uncompressed(fixture: string): Uint8Array {
+  const out = Deno.makeTempFileSync({ suffix: ".pdf" });
+  try {
+    const args = ["--stream-data=uncompress", "--object-streams=disable", new URL(fixture, FIXTURES).pathname, out];
+    const run = new Deno.Command("qpdf", { args }).outputSync();
+    assert.ok(run.code === 0 || run.code === 3, new TextDecoder().decode(run.stderr)); // 3: warnings
+    return Deno.readFileSync(out);
+  } finally {
+    Deno.removeSync(out);
+  }
+}
+
+Deno.test("pdf reader: fonts without a program, damaged in their dictionaries, are read as PDF.js reads them or left to it", async () => {
+  // A /CIDSystemInfo without /Registry or /Ordering fails the font in PDF.js (it decodes both as strings).
+  const cid = uncompressed("pdfjs/issue15441.pdf");
+  const text = new TextDecoder("latin1").decode(cid);
+  for (const key of ["/Ordering", "/Registry"]) {
+    const at = text.indexOf(key);
+    assert.ok(at > 0, key);
+    const damaged = cid.slice();
+    damaged[at + key.length - 1] = "x".charCodeAt(0);
+    const fast = await extractWithPtermReader(damaged, options());
+    if (!("unsupported" in fast)) assert.deepEqual(fast, await withPdfjs(damaged), `${key} damaged`);
+  }
+  // Random characters written over the fonts' entries (names, numbers, arrays, the glyph procedures' d1).
+  const keys = [
+    "/BaseFont",
+    "/FontName",
+    "/Encoding",
+    "/Differences",
+    "/Widths",
+    "/FirstChar",
+    "/Flags",
+    "/FontMatrix",
+  ];
+  const documents = ["reportlab/std14.pdf", "pdfjs/issue15441.pdf", "matplotlib/chart.pdf", "groff/gzip.1.pdf"].map(
+    (fixture) => {
+      const bytes = uncompressed(fixture);
+      const source = new TextDecoder("latin1").decode(bytes);
+      const spots: number[] = [];
+      for (const key of [...keys, "/FontBBox", "/CIDSystemInfo", "/W ", "/DW", " d1"]) {
+        for (let at = source.indexOf(key); at >= 0; at = source.indexOf(key, at + 1)) spots.push(at);
+      }
+      return { fixture, bytes, spots };
+    },
+  );
+  let accepted = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat(documents.length - 1),
+      fc.array(fc.tuple(fc.nat(), fc.nat(40), fc.constantFrom(..."0123456789abcXYZ -/[]().")), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      async (which, edits) => {
+        const { fixture, bytes: original, spots } = documents[which];
+        const bytes = original.slice();
+        for (const [spot, offset, char] of edits) bytes[spots[spot % spots.length] + offset] = char.charCodeAt(0);
+        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        if ("unsupported" in fast) return;
+        accepted++;
+        assert.deepEqual(fast, await withPdfjs(bytes), `${fixture} with ${JSON.stringify(edits)}`);
+      },
+    ),
+    { numRuns: 120 },
+  );
+  assert.ok(accepted > 20, `some damaged copies are still read by pterm's reader (${accepted})`);
+});
+
+Deno.test("pdf reader: Type 3 fonts read as PDF.js reads them (their matrix, widths, encoding, and height at size 1)", async () => {
+  // Glyph procedures for a, b, c and space (d1 with a box within the font's), the rest of the
+  // codes drawn as .notdef-less gaps; /Widths in glyph space.
+  const glyph = (w: number) => stream(`${w} 0 0 0 ${w} 700 d1 0 0 ${w} 700 re f`);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(
+        "[0.001 0 0 0.001 0 0]",
+        "[0.01 0 0 0.01 0 0]",
+        "[0.01 0 0 -0.01 0 0]",
+        "[1 0 0 1 0 0]",
+        "[0.002 0 0.0005 0.002 0 0]",
+      ),
+      fc.constantFrom("[0 0 750 750]", "[0 -200 1000 800]", "[750 750 0 0]"),
+      fc.constantFrom(1, 0.5, 10),
+      fc.constantFrom("", "/FontDescriptor 10 0 R", "/ToUnicode 11 0 R"),
+      fc.constantFrom("/Differences [32 /space 97 /a /b /c]", "/Differences [32 /space 97 /c /b /a]"),
+      async (matrix, bbox, size, extraEntry, differences) => {
+        // A text matrix that puts glyphs about 10 units wide, on the page whatever the font matrix.
+        const scale = 10 / (500 * Number(matrix.slice(1).split(" ")[0]) * size);
+        const content = `BT /F1 ${size} Tf ${scale} 0 0 ${scale} 40 700 Tm (abc cab bca) Tj 0 -1.5 Td (a b  c) Tj ` +
+          `[(ab) -300 (c) 2000 (a)] TJ 0 -1.5 Td 0.1 Tc (cc aa) Tj ET`;
+        const extra = [
+          `<< /a 7 0 R /b 8 0 R /c 9 0 R /space 12 0 R >>`,
+          glyph(500),
+          glyph(600),
+          glyph(450),
+          `<< /Type /FontDescriptor /FontName /MyType3 /Flags 32 /FontBBox ${bbox} /ItalicAngle 0 >>`,
+          stream(
+            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00> <FF> " +
+              "endcodespacerange 2 beginbfchar <61> <0041> <62> <00660069> endbfchar endcmap end end",
+          ),
+          stream("250 0 d0"),
+        ];
+        const font = `<< /Type /Font /Subtype /Type3 /FontMatrix ${matrix} /FontBBox ${bbox} /CharProcs 6 0 R ` +
+          `/Encoding << /Type /Encoding ${differences} >> /FirstChar 32 /LastChar 99 ` +
+          `/Widths [250 ${Array(64).fill(0).join(" ")} 500 600 450] /Resources << >> ${extraEntry} >>`;
+        await sameAsPdfjs(
+          pageWithFont(font, extra, content),
+          `Type3 ${matrix} ${bbox} ${size} ${extraEntry} ${differences}`,
+        );
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
+
+/** ASCII85 as PDF producers write it (no `<~`): groups of five digits, `z` for four zero bytes, `~>` at the end. */
+function ascii85Reference(data: Uint8Array, lineLength: number): string {
+  let out = "";
+  for (let i = 0; i < data.length; i += 4) {
+    const group = [...data.subarray(i, i + 4)];
+    const bytes = group.length;
+    while (group.length < 4) group.push(0);
+    let value = ((group[0] << 24) | (group[1] << 16) | (group[2] << 8) | group[3]) >>> 0;
+    if (bytes === 4 && value === 0) {
+      out += "z";
+      continue;
+    }
+    const digits: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      digits.unshift(String.fromCharCode(0x21 + (value % 85)));
+      value = Math.floor(value / 85);
+    }
+    out += digits.slice(0, bytes + 1).join("");
+  }
+  return out.replace(new RegExp(`(.{${lineLength}})`, "g"), "$1\n") + "~>";
+}
+
+Deno.test("pdf reader: ASCII85 streams decode as encoded (against a straightforward encoder), alone or before Flate", () => {
+  fc.assert(
+    fc.property(
+      // Zero bytes often, so that runs of four (written `z`) occur.
+      fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 200 }).map((a) =>
+        new Uint8Array(a)
+      ),
+      fc.integer({ min: 1, max: 80 }),
+      (data, lineLength) => {
+        const encoded = new TextEncoder().encode(ascii85Reference(data, lineLength));
+        assert.deepEqual(decodeAscii85(encoded), data);
+      },
+    ),
+  );
+  const zeros = new Uint8Array(12);
+  assert.equal(ascii85Reference(zeros, 80), "zzz~>");
+  assert.deepEqual(decodeAscii85(new TextEncoder().encode("zzz~>")), zeros);
+  // Python's base64.a85encode(b"Hello, world") (a real encoder).
+  assert.equal(new TextDecoder().decode(decodeAscii85(new TextEncoder().encode("87cURD_*#TDfTZ)~>"))), "Hello, world");
+  // What PDF.js would decode to bytes nobody wrote: left to it.
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("87c\x00URD~>")), /stray byte/);
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("87czURD~>")), /stray byte/);
+  assert.throws(() => decodeAscii85(new TextEncoder().encode("uuuuu~>")), /2\^32/);
+
+  const text = new TextEncoder().encode("BT /F1 12 Tf (hello) Tj ET ".repeat(50));
+  const chained = new TextEncoder().encode(ascii85Reference(new Uint8Array(deflateSync(text)), 72));
+  const dict = (source: string) => new Parser(new TextEncoder().encode(source), 0, null).object(true) as Dict;
+  assert.deepEqual(decodeStream(dict("<< /Filter [/ASCII85Decode /FlateDecode] >>"), chained, null), text);
+  assert.deepEqual(
+    decodeStream(dict("<< /Filter [/A85 /FlateDecode] /DecodeParms [null null] >>"), chained, null),
+    text,
+  );
+  const plain = new TextEncoder().encode(ascii85Reference(text, 72));
+  assert.deepEqual(decodeStream(dict("<< /Filter /ASCII85Decode >>"), plain, null), text);
+  assert.throws(() => decodeStream(dict("<< /Filter [/FlateDecode /ASCII85Decode] >>"), chained, null), /several/);
 });
 
 Deno.test("pdf reader: cross-reference streams and object streams (the libtasn1 manual's) resolve every object", () => {

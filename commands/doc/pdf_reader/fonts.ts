@@ -1,14 +1,33 @@
 /**
- * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Only embedded
+ * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Embedded
  * Type 1 fonts (/FontFile) with /Widths are read — pdfTeX's and most TeX producers' fonts —
  * through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
- * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`). Every other kind of font
- * is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
+ * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`); and Type 1 and TrueType
+ * fonts without a program (the standard 14 fonts and any font left to the viewer), with the
+ * standard fonts' widths where they have no /Widths (`standard_fonts.ts`); Type 0 fonts (Identity-H)
+ * with an embedded or absent TrueType program; Type 3 fonts. Every other kind of font is
+ * `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
-import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
+import {
+  GLYPH_CODES,
+  GLYPH_NAMES,
+  MAC_ROMAN_ENCODING,
+  STANDARD_ENCODING,
+  SYMBOL_SET_ENCODING,
+  WIN_ANSI_ENCODING,
+  ZAPF_DINGBATS_ENCODING,
+} from "./glyph_data.ts";
+import {
+  baseFontMetrics,
+  cidGlyphMap,
+  isKnownFontName,
+  isStandardOrMappedFont,
+  isSymbolsFont,
+  normalizeFontName,
+} from "./standard_fonts.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
 /**
@@ -55,6 +74,10 @@ function encoding(name: string): string[] | null {
     ? WIN_ANSI_ENCODING
     : name === "MacRomanEncoding"
     ? MAC_ROMAN_ENCODING
+    : name === "SymbolSetEncoding"
+    ? SYMBOL_SET_ENCODING
+    : name === "ZapfDingbatsEncoding"
+    ? ZAPF_DINGBATS_ENCODING
     : null;
   if (table === null) return null;
   let found = encodingCache.get(name);
@@ -76,9 +99,17 @@ export interface SimpleFont {
   readonly defaultWidth: number;
   /** The text of each code 0–255 (PDF.js's `toUnicode.get(code) || code`). */
   readonly unicode: string[];
+  /** A Type 3 font's /FontMatrix (glyph space to text space; others have PDF.js's 0.001 identity). */
+  readonly fontMatrix?: readonly number[];
+  /**
+   * A Type 3 font whose /FontMatrix is not the identity: its glyph height times the matrix's
+   * vertical scale, by which PDF.js stretches a text piece's height at font sizes up to 1.
+   */
+  readonly type3HeightScale?: number;
 }
 
 /** PDF.js's font flags for symbolic and nonsymbolic fonts. */
+const FIXED_PITCH = 1;
 const SYMBOLIC = 4;
 const NONSYMBOLIC = 32;
 
@@ -110,11 +141,17 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
     return unsupported(`a Type0 font with a ${subtype instanceof Name ? subtype.name : "?"} descendant`);
   }
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
+  // PDF.js decodes /CIDSystemInfo's /Registry and /Ordering as strings: anything else fails the font.
+  const systemInfo = descendant.get("CIDSystemInfo");
+  if (
+    systemInfo instanceof Dict &&
+    (typeof systemInfo.get("Registry") !== "string" || typeof systemInfo.get("Ordering") !== "string")
+  ) return unsupported("a /CIDSystemInfo without a /Registry and /Ordering string");
   const descriptor = descendant.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
-  const fontName = descriptor.get("FontName"), baseFont = descendant.get("BaseFont");
-  if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
-    return unsupported("a CID font whose /FontName differs from its /BaseFont");
+  const name = pdfjsFontName(descriptor.get("FontName"), descendant.get("BaseFont"));
+  if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
+    return loadCompositeFontWithoutProgram(dict, descendant, name);
   }
   if (descriptor.has("FontFile") || descriptor.has("FontFile3")) return unsupported("a CID font with another program");
   const file = descriptor.get("FontFile2");
@@ -128,14 +165,20 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   const unicode = readToUnicode(toUnicodeObject);
   if (unicode === null || unicode.length === 0) return unsupported("a CID font with an empty ToUnicode CMap");
 
-  // PDF.js's `extractWidths` for composite fonts.
+  return { name, composite: true, unicode, ...compositeWidths(descendant) };
+}
+
+/** PDF.js's `extractWidths` for composite fonts: /W and /DW, and its monospace rule. */
+function compositeWidths(
+  descendant: Dict,
+): { widths: (number | undefined)[]; defaultWidth: number; monospace: boolean } {
   const dw = descendant.get("DW");
   const defaultWidth = typeof dw === "number" ? Math.ceil(dw) : 1000;
   const widths: (number | undefined)[] = [];
   const w = descendant.get("W");
   if (w !== undefined && !Array.isArray(w)) return unsupported("a /W that is not an array");
   if (Array.isArray(w)) {
-    const fetch = (v: PdfObject) => v instanceof Ref ? dict.xref!.fetch(v) : v;
+    const fetch = (v: PdfObject) => v instanceof Ref ? descendant.xref!.fetch(v) : v;
     for (let i = 0; i < w.length; i++) {
       let start = fetch(w[i++]);
       if (!Number.isInteger(start)) return unsupported("a /W PDF.js would stop reading");
@@ -154,28 +197,78 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
       } else return unsupported("a /W PDF.js would stop reading");
     }
   }
-  const monospace = sameWidths(widths, defaultWidth);
-  return { name: fontName.name, composite: true, monospace, widths, defaultWidth, unicode };
+  return { widths, defaultWidth, monospace: sameWidths(widths, defaultWidth) };
+}
+
+/**
+ * A Type 0 font whose CID TrueType descendant has no program (Word's "don't embed" Arial and
+ * Calibri) as PDF.js's `fallbackToSystemFont` reads it: its ToUnicode CMap, or without one each
+ * code for itself; but where the name is a standard font's or mapped to one, PDF.js's glyph map
+ * for such fonts first, the ToUnicode's entries over it cut to their first code point, each read
+ * back as one UTF-16 unit (`String.fromCharCode`).
+ */
+function loadCompositeFontWithoutProgram(dict: Dict, descendant: Dict, name: string): SimpleFont {
+  // Without a ToUnicode CMap PDF.js reads these character collections through their UCS-2 CMaps.
+  // (Matched loosely: PDF.js decodes these strings first, UTF-16 ones too.)
+  const info = descendant.get("CIDSystemInfo");
+  const collection = info instanceof Dict ? `${info.get("Registry")}-${info.get("Ordering")}`.replace(/\0/g, "") : "";
+  if (/GB1|CNS1|Japan1|Korea1/.test(collection)) {
+    return unsupported("a CID font of an Adobe character collection without a program");
+  }
+  // PDF.js's identity text covers /FirstChar to /LastChar (all two-byte codes when absent).
+  if (descendant.has("FirstChar") || descendant.has("LastChar")) return unsupported("a CID font with /FirstChar");
+  const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
+  // A ToUnicode named Identity-H or -V is PDF.js's IdentityToUnicodeMap: each code for itself.
+  const identity = toUnicodeObject instanceof Name &&
+    (toUnicodeObject.name === "Identity-H" || toUnicodeObject.name === "Identity-V");
+  const included = toUnicodeObject === undefined || identity ? null : readToUnicode(toUnicodeObject);
+  const hasIncluded = included !== null && included.length > 0;
+  let unicode: string[] = hasIncluded ? included! : [];
+  if (isStandardOrMappedFont(name)) {
+    const map = cidGlyphMap(name);
+    // A /CIDToGIDMap stream (`readCidToGidMap`) re-maps the glyph map's values, taken for CIDs.
+    const cidToGid = descendant.get("CIDToGIDMap");
+    if (cidToGid instanceof Stream) {
+      const bytes = cidToGid.bytes(), gids: number[] = [];
+      for (let j = 0; j < bytes.length; j++) {
+        const glyphId = (bytes[j++] << 8) | (j < bytes.length ? bytes[j] : 0), code = j >> 1;
+        // A zero is kept only for a code the text map has (without a ToUnicode CMap: every code to 0xFFFF).
+        if (glyphId === 0 && (hasIncluded ? included![code] === undefined : code > 0xffff)) continue;
+        gids[code] = glyphId;
+      }
+      for (const code in map) if (gids[map[code]] !== undefined) map[Number(code)] = gids[map[code]];
+      // With the identity ToUnicode, a code whose value has no glyph ID reads as itself again.
+      if (identity && gids.length !== 0x10000) {
+        for (const code in map) if (gids[map[code]] === undefined) map[Number(code)] = Number(code);
+      }
+    }
+    if (hasIncluded) { for (const code in included!) map[Number(code)] = included![Number(code)].codePointAt(0)!; }
+    unicode = [];
+    for (const code in map) {
+      // `get(code) || code`: a 0 (or an empty ToUnicode string) reads as the code itself.
+      if (map[code]) unicode[Number(code)] = String.fromCharCode(map[code]);
+    }
+  }
+  return { name, composite: true, unicode, ...compositeWidths(descendant) };
 }
 
 export function loadSimpleFont(dict: Dict): SimpleFont {
   const type = dict.get("Subtype");
   if (type instanceof Name && type.name === "Type0") return loadCompositeFont(dict);
+  if (type instanceof Name && type.name === "Type3") return loadType3Font(dict);
   if (!(type instanceof Name) || (type.name !== "Type1" && type.name !== "TrueType")) {
     return unsupported(`a ${type instanceof Name ? type.name : "?"} font`);
   }
   const trueType = type.name === "TrueType";
   const descriptor = dict.get("FontDescriptor");
-  if (!(descriptor instanceof Dict)) {
-    return unsupported(`a ${type.name} font without a descriptor (a standard 14 font)`);
-  }
+  if (!(descriptor instanceof Dict)) return loadFontWithoutProgram(dict, trueType, null);
   if (dict.has("FontMatrix")) return unsupported("a font dictionary with a /FontMatrix");
-  const fontName = descriptor.get("FontName"), baseFont = dict.get("BaseFont");
-  if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
-    return unsupported("a font whose /FontName differs from its /BaseFont");
+  const name = pdfjsFontName(descriptor.get("FontName"), dict.get("BaseFont"));
+  if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
+    return loadFontWithoutProgram(dict, trueType, descriptor, name);
   }
   // PDF.js treats fonts named like the symbol fonts specially.
-  if (/Symbol|Dingbats|Wingdings/i.test(fontName.name)) return unsupported("a symbol font");
+  if (/Symbol|Dingbats|Wingdings/i.test(name)) return unsupported("a symbol font");
   if (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3")) {
     return unsupported(`a ${type.name} font with a font file of another kind`);
   }
@@ -202,37 +295,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const monospace = sameWidths(widths, defaultWidth);
   flags = monospace ? flags | 1 : flags & ~1;
 
-  // Encoding (extractDataStructures).
-  const differences: string[] = [];
-  let baseEncodingName: string | null = null;
-  if (dict.has("Encoding")) {
-    const enc = dict.get("Encoding");
-    if (enc instanceof Dict) {
-      const base = enc.get("BaseEncoding");
-      baseEncodingName = base instanceof Name ? base.name : null;
-      if (enc.has("Differences")) {
-        const diffs = enc.get("Differences");
-        if (!Array.isArray(diffs)) return unsupported("a /Differences that is not an array");
-        let index = 0;
-        for (const entry of diffs) {
-          const data = entry instanceof Ref ? dict.xref!.fetch(entry) : entry;
-          if (typeof data === "number") index = data;
-          else if (data instanceof Name) differences[index++] = data.name;
-          else return unsupported("a bad /Differences entry");
-        }
-      }
-    } else if (enc instanceof Name) {
-      baseEncodingName = enc.name;
-    } else return unsupported("an /Encoding that is neither a name nor a dictionary");
-    if (
-      baseEncodingName !== "MacRomanEncoding" && baseEncodingName !== "MacExpertEncoding" &&
-      baseEncodingName !== "WinAnsiEncoding"
-    ) baseEncodingName = null;
-  }
-  if (baseEncodingName === "MacExpertEncoding") return unsupported("MacExpertEncoding");
-  if (Object.keys(differences).some((k) => !/^\d+$/.test(k) || Number(k) > 255)) {
-    return unsupported("/Differences past code 255");
-  }
+  const { differences, baseEncodingName } = readEncoding(dict);
   let defaultEncoding: string[];
   if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
   else {
@@ -289,11 +352,318 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   for (let code = 0; code < 256; code++) {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
   }
-  return { name: fontName.name, monospace, widths, defaultWidth, unicode };
+  return { name, monospace, widths, defaultWidth, unicode };
+}
+
+/**
+ * The name PDF.js gives a font with a descriptor (`translateFont`): its /FontName, but its
+ * /BaseFont where the two differ and the /BaseFont extends the /FontName, or only the /BaseFont
+ * is a name PDF.js knows.
+ */
+function pdfjsFontName(fontNameObject: PdfObject | undefined, baseFontObject: PdfObject | undefined): string {
+  const text = (value: PdfObject | undefined): string | undefined =>
+    value instanceof Name
+      ? value.name
+      : typeof value === "string" || value === undefined
+      ? value
+      : unsupported("a font name that is neither a name nor a string");
+  const fontName = text(fontNameObject), baseFont = text(baseFontObject);
+  let name = fontName;
+  if (
+    fontName !== baseFont && fontName && baseFont &&
+    (baseFont.startsWith(fontName) || (!isKnownFontName(fontName) && isKnownFontName(baseFont)))
+  ) name = undefined;
+  name ??= baseFont;
+  return name === undefined ? unsupported("a font without a name") : name;
+}
+
+/**
+ * A simple font's /Encoding as PDF.js's `extractDataStructures` reads it: its /Differences, and
+ * its base encoding where that is MacRoman or WinAnsi (any other name counts as none).
+ */
+function readEncoding(dict: Dict): { differences: string[]; baseEncodingName: string | null } {
+  const differences: string[] = [];
+  let baseEncodingName: string | null = null;
+  if (dict.has("Encoding")) {
+    const enc = dict.get("Encoding");
+    if (enc instanceof Dict) {
+      const base = enc.get("BaseEncoding");
+      baseEncodingName = base instanceof Name ? base.name : null;
+      if (enc.has("Differences")) {
+        const diffs = enc.get("Differences");
+        if (!Array.isArray(diffs)) return unsupported("a /Differences that is not an array");
+        let index = 0;
+        for (const entry of diffs) {
+          const data = entry instanceof Ref ? dict.xref!.fetch(entry) : entry;
+          if (typeof data === "number") index = data;
+          else if (data instanceof Name) differences[index++] = data.name;
+          else return unsupported("a bad /Differences entry");
+        }
+      }
+    } else if (enc instanceof Name) {
+      baseEncodingName = enc.name;
+    } else return unsupported("an /Encoding that is neither a name nor a dictionary");
+    if (
+      baseEncodingName !== "MacRomanEncoding" && baseEncodingName !== "MacExpertEncoding" &&
+      baseEncodingName !== "WinAnsiEncoding"
+    ) baseEncodingName = null;
+  }
+  if (baseEncodingName === "MacExpertEncoding") return unsupported("MacExpertEncoding");
+  if (Object.keys(differences).some((k) => !/^\d+$/.test(k) || Number(k) > 255)) {
+    return unsupported("/Differences past code 255");
+  }
+  return { differences, baseEncodingName };
+}
+
+/**
+ * A Type 1 or TrueType font without an embedded program — the standard 14 fonts (Helvetica,
+ * Times, Courier, Symbol, ZapfDingbats, and the names PDF.js maps to them such as Arial or
+ * TimesNewRoman) and any other font left to the viewer — as PDF.js reads it for text. With no
+ * /FontDescriptor (`translateFont`'s first branch): the font's name normalized, flags made up from
+ * the name (symbolic for the symbol fonts, fixed-pitch for Courier), /Widths or else the standard
+ * font's widths by glyph name, and the standard font's default width. With one (`extractWidths`):
+ * its /Flags and /MissingWidth, and the same widths. Either way no program is read (pterm's PDF.js
+ * is given no standard font files), so `extractDataStructures` picks the encoding for a font that
+ * is not embedded (the Symbol and ZapfDingbats encodings by name), and `Font` marks the file
+ * missing: in a Type 1 font a code its encoding leaves empty reads as a space as wide as the
+ * font's space (`_charToGlyph`, `_spaceWidth`).
+ */
+function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict | null, fontName = ""): SimpleFont {
+  const baseFont = dict.get("BaseFont");
+  if (!(baseFont instanceof Name)) return unsupported("a font without a /BaseFont name");
+  // The standard font whose widths stand in for missing /Widths: by /BaseFont, normalized without a descriptor.
+  let name: string, metricsName: string, flags: number;
+  if (descriptor === null) {
+    name = metricsName = normalizeFontName(baseFont.name);
+    const metrics = baseFontMetrics(name);
+    flags = (metrics.monospace ? FIXED_PITCH : 0) | (isSymbolsFont(name.split("-", 1)[0]) ? SYMBOLIC : NONSYMBOLIC);
+  } else {
+    // The caller has found the name PDF.js gives the font, and refused a /FontMatrix.
+    name = fontName;
+    metricsName = baseFont.name;
+    const flagsValue = descriptor.get("Flags");
+    flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
+  }
+  // PDF.js reads a WinAnsi font with some GBK-encoded names as a Chinese composite font.
+  if (name.charCodeAt(0) >= 0xb7) return unsupported("a font name outside ASCII");
+
+  const { differences, defaultEncoding, hasEncoding } = encodingWithoutProgram(dict, name, flags, trueType);
+
+  // The widths: /Widths from /FirstChar, else the standard font's by glyph name.
+  const firstCharValue = dict.get("FirstChar");
+  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
+  const widthsArray = dict.get("Widths");
+  let widths: (number | undefined)[] = [];
+  let defaultWidth: number, monospace: boolean;
+  if (Array.isArray(widthsArray)) {
+    let j = firstChar;
+    for (const w of widthsArray) {
+      const width = w instanceof Ref ? dict.xref!.fetch(w) : w;
+      if (typeof width === "number") widths[j] = width;
+      j++;
+    }
+  } else widths = widthsByGlyphName(baseFontMetrics(metricsName).widthOf, differences, defaultEncoding);
+  if (descriptor === null) {
+    const metrics = baseFontMetrics(name);
+    defaultWidth = metrics.defaultWidth;
+    monospace = metrics.monospace;
+  } else {
+    const missingWidth = descriptor.get("MissingWidth");
+    defaultWidth = Array.isArray(widthsArray)
+      ? (typeof missingWidth === "number" ? missingWidth : 0)
+      : baseFontMetrics(metricsName).defaultWidth;
+    monospace = sameWidths(widths, defaultWidth);
+  }
+
+  // The text: the ToUnicode CMap, completed from the encoding where the font has one; else the encoding's glyph names.
+  const toUnicodeObject = dict.get("ToUnicode");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  const fromEncoding = simpleFontToUnicode(defaultEncoding, differences);
+  const unicode: string[] = new Array(256);
+  if (included !== null && included.length > 0) {
+    for (let code = 0; code < 256; code++) {
+      if (included[code] !== undefined) unicode[code] = included[code];
+      else if (hasEncoding && fromEncoding[code] !== undefined) unicode[code] = fromEncoding[code]!;
+    }
+  } else {
+    for (let code = 0; code < 256; code++) if (fromEncoding[code] !== undefined) unicode[code] = fromEncoding[code]!;
+  }
+  // PDF.js's `toUnicode.get(code) || code`; then, the file being missing, a Type 1 code whose
+  // glyph name is empty is a space (whatever its ToUnicode says) with the space's width if none.
+  let spaceWidth: number | undefined;
+  for (let code = 0; code < 256; code++) {
+    if (!unicode[code]) unicode[code] = String.fromCharCode(code);
+    if (trueType || (differences[code] || defaultEncoding[code]) !== "") continue;
+    unicode[code] = " ";
+    const width = typeof widths[code] === "number" ? widths[code] : defaultWidth;
+    if (!width) {
+      spaceWidth ??= [0x20, 0x2212, 0x31, 0x69, 0x49].map((c) => widths[c]).find((w) => !!w) || defaultWidth;
+      widths[code] = spaceWidth;
+    }
+  }
+  return { name, monospace, widths, defaultWidth, unicode };
+}
+
+/** The encoding of a font without a program (`extractDataStructures` for a font that is not embedded). */
+function encodingWithoutProgram(
+  dict: Dict,
+  name: string,
+  flags: number,
+  trueType: boolean,
+): { differences: string[]; defaultEncoding: string[]; hasEncoding: boolean } {
+  const encodingRead = readEncoding(dict);
+  const differences = encodingRead.differences;
+  const symbolsName = isSymbolsFont(name);
+  const baseEncodingName = symbolsName ? null : encodingRead.baseEncodingName;
+  let defaultEncoding: string[];
+  if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
+  else {
+    let symbolic = (flags & SYMBOLIC) !== 0;
+    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    let encodingName = trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding";
+    if (symbolic || symbolsName) {
+      encodingName = /Symbol/i.test(name)
+        ? "SymbolSetEncoding"
+        : /Dingbats/i.test(name)
+        ? "ZapfDingbatsEncoding"
+        : /Wingdings/i.test(name)
+        ? "WinAnsiEncoding"
+        : "MacRomanEncoding";
+    }
+    defaultEncoding = encoding(encodingName)!;
+  }
+  return { differences, defaultEncoding, hasEncoding: !!baseEncodingName || differences.length > 0 };
+}
+
+const FONT_IDENTITY_MATRIX = [0.001, 0, 0, 0.001, 0, 0];
+
+/**
+ * A Type 3 font as PDF.js reads it for text: named by its descriptor's /FontName or "Type3", its
+ * /FontMatrix scaling the /Widths, the encoding of a font without a program, its ToUnicode CMap
+ * alone where it has one (PDF.js does not complete a Type 3 font's from its encoding), and no
+ * missing-file spaces. PDF.js also reads every glyph procedure: one starting with `d1` and a box
+ * ten times the /FontBBox or more (or any, where the /FontBBox is empty) makes it use the glyphs'
+ * boxes for the text's height, and whether it does depends on the whole procedure parsing — such
+ * fonts are `Unsupported`.
+ */
+function loadType3Font(dict: Dict): SimpleFont {
+  const fetch = (v: PdfObject | undefined) => v instanceof Ref ? dict.xref!.fetch(v) : v;
+  const numbers = (value: PdfObject | undefined, length: number): number[] | null => {
+    const array = fetch(value);
+    if (!Array.isArray(array) || array.length !== length) return null;
+    const out = array.map(fetch);
+    return out.every((x) => typeof x === "number") ? out as number[] : null;
+  };
+  const charProcs = dict.get("CharProcs");
+  if (!(charProcs instanceof Dict)) return unsupported("a Type3 font without /CharProcs");
+  const descriptorObject = dict.get("FontDescriptor");
+  const descriptor = descriptorObject instanceof Dict ? descriptorObject : null;
+  const fontName = descriptor?.get("FontName");
+  const name = fontName instanceof Name
+    ? fontName.name
+    : typeof fontName === "string"
+    ? fontName
+    : fontName === undefined
+    ? ""
+    : unsupported("a Type3 font's /FontName");
+  const fontMatrix = numbers(dict.get("FontMatrix"), 6) ?? FONT_IDENTITY_MATRIX;
+  // PDF.js takes the descriptor's /FontBBox if there is one, valid or not, else the font's.
+  const rect = numbers(fetch(descriptor?.get("FontBBox")) || fetch(dict.get("FontBBox")), 4) ?? [0, 0, 0, 0];
+  const bbox = [
+    Math.min(rect[0], rect[2]),
+    Math.min(rect[1], rect[3]),
+    Math.max(rect[0], rect[2]),
+    Math.max(rect[1], rect[3]),
+  ];
+  const fontBBoxSize = Math.hypot(bbox[2] - bbox[0], bbox[3] - bbox[1]);
+  if (!fontBBoxSize) return unsupported("a Type3 font with an empty /FontBBox");
+  for (const key of charProcs.map.keys()) {
+    const proc = charProcs.get(key);
+    if (!(proc instanceof Stream)) continue;
+    const parser = new Parser(proc.bytes(), 0, null);
+    const args: PdfObject[] = [];
+    for (let obj = parser.object(false); obj !== EOF; obj = parser.object(false)) {
+      if (!(obj instanceof Cmd)) {
+        args.push(obj);
+        continue;
+      }
+      // A procedure starts with d0 or d1; after anything else PDF.js might still meet a d1 first.
+      if (obj.cmd === "d0") break;
+      if (obj.cmd !== "d1") return unsupported("a Type3 glyph that does not start with d0 or d1");
+      if (args.length !== 6 || !args.every((x) => typeof x === "number")) return unsupported("a Type3 glyph's odd d1");
+      const [x0, y0, x1, y1] = args.slice(2) as number[];
+      const width = Math.abs(x1 - x0), height = Math.abs(y1 - y0);
+      if (width !== 0 && height !== 0 && Math.round(Math.hypot(width, height) / fontBBoxSize) >= 10) {
+        return unsupported("a Type3 glyph box ten times its font's");
+      }
+      break;
+    }
+  }
+  const flagsValue = descriptor?.get("Flags");
+  const flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
+  const { differences, defaultEncoding } = encodingWithoutProgram(dict, name || "Type3", flags, false);
+
+  const firstCharValue = dict.get("FirstChar");
+  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
+  const widthsArray = dict.get("Widths");
+  if (!Array.isArray(widthsArray)) return unsupported("a Type3 font without /Widths");
+  const widths: (number | undefined)[] = [];
+  let j = firstChar;
+  for (const w of widthsArray) {
+    const width = fetch(w);
+    if (typeof width === "number") widths[j] = width;
+    j++;
+  }
+  const missingWidth = descriptor?.get("MissingWidth");
+  const defaultWidth = typeof missingWidth === "number" ? missingWidth : 0;
+
+  const toUnicodeObject = dict.get("ToUnicode");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  const source = included !== null && included.length > 0
+    ? included
+    : simpleFontToUnicode(defaultEncoding, differences);
+  const unicode: string[] = new Array(256);
+  for (let code = 0; code < 256; code++) unicode[code] = source[code] || String.fromCharCode(code);
+  const identity = fontMatrix.every((x, i) => x === FONT_IDENTITY_MATRIX[i]);
+  const glyphHeight = bbox[3] - bbox[1];
+  return {
+    name: name || "Type3",
+    monospace: sameWidths(widths, defaultWidth),
+    widths,
+    defaultWidth,
+    unicode,
+    fontMatrix,
+    type3HeightScale: !identity && glyphHeight > 0 ? glyphHeight * fontMatrix[3] : undefined,
+  };
+}
+
+/** PDF.js's `buildCharCodeToWidth`: a code's glyph width by its /Differences name, else by its base encoding's. */
+function widthsByGlyphName(
+  widthOf: (glyph: string) => number | undefined,
+  differences: string[],
+  defaultEncoding: string[],
+): (number | undefined)[] {
+  const widths: (number | undefined)[] = [];
+  for (let code = 0; code < 256; code++) {
+    const width = (code in differences ? widthOf(differences[code]) : undefined) || widthOf(defaultEncoding[code]);
+    if (width) widths[code] = width;
+  }
+  return widths;
 }
 
 /** PDF.js's `_simpleFontToUnicode`, where the glyph list decides; UNCERTAIN where its heuristics would. */
-function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): (string | undefined)[] {
+function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): readonly (string | undefined)[] {
+  // Most fonts of a document share an encoding without /Differences: worked out once per encoding.
+  if (differences.length === 0) {
+    let found = encodingUnicode.get(defaultEncoding);
+    if (!found) encodingUnicode.set(defaultEncoding, found = encodingToUnicode(defaultEncoding, differences));
+    return found;
+  }
+  return encodingToUnicode(defaultEncoding, differences);
+}
+const encodingUnicode = new WeakMap<string[], (string | undefined)[]>();
+function encodingToUnicode(defaultEncoding: string[], differences: string[]): (string | undefined)[] {
   const names = defaultEncoding.slice();
   for (const key in differences) {
     if (differences[key] === ".notdef") continue;

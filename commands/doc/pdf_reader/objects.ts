@@ -1,7 +1,7 @@
 /**
  * PDF's object layer for the text-only reader: a lexer for file objects and content streams, the
  * cross-reference table (classic tables, cross-reference streams, object streams, incremental
- * updates through /Prev), and stream data (FlateDecode with PNG predictors).
+ * updates through /Prev), and stream data (FlateDecode with PNG predictors, after ASCII85Decode or not).
  *
  * Anything it does not read exactly as PDF.js would (a damaged cross-reference that PDF.js would
  * rebuild, an unknown filter, a stream whose /Length does not end at `endstream`, encryption)
@@ -689,7 +689,7 @@ export function latin1(bytes: Uint8Array): string {
   return s;
 }
 
-/** A stream's data after its filters: none, or FlateDecode (with a PNG predictor). */
+/** A stream's data after its filters: none, FlateDecode (with a PNG predictor), ASCII85Decode, or both. */
 export function decodeStream(
   dict: Dict,
   raw: Uint8Array,
@@ -699,11 +699,21 @@ export function decodeStream(
   let filter = dict.get("Filter");
   let parms = dict.get("DecodeParms");
   if (Array.isArray(filter)) {
+    // With a list of filters PDF.js takes each one's parameters from a list, and none from a dictionary.
+    let parmsList = Array.isArray(parms) ? parms : [];
+    // ASCII85 first, then Flate: what reportlab writes by default.
+    if (filter.length === 2 && isAscii85(filter[0])) {
+      raw = decodeAscii85(raw);
+      sizeHint = raw.length * 6;
+      filter = filter.slice(1);
+      parmsList = parmsList.slice(1);
+    }
     if (filter.length > 1) return unsupported("a stream with several filters");
     filter = filter[0];
-    parms = Array.isArray(parms) ? parms[0] : parms;
+    parms = parmsList[0];
   }
   if (filter === undefined || filter === null) return raw;
+  if (isAscii85(filter)) return decodeAscii85(raw);
   if (!(filter instanceof Name) || filter.name !== "FlateDecode") {
     return unsupported(`the filter ${filter instanceof Name ? filter.name : "?"}`);
   }
@@ -740,6 +750,49 @@ export function decodeStream(
   }
   if (parms !== undefined && parms !== null) return unsupported("bad /DecodeParms");
   return data;
+}
+
+function isAscii85(filter: PdfObject): boolean {
+  return filter instanceof Name && (filter.name === "ASCII85Decode" || filter.name === "A85");
+}
+
+/**
+ * ASCII85 data as PDF.js's `Ascii85Stream` decodes it, where it is well formed: groups of five
+ * digits `!`…`u` (at most 2^32 − 1) or `z`, white space between them, a short last group, up to
+ * `~` or the end. Anything else PDF.js would decode to bytes no encoder meant: `Unsupported`.
+ */
+export function decodeAscii85(data: Uint8Array): Uint8Array {
+  // Five digits make four bytes, and `z` four on its own.
+  let zeroGroups = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0x7a) zeroGroups++;
+  const out = new Uint8Array(Math.ceil(data.length / 5) * 4 + zeroGroups * 4 + 4);
+  let length = 0, digits = 0, value = 0;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) continue;
+    if (c === 0x7e) break;
+    if (c === 0x7a && digits === 0) {
+      length += 4; // four zero bytes (the array is zeroed)
+      continue;
+    }
+    if (c < 0x21 || c > 0x75) return unsupported("ASCII85 data with a stray byte");
+    value = value * 85 + (c - 0x21);
+    if (++digits === 5) {
+      if (value > 0xffffffff) return unsupported("an ASCII85 group past 2^32");
+      out[length++] = value >>> 24;
+      out[length++] = (value >>> 16) & 0xff;
+      out[length++] = (value >>> 8) & 0xff;
+      out[length++] = value & 0xff;
+      digits = value = 0;
+    }
+  }
+  if (digits > 0) {
+    // PDF.js pads a short group with `u` and keeps one byte fewer than its digits.
+    for (let k = digits; k < 5; k++) value = value * 85 + 84;
+    if (value > 0xffffffff) return unsupported("an ASCII85 group past 2^32");
+    for (let k = 0; k < digits - 1; k++) out[length++] = (value >>> (24 - 8 * k)) & 0xff;
+  }
+  return out.subarray(0, length);
 }
 
 /** The Adler-32 checksum (RFC 1950) of `data`. */

@@ -4,9 +4,8 @@
  * `compareWithLastPosition`, `addFakeSpaces` and `appendEOL`, re-implemented): the same strings,
  * transforms, widths, heights and line ends, so that pterm's layout gives the same text.
  *
- * Operators and states this reader does not follow exactly (inline images, Type 3 and composite
- * fonts, a font set through a graphics state, vertical writing, right-to-left text) are
- * `Unsupported`.
+ * Operators and states this reader does not follow exactly (inline images, a font set through a
+ * graphics state, vertical writing, right-to-left text) are `Unsupported`.
  */
 
 import { Cmd, Dict, EOF, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
@@ -334,7 +333,11 @@ export function contentText(
   const current = [0, 0, 0, 0, 0, 0];
   const computeTextTransform = (out: number[]): number[] => {
     const m = textState.textMatrix, c = textState.ctm;
-    const t0 = textState.fontSize * textState.textHScale, t3 = textState.fontSize, t5 = textState.textRise;
+    const t0 = textState.fontSize * textState.textHScale, t5 = textState.textRise;
+    let t3 = textState.fontSize;
+    // A Type 3 font at size 1 or less: PDF.js stretches the height by the glyph height (its `tsm[3] *=`).
+    const type3HeightScale = textState.font?.type3HeightScale;
+    if (type3HeightScale !== undefined && textState.fontSize <= 1) t3 *= type3HeightScale;
     const a = m[0] * t0 + m[2] * 0, b = m[1] * t0 + m[3] * 0;
     const cc = m[0] * 0 + m[2] * t3, d = m[1] * 0 + m[3] * t3;
     const e = m[0] * 0 + m[2] * t5 + m[4], f = m[1] * 0 + m[3] * t5 + m[5];
@@ -523,7 +526,8 @@ export function contentText(
       if (charSpacing) textState.translateTextMatrix(charSpacing * textState.textHScale, 0);
       return;
     }
-    const scale = 0.001 * textState.fontSize;
+    // PDF.js's `fontMatrix[0] * fontSize`: 0.001 but for a Type 3 font's own matrix.
+    const scale = (font.fontMatrix?.[0] ?? 0.001) * textState.fontSize;
     const composite = font.composite === true;
     if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
     const count = composite ? chars.length / 2 : chars.length;
