@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-BFGJL7NK.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YBN7SFD2.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-DWFZHHND.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-UK2LIZU2.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-5U2EF5UR.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-CVO3KARR.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-DFS7OWXZ.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-EKVRMJLR.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

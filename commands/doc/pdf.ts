@@ -541,11 +541,14 @@ class InThreadPort {
  */
 export const pdfjsShortcuts = { inThreadPort: true, annotationsByType: true };
 
+/** PDF.js's `VerbosityLevel.ERRORS`: nothing of PDF.js's own reaches the console unless it fails. */
+const PDFJS_ERRORS_ONLY = 0;
+
 /** PDF.js's document side on an `InThreadPort`, as a `worker` for `getDocument`; null to let PDF.js set up its own. */
 async function inThreadWorker(): Promise<unknown> {
   if (!pdfjsShortcuts.inThreadPort) return null;
   const pdfjs = await (await unpdf()).getResolvedPDFJS() as unknown as {
-    PDFWorker?: new (options: { port: unknown }) => unknown;
+    PDFWorker?: new (options: { port: unknown; verbosity: number }) => unknown;
   };
   // The bundle registers its document side here (what PDF.js's own in-thread set-up uses).
   const documentSide =
@@ -554,7 +557,9 @@ async function inThreadWorker(): Promise<unknown> {
   if (!pdfjs.PDFWorker || !documentSide) return null;
   const port = new InThreadPort();
   documentSide.initializeFromPort(port);
-  return new pdfjs.PDFWorker({ port });
+  // The document side takes its verbosity from this object (its `configure` message), not from
+  // getDocument's: without it, PDF.js's warnings went to the process's stderr, past the envelope.
+  return new pdfjs.PDFWorker({ port, verbosity: PDFJS_ERRORS_ONLY });
 }
 
 async function open(bytes: Uint8Array): Promise<PdfDocument> {
@@ -574,7 +579,7 @@ async function open(bytes: Uint8Array): Promise<PdfDocument> {
         // Drawing operators are read for table rules only: every image is skipped, never decoded
         // (a JBIG2 or JPEG bomb costs nothing).
         maxImageSize: 1,
-        verbosity: 0,
+        verbosity: PDFJS_ERRORS_ONLY,
         // CMaps are read by the main thread's factory (there is no separate PDF.js worker here).
         useWorkerFetch: false,
         cMapUrl: "pterm-cmaps/",

@@ -46,3 +46,21 @@ Deno.test("pterm exec reads every format without fetching anything (no Download 
     }
   }
 });
+
+/**
+ * PDF.js's warnings (a standard font it cannot load, a damaged cross-reference it rebuilds) went
+ * to the process's stderr, past the envelope: the document side of PDF.js took its verbosity from
+ * the in-thread `PDFWorker`, which was made without one. These three real PDFs each printed one.
+ */
+Deno.test("a PDF read through PDF.js prints nothing of PDF.js's own on the process's stderr", async () => {
+  await using dir = await rootWith({
+    "health.pdf": "camelot/health.pdf",
+    "freetext.pdf": "pdfjs/annotation-freetext.pdf",
+    "corrupt.pdf": "corrupt.pdf",
+  });
+  for (const file of ["health.pdf", "freetext.pdf", "corrupt.pdf"]) {
+    const run = await cli(["exec", "--root", dir.path, `doc extract ${file} --mode text`]);
+    assert.ok(run.envelope !== null, run.stdout);
+    assert.equal(run.stderr, "", `${file}: ${run.stderr}`);
+  }
+});
