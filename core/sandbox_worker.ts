@@ -92,6 +92,16 @@ export function serveHandler(handler: unknown, ref: HandlerRef): void {
       scope.postMessage({ ...classifyFailure(error), seq });
     }
   };
+  // Nothing a command or a library it loads prints may pass the envelope: the worker's stdout and
+  // stderr are the process's, and under `pterm mcp` the process's stdout is the protocol. What
+  // goes to the console goes to the running job's stderr instead, where the envelope holds it.
+  const toJobStderr = (...args: unknown[]) => {
+    const text = args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+    post(current.seq, { type: "stderr", text: `${text}\n` });
+  };
+  for (const method of ["log", "info", "debug", "warn", "error", "trace", "dir"] as const) {
+    (console as unknown as Record<string, unknown>)[method] = toJobStderr;
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     post(current.seq, classifyFailure(event.reason));

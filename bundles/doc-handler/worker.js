@@ -862,6 +862,25 @@ function serveHandler(handler, ref) {
       });
     }
   };
+  const toJobStderr = (...args) => {
+    const text = args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+    post(current.seq, {
+      type: "stderr",
+      text: `${text}
+`
+    });
+  };
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "dir"
+  ]) {
+    console[method] = toJobStderr;
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     post(current.seq, classifyFailure(event.reason));
@@ -1872,10 +1891,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-5U2EF5UR.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-CVO3KARR.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-DFS7OWXZ.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-EKVRMJLR.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-4KL4PO53.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-U6B4XEJS.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-FWV4WOP7.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-QDUEZOD5.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-XSA7QNAX.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-RSM6HJTD.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -575,6 +575,25 @@ function serveHandler(handler, ref) {
       });
     }
   };
+  const toJobStderr = (...args) => {
+    const text = args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+    post(current.seq, {
+      type: "stderr",
+      text: `${text}
+`
+    });
+  };
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "dir"
+  ]) {
+    console[method] = toJobStderr;
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     post(current.seq, classifyFailure(event.reason));
@@ -5500,7 +5519,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-SCKI6AVO.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-CNNEMPHV.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

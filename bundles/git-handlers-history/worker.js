@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-AE34DI7G.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-MMTGYLAJ.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -575,6 +575,25 @@ function serveHandler(handler, ref) {
       });
     }
   };
+  const toJobStderr = (...args) => {
+    const text = args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+    post(current.seq, {
+      type: "stderr",
+      text: `${text}
+`
+    });
+  };
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "dir"
+  ]) {
+    console[method] = toJobStderr;
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     post(current.seq, classifyFailure(event.reason));

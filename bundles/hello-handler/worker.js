@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-O5QBJLJO.js", import.meta.url).href);
+      const { safeWriteFile } = await import(new URL("./safe_fs-77GHTYBB.js", import.meta.url).href);
       await safeWriteFile(root, rel, data, {
         mkdirs: true,
         durable: false
@@ -52,7 +52,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-BYV7O7XU.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-LV4ATFK5.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -250,6 +250,25 @@ function serveHandler(handler, ref) {
       });
     }
   };
+  const toJobStderr = (...args) => {
+    const text = args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+    post(current.seq, {
+      type: "stderr",
+      text: `${text}
+`
+    });
+  };
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "dir"
+  ]) {
+    console[method] = toJobStderr;
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     post(current.seq, classifyFailure(event.reason));

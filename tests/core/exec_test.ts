@@ -237,3 +237,39 @@ Deno.test("a validated pterm.json is remembered, and any change validates it aga
     assert.equal(envelope.error_code, "ReadOnlyPath");
   });
 });
+
+/**
+ * A library that writes to the console (PDF.js warns through console.warn) wrote past the envelope:
+ * onto the process's stdout, which `pterm mcp` speaks its protocol on. The worker's console now
+ * writes to the job's stderr. Checked in-process and in a real process, whose stdout must be the
+ * envelope alone and whose stderr must be empty.
+ */
+Deno.test("what a command's code prints on the console lands in the envelope's stderr, nowhere else", async () => {
+  await using dir = await makeRoot();
+  const envelope = await execOk(dir.path, "probe chatter", probe);
+  for (const line of ["chatter on console.log", "chatter on console.info { n: 1 }", "chatter on console.warn"]) {
+    assert.ok(envelope.stderr.includes(line), envelope.stderr);
+  }
+  assert.equal(envelope.stdout, "");
+
+  const entry = new URL("../fixtures/probe_main.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--config",
+      new URL("../../deno.json", import.meta.url).pathname,
+      entry,
+      "exec",
+      "--root",
+      dir.path,
+      "probe chatter",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(new TextDecoder().decode(out.stderr), "");
+  const processEnvelope = JSON.parse(stdout);
+  assert.match(processEnvelope.stderr, /chatter on console\.error/);
+});
