@@ -8,6 +8,7 @@
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
+import { readCffProgram } from "./cff.ts";
 import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
@@ -94,9 +95,11 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   const descendant = descendants[0] instanceof Ref ? dict.xref!.fetch(descendants[0]) : descendants[0];
   if (!(descendant instanceof Dict)) return unsupported("a Type0 font whose descendant is not a dictionary");
   const subtype = descendant.get("Subtype");
-  if (!(subtype instanceof Name) || subtype.name !== "CIDFontType2") {
+  if (!(subtype instanceof Name) || (subtype.name !== "CIDFontType2" && subtype.name !== "CIDFontType0")) {
     return unsupported(`a Type0 font with a ${subtype instanceof Name ? subtype.name : "?"} descendant`);
   }
+  // A CIDFontType0 descendant's program is CFF (/FontFile3), read by cff.ts.
+  const cff = subtype.name === "CIDFontType0";
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
   const descriptor = descendant.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
@@ -104,13 +107,18 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!(fontName instanceof Name) || !(baseFont instanceof Name) || fontName.name !== baseFont.name) {
     return unsupported("a CID font whose /FontName differs from its /BaseFont");
   }
-  if (descriptor.has("FontFile") || descriptor.has("FontFile3")) return unsupported("a CID font with another program");
-  const file = descriptor.get("FontFile2");
-  if (!(file instanceof Stream)) return unsupported("a CID font without an embedded TrueType program");
-  // Inflated (and its checksum checked); PDF.js takes it for TrueType by its first bytes.
+  if (descriptor.has("FontFile") || descriptor.has(cff ? "FontFile2" : "FontFile3")) {
+    return unsupported("a CID font with another program");
+  }
+  const file = descriptor.get(cff ? "FontFile3" : "FontFile2");
+  if (!(file instanceof Stream)) return unsupported("a CID font without an embedded program of its kind");
+  // Inflated (and its checksum checked); PDF.js tells the program's kind by its first bytes.
   const program = file.bytes();
-  const tag = latin1(program.subarray(0, 4));
-  if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+  if (cff) readCffProgram(program);
+  else {
+    const tag = latin1(program.subarray(0, 4));
+    if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+  }
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
   if (toUnicodeObject === undefined) return unsupported("a CID font without a ToUnicode CMap");
   const unicode = readToUnicode(toUnicodeObject);
@@ -164,10 +172,12 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   }
   // PDF.js treats fonts named like the symbol fonts specially.
   if (/Symbol|Dingbats|Wingdings/i.test(fontName.name)) return unsupported("a symbol font");
-  if (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3")) {
+  // A Type 1 font's program may be CFF (/FontFile3, read by cff.ts) where it has no other.
+  const cff = !trueType && !descriptor.has("FontFile") && !descriptor.has("FontFile2") && descriptor.has("FontFile3");
+  if (!cff && (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3"))) {
     return unsupported(`a ${type.name} font with a font file of another kind`);
   }
-  const file = descriptor.get(trueType ? "FontFile2" : "FontFile");
+  const file = descriptor.get(cff ? "FontFile3" : trueType ? "FontFile2" : "FontFile");
   if (!(file instanceof Stream)) return unsupported(`a ${type.name} font without an embedded program`);
   const flagsValue = descriptor.get("Flags");
   let flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
@@ -236,7 +246,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
 
   // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
   // rescales the widths) from it, and its encoding where no ToUnicode is given.
-  const builtIn = trueType ? trueTypeProgram(file) : builtInEncoding(file, descriptor);
+  const builtIn = trueType ? trueTypeProgram(file) : cff ? cffBuiltInEncoding(file) : builtInEncoding(file, descriptor);
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
@@ -300,6 +310,13 @@ function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): 
     if (/^[GgCcu]/.test(name) || name === "f_h" || name === "f_t" || name === "T_h") out[code] = UNCERTAIN;
   }
   return out;
+}
+
+/** A CFF program's built-in encoding, as PDF.js's `CFFFont` gives it to a simple font. */
+function cffBuiltInEncoding(file: Stream): string[] | null {
+  const program = readCffProgram(file.bytes());
+  if (program.cid) return unsupported("a simple font with a CID-keyed CFF program");
+  return program.builtInEncoding;
 }
 
 /** The font program's own encoding (its cleartext `/Encoding`), as PDF.js's Type1 parser reads it. */
