@@ -12,7 +12,7 @@
  * well-formed programs — including walking every charstring the way PDF.js's validation does,
  * since a charstring operand that runs past its end can make PDF.js throw — and refuses
  * (`Unsupported`) anything that reads outside its table, an expert charset or encoding, a
- * /FontMatrix other than the default, and anything else whose outcome it does not reproduce.
+ * mirrored or degenerate /FontMatrix, and anything else whose outcome it does not reproduce.
  * Every count, offset and size is checked against the program's length, and the charstring walk
  * has a step budget.
  */
@@ -70,6 +70,8 @@ export interface CffProgram {
    * charset (sparse; codes may pass 255); null where PDF.js sets none (CID-keyed, or empty).
    */
   readonly builtInEncoding: string[] | null;
+  /** The Top DICT's /FontMatrix[0], all PDF.js's text takes of the matrix (0.001 by default). */
+  readonly fontMatrix0: number;
 }
 
 function malformed(what: string): never {
@@ -557,7 +559,9 @@ export function readCffProgram(program: Uint8Array): CffProgram {
   const charStrings = parser.index(charStringsAt).items;
   if (charStrings.length === 0) malformed("without glyphs");
   const matrix = top.get(FONT_MATRIX) ?? IDENTITY_MATRIX;
-  if (!Array.isArray(matrix) || matrix.length !== 6 || matrix.some((v, i) => v !== IDENTITY_MATRIX[i])) {
+  // PDF.js rescales widths by 0.001 / matrix[0] and glyph advances by matrix[0]; a mirrored,
+  // degenerate or cut matrix is left to it.
+  if (!Array.isArray(matrix) || matrix.length !== 6 || !(matrix[0] > 0) || !Number.isFinite(matrix[0])) {
     return unsupported("a CFF program with an unusual /FontMatrix");
   }
 
@@ -609,5 +613,5 @@ export function readCffProgram(program: Uint8Array): CffProgram {
     }
     if (valid) parser.charString(state, charStrings[i], local, globalSubrs.items);
   }
-  return { cid, builtInEncoding };
+  return { cid, builtInEncoding, fontMatrix0: matrix[0] };
 }

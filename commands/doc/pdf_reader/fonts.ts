@@ -63,6 +63,11 @@ export interface SimpleFont {
   readonly monospace: boolean;
   readonly widths: (number | undefined)[];
   readonly defaultWidth: number;
+  /**
+   * PDF.js's `font.fontMatrix[0]` where a CFF program sets another than 0.001: the widths above
+   * are then already rescaled by 0.001 / it, as its `adjustWidths` does, and advances use it.
+   */
+  readonly fontMatrix0?: number;
   /** The text of each code 0–255 (PDF.js's `toUnicode.get(code) || code`). */
   readonly unicode: string[];
 }
@@ -114,15 +119,32 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!(file instanceof Stream)) return unsupported("a CID font without an embedded program of its kind");
   // Inflated (and its checksum checked); PDF.js tells the program's kind by its first bytes.
   const program = file.bytes();
-  if (cff) readCffProgram(program);
-  else {
+  const fontMatrix0 = cff ? readCffProgram(program).fontMatrix0 : 0.001;
+  if (!cff) {
     const tag = latin1(program.subarray(0, 4));
     if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
   }
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
-  if (toUnicodeObject === undefined) return unsupported("a CID font without a ToUnicode CMap");
-  const unicode = readToUnicode(toUnicodeObject);
-  if (unicode === null || unicode.length === 0) return unsupported("a CID font with an empty ToUnicode CMap");
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  let unicode: string[];
+  if (included !== null && included.length > 0) unicode = included;
+  else if (!cff) {
+    return unsupported(`a CID font ${toUnicodeObject === undefined ? "without a" : "with an empty"} ToUnicode CMap`);
+  } else {
+    // Without one PDF.js's `buildToUnicode` gives a CFF CID font with Identity-H each code as
+    // its own character (an IdentityToUnicodeMap; its CFF path amends nothing) — unless the
+    // font's character collection is one of Adobe's CJK ones, whose UCS2 CMaps it then reads.
+    const info = descendant.get("CIDSystemInfo");
+    if (info instanceof Dict) {
+      const registry = info.get("Registry"), ordering = info.get("Ordering");
+      const plain = (v: PdfObject | undefined): v is string => typeof v === "string" && /^[\x20-\x7e]*$/.test(v);
+      if (!plain(registry) || !plain(ordering)) return unsupported("a CID font with an unusual /CIDSystemInfo");
+      if (registry === "Adobe" && ["GB1", "CNS1", "Japan1", "Korea1"].includes(ordering)) {
+        return unsupported("a CID font of an Adobe CJK collection without a ToUnicode CMap");
+      }
+    }
+    unicode = [];
+  }
 
   // PDF.js's `extractWidths` for composite fonts.
   const dw = descendant.get("DW");
@@ -151,7 +173,13 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
     }
   }
   const monospace = sameWidths(widths, defaultWidth);
-  return { name: fontName.name, composite: true, monospace, widths, defaultWidth, unicode };
+  return {
+    name: fontName.name,
+    composite: true,
+    monospace,
+    ...scaledWidths(widths, defaultWidth, fontMatrix0),
+    unicode,
+  };
 }
 
 export function loadSimpleFont(dict: Dict): SimpleFont {
@@ -246,7 +274,13 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
 
   // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
   // rescales the widths) from it, and its encoding where no ToUnicode is given.
-  const builtIn = trueType ? trueTypeProgram(file) : cff ? cffBuiltInEncoding(file) : builtInEncoding(file, descriptor);
+  const cffProgram = cff ? readCffProgram(file.bytes()) : null;
+  if (cffProgram?.cid) return unsupported("a simple font with a CID-keyed CFF program");
+  const builtIn = trueType
+    ? trueTypeProgram(file)
+    : cffProgram
+    ? cffProgram.builtInEncoding
+    : builtInEncoding(file, descriptor);
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
@@ -285,7 +319,12 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   for (let code = 0; code < 256; code++) {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
   }
-  return { name: fontName.name, monospace, widths, defaultWidth, unicode };
+  return {
+    name: fontName.name,
+    monospace,
+    ...scaledWidths(widths, defaultWidth, cffProgram?.fontMatrix0 ?? 0.001),
+    unicode,
+  };
 }
 
 /** PDF.js's `_simpleFontToUnicode`, where the glyph list decides; UNCERTAIN where its heuristics would. */
@@ -312,11 +351,16 @@ function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): 
   return out;
 }
 
-/** A CFF program's built-in encoding, as PDF.js's `CFFFont` gives it to a simple font. */
-function cffBuiltInEncoding(file: Stream): string[] | null {
-  const program = readCffProgram(file.bytes());
-  if (program.cid) return unsupported("a simple font with a CID-keyed CFF program");
-  return program.builtInEncoding;
+/** PDF.js's `adjustWidths`: a font matrix other than 0.001 rescales every width and the default. */
+function scaledWidths(
+  widths: (number | undefined)[],
+  defaultWidth: number,
+  fontMatrix0: number,
+): { widths: (number | undefined)[]; defaultWidth: number; fontMatrix0?: number } {
+  if (fontMatrix0 === 0.001) return { widths, defaultWidth };
+  const scale = 0.001 / fontMatrix0;
+  for (const key in widths) widths[key]! *= scale;
+  return { widths, defaultWidth: defaultWidth * scale, fontMatrix0 };
 }
 
 /** The font program's own encoding (its cleartext `/Encoding`), as PDF.js's Type1 parser reads it. */

@@ -523,7 +523,7 @@ export function contentText(
       if (charSpacing) textState.translateTextMatrix(charSpacing * textState.textHScale, 0);
       return;
     }
-    const scale = 0.001 * textState.fontSize;
+    const scale = (font.fontMatrix0 ?? 0.001) * textState.fontSize;
     const composite = font.composite === true;
     if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
     const count = composite ? chars.length / 2 : chars.length;
