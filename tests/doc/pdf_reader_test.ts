@@ -25,9 +25,11 @@ import {
   Ref,
   Stream,
   unpredictPng,
+  Unsupported,
   XRef,
 } from "../../commands/doc/pdf_reader/objects.ts";
 import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+import { readCffProgram } from "../../commands/doc/pdf_reader/cff.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
@@ -103,7 +105,21 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
-  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf"]) {
+  // CFF font programs (/FontFile3): Type1C from xdvipdfmx (XeTeX; and dvipdfmx's, whose text comes
+  // from the program's own encoding: no /Encoding, no ToUnicode), Ghostscript and InDesign, one
+  // whose /FontMatrix is not 0.001, and CIDFontType0C from LuaLaTeX (luahbtex), Ghostscript and
+  // Esri ArcMap (no ToUnicode: each code its own character, and an FDSelect PDF.js repairs).
+  const cff = [
+    "pypdf/crazyones.pdf",
+    "pdfjs/issue11279.pdf",
+    "pdfjs/bug1873345.pdf",
+    "pdfjs/issue20324.pdf",
+    "pdfjs/issue4801.pdf",
+    "pdfjs/bug2025674.pdf",
+    "pdfjs/issue3061.pdf",
+    "pdfjs/bug1146106.pdf",
+  ];
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
@@ -178,6 +194,89 @@ Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly 
     { numRuns: 60 },
   );
   assert.ok(accepted > 10, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
+});
+
+/** The data of every CFF program (/FontFile3 /Type1C or /CIDFontType0C) in an uncompressed PDF, as [start, end). */
+function cffPrograms(bytes: Uint8Array): [number, number][] {
+  const text = new TextDecoder("latin1").decode(bytes);
+  const spans: [number, number][] = [];
+  for (const match of text.matchAll(/\/Subtype\s*\/(Type1C|CIDFontType0C)\b/g)) {
+    const at = text.indexOf("stream\n", match.index);
+    const length = /\/Length (\d+)/.exec(text.slice(text.lastIndexOf("<<", match.index), at));
+    assert.ok(at > match.index && length, "a CFF program's stream (as qpdf writes it)");
+    const start = at + "stream\n".length, end = start + Number(length[1]);
+    assert.equal(bytes[start], 1, "a CFF header");
+    spans.push([start, end]);
+  }
+  return spans;
+}
+
+Deno.test("pdf reader: a damaged CFF program is either read exactly as PDF.js reads it or left to PDF.js", async (t) => {
+  // dvipdfmx's Type1C font whose built-in encoding gives the text, Ghostscript's Type1C fonts (with
+  // /Differences), and LuaLaTeX's CIDFontType0C ones: 1–3 bytes of one program changed (in its header, INDEXes, DICTs, charset, encoding or
+  // charstrings). PDF.js's CFF parser repairs some damage, throws on some (and then reads the text
+  // with a substitute font), and reads the rest with other glyph names.
+  for (const name of ["pdfjs/issue11279.pdf", "pdfjs/bug1873345.pdf", "pdfjs/bug2025674.pdf"]) {
+    await t.step(name, async () => {
+      const file = new URL(name, FIXTURES).pathname;
+      const out = Deno.makeTempFileSync({ suffix: ".pdf" });
+      let original: Uint8Array;
+      try {
+        const args = ["--stream-data=uncompress", "--object-streams=disable", file, out];
+        const run = new Deno.Command("qpdf", { args }).outputSync();
+        assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+        original = Deno.readFileSync(out);
+      } finally {
+        Deno.removeSync(out);
+      }
+      const programs = cffPrograms(original);
+      assert.ok(programs.length >= 1, `${name}: its CFF programs`);
+      assert.ok(!("unsupported" in await extractWithPtermReader(original, options())), `${name} uncompressed is read`);
+      let accepted = 0, refused = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(programs.length - 1),
+          fc.array(fc.tuple(fc.nat(1_000_000_000), fc.nat(255)), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          // Most of a program is charstrings: damage its first 600 bytes (header, INDEXes, DICTs,
+          // charset, encoding) as often as anywhere.
+          fc.boolean(),
+          async (which, edits, head) => {
+            const [start, end] = programs[which];
+            const bytes = original.slice();
+            for (const [where, value] of edits) {
+              bytes[start + where % (head ? Math.min(600, end - start) : end - start)] = value;
+            }
+            const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+            if ("unsupported" in fast) {
+              refused++;
+              return;
+            }
+            accepted++;
+            assert.deepEqual(fast, await withPdfjs(bytes), `${name}: program ${which}, edits ${JSON.stringify(edits)}`);
+          },
+        ),
+        { numRuns: 80 },
+      );
+      assert.ok(accepted > 10 && refused > 0, `${name}: accepted ${accepted}, refused ${refused}`);
+    });
+  }
+});
+
+Deno.test("pdf reader: CFF programs it refuses rather than guess", () => {
+  const program = (bytes: number[]) => new Uint8Array(bytes);
+  // Not a CFF header (OpenType, shifted data), an INDEX past the end, no Top DICT.
+  assert.throws(() => readCffProgram(program([0x4f, 0x54, 0x54, 0x4f])), Unsupported);
+  assert.throws(() => readCffProgram(program([0, 1, 0, 4, 1])), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 9, 1, 1])), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0])), /without a Top DICT/);
+  // A Top DICT without /CharStrings.
+  assert.throws(
+    () => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 1, 1, 1, 3, 139, 139, 0, 0, 0, 0, 0])),
+    /without \/CharStrings/,
+  );
 });
 
 Deno.test("pdf reader: the lexer reads PDF's objects", () => {
