@@ -119,7 +119,10 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     "pdfjs/issue3061.pdf",
     "pdfjs/bug1146106.pdf",
   ];
-  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff]) {
+  // TrueType fonts without a ToUnicode CMap, whose text comes from their encoding alone: Microsoft
+  // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter).
+  const trueType = ["pdfjs/issue15367.pdf", "pdfjs/openoffice.pdf", "pdfjs/issue12120_reduced.pdf"];
+  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff, ...trueType]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
@@ -409,6 +412,9 @@ Deno.test("pdf reader: what it leaves to PDF.js, the whole document, with the re
   assert.match(refuse(read("encrypted.pdf")), /encrypt/i);
   assert.match(refuse(read("corrupt.pdf")), /./);
   assert.match(refuse(new TextEncoder().encode("not a pdf")), /%PDF/);
+  // A symbolic TrueType font with neither /Encoding nor ToUnicode (a barcode font): PDF.js may read
+  // its codes as WinAnsi, depending on its program's name table and on its TrueType parser.
+  assert.match(refuse(read("pdfjs/issue8187.pdf")), /symbolic TrueType font without an \/Encoding or a ToUnicode/);
   // A cut file: no startxref at the end.
   const manual = Deno.readFileSync(LIBTASN1);
   assert.match(refuse(manual.subarray(0, manual.length - 2000)), /startxref|cross-reference|offset/);

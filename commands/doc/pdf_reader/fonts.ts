@@ -1,7 +1,7 @@
 /**
  * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Only embedded
- * Type 1 fonts (/FontFile) with /Widths are read — pdfTeX's and most TeX producers' fonts —
- * through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
+ * Type 1 fonts (/FontFile, or CFF in /FontFile3, read by cff.ts) with /Widths are read — pdfTeX's
+ * and most TeX producers' fonts, Ghostscript's and Distiller's — through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
  * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`). Every other kind of font
  * is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
@@ -84,11 +84,11 @@ function trueTypeProgram(file: Stream): null {
 }
 
 /**
- * A Type 0 font as PDF.js reads it for text where that needs nothing from the font program: the
- * Identity-H encoding (two-byte codes that are their CIDs), an embedded TrueType descendant
- * (CIDFontType2, /FontFile2; a CFF one may carry a /FontMatrix of its own), a ToUnicode CMap
- * (without one PDF.js derives the text from the program or from character collections), and
- * /W and /DW for the widths.
+ * A Type 0 font as PDF.js reads it for text: the Identity-H encoding (two-byte codes that are
+ * their CIDs), an embedded TrueType descendant (CIDFontType2, /FontFile2) or CFF one
+ * (CIDFontType0, /FontFile3: cff.ts checks PDF.js accepts the program and takes its /FontMatrix),
+ * a ToUnicode CMap (without one PDF.js derives a TrueType font's text from its program, a CFF
+ * font's from the codes themselves or Adobe's CJK collections), and /W and /DW for the widths.
  */
 export function loadCompositeFont(dict: Dict): SimpleFont {
   const encodingName = dict.get("Encoding");
@@ -284,8 +284,13 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
-  // Without a ToUnicode map PDF.js reads a TrueType font's text from its program (name table, cmap).
-  if (trueType && !hasIncluded) return unsupported("a TrueType font without a ToUnicode CMap");
+  // Without a ToUnicode map PDF.js reads a TrueType font's text from its encoding alone (the cmap
+  // table only places glyphs; if its TrueType parser fails, only the glyphs change) — except a
+  // symbolic font without an /Encoding, which its `adjustTrueTypeToUnicode` may read as WinAnsi
+  // depending on the program's name table and on that parser succeeding.
+  if (trueType && !hasIncluded && !hasEncoding && (flags & SYMBOLIC) !== 0) {
+    return unsupported("a symbolic TrueType font without an /Encoding or a ToUnicode CMap");
+  }
 
   const unicode: string[] = new Array(256);
   if (hasIncluded) {
