@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-3KRBERCO.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-ICIJ65DM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-RUOZG74C.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-FBKOFNFR.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-7DJHKWTS.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-76WI6T2O.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-CA7DMLWA.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-CFREFEFZ.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

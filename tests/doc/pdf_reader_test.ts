@@ -118,6 +118,9 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     "pdfjs/bug2025674.pdf",
     "pdfjs/issue3061.pdf",
     "pdfjs/bug1146106.pdf",
+    // OpenType (`OTTO`) programs whose CFF table PDF.js converts: a simple font's, a CID-keyed one.
+    "pdfjs/issue7598.pdf",
+    "pdfjs/Embedded_font.pdf",
   ];
   // TrueType fonts without a ToUnicode CMap, whose text comes from their encoding alone: Microsoft
   // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter).
@@ -200,10 +203,10 @@ Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly 
 });
 
 /**
- * The data of every CFF program (/FontFile3 /Type1C or /CIDFontType0C) or TrueType program (its
- * first bytes) in a PDF as qpdf writes it uncompressed, as [start, end).
+ * The data of every CFF program (/FontFile3 /Type1C or /CIDFontType0C), OpenType or TrueType program
+ * (by its first bytes) in a PDF as qpdf writes it uncompressed, as [start, end).
  */
-function fontPrograms(bytes: Uint8Array, kind: "cff" | "truetype"): [number, number][] {
+function fontPrograms(bytes: Uint8Array, kind: "cff" | "opentype" | "truetype"): [number, number][] {
   const text = new TextDecoder("latin1").decode(bytes);
   const spans: [number, number][] = [];
   for (const match of text.matchAll(/stream\n/g)) {
@@ -212,6 +215,8 @@ function fontPrograms(bytes: Uint8Array, kind: "cff" | "truetype"): [number, num
     const tag = text.slice(start, start + 4);
     const found = kind === "cff"
       ? /\/Subtype\s*\/(Type1C|CIDFontType0C)\b/.test(dict) && bytes[start] === 1
+      : kind === "opentype"
+      ? tag === "OTTO"
       : tag === "\x00\x01\x00\x00" || tag === "true";
     const length = /\/Length (\d+)/.exec(dict);
     if (found && length) spans.push([start, start + Number(length[1])]);
@@ -230,6 +235,7 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
     ["pdfjs/issue11279.pdf", "cff"],
     ["pdfjs/bug1873345.pdf", "cff"],
     ["pdfjs/bug2025674.pdf", "cff"],
+    ["pdfjs/Embedded_font.pdf", "opentype"],
     ["pdfjs/issue15367.pdf", "truetype"],
     ["pdfjs/openoffice.pdf", "truetype"],
   ] as const;
@@ -288,13 +294,13 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
 Deno.test("pdf reader: CFF programs it refuses rather than guess", () => {
   const program = (bytes: number[]) => new Uint8Array(bytes);
   // Not a CFF header (OpenType, shifted data), an INDEX past the end, no Top DICT.
-  assert.throws(() => readCffProgram(program([0x4f, 0x54, 0x54, 0x4f])), Unsupported);
-  assert.throws(() => readCffProgram(program([0, 1, 0, 4, 1])), Unsupported);
-  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 9, 1, 1])), Unsupported);
-  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0])), /without a Top DICT/);
+  assert.throws(() => readCffProgram(program([0x4f, 0x54, 0x54, 0x4f]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([0, 1, 0, 4, 1]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 9, 1, 1]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0]), false), /without a Top DICT/);
   // A Top DICT without /CharStrings.
   assert.throws(
-    () => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 1, 1, 1, 3, 139, 139, 0, 0, 0, 0, 0])),
+    () => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 1, 1, 1, 3, 139, 139, 0, 0, 0, 0, 0]), false),
     /without \/CharStrings/,
   );
 });

@@ -1,6 +1,7 @@
 /**
- * CFF font programs (/FontFile3 holding bare CFF: Type1C in simple Type 1 fonts, CIDFontType0C in
- * Type 0 fonts' CIDFontType0 descendants) read for what PDF.js's text extraction takes from them:
+ * CFF font programs (/FontFile3 holding bare CFF — Type1C in simple Type 1 fonts, CIDFontType0C in
+ * Type 0 fonts' CIDFontType0 descendants — or an OpenType program whose CFF table PDF.js converts
+ * the same way) read for what PDF.js's text extraction takes from them:
  * whether its `CFFParser` accepts the program at all (when it throws, PDF.js falls back to a
  * system font and reads the text differently), the Top DICT's /FontMatrix (it rescales widths),
  * and the program's built-in encoding (`CFFFont._createBuiltInEncoding`: each code of the
@@ -538,9 +539,84 @@ interface CharStringState {
   hasVStems: boolean;
 }
 
-/** Reads a CFF program as PDF.js's `CFFFont` does for the text, or refuses it (`Unsupported`). */
-export function readCffProgram(program: Uint8Array): CffProgram {
-  // PDF.js's `isCFFFile` decides the program is CFF by these bytes; one shifted by leading bytes is left to it.
+/**
+ * Reads a font's /FontFile3 program as PDF.js's `CFFFont` does for the text, or refuses it
+ * (`Unsupported`): bare CFF, or OpenType (`OTTO`) whose CFF table PDF.js converts the same way — a
+ * simple font's always, a Type 0 font's when the table is CID-keyed (otherwise PDF.js rebuilds
+ * the OpenType font, which this reader does not follow). A simple font's CFF must not be CID-keyed.
+ */
+export function readCffProgram(program: Uint8Array, composite: boolean): CffProgram {
+  let read: CffProgram;
+  if (latin1(program.subarray(0, 4)) === "OTTO") {
+    // PDF.js parses the table once on its own, then again in `CFFFont`, on the bytes its first
+    // parse repaired in place.
+    read = parseCff(parseCff(openTypeCffTable(program)).repaired).result;
+    if (composite && !read.cid) return unsupported("a Type0 font's OpenType program that is not CID-keyed");
+  } else {
+    // PDF.js's `isCFFFile` decides the program is CFF by these bytes; one shifted by leading bytes is left to it.
+    if (program.length < 4 || program[0] !== 1 || program[3] < 1 || program[3] > 4) {
+      return malformed("that does not start with a CFF header");
+    }
+    read = parseCff(program).result;
+  }
+  if (!composite && read.cid) return unsupported("a simple font with a CID-keyed CFF program");
+  return read;
+}
+
+/** The OpenType table names PDF.js's `checkAndRepair` keeps. */
+const OPENTYPE_TABLES = [
+  "OS/2",
+  "cmap",
+  "head",
+  "hhea",
+  "hmtx",
+  "maxp",
+  "name",
+  "post",
+  "loca",
+  "glyf",
+  "fpgm",
+  "prep",
+  "cvt ",
+  "CFF ",
+];
+
+/**
+ * An OpenType program's CFF table as PDF.js's `readTables` finds it: the last directory entry of
+ * that tag with a length, after its writes into every "head" entry's data (which may overlap it).
+ */
+function openTypeCffTable(font: Uint8Array): Uint8Array {
+  const bytes = font.slice();
+  if (bytes.length < 12) unsupported("an OpenType program cut short");
+  const numTables = (bytes[4] << 8) | bytes[5];
+  if (12 + 16 * numTables > bytes.length) unsupported("an OpenType program whose table directory runs past its end");
+  const uint32 = (at: number) =>
+    ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
+  let cff: [number, number] | null = null;
+  for (let i = 0; i < numTables; i++) {
+    const at = 12 + 16 * i;
+    const tag = latin1(bytes.subarray(at, at + 4));
+    const offset = uint32(at + 8), length = uint32(at + 12);
+    if (tag === "head") {
+      // `file.getBytes(0)` reads to the end; writes past the data are dropped, as a typed array drops them.
+      const data = bytes.subarray(Math.min(offset, bytes.length), length === 0 ? bytes.length : offset + length);
+      data[8] =
+        data[9] =
+        data[10] =
+        data[11] =
+          0;
+      data[17] |= 0x20;
+    }
+    if (!OPENTYPE_TABLES.includes(tag) || length === 0 || tag !== "CFF ") continue;
+    if (offset + length > bytes.length) unsupported("an OpenType program whose CFF table runs past its end");
+    cff = [offset, offset + length];
+  }
+  if (cff === null) return unsupported("an OpenType program without a CFF table");
+  return bytes.subarray(cff[0], cff[1]);
+}
+
+/** PDF.js's `CFFParser.parse` and `CFFFont`'s built-in encoding; `repaired` is the program after its in-place repairs. */
+function parseCff(program: Uint8Array): { result: CffProgram; repaired: Uint8Array } {
   if (program.length < 4 || program[0] !== 1 || program[3] < 1 || program[3] > 4) {
     return malformed("that does not start with a CFF header");
   }
@@ -613,5 +689,5 @@ export function readCffProgram(program: Uint8Array): CffProgram {
     }
     if (valid) parser.charString(state, charStrings[i], local, globalSubrs.items);
   }
-  return { cid, builtInEncoding, fontMatrix0: matrix[0] };
+  return { result: { cid, builtInEncoding, fontMatrix0: matrix[0] }, repaired: parser.bytes };
 }

@@ -119,7 +119,7 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!(file instanceof Stream)) return unsupported("a CID font without an embedded program of its kind");
   // Inflated (and its checksum checked); PDF.js tells the program's kind by its first bytes.
   const program = file.bytes();
-  const fontMatrix0 = cff ? readCffProgram(program).fontMatrix0 : 0.001;
+  const fontMatrix0 = cff ? readCffProgram(program, true).fontMatrix0 : 0.001;
   if (!cff) {
     const tag = latin1(program.subarray(0, 4));
     if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
@@ -274,8 +274,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
 
   // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
   // rescales the widths) from it, and its encoding where no ToUnicode is given.
-  const cffProgram = cff ? readCffProgram(file.bytes()) : null;
-  if (cffProgram?.cid) return unsupported("a simple font with a CID-keyed CFF program");
+  const cffProgram = cff ? readCffProgram(file.bytes(), false) : null;
   const builtIn = trueType
     ? trueTypeProgram(file)
     : cffProgram
