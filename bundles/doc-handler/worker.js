@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-7DJHKWTS.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-76WI6T2O.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-CA7DMLWA.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-CFREFEFZ.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-HY3XIRFQ.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-EFNT5IFS.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-XMZPABB6.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-K23AUJCI.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

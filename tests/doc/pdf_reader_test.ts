@@ -124,7 +124,13 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   ];
   // TrueType fonts without a ToUnicode CMap, whose text comes from their encoding alone: Microsoft
   // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter).
-  const trueType = ["pdfjs/issue15367.pdf", "pdfjs/openoffice.pdf", "pdfjs/issue12120_reduced.pdf"];
+  // And a CID TrueType font (a subset of Helvetica-Bold) whose ToUnicode CMap is empty: each code its own character.
+  const trueType = [
+    "pdfjs/issue15367.pdf",
+    "pdfjs/openoffice.pdf",
+    "pdfjs/issue12120_reduced.pdf",
+    "pdfjs/issue2537r.pdf",
+  ];
   for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff, ...trueType]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
@@ -238,6 +244,7 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
     ["pdfjs/Embedded_font.pdf", "opentype"],
     ["pdfjs/issue15367.pdf", "truetype"],
     ["pdfjs/openoffice.pdf", "truetype"],
+    ["pdfjs/issue2537r.pdf", "truetype"],
   ] as const;
   for (const [name, kind] of documents) {
     await t.step(name, async () => {
@@ -247,7 +254,8 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
       try {
         const args = ["--stream-data=uncompress", "--object-streams=disable", file, out];
         const run = new Deno.Command("qpdf", { args }).outputSync();
-        assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+        // 3: written with warnings (PDF.js's reduced test files have stale trailers).
+        assert.ok(run.code === 0 || run.code === 3, new TextDecoder().decode(run.stderr));
         original = Deno.readFileSync(out);
       } finally {
         Deno.removeSync(out);

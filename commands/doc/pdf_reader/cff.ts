@@ -563,6 +563,24 @@ export function readCffProgram(program: Uint8Array, composite: boolean): CffProg
   return read;
 }
 
+/**
+ * Whether a TrueType or OpenType program has a CFF table where PDF.js's `readTables` would find
+ * one (an entry with a length); a table directory that runs past the program is refused.
+ */
+export function hasCffTable(font: Uint8Array): boolean {
+  if (font.length < 12) return unsupported("a TrueType program cut short");
+  const numTables = (font[4] << 8) | font[5];
+  if (12 + 16 * numTables > font.length) {
+    return unsupported("a TrueType program whose table directory runs past its end");
+  }
+  for (let i = 0; i < numTables; i++) {
+    const at = 12 + 16 * i;
+    const length = font[at + 12] | font[at + 13] | font[at + 14] | font[at + 15];
+    if (latin1(font.subarray(at, at + 4)) === "CFF " && length !== 0) return true;
+  }
+  return false;
+}
+
 /** The OpenType table names PDF.js's `checkAndRepair` keeps. */
 const OPENTYPE_TABLES = [
   "OS/2",

@@ -8,7 +8,7 @@
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
-import { readCffProgram } from "./cff.ts";
+import { hasCffTable, readCffProgram } from "./cff.ts";
 import { GLYPH_CODES, GLYPH_NAMES, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from "./glyph_data.ts";
 
 let glyphTable: { names: string[]; codes: string[] } | null = null;
@@ -80,6 +80,8 @@ const NONSYMBOLIC = 32;
 function trueTypeProgram(file: Stream): null {
   const tag = latin1(file.bytes().subarray(0, 4));
   if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a TrueType font program that is not TrueType");
+  // PDF.js reads a TrueType program's CFF table, if it has one, for its /FontMatrix and may convert it as CFF.
+  if (hasCffTable(file.bytes())) return unsupported("a TrueType font program with a CFF table");
   return null;
 }
 
@@ -123,17 +125,20 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!cff) {
     const tag = latin1(program.subarray(0, 4));
     if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+    if (hasCffTable(program)) return unsupported("a TrueType font program with a CFF table");
   }
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   let unicode: string[];
   if (included !== null && included.length > 0) unicode = included;
-  else if (!cff) {
+  else if (!cff && !fontName.name.includes("+")) {
+    // Should PDF.js's TrueType parser fail on the program, a font named like a standard one gets
+    // a substitute's glyph map as its text; a subset's name ("ABCDEF+…") never is.
     return unsupported(`a CID font ${toUnicodeObject === undefined ? "without a" : "with an empty"} ToUnicode CMap`);
   } else {
-    // Without one PDF.js's `buildToUnicode` gives a CFF CID font with Identity-H each code as
-    // its own character (an IdentityToUnicodeMap; its CFF path amends nothing) — unless the
-    // font's character collection is one of Adobe's CJK ones, whose UCS2 CMaps it then reads.
+    // Without one PDF.js's `buildToUnicode` gives a CID font with Identity-H each code as its own
+    // character (an IdentityToUnicodeMap; neither its CFF nor its TrueType path amends it) —
+    // unless the font's character collection is one of Adobe's CJK ones, whose UCS2 CMaps it reads.
     const info = descendant.get("CIDSystemInfo");
     if (info instanceof Dict) {
       const registry = info.get("Registry"), ordering = info.get("Ordering");
