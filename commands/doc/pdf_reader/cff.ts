@@ -633,7 +633,7 @@ function openTypeCffTable(font: Uint8Array): Uint8Array {
   return bytes.subarray(cff[0], cff[1]);
 }
 
-/** PDF.js's `CFFParser.parse` and `CFFFont`'s built-in encoding; `repaired` is the program after its in-place repairs. */
+/** PDF.js's `CFFParser.parse` and `CFFFont`'s built-in encoding; `repaired`: the program after its repairs. */
 function parseCff(program: Uint8Array): { result: CffProgram; repaired: Uint8Array } {
   if (program.length < 4 || program[0] !== 1 || program[3] < 1 || program[3] > 4) {
     return malformed("that does not start with a CFF header");

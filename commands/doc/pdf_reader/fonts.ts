@@ -1,7 +1,8 @@
 /**
  * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Only embedded
- * Type 1 fonts (/FontFile, or CFF in /FontFile3, read by cff.ts) with /Widths are read — pdfTeX's
- * and most TeX producers' fonts, Ghostscript's and Distiller's — through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
+ * Type 1 fonts (/FontFile, or CFF in /FontFile3, read by cff.ts) and TrueType fonts with /Widths
+ * are read — pdfTeX's and most TeX producers' fonts, Ghostscript's, Distiller's, office suites' —
+ * through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
  * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`). Every other kind of font
  * is `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
