@@ -105,31 +105,30 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
-  // CFF font programs (/FontFile3): Type1C from xdvipdfmx (XeTeX; and dvipdfmx's, whose text comes
-  // from the program's own encoding: no /Encoding, no ToUnicode), Ghostscript and InDesign, one
-  // whose /FontMatrix is not 0.001, and CIDFontType0C from LuaLaTeX (luahbtex), Ghostscript and
-  // Esri ArcMap (no ToUnicode: each code its own character, and an FDSelect PDF.js repairs).
+  // CFF font programs (/FontFile3): Type1C from xdvipdfmx (XeTeX), from dvipdfmx (its text from the
+  // program's own encoding: no /Encoding, no ToUnicode) and InDesign, one whose /FontMatrix is not
+  // 0.001; CIDFontType0C from LuaLaTeX (luahbtex), Ghostscript and Esri ArcMap (no ToUnicode: each
+  // code its own character, and an FDSelect PDF.js repairs); OpenType (`OTTO`) programs whose CFF table PDF.js converts (a simple font's,
+  // a CID-keyed one).
   const cff = [
     "pypdf/crazyones.pdf",
     "pdfjs/issue11279.pdf",
-    "pdfjs/bug1873345.pdf",
-    "pdfjs/issue20324.pdf",
+    "pdfjs/issue1002.pdf",
     "pdfjs/issue4801.pdf",
-    "pdfjs/bug2025674.pdf",
+    "pdfjs/bug1937438_af_from_latex.pdf",
     "pdfjs/issue3061.pdf",
     "pdfjs/bug1146106.pdf",
-    // OpenType (`OTTO`) programs whose CFF table PDF.js converts: a simple font's, a CID-keyed one.
     "pdfjs/issue7598.pdf",
     "pdfjs/Embedded_font.pdf",
   ];
   // TrueType fonts without a ToUnicode CMap, whose text comes from their encoding alone: Microsoft
-  // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter).
-  // And a CID TrueType font (a subset of Helvetica-Bold) whose ToUnicode CMap is empty: each code its own character.
+  // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter);
+  // and a CID TrueType font (a subset of Open Sans) without one: each code its own character.
   const trueType = [
     "pdfjs/issue15367.pdf",
     "pdfjs/openoffice.pdf",
     "pdfjs/issue12120_reduced.pdf",
-    "pdfjs/issue2537r.pdf",
+    "pdfjs/PDFJS-7562-reduced.pdf",
   ];
   for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff, ...trueType]) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
@@ -231,20 +230,20 @@ function fontPrograms(bytes: Uint8Array, kind: "cff" | "opentype" | "truetype"):
 }
 
 Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly as PDF.js reads it or left to PDF.js", async (t) => {
-  // dvipdfmx's Type1C font whose built-in encoding gives the text, Ghostscript's Type1C fonts (with
-  // /Differences), and LuaLaTeX's CIDFontType0C ones: 1–3 bytes of one program changed (in its
-  // header, INDEXes, DICTs, charset, encoding or charstrings). PDF.js's CFF parser repairs some
-  // damage, throws on some (and then reads the text with a substitute font), and reads the rest
-  // with other glyph names. And Word's and OpenOffice's TrueType fonts without ToUnicode, whose
-  // text must not depend on their program at all (PDF.js's TrueType parser may fail on the damage).
+  // dvipdfmx's Type1C font whose built-in encoding gives the text, InDesign's Type1C fonts (no
+  // ToUnicode), LuaLaTeX's CIDFontType0C ones and an OpenType one: 1–3 bytes of one program changed
+  // (in its header, INDEXes, DICTs, charset, encoding or charstrings). PDF.js's CFF parser repairs
+  // some damage, throws on some (and then reads the text with a substitute font), and reads the
+  // rest with other glyph names. And TrueType fonts without ToUnicode (Word's, OpenOffice's, a CID
+  // one), whose text must not depend on their program (PDF.js's TrueType parser may fail on it).
   const documents = [
     ["pdfjs/issue11279.pdf", "cff"],
-    ["pdfjs/bug1873345.pdf", "cff"],
-    ["pdfjs/bug2025674.pdf", "cff"],
+    ["pdfjs/issue1002.pdf", "cff"],
+    ["pdfjs/bug1937438_af_from_latex.pdf", "cff"],
     ["pdfjs/Embedded_font.pdf", "opentype"],
     ["pdfjs/issue15367.pdf", "truetype"],
     ["pdfjs/openoffice.pdf", "truetype"],
-    ["pdfjs/issue2537r.pdf", "truetype"],
+    ["pdfjs/PDFJS-7562-reduced.pdf", "truetype"],
   ] as const;
   for (const [name, kind] of documents) {
     await t.step(name, async () => {
