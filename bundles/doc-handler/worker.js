@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-HY3XIRFQ.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-EFNT5IFS.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-XMZPABB6.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-K23AUJCI.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-YGONTSMH.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-2EM7IS5K.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-NUNV75RV.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-F3RS45PD.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -71,8 +71,8 @@ export interface CffProgram {
    * charset (sparse; codes may pass 255); null where PDF.js sets none (CID-keyed, or empty).
    */
   readonly builtInEncoding: string[] | null;
-  /** The Top DICT's /FontMatrix[0], all PDF.js's text takes of the matrix (0.001 by default). */
-  readonly fontMatrix0: number;
+  /** The Top DICT's /FontMatrix (PDF.js's default [0.001 0 0 0.001 0 0]); its text takes only [0]. */
+  readonly fontMatrix: readonly number[];
 }
 
 function malformed(what: string): never {
@@ -707,5 +707,5 @@ function parseCff(program: Uint8Array): { result: CffProgram; repaired: Uint8Arr
     }
     if (valid) parser.charString(state, charStrings[i], local, globalSubrs.items);
   }
-  return { result: { cid, builtInEncoding, fontMatrix0: matrix[0] }, repaired: parser.bytes };
+  return { result: { cid, builtInEncoding, fontMatrix: matrix }, repaired: parser.bytes };
 }

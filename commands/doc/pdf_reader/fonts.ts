@@ -64,13 +64,13 @@ export interface SimpleFont {
   readonly monospace: boolean;
   readonly widths: (number | undefined)[];
   readonly defaultWidth: number;
-  /**
-   * PDF.js's `font.fontMatrix[0]` where a CFF program sets another than 0.001: the widths above
-   * are then already rescaled by 0.001 / it, as its `adjustWidths` does, and advances use it.
-   */
-  readonly fontMatrix0?: number;
   /** The text of each code 0–255 (PDF.js's `toUnicode.get(code) || code`). */
   readonly unicode: string[];
+  /**
+   * PDF.js's `font.fontMatrix` where a CFF program's /FontMatrix[0] is not 0.001 (advances use
+   * [0]; the widths above are then already rescaled by 0.001 / [0], as its `adjustWidths` does).
+   */
+  readonly fontMatrix?: readonly number[];
 }
 
 /** PDF.js's font flags for symbolic and nonsymbolic fonts. */
@@ -122,7 +122,7 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!(file instanceof Stream)) return unsupported("a CID font without an embedded program of its kind");
   // Inflated (and its checksum checked); PDF.js tells the program's kind by its first bytes.
   const program = file.bytes();
-  const fontMatrix0 = cff ? readCffProgram(program, true).fontMatrix0 : 0.001;
+  const fontMatrix = cff ? readCffProgram(program, true).fontMatrix : null;
   if (!cff) {
     const tag = latin1(program.subarray(0, 4));
     if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
@@ -183,7 +183,7 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
     name: fontName.name,
     composite: true,
     monospace,
-    ...scaledWidths(widths, defaultWidth, fontMatrix0),
+    ...scaledWidths(widths, defaultWidth, fontMatrix),
     unicode,
   };
 }
@@ -332,7 +332,7 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   return {
     name: fontName.name,
     monospace,
-    ...scaledWidths(widths, defaultWidth, cffProgram?.fontMatrix0 ?? 0.001),
+    ...scaledWidths(widths, defaultWidth, cffProgram?.fontMatrix ?? null),
     unicode,
   };
 }
@@ -365,12 +365,12 @@ function simpleFontToUnicode(defaultEncoding: string[], differences: string[]): 
 function scaledWidths(
   widths: (number | undefined)[],
   defaultWidth: number,
-  fontMatrix0: number,
-): { widths: (number | undefined)[]; defaultWidth: number; fontMatrix0?: number } {
-  if (fontMatrix0 === 0.001) return { widths, defaultWidth };
-  const scale = 0.001 / fontMatrix0;
+  fontMatrix: readonly number[] | null,
+): { widths: (number | undefined)[]; defaultWidth: number; fontMatrix?: readonly number[] } {
+  if (fontMatrix === null || fontMatrix[0] === 0.001) return { widths, defaultWidth };
+  const scale = 0.001 / fontMatrix[0];
   for (const key in widths) widths[key]! *= scale;
-  return { widths, defaultWidth: defaultWidth * scale, fontMatrix0 };
+  return { widths, defaultWidth: defaultWidth * scale, fontMatrix };
 }
 
 /** The font program's own encoding (its cleartext `/Encoding`), as PDF.js's Type1 parser reads it. */

@@ -523,7 +523,8 @@ export function contentText(
       if (charSpacing) textState.translateTextMatrix(charSpacing * textState.textHScale, 0);
       return;
     }
-    const scale = (font.fontMatrix0 ?? 0.001) * textState.fontSize;
+    // PDF.js's `fontMatrix[0] * fontSize`: 0.001 but for a font's own matrix (a CFF program's, a Type 3 font's).
+    const scale = (font.fontMatrix?.[0] ?? 0.001) * textState.fontSize;
     const composite = font.composite === true;
     if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
     const count = composite ? chars.length / 2 : chars.length;
