@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-YGONTSMH.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-2EM7IS5K.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-NUNV75RV.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-F3RS45PD.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-V45TURWC.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-CTQE5MCX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-GOQZOB6V.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-5UYT7XLQ.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -109,6 +109,12 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   // A CIDFontType0 descendant's program is CFF (/FontFile3), read by cff.ts.
   const cff = subtype.name === "CIDFontType0";
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
+  // PDF.js decodes /CIDSystemInfo's /Registry and /Ordering as strings: anything else fails the font.
+  const systemInfo = descendant.get("CIDSystemInfo");
+  if (
+    systemInfo instanceof Dict &&
+    (typeof systemInfo.get("Registry") !== "string" || typeof systemInfo.get("Ordering") !== "string")
+  ) return unsupported("a /CIDSystemInfo without a /Registry and /Ordering string");
   const descriptor = descendant.get("FontDescriptor");
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
   const fontName = descriptor.get("FontName"), baseFont = descendant.get("BaseFont");
