@@ -108,8 +108,8 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // CFF font programs (/FontFile3): Type1C from xdvipdfmx (XeTeX), from dvipdfmx (its text from the
   // program's own encoding: no /Encoding, no ToUnicode) and InDesign, one whose /FontMatrix is not
   // 0.001; CIDFontType0C from LuaLaTeX (luahbtex), Ghostscript and Esri ArcMap (no ToUnicode: each
-  // code its own character, and an FDSelect PDF.js repairs); OpenType (`OTTO`) programs whose CFF table PDF.js converts (a simple font's,
-  // a CID-keyed one).
+  // code its own character, and an FDSelect PDF.js repairs); OpenType (`OTTO`) programs whose CFF
+  // table PDF.js converts (a simple font's, a CID-keyed one).
   const cff = [
     "pypdf/crazyones.pdf",
     "pdfjs/issue11279.pdf",
