@@ -1891,10 +1891,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-4KL4PO53.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-U6B4XEJS.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-FWV4WOP7.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-QDUEZOD5.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-SXZXNVGU.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-UYBHLX75.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-2VENI3MS.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-JDGARMQ4.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

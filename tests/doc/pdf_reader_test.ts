@@ -26,9 +26,11 @@ import {
   Ref,
   Stream,
   unpredictPng,
+  Unsupported,
   XRef,
 } from "../../commands/doc/pdf_reader/objects.ts";
 import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
+import { readCffProgram } from "../../commands/doc/pdf_reader/cff.ts";
 import { buildPdf, stream } from "./pdf_builder.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
@@ -105,6 +107,31 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   // libtasn1's pages (embedded Type 1 fonts, some without ToUnicode), two CID TrueType fonts (Type 0,
   // Identity-H), and LibreOffice's TrueType fonts with ToUnicode (a Debian bug report's attachment).
   const musts = ["debian/libtasn1.pdf", "libtasn1 page 1 (qpdf)", "libtasn1 pages 1-15 (qpdf)", "pdfjs/issue5202.pdf"];
+  // CFF font programs (/FontFile3): Type1C from xdvipdfmx (XeTeX), from dvipdfmx (its text from the
+  // program's own encoding: no /Encoding, no ToUnicode) and InDesign, one whose /FontMatrix is not
+  // 0.001; CIDFontType0C from LuaLaTeX (luahbtex), Ghostscript and Esri ArcMap (no ToUnicode: each
+  // code its own character, and an FDSelect PDF.js repairs); OpenType (`OTTO`) programs whose CFF table PDF.js converts (a simple font's,
+  // a CID-keyed one).
+  const cff = [
+    "pypdf/crazyones.pdf",
+    "pdfjs/issue11279.pdf",
+    "pdfjs/issue1002.pdf",
+    "pdfjs/issue4801.pdf",
+    "pdfjs/bug1937438_af_from_latex.pdf",
+    "pdfjs/issue3061.pdf",
+    "pdfjs/bug1146106.pdf",
+    "pdfjs/issue7598.pdf",
+    "pdfjs/Embedded_font.pdf",
+  ];
+  // TrueType fonts without a ToUnicode CMap, whose text comes from their encoding alone: Microsoft
+  // Word (Calibri, WinAnsiEncoding), OpenOffice (MacRomanEncoding), WinDev (an accented letter);
+  // and a CID TrueType font (a subset of Open Sans) without one: each code its own character.
+  const trueType = [
+    "pdfjs/issue15367.pdf",
+    "pdfjs/openoffice.pdf",
+    "pdfjs/issue12120_reduced.pdf",
+    "pdfjs/PDFJS-7562-reduced.pdf",
+  ];
   // Fonts without an embedded program: the standard 14 without a descriptor or /Widths (reportlab's,
   // ASCII85 and Flate; FPDF's invoice; Helvetica in PDF.js's files, one with codes its encoding leaves empty, which
   // PDF.js reads as spaces; Symbol with a ToUnicode CMap), and with a descriptor and /Widths (a man
@@ -134,7 +161,9 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
     "pdfjs/simpletype3font.pdf",
     "pdfjs/bug1513120_reduced.pdf",
   ];
-  for (const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...withoutProgram]) {
+  for (
+    const must of [...musts, "pdfjs/find_all.pdf", "debian/xpdfimport_err.pdf", ...cff, ...trueType, ...withoutProgram]
+  ) {
     assert.ok(accepted.includes(must), `${must} must take pterm's reader; refused: ${refused.join("; ")}`);
   }
   assert.ok(refused.length > 0, "some fixtures (forms, tables, TrueType fonts) go to PDF.js");
@@ -209,6 +238,111 @@ Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly 
     { numRuns: 60 },
   );
   assert.ok(accepted > 10, "some damaged copies (damage in text, numbers, padding) are still read by pterm's reader");
+});
+
+/**
+ * The data of every CFF program (/FontFile3 /Type1C or /CIDFontType0C), OpenType or TrueType program
+ * (by its first bytes) in a PDF as qpdf writes it uncompressed, as [start, end).
+ */
+function fontPrograms(bytes: Uint8Array, kind: "cff" | "opentype" | "truetype"): [number, number][] {
+  const text = new TextDecoder("latin1").decode(bytes);
+  const spans: [number, number][] = [];
+  for (const match of text.matchAll(/stream\n/g)) {
+    const start = match.index + "stream\n".length;
+    const dict = text.slice(text.lastIndexOf("<<", match.index), match.index);
+    const tag = text.slice(start, start + 4);
+    const found = kind === "cff"
+      ? /\/Subtype\s*\/(Type1C|CIDFontType0C)\b/.test(dict) && bytes[start] === 1
+      : kind === "opentype"
+      ? tag === "OTTO"
+      : tag === "\x00\x01\x00\x00" || tag === "true";
+    const length = /\/Length (\d+)/.exec(dict);
+    if (found && length) spans.push([start, start + Number(length[1])]);
+  }
+  return spans;
+}
+
+Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly as PDF.js reads it or left to PDF.js", async (t) => {
+  // dvipdfmx's Type1C font whose built-in encoding gives the text, InDesign's Type1C fonts (no
+  // ToUnicode), LuaLaTeX's CIDFontType0C ones and an OpenType one: 1–3 bytes of one program changed
+  // (in its header, INDEXes, DICTs, charset, encoding or charstrings). PDF.js's CFF parser repairs
+  // some damage, throws on some (and then reads the text with a substitute font), and reads the
+  // rest with other glyph names. And TrueType fonts without ToUnicode (Word's, OpenOffice's, a CID
+  // one), whose text must not depend on their program (PDF.js's TrueType parser may fail on it).
+  const documents = [
+    ["pdfjs/issue11279.pdf", "cff"],
+    ["pdfjs/issue1002.pdf", "cff"],
+    ["pdfjs/bug1937438_af_from_latex.pdf", "cff"],
+    ["pdfjs/Embedded_font.pdf", "opentype"],
+    ["pdfjs/issue15367.pdf", "truetype"],
+    ["pdfjs/openoffice.pdf", "truetype"],
+    ["pdfjs/PDFJS-7562-reduced.pdf", "truetype"],
+  ] as const;
+  for (const [name, kind] of documents) {
+    await t.step(name, async () => {
+      const file = new URL(name, FIXTURES).pathname;
+      const out = Deno.makeTempFileSync({ suffix: ".pdf" });
+      let original: Uint8Array;
+      try {
+        const args = ["--stream-data=uncompress", "--object-streams=disable", file, out];
+        const run = new Deno.Command("qpdf", { args }).outputSync();
+        // 3: written with warnings (PDF.js's reduced test files have stale trailers).
+        assert.ok(run.code === 0 || run.code === 3, new TextDecoder().decode(run.stderr));
+        original = Deno.readFileSync(out);
+      } finally {
+        Deno.removeSync(out);
+      }
+      const programs = fontPrograms(original, kind);
+      assert.ok(programs.length >= 1, `${name}: its font programs`);
+      assert.ok(!("unsupported" in await extractWithPtermReader(original, options())), `${name} uncompressed is read`);
+      let accepted = 0, refused = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(programs.length - 1),
+          fc.array(fc.tuple(fc.nat(1_000_000_000), fc.nat(255)), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          // Most of a program is charstrings: damage its first 600 bytes (header, INDEXes, DICTs,
+          // charset, encoding) as often as anywhere.
+          fc.boolean(),
+          async (which, edits, head) => {
+            const [start, end] = programs[which];
+            const bytes = original.slice();
+            for (const [where, value] of edits) {
+              bytes[start + where % (head ? Math.min(600, end - start) : end - start)] = value;
+            }
+            const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+            if ("unsupported" in fast) {
+              refused++;
+              return;
+            }
+            accepted++;
+            assert.deepEqual(fast, await withPdfjs(bytes), `${name}: program ${which}, edits ${JSON.stringify(edits)}`);
+          },
+        ),
+        { numRuns: 60 },
+      );
+      assert.ok(
+        accepted > 10 && (kind === "truetype" || refused > 0),
+        `${name}: accepted ${accepted}, refused ${refused}`,
+      );
+    });
+  }
+});
+
+Deno.test("pdf reader: CFF programs it refuses rather than guess", () => {
+  const program = (bytes: number[]) => new Uint8Array(bytes);
+  // Not a CFF header (OpenType, shifted data), an INDEX past the end, no Top DICT.
+  assert.throws(() => readCffProgram(program([0x4f, 0x54, 0x54, 0x4f]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([0, 1, 0, 4, 1]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 9, 1, 1]), false), Unsupported);
+  assert.throws(() => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0]), false), /without a Top DICT/);
+  // A Top DICT without /CharStrings.
+  assert.throws(
+    () => readCffProgram(program([1, 0, 4, 1, 0, 0, 0, 1, 1, 1, 3, 139, 139, 0, 0, 0, 0, 0]), false),
+    /without \/CharStrings/,
+  );
 });
 
 Deno.test("pdf reader: the lexer reads PDF's objects", () => {
@@ -682,6 +816,9 @@ Deno.test("pdf reader: what it leaves to PDF.js, the whole document, with the re
   assert.match(refuse(read("encrypted.pdf")), /encrypt/i);
   assert.match(refuse(read("corrupt.pdf")), /./);
   assert.match(refuse(new TextEncoder().encode("not a pdf")), /%PDF/);
+  // A symbolic TrueType font with neither /Encoding nor ToUnicode (a barcode font): PDF.js may read
+  // its codes as WinAnsi, depending on its program's name table and on its TrueType parser.
+  assert.match(refuse(read("pdfjs/issue8187.pdf")), /symbolic TrueType font without an \/Encoding or a ToUnicode/);
   // A cut file: no startxref at the end.
   const manual = Deno.readFileSync(LIBTASN1);
   assert.match(refuse(manual.subarray(0, manual.length - 2000)), /startxref|cross-reference|offset/);

@@ -1,16 +1,18 @@
 /**
  * Simple fonts as PDF.js sees them for text: each byte's Unicode text and width. Embedded
- * Type 1 fonts (/FontFile) with /Widths are read — pdfTeX's and most TeX producers' fonts —
+ * Type 1 fonts (/FontFile, or CFF in /FontFile3, read by cff.ts) and TrueType fonts with /Widths
+ * are read — pdfTeX's and most TeX producers' fonts, Ghostscript's, Distiller's, office suites' —
  * through their ToUnicode CMap, their /Encoding (a base encoding, /Differences) and the font
  * program's built-in encoding, as PDF.js combines them (`extractDataStructures`,
  * `buildToUnicode`, `adjustType1ToUnicode`, `amendFallbackToUnicode`); and Type 1 and TrueType
  * fonts without a program (the standard 14 fonts and any font left to the viewer), with the
  * standard fonts' widths where they have no /Widths (`standard_fonts.ts`); Type 0 fonts (Identity-H)
- * with an embedded or absent TrueType program; Type 3 fonts. Every other kind of font is
+ * with an embedded CFF program or an embedded or absent TrueType program; Type 3 fonts. Every other kind of font is
  * `Unsupported`, and so is a glyph whose Unicode PDF.js would guess from its name's shape.
  */
 
 import { Cmd, Dict, EOF, latin1, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
+import { hasCffTable, readCffProgram } from "./cff.ts";
 import {
   GLYPH_CODES,
   GLYPH_NAMES,
@@ -99,7 +101,11 @@ export interface SimpleFont {
   readonly defaultWidth: number;
   /** The text of each code 0–255 (PDF.js's `toUnicode.get(code) || code`). */
   readonly unicode: string[];
-  /** A Type 3 font's /FontMatrix (glyph space to text space; others have PDF.js's 0.001 identity). */
+  /**
+   * A Type 3 font's /FontMatrix (glyph space to text space), or a CFF program's where its [0] is
+   * not 0.001 (the widths above are then already rescaled by 0.001 / [0], as PDF.js's
+   * `adjustWidths` does); others have PDF.js's 0.001 identity.
+   */
   readonly fontMatrix?: readonly number[];
   /**
    * A Type 3 font whose /FontMatrix is not the identity: its glyph height times the matrix's
@@ -117,6 +123,8 @@ const NONSYMBOLIC = 32;
 function trueTypeProgram(file: Stream): null {
   const tag = latin1(file.bytes().subarray(0, 4));
   if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a TrueType font program that is not TrueType");
+  // PDF.js reads a TrueType program's CFF table, if it has one, for its /FontMatrix and may convert it as CFF.
+  if (hasCffTable(file.bytes())) return unsupported("a TrueType font program with a CFF table");
   return null;
 }
 
@@ -137,9 +145,11 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   const descendant = descendants[0] instanceof Ref ? dict.xref!.fetch(descendants[0]) : descendants[0];
   if (!(descendant instanceof Dict)) return unsupported("a Type0 font whose descendant is not a dictionary");
   const subtype = descendant.get("Subtype");
-  if (!(subtype instanceof Name) || subtype.name !== "CIDFontType2") {
+  if (!(subtype instanceof Name) || (subtype.name !== "CIDFontType2" && subtype.name !== "CIDFontType0")) {
     return unsupported(`a Type0 font with a ${subtype instanceof Name ? subtype.name : "?"} descendant`);
   }
+  // A CIDFontType0 descendant's program is CFF (/FontFile3), read by cff.ts.
+  const cff = subtype.name === "CIDFontType0";
   if (descendant.has("FontMatrix")) return unsupported("a CID font with a /FontMatrix");
   // PDF.js decodes /CIDSystemInfo's /Registry and /Ordering as strings: anything else fails the font.
   const systemInfo = descendant.get("CIDSystemInfo");
@@ -151,21 +161,48 @@ export function loadCompositeFont(dict: Dict): SimpleFont {
   if (!(descriptor instanceof Dict)) return unsupported("a CID font without a descriptor");
   const name = pdfjsFontName(descriptor.get("FontName"), descendant.get("BaseFont"));
   if (!descriptor.has("FontFile") && !descriptor.has("FontFile2") && !descriptor.has("FontFile3")) {
+    // (PDF.js's substitute glyph map there is for CID TrueType fonts only.)
+    if (cff) return unsupported("a CIDFontType0 font without a program");
     return loadCompositeFontWithoutProgram(dict, descendant, name);
   }
-  if (descriptor.has("FontFile") || descriptor.has("FontFile3")) return unsupported("a CID font with another program");
-  const file = descriptor.get("FontFile2");
-  if (!(file instanceof Stream)) return unsupported("a CID font without an embedded TrueType program");
-  // Inflated (and its checksum checked); PDF.js takes it for TrueType by its first bytes.
+  if (descriptor.has("FontFile") || descriptor.has(cff ? "FontFile2" : "FontFile3")) {
+    return unsupported("a CID font with another program");
+  }
+  const file = descriptor.get(cff ? "FontFile3" : "FontFile2");
+  if (!(file instanceof Stream)) return unsupported("a CID font without an embedded program of its kind");
+  // Inflated (and its checksum checked); PDF.js tells the program's kind by its first bytes.
   const program = file.bytes();
-  const tag = latin1(program.subarray(0, 4));
-  if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+  const fontMatrix = cff ? readCffProgram(program, true).fontMatrix : null;
+  if (!cff) {
+    const tag = latin1(program.subarray(0, 4));
+    if (tag !== "\x00\x01\x00\x00" && tag !== "true") return unsupported("a CID font program that is not TrueType");
+    if (hasCffTable(program)) return unsupported("a TrueType font program with a CFF table");
+  }
   const toUnicodeObject = descendant.get("ToUnicode") ?? dict.get("ToUnicode");
-  if (toUnicodeObject === undefined) return unsupported("a CID font without a ToUnicode CMap");
-  const unicode = readToUnicode(toUnicodeObject);
-  if (unicode === null || unicode.length === 0) return unsupported("a CID font with an empty ToUnicode CMap");
-
-  return { name, composite: true, unicode, ...compositeWidths(descendant) };
+  const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
+  let unicode: string[];
+  if (included !== null && included.length > 0) unicode = included;
+  else if (!cff && isStandardOrMappedFont(name)) {
+    // Should PDF.js's TrueType parser fail on the program, a font named like a standard one gets
+    // a substitute's glyph map as its text (`fallbackToSystemFont`).
+    return unsupported(`a CID font ${toUnicodeObject === undefined ? "without a" : "with an empty"} ToUnicode CMap`);
+  } else {
+    // Without one PDF.js's `buildToUnicode` gives a CID font with Identity-H each code as its own
+    // character (an IdentityToUnicodeMap; neither its CFF nor its TrueType path amends it) —
+    // unless the font's character collection is one of Adobe's CJK ones, whose UCS2 CMaps it reads.
+    const info = descendant.get("CIDSystemInfo");
+    if (info instanceof Dict) {
+      const registry = info.get("Registry"), ordering = info.get("Ordering");
+      const plain = (v: PdfObject | undefined): v is string => typeof v === "string" && /^[\x20-\x7e]*$/.test(v);
+      if (!plain(registry) || !plain(ordering)) return unsupported("a CID font with an unusual /CIDSystemInfo");
+      if (registry === "Adobe" && ["GB1", "CNS1", "Japan1", "Korea1"].includes(ordering)) {
+        return unsupported("a CID font of an Adobe CJK collection without a ToUnicode CMap");
+      }
+    }
+    unicode = [];
+  }
+  const { widths, defaultWidth, monospace } = compositeWidths(descendant);
+  return { name, composite: true, unicode, monospace, ...scaledWidths(widths, defaultWidth, fontMatrix) };
 }
 
 /** PDF.js's `extractWidths` for composite fonts: /W and /DW, and its monospace rule. */
@@ -269,10 +306,12 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   }
   // PDF.js treats fonts named like the symbol fonts specially.
   if (/Symbol|Dingbats|Wingdings/i.test(name)) return unsupported("a symbol font");
-  if (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3")) {
+  // A Type 1 font's program may be CFF (/FontFile3, read by cff.ts) where it has no other.
+  const cff = !trueType && !descriptor.has("FontFile") && !descriptor.has("FontFile2") && descriptor.has("FontFile3");
+  if (!cff && (descriptor.has(trueType ? "FontFile" : "FontFile2") || descriptor.has("FontFile3"))) {
     return unsupported(`a ${type.name} font with a font file of another kind`);
   }
-  const file = descriptor.get(trueType ? "FontFile2" : "FontFile");
+  const file = descriptor.get(cff ? "FontFile3" : trueType ? "FontFile2" : "FontFile");
   if (!(file instanceof Stream)) return unsupported(`a ${type.name} font without an embedded program`);
   const flagsValue = descriptor.get("Flags");
   let flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
@@ -313,12 +352,22 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
 
   // The program is read for every font, ToUnicode or not: PDF.js takes its /FontMatrix (which
   // rescales the widths) from it, and its encoding where no ToUnicode is given.
-  const builtIn = trueType ? trueTypeProgram(file) : builtInEncoding(file, descriptor);
+  const cffProgram = cff ? readCffProgram(file.bytes(), false) : null;
+  const builtIn = trueType
+    ? trueTypeProgram(file)
+    : cffProgram
+    ? cffProgram.builtInEncoding
+    : builtInEncoding(file, descriptor);
   const toUnicodeObject = dict.get("ToUnicode");
   const included = toUnicodeObject === undefined ? null : readToUnicode(toUnicodeObject);
   const hasIncluded = included !== null && included.length > 0;
-  // Without a ToUnicode map PDF.js reads a TrueType font's text from its program (name table, cmap).
-  if (trueType && !hasIncluded) return unsupported("a TrueType font without a ToUnicode CMap");
+  // Without a ToUnicode map PDF.js reads a TrueType font's text from its encoding alone (the cmap
+  // table only places glyphs; if its TrueType parser fails, only the glyphs change) — except a
+  // symbolic font without an /Encoding, which its `adjustTrueTypeToUnicode` may read as WinAnsi
+  // depending on the program's name table and on that parser succeeding.
+  if (trueType && !hasIncluded && !hasEncoding && (flags & SYMBOLIC) !== 0) {
+    return unsupported("a symbolic TrueType font without an /Encoding or a ToUnicode CMap");
+  }
 
   const unicode: string[] = new Array(256);
   if (hasIncluded) {
@@ -352,7 +401,19 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   for (let code = 0; code < 256; code++) {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
   }
-  return { name, monospace, widths, defaultWidth, unicode };
+  return { name, monospace, ...scaledWidths(widths, defaultWidth, cffProgram?.fontMatrix ?? null), unicode };
+}
+
+/** PDF.js's `adjustWidths`: a font matrix other than 0.001 rescales every width and the default. */
+function scaledWidths(
+  widths: (number | undefined)[],
+  defaultWidth: number,
+  fontMatrix: readonly number[] | null,
+): { widths: (number | undefined)[]; defaultWidth: number; fontMatrix?: readonly number[] } {
+  if (fontMatrix === null || fontMatrix[0] === 0.001) return { widths, defaultWidth };
+  const scale = 0.001 / fontMatrix[0];
+  for (const key in widths) widths[key]! *= scale;
+  return { widths, defaultWidth: defaultWidth * scale, fontMatrix };
 }
 
 /**

@@ -526,7 +526,7 @@ export function contentText(
       if (charSpacing) textState.translateTextMatrix(charSpacing * textState.textHScale, 0);
       return;
     }
-    // PDF.js's `fontMatrix[0] * fontSize`: 0.001 but for a Type 3 font's own matrix.
+    // PDF.js's `fontMatrix[0] * fontSize`: 0.001 but for a font's own matrix (a CFF program's, a Type 3 font's).
     const scale = (font.fontMatrix?.[0] ?? 0.001) * textState.fontSize;
     const composite = font.composite === true;
     if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
