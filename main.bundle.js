@@ -1065,10 +1065,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await lazyImport(new URL("./safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync: safeWriteFileSync2 } = await lazyImport(new URL("./safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
+      safeWriteFileSync2(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -1292,6 +1291,7 @@ function safeWriteFileSync(root, rel, data, options = {}) {
     try {
       let written = 0;
       while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+      if (options.durable === true) file.syncSync();
     } catch (error) {
       abandon(temp, file, error);
     }

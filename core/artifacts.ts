@@ -47,10 +47,10 @@ export function createArtifactStore(
       const rel = `${artifactRelDir(runId)}/${file}`;
       // Loaded on first use: most calls save no artifact, and a sandbox worker starts faster without it.
       // Never through a symlink (`artifacts -> /elsewhere`): see core/safe_fs.ts.
-      const { safeWriteFile } = await lazyImport<typeof import("./safe_fs.ts")>(
+      const { safeWriteFileSync } = await lazyImport<typeof import("./safe_fs.ts")>(
         new URL("./safe_fs.ts", import.meta.url),
       );
-      await safeWriteFile(root, rel, data, { mkdirs: true, durable: false });
+      safeWriteFileSync(root, rel, data, { mkdirs: true });
       const ref = { path: rel, mime: options.mime, description: options.description };
       record(ref);
       return ref;

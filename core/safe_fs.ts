@@ -45,7 +45,10 @@ export interface SafeWriteOptions {
   readonly mode?: number;
   /** Create missing parent folders (each checked). Default: false. */
   readonly mkdirs?: boolean;
-  /** fsync before the rename (asynchronous form only). Default: true. */
+  /**
+   * fsync before the rename. Default: true for the asynchronous form, false for the synchronous
+   * one (the kernel's own small writes), which flushes only when given `durable: true`.
+   */
   readonly durable?: boolean;
 }
 
@@ -333,7 +336,12 @@ function abandon(temp: string, file: Deno.FsFile, error: unknown): never {
   throw error;
 }
 
-/** Writes `data` as `root/rel`, atomically, never through a symlink or into a shared inode. Not durable. */
+/**
+ * Writes `data` as `root/rel`, atomically, never through a symlink or into a shared inode; durable
+ * only with `durable: true`. In a sandbox worker this is the faster form: each asynchronous file
+ * operation hops to a thread of Deno's pool and back (~0.2 ms), and the worker has nothing to do
+ * meanwhile.
+ */
 export function safeWriteFileSync(
   root: string,
   rel: string,
@@ -353,6 +361,7 @@ export function safeWriteFileSync(
     try {
       let written = 0;
       while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+      if (options.durable === true) file.syncSync();
     } catch (error) {
       abandon(temp, file, error);
     }

@@ -639,6 +639,7 @@ function safeWriteFileSync(root, rel, data, options = {}) {
     try {
       let written = 0;
       while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+      if (options.durable === true) file.syncSync();
     } catch (error) {
       abandon(temp, file, error);
     }
@@ -728,10 +729,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile: safeWriteFile2 } = await Promise.resolve(safe_fs_exports);
-      await safeWriteFile2(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync: safeWriteFileSync2 } = await Promise.resolve(safe_fs_exports);
+      safeWriteFileSync2(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -1891,10 +1891,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-SXZXNVGU.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-UYBHLX75.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-2VENI3MS.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-JDGARMQ4.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-NIXLCDEO.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-KNLQXT5B.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-K7R6CI3G.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-LVX5QXL7.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -2020,8 +2020,9 @@ function countsSummary(extraction) {
 async function writeOutput(ctx, outPath, inputRel, mode, text) {
   const description = `doc extract of ${inputRel} (${mode})`;
   if (outPath) {
-    await safeWriteFile(ctx.workspace.root, outPath.rel, text, {
-      mkdirs: true
+    safeWriteFileSync(ctx.workspace.root, outPath.rel, text, {
+      mkdirs: true,
+      durable: true
     });
     ctx.artifacts.add({
       path: outPath.rel,

@@ -29,10 +29,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-DESDRT46.js", import.meta.url).href);
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GOHHJJ5X.js", import.meta.url).href);
+      safeWriteFileSync(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -6474,7 +6473,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-MZLNHQOE.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-CNHVKICQ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

@@ -29,10 +29,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-MMTGYLAJ.js", import.meta.url).href);
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Q2GEYMJE.js", import.meta.url).href);
+      safeWriteFileSync(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,

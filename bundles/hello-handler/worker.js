@@ -29,10 +29,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-77GHTYBB.js", import.meta.url).href);
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-3H65NT7C.js", import.meta.url).href);
+      safeWriteFileSync(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -52,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-LV4ATFK5.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-4UAAPUC7.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,

@@ -29,10 +29,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-UOPUHCTB.js", import.meta.url).href);
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-HMGZAE5N.js", import.meta.url).href);
+      safeWriteFileSync(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -52,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-UVCZQQ6L.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-6TQ3G2ZA.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,

@@ -29,10 +29,9 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFile } = await import(new URL("./safe_fs-ABU76ZKY.js", import.meta.url).href);
-      await safeWriteFile(root, rel, data, {
-        mkdirs: true,
-        durable: false
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-MGD4UWS5.js", import.meta.url).href);
+      safeWriteFileSync(root, rel, data, {
+        mkdirs: true
       });
       const ref = {
         path: rel,
@@ -7331,7 +7330,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-S4TQIC7G.js", import.meta.url).href)
+    git: await import(new URL("./api-IUAM6CIB.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7370,7 +7369,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-S4TQIC7G.js", import.meta.url).href)
+    git: await import(new URL("./api-IUAM6CIB.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

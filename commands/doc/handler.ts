@@ -1,6 +1,6 @@
 /** `doc extract` and `doc info`. */
 
-import { safeWriteFile } from "../../core/safe_fs.ts";
+import { safeWriteFileSync } from "../../core/safe_fs.ts";
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
@@ -197,7 +197,7 @@ async function writeOutput(
   const description = `doc extract of ${inputRel} (${mode})`;
   if (outPath) {
     // On its canonical path, never through a symlink swapped in while the document was read.
-    await safeWriteFile(ctx.workspace.root, outPath.rel, text, { mkdirs: true });
+    safeWriteFileSync(ctx.workspace.root, outPath.rel, text, { mkdirs: true, durable: true });
     ctx.artifacts.add({ path: outPath.rel, mime: MIME[mode], description });
     return outPath.rel;
   }
