@@ -30,7 +30,7 @@ const RUN_FLAGS = [
   // Only `pterm shell` starts a program: `sh -c "$EDITOR file"`; command workers never may (run: false).
   "--allow-run=sh",
   // The same V8 flags as the pterm task (deno.json): see README "Start-up and benchmarks".
-  "--v8-flags=--no-lazy,--max-semi-space-size=2,--min-semi-space-size=2",
+  "--v8-flags=--no-lazy,--max-semi-space-size=2",
   "--unstable-worker-options",
 ];
 export const INCLUDED_DIRS = ["core", "commands", "bundles", "mcp", "shell", "skills"];
