@@ -1891,10 +1891,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-NIXLCDEO.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-KNLQXT5B.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-K7R6CI3G.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-LVX5QXL7.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-WIR5OUEH.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-WMVJ77HS.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-AD2O3WGN.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-BJKNGJJ7.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

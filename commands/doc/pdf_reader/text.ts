@@ -196,7 +196,9 @@ export class FontCache {
 
 // PDF.js's `getCharUnicodeCategory`.
 const SPECIAL_CHAR = /^(\s)|(\p{Mn})|(\p{Cf})$/u;
+/** Characters already categorised; bounded, as a warm server keeps it across documents that map codes to any text. */
 const categories = new Map<string, number>();
+const MAX_CATEGORISED = 4096;
 const WHITESPACE = 1, ZERO_WIDTH_DIACRITIC = 2, INVISIBLE_FORMAT_MARK = 4;
 function category(char: string): number {
   let found = categories.get(char);
@@ -204,7 +206,7 @@ function category(char: string): number {
     const groups = char.match(SPECIAL_CHAR);
     found = (groups?.[1] ? WHITESPACE : 0) | (groups?.[2] ? ZERO_WIDTH_DIACRITIC : 0) |
       (groups?.[3] ? INVISIBLE_FORMAT_MARK : 0);
-    categories.set(char, found);
+    if (categories.size < MAX_CATEGORISED) categories.set(char, found);
   }
   return found;
 }
