@@ -11,6 +11,7 @@
 
 import { Cmd, Dict, EOF, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
 import { loadSimpleFont, type SimpleFont, UNCERTAIN } from "./fonts.ts";
+import type { DrawingRecorder } from "./drawing.ts";
 
 export interface TextPiece {
   str: string;
@@ -158,6 +159,8 @@ const OPERATORS: Record<string, number> = {
   BMC: 1,
   BDC: 2,
   EMC: 0,
+  BX: 0,
+  EX: 0,
 };
 
 /** Everything a page's text needs from the document: fonts by reference, loaded once. */
@@ -254,7 +257,8 @@ export interface PageText {
 }
 
 /**
- * The text pieces of a content stream (a page's, or a form's within it), appended to `items`.
+ * The text pieces of a content stream (a page's, or a form's within it), appended to `items`,
+ * and its drawing given to `drawing` (the rules table detection reads).
  * `depth` counts nested forms; `forms` holds the forms being read (a form that draws itself).
  */
 export function contentText(
@@ -266,8 +270,10 @@ export function contentText(
   items: TextPiece[],
   forms: Set<number>,
   depth: number,
+  drawing: DrawingRecorder,
 ): void {
   if (depth > 12) unsupported("forms nested too deep");
+  drawing.beginStream();
   const item = {
     initialized: false,
     str: [] as string[],
@@ -591,6 +597,7 @@ export function contentText(
       const v = args[k];
       return typeof v === "number" ? v : unsupported(`${op} with an operand that is not a number`);
     };
+    drawing.operator(op, args);
     switch (op) {
       case "q":
         stateManager.save();
@@ -717,6 +724,9 @@ export function contentText(
         }
         const formResources = xobject.dict.get("Resources");
         forms.add(key);
+        // An /OC that PDF.js cannot parse drops the whole form from its drawing.
+        if (xobject.dict.has("OC")) drawing.uncertain ??= "a form with optional content";
+        drawing.formBegin(matrix === undefined ? null : matrix as number[]);
         contentText(
           xobject.bytes(),
           formResources instanceof Dict ? formResources : resources,
@@ -726,7 +736,9 @@ export function contentText(
           items,
           forms,
           depth + 1,
+          drawing,
         );
+        drawing.formEnd();
         forms.delete(key);
         break;
       }
@@ -753,6 +765,7 @@ export function contentText(
     args.length = 0;
   }
   flushTextContentItem();
+  drawing.endStream(stateManager.stack.length);
 }
 
 export { StateManager, TextState };
