@@ -1,64 +1,33 @@
 /**
  * A page's drawing as ruled-table detection reads it (pdf_tables.ts's `DrawingOp`), built while
- * text.ts walks the content stream, the same as PDF.js's operator list reduces to:
+ * text.ts walks the content stream, the same as PDF.js's `page.getOperatorList()` reduces to:
  *
  * - one path per content stream (PDF.js's `pathBuffer`: `q`/`Q` leave it alone, a form starts its
  *   own), `re` as PDF.js's `buildPath` writes it (a rectangle of zero width or height as a line),
  *   kept until a painting operator, which emits it in single precision (`new Float32Array`) and
- *   empties it — `s`, `b` and `b*` closing it first, `n` and `W n` emitting it unpainted;
+ *   empties it — `s`, `b` and `b*` closing it first, `n` emitting it unpainted;
  * - `q`, `Q` (an unmatched `Q` too: it is in PDF.js's list) and `cm` as they come, and at the end
  *   of each stream one `Q` per `q` left open (PDF.js's `closePendingRestoreOPS`);
  * - a form between `formBegin` (its /Matrix in single precision) and `formEnd`.
  *
+ * `getOperatorList()` asks for the list with PDF.js's OPLIST intent, which turns its optimizer off
+ * (no `q cm <path> Q` folded into the path), so the list is the content stream's own order.
+ *
  * What is not reproduced is told in `uncertain` (the caller then leaves a page that needs its
- * rules to PDF.js): PDF.js's operator list optimizer folds `q cm <path> Q` into one path
- * transformed in single precision (`save, transform, constructPath, restore` next to each other
- * in the list, for a fill or for a stroke under a translation), where these rules would be
- * computed in double precision; a pattern colour (a missing or odd pattern ends PDF.js's list
- * there); and more path data than pterm keeps for one page.
+ * rules to PDF.js): a soft mask in a graphics state (PDF.js draws the mask's form into the list),
+ * a pattern colour (a missing or odd pattern ends PDF.js's list there), a form with optional
+ * content or an odd /Group (PDF.js drops the form when it cannot read them), and more path data
+ * than pterm keeps for one page.
  */
 
 import { type DrawingOp, FORM_END, RESTORE, SAVE } from "../pdf_tables.ts";
-import { Name, type PdfObject, unsupported } from "./objects.ts";
+import { Dict, Name, type PdfObject, Ref, unsupported } from "./objects.ts";
 
 /** PDF.js's path data codes. */
 const MOVE_TO = 0, LINE_TO = 1, CURVE_TO = 2, CLOSE_PATH = 4;
 
 /** Numbers of path data a page may hold before pterm stops recording its drawing (a map, a chart). */
 const MAX_PATH_NUMBERS = 2_000_000;
-
-/** How an operator shows in PDF.js's operator list, for spotting `save, transform, constructPath, restore`. */
-const enum Emits {
-  /** No operation at all (path construction, colour spaces, marked points, compatibility sections). */
-  Nothing,
-  /** Perhaps none (an operand PDF.js skips, a graphics state with nothing it keeps, an image it cannot decode). */
-  MaybeNothing,
-  /** One or more operations that are none of the four. */
-  Other,
-}
-
-const EMITS: Record<string, Emits> = {
-  m: Emits.Nothing,
-  l: Emits.Nothing,
-  c: Emits.Nothing,
-  v: Emits.Nothing,
-  y: Emits.Nothing,
-  h: Emits.Nothing,
-  re: Emits.Nothing,
-  cs: Emits.Nothing,
-  CS: Emits.Nothing,
-  MP: Emits.Nothing,
-  DP: Emits.Nothing,
-  BX: Emits.Nothing,
-  EX: Emits.Nothing,
-  gs: Emits.MaybeNothing,
-  w: Emits.MaybeNothing,
-  d: Emits.MaybeNothing,
-  sh: Emits.MaybeNothing,
-  Do: Emits.MaybeNothing,
-  SCN: Emits.MaybeNothing,
-  scn: Emits.MaybeNothing,
-};
 
 const PAINTS: Record<string, "stroke" | "fill" | null> = {
   S: "stroke",
@@ -86,10 +55,6 @@ export class DrawingRecorder {
   uncertain: string | null = null;
   #paths: Path[] = [];
   #numbers = 0;
-  /** How far the last operations went into `save, transform, constructPath, restore` (0–3). */
-  #stage = 0;
-  /** The `transform` of that sequence is a translation (PDF.js folds a stroke only then). */
-  #translation = false;
 
   beginStream(): void {
     this.#paths.push({ data: [], x: 0, y: 0 });
@@ -98,33 +63,30 @@ export class DrawingRecorder {
   /** The end of a stream with `openSaves` `q` not restored: PDF.js restores them there. */
   endStream(openSaves: number): void {
     this.#paths.pop();
-    for (let k = 0; k < openSaves; k++) this.#emit(RESTORE, 3);
+    for (let k = 0; k < openSaves; k++) this.ops.push(RESTORE);
   }
 
   formBegin(matrix: number[] | null): void {
-    this.#emit({ op: "formBegin", matrix: matrix ? Float32Array.from(matrix) : null }, -1);
+    this.ops.push({ op: "formBegin", matrix: matrix ? Float32Array.from(matrix) : null });
   }
 
   formEnd(): void {
-    this.#emit(FORM_END, -1);
+    this.ops.push(FORM_END);
   }
 
   /** One operator of the stream, its operands already counted by text.ts. */
-  operator(op: string, args: readonly PdfObject[]): void {
+  operator(op: string, args: readonly PdfObject[], resources: Dict): void {
     const path = this.#paths[this.#paths.length - 1];
     switch (op) {
       case "q":
-        this.#emit(SAVE, 0);
+        this.ops.push(SAVE);
         return;
       case "Q":
-        this.#emit(RESTORE, 3);
+        this.ops.push(RESTORE);
         return;
-      case "cm": {
-        const matrix = numbers(op, args);
-        this.#emit({ op: "transform", matrix }, 1);
-        this.#translation = matrix[0] === 1 && matrix[1] === 0 && matrix[2] === 0 && matrix[3] === 1;
+      case "cm":
+        this.ops.push({ op: "transform", matrix: numbers(op, args) });
         return;
-      }
       case "m":
       case "l": {
         const [x, y] = numbers(op, args);
@@ -166,43 +128,22 @@ export class DrawingRecorder {
         path.y = y;
         return;
       }
+      case "gs":
+        if (softMask(resources, args[0])) this.uncertain ??= "a soft mask (PDF.js draws its form)";
+        return;
+      case "SCN":
+      case "scn":
+        if (args[args.length - 1] instanceof Name) {
+          this.uncertain ??= "a pattern colour (PDF.js's drawing may end at it)";
+        }
+        return;
     }
     const paint = PAINTS[op];
-    if (paint !== undefined) {
-      if (op === "s" || op === "b" || op === "b*") this.#push(path, CLOSE_PATH);
-      const data = path.data;
-      if (data.length === 0) {
-        this.#emit(null, -1);
-        return;
-      }
-      path.data = [];
-      // What PDF.js's optimizer folds into the path, were `save, transform` just before and `restore` next.
-      const foldable = paint === "fill" || (paint === "stroke" && this.#translation);
-      if (paint !== null) this.#emit({ op: paint, path: Float32Array.from(data) }, foldable ? 2 : -1);
-      else this.#emit(null, -1);
-      return;
-    }
-    if ((op === "SCN" || op === "scn") && args[args.length - 1] instanceof Name) {
-      this.uncertain ??= "a pattern colour (PDF.js's drawing may end at it)";
-    }
-    const emits = EMITS[op] ?? Emits.Other;
-    if (emits === Emits.Other) this.#stage = 0;
-  }
-
-  /**
-   * Records an operation that is, in `save, transform, constructPath, restore`, the `position`th
-   * (0–3; -1 for none of them), and whether the four have just come together.
-   */
-  #emit(op: DrawingOp | null, position: number): void {
-    if (op !== null) this.ops.push(op);
-    if (position === 0) this.#stage = 1;
-    else if (position > 0 && this.#stage === position) {
-      this.#stage = position + 1;
-      if (this.#stage === 4) {
-        this.uncertain ??= "a path drawn as `q cm <path> Q` (PDF.js's operator list folds it in single precision)";
-        this.#stage = 0;
-      }
-    } else this.#stage = 0;
+    if (paint === undefined) return;
+    if (op === "s" || op === "b" || op === "b*") this.#push(path, CLOSE_PATH);
+    if (path.data.length === 0) return; // PDF.js's constructPath without data: no rule
+    if (paint !== null) this.ops.push({ op: paint, path: Float32Array.from(path.data) });
+    path.data = [];
   }
 
   #push(path: Path, ...values: number[]): void {
@@ -213,6 +154,15 @@ export class DrawingRecorder {
     }
     path.data.push(...values);
   }
+}
+
+/** Whether `gs` sets a soft mask that PDF.js draws (a dictionary; /None draws nothing). */
+function softMask(resources: Dict, name: PdfObject | undefined): boolean {
+  const states = resources.get("ExtGState");
+  const state = states instanceof Dict && name instanceof Name ? states.get(name.name) : undefined;
+  if (!(state instanceof Dict)) return false; // text.ts refuses it
+  const raw = state.getRaw("SMask");
+  return (raw instanceof Ref ? state.get("SMask") : raw) instanceof Dict;
 }
 
 /** The operands as numbers (a copy: text.ts reuses its array). */

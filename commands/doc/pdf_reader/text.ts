@@ -597,7 +597,7 @@ export function contentText(
       const v = args[k];
       return typeof v === "number" ? v : unsupported(`${op} with an operand that is not a number`);
     };
-    drawing.operator(op, args);
+    drawing.operator(op, args, resources);
     switch (op) {
       case "q":
         stateManager.save();
@@ -726,6 +726,8 @@ export function contentText(
         forms.add(key);
         // An /OC that PDF.js cannot parse drops the whole form from its drawing.
         if (xobject.dict.has("OC")) drawing.uncertain ??= "a form with optional content";
+        const group = xobject.dict.get("Group");
+        if (group !== undefined && !(group instanceof Dict)) drawing.uncertain ??= "a form with an odd /Group";
         drawing.formBegin(matrix === undefined ? null : matrix as number[]);
         contentText(
           xobject.bytes(),
