@@ -15,7 +15,8 @@
  *
  * What is not reproduced is told in `uncertain` (the caller then leaves a page that needs its
  * rules to PDF.js): a soft mask in a graphics state (PDF.js draws the mask's form into the list),
- * a pattern colour (a missing or odd pattern ends PDF.js's list there), a form with optional
+ * a pattern colour (a missing or odd pattern ends PDF.js's list there), a colour operator without
+ * operands (PDF.js's list ends there, on a TypeError), a form with optional
  * content or an odd /Group (PDF.js drops the form when it cannot read them), and more path data
  * than pterm keeps for one page.
  */
@@ -133,9 +134,13 @@ export class DrawingRecorder {
         return;
       case "SCN":
       case "scn":
+      case "SC":
+      case "sc":
         if (args[args.length - 1] instanceof Name) {
           this.uncertain ??= "a pattern colour (PDF.js's drawing may end at it)";
         }
+        // PDF.js reads the colour from its operands: with none, its drawing ends there (a TypeError).
+        if (args.length === 0) this.uncertain ??= "a colour without operands (PDF.js's drawing ends at it)";
         return;
     }
     const paint = PAINTS[op];
