@@ -268,3 +268,35 @@ Deno.test("pdf reader tables: random rule drawings around a real table's text gi
   // The generator must make ruled tables often enough, and not always, for the comparison to mean something.
   assert.ok(withTables >= runs / 10 && withTables < runs, `${withTables} of ${runs} drawings made a ruled table`);
 });
+
+Deno.test("pdf reader tables: a table page whose drawing PDF.js's list would not match goes to PDF.js, with the reason", async () => {
+  const pdfjs = await getResolvedPDFJS();
+  const grid = ROWS.map((y) => `56.45 ${y} m 538.85 ${y} l S\n`).join("") +
+    COLUMNS.map((x) => `${x} 538.089 m ${x} 619.489 l S\n`).join("");
+  // Each of these ends PDF.js's operator list (a TypeError; "Unknown PatternName") before the rules.
+  for (
+    const [before, reason] of [
+      ["/DeviceRGB CS SCN\n", /colour without operands/],
+      ["/Pattern cs /P9 scn\n", /pattern colour/],
+    ] as const
+  ) {
+    const bytes = reportWithDrawing(before + grid);
+    const fast = await extractWithPtermReader(bytes, options());
+    assert.ok("unsupported" in fast, before);
+    assert.match(fast.unsupported, reason);
+    const page = openPdf(bytes, 1 << 30).page(1);
+    const doc = await pdfjs.getDocument({ data: bytes.slice(), verbosity: 0 }).promise;
+    try {
+      const theirs = drawingOf(await (await doc.getPage(1)).getOperatorList(), pdfjs.OPS as unknown as Ops);
+      assert.notDeepEqual(comparable(page.drawing), comparable(theirs), "the refusal is needed: the drawings differ");
+    } finally {
+      await doc.loadingTask.destroy();
+    }
+  }
+  // The same rules without them: read by pterm's reader, the table included.
+  const bytes = reportWithDrawing(grid);
+  const fast = await extractWithPtermReader(bytes, options());
+  assert.ok(!("unsupported" in fast));
+  assert.deepEqual(fast, await withPdfjs(bytes));
+  assert.deepEqual(tablesIn(fast.blocks as Block[])[0][0], ["Station", "pH", "Nitrate (mg/L)"]);
+});

@@ -15,14 +15,14 @@
  *
  * What is not reproduced is told in `uncertain` (the caller then leaves a page that needs its
  * rules to PDF.js): a soft mask in a graphics state (PDF.js draws the mask's form into the list),
- * a pattern colour (a missing or odd pattern ends PDF.js's list there), a colour operator without
+ * a pattern colour naming no tiling or shading pattern (PDF.js's list ends there), a colour operator without
  * operands (PDF.js's list ends there, on a TypeError), a form with optional
  * content or an odd /Group (PDF.js drops the form when it cannot read them), and more path data
  * than pterm keeps for one page.
  */
 
 import { type DrawingOp, FORM_END, RESTORE, SAVE } from "../pdf_tables.ts";
-import { Dict, Name, type PdfObject, Ref, unsupported } from "./objects.ts";
+import { Dict, Name, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
 
 /** PDF.js's path data codes. */
 const MOVE_TO = 0, LINE_TO = 1, CURVE_TO = 2, CLOSE_PATH = 4;
@@ -136,7 +136,7 @@ export class DrawingRecorder {
       case "scn":
       case "SC":
       case "sc":
-        if (args[args.length - 1] instanceof Name) {
+        if ((op === "SCN" || op === "scn") && !knownPattern(resources, args[args.length - 1])) {
           this.uncertain ??= "a pattern colour (PDF.js's drawing may end at it)";
         }
         // PDF.js reads the colour from its operands: with none, its drawing ends there (a TypeError).
@@ -168,6 +168,20 @@ function softMask(resources: Dict, name: PdfObject | undefined): boolean {
   if (!(state instanceof Dict)) return false; // text.ts refuses it
   const raw = state.getRaw("SMask");
   return (raw instanceof Ref ? state.get("SMask") : raw) instanceof Dict;
+}
+
+/**
+ * Whether an `SCN`/`scn` operand leaves PDF.js's drawing going: no pattern name, or one naming a
+ * tiling (a stream of /PatternType 1) or shading pattern (a dictionary of /PatternType 2) — their
+ * own drawing goes to a list of their own. Any other name ends PDF.js's list under a pattern
+ * colour space ("Unknown PatternName/PatternType").
+ */
+function knownPattern(resources: Dict, name: PdfObject | undefined): boolean {
+  if (!(name instanceof Name)) return true;
+  const patterns = resources.get("Pattern");
+  const pattern = patterns instanceof Dict ? patterns.get(name.name) : undefined;
+  if (pattern instanceof Stream) return pattern.dict.get("PatternType") === 1;
+  return pattern instanceof Dict && pattern.get("PatternType") === 2;
 }
 
 /** The operands as numbers (a copy: text.ts reuses its array). */
