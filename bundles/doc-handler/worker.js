@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-R2TXVPQN.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-CBYUKP3L.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-V6XVGCHE.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-TWJTLN2E.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-DZGLJXLC.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-24DCAOIW.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-TE5RV2UY.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-PU6EXBEZ.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

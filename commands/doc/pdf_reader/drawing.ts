@@ -50,6 +50,26 @@ interface Path {
   y: number;
 }
 
+/** The operators `DrawingRecorder.operator` reads (text.ts gives it no other: most of a page is text). */
+export const DRAWING_OPERATORS: ReadonlySet<string> = new Set([
+  "q",
+  "Q",
+  "cm",
+  "m",
+  "l",
+  "c",
+  "v",
+  "y",
+  "h",
+  "re",
+  "gs",
+  "SCN",
+  "scn",
+  "SC",
+  "sc",
+  ...Object.keys(PAINTS),
+]);
+
 export class DrawingRecorder {
   readonly ops: DrawingOp[] = [];
   /** Why PDF.js's rules for this page may differ from what `ops` gives; null when they cannot. */

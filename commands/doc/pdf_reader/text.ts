@@ -11,7 +11,7 @@
 
 import { Cmd, Dict, EOF, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
 import { loadSimpleFont, type SimpleFont, UNCERTAIN } from "./fonts.ts";
-import type { DrawingRecorder } from "./drawing.ts";
+import { DRAWING_OPERATORS, type DrawingRecorder } from "./drawing.ts";
 
 export interface TextPiece {
   str: string;
@@ -597,7 +597,7 @@ export function contentText(
       const v = args[k];
       return typeof v === "number" ? v : unsupported(`${op} with an operand that is not a number`);
     };
-    drawing.operator(op, args, resources);
+    if (DRAWING_OPERATORS.has(op)) drawing.operator(op, args, resources);
     switch (op) {
       case "q":
         stateManager.save();
