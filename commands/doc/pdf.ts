@@ -7,7 +7,16 @@
  */
 
 import type { getDocumentProxy } from "unpdf";
-import { alignedTables, mayHoldTable, type Ops, type RuledTable, ruledTables } from "./pdf_tables.ts";
+import {
+  alignedTables,
+  drawingOf,
+  type DrawingOp,
+  mayHoldTable,
+  type Ops,
+  type RuledTable,
+  ruledTables,
+  type TablePiece,
+} from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
@@ -670,26 +679,39 @@ function dropControlCharacters<T extends { readonly str: string }>(items: T[]): 
 
 let operators: Ops | null = null;
 
-/** The page's ruled tables (pdf_tables.ts), looked for only where the text's layout suggests one. */
-async function tablesOf(
-  page: PdfPage,
-  pieces: readonly TextPiece[],
-  styles: Record<string, { fontFamily?: string }>,
-): Promise<RuledTable[]> {
-  const marked = pieces.map((piece) => ({
-    ...piece,
-    monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
-  }));
-  if (!mayHoldTable(marked)) return [];
-  operators ??= (await (await unpdf()).getResolvedPDFJS()).OPS as unknown as Ops;
+/** The page's pieces marked as table detection reads them: `monospace` where PDF.js's style says so. */
+function markedPieces(pieces: readonly TextPiece[], styles: Record<string, { fontFamily?: string }>): TablePiece[] {
+  return pieces.map((piece) => ({ ...piece, monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace" }));
+}
+
+/** The page's tables from its marked pieces and its drawing (pdf_tables.ts): ruled ones, then aligned ones. */
+function tablesIn(marked: readonly TablePiece[], drawing: readonly DrawingOp[]): RuledTable[] {
   let ruled: RuledTable[] = [];
   try {
-    ruled = ruledTables(await page.getOperatorList(), operators, marked);
+    ruled = ruledTables(drawing, marked);
   } catch {
     // drawing that cannot be read: only tables without rules are looked for
   }
   const taken = new Set(ruled.flatMap((table) => [...table.members]));
   return [...ruled, ...alignedTables(marked, taken)];
+}
+
+/** The page's tables through PDF.js, looked for only where the text's layout suggests one. */
+async function tablesOf(
+  page: PdfPage,
+  pieces: readonly TextPiece[],
+  styles: Record<string, { fontFamily?: string }>,
+): Promise<RuledTable[]> {
+  const marked = markedPieces(pieces, styles);
+  if (!mayHoldTable(marked)) return [];
+  operators ??= (await (await unpdf()).getResolvedPDFJS()).OPS as unknown as Ops;
+  let drawing: DrawingOp[] = [];
+  try {
+    drawing = drawingOf(await page.getOperatorList(), operators);
+  } catch {
+    // drawing that cannot be read: only tables without rules are looked for
+  }
+  return tablesIn(marked, drawing);
 }
 
 /**
@@ -748,8 +770,9 @@ const DEFAULT_INFLATE_LIMIT = 512 * 1024 * 1024;
 
 /**
  * The document through pterm's own reader, or why not: it reads no PDF it does not handle
- * exactly (see pdf_reader/reader.ts), and a page whose text suggests a table needs PDF.js's
- * drawing operators (pdf_tables.ts), so such a document goes to PDF.js as well.
+ * exactly (see pdf_reader/reader.ts). A page whose text suggests a table has its rules from the
+ * reader's drawing (pdf_reader/drawing.ts) unless that may differ from PDF.js's operator list;
+ * such a document goes to PDF.js as well.
  */
 export async function extractWithPtermReader(
   bytes: Uint8Array,
@@ -771,13 +794,15 @@ export async function extractWithPtermReader(
         // Not a page to leave out (as a damaged page is under PDF.js): the whole document goes to PDF.js.
         throw new Unsupported(unsupportedReason(error));
       }
-      const styles = pdf.styles();
-      const marked = page.items.map((piece) => ({
-        ...piece,
-        monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace",
-      }));
-      if (mayHoldTable(marked)) throw new Unsupported("a page that may hold a table (its rules come from PDF.js)");
-      return Promise.resolve({ pieces: page.items, tables: [], view: page.view });
+      const marked = markedPieces(page.items, pdf.styles());
+      let tables: RuledTable[] = [];
+      if (mayHoldTable(marked)) {
+        if (page.drawingUncertain !== null) {
+          throw new Unsupported(`a page that may hold a table, with ${page.drawingUncertain}`);
+        }
+        tables = tablesIn(marked, page.drawing);
+      }
+      return Promise.resolve({ pieces: page.items, tables, view: page.view });
     },
     encrypted: () => Promise.resolve(false),
     close: () => Promise.resolve(),

@@ -2,8 +2,8 @@
  * Tables in PDFs, made only when certain.
  *
  * Ruled tables: a grid drawn with lines or thin filled rectangles (what Word, LibreOffice,
- * Ghostscript and LaTeX write for table rules), read from the page's drawing operators (PDF.js's
- * operator list), with the page's text placed in its cells: a closed outer frame, every inner rule
+ * Ghostscript and LaTeX write for table rules), read from the page's drawing (`DrawingOp`: PDF.js's
+ * operator list, or the same from pterm's own reader), with the page's text placed in its cells: a closed outer frame, every inner rule
  * either clearly there or clearly absent in each row or column (merged cells), merged cells
  * rectangular, and no text crossing a rule or standing across the frame.
  *
@@ -30,6 +30,19 @@ export interface OperatorList {
 }
 export type Ops = Readonly<Record<string, number>>;
 
+/**
+ * A page's drawing as ruled-table detection reads it: what places and paints paths, in order.
+ * PDF.js's operator list reduces to it (`drawingOf`), and pterm's own reader builds the same from
+ * the content stream (pdf_reader/drawing.ts), so both give the same rules. `path` is PDF.js's path
+ * data (moveTo 0, lineTo 1, curveTo 2, quadraticCurveTo 3, closePath 4), in single precision as
+ * PDF.js keeps it; a form's matrix is single precision too.
+ */
+export type DrawingOp =
+  | { readonly op: "save" | "restore" | "formEnd" }
+  | { readonly op: "transform"; readonly matrix: readonly number[] }
+  | { readonly op: "formBegin"; readonly matrix: ArrayLike<number> | null }
+  | { readonly op: "stroke" | "fill"; readonly path: ArrayLike<number> };
+
 export interface RuledTable {
   readonly rows: string[][];
   /** The indices of the pieces the table holds (they are not read as paragraphs). */
@@ -53,7 +66,7 @@ const RULE_THICKNESS = 3;
 /** Drawing operators a page may have before pterm stops looking for rules (a chart or a map, not a table). */
 const MAX_SEGMENTS = 20_000;
 
-function multiply(m: Matrix, n: readonly number[]): Matrix {
+function multiply(m: Matrix, n: ArrayLike<number>): Matrix {
   return [
     m[0] * n[0] + m[2] * n[1],
     m[1] * n[0] + m[3] * n[1],
@@ -68,16 +81,44 @@ function apply(m: Matrix, x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
 
-/** The horizontal and vertical rules a page draws, in its user space. */
-function rulesOf(list: OperatorList, ops: Ops): { h: Segment[]; v: Segment[] } | null {
-  const h: Segment[] = [];
-  const v: Segment[] = [];
-  const stack: Matrix[] = [];
-  let ctm: Matrix = IDENTITY;
+/** PDF.js's operator list as the drawing table detection reads (paths neither stroked nor filled left out). */
+export function drawingOf(list: OperatorList, ops: Ops): DrawingOp[] {
+  const drawing: DrawingOp[] = [];
   const strokes = new Set(
     ["stroke", "closeStroke", "fillStroke", "eoFillStroke", "closeFillStroke", "closeEOFillStroke"].map((k) => ops[k]),
   );
   const fills = new Set(["fill", "eoFill"].map((k) => ops[k]));
+  for (let i = 0; i < list.fnArray.length; i++) {
+    const fn = list.fnArray[i];
+    const args = list.argsArray[i] as unknown[] | null;
+    if (fn === ops.save) drawing.push(SAVE);
+    else if (fn === ops.restore) drawing.push(RESTORE);
+    else if (fn === ops.transform && args) drawing.push({ op: "transform", matrix: args as number[] });
+    else if (fn === ops.paintFormXObjectBegin) {
+      const matrix = args?.[0] as ArrayLike<number> | null | undefined;
+      drawing.push({ op: "formBegin", matrix: matrix && matrix.length === 6 ? matrix : null });
+    } else if (fn === ops.paintFormXObjectEnd) drawing.push(FORM_END);
+    else if (fn === ops.constructPath && args) {
+      const paint = args[0] as number;
+      const stroked = strokes.has(paint);
+      if (!stroked && !fills.has(paint)) continue;
+      const path = (args[1] as ArrayLike<number>[] | undefined)?.[0];
+      if (path) drawing.push({ op: stroked ? "stroke" : "fill", path });
+    }
+  }
+  return drawing;
+}
+
+export const SAVE: DrawingOp = Object.freeze({ op: "save" });
+export const RESTORE: DrawingOp = Object.freeze({ op: "restore" });
+export const FORM_END: DrawingOp = Object.freeze({ op: "formEnd" });
+
+/** The horizontal and vertical rules a page draws, in its user space. */
+function rulesOf(drawing: readonly DrawingOp[]): { h: Segment[]; v: Segment[] } | null {
+  const h: Segment[] = [];
+  const v: Segment[] = [];
+  const stack: Matrix[] = [];
+  let ctm: Matrix = IDENTITY;
   const addLine = (ax: number, ay: number, bx: number, by: number) => {
     if (Math.abs(ay - by) < 0.5 && Math.abs(ax - bx) >= TOLERANCE) {
       h.push({ at: (ay + by) / 2, from: Math.min(ax, bx), to: Math.max(ax, bx) });
@@ -85,39 +126,43 @@ function rulesOf(list: OperatorList, ops: Ops): { h: Segment[]; v: Segment[] } |
       v.push({ at: (ax + bx) / 2, from: Math.min(ay, by), to: Math.max(ay, by) });
     }
   };
-  for (let i = 0; i < list.fnArray.length; i++) {
-    const fn = list.fnArray[i];
-    const args = list.argsArray[i] as unknown[] | null;
-    if (fn === ops.save) stack.push(ctm);
-    else if (fn === ops.restore) ctm = stack.pop() ?? IDENTITY;
-    else if (fn === ops.transform && args) ctm = multiply(ctm, args as number[]);
-    else if (fn === ops.paintFormXObjectBegin) {
-      stack.push(ctm);
-      const matrix = args?.[0] as number[] | null | undefined;
-      if (matrix && matrix.length === 6) ctm = multiply(ctm, matrix);
-    } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? IDENTITY;
-    else if (fn === ops.constructPath && args) {
-      const paint = args[0] as number;
-      const stroked = strokes.has(paint);
-      if (!stroked && !fills.has(paint)) continue;
-      const data = (args[1] as ArrayLike<number>[] | undefined)?.[0];
-      if (!data) continue;
-      for (const subpath of subpaths(data)) {
-        if (subpath.curved) continue;
-        const points = subpath.points.map(([x, y]) => apply(ctm, x, y));
-        if (stroked) {
-          for (let k = 1; k < points.length; k++) addLine(...points[k - 1], ...points[k]);
-          if (subpath.closed && points.length > 2) addLine(...points[points.length - 1], ...points[0]);
-        } else {
-          // A thin filled rectangle is a rule along its long side (how Ghostscript and Word draw them).
-          const xs = points.map((p) => p[0]);
-          const ys = points.map((p) => p[1]);
-          const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-          if (!isRectangle(points)) continue;
-          if (y1 - y0 <= RULE_THICKNESS && x1 - x0 > y1 - y0) addLine(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2);
-          else if (x1 - x0 <= RULE_THICKNESS && y1 - y0 > x1 - x0) addLine((x0 + x1) / 2, y0, (x0 + x1) / 2, y1);
+  for (const item of drawing) {
+    switch (item.op) {
+      case "save":
+        stack.push(ctm);
+        break;
+      case "restore":
+      case "formEnd":
+        ctm = stack.pop() ?? IDENTITY;
+        break;
+      case "transform":
+        ctm = multiply(ctm, item.matrix);
+        break;
+      case "formBegin":
+        stack.push(ctm);
+        if (item.matrix) ctm = multiply(ctm, item.matrix);
+        break;
+      case "stroke":
+      case "fill": {
+        const stroked = item.op === "stroke";
+        for (const subpath of subpaths(item.path)) {
+          if (subpath.curved) continue;
+          const points = subpath.points.map(([x, y]) => apply(ctm, x, y));
+          if (stroked) {
+            for (let k = 1; k < points.length; k++) addLine(...points[k - 1], ...points[k]);
+            if (subpath.closed && points.length > 2) addLine(...points[points.length - 1], ...points[0]);
+          } else {
+            // A thin filled rectangle is a rule along its long side (how Ghostscript and Word draw them).
+            const xs = points.map((p) => p[0]);
+            const ys = points.map((p) => p[1]);
+            const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+            if (!isRectangle(points)) continue;
+            if (y1 - y0 <= RULE_THICKNESS && x1 - x0 > y1 - y0) addLine(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2);
+            else if (x1 - x0 <= RULE_THICKNESS && y1 - y0 > x1 - x0) addLine((x0 + x1) / 2, y0, (x0 + x1) / 2, y1);
+          }
+          if (h.length + v.length > MAX_SEGMENTS) return null;
         }
-        if (h.length + v.length > MAX_SEGMENTS) return null;
+        break;
       }
     }
   }
@@ -390,8 +435,8 @@ export function mayHoldTable(pieces: readonly TablePiece[]): boolean {
 }
 
 /** The page's ruled tables whose grid and text placement are certain. */
-export function ruledTables(list: OperatorList, ops: Ops, pieces: readonly TablePiece[]): RuledTable[] {
-  const rules = rulesOf(list, ops);
+export function ruledTables(drawing: readonly DrawingOp[], pieces: readonly TablePiece[]): RuledTable[] {
+  const rules = rulesOf(drawing);
   if (rules === null || rules.h.length < 3 || rules.v.length < 3) return [];
   const tables: RuledTable[] = [];
   for (const group of components(merge(rules.h), merge(rules.v))) {

@@ -12,6 +12,8 @@ import { Budget, Dict, Name, type PdfObject, Ref, Stream, Unsupported, unsupport
 
 export { Unsupported };
 import { contentText, FontCache, StateManager, type TextPiece, TextState } from "./text.ts";
+import { DrawingRecorder } from "./drawing.ts";
+import type { DrawingOp } from "../pdf_tables.ts";
 
 export type { TextPiece };
 
@@ -19,6 +21,10 @@ export interface ReadPage {
   readonly items: TextPiece[];
   /** PDF.js's `page.getViewport({ scale: 1 }).transform`: /Rotate applied, y flipped. */
   readonly view: number[];
+  /** The page's drawing as PDF.js's operator list gives it to table detection (pdf_tables.ts). */
+  readonly drawing: readonly DrawingOp[];
+  /** Why `drawing` may not be what PDF.js's operator list gives; null when it is. */
+  readonly drawingUncertain: string | null;
 }
 
 export interface ReadDocument {
@@ -213,6 +219,7 @@ function box(page: Dict, key: string): number[] | null {
 function readPage(page: Dict, fonts: FontCache): ReadPage {
   if (page.has("UserUnit")) unsupported("a /UserUnit");
   const annots = inherited(page, "Annots");
+  let drawnAnnotation: string | null = null;
   if (annots !== undefined) {
     if (!Array.isArray(annots)) return unsupported("/Annots that is not an array");
     for (const entry of annots) {
@@ -222,6 +229,10 @@ function readPage(page: Dict, fonts: FontCache): ReadPage {
       if (!(subtype instanceof Name)) return unsupported("an annotation without /Subtype");
       // pterm reads the text of free-text notes and form fields: those go to PDF.js.
       if (subtype.name === "FreeText" || subtype.name === "Widget") return unsupported(`a ${subtype.name} annotation`);
+      // PDF.js's operator list draws an annotation's appearance (given, or made for most kinds).
+      if (annotation.has("AP") || (subtype.name !== "Link" && subtype.name !== "Popup")) {
+        drawnAnnotation ??= `a ${subtype.name} annotation (PDF.js draws it)`;
+      }
     }
   }
   const mediaBox = box(page, "MediaBox") ?? [0, 0, 612, 792];
@@ -261,8 +272,14 @@ function readPage(page: Dict, fonts: FontCache): ReadPage {
   } else return unsupported("/Contents that is neither a stream nor an array");
 
   const items: TextPiece[] = [];
-  contentText(data, resources, new StateManager(new TextState()), view, fonts, items, new Set(), 0);
-  return { items, view: viewport(view, rotate) };
+  const drawing = new DrawingRecorder();
+  contentText(data, resources, new StateManager(new TextState()), view, fonts, items, new Set(), 0, drawing);
+  return {
+    items,
+    view: viewport(view, rotate),
+    drawing: drawing.ops,
+    drawingUncertain: drawnAnnotation ?? drawing.uncertain,
+  };
 }
 
 /** PDF.js's `PageViewport` transform at scale 1. */

@@ -10,6 +10,7 @@
 
 import { Cmd, Dict, EOF, Name, Parser, type PdfObject, Ref, Stream, unsupported } from "./objects.ts";
 import { loadSimpleFont, type SimpleFont, UNCERTAIN } from "./fonts.ts";
+import { DRAWING_OPERATORS, type DrawingRecorder } from "./drawing.ts";
 
 export interface TextPiece {
   str: string;
@@ -157,6 +158,8 @@ const OPERATORS: Record<string, number> = {
   BMC: 1,
   BDC: 2,
   EMC: 0,
+  BX: 0,
+  EX: 0,
 };
 
 /** Everything a page's text needs from the document: fonts by reference, loaded once. */
@@ -255,7 +258,8 @@ export interface PageText {
 }
 
 /**
- * The text pieces of a content stream (a page's, or a form's within it), appended to `items`.
+ * The text pieces of a content stream (a page's, or a form's within it), appended to `items`,
+ * and its drawing given to `drawing` (the rules table detection reads).
  * `depth` counts nested forms; `forms` holds the forms being read (a form that draws itself).
  */
 export function contentText(
@@ -267,8 +271,10 @@ export function contentText(
   items: TextPiece[],
   forms: Set<number>,
   depth: number,
+  drawing: DrawingRecorder,
 ): void {
   if (depth > 12) unsupported("forms nested too deep");
+  drawing.beginStream();
   const item = {
     initialized: false,
     str: [] as string[],
@@ -597,6 +603,7 @@ export function contentText(
       const v = args[k];
       return typeof v === "number" ? v : unsupported(`${op} with an operand that is not a number`);
     };
+    if (DRAWING_OPERATORS.has(op)) drawing.operator(op, args, resources);
     switch (op) {
       case "q":
         stateManager.save();
@@ -723,6 +730,11 @@ export function contentText(
         }
         const formResources = xobject.dict.get("Resources");
         forms.add(key);
+        // An /OC that PDF.js cannot parse drops the whole form from its drawing.
+        if (xobject.dict.has("OC")) drawing.uncertain ??= "a form with optional content";
+        const group = xobject.dict.get("Group");
+        if (group !== undefined && !(group instanceof Dict)) drawing.uncertain ??= "a form with an odd /Group";
+        drawing.formBegin(matrix === undefined ? null : matrix as number[]);
         contentText(
           xobject.bytes(),
           formResources instanceof Dict ? formResources : resources,
@@ -732,7 +744,9 @@ export function contentText(
           items,
           forms,
           depth + 1,
+          drawing,
         );
+        drawing.formEnd();
         forms.delete(key);
         break;
       }
@@ -759,6 +773,7 @@ export function contentText(
     args.length = 0;
   }
   flushTextContentItem();
+  drawing.endStream(stateManager.stack.length);
 }
 
 export { StateManager, TextState };
