@@ -316,19 +316,9 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const flagsValue = descriptor.get("Flags");
   let flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
 
-  const firstCharValue = dict.get("FirstChar");
-  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
-  const widthsArray = dict.get("Widths");
-  if (!Array.isArray(widthsArray)) return unsupported("a font without /Widths");
-  const widths: (number | undefined)[] = [];
-  let j = firstChar;
-  for (const w of widthsArray) {
-    const width = w instanceof Ref ? dict.xref!.fetch(w) : w;
-    // PDF.js fills a code /Widths gives no number for from the font program's glyph widths.
-    if (typeof width !== "number") return unsupported("a /Widths entry that is not a number");
-    widths[j] = width;
-    j++;
-  }
+  // PDF.js fills a code /Widths gives no number for from the font program's glyph widths: refused.
+  const widths = widthsFrom(dict, true);
+  if (widths === null) return unsupported("a font without /Widths");
   const missingWidth = descriptor.get("MissingWidth");
   const defaultWidth = typeof missingWidth === "number" ? missingWidth : 0;
   const monospace = sameWidths(widths, defaultWidth);
@@ -511,26 +501,17 @@ function loadFontWithoutProgram(dict: Dict, trueType: boolean, descriptor: Dict 
   const { differences, defaultEncoding, hasEncoding } = encodingWithoutProgram(dict, name, flags, trueType);
 
   // The widths: /Widths from /FirstChar, else the standard font's by glyph name.
-  const firstCharValue = dict.get("FirstChar");
-  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
-  const widthsArray = dict.get("Widths");
-  let widths: (number | undefined)[] = [];
+  const given = widthsFrom(dict, false);
+  const hasWidths = given !== null;
+  const widths = given ?? widthsByGlyphName(baseFontMetrics(metricsName).widthOf, differences, defaultEncoding);
   let defaultWidth: number, monospace: boolean;
-  if (Array.isArray(widthsArray)) {
-    let j = firstChar;
-    for (const w of widthsArray) {
-      const width = w instanceof Ref ? dict.xref!.fetch(w) : w;
-      if (typeof width === "number") widths[j] = width;
-      j++;
-    }
-  } else widths = widthsByGlyphName(baseFontMetrics(metricsName).widthOf, differences, defaultEncoding);
   if (descriptor === null) {
     const metrics = baseFontMetrics(name);
     defaultWidth = metrics.defaultWidth;
     monospace = metrics.monospace;
   } else {
     const missingWidth = descriptor.get("MissingWidth");
-    defaultWidth = Array.isArray(widthsArray)
+    defaultWidth = hasWidths
       ? (typeof missingWidth === "number" ? missingWidth : 0)
       : baseFontMetrics(metricsName).defaultWidth;
     monospace = sameWidths(widths, defaultWidth);
@@ -665,17 +646,8 @@ function loadType3Font(dict: Dict): SimpleFont {
   const flags = Number.isInteger(flagsValue) ? flagsValue as number : 0;
   const { differences, defaultEncoding } = encodingWithoutProgram(dict, name || "Type3", flags, false);
 
-  const firstCharValue = dict.get("FirstChar");
-  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
-  const widthsArray = dict.get("Widths");
-  if (!Array.isArray(widthsArray)) return unsupported("a Type3 font without /Widths");
-  const widths: (number | undefined)[] = [];
-  let j = firstChar;
-  for (const w of widthsArray) {
-    const width = fetch(w);
-    if (typeof width === "number") widths[j] = width;
-    j++;
-  }
+  const widths = widthsFrom(dict, false);
+  if (widths === null) return unsupported("a Type3 font without /Widths");
   const missingWidth = descriptor?.get("MissingWidth");
   const defaultWidth = typeof missingWidth === "number" ? missingWidth : 0;
 
@@ -697,6 +669,27 @@ function loadType3Font(dict: Dict): SimpleFont {
     fontMatrix,
     type3HeightScale: !identity && glyphHeight > 0 ? glyphHeight * fontMatrix[3] : undefined,
   };
+}
+
+/**
+ * A simple font's /Widths from /FirstChar on, as PDF.js's `extractWidths` reads them (sparse: a
+ * code without a number has none); null without a /Widths array. `strict`: an entry that is not a
+ * number is refused instead, where PDF.js would fill it from the font program.
+ */
+function widthsFrom(dict: Dict, strict: boolean): (number | undefined)[] | null {
+  const firstCharValue = dict.get("FirstChar");
+  const firstChar = Number.isInteger(firstCharValue) ? firstCharValue as number : 0;
+  const widthsArray = dict.get("Widths");
+  if (!Array.isArray(widthsArray)) return null;
+  const widths: (number | undefined)[] = [];
+  let code = firstChar;
+  for (const entry of widthsArray) {
+    const width = entry instanceof Ref ? dict.xref!.fetch(entry) : entry;
+    if (typeof width === "number") widths[code] = width;
+    else if (strict) return unsupported("a /Widths entry that is not a number");
+    code++;
+  }
+  return widths;
 }
 
 /** PDF.js's `buildCharCodeToWidth`: a code's glyph width by its /Differences name, else by its base encoding's. */
