@@ -1891,10 +1891,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-KGGIGKDR.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-DFJUUMG4.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-OTJ3HRHK.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-F74RWTVN.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-EQRRYTLH.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-EMLKDJC4.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-F6IYJANJ.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-QWPFE5L2.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

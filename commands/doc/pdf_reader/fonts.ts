@@ -329,11 +329,8 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
   else {
     // PDF.js's choice for an embedded font: StandardEncoding; WinAnsi for a TrueType font not
-    // flagged nonsymbolic; MacRoman when flagged symbolic (a TrueType font flagged both with
-    // /Differences counts as nonsymbolic).
-    let symbolic = (flags & SYMBOLIC) !== 0;
-    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
-    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    // flagged nonsymbolic; MacRoman when flagged symbolic.
+    const { symbolic, nonsymbolic } = symbolism(flags, trueType, differences);
     defaultEncoding = encoding(
       symbolic ? "MacRomanEncoding" : trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding",
     )!;
@@ -560,9 +557,7 @@ function encodingWithoutProgram(
   let defaultEncoding: string[];
   if (baseEncodingName) defaultEncoding = encoding(baseEncodingName)!;
   else {
-    let symbolic = (flags & SYMBOLIC) !== 0;
-    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
-    if (trueType && symbolic && nonsymbolic && differences.length !== 0) symbolic = false;
+    const { symbolic, nonsymbolic } = symbolism(flags, trueType, differences);
     let encodingName = trueType && !nonsymbolic ? "WinAnsiEncoding" : "StandardEncoding";
     if (symbolic || symbolsName) {
       encodingName = /Symbol/i.test(name)
@@ -669,6 +664,17 @@ function loadType3Font(dict: Dict): SimpleFont {
     fontMatrix,
     type3HeightScale: !identity && glyphHeight > 0 ? glyphHeight * fontMatrix[3] : undefined,
   };
+}
+
+/** The descriptor's symbolic and nonsymbolic flags as PDF.js weighs them: a TrueType font flagged both, with /Differences, counts as nonsymbolic. */
+function symbolism(
+  flags: number,
+  trueType: boolean,
+  differences: string[],
+): { symbolic: boolean; nonsymbolic: boolean } {
+  const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+  const symbolic = (flags & SYMBOLIC) !== 0 && !(trueType && nonsymbolic && differences.length !== 0);
+  return { symbolic, nonsymbolic };
 }
 
 /**
