@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readAuditRecord } from "../../core/audit.ts";
 import { TRUNCATION_MARKER } from "../../core/truncate.ts";
-import { exec, execOk, makeRoot } from "../helpers.ts";
+import { cli, exec, execOk, makeRoot } from "../helpers.ts";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 
 const probe = { commands: probeCommands };
@@ -252,24 +252,10 @@ Deno.test("what a command's code prints on the console lands in the envelope's s
   }
   assert.equal(envelope.stdout, "");
 
-  const entry = new URL("../fixtures/probe_main.ts", import.meta.url).pathname;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--config",
-      new URL("../../deno.json", import.meta.url).pathname,
-      entry,
-      "exec",
-      "--root",
-      dir.path,
-      "probe chatter",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(new TextDecoder().decode(out.stderr), "");
-  const processEnvelope = JSON.parse(stdout);
-  assert.match(processEnvelope.stderr, /chatter on console\.error/);
+  const run = await cli(["exec", "--root", dir.path, "probe chatter"], {
+    entry: new URL("../fixtures/probe_main.ts", import.meta.url).pathname,
+  });
+  assert.equal(run.stderr, "");
+  assert.ok(run.envelope !== null, run.stdout);
+  assert.match(run.envelope.stderr, /chatter on console\.error/);
 });

@@ -12,17 +12,9 @@
 
 import assert from "node:assert/strict";
 import { extractPdf, infoPdf, pdfjsShortcuts, pdfReaders } from "../../commands/doc/pdf.ts";
+import { realPdfs } from "./pdf_helpers.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
-
-async function realPdfs(dir: URL, prefix = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isDirectory) found.push(...await realPdfs(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith(".pdf")) found.push(`${prefix}${entry.name}`);
-  }
-  return found.sort();
-}
 
 type Shortcuts = typeof pdfjsShortcuts;
 const PLAIN: Shortcuts = { inThreadPort: false, annotationsByType: false };

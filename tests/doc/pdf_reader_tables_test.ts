@@ -12,28 +12,13 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { getResolvedPDFJS } from "unpdf";
-import { extractPdf, extractWithPtermReader, pdfReaders } from "../../commands/doc/pdf.ts";
+import { extractWithPtermReader } from "../../commands/doc/pdf.ts";
 import { drawingOf, type DrawingOp, type Ops, ruledTables } from "../../commands/doc/pdf_tables.ts";
 import { openPdf } from "../../commands/doc/pdf_reader/reader.ts";
 import { Budget, type Dict, type Ref, XRef } from "../../commands/doc/pdf_reader/objects.ts";
+import { readerOptions, realPdfs, withPdfjs } from "./pdf_helpers.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
-
-const options = () => ({
-  signal: AbortSignal.timeout(120_000),
-  charBudget: 10_000_000,
-  memoryBytes: 1 << 30,
-  maxInflatedBytes: 500 * 1024 * 1024,
-});
-
-async function withPdfjs(bytes: Uint8Array): Promise<unknown> {
-  pdfReaders.ptermFirst = false;
-  try {
-    return await extractPdf(bytes, options());
-  } finally {
-    pdfReaders.ptermFirst = true;
-  }
-}
 
 type Block = { type: string; rows?: string[][]; blocks?: Block[] };
 function tablesIn(blocks: readonly Block[]): string[][][] {
@@ -49,31 +34,22 @@ Deno.test("pdf reader tables: pages with ruled tables are read by pterm's reader
     ["debian/dvipdfmx-special-p2.pdf", Deno.readFileSync(new URL("debian/dvipdfmx-special-p2.pdf", FIXTURES)), 2],
   ];
   for (const [name, bytes, ruled] of documents) {
-    const fast = await extractWithPtermReader(bytes, options());
+    const fast = await extractWithPtermReader(bytes, readerOptions());
     assert.ok(!("unsupported" in fast), `${name} must take pterm's reader: ${JSON.stringify(fast)}`);
     assert.deepEqual(fast, await withPdfjs(bytes), `${name}: pterm's reader and PDF.js differ`);
     assert.ok(tablesIn(fast.blocks as Block[]).length >= ruled, `${name}: ${ruled} ruled table(s) expected`);
   }
-  const report = await extractWithPtermReader(Deno.readFileSync(new URL("report.pdf", FIXTURES)), options());
+  const report = await extractWithPtermReader(Deno.readFileSync(new URL("report.pdf", FIXTURES)), readerOptions());
   assert.ok(!("unsupported" in report));
   assert.deepEqual(tablesIn(report.blocks as Block[])[0][0], ["Station", "pH", "Nitrate (mg/L)"]);
   // The other camelot files: read identically, or left to PDF.js for something else than their tables.
   for (const name of ["camelot/twotables_2.pdf", "camelot/health.pdf"]) {
     const bytes = Deno.readFileSync(new URL(name, FIXTURES));
-    const fast = await extractWithPtermReader(bytes, options());
+    const fast = await extractWithPtermReader(bytes, readerOptions());
     if ("unsupported" in fast) assert.doesNotMatch(fast.unsupported, /table|drawing|path/, name);
     else assert.deepEqual(fast, await withPdfjs(bytes), name);
   }
 });
-
-async function realPdfs(dir: URL, prefix = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isDirectory) found.push(...await realPdfs(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith(".pdf")) found.push(`${prefix}${entry.name}`);
-  }
-  return found.sort();
-}
 
 /** A drawing with its numbers spelled out, `save` right before `restore` dropped (an image's mask: no rule between). */
 function comparable(drawing: readonly DrawingOp[]): string[] {
@@ -243,7 +219,7 @@ Deno.test("pdf reader tables: random rule drawings around a real table's text gi
         });
         if (present[11]) parts.reverse();
         const bytes = reportWithDrawing(parts.join("") + trailer);
-        const fast = await extractWithPtermReader(bytes, options());
+        const fast = await extractWithPtermReader(bytes, readerOptions());
         assert.ok(!("unsupported" in fast), JSON.stringify(fast));
         assert.deepEqual(fast, await withPdfjs(bytes));
         const page = openPdf(bytes, 1 << 30).page(1);
@@ -268,7 +244,7 @@ Deno.test("pdf reader tables: a table page whose drawing PDF.js's list would not
     ] as const
   ) {
     const bytes = reportWithDrawing(before + grid);
-    const fast = await extractWithPtermReader(bytes, options());
+    const fast = await extractWithPtermReader(bytes, readerOptions());
     assert.ok("unsupported" in fast, before);
     assert.match(fast.unsupported, reason);
     const page = openPdf(bytes, 1 << 30).page(1);
@@ -282,7 +258,7 @@ Deno.test("pdf reader tables: a table page whose drawing PDF.js's list would not
   }
   // The same rules without them: read by pterm's reader, the table included.
   const bytes = reportWithDrawing(grid);
-  const fast = await extractWithPtermReader(bytes, options());
+  const fast = await extractWithPtermReader(bytes, readerOptions());
   assert.ok(!("unsupported" in fast));
   assert.deepEqual(fast, await withPdfjs(bytes));
   assert.deepEqual(tablesIn(fast.blocks as Block[])[0][0], ["Station", "pH", "Nitrate (mg/L)"]);

@@ -32,36 +32,10 @@ import {
 import { glyphCodePoint, readToUnicode } from "../../commands/doc/pdf_reader/fonts.ts";
 import { readCffProgram } from "../../commands/doc/pdf_reader/cff.ts";
 import { buildPdf, stream } from "./pdf_builder.ts";
+import { readerOptions, realPdfs, withPdfjs } from "./pdf_helpers.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url);
 const LIBTASN1 = new URL("debian/libtasn1.pdf", FIXTURES).pathname;
-
-async function realPdfs(dir: URL, prefix = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isDirectory) found.push(...await realPdfs(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith(".pdf")) found.push(`${prefix}${entry.name}`);
-  }
-  return found.sort();
-}
-
-const options = () => ({
-  signal: AbortSignal.timeout(120_000),
-  charBudget: 10_000_000,
-  memoryBytes: 1 << 30,
-  maxInflatedBytes: 500 * 1024 * 1024,
-});
-
-async function withPdfjs(bytes: Uint8Array): Promise<unknown> {
-  pdfReaders.ptermFirst = false;
-  try {
-    return await extractPdf(bytes, options());
-  } catch (error) {
-    return { error: (error as { code?: string }).code ?? String(error) };
-  } finally {
-    pdfReaders.ptermFirst = true;
-  }
-}
 
 /** Adler-32 by its definition (RFC 1950), one byte at a time. */
 function adler32Reference(data: Uint8Array): number {
@@ -95,7 +69,7 @@ Deno.test("pdf reader: on every real PDF fixture it accepts, the extraction is P
   const refused: string[] = [];
   for (const [name, bytes] of documents) {
     await t.step(name, async () => {
-      const fast = await extractWithPtermReader(bytes, options());
+      const fast = await extractWithPtermReader(bytes, readerOptions());
       if ("unsupported" in fast) {
         refused.push(`${name}: ${fast.unsupported}`);
         return;
@@ -193,7 +167,7 @@ Deno.test("pdf reader: doc info through pterm's reader gives what PDF.js gives, 
 
 Deno.test("pdf reader: extractPdf takes pterm's reader first and gives what PDF.js gives", async () => {
   const bytes = qpdfCut("1");
-  const extraction = await extractPdf(bytes, options());
+  const extraction = await extractPdf(bytes, readerOptions());
   assert.deepEqual(extraction, await withPdfjs(bytes));
   const text = JSON.stringify(extraction);
   assert.match(text, /Libtasn1/);
@@ -201,7 +175,7 @@ Deno.test("pdf reader: extractPdf takes pterm's reader first and gives what PDF.
 
 Deno.test("pdf reader: it reads page by page and stops where PDF.js's path stops, and tells progress once", async () => {
   const bytes = Deno.readFileSync(LIBTASN1);
-  const small = { ...options(), charBudget: 3000 };
+  const small = { ...readerOptions(), charBudget: 3000 };
   const reports: number[] = [];
   const fast = await extractWithPtermReader(bytes, { ...small, progress: (r) => reports.push(r.progress) });
   assert.ok(!("unsupported" in fast));
@@ -228,7 +202,7 @@ Deno.test("pdf reader: a damaged copy of a page it reads is either read exactly 
       async (edits) => {
         const bytes = original.slice();
         for (const [at, value] of edits) bytes[at] = value;
-        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        const fast = await extractWithPtermReader(bytes, readerOptions()).catch((error) => ({ error: String(error) }));
         if ("unsupported" in fast) return;
         accepted++;
         const theirs = await withPdfjs(bytes);
@@ -294,7 +268,10 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
       }
       const programs = fontPrograms(original, kind);
       assert.ok(programs.length >= 1, `${name}: its font programs`);
-      assert.ok(!("unsupported" in await extractWithPtermReader(original, options())), `${name} uncompressed is read`);
+      assert.ok(
+        !("unsupported" in await extractWithPtermReader(original, readerOptions())),
+        `${name} uncompressed is read`,
+      );
       let accepted = 0, refused = 0;
       await fc.assert(
         fc.asyncProperty(
@@ -312,7 +289,9 @@ Deno.test("pdf reader: a damaged CFF or TrueType program is either read exactly 
             for (const [where, value] of edits) {
               bytes[start + where % (head ? Math.min(600, end - start) : end - start)] = value;
             }
-            const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+            const fast = await extractWithPtermReader(bytes, readerOptions()).catch((error) => ({
+              error: String(error),
+            }));
             if ("unsupported" in fast) {
               refused++;
               return;
@@ -430,7 +409,7 @@ function pageWithFont(font: string, extra: string[], content: string): Uint8Arra
 
 /** Reads `bytes` both ways: pterm's reader must accept it and give PDF.js's extraction. */
 async function sameAsPdfjs(bytes: Uint8Array, what: string): Promise<void> {
-  const fast = await extractWithPtermReader(bytes, options());
+  const fast = await extractWithPtermReader(bytes, readerOptions());
   assert.ok(!("unsupported" in fast), `${what}: refused (${"unsupported" in fast ? fast.unsupported : ""})`);
   assert.deepEqual(fast, await withPdfjs(bytes), `${what}: pterm's reader and PDF.js differ`);
 }
@@ -603,7 +582,7 @@ Deno.test("pdf reader: fonts without a program, damaged in their dictionaries, a
     assert.ok(at > 0, key);
     const damaged = cid.slice();
     damaged[at + key.length - 1] = "x".charCodeAt(0);
-    const fast = await extractWithPtermReader(damaged, options());
+    const fast = await extractWithPtermReader(damaged, readerOptions());
     if (!("unsupported" in fast)) assert.deepEqual(fast, await withPdfjs(damaged), `${key} damaged`);
   }
   // Random characters written over the fonts' entries (names, numbers, arrays, the glyph procedures' d1).
@@ -640,7 +619,7 @@ Deno.test("pdf reader: fonts without a program, damaged in their dictionaries, a
         const { fixture, bytes: original, spots } = documents[which];
         const bytes = original.slice();
         for (const [spot, offset, char] of edits) bytes[spots[spot % spots.length] + offset] = char.charCodeAt(0);
-        const fast = await extractWithPtermReader(bytes, options()).catch((error) => ({ error: String(error) }));
+        const fast = await extractWithPtermReader(bytes, readerOptions()).catch((error) => ({ error: String(error) }));
         if ("unsupported" in fast) return;
         accepted++;
         assert.deepEqual(fast, await withPdfjs(bytes), `${fixture} with ${JSON.stringify(edits)}`);
