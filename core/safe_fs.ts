@@ -26,7 +26,6 @@
  *
  * Stable API for commands (git's object layer, doc --out, patch) to adopt:
  *   safeWriteFileSync(root, rel, data, options?)        write whole, atomically, no symlinks
- *   safeWriteFile(root, rel, data, options?)            the same, asynchronous (fsync by default)
  *   safeReadFileSync(root, rel) / safeReadTextFileSync  read without following symlinks
  *   safeMkdirSync(root, rel)                            create folders, refusing symlinks on the way
  *   assertNoSymlinkSync(root, rel)                      the walk alone
@@ -45,10 +44,7 @@ export interface SafeWriteOptions {
   readonly mode?: number;
   /** Create missing parent folders (each checked). Default: false. */
   readonly mkdirs?: boolean;
-  /**
-   * fsync before the rename. Default: true for the asynchronous form, false for the synchronous
-   * one (the kernel's own small writes), which flushes only when given `durable: true`.
-   */
+  /** fsync before the rename (a file a user keeps: `doc --out`). Default: false. */
   readonly durable?: boolean;
 }
 
@@ -338,9 +334,8 @@ function abandon(temp: string, file: Deno.FsFile, error: unknown): never {
 
 /**
  * Writes `data` as `root/rel`, atomically, never through a symlink or into a shared inode; durable
- * only with `durable: true`. In a sandbox worker this is the faster form: each asynchronous file
- * operation hops to a thread of Deno's pool and back (~0.2 ms), and the worker has nothing to do
- * meanwhile.
+ * only with `durable: true`. Synchronous on purpose: in a sandbox worker each asynchronous file
+ * operation only hops to a thread of Deno's pool and back (~0.2 ms), with nothing to do meanwhile.
  */
 export function safeWriteFileSync(
   root: string,
@@ -362,35 +357,6 @@ export function safeWriteFileSync(
       let written = 0;
       while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
       if (options.durable === true) file.syncSync();
-    } catch (error) {
-      abandon(temp, file, error);
-    }
-    if (settle(plan, temp, file, !beside)) return;
-  }
-}
-
-/** The asynchronous form of `safeWriteFileSync`; flushes to disk before the rename unless `durable: false`. */
-export async function safeWriteFile(
-  root: string,
-  rel: string,
-  data: Uint8Array | string,
-  options: SafeWriteOptions = {},
-): Promise<void> {
-  const plan = planWrite(root, rel, data, options);
-  for (const [i, temp] of plan.temps.entries()) {
-    const beside = i === 1;
-    if (beside) walk(root, rel, plan.segments, false);
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(temp, { write: true, createNew: true, mode: plan.mode });
-    } catch (error) {
-      // Beside the target only: the folder checked a moment ago went away (or was swapped).
-      throw beside ? folderChangedOr(error, rel) : error;
-    }
-    try {
-      let written = 0;
-      while (written < plan.bytes.length) written += await file.write(plan.bytes.subarray(written));
-      if (options.durable !== false) await file.sync();
     } catch (error) {
       abandon(temp, file, error);
     }

@@ -13,7 +13,6 @@ __export(safe_fs_exports, {
   safeMkdirSync: () => safeMkdirSync,
   safeReadFileSync: () => safeReadFileSync,
   safeReadTextFileSync: () => safeReadTextFileSync,
-  safeWriteFile: () => safeWriteFile,
   safeWriteFileSync: () => safeWriteFileSync
 });
 
@@ -640,31 +639,6 @@ function safeWriteFileSync(root, rel, data, options = {}) {
       let written = 0;
       while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
       if (options.durable === true) file.syncSync();
-    } catch (error) {
-      abandon(temp, file, error);
-    }
-    if (settle(plan, temp, file, !beside)) return;
-  }
-}
-async function safeWriteFile(root, rel, data, options = {}) {
-  const plan = planWrite(root, rel, data, options);
-  for (const [i, temp] of plan.temps.entries()) {
-    const beside = i === 1;
-    if (beside) walk2(root, rel, plan.segments, false);
-    let file;
-    try {
-      file = await Deno.open(temp, {
-        write: true,
-        createNew: true,
-        mode: plan.mode
-      });
-    } catch (error) {
-      throw beside ? folderChangedOr(error, rel) : error;
-    }
-    try {
-      let written = 0;
-      while (written < plan.bytes.length) written += await file.write(plan.bytes.subarray(written));
-      if (options.durable !== false) await file.sync();
     } catch (error) {
       abandon(temp, file, error);
     }
@@ -1891,10 +1865,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-EQRRYTLH.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-EMLKDJC4.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-F6IYJANJ.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-QWPFE5L2.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-65BSALWW.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-YZSQGOBM.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-5GC2NWAA.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-OUTGIV2M.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

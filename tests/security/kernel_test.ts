@@ -13,7 +13,7 @@ import { confinePathSync, isGitDirName } from "../../core/paths.ts";
 import { PtermError } from "../../core/errors.ts";
 import { tokenize } from "../../core/grammar.ts";
 import { escapeControls, renderText } from "../../core/envelope.ts";
-import { safeReadTextFileSync, safeWriteFile, safeWriteFileSync } from "../../core/safe_fs.ts";
+import { safeReadTextFileSync, safeWriteFileSync } from "../../core/safe_fs.ts";
 import { listAuditRecords, readAuditRecord } from "../../core/audit.ts";
 import { MAX_COMMAND_LINE_BYTES } from "../../core/runtime.ts";
 import { cli, exec, execOk, makeRoot, ptermArgs } from "../helpers.ts";
@@ -228,7 +228,7 @@ Deno.test("pterm.json and cache/ behind a symlink are refused, not read or writt
   assert.deepEqual(await listTree(outside.path), ["evil.json"]);
 });
 
-Deno.test("safeWriteFile replaces a hard-linked file, never the shared inode", async () => {
+Deno.test("safeWriteFileSync replaces a hard-linked file, never the shared inode", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
   const victim = join(outside.path, "victim.txt");
@@ -240,7 +240,7 @@ Deno.test("safeWriteFile replaces a hard-linked file, never the shared inode", a
   assert.equal(await Deno.readTextFile(join(dir.path, "notes/out.md")), "new sync\n");
   await Deno.remove(join(dir.path, "notes/out.md"));
   await Deno.link(victim, join(dir.path, "notes/out.md"));
-  await safeWriteFile(dir.path, "notes/out.md", "new async\n");
+  safeWriteFileSync(dir.path, "notes/out.md", "new durable\n", { durable: true });
   assert.equal(await Deno.readTextFile(victim), "original\n");
   // And through doc --out, on a real PDF.
   await Deno.remove(join(dir.path, "notes/out.md"));
@@ -278,8 +278,8 @@ Deno.test("an --out folder swapped for a symlink after it was checked: the write
   const checked = confinePathSync(dir.path, "out/text.md", "write", { label: "--out" });
   await Deno.rename(join(dir.path, "out"), join(dir.path, "out.moved"));
   await Deno.symlink(outside.path, join(dir.path, "out"));
-  await assert.rejects(
-    safeWriteFile(dir.path, checked.rel, "x"),
+  assert.throws(
+    () => safeWriteFileSync(dir.path, checked.rel, "x", { durable: true }),
     (e) => e instanceof PtermError && e.code === "PathEscape",
   );
   assert.deepEqual(await listTree(outside.path), []);
@@ -328,7 +328,7 @@ function startSwapper(folder: string, outside: string, stop: string): Deno.Child
   }).spawn();
 }
 
-Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no content outside, no success untrue", async () => {
+Deno.test("safeWriteFileSync under a folder swapped to a symlink in parallel: no content outside, no success untrue", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
   await Deno.mkdir(join(dir.path, "out"));
@@ -351,7 +351,7 @@ Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no con
       let code: string | null = null;
       try {
         if (i % 2 === 0) safeWriteFileSync(dir.path, `out/${name}`, content);
-        else await safeWriteFile(dir.path, `out/${name}`, content, { durable: false });
+        else safeWriteFileSync(dir.path, `out/${name}`, content, { durable: true });
       } catch (error) {
         if (!(error instanceof PtermError)) throw error;
         code = error.code;
@@ -389,12 +389,12 @@ Deno.test("safeWriteFile under a folder swapped to a symlink in parallel: no con
   assert.deepEqual(leftovers, []);
 });
 
-Deno.test("safeWriteFile writes a file whose name is as long as the file system allows", async () => {
+Deno.test("safeWriteFileSync writes a file whose name is as long as the file system allows", async () => {
   await using dir = await makeRoot();
   // A temporary name made from the target's (`.<name>.<unique>.tmp`) would pass NAME_MAX (255).
   const name = `${"a".repeat(250)}.md`;
   safeWriteFileSync(dir.path, `out/${name}`, "one\n", { mkdirs: true });
-  await safeWriteFile(dir.path, `out/${name}`, "two\n");
+  safeWriteFileSync(dir.path, `out/${name}`, "two\n", { durable: true });
   assert.equal(await Deno.readTextFile(join(dir.path, "out", name)), "two\n");
   assert.deepEqual(await listTree(dir.path), ["out"]);
 });
@@ -406,7 +406,7 @@ async function mountTmpfs(path: string): Promise<boolean> {
   return run?.success === true;
 }
 
-Deno.test("safeWriteFile into a mount inside the root (another file system) writes beside the target", async (t) => {
+Deno.test("safeWriteFileSync into a mount inside the root (another file system) writes beside the target", async (t) => {
   await using dir = await makeRoot();
   const mount = join(dir.path, "mnt");
   await Deno.mkdir(mount);
@@ -418,12 +418,12 @@ Deno.test("safeWriteFile into a mount inside the root (another file system) writ
   try {
     assert.notEqual((await Deno.stat(mount)).dev, (await Deno.stat(dir.path)).dev);
     safeWriteFileSync(dir.path, "mnt/new.txt", "sync\n");
-    await safeWriteFile(dir.path, "mnt/async.txt", "async\n");
+    safeWriteFileSync(dir.path, "mnt/durable.txt", "durable\n", { durable: true });
     safeWriteFileSync(dir.path, "mnt/new.txt", "replaced\n");
     assert.equal(await Deno.readTextFile(join(mount, "new.txt")), "replaced\n");
-    assert.equal(await Deno.readTextFile(join(mount, "async.txt")), "async\n");
+    assert.equal(await Deno.readTextFile(join(mount, "durable.txt")), "durable\n");
     // No temporary file is left on either file system.
-    assert.deepEqual(await listTree(mount), ["async.txt", "new.txt"]);
+    assert.deepEqual(await listTree(mount), ["durable.txt", "new.txt"]);
     assert.deepEqual(await listTree(dir.path), ["mnt"]);
   } finally {
     await new Deno.Command("umount", { args: [mount] }).output();
