@@ -387,7 +387,16 @@ export const resultSchemas = {
     })),
     truncated: z.boolean(),
   }),
-  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
+  diff: z.strictObject({
+    ...base("git diff"),
+    from: z.string(),
+    to: z.string(),
+    ...diffFields,
+    unmerged: paths.describe(
+      "Paths with a conflict in progress. The patch shows each as git does: the combined diff (`diff --cc`) of the " +
+        "work-tree file against both sides, or `* Unmerged path <path>` when one side lacks it; they are not in files.",
+    ),
+  }),
   show: z.union([
     z.strictObject({
       ...base("git show"),

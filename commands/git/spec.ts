@@ -564,6 +564,17 @@ export const diffFlags = [
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
   { name: "name-status", type: "boolean", description: "Print `M path`, `A path`, `D path` per changed file." },
   compat("patch", "Accepted: the patch is the default output.", { short: "p" }),
+  compat(
+    "cc",
+    "Accepted: during a merge, cherry-pick or revert each conflicted path already shows git's dense combined diff " +
+      "(`diff --cc`, the work tree against both sides).",
+  ),
+  {
+    name: "combined",
+    short: "c",
+    type: "boolean",
+    description: "Show conflicted paths in git's full combined form (`diff --combined`), not the dense `--cc` one.",
+  },
   {
     name: "context",
     short: "U",

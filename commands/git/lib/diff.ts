@@ -108,6 +108,11 @@ export interface FileChange {
   /** A rename: the path the old side had, and git's score (0..60000). */
   readonly oldPath?: string;
   readonly score?: number;
+  /**
+   * The path has a conflict in progress: git's `* Unmerged path <path>` line comes first, then the
+   * diff of the sides given (none: the line alone).
+   */
+  readonly unmerged?: boolean;
 }
 
 export interface DiffFile {
@@ -266,6 +271,10 @@ export async function renderDiff(
   let additions = 0;
   let deletions = 0;
   for (const change of [...changes].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (change.unmerged) {
+      patch.add(`* Unmerged path ${change.path}\n`);
+      if (!change.old && !change.new) continue;
+    }
     // A change between a link and a file is shown as a deletion plus an addition, as git does.
     const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
     const parts: FileChange[] = split
