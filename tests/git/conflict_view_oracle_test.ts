@@ -171,36 +171,43 @@ Deno.test("property: the combined diff of any two-sided conflict is real git's (
   const dir = `${root.path}/r`;
   let round = 0;
   await fc.assert(
-    fc.asyncProperty(fileArb, editsArb, editsArb, fc.boolean(), fc.boolean(), async (base, ours, theirs, eol, touch) => {
-      round++;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-      await Deno.mkdir(dir, { recursive: true });
-      await git(dir, "init", "-q", "-b", "main");
-      const text = (lines: string[]) => {
-        const joined = lines.join("");
-        return eol || joined === "" ? joined : joined.slice(0, -1);
-      };
-      await write(`${dir}/f.txt`, text(base));
-      await git(dir, "add", "-A");
-      await git(dir, "commit", "-qm", "base");
-      await git(dir, "checkout", "-qb", "other");
-      await write(`${dir}/f.txt`, text(edit(base, theirs)));
-      await git(dir, "commit", "-qam", "theirs", "--allow-empty");
-      await git(dir, "checkout", "-q", "main");
-      await write(`${dir}/f.txt`, text(edit(base, ours)));
-      await git(dir, "commit", "-qam", "ours", "--allow-empty");
-      if ((await gitRaw(dir, ["merge", "other"])).code === 0) return;
-      // Sometimes the user has started resolving: a hunk's markers replaced by one side.
-      if (touch) {
-        const current = await Deno.readTextFile(`${dir}/f.txt`);
-        await write(`${dir}/f.txt`, current.replace(/<<<<<<< HEAD\n([^]*?)=======\n[^]*?>>>>>>> other\n/, "$1"));
-      }
-      for (const args of [["diff"], ["diff", "-c"], ["diff", "-U0"], ["diff", "-U1"]]) {
-        const theirsOut = await gitRaw(dir, args);
-        const oursOut = await ptermTry(root.path, `git ${args.join(" ")} --repo r`);
-        assert.equal(oursOut.stdout, theirsOut.stdout, `round ${round}: git ${args.join(" ")}`);
-      }
-    }),
+    fc.asyncProperty(
+      fileArb,
+      editsArb,
+      editsArb,
+      fc.boolean(),
+      fc.boolean(),
+      async (base, ours, theirs, eol, touch) => {
+        round++;
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        await Deno.mkdir(dir, { recursive: true });
+        await git(dir, "init", "-q", "-b", "main");
+        const text = (lines: string[]) => {
+          const joined = lines.join("");
+          return eol || joined === "" ? joined : joined.slice(0, -1);
+        };
+        await write(`${dir}/f.txt`, text(base));
+        await git(dir, "add", "-A");
+        await git(dir, "commit", "-qm", "base");
+        await git(dir, "checkout", "-qb", "other");
+        await write(`${dir}/f.txt`, text(edit(base, theirs)));
+        await git(dir, "commit", "-qam", "theirs", "--allow-empty");
+        await git(dir, "checkout", "-q", "main");
+        await write(`${dir}/f.txt`, text(edit(base, ours)));
+        await git(dir, "commit", "-qam", "ours", "--allow-empty");
+        if ((await gitRaw(dir, ["merge", "other"])).code === 0) return;
+        // Sometimes the user has started resolving: a hunk's markers replaced by one side.
+        if (touch) {
+          const current = await Deno.readTextFile(`${dir}/f.txt`);
+          await write(`${dir}/f.txt`, current.replace(/<<<<<<< HEAD\n([^]*?)=======\n[^]*?>>>>>>> other\n/, "$1"));
+        }
+        for (const args of [["diff"], ["diff", "-c"], ["diff", "-U0"], ["diff", "-U1"]]) {
+          const theirsOut = await gitRaw(dir, args);
+          const oursOut = await ptermTry(root.path, `git ${args.join(" ")} --repo r`);
+          assert.equal(oursOut.stdout, theirsOut.stdout, `round ${round}: git ${args.join(" ")}`);
+        }
+      },
+    ),
     { numRuns: 40, seed: 28 },
   );
 });
