@@ -18,9 +18,9 @@ import {
 import { abbreviate } from "../lib/abbrev.ts";
 import { type Tracking, trackingInfo } from "../lib/upstream.ts";
 import { describeCommit, readCommit } from "../lib/log.ts";
-import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
+import { checkBranchName, readHead, readReflog, resolveRefOid } from "../lib/refs.ts";
 import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
-import { resolveRevision } from "../lib/revparse.ts";
+import { dwimRef, peel, resolveRevision } from "../lib/revparse.ts";
 import type { GitAuthor } from "../lib/identity.ts";
 import type { Index } from "../lib/index_file.ts";
 import { pathWithin } from "../lib/tree.ts";
@@ -74,6 +74,12 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
  * A submodule changed only inside is ` m` (modified content) or ` ?` (untracked content) there, as
  * in `git status --short`; `--porcelain` keeps ` M`, as git's porcelain v1 does.
  */
+/** A name as git's short status writes it: quoted as everywhere, and also when it holds a space (QUOTE_PATH_QUOTE_SP). */
+function shortName(path: string): string {
+  const quoted = quoteName(path);
+  return quoted.startsWith('"') || !path.includes(" ") ? quoted : `"${quoted}"`;
+}
+
 function shortStatus(files: readonly StatusFile[], untracked: readonly string[], porcelain: boolean): string {
   // git's order (wt_shortstatus_print): tracked and unmerged paths by name, then the untracked ones.
   const tracked = files.filter((f) => f.xy !== "??");
@@ -83,11 +89,11 @@ function shortStatus(files: readonly StatusFile[], untracked: readonly string[],
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    const from = f.orig_path !== undefined ? `${quoteName(f.orig_path)} -> ` : "";
-    return `${xy.replaceAll(".", " ")} ${from}${quoteName(f.path)}`;
+    const from = f.orig_path !== undefined ? `${shortName(f.orig_path)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path)}`;
   });
   if (shown.truncated) lines.push(`... and ${tracked.length - shown.items.length} more (see the result)`);
-  for (const path of untracked.slice(0, Math.max(0, 1000 - shown.items.length))) lines.push(`?? ${quoteName(path)}`);
+  for (const path of untracked.slice(0, Math.max(0, 1000 - shown.items.length))) lines.push(`?? ${shortName(path)}`);
   if (untracked.length > Math.max(0, 1000 - shown.items.length)) lines.push("... more untracked (see the result)");
   return lines.length ? lines.join("\n") + "\n" : "";
 }
@@ -226,8 +232,38 @@ const STAGED_LABELS: Record<string, string> = {
 };
 const UNSTAGED_LABELS: Record<string, string> = { M: "modified:", D: "deleted:", T: "typechange:", A: "new file:" };
 
+/**
+ * git's line for a detached HEAD (wt_status_get_detached_from): the last `checkout: moving from …
+ * to <target>` in HEAD's reflog names what was checked out — as its ref (tags and remote branches
+ * shortened) when the ref still names the commit it moved to, else that commit abbreviated — and
+ * HEAD is "at" it while it has not moved since, "from" it after; without such an entry, "Not
+ * currently on any branch."
+ */
+async function detachedLine(repo: Repo, head: string | null): Promise<string> {
+  const entries = readReflog(repo, "HEAD");
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith("checkout: moving from ")) continue;
+    const to = message.indexOf(" to ", "checkout: moving from ".length);
+    if (to < 0) continue;
+    const target = message.slice(to + 4).split("\n")[0];
+    const moved = entries[i].newOid;
+    let from = abbreviate(repo, moved);
+    const ref = target === "HEAD" ? null : dwimRef(repo, target);
+    const refOid = ref ? resolveRefOid(repo, ref) : null;
+    if (ref && refOid) {
+      const commit = refOid === moved ? moved : (await peel(repo, refOid).catch(() => null))?.oid;
+      if (commit === moved) from = ref.replace(/^refs\/tags\//, "").replace(/^refs\/remotes\//, "");
+    }
+    return `HEAD detached ${head === moved ? "at" : "from"} ${from}`;
+  }
+  return "Not currently on any branch.";
+}
+
 /** What the long status needs besides the report and its files. */
 interface LongStatusContext {
+  /** The first line: `On branch <name>`, or git's line for a detached HEAD. */
+  readonly branchLine: string;
   readonly tracking: Tracking | null;
   readonly progress: Sequence | null;
   /** The abbreviated commit a cherry-pick or revert in progress applies. */
@@ -245,11 +281,11 @@ interface LongStatusContext {
  */
 function longStatus(report: StatusReport, files: readonly StatusFile[], context: LongStatusContext): string {
   const { tracking, progress, hints } = context;
-  const lines = [report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`];
+  const lines = [context.branchLine];
   if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
   const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
   if (progress) lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
-  if (!report.head) lines.push("No commits yet", "");
+  if (!report.head) lines.push("", "No commits yet", "");
   // A merge or cherry-pick in progress has no "unstage" hint (git's whence is not a plain commit); a revert has.
   const plainCommit = progress !== "merge" && progress !== "cherry-pick";
   const unstageHint = report.head
@@ -353,6 +389,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
     text = longStatus(report, files, {
+      branchLine: report.branch ? `On branch ${report.branch}` : await detachedLine(repo, report.head),
       tracking,
       progress,
       picked: picked ? abbreviate(repo, picked) : null,
