@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRoot } from "../helpers.ts";
-import { assertFsck, git, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
+import { assertFsck, git, GIT_ENV, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
 
 /** The text lines to compare, each run through pterm (`--repo r`) and real git in the same repository. */
 const VIEWS: readonly string[][] = [
@@ -17,6 +17,8 @@ const VIEWS: readonly string[][] = [
   ["diff", "--cc"],
   ["diff", "-c"],
   ["diff", "-U1"],
+  ["diff", "--name-only"],
+  ["diff", "--name-status"],
   ["diff", "--staged"],
   ["diff", "HEAD"],
   ["status"],
@@ -150,6 +152,36 @@ Deno.test("a cherry-pick and a revert stopped on conflicts: diff and status are 
   assert.equal((await git(dir, "log", "-1", "--format=%s")).trim(), "Y");
   await assertSameViews(root.path, "r");
   await assertFsck(dir);
+});
+
+Deno.test("a conflict in a Latin-1 file: the combined diff's bytes are git's, in the patch artifact", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
+  await Deno.mkdir(dir, { recursive: true });
+  await git(dir, "init", "-q", "-b", "main");
+  await write(`${dir}/l.txt`, latin1("caf\xe9\nna\xefve\n"));
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  await git(dir, "checkout", "-qb", "other");
+  await write(`${dir}/l.txt`, latin1("caf\xe9 cr\xe8me\nna\xefve\n"));
+  await git(dir, "commit", "-qam", "other");
+  await git(dir, "checkout", "-q", "main");
+  await write(`${dir}/l.txt`, latin1("caf\xe9 br\xfbl\xe9\nna\xefve\n"));
+  await git(dir, "commit", "-qam", "ours");
+  assert.notEqual((await gitRaw(dir, ["merge", "other"])).code, 0);
+  const theirs = await new Deno.Command("git", {
+    args: ["diff"],
+    cwd: dir,
+    env: GIT_ENV,
+    clearEnv: true,
+    stdout: "piped",
+  })
+    .output();
+  const ours = await pterm(root.path, "git diff --repo r");
+  assert.deepEqual(result(ours).not_utf8, ["l.txt"]);
+  const artifact = result(ours).patch_artifact as string;
+  assert.deepEqual(await Deno.readFile(`${root.path}/${artifact}`), theirs.stdout);
 });
 
 /** Lines both sides draw from, so that edits collide, repeat, and leave function-like lines around. */

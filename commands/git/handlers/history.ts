@@ -147,17 +147,25 @@ type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolea
 
 /** The text of a diff in the form the flags ask for (stat, names); null for the patch itself. */
 function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null {
-  const lines = (f: (file: DiffFile) => string) =>
-    rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return "";
-  if (flags["name-only"]) return lines((f) => quoteName(f.path));
-  if (flags["name-status"]) {
-    // git's form: `R<similarity>\t<old>\t<new>` for a rename.
-    return lines((f) =>
-      f.status === "renamed"
+  if (flags["name-only"] || flags["name-status"]) {
+    // git's form: `R<similarity>\t<old>\t<new>` for a rename; a conflicted path `U\t<path>` (its name alone
+    // with --name-only) before the change of our side's file in the work tree, if any.
+    const line = (f: DiffFile) =>
+      flags["name-only"]
+        ? quoteName(f.path)
+        : f.status === "renamed"
         ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
-        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
-    );
+        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`;
+    const rows = [
+      ...rendered.unmerged.map((path) => ({
+        path,
+        first: 0,
+        text: flags["name-only"] ? quoteName(path) : `U\t${quoteName(path)}`,
+      })),
+      ...rendered.files.map((f) => ({ path: f.path, first: 1, text: line(f) })),
+    ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
+    return rows.map((r) => r.text).join("\n") + (rows.length ? "\n" : "");
   }
   if (flags.stat) return renderStat(rendered);
   return null;
@@ -285,15 +293,21 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     const base = await flattenTree(repo, await treeOfRev(repo, from));
     changes = staged ? changesBetween(base, indexFlat(index)) : await changesToWorktree(repo, index, policy, base);
     labels = [from, staged ? "index" : "worktree"];
-    if (staged) unmerged = unmergedChanges(repo, index, false);
+    if (staged) unmerged = unmergedChanges(repo, index, false, false);
   } else if (staged) {
     changes = changesBetween(await headFlat(repo), indexFlat(index));
     labels = ["HEAD", "index"];
-    unmerged = unmergedChanges(repo, index, false);
+    unmerged = unmergedChanges(repo, index, false, false);
   } else {
     changes = await changesToWorktree(repo, index, policy, null);
     labels = ["index", "worktree"];
-    unmerged = unmergedChanges(repo, index, true);
+    // git combines only for the patch: the name and stat views list each side's change instead.
+    unmerged = unmergedChanges(
+      repo,
+      index,
+      true,
+      !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"],
+    );
   }
   // Against the index, a conflicted path is its `* Unmerged path` line, never a deletion of its stage-0 entry.
   if (staged) changes = changes.filter((c) => !index.conflicts.has(c.path));
@@ -308,11 +322,14 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     algorithm,
   });
   // git prints each unmerged path's combined diff first (diff-files shows them as it meets them), then the rest.
-  const combined: Uint8Array[] = [];
+  const combined: { path: string; bytes: Uint8Array }[] = [];
   for (const { path, parents } of combinedKept) {
-    combined.push(
-      await combinedDiff(repo, path, parents, { context: ctx.flags.context, dense: !ctx.flags.combined, algorithm }),
-    );
+    const bytes = await combinedDiff(repo, path, parents, {
+      context: ctx.flags.context,
+      dense: !ctx.flags.combined,
+      algorithm,
+    });
+    combined.push({ path, bytes });
   }
   const out = await emit(ctx, combined.length ? withCombined(rendered, combined) : rendered, ctx.flags);
   const unmergedPaths = [...new Set([...combinedKept.map((c) => c.path), ...unmergedKept.map((c) => c.path)])]
@@ -328,18 +345,18 @@ interface UnmergedView {
 }
 
 /**
- * The conflicted paths as git's diff shows them. Against the work tree (diff-files): a path both
- * sides have (index stages 2 and 3) gets the combined diff; any other gets `* Unmerged path`, and
- * where our side has it (stage 2), the diff of that side with the work tree after it. Against
- * HEAD (`--staged`, diff-index): the `* Unmerged path` line alone.
+ * The conflicted paths as git's diff shows them. Against the work tree (diff-files): with `combine`
+ * (the patch view), a path both sides have (index stages 2 and 3) gets the combined diff; any
+ * other gets `* Unmerged path`, and where our side has it (stage 2), the diff of that side with
+ * the work tree after it. Against HEAD (`--staged`, diff-index): the `* Unmerged path` line alone.
  */
-function unmergedChanges(repo: Repo, index: Index, worktree: boolean): UnmergedView {
+function unmergedChanges(repo: Repo, index: Index, worktree: boolean, combine = worktree): UnmergedView {
   const view: UnmergedView = { changes: [], combined: [] };
   for (const path of [...index.conflicts.keys()].sort(comparePaths)) {
     const stages = index.conflicts.get(path)!;
     const ours = stages.find((e) => e.stage === 2);
     const theirs = stages.find((e) => e.stage === 3);
-    if (worktree && ours && theirs) {
+    if (combine && ours && theirs) {
       view.combined.push({
         path,
         parents: [ours, theirs].map((e) => ({ oid: e.oid, mode: modeToTreeMode(e.mode) })),
@@ -359,17 +376,22 @@ function unmergedChanges(repo: Repo, index: Index, worktree: boolean): UnmergedV
   return view;
 }
 
-/** The rendered diff with the combined diffs before it, as one patch. */
-function withCombined(rendered: RenderedDiff, combined: readonly Uint8Array[]): RenderedDiff {
-  const head = concatBytes([...combined]);
-  const patchBytes = concatBytes([head, rendered.patchBytes]);
-  const headUtf8 = strictUtf8(head);
+/**
+ * The rendered diff with the combined diffs before it, as one patch. A combined diff whose lines
+ * are not UTF-8 shows each byte as one character in the text, and its path joins `notUtf8` (the
+ * patch's bytes then go to an artifact, as for any other such file).
+ */
+function withCombined(rendered: RenderedDiff, combined: readonly { path: string; bytes: Uint8Array }[]): RenderedDiff {
+  const texts = combined.map((c) => strictUtf8(c.bytes));
+  const notUtf8 = combined.filter((_, i) => texts[i] === null).map((c) => c.path);
+  const patchBytes = concatBytes([...combined.map((c) => c.bytes), rendered.patchBytes]);
   let text: string | undefined;
   return {
     ...rendered,
     patchBytes,
+    notUtf8: [...notUtf8, ...rendered.notUtf8],
     get patch() {
-      return text ??= (headUtf8 ?? bytesToByteString(head)) + rendered.patch;
+      return text ??= combined.map((c, i) => texts[i] ?? bytesToByteString(c.bytes)).join("") + rendered.patch;
     },
   };
 }

@@ -145,6 +145,8 @@ export interface RenderedDiff {
   readonly deletions: number;
   /** For binary files: the old and new sizes in bytes, which `--stat` shows (`Bin 5 -> 6 bytes`). */
   readonly binarySizes: ReadonlyMap<string, readonly [number, number]>;
+  /** Paths given as `unmerged` changes: each printed its `* Unmerged path` line (not in `files`). */
+  readonly unmerged: readonly string[];
 }
 
 async function load(
@@ -267,11 +269,13 @@ export async function renderDiff(
   const binarySizes = new Map<string, [number, number]>();
   const notUtf8 = new Set<string>();
   const otherFunctionLines = new Map<string, string>();
+  const unmerged: string[] = [];
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
   for (const change of [...changes].sort((a, b) => comparePaths(a.path, b.path))) {
     if (change.unmerged) {
+      unmerged.push(change.path);
       patch.add(`* Unmerged path ${change.path}\n`);
       if (!change.old && !change.new) continue;
     }
@@ -384,6 +388,7 @@ export async function renderDiff(
     },
     notUtf8: [...notUtf8],
     otherFunctionLines,
+    unmerged,
     files,
     additions,
     deletions,
