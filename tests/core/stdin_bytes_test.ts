@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../helpers.ts";
 import { git, gitRaw, write } from "../git/oracle.ts";
+import { connectModern } from "../mcp/client.ts";
 
 const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
 const ascii = (text: string) => new TextEncoder().encode(text);
@@ -112,6 +113,29 @@ Deno.test("a Latin-1 diff on stdin is applied byte for byte as git apply applies
     await assertFilesAs(dir, expected, "--request");
   });
 });
+
+Deno.test(
+  "over MCP, a Latin-1 diff in terminal_exec's stdin string (bytes as U+DC80–U+DCFF) applies byte for byte",
+  { sanitizeOps: false, sanitizeResources: false },
+  async () => {
+    const expected = await gitApplied();
+    await using root = await makeRoot();
+    const dir = await repoIn(root.path);
+    const server = await connectModern(root.path, "stdin-bytes");
+    try {
+      const escaped = [...DIFF].map((b) => String.fromCharCode(b < 0x80 ? b : 0xdc00 + b)).join("");
+      const called = await server.client.callTool({
+        name: "terminal_exec",
+        arguments: { command: "patch apply --repo r", stdin: escaped },
+      });
+      const envelope = called.structuredContent as { exit_code: number; stderr: string };
+      assert.equal(envelope.exit_code, 0, envelope.stderr);
+      await assertFilesAs(dir, expected, "MCP");
+    } finally {
+      await server.client.close();
+    }
+  },
+);
 
 Deno.test("stdin that is not UTF-8 is refused by a command that reads text, never read as U+FFFD", async (t) => {
   await using root = await makeRoot();
