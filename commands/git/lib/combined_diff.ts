@@ -5,7 +5,7 @@
  * the file agrees with one side; `-c` keeps them.
  */
 
-import { looksBinary, quoteName } from "./bytes.ts";
+import { bytesEqual, looksBinary, quoteName, ZERO_OID } from "./bytes.ts";
 import { abbreviate } from "./abbrev.ts";
 import { conversionFor, worktreeBlob } from "./convert.ts";
 import { concatBytes, DEFAULT_ALGORITHM, type LineAlgorithm, lineChanges } from "./line_diff.ts";
@@ -47,8 +47,6 @@ interface ResultLine {
   readonly pLno: number[];
 }
 
-const NUL_OID = "0".repeat(40);
-
 /**
  * xdiff-interface.c's trim_common_tail: with no context, a common tail of whole 1 KiB blocks is
  * left out of the diff (back to a line end), which can change how git's diff places a change.
@@ -68,12 +66,6 @@ function trimCommonTail(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] 
   return [a.subarray(0, a.length - trimmed + recovered), b.subarray(0, b.length - trimmed + recovered)];
 }
 
-function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
-
 /** combine-diff.c's coalesce_lines: merges a parent's lost lines into those already there, by their longest common subsequence. */
 function coalesce(base: Lost[], incoming: Lost[], parent: number): Lost[] {
   if (incoming.length === 0) return base;
@@ -81,13 +73,13 @@ function coalesce(base: Lost[], incoming: Lost[], parent: number): Lost[] {
   const rows = base.length + 1;
   const cols = incoming.length + 1;
   const lcs = new Int32Array(rows * cols);
-  // 0 match, 1 base, 2 new
+  // Which way each cell came: 0 both lines match, 1 from the base line above, 2 from the new line to the left.
   const dir = new Uint8Array(rows * cols);
   for (let i = 0; i < rows; i++) dir[i * cols] = 1;
   for (let j = 1; j < cols; j++) dir[j] = 2;
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
-      if (sameBytes(base[i - 1].line, incoming[j - 1].line)) {
+      if (bytesEqual(base[i - 1].line, incoming[j - 1].line)) {
         lcs[i * cols + j] = lcs[(i - 1) * cols + j - 1] + 1;
         dir[i * cols + j] = 0;
       } else if (lcs[i * cols + j - 1] >= lcs[(i - 1) * cols + j]) {
@@ -120,7 +112,7 @@ function coalesce(base: Lost[], incoming: Lost[], parent: number): Lost[] {
 /** Reads a parent's blob as combine-diff.c's grab_blob does (a submodule as its `Subproject commit` line). */
 async function parentBytes(repo: Repo, parent: CombinedParent): Promise<Uint8Array> {
   if (parent.mode === "160000") return subprojectText(parent.oid);
-  if (parent.oid === NUL_OID) return new Uint8Array();
+  if (parent.oid === ZERO_OID) return new Uint8Array();
   return await repo.objects.readTyped(parent.oid, "blob");
 }
 
@@ -158,7 +150,7 @@ export async function combinedDiff(
   const text = (s: string) => out.push(new TextEncoder().encode(s));
   const header = (showFileHeader: boolean) => {
     text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}\n`);
-    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, NUL_OID)}\n`);
+    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, ZERO_OID)}\n`);
     if (modeDiffers) {
       // A parent is never "added" here (diff-files marks each stage modified), so no "new file mode".
       text(
