@@ -165,7 +165,9 @@ export const statusFlags = [
     choices: ["all", "normal", "no"],
     compat: true,
     valueName: "mode",
-    description: "no: leave untracked files out; all or normal: list each untracked file (pterm's default).",
+    description:
+      "no: leave untracked files out; normal (the default, or status.showUntrackedFiles): the text shows a " +
+      "folder holding no tracked file as `dir/`, as git; all: each file. result.files lists each untracked file.",
   },
 ] as const satisfies readonly FlagSpec[];
 

@@ -57,6 +57,11 @@ Deno.test("git status prints real git's long and short forms in every everyday s
   await git(dir, "config", "advice.statusHints", "false");
   await assertStatusAsGit(root.path, "r", "the same without hints");
   await git(dir, "config", "--unset", "advice.statusHints");
+  for (const mode of ["no", "all"]) {
+    await git(dir, "config", "status.showUntrackedFiles", mode);
+    await assertStatusAsGit(root.path, "r", `status.showUntrackedFiles=${mode}`);
+  }
+  await git(dir, "config", "--unset", "status.showUntrackedFiles");
 
   await git(dir, "stash", "-q", "-u");
   await write(`${up}/a.txt`, "a\nup\n");

@@ -361,10 +361,20 @@ function longStatus(report: StatusReport, files: readonly StatusFile[], context:
   return lines.join("\n") + "\n";
 }
 
+/** `-u<mode>` if given, else git's `status.showUntrackedFiles` (no, normal, all; a false boolean is no), else normal. */
+function untrackedFilesMode(flag: string | undefined, repo: Repo): "no" | "normal" | "all" {
+  if (flag === "no" || flag === "normal" || flag === "all") return flag;
+  const setting = repo.config.get("status.showUntrackedFiles")?.trim().toLowerCase();
+  if (setting === undefined) return "normal";
+  if (setting === "all") return "all";
+  return ["no", "false", "off", "0"].includes(setting) ? "no" : "normal";
+}
+
 export const status: Handler<typeof statusFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
-  const untracked = ctx.flags["untracked-files"] !== "no";
+  const untrackedMode = untrackedFilesMode(ctx.flags["untracked-files"], repo);
+  const untracked = untrackedMode !== "no";
   const options = { untracked, paths: scope.length ? scope : null };
   // In a warm worker the work tree's side may come from a watcher-checked cache (lib/fsmonitor.ts).
   const { index, work } = await monitoredStatus({ warm: ctx.warm === true }, repo, policy, options);
@@ -381,7 +391,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  const shownUntracked = untrackedAsGit(report.untracked, index, ctx.flags["untracked-files"] === "all");
+  const shownUntracked = untrackedAsGit(report.untracked, index, untrackedMode === "all");
   let text: string;
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") +
