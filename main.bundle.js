@@ -1698,11 +1698,94 @@ function concatBytes(parts) {
 function tooLarge(maxBytes) {
   return new PtermError("InputTooLarge", `stdin is larger than the limit of ${maxBytes} bytes; send less (split the work) or raise limits.stdin_bytes in pterm.json.`);
 }
+var strictUtf8 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+function firstInvalidUtf8(bytes) {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    let need = 0;
+    let min = 0;
+    if (b < 128) {
+      i++;
+      continue;
+    } else if (b >= 194 && b <= 223) {
+      need = 1;
+      min = 128;
+    } else if (b >= 224 && b <= 239) {
+      need = 2;
+      min = 2048;
+    } else if (b >= 240 && b <= 244) {
+      need = 3;
+      min = 65536;
+    } else return i;
+    if (i + need >= bytes.length) return i;
+    let code2 = b & 63 >> need;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if ((c & 192) !== 128) return i;
+      code2 = code2 << 6 | c & 63;
+    }
+    if (code2 < min || code2 > 1114111 || code2 >= 55296 && code2 <= 57343) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+function fromBytes(bytes) {
+  try {
+    return {
+      bytes,
+      text: strictUtf8.decode(bytes),
+      invalidAt: null
+    };
+  } catch {
+    return {
+      bytes,
+      text: null,
+      invalidAt: Math.max(0, firstInvalidUtf8(bytes))
+    };
+  }
+}
+function fromText(text) {
+  if (text.isWellFormed()) return {
+    bytes: new TextEncoder().encode(text),
+    text,
+    invalidAt: null
+  };
+  const encoder4 = new TextEncoder();
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code2 = text.charCodeAt(i);
+    if (code2 < 55296 || code2 > 57343) continue;
+    const next = text.charCodeAt(i + 1);
+    if (code2 <= 56319 && next >= 56320 && next <= 57343) {
+      i++;
+      continue;
+    }
+    if (code2 < 56448 || code2 > 56575) {
+      throw new PtermError("StdinNotUtf8", `stdin holds the lone surrogate U+${code2.toString(16).toUpperCase()} at character ${i}, which is no text and stands for no byte; send stdin as UTF-8 text, with each byte that is not UTF-8 as U+DC80\u2013U+DCFF (surrogateescape), or save it to a file and pass \`--stdin-file <path>\` to \`pterm exec\`.`);
+    }
+    parts.push(encoder4.encode(text.slice(start, i)), new Uint8Array([
+      code2 - 56320
+    ]));
+    start = i + 1;
+  }
+  parts.push(encoder4.encode(text.slice(start)));
+  return fromBytes(concatBytes(parts));
+}
 async function readStdin(source, maxBytes, deadline) {
   if (source.kind === "none") return null;
   if (source.kind === "text") {
-    if (new TextEncoder().encode(source.text).length > maxBytes) throw tooLarge(maxBytes);
-    return source.text;
+    const stdin = fromText(source.text);
+    if (stdin.bytes.length > maxBytes) throw tooLarge(maxBytes);
+    return stdin;
+  }
+  if (source.kind === "bytes") {
+    if (source.bytes.length > maxBytes) throw tooLarge(maxBytes);
+    return fromBytes(source.bytes);
   }
   const reader = source.stream.getReader();
   const chunks = [];
@@ -1731,14 +1814,16 @@ async function readStdin(source, maxBytes, deadline) {
     deadlineSignal.removeEventListener("abort", onDeadline);
     reader.releaseLock();
   }
-  const bytes = concatBytes(chunks);
-  try {
-    return new TextDecoder("utf-8", {
-      fatal: true
-    }).decode(bytes);
-  } catch {
-    throw new PtermError("InvalidArgs", "stdin is not valid UTF-8 text; send text (binary content must be encoded, e.g. base64).");
-  }
+  return fromBytes(concatBytes(chunks));
+}
+function notUtf8Failure(commandPath, leaf, stdin) {
+  const at = stdin.invalidAt ?? 0;
+  const byte = at < stdin.bytes.length ? ` (byte 0x${stdin.bytes[at].toString(16).padStart(2, "0")})` : "";
+  const fileFlag = (leaf.flags ?? []).find((f) => f.name === "file" && f.path === "read");
+  const what = `stdin is not valid UTF-8: offset ${at}${byte} is not; ${commandPath} reads stdin as UTF-8 text and pterm never changes stdin's bytes, so nothing was run.`;
+  return new PtermError("StdinNotUtf8", fileFlag ? `${what} Save the bytes to a file under the workspace root and pass it: \`${commandPath} --file <path>\`.` : `${what} Send the text as UTF-8 (convert it first, e.g. from Latin-1).`, {
+    helpFor: commandPath
+  });
 }
 
 // core/truncate.ts
@@ -1980,7 +2065,7 @@ async function execute(kernel, input) {
         const deadline = started + draft.timeoutMs;
         confineArguments(input.root, leaf, args);
         let stdin = null;
-        if (input.stdin.kind === "text" || usesStdin(leaf, args)) {
+        if (input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args)) {
           if (usesStdin(leaf, args) && input.stdin.kind === "none") {
             throw new PtermError("InvalidArgs", `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`, {
               helpFor: commandPath
@@ -1988,12 +2073,15 @@ async function execute(kernel, input) {
           }
           stdin = await readStdin(input.stdin, limits2.stdin_bytes, deadline);
           if (stdin !== null) {
-            draft.stdinRef = await artifacts.save("stdin.txt", stdin, {
-              mime: "text/plain",
+            draft.stdinRef = await artifacts.save("stdin.txt", stdin.bytes, {
+              mime: stdin.text === null ? "application/octet-stream" : "text/plain",
               description: "stdin of this call"
             });
           }
           if (!usesStdin(leaf, args)) stdin = null;
+          if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) {
+            throw notUtf8Failure(commandPath, leaf, stdin);
+          }
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
         sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input, args), codeDirsOf(kernel)));
@@ -2001,7 +2089,10 @@ async function execute(kernel, input) {
           commandName: spec.name,
           path,
           args,
-          stdin,
+          stdin: stdin?.text ?? null,
+          ...leaf.stdin?.bytes ? {
+            stdinBytes: stdin?.bytes ?? null
+          } : {},
           root: input.root,
           runId,
           session: input.session,
@@ -2214,7 +2305,18 @@ async function readAll(stream, maxBytes) {
     if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
     chunks.push(chunk);
   }
-  return new TextDecoder().decode(concatBytes(chunks));
+  return concatBytes(chunks);
+}
+function requestText(bytes) {
+  try {
+    return new TextDecoder("utf-8", {
+      fatal: true
+    }).decode(bytes);
+  } catch {
+    throw new PtermError("InvalidArgs", 'the tool call is not UTF-8 JSON; write it as UTF-8. Stdin that is not UTF-8 goes in a file: `pterm exec --stdin-file <path> "<command>"`.', {
+      helpFor: "pterm exec"
+    });
+  }
 }
 function failureEnvelope(error) {
   return {
@@ -2252,7 +2354,7 @@ async function runExec(io, app2, words) {
           helpFor: "pterm exec"
         });
       }
-      const text = flags.request === "-" ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES) : await Deno.readTextFile(resolve(hostCwd(io), flags.request));
+      const text = requestText(flags.request === "-" ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES) : await Deno.readFile(resolve(hostCwd(io), flags.request)));
       let json;
       try {
         json = JSON.parse(text);
@@ -2279,8 +2381,8 @@ async function runExec(io, app2, words) {
       line = lineArg;
       if (flags["stdin-file"] !== void 0) {
         stdin = {
-          kind: "text",
-          text: await Deno.readTextFile(resolve(hostCwd(io), flags["stdin-file"]))
+          kind: "bytes",
+          bytes: await Deno.readFile(resolve(hostCwd(io), flags["stdin-file"]))
         };
       } else {
         stdin = io.stdin.isTerminal ? {

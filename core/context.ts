@@ -42,8 +42,13 @@ export interface CommandContext<F = Record<string, unknown>, P = Record<string, 
   readonly command: string;
   readonly flags: F;
   readonly positionals: P;
-  /** The call's stdin, only for commands that declare they read it; otherwise null. */
+  /**
+   * The call's stdin as UTF-8 text, only for commands that declare they read it; otherwise null
+   * (also null for a command that takes bytes when the bytes are not UTF-8: see `stdinBytes`).
+   */
   readonly stdin: string | null;
+  /** The call's stdin as its bytes, for commands whose declaration takes bytes (`stdin.bytes`); otherwise null. */
+  readonly stdinBytes: Uint8Array | null;
   readonly workspace: Workspace;
   /** The short human-readable summary of the envelope (bounded by the kernel). */
   readonly stdout: TextSink;

@@ -68,11 +68,17 @@ export interface ExampleSpec {
   readonly stdin?: string;
 }
 
-/** When a command reads the tool call's stdin. Stdin is never read otherwise. */
+/**
+ * When a command reads the tool call's stdin. Stdin is never read otherwise. With `bytes`, the
+ * command takes stdin's bytes as they came (`CommandContext.stdinBytes`), UTF-8 or not; without
+ * it, stdin that is not UTF-8 is refused (StdinNotUtf8) before the command runs.
+ */
 export type StdinUse =
-  | { readonly mode: "always" }
-  | { readonly mode: "whenFlag"; readonly flag: string }
-  | { readonly mode: "unlessFlag"; readonly flag: string };
+  & ({ readonly mode: "always" } | { readonly mode: "whenFlag"; readonly flag: string } | {
+    readonly mode: "unlessFlag";
+    readonly flag: string;
+  })
+  & { readonly bytes?: boolean };
 
 export interface Limits {
   /** Default timeout for this command when the call gives none (still capped by the config maximum). */

@@ -8,7 +8,8 @@ export const requestSchema = z.strictObject({
     "One command line, e.g. `git status --repo proj`. No shell: no pipes, redirections, `;`, globs or `$()`. Quote arguments with spaces.",
   ),
   stdin: z.string().optional().describe(
-    "Text given to commands that read stdin (patch apply, irc send --text-stdin, ...).",
+    "Text given to commands that read stdin (patch apply, irc send --text-stdin, ...). Bytes that are not UTF-8 " +
+      "(a diff of a Latin-1 file) go as U+DC80–U+DCFF, one per byte (surrogateescape), and reach patch unchanged.",
   ),
   timeout_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe(
     "Stop the command after this many milliseconds (capped by the workspace configuration).",

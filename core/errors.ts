@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",

@@ -102,7 +102,10 @@ export function renderHelp(path: readonly string[], node: CommandNode): HelpDocu
         : node.stdin.mode === "whenFlag"
         ? `with --${node.stdin.flag}`
         : `unless --${node.stdin.flag} is given`;
-      lines.push(`Reads the call's stdin ${when}.`, "");
+      const kind = node.stdin.bytes
+        ? "its bytes as they are, UTF-8 or not"
+        : "as UTF-8 text; other bytes are refused (StdinNotUtf8)";
+      lines.push(`Reads the call's stdin ${when}: ${kind}.`, "");
     }
     flags = (node.flags ?? []).map((f) => ({
       name: f.name,

@@ -28,7 +28,7 @@ import {
 } from "./sandbox.ts";
 import { join } from "./path.ts";
 import { BUNDLE_DIR } from "./bundles.ts";
-import { readStdin, type StdinSource } from "./stdin.ts";
+import { notUtf8Failure, readStdin, type Stdin, type StdinSource } from "./stdin.ts";
 import type { ProgressReport } from "./sandbox_protocol.ts";
 import { boundText } from "./truncate.ts";
 
@@ -292,8 +292,8 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
         const deadline = started + draft.timeoutMs;
         confineArguments(input.root, leaf, args);
 
-        let stdin: string | null = null;
-        if (input.stdin.kind === "text" || usesStdin(leaf, args)) {
+        let stdin: Stdin | null = null;
+        if (input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args)) {
           if (usesStdin(leaf, args) && input.stdin.kind === "none") {
             throw new PtermError(
               "InvalidArgs",
@@ -303,12 +303,16 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
           }
           stdin = await readStdin(input.stdin, limits.stdin_bytes, deadline);
           if (stdin !== null) {
-            draft.stdinRef = await artifacts.save("stdin.txt", stdin, {
-              mime: "text/plain",
+            // Recorded as its bytes, so that a replay gives the command exactly what this call gave.
+            draft.stdinRef = await artifacts.save("stdin.txt", stdin.bytes, {
+              mime: stdin.text === null ? "application/octet-stream" : "text/plain",
               description: "stdin of this call",
             });
           }
           if (!usesStdin(leaf, args)) stdin = null;
+          if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) {
+            throw notUtf8Failure(commandPath, leaf, stdin);
+          }
         }
         if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
         sandbox ??= newSandbox(
@@ -327,7 +331,8 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
             commandName: spec.name,
             path,
             args,
-            stdin,
+            stdin: stdin?.text ?? null,
+            ...(leaf.stdin?.bytes ? { stdinBytes: stdin?.bytes ?? null } : {}),
             root: input.root,
             runId,
             session: input.session,

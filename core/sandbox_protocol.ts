@@ -10,6 +10,8 @@ export interface SandboxJob {
   readonly path: readonly string[];
   readonly args: ParsedArgs;
   readonly stdin: string | null;
+  /** Stdin's bytes, for a command whose declaration takes bytes (absent or null otherwise). */
+  readonly stdinBytes?: Uint8Array | null;
   readonly root: string;
   readonly runId: string;
   readonly session: string;

@@ -51,6 +51,7 @@ export async function runJob(
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: { write: (text) => post({ type: "stdout", text }) },
       stderr: { write: (text) => post({ type: "stderr", text }) },

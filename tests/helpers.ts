@@ -57,7 +57,8 @@ export async function watchedTempBase(): Promise<string | null> {
 }
 
 export interface ExecOptions {
-  stdin?: string;
+  /** Text (as a JSON tool call's `stdin`), or bytes (as `--stdin-file` or a pipe gives them). */
+  stdin?: string | Uint8Array;
   timeoutMs?: number;
   session?: string;
   /** Another command table (e.g. with probe commands). */
@@ -95,7 +96,11 @@ export async function exec(root: string, line: string, options: ExecOptions = {}
       root,
       session: options.session ?? "default",
       line,
-      stdin: options.stdin === undefined ? { kind: "none" } : { kind: "text", text: options.stdin },
+      stdin: options.stdin === undefined
+        ? { kind: "none" }
+        : typeof options.stdin === "string"
+        ? { kind: "text", text: options.stdin }
+        : { kind: "bytes", bytes: options.stdin },
       timeoutMs: options.timeoutMs,
       terminal: { color: false },
       signal: options.signal,
@@ -138,7 +143,7 @@ export interface CliResult {
 }
 
 export interface CliOptions {
-  stdin?: string;
+  stdin?: string | Uint8Array;
   env?: Record<string, string>;
   cwd?: string;
   /** The entry module (default: the bundle the `pterm` task runs). */
@@ -185,7 +190,7 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   const child = command.spawn();
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.write(typeof options.stdin === "string" ? new TextEncoder().encode(options.stdin) : options.stdin);
     await writer.close();
   }
   const output = await child.output();

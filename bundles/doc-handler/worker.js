@@ -140,6 +140,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -772,6 +773,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({
@@ -1865,10 +1867,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-65BSALWW.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YZSQGOBM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5GC2NWAA.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-OUTGIV2M.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-SI2GAXCV.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-VGGM5CBX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-G4AKF42S.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-STUK742O.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

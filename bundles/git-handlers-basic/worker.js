@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZT6UOO4X.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XM6MAD5S.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -192,6 +192,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -510,6 +511,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({
@@ -1152,10 +1154,10 @@ function newHuffman(bits, symbols) {
 }
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
-function build(h, lengths, n) {
+function build(h, lengths2, n) {
   const { count, symbol, table, bits } = h;
   count.fill(0);
-  for (let s = 0; s < n; s++) count[lengths[s]]++;
+  for (let s = 0; s < n; s++) count[lengths2[s]]++;
   count[0] = 0;
   let left = 1;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -1165,7 +1167,7 @@ function build(h, lengths, n) {
   }
   offs[1] = 0;
   for (let len = 1; len < MAX_BITS; len++) offs[len + 1] = offs[len] + count[len];
-  for (let s = 0; s < n; s++) if (lengths[s] !== 0) symbol[offs[lengths[s]]++] = s;
+  for (let s = 0; s < n; s++) if (lengths2[s] !== 0) symbol[offs[lengths2[s]]++] = s;
   table.fill(0);
   let code = 0;
   for (let len = 1; len <= MAX_BITS; len++) {
@@ -1174,7 +1176,7 @@ function build(h, lengths, n) {
   }
   const size = 1 << bits;
   for (let s = 0; s < n; s++) {
-    const len = lengths[s];
+    const len = lengths2[s];
     if (len === 0 || len > bits) continue;
     let c = nextCode[len]++;
     let reversed = 0;
@@ -1337,13 +1339,13 @@ var CODE_ORDER = [
 var fixedCodes = null;
 function fixedTables() {
   if (fixedCodes) return fixedCodes;
-  const lengths = new Uint8Array(288);
-  lengths.fill(8, 0, 144);
-  lengths.fill(9, 144, 256);
-  lengths.fill(7, 256, 280);
-  lengths.fill(8, 280, 288);
+  const lengths2 = new Uint8Array(288);
+  lengths2.fill(8, 0, 144);
+  lengths2.fill(9, 144, 256);
+  lengths2.fill(7, 256, 280);
+  lengths2.fill(8, 280, 288);
   const lit = newHuffman(LITLEN_BITS, 288);
-  build(lit, lengths, 288);
+  build(lit, lengths2, 288);
   const dist = newHuffman(DIST_BITS, 30);
   build(dist, new Uint8Array(30).fill(5), 30);
   fixedCodes = {
@@ -1535,13 +1537,13 @@ function dynamic(s) {
   const ndist = s.take(5) + 1;
   const ncode = s.take(4) + 4;
   if (nlen > 286 || ndist > 30) throw new Error("inflate: bad counts");
-  const lengths = lengthsScratch;
-  lengths.fill(0, 0, 19);
-  for (let i = 0; i < ncode; i++) lengths[CODE_ORDER[i]] = s.take(3);
-  if (!build(codeLen, lengths, 19)) throw new Error("inflate: bad code lengths");
+  const lengths2 = lengthsScratch;
+  lengths2.fill(0, 0, 19);
+  for (let i = 0; i < ncode; i++) lengths2[CODE_ORDER[i]] = s.take(3);
+  if (!build(codeLen, lengths2, 19)) throw new Error("inflate: bad code lengths");
   let index = 0;
   const total = nlen + ndist;
-  const all = lengths;
+  const all = lengths2;
   while (index < total) {
     let symbol = s.decode(codeLen);
     if (symbol < 16) {
@@ -5483,6 +5485,10 @@ async function computeStatus(repo, index, policy, options, work) {
     ...index.conflicts.keys()
   ].filter((p) => !policy.hidden(p) && inScope(p, options.paths)).sort(comparePaths);
   for (const path of conflicted) work.unstaged.delete(path);
+  const unmerged = new Map(conflicted.map((path) => [
+    path,
+    unmergedCode(index.conflicts.get(path))
+  ]));
   for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
   return {
     branch: head.branch,
@@ -5491,6 +5497,7 @@ async function computeStatus(repo, index, policy, options, work) {
     unstaged: work.unstaged,
     untracked: work.untracked,
     conflicted,
+    unmerged,
     withheld: [
       ...new Set(work.withheld)
     ].sort(comparePaths),
@@ -5518,7 +5525,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-FLODNPRC.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-YQQGOXPG.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -5551,6 +5558,30 @@ async function stagedRenames(repo, index, report) {
     r.from
   ]));
 }
+var UNMERGED_CODES = [
+  "",
+  "DD",
+  "AU",
+  "UD",
+  "UA",
+  "DU",
+  "AA",
+  "UU"
+];
+function unmergedCode(stages) {
+  let mask = 0;
+  for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << entry.stage - 1;
+  return UNMERGED_CODES[mask] || "UU";
+}
+var UNMERGED_LABELS = {
+  DD: "both deleted:",
+  AU: "added by us:",
+  UD: "deleted by them:",
+  UA: "added by them:",
+  DU: "deleted by us:",
+  AA: "both added:",
+  UU: "both modified:"
+};
 function statusFiles(report, renames = /* @__PURE__ */ new Map()) {
   const renamedFrom = new Set(renames.values());
   const paths = /* @__PURE__ */ new Set([
@@ -5578,7 +5609,7 @@ function statusFiles(report, renames = /* @__PURE__ */ new Map()) {
   }
   for (const path of report.conflicted) files.push({
     path,
-    xy: "UU"
+    xy: report.unmerged.get(path) ?? "UU"
   });
   for (const path of report.untracked) files.push({
     path,
@@ -5966,6 +5997,35 @@ async function sequenceCommitOptions(repo, explicitAuthor) {
   return {
     authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
   };
+}
+
+// commands/git/lib/abbrev.ts
+var FALLBACK_LENGTH = 7;
+var lengths = /* @__PURE__ */ new WeakMap();
+function abbrevLength(repo) {
+  const known = lengths.get(repo);
+  if (known !== void 0) return known;
+  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
+  let length;
+  if ([
+    "no",
+    "false",
+    "off"
+  ].includes(configured)) length = 40;
+  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
+  else {
+    const count = repo.objects.packedObjectCount();
+    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
+    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
+  }
+  lengths.set(repo, length);
+  return length;
+}
+function abbreviate(repo, oid) {
+  const length = abbrevLength(repo);
+  if (length >= 40) return oid;
+  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
+  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
 }
 
 // commands/git/lib/revparse.ts
@@ -7049,18 +7109,51 @@ var init = async (ctx) => {
     initial_branch: initialBranch
   };
 };
-function shortStatus(files, porcelain) {
-  const shown = bounded(files, 1e3);
+function shortName(path) {
+  const quoted = quoteName(path);
+  return quoted.startsWith('"') || !path.includes(" ") ? quoted : `"${quoted}"`;
+}
+function shortStatus(files, untracked, porcelain) {
+  const tracked = files.filter((f) => f.xy !== "??");
+  const shown = bounded(tracked, 1e3);
   const lines = shown.items.map((f) => {
     let xy = f.xy;
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    const from = f.orig_path !== void 0 ? `${quoteName(f.orig_path)} -> ` : "";
-    return `${xy.replaceAll(".", " ")} ${from}${quoteName(f.path)}`;
+    const from = f.orig_path !== void 0 ? `${shortName(f.orig_path)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path)}`;
   });
-  if (shown.truncated) lines.push(`... and ${files.length - shown.items.length} more (see the result)`);
+  if (shown.truncated) lines.push(`... and ${tracked.length - shown.items.length} more (see the result)`);
+  for (const path of untracked.slice(0, Math.max(0, 1e3 - shown.items.length))) lines.push(`?? ${shortName(path)}`);
+  if (untracked.length > Math.max(0, 1e3 - shown.items.length)) lines.push("... more untracked (see the result)");
   return lines.length ? lines.join("\n") + "\n" : "";
+}
+function untrackedAsGit(untracked, index, all) {
+  if (all) return [
+    ...untracked
+  ];
+  const trackedDirs = /* @__PURE__ */ new Set();
+  for (const path of [
+    ...index.entries.keys(),
+    ...index.conflicts.keys()
+  ]) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      trackedDirs.add(path.slice(0, slash));
+    }
+  }
+  const out = [];
+  for (const path of untracked) {
+    let shown = path;
+    for (let slash = path.indexOf("/"); slash > 0 && slash < path.length - 1; slash = path.indexOf("/", slash + 1)) {
+      if (!trackedDirs.has(path.slice(0, slash))) {
+        shown = path.slice(0, slash + 1);
+        break;
+      }
+    }
+    if (out[out.length - 1] !== shown) out.push(shown);
+  }
+  return out;
 }
 function submoduleNote(code) {
   if (!code) return "";
@@ -7091,49 +7184,191 @@ function branchLine(report, tracking) {
   return `${line}
 `;
 }
-function trackingSentence(tracking) {
+function trackingLines(tracking, hints) {
   const commits = (n) => `${n} commit${n === 1 ? "" : "s"}`;
   const name = `'${tracking.name}'`;
-  if (tracking.gone) return `Your branch is based on ${name}, but the upstream is gone.`;
-  if (tracking.ahead === null) return `Your branch and ${name} refer to different commits.`;
-  if (tracking.ahead && tracking.behind) {
-    return `Your branch and ${name} have diverged,
-and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`;
-  }
-  if (tracking.ahead) return `Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`;
-  if (tracking.behind) {
-    return `Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`;
-  }
-  return `Your branch is up to date with ${name}.`;
-}
-function longStatus(report, files, counts, progress, tracking) {
-  const lines = [
-    report.branch ? `On branch ${report.branch}` : `HEAD detached at ${report.head?.slice(0, 7)}`
+  const with_ = (sentence, advice) => hints ? [
+    sentence,
+    `  (${advice})`
+  ] : [
+    sentence
   ];
-  if (tracking) lines.push(trackingSentence(tracking));
-  if (!report.head) lines.push("No commits yet");
-  if (progress) {
-    lines.push(`A ${progress} is in progress: resolve conflicts, git add them, then \`git ${progress} --continue\` (or \`git ${progress} --abort\`).`);
+  if (tracking.gone) {
+    return with_(`Your branch is based on ${name}, but the upstream is gone.`, 'use "git branch --unset-upstream" to fixup');
   }
-  if (files.length === 0) lines.push("nothing to commit, working tree clean");
-  else {
-    const staged = counts.added + counts.changed + counts.removed;
-    const unstaged = counts.modified + counts.missing;
-    lines.push(`staged: ${staged} (added ${counts.added}, changed ${counts.changed}, removed ${counts.removed}); unstaged: ${unstaged} (modified ${counts.modified}, missing ${counts.missing}); untracked: ${counts.untracked}; conflicting: ${counts.conflicting}`);
-    const shown = bounded(files, 200);
-    for (const f of shown.items) {
-      const from = f.orig_path !== void 0 ? `${f.orig_path} -> ` : "";
-      lines.push(`  ${f.xy} ${from}${f.path}${submoduleNote(f.submodule)}`);
+  if (tracking.ahead === null) {
+    return with_(`Your branch and ${name} refer to different commits.`, 'use "git status --ahead-behind" for details');
+  }
+  if (tracking.ahead && tracking.behind) {
+    return with_(`Your branch and ${name} have diverged,
+and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`, 'use "git pull" to merge the remote branch into yours');
+  }
+  if (tracking.ahead) {
+    return with_(`Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`, 'use "git push" to publish your local commits');
+  }
+  if (tracking.behind) {
+    return with_(`Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`, 'use "git pull" to update your local branch');
+  }
+  return [
+    `Your branch is up to date with ${name}.`
+  ];
+}
+function sequenceLines(progress, picked, unmerged, hints) {
+  const lines = [];
+  const hint = (text) => hints && lines.push(`  (${text})`);
+  if (progress === "merge") {
+    if (unmerged) {
+      lines.push("You have unmerged paths.");
+      hint('fix conflicts and run "git commit"');
+      hint('use "git merge --abort" to abort the merge');
+    } else {
+      lines.push("All conflicts fixed but you are still merging.");
+      hint('use "git commit" to conclude merge');
     }
-    if (shown.truncated) lines.push(`  ... and ${files.length - shown.items.length} more`);
+  } else {
+    const [doing, verb] = progress === "cherry-pick" ? [
+      "cherry-picking",
+      "cherry-pick"
+    ] : [
+      "reverting",
+      "revert"
+    ];
+    lines.push(picked ? `You are currently ${doing} commit ${picked}.` : progress === "cherry-pick" ? "Cherry-pick currently in progress." : "Revert currently in progress.");
+    if (unmerged) hint(`fix conflicts and run "git ${verb} --continue"`);
+    else if (!picked) hint(`run "git ${verb} --continue" to continue`);
+    else hint(`all conflicts fixed: run "git ${verb} --continue"`);
+    hint(`use "git ${verb} --skip" to skip this patch`);
+    hint(`use "git ${verb} --abort" to cancel the ${verb} operation`);
   }
-  if (report.withheld.length) lines.push(`withheld (secret paths, not inspected): ${report.withheld.length}`);
+  lines.push("");
+  return lines;
+}
+var STAGED_LABELS = {
+  A: "new file:",
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  R: "renamed:"
+};
+var UNSTAGED_LABELS = {
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  A: "new file:"
+};
+async function detachedLine(repo, head) {
+  const entries = readReflog(repo, "HEAD");
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith("checkout: moving from ")) continue;
+    const to = message.indexOf(" to ", "checkout: moving from ".length);
+    if (to < 0) continue;
+    const target = message.slice(to + 4).split("\n")[0];
+    const moved = entries[i].newOid;
+    let from = abbreviate(repo, moved);
+    const ref = target === "HEAD" ? null : dwimRef(repo, target);
+    const refOid = ref ? resolveRefOid(repo, ref) : null;
+    if (ref && refOid) {
+      const commit2 = refOid === moved ? moved : (await peel(repo, refOid).catch(() => null))?.oid;
+      if (commit2 === moved) from = ref.replace(/^refs\/tags\//, "").replace(/^refs\/remotes\//, "");
+    }
+    return `HEAD detached ${head === moved ? "at" : "from"} ${from}`;
+  }
+  return "Not currently on any branch.";
+}
+function longStatus(report, files, context) {
+  const { tracking, progress, hints } = context;
+  const lines = [
+    context.branchLine
+  ];
+  if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
+  const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
+  if (progress) lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  if (!report.head) lines.push("", "No commits yet", "");
+  const plainCommit = progress !== "merge" && progress !== "cherry-pick";
+  const unstageHint = report.head ? 'use "git restore --staged <file>..." to unstage' : 'use "git rm --cached <file>..." to unstage';
+  const staged = files.filter((f) => f.xy[0] !== "." && f.xy[0] !== "?" && !report.unmerged.has(f.path));
+  if (staged.length) {
+    lines.push("Changes to be committed:");
+    if (hints && plainCommit) lines.push(`  (${unstageHint})`);
+    for (const f of staged) {
+      const name = f.orig_path !== void 0 ? `${quoteName(f.orig_path)} -> ${quoteName(f.path)}` : quoteName(f.path);
+      lines.push(`	${STAGED_LABELS[f.xy[0]].padEnd(12)}${name}`);
+    }
+    lines.push("");
+  }
+  if (unmergedFiles.length) {
+    const codes2 = unmergedFiles.map((f) => f.xy);
+    const bothDeleted = codes2.includes("DD");
+    const deleteModify = codes2.some((c) => c === "UD" || c === "DU");
+    const notDeleted = codes2.some((c) => c !== "DD" && c !== "UD" && c !== "DU");
+    lines.push("Unmerged paths:");
+    if (hints) {
+      if (plainCommit) lines.push(`  (${unstageHint})`);
+      if (!bothDeleted) {
+        lines.push(deleteModify ? '  (use "git add/rm <file>..." as appropriate to mark resolution)' : '  (use "git add <file>..." to mark resolution)');
+      } else if (!deleteModify && !notDeleted) lines.push('  (use "git rm <file>..." to mark resolution)');
+      else lines.push('  (use "git add/rm <file>..." as appropriate to mark resolution)');
+    }
+    for (const f of unmergedFiles) lines.push(`	${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path)}`);
+    lines.push("");
+  }
+  const changed = files.filter((f) => f.xy[1] !== "." && f.xy[1] !== "?" && !report.unmerged.has(f.path));
+  if (changed.length) {
+    const dirtySubmodule = changed.some((f) => f.submodule && (f.submodule[2] === "M" || f.submodule[3] === "U"));
+    lines.push("Changes not staged for commit:");
+    if (hints) {
+      const verb = changed.some((f) => f.xy[1] === "D") ? "add/rm" : "add";
+      lines.push(`  (use "git ${verb} <file>..." to update what will be committed)`);
+      lines.push('  (use "git restore <file>..." to discard changes in working directory)');
+      if (dirtySubmodule) lines.push("  (commit or discard the untracked or modified content in submodules)");
+    }
+    for (const f of changed) {
+      lines.push(`	${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path)}${submoduleNote(f.submodule)}`);
+    }
+    lines.push("");
+  }
+  if (context.untrackedShown && context.untracked.length) {
+    lines.push("Untracked files:");
+    if (hints) lines.push('  (use "git add <file>..." to include in what will be committed)');
+    for (const path of context.untracked) lines.push(`	${quoteName(path)}`);
+    lines.push("");
+  }
+  const committable = staged.length > 0;
+  if (!context.untrackedShown && committable) {
+    lines.push(`Untracked files not listed${hints ? " (use -u option to show untracked files)" : ""}`);
+  }
+  if (!committable) {
+    const dirty = changed.length > 0 || unmergedFiles.length > 0;
+    if (dirty) {
+      lines.push(`no changes added to commit${hints ? ' (use "git add" and/or "git commit -a")' : ""}`);
+    } else if (context.untrackedShown && context.untracked.length) {
+      lines.push(`nothing added to commit but untracked files present${hints ? ' (use "git add" to track)' : ""}`);
+    } else if (!report.head) {
+      lines.push(`nothing to commit${hints ? ' (create/copy files and use "git add" to track)' : ""}`);
+    } else if (!context.untrackedShown) {
+      lines.push(`nothing to commit${hints ? " (use -u to show untracked files)" : ""}`);
+    } else lines.push("nothing to commit, working tree clean");
+  }
   return lines.join("\n") + "\n";
+}
+function untrackedFilesMode(flag, repo) {
+  if (flag === "no" || flag === "normal" || flag === "all") return flag;
+  const setting = repo.config.get("status.showUntrackedFiles")?.trim().toLowerCase();
+  if (setting === void 0) return "normal";
+  if (setting === "all") return "all";
+  return [
+    "no",
+    "false",
+    "off",
+    "0"
+  ].includes(setting) ? "no" : "normal";
 }
 var status = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
-  const untracked = ctx.flags["untracked-files"] !== "no";
+  const untrackedMode = untrackedFilesMode(ctx.flags["untracked-files"], repo);
+  const untracked = untrackedMode !== "no";
   const options = {
     untracked,
     paths: scope.length ? scope : null
@@ -7153,7 +7388,27 @@ var status = async (ctx) => {
   const isClean = files.length === 0;
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
-  ctx.stdout.write((short && ctx.flags.branch ? branchLine(report, tracking) : "") + (short ? shortStatus(files, ctx.flags.porcelain === true) : longStatus(report, files, counts, progress, tracking)));
+  const shownUntracked = untrackedAsGit(report.untracked, index, untrackedMode === "all");
+  let text;
+  if (short) {
+    text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
+  } else {
+    const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+    text = longStatus(report, files, {
+      branchLine: report.branch ? `On branch ${report.branch}` : await detachedLine(repo, report.head),
+      tracking,
+      progress,
+      picked: picked ? abbreviate(repo, picked) : null,
+      hints: repo.config.getBool("advice.statusHints", true),
+      untrackedShown: untracked,
+      untracked: shownUntracked
+    });
+    if (report.withheld.length) {
+      ctx.stderr.write(`[Note] ${report.withheld.length} secret path(s) are tracked and not inspected (listed in result.withheld).
+`);
+    }
+  }
+  ctx.stdout.write(text);
   if (report.unaddressable.length) ctx.stderr.write(unaddressableWarning(report.unaddressable));
   const listed = bounded(files);
   return {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7SZJSFWK.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XYDMTG32.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -192,6 +192,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -510,6 +511,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({
@@ -6473,7 +6475,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-QEUHYJZS.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-VRDZBJSJ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7521,6 +7523,10 @@ async function computeStatus(repo, index, policy, options, work) {
     ...index.conflicts.keys()
   ].filter((p) => !policy.hidden(p) && inScope(p, options.paths)).sort(comparePaths);
   for (const path of conflicted) work.unstaged.delete(path);
+  const unmerged = new Map(conflicted.map((path) => [
+    path,
+    unmergedCode(index.conflicts.get(path))
+  ]));
   for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
   return {
     branch: head.branch,
@@ -7529,6 +7535,7 @@ async function computeStatus(repo, index, policy, options, work) {
     unstaged: work.unstaged,
     untracked: work.untracked,
     conflicted,
+    unmerged,
     withheld: [
       ...new Set(work.withheld)
     ].sort(comparePaths),
@@ -7540,6 +7547,21 @@ async function computeStatus(repo, index, policy, options, work) {
       ...work.unstaged.keys()
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
+}
+var UNMERGED_CODES = [
+  "",
+  "DD",
+  "AU",
+  "UD",
+  "UA",
+  "DU",
+  "AA",
+  "UU"
+];
+function unmergedCode(stages) {
+  let mask = 0;
+  for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << entry.stage - 1;
+  return UNMERGED_CODES[mask] || "UU";
 }
 
 // commands/git/lib/upstream.ts

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FLIWC3AQ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-HUOSEO7A.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -192,6 +192,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -510,6 +511,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({
@@ -732,6 +734,11 @@ function fromHex(hex) {
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
   return out;
 }
+function bytesEqual(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 function comparePaths(a, b) {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
@@ -753,6 +760,7 @@ function looksBinary(bytes) {
   for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
   return false;
 }
+var ZERO_OID = "0000000000000000000000000000000000000000";
 var EMPTY_TREE_OID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 function isFullOid(text) {
   return /^[0-9a-f]{40}$/.test(text);
@@ -2124,6 +2132,24 @@ function myersChanged(a, b, classes, minimal = false) {
     x.changed,
     y.changed
   ];
+}
+function lineChanges(before, after, algorithm = DEFAULT_ALGORITHM) {
+  const la = linesOf(before);
+  const lb = linesOf(after);
+  const numbered = numberLines(la, lb);
+  const x = sideOf(numbered.a, byteIndent(la));
+  const y = sideOf(numbered.b, byteIndent(lb));
+  if (algorithm.search) {
+    const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+    x.changed.set(changedA);
+    y.changed.set(changedB);
+  } else {
+    prepare(x, y, numbered.countA, numbered.countB);
+    compareRecords(x, y, algorithm.minimal);
+  }
+  compact(x, y);
+  compact(y, x);
+  return changesOf(x, y).slice();
 }
 
 // core/bytes.ts
@@ -6815,6 +6841,10 @@ async function computeStatus(repo, index, policy, options, work) {
     ...index.conflicts.keys()
   ].filter((p) => !policy.hidden(p) && inScope(p, options.paths)).sort(comparePaths);
   for (const path of conflicted) work.unstaged.delete(path);
+  const unmerged = new Map(conflicted.map((path) => [
+    path,
+    unmergedCode(index.conflicts.get(path))
+  ]));
   for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
   return {
     branch: head.branch,
@@ -6823,6 +6853,7 @@ async function computeStatus(repo, index, policy, options, work) {
     unstaged: work.unstaged,
     untracked: work.untracked,
     conflicted,
+    unmerged,
     withheld: [
       ...new Set(work.withheld)
     ].sort(comparePaths),
@@ -6834,6 +6865,21 @@ async function computeStatus(repo, index, policy, options, work) {
       ...work.unstaged.keys()
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
+}
+var UNMERGED_CODES = [
+  "",
+  "DD",
+  "AU",
+  "UD",
+  "UA",
+  "DU",
+  "AA",
+  "UU"
+];
+function unmergedCode(stages) {
+  let mask = 0;
+  for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << entry.stage - 1;
+  return UNMERGED_CODES[mask] || "UU";
 }
 
 // commands/git/lib/abbrev.ts
@@ -7181,12 +7227,19 @@ async function renderDiff(repo, changes, options = {}) {
   const binarySizes = /* @__PURE__ */ new Map();
   const notUtf8 = /* @__PURE__ */ new Set();
   const otherFunctionLines = /* @__PURE__ */ new Map();
+  const unmerged = [];
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
   for (const change of [
     ...changes
   ].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (change.unmerged) {
+      unmerged.push(change.path);
+      patch.add(`* Unmerged path ${change.path}
+`);
+      if (!change.old && !change.new) continue;
+    }
     const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
     const parts = split ? [
       {
@@ -7302,6 +7355,7 @@ rename to ${quoteName(part.path)}
       ...notUtf8
     ],
     otherFunctionLines,
+    unmerged,
     files,
     additions,
     deletions,
@@ -7525,6 +7579,374 @@ async function mergeBasesOf(read, a, b) {
   const dominated = /* @__PURE__ */ new Set();
   for (const c of common) for (const parent of fromA.get(c)) dominated.add(parent);
   return common.filter((c) => !dominated.has(c));
+}
+
+// commands/git/lib/combined_diff.ts
+function trimCommonTail(a, b) {
+  const block = 1024;
+  let trimmed = 0;
+  const smaller = Math.min(a.length, b.length);
+  const same = (from) => {
+    for (let k = 0; k < block; k++) if (a[a.length - from - block + k] !== b[b.length - from - block + k]) return false;
+    return true;
+  };
+  while (block + trimmed <= smaller && same(trimmed)) trimmed += block;
+  let recovered = 0;
+  const apEnd = a.length - trimmed;
+  while (recovered < trimmed) if (a[apEnd + recovered++] === 10) break;
+  return [
+    a.subarray(0, a.length - trimmed + recovered),
+    b.subarray(0, b.length - trimmed + recovered)
+  ];
+}
+function coalesce(base, incoming, parent) {
+  if (incoming.length === 0) return base;
+  if (base.length === 0) return incoming;
+  const rows = base.length + 1;
+  const cols = incoming.length + 1;
+  const lcs = new Int32Array(rows * cols);
+  const dir = new Uint8Array(rows * cols);
+  for (let i2 = 0; i2 < rows; i2++) dir[i2 * cols] = 1;
+  for (let j2 = 1; j2 < cols; j2++) dir[j2] = 2;
+  for (let i2 = 1; i2 < rows; i2++) {
+    for (let j2 = 1; j2 < cols; j2++) {
+      if (bytesEqual(base[i2 - 1].line, incoming[j2 - 1].line)) {
+        lcs[i2 * cols + j2] = lcs[(i2 - 1) * cols + j2 - 1] + 1;
+        dir[i2 * cols + j2] = 0;
+      } else if (lcs[i2 * cols + j2 - 1] >= lcs[(i2 - 1) * cols + j2]) {
+        lcs[i2 * cols + j2] = lcs[i2 * cols + j2 - 1];
+        dir[i2 * cols + j2] = 2;
+      } else {
+        lcs[i2 * cols + j2] = lcs[(i2 - 1) * cols + j2];
+        dir[i2 * cols + j2] = 1;
+      }
+    }
+  }
+  const out = [
+    ...base
+  ];
+  let i = rows - 1;
+  let j = cols - 1;
+  while (i !== 0 || j !== 0) {
+    const d = dir[i * cols + j];
+    if (d === 0) {
+      out[i - 1].parents |= 1 << parent;
+      i--;
+      j--;
+    } else if (d === 2) {
+      out.splice(i, 0, incoming[j - 1]);
+      j--;
+    } else i--;
+  }
+  return out;
+}
+async function parentBytes(repo, parent) {
+  if (parent.mode === "160000") return subprojectText(parent.oid);
+  if (parent.oid === ZERO_OID) return new Uint8Array();
+  return await repo.objects.readTyped(parent.oid, "blob");
+}
+async function worktreeResult(repo, path) {
+  const info = lstatTracked(repo, path);
+  if (!info) return null;
+  if (info.isDirectory) return null;
+  const bytes = await worktreeBlob(repo, path, info);
+  const mode = info.isSymlink ? "120000" : (info.mode ?? 0) & 64 ? "100755" : "100644";
+  return {
+    bytes,
+    mode
+  };
+}
+async function combinedDiff(repo, path, parents, options) {
+  const context = options.context;
+  const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const numParent = parents.length;
+  const found = await worktreeResult(repo, path);
+  const result = found?.bytes ?? new Uint8Array();
+  const resultMode = found?.mode ?? null;
+  const resultDeleted = found === null;
+  const modeDiffers = parents.some((p) => p.mode !== (resultMode ?? ""));
+  const out = [];
+  const text = (s) => out.push(new TextEncoder().encode(s));
+  const header = (showFileHeader) => {
+    text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}
+`);
+    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, ZERO_OID)}
+`);
+    if (modeDiffers) {
+      text(`${resultDeleted ? "deleted file " : ""}mode ${parents.map((p) => p.mode.padStart(6, "0")).join(",")}${resultMode ? `..${resultMode.padStart(6, "0")}` : ""}
+`);
+    }
+    if (!showFileHeader) return;
+    text(`--- ${quoteName(`a/${path}`)}
+`);
+    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`)}
+`);
+  };
+  const attribute = (await conversionFor(repo).plan(path)).diff;
+  let binary = attribute === false;
+  if (attribute !== true && !binary) {
+    binary = looksBinary(result);
+    for (const parent of parents) if (!binary && looksBinary(await parentBytes(repo, parent))) binary = true;
+  }
+  if (binary) {
+    header(false);
+    text("Binary files differ\n");
+    return concatBytes(out);
+  }
+  let cnt = 0;
+  for (const byte of result) if (byte === 10) cnt++;
+  if (result.length && result[result.length - 1] !== 10) cnt++;
+  const sline = [];
+  let start = 0;
+  for (let lno = 0; lno < cnt + 2; lno++) {
+    let end = start;
+    if (lno < cnt) {
+      while (end < result.length && result[end] !== 10) end++;
+    }
+    sline.push({
+      flag: 0,
+      lost: [],
+      pending: [],
+      start,
+      end,
+      pLno: new Array(numParent).fill(0)
+    });
+    if (lno < cnt) start = end + 1;
+  }
+  for (let n = 0; n < numParent; n++) {
+    const reused = parents.findIndex((p, j) => j < n && p.oid === parents[n].oid);
+    if (reused >= 0) {
+      const jmask = 1 << reused;
+      const imask = 1 << n;
+      for (let lno2 = 0; lno2 <= cnt; lno2++) {
+        const sl = sline[lno2];
+        sl.pLno[n] = sl.pLno[reused];
+        for (const ll of sl.lost) if (ll.parents & jmask) ll.parents |= imask;
+        if (sl.flag & jmask) sl.flag |= imask;
+      }
+      sline[cnt + 1].pLno[n] = sline[cnt + 1].pLno[reused];
+      continue;
+    }
+    if (resultDeleted) continue;
+    const nmask = 1 << n;
+    const parentFile = await parentBytes(repo, parents[n]);
+    const [a, b] = trimCommonTail(parentFile, result);
+    const changes = lineChanges(a, b, algorithm);
+    const parentStarts = [
+      0
+    ];
+    for (let k = 0; k < a.length; k++) if (a[k] === 10 && k + 1 < a.length) parentStarts.push(k + 1);
+    const parentLine = (i) => {
+      const s = parentStarts[i];
+      let e = s;
+      while (e < a.length && a[e] !== 10) e++;
+      return a.subarray(s, e);
+    };
+    for (let k = 0; k < changes.length; k += 4) {
+      const i1 = changes[k];
+      const i2 = changes[k + 1];
+      const chg1 = changes[k + 2];
+      const chg2 = changes[k + 3];
+      let nb = chg2 ? i2 + 1 : i2;
+      const bucket = chg2 === 0 ? sline[nb] : sline[nb - 1];
+      if (chg2 === 0 && nb === 0) nb = 1;
+      for (let l = 0; l < chg1; l++) bucket.pending.push({
+        line: parentLine(i1 + l),
+        parents: nmask
+      });
+      let lno2 = chg2 ? i2 + 1 : nb;
+      for (let l = 0; l < chg2; l++) {
+        sline[lno2 - 1].flag |= nmask;
+        lno2++;
+      }
+    }
+    let pLno = 1;
+    let lno = 0;
+    for (; lno <= cnt; lno++) {
+      const sl = sline[lno];
+      sl.pLno[n] = pLno;
+      if (sl.pending.length) {
+        sl.lost = coalesce(sl.lost, sl.pending, n);
+        sl.pending = [];
+      }
+      for (const ll of sl.lost) if (ll.parents & nmask) pLno++;
+      if (lno < cnt && !(sl.flag & nmask)) pLno++;
+    }
+    sline[lno].pLno[n] = pLno;
+  }
+  makeHunks(sline, cnt, numParent, options.dense, context);
+  header(true);
+  if (!resultDeleted) dumpLines(out, sline, result, cnt, numParent, context);
+  return concatBytes(out);
+}
+function interesting(sl, allMask) {
+  return (sl.flag & allMask) !== 0 || sl.lost.length > 0;
+}
+function adjustHunkTail(sline, allMask, hunkBegin, i) {
+  if (hunkBegin + 1 <= i && !(sline[i - 1].flag & allMask)) i--;
+  return i;
+}
+function findNext(sline, mark, i, cnt, uninteresting) {
+  while (i <= cnt) {
+    if (uninteresting ? !(sline[i].flag & mark) : sline[i].flag & mark) return i;
+    i++;
+  }
+  return i;
+}
+function giveContext(sline, cnt, numParent, context) {
+  const allMask = (1 << numParent) - 1;
+  const mark = 1 << numParent;
+  const noPreDelete = 2 << numParent;
+  let i = findNext(sline, mark, 0, cnt, false);
+  if (cnt < i) return false;
+  while (i <= cnt) {
+    let j = context < i ? i - context : 0;
+    while (j < i) {
+      if (!(sline[j].flag & mark)) sline[j].flag |= noPreDelete;
+      sline[j++].flag |= mark;
+    }
+    for (; ; ) {
+      j = findNext(sline, mark, i, cnt, true);
+      if (cnt < j) return true;
+      let k = findNext(sline, mark, j, cnt, false);
+      j = adjustHunkTail(sline, allMask, i, j);
+      if (k < j + context) {
+        while (j < k) sline[j++].flag |= mark;
+        i = k;
+        continue;
+      }
+      i = k;
+      k = j + context < cnt + 1 ? j + context : cnt + 1;
+      while (j < k) sline[j++].flag |= mark;
+      break;
+    }
+  }
+  return true;
+}
+function makeHunks(sline, cnt, numParent, dense, context) {
+  const allMask = (1 << numParent) - 1;
+  const mark = 1 << numParent;
+  for (let i2 = 0; i2 <= cnt; i2++) {
+    if (interesting(sline[i2], allMask)) sline[i2].flag |= mark;
+    else sline[i2].flag &= ~mark;
+  }
+  if (!dense) return giveContext(sline, cnt, numParent, context);
+  let i = 0;
+  while (i <= cnt) {
+    while (i <= cnt && !(sline[i].flag & mark)) i++;
+    if (cnt < i) break;
+    const hunkBegin = i;
+    let j = i + 1;
+    for (; j <= cnt; j++) {
+      if (!(sline[j].flag & mark)) {
+        let la = adjustHunkTail(sline, allMask, hunkBegin, j);
+        la = la + context < cnt + 1 ? la + context : cnt + 1;
+        let contin = false;
+        while (la && j <= --la) {
+          if (sline[la].flag & mark) {
+            contin = true;
+            break;
+          }
+        }
+        if (!contin) break;
+        j = la;
+      }
+    }
+    const hunkEnd = j;
+    let sameDiff = 0;
+    let hasInteresting = false;
+    for (j = i; j < hunkEnd && !hasInteresting; j++) {
+      let thisDiff = sline[j].flag & allMask;
+      if (thisDiff) {
+        if (!sameDiff) sameDiff = thisDiff;
+        else if (sameDiff !== thisDiff) {
+          hasInteresting = true;
+          break;
+        }
+      }
+      for (const ll of sline[j].lost) {
+        if (hasInteresting) break;
+        thisDiff = ll.parents;
+        if (!sameDiff) sameDiff = thisDiff;
+        else if (sameDiff !== thisDiff) hasInteresting = true;
+      }
+    }
+    if (!hasInteresting && sameDiff !== allMask) {
+      for (j = hunkBegin; j < hunkEnd; j++) sline[j].flag &= ~mark;
+    }
+    i = hunkEnd;
+  }
+  return giveContext(sline, cnt, numParent, context);
+}
+function isSpace(c) {
+  return c === 32 || c >= 9 && c <= 13;
+}
+function dumpLines(out, sline, result, cnt, numParent, context) {
+  const encoder3 = new TextEncoder();
+  const mark = 1 << numParent;
+  const noPreDelete = 2 << numParent;
+  const marker = "@".repeat(numParent + 1);
+  const newline = new Uint8Array([
+    10
+  ]);
+  let lno = 0;
+  for (; ; ) {
+    let hunkComment = -1;
+    let nullContext = 0;
+    while (lno <= cnt && !(sline[lno].flag & mark)) {
+      if (lno < cnt) {
+        const c = result[sline[lno].start];
+        if (c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 36) hunkComment = lno;
+      }
+      lno++;
+    }
+    if (cnt < lno) break;
+    let hunkEnd = lno + 1;
+    for (; hunkEnd <= cnt; hunkEnd++) if (!(sline[hunkEnd].flag & mark)) break;
+    let rlines = hunkEnd - lno;
+    if (cnt < hunkEnd) rlines--;
+    if (!context) {
+      for (let j = lno; j < hunkEnd; j++) if (!(sline[j].flag & mark - 1)) nullContext++;
+      rlines -= nullContext;
+    }
+    let head = marker;
+    for (let n = 0; n < numParent; n++) {
+      const l0 = sline[lno].pLno[n];
+      const l1 = sline[hunkEnd].pLno[n];
+      head += ` -${l0},${l1 - l0 - nullContext}`;
+    }
+    head += ` +${lno + 1},${rlines} ${marker}`;
+    out.push(encoder3.encode(head));
+    if (hunkComment >= 0) {
+      const s = sline[hunkComment].start;
+      const e = sline[hunkComment].end;
+      let commentEnd = 0;
+      for (let i = 0; i < 40 && s + i < e; i++) {
+        const c = result[s + i];
+        if (c === 0) break;
+        if (!isSpace(c)) commentEnd = i;
+      }
+      if (commentEnd) {
+        out.push(encoder3.encode(" "));
+        out.push(result.slice(s, s + commentEnd));
+      }
+    }
+    out.push(newline);
+    while (lno < hunkEnd) {
+      const sl = sline[lno++];
+      const lost = sl.flag & noPreDelete ? [] : sl.lost;
+      for (const ll of lost) {
+        let columns2 = "";
+        for (let j = 0; j < numParent; j++) columns2 += ll.parents & 1 << j ? "-" : " ";
+        out.push(encoder3.encode(columns2), ll.line, newline);
+      }
+      if (cnt < lno) break;
+      if (!(sl.flag & mark - 1) && !context) continue;
+      let columns = "";
+      for (let j = 0; j < numParent; j++) columns += sl.flag & 1 << j ? "+" : " ";
+      out.push(encoder3.encode(columns), result.subarray(sl.start, sl.end), newline);
+    }
+  }
 }
 
 // commands/git/lib/pretty.ts
@@ -8279,7 +8701,8 @@ async function changesToWorktree(repo, index, policy, base) {
   const out = [];
   const paths = new Set(base ? [
     ...base.keys(),
-    ...index.entries.keys()
+    ...index.entries.keys(),
+    ...index.conflicts.keys()
   ] : work.unstaged.keys());
   for (const path of paths) {
     const entry = index.entries.get(path);
@@ -8289,7 +8712,15 @@ async function changesToWorktree(repo, index, policy, base) {
     } : void 0;
     const change = work.unstaged.get(path);
     let next = null;
-    if (entry && change !== "D") {
+    const conflict = !entry && base ? index.conflicts.get(path) : void 0;
+    if (conflict) {
+      const info = lstatTracked(repo, path);
+      const recorded = conflict.find((e) => e.stage === 2) ?? conflict[conflict.length - 1];
+      if (info) next = {
+        kind: "worktree",
+        mode: modeToTreeMode(worktreeMode(repo, info, recorded.mode))
+      };
+    } else if (entry && change !== "D") {
       if (change === void 0) next = {
         kind: "blob",
         mode: modeToTreeMode(entry.mode),
@@ -8338,11 +8769,22 @@ var STATUS_LETTER = {
   renamed: "R"
 };
 function viewOf(rendered, flags) {
-  const lines = (f) => rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return "";
-  if (flags["name-only"]) return lines((f) => quoteName(f.path));
-  if (flags["name-status"]) {
-    return lines((f) => f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`);
+  if (flags["name-only"] || flags["name-status"]) {
+    const line = (f) => flags["name-only"] ? quoteName(f.path) : f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`;
+    const rows = [
+      ...rendered.unmerged.map((path) => ({
+        path,
+        first: 0,
+        text: flags["name-only"] ? quoteName(path) : `U	${quoteName(path)}`
+      })),
+      ...rendered.files.map((f) => ({
+        path: f.path,
+        first: 1,
+        text: line(f)
+      }))
+    ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
+    return rows.map((r) => r.text).join("\n") + (rows.length ? "\n" : "");
   }
   if (flags.stat) return renderStat(rendered);
   return null;
@@ -8431,6 +8873,10 @@ var diff = async (ctx) => {
   const index = readIndexFile(repo.gitdir);
   let changes;
   let labels;
+  let unmerged = {
+    changes: [],
+    combined: []
+  };
   if (to !== void 0) {
     if (staged) {
       throw new PtermError("InvalidArgs", "--staged compares with the index; do not give two commits with it.");
@@ -8447,33 +8893,129 @@ var diff = async (ctx) => {
       from,
       staged ? "index" : "worktree"
     ];
+    if (staged) unmerged = unmergedChanges(repo, index, false, false);
   } else if (staged) {
     changes = changesBetween(await headFlat(repo), indexFlat(index));
     labels = [
       "HEAD",
       "index"
     ];
+    unmerged = unmergedChanges(repo, index, false, false);
   } else {
     changes = await changesToWorktree(repo, index, policy, null);
     labels = [
       "index",
       "worktree"
     ];
+    unmerged = unmergedChanges(repo, index, true, !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"]);
   }
+  if (staged) changes = changes.filter((c) => !index.conflicts.has(c.path));
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+  const unmergedKept = filterChanges(unmerged.changes, scope, policy).kept;
+  const combinedKept = unmerged.combined.filter((c) => !policy.hidden(c.path) && (!scope.length || scope.some((s) => pathWithin(c.path, s))));
+  const algorithm = lineAlgorithm(repo, ctx.flags);
+  const rendered = await renderDiff(repo, [
+    ...await withRenames(repo, kept, ctx.flags),
+    ...unmergedKept
+  ], {
     context: ctx.flags.context,
-    algorithm: lineAlgorithm(repo, ctx.flags)
+    algorithm
   });
-  const out = await emit(ctx, rendered, ctx.flags);
+  const combined = [];
+  for (const { path, parents } of combinedKept) {
+    const bytes = await combinedDiff(repo, path, parents, {
+      context: ctx.flags.context,
+      dense: !ctx.flags.combined,
+      algorithm
+    });
+    combined.push({
+      path,
+      bytes
+    });
+  }
+  const out = await emit(ctx, combined.length ? withCombined(rendered, combined) : rendered, ctx.flags);
+  const unmergedPaths = [
+    .../* @__PURE__ */ new Set([
+      ...combinedKept.map((c) => c.path),
+      ...unmergedKept.map((c) => c.path)
+    ])
+  ].sort(comparePaths);
   return {
     repo_path: rel,
     from: labels[0],
     to: labels[1],
     ...out,
-    withheld
+    withheld,
+    unmerged: unmergedPaths
   };
 };
+function unmergedChanges(repo, index, worktree, combine = worktree) {
+  const view = {
+    changes: [],
+    combined: []
+  };
+  for (const path of [
+    ...index.conflicts.keys()
+  ].sort(comparePaths)) {
+    const stages = index.conflicts.get(path);
+    const ours = stages.find((e) => e.stage === 2);
+    const theirs = stages.find((e) => e.stage === 3);
+    if (combine && ours && theirs) {
+      view.combined.push({
+        path,
+        parents: [
+          ours,
+          theirs
+        ].map((e) => ({
+          oid: e.oid,
+          mode: modeToTreeMode(e.mode)
+        }))
+      });
+      continue;
+    }
+    let old = null;
+    let next = null;
+    if (worktree && ours) {
+      old = {
+        kind: "blob",
+        mode: modeToTreeMode(ours.mode),
+        oid: ours.oid
+      };
+      const info = lstatTracked(repo, path);
+      if (info) next = {
+        kind: "worktree",
+        mode: modeToTreeMode(worktreeMode(repo, info, ours.mode))
+      };
+    }
+    view.changes.push({
+      path,
+      old,
+      new: next,
+      unmerged: true
+    });
+  }
+  return view;
+}
+function withCombined(rendered, combined) {
+  const texts = combined.map((c) => strictUtf82(c.bytes));
+  const notUtf8 = combined.filter((_, i) => texts[i] === null).map((c) => c.path);
+  const patchBytes = concatBytes([
+    ...combined.map((c) => c.bytes),
+    rendered.patchBytes
+  ]);
+  let text;
+  return {
+    ...rendered,
+    patchBytes,
+    notUtf8: [
+      ...notUtf8,
+      ...rendered.notUtf8
+    ],
+    get patch() {
+      return text ??= combined.map((c, i) => texts[i] ?? bytesToByteString(c.bytes)).join("") + rendered.patch;
+    }
+  };
+}
 async function showPath(ctx, repo, policy, rel, rev) {
   const colon = rev.indexOf(":");
   const path = normalizeUserPath(rev.slice(colon + 1));

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5VYXNMLA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SCUFF7E2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -192,6 +192,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -510,6 +511,7 @@ async function runJob(handlerPromise, job, post2, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post2({
@@ -5694,7 +5696,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-37QBCRH6.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-CUCGPF6Q.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5884,7 +5886,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-IYHI3IOC.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-C4MUJ3LA.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6083,7 +6085,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UVXZYQPF.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-LWNBXQOC.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6377,7 +6379,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-YGJTJO7D.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-EVXMJ2XL.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6452,7 +6454,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-YGJTJO7D.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-EVXMJ2XL.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6985,7 +6987,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-AWYWLU7N.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Z6TFTRYF.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7175,13 +7177,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-IYHI3IOC.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-C4MUJ3LA.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-K45XCNYQ.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-ZLRGRCGE.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

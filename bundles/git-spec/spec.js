@@ -709,7 +709,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-VHAR5CSK.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-5VTCENXV.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -819,7 +819,7 @@ var statusFlags = [
     ],
     compat: true,
     valueName: "mode",
-    description: "no: leave untracked files out; all or normal: list each untracked file (pterm's default)."
+    description: "no: leave untracked files out; normal (the default, or status.showUntrackedFiles): the text shows a folder holding no tracked file as `dir/`, as git; all: each file. result.files lists each untracked file."
   }
 ];
 var addFlags = [
@@ -1284,6 +1284,13 @@ var diffFlags = [
   compat("patch", "Accepted: the patch is the default output.", {
     short: "p"
   }),
+  compat("cc", "Accepted: during a merge, cherry-pick or revert each conflicted path already shows git's dense combined diff (`diff --cc`, the work tree against both sides)."),
+  {
+    name: "combined",
+    short: "c",
+    type: "boolean",
+    description: "Show conflicted paths in git's full combined form (`diff --combined`), not the dense `--cc` one."
+  },
   {
     name: "context",
     short: "U",

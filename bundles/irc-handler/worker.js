@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-KKH2LVAI.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-KI7N7BCV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-DVPOLOYB.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-VKX35O5T.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -95,6 +95,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -185,6 +186,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7FNMQ5S3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-M5AXC64Y.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -192,6 +192,7 @@ var ERROR_CODES = [
   "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
+  "StdinNotUtf8",
   "Timeout",
   "Cancelled",
   "PatchParseError",
@@ -510,6 +511,7 @@ async function runJob(handlerPromise, job, post, signal) {
       flags: job.args.flags,
       positionals: job.args.positionals,
       stdin: job.stdin,
+      stdinBytes: job.stdinBytes ?? null,
       workspace: createWorkspace(job.root),
       stdout: {
         write: (text) => post({
@@ -7152,7 +7154,7 @@ function gnuHeadersAsGit(lines, dropped) {
 
 // commands/patch/handler.ts
 async function patchText(ctx) {
-  if (ctx.flags.file === void 0) return ctx.stdin ?? "";
+  if (ctx.flags.file === void 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
   const { abs } = await ctx.workspace.resolve(ctx.flags.file, "read", {
     label: "--file"
   });
@@ -7330,7 +7332,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-PH5NBVZ4.js", import.meta.url).href)
+    git: await import(new URL("./api-KGGFXJO6.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7369,7 +7371,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-PH5NBVZ4.js", import.meta.url).href)
+    git: await import(new URL("./api-KGGFXJO6.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

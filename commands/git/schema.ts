@@ -226,7 +226,10 @@ export const resultSchemas = {
     counts,
     files: z.array(z.strictObject({
       path: z.string(),
-      xy: z.string(),
+      xy: z.string().describe(
+        "Index then work tree, `.` for unchanged (M A D T R), `??` untracked; a conflicted path has git's code: " +
+          "UU both modified, AA both added, DU/UD deleted by us/them, AU/UA added by us/them, DD both deleted.",
+      ),
       orig_path: z.string().optional().describe(
         "A staged rename (xy R.): the path HEAD has the file at, as git status pairs them.",
       ),
@@ -387,7 +390,16 @@ export const resultSchemas = {
     })),
     truncated: z.boolean(),
   }),
-  diff: z.strictObject({ ...base("git diff"), from: z.string(), to: z.string(), ...diffFields }),
+  diff: z.strictObject({
+    ...base("git diff"),
+    from: z.string(),
+    to: z.string(),
+    ...diffFields,
+    unmerged: paths.describe(
+      "Paths with a conflict in progress. The patch shows each as git does: the combined diff (`diff --cc`) of the " +
+        "work-tree file against both sides, or `* Unmerged path <path>` when one side lacks it; they are not in files.",
+    ),
+  }),
   show: z.union([
     z.strictObject({
       ...base("git show"),

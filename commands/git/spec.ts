@@ -165,7 +165,9 @@ export const statusFlags = [
     choices: ["all", "normal", "no"],
     compat: true,
     valueName: "mode",
-    description: "no: leave untracked files out; all or normal: list each untracked file (pterm's default).",
+    description:
+      "no: leave untracked files out; normal (the default, or status.showUntrackedFiles): the text shows a " +
+      "folder holding no tracked file as `dir/`, as git; all: each file. result.files lists each untracked file.",
   },
 ] as const satisfies readonly FlagSpec[];
 
@@ -564,6 +566,17 @@ export const diffFlags = [
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
   { name: "name-status", type: "boolean", description: "Print `M path`, `A path`, `D path` per changed file." },
   compat("patch", "Accepted: the patch is the default output.", { short: "p" }),
+  compat(
+    "cc",
+    "Accepted: during a merge, cherry-pick or revert each conflicted path already shows git's dense combined diff " +
+      "(`diff --cc`, the work tree against both sides).",
+  ),
+  {
+    name: "combined",
+    short: "c",
+    type: "boolean",
+    description: "Show conflicted paths in git's full combined form (`diff --combined`), not the dense `--cc` one.",
+  },
   {
     name: "context",
     short: "U",

@@ -19,7 +19,8 @@ import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
 import { decodeLossless } from "./text.ts";
 
 async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string> {
-  if (ctx.flags.file === undefined) return ctx.stdin ?? "";
+  // stdin's bytes, as --file's: a diff of a Latin-1 file keeps its bytes (see decodeLossless).
+  if (ctx.flags.file === undefined) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
   const { abs } = await ctx.workspace.resolve(ctx.flags.file, "read", { label: "--file" });
   let bytes: Uint8Array;
   try {

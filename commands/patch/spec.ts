@@ -162,7 +162,7 @@ const apply: LeafSpec = {
     "nothing is written unless all succeed. If pterm is killed mid-apply, the next `patch apply` rolls the tree " +
     "back first (result.recovered says so).\n" + FORMAT,
   capabilities: ["fs.read", "fs.write"],
-  stdin: { mode: "unlessFlag", flag: "file" },
+  stdin: { mode: "unlessFlag", flag: "file", bytes: true },
   flags: applyFlags,
   examples: [
     { command: "patch apply", description: "Create a file", stdin: WRITE_EXAMPLE },
@@ -194,7 +194,7 @@ const check: LeafSpec = {
     "their line, NoMatch with the closest lines, AmbiguousMatch with the nthl/nthb choices), not only the first. " +
     "Exit code 1 when there is any.\n" + FORMAT,
   capabilities: ["fs.read"],
-  stdin: { mode: "unlessFlag", flag: "file" },
+  stdin: { mode: "unlessFlag", flag: "file", bytes: true },
   flags: checkFlags,
   examples: [
     { command: "patch check", description: "Check a patch before applying it", stdin: DIFF_EXAMPLE },

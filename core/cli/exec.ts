@@ -54,7 +54,7 @@ export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: str
   return { root, session };
 }
 
-async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of stream) {
@@ -62,7 +62,21 @@ async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Pr
     if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
     chunks.push(chunk);
   }
-  return new TextDecoder().decode(concatBytes(chunks));
+  return concatBytes(chunks);
+}
+
+/** A JSON tool call is UTF-8 text; other bytes are refused, never read with U+FFFD in their place. */
+function requestText(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new PtermError(
+      "InvalidArgs",
+      "the tool call is not UTF-8 JSON; write it as UTF-8. Stdin that is not UTF-8 goes in a file: " +
+        '`pterm exec --stdin-file <path> "<command>"`.',
+      { helpFor: "pterm exec" },
+    );
+  }
 }
 
 export function failureEnvelope(error: PtermError): Envelope {
@@ -108,9 +122,11 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
           helpFor: "pterm exec",
         });
       }
-      const text = flags.request === "-"
-        ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES)
-        : await Deno.readTextFile(resolve(hostCwd(io), flags.request));
+      const text = requestText(
+        flags.request === "-"
+          ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES)
+          : await Deno.readFile(resolve(hostCwd(io), flags.request)),
+      );
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -131,7 +147,8 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
       }
       line = lineArg;
       if (flags["stdin-file"] !== undefined) {
-        stdin = { kind: "text", text: await Deno.readTextFile(resolve(hostCwd(io), flags["stdin-file"])) };
+        // Its bytes as they are: decoding happens once, in the kernel (core/stdin.ts).
+        stdin = { kind: "bytes", bytes: await Deno.readFile(resolve(hostCwd(io), flags["stdin-file"])) };
       } else {
         // The stream is opened only if the command reads stdin: creating it costs ~2 ms.
         stdin = io.stdin.isTerminal ? { kind: "none" } : {

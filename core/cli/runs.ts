@@ -5,7 +5,7 @@ import { type Envelope, escapeControls } from "../envelope.ts";
 import { PtermError } from "../errors.ts";
 import { execute, type Kernel } from "../runtime.ts";
 import { confinePath } from "../paths.ts";
-import { safeReadTextFileSync } from "../safe_fs.ts";
+import { safeReadFileSync } from "../safe_fs.ts";
 
 export interface RunsListOptions {
   session?: string;
@@ -125,17 +125,17 @@ export async function replayRun(
   terminal: { color: boolean },
 ): Promise<Envelope> {
   const record = await readAuditRecord(root, runId);
-  let stdin: string | null = null;
+  let stdin: Uint8Array | null = null;
   if (record.stdin) {
     const location = await confinePath(root, record.stdin.path, "read", { label: "the recorded stdin" });
-    // Never through a symlink planted in artifacts/ since the run (see core/safe_fs.ts).
-    stdin = safeReadTextFileSync(root, location.rel);
+    // Never through a symlink planted in artifacts/ since the run (see core/safe_fs.ts); its bytes as recorded.
+    stdin = safeReadFileSync(root, location.rel);
   }
   return await execute(kernel, {
     root,
     session: record.session,
     line: record.command,
-    stdin: stdin === null ? { kind: "none" } : { kind: "text", text: stdin },
+    stdin: stdin === null ? { kind: "none" } : { kind: "bytes", bytes: stdin },
     timeoutMs: record.timeout_ms,
     replayOf: record.run_id,
     terminal,

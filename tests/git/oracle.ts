@@ -149,7 +149,8 @@ export async function porcelainFiles(dir: string): Promise<string[]> {
   const text = await git(dir, "-c", "core.quotePath=false", "status", "--porcelain=v2", "--untracked-files=all");
   return text.split("\n").filter((l) => l !== "").map((line) => {
     if (line.startsWith("? ")) return `?? ${line.slice(2)}`;
-    if (line.startsWith("u ")) return `UU ${line.split(" ").slice(10).join(" ")}`;
+    // An unmerged path keeps git's own code (UU, AA, DU, UD, AU, UA, DD), as pterm's status gives it.
+    if (line.startsWith("u ")) return `${line.split(" ")[1]} ${line.split(" ").slice(10).join(" ")}`;
     if (line.startsWith("2 ")) {
       const parts = line.slice(0, line.indexOf("\t")).split(" ");
       return `${parts[1]} ${parts.slice(9).join(" ")}`;

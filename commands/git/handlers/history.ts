@@ -16,6 +16,7 @@ import {
   renderStat,
 } from "../lib/diff.ts";
 import { mergeBases } from "../lib/merge.ts";
+import { combinedDiff, type CombinedParent } from "../lib/combined_diff.ts";
 import { parseTree } from "../lib/objects.ts";
 import { MAX_SCORE } from "../lib/renames.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
@@ -34,7 +35,7 @@ import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
 import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
-import { bytesToByteString, encoder, quoteName } from "../lib/bytes.ts";
+import { bytesToByteString, comparePaths, encoder, quoteName } from "../lib/bytes.ts";
 import { concatBytes } from "../lib/line_diff.ts";
 import {
   decorations,
@@ -85,13 +86,21 @@ async function changesToWorktree(
 ): Promise<FileChange[]> {
   const work = await worktreeStatus(repo, index, policy, { untracked: false });
   const out: FileChange[] = [];
-  const paths = new Set<string>(base ? [...base.keys(), ...index.entries.keys()] : work.unstaged.keys());
+  const paths = new Set<string>(
+    base ? [...base.keys(), ...index.entries.keys(), ...index.conflicts.keys()] : work.unstaged.keys(),
+  );
   for (const path of paths) {
     const entry = index.entries.get(path);
     const old = base ? base.get(path) : entry ? { mode: modeToTreeMode(entry.mode), oid: entry.oid } : undefined;
     const change = work.unstaged.get(path);
     let next: FileChange["new"] = null;
-    if (entry && change !== "D") {
+    const conflict = !entry && base ? index.conflicts.get(path) : undefined;
+    if (conflict) {
+      // A path with a conflict in progress: against a commit, git diffs the work-tree file as it is.
+      const info = lstatTracked(repo, path);
+      const recorded = conflict.find((e) => e.stage === 2) ?? conflict[conflict.length - 1];
+      if (info) next = { kind: "worktree", mode: modeToTreeMode(worktreeMode(repo, info, recorded.mode)) };
+    } else if (entry && change !== "D") {
       if (change === undefined) next = { kind: "blob", mode: modeToTreeMode(entry.mode), oid: entry.oid };
       else {
         const info = lstatTracked(repo, path);
@@ -138,17 +147,25 @@ type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolea
 
 /** The text of a diff in the form the flags ask for (stat, names); null for the patch itself. */
 function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null {
-  const lines = (f: (file: DiffFile) => string) =>
-    rendered.files.map(f).join("\n") + (rendered.files.length ? "\n" : "");
   if (flags["no-patch"]) return "";
-  if (flags["name-only"]) return lines((f) => quoteName(f.path));
-  if (flags["name-status"]) {
-    // git's form: `R<similarity>\t<old>\t<new>` for a rename.
-    return lines((f) =>
-      f.status === "renamed"
+  if (flags["name-only"] || flags["name-status"]) {
+    // git's form: `R<similarity>\t<old>\t<new>` for a rename; a conflicted path `U\t<path>` (its name alone
+    // with --name-only) before the change of our side's file in the work tree, if any.
+    const line = (f: DiffFile) =>
+      flags["name-only"]
+        ? quoteName(f.path)
+        : f.status === "renamed"
         ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
-        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`
-    );
+        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`;
+    const rows = [
+      ...rendered.unmerged.map((path) => ({
+        path,
+        first: 0,
+        text: flags["name-only"] ? quoteName(path) : `U\t${quoteName(path)}`,
+      })),
+      ...rendered.files.map((f) => ({ path: f.path, first: 1, text: line(f) })),
+    ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
+    return rows.map((r) => r.text).join("\n") + (rows.length ? "\n" : "");
   }
   if (flags.stat) return renderStat(rendered);
   return null;
@@ -261,6 +278,8 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
   const index = readIndexFile(repo.gitdir);
   let changes: FileChange[];
   let labels: [string, string];
+  /** Paths with a conflict in progress, shown as git shows them (see unmergedChanges). */
+  let unmerged: UnmergedView = { changes: [], combined: [] };
   if (to !== undefined) {
     if (staged) {
       throw new PtermError("InvalidArgs", "--staged compares with the index; do not give two commits with it.");
@@ -274,21 +293,108 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     const base = await flattenTree(repo, await treeOfRev(repo, from));
     changes = staged ? changesBetween(base, indexFlat(index)) : await changesToWorktree(repo, index, policy, base);
     labels = [from, staged ? "index" : "worktree"];
+    if (staged) unmerged = unmergedChanges(repo, index, false, false);
   } else if (staged) {
     changes = changesBetween(await headFlat(repo), indexFlat(index));
     labels = ["HEAD", "index"];
+    unmerged = unmergedChanges(repo, index, false, false);
   } else {
     changes = await changesToWorktree(repo, index, policy, null);
     labels = ["index", "worktree"];
+    // git combines only for the patch: the name and stat views list each side's change instead.
+    unmerged = unmergedChanges(
+      repo,
+      index,
+      true,
+      !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"],
+    );
   }
+  // Against the index, a conflicted path is its `* Unmerged path` line, never a deletion of its stage-0 entry.
+  if (staged) changes = changes.filter((c) => !index.conflicts.has(c.path));
   const { kept, withheld } = filterChanges(changes, scope, policy);
-  const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
+  const unmergedKept = filterChanges(unmerged.changes, scope, policy).kept;
+  const combinedKept = unmerged.combined.filter((c) =>
+    !policy.hidden(c.path) && (!scope.length || scope.some((s) => pathWithin(c.path, s)))
+  );
+  const algorithm = lineAlgorithm(repo, ctx.flags);
+  const rendered = await renderDiff(repo, [...await withRenames(repo, kept, ctx.flags), ...unmergedKept], {
     context: ctx.flags.context,
-    algorithm: lineAlgorithm(repo, ctx.flags),
+    algorithm,
   });
-  const out = await emit(ctx, rendered, ctx.flags);
-  return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld };
+  // git prints each unmerged path's combined diff first (diff-files shows them as it meets them), then the rest.
+  const combined: { path: string; bytes: Uint8Array }[] = [];
+  for (const { path, parents } of combinedKept) {
+    const bytes = await combinedDiff(repo, path, parents, {
+      context: ctx.flags.context,
+      dense: !ctx.flags.combined,
+      algorithm,
+    });
+    combined.push({ path, bytes });
+  }
+  const out = await emit(ctx, combined.length ? withCombined(rendered, combined) : rendered, ctx.flags);
+  const unmergedPaths = [...new Set([...combinedKept.map((c) => c.path), ...unmergedKept.map((c) => c.path)])]
+    .sort(comparePaths);
+  return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld, unmerged: unmergedPaths };
 };
+
+interface UnmergedView {
+  /** `* Unmerged path` entries, with the diff git adds after some (see unmergedChanges). */
+  changes: FileChange[];
+  /** Paths both sides of the conflict have: their combined diff. */
+  combined: { path: string; parents: CombinedParent[] }[];
+}
+
+/**
+ * The conflicted paths as git's diff shows them. Against the work tree (diff-files): with `combine`
+ * (the patch view), a path both sides have (index stages 2 and 3) gets the combined diff; any
+ * other gets `* Unmerged path`, and where our side has it (stage 2), the diff of that side with
+ * the work tree after it. Against HEAD (`--staged`, diff-index): the `* Unmerged path` line alone.
+ */
+function unmergedChanges(repo: Repo, index: Index, worktree: boolean, combine = worktree): UnmergedView {
+  const view: UnmergedView = { changes: [], combined: [] };
+  for (const path of [...index.conflicts.keys()].sort(comparePaths)) {
+    const stages = index.conflicts.get(path)!;
+    const ours = stages.find((e) => e.stage === 2);
+    const theirs = stages.find((e) => e.stage === 3);
+    if (combine && ours && theirs) {
+      view.combined.push({
+        path,
+        parents: [ours, theirs].map((e) => ({ oid: e.oid, mode: modeToTreeMode(e.mode) })),
+      });
+      continue;
+    }
+    let old: FileChange["old"] = null;
+    let next: FileChange["new"] = null;
+    if (worktree && ours) {
+      old = { kind: "blob", mode: modeToTreeMode(ours.mode), oid: ours.oid };
+      // Gone from the work tree: git shows our side deleted.
+      const info = lstatTracked(repo, path);
+      if (info) next = { kind: "worktree", mode: modeToTreeMode(worktreeMode(repo, info, ours.mode)) };
+    }
+    view.changes.push({ path, old, new: next, unmerged: true });
+  }
+  return view;
+}
+
+/**
+ * The rendered diff with the combined diffs before it, as one patch. A combined diff whose lines
+ * are not UTF-8 shows each byte as one character in the text, and its path joins `notUtf8` (the
+ * patch's bytes then go to an artifact, as for any other such file).
+ */
+function withCombined(rendered: RenderedDiff, combined: readonly { path: string; bytes: Uint8Array }[]): RenderedDiff {
+  const texts = combined.map((c) => strictUtf8(c.bytes));
+  const notUtf8 = combined.filter((_, i) => texts[i] === null).map((c) => c.path);
+  const patchBytes = concatBytes([...combined.map((c) => c.bytes), rendered.patchBytes]);
+  let text: string | undefined;
+  return {
+    ...rendered,
+    patchBytes,
+    notUtf8: [...notUtf8, ...rendered.notUtf8],
+    get patch() {
+      return text ??= combined.map((c, i) => texts[i] ?? bytesToByteString(c.bytes)).join("") + rendered.patch;
+    },
+  };
+}
 
 /** `git show <rev>:<path>`: the file (or folder listing) at that commit. */
 async function showPath(

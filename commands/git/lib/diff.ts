@@ -108,6 +108,11 @@ export interface FileChange {
   /** A rename: the path the old side had, and git's score (0..60000). */
   readonly oldPath?: string;
   readonly score?: number;
+  /**
+   * The path has a conflict in progress: git's `* Unmerged path <path>` line comes first, then the
+   * diff of the sides given (none: the line alone).
+   */
+  readonly unmerged?: boolean;
 }
 
 export interface DiffFile {
@@ -140,6 +145,8 @@ export interface RenderedDiff {
   readonly deletions: number;
   /** For binary files: the old and new sizes in bytes, which `--stat` shows (`Bin 5 -> 6 bytes`). */
   readonly binarySizes: ReadonlyMap<string, readonly [number, number]>;
+  /** Paths given as `unmerged` changes: each printed its `* Unmerged path` line (not in `files`). */
+  readonly unmerged: readonly string[];
 }
 
 async function load(
@@ -262,10 +269,16 @@ export async function renderDiff(
   const binarySizes = new Map<string, [number, number]>();
   const notUtf8 = new Set<string>();
   const otherFunctionLines = new Map<string, string>();
+  const unmerged: string[] = [];
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
   for (const change of [...changes].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (change.unmerged) {
+      unmerged.push(change.path);
+      patch.add(`* Unmerged path ${change.path}\n`);
+      if (!change.old && !change.new) continue;
+    }
     // A change between a link and a file is shown as a deletion plus an addition, as git does.
     const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
     const parts: FileChange[] = split
@@ -375,6 +388,7 @@ export async function renderDiff(
     },
     notUtf8: [...notUtf8],
     otherFunctionLines,
+    unmerged,
     files,
     additions,
     deletions,

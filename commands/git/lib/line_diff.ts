@@ -1198,3 +1198,31 @@ export function myersChanged(
   compareRecords(x, y, minimal);
   return [x.changed, y.changed];
 }
+
+/**
+ * The changes from `before` to `after` as git's line diff finds them (the same search and
+ * sliding as `unifiedDiff`), without writing a patch: [i1, i2, chg1, chg2] per change, lines
+ * counted from 0. For callers that lay out the lines themselves (the combined diff).
+ */
+export function lineChanges(
+  before: Uint8Array,
+  after: Uint8Array,
+  algorithm: LineAlgorithm = DEFAULT_ALGORITHM,
+): Int32Array {
+  const la = linesOf(before);
+  const lb = linesOf(after);
+  const numbered = numberLines(la, lb);
+  const x = sideOf(numbered.a, byteIndent(la));
+  const y = sideOf(numbered.b, byteIndent(lb));
+  if (algorithm.search) {
+    const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+    x.changed.set(changedA);
+    y.changed.set(changedB);
+  } else {
+    prepare(x, y, numbered.countA, numbered.countB);
+    compareRecords(x, y, algorithm.minimal);
+  }
+  compact(x, y);
+  compact(y, x);
+  return changesOf(x, y).slice();
+}

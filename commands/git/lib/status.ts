@@ -38,7 +38,11 @@ export type WorktreeChange = "M" | "D" | "T" | "A";
 
 export interface StatusFile {
   readonly path: string;
-  /** Porcelain-style two letters: index then work tree; `.` unchanged, `??` untracked, `UU` conflicted. */
+  /**
+   * Porcelain-style two letters: index then work tree; `.` unchanged, `??` untracked; an unmerged
+   * path has git's code for the stages it has (`UU` both modified, `AA` both added, `DU` deleted by
+   * us, `UD` deleted by them, `AU`/`UA` added by us/them, `DD` both deleted).
+   */
   readonly xy: string;
   /** For a submodule (a gitlink): git's porcelain v2 `S<c><m><u>` — new commits, modified content, untracked content. */
   readonly submodule?: string;
@@ -53,6 +57,8 @@ export interface StatusReport {
   readonly unstaged: Map<string, WorktreeChange>;
   readonly untracked: string[];
   readonly conflicted: string[];
+  /** Each conflicted path's unmerged code, as git's status gives it (`unmergedCode`). */
+  readonly unmerged: Map<string, string>;
   /** Tracked paths pterm does not look at (secrets, pterm state), by kind. */
   readonly withheld: string[];
   /** Entries whose stat data was refreshed (content unchanged); the caller may write them back. */
@@ -572,6 +578,7 @@ export async function computeStatus(
   const conflicted = [...index.conflicts.keys()].filter((p) => !policy.hidden(p) && inScope(p, options.paths))
     .sort(comparePaths);
   for (const path of conflicted) work.unstaged.delete(path);
+  const unmerged = new Map(conflicted.map((path) => [path, unmergedCode(index.conflicts.get(path)!)]));
   for (const [path] of stagedAll) if (policy.hidden(path)) work.withheld.push(path);
   return {
     branch: head.branch,
@@ -580,6 +587,7 @@ export async function computeStatus(
     unstaged: work.unstaged,
     untracked: work.untracked,
     conflicted,
+    unmerged,
     withheld: [...new Set(work.withheld)].sort(comparePaths),
     refreshed: work.refreshed,
     unaddressable: work.unaddressable,
@@ -616,6 +624,29 @@ export async function stagedRenames(repo: Repo, index: Index, report: StatusRepo
   return new Map(renames.map((r) => [r.to, r.from]));
 }
 
+/**
+ * git's two letters for an unmerged path, from the stages the index has for it (wt-status.c's
+ * stage mask: 1 base, 2 ours, 3 theirs).
+ */
+const UNMERGED_CODES = ["", "DD", "AU", "UD", "UA", "DU", "AA", "UU"];
+
+export function unmergedCode(stages: readonly IndexEntry[]): string {
+  let mask = 0;
+  for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << (entry.stage - 1);
+  return UNMERGED_CODES[mask] || "UU";
+}
+
+/** git's long-status label for each unmerged code (`both modified:`, `deleted by us:`…). */
+export const UNMERGED_LABELS: Readonly<Record<string, string>> = {
+  DD: "both deleted:",
+  AU: "added by us:",
+  UD: "deleted by them:",
+  UA: "added by them:",
+  DU: "deleted by us:",
+  AA: "both added:",
+  UU: "both modified:",
+};
+
 export function statusFiles(report: StatusReport, renames: ReadonlyMap<string, string> = new Map()): StatusFile[] {
   const renamedFrom = new Set(renames.values());
   const paths = new Set<string>([...report.staged.keys(), ...report.unstaged.keys()]);
@@ -628,7 +659,7 @@ export function statusFiles(report: StatusReport, renames: ReadonlyMap<string, s
     const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : undefined);
     files.push({ path, xy, ...(sub ? { submodule: sub } : {}), ...(from !== undefined ? { orig_path: from } : {}) });
   }
-  for (const path of report.conflicted) files.push({ path, xy: "UU" });
+  for (const path of report.conflicted) files.push({ path, xy: report.unmerged.get(path) ?? "UU" });
   for (const path of report.untracked) files.push({ path, xy: "??" });
   return files.sort((a, b) => comparePaths(a.path, b.path));
 }
