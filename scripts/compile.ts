@@ -36,7 +36,14 @@ const RUN_FLAGS = [
   "--v8-flags=--no-lazy,--max-semi-space-size=2",
   "--unstable-worker-options",
 ];
-export const INCLUDED_DIRS = ["core", "commands", "bundles", "mcp", "shell", "skills"];
+export const INCLUDED_DIRS = [
+  "core",
+  "commands",
+  "bundles",
+  "mcp",
+  "shell",
+  "skills",
+];
 const INCLUDES = INCLUDED_DIRS.flatMap((dir) => ["--include", dir]);
 /** The pterm task's entry (scripts/bundle.ts `BUNDLE`). */
 export const ENTRY = "main.bundle.js";
@@ -45,7 +52,9 @@ export const ENTRY = "main.bundle.js";
 async function assertEverythingEmbedded(): Promise<void> {
   const problems = await embeddingProblems(REPO_PATH, ENTRY, INCLUDED_DIRS);
   if (problems.length > 0) {
-    throw new Error(`the binary would miss modules it loads:\n${problems.join("\n")}`);
+    throw new Error(
+      `the binary would miss modules it loads:\n${problems.join("\n")}`,
+    );
   }
 }
 
@@ -68,7 +77,11 @@ if (import.meta.main) {
   const targetIndex = Deno.args.indexOf("--target");
   const target = targetIndex >= 0 ? Deno.args[targetIndex + 1] : null;
   if (target !== null && !(TARGETS as readonly string[]).includes(target)) {
-    console.error(`unknown target ${target}; the release targets are: ${TARGETS.join(", ")}`);
+    console.error(
+      `unknown target ${target}; the release targets are: ${
+        TARGETS.join(", ")
+      }`,
+    );
     Deno.exit(2);
   }
   try {

@@ -43,12 +43,14 @@ const TABLE_LOADERS = [
   {
     table: "lazyImport",
     argument: "url.href",
-    before: /\bfunction\s+lazyImport\s*(?:<[^>]*>)?\(\s*url\b[^)]*\)[^{]*\{\s*return\s*$/,
+    before:
+      /\bfunction\s+lazyImport\s*(?:<[^>]*>)?\(\s*url\b[^)]*\)[^{]*\{\s*return\s*$/,
   },
   {
     table: "DECLARATIONS",
     argument: "new URL(module)",
-    before: /const module = bundleOf\(declaration\.module\) \?\? declaration\.module;\s*return \(await\s*$/,
+    before:
+      /const module = bundleOf\(declaration\.module\) \?\? declaration\.module;\s*return \(await\s*$/,
   },
 ] as const;
 
@@ -58,13 +60,17 @@ const toPosix = (path: string) => path.split("\\").join("/");
 export const REPO_PATH = fileURLToPath(new URL("../", import.meta.url));
 
 /** The modules each table loader may load, relative to the repository: every one must be embedded. */
-function tableModules(entrySource: string): Record<(typeof TABLE_LOADERS)[number]["table"], string[]> {
+function tableModules(
+  entrySource: string,
+): Record<(typeof TABLE_LOADERS)[number]["table"], string[]> {
   const declarations = Object.values(DECLARATIONS).map((declaration) =>
     toPosix(relative(REPO_PATH, fileURLToPath(declaration.module)))
   );
   // The bundled copy of core/bundles.ts lists each bundled module with its bundle (scripts/bundle.ts).
   const manifest = /\bvar BUNDLES = (\{[^}]*\});/.exec(entrySource);
-  const bundles = manifest ? Object.values(JSON.parse(manifest[1]) as Record<string, string>) : [];
+  const bundles = manifest
+    ? Object.values(JSON.parse(manifest[1]) as Record<string, string>)
+    : [];
   return { DECLARATIONS: [...declarations, ...bundles], lazyImport: [] };
 }
 
@@ -78,7 +84,8 @@ export function withoutComments(source: string): string {
   /** The last significant character outside comments: decides whether a `/` starts a regular expression. */
   let previous = "";
   const regexMayFollow = () =>
-    previous === "" || /[(,=:[!&|?{};+\-*%<>~^]/.test(previous) || /\b(?:return|typeof|case|in|of|void)$/.test(out);
+    previous === "" || /[(,=:[!&|?{};+\-*%<>~^]/.test(previous) ||
+    /\b(?:return|typeof|case|in|of|void)$/.test(out);
   while (i < source.length) {
     const char = source[i];
     const next = source[i + 1];
@@ -93,7 +100,10 @@ export function withoutComments(source: string): string {
       i = stop;
       continue;
     }
-    if (char === '"' || char === "'" || char === "`" || (char === "/" && regexMayFollow())) {
+    if (
+      char === '"' || char === "'" || char === "`" ||
+      (char === "/" && regexMayFollow())
+    ) {
       let j = i + 1;
       let inClass = false;
       while (j < source.length) {
@@ -141,17 +151,25 @@ function balancedArgument(code: string, open: number): string | null {
   return null;
 }
 
-const STRING = String.raw`"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|\x60((?:[^\x60\\$]|\\.)*)\x60`;
+const STRING = String
+  .raw`"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|\x60((?:[^\x60\\$]|\\.)*)\x60`;
 const LITERAL = new RegExp(`^(?:${STRING})$`);
 /** `import.meta.url`, or the bundles' rewrite of it: `new URL("<module>", import.meta.url).href`. */
-const MODULE_URL = String.raw`(?:import\.meta\.url|new URL\(\s*"([^"]+)"\s*,\s*import\.meta\.url\s*\)\.href)`;
-const FILE_URL = new RegExp(String.raw`^new URL\(\s*"([^"]+)"\s*,\s*${MODULE_URL}\s*\)(?:\.href)?$`);
+const MODULE_URL = String
+  .raw`(?:import\.meta\.url|new URL\(\s*"([^"]+)"\s*,\s*import\.meta\.url\s*\)\.href)`;
+const FILE_URL = new RegExp(
+  String.raw`^new URL\(\s*"([^"]+)"\s*,\s*${MODULE_URL}\s*\)(?:\.href)?$`,
+);
 const PACKAGE = /^String\(\s*"([^"]+)"\s*\)$/;
 /** `import(` as a call (not a method `.import(`, not a word ending in `import`). */
-const CALL = /(?<![.\w$])(import|lazyImport)\s*(?:<(?:[^<>()]|<[^<>]*>)*>)?\s*\(/g;
+const CALL =
+  /(?<![.\w$])(import|lazyImport)\s*(?:<(?:[^<>()]|<[^<>]*>)*>)?\s*\(/g;
 
 /** Every dynamic import and lazy import in one module, classified. */
-export function dynamicImportsOf(file: string, source: string): DynamicImport[] {
+export function dynamicImportsOf(
+  file: string,
+  source: string,
+): DynamicImport[] {
   const code = withoutComments(source);
   const found: DynamicImport[] = [];
   for (const call of code.matchAll(CALL)) {
@@ -159,7 +177,12 @@ export function dynamicImportsOf(file: string, source: string): DynamicImport[] 
     const raw = balancedArgument(code, open);
     const line = code.slice(0, call.index).split("\n").length;
     // `lazyImport` itself, declared: `function lazyImport<Module>(url: URL)`.
-    if (call[1] === "lazyImport" && /\bfunction\s+$/.test(code.slice(Math.max(0, call.index - 20), call.index))) {
+    if (
+      call[1] === "lazyImport" &&
+      /\bfunction\s+$/.test(
+        code.slice(Math.max(0, call.index - 20), call.index),
+      )
+    ) {
       continue;
     }
     const argument = (raw ?? "").trim().replace(/,$/, "").trim();
@@ -170,8 +193,16 @@ export function dynamicImportsOf(file: string, source: string): DynamicImport[] 
     }
     const fileUrl = FILE_URL.exec(argument);
     if (fileUrl) {
-      const moduleDir = dirname(fileUrl[2] === undefined ? file : normalize(join(dirname(file), fileUrl[2])));
-      found.push({ ...base, kind: "file", target: toPosix(normalize(join(moduleDir, fileUrl[1]))) });
+      const moduleDir = dirname(
+        fileUrl[2] === undefined
+          ? file
+          : normalize(join(dirname(file), fileUrl[2])),
+      );
+      found.push({
+        ...base,
+        kind: "file",
+        target: toPosix(normalize(join(moduleDir, fileUrl[1]))),
+      });
       continue;
     }
     const pkg = call[1] === "import" ? PACKAGE.exec(argument) : null;
@@ -180,7 +211,9 @@ export function dynamicImportsOf(file: string, source: string): DynamicImport[] 
       continue;
     }
     const before = code.slice(Math.max(0, call.index - 200), call.index);
-    const loader = TABLE_LOADERS.find((known) => known.argument === argument && known.before.test(before));
+    const loader = TABLE_LOADERS.find((known) =>
+      known.argument === argument && known.before.test(before)
+    );
     if (loader) {
       found.push({ ...base, kind: "table", target: loader.table });
       continue;
@@ -204,7 +237,9 @@ export function literalPackagesOf(source: string): Set<string> {
   const code = withoutComments(source);
   const names = new Set<string>();
   const specifiers = [
-    ...code.matchAll(/(?<![.\w$])(?:import|export)\b[^"';]*?\bfrom\s*["']([^"']+)["']/g),
+    ...code.matchAll(
+      /(?<![.\w$])(?:import|export)\b[^"';]*?\bfrom\s*["']([^"']+)["']/g,
+    ),
     ...code.matchAll(/(?<![.\w$])import\s*\(\s*["']([^"']+)["']\s*\)/g),
     ...code.matchAll(/(?<![.\w$])import\s*["']([^"']+)["']/g),
   ];
@@ -215,11 +250,16 @@ export function literalPackagesOf(source: string): Set<string> {
   return names;
 }
 
-async function* modulesUnder(repo: string, dir: string): AsyncGenerator<string> {
+async function* modulesUnder(
+  repo: string,
+  dir: string,
+): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(join(repo, dir))) {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory) yield* modulesUnder(repo, path);
-    else if (/\.(?:ts|js|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) yield path;
+    else if (
+      /\.(?:ts|js|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts")
+    ) yield path;
   }
 }
 
@@ -237,17 +277,28 @@ export async function embeddingProblems(
     for await (const path of modulesUnder(repo, dir)) modules.push(path);
   }
   const sources = new Map<string, string>();
-  for (const path of modules) sources.set(path, await Deno.readTextFile(join(repo, path)));
+  for (const path of modules) {
+    sources.set(path, await Deno.readTextFile(join(repo, path)));
+  }
   const embeddedPackages = new Set<string>();
   for (const [path, source] of sources) {
-    if (path !== entry) { for (const name of literalPackagesOf(source)) embeddedPackages.add(name); }
+    if (path !== entry) {
+      for (const name of literalPackagesOf(source)) {
+        embeddedPackages.add(name);
+      }
+    }
   }
-  const inIncluded = (path: string) => path === entry || includedDirs.some((dir) => path.startsWith(`${dir}/`));
+  const inIncluded = (path: string) =>
+    path === entry || includedDirs.some((dir) => path.startsWith(`${dir}/`));
   const problems: string[] = [];
-  for (const [table, loaded] of Object.entries(tableModules(sources.get(entry)!))) {
+  for (
+    const [table, loaded] of Object.entries(tableModules(sources.get(entry)!))
+  ) {
     for (const path of loaded) {
       if (!inIncluded(path) || !sources.has(path)) {
-        problems.push(`${table} lists ${path}, which is not a module inside the folders the binary includes`);
+        problems.push(
+          `${table} lists ${path}, which is not a module inside the folders the binary includes`,
+        );
       }
     }
   }
@@ -255,14 +306,20 @@ export async function embeddingProblems(
     for (const found of dynamicImportsOf(path, source)) {
       const at = `${found.file}:${found.line}: ${found.argument}`;
       if (found.kind === "computed") {
-        problems.push(`${at}: a computed import; deno compile cannot see what it loads (write a literal specifier)`);
+        problems.push(
+          `${at}: a computed import; deno compile cannot see what it loads (write a literal specifier)`,
+        );
       } else if (found.kind === "file") {
         if (!inIncluded(found.target!)) {
-          problems.push(`${at}: loads ${found.target}, outside the folders the binary includes (scripts/compile.ts)`);
+          problems.push(
+            `${at}: loads ${found.target}, outside the folders the binary includes (scripts/compile.ts)`,
+          );
         } else if (!sources.has(found.target!)) {
           problems.push(`${at}: loads ${found.target}, which does not exist`);
         }
-      } else if (found.kind === "package" && !embeddedPackages.has(found.target!)) {
+      } else if (
+        found.kind === "package" && !embeddedPackages.has(found.target!)
+      ) {
         problems.push(
           `${at}: loads the package ${found.target}, which no module of the included folders imports by name`,
         );

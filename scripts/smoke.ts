@@ -26,7 +26,10 @@ export interface PtermLauncher {
 }
 
 /** The document the check extracts, and a line its text must contain. */
-export const SMOKE_DOCUMENT = new URL("../tests/fixtures/doc/report.docx", import.meta.url);
+export const SMOKE_DOCUMENT = new URL(
+  "../tests/fixtures/doc/report.docx",
+  import.meta.url,
+);
 const SMOKE_DOCUMENT_LINE = "# Quarterly Field Report";
 const COMMIT_SUBJECT = "smoke: first commit";
 
@@ -38,7 +41,11 @@ interface Envelope {
   result: Record<string, unknown> | null;
 }
 
-async function execOk(launcher: PtermLauncher, root: string, line: string): Promise<Envelope> {
+async function execOk(
+  launcher: PtermLauncher,
+  root: string,
+  line: string,
+): Promise<Envelope> {
   const output = await new Deno.Command(launcher.command, {
     args: [...launcher.args, "exec", "--root", root, line],
     env: launcher.env,
@@ -53,7 +60,9 @@ async function execOk(launcher: PtermLauncher, root: string, line: string): Prom
   try {
     envelope = JSON.parse(stdout);
   } catch {
-    throw new Error(`\`pterm exec "${line}"\` printed no envelope (exit ${output.code}):\n${stdout}\n${stderr}`);
+    throw new Error(
+      `\`pterm exec "${line}"\` printed no envelope (exit ${output.code}):\n${stdout}\n${stderr}`,
+    );
   }
   if (output.code !== 0 || envelope.exit_code !== 0) {
     throw new Error(
@@ -64,40 +73,76 @@ async function execOk(launcher: PtermLauncher, root: string, line: string): Prom
 }
 
 function expect(condition: boolean, what: string, shown: unknown): void {
-  if (!condition) throw new Error(`${what}; got: ${typeof shown === "string" ? shown : JSON.stringify(shown)}`);
+  if (!condition) {
+    throw new Error(
+      `${what}; got: ${
+        typeof shown === "string" ? shown : JSON.stringify(shown)
+      }`,
+    );
+  }
 }
 
 async function gitOnPath(): Promise<boolean> {
   try {
-    return (await new Deno.Command("git", { args: ["--version"], stdout: "null", stderr: "null" }).output()).success;
+    return (await new Deno.Command("git", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output()).success;
   } catch {
     return false;
   }
 }
 
 /** Runs every step against `launcher` in a fresh workspace under `base`; throws on the first failure. */
-export async function smoke(launcher: PtermLauncher, base?: string, log: (line: string) => void = () => {}) {
+export async function smoke(
+  launcher: PtermLauncher,
+  base?: string,
+  log: (line: string) => void = () => {},
+) {
   const root = await Deno.makeTempDir({ prefix: "pterm-smoke-", dir: base });
   try {
     const hello = await execOk(launcher, root, "hello");
-    expect(hello.result?.ok === true && hello.stdout.includes("█"), "`exec hello` prints the banner", hello);
+    expect(
+      hello.result?.ok === true && hello.stdout.includes("█"),
+      "`exec hello` prints the banner",
+      hello,
+    );
     log("ok  exec hello");
 
     await Deno.copyFile(SMOKE_DOCUMENT, join(root, "report.docx"));
     const extracted = await execOk(launcher, root, "doc extract report.docx");
-    expect(extracted.stdout.includes(SMOKE_DOCUMENT_LINE), "`doc extract` prints the document's text", extracted);
+    expect(
+      extracted.stdout.includes(SMOKE_DOCUMENT_LINE),
+      "`doc extract` prints the document's text",
+      extracted,
+    );
     log("ok  doc extract report.docx");
 
     await execOk(launcher, root, "git init");
-    await Deno.writeTextFile(join(root, "notes.txt"), "written by the smoke check\n");
+    await Deno.writeTextFile(
+      join(root, "notes.txt"),
+      "written by the smoke check\n",
+    );
     await execOk(launcher, root, "git add notes.txt");
-    const commit = await execOk(launcher, root, `git commit -m "${COMMIT_SUBJECT}"`);
+    const commit = await execOk(
+      launcher,
+      root,
+      `git commit -m "${COMMIT_SUBJECT}"`,
+    );
     const commitId = commit.result?.commit_id;
-    expect(typeof commitId === "string", "`git commit` reports the commit id", commit);
-    const history = await execOk(launcher, root, "git log");
-    const commits = history.result?.commits as { id: string; subject: string }[] | undefined;
     expect(
-      commits?.length === 1 && commits[0].id === commitId && commits[0].subject === COMMIT_SUBJECT,
+      typeof commitId === "string",
+      "`git commit` reports the commit id",
+      commit,
+    );
+    const history = await execOk(launcher, root, "git log");
+    const commits = history.result?.commits as
+      | { id: string; subject: string }[]
+      | undefined;
+    expect(
+      commits?.length === 1 && commits[0].id === commitId &&
+        commits[0].subject === COMMIT_SUBJECT,
       "`git log` lists exactly the commit just made",
       history.result,
     );
@@ -108,7 +153,11 @@ export async function smoke(launcher: PtermLauncher, base?: string, log: (line: 
         stderr: "piped",
       }).output();
       const line = new TextDecoder().decode(real.stdout).trim();
-      expect(real.success && line === `${commitId} ${COMMIT_SUBJECT}`, "real git reads the same commit", line);
+      expect(
+        real.success && line === `${commitId} ${COMMIT_SUBJECT}`,
+        "real git reads the same commit",
+        line,
+      );
     }
     log("ok  git init / add / commit / log");
 
@@ -119,20 +168,40 @@ export async function smoke(launcher: PtermLauncher, base?: string, log: (line: 
       stderr: "pipe",
     });
     let stderr = "";
-    (transport.stderr as { on(event: "data", f: (chunk: Uint8Array | string) => void): void } | null)?.on(
+    (transport.stderr as {
+      on(event: "data", f: (chunk: Uint8Array | string) => void): void;
+    } | null)?.on(
       "data",
-      (chunk) => stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk),
+      (chunk) =>
+        stderr += typeof chunk === "string"
+          ? chunk
+          : new TextDecoder().decode(chunk),
     );
     const client = new Client({ name: "pterm-smoke", version: "1.0.0" });
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.some((tool) => tool.name === "terminal_exec"), "`mcp` lists terminal_exec", tools);
-      const called = await client.callTool({ name: "terminal_exec", arguments: { command: "hello" } });
+      expect(
+        tools.some((tool) => tool.name === "terminal_exec"),
+        "`mcp` lists terminal_exec",
+        tools,
+      );
+      const called = await client.callTool({
+        name: "terminal_exec",
+        arguments: { command: "hello" },
+      });
       const envelope = called.structuredContent as Envelope | undefined;
-      expect(envelope?.exit_code === 0 && called.isError !== true, "`mcp` runs hello", called);
+      expect(
+        envelope?.exit_code === 0 && called.isError !== true,
+        "`mcp` runs hello",
+        called,
+      );
     } catch (error) {
-      throw new Error(`pterm mcp: ${error instanceof Error ? error.message : error}\n${stderr}`);
+      throw new Error(
+        `pterm mcp: ${
+          error instanceof Error ? error.message : error
+        }\n${stderr}`,
+      );
     } finally {
       await client.close();
     }
@@ -145,13 +214,21 @@ export async function smoke(launcher: PtermLauncher, base?: string, log: (line: 
 if (import.meta.main) {
   const [command, ...args] = Deno.args;
   if (command === undefined) {
-    console.error("usage: deno run -A scripts/smoke.ts <pterm program> [its leading arguments…]");
+    console.error(
+      "usage: deno run -A scripts/smoke.ts <pterm program> [its leading arguments…]",
+    );
     Deno.exit(2);
   }
   try {
-    await smoke({ command, args, env: Deno.env.toObject() }, undefined, (line) => console.log(line));
+    await smoke(
+      { command, args, env: Deno.env.toObject() },
+      undefined,
+      (line) => console.log(line),
+    );
   } catch (error) {
-    console.error(`smoke check failed: ${error instanceof Error ? error.message : error}`);
+    console.error(
+      `smoke check failed: ${error instanceof Error ? error.message : error}`,
+    );
     Deno.exit(1);
   }
   console.log("pterm runs: every smoke step passed");
