@@ -78,9 +78,7 @@ if (import.meta.main) {
   const target = targetIndex >= 0 ? Deno.args[targetIndex + 1] : null;
   if (target !== null && !(TARGETS as readonly string[]).includes(target)) {
     console.error(
-      `unknown target ${target}; the release targets are: ${
-        TARGETS.join(", ")
-      }`,
+      `unknown target ${target}; the release targets are: ${TARGETS.join(", ")}`,
     );
     Deno.exit(2);
   }

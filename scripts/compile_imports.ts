@@ -43,14 +43,12 @@ const TABLE_LOADERS = [
   {
     table: "lazyImport",
     argument: "url.href",
-    before:
-      /\bfunction\s+lazyImport\s*(?:<[^>]*>)?\(\s*url\b[^)]*\)[^{]*\{\s*return\s*$/,
+    before: /\bfunction\s+lazyImport\s*(?:<[^>]*>)?\(\s*url\b[^)]*\)[^{]*\{\s*return\s*$/,
   },
   {
     table: "DECLARATIONS",
     argument: "new URL(module)",
-    before:
-      /const module = bundleOf\(declaration\.module\) \?\? declaration\.module;\s*return \(await\s*$/,
+    before: /const module = bundleOf\(declaration\.module\) \?\? declaration\.module;\s*return \(await\s*$/,
   },
 ] as const;
 
@@ -68,9 +66,7 @@ function tableModules(
   );
   // The bundled copy of core/bundles.ts lists each bundled module with its bundle (scripts/bundle.ts).
   const manifest = /\bvar BUNDLES = (\{[^}]*\});/.exec(entrySource);
-  const bundles = manifest
-    ? Object.values(JSON.parse(manifest[1]) as Record<string, string>)
-    : [];
+  const bundles = manifest ? Object.values(JSON.parse(manifest[1]) as Record<string, string>) : [];
   return { DECLARATIONS: [...declarations, ...bundles], lazyImport: [] };
 }
 
@@ -162,8 +158,7 @@ const FILE_URL = new RegExp(
 );
 const PACKAGE = /^String\(\s*"([^"]+)"\s*\)$/;
 /** `import(` as a call (not a method `.import(`, not a word ending in `import`). */
-const CALL =
-  /(?<![.\w$])(import|lazyImport)\s*(?:<(?:[^<>()]|<[^<>]*>)*>)?\s*\(/g;
+const CALL = /(?<![.\w$])(import|lazyImport)\s*(?:<(?:[^<>()]|<[^<>]*>)*>)?\s*\(/g;
 
 /** Every dynamic import and lazy import in one module, classified. */
 export function dynamicImportsOf(
@@ -194,9 +189,7 @@ export function dynamicImportsOf(
     const fileUrl = FILE_URL.exec(argument);
     if (fileUrl) {
       const moduleDir = dirname(
-        fileUrl[2] === undefined
-          ? file
-          : normalize(join(dirname(file), fileUrl[2])),
+        fileUrl[2] === undefined ? file : normalize(join(dirname(file), fileUrl[2])),
       );
       found.push({
         ...base,
@@ -211,9 +204,7 @@ export function dynamicImportsOf(
       continue;
     }
     const before = code.slice(Math.max(0, call.index - 200), call.index);
-    const loader = TABLE_LOADERS.find((known) =>
-      known.argument === argument && known.before.test(before)
-    );
+    const loader = TABLE_LOADERS.find((known) => known.argument === argument && known.before.test(before));
     if (loader) {
       found.push({ ...base, kind: "table", target: loader.table });
       continue;
@@ -288,8 +279,7 @@ export async function embeddingProblems(
       }
     }
   }
-  const inIncluded = (path: string) =>
-    path === entry || includedDirs.some((dir) => path.startsWith(`${dir}/`));
+  const inIncluded = (path: string) => path === entry || includedDirs.some((dir) => path.startsWith(`${dir}/`));
   const problems: string[] = [];
   for (
     const [table, loaded] of Object.entries(tableModules(sources.get(entry)!))

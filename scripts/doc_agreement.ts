@@ -32,22 +32,13 @@ export interface Agreement {
  * text, and leaves a dotless ı under a combining accent (`naı̈ve`) where pterm writes `ï`.
  */
 export function words(text: string): string[] {
-  return text.replace(/\u0131(\p{M})/gu, "i$1").normalize("NFKC").replace(
-    /[\u202A-\u202E\u2066-\u2069]/g,
-    "",
-  )
+  return text.replace(/\u0131(\p{M})/gu, "i$1").normalize("NFKC").replace(/[\u202A-\u202E\u2066-\u2069]/g, "")
     .split(/\s+/).filter((w) => w.length > 0);
 }
 
-export function compareWords(
-  file: string,
-  pterm: string[],
-  reference: string[],
-): Agreement {
+export function compareWords(file: string, pterm: string[], reference: string[]): Agreement {
   let matched = 0;
-  for (const part of diffArrays(pterm, reference)) {
-    if (!part.added && !part.removed) matched += part.count ?? 0;
-  }
+  for (const part of diffArrays(pterm, reference)) if (!part.added && !part.removed) matched += part.count ?? 0;
   const total = pterm.length + reference.length;
   return {
     file,
@@ -61,19 +52,14 @@ export function compareWords(
 }
 
 export async function pdftotext(path: string): Promise<string> {
-  const output = await new Deno.Command("pdftotext", {
-    args: ["-enc", "UTF-8", path, "-"],
-    stdout: "piped",
-  }).output();
+  const output = await new Deno.Command("pdftotext", { args: ["-enc", "UTF-8", path, "-"], stdout: "piped" }).output();
   if (!output.success) throw new Error(`pdftotext failed on ${path}`);
   return new TextDecoder().decode(output.stdout);
 }
 
 /** Runs `doc extract --mode text` through the real kernel and sandbox on a copy of `path`. */
 export async function ptermText(path: string): Promise<string> {
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "pterm-agreement-" }),
-  );
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pterm-agreement-" }));
   try {
     await Deno.copyFile(path, `${root}/input.pdf`);
     const envelope = await execute(
@@ -81,15 +67,12 @@ export async function ptermText(path: string): Promise<string> {
       {
         root,
         session: "agreement",
-        line:
-          "doc extract --in input.pdf --mode text --out output.txt --max-chars 100000000",
+        line: "doc extract --in input.pdf --mode text --out output.txt --max-chars 100000000",
         stdin: { kind: "none" },
         terminal: { color: false },
       },
     );
-    if (envelope.exit_code !== 0) {
-      throw new Error(`doc extract failed on ${path}: ${envelope.stderr}`);
-    }
+    if (envelope.exit_code !== 0) throw new Error(`doc extract failed on ${path}: ${envelope.stderr}`);
     return await Deno.readTextFile(`${root}/output.txt`);
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -130,17 +113,8 @@ export async function measure(paths: string[]): Promise<Agreement[]> {
   const rows: Agreement[] = [];
   for (const path of paths) {
     if (NOT_MEASURED.has(path.split("/").pop()!)) continue;
-    const [ours, theirs] = await Promise.all([
-      ptermText(path),
-      pdftotext(path),
-    ]);
-    rows.push(
-      compareWords(
-        path.replace(PDF_FIXTURES.pathname, ""),
-        words(ours),
-        words(theirs),
-      ),
-    );
+    const [ours, theirs] = await Promise.all([ptermText(path), pdftotext(path)]);
+    rows.push(compareWords(path.replace(PDF_FIXTURES.pathname, ""), words(ours), words(theirs)));
   }
   return rows;
 }
@@ -151,18 +125,16 @@ function table(rows: readonly Agreement[]): string {
     "| PDF | pterm words | pdftotext words | agreement | recall | precision |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
-      `| ${r.file} | ${r.ptermWords} | ${r.pdftotextWords} | ${
-        pct(r.agreement)
-      } | ${pct(r.recall)} | ${pct(r.precision)} |`
+      `| ${r.file} | ${r.ptermWords} | ${r.pdftotextWords} | ${pct(r.agreement)} | ${pct(r.recall)} | ${
+        pct(r.precision)
+      } |`
     ),
   ];
   return lines.join("\n");
 }
 
 if (import.meta.main) {
-  const paths = Deno.args.length
-    ? Deno.args.map((a) => Deno.realPathSync(a))
-    : await fixturePdfs();
+  const paths = Deno.args.length ? Deno.args.map((a) => Deno.realPathSync(a)) : await fixturePdfs();
   // deno-lint-ignore no-console
   console.log(table(await measure(paths)));
 }

@@ -17,44 +17,22 @@ const SRC = `${ROOT}src/`;
 
 /** PDFs that Debian packages ship (written by no one here), copied as they are. */
 const DEBIAN_PDFS = [
-  {
-    from: "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
-    to: "debian/shared-mime-info-spec.pdf",
-  },
-  {
-    from: "/usr/lib/libreoffice/share/xpdfimport/xpdfimport_err.pdf",
-    to: "debian/xpdfimport_err.pdf",
-  },
-  {
-    from: "/usr/share/doc/libtasn1-doc/libtasn1.pdf",
-    to: "debian/libtasn1.pdf",
-  },
+  { from: "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf", to: "debian/shared-mime-info-spec.pdf" },
+  { from: "/usr/lib/libreoffice/share/xpdfimport/xpdfimport_err.pdf", to: "debian/xpdfimport_err.pdf" },
+  { from: "/usr/share/doc/libtasn1-doc/libtasn1.pdf", to: "debian/libtasn1.pdf" },
   // A PNG named .pdf: the format must come from the bytes, not the name.
   { from: "/usr/share/gitweb/static/git-logo.png", to: "debian/picture.pdf" },
 ];
 
 async function run(command: string, args: string[]): Promise<void> {
-  const output = await new Deno.Command(command, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await new Deno.Command(command, { args, stdout: "piped", stderr: "piped" }).output();
   if (!output.success) {
-    throw new Error(
-      `${command} ${args.join(" ")} failed:\n${
-        new TextDecoder().decode(output.stderr)
-      }`,
-    );
+    throw new Error(`${command} ${args.join(" ")} failed:\n${new TextDecoder().decode(output.stderr)}`);
   }
 }
 
 /** `soffice --convert-to` into a scratch folder, then moved to `target` (LibreOffice names outputs itself). */
-async function convert(
-  source: string,
-  filter: string,
-  extension: string,
-  target: string,
-): Promise<void> {
+async function convert(source: string, filter: string, extension: string, target: string): Promise<void> {
   const scratch = await Deno.makeTempDir({ prefix: "pterm-fixtures-" });
   try {
     const profile = `file://${scratch}/profile`;
@@ -67,9 +45,7 @@ async function convert(
       scratch,
       source,
     ]);
-    const produced = `${scratch}/${
-      source.split("/").pop()!.replace(/\.[^.]+$/, "")
-    }.${extension}`;
+    const produced = `${scratch}/${source.split("/").pop()!.replace(/\.[^.]+$/, "")}.${extension}`;
     await Deno.copyFile(produced, `${ROOT}${target}`);
   } finally {
     await Deno.remove(scratch, { recursive: true });
@@ -78,26 +54,16 @@ async function convert(
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-const DOCX_CONTENT_TYPES =
-  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+const DOCX_CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
 const DOCX_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
 
 /** The ZIP of `inputs` in order, through the tests' one ZIP writer (with a bomb's size lie where asked). */
-function zipOf(
-  inputs: { name: string; data: Uint8Array; claimedSize?: number }[],
-): Promise<Uint8Array> {
+function zipOf(inputs: { name: string; data: Uint8Array; claimedSize?: number }[]): Promise<Uint8Array> {
   const claimedSizes: Record<string, number> = {};
-  for (const input of inputs) {
-    if (input.claimedSize !== undefined) {
-      claimedSizes[input.name] = input.claimedSize;
-    }
-  }
-  return writeZip(
-    Object.fromEntries(inputs.map((input) => [input.name, input.data])),
-    { claimedSizes },
-  );
+  for (const input of inputs) if (input.claimedSize !== undefined) claimedSizes[input.name] = input.claimedSize;
+  return writeZip(Object.fromEntries(inputs.map((input) => [input.name, input.data])), { claimedSizes });
 }
 
 /**
@@ -128,8 +94,7 @@ async function zipBomb(): Promise<Uint8Array> {
  */
 async function inlineStringsWorkbook(): Promise<Uint8Array> {
   const ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
-  const rel =
-    "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+  const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
   return await zipOf([
     {
       name: "[Content_Types].xml",
@@ -186,26 +151,11 @@ async function main() {
   await convert(`${SRC}report.fodt`, "writer_pdf_Export", "pdf", "report.pdf");
   await convert(`${SRC}report.fodt`, "MS Word 97", "doc", "legacy.doc");
   await convert(`${SRC}report.fodt`, "writer8", "odt", "report.odt");
-  await convert(
-    `${SRC}deck.fodp`,
-    "Impress MS PowerPoint 2007 XML",
-    "pptx",
-    "deck.pptx",
-  );
+  await convert(`${SRC}deck.fodp`, "Impress MS PowerPoint 2007 XML", "pptx", "deck.pptx");
   await convert(`${SRC}deck.fodp`, "impress_pdf_Export", "pdf", "deck.pdf");
-  await convert(
-    `${SRC}book.fods`,
-    "Calc MS Excel 2007 XML",
-    "xlsx",
-    "book.xlsx",
-  );
+  await convert(`${SRC}book.fods`, "Calc MS Excel 2007 XML", "xlsx", "book.xlsx");
   // A page that is only a picture, as a scanner makes it: no text layer at all.
-  await convert(
-    "/usr/share/gitweb/static/git-logo.png",
-    "draw_pdf_Export",
-    "pdf",
-    "scanned.pdf",
-  );
+  await convert("/usr/share/gitweb/static/git-logo.png", "draw_pdf_Export", "pdf", "scanned.pdf");
 
   console.log("password-protected copies ...");
   await run("/usr/bin/python3", [
@@ -240,10 +190,7 @@ async function main() {
   console.log("damaged files, a zip bomb and a streaming-style workbook ...");
   const docx = await Deno.readFile(`${ROOT}report.docx`);
   // Cut before the central directory: the package has lost its index.
-  await Deno.writeFile(
-    `${ROOT}corrupt.docx`,
-    docx.subarray(0, Math.floor(docx.length * 0.6)),
-  );
+  await Deno.writeFile(`${ROOT}corrupt.docx`, docx.subarray(0, Math.floor(docx.length * 0.6)));
   const pdf = await Deno.readFile(`${ROOT}report.pdf`);
   // A PDF header followed by noise: what a broken download or disk leaves.
   const damaged = new Uint8Array(4096);
@@ -254,9 +201,7 @@ async function main() {
   await Deno.writeFile(`${ROOT}inline.xlsx`, await inlineStringsWorkbook());
 
   console.log("files from Debian packages ...");
-  for (const { from, to } of DEBIAN_PDFS) {
-    await Deno.copyFile(from, `${ROOT}${to}`);
-  }
+  for (const { from, to } of DEBIAN_PDFS) await Deno.copyFile(from, `${ROOT}${to}`);
   console.log(`done: ${ROOT}`);
 }
 

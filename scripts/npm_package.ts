@@ -41,14 +41,11 @@ interface DenoLock {
   workspace: { dependencies: string[] };
 }
 
-const readJson = async <T>(path: string): Promise<T> =>
-  JSON.parse(await Deno.readTextFile(join(REPO_PATH, path)));
+const readJson = async <T>(path: string): Promise<T> => JSON.parse(await Deno.readTextFile(join(REPO_PATH, path)));
 
 /** The `pterm` task's flags, in their order (deno.json: the one place they are written). */
 export function ptermTaskFlags(config: DenoConfig): string[] {
-  return config.tasks.pterm.split(/\s+/).filter((word) =>
-    word.startsWith("--")
-  );
+  return config.tasks.pterm.split(/\s+/).filter((word) => word.startsWith("--"));
 }
 
 async function* modulesUnder(dir: string): AsyncGenerator<string> {
@@ -76,9 +73,7 @@ export async function runtimePackages(config: DenoConfig): Promise<string[]> {
       await Deno.readTextFile(join(REPO_PATH, ENTRY)),
     )
   ) names.add(name);
-  const missing = [...names].filter((name) =>
-    !Object.hasOwn(config.imports, name)
-  );
+  const missing = [...names].filter((name) => !Object.hasOwn(config.imports, name));
   if (missing.length > 0) {
     throw new Error(`deno.json imports none of: ${missing.join(", ")}`);
   }
@@ -92,9 +87,7 @@ export function lockFor(
 ): DenoLock {
   const keyOf = (dependency: string) => {
     if (Object.hasOwn(lock.npm, dependency)) return dependency;
-    const found = Object.keys(lock.npm).filter((key) =>
-      key.split("_")[0].replace(/(?!^)@[^@]*$/, "") === dependency
-    );
+    const found = Object.keys(lock.npm).filter((key) => key.split("_")[0].replace(/(?!^)@[^@]*$/, "") === dependency);
     if (found.length !== 1) {
       throw new Error(`deno.lock: ${found.length} entries for ${dependency}`);
     }
@@ -228,9 +221,7 @@ export async function pack(
 
 if (import.meta.main) {
   const outIndex = Deno.args.indexOf("--out");
-  const out = outIndex >= 0
-    ? Deno.args[outIndex + 1]
-    : join(REPO_PATH, "dist/npm");
+  const out = outIndex >= 0 ? Deno.args[outIndex + 1] : join(REPO_PATH, "dist/npm");
   const packageJson = await assemble(out);
   console.log(`${packageJson.name}@${packageJson.version} assembled in ${out}`);
   if (Deno.args.includes("--pack")) console.log(await pack(out, dirname(out)));

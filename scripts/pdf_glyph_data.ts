@@ -21,9 +21,7 @@
  */
 
 const [glyphlistPath, pdfjsCore] = Deno.args;
-if (!glyphlistPath || !pdfjsCore) {
-  throw new Error("usage: pdf_glyph_data.ts <glyphlist.txt> <pdf.js/src/core>");
-}
+if (!glyphlistPath || !pdfjsCore) throw new Error("usage: pdf_glyph_data.ts <glyphlist.txt> <pdf.js/src/core>");
 const encodingsPath = `${pdfjsCore}/encodings.js`;
 
 const glyphs: string[] = [];
@@ -38,27 +36,16 @@ for (const line of Deno.readTextFileSync(glyphlistPath).split("\n")) {
 // PDF.js's own additions: every name of its glyph list (not its Dingbats list) the AGL lacks.
 const known = new Set(glyphs.map((line) => line.split(" ")[0]));
 const pdfjsList = Deno.readTextFileSync(`${pdfjsCore}/glyphlist.js`);
-const body = pdfjsList.slice(
-  pdfjsList.indexOf("getGlyphsUnicode"),
-  pdfjsList.indexOf("getDingbatsGlyphsUnicode ="),
-);
+const body = pdfjsList.slice(pdfjsList.indexOf("getGlyphsUnicode"), pdfjsList.indexOf("getDingbatsGlyphsUnicode ="));
 let added = 0;
-for (
-  const m of body.matchAll(
-    /\bt(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = 0x([0-9a-fA-F]+);/g,
-  )
-) {
+for (const m of body.matchAll(/\bt(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = 0x([0-9a-fA-F]+);/g)) {
   const name = m[1] ?? m[2];
   if (known.has(name)) continue;
   glyphs.push(`${name} ${m[3].toLowerCase().replace(/^0+(?=.)/, "")}`);
   known.add(name);
   added++;
 }
-if (added < 100) {
-  throw new Error(
-    `only ${added} names beyond the AGL in ${pdfjsCore}/glyphlist.js`,
-  );
-}
+if (added < 100) throw new Error(`only ${added} names beyond the AGL in ${pdfjsCore}/glyphlist.js`);
 
 const sorted = glyphs.map((line) => line.split(" ") as [string, string]).sort((
   [a],
@@ -70,12 +57,8 @@ function table(name: string): string {
   const start = source.indexOf(`const ${name} = [`);
   if (start < 0) throw new Error(`no ${name} in ${encodingsPath}`);
   const end = source.indexOf("];", start);
-  const names = [...source.slice(start, end).matchAll(/"([^"]*)"/g)].map((m) =>
-    m[1]
-  );
-  if (names.length !== 256) {
-    throw new Error(`${name} has ${names.length} entries`);
-  }
+  const names = [...source.slice(start, end).matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+  if (names.length !== 256) throw new Error(`${name} has ${names.length} entries`);
   return names.join(" ");
 }
 
@@ -83,31 +66,20 @@ function table(name: string): string {
 // same names in the same order) and their widths in that order; a font whose widths are another's
 // (the obliques) names that one. Courier's are a single number (every glyph 600).
 const metricsSource = Deno.readTextFileSync(`${pdfjsCore}/metrics.js`);
-const metricsBody = metricsSource.slice(
-  0,
-  metricsSource.indexOf("const getFontBasicMetrics"),
-);
+const metricsBody = metricsSource.slice(0, metricsSource.indexOf("const getFontBasicMetrics"));
 const fixedWidths: Record<string, number> = {};
-for (
-  const m of metricsBody.matchAll(
-    /\n {2}t(?:\.([A-Za-z-]+)|\["([^"]+)"\]) = (\d+);/g,
-  )
-) {
+for (const m of metricsBody.matchAll(/\n {2}t(?:\.([A-Za-z-]+)|\["([^"]+)"\]) = (\d+);/g)) {
   fixedWidths[m[1] ?? m[2]] = Number(m[3]);
 }
 const glyphNameLists: string[] = [];
 const widthLists: string[] = [];
-const fontMetrics: Record<string, number | [number, number]> = {
-  ...fixedWidths,
-};
+const fontMetrics: Record<string, number | [number, number]> = { ...fixedWidths };
 for (
   const m of metricsBody.matchAll(
     /\n {2}t(?:\.([A-Za-z]+)|\["([^"]+)"\]) = getLookupTableFactory\(function \(t\) \{\n([\s\S]*?)\n {2}\}\);/g,
   )
 ) {
-  const entries = [
-    ...m[3].matchAll(/t(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = (\d+);/g),
-  ];
+  const entries = [...m[3].matchAll(/t(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = (\d+);/g)];
   const names = entries.map((e) => e[1] ?? e[2]).join(" ");
   const widths = entries.map((e) => e[3]).join(" ");
   let nameIndex = glyphNameLists.indexOf(names);
@@ -116,23 +88,14 @@ for (
   if (widthIndex < 0) widthIndex = widthLists.push(widths) - 1;
   fontMetrics[m[1] ?? m[2]] = [nameIndex, widthIndex];
 }
-if (Object.keys(fontMetrics).length !== 14) {
-  throw new Error(`${Object.keys(fontMetrics).length} fonts in metrics.js`);
-}
+if (Object.keys(fontMetrics).length !== 14) throw new Error(`${Object.keys(fontMetrics).length} fonts in metrics.js`);
 
 const standardFonts = Deno.readTextFileSync(`${pdfjsCore}/standard_fonts.js`);
 function lookupTable(name: string): [string, string][] {
   const start = standardFonts.indexOf(`const ${name} = getLookupTableFactory(`);
   if (start < 0) throw new Error(`no ${name} in standard_fonts.js`);
-  const body = standardFonts.slice(
-    start,
-    standardFonts.indexOf("\n});", start),
-  );
-  return [
-    ...body.matchAll(
-      /\n {2}t(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = ("[^"]*"|true);/g,
-    ),
-  ].map((
+  const body = standardFonts.slice(start, standardFonts.indexOf("\n});", start));
+  return [...body.matchAll(/\n {2}t(?:\.([A-Za-z0-9_]+)|\["([^"]+)"\]) = ("[^"]*"|true);/g)].map((
     e,
   ) => [e[1] ?? e[2], e[3] === "true" ? "" : JSON.parse(e[3])]);
 }
@@ -141,22 +104,17 @@ function numberTable(name: string): string {
   const start = standardFonts.indexOf(`const ${name} = getLookupTableFactory(`);
   if (start < 0) throw new Error(`no ${name} in standard_fonts.js`);
   // The table ends at its factory's `});` (or `}\n);` where the formatter broke the call).
-  const ends = ["\n});", "\n);"].map((end) => standardFonts.indexOf(end, start))
-    .filter((at) => at > 0);
+  const ends = ["\n});", "\n);"].map((end) => standardFonts.indexOf(end, start)).filter((at) => at > 0);
   const body = standardFonts.slice(start, Math.min(...ends));
   const pairs = [...body.matchAll(/\bt\[(\d+)\] = (\d+);/g)];
   if (pairs.length < 3) throw new Error(`${name} has ${pairs.length} entries`);
-  return pairs.map((m) =>
-    `${Number(m[1]).toString(16)}:${Number(m[2]).toString(16)}`
-  ).join(" ");
+  return pairs.map((m) => `${Number(m[1]).toString(16)}:${Number(m[2]).toString(16)}`).join(" ");
 }
 const stdFontMap = lookupTable("getStdFontMap");
 const nonStdFontMap = lookupTable("getNonStdFontMap");
 const serifFonts = lookupTable("getSerifFonts").map(([name]) => name);
 const symbolsFonts = lookupTable("getSymbolsFonts").map(([name]) => name);
-if (
-  stdFontMap.length < 70 || serifFonts.length < 100 || symbolsFonts.length < 6
-) {
+if (stdFontMap.length < 70 || serifFonts.length < 100 || symbolsFonts.length < 6) {
   throw new Error(
     `standard_fonts.js: ${stdFontMap.length} standard names, ${serifFonts.length} serif, ${symbolsFonts.length} symbol`,
   );
@@ -173,42 +131,28 @@ const out = `// Generated by scripts/pdf_glyph_data.ts — do not edit.
  * their code points in hexadecimal in the same order: looked up by binary search, so a document
  * pays for splitting two strings, not for building a 4,500-entry table.
  */
-export const GLYPH_NAMES = ${
-  JSON.stringify(sorted.map(([name]) => name).join(" "))
-};
-export const GLYPH_CODES = ${
-  JSON.stringify(sorted.map(([, hex]) => hex).join(" "))
-};
+export const GLYPH_NAMES = ${JSON.stringify(sorted.map(([name]) => name).join(" "))};
+export const GLYPH_CODES = ${JSON.stringify(sorted.map(([, hex]) => hex).join(" "))};
 
 /** 256 glyph names each, separated by single spaces ("" where the encoding has none). */
 export const STANDARD_ENCODING = ${JSON.stringify(table("StandardEncoding"))};
 export const WIN_ANSI_ENCODING = ${JSON.stringify(table("WinAnsiEncoding"))};
 export const MAC_ROMAN_ENCODING = ${JSON.stringify(table("MacRomanEncoding"))};
-export const SYMBOL_SET_ENCODING = ${
-  JSON.stringify(table("SymbolSetEncoding"))
-};
-export const ZAPF_DINGBATS_ENCODING = ${
-  JSON.stringify(table("ZapfDingbatsEncoding"))
-};
+export const SYMBOL_SET_ENCODING = ${JSON.stringify(table("SymbolSetEncoding"))};
+export const ZAPF_DINGBATS_ENCODING = ${JSON.stringify(table("ZapfDingbatsEncoding"))};
 
 /**
  * The standard 14 fonts' glyph widths (PDF.js's \`getMetrics\`): a number where every glyph has
  * it, else [glyph names, widths] as indexes into the two lists below (space-separated, in step).
  */
-export const STANDARD_FONT_METRICS: Record<string, number | [number, number]> = ${
-  JSON.stringify(fontMetrics)
-};
+export const STANDARD_FONT_METRICS: Record<string, number | [number, number]> = ${JSON.stringify(fontMetrics)};
 export const METRICS_GLYPH_NAMES = ${JSON.stringify(glyphNameLists)};
 export const METRICS_WIDTHS = ${JSON.stringify(widthLists)};
 
 /** PDF.js's \`getStdFontMap\`: "name=standard name", space-separated. */
-export const STANDARD_FONT_MAP = ${
-  JSON.stringify(stdFontMap.map(([name, to]) => `${name}=${to}`).join(" "))
-};
+export const STANDARD_FONT_MAP = ${JSON.stringify(stdFontMap.map(([name, to]) => `${name}=${to}`).join(" "))};
 /** PDF.js's \`getNonStdFontMap\` (its values may hold spaces): "name=font", "|"-separated. */
-export const NON_STANDARD_FONT_MAP = ${
-  JSON.stringify(nonStdFontMap.map(([name, to]) => `${name}=${to}`).join("|"))
-};
+export const NON_STANDARD_FONT_MAP = ${JSON.stringify(nonStdFontMap.map(([name, to]) => `${name}=${to}`).join("|"))};
 /** PDF.js's \`getSerifFonts\` (names may hold spaces): "|"-separated. */
 export const SERIF_FONTS = ${JSON.stringify(serifFonts.join("|"))};
 /** PDF.js's \`getSymbolsFonts\`, space-separated. */
@@ -219,17 +163,8 @@ export const SYMBOLS_FONTS = ${JSON.stringify(symbolsFonts.join(" "))};
  * (\`getGlyphMapForStandardFonts\`, and its supplements for Arial Black and Calibri): "code:value"
  * pairs in hexadecimal, space-separated.
  */
-export const STANDARD_CID_GLYPH_MAP = ${
-  JSON.stringify(numberTable("getGlyphMapForStandardFonts"))
-};
-export const ARIAL_BLACK_CID_GLYPH_MAP = ${
-  JSON.stringify(numberTable("getSupplementalGlyphMapForArialBlack"))
-};
-export const CALIBRI_CID_GLYPH_MAP = ${
-  JSON.stringify(numberTable("getSupplementalGlyphMapForCalibri"))
-};
+export const STANDARD_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getGlyphMapForStandardFonts"))};
+export const ARIAL_BLACK_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForArialBlack"))};
+export const CALIBRI_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForCalibri"))};
 `;
-Deno.writeTextFileSync(
-  new URL("../commands/doc/pdf_reader/glyph_data.ts", import.meta.url),
-  out,
-);
+Deno.writeTextFileSync(new URL("../commands/doc/pdf_reader/glyph_data.ts", import.meta.url), out);

@@ -11,23 +11,13 @@
  * reader or in what it accepts. Not run in CI (the corpus is not in the repository).
  */
 import { isDeepStrictEqual } from "node:util";
-import {
-  extractPdf,
-  extractWithPtermReader,
-  infoPdf,
-  pdfReaders,
-} from "../commands/doc/pdf.ts";
+import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../commands/doc/pdf.ts";
 import { openPdf, readPdfInfo } from "../commands/doc/pdf_reader/reader.ts";
-import {
-  drawingOf,
-  type DrawingOp,
-  type Ops,
-} from "../commands/doc/pdf_tables.ts";
+import { drawingOf, type DrawingOp, type Ops } from "../commands/doc/pdf_tables.ts";
 import { getResolvedPDFJS } from "unpdf";
 
 const list = Deno.readTextFileSync(Deno.args[0]).split("\n").filter(Boolean);
-const from = Number(Deno.args[1] ?? 0),
-  to = Number(Deno.args[2] ?? list.length);
+const from = Number(Deno.args[1] ?? 0), to = Number(Deno.args[2] ?? list.length);
 const options = () => ({
   signal: AbortSignal.timeout(300_000),
   charBudget: 10_000_000,
@@ -45,11 +35,7 @@ function comparable(drawing: readonly DrawingOp[]): string {
     if (op.op === "restore" && out[out.length - 1]?.op === "save") out.pop();
     else out.push(op);
   }
-  return JSON.stringify(
-    out,
-    (_, value) =>
-      ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value,
-  );
+  return JSON.stringify(out, (_, value) => ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value);
 }
 
 /** Every page the reader reads (accepted document or not): its drawing against PDF.js's operator list. */
@@ -60,8 +46,7 @@ async function compareDrawings(file: string, bytes: Uint8Array): Promise<void> {
   } catch {
     return;
   }
-  let doc: Awaited<ReturnType<typeof pdfjs.getDocument>["promise"]> | null =
-    null;
+  let doc: Awaited<ReturnType<typeof pdfjs.getDocument>["promise"]> | null = null;
   try {
     for (let number = 1; number <= pdf.numPages; number++) {
       let page;
@@ -75,13 +60,9 @@ async function compareDrawings(file: string, bytes: Uint8Array): Promise<void> {
         drawnUncertain++;
         continue;
       }
-      doc ??= await pdfjs.getDocument({ data: bytes.slice(), verbosity: 0 })
-        .promise;
+      doc ??= await pdfjs.getDocument({ data: bytes.slice(), verbosity: 0 }).promise;
       const list = await (await doc.getPage(number)).getOperatorList();
-      if (
-        comparable(page.drawing) ===
-          comparable(drawingOf(list, pdfjs.OPS as unknown as Ops))
-      ) drawnIdentical++;
+      if (comparable(page.drawing) === comparable(drawingOf(list, pdfjs.OPS as unknown as Ops))) drawnIdentical++;
       else {
         drawnDifferent++;
         console.log(`DRAWING DIFFERENT\t${file}\tpage ${number}`);
@@ -104,22 +85,14 @@ for (const file of list.slice(from, to)) {
   }
   if (!("unsupported" in readPdfInfo(bytes, 500 * 1024 * 1024))) {
     infoAccepted++;
-    const mine = await infoPdf(bytes).catch((error) => ({
-      error: String(error),
-    }));
+    const mine = await infoPdf(bytes).catch((error) => ({ error: String(error) }));
     pdfReaders.ptermFirst = false;
-    const theirs = await infoPdf(bytes).catch((error) => ({
-      error: String(error),
-    }));
+    const theirs = await infoPdf(bytes).catch((error) => ({ error: String(error) }));
     pdfReaders.ptermFirst = true;
     if (isDeepStrictEqual(mine, theirs)) infoIdentical++;
     else {
       infoDifferent++;
-      console.log(
-        `INFO DIFFERENT\t${file}\t${JSON.stringify(mine)}\t${
-          JSON.stringify(theirs)
-        }`,
-      );
+      console.log(`INFO DIFFERENT\t${file}\t${JSON.stringify(mine)}\t${JSON.stringify(theirs)}`);
     }
   }
   await compareDrawings(file, bytes);
@@ -132,8 +105,7 @@ for (const file of list.slice(from, to)) {
     continue;
   }
   if ("unsupported" in fast) {
-    const reason = fast.unsupported.replace(/\(.*\)/, "").replace(/\d+/g, "N")
-      .trim();
+    const reason = fast.unsupported.replace(/\(.*\)/, "").replace(/\d+/g, "N").trim();
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
     continue;
   }
@@ -153,18 +125,10 @@ for (const file of list.slice(from, to)) {
     console.log(`DIFFERENT\t${file}`);
   }
 }
-console.log(
-  `files ${
-    to - from
-  }, accepted ${accepted}, identical ${identical}, different ${different}`,
-);
-console.log(
-  `doc info: accepted ${infoAccepted}, identical ${infoIdentical}, different ${infoDifferent}`,
-);
+console.log(`files ${to - from}, accepted ${accepted}, identical ${identical}, different ${different}`);
+console.log(`doc info: accepted ${infoAccepted}, identical ${infoIdentical}, different ${infoDifferent}`);
 console.log(
   `drawing (pages the reader reads): ${drawn}, identical ${drawnIdentical}, different ${drawnDifferent}, ` +
     `uncertain ${drawnUncertain} (table pages among these go to PDF.js)`,
 );
-for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) {
-  console.log(`  refused ${n}\t${reason}`);
-}
+for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  refused ${n}\t${reason}`);

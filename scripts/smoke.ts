@@ -75,9 +75,7 @@ async function execOk(
 function expect(condition: boolean, what: string, shown: unknown): void {
   if (!condition) {
     throw new Error(
-      `${what}; got: ${
-        typeof shown === "string" ? shown : JSON.stringify(shown)
-      }`,
+      `${what}; got: ${typeof shown === "string" ? shown : JSON.stringify(shown)}`,
     );
   }
 }
@@ -172,10 +170,7 @@ export async function smoke(
       on(event: "data", f: (chunk: Uint8Array | string) => void): void;
     } | null)?.on(
       "data",
-      (chunk) =>
-        stderr += typeof chunk === "string"
-          ? chunk
-          : new TextDecoder().decode(chunk),
+      (chunk) => stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk),
     );
     const client = new Client({ name: "pterm-smoke", version: "1.0.0" });
     try {
@@ -198,9 +193,7 @@ export async function smoke(
       );
     } catch (error) {
       throw new Error(
-        `pterm mcp: ${
-          error instanceof Error ? error.message : error
-        }\n${stderr}`,
+        `pterm mcp: ${error instanceof Error ? error.message : error}\n${stderr}`,
       );
     } finally {
       await client.close();

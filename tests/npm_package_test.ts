@@ -10,12 +10,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  assemble,
-  DENO_VERSION,
-  pack,
-  PACKAGE_NAME,
-} from "../scripts/npm_package.ts";
+import { assemble, DENO_VERSION, pack, PACKAGE_NAME } from "../scripts/npm_package.ts";
 import { smoke } from "../scripts/smoke.ts";
 import { makeRoot, PTERM_FLAGS } from "./helpers.ts";
 
@@ -50,8 +45,7 @@ function networkEnv(): Record<string, string> {
 }
 
 Deno.test({
-  name:
-    "the npm package runs pterm with only node on PATH: exec, doc extract, git, mcp; exit codes and signals pass",
+  name: "the npm package runs pterm with only node on PATH: exec, doc extract, git, mcp; exit codes and signals pass",
   ignore: Deno.build.os === "windows",
   sanitizeResources: false,
   sanitizeOps: false,
@@ -75,9 +69,7 @@ Deno.test({
     args: ["tzf", tarball],
     stdout: "piped",
   }).output();
-  const files = decode(listed.stdout).trim().split("\n").map((line) =>
-    line.replace(/^package\//, "")
-  );
+  const files = decode(listed.stdout).trim().split("\n").map((line) => line.replace(/^package\//, ""));
   for (
     const file of [
       "bin/pterm.cjs",
