@@ -26,6 +26,8 @@ export const TARGETS = [
 
 // The pterm task's flags (deno.json), plus the unstable option deno.json turns on for `deno run`.
 const RUN_FLAGS = [
+  // The task's configuration: only the npm packages pterm runs with are embedded (scripts/runtime_config.ts).
+  "--config=runtime.deno.json",
   "--allow-read",
   "--allow-write",
   "--allow-net",

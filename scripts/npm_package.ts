@@ -16,116 +16,21 @@
  */
 
 import { dirname, join } from "node:path";
-import { literalPackagesOf, REPO_PATH } from "./compile_imports.ts";
+import { REPO_PATH } from "./compile_imports.ts";
 import { ENTRY, INCLUDED_DIRS } from "./compile.ts";
+import { type DenoConfig, runtimeConfig } from "./runtime_config.ts";
 
 /** The package's name: `pterm` is taken on npm by an unrelated package; this one was free. */
 export const PACKAGE_NAME = "pterm-mcp";
 /** The Deno release pterm is built and tested with (the CI and release workflows pin the same). */
 export const DENO_VERSION = "2.9.6";
 
-interface DenoConfig {
-  version: string;
-  tasks: Record<string, string>;
-  imports: Record<string, string>;
-}
-
-interface DenoLock {
-  version: string;
-  specifiers: Record<string, string>;
-  npm: Record<
-    string,
-    & { dependencies?: string[]; optionalDependencies?: string[] }
-    & Record<string, unknown>
-  >;
-  workspace: { dependencies: string[] };
-}
-
 const readJson = async <T>(path: string): Promise<T> => JSON.parse(await Deno.readTextFile(join(REPO_PATH, path)));
 
-/** The `pterm` task's flags, in their order (deno.json: the one place they are written). */
+/** The `pterm` task's flags, in their order (deno.json: the one place they are written), but its
+ * configuration: the package brings its own. */
 export function ptermTaskFlags(config: DenoConfig): string[] {
-  return config.tasks.pterm.split(/\s+/).filter((word) => word.startsWith("--"));
-}
-
-async function* modulesUnder(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(join(REPO_PATH, dir))) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* modulesUnder(path);
-    else if (/\.(?:ts|js)$/.test(entry.name)) yield path;
-  }
-}
-
-/** The import-map names of the npm packages pterm's own modules import (what it needs at run time). */
-export async function runtimePackages(config: DenoConfig): Promise<string[]> {
-  const names = new Set<string>();
-  for (const dir of INCLUDED_DIRS) {
-    for await (const path of modulesUnder(dir)) {
-      for (
-        const name of literalPackagesOf(
-          await Deno.readTextFile(join(REPO_PATH, path)),
-        )
-      ) names.add(name);
-    }
-  }
-  for (
-    const name of literalPackagesOf(
-      await Deno.readTextFile(join(REPO_PATH, ENTRY)),
-    )
-  ) names.add(name);
-  const missing = [...names].filter((name) => !Object.hasOwn(config.imports, name));
-  if (missing.length > 0) {
-    throw new Error(`deno.json imports none of: ${missing.join(", ")}`);
-  }
-  return [...names].sort();
-}
-
-/** The part of the repository's lock that pins `specifiers` and everything they depend on. */
-export function lockFor(
-  lock: DenoLock,
-  specifiers: readonly string[],
-): DenoLock {
-  const keyOf = (dependency: string) => {
-    if (Object.hasOwn(lock.npm, dependency)) return dependency;
-    const found = Object.keys(lock.npm).filter((key) => key.split("_")[0].replace(/(?!^)@[^@]*$/, "") === dependency);
-    if (found.length !== 1) {
-      throw new Error(`deno.lock: ${found.length} entries for ${dependency}`);
-    }
-    return found[0];
-  };
-  const npm: DenoLock["npm"] = {};
-  const visit = (key: string) => {
-    if (Object.hasOwn(npm, key)) return;
-    npm[key] = lock.npm[key];
-    for (
-      const dependency of [
-        ...lock.npm[key].dependencies ?? [],
-        ...lock.npm[key].optionalDependencies ?? [],
-      ]
-    ) {
-      visit(keyOf(dependency));
-    }
-  };
-  const pinned: Record<string, string> = {};
-  for (const specifier of specifiers) {
-    const resolved = lock.specifiers[specifier];
-    if (resolved === undefined) {
-      throw new Error(`deno.lock does not pin ${specifier}`);
-    }
-    pinned[specifier] = resolved;
-    visit(
-      `${specifier.replace(/^npm:/, "").replace(/@[^@]*$/, "")}@${resolved}`,
-    );
-  }
-  const sortedNpm = Object.fromEntries(
-    Object.keys(npm).sort().map((key) => [key, npm[key]]),
-  );
-  return {
-    version: lock.version,
-    specifiers: pinned,
-    npm: sortedNpm,
-    workspace: { dependencies: [...specifiers].sort() },
-  };
+  return config.tasks.pterm.split(/\s+/).filter((word) => word.startsWith("--") && !word.startsWith("--config"));
 }
 
 async function copyTree(from: string, to: string): Promise<void> {
@@ -142,60 +47,31 @@ async function copyTree(from: string, to: string): Promise<void> {
 /** Writes the package folder at `out` (replacing it) and returns its package.json. */
 export async function assemble(out: string): Promise<Record<string, unknown>> {
   const config = await readJson<DenoConfig>("deno.json");
-  const lock = await readJson<DenoLock>("deno.lock");
-  const packages = await runtimePackages(config);
-  const imports = Object.fromEntries(
-    packages.map((name) => [name, config.imports[name]]),
-  );
+  const runtime = await runtimeConfig();
 
   await Deno.remove(out, { recursive: true }).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
   await copyTree(join(REPO_PATH, "npm"), out);
-  for (const dir of INCLUDED_DIRS) {
-    await copyTree(join(REPO_PATH, dir), join(out, dir));
-  }
+  for (const dir of INCLUDED_DIRS) await copyTree(join(REPO_PATH, dir), join(out, dir));
   await Deno.copyFile(join(REPO_PATH, ENTRY), join(out, ENTRY));
   await Deno.copyFile(join(REPO_PATH, "LICENSE"), join(out, "LICENSE"));
 
-  const manifest = JSON.parse(
-    await Deno.readTextFile(join(REPO_PATH, "npm/package.json")),
-  );
-  if (
-    manifest.name !== PACKAGE_NAME ||
-    manifest.dependencies?.deno !== DENO_VERSION
-  ) {
-    throw new Error(
-      `npm/package.json must name ${PACKAGE_NAME} and depend on deno ${DENO_VERSION}`,
-    );
+  const manifest = JSON.parse(await Deno.readTextFile(join(REPO_PATH, "npm/package.json")));
+  if (manifest.name !== PACKAGE_NAME || manifest.dependencies?.deno !== DENO_VERSION) {
+    throw new Error(`npm/package.json must name ${PACKAGE_NAME} and depend on deno ${DENO_VERSION}`);
   }
   const packageJson = { ...manifest, version: config.version };
-  await Deno.writeTextFile(
-    join(out, "package.json"),
-    JSON.stringify(packageJson, null, 2) + "\n",
-  );
-  await Deno.writeTextFile(
-    join(out, "launch.json"),
-    JSON.stringify({ flags: ptermTaskFlags(config), entry: ENTRY }, null, 2) +
-      "\n",
-  );
-  // The runtime's configuration: the unstable API the task's deno.json turns on, the npm packages
-  // from Deno's own cache (files under a node_modules folder are not type-stripped in Deno's
-  // node_modules modes, and pterm loads some TypeScript from source).
-  const denoJson = {
-    unstable: ["worker-options"],
-    nodeModulesDir: "none",
-    imports,
-  };
-  await Deno.writeTextFile(
-    join(out, "deno.json"),
-    JSON.stringify(denoJson, null, 2) + "\n",
-  );
-  const specifiers = Object.values(imports);
-  await Deno.writeTextFile(
-    join(out, "deno.lock"),
-    JSON.stringify(lockFor(lock, specifiers), null, 2) + "\n",
-  );
+  const write = (name: string, value: unknown) =>
+    Deno.writeTextFile(join(out, name), JSON.stringify(value, null, 2) + "\n");
+  await write("package.json", packageJson);
+  await write("launch.json", { flags: ptermTaskFlags(config), entry: ENTRY });
+  // pterm's runtime configuration (runtime.deno.json), its lock beside it under the default name,
+  // and the npm packages from Deno's own cache: Deno does not strip types from files under a
+  // node_modules folder in its node_modules modes, and pterm loads some TypeScript from source.
+  const { lock: _lockPath, ...denoJson } = runtime.config;
+  await write("deno.json", { ...denoJson, nodeModulesDir: "none" });
+  await write("deno.lock", runtime.lock);
   return packageJson;
 }
 
