@@ -1015,15 +1015,16 @@ function parseRequest(value) {
   if (typeof record.command !== "string" || record.command.length === 0) {
     bad("`command` must be a non-empty string, the command line to run.");
   }
-  if (record.stdin !== void 0 && typeof record.stdin !== "string") bad("`stdin` must be a string when given.");
-  const timeout = record.timeout_ms;
+  const stdin = record.stdin ?? void 0;
+  if (stdin !== void 0 && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
+  const timeout = record.timeout_ms ?? void 0;
   if (timeout !== void 0 && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
-    bad("`timeout_ms` must be a positive whole number of milliseconds when given.");
+    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
   }
   const request = {
     command: record.command
   };
-  if (record.stdin !== void 0) request.stdin = record.stdin;
+  if (stdin !== void 0) request.stdin = stdin;
   if (timeout !== void 0) request.timeout_ms = timeout;
   return request;
 }

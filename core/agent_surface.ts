@@ -17,6 +17,16 @@ export function toolDescription(specs: readonly CommandSpec[]): string {
   ].join(" ");
 }
 
+/**
+ * The MCP server's `instructions`. The usage rules travel once, in the tool's description (every
+ * host shows a tool's description to the model; not every host passes `instructions` on); these
+ * only say where they are.
+ */
+export function mcpInstructions(promptName: string): string {
+  return `pterm: one tool, \`${TOOL_NAME}\`, runs whitelisted commands in a workspace (no shell). ` +
+    `Its usage rules are in the tool's description, and in the prompt \`${promptName}\`.`;
+}
+
 function leaves(path: string[], node: CommandNode): { path: string[]; node: CommandNode }[] {
   if (!isGroup(node)) return [{ path, node }];
   return node.subcommands.flatMap((sub) => leaves([...path, sub.name], sub));

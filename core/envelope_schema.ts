@@ -7,11 +7,12 @@ export const requestSchema = z.strictObject({
   command: z.string().min(1).describe(
     "One command line, e.g. `git status --repo proj`. No shell: no pipes, redirections, `;`, globs or `$()`. Quote arguments with spaces.",
   ),
-  stdin: z.string().optional().describe(
+  // null is "not given": hosts in strict mode send every field, null for the ones they leave out.
+  stdin: z.string().nullish().describe(
     "Text given to commands that read stdin (patch apply, irc send --text-stdin, ...). Bytes that are not UTF-8 " +
       "(a diff of a Latin-1 file) go as U+DC80–U+DCFF, one per byte (surrogateescape), and reach patch unchanged.",
   ),
-  timeout_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe(
+  timeout_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullish().describe(
     "Stop the command after this many milliseconds (capped by the workspace configuration).",
   ),
 });

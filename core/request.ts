@@ -24,13 +24,15 @@ export function parseRequest(value: unknown): ExecRequest {
   if (typeof record.command !== "string" || record.command.length === 0) {
     bad("`command` must be a non-empty string, the command line to run.");
   }
-  if (record.stdin !== undefined && typeof record.stdin !== "string") bad("`stdin` must be a string when given.");
-  const timeout = record.timeout_ms;
+  // null is "not given": hosts in strict mode send every field, null for the ones they leave out.
+  const stdin = record.stdin ?? undefined;
+  if (stdin !== undefined && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
+  const timeout = record.timeout_ms ?? undefined;
   if (timeout !== undefined && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
-    bad("`timeout_ms` must be a positive whole number of milliseconds when given.");
+    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
   }
   const request: ExecRequest = { command: record.command };
-  if (record.stdin !== undefined) request.stdin = record.stdin as string;
+  if (stdin !== undefined) request.stdin = stdin;
   if (timeout !== undefined) request.timeout_ms = timeout as number;
   return request;
 }

@@ -11,7 +11,7 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { existsSync } from "node:fs";
-import { renderPrompt, TOOL_NAME, toolDescription } from "../core/agent_surface.ts";
+import { mcpInstructions, renderPrompt, TOOL_NAME, toolDescription } from "../core/agent_surface.ts";
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../core/artifacts.ts";
 import { listAuditRecords, readAuditRecord, stateOf } from "../core/audit.ts";
 import { resolveWorkspace } from "../core/cli/exec.ts";
@@ -108,7 +108,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
   const factory = () => {
     const server = new McpServer(
       { name: SERVER_NAME, version: app.version },
-      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: prompt },
+      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: mcpInstructions(PROMPT_NAME) },
     );
     server.registerTool(TOOL_NAME, {
       title: "pterm terminal",
@@ -136,8 +136,8 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
         root,
         session,
         line: args.command,
-        stdin: args.stdin === undefined ? { kind: "none" } : { kind: "text", text: args.stdin },
-        timeoutMs: args.timeout_ms,
+        stdin: args.stdin == null ? { kind: "none" } : { kind: "text", text: args.stdin },
+        timeoutMs: args.timeout_ms ?? undefined,
         terminal: { color: false },
         origin: "mcp",
         signal: ctx.mcpReq.signal,

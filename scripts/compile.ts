@@ -10,8 +10,11 @@
  * the commands' declarations and starts their sandbox workers from the bundles under bundles/
  * (scripts/bundle.ts, core/bundles.ts). Those, the modules pterm loads lazily from source (see
  * core/lazy.ts) and the built-in skills are invisible to deno's graph, so their folders are
- * included explicitly.
+ * included explicitly. Before building, every dynamic import in what the binary carries is checked
+ * to load something `deno compile` embeds (scripts/compile_imports.ts); the build stops otherwise.
  */
+
+import { embeddingProblems, REPO_PATH } from "./compile_imports.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -23,6 +26,8 @@ export const TARGETS = [
 
 // The pterm task's flags (deno.json), plus the unstable option deno.json turns on for `deno run`.
 const RUN_FLAGS = [
+  // The task's configuration: only the npm packages pterm runs with are embedded (scripts/runtime_config.ts).
+  "--config=runtime.deno.json",
   "--allow-read",
   "--allow-write",
   "--allow-net",
@@ -33,10 +38,27 @@ const RUN_FLAGS = [
   "--v8-flags=--no-lazy,--max-semi-space-size=2",
   "--unstable-worker-options",
 ];
-export const INCLUDED_DIRS = ["core", "commands", "bundles", "mcp", "shell", "skills"];
+export const INCLUDED_DIRS = [
+  "core",
+  "commands",
+  "bundles",
+  "mcp",
+  "shell",
+  "skills",
+];
 const INCLUDES = INCLUDED_DIRS.flatMap((dir) => ["--include", dir]);
 /** The pterm task's entry (scripts/bundle.ts `BUNDLE`). */
 export const ENTRY = "main.bundle.js";
+
+/** Refuses a build whose binary could not load one of its modules (scripts/compile_imports.ts). */
+async function assertEverythingEmbedded(): Promise<void> {
+  const problems = await embeddingProblems(REPO_PATH, ENTRY, INCLUDED_DIRS);
+  if (problems.length > 0) {
+    throw new Error(
+      `the binary would miss modules it loads:\n${problems.join("\n")}`,
+    );
+  }
+}
 
 export function compileArgs(target: string | null): string[] {
   const suffix = target === null ? "" : `-${target}`;
@@ -57,8 +79,16 @@ if (import.meta.main) {
   const targetIndex = Deno.args.indexOf("--target");
   const target = targetIndex >= 0 ? Deno.args[targetIndex + 1] : null;
   if (target !== null && !(TARGETS as readonly string[]).includes(target)) {
-    console.error(`unknown target ${target}; the release targets are: ${TARGETS.join(", ")}`);
+    console.error(
+      `unknown target ${target}; the release targets are: ${TARGETS.join(", ")}`,
+    );
     Deno.exit(2);
+  }
+  try {
+    await assertEverythingEmbedded();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    Deno.exit(1);
   }
   const builds: (string | null)[] = all ? [...TARGETS] : [target];
   for (const build of builds) {

@@ -157,12 +157,22 @@ export interface CliOptions {
 export const PTERM_FLAGS: readonly string[] = (() => {
   const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
   const words = (config.tasks.pterm as string).split(/\s+/);
-  return words.filter((word) => word.startsWith("--"));
+  return words.filter((word) => word.startsWith("--") && !word.startsWith("--config"));
+})();
+
+/**
+ * The configuration the `pterm` task runs with (its `--config=`, relative to the repository):
+ * runtime.deno.json, which imports only what pterm needs at run time (scripts/runtime_config.ts).
+ */
+export const PTERM_CONFIG: string = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
+  const flag = (config.tasks.pterm as string).split(/\s+/).find((word) => word.startsWith("--config="));
+  return fromFileUrl(new URL(`../${flag!.slice("--config=".length)}`, import.meta.url));
 })();
 
 /** The arguments of `deno` that start pterm (or another `entry`) as `deno task pterm` does, then `args`. */
 export function ptermArgs(args: readonly string[], entry = PTERM_ENTRY): string[] {
-  return ["run", ...PTERM_FLAGS, "--config", new URL("../deno.json", import.meta.url).pathname, entry, ...args];
+  return ["run", ...PTERM_FLAGS, "--config", PTERM_CONFIG, entry, ...args];
 }
 
 /** What a process needs from the environment to run Deno: its path and its cache. */

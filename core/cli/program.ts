@@ -130,7 +130,8 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
 
   program.command("schema")
     .description("Print the terminal_exec tool definition (OpenAI function shape by default).")
-    .option("--format <format>", "openai | anthropic | json-schema", "openai")
+    .option("--format <format>", "openai | responses (flat, Responses API) | anthropic | json-schema", "openai")
+    .option("--strict", 'for OpenAI\'s strict mode: every property required, optional ones nullable, "strict": true')
     .option("--envelope", "print the JSON Schema of the envelope instead")
     .option("--config", "print the JSON Schema of pterm.json instead")
     .option("--result <command>", 'print the JSON Schema of one command\'s result, e.g. "git status"')

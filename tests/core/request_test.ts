@@ -44,3 +44,9 @@ Deno.test("parseRequest keeps exactly the given fields", () => {
     timeout_ms: 5,
   });
 });
+
+Deno.test("a strict-mode call's nulls mean not given: the same request as leaving them out", () => {
+  assert.deepEqual(parseRequest({ command: "hello", stdin: null, timeout_ms: null }), { command: "hello" });
+  assert.deepEqual(parseRequest({ command: "x", stdin: "text", timeout_ms: null }), { command: "x", stdin: "text" });
+  assert.throws(() => parseRequest({ command: null }), /`command` must be a non-empty string/);
+});
