@@ -152,7 +152,7 @@ Deno.test("every MCP host snippet in the README starts a pterm mcp that lists an
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ["terminal_exec"], snippet.host);
+      assert.deepEqual(tools.map((t: { name: string }) => t.name), ["terminal_exec"], snippet.host);
       const result = await client.callTool({ name: "terminal_exec", arguments: { command: "hello" } });
       assert.notEqual(result.isError, true, snippet.host);
       assert.equal((result.structuredContent as { exit_code: number }).exit_code, 0, snippet.host);
