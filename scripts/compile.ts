@@ -34,7 +34,7 @@ const RUN_FLAGS = [
   "--allow-env",
   // Only `pterm shell` starts a program: `sh -c "$EDITOR file"`; command workers never may (run: false).
   "--allow-run=sh",
-  // The same V8 flags as the pterm task (deno.json): see README "Start-up and benchmarks".
+  // The same V8 flags as the pterm task (deno.json): see docs/benchmarks.md "What keeps `pterm exec` lean".
   "--v8-flags=--no-lazy,--max-semi-space-size=2",
   "--unstable-worker-options",
 ];

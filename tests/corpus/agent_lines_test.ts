@@ -8,7 +8,7 @@
  * A line that fails must change nothing, and its error should name a line that works: every
  * backticked pterm command line in the message is run in order, and the outcome judged the same way.
  * The figures (first try cold, after the suggested line, first try warm) are printed and held to the
- * issue's targets; the README reports them.
+ * issue's targets; docs/commands/git.md reports them.
  */
 
 import assert from "node:assert/strict";
@@ -353,7 +353,7 @@ Deno.test({
     "warm, not first try:",
     ...w.failures.map((f) => `  ${f}`),
   ].join("\n");
-  // The figures are the test's report (README: "Agents' git spellings").
+  // The figures are the test's report (docs/commands/git.md: "Agents' git spellings").
   await Deno.stderr.write(new TextEncoder().encode(table + "\n"));
   assert.ok(cold.length >= 150, "the corpus has at least 150 cold lines");
   assert.ok(c.first / c.total >= 0.6, `cold first try ${percent(c.first, c.total)} < 60%\n${table}`);
