@@ -13,4 +13,4 @@ const result = await extractPdf(Deno.readFileSync(path), readerOptions()).catch(
   error: (error as { code?: string }).code ?? String(error),
 }));
 const peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"))?.[1]);
-console.log(JSON.stringify({ peakBytes: peakKiB * 1024, result }));
+Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify({ peakBytes: peakKiB * 1024, result }) + "\n"));
