@@ -1865,10 +1865,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-65BSALWW.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YZSQGOBM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5GC2NWAA.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-OUTGIV2M.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-BO47MEUA.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-P4KHNJAK.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-I2RBLZLX.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-NGDS7BEG.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
