@@ -1867,10 +1867,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-SI2GAXCV.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-VGGM5CBX.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-G4AKF42S.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-STUK742O.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-S4ZLPEFH.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-RBQCPXGX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-2LELZ2HW.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-KEYCZXVG.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-SCUFF7E2.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SKIIJCBT.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1001,6 +1001,17 @@ function parseRemoteUrl(input, label = "the remote URL") {
   };
 }
 function covers(pattern, remote) {
+  return coversPath(pattern, remote, (path) => path);
+}
+function sameRepositorySpelling(path) {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+  }
+  return decoded.replace(/\/+/g, "/").toLowerCase().split("/").map((s) => s.replace(/\.git$/, "")).join("/").replace(/\/+$/, "");
+}
+function coversPath(pattern, remote, spelling) {
   let prefix;
   try {
     prefix = parseRemoteUrl(pattern);
@@ -1008,16 +1019,32 @@ function covers(pattern, remote) {
     return false;
   }
   if (prefix.scheme !== remote.scheme || prefix.hostPort !== remote.hostPort) return false;
-  if (prefix.path === "") return true;
-  return remote.path === prefix.path || remote.path.startsWith(prefix.path + "/");
+  const prefixPath = spelling(prefix.path);
+  const path = spelling(remote.path);
+  if (prefixPath === "") return true;
+  return path === prefixPath || path.startsWith(prefixPath + "/");
+}
+function remoteVerdict(remote, policy) {
+  const denied = policy.deny.find((p) => coversPath(p, remote, sameRepositorySpelling));
+  if (denied !== void 0) return {
+    kind: "denied",
+    pattern: denied
+  };
+  const allowed = policy.allow.filter((p) => covers(p, remote));
+  return allowed.length > 0 ? {
+    kind: "allowed",
+    patterns: allowed
+  } : {
+    kind: "unlisted"
+  };
 }
 function allowedRemote(input, policy, label) {
   const remote = parseRemoteUrl(input, label);
-  const denied = policy.deny.find((p) => covers(p, remote));
-  if (denied) {
-    throw new PtermError("NetworkDenied", `${remote.url} is denied by git.remotes.deny (${JSON.stringify(denied)}) in pterm.json; nothing was sent.`);
+  const verdict = remoteVerdict(remote, policy);
+  if (verdict.kind === "denied") {
+    throw new PtermError("NetworkDenied", `${remote.url} is denied by git.remotes.deny (${JSON.stringify(verdict.pattern)}) in pterm.json; nothing was sent.`);
   }
-  if (!policy.allow.some((p) => covers(p, remote))) {
+  if (verdict.kind === "unlisted") {
     const lines = `"git": { "remotes": { "allow": [${JSON.stringify(remote.url)}] } }`;
     const httpNote = remote.scheme === "http" ? " (plain http is reachable only for hosts listed with http:// themselves)" : "";
     throw new PtermError("NetworkDenied", `${remote.url} is not in git.remotes.allow of pterm.json${httpNote}; nothing was sent. To allow it, the workspace's owner adds to pterm.json:
@@ -5227,6 +5254,9 @@ async function credentialsFor(root, remote) {
 var Session = class {
   remote;
   base;
+  #policy;
+  /** The allow prefixes that admitted `remote`: the credentials' reach. */
+  #credentialScope;
   #authorization;
   #secrets;
   signal;
@@ -5235,9 +5265,12 @@ var Session = class {
   /** With git.proxy: Deno's fetch through a client that knows the proxy. */
   #client;
   #proxied;
-  constructor(remote, authorization, signal, client) {
+  constructor(remote, policy, authorization, signal, client) {
     this.remote = remote;
     this.base = remote.url;
+    this.#policy = policy;
+    const verdict = remoteVerdict(remote, policy);
+    this.#credentialScope = verdict.kind === "allowed" ? verdict.patterns : [];
     this.#authorization = authorization;
     this.signal = signal;
     this.#proxied = client?.proxy !== void 0;
@@ -5271,6 +5304,7 @@ var Session = class {
   async request(path, init, followRedirects) {
     let url = `${this.base}${path}`;
     for (let hop = 0; ; hop++) {
+      const sendCredentials = this.#admit(new URL(url), path);
       const headers = [
         [
           "user-agent",
@@ -5289,7 +5323,7 @@ var Session = class {
         "content-type",
         init.contentType
       ]);
-      if (this.#authorization) headers.push([
+      if (this.#authorization && sendCredentials) headers.push([
         "authorization",
         this.#authorization
       ]);
@@ -5318,6 +5352,7 @@ var Session = class {
         if (!sameOrigin) {
           throw new PtermError("NetworkDenied", `${this.remote.url} redirected to another host (${target.protocol}//${target.host}); pterm follows redirects only within the same host. Use the final URL (and allow it in git.remotes) if you trust it.`);
         }
+        this.#admit(target, path);
         if (!followRedirects || hop >= 4) {
           throw new PtermError("RemoteError", `${this.remote.url} redirected ${path} again; nothing was changed.`);
         }
@@ -5331,6 +5366,56 @@ var Session = class {
       await response.body.cancel();
       throw this.statusError(response.status);
     }
+  }
+  /**
+   * Refuses a URL that git.remotes does not allow (a redirect target the server chose included),
+   * and says whether the credentials may go with a request to it. `path` is the request's path
+   * below the repository; the repository's URL is what messages name (never a query or a user).
+   */
+  #admit(url, path) {
+    const requestPath = path.split("?")[0];
+    const repositoryPath = url.pathname.endsWith(requestPath) ? url.pathname.slice(0, url.pathname.length - requestPath.length) : url.pathname;
+    let target;
+    try {
+      target = parseRemoteUrl(`${url.protocol}//${url.host}${repositoryPath}`);
+    } catch {
+      throw new PtermError("NetworkDenied", `${this.remote.url} redirected to a URL pterm does not speak; nothing was sent to it.`);
+    }
+    const moved = target.url !== this.remote.url;
+    const where = moved ? `${this.remote.url} redirected to ${target.url}, which` : `${target.url}`;
+    const verdict = remoteVerdict(target, this.#policy);
+    if (verdict.kind === "denied") {
+      throw new PtermError("NetworkDenied", `${where} is denied by git.remotes.deny (${JSON.stringify(verdict.pattern)}) in pterm.json; nothing was sent to it and nothing was changed.`, {
+        result: {
+          url: this.remote.url,
+          redirect: target.url,
+          policy: "deny",
+          pattern: verdict.pattern
+        }
+      });
+    }
+    if (verdict.kind === "unlisted") {
+      throw new PtermError("NetworkDenied", `${where} is not in git.remotes.allow of pterm.json; nothing was sent to it and nothing was changed. If the workspace's owner trusts it, use ${target.url} itself (and allow it in git.remotes).`, {
+        result: {
+          url: this.remote.url,
+          redirect: target.url,
+          policy: "allow",
+          pattern: null
+        }
+      });
+    }
+    const inScope = this.#credentialScope.some((pattern) => covers(pattern, target));
+    if (this.#authorization && !inScope) {
+      throw new PtermError("NetworkDenied", `${where} is allowed by git.remotes.allow (${JSON.stringify(verdict.patterns[0])}) but not by the prefix ${JSON.stringify(this.#credentialScope[0] ?? "")} that admitted ${this.remote.url}; pterm does not carry its credentials there, and nothing was sent to it. Use ${target.url} itself if the workspace's owner trusts it.`, {
+        result: {
+          url: this.remote.url,
+          redirect: target.url,
+          policy: "credentials",
+          pattern: verdict.patterns[0]
+        }
+      });
+    }
+    return inScope;
   }
   statusError(status) {
     const where = this.remote.url;
@@ -5441,7 +5526,7 @@ async function connect(connection, service = "git-upload-pack") {
     url: connection.proxy.url,
     basicAuth: await proxyCredentials(connection.root)
   } : void 0;
-  const session = new Session(connection.remote, authorization, connection.signal, {
+  const session = new Session(connection.remote, connection.policy, authorization, connection.signal, {
     caCerts: connection.caCerts,
     proxy: proxy?.basicAuth ? proxy : proxy ? {
       url: proxy.url
@@ -5696,7 +5781,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-CUCGPF6Q.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-WW2SYNGC.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5886,7 +5971,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-C4MUJ3LA.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-ILDDO7AH.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6085,7 +6170,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-LWNBXQOC.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-NEUI4YAV.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6379,7 +6464,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-EVXMJ2XL.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-SZM6UWGZ.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6454,7 +6539,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-EVXMJ2XL.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-SZM6UWGZ.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6771,6 +6856,7 @@ async function trustedCertificates(ctx) {
 async function connectionFor(ctx, remote) {
   return {
     remote,
+    policy: policyOf(gitSection(ctx)),
     root: ctx.workspace.root,
     caCerts: await trustedCertificates(ctx),
     proxy: proxyOf(gitSection(ctx)) ? parseProxyUrl(proxyOf(gitSection(ctx))) : void 0,
@@ -6987,7 +7073,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Z6TFTRYF.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-JIIGMJQF.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7177,13 +7263,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-C4MUJ3LA.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-ILDDO7AH.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-ZLRGRCGE.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-7NW3HYUT.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -418,6 +418,17 @@ function parseRemoteUrl(input, label = "the remote URL") {
   };
 }
 function covers(pattern, remote) {
+  return coversPath(pattern, remote, (path) => path);
+}
+function sameRepositorySpelling(path) {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+  }
+  return decoded.replace(/\/+/g, "/").toLowerCase().split("/").map((s) => s.replace(/\.git$/, "")).join("/").replace(/\/+$/, "");
+}
+function coversPath(pattern, remote, spelling) {
   let prefix;
   try {
     prefix = parseRemoteUrl(pattern);
@@ -425,16 +436,32 @@ function covers(pattern, remote) {
     return false;
   }
   if (prefix.scheme !== remote.scheme || prefix.hostPort !== remote.hostPort) return false;
-  if (prefix.path === "") return true;
-  return remote.path === prefix.path || remote.path.startsWith(prefix.path + "/");
+  const prefixPath = spelling(prefix.path);
+  const path = spelling(remote.path);
+  if (prefixPath === "") return true;
+  return path === prefixPath || path.startsWith(prefixPath + "/");
+}
+function remoteVerdict(remote, policy) {
+  const denied = policy.deny.find((p) => coversPath(p, remote, sameRepositorySpelling));
+  if (denied !== void 0) return {
+    kind: "denied",
+    pattern: denied
+  };
+  const allowed = policy.allow.filter((p) => covers(p, remote));
+  return allowed.length > 0 ? {
+    kind: "allowed",
+    patterns: allowed
+  } : {
+    kind: "unlisted"
+  };
 }
 function allowedRemote(input, policy, label) {
   const remote = parseRemoteUrl(input, label);
-  const denied = policy.deny.find((p) => covers(p, remote));
-  if (denied) {
-    throw new PtermError("NetworkDenied", `${remote.url} is denied by git.remotes.deny (${JSON.stringify(denied)}) in pterm.json; nothing was sent.`);
+  const verdict = remoteVerdict(remote, policy);
+  if (verdict.kind === "denied") {
+    throw new PtermError("NetworkDenied", `${remote.url} is denied by git.remotes.deny (${JSON.stringify(verdict.pattern)}) in pterm.json; nothing was sent.`);
   }
-  if (!policy.allow.some((p) => covers(p, remote))) {
+  if (verdict.kind === "unlisted") {
     const lines = `"git": { "remotes": { "allow": [${JSON.stringify(remote.url)}] } }`;
     const httpNote = remote.scheme === "http" ? " (plain http is reachable only for hosts listed with http:// themselves)" : "";
     throw new PtermError("NetworkDenied", `${remote.url} is not in git.remotes.allow of pterm.json${httpNote}; nothing was sent. To allow it, the workspace's owner adds to pterm.json:
@@ -709,7 +736,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-5VTCENXV.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-S4S42PQ3.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

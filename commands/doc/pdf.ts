@@ -18,6 +18,7 @@ import {
   type TablePiece,
 } from "./pdf_tables.ts";
 import { PtermError } from "../../core/errors.ts";
+import { boundFontPrograms } from "./pdf_reader/font_guard.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
@@ -571,12 +572,14 @@ async function inThreadWorker(): Promise<unknown> {
   return new pdfjs.PDFWorker({ port, verbosity: PDFJS_ERRORS_ONLY });
 }
 
-async function open(bytes: Uint8Array): Promise<PdfDocument> {
+async function open(bytes: Uint8Array, maxInflatedBytes: number): Promise<PdfDocument> {
+  // No embedded font program reaches PDF.js with a table longer than the program (font_guard.ts).
+  const bounded = boundFontPrograms(bytes, maxInflatedBytes);
   try {
     const worker = await inThreadWorker();
     // PDF.js takes over (detaches) the buffer it is given; the caller keeps its own.
     return await (await unpdf()).getDocumentProxy(
-      bytes.slice(),
+      bounded === bytes ? bytes.slice() : bounded,
       {
         // Text only: no font faces, system fonts, image decoders or WASM assets (the sandbox can
         // fetch none of them), and no console noise.
@@ -828,12 +831,12 @@ export async function extractPdf(bytes: Uint8Array, options: ExtractOptions): Pr
     const fast = await extractWithPtermReader(bytes, options);
     if (!("unsupported" in fast)) return fast;
   }
-  return await extractFrom(await pdfjsSource(bytes), options);
+  return await extractFrom(await pdfjsSource(bytes, options.maxInflatedBytes ?? DEFAULT_INFLATE_LIMIT), options);
 }
 
 /** The document's pages through PDF.js. */
-async function pdfjsSource(bytes: Uint8Array): Promise<PageSource> {
-  const pdf = await open(bytes);
+async function pdfjsSource(bytes: Uint8Array, maxInflatedBytes: number): Promise<PageSource> {
+  const pdf = await open(bytes, maxInflatedBytes);
   let annotationsByPage: Map<number, AnnotationData[]> | null | undefined;
   return {
     numPages: pdf.numPages,
@@ -991,7 +994,7 @@ export async function infoPdf(bytes: Uint8Array, maxInflatedBytes = DEFAULT_INFL
   }
   let pdf: PdfDocument;
   try {
-    pdf = await open(bytes);
+    pdf = await open(bytes, maxInflatedBytes);
   } catch (error) {
     if (error instanceof PtermError && error.code === "EncryptedDocument") {
       return {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
-import { grantedHosts } from "../../commands/git/remote/gate.ts";
+import { grantedHosts, parseRemoteUrl, remoteVerdict } from "../../commands/git/remote/gate.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";
 
@@ -144,4 +144,26 @@ Deno.test("git.remotes, --confirm and URL shapes: refused before anything is sen
     const envelope = await exec(bad.path, `git ls-remote --url ${url} --confirm`);
     assert.equal(envelope.error_code, "InvalidConfig");
   });
+});
+
+Deno.test("git.remotes.deny matches every spelling a server takes for the same repository; allow stays literal", () => {
+  const policy = { allow: ["https://git.example.com/"], deny: ["https://git.example.com/org/secret.git"] };
+  for (
+    const spelling of [
+      "https://git.example.com/org/secret.git",
+      "https://git.example.com/org/secret",
+      "https://git.example.com/ORG/Secret.git",
+      "https://git.example.com//org//secret.git",
+      "https://git.example.com/org/%73ecret.git",
+      "https://git.example.com/org/secret.git/",
+    ]
+  ) {
+    assert.equal(remoteVerdict(parseRemoteUrl(spelling), policy).kind, "denied", spelling);
+  }
+  for (const other of ["https://git.example.com/org/secret-notes.git", "https://git.example.com/org/secretx"]) {
+    assert.equal(remoteVerdict(parseRemoteUrl(other), policy).kind, "allowed", other);
+  }
+  // An allow prefix admits only its own spelling: another case is another path until the owner lists it.
+  const narrow = { allow: ["https://git.example.com/org/"], deny: [] };
+  assert.equal(remoteVerdict(parseRemoteUrl("https://git.example.com/ORG/app.git"), narrow).kind, "unlisted");
 });

@@ -42,8 +42,10 @@ export interface GitHttpServer extends AsyncDisposable {
   cutNextFetchAfter: number | null;
   /** The next fetch stops sending after this many bytes of its answer but keeps the connection open; null: none. */
   stallNextFetchAfter: number | null;
-  /** Requests under `/redirect/` are answered with a 302 to this origin (the rest of the path kept). */
+  /** Requests under `/redirect/` are answered with a redirect to this URL prefix (the rest of the path kept). */
   redirectTo: string | null;
+  /** The status of that redirect: 302 unless a test sets another (301, 307, 308). */
+  redirectStatus: number;
   /** Makes a bare repository `<name>` (e.g. "app.git") that accepts pushes; returns its path. */
   createBare(name: string, initialBranch?: string): Promise<string>;
   /** `<origin>/<name>` */
@@ -78,6 +80,7 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     cutNextFetchAfter: null as number | null,
     stallNextFetchAfter: null as number | null,
     redirectTo: null as string | null,
+    redirectStatus: 302,
   };
   const controller = new AbortController();
 
@@ -93,9 +96,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
         status,
       });
     if (url.pathname.startsWith("/redirect/") && state.redirectTo) {
-      record(302);
+      record(state.redirectStatus);
       return new Response(null, {
-        status: 302,
+        status: state.redirectStatus,
         headers: { location: `${state.redirectTo}${url.pathname.slice("/redirect".length)}${url.search}` },
       });
     }
@@ -275,6 +278,12 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     },
     set redirectTo(value: string | null) {
       state.redirectTo = value;
+    },
+    get redirectStatus() {
+      return state.redirectStatus;
+    },
+    set redirectStatus(value: number) {
+      state.redirectStatus = value;
     },
     async createBare(name: string, initialBranch = "main") {
       const path = join(projectRoot, name);

@@ -82,6 +82,7 @@ async function trustedCertificates(ctx: AnyContext): Promise<string | undefined>
 async function connectionFor(ctx: AnyContext, remote: RemoteUrl): Promise<Connection> {
   return {
     remote,
+    policy: policyOf(gitSection(ctx)),
     root: ctx.workspace.root,
     caCerts: await trustedCertificates(ctx),
     proxy: proxyOf(gitSection(ctx)) ? parseProxyUrl(proxyOf(gitSection(ctx))!) : undefined,

@@ -96,7 +96,26 @@ export function parseRemoteUrl(input: string, label = "the remote URL"): RemoteU
 }
 
 /** Whether the prefix pattern covers the URL: same scheme and host:port, and a path prefix ending at a `/`. */
-function covers(pattern: string, remote: RemoteUrl): boolean {
+export function covers(pattern: string, remote: RemoteUrl): boolean {
+  return coversPath(pattern, remote, (path) => path);
+}
+
+/**
+ * The spelling of a path a server may treat as the same repository: percent-escapes decoded,
+ * repeated slashes collapsed, letters in lower case (hosts such as GitHub ignore case) and `.git`
+ * dropped from each segment (`org/app` and `org/app.git` are one repository there). A deny
+ * prefix is matched on this spelling, so no other spelling of a denied path slips past it.
+ */
+function sameRepositorySpelling(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch { /* a stray % stays as written */ }
+  return decoded.replace(/\/+/g, "/").toLowerCase().split("/").map((s) => s.replace(/\.git$/, "")).join("/")
+    .replace(/\/+$/, "");
+}
+
+function coversPath(pattern: string, remote: RemoteUrl, spelling: (path: string) => string): boolean {
   let prefix: RemoteUrl;
   try {
     prefix = parseRemoteUrl(pattern);
@@ -104,21 +123,43 @@ function covers(pattern: string, remote: RemoteUrl): boolean {
     return false;
   }
   if (prefix.scheme !== remote.scheme || prefix.hostPort !== remote.hostPort) return false;
-  if (prefix.path === "") return true;
-  return remote.path === prefix.path || remote.path.startsWith(prefix.path + "/");
+  const prefixPath = spelling(prefix.path);
+  const path = spelling(remote.path);
+  if (prefixPath === "") return true;
+  return path === prefixPath || path.startsWith(prefixPath + "/");
+}
+
+/** What pterm.json says of one URL: the deny prefix that forbids it, the allow prefix that admits it, or neither. */
+export type RemoteVerdict =
+  | { readonly kind: "denied"; readonly pattern: string }
+  | { readonly kind: "allowed"; readonly patterns: readonly string[] }
+  | { readonly kind: "unlisted" };
+
+/**
+ * The policy's verdict on a parsed URL (deny wins over allow). Every URL the transport sends a
+ * request to is judged by this one function: the typed remote, and each redirect target before
+ * anything is sent to it.
+ */
+export function remoteVerdict(remote: RemoteUrl, policy: RemotesPolicy): RemoteVerdict {
+  const denied = policy.deny.find((p) => coversPath(p, remote, sameRepositorySpelling));
+  if (denied !== undefined) return { kind: "denied", pattern: denied };
+  const allowed = policy.allow.filter((p) => covers(p, remote));
+  return allowed.length > 0 ? { kind: "allowed", patterns: allowed } : { kind: "unlisted" };
 }
 
 /** The remote, if pterm.json allows it; otherwise NetworkDenied with the lines that would allow it. */
 export function allowedRemote(input: string, policy: RemotesPolicy, label?: string): RemoteUrl {
   const remote = parseRemoteUrl(input, label);
-  const denied = policy.deny.find((p) => covers(p, remote));
-  if (denied) {
+  const verdict = remoteVerdict(remote, policy);
+  if (verdict.kind === "denied") {
     throw new PtermError(
       "NetworkDenied",
-      `${remote.url} is denied by git.remotes.deny (${JSON.stringify(denied)}) in pterm.json; nothing was sent.`,
+      `${remote.url} is denied by git.remotes.deny (${
+        JSON.stringify(verdict.pattern)
+      }) in pterm.json; nothing was sent.`,
     );
   }
-  if (!policy.allow.some((p) => covers(p, remote))) {
+  if (verdict.kind === "unlisted") {
     const lines = `"git": { "remotes": { "allow": [${JSON.stringify(remote.url)}] } }`;
     const httpNote = remote.scheme === "http"
       ? " (plain http is reachable only for hosts listed with http:// themselves)"

@@ -10,7 +10,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import type { IndexedPack } from "./index_pack.ts";
-import type { RemoteUrl } from "./gate.ts";
+import { covers, parseRemoteUrl, type RemotesPolicy, type RemoteUrl, remoteVerdict } from "./gate.ts";
 import { concat, DELIM, FLUSH, packetText, pktLine, PktReader, sideBand } from "./pkt_line.ts";
 import { type ByteSource, Http1Client, type HttpResponse } from "./http1.ts";
 
@@ -76,6 +76,8 @@ export interface TransferProgress {
 
 export interface Connection {
   readonly remote: RemoteUrl;
+  /** git.remotes of pterm.json: judged again on every URL a request goes to (each redirect target). */
+  readonly policy: RemotesPolicy;
   readonly root: string;
   /** PEM certificates trusted besides the system's (git.ca_file), for a self-hosted server. */
   readonly caCerts?: string;
@@ -85,10 +87,17 @@ export interface Connection {
   readonly onProgress?: (stage: string, done: number, total?: number) => void;
 }
 
-/** One remote over HTTP: its base URL (after a same-host redirect) and the header holding its credentials. */
+/**
+ * One remote over HTTP: its base URL (after a same-host redirect) and the header holding its
+ * credentials. Every URL a request goes to is judged by git.remotes first; the credentials go only
+ * to URLs inside an allow prefix that admitted the remote they were read for.
+ */
 class Session {
   readonly remote: RemoteUrl;
   base: string;
+  readonly #policy: RemotesPolicy;
+  /** The allow prefixes that admitted `remote`: the credentials' reach. */
+  readonly #credentialScope: readonly string[];
   readonly #authorization: string | null;
   readonly #secrets: string[];
   readonly signal?: AbortSignal;
@@ -101,12 +110,16 @@ class Session {
 
   constructor(
     remote: RemoteUrl,
+    policy: RemotesPolicy,
     authorization: string | null,
     signal?: AbortSignal,
     client?: { caCerts?: string; proxy?: { url: string; basicAuth?: { username: string; password: string } } },
   ) {
     this.remote = remote;
     this.base = remote.url;
+    this.#policy = policy;
+    const verdict = remoteVerdict(remote, policy);
+    this.#credentialScope = verdict.kind === "allowed" ? verdict.patterns : [];
     this.#authorization = authorization;
     this.signal = signal;
     this.#proxied = client?.proxy !== undefined;
@@ -152,10 +165,11 @@ class Session {
   ): Promise<HttpResponse> {
     let url = `${this.base}${path}`;
     for (let hop = 0;; hop++) {
+      const sendCredentials = this.#admit(new URL(url), path);
       const headers: [string, string][] = [["user-agent", `git/2.39.5 (${AGENT})`], ["accept", init.accept]];
       if (init.v2) headers.push(["git-protocol", "version=2"]);
       if (init.contentType) headers.push(["content-type", init.contentType]);
-      if (this.#authorization) headers.push(["authorization", this.#authorization]);
+      if (this.#authorization && sendCredentials) headers.push(["authorization", this.#authorization]);
       let response: HttpResponse;
       try {
         response = this.#http1
@@ -189,6 +203,8 @@ class Session {
               "redirects only within the same host. Use the final URL (and allow it in git.remotes) if you trust it.",
           );
         }
+        // Judged before anything is sent to it (and before the next hop's request is built).
+        this.#admit(target, path);
         if (!followRedirects || hop >= 4) {
           throw new PtermError("RemoteError", `${this.remote.url} redirected ${path} again; nothing was changed.`);
         }
@@ -203,6 +219,58 @@ class Session {
       await response.body.cancel();
       throw this.statusError(response.status);
     }
+  }
+
+  /**
+   * Refuses a URL that git.remotes does not allow (a redirect target the server chose included),
+   * and says whether the credentials may go with a request to it. `path` is the request's path
+   * below the repository; the repository's URL is what messages name (never a query or a user).
+   */
+  #admit(url: URL, path: string): boolean {
+    const requestPath = path.split("?")[0];
+    const repositoryPath = url.pathname.endsWith(requestPath)
+      ? url.pathname.slice(0, url.pathname.length - requestPath.length)
+      : url.pathname;
+    let target: RemoteUrl;
+    try {
+      target = parseRemoteUrl(`${url.protocol}//${url.host}${repositoryPath}`);
+    } catch {
+      throw new PtermError(
+        "NetworkDenied",
+        `${this.remote.url} redirected to a URL pterm does not speak; nothing was sent to it.`,
+      );
+    }
+    const moved = target.url !== this.remote.url;
+    const where = moved ? `${this.remote.url} redirected to ${target.url}, which` : `${target.url}`;
+    const verdict = remoteVerdict(target, this.#policy);
+    if (verdict.kind === "denied") {
+      throw new PtermError(
+        "NetworkDenied",
+        `${where} is denied by git.remotes.deny (${JSON.stringify(verdict.pattern)}) in pterm.json; nothing was ` +
+          `sent to it and nothing was changed.`,
+        { result: { url: this.remote.url, redirect: target.url, policy: "deny", pattern: verdict.pattern } },
+      );
+    }
+    if (verdict.kind === "unlisted") {
+      throw new PtermError(
+        "NetworkDenied",
+        `${where} is not in git.remotes.allow of pterm.json; nothing was sent to it and nothing was changed. ` +
+          `If the workspace's owner trusts it, use ${target.url} itself (and allow it in git.remotes).`,
+        { result: { url: this.remote.url, redirect: target.url, policy: "allow", pattern: null } },
+      );
+    }
+    const inScope = this.#credentialScope.some((pattern) => covers(pattern, target));
+    if (this.#authorization && !inScope) {
+      throw new PtermError(
+        "NetworkDenied",
+        `${where} is allowed by git.remotes.allow (${JSON.stringify(verdict.patterns[0])}) but not by the prefix ` +
+          `${JSON.stringify(this.#credentialScope[0] ?? "")} that admitted ${this.remote.url}; pterm does not carry ` +
+          `its credentials there, and nothing was sent to it. Use ${target.url} itself if the workspace's owner ` +
+          "trusts it.",
+        { result: { url: this.remote.url, redirect: target.url, policy: "credentials", pattern: verdict.patterns[0] } },
+      );
+    }
+    return inScope;
   }
 
   statusError(status: number): PtermError {
@@ -367,7 +435,7 @@ export async function connect(
   const proxy = connection.proxy
     ? { url: connection.proxy.url, basicAuth: await proxyCredentials(connection.root) }
     : undefined;
-  const session = new Session(connection.remote, authorization, connection.signal, {
+  const session = new Session(connection.remote, connection.policy, authorization, connection.signal, {
     caCerts: connection.caCerts,
     proxy: proxy?.basicAuth ? proxy : proxy ? { url: proxy.url } : undefined,
   });
