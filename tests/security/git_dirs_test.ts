@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
-import { git } from "../git/oracle.ts";
+import { git, gitRaw } from "../git/oracle.ts";
 
 Deno.test("bare repositories and separate git dirs are refused like .git, for reads and writes", async (t) => {
   await using root = await makeRoot();
@@ -49,4 +49,64 @@ Deno.test("bare repositories and separate git dirs are refused like .git, for re
     assert.equal(committed.exit_code, 0, committed.stderr);
     assert.equal((await git(`${root.path}/work`, "log", "--format=%s")).trim(), "first");
   });
+});
+
+/** A unified diff creating `files` (path → text) under `prefix`. */
+function creatingDiff(prefix: string, files: Record<string, string>): string {
+  return Object.entries(files).map(([path, text]) => {
+    const lines = text.split("\n").slice(0, -1);
+    return `--- /dev/null\n+++ b/${prefix}${path}\n@@ -0,0 +1,${lines.length} @@\n` +
+      lines.map((l) => `+${l}\n`).join("");
+  }).join("");
+}
+
+/** What a repository's git folder holds, with a config that runs `marker`'s creation on a person's next `git status`. */
+function gitDirectoryFiles(marker: string): Record<string, string> {
+  return {
+    "HEAD": "ref: refs/heads/main\n",
+    "config": `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n`,
+    "objects/info/packs": "\n",
+    "refs/heads/.keep": "\n",
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+Deno.test("a patch that would build a git directory in one call is refused, at the root and in a folder", async (t) => {
+  for (const [where, prefix] of [["at the workspace root", ""], ["in a folder", "vendor/lib/"]] as const) {
+    await t.step(where, async () => {
+      await using root = await makeRoot();
+      const marker = `${root.path}/fsmonitor-ran`;
+      const diff = creatingDiff(prefix, gitDirectoryFiles(marker));
+      for (const line of ["patch check", "patch apply"]) {
+        const envelope = await exec(root.path, line, { stdin: diff });
+        assert.notEqual(envelope.exit_code, 0, envelope.stdout);
+        assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+        assert.match(envelope.stderr, /would make `(?:the workspace root|vendor\/lib)` a git directory/);
+        assert.ok(!envelope.stderr.includes(root.path), "no host path");
+      }
+      assert.equal(await exists(`${root.path}/${prefix}HEAD`), false, "nothing written");
+      assert.equal(await exists(`${root.path}/${prefix}config`), false, "nothing written");
+
+      // The same files one by one: the last one that completes the shape is refused.
+      const files = Object.entries(gitDirectoryFiles(marker));
+      for (const [i, [path, text]] of files.entries()) {
+        const envelope = await exec(root.path, "patch apply", { stdin: creatingDiff(prefix, { [path]: text }) });
+        if (i < files.length - 1) assert.equal(envelope.exit_code, 0, envelope.stderr);
+        else assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+      }
+
+      // A person's git in that folder finds no repository there and runs nothing.
+      await Deno.mkdir(`${root.path}/${prefix}src`, { recursive: true });
+      await gitRaw(`${root.path}/${prefix}src`, ["status"]);
+      await gitRaw(`${root.path}/${prefix}`, ["status"]);
+      assert.equal(await exists(marker), false, "core.fsmonitor never ran");
+
+      // Ordinary work in the same folder is unaffected: files named like git's, but no git directory.
+      const ordinary = creatingDiff(prefix, { "docs/HEAD": "ref: refs/heads/main\n", "docs/objects.md": "x\n" });
+      assert.equal((await exec(root.path, "patch apply", { stdin: ordinary })).exit_code, 0);
+    });
+  }
 });
