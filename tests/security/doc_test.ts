@@ -177,7 +177,8 @@ Deno.test("security/doc: doc --out cannot complete a git directory's shape (HEAD
   const marker = `${root.path}/fsmonitor-ran`;
   // Everything but HEAD, as an agent's earlier patch could leave it: ordinary files, no git directory yet.
   const files: Record<string, string> = {
-    "cache2/config": `[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n`,
+    "cache2/config": `[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n` +
+      `\tsshCommand = "touch ${marker}; false"\n[remote "origin"]\n\turl = ssh://example.invalid/x\n`,
     "cache2/objects/info/packs": "\n",
     "cache2/refs/heads/.keep": "\n",
   };
@@ -197,16 +198,18 @@ Deno.test("security/doc: doc --out cannot complete a git directory's shape (HEAD
   assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
   assert.match(envelope.stderr, /would make `cache2` a git directory/);
   assert.equal(await Deno.lstat(`${root.path}/cache2/HEAD`).then(() => true, () => false), false);
-  // A person's git in that folder finds no repository and runs nothing.
-  const status = new Deno.Command("git", {
-    args: ["status"],
-    cwd: `${root.path}/cache2`,
-    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_CEILING_DIRECTORIES: root.path },
-    stdout: "null",
-    stderr: "null",
-  });
-  await status.output();
-  assert.equal(await Deno.lstat(marker).then(() => true, () => false), false, "core.fsmonitor never ran");
+  // A person's git in that folder finds no repository and runs nothing (git fetch would run core.sshCommand).
+  for (const args of [["status"], ["fetch"]]) {
+    await new Deno.Command("git", {
+      args,
+      cwd: `${root.path}/cache2`,
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_CEILING_DIRECTORIES: root.path },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  }
+  assert.equal(await Deno.lstat(marker).then(() => true, () => false), false, "nothing the config names ran");
   // The same extraction elsewhere is ordinary work.
   assert.equal((await exec(root.path, "doc extract head.docx --mode text --out cache2/HEAD.txt")).exit_code, 0);
   // ...and shows the refused write would have been a valid HEAD.

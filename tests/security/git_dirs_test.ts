@@ -8,7 +8,8 @@
 
 import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
-import { git, gitRaw } from "../git/oracle.ts";
+import { git, GIT_ENV } from "../git/oracle.ts";
+import { dirname } from "../../core/path.ts";
 
 Deno.test("bare repositories and separate git dirs are refused like .git, for reads and writes", async (t) => {
   await using root = await makeRoot();
@@ -60,11 +61,15 @@ function creatingDiff(prefix: string, files: Record<string, string>): string {
   }).join("");
 }
 
-/** What a repository's git folder holds, with a config that runs `marker`'s creation on a person's next `git status`. */
+/**
+ * What a repository's git folder holds, with a config whose programs create `marker`: core.fsmonitor
+ * (a person's `git status` where core.worktree is honoured) and core.sshCommand (their `git fetch`).
+ */
 function gitDirectoryFiles(marker: string): Record<string, string> {
   return {
     "HEAD": "ref: refs/heads/main\n",
-    "config": `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n`,
+    "config": `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n` +
+      `\tsshCommand = "touch ${marker}; false"\n[remote "origin"]\n\turl = ssh://example.invalid/x\n`,
     "objects/info/packs": "\n",
     "refs/heads/.keep": "\n",
   };
@@ -73,6 +78,32 @@ function gitDirectoryFiles(marker: string): Record<string, string> {
 async function exists(path: string): Promise<boolean> {
   return await Deno.lstat(path).then(() => true, () => false);
 }
+
+/** What a person runs in `dir` with their own git: `git status`, `git fetch`; discovery stops at `ceiling`. */
+async function personRunsGit(dir: string, ceiling: string): Promise<void> {
+  for (const args of [["status"], ["fetch"]]) {
+    await new Deno.Command("git", {
+      args,
+      cwd: dir,
+      env: { ...GIT_ENV, GIT_CEILING_DIRECTORIES: ceiling },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  }
+}
+
+Deno.test("control: the files such a patch writes make a person's git run the agent's command", async () => {
+  await using dir = await makeRoot();
+  const marker = `${dir.path}/ran`;
+  for (const [path, text] of Object.entries(gitDirectoryFiles(marker))) {
+    await Deno.mkdir(`${dir.path}/lib/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir.path}/lib/${path}`, text);
+  }
+  await Deno.mkdir(`${dir.path}/lib/src`);
+  await personRunsGit(`${dir.path}/lib/src`, dir.path);
+  assert.equal(await exists(marker), true, "the shape is what git discovers and runs");
+});
 
 Deno.test("a patch that would build a git directory in one call is refused, at the root and in a folder", async (t) => {
   for (const [where, prefix] of [["at the workspace root", ""], ["in a folder", "vendor/lib/"]] as const) {
@@ -100,9 +131,8 @@ Deno.test("a patch that would build a git directory in one call is refused, at t
 
       // A person's git in that folder finds no repository there and runs nothing.
       await Deno.mkdir(`${root.path}/${prefix}src`, { recursive: true });
-      await gitRaw(`${root.path}/${prefix}src`, ["status"]);
-      await gitRaw(`${root.path}/${prefix}`, ["status"]);
-      assert.equal(await exists(marker), false, "core.fsmonitor never ran");
+      await personRunsGit(`${root.path}/${prefix}src`, dirname(root.path));
+      assert.equal(await exists(marker), false, "core.fsmonitor / core.sshCommand never ran");
 
       // Ordinary work in the same folder is unaffected: files named like git's, but no git directory.
       const ordinary = creatingDiff(prefix, { "docs/HEAD": "ref: refs/heads/main\n", "docs/objects.md": "x\n" });
