@@ -470,7 +470,11 @@ async function precheck(
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
   if (problems.length === 0) {
-    refuseGitDirectoriesFormed(run.workspace.root, view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+    refuseGitDirectoriesFormed(
+      run.workspace.root,
+      view.changes(),
+      (await view.emptiedDirs()).map((d) => view.absOf(d)),
+    );
   }
   result.files_changed = filesChanged(view);
   if (problems.length > 0) {

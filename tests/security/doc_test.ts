@@ -189,7 +189,7 @@ Deno.test("security/doc: doc --out cannot complete a git directory's shape (HEAD
   // A document whose text is a valid HEAD.
   const entries = await readZipEntries(await Deno.readFile(`${FIXTURES}mammoth/tables.docx`));
   const xml = new TextDecoder().decode(entries["word/document.xml"]);
-  const body = '<w:p><w:r><w:t>ref: refs/heads/main</w:t></w:r></w:p>';
+  const body = "<w:p><w:r><w:t>ref: refs/heads/main</w:t></w:r></w:p>";
   entries["word/document.xml"] = new TextEncoder().encode(
     xml.slice(0, xml.indexOf("<w:body>") + "<w:body>".length) + body + xml.slice(xml.lastIndexOf("<w:sectPr")),
   );

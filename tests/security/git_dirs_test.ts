@@ -68,7 +68,8 @@ function creatingDiff(prefix: string, files: Record<string, string>): string {
 function gitDirectoryFiles(marker: string): Record<string, string> {
   return {
     "HEAD": "ref: refs/heads/main\n",
-    "config": `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n` +
+    "config":
+      `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n` +
       `\tsshCommand = "touch ${marker}; false"\n[remote "origin"]\n\turl = ssh://example.invalid/x\n`,
     "objects/info/packs": "\n",
     "refs/heads/.keep": "\n",

@@ -124,7 +124,7 @@ export async function submoduleState(
   if (!sub) return null;
   const head = readHead(sub).oid;
   const index = readIndexFile(sub.gitdir);
-  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+  const report = await computeStatus(sub, index, pathPolicy(sub.label, sub.dir), {
     untracked: options.untracked,
     submoduleDepth: depth,
   });
@@ -254,7 +254,7 @@ export async function worktreeStatus(
         unaddressable.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, name)) {
+      if (policy.hiddenChild(dir, name, dirent.isDirectory || dirent.isSymlink)) {
         if (trackedAt(path) !== undefined || trackedDirs.has(path)) withheld.push(path);
         continue;
       }
@@ -315,7 +315,7 @@ export async function worktreeStatus(
         unaddressable.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, dirent.name)) continue;
+      if (policy.hiddenChild(dir, dirent.name, dirent.isDirectory || dirent.isSymlink)) continue;
       if (dirent.isDirectory) {
         if (ignore.excludedAt(level, path, true)) {
           observer?.ignored(path);
