@@ -20,6 +20,7 @@
 import { PtermError } from "../../core/errors.ts";
 import { basename, dirname, join } from "../../core/path.ts";
 import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/paths.ts";
+import { ExecutedPathGuard } from "../../core/git_programs.ts";
 import type { Change } from "./view.ts";
 
 /** 2: entries carry content hashes, so recovery can tell the dead run's state from later work. */
@@ -221,6 +222,8 @@ export function refuseGitDirectoriesFormed(
   for (const dir of emptiedDirs) plan.removeFolder(dir);
   for (const dir of folders) plan.createFolder(dir);
   refuseGitDirectoriesAfter(root, plan, "the patch");
+  const executed = new ExecutedPathGuard(root);
+  for (const change of changes) executed.refuse(change.abs, "the patch");
 }
 
 export class Transaction {

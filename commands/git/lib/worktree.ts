@@ -21,6 +21,7 @@ import {
   refuseGitDirectoriesAfter,
   specialFileKind,
 } from "../../../core/paths.ts";
+import { ExecutedPathGuard } from "../../../core/git_programs.ts";
 import { encoder, hasRawBytes, quoteName } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
 import type { BlobSource } from "./pack.ts";
@@ -190,9 +191,14 @@ export function normalizeUserPath(path: string): string {
 export class WorktreeWriter {
   readonly repo: Repo;
   readonly #verified = new Set<string>([""]);
+  /** Where a person's real git executes programs (core.hooksPath, program settings): never written. */
+  readonly #executed: ExecutedPathGuard;
 
   constructor(repo: Repo) {
     this.repo = repo;
+    this.#executed = new ExecutedPathGuard(
+      repo.root !== undefined && repo.dir.startsWith(repo.root) ? repo.root : repo.dir,
+    );
   }
 
   /**
@@ -201,6 +207,7 @@ export class WorktreeWriter {
    */
   prepare(path: string): string {
     checkRepoPath(path);
+    this.#executed.refuse(`${this.repo.dir}/${path}`, `writing ${path}`);
     const parts = path.split("/");
     let dir = "";
     for (let i = 0; i < parts.length - 1; i++) {
@@ -290,6 +297,7 @@ export class WorktreeWriter {
 
   /** Refuses to act below a symlinked folder, without creating anything. */
   prepareParentsReadOnly(path: string): void {
+    this.#executed.refuse(`${this.repo.dir}/${path}`, `removing ${path}`);
     const parts = path.split("/");
     let dir = "";
     for (let i = 0; i < parts.length - 1; i++) {
