@@ -173,3 +173,31 @@ Deno.test("folders and programs a person's git executes (core.hooksPath, core.fs
   await personGit(proj, "commit", "-qm", "person", "--allow-empty");
   assert.equal(await present(marker), false, "no hook or fsmonitor of the agent's ran");
 });
+
+Deno.test("husky's core.hooksPath (.husky/_) protects .husky/, whose files its scripts run", async () => {
+  await using root = await makeRoot();
+  const proj = `${root.path}/proj`;
+  const marker = `${root.path}/hook-ran`;
+  // As `husky` 9 installs itself: .husky/_/pre-commit runs .husky/_/h, which runs `.husky/pre-commit` with sh.
+  await writeTree(proj, {
+    "a.txt": "a\n",
+    ".husky/_/h": '#!/bin/sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ -f "$s" ] || exit 0\nsh -e "$s"\n',
+    ".husky/_/pre-commit": '#!/bin/sh\n. "$(dirname "$0")/h"\n',
+  });
+  await Deno.chmod(`${proj}/.husky/_/h`, 0o755);
+  await Deno.chmod(`${proj}/.husky/_/pre-commit`, 0o755);
+  await oracleGit(proj, "init", "-q", "-b", "main");
+  await oracleGit(proj, "config", "core.hooksPath", ".husky/_");
+  const envelope = await exec(root.path, "patch apply --repo proj", {
+    stdin: patchOf(block("file.write", ".husky/pre-commit", [`touch ${marker}`])),
+  });
+  assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+  assert.match(envelope.stderr, /husky/);
+  await personGit(proj, "add", "a.txt");
+  await personGit(proj, "commit", "-qm", "person");
+  assert.equal(await present(marker), false, "the agent's husky hook never ran");
+  // The control: the same file written by the person runs on their commit.
+  await Deno.writeTextFile(`${proj}/.husky/pre-commit`, `touch ${marker}\n`);
+  await personGit(proj, "commit", "-qm", "again", "--allow-empty");
+  assert.equal(await present(marker), true, "husky runs .husky/pre-commit");
+});
