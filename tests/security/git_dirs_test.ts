@@ -141,3 +141,20 @@ Deno.test("a patch that would build a git directory in one call is refused, at t
     });
   }
 });
+
+Deno.test("a gitfile (.git holding gitdir:) written by a patch is refused by its name, in any spelling", async () => {
+  await using root = await makeRoot();
+  const marker = `${root.path}/fsmonitor-ran`;
+  // The git directory it would point to, with its HEAD missing: writing the gitfile and HEAD together.
+  const parts = gitDirectoryFiles(marker);
+  for (const spelling of [".git", ".GIT", ".git.", "git~1"]) {
+    const diff = creatingDiff("", { [`app/${spelling}`]: "gitdir: ../store\n" }) +
+      creatingDiff("store/", parts);
+    const envelope = await exec(root.path, "patch apply", { stdin: diff });
+    assert.equal(envelope.error_code, "GitDirDenied", `${spelling}: ${envelope.stderr}`);
+  }
+  assert.equal(await exists(`${root.path}/app`), false, "nothing written");
+  await Deno.mkdir(`${root.path}/app`);
+  await personRunsGit(`${root.path}/app`, dirname(root.path));
+  assert.equal(await exists(marker), false, "nothing ran");
+});

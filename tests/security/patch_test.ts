@@ -181,7 +181,8 @@ Deno.test("husky's core.hooksPath (.husky/_) protects .husky/, whose files its s
   // As `husky` 9 installs itself: .husky/_/pre-commit runs .husky/_/h, which runs `.husky/pre-commit` with sh.
   await writeTree(proj, {
     "a.txt": "a\n",
-    ".husky/_/h": '#!/bin/sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ -f "$s" ] || exit 0\nsh -e "$s"\n',
+    ".husky/_/h":
+      '#!/bin/sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ -f "$s" ] || exit 0\nsh -e "$s"\n',
     ".husky/_/pre-commit": '#!/bin/sh\n. "$(dirname "$0")/h"\n',
   });
   await Deno.chmod(`${proj}/.husky/_/h`, 0o755);
