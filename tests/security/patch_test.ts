@@ -149,9 +149,12 @@ Deno.test("folders and programs a person's git executes (core.hooksPath, core.fs
     await oracleGit(proj, "-c", "core.hooksPath=/nonexistent", "commit", "-qm", "hook", "--no-verify");
     await oracleGit(proj, "checkout", "-q", "main");
     assert.equal(await present(`${proj}/.githooks/pre-commit`), false);
+    const statusBefore = await oracleGit(proj, "status", "--porcelain");
     const envelope = await exec(root.path, "git checkout hooked --repo proj");
     assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
     assert.equal(await present(`${proj}/.githooks/pre-commit`), false, "nothing written");
+    assert.equal((await oracleGit(proj, "rev-parse", "--abbrev-ref", "HEAD")).trim(), "main", "still on main");
+    assert.equal(await oracleGit(proj, "status", "--porcelain"), statusBefore, "index and work tree as they were");
   });
 
   await t.step("ordinary work is unaffected: an executable script elsewhere, a plain file", async () => {

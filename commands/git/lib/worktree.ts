@@ -238,14 +238,16 @@ export class WorktreeWriter {
   /**
    * Refuses, before anything is written, a set of work-tree writes (paths with their index modes)
    * and removals that would together leave a git directory in the work tree (a tracked HEAD beside
-   * tracked objects/ and refs/ folders, core's `refuseGitDirectoriesAfter`). `action` names the
-   * operation ("the checkout"). Each `writeFile` checks its own file as well; this sees the whole set.
+   * tracked objects/ and refs/ folders, core's `refuseGitDirectoriesAfter`) or touch a path a
+   * person's git executes (a core.hooksPath folder, a program its config names). `action` names
+   * the operation ("the checkout"). Each write checks its own file as well; this sees the whole set.
    */
   refuseGitDirectories(writes: Iterable<readonly [string, number]>, removes: Iterable<string>, action: string): void {
     const plan = new PlannedTree();
     for (const [path, mode] of writes) plan.writeFile(`${this.repo.dir}/${path}`, null, fileModeOf(mode));
     for (const path of removes) plan.removeFile(`${this.repo.dir}/${path}`);
     refuseGitDirectoriesAfter(this.repo.dir, plan, action);
+    for (const abs of plan.changed) this.#executed.refuse(abs, action);
   }
 
   /** A folder on the way to `path` that is a git directory (by any name) is never written into. */
