@@ -12,7 +12,6 @@
 
 import { PtermError } from "./errors.ts";
 import { basename, dirname, join, resolve } from "./path.ts";
-import { lstatOrNull } from "./paths.ts";
 
 /** Config settings whose value is a shell command git runs (its first word a program, maybe a path). */
 const PROGRAM_SETTINGS = [
@@ -27,6 +26,15 @@ const PROGRAM_SETTINGS = [
 ];
 
 const MAX_CONFIG_BYTES = 1 << 20;
+
+/** lstat, null when nothing can be there (absent, a name too long, a parent that is a file). */
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
 
 /** Reads a small text file inside `root`, or null (absent, too large, outside the root). */
 function readInside(root: string, path: string): string | null {

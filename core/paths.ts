@@ -203,6 +203,19 @@ export class PlannedTree {
 /** The entries that make a folder a git directory, as git looks them up (lower case: a case-insensitive file system finds `Head` too). */
 const GIT_DIRECTORY_ENTRIES = new Set(["head", "objects", "refs", "commondir"]);
 
+/**
+ * lstat for the git-directory test, which looks at names that may not exist or not be nameable:
+ * null also for a name too long for the file system or a parent that is a file (git's own
+ * `access`/`lstat` just fail there too).
+ */
+function lstatQuiet(abs: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+
 /** git's `validate_headref`: a `refs/…` symlink, `ref: refs/…`, or an object name in hex. */
 function validHeadContent(bytes: Uint8Array): boolean {
   const text = new TextDecoder().decode(bytes.subarray(0, 256));
@@ -215,7 +228,7 @@ function headAt(abs: string, plan: PlannedTree | null): boolean {
   const planned = plan?.planned(abs);
   if (planned === null || planned === "folder") return false;
   if (planned !== undefined) return planned.content === null || validHeadContent(planned.content);
-  const info = lstatOrNull(abs);
+  const info = lstatQuiet(abs);
   if (info === null) return false;
   if (info.isSymlink) {
     try {
@@ -246,7 +259,7 @@ function searchableAt(abs: string, plan: PlannedTree | null): boolean {
   if (planned === null) return false;
   if (planned === "folder") return true;
   if (planned !== undefined) return (planned.mode & 0o111) !== 0;
-  const info = lstatOrNull(abs);
+  const info = lstatQuiet(abs);
   if (info === null) return false;
   if (info.isSymlink || info.isDirectory) return true;
   return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
@@ -255,7 +268,7 @@ function searchableAt(abs: string, plan: PlannedTree | null): boolean {
 function presentAt(abs: string, plan: PlannedTree | null): boolean {
   const planned = plan?.planned(abs);
   if (planned !== undefined) return planned !== null;
-  return lstatOrNull(abs) !== null;
+  return lstatQuiet(abs) !== null;
 }
 
 /**
