@@ -158,3 +158,46 @@ Deno.test("a gitfile (.git holding gitdir:) written by a patch is refused by its
   await personRunsGit(`${root.path}/app`, dirname(root.path));
   assert.equal(await exists(marker), false, "nothing ran");
 });
+
+Deno.test("a checkout, merge or cherry-pick of a tree holding a git directory's shape is refused whole", async () => {
+  await using root = await makeRoot();
+  const proj = `${root.path}/proj`;
+  const marker = `${root.path}/fsmonitor-ran`;
+  await Deno.mkdir(proj);
+  await git(proj, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(`${proj}/a.txt`, "a\n");
+  await git(proj, "add", "a.txt");
+  await git(proj, "commit", "-qm", "base");
+  // A branch (as a fetched one could be) whose tree is a git directory in vendor/lib: HEAD, config, objects/, refs/.
+  await git(proj, "checkout", "-q", "-b", "evil");
+  for (const [path, text] of Object.entries(gitDirectoryFiles(marker))) {
+    await Deno.mkdir(`${proj}/vendor/lib/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${proj}/vendor/lib/${path}`, text);
+  }
+  await Deno.chmod(`${proj}/vendor/lib/objects/info/packs`, 0o644);
+  await git(proj, "add", "-A");
+  await git(proj, "commit", "-qm", "evil");
+  await git(proj, "checkout", "-q", "main");
+  await Deno.remove(`${proj}/vendor`, { recursive: true }).catch(() => {});
+  assert.equal(await exists(`${proj}/vendor`), false);
+
+  for (
+    const line of [
+      "git checkout evil",
+      "git merge evil",
+      "git cherry-pick evil",
+      "git reset --hard evil",
+      "git restore --source evil vendor",
+    ]
+  ) {
+    const envelope = await exec(root.path, `${line} --repo proj`);
+    assert.equal(envelope.error_code, "GitDirDenied", `${line}: ${envelope.stderr}`);
+    assert.match(envelope.stderr, /would make `vendor\/lib` a git directory/, line);
+    assert.equal(await exists(`${proj}/vendor`), false, `${line}: nothing written`);
+    assert.equal((await git(proj, "rev-parse", "--abbrev-ref", "HEAD")).trim(), "main");
+    assert.equal((await git(proj, "status", "--porcelain")).trim(), "", `${line}: index and work tree as they were`);
+  }
+  await Deno.mkdir(`${proj}/vendor/lib/src`, { recursive: true });
+  await personRunsGit(`${proj}/vendor/lib/src`, dirname(root.path));
+  assert.equal(await exists(marker), false, "nothing ran");
+});

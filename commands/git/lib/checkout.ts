@@ -376,6 +376,12 @@ export async function restorePaths(
   refuseSkipWorktree(index, paths, "checkout");
   const intoGitDir = paths.find((path) => policy.hidden(path) === "gitdir");
   if (intoGitDir !== undefined) throw hiddenPathDenied(intoGitDir, "gitdir", "nothing was restored");
+  writer.refuseGitDirectories(
+    paths.filter((path) => !policy.hidden(path) && treeModeToMode(source.get(path)!.mode) !== S_IFGITLINK)
+      .map((path) => [path, treeModeToMode(source.get(path)!.mode)] as const),
+    [],
+    "the restore",
+  );
   for (const path of paths) {
     const target = source.get(path)!;
     if (policy.hidden(path)) {
