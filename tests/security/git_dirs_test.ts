@@ -201,3 +201,23 @@ Deno.test("a checkout, merge or cherry-pick of a tree holding a git directory's 
   await personRunsGit(`${proj}/vendor/lib/src`, dirname(root.path));
   assert.equal(await exists(marker), false, "nothing ran");
 });
+
+Deno.test("a patch deleting or moving a folder that holds a bare repository is refused, the repository intact", async () => {
+  await using root = await makeRoot();
+  await Deno.mkdir(`${root.path}/backups`);
+  await Deno.writeTextFile(`${root.path}/backups/notes.txt`, "n\n");
+  await git(root.path, "init", "-q", "--bare", "backups/server.git");
+  const config = await Deno.readTextFile(`${root.path}/backups/server.git/config`);
+  for (
+    const patch of [
+      '=== file.delete: "backups" ===\n=== end ===\n=== PATCH EOF ===\n',
+      '=== file.move: "backups" ===\nto=elsewhere\n=== end ===\n=== PATCH EOF ===\n',
+    ]
+  ) {
+    const envelope = await exec(root.path, "patch apply", { stdin: patch });
+    assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+    assert.match(envelope.stderr, /backups\/server\.git`, a git directory/);
+  }
+  assert.equal(await Deno.readTextFile(`${root.path}/backups/server.git/config`), config);
+  assert.equal((await git(`${root.path}/backups/server.git`, "rev-parse", "--is-bare-repository")).trim(), "true");
+});
