@@ -197,7 +197,9 @@ export class WorktreeWriter {
   constructor(repo: Repo) {
     this.repo = repo;
     this.#executed = new ExecutedPathGuard(
-      repo.root !== undefined && repo.dir.startsWith(repo.root) ? repo.root : repo.dir,
+      repo.root !== undefined && (repo.dir === repo.root || repo.dir.startsWith(`${repo.root}/`))
+        ? repo.root
+        : repo.dir,
     );
   }
 
