@@ -149,16 +149,169 @@ export function lstatOrNull(path: string): Deno.FileInfo | null {
 }
 
 /**
- * A folder git itself would take for a git directory (setup.c is_git_directory: a HEAD, an
- * objects/ and a refs/ folder), whatever its name: a bare repository, or the folder a
- * `git init --separate-git-dir` or a submodule's gitfile points to. It is `.git` under another
- * name, and as dangerous to write: its config and hooks name programs git runs. One lstat for
- * most folders (no HEAD).
+ * What one change (a patch's complete block set, a checkout's plan, one `doc --out` file) leaves in
+ * the tree, by absolute path; everything it does not name stays as the disk has it. Used to decide
+ * on the state AFTER the change whether it builds a git directory, not on each path on its way in.
  */
-function isGitDirectory(abs: string): boolean {
-  const head = lstatOrNull(join(abs, "HEAD"));
-  if (head === null || !(head.isFile || head.isSymlink)) return false;
-  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+export class PlannedTree {
+  /** Files the change writes (content null: not known yet, e.g. a blob git will stream) or removes (null). */
+  readonly #files = new Map<string, { content: Uint8Array | null; mode: number } | null>();
+  /** Folders that exist once the change is made: parents of written files, folders it creates. */
+  readonly #folders = new Set<string>();
+  /** Folders the change removes as a whole. */
+  readonly #removedFolders = new Set<string>();
+  /** Every path the change names, for `refuseGitDirectoriesAfter`. */
+  readonly changed: string[] = [];
+
+  writeFile(abs: string, content: Uint8Array | null, mode: number): this {
+    this.#files.set(abs, { content, mode });
+    this.changed.push(abs);
+    for (let dir = dirname(abs); dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) {
+      this.#folders.add(dir);
+    }
+    return this;
+  }
+
+  removeFile(abs: string): this {
+    this.#files.set(abs, null);
+    this.changed.push(abs);
+    return this;
+  }
+
+  createFolder(abs: string): this {
+    this.changed.push(abs);
+    for (let dir = abs; dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) this.#folders.add(dir);
+    return this;
+  }
+
+  removeFolder(abs: string): this {
+    this.#removedFolders.add(abs);
+    this.changed.push(abs);
+    return this;
+  }
+
+  /** The planned state at `abs`: a file, a folder, nothing (removed), or undefined when the disk decides. */
+  planned(abs: string): { content: Uint8Array | null; mode: number } | "folder" | null | undefined {
+    const file = this.#files.get(abs);
+    if (file !== undefined) return file;
+    if (this.#folders.has(abs)) return "folder";
+    for (let dir = abs; dir !== dirname(dir); dir = dirname(dir)) if (this.#removedFolders.has(dir)) return null;
+    return undefined;
+  }
+}
+
+/** The entries that make a folder a git directory, as git looks them up (lower case: a case-insensitive file system finds `Head` too). */
+const GIT_DIRECTORY_ENTRIES = new Set(["head", "objects", "refs", "commondir"]);
+
+/**
+ * lstat for the git-directory test, which looks at names that may not exist or not be nameable:
+ * null also for a name too long for the file system or a parent that is a file (git's own
+ * `access`/`lstat` just fail there too).
+ */
+function lstatQuiet(abs: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+
+/** git's `validate_headref`: a `refs/…` symlink, `ref: refs/…`, or an object name in hex. */
+function validHeadContent(bytes: Uint8Array): boolean {
+  const text = new TextDecoder().decode(bytes.subarray(0, 256));
+  const symbolic = /^ref:\s*(.*)/s.exec(text);
+  if (symbolic) return symbolic[1].startsWith("refs/");
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a-f])/i.test(text);
+}
+
+function headAt(abs: string, plan: PlannedTree | null): boolean {
+  const planned = plan?.planned(abs);
+  if (planned === null || planned === "folder") return false;
+  if (planned !== undefined) return planned.content === null || validHeadContent(planned.content);
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink) {
+    try {
+      return Deno.readLinkSync(abs).startsWith("refs/");
+    } catch {
+      return true;
+    }
+  }
+  if (!info.isFile) return false;
+  try {
+    const file = Deno.openSync(abs);
+    try {
+      const buffer = new Uint8Array(256);
+      const read = file.readSync(buffer) ?? 0;
+      return validHeadContent(buffer.subarray(0, read));
+    } finally {
+      file.close();
+    }
+  } catch {
+    // Unreadable: git might read it; count it.
+    return true;
+  }
+}
+
+/** git's `access(path, X_OK)` on objects/ and refs/: a folder (also through a link), or an executable file. */
+function searchableAt(abs: string, plan: PlannedTree | null): boolean {
+  const planned = plan?.planned(abs);
+  if (planned === null) return false;
+  if (planned === "folder") return true;
+  if (planned !== undefined) return (planned.mode & 0o111) !== 0;
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink || info.isDirectory) return true;
+  return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
+}
+
+function presentAt(abs: string, plan: PlannedTree | null): boolean {
+  const planned = plan?.planned(abs);
+  if (planned !== undefined) return planned !== null;
+  return lstatQuiet(abs) !== null;
+}
+
+/**
+ * A folder git itself takes for a git directory whatever its name (setup.c `is_git_directory`):
+ * a valid HEAD (`validate_headref`), and objects/ and refs/ in it — or a `commondir` file, which
+ * sends git to another folder's objects/ and refs/ (a linked worktree's git folder); that is
+ * counted without following it. A bare repository, the folder `git init --separate-git-dir` or a
+ * submodule's gitfile points to: `.git` under another name, as dangerous to write, since git runs
+ * what its config (core.fsmonitor, core.worktree) and hooks name. With `plan`, the state that
+ * change leaves; without, the disk. One lstat for most folders (no HEAD).
+ */
+export function isGitDirectory(abs: string, plan: PlannedTree | null = null): boolean {
+  if (!headAt(join(abs, "HEAD"), plan)) return false;
+  if (presentAt(join(abs, "commondir"), plan)) return true;
+  return searchableAt(join(abs, "objects"), plan) && searchableAt(join(abs, "refs"), plan);
+}
+
+/**
+ * Refuses (`GitDirDenied`) a change that would leave a git directory where there was none: the
+ * state after the whole change is checked, so HEAD, config, objects/ and refs/ written together
+ * by one patch or checkout are seen together. Only folders whose child named HEAD, objects, refs
+ * or commondir the change touches can change shape; those (up to and including `root`) are checked.
+ * `what` names the change in the message ("the patch", "the checkout").
+ */
+export function refuseGitDirectoriesAfter(root: string, plan: PlannedTree, what: string): void {
+  const checked = new Set<string>();
+  for (const abs of plan.changed) {
+    for (let child = abs, dir = dirname(abs); within(root, dir); child = dir, dir = dirname(dir)) {
+      if (!GIT_DIRECTORY_ENTRIES.has(basename(child).toLowerCase()) || checked.has(dir)) continue;
+      checked.add(dir);
+      if (isGitDirectory(dir, plan)) {
+        const rel = toRel(root, dir);
+        throw new PtermError(
+          "GitDirDenied",
+          `${what} would make \`${rel === "." ? "the workspace root" : rel}\` a git directory (a valid HEAD with ` +
+            "objects/ and refs/, or a commondir file, in one folder): a person's real git would take it for a " +
+            "repository and run what its config and hooks name (core.fsmonitor, core.worktree, hooks/). Nothing " +
+            "was written. Keep such files under another folder name (e.g. fixtures/repo-parts/), or create " +
+            "repositories with `git init`/`git clone`.",
+        );
+      }
+    }
+  }
 }
 
 function isFolder(abs: string): boolean {

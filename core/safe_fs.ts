@@ -36,7 +36,14 @@
 
 import { join } from "./path.ts";
 import { PtermError } from "./errors.ts";
-import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "./paths.ts";
+import {
+  isStatePath,
+  PlannedTree,
+  refuseGitDirectoriesAfter,
+  STAGED_WRITE_PREFIX,
+  STAGED_WRITE_SUFFIX,
+} from "./paths.ts";
+import { ExecutedPathGuard } from "./git_programs.ts";
 import { tempPathBeside } from "./atomic.ts";
 
 export interface SafeWriteOptions {
@@ -344,6 +351,14 @@ export function safeWriteFileSync(
   options: SafeWriteOptions = {},
 ): void {
   const plan = planWrite(root, rel, data, options);
+  // The file may complete a git directory's shape (HEAD beside objects/ and refs/): refused before any byte is written.
+  refuseGitDirectoriesAfter(
+    root,
+    new PlannedTree().writeFile(join(root, ...plan.segments), plan.bytes, plan.mode ?? 0o644),
+    `writing \`${rel}\``,
+  );
+  // Nor a file a person's real git executes (a hooks folder, a program its config names); pterm's own state never is.
+  if (!isStatePath(rel)) new ExecutedPathGuard(root).refuse(join(root, ...plan.segments), `writing \`${rel}\``);
   for (const [i, temp] of plan.temps.entries()) {
     const beside = i === 1;
     if (beside) walk(root, rel, plan.segments, false);

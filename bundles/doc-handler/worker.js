@@ -195,17 +195,20 @@ function isErrorCode(value) {
 // core/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
   STATE_ENTRIES: () => STATE_ENTRIES,
   confinePath: () => confinePath,
   confinePathSync: () => confinePathSync,
   isGitDirName: () => isGitDirName,
+  isGitDirectory: () => isGitDirectory,
   isGitPath: () => isGitPath,
   isSecretPath: () => isSecretPath,
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
+  refuseGitDirectoriesAfter: () => refuseGitDirectoriesAfter,
   refuseGitPath: () => refuseGitPath,
   specialFileKind: () => specialFileKind
 });
@@ -287,10 +290,128 @@ function lstatOrNull(path) {
     throw error;
   }
 }
-function isGitDirectory(abs) {
-  const head = lstatOrNull(join(abs, "HEAD"));
-  if (head === null || !(head.isFile || head.isSymlink)) return false;
-  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+var PlannedTree = class {
+  /** Files the change writes (content null: not known yet, e.g. a blob git will stream) or removes (null). */
+  #files = /* @__PURE__ */ new Map();
+  /** Folders that exist once the change is made: parents of written files, folders it creates. */
+  #folders = /* @__PURE__ */ new Set();
+  /** Folders the change removes as a whole. */
+  #removedFolders = /* @__PURE__ */ new Set();
+  /** Every path the change names, for `refuseGitDirectoriesAfter`. */
+  changed = [];
+  writeFile(abs, content, mode) {
+    this.#files.set(abs, {
+      content,
+      mode
+    });
+    this.changed.push(abs);
+    for (let dir = dirname(abs); dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) {
+      this.#folders.add(dir);
+    }
+    return this;
+  }
+  removeFile(abs) {
+    this.#files.set(abs, null);
+    this.changed.push(abs);
+    return this;
+  }
+  createFolder(abs) {
+    this.changed.push(abs);
+    for (let dir = abs; dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) this.#folders.add(dir);
+    return this;
+  }
+  removeFolder(abs) {
+    this.#removedFolders.add(abs);
+    this.changed.push(abs);
+    return this;
+  }
+  /** The planned state at `abs`: a file, a folder, nothing (removed), or undefined when the disk decides. */
+  planned(abs) {
+    const file = this.#files.get(abs);
+    if (file !== void 0) return file;
+    if (this.#folders.has(abs)) return "folder";
+    for (let dir = abs; dir !== dirname(dir); dir = dirname(dir)) if (this.#removedFolders.has(dir)) return null;
+    return void 0;
+  }
+};
+var GIT_DIRECTORY_ENTRIES = /* @__PURE__ */ new Set([
+  "head",
+  "objects",
+  "refs",
+  "commondir"
+]);
+function lstatQuiet(abs) {
+  try {
+    return Deno.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+function validHeadContent(bytes) {
+  const text = new TextDecoder().decode(bytes.subarray(0, 256));
+  const symbolic = /^ref:\s*(.*)/s.exec(text);
+  if (symbolic) return symbolic[1].startsWith("refs/");
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a-f])/i.test(text);
+}
+function headAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null || planned === "folder") return false;
+  if (planned !== void 0) return planned.content === null || validHeadContent(planned.content);
+  const info2 = lstatQuiet(abs);
+  if (info2 === null) return false;
+  if (info2.isSymlink) {
+    try {
+      return Deno.readLinkSync(abs).startsWith("refs/");
+    } catch {
+      return true;
+    }
+  }
+  if (!info2.isFile) return false;
+  try {
+    const file = Deno.openSync(abs);
+    try {
+      const buffer = new Uint8Array(256);
+      const read = file.readSync(buffer) ?? 0;
+      return validHeadContent(buffer.subarray(0, read));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return true;
+  }
+}
+function searchableAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null) return false;
+  if (planned === "folder") return true;
+  if (planned !== void 0) return (planned.mode & 73) !== 0;
+  const info2 = lstatQuiet(abs);
+  if (info2 === null) return false;
+  if (info2.isSymlink || info2.isDirectory) return true;
+  return info2.isFile && ((info2.mode ?? 0) & 73) !== 0;
+}
+function presentAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned !== void 0) return planned !== null;
+  return lstatQuiet(abs) !== null;
+}
+function isGitDirectory(abs, plan = null) {
+  if (!headAt(join(abs, "HEAD"), plan)) return false;
+  if (presentAt(join(abs, "commondir"), plan)) return true;
+  return searchableAt(join(abs, "objects"), plan) && searchableAt(join(abs, "refs"), plan);
+}
+function refuseGitDirectoriesAfter(root, plan, what) {
+  const checked = /* @__PURE__ */ new Set();
+  for (const abs of plan.changed) {
+    for (let child = abs, dir = dirname(abs); within(root, dir); child = dir, dir = dirname(dir)) {
+      if (!GIT_DIRECTORY_ENTRIES.has(basename(child).toLowerCase()) || checked.has(dir)) continue;
+      checked.add(dir);
+      if (isGitDirectory(dir, plan)) {
+        const rel = toRel(root, dir);
+        throw new PtermError("GitDirDenied", `${what} would make \`${rel === "." ? "the workspace root" : rel}\` a git directory (a valid HEAD with objects/ and refs/, or a commondir file, in one folder): a person's real git would take it for a repository and run what its config and hooks name (core.fsmonitor, core.worktree, hooks/). Nothing was written. Keep such files under another folder name (e.g. fixtures/repo-parts/), or create repositories with \`git init\`/\`git clone\`.`);
+      }
+    }
+  }
 }
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
@@ -427,6 +548,172 @@ function prepareRoot(root) {
   return Deno.realPathSync(root);
 }
 
+// core/git_programs.ts
+var PROGRAM_SETTINGS = [
+  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
+  /^sequence\.editor$/,
+  /^gpg(?:\.[^.]+)?\.program$/,
+  /^credential(?:\..+)?\.helper$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/
+];
+var MAX_CONFIG_BYTES = 1 << 20;
+function lstatOrNull2(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, path) {
+  if (!within2(root, resolve("/", path))) return null;
+  const info2 = lstatOrNull2(path);
+  if (!info2?.isFile || info2.size > MAX_CONFIG_BYTES) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+function within2(root, path) {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+function parseGitConfig(text) {
+  const out = /* @__PURE__ */ new Map();
+  let section = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) continue;
+      const name = header[1].toLowerCase();
+      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
+      const rest = line.slice(header[0].length).trim();
+      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
+      continue;
+    }
+    addSetting(out, section, line);
+  }
+  return out;
+}
+function addSetting(out, section, line) {
+  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  if (!match || section === "") return;
+  const key = `${section}.${match[1].toLowerCase()}`;
+  const value = unquote(match[2] ?? "true");
+  out.set(key, [
+    ...out.get(key) ?? [],
+    value
+  ]);
+}
+function unquote(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i];
+      out += next === "n" ? "\n" : next === "t" ? "	" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
+}
+function configOf(root, workTree) {
+  const dotGit = join(workTree, ".git");
+  const info2 = lstatOrNull2(dotGit);
+  if (info2?.isDirectory) return readInside(root, join(dotGit, "config"));
+  if (!info2?.isFile) return null;
+  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
+  if (!pointer) return null;
+  const gitdir = resolve(workTree, pointer[1]);
+  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
+  const commondir = common ? resolve(gitdir, common) : gitdir;
+  return readInside(root, join(commondir, "config"));
+}
+function programPath(command) {
+  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
+  const path = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path.includes("/") ? path : null;
+}
+function executedPathsOf(root, workTree, label) {
+  const text = configOf(root, workTree);
+  if (text === null) return [];
+  const config = parseGitConfig(text);
+  const found = [];
+  const add = (path, why) => {
+    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+    if (within2(root, abs)) found.push({
+      abs,
+      why
+    });
+  };
+  const hooks = config.get("core.hookspath")?.at(-1);
+  if (hooks) {
+    add(hooks, `the hooks folder core.hooksPath names in ${label}`);
+    const abs = resolve(workTree, hooks);
+    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
+      found.push({
+        abs: dirname(abs),
+        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
+      });
+    }
+  }
+  for (const [key, values] of config) {
+    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
+    for (const value of values) {
+      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
+      const path = programPath(value);
+      if (path !== null) add(path, `the program ${key} runs in ${label}`);
+    }
+  }
+  return found;
+}
+var ExecutedPathGuard = class {
+  #root;
+  #byWorkTree = /* @__PURE__ */ new Map();
+  #isWorkTree = /* @__PURE__ */ new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  /** The executed path `abs` is in (or is), or null. */
+  find(abs) {
+    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
+      if (this.#workTree(dir)) {
+        for (const executed of this.#pathsOf(dir)) {
+          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
+        }
+      }
+      if (dir === this.#root) break;
+    }
+    return null;
+  }
+  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
+  refuse(abs, what) {
+    const executed = this.find(abs);
+    if (executed === null) return;
+    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
+  }
+  #workTree(dir) {
+    let known = this.#isWorkTree.get(dir);
+    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
+    return known;
+  }
+  #pathsOf(workTree) {
+    let known = this.#byWorkTree.get(workTree);
+    if (known === void 0) {
+      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
+      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
+    }
+    return known;
+  }
+};
+
 // core/atomic.ts
 var counter = 0;
 function tempPathBeside(path) {
@@ -442,7 +729,7 @@ function segmentsOf(rel) {
   }
   return segments;
 }
-function lstatOrNull2(path) {
+function lstatOrNull3(path) {
   try {
     return Deno.lstatSync(path);
   } catch (error) {
@@ -459,14 +746,14 @@ function walk2(root, rel, segments, mkdirs) {
   for (const [i, segment] of segments.entries()) {
     current = join(current, segment);
     const last = i === segments.length - 1;
-    let info2 = lstatOrNull2(current);
+    let info2 = lstatOrNull3(current);
     if (info2 === null && !last && mkdirs) {
       try {
         Deno.mkdirSync(current);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
-      info2 = lstatOrNull2(current);
+      info2 = lstatOrNull3(current);
     }
     if (info2 === null) {
       if (!last && !mkdirs) return false;
@@ -525,7 +812,7 @@ function stagingPaths(root, target) {
 }
 function placedWhereWalked(root, segments, target, written) {
   const before = folderIdentities(root, segments);
-  const onPath = lstatOrNull2(target);
+  const onPath = lstatOrNull3(target);
   const after = folderIdentities(root, segments);
   if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
   if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
@@ -533,7 +820,7 @@ function placedWhereWalked(root, segments, target, written) {
 }
 function lookAtTarget(root, rel, segments, target) {
   const before = folderIdentities(root, segments);
-  const info2 = lstatOrNull2(target);
+  const info2 = lstatOrNull3(target);
   const after = folderIdentities(root, segments);
   if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
   return info2;
@@ -543,7 +830,7 @@ function folderIdentities(root, segments) {
   let current = root;
   for (const segment of segments.slice(0, -1)) {
     current = join(current, segment);
-    const info2 = lstatOrNull2(current);
+    const info2 = lstatOrNull3(current);
     if (info2 === null || info2.isSymlink || !info2.isDirectory) return null;
     ids.push(`${info2.dev}:${info2.ino}`);
   }
@@ -623,6 +910,8 @@ function abandon(temp, file, error) {
 }
 function safeWriteFileSync(root, rel, data, options = {}) {
   const plan = planWrite(root, rel, data, options);
+  refuseGitDirectoriesAfter(root, new PlannedTree().writeFile(join(root, ...plan.segments), plan.bytes, plan.mode ?? 420), `writing \`${rel}\``);
+  if (!isStatePath(rel)) new ExecutedPathGuard(root).refuse(join(root, ...plan.segments), `writing \`${rel}\``);
   for (const [i, temp] of plan.temps.entries()) {
     const beside = i === 1;
     if (beside) walk2(root, rel, plan.segments, false);
@@ -655,7 +944,7 @@ function safeReadFileSync(root, rel) {
   });
   try {
     const handle = file.statSync();
-    const onPath = lstatOrNull2(path);
+    const onPath = lstatOrNull3(path);
     if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) throw symlinkRefused(rel, rel);
     const chunks = [];
     let total = 0;
@@ -1867,10 +2156,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-S4ZLPEFH.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-RBQCPXGX.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-2LELZ2HW.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-KEYCZXVG.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-OLTPS753.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-VNUN3RNM.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-HWHNOMIG.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-EMKCB7YA.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -1882,7 +2171,7 @@ var EXTENSION = {
   text: "txt",
   json: "json"
 };
-function configOf(ctx) {
+function configOf2(ctx) {
   return docConfig(ctx.config);
 }
 function baseName(rel) {
@@ -2037,7 +2326,7 @@ function printedText(text, summary, stdoutBytes) {
   };
 }
 var extract = async (ctx) => {
-  const config = configOf(ctx);
+  const config = configOf2(ctx);
   const flags = ctx.flags;
   const { given, label } = documentArgument(flags, ctx.positionals, ctx.command);
   const { mode, format: wanted } = outputMode(flags, ctx.command);
@@ -2118,7 +2407,7 @@ async function describe(detection, bytes, maxInflatedBytes) {
   }
 }
 var info = async (ctx) => {
-  const config = configOf(ctx);
+  const config = configOf2(ctx);
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
   preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx, given, config, label);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XM6MAD5S.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-LAVA3RUN.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -53,17 +53,20 @@ function createArtifactStore(root, runId, onAdd = () => {
 // core/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
   STATE_ENTRIES: () => STATE_ENTRIES,
   confinePath: () => confinePath,
   confinePathSync: () => confinePathSync,
   isGitDirName: () => isGitDirName,
+  isGitDirectory: () => isGitDirectory,
   isGitPath: () => isGitPath,
   isSecretPath: () => isSecretPath,
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
+  refuseGitDirectoriesAfter: () => refuseGitDirectoriesAfter,
   refuseGitPath: () => refuseGitPath,
   specialFileKind: () => specialFileKind
 });
@@ -323,10 +326,128 @@ function lstatOrNull(path) {
     throw error;
   }
 }
-function isGitDirectory(abs) {
-  const head = lstatOrNull(join(abs, "HEAD"));
-  if (head === null || !(head.isFile || head.isSymlink)) return false;
-  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+var PlannedTree = class {
+  /** Files the change writes (content null: not known yet, e.g. a blob git will stream) or removes (null). */
+  #files = /* @__PURE__ */ new Map();
+  /** Folders that exist once the change is made: parents of written files, folders it creates. */
+  #folders = /* @__PURE__ */ new Set();
+  /** Folders the change removes as a whole. */
+  #removedFolders = /* @__PURE__ */ new Set();
+  /** Every path the change names, for `refuseGitDirectoriesAfter`. */
+  changed = [];
+  writeFile(abs, content, mode) {
+    this.#files.set(abs, {
+      content,
+      mode
+    });
+    this.changed.push(abs);
+    for (let dir = dirname(abs); dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) {
+      this.#folders.add(dir);
+    }
+    return this;
+  }
+  removeFile(abs) {
+    this.#files.set(abs, null);
+    this.changed.push(abs);
+    return this;
+  }
+  createFolder(abs) {
+    this.changed.push(abs);
+    for (let dir = abs; dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) this.#folders.add(dir);
+    return this;
+  }
+  removeFolder(abs) {
+    this.#removedFolders.add(abs);
+    this.changed.push(abs);
+    return this;
+  }
+  /** The planned state at `abs`: a file, a folder, nothing (removed), or undefined when the disk decides. */
+  planned(abs) {
+    const file = this.#files.get(abs);
+    if (file !== void 0) return file;
+    if (this.#folders.has(abs)) return "folder";
+    for (let dir = abs; dir !== dirname(dir); dir = dirname(dir)) if (this.#removedFolders.has(dir)) return null;
+    return void 0;
+  }
+};
+var GIT_DIRECTORY_ENTRIES = /* @__PURE__ */ new Set([
+  "head",
+  "objects",
+  "refs",
+  "commondir"
+]);
+function lstatQuiet(abs) {
+  try {
+    return Deno.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+function validHeadContent(bytes) {
+  const text = new TextDecoder().decode(bytes.subarray(0, 256));
+  const symbolic = /^ref:\s*(.*)/s.exec(text);
+  if (symbolic) return symbolic[1].startsWith("refs/");
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a-f])/i.test(text);
+}
+function headAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null || planned === "folder") return false;
+  if (planned !== void 0) return planned.content === null || validHeadContent(planned.content);
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink) {
+    try {
+      return Deno.readLinkSync(abs).startsWith("refs/");
+    } catch {
+      return true;
+    }
+  }
+  if (!info.isFile) return false;
+  try {
+    const file = Deno.openSync(abs);
+    try {
+      const buffer = new Uint8Array(256);
+      const read = file.readSync(buffer) ?? 0;
+      return validHeadContent(buffer.subarray(0, read));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return true;
+  }
+}
+function searchableAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null) return false;
+  if (planned === "folder") return true;
+  if (planned !== void 0) return (planned.mode & 73) !== 0;
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink || info.isDirectory) return true;
+  return info.isFile && ((info.mode ?? 0) & 73) !== 0;
+}
+function presentAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned !== void 0) return planned !== null;
+  return lstatQuiet(abs) !== null;
+}
+function isGitDirectory(abs, plan = null) {
+  if (!headAt(join(abs, "HEAD"), plan)) return false;
+  if (presentAt(join(abs, "commondir"), plan)) return true;
+  return searchableAt(join(abs, "objects"), plan) && searchableAt(join(abs, "refs"), plan);
+}
+function refuseGitDirectoriesAfter(root, plan, what) {
+  const checked = /* @__PURE__ */ new Set();
+  for (const abs of plan.changed) {
+    for (let child = abs, dir = dirname(abs); within(root, dir); child = dir, dir = dirname(dir)) {
+      if (!GIT_DIRECTORY_ENTRIES.has(basename(child).toLowerCase()) || checked.has(dir)) continue;
+      checked.add(dir);
+      if (isGitDirectory(dir, plan)) {
+        const rel = toRel(root, dir);
+        throw new PtermError("GitDirDenied", `${what} would make \`${rel === "." ? "the workspace root" : rel}\` a git directory (a valid HEAD with objects/ and refs/, or a commondir file, in one folder): a person's real git would take it for a repository and run what its config and hooks name (core.fsmonitor, core.worktree, hooks/). Nothing was written. Keep such files under another folder name (e.g. fixtures/repo-parts/), or create repositories with \`git init\`/\`git clone\`.`);
+      }
+    }
+  }
 }
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
@@ -3283,7 +3404,7 @@ function corrupt3(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
 var MAX_ALTERNATE_DEPTH = 5;
-function confineAlternate(root, written, where, relative, within2) {
+function confineAlternate(root, written, where, relative, within3) {
   const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
   const policy = (abs) => {
     const rel = relative(abs);
@@ -3295,7 +3416,7 @@ function confineAlternate(root, written, where, relative, within2) {
     }
     return null;
   };
-  if (root === null || !within2(written)) throw outside();
+  if (root === null || !within3(written)) throw outside();
   const lexical = policy(written);
   if (lexical) throw lexical;
   let real;
@@ -3304,7 +3425,7 @@ function confineAlternate(root, written, where, relative, within2) {
   } catch {
     real = "";
   }
-  if (real && !within2(real)) throw outside();
+  if (real && !within3(real)) throw outside();
   const canonical2 = real ? policy(real) : null;
   if (canonical2) throw canonical2;
   let folder = false;
@@ -3357,7 +3478,7 @@ var ObjectStore = class _ObjectStore {
     if (!this.#borrows) return stores;
     const root = this.#root ?? null;
     const relative = (abs) => root !== null && abs.startsWith(root + "/") ? abs.slice(root.length + 1) : ".";
-    const within2 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
+    const within3 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
     const canonical2 = (path) => {
       try {
         return Deno.realPathSync(path);
@@ -3385,7 +3506,7 @@ var ObjectStore = class _ObjectStore {
         if (line.startsWith('"')) {
           throw new PtermError("UnsupportedFormat", `${where} is in git's quoted form ("\u2026"), which pterm does not read; write the folder unquoted (a name that needs quoting: move the borrowed repository), or make the repository self-contained with the real git (\`git repack -a -d\`, then delete that alternates file).`);
         }
-        const folder = confineAlternate(root, resolve(objects, line), where, relative, within2);
+        const folder = confineAlternate(root, resolve(objects, line), where, relative, within3);
         if (linked.has(folder)) continue;
         linked.add(folder);
         stores.push(new _ObjectStore(this.gitdir, {
@@ -4544,22 +4665,209 @@ var Attributes = class {
   }
 };
 
+// core/git_programs.ts
+var PROGRAM_SETTINGS = [
+  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
+  /^sequence\.editor$/,
+  /^gpg(?:\.[^.]+)?\.program$/,
+  /^credential(?:\..+)?\.helper$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/
+];
+var MAX_CONFIG_BYTES = 1 << 20;
+function lstatOrNull2(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, path) {
+  if (!within2(root, resolve("/", path))) return null;
+  const info = lstatOrNull2(path);
+  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+function within2(root, path) {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+function parseGitConfig(text) {
+  const out = /* @__PURE__ */ new Map();
+  let section = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) continue;
+      const name = header[1].toLowerCase();
+      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
+      const rest = line.slice(header[0].length).trim();
+      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
+      continue;
+    }
+    addSetting(out, section, line);
+  }
+  return out;
+}
+function addSetting(out, section, line) {
+  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  if (!match || section === "") return;
+  const key = `${section}.${match[1].toLowerCase()}`;
+  const value = unquote2(match[2] ?? "true");
+  out.set(key, [
+    ...out.get(key) ?? [],
+    value
+  ]);
+}
+function unquote2(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i];
+      out += next === "n" ? "\n" : next === "t" ? "	" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
+}
+function configOf(root, workTree) {
+  const dotGit = join(workTree, ".git");
+  const info = lstatOrNull2(dotGit);
+  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
+  if (!info?.isFile) return null;
+  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
+  if (!pointer) return null;
+  const gitdir = resolve(workTree, pointer[1]);
+  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
+  const commondir = common ? resolve(gitdir, common) : gitdir;
+  return readInside(root, join(commondir, "config"));
+}
+function programPath(command) {
+  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
+  const path = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path.includes("/") ? path : null;
+}
+function executedPathsOf(root, workTree, label) {
+  const text = configOf(root, workTree);
+  if (text === null) return [];
+  const config = parseGitConfig(text);
+  const found = [];
+  const add2 = (path, why) => {
+    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+    if (within2(root, abs)) found.push({
+      abs,
+      why
+    });
+  };
+  const hooks = config.get("core.hookspath")?.at(-1);
+  if (hooks) {
+    add2(hooks, `the hooks folder core.hooksPath names in ${label}`);
+    const abs = resolve(workTree, hooks);
+    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
+      found.push({
+        abs: dirname(abs),
+        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
+      });
+    }
+  }
+  for (const [key, values] of config) {
+    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
+    for (const value of values) {
+      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
+      const path = programPath(value);
+      if (path !== null) add2(path, `the program ${key} runs in ${label}`);
+    }
+  }
+  return found;
+}
+var ExecutedPathGuard = class {
+  #root;
+  #byWorkTree = /* @__PURE__ */ new Map();
+  #isWorkTree = /* @__PURE__ */ new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  /** The executed path `abs` is in (or is), or null. */
+  find(abs) {
+    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
+      if (this.#workTree(dir)) {
+        for (const executed of this.#pathsOf(dir)) {
+          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
+        }
+      }
+      if (dir === this.#root) break;
+    }
+    return null;
+  }
+  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
+  refuse(abs, what) {
+    const executed = this.find(abs);
+    if (executed === null) return;
+    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
+  }
+  #workTree(dir) {
+    let known = this.#isWorkTree.get(dir);
+    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
+    return known;
+  }
+  #pathsOf(workTree) {
+    let known = this.#byWorkTree.get(workTree);
+    if (known === void 0) {
+      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
+      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
+    }
+    return known;
+  }
+};
+
 // commands/git/lib/worktree.ts
-function pathPolicy(repoRel) {
+function pathPolicy(repoRel, repoAbs) {
   const atRoot = repoRel === "." || repoRel === "";
+  const gitDirs = /* @__PURE__ */ new Map();
+  const isGitDir = (dir) => {
+    if (repoAbs === null) return false;
+    let known = gitDirs.get(dir);
+    if (known === void 0) gitDirs.set(dir, known = isGitDirectory(`${repoAbs}/${dir}`));
+    return known;
+  };
+  const insideGitDir = (path) => {
+    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
+      if (isGitDir(path.slice(0, slash))) return true;
+    }
+    return path !== "" && isGitDir(path);
+  };
   return {
     hidden(path) {
       if (isSecretPath(path)) return "secret";
       if (atRoot && isStatePath(path)) return "state";
+      if (insideGitDir(path)) return "gitdir";
       return null;
     },
-    hiddenChild(dir, name) {
+    hiddenChild(dir, name, folder) {
       const c = name.charCodeAt(0);
       if ((c === 115 || c === 83 || c === 46) && isSecretPath(name)) return "secret";
       if (atRoot && dir === "" && isStatePath(name)) return "state";
+      if (folder !== false && isGitDir(dir === "" ? name : `${dir}/${name}`)) return "gitdir";
       return null;
     }
   };
+}
+function hiddenWhat(kind) {
+  return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
+}
+function hiddenPathDenied(path, kind, action) {
+  return new PtermError(kind === "gitdir" ? "GitDirDenied" : "SecretPathDenied", `\`${path}\` is ${hiddenWhat(kind)}; git in pterm never reads or writes it, so ${action}. ` + (kind === "gitdir" ? "Change a repository's state with git subcommands on the work tree that uses it." : "Choose another path."));
 }
 var NAME_MAX_BYTES = 255;
 function unaddressable(path) {
@@ -5104,7 +5412,7 @@ async function submoduleState(repo, path, recorded, options) {
   if (!sub) return null;
   const head = readHead(sub).oid;
   const index = readIndexFile(sub.gitdir);
-  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+  const report = await computeStatus(sub, index, pathPolicy(sub.label, sub.dir), {
     untracked: options.untracked,
     submoduleDepth: depth
   });
@@ -5196,7 +5504,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         unaddressable2.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, name)) {
+      if (policy.hiddenChild(dir, name, dirent.isDirectory || dirent.isSymlink)) {
         if (trackedAt(path) !== void 0 || trackedDirs.has(path)) withheld.push(path);
         continue;
       }
@@ -5253,7 +5561,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         unaddressable2.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, dirent.name)) continue;
+      if (policy.hiddenChild(dir, dirent.name, dirent.isDirectory || dirent.isSymlink)) continue;
       if (dirent.isDirectory) {
         if (ignore.excludedAt(level, path, true)) {
           observer?.ignored(path);
@@ -5525,7 +5833,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-YQQGOXPG.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-CHKGP6HY.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -5647,9 +5955,8 @@ async function stage(repo, index, policy, specs, options = {}) {
   const all = specs.includes("");
   const scope = all ? null : specs;
   for (const spec of specs) {
-    if (spec !== "" && policy.hidden(spec)) {
-      throw new PtermError("SecretPathDenied", `\`${spec}\` is a secret path (a secrets/ folder or a .env* name) or pterm's own state; git in pterm never stages it.`);
-    }
+    const hidden = spec === "" ? null : policy.hidden(spec);
+    if (hidden) throw hiddenPathDenied(spec, hidden, "it is never staged");
   }
   const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const forced = [];
@@ -7044,7 +7351,7 @@ async function openFromFlags(ctx, access = "write") {
   if (confined.rel === ".") excludePtermState(repo.commondir);
   return {
     repo,
-    policy: pathPolicy(confined.rel),
+    policy: pathPolicy(confined.rel, confined.abs),
     rel: confined.rel
   };
 }
@@ -7527,9 +7834,8 @@ var commit = async (ctx) => {
     if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
     if (only.length) {
       for (const spec of only) {
-        if (spec !== "" && policy.hidden(spec)) {
-          throw new PtermError("SecretPathDenied", `${spec} is a secret path; git in pterm never commits it.`);
-        }
+        const hidden = spec === "" ? null : policy.hidden(spec);
+        if (hidden) throw hiddenPathDenied(spec, hidden, "it is never committed");
       }
       const tracked = (p, spec) => spec === "" || pathWithin(p, spec);
       const exists2 = (p) => lstatTracked(repo, p) !== null;
@@ -7696,6 +8002,10 @@ export {
   PtermError,
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
+  isStatePath,
+  PlannedTree,
+  refuseGitDirectoriesAfter,
+  ExecutedPathGuard,
   serveHandler,
   looksBinary,
   basic_exports

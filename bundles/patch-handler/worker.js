@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-M5AXC64Y.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZEIVWJGC.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -53,17 +53,20 @@ function createArtifactStore(root, runId, onAdd = () => {
 // core/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
   STATE_ENTRIES: () => STATE_ENTRIES,
   confinePath: () => confinePath,
   confinePathSync: () => confinePathSync,
   isGitDirName: () => isGitDirName,
+  isGitDirectory: () => isGitDirectory,
   isGitPath: () => isGitPath,
   isSecretPath: () => isSecretPath,
   isStatePath: () => isStatePath,
   lstatOrNull: () => lstatOrNull,
   prepareRoot: () => prepareRoot,
+  refuseGitDirectoriesAfter: () => refuseGitDirectoriesAfter,
   refuseGitPath: () => refuseGitPath,
   specialFileKind: () => specialFileKind
 });
@@ -323,10 +326,128 @@ function lstatOrNull(path) {
     throw error;
   }
 }
-function isGitDirectory(abs) {
-  const head = lstatOrNull(join(abs, "HEAD"));
-  if (head === null || !(head.isFile || head.isSymlink)) return false;
-  return isFolder(join(abs, "objects")) && isFolder(join(abs, "refs"));
+var PlannedTree = class {
+  /** Files the change writes (content null: not known yet, e.g. a blob git will stream) or removes (null). */
+  #files = /* @__PURE__ */ new Map();
+  /** Folders that exist once the change is made: parents of written files, folders it creates. */
+  #folders = /* @__PURE__ */ new Set();
+  /** Folders the change removes as a whole. */
+  #removedFolders = /* @__PURE__ */ new Set();
+  /** Every path the change names, for `refuseGitDirectoriesAfter`. */
+  changed = [];
+  writeFile(abs, content, mode) {
+    this.#files.set(abs, {
+      content,
+      mode
+    });
+    this.changed.push(abs);
+    for (let dir = dirname(abs); dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) {
+      this.#folders.add(dir);
+    }
+    return this;
+  }
+  removeFile(abs) {
+    this.#files.set(abs, null);
+    this.changed.push(abs);
+    return this;
+  }
+  createFolder(abs) {
+    this.changed.push(abs);
+    for (let dir = abs; dir !== dirname(dir) && !this.#folders.has(dir); dir = dirname(dir)) this.#folders.add(dir);
+    return this;
+  }
+  removeFolder(abs) {
+    this.#removedFolders.add(abs);
+    this.changed.push(abs);
+    return this;
+  }
+  /** The planned state at `abs`: a file, a folder, nothing (removed), or undefined when the disk decides. */
+  planned(abs) {
+    const file = this.#files.get(abs);
+    if (file !== void 0) return file;
+    if (this.#folders.has(abs)) return "folder";
+    for (let dir = abs; dir !== dirname(dir); dir = dirname(dir)) if (this.#removedFolders.has(dir)) return null;
+    return void 0;
+  }
+};
+var GIT_DIRECTORY_ENTRIES = /* @__PURE__ */ new Set([
+  "head",
+  "objects",
+  "refs",
+  "commondir"
+]);
+function lstatQuiet(abs) {
+  try {
+    return Deno.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+function validHeadContent(bytes) {
+  const text = new TextDecoder().decode(bytes.subarray(0, 256));
+  const symbolic = /^ref:\s*(.*)/s.exec(text);
+  if (symbolic) return symbolic[1].startsWith("refs/");
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a-f])/i.test(text);
+}
+function headAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null || planned === "folder") return false;
+  if (planned !== void 0) return planned.content === null || validHeadContent(planned.content);
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink) {
+    try {
+      return Deno.readLinkSync(abs).startsWith("refs/");
+    } catch {
+      return true;
+    }
+  }
+  if (!info.isFile) return false;
+  try {
+    const file = Deno.openSync(abs);
+    try {
+      const buffer = new Uint8Array(256);
+      const read = file.readSync(buffer) ?? 0;
+      return validHeadContent(buffer.subarray(0, read));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return true;
+  }
+}
+function searchableAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned === null) return false;
+  if (planned === "folder") return true;
+  if (planned !== void 0) return (planned.mode & 73) !== 0;
+  const info = lstatQuiet(abs);
+  if (info === null) return false;
+  if (info.isSymlink || info.isDirectory) return true;
+  return info.isFile && ((info.mode ?? 0) & 73) !== 0;
+}
+function presentAt(abs, plan) {
+  const planned = plan?.planned(abs);
+  if (planned !== void 0) return planned !== null;
+  return lstatQuiet(abs) !== null;
+}
+function isGitDirectory(abs, plan = null) {
+  if (!headAt(join(abs, "HEAD"), plan)) return false;
+  if (presentAt(join(abs, "commondir"), plan)) return true;
+  return searchableAt(join(abs, "objects"), plan) && searchableAt(join(abs, "refs"), plan);
+}
+function refuseGitDirectoriesAfter(root, plan, what) {
+  const checked = /* @__PURE__ */ new Set();
+  for (const abs of plan.changed) {
+    for (let child = abs, dir = dirname(abs); within(root, dir); child = dir, dir = dirname(dir)) {
+      if (!GIT_DIRECTORY_ENTRIES.has(basename(child).toLowerCase()) || checked.has(dir)) continue;
+      checked.add(dir);
+      if (isGitDirectory(dir, plan)) {
+        const rel = toRel(root, dir);
+        throw new PtermError("GitDirDenied", `${what} would make \`${rel === "." ? "the workspace root" : rel}\` a git directory (a valid HEAD with objects/ and refs/, or a commondir file, in one folder): a person's real git would take it for a repository and run what its config and hooks name (core.fsmonitor, core.worktree, hooks/). Nothing was written. Keep such files under another folder name (e.g. fixtures/repo-parts/), or create repositories with \`git init\`/\`git clone\`.`);
+      }
+    }
+  }
 }
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
@@ -1656,6 +1777,9 @@ var View = class {
       }
       if (isGitDirName(item.name)) {
         throw new ViewError("PatchApplyError", `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`);
+      }
+      if (item.isDirectory && isGitDirectory(childAbs)) {
+        throw new PtermError("GitDirDenied", `\`${rel}\` holds \`${childRel}\`, a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir); a patch never deletes or moves git's own files, so it cannot take this folder as a whole. Name the other files one by one, or remove the repository yourself.`);
       }
       if (item.isDirectory) await this.#walk(childRel, childAbs, into);
       else if (item.isFile) into.add(childRel);
@@ -5758,6 +5882,172 @@ async function runEditBlock(block, view) {
   }
 }
 
+// core/git_programs.ts
+var PROGRAM_SETTINGS = [
+  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
+  /^sequence\.editor$/,
+  /^gpg(?:\.[^.]+)?\.program$/,
+  /^credential(?:\..+)?\.helper$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/
+];
+var MAX_CONFIG_BYTES = 1 << 20;
+function lstatOrNull2(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, path) {
+  if (!within2(root, resolve("/", path))) return null;
+  const info = lstatOrNull2(path);
+  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+function within2(root, path) {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+function parseGitConfig(text) {
+  const out = /* @__PURE__ */ new Map();
+  let section = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) continue;
+      const name = header[1].toLowerCase();
+      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
+      const rest = line.slice(header[0].length).trim();
+      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
+      continue;
+    }
+    addSetting(out, section, line);
+  }
+  return out;
+}
+function addSetting(out, section, line) {
+  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  if (!match || section === "") return;
+  const key = `${section}.${match[1].toLowerCase()}`;
+  const value = unquote2(match[2] ?? "true");
+  out.set(key, [
+    ...out.get(key) ?? [],
+    value
+  ]);
+}
+function unquote2(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i];
+      out += next === "n" ? "\n" : next === "t" ? "	" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
+}
+function configOf(root, workTree) {
+  const dotGit = join(workTree, ".git");
+  const info = lstatOrNull2(dotGit);
+  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
+  if (!info?.isFile) return null;
+  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
+  if (!pointer) return null;
+  const gitdir = resolve(workTree, pointer[1]);
+  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
+  const commondir = common ? resolve(gitdir, common) : gitdir;
+  return readInside(root, join(commondir, "config"));
+}
+function programPath(command) {
+  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
+  const path = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path.includes("/") ? path : null;
+}
+function executedPathsOf(root, workTree, label) {
+  const text = configOf(root, workTree);
+  if (text === null) return [];
+  const config = parseGitConfig(text);
+  const found = [];
+  const add = (path, why) => {
+    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+    if (within2(root, abs)) found.push({
+      abs,
+      why
+    });
+  };
+  const hooks = config.get("core.hookspath")?.at(-1);
+  if (hooks) {
+    add(hooks, `the hooks folder core.hooksPath names in ${label}`);
+    const abs = resolve(workTree, hooks);
+    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
+      found.push({
+        abs: dirname(abs),
+        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
+      });
+    }
+  }
+  for (const [key, values] of config) {
+    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
+    for (const value of values) {
+      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
+      const path = programPath(value);
+      if (path !== null) add(path, `the program ${key} runs in ${label}`);
+    }
+  }
+  return found;
+}
+var ExecutedPathGuard = class {
+  #root;
+  #byWorkTree = /* @__PURE__ */ new Map();
+  #isWorkTree = /* @__PURE__ */ new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  /** The executed path `abs` is in (or is), or null. */
+  find(abs) {
+    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
+      if (this.#workTree(dir)) {
+        for (const executed of this.#pathsOf(dir)) {
+          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
+        }
+      }
+      if (dir === this.#root) break;
+    }
+    return null;
+  }
+  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
+  refuse(abs, what) {
+    const executed = this.find(abs);
+    if (executed === null) return;
+    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
+  }
+  #workTree(dir) {
+    let known = this.#isWorkTree.get(dir);
+    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
+    return known;
+  }
+  #pathsOf(workTree) {
+    let known = this.#byWorkTree.get(workTree);
+    if (known === void 0) {
+      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
+      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
+    }
+    return known;
+  }
+};
+
 // commands/patch/transaction.ts
 var JOURNAL_VERSION = 2;
 var PREPARE_BATCH = 16;
@@ -5852,6 +6142,18 @@ async function withPatchLock(root, exclusive, signal, fn) {
     file.close();
   }
 }
+function refuseGitDirectoriesFormed(root, changes, emptiedDirs, folders = []) {
+  const plan = new PlannedTree();
+  for (const change of changes) {
+    if (change.after) plan.writeFile(change.abs, change.after.bytes, change.after.mode);
+    else plan.removeFile(change.abs);
+  }
+  for (const dir of emptiedDirs) plan.removeFolder(dir);
+  for (const dir of folders) plan.createFolder(dir);
+  refuseGitDirectoriesAfter(root, plan, "the patch");
+  const executed = new ExecutedPathGuard(root);
+  for (const change of changes) executed.refuse(change.abs, "the patch");
+}
 var Transaction = class _Transaction {
   journal;
   #options;
@@ -5938,6 +6240,7 @@ var Transaction = class _Transaction {
   */
   async write(changes, emptiedDirs, folders = []) {
     const { root, runId } = this.#options;
+    refuseGitDirectoriesFormed(root, changes, emptiedDirs, folders);
     const created = dirsToCreate(changes, this.#options.repoAbs, folders);
     const entries = await Promise.all(changes.map(async (c) => ({
       path: toRootRel(root, c.abs),
@@ -6638,6 +6941,9 @@ async function precheck(run2, patch, repo, result, problems) {
     result.warnings.push("git.reset/git.revert are not run by a check, so the edits after them were checked against the current tree.");
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  if (problems.length === 0) {
+    refuseGitDirectoriesFormed(run2.workspace.root, view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  }
   result.files_changed = filesChanged(view);
   if (problems.length > 0) {
     throw failure(run2.command, problems, {
@@ -7332,7 +7638,7 @@ async function run(ctx, mode, noCommit) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-KGGFXJO6.js", import.meta.url).href)
+    git: await import(new URL("./api-2I4JRNNH.js", import.meta.url).href)
   };
   const prepared = await prepare(ctx, patchRun);
   let result;
@@ -7371,7 +7677,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-KGGFXJO6.js", import.meta.url).href)
+    git: await import(new URL("./api-2I4JRNNH.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -7396,7 +7702,11 @@ export {
   isStatePath,
   isGitDirName,
   lstatOrNull,
+  PlannedTree,
+  isGitDirectory,
+  refuseGitDirectoriesAfter,
   specialFileKind,
+  ExecutedPathGuard,
   serveHandler,
   concatBytes,
   encoder4 as encoder,

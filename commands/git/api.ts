@@ -54,9 +54,9 @@ function open(dir: string): Repo {
 }
 
 function policyFor(dir: string, root?: string): PathPolicy {
-  if (root === undefined) return pathPolicy(dir);
+  if (root === undefined) return pathPolicy(dir, dir);
   const rel = dir === root ? "." : dir.startsWith(root + "/") ? dir.slice(root.length + 1) : dir;
-  return pathPolicy(rel);
+  return pathPolicy(rel, dir);
 }
 
 /** Holds git's own `index.lock` for `fn` (RepoLocked if someone else holds it). */

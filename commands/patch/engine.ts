@@ -17,6 +17,7 @@ import {
   hasPendingRecovery,
   recover,
   type RecoveryReport,
+  refuseGitDirectoriesFormed,
   Transaction,
   withPatchLock,
 } from "./transaction.ts";
@@ -468,6 +469,13 @@ async function precheck(
     );
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  if (problems.length === 0) {
+    refuseGitDirectoriesFormed(
+      run.workspace.root,
+      view.changes(),
+      (await view.emptiedDirs()).map((d) => view.absOf(d)),
+    );
+  }
   result.files_changed = filesChanged(view);
   if (problems.length > 0) {
     throw failure(run.command, problems, { ...result, problems });

@@ -19,7 +19,8 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { basename, dirname, join } from "../../core/path.ts";
-import { lstatOrNull } from "../../core/paths.ts";
+import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/paths.ts";
+import { ExecutedPathGuard } from "../../core/git_programs.ts";
 import type { Change } from "./view.ts";
 
 /** 2: entries carry content hashes, so recovery can tell the dead run's state from later work. */
@@ -201,6 +202,30 @@ export interface TransactionOptions {
   readonly durable?: boolean;
 }
 
+/**
+ * Refuses a patch whose complete set of changes (files written and deleted, folders emptied or
+ * created, absolute paths) would leave a git directory where there was none — HEAD, objects/ and
+ * refs/ written together at the root or in any folder — judged on the state after all of them.
+ * `patch check` / `--dry-run` call it on the same view, so they refuse what apply refuses.
+ */
+export function refuseGitDirectoriesFormed(
+  root: string,
+  changes: readonly Change[],
+  emptiedDirs: readonly string[],
+  folders: readonly string[] = [],
+): void {
+  const plan = new PlannedTree();
+  for (const change of changes) {
+    if (change.after) plan.writeFile(change.abs, change.after.bytes, change.after.mode);
+    else plan.removeFile(change.abs);
+  }
+  for (const dir of emptiedDirs) plan.removeFolder(dir);
+  for (const dir of folders) plan.createFolder(dir);
+  refuseGitDirectoriesAfter(root, plan, "the patch");
+  const executed = new ExecutedPathGuard(root);
+  for (const change of changes) executed.refuse(change.abs, "the patch");
+}
+
 export class Transaction {
   readonly journal: Journal;
   readonly #options: TransactionOptions;
@@ -291,6 +316,7 @@ export class Transaction {
     folders: readonly string[] = [],
   ): Promise<void> {
     const { root, runId } = this.#options;
+    refuseGitDirectoriesFormed(root, changes, emptiedDirs, folders);
     const created = dirsToCreate(changes, this.#options.repoAbs, folders);
     const entries: JournalEntry[] = await Promise.all(changes.map(async (c) => ({
       path: toRootRel(root, c.abs),

@@ -6,7 +6,7 @@
 
 import type { Workspace } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
-import { isGitDirName, isSecretPath, lstatOrNull, refuseGitPath } from "../../core/paths.ts";
+import { isGitDirectory, isGitDirName, isSecretPath, lstatOrNull, refuseGitPath } from "../../core/paths.ts";
 import { join } from "../../core/path.ts";
 import { TextDoc } from "./text.ts";
 
@@ -252,6 +252,14 @@ export class View {
         throw new ViewError(
           "PatchApplyError",
           `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`,
+        );
+      }
+      if (item.isDirectory && isGitDirectory(childAbs)) {
+        throw new PtermError(
+          "GitDirDenied",
+          `\`${rel}\` holds \`${childRel}\`, a git directory (HEAD, objects/ and refs/: a bare repository or a ` +
+            "separate git dir); a patch never deletes or moves git's own files, so it cannot take this folder as a " +
+            "whole. Name the other files one by one, or remove the repository yourself.",
         );
       }
       if (item.isDirectory) await this.#walk(childRel, childAbs, into);

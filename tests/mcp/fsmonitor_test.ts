@@ -30,7 +30,7 @@ const reasons: Record<string, number> = {};
 /** pterm's answer through the cache, as "XY path" lines. */
 async function cachedStatus(repo: string, warm = true, rel = "r"): Promise<string[]> {
   const opened = openRepo(repo, rel, repo);
-  const policy = pathPolicy(rel);
+  const policy = pathPolicy(rel, opened.dir);
   const options = { untracked: true, paths: null };
   const context = { warm };
   const { index, work, source } = await monitoredStatus(context, opened, policy, options);

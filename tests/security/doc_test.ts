@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../helpers.ts";
-import { writeZip } from "../doc/zip_writer.ts";
+import { readZipEntries, writeZip } from "../doc/zip_writer.ts";
+import { FIXTURES } from "../doc/helpers.ts";
 
 const NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const NS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
@@ -169,4 +170,48 @@ Deno.test("memory bombs a whole pterm process survives with an envelope: 6 milli
     assert.notEqual(run.envelope.error_code, "Internal", run.envelope.stderr);
     if (run.envelope.exit_code !== 0) assert.equal(run.envelope.error_code, "InputTooLarge", run.envelope.stderr);
   }
+});
+
+Deno.test("security/doc: doc --out cannot complete a git directory's shape (HEAD beside objects/ and refs/)", async () => {
+  await using root = await makeRoot();
+  const marker = `${root.path}/fsmonitor-ran`;
+  // Everything but HEAD, as an agent's earlier patch could leave it: ordinary files, no git directory yet.
+  const files: Record<string, string> = {
+    "cache2/config": `[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}"\n` +
+      `\tsshCommand = "touch ${marker}; false"\n[remote "origin"]\n\turl = ssh://example.invalid/x\n`,
+    "cache2/objects/info/packs": "\n",
+    "cache2/refs/heads/.keep": "\n",
+  };
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(`${root.path}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${root.path}/${path}`, text);
+  }
+  // A document whose text is a valid HEAD.
+  const entries = await readZipEntries(await Deno.readFile(`${FIXTURES}mammoth/tables.docx`));
+  const xml = new TextDecoder().decode(entries["word/document.xml"]);
+  const body = "<w:p><w:r><w:t>ref: refs/heads/main</w:t></w:r></w:p>";
+  entries["word/document.xml"] = new TextEncoder().encode(
+    xml.slice(0, xml.indexOf("<w:body>") + "<w:body>".length) + body + xml.slice(xml.lastIndexOf("<w:sectPr")),
+  );
+  await Deno.writeFile(`${root.path}/head.docx`, await writeZip(entries));
+  const envelope = await exec(root.path, "doc extract head.docx --mode text --out cache2/HEAD");
+  assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+  assert.match(envelope.stderr, /would make `cache2` a git directory/);
+  assert.equal(await Deno.lstat(`${root.path}/cache2/HEAD`).then(() => true, () => false), false);
+  // A person's git in that folder finds no repository and runs nothing (git fetch would run core.sshCommand).
+  for (const args of [["status"], ["fetch"]]) {
+    await new Deno.Command("git", {
+      args,
+      cwd: `${root.path}/cache2`,
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_CEILING_DIRECTORIES: root.path },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  }
+  assert.equal(await Deno.lstat(marker).then(() => true, () => false), false, "nothing the config names ran");
+  // The same extraction elsewhere is ordinary work.
+  assert.equal((await exec(root.path, "doc extract head.docx --mode text --out cache2/HEAD.txt")).exit_code, 0);
+  // ...and shows the refused write would have been a valid HEAD.
+  assert.match(await Deno.readTextFile(`${root.path}/cache2/HEAD.txt`), /^ref: refs\/heads\/main\s*$/);
 });

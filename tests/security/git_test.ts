@@ -9,6 +9,7 @@ import { makeRoot } from "../helpers.ts";
 import {
   assertFsck,
   git,
+  GIT_ENV,
   gitInit,
   gitInitCommitted,
   hashObjectLiterally,
@@ -259,4 +260,95 @@ Deno.test("git's own files behind symlinks (.git/objects, .git/logs/HEAD, a fan-
   const add = await ptermTry(root.path, "git add --repo fanout --path b.txt");
   assert.equal(add.error_code, "PathEscape", add.stderr);
   assert.deepEqual([...Deno.readDirSync(`${outside.path}/fan`)], [], "nothing was written outside");
+});
+
+/** Whether something is at `path`. */
+async function present(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+Deno.test("a separate git dir inside its work tree is invisible to pterm's git and never written through it", async (t) => {
+  await using root = await makeRoot();
+  const proj = `${root.path}/proj`;
+  const marker = `${root.path}/fsmonitor-ran`;
+  await Deno.mkdir(proj);
+  await git(proj, "init", "-q", "-b", "main", "--separate-git-dir=proj.git");
+  await git(proj, "remote", "add", "origin", "https://agent:s3cr3t-token@example.com/x.git");
+  await write(`${proj}/a.txt`, "a\n");
+  await git(proj, "add", "a.txt");
+  await git(proj, "commit", "-qm", "base");
+  const config = await Deno.readTextFile(`${proj}/proj.git/config`);
+  // What an agent stages to replace the config: core.fsmonitor runs on the person's next git status.
+  await write(`${proj}/stage/config`, `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker}"\n`);
+  await pterm(root.path, "git add stage/config --repo proj");
+  // A branch (made with real git, as a fetched one could be) whose tree puts a config in the git dir.
+  const blob = (await git(proj, "hash-object", "-w", "stage/config")).trim();
+
+  const refusals: [string, string][] = [
+    ["git add of the git dir's config", "git add proj.git/config --repo proj"],
+    ["git mv -f onto the git dir's config", "git mv -f stage/config proj.git/config --repo proj"],
+    ["git rm of the git dir's HEAD", "git rm --cached proj.git/HEAD --repo proj"],
+    ["git blame of the git dir's config", "git blame proj.git/config --repo proj"],
+  ];
+  for (const [label, line] of refusals) {
+    await t.step(label, async () => {
+      const envelope = await ptermTry(root.path, line);
+      assert.notEqual(envelope.exit_code, 0, envelope.stdout);
+      assert.equal(envelope.error_code, "GitDirDenied", envelope.stderr);
+      assert.match(envelope.stderr, /inside a git directory/);
+      assert.ok(!envelope.stderr.includes("s3cr3t"), "no token");
+    });
+  }
+
+  await t.step("add -A, status, diff --cached, ls-files and grep never show it", async () => {
+    await pterm(root.path, "git add -A --repo proj");
+    for (const line of ["git status --repo proj", "git diff --cached --repo proj", "git ls-files --repo proj"]) {
+      const envelope = await pterm(root.path, line);
+      const shown = envelope.stdout + JSON.stringify(envelope.result);
+      assert.ok(!shown.includes("proj.git"), `${line}: ${shown}`);
+      assert.ok(!shown.includes("s3cr3t"), `${line}: no token`);
+    }
+    const grep = await ptermTry(root.path, "git grep s3cr3t --repo proj");
+    assert.ok(!(grep.stdout + JSON.stringify(grep.result)).includes("s3cr3t-token@"), "grep never reads it");
+  });
+
+  await t.step("a checkout of a tree that writes into the git dir leaves it alone", async () => {
+    const index = `${root.path}/evil.index`;
+    const env = { GIT_INDEX_FILE: index };
+    const run = async (...args: string[]) => {
+      const out = await new Deno.Command("git", {
+        args,
+        cwd: proj,
+        env: { ...GIT_ENV, ...env },
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      return new TextDecoder().decode(out.stdout).trim();
+    };
+    await pterm(root.path, "git commit -m staged --author 'A <a@example.com>' --repo proj");
+    await run("read-tree", "HEAD");
+    await run("update-index", "--add", "--cacheinfo", `100644,${blob},proj.git/config`);
+    const tree = await run("write-tree");
+    const commit = await run("commit-tree", tree, "-p", "HEAD", "-m", "evil");
+    await run("update-ref", "refs/heads/evil", commit);
+    for (
+      const line of [
+        "git checkout evil --repo proj",
+        "git restore --source evil proj.git/config --repo proj",
+        "git cherry-pick evil --repo proj",
+        "git reset --hard evil --repo proj",
+      ]
+    ) {
+      const envelope = await ptermTry(root.path, line);
+      assert.equal(envelope.error_code, "GitDirDenied", `${line}: ${envelope.stderr}`);
+    }
+    assert.equal(await Deno.readTextFile(`${proj}/proj.git/config`), config);
+  });
+
+  assert.equal(await Deno.readTextFile(`${proj}/proj.git/config`), config, "the git dir's config is unchanged");
+  // The person's own git in that folder: status (core.fsmonitor) and commit run nothing of the agent's.
+  assert.equal((await git(proj, "rev-parse", "--abbrev-ref", "HEAD")).trim(), "main");
+  await git(proj, "status");
+  await git(proj, "commit", "-qm", "person", "--allow-empty");
+  assert.equal(await present(marker), false, "core.fsmonitor never ran");
+  assert.ok(!(await git(proj, "ls-files")).includes("proj.git"), "nothing of the git dir was staged");
 });

@@ -24,7 +24,7 @@ import { dwimRef, peel, resolveRevision } from "../lib/revparse.ts";
 import type { GitAuthor } from "../lib/identity.ts";
 import type { Index } from "../lib/index_file.ts";
 import { pathWithin } from "../lib/tree.ts";
-import { lstatTracked, type PathPolicy } from "../lib/worktree.ts";
+import { hiddenPathDenied, lstatTracked, type PathPolicy } from "../lib/worktree.ts";
 import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
 import {
   computeStatus,
@@ -555,9 +555,8 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
     if (only.length) {
       // `git commit <paths>`: those paths as they are in the work tree, the rest as HEAD has it.
       for (const spec of only) {
-        if (spec !== "" && policy.hidden(spec)) {
-          throw new PtermError("SecretPathDenied", `${spec} is a secret path; git in pterm never commits it.`);
-        }
+        const hidden = spec === "" ? null : policy.hidden(spec);
+        if (hidden) throw hiddenPathDenied(spec, hidden, "it is never committed");
       }
       const tracked = (p: string, spec: string) => spec === "" || pathWithin(p, spec);
       const exists = (p: string) => lstatTracked(repo, p) !== null;

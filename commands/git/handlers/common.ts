@@ -43,7 +43,7 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   // A root repository keeps pterm's own state out of real git's view too (issue 15 §5).
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  return { repo, policy: pathPolicy(confined.rel), rel: confined.rel };
+  return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }
 
 /** `--repo proj/src` where proj is the repository: say which --repo and which paths mean it. */

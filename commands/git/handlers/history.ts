@@ -33,7 +33,7 @@ import { dwimRef, lookupPath, peel, peelTo, resolveCommit, resolveRevision } fro
 import type { Repo } from "../lib/repo.ts";
 import { worktreeStatus } from "../lib/status.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
-import { lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
+import { hiddenPathDenied, lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
 import { bytesToByteString, comparePaths, encoder, quoteName } from "../lib/bytes.ts";
 import { concatBytes } from "../lib/line_diff.ts";
@@ -407,9 +407,8 @@ async function showPath(
 ) {
   const colon = rev.indexOf(":");
   const path = normalizeUserPath(rev.slice(colon + 1));
-  if (path !== "" && policy.hidden(path)) {
-    throw new PtermError("SecretPathDenied", `${path} is a secret path; git in pterm never prints its content.`);
-  }
+  const hidden = path === "" ? null : policy.hidden(path);
+  if (hidden) throw hiddenPathDenied(path, hidden, "its content is never printed");
   const oid = await resolveRevision(repo, rev);
   const object = await repo.objects.read(oid);
   if (object.type === "tree") {
@@ -1041,9 +1040,8 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
       );
     }
     const path = paths[0];
-    if (policy.hidden(path)) {
-      throw new PtermError("SecretPathDenied", `${path} is a secret path; git in pterm never shows its content.`);
-    }
+    const hidden = policy.hidden(path);
+    if (hidden) throw hiddenPathDenied(path, hidden, "its content is never shown");
     const rev = split.revs[0];
     const head = readHead(repo).oid;
     const start = rev === undefined ? head : await resolveCommit(repo, rev);

@@ -11,7 +11,7 @@ import { objectHeader } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { worktreeStatus } from "./status.ts";
 import { pathWithin } from "./tree.ts";
-import { lstatTracked, type PathPolicy, worktreeMode } from "./worktree.ts";
+import { hiddenPathDenied, lstatTracked, type PathPolicy, worktreeMode } from "./worktree.ts";
 
 export interface StageResult {
   /** Paths newly added to the index. */
@@ -44,12 +44,8 @@ export async function stage(
   const all = specs.includes("");
   const scope = all ? null : specs;
   for (const spec of specs) {
-    if (spec !== "" && policy.hidden(spec)) {
-      throw new PtermError(
-        "SecretPathDenied",
-        `\`${spec}\` is a secret path (a secrets/ folder or a .env* name) or pterm's own state; git in pterm never stages it.`,
-      );
-    }
+    const hidden = spec === "" ? null : policy.hidden(spec);
+    if (hidden) throw hiddenPathDenied(spec, hidden, "it is never staged");
   }
   const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   const forced: string[] = [];

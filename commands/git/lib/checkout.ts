@@ -23,7 +23,7 @@ import {
 } from "./index_file.ts";
 import { disableSymlinks, type Repo } from "./repo.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "./tree.ts";
-import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
+import { hiddenPathDenied, lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
 
 export type SwitchMode = "safe" | "force" | "hard";
 
@@ -97,7 +97,13 @@ export async function switchTrees(
     const n = N.get(path);
     const i = index.entries.get(path);
     const conflicted = index.conflicts.has(path);
-    if (policy.hidden(path)) {
+    const hidden = policy.hidden(path);
+    if (hidden) {
+      // A tree that would write into a git directory is refused whole: recording it in the index
+      // alone would have the person's git write it on their next checkout.
+      if (hidden === "gitdir" && n && !sameEntry(i, n)) {
+        throw hiddenPathDenied(path, hidden, "the checkout changed nothing");
+      }
       if (!sameEntry(i, n) || conflicted) {
         plan.push({ path, target: n, touchWorktree: false });
         withheld.push(path);
@@ -215,6 +221,12 @@ async function applyPlan(
     if (!(await repo.objects.has(step.target.oid))) throw repo.objects.missing(step.target.oid);
   }
   const writer = new WorktreeWriter(repo);
+  writer.refuseGitDirectories(
+    plan.filter((step) => step.touchWorktree && step.target && treeModeToMode(step.target.mode) !== S_IFGITLINK)
+      .map((step) => [step.path, treeModeToMode(step.target!.mode)] as const),
+    plan.filter((step) => step.touchWorktree && !step.target).map((step) => step.path),
+    "the checkout",
+  );
   const changed: string[] = [];
   // Files written by this checkout follow the .gitattributes it writes, as in git.
   conversionFor(repo, index).expectAttributes(
@@ -362,6 +374,14 @@ export async function restorePaths(
   }
   const paths = [...source.keys()].filter((p) => specs.some((s) => pathWithin(p, s))).sort(comparePaths);
   refuseSkipWorktree(index, paths, "checkout");
+  const intoGitDir = paths.find((path) => policy.hidden(path) === "gitdir");
+  if (intoGitDir !== undefined) throw hiddenPathDenied(intoGitDir, "gitdir", "nothing was restored");
+  writer.refuseGitDirectories(
+    paths.filter((path) => !policy.hidden(path) && treeModeToMode(source.get(path)!.mode) !== S_IFGITLINK)
+      .map((path) => [path, treeModeToMode(source.get(path)!.mode)] as const),
+    [],
+    "the restore",
+  );
   for (const path of paths) {
     const target = source.get(path)!;
     if (policy.hidden(path)) {

@@ -16,14 +16,14 @@ import { conversionFor } from "./convert.ts";
 import type { ConflictStyle, MergeLabels } from "./diff3.ts";
 import { lazyImport } from "../../../core/lazy.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { emptyEntry, Index, type IndexEntry, S_IFLNK, treeModeToMode } from "./index_file.ts";
+import { emptyEntry, Index, type IndexEntry, S_IFGITLINK, S_IFLNK, treeModeToMode } from "./index_file.ts";
 import { type Commit, MODE_EXEC, MODE_FILE } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { readCommit } from "./log.ts";
 import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "./checkout.ts";
 import { detectRenames } from "./renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "./tree.ts";
-import { lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
+import { hiddenPathDenied, lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
 import { abbreviate } from "./abbrev.ts";
 
 /**
@@ -605,6 +605,9 @@ export async function applyMerge(
   const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   refuseSkipWorktree(index, merge.changes.keys(), action);
   refuseUnaddressable([...merge.changes.keys()].filter((path) => !policy.hidden(path)), action);
+  // A merge that would write into a git directory is refused whole, as a checkout is.
+  const intoGitDir = [...merge.changes.keys()].find((path) => policy.hidden(path) === "gitdir");
+  if (intoGitDir !== undefined) throw hiddenPathDenied(intoGitDir, "gitdir", `${action} changed nothing`);
   const blocked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;
@@ -624,6 +627,16 @@ export async function applyMerge(
     throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
   }
   const writer = new WorktreeWriter(repo);
+  const visible = [...merge.changes].filter(([path]) => !policy.hidden(path));
+  writer.refuseGitDirectories(
+    visible.flatMap(([path, merged]) => {
+      const entry = merged.kind === "clean" ? merged.entry : (merged.ours ?? merged.theirs);
+      const mode = entry ? treeModeToMode(entry.mode) : S_IFGITLINK;
+      return mode === S_IFGITLINK ? [] : [[path, mode] as const];
+    }),
+    visible.filter(([, merged]) => merged.kind === "clean" && !merged.entry).map(([path]) => path),
+    action,
+  );
   const changed: string[] = [];
   const attributeFiles = new Map<string, string | null>();
   for (const [path, merged] of merge.changes) {

@@ -8,7 +8,7 @@ import type { Index } from "./index_file.ts";
 import type { Repo } from "./repo.ts";
 import { headTree } from "./status.ts";
 import { flattenTree, pathWithin } from "./tree.ts";
-import { checkRepoPath, lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
+import { checkRepoPath, hiddenPathDenied, lstatTracked, type PathPolicy, WorktreeWriter } from "./worktree.ts";
 
 export async function removePaths(
   repo: Repo,
@@ -23,12 +23,8 @@ export async function removePaths(
     if (spec === "" && !options.recursive) {
       throw new PtermError("InvalidArgs", "removing the whole repository needs --recursive.");
     }
-    if (spec !== "" && policy.hidden(spec)) {
-      throw new PtermError(
-        "SecretPathDenied",
-        `\`${spec}\` is a secret path (or pterm's own state); git in pterm never touches it.`,
-      );
-    }
+    const hidden = spec === "" ? null : policy.hidden(spec);
+    if (hidden) throw hiddenPathDenied(spec, hidden, "git rm changed nothing");
     const matching = tracked.filter((p) => pathWithin(p, spec));
     if (matching.length === 0) {
       throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any tracked file (see git status).`);
@@ -80,12 +76,8 @@ export function movePath(
 ): { from: string; to: string }[] {
   for (const p of [source, destination]) {
     checkRepoPath(p, p === source ? "<source>" : "<destination>");
-    if (policy.hidden(p)) {
-      throw new PtermError(
-        "SecretPathDenied",
-        `\`${p}\` is a secret path (or pterm's own state); git in pterm never touches it.`,
-      );
-    }
+    const hidden = policy.hidden(p);
+    if (hidden) throw hiddenPathDenied(p, hidden, "git mv changed nothing");
   }
   const entries = [...index.entries.keys()].filter((p) => pathWithin(p, source)).sort(comparePaths);
   if (entries.length === 0) {
@@ -123,6 +115,12 @@ export function movePath(
   }
   refuseSkipWorktree(index, entries, "git mv");
   const writer = new WorktreeWriter(repo);
+  // A moved HEAD (or objects/, refs/) must not complete a git directory's shape where it lands.
+  writer.refuseGitDirectories(
+    entries.map((path) => [target + path.slice(source.length), index.entries.get(path)!.mode] as const),
+    entries,
+    "git mv",
+  );
   writer.prepareParentsReadOnly(source);
   const destAbs = writer.prepare(target);
   if (targetInfo) Deno.removeSync(destAbs);

@@ -130,7 +130,7 @@ export async function submoduleState(
   if (!sub) return null;
   const head = readHead(sub).oid;
   const index = readIndexFile(sub.gitdir);
-  const report = await computeStatus(sub, index, pathPolicy(sub.label), {
+  const report = await computeStatus(sub, index, pathPolicy(sub.label, sub.dir), {
     untracked: options.untracked,
     submoduleDepth: depth,
   });
@@ -260,7 +260,7 @@ export async function worktreeStatus(
         unaddressable.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, name)) {
+      if (policy.hiddenChild(dir, name, dirent.isDirectory || dirent.isSymlink)) {
         if (trackedAt(path) !== undefined || trackedDirs.has(path)) withheld.push(path);
         continue;
       }
@@ -321,7 +321,7 @@ export async function worktreeStatus(
         unaddressable.push(path);
         continue;
       }
-      if (policy.hiddenChild(dir, dirent.name)) continue;
+      if (policy.hiddenChild(dir, dirent.name, dirent.isDirectory || dirent.isSymlink)) continue;
       if (dirent.isDirectory) {
         if (ignore.excludedAt(level, path, true)) {
           observer?.ignored(path);

@@ -12,38 +12,98 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isSecretPath, isStatePath, lstatOrNull, specialFileKind } from "../../../core/paths.ts";
+import {
+  isGitDirectory,
+  isSecretPath,
+  isStatePath,
+  lstatOrNull,
+  PlannedTree,
+  refuseGitDirectoriesAfter,
+  specialFileKind,
+} from "../../../core/paths.ts";
+import { ExecutedPathGuard } from "../../../core/git_programs.ts";
 import { encoder, hasRawBytes, quoteName } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";
 import type { BlobSource } from "./pack.ts";
 import type { Repo } from "./repo.ts";
 
-export type HiddenKind = "secret" | "state";
+export type HiddenKind = "secret" | "state" | "gitdir";
 
 export interface PathPolicy {
   /** Why `path` (relative to the work tree) is invisible to pterm, or null. */
   hidden(path: string): HiddenKind | null;
-  /** `hidden` for `name` inside the visible folder `dir` ("" for the top): checks only the new segment. */
-  hiddenChild(dir: string, name: string): HiddenKind | null;
+  /**
+   * `hidden` for `name` inside the visible folder `dir` ("" for the top): checks only the new
+   * segment. `folder: false` (a caller that knows it is a file) skips the git-directory check.
+   */
+  hiddenChild(dir: string, name: string, folder?: boolean): HiddenKind | null;
 }
 
-/** The policy for a repository at `repoRel` (relative to the workspace root, "." for the root). */
-export function pathPolicy(repoRel: string): PathPolicy {
+/**
+ * The policy for a repository at `repoRel` (relative to the workspace root, "." for the root)
+ * whose work tree is at `repoAbs`. Anything inside a git directory by any name (a bare
+ * repository, a separate git dir, the repository's own git folder when it lies in the work tree:
+ * core's `isGitDirectory`, the same rule confinement applies) is treated exactly as a secret
+ * path: its config can hold tokens and name programs git runs.
+ */
+export function pathPolicy(repoRel: string, repoAbs: string | null): PathPolicy {
   const atRoot = repoRel === "." || repoRel === "";
+  // Whether a folder of the work tree (relative, "" excluded) is a git directory, looked up once per call.
+  const gitDirs = new Map<string, boolean>();
+  const isGitDir = (dir: string): boolean => {
+    if (repoAbs === null) return false;
+    let known = gitDirs.get(dir);
+    if (known === undefined) gitDirs.set(dir, known = isGitDirectory(`${repoAbs}/${dir}`));
+    return known;
+  };
+  const insideGitDir = (path: string): boolean => {
+    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
+      if (isGitDir(path.slice(0, slash))) return true;
+    }
+    return path !== "" && isGitDir(path);
+  };
   return {
     hidden(path: string): HiddenKind | null {
       if (isSecretPath(path)) return "secret";
       if (atRoot && isStatePath(path)) return "state";
+      if (insideGitDir(path)) return "gitdir";
       return null;
     },
-    hiddenChild(dir: string, name: string): HiddenKind | null {
+    hiddenChild(dir: string, name: string, folder?: boolean): HiddenKind | null {
       const c = name.charCodeAt(0);
       // Fast exit for names that cannot be "secrets" or ".env*" (s/S or .).
       if ((c === 0x73 || c === 0x53 || c === 0x2e) && isSecretPath(name)) return "secret";
       if (atRoot && dir === "" && isStatePath(name)) return "state";
+      if (folder !== false && isGitDir(dir === "" ? name : `${dir}/${name}`)) return "gitdir";
       return null;
     },
   };
+}
+
+/** What a hidden path is, in messages. */
+export function hiddenWhat(kind: HiddenKind): string {
+  return kind === "gitdir"
+    ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config " +
+      "and hooks git runs"
+    : kind === "state"
+    ? "inside pterm's own state"
+    : "a secret path (inside a secrets/ folder or named .env*)";
+}
+
+/** The refusal for naming a hidden path: `GitDirDenied` inside a git directory, `SecretPathDenied` otherwise. */
+export function hiddenPathDenied(path: string, kind: HiddenKind, action: string): PtermError {
+  return new PtermError(
+    kind === "gitdir" ? "GitDirDenied" : "SecretPathDenied",
+    `\`${path}\` is ${hiddenWhat(kind)}; git in pterm never reads or writes it, so ${action}. ` +
+      (kind === "gitdir"
+        ? "Change a repository's state with git subcommands on the work tree that uses it."
+        : "Choose another path."),
+  );
+}
+
+/** The file mode a work-tree file of index mode `mode` gets (a link is written as a plain file). */
+function fileModeOf(mode: number): number {
+  return mode === S_IFREG_755 ? 0o755 : 0o644;
 }
 
 /** The longest name (one path segment) Linux, macOS and Windows file systems hold, in bytes. */
@@ -131,9 +191,16 @@ export function normalizeUserPath(path: string): string {
 export class WorktreeWriter {
   readonly repo: Repo;
   readonly #verified = new Set<string>([""]);
+  /** Where a person's real git executes programs (core.hooksPath, program settings): never written. */
+  readonly #executed: ExecutedPathGuard;
 
   constructor(repo: Repo) {
     this.repo = repo;
+    this.#executed = new ExecutedPathGuard(
+      repo.root !== undefined && (repo.dir === repo.root || repo.dir.startsWith(`${repo.root}/`))
+        ? repo.root
+        : repo.dir,
+    );
   }
 
   /**
@@ -142,6 +209,7 @@ export class WorktreeWriter {
    */
   prepare(path: string): string {
     checkRepoPath(path);
+    this.#executed.refuse(`${this.repo.dir}/${path}`, `writing ${path}`);
     const parts = path.split("/");
     let dir = "";
     for (let i = 0; i < parts.length - 1; i++) {
@@ -149,6 +217,7 @@ export class WorktreeWriter {
       if (this.#verified.has(dir)) continue;
       const abs = `${this.repo.dir}/${dir}`;
       const info = lstatOrNull(abs);
+      if (info?.isDirectory) this.#refuseGitDirectory(path, dir);
       if (info === null) {
         Deno.mkdirSync(abs);
       } else if (info.isSymlink) {
@@ -168,8 +237,39 @@ export class WorktreeWriter {
     return `${this.repo.dir}/${path}`;
   }
 
+  /**
+   * Refuses, before anything is written, a set of work-tree writes (paths with their index modes)
+   * and removals that would together leave a git directory in the work tree (a tracked HEAD beside
+   * tracked objects/ and refs/ folders, core's `refuseGitDirectoriesAfter`) or touch a path a
+   * person's git executes (a core.hooksPath folder, a program its config names). `action` names
+   * the operation ("the checkout"). Each write checks its own file as well; this sees the whole set.
+   */
+  refuseGitDirectories(writes: Iterable<readonly [string, number]>, removes: Iterable<string>, action: string): void {
+    const plan = new PlannedTree();
+    for (const [path, mode] of writes) plan.writeFile(`${this.repo.dir}/${path}`, null, fileModeOf(mode));
+    for (const path of removes) plan.removeFile(`${this.repo.dir}/${path}`);
+    refuseGitDirectoriesAfter(this.repo.dir, plan, action);
+    for (const abs of plan.changed) this.#executed.refuse(abs, action);
+  }
+
+  /** A folder on the way to `path` that is a git directory (by any name) is never written into. */
+  #refuseGitDirectory(path: string, dir: string): void {
+    if (!isGitDirectory(`${this.repo.dir}/${dir}`)) return;
+    throw hiddenPathDenied(path, "gitdir", "nothing was written there");
+  }
+
   /** Replaces whatever is at `path` with a regular file (symlinks are written as plain files holding their target). */
   writeFile(path: string, content: Uint8Array | BlobSource, mode: number): Deno.FileInfo {
+    checkRepoPath(path);
+    refuseGitDirectoriesAfter(
+      this.repo.dir,
+      new PlannedTree().writeFile(
+        `${this.repo.dir}/${path}`,
+        content instanceof Uint8Array ? content : null,
+        fileModeOf(mode),
+      ),
+      `writing ${path}`,
+    );
     const abs = this.prepare(path);
     const existing = lstatOrNull(abs);
     if (existing?.isDirectory) {
@@ -201,12 +301,14 @@ export class WorktreeWriter {
 
   /** Refuses to act below a symlinked folder, without creating anything. */
   prepareParentsReadOnly(path: string): void {
+    this.#executed.refuse(`${this.repo.dir}/${path}`, `removing ${path}`);
     const parts = path.split("/");
     let dir = "";
     for (let i = 0; i < parts.length - 1; i++) {
       dir = dir ? `${dir}/${parts[i]}` : parts[i];
       if (this.#verified.has(dir)) continue;
       const info = lstatOrNull(`${this.repo.dir}/${dir}`);
+      if (info?.isDirectory) this.#refuseGitDirectory(path, dir);
       if (info === null || !info.isDirectory || info.isSymlink) {
         if (info?.isSymlink) {
           throw new PtermError("PathEscape", `refusing to touch ${path}: ${dir} is a symbolic link.`);

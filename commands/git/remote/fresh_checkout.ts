@@ -75,6 +75,12 @@ export async function checkoutIntoEmpty(
     new Map(paths.filter(isAttributesFile).map((path) => [path, flat.get(path)!.oid])),
   );
   const writer = new FreshWorktreeWriter(repo);
+  writer.refuseGitDirectories(
+    paths.filter((path) => !policy.hidden(path) && treeModeToMode(flat.get(path)!.mode) !== S_IFGITLINK)
+      .map((path) => [path, treeModeToMode(flat.get(path)!.mode)] as const),
+    [],
+    "the checkout of the clone",
+  );
   let written = 0;
   const withheld: string[] = [];
   // One handle per pack for the whole checkout, not one per object read (see holdingPackFiles).

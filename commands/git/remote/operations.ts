@@ -253,7 +253,7 @@ export async function cloneInto(options: CloneOptions): Promise<CloneOutcome> {
       const { checkoutIntoEmpty } = await import("./fresh_checkout.ts");
       const checkedOut = await withRepoLock(
         opened,
-        () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree),
+        () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree),
       );
       files = checkedOut.written;
       withheld = checkedOut.withheld;
