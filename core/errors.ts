@@ -57,6 +57,7 @@ export const ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal",
 ] as const;
 

@@ -8,6 +8,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve, sep } from "./path.ts";
 import { PtermError } from "./errors.ts";
+import { assertRootHoldsNoPtermCode } from "./root_guard.ts";
 
 export type Access = "read" | "write";
 
@@ -371,8 +372,9 @@ function checkPolicy(rel: string, input: string, access: Access, label: string):
   }
 }
 
-/** The canonical workspace root, created if missing. */
+/** The canonical workspace root, created if missing; never one that holds pterm's own code (core/root_guard.ts). */
 export function prepareRoot(root: string): string {
+  assertRootHoldsNoPtermCode(root);
   Deno.mkdirSync(root, { recursive: true });
   return Deno.realPathSync(root);
 }
