@@ -15,7 +15,24 @@ import { quoteWord } from "./grammar.ts";
 
 export const REDACTED = "***";
 
-const SCHEME = /[a-z][a-z0-9+.-]*:\/\//gi;
+/** The longest scheme looked for before a `://` (`git+https`, `svn+ssh`...). */
+const MAX_SCHEME = 32;
+
+/**
+ * Where each URL in `text` starts and where its part after `scheme://` starts. Found from each
+ * `://` by looking back over the scheme's characters (a bounded, linear scan: a 50 MB line must
+ * cost no more than reading it).
+ */
+function urlStarts(text: string): Array<{ at: number; end: number }> {
+  const starts: Array<{ at: number; end: number }> = [];
+  for (let sep = text.indexOf("://"); sep >= 0; sep = text.indexOf("://", sep + 3)) {
+    let at = sep;
+    while (at > 0 && sep - at < MAX_SCHEME && /[a-z0-9+.-]/i.test(text[at - 1])) at--;
+    while (at < sep && !/[a-z]/i.test(text[at])) at++;
+    if (at < sep) starts.push({ at, end: sep + 3 });
+  }
+  return starts;
+}
 
 /**
  * The credentials of the URLs in one word: for each `scheme://`, the text up to the last `@`
@@ -23,7 +40,7 @@ const SCHEME = /[a-z][a-z0-9+.-]*:\/\//gi;
  * follows a `/` (`https://registry.example/@scope/pkg`) is a path, not a token.
  */
 export function credentialsInWord(word: string): string[] {
-  const starts = [...word.matchAll(SCHEME)].map((m) => ({ at: m.index, end: m.index + m[0].length }));
+  const starts = urlStarts(word);
   const found: string[] = [];
   starts.forEach((start, i) => {
     const span = word.slice(start.end, i + 1 < starts.length ? starts[i + 1].at : word.length);
@@ -46,7 +63,18 @@ function parsesWithoutCredentials(url: string): boolean {
 
 /** The credentials of every well-formed URL in free text (`scheme://userinfo@host`, the authority ending at `/?#` or a space). */
 function redactUrlsInText(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, `$1${REDACTED}@`);
+  let out = "";
+  let copied = 0;
+  for (const { end } of urlStarts(text)) {
+    if (end < copied) continue;
+    let i = end;
+    while (i < text.length && !/[\s/?#@]/.test(text[i])) i++;
+    if (i > end && text[i] === "@") {
+      out += text.slice(copied, end) + REDACTED;
+      copied = i;
+    }
+  }
+  return out + text.slice(copied);
 }
 
 /** The spellings a message may give a token: as typed, and inside a JSON string. */
