@@ -28,13 +28,13 @@ function makeFlavour(windows) {
   };
   const normalize = (path) => {
     const root = rootOf(path);
-    const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
+    const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
     for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
       if (segment === "" || segment === ".") continue;
       if (segment === "..") {
         if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-        else if (!absolute) out.push("..");
+        else if (!absolute2) out.push("..");
         continue;
       }
       out.push(segment);
@@ -452,8 +452,8 @@ function parseArgs(commandPath, spec, words) {
         const hint = didYouMean(name, [
           ...byName.keys()
         ], (n) => {
-          const canonical2 = byName.get(n).name;
-          return canonical2 === n ? `--${n}` : `--${n} (--${canonical2})`;
+          const canonical3 = byName.get(n).name;
+          return canonical3 === n ? `--${n}` : `--${n} (--${canonical3})`;
         });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
         const close = suggest(name, [
@@ -558,6 +558,117 @@ function assignPositionals(commandPath, specs, words, flagSpecs) {
   return out;
 }
 
+// core/root_guard.ts
+var REPO = new URL("../", new URL("./core/root_guard.ts", import.meta.url).href);
+function absolute(path) {
+  return resolve(Deno.cwd(), path);
+}
+var REPO_CODE_ENTRIES = [
+  "main.ts",
+  "main.bundle.js",
+  "version.ts",
+  "deno.json",
+  "deno.lock",
+  "core",
+  "commands",
+  "bundles",
+  "shell",
+  "mcp",
+  "skills"
+];
+function envValue(name) {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return void 0;
+  }
+}
+function denoCacheDir() {
+  const configured = envValue("DENO_DIR");
+  if (configured) return absolute(configured);
+  if (Deno.build.os === "windows") {
+    const local = envValue("LOCALAPPDATA");
+    return local ? join(local, "deno") : null;
+  }
+  const home = envValue("HOME");
+  if (Deno.build.os === "darwin") return home ? join(home, "Library", "Caches", "deno") : null;
+  const xdg = envValue("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "deno");
+  return home ? join(home, ".cache", "deno") : null;
+}
+function ptermCodeLocations() {
+  const locations = [];
+  if (REPO.protocol === "file:") {
+    const repo = fromFileUrl(REPO);
+    locations.push({
+      path: repo,
+      what: "pterm's own code",
+      rootMayBeInside: true
+    });
+    for (const entry of REPO_CODE_ENTRIES) {
+      locations.push({
+        path: join(repo, entry),
+        what: "pterm's own code"
+      });
+    }
+  }
+  const cache = denoCacheDir();
+  if (cache) locations.push({
+    path: cache,
+    what: "Deno's module cache, which pterm loads its modules from"
+  });
+  try {
+    locations.push({
+      path: Deno.execPath(),
+      what: "the program running pterm"
+    });
+  } catch {
+  }
+  return locations;
+}
+function canonical(path) {
+  const missing = [];
+  let current = absolute(path);
+  for (; ; ) {
+    try {
+      return join(Deno.realPathSync(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return absolute(path);
+      missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
+      current = parent;
+    }
+  }
+}
+function isWithin(outer, inner) {
+  if (outer === inner) return true;
+  const prefix = outer.endsWith("/") || outer.endsWith("\\") ? outer : outer + (outer.includes("\\") ? "\\" : "/");
+  return inner.startsWith(prefix);
+}
+function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
+  const rootPath = canonical(root);
+  for (const location of locations) {
+    const codePath = canonical(location.path);
+    if (isWithin(rootPath, codePath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
+    }
+    if (!location.rootMayBeInside && isWithin(codePath, rootPath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} is inside ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root outside it, e.g. your project's own folder: --root ./.agents.`);
+    }
+  }
+}
+
+// core/controls.ts
+var NAME_CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+function firstNameControl(text) {
+  const found = NAME_CONTROL.exec(text);
+  return found ? escapeCodePoint(found[0]) : null;
+}
+function escapeCodePoint(ch) {
+  const code2 = ch.codePointAt(0);
+  return code2 <= 255 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
+}
+
 // core/paths.ts
 var STATE_ENTRIES = [
   "audit",
@@ -621,6 +732,14 @@ function checkSyntax(input, label) {
     }
   }
   return segments;
+}
+function checkNewNames(created, input, label) {
+  for (const segment of created) {
+    const control = firstNameControl(segment);
+    if (control === null) continue;
+    const shown = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
+    throw new PtermError("InvalidPath", `${label} \`${shown}\` would create a name holding the control character ${control}, which a terminal showing it would obey (or which shows it as another name); choose a name of printable characters.`);
+  }
 }
 function within(root, candidate) {
   return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -763,7 +882,7 @@ function refuseGitDirectoriesAfter(root, plan, what) {
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
-function canonical(path) {
+function canonical2(path) {
   try {
     return {
       real: Deno.realPathSync(path),
@@ -793,7 +912,7 @@ function canonical(path) {
 }
 function canonicalParent(dir) {
   const info = lstatOrNull(dir);
-  if (info !== null) return canonical(dir).real;
+  if (info !== null) return canonical2(dir).real;
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
@@ -826,7 +945,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     }
     if (info.isSymlink) {
       lastInfo = null;
-      const followed = canonical(next);
+      const followed = canonical2(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
       }
@@ -846,6 +965,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
   }
+  if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
     throw new PtermError("PathEscape", `${label} \`${input}\` resolves outside the workspace root.`);
@@ -882,6 +1002,7 @@ function checkPolicy(rel, input, access, label) {
   }
 }
 function prepareRoot(root) {
+  assertRootHoldsNoPtermCode(root);
   Deno.mkdirSync(root, {
     recursive: true
   });
@@ -1441,8 +1562,8 @@ function targetIsFolder(rel) {
 function swappedBeforeWriting(rel) {
   return new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm looked at it (swapped for a symlink?); nothing was written.`);
 }
-function swappedWhileWriting(rel) {
-  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; its content was wiped (an empty file may remain there or where the link led). Replace the link with a real folder and retry.`);
+function swappedWhileWriting(rel, removed) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; ` + (removed ? "nothing was written, here or where the link led. " : "its content was wiped, but an empty file may remain where the link led. ") + "Replace the link with a real folder and retry.");
 }
 function folderChangedOr(error, rel) {
   if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -1460,13 +1581,20 @@ function stagingPaths(root, target) {
     beside: tempPathBeside(target)
   };
 }
-function placedWhereWalked(root, segments, target, written) {
-  const before = folderIdentities(root, segments);
-  const onPath = lstatOrNull3(target);
-  const after = folderIdentities(root, segments);
-  if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
-  if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-  return written.nlink === 0;
+function placedWhereWalked(root, segments, target, file, tempLinks) {
+  const deadline = Date.now() + 500;
+  for (; ; ) {
+    const before = folderIdentities(root, segments);
+    const onPath = lstatOrNull3(target);
+    const after = folderIdentities(root, segments);
+    const written = file.statSync();
+    if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
+      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+      return (written.nlink ?? 0) - tempLinks === 0;
+    }
+    if (Date.now() > deadline) return false;
+    pause(1);
+  }
 }
 function lookAtTarget(root, rel, segments, target) {
   const before = folderIdentities(root, segments);
@@ -1486,20 +1614,86 @@ function folderIdentities(root, segments) {
   }
   return ids;
 }
-function placeSync(temp, target, rel, existed) {
-  if (!existed) {
+function placeSync(temp, plan, file) {
+  const { target, rel, existed } = plan;
+  const linked = (path) => {
     try {
-      Deno.linkSync(temp, target);
-      Deno.removeSync(temp);
-      return;
+      Deno.linkSync(temp, path);
+      return true;
     } catch (error) {
       if (error instanceof Deno.errors.AlreadyExists) {
         throw new PtermError("AlreadyExists", `\`${rel}\` was created by something else while pterm was writing it; nothing was written. Look at it, then retry.`);
       }
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
+      if (isCrossDevice(error)) throw error;
+      return false;
     }
+  };
+  if (!existed) {
+    if (!linked(target)) Deno.renameSync(temp, target);
+    return;
   }
-  Deno.renameSync(temp, target);
+  const beside = join(dirname(target), basename(stagingPaths(plan.root, target).staged));
+  if (!linked(beside)) {
+    Deno.renameSync(temp, target);
+    return;
+  }
+  const besideName = basename(beside);
+  if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
+    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+      besideName
+    ]));
+  }
+  try {
+    Deno.renameSync(beside, target);
+  } catch (error) {
+    removeStrayNames(plan, file, [
+      besideName
+    ]);
+    throw error;
+  }
+}
+function pause(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+function removeStrayNames(plan, file, names) {
+  const written = file.statSync();
+  if (written.ino === null) return false;
+  const folders = plan.segments.slice(0, -1);
+  const deadline = Date.now() + 500;
+  for (; ; ) {
+    if ((file.statSync().nlink ?? 1) <= 1) return true;
+    if (Date.now() > deadline) return false;
+    let where = plan.root;
+    const candidates = [];
+    for (const [i, folder] of folders.entries()) {
+      const path = join(where, folder);
+      const info = lstatOrNull3(path);
+      if (info === null) break;
+      if (info.isSymlink) {
+        try {
+          where = Deno.realPathSync(path);
+        } catch {
+          break;
+        }
+      } else where = path;
+      if (i === folders.length - 1) candidates.push(where);
+    }
+    if (folders.length === 0) candidates.push(plan.root);
+    for (const folder of candidates) {
+      for (const name of names) {
+        const path = join(folder, name);
+        const info = lstatOrNull3(path);
+        if (info !== null && !info.isSymlink && sameFile(info, written)) {
+          try {
+            Deno.removeSync(path);
+          } catch {
+          }
+        }
+      }
+    }
+    pause(1);
+  }
 }
 function planWrite(root, rel, data, options) {
   const segments = segmentsOf(rel);
@@ -1524,29 +1718,28 @@ function planWrite(root, rel, data, options) {
 }
 function settle(plan, temp, file, crossDeviceFallback) {
   const { root, rel, segments, target } = plan;
-  let pending = true;
   try {
     walk2(root, rel, segments, false);
     try {
-      placeSync(temp, target, rel, plan.existed);
+      placeSync(temp, plan, file);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
       if (error instanceof PtermError && error.code === "AlreadyExists") walk2(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
-    pending = false;
-    if (!placedWhereWalked(root, segments, target, file.statSync())) {
+    const tempLinks = lstatOrNull3(temp) === null ? 0 : 1;
+    if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
       file.truncateSync(0);
-      throw swappedWhileWriting(rel);
+      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+        segments.at(-1)
+      ]));
     }
     return true;
   } finally {
     file.close();
-    if (pending) {
-      try {
-        Deno.removeSync(temp);
-      } catch {
-      }
+    try {
+      Deno.removeSync(temp);
+    } catch {
     }
   }
 }
@@ -1620,19 +1813,120 @@ function safeReadTextFileSync(root, rel) {
   return new TextDecoder().decode(safeReadFileSync(root, rel));
 }
 
+// core/redact.ts
+var REDACTED = "***";
+var MAX_SCHEME = 32;
+function urlStarts(text) {
+  const starts = [];
+  for (let sep2 = text.indexOf("://"); sep2 >= 0; sep2 = text.indexOf("://", sep2 + 3)) {
+    let at = sep2;
+    while (at > 0 && sep2 - at < MAX_SCHEME && /[a-z0-9+.-]/i.test(text[at - 1])) at--;
+    while (at < sep2 && !/[a-z]/i.test(text[at])) at++;
+    if (at < sep2) starts.push({
+      at,
+      end: sep2 + 3
+    });
+  }
+  return starts;
+}
+function credentialsInWord(word) {
+  const starts = urlStarts(word);
+  const found = [];
+  starts.forEach((start, i) => {
+    const span = word.slice(start.end, i + 1 < starts.length ? starts[i + 1].at : word.length);
+    const at = span.lastIndexOf("@");
+    if (at <= 0) return;
+    if (span[at - 1] === "/" && parsesWithoutCredentials(word.slice(start.at, start.end) + span)) return;
+    found.push(span.slice(0, at));
+  });
+  return found;
+}
+function parsesWithoutCredentials(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return false;
+  }
+}
+function redactUrlsInText(text) {
+  let out = "";
+  let copied = 0;
+  for (const { end } of urlStarts(text)) {
+    if (end < copied) continue;
+    let i = end;
+    while (i < text.length && !/[\s/?#@]/.test(text[i])) i++;
+    if (i > end && text[i] === "@") {
+      out += text.slice(copied, end) + REDACTED;
+      copied = i;
+    }
+  }
+  return out + text.slice(copied);
+}
+function spellings(secret) {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return json === secret ? [
+    secret
+  ] : [
+    secret,
+    json
+  ];
+}
+function redactString(text, secrets) {
+  let out = text;
+  for (const secret of secrets) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(`://${spelling}@`, `://${REDACTED}@`);
+  }
+  return redactUrlsInText(out);
+}
+function credentialsOf(words) {
+  const secrets = new Set(words.flatMap(credentialsInWord));
+  return [
+    ...secrets
+  ].sort((a, b) => b.length - a.length);
+}
+function redactCredentials(value, words) {
+  const secrets = credentialsOf(words);
+  const walk3 = (v) => {
+    if (typeof v === "string") return redactString(v, secrets);
+    if (Array.isArray(v)) return v.map(walk3);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
+        k,
+        walk3(x)
+      ]));
+    }
+    return v;
+  };
+  return walk3(value);
+}
+function redactCommandLine(line, words) {
+  if (words === null) return redactString(line, credentialsOf([
+    line
+  ]));
+  const secrets = credentialsOf(words);
+  if (secrets.length === 0) return redactUrlsInText(line);
+  return words.map((word) => quoteWord(redactString(word, secrets))).join(" ");
+}
+
 // core/audit.ts
 var AUDIT_DIR = "audit";
 function auditRel(runId) {
   return `${AUDIT_DIR}/${runIdDay(runId)}/${runId}.json`;
 }
 function writeAuditRecord(root, record) {
-  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(redactRecord(record)) + "\n", {
     mkdirs: true
   });
 }
-var URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
-function redactUrlCredentials(text) {
-  return text.replace(URL_USERINFO, "$1***@");
+function redactRecord(record) {
+  const words = record.argv ?? [
+    record.command
+  ];
+  return {
+    ...redactCredentials(record, words),
+    command: redactCommandLine(record.command, record.argv)
+  };
 }
 
 // core/limits.ts
@@ -1704,8 +1998,8 @@ async function loadConfig(root, registry, version = "dev") {
 }
 
 // core/bundles.ts
-var REPO = new URL("../", new URL("./core/bundles.ts", import.meta.url).href);
-var BUNDLE_DIR = fromFileUrl(new URL("bundles", REPO));
+var REPO2 = new URL("../", new URL("./core/bundles.ts", import.meta.url).href);
+var BUNDLE_DIR = fromFileUrl(new URL("bundles", REPO2));
 var BUNDLES = {
   "commands/doc/spec.ts": "bundles/doc-spec/spec.js",
   "commands/git/spec.ts": "bundles/git-spec/spec.js",
@@ -1722,10 +2016,10 @@ var BUNDLES = {
   "commands/patch/handler.ts": "bundles/patch-handler/worker.js"
 };
 function bundleOf(module) {
-  if (!module.startsWith(REPO.href)) return null;
-  const relative = module.slice(REPO.href.length);
+  if (!module.startsWith(REPO2.href)) return null;
+  const relative = module.slice(REPO2.href.length);
   if (!Object.hasOwn(BUNDLES, relative)) return null;
-  return new URL(BUNDLES[relative], REPO).href;
+  return new URL(BUNDLES[relative], REPO2).href;
 }
 
 // core/sandbox.ts
@@ -2265,9 +2559,9 @@ async function execute(kernel, input) {
   try {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    let words;
+    let words2;
     try {
-      words = tokenize(input.line);
+      words2 = tokenize(input.line);
     } catch (error) {
       if (error instanceof PtermError && error.code === "InvalidCommandLine") {
         const { hintForRefusedLine } = await lazyImport(new URL("./line_hints.ts", new URL("./core/runtime.ts", import.meta.url).href));
@@ -2276,9 +2570,9 @@ async function execute(kernel, input) {
       }
       throw error;
     }
-    draft.argv = words;
-    if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
-    const resolution = await kernel.registry.resolve(words);
+    draft.argv = words2;
+    if (kernel.registry.has(words2[0]) || words2[0] === HELP_COMMAND) draft.helpFor = words2[0];
+    const resolution = await kernel.registry.resolve(words2);
     if (resolution.kind === "help") {
       const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
       const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : resolution.search !== void 0 ? renderSearch(await kernel.registry.loadAll(), resolution.search) : renderCommandList(await kernel.registry.loadAll());
@@ -2453,12 +2747,15 @@ async function execute(kernel, input) {
     command: draft.helpFor,
     ...failure.result
   } : null);
+  const words = draft.argv ?? [
+    input.line
+  ];
   const envelope = {
     run_id: runId,
     exit_code: exitCode,
     stdout: stdout.text,
-    stderr: stderr.text,
-    result,
+    stderr: redactCredentials(stderr.text, words),
+    result: redactCredentials(result, words),
     artifacts: [
       ...outcome?.artifacts ?? [],
       ...artifacts.list()
@@ -2569,6 +2866,7 @@ function resolveWorkspace(io, rootFlag2, sessionFlag2) {
   try {
     root = prepareRoot(rootPath);
   } catch (error) {
+    if (error instanceof PtermError) throw error;
     throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${error.message}`, {
       helpFor: "pterm exec"
     });

@@ -13,6 +13,7 @@ import type { ErrorCode } from "./errors.ts";
 import { PtermError } from "./errors.ts";
 import type { FlagValue } from "./flags.ts";
 import { isRunId, runIdDay } from "./run_id.ts";
+import { redactCommandLine, redactCredentials } from "./redact.ts";
 
 export const AUDIT_DIR = "audit";
 
@@ -73,20 +74,19 @@ export function auditPath(root: string, runId: string): string {
  */
 export function writeAuditRecord(root: string, record: AuditRecord): void {
   // Never through a symlink (`audit -> /elsewhere`): see core/safe_fs.ts.
-  safeWriteFileSync(root, auditRel(record.run_id), redactUrlCredentials(JSON.stringify(record)) + "\n", {
+  safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(redactRecord(record)) + "\n", {
     mkdirs: true,
   });
 }
 
-/** The user and password part of a URL (`https://user:token@host/`), up to the `@`. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"\\]+@/gi;
-
 /**
- * Replaces the credentials of every URL in `text` with `***`. The audit keeps no token an agent
- * put in a URL on its command line (commands refuse such URLs, but the line is recorded first).
+ * The record without the URL credentials an agent put on its command line (commands refuse such
+ * URLs, but the line is recorded first): the line re-quoted from its redacted words, every other
+ * string redacted by the same rule as the call's errors and result (core/redact.ts).
  */
-export function redactUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, "$1***@");
+export function redactRecord(record: AuditRecord): AuditRecord {
+  const words = record.argv ?? [record.command];
+  return { ...redactCredentials(record, words), command: redactCommandLine(record.command, record.argv) };
 }
 
 export function stateOf(record: AuditRecord, now = Date.now()): RunState {

@@ -58,6 +58,7 @@ export const ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal",
 ] as const;
 

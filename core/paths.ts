@@ -8,6 +8,8 @@
 
 import { basename, dirname, isAbsolute, join, resolve, sep } from "./path.ts";
 import { PtermError } from "./errors.ts";
+import { assertRootHoldsNoPtermCode } from "./root_guard.ts";
+import { escapeCodePoint, firstNameControl, NAME_CONTROL } from "./controls.ts";
 
 export type Access = "read" | "write";
 
@@ -127,6 +129,26 @@ function checkSyntax(input: string, label: string): string[] {
     }
   }
   return segments;
+}
+
+/**
+ * A name a write would create (the segments that do not exist yet) holds no control character:
+ * no ESC/BEL sequence that a person's terminal would obey when a listing or Tab completion shows
+ * it, no bidi override that shows it as another name (core/controls.ts). Names that already exist
+ * stay readable, listable (shown escaped) and writable, so such a file can still be read, fixed,
+ * moved to a clean name or deleted.
+ */
+function checkNewNames(created: readonly string[], input: string, label: string): void {
+  for (const segment of created) {
+    const control = firstNameControl(segment);
+    if (control === null) continue;
+    const shown = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
+    throw new PtermError(
+      "InvalidPath",
+      `${label} \`${shown}\` would create a name holding the control character ${control}, which a terminal ` +
+        "showing it would obey (or which shows it as another name); choose a name of printable characters.",
+    );
+  }
 }
 
 function within(root: string, candidate: string): boolean {
@@ -471,6 +493,7 @@ function walk(
       );
     }
   }
+  if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
     throw new PtermError("PathEscape", `${label} \`${input}\` resolves outside the workspace root.`);
@@ -524,8 +547,9 @@ function checkPolicy(rel: string, input: string, access: Access, label: string):
   }
 }
 
-/** The canonical workspace root, created if missing. */
+/** The canonical workspace root, created if missing; never one that holds pterm's own code (core/root_guard.ts). */
 export function prepareRoot(root: string): string {
+  assertRootHoldsNoPtermCode(root);
   Deno.mkdirSync(root, { recursive: true });
   return Deno.realPathSync(root);
 }

@@ -6,6 +6,7 @@
 
 import { createArtifactStore } from "./artifacts.ts";
 import { type AuditRecord, type CallOrigin, writeAuditRecord } from "./audit.ts";
+import { redactCredentials } from "./redact.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
 import type { CommandSpec, LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
@@ -407,12 +408,14 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
       : failure?.result
       ? { ok: false, command: draft.helpFor, ...failure.result }
       : null);
+  // The call's errors and result never carry URL credentials from its words (core/redact.ts).
+  const words = draft.argv ?? [input.line];
   const envelope: Envelope = {
     run_id: runId,
     exit_code: exitCode,
     stdout: stdout.text,
-    stderr: stderr.text,
-    result,
+    stderr: redactCredentials(stderr.text, words),
+    result: redactCredentials(result, words),
     artifacts: [...(outcome?.artifacts ?? []), ...artifacts.list()],
     error_code: failure?.code ?? null,
     duration_ms: Date.now() - started,

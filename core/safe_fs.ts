@@ -10,19 +10,24 @@
  *   folders are created one at a time (`mkdir` never follows a link at its last component);
  * - a write goes to a new temporary file made directly in the root (`createNew`: O_CREAT|O_EXCL,
  *   which never follows a symlink, and no folder between the root and it that could be swapped),
- *   and is renamed over the target, so a target with several hard links is replaced, never
+ *   and then put in place by name, so a target with several hard links is replaced, never
  *   written through, and a reader never sees half a file;
- * - before the rename the walk is repeated; after it, the file on the path must be the handle
- *   that was written (device, inode). If a folder was swapped for a symlink at the instant of the
- *   rename, the file landed behind the link: its content is wiped through the still-open handle
- *   (never by path, which the attacker controls) and the call is refused.
+ * - before the placement the walk is repeated. A new target is placed with `link(2)` (it never
+ *   replaces anything), an existing one by `rename(2)` from a private name linked beside it first
+ *   (its source exists only in the real folder, so through a folder swapped for a symlink the
+ *   rename finds nothing to move and replaces nothing). After it, the file on the path must be the
+ *   handle that was written (device, inode). If a folder was swapped for a symlink at that
+ *   instant, the name landed behind the link: the content is wiped through the still-open handle
+ *   and every name of the file but its temporary one is found (same device and inode) and
+ *   removed, there or where the link led, so a refused write leaves nothing anywhere.
  *
- * What it does not stop: that instant itself (only `renameat` on an opened folder handle would,
- * which Deno does not expose): the rename can then replace a file of the same name in the folder
- * the link points to, with an empty file. A target on another file system than the root (a mount
- * inside the root) is written through a temporary file beside it, where a swap between the walk
- * and the `open` can still create that file behind a link. On Windows, where inode numbers are
- * not reported, the identity check is skipped.
+ * What it does not stop: a swap inside the `rename(2)` system call, between its two path lookups
+ * (only `renameat` on an opened folder handle would, which Deno does not expose), and a link
+ * swapped away and never back before the stray name is found (reported, bounded). A file system
+ * without hard links is written with a plain rename. A target on another file system than the
+ * root (a mount inside the root) is written through a temporary file beside it, where a swap
+ * between the walk and the `open` can still create that file behind a link. On Windows, where
+ * inode numbers are not reported, the identity check is skipped.
  *
  * Stable API for commands (git's object layer, doc --out, patch) to adopt:
  *   safeWriteFileSync(root, rel, data, options?)        write whole, atomically, no symlinks
@@ -34,7 +39,7 @@
  * as a folder), `InvalidPath` (a malformed `rel`).
  */
 
-import { join } from "./path.ts";
+import { basename, dirname, join } from "./path.ts";
 import { PtermError } from "./errors.ts";
 import {
   isStatePath,
@@ -145,12 +150,14 @@ function swappedBeforeWriting(rel: string): PtermError {
   );
 }
 
-function swappedWhileWriting(rel: string): PtermError {
+function swappedWhileWriting(rel: string, removed: boolean): PtermError {
   return new PtermError(
     "PathEscape",
     `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; ` +
-      "its content was wiped (an empty file may remain there or where the link led). Replace the link with a real " +
-      "folder and retry.",
+      (removed
+        ? "nothing was written, here or where the link led. "
+        : "its content was wiped, but an empty file may remain where the link led. ") +
+      "Replace the link with a real folder and retry.",
   );
 }
 
@@ -185,26 +192,34 @@ function stagingPaths(root: string, target: string): { staged: string; beside: s
 }
 
 /**
- * After the rename: the file on the path must be the one written. If it is not, and the file
- * written still has a name somewhere (a later writer's rename would have unlinked it), the
- * rename went through a folder swapped for a symlink for an instant.
+ * After the placement: the file on the path must be the one written. If it is not, and the file
+ * written still has a name besides its temporary one in the root (a later writer's rename would
+ * have unlinked it), the placement went through a folder swapped for a symlink for an instant.
  * A later writer replacing the file is not an escape (last writer wins, as with any rename).
+ * The folders on the way are looked at before and after the file, and must be the same real
+ * folders both times (a swap to a link and back between two looks would let the look at the file
+ * go through the link); while they are not, the look is repeated, for a bounded time.
  */
 function placedWhereWalked(
   root: string,
   segments: string[],
   target: string,
-  written: Deno.FileInfo,
+  file: Deno.FsFile,
+  tempLinks: number,
 ): boolean {
-  // The folders on the way are looked at before and after the file, and must be the same real
-  // folders both times: a swap to a link and back between two looks changes nothing on the path
-  // but would let the look at the file go through the link.
-  const before = folderIdentities(root, segments);
-  const onPath = lstatOrNull(target);
-  const after = folderIdentities(root, segments);
-  if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
-  if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-  return written.nlink === 0;
+  const deadline = Date.now() + 500;
+  for (;;) {
+    const before = folderIdentities(root, segments);
+    const onPath = lstatOrNull(target);
+    const after = folderIdentities(root, segments);
+    const written = file.statSync();
+    if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
+      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+      return (written.nlink ?? 0) - tempLinks === 0;
+    }
+    if (Date.now() > deadline) return false;
+    pause(1);
+  }
 }
 
 /**
@@ -233,20 +248,24 @@ function folderIdentities(root: string, segments: string[]): string[] | null {
 }
 
 /**
- * Puts the written file at `target`. A target that did not exist is made with `link(2)`, which
- * never replaces anything: if a folder on the way is swapped for a symlink at that instant, the
- * link cannot clobber a file of that name where the symlink leads (it fails, or adds a new name
- * that the check after it finds and wipes). A file that appeared at the target meanwhile is
- * refused rather than replaced: through a swapped folder it would be somebody else's file. An
- * existing target is replaced with `rename(2)`, as it must be; so is any target on a file system
- * without hard links.
+ * Puts the written file (`temp`) at `target` so that a folder on the way swapped for a symlink at
+ * that instant can neither replace nor leave a file where the link leads:
+ *
+ * - a new target is made with `link(2)`, which never replaces anything;
+ * - an existing target is replaced with `rename(2)` from a private name first linked beside it
+ *   (again `link(2)`) and checked to be in the walked folder: the rename's source exists only
+ *   there, so through a swapped folder the rename finds no source and replaces nothing;
+ * - a name that `link(2)` made behind a swapped folder is ours (same inode, a name nothing else
+ *   had): `removeStrayNames` finds it where the link leads and removes it.
+ *
+ * Only a file system without hard links falls back to renaming straight over the target.
  */
-function placeSync(temp: string, target: string, rel: string, existed: boolean): void {
-  if (!existed) {
+function placeSync(temp: string, plan: WritePlan, file: Deno.FsFile): void {
+  const { target, rel, existed } = plan;
+  const linked = (path: string): boolean => {
     try {
-      Deno.linkSync(temp, target);
-      Deno.removeSync(temp);
-      return;
+      Deno.linkSync(temp, path);
+      return true;
     } catch (error) {
       if (error instanceof Deno.errors.AlreadyExists) {
         throw new PtermError(
@@ -255,10 +274,82 @@ function placeSync(temp: string, target: string, rel: string, existed: boolean):
         );
       }
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
-      // No hard links on this file system: the rename below.
+      if (isCrossDevice(error)) throw error;
+      return false; // no hard links on this file system
     }
+  };
+  if (!existed) {
+    if (!linked(target)) Deno.renameSync(temp, target);
+    return;
   }
-  Deno.renameSync(temp, target);
+  // A short private name (a long target's own name plus a suffix could pass NAME_MAX).
+  const beside = join(dirname(target), basename(stagingPaths(plan.root, target).staged));
+  if (!linked(beside)) {
+    Deno.renameSync(temp, target);
+    return;
+  }
+  const besideName = basename(beside);
+  if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
+    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [besideName]));
+  }
+  try {
+    Deno.renameSync(beside, target);
+  } catch (error) {
+    // The folder was a link at the rename: nothing was replaced; the private name goes.
+    removeStrayNames(plan, file, [besideName]);
+    throw error;
+  }
+}
+
+/** Sleeps the thread (a synchronous write has nothing else to do meanwhile). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes every name of the written file but its temporary one in the root — names `link(2)` made
+ * in a folder swapped for a symlink, or a private name beside the target — so that a refused write
+ * leaves nothing behind, in the workspace or where a link led. A name is removed only after lstat
+ * shows it is this very file (device and inode); a folder on the way that is a symlink is followed
+ * to find it. Bounded: a link swapped away and never back leaves its target unknown (reported).
+ */
+function removeStrayNames(plan: WritePlan, file: Deno.FsFile, names: readonly string[]): boolean {
+  const written = file.statSync();
+  if (written.ino === null) return false; // no inode numbers (Windows): nothing is removed by guess
+  const folders = plan.segments.slice(0, -1);
+  const deadline = Date.now() + 500;
+  for (;;) {
+    if ((file.statSync().nlink ?? 1) <= 1) return true;
+    if (Date.now() > deadline) return false;
+    let where = plan.root;
+    const candidates: string[] = [];
+    for (const [i, folder] of folders.entries()) {
+      const path = join(where, folder);
+      const info = lstatOrNull(path);
+      if (info === null) break;
+      if (info.isSymlink) {
+        try {
+          where = Deno.realPathSync(path);
+        } catch {
+          break;
+        }
+      } else where = path;
+      if (i === folders.length - 1) candidates.push(where);
+    }
+    if (folders.length === 0) candidates.push(plan.root);
+    for (const folder of candidates) {
+      for (const name of names) {
+        const path = join(folder, name);
+        const info = lstatOrNull(path);
+        if (info !== null && !info.isSymlink && sameFile(info, written)) {
+          try {
+            Deno.removeSync(path);
+          } catch { /* moved meanwhile: looked for again */ }
+        }
+      }
+    }
+    pause(1);
+  }
 }
 
 /** What one safe write is about, fixed before anything is written. */
@@ -302,11 +393,10 @@ function planWrite(root: string, rel: string, data: Uint8Array | string, options
  */
 function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFallback: boolean): boolean {
   const { root, rel, segments, target } = plan;
-  let pending = true; // the file still has its temporary name
   try {
     walk(root, rel, segments, false);
     try {
-      placeSync(temp, target, rel, plan.existed);
+      placeSync(temp, plan, file);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
       // A file "appeared" at a new target: most often the folder was swapped for a link to where
@@ -314,19 +404,18 @@ function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFal
       if (error instanceof PtermError && error.code === "AlreadyExists") walk(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
-    pending = false;
-    if (!placedWhereWalked(root, segments, target, file.statSync())) {
+    // The temporary name in the root is still there when the file was placed with link(2).
+    const tempLinks = lstatOrNull(temp) === null ? 0 : 1;
+    if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
       file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
-      throw swappedWhileWriting(rel);
+      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [segments.at(-1)!]));
     }
     return true;
   } finally {
     file.close();
-    if (pending) {
-      try {
-        Deno.removeSync(temp);
-      } catch { /* already gone */ }
-    }
+    try {
+      Deno.removeSync(temp); // still named in the root (placed with link) or already renamed away
+    } catch { /* already gone */ }
   }
 }
 

@@ -7,6 +7,7 @@
 import { type CommandNode, type FlagSpec, isGroup, type LeafSpec } from "../core/declaration.ts";
 import { confinePathSync, isSecretPath } from "../core/paths.ts";
 import type { Registry } from "../core/registry.ts";
+import { NAME_CONTROL } from "../core/controls.ts";
 
 /** The shell's own commands, completed at the start of a line. */
 export const META_COMMANDS = [":copy", ":save", ":runs", ":show", ":watch", ":help", ":quit"] as const;
@@ -58,6 +59,9 @@ export function completePath(root: string, prefix: string): string[] {
     for (const entry of Deno.readDirSync(dir)) {
       if (!entry.name.startsWith(namePart)) continue;
       if (namePart === "" && entry.name.startsWith(".")) continue;
+      // A name holding a control character is never put on the line: the terminal would draw it as
+      // the person did not type it (listings show it escaped; core/paths.ts refuses new ones).
+      if (NAME_CONTROL.test(entry.name)) continue;
       const rel = dirPart + entry.name;
       if (isSecretPath(rel)) continue;
       let isDir = entry.isDirectory;

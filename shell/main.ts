@@ -18,6 +18,7 @@ import { execute, type Kernel } from "../core/runtime.ts";
 import type { ProgressReport } from "../core/sandbox_protocol.ts";
 import { isRunId } from "../core/run_id.ts";
 import { writeFileAtomicSync } from "../core/atomic.ts";
+import { TerminalOutput } from "./terminal.ts";
 import { complete, splitWords } from "./complete.ts";
 import { appendHistory, HISTORY_SIZE, loadHistory, workspaceSecrets } from "./history.ts";
 import { IrcLight } from "./irc_light.ts";
@@ -98,6 +99,7 @@ class Shell {
   readonly #color: boolean;
   readonly #env: (name: string) => string | undefined;
   readonly #keyboard = new Keyboard();
+  readonly #terminal = new TerminalOutput();
   readonly #queue = new LineQueue();
   readonly #light: IrcLight;
   #rl: readline.Interface | null = null;
@@ -123,8 +125,9 @@ class Shell {
     this.#light = new IrcLight(root, session, () => this.#refreshPrompt());
   }
 
+  /** Everything the shell writes to the terminal goes through its one escaping boundary (terminal.ts). */
   #write(text: string): void {
-    process.stdout.write(text);
+    this.#terminal.text(text);
   }
 
   #prompt(): string {
@@ -164,7 +167,7 @@ class Shell {
     }
     const rl = readline.createInterface({
       input: this.#keyboard.editorInput,
-      output: process.stdout,
+      output: this.#terminal.editorStream(),
       terminal: this.#interactive,
       history: history.reverse(),
       historySize: HISTORY_SIZE,
@@ -406,13 +409,14 @@ class Shell {
     const amount = report.total === undefined ? `${report.progress}` : `${report.progress}/${report.total}`;
     const text = `… ${report.message ? `${report.message} ` : ""}(${amount})`;
     const width = Math.max(10, (process.stdout.columns ?? 80) - 1);
-    this.#write(`\r\x1b[2K${paint(escapeControls(text).slice(0, width), "grey", this.#color)}`);
+    this.#terminal.control("\r\x1b[2K");
+    this.#write(paint(escapeControls(text).slice(0, width), "grey", this.#color));
     this.#progressShown = true;
   }
 
   #clearProgress(): void {
     if (!this.#progressShown) return;
-    this.#write("\r\x1b[2K");
+    this.#terminal.control("\r\x1b[2K");
     this.#progressShown = false;
   }
 
@@ -474,7 +478,7 @@ class Shell {
     }
     let binary = "";
     for (const byte of bytes) binary += String.fromCharCode(byte);
-    this.#write(`\x1b]52;c;${btoa(binary)}\x07`);
+    this.#terminal.control(`\x1b]52;c;${btoa(binary)}\x07`);
     this.#write(paint(`copied ${bytes.length} bytes to the clipboard (OSC 52)`, "grey", this.#color) + "\n");
   }
 

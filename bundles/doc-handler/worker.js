@@ -39,13 +39,13 @@ function makeFlavour(windows) {
   };
   const normalize = (path) => {
     const root = rootOf(path);
-    const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
+    const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
     for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
       if (segment === "" || segment === ".") continue;
       if (segment === "..") {
         if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-        else if (!absolute) out.push("..");
+        else if (!absolute2) out.push("..");
         continue;
       }
       out.push(segment);
@@ -97,6 +97,14 @@ function makeFlavour(windows) {
 var posix = makeFlavour(false);
 var win32 = makeFlavour(true);
 var native = Deno.build.os === "windows" ? win32 : posix;
+function fromFileUrl(url) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
+}
 var sep = native.sep;
 var isAbsolute = native.isAbsolute;
 var join = native.join;
@@ -158,6 +166,7 @@ var ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal"
 ];
 var BRAND = Symbol.for("pterm.PtermError");
@@ -212,6 +221,119 @@ __export(paths_exports, {
   refuseGitPath: () => refuseGitPath,
   specialFileKind: () => specialFileKind
 });
+
+// core/root_guard.ts
+var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
+function absolute(path) {
+  return resolve(Deno.cwd(), path);
+}
+var REPO_CODE_ENTRIES = [
+  "main.ts",
+  "main.bundle.js",
+  "version.ts",
+  "deno.json",
+  "deno.lock",
+  "core",
+  "commands",
+  "bundles",
+  "shell",
+  "mcp",
+  "skills"
+];
+function envValue(name) {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return void 0;
+  }
+}
+function denoCacheDir() {
+  const configured = envValue("DENO_DIR");
+  if (configured) return absolute(configured);
+  if (Deno.build.os === "windows") {
+    const local = envValue("LOCALAPPDATA");
+    return local ? join(local, "deno") : null;
+  }
+  const home = envValue("HOME");
+  if (Deno.build.os === "darwin") return home ? join(home, "Library", "Caches", "deno") : null;
+  const xdg = envValue("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "deno");
+  return home ? join(home, ".cache", "deno") : null;
+}
+function ptermCodeLocations() {
+  const locations = [];
+  if (REPO.protocol === "file:") {
+    const repo = fromFileUrl(REPO);
+    locations.push({
+      path: repo,
+      what: "pterm's own code",
+      rootMayBeInside: true
+    });
+    for (const entry of REPO_CODE_ENTRIES) {
+      locations.push({
+        path: join(repo, entry),
+        what: "pterm's own code"
+      });
+    }
+  }
+  const cache = denoCacheDir();
+  if (cache) locations.push({
+    path: cache,
+    what: "Deno's module cache, which pterm loads its modules from"
+  });
+  try {
+    locations.push({
+      path: Deno.execPath(),
+      what: "the program running pterm"
+    });
+  } catch {
+  }
+  return locations;
+}
+function canonical(path) {
+  const missing = [];
+  let current = absolute(path);
+  for (; ; ) {
+    try {
+      return join(Deno.realPathSync(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return absolute(path);
+      missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
+      current = parent;
+    }
+  }
+}
+function isWithin(outer, inner) {
+  if (outer === inner) return true;
+  const prefix = outer.endsWith("/") || outer.endsWith("\\") ? outer : outer + (outer.includes("\\") ? "\\" : "/");
+  return inner.startsWith(prefix);
+}
+function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
+  const rootPath = canonical(root);
+  for (const location of locations) {
+    const codePath = canonical(location.path);
+    if (isWithin(rootPath, codePath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
+    }
+    if (!location.rootMayBeInside && isWithin(codePath, rootPath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} is inside ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root outside it, e.g. your project's own folder: --root ./.agents.`);
+    }
+  }
+}
+
+// core/controls.ts
+var NAME_CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+function firstNameControl(text) {
+  const found = NAME_CONTROL.exec(text);
+  return found ? escapeCodePoint(found[0]) : null;
+}
+function escapeCodePoint(ch) {
+  const code = ch.codePointAt(0);
+  return code <= 255 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+// core/paths.ts
 var STATE_ENTRIES = [
   "audit",
   "artifacts",
@@ -274,6 +396,14 @@ function checkSyntax(input, label) {
     }
   }
   return segments;
+}
+function checkNewNames(created, input, label) {
+  for (const segment of created) {
+    const control = firstNameControl(segment);
+    if (control === null) continue;
+    const shown = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
+    throw new PtermError("InvalidPath", `${label} \`${shown}\` would create a name holding the control character ${control}, which a terminal showing it would obey (or which shows it as another name); choose a name of printable characters.`);
+  }
 }
 function within(root, candidate) {
   return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -416,7 +546,7 @@ function refuseGitDirectoriesAfter(root, plan, what) {
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
-function canonical(path) {
+function canonical2(path) {
   try {
     return {
       real: Deno.realPathSync(path),
@@ -446,7 +576,7 @@ function canonical(path) {
 }
 function canonicalParent(dir) {
   const info2 = lstatOrNull(dir);
-  if (info2 !== null) return canonical(dir).real;
+  if (info2 !== null) return canonical2(dir).real;
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
@@ -486,7 +616,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     }
     if (info2.isSymlink) {
       lastInfo = null;
-      const followed = canonical(next);
+      const followed = canonical2(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
       }
@@ -506,6 +636,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
   }
+  if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
     throw new PtermError("PathEscape", `${label} \`${input}\` resolves outside the workspace root.`);
@@ -542,6 +673,7 @@ function checkPolicy(rel, input, access, label) {
   }
 }
 function prepareRoot(root) {
+  assertRootHoldsNoPtermCode(root);
   Deno.mkdirSync(root, {
     recursive: true
   });
@@ -791,8 +923,8 @@ function targetIsFolder(rel) {
 function swappedBeforeWriting(rel) {
   return new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm looked at it (swapped for a symlink?); nothing was written.`);
 }
-function swappedWhileWriting(rel) {
-  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; its content was wiped (an empty file may remain there or where the link led). Replace the link with a real folder and retry.`);
+function swappedWhileWriting(rel, removed) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; ` + (removed ? "nothing was written, here or where the link led. " : "its content was wiped, but an empty file may remain where the link led. ") + "Replace the link with a real folder and retry.");
 }
 function folderChangedOr(error, rel) {
   if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -810,13 +942,20 @@ function stagingPaths(root, target) {
     beside: tempPathBeside(target)
   };
 }
-function placedWhereWalked(root, segments, target, written) {
-  const before = folderIdentities(root, segments);
-  const onPath = lstatOrNull3(target);
-  const after = folderIdentities(root, segments);
-  if (before === null || after === null || before.some((id, i) => id !== after[i])) return false;
-  if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-  return written.nlink === 0;
+function placedWhereWalked(root, segments, target, file, tempLinks) {
+  const deadline = Date.now() + 500;
+  for (; ; ) {
+    const before = folderIdentities(root, segments);
+    const onPath = lstatOrNull3(target);
+    const after = folderIdentities(root, segments);
+    const written = file.statSync();
+    if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
+      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+      return (written.nlink ?? 0) - tempLinks === 0;
+    }
+    if (Date.now() > deadline) return false;
+    pause(1);
+  }
 }
 function lookAtTarget(root, rel, segments, target) {
   const before = folderIdentities(root, segments);
@@ -836,20 +975,86 @@ function folderIdentities(root, segments) {
   }
   return ids;
 }
-function placeSync(temp, target, rel, existed) {
-  if (!existed) {
+function placeSync(temp, plan, file) {
+  const { target, rel, existed } = plan;
+  const linked = (path) => {
     try {
-      Deno.linkSync(temp, target);
-      Deno.removeSync(temp);
-      return;
+      Deno.linkSync(temp, path);
+      return true;
     } catch (error) {
       if (error instanceof Deno.errors.AlreadyExists) {
         throw new PtermError("AlreadyExists", `\`${rel}\` was created by something else while pterm was writing it; nothing was written. Look at it, then retry.`);
       }
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
+      if (isCrossDevice(error)) throw error;
+      return false;
     }
+  };
+  if (!existed) {
+    if (!linked(target)) Deno.renameSync(temp, target);
+    return;
   }
-  Deno.renameSync(temp, target);
+  const beside = join(dirname(target), basename(stagingPaths(plan.root, target).staged));
+  if (!linked(beside)) {
+    Deno.renameSync(temp, target);
+    return;
+  }
+  const besideName = basename(beside);
+  if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
+    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+      besideName
+    ]));
+  }
+  try {
+    Deno.renameSync(beside, target);
+  } catch (error) {
+    removeStrayNames(plan, file, [
+      besideName
+    ]);
+    throw error;
+  }
+}
+function pause(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+function removeStrayNames(plan, file, names) {
+  const written = file.statSync();
+  if (written.ino === null) return false;
+  const folders = plan.segments.slice(0, -1);
+  const deadline = Date.now() + 500;
+  for (; ; ) {
+    if ((file.statSync().nlink ?? 1) <= 1) return true;
+    if (Date.now() > deadline) return false;
+    let where = plan.root;
+    const candidates = [];
+    for (const [i, folder] of folders.entries()) {
+      const path = join(where, folder);
+      const info2 = lstatOrNull3(path);
+      if (info2 === null) break;
+      if (info2.isSymlink) {
+        try {
+          where = Deno.realPathSync(path);
+        } catch {
+          break;
+        }
+      } else where = path;
+      if (i === folders.length - 1) candidates.push(where);
+    }
+    if (folders.length === 0) candidates.push(plan.root);
+    for (const folder of candidates) {
+      for (const name of names) {
+        const path = join(folder, name);
+        const info2 = lstatOrNull3(path);
+        if (info2 !== null && !info2.isSymlink && sameFile(info2, written)) {
+          try {
+            Deno.removeSync(path);
+          } catch {
+          }
+        }
+      }
+    }
+    pause(1);
+  }
 }
 function planWrite(root, rel, data, options) {
   const segments = segmentsOf(rel);
@@ -874,29 +1079,28 @@ function planWrite(root, rel, data, options) {
 }
 function settle(plan, temp, file, crossDeviceFallback) {
   const { root, rel, segments, target } = plan;
-  let pending = true;
   try {
     walk2(root, rel, segments, false);
     try {
-      placeSync(temp, target, rel, plan.existed);
+      placeSync(temp, plan, file);
     } catch (error) {
       if (crossDeviceFallback && isCrossDevice(error)) return false;
       if (error instanceof PtermError && error.code === "AlreadyExists") walk2(root, rel, segments, false);
       throw folderChangedOr(error, rel);
     }
-    pending = false;
-    if (!placedWhereWalked(root, segments, target, file.statSync())) {
+    const tempLinks = lstatOrNull3(temp) === null ? 0 : 1;
+    if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
       file.truncateSync(0);
-      throw swappedWhileWriting(rel);
+      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+        segments.at(-1)
+      ]));
     }
     return true;
   } finally {
     file.close();
-    if (pending) {
-      try {
-        Deno.removeSync(temp);
-      } catch {
-      }
+    try {
+      Deno.removeSync(temp);
+    } catch {
     }
   }
 }
@@ -2156,10 +2360,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-OLTPS753.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-VNUN3RNM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-HWHNOMIG.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-EMKCB7YA.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-LZXFPQDO.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-DFH5TLTS.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-IQDRN7ZB.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-F32KDJGE.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-VG2UC2ZH.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-K47HPDMX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -94,13 +94,13 @@ function makeFlavour(windows) {
   };
   const normalize = (path) => {
     const root = rootOf(path);
-    const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
+    const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
     for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
       if (segment === "" || segment === ".") continue;
       if (segment === "..") {
         if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-        else if (!absolute) out.push("..");
+        else if (!absolute2) out.push("..");
         continue;
       }
       out.push(segment);
@@ -152,6 +152,14 @@ function makeFlavour(windows) {
 var posix = makeFlavour(false);
 var win32 = makeFlavour(true);
 var native = Deno.build.os === "windows" ? win32 : posix;
+function fromFileUrl(url) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
+}
 var sep = native.sep;
 var isAbsolute = native.isAbsolute;
 var join = native.join;
@@ -213,6 +221,7 @@ var ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal"
 ];
 var BRAND = Symbol.for("pterm.PtermError");
@@ -245,6 +254,117 @@ var PtermError = class _PtermError extends Error {
 };
 function isErrorCode(value) {
   return typeof value === "string" && ERROR_CODES.includes(value);
+}
+
+// core/root_guard.ts
+var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
+function absolute(path) {
+  return resolve(Deno.cwd(), path);
+}
+var REPO_CODE_ENTRIES = [
+  "main.ts",
+  "main.bundle.js",
+  "version.ts",
+  "deno.json",
+  "deno.lock",
+  "core",
+  "commands",
+  "bundles",
+  "shell",
+  "mcp",
+  "skills"
+];
+function envValue(name) {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return void 0;
+  }
+}
+function denoCacheDir() {
+  const configured = envValue("DENO_DIR");
+  if (configured) return absolute(configured);
+  if (Deno.build.os === "windows") {
+    const local = envValue("LOCALAPPDATA");
+    return local ? join(local, "deno") : null;
+  }
+  const home = envValue("HOME");
+  if (Deno.build.os === "darwin") return home ? join(home, "Library", "Caches", "deno") : null;
+  const xdg = envValue("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "deno");
+  return home ? join(home, ".cache", "deno") : null;
+}
+function ptermCodeLocations() {
+  const locations = [];
+  if (REPO.protocol === "file:") {
+    const repo = fromFileUrl(REPO);
+    locations.push({
+      path: repo,
+      what: "pterm's own code",
+      rootMayBeInside: true
+    });
+    for (const entry of REPO_CODE_ENTRIES) {
+      locations.push({
+        path: join(repo, entry),
+        what: "pterm's own code"
+      });
+    }
+  }
+  const cache = denoCacheDir();
+  if (cache) locations.push({
+    path: cache,
+    what: "Deno's module cache, which pterm loads its modules from"
+  });
+  try {
+    locations.push({
+      path: Deno.execPath(),
+      what: "the program running pterm"
+    });
+  } catch {
+  }
+  return locations;
+}
+function canonical(path) {
+  const missing = [];
+  let current = absolute(path);
+  for (; ; ) {
+    try {
+      return join(Deno.realPathSync(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return absolute(path);
+      missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
+      current = parent;
+    }
+  }
+}
+function isWithin(outer, inner) {
+  if (outer === inner) return true;
+  const prefix = outer.endsWith("/") || outer.endsWith("\\") ? outer : outer + (outer.includes("\\") ? "\\" : "/");
+  return inner.startsWith(prefix);
+}
+function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
+  const rootPath = canonical(root);
+  for (const location of locations) {
+    const codePath = canonical(location.path);
+    if (isWithin(rootPath, codePath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
+    }
+    if (!location.rootMayBeInside && isWithin(codePath, rootPath)) {
+      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} is inside ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root outside it, e.g. your project's own folder: --root ./.agents.`);
+    }
+  }
+}
+
+// core/controls.ts
+var NAME_CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+function firstNameControl(text) {
+  const found = NAME_CONTROL.exec(text);
+  return found ? escapeCodePoint(found[0]) : null;
+}
+function escapeCodePoint(ch) {
+  const code = ch.codePointAt(0);
+  return code <= 255 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 // core/paths.ts
@@ -310,6 +430,14 @@ function checkSyntax(input, label) {
     }
   }
   return segments;
+}
+function checkNewNames(created, input, label) {
+  for (const segment of created) {
+    const control = firstNameControl(segment);
+    if (control === null) continue;
+    const shown = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
+    throw new PtermError("InvalidPath", `${label} \`${shown}\` would create a name holding the control character ${control}, which a terminal showing it would obey (or which shows it as another name); choose a name of printable characters.`);
+  }
 }
 function within(root, candidate) {
   return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -452,7 +580,7 @@ function refuseGitDirectoriesAfter(root, plan, what) {
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
-function canonical(path) {
+function canonical2(path) {
   try {
     return {
       real: Deno.realPathSync(path),
@@ -482,7 +610,7 @@ function canonical(path) {
 }
 function canonicalParent(dir) {
   const info = lstatOrNull(dir);
-  if (info !== null) return canonical(dir).real;
+  if (info !== null) return canonical2(dir).real;
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
@@ -522,7 +650,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     }
     if (info.isSymlink) {
       lastInfo = null;
-      const followed = canonical(next);
+      const followed = canonical2(next);
       if (!within(root, followed.real)) {
         throw new PtermError("PathEscape", `${label} \`${input}\` goes through the symlink \`${segments.slice(0, index + 1).join("/")}\`, which leads outside the workspace root; use a path that stays inside it.`);
       }
@@ -542,6 +670,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
   }
+  if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
   if (!within(root, abs)) {
     throw new PtermError("PathEscape", `${label} \`${input}\` resolves outside the workspace root.`);
@@ -578,6 +707,7 @@ function checkPolicy(rel, input, access, label) {
   }
 }
 function prepareRoot(root) {
+  assertRootHoldsNoPtermCode(root);
   Deno.mkdirSync(root, {
     recursive: true
   });
@@ -2283,8 +2413,8 @@ function confineAlternate(root, written, where, relative, within3) {
     real = "";
   }
   if (real && !within3(real)) throw outside();
-  const canonical2 = real ? policy(real) : null;
-  if (canonical2) throw canonical2;
+  const canonical3 = real ? policy(real) : null;
+  if (canonical3) throw canonical3;
   let folder = false;
   try {
     folder = real !== "" && Deno.statSync(real).isDirectory;
@@ -2336,14 +2466,14 @@ var ObjectStore = class _ObjectStore {
     const root = this.#root ?? null;
     const relative = (abs) => root !== null && abs.startsWith(root + "/") ? abs.slice(root.length + 1) : ".";
     const within3 = (path) => root !== null && (path === root || path.startsWith(root + "/"));
-    const canonical2 = (path) => {
+    const canonical3 = (path) => {
       try {
         return Deno.realPathSync(path);
       } catch {
         return path;
       }
     };
-    const own = canonical2(this.#objects);
+    const own = canonical3(this.#objects);
     const linked = /* @__PURE__ */ new Set([
       own
     ]);
@@ -6828,7 +6958,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/lib/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-JUGZTDQL.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-A2JQEO65.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

@@ -30,6 +30,94 @@ var PtermError = class _PtermError extends Error {
   }
 };
 
+// core/redact.ts
+var REDACTED = "***";
+var MAX_SCHEME = 32;
+function urlStarts(text) {
+  const starts = [];
+  for (let sep2 = text.indexOf("://"); sep2 >= 0; sep2 = text.indexOf("://", sep2 + 3)) {
+    let at = sep2;
+    while (at > 0 && sep2 - at < MAX_SCHEME && /[a-z0-9+.-]/i.test(text[at - 1])) at--;
+    while (at < sep2 && !/[a-z]/i.test(text[at])) at++;
+    if (at < sep2) starts.push({
+      at,
+      end: sep2 + 3
+    });
+  }
+  return starts;
+}
+function credentialsInWord(word) {
+  const starts = urlStarts(word);
+  const found = [];
+  starts.forEach((start, i) => {
+    const span = word.slice(start.end, i + 1 < starts.length ? starts[i + 1].at : word.length);
+    const at = span.lastIndexOf("@");
+    if (at <= 0) return;
+    if (span[at - 1] === "/" && parsesWithoutCredentials(word.slice(start.at, start.end) + span)) return;
+    found.push(span.slice(0, at));
+  });
+  return found;
+}
+function parsesWithoutCredentials(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return false;
+  }
+}
+function redactUrlsInText(text) {
+  let out = "";
+  let copied = 0;
+  for (const { end } of urlStarts(text)) {
+    if (end < copied) continue;
+    let i = end;
+    while (i < text.length && !/[\s/?#@]/.test(text[i])) i++;
+    if (i > end && text[i] === "@") {
+      out += text.slice(copied, end) + REDACTED;
+      copied = i;
+    }
+  }
+  return out + text.slice(copied);
+}
+function spellings(secret) {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return json === secret ? [
+    secret
+  ] : [
+    secret,
+    json
+  ];
+}
+function redactString(text, secrets) {
+  let out = text;
+  for (const secret of secrets) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(`://${spelling}@`, `://${REDACTED}@`);
+  }
+  return redactUrlsInText(out);
+}
+function credentialsOf(words) {
+  const secrets = new Set(words.flatMap(credentialsInWord));
+  return [
+    ...secrets
+  ].sort((a, b) => b.length - a.length);
+}
+function redactCredentials(value, words) {
+  const secrets = credentialsOf(words);
+  const walk = (v) => {
+    if (typeof v === "string") return redactString(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
+        k,
+        walk(x)
+      ]));
+    }
+    return v;
+  };
+  return walk(value);
+}
+
 // core/path.ts
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
@@ -117,6 +205,9 @@ var join = native.join;
 var resolve = native.resolve;
 var dirname = native.dirname;
 var basename = native.basename;
+
+// core/root_guard.ts
+var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 
 // core/paths.ts
 var STATE_ENTRIES = [
@@ -392,7 +483,9 @@ function parseRemoteUrl(input, label = "the remote URL") {
   try {
     url = new URL(text);
   } catch {
-    throw new PtermError("InvalidArgs", `${label} ${JSON.stringify(text)} is not a URL; give the repository's https URL (e.g. https://git.example.com/org/app.git). Local paths are not supported as remotes.`);
+    throw new PtermError("InvalidArgs", `${label} ${JSON.stringify(redactCredentials(text, [
+      text
+    ]))} is not a URL; give the repository's https URL (e.g. https://git.example.com/org/app.git). Local paths are not supported as remotes.`);
   }
   const other = OTHER_SCHEMES[url.protocol];
   if (other) throw new PtermError("NetworkDenied", `${label}: ${other}.`);
@@ -736,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-S4S42PQ3.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-4ICJLJUX.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

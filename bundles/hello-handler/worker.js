@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-APPX74FM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-WSY6DWYY.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-RWDMHWWY.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-66WORS4P.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -113,6 +113,7 @@ var ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal"
 ];
 var BRAND = Symbol.for("pterm.PtermError");

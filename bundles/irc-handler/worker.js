@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-UV4OKJGX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-RNEIDR2E.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-JZSAOKOJ.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-47T6RMMH.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -113,6 +113,7 @@ var ERROR_CODES = [
   "RemoteError",
   "Rejected",
   "SandboxDenied",
+  "UnsafeRoot",
   "Internal"
 ];
 var BRAND = Symbol.for("pterm.PtermError");
@@ -477,6 +478,14 @@ function makeFlavour(windows) {
 var posix = makeFlavour(false);
 var win32 = makeFlavour(true);
 var native = Deno.build.os === "windows" ? win32 : posix;
+function fromFileUrl(url) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
+}
 var sep = native.sep;
 var isAbsolute = native.isAbsolute;
 var join = native.join;
@@ -737,6 +746,7 @@ var ircPull = async (ctx) => {
 };
 
 export {
+  fromFileUrl,
   sep,
   isAbsolute,
   join,

@@ -39,6 +39,7 @@ export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: str
   try {
     root = prepareRoot(rootPath);
   } catch (error) {
+    if (error instanceof PtermError) throw error;
     throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${(error as Error).message}`, {
       helpFor: "pterm exec",
     });

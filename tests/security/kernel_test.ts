@@ -328,61 +328,67 @@ function startSwapper(folder: string, outside: string, stop: string): Deno.Child
   }).spawn();
 }
 
-Deno.test("safeWriteFileSync under a folder swapped to a symlink in parallel: no content outside, no success untrue", async () => {
+Deno.test("safeWriteFileSync under a folder swapped to a symlink in parallel: nothing outside, not even a name; no success untrue", async () => {
   await using dir = await makeRoot();
   await using outside = await makeRoot("pterm-outside-");
   await Deno.mkdir(join(dir.path, "out"));
   const stop = join(dir.path, "stop");
-  // Files outside with the names pterm is asked to create inside: a write must never replace them.
-  const names = 4000;
-  for (let i = 0; i < names; i++) await Deno.writeTextFile(join(outside.path, `f${i}.txt`), "victim\n");
+  // Existing files inside, each with a namesake outside: replacing one must never replace the
+  // other. New names have none outside: writing one must never create it there.
+  const existing = 500;
+  for (let k = 0; k < existing; k++) {
+    await Deno.writeTextFile(join(dir.path, "out", `f${k}.txt`), "inside\n");
+    await Deno.writeTextFile(join(outside.path, `f${k}.txt`), "victim\n");
+  }
   const swapper = startSwapper(join(dir.path, "out"), outside.path, stop);
   // Writes begin once the swapper runs (a loaded machine can take a while to start a process).
   for (let waited = 0; !(await Deno.lstat(`${stop}.started`).catch(() => null)); waited += 10) {
     if (waited > 60_000) throw new Error("the swapper did not start within a minute");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  const outcomes: Array<{ name: string; content: string; code: string | null }> = [];
+  /** What each name holds after the last write reported written (or its start). */
+  const expected = new Map<string, string | null>();
+  for (let k = 0; k < existing; k++) expected.set(`f${k}.txt`, "inside\n");
+  const refusedCodes: string[] = [];
   try {
     const started = Date.now();
-    for (let i = 0; i < names && (Date.now() - started < 3000 || outcomes.length < 200); i++) {
-      const name = `f${i}.txt`;
+    // Long enough to meet the instant a placement crosses the swap (a few in ten thousand writes).
+    for (let i = 0; Date.now() - started < 6000; i++) {
+      const name = i % 2 === 0 ? `f${(i / 2) % existing}.txt` : `new${i}.txt`;
       const content = `content ${i}\n`;
-      let code: string | null = null;
       try {
-        if (i % 2 === 0) safeWriteFileSync(dir.path, `out/${name}`, content);
-        else safeWriteFileSync(dir.path, `out/${name}`, content, { durable: true });
+        safeWriteFileSync(dir.path, `out/${name}`, content, { durable: i % 8 === 1 });
+        expected.set(name, content);
       } catch (error) {
         if (!(error instanceof PtermError)) throw error;
-        code = error.code;
+        refusedCodes.push(error.code);
+        if (!expected.has(name)) expected.set(name, null);
       }
-      outcomes.push({ name, content, code });
     }
   } finally {
     await Deno.writeTextFile(stop, "");
   }
   const swaps = Number(new TextDecoder().decode((await swapper.output()).stdout).trim());
   assert.ok(swaps > 0, "the swapper never swapped");
-  // Nothing readable ever lands outside (at most an empty file, where a placement crossed the
-  // swap), and no file there is replaced.
-  for (const [rel, size] of await filesWithSizes(outside.path)) {
-    const victim = /^f(\d+)\.txt$/.exec(rel);
-    if (victim && Number(victim[1]) < names) {
-      assert.equal(await Deno.readTextFile(join(outside.path, rel)), "victim\n", `outside: ${rel} replaced`);
-    } else assert.equal(size, 0, `outside: ${rel}`);
+  assert.ok(refusedCodes.length > 0, "the race was never met");
+  for (const code of refusedCodes) {
+    // AlreadyExists: the link(2) placing a new file met one through a folder swapped and swapped
+    // back before the walk could see the link.
+    assert.ok(["PathEscape", "NotFound", "NotADirectory", "AlreadyExists"].includes(code), code);
   }
-  const refused = outcomes.filter((o) => o.code !== null);
-  assert.ok(refused.length > 0, "the race was never met");
-  for (const outcome of outcomes) {
-    const written = await Deno.readTextFile(join(dir.path, "out", outcome.name)).catch(() => null);
-    if (outcome.code === null) {
-      assert.equal(written, outcome.content, `${outcome.name} reported written`);
-    } else {
-      // AlreadyExists: the link(2) placing a new file met one through a folder swapped and swapped
-      // back before the walk could see the link (the victim is checked unchanged above).
-      assert.ok(["PathEscape", "NotFound", "NotADirectory", "AlreadyExists"].includes(outcome.code), outcome.code);
-      assert.ok(written === null || written === "", `${outcome.name} refused (${outcome.code}) but has content`);
-    }
+  // Outside: every namesake as it was, and no other name — not even an empty file.
+  const strays: string[] = [];
+  for (const [rel] of await filesWithSizes(outside.path)) {
+    const victim = /^f(\d+)\.txt$/.exec(rel);
+    if (victim && Number(victim[1]) < existing) {
+      assert.equal(await Deno.readTextFile(join(outside.path, rel)), "victim\n", `outside: ${rel} replaced`);
+    } else strays.push(rel);
+  }
+  assert.deepEqual(strays, [], `left outside after ${swaps} swaps`);
+  // Inside: each name holds what its last reported write wrote; a refused new name is not there.
+  for (const [name, content] of expected) {
+    const found = await Deno.readTextFile(join(dir.path, "out", name)).catch(() => null);
+    assert.equal(found, content, `out/${name}`);
   }
   // No temporary file is left in the root or the folder.
   const leftovers = (await filesWithSizes(dir.path)).filter(([rel]) => rel.endsWith(".tmp"));

@@ -11,6 +11,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import { redactCredentials } from "../../../core/redact.ts";
 import { locateGitDirs } from "../lib/gitdirs.ts";
 
 /** The part of the `git` section of pterm.json this module reads. */
@@ -61,7 +62,8 @@ export function parseRemoteUrl(input: string, label = "the remote URL"): RemoteU
   } catch {
     throw new PtermError(
       "InvalidArgs",
-      `${label} ${JSON.stringify(text)} is not a URL; give the repository's https URL ` +
+      // Echoed without credentials: a token with a `/` or a space is what makes such a URL unparsable.
+      `${label} ${JSON.stringify(redactCredentials(text, [text]))} is not a URL; give the repository's https URL ` +
         "(e.g. https://git.example.com/org/app.git). Local paths are not supported as remotes.",
     );
   }

@@ -1,0 +1,124 @@
+/**
+ * Credentials an agent put in a URL (`https://user:token@host/...`) never leave a call: not in its
+ * errors, not in its result, not in the audit record. One function, `redactCredentials`, does it
+ * for all three, on structured values — each string of the record or result, never its
+ * serialised JSON (where a `"` or `\` in the token would be escaped and slip past).
+ *
+ * The words of the call (its argv, or the whole line when it did not parse) say what a token is:
+ * from after `scheme://` to the last `@` of that URL, whatever it holds — a token with `/`, `"`,
+ * `\` or a space, which a URL parser would cut short. Every other text (a message, an output)
+ * loses those exact tokens in any spelling a message gives them, and the credentials of any
+ * well-formed URL it holds.
+ */
+
+import { quoteWord } from "./grammar.ts";
+
+export const REDACTED = "***";
+
+/** The longest scheme looked for before a `://` (`git+https`, `svn+ssh`...). */
+const MAX_SCHEME = 32;
+
+/**
+ * Where each URL in `text` starts and where its part after `scheme://` starts. Found from each
+ * `://` by looking back over the scheme's characters (a bounded, linear scan: a 50 MB line must
+ * cost no more than reading it).
+ */
+function urlStarts(text: string): Array<{ at: number; end: number }> {
+  const starts: Array<{ at: number; end: number }> = [];
+  for (let sep = text.indexOf("://"); sep >= 0; sep = text.indexOf("://", sep + 3)) {
+    let at = sep;
+    while (at > 0 && sep - at < MAX_SCHEME && /[a-z0-9+.-]/i.test(text[at - 1])) at--;
+    while (at < sep && !/[a-z]/i.test(text[at])) at++;
+    if (at < sep) starts.push({ at, end: sep + 3 });
+  }
+  return starts;
+}
+
+/**
+ * The credentials of the URLs in one word: for each `scheme://`, the text up to the last `@`
+ * before the next URL or the word's end. A URL that parses without credentials and whose `@`
+ * follows a `/` (`https://registry.example/@scope/pkg`) is a path, not a token.
+ */
+export function credentialsInWord(word: string): string[] {
+  const starts = urlStarts(word);
+  const found: string[] = [];
+  starts.forEach((start, i) => {
+    const span = word.slice(start.end, i + 1 < starts.length ? starts[i + 1].at : word.length);
+    const at = span.lastIndexOf("@");
+    if (at <= 0) return;
+    if (span[at - 1] === "/" && parsesWithoutCredentials(word.slice(start.at, start.end) + span)) return;
+    found.push(span.slice(0, at));
+  });
+  return found;
+}
+
+function parsesWithoutCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return false;
+  }
+}
+
+/** The credentials of every well-formed URL in free text (`scheme://userinfo@host`, the authority ending at `/?#` or a space). */
+function redactUrlsInText(text: string): string {
+  let out = "";
+  let copied = 0;
+  for (const { end } of urlStarts(text)) {
+    if (end < copied) continue;
+    let i = end;
+    while (i < text.length && !/[\s/?#@]/.test(text[i])) i++;
+    if (i > end && text[i] === "@") {
+      out += text.slice(copied, end) + REDACTED;
+      copied = i;
+    }
+  }
+  return out + text.slice(copied);
+}
+
+/** The spellings a message may give a token: as typed, and inside a JSON string. */
+function spellings(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return json === secret ? [secret] : [secret, json];
+}
+
+function redactString(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(`://${spelling}@`, `://${REDACTED}@`);
+  }
+  return redactUrlsInText(out);
+}
+
+/** The tokens in the words of a call, longest first (so one that contains another goes whole). */
+export function credentialsOf(words: readonly string[]): string[] {
+  const secrets = new Set(words.flatMap(credentialsInWord));
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** A copy of `value` in which no string holds URL credentials: `words` are the call's words. */
+export function redactCredentials<T>(value: T, words: readonly string[]): T {
+  const secrets = credentialsOf(words);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redactString(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/**
+ * A command line without the credentials of its words: the words re-quoted when it held any (a
+ * token typed with quotes or escapes has no other reliable spelling), else the line as sent. A
+ * line that did not split into words counts as one word.
+ */
+export function redactCommandLine(line: string, words: readonly string[] | null): string {
+  if (words === null) return redactString(line, credentialsOf([line]));
+  const secrets = credentialsOf(words);
+  if (secrets.length === 0) return redactUrlsInText(line);
+  return words.map((word) => quoteWord(redactString(word, secrets))).join(" ");
+}
