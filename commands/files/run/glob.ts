@@ -71,8 +71,10 @@ export function globMatcher(pattern: string): { base: string; match: (rel: strin
   segments.forEach((segment, i) => {
     const last = i === segments.length - 1;
     if (segment === "**") {
-      // Zero or more folders, none of them hidden; at the end, everything below as well.
-      source += last ? "(?:[^/.][^/]*(?:/[^/.][^/]*)*)?" : "(?:[^/.][^/]*/)*";
+      // Zero or more folders, none of them hidden; at the end, the folder itself and everything below.
+      if (!last) source += "(?:[^/.][^/]*/)*";
+      else if (i === 0) source += "(?:[^/.][^/]*(?:/[^/.][^/]*)*)?";
+      else source = `${source.slice(0, -1)}(?:/[^/.][^/]*)*`;
       return;
     }
     const hidden = segment.startsWith(".") ? "" : "(?!\\.)";

@@ -227,7 +227,7 @@ export function glob(ctx: CommandContext, patterns: readonly string[]): Promise<
       if (error instanceof PtermError && error.code === "NotFound") continue;
       throw error;
     }
-    if (match(start.rel)) matches.add(start.rel);
+    if (start.rel !== "." && match(start.rel)) matches.add(start.rel);
     if (!start.info.isDirectory) continue;
     for (const entry of walk(root, start.rel, start.abs)) {
       if (match(entry.rel)) matches.add(entry.rel);
