@@ -157,3 +157,18 @@ export function splitLines(text: string): string[] {
   if (last !== "\n") lines.push(last.slice(0, -1));
   return lines;
 }
+
+/**
+ * Up to `limit` visible files named `name` anywhere under the root (root-relative paths, in walk
+ * order): the candidates a "does not exist" message offers. Stops after `budget` entries.
+ */
+export function filesNamed(root: string, name: string, limit = 5, budget = 20_000): string[] {
+  const found: string[] = [];
+  let seen = 0;
+  const wanted = name.toLowerCase();
+  for (const entry of walk(root, ".", root, () => seen < budget)) {
+    if (++seen > budget || found.length >= limit) break;
+    if (entry.info.isFile && entry.name.toLowerCase() === wanted) found.push(entry.rel);
+  }
+  return found;
+}

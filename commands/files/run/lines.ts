@@ -75,13 +75,19 @@ export function printLines(
       );
     }
     const { text, binary, bytes } = loadText(file.abs, path, command);
-    if (binary) {
-      const instead = DOCUMENT.test(path)
-        ? `Extract its text with \`doc extract ${quoteWord(path)}\``
-        : `Search it with \`grep -c <pattern> ${quoteWord(path)}\``;
+    // A document (PDF, Office) is a container, not text: its text comes from `doc extract`.
+    const document = DOCUMENT.test(path) && (binary || /^(%PDF-|PK\x03\x04)/.test(text));
+    if (document) {
       throw new PtermError(
         "UnsupportedFormat",
-        `${command}: ${path}: binary file (${bytes} bytes, holds NUL bytes); it is not printed as text. ${instead}.`,
+        `${command}: ${path} is a document (${bytes} bytes), not text. Read its text with \`doc extract ${quoteWord(path)}\`.`,
+      );
+    }
+    if (binary) {
+      throw new PtermError(
+        "UnsupportedFormat",
+        `${command}: ${path}: binary file (${bytes} bytes, holds NUL bytes); it is not printed as text. ` +
+          `Its size: \`wc -c ${quoteWord(path)}\`.`,
       );
     }
     const lines = splitLines(text);
