@@ -121,7 +121,11 @@ export async function hintForRefusedLine(line: string, registry: Registry): Prom
       ...(rest[0] === "git" ? [render(["git", "-C", dir, ...rest.slice(1)])] : []),
       ...folderFlags.map((f) => render([...rest, `--${f.name}`, dir])),
       ...(pathArgs
-        ? [render(rest.map((w, i) => (i >= depth && !w.startsWith("-") ? `${dir}/${unquote(w)}` : w)))]
+        ? [
+          rest.slice(depth).some((w) => !w.startsWith("-"))
+            ? render(rest.map((w, i) => (i >= depth && !w.startsWith("-") ? `${dir}/${unquote(w)}` : w)))
+            : render([...rest, dir]),
+        ]
         : []),
     ];
     const fixed = await firstThatRuns(registry, candidates);

@@ -29,7 +29,7 @@ export const cat = (ctx: Ctx): Result =>
   });
 
 export const head = (ctx: Ctx): Result => {
-  const { sign, count } = parseCount("head", String(ctx.flags.lines));
+  const { sign, count } = parseCount("head", String(ctx.flags.lines), list(ctx.positionals.files));
   return printLines(
     ctx,
     "head",
@@ -40,7 +40,7 @@ export const head = (ctx: Ctx): Result => {
 };
 
 export const tail = (ctx: Ctx): Result => {
-  const { sign, count } = parseCount("tail", String(ctx.flags.lines));
+  const { sign, count } = parseCount("tail", String(ctx.flags.lines), list(ctx.positionals.files));
   return printLines(
     ctx,
     "tail",

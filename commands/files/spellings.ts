@@ -9,15 +9,16 @@ import { PtermError } from "../../core/errors.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { readLine, type Selection } from "./run/lines.ts";
 
+/** Refuses a spelling; the message names only the line to run in backticks (the refused one is not repeated). */
 function refuse(words: readonly string[], why: string, instead: string): never {
-  throw new PtermError(
-    "InvalidArgs",
-    `\`${words.map(quoteWord).join(" ")}\` ${why} Run \`${instead}\`.`,
-    { helpFor: words[0] },
-  );
+  throw new PtermError("InvalidArgs", `${words[0]}: ${why} Run \`${instead}\`.`, { helpFor: words[0] });
 }
 
-const files = (words: readonly string[]) => words.filter((w, i) => i > 0 && (!w.startsWith("-") || w === "-"));
+/** Flags of the real tools that take the next word as their value. */
+const TAKES_VALUE = /^(-[nce]|--(lines|bytes|expression))$/;
+
+const files = (words: readonly string[]) =>
+  words.filter((w, i) => i > 0 && (!w.startsWith("-") || w === "-") && !TAKES_VALUE.test(words[i - 1]));
 
 /** `sed -n` scripts that only print lines: `A,Bp`, `Ap`, `$p`, `A,$p`. */
 export function sedSelection(script: string): Selection | null {
@@ -65,7 +66,11 @@ function rewriteLineTool(words: readonly string[]): string[] {
     const paths = files(words);
     const shown = paths.length ? paths : ["<file>"];
     const what = command === "cat" ? "prints files as they are here; numbered lines are" : "counts lines here;";
-    refuse(words, `is not available: ${word} is not a ${command} flag pterm reads (${what} --lines/--numbers).`, readLine(shown, { kind: "range", from: 1, to: Infinity }, command === "cat" && /n/.test(word)));
+    refuse(
+      words,
+      `${word} is not available: it is not a ${command} flag pterm reads (${what} --lines/--numbers).`,
+      readLine(shown, { kind: "range", from: 1, to: Infinity }, command === "cat" && /n/.test(word)),
+    );
   }
   return out;
 }
@@ -81,7 +86,7 @@ function rewriteSed(words: readonly string[]): string[] {
   if (flag !== undefined && /^(-i|--in-place)/.test(flag)) {
     refuse(
       words,
-      "edits a file in place; pterm changes files with `patch` (exact text blocks, all or nothing).",
+      "-i edits a file in place; pterm changes files with patch (exact text blocks, all or nothing).",
       "patch --help",
     );
   }
@@ -89,11 +94,15 @@ function rewriteSed(words: readonly string[]): string[] {
   if (flag !== undefined || !quiet || selection === null || paths.length === 0) {
     const regex = script === undefined ? null : /^\/((?:[^/\\]|\\.)+)\/p$/.exec(script.trim());
     if (quiet && regex && paths.length) {
-      refuse(words, "prints lines matching a pattern; that is grep.", `grep -n ${quoteWord(regex[1])} ${paths.map(quoteWord).join(" ")}`);
+      refuse(
+        words,
+        "a /pattern/p script prints the lines matching a pattern; that is grep.",
+        `grep -n ${quoteWord(regex[1])} ${paths.map(quoteWord).join(" ")}`,
+      );
     }
     refuse(
       words,
-      "is not a form pterm reads: sed here only prints a range of lines (`sed -n 'A,Bp' <file>`), the same as `read <file> --lines A:B`.",
+      "this is not a form pterm reads: sed here only prints a range of lines (sed -n 'A,Bp' <file>), the same as read <file> --lines A:B.",
       readLine(shown, selection ?? { kind: "range", from: 1, to: Infinity }),
     );
   }
@@ -149,15 +158,16 @@ function rewriteFind(words: readonly string[]): string[] {
     if (FIND_ACTIONS.has(word)) {
       refuse(
         words,
-        `is not available: find here only lists paths (${word} would run, delete or write). ` +
-          "Read files with `read`, change them with `patch`.",
+        `${word} is not available: find here only lists paths (${word} would run, delete or write); ` +
+          "read files with read, change them with patch.",
         listing(),
       );
     }
     if (/^(-o|-or|-a|-and|-not|!|\(|\)|\\\(|\\\))$/.test(word) || (word.startsWith("-") && word.length > 1 && !word.startsWith("--"))) {
       refuse(
         words,
-        `is not available: find here takes -name, -iname, -path, -type f|d|l, -maxdepth and -mindepth, combined with AND (not ${word}).`,
+        `${word} is not available: find here takes -name, -iname, -path, -type f|d|l, -maxdepth and -mindepth, ` +
+          "combined with AND; run one find per alternative.",
         "find --help",
       );
     }

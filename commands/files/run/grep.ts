@@ -106,7 +106,9 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
       "InvalidArgs",
       `${command}: invalid regular expression ${options.patterns.map(quoteWord).join(" ")} (${
         (error as Error).message
-      }); for a literal text add -F: \`${command} -F ${quoteWord(options.patterns[0] ?? "")} …\`.`,
+      }); for a literal text add -F: \`${
+        [command, "-F", ...options.patterns.flatMap((p) => ["-e", quoteWord(p)]), ...options.paths.map(quoteWord)].join(" ")
+      }\`.`,
       { helpFor: command },
     );
   }

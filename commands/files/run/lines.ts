@@ -119,12 +119,18 @@ export function parseLines(command: string, spec: string | undefined): Selection
 }
 
 /** A line count as `head`/`tail -n` take it: `N`, `-N` (head: all but the last N) or `+N` (tail: from line N). */
-export function parseCount(command: string, raw: string): { sign: "" | "-" | "+"; count: number } {
+export function parseCount(
+  command: string,
+  raw: string,
+  paths: readonly string[],
+): { sign: "" | "-" | "+"; count: number } {
   const match = /^([+-]?)(\d+)$/.exec(raw);
   if (!match) {
-    throw new PtermError("InvalidArgs", `${command}: invalid number of lines: '${raw}'; e.g. \`${command} -n 20 <file>\`.`, {
-      helpFor: command,
-    });
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}: invalid number of lines: '${raw}'; e.g. \`${[command, "-n", "20", ...paths.map(quoteWord)].join(" ")}\`.`,
+      { helpFor: command },
+    );
   }
   return { sign: match[1] as "" | "-" | "+", count: Number(match[2]) };
 }
