@@ -129,7 +129,9 @@ export async function hintForRefusedLine(line: string, registry: Registry): Prom
         : []),
     ];
     const fixed = await firstThatRuns(registry, candidates);
-    if (fixed) return ` There is no shell and no current folder: name the folder in the line instead, e.g. \`${fixed}\`.`;
+    if (fixed) {
+      return ` There is no shell and no current folder: name the folder in the line instead, e.g. \`${fixed}\`.`;
+    }
     return ` There is no shell and no current folder: paths are relative to the workspace root, so name ${
       quoteWord(dir)
     } in the paths of \`${render(rest)}\`.`;
@@ -184,7 +186,9 @@ export async function hintForRefusedLine(line: string, registry: Registry): Prom
   if (glob && !/[|;&<>`]/.test(text)) {
     const list = `glob ${quoteWord(unquote(glob[1]))}`;
     const lister = (await runs(registry, list)) ? ` \`${list}\` lists the matching paths;` : "";
-    return ` Nothing expands \`${glob[1]}\` here:${lister} name the files, or their folder (a folder means everything in it).`;
+    return ` Nothing expands \`${
+      glob[1]
+    }\` here:${lister} name the files, or their folder (a folder means everything in it).`;
   }
 
   // `a && b`: one command per call.

@@ -10,7 +10,13 @@ export const findSpec = fileCommand("find", "findResultSchema", {
   flags: [
     { name: "name", type: "string", valueName: "glob", description: "The name matches the wildcard (* ? [..])" },
     { name: "iname", type: "string", valueName: "glob", description: "Like -name, ignoring case" },
-    { name: "path", aliases: ["wholename"], type: "string", valueName: "glob", description: "The printed path matches (* crosses /)" },
+    {
+      name: "path",
+      aliases: ["wholename"],
+      type: "string",
+      valueName: "glob",
+      description: "The printed path matches (* crosses /)",
+    },
     { name: "type", type: "string", choices: ["f", "d", "l"], description: "f file, d folder, l symlink" },
     { name: "maxdepth", type: "number", min: 0, description: "Descend at most this many levels" },
     { name: "mindepth", type: "number", min: 0, description: "Print nothing above this level" },

@@ -15,7 +15,9 @@ import { sedSelection } from "./spellings.ts";
 type Ctx = CommandContext<Record<string, unknown>, Record<string, unknown>>;
 type Result = Promise<Record<string, unknown>>;
 
-const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+const list = (
+  value: unknown,
+): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 const flag = (ctx: Ctx, name: string) => ctx.flags[name] === true;
 
 export const read = (ctx: Ctx): Result =>
@@ -109,7 +111,9 @@ export const grep = (ctx: Ctx): Result => {
   if (paths.length === 0 && !recursive) {
     throw new PtermError(
       "InvalidArgs",
-      `grep: name the file or folder to search (pterm has no pipe to read); e.g. \`grep -rn ${quoteWord(patterns[0])} .\`.`,
+      `grep: name the file or folder to search (pterm has no pipe to read); e.g. \`grep -rn ${
+        quoteWord(patterns[0])
+      } .\`.`,
       { helpFor: "grep" },
     );
   }

@@ -4,7 +4,13 @@ import { fileCommand } from "./declare.ts";
 
 export const headSpec = fileCommand("head", "linesResultSchema", {
   summary: "Print the first lines of files (`head -n 20 f` is `read f --lines 1:20`).",
-  positionals: [{ name: "files", description: "The files, relative to the root", variadic: true, required: true, path: "read" }],
+  positionals: [{
+    name: "files",
+    description: "The files, relative to the root",
+    variadic: true,
+    required: true,
+    path: "read",
+  }],
   flags: [{
     name: "lines",
     short: "n",

@@ -143,7 +143,8 @@ function rewriteFind(words: readonly string[]): string[] {
   const listing = () => {
     const kept = words.filter((w, i) => {
       const previous = words[i - 1];
-      return !(FIND_ACTIONS.has(w) || (previous !== undefined && FIND_ACTIONS.has(previous)) || w === ";" || w === "{}" || w === "+");
+      return !(FIND_ACTIONS.has(w) || (previous !== undefined && FIND_ACTIONS.has(previous)) || w === ";" ||
+        w === "{}" || w === "+");
     });
     return kept.map(quoteWord).join(" ");
   };
@@ -163,7 +164,10 @@ function rewriteFind(words: readonly string[]): string[] {
         listing(),
       );
     }
-    if (/^(-o|-or|-a|-and|-not|!|\(|\)|\\\(|\\\))$/.test(word) || (word.startsWith("-") && word.length > 1 && !word.startsWith("--"))) {
+    if (
+      /^(-o|-or|-a|-and|-not|!|\(|\)|\\\(|\\\))$/.test(word) ||
+      (word.startsWith("-") && word.length > 1 && !word.startsWith("--"))
+    ) {
       refuse(
         words,
         `${word} is not available: find here takes -name, -iname, -path, -type f|d|l, -maxdepth and -mindepth, ` +

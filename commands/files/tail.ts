@@ -4,7 +4,13 @@ import { fileCommand } from "./declare.ts";
 
 export const tailSpec = fileCommand("tail", "linesResultSchema", {
   summary: "Print the last lines of files (`tail -n 20 f` is `read f --lines -20:`).",
-  positionals: [{ name: "files", description: "The files, relative to the root", variadic: true, required: true, path: "read" }],
+  positionals: [{
+    name: "files",
+    description: "The files, relative to the root",
+    variadic: true,
+    required: true,
+    path: "read",
+  }],
   flags: [{
     name: "lines",
     short: "n",

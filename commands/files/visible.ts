@@ -136,7 +136,11 @@ export function compareBytes(a: string, b: string): number {
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 /** A file's text, or `binary: true` when it holds a NUL byte (what grep and ripgrep call binary). */
-export function loadText(abs: string, shown: string, command: string): { text: string; binary: boolean; bytes: number } {
+export function loadText(
+  abs: string,
+  shown: string,
+  command: string,
+): { text: string; binary: boolean; bytes: number } {
   const size = Deno.statSync(abs).size;
   if (size > MAX_READ_BYTES) {
     throw new PtermError(

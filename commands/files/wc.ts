@@ -4,7 +4,13 @@ import { fileCommand } from "./declare.ts";
 
 export const wcSpec = fileCommand("wc", "wcResultSchema", {
   summary: "Count lines, words and bytes of files (-l lines only, -w words, -c bytes, -m characters).",
-  positionals: [{ name: "files", description: "The files, relative to the root", variadic: true, required: true, path: "read" }],
+  positionals: [{
+    name: "files",
+    description: "The files, relative to the root",
+    variadic: true,
+    required: true,
+    path: "read",
+  }],
   flags: [
     { name: "lines", short: "l", type: "boolean", description: "Lines (newlines)" },
     { name: "words", short: "w", type: "boolean", description: "Words" },

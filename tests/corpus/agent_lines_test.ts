@@ -187,9 +187,12 @@ async function judge(
     const theirs = await real(twin, tokenize(entry.tool ?? entry.line));
     const shape = (text: string) => entry.sorted ? sortedLines(text).join("\n") : text;
     if (theirs.code !== 0) return { ok: false, why: `the real tool failed: ${theirs.stderr.split("\n")[0]}` };
-    return shape(envelope.stdout) === shape(theirs.stdout)
-      ? { ok: true, why: "" }
-      : { ok: false, why: `printed ${JSON.stringify(envelope.stdout).slice(0, 200)}, the real tool ${JSON.stringify(theirs.stdout).slice(0, 200)}` };
+    return shape(envelope.stdout) === shape(theirs.stdout) ? { ok: true, why: "" } : {
+      ok: false,
+      why: `printed ${JSON.stringify(envelope.stdout).slice(0, 200)}, the real tool ${
+        JSON.stringify(theirs.stdout).slice(0, 200)
+      }`,
+    };
   }
   if (entry.oracle === "worktree") {
     if (entry.diff) {

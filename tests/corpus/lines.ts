@@ -277,7 +277,12 @@ export const cold: readonly CorpusLine[] = [
   { line: "grep -rn FEATURE proj", oracle: "files", tool: "grep -rn --exclude-dir=.git FEATURE proj", sorted: true },
   { line: "grep -n def proj/src/util.py", oracle: "files" },
   { line: "grep -rl helper proj", oracle: "files", tool: "grep -rl --exclude-dir=.git helper proj", sorted: true },
-  { line: "grep -rn 'def main' --include='*.py' .", oracle: "files", tool: "grep -rn --exclude-dir=.git 'def main' '--include=*.py' .", sorted: true },
+  {
+    line: "grep -rn 'def main' --include='*.py' .",
+    oracle: "files",
+    tool: "grep -rn --exclude-dir=.git 'def main' '--include=*.py' .",
+    sorted: true,
+  },
   { line: "wc -l proj/src/app.py", oracle: "files" },
   { line: "search FEATURE proj", oracle: "files", tool: "rg -n --sort path --no-heading FEATURE proj" },
   { line: "pwd", oracle: "files", tool: "echo ." },

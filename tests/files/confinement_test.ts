@@ -46,13 +46,41 @@ async function hostileWorkspace(root: string, outside: string): Promise<void> {
  */
 async function fingerprint(root: string): Promise<string> {
   const out = await new Deno.Command("find", {
-    args: [".", "-mindepth", "1", "(", "-path", "./audit", "-o", "-path", "./cache", ")", "-prune", "-o", "-printf", "%p %s %T@ %m\\n"],
+    args: [
+      ".",
+      "-mindepth",
+      "1",
+      "(",
+      "-path",
+      "./audit",
+      "-o",
+      "-path",
+      "./cache",
+      ")",
+      "-prune",
+      "-o",
+      "-printf",
+      "%p %s %T@ %m\\n",
+    ],
     cwd: root,
   }).output();
   return new TextDecoder().decode(out.stdout).split("\n").sort().join("\n");
 }
 
-const HIDDEN_NAMES = [SECRET, "secrets", ".env", ".git", "store", "out_file", "out_dir", "pipe", "audit", "sessions", "cache", "pterm.json"];
+const HIDDEN_NAMES = [
+  SECRET,
+  "secrets",
+  ".env",
+  ".git",
+  "store",
+  "out_file",
+  "out_dir",
+  "pipe",
+  "audit",
+  "sessions",
+  "cache",
+  "pterm.json",
+];
 
 const WALKS = [
   "ls",
@@ -123,7 +151,10 @@ Deno.test("walks never show secrets, git directories, links out, FIFOs or pterm'
     assert.equal((await exec(dir.path, "cat in_link")).stdout, "hello visible\n");
     assert.equal((await exec(dir.path, "read artifacts/run1/out.txt")).stdout, "ARTIFACT-TEXT\n");
     assert.equal((await exec(dir.path, "ls artifacts")).stdout, "run1\n");
-    assert.equal((await exec(dir.path, "grep -rn ARTIFACT artifacts")).stdout, "artifacts/run1/out.txt:1:ARTIFACT-TEXT\n");
+    assert.equal(
+      (await exec(dir.path, "grep -rn ARTIFACT artifacts")).stdout,
+      "artifacts/run1/out.txt:1:ARTIFACT-TEXT\n",
+    );
   });
   await t.step("nothing was written; real git sees a clean repository", async () => {
     assert.equal(await fingerprint(dir.path), before);

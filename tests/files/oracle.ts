@@ -36,7 +36,9 @@ export async function pterm(root: string, line: string): Promise<Outcome & { err
 /** The real tool's words for a pterm line (pterm's `search` is `rg -n --sort path`). */
 export function realWords(line: string): string[] {
   const words = tokenize(line);
-  if (words[0] === "search") return ["rg", "-n", "--sort", "path", "--no-heading", "--color", "never", ...words.slice(1)];
+  if (words[0] === "search") {
+    return ["rg", "-n", "--sort", "path", "--no-heading", "--color", "never", ...words.slice(1)];
+  }
   if (words[0] === "ls" && words.slice(1).some((w) => /^-[a-zA-Z]*l/.test(w))) return ["ls", "-n", ...words.slice(1)];
   return words;
 }

@@ -13,7 +13,8 @@ const TREE = {
   "notes.txt": "todo: write tests\ndone: nothing\ntodo: ship\n",
   "noeol.txt": "first\nsecond",
   "empty.txt": "",
-  "src/app.py": "import sys\n\nFEATURE = True\n\ndef main():\n    print('hi')\n    return 0\n\nif __name__ == '__main__':\n    main()\n",
+  "src/app.py":
+    "import sys\n\nFEATURE = True\n\ndef main():\n    print('hi')\n    return 0\n\nif __name__ == '__main__':\n    main()\n",
   "src/util.py": "def helper():\n    return 1\n\ndef helper_two():\n    return 2\n",
   "src/lib/deep.ts": "export const deep = 1;\n// TODO: more\n",
   "src/.cache.txt": "hidden todo\n",
@@ -183,7 +184,9 @@ Deno.test("glob matches what bash's globstar matches", async (t) => {
           cwd: realRoot,
           env: { LC_ALL: "C" },
         }).output();
-        const expected = new TextDecoder().decode(bash.stdout).split("\n").filter(Boolean).map((p) => p.replace(/\/$/, ""));
+        const expected = new TextDecoder().decode(bash.stdout).split("\n").filter(Boolean).map((p) =>
+          p.replace(/\/$/, "")
+        );
         assert.deepEqual(pterm.stdout.split("\n").filter(Boolean), [...new Set(expected)].sort(), pterm.stderr);
       });
     }

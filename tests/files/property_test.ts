@@ -59,13 +59,20 @@ function spellings(files: readonly string[], dirs: readonly string[]): fc.Arbitr
     fc.tuple(fc.constantFrom("", "-a ", "-A ", "-r "), dir).map(([flags, d]) => ({ line: `ls ${flags}${d}` })),
     fc.tuple(fc.constantFrom("", "-l", "-w", "-c", "-lw"), fc.uniqueArray(file, { minLength: 1, maxLength: 3 }))
       .map(([flags, fs]) => ({ line: `wc ${flags} ${fs.join(" ")}`.replace("  ", " ") })),
-    fc.tuple(fc.constantFrom("", "-n ", "-c ", "-i ", "-w ", "-v ", "-l ", "-in ", "-A1 ", "-B1 -n ", "-C2 "), word, file)
+    fc.tuple(
+      fc.constantFrom("", "-n ", "-c ", "-i ", "-w ", "-v ", "-l ", "-in ", "-A1 ", "-B1 -n ", "-C2 "),
+      word,
+      file,
+    )
       .map(([flags, w, f]) => ({ line: `grep ${flags}${quoteWord(w)} ${f}` })),
     fc.tuple(fc.constantFrom("-r ", "-rn ", "-rl ", "-rc ", "-rni "), word, dir)
       .map(([flags, w, d]) => ({ line: `grep ${flags}${quoteWord(w)} ${d}`, sort: true })),
     fc.tuple(dir, fc.constantFrom("", " -type f", " -type d", " -name '*.txt'", " -name '[a-c]*'", " -maxdepth 1"))
       .map(([d, tests]) => ({ line: `find ${d}${tests}`, sort: true })),
-    fc.tuple(fc.constantFrom("", "-i ", "-w ", "-c ", "-l ", "--hidden "), fc.constantFrom("alpha", "todo", "a_b", "Gamma"))
+    fc.tuple(
+      fc.constantFrom("", "-i ", "-w ", "-c ", "-l ", "--hidden "),
+      fc.constantFrom("alpha", "todo", "a_b", "Gamma"),
+    )
       .map(([flags, w]) => ({ line: `search ${flags}${w}` })),
   );
 }
@@ -75,10 +82,12 @@ Deno.test("random trees and spellings print what the real tools print", async ()
     fc.asyncProperty(
       tree.map(consistent).chain((files) => {
         const paths = Object.keys(files);
-        const dirs = [...new Set(paths.flatMap((p) => {
-          const parts = p.split("/");
-          return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
-        }))];
+        const dirs = [
+          ...new Set(paths.flatMap((p) => {
+            const parts = p.split("/");
+            return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
+          })),
+        ];
         return fc.tuple(fc.constant(files), fc.array(spellings(paths, dirs), { minLength: 1, maxLength: 4 }));
       }),
       async ([files, lines]) => {
@@ -90,7 +99,9 @@ Deno.test("random trees and spellings print what the real tools print", async ()
             const { pterm, real, same } = await compare(dir.path, realRoot, spelling.line, spelling);
             assert.ok(
               same,
-              `${spelling.line} (real: ${spelling.realLine ?? spelling.line})\npterm exit ${pterm.code}:\n${pterm.stdout}${pterm.stderr}\n` +
+              `${spelling.line} (real: ${
+                spelling.realLine ?? spelling.line
+              })\npterm exit ${pterm.code}:\n${pterm.stdout}${pterm.stderr}\n` +
                 `real exit ${real.code}:\n${real.stdout}${real.stderr}\ntree: ${JSON.stringify(files)}`,
             );
           }

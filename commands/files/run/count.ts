@@ -38,7 +38,11 @@ function count(data: Uint8Array): Counts {
   return { lines, words, chars, bytes: data.length };
 }
 
-export function wc(ctx: CommandContext, paths: readonly string[], options: WcOptions): Promise<Record<string, unknown>> {
+export function wc(
+  ctx: CommandContext,
+  paths: readonly string[],
+  options: WcOptions,
+): Promise<Record<string, unknown>> {
   const chosen = options.lines || options.words || options.bytes || options.chars
     ? options
     : { lines: true, words: true, bytes: true, chars: false };
@@ -46,10 +50,16 @@ export function wc(ctx: CommandContext, paths: readonly string[], options: WcOpt
   for (const path of paths) {
     const file = named(ctx.workspace.root, path, "wc");
     if (file.info.isDirectory) {
-      throw new PtermError("InvalidPath", `wc: ${path}: Is a directory. Count its files' lines with \`grep -rc '' ${quoteWord(path)}\`.`);
+      throw new PtermError(
+        "InvalidPath",
+        `wc: ${path}: Is a directory. Count its files' lines with \`grep -rc '' ${quoteWord(path)}\`.`,
+      );
     }
     if (file.info.size > MAX_READ_BYTES && (chosen.lines || chosen.words || chosen.chars)) {
-      throw new PtermError("InputTooLarge", `wc: ${path} is ${file.info.size} bytes, more than a count reads; \`wc -c ${quoteWord(path)}\` gives its size.`);
+      throw new PtermError(
+        "InputTooLarge",
+        `wc: ${path} is ${file.info.size} bytes, more than a count reads; \`wc -c ${quoteWord(path)}\` gives its size.`,
+      );
     }
     const counts = chosen.lines || chosen.words || chosen.chars
       ? count(Deno.readFileSync(file.abs))

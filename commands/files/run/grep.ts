@@ -107,7 +107,9 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
       `${command}: invalid regular expression ${options.patterns.map(quoteWord).join(" ")} (${
         (error as Error).message
       }); for a literal text add -F: \`${
-        [command, "-F", ...options.patterns.flatMap((p) => ["-e", quoteWord(p)]), ...options.paths.map(quoteWord)].join(" ")
+        [command, "-F", ...options.patterns.flatMap((p) => ["-e", quoteWord(p)]), ...options.paths.map(quoteWord)].join(
+          " ",
+        )
       }\`.`,
       { helpFor: command },
     );
@@ -127,7 +129,9 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
     if (item.info.isDirectory) {
       if (!options.recursive) {
         const line = [command, "-r", ...options.patterns.map((p) => quoteWord(p)), quoteWord(operand ?? ".")].join(" ");
-        problems.push(new PtermError("InvalidArgs", `${command}: ${operand}: Is a directory; search inside it with \`${line}\`.`));
+        problems.push(
+          new PtermError("InvalidArgs", `${command}: ${operand}: Is a directory; search inside it with \`${line}\`.`),
+        );
         continue;
       }
       for (const target of walkFiles(ctx, operand, options)) targets.push(target);
@@ -168,8 +172,9 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
     }
     if (selected.length === 0) continue;
     if (binary) {
-      if (rg) out.push(`binary file matches (found "\\0" byte around offset ${new TextEncoder().encode(text).indexOf(0)})\n`);
-      else ctx.stderr.write(`grep: ${target.shown}: binary file matches\n`);
+      if (rg) {
+        out.push(`binary file matches (found "\\0" byte around offset ${new TextEncoder().encode(text).indexOf(0)})\n`);
+      } else ctx.stderr.write(`grep: ${target.shown}: binary file matches\n`);
       continue;
     }
     const prefix = (index: number, separator: string) =>
@@ -214,5 +219,9 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
       `${command}: no line matches ${options.patterns.map(quoteWord).join(" ")} in ${targets.length} file(s).`,
     );
   }
-  return Promise.resolve({ files_searched: targets.length, files_matched: selectedFiles, lines_matched: selectedLines });
+  return Promise.resolve({
+    files_searched: targets.length,
+    files_matched: selectedFiles,
+    lines_matched: selectedLines,
+  });
 }

@@ -31,7 +31,9 @@ function pick(lines: readonly string[], selection: Selection): { from: number; s
     const from = Math.max(0, lines.length - selection.count);
     return { from: from + 1, shown: lines.slice(from) };
   }
-  if (selection.kind === "allBut") return { from: 1, shown: lines.slice(0, Math.max(0, lines.length - selection.count)) };
+  if (selection.kind === "allBut") {
+    return { from: 1, shown: lines.slice(0, Math.max(0, lines.length - selection.count)) };
+  }
   const to = Math.min(selection.to, lines.length);
   return { from: selection.from, shown: selection.from > to ? [] : lines.slice(selection.from - 1, to) };
 }
@@ -76,11 +78,13 @@ export function printLines(
     }
     const { text, binary, bytes } = loadText(file.abs, path, command);
     // A document (PDF, Office) is a container, not text: its text comes from `doc extract`.
-    const document = DOCUMENT.test(path) && (binary || /^(%PDF-|PK\x03\x04)/.test(text));
+    const document = DOCUMENT.test(path) && (binary || text.startsWith("%PDF-") || text.startsWith("PK\u0003\u0004"));
     if (document) {
       throw new PtermError(
         "UnsupportedFormat",
-        `${command}: ${path} is a document (${bytes} bytes), not text. Read its text with \`doc extract ${quoteWord(path)}\`.`,
+        `${command}: ${path} is a document (${bytes} bytes), not text. Read its text with \`doc extract ${
+          quoteWord(path)
+        }\`.`,
       );
     }
     if (binary) {
@@ -128,7 +132,9 @@ export function parseCount(
   if (!match) {
     throw new PtermError(
       "InvalidArgs",
-      `${command}: invalid number of lines: '${raw}'; e.g. \`${[command, "-n", "20", ...paths.map(quoteWord)].join(" ")}\`.`,
+      `${command}: invalid number of lines: '${raw}'; e.g. \`${
+        [command, "-n", "20", ...paths.map(quoteWord)].join(" ")
+      }\`.`,
       { helpFor: command },
     );
   }

@@ -4,7 +4,7 @@ import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { dirname, join } from "../../../core/path.ts";
-import { compareBytes, type Entry, listFolder, named, type Named, walk } from "../visible.ts";
+import { compareBytes, type Entry, listFolder, type Named, named, walk } from "../visible.ts";
 import { globMatcher, nameMatcher, pathMatcher } from "./glob.ts";
 
 // ---- ls ------------------------------------------------------------------------------------------
@@ -74,7 +74,9 @@ function dateString(mtime: Date | null, now: number): string {
   const day = String(mtime.getDate()).padStart(2);
   const month = MONTHS[mtime.getMonth()];
   if (time > now - SIX_MONTHS_MS && time <= now) {
-    return `${month} ${day} ${String(mtime.getHours()).padStart(2, "0")}:${String(mtime.getMinutes()).padStart(2, "0")}`;
+    return `${month} ${day} ${String(mtime.getHours()).padStart(2, "0")}:${
+      String(mtime.getMinutes()).padStart(2, "0")
+    }`;
   }
   return `${month} ${day}  ${mtime.getFullYear()}`;
 }
@@ -134,7 +136,11 @@ function folderRows(root: string, folder: Named, options: LsOptions): Row[] {
   return sortRows(rows, options);
 }
 
-export function ls(ctx: CommandContext, inputs: readonly string[], options: LsOptions): Promise<Record<string, unknown>> {
+export function ls(
+  ctx: CommandContext,
+  inputs: readonly string[],
+  options: LsOptions,
+): Promise<Record<string, unknown>> {
   const root = ctx.workspace.root;
   const given = inputs.length ? inputs : ["."];
   const files: Row[] = [];
@@ -179,7 +185,11 @@ function typeMatches(info: Deno.FileInfo, type: string | undefined): boolean {
   return (type === "f" && info.isFile) || (type === "d" && info.isDirectory) || (type === "l" && info.isSymlink);
 }
 
-export function find(ctx: CommandContext, starts: readonly string[], options: FindOptions): Promise<Record<string, unknown>> {
+export function find(
+  ctx: CommandContext,
+  starts: readonly string[],
+  options: FindOptions,
+): Promise<Record<string, unknown>> {
   const root = ctx.workspace.root;
   const byName = options.name !== undefined ? nameMatcher(options.name) : null;
   const byIname = options.iname !== undefined ? nameMatcher(options.iname, true) : null;
@@ -238,7 +248,9 @@ export function glob(ctx: CommandContext, patterns: readonly string[]): Promise<
   if (sorted.length === 0) {
     throw new PtermError(
       "NoMatch",
-      `glob: nothing matches ${patterns.map(quoteWord).join(" ")}; \`find . -name '<name>'\` searches by name everywhere.`,
+      `glob: nothing matches ${
+        patterns.map(quoteWord).join(" ")
+      }; \`find . -name '<name>'\` searches by name everywhere.`,
     );
   }
   return Promise.resolve({ paths: sorted });
