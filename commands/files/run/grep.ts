@@ -146,7 +146,16 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
   let selectedLines = 0;
   for (const target of targets) {
     ctx.signal.throwIfAborted();
-    const { text, binary } = loadText(target.abs, target.shown, command);
+    let loaded;
+    try {
+      loaded = loadText(target.abs, target.shown, command);
+    } catch (error) {
+      // A file too large to load is passed by while walking (said in stderr); named, it fails the call.
+      if (!(error instanceof PtermError && error.code === "InputTooLarge" && target.walked)) throw error;
+      ctx.stderr.write(`${command}: ${target.shown}: skipped, larger than a search loads\n`);
+      continue;
+    }
+    const { text, binary } = loaded;
     if (binary && rg && target.walked) continue;
     const lines = text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
