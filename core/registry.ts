@@ -171,6 +171,10 @@ export class Registry {
         return { kind: "help", spec: null, node: null, path: [], search };
       }
       if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      // `help search <words>` looks for the words (`help search` alone is the `search` command's help).
+      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
+        return { kind: "help", spec: null, node: null, path: [], search: rest.slice(1).join(" ") };
+      }
       if (!this.has(rest[0])) {
         // `help search commit`, `help branch`: not a command name, so words to look for.
         const words = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;

@@ -884,6 +884,13 @@ __export(handler_exports, {
   info: () => info
 });
 
+// core/grammar.ts
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 // commands/doc/blocks.ts
 var TRUNCATED_MARKER = "[...TRUNCATED...]";
 function plain(spans) {
@@ -1865,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-65BSALWW.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YZSQGOBM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5GC2NWAA.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-OUTGIV2M.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-ARR643FD.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-YMVLSBF7.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-CKTMROI2.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-MFGTNCO3.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -1920,7 +1927,11 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    throw new PtermError("NotFound", `${label} \`${given}\` does not exist; check the path (relative to the workspace root).`);
+    const { filesNamed } = await import(new URL("./visible-F3IIT6C3.js", import.meta.url).href);
+    const name = given.split("/").filter(Boolean).pop() ?? given;
+    const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
+    const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
+    throw new PtermError("NotFound", `${label} \`${given}\` does not exist; check the path (relative to the workspace root).${elsewhere}`);
   }
   const stat = await Deno.stat(input.abs);
   if (!stat.isFile) throw new PtermError("InvalidArgs", `${label} \`${given}\` is not a file; name a document file.`);
@@ -2154,7 +2165,11 @@ var info = async (ctx) => {
 };
 
 export {
+  join,
   PtermError,
+  isStatePath,
+  confinePathSync,
+  ARTIFACTS_DIR,
   serveHandler,
   plain,
   textLength,
