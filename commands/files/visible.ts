@@ -10,7 +10,14 @@
 import { ARTIFACTS_DIR } from "../../core/artifacts.ts";
 import { PtermError } from "../../core/errors.ts";
 import { join } from "../../core/path.ts";
-import { type ConfinedPath, confinePathSync, isStatePath } from "../../core/paths.ts";
+import {
+  type ConfinedPath,
+  confinePathSync,
+  isGitPath,
+  isSecretPath,
+  isStatePath,
+  specialFileKind,
+} from "../../core/paths.ts";
 
 /** A path named on the command line, confined for reading, with what lstat/stat say about it. */
 export interface Named extends ConfinedPath {
@@ -68,9 +75,21 @@ export interface Entry {
  * what confinement lets a command name, and no state other than artifacts (none at all when
  * the walk did not start inside artifacts/).
  */
-function visible(root: string, dirRel: string, name: string, startedInArtifacts: boolean): boolean {
+function visible(
+  root: string,
+  dirRel: string,
+  name: string,
+  info: Deno.FileInfo,
+  startedInArtifacts: boolean,
+): boolean {
   const rel = dirRel === "." ? name : `${dirRel}/${name}`;
   if (isStatePath(rel) && !(startedInArtifacts && !isHiddenState(rel))) return false;
+  if (info.isFile) {
+    // A regular file in a folder confinement already admitted: only its own name can be refused
+    // (what confinePathSync would decide for it, without walking its folders again).
+    return !isSecretPath(name) && !isGitPath(name);
+  }
+  if (specialFileKind(info) !== null) return false;
   try {
     confinePathSync(root, rel, "read");
     return true;
@@ -88,7 +107,6 @@ export function listFolder(root: string, dirRel: string, dirAbs: string): Entry[
   const startedInArtifacts = dirRel.split("/")[0].toLowerCase() === ARTIFACTS_DIR;
   const entries: Entry[] = [];
   for (const item of Deno.readDirSync(dirAbs)) {
-    if (!visible(root, dirRel, item.name, startedInArtifacts)) continue;
     const abs = join(dirAbs, item.name);
     let info: Deno.FileInfo;
     try {
@@ -96,6 +114,7 @@ export function listFolder(root: string, dirRel: string, dirAbs: string): Entry[
     } catch {
       continue; // gone since readdir
     }
+    if (!visible(root, dirRel, item.name, info, startedInArtifacts)) continue;
     entries.push({ name: item.name, rel: dirRel === "." ? item.name : `${dirRel}/${item.name}`, abs, info });
   }
   return entries.sort((a, b) => compareBytes(a.name, b.name));

@@ -171,6 +171,8 @@ Deno.test("a truncated listing keeps head and tail and its full text is a readab
   assert.ok(envelope.stdout.startsWith("row 1\n") && envelope.stdout.endsWith("row 5000\n"));
   const artifact = envelope.artifacts.find((a) => a.path.endsWith("stdout.txt"));
   assert.ok(artifact, "the full stdout is an artifact");
+  // The envelope names the line that reads it.
+  assert.ok(artifact.description.includes(`\`read ${artifact.path} --lines 1:200\``), artifact.description);
   const again = await exec(dir.path, `read ${artifact.path} --lines 2500:2501`);
   assert.equal(again.stdout, "row 2500\nrow 2501\n");
   const whole = await exec(dir.path, `wc -l ${artifact.path}`);
