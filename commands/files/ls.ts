@@ -5,7 +5,7 @@ import { fileCommand } from "./declare.ts";
 export const lsSpec = fileCommand("ls", "lsResultSchema", {
   summary: "List folders under the root (one name a line; -l long format, -a hidden entries too).",
   description: "Owners are numbers (as `ls -n` prints them). Secret paths, .git, git directories and pterm's state " +
-    "are never listed; `ls artifacts` lists the runs' artifacts.",
+    "are never listed; `ls artifacts` lists the runs' artifacts. -h alone means --help: write -lh.",
   positionals: [{ name: "paths", description: "Folders or files (default: the root)", variadic: true, path: "read" }],
   flags: [
     { name: "all", short: "a", type: "boolean", description: "Entries starting with . too, and . and .." },
