@@ -124,8 +124,15 @@ export class Registry {
     const replacement = await this.replacement(name, args);
     if (replacement !== null) return ` ${replacement}`;
     if (HOST_TOOLS.has(name)) {
-      return " pterm has no shell and runs no other program; it reads, lists and searches files itself: " +
-        "`read <file>`, `ls <folder>`, `glob '**/*.py'`, `grep -rn <pattern> .`.";
+      // The reading command that does what the program was typed for, with the line's own words.
+      const file = args.find((a) => !a.startsWith("-"));
+      const line = name === "rg" && args.length
+        ? `search ${args.map(quoteWord).join(" ")}`
+        : file === undefined
+        ? "ls"
+        : `read ${quoteWord(file)}`;
+      return " pterm has no shell and runs no other program; it reads, lists and searches files itself " +
+        `(read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
     }
     return didYouMean(name, this.names());
   }

@@ -49,6 +49,10 @@ const REFUSED = [
   "git commit -m 'first\nsecond'",
   "git status 2>&1",
   "ls && pwd",
+  // programs pterm does not have
+  "less notes.txt",
+  "rg todo .",
+  "stat notes.txt",
   // the file commands' own refusals
   "sed -i 's/a/b/' notes.txt",
   "sed 's/a/b/' notes.txt",
