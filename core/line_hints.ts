@@ -186,9 +186,8 @@ export async function hintForRefusedLine(line: string, registry: Registry): Prom
   if (glob && !/[|;&<>`]/.test(text)) {
     const list = `glob ${quoteWord(unquote(glob[1]))}`;
     const lister = (await runs(registry, list)) ? ` \`${list}\` lists the matching paths;` : "";
-    return ` Nothing expands \`${
-      glob[1]
-    }\` here:${lister} name the files, or their folder (a folder means everything in it).`;
+    // Not "or their folder": not every command takes a folder (`doc extract` reads one file).
+    return ` Nothing expands \`${glob[1]}\` here:${lister} name the files one by one.`;
   }
 
   // `a && b`: one command per call.

@@ -46,6 +46,7 @@ const REFUSED = [
   "git diff > out.patch",
   "git add proj/*.md",
   "cat proj/*.md",
+  "doc extract docs/*.pdf",
   "git commit -m 'first\nsecond'",
   "git status 2>&1",
   "ls && pwd",
