@@ -140,14 +140,8 @@ const FIND_ACTIONS = new Set([
  */
 function rewriteFind(words: readonly string[]): string[] {
   const out = [words[0]];
-  const listing = () => {
-    const kept = words.filter((w, i) => {
-      const previous = words[i - 1];
-      return !(FIND_ACTIONS.has(w) || (previous !== undefined && FIND_ACTIONS.has(previous)) || w === ";" ||
-        w === "{}" || w === "+");
-    });
-    return kept.map(quoteWord).join(" ");
-  };
+  // The same find without its action: every word before the first one.
+  const listing = () => words.slice(0, words.findIndex((w) => FIND_ACTIONS.has(w))).map(quoteWord).join(" ");
   for (let i = 1; i < words.length; i++) {
     const word = words[i];
     if (word === "--help" || word === "-h") return [...words];

@@ -65,6 +65,7 @@ const REFUSED = [
   "find . -name '*.md' -delete",
   "find . -name '*.md' -exec cat {} ';'",
   "find . -name a -o -name b",
+  "find . -type f -exec grep -l todo {} +",
   "grep todo",
   "grep todo proj",
   "grep '\\(' notes.txt",
