@@ -5,7 +5,9 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { makeRoot } from "../helpers.ts";
+import { git } from "../git/oracle.ts";
 import { compare, twin, writeTree } from "./oracle.ts";
 
 const TREE = {
@@ -188,6 +190,49 @@ Deno.test("glob matches what bash's globstar matches", async (t) => {
           p.replace(/\/$/, "")
         );
         assert.deepEqual(pterm.stdout.split("\n").filter(Boolean), [...new Set(expected)].sort(), pterm.stderr);
+      });
+    }
+  } finally {
+    await Deno.remove(realRoot, { recursive: true });
+  }
+});
+
+Deno.test("search honours ignore files as ripgrep does, from the folders above its start too", async (t) => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, {
+    "proj/.gitignore": "build/\n*.log\n!keep.log\n/top.txt\ndocs/**/draft*\n",
+    "proj/build/out.txt": "todo build\n",
+    "proj/a.log": "todo log\n",
+    "proj/keep.log": "todo keep\n",
+    "proj/top.txt": "todo top\n",
+    "proj/src/top.txt": "todo nested top\n",
+    "proj/src/app.txt": "todo app\n",
+    "proj/src/.ignore": "skip*\n",
+    "proj/src/skip_me.txt": "todo skipped\n",
+    "proj/docs/a/draft1.md": "todo draft\n",
+    "proj/docs/a/final.md": "todo final\n",
+    "loose/.gitignore": "*.txt\n",
+    "loose/x.txt": "todo outside a repository: .gitignore does not apply\n",
+  });
+  await git(join(dir.path, "proj"), "init", "-q");
+  const realRoot = await twin(dir.path);
+  try {
+    for (
+      const line of [
+        "search todo",
+        "search todo proj",
+        "search todo proj/src",
+        "search -l todo proj/docs",
+        "search --no-ignore -l todo proj",
+        "search --hidden -c todo",
+      ]
+    ) {
+      await t.step(line, async () => {
+        const { pterm, real, same } = await compare(dir.path, realRoot, line);
+        assert.ok(
+          same,
+          `pterm (exit ${pterm.code}):\n${pterm.stdout}${pterm.stderr}\nrg (exit ${real.code}):\n${real.stdout}${real.stderr}`,
+        );
       });
     }
   } finally {

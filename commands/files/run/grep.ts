@@ -7,6 +7,7 @@
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { quoteWord } from "../../../core/grammar.ts";
+import { join } from "../../../core/path.ts";
 import { type Entry, listFolder, loadText, named } from "../visible.ts";
 import { nameMatcher } from "./glob.ts";
 import { IgnoreStack } from "./ignore.ts";
@@ -92,7 +93,16 @@ function* walkFiles(ctx: CommandContext, operand: string | null, options: GrepOp
       yield { shown: shownBelow(operand, below), abs: entry.abs, walked: true };
     }
   }
-  yield* visit(start.rel, start.abs, new IgnoreStack());
+  // As ripgrep does, the ignore files of the folders above the start apply too (up to the root).
+  let stack = new IgnoreStack();
+  if (rg && !rg.noIgnore && start.rel !== ".") {
+    const parts = start.rel.split("/");
+    for (let depth = 0; depth < parts.length; depth++) {
+      const rel = depth === 0 ? "." : parts.slice(0, depth).join("/");
+      stack = stack.enter(rel, depth === 0 ? root : join(root, ...parts.slice(0, depth)), read);
+    }
+  }
+  yield* visit(start.rel, start.abs, stack);
 }
 
 /** Runs the search; writes what the tool prints, returns the counts, throws NoMatch when nothing was selected. */
