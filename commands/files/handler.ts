@@ -28,6 +28,7 @@ export const read = (ctx: Ctx): Result =>
 export const cat = (ctx: Ctx): Result =>
   printLines(ctx, "cat", list(ctx.positionals.files), { kind: "range", from: 1, to: Infinity }, {
     numbers: flag(ctx, "number"),
+    stream: "text",
   });
 
 export const head = (ctx: Ctx): Result => {
@@ -58,7 +59,7 @@ export const sed = (ctx: Ctx): Result => {
     // The spellings rewriter refuses these before the handler runs; this keeps the handler honest alone.
     throw new PtermError("InvalidArgs", "sed: only `sed -n 'A,Bp' <file>` reads here; run `read <file> --lines A:B`.");
   }
-  return printLines(ctx, "sed", list(ctx.positionals.files), selection);
+  return printLines(ctx, "sed", list(ctx.positionals.files), selection, { stream: "lines" });
 };
 
 export const ls = (ctx: Ctx): Result =>

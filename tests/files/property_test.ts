@@ -46,6 +46,9 @@ function spellings(files: readonly string[], dirs: readonly string[]): fc.Arbitr
   return fc.oneof(
     file.map((f) => ({ line: `cat ${f}` })),
     file.map((f) => ({ line: `cat -n ${f}` })),
+    fc.tuple(file, file).map(([a, b]) => ({ line: `cat -n ${a} ${b}` })),
+    fc.tuple(n, n, file, file).map(([a, b, f, g]) => ({ line: `sed -n '${a + 1},${b + 1}p' ${f} ${g}` })),
+    fc.tuple(n, file, file).map(([k, f, g]) => ({ line: `head -n ${k} ${f} ${g}` })),
     fc.tuple(n, file).map(([k, f]) => ({ line: `head -n ${k} ${f}` })),
     fc.tuple(n, file).map(([k, f]) => ({ line: `head -${k + 1} ${f}` })),
     fc.tuple(n, file).map(([k, f]) => ({ line: `tail -n ${k} ${f}` })),

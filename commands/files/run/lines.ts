@@ -57,18 +57,19 @@ export function readLine(paths: readonly string[], selection: Selection, numbers
 const DOCUMENT = /\.(pdf|docx|xlsx|pptx)$/i;
 
 /**
- * Prints the selected lines of each file; with several files, `head`/`tail` put `==> name <==`
- * before each, as GNU does. Folders and binary files fail the call after the files before them.
+ * Prints the selected lines of files. `stream` (cat, sed) reads the files as one input, as those
+ * tools do (`cat -n a b` numbers on across files, `sed -n 2,3p a b` counts lines over both);
+ * otherwise (head, tail) each file is selected alone, with `==> name <==` before each when there are
+ * several, as GNU does. Folders, documents and binary files fail the call before anything is printed.
  */
 export function printLines(
   ctx: CommandContext,
   command: string,
   paths: readonly string[],
   selection: Selection,
-  options: { numbers?: boolean; headers?: boolean } = {},
+  options: { numbers?: boolean; headers?: boolean; stream?: "text" | "lines" } = {},
 ): Promise<Record<string, unknown>> {
-  const files: FileShown[] = [];
-  paths.forEach((path, index) => {
+  const loaded = paths.map((path) => {
     const file = named(ctx.workspace.root, path, command);
     if (file.info.isDirectory) {
       throw new PtermError(
@@ -94,11 +95,43 @@ export function printLines(
           `Its size: \`wc -c ${quoteWord(path)}\`.`,
       );
     }
-    const lines = splitLines(text);
+    return { rel: file.rel, path, text, bytes, lines: splitLines(text).length };
+  });
+  const files: FileShown[] = [];
+  if (options.stream) {
+    // cat joins the bytes (a last line without its newline runs into the next file's first);
+    // sed reads each file's lines, and ends a line that lacked its newline only when more follows.
+    const all = options.stream === "text"
+      ? splitLines(loaded.map((f) => f.text).join(""))
+      : loaded.flatMap((f) => splitLines(f.text));
+    const { from, shown } = pick(all, selection);
+    const ended = options.stream === "lines"
+      ? shown.map((line, i) => (i < shown.length - 1 && !line.endsWith("\n") ? `${line}\n` : line))
+      : shown;
+    ctx.stdout.write(options.numbers ? numbered(ended, from) : ended.join(""));
+    // Each file's part of what was printed, in its own line numbers.
+    let before = 0;
+    const to = from + shown.length - 1;
+    for (const file of loaded) {
+      const first = Math.max(from, before + 1);
+      const last = Math.min(to, before + file.lines);
+      files.push({
+        path: file.rel,
+        lines: file.lines,
+        bytes: file.bytes,
+        from: first - before,
+        to: Math.max(first - 1, last) - before,
+      });
+      before += file.lines;
+    }
+    return Promise.resolve({ files });
+  }
+  loaded.forEach((file, index) => {
+    const lines = splitLines(file.text);
     const { from, shown } = pick(lines, selection);
-    if (options.headers && paths.length > 1) ctx.stdout.write(`${index > 0 ? "\n" : ""}==> ${path} <==\n`);
+    if (options.headers && paths.length > 1) ctx.stdout.write(`${index > 0 ? "\n" : ""}==> ${file.path} <==\n`);
     ctx.stdout.write(options.numbers ? numbered(shown, from) : shown.join(""));
-    files.push({ path: file.rel, lines: lines.length, bytes, from, to: from + shown.length - 1 });
+    files.push({ path: file.rel, lines: lines.length, bytes: file.bytes, from, to: from + shown.length - 1 });
   });
   return Promise.resolve({ files });
 }
