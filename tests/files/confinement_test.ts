@@ -123,6 +123,13 @@ const REFUSED: readonly [string, string][] = [
   ["ls audit", "ReadOnlyPath"],
   ["cat ../etc/passwd", "PathEscape"],
   ["read /etc/passwd", "PathEscape"],
+  ["glob '/etc/*'", "PathEscape"],
+  ["glob '../*'", "PathEscape"],
+  ["find /etc -name passwd", "PathEscape"],
+  ["grep -r root /etc", "PathEscape"],
+  ["search root ..", "PathEscape"],
+  ["ls ..", "PathEscape"],
+  ["wc -l /etc/passwd", "PathEscape"],
 ];
 
 Deno.test("walks never show secrets, git directories, links out, FIFOs or pterm's state", async (t) => {

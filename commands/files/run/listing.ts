@@ -3,6 +3,7 @@
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { quoteWord } from "../../../core/grammar.ts";
+import { confinePathSync } from "../../../core/paths.ts";
 import { dirname, join } from "../../../core/path.ts";
 import { compareBytes, type Entry, listFolder, type Named, named, walk } from "../visible.ts";
 import { globMatcher, nameMatcher, pathMatcher } from "./glob.ts";
@@ -229,6 +230,10 @@ export function glob(ctx: CommandContext, patterns: readonly string[]): Promise<
   const root = ctx.workspace.root;
   const matches = new Set<string>();
   for (const pattern of patterns) {
+    // An absolute pattern or one with `..` leaves the root: confinement refuses it as it is written.
+    if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
+      confinePathSync(root, pattern, "read", { label: "glob: the pattern" });
+    }
     const { base, match } = globMatcher(pattern);
     let start: Named;
     try {
