@@ -1,6 +1,6 @@
 /**
  * The real tools as the oracle of the read-only file commands: the same line run by pterm and by
- * GNU coreutils/findutils/grep or ripgrep (C locale, UTC) in the same workspace.
+ * GNU coreutils/findutils/grep or ripgrep (C locale) in the same workspace.
  */
 
 import { join } from "node:path";
@@ -19,7 +19,8 @@ export async function real(root: string, words: readonly string[]): Promise<Outc
   const out = await new Deno.Command(program, {
     args,
     cwd: root,
-    env: { LC_ALL: "C", TZ: Deno.env.get("TZ") ?? "UTC" },
+    // The C locale; the time zone the test process has (pterm's ls -l writes local times too).
+    env: { LC_ALL: "C", ...(Deno.env.get("TZ") ? { TZ: Deno.env.get("TZ")! } : {}) },
     clearEnv: true,
     stdin: "null",
   }).output();
