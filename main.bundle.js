@@ -864,7 +864,9 @@ var Registry = class {
     const replacement = await this.replacement(name, args);
     if (replacement !== null) return ` ${replacement}`;
     if (HOST_TOOLS.has(name)) {
-      return " pterm has no shell and runs no other program; it reads, lists and searches files itself: `read <file>`, `ls <folder>`, `glob '**/*.py'`, `grep -rn <pattern> .`.";
+      const file = args.find((a) => !a.startsWith("-"));
+      const line = name === "rg" && args.length ? `search ${args.map(quoteWord).join(" ")}` : file === void 0 ? "ls" : `read ${quoteWord(file)}`;
+      return ` pterm has no shell and runs no other program; it reads, lists and searches files itself (read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
     }
     return didYouMean(name, this.names());
   }
@@ -918,6 +920,15 @@ var Registry = class {
         node: null,
         path: []
       };
+      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: rest.slice(1).join(" ")
+        };
+      }
       if (!this.has(rest[0])) {
         const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
         return {

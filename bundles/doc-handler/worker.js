@@ -1872,10 +1872,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-ARR643FD.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YMVLSBF7.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-CKTMROI2.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-MFGTNCO3.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-MNG44AQM.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-JTDPVXDD.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-YYMMQ3Z6.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-BILLYIFH.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -1927,7 +1927,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-F3IIT6C3.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-U7XLEMLT.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
@@ -2167,8 +2167,11 @@ var info = async (ctx) => {
 export {
   join,
   PtermError,
+  isSecretPath,
   isStatePath,
+  isGitPath,
   confinePathSync,
+  specialFileKind,
   ARTIFACTS_DIR,
   serveHandler,
   plain,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-N77T6JOM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-LIRHPM4F.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -662,9 +662,13 @@ function named(root, input, command) {
     linkInfo: Deno.lstatSync(lexical)
   };
 }
-function visible(root, dirRel, name, startedInArtifacts) {
+function visible(root, dirRel, name, info, startedInArtifacts) {
   const rel = dirRel === "." ? name : `${dirRel}/${name}`;
   if (isStatePath(rel) && !(startedInArtifacts && !isHiddenState(rel))) return false;
+  if (info.isFile) {
+    return !isSecretPath(name) && !isGitPath(name);
+  }
+  if (specialFileKind(info) !== null) return false;
   try {
     confinePathSync(root, rel, "read");
     return true;
@@ -677,7 +681,6 @@ function listFolder(root, dirRel, dirAbs) {
   const startedInArtifacts = dirRel.split("/")[0].toLowerCase() === ARTIFACTS_DIR;
   const entries = [];
   for (const item of Deno.readDirSync(dirAbs)) {
-    if (!visible(root, dirRel, item.name, startedInArtifacts)) continue;
     const abs = join(dirAbs, item.name);
     let info;
     try {
@@ -685,6 +688,7 @@ function listFolder(root, dirRel, dirAbs) {
     } catch {
       continue;
     }
+    if (!visible(root, dirRel, item.name, info, startedInArtifacts)) continue;
     entries.push({
       name: item.name,
       rel: dirRel === "." ? item.name : `${dirRel}/${item.name}`,
@@ -1016,6 +1020,11 @@ function glob(ctx, patterns) {
   const root = ctx.workspace.root;
   const matches = /* @__PURE__ */ new Set();
   for (const pattern of patterns) {
+    if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
+      confinePathSync(root, pattern, "read", {
+        label: "glob: the pattern"
+      });
+    }
     const { base, match } = globMatcher(pattern);
     let start;
     try {
@@ -1273,8 +1282,8 @@ function* walkFiles(ctx, operand, options) {
       return null;
     }
   };
-  function* visit(rel, abs, stack) {
-    const here = rg && !rg.noIgnore ? stack.enter(rel, abs, read2) : stack;
+  function* visit(rel, abs, stack2) {
+    const here = rg && !rg.noIgnore ? stack2.enter(rel, abs, read2) : stack2;
     for (const entry of listFolder(root, rel, abs)) {
       if (entry.info.isSymlink) continue;
       const below = start.rel === "." ? entry.rel : entry.rel.slice(start.rel.length + 1);
@@ -1302,7 +1311,15 @@ function* walkFiles(ctx, operand, options) {
       };
     }
   }
-  yield* visit(start.rel, start.abs, new IgnoreStack());
+  let stack = new IgnoreStack();
+  if (rg && !rg.noIgnore && start.rel !== ".") {
+    const parts = start.rel.split("/");
+    for (let depth = 0; depth < parts.length; depth++) {
+      const rel = depth === 0 ? "." : parts.slice(0, depth).join("/");
+      stack = stack.enter(rel, depth === 0 ? root : join(root, ...parts.slice(0, depth)), read2);
+    }
+  }
+  yield* visit(start.rel, start.abs, stack);
 }
 function grep(ctx, command, options) {
   const rg = options.ripgrep;
@@ -1486,8 +1503,7 @@ function numbered(shown, from) {
 }
 var DOCUMENT = /\.(pdf|docx|xlsx|pptx)$/i;
 function printLines(ctx, command, paths, selection, options = {}) {
-  const files = [];
-  paths.forEach((path, index) => {
+  const loaded = paths.map((path) => {
     const file = named(ctx.workspace.root, path, command);
     if (file.info.isDirectory) {
       throw new PtermError("InvalidPath", `${command}: ${path}: Is a directory. List it with \`ls ${quoteWord(path)}\`.`);
@@ -1500,15 +1516,49 @@ function printLines(ctx, command, paths, selection, options = {}) {
     if (binary) {
       throw new PtermError("UnsupportedFormat", `${command}: ${path}: binary file (${bytes} bytes, holds NUL bytes); it is not printed as text. Its size: \`wc -c ${quoteWord(path)}\`.`);
     }
-    const lines = splitLines(text);
+    return {
+      rel: file.rel,
+      path,
+      text,
+      bytes,
+      lines: splitLines(text).length
+    };
+  });
+  const files = [];
+  if (options.stream) {
+    const all = options.stream === "text" ? splitLines(loaded.map((f) => f.text).join("")) : loaded.flatMap((f) => splitLines(f.text));
+    const { from, shown } = pick(all, selection);
+    const ended = options.stream === "lines" ? shown.map((line, i) => i < shown.length - 1 && !line.endsWith("\n") ? `${line}
+` : line) : shown;
+    ctx.stdout.write(options.numbers ? numbered(ended, from) : ended.join(""));
+    let before = 0;
+    const to = from + shown.length - 1;
+    for (const file of loaded) {
+      const first = Math.max(from, before + 1);
+      const last = Math.min(to, before + file.lines);
+      files.push({
+        path: file.rel,
+        lines: file.lines,
+        bytes: file.bytes,
+        from: first - before,
+        to: Math.max(first - 1, last) - before
+      });
+      before += file.lines;
+    }
+    return Promise.resolve({
+      files
+    });
+  }
+  loaded.forEach((file, index) => {
+    const lines = splitLines(file.text);
     const { from, shown } = pick(lines, selection);
-    if (options.headers && paths.length > 1) ctx.stdout.write(`${index > 0 ? "\n" : ""}==> ${path} <==
+    if (options.headers && paths.length > 1) ctx.stdout.write(`${index > 0 ? "\n" : ""}==> ${file.path} <==
 `);
     ctx.stdout.write(options.numbers ? numbered(shown, from) : shown.join(""));
     files.push({
       path: file.rel,
       lines: lines.length,
-      bytes,
+      bytes: file.bytes,
       from,
       to: from + shown.length - 1
     });
@@ -1677,7 +1727,8 @@ var cat = (ctx) => printLines(ctx, "cat", list(ctx.positionals.files), {
   from: 1,
   to: Infinity
 }, {
-  numbers: flag(ctx, "number")
+  numbers: flag(ctx, "number"),
+  stream: "text"
 });
 var head = (ctx) => {
   const { sign, count: count2 } = parseCount("head", String(ctx.flags.lines), list(ctx.positionals.files));
@@ -1710,7 +1761,9 @@ var sed = (ctx) => {
   if (selection === null || !flag(ctx, "quiet")) {
     throw new PtermError("InvalidArgs", "sed: only `sed -n 'A,Bp' <file>` reads here; run `read <file> --lines A:B`.");
   }
-  return printLines(ctx, "sed", list(ctx.positionals.files), selection);
+  return printLines(ctx, "sed", list(ctx.positionals.files), selection, {
+    stream: "lines"
+  });
 };
 var ls2 = (ctx) => ls(ctx, list(ctx.positionals.paths), {
   all: flag(ctx, "all"),

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 // commands/files/declare.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/files/declare.ts", import.meta.url).href).href;
-var spellings = async () => (await import(new URL("./spellings-XTNCGIFY.js", import.meta.url).href)).fileSpellings;
+var spellings = async () => (await import(new URL("./spellings-HL4CCLAI.js", import.meta.url).href)).fileSpellings;
 var READ_ONLY = [
   "fs.read"
 ];
@@ -12,7 +12,7 @@ function fileCommand(name, schema, spec, options = {}) {
     name,
     zone: "ready",
     capabilities: READ_ONLY,
-    result: async () => (await import(new URL("./schema-RLCMOH2J.js", import.meta.url).href))[schema],
+    result: async () => (await import(new URL("./schema-OFORAVAP.js", import.meta.url).href))[schema],
     handler: {
       module: HANDLERS,
       export: name
@@ -26,7 +26,7 @@ function fileCommand(name, schema, spec, options = {}) {
 // commands/files/ls.ts
 var lsSpec = fileCommand("ls", "lsResultSchema", {
   summary: "List folders under the root (one name a line; -l long format, -a hidden entries too).",
-  description: "Owners are numbers (as `ls -n` prints them). Secret paths, .git, git directories and pterm's state are never listed; `ls artifacts` lists the runs' artifacts.",
+  description: "Owners are numbers (as `ls -n` prints them). Secret paths, .git, git directories and pterm's state are never listed; `ls artifacts` lists the runs' artifacts. -h alone means --help: write -lh.",
   positionals: [
     {
       name: "paths",
