@@ -264,7 +264,7 @@ function tokenize(line) {
   for (let i2 = 0; i2 < line.length; i2++) {
     const ch = line[i2];
     if (LINE_BREAKS.has(ch)) {
-      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text through stdin (e.g. \`--text-stdin\`).`);
+      throw new PtermError("InvalidCommandLine", `the command line contains a line break at column ${i2 + 1}; a call runs exactly one line. Send multi-line text in the call's stdin field, to a command that reads it.`);
     }
     if (ch === "\0") {
       throw new PtermError("InvalidCommandLine", `the command line contains a NUL character at column ${i2 + 1}; remove it.`);
@@ -1098,12 +1098,23 @@ var Registry = class {
   async loadAll() {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
-  /**
-   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
-   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
-   * is not a flag), a host tool, or a near name.
-   */
+  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
   async #insteadOf(name, args) {
+    const replacement = await this.replacement(name, args);
+    if (replacement !== null) return ` ${replacement}`;
+    if (HOST_TOOLS.has(name)) {
+      const file = args.find((a) => !a.startsWith("-"));
+      const line = name === "rg" && args.length ? `search ${args.map(quoteWord).join(" ")}` : file === void 0 ? "ls" : `read ${quoteWord(file)}`;
+      return ` pterm has no shell and runs no other program; it reads, lists and searches files itself (read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
+    }
+    return didYouMean(name, this.names());
+  }
+  /**
+   * The sentence a command declares for another program's name (`replaces` keys are a name, or a
+   * name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that is
+   * not a flag), or null.
+   */
+  async replacement(name, args) {
     const file = args.find((a) => !a.startsWith("-") || a === "-");
     const lower = name.toLowerCase();
     for (const spec of await this.loadAll()) {
@@ -1112,13 +1123,10 @@ var Registry = class {
         if (tool !== lower) continue;
         if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
         if (text.includes("{1}") && (file === void 0 || file === "-")) continue;
-        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+        return text.replaceAll("{1}", quoteWord(file ?? ""));
       }
     }
-    if (HOST_TOOLS.has(name)) {
-      return " pterm has no shell and runs no other program: reading, listing and searching files belong to your host's file tools, not to terminal_exec.";
-    }
-    return didYouMean(name, this.names());
+    return null;
   }
   /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
@@ -1151,6 +1159,15 @@ var Registry = class {
         node: null,
         path: []
       };
+      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: rest.slice(1).join(" ")
+        };
+      }
       if (!this.has(rest[0])) {
         const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
         return {
@@ -2002,11 +2019,24 @@ var REPO2 = new URL("../", new URL("./core/bundles.ts", import.meta.url).href);
 var BUNDLE_DIR = fromFileUrl(new URL("bundles", REPO2));
 var BUNDLES = {
   "commands/doc/spec.ts": "bundles/doc-spec/spec.js",
+  "commands/files/cat.ts": "bundles/files-cat/cat.js",
+  "commands/files/find.ts": "bundles/files-find/find.js",
+  "commands/files/glob.ts": "bundles/files-glob/glob.js",
+  "commands/files/grep.ts": "bundles/files-grep/grep.js",
+  "commands/files/head.ts": "bundles/files-head/head.js",
+  "commands/files/ls.ts": "bundles/files-ls/ls.js",
+  "commands/files/pwd.ts": "bundles/files-pwd/pwd.js",
+  "commands/files/read.ts": "bundles/files-read/read.js",
+  "commands/files/search.ts": "bundles/files-search/search.js",
+  "commands/files/sed.ts": "bundles/files-sed/sed.js",
+  "commands/files/tail.ts": "bundles/files-tail/tail.js",
+  "commands/files/wc.ts": "bundles/files-wc/wc.js",
   "commands/git/spec.ts": "bundles/git-spec/spec.js",
   "commands/hello/spec.ts": "bundles/hello-spec/spec.js",
   "commands/irc/spec.ts": "bundles/irc-spec/spec.js",
   "commands/patch/spec.ts": "bundles/patch-spec/spec.js",
   "commands/doc/handler.ts": "bundles/doc-handler/worker.js",
+  "commands/files/handler.ts": "bundles/files-handler/worker.js",
   "commands/git/handlers/basic.ts": "bundles/git-handlers-basic/worker.js",
   "commands/git/handlers/change.ts": "bundles/git-handlers-change/worker.js",
   "commands/git/handlers/history.ts": "bundles/git-handlers-history/worker.js",
@@ -2734,7 +2764,8 @@ async function execute(kernel, input) {
     try {
       await artifacts.save(name, text, {
         mime: "text/plain",
-        description: `full ${what} of this call (the envelope keeps head and tail)`
+        // The full text is a file under the root: the line that reads it is part of the description.
+        description: `full ${what} of this call (the envelope keeps head and tail); read it with \`read ${artifactRelDir(runId)}/${name} --lines 1:200\``
       });
     } catch {
     }
@@ -3073,6 +3104,54 @@ var DECLARATIONS = {
   patch: {
     module: new URL("./patch/spec.ts", new URL("./commands/index.ts", import.meta.url).href).href,
     export: "patchSpec"
+  },
+  read: {
+    module: new URL("./files/read.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "readSpec"
+  },
+  cat: {
+    module: new URL("./files/cat.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "catSpec"
+  },
+  head: {
+    module: new URL("./files/head.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "headSpec"
+  },
+  tail: {
+    module: new URL("./files/tail.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "tailSpec"
+  },
+  sed: {
+    module: new URL("./files/sed.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "sedSpec"
+  },
+  ls: {
+    module: new URL("./files/ls.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "lsSpec"
+  },
+  find: {
+    module: new URL("./files/find.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "findSpec"
+  },
+  glob: {
+    module: new URL("./files/glob.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "globSpec"
+  },
+  grep: {
+    module: new URL("./files/grep.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "grepSpec"
+  },
+  search: {
+    module: new URL("./files/search.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "searchSpec"
+  },
+  wc: {
+    module: new URL("./files/wc.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "wcSpec"
+  },
+  pwd: {
+    module: new URL("./files/pwd.ts", new URL("./commands/index.ts", import.meta.url).href).href,
+    export: "pwdSpec"
   }
 };
 var commands = Object.fromEntries(Object.entries(DECLARATIONS).map(([name, declaration]) => [

@@ -20,6 +20,18 @@ export const DECLARATIONS: Readonly<Record<string, { readonly module: string; re
   doc: { module: new URL("./doc/spec.ts", import.meta.url).href, export: "docSpec" },
   irc: { module: new URL("./irc/spec.ts", import.meta.url).href, export: "ircSpec" },
   patch: { module: new URL("./patch/spec.ts", import.meta.url).href, export: "patchSpec" },
+  read: { module: new URL("./files/read.ts", import.meta.url).href, export: "readSpec" },
+  cat: { module: new URL("./files/cat.ts", import.meta.url).href, export: "catSpec" },
+  head: { module: new URL("./files/head.ts", import.meta.url).href, export: "headSpec" },
+  tail: { module: new URL("./files/tail.ts", import.meta.url).href, export: "tailSpec" },
+  sed: { module: new URL("./files/sed.ts", import.meta.url).href, export: "sedSpec" },
+  ls: { module: new URL("./files/ls.ts", import.meta.url).href, export: "lsSpec" },
+  find: { module: new URL("./files/find.ts", import.meta.url).href, export: "findSpec" },
+  glob: { module: new URL("./files/glob.ts", import.meta.url).href, export: "globSpec" },
+  grep: { module: new URL("./files/grep.ts", import.meta.url).href, export: "grepSpec" },
+  search: { module: new URL("./files/search.ts", import.meta.url).href, export: "searchSpec" },
+  wc: { module: new URL("./files/wc.ts", import.meta.url).href, export: "wcSpec" },
+  pwd: { module: new URL("./files/pwd.ts", import.meta.url).href, export: "pwdSpec" },
 };
 
 export const commands: CommandLoaders = Object.fromEntries(

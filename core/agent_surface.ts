@@ -43,6 +43,7 @@ export function renderPrompt(specs: readonly CommandSpec[]): string {
     "there is no shell. Pipes, redirections, `;`, `&&`, globs, `$()` and `~` are refused, as are line breaks:",
     "send multi-line text in the call's `stdin` field. Quote arguments that contain spaces.",
     "All paths are relative to the workspace root; `..`, absolute paths, secrets/ folders and .env files are refused.",
+    "Read the workspace with pterm itself: `read <file> --lines A:B --numbers` (or cat, head, tail, `sed -n 'A,Bp'`), `ls`, `glob`, `find`, `search` or `grep -rn`, `wc`; artifacts are files too (`read artifacts/<run>/<name>`).",
     "",
     "## Zone A: Ready to use",
     "The full syntax of these commands is below; use them directly.",
@@ -77,7 +78,8 @@ export function renderPrompt(specs: readonly CommandSpec[]): string {
     "Read `stderr`: it starts with `[Error] <message>` and ends with a hint to run `<command> --help`.",
     "Follow the hint before retrying: read the usage, fix the call, then run it again. `error_code` names the failure",
     "(e.g. InvalidArgs, PathEscape, NotFound); exit_code is 2 for a usage error, 1 for a failed command, 124 for a timeout.",
-    "Large output is cut to head + [...TRUNCATED...] + tail; the full text is in the listed artifact file.",
+    "Large output is cut to head + [...TRUNCATED...] + tail; the full text is in the listed artifact file,",
+    "which `read <artifact path> --lines A:B` reads part by part.",
     "",
   );
   return lines.join("\n");

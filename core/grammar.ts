@@ -52,7 +52,7 @@ export function tokenize(line: string): string[] {
       throw new PtermError(
         "InvalidCommandLine",
         `the command line contains a line break at column ${i + 1}; ` +
-          "a call runs exactly one line. Send multi-line text through stdin (e.g. `--text-stdin`).",
+          "a call runs exactly one line. Send multi-line text in the call's stdin field, to a command that reads it.",
       );
     }
     if (ch === "\0") {

@@ -119,12 +119,30 @@ export class Registry {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
   }
 
-  /**
-   * What to say about an unknown command name: a declared replacement (`replaces` keys are a name,
-   * or a name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that
-   * is not a flag), a host tool, or a near name.
-   */
+  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
   async #insteadOf(name: string, args: readonly string[]): Promise<string> {
+    const replacement = await this.replacement(name, args);
+    if (replacement !== null) return ` ${replacement}`;
+    if (HOST_TOOLS.has(name)) {
+      // The reading command that does what the program was typed for, with the line's own words.
+      const file = args.find((a) => !a.startsWith("-"));
+      const line = name === "rg" && args.length
+        ? `search ${args.map(quoteWord).join(" ")}`
+        : file === undefined
+        ? "ls"
+        : `read ${quoteWord(file)}`;
+      return " pterm has no shell and runs no other program; it reads, lists and searches files itself " +
+        `(read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
+    }
+    return didYouMean(name, this.names());
+  }
+
+  /**
+   * The sentence a command declares for another program's name (`replaces` keys are a name, or a
+   * name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that is
+   * not a flag), or null.
+   */
+  async replacement(name: string, args: readonly string[]): Promise<string | null> {
     const file = args.find((a) => !a.startsWith("-") || a === "-");
     const lower = name.toLowerCase();
     for (const spec of await this.loadAll()) {
@@ -133,14 +151,10 @@ export class Registry {
         if (tool !== lower) continue;
         if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
         if (text.includes("{1}") && (file === undefined || file === "-")) continue;
-        return ` ${text.replaceAll("{1}", quoteWord(file ?? ""))}`;
+        return text.replaceAll("{1}", quoteWord(file ?? ""));
       }
     }
-    if (HOST_TOOLS.has(name)) {
-      return " pterm has no shell and runs no other program: reading, listing and searching files belong to " +
-        "your host's file tools, not to terminal_exec.";
-    }
-    return didYouMean(name, this.names());
+    return null;
   }
 
   /**
@@ -164,6 +178,10 @@ export class Registry {
         return { kind: "help", spec: null, node: null, path: [], search };
       }
       if (rest.length === 0 || rest[0].startsWith("-")) return { kind: "help", spec: null, node: null, path: [] };
+      // `help search <words>` looks for the words (`help search` alone is the `search` command's help).
+      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
+        return { kind: "help", spec: null, node: null, path: [], search: rest.slice(1).join(" ") };
+      }
       if (!this.has(rest[0])) {
         // `help search commit`, `help branch`: not a command name, so words to look for.
         const words = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;

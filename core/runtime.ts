@@ -4,7 +4,7 @@
  * code; nothing here prints or exits.
  */
 
-import { createArtifactStore } from "./artifacts.ts";
+import { artifactRelDir, createArtifactStore } from "./artifacts.ts";
 import { type AuditRecord, type CallOrigin, writeAuditRecord } from "./audit.ts";
 import { redactCredentials } from "./redact.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
@@ -394,7 +394,9 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     try {
       await artifacts.save(name, text, {
         mime: "text/plain",
-        description: `full ${what} of this call (the envelope keeps head and tail)`,
+        // The full text is a file under the root: the line that reads it is part of the description.
+        description: `full ${what} of this call (the envelope keeps head and tail); read it with ` +
+          `\`read ${artifactRelDir(runId)}/${name} --lines 1:200\``,
       });
     } catch { /* the envelope still has head and tail */ }
   };

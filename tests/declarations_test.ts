@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { commands } from "../commands/index.ts";
+import { commands, DECLARATIONS } from "../commands/index.ts";
 import { type CommandNode, isGroup } from "../core/declaration.ts";
 import { parseArgs } from "../core/flags.ts";
 import { tokenize } from "../core/grammar.ts";
@@ -72,15 +72,21 @@ for (const name of Object.keys(commands)) {
 Deno.test("declarations stay cheap to import: no npm package and no literal import() in spec.ts", async () => {
   // A literal `import("./handler.ts")` puts the handler and its npm packages into the module graph
   // Deno builds before `pterm exec` runs anything (see core/lazy.ts and bench/startup.ts).
-  for (const name of Object.keys(commands)) {
-    const source = await Deno.readTextFile(new URL(`../commands/${name}/spec.ts`, import.meta.url));
-    assert.doesNotMatch(
-      source,
-      /(?<!typeof\s*)\bimport\(\s*["'`]/,
-      `commands/${name}/spec.ts: load lazily with lazyImport(new URL(...))`,
-    );
-    for (const match of source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)) {
-      assert.ok(match[1].startsWith("."), `commands/${name}/spec.ts imports ${match[1]} at start-up; import it lazily`);
+  for (const declaration of Object.values(DECLARATIONS)) {
+    // The declaration's module and the modules of its own folder it imports (commands/files/declare.ts).
+    const modules = [new URL(declaration.module)];
+    for (let i = 0; i < modules.length; i++) {
+      const file = modules[i].pathname.split("/commands/")[1];
+      const source = await Deno.readTextFile(modules[i]);
+      assert.doesNotMatch(
+        source,
+        /(?<!typeof\s*)\bimport\(\s*["'`]/,
+        `commands/${file}: load lazily with lazyImport(new URL(...))`,
+      );
+      for (const match of source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)) {
+        assert.ok(match[1].startsWith("."), `commands/${file} imports ${match[1]} at start-up; import it lazily`);
+        if (match[1].startsWith("./")) modules.push(new URL(match[1], modules[i]));
+      }
     }
   }
 });

@@ -1379,6 +1379,13 @@ __export(handler_exports, {
   info: () => info
 });
 
+// core/grammar.ts
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 // commands/doc/blocks.ts
 var TRUNCATED_MARKER = "[...TRUNCATED...]";
 function plain(spans) {
@@ -2360,10 +2367,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-LZXFPQDO.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-DFH5TLTS.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-IQDRN7ZB.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-F32KDJGE.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-2KKBZZCH.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-4XEC44JX.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-5FCR3EQN.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-DZN4IWNT.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -2415,7 +2422,11 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    throw new PtermError("NotFound", `${label} \`${given}\` does not exist; check the path (relative to the workspace root).`);
+    const { filesNamed } = await import(new URL("./visible-QG6M6QBH.js", import.meta.url).href);
+    const name = given.split("/").filter(Boolean).pop() ?? given;
+    const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
+    const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
+    throw new PtermError("NotFound", `${label} \`${given}\` does not exist; check the path (relative to the workspace root).${elsewhere}`);
   }
   const stat = await Deno.stat(input.abs);
   if (!stat.isFile) throw new PtermError("InvalidArgs", `${label} \`${given}\` is not a file; name a document file.`);
@@ -2649,7 +2660,14 @@ var info = async (ctx) => {
 };
 
 export {
+  join,
   PtermError,
+  isSecretPath,
+  isStatePath,
+  isGitPath,
+  confinePathSync,
+  specialFileKind,
+  ARTIFACTS_DIR,
   serveHandler,
   plain,
   textLength,

@@ -3,6 +3,7 @@
 import { safeWriteFileSync } from "../../core/safe_fs.ts";
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
+import { quoteWord } from "../../core/grammar.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
@@ -76,9 +77,18 @@ function preloadReaderFor(given: string): void {
 async function readInput(ctx: CommandContext, given: string, config: DocConfig, label = "--in") {
   const input = await ctx.workspace.resolve(given, "read", { label });
   if (!input.exists) {
+    // Files with that name elsewhere under the root, each as the line that extracts it.
+    const { filesNamed } = await lazyImport<typeof import("../files/visible.ts")>(
+      new URL("../files/visible.ts", import.meta.url),
+    );
+    const name = given.split("/").filter(Boolean).pop() ?? given;
+    const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
+    const elsewhere = candidates.length
+      ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.`
+      : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
     throw new PtermError(
       "NotFound",
-      `${label} \`${given}\` does not exist; check the path (relative to the workspace root).`,
+      `${label} \`${given}\` does not exist; check the path (relative to the workspace root).${elsewhere}`,
     );
   }
   const stat = await Deno.stat(input.abs);

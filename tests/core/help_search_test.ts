@@ -49,7 +49,7 @@ Deno.test("help --search with no hit says so and lists the commands; without a w
   await using dir = await makeRoot();
   const none = await exec(dir.path, "help --search frobnicate");
   assert.equal(none.exit_code, 0);
-  assert.match(none.stdout, /Nothing matches "frobnicate"\. The commands are: help, /);
+  assert.match(none.stdout, /Nothing matches "frobnicate"\. The commands are: ([a-z]+, )*help, /);
   const missing = await exec(dir.path, "help --search");
   assert.equal(missing.error_code, "InvalidArgs");
   assert.match(missing.stderr, /help --search commit/);

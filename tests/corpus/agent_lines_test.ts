@@ -19,9 +19,11 @@ import { repoState, worktreeFingerprint as files } from "../git/repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";
 import type { Envelope } from "../../core/envelope.ts";
 import { cold, type CorpusLine, warm } from "./lines.ts";
+import { commands } from "../../commands/index.ts";
+import { real, sortedLines } from "../files/oracle.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url).pathname;
-const COMMANDS = new Set(["git", "doc", "patch", "irc", "hello", "help"]);
+const COMMANDS = new Set([...Object.keys(commands), "help"]);
 
 async function write(path: string, text: string) {
   await Deno.mkdir(join(path, ".."), { recursive: true });
@@ -179,6 +181,18 @@ async function judge(
     const out = entry.line.match(/(?:--out|-o|--output)\s+(\S+)/)?.[1];
     const text = out ? await Deno.readTextFile(join(work, out)).catch(() => "") : envelope.stdout;
     return text.includes(entry.expect!) ? { ok: true, why: "" } : { ok: false, why: `output lacks ${entry.expect}` };
+  }
+  if (entry.oracle === "files") {
+    // The real tool in the twin, which pterm never ran in (no audit/ there).
+    const theirs = await real(twin, tokenize(entry.tool ?? entry.line));
+    const shape = (text: string) => entry.sorted ? sortedLines(text).join("\n") : text;
+    if (theirs.code !== 0) return { ok: false, why: `the real tool failed: ${theirs.stderr.split("\n")[0]}` };
+    return shape(envelope.stdout) === shape(theirs.stdout) ? { ok: true, why: "" } : {
+      ok: false,
+      why: `printed ${JSON.stringify(envelope.stdout).slice(0, 200)}, the real tool ${
+        JSON.stringify(theirs.stdout).slice(0, 200)
+      }`,
+    };
   }
   if (entry.oracle === "worktree") {
     if (entry.diff) {

@@ -16,7 +16,11 @@ export interface CorpusLine {
   /** The real git command line (without `git`) that does what was meant, run in proj/. */
   readonly intent?: string;
   /** `doc`: the output must hold `expect`; `worktree`: files as `git apply` of `diff` leaves them. */
-  readonly oracle?: "doc" | "worktree" | "init";
+  readonly oracle?: "doc" | "worktree" | "init" | "files";
+  /** For `files`: the real tool's line (GNU coreutils, findutils, grep, ripgrep) run in the same tree; default: the line. */
+  readonly tool?: string;
+  /** For `files`: compare the lines sorted (the real tool prints in the file system's order). */
+  readonly sorted?: boolean;
   readonly expect?: string;
   /** For `worktree`: the unified diff real git applies (`git apply`) in proj/ for the same intent. */
   readonly diff?: string;
@@ -255,6 +259,33 @@ export const cold: readonly CorpusLine[] = [
   { line: "pdftotext reports/spec.pdf -", oracle: "doc", expect: PDF_PHRASE },
   { line: "markitdown reports/tables.docx", oracle: "doc", expect: DOCX_PHRASE },
   { line: "cat reports/spec.pdf", oracle: "doc", expect: PDF_PHRASE },
+  // reading the workspace, as agents read with a shell
+  { line: "cat proj/README.md", oracle: "files" },
+  { line: "cat -n proj/src/app.py", oracle: "files" },
+  { line: "head -n 3 proj/src/app.py", oracle: "files" },
+  { line: "head -20 proj/docs/guide.md", oracle: "files" },
+  { line: "tail -n 2 proj/src/app.py", oracle: "files" },
+  { line: "tail -5 proj/src/app.py", oracle: "files" },
+  { line: "sed -n '2,4p' proj/src/app.py", oracle: "files" },
+  { line: "read proj/src/app.py --lines 3:5", oracle: "files", tool: "sed -n 3,5p proj/src/app.py" },
+  { line: "read proj/src/app.py --numbers", oracle: "files", tool: "cat -n proj/src/app.py" },
+  { line: "ls proj/src", oracle: "files" },
+  { line: "ls -la proj/src", oracle: "files", tool: "ls -lan proj/src" },
+  { line: "ls -A proj", oracle: "files", tool: "ls -A -I .git proj" },
+  { line: "find proj -name '*.py'", oracle: "files", sorted: true },
+  { line: "find proj/src -type f", oracle: "files", sorted: true },
+  { line: "grep -rn FEATURE proj", oracle: "files", tool: "grep -rn --exclude-dir=.git FEATURE proj", sorted: true },
+  { line: "grep -n def proj/src/util.py", oracle: "files" },
+  { line: "grep -rl helper proj", oracle: "files", tool: "grep -rl --exclude-dir=.git helper proj", sorted: true },
+  {
+    line: "grep -rn 'def main' --include='*.py' .",
+    oracle: "files",
+    tool: "grep -rn --exclude-dir=.git 'def main' '--include=*.py' .",
+    sorted: true,
+  },
+  { line: "wc -l proj/src/app.py", oracle: "files" },
+  { line: "search FEATURE proj", oracle: "files", tool: "rg -n --sort path --no-heading FEATURE proj" },
+  { line: "pwd", oracle: "files", tool: "echo ." },
   // patches
   { line: "patch apply --repo proj", stdin: APP_DIFF, oracle: "worktree", diff: APP_DIFF },
   { line: "patch apply", stdin: APP_DIFF_FROM_ROOT, oracle: "worktree", diff: APP_DIFF },
