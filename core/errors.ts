@@ -48,6 +48,7 @@ export const ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",

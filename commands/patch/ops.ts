@@ -4,7 +4,15 @@
  */
 
 import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
-import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
+import {
+  applyHunks,
+  type ClosestRegion,
+  DiffParseError,
+  type FileDiff,
+  HunkError,
+  type HunkReport,
+  parseDiff,
+} from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
 import { closestLines, keysAsGiven, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
@@ -649,19 +657,37 @@ async function binaryOp(block: Block, view: View, rel: string, abs: string): Pro
 
 // ---- git.diff -----------------------------------------------------------------------------------
 
+/** ", first different at line N: the hunk has `…`, the file `…`" for a NoMatch message. */
+export function divergedText(diverged: ClosestRegion["diverged"]): string {
+  if (!diverged) return "";
+  const cut = (t: string) => (t.trim().length > 60 ? `${t.trim().slice(0, 60)}…` : t.trim());
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${
+    cut(diverged.found)
+  }\``;
+}
+
 function hunkProblem(error: HunkError, file: string): OpError {
   const f = error.failure;
   if (f.kind === "no-match") {
     const closest = f.closest
       ? `; the closest place is line ${f.closest.line} (similarity ${f.closest.similarity}): ${
         f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")
-      }`
+      }${divergedText(f.closest.diverged)}`
       : "; the file is empty";
     return new OpError(
       "NoMatch",
       `hunk ${f.hunk} of \`${file}\` fits nowhere: its context and removed lines are not in the file, not even ` +
         `with whitespace differences, shifted, or with changed context lines (removed lines must match)${closest}`,
       { file, hunk: f.hunk, closest: f.closest },
+      f.patchLine,
+    );
+  }
+  if (f.kind === "already-applied") {
+    return new OpError(
+      "AlreadyApplied",
+      `hunk ${f.hunk} of \`${file}\` is already applied: its result stands at line ${f.line} and the lines it ` +
+        "changes are not in the file (the patch ran before, or the change was made by hand)",
+      { file, hunk: f.hunk, line: f.line },
       f.patchLine,
     );
   }
@@ -928,7 +954,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact })) {
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply: view.reapply })) {
         reports.push({ ...report, file: shown });
       }
     } catch (error) {

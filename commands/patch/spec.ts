@@ -84,6 +84,12 @@ const fileFlag = {
   path: "read",
 } as const satisfies FlagSpec;
 
+const reapplyFlag = {
+  name: "reapply",
+  type: "boolean",
+  description: "Apply a hunk even when its result is already in the file (else AlreadyApplied: the patch ran before)",
+} as const satisfies FlagSpec;
+
 export const applyFlags = [
   repoFlag,
   fileFlag,
@@ -91,11 +97,30 @@ export const applyFlags = [
   {
     name: "no-commit",
     type: "boolean",
-    description: "Write the files but make no commit (git.revert blocks do not commit either)",
+    description: "An XGit patch: write the files but make no commit (git.revert blocks do not commit either)",
   },
+  {
+    name: "commit",
+    type: "boolean",
+    description: "A unified diff or codex patch: commit the edits too (default message and author)",
+  },
+  {
+    name: "message",
+    short: "m",
+    type: "string",
+    valueName: "text",
+    description: "Commit with this message (overrides commitmsg:; makes a unified diff or codex patch commit)",
+  },
+  {
+    name: "author",
+    type: "string",
+    valueName: "Name <email>",
+    description: "Commit as this author (overrides author:; makes a unified diff or codex patch commit)",
+  },
+  reapplyFlag,
 ] as const satisfies readonly FlagSpec[];
 
-export const checkFlags = [repoFlag, fileFlag] as const satisfies readonly FlagSpec[];
+export const checkFlags = [repoFlag, fileFlag, reapplyFlag] as const satisfies readonly FlagSpec[];
 
 const WRITE_EXAMPLE = `=== file.write: "notes/todo.md" ===
 # TODO
