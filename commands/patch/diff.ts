@@ -469,6 +469,12 @@ export type HunkFailure =
     readonly hunk: number;
     readonly patchLine: number;
     readonly closest: ClosestRegion | null;
+    /**
+     * The hunk's lines are in the file, at `line`, but not where git's anchoring lets them be: a
+     * hunk without trailing context must end the file ("end"), one stated at line 0 or 1 must
+     * start it ("beginning").
+     */
+    readonly unanchored?: { readonly line: number; readonly rule: "end" | "beginning" };
   }
   | {
     readonly kind: "ambiguous";
@@ -839,10 +845,19 @@ function place(
       stated: hunk.oldStart,
     });
   }
+  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
   throw new HunkError({
     kind: "no-match",
     hunk: number,
     patchLine: hunk.patchLine,
+    ...(elsewhere.length
+      ? {
+        unanchored: {
+          line: elsewhere[0] + 1,
+          rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" as const : "beginning" as const,
+        },
+      }
+      : {}),
     closest: closestRegion(
       Array.from({ length: doc.length }, (_, i) => doc.plain(i)),
       old.map((l) => l.text),

@@ -674,6 +674,20 @@ function hunkProblem(error: HunkError, file: string): OpError {
         f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")
       }${divergedText(f.closest.diverged)}`
       : "; the file is empty";
+    if (f.unanchored) {
+      const { line, rule } = f.unanchored;
+      const why = rule === "end"
+        ? "a hunk without trailing context must end the file (git apply reads it so), and the file goes on " +
+          "after them; add the line that follows as a context line"
+        : "a hunk stated at line 1 (or 0) must start the file (git apply reads it so); state the line it is at " +
+          "in `@@ -N,M +N,M @@`";
+      return new OpError(
+        "NoMatch",
+        `hunk ${f.hunk} of \`${file}\` does not fit where it must: its lines are at line ${line}, but ${why}`,
+        { file, hunk: f.hunk, closest: f.closest, anchored_to: rule === "end" ? "end of file" : "start of file" },
+        f.patchLine,
+      );
+    }
     return new OpError(
       "NoMatch",
       `hunk ${f.hunk} of \`${file}\` fits nowhere: its context and removed lines are not in the file, not even ` +

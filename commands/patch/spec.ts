@@ -174,10 +174,11 @@ const CODEX_UPDATE_EXAMPLE = `*** Begin Patch
 
 const PLAIN_DIFF_EXAMPLE = `--- a/notes/plan.md
 +++ b/notes/plan.md
-@@ -1,2 +1,2 @@
+@@ -1,3 +1,3 @@
  ## Parser
 -- status: todo
 +- status: started
+ 
 `;
 
 const apply: LeafSpec = {
