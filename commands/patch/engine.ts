@@ -500,6 +500,9 @@ async function precheck(
   problems: Problem[],
 ): Promise<PatchResult> {
   const view = viewFor(run, repo);
+  const git = run.git;
+  // A check reads submodule pointers from the index as the apply does (nothing is locked: it only reads).
+  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run.signal.aborted) throw run.signal.reason;

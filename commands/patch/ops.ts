@@ -737,6 +737,46 @@ function hunkProblem(error: HunkError, file: string): OpError {
   );
 }
 
+/**
+ * A submodule pointer's diff against what the index records, as `git apply --index` checks it: a new
+ * pointer must not be there yet (and one already at the new commit is AlreadyApplied), a changed or
+ * removed one must be at the commit its `-Subproject commit` line names. Outside a repository there
+ * is no index to check.
+ */
+async function checkPointerPreimage(
+  view: View,
+  file: FileDiff,
+  rel: string,
+  created: boolean,
+  newOid: string | null,
+): Promise<void> {
+  if (!view.indexGitlink) return;
+  const recorded = await view.indexGitlink(rel);
+  const oldOid = file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "-")
+    .map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== undefined) ?? null;
+  if (recorded !== null && recorded === newOid && recorded !== oldOid) {
+    throw new OpError(
+      "AlreadyApplied",
+      `the submodule \`${rel}\` already points at ${newOid}, the commit the diff sets (the patch ran before)`,
+      { file: rel },
+      file.patchLine,
+    );
+  }
+  if (created && recorded !== null) {
+    throw new OpError("AlreadyExists", `the diff adds the submodule \`${rel}\`, which the index already has`, {
+      file: rel,
+    }, file.patchLine);
+  }
+  if (!created && oldOid !== null && recorded !== oldOid) {
+    throw new OpError(
+      recorded === null ? "NotFound" : "Conflict",
+      `the diff changes the submodule \`${rel}\` from ${oldOid}, but the index records ${recorded ?? "no submodule there"}`,
+      { file: rel, expected: oldOid, found: recorded },
+      file.patchLine,
+    );
+  }
+}
+
 /** Which file a diff section edits: its own paths, or the block's path for a diff with no file headers. */
 function diffTargets(block: Block, file: FileDiff, count: number): { from: string | null; to: string | null } {
   const blockPath = block.path === "." ? "" : block.path.replace(/\/+$/, "");
@@ -887,6 +927,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file.patchLine,
         );
       }
+      await checkPointerPreimage(view, file, rel, fromLoc === null, oid);
       view.specialEntries.set(rel, { mode: 0o160000, oid });
       touched.push(rel);
       continue;

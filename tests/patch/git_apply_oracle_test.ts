@@ -273,9 +273,9 @@ async function change(rng: Rng, repo: string, model: Model): Promise<void> {
 
 let runs = 0;
 
-async function ptermApply(root: string, repoRel: string, diff: string): Promise<void> {
+async function ptermApply(root: string, repoRel: string, diff: string, mode: "apply" | "check" = "apply"): Promise<void> {
   await runPatch({
-    mode: "apply",
+    mode,
     command: "patch apply",
     text: `=== git.diff: "." ===\n${diff}=== end ===\n=== PATCH EOF ===\n`,
     workspace: createWorkspace(root),
@@ -308,7 +308,18 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
   git(root.path, "clone", "-q", "gen", "byPterm");
   const byGit = `${root.path}/byGit`;
   const byPterm = `${root.path}/byPterm`;
-  const stats = { diffs: 0, files: 0, renames: 0, copies: 0, binary: 0, links: 0, gitlinks: 0, modes: 0 };
+  const stats = {
+    diffs: 0,
+    files: 0,
+    renames: 0,
+    copies: 0,
+    binary: 0,
+    links: 0,
+    gitlinks: 0,
+    modes: 0,
+    /** Diffs git applies a second time too (and so must pterm). */
+    twice: 0,
+  };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
     // The shapes diffs come in: plain, --no-prefix, less or more context (-U0 needs git apply
@@ -358,6 +369,37 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
     const dirty = git(byPterm, "-c", "core.quotePath=false", "status", "--porcelain", "--untracked-files=no")
       .split("\n").filter((l) => l !== "");
     assert.deepEqual(dirty, [], `pterm's work tree differs from its commit: ${context()}`);
+
+    // The same diff a second time (a retry): pterm refuses exactly when git apply refuses.
+    const again = new Deno.Command("git", {
+      args: [
+        "apply",
+        "--check",
+        "--index",
+        ...(noPrefix ? ["-p0"] : []),
+        ...(shape === "U0" ? ["--unidiff-zero"] : []),
+        `${root.path}/round.diff`,
+      ],
+      cwd: byGit,
+      env: ENV,
+      clearEnv: true,
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    let ptermRefusal: string | null = null;
+    try {
+      await ptermApply(root.path, "byPterm", diff, "check");
+    } catch (error) {
+      ptermRefusal = (error as Error).message;
+    }
+    if (again.success !== (ptermRefusal === null)) {
+      assert.fail(
+        `applied a second time, git apply ${
+          again.success ? "accepts" : `refuses (${new TextDecoder().decode(again.stderr).trim()})`
+        } but pterm ${ptermRefusal === null ? "accepts" : `refuses (${ptermRefusal})`}: ${context()}`,
+      );
+    }
+    stats.twice += again.success ? 1 : 0;
 
     stats.diffs++;
     stats.files += diff.match(/^diff --git /gm)?.length ?? 0;
