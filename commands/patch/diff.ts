@@ -532,28 +532,45 @@ export interface ApplyOptions {
 }
 
 /**
- * Where a hunk may be placed, as `git apply` anchors it: a hunk without trailing context must end
- * the file, and one stated at line 0 or 1 must start it. A hunk with no context at all (`diff
- * -U0`) says nothing about its surroundings and is placed by its line number (git's
- * `--unidiff-zero`, GNU patch's default).
+ * Where a hunk may be placed, as `git apply` anchors it (apply.c's match_beginning/match_end): a
+ * hunk without trailing context must end the file, and one stated at line 0 or 1 must start it.
+ * A hunk whose old side ends without a newline (`\ No newline at end of file`) ends the file too.
  */
 interface Anchors {
   readonly beginning: boolean;
   readonly end: boolean;
 }
 
-function anchorsOf(hunk: Hunk): Anchors {
+const UNANCHORED: Anchors = { beginning: false, end: false };
+
+/**
+ * The anchors to try, in order. A hunk with context lines has git's. One with none at all is
+ * either all of a small file (git's anchors hold) or from `diff -U0`, which says nothing about its
+ * surroundings: it is then placed by its line number, as `git apply --unidiff-zero` and GNU patch do.
+ */
+function anchorSets(hunk: Hunk): Anchors[] {
   const lines = hunk.lines;
-  if (!lines.some((l) => l.kind === " ")) return { beginning: false, end: false };
-  return {
+  const git: Anchors = {
     beginning: hunk.oldStart !== null && hunk.oldStart <= 1,
-    end: lines[lines.length - 1].kind !== " ",
+    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline,
   };
+  if (lines.some((l) => l.kind === " ")) return [git];
+  return hunk.oldNoNewline ? [git, { beginning: false, end: true }] : [git, UNANCHORED];
 }
 
 /** Whether `length` lines at `pos` (of a file of `size` lines) stand where the anchors allow. */
 function anchoredAt(anchors: Anchors, pos: number, length: number, size: number): boolean {
   return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
+}
+
+/**
+ * A hunk that says the final newline changes (`\ No newline at end of file` on one side only)
+ * fits the file's end only when the file's final newline is the side's: the old side to apply it,
+ * the new side to find it applied. A hunk that says nothing of it fits either way.
+ */
+function newlineFits(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number, length: number): boolean {
+  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
+  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
 }
 
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
@@ -792,44 +809,62 @@ function place(
   reapply: boolean,
 ): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
   const lines = hunk.lines;
-  const anchors = anchorsOf(hunk);
-  const fits = (pos: number, length: number) => anchoredAt(anchors, pos, length, doc.length);
   if (old.length === 0) {
     // Nothing to anchor on but the line number (a new file, or a pure insertion without context).
     if (expected !== null && expected >= 0 && expected <= doc.length) {
+      // Its lines already standing there is the only sign of a second run such a hunk can give.
+      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line: expected + 1 });
+      }
       return { pos: expected, lines, strategy: "exact" };
     }
     if (doc.length === 0) return { pos: 0, lines, strategy: "exact" };
     throw new HunkError({ kind: "no-anchor", hunk: number, patchLine: hunk.patchLine });
   }
-  if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
-    if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
-    if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
-  }
-  for (const same of [exactly, looseWhitespace]) {
-    const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
-    const chosen = found.length === 1 ? found[0] : nearest(found, expected);
-    if (chosen !== null) {
-      const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
-      return { pos: chosen, lines, strategy };
+  const sets = anchorSets(hunk);
+  for (const anchors of sets) {
+    const fits = (pos: number, length: number) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length);
+    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
+      if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
+      if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
     }
-    if (found.length > 1) {
-      throw new HunkError({
-        kind: "ambiguous",
-        hunk: number,
-        patchLine: hunk.patchLine,
-        strategy: "shifted",
-        lines: found.map((p) => p + 1),
-        texts: found.map((p) => doc.plain(p)),
-        stated: hunk.oldStart,
-      });
+    for (const same of [exactly, looseWhitespace]) {
+      const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
+      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+      if (chosen !== null) {
+        const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
+        return { pos: chosen, lines, strategy };
+      }
+      if (found.length > 1) {
+        throw new HunkError({
+          kind: "ambiguous",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          strategy: "shifted",
+          lines: found.map((p) => p + 1),
+          texts: found.map((p) => doc.plain(p)),
+          stated: hunk.oldStart,
+        });
+      }
+    }
+    if (!reapply) {
+      const resultFits = (pos: number, length: number) =>
+        anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length);
+      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+      if (line !== null) {
+        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
+      }
     }
   }
-  if (!reapply) {
-    const line = resultPlace(doc, lines, old, expected, written, index, fits);
-    if (line !== null) throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
-  }
-  const fuzzy = fuzzyCandidates(doc, lines, written, index, anchors);
+  const anchors = sets[sets.length - 1];
+  const fuzzy = fuzzyCandidates(
+    doc,
+    lines,
+    written,
+    index,
+    (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length),
+  );
   const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
   if (fuzzyChosen !== null) {
     return { pos: fuzzyChosen, lines: fuzzy.find((c) => c.pos === fuzzyChosen)!.lines, strategy: "fuzzy" };
@@ -872,15 +907,16 @@ function place(
  */
 function resultPlace(
   doc: TextDoc,
-  lines: readonly HunkLine[],
+  hunk: Hunk,
   old: readonly HunkLine[],
   expected: number | null,
   written: Written,
   index: LineIndex,
   fits: (pos: number, length: number) => boolean,
 ): number | null {
-  const result = lines.filter((l) => l.kind !== "-");
-  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text);
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) &&
+    hunk.oldNoNewline === hunk.newNoNewline;
   if (result.length === 0 || same) return null;
   if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
     return expected + 1;
@@ -929,7 +965,7 @@ function fuzzyCandidates(
   lines: readonly HunkLine[],
   written: Written,
   index: LineIndex,
-  hunkAnchors: Anchors,
+  fits: (pos: number, length: number) => boolean,
 ): Candidate[] {
   for (const { lines: variant, front } of trimmedVariants(lines)) {
     const old = variant.filter((l) => l.kind !== "+");
@@ -942,7 +978,7 @@ function fuzzyCandidates(
       if (p < 0 || p + old.length > doc.length) continue;
       if (overlaps(written, p, old.length)) continue;
       // Trimming drops outer context, never the anchors: the untrimmed hunk must still start or end the file.
-      if (!anchoredAt(hunkAnchors, p - front, old.length + front, doc.length)) continue;
+      if (!fits(p - front, old.length + front)) continue;
       let ok = true;
       let anchors = 0;
       // Removed lines first: they must match, and checking them is cheap.

@@ -770,7 +770,9 @@ async function checkPointerPreimage(
   if (!created && oldOid !== null && recorded !== oldOid) {
     throw new OpError(
       recorded === null ? "NotFound" : "Conflict",
-      `the diff changes the submodule \`${rel}\` from ${oldOid}, but the index records ${recorded ?? "no submodule there"}`,
+      `the diff changes the submodule \`${rel}\` from ${oldOid}, but the index records ${
+        recorded ?? "no submodule there"
+      }`,
       { file: rel, expected: oldOid, found: recorded },
       file.patchLine,
     );

@@ -380,7 +380,10 @@ Deno.test("patch apply outside a repository on files inside one: no commit, and 
   // are relative to it, and the error says how this one was written and which line runs it.
   const refused = await apply(dir.path, fromRoot);
   assert.equal(refused.error_code, "NotFound", refused.stderr);
-  assert.match(refused.stderr, /`proj\/src\/a\.py` is written from the workspace root.*write `src\/a\.py` \(or run `patch apply --repo \.`\)/);
+  assert.match(
+    refused.stderr,
+    /`proj\/src\/a\.py` is written from the workspace root.*write `src\/a\.py` \(or run `patch apply --repo \.`\)/,
+  );
   assert.equal(await Deno.readTextFile(`${repo}/src/a.py`), "x = 1\n");
   const envelope = await apply(dir.path, fromRoot, "--repo .");
   assert.equal(envelope.exit_code, 0, envelope.stderr);
