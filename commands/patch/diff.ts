@@ -544,18 +544,18 @@ interface Anchors {
 const UNANCHORED: Anchors = { beginning: false, end: false };
 
 /**
- * The anchors to try, in order. A hunk with context lines has git's. One with none at all is
- * either all of a small file (git's anchors hold) or from `diff -U0`, which says nothing about its
- * surroundings: it is then placed by its line number, as `git apply --unidiff-zero` and GNU patch do.
+ * The anchors to try, in order. A hunk with context lines has git's. One with none at all, stated
+ * at line 1, may be all of a small file (git's anchors hold); else, or failing that, it is from
+ * `diff -U0` or written without context, which says nothing about its surroundings: it is placed
+ * by its text and line number, as `git apply --unidiff-zero` and GNU patch place it.
  */
 function anchorSets(hunk: Hunk): Anchors[] {
   const lines = hunk.lines;
-  const git: Anchors = {
-    beginning: hunk.oldStart !== null && hunk.oldStart <= 1,
-    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline,
-  };
+  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
+  const git: Anchors = { beginning: startsFile, end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline };
   if (lines.some((l) => l.kind === " ")) return [git];
-  return hunk.oldNoNewline ? [git, { beginning: false, end: true }] : [git, UNANCHORED];
+  const loose = hunk.oldNoNewline ? { beginning: false, end: true } : UNANCHORED;
+  return startsFile ? [git, loose] : [loose];
 }
 
 /** Whether `length` lines at `pos` (of a file of `size` lines) stand where the anchors allow. */
