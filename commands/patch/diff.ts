@@ -573,6 +573,24 @@ function newlineFits(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number,
   return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
 }
 
+/**
+ * A hunk that changes nothing but line endings (its sides equal once `\r`s are dropped) is all
+ * about them: its old side fits only lines that end as it says, and its result is found only where
+ * lines end as its new side says. Any other hunk compares lines without their `\r`.
+ */
+function endingsFit(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number): boolean {
+  const bare = (t: string) => t.replace(/\r$/, "");
+  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
+  const newSide = hunk.lines.filter((l) => l.kind !== "-");
+  const endingsOnly = oldSide.length === newSide.length &&
+    oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) &&
+    oldSide.some((l, k) => l.text !== newSide[k].text);
+  if (!endingsOnly) return true;
+  return (side === "old" ? oldSide : newSide).every((l, k) =>
+    doc.lines[pos + k] !== undefined && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r")
+  );
+}
+
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
 export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyOptions = {}): HunkReport[] {
   const reports: HunkReport[] = [];
@@ -824,7 +842,8 @@ function place(
   const sets = anchorSets(hunk);
   for (const anchors of sets) {
     const fits = (pos: number, length: number) =>
-      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length);
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) &&
+      endingsFit(hunk, doc, "old", pos);
     if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
       if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
       if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
@@ -850,7 +869,8 @@ function place(
     }
     if (!reapply) {
       const resultFits = (pos: number, length: number) =>
-        anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length);
+        anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
+        endingsFit(hunk, doc, "new", pos);
       const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
       if (line !== null) {
         throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
@@ -863,7 +883,9 @@ function place(
     lines,
     written,
     index,
-    (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length),
+    (pos, length) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) &&
+      endingsFit(hunk, doc, "old", pos),
   );
   const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
   if (fuzzyChosen !== null) {
