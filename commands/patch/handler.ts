@@ -137,7 +137,6 @@ async function noCommitWarnings(ctx: CommandContext, result: PatchResult, mode: 
  */
 async function withRepositoryHint(run: PatchRun, error: unknown): Promise<unknown> {
   if (!(error instanceof PtermError) || error.code !== "NotFound") return error;
-  const root = run.workspace.root;
   const repoRel = typeof error.result?.repo_path === "string"
     ? error.result.repo_path
     : await resolveRepo(run, { header: {} }).then((r) => r.rel, () => null);
@@ -146,19 +145,24 @@ async function withRepositoryHint(run: PatchRun, error: unknown): Promise<unknow
   const paths = problems.filter((p) => p.code === "NotFound")
     .map((p) => (p.details?.file as string | undefined) ?? p.path)
     .filter((p): p is string => typeof p === "string" && p !== "" && p !== "." && !p.startsWith("/"));
-  const exists = (abs: string) => Deno.lstat(abs).then(() => true, () => false);
+  // Only a path the patch may write there is worth naming (never one into a git directory).
+  const writable = (rel: string) =>
+    run.workspace.resolve(rel, "write", { label: "the path" }).then((r) => r.exists, () => false);
   const hints: string[] = [];
   for (const path of new Set(paths)) {
-    if (repoRel !== "." && path.startsWith(`${repoRel}/`) && await exists(`${root}/${path}`)) {
+    if (repoRel !== "." && path.startsWith(`${repoRel}/`) && await writable(path)) {
       hints.push(
         `\`${path}\` is written from the workspace root, but the patch's paths are relative to the repository ` +
           `\`${repoRel}\`: write \`${path.slice(repoRel.length + 1)}\` (or run \`${run.command} --repo .\`).`,
       );
       continue;
     }
-    const elsewhere = [...(repoRel === "." ? [] : ["."]), ...repositoriesNear(root).filter((r) => r !== repoRel)];
+    const elsewhere = [
+      ...(repoRel === "." ? [] : ["."]),
+      ...repositoriesNear(run.workspace.root).filter((r) => r !== repoRel),
+    ];
     for (const folder of elsewhere) {
-      if (!await exists(folder === "." ? `${root}/${path}` : `${root}/${folder}/${path}`)) continue;
+      if (!await writable(folder === "." ? path : `${folder}/${path}`)) continue;
       hints.push(
         `\`${path}\` exists in ${folder === "." ? "the workspace root" : `the repository \`${folder}\``}: did you ` +
           `mean --repo ${quoteWord(folder)}? Run \`${run.command} --repo ${quoteWord(folder)}\` with the same patch.`,
