@@ -605,7 +605,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     // A file of a BOM alone is one line to git (the BOM, no newline) and none to the doc: give the
     // hunk that line to match.
-    if (bomOld && doc.bom && doc.length === 0) {
+    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [""]);
       doc.finalNewline = false;
     }
