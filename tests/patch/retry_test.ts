@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../helpers.ts";
+import { cli, makeRoot } from "../helpers.ts";
 import { gitRaw } from "../git/oracle.ts";
 import { apply, git, problemsOf, writeTree } from "./helpers.ts";
 
@@ -274,4 +274,19 @@ Deno.test("a fuzzy match is named in result.warnings and the text output", async
   const warnings = (done.result as Any).warnings as string[];
   assert.ok(warnings.some((w) => /placed at line 1 fuzzily/.test(w)), JSON.stringify(warnings));
   assert.match(done.stdout, /Warning: .*fuzzily/);
+});
+
+Deno.test("`pterm runs replay` of a patch run that applied refuses as AlreadyApplied and says why", async () => {
+  await using dir = await makeRoot();
+  const diff = await calcRepo(dir.path);
+  const first = await cli(["exec", "--root", dir.path, "--request", "-"], {
+    stdin: JSON.stringify({ command: "patch apply", stdin: diff }),
+  });
+  assert.equal(first.envelope!.exit_code, 0, first.envelope!.stderr);
+  const replay = await cli(["runs", "replay", first.envelope!.run_id, "--root", dir.path]);
+  assert.equal(replay.envelope!.error_code, "AlreadyApplied", replay.envelope!.stderr);
+  assert.match(replay.envelope!.stderr, /already applied/);
+  assert.match(replay.envelope!.stderr, /runs replay/);
+  assert.equal(count(await Deno.readTextFile(`${dir.path}/src/calc.py`), "def mul"), 1);
+  assert.equal(count(await git(dir.path, "diff"), "+def mul"), 1);
 });
