@@ -135,7 +135,10 @@ async function noCommitWarnings(ctx: CommandContext, result: PatchResult, mode: 
  * the root (or in the root itself): the NotFound error says which `--repo` finds it, as a line
  * that runs, or that the path was written from the root rather than from the repository.
  */
-async function withRepositoryHint(run: PatchRun, error: unknown): Promise<unknown> {
+async function withRepositoryHint(run: PatchRun, file: string | undefined, error: unknown): Promise<unknown> {
+  // The line to run again: the same command and patch source, another --repo.
+  const again = (repo: string) =>
+    `${run.command}${file === undefined ? "" : ` --file ${quoteWord(file)}`} --repo ${repo}`;
   if (!(error instanceof PtermError) || error.code !== "NotFound") return error;
   const repoRel = typeof error.result?.repo_path === "string"
     ? error.result.repo_path
@@ -153,7 +156,7 @@ async function withRepositoryHint(run: PatchRun, error: unknown): Promise<unknow
     if (repoRel !== "." && path.startsWith(`${repoRel}/`) && await writable(path)) {
       hints.push(
         `\`${path}\` is written from the workspace root, but the patch's paths are relative to the repository ` +
-          `\`${repoRel}\`: write \`${path.slice(repoRel.length + 1)}\` (or run \`${run.command} --repo .\`).`,
+          `\`${repoRel}\`: write \`${path.slice(repoRel.length + 1)}\` (or run \`${again(".")}\`).`,
       );
       continue;
     }
@@ -165,7 +168,9 @@ async function withRepositoryHint(run: PatchRun, error: unknown): Promise<unknow
       if (!await writable(folder === "." ? path : `${folder}/${path}`)) continue;
       hints.push(
         `\`${path}\` exists in ${folder === "." ? "the workspace root" : `the repository \`${folder}\``}: did you ` +
-          `mean --repo ${quoteWord(folder)}? Run \`${run.command} --repo ${quoteWord(folder)}\` with the same patch.`,
+          `mean --repo ${quoteWord(folder)}? Run \`${again(quoteWord(folder))}\`${
+            file === undefined ? " with the same patch" : ""
+          }.`,
       );
       break;
     }
@@ -335,7 +340,7 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
       });
     }
   } catch (error) {
-    throw await withRepositoryHint(patchRun, error);
+    throw await withRepositoryHint(patchRun, ctx.flags.file, error);
   }
   result.warnings.unshift(...prepared.warnings);
   const committing = !noCommitFor(prepared.format, choice).noCommit;

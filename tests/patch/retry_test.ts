@@ -290,3 +290,43 @@ Deno.test("`pterm runs replay` of a patch run that applied refuses as AlreadyApp
   assert.equal(count(await Deno.readTextFile(`${dir.path}/src/calc.py`), "def mul"), 1);
   assert.equal(count(await git(dir.path, "diff"), "+def mul"), 1);
 });
+
+Deno.test("a cherry-pick stopped on a conflict: a committing patch refuses naming git cherry-pick --continue; git concludes it with its own message", async () => {
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  await writeTree(dir.path, { "app.txt": "one\n" });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "base");
+  await git(dir.path, "checkout", "-q", "-b", "feature");
+  await Deno.writeTextFile(`${dir.path}/app.txt`, "feature\n");
+  await git(dir.path, "commit", "-q", "-am", "feature: change app");
+  await git(dir.path, "checkout", "-q", "main");
+  await Deno.writeTextFile(`${dir.path}/app.txt`, "main\n");
+  await git(dir.path, "commit", "-q", "-am", "main side");
+  assert.notEqual((await gitRaw(dir.path, ["cherry-pick", "feature"])).code, 0);
+  const head = await git(dir.path, "rev-parse", "HEAD");
+  const codex = "*** Begin Patch\n*** Add File: app.txt\n+both\n*** End Patch\n";
+  const refused = await apply(dir.path, codex, "-m 'resolve'");
+  assert.equal(refused.error_code, "Conflict", refused.stderr);
+  assert.match(refused.stderr, /a cherry-pick is in progress.*git cherry-pick --continue/s);
+  assert.equal(await git(dir.path, "rev-parse", "HEAD"), head);
+  // Without -m the codex patch only edits the file; real git concludes the cherry-pick.
+  assert.equal((await apply(dir.path, codex)).exit_code, 0);
+  await git(dir.path, "add", "app.txt");
+  await gitRaw(dir.path, ["-c", "core.editor=true", "cherry-pick", "--continue"]);
+  assert.equal(await git(dir.path, "log", "-1", "--format=%s|%P"), `feature: change app|${head}`);
+});
+
+Deno.test("a NotFound from a patch given with --file names the line with --file and the --repo that finds the path", async () => {
+  await using dir = await makeRoot();
+  for (const name of ["one", "two"]) await Deno.mkdir(`${dir.path}/${name}`);
+  await calcRepo(`${dir.path}/two`);
+  await git(`${dir.path}/one`, "init", "-q", "-b", "main");
+  const diff = "--- a/src/calc.py\n+++ b/src/calc.py\n@@ -5,2 +5,2 @@\n def sub(a, b):\n-    return a - b\n" +
+    "+    return b - a\n";
+  await Deno.writeTextFile(`${dir.path}/fix.diff`, diff);
+  const wrong = await apply(dir.path, "", "--file fix.diff --repo one");
+  assert.equal(wrong.error_code, "NotFound", wrong.stderr);
+  assert.match(wrong.stderr, /Run `patch apply --file fix\.diff --repo two`\./);
+  assert.equal((await apply(dir.path, "", "--file fix.diff --repo two")).exit_code, 0);
+});
