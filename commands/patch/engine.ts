@@ -22,6 +22,7 @@ import {
 } from "./transaction.ts";
 import { View } from "./view.ts";
 import { defaultRepository } from "../git/lib/locate.ts";
+import { quoteWord } from "../../core/grammar.ts";
 
 export interface GitAuthor {
   name: string;
@@ -501,6 +502,12 @@ async function precheck(
 ): Promise<PatchResult> {
   const view = viewFor(run, repo);
   const git = run.git;
+  if (result.is_repository && git && !run.noCommit) {
+    const stopped = await operationStopped(run, git, repo);
+    if (stopped !== null) {
+      problems.push({ code: "Conflict", message: stopped, block_index: null, op: null, path: null, patch_line: null });
+    }
+  }
   // A check reads submodule pointers from the index as the apply does (nothing is locked: it only reads).
   if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   let treeMoves = false;
@@ -680,16 +687,23 @@ const CONTINUE: Record<"merge" | "cherry-pick" | "revert", string> = {
  * edits the work tree and leaves the conclusion to git.
  */
 async function refuseDuringOperation(run: PatchRun, git: GitApi, repo: { rel: string; abs: string }): Promise<void> {
+  const message = await operationStopped(run, git, repo);
+  if (message !== null) throw new PtermError("Conflict", `${message} Nothing was written.`);
+}
+
+/** Why a committing patch may not run now (a merge, cherry-pick or revert is stopped), or null. */
+async function operationStopped(
+  run: PatchRun,
+  git: GitApi,
+  repo: { rel: string; abs: string },
+): Promise<string | null> {
   const kind = await git.operationInProgress(repo.abs);
-  if (kind === null) return;
-  const flag = repo.rel === "." ? "" : ` --repo ${repo.rel}`;
-  throw new PtermError(
-    "Conflict",
-    `a ${kind} is in progress in \`${repo.rel}\`; a patch that commits would conclude it with the patch's ` +
-      `message instead of git's. Nothing was written. Resolve the files with \`${run.command} --no-commit\` ` +
-      `(it only edits the work tree), then \`git add <paths>\` and \`${CONTINUE[kind]}${flag}\`; or give the ` +
-      `${kind} up with \`git ${kind} --abort${flag}\` and apply the patch after.`,
-  );
+  if (kind === null) return null;
+  const flag = repo.rel === "." ? "" : ` --repo ${quoteWord(repo.rel)}`;
+  return `a ${kind} is in progress in \`${repo.rel}\`; a patch that commits would conclude it with the patch's ` +
+    `message instead of git's. Resolve the files with \`patch apply${flag} --no-commit\` (it only edits the work ` +
+    `tree), then \`git add <paths>${flag}\` and \`${CONTINUE[kind]}${flag}\`; or give the ${kind} up with ` +
+    `\`git ${kind} --abort${flag}\` and apply the patch after.`;
 }
 
 async function runGitAndEdits(

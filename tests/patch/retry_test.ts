@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, makeRoot } from "../helpers.ts";
+import { cli, exec, makeRoot } from "../helpers.ts";
 import { gitRaw } from "../git/oracle.ts";
 import { apply, git, problemsOf, writeTree } from "./helpers.ts";
 
@@ -181,6 +181,10 @@ Deno.test("an XGit patch during an unfinished merge refuses, naming git merge --
   assert.match(refused.stderr, /git merge --abort/);
   assert.equal(await git(dir.path, "rev-parse", "HEAD"), before);
   assert.match(await Deno.readTextFile(`${dir.path}/app.txt`), /^<<<<<<< /);
+  // patch check says the same before anything is tried.
+  const checked = await exec(dir.path, "patch check", { stdin: resolve });
+  assert.equal(checked.error_code, "Conflict", checked.stderr);
+  assert.match(checked.stderr, /git merge --continue/);
   // What the message says to do: resolve without committing, then let git conclude the merge.
   const resolved = await apply(dir.path, resolve, "--no-commit");
   assert.equal(resolved.exit_code, 0, resolved.stderr);
