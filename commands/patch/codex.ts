@@ -28,7 +28,7 @@
  * compares all this with the real `apply_patch`.
  */
 
-import { closestRegion } from "./diff.ts";
+import { closestRegion, divergedText } from "./diff.ts";
 import type { Problem } from "./errors.ts";
 
 /** A line of a chunk: context (` `), removed (`-`) or added (`+`). */
@@ -428,9 +428,7 @@ function placeChunks(
           }${
             closest
               ? `; the closest place is line ${closest.line} (similarity ${closest.similarity})${
-                closest.diverged
-                  ? `, first different at line ${closest.diverged.line}: the patch has \`${closest.diverged.expected.trim()}\`, the file \`${closest.diverged.found.trim()}\``
-                  : ""
+                divergedText(closest.diverged)
               }`
               : ""
           }; read the file again and copy its lines exactly`,

@@ -1057,6 +1057,15 @@ export interface ClosestRegion {
   readonly diverged: { readonly line: number; readonly expected: string; readonly found: string } | null;
 }
 
+/** ", first different at line N: the hunk has `…`, the file `…`" for a NoMatch message. */
+export function divergedText(diverged: ClosestRegion["diverged"]): string {
+  if (!diverged) return "";
+  const cut = (t: string) => (t.trim().length > 60 ? `${t.trim().slice(0, 60)}…` : t.trim());
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${
+    cut(diverged.found)
+  }\``;
+}
+
 /**
  * The place in `lines` (from `from` on) most like `pattern`, for the NoMatch message of every
  * diff format: the file's lines there and the first line where the hunk diverges from them.

@@ -6,8 +6,8 @@
 import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
 import {
   applyHunks,
-  type ClosestRegion,
   DiffParseError,
+  divergedText,
   type FileDiff,
   HunkError,
   type HunkReport,
@@ -656,15 +656,6 @@ async function binaryOp(block: Block, view: View, rel: string, abs: string): Pro
 }
 
 // ---- git.diff -----------------------------------------------------------------------------------
-
-/** ", first different at line N: the hunk has `…`, the file `…`" for a NoMatch message. */
-export function divergedText(diverged: ClosestRegion["diverged"]): string {
-  if (!diverged) return "";
-  const cut = (t: string) => (t.trim().length > 60 ? `${t.trim().slice(0, 60)}…` : t.trim());
-  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${
-    cut(diverged.found)
-  }\``;
-}
 
 function hunkProblem(error: HunkError, file: string): OpError {
   const f = error.failure;
