@@ -503,7 +503,7 @@ async function precheck(
   const view = viewFor(run, repo);
   const git = run.git;
   if (result.is_repository && git && !run.noCommit) {
-    const stopped = await operationStopped(run, git, repo);
+    const stopped = await operationStopped(git, repo);
     if (stopped !== null) {
       problems.push({ code: "Conflict", message: stopped, block_index: null, op: null, path: null, patch_line: null });
     }
@@ -644,7 +644,7 @@ async function applyInRepo(
   if (commitOnly && run.noCommit) {
     throw new PtermError("InvalidArgs", "a patch holding only git.commit with --no-commit would do nothing; drop one.");
   }
-  if (!run.noCommit) await refuseDuringOperation(run, git, repo);
+  if (!run.noCommit) await refuseDuringOperation(git, repo);
   const root = run.workspace.root;
   const held: { tx: Transaction | null } = { tx: null };
   try {
@@ -686,17 +686,13 @@ const CONTINUE: Record<"merge" | "cherry-pick" | "revert", string> = {
  * refuses there and names the lines that finish or abandon the operation, or --no-commit, which
  * edits the work tree and leaves the conclusion to git.
  */
-async function refuseDuringOperation(run: PatchRun, git: GitApi, repo: { rel: string; abs: string }): Promise<void> {
-  const message = await operationStopped(run, git, repo);
+async function refuseDuringOperation(git: GitApi, repo: { rel: string; abs: string }): Promise<void> {
+  const message = await operationStopped(git, repo);
   if (message !== null) throw new PtermError("Conflict", `${message} Nothing was written.`);
 }
 
 /** Why a committing patch may not run now (a merge, cherry-pick or revert is stopped), or null. */
-async function operationStopped(
-  run: PatchRun,
-  git: GitApi,
-  repo: { rel: string; abs: string },
-): Promise<string | null> {
+async function operationStopped(git: GitApi, repo: { rel: string; abs: string }): Promise<string | null> {
   const kind = await git.operationInProgress(repo.abs);
   if (kind === null) return null;
   const flag = repo.rel === "." ? "" : ` --repo ${quoteWord(repo.rel)}`;
