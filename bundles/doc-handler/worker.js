@@ -148,6 +148,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -1865,10 +1866,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-65BSALWW.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-YZSQGOBM.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5GC2NWAA.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-OUTGIV2M.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-UZ4YU2R2.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-UV7N52QU.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-R3YMIGMC.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-FNPOYA7Z.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5VYXNMLA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PGBXRPCA.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -200,6 +200,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -5694,7 +5695,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-37QBCRH6.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-QDNJPO3A.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -5884,7 +5885,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-IYHI3IOC.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-S2DJ5DZC.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6083,7 +6084,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UVXZYQPF.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-DFUIZ3JY.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6377,7 +6378,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-YGJTJO7D.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-GL7CFRY7.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6452,7 +6453,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-YGJTJO7D.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-GL7CFRY7.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -6543,7 +6544,7 @@ function rootHasContent(root) {
   }
   return false;
 }
-function defaultRepository(root, configured, commandPath) {
+function defaultRepository(root, configured, commandPath, options = {}) {
   if (hasDotGit(root)) return ".";
   if (configured !== void 0) return configured;
   const near = repositoriesNear(root);
@@ -6552,8 +6553,9 @@ function defaultRepository(root, configured, commandPath) {
     const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
     throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
 ${listed}${near.length > 20 ? "\n  \u2026" : ""}
-Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`);
+Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoot ? " (or `--repo .` for the root folder itself)" : ""} (or set ${options.configKey ?? "git.default_repo"} in pterm.json).`);
   }
+  if (options.plainRoot) return ".";
   const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
 }
@@ -6985,7 +6987,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-AWYWLU7N.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-ZSYM2GNU.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7175,13 +7177,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-IYHI3IOC.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-S2DJ5DZC.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-K45XCNYQ.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-U5EK3GWL.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
