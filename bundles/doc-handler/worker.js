@@ -157,6 +157,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -2367,10 +2368,10 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-2KKBZZCH.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-4XEC44JX.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-5FCR3EQN.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-DZN4IWNT.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-C73OLBOU.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-WQX5K2P5.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-Y3XLS36W.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-EFKQ3NKJ.js", import.meta.url).href)
 };
 var MIME = {
   md: "text/markdown",
@@ -2422,7 +2423,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-QG6M6QBH.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-4H5PG32Y.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7P5FQ2KU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FEVXLECJ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -212,6 +212,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -5963,7 +5964,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-6POTGUAL.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-UDQP4URO.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7448,7 +7449,7 @@ function rootHasContent(root) {
   }
   return false;
 }
-function defaultRepository(root, configured, commandPath) {
+function defaultRepository(root, configured, commandPath, options = {}) {
   if (hasDotGit(root)) return ".";
   if (configured !== void 0) return configured;
   const near = repositoriesNear(root);
@@ -7457,8 +7458,9 @@ function defaultRepository(root, configured, commandPath) {
     const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
     throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
 ${listed}${near.length > 20 ? "\n  \u2026" : ""}
-Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`);
+Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoot ? " (or `--repo .` for the root folder itself)" : ""} (or set ${options.configKey ?? "git.default_repo"} in pterm.json).`);
   }
+  if (options.plainRoot) return ".";
   const init2 = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init2}.`);
 }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BDEKZJ75.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-IKUAVRAR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -212,6 +212,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -6347,7 +6348,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-4O72EPQA.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-EKTFX7UD.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6537,7 +6538,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-HJXOKAXO.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-P5RYVCMC.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6736,7 +6737,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-HVLUTSKA.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-5RYARKCS.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7030,7 +7031,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-NUPFRXPB.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-4O7D5FCO.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7105,7 +7106,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-NUPFRXPB.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-4O7D5FCO.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7189,7 +7190,7 @@ function rootHasContent(root) {
   }
   return false;
 }
-function defaultRepository(root, configured, commandPath) {
+function defaultRepository(root, configured, commandPath, options = {}) {
   if (hasDotGit(root)) return ".";
   if (configured !== void 0) return configured;
   const near = repositoriesNear(root);
@@ -7198,8 +7199,9 @@ function defaultRepository(root, configured, commandPath) {
     const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
     throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
 ${listed}${near.length > 20 ? "\n  \u2026" : ""}
-Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`);
+Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoot ? " (or `--repo .` for the root folder itself)" : ""} (or set ${options.configKey ?? "git.default_repo"} in pterm.json).`);
   }
+  if (options.plainRoot) return ".";
   const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
 }
@@ -7632,7 +7634,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-AX6GCMH7.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-RP3BWOJY.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7822,13 +7824,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-HJXOKAXO.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-P5RYVCMC.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-WXCXV7JC.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-IBCNAKO5.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

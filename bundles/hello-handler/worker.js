@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-WSY6DWYY.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-MN73EITV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-66WORS4P.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-NTT4FTAD.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -104,6 +104,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-RNEIDR2E.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-T4FWADQU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-47T6RMMH.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-AFU3Z6KX.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -104,6 +104,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",

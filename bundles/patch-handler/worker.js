@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZHT4TLTC.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-QR2QDMKV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -212,6 +212,7 @@ var ERROR_CODES = [
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
+  "AlreadyApplied",
   "UnsupportedFormat",
   "UnsupportedFilter",
   "CorruptInput",
@@ -883,1703 +884,6 @@ function utf8Length(text) {
   return encoder2.encode(text).length;
 }
 
-// commands/patch/codex.ts
-var BEGIN = "*** Begin Patch";
-var END = "*** End Patch";
-var ADD = "*** Add File:";
-var DELETE = "*** Delete File:";
-var UPDATE = "*** Update File:";
-var MOVE = "*** Move to:";
-var END_OF_FILE = "*** End of File";
-var FENCE = /^\s*(```|~~~)/;
-var UNIFIED_HUNK = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
-var HEREDOC_OPEN = /^(?:apply_patch\s*)?<<\s*['"]?(\w+)['"]?\s*$/;
-function unwrapped(text) {
-  let lines = text.split("\n").map((t, i) => ({
-    text: t.endsWith("\r") ? t.slice(0, -1) : t,
-    line: i + 1
-  }));
-  for (; ; ) {
-    const used = lines.filter((l) => l.text.trim() !== "");
-    if (used.length < 2) return used;
-    const first = used[0];
-    const last = used[used.length - 1];
-    const heredoc = HEREDOC_OPEN.exec(first.text.trim());
-    if (FENCE.test(first.text) && FENCE.test(last.text) || heredoc && last.text.trim() === heredoc[1]) {
-      lines = lines.slice(lines.indexOf(first) + 1, lines.indexOf(last));
-      continue;
-    }
-    return lines.slice(lines.indexOf(first), lines.indexOf(last) + 1);
-  }
-}
-function isCodexPatch(text) {
-  const lines = unwrapped(text);
-  if (lines.length > 0 && lines[0].text.trim() === BEGIN) return true;
-  return lines.some((l) => l.text.trim() === BEGIN) && !lines.some((l) => /^===.*===\s*$/.test(l.text.trim()));
-}
-var CodexParseError = class extends Error {
-  line;
-  constructor(line, message) {
-    super(`line ${line}: ${message}`), this.line = line;
-  }
-};
-function markerValue(text, marker) {
-  const t = text.trim();
-  if (!t.startsWith(marker)) return null;
-  return t.slice(marker.length).trim();
-}
-function parseCodexPatch(text) {
-  const lines = unwrapped(text);
-  if (lines.length === 0 || lines[0].text.trim() !== BEGIN) {
-    const begin = lines.find((l) => l.text.trim() === BEGIN);
-    throw new CodexParseError(lines[0]?.line ?? 1, begin ? `the patch must start with \`${BEGIN}\` (line ${begin.line}); remove the text before it` : `the first line must be \`${BEGIN}\``);
-  }
-  const last = lines[lines.length - 1];
-  if (lines.length < 2 || last.text.trim() !== END) {
-    throw new CodexParseError(last.line, `the last line must be \`${END}\`; it is missing, so the patch may have been cut off`);
-  }
-  const body2 = lines.slice(1, -1);
-  const sections = [];
-  let i = 0;
-  const path = (value, at, marker) => {
-    if (value === "") throw new CodexParseError(at.line, `\`${marker}\` needs a path: \`${marker} src/app.py\``);
-    return value;
-  };
-  while (i < body2.length) {
-    const at = body2[i];
-    if (at.text.trim() === "") {
-      i++;
-      continue;
-    }
-    const add = markerValue(at.text, ADD);
-    const del = markerValue(at.text, DELETE);
-    const update = markerValue(at.text, UPDATE);
-    if (add !== null) {
-      const content = [];
-      i++;
-      while (i < body2.length && body2[i].text.startsWith("+")) content.push(body2[i++].text.slice(1));
-      sections.push({
-        kind: "add",
-        path: path(add, at, ADD),
-        lines: content,
-        line: at.line
-      });
-      continue;
-    }
-    if (del !== null) {
-      sections.push({
-        kind: "delete",
-        path: path(del, at, DELETE),
-        line: at.line
-      });
-      i++;
-      continue;
-    }
-    if (update !== null) {
-      i++;
-      let moveTo = null;
-      const move = i < body2.length ? markerValue(body2[i].text, MOVE) : null;
-      if (move !== null) {
-        moveTo = path(move, body2[i], MOVE);
-        i++;
-      }
-      const chunks = [];
-      while (i < body2.length) {
-        const t = body2[i].text;
-        if (t.trim() === "" && chunks.length > 0) {
-          i++;
-          continue;
-        }
-        if (t.startsWith("*")) break;
-        const parsed = parseChunk(body2, i, chunks.length === 0);
-        chunks.push(parsed.chunk);
-        i = parsed.next;
-      }
-      if (chunks.length === 0) {
-        throw new CodexParseError(at.line, `\`${UPDATE} ${update}\` has no changes; add \`@@\` and \` \`/\`-\`/\`+\` lines, or remove the section`);
-      }
-      sections.push({
-        kind: "update",
-        path: path(update, at, UPDATE),
-        moveTo,
-        chunks,
-        line: at.line
-      });
-      continue;
-    }
-    throw new CodexParseError(at.line, `expected \`${ADD} <path>\`, \`${DELETE} <path>\`, \`${UPDATE} <path>\` or \`${END}\`, found \`${at.text.length > 80 ? at.text.slice(0, 80) + "\u2026" : at.text}\``);
-  }
-  if (sections.length === 0) throw new CodexParseError(lines[0].line, "the patch changes no file");
-  return sections;
-}
-function parseChunk(body2, start, first) {
-  let i = start;
-  let anchor = null;
-  const head = body2[i].text;
-  if (head.trim() === "@@" || UNIFIED_HUNK.test(head)) i++;
-  else if (head.startsWith("@@ ")) {
-    anchor = head.slice(3);
-    i++;
-  } else if (!first) {
-    throw new CodexParseError(body2[i].line, `expected \`@@\` to start the next chunk, found \`${head}\``);
-  }
-  const lines = [];
-  let endOfFile = false;
-  let count = 0;
-  for (; i < body2.length; i++) {
-    const t = body2[i].text;
-    if (t.trim() === END_OF_FILE) {
-      endOfFile = true;
-      i++;
-      break;
-    }
-    const kind = t[0];
-    if (t === "") lines.push({
-      kind: " ",
-      text: ""
-    });
-    else if (kind === " " || kind === "-" || kind === "+") lines.push({
-      kind,
-      text: t.slice(1)
-    });
-    else if (count === 0) {
-      throw new CodexParseError(body2[i].line, `every line of a chunk starts with \` \` (context), \`-\` (removed) or \`+\` (added); found \`${t}\``);
-    } else break;
-    count++;
-  }
-  if (count === 0) throw new CodexParseError(body2[start].line, "a chunk without lines; remove its `@@` line");
-  return {
-    chunk: {
-      anchor,
-      lines,
-      endOfFile,
-      line: body2[start].line
-    },
-    next: i
-  };
-}
-var PUNCTUATION = {
-  "\u2010": "-",
-  "\u2011": "-",
-  "\u2012": "-",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2015": "-",
-  "\u2212": "-",
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201A": "'",
-  "\u201B": "'",
-  "\u201C": '"',
-  "\u201D": '"',
-  "\u201E": '"',
-  "\u201F": '"',
-  "\xA0": " ",
-  "\u202F": " ",
-  "\u3000": " "
-};
-var LEVELS = [
-  (s) => s,
-  (s) => s.trimEnd(),
-  (s) => s.trim(),
-  (s) => s.trim().replace(/[\u2010-\u2015\u2212\u2018-\u201F\u00A0\u202F\u3000\u2002-\u200A\u205F]/g, (c) => PUNCTUATION[c] ?? " ")
-];
-function findAll(bare, pattern, from, endOfFile) {
-  if (pattern.length > bare.length) return [];
-  const last = bare.length - pattern.length;
-  const starts = endOfFile ? last >= from ? [
-    last
-  ] : [] : Array.from({
-    length: Math.max(0, last - from + 1)
-  }, (_, k) => from + k);
-  for (const norm of LEVELS) {
-    const wanted = pattern.map(norm);
-    const found = starts.filter((s) => wanted.every((w, k) => norm(bare[s + k]) === w));
-    if (found.length) return found;
-  }
-  return [];
-}
-var oldLength = (r) => r.lines.filter((l) => l.kind !== "+").length;
-var newSide = (r) => r.lines.filter((l) => l.kind !== "-").map((l) => l.text);
-var PlacementError = class extends Error {
-  code;
-  line;
-  constructor(code, line, message) {
-    super(message), this.code = code, this.line = line;
-  }
-};
-function withoutTrailingBlank(lines) {
-  const lastOld = lines.findLastIndex((l) => l.kind !== "+");
-  if (lastOld < 0 || lines[lastOld].text !== "") return null;
-  const lastNew = lines.findLastIndex((l) => l.kind !== "-");
-  const newEndsBlank = lastNew >= 0 && lines[lastNew].text === "";
-  const out = [
-    ...lines
-  ];
-  if (lines[lastOld].kind === " " && !(newEndsBlank && lastNew === lastOld)) {
-    out[lastOld] = {
-      kind: "+",
-      text: ""
-    };
-    if (newEndsBlank) out.splice(lastNew, 1);
-    return out;
-  }
-  const drop = newEndsBlank && lastNew !== lastOld ? [
-    lastOld,
-    lastNew
-  ] : [
-    lastOld
-  ];
-  for (const index of drop.sort((a, b) => b - a)) out.splice(index, 1);
-  return out;
-}
-function placeChunks(file, chunks, crlf, finalNewline) {
-  const bare = crlf ? file.map((l) => l.endsWith("\r") ? l.slice(0, -1) : l) : file;
-  const out = [];
-  let cursor = 0;
-  const withEol = (l) => crlf && !l.endsWith("\r") ? l + "\r" : l;
-  const kept = (index) => index === file.length - 1 && !finalNewline ? [
-    {
-      kind: "-",
-      text: file[index]
-    },
-    {
-      kind: "+",
-      text: withEol(file[index])
-    }
-  ] : [
-    {
-      kind: " ",
-      text: file[index]
-    }
-  ];
-  for (const chunk of chunks) {
-    if (chunk.anchor !== null) {
-      const at = findAll(bare, [
-        chunk.anchor
-      ], cursor, false);
-      if (!at.length) {
-        throw new PlacementError("NoMatch", chunk.line, `the anchor \`@@ ${chunk.anchor}\` is not a line of the file${cursor ? " below the previous chunk" : ""}`);
-      }
-      cursor = at[0] + 1;
-    }
-    let lines = chunk.lines;
-    const oldOf = (ls) => ls.filter((l) => l.kind !== "+").map((l) => l.text);
-    if (oldOf(lines).length === 0) {
-      const start2 = chunk.anchor !== null && !chunk.endOfFile ? cursor : file.length;
-      out.push({
-        start: start2,
-        lines: lines.map((l) => ({
-          kind: "+",
-          text: withEol(l.text)
-        }))
-      });
-      cursor = start2;
-      continue;
-    }
-    let found = findAll(bare, oldOf(lines), cursor, chunk.endOfFile);
-    const trimmed = found.length ? null : withoutTrailingBlank(lines);
-    if (trimmed) {
-      lines = trimmed;
-      found = oldOf(lines).length ? findAll(bare, oldOf(lines), cursor, chunk.endOfFile) : [
-        cursor
-      ];
-    }
-    if (!found.length) {
-      const first = oldOf(chunk.lines).find((l) => l.trim() !== "") ?? "";
-      throw new PlacementError("NoMatch", chunk.line, `the chunk's ${oldOf(chunk.lines).length} context/removed line(s) (starting \`${first.trim().slice(0, 60)}\`) are not in the file${chunk.endOfFile ? " at its end (`*** End of File`)" : ""}${cursor ? " below the previous chunk or anchor" : ""}; read the file again and copy its lines exactly`);
-    }
-    if (found.length > 1 && chunk.anchor === null && cursor === 0) {
-      throw new PlacementError("AmbiguousMatch", chunk.line, `the chunk's lines occur ${found.length} times (at lines ${found.slice(0, 5).map((s) => s + 1).join(", ")}${found.length > 5 ? ", \u2026" : ""}); add an \`@@ <line>\` anchor naming a line above the right one (e.g. its function's \`def\`/\`function\` line), or more context lines`);
-    }
-    const start = found[0];
-    const replacement = [];
-    let index = start;
-    for (const line of lines) {
-      if (line.kind === "+") replacement.push({
-        kind: "+",
-        text: withEol(line.text)
-      });
-      else if (line.kind === " ") replacement.push(...kept(index++));
-      else replacement.push({
-        kind: "-",
-        text: file[index++]
-      });
-    }
-    out.push({
-      start,
-      lines: replacement
-    });
-    cursor = index;
-  }
-  const sorted = out.sort((a, b) => a.start - b.start || oldLength(a) - oldLength(b));
-  for (let k = 1; k < sorted.length; k++) {
-    if (sorted[k].start < sorted[k - 1].start + oldLength(sorted[k - 1])) {
-      throw new PlacementError("AmbiguousMatch", chunks[0].line, `two chunks change the same lines (from line ${sorted[k].start + 1}); merge them into one chunk`);
-    }
-  }
-  return sorted;
-}
-function diffPath(prefix, path) {
-  if (!/["\\\x00-\x1f\x7f]/.test(path)) return `${prefix}${path}`;
-  const escaped = path.replace(/["\\]/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => {
-    const named = {
-      "	": "\\t",
-      "\n": "\\n",
-      "\r": "\\r"
-    };
-    return named[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`;
-  });
-  return `"${prefix}${escaped}"`;
-}
-var CONTEXT = 3;
-function hunksFor(old, replacements, oldHasFinalNewline) {
-  const out = [];
-  let delta = 0;
-  let r = 0;
-  const endOf = (rep) => rep.start + oldLength(rep);
-  while (r < replacements.length) {
-    let end = r;
-    while (end + 1 < replacements.length && replacements[end + 1].start - endOf(replacements[end]) <= 2 * CONTEXT) {
-      end++;
-    }
-    const group = replacements.slice(r, end + 1);
-    const from = Math.max(0, group[0].start - CONTEXT);
-    const to = Math.min(old.length, endOf(group[group.length - 1]) + CONTEXT);
-    const body2 = [];
-    let oldCount = 0;
-    let newCount = 0;
-    const noNewline = (index) => {
-      if (index === old.length - 1 && !oldHasFinalNewline) body2.push("\\ No newline at end of file");
-    };
-    let i = from;
-    let g = 0;
-    while (i < to || g < group.length) {
-      const rep = group[g];
-      if (rep && rep.start < i) throw new Error("codex: overlapping replacements reached the diff");
-      if (rep && rep.start === i) {
-        for (const line of rep.lines) {
-          if (line.kind === "+") {
-            body2.push(`+${line.text}`);
-            newCount++;
-            continue;
-          }
-          body2.push(`${line.kind}${old[i]}`);
-          noNewline(i);
-          oldCount++;
-          if (line.kind === " ") newCount++;
-          i++;
-        }
-        g++;
-        continue;
-      }
-      if (i >= to) break;
-      body2.push(` ${old[i]}`);
-      noNewline(i);
-      oldCount++;
-      newCount++;
-      i++;
-    }
-    const oldStart = oldCount ? from + 1 : from;
-    const newStart = newCount ? from + 1 + delta : from + delta;
-    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...body2);
-    delta += newCount - oldCount;
-    r = end + 1;
-  }
-  return out;
-}
-function splitLines(text) {
-  if (text === "") return {
-    lines: [],
-    finalNewline: true
-  };
-  const lines = text.split("\n");
-  const finalNewline = lines[lines.length - 1] === "";
-  if (finalNewline) lines.pop();
-  return {
-    lines,
-    finalNewline
-  };
-}
-function xgitQuoted(path) {
-  return `"${path}"`;
-}
-async function codexToXGit(sections, read) {
-  const files = /* @__PURE__ */ new Map();
-  const current = async (path) => {
-    if (!files.has(path)) files.set(path, await read(path));
-    return files.get(path);
-  };
-  const blocks2 = [];
-  const sectionLines = [];
-  const warnings = [];
-  const problems = [];
-  const problem = (section, code, message, line = section.line) => {
-    problems.push({
-      code,
-      message: `line ${line} (${section.kind} ${section.path}): ${message}`,
-      block_index: null,
-      op: null,
-      path: section.path,
-      patch_line: line
-    });
-  };
-  const emit = (section, block) => {
-    blocks2.push(block);
-    sectionLines.push(section.line);
-  };
-  for (const section of sections) {
-    let existing;
-    try {
-      existing = await current(section.path);
-    } catch (error) {
-      problem(section, error.code ?? "PatchApplyError", error.message);
-      continue;
-    }
-    if (section.kind === "add") {
-      const content = section.lines.map((l) => l + "\n").join("");
-      const header2 = [
-        `diff --git ${diffPath("a/", section.path)} ${diffPath("b/", section.path)}`
-      ];
-      let hunks2;
-      if (existing === null) {
-        header2.push("new file mode 100644", "--- /dev/null", `+++ ${diffPath("b/", section.path)}`);
-        hunks2 = section.lines.length ? [
-          `@@ -0,0 +1,${section.lines.length} @@`,
-          ...section.lines.map((l) => `+${l}`)
-        ] : [];
-        if (!section.lines.length) header2.splice(2);
-      } else {
-        warnings.push(`\`*** Add File: ${section.path}\` (line ${section.line}): the file existed; its content was replaced, as apply_patch does.`);
-        const old2 = splitLines(existing);
-        header2.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", section.path)}`);
-        const replaced = [
-          ...old2.lines.map((text) => ({
-            kind: "-",
-            text
-          })),
-          ...section.lines.map((text) => ({
-            kind: "+",
-            text
-          }))
-        ];
-        hunks2 = hunksFor(old2.lines, [
-          {
-            start: 0,
-            lines: replaced
-          }
-        ], old2.finalNewline);
-        if (existing === content) hunks2 = [];
-      }
-      files.set(section.path, content);
-      if (existing !== null && hunks2.length === 0) continue;
-      emit(section, `=== git.diff ===
-${[
-        ...header2,
-        ...hunks2
-      ].join("\n")}
-=== end ===`);
-      continue;
-    }
-    if (existing === null) {
-      problem(section, "NotFound", `\`${section.path}\` does not exist (${section.kind === "delete" ? "nothing to delete" : "use `*** Add File:` to create it"})`);
-      continue;
-    }
-    if (section.kind === "delete") {
-      files.set(section.path, null);
-      emit(section, `=== file.delete: ${xgitQuoted(section.path)} ===
-=== end ===`);
-      continue;
-    }
-    const old = splitLines(existing);
-    const broken = old.finalNewline ? old.lines : old.lines.slice(0, -1);
-    const crlf = broken.length > 0 && broken.filter((l) => l.endsWith("\r")).length * 2 > broken.length;
-    let replacements;
-    try {
-      replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline);
-    } catch (error) {
-      if (!(error instanceof PlacementError)) throw error;
-      problem(section, error.code, error.message, error.line);
-      continue;
-    }
-    if (!old.finalNewline && old.lines.length > 0) {
-      const last = old.lines.length - 1;
-      const covered = replacements.some((r) => r.start <= last && last < r.start + oldLength(r));
-      const ending = crlf ? `${old.lines[last]}\r` : old.lines[last];
-      if (!covered) {
-        const lines = [
-          {
-            kind: "-",
-            text: old.lines[last]
-          },
-          {
-            kind: "+",
-            text: ending
-          }
-        ];
-        replacements = [
-          ...replacements,
-          {
-            start: last,
-            lines
-          }
-        ];
-      }
-    }
-    const target = section.moveTo ?? section.path;
-    const header = [
-      `diff --git ${diffPath("a/", section.path)} ${diffPath("b/", target)}`
-    ];
-    if (section.moveTo !== null && section.moveTo !== section.path) {
-      let destination;
-      try {
-        destination = await current(section.moveTo);
-      } catch (error) {
-        problem(section, error.code ?? "PatchApplyError", error.message);
-        continue;
-      }
-      if (destination !== null) {
-        warnings.push(`\`*** Move to: ${section.moveTo}\` (line ${section.line}): the file there was replaced, as apply_patch does.`);
-        emit(section, `=== file.delete: ${xgitQuoted(section.moveTo)} ===
-=== end ===`);
-      }
-      header.push(`rename from ${diffPath("", section.path)}`, `rename to ${diffPath("", section.moveTo)}`);
-    }
-    header.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", target)}`);
-    const hunks = hunksFor(old.lines, replacements, old.finalNewline);
-    const next = [
-      ...old.lines
-    ];
-    for (const r of [
-      ...replacements
-    ].reverse()) next.splice(r.start, oldLength(r), ...newSide(r));
-    files.set(section.path, null);
-    files.set(target, next.length ? next.join("\n") + "\n" : "");
-    if (hunks.length === 0 && section.moveTo === null) continue;
-    emit(section, `=== git.diff ===
-${[
-      ...header,
-      ...hunks
-    ].join("\n")}
-=== end ===`);
-  }
-  return {
-    text: `${blocks2.join("\n")}
-=== PATCH EOF ===
-`,
-    sectionLines,
-    warnings,
-    problems
-  };
-}
-
-// commands/patch/text.ts
-var decoder2 = new TextDecoder("utf-8", {
-  fatal: true,
-  ignoreBOM: true
-});
-var encoder3 = new TextEncoder();
-function decodeLossless(bytes) {
-  try {
-    return decoder2.decode(bytes);
-  } catch {
-  }
-  const parts = [];
-  let start = 0;
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const length = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
-    let valid = length > 0 && i + length <= bytes.length;
-    if (valid && length > 1) {
-      try {
-        decoder2.decode(bytes.subarray(i, i + length));
-      } catch {
-        valid = false;
-      }
-    }
-    if (valid) {
-      i += length;
-      continue;
-    }
-    if (start < i) parts.push(decoder2.decode(bytes.subarray(start, i)));
-    parts.push(String.fromCharCode(56320 + b));
-    i++;
-    start = i;
-  }
-  if (start < bytes.length) parts.push(decoder2.decode(bytes.subarray(start)));
-  return parts.join("");
-}
-function encodeLossless(text) {
-  if (!/[\udc80-\udcff]/.test(text)) return encoder3.encode(text);
-  const parts = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 55296 && c <= 56319) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 56320 && next <= 57343) i++;
-      continue;
-    }
-    if (c < 56448 || c > 56575) continue;
-    parts.push(encoder3.encode(text.slice(start, i)), new Uint8Array([
-      c - 56320
-    ]));
-    start = i + 1;
-  }
-  parts.push(encoder3.encode(text.slice(start)));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-var TextDoc = class _TextDoc {
-  /** Lines without their `\n`; a line of a CRLF file keeps its trailing `\r`. */
-  lines;
-  /** Whether the last line ends with a newline. */
-  finalNewline;
-  /** The lines lower-cased and without indentation or `\r`, built on first use and kept in step. */
-  #normalized = null;
-  /** How many lines end with `\r`, counted on first use and kept in step. */
-  #crCount = null;
-  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
-  bom;
-  constructor(lines, finalNewline, bom = false) {
-    this.lines = lines;
-    this.finalNewline = finalNewline;
-    this.bom = bom;
-  }
-  static fromText(text) {
-    if (text === "") return new _TextDoc([], false);
-    const lines = text.split("\n");
-    const finalNewline = lines[lines.length - 1] === "";
-    if (finalNewline) lines.pop();
-    return new _TextDoc(lines, finalNewline);
-  }
-  /** Decodes UTF-8; returns null for content that is not text (invalid UTF-8 or a NUL byte). */
-  static fromBytes(bytes) {
-    if (bytes.includes(0)) return null;
-    let text;
-    try {
-      text = decoder2.decode(bytes);
-    } catch {
-      return null;
-    }
-    const bom = text.charCodeAt(0) === 65279;
-    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
-    doc.bom = bom;
-    return doc;
-  }
-  /**
-   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
-   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
-   * Null only for content with a NUL byte (binary to git too).
-   */
-  static fromBytesLossless(bytes) {
-    if (bytes.includes(0)) return null;
-    const text = decodeLossless(bytes);
-    const bom = text.charCodeAt(0) === 65279;
-    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
-    doc.bom = bom;
-    return doc;
-  }
-  clone() {
-    return new _TextDoc([
-      ...this.lines
-    ], this.finalNewline, this.bom);
-  }
-  get length() {
-    return this.lines.length;
-  }
-  /** How many lines end with `\r`. */
-  get crLines() {
-    if (this.#crCount === null) {
-      this.#crCount = 0;
-      for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
-    }
-    return this.#crCount;
-  }
-  /** The style most lines use; a file with no line breaks counts as LF. */
-  get style() {
-    this.crLines;
-    const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
-    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
-  }
-  toText() {
-    if (this.lines.length === 0) return "";
-    return this.lines.join("\n") + (this.finalNewline ? "\n" : "");
-  }
-  toBytes() {
-    return encodeLossless((this.bom ? "\uFEFF" : "") + this.toText());
-  }
-  /** Line `i` (0-based) without its `\r`. */
-  plain(i) {
-    const line = this.lines[i];
-    return line.endsWith("\r") ? line.slice(0, -1) : line;
-  }
-  /** Line `i` as keyword matching compares it: no indentation, no `\r`, lower case. */
-  normalized(i) {
-    return this.normalizedLines()[i];
-  }
-  /** Every line as keyword matching compares it (do not modify). */
-  normalizedLines() {
-    this.#normalized ??= this.lines.map(normalizeForMatch);
-    return this.#normalized;
-  }
-  /** Replaces `count` lines at `start` (0-based) with `inserted` (already in the file's style). */
-  splice(start, count, inserted) {
-    if (this.#crCount !== null) {
-      for (let i = start; i < Math.min(start + count, this.lines.length); i++) {
-        if (this.lines[i].endsWith("\r")) this.#crCount--;
-      }
-      for (const line of inserted) if (line.endsWith("\r")) this.#crCount++;
-    }
-    this.lines.splice(start, count, ...inserted);
-    this.#normalized?.splice(start, count, ...inserted.map(normalizeForMatch));
-  }
-  /** Gives `text`'s lines this file's line ending style, ready to be spliced in. */
-  adopt(lines) {
-    const crlf = this.style === "crlf";
-    return lines.map((line) => {
-      const bare = line.endsWith("\r") ? line.slice(0, -1) : line;
-      return crlf ? bare + "\r" : bare;
-    });
-  }
-  /** The seed's "确保末尾换行": a non-empty file ends with a line break in its own style. */
-  ensureFinalNewline() {
-    if (this.lines.length === 0) return;
-    if (!this.finalNewline && this.style === "crlf") {
-      const last = this.lines.length - 1;
-      if (!this.lines[last].endsWith("\r")) this.splice(last, 1, [
-        this.lines[last] + "\r"
-      ]);
-    }
-    this.finalNewline = true;
-  }
-};
-function normalizeForMatch(line) {
-  let end = line.length;
-  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
-  let start = 0;
-  while (start < end && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start++;
-  return line.slice(start, end).toLowerCase();
-}
-function countChanges(before, after) {
-  let start = 0;
-  while (start < before.length && start < after.length && before[start] === after[start]) start++;
-  let endBefore = before.length;
-  let endAfter = after.length;
-  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
-    endBefore--;
-    endAfter--;
-  }
-  const a = before.slice(start, endBefore);
-  const b = after.slice(start, endAfter);
-  const common = lcsLength(a, b);
-  return {
-    added: b.length - common,
-    removed: a.length - common
-  };
-}
-var MAX_EDIT_DISTANCE = 4e3;
-function lcsLength(a, b) {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0 || m === 0) return 0;
-  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
-  const offset = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  for (let d = 0; d <= max; d++) {
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[offset + k] = x;
-      if (x >= n && y >= m) return (n + m - d) / 2;
-    }
-  }
-  return 0;
-}
-
-// commands/patch/view.ts
-var DEFAULT_FILE_MODE = 420;
-var ViewError = class extends Error {
-  code;
-  constructor(code, message) {
-    super(message), this.code = code;
-  }
-};
-function bytesOf(state) {
-  return state.content instanceof TextDoc ? state.content.toBytes() : state.content;
-}
-var View = class {
-  #workspace;
-  /** Repository folder relative to the root ("." for the root) and its canonical absolute path. */
-  repoRel;
-  repoAbs;
-  #entries = /* @__PURE__ */ new Map();
-  /** Folders a block deleted as a whole (their files are absent entries). */
-  deletedDirs = /* @__PURE__ */ new Set();
-  /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
-  cleanupCandidates = /* @__PURE__ */ new Set();
-  /**
-   * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
-   * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
-   */
-  specialEntries = /* @__PURE__ */ new Map();
-  /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
-  modeSources = /* @__PURE__ */ new Map();
-  /**
-   * The commit the index's submodule pointer at a path records (null: none), in a repository; a
-   * diff that renames a submodule says no mode and has no file to read, only this.
-   */
-  indexGitlink = null;
-  constructor(workspace, repoRel, repoAbs) {
-    this.#workspace = workspace;
-    this.repoRel = repoRel;
-    this.repoAbs = repoAbs;
-  }
-  /**
-   * A patch path → its normalized repository-relative form and absolute location, through the
-   * core's confinement (`..`, absolute, escapes, secrets, pterm's state), refusing `.git/`
-   * and any symlink on the way from the repository down to the target.
-   */
-  async locate(input, label) {
-    const known = this.#located.get(input);
-    if (known) return known;
-    const located = await this.#locate(input, label);
-    this.#located.set(input, located);
-    return located;
-  }
-  #located = /* @__PURE__ */ new Map();
-  async #locate(input, label) {
-    if (input.includes("\\")) {
-      throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
-    }
-    const segments = input.split("/").filter((s) => s !== "" && s !== ".");
-    refuseGitPath(segments.join("/"), input, label);
-    if (segments.length === 0 && !input.startsWith("/")) {
-      throw new PtermError("InvalidPath", `${label} is empty; name a file relative to the repository.`);
-    }
-    const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
-    const confined = await this.#workspace.resolve(fromRoot, "write", {
-      label
-    });
-    let current = this.repoAbs;
-    for (const [i, segment] of segments.entries()) {
-      current = join(current, segment);
-      const info = lstatOrNull(current);
-      if (info === null) break;
-      if (info.isSymlink) {
-        const shown = segments.slice(0, i + 1).join("/");
-        throw new PtermError("PatchApplyError", `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. Edit the file the link points to by its real path.`);
-      }
-    }
-    const rel = segments.join("/");
-    const abs = join(this.repoAbs, ...segments);
-    if (confined.abs !== abs) {
-      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
-    }
-    return {
-      rel,
-      abs
-    };
-  }
-  async #entry(rel, abs) {
-    const known = this.#entries.get(rel);
-    if (known) return known;
-    const info = lstatOrNull(abs);
-    let disk = null;
-    if (info?.isFile) {
-      const bytes = await Deno.readFile(abs);
-      disk = {
-        bytes,
-        mode: (info.mode ?? DEFAULT_FILE_MODE) & 4095,
-        ino: info.ino,
-        mtimeMs: info.mtime?.getTime() ?? null,
-        size: info.size
-      };
-    } else if (info?.isSymlink) {
-      throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
-    }
-    const entry = {
-      rel,
-      abs,
-      disk,
-      state: disk ? {
-        kind: "file",
-        content: disk.bytes,
-        mode: disk.mode
-      } : {
-        kind: "absent"
-      }
-    };
-    this.#entries.set(rel, entry);
-    return entry;
-  }
-  async get(rel, abs) {
-    return (await this.#entry(rel, abs)).state;
-  }
-  /** The file as text; ViewError when it is missing, a folder or not text. */
-  async text(rel, abs) {
-    const entry = await this.#entry(rel, abs);
-    if (entry.state.kind === "absent") {
-      if (this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
-      throw new ViewError("NotFound", `\`${rel}\` does not exist (create it first, e.g. with file.write).`);
-    }
-    if (entry.state.content instanceof TextDoc) return entry.state.content;
-    const doc = TextDoc.fromBytes(entry.state.content);
-    if (!doc) {
-      throw new ViewError("UnsupportedFormat", `\`${rel}\` is not UTF-8 text; line, block and diff edits need text (use file.binary to replace it).`);
-    }
-    entry.state = {
-      kind: "file",
-      content: doc,
-      mode: entry.state.mode
-    };
-    return doc;
-  }
-  async set(rel, abs, state) {
-    const entry = await this.#entry(rel, abs);
-    if (state.kind === "file" && entry.state.kind !== "file") this.#checkParents(rel);
-    entry.state = state;
-  }
-  /** A file cannot be written where a folder is, nor below something that is a file. */
-  #checkParents(rel) {
-    const segments = rel.split("/");
-    for (let i = 1; i < segments.length; i++) {
-      const parent = segments.slice(0, i).join("/");
-      const entry = this.#entries.get(parent);
-      const parentAbs = join(this.repoAbs, ...segments.slice(0, i));
-      const isFile = entry ? entry.state.kind === "file" : lstatOrNull(parentAbs)?.isFile === true;
-      if (isFile) {
-        throw new ViewError("AlreadyExists", `\`${parent}\` is a file, so \`${rel}\` cannot be created below it.`);
-      }
-    }
-    if (this.isDir(rel, join(this.repoAbs, ...segments))) {
-      throw new ViewError("AlreadyExists", `\`${rel}\` is a folder; delete or move it before writing a file there.`);
-    }
-  }
-  /** Whether `rel` is a folder in the view: on disk (and not deleted as a whole) or holding new files. */
-  isDir(rel, abs) {
-    for (const entry of this.#entries.values()) {
-      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return true;
-    }
-    const info = lstatOrNull(abs);
-    if (!info?.isDirectory) return false;
-    if (this.#deletedWholly(rel)) return false;
-    return true;
-  }
-  #deletedWholly(rel) {
-    for (const dir of this.deletedDirs) if (rel === dir || rel.startsWith(dir + "/")) return true;
-    return false;
-  }
-  /** Every file under a folder in the view (on disk and new), repository-relative, sorted. */
-  async filesUnder(rel, abs) {
-    const found = /* @__PURE__ */ new Set();
-    if (!this.#deletedWholly(rel)) await this.#walk(rel, abs, found);
-    for (const entry of this.#entries.values()) {
-      if (entry.rel.startsWith(rel + "/")) {
-        if (entry.state.kind === "file") found.add(entry.rel);
-        else found.delete(entry.rel);
-      }
-    }
-    return [
-      ...found
-    ].sort();
-  }
-  async #walk(rel, abs, into) {
-    for await (const item of Deno.readDir(abs)) {
-      const childRel = `${rel}/${item.name}`;
-      const childAbs = join(abs, item.name);
-      if (item.isSymlink) {
-        throw new ViewError("PatchApplyError", `\`${childRel}\` is a symlink; a patch never touches symlinks. Remove it outside the patch first.`);
-      }
-      const fromRoot = this.repoRel === "." ? childRel : `${this.repoRel}/${childRel}`;
-      if (isSecretPath(fromRoot)) {
-        throw new PtermError("SecretPathDenied", `\`${rel}\` holds the secret path \`${childRel}\`; a patch never touches secrets, so it cannot delete or move this folder as a whole. Name the other files one by one.`);
-      }
-      if (isGitDirName(item.name)) {
-        throw new ViewError("PatchApplyError", `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`);
-      }
-      if (item.isDirectory && isGitDirectory(childAbs)) {
-        throw new PtermError("GitDirDenied", `\`${rel}\` holds \`${childRel}\`, a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir); a patch never deletes or moves git's own files, so it cannot take this folder as a whole. Name the other files one by one, or remove the repository yourself.`);
-      }
-      if (item.isDirectory) await this.#walk(childRel, childAbs, into);
-      else if (item.isFile) into.add(childRel);
-    }
-  }
-  /** Absolute location of a repository-relative path already validated by `locate`. */
-  absOf(rel) {
-    return join(this.repoAbs, ...rel.split("/"));
-  }
-  /** The entries whose final state differs from the disk, in path order. */
-  changes() {
-    const out = [];
-    for (const entry of [
-      ...this.#entries.values()
-    ].sort((a, b) => a.rel < b.rel ? -1 : 1)) {
-      const after = entry.state;
-      const before = entry.disk;
-      if (after.kind === "absent") {
-        if (before) out.push({
-          rel: entry.rel,
-          abs: entry.abs,
-          before,
-          after: null
-        });
-        continue;
-      }
-      const bytes = bytesOf(after);
-      if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
-      out.push({
-        rel: entry.rel,
-        abs: entry.abs,
-        before,
-        after: {
-          bytes,
-          mode: after.mode
-        }
-      });
-    }
-    return out;
-  }
-  /** Folders that end up empty because their files were deleted or moved away (deepest first). */
-  async emptiedDirs() {
-    const candidates = new Set(this.deletedDirs);
-    for (const dir of this.cleanupCandidates) {
-      let d = dir;
-      while (d !== "" && d !== ".") {
-        candidates.add(d);
-        d = d.includes("/") ? d.slice(0, d.lastIndexOf("/")) : "";
-      }
-    }
-    const emptied = /* @__PURE__ */ new Set();
-    for (const dir of candidates) {
-      const below = [];
-      const whole = [
-        ...this.deletedDirs
-      ].some((d) => dir === d || dir.startsWith(d + "/"));
-      if (await this.#willBeEmpty(dir, this.absOf(dir), below, whole)) {
-        for (const d of [
-          dir,
-          ...below
-        ]) emptied.add(d);
-      }
-    }
-    return [
-      ...emptied
-    ].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
-  }
-  /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
-  async #willBeEmpty(rel, abs, below, whole) {
-    const info = lstatOrNull(abs);
-    if (!info?.isDirectory) return false;
-    let touched = false;
-    for (const entry of this.#entries.values()) {
-      if (!entry.rel.startsWith(rel + "/")) continue;
-      if (entry.state.kind === "file") return false;
-      touched = true;
-    }
-    if (!whole && !touched) return false;
-    for await (const item of Deno.readDir(abs)) {
-      const childRel = `${rel}/${item.name}`;
-      if (item.isDirectory) {
-        if (!await this.#willBeEmpty(childRel, join(abs, item.name), below, whole)) return false;
-        below.push(childRel);
-      } else if (item.isFile) {
-        if (this.#entries.get(childRel)?.state.kind !== "absent") return false;
-      } else return false;
-    }
-    return true;
-  }
-};
-function equalBytes(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-// commands/patch/errors.ts
-var OpError = class extends Error {
-  code;
-  details;
-  patchLine;
-  constructor(code, message, details = {}, patchLine) {
-    super(message), this.code = code, this.details = details, this.patchLine = patchLine;
-  }
-};
-function blockLabel(block) {
-  return `block ${block.index} (${block.op}${block.path ? ` "${block.path}"` : ""})`;
-}
-function problemOf(block, error) {
-  const base = {
-    block_index: block.index,
-    op: block.op,
-    path: block.path || null
-  };
-  if (error instanceof OpError) {
-    const line = error.patchLine ?? block.line;
-    return {
-      ...base,
-      code: error.code,
-      patch_line: line,
-      message: `${blockLabel(block)}, patch line ${line}: ${error.message}`,
-      ...Object.keys(error.details).length ? {
-        details: error.details
-      } : {}
-    };
-  }
-  if (error instanceof ViewError || error instanceof PtermError) {
-    return {
-      ...base,
-      code: error.code,
-      patch_line: block.line,
-      message: `${blockLabel(block)}, patch line ${block.line}: ${error.message}`
-    };
-  }
-  throw error;
-}
-function parseProblem(p) {
-  return {
-    code: "PatchParseError",
-    message: p.message,
-    block_index: p.block_index ?? null,
-    op: p.op ?? null,
-    path: null,
-    patch_line: p.line,
-    details: {
-      expected: p.expected,
-      found: p.found
-    }
-  };
-}
-var FIX_HINTS = {
-  NoMatch: "The text the patch looks for is not in the file as it is now. Look at the closest lines shown (result.problems[].details.closest), copy the file's exact current text into keys or the diff's context, and run `patch check` with the corrected patch before applying it.",
-  AmbiguousMatch: "Each place that fits is listed above. Choose one: nthl=N (keys) or nthb=N (start-keys) as listed, the right line number in the diff's `@@ -N` (the nearest place wins), or more context that only that place has; `patch check` tries it without writing.",
-  Conflict: "The file is not what the patch was made from (it changed since). Read its current content and make the patch again against it."
-};
-var LISTED = 8;
-function failure(command, problems, extra = {}) {
-  const first = problems[0];
-  const lines = problems.slice(0, LISTED).map((p, i) => problems.length > 1 ? `${i + 1}) ${p.message}` : p.message);
-  const more = problems.length > LISTED ? `
-\u2026 and ${problems.length - LISTED} more (see result.problems)` : "";
-  const intro = problems.length > 1 ? `${problems.length} problems${command === "patch check" ? " found" : "; nothing was written"}:
-` : "";
-  let text = `${intro}${lines.join("\n")}${more}`;
-  if (command === "patch apply" && problems.length === 1) {
-    text += `${/[.!?]$/.test(text) ? "" : "."} Nothing was written.`;
-  }
-  return new PtermError(first.code, text, {
-    result: {
-      ...extra,
-      problems: [
-        ...problems
-      ]
-    },
-    hint: FIX_HINTS[first.code]
-  });
-}
-
-// commands/patch/format.ts
-var OPS = [
-  "file.write",
-  "file.append",
-  "file.prepend",
-  "file.delete",
-  "file.move",
-  "file.chmod",
-  "file.eol",
-  "file.binary",
-  "file.image",
-  "line.insert",
-  "line.append",
-  "line.replace",
-  "line.delete",
-  "block.delete",
-  "block.replace",
-  "git.diff",
-  "git.reset",
-  "git.revert",
-  "git.tag",
-  "git.commit"
-];
-var LINE_PARAMS = [
-  "keys",
-  "lineno",
-  "nthl",
-  "offset",
-  "start-keys",
-  "end-keys",
-  "nthb"
-];
-var BLOCK_PARAMS = [
-  "start-keys",
-  "end-keys",
-  "nthb"
-];
-var OP_PARAMS = {
-  "file.write": [],
-  "file.append": [],
-  "file.prepend": [],
-  "file.delete": [],
-  "file.move": [
-    "to"
-  ],
-  "file.chmod": [
-    "mode"
-  ],
-  "file.eol": [
-    "style",
-    "ensure-nl"
-  ],
-  "file.binary": [],
-  "file.image": [],
-  "line.insert": LINE_PARAMS,
-  "line.append": LINE_PARAMS,
-  "line.replace": LINE_PARAMS,
-  "line.delete": LINE_PARAMS,
-  "block.delete": BLOCK_PARAMS,
-  "block.replace": BLOCK_PARAMS,
-  "git.diff": [],
-  "git.reset": [
-    "ref",
-    "mode"
-  ],
-  "git.revert": [
-    "ref",
-    "no-commit"
-  ],
-  "git.tag": [
-    "name",
-    "ref",
-    "message",
-    "force",
-    "push"
-  ],
-  "git.commit": []
-};
-var OP_BODY = {
-  "file.write": "optional",
-  "file.append": "required",
-  "file.prepend": "required",
-  "file.delete": "none",
-  "file.move": "none",
-  "file.chmod": "none",
-  "file.eol": "none",
-  "file.binary": "required",
-  "file.image": "required",
-  "line.insert": "required",
-  "line.append": "required",
-  "line.replace": "required",
-  "line.delete": "none",
-  "block.delete": "none",
-  "block.replace": "required",
-  "git.diff": "required",
-  "git.reset": "none",
-  "git.revert": "none",
-  "git.tag": "none",
-  "git.commit": "none"
-};
-function pathOptional(op) {
-  return op.startsWith("git.");
-}
-var HEADER_FIELDS = [
-  "repo",
-  "commitmsg",
-  "author"
-];
-var BLOCK_HEADER = /^===\s*([A-Za-z][\w.-]*)\s*(?::\s*(.*?))?\s*===\s*$/;
-var END_LINE = /^===\s*end\s*===\s*$/i;
-var EOF_LINE = /^===\s*patch\s+eof\s*===\s*$/i;
-var HEADER_LINE = /^([A-Za-z][\w-]*)\s*:\s?(.*)$/;
-var PARAM_LINE = /^([A-Za-z][\w-]*)=(.*)$/;
-var MULTI_OPEN = /^([A-Za-z][\w-]*)\s*<\s*$/;
-var FENCE2 = /^\s*(```|~~~)/;
-function canonicalKey(key) {
-  return key.toLowerCase().replaceAll("_", "-");
-}
-function clip(text, max = 80) {
-  return text.length > max ? `${text.slice(0, max)}\u2026` : text;
-}
-function editDistance(a, b) {
-  const row = Array.from({
-    length: b.length + 1
-  }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length];
-}
-function closestWord(word, known) {
-  let best = null;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  const limit = word.length <= 4 ? 1 : 2;
-  return bestDistance <= limit ? best : null;
-}
-function blockHeader(line) {
-  if (END_LINE.test(line) || EOF_LINE.test(line)) return null;
-  const m = BLOCK_HEADER.exec(line);
-  return m ? {
-    op: m[1],
-    rawPath: m[2]
-  } : null;
-}
-function isKnownOp(op) {
-  return OPS.includes(op);
-}
-function startsKnownBlock(line) {
-  const header = blockHeader(line);
-  return header !== null && isKnownOp(header.op);
-}
-function patchLines(text) {
-  const split = text.split("\n");
-  const markers = split.filter((t) => /^===.*===\s*$/.test(t));
-  const crlfPatch = markers.filter((t) => t.endsWith("\r")).length * 2 > markers.length;
-  const raw = split.map((t, i) => ({
-    text: crlfPatch && t.endsWith("\r") ? t.slice(0, -1) : t,
-    line: i + 1
-  }));
-  const firstUsed = raw.findIndex((l) => l.text.trim() !== "");
-  let lastUsed = raw.length - 1;
-  while (lastUsed >= 0 && raw[lastUsed].text.trim() === "") lastUsed--;
-  let lines = raw;
-  if (firstUsed >= 0 && lastUsed > firstUsed && FENCE2.test(raw[firstUsed].text) && FENCE2.test(raw[lastUsed].text)) {
-    lines = raw.slice(firstUsed + 1, lastUsed);
-  }
-  return dedented(lines);
-}
-function dedented(lines) {
-  let prefix = null;
-  for (const { text } of lines) {
-    if (text.trim() === "") continue;
-    const indent = /^[ \t]*/.exec(text)[0];
-    if (prefix === null || !indent.startsWith(prefix)) {
-      prefix = prefix === null ? indent : commonPrefix(prefix, indent);
-    }
-    if (prefix === "") return lines;
-  }
-  if (!prefix) return lines;
-  const cut = prefix.length;
-  return lines.map((l) => ({
-    text: l.text.trim() === "" ? "" : l.text.slice(cut),
-    line: l.line
-  }));
-}
-function commonPrefix(a, b) {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return a.slice(0, i);
-}
-function parsePatch(text) {
-  const lines = patchLines(text);
-  const problems = [];
-  const header = {};
-  const blocks2 = [];
-  const problem = (p) => {
-    problems.push({
-      ...p,
-      message: p.message ?? `line ${p.line}: expected ${p.expected}, found ${p.found === "" ? "an empty line" : `\`${clip(p.found)}\``}`
-    });
-  };
-  let i = 0;
-  for (; i < lines.length; i++) {
-    const { text: t, line } = lines[i];
-    if (t.trim() === "") continue;
-    if (blockHeader(t) || END_LINE.test(t) || EOF_LINE.test(t)) break;
-    const m = HEADER_LINE.exec(t.trim());
-    const field = m ? m[1].toLowerCase() : "";
-    if (!m || !HEADER_FIELDS.includes(field)) {
-      const suggestion = m ? closestWord(m[1], HEADER_FIELDS) : null;
-      problem({
-        line,
-        expected: `a header field (${HEADER_FIELDS.map((f) => `\`${f}: \u2026\``).join(", ")}) or the first block \`=== <op>: "<path>" ===\``,
-        found: t,
-        message: `line ${line}: expected a header field (repo:, commitmsg:, author:) or a block header \`=== <op>: "<path>" ===\`, found \`${clip(t)}\`${suggestion ? ` (did you mean \`${suggestion}:\`?)` : ""}`
-      });
-      continue;
-    }
-    const key = field;
-    if (header[key]) {
-      problem({
-        line,
-        expected: `one \`${key}:\` line (already given at line ${header[key].line})`,
-        found: t
-      });
-      continue;
-    }
-    header[key] = {
-      value: m[2].trim(),
-      line
-    };
-  }
-  let sawEof = false;
-  let blockCount = 0;
-  while (i < lines.length) {
-    const { text: t, line } = lines[i];
-    if (t.trim() === "") {
-      i++;
-      continue;
-    }
-    if (EOF_LINE.test(t)) {
-      sawEof = true;
-      i++;
-      break;
-    }
-    const head = blockHeader(t);
-    if (!head) {
-      const headerLike = HEADER_LINE.exec(t.trim());
-      const isHeaderField = headerLike && HEADER_FIELDS.includes(headerLike[1].toLowerCase());
-      problem({
-        line,
-        expected: 'a block header `=== <op>: "<path>" ===` or `=== PATCH EOF ===`',
-        found: t,
-        message: isHeaderField ? `line ${line}: header fields (repo:, commitmsg:, author:) go before the first block; move \`${clip(t)}\` to the top` : END_LINE.test(t) ? `line ${line}: \`=== end ===\` without an open block; remove it or add the block header before it` : void 0
-      });
-      i++;
-      continue;
-    }
-    blockCount++;
-    i = parseBlock(lines, i, head, blockCount, blocks2, problem);
-  }
-  if (!sawEof) {
-    const last = lines.length > 0 ? lines[lines.length - 1].line : 1;
-    problem({
-      line: last,
-      expected: "`=== PATCH EOF ===` as the last line",
-      found: "the end of the text",
-      message: `line ${last}: the patch must end with \`=== PATCH EOF ===\`; it is missing, so the patch may have been cut off. Add it after the last \`=== end ===\`.`
-    });
-  } else {
-    for (; i < lines.length; i++) {
-      const { text: t, line } = lines[i];
-      if (t.trim() === "" || FENCE2.test(t)) continue;
-      problem({
-        line,
-        expected: "nothing after `=== PATCH EOF ===`",
-        found: t
-      });
-      break;
-    }
-  }
-  return {
-    patch: {
-      header,
-      blocks: blocks2
-    },
-    problems
-  };
-}
-function parseBlock(lines, start, head, index, blocks2, problem) {
-  const headerLine = lines[start].line;
-  let ok = true;
-  const fail = (p) => {
-    ok = false;
-    problem({
-      ...p,
-      block_index: index,
-      op: head.op
-    });
-  };
-  let end = start + 1;
-  let closed = false;
-  for (; end < lines.length; end++) {
-    const t = lines[end].text;
-    if (END_LINE.test(t)) {
-      closed = true;
-      break;
-    }
-    if (EOF_LINE.test(t) || startsKnownBlock(t)) break;
-  }
-  const next = closed ? end + 1 : end;
-  if (!closed) {
-    const at = end < lines.length ? lines[end] : lines[lines.length - 1];
-    fail({
-      line: at.line,
-      expected: `\`=== end ===\` to close block ${index} (${head.op}, opened at line ${headerLine})`,
-      found: end < lines.length ? at.text : "the end of the text",
-      message: `line ${at.line}: block ${index} (${head.op}, line ${headerLine}) is not closed; add \`=== end ===\` before ${end < lines.length ? `\`${clip(at.text)}\`` : "the end of the patch"}`
-    });
-  }
-  if (!isKnownOp(head.op)) {
-    const suggestion = closestWord(head.op, OPS);
-    fail({
-      line: headerLine,
-      expected: `an op (${OPS.join(", ")}); ops are case-sensitive`,
-      found: head.op,
-      message: `line ${headerLine}: unknown op \`${head.op}\`${suggestion ? `; did you mean \`${suggestion}\`?` : `; the ops are ${OPS.join(", ")}`}`
-    });
-    return next;
-  }
-  const op = head.op;
-  let path = "";
-  if (head.rawPath !== void 0 && head.rawPath !== "") {
-    const quoted = /^"(.*)"$/.exec(head.rawPath);
-    if (!quoted) {
-      fail({
-        line: headerLine,
-        expected: `the path in double quotes: \`=== ${op}: "${head.rawPath.replace(/^["']|["']$/g, "")}" ===\``,
-        found: lines[start].text
-      });
-      return next;
-    }
-    path = quoted[1];
-  }
-  if (path === "" && !pathOptional(op)) {
-    fail({
-      line: headerLine,
-      expected: `a path: \`=== ${op}: "<path>" ===\``,
-      found: lines[start].text
-    });
-    return next;
-  }
-  const known = OP_PARAMS[op];
-  const params = /* @__PURE__ */ new Map();
-  let i = start + 1;
-  for (; i < end; i++) {
-    const t = lines[i].text;
-    const single = PARAM_LINE.exec(t);
-    if (single && known.includes(canonicalKey(single[1]))) {
-      const key = canonicalKey(single[1]);
-      if (params.has(key)) {
-        fail({
-          line: lines[i].line,
-          expected: `one \`${key}\` parameter (already given)`,
-          found: t
-        });
-      }
-      params.set(key, {
-        value: single[2].trim(),
-        line: lines[i].line
-      });
-      continue;
-    }
-    const multi = MULTI_OPEN.exec(t);
-    if (multi && known.includes(canonicalKey(multi[1]))) {
-      const key = canonicalKey(multi[1]);
-      const closeAt = findMultiClose(lines, i + 1, end, multi[1]);
-      if (closeAt === -1) {
-        fail({
-          line: lines[i].line,
-          expected: `\`>${multi[1]}\` to close the multi-line parameter opened here`,
-          found: "no closing line before the end of the block"
-        });
-        return next;
-      }
-      const value = lines.slice(i + 1, closeAt).map((l) => l.text.startsWith(" ") ? l.text.slice(1) : l.text);
-      if (params.has(key)) {
-        fail({
-          line: lines[i].line,
-          expected: `one \`${key}\` parameter (already given)`,
-          found: t
-        });
-      }
-      params.set(key, {
-        value: value.join("\n"),
-        line: lines[i].line
-      });
-      i = closeAt;
-      continue;
-    }
-    break;
-  }
-  let bodyStart = i;
-  if (params.size > 0 && bodyStart < end && lines[bodyStart].text.trim() === "") bodyStart++;
-  const body2 = lines.slice(bodyStart, end).map((l) => l.text);
-  const bodyLine = bodyStart < lines.length ? lines[bodyStart].line : headerLine + 1;
-  const hasText = body2.some((l) => l.trim() !== "");
-  let suspicious;
-  if (bodyStart === i && body2.length > 0) {
-    const looks = PARAM_LINE.exec(body2[0]) ?? MULTI_OPEN.exec(body2[0]);
-    if (looks && known.length > 0) {
-      const suggestion = closestWord(canonicalKey(looks[1]), known);
-      if (suggestion) suspicious = {
-        key: looks[1],
-        suggestion
-      };
-    }
-  }
-  if (OP_BODY[op] === "none" && hasText) {
-    const firstText = body2.findIndex((l) => l.trim() !== "");
-    const t = body2[firstText];
-    const looks = PARAM_LINE.exec(t) ?? MULTI_OPEN.exec(t);
-    const suggestion = looks ? closestWord(canonicalKey(looks[1]), known) : null;
-    fail({
-      line: lines[bodyStart + firstText].line,
-      expected: known.length > 0 ? `only parameters (${known.map((k) => `\`${k}=\u2026\``).join(", ")}); ${op} takes no body` : `nothing: ${op} takes no parameters and no body`,
-      found: t,
-      message: looks ? `line ${lines[bodyStart + firstText].line}: \`${looks[1]}\` is not a parameter of ${op}${suggestion ? ` (did you mean \`${suggestion}\`?)` : ""}; its parameters are ${known.length ? known.join(", ") : "none"}` : void 0
-    });
-  }
-  const needsText = op === "file.binary" || op === "file.image" || op === "git.diff";
-  if (OP_BODY[op] === "required" && (body2.length === 0 || needsText && !hasText)) {
-    fail({
-      line: bodyLine,
-      expected: `a body for ${op} (${bodyWhat(op)}) before \`=== end ===\``,
-      found: body2.length ? "only blank lines" : "`=== end ===`",
-      message: `line ${bodyLine}: ${op} needs a body (${bodyWhat(op)}) between its parameters and \`=== end ===\`${op === "line.replace" ? "; to remove the line use line.delete" : op === "block.replace" ? "; to remove the block use block.delete" : ""}`
-    });
-  }
-  if (ok) {
-    blocks2.push({
-      index,
-      op,
-      path,
-      params,
-      body: OP_BODY[op] === "none" ? [] : body2,
-      line: headerLine,
-      bodyLine,
-      suspiciousFirstBodyLine: suspicious
-    });
-  }
-  return next;
-}
-function bodyWhat(op) {
-  switch (op) {
-    case "file.binary":
-    case "file.image":
-      return "the content in Base64";
-    case "git.diff":
-      return "a unified diff";
-    case "file.append":
-    case "file.prepend":
-      return "the text to add";
-    default:
-      return "the new text";
-  }
-}
-function findMultiClose(lines, from, end, key) {
-  const close = new RegExp(`^>\\s*${key.replace(/[-]/g, "\\-")}\\s*$`, "i");
-  const closeCanonical = canonicalKey(key);
-  for (let j = from; j < end; j++) {
-    const t = lines[j].text;
-    if (close.test(t)) return j;
-    const m = /^>\s*([A-Za-z][\w-]*)\s*$/.exec(t);
-    if (m && canonicalKey(m[1]) === closeCanonical) return j;
-  }
-  return -1;
-}
-
 // core/bytes.ts
 function concatBytes(parts) {
   let length = 0;
@@ -2594,7 +898,7 @@ function concatBytes(parts) {
 }
 
 // commands/git/lib/bytes.ts
-var encoder4 = new TextEncoder();
+var encoder3 = new TextEncoder();
 var lenientDecoder = new TextDecoder("utf-8", {
   fatal: false
 });
@@ -2662,11 +966,11 @@ function hasRawBytes(name) {
   return false;
 }
 function encodeName(name) {
-  if (!hasRawBytes(name)) return encoder4.encode(name);
+  if (!hasRawBytes(name)) return encoder3.encode(name);
   const parts = [];
   let run2 = "";
   const flush = () => {
-    if (run2) parts.push(...encoder4.encode(run2));
+    if (run2) parts.push(...encoder3.encode(run2));
     run2 = "";
   };
   for (let i = 0; i < name.length; i++) {
@@ -4084,6 +2388,240 @@ function applyBinaryHunk(hunk, base) {
   }
 }
 
+// commands/patch/text.ts
+var decoder2 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var encoder4 = new TextEncoder();
+function decodeLossless(bytes) {
+  try {
+    return decoder2.decode(bytes);
+  } catch {
+  }
+  const parts = [];
+  let start = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const length = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    let valid = length > 0 && i + length <= bytes.length;
+    if (valid && length > 1) {
+      try {
+        decoder2.decode(bytes.subarray(i, i + length));
+      } catch {
+        valid = false;
+      }
+    }
+    if (valid) {
+      i += length;
+      continue;
+    }
+    if (start < i) parts.push(decoder2.decode(bytes.subarray(start, i)));
+    parts.push(String.fromCharCode(56320 + b));
+    i++;
+    start = i;
+  }
+  if (start < bytes.length) parts.push(decoder2.decode(bytes.subarray(start)));
+  return parts.join("");
+}
+function encodeLossless(text) {
+  if (!/[\udc80-\udcff]/.test(text)) return encoder4.encode(text);
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 55296 && c <= 56319) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 56320 && next <= 57343) i++;
+      continue;
+    }
+    if (c < 56448 || c > 56575) continue;
+    parts.push(encoder4.encode(text.slice(start, i)), new Uint8Array([
+      c - 56320
+    ]));
+    start = i + 1;
+  }
+  parts.push(encoder4.encode(text.slice(start)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+var TextDoc = class _TextDoc {
+  /** Lines without their `\n`; a line of a CRLF file keeps its trailing `\r`. */
+  lines;
+  /** Whether the last line ends with a newline. */
+  finalNewline;
+  /** The lines lower-cased and without indentation or `\r`, built on first use and kept in step. */
+  #normalized = null;
+  /** How many lines end with `\r`, counted on first use and kept in step. */
+  #crCount = null;
+  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
+  bom;
+  constructor(lines, finalNewline, bom = false) {
+    this.lines = lines;
+    this.finalNewline = finalNewline;
+    this.bom = bom;
+  }
+  static fromText(text) {
+    if (text === "") return new _TextDoc([], false);
+    const lines = text.split("\n");
+    const finalNewline = lines[lines.length - 1] === "";
+    if (finalNewline) lines.pop();
+    return new _TextDoc(lines, finalNewline);
+  }
+  /** Decodes UTF-8; returns null for content that is not text (invalid UTF-8 or a NUL byte). */
+  static fromBytes(bytes) {
+    if (bytes.includes(0)) return null;
+    let text;
+    try {
+      text = decoder2.decode(bytes);
+    } catch {
+      return null;
+    }
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  /**
+   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
+   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
+   * Null only for content with a NUL byte (binary to git too).
+   */
+  static fromBytesLossless(bytes) {
+    if (bytes.includes(0)) return null;
+    const text = decodeLossless(bytes);
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  clone() {
+    return new _TextDoc([
+      ...this.lines
+    ], this.finalNewline, this.bom);
+  }
+  get length() {
+    return this.lines.length;
+  }
+  /** How many lines end with `\r`. */
+  get crLines() {
+    if (this.#crCount === null) {
+      this.#crCount = 0;
+      for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
+    }
+    return this.#crCount;
+  }
+  /** The style most lines use; a file with no line breaks counts as LF. */
+  get style() {
+    this.crLines;
+    const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
+    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
+  }
+  toText() {
+    if (this.lines.length === 0) return "";
+    return this.lines.join("\n") + (this.finalNewline ? "\n" : "");
+  }
+  toBytes() {
+    return encodeLossless((this.bom ? "\uFEFF" : "") + this.toText());
+  }
+  /** Line `i` (0-based) without its `\r`. */
+  plain(i) {
+    const line = this.lines[i];
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  /** Line `i` as keyword matching compares it: no indentation, no `\r`, lower case. */
+  normalized(i) {
+    return this.normalizedLines()[i];
+  }
+  /** Every line as keyword matching compares it (do not modify). */
+  normalizedLines() {
+    this.#normalized ??= this.lines.map(normalizeForMatch);
+    return this.#normalized;
+  }
+  /** Replaces `count` lines at `start` (0-based) with `inserted` (already in the file's style). */
+  splice(start, count, inserted) {
+    if (this.#crCount !== null) {
+      for (let i = start; i < Math.min(start + count, this.lines.length); i++) {
+        if (this.lines[i].endsWith("\r")) this.#crCount--;
+      }
+      for (const line of inserted) if (line.endsWith("\r")) this.#crCount++;
+    }
+    this.lines.splice(start, count, ...inserted);
+    this.#normalized?.splice(start, count, ...inserted.map(normalizeForMatch));
+  }
+  /** Gives `text`'s lines this file's line ending style, ready to be spliced in. */
+  adopt(lines) {
+    const crlf = this.style === "crlf";
+    return lines.map((line) => {
+      const bare = line.endsWith("\r") ? line.slice(0, -1) : line;
+      return crlf ? bare + "\r" : bare;
+    });
+  }
+  /** The seed's "确保末尾换行": a non-empty file ends with a line break in its own style. */
+  ensureFinalNewline() {
+    if (this.lines.length === 0) return;
+    if (!this.finalNewline && this.style === "crlf") {
+      const last = this.lines.length - 1;
+      if (!this.lines[last].endsWith("\r")) this.splice(last, 1, [
+        this.lines[last] + "\r"
+      ]);
+    }
+    this.finalNewline = true;
+  }
+};
+function normalizeForMatch(line) {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
+  let start = 0;
+  while (start < end && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start++;
+  return line.slice(start, end).toLowerCase();
+}
+function countChanges(before, after) {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  const a = before.slice(start, endBefore);
+  const b = after.slice(start, endAfter);
+  const common = lcsLength(a, b);
+  return {
+    added: b.length - common,
+    removed: a.length - common
+  };
+}
+var MAX_EDIT_DISTANCE = 4e3;
+function lcsLength(a, b) {
+  const n = a.length;
+  const m = b.length;
+  if (n === 0 || m === 0) return 0;
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) return (n + m - d) / 2;
+    }
+  }
+  return 0;
+}
+
 // commands/patch/keys.ts
 function parseKeys(raw) {
   const keys = [];
@@ -4622,6 +3160,46 @@ function squash(line) {
 }
 var FUZZY_LINE = 0.5;
 var FUZZY_MEAN = 0.7;
+var UNANCHORED = {
+  beginning: false,
+  end: false
+};
+function anchorSets(hunk) {
+  const lines = hunk.lines;
+  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
+  const git = {
+    beginning: startsFile,
+    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline
+  };
+  if (lines.some((l) => l.kind === " ")) return [
+    git
+  ];
+  const loose = hunk.oldNoNewline ? {
+    beginning: false,
+    end: true
+  } : UNANCHORED;
+  return startsFile ? [
+    git,
+    loose
+  ] : [
+    loose
+  ];
+}
+function anchoredAt(anchors, pos, length, size) {
+  return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
+}
+function newlineFits(hunk, doc, side, pos, length) {
+  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
+  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
+}
+function endingsFit(hunk, doc, side, pos) {
+  const bare = (t) => t.replace(/\r$/, "");
+  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
+  const newSide2 = hunk.lines.filter((l) => l.kind !== "-");
+  const endingsOnly = oldSide.length === newSide2.length && oldSide.every((l, k) => bare(l.text) === bare(newSide2[k].text)) && oldSide.some((l, k) => l.text !== newSide2[k].text);
+  if (!endingsOnly) return true;
+  return (side === "old" ? oldSide : newSide2).every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+}
 function applyHunks(doc, hunks, options = {}) {
   const reports = [];
   let sizeDelta = 0;
@@ -4631,7 +3209,7 @@ function applyHunks(doc, hunks, options = {}) {
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
-    if (bomOld && doc.bom && doc.length === 0) {
+    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [
         ""
       ]);
@@ -4643,7 +3221,7 @@ function applyHunks(doc, hunks, options = {}) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number, index);
+    const placed = place(doc, hunk, old, expected, written, number, index, options.reapply === true);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
@@ -4808,10 +3386,18 @@ function allPositions(doc, old, written, same, index) {
   }
   return found;
 }
-function place(doc, hunk, old, expected, written, number, index) {
+function place(doc, hunk, old, expected, written, number, index, reapply) {
   const lines = hunk.lines;
   if (old.length === 0) {
     if (expected !== null && expected >= 0 && expected <= doc.length) {
+      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: expected + 1
+        });
+      }
       return {
         pos: expected,
         lines,
@@ -4829,45 +3415,62 @@ function place(doc, hunk, old, expected, written, number, index) {
       patchLine: hunk.patchLine
     });
   }
-  if (expected !== null && !overlaps(written, expected, old.length)) {
-    if (matchesAt(doc, expected, old, exactly)) return {
-      pos: expected,
-      lines,
-      strategy: "exact"
-    };
-    if (matchesAt(doc, expected, old, looseWhitespace)) return {
-      pos: expected,
-      lines,
-      strategy: "whitespace"
-    };
-  }
-  for (const same of [
-    exactly,
-    looseWhitespace
-  ]) {
-    const found = allPositions(doc, old, written, same, index);
-    const chosen = found.length === 1 ? found[0] : nearest(found, expected);
-    if (chosen !== null) {
-      const strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
-      return {
-        pos: chosen,
+  const sets = anchorSets(hunk);
+  for (const anchors2 of sets) {
+    const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
+    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
+      if (matchesAt(doc, expected, old, exactly)) return {
+        pos: expected,
         lines,
-        strategy
+        strategy: "exact"
+      };
+      if (matchesAt(doc, expected, old, looseWhitespace)) return {
+        pos: expected,
+        lines,
+        strategy: "whitespace"
       };
     }
-    if (found.length > 1) {
-      throw new HunkError({
-        kind: "ambiguous",
-        hunk: number,
-        patchLine: hunk.patchLine,
-        strategy: "shifted",
-        lines: found.map((p) => p + 1),
-        texts: found.map((p) => doc.plain(p)),
-        stated: hunk.oldStart
-      });
+    for (const same of [
+      exactly,
+      looseWhitespace
+    ]) {
+      const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
+      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+      if (chosen !== null) {
+        const strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
+        return {
+          pos: chosen,
+          lines,
+          strategy
+        };
+      }
+      if (found.length > 1) {
+        throw new HunkError({
+          kind: "ambiguous",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          strategy: "shifted",
+          lines: found.map((p) => p + 1),
+          texts: found.map((p) => doc.plain(p)),
+          stated: hunk.oldStart
+        });
+      }
+    }
+    if (!reapply) {
+      const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
+      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+      if (line !== null) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line
+        });
+      }
     }
   }
-  const fuzzy = fuzzyCandidates(doc, lines, written, index);
+  const anchors = sets[sets.length - 1];
+  const fuzzy = fuzzyCandidates(doc, lines, written, index, (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos));
   const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
   if (fuzzyChosen !== null) {
     return {
@@ -4887,12 +3490,37 @@ function place(doc, hunk, old, expected, written, number, index) {
       stated: hunk.oldStart
     });
   }
+  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
   throw new HunkError({
     kind: "no-match",
     hunk: number,
     patchLine: hunk.patchLine,
-    closest: closestRegion(doc, old)
+    ...elsewhere.length ? {
+      unanchored: {
+        line: elsewhere[0] + 1,
+        rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" : "beginning"
+      }
+    } : {},
+    closest: closestRegion(Array.from({
+      length: doc.length
+    }, (_, i) => doc.plain(i)), old.map((l) => l.text))
   });
+}
+function resultPlace(doc, hunk, old, expected, written, index, fits) {
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
+  if (result.length === 0 || same) return null;
+  if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
+    return expected + 1;
+  }
+  for (const same2 of [
+    exactly,
+    looseWhitespace
+  ]) {
+    const found = allPositions(doc, result, written, same2, index).filter((p) => fits(p, result.length));
+    if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
+  }
+  return null;
 }
 function nearest(positions, expected) {
   if (expected === null || positions.length < 2) return null;
@@ -4903,7 +3531,10 @@ function nearest(positions, expected) {
 }
 function trimmedVariants(lines) {
   const variants = [
-    lines
+    {
+      lines,
+      front: 0
+    }
   ];
   let leading2 = 0;
   while (leading2 < lines.length && lines[leading2].kind === " ") leading2++;
@@ -4914,12 +3545,15 @@ function trimmedVariants(lines) {
     const back = Math.min(cut, trailing);
     if (front === 0 && back === 0) break;
     const variant = lines.slice(front, lines.length - back);
-    if (variant.some((l) => l.kind !== "+")) variants.push(variant);
+    if (variant.some((l) => l.kind !== "+")) variants.push({
+      lines: variant,
+      front
+    });
   }
   return variants;
 }
-function fuzzyCandidates(doc, lines, written, index) {
-  for (const variant of trimmedVariants(lines)) {
+function fuzzyCandidates(doc, lines, written, index, fits) {
+  for (const { lines: variant, front } of trimmedVariants(lines)) {
     const old = variant.filter((l) => l.kind !== "+");
     const removed = old.filter((l) => l.kind === "-").length;
     const context = old.length - removed;
@@ -4928,6 +3562,7 @@ function fuzzyCandidates(doc, lines, written, index) {
     for (const p of fuzzyStarts(old, removed, index)) {
       if (p < 0 || p + old.length > doc.length) continue;
       if (overlaps(written, p, old.length)) continue;
+      if (!fits(p - front, old.length + front)) continue;
       let ok = true;
       let anchors = 0;
       for (let k = 0; k < old.length && ok; k++) {
@@ -4972,25 +3607,42 @@ function fuzzyStarts(old, removed, index) {
     ...starts
   ].sort((a, b) => a - b);
 }
-function closestRegion(doc, old) {
-  if (doc.length === 0) return null;
-  const span = Math.min(old.length, doc.length);
+function divergedText(diverged) {
+  if (!diverged) return "";
+  const cut = (t) => t.trim().length > 60 ? `${t.trim().slice(0, 60)}\u2026` : t.trim();
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${cut(diverged.found)}\``;
+}
+function closestRegion(lines, pattern, from = 0) {
+  if (lines.length - from <= 0 || pattern.length === 0) return null;
+  const span = Math.min(pattern.length, lines.length - from);
   let best = -1;
   let bestScore = -1;
-  for (let p = 0; p + span <= doc.length; p++) {
+  for (let p = from; p + span <= lines.length; p++) {
     let total = 0;
-    for (let k = 0; k < span; k++) total += lineSimilarity(doc.plain(p + k), old[k].text);
+    for (let k = 0; k < span; k++) total += lineSimilarity(lines[p + k], pattern[k]);
     if (total > bestScore) {
       bestScore = total;
       best = p;
     }
   }
-  const text = [];
-  for (let k = 0; k < span; k++) text.push(doc.plain(best + k));
+  const text = lines.slice(best, best + span);
+  let diverged = null;
+  for (let k = 0; k < pattern.length; k++) {
+    const found = lines[best + k];
+    if (found === void 0 || !exactly(found, pattern[k])) {
+      diverged = {
+        line: best + k + 1,
+        expected: pattern[k],
+        found: found ?? "(end of file)"
+      };
+      break;
+    }
+  }
   return {
     line: best + 1,
     similarity: Math.round(bestScore / span * 100) / 100,
-    text
+    text,
+    diverged
   };
 }
 function leading(text) {
@@ -5100,6 +3752,1503 @@ function tabsForSpaces(doc, pos, lines) {
       return " ".repeat(count) + t.slice(length);
     }
   };
+}
+
+// commands/patch/codex.ts
+var BEGIN = "*** Begin Patch";
+var END = "*** End Patch";
+var ADD = "*** Add File:";
+var DELETE = "*** Delete File:";
+var UPDATE = "*** Update File:";
+var MOVE = "*** Move to:";
+var END_OF_FILE = "*** End of File";
+var FENCE = /^\s*(```|~~~)/;
+var UNIFIED_HUNK = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
+var HEREDOC_OPEN = /^(?:apply_patch\s*)?<<\s*['"]?(\w+)['"]?\s*$/;
+function unwrapped(text) {
+  let lines = text.split("\n").map((t, i) => ({
+    text: t.endsWith("\r") ? t.slice(0, -1) : t,
+    line: i + 1
+  }));
+  for (; ; ) {
+    const used = lines.filter((l) => l.text.trim() !== "");
+    if (used.length < 2) return used;
+    const first = used[0];
+    const last = used[used.length - 1];
+    const heredoc = HEREDOC_OPEN.exec(first.text.trim());
+    if (FENCE.test(first.text) && FENCE.test(last.text) || heredoc && last.text.trim() === heredoc[1]) {
+      lines = lines.slice(lines.indexOf(first) + 1, lines.indexOf(last));
+      continue;
+    }
+    return lines.slice(lines.indexOf(first), lines.indexOf(last) + 1);
+  }
+}
+function isCodexPatch(text) {
+  const lines = unwrapped(text);
+  if (lines.length > 0 && lines[0].text.trim() === BEGIN) return true;
+  return lines.some((l) => l.text.trim() === BEGIN) && !lines.some((l) => /^===.*===\s*$/.test(l.text.trim()));
+}
+var CodexParseError = class extends Error {
+  line;
+  constructor(line, message) {
+    super(`line ${line}: ${message}`), this.line = line;
+  }
+};
+function markerValue(text, marker) {
+  const t = text.trim();
+  if (!t.startsWith(marker)) return null;
+  return t.slice(marker.length).trim();
+}
+function parseCodexPatch(text) {
+  const lines = unwrapped(text);
+  if (lines.length === 0 || lines[0].text.trim() !== BEGIN) {
+    const begin = lines.find((l) => l.text.trim() === BEGIN);
+    throw new CodexParseError(lines[0]?.line ?? 1, begin ? `the patch must start with \`${BEGIN}\` (line ${begin.line}); remove the text before it` : `the first line must be \`${BEGIN}\``);
+  }
+  const last = lines[lines.length - 1];
+  if (lines.length < 2 || last.text.trim() !== END) {
+    throw new CodexParseError(last.line, `the last line must be \`${END}\`; it is missing, so the patch may have been cut off`);
+  }
+  const body2 = lines.slice(1, -1);
+  const sections = [];
+  let i = 0;
+  const path = (value, at, marker) => {
+    if (value === "") throw new CodexParseError(at.line, `\`${marker}\` needs a path: \`${marker} src/app.py\``);
+    return value;
+  };
+  while (i < body2.length) {
+    const at = body2[i];
+    if (at.text.trim() === "") {
+      i++;
+      continue;
+    }
+    const add = markerValue(at.text, ADD);
+    const del = markerValue(at.text, DELETE);
+    const update = markerValue(at.text, UPDATE);
+    if (add !== null) {
+      const content = [];
+      i++;
+      while (i < body2.length && body2[i].text.startsWith("+")) content.push(body2[i++].text.slice(1));
+      sections.push({
+        kind: "add",
+        path: path(add, at, ADD),
+        lines: content,
+        line: at.line
+      });
+      continue;
+    }
+    if (del !== null) {
+      sections.push({
+        kind: "delete",
+        path: path(del, at, DELETE),
+        line: at.line
+      });
+      i++;
+      continue;
+    }
+    if (update !== null) {
+      i++;
+      let moveTo = null;
+      const move = i < body2.length ? markerValue(body2[i].text, MOVE) : null;
+      if (move !== null) {
+        moveTo = path(move, body2[i], MOVE);
+        i++;
+      }
+      const chunks = [];
+      while (i < body2.length) {
+        const t = body2[i].text;
+        if (t.trim() === "" && chunks.length > 0) {
+          i++;
+          continue;
+        }
+        if (t.startsWith("*")) break;
+        const parsed = parseChunk(body2, i, chunks.length === 0);
+        chunks.push(parsed.chunk);
+        i = parsed.next;
+      }
+      if (chunks.length === 0) {
+        throw new CodexParseError(at.line, `\`${UPDATE} ${update}\` has no changes; add \`@@\` and \` \`/\`-\`/\`+\` lines, or remove the section`);
+      }
+      sections.push({
+        kind: "update",
+        path: path(update, at, UPDATE),
+        moveTo,
+        chunks,
+        line: at.line
+      });
+      continue;
+    }
+    throw new CodexParseError(at.line, `expected \`${ADD} <path>\`, \`${DELETE} <path>\`, \`${UPDATE} <path>\` or \`${END}\`, found \`${at.text.length > 80 ? at.text.slice(0, 80) + "\u2026" : at.text}\``);
+  }
+  if (sections.length === 0) throw new CodexParseError(lines[0].line, "the patch changes no file");
+  return sections;
+}
+function parseChunk(body2, start, first) {
+  let i = start;
+  let anchor = null;
+  const head = body2[i].text;
+  if (head.trim() === "@@" || UNIFIED_HUNK.test(head)) i++;
+  else if (head.startsWith("@@ ")) {
+    anchor = head.slice(3);
+    i++;
+  } else if (!first) {
+    throw new CodexParseError(body2[i].line, `expected \`@@\` to start the next chunk, found \`${head}\``);
+  }
+  const lines = [];
+  let endOfFile = false;
+  let count = 0;
+  for (; i < body2.length; i++) {
+    const t = body2[i].text;
+    if (t.trim() === END_OF_FILE) {
+      endOfFile = true;
+      i++;
+      break;
+    }
+    const kind = t[0];
+    if (t === "") lines.push({
+      kind: " ",
+      text: ""
+    });
+    else if (kind === " " || kind === "-" || kind === "+") lines.push({
+      kind,
+      text: t.slice(1)
+    });
+    else if (count === 0) {
+      throw new CodexParseError(body2[i].line, `every line of a chunk starts with \` \` (context), \`-\` (removed) or \`+\` (added); found \`${t}\``);
+    } else break;
+    count++;
+  }
+  if (count === 0) throw new CodexParseError(body2[start].line, "a chunk without lines; remove its `@@` line");
+  return {
+    chunk: {
+      anchor,
+      lines,
+      endOfFile,
+      line: body2[start].line
+    },
+    next: i
+  };
+}
+var PUNCTUATION = {
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2012": "-",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2015": "-",
+  "\u2212": "-",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201A": "'",
+  "\u201B": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u201E": '"',
+  "\u201F": '"',
+  "\xA0": " ",
+  "\u202F": " ",
+  "\u3000": " "
+};
+var LEVELS = [
+  (s) => s,
+  (s) => s.trimEnd(),
+  (s) => s.trim(),
+  (s) => s.trim().replace(/[\u2010-\u2015\u2212\u2018-\u201F\u00A0\u202F\u3000\u2002-\u200A\u205F]/g, (c) => PUNCTUATION[c] ?? " ")
+];
+function findAll(bare, pattern, from, endOfFile) {
+  if (pattern.length > bare.length) return [];
+  const last = bare.length - pattern.length;
+  const starts = endOfFile ? last >= from ? [
+    last
+  ] : [] : Array.from({
+    length: Math.max(0, last - from + 1)
+  }, (_, k) => from + k);
+  for (const norm of LEVELS) {
+    const wanted = pattern.map(norm);
+    const found = starts.filter((s) => wanted.every((w, k) => norm(bare[s + k]) === w));
+    if (found.length) return found;
+  }
+  return [];
+}
+var oldLength = (r) => r.lines.filter((l) => l.kind !== "+").length;
+var newSide = (r) => r.lines.filter((l) => l.kind !== "-").map((l) => l.text);
+var PlacementError = class extends Error {
+  code;
+  line;
+  details;
+  constructor(code, line, message, details = {}) {
+    super(message), this.code = code, this.line = line, this.details = details;
+  }
+};
+function standsAt(bare, pattern, start) {
+  if (pattern.length === 0 || start < 0 || start + pattern.length > bare.length) return false;
+  return pattern.every((p, k) => bare[start + k].trimEnd() === p.trimEnd());
+}
+function alreadyApplied(chunk, line) {
+  return new PlacementError("AlreadyApplied", chunk.line, `the chunk is already applied: its result stands at line ${line} of the file (the patch ran before, or the change was made by hand); applying it again would repeat its lines`, {
+    line
+  });
+}
+function withoutTrailingBlank(lines) {
+  const lastOld = lines.findLastIndex((l) => l.kind !== "+");
+  if (lastOld < 0 || lines[lastOld].text !== "") return null;
+  const lastNew = lines.findLastIndex((l) => l.kind !== "-");
+  const newEndsBlank = lastNew >= 0 && lines[lastNew].text === "";
+  const out = [
+    ...lines
+  ];
+  if (lines[lastOld].kind === " " && !(newEndsBlank && lastNew === lastOld)) {
+    out[lastOld] = {
+      kind: "+",
+      text: ""
+    };
+    if (newEndsBlank) out.splice(lastNew, 1);
+    return out;
+  }
+  const drop = newEndsBlank && lastNew !== lastOld ? [
+    lastOld,
+    lastNew
+  ] : [
+    lastOld
+  ];
+  for (const index of drop.sort((a, b) => b - a)) out.splice(index, 1);
+  return out;
+}
+function placeChunks(file, chunks, crlf, finalNewline, reapply) {
+  const bare = crlf ? file.map((l) => l.endsWith("\r") ? l.slice(0, -1) : l) : file;
+  const out = [];
+  let cursor = 0;
+  const withEol = (l) => crlf && !l.endsWith("\r") ? l + "\r" : l;
+  const kept = (index) => index === file.length - 1 && !finalNewline ? [
+    {
+      kind: "-",
+      text: file[index]
+    },
+    {
+      kind: "+",
+      text: withEol(file[index])
+    }
+  ] : [
+    {
+      kind: " ",
+      text: file[index]
+    }
+  ];
+  for (const chunk of chunks) {
+    if (chunk.anchor !== null) {
+      const at = findAll(bare, [
+        chunk.anchor
+      ], cursor, false);
+      if (!at.length) {
+        throw new PlacementError("NoMatch", chunk.line, `the anchor \`@@ ${chunk.anchor}\` is not a line of the file${cursor ? " below the previous chunk" : ""}`);
+      }
+      cursor = at[0] + 1;
+    }
+    let lines = chunk.lines;
+    const oldOf = (ls) => ls.filter((l) => l.kind !== "+").map((l) => l.text);
+    if (oldOf(lines).length === 0) {
+      const start2 = chunk.anchor !== null && !chunk.endOfFile ? cursor : file.length;
+      const added = lines.map((l) => l.text);
+      const already = start2 === file.length ? file.length - added.length : start2;
+      if (!reapply && standsAt(bare, added, already)) throw alreadyApplied(chunk, already + 1);
+      out.push({
+        start: start2,
+        lines: lines.map((l) => ({
+          kind: "+",
+          text: withEol(l.text)
+        }))
+      });
+      cursor = start2;
+      continue;
+    }
+    let found = findAll(bare, oldOf(lines), cursor, chunk.endOfFile);
+    const trimmed = found.length ? null : withoutTrailingBlank(lines);
+    if (trimmed) {
+      lines = trimmed;
+      found = oldOf(lines).length ? findAll(bare, oldOf(lines), cursor, chunk.endOfFile) : [
+        cursor
+      ];
+    }
+    const newOf = (ls) => ls.filter((l) => l.kind !== "-").map((l) => l.text);
+    const changes = chunk.lines.some((l) => l.kind !== " ");
+    if (!found.length && !reapply && changes && newOf(chunk.lines).length) {
+      const result = findAll(bare, newOf(chunk.lines), cursor, chunk.endOfFile);
+      if (result.length) throw alreadyApplied(chunk, result[0] + 1);
+    }
+    if (found.length && !reapply && lines.some((l) => l.kind === "+") && !lines.some((l) => l.kind === "-")) {
+      if (found.every((s) => standsAt(bare, newOf(lines), s))) throw alreadyApplied(chunk, found[0] + 1);
+    }
+    if (!found.length) {
+      const first = oldOf(chunk.lines).find((l) => l.trim() !== "") ?? "";
+      const closest = closestRegion(bare, oldOf(chunk.lines), cursor);
+      throw new PlacementError("NoMatch", chunk.line, `the chunk's ${oldOf(chunk.lines).length} context/removed line(s) (starting \`${first.trim().slice(0, 60)}\`) are not in the file${chunk.endOfFile ? " at its end (`*** End of File`)" : ""}${cursor ? " below the previous chunk or anchor" : ""}${closest ? `; the closest place is line ${closest.line} (similarity ${closest.similarity})${divergedText(closest.diverged)}` : ""}; read the file again and copy its lines exactly`, {
+        closest
+      });
+    }
+    if (found.length > 1 && chunk.anchor === null && cursor === 0) {
+      throw new PlacementError("AmbiguousMatch", chunk.line, `the chunk's lines occur ${found.length} times (at lines ${found.slice(0, 5).map((s) => s + 1).join(", ")}${found.length > 5 ? ", \u2026" : ""}); add an \`@@ <line>\` anchor naming a line above the right one (e.g. its function's \`def\`/\`function\` line), or more context lines`);
+    }
+    const start = found[0];
+    const replacement = [];
+    let index = start;
+    for (const line of lines) {
+      if (line.kind === "+") replacement.push({
+        kind: "+",
+        text: withEol(line.text)
+      });
+      else if (line.kind === " ") replacement.push(...kept(index++));
+      else replacement.push({
+        kind: "-",
+        text: file[index++]
+      });
+    }
+    out.push({
+      start,
+      lines: replacement
+    });
+    cursor = index;
+  }
+  const sorted = out.sort((a, b) => a.start - b.start || oldLength(a) - oldLength(b));
+  for (let k = 1; k < sorted.length; k++) {
+    if (sorted[k].start < sorted[k - 1].start + oldLength(sorted[k - 1])) {
+      throw new PlacementError("AmbiguousMatch", chunks[0].line, `two chunks change the same lines (from line ${sorted[k].start + 1}); merge them into one chunk`);
+    }
+  }
+  return sorted;
+}
+function diffPath(prefix, path) {
+  if (!/["\\\x00-\x1f\x7f]/.test(path)) return `${prefix}${path}`;
+  const escaped = path.replace(/["\\]/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => {
+    const named = {
+      "	": "\\t",
+      "\n": "\\n",
+      "\r": "\\r"
+    };
+    return named[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`;
+  });
+  return `"${prefix}${escaped}"`;
+}
+var CONTEXT = 3;
+function hunksFor(old, replacements, oldHasFinalNewline) {
+  const out = [];
+  let delta = 0;
+  let r = 0;
+  const endOf = (rep) => rep.start + oldLength(rep);
+  while (r < replacements.length) {
+    let end = r;
+    while (end + 1 < replacements.length && replacements[end + 1].start - endOf(replacements[end]) <= 2 * CONTEXT) {
+      end++;
+    }
+    const group = replacements.slice(r, end + 1);
+    const from = Math.max(0, group[0].start - CONTEXT);
+    const to = Math.min(old.length, endOf(group[group.length - 1]) + CONTEXT);
+    const body2 = [];
+    let oldCount = 0;
+    let newCount = 0;
+    const noNewline = (index) => {
+      if (index === old.length - 1 && !oldHasFinalNewline) body2.push("\\ No newline at end of file");
+    };
+    let i = from;
+    let g = 0;
+    while (i < to || g < group.length) {
+      const rep = group[g];
+      if (rep && rep.start < i) throw new Error("codex: overlapping replacements reached the diff");
+      if (rep && rep.start === i) {
+        for (const line of rep.lines) {
+          if (line.kind === "+") {
+            body2.push(`+${line.text}`);
+            newCount++;
+            continue;
+          }
+          body2.push(`${line.kind}${old[i]}`);
+          noNewline(i);
+          oldCount++;
+          if (line.kind === " ") newCount++;
+          i++;
+        }
+        g++;
+        continue;
+      }
+      if (i >= to) break;
+      body2.push(` ${old[i]}`);
+      noNewline(i);
+      oldCount++;
+      newCount++;
+      i++;
+    }
+    const oldStart = oldCount ? from + 1 : from;
+    const newStart = newCount ? from + 1 + delta : from + delta;
+    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...body2);
+    delta += newCount - oldCount;
+    r = end + 1;
+  }
+  return out;
+}
+function splitLines(text) {
+  if (text === "") return {
+    lines: [],
+    finalNewline: true
+  };
+  const lines = text.split("\n");
+  const finalNewline = lines[lines.length - 1] === "";
+  if (finalNewline) lines.pop();
+  return {
+    lines,
+    finalNewline
+  };
+}
+function xgitQuoted(path) {
+  return `"${path}"`;
+}
+async function codexToXGit(sections, read, options = {}) {
+  const files = /* @__PURE__ */ new Map();
+  const current = async (path) => {
+    if (!files.has(path)) files.set(path, await read(path));
+    return files.get(path);
+  };
+  const blocks2 = [];
+  const sectionLines = [];
+  const warnings = [];
+  const problems = [];
+  const problem = (section, code, message, line = section.line, details) => {
+    problems.push({
+      code,
+      message: `line ${line} (${section.kind} ${section.path}): ${message}`,
+      block_index: null,
+      op: null,
+      path: section.path,
+      patch_line: line,
+      ...details && Object.keys(details).length ? {
+        details
+      } : {}
+    });
+  };
+  const emit = (section, block) => {
+    blocks2.push(block);
+    sectionLines.push(section.line);
+  };
+  for (const section of sections) {
+    let existing;
+    try {
+      existing = await current(section.path);
+    } catch (error) {
+      problem(section, error.code ?? "PatchApplyError", error.message);
+      continue;
+    }
+    if (section.kind === "add") {
+      const content = section.lines.map((l) => l + "\n").join("");
+      const header2 = [
+        `diff --git ${diffPath("a/", section.path)} ${diffPath("b/", section.path)}`
+      ];
+      let hunks2;
+      if (existing === null) {
+        header2.push("new file mode 100644", "--- /dev/null", `+++ ${diffPath("b/", section.path)}`);
+        hunks2 = section.lines.length ? [
+          `@@ -0,0 +1,${section.lines.length} @@`,
+          ...section.lines.map((l) => `+${l}`)
+        ] : [];
+        if (!section.lines.length) header2.splice(2);
+      } else {
+        warnings.push(`\`*** Add File: ${section.path}\` (line ${section.line}): the file existed; its content was replaced, as apply_patch does.`);
+        const old2 = splitLines(existing);
+        header2.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", section.path)}`);
+        const replaced = [
+          ...old2.lines.map((text) => ({
+            kind: "-",
+            text
+          })),
+          ...section.lines.map((text) => ({
+            kind: "+",
+            text
+          }))
+        ];
+        hunks2 = hunksFor(old2.lines, [
+          {
+            start: 0,
+            lines: replaced
+          }
+        ], old2.finalNewline);
+        if (existing === content) hunks2 = [];
+      }
+      files.set(section.path, content);
+      if (existing !== null && hunks2.length === 0) continue;
+      emit(section, `=== git.diff ===
+${[
+        ...header2,
+        ...hunks2
+      ].join("\n")}
+=== end ===`);
+      continue;
+    }
+    if (existing === null) {
+      problem(section, "NotFound", `\`${section.path}\` does not exist (${section.kind === "delete" ? "nothing to delete" : "use `*** Add File:` to create it"})`);
+      continue;
+    }
+    if (section.kind === "delete") {
+      files.set(section.path, null);
+      emit(section, `=== file.delete: ${xgitQuoted(section.path)} ===
+=== end ===`);
+      continue;
+    }
+    const old = splitLines(existing);
+    const broken = old.finalNewline ? old.lines : old.lines.slice(0, -1);
+    const crlf = broken.length > 0 && broken.filter((l) => l.endsWith("\r")).length * 2 > broken.length;
+    let replacements;
+    try {
+      replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline, options.reapply === true);
+    } catch (error) {
+      if (!(error instanceof PlacementError)) throw error;
+      problem(section, error.code, error.message, error.line, {
+        file: section.path,
+        ...error.details
+      });
+      continue;
+    }
+    if (!old.finalNewline && old.lines.length > 0) {
+      const last = old.lines.length - 1;
+      const covered = replacements.some((r) => r.start <= last && last < r.start + oldLength(r));
+      const ending = crlf ? `${old.lines[last]}\r` : old.lines[last];
+      if (!covered) {
+        const lines = [
+          {
+            kind: "-",
+            text: old.lines[last]
+          },
+          {
+            kind: "+",
+            text: ending
+          }
+        ];
+        replacements = [
+          ...replacements,
+          {
+            start: last,
+            lines
+          }
+        ];
+      }
+    }
+    const target = section.moveTo ?? section.path;
+    const header = [
+      `diff --git ${diffPath("a/", section.path)} ${diffPath("b/", target)}`
+    ];
+    if (section.moveTo !== null && section.moveTo !== section.path) {
+      let destination;
+      try {
+        destination = await current(section.moveTo);
+      } catch (error) {
+        problem(section, error.code ?? "PatchApplyError", error.message);
+        continue;
+      }
+      if (destination !== null) {
+        warnings.push(`\`*** Move to: ${section.moveTo}\` (line ${section.line}): the file there was replaced, as apply_patch does.`);
+        emit(section, `=== file.delete: ${xgitQuoted(section.moveTo)} ===
+=== end ===`);
+      }
+      header.push(`rename from ${diffPath("", section.path)}`, `rename to ${diffPath("", section.moveTo)}`);
+    }
+    header.push(`--- ${diffPath("a/", section.path)}`, `+++ ${diffPath("b/", target)}`);
+    const hunks = hunksFor(old.lines, replacements, old.finalNewline);
+    const next = [
+      ...old.lines
+    ];
+    for (const r of [
+      ...replacements
+    ].reverse()) next.splice(r.start, oldLength(r), ...newSide(r));
+    files.set(section.path, null);
+    files.set(target, next.length ? next.join("\n") + "\n" : "");
+    if (hunks.length === 0 && section.moveTo === null) continue;
+    emit(section, `=== git.diff ===
+${[
+      ...header,
+      ...hunks
+    ].join("\n")}
+=== end ===`);
+  }
+  return {
+    text: `${blocks2.join("\n")}
+=== PATCH EOF ===
+`,
+    sectionLines,
+    warnings,
+    problems
+  };
+}
+
+// commands/patch/view.ts
+var DEFAULT_FILE_MODE = 420;
+var ViewError = class extends Error {
+  code;
+  constructor(code, message) {
+    super(message), this.code = code;
+  }
+};
+function bytesOf(state) {
+  return state.content instanceof TextDoc ? state.content.toBytes() : state.content;
+}
+var View = class {
+  #workspace;
+  /** Repository folder relative to the root ("." for the root) and its canonical absolute path. */
+  repoRel;
+  repoAbs;
+  #entries = /* @__PURE__ */ new Map();
+  /** Folders a block deleted as a whole (their files are absent entries). */
+  deletedDirs = /* @__PURE__ */ new Set();
+  /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
+  cleanupCandidates = /* @__PURE__ */ new Set();
+  /**
+   * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
+   * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
+   */
+  specialEntries = /* @__PURE__ */ new Map();
+  /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
+  modeSources = /* @__PURE__ */ new Map();
+  /**
+   * The commit the index's submodule pointer at a path records (null: none), in a repository; a
+   * diff that renames a submodule says no mode and has no file to read, only this.
+   */
+  indexGitlink = null;
+  /** Apply hunks whose result is already in the file instead of refusing them as AlreadyApplied. */
+  reapply = false;
+  constructor(workspace, repoRel, repoAbs) {
+    this.#workspace = workspace;
+    this.repoRel = repoRel;
+    this.repoAbs = repoAbs;
+  }
+  /**
+   * A patch path → its normalized repository-relative form and absolute location, through the
+   * core's confinement (`..`, absolute, escapes, secrets, pterm's state), refusing `.git/`
+   * and any symlink on the way from the repository down to the target.
+   */
+  async locate(input, label) {
+    const known = this.#located.get(input);
+    if (known) return known;
+    const located = await this.#locate(input, label);
+    this.#located.set(input, located);
+    return located;
+  }
+  #located = /* @__PURE__ */ new Map();
+  async #locate(input, label) {
+    if (input.includes("\\")) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
+    }
+    const segments = input.split("/").filter((s) => s !== "" && s !== ".");
+    refuseGitPath(segments.join("/"), input, label);
+    if (segments.length === 0 && !input.startsWith("/")) {
+      throw new PtermError("InvalidPath", `${label} is empty; name a file relative to the repository.`);
+    }
+    const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
+    const confined = await this.#workspace.resolve(fromRoot, "write", {
+      label
+    });
+    let current = this.repoAbs;
+    for (const [i, segment] of segments.entries()) {
+      current = join(current, segment);
+      const info = lstatOrNull(current);
+      if (info === null) break;
+      if (info.isSymlink) {
+        const shown = segments.slice(0, i + 1).join("/");
+        throw new PtermError("PatchApplyError", `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. Edit the file the link points to by its real path.`);
+      }
+    }
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    if (confined.abs !== abs) {
+      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
+    }
+    return {
+      rel,
+      abs
+    };
+  }
+  async #entry(rel, abs) {
+    const known = this.#entries.get(rel);
+    if (known) return known;
+    const info = lstatOrNull(abs);
+    let disk = null;
+    if (info?.isFile) {
+      const bytes = await Deno.readFile(abs);
+      disk = {
+        bytes,
+        mode: (info.mode ?? DEFAULT_FILE_MODE) & 4095,
+        ino: info.ino,
+        mtimeMs: info.mtime?.getTime() ?? null,
+        size: info.size
+      };
+    } else if (info?.isSymlink) {
+      throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
+    }
+    const entry = {
+      rel,
+      abs,
+      disk,
+      state: disk ? {
+        kind: "file",
+        content: disk.bytes,
+        mode: disk.mode
+      } : {
+        kind: "absent"
+      }
+    };
+    this.#entries.set(rel, entry);
+    return entry;
+  }
+  async get(rel, abs) {
+    return (await this.#entry(rel, abs)).state;
+  }
+  /** The file as text; ViewError when it is missing, a folder or not text. */
+  async text(rel, abs) {
+    const entry = await this.#entry(rel, abs);
+    if (entry.state.kind === "absent") {
+      if (this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
+      throw new ViewError("NotFound", `\`${rel}\` does not exist (create it first, e.g. with file.write).`);
+    }
+    if (entry.state.content instanceof TextDoc) return entry.state.content;
+    const doc = TextDoc.fromBytes(entry.state.content);
+    if (!doc) {
+      throw new ViewError("UnsupportedFormat", `\`${rel}\` is not UTF-8 text; line, block and diff edits need text (use file.binary to replace it).`);
+    }
+    entry.state = {
+      kind: "file",
+      content: doc,
+      mode: entry.state.mode
+    };
+    return doc;
+  }
+  async set(rel, abs, state) {
+    const entry = await this.#entry(rel, abs);
+    if (state.kind === "file" && entry.state.kind !== "file") this.#checkParents(rel);
+    entry.state = state;
+  }
+  /** A file cannot be written where a folder is, nor below something that is a file. */
+  #checkParents(rel) {
+    const segments = rel.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const parent = segments.slice(0, i).join("/");
+      const entry = this.#entries.get(parent);
+      const parentAbs = join(this.repoAbs, ...segments.slice(0, i));
+      const isFile = entry ? entry.state.kind === "file" : lstatOrNull(parentAbs)?.isFile === true;
+      if (isFile) {
+        throw new ViewError("AlreadyExists", `\`${parent}\` is a file, so \`${rel}\` cannot be created below it.`);
+      }
+    }
+    if (this.isDir(rel, join(this.repoAbs, ...segments))) {
+      throw new ViewError("AlreadyExists", `\`${rel}\` is a folder; delete or move it before writing a file there.`);
+    }
+  }
+  /** Whether `rel` is a folder in the view: on disk (and not deleted as a whole) or holding new files. */
+  isDir(rel, abs) {
+    for (const entry of this.#entries.values()) {
+      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return true;
+    }
+    const info = lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    if (this.#deletedWholly(rel)) return false;
+    return true;
+  }
+  #deletedWholly(rel) {
+    for (const dir of this.deletedDirs) if (rel === dir || rel.startsWith(dir + "/")) return true;
+    return false;
+  }
+  /** Every file under a folder in the view (on disk and new), repository-relative, sorted. */
+  async filesUnder(rel, abs) {
+    const found = /* @__PURE__ */ new Set();
+    if (!this.#deletedWholly(rel)) await this.#walk(rel, abs, found);
+    for (const entry of this.#entries.values()) {
+      if (entry.rel.startsWith(rel + "/")) {
+        if (entry.state.kind === "file") found.add(entry.rel);
+        else found.delete(entry.rel);
+      }
+    }
+    return [
+      ...found
+    ].sort();
+  }
+  async #walk(rel, abs, into) {
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      const childAbs = join(abs, item.name);
+      if (item.isSymlink) {
+        throw new ViewError("PatchApplyError", `\`${childRel}\` is a symlink; a patch never touches symlinks. Remove it outside the patch first.`);
+      }
+      const fromRoot = this.repoRel === "." ? childRel : `${this.repoRel}/${childRel}`;
+      if (isSecretPath(fromRoot)) {
+        throw new PtermError("SecretPathDenied", `\`${rel}\` holds the secret path \`${childRel}\`; a patch never touches secrets, so it cannot delete or move this folder as a whole. Name the other files one by one.`);
+      }
+      if (isGitDirName(item.name)) {
+        throw new ViewError("PatchApplyError", `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`);
+      }
+      if (item.isDirectory && isGitDirectory(childAbs)) {
+        throw new PtermError("GitDirDenied", `\`${rel}\` holds \`${childRel}\`, a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir); a patch never deletes or moves git's own files, so it cannot take this folder as a whole. Name the other files one by one, or remove the repository yourself.`);
+      }
+      if (item.isDirectory) await this.#walk(childRel, childAbs, into);
+      else if (item.isFile) into.add(childRel);
+    }
+  }
+  /** Absolute location of a repository-relative path already validated by `locate`. */
+  absOf(rel) {
+    return join(this.repoAbs, ...rel.split("/"));
+  }
+  /** The entries whose final state differs from the disk, in path order. */
+  changes() {
+    const out = [];
+    for (const entry of [
+      ...this.#entries.values()
+    ].sort((a, b) => a.rel < b.rel ? -1 : 1)) {
+      const after = entry.state;
+      const before = entry.disk;
+      if (after.kind === "absent") {
+        if (before) out.push({
+          rel: entry.rel,
+          abs: entry.abs,
+          before,
+          after: null
+        });
+        continue;
+      }
+      const bytes = bytesOf(after);
+      if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
+      out.push({
+        rel: entry.rel,
+        abs: entry.abs,
+        before,
+        after: {
+          bytes,
+          mode: after.mode
+        }
+      });
+    }
+    return out;
+  }
+  /** Folders that end up empty because their files were deleted or moved away (deepest first). */
+  async emptiedDirs() {
+    const candidates = new Set(this.deletedDirs);
+    for (const dir of this.cleanupCandidates) {
+      let d = dir;
+      while (d !== "" && d !== ".") {
+        candidates.add(d);
+        d = d.includes("/") ? d.slice(0, d.lastIndexOf("/")) : "";
+      }
+    }
+    const emptied = /* @__PURE__ */ new Set();
+    for (const dir of candidates) {
+      const below = [];
+      const whole = [
+        ...this.deletedDirs
+      ].some((d) => dir === d || dir.startsWith(d + "/"));
+      if (await this.#willBeEmpty(dir, this.absOf(dir), below, whole)) {
+        for (const d of [
+          dir,
+          ...below
+        ]) emptied.add(d);
+      }
+    }
+    return [
+      ...emptied
+    ].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
+  }
+  /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
+  async #willBeEmpty(rel, abs, below, whole) {
+    const info = lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    let touched = false;
+    for (const entry of this.#entries.values()) {
+      if (!entry.rel.startsWith(rel + "/")) continue;
+      if (entry.state.kind === "file") return false;
+      touched = true;
+    }
+    if (!whole && !touched) return false;
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      if (item.isDirectory) {
+        if (!await this.#willBeEmpty(childRel, join(abs, item.name), below, whole)) return false;
+        below.push(childRel);
+      } else if (item.isFile) {
+        if (this.#entries.get(childRel)?.state.kind !== "absent") return false;
+      } else return false;
+    }
+    return true;
+  }
+};
+function equalBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// commands/patch/errors.ts
+var OpError = class extends Error {
+  code;
+  details;
+  patchLine;
+  constructor(code, message, details = {}, patchLine) {
+    super(message), this.code = code, this.details = details, this.patchLine = patchLine;
+  }
+};
+function blockLabel(block) {
+  return `block ${block.index} (${block.op}${block.path ? ` "${block.path}"` : ""})`;
+}
+function problemOf(block, error) {
+  const base = {
+    block_index: block.index,
+    op: block.op,
+    path: block.path || null
+  };
+  if (error instanceof OpError) {
+    const line = error.patchLine ?? block.line;
+    return {
+      ...base,
+      code: error.code,
+      patch_line: line,
+      message: `${blockLabel(block)}, patch line ${line}: ${error.message}`,
+      ...Object.keys(error.details).length ? {
+        details: error.details
+      } : {}
+    };
+  }
+  if (error instanceof ViewError || error instanceof PtermError) {
+    return {
+      ...base,
+      code: error.code,
+      patch_line: block.line,
+      message: `${blockLabel(block)}, patch line ${block.line}: ${error.message}`
+    };
+  }
+  throw error;
+}
+function parseProblem(p) {
+  return {
+    code: "PatchParseError",
+    message: p.message,
+    block_index: p.block_index ?? null,
+    op: p.op ?? null,
+    path: null,
+    patch_line: p.line,
+    details: {
+      expected: p.expected,
+      found: p.found
+    }
+  };
+}
+var FIX_HINTS = {
+  NoMatch: "The text the patch looks for is not in the file as it is now. Look at the closest lines shown (result.problems[].details.closest; for a diff or codex chunk, .diverged is the first line that differs), copy the file's exact current text into keys or the diff's context, and run `patch check` with the corrected patch before applying it.",
+  AmbiguousMatch: "Each place that fits is listed above. Choose one: nthl=N (keys) or nthb=N (start-keys) as listed, the right line number in the diff's `@@ -N` (the nearest place wins), or more context that only that place has; `patch check` tries it without writing.",
+  AlreadyApplied: "The patch's result is already in the file: it ran before (a retry after a timeout or an unclear answer, or `pterm runs replay` of a run that applied it) or the change was made by hand. Nothing was written. Look at the file (`git diff`); to apply it once more anyway, add --reapply.",
+  Conflict: "The file is not what the patch was made from (it changed since). Read its current content and make the patch again against it."
+};
+var LISTED = 8;
+function failure(command, problems, extra = {}) {
+  const first = problems[0];
+  const lines = problems.slice(0, LISTED).map((p, i) => problems.length > 1 ? `${i + 1}) ${p.message}` : p.message);
+  const more = problems.length > LISTED ? `
+\u2026 and ${problems.length - LISTED} more (see result.problems)` : "";
+  const intro = problems.length > 1 ? `${problems.length} problems${command === "patch check" ? " found" : "; nothing was written"}:
+` : "";
+  let text = `${intro}${lines.join("\n")}${more}`;
+  if (command === "patch apply" && problems.length === 1) {
+    text += `${/[.!?]$/.test(text) ? "" : "."} Nothing was written.`;
+  }
+  return new PtermError(first.code, text, {
+    result: {
+      ...extra,
+      problems: [
+        ...problems
+      ]
+    },
+    hint: FIX_HINTS[first.code]
+  });
+}
+
+// commands/patch/format.ts
+var OPS = [
+  "file.write",
+  "file.append",
+  "file.prepend",
+  "file.delete",
+  "file.move",
+  "file.chmod",
+  "file.eol",
+  "file.binary",
+  "file.image",
+  "line.insert",
+  "line.append",
+  "line.replace",
+  "line.delete",
+  "block.delete",
+  "block.replace",
+  "git.diff",
+  "git.reset",
+  "git.revert",
+  "git.tag",
+  "git.commit"
+];
+var LINE_PARAMS = [
+  "keys",
+  "lineno",
+  "nthl",
+  "offset",
+  "start-keys",
+  "end-keys",
+  "nthb"
+];
+var BLOCK_PARAMS = [
+  "start-keys",
+  "end-keys",
+  "nthb"
+];
+var OP_PARAMS = {
+  "file.write": [],
+  "file.append": [],
+  "file.prepend": [],
+  "file.delete": [],
+  "file.move": [
+    "to"
+  ],
+  "file.chmod": [
+    "mode"
+  ],
+  "file.eol": [
+    "style",
+    "ensure-nl"
+  ],
+  "file.binary": [],
+  "file.image": [],
+  "line.insert": LINE_PARAMS,
+  "line.append": LINE_PARAMS,
+  "line.replace": LINE_PARAMS,
+  "line.delete": LINE_PARAMS,
+  "block.delete": BLOCK_PARAMS,
+  "block.replace": BLOCK_PARAMS,
+  "git.diff": [],
+  "git.reset": [
+    "ref",
+    "mode"
+  ],
+  "git.revert": [
+    "ref",
+    "no-commit"
+  ],
+  "git.tag": [
+    "name",
+    "ref",
+    "message",
+    "force",
+    "push"
+  ],
+  "git.commit": []
+};
+var OP_BODY = {
+  "file.write": "optional",
+  "file.append": "required",
+  "file.prepend": "required",
+  "file.delete": "none",
+  "file.move": "none",
+  "file.chmod": "none",
+  "file.eol": "none",
+  "file.binary": "required",
+  "file.image": "required",
+  "line.insert": "required",
+  "line.append": "required",
+  "line.replace": "required",
+  "line.delete": "none",
+  "block.delete": "none",
+  "block.replace": "required",
+  "git.diff": "required",
+  "git.reset": "none",
+  "git.revert": "none",
+  "git.tag": "none",
+  "git.commit": "none"
+};
+function pathOptional(op) {
+  return op.startsWith("git.");
+}
+var HEADER_FIELDS = [
+  "repo",
+  "commitmsg",
+  "author"
+];
+var BLOCK_HEADER = /^===\s*([A-Za-z][\w.-]*)\s*(?::\s*(.*?))?\s*===\s*$/;
+var END_LINE = /^===\s*end\s*===\s*$/i;
+var EOF_LINE = /^===\s*patch\s+eof\s*===\s*$/i;
+var HEADER_LINE = /^([A-Za-z][\w-]*)\s*:\s?(.*)$/;
+var PARAM_LINE = /^([A-Za-z][\w-]*)=(.*)$/;
+var MULTI_OPEN = /^([A-Za-z][\w-]*)\s*<\s*$/;
+var FENCE2 = /^\s*(```|~~~)/;
+function canonicalKey(key) {
+  return key.toLowerCase().replaceAll("_", "-");
+}
+function clip(text, max = 80) {
+  return text.length > max ? `${text.slice(0, max)}\u2026` : text;
+}
+function editDistance(a, b) {
+  const row = Array.from({
+    length: b.length + 1
+  }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length];
+}
+function closestWord(word, known) {
+  let best = null;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  const limit = word.length <= 4 ? 1 : 2;
+  return bestDistance <= limit ? best : null;
+}
+function blockHeader(line) {
+  if (END_LINE.test(line) || EOF_LINE.test(line)) return null;
+  const m = BLOCK_HEADER.exec(line);
+  return m ? {
+    op: m[1],
+    rawPath: m[2]
+  } : null;
+}
+function isKnownOp(op) {
+  return OPS.includes(op);
+}
+function startsKnownBlock(line) {
+  const header = blockHeader(line);
+  return header !== null && isKnownOp(header.op);
+}
+function patchLines(text) {
+  const split = text.split("\n");
+  const markers = split.filter((t) => /^===.*===\s*$/.test(t));
+  const crlfPatch = markers.filter((t) => t.endsWith("\r")).length * 2 > markers.length;
+  const raw = split.map((t, i) => ({
+    text: crlfPatch && t.endsWith("\r") ? t.slice(0, -1) : t,
+    line: i + 1
+  }));
+  const firstUsed = raw.findIndex((l) => l.text.trim() !== "");
+  let lastUsed = raw.length - 1;
+  while (lastUsed >= 0 && raw[lastUsed].text.trim() === "") lastUsed--;
+  let lines = raw;
+  if (firstUsed >= 0 && lastUsed > firstUsed && FENCE2.test(raw[firstUsed].text) && FENCE2.test(raw[lastUsed].text)) {
+    lines = raw.slice(firstUsed + 1, lastUsed);
+  }
+  return dedented(lines);
+}
+function dedented(lines) {
+  let prefix = null;
+  for (const { text } of lines) {
+    if (text.trim() === "") continue;
+    const indent = /^[ \t]*/.exec(text)[0];
+    if (prefix === null || !indent.startsWith(prefix)) {
+      prefix = prefix === null ? indent : commonPrefix(prefix, indent);
+    }
+    if (prefix === "") return lines;
+  }
+  if (!prefix) return lines;
+  const cut = prefix.length;
+  return lines.map((l) => ({
+    text: l.text.trim() === "" ? "" : l.text.slice(cut),
+    line: l.line
+  }));
+}
+function commonPrefix(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+function parsePatch(text) {
+  const lines = patchLines(text);
+  const problems = [];
+  const header = {};
+  const blocks2 = [];
+  const problem = (p) => {
+    problems.push({
+      ...p,
+      message: p.message ?? `line ${p.line}: expected ${p.expected}, found ${p.found === "" ? "an empty line" : `\`${clip(p.found)}\``}`
+    });
+  };
+  let i = 0;
+  for (; i < lines.length; i++) {
+    const { text: t, line } = lines[i];
+    if (t.trim() === "") continue;
+    if (blockHeader(t) || END_LINE.test(t) || EOF_LINE.test(t)) break;
+    const m = HEADER_LINE.exec(t.trim());
+    const field = m ? m[1].toLowerCase() : "";
+    if (!m || !HEADER_FIELDS.includes(field)) {
+      const suggestion = m ? closestWord(m[1], HEADER_FIELDS) : null;
+      problem({
+        line,
+        expected: `a header field (${HEADER_FIELDS.map((f) => `\`${f}: \u2026\``).join(", ")}) or the first block \`=== <op>: "<path>" ===\``,
+        found: t,
+        message: `line ${line}: expected a header field (repo:, commitmsg:, author:) or a block header \`=== <op>: "<path>" ===\`, found \`${clip(t)}\`${suggestion ? ` (did you mean \`${suggestion}:\`?)` : ""}`
+      });
+      continue;
+    }
+    const key = field;
+    if (header[key]) {
+      problem({
+        line,
+        expected: `one \`${key}:\` line (already given at line ${header[key].line})`,
+        found: t
+      });
+      continue;
+    }
+    header[key] = {
+      value: m[2].trim(),
+      line
+    };
+  }
+  let sawEof = false;
+  let blockCount = 0;
+  while (i < lines.length) {
+    const { text: t, line } = lines[i];
+    if (t.trim() === "") {
+      i++;
+      continue;
+    }
+    if (EOF_LINE.test(t)) {
+      sawEof = true;
+      i++;
+      break;
+    }
+    const head = blockHeader(t);
+    if (!head) {
+      const headerLike = HEADER_LINE.exec(t.trim());
+      const isHeaderField = headerLike && HEADER_FIELDS.includes(headerLike[1].toLowerCase());
+      problem({
+        line,
+        expected: 'a block header `=== <op>: "<path>" ===` or `=== PATCH EOF ===`',
+        found: t,
+        message: isHeaderField ? `line ${line}: header fields (repo:, commitmsg:, author:) go before the first block; move \`${clip(t)}\` to the top` : END_LINE.test(t) ? `line ${line}: \`=== end ===\` without an open block; remove it or add the block header before it` : void 0
+      });
+      i++;
+      continue;
+    }
+    blockCount++;
+    i = parseBlock(lines, i, head, blockCount, blocks2, problem);
+  }
+  if (!sawEof) {
+    const last = lines.length > 0 ? lines[lines.length - 1].line : 1;
+    problem({
+      line: last,
+      expected: "`=== PATCH EOF ===` as the last line",
+      found: "the end of the text",
+      message: `line ${last}: the patch must end with \`=== PATCH EOF ===\`; it is missing, so the patch may have been cut off. Add it after the last \`=== end ===\`.`
+    });
+  } else {
+    for (; i < lines.length; i++) {
+      const { text: t, line } = lines[i];
+      if (t.trim() === "" || FENCE2.test(t)) continue;
+      problem({
+        line,
+        expected: "nothing after `=== PATCH EOF ===`",
+        found: t
+      });
+      break;
+    }
+  }
+  return {
+    patch: {
+      header,
+      blocks: blocks2
+    },
+    problems
+  };
+}
+function parseBlock(lines, start, head, index, blocks2, problem) {
+  const headerLine = lines[start].line;
+  let ok = true;
+  const fail = (p) => {
+    ok = false;
+    problem({
+      ...p,
+      block_index: index,
+      op: head.op
+    });
+  };
+  let end = start + 1;
+  let closed = false;
+  for (; end < lines.length; end++) {
+    const t = lines[end].text;
+    if (END_LINE.test(t)) {
+      closed = true;
+      break;
+    }
+    if (EOF_LINE.test(t) || startsKnownBlock(t)) break;
+  }
+  const next = closed ? end + 1 : end;
+  if (!closed) {
+    const at = end < lines.length ? lines[end] : lines[lines.length - 1];
+    fail({
+      line: at.line,
+      expected: `\`=== end ===\` to close block ${index} (${head.op}, opened at line ${headerLine})`,
+      found: end < lines.length ? at.text : "the end of the text",
+      message: `line ${at.line}: block ${index} (${head.op}, line ${headerLine}) is not closed; add \`=== end ===\` before ${end < lines.length ? `\`${clip(at.text)}\`` : "the end of the patch"}`
+    });
+  }
+  if (!isKnownOp(head.op)) {
+    const suggestion = closestWord(head.op, OPS);
+    fail({
+      line: headerLine,
+      expected: `an op (${OPS.join(", ")}); ops are case-sensitive`,
+      found: head.op,
+      message: `line ${headerLine}: unknown op \`${head.op}\`${suggestion ? `; did you mean \`${suggestion}\`?` : `; the ops are ${OPS.join(", ")}`}`
+    });
+    return next;
+  }
+  const op = head.op;
+  let path = "";
+  if (head.rawPath !== void 0 && head.rawPath !== "") {
+    const quoted = /^"(.*)"$/.exec(head.rawPath);
+    if (!quoted) {
+      fail({
+        line: headerLine,
+        expected: `the path in double quotes: \`=== ${op}: "${head.rawPath.replace(/^["']|["']$/g, "")}" ===\``,
+        found: lines[start].text
+      });
+      return next;
+    }
+    path = quoted[1];
+  }
+  if (path === "" && !pathOptional(op)) {
+    fail({
+      line: headerLine,
+      expected: `a path: \`=== ${op}: "<path>" ===\``,
+      found: lines[start].text
+    });
+    return next;
+  }
+  const known = OP_PARAMS[op];
+  const params = /* @__PURE__ */ new Map();
+  let i = start + 1;
+  for (; i < end; i++) {
+    const t = lines[i].text;
+    const single = PARAM_LINE.exec(t);
+    if (single && known.includes(canonicalKey(single[1]))) {
+      const key = canonicalKey(single[1]);
+      if (params.has(key)) {
+        fail({
+          line: lines[i].line,
+          expected: `one \`${key}\` parameter (already given)`,
+          found: t
+        });
+      }
+      params.set(key, {
+        value: single[2].trim(),
+        line: lines[i].line
+      });
+      continue;
+    }
+    const multi = MULTI_OPEN.exec(t);
+    if (multi && known.includes(canonicalKey(multi[1]))) {
+      const key = canonicalKey(multi[1]);
+      const closeAt = findMultiClose(lines, i + 1, end, multi[1]);
+      if (closeAt === -1) {
+        fail({
+          line: lines[i].line,
+          expected: `\`>${multi[1]}\` to close the multi-line parameter opened here`,
+          found: "no closing line before the end of the block"
+        });
+        return next;
+      }
+      const value = lines.slice(i + 1, closeAt).map((l) => l.text.startsWith(" ") ? l.text.slice(1) : l.text);
+      if (params.has(key)) {
+        fail({
+          line: lines[i].line,
+          expected: `one \`${key}\` parameter (already given)`,
+          found: t
+        });
+      }
+      params.set(key, {
+        value: value.join("\n"),
+        line: lines[i].line
+      });
+      i = closeAt;
+      continue;
+    }
+    break;
+  }
+  let bodyStart = i;
+  if (params.size > 0 && bodyStart < end && lines[bodyStart].text.trim() === "") bodyStart++;
+  const body2 = lines.slice(bodyStart, end).map((l) => l.text);
+  const bodyLine = bodyStart < lines.length ? lines[bodyStart].line : headerLine + 1;
+  const hasText = body2.some((l) => l.trim() !== "");
+  let suspicious;
+  if (bodyStart === i && body2.length > 0) {
+    const looks = PARAM_LINE.exec(body2[0]) ?? MULTI_OPEN.exec(body2[0]);
+    if (looks && known.length > 0) {
+      const suggestion = closestWord(canonicalKey(looks[1]), known);
+      if (suggestion) suspicious = {
+        key: looks[1],
+        suggestion
+      };
+    }
+  }
+  if (OP_BODY[op] === "none" && hasText) {
+    const firstText = body2.findIndex((l) => l.trim() !== "");
+    const t = body2[firstText];
+    const looks = PARAM_LINE.exec(t) ?? MULTI_OPEN.exec(t);
+    const suggestion = looks ? closestWord(canonicalKey(looks[1]), known) : null;
+    fail({
+      line: lines[bodyStart + firstText].line,
+      expected: known.length > 0 ? `only parameters (${known.map((k) => `\`${k}=\u2026\``).join(", ")}); ${op} takes no body` : `nothing: ${op} takes no parameters and no body`,
+      found: t,
+      message: looks ? `line ${lines[bodyStart + firstText].line}: \`${looks[1]}\` is not a parameter of ${op}${suggestion ? ` (did you mean \`${suggestion}\`?)` : ""}; its parameters are ${known.length ? known.join(", ") : "none"}` : void 0
+    });
+  }
+  const needsText = op === "file.binary" || op === "file.image" || op === "git.diff";
+  if (OP_BODY[op] === "required" && (body2.length === 0 || needsText && !hasText)) {
+    fail({
+      line: bodyLine,
+      expected: `a body for ${op} (${bodyWhat(op)}) before \`=== end ===\``,
+      found: body2.length ? "only blank lines" : "`=== end ===`",
+      message: `line ${bodyLine}: ${op} needs a body (${bodyWhat(op)}) between its parameters and \`=== end ===\`${op === "line.replace" ? "; to remove the line use line.delete" : op === "block.replace" ? "; to remove the block use block.delete" : ""}`
+    });
+  }
+  if (ok) {
+    blocks2.push({
+      index,
+      op,
+      path,
+      params,
+      body: OP_BODY[op] === "none" ? [] : body2,
+      line: headerLine,
+      bodyLine,
+      suspiciousFirstBodyLine: suspicious
+    });
+  }
+  return next;
+}
+function bodyWhat(op) {
+  switch (op) {
+    case "file.binary":
+    case "file.image":
+      return "the content in Base64";
+    case "git.diff":
+      return "a unified diff";
+    case "file.append":
+    case "file.prepend":
+      return "the text to add";
+    default:
+      return "the new text";
+  }
+}
+function findMultiClose(lines, from, end, key) {
+  const close = new RegExp(`^>\\s*${key.replace(/[-]/g, "\\-")}\\s*$`, "i");
+  const closeCanonical = canonicalKey(key);
+  for (let j = from; j < end; j++) {
+    const t = lines[j].text;
+    if (close.test(t)) return j;
+    const m = /^>\s*([A-Za-z][\w-]*)\s*$/.exec(t);
+    if (m && canonicalKey(m[1]) === closeCanonical) return j;
+  }
+  return -1;
 }
 
 // commands/patch/ops.ts
@@ -5671,11 +5820,28 @@ async function binaryOp(block, view, rel, abs) {
 function hunkProblem(error, file) {
   const f = error.failure;
   if (f.kind === "no-match") {
-    const closest = f.closest ? `; the closest place is line ${f.closest.line} (similarity ${f.closest.similarity}): ${f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")}` : "; the file is empty";
+    const closest = f.closest ? `; the closest place is line ${f.closest.line} (similarity ${f.closest.similarity}): ${f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")}${divergedText(f.closest.diverged)}` : "; the file is empty";
+    if (f.unanchored) {
+      const { line, rule } = f.unanchored;
+      const why = rule === "end" ? "a hunk without trailing context must end the file (git apply reads it so), and the file goes on after them; add the line that follows as a context line" : "a hunk stated at line 1 (or 0) must start the file (git apply reads it so); state the line it is at in `@@ -N,M +N,M @@`";
+      return new OpError("NoMatch", `hunk ${f.hunk} of \`${file}\` does not fit where it must: its lines are at line ${line}, but ${why}`, {
+        file,
+        hunk: f.hunk,
+        closest: f.closest,
+        anchored_to: rule === "end" ? "end of file" : "start of file"
+      }, f.patchLine);
+    }
     return new OpError("NoMatch", `hunk ${f.hunk} of \`${file}\` fits nowhere: its context and removed lines are not in the file, not even with whitespace differences, shifted, or with changed context lines (removed lines must match)${closest}`, {
       file,
       hunk: f.hunk,
       closest: f.closest
+    }, f.patchLine);
+  }
+  if (f.kind === "already-applied") {
+    return new OpError("AlreadyApplied", `hunk ${f.hunk} of \`${file}\` is already applied: its result stands at line ${f.line} and the lines it changes are not in the file (the patch ran before, or the change was made by hand)`, {
+      file,
+      hunk: f.hunk,
+      line: f.line
     }, f.patchLine);
   }
   if (f.kind === "ambiguous") {
@@ -5699,6 +5865,28 @@ function hunkProblem(error, file) {
     file,
     hunk: f.hunk
   }, f.patchLine);
+}
+async function checkPointerPreimage(view, file, rel, created, newOid) {
+  if (!view.indexGitlink) return;
+  const recorded = await view.indexGitlink(rel);
+  const oldOid = file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "-").map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== void 0) ?? null;
+  if (recorded !== null && recorded === newOid && recorded !== oldOid) {
+    throw new OpError("AlreadyApplied", `the submodule \`${rel}\` already points at ${newOid}, the commit the diff sets (the patch ran before)`, {
+      file: rel
+    }, file.patchLine);
+  }
+  if (created && recorded !== null) {
+    throw new OpError("AlreadyExists", `the diff adds the submodule \`${rel}\`, which the index already has`, {
+      file: rel
+    }, file.patchLine);
+  }
+  if (!created && oldOid !== null && recorded !== oldOid) {
+    throw new OpError(recorded === null ? "NotFound" : "Conflict", `the diff changes the submodule \`${rel}\` from ${oldOid}, but the index records ${recorded ?? "no submodule there"}`, {
+      file: rel,
+      expected: oldOid,
+      found: recorded
+    }, file.patchLine);
+  }
 }
 function diffTargets(block, file, count) {
   const blockPath = block.path === "." ? "" : block.path.replace(/\/+$/, "");
@@ -5821,6 +6009,7 @@ async function diffOp(block, view) {
           file: rel
         }, file.patchLine);
       }
+      await checkPointerPreimage(view, file, rel, fromLoc === null, oid);
       view.specialEntries.set(rel, {
         mode: 57344,
         oid
@@ -5904,7 +6093,8 @@ async function diffOp(block, view) {
     try {
       for (const report of applyHunks(doc, file.hunks, {
         keepLineEndings,
-        byteExact
+        byteExact,
+        reapply: view.reapply
       })) {
         reports.push({
           ...report,
@@ -6767,31 +6957,108 @@ async function recover(root, restoreGit, readGit) {
   return reports;
 }
 
+// core/grammar.ts
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+// commands/git/lib/locate.ts
+var NOT_SEARCHED = /* @__PURE__ */ new Set([
+  "node_modules",
+  "vendor",
+  "target",
+  "dist",
+  "build",
+  "__pycache__"
+]);
+function hasDotGit(dir) {
+  try {
+    Deno.lstatSync(`${dir}/.git`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function childFolders(abs) {
+  const names = [];
+  try {
+    for (const entry of Deno.readDirSync(abs)) {
+      if (!entry.isDirectory || entry.name.startsWith(".") || NOT_SEARCHED.has(entry.name)) continue;
+      names.push(entry.name);
+    }
+  } catch {
+  }
+  return names.sort();
+}
+function repositoriesNear(root) {
+  const found = [];
+  for (const name of childFolders(root)) {
+    if (isStatePath(name)) continue;
+    if (hasDotGit(`${root}/${name}`)) {
+      found.push(name);
+      continue;
+    }
+    for (const inner of childFolders(`${root}/${name}`)) {
+      if (hasDotGit(`${root}/${name}/${inner}`)) found.push(`${name}/${inner}`);
+    }
+  }
+  return found;
+}
+function rootHasContent(root) {
+  try {
+    for (const entry of Deno.readDirSync(root)) {
+      if (!isStatePath(entry.name) && !entry.name.startsWith(".")) return true;
+    }
+  } catch {
+  }
+  return false;
+}
+function defaultRepository(root, configured, commandPath, options = {}) {
+  if (hasDotGit(root)) return ".";
+  if (configured !== void 0) return configured;
+  const near = repositoriesNear(root);
+  if (near.length === 1) return near[0];
+  if (near.length > 1) {
+    const listed = near.slice(0, 20).map((r) => `  ${r}`).join("\n");
+    throw new PtermError("AmbiguousRepository", `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:
+${listed}${near.length > 20 ? "\n  \u2026" : ""}
+Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoot ? " (or `--repo .` for the root folder itself)" : ""} (or set ${options.configKey ?? "git.default_repo"} in pterm.json).`);
+  }
+  if (options.plainRoot) return ".";
+  const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
+  throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
+}
+
 // commands/patch/engine.ts
 var DEFAULT_COMMIT_MESSAGE = "chore: apply file ops patch";
 var DEFAULT_AUTHOR = "XGit Bot <bot@xgit.local>";
 async function resolveRepo(run2, patch) {
   const { workspace, config } = run2;
+  const mapped = (name, from) => {
+    const path = config.repos?.[name];
+    if (path !== void 0) return path;
+    const known = Object.keys(config.repos ?? {});
+    throw new PtermError("MissingConfig", `${from} names a repository that pterm.json's \`patch.repos\` does not map (${known.length ? `known: ${known.join(", ")}` : "no repositories are configured"}); add \`"patch": {"repos": {"${name}": "<path>"}}\` to pterm.json or pass --repo <path>.`);
+  };
   let input;
   let label;
   if (run2.repoFlag !== void 0) {
     input = run2.repoFlag;
     label = "--repo";
+  } else if (patch.header.repo) {
+    const name = patch.header.repo.value;
+    input = mapped(name, `the header \`repo: ${name}\``);
+    label = `repository \`${name}\``;
   } else {
-    const name = patch.header.repo?.value ?? config.default_repo;
-    if (name === void 0) {
-      input = ".";
-      label = "the workspace root";
-    } else {
-      const known = Object.keys(config.repos ?? {});
-      const mapped = config.repos?.[name];
-      if (mapped === void 0) {
-        const from = patch.header.repo ? `the header \`repo: ${name}\`` : `patch.default_repo \`${name}\``;
-        throw new PtermError("MissingConfig", `${from} names a repository that pterm.json's \`patch.repos\` does not map (${known.length ? `known: ${known.join(", ")}` : "no repositories are configured"}); add \`"patch": {"repos": {"${name}": "<path>"}}\` to pterm.json or pass --repo <path>.`);
-      }
-      input = mapped;
-      label = `repository \`${name}\``;
-    }
+    const name = config.default_repo;
+    const configured = name === void 0 ? void 0 : mapped(name, `patch.default_repo \`${name}\``);
+    input = defaultRepository(workspace.root, configured, run2.command, {
+      configKey: "patch.default_repo",
+      plainRoot: true
+    });
+    label = input === "." ? "the workspace root" : input === configured ? `repository \`${name}\`` : "the repository";
   }
   const confined = await workspace.resolve(input, "write", {
     label
@@ -6970,8 +7237,9 @@ async function runPatch(run2) {
       }
     }
     result.is_repository = git !== null && await git.isRepository(repo.abs);
-    const commitMessage = patch.header.commitmsg?.value || DEFAULT_COMMIT_MESSAGE;
-    const authorText = normalizeAuthor(patch.header.author?.value || DEFAULT_AUTHOR);
+    if (result.is_repository && repo.rel === "." && run2.mode === "apply") await git.hideWorkspaceState(repo.abs);
+    const commitMessage = run2.message || patch.header.commitmsg?.value || DEFAULT_COMMIT_MESSAGE;
+    const authorText = normalizeAuthor(run2.author || patch.header.author?.value || DEFAULT_AUTHOR);
     let author = null;
     if (result.is_repository && git) {
       try {
@@ -7011,14 +7279,30 @@ async function runPatch(run2) {
     if (run2.repoFlag !== void 0 && patch.header.repo) {
       result.warnings.push(`--repo ${run2.repoFlag} was used; the header's \`repo: ${patch.header.repo.value}\` was not.`);
     }
-    if (result.is_repository && author) {
+    if (result.is_repository && author && !(run2.noCommit && run2.noCommitReason === "format")) {
       result.commit_message = commitMessage;
       result.author = `${author.name} <${author.email}>`;
     }
-    if (run2.mode !== "apply") return await precheck(run2, patch, repo, result, problems);
-    if (result.is_repository && git) return await applyInRepo(run2, git, patch, repo, result, author);
-    return await applyPlain(run2, patch, repo, result);
+    const done = run2.mode !== "apply" ? await precheck(run2, patch, repo, result, problems) : result.is_repository && git ? await applyInRepo(run2, git, patch, repo, result, author) : await applyPlain(run2, patch, repo, result);
+    done.warnings.push(...relaxedMatchWarnings(done.blocks));
+    return done;
   });
+}
+function relaxedMatchWarnings(blocks2) {
+  const warnings = [];
+  for (const block of blocks2) {
+    for (const hunk of block.hunks ?? []) {
+      if (hunk.strategy !== "fuzzy" && hunk.strategy !== "whitespace") continue;
+      const how = hunk.strategy === "fuzzy" ? "fuzzily: its context lines are only similar to the file's (removed lines matched)" : "with whitespace differences in its lines";
+      warnings.push(`block ${block.index}: hunk ${hunk.hunk} of \`${hunk.file}\` was placed at line ${hunk.at_line} ${how}; check the result (\`git diff\`).`);
+    }
+  }
+  return warnings;
+}
+function viewFor(run2, repo) {
+  const view = new View(run2.workspace, repo.rel, repo.abs);
+  view.reapply = run2.reapply === true;
+  return view;
 }
 function gitStateReader(git) {
   return async (repoAbs) => {
@@ -7040,7 +7324,24 @@ function restorerFor(git) {
   };
 }
 async function precheck(run2, patch, repo, result, problems) {
-  const view = new View(run2.workspace, repo.rel, repo.abs);
+  const view = viewFor(run2, repo);
+  const git = run2.git;
+  if (result.is_repository && git && !run2.noCommit) {
+    const stopped = await operationStopped(git, repo);
+    if (stopped !== null) {
+      problems.push({
+        code: "Conflict",
+        message: stopped,
+        block_index: null,
+        op: null,
+        path: null,
+        patch_line: null
+      });
+    }
+  }
+  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, {
+    locked: true
+  });
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run2.signal.aborted) throw run2.signal.reason;
@@ -7143,7 +7444,7 @@ function transactionOptions(run2, repoAbs, gitState, git) {
   };
 }
 async function applyPlain(run2, patch, repo, result) {
-  const view = new View(run2.workspace, repo.rel, repo.abs);
+  const view = viewFor(run2, repo);
   await computeEdits(run2, patch, view, result);
   const gitlink = [
     ...view.specialEntries
@@ -7170,6 +7471,7 @@ async function applyInRepo(run2, git, patch, repo, result, author) {
   if (commitOnly && run2.noCommit) {
     throw new PtermError("InvalidArgs", "a patch holding only git.commit with --no-commit would do nothing; drop one.");
   }
+  if (!run2.noCommit) await refuseDuringOperation(git, repo);
   const root = run2.workspace.root;
   const held = {
     tx: null
@@ -7197,6 +7499,21 @@ async function applyInRepo(run2, git, patch, repo, result, author) {
   await held.tx.finish();
   result.blocks.sort((a, b) => a.index - b.index);
   return result;
+}
+var CONTINUE = {
+  merge: "git merge --continue",
+  "cherry-pick": "git cherry-pick --continue",
+  revert: "git revert --continue"
+};
+async function refuseDuringOperation(git, repo) {
+  const message = await operationStopped(git, repo);
+  if (message !== null) throw new PtermError("Conflict", `${message} Nothing was written.`);
+}
+async function operationStopped(git, repo) {
+  const kind = await git.operationInProgress(repo.abs);
+  if (kind === null) return null;
+  const flag = repo.rel === "." ? "" : ` --repo ${quoteWord(repo.rel)}`;
+  return `a ${kind} is in progress in \`${repo.rel}\`; a patch that commits would conclude it with the patch's message instead of git's. Resolve the files with \`patch apply${flag} --no-commit\` (it only edits the work tree), then \`git add <paths>${flag}\` and \`${CONTINUE[kind]}${flag}\`; or give the ${kind} up with \`git ${kind} --abort${flag}\` and apply the patch after.`;
 }
 async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commitOnly, root) {
   const inBlock = async (block, fn) => {
@@ -7283,7 +7600,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
       });
     });
   }
-  const view = new View(run2.workspace, repo.rel, repo.abs);
+  const view = viewFor(run2, repo);
   view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, {
     locked: true
   });
@@ -7301,7 +7618,9 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
   await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(view);
   if (run2.noCommit) {
-    result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    if (run2.noCommitReason !== "format") {
+      result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    }
     for (const [path, entry] of view.specialEntries) {
       if (entry.mode === 40960) {
         result.warnings.push(`\`${path}\` is a symbolic link in the diff; it was written as a plain file holding its target and not staged, so a later \`git add\` stages it as a regular file \u2014 apply without --no-commit to keep it a link.`);
@@ -7611,7 +7930,7 @@ async function patchText(ctx) {
   }
   return decodeLossless(bytes);
 }
-function summary(result, mode) {
+function summary(result, mode, committing) {
   const lines = [];
   for (const r of result.recovered) {
     lines.push(`Recovered: run ${r.run_id} was killed mid-apply; ${r.action.replace("_", " ")} ${r.paths.length} path(s).`);
@@ -7629,7 +7948,7 @@ function summary(result, mode) {
     lines.push(`  ${b.index}. ${b.op}${where}: ${b.status}${at} +${b.lines_added} -${b.lines_removed}${strategies}`);
   }
   const files = result.files_changed.length;
-  const head = mode === "check" ? `Check passed: ${result.blocks.length} block(s), ${files} file(s) would change (+${added} -${removed}).` : mode === "dry-run" ? `Dry run: ${result.blocks.length} block(s) would apply, ${files} file(s) would change (+${added} -${removed}); nothing written.` : `Applied ${result.blocks.length} block(s) to ${result.repo_path}: ${files} file(s) changed (+${added} -${removed})` + (result.commit_id ? `; commit ${result.commit_id.slice(0, 12)}.` : result.is_repository ? "; no commit." : files ? "; no commit (not a git repository)." : ".");
+  const head = mode === "check" ? `Check passed: ${result.blocks.length} block(s), ${files} file(s) would change (+${added} -${removed}).` : mode === "dry-run" ? `Dry run: ${result.blocks.length} block(s) would apply, ${files} file(s) would change (+${added} -${removed}); nothing written.` : `Applied ${result.blocks.length} block(s) to ${result.repo_path}: ${files} file(s) changed (+${added} -${removed})` + (result.commit_id ? `; commit ${result.commit_id.slice(0, 12)}.` : result.is_repository && !committing ? "; not committed (the edits are in the work tree; -m <message> or --commit commits them)." : result.is_repository ? "; no commit." : files ? "; no commit (not a git repository)." : ".");
   for (const w of result.warnings) lines.push(`Warning: ${w}`);
   return [
     head,
@@ -7668,6 +7987,44 @@ async function noCommitWarnings(ctx, result, mode) {
   ].map(([repo, paths]) => {
     const inside = (p) => (result.repo_path === "." ? p : `${result.repo_path}/${p}`).slice(repo.length + 1);
     return `${verb}: \`${result.repo_path}\` is not a git repository, but ${paths.slice(0, 3).map((p) => `\`${p}\``).join(", ")}${paths.length > 3 ? ` and ${paths.length - 3} more` : ""} lie in the repository \`${repo}\`; to commit them, run \`${ctx.command} --repo ${repo}\` with paths relative to it (\`${inside(paths[0])}\` for \`${paths[0]}\`).`;
+  });
+}
+async function withRepositoryHint(run2, file, error) {
+  const again = (repo) => `${run2.command}${file === void 0 ? "" : ` --file ${quoteWord(file)}`} --repo ${repo}`;
+  if (!(error instanceof PtermError) || error.code !== "NotFound") return error;
+  const repoRel = typeof error.result?.repo_path === "string" ? error.result.repo_path : await resolveRepo(run2, {
+    header: {}
+  }).then((r) => r.rel, () => null);
+  if (repoRel === null) return error;
+  const problems = error.result?.problems ?? [];
+  const paths = problems.filter((p) => p.code === "NotFound").map((p) => p.details?.file ?? p.path).filter((p) => typeof p === "string" && p !== "" && p !== "." && !p.startsWith("/"));
+  const writable = (rel) => run2.workspace.resolve(rel, "write", {
+    label: "the path"
+  }).then((r) => r.exists, () => false);
+  const hints = [];
+  for (const path of new Set(paths)) {
+    if (repoRel !== "." && path.startsWith(`${repoRel}/`) && await writable(path)) {
+      hints.push(`\`${path}\` is written from the workspace root, but the patch's paths are relative to the repository \`${repoRel}\`: write \`${path.slice(repoRel.length + 1)}\` (or run \`${again(".")}\`).`);
+      continue;
+    }
+    const elsewhere = [
+      ...repoRel === "." ? [] : [
+        "."
+      ],
+      ...repositoriesNear(run2.workspace.root).filter((r) => r !== repoRel)
+    ];
+    for (const folder of elsewhere) {
+      if (!await writable(folder === "." ? path : `${folder}/${path}`)) continue;
+      hints.push(`\`${path}\` exists in ${folder === "." ? "the workspace root" : `the repository \`${folder}\``}: did you mean --repo ${quoteWord(folder)}? Run \`${again(quoteWord(folder))}\`${file === void 0 ? " with the same patch" : ""}.`);
+      break;
+    }
+  }
+  if (hints.length === 0) return error;
+  return new PtermError(error.code, `${error.message}
+${hints.join("\n")}`, {
+    result: error.result,
+    helpFor: error.helpFor,
+    hint: error.hint
   });
 }
 var COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
@@ -7741,7 +8098,9 @@ async function prepare(ctx, run2) {
       throw new PtermError("UnsupportedFormat", `\`${path}\` is not UTF-8 text; a codex patch edits text files`);
     }
   };
-  const conversion = await codexToXGit(sections, read);
+  const conversion = await codexToXGit(sections, read, {
+    reapply: run2.reapply
+  });
   if (conversion.problems.length) throw failure(run2.command, conversion.problems);
   const map = conversion.sectionLines.map((line, i) => `block ${i + 1} = line ${line}`).join(", ");
   return {
@@ -7751,7 +8110,35 @@ async function prepare(ctx, run2) {
     note: `(The patch was read as a codex \`*** Begin Patch\` patch and run as XGit blocks, one per file section: ${map}; the engine's patch lines count those blocks.)`
   };
 }
-async function run(ctx, mode, noCommit) {
+function commitChoice(flags) {
+  const message = flags.message;
+  const author = flags.author;
+  const commit = flags.commit === true || message !== void 0 || author !== void 0;
+  if (flags["no-commit"] === true && commit) {
+    const given = flags.commit === true ? "--commit" : message !== void 0 ? "--message" : "--author";
+    throw new PtermError("InvalidArgs", `--no-commit and ${given} contradict each other; drop one (\`patch apply --no-commit\` edits the files only).`);
+  }
+  return {
+    noCommit: flags["no-commit"] === true,
+    commit,
+    message,
+    author
+  };
+}
+function noCommitFor(format, choice) {
+  if (choice.noCommit) return {
+    noCommit: true,
+    noCommitReason: "flag"
+  };
+  if (format !== "xgit" && !choice.commit) return {
+    noCommit: true,
+    noCommitReason: "format"
+  };
+  return {
+    noCommit: false
+  };
+}
+async function run(ctx, mode, choice) {
   const text = await patchText(ctx);
   if (utf8Length(text) > ctx.limits.stdin_bytes) {
     throw new PtermError("InputTooLarge", `the patch is larger than ${ctx.limits.stdin_bytes} bytes; split it.`);
@@ -7762,52 +8149,66 @@ async function run(ctx, mode, noCommit) {
     text,
     workspace: ctx.workspace,
     repoFlag: ctx.flags.repo,
-    noCommit,
+    noCommit: choice.noCommit,
+    message: choice.message,
+    author: choice.author,
+    reapply: ctx.flags.reapply === true,
     config: ctx.config ?? {},
     session: ctx.session,
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-2N6DRW22.js", import.meta.url).href)
+    git: await import(new URL("./api-PW2H2R7T.js", import.meta.url).href)
   };
-  const prepared = await prepare(ctx, patchRun);
+  let prepared;
   let result;
   try {
-    result = await runPatch({
-      ...patchRun,
-      text: prepared.xgit
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || !prepared.note) throw error;
-    throw new PtermError(error.code, `${error.message}
+    prepared = await prepare(ctx, patchRun);
+    try {
+      result = await runPatch({
+        ...patchRun,
+        ...noCommitFor(prepared.format, choice),
+        text: prepared.xgit
+      });
+    } catch (error) {
+      if (!(error instanceof PtermError) || !prepared.note) throw error;
+      throw new PtermError(error.code, `${error.message}
 ${prepared.note}`, {
-      result: error.result,
-      helpFor: error.helpFor
-    });
+        result: error.result,
+        helpFor: error.helpFor,
+        hint: error.hint
+      });
+    }
+  } catch (error) {
+    throw await withRepositoryHint(patchRun, ctx.flags.file, error);
   }
   result.warnings.unshift(...prepared.warnings);
-  result.warnings.push(...await noCommitWarnings(ctx, result, mode));
+  const committing = !noCommitFor(prepared.format, choice).noCommit;
+  if (committing) result.warnings.push(...await noCommitWarnings(ctx, result, mode));
   const readAs = prepared.format === "codex_patch" ? "Read as a codex `*** Begin Patch` patch: each file section ran as the equivalent XGit block.\n" : prepared.format === "unified_diff" ? "Read as a unified diff: it ran as one git.diff block.\n" : "";
-  ctx.stdout.write(readAs + summary(result, mode));
+  ctx.stdout.write(readAs + summary(result, mode, committing));
   return {
     ...result,
     input_format: prepared.format
   };
 }
 var applyHandler = async (ctx) => {
-  const result = await run(ctx, ctx.flags["dry-run"] ? "dry-run" : "apply", ctx.flags["no-commit"]);
+  const result = await run(ctx, ctx.flags["dry-run"] ? "dry-run" : "apply", commitChoice(ctx.flags));
   delete result.problems;
   return result;
 };
 var checkHandler = async (ctx) => {
-  return await run(ctx, "check", false);
+  return await run(ctx, "check", {
+    noCommit: false,
+    commit: false
+  });
 };
 var recoverHandler = async (ctx) => {
   const discard = ctx.flags.discard === true;
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-2N6DRW22.js", import.meta.url).href)
+    git: await import(new URL("./api-PW2H2R7T.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -7839,7 +8240,7 @@ export {
   ExecutedPathGuard,
   serveHandler,
   concatBytes,
-  encoder4 as encoder,
+  encoder3 as encoder,
   lenientDecoder,
   bytesToByteString,
   byteStringToBytes,

@@ -28,8 +28,9 @@ import {
 } from "./lib/identity.ts";
 import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./lib/ops.ts";
 import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./lib/index_file.ts";
-import { disableSymlinks, isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
+import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
 import { resolveRevision } from "./lib/revparse.ts";
+import { type Sequence, sequenceInProgress } from "./lib/sequence.ts";
 import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./lib/state.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "./lib/worktree.ts";
 
@@ -47,6 +48,23 @@ export function parseAuthor(text: string): GitAuthor {
 
 export function isRepository(dir: string): Promise<boolean> {
   return Promise.resolve(isRepositoryDir(dir));
+}
+
+/**
+ * The merge, cherry-pick or revert stopped in the repository (its MERGE_HEAD, CHERRY_PICK_HEAD or
+ * REVERT_HEAD), or null: a commit made now would conclude it.
+ */
+export function operationInProgress(dir: string): Promise<Sequence | null> {
+  return Promise.resolve(sequenceInProgress(open(dir)));
+}
+
+/**
+ * A repository at the workspace root: pterm's own state (audit/, artifacts/, sessions/) goes
+ * into `.git/info/exclude`, as every git command does there, so real git never lists it.
+ */
+export function hideWorkspaceState(dir: string): Promise<void> {
+  excludePtermState(open(dir).commondir);
+  return Promise.resolve();
 }
 
 function open(dir: string): Repo {

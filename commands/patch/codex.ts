@@ -28,6 +28,7 @@
  * compares all this with the real `apply_patch`.
  */
 
+import { closestRegion, divergedText } from "./diff.ts";
 import type { Problem } from "./errors.ts";
 
 /** A line of a chunk: context (` `), removed (`-`) or added (`+`). */
@@ -300,9 +301,31 @@ const oldLength = (r: Replacement) => r.lines.filter((l) => l.kind !== "+").leng
 const newSide = (r: Replacement) => r.lines.filter((l) => l.kind !== "-").map((l) => l.text);
 
 export class PlacementError extends Error {
-  constructor(readonly code: "NoMatch" | "AmbiguousMatch", readonly line: number, message: string) {
+  constructor(
+    readonly code: "NoMatch" | "AmbiguousMatch" | "AlreadyApplied",
+    readonly line: number,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
   }
+}
+
+/** Whether `pattern` stands in `bare` at `start`, exactly (trailing whitespace aside). */
+function standsAt(bare: readonly string[], pattern: readonly string[], start: number): boolean {
+  if (pattern.length === 0 || start < 0 || start + pattern.length > bare.length) return false;
+  return pattern.every((p, k) => bare[start + k].trimEnd() === p.trimEnd());
+}
+
+/** The AlreadyApplied refusal of a chunk whose added lines already stand where it would put them. */
+function alreadyApplied(chunk: CodexChunk, line: number): PlacementError {
+  return new PlacementError(
+    "AlreadyApplied",
+    chunk.line,
+    `the chunk is already applied: its result stands at line ${line} of the file (the patch ran before, or the ` +
+      "change was made by hand); applying it again would repeat its lines",
+    { line },
+  );
 }
 
 /**
@@ -338,6 +361,7 @@ function placeChunks(
   chunks: readonly CodexChunk[],
   crlf: boolean,
   finalNewline: boolean,
+  reapply: boolean,
 ): Replacement[] {
   const bare = crlf ? file.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)) : file;
   const out: Replacement[] = [];
@@ -365,6 +389,9 @@ function placeChunks(
     if (oldOf(lines).length === 0) {
       // Only added lines: below the anchor, or at the end of the file.
       const start = chunk.anchor !== null && !chunk.endOfFile ? cursor : file.length;
+      const added = lines.map((l) => l.text);
+      const already = start === file.length ? file.length - added.length : start;
+      if (!reapply && standsAt(bare, added, already)) throw alreadyApplied(chunk, already + 1);
       out.push({ start, lines: lines.map((l) => ({ kind: "+", text: withEol(l.text) })) });
       cursor = start;
       continue;
@@ -375,8 +402,21 @@ function placeChunks(
       lines = trimmed;
       found = oldOf(lines).length ? findAll(bare, oldOf(lines), cursor, chunk.endOfFile) : [cursor];
     }
+    const newOf = (ls: readonly ChunkLine[]) => ls.filter((l) => l.kind !== "-").map((l) => l.text);
+    const changes = chunk.lines.some((l) => l.kind !== " ");
+    if (!found.length && !reapply && changes && newOf(chunk.lines).length) {
+      // The old side is nowhere; the new side where the chunk would go: the patch ran before.
+      const result = findAll(bare, newOf(chunk.lines), cursor, chunk.endOfFile);
+      if (result.length) throw alreadyApplied(chunk, result[0] + 1);
+    }
+    if (found.length && !reapply && lines.some((l) => l.kind === "+") && !lines.some((l) => l.kind === "-")) {
+      // The old side found, and the new side right there too (a chunk of context and added lines
+      // only, with nothing after them to tell): applying it would repeat the added lines.
+      if (found.every((s) => standsAt(bare, newOf(lines), s))) throw alreadyApplied(chunk, found[0] + 1);
+    }
     if (!found.length) {
       const first = oldOf(chunk.lines).find((l) => l.trim() !== "") ?? "";
+      const closest = closestRegion(bare, oldOf(chunk.lines), cursor);
       throw new PlacementError(
         "NoMatch",
         chunk.line,
@@ -385,7 +425,14 @@ function placeChunks(
         }\`) ` +
           `are not in the file${chunk.endOfFile ? " at its end (`*** End of File`)" : ""}${
             cursor ? " below the previous chunk or anchor" : ""
+          }${
+            closest
+              ? `; the closest place is line ${closest.line} (similarity ${closest.similarity})${
+                divergedText(closest.diverged)
+              }`
+              : ""
           }; read the file again and copy its lines exactly`,
+        { closest },
       );
     }
     if (found.length > 1 && chunk.anchor === null && cursor === 0) {
@@ -530,7 +577,11 @@ function xgitQuoted(path: string): string {
  * (each section sees the files as the previous ones left them). Problems are collected, not
  * thrown: a failed conversion writes nothing.
  */
-export async function codexToXGit(sections: readonly CodexSection[], read: FileReader): Promise<Conversion> {
+export async function codexToXGit(
+  sections: readonly CodexSection[],
+  read: FileReader,
+  options: { readonly reapply?: boolean } = {},
+): Promise<Conversion> {
   const files = new Map<string, string | null>();
   const current = async (path: string) => {
     if (!files.has(path)) files.set(path, await read(path));
@@ -540,7 +591,13 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
   const sectionLines: number[] = [];
   const warnings: string[] = [];
   const problems: Problem[] = [];
-  const problem = (section: CodexSection, code: Problem["code"], message: string, line = section.line) => {
+  const problem = (
+    section: CodexSection,
+    code: Problem["code"],
+    message: string,
+    line = section.line,
+    details?: Record<string, unknown>,
+  ) => {
     problems.push({
       code,
       message: `line ${line} (${section.kind} ${section.path}): ${message}`,
@@ -548,6 +605,7 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
       op: null,
       path: section.path,
       patch_line: line,
+      ...(details && Object.keys(details).length ? { details } : {}),
     });
   };
   const emit = (section: CodexSection, block: string) => {
@@ -614,10 +672,10 @@ export async function codexToXGit(sections: readonly CodexSection[], read: FileR
     const crlf = broken.length > 0 && broken.filter((l) => l.endsWith("\r")).length * 2 > broken.length;
     let replacements: Replacement[];
     try {
-      replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline);
+      replacements = placeChunks(old.lines, section.chunks, crlf, old.finalNewline, options.reapply === true);
     } catch (error) {
       if (!(error instanceof PlacementError)) throw error;
-      problem(section, error.code, error.message, error.line);
+      problem(section, error.code, error.message, error.line, { file: section.path, ...error.details });
       continue;
     }
     if (!old.finalNewline && old.lines.length > 0) {

@@ -468,7 +468,13 @@ export type HunkFailure =
     readonly kind: "no-match";
     readonly hunk: number;
     readonly patchLine: number;
-    readonly closest: { line: number; similarity: number; text: string[] } | null;
+    readonly closest: ClosestRegion | null;
+    /**
+     * The hunk's lines are in the file, at `line`, but not where git's anchoring lets them be: a
+     * hunk without trailing context must end the file ("end"), one stated at line 0 or 1 must
+     * start it ("beginning").
+     */
+    readonly unanchored?: { readonly line: number; readonly rule: "end" | "beginning" };
   }
   | {
     readonly kind: "ambiguous";
@@ -479,6 +485,13 @@ export type HunkFailure =
     readonly texts: readonly string[];
     /** The old-side start line the `@@` header states, null when it gives none. */
     readonly stated: number | null;
+  }
+  | {
+    /** The hunk's result is already at `line` and its old side is nowhere: applying it would repeat it. */
+    readonly kind: "already-applied";
+    readonly hunk: number;
+    readonly patchLine: number;
+    readonly line: number;
   }
   | { readonly kind: "no-anchor"; readonly hunk: number; readonly patchLine: number };
 
@@ -514,6 +527,68 @@ export interface ApplyOptions {
    * keep the endings they have in the diff, whatever the file's style.
    */
   readonly byteExact?: boolean;
+  /** Apply a hunk even when its result is already in the file (otherwise AlreadyApplied). */
+  readonly reapply?: boolean;
+}
+
+/**
+ * Where a hunk may be placed, as `git apply` anchors it (apply.c's match_beginning/match_end): a
+ * hunk without trailing context must end the file, and one stated at line 0 or 1 must start it.
+ * A hunk whose old side ends without a newline (`\ No newline at end of file`) ends the file too.
+ */
+interface Anchors {
+  readonly beginning: boolean;
+  readonly end: boolean;
+}
+
+const UNANCHORED: Anchors = { beginning: false, end: false };
+
+/**
+ * The anchors to try, in order. A hunk with context lines has git's. One with none at all, stated
+ * at line 1, may be all of a small file (git's anchors hold); else, or failing that, it is from
+ * `diff -U0` or written without context, which says nothing about its surroundings: it is placed
+ * by its text and line number, as `git apply --unidiff-zero` and GNU patch place it.
+ */
+function anchorSets(hunk: Hunk): Anchors[] {
+  const lines = hunk.lines;
+  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
+  const git: Anchors = { beginning: startsFile, end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline };
+  if (lines.some((l) => l.kind === " ")) return [git];
+  const loose = hunk.oldNoNewline ? { beginning: false, end: true } : UNANCHORED;
+  return startsFile ? [git, loose] : [loose];
+}
+
+/** Whether `length` lines at `pos` (of a file of `size` lines) stand where the anchors allow. */
+function anchoredAt(anchors: Anchors, pos: number, length: number, size: number): boolean {
+  return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
+}
+
+/**
+ * A hunk that says the final newline changes (`\ No newline at end of file` on one side only)
+ * fits the file's end only when the file's final newline is the side's: the old side to apply it,
+ * the new side to find it applied. A hunk that says nothing of it fits either way.
+ */
+function newlineFits(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number, length: number): boolean {
+  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
+  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
+}
+
+/**
+ * A hunk that changes nothing but line endings (its sides equal once `\r`s are dropped) is all
+ * about them: its old side fits only lines that end as it says, and its result is found only where
+ * lines end as its new side says. Any other hunk compares lines without their `\r`.
+ */
+function endingsFit(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number): boolean {
+  const bare = (t: string) => t.replace(/\r$/, "");
+  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
+  const newSide = hunk.lines.filter((l) => l.kind !== "-");
+  const endingsOnly = oldSide.length === newSide.length &&
+    oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) &&
+    oldSide.some((l, k) => l.text !== newSide[k].text);
+  if (!endingsOnly) return true;
+  return (side === "old" ? oldSide : newSide).every((l, k) =>
+    doc.lines[pos + k] !== undefined && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r")
+  );
 }
 
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
@@ -530,7 +605,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     // A file of a BOM alone is one line to git (the BOM, no newline) and none to the doc: give the
     // hunk that line to match.
-    if (bomOld && doc.bom && doc.length === 0) {
+    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [""]);
       doc.finalNewline = false;
     }
@@ -540,7 +615,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number, index);
+    const placed = place(doc, hunk, old, expected, written, number, index, options.reapply === true);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
@@ -749,40 +824,69 @@ function place(
   written: Written,
   number: number,
   index: LineIndex,
+  reapply: boolean,
 ): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
   const lines = hunk.lines;
   if (old.length === 0) {
     // Nothing to anchor on but the line number (a new file, or a pure insertion without context).
     if (expected !== null && expected >= 0 && expected <= doc.length) {
+      // Its lines already standing there is the only sign of a second run such a hunk can give.
+      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line: expected + 1 });
+      }
       return { pos: expected, lines, strategy: "exact" };
     }
     if (doc.length === 0) return { pos: 0, lines, strategy: "exact" };
     throw new HunkError({ kind: "no-anchor", hunk: number, patchLine: hunk.patchLine });
   }
-  if (expected !== null && !overlaps(written, expected, old.length)) {
-    if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
-    if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
-  }
-  for (const same of [exactly, looseWhitespace]) {
-    const found = allPositions(doc, old, written, same, index);
-    const chosen = found.length === 1 ? found[0] : nearest(found, expected);
-    if (chosen !== null) {
-      const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
-      return { pos: chosen, lines, strategy };
+  const sets = anchorSets(hunk);
+  for (const anchors of sets) {
+    const fits = (pos: number, length: number) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) &&
+      endingsFit(hunk, doc, "old", pos);
+    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
+      if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
+      if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
     }
-    if (found.length > 1) {
-      throw new HunkError({
-        kind: "ambiguous",
-        hunk: number,
-        patchLine: hunk.patchLine,
-        strategy: "shifted",
-        lines: found.map((p) => p + 1),
-        texts: found.map((p) => doc.plain(p)),
-        stated: hunk.oldStart,
-      });
+    for (const same of [exactly, looseWhitespace]) {
+      const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
+      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+      if (chosen !== null) {
+        const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
+        return { pos: chosen, lines, strategy };
+      }
+      if (found.length > 1) {
+        throw new HunkError({
+          kind: "ambiguous",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          strategy: "shifted",
+          lines: found.map((p) => p + 1),
+          texts: found.map((p) => doc.plain(p)),
+          stated: hunk.oldStart,
+        });
+      }
+    }
+    if (!reapply) {
+      const resultFits = (pos: number, length: number) =>
+        anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
+        endingsFit(hunk, doc, "new", pos);
+      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+      if (line !== null) {
+        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
+      }
     }
   }
-  const fuzzy = fuzzyCandidates(doc, lines, written, index);
+  const anchors = sets[sets.length - 1];
+  const fuzzy = fuzzyCandidates(
+    doc,
+    lines,
+    written,
+    index,
+    (pos, length) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) &&
+      endingsFit(hunk, doc, "old", pos),
+  );
   const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
   if (fuzzyChosen !== null) {
     return { pos: fuzzyChosen, lines: fuzzy.find((c) => c.pos === fuzzyChosen)!.lines, strategy: "fuzzy" };
@@ -798,7 +902,52 @@ function place(
       stated: hunk.oldStart,
     });
   }
-  throw new HunkError({ kind: "no-match", hunk: number, patchLine: hunk.patchLine, closest: closestRegion(doc, old) });
+  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
+  throw new HunkError({
+    kind: "no-match",
+    hunk: number,
+    patchLine: hunk.patchLine,
+    ...(elsewhere.length
+      ? {
+        unanchored: {
+          line: elsewhere[0] + 1,
+          rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" as const : "beginning" as const,
+        },
+      }
+      : {}),
+    closest: closestRegion(
+      Array.from({ length: doc.length }, (_, i) => doc.plain(i)),
+      old.map((l) => l.text),
+    ),
+  });
+}
+
+/**
+ * Where the hunk's result (its context and added lines) already stands, as GNU patch detects a
+ * patch applied before: the old side is nowhere (checked by the caller) but the new side is, at a
+ * place the anchors allow — the stated one, else the only or nearest one. 1-based, or null.
+ */
+function resultPlace(
+  doc: TextDoc,
+  hunk: Hunk,
+  old: readonly HunkLine[],
+  expected: number | null,
+  written: Written,
+  index: LineIndex,
+  fits: (pos: number, length: number) => boolean,
+): number | null {
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) &&
+    hunk.oldNoNewline === hunk.newNoNewline;
+  if (result.length === 0 || same) return null;
+  if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
+    return expected + 1;
+  }
+  for (const same of [exactly, looseWhitespace]) {
+    const found = allPositions(doc, result, written, same, index).filter((p) => fits(p, result.length));
+    if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
+  }
+  return null;
 }
 
 /**
@@ -812,8 +961,8 @@ function nearest(positions: readonly number[], expected: number | null): number 
 }
 
 /** Variants of the hunk with up to two outer context lines dropped on each side (GNU patch's fuzz). */
-function trimmedVariants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
-  const variants: (readonly HunkLine[])[] = [lines];
+function trimmedVariants(lines: readonly HunkLine[]): { lines: readonly HunkLine[]; front: number }[] {
+  const variants: { lines: readonly HunkLine[]; front: number }[] = [{ lines, front: 0 }];
   let leading = 0;
   while (leading < lines.length && lines[leading].kind === " ") leading++;
   let trailing = 0;
@@ -823,7 +972,7 @@ function trimmedVariants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
     const back = Math.min(cut, trailing);
     if (front === 0 && back === 0) break;
     const variant = lines.slice(front, lines.length - back);
-    if (variant.some((l) => l.kind !== "+")) variants.push(variant);
+    if (variant.some((l) => l.kind !== "+")) variants.push({ lines: variant, front });
   }
   return variants;
 }
@@ -838,8 +987,9 @@ function fuzzyCandidates(
   lines: readonly HunkLine[],
   written: Written,
   index: LineIndex,
+  fits: (pos: number, length: number) => boolean,
 ): Candidate[] {
-  for (const variant of trimmedVariants(lines)) {
+  for (const { lines: variant, front } of trimmedVariants(lines)) {
     const old = variant.filter((l) => l.kind !== "+");
     const removed = old.filter((l) => l.kind === "-").length;
     const context = old.length - removed;
@@ -849,6 +999,8 @@ function fuzzyCandidates(
     for (const p of fuzzyStarts(old, removed, index)) {
       if (p < 0 || p + old.length > doc.length) continue;
       if (overlaps(written, p, old.length)) continue;
+      // Trimming drops outer context, never the anchors: the untrimmed hunk must still start or end the file.
+      if (!fits(p - front, old.length + front)) continue;
       let ok = true;
       let anchors = 0;
       // Removed lines first: they must match, and checking them is cheap.
@@ -895,26 +1047,56 @@ function fuzzyStarts(old: readonly HunkLine[], removed: number, index: LineIndex
   return [...starts].sort((a, b) => a - b);
 }
 
-/** The place in the file most like the hunk's old side, for the NoMatch message. */
-function closestRegion(
-  doc: TextDoc,
-  old: readonly HunkLine[],
-): { line: number; similarity: number; text: string[] } | null {
-  if (doc.length === 0) return null;
-  const span = Math.min(old.length, doc.length);
+/** Where a failed hunk came closest: the file's lines there, and the first of them that differs. */
+export interface ClosestRegion {
+  /** 1-based line where the closest place starts. */
+  readonly line: number;
+  readonly similarity: number;
+  readonly text: string[];
+  /** The first line of that place that is not the hunk's (1-based), what the hunk has and what the file has. */
+  readonly diverged: { readonly line: number; readonly expected: string; readonly found: string } | null;
+}
+
+/** ", first different at line N: the hunk has `…`, the file `…`" for a NoMatch message. */
+export function divergedText(diverged: ClosestRegion["diverged"]): string {
+  if (!diverged) return "";
+  const cut = (t: string) => (t.trim().length > 60 ? `${t.trim().slice(0, 60)}…` : t.trim());
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${
+    cut(diverged.found)
+  }\``;
+}
+
+/**
+ * The place in `lines` (from `from` on) most like `pattern`, for the NoMatch message of every
+ * diff format: the file's lines there and the first line where the hunk diverges from them.
+ */
+export function closestRegion(
+  lines: readonly string[],
+  pattern: readonly string[],
+  from = 0,
+): ClosestRegion | null {
+  if (lines.length - from <= 0 || pattern.length === 0) return null;
+  const span = Math.min(pattern.length, lines.length - from);
   let best = -1;
   let bestScore = -1;
-  for (let p = 0; p + span <= doc.length; p++) {
+  for (let p = from; p + span <= lines.length; p++) {
     let total = 0;
-    for (let k = 0; k < span; k++) total += lineSimilarity(doc.plain(p + k), old[k].text);
+    for (let k = 0; k < span; k++) total += lineSimilarity(lines[p + k], pattern[k]);
     if (total > bestScore) {
       bestScore = total;
       best = p;
     }
   }
-  const text: string[] = [];
-  for (let k = 0; k < span; k++) text.push(doc.plain(best + k));
-  return { line: best + 1, similarity: Math.round((bestScore / span) * 100) / 100, text };
+  const text = lines.slice(best, best + span);
+  let diverged: ClosestRegion["diverged"] = null;
+  for (let k = 0; k < pattern.length; k++) {
+    const found = lines[best + k];
+    if (found === undefined || !exactly(found, pattern[k])) {
+      diverged = { line: best + k + 1, expected: pattern[k], found: found ?? "(end of file)" };
+      break;
+    }
+  }
+  return { line: best + 1, similarity: Math.round((bestScore / span) * 100) / 100, text, diverged };
 }
 
 interface Reindent {

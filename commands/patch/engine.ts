@@ -22,6 +22,8 @@ import {
   withPatchLock,
 } from "./transaction.ts";
 import { View } from "./view.ts";
+import { defaultRepository } from "../git/lib/locate.ts";
+import { quoteWord } from "../../core/grammar.ts";
 
 export interface GitAuthor {
   name: string;
@@ -34,6 +36,8 @@ type ResetMode = "soft" | "mixed" | "hard";
 export interface GitApi {
   parseAuthor(text: string): GitAuthor;
   isRepository(dir: string): Promise<boolean>;
+  operationInProgress(dir: string): Promise<"merge" | "cherry-pick" | "revert" | null>;
+  hideWorkspaceState(dir: string): Promise<void>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
@@ -90,6 +94,16 @@ export interface PatchRun {
   readonly workspace: Workspace;
   readonly repoFlag?: string;
   readonly noCommit: boolean;
+  /**
+   * Why no commit is made when `noCommit` is set: "flag" (--no-commit asked for it) or "format"
+   * (a unified or codex patch edits the work tree only, as git apply does, unless asked to commit).
+   */
+  readonly noCommitReason?: "flag" | "format";
+  /** -m/--message and --author: override the header's commitmsg: and author:. */
+  readonly message?: string;
+  readonly author?: string;
+  /** Apply hunks whose result is already in the file instead of refusing them (AlreadyApplied). */
+  readonly reapply?: boolean;
   readonly config: PatchConfig;
   readonly session: { readonly id: string; readonly dir: string };
   readonly runId: string;
@@ -124,37 +138,44 @@ export interface PatchResult {
 
 // ---- repository -------------------------------------------------------------------------------
 
-/** The folder a patch runs in (and commits to, if it is a repository). */
+/**
+ * The folder a patch runs in (and commits to, if it is a repository): --repo, else the header's
+ * `repo:`, else the repository git itself would use (the root if it is one, `patch.default_repo`,
+ * the only repository near the root; several are AmbiguousRepository), else the root as a plain folder.
+ */
 export async function resolveRepo(
-  run: Pick<PatchRun, "workspace" | "config" | "repoFlag">,
+  run: Pick<PatchRun, "workspace" | "config" | "repoFlag" | "command">,
   patch: Pick<Patch, "header">,
 ): Promise<{ rel: string; abs: string }> {
   const { workspace, config } = run;
+  const mapped = (name: string, from: string): string => {
+    const path = config.repos?.[name];
+    if (path !== undefined) return path;
+    const known = Object.keys(config.repos ?? {});
+    throw new PtermError(
+      "MissingConfig",
+      `${from} names a repository that pterm.json's \`patch.repos\` does not map (${
+        known.length ? `known: ${known.join(", ")}` : "no repositories are configured"
+      }); add \`"patch": {"repos": {"${name}": "<path>"}}\` to pterm.json or pass --repo <path>.`,
+    );
+  };
   let input: string;
   let label: string;
   if (run.repoFlag !== undefined) {
     input = run.repoFlag;
     label = "--repo";
+  } else if (patch.header.repo) {
+    const name = patch.header.repo.value;
+    input = mapped(name, `the header \`repo: ${name}\``);
+    label = `repository \`${name}\``;
   } else {
-    const name = patch.header.repo?.value ?? config.default_repo;
-    if (name === undefined) {
-      input = ".";
-      label = "the workspace root";
-    } else {
-      const known = Object.keys(config.repos ?? {});
-      const mapped = config.repos?.[name];
-      if (mapped === undefined) {
-        const from = patch.header.repo ? `the header \`repo: ${name}\`` : `patch.default_repo \`${name}\``;
-        throw new PtermError(
-          "MissingConfig",
-          `${from} names a repository that pterm.json's \`patch.repos\` does not map (${
-            known.length ? `known: ${known.join(", ")}` : "no repositories are configured"
-          }); add \`"patch": {"repos": {"${name}": "<path>"}}\` to pterm.json or pass --repo <path>.`,
-        );
-      }
-      input = mapped;
-      label = `repository \`${name}\``;
-    }
+    const name = config.default_repo;
+    const configured = name === undefined ? undefined : mapped(name, `patch.default_repo \`${name}\``);
+    input = defaultRepository(workspace.root, configured, run.command, {
+      configKey: "patch.default_repo",
+      plainRoot: true,
+    });
+    label = input === "." ? "the workspace root" : input === configured ? `repository \`${name}\`` : "the repository";
   }
   const confined = await workspace.resolve(input, "write", { label });
   let isDir = false;
@@ -357,8 +378,9 @@ export async function runPatch(run: PatchRun): Promise<PatchResult> {
       }
     }
     result.is_repository = git !== null && await git.isRepository(repo.abs);
-    const commitMessage = patch.header.commitmsg?.value || DEFAULT_COMMIT_MESSAGE;
-    const authorText = normalizeAuthor(patch.header.author?.value || DEFAULT_AUTHOR);
+    if (result.is_repository && repo.rel === "." && run.mode === "apply") await git!.hideWorkspaceState(repo.abs);
+    const commitMessage = run.message || patch.header.commitmsg?.value || DEFAULT_COMMIT_MESSAGE;
+    const authorText = normalizeAuthor(run.author || patch.header.author?.value || DEFAULT_AUTHOR);
     let author: GitAuthor | null = null;
     if (result.is_repository && git) {
       try {
@@ -398,14 +420,47 @@ export async function runPatch(run: PatchRun): Promise<PatchResult> {
         `--repo ${run.repoFlag} was used; the header's \`repo: ${patch.header.repo.value}\` was not.`,
       );
     }
-    if (result.is_repository && author) {
+    if (result.is_repository && author && !(run.noCommit && run.noCommitReason === "format")) {
       result.commit_message = commitMessage;
       result.author = `${author.name} <${author.email}>`;
     }
-    if (run.mode !== "apply") return await precheck(run, patch, repo, result, problems);
-    if (result.is_repository && git) return await applyInRepo(run, git, patch, repo, result, author!);
-    return await applyPlain(run, patch, repo, result);
+    const done = run.mode !== "apply"
+      ? await precheck(run, patch, repo, result, problems)
+      : result.is_repository && git
+      ? await applyInRepo(run, git, patch, repo, result, author!)
+      : await applyPlain(run, patch, repo, result);
+    done.warnings.push(...relaxedMatchWarnings(done.blocks));
+    return done;
   });
+}
+
+/**
+ * A hunk placed other than exactly — its context lines only similar to the file's (fuzzy), or
+ * equal but for whitespace — is named: the edit went where the patch did not say word for word,
+ * and whoever sent it should look at the result.
+ */
+function relaxedMatchWarnings(blocks: readonly BlockResult[]): string[] {
+  const warnings: string[] = [];
+  for (const block of blocks) {
+    for (const hunk of block.hunks ?? []) {
+      if (hunk.strategy !== "fuzzy" && hunk.strategy !== "whitespace") continue;
+      const how = hunk.strategy === "fuzzy"
+        ? "fuzzily: its context lines are only similar to the file's (removed lines matched)"
+        : "with whitespace differences in its lines";
+      warnings.push(
+        `block ${block.index}: hunk ${hunk.hunk} of \`${hunk.file}\` was placed at line ${hunk.at_line} ${how}; ` +
+          "check the result (`git diff`).",
+      );
+    }
+  }
+  return warnings;
+}
+
+/** The files as the patch sees them, with the run's choice about hunks already applied. */
+function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
+  const view = new View(run.workspace, repo.rel, repo.abs);
+  view.reapply = run.reapply === true;
+  return view;
 }
 
 /** The repository's git state now, in the JSON form a journal keeps it, to compare with the journal's. */
@@ -446,7 +501,16 @@ async function precheck(
   result: PatchResult,
   problems: Problem[],
 ): Promise<PatchResult> {
-  const view = new View(run.workspace, repo.rel, repo.abs);
+  const view = viewFor(run, repo);
+  const git = run.git;
+  if (result.is_repository && git && !run.noCommit) {
+    const stopped = await operationStopped(git, repo);
+    if (stopped !== null) {
+      problems.push({ code: "Conflict", message: stopped, block_index: null, op: null, path: null, patch_line: null });
+    }
+  }
+  // A check reads submodule pointers from the index as the apply does (nothing is locked: it only reads).
+  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run.signal.aborted) throw run.signal.reason;
@@ -544,7 +608,7 @@ async function applyPlain(
   repo: { rel: string; abs: string },
   result: PatchResult,
 ): Promise<PatchResult> {
-  const view = new View(run.workspace, repo.rel, repo.abs);
+  const view = viewFor(run, repo);
   await computeEdits(run, patch, view, result);
   const gitlink = [...view.specialEntries].find(([, e]) => e.mode === 0o160000);
   if (gitlink) {
@@ -588,6 +652,7 @@ async function applyInRepo(
   if (commitOnly && run.noCommit) {
     throw new PtermError("InvalidArgs", "a patch holding only git.commit with --no-commit would do nothing; drop one.");
   }
+  if (!run.noCommit) await refuseDuringOperation(git, repo);
   const root = run.workspace.root;
   const held: { tx: Transaction | null } = { tx: null };
   try {
@@ -615,6 +680,34 @@ async function applyInRepo(
   await held.tx!.finish();
   result.blocks.sort((a, b) => a.index - b.index);
   return result;
+}
+
+const CONTINUE: Record<"merge" | "cherry-pick" | "revert", string> = {
+  merge: "git merge --continue",
+  "cherry-pick": "git cherry-pick --continue",
+  revert: "git revert --continue",
+};
+
+/**
+ * A commit made while a merge, cherry-pick or revert is stopped would conclude it (a merge as a
+ * two-parent commit) under the patch's message, losing the one git prepared: a patch that commits
+ * refuses there and names the lines that finish or abandon the operation, or --no-commit, which
+ * edits the work tree and leaves the conclusion to git.
+ */
+async function refuseDuringOperation(git: GitApi, repo: { rel: string; abs: string }): Promise<void> {
+  const message = await operationStopped(git, repo);
+  if (message !== null) throw new PtermError("Conflict", `${message} Nothing was written.`);
+}
+
+/** Why a committing patch may not run now (a merge, cherry-pick or revert is stopped), or null. */
+async function operationStopped(git: GitApi, repo: { rel: string; abs: string }): Promise<string | null> {
+  const kind = await git.operationInProgress(repo.abs);
+  if (kind === null) return null;
+  const flag = repo.rel === "." ? "" : ` --repo ${quoteWord(repo.rel)}`;
+  return `a ${kind} is in progress in \`${repo.rel}\`; a patch that commits would conclude it with the patch's ` +
+    `message instead of git's. Resolve the files with \`patch apply${flag} --no-commit\` (it only edits the work ` +
+    `tree), then \`git add <paths>${flag}\` and \`${CONTINUE[kind]}${flag}\`; or give the ${kind} up with ` +
+    `\`git ${kind} --abort${flag}\` and apply the patch after.`;
 }
 
 async function runGitAndEdits(
@@ -691,7 +784,7 @@ async function runGitAndEdits(
     });
   }
 
-  const view = new View(run.workspace, repo.rel, repo.abs);
+  const view = viewFor(run, repo);
   // A renamed submodule has no file to read: its diff's source is found in the index.
   view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   await computeEdits(run, patch, view, result);
@@ -707,7 +800,9 @@ async function runGitAndEdits(
   result.files_changed = filesChanged(view);
 
   if (run.noCommit) {
-    result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    if (run.noCommitReason !== "format") {
+      result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
+    }
     // What a file cannot say (a link's mode, a submodule's commit) lives only in the index, which
     // --no-commit leaves alone: say what was not recorded.
     for (const [path, entry] of view.specialEntries) {

@@ -79,11 +79,14 @@ export function parseProblem(p: ParseProblem): Problem {
  */
 const FIX_HINTS: Partial<Record<ErrorCode, string>> = {
   NoMatch: "The text the patch looks for is not in the file as it is now. Look at the closest lines shown " +
-    "(result.problems[].details.closest), copy the file's exact current text into keys or the diff's context, " +
+    "(result.problems[].details.closest; for a diff or codex chunk, .diverged is the first line that differs), copy the file's exact current text into keys or the diff's context, " +
     "and run `patch check` with the corrected patch before applying it.",
   AmbiguousMatch: "Each place that fits is listed above. Choose one: nthl=N (keys) or nthb=N (start-keys) " +
     "as listed, the right line number in the diff's `@@ -N` (the nearest place wins), or more context that only " +
     "that place has; `patch check` tries it without writing.",
+  AlreadyApplied: "The patch's result is already in the file: it ran before (a retry after a timeout or an unclear " +
+    "answer, or `pterm runs replay` of a run that applied it) or the change was made by hand. Nothing was written. " +
+    "Look at the file (`git diff`); to apply it once more anyway, add --reapply.",
   Conflict: "The file is not what the patch was made from (it changed since). Read its current content and make " +
     "the patch again against it.",
 };

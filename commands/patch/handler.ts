@@ -13,7 +13,9 @@ import {
   type RunMode,
   runPatch,
 } from "./engine.ts";
-import { failure } from "./errors.ts";
+import { failure, type Problem } from "./errors.ts";
+import { repositoriesNear } from "../git/lib/locate.ts";
+import { quoteWord } from "../../core/grammar.ts";
 import { detectInputFormat, type InputFormat, wrapUnifiedDiff } from "./input.ts";
 import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
 import { decodeLossless } from "./text.ts";
@@ -49,7 +51,7 @@ async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string
   return decodeLossless(bytes);
 }
 
-function summary(result: PatchResult, mode: RunMode): string {
+function summary(result: PatchResult, mode: RunMode, committing: boolean): string {
   const lines: string[] = [];
   for (const r of result.recovered) {
     lines.push(
@@ -74,6 +76,8 @@ function summary(result: PatchResult, mode: RunMode): string {
     : `Applied ${result.blocks.length} block(s) to ${result.repo_path}: ${files} file(s) changed (+${added} -${removed})` +
       (result.commit_id
         ? `; commit ${result.commit_id.slice(0, 12)}.`
+        : result.is_repository && !committing
+        ? "; not committed (the edits are in the work tree; -m <message> or --commit commits them)."
         : result.is_repository
         ? "; no commit."
         : files
@@ -124,6 +128,59 @@ async function noCommitWarnings(ctx: CommandContext, result: PatchResult, mode: 
       paths.slice(0, 3).map((p) => `\`${p}\``).join(", ")
     }${paths.length > 3 ? ` and ${paths.length - 3} more` : ""} lie in the repository \`${repo}\`; to commit them, ` +
       `run \`${ctx.command} --repo ${repo}\` with paths relative to it (\`${inside(paths[0])}\` for \`${paths[0]}\`).`;
+  });
+}
+
+/**
+ * A path the patch names that is not in the folder it ran in but is in another repository near
+ * the root (or in the root itself): the NotFound error says which `--repo` finds it, as a line
+ * that runs, or that the path was written from the root rather than from the repository.
+ */
+async function withRepositoryHint(run: PatchRun, file: string | undefined, error: unknown): Promise<unknown> {
+  // The line to run again: the same command and patch source, another --repo.
+  const again = (repo: string) =>
+    `${run.command}${file === undefined ? "" : ` --file ${quoteWord(file)}`} --repo ${repo}`;
+  if (!(error instanceof PtermError) || error.code !== "NotFound") return error;
+  const repoRel = typeof error.result?.repo_path === "string"
+    ? error.result.repo_path
+    : await resolveRepo(run, { header: {} }).then((r) => r.rel, () => null);
+  if (repoRel === null) return error;
+  const problems = (error.result?.problems ?? []) as Problem[];
+  const paths = problems.filter((p) => p.code === "NotFound")
+    .map((p) => (p.details?.file as string | undefined) ?? p.path)
+    .filter((p): p is string => typeof p === "string" && p !== "" && p !== "." && !p.startsWith("/"));
+  // Only a path the patch may write there is worth naming (never one into a git directory).
+  const writable = (rel: string) =>
+    run.workspace.resolve(rel, "write", { label: "the path" }).then((r) => r.exists, () => false);
+  const hints: string[] = [];
+  for (const path of new Set(paths)) {
+    if (repoRel !== "." && path.startsWith(`${repoRel}/`) && await writable(path)) {
+      hints.push(
+        `\`${path}\` is written from the workspace root, but the patch's paths are relative to the repository ` +
+          `\`${repoRel}\`: write \`${path.slice(repoRel.length + 1)}\` (or run \`${again(".")}\`).`,
+      );
+      continue;
+    }
+    const elsewhere = [
+      ...(repoRel === "." ? [] : ["."]),
+      ...repositoriesNear(run.workspace.root).filter((r) => r !== repoRel),
+    ];
+    for (const folder of elsewhere) {
+      if (!await writable(folder === "." ? path : `${folder}/${path}`)) continue;
+      hints.push(
+        `\`${path}\` exists in ${folder === "." ? "the workspace root" : `the repository \`${folder}\``}: did you ` +
+          `mean --repo ${quoteWord(folder)}? Run \`${again(quoteWord(folder))}\`${
+            file === undefined ? " with the same patch" : ""
+          }.`,
+      );
+      break;
+    }
+  }
+  if (hints.length === 0) return error;
+  return new PtermError(error.code, `${error.message}\n${hints.join("\n")}`, {
+    result: error.result,
+    helpFor: error.helpFor,
+    hint: error.hint,
   });
 }
 
@@ -202,7 +259,7 @@ async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
       throw new PtermError("UnsupportedFormat", `\`${path}\` is not UTF-8 text; a codex patch edits text files`);
     }
   };
-  const conversion = await codexToXGit(sections, read);
+  const conversion = await codexToXGit(sections, read, { reapply: run.reapply });
   if (conversion.problems.length) throw failure(run.command, conversion.problems);
   const map = conversion.sectionLines.map((line, i) => `block ${i + 1} = line ${line}`).join(", ");
   return {
@@ -214,7 +271,40 @@ async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
   };
 }
 
-async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: RunMode, noCommit: boolean) {
+/** What the call says about committing: --no-commit, or -m/--author/--commit asking for one. */
+interface CommitChoice {
+  readonly noCommit: boolean;
+  readonly commit: boolean;
+  readonly message?: string;
+  readonly author?: string;
+}
+
+function commitChoice(flags: Record<string, unknown>): CommitChoice {
+  const message = flags.message as string | undefined;
+  const author = flags.author as string | undefined;
+  const commit = flags.commit === true || message !== undefined || author !== undefined;
+  if (flags["no-commit"] === true && commit) {
+    const given = flags.commit === true ? "--commit" : message !== undefined ? "--message" : "--author";
+    throw new PtermError(
+      "InvalidArgs",
+      `--no-commit and ${given} contradict each other; drop one (\`patch apply --no-commit\` edits the files only).`,
+    );
+  }
+  return { noCommit: flags["no-commit"] === true, commit, message, author };
+}
+
+/**
+ * Whether the run commits: an XGit patch does (its header names the commit) unless --no-commit;
+ * a unified diff or a codex patch edits the work tree only, as `git apply` and codex's
+ * apply_patch do, unless -m/--author/--commit ask for a commit.
+ */
+function noCommitFor(format: InputFormat, choice: CommitChoice): Pick<PatchRun, "noCommit" | "noCommitReason"> {
+  if (choice.noCommit) return { noCommit: true, noCommitReason: "flag" };
+  if (format !== "xgit" && !choice.commit) return { noCommit: true, noCommitReason: "format" };
+  return { noCommit: false };
+}
+
+async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: RunMode, choice: CommitChoice) {
   const text = await patchText(ctx);
   if (utf8Length(text) > ctx.limits.stdin_bytes) {
     throw new PtermError("InputTooLarge", `the patch is larger than ${ctx.limits.stdin_bytes} bytes; split it.`);
@@ -225,7 +315,10 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
     text,
     workspace: ctx.workspace,
     repoFlag: ctx.flags.repo,
-    noCommit,
+    noCommit: choice.noCommit,
+    message: choice.message,
+    author: choice.author,
+    reapply: (ctx.flags as { reapply?: boolean }).reapply === true,
     config: (ctx.config ?? {}) as PatchConfig,
     session: ctx.session,
     runId: ctx.runId,
@@ -233,36 +326,43 @@ async function run(ctx: CommandContext<{ file?: string; repo?: string }>, mode: 
     progress: ctx.progress,
     git: await import("../git/api.ts"),
   };
-  const prepared = await prepare(ctx as CommandContext, patchRun);
+  let prepared: Prepared;
   let result: PatchResult;
   try {
-    result = await runPatch({ ...patchRun, text: prepared.xgit });
+    prepared = await prepare(ctx as CommandContext, patchRun);
+    try {
+      result = await runPatch({ ...patchRun, ...noCommitFor(prepared.format, choice), text: prepared.xgit });
+    } catch (error) {
+      if (!(error instanceof PtermError) || !prepared.note) throw error;
+      throw new PtermError(error.code, `${error.message}\n${prepared.note}`, {
+        result: error.result,
+        helpFor: error.helpFor,
+        hint: error.hint,
+      });
+    }
   } catch (error) {
-    if (!(error instanceof PtermError) || !prepared.note) throw error;
-    throw new PtermError(error.code, `${error.message}\n${prepared.note}`, {
-      result: error.result,
-      helpFor: error.helpFor,
-    });
+    throw await withRepositoryHint(patchRun, ctx.flags.file, error);
   }
   result.warnings.unshift(...prepared.warnings);
-  result.warnings.push(...await noCommitWarnings(ctx as CommandContext, result, mode));
+  const committing = !noCommitFor(prepared.format, choice).noCommit;
+  if (committing) result.warnings.push(...await noCommitWarnings(ctx as CommandContext, result, mode));
   const readAs = prepared.format === "codex_patch"
     ? "Read as a codex `*** Begin Patch` patch: each file section ran as the equivalent XGit block.\n"
     : prepared.format === "unified_diff"
     ? "Read as a unified diff: it ran as one git.diff block.\n"
     : "";
-  ctx.stdout.write(readAs + summary(result, mode));
+  ctx.stdout.write(readAs + summary(result, mode, committing));
   return { ...result, input_format: prepared.format } as Record<string, unknown>;
 }
 
 export const applyHandler: Handler<typeof applyFlags> = async (ctx) => {
-  const result = await run(ctx, ctx.flags["dry-run"] ? "dry-run" : "apply", ctx.flags["no-commit"]);
+  const result = await run(ctx, ctx.flags["dry-run"] ? "dry-run" : "apply", commitChoice(ctx.flags));
   delete result.problems;
   return result;
 };
 
 export const checkHandler: Handler<typeof checkFlags> = async (ctx) => {
-  return await run(ctx, "check", false);
+  return await run(ctx, "check", { noCommit: false, commit: false });
 };
 
 export const recoverHandler: Handler<typeof recoverFlags> = async (ctx) => {

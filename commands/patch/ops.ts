@@ -4,7 +4,15 @@
  */
 
 import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
-import { applyHunks, DiffParseError, type FileDiff, HunkError, type HunkReport, parseDiff } from "./diff.ts";
+import {
+  applyHunks,
+  DiffParseError,
+  divergedText,
+  type FileDiff,
+  HunkError,
+  type HunkReport,
+  parseDiff,
+} from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
 import { closestLines, keysAsGiven, locate, locateEnd, parseKeys, type Scope, wholeDoc } from "./keys.ts";
@@ -655,13 +663,36 @@ function hunkProblem(error: HunkError, file: string): OpError {
     const closest = f.closest
       ? `; the closest place is line ${f.closest.line} (similarity ${f.closest.similarity}): ${
         f.closest.text.slice(0, 4).map((t) => `\`${t.trim()}\``).join(" / ")
-      }`
+      }${divergedText(f.closest.diverged)}`
       : "; the file is empty";
+    if (f.unanchored) {
+      const { line, rule } = f.unanchored;
+      const why = rule === "end"
+        ? "a hunk without trailing context must end the file (git apply reads it so), and the file goes on " +
+          "after them; add the line that follows as a context line"
+        : "a hunk stated at line 1 (or 0) must start the file (git apply reads it so); state the line it is at " +
+          "in `@@ -N,M +N,M @@`";
+      return new OpError(
+        "NoMatch",
+        `hunk ${f.hunk} of \`${file}\` does not fit where it must: its lines are at line ${line}, but ${why}`,
+        { file, hunk: f.hunk, closest: f.closest, anchored_to: rule === "end" ? "end of file" : "start of file" },
+        f.patchLine,
+      );
+    }
     return new OpError(
       "NoMatch",
       `hunk ${f.hunk} of \`${file}\` fits nowhere: its context and removed lines are not in the file, not even ` +
         `with whitespace differences, shifted, or with changed context lines (removed lines must match)${closest}`,
       { file, hunk: f.hunk, closest: f.closest },
+      f.patchLine,
+    );
+  }
+  if (f.kind === "already-applied") {
+    return new OpError(
+      "AlreadyApplied",
+      `hunk ${f.hunk} of \`${file}\` is already applied: its result stands at line ${f.line} and the lines it ` +
+        "changes are not in the file (the patch ran before, or the change was made by hand)",
+      { file, hunk: f.hunk, line: f.line },
       f.patchLine,
     );
   }
@@ -695,6 +726,48 @@ function hunkProblem(error: HunkError, file: string): OpError {
     { file, hunk: f.hunk },
     f.patchLine,
   );
+}
+
+/**
+ * A submodule pointer's diff against what the index records, as `git apply --index` checks it: a new
+ * pointer must not be there yet (and one already at the new commit is AlreadyApplied), a changed or
+ * removed one must be at the commit its `-Subproject commit` line names. Outside a repository there
+ * is no index to check.
+ */
+async function checkPointerPreimage(
+  view: View,
+  file: FileDiff,
+  rel: string,
+  created: boolean,
+  newOid: string | null,
+): Promise<void> {
+  if (!view.indexGitlink) return;
+  const recorded = await view.indexGitlink(rel);
+  const oldOid = file.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "-")
+    .map((l) => /^Subproject commit ([0-9a-f]{40})\s*$/.exec(l.text)?.[1]).find((id) => id !== undefined) ?? null;
+  if (recorded !== null && recorded === newOid && recorded !== oldOid) {
+    throw new OpError(
+      "AlreadyApplied",
+      `the submodule \`${rel}\` already points at ${newOid}, the commit the diff sets (the patch ran before)`,
+      { file: rel },
+      file.patchLine,
+    );
+  }
+  if (created && recorded !== null) {
+    throw new OpError("AlreadyExists", `the diff adds the submodule \`${rel}\`, which the index already has`, {
+      file: rel,
+    }, file.patchLine);
+  }
+  if (!created && oldOid !== null && recorded !== oldOid) {
+    throw new OpError(
+      recorded === null ? "NotFound" : "Conflict",
+      `the diff changes the submodule \`${rel}\` from ${oldOid}, but the index records ${
+        recorded ?? "no submodule there"
+      }`,
+      { file: rel, expected: oldOid, found: recorded },
+      file.patchLine,
+    );
+  }
 }
 
 /** Which file a diff section edits: its own paths, or the block's path for a diff with no file headers. */
@@ -847,6 +920,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file.patchLine,
         );
       }
+      await checkPointerPreimage(view, file, rel, fromLoc === null, oid);
       view.specialEntries.set(rel, { mode: 0o160000, oid });
       touched.push(rel);
       continue;
@@ -928,7 +1002,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact })) {
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply: view.reapply })) {
         reports.push({ ...report, file: shown });
       }
     } catch (error) {

@@ -42,11 +42,22 @@ Ops:
 keys rules, in order: one key matching exactly one line; else a pair of keys on one line; else all keys on one
 line; else nthl=N among the matches; else AmbiguousMatch listing each line with the nthl that picks it.
 
-All or nothing: when any block fails, nothing is written (NoMatch shows the closest lines). In a git repository
-the patch ends with one commit (commitmsg, author) unless --no-commit; in a folder that is not one, nothing is
-committed and the result's warnings say so (and name the --repo that would commit, when the files are in one).
+All or nothing: when any block fails, nothing is written (NoMatch shows the closest lines and the first that
+differs). In a git repository an XGit patch ends with one commit (commitmsg/-m, author/--author) unless --no-commit;
+in a folder that is not one, nothing is committed and the result's warnings say so. While a merge, cherry-pick or
+revert is stopped, a patch that would commit is refused (Conflict): resolve with --no-commit, then git --continue.
 
-Other formats on stdin run as the equivalent blocks, all or nothing, one commit (result.input_format says which):
+Which folder: --repo, else the header repo:, else the one git uses (the root if it is a repository, else
+patch.default_repo, else the only repository under the root or one level down; several: AmbiguousRepository),
+else the root as a plain folder. Paths in the patch are relative to it.
+
+Diff hunks are anchored as git apply anchors them: a hunk without trailing context must end the file, one stated
+at line 1 must start it. A hunk whose old lines are gone and whose result already stands there is AlreadyApplied
+(the patch ran before: a retry, a replay); nothing is written; --reapply applies it anyway. Fuzzy and whitespace
+matches are named in the result's warnings.
+
+Other formats on stdin run as the equivalent blocks, all or nothing (result.input_format says which). They edit
+the work tree only, as git apply and codex's apply_patch do: no commit unless -m <message>, --author or --commit.
   a unified diff (git diff, diff -u, diff -ruN as patch -p1 reads it; fenced or not)   one git.diff block
   a codex patch:  *** Begin Patch                                        git.diff / file.delete blocks
                   *** Add File: <path>      then +lines (an existing file is replaced, with a warning)
@@ -72,7 +83,7 @@ const repoFlag = {
   name: "repo",
   type: "string",
   valueName: "path",
-  description: "The repository folder (overrides the header repo: and patch.default_repo; else the root)",
+  description: "The repository folder (overrides the header repo:; else the one git would use, else the root)",
   path: "write",
 } as const satisfies FlagSpec;
 
@@ -84,6 +95,12 @@ const fileFlag = {
   path: "read",
 } as const satisfies FlagSpec;
 
+const reapplyFlag = {
+  name: "reapply",
+  type: "boolean",
+  description: "Apply a hunk even when its result is already in the file (else AlreadyApplied: the patch ran before)",
+} as const satisfies FlagSpec;
+
 export const applyFlags = [
   repoFlag,
   fileFlag,
@@ -91,11 +108,30 @@ export const applyFlags = [
   {
     name: "no-commit",
     type: "boolean",
-    description: "Write the files but make no commit (git.revert blocks do not commit either)",
+    description: "An XGit patch: write the files but make no commit (git.revert blocks do not commit either)",
   },
+  {
+    name: "commit",
+    type: "boolean",
+    description: "A unified diff or codex patch: commit the edits too (default message and author)",
+  },
+  {
+    name: "message",
+    short: "m",
+    type: "string",
+    valueName: "text",
+    description: "Commit with this message (overrides commitmsg:; makes a unified diff or codex patch commit)",
+  },
+  {
+    name: "author",
+    type: "string",
+    valueName: "Name <email>",
+    description: "Commit as this author (overrides author:; makes a unified diff or codex patch commit)",
+  },
+  reapplyFlag,
 ] as const satisfies readonly FlagSpec[];
 
-export const checkFlags = [repoFlag, fileFlag] as const satisfies readonly FlagSpec[];
+export const checkFlags = [repoFlag, fileFlag, reapplyFlag] as const satisfies readonly FlagSpec[];
 
 const WRITE_EXAMPLE = `=== file.write: "notes/todo.md" ===
 # TODO
@@ -149,15 +185,17 @@ const CODEX_UPDATE_EXAMPLE = `*** Begin Patch
 
 const PLAIN_DIFF_EXAMPLE = `--- a/notes/plan.md
 +++ b/notes/plan.md
-@@ -1,2 +1,2 @@
+@@ -1,3 +1,3 @@
  ## Parser
 -- status: todo
 +- status: started
+ 
 `;
 
 const apply: LeafSpec = {
   name: "apply",
-  summary: "Apply a patch: every block or none, then one commit in a git repository.",
+  summary:
+    "Apply a patch, every block or none: an XGit patch commits, a unified diff or codex patch edits the work tree.",
   description: "The patch comes on stdin (or --file). Blocks apply in order, each seeing the previous ones' result; " +
     "nothing is written unless all succeed. If pterm is killed mid-apply, the next `patch apply` rolls the tree " +
     "back first (result.recovered says so).\n" + FORMAT,
@@ -176,10 +214,15 @@ const apply: LeafSpec = {
       command: "patch apply --file patches/fix.patch --repo projects/xgit",
       description: "Apply a patch file to a repository",
     },
-    { command: "patch apply", description: "A codex patch: create a file", stdin: CODEX_ADD_EXAMPLE },
     {
       command: "patch apply",
-      description: "A codex patch: change the `- status: todo` below `## Tests` (the anchor picks which one)",
+      description: "A codex patch: create a file (in the work tree only; no commit)",
+      stdin: CODEX_ADD_EXAMPLE,
+    },
+    {
+      command: "patch apply -m 'Tests done'",
+      description:
+        "A codex patch: change the `- status: todo` below `## Tests` (the anchor picks which one), and commit",
       stdin: CODEX_UPDATE_EXAMPLE,
     },
   ],
@@ -234,7 +277,8 @@ const recover: LeafSpec = {
 
 export const patchSpec: CommandSpec = {
   name: "patch",
-  summary: "Edit many files at once with the XGit patch format: file, line, block and git blocks, all or nothing.",
+  summary: "Edit many files at once, all or nothing: XGit patches (file, line, block, git blocks) commit; unified " +
+    "diffs and codex patches edit the work tree unless -m.",
   description: FORMAT.trim(),
   zone: "help-first",
   config: async () => (await schema()).patchConfigSchema,

@@ -70,6 +70,8 @@ export class View {
    * diff that renames a submodule says no mode and has no file to read, only this.
    */
   indexGitlink: ((rel: string) => Promise<string | null>) | null = null;
+  /** Apply hunks whose result is already in the file instead of refusing them as AlreadyApplied. */
+  reapply = false;
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

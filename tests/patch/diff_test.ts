@@ -57,26 +57,28 @@ Deno.test("whitespace differences at the stated line: strategy whitespace", () =
 });
 
 Deno.test("a hunk whose line number is off is found by its text when that text occurs once", () => {
-  const { text, reports } = apply(BASE, "@@ -1,3 +1,3 @@\n zeta\n-eta\n+ETA\n theta\n");
+  const { text, reports } = apply(BASE, "@@ -2,3 +2,3 @@\n zeta\n-eta\n+ETA\n theta\n");
   assert.equal(text, BASE.replace("\neta\n", "\nETA\n"));
-  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 6, 1]]);
+  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 6, 2]]);
+  // Stated at line 1, as git apply reads it, the hunk must start the file: it is not moved elsewhere.
+  assert.equal(failure(BASE, "@@ -1,3 +1,3 @@\n zeta\n-eta\n+ETA\n theta\n").kind, "no-match");
 });
 
 Deno.test("a shifted hunk whose text occurs twice goes to the place strictly nearest its stated line, as git apply", () => {
-  const file = "a\nrepeat\nb\nc\nrepeat\nb\n";
-  const { text, reports } = apply(file, "@@ -10,2 +10,2 @@\n repeat\n-b\n+B\n");
-  assert.equal(text, "a\nrepeat\nb\nc\nrepeat\nB\n");
-  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 5, 10]]);
+  const file = "a\nrepeat\nb\nend\nc\nrepeat\nb\nend\n";
+  const { text, reports } = apply(file, "@@ -10,3 +10,3 @@\n repeat\n-b\n+B\n end\n");
+  assert.equal(text, "a\nrepeat\nb\nend\nc\nrepeat\nB\nend\n");
+  assert.deepEqual(reports.map((r) => [r.strategy, r.at_line, r.stated_line]), [["shifted", 6, 10]]);
   // Equally near (line 2 and line 5 from a stated line 3.5 cannot be; 1 and 5 from 3 are): refused.
-  const tie = "repeat\nb\nx\nx\nrepeat\nb\n";
-  const f = failure(tie, "@@ -3,2 +3,2 @@\n repeat\n-b\n+B\n");
+  const tie = "repeat\nb\nend\nx\nrepeat\nb\nend\n";
+  const f = failure(tie, "@@ -3,3 +3,3 @@\n repeat\n-b\n+B\n end\n");
   assert.equal(f.kind, "ambiguous");
   if (f.kind === "ambiguous") {
     assert.deepEqual(f.lines, [1, 5]);
     assert.deepEqual(f.texts, ["repeat", "repeat"]);
     assert.equal(f.stated, 3);
   }
-  const g = failure(file, "@@ @@\n repeat\n-b\n+B\n");
+  const g = failure(file, "@@ @@\n repeat\n-b\n+B\n end\n");
   assert.equal(g.kind, "ambiguous");
   if (g.kind === "ambiguous") assert.equal(g.stated, null);
 });
@@ -123,7 +125,7 @@ Deno.test("fences and prose around the diff are stripped; bare empty lines are e
   const file = "one\n\ntwo\nthree\n";
   const { text } = apply(
     file,
-    "Here is the change:\n```diff\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n one\n\n-two\n+TWO\n```\n",
+    "Here is the change:\n```diff\n--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n one\n\n-two\n+TWO\n three\n```\n",
   );
   assert.equal(text, "one\n\nTWO\nthree\n");
 });
@@ -149,9 +151,9 @@ Deno.test("several hunks: later ones follow the drift of earlier ones", () => {
   // Both hunks state positions 5 lines too early; the second is found by the drift, exactly.
   const { text, reports } = apply(
     file,
-    "@@ -1,3 +1,3 @@\n line 6\n-line 7\n+LINE 7\n line 8\n@@ -15,3 +15,3 @@\n line 20\n-line 21\n+LINE 21\n line 22\n",
+    "@@ -2,3 +2,3 @@\n line 7\n-line 8\n+LINE 8\n line 9\n@@ -15,3 +15,3 @@\n line 20\n-line 21\n+LINE 21\n line 22\n",
   );
-  assert.match(text, /LINE 7\n/);
+  assert.match(text, /LINE 8\n/);
   assert.match(text, /LINE 21\n/);
   assert.deepEqual(reports.map((r) => r.strategy), ["shifted", "exact"]);
 });
@@ -205,14 +207,14 @@ Deno.test("a hunk retyped with spaces for a tab-indented file: added lines take 
   const makefile = "all: app\n\napp: main.o\n\t$(CC) -o app main.o\n\nclean:\n\trm -f app\n";
   const { text, reports } = apply(
     makefile,
-    "@@ -3,2 +3,3 @@\n app: main.o\n-    $(CC) -o app main.o\n+    $(CC) -o app main.o util.o\n+    strip app\n",
+    "@@ -3,3 +3,4 @@\n app: main.o\n-    $(CC) -o app main.o\n+    $(CC) -o app main.o util.o\n+    strip app\n \n",
   );
   assert.equal(text, "all: app\n\napp: main.o\n\t$(CC) -o app main.o util.o\n\tstrip app\n\nclean:\n\trm -f app\n");
   assert.equal(reports[0].strategy, "whitespace");
   // And tabs typed into a file indented with spaces become its spaces.
   const python = "def f():\n    if x:\n        return 1\n    return 0\n";
   assert.equal(
-    apply(python, "@@ -2,2 +2,3 @@\n \tif x:\n-\t\treturn 1\n+\t\tlog(x)\n+\t\treturn 2\n").text,
+    apply(python, "@@ -2,3 +2,4 @@\n \tif x:\n-\t\treturn 1\n+\t\tlog(x)\n+\t\treturn 2\n \treturn 0\n").text,
     "def f():\n    if x:\n        log(x)\n        return 2\n    return 0\n",
   );
 });

@@ -98,6 +98,9 @@ Deno.test("skills/patch/SKILL.md: every example does what the text says; the fai
     "# Project\nStatus: alpha.\n\nRun `python -m app`.\n",
   );
   assert.equal(await Deno.readTextFile(`${dir.path}/proj/docs/usage.md`), "# Usage\n");
-  assert.equal((await git(`${dir.path}/proj`, "rev-list", "--count", "HEAD")).trim(), "3");
+  // The XGit patch and the unified diff given -m committed; the codex patch only edited the work tree.
+  assert.equal((await git(`${dir.path}/proj`, "rev-list", "--count", "HEAD")).trim(), "2");
+  assert.equal(await git(`${dir.path}/proj`, "log", "-1", "--format=%s"), "Say how to run\n");
+  assert.equal(await git(`${dir.path}/proj`, "status", "--porcelain"), " M README.md\n?? docs/\n");
   assert.equal(await git(`${dir.path}/proj`, "show", "v0.1:README.md"), "# Project\n");
 });

@@ -273,9 +273,14 @@ async function change(rng: Rng, repo: string, model: Model): Promise<void> {
 
 let runs = 0;
 
-async function ptermApply(root: string, repoRel: string, diff: string): Promise<void> {
+async function ptermApply(
+  root: string,
+  repoRel: string,
+  diff: string,
+  mode: "apply" | "check" = "apply",
+): Promise<void> {
   await runPatch({
-    mode: "apply",
+    mode,
     command: "patch apply",
     text: `=== git.diff: "." ===\n${diff}=== end ===\n=== PATCH EOF ===\n`,
     workspace: createWorkspace(root),
@@ -308,7 +313,20 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
   git(root.path, "clone", "-q", "gen", "byPterm");
   const byGit = `${root.path}/byGit`;
   const byPterm = `${root.path}/byPterm`;
-  const stats = { diffs: 0, files: 0, renames: 0, copies: 0, binary: 0, links: 0, gitlinks: 0, modes: 0 };
+  const stats = {
+    diffs: 0,
+    files: 0,
+    renames: 0,
+    copies: 0,
+    binary: 0,
+    links: 0,
+    gitlinks: 0,
+    modes: 0,
+    /** Diffs git applies a second time too (and so must pterm). */
+    twice: 0,
+    /** -U0 insertions git applies again and pterm refuses as AlreadyApplied (see above). */
+    reappliedZero: 0,
+  };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
     // The shapes diffs come in: plain, --no-prefix, less or more context (-U0 needs git apply
@@ -359,6 +377,42 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
       .split("\n").filter((l) => l !== "");
     assert.deepEqual(dirty, [], `pterm's work tree differs from its commit: ${context()}`);
 
+    // The same diff a second time (a retry): pterm refuses exactly when git apply refuses.
+    const again = new Deno.Command("git", {
+      args: [
+        "apply",
+        "--check",
+        "--index",
+        ...(noPrefix ? ["-p0"] : []),
+        ...(shape === "U0" ? ["--unidiff-zero"] : []),
+        `${root.path}/round.diff`,
+      ],
+      cwd: byGit,
+      env: ENV,
+      clearEnv: true,
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    let ptermRefusal: string | null = null;
+    try {
+      await ptermApply(root.path, "byPterm", diff, "check");
+    } catch (error) {
+      ptermRefusal = (error as Error).message;
+    }
+    // One refusal git has no counterpart for: a `-U0` insertion (no context, applied by its line
+    // number, as git apply --unidiff-zero does) whose lines already stand at that line is
+    // AlreadyApplied, as GNU patch detects a patch applied before; git inserts them a second time.
+    const onlyAlreadyApplied = ptermRefusal !== null && /already applied/.test(ptermRefusal);
+    if (again.success && shape === "U0" && onlyAlreadyApplied) stats.reappliedZero++;
+    else if (again.success !== (ptermRefusal === null)) {
+      assert.fail(
+        `applied a second time, git apply ${
+          again.success ? "accepts" : `refuses (${new TextDecoder().decode(again.stderr).trim()})`
+        } but pterm ${ptermRefusal === null ? "accepts" : `refuses (${ptermRefusal})`}: ${context()}`,
+      );
+    }
+    stats.twice += again.success && ptermRefusal === null ? 1 : 0;
+
     stats.diffs++;
     stats.files += diff.match(/^diff --git /gm)?.length ?? 0;
     stats.renames += diff.match(/^rename from /gm)?.length ?? 0;
@@ -370,7 +424,10 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
   }
   // The shapes must actually have been drawn (a generator that stopped making them would pass vacuously).
   if (DIFFS >= 200) {
-    for (const [shape, count] of Object.entries(stats)) assert.ok(count > 0, `no ${shape} in ${DIFFS} diffs`);
+    for (const [shape, count] of Object.entries(stats)) {
+      // The -U0 exception is rare by nature; the rest must have been drawn.
+      if (shape !== "reappliedZero") assert.ok(count > 0, `no ${shape} in ${DIFFS} diffs`);
+    }
   }
   // deno-lint-ignore no-console -- how many of each shape this run drew, for whoever reads the log
   console.log(`git apply oracle: ${JSON.stringify(stats)}`);

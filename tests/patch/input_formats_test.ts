@@ -56,15 +56,20 @@ Deno.test("a diff real git wrote (edit, add, delete, rename) applies to the same
     const checked = await check(dir.path, text, "--repo proj");
     assert.equal(checked.exit_code, 0, checked.stderr);
     assert.deepEqual(await fingerprint(repo), before, "check writes nothing");
+    const head = await git(repo, "rev-parse", "HEAD");
     const envelope = await apply(dir.path, text, "--repo proj");
     assert.equal(envelope.exit_code, 0, envelope.stderr);
     const result = envelope.result as Applied;
     assert.equal(result.input_format, "unified_diff");
     assert.match(envelope.stdout, /^Read as a unified diff/);
-    assert.equal((await git(repo, "rev-parse", "HEAD^{tree}")).trim(), expectedTree);
-    assert.equal(await git(repo, "status", "--porcelain"), "");
+    // A unified diff edits the work tree as git apply does, and commits nothing.
+    assert.equal(result.commit_id, null);
+    assert.equal(await git(repo, "rev-parse", "HEAD"), head);
+    await git(repo, "add", "-A");
+    assert.equal((await git(repo, "write-tree")).trim(), expectedTree);
     await assertFsck(repo);
-    await git(repo, "reset", "-q", "--hard", "HEAD~1");
+    await git(repo, "reset", "-q", "--hard", "HEAD");
+    await git(repo, "clean", "-qfd");
   }
 });
 
@@ -166,7 +171,8 @@ Deno.test("a codex patch: add, update with anchors and several chunks, delete, m
     "*** End Patch",
     "",
   ].join("\n");
-  const envelope = await apply(dir.path, patch, "--repo proj");
+  // A codex patch commits only when asked (--commit, -m or --author).
+  const envelope = await apply(dir.path, patch, "--repo proj --commit");
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   const result = envelope.result as Applied;
   assert.equal(result.input_format, "codex_patch");
@@ -368,10 +374,18 @@ Deno.test("patch apply outside a repository on files inside one: no commit, and 
   await using dir = await makeRoot();
   const repo = await repoWith(dir.path, { "src/a.py": "x = 1\n" });
   const head = (await git(repo, "rev-parse", "HEAD")).trim();
-  const envelope = await apply(
-    dir.path,
-    '=== line.replace: "proj/src/a.py" ===\nkeys=x = 1\nx = 2\n=== end ===\n=== file.write: "notes.md" ===\nhi\n=== end ===\n=== PATCH EOF ===\n',
+  const fromRoot =
+    '=== line.replace: "proj/src/a.py" ===\nkeys=x = 1\nx = 2\n=== end ===\n=== file.write: "notes.md" ===\nhi\n=== end ===\n=== PATCH EOF ===\n';
+  // Without --repo the patch runs in the repository git would use (proj, the only one): its paths
+  // are relative to it, and the error says how this one was written and which line runs it.
+  const refused = await apply(dir.path, fromRoot);
+  assert.equal(refused.error_code, "NotFound", refused.stderr);
+  assert.match(
+    refused.stderr,
+    /`proj\/src\/a\.py` is written from the workspace root.*write `src\/a\.py` \(or run `patch apply --repo \.`\)/,
   );
+  assert.equal(await Deno.readTextFile(`${repo}/src/a.py`), "x = 1\n");
+  const envelope = await apply(dir.path, fromRoot, "--repo .");
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   const result = envelope.result as Applied & { is_repository: boolean };
   assert.equal(result.is_repository, false);

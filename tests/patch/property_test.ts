@@ -169,6 +169,23 @@ async function realDiff(scratch: string, texts: Texts): Promise<string> {
   return await git(scratch, "-c", "core.autocrlf=false", "diff", "--no-color", "--no-ext-diff", "f.txt");
 }
 
+/** Whether real `git apply --check` accepts `diff` for f.txt holding `text`. */
+async function gitApplies(text: string, diff: string): Promise<boolean> {
+  await using dir = await makeRoot("pterm-git-apply-");
+  await Deno.writeTextFile(`${dir.path}/f.txt`, text);
+  await Deno.writeTextFile(`${dir.path}/d.diff`, diff);
+  const out = await new Deno.Command("git", {
+    // A diff without a single context line is read as pterm reads it: by its text and line number
+    // (git apply --unidiff-zero), once it is not all of the file.
+    args: ["apply", "--check", ...(/^ /m.test(diff) ? [] : ["--unidiff-zero"]), "d.diff"],
+    cwd: dir.path,
+    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: dir.path },
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return out.success;
+}
+
 function diffPatch(diff: string): string {
   return patchOf(`=== git.diff: "." ===\n${diff.endsWith("\n") ? diff : diff + "\n"}=== end ===\n`);
 }
@@ -227,6 +244,12 @@ Deno.test("property: the same diff applies with shifted context, whitespace nois
       const prefix = noise === "shift"
         ? Array.from({ length: 1 + (seed % 7) }, (_, i) => `added above ${i}\n`).join("")
         : "";
+      if (noise === "shift" && !(await gitApplies(prefix + texts.before, diff))) {
+        // A hunk stated at line 1 must start the file, as git apply anchors it: lines above it are
+        // not "shifted context" but a file the diff was not made for. pterm refuses as git does.
+        await assert.rejects(applyDiffTo(prefix + texts.before, diff), /NoMatch|does not fit|fits nowhere/);
+        return;
+      }
       assert.equal(await applyDiffTo(prefix + texts.before, diff), prefix + texts.after, `${noise}\n${diff}`);
     }),
     { numRuns: 100 },

@@ -26,9 +26,10 @@ Deno.test("bare repositories and separate git dirs are refused like .git, for re
   const cases: [string, string, string | undefined][] = [
     ["doc extract of a separate git dir's config", "doc extract store/config", undefined],
     ["doc info of a bare repository's HEAD", "doc info server.git/HEAD", undefined],
-    ["patch adding core.fsmonitor to a separate git dir's config", "patch apply", fsmonitor],
-    ["patch creating a bare repository's hook", "patch apply", newHook],
-    ["patch through a symlink to the git dir", "patch apply", viaLink],
+    // --repo .: the paths are the root's (without it, patch would run in `work`, the only repository).
+    ["patch adding core.fsmonitor to a separate git dir's config", "patch apply --repo .", fsmonitor],
+    ["patch creating a bare repository's hook", "patch apply --repo .", newHook],
+    ["patch through a symlink to the git dir", "patch apply --repo .", viaLink],
     ["doc --out into a bare repository's hooks", "doc extract work/a.txt -o server.git/hooks/pre-receive", undefined],
   ];
   for (const [label, line, stdin] of cases) {

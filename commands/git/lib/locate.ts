@@ -60,11 +60,23 @@ function rootHasContent(root: string): boolean {
   return false;
 }
 
+export interface RepositoryOptions {
+  /** The pterm.json setting that names the default (`git.default_repo`), for the error's advice. */
+  readonly configKey?: string;
+  /** No repository anywhere: the root itself, as a plain folder (`patch`), instead of NotARepository. */
+  readonly plainRoot?: boolean;
+}
+
 /**
  * The repository (relative to the root) a call that gave no --repo means. `commandPath` is the
  * subcommand as run (`git status`), for the line the errors suggest.
  */
-export function defaultRepository(root: string, configured: string | undefined, commandPath: string): string {
+export function defaultRepository(
+  root: string,
+  configured: string | undefined,
+  commandPath: string,
+  options: RepositoryOptions = {},
+): string {
   if (hasDotGit(root)) return ".";
   if (configured !== undefined) return configured;
   const near = repositoriesNear(root);
@@ -75,9 +87,13 @@ export function defaultRepository(root: string, configured: string | undefined, 
       "AmbiguousRepository",
       `${commandPath}: no --repo given and the workspace holds ${near.length} repositories:\n${listed}${
         near.length > 20 ? "\n  …" : ""
-      }\nName one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\` (or set git.default_repo in pterm.json).`,
+      }\nName one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${
+        options.plainRoot ? " (or `--repo .` for the root folder itself)" : ""
+      } (or set ${options.configKey ?? "git.default_repo"} in pterm.json).`,
     );
   }
+  // A command that also edits plain folders works in the root when no repository is anywhere.
+  if (options.plainRoot) return ".";
   const init = rootHasContent(root)
     ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`"
     : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
