@@ -4,20 +4,24 @@
  * password-protected document (an `EncryptedPackage` stream) and the legacy binary formats.
  */
 
+import { findMainPart } from "./ooxml.ts";
 import type { ZipArchive } from "./zip.ts";
 
 export const FORMATS = ["pdf", "docx", "pptx", "xlsx"] as const;
 export type DocFormat = typeof FORMATS[number];
 
 export type Detection =
-  | { readonly kind: "supported"; readonly format: DocFormat; readonly zip?: ZipArchive }
-  | { readonly kind: "encrypted-office"; readonly description: string }
   | {
-    readonly kind: "unsupported";
-    readonly description: string;
-    /** An OPC package none of whose parts names a known document: its declarations are checked next. */
-    readonly package?: ZipArchive;
-  };
+    readonly kind: "supported";
+    readonly format: DocFormat;
+    /** An Office package, and its main part as its root relationship names it. */
+    readonly zip?: ZipArchive;
+    readonly mainPart?: string;
+  }
+  | { readonly kind: "encrypted-office"; readonly description: string }
+  /** A document of a known kind whose package lacks what it names (CorruptInput, not another format). */
+  | { readonly kind: "damaged"; readonly description: string }
+  | { readonly kind: "unsupported"; readonly description: string };
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -76,26 +80,28 @@ function describeOle(bytes: Uint8Array): Detection {
   return { kind: "unsupported", description: "an OLE compound file (a legacy Office or Outlook file)" };
 }
 
-function describeZip(zip: ZipArchive): Detection {
-  if (zip.has("word/document.xml")) return { kind: "supported", format: "docx", zip };
-  if (zip.has("ppt/presentation.xml")) return { kind: "supported", format: "pptx", zip };
-  // A workbook may live at another part name (found through _rels/.rels by the reader), and a
-  // package whose workbook is missing is a damaged spreadsheet (CorruptInput), not another format.
-  if (zip.has("xl/workbook.xml") || zip.names.some((name) => name.startsWith("xl/"))) {
-    return { kind: "supported", format: "xlsx", zip };
+async function describeZip(zip: ZipArchive): Promise<Detection> {
+  const main = await findMainPart(zip);
+  if (main.kind === "found") return { kind: "supported", format: main.format, zip, mainPart: main.part };
+  if (main.kind === "missing") {
+    return {
+      kind: "damaged",
+      description: `${article(main.label)} ${main.label} package whose main part (${main.part}) is missing`,
+    };
   }
   if (zip.has("mimetype") && zip.has("content.xml")) {
     return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
   }
   if (zip.has("META-INF/container.xml")) return { kind: "unsupported", description: "an EPUB e-book" };
   if (zip.has("[Content_Types].xml")) {
-    return {
-      kind: "unsupported",
-      description: "an OPC package that is not a Word, PowerPoint or Excel document",
-      package: zip,
-    };
+    return { kind: "unsupported", description: "an OPC package that is not a Word, PowerPoint or Excel document" };
   }
   return { kind: "unsupported", description: "a ZIP archive that is not an Office document" };
+}
+
+/** "a" or "an", by the sound of the word that follows (a Word, an Excel). */
+export function article(word: string): "a" | "an" {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
 function looksLikeText(bytes: Uint8Array): boolean {
@@ -132,47 +138,15 @@ function describeOther(bytes: Uint8Array): string {
  * Detects the format. A ZIP container is opened (central directory only) to see which
  * document it holds; a damaged container throws CorruptInput from there.
  */
-export function detect(bytes: Uint8Array, openZip: (bytes: Uint8Array) => ZipArchive): Detection {
+export async function detect(
+  bytes: Uint8Array,
+  openZip: (bytes: Uint8Array) => ZipArchive,
+): Promise<Detection> {
   // PDF readers accept the header anywhere in the first KiB (some files start with junk).
   if (ascii(bytes, 0, 1024).includes("%PDF-")) return { kind: "supported", format: "pdf" };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06])) {
-    return describeZip(openZip(bytes));
+    return await describeZip(openZip(bytes));
   }
   if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
   return { kind: "unsupported", description: describeOther(bytes) };
-}
-
-const DECLARED: readonly { format: DocFormat; pattern: RegExp; label: string }[] = [
-  {
-    format: "docx",
-    pattern: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
-    label: "Word document",
-  },
-  {
-    format: "pptx",
-    pattern: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
-    label: "PowerPoint presentation",
-  },
-  {
-    format: "xlsx",
-    pattern: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
-    label: "Excel workbook",
-  },
-];
-
-/**
- * What an OPC package says it is, when none of its parts is where a document's main part would be:
- * `[Content_Types].xml` declaring a Word, PowerPoint or Excel main part (and the part it names) —
- * a damaged document of that kind, not another format.
- */
-export async function declaredDocument(zip: ZipArchive): Promise<{ label: string; part: string } | null> {
-  const types = await zip.readText("[Content_Types].xml");
-  if (types === null) return null;
-  for (const match of types.matchAll(/<(?:[\w.-]+:)?Override\b([^>]*)>/g)) {
-    const type = /ContentType\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "";
-    const part = (/PartName\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "").replace(/^\//, "");
-    const kind = DECLARED.find((d) => d.pattern.test(type));
-    if (kind) return { label: kind.label, part };
-  }
-  return null;
 }

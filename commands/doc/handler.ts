@@ -6,7 +6,8 @@ import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
-import { declaredDocument, detect, type Detection, type DocFormat } from "./detect.ts";
+import { detect, type Detection, type DocFormat } from "./detect.ts";
+import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
@@ -96,7 +97,7 @@ async function readInput(ctx: CommandContext, given: string, config: DocConfig, 
   return { input, bytes };
 }
 
-function detectFormat(bytes: Uint8Array, config: DocConfig): Detection {
+function detectFormat(bytes: Uint8Array, config: DocConfig): Promise<Detection> {
   const budget = new InflateBudget(config.max_inflated_bytes);
   return detect(bytes, (b) => ZipArchive.open(b, budget));
 }
@@ -110,22 +111,18 @@ function unsupported(given: string, description: string, label = "--in"): PtermE
 }
 
 /**
- * UnsupportedFormat, unless the file is an OPC package that declares a Word, PowerPoint or Excel
- * main part it does not hold: that is a damaged document (CorruptInput), not another format.
+ * UnsupportedFormat for another format; CorruptInput for an Office package that names a Word,
+ * PowerPoint or Excel main part it does not hold (a damaged document, not another format).
  */
-async function unsupportedOrDamaged(
+function unsupportedOrDamaged(
   given: string,
-  detection: Extract<Detection, { kind: "unsupported" }>,
+  detection: Extract<Detection, { kind: "unsupported" | "damaged" }>,
   label = "--in",
-): Promise<PtermError> {
-  const declared = detection.package ? await declaredDocument(detection.package) : null;
-  if (declared === null) return unsupported(given, detection.description, label);
+): PtermError {
+  if (detection.kind === "unsupported") return unsupported(given, detection.description, label);
   return new PtermError(
     "CorruptInput",
-    `${label} \`${given}\` is a ${declared.label} package whose main part (${
-      declared.part || "unnamed"
-    }) is missing; ` +
-      "the file is damaged — re-save it from the program that made it.",
+    `${label} \`${given}\` is ${detection.description}; the file is damaged — re-save it from the program that made it.`,
   );
 }
 
@@ -135,6 +132,14 @@ function encryptedOffice(given: string, label = "--in"): PtermError {
     `${label} \`${given}\` is a password-protected Office document; pterm takes no passwords — remove the ` +
       "password in Word/Excel/PowerPoint or LibreOffice, save a copy into the workspace and extract that.",
   );
+}
+
+/** The Office package detection found, with its main part; only called for DOCX, PPTX and XLSX. */
+function officePackage(detection: Detection): OfficePackage {
+  if (detection.kind !== "supported" || !detection.zip || detection.mainPart === undefined) {
+    throw new Error("an Office reader was called without the package detection found");
+  }
+  return { zip: detection.zip, mainPart: detection.mainPart };
 }
 
 async function runReader(
@@ -152,16 +157,15 @@ async function runReader(
     memoryBytes: ctx.limits.memory_bytes,
     maxInflatedBytes: config.max_inflated_bytes,
   };
-  const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
     case "pdf":
       return await (await readers.pdf()).extractPdf(bytes, options);
     case "docx":
-      return await (await readers.docx()).extractDocx(zip!, options);
+      return await (await readers.docx()).extractDocx(officePackage(detection), options);
     case "pptx":
-      return await (await readers.pptx()).extractPptx(zip!, options);
+      return await (await readers.pptx()).extractPptx(officePackage(detection), options);
     case "xlsx":
-      return await (await readers.xlsx()).extractXlsx(zip!, options);
+      return await (await readers.xlsx()).extractXlsx(officePackage(detection), options);
   }
 }
 
@@ -255,8 +259,10 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     }
   }
 
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
   if (detection.kind === "encrypted-office") throw encryptedOffice(given, label);
   const format = detection.format;
   if (wanted !== "auto" && wanted !== format) {
@@ -322,11 +328,11 @@ async function describe(detection: Detection, bytes: Uint8Array, maxInflatedByte
     case "pdf":
       return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
-      return await (await readers.docx()).infoDocx(detection.zip!);
+      return await (await readers.docx()).infoDocx(officePackage(detection));
     case "pptx":
-      return await (await readers.pptx()).infoPptx(detection.zip!);
+      return await (await readers.pptx()).infoPptx(officePackage(detection));
     case "xlsx":
-      return await (await readers.xlsx()).infoXlsx(detection.zip!);
+      return await (await readers.xlsx()).infoXlsx(officePackage(detection));
   }
 }
 
@@ -335,8 +341,10 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
   preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
   const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes) ?? {
     format: "encrypted-office",
     title: null,
