@@ -6,6 +6,7 @@ import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
 import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
+import { dropControlCharacters } from "./controls.ts";
 import { detect, type Detection, type DocFormat } from "./detect.ts";
 import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
@@ -274,7 +275,9 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   }
 
   // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
-  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config);
+  const extraction = dropControlCharacters(
+    await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config),
+  );
   ctx.signal.throwIfAborted();
   const output = render(extraction, mode, maxChars, input.rel);
   const truncated = output.truncated;

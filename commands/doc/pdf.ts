@@ -6,6 +6,7 @@
  * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
+import { compactRanges } from "./controls.ts";
 import type { getDocumentProxy } from "unpdf";
 import {
   alignedTables,
@@ -869,8 +870,7 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
   const blocks: Block[] = [];
   const empty: number[] = [];
   const unreadable: number[] = [];
-  const controlPages: number[] = [];
-  let controls = 0;
+  const droppedControls = new Map<number, number>();
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
@@ -897,10 +897,7 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       }
       options.progress?.({ progress: number, total: source.numPages, message: "pages read" });
       const cleaned = dropControlCharacters(items);
-      if (cleaned.dropped > 0) {
-        controls += cleaned.dropped;
-        controlPages.push(number);
-      }
+      if (cleaned.dropped > 0) droppedControls.set(number, cleaned.dropped);
       const pageBlocks = pageContent(cleaned.items, tables, members);
       if (pageBlocks.length === 0) empty.push(number);
       chars += textLength(pageBlocks);
@@ -911,12 +908,6 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
     }
-    if (controls > 0) {
-      warnings.push(
-        `${controls} control character(s) on page(s) ${compactRanges(controlPages)} were dropped ` +
-          "(fonts without a Unicode map); the text there may be incomplete",
-      );
-    }
     if (await source.encrypted()) {
       warnings.push("the PDF is encrypted without a password to open it; its text was extracted");
     }
@@ -925,22 +916,12 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       blocks,
       counts: { pages: source.numPages },
       warnings,
+      droppedControls,
       stoppedEarly: stoppedAt !== null,
     };
   } finally {
     await source.close();
   }
-}
-
-function compactRanges(numbers: readonly number[]): string {
-  const ranges: string[] = [];
-  for (let i = 0; i < numbers.length;) {
-    let j = i;
-    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
-    ranges.push(i === j ? `${numbers[i]}` : `${numbers[i]}-${numbers[j]}`);
-    i = j + 1;
-  }
-  return ranges.join(", ");
 }
 
 async function metadata(pdf: PdfDocument): Promise<Record<string, unknown>> {

@@ -31,6 +31,11 @@ export interface Extraction {
   readonly blocks: Block[];
   readonly counts: Counts;
   readonly warnings: string[];
+  /**
+   * Control characters a reader dropped itself before laying out the text (by page number); the
+   * shared output filter (controls.ts) counts them with its own in one warning.
+   */
+  readonly droppedControls?: ReadonlyMap<number, number>;
   /** The reader stopped before the end because the output budget was used up. */
   readonly stoppedEarly: boolean;
 }
