@@ -264,8 +264,8 @@ export interface Output {
 /** `total` is null when reading stopped early: the document holds more than was read. */
 function truncationNote(kept: number, total: number | null): string {
   const of = total === null ? " (the document has more)" : ` of ${total}`;
-  return `${TRUNCATED_MARKER} Output cut at a block boundary after ${kept}${of} characters; ` +
-    "run again with a larger --max-chars to get the rest.";
+  return `${TRUNCATED_MARKER} Shown up to a block boundary after ${kept}${of} characters (--max-chars); ` +
+    "the saved file holds the whole text.";
 }
 
 /** Cuts `text` to at most `room` characters at the last line break, else the last space; never mid-word. */

@@ -5,14 +5,23 @@ import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
-import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
+import {
+  boundJson,
+  boundPieces,
+  hasText,
+  type Mode,
+  type Output,
+  renderPieces,
+  toJsonBlock,
+  TRUNCATED_MARKER,
+} from "./blocks.ts";
 import { dropControlCharacters } from "./controls.ts";
 import { detect, type Detection, type DocFormat } from "./detect.ts";
 import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
-import type { DocInfo, Extraction } from "./types.ts";
+import type { DocInfo, ExtractedRange, Extraction, UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 
 type PdfReader = typeof import("./pdf.ts");
@@ -150,8 +159,10 @@ async function runReader(
   ctx: CommandContext,
   budget: number,
   config: DocConfig,
+  selection: UnitSelection | undefined,
 ) {
   const options = {
+    selection,
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
@@ -170,13 +181,54 @@ async function runReader(
   }
 }
 
-function render(extraction: Extraction, mode: Mode, maxChars: number, source: string): Output {
-  const more = extraction.stoppedEarly;
+/**
+ * The whole rendering of what the reader read: what the artifact (or --out) holds. When the reader
+ * stopped at the output limit, it ends with `note`, saying where it stopped and how to get the rest.
+ */
+function renderWhole(extraction: Extraction, mode: Mode, source: string, note: string | null): string {
   if (mode === "json") {
     const header = { format: extraction.format, source, ...extraction.counts };
-    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars, more);
+    const blocks = extraction.blocks.map(toJsonBlock);
+    const tail = note === null ? { truncated: false } : { truncated: true, note: `${TRUNCATED_MARKER} ${note}` };
+    return JSON.stringify({ ...header, ...tail, blocks }, null, 1);
   }
-  return boundPieces(renderPieces(extraction.blocks, mode), maxChars, more);
+  const text = renderPieces(extraction.blocks, mode).join("");
+  return note === null ? text : `${text.replace(/\s+$/, "")}\n\n${TRUNCATED_MARKER} ${note}\n`;
+}
+
+/** What stdout may show of the text: bounded by --max-chars at a clean boundary. */
+function renderForStdout(extraction: Extraction, mode: Mode, source: string, whole: string, maxChars: number): Output {
+  if (whole.length <= maxChars) return { text: whole, totalChars: whole.length, truncated: false };
+  if (mode === "json") {
+    const header = { format: extraction.format, source, ...extraction.counts };
+    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars);
+  }
+  return boundPieces(renderPieces(extraction.blocks, mode), maxChars);
+}
+
+const UNIT_PLURAL = { page: "pages", slide: "slides", sheet: "sheets" } as const;
+
+/** `pages 3-5`, `slide 2`: the units of a range. */
+function unitsText(unit: ExtractedRange["unit"], first: number, last: number): string {
+  return first === last ? `${unit} ${first}` : `${UNIT_PLURAL[unit]} ${first}-${last}`;
+}
+
+/** The `doc extract` line that reads the units the reader did not get to. */
+function continuation(given: string, mode: Mode, range: ExtractedRange): string {
+  return `doc extract ${given}${mode === "md" ? "" : ` --mode ${mode}`} --pages ${range.last + 1}-${range.wanted}`;
+}
+
+/** Where a reader that stopped at the output limit stopped, and the line that reads the rest. */
+function stopNote(extraction: Extraction, given: string, mode: Mode, limit: number): string {
+  const range = extraction.range;
+  if (range === undefined || range.last >= range.wanted) {
+    return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars in pterm.json); ` +
+      "the rest of the document is not here — raise the limit to read the rest.";
+  }
+  const read = range.last < range.first ? "nothing" : unitsText(range.unit, range.first, range.last);
+  return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars) after ${read} ` +
+    `of ${range.total}; ` +
+    `the rest: \`${continuation(given, mode, range)}\`.`;
 }
 
 function plural(n: number, word: string): string {
@@ -274,39 +326,55 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     );
   }
 
-  // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
+  const selection = unitSelection(flags.pages, format, given);
+  // The artifact holds the whole range; only doc.max_output_chars bounds it (a reader stops past it, and says where).
+  const outputLimit = config.max_output_chars;
   const extraction = dropControlCharacters(
-    await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config),
+    await runReader(format, detection, bytes, ctx as CommandContext, outputLimit, config, selection),
   );
   ctx.signal.throwIfAborted();
-  const output = render(extraction, mode, maxChars, input.rel);
-  const truncated = output.truncated;
-  const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, output.text);
+  const stopped = extraction.stoppedEarly;
+  const note = stopped ? stopNote(extraction, given, mode, outputLimit) : null;
+  const whole = renderWhole(extraction, mode, input.rel, note);
+  const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, whole);
 
-  const status = !hasText(extraction.blocks) ? "empty" : truncated ? "truncated" : "complete";
+  const status = !hasText(extraction.blocks) ? "empty" : stopped ? "truncated" : "complete";
   const counts = countsSummary(extraction);
+  const range = extraction.range;
+  const partial = range !== undefined && (range.first > 1 || range.wanted < range.total);
+  const held = range === undefined || !partial
+    ? "the whole document"
+    : range.last < range.first
+    ? `no ${range.unit}`
+    : `${unitsText(range.unit, range.first, range.last)} of ${range.total}`;
   const lines = [
-    `${input.rel}: ${format}${counts ? `, ${counts}` : ""} → ${output.text.length} characters of ${mode} in ${written}`,
-    truncated
-      ? `Truncated at --max-chars ${maxChars}${
-        extraction.stoppedEarly ? "" : ` (the whole text is ${output.totalChars} characters)`
-      }; raise --max-chars for the rest.`
+    `${input.rel}: ${format}${counts ? `, ${counts}` : ""}${
+      partial ? ` (--pages: ${unitsText(range.unit, range.first, range.wanted)})` : ""
+    } → ${whole.length} characters of ${mode} in ${written}`,
+    stopped
+      ? `Incomplete: ${note}`
       : status === "empty"
       ? "No text found (a scanned document? pterm does not OCR)."
-      : "Complete (not truncated).",
+      : `Complete: ${written} holds ${held}.`,
     ...extraction.warnings.map((w) => `warning: ${w}`),
   ];
-  let stdoutShows: "full" | "head_and_tail" | "none" = "none";
+  let stdoutShows: "full" | "head" | "head_and_tail" | "none" = "none";
   if (outPath === null && status !== "empty") {
-    const intro = (shown: string) => `${lines.join("\n")}\n${shown}\n\n`;
+    const shown = renderForStdout(extraction, mode, input.rel, whole, maxChars);
+    const intro = (what: string) => `${lines.join("\n")}\n${what}\n\n`;
     const fullIntro = intro(`The ${mode} text follows.`);
+    const headIntro = intro(
+      `The ${mode} text follows up to --max-chars ${maxChars} (${shown.text.length} of ${whole.length} characters); ` +
+        `the whole text is in ${written}.`,
+    );
     const cutIntro = intro(
       `The ${mode} text follows as its head and tail around ${TRUNCATION_MARKER}; the whole text is in ${written}.`,
     );
-    const printed = printedText(output.text, cutIntro, ctx.limits.stdout_bytes);
-    stdoutShows = printed.shown;
+    const printed = printedText(shown.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown === "head_and_tail" ? "head_and_tail" : shown.truncated ? "head" : "full";
     const text = printed.text.endsWith("\n") ? printed.text : printed.text + "\n";
-    ctx.stdout.write((printed.shown === "full" ? fullIntro : cutIntro) + text);
+    const chosen = stdoutShows === "full" ? fullIntro : stdoutShows === "head" ? headIntro : cutIntro;
+    ctx.stdout.write(chosen + text);
   } else {
     ctx.stdout.write(lines.join("\n") + "\n");
   }
@@ -317,13 +385,46 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     input: input.rel,
     output: written,
     stdout_shows: stdoutShows,
-    extracted_chars: output.text.length,
-    total_chars: extraction.stoppedEarly ? null : output.totalChars,
-    truncated,
+    extracted_chars: whole.length,
+    total_chars: stopped ? null : whole.length,
+    truncated: stopped,
+    ...(range === undefined
+      ? {}
+      : { range: { unit: range.unit, first: range.first, last: range.last, of: range.total } }),
     ...extraction.counts,
     warnings: extraction.warnings,
   };
 };
+
+/**
+ * `--pages A-B` (also `A`, `A-` to the end): PDF pages, PPTX slides, XLSX sheets by number; for a
+ * workbook, a sheet's name. A DOCX has no fixed pages (the program showing it lays them out).
+ */
+function unitSelection(value: string | undefined, format: DocFormat, given: string): UnitSelection | undefined {
+  if (value === undefined) return undefined;
+  if (format === "docx") {
+    throw new PtermError(
+      "InvalidArgs",
+      `--pages: \`${given}\` is a Word document, which has no fixed pages (the program showing it lays them out); ` +
+        `leave --pages out: \`doc extract ${given}\`.`,
+      { helpFor: "doc extract" },
+    );
+  }
+  const numbers = /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(value);
+  if (numbers) {
+    const first = Number(numbers[1]);
+    const last = numbers[2] === undefined ? first : numbers[2] === "" ? Number.MAX_SAFE_INTEGER : Number(numbers[2]);
+    if (first >= 1 && last >= first) return { first, last, given };
+  } else if (format === "xlsx" && value.trim() !== "") {
+    return { name: value, given };
+  }
+  const unit = format === "pptx" ? "slides" : format === "xlsx" ? "sheets (or one sheet's name)" : "pages";
+  throw new PtermError(
+    "InvalidArgs",
+    `--pages \`${value}\`: give ${unit} as A-B, counted from 1 (A ≤ B), e.g. \`doc extract ${given} --pages 1-3\`.`,
+    { helpFor: "doc extract" },
+  );
+}
 
 async function describe(detection: Detection, bytes: Uint8Array, maxInflatedBytes: number): Promise<DocInfo | null> {
   if (detection.kind !== "supported") return null;

@@ -21,7 +21,7 @@ import {
 import { PtermError } from "../../core/errors.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -874,7 +874,8 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
-    for (let number = 1; number <= source.numPages; number++) {
+    const { first, last } = selectedUnits(options.selection, source.numPages, "page");
+    for (let number = first; number <= last; number++) {
       options.signal.throwIfAborted();
       if (chars > options.charBudget) {
         stoppedAt = number;
@@ -895,7 +896,7 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
         unreadable.push(number);
         continue;
       }
-      options.progress?.({ progress: number, total: source.numPages, message: "pages read" });
+      options.progress?.({ progress: number - first + 1, total: last - first + 1, message: "pages read" });
       const cleaned = dropControlCharacters(items);
       if (cleaned.dropped > 0) droppedControls.set(number, cleaned.dropped);
       const pageBlocks = pageContent(cleaned.items, tables, members);
@@ -903,7 +904,9 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       chars += textLength(pageBlocks);
       blocks.push({ type: "page", number, blocks: pageBlocks });
     }
-    if (stoppedAt === null && unreadable.length === source.numPages) throw brokenPageTree(source.numPages, warnings);
+    if (stoppedAt === null && source.numPages > 0 && unreadable.length === last - first + 1) {
+      throw brokenPageTree(source.numPages, warnings);
+    }
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
@@ -917,6 +920,13 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       counts: { pages: source.numPages },
       warnings,
       droppedControls,
+      range: {
+        unit: "page",
+        first,
+        last: stoppedAt === null ? last : stoppedAt - 1,
+        wanted: last,
+        total: source.numPages,
+      },
       stoppedEarly: stoppedAt !== null,
     };
   } finally {

@@ -15,7 +15,7 @@ import {
   relationshipOfKind,
 } from "./ooxml.ts";
 import type { Relationship } from "./ooxml.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 import { chartBlocks, diagramBlocks } from "./drawingml.ts";
 import { child, childElements, parseXml, path, relationshipAttr, textContent, type XmlElement } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
@@ -221,16 +221,21 @@ async function notesOf(zip: ZipArchive, rels: Map<string, Relationship>): Promis
 export async function extractPptx(pkg: OfficePackage, options: ExtractOptions): Promise<Extraction> {
   const zip = pkg.zip;
   const parts = await slideParts(pkg);
+  const { first, last } = selectedUnits(options.selection, parts.length, "slide");
   const blocks: Block[] = [];
   const warnings = new Set<string>();
   let stoppedEarly = false;
   let chars = 0;
+  let lastRead = first - 1;
   for (const [index, part] of parts.entries()) {
+    if (index + 1 < first || index + 1 > last) continue;
     options.signal.throwIfAborted();
     if (chars > options.charBudget) {
       stoppedEarly = true;
       break;
     }
+    lastRead = index + 1;
+    options.progress?.({ progress: index + 2 - first, total: last - first + 1, message: "slides read" });
     const xml = await zip.readText(part);
     if (xml === null) {
       warnings.add(`slide ${index + 1} is listed but its part ${part} is missing`);
@@ -255,6 +260,7 @@ export async function extractPptx(pkg: OfficePackage, options: ExtractOptions): 
     format: "pptx",
     blocks,
     counts: { slides: parts.length },
+    range: { unit: "slide", first, last: lastRead, wanted: last, total: parts.length },
     warnings: [...warnings],
     stoppedEarly,
   };

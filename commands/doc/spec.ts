@@ -57,8 +57,15 @@ export const extractFlags = [
     min: 200,
     max: 100_000_000,
     valueName: "N",
-    description: "Bound the output to N characters, cut at a clean boundary and marked [...TRUNCATED...] " +
-      "(default: doc.max_chars in pterm.json, 1000000).",
+    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked " +
+      "[...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text.",
+  },
+  {
+    name: "pages",
+    type: "string",
+    valueName: "A-B",
+    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the " +
+      "end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX.",
   },
   {
     name: "mode",
@@ -75,9 +82,9 @@ export const docPositionals = [fileArgument] as const satisfies readonly Positio
 const extract: LeafSpec = {
   name: "extract",
   summary: "Extract a PDF, DOCX, PPTX or XLSX as Markdown, plain text or JSON blocks, printed and saved to a file.",
-  description: "Without --out the text is printed on stdout after a one-line summary (a long text as its head, " +
-    "[...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it is written there and " +
-    "stdout is only the summary. The result says format, pages/slides/sheets, characters, where the text is and " +
+  description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +
+    "long text as its head, [...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it " +
+    "is written there and stdout is only the summary. --pages reads a range of pages, slides or sheets. The result says format, pages/slides/sheets, characters, where the text is and " +
     "whether it was truncated. Markdown follows markitdown: " +
     "`<!-- Slide number: N -->` and `### Notes:` for slides, `## <sheet>` plus a table per sheet, " +
     "`<!-- Page number: N -->` per PDF page. Password-protected, damaged, oversized or unsupported files are " +
@@ -97,7 +104,11 @@ const extract: LeafSpec = {
     },
     {
       command: "doc extract --in data/book.xlsx --mode text --max-chars 20000",
-      description: "Each sheet as tab-separated rows, at most 20000 characters.",
+      description: "Each sheet as tab-separated rows; stdout shows at most 20000 characters, the artifact all.",
+    },
+    {
+      command: "doc extract manuals/guide.pdf --pages 380-397",
+      description: "Only pages 380 to 397 of a long PDF (slides of a PPTX, sheets of an XLSX likewise).",
     },
     { command: "doc extract --in docs/spec.docx --mode json", description: "Heading/paragraph/list/table blocks." },
     { command: "doc extract docs/spec.docx --format text", description: "--format text is --mode text." },

@@ -15,7 +15,7 @@ import {
   type Relationship,
   relationshipOfKind,
 } from "./ooxml.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 import { child, childElements, parseXml, path, relationshipAttr, saxParse, StopParsing } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
 
@@ -290,12 +290,18 @@ export async function extractXlsx(pkg: OfficePackage, options: ExtractOptions): 
   const warnings: string[] = [];
   let chars = 0;
   let stoppedEarly = false;
-  for (const sheet of workbook.sheets) {
+  const names = workbook.sheets.map((s) => s.name);
+  const { first, last } = selectedUnits(options.selection, names.length, "sheet", names);
+  let lastRead = first - 1;
+  for (const [index, sheet] of workbook.sheets.entries()) {
+    if (index + 1 < first || index + 1 > last) continue;
     options.signal.throwIfAborted();
     if (chars > options.charBudget) {
       stoppedEarly = true;
       break;
     }
+    lastRead = index + 1;
+    options.progress?.({ progress: index + 2 - first, total: last - first + 1, message: "sheets read" });
     if (sheet.chart) {
       warnings.push(`sheet "${sheet.name}" is a chart sheet; charts are not extracted`);
       continue;
@@ -320,7 +326,14 @@ export async function extractXlsx(pkg: OfficePackage, options: ExtractOptions): 
       break;
     }
   }
-  return { format: "xlsx", blocks, counts: { sheets: workbook.sheets.length }, warnings, stoppedEarly };
+  return {
+    format: "xlsx",
+    blocks,
+    counts: { sheets: workbook.sheets.length },
+    range: { unit: "sheet", first, last: lastRead, wanted: last, total: names.length },
+    warnings,
+    stoppedEarly,
+  };
 }
 
 export async function infoXlsx(pkg: OfficePackage): Promise<DocInfo> {
