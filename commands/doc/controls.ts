@@ -78,6 +78,8 @@ function cleanBlock(block: Block, place: Place, counter: Counter): Block {
       return { ...block, rows: cleanRows(block.rows, place, counter) };
     case "image":
       return { ...block, alt: counter.clean(block.alt, place) };
+    case "code":
+      return { ...block, text: counter.clean(block.text, place) };
     case "page": {
       const page: Place = { kind: "page", number: block.number };
       return { ...block, blocks: block.blocks.map((b) => cleanBlock(b, page, counter)) };

@@ -4,10 +4,18 @@
  * password-protected document (an `EncryptedPackage` stream) and the legacy binary formats.
  */
 
+import { delimiterOf } from "./csv.ts";
 import { findMainPart } from "./ooxml.ts";
+
+/**
+ * No reader of RTF runs under Deno that is maintained (npm's rtf-parser and rtf.js are unmaintained
+ * or need a browser DOM), and RTF's control words are a language of their own: refused, with why.
+ */
+const RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the " +
+  "program that made it, or with LibreOffice)";
 import type { ZipArchive } from "./zip.ts";
 
-export const FORMATS = ["pdf", "docx", "pptx", "xlsx"] as const;
+export const FORMATS = ["pdf", "docx", "pptx", "xlsx", "html", "csv", "json", "xml", "epub"] as const;
 export type DocFormat = typeof FORMATS[number];
 
 export type Detection =
@@ -92,27 +100,65 @@ async function describeZip(zip: ZipArchive): Promise<Detection> {
   if (zip.has("mimetype") && zip.has("content.xml")) {
     return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
   }
-  if (zip.has("META-INF/container.xml")) return { kind: "unsupported", description: "an EPUB e-book" };
+  if (zip.has("META-INF/container.xml") && zip.names.some((name) => /\.opf$/i.test(name))) {
+    return { kind: "supported", format: "epub", zip };
+  }
   if (zip.has("[Content_Types].xml")) {
     return { kind: "unsupported", description: "an OPC package that is not a Word, PowerPoint or Excel document" };
   }
   return { kind: "unsupported", description: "a ZIP archive that is not an Office document" };
 }
 
-/** "a" or "an", by the sound of the word that follows (a Word, an Excel). */
+/** "a" or "an", by the sound of the word that follows (a Word, an Excel; an XML, a PDF, spelled out letter by letter). */
 export function article(word: string): "a" | "an" {
+  if (/^[A-Z]{2,}\b/.test(word)) return /^[AEFHILMNORSX]/.test(word) ? "an" : "a";
   return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
+/**
+ * Text in an ASCII-compatible encoding (UTF-8, Latin-1, Windows-1252…): no NUL byte and hardly
+ * any control byte in its first 4 KiB. Whether its bytes are valid in its encoding is the
+ * reader's to check (and to refuse).
+ */
 function looksLikeText(bytes: Uint8Array): boolean {
   const sample = bytes.subarray(0, 4096);
   if (sample.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(sample.subarray(0, Math.max(0, sample.length - 4)));
-    return true;
-  } catch {
-    return false;
+  let controls = 0;
+  for (const byte of sample) {
+    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c) controls++;
   }
+  return controls <= sample.length / 100;
+}
+
+/** Larger JSON is recognised by its first character only: parsing it twice would cost its size again. */
+const JSON_PARSE_LIMIT = 16 * 1024 * 1024;
+
+/** HTML, XML, JSON, CSV/TSV: what a text file is, from its first characters (null: plain text). */
+function textFormat(bytes: Uint8Array): DocFormat | null {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if (!utf16 && !looksLikeText(bytes)) return null;
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : utf16 ? 2 : 0;
+  const head =
+    (utf16
+      ? new TextDecoder(bytes[0] === 0xff ? "utf-16le" : "utf-16be").decode(bytes.subarray(2, 131072))
+      : new TextDecoder("latin1").decode(bytes.subarray(start, 65536))).trimStart();
+  const lower = head.slice(0, 2048).toLowerCase();
+  const afterProlog = lower.replace(/^(<\?xml[^>]*>|<!--[\s\S]*?-->|\s)+/, "");
+  if (/^<!doctype html|^<html[\s>]/.test(afterProlog) || (/^<(head|body|meta|title)[\s>]/.test(afterProlog))) {
+    return "html";
+  }
+  if (/^<(\?xml|!doctype|[a-z_][\w.:-]*[\s/>])/.test(lower)) return "xml";
+  if (head.startsWith("{") || head.startsWith("[")) {
+    if (bytes.length > JSON_PARSE_LIMIT) return "json";
+    try {
+      JSON.parse(utf16 ? head : new TextDecoder().decode(bytes.subarray(start)));
+      return "json";
+    } catch {
+      return null;
+    }
+  }
+  if (delimiterOf(head.slice(0, 8192))) return "csv";
+  return null;
 }
 
 function describeOther(bytes: Uint8Array): string {
@@ -121,16 +167,11 @@ function describeOther(bytes: Uint8Array): string {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "a JPEG image";
   if (ascii(bytes, 0, 4) === "GIF8") return "a GIF image";
   if (startsWith(bytes, [0x1f, 0x8b])) return "a gzip archive";
-  if (ascii(bytes, 0, 5) === "{\\rtf") return "an RTF document";
+
   if (ascii(bytes, 0, 4) === "Rar!") return "a RAR archive";
   if (startsWith(bytes, [0x37, 0x7a, 0xbc, 0xaf])) return "a 7-Zip archive";
   if (ascii(bytes, 0, 4) === "%!PS") return "a PostScript file";
-  if (looksLikeText(bytes)) {
-    const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
-    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "an HTML page";
-    if (head.startsWith("<?xml")) return "an XML file";
-    return "plain text";
-  }
+  if (looksLikeText(bytes)) return "plain text";
   return "binary data of an unknown kind";
 }
 
@@ -148,5 +189,8 @@ export async function detect(
     return await describeZip(openZip(bytes));
   }
   if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
+  if (ascii(bytes, 0, 5) === "{\\rtf") return { kind: "unsupported", description: RTF };
+  const text = textFormat(bytes);
+  if (text !== null) return { kind: "supported", format: text };
   return { kind: "unsupported", description: describeOther(bytes) };
 }

@@ -16,7 +16,7 @@ import {
   TRUNCATED_MARKER,
 } from "./blocks.ts";
 import { dropControlCharacters } from "./controls.ts";
-import { detect, type Detection, type DocFormat } from "./detect.ts";
+import { article, detect, type Detection, type DocFormat } from "./detect.ts";
 import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
@@ -28,12 +28,20 @@ type PdfReader = typeof import("./pdf.ts");
 type DocxReader = typeof import("./docx.ts");
 type PptxReader = typeof import("./pptx.ts");
 type XlsxReader = typeof import("./xlsx.ts");
+type HtmlReader = typeof import("./html.ts");
+type CsvReader = typeof import("./csv.ts");
+type DataTextReader = typeof import("./data_text.ts");
+type EpubReader = typeof import("./epub.ts");
 /** Each reader, with its library, is loaded only when its format is met (see core/lazy.ts). */
 const readers = {
   pdf: () => lazyImport<PdfReader>(new URL("./pdf.ts", import.meta.url)),
   docx: () => lazyImport<DocxReader>(new URL("./docx.ts", import.meta.url)),
   pptx: () => lazyImport<PptxReader>(new URL("./pptx.ts", import.meta.url)),
   xlsx: () => lazyImport<XlsxReader>(new URL("./xlsx.ts", import.meta.url)),
+  html: () => lazyImport<HtmlReader>(new URL("./html.ts", import.meta.url)),
+  csv: () => lazyImport<CsvReader>(new URL("./csv.ts", import.meta.url)),
+  dataText: () => lazyImport<DataTextReader>(new URL("./data_text.ts", import.meta.url)),
+  epub: () => lazyImport<EpubReader>(new URL("./epub.ts", import.meta.url)),
 };
 
 const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", json: "application/json" };
@@ -115,7 +123,7 @@ function detectFormat(bytes: Uint8Array, config: DocConfig): Promise<Detection> 
 function unsupported(given: string, description: string, label = "--in"): PtermError {
   return new PtermError(
     "UnsupportedFormat",
-    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
+    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX, HTML, CSV/TSV, JSON, XML, EPUB); ` +
       "convert it to one of those first.",
   );
 }
@@ -178,7 +186,23 @@ async function runReader(
       return await (await readers.pptx()).extractPptx(officePackage(detection), options);
     case "xlsx":
       return await (await readers.xlsx()).extractXlsx(officePackage(detection), options);
+    case "html":
+      return (await readers.html()).extractHtml(bytes, options);
+    case "csv":
+      return (await readers.csv()).extractCsv(bytes, options);
+    case "json":
+    case "xml":
+      return (await readers.dataText()).extractDataText(format, bytes, options);
+    case "epub":
+      return await (await readers.epub()).extractEpub(zipOf(detection), options);
   }
+}
+
+function zipOf(detection: Detection): ZipArchive {
+  if (detection.kind !== "supported" || !detection.zip) {
+    throw new Error("a package reader was called without the package detection opened");
+  }
+  return detection.zip;
 }
 
 /**
@@ -321,7 +345,9 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   if (wanted !== "auto" && wanted !== format) {
     throw new PtermError(
       "UnsupportedFormat",
-      `--format ${wanted} was given, but ${label} \`${given}\` is a ${format} file (detected from its content); ` +
+      `--format ${wanted} was given, but ${label} \`${given}\` is ${
+        article(format.toUpperCase())
+      } ${format.toUpperCase()} file (detected from its content); ` +
         `pass --format ${format} or leave --format out.`,
     );
   }
@@ -402,11 +428,13 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
  */
 function unitSelection(value: string | undefined, format: DocFormat, given: string): UnitSelection | undefined {
   if (value === undefined) return undefined;
-  if (format === "docx") {
+  if (format !== "pdf" && format !== "pptx" && format !== "xlsx") {
+    const what = format === "docx"
+      ? "a Word document, which has no fixed pages (the program showing it lays them out)"
+      : `${format === "epub" ? "an EPUB" : `a ${format.toUpperCase()} file`}, which has no pages`;
     throw new PtermError(
       "InvalidArgs",
-      `--pages: \`${given}\` is a Word document, which has no fixed pages (the program showing it lays them out); ` +
-        `leave --pages out: \`doc extract ${given}\`.`,
+      `--pages: \`${given}\` is ${what}; leave --pages out: \`doc extract ${given}\`.`,
       { helpFor: "doc extract" },
     );
   }
@@ -437,6 +465,14 @@ async function describe(detection: Detection, bytes: Uint8Array, maxInflatedByte
       return await (await readers.pptx()).infoPptx(officePackage(detection));
     case "xlsx":
       return await (await readers.xlsx()).infoXlsx(officePackage(detection));
+    case "html":
+      return (await readers.html()).infoHtml(bytes);
+    case "csv":
+    case "json":
+    case "xml":
+      return (await readers.dataText()).infoDataText(detection.format);
+    case "epub":
+      return await (await readers.epub()).infoEpub(zipOf(detection));
   }
 }
 

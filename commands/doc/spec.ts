@@ -46,9 +46,10 @@ export const extractFlags = [
   {
     name: "format",
     type: "string",
-    choices: ["auto", "pdf", "docx", "pptx", "xlsx", ...OUTPUT_FORMATS],
+    choices: ["auto", "pdf", "docx", "pptx", "xlsx", "html", "csv", "xml", "epub", ...OUTPUT_FORMATS],
     default: "auto",
-    description: "pdf, docx, pptx, xlsx: the format the document must have (a mismatch is refused: " +
+    description:
+      "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: " +
       "UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode.",
   },
   {

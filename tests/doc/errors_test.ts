@@ -38,7 +38,13 @@ Deno.test("unsupported formats are named from their bytes, whatever the file is 
   );
   await refused(dir.path, "doc extract --in report.odt --out out.md", "UnsupportedFormat", /an OpenDocument file/);
   await refused(dir.path, "doc extract --in picture.pdf --out out.md", "UnsupportedFormat", /is a PNG image/);
-  await refused(dir.path, "doc extract --in source.docx --out out.md", "UnsupportedFormat", /is an XML file/);
+  // A flat ODF file named .docx is read for what it is (XML), not refused as a damaged Word document.
+  await refused(
+    dir.path,
+    "doc extract --in source.docx --format docx --out out.md",
+    "UnsupportedFormat",
+    /is an XML file/,
+  );
   await refused(dir.path, "doc info --in picture.pdf", "UnsupportedFormat", /is a PNG image/);
 });
 
@@ -48,7 +54,7 @@ Deno.test("--format that disagrees with the content is refused, naming what was 
     dir.path,
     "doc extract --in deck.pptx --format pdf --out out.md",
     "UnsupportedFormat",
-    /--format pdf was given, but --in `deck.pptx` is a pptx file \(detected from its content\); pass --format pptx/,
+    /--format pdf was given, but --in `deck.pptx` is a PPTX file \(detected from its content\); pass --format pptx/,
   );
   const ok = await exec(dir.path, "doc extract --in deck.pptx --format pptx");
   assert.equal(ok.exit_code, 0, ok.stderr);
