@@ -5,6 +5,7 @@
  */
 
 import { delimiterOf } from "./csv.ts";
+import { odfFormatOf } from "./odf.ts";
 import { findMainPart } from "./ooxml.ts";
 
 /**
@@ -15,7 +16,20 @@ const RTF = "an RTF document (no maintained RTF reader runs under Deno; save it 
   "program that made it, or with LibreOffice)";
 import type { ZipArchive } from "./zip.ts";
 
-export const FORMATS = ["pdf", "docx", "pptx", "xlsx", "html", "csv", "json", "xml", "epub"] as const;
+export const FORMATS = [
+  "pdf",
+  "docx",
+  "pptx",
+  "xlsx",
+  "odt",
+  "ods",
+  "odp",
+  "html",
+  "csv",
+  "json",
+  "xml",
+  "epub",
+] as const;
 export type DocFormat = typeof FORMATS[number];
 
 export type Detection =
@@ -98,7 +112,13 @@ async function describeZip(zip: ZipArchive): Promise<Detection> {
     };
   }
   if (zip.has("mimetype") && zip.has("content.xml")) {
-    return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
+    const mimetype = (await zip.readText("mimetype")) ?? "";
+    const format = odfFormatOf(mimetype.slice(0, 200));
+    if (format !== null) return { kind: "supported", format, zip };
+    return {
+      kind: "unsupported",
+      description: `an OpenDocument file of a kind doc does not read (${mimetype.trim()})`,
+    };
   }
   if (zip.has("META-INF/container.xml") && zip.names.some((name) => /\.opf$/i.test(name))) {
     return { kind: "supported", format: "epub", zip };
@@ -146,6 +166,10 @@ function textFormat(bytes: Uint8Array): DocFormat | null {
   const afterProlog = lower.replace(/^(<\?xml[^>]*>|<!--[\s\S]*?-->|\s)+/, "");
   if (/^<!doctype html|^<html[\s>]/.test(afterProlog) || (/^<(head|body|meta|title)[\s>]/.test(afterProlog))) {
     return "html";
+  }
+  if (/^<office:document[\s>]/.test(afterProlog)) {
+    const flat = odfFormatOf(/office:mimetype\s*=\s*["']([^"']*)["']/.exec(head.slice(0, 4096))?.[1] ?? "");
+    if (flat !== null) return flat;
   }
   if (/^<(\?xml|!doctype|[a-z_][\w.:-]*[\s/>])/.test(lower)) return "xml";
   if (head.startsWith("{") || head.startsWith("[")) {

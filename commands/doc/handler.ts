@@ -16,6 +16,7 @@ import {
   TRUNCATED_MARKER,
 } from "./blocks.ts";
 import { dropControlCharacters } from "./controls.ts";
+import { declaredXmlEncoding, decodeDocumentText } from "./text_decode.ts";
 import { article, detect, type Detection, type DocFormat } from "./detect.ts";
 import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
@@ -32,6 +33,7 @@ type HtmlReader = typeof import("./html.ts");
 type CsvReader = typeof import("./csv.ts");
 type DataTextReader = typeof import("./data_text.ts");
 type EpubReader = typeof import("./epub.ts");
+type OdfReader = typeof import("./odf.ts");
 /** Each reader, with its library, is loaded only when its format is met (see core/lazy.ts). */
 const readers = {
   pdf: () => lazyImport<PdfReader>(new URL("./pdf.ts", import.meta.url)),
@@ -42,6 +44,7 @@ const readers = {
   csv: () => lazyImport<CsvReader>(new URL("./csv.ts", import.meta.url)),
   dataText: () => lazyImport<DataTextReader>(new URL("./data_text.ts", import.meta.url)),
   epub: () => lazyImport<EpubReader>(new URL("./epub.ts", import.meta.url)),
+  odf: () => lazyImport<OdfReader>(new URL("./odf.ts", import.meta.url)),
 };
 
 const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", json: "application/json" };
@@ -123,7 +126,7 @@ function detectFormat(bytes: Uint8Array, config: DocConfig): Promise<Detection> 
 function unsupported(given: string, description: string, label = "--in"): PtermError {
   return new PtermError(
     "UnsupportedFormat",
-    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX, HTML, CSV/TSV, JSON, XML, EPUB); ` +
+    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML, EPUB); ` +
       "convert it to one of those first.",
   );
 }
@@ -195,7 +198,20 @@ async function runReader(
       return (await readers.dataText()).extractDataText(format, bytes, options);
     case "epub":
       return await (await readers.epub()).extractEpub(zipOf(detection), options);
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.extractOdf(format, await odfSource(odf, detection, bytes, ctx.limits.memory_bytes), options);
+    }
   }
+}
+
+/** A packaged (zip) or flat (one XML file) OpenDocument file's parts. */
+async function odfSource(odf: OdfReader, detection: Detection, bytes: Uint8Array, memoryBytes: number) {
+  if (detection.kind === "supported" && detection.zip) return await odf.odfFromZip(detection.zip, memoryBytes);
+  const xml = decodeDocumentText(bytes, "the flat OpenDocument file", declaredXmlEncoding(bytes));
+  return odf.odfFromFlat(xml, memoryBytes);
 }
 
 function zipOf(detection: Detection): ZipArchive {
@@ -428,7 +444,7 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
  */
 function unitSelection(value: string | undefined, format: DocFormat, given: string): UnitSelection | undefined {
   if (value === undefined) return undefined;
-  if (format !== "pdf" && format !== "pptx" && format !== "xlsx") {
+  if (!["pdf", "pptx", "xlsx", "odp", "ods"].includes(format)) {
     const what = format === "docx"
       ? "a Word document, which has no fixed pages (the program showing it lays them out)"
       : `${format === "epub" ? "an EPUB" : `a ${format.toUpperCase()} file`}, which has no pages`;
@@ -443,10 +459,14 @@ function unitSelection(value: string | undefined, format: DocFormat, given: stri
     const first = Number(numbers[1]);
     const last = numbers[2] === undefined ? first : numbers[2] === "" ? Number.MAX_SAFE_INTEGER : Number(numbers[2]);
     if (first >= 1 && last >= first) return { first, last, given };
-  } else if (format === "xlsx" && value.trim() !== "") {
+  } else if ((format === "xlsx" || format === "ods") && value.trim() !== "") {
     return { name: value, given };
   }
-  const unit = format === "pptx" ? "slides" : format === "xlsx" ? "sheets (or one sheet's name)" : "pages";
+  const unit = format === "pptx" || format === "odp"
+    ? "slides"
+    : format === "xlsx" || format === "ods"
+    ? "sheets (or one sheet's name)"
+    : "pages";
   throw new PtermError(
     "InvalidArgs",
     `--pages \`${value}\`: give ${unit} as A-B, counted from 1 (A ≤ B), e.g. \`doc extract ${given} --pages 1-3\`.`,
@@ -454,7 +474,12 @@ function unitSelection(value: string | undefined, format: DocFormat, given: stri
   );
 }
 
-async function describe(detection: Detection, bytes: Uint8Array, maxInflatedBytes: number): Promise<DocInfo | null> {
+async function describe(
+  detection: Detection,
+  bytes: Uint8Array,
+  maxInflatedBytes: number,
+  memoryBytes: number,
+): Promise<DocInfo | null> {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
@@ -473,6 +498,12 @@ async function describe(detection: Detection, bytes: Uint8Array, maxInflatedByte
       return (await readers.dataText()).infoDataText(detection.format);
     case "epub":
       return await (await readers.epub()).infoEpub(zipOf(detection));
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.infoOdf(detection.format, await odfSource(odf, detection, bytes, memoryBytes));
+    }
   }
 }
 
@@ -485,7 +516,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   if (detection.kind === "unsupported" || detection.kind === "damaged") {
     throw unsupportedOrDamaged(given, detection, label);
   }
-  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes) ?? {
+  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes, ctx.limits.memory_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

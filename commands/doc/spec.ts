@@ -46,7 +46,21 @@ export const extractFlags = [
   {
     name: "format",
     type: "string",
-    choices: ["auto", "pdf", "docx", "pptx", "xlsx", "html", "csv", "xml", "epub", ...OUTPUT_FORMATS],
+    choices: [
+      "auto",
+      "pdf",
+      "docx",
+      "pptx",
+      "xlsx",
+      "odt",
+      "ods",
+      "odp",
+      "html",
+      "csv",
+      "xml",
+      "epub",
+      ...OUTPUT_FORMATS,
+    ],
     default: "auto",
     description:
       "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: " +
