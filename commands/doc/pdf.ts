@@ -808,12 +808,11 @@ export async function extractWithPtermReader(
     encrypted: () => Promise.resolve(false),
     close: () => Promise.resolve(),
   };
-  // Progress is told once the document is read: a fallback to PDF.js must not count pages twice.
-  const reports: Parameters<NonNullable<ExtractOptions["progress"]>>[0][] = [];
+  // Progress is told live, page by page. Should the document fall back to PDF.js midway, its reports
+  // start again from page 1; an MCP client sees none of them until they pass this one (progress there
+  // must increase), and the shell's progress line is redrawn by each report.
   try {
-    const extraction = await extractFrom(source, { ...options, progress: (report) => reports.push(report) });
-    for (const report of reports) options.progress?.(report);
-    return extraction;
+    return await extractFrom(source, options);
   } catch (error) {
     if (error instanceof Unsupported) return { unsupported: error.message };
     throw error;

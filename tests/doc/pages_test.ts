@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { exec } from "../helpers.ts";
-import { extractOk, rootWith } from "./helpers.ts";
+import { extractOk, FIXTURES, rootWith } from "./helpers.ts";
 
 type Result = {
   status: string;
@@ -101,4 +101,23 @@ Deno.test("doc extract: a reader stopped at the output limit says where, and the
     line = next.exec(envelope.stdout)![1];
   }
   assert.deepEqual(pages, Array.from({ length: 36 }, (_, i) => i + 1), "every page once, in order");
+});
+
+Deno.test("doc extract: a PDF's progress is told page by page while it is read, not once it is done", async () => {
+  const { extractPdf } = await import("../../commands/doc/pdf.ts");
+  const bytes = await Deno.readFile(`${FIXTURES}debian/libtasn1.pdf`);
+  const controller = new AbortController();
+  const reports: number[] = [];
+  // A caller that stops the read at the first report: only a live report can stop it midway.
+  const reading = extractPdf(bytes, {
+    signal: controller.signal,
+    charBudget: 10_000_000,
+    memoryBytes: 2 ** 31,
+    progress: (report) => {
+      reports.push(report.progress);
+      controller.abort();
+    },
+  });
+  await assert.rejects(reading);
+  assert.deepEqual(reports, [1], "the first page's report came while the other 35 were still unread");
 });
