@@ -1,5 +1,5 @@
 /**
- * `doc`: turn PDF, DOCX, PPTX and XLSX into text and Markdown an agent can use (PRD-0011's
+ * `doc`: turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB files into text and Markdown an agent can use (PRD-0011's
  * v1 command set). No network; reads and writes only under the workspace root.
  */
 
@@ -18,7 +18,8 @@ const inFlag = {
   type: "string",
   path: "read",
   valueName: "path",
-  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX or XLSX; detected from its " +
+  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, " +
+    "CSV/TSV, JSON, XML or EPUB; detected from its " +
     "content). The same as the <file> argument; give one of them.",
 } as const satisfies FlagSpec;
 
@@ -96,7 +97,8 @@ export const docPositionals = [fileArgument] as const satisfies readonly Positio
 
 const extract: LeafSpec = {
   name: "extract",
-  summary: "Extract a PDF, DOCX, PPTX or XLSX as Markdown, plain text or JSON blocks, printed and saved to a file.",
+  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks, " +
+    "printed and saved to a file.",
   description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +
     "long text as its head, [...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it " +
     "is written there and stdout is only the summary. --pages reads a range of pages, slides or sheets. The result says format, pages/slides/sheets, characters, where the text is and " +
@@ -149,7 +151,8 @@ const info: LeafSpec = {
 
 export const docSpec: CommandSpec = {
   name: "doc",
-  summary: "Turn PDF, DOCX, PPTX and XLSX documents into Markdown or text an agent can read.",
+  summary:
+    "Turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB documents into Markdown or text an agent can read.",
   description: "Runs with no network; reads and writes only under the workspace root. Start with " +
     "`doc info` for a quick look, then `doc extract <file>`: the text is printed and saved as an artifact.",
   zone: "ready",
