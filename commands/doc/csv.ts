@@ -11,13 +11,22 @@ import { decodeDocumentText } from "./text_decode.ts";
 import type { Extraction, ExtractOptions } from "./types.ts";
 
 const MAX_COLUMNS = 16384;
+/**
+ * Memory a field costs while the table is held (a string and its slot in a row, estimated, not
+ * measured): a file of more fields than the memory ceiling holds is refused before it is read.
+ */
+const BYTES_PER_FIELD = 64;
+const BASELINE_BYTES = 256 * 1024 * 1024;
 
 /** The rows of `text`, split by `delimiter`; stops (and says so) once they hold more than `charBudget` characters. */
 export function parseDelimited(
   text: string,
   delimiter: string,
   charBudget: number,
+  memoryBytes = Number.POSITIVE_INFINITY,
 ): { rows: string[][]; stoppedEarly: boolean } {
+  const maxFields = Math.max(1_000_000, (memoryBytes - BASELINE_BYTES) / BYTES_PER_FIELD);
+  let fields = 0;
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";
@@ -26,6 +35,13 @@ export function parseDelimited(
   const endField = () => {
     row.push(field);
     chars += field.length + 3;
+    if (++fields > maxFields) {
+      throw new PtermError(
+        "InputTooLarge",
+        `the table has more than ${Math.floor(maxFields)} fields, more than the memory ceiling ` +
+          "(limits.memory_bytes in pterm.json) holds; split the file, or raise limits.memory_bytes.",
+      );
+    }
     field = "";
     if (row.length > MAX_COLUMNS) {
       throw new PtermError(
@@ -90,7 +106,7 @@ export function extractCsv(bytes: Uint8Array, options: ExtractOptions): Extracti
   options.signal.throwIfAborted();
   const text = decodeDocumentText(bytes, "the CSV file");
   const delimiter = delimiterOf(text) ?? ",";
-  const { rows, stoppedEarly } = parseDelimited(text, delimiter, options.charBudget);
+  const { rows, stoppedEarly } = parseDelimited(text, delimiter, options.charBudget, options.memoryBytes);
   const blocks: Block[] = rows.length ? [{ type: "table", rows: squareRows(rows) }] : [];
   return { format: "csv", blocks, counts: {}, warnings: [], stoppedEarly };
 }

@@ -217,3 +217,13 @@ Deno.test("doc extract: RTF is refused as UnsupportedFormat, saying why", async 
   assert.equal(envelope.error_code, "UnsupportedFormat", envelope.stderr);
   assert.match(envelope.stderr, /no maintained RTF reader runs under Deno/);
 });
+
+Deno.test("doc extract: a CSV of more fields than the memory ceiling holds is InputTooLarge before it is held", async () => {
+  const { parseDelimited } = await import("../../commands/doc/csv.ts");
+  const small = "1,2,3\n".repeat(400_000);
+  assert.throws(
+    () => parseDelimited(small, ",", Infinity, 256 * 1024 * 1024 + 64 * 1_000_000),
+    /more than 1000000 fields/,
+  );
+  assert.equal(parseDelimited(small, ",", Infinity, 2 ** 31).rows.length, 400_000);
+});
