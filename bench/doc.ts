@@ -16,6 +16,8 @@
  *      the engine time against pdftotext's.
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
  *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
+ *   C. the other formats (HTML, CSV, EPUB, ODT, ODS fixtures) against pandoc (`-t gfm`) and
+ *      LibreOffice when they are installed (Debian: pandoc, libreoffice-writer/-calc).
  *
  *   Each process's CPU time (user + sys of all its threads, from separate runs under bash's `times`,
  *   to the millisecond) is printed beside its wall-clock median, and the load average at the start
@@ -24,7 +26,7 @@
  *   deno task bench doc            # 7 runs per subject
  *   deno task bench doc --quick    # 3 runs
  *
- * Needs Debian's poppler-utils and qpdf; LibreOffice (libreoffice-writer etc.) only for its rows.
+ * Needs Debian's poppler-utils and qpdf; LibreOffice (libreoffice-writer etc.) and pandoc only for their rows.
  */
 
 import { Client } from "@modelcontextprotocol/client";
@@ -306,6 +308,57 @@ for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))
   summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
 }
 if (!soffice) console.log("\n(LibreOffice is not installed here: its rows are left out.)");
+
+console.log("\nC. other formats (tests/fixtures/doc): pterm against pandoc and LibreOffice where installed\n");
+const formats = [
+  { file: "users-and-groups.html", fixture: "debian/users-and-groups.html", pandoc: "html", soffice: null },
+  { file: "distro-info-debian.csv", fixture: "debian/distro-info-debian.csv", pandoc: "csv", soffice: null },
+  { file: "book.epub", fixture: "markitdown/test.epub", pandoc: "epub", soffice: null },
+  { file: "report.odt", fixture: "report.odt", pandoc: "odt", soffice: "txt" },
+  { file: "book.fods", fixture: "src/book.fods", pandoc: null, soffice: "csv" },
+] as const;
+const pandoc = has("pandoc");
+const other: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+for (const format of formats) {
+  await Deno.copyFile(`${FIXTURES}${format.fixture}`, `${ROOT}${format.file}`);
+  other.push({
+    name: `pterm ${format.file}`,
+    cmd: pterm(`doc extract --in ${format.file} --out out/${format.file}.md`),
+    before: pruneRuns,
+  });
+  if (pandoc && format.pandoc !== null) {
+    other.push({
+      name: `pandoc ${format.file}`,
+      cmd: [
+        "pandoc",
+        "-f",
+        format.pandoc,
+        "-t",
+        "gfm",
+        "-o",
+        `${ROOT}out/${format.file}.pandoc.md`,
+        `${ROOT}${format.file}`,
+      ],
+    });
+  }
+  if (soffice && format.soffice !== null) {
+    other.push({
+      name: `LibreOffice ${format.file}`,
+      cmd: [
+        "soffice",
+        `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
+        "--headless",
+        "--convert-to",
+        format.soffice,
+        "--outdir",
+        `${ROOT}out`,
+        `${ROOT}${format.file}`,
+      ],
+    });
+  }
+}
+console.log(table(await timeSubjects(other, RUNS, 1), "pterm hello (start-up floor)"));
+if (!pandoc) console.log("\n(pandoc is not installed here: its rows are left out.)");
 
 console.log(`\nSummary (medians; load average ${loadAtStart} at the start, ${loadAverage()} at the end)\n`);
 console.log(summary.join("\n"));

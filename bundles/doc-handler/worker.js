@@ -21,27 +21,27 @@ function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
   const splitter = windows ? /[\\/]+/ : /\/+/;
-  const rootOf = (path) => {
-    if (!windows) return path.startsWith("/") ? "/" : "";
-    const unc = /^[\\/]{2}([^\\/]+)[\\/]+([^\\/]+)/.exec(path);
+  const rootOf = (path2) => {
+    if (!windows) return path2.startsWith("/") ? "/" : "";
+    const unc = /^[\\/]{2}([^\\/]+)[\\/]+([^\\/]+)/.exec(path2);
     if (unc) return `\\\\${unc[1]}\\${unc[2]}\\`;
-    const drive = /^([A-Za-z]:)([\\/]?)/.exec(path);
+    const drive = /^([A-Za-z]:)([\\/]?)/.exec(path2);
     if (drive) return drive[2] ? `${drive[1]}\\` : drive[1];
-    return path.length > 0 && isSep(path[0]) ? "\\" : "";
+    return path2.length > 0 && isSep(path2[0]) ? "\\" : "";
   };
-  const rawRootLength = (path) => {
-    if (!windows) return path.startsWith("/") ? 1 : 0;
-    const unc = /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+[\\/]?/.exec(path);
+  const rawRootLength = (path2) => {
+    if (!windows) return path2.startsWith("/") ? 1 : 0;
+    const unc = /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+[\\/]?/.exec(path2);
     if (unc) return unc[0].length;
-    const drive = /^[A-Za-z]:[\\/]?/.exec(path);
+    const drive = /^[A-Za-z]:[\\/]?/.exec(path2);
     if (drive) return drive[0].length;
-    return path.length > 0 && isSep(path[0]) ? 1 : 0;
+    return path2.length > 0 && isSep(path2[0]) ? 1 : 0;
   };
-  const normalize = (path) => {
-    const root = rootOf(path);
+  const normalize = (path2) => {
+    const root = rootOf(path2);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
-    for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
+    for (const segment of path2.slice(rawRootLength(path2)).split(splitter)) {
       if (segment === "" || segment === ".") continue;
       if (segment === "..") {
         if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
@@ -51,30 +51,30 @@ function makeFlavour(windows) {
       out.push(segment);
     }
     let body = out.join(sep2);
-    if (body && path.length > 0 && isSep(path[path.length - 1])) body += sep2;
+    if (body && path2.length > 0 && isSep(path2[path2.length - 1])) body += sep2;
     if (root) return root + body || root;
-    return body || (path.length > 0 && isSep(path[path.length - 1]) ? `.${sep2}` : ".");
+    return body || (path2.length > 0 && isSep(path2[path2.length - 1]) ? `.${sep2}` : ".");
   };
-  const isAbsolute2 = (path) => {
-    if (!windows) return path.startsWith("/");
-    return /^[A-Za-z]:[\\/]/.test(path) || /^[\\/]{2}/.test(path) || path.length > 0 && isSep(path[0]);
+  const isAbsolute2 = (path2) => {
+    if (!windows) return path2.startsWith("/");
+    return /^[A-Za-z]:[\\/]/.test(path2) || /^[\\/]{2}/.test(path2) || path2.length > 0 && isSep(path2[0]);
   };
-  const dirname2 = (path) => {
-    const rootLength = rawRootLength(path);
-    let end = path.length;
-    while (end > rootLength && isSep(path[end - 1])) end--;
-    while (end > rootLength && !isSep(path[end - 1])) end--;
-    while (end > rootLength && isSep(path[end - 1])) end--;
-    if (end <= rootLength) return rootLength > 0 ? normalize(path.slice(0, rootLength)) : ".";
-    return path.slice(0, end);
+  const dirname2 = (path2) => {
+    const rootLength = rawRootLength(path2);
+    let end = path2.length;
+    while (end > rootLength && isSep(path2[end - 1])) end--;
+    while (end > rootLength && !isSep(path2[end - 1])) end--;
+    while (end > rootLength && isSep(path2[end - 1])) end--;
+    if (end <= rootLength) return rootLength > 0 ? normalize(path2.slice(0, rootLength)) : ".";
+    return path2.slice(0, end);
   };
-  const basename2 = (path) => {
-    const floor = windows && /^[A-Za-z]:/.test(path) ? 2 : 0;
-    let end = path.length;
-    while (end > floor && isSep(path[end - 1])) end--;
+  const basename2 = (path2) => {
+    const floor = windows && /^[A-Za-z]:/.test(path2) ? 2 : 0;
+    let end = path2.length;
+    while (end > floor && isSep(path2[end - 1])) end--;
     let start = end;
-    while (start > floor && !isSep(path[start - 1])) start--;
-    return path.slice(start, end);
+    while (start > floor && !isSep(path2[start - 1])) start--;
+    return path2.slice(start, end);
   };
   return {
     sep: sep2,
@@ -85,8 +85,8 @@ function makeFlavour(windows) {
       if (windows && present.length > 0 && !/^[\\/]{2}/.test(present[0])) joined = joined.replace(/^[\\/]+/, sep2);
       return normalize(joined);
     },
-    resolve: (base, path) => {
-      const full = normalize(isAbsolute2(path) ? path : `${base}${sep2}${path}`);
+    resolve: (base, path2) => {
+      const full = normalize(isAbsolute2(path2) ? path2 : `${base}${sep2}${path2}`);
       const root = rootOf(full);
       return full.length > root.length && isSep(full[full.length - 1]) ? full.slice(0, -1) : full;
     },
@@ -100,9 +100,9 @@ var native = Deno.build.os === "windows" ? win32 : posix;
 function fromFileUrl(url) {
   const parsed = new URL(url);
   if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
-  const path = decodeURIComponent(parsed.pathname);
-  if (Deno.build.os !== "windows") return path;
-  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  const path2 = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path2;
+  const local = path2.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
   return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
 }
 var sep = native.sep;
@@ -225,8 +225,8 @@ __export(paths_exports, {
 
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
-function absolute(path) {
-  return resolve(Deno.cwd(), path);
+function absolute(path2) {
+  return resolve(Deno.cwd(), path2);
 }
 var REPO_CODE_ENTRIES = [
   "main.ts",
@@ -291,15 +291,15 @@ function ptermCodeLocations() {
   }
   return locations;
 }
-function canonical(path) {
+function canonical(path2) {
   const missing = [];
-  let current = absolute(path);
+  let current = absolute(path2);
   for (; ; ) {
     try {
       return join(Deno.realPathSync(current), ...missing.reverse());
     } catch {
       const parent = dirname(current);
-      if (parent === current) return absolute(path);
+      if (parent === current) return absolute(path2);
       missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
       current = parent;
     }
@@ -413,9 +413,9 @@ function toRel(root, abs) {
   if (abs === root) return ".";
   return abs.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep).join("/");
 }
-function lstatOrNull(path) {
+function lstatOrNull(path2) {
   try {
-    return Deno.lstatSync(path);
+    return Deno.lstatSync(path2);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
     throw error;
@@ -534,8 +534,8 @@ function isGitDirectory(abs, plan = null) {
 function refuseGitDirectoriesAfter(root, plan, what) {
   const checked = /* @__PURE__ */ new Set();
   for (const abs of plan.changed) {
-    for (let child = abs, dir = dirname(abs); within(root, dir); child = dir, dir = dirname(dir)) {
-      if (!GIT_DIRECTORY_ENTRIES.has(basename(child).toLowerCase()) || checked.has(dir)) continue;
+    for (let child2 = abs, dir = dirname(abs); within(root, dir); child2 = dir, dir = dirname(dir)) {
+      if (!GIT_DIRECTORY_ENTRIES.has(basename(child2).toLowerCase()) || checked.has(dir)) continue;
       checked.add(dir);
       if (isGitDirectory(dir, plan)) {
         const rel = toRel(root, dir);
@@ -547,16 +547,16 @@ function refuseGitDirectoriesAfter(root, plan, what) {
 function isFolder(abs) {
   return lstatOrNull(abs)?.isDirectory === true;
 }
-function canonical2(path) {
+function canonical2(path2) {
   try {
     return {
-      real: Deno.realPathSync(path),
+      real: Deno.realPathSync(path2),
       exists: true
     };
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  let current = path;
+  let current = path2;
   for (let hop = 0; hop < MAX_SYMLINK_HOPS; hop++) {
     const info2 = lstatOrNull(current);
     if (info2 === null) {
@@ -573,7 +573,7 @@ function canonical2(path) {
     const target = Deno.readLinkSync(current);
     current = resolve(dirname(current), target);
   }
-  throw new Deno.errors.FilesystemLoop(`more than ${MAX_SYMLINK_HOPS} symlinks from ${path}`);
+  throw new Deno.errors.FilesystemLoop(`more than ${MAX_SYMLINK_HOPS} symlinks from ${path2}`);
 }
 function canonicalParent(dir) {
   const info2 = lstatOrNull(dir);
@@ -693,25 +693,25 @@ var PROGRAM_SETTINGS = [
   /^merge\..+\.driver$/
 ];
 var MAX_CONFIG_BYTES = 1 << 20;
-function lstatOrNull2(path) {
+function lstatOrNull2(path2) {
   try {
-    return Deno.lstatSync(path);
+    return Deno.lstatSync(path2);
   } catch {
     return null;
   }
 }
-function readInside(root, path) {
-  if (!within2(root, resolve("/", path))) return null;
-  const info2 = lstatOrNull2(path);
+function readInside(root, path2) {
+  if (!within2(root, resolve("/", path2))) return null;
+  const info2 = lstatOrNull2(path2);
   if (!info2?.isFile || info2.size > MAX_CONFIG_BYTES) return null;
   try {
-    return Deno.readTextFileSync(path);
+    return Deno.readTextFileSync(path2);
   } catch {
     return null;
   }
 }
-function within2(root, path) {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+function within2(root, path2) {
+  return path2 === root || path2.startsWith(root.endsWith("/") ? root : root + "/");
 }
 function parseGitConfig(text) {
   const out = /* @__PURE__ */ new Map();
@@ -770,16 +770,16 @@ function configOf(root, workTree) {
 }
 function programPath(command) {
   const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
-  const path = word ? word[1] ?? word[2] ?? word[3] : "";
-  return path.includes("/") ? path : null;
+  const path2 = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path2.includes("/") ? path2 : null;
 }
 function executedPathsOf(root, workTree, label) {
   const text = configOf(root, workTree);
   if (text === null) return [];
   const config = parseGitConfig(text);
   const found = [];
-  const add = (path, why) => {
-    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+  const add = (path2, why) => {
+    const abs = resolve(workTree, path2.startsWith("~") ? "/nonexistent" : path2);
     if (within2(root, abs)) found.push({
       abs,
       why
@@ -800,8 +800,8 @@ function executedPathsOf(root, workTree, label) {
     if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
     for (const value of values) {
       if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
-      const path = programPath(value);
-      if (path !== null) add(path, `the program ${key} runs in ${label}`);
+      const path2 = programPath(value);
+      if (path2 !== null) add(path2, `the program ${key} runs in ${label}`);
     }
   }
   return found;
@@ -829,7 +829,7 @@ var ExecutedPathGuard = class {
   refuse(abs, what) {
     const executed = this.find(abs);
     if (executed === null) return;
-    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    const rel = (path2) => path2 === this.#root ? "." : path2.slice(this.#root.length + 1);
     throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
   }
   #workTree(dir) {
@@ -849,9 +849,9 @@ var ExecutedPathGuard = class {
 
 // core/atomic.ts
 var counter = 0;
-function tempPathBeside(path) {
+function tempPathBeside(path2) {
   const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
-  return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+  return join(dirname(path2), `.${basename(path2)}.${unique}.tmp`);
 }
 
 // core/safe_fs.ts
@@ -862,9 +862,9 @@ function segmentsOf(rel) {
   }
   return segments;
 }
-function lstatOrNull3(path) {
+function lstatOrNull3(path2) {
   try {
-    return Deno.lstatSync(path);
+    return Deno.lstatSync(path2);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.NotADirectory) return null;
@@ -978,9 +978,9 @@ function folderIdentities(root, segments) {
 }
 function placeSync(temp, plan, file) {
   const { target, rel, existed } = plan;
-  const linked = (path) => {
+  const linked = (path2) => {
     try {
-      Deno.linkSync(temp, path);
+      Deno.linkSync(temp, path2);
       return true;
     } catch (error) {
       if (error instanceof Deno.errors.AlreadyExists) {
@@ -1026,29 +1026,29 @@ function removeStrayNames(plan, file, names) {
   for (; ; ) {
     if ((file.statSync().nlink ?? 1) <= 1) return true;
     if (Date.now() > deadline) return false;
-    let where = plan.root;
+    let where2 = plan.root;
     const candidates = [];
     for (const [i, folder] of folders.entries()) {
-      const path = join(where, folder);
-      const info2 = lstatOrNull3(path);
+      const path2 = join(where2, folder);
+      const info2 = lstatOrNull3(path2);
       if (info2 === null) break;
       if (info2.isSymlink) {
         try {
-          where = Deno.realPathSync(path);
+          where2 = Deno.realPathSync(path2);
         } catch {
           break;
         }
-      } else where = path;
-      if (i === folders.length - 1) candidates.push(where);
+      } else where2 = path2;
+      if (i === folders.length - 1) candidates.push(where2);
     }
     if (folders.length === 0) candidates.push(plan.root);
     for (const folder of candidates) {
       for (const name of names) {
-        const path = join(folder, name);
-        const info2 = lstatOrNull3(path);
+        const path2 = join(folder, name);
+        const info2 = lstatOrNull3(path2);
         if (info2 !== null && !info2.isSymlink && sameFile(info2, written)) {
           try {
-            Deno.removeSync(path);
+            Deno.removeSync(path2);
           } catch {
           }
         }
@@ -1143,13 +1143,13 @@ function safeWriteFileSync(root, rel, data, options = {}) {
 function safeReadFileSync(root, rel) {
   const segments = segmentsOf(rel);
   if (!walk2(root, rel, segments, false)) throw new Deno.errors.NotFound(`${rel} does not exist`);
-  const path = join(root, ...segments);
-  const file = Deno.openSync(path, {
+  const path2 = join(root, ...segments);
+  const file = Deno.openSync(path2, {
     read: true
   });
   try {
     const handle = file.statSync();
-    const onPath = lstatOrNull3(path);
+    const onPath = lstatOrNull3(path2);
     if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) throw symlinkRefused(rel, rel);
     const chunks = [];
     let total = 0;
@@ -1380,12 +1380,15 @@ __export(handler_exports, {
   info: () => info
 });
 
-// core/grammar.ts
-function quoteWord(word) {
-  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
-  if (!word.includes("'")) return `'${word}'`;
-  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-}
+// commands/doc/odf.ts
+var odf_exports = {};
+__export(odf_exports, {
+  extractOdf: () => extractOdf,
+  infoOdf: () => infoOdf,
+  odfFormatOf: () => odfFormatOf,
+  odfFromFlat: () => odfFromFlat,
+  odfFromZip: () => odfFromZip
+});
 
 // commands/doc/blocks.ts
 var TRUNCATED_MARKER = "[...TRUNCATED...]";
@@ -1502,6 +1505,26 @@ function renderPieces(blocks, mode) {
 `);
         return;
       }
+      case "code": {
+        if (!block.text.trim()) return;
+        separate();
+        if (mode === "text") {
+          pieces.push(`${block.text.replace(/\s+$/, "")}
+`);
+          return;
+        }
+        const longest = Math.max(2, ...[
+          ...block.text.matchAll(/`+/g)
+        ].map((m) => m[0].length));
+        const fence = "`".repeat(longest + 1);
+        pieces.push(`${fence}${block.language}
+`);
+        for (const line of block.text.replace(/\s+$/, "").split("\n")) pieces.push(`${line}
+`);
+        pieces.push(`${fence}
+`);
+        return;
+      }
       case "image": {
         if (!block.alt.trim()) return;
         separate();
@@ -1587,6 +1610,12 @@ function toJsonBlock(block) {
         type: "image",
         alt: block.alt
       };
+    case "code":
+      return {
+        type: "code",
+        language: block.language,
+        text: block.text
+      };
     case "page":
       return {
         type: "page",
@@ -1611,7 +1640,7 @@ function toJsonBlock(block) {
 }
 function truncationNote(kept, total) {
   const of = total === null ? " (the document has more)" : ` of ${total}`;
-  return `${TRUNCATED_MARKER} Output cut at a block boundary after ${kept}${of} characters; run again with a larger --max-chars to get the rest.`;
+  return `${TRUNCATED_MARKER} Shown up to a block boundary after ${kept}${of} characters (--max-chars); the saved file holds the whole text.`;
 }
 function cutAtBreak(text, room) {
   if (room <= 0) return "";
@@ -1768,6 +1797,8 @@ function hasText(blocks) {
         return rowsHaveText(block.rows);
       case "image":
         return block.alt.trim() !== "";
+      case "code":
+        return block.text.trim() !== "";
       case "page":
         return hasText(block.blocks);
       case "slide":
@@ -1795,6 +1826,9 @@ function textLength(blocks) {
       case "image":
         total += block.alt.length + 10;
         break;
+      case "code":
+        total += block.text.length + 10;
+        break;
       case "page":
         total += textLength(block.blocks) + 25;
         break;
@@ -1806,12 +1840,1172 @@ function textLength(blocks) {
   return total;
 }
 
+// commands/doc/types.ts
+function selectedUnits(selection, total, unit, names = []) {
+  if (selection === void 0) return {
+    first: 1,
+    last: total
+  };
+  if ("name" in selection) {
+    const index = names.indexOf(selection.name);
+    if (index >= 0) return {
+      first: index + 1,
+      last: index + 1
+    };
+    throw new PtermError("InvalidArgs", `--pages \`${selection.name}\`: the workbook has no sheet of that name; its sheets are ${names.map((n) => `\`${n}\``).join(", ")}: \`doc extract ${selection.given} --pages 1-${Math.max(total, 1)}\`.`);
+  }
+  if (selection.first > total) {
+    throw new PtermError("InvalidArgs", `--pages ${selection.first}-${selection.last}: the document has ${total} ${unit}(s); give a range within 1-${total}: \`doc extract ${selection.given} --pages 1-${Math.max(total, 1)}\`.`);
+  }
+  return {
+    first: selection.first,
+    last: Math.min(selection.last, total)
+  };
+}
+
+// commands/doc/xml.ts
+function localName(qualified) {
+  const colon = qualified.indexOf(":");
+  return colon < 0 ? qualified : qualified.slice(colon + 1);
+}
+function attributesOf(raw) {
+  const attrs = {};
+  for (const [name, value] of Object.entries(raw)) attrs[name] = value;
+  for (const [name, value] of Object.entries(raw)) {
+    const local = localName(name);
+    if (local !== name && !(local in attrs)) attrs[local] = value;
+  }
+  return attrs;
+}
+function malformed(part, error) {
+  return new PtermError("CorruptInput", `the document's part ${part} is not well-formed XML (${error.message.split("\n")[0]}); the file is damaged \u2014 re-export it from the program that made it.`);
+}
+var StopParsing = class extends Error {
+  constructor() {
+    super("stop parsing");
+  }
+};
+var NotWellFormed = class extends Error {
+};
+var NAME = "[A-Za-z_:\\u00C0-\\uFFFF][\\w.:\\-\\u00B7\\u00C0-\\uFFFF]*";
+var TAG_NAME = new RegExp(`<(${NAME})`, "y");
+var ATTRIBUTE = new RegExp(`\\s+(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "y");
+var TAG_END = /\s*(\/?)>/y;
+var PI_TARGET = new RegExp(`(${NAME})(?:\\s|\\?>)`, "y");
+var XML_DECLARATION = /<\?xml\s+version\s*=\s*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:\s+encoding\s*=\s*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?(?:\s+standalone\s*=\s*(?:"(?:yes|no)"|'(?:yes|no)'))?\s*\?>/y;
+var END_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
+var REFERENCE = /&([^;&\s]*);?/g;
+var LAYOUT_WHITESPACE = /[\t\n\r]/;
+var NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+var XML_SPACE = /^[ \t\r\n]*$/;
+var PREDEFINED = {
+  lt: "<",
+  gt: ">",
+  amp: "&",
+  quot: '"',
+  apos: "'"
+};
+function unescape(text) {
+  if (!text.includes("&")) return text;
+  return text.replace(REFERENCE, (whole, name) => {
+    if (!whole.endsWith(";")) throw new NotWellFormed(`"&" not followed by a reference (${whole.slice(0, 12)})`);
+    if (name.startsWith("#")) {
+      const hex = name[1] === "x";
+      const digits = name.slice(hex ? 2 : 1);
+      const code = /^[0-9A-Fa-f]+$/.test(digits) ? Number.parseInt(digits, hex ? 16 : 10) : NaN;
+      if (!(code >= 1 && code <= 1114111) || code >= 55296 && code <= 57343) {
+        throw new NotWellFormed(`invalid character reference ${whole}`);
+      }
+      return String.fromCodePoint(code);
+    }
+    const value = PREDEFINED[name];
+    if (value === void 0) throw new NotWellFormed(`undefined entity ${whole}`);
+    return value;
+  });
+}
+function textOf(raw) {
+  return unescape(raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw);
+}
+function attributesAt(xml, from) {
+  const attrs = {};
+  let at = from;
+  for (; ; ) {
+    ATTRIBUTE.lastIndex = at;
+    const match = ATTRIBUTE.exec(xml);
+    if (match === null) break;
+    at = ATTRIBUTE.lastIndex;
+    const name = match[1];
+    if (name in attrs) throw new NotWellFormed(`attribute ${name} given twice`);
+    let value = match[2] ?? match[3];
+    if (LAYOUT_WHITESPACE.test(value)) value = value.replace(/\r\n?/g, "\n").replace(/[\t\n]/g, " ");
+    attrs[name] = value.includes("&") ? unescape(value) : value;
+  }
+  return {
+    attrs,
+    end: at
+  };
+}
+function saxParse(xml, part, handlers) {
+  try {
+    tokenize(xml, handlers);
+  } catch (error) {
+    if (error instanceof PtermError || error instanceof StopParsing) throw error;
+    throw malformed(part, error);
+  }
+}
+function tokenize(xml, handlers) {
+  const { open, close, text } = handlers;
+  const stack = [];
+  let rootSeen = false;
+  const invalid = NOT_XML_CHAR.exec(xml);
+  if (invalid) {
+    const code = invalid[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    throw new NotWellFormed(`the character U+${code} at ${invalid.index} is not allowed in XML`);
+  }
+  const start = xml.charCodeAt(0) === 65279 ? 1 : 0;
+  let i = start;
+  const n = xml.length;
+  while (i < n) {
+    const lt = xml.indexOf("<", i);
+    const end = lt < 0 ? n : lt;
+    if (end > i) {
+      const raw = xml.slice(i, end);
+      if (raw.includes("]]>")) throw new NotWellFormed(`"]]>" in text at ${i}`);
+      if (stack.length > 0) text?.(textOf(raw));
+      else if (!XML_SPACE.test(raw)) throw new NotWellFormed("text outside the root element");
+    }
+    if (lt < 0) break;
+    const next = xml.charCodeAt(lt + 1);
+    if (next === 47) {
+      END_TAG.lastIndex = lt;
+      const match = END_TAG.exec(xml);
+      if (!match) throw new NotWellFormed(`malformed end tag at ${lt}`);
+      const open2 = stack.pop();
+      if (open2 !== match[1]) {
+        throw new NotWellFormed(`</${match[1]}> closes ${open2 === void 0 ? "nothing" : `<${open2}>`}`);
+      }
+      close?.(localName(match[1]));
+      i = END_TAG.lastIndex;
+    } else if (next === 63) {
+      const close2 = xml.indexOf("?>", lt + 2);
+      if (close2 < 0) throw new NotWellFormed("unterminated processing instruction");
+      PI_TARGET.lastIndex = lt + 2;
+      const target = PI_TARGET.exec(xml);
+      if (!target) throw new NotWellFormed(`malformed processing instruction at ${lt}`);
+      if (target[1].toLowerCase() === "xml") {
+        XML_DECLARATION.lastIndex = lt;
+        if (lt !== start || !XML_DECLARATION.test(xml)) {
+          throw new NotWellFormed(`misplaced or malformed <?xml?> at ${lt}`);
+        }
+      }
+      i = close2 + 2;
+    } else if (next === 33) {
+      if (xml.startsWith("<!--", lt)) {
+        const close2 = xml.indexOf("-->", lt + 4);
+        if (close2 < 0) throw new NotWellFormed("unterminated comment");
+        if (xml.indexOf("--", lt + 4) !== close2) throw new NotWellFormed(`"--" inside the comment at ${lt}`);
+        i = close2 + 3;
+      } else if (xml.startsWith("<![CDATA[", lt)) {
+        const close2 = xml.indexOf("]]>", lt + 9);
+        if (close2 < 0) throw new NotWellFormed("unterminated CDATA section");
+        if (stack.length === 0) throw new NotWellFormed("CDATA outside the root element");
+        const cdata = xml.slice(lt + 9, close2);
+        text?.(cdata.includes("\r") ? cdata.replace(/\r\n?/g, "\n") : cdata);
+        i = close2 + 3;
+      } else if (xml.startsWith("<!DOCTYPE", lt) && !rootSeen) {
+        let depth = 0;
+        let j = lt + 9;
+        for (; j < n; j++) {
+          const c = xml[j];
+          if (c === "[") depth++;
+          else if (c === "]") depth--;
+          else if (c === ">" && depth <= 0) break;
+        }
+        if (j >= n) throw new NotWellFormed("unterminated DOCTYPE");
+        i = j + 1;
+      } else throw new NotWellFormed(`unexpected markup at ${lt}`);
+    } else {
+      TAG_NAME.lastIndex = lt;
+      const named = TAG_NAME.exec(xml);
+      if (!named) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      const { attrs, end: end2 } = attributesAt(xml, TAG_NAME.lastIndex);
+      TAG_END.lastIndex = end2;
+      const ending = TAG_END.exec(xml);
+      if (!ending) throw new NotWellFormed(`malformed start tag at ${lt}`);
+      if (stack.length === 0 && rootSeen) throw new NotWellFormed("a second root element");
+      rootSeen = true;
+      const name = named[1];
+      open?.(localName(name), attrs);
+      if (ending[1]) close?.(localName(name));
+      else stack.push(name);
+      i = TAG_END.lastIndex;
+    }
+  }
+  if (stack.length > 0) throw new NotWellFormed(`<${stack[stack.length - 1]}> is never closed`);
+  if (!rootSeen) throw new NotWellFormed("no root element");
+}
+var MAX_XML_DEPTH = 1e3;
+function parseXml(xml, part) {
+  const root = {
+    name: "#document",
+    attrs: {},
+    children: []
+  };
+  const stack = [
+    root
+  ];
+  saxParse(xml, part, {
+    open(name, attrs) {
+      if (stack.length > MAX_XML_DEPTH) {
+        throw new PtermError("InputTooLarge", `the document's part ${part} nests elements more than ${MAX_XML_DEPTH} deep, which no Office program writes; pterm does not read it \u2014 re-save the document from the program that made it.`);
+      }
+      const element = {
+        name,
+        attrs: attributesOf(attrs),
+        children: []
+      };
+      stack[stack.length - 1].children.push(element);
+      stack.push(element);
+    },
+    close() {
+      stack.pop();
+    },
+    text(text) {
+      if (stack.length > 1) stack[stack.length - 1].children.push(text);
+    }
+  });
+  const top = root.children.find((c) => typeof c !== "string");
+  if (!top) throw malformed(part, new Error("no root element"));
+  return top;
+}
+function isElement(node) {
+  return typeof node !== "string";
+}
+function childElements(element, name) {
+  return element.children.filter((c) => isElement(c) && (name === void 0 || c.name === name));
+}
+function child(element, name) {
+  if (!element) return void 0;
+  for (const c of element.children) if (isElement(c) && c.name === name) return c;
+  return void 0;
+}
+function path(element, ...names) {
+  let current = element;
+  for (const name of names) current = child(current, name);
+  return current;
+}
+function descendants(element, name) {
+  const found = [];
+  const visit = (e) => {
+    for (const c of e.children) {
+      if (!isElement(c)) continue;
+      if (c.name === name) found.push(c);
+      else visit(c);
+    }
+  };
+  visit(element);
+  return found;
+}
+function textContent(element) {
+  if (!element) return "";
+  let text = "";
+  for (const c of element.children) text += isElement(c) ? textContent(c) : c;
+  return text;
+}
+function relationshipAttr(element, local) {
+  for (const [name, value] of Object.entries(element.attrs)) {
+    if (name !== local && localName(name) === local) return value;
+  }
+  return void 0;
+}
+
+// commands/doc/odf.ts
+function odfFormatOf(mimetype) {
+  const kind = /^application\/vnd\.oasis\.opendocument\.(text|spreadsheet|presentation)(?:-template)?$/.exec(mimetype.trim())?.[1];
+  return kind === "text" ? "odt" : kind === "spreadsheet" ? "ods" : kind === "presentation" ? "odp" : null;
+}
+var BYTES_PER_XML_CHAR = 40;
+var BASELINE_BYTES = 256 * 1024 * 1024;
+var MAX_COLUMNS = 16384;
+var MAX_ROWS = 1048576;
+function checkMemory(chars, memoryBytes) {
+  const allowed = Math.max(1024 * 1024, (memoryBytes - BASELINE_BYTES) / BYTES_PER_XML_CHAR);
+  if (chars <= allowed) return;
+  const mib = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  throw new PtermError("InputTooLarge", `the OpenDocument file's content is ${mib(chars)} of XML; reading it takes about ${BYTES_PER_XML_CHAR}\xD7 that in memory, more than the ${mib(memoryBytes)} ceiling (limits.memory_bytes in pterm.json) allows; split the document, or raise limits.memory_bytes.`);
+}
+async function odfFromZip(zip, memoryBytes) {
+  if ((await zip.readText("META-INF/manifest.xml"))?.includes("encryption-data")) {
+    throw new PtermError("EncryptedDocument", "the OpenDocument file is password-protected; pterm takes no passwords \u2014 remove the password in LibreOffice, save a copy into the workspace and extract that.");
+  }
+  const xml = await zip.readText("content.xml");
+  if (xml === null) {
+    throw new PtermError("CorruptInput", "the OpenDocument package has no content.xml; the file is damaged.");
+  }
+  checkMemory(xml.length, memoryBytes);
+  const meta = await zip.readText("meta.xml");
+  return {
+    content: parseXml(xml, "content.xml"),
+    meta: meta === null ? void 0 : parseXml(meta, "meta.xml")
+  };
+}
+function odfFromFlat(xml, memoryBytes) {
+  checkMemory(xml.length, memoryBytes);
+  const root = parseXml(xml, "the flat OpenDocument file");
+  return {
+    content: root,
+    meta: root
+  };
+}
+function emphasisStyles(source) {
+  const bold = /* @__PURE__ */ new Set();
+  const italic = /* @__PURE__ */ new Set();
+  for (const style of descendants(source.content, "style")) {
+    const props = child(style, "text-properties");
+    if (!props || !style.attrs.name) continue;
+    if (/^(bold|[6-9]00)$/.test(props.attrs["font-weight"] ?? "")) bold.add(style.attrs.name);
+    if (/^(italic|oblique)$/.test(props.attrs["font-style"] ?? "")) italic.add(style.attrs.name);
+  }
+  return {
+    bold,
+    italic
+  };
+}
+var emphasis = {
+  bold: /* @__PURE__ */ new Set(),
+  italic: /* @__PURE__ */ new Set()
+};
+function spansOf(element, spans = [], href, style = {}) {
+  for (const node of element.children) {
+    if (!isElement(node)) {
+      spans.push({
+        text: node,
+        ...style,
+        ...href ? {
+          href
+        } : {}
+      });
+      continue;
+    }
+    switch (node.name) {
+      case "s":
+        spans.push({
+          text: " ".repeat(Math.min(Number(node.attrs.c ?? 1) || 1, 100))
+        });
+        break;
+      case "tab":
+        spans.push({
+          text: "	"
+        });
+        break;
+      case "line-break":
+        spans.push({
+          text: "\n"
+        });
+        break;
+      case "a":
+        spansOf(node, spans, node.attrs.href, style);
+        break;
+      case "span": {
+        const name = node.attrs["style-name"] ?? "";
+        spansOf(node, spans, href, {
+          ...style,
+          ...emphasis.bold.has(name) ? {
+            bold: true
+          } : {},
+          ...emphasis.italic.has(name) ? {
+            italic: true
+          } : {}
+        });
+        break;
+      }
+      case "note":
+      case "annotation":
+      case "bookmark-ref":
+      case "sequence-ref":
+        break;
+      default:
+        spansOf(node, spans, href, style);
+    }
+  }
+  return spans;
+}
+function trimmed(spans) {
+  const text = spans.map((s) => s.text).join("");
+  return text.trim() === "" ? [] : spans;
+}
+function orderedListStyles(source) {
+  const ordered = /* @__PURE__ */ new Set();
+  for (const style of descendants(source.content, "list-style")) {
+    const first = childElements(style).find((level) => level.name.startsWith("list-level-style"));
+    if (first?.name === "list-level-style-number" && style.attrs.name) ordered.add(style.attrs.name);
+  }
+  return ordered;
+}
+function textBlocks(parent, out, budget, ordered) {
+  for (const node of childElements(parent)) {
+    if (budget.left < 0) return;
+    const before = out.length;
+    switch (node.name) {
+      case "h": {
+        const spans = trimmed(spansOf(node));
+        const level = Math.min(6, Math.max(1, Number(node.attrs["outline-level"] ?? 1) || 1));
+        if (spans.length) out.push({
+          type: "heading",
+          level,
+          spans
+        });
+        break;
+      }
+      case "p": {
+        const spans = trimmed(spansOf(node));
+        if (spans.length) out.push({
+          type: "paragraph",
+          spans
+        });
+        for (const box of descendants(node, "text-box")) textBlocks(box, out, budget, ordered);
+        break;
+      }
+      case "list": {
+        const items = [];
+        listItems(node, 0, items, ordered.has(node.attrs["style-name"] ?? ""));
+        if (items.length) out.push({
+          type: "list",
+          items
+        });
+        break;
+      }
+      case "table":
+        out.push({
+          type: "table",
+          rows: tableRows(node, budget)
+        });
+        break;
+      case "section":
+      case "index-body":
+      case "table-of-content":
+      case "alphabetical-index":
+      case "illustration-index":
+      case "table-index":
+      case "user-index":
+      case "bibliography":
+      case "text":
+      case "body":
+        textBlocks(node, out, budget, ordered);
+        break;
+    }
+    budget.left -= textLength(out.slice(before));
+  }
+}
+function listItems(list, depth, items, ordered) {
+  for (const item of childElements(list)) {
+    if (item.name !== "list-item" && item.name !== "list-header") continue;
+    for (const part of childElements(item)) {
+      if (part.name === "list") listItems(part, Math.min(depth + 1, 12), items, ordered);
+      else if (part.name === "p" || part.name === "h") {
+        const spans = trimmed(spansOf(part));
+        if (spans.length) items.push({
+          spans,
+          depth,
+          ordered
+        });
+      }
+    }
+  }
+}
+function cellText(cell) {
+  return childElements(cell).filter((p) => p.name === "p" || p.name === "h" || p.name === "list").map((p) => p.name === "list" ? textContent(p) : spansOf(p).map((s) => s.text).join("")).join("\n").trim();
+}
+function tableRows(table, budget) {
+  const rows = [];
+  let pendingEmptyRows = 0;
+  const visitRows = (parent) => {
+    for (const node of childElements(parent)) {
+      if (node.name === "table-header-rows" || node.name === "table-rows" || node.name === "table-row-group") {
+        visitRows(node);
+        continue;
+      }
+      if (node.name !== "table-row") continue;
+      const cells = [];
+      let pendingEmptyCells = 0;
+      for (const cell of childElements(node)) {
+        if (cell.name !== "table-cell" && cell.name !== "covered-table-cell") continue;
+        const repeat = Math.max(1, Number(cell.attrs["number-columns-repeated"] ?? 1) || 1);
+        const text = cell.name === "table-cell" ? cellText(cell) : "";
+        if (text === "") {
+          pendingEmptyCells += repeat;
+          continue;
+        }
+        if (cells.length + pendingEmptyCells + repeat > MAX_COLUMNS) break;
+        for (; pendingEmptyCells > 0; pendingEmptyCells--) cells.push("");
+        for (let i = 0; i < repeat; i++) cells.push(text);
+      }
+      const repeatRows = Math.max(1, Number(node.attrs["number-rows-repeated"] ?? 1) || 1);
+      if (cells.length === 0) {
+        pendingEmptyRows += repeatRows;
+        continue;
+      }
+      if (rows.length + pendingEmptyRows + repeatRows > MAX_ROWS) return;
+      for (; pendingEmptyRows > 0; pendingEmptyRows--) rows.push([]);
+      for (let i = 0; i < repeatRows && budget.left >= 0; i++) {
+        rows.push(cells);
+        budget.left -= cells.join(" | ").length + 4;
+      }
+      if (budget.left < 0) return;
+    }
+  };
+  visitRows(table);
+  const width = rows.reduce((w, row) => Math.max(w, row.length), 0);
+  return rows.map((row) => row.length === width ? row : [
+    ...row,
+    ...Array(width - row.length).fill("")
+  ]);
+}
+function officeBody(source, kind) {
+  const body = child(child(source.content, "body"), kind);
+  if (!body) {
+    throw new PtermError("CorruptInput", `the OpenDocument file has no office:${kind} body; the file is damaged.`);
+  }
+  return body;
+}
+function slideBlocks(page, number, ordered) {
+  let title = null;
+  const blocks = [];
+  const budget = {
+    left: Number.POSITIVE_INFINITY
+  };
+  const place = (e, axis) => Number.parseFloat(e.attrs[axis] ?? "") || Number.NEGATIVE_INFINITY;
+  const shapes = childElements(page).map((shape, order) => ({
+    shape,
+    order
+  })).sort((a, b) => place(a.shape, "y") - place(b.shape, "y") || place(a.shape, "x") - place(b.shape, "x") || a.order - b.order).map((entry) => entry.shape);
+  for (const frame of shapes) {
+    if (frame.name === "notes") continue;
+    const cls = frame.attrs.class;
+    for (const box of [
+      ...frame.name === "frame" ? childElements(frame) : [
+        frame
+      ]
+    ]) {
+      if (box.name === "text-box" || box.name === "custom-shape" || box.name === "rect") {
+        if (cls === "title" && title === null) {
+          title = textContent(box).replace(/\s+/g, " ").trim() || null;
+          continue;
+        }
+        textBlocks(box, blocks, budget, ordered);
+      } else if (box.name === "table") {
+        blocks.push({
+          type: "table",
+          rows: tableRows(box, budget)
+        });
+      }
+    }
+  }
+  const notes = [];
+  for (const note of childElements(page, "notes")) {
+    for (const frame of childElements(note, "frame")) {
+      if (frame.attrs.class !== "notes") continue;
+      for (const box of childElements(frame, "text-box")) textBlocks(box, notes, budget, ordered);
+    }
+  }
+  return {
+    type: "slide",
+    number,
+    title,
+    blocks,
+    notes
+  };
+}
+function extractOdf(format, source, options) {
+  options.signal.throwIfAborted();
+  const budget = {
+    left: options.charBudget
+  };
+  const ordered = orderedListStyles(source);
+  emphasis = emphasisStyles(source);
+  if (format === "odt") {
+    const blocks2 = [];
+    textBlocks(officeBody(source, "text"), blocks2, budget, ordered);
+    return {
+      format,
+      blocks: blocks2,
+      counts: {},
+      warnings: [],
+      stoppedEarly: budget.left < 0
+    };
+  }
+  const body = officeBody(source, format === "ods" ? "spreadsheet" : "presentation");
+  const units = childElements(body, format === "ods" ? "table" : "page");
+  const names = units.map((unit2, i) => unit2.attrs.name ?? `${format === "ods" ? "Sheet" : "Slide"} ${i + 1}`);
+  const unit = format === "ods" ? "sheet" : "slide";
+  const { first, last } = selectedUnits(options.selection, units.length, unit, format === "ods" ? names : []);
+  const blocks = [];
+  let lastRead = first - 1;
+  for (let n = first; n <= last; n++) {
+    if (budget.left < 0) break;
+    options.signal.throwIfAborted();
+    const block = format === "ods" ? {
+      type: "sheet",
+      name: names[n - 1],
+      rows: tableRows(units[n - 1], budget)
+    } : slideBlocks(units[n - 1], n, ordered);
+    if (format === "odp") budget.left -= textLength([
+      block
+    ]);
+    blocks.push(block);
+    lastRead = n;
+  }
+  return {
+    format,
+    blocks,
+    counts: format === "ods" ? {
+      sheets: units.length
+    } : {
+      slides: units.length
+    },
+    range: {
+      unit,
+      first,
+      last: lastRead,
+      wanted: last,
+      total: units.length
+    },
+    warnings: [],
+    stoppedEarly: budget.left < 0
+  };
+}
+function infoOdf(format, source) {
+  const meta = child(source.meta, "meta");
+  const text = (name) => textContent(child(meta, name)).trim() || null;
+  const body = child(child(source.content, "body"), format === "ods" ? "spreadsheet" : "presentation");
+  const units = format === "odt" ? [] : childElements(body ?? source.content, format === "ods" ? "table" : "page");
+  return {
+    format,
+    ...format === "ods" ? {
+      sheets: units.length,
+      sheet_names: units.map((u) => u.attrs.name ?? "")
+    } : {},
+    ...format === "odp" ? {
+      slides: units.length
+    } : {},
+    title: text("title"),
+    author: text("initial-creator") ?? text("creator"),
+    subject: text("subject"),
+    created: text("creation-date"),
+    modified: text("date"),
+    producer: text("generator"),
+    encrypted: false,
+    password_required: false
+  };
+}
+
+// commands/doc/csv.ts
+var csv_exports = {};
+__export(csv_exports, {
+  delimiterOf: () => delimiterOf,
+  extractCsv: () => extractCsv,
+  parseDelimited: () => parseDelimited
+});
+
+// commands/doc/text_decode.ts
+function decodeDocumentText(bytes, what, declared) {
+  if (bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191) {
+    return strictDecode("utf-8", bytes.subarray(3), what);
+  }
+  if (bytes[0] === 255 && bytes[1] === 254) return strictDecode("utf-16le", bytes.subarray(2), what);
+  if (bytes[0] === 254 && bytes[1] === 255) return strictDecode("utf-16be", bytes.subarray(2), what);
+  const label = declared?.trim().toLowerCase() || "utf-8";
+  return strictDecode(label, bytes, what);
+}
+function strictDecode(label, bytes, what) {
+  let decoder2;
+  try {
+    decoder2 = new TextDecoder(label, {
+      fatal: true
+    });
+  } catch {
+    throw new PtermError("UnsupportedFormat", `${what} declares the character encoding \`${label}\`, which pterm does not know; convert the file to UTF-8 first (for example with iconv) and extract the copy.`);
+  }
+  try {
+    return decoder2.decode(bytes);
+  } catch {
+    throw new PtermError("CorruptInput", `${what} is not valid ${decoder2.encoding} text (the encoding it ${label === "utf-8" ? "is read in when it declares none" : "declares"}); convert it to UTF-8 first (for example with iconv) and extract the copy.`);
+  }
+}
+function declaredHtmlCharset(bytes) {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
+  return /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1] ?? null;
+}
+function declaredXmlEncoding(bytes) {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 200));
+  return /^<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ?? null;
+}
+
+// commands/doc/csv.ts
+var MAX_COLUMNS2 = 16384;
+var BYTES_PER_FIELD = 64;
+var BASELINE_BYTES2 = 256 * 1024 * 1024;
+function parseDelimited(text, delimiter, charBudget, memoryBytes = Number.POSITIVE_INFINITY) {
+  const maxFields = Math.max(1e6, (memoryBytes - BASELINE_BYTES2) / BYTES_PER_FIELD);
+  let fields = 0;
+  const rows = [];
+  let row = [];
+  let field = "";
+  let quoted = false;
+  let chars = 0;
+  const endField = () => {
+    row.push(field);
+    chars += field.length + 3;
+    if (++fields > maxFields) {
+      throw new PtermError("InputTooLarge", `the table has more than ${Math.floor(maxFields)} fields, more than the memory ceiling (limits.memory_bytes in pterm.json) holds; split the file, or raise limits.memory_bytes.`);
+    }
+    field = "";
+    if (row.length > MAX_COLUMNS2) {
+      throw new PtermError("InputTooLarge", `row ${rows.length + 1} of the table has more than ${MAX_COLUMNS2} fields, more than any spreadsheet holds; pterm does not render it \u2014 check the delimiter, or split the file.`);
+    }
+  };
+  const endRow = () => {
+    endField();
+    if (!(row.length === 1 && row[0] === "")) rows.push(row);
+    row = [];
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += c;
+      continue;
+    }
+    if (c === '"' && field === "") quoted = true;
+    else if (c === delimiter) endField();
+    else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") i++;
+      endRow();
+      if (chars > charBudget) return {
+        rows,
+        stoppedEarly: i + 1 < text.length
+      };
+    } else field += c;
+  }
+  if (field !== "" || row.length > 0) endRow();
+  return {
+    rows,
+    stoppedEarly: false
+  };
+}
+function delimiterOf(text) {
+  const lines = text.split(/\r?\n/, 21).filter((line) => line.trim() !== "").slice(0, 20);
+  if (lines.length < 2) return null;
+  for (const delimiter of [
+    "	",
+    ",",
+    ";"
+  ]) {
+    const widths = lines.map((line) => parseDelimited(line, delimiter, Infinity).rows[0]?.length ?? 0);
+    const agreeing = widths.filter((w) => w === widths[0]).length >= Math.ceil(lines.length * 0.8);
+    const ragged = widths[0] >= 3 && widths.every((w) => w >= 2 && w <= widths[0]);
+    if (widths[0] >= 2 && (agreeing || ragged)) return delimiter;
+  }
+  return null;
+}
+function squareRows(rows) {
+  const width = rows.reduce((w, row) => Math.max(w, row.length), 0);
+  return rows.map((row) => row.length === width ? row : [
+    ...row,
+    ...Array(width - row.length).fill("")
+  ]);
+}
+function extractCsv(bytes, options) {
+  options.signal.throwIfAborted();
+  const text = decodeDocumentText(bytes, "the CSV file");
+  const delimiter = delimiterOf(text) ?? ",";
+  const { rows, stoppedEarly } = parseDelimited(text, delimiter, options.charBudget, options.memoryBytes);
+  const blocks = rows.length ? [
+    {
+      type: "table",
+      rows: squareRows(rows)
+    }
+  ] : [];
+  return {
+    format: "csv",
+    blocks,
+    counts: {},
+    warnings: [],
+    stoppedEarly
+  };
+}
+
+// core/grammar.ts
+function quoteWord(word) {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
+  if (!word.includes("'")) return `'${word}'`;
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+// commands/doc/controls.ts
+var DROPPED = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+var ANY_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
+var Counter = class {
+  total = 0;
+  byPlace = /* @__PURE__ */ new Map();
+  clean(text, place) {
+    if (!ANY_CONTROL.test(text)) return text;
+    let dropped = 0;
+    const out = text.replace(/\r\n?/g, "\n").replace(DROPPED, () => {
+      dropped++;
+      return "";
+    });
+    if (dropped > 0) this.add(place, dropped);
+    return out;
+  }
+  add(place, count) {
+    this.total += count;
+    const key = place.kind === "sheet" ? `sheet:${place.name}` : place.kind === "document" ? "document" : `${place.kind}:${place.number}`;
+    const entry = this.byPlace.get(key);
+    if (entry) entry.count += count;
+    else this.byPlace.set(key, {
+      place,
+      count
+    });
+  }
+};
+function cleanSpans(spans, place, counter2) {
+  return spans.map((span) => {
+    const text = counter2.clean(span.text, place);
+    const href = span.href === void 0 ? void 0 : counter2.clean(span.href, place);
+    return text === span.text && href === span.href ? span : {
+      ...span,
+      text,
+      ...href === void 0 ? {} : {
+        href
+      }
+    };
+  });
+}
+function cleanRows(rows, place, counter2) {
+  return rows.map((row) => row.map((cell) => counter2.clean(cell, place)));
+}
+function cleanBlock(block, place, counter2) {
+  switch (block.type) {
+    case "heading":
+    case "paragraph":
+      return {
+        ...block,
+        spans: cleanSpans(block.spans, place, counter2)
+      };
+    case "list":
+      return {
+        ...block,
+        items: block.items.map((item) => ({
+          ...item,
+          spans: cleanSpans(item.spans, place, counter2),
+          ...item.label === void 0 ? {} : {
+            label: counter2.clean(item.label, place)
+          }
+        }))
+      };
+    case "table":
+      return {
+        ...block,
+        rows: cleanRows(block.rows, place, counter2)
+      };
+    case "image":
+      return {
+        ...block,
+        alt: counter2.clean(block.alt, place)
+      };
+    case "code":
+      return {
+        ...block,
+        text: counter2.clean(block.text, place)
+      };
+    case "page": {
+      const page = {
+        kind: "page",
+        number: block.number
+      };
+      return {
+        ...block,
+        blocks: block.blocks.map((b) => cleanBlock(b, page, counter2))
+      };
+    }
+    case "slide": {
+      const slide = {
+        kind: "slide",
+        number: block.number
+      };
+      return {
+        ...block,
+        title: block.title === null ? null : counter2.clean(block.title, slide),
+        blocks: block.blocks.map((b) => cleanBlock(b, slide, counter2)),
+        notes: block.notes.map((b) => cleanBlock(b, slide, counter2))
+      };
+    }
+    case "sheet": {
+      const name = block.name.replace(DROPPED, "");
+      const sheet = {
+        kind: "sheet",
+        name
+      };
+      counter2.clean(block.name, sheet);
+      return {
+        ...block,
+        name,
+        rows: cleanRows(block.rows, sheet, counter2)
+      };
+    }
+  }
+}
+function compactRanges(numbers) {
+  const sorted = [
+    ...new Set(numbers)
+  ].sort((a, b) => a - b);
+  const parts = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j === i ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j;
+  }
+  return parts.join(", ");
+}
+function where(places) {
+  const pages = places.flatMap((p) => p.kind === "page" ? [
+    p.number
+  ] : []);
+  const slides = places.flatMap((p) => p.kind === "slide" ? [
+    p.number
+  ] : []);
+  const sheets = places.flatMap((p) => p.kind === "sheet" ? [
+    `"${p.name}"`
+  ] : []);
+  const parts = [
+    pages.length ? `on page(s) ${compactRanges(pages)}` : "",
+    slides.length ? `on slide(s) ${compactRanges(slides)}` : "",
+    sheets.length ? `in sheet(s) ${sheets.join(", ")}` : ""
+  ].filter(Boolean);
+  return parts.length ? ` ${parts.join(" and ")}` : "";
+}
+function dropControlCharacters(extraction) {
+  const counter2 = new Counter();
+  for (const [page, count] of extraction.droppedControls ?? []) counter2.add({
+    kind: "page",
+    number: page
+  }, count);
+  const blocks = extraction.blocks.map((block) => cleanBlock(block, {
+    kind: "document"
+  }, counter2));
+  const warnings = extraction.warnings.map((w) => counter2.clean(w, {
+    kind: "document"
+  }));
+  if (counter2.total > 0) {
+    const cause = extraction.format === "pdf" ? " (fonts without a Unicode map)" : "";
+    warnings.push(`${counter2.total} control character(s)${where([
+      ...counter2.byPlace.values()
+    ].map((e) => e.place))} were dropped${cause}; the text there may be incomplete`);
+  }
+  return {
+    ...extraction,
+    blocks,
+    warnings,
+    droppedControls: void 0
+  };
+}
+
+// commands/doc/ooxml.ts
+function resolvePartName(sourcePart, target) {
+  const base = target.startsWith("/") ? [] : sourcePart.split("/").slice(0, -1);
+  for (const segment of target.replace(/^\/+/, "").split("/")) {
+    if (segment === "..") base.pop();
+    else if (segment !== "." && segment !== "") base.push(segment);
+  }
+  return base.join("/");
+}
+function relsPartOf(part) {
+  const slash = part.lastIndexOf("/");
+  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+}
+async function readRelationships(zip, part) {
+  const relsPart = part === "" ? "_rels/.rels" : relsPartOf(part);
+  const xml = await zip.readText(relsPart);
+  const rels = /* @__PURE__ */ new Map();
+  if (xml === null) return rels;
+  for (const rel of childElements(parseXml(xml, relsPart), "Relationship")) {
+    const id = rel.attrs.Id ?? "";
+    const type = rel.attrs.Type ?? "";
+    const rawTarget = rel.attrs.Target ?? "";
+    const external = rel.attrs.TargetMode === "External";
+    rels.set(id, {
+      id,
+      type,
+      target: external ? rawTarget : resolvePartName(part, rawTarget),
+      external
+    });
+  }
+  return rels;
+}
+function relationshipOfKind(rels, kind) {
+  for (const rel of rels.values()) if (rel.type.endsWith(`/${kind}`)) return rel;
+  return void 0;
+}
+function nonEmpty(text) {
+  const trimmed2 = text.trim();
+  return trimmed2 ? trimmed2 : null;
+}
+function firstChild(root, name) {
+  return childElements(root, name)[0];
+}
+async function readProperties(zip) {
+  const props = {
+    title: null,
+    author: null,
+    subject: null,
+    created: null,
+    modified: null,
+    producer: null,
+    appCounts: {}
+  };
+  const core = await zip.readText("docProps/core.xml");
+  if (core !== null) {
+    const root = parseXml(core, "docProps/core.xml");
+    props.title = nonEmpty(textContent(firstChild(root, "title")));
+    props.author = nonEmpty(textContent(firstChild(root, "creator")));
+    props.subject = nonEmpty(textContent(firstChild(root, "subject")));
+    props.created = nonEmpty(textContent(firstChild(root, "created")));
+    props.modified = nonEmpty(textContent(firstChild(root, "modified")));
+  }
+  const app = await zip.readText("docProps/app.xml");
+  if (app !== null) {
+    const root = parseXml(app, "docProps/app.xml");
+    props.producer = nonEmpty(textContent(firstChild(root, "Application")));
+    for (const [key, name] of [
+      [
+        "pages",
+        "Pages"
+      ],
+      [
+        "slides",
+        "Slides"
+      ],
+      [
+        "words",
+        "Words"
+      ]
+    ]) {
+      const value = Number.parseInt(textContent(firstChild(root, name)), 10);
+      if (Number.isFinite(value)) props.appCounts[key] = value;
+    }
+  }
+  return props;
+}
+var MAIN_PART_KINDS = [
+  {
+    format: "docx",
+    contentType: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
+    usualPart: "word/document.xml",
+    label: "Word document"
+  },
+  {
+    format: "pptx",
+    contentType: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
+    usualPart: "ppt/presentation.xml",
+    label: "PowerPoint presentation"
+  },
+  {
+    format: "xlsx",
+    contentType: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
+    usualPart: "xl/workbook.xml",
+    label: "Excel workbook"
+  }
+];
+async function readContentTypes(zip) {
+  const overrides = /* @__PURE__ */ new Map();
+  const defaults = /* @__PURE__ */ new Map();
+  const xml = await zip.readText("[Content_Types].xml");
+  if (xml === null) return {
+    overrides,
+    defaults
+  };
+  for (const entry of childElements(parseXml(xml, "[Content_Types].xml"))) {
+    const type = entry.attrs.ContentType ?? "";
+    if (entry.name === "Override" && entry.attrs.PartName) {
+      overrides.set(resolvePartName("", entry.attrs.PartName).toLowerCase(), type);
+    } else if (entry.name === "Default" && entry.attrs.Extension) {
+      defaults.set(entry.attrs.Extension.toLowerCase(), type);
+    }
+  }
+  return {
+    overrides,
+    defaults
+  };
+}
+function contentTypeOf(types, part) {
+  const override = types.overrides.get(part.toLowerCase());
+  if (override !== void 0) return override;
+  const extension = part.includes(".") ? part.slice(part.lastIndexOf(".") + 1).toLowerCase() : "";
+  return types.defaults.get(extension) ?? "";
+}
+async function findMainPart(zip) {
+  const types = await readContentTypes(zip);
+  const root = relationshipOfKind(await readRelationships(zip, ""), "officeDocument");
+  const candidates = [];
+  if (root && !root.external) candidates.push(root.target);
+  for (const [part, type] of types.overrides) {
+    if (MAIN_PART_KINDS.some((k) => k.contentType.test(type))) candidates.push(part);
+  }
+  for (const kind of MAIN_PART_KINDS) candidates.push(kind.usualPart);
+  const kindOf = (part) => MAIN_PART_KINDS.find((k) => k.contentType.test(contentTypeOf(types, part))) ?? MAIN_PART_KINDS.find((k) => k.usualPart === part.toLowerCase());
+  for (const part of candidates) {
+    const kind = kindOf(part);
+    if (kind && zip.has(part)) return {
+      kind: "found",
+      format: kind.format,
+      part
+    };
+  }
+  for (const part of candidates) {
+    const kind = kindOf(part);
+    if (kind && (part !== kind.usualPart || types.overrides.has(part) || root?.target === part)) {
+      return {
+        kind: "missing",
+        label: kind.label,
+        part
+      };
+    }
+  }
+  const names = zip.names;
+  for (const kind of MAIN_PART_KINDS) {
+    const folder = kind.usualPart.slice(0, kind.usualPart.indexOf("/") + 1);
+    if (names.some((n) => n.startsWith(folder))) return {
+      kind: "missing",
+      label: kind.label,
+      part: kind.usualPart
+    };
+  }
+  return {
+    kind: "none"
+  };
+}
+
 // commands/doc/detect.ts
+var RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the program that made it, or with LibreOffice)";
 var FORMATS = [
   "pdf",
   "docx",
   "pptx",
-  "xlsx"
+  "xlsx",
+  "odt",
+  "ods",
+  "odp",
+  "html",
+  "csv",
+  "json",
+  "xml",
+  "epub"
 ];
 var OLE_MAGIC = [
   208,
@@ -1883,39 +3077,44 @@ function describeOle(bytes) {
     description: "an OLE compound file (a legacy Office or Outlook file)"
   };
 }
-function describeZip(zip) {
-  if (zip.has("word/document.xml")) return {
+async function describeZip(zip) {
+  const main = await findMainPart(zip);
+  if (main.kind === "found") return {
     kind: "supported",
-    format: "docx",
-    zip
+    format: main.format,
+    zip,
+    mainPart: main.part
   };
-  if (zip.has("ppt/presentation.xml")) return {
-    kind: "supported",
-    format: "pptx",
-    zip
-  };
-  if (zip.has("xl/workbook.xml") || zip.names.some((name) => name.startsWith("xl/"))) {
+  if (main.kind === "missing") {
     return {
-      kind: "supported",
-      format: "xlsx",
-      zip
+      kind: "damaged",
+      description: `${article(main.label)} ${main.label} package whose main part (${main.part}) is missing`
     };
   }
   if (zip.has("mimetype") && zip.has("content.xml")) {
+    const mimetype = await zip.readText("mimetype") ?? "";
+    const format = odfFormatOf(mimetype.slice(0, 200));
+    if (format !== null) return {
+      kind: "supported",
+      format,
+      zip
+    };
     return {
       kind: "unsupported",
-      description: "an OpenDocument file (odt/ods/odp)"
+      description: `an OpenDocument file of a kind doc does not read (${mimetype.trim()})`
     };
   }
-  if (zip.has("META-INF/container.xml")) return {
-    kind: "unsupported",
-    description: "an EPUB e-book"
-  };
+  if (zip.has("META-INF/container.xml") && zip.names.some((name) => /\.opf$/i.test(name))) {
+    return {
+      kind: "supported",
+      format: "epub",
+      zip
+    };
+  }
   if (zip.has("[Content_Types].xml")) {
     return {
       kind: "unsupported",
-      description: "an OPC package that is not a Word, PowerPoint or Excel document",
-      package: zip
+      description: "an OPC package that is not a Word, PowerPoint or Excel document"
     };
   }
   return {
@@ -1923,17 +3122,46 @@ function describeZip(zip) {
     description: "a ZIP archive that is not an Office document"
   };
 }
+function article(word) {
+  if (/^[A-Z]{2,}\b/.test(word)) return /^[AEFHILMNORSX]/.test(word) ? "an" : "a";
+  return /^[aeiou]/i.test(word) ? "an" : "a";
+}
 function looksLikeText(bytes) {
   const sample = bytes.subarray(0, 4096);
   if (sample.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", {
-      fatal: true
-    }).decode(sample.subarray(0, Math.max(0, sample.length - 4)));
-    return true;
-  } catch {
-    return false;
+  let controls = 0;
+  for (const byte of sample) {
+    if (byte < 32 && byte !== 9 && byte !== 10 && byte !== 13 && byte !== 12) controls++;
   }
+  return controls <= sample.length / 100;
+}
+var JSON_PARSE_LIMIT = 16 * 1024 * 1024;
+function textFormat(bytes) {
+  const utf16 = bytes[0] === 255 && bytes[1] === 254 || bytes[0] === 254 && bytes[1] === 255;
+  if (!utf16 && !looksLikeText(bytes)) return null;
+  const start = bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191 ? 3 : utf16 ? 2 : 0;
+  const head = (utf16 ? new TextDecoder(bytes[0] === 255 ? "utf-16le" : "utf-16be").decode(bytes.subarray(2, 131072)) : new TextDecoder("latin1").decode(bytes.subarray(start, 65536))).trimStart();
+  const lower = head.slice(0, 2048).toLowerCase();
+  const afterProlog = lower.replace(/^(<\?xml[^>]*>|<!--[\s\S]*?-->|\s)+/, "");
+  if (/^<!doctype html|^<html[\s>]/.test(afterProlog) || /^<(head|body|meta|title)[\s>]/.test(afterProlog)) {
+    return "html";
+  }
+  if (/^<office:document[\s>]/.test(afterProlog)) {
+    const flat = odfFormatOf(/office:mimetype\s*=\s*["']([^"']*)["']/.exec(head.slice(0, 4096))?.[1] ?? "");
+    if (flat !== null) return flat;
+  }
+  if (/^<(\?xml|!doctype|[a-z_][\w.:-]*[\s/>])/.test(lower)) return "xml";
+  if (head.startsWith("{") || head.startsWith("[")) {
+    if (bytes.length > JSON_PARSE_LIMIT) return "json";
+    try {
+      JSON.parse(utf16 ? head : new TextDecoder().decode(bytes.subarray(start)));
+      return "json";
+    } catch {
+      return null;
+    }
+  }
+  if (delimiterOf(head.slice(0, 8192))) return "csv";
+  return null;
 }
 function describeOther(bytes) {
   if (bytes.length === 0) return "an empty file";
@@ -1953,7 +3181,6 @@ function describeOther(bytes) {
     31,
     139
   ])) return "a gzip archive";
-  if (ascii(bytes, 0, 5) === "{\\rtf") return "an RTF document";
   if (ascii(bytes, 0, 4) === "Rar!") return "a RAR archive";
   if (startsWith(bytes, [
     55,
@@ -1962,15 +3189,10 @@ function describeOther(bytes) {
     175
   ])) return "a 7-Zip archive";
   if (ascii(bytes, 0, 4) === "%!PS") return "a PostScript file";
-  if (looksLikeText(bytes)) {
-    const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
-    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "an HTML page";
-    if (head.startsWith("<?xml")) return "an XML file";
-    return "plain text";
-  }
+  if (looksLikeText(bytes)) return "plain text";
   return "binary data of an unknown kind";
 }
-function detect(bytes, openZip) {
+async function detect(bytes, openZip) {
   if (ascii(bytes, 0, 1024).includes("%PDF-")) return {
     kind: "supported",
     format: "pdf"
@@ -1986,44 +3208,22 @@ function detect(bytes, openZip) {
     5,
     6
   ])) {
-    return describeZip(openZip(bytes));
+    return await describeZip(openZip(bytes));
   }
   if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
+  if (ascii(bytes, 0, 5) === "{\\rtf") return {
+    kind: "unsupported",
+    description: RTF
+  };
+  const text = textFormat(bytes);
+  if (text !== null) return {
+    kind: "supported",
+    format: text
+  };
   return {
     kind: "unsupported",
     description: describeOther(bytes)
   };
-}
-var DECLARED = [
-  {
-    format: "docx",
-    pattern: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
-    label: "Word document"
-  },
-  {
-    format: "pptx",
-    pattern: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
-    label: "PowerPoint presentation"
-  },
-  {
-    format: "xlsx",
-    pattern: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
-    label: "Excel workbook"
-  }
-];
-async function declaredDocument(zip) {
-  const types = await zip.readText("[Content_Types].xml");
-  if (types === null) return null;
-  for (const match of types.matchAll(/<(?:[\w.-]+:)?Override\b([^>]*)>/g)) {
-    const type = /ContentType\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "";
-    const part = (/PartName\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "").replace(/^\//, "");
-    const kind = DECLARED.find((d) => d.pattern.test(type));
-    if (kind) return {
-      label: kind.label,
-      part
-    };
-  }
-  return null;
 }
 
 // commands/doc/config.ts
@@ -2031,7 +3231,8 @@ var MiB = 1024 * 1024;
 var DOC_DEFAULTS = {
   max_input_bytes: 50 * MiB,
   max_inflated_bytes: 500 * MiB,
-  max_chars: 1e6
+  max_chars: 1e6,
+  max_output_chars: 5e7
 };
 function docConfig(section) {
   return {
@@ -2085,7 +3286,7 @@ var inFlag = {
   type: "string",
   path: "read",
   valueName: "path",
-  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX or XLSX; detected from its content). The same as the <file> argument; give one of them."
+  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML or EPUB; detected from its content). The same as the <file> argument; give one of them."
 };
 var OUTPUT_FORMATS = [
   "md",
@@ -2115,10 +3316,17 @@ var extractFlags = [
       "docx",
       "pptx",
       "xlsx",
+      "odt",
+      "ods",
+      "odp",
+      "html",
+      "csv",
+      "xml",
+      "epub",
       ...OUTPUT_FORMATS
     ],
     default: "auto",
-    description: "pdf, docx, pptx, xlsx: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode."
+    description: "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode."
   },
   {
     name: "max-chars",
@@ -2126,7 +3334,13 @@ var extractFlags = [
     min: 200,
     max: 1e8,
     valueName: "N",
-    description: "Bound the output to N characters, cut at a clean boundary and marked [...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000)."
+    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked [...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text."
+  },
+  {
+    name: "pages",
+    type: "string",
+    valueName: "A-B",
+    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX."
   },
   {
     name: "mode",
@@ -2368,10 +3582,15 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-C73OLBOU.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-WQX5K2P5.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-Y3XLS36W.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-EFKQ3NKJ.js", import.meta.url).href)
+  pdf: () => import(new URL("./pdf-2P2UFN5H.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-VPBFWEUS.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-PG6BV56Q.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-DFNOUHOI.js", import.meta.url).href),
+  html: () => import(new URL("./html-2QK2VCJG.js", import.meta.url).href),
+  csv: () => Promise.resolve(csv_exports),
+  dataText: () => import(new URL("./data_text-YWQ7QPW4.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-PSP4NNPG.js", import.meta.url).href),
+  odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
   md: "text/markdown",
@@ -2423,7 +3642,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-4H5PG32Y.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-NVRUMC7O.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
@@ -2445,47 +3664,130 @@ function detectFormat(bytes, config) {
   return detect(bytes, (b) => ZipArchive.open(b, budget));
 }
 function unsupported(given, description, label = "--in") {
-  return new PtermError("UnsupportedFormat", `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); convert it to one of those first.`);
+  return new PtermError("UnsupportedFormat", `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML, EPUB); convert it to one of those first.`);
 }
-async function unsupportedOrDamaged(given, detection, label = "--in") {
-  const declared = detection.package ? await declaredDocument(detection.package) : null;
-  if (declared === null) return unsupported(given, detection.description, label);
-  return new PtermError("CorruptInput", `${label} \`${given}\` is a ${declared.label} package whose main part (${declared.part || "unnamed"}) is missing; the file is damaged \u2014 re-save it from the program that made it.`);
+function unsupportedOrDamaged(given, detection, label = "--in") {
+  if (detection.kind === "unsupported") return unsupported(given, detection.description, label);
+  return new PtermError("CorruptInput", `${label} \`${given}\` is ${detection.description}; the file is damaged \u2014 re-save it from the program that made it.`);
 }
 function encryptedOffice(given, label = "--in") {
   return new PtermError("EncryptedDocument", `${label} \`${given}\` is a password-protected Office document; pterm takes no passwords \u2014 remove the password in Word/Excel/PowerPoint or LibreOffice, save a copy into the workspace and extract that.`);
 }
-async function runReader(format, detection, bytes, ctx, budget, config) {
+function officePackage(detection) {
+  if (detection.kind !== "supported" || !detection.zip || detection.mainPart === void 0) {
+    throw new Error("an Office reader was called without the package detection found");
+  }
+  return {
+    zip: detection.zip,
+    mainPart: detection.mainPart
+  };
+}
+async function runReader(format, detection, bytes, ctx, budget, config, selection) {
   const options = {
+    selection,
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
     memoryBytes: ctx.limits.memory_bytes,
     maxInflatedBytes: config.max_inflated_bytes
   };
-  const zip = detection.kind === "supported" ? detection.zip : void 0;
   switch (format) {
     case "pdf":
       return await (await readers.pdf()).extractPdf(bytes, options);
     case "docx":
-      return await (await readers.docx()).extractDocx(zip, options);
+      return await (await readers.docx()).extractDocx(officePackage(detection), options);
     case "pptx":
-      return await (await readers.pptx()).extractPptx(zip, options);
+      return await (await readers.pptx()).extractPptx(officePackage(detection), options);
     case "xlsx":
-      return await (await readers.xlsx()).extractXlsx(zip, options);
+      return await (await readers.xlsx()).extractXlsx(officePackage(detection), options);
+    case "html":
+      return (await readers.html()).extractHtml(bytes, options);
+    case "csv":
+      return (await readers.csv()).extractCsv(bytes, options);
+    case "json":
+    case "xml":
+      return (await readers.dataText()).extractDataText(format, bytes, options);
+    case "epub":
+      return await (await readers.epub()).extractEpub(zipOf(detection), options);
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.extractOdf(format, await odfSource(odf, detection, bytes, ctx.limits.memory_bytes), options);
+    }
   }
 }
-function render(extraction, mode, maxChars, source) {
-  const more = extraction.stoppedEarly;
+async function odfSource(odf, detection, bytes, memoryBytes) {
+  if (detection.kind === "supported" && detection.zip) return await odf.odfFromZip(detection.zip, memoryBytes);
+  const xml = decodeDocumentText(bytes, "the flat OpenDocument file", declaredXmlEncoding(bytes));
+  return odf.odfFromFlat(xml, memoryBytes);
+}
+function zipOf(detection) {
+  if (detection.kind !== "supported" || !detection.zip) {
+    throw new Error("a package reader was called without the package detection opened");
+  }
+  return detection.zip;
+}
+function renderWhole(extraction, mode, source, note) {
   if (mode === "json") {
     const header = {
       format: extraction.format,
       source,
       ...extraction.counts
     };
-    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars, more);
+    const blocks = extraction.blocks.map(toJsonBlock);
+    const tail = note === null ? {
+      truncated: false
+    } : {
+      truncated: true,
+      note: `${TRUNCATED_MARKER} ${note}`
+    };
+    return JSON.stringify({
+      ...header,
+      ...tail,
+      blocks
+    }, null, 1);
   }
-  return boundPieces(renderPieces(extraction.blocks, mode), maxChars, more);
+  const text = renderPieces(extraction.blocks, mode).join("");
+  return note === null ? text : `${text.replace(/\s+$/, "")}
+
+${TRUNCATED_MARKER} ${note}
+`;
+}
+function renderForStdout(extraction, mode, source, whole, maxChars) {
+  if (whole.length <= maxChars) return {
+    text: whole,
+    totalChars: whole.length,
+    truncated: false
+  };
+  if (mode === "json") {
+    const header = {
+      format: extraction.format,
+      source,
+      ...extraction.counts
+    };
+    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars);
+  }
+  return boundPieces(renderPieces(extraction.blocks, mode), maxChars);
+}
+var UNIT_PLURAL = {
+  page: "pages",
+  slide: "slides",
+  sheet: "sheets"
+};
+function unitsText(unit, first, last) {
+  return first === last ? `${unit} ${first}` : `${UNIT_PLURAL[unit]} ${first}-${last}`;
+}
+function continuation(given, mode, range) {
+  return `doc extract ${given}${mode === "md" ? "" : ` --mode ${mode}`} --pages ${range.last + 1}-${range.wanted}`;
+}
+function stopNote(extraction, given, mode, limit) {
+  const range = extraction.range;
+  if (range === void 0 || range.last >= range.wanted) {
+    return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars in pterm.json); the rest of the document is not here \u2014 raise the limit to read the rest.`;
+  }
+  const read = range.last < range.first ? "nothing" : unitsText(range.unit, range.first, range.last);
+  return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars) after ${read} of ${range.total}; the rest: \`${continuation(given, mode, range)}\`.`;
 }
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -2561,37 +3863,48 @@ var extract = async (ctx) => {
       throw new PtermError("InvalidArgs", `--out \`${flags.out}\` is a folder; give a file path such as notes/out.md.`);
     }
   }
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
   if (detection.kind === "encrypted-office") throw encryptedOffice(given, label);
   const format = detection.format;
   if (wanted !== "auto" && wanted !== format) {
-    throw new PtermError("UnsupportedFormat", `--format ${wanted} was given, but ${label} \`${given}\` is a ${format} file (detected from its content); pass --format ${format} or leave --format out.`);
+    throw new PtermError("UnsupportedFormat", `--format ${wanted} was given, but ${label} \`${given}\` is ${article(format.toUpperCase())} ${format.toUpperCase()} file (detected from its content); pass --format ${format} or leave --format out.`);
   }
-  const extraction = await runReader(format, detection, bytes, ctx, maxChars + 1e3, config);
+  const selection = unitSelection(flags.pages, format, given);
+  const outputLimit = config.max_output_chars;
+  const extraction = dropControlCharacters(await runReader(format, detection, bytes, ctx, outputLimit, config, selection));
   ctx.signal.throwIfAborted();
-  const output = render(extraction, mode, maxChars, input.rel);
-  const truncated = output.truncated;
-  const written = await writeOutput(ctx, outPath, input.rel, mode, output.text);
-  const status = !hasText(extraction.blocks) ? "empty" : truncated ? "truncated" : "complete";
+  const stopped = extraction.stoppedEarly;
+  const note = stopped ? stopNote(extraction, given, mode, outputLimit) : null;
+  const whole = renderWhole(extraction, mode, input.rel, note);
+  const written = await writeOutput(ctx, outPath, input.rel, mode, whole);
+  const status = !hasText(extraction.blocks) ? "empty" : stopped ? "truncated" : "complete";
   const counts = countsSummary(extraction);
+  const range = extraction.range;
+  const partial = range !== void 0 && (range.first > 1 || range.wanted < range.total);
+  const held = range === void 0 || !partial ? "the whole document" : range.last < range.first ? `no ${range.unit}` : `${unitsText(range.unit, range.first, range.last)} of ${range.total}`;
   const lines = [
-    `${input.rel}: ${format}${counts ? `, ${counts}` : ""} \u2192 ${output.text.length} characters of ${mode} in ${written}`,
-    truncated ? `Truncated at --max-chars ${maxChars}${extraction.stoppedEarly ? "" : ` (the whole text is ${output.totalChars} characters)`}; raise --max-chars for the rest.` : status === "empty" ? "No text found (a scanned document? pterm does not OCR)." : "Complete (not truncated).",
+    `${input.rel}: ${format}${counts ? `, ${counts}` : ""}${partial ? ` (--pages: ${unitsText(range.unit, range.first, range.wanted)})` : ""} \u2192 ${whole.length} characters of ${mode} in ${written}`,
+    stopped ? `Incomplete: ${note}` : status === "empty" ? "No text found (a scanned document? pterm does not OCR)." : `Complete: ${written} holds ${held}.`,
     ...extraction.warnings.map((w) => `warning: ${w}`)
   ];
   let stdoutShows = "none";
   if (outPath === null && status !== "empty") {
-    const intro = (shown) => `${lines.join("\n")}
-${shown}
+    const shown = renderForStdout(extraction, mode, input.rel, whole, maxChars);
+    const intro = (what) => `${lines.join("\n")}
+${what}
 
 `;
     const fullIntro = intro(`The ${mode} text follows.`);
+    const headIntro = intro(`The ${mode} text follows up to --max-chars ${maxChars} (${shown.text.length} of ${whole.length} characters); the whole text is in ${written}.`);
     const cutIntro = intro(`The ${mode} text follows as its head and tail around ${TRUNCATION_MARKER}; the whole text is in ${written}.`);
-    const printed = printedText(output.text, cutIntro, ctx.limits.stdout_bytes);
-    stdoutShows = printed.shown;
+    const printed = printedText(shown.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown === "head_and_tail" ? "head_and_tail" : shown.truncated ? "head" : "full";
     const text = printed.text.endsWith("\n") ? printed.text : printed.text + "\n";
-    ctx.stdout.write((printed.shown === "full" ? fullIntro : cutIntro) + text);
+    const chosen = stdoutShows === "full" ? fullIntro : stdoutShows === "head" ? headIntro : cutIntro;
+    ctx.stdout.write(chosen + text);
   } else {
     ctx.stdout.write(lines.join("\n") + "\n");
   }
@@ -2602,24 +3915,80 @@ ${shown}
     input: input.rel,
     output: written,
     stdout_shows: stdoutShows,
-    extracted_chars: output.text.length,
-    total_chars: extraction.stoppedEarly ? null : output.totalChars,
-    truncated,
+    extracted_chars: whole.length,
+    total_chars: stopped ? null : whole.length,
+    truncated: stopped,
+    ...range === void 0 ? {} : {
+      range: {
+        unit: range.unit,
+        first: range.first,
+        last: range.last,
+        of: range.total
+      }
+    },
     ...extraction.counts,
     warnings: extraction.warnings
   };
 };
-async function describe(detection, bytes, maxInflatedBytes) {
+function unitSelection(value, format, given) {
+  if (value === void 0) return void 0;
+  if (![
+    "pdf",
+    "pptx",
+    "xlsx",
+    "odp",
+    "ods"
+  ].includes(format)) {
+    const what = format === "docx" ? "a Word document, which has no fixed pages (the program showing it lays them out)" : `${format === "epub" ? "an EPUB" : `a ${format.toUpperCase()} file`}, which has no pages`;
+    throw new PtermError("InvalidArgs", `--pages: \`${given}\` is ${what}; leave --pages out: \`doc extract ${given}\`.`, {
+      helpFor: "doc extract"
+    });
+  }
+  const numbers = /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(value);
+  if (numbers) {
+    const first = Number(numbers[1]);
+    const last = numbers[2] === void 0 ? first : numbers[2] === "" ? Number.MAX_SAFE_INTEGER : Number(numbers[2]);
+    if (first >= 1 && last >= first) return {
+      first,
+      last,
+      given
+    };
+  } else if ((format === "xlsx" || format === "ods") && value.trim() !== "") {
+    return {
+      name: value,
+      given
+    };
+  }
+  const unit = format === "pptx" || format === "odp" ? "slides" : format === "xlsx" || format === "ods" ? "sheets (or one sheet's name)" : "pages";
+  throw new PtermError("InvalidArgs", `--pages \`${value}\`: give ${unit} as A-B, counted from 1 (A \u2264 B), e.g. \`doc extract ${given} --pages 1-3\`.`, {
+    helpFor: "doc extract"
+  });
+}
+async function describe(detection, bytes, maxInflatedBytes, memoryBytes) {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
       return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
-      return await (await readers.docx()).infoDocx(detection.zip);
+      return await (await readers.docx()).infoDocx(officePackage(detection));
     case "pptx":
-      return await (await readers.pptx()).infoPptx(detection.zip);
+      return await (await readers.pptx()).infoPptx(officePackage(detection));
     case "xlsx":
-      return await (await readers.xlsx()).infoXlsx(detection.zip);
+      return await (await readers.xlsx()).infoXlsx(officePackage(detection));
+    case "html":
+      return (await readers.html()).infoHtml(bytes);
+    case "csv":
+    case "json":
+    case "xml":
+      return (await readers.dataText()).infoDataText(detection.format);
+    case "epub":
+      return await (await readers.epub()).infoEpub(zipOf(detection));
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.infoOdf(detection.format, await odfSource(odf, detection, bytes, memoryBytes));
+    }
   }
 }
 var info = async (ctx) => {
@@ -2627,9 +3996,11 @@ var info = async (ctx) => {
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
   preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx, given, config, label);
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details = await describe(detection, bytes, config.max_inflated_bytes) ?? {
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
+  const details = await describe(detection, bytes, config.max_inflated_bytes, ctx.limits.memory_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,
@@ -2672,6 +4043,27 @@ export {
   serveHandler,
   plain,
   textLength,
+  selectedUnits,
+  attributesOf,
+  StopParsing,
+  saxParse,
+  MAX_XML_DEPTH,
+  parseXml,
+  isElement,
+  childElements,
+  child,
+  path,
+  descendants,
+  textContent,
+  relationshipAttr,
+  decodeDocumentText,
+  declaredHtmlCharset,
+  declaredXmlEncoding,
+  compactRanges,
+  resolvePartName,
+  readRelationships,
+  relationshipOfKind,
+  readProperties,
   FORMATS,
   DOC_DEFAULTS,
   decodeXmlText,

@@ -34,6 +34,8 @@ export type Block =
   | { readonly type: "list"; readonly items: ListItem[] }
   | { readonly type: "table"; readonly rows: string[][] }
   | { readonly type: "image"; readonly alt: string }
+  /** Text kept as it is: a JSON or XML file, an HTML `<pre>`; `language` names it for Markdown's fence. */
+  | { readonly type: "code"; readonly language: string; readonly text: string }
   | { readonly type: "page"; readonly number: number; readonly blocks: Block[] }
   | {
     readonly type: "slide";
@@ -171,6 +173,21 @@ export function renderPieces(blocks: readonly Block[], mode: "md" | "text"): str
         for (const line of lines) pieces.push(`${line}\n`);
         return;
       }
+      case "code": {
+        if (!block.text.trim()) return;
+        separate();
+        if (mode === "text") {
+          pieces.push(`${block.text.replace(/\s+$/, "")}\n`);
+          return;
+        }
+        // A fence longer than any run of backticks inside, so the text cannot close it.
+        const longest = Math.max(2, ...[...block.text.matchAll(/`+/g)].map((m) => m[0].length));
+        const fence = "`".repeat(longest + 1);
+        pieces.push(`${fence}${block.language}\n`);
+        for (const line of block.text.replace(/\s+$/, "").split("\n")) pieces.push(`${line}\n`);
+        pieces.push(`${fence}\n`);
+        return;
+      }
       case "image": {
         if (!block.alt.trim()) return;
         separate();
@@ -237,6 +254,8 @@ export function toJsonBlock(block: Block): JsonBlock {
       return { type: "table", rows: block.rows };
     case "image":
       return { type: "image", alt: block.alt };
+    case "code":
+      return { type: "code", language: block.language, text: block.text };
     case "page":
       return { type: "page", number: block.number, blocks: block.blocks.map(toJsonBlock) };
     case "slide":
@@ -264,8 +283,8 @@ export interface Output {
 /** `total` is null when reading stopped early: the document holds more than was read. */
 function truncationNote(kept: number, total: number | null): string {
   const of = total === null ? " (the document has more)" : ` of ${total}`;
-  return `${TRUNCATED_MARKER} Output cut at a block boundary after ${kept}${of} characters; ` +
-    "run again with a larger --max-chars to get the rest.";
+  return `${TRUNCATED_MARKER} Shown up to a block boundary after ${kept}${of} characters (--max-chars); ` +
+    "the saved file holds the whole text.";
 }
 
 /** Cuts `text` to at most `room` characters at the last line break, else the last space; never mid-word. */
@@ -391,6 +410,8 @@ export function hasText(blocks: readonly Block[]): boolean {
         return rowsHaveText(block.rows);
       case "image":
         return block.alt.trim() !== "";
+      case "code":
+        return block.text.trim() !== "";
       case "page":
         return hasText(block.blocks);
       case "slide":
@@ -419,6 +440,9 @@ export function textLength(blocks: readonly Block[]): number {
         break;
       case "image":
         total += block.alt.length + 10;
+        break;
+      case "code":
+        total += block.text.length + 10;
         break;
       case "page":
         total += textLength(block.blocks) + 25;

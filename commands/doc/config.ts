@@ -10,12 +10,14 @@ export const DOC_DEFAULTS = {
   max_input_bytes: 50 * MiB,
   max_inflated_bytes: 500 * MiB,
   max_chars: 1_000_000,
+  max_output_chars: 50_000_000,
 } as const;
 
 export interface DocConfig {
   readonly max_input_bytes: number;
   readonly max_inflated_bytes: number;
   readonly max_chars: number;
+  readonly max_output_chars: number;
 }
 
 /** The validated section (or none) with its defaults. */

@@ -4,20 +4,46 @@
  * password-protected document (an `EncryptedPackage` stream) and the legacy binary formats.
  */
 
+import { delimiterOf } from "./csv.ts";
+import { odfFormatOf } from "./odf.ts";
+import { findMainPart } from "./ooxml.ts";
+
+/**
+ * No reader of RTF runs under Deno that is maintained (npm's rtf-parser and rtf.js are unmaintained
+ * or need a browser DOM), and RTF's control words are a language of their own: refused, with why.
+ */
+const RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the " +
+  "program that made it, or with LibreOffice)";
 import type { ZipArchive } from "./zip.ts";
 
-export const FORMATS = ["pdf", "docx", "pptx", "xlsx"] as const;
+export const FORMATS = [
+  "pdf",
+  "docx",
+  "pptx",
+  "xlsx",
+  "odt",
+  "ods",
+  "odp",
+  "html",
+  "csv",
+  "json",
+  "xml",
+  "epub",
+] as const;
 export type DocFormat = typeof FORMATS[number];
 
 export type Detection =
-  | { readonly kind: "supported"; readonly format: DocFormat; readonly zip?: ZipArchive }
-  | { readonly kind: "encrypted-office"; readonly description: string }
   | {
-    readonly kind: "unsupported";
-    readonly description: string;
-    /** An OPC package none of whose parts names a known document: its declarations are checked next. */
-    readonly package?: ZipArchive;
-  };
+    readonly kind: "supported";
+    readonly format: DocFormat;
+    /** An Office package, and its main part as its root relationship names it. */
+    readonly zip?: ZipArchive;
+    readonly mainPart?: string;
+  }
+  | { readonly kind: "encrypted-office"; readonly description: string }
+  /** A document of a known kind whose package lacks what it names (CorruptInput, not another format). */
+  | { readonly kind: "damaged"; readonly description: string }
+  | { readonly kind: "unsupported"; readonly description: string };
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -76,37 +102,87 @@ function describeOle(bytes: Uint8Array): Detection {
   return { kind: "unsupported", description: "an OLE compound file (a legacy Office or Outlook file)" };
 }
 
-function describeZip(zip: ZipArchive): Detection {
-  if (zip.has("word/document.xml")) return { kind: "supported", format: "docx", zip };
-  if (zip.has("ppt/presentation.xml")) return { kind: "supported", format: "pptx", zip };
-  // A workbook may live at another part name (found through _rels/.rels by the reader), and a
-  // package whose workbook is missing is a damaged spreadsheet (CorruptInput), not another format.
-  if (zip.has("xl/workbook.xml") || zip.names.some((name) => name.startsWith("xl/"))) {
-    return { kind: "supported", format: "xlsx", zip };
+async function describeZip(zip: ZipArchive): Promise<Detection> {
+  const main = await findMainPart(zip);
+  if (main.kind === "found") return { kind: "supported", format: main.format, zip, mainPart: main.part };
+  if (main.kind === "missing") {
+    return {
+      kind: "damaged",
+      description: `${article(main.label)} ${main.label} package whose main part (${main.part}) is missing`,
+    };
   }
   if (zip.has("mimetype") && zip.has("content.xml")) {
-    return { kind: "unsupported", description: "an OpenDocument file (odt/ods/odp)" };
-  }
-  if (zip.has("META-INF/container.xml")) return { kind: "unsupported", description: "an EPUB e-book" };
-  if (zip.has("[Content_Types].xml")) {
+    const mimetype = (await zip.readText("mimetype")) ?? "";
+    const format = odfFormatOf(mimetype.slice(0, 200));
+    if (format !== null) return { kind: "supported", format, zip };
     return {
       kind: "unsupported",
-      description: "an OPC package that is not a Word, PowerPoint or Excel document",
-      package: zip,
+      description: `an OpenDocument file of a kind doc does not read (${mimetype.trim()})`,
     };
+  }
+  if (zip.has("META-INF/container.xml") && zip.names.some((name) => /\.opf$/i.test(name))) {
+    return { kind: "supported", format: "epub", zip };
+  }
+  if (zip.has("[Content_Types].xml")) {
+    return { kind: "unsupported", description: "an OPC package that is not a Word, PowerPoint or Excel document" };
   }
   return { kind: "unsupported", description: "a ZIP archive that is not an Office document" };
 }
 
+/** "a" or "an", by the sound of the word that follows (a Word, an Excel; an XML, a PDF, spelled out letter by letter). */
+export function article(word: string): "a" | "an" {
+  if (/^[A-Z]{2,}\b/.test(word)) return /^[AEFHILMNORSX]/.test(word) ? "an" : "a";
+  return /^[aeiou]/i.test(word) ? "an" : "a";
+}
+
+/**
+ * Text in an ASCII-compatible encoding (UTF-8, Latin-1, Windows-1252…): no NUL byte and hardly
+ * any control byte in its first 4 KiB. Whether its bytes are valid in its encoding is the
+ * reader's to check (and to refuse).
+ */
 function looksLikeText(bytes: Uint8Array): boolean {
   const sample = bytes.subarray(0, 4096);
   if (sample.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(sample.subarray(0, Math.max(0, sample.length - 4)));
-    return true;
-  } catch {
-    return false;
+  let controls = 0;
+  for (const byte of sample) {
+    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c) controls++;
   }
+  return controls <= sample.length / 100;
+}
+
+/** Larger JSON is recognised by its first character only: parsing it twice would cost its size again. */
+const JSON_PARSE_LIMIT = 16 * 1024 * 1024;
+
+/** HTML, XML, JSON, CSV/TSV: what a text file is, from its first characters (null: plain text). */
+function textFormat(bytes: Uint8Array): DocFormat | null {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if (!utf16 && !looksLikeText(bytes)) return null;
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : utf16 ? 2 : 0;
+  const head =
+    (utf16
+      ? new TextDecoder(bytes[0] === 0xff ? "utf-16le" : "utf-16be").decode(bytes.subarray(2, 131072))
+      : new TextDecoder("latin1").decode(bytes.subarray(start, 65536))).trimStart();
+  const lower = head.slice(0, 2048).toLowerCase();
+  const afterProlog = lower.replace(/^(<\?xml[^>]*>|<!--[\s\S]*?-->|\s)+/, "");
+  if (/^<!doctype html|^<html[\s>]/.test(afterProlog) || (/^<(head|body|meta|title)[\s>]/.test(afterProlog))) {
+    return "html";
+  }
+  if (/^<office:document[\s>]/.test(afterProlog)) {
+    const flat = odfFormatOf(/office:mimetype\s*=\s*["']([^"']*)["']/.exec(head.slice(0, 4096))?.[1] ?? "");
+    if (flat !== null) return flat;
+  }
+  if (/^<(\?xml|!doctype|[a-z_][\w.:-]*[\s/>])/.test(lower)) return "xml";
+  if (head.startsWith("{") || head.startsWith("[")) {
+    if (bytes.length > JSON_PARSE_LIMIT) return "json";
+    try {
+      JSON.parse(utf16 ? head : new TextDecoder().decode(bytes.subarray(start)));
+      return "json";
+    } catch {
+      return null;
+    }
+  }
+  if (delimiterOf(head.slice(0, 8192))) return "csv";
+  return null;
 }
 
 function describeOther(bytes: Uint8Array): string {
@@ -115,16 +191,11 @@ function describeOther(bytes: Uint8Array): string {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "a JPEG image";
   if (ascii(bytes, 0, 4) === "GIF8") return "a GIF image";
   if (startsWith(bytes, [0x1f, 0x8b])) return "a gzip archive";
-  if (ascii(bytes, 0, 5) === "{\\rtf") return "an RTF document";
+
   if (ascii(bytes, 0, 4) === "Rar!") return "a RAR archive";
   if (startsWith(bytes, [0x37, 0x7a, 0xbc, 0xaf])) return "a 7-Zip archive";
   if (ascii(bytes, 0, 4) === "%!PS") return "a PostScript file";
-  if (looksLikeText(bytes)) {
-    const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
-    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "an HTML page";
-    if (head.startsWith("<?xml")) return "an XML file";
-    return "plain text";
-  }
+  if (looksLikeText(bytes)) return "plain text";
   return "binary data of an unknown kind";
 }
 
@@ -132,47 +203,18 @@ function describeOther(bytes: Uint8Array): string {
  * Detects the format. A ZIP container is opened (central directory only) to see which
  * document it holds; a damaged container throws CorruptInput from there.
  */
-export function detect(bytes: Uint8Array, openZip: (bytes: Uint8Array) => ZipArchive): Detection {
+export async function detect(
+  bytes: Uint8Array,
+  openZip: (bytes: Uint8Array) => ZipArchive,
+): Promise<Detection> {
   // PDF readers accept the header anywhere in the first KiB (some files start with junk).
   if (ascii(bytes, 0, 1024).includes("%PDF-")) return { kind: "supported", format: "pdf" };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06])) {
-    return describeZip(openZip(bytes));
+    return await describeZip(openZip(bytes));
   }
   if (startsWith(bytes, OLE_MAGIC)) return describeOle(bytes);
+  if (ascii(bytes, 0, 5) === "{\\rtf") return { kind: "unsupported", description: RTF };
+  const text = textFormat(bytes);
+  if (text !== null) return { kind: "supported", format: text };
   return { kind: "unsupported", description: describeOther(bytes) };
-}
-
-const DECLARED: readonly { format: DocFormat; pattern: RegExp; label: string }[] = [
-  {
-    format: "docx",
-    pattern: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
-    label: "Word document",
-  },
-  {
-    format: "pptx",
-    pattern: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
-    label: "PowerPoint presentation",
-  },
-  {
-    format: "xlsx",
-    pattern: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
-    label: "Excel workbook",
-  },
-];
-
-/**
- * What an OPC package says it is, when none of its parts is where a document's main part would be:
- * `[Content_Types].xml` declaring a Word, PowerPoint or Excel main part (and the part it names) —
- * a damaged document of that kind, not another format.
- */
-export async function declaredDocument(zip: ZipArchive): Promise<{ label: string; part: string } | null> {
-  const types = await zip.readText("[Content_Types].xml");
-  if (types === null) return null;
-  for (const match of types.matchAll(/<(?:[\w.-]+:)?Override\b([^>]*)>/g)) {
-    const type = /ContentType\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "";
-    const part = (/PartName\s*=\s*"([^"]*)"/.exec(match[1])?.[1] ?? "").replace(/^\//, "");
-    const kind = DECLARED.find((d) => d.pattern.test(type));
-    if (kind) return { label: kind.label, part };
-  }
-  return null;
 }

@@ -20,7 +20,13 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { type Block, type ListItem, plain, type Span } from "./blocks.ts";
-import { readProperties, readRelationships, type Relationship, relationshipOfKind } from "./ooxml.ts";
+import {
+  type OfficePackage,
+  readProperties,
+  readRelationships,
+  type Relationship,
+  relationshipOfKind,
+} from "./ooxml.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
 import {
   attributesOf,
@@ -588,13 +594,6 @@ async function readNotes(zip: ZipArchive, part: string): Promise<Map<string, Xml
   return notes;
 }
 
-/** The main document part: the package's officeDocument relationship, else word/document.xml. */
-async function mainPart(zip: ZipArchive): Promise<string> {
-  const rels = await readRelationships(zip, "");
-  const rel = relationshipOfKind(rels, "officeDocument");
-  return rel && !rel.external && zip.has(rel.target) ? rel.target : "word/document.xml";
-}
-
 /**
  * Streams the body of `xml` and hands each of its top-level elements, as a tree, to `each`.
  * Whitespace between elements is dropped (it is layout, not text) except inside `w:t`-like
@@ -640,9 +639,9 @@ function streamBody(xml: string, part: string, each: (element: XmlElement) => vo
   });
 }
 
-export async function extractDocx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
+export async function extractDocx(pkg: OfficePackage, options: ExtractOptions): Promise<Extraction> {
   options.signal.throwIfAborted();
-  const part = await mainPart(zip);
+  const { zip, mainPart: part } = pkg;
   const bytes = await zip.read(part);
   if (bytes === null) {
     throw new PtermError(
@@ -777,8 +776,8 @@ async function resolveChunks(
   return out;
 }
 
-export async function infoDocx(zip: ZipArchive): Promise<DocInfo> {
-  const props = await readProperties(zip);
+export async function infoDocx(pkg: OfficePackage): Promise<DocInfo> {
+  const props = await readProperties(pkg.zip);
   return {
     format: "docx",
     pages: props.appCounts.pages ?? null,

@@ -6,24 +6,46 @@ import { PtermError } from "../../core/errors.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { lazyImport } from "../../core/lazy.ts";
 import type { ConfinedPath } from "../../core/paths.ts";
-import { boundJson, boundPieces, hasText, type Mode, type Output, renderPieces, toJsonBlock } from "./blocks.ts";
-import { declaredDocument, detect, type Detection, type DocFormat } from "./detect.ts";
+import {
+  boundJson,
+  boundPieces,
+  hasText,
+  type Mode,
+  type Output,
+  renderPieces,
+  toJsonBlock,
+  TRUNCATED_MARKER,
+} from "./blocks.ts";
+import { dropControlCharacters } from "./controls.ts";
+import { declaredXmlEncoding, decodeDocumentText } from "./text_decode.ts";
+import { article, detect, type Detection, type DocFormat } from "./detect.ts";
+import type { OfficePackage } from "./ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
-import type { DocInfo, Extraction } from "./types.ts";
+import type { DocInfo, ExtractedRange, Extraction, UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 
 type PdfReader = typeof import("./pdf.ts");
 type DocxReader = typeof import("./docx.ts");
 type PptxReader = typeof import("./pptx.ts");
 type XlsxReader = typeof import("./xlsx.ts");
+type HtmlReader = typeof import("./html.ts");
+type CsvReader = typeof import("./csv.ts");
+type DataTextReader = typeof import("./data_text.ts");
+type EpubReader = typeof import("./epub.ts");
+type OdfReader = typeof import("./odf.ts");
 /** Each reader, with its library, is loaded only when its format is met (see core/lazy.ts). */
 const readers = {
   pdf: () => lazyImport<PdfReader>(new URL("./pdf.ts", import.meta.url)),
   docx: () => lazyImport<DocxReader>(new URL("./docx.ts", import.meta.url)),
   pptx: () => lazyImport<PptxReader>(new URL("./pptx.ts", import.meta.url)),
   xlsx: () => lazyImport<XlsxReader>(new URL("./xlsx.ts", import.meta.url)),
+  html: () => lazyImport<HtmlReader>(new URL("./html.ts", import.meta.url)),
+  csv: () => lazyImport<CsvReader>(new URL("./csv.ts", import.meta.url)),
+  dataText: () => lazyImport<DataTextReader>(new URL("./data_text.ts", import.meta.url)),
+  epub: () => lazyImport<EpubReader>(new URL("./epub.ts", import.meta.url)),
+  odf: () => lazyImport<OdfReader>(new URL("./odf.ts", import.meta.url)),
 };
 
 const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", json: "application/json" };
@@ -106,7 +128,7 @@ async function readInput(ctx: CommandContext, given: string, config: DocConfig, 
   return { input, bytes };
 }
 
-function detectFormat(bytes: Uint8Array, config: DocConfig): Detection {
+function detectFormat(bytes: Uint8Array, config: DocConfig): Promise<Detection> {
   const budget = new InflateBudget(config.max_inflated_bytes);
   return detect(bytes, (b) => ZipArchive.open(b, budget));
 }
@@ -114,28 +136,24 @@ function detectFormat(bytes: Uint8Array, config: DocConfig): Detection {
 function unsupported(given: string, description: string, label = "--in"): PtermError {
   return new PtermError(
     "UnsupportedFormat",
-    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX); ` +
+    `${label} \`${given}\` is ${description}, not a format doc reads (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML, EPUB); ` +
       "convert it to one of those first.",
   );
 }
 
 /**
- * UnsupportedFormat, unless the file is an OPC package that declares a Word, PowerPoint or Excel
- * main part it does not hold: that is a damaged document (CorruptInput), not another format.
+ * UnsupportedFormat for another format; CorruptInput for an Office package that names a Word,
+ * PowerPoint or Excel main part it does not hold (a damaged document, not another format).
  */
-async function unsupportedOrDamaged(
+function unsupportedOrDamaged(
   given: string,
-  detection: Extract<Detection, { kind: "unsupported" }>,
+  detection: Extract<Detection, { kind: "unsupported" | "damaged" }>,
   label = "--in",
-): Promise<PtermError> {
-  const declared = detection.package ? await declaredDocument(detection.package) : null;
-  if (declared === null) return unsupported(given, detection.description, label);
+): PtermError {
+  if (detection.kind === "unsupported") return unsupported(given, detection.description, label);
   return new PtermError(
     "CorruptInput",
-    `${label} \`${given}\` is a ${declared.label} package whose main part (${
-      declared.part || "unnamed"
-    }) is missing; ` +
-      "the file is damaged — re-save it from the program that made it.",
+    `${label} \`${given}\` is ${detection.description}; the file is damaged — re-save it from the program that made it.`,
   );
 }
 
@@ -147,6 +165,14 @@ function encryptedOffice(given: string, label = "--in"): PtermError {
   );
 }
 
+/** The Office package detection found, with its main part; only called for DOCX, PPTX and XLSX. */
+function officePackage(detection: Detection): OfficePackage {
+  if (detection.kind !== "supported" || !detection.zip || detection.mainPart === undefined) {
+    throw new Error("an Office reader was called without the package detection found");
+  }
+  return { zip: detection.zip, mainPart: detection.mainPart };
+}
+
 async function runReader(
   format: DocFormat,
   detection: Detection,
@@ -154,34 +180,105 @@ async function runReader(
   ctx: CommandContext,
   budget: number,
   config: DocConfig,
+  selection: UnitSelection | undefined,
 ) {
   const options = {
+    selection,
     signal: ctx.signal,
     progress: ctx.progress,
     charBudget: budget,
     memoryBytes: ctx.limits.memory_bytes,
     maxInflatedBytes: config.max_inflated_bytes,
   };
-  const zip = detection.kind === "supported" ? detection.zip : undefined;
   switch (format) {
     case "pdf":
       return await (await readers.pdf()).extractPdf(bytes, options);
     case "docx":
-      return await (await readers.docx()).extractDocx(zip!, options);
+      return await (await readers.docx()).extractDocx(officePackage(detection), options);
     case "pptx":
-      return await (await readers.pptx()).extractPptx(zip!, options);
+      return await (await readers.pptx()).extractPptx(officePackage(detection), options);
     case "xlsx":
-      return await (await readers.xlsx()).extractXlsx(zip!, options);
+      return await (await readers.xlsx()).extractXlsx(officePackage(detection), options);
+    case "html":
+      return (await readers.html()).extractHtml(bytes, options);
+    case "csv":
+      return (await readers.csv()).extractCsv(bytes, options);
+    case "json":
+    case "xml":
+      return (await readers.dataText()).extractDataText(format, bytes, options);
+    case "epub":
+      return await (await readers.epub()).extractEpub(zipOf(detection), options);
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.extractOdf(format, await odfSource(odf, detection, bytes, ctx.limits.memory_bytes), options);
+    }
   }
 }
 
-function render(extraction: Extraction, mode: Mode, maxChars: number, source: string): Output {
-  const more = extraction.stoppedEarly;
+/** A packaged (zip) or flat (one XML file) OpenDocument file's parts. */
+async function odfSource(odf: OdfReader, detection: Detection, bytes: Uint8Array, memoryBytes: number) {
+  if (detection.kind === "supported" && detection.zip) return await odf.odfFromZip(detection.zip, memoryBytes);
+  const xml = decodeDocumentText(bytes, "the flat OpenDocument file", declaredXmlEncoding(bytes));
+  return odf.odfFromFlat(xml, memoryBytes);
+}
+
+function zipOf(detection: Detection): ZipArchive {
+  if (detection.kind !== "supported" || !detection.zip) {
+    throw new Error("a package reader was called without the package detection opened");
+  }
+  return detection.zip;
+}
+
+/**
+ * The whole rendering of what the reader read: what the artifact (or --out) holds. When the reader
+ * stopped at the output limit, it ends with `note`, saying where it stopped and how to get the rest.
+ */
+function renderWhole(extraction: Extraction, mode: Mode, source: string, note: string | null): string {
   if (mode === "json") {
     const header = { format: extraction.format, source, ...extraction.counts };
-    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars, more);
+    const blocks = extraction.blocks.map(toJsonBlock);
+    const tail = note === null ? { truncated: false } : { truncated: true, note: `${TRUNCATED_MARKER} ${note}` };
+    return JSON.stringify({ ...header, ...tail, blocks }, null, 1);
   }
-  return boundPieces(renderPieces(extraction.blocks, mode), maxChars, more);
+  const text = renderPieces(extraction.blocks, mode).join("");
+  return note === null ? text : `${text.replace(/\s+$/, "")}\n\n${TRUNCATED_MARKER} ${note}\n`;
+}
+
+/** What stdout may show of the text: bounded by --max-chars at a clean boundary. */
+function renderForStdout(extraction: Extraction, mode: Mode, source: string, whole: string, maxChars: number): Output {
+  if (whole.length <= maxChars) return { text: whole, totalChars: whole.length, truncated: false };
+  if (mode === "json") {
+    const header = { format: extraction.format, source, ...extraction.counts };
+    return boundJson(header, extraction.blocks.map(toJsonBlock), maxChars);
+  }
+  return boundPieces(renderPieces(extraction.blocks, mode), maxChars);
+}
+
+const UNIT_PLURAL = { page: "pages", slide: "slides", sheet: "sheets" } as const;
+
+/** `pages 3-5`, `slide 2`: the units of a range. */
+function unitsText(unit: ExtractedRange["unit"], first: number, last: number): string {
+  return first === last ? `${unit} ${first}` : `${UNIT_PLURAL[unit]} ${first}-${last}`;
+}
+
+/** The `doc extract` line that reads the units the reader did not get to. */
+function continuation(given: string, mode: Mode, range: ExtractedRange): string {
+  return `doc extract ${given}${mode === "md" ? "" : ` --mode ${mode}`} --pages ${range.last + 1}-${range.wanted}`;
+}
+
+/** Where a reader that stopped at the output limit stopped, and the line that reads the rest. */
+function stopNote(extraction: Extraction, given: string, mode: Mode, limit: number): string {
+  const range = extraction.range;
+  if (range === undefined || range.last >= range.wanted) {
+    return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars in pterm.json); ` +
+      "the rest of the document is not here — raise the limit to read the rest.";
+  }
+  const read = range.last < range.first ? "nothing" : unitsText(range.unit, range.first, range.last);
+  return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars) after ${read} ` +
+    `of ${range.total}; ` +
+    `the rest: \`${continuation(given, mode, range)}\`.`;
 }
 
 function plural(n: number, word: string): string {
@@ -265,49 +362,71 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     }
   }
 
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
   if (detection.kind === "encrypted-office") throw encryptedOffice(given, label);
   const format = detection.format;
   if (wanted !== "auto" && wanted !== format) {
     throw new PtermError(
       "UnsupportedFormat",
-      `--format ${wanted} was given, but ${label} \`${given}\` is a ${format} file (detected from its content); ` +
+      `--format ${wanted} was given, but ${label} \`${given}\` is ${
+        article(format.toUpperCase())
+      } ${format.toUpperCase()} file (detected from its content); ` +
         `pass --format ${format} or leave --format out.`,
     );
   }
 
-  // Readers may stop once they hold clearly more than fits; what they read past maxChars is cut anyway.
-  const extraction = await runReader(format, detection, bytes, ctx as CommandContext, maxChars + 1000, config);
+  const selection = unitSelection(flags.pages, format, given);
+  // The artifact holds the whole range; only doc.max_output_chars bounds it (a reader stops past it, and says where).
+  const outputLimit = config.max_output_chars;
+  const extraction = dropControlCharacters(
+    await runReader(format, detection, bytes, ctx as CommandContext, outputLimit, config, selection),
+  );
   ctx.signal.throwIfAborted();
-  const output = render(extraction, mode, maxChars, input.rel);
-  const truncated = output.truncated;
-  const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, output.text);
+  const stopped = extraction.stoppedEarly;
+  const note = stopped ? stopNote(extraction, given, mode, outputLimit) : null;
+  const whole = renderWhole(extraction, mode, input.rel, note);
+  const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, whole);
 
-  const status = !hasText(extraction.blocks) ? "empty" : truncated ? "truncated" : "complete";
+  const status = !hasText(extraction.blocks) ? "empty" : stopped ? "truncated" : "complete";
   const counts = countsSummary(extraction);
+  const range = extraction.range;
+  const partial = range !== undefined && (range.first > 1 || range.wanted < range.total);
+  const held = range === undefined || !partial
+    ? "the whole document"
+    : range.last < range.first
+    ? `no ${range.unit}`
+    : `${unitsText(range.unit, range.first, range.last)} of ${range.total}`;
   const lines = [
-    `${input.rel}: ${format}${counts ? `, ${counts}` : ""} → ${output.text.length} characters of ${mode} in ${written}`,
-    truncated
-      ? `Truncated at --max-chars ${maxChars}${
-        extraction.stoppedEarly ? "" : ` (the whole text is ${output.totalChars} characters)`
-      }; raise --max-chars for the rest.`
+    `${input.rel}: ${format}${counts ? `, ${counts}` : ""}${
+      partial ? ` (--pages: ${unitsText(range.unit, range.first, range.wanted)})` : ""
+    } → ${whole.length} characters of ${mode} in ${written}`,
+    stopped
+      ? `Incomplete: ${note}`
       : status === "empty"
       ? "No text found (a scanned document? pterm does not OCR)."
-      : "Complete (not truncated).",
+      : `Complete: ${written} holds ${held}.`,
     ...extraction.warnings.map((w) => `warning: ${w}`),
   ];
-  let stdoutShows: "full" | "head_and_tail" | "none" = "none";
+  let stdoutShows: "full" | "head" | "head_and_tail" | "none" = "none";
   if (outPath === null && status !== "empty") {
-    const intro = (shown: string) => `${lines.join("\n")}\n${shown}\n\n`;
+    const shown = renderForStdout(extraction, mode, input.rel, whole, maxChars);
+    const intro = (what: string) => `${lines.join("\n")}\n${what}\n\n`;
     const fullIntro = intro(`The ${mode} text follows.`);
+    const headIntro = intro(
+      `The ${mode} text follows up to --max-chars ${maxChars} (${shown.text.length} of ${whole.length} characters); ` +
+        `the whole text is in ${written}.`,
+    );
     const cutIntro = intro(
       `The ${mode} text follows as its head and tail around ${TRUNCATION_MARKER}; the whole text is in ${written}.`,
     );
-    const printed = printedText(output.text, cutIntro, ctx.limits.stdout_bytes);
-    stdoutShows = printed.shown;
+    const printed = printedText(shown.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown === "head_and_tail" ? "head_and_tail" : shown.truncated ? "head" : "full";
     const text = printed.text.endsWith("\n") ? printed.text : printed.text + "\n";
-    ctx.stdout.write((printed.shown === "full" ? fullIntro : cutIntro) + text);
+    const chosen = stdoutShows === "full" ? fullIntro : stdoutShows === "head" ? headIntro : cutIntro;
+    ctx.stdout.write(chosen + text);
   } else {
     ctx.stdout.write(lines.join("\n") + "\n");
   }
@@ -318,25 +437,83 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     input: input.rel,
     output: written,
     stdout_shows: stdoutShows,
-    extracted_chars: output.text.length,
-    total_chars: extraction.stoppedEarly ? null : output.totalChars,
-    truncated,
+    extracted_chars: whole.length,
+    total_chars: stopped ? null : whole.length,
+    truncated: stopped,
+    ...(range === undefined
+      ? {}
+      : { range: { unit: range.unit, first: range.first, last: range.last, of: range.total } }),
     ...extraction.counts,
     warnings: extraction.warnings,
   };
 };
 
-async function describe(detection: Detection, bytes: Uint8Array, maxInflatedBytes: number): Promise<DocInfo | null> {
+/**
+ * `--pages A-B` (also `A`, `A-` to the end): PDF pages, PPTX slides, XLSX sheets by number; for a
+ * workbook, a sheet's name. A DOCX has no fixed pages (the program showing it lays them out).
+ */
+function unitSelection(value: string | undefined, format: DocFormat, given: string): UnitSelection | undefined {
+  if (value === undefined) return undefined;
+  if (!["pdf", "pptx", "xlsx", "odp", "ods"].includes(format)) {
+    const what = format === "docx"
+      ? "a Word document, which has no fixed pages (the program showing it lays them out)"
+      : `${format === "epub" ? "an EPUB" : `a ${format.toUpperCase()} file`}, which has no pages`;
+    throw new PtermError(
+      "InvalidArgs",
+      `--pages: \`${given}\` is ${what}; leave --pages out: \`doc extract ${given}\`.`,
+      { helpFor: "doc extract" },
+    );
+  }
+  const numbers = /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(value);
+  if (numbers) {
+    const first = Number(numbers[1]);
+    const last = numbers[2] === undefined ? first : numbers[2] === "" ? Number.MAX_SAFE_INTEGER : Number(numbers[2]);
+    if (first >= 1 && last >= first) return { first, last, given };
+  } else if ((format === "xlsx" || format === "ods") && value.trim() !== "") {
+    return { name: value, given };
+  }
+  const unit = format === "pptx" || format === "odp"
+    ? "slides"
+    : format === "xlsx" || format === "ods"
+    ? "sheets (or one sheet's name)"
+    : "pages";
+  throw new PtermError(
+    "InvalidArgs",
+    `--pages \`${value}\`: give ${unit} as A-B, counted from 1 (A ≤ B), e.g. \`doc extract ${given} --pages 1-3\`.`,
+    { helpFor: "doc extract" },
+  );
+}
+
+async function describe(
+  detection: Detection,
+  bytes: Uint8Array,
+  maxInflatedBytes: number,
+  memoryBytes: number,
+): Promise<DocInfo | null> {
   if (detection.kind !== "supported") return null;
   switch (detection.format) {
     case "pdf":
       return await (await readers.pdf()).infoPdf(bytes, maxInflatedBytes);
     case "docx":
-      return await (await readers.docx()).infoDocx(detection.zip!);
+      return await (await readers.docx()).infoDocx(officePackage(detection));
     case "pptx":
-      return await (await readers.pptx()).infoPptx(detection.zip!);
+      return await (await readers.pptx()).infoPptx(officePackage(detection));
     case "xlsx":
-      return await (await readers.xlsx()).infoXlsx(detection.zip!);
+      return await (await readers.xlsx()).infoXlsx(officePackage(detection));
+    case "html":
+      return (await readers.html()).infoHtml(bytes);
+    case "csv":
+    case "json":
+    case "xml":
+      return (await readers.dataText()).infoDataText(detection.format);
+    case "epub":
+      return await (await readers.epub()).infoEpub(zipOf(detection));
+    case "odt":
+    case "ods":
+    case "odp": {
+      const odf = await readers.odf();
+      return odf.infoOdf(detection.format, await odfSource(odf, detection, bytes, memoryBytes));
+    }
   }
 }
 
@@ -345,9 +522,11 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   const { given, label } = documentArgument(ctx.flags, ctx.positionals, ctx.command);
   preloadReaderFor(given);
   const { input, bytes } = await readInput(ctx as CommandContext, given, config, label);
-  const detection = detectFormat(bytes, config);
-  if (detection.kind === "unsupported") throw await unsupportedOrDamaged(given, detection, label);
-  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes) ?? {
+  const detection = await detectFormat(bytes, config);
+  if (detection.kind === "unsupported" || detection.kind === "damaged") {
+    throw unsupportedOrDamaged(given, detection, label);
+  }
+  const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes, ctx.limits.memory_bytes) ?? {
     format: "encrypted-office",
     title: null,
     author: null,

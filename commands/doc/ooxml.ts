@@ -3,6 +3,14 @@
 import { childElements, parseXml, textContent, type XmlElement } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
 
+export type OfficeFormat = "docx" | "pptx" | "xlsx";
+
+/** An OPC package with the part its root relationship names as the document (`officeDocument`). */
+export interface OfficePackage {
+  readonly zip: ZipArchive;
+  readonly mainPart: string;
+}
+
 export interface Relationship {
   readonly id: string;
   readonly type: string;
@@ -99,4 +107,99 @@ export async function readProperties(zip: ZipArchive): Promise<DocumentPropertie
     }
   }
   return props;
+}
+
+const MAIN_PART_KINDS: readonly { format: OfficeFormat; contentType: RegExp; usualPart: string; label: string }[] = [
+  {
+    format: "docx",
+    contentType: /wordprocessingml\.(document|template)\.main\+xml|ms-word\.[\w.]*main\+xml/,
+    usualPart: "word/document.xml",
+    label: "Word document",
+  },
+  {
+    format: "pptx",
+    contentType: /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.[\w.]*main\+xml/,
+    usualPart: "ppt/presentation.xml",
+    label: "PowerPoint presentation",
+  },
+  {
+    format: "xlsx",
+    contentType: /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.[\w.]*main\+xml/,
+    usualPart: "xl/workbook.xml",
+    label: "Excel workbook",
+  },
+];
+
+/** `[Content_Types].xml`: each part's declared type (Override) and each extension's (Default). */
+interface ContentTypes {
+  readonly overrides: Map<string, string>;
+  readonly defaults: Map<string, string>;
+}
+
+async function readContentTypes(zip: ZipArchive): Promise<ContentTypes> {
+  const overrides = new Map<string, string>();
+  const defaults = new Map<string, string>();
+  const xml = await zip.readText("[Content_Types].xml");
+  if (xml === null) return { overrides, defaults };
+  for (const entry of childElements(parseXml(xml, "[Content_Types].xml"))) {
+    const type = entry.attrs.ContentType ?? "";
+    if (entry.name === "Override" && entry.attrs.PartName) {
+      overrides.set(resolvePartName("", entry.attrs.PartName).toLowerCase(), type);
+    } else if (entry.name === "Default" && entry.attrs.Extension) {
+      defaults.set(entry.attrs.Extension.toLowerCase(), type);
+    }
+  }
+  return { overrides, defaults };
+}
+
+function contentTypeOf(types: ContentTypes, part: string): string {
+  const override = types.overrides.get(part.toLowerCase());
+  if (override !== undefined) return override;
+  const extension = part.includes(".") ? part.slice(part.lastIndexOf(".") + 1).toLowerCase() : "";
+  return types.defaults.get(extension) ?? "";
+}
+
+/** What an OPC package holds as its document, found the way Office finds it. */
+export type MainPart =
+  | { readonly kind: "found"; readonly format: OfficeFormat; readonly part: string }
+  /** The package names (or declares) a Word/PowerPoint/Excel main part that it does not hold: a damaged document. */
+  | { readonly kind: "missing"; readonly label: string; readonly part: string }
+  | { readonly kind: "none" };
+
+/**
+ * The package's main part, as Office finds it: the target of the root relationship
+ * (`_rels/.rels`, type officeDocument) — wherever it lives — whose kind is its declared content
+ * type; then, for packages whose relationships are missing or wrong, a part whose content type
+ * declares a document, then the usual part names (word/document.xml, ppt/presentation.xml,
+ * xl/workbook.xml). "missing" only when one of those names a document part the zip does not hold
+ * (or the package has a word/, ppt/ or xl/ folder but no main part).
+ */
+export async function findMainPart(zip: ZipArchive): Promise<MainPart> {
+  const types = await readContentTypes(zip);
+  const root = relationshipOfKind(await readRelationships(zip, ""), "officeDocument");
+  const candidates: string[] = [];
+  if (root && !root.external) candidates.push(root.target);
+  for (const [part, type] of types.overrides) {
+    if (MAIN_PART_KINDS.some((k) => k.contentType.test(type))) candidates.push(part);
+  }
+  for (const kind of MAIN_PART_KINDS) candidates.push(kind.usualPart);
+  const kindOf = (part: string) =>
+    MAIN_PART_KINDS.find((k) => k.contentType.test(contentTypeOf(types, part))) ??
+      MAIN_PART_KINDS.find((k) => k.usualPart === part.toLowerCase());
+  for (const part of candidates) {
+    const kind = kindOf(part);
+    if (kind && zip.has(part)) return { kind: "found", format: kind.format, part };
+  }
+  for (const part of candidates) {
+    const kind = kindOf(part);
+    if (kind && (part !== kind.usualPart || types.overrides.has(part) || root?.target === part)) {
+      return { kind: "missing", label: kind.label, part };
+    }
+  }
+  const names = zip.names;
+  for (const kind of MAIN_PART_KINDS) {
+    const folder = kind.usualPart.slice(0, kind.usualPart.indexOf("/") + 1);
+    if (names.some((n) => n.startsWith(folder))) return { kind: "missing", label: kind.label, part: kind.usualPart };
+  }
+  return { kind: "none" };
 }

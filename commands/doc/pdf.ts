@@ -6,6 +6,7 @@
  * from the right) and paragraphs (by the vertical gaps between lines).
  */
 
+import { compactRanges } from "./controls.ts";
 import type { getDocumentProxy } from "unpdf";
 import {
   alignedTables,
@@ -21,7 +22,7 @@ import { PtermError } from "../../core/errors.ts";
 import { boundFontPrograms } from "./pdf_reader/font_guard.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./pdf_reader/reader.ts";
 import { type Block, textLength } from "./blocks.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -810,12 +811,11 @@ export async function extractWithPtermReader(
     encrypted: () => Promise.resolve(false),
     close: () => Promise.resolve(),
   };
-  // Progress is told once the document is read: a fallback to PDF.js must not count pages twice.
-  const reports: Parameters<NonNullable<ExtractOptions["progress"]>>[0][] = [];
+  // Progress is told live, page by page. Should the document fall back to PDF.js midway, its reports
+  // start again from page 1; an MCP client sees none of them until they pass this one (progress there
+  // must increase), and the shell's progress line is redrawn by each report.
   try {
-    const extraction = await extractFrom(source, { ...options, progress: (report) => reports.push(report) });
-    for (const report of reports) options.progress?.(report);
-    return extraction;
+    return await extractFrom(source, options);
   } catch (error) {
     if (error instanceof Unsupported) return { unsupported: error.message };
     throw error;
@@ -872,12 +872,12 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
   const blocks: Block[] = [];
   const empty: number[] = [];
   const unreadable: number[] = [];
-  const controlPages: number[] = [];
-  let controls = 0;
+  const droppedControls = new Map<number, number>();
   let chars = 0;
   let stoppedAt: number | null = null;
   try {
-    for (let number = 1; number <= source.numPages; number++) {
+    const { first, last } = selectedUnits(options.selection, source.numPages, "page");
+    for (let number = first; number <= last; number++) {
       options.signal.throwIfAborted();
       if (chars > options.charBudget) {
         stoppedAt = number;
@@ -898,27 +898,20 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
         unreadable.push(number);
         continue;
       }
-      options.progress?.({ progress: number, total: source.numPages, message: "pages read" });
+      options.progress?.({ progress: number - first + 1, total: last - first + 1, message: "pages read" });
       const cleaned = dropControlCharacters(items);
-      if (cleaned.dropped > 0) {
-        controls += cleaned.dropped;
-        controlPages.push(number);
-      }
+      if (cleaned.dropped > 0) droppedControls.set(number, cleaned.dropped);
       const pageBlocks = pageContent(cleaned.items, tables, members);
       if (pageBlocks.length === 0) empty.push(number);
       chars += textLength(pageBlocks);
       blocks.push({ type: "page", number, blocks: pageBlocks });
     }
-    if (stoppedAt === null && unreadable.length === source.numPages) throw brokenPageTree(source.numPages, warnings);
+    if (stoppedAt === null && source.numPages > 0 && unreadable.length === last - first + 1) {
+      throw brokenPageTree(source.numPages, warnings);
+    }
     if (empty.length > 0) {
       const which = empty.length === 1 ? `page ${empty[0]} has` : `pages ${compactRanges(empty)} have`;
       warnings.push(`${which} no text layer (scanned images?); pterm does not OCR them`);
-    }
-    if (controls > 0) {
-      warnings.push(
-        `${controls} control character(s) on page(s) ${compactRanges(controlPages)} were dropped ` +
-          "(fonts without a Unicode map); the text there may be incomplete",
-      );
     }
     if (await source.encrypted()) {
       warnings.push("the PDF is encrypted without a password to open it; its text was extracted");
@@ -928,22 +921,19 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
       blocks,
       counts: { pages: source.numPages },
       warnings,
+      droppedControls,
+      range: {
+        unit: "page",
+        first,
+        last: stoppedAt === null ? last : stoppedAt - 1,
+        wanted: last,
+        total: source.numPages,
+      },
       stoppedEarly: stoppedAt !== null,
     };
   } finally {
     await source.close();
   }
-}
-
-function compactRanges(numbers: readonly number[]): string {
-  const ranges: string[] = [];
-  for (let i = 0; i < numbers.length;) {
-    let j = i;
-    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
-    ranges.push(i === j ? `${numbers[i]}` : `${numbers[i]}-${numbers[j]}`);
-    i = j + 1;
-  }
-  return ranges.join(", ");
 }
 
 async function metadata(pdf: PdfDocument): Promise<Record<string, unknown>> {

@@ -552,30 +552,85 @@ export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<
       } else cells.push({ text: piece.str, x0: piece.x0, x1: piece.x1 });
     }
     for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
-    if (cells.length < 3 || LIST_MARKER.test(cells[0].text)) return null;
+    if (cells.length < 2 || LIST_MARKER.test(cells[0].text)) return null;
     if (cells.some((cell) => cell.text.length > 40)) return null;
     return { y: line.y, size: line.size, cells, members: sorted.map(({ i }) => i) };
   });
+  const close = (upper: { y: number; size: number }, lower: { y: number; size: number }) =>
+    upper.y - lower.y <= Math.max(upper.size, lower.size) * 2.5;
   const tables: RuledTable[] = [];
-  let block: Row[] = [];
-  const flush = () => {
-    if (block.length >= 3 && columnsApart(block)) {
-      tables.push({
-        rows: block.map((row) => row.cells.map((cell) => cell.text)),
-        members: new Set(block.flatMap((row) => row.members)),
-      });
+  const used = new Set<number>();
+  // Blocks of at least three consecutive lines that agree: the same number (three or more) of cells.
+  let start = 0;
+  for (let k = 0; k <= rows.length; k++) {
+    const row = rows[k];
+    const previous = k > start ? rows[k - 1] : null;
+    const agrees = row != null && previous != null && row.cells.length >= 3 &&
+      row.cells.length === previous.cells.length && close(previous, row);
+    if (agrees) continue;
+    if (k - start >= 3 && rows[start]!.cells.length >= 3) {
+      const block = rows.slice(start, k) as Row[];
+      if (columnsApart(block)) tables.push(extendTable(rows, start, k, used, close));
     }
-    block = [];
-  };
-  for (const row of rows) {
-    const previous = block[block.length - 1];
-    const fits = row !== null && previous !== undefined && row.cells.length === previous.cells.length &&
-      previous.y - row.y <= Math.max(row.size, previous.size) * 2.5;
-    if (!fits) flush();
-    if (row !== null) block.push(row);
+    start = k;
   }
-  flush();
   return tables;
+}
+
+/**
+ * The table of the agreeing lines `rows[start..end)`, grown by the lines next to it that leave
+ * cells empty (a row with a blank cell) — each only when its first cell is filled and every one of
+ * its cells lies wholly inside one column's band (between the previous column's right edge and
+ * the next column's left edge over the agreeing lines), so where each belongs is certain.
+ */
+function extendTable(
+  rows: readonly (
+    | { y: number; size: number; cells: { text: string; x0: number; x1: number }[]; members: number[] }
+    | null
+  )[],
+  start: number,
+  end: number,
+  used: Set<number>,
+  close: (upper: { y: number; size: number }, lower: { y: number; size: number }) => boolean,
+): RuledTable {
+  const core = rows.slice(start, end) as NonNullable<typeof rows[number]>[];
+  const columns = core[0].cells.length;
+  const bands = Array.from({ length: columns }, (_, c) => ({
+    from: c === 0 ? Number.NEGATIVE_INFINITY : Math.max(...core.map((row) => row.cells[c - 1].x1)),
+    to: c + 1 === columns ? Number.POSITIVE_INFINITY : Math.min(...core.map((row) => row.cells[c + 1].x0)),
+  }));
+  const placed = (row: NonNullable<typeof rows[number]>): string[] | null => {
+    const out: string[] = Array(columns).fill("");
+    let column = 0;
+    for (const cell of row.cells) {
+      while (column < columns && !(cell.x0 > bands[column].from && cell.x1 < bands[column].to)) column++;
+      if (column === columns) return null;
+      out[column++] = cell.text;
+    }
+    // A line whose first column is empty continues something (a header set over lines, a wrapped
+    // cell): where it belongs is not certain, so it stays text.
+    return out[0] === "" ? null : out;
+  };
+  const table = core.map((row) => row.cells.map((cell) => cell.text));
+  const members = core.flatMap((row) => row.members);
+  for (let k = start; k < end; k++) used.add(k);
+  for (let k = end; k < rows.length; k++) {
+    const row = rows[k];
+    const cells = row && !used.has(k) && row.cells.length <= columns && close(rows[k - 1]!, row) ? placed(row) : null;
+    if (cells === null) break;
+    table.push(cells);
+    members.push(...row!.members);
+    used.add(k);
+  }
+  for (let k = start - 1; k >= 0; k--) {
+    const row = rows[k];
+    const cells = row && !used.has(k) && row.cells.length <= columns && close(row, rows[k + 1]!) ? placed(row) : null;
+    if (cells === null) break;
+    table.unshift(cells);
+    members.push(...row!.members);
+    used.add(k);
+  }
+  return { rows: table, members: new Set(members) };
 }
 
 /** Every column's cells, over all rows, end before the next column's cells start. */

@@ -7,9 +7,15 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { type Block, type ListItem, type Span, textLength } from "./blocks.ts";
-import { type DocumentProperties, readProperties, readRelationships, relationshipOfKind } from "./ooxml.ts";
+import {
+  type DocumentProperties,
+  type OfficePackage,
+  readProperties,
+  readRelationships,
+  relationshipOfKind,
+} from "./ooxml.ts";
 import type { Relationship } from "./ooxml.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 import { chartBlocks, diagramBlocks } from "./drawingml.ts";
 import { child, childElements, parseXml, path, relationshipAttr, textContent, type XmlElement } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
@@ -28,10 +34,9 @@ interface Positioned {
   readonly title?: string;
 }
 
-async function slideParts(zip: ZipArchive): Promise<string[]> {
-  const presentationPart = "ppt/presentation.xml";
+async function slideParts({ zip, mainPart: presentationPart }: OfficePackage): Promise<string[]> {
   const xml = await zip.readText(presentationPart);
-  if (xml === null) throw new PtermError("CorruptInput", "the presentation has no ppt/presentation.xml part.");
+  if (xml === null) throw new PtermError("CorruptInput", `the presentation has no ${presentationPart} part.`);
   const root = parseXml(xml, presentationPart);
   const rels = await readRelationships(zip, presentationPart);
   const parts: string[] = [];
@@ -213,18 +218,24 @@ async function notesOf(zip: ZipArchive, rels: Map<string, Relationship>): Promis
   return (body ? [body] : shapes).flatMap((s) => textBodyBlocks(child(s, "txBody"), false, notesRels));
 }
 
-export async function extractPptx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
-  const parts = await slideParts(zip);
+export async function extractPptx(pkg: OfficePackage, options: ExtractOptions): Promise<Extraction> {
+  const zip = pkg.zip;
+  const parts = await slideParts(pkg);
+  const { first, last } = selectedUnits(options.selection, parts.length, "slide");
   const blocks: Block[] = [];
   const warnings = new Set<string>();
   let stoppedEarly = false;
   let chars = 0;
+  let lastRead = first - 1;
   for (const [index, part] of parts.entries()) {
+    if (index + 1 < first || index + 1 > last) continue;
     options.signal.throwIfAborted();
     if (chars > options.charBudget) {
       stoppedEarly = true;
       break;
     }
+    lastRead = index + 1;
+    options.progress?.({ progress: index + 2 - first, total: last - first + 1, message: "slides read" });
     const xml = await zip.readText(part);
     if (xml === null) {
       warnings.add(`slide ${index + 1} is listed but its part ${part} is missing`);
@@ -249,16 +260,17 @@ export async function extractPptx(zip: ZipArchive, options: ExtractOptions): Pro
     format: "pptx",
     blocks,
     counts: { slides: parts.length },
+    range: { unit: "slide", first, last: lastRead, wanted: last, total: parts.length },
     warnings: [...warnings],
     stoppedEarly,
   };
 }
 
-export async function infoPptx(zip: ZipArchive): Promise<DocInfo> {
-  const props: DocumentProperties = await readProperties(zip);
+export async function infoPptx(pkg: OfficePackage): Promise<DocInfo> {
+  const props: DocumentProperties = await readProperties(pkg.zip);
   return {
     format: "pptx",
-    slides: (await slideParts(zip)).length,
+    slides: (await slideParts(pkg)).length,
     title: props.title,
     author: props.author,
     subject: props.subject,

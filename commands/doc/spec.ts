@@ -1,5 +1,5 @@
 /**
- * `doc`: turn PDF, DOCX, PPTX and XLSX into text and Markdown an agent can use (PRD-0011's
+ * `doc`: turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB files into text and Markdown an agent can use (PRD-0011's
  * v1 command set). No network; reads and writes only under the workspace root.
  */
 
@@ -18,7 +18,8 @@ const inFlag = {
   type: "string",
   path: "read",
   valueName: "path",
-  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX or XLSX; detected from its " +
+  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, " +
+    "CSV/TSV, JSON, XML or EPUB; detected from its " +
     "content). The same as the <file> argument; give one of them.",
 } as const satisfies FlagSpec;
 
@@ -46,9 +47,24 @@ export const extractFlags = [
   {
     name: "format",
     type: "string",
-    choices: ["auto", "pdf", "docx", "pptx", "xlsx", ...OUTPUT_FORMATS],
+    choices: [
+      "auto",
+      "pdf",
+      "docx",
+      "pptx",
+      "xlsx",
+      "odt",
+      "ods",
+      "odp",
+      "html",
+      "csv",
+      "xml",
+      "epub",
+      ...OUTPUT_FORMATS,
+    ],
     default: "auto",
-    description: "pdf, docx, pptx, xlsx: the format the document must have (a mismatch is refused: " +
+    description:
+      "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: " +
       "UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode.",
   },
   {
@@ -57,8 +73,15 @@ export const extractFlags = [
     min: 200,
     max: 100_000_000,
     valueName: "N",
-    description: "Bound the output to N characters, cut at a clean boundary and marked [...TRUNCATED...] " +
-      "(default: doc.max_chars in pterm.json, 1000000).",
+    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked " +
+      "[...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text.",
+  },
+  {
+    name: "pages",
+    type: "string",
+    valueName: "A-B",
+    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the " +
+      "end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX.",
   },
   {
     name: "mode",
@@ -74,10 +97,11 @@ export const docPositionals = [fileArgument] as const satisfies readonly Positio
 
 const extract: LeafSpec = {
   name: "extract",
-  summary: "Extract a PDF, DOCX, PPTX or XLSX as Markdown, plain text or JSON blocks, printed and saved to a file.",
-  description: "Without --out the text is printed on stdout after a one-line summary (a long text as its head, " +
-    "[...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it is written there and " +
-    "stdout is only the summary. The result says format, pages/slides/sheets, characters, where the text is and " +
+  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks, " +
+    "printed and saved to a file.",
+  description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +
+    "long text as its head, [...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it " +
+    "is written there and stdout is only the summary. --pages reads a range of pages, slides or sheets. The result says format, pages/slides/sheets, characters, where the text is and " +
     "whether it was truncated. Markdown follows markitdown: " +
     "`<!-- Slide number: N -->` and `### Notes:` for slides, `## <sheet>` plus a table per sheet, " +
     "`<!-- Page number: N -->` per PDF page. Password-protected, damaged, oversized or unsupported files are " +
@@ -97,7 +121,11 @@ const extract: LeafSpec = {
     },
     {
       command: "doc extract --in data/book.xlsx --mode text --max-chars 20000",
-      description: "Each sheet as tab-separated rows, at most 20000 characters.",
+      description: "Each sheet as tab-separated rows; stdout shows at most 20000 characters, the artifact all.",
+    },
+    {
+      command: "doc extract manuals/guide.pdf --pages 380-397",
+      description: "Only pages 380 to 397 of a long PDF (slides of a PPTX, sheets of an XLSX likewise).",
     },
     { command: "doc extract --in docs/spec.docx --mode json", description: "Heading/paragraph/list/table blocks." },
     { command: "doc extract docs/spec.docx --format text", description: "--format text is --mode text." },
@@ -123,7 +151,8 @@ const info: LeafSpec = {
 
 export const docSpec: CommandSpec = {
   name: "doc",
-  summary: "Turn PDF, DOCX, PPTX and XLSX documents into Markdown or text an agent can read.",
+  summary:
+    "Turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB documents into Markdown or text an agent can read.",
   description: "Runs with no network; reads and writes only under the workspace root. Start with " +
     "`doc info` for a quick look, then `doc extract <file>`: the text is printed and saved as an artifact.",
   zone: "ready",

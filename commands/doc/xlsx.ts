@@ -8,12 +8,16 @@
 import { PtermError } from "../../core/errors.ts";
 import { type Block, textLength } from "./blocks.ts";
 import { builtinFormat, formatNumber } from "./numfmt.ts";
-import { readProperties, readRelationships, type Relationship, relationshipOfKind } from "./ooxml.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import {
+  type OfficePackage,
+  readProperties,
+  readRelationships,
+  type Relationship,
+  relationshipOfKind,
+} from "./ooxml.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
 import { child, childElements, parseXml, path, relationshipAttr, saxParse, StopParsing } from "./xml.ts";
 import type { ZipArchive } from "./zip.ts";
-
-const WORKBOOK_PART = "xl/workbook.xml";
 
 interface SheetRef {
   readonly name: string;
@@ -28,24 +32,13 @@ interface Workbook {
   readonly rels: Map<string, Relationship>;
 }
 
-/**
- * The workbook's part name: where the package's own relationships (`_rels/.rels`,
- * officeDocument) say it is — some writers do not use xl/workbook.xml — else the usual name.
- */
-async function workbookPart(zip: ZipArchive): Promise<string | null> {
-  const main = relationshipOfKind(await readRelationships(zip, ""), "officeDocument");
-  if (main && !main.external && zip.has(main.target)) return main.target;
-  return zip.has(WORKBOOK_PART) ? WORKBOOK_PART : null;
-}
-
-async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
-  const part = await workbookPart(zip);
-  const xml = part === null ? null : await zip.readText(part);
-  if (part === null || xml === null) {
+/** The workbook, at the part the package's root relationship names (found by detection). */
+async function readWorkbook({ zip, mainPart: part }: OfficePackage): Promise<Workbook> {
+  const xml = await zip.readText(part);
+  if (xml === null) {
     throw new PtermError(
       "CorruptInput",
-      "the spreadsheet package has no workbook part (neither _rels/.rels nor xl/workbook.xml leads to one); " +
-        "the file is damaged — re-save it from Excel or LibreOffice.",
+      `the spreadsheet package has no workbook part (${part}); the file is damaged — re-save it from Excel or LibreOffice.`,
     );
   }
   const root = parseXml(xml, part);
@@ -288,20 +281,27 @@ function readSheet(xml: string, part: string, ctx: SheetReadContext): SheetData 
   return { rows, truncated };
 }
 
-export async function extractXlsx(zip: ZipArchive, options: ExtractOptions): Promise<Extraction> {
-  const workbook = await readWorkbook(zip);
+export async function extractXlsx(pkg: OfficePackage, options: ExtractOptions): Promise<Extraction> {
+  const zip = pkg.zip;
+  const workbook = await readWorkbook(pkg);
   const strings = await readSharedStrings(zip, partOfKind(workbook, "sharedStrings", "xl/sharedStrings.xml"));
   const formats = await readCellFormats(zip, partOfKind(workbook, "styles", "xl/styles.xml"));
   const blocks: Block[] = [];
   const warnings: string[] = [];
   let chars = 0;
   let stoppedEarly = false;
-  for (const sheet of workbook.sheets) {
+  const names = workbook.sheets.map((s) => s.name);
+  const { first, last } = selectedUnits(options.selection, names.length, "sheet", names);
+  let lastRead = first - 1;
+  for (const [index, sheet] of workbook.sheets.entries()) {
+    if (index + 1 < first || index + 1 > last) continue;
     options.signal.throwIfAborted();
     if (chars > options.charBudget) {
       stoppedEarly = true;
       break;
     }
+    lastRead = index + 1;
+    options.progress?.({ progress: index + 2 - first, total: last - first + 1, message: "sheets read" });
     if (sheet.chart) {
       warnings.push(`sheet "${sheet.name}" is a chart sheet; charts are not extracted`);
       continue;
@@ -326,12 +326,19 @@ export async function extractXlsx(zip: ZipArchive, options: ExtractOptions): Pro
       break;
     }
   }
-  return { format: "xlsx", blocks, counts: { sheets: workbook.sheets.length }, warnings, stoppedEarly };
+  return {
+    format: "xlsx",
+    blocks,
+    counts: { sheets: workbook.sheets.length },
+    range: { unit: "sheet", first, last: lastRead, wanted: last, total: names.length },
+    warnings,
+    stoppedEarly,
+  };
 }
 
-export async function infoXlsx(zip: ZipArchive): Promise<DocInfo> {
-  const workbook = await readWorkbook(zip);
-  const props = await readProperties(zip);
+export async function infoXlsx(pkg: OfficePackage): Promise<DocInfo> {
+  const workbook = await readWorkbook(pkg);
+  const props = await readProperties(pkg.zip);
   return {
     format: "xlsx",
     sheets: workbook.sheets.length,

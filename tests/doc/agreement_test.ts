@@ -41,6 +41,9 @@ Deno.test(`doc extract agrees with pdftotext word by word on every PDF fixture (
 const PDFTOTEXT_DIFFERS: Record<string, string> = {
   "pdfjs/issue11242_reduced.pdf":
     "a font without a Unicode map: both print the codes; pterm drops the control characters among them and warns",
+  "pdfjs/TAMReview.pdf":
+    "fonts without a Unicode map on pages 2-22: pdftotext prints their codes as characters, pterm drops the " +
+    "control characters among them and warns (controls_test.ts)",
   "pdfjs/issue15441.pdf":
     "pdftotext maps the quotes' codes through the wrong encoding (“ABC” ‘abc’ comes out as ³$%&´µDEF¶)",
   "pdfjs/issue15594_reduced.pdf": "pdftotext ignores the font's /Differences (ÄÖÜäöü comes out as PmćƂƺ)",

@@ -265,52 +265,53 @@ Deno.test("pdfs Debian ships: every page, in order, words hyphenated across line
   ]);
 });
 
-Deno.test("--max-chars cuts at a clean boundary and says so in the text and the result, in every mode", async () => {
+Deno.test("--max-chars bounds what stdout shows, at a clean boundary; the saved file holds the whole text, in every mode", async () => {
   await using dir = await rootWith({ "manual.pdf": "debian/libtasn1.pdf" });
-  const full = await extractOk(dir.path, "doc extract --in manual.pdf");
-  for (const mode of ["md", "text"]) {
+  for (const mode of ["md", "text", "json"]) {
+    const whole = await extractOk(dir.path, `doc extract --in manual.pdf --mode ${mode}`);
     const { envelope, text } = await extractOk(dir.path, `doc extract --in manual.pdf --mode ${mode} --max-chars 3000`);
     const result = envelope.result as Record<string, unknown>;
-    assert.equal(result.truncated, true);
-    assert.equal(result.status, "truncated");
-    assert.ok(text.length <= 3000, `${mode}: ${text.length} characters`);
+    assert.equal(text, whole.text, `${mode}: the artifact is the whole text, whatever --max-chars says`);
+    assert.equal(result.truncated, false);
+    assert.equal(result.status, "complete");
+    assert.equal(result.stdout_shows, "head");
     assert.equal(result.extracted_chars, text.length);
-    const [kept, note] = text.split("[...TRUNCATED...]");
-    // The reader stopped early (36 pages hold far more than 3000 characters), so the total is unknown.
-    assert.match(note, /Output cut at a block boundary after \d+ \(the document has more\) characters; run again/);
-    assert.equal(result.total_chars, null);
-    const whole = mode === "md"
-      ? full.text
-      : (await extractOk(dir.path, "doc extract --in manual.pdf --mode text")).text;
-    const body = kept.trimEnd();
-    assert.ok(whole.startsWith(body), "the kept part is the start of the whole text");
-    assert.ok(/\s/.test(whole[body.length]), "the cut falls between words, never inside one");
-    assert.match(envelope.stdout, /Truncated at --max-chars 3000/);
+    assert.equal(result.total_chars, text.length);
+    assert.match(envelope.stdout, /Complete: \S+ holds the whole document\./);
+    assert.match(envelope.stdout, new RegExp(`follows up to --max-chars 3000 \\(\\d+ of ${text.length} characters\\)`));
+    const shown = envelope.stdout.slice(envelope.stdout.indexOf("\n\n") + 2);
+    assert.ok(shown.length <= 3001, `${mode}: stdout showed ${shown.length} characters`);
+    if (mode === "json") {
+      const json = JSON.parse(shown);
+      assert.equal(json.truncated, true);
+      assert.match(json.note, /TRUNCATED.*the saved file holds the whole text/);
+      assert.equal(json.blocks[0].number, 1);
+    } else {
+      const [kept, note] = shown.split("[...TRUNCATED...]");
+      assert.match(note, /Shown up to a block boundary after \d+ of \d+ characters \(--max-chars\); the saved file/);
+      const body = kept.trimEnd();
+      assert.ok(text.startsWith(body), "stdout shows the start of the whole text");
+      assert.ok(/\s/.test(text[body.length]), "the cut falls between words, never inside one");
+    }
   }
-  const { envelope, text } = await extractOk(dir.path, "doc extract --in manual.pdf --mode json --max-chars 3000");
-  assert.ok(text.length <= 3000, `json: ${text.length} characters`);
-  const json = JSON.parse(text);
-  assert.equal(json.truncated, true);
-  assert.match(json.note, /TRUNCATED/);
-  assert.equal(json.blocks[0].type, "page");
-  assert.equal(json.blocks[0].number, 1);
-  assert.ok(json.blocks.length < 36);
-  assert.equal((envelope.result as Record<string, unknown>).truncated, true);
 });
 
-Deno.test("config max_chars is the default bound; the flag overrides it", async () => {
+Deno.test("config max_chars is the default bound of stdout; the flag overrides it", async () => {
   await using dir = await rootWith({ "book.xlsx": "book.xlsx" }, { doc: { max_chars: 300 } });
   const bounded = await extractOk(dir.path, "doc extract --in book.xlsx");
   const result = bounded.envelope.result as Record<string, unknown>;
-  assert.equal(result.truncated, true);
-  assert.equal(result.total_chars, BOOK_MD.length, "the whole workbook was read, so its size is known");
-  assert.ok(bounded.text.length <= 300);
-  assert.ok(bounded.text.startsWith("## Budget\n\n| Station | Visits |"));
-  // Whole table rows only: the last kept line is a complete row of the full rendering.
-  const kept = bounded.text.split("\n\n[...TRUNCATED...]")[0];
+  assert.equal(result.truncated, false);
+  assert.equal(result.stdout_shows, "head");
+  assert.equal(bounded.text, BOOK_MD, "the saved file holds the whole workbook");
+  const shown = bounded.envelope.stdout.slice(bounded.envelope.stdout.indexOf("\n\n") + 2);
+  assert.ok(shown.length <= 301);
+  assert.ok(shown.startsWith("## Budget\n\n| Station | Visits |"));
+  // Whole table rows only: the last shown line is a complete row of the full rendering.
+  const kept = shown.split("\n\n[...TRUNCATED...]")[0];
   assert.ok(BOOK_MD.startsWith(kept + "\n"), kept);
-  assert.match(bounded.text, new RegExp(`after ${kept.length} of ${BOOK_MD.length} characters`));
+  assert.match(shown, new RegExp(`after ${kept.length} of ${BOOK_MD.length} characters`));
   const whole = await extractOk(dir.path, "doc extract --in book.xlsx --max-chars 100000");
+  assert.equal((whole.envelope.result as Record<string, unknown>).stdout_shows, "full");
   assert.equal(whole.text, BOOK_MD);
 });
 

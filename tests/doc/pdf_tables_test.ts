@@ -160,3 +160,46 @@ Deno.test("camelot's health.pdf: a table without rules is read from its columns;
   assert.ok(text.indexOf("Public Health Outlay 2012-13") < text.indexOf("| Andhra Pradesh | 47,824,589 |"));
   assert.ok(text.includes("Medical &"), "the header's words are kept");
 });
+
+/** One page of text only (Helvetica 10): each [x, y, text] drawn where it says, no rule anywhere. */
+function textPdf(texts: [number, number, string][]): Uint8Array {
+  let content = "";
+  for (const [x, y, text] of texts) content += `BT /F1 10 Tf ${x} ${y} Td (${text}) Tj ET\n`;
+  return buildPdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    stream(content),
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ]);
+}
+
+Deno.test("a table without rules keeps its rows with empty cells, each cell in the column whose band holds it", async () => {
+  const columns = [60, 220, 380, 500];
+  const rows = [
+    ["NAME", "TITLE", "REGION", "SALARY"],
+    ["BAIN, J MATTHEW", "DISTRICT DIRECTOR", "", "37,499.96"],
+    ["CARTER, ANN", "CLERK", "NORTH", "21,000.00"],
+    ["DIAZ, LUIS", "ANALYST", "SOUTH", "45,120.50"],
+    ["EVANS, KIM", "", "EAST", "30,010.00"],
+    ["FOX, RAY", "MANAGER", "WEST", "52,300.00"],
+    ["GRANT, LEE", "ENGINEER", "NORTH", "61,250.00"],
+    ["HILL, MAY", "ANALYST", "EAST", "44,900.00"],
+  ];
+  const texts: [number, number, string][] = [[60, 720, "Salaries paid in 2024, by employee."]];
+  rows.forEach((row, r) =>
+    row.forEach((cell, c) => {
+      if (cell) texts.push([columns[c], 690 - r * 14, cell]);
+    })
+  );
+  await using dir = await rootWith({});
+  await Deno.writeFile(`${dir.path}/payroll.pdf`, textPdf(texts));
+  const json = JSON.parse((await extractOk(dir.path, "doc extract payroll.pdf --mode json")).text);
+  const blocks = (json.blocks as JsonPage[])[0].blocks;
+  assert.deepEqual(blocks.filter((b) => b.type === "table").map((b) => b.rows), [rows]);
+  assert.ok(JSON.stringify(blocks).includes("Salaries paid in 2024"), "the line above stays text");
+  const { text } = await extractOk(dir.path, "doc extract payroll.pdf");
+  assert.ok(text.includes("| BAIN, J MATTHEW | DISTRICT DIRECTOR |  | 37,499.96 |"));
+  const plain = await extractOk(dir.path, "doc extract payroll.pdf --mode text");
+  assert.ok(plain.text.includes("BAIN, J MATTHEW\tDISTRICT DIRECTOR\t\t37,499.96\n"));
+});

@@ -5,6 +5,7 @@ import { FIXTURES } from "./helpers.ts";
 export async function docSkillSetup(root: string): Promise<() => Promise<void>> {
   const files: Record<string, string> = {
     "docs/report.pdf": "report.pdf",
+    "docs/manual.pdf": "debian/libtasn1.pdf",
     "docs/report.docx": "report.docx",
     "slides/deck.pptx": "deck.pptx",
     "data/book.xlsx": "book.xlsx",
