@@ -8,10 +8,11 @@
 
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../helpers.ts";
-import { git, gitRaw, write } from "../git/oracle.ts";
+import { git, write } from "../git/oracle.ts";
 import { connectModern } from "../mcp/client.ts";
 
 const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
+const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
 const ascii = (text: string) => new TextEncoder().encode(text);
 const concat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -58,9 +59,10 @@ async function assertFilesAs(dir: string, expected: Record<string, Uint8Array>, 
   for (const [path, bytes] of Object.entries(expected)) {
     assert.deepEqual(await Deno.readFile(`${dir}/${path}`), bytes, `${path} after ${how}`);
   }
-  // The person's git sees the files as git apply would have left them: no U+FFFD anywhere.
-  const show = await gitRaw(dir, ["diff", "HEAD", "--", "old.txt"]);
-  assert.ok(!show.stdout.includes("\ufffd"), show.stdout);
+  // The person's git sees the change as git apply would have left it: the Latin-1 line, not U+FFFD's bytes.
+  const { stdout } = await new Deno.Command("git", { args: ["-C", dir, "diff", "HEAD", "--", "old.txt"] }).output();
+  const shown = latin1Text(stdout);
+  assert.ok(shown.includes("\n+v\xfb\n") && !shown.includes("\xef\xbf\xbd"), shown);
 }
 
 Deno.test("a Latin-1 diff on stdin is applied byte for byte as git apply applies it, however stdin comes", async (t) => {
