@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-QR2QDMKV.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4A4WCPE6.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7208,10 +7208,40 @@ function parsedOrFail(run2) {
     ]
   };
 }
+function pathsNamed(patch) {
+  const paths = [];
+  for (const block of patch.blocks) {
+    if (block.op === "git.diff") {
+      for (const file of parseDiff(block.body, block.bodyLine)) {
+        if (file.oldPath) paths.push(file.oldPath);
+        if (file.newPath) paths.push(file.newPath);
+      }
+    } else if (block.path) {
+      paths.push(block.path);
+    }
+  }
+  return paths;
+}
+function refuseRootRelativePaths(run2, patch, repo) {
+  if (run2.repoFlag !== void 0 || patch.header.repo || run2.config.default_repo !== void 0) return;
+  if (repo.rel === ".") return;
+  const prefix = `${repo.rel}/`;
+  const written = pathsNamed(patch).filter((path) => path.startsWith(prefix));
+  if (written.length === 0) return;
+  const first = repo.rel.split("/")[0];
+  try {
+    Deno.lstatSync(`${repo.abs}/${first}`);
+    return;
+  } catch {
+  }
+  const example = written[0];
+  throw new PtermError("AmbiguousRepository", `${run2.command}: no --repo given, so the patch runs in the repository \`${repo.rel}\` (the only one near the root), but its paths are written from the workspace root (\`${example}\`), which would put them under \`${repo.rel}/${example}\`. Nothing was written. Run \`${run2.command} --repo .\` to apply the paths as written, or write them relative to the repository (\`${example.slice(prefix.length)}\`) and run \`${run2.command} --repo ${quoteWord(repo.rel)}\`.`);
+}
 async function runPatch(run2) {
   const { patch, problems } = parsedOrFail(run2);
   if (run2.mode === "apply" && problems.length > 0) throw failure(run2.command, problems);
   const repo = await resolveRepo(run2, patch);
+  refuseRootRelativePaths(run2, patch, repo);
   const root = run2.workspace.root;
   const exclusive = run2.mode === "apply";
   return await withPatchLock(root, exclusive, run2.signal, async () => {
@@ -8158,7 +8188,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-PW2H2R7T.js", import.meta.url).href)
+    git: await import(new URL("./api-QEM5MZLR.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8208,7 +8238,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-PW2H2R7T.js", import.meta.url).href)
+    git: await import(new URL("./api-QEM5MZLR.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -22,6 +22,7 @@ import {
   withPatchLock,
 } from "./transaction.ts";
 import { View } from "./view.ts";
+import { parseDiff } from "./diff.ts";
 import { defaultRepository } from "../git/lib/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
 
@@ -344,10 +345,56 @@ function parsedOrFail(run: PatchRun): { patch: Patch; problems: Problem[] } {
   return { patch, problems: [...problems.map(parseProblem), ...structureProblems(patch.blocks)] };
 }
 
+/** Every path a patch's blocks name: XGit blocks' own, and both sides of each file a git.diff block changes. */
+function pathsNamed(patch: Patch): string[] {
+  const paths: string[] = [];
+  for (const block of patch.blocks) {
+    if (block.op === "git.diff") {
+      for (const file of parseDiff(block.body, block.bodyLine)) {
+        if (file.oldPath) paths.push(file.oldPath);
+        if (file.newPath) paths.push(file.newPath);
+      }
+    } else if (block.path) {
+      paths.push(block.path);
+    }
+  }
+  return paths;
+}
+
+/**
+ * A patch run in the repository pterm chose by itself (no --repo, no header, no default_repo) whose
+ * paths begin with that repository's own folder was written from the workspace root: applied as it
+ * stands, `proj/a.txt` would become `proj/proj/a.txt`. Nothing is written; the message gives both
+ * lines that do what was meant.
+ */
+function refuseRootRelativePaths(run: PatchRun, patch: Patch, repo: { rel: string; abs: string }): void {
+  if (run.repoFlag !== undefined || patch.header.repo || run.config.default_repo !== undefined) return;
+  if (repo.rel === ".") return;
+  const prefix = `${repo.rel}/`;
+  const written = pathsNamed(patch).filter((path) => path.startsWith(prefix));
+  if (written.length === 0) return;
+  // A repository that really holds a folder of its own name takes such paths as they stand.
+  const first = repo.rel.split("/")[0];
+  try {
+    Deno.lstatSync(`${repo.abs}/${first}`);
+    return;
+  } catch { /* no such folder inside the repository: the paths were written from the root */ }
+  const example = written[0];
+  throw new PtermError(
+    "AmbiguousRepository",
+    `${run.command}: no --repo given, so the patch runs in the repository \`${repo.rel}\` (the only one near the ` +
+      `root), but its paths are written from the workspace root (\`${example}\`), which would put them under ` +
+      `\`${repo.rel}/${example}\`. Nothing was written. Run \`${run.command} --repo .\` to apply the paths as ` +
+      `written, or write them relative to the repository (\`${example.slice(prefix.length)}\`) and run ` +
+      `\`${run.command} --repo ${quoteWord(repo.rel)}\`.`,
+  );
+}
+
 export async function runPatch(run: PatchRun): Promise<PatchResult> {
   const { patch, problems } = parsedOrFail(run);
   if (run.mode === "apply" && problems.length > 0) throw failure(run.command, problems);
   const repo = await resolveRepo(run, patch);
+  refuseRootRelativePaths(run, patch, repo);
   const root = run.workspace.root;
   const exclusive = run.mode === "apply";
   return await withPatchLock(root, exclusive, run.signal, async () => {

@@ -379,11 +379,12 @@ Deno.test("patch apply outside a repository on files inside one: no commit, and 
   // Without --repo the patch runs in the repository git would use (proj, the only one): its paths
   // are relative to it, and the error says how this one was written and which line runs it.
   const refused = await apply(dir.path, fromRoot);
-  assert.equal(refused.error_code, "NotFound", refused.stderr);
+  assert.equal(refused.error_code, "AmbiguousRepository", refused.stderr);
   assert.match(
     refused.stderr,
-    /`proj\/src\/a\.py` is written from the workspace root.*write `src\/a\.py` \(or run `patch apply --repo \.`\)/,
+    /written from the workspace root \(`proj\/src\/a\.py`\).*Nothing was written\. Run `patch apply --repo \.`.*\(`src\/a\.py`\) and run `patch apply --repo proj`/s,
   );
+  await assert.rejects(Deno.lstat(`${dir.path}/notes.md`), "nothing was written");
   assert.equal(await Deno.readTextFile(`${repo}/src/a.py`), "x = 1\n");
   const envelope = await apply(dir.path, fromRoot, "--repo .");
   assert.equal(envelope.exit_code, 0, envelope.stderr);

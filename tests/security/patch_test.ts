@@ -121,7 +121,7 @@ Deno.test("folders and programs a person's git executes (core.hooksPath, core.fs
     ["patch check says the same", "patch check --repo proj", patchOf(block("file.write", ".githooks/pre-push", ["x"]))],
     [
       "patch from the root into the repository's hooks",
-      "patch apply",
+      "patch apply --repo .",
       patchOf(block("file.write", "proj/.githooks/pre-commit", ["x"])),
     ],
     [
@@ -140,6 +140,15 @@ Deno.test("folders and programs a person's git executes (core.hooksPath, core.fs
       assert.match(envelope.stderr, /a person's real git runs what is there/);
     });
   }
+
+  await t.step("the same patch without --repo: its root-relative path is not nested under proj", async () => {
+    const envelope = await exec(root.path, "patch apply", {
+      stdin: patchOf(block("file.write", "proj/.githooks/pre-commit", ["x"])),
+    });
+    assert.equal(envelope.error_code, "AmbiguousRepository", envelope.stderr);
+    assert.match(envelope.stderr, /`patch apply --repo \.`/);
+    await assert.rejects(Deno.lstat(`${proj}/proj`));
+  });
 
   await t.step("git checkout of a branch that adds a hook is refused", async () => {
     await oracleGit(proj, "checkout", "-q", "-b", "hooked");
