@@ -24,9 +24,9 @@ import {
   staleBundles,
 } from "../scripts/bundle.ts";
 import { PtermError } from "../core/errors.ts";
-import { workerEntryUrl } from "../core/sandbox.ts";
+import { workerEntryUrl } from "../core/sandbox/sandbox.ts";
 import { DEFAULT_LIMITS } from "../core/limits.ts";
-import type { FromWorker, SandboxJob, ToWorker } from "../core/sandbox_protocol.ts";
+import type { FromWorker, SandboxJob, ToWorker } from "../core/sandbox/protocol.ts";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 

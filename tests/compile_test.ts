@@ -14,7 +14,7 @@ Deno.test("compile builds the pterm task's entry with its flags and includes the
   for (const flag of PTERM_FLAGS) assert.ok(args.includes(flag), flag);
   assert.ok(args.includes(`--config=${basename(PTERM_CONFIG)}`), "the task's configuration");
   assert.ok(args.includes("--unstable-worker-options"));
-  for (const dir of ["core", "commands", BUNDLE_DIR, "mcp", "shell", "skills"]) {
+  for (const dir of ["core", "commands", "lib", BUNDLE_DIR, "hosts", "skills"]) {
     assert.ok(args.join(" ").includes(`--include ${dir}`), dir);
     assert.ok((await Deno.stat(new URL(`../${dir}`, import.meta.url))).isDirectory);
   }

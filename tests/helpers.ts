@@ -15,16 +15,16 @@ import { isGroup } from "../core/declaration.ts";
 import { Registry } from "../core/registry.ts";
 import { execute } from "../core/runtime.ts";
 import { tokenize } from "../core/grammar.ts";
-import { fromFileUrl } from "../core/path.ts";
+import { fromFileUrl } from "../core/fs/path.ts";
 import type { CommandLoaders } from "../core/registry.ts";
 import type { CallOrigin } from "../core/audit.ts";
-import type { ProgressReport } from "../core/sandbox_protocol.ts";
+import type { ProgressReport } from "../core/sandbox/protocol.ts";
 
 export const REPO_ROOT = new URL("../", import.meta.url);
 /** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
 export const PTERM_ENTRY = new URL("../main.bundle.js", import.meta.url).pathname;
 /** pterm's code folders plus the test fixtures (the probe command lives there). */
-export const CODE_DIRS = ["../core/", "../commands/", "./fixtures/"].map((p) =>
+export const CODE_DIRS = ["../core/", "../commands/", "../lib/", "./fixtures/"].map((p) =>
   fromFileUrl(new URL(p, import.meta.url)).replace(/\/$/, "")
 );
 

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { fromFileUrl } from "../core/path.ts";
+import { fromFileUrl } from "../core/fs/path.ts";
 import { makeRoot, REPO_ROOT } from "./helpers.ts";
 
 const CHECKOUT = fromFileUrl(REPO_ROOT).replace(/\/$/, "");

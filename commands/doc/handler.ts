@@ -1,11 +1,11 @@
 /** `doc extract` and `doc info`. */
 
-import { safeWriteFileSync } from "../../core/safe_fs.ts";
+import { safeWriteFileSync } from "../../core/fs/safe_fs.ts";
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import type { ConfinedPath } from "../../core/paths.ts";
+import type { ConfinedPath } from "../../core/fs/paths.ts";
 import {
   boundJson,
   boundPieces,

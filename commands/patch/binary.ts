@@ -7,7 +7,7 @@
  */
 
 import { sha1 } from "../git/lib/codec.ts";
-import { inflateZlibSync } from "../../core/inflate.ts";
+import { inflateZlibSync } from "../../lib/inflate.ts";
 import { applyDelta } from "../git/lib/pack.ts";
 
 export interface BinaryHunk {

@@ -30,7 +30,7 @@ Deno.test("deflate/inflate round trip (web streams first, then node:zlib)", asyn
 
 Deno.test("the JavaScript inflater agrees with zlib on stored, fixed and dynamic blocks", async () => {
   const zlib = await import("node:zlib");
-  const { inflateZlibSync } = await import("../../core/inflate.ts");
+  const { inflateZlibSync } = await import("../../lib/inflate.ts");
   await fc.assert(
     fc.property(
       fc.oneof(
@@ -61,7 +61,7 @@ Deno.test("stored zlib streams are valid for zlib and for git", async () => {
 
 Deno.test("inflateInto: zlib's every strategy, a stream followed by more bytes, and a cut stream", async () => {
   const zlib = await import("node:zlib");
-  const { inflateInto, INPUT_ENDED_EARLY } = await import("../../core/inflate.ts");
+  const { inflateInto, INPUT_ENDED_EARLY } = await import("../../lib/inflate.ts");
   const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.constants;
   await fc.assert(
     fc.property(

@@ -144,7 +144,7 @@ Deno.test("a repository at the workspace root keeps pterm's own files out of rea
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   await exec(root.path, "git commit -F -", { stdin: "not yet\n" });
   await Deno.writeTextFile(join(root.path, "pterm.json"), "{}\n");
-  // What a pterm killed while writing leaves in the root (core/safe_fs.ts makes its temporary files there).
+  // What a pterm killed while writing leaves in the root (core/fs/safe_fs.ts makes its temporary files there).
   await Deno.writeTextFile(join(root.path, ".pterm-write.lmn0p1234567.tmp"), "half an audit record");
   const untracked = (await git(root.path, "status", "--porcelain", "-uall")).split("\n").filter(Boolean);
   assert.deepEqual(untracked, ["?? app.txt"], "real git sees only the user's file");

@@ -1,7 +1,7 @@
 /**
  * Clones of large blobs (made by the real git, served by `git http-backend`): the indexer hashes
  * a large whole blob piece by piece and the checkout streams it from the pack into its file
- * (core/inflate.ts inflateStreaming). The oracle is the real git's clone of the same server:
+ * (lib/inflate.ts inflateStreaming). The oracle is the real git's clone of the same server:
  * identical bytes, index and refs, `fsck --strict` clean; then checkouts back and forth through
  * the ordinary work-tree writer (a delta on the large blob is decoded whole), and a large file
  * whose line endings change on checkout (written whole, converted).

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { DEFAULTS } from "../../commands/irc/config.ts";
 import { execOk, makeRoot } from "../helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";

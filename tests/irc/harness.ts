@@ -3,7 +3,7 @@
  * with the .env written into the workspace root first.
  */
 
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { ENV_REL_PATH } from "../../commands/irc/config.ts";
 import { SOCKET_NAME } from "../../commands/irc/daemon_protocol.ts";
 import { ptermArgs } from "../helpers.ts";

@@ -10,7 +10,7 @@
  * refuses to run as root, so as root it runs as `nobody` through util-linux's setpriv.
  */
 
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { freePort, type IrcServer } from "./ngircd.ts";
 
 export const INSPIRCD_BINARY = "/usr/sbin/inspircd";

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { TRUNCATION_MARKER } from "../../core/truncate.ts";
 import { exec, execOk, makeRoot } from "../helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";

@@ -5,7 +5,7 @@
  * (so a test client can set user mode +F and send a burst without being throttled).
  */
 
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 
 export const NGIRCD_BINARY = "ngircd";
 

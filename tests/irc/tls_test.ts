@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { exec, execOk, makeRoot } from "../helpers.ts";
 import { plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { parse } from "dotenv";
 import { TRUNCATION_MARKER } from "../../core/truncate.ts";
 import { PtermError } from "../../core/errors.ts";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { boundBatch, BOUNDS } from "../../commands/irc/bounds.ts";
 import { configFromValues, quoteHashValues } from "../../commands/irc/config.ts";
 import type { StoredMessage } from "../../commands/irc/daemon_protocol.ts";

@@ -1,6 +1,6 @@
 /** Helpers for the patch tests: build trees, read them back, hash them (work tree, index, refs). */
 
-import { STATE_ENTRIES } from "../../core/paths.ts";
+import { STATE_ENTRIES } from "../../core/fs/paths.ts";
 import { exec } from "../helpers.ts";
 import type { Envelope } from "../../core/envelope.ts";
 

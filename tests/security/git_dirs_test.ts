@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
 import { git, GIT_ENV } from "../git/oracle.ts";
-import { dirname } from "../../core/path.ts";
+import { dirname } from "../../core/fs/path.ts";
 
 Deno.test("bare repositories and separate git dirs are refused like .git, for reads and writes", async (t) => {
   await using root = await makeRoot();

@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { confinePathSync, isGitDirName } from "../../core/paths.ts";
+import { confinePathSync, isGitDirName } from "../../core/fs/paths.ts";
 import { PtermError } from "../../core/errors.ts";
 import { tokenize } from "../../core/grammar.ts";
 import { escapeControls, renderText } from "../../core/envelope.ts";
-import { safeReadTextFileSync, safeWriteFileSync } from "../../core/safe_fs.ts";
+import { safeReadTextFileSync, safeWriteFileSync } from "../../core/fs/safe_fs.ts";
 import { listAuditRecords, readAuditRecord } from "../../core/audit.ts";
 import { MAX_COMMAND_LINE_BYTES } from "../../core/runtime.ts";
 import { cli, exec, execOk, makeRoot, ptermArgs } from "../helpers.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { exec, makeRoot } from "../helpers.ts";
 import { apply, block, patchOf, writeTree } from "../patch/helpers.ts";
 import { git as oracleGit, GIT_ENV } from "../git/oracle.ts";
-import { dirname } from "../../core/path.ts";
+import { dirname } from "../../core/fs/path.ts";
 import { FIXTURES } from "../doc/helpers.ts";
 
 const modeOf = async (path: string) => (await Deno.stat(path)).mode! & 0o7777;

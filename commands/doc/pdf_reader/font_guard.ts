@@ -12,7 +12,7 @@
  * nothing before it moves).
  */
 
-import { inflateZlibStream } from "../../../core/inflate.ts";
+import { inflateZlibStream } from "../../../lib/inflate.ts";
 import { Dict, Name, Parser } from "./objects.ts";
 
 /** An sfnt program's first four bytes: TrueType (two spellings), OpenType with CFF, old Apple Type 1. */

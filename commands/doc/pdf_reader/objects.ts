@@ -8,7 +8,7 @@
  * throws `Unsupported`: the caller then reads the whole document with PDF.js instead.
  */
 
-import { inflateZlibStream } from "../../../core/inflate.ts";
+import { inflateZlibStream } from "../../../lib/inflate.ts";
 
 /** The reader does not handle this document exactly; PDF.js reads it instead. */
 export class Unsupported extends Error {

@@ -8,7 +8,7 @@
 
 import { concatBytes } from "../../../core/bytes.ts";
 import { toHex } from "./bytes.ts";
-import { inflateZlibSync } from "../../../core/inflate.ts";
+import { inflateZlibSync } from "../../../lib/inflate.ts";
 
 const WEB_SHA1_CALLS = 64;
 const WEB_DEFLATE_CALLS = 32;

@@ -7,8 +7,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isGitDirName, isSecretPath, isStatePath } from "../../../core/paths.ts";
-import { dirname, resolve } from "../../../core/path.ts";
+import { isGitDirName, isSecretPath, isStatePath } from "../../../core/fs/paths.ts";
+import { dirname, resolve } from "../../../core/fs/path.ts";
 import { parseConfig } from "./config.ts";
 
 /**

@@ -11,7 +11,7 @@ import { concatBytes } from "../../../core/bytes.ts";
 import { comparePaths, decodeName, encodeName, encoder, fromHex, lenientDecoder, toHex } from "./bytes.ts";
 import { sha1 } from "./codec.ts";
 import { parseConfig } from "./config.ts";
-import { resolve } from "../../../core/path.ts";
+import { resolve } from "../../../core/fs/path.ts";
 
 export const S_IFREG_644 = 0o100644;
 export const S_IFREG_755 = 0o100755;

@@ -7,7 +7,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isStatePath } from "../../../core/paths.ts";
+import { isStatePath } from "../../../core/fs/paths.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 
 /** Folders never searched for repositories: dependencies and tool caches hold thousands of them. */

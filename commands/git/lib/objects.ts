@@ -18,8 +18,8 @@ import {
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { type BlobSource, PackSet } from "./pack.ts";
 import { verifyTreeEntryName } from "./verify_path.ts";
-import { resolve } from "../../../core/path.ts";
-import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/paths.ts";
+import { resolve } from "../../../core/fs/path.ts";
+import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/fs/paths.ts";
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
@@ -141,7 +141,7 @@ export class ObjectStore {
    *
    * Confined as every path pterm reads: inside the workspace root lexically (one outside is never
    * even stat'ed) and on its canonical location, and never in a secret folder or pterm's own state
-   * (core/paths.ts's rules, on both). A line that breaks them is refused, naming the alternates
+   * (core/fs/paths.ts's rules, on both). A line that breaks them is refused, naming the alternates
    * file and line, rather than skipped: without the folder's objects pterm could not give git's
    * answer, and an error that says why beats a "missing object" later.
    */

@@ -8,7 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import type { ObjectType } from "./objects.ts";
-import { inflateInto, inflateStreaming } from "../../../core/inflate.ts";
+import { inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;

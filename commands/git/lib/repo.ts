@@ -7,8 +7,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "../../../core/paths.ts";
-import { resolve } from "../../../core/path.ts";
+import { STAGED_WRITE_PREFIX, STAGED_WRITE_SUFFIX } from "../../../core/fs/paths.ts";
+import { resolve } from "../../../core/fs/path.ts";
 import { gitPath, isCommonGitPath, locateGitDirs } from "./gitdirs.ts";
 
 export { gitPath, isCommonGitPath, locateGitDirs };

@@ -24,7 +24,7 @@ import { readHead } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 import { cachedTreeOid, flattenTree } from "./tree.ts";
 import { openSubmodule, submoduleIgnore } from "./submodule.ts";
-import { lstatOrNull } from "../../../core/paths.ts";
+import { lstatOrNull } from "../../../core/fs/paths.ts";
 import { type PathPolicy, pathPolicy } from "./worktree.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { readIndexFile } from "./index_file.ts";

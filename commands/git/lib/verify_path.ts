@@ -7,7 +7,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { isGitDirName } from "../../../core/paths.ts";
+import { isGitDirName } from "../../../core/fs/paths.ts";
 
 /**
  * Names that cannot be unsafe: not empty, no leading dot, and none of `/`, `\`, `~`, NUL or a

@@ -2,7 +2,7 @@
  * The work tree: which paths pterm may see, and reading / writing files without ever following
  * a symlink out of the repository.
  *
- * Secret paths (a `secrets/` folder or a `.env*` name, core/paths.ts) and — when the repository
+ * Secret paths (a `secrets/` folder or a `.env*` name, core/fs/paths.ts) and — when the repository
  * is the workspace root itself — pterm's own state (`audit/`, `artifacts/`, `sessions/`,
  * `pterm.json`) are invisible: never hashed, staged, diffed, shown or written.
  *
@@ -20,7 +20,7 @@ import {
   PlannedTree,
   refuseGitDirectoriesAfter,
   specialFileKind,
-} from "../../../core/paths.ts";
+} from "../../../core/fs/paths.ts";
 import { ExecutedPathGuard } from "../../../core/git_programs.ts";
 import { encoder, hasRawBytes, quoteName } from "./bytes.ts";
 import { S_IFLNK, S_IFREG_644, S_IFREG_755 } from "./index_file.ts";

@@ -10,7 +10,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { applyDeltaInto, deltaResultSize } from "../lib/pack.ts";
 import { decodeName, fromHex, toHex } from "../lib/bytes.ts";
-import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../core/inflate.ts";
+import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
 import { verifyTreeEntryName } from "../lib/verify_path.ts";
 import { Sha1 } from "../lib/sha1.ts";
