@@ -223,7 +223,7 @@ const OTHER_PDFS = [
   }
 });
 console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
-const { extractWithPtermReader } = await import("../commands/doc/pdf.ts");
+const { extractWithPtermReader } = await import("../commands/doc/pdf/pdf.ts");
 const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
 const otherRows: { file: string; reader: string; pages: string }[] = [];
 for (const [i, file] of OTHER_PDFS.entries()) {

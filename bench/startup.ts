@@ -16,7 +16,7 @@
  */
 
 import { ptermArgs } from "../tests/helpers.ts";
-import { startGitHttpServer } from "../tests/git_remote/http_server.ts";
+import { startGitHttpServer } from "../tests/commands/git/remote/http_server.ts";
 import { quick, realGitEnv } from "./_timing.ts";
 
 const RUNS = quick ? 10 : 30;

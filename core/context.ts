@@ -75,7 +75,7 @@ export interface CommandContext<F = Record<string, unknown>, P = Record<string, 
   /**
    * The worker runs later calls of this command with the same permissions (`pterm mcp` keeps it
    * warm). Only then may a command keep a cache across calls, and only one whose correctness it
-   * proves against changes made behind its back (commands/git/lib/fsmonitor.ts).
+   * proves against changes made behind its back (commands/git/worktree/fsmonitor.ts).
    */
   readonly warm?: boolean;
 }

@@ -42,11 +42,11 @@ export async function makeRoot(prefix = "pterm-test-", dir?: string): Promise<Te
 /**
  * A folder for temporary roots on a file system whose changes this machine's inotify sees (one
  * backed by a block device), or null: the warm git status cache watches only those
- * (commands/git/lib/fsmonitor.ts `changesSeenHere`), and many machines mount /tmp as a tmpfs. The
+ * (commands/git/worktree/fsmonitor.ts `changesSeenHere`), and many machines mount /tmp as a tmpfs. The
  * system's temporary folder when it qualifies, else `.test-tmp/` in this checkout.
  */
 export async function watchedTempBase(): Promise<string | null> {
-  const { changesSeenHere } = await import("../commands/git/lib/fsmonitor.ts");
+  const { changesSeenHere } = await import("../commands/git/worktree/fsmonitor.ts");
   const system = await Deno.makeTempDir({ prefix: "pterm-probe-" });
   const systemSeen = changesSeenHere(system);
   await Deno.remove(system);

@@ -22,7 +22,7 @@ import {
   withPatchLock,
 } from "./transaction.ts";
 import { View } from "./view.ts";
-import { defaultRepository } from "../git/lib/locate.ts";
+import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
 
 export interface GitAuthor {

@@ -10,7 +10,7 @@
  *
  * What a reused worker keeps between calls is its loaded code and module state. A command may keep
  * state that depends on the workspace only where it proves it current at each call: `git status`
- * keeps its last answer checked by a work-tree watcher (commands/git/lib/fsmonitor.ts; the job
+ * keeps its last answer checked by a work-tree watcher (commands/git/worktree/fsmonitor.ts; the job
  * tells the handler it runs in such a worker, `CommandContext.warm`). tests/hosts/mcp/pool_test.ts,
  * fsmonitor_test.ts and warm_status_test.ts check that changes made behind its back are seen.
  */

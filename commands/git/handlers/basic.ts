@@ -1,12 +1,12 @@
 /** init, status, add, commit, log. */
 
-import { skippedHooks } from "../lib/hooks.ts";
+import { skippedHooks } from "../repo/hooks.ts";
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { CommandContext } from "../../../core/context.ts";
 import type { addFlags, commitFlags, initFlags, lsFilesFlags, revParseFlags, statusFlags } from "../spec.ts";
-import { stage, type StageResult } from "../lib/add.ts";
-import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../lib/commit.ts";
+import { stage, type StageResult } from "../worktree/add.ts";
+import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../porcelain/commit.ts";
 import {
   preparedMessage,
   type Sequence,
@@ -14,18 +14,18 @@ import {
   sequenceCommitOptions,
   sequenceInProgress,
   squashMessage,
-} from "../lib/sequence.ts";
-import { abbreviate } from "../lib/abbrev.ts";
-import { type Tracking, trackingInfo } from "../lib/upstream.ts";
-import { describeCommit, readCommit } from "../lib/log.ts";
-import { checkBranchName, readHead, readReflog, resolveRefOid } from "../lib/refs.ts";
-import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../lib/repo.ts";
-import { dwimRef, peel, resolveRevision } from "../lib/revparse.ts";
-import type { GitAuthor } from "../lib/identity.ts";
-import type { Index } from "../lib/index_file.ts";
-import { pathWithin } from "../lib/tree.ts";
-import { hiddenPathDenied, lstatTracked, type PathPolicy } from "../lib/worktree.ts";
-import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../lib/state.ts";
+} from "../merge/sequence.ts";
+import { abbreviate } from "../odb/abbrev.ts";
+import { type Tracking, trackingInfo } from "../porcelain/upstream.ts";
+import { describeCommit, readCommit } from "../history/log.ts";
+import { checkBranchName, readHead, readReflog, resolveRefOid } from "../repo/refs.ts";
+import { excludePtermState, gitPath, initRepo, openRepo, type Repo } from "../repo/repo.ts";
+import { dwimRef, peel, resolveRevision } from "../history/revparse.ts";
+import type { GitAuthor } from "../repo/identity.ts";
+import type { Index } from "../worktree/index_file.ts";
+import { pathWithin } from "../odb/tree.ts";
+import { hiddenPathDenied, lstatTracked, type PathPolicy } from "../worktree/worktree.ts";
+import { loadIndex, tryWriteRefreshedIndex, withRepoLock } from "../repo/state.ts";
 import {
   computeStatus,
   stagedRenames,
@@ -36,10 +36,10 @@ import {
   unaddressableWarning,
   UNMERGED_LABELS,
   worktreeStatus,
-} from "../lib/status.ts";
-import { quoteName } from "../lib/bytes.ts";
-import { readIndexFile } from "../lib/index_file.ts";
-import { monitoredStatus } from "../lib/fsmonitor.ts";
+} from "../porcelain/status.ts";
+import { quoteName } from "../odb/bytes.ts";
+import { readIndexFile } from "../worktree/index_file.ts";
+import { monitoredStatus } from "../worktree/fsmonitor.ts";
 import { authorOf, bounded, openFromFlags, plural, userPaths } from "./common.ts";
 
 export const init: Handler<typeof initFlags> = async (ctx) => {

@@ -1,6 +1,6 @@
 /** branch, checkout, reset, rm, mv, stash, tag, revert, merge. */
 
-import { skippedHooks } from "../lib/hooks.ts";
+import { skippedHooks } from "../repo/hooks.ts";
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
@@ -20,7 +20,7 @@ import type {
   switchFlags,
   tagFlags,
 } from "../spec.ts";
-import { readCommit } from "../lib/log.ts";
+import { readCommit } from "../history/log.ts";
 import {
   abortSequence,
   cherryPickCommit,
@@ -39,11 +39,11 @@ import {
   restorePaths,
   revertCommit,
   switchTo,
-} from "../lib/ops.ts";
-import { checkBranchName, readHead, resolveRefOid } from "../lib/refs.ts";
+} from "../porcelain/ops.ts";
+import { checkBranchName, readHead, resolveRefOid } from "../repo/refs.ts";
 import { listRemoteBranches } from "../remote/tracking.ts";
-import { quitSequence, type Sequence, sequenceCommit } from "../lib/sequence.ts";
-import { removeConfigValues, setConfigValues } from "../lib/config_edit.ts";
+import { quitSequence, type Sequence, sequenceCommit } from "../merge/sequence.ts";
+import { removeConfigValues, setConfigValues } from "../repo/config_edit.ts";
 import {
   configuredUpstream,
   guessRemoteBranch,
@@ -52,17 +52,17 @@ import {
   upstreamForNewBranch,
   upstreamLabel,
   upstreamNamed,
-} from "../lib/upstream.ts";
-import { dwimRef, resolveCommit } from "../lib/revparse.ts";
-import { mergeBases } from "../lib/merge.ts";
-import { comparePaths, quoteName } from "../lib/bytes.ts";
-import { wildmatch } from "../lib/wildmatch.ts";
-import { worktreeStatus } from "../lib/status.ts";
-import { flattenTree, pathWithin } from "../lib/tree.ts";
-import { movePath, removePaths } from "../lib/rm_mv.ts";
-import { listStash, parseStashRef, stashApply, stashClear, stashDrop, stashPush } from "../lib/stash.ts";
-import { loadIndex, withRepoLock } from "../lib/state.ts";
-import { normalizeUserPath } from "../lib/worktree.ts";
+} from "../porcelain/upstream.ts";
+import { dwimRef, resolveCommit } from "../history/revparse.ts";
+import { mergeBases } from "../merge/merge.ts";
+import { comparePaths, quoteName } from "../odb/bytes.ts";
+import { wildmatch } from "../worktree/wildmatch.ts";
+import { worktreeStatus } from "../porcelain/status.ts";
+import { flattenTree, pathWithin } from "../odb/tree.ts";
+import { movePath, removePaths } from "../worktree/rm_mv.ts";
+import { listStash, parseStashRef, stashApply, stashClear, stashDrop, stashPush } from "../porcelain/stash.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { normalizeUserPath } from "../worktree/worktree.ts";
 import {
   authorOf,
   bounded,

@@ -3,8 +3,8 @@
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { blameFlags, diffFlags, grepFlags, logFlags, reflogFlags, showFlags, stashShowFlags } from "../spec.ts";
-import { blame as blameLines, NOT_COMMITTED } from "../lib/blame.ts";
-import { worktreeBlob } from "../lib/convert.ts";
+import { blame as blameLines, NOT_COMMITTED } from "../history/blame.ts";
+import { worktreeBlob } from "../worktree/convert.ts";
 import {
   changesBetween,
   type DiffFile,
@@ -14,29 +14,35 @@ import {
   renderDiff,
   type RenderedDiff,
   renderStat,
-} from "../lib/diff.ts";
-import { mergeBases } from "../lib/merge.ts";
-import { combinedDiff, type CombinedParent } from "../lib/combined_diff.ts";
-import { parseTree } from "../lib/objects.ts";
-import { MAX_SCORE } from "../lib/renames.ts";
-import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../lib/index_file.ts";
-import { ancestorsOf, describeCommit, readCommit, walkLog } from "../lib/log.ts";
-import { parseTag } from "../lib/objects.ts";
-import { describeTag } from "../lib/ops.ts";
-import { listStash, parseStashRef } from "../lib/stash.ts";
-import { abbreviate } from "../lib/abbrev.ts";
-import { listRefs, readHead, readReflog } from "../lib/refs.ts";
-import { parseApproxDate } from "../lib/approxidate.ts";
-import { compilePattern } from "../lib/pattern.ts";
-import type { Commit } from "../lib/objects.ts";
-import { dwimRef, lookupPath, peel, peelTo, resolveCommit, resolveRevision } from "../lib/revparse.ts";
-import type { Repo } from "../lib/repo.ts";
-import { worktreeStatus } from "../lib/status.ts";
-import { type FlatEntry, flattenTree, pathWithin } from "../lib/tree.ts";
-import { hiddenPathDenied, lstatTracked, normalizeUserPath, type PathPolicy, worktreeMode } from "../lib/worktree.ts";
+} from "../diff/diff.ts";
+import { mergeBases } from "../merge/merge.ts";
+import { combinedDiff, type CombinedParent } from "../diff/combined_diff.ts";
+import { parseTree } from "../odb/objects.ts";
+import { MAX_SCORE } from "../diff/renames.ts";
+import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../worktree/index_file.ts";
+import { ancestorsOf, describeCommit, readCommit, walkLog } from "../history/log.ts";
+import { parseTag } from "../odb/objects.ts";
+import { describeTag } from "../porcelain/ops.ts";
+import { listStash, parseStashRef } from "../porcelain/stash.ts";
+import { abbreviate } from "../odb/abbrev.ts";
+import { listRefs, readHead, readReflog } from "../repo/refs.ts";
+import { parseApproxDate } from "../history/approxidate.ts";
+import { compilePattern } from "../history/pattern.ts";
+import type { Commit } from "../odb/objects.ts";
+import { dwimRef, lookupPath, peel, peelTo, resolveCommit, resolveRevision } from "../history/revparse.ts";
+import type { Repo } from "../repo/repo.ts";
+import { worktreeStatus } from "../porcelain/status.ts";
+import { type FlatEntry, flattenTree, pathWithin } from "../odb/tree.ts";
+import {
+  hiddenPathDenied,
+  lstatTracked,
+  normalizeUserPath,
+  type PathPolicy,
+  worktreeMode,
+} from "../worktree/worktree.ts";
 import { bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
-import { bytesToByteString, comparePaths, encoder, quoteName } from "../lib/bytes.ts";
-import { concatBytes } from "../lib/line_diff.ts";
+import { bytesToByteString, comparePaths, encoder, quoteName } from "../odb/bytes.ts";
+import { concatBytes } from "../diff/line_diff.ts";
 import {
   decorations,
   parseDateMode,
@@ -46,7 +52,7 @@ import {
   type PrettyFormat,
   prettyTagHeader,
   unsupportedPlaceholder,
-} from "../lib/pretty.ts";
+} from "../history/pretty.ts";
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -1,10 +1,10 @@
 /** git ls-remote and clone: the subcommands that reach a remote (commands/git/remote/). */
 
-import { skippedHooks } from "../lib/hooks.ts";
+import { skippedHooks } from "../repo/hooks.ts";
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { cloneFlags, fetchFlags, lsRemoteFlags, pullFlags, pushFlags, remoteFlags } from "../spec.ts";
-import { signatureNow } from "../lib/identity.ts";
+import { signatureNow } from "../repo/identity.ts";
 import {
   allowedRemote,
   parseProxyUrl,
@@ -14,7 +14,7 @@ import {
   type RemoteUrl,
   rewriteRemoteUrl,
 } from "../remote/gate.ts";
-import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../lib/config_edit.ts";
+import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../repo/config_edit.ts";
 import {
   cloneInto,
   fetchInto,
@@ -24,12 +24,12 @@ import {
   pushTo,
   unpushedCommits,
 } from "../remote/operations.ts";
-import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../lib/refs.ts";
-import { loadIndex, withRepoLock } from "../lib/state.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid } from "../repo/refs.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
 import type { Connection } from "../remote/transport.ts";
 import { staleAfterMs } from "../remote/leftovers.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
-import { openRepo, type Repo } from "../lib/repo.ts";
+import { openRepo, type Repo } from "../repo/repo.ts";
 
 /** git.max_fetch_bytes when pterm.json does not set it. */
 const DEFAULT_MAX_FETCH_BYTES = 2 * 2 ** 30;
@@ -638,7 +638,7 @@ export const pull: Handler<
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking)!;
-    const { mergeBases } = await import("../lib/merge.ts");
+    const { mergeBases } = await import("../merge/merge.ts");
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError(
@@ -649,7 +649,7 @@ export const pull: Handler<
     }
   }
   // Merging loads most of pterm's git (diff3, renames, checkout): only pull needs it.
-  const { mergeInto } = await import("../lib/ops.ts");
+  const { mergeInto } = await import("../porcelain/ops.ts");
   const outcome = await withRepoLock(repo, () =>
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,

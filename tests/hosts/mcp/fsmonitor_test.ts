@@ -1,5 +1,5 @@
 /**
- * The warm `git status` cache (commands/git/lib/fsmonitor.ts) against real git: random sequences of
+ * The warm `git status` cache (commands/git/worktree/fsmonitor.ts) against real git: random sequences of
  * work-tree changes made by real processes (real git, `sh`, `ln`, `mv`, `chmod`, plain Deno writes,
  * same-second rewrites of the same size) between status calls, every answer compared with
  * `git status --porcelain=v2 -uall` of the same moment; then the focused cases one by one. Real
@@ -14,12 +14,12 @@ import {
   lastScanReason,
   monitoredStatus,
   type StatusSource,
-} from "../../../commands/git/lib/fsmonitor.ts";
-import { openRepo } from "../../../commands/git/lib/repo.ts";
-import { computeStatus, stagedRenames, statusFiles } from "../../../commands/git/lib/status.ts";
-import { pathPolicy } from "../../../commands/git/lib/worktree.ts";
+} from "../../../commands/git/worktree/fsmonitor.ts";
+import { openRepo } from "../../../commands/git/repo/repo.ts";
+import { computeStatus, stagedRenames, statusFiles } from "../../../commands/git/porcelain/status.ts";
+import { pathPolicy } from "../../../commands/git/worktree/worktree.ts";
 import { makeRoot, watchedTempBase } from "../../helpers.ts";
-import { git, porcelainFiles } from "../../git/oracle.ts";
+import { git, porcelainFiles } from "../../commands/git/oracle.ts";
 import { actionArb, apply, freshRepo, sh } from "./tree_changes.ts";
 
 const sources: Record<StatusSource, number> = { scan: 0, watcher: 0 };

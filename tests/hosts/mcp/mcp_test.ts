@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../../helpers.ts";
-import { assertFsck, git } from "../../git/oracle.ts";
+import { assertFsck, git } from "../../commands/git/oracle.ts";
 import { connectLegacy, connectModern, MODERN_REVISION } from "./client.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };

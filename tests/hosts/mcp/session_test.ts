@@ -6,9 +6,9 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../../helpers.ts";
-import { plainEnv, writeEnv } from "../../irc/harness.ts";
-import { startNgircd } from "../../irc/ngircd.ts";
-import { Peer } from "../../irc/peer.ts";
+import { plainEnv, writeEnv } from "../../commands/irc/harness.ts";
+import { startNgircd } from "../../commands/irc/ngircd.ts";
+import { Peer } from "../../commands/irc/peer.ts";
 import { connectLegacy, connectModern } from "./client.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };

@@ -1,11 +1,11 @@
 /**
  * Changes to a small repository's work tree made the way the world makes them — real git, `sh`,
  * `ln`, `mv`, `cp`, `touch`, plain Deno writes, same-second rewrites of the same size — for the
- * tests of the warm `git status` cache (commands/git/lib/fsmonitor.ts).
+ * tests of the warm `git status` cache (commands/git/worktree/fsmonitor.ts).
  */
 
 import fc from "fast-check";
-import { git } from "../../git/oracle.ts";
+import { git } from "../../commands/git/oracle.ts";
 
 export async function sh(cwd: string, script: string): Promise<void> {
   const out = await new Deno.Command("sh", { args: ["-c", script], cwd, stdout: "null", stderr: "piped" }).output();

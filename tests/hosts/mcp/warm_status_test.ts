@@ -1,6 +1,6 @@
 /**
  * `git status` through a warm `pterm mcp` server (its git worker keeps the answer between calls,
- * commands/git/lib/fsmonitor.ts), driven by the official SDK client over stdio: random sequences of
+ * commands/git/worktree/fsmonitor.ts), driven by the official SDK client over stdio: random sequences of
  * work-tree changes by real processes between calls, every answer compared with real git's of the
  * same moment; and a server whose inotify watches run out (a user namespace with a lower
  * `user.max_inotify_watches`): it falls back to scanning and is never wrong.
@@ -14,7 +14,7 @@ import { baseEnv, makeRoot, ptermArgs, watchedTempBase } from "../../helpers.ts"
 
 /** Trees on a file system the warm cache watches where this machine has one (else only scans answer). */
 const WATCHED = (await watchedTempBase()) ?? undefined;
-import { porcelainFiles } from "../../git/oracle.ts";
+import { porcelainFiles } from "../../commands/git/oracle.ts";
 import { connectModern, MODERN_REVISION } from "./client.ts";
 import { actionArb, apply, freshRepo, sh } from "./tree_changes.ts";
 

@@ -6,8 +6,8 @@
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../../helpers.ts";
-import { plainEnv, startDaemon, writeEnv } from "../../irc/harness.ts";
-import { startNgircd } from "../../irc/ngircd.ts";
+import { plainEnv, startDaemon, writeEnv } from "../../commands/irc/harness.ts";
+import { startNgircd } from "../../commands/irc/ngircd.ts";
 import { TerminalShell } from "./tmux.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };

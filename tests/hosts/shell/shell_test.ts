@@ -10,7 +10,7 @@ import { listAuditRecords, readAuditRecord } from "../../../core/audit.ts";
 import { HISTORY_REL_PATH } from "../../../hosts/shell/history.ts";
 import { cli, makeRoot } from "../../helpers.ts";
 import { SHELL_ENTRY, TerminalShell } from "./tmux.ts";
-import { writeEnv } from "../../irc/harness.ts";
+import { writeEnv } from "../../commands/irc/harness.ts";
 
 const NO_COLOR = { NO_COLOR: "1" };
 

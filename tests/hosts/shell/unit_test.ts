@@ -9,7 +9,7 @@ import { complete, completePath, splitWords } from "../../../hosts/shell/complet
 import { appendHistory, HISTORY_REL_PATH, loadHistory, workspaceSecrets } from "../../../hosts/shell/history.ts";
 import { escapeControls, outputText, renderEnvelope, renderPrompt } from "../../../hosts/shell/render.ts";
 import { makeRoot } from "../../helpers.ts";
-import { writeEnv } from "../../irc/harness.ts";
+import { writeEnv } from "../../commands/irc/harness.ts";
 
 // deno-lint-ignore no-control-regex
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
