@@ -6,7 +6,7 @@
  *   runs it. What main.ts loads lazily stays out of it: command declarations load from their own
  *   bundles (below); help, commander, the config schema and the like from source, file by file.
  * - `bundles/<name>/`, one folder per command declaration (`git-spec/spec.js`) and per handler
- *   module the declarations name (`git-handlers-basic/worker.js`: the sandbox worker's body,
+ *   module the declarations name (`git-entries-basic/worker.js`: the sandbox worker's body,
  *   core/sandbox/worker.ts, with the handler's module): that module's static graph as one module,
  *   what it imports lazily (`lazyImport`, `import("./x.ts")`) as chunks beside it (esbuild's code
  *   splitting), built so that a lazily loaded module shares the instances of the modules the bundle
@@ -270,7 +270,7 @@ export interface BundleEntry {
   readonly bundle: string;
 }
 
-/** `commands/git/handlers/basic.ts` → `bundles/git-handlers-basic/worker.js`; `commands/git/spec.ts` → `bundles/git-spec/spec.js`. */
+/** `commands/git/entries/basic.ts` → `bundles/git-entries-basic/worker.js`; `commands/git/spec.ts` → `bundles/git-spec/spec.js`. */
 export function bundlePath(module: string, kind: BundleEntry["kind"]): string {
   const name = module.replace(/^commands\//, "").replace(/\.ts$/, "").replaceAll("/", "-");
   return `${BUNDLE_DIR}/${name}/${

@@ -44,7 +44,7 @@ Deno.test("every declaration and handler module has a bundle, listed in main.bun
   const built = await builtOnce();
   const entries = await bundleEntries();
   assert.ok(entries.some((e) => e.module === "commands/git/spec.ts" && e.kind === "declaration"));
-  assert.ok(entries.some((e) => e.module === "commands/git/handlers/basic.ts" && e.kind === "worker"));
+  assert.ok(entries.some((e) => e.module === "commands/git/entries/basic.ts" && e.kind === "worker"));
   const main = built.get(BUNDLE)!;
   for (const entry of entries) {
     assert.ok(built.has(entry.bundle), `${entry.bundle} is built`);
