@@ -31,7 +31,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 import { ptermCommand, quick, type Subject, table, timeSubjects, type Timing } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/doc/", import.meta.url).pathname;

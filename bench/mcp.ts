@@ -26,7 +26,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/mcp/", import.meta.url).pathname;

@@ -15,7 +15,7 @@
  * the others: a before/after in one run, under the same load.
  */
 
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 import { startGitHttpServer } from "../tests/commands/git/remote/http_server.ts";
 import { quick, realGitEnv } from "./_timing.ts";
 

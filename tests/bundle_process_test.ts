@@ -11,7 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "./helpers.ts";
+import { cli, exec, makeRoot } from "./_support/helpers.ts";
 import { cjkPdf } from "./commands/doc/pdf_builder.ts";
 import { startGitHttpServer } from "./commands/git/remote/http_server.ts";
 

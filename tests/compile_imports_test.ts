@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { dynamicImportsOf, embeddingProblems, REPO_PATH, withoutComments } from "../scripts/compile_imports.ts";
 import { ENTRY, INCLUDED_DIRS } from "../scripts/compile.ts";
-import { makeRoot } from "./helpers.ts";
+import { makeRoot } from "./_support/helpers.ts";
 
 Deno.test("every dynamic import in the sources and the bundles loads something the binary embeds", async () => {
   assert.deepEqual(await embeddingProblems(REPO_PATH, ENTRY, INCLUDED_DIRS), []);

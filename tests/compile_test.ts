@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { compileArgs, ENTRY, TARGETS } from "../scripts/compile.ts";
 import { BUNDLE, BUNDLE_DIR } from "../scripts/bundle.ts";
 import { basename } from "node:path";
-import { PTERM_CONFIG, PTERM_FLAGS } from "./helpers.ts";
+import { PTERM_CONFIG, PTERM_FLAGS } from "./_support/helpers.ts";
 
 Deno.test("compile builds the pterm task's entry with its flags and includes the lazily loaded code and the bundles", async () => {
   const args = compileArgs(null);

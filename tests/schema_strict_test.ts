@@ -19,7 +19,7 @@ import { TOOL_NAME } from "../core/agent_surface.ts";
 import { schemaDocument } from "../hosts/cli/schema.ts";
 import { parseRequest } from "../core/request.ts";
 import { Registry } from "../core/registry.ts";
-import { cli, makeRoot } from "./helpers.ts";
+import { cli, makeRoot } from "./_support/helpers.ts";
 import { connectModern } from "./hosts/mcp/client.ts";
 
 const registry = new Registry(commands);

@@ -15,7 +15,7 @@ import { isGroup } from "../../core/declaration.ts";
 import type { CommandNode, FlagSpec, LeafSpec } from "../../core/declaration.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { Registry } from "../../core/registry.ts";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
 
 /** Fuzzing time per command leaf; the whole file stays within a couple of minutes on 2 cores. */
 const MS_PER_LEAF = 4_000;

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
 import { tokenize } from "../../core/grammar.ts";
 import { redactCommandLine, redactCredentials } from "../../core/redact.ts";
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { assertRootHoldsNoPtermCode, ptermCodeLocations } from "../../core/root_guard.ts";
 import { PtermError } from "../../core/errors.ts";
-import { cli, makeRoot } from "../helpers.ts";
+import { cli, makeRoot } from "../_support/helpers.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 /** What a project vendoring pterm copies: the bundled kernel and everything it loads. */

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
 import { assertFsck, git, gitInit, porcelainFiles, pterm, write } from "../commands/git/oracle.ts";
 
 /** Short enough that a regression (a read that waits) fails fast as a Timeout, not a hang. */

@@ -16,7 +16,7 @@ import { escapeControls, renderText } from "../../core/envelope.ts";
 import { safeReadTextFileSync, safeWriteFileSync } from "../../core/fs/safe_fs.ts";
 import { listAuditRecords, readAuditRecord } from "../../core/audit.ts";
 import { MAX_COMMAND_LINE_BYTES } from "../../core/runtime.ts";
-import { cli, exec, execOk, makeRoot, ptermArgs } from "../helpers.ts";
+import { cli, exec, execOk, makeRoot, ptermArgs } from "../_support/helpers.ts";
 import { probeCommands } from "../fixtures/probe_commands.ts";
 
 const probe = { commands: probeCommands };

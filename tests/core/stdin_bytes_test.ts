@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "../helpers.ts";
+import { cli, exec, makeRoot } from "../_support/helpers.ts";
 import { git, write } from "../commands/git/oracle.ts";
 import { connectModern } from "../hosts/mcp/client.ts";
 

@@ -13,7 +13,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
 import { git, gitRaw } from "../commands/git/oracle.ts";
 import { repoState, worktreeFingerprint as files } from "../commands/git/repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "../../helpers.ts";
+import { cli, exec, makeRoot } from "../../_support/helpers.ts";
 import { readZipEntries, writeZip } from "../doc/zip_writer.ts";
 import { FIXTURES } from "../doc/helpers.ts";
 

@@ -1,7 +1,7 @@
 /** The real `pterm` process, as a user runs it: `pterm exec --root DIR "doc extract ..."`. */
 
 import assert from "node:assert/strict";
-import { cli } from "../../helpers.ts";
+import { cli } from "../../_support/helpers.ts";
 import { rootWith } from "./helpers.ts";
 
 Deno.test("pterm exec runs doc extract and doc info end to end, with an audit record", async () => {

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { extractOk, FIXTURES, rootWith } from "./helpers.ts";
 
 const latin1 = new TextDecoder("latin1");

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli } from "../../helpers.ts";
+import { cli } from "../../_support/helpers.ts";
 import { FIXTURES, rootWith } from "./helpers.ts";
 import { readZipEntries, writeZip } from "./zip_writer.ts";
 

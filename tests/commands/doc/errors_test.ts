@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { listFiles, rootWith } from "./helpers.ts";
 
 /** Runs `line`, expects `code`, and checks that nothing but pterm's bookkeeping (audit record, config cache) appeared. */

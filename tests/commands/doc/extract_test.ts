@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { extractOk, rootWith } from "./helpers.ts";
 
 const REPORT_MD = `# Quarterly Field Report

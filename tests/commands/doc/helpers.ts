@@ -1,6 +1,6 @@
 /** Shared by the doc tests: fixture documents copied into fresh workspace roots. */
 
-import { exec, makeRoot, type TempDir } from "../../helpers.ts";
+import { exec, makeRoot, type TempDir } from "../../_support/helpers.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 
 export const FIXTURES = new URL("../../fixtures/doc/", import.meta.url).pathname;

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { FIXTURES, rootWith } from "./helpers.ts";
 import { readZipEntries } from "./zip_writer.ts";
 

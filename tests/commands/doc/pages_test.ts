@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { extractOk, FIXTURES, rootWith } from "./helpers.ts";
 
 type Result = {

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { cjkPdf, controlCharacterPdf } from "./pdf_builder.ts";
 
 const CASES = [

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { writeZip } from "./zip_writer.ts";
 
 const NS_P = "http://schemas.openxmlformats.org/presentationml/2006/main";

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { FIXTURES } from "./helpers.ts";
 import { readZipEntries, writeZip } from "./zip_writer.ts";
 

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { commands } from "../../../commands/index.ts";
 import { tokenize } from "../../../core/grammar.ts";
 import { git } from "../git/oracle.ts";

@@ -4,7 +4,7 @@
  */
 
 import { join } from "node:path";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import { tokenize } from "../../../core/grammar.ts";
 
 export interface Outcome {

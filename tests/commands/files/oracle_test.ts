@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git } from "../git/oracle.ts";
 import { compare, twin, writeTree } from "./oracle.ts";
 

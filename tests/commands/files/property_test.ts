@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { compare, twin, writeTree } from "./oracle.ts";
 

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "./oracle.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 Deno.test("git stash show, remote get-url and cherry-pick -x as the real git", async (t) => {
   await using root = await makeRoot();

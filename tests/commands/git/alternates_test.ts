@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 import { git, gitInit, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
 

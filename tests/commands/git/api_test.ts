@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import * as api from "../../../commands/git/api.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitInit, gitRaw, write } from "./oracle.ts";
 
 const AUTHOR = { name: "XGit Bot", email: "bot@xgit.local" };

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git, GIT_ENV } from "../git/oracle.ts";
 import { dirname } from "../../../core/fs/path.ts";
 

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import {
   assertFsck,
   git,

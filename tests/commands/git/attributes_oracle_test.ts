@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitInit, gitRaw, porcelainFiles, pterm, ptermTry, result, write } from "./oracle.ts";
 import { Twin } from "./twin.ts";
 

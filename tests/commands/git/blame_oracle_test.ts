@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { join } from "node:path";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git } from "./oracle.ts";
 
 type Edit = { at: number; kind: "insert" | "delete" | "change"; text: string };

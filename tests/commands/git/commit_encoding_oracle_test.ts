@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git, gitInit } from "./oracle.ts";
 
 const CASES: { encoding: string; name: string; subject: string; body: string }[] = [

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git, gitInit, gitRaw } from "./oracle.ts";
 import { repoState, worktreeFingerprint } from "./repo_state.ts";
 

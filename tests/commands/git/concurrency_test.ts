@@ -1,7 +1,7 @@
 /** git's lock protocol: parallel pterm runs and a real git never corrupt a repository. */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
 
 Deno.test("20 parallel add+commit runs (and real git commits alongside) end in a clean repository", async () => {
@@ -102,7 +102,7 @@ Deno.test("a pterm process killed at any moment of add/commit leaves a repositor
   const dir = `${root.path}/r`;
   await pterm(root.path, "git init --dir r");
   for (let i = 0; i < 600; i++) await write(`${dir}/d${i % 20}/f${i}.txt`, `content ${i}\n`.repeat(20));
-  const { ptermArgs } = await import("../../helpers.ts");
+  const { ptermArgs } = await import("../../_support/helpers.ts");
   for (const [step, delay] of [40, 80, 120, 160, 220, 300, 400].entries()) {
     for (let i = 0; i < 600; i += 7) await write(`${dir}/d${i % 20}/f${i}.txt`, `round ${step} ${i}\n`);
     const line = step % 2 ? `git commit --repo r -m round${step} --allow-empty` : "git add --repo r --all";

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, GIT_ENV, gitRaw, pterm, ptermTry, result, write } from "./oracle.ts";
 
 /** The text lines to compare, each run through pterm (`--repo r`) and real git in the same repository. */

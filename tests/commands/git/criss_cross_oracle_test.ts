@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, GIT_ENV, ptermTry, result } from "./oracle.ts";
 import { worktreeFiles } from "./twin.ts";
 

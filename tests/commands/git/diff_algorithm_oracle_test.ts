@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, ptermTry, result } from "./oracle.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, ptermTry, result } from "./oracle.ts";
 
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));

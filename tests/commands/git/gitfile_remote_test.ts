@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { assertFsck, git } from "./oracle.ts";
-import { execOk, makeRoot } from "../../helpers.ts";
+import { execOk, makeRoot } from "../../_support/helpers.ts";
 import { startGitHttpServer } from "./remote/http_server.ts";
 import { allowedWorkspace, servedRepository } from "./remote/fixture.ts";
 

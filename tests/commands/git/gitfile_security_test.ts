@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { relative } from "node:path";
-import { makeRoot, type TempDir } from "../../helpers.ts";
+import { makeRoot, type TempDir } from "../../_support/helpers.ts";
 import { assertFsck, git, gitInitCommitted, pterm, ptermTry, result, write } from "./oracle.ts";
 
 const LINES = ["git status", "git add -A", "git commit -m attack --allow-empty", "git log", "git checkout -b x"];

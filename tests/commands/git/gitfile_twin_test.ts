@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot, type TempDir } from "../../helpers.ts";
+import { makeRoot, type TempDir } from "../../_support/helpers.ts";
 import { assertFsck, git, gitRaw, porcelainFiles, pterm, ptermTry, result, write } from "./oracle.ts";
 import { worktreeFiles } from "./twin.ts";
 

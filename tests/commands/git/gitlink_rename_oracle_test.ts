@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "./oracle.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 Deno.test("a moved submodule is an exact rename in diff, stat, name-status and merges, as git", async (t) => {
   await using root = await makeRoot();

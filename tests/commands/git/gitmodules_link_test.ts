@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, gitInitCommitted, gitRaw, pterm, ptermTry } from "./oracle.ts";
 
 async function commitWithEntry(dir: string, mode: string, name: string): Promise<string> {

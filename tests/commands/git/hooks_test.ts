@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git, gitInitCommitted, gitRaw } from "./oracle.ts";
 
 async function hook(path: string, executable = true): Promise<void> {

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { gitInit, porcelainFiles, pterm, result, write } from "./oracle.ts";
 
 async function untrackedBoth(root: string, repo: string): Promise<[string[], string[]]> {

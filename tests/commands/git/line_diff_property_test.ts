@@ -18,7 +18,7 @@ import {
 import { histogramChanged } from "../../../commands/git/diff/histogram.ts";
 import { LINE_SCAN_MODULE, LineScan } from "../../../commands/git/diff/line_scan.ts";
 import { assembleLineScan } from "../../../commands/git/diff/line_scan_program.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
 
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));

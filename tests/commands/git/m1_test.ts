@@ -1,7 +1,7 @@
 /** PRD-0013 acceptance M1 and the path rules (REQ-0013-001..007), checked against the real git. */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, porcelainCounts, pterm, ptermTry, result } from "./oracle.ts";
 
 Deno.test("M1: init → untracked ≥ 1 → add → commit → clean → log", async () => {

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { ObjectStore } from "../../../commands/git/odb/objects.ts";
 import { assertFsck, git, gitBytes, gitInit, pterm, result, write } from "./oracle.ts";
 

@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitInit, porcelainFiles } from "./oracle.ts";
 import { startGitHttpServer } from "./remote/http_server.ts";
 import { allowedWorkspace } from "./remote/fixture.ts";

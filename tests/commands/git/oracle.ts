@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, execOk } from "../../helpers.ts";
+import { exec, execOk } from "../../_support/helpers.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 import type { StatusCounts } from "../../../commands/git/porcelain/status.ts";
 

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "./oracle.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 Deno.test("git log and git show print git's pretty formats", async (t) => {
   await using root = await makeRoot();

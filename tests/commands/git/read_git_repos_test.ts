@@ -1,7 +1,7 @@
 /** pterm reads what real git wrote: packfiles (with deltas), packed-refs, annotated tags, reflogs. */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import {
   assertFsck,
   git,

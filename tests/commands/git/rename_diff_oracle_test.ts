@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, gitInit, gitRaw, pterm, result, write } from "./oracle.ts";
 
 interface Shown {

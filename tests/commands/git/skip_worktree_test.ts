@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitInit, gitRaw, porcelainFiles, pterm, ptermTry, result, write } from "./oracle.ts";
 
 async function ptermStatus(root: string, repo: string): Promise<string[]> {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { join } from "node:path";
-import { exec, execOk, makeRoot, pin } from "../../helpers.ts";
+import { exec, execOk, makeRoot, pin } from "../../_support/helpers.ts";
 import { git, GIT_ENV } from "./oracle.ts";
 import { repoState } from "./repo_state.ts";
 import { tokenize } from "../../../core/grammar.ts";

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { git, gitRaw } from "./oracle.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 Deno.test("git status -sb and the upstream as git reports them", async (t) => {
   await using root = await makeRoot();

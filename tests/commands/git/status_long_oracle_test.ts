@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, gitRaw, ptermTry, write } from "./oracle.ts";
 
 async function assertStatusAsGit(root: string, repo: string, note: string): Promise<void> {

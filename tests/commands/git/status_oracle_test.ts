@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { git, gitInit, gitRaw, porcelainCounts, porcelainFiles, pterm, result, write } from "./oracle.ts";
 
 async function ptermFiles(root: string, repo: string): Promise<{ files: string[]; counts: unknown; clean: boolean }> {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { Envelope } from "../../../core/envelope.ts";
-import { makeRoot, type TempDir } from "../../helpers.ts";
+import { makeRoot, type TempDir } from "../../_support/helpers.ts";
 import { assertFsck, git, gitRaw, porcelainFiles, ptermTry, write } from "./oracle.ts";
 
 export class Twin implements AsyncDisposable {

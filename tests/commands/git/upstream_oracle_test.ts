@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "./oracle.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 async function state(dir: string): Promise<string> {
   const refs = await git(dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads");

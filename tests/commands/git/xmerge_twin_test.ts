@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, gitRaw, ptermTry, write } from "./oracle.ts";
 
 const SOURCES = ["git-sh-setup", "git-mergetool--lib", "git-submodule", "git-filter-branch", "git-bisect"]

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "../irc/harness.ts";
 import { SERVERS } from "../irc/inspircd.ts";
 import { Peer } from "../irc/peer.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "../../../core/fs/path.ts";
 import { DEFAULTS } from "../../../commands/irc/config.ts";
-import { execOk, makeRoot } from "../../helpers.ts";
+import { execOk, makeRoot } from "../../_support/helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { commands } from "../../../commands/index.ts";
 import { Registry } from "../../../core/registry.ts";
 import { execute } from "../../../core/runtime.ts";
-import { CODE_DIRS, exec, execOk, makeRoot } from "../../helpers.ts";
+import { CODE_DIRS, exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";

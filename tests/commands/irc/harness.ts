@@ -6,7 +6,7 @@
 import { join } from "../../../core/fs/path.ts";
 import { ENV_REL_PATH } from "../../../commands/irc/config.ts";
 import { SOCKET_NAME } from "../../../commands/irc/daemon_protocol.ts";
-import { ptermArgs } from "../../helpers.ts";
+import { ptermArgs } from "../../_support/helpers.ts";
 import type { IrcServer } from "./ngircd.ts";
 
 export async function writeEnv(root: string, values: Record<string, string | number>): Promise<string> {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "../../../core/fs/path.ts";
 import { TRUNCATION_MARKER } from "../../../core/truncate.ts";
-import { exec, execOk, makeRoot } from "../../helpers.ts";
+import { exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { execOk, makeRoot } from "../../helpers.ts";
+import { execOk, makeRoot } from "../../_support/helpers.ts";
 import { eventually, startDaemon, writeEnv } from "./harness.ts";
 import { startScriptedServer } from "./scripted_server.ts";
 

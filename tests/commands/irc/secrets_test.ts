@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { Envelope } from "../../../core/envelope.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { eventually, filesUnder, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, execOk, makeRoot } from "../../helpers.ts";
+import { exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startNgircd } from "./ngircd.ts";
 import { Peer } from "./peer.ts";

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { eventually, plainEnv, startDaemon, writeEnv } from "./harness.ts";
 import { startInspircd } from "./inspircd.ts";
 import { Ledger } from "./ledger.ts";

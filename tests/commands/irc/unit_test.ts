@@ -24,7 +24,7 @@ import { Ring } from "../../../commands/irc/ring.ts";
 import { sanitizeText } from "../../../commands/irc/sanitize.ts";
 import { logFileName, MAX_RESIDENT_CONVERSATIONS, MessageStore } from "../../../commands/irc/store.ts";
 import { LineThrottle } from "../../../commands/irc/throttle.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 
 Deno.test("parseLine: tags, prefix, params, trailing", () => {
   assert.deepEqual(parseLine("@time=2026-01-01T00:00:00Z;x=a\\sb :nick!u@h PRIVMSG #c :hello  world "), {

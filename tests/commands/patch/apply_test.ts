@@ -1,7 +1,7 @@
 /** `patch apply` / `patch check` end to end, through the real kernel and sandbox, on folders that are not repositories. */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { apply, block, check, fingerprint, patchOf, problemsOf, readTree, writeTree } from "./helpers.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { apply, block, patchOf, writeTree } from "../patch/helpers.ts";
 import { git as oracleGit, GIT_ENV } from "../git/oracle.ts";
 import { dirname } from "../../../core/fs/path.ts";

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { apply, block, git, patchOf, writeTree } from "./helpers.ts";
 
 const decoder = new TextDecoder();

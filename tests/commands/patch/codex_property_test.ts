@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { createWorkspace } from "../../../core/context.ts";
 import { codexToXGit, parseCodexPatch } from "../../../commands/patch/codex.ts";
 import { runPatch } from "../../../commands/patch/engine.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 
 interface Edit {
   readonly gap: number;

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { apply, check, fingerprint, problemsOf, readTree } from "./helpers.ts";
 
 const corpus = new URL("./corpus/", import.meta.url);

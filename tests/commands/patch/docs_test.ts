@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { commands } from "../../../commands/index.ts";
 import { type CommandNode, isGroup } from "../../../core/declaration.ts";
 import { extractExamples } from "../../../core/skills.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { block, git, patchOf, writeTree } from "./helpers.ts";
 
 function* examplesOf(node: CommandNode): Generator<{ command: string; stdin?: string }> {

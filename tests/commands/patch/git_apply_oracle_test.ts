@@ -18,7 +18,7 @@ import { createWorkspace } from "../../../core/context.ts";
 import { runPatch } from "../../../commands/patch/engine.ts";
 import * as gitApi from "../../../commands/git/api.ts";
 import { decodeLossless, encodeLossless } from "../../../commands/patch/text.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 
 const DIFFS = Number(Deno.env.get("PTERM_ORACLE_DIFFS") ?? 1000);
 const SEED = Number(Deno.env.get("PTERM_ORACLE_SEED") ?? Math.floor(Math.random() * 2 ** 31));

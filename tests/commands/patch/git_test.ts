@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { apply, block, check, fingerprint, git, patchOf, problemsOf, readTree, writeTree } from "./helpers.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -1,7 +1,7 @@
 /** Helpers for the patch tests: build trees, read them back, hash them (work tree, index, refs). */
 
 import { STATE_ENTRIES } from "../../../core/fs/paths.ts";
-import { exec } from "../../helpers.ts";
+import { exec } from "../../_support/helpers.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 
 const STATE = new Set<string>(STATE_ENTRIES);

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { assertFsck } from "../git/oracle.ts";
 import { apply, check, fingerprint, git, problemsOf, readTree, writeTree } from "./helpers.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 
 type Applied = { input_format: string; commit_id: string | null; warnings: string[]; files_changed: unknown[] };
 

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, cli, exec, makeRoot, ptermArgs } from "../../helpers.ts";
+import { baseEnv, cli, exec, makeRoot, ptermArgs } from "../../_support/helpers.ts";
 import { block, fingerprint, git, patchOf, writeTree } from "./helpers.ts";
 
 const FILES = 300;

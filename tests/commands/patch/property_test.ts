@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createWorkspace } from "../../../core/context.ts";
 import { runPatch } from "../../../commands/patch/engine.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { block, git, patchOf } from "./helpers.ts";
 
 let runs = 0;

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, execOk, makeRoot } from "../../helpers.ts";
+import { exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { git, gitInit } from "../git/oracle.ts";
 import { readTree } from "./helpers.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "../../helpers.ts";
+import { cli, exec, makeRoot } from "../../_support/helpers.ts";
 import { gitRaw } from "../git/oracle.ts";
 import { apply, git, problemsOf, writeTree } from "./helpers.ts";
 

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createWorkspace } from "../../../core/context.ts";
-import { makeRoot, pin } from "../../helpers.ts";
+import { makeRoot, pin } from "../../_support/helpers.ts";
 import { recover, Transaction } from "../../../commands/patch/transaction.ts";
 import { View } from "../../../commands/patch/view.ts";
 import { TextDoc } from "../../../commands/patch/text.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PtermError } from "../../../core/errors.ts";
 import { type Access, confinePath, isSecretPath } from "../../../core/fs/paths.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 
 async function codeOf(root: string, input: string, access: Access = "read"): Promise<string> {
   try {

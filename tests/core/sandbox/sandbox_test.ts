@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CODE_DIRS, exec, execOk, makeRoot } from "../../helpers.ts";
+import { CODE_DIRS, exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { z } from "zod";
 import { probeCommands } from "../../fixtures/probe_commands.ts";
 import type { HandlerRef } from "../../../core/declaration.ts";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { z } from "zod";
-import { cli, makeRoot } from "../../helpers.ts";
+import { cli, makeRoot } from "../../_support/helpers.ts";
 import { VERSION } from "../../../version.ts";
 
 Deno.test("pterm exec prints one JSON envelope and exits with its exit_code", async (t) => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readAuditRecord } from "../../../core/audit.ts";
 import { TRUNCATION_MARKER } from "../../../core/truncate.ts";
-import { cli, exec, execOk, makeRoot } from "../../helpers.ts";
+import { cli, exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { probeCommands } from "../../fixtures/probe_commands.ts";
 
 const probe = { commands: probeCommands };

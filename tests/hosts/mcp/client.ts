@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { baseEnv, ptermArgs } from "../../helpers.ts";
+import { baseEnv, ptermArgs } from "../../_support/helpers.ts";
 
 /** The newest revision the SDK speaks (its `server/discover` era). */
 export const MODERN_REVISION = "2026-07-28";

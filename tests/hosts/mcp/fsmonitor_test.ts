@@ -18,7 +18,7 @@ import {
 import { openRepo } from "../../../commands/git/repo/repo.ts";
 import { computeStatus, stagedRenames, statusFiles } from "../../../commands/git/porcelain/status.ts";
 import { pathPolicy } from "../../../commands/git/worktree/worktree.ts";
-import { makeRoot, watchedTempBase } from "../../helpers.ts";
+import { makeRoot, watchedTempBase } from "../../_support/helpers.ts";
 import { git, porcelainFiles } from "../../commands/git/oracle.ts";
 import { actionArb, apply, freshRepo, sh } from "./tree_changes.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { baseEnv, makeRoot, ptermArgs } from "../../helpers.ts";
+import { baseEnv, makeRoot, ptermArgs } from "../../_support/helpers.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 const REPO = new URL("../../../", import.meta.url).pathname;

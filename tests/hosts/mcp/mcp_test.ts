@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git } from "../../commands/git/oracle.ts";
 import { connectLegacy, connectModern, MODERN_REVISION } from "./client.ts";
 
@@ -367,7 +367,7 @@ Deno.test(
   options,
   async () => {
     await using dir = await makeRoot();
-    const { ptermArgs, baseEnv } = await import("../../helpers.ts");
+    const { ptermArgs, baseEnv } = await import("../../_support/helpers.ts");
     const child = new Deno.Command(Deno.execPath(), {
       args: ptermArgs(["mcp", "--root", dir.path, "--session", "raw"]),
       clearEnv: true,

@@ -11,7 +11,7 @@ import { execute, type Kernel } from "../../../core/runtime.ts";
 import { Registry } from "../../../core/registry.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 import { probeCommands } from "../../fixtures/probe_commands.ts";
-import { CODE_DIRS, makeRoot } from "../../helpers.ts";
+import { CODE_DIRS, makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, porcelainCounts } from "../../commands/git/oracle.ts";
 
 function run(kernel: Kernel, root: string, line: string, timeoutMs?: number): Promise<Envelope> {

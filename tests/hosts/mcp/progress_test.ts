@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 
 type Report = { progress: number; total?: number; message?: string };
 

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { plainEnv, writeEnv } from "../../commands/irc/harness.ts";
 import { startNgircd } from "../../commands/irc/ngircd.ts";
 import { Peer } from "../../commands/irc/peer.ts";

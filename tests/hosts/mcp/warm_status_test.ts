@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { baseEnv, makeRoot, ptermArgs, watchedTempBase } from "../../helpers.ts";
+import { baseEnv, makeRoot, ptermArgs, watchedTempBase } from "../../_support/helpers.ts";
 
 /** Trees on a file system the warm cache watches where this machine has one (else only scans answer). */
 const WATCHED = (await watchedTempBase()) ?? undefined;

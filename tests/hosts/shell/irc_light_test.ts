@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { plainEnv, startDaemon, writeEnv } from "../../commands/irc/harness.ts";
 import { startNgircd } from "../../commands/irc/ngircd.ts";
 import { TerminalShell } from "./tmux.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "../../../core/fs/path.ts";
 import { listAuditRecords, readAuditRecord } from "../../../core/audit.ts";
 import { HISTORY_REL_PATH } from "../../../hosts/shell/history.ts";
-import { cli, makeRoot } from "../../helpers.ts";
+import { cli, makeRoot } from "../../_support/helpers.ts";
 import { SHELL_ENTRY, TerminalShell } from "./tmux.ts";
 import { writeEnv } from "../../commands/irc/harness.ts";
 

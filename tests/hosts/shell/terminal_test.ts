@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import readline from "node:readline";
 import { PassThrough } from "node:stream";
 import { join } from "../../../core/fs/path.ts";
-import { exec, makeRoot } from "../../helpers.ts";
+import { exec, makeRoot } from "../../_support/helpers.ts";
 import { TerminalShell } from "./tmux.ts";
 import { escapeEditorWrite, TerminalOutput } from "../../../hosts/shell/terminal.ts";
 

@@ -4,7 +4,7 @@
  * Waits poll the screen for the expected text with a bound; nothing sleeps a fixed time.
  */
 
-import { baseEnv, ptermArgs } from "../../helpers.ts";
+import { baseEnv, ptermArgs } from "../../_support/helpers.ts";
 
 export const SHELL_ENTRY = new URL("./shell_main.ts", import.meta.url).pathname;
 

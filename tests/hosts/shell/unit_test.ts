@@ -8,7 +8,7 @@ import { join } from "../../../core/fs/path.ts";
 import { complete, completePath, splitWords } from "../../../hosts/shell/complete.ts";
 import { appendHistory, HISTORY_REL_PATH, loadHistory, workspaceSecrets } from "../../../hosts/shell/history.ts";
 import { escapeControls, outputText, renderEnvelope, renderPrompt } from "../../../hosts/shell/render.ts";
-import { makeRoot } from "../../helpers.ts";
+import { makeRoot } from "../../_support/helpers.ts";
 import { writeEnv } from "../../commands/irc/harness.ts";
 
 // deno-lint-ignore no-control-regex

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "../oracle.ts";
-import { exec, makeRoot } from "../../../helpers.ts";
+import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace } from "./fixture.ts";
 

@@ -1,7 +1,7 @@
 /** A served repository with the shapes real projects have, built with the real git; and a workspace allowed to reach it. */
 
 import { git } from "../oracle.ts";
-import { makeRoot, type TempDir } from "../../../helpers.ts";
+import { makeRoot, type TempDir } from "../../../_support/helpers.ts";
 import type { GitHttpServer } from "./http_server.ts";
 
 /**

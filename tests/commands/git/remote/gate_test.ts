@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { exec, makeRoot } from "../../../helpers.ts";
+import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { grantedHosts, parseRemoteUrl, remoteVerdict } from "../../../../commands/git/remote/gate.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../../helpers.ts";
+import { makeRoot } from "../../../_support/helpers.ts";
 import { ObjectStore } from "../../../../commands/git/odb/objects.ts";
 import { holdingPackFiles } from "../../../../commands/git/odb/pack.ts";
 import { git, gitBytes, gitInit, write } from "../oracle.ts";

@@ -1,7 +1,7 @@
 /** The test server itself, checked with the real git: clone, push, protocol v2, the token, the cut. */
 
 import assert from "node:assert/strict";
-import { makeRoot } from "../../../helpers.ts";
+import { makeRoot } from "../../../_support/helpers.ts";
 import { realGit, startGitHttpServer } from "./http_server.ts";
 
 Deno.test("the loopback git server serves the real git (v2, v0, token, push, cut)", async (t) => {

@@ -9,7 +9,7 @@ import { receivePack } from "../../../../commands/git/remote/index_pack.ts";
 import { checkConnected } from "../../../../commands/git/remote/operations.ts";
 import { openRepo } from "../../../../commands/git/repo/repo.ts";
 import { assertFsck, git, gitBytes } from "../oracle.ts";
-import { makeRoot } from "../../../helpers.ts";
+import { makeRoot } from "../../../_support/helpers.ts";
 
 async function* chunksOf(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { assertFsck, git } from "../oracle.ts";
-import { baseEnv, execOk, makeRoot, ptermArgs } from "../../../helpers.ts";
+import { baseEnv, execOk, makeRoot, ptermArgs } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";
 

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { assertFsck, git } from "../oracle.ts";
-import { execOk, makeRoot } from "../../../helpers.ts";
+import { execOk, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace } from "./fixture.ts";
 

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { git } from "../oracle.ts";
-import { exec, execOk, makeRoot } from "../../../helpers.ts";
+import { exec, execOk, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";
 

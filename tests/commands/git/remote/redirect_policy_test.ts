@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { Envelope } from "../../../../core/envelope.ts";
 import { assertFsck, git } from "../oracle.ts";
-import { exec, execOk, makeRoot, type TempDir } from "../../../helpers.ts";
+import { exec, execOk, makeRoot, type TempDir } from "../../../_support/helpers.ts";
 import { type GitHttpServer, startGitHttpServer } from "./http_server.ts";
 import { servedRepository } from "./fixture.ts";
 

@@ -3,9 +3,9 @@
  * The setup gets the fresh workspace root and returns a cleanup function.
  */
 
-import { docSkillSetup } from "./commands/doc/skill_setup.ts";
-import { gitSkillSetup } from "./commands/git/skill_setup.ts";
-import { ircSkillSetup } from "./commands/irc/skill_setup.ts";
+import { docSkillSetup } from "../commands/doc/skill_setup.ts";
+import { gitSkillSetup } from "../commands/git/skill_setup.ts";
+import { ircSkillSetup } from "../commands/irc/skill_setup.ts";
 
 export type SkillSetup = (root: string) => Promise<() => Promise<void>>;
 

@@ -8,23 +8,23 @@
  */
 
 import { z } from "zod";
-import { commands } from "../commands/index.ts";
-import type { Envelope } from "../core/envelope.ts";
-import { envelopeSchema, resultBaseSchema } from "../core/envelope_schema.ts";
-import { isGroup } from "../core/declaration.ts";
-import { Registry } from "../core/registry.ts";
-import { execute } from "../core/runtime.ts";
-import { tokenize } from "../core/grammar.ts";
-import { fromFileUrl } from "../core/fs/path.ts";
-import type { CommandLoaders } from "../core/registry.ts";
-import type { CallOrigin } from "../core/audit.ts";
-import type { ProgressReport } from "../core/sandbox/protocol.ts";
+import { commands } from "../../commands/index.ts";
+import type { Envelope } from "../../core/envelope.ts";
+import { envelopeSchema, resultBaseSchema } from "../../core/envelope_schema.ts";
+import { isGroup } from "../../core/declaration.ts";
+import { Registry } from "../../core/registry.ts";
+import { execute } from "../../core/runtime.ts";
+import { tokenize } from "../../core/grammar.ts";
+import { fromFileUrl } from "../../core/fs/path.ts";
+import type { CommandLoaders } from "../../core/registry.ts";
+import type { CallOrigin } from "../../core/audit.ts";
+import type { ProgressReport } from "../../core/sandbox/protocol.ts";
 
-export const REPO_ROOT = new URL("../", import.meta.url);
+export const REPO_ROOT = new URL("../../", import.meta.url);
 /** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
-export const PTERM_ENTRY = new URL("../main.bundle.js", import.meta.url).pathname;
+export const PTERM_ENTRY = new URL("../../main.bundle.js", import.meta.url).pathname;
 /** pterm's code folders plus the test fixtures (the probe command lives there). */
-export const CODE_DIRS = ["../core/", "../commands/", "../lib/", "./fixtures/"].map((p) =>
+export const CODE_DIRS = ["../../core/", "../../commands/", "../../lib/", "../fixtures/"].map((p) =>
   fromFileUrl(new URL(p, import.meta.url)).replace(/\/$/, "")
 );
 
@@ -46,12 +46,12 @@ export async function makeRoot(prefix = "pterm-test-", dir?: string): Promise<Te
  * system's temporary folder when it qualifies, else `.test-tmp/` in this checkout.
  */
 export async function watchedTempBase(): Promise<string | null> {
-  const { changesSeenHere } = await import("../commands/git/worktree/fsmonitor.ts");
+  const { changesSeenHere } = await import("../../commands/git/worktree/fsmonitor.ts");
   const system = await Deno.makeTempDir({ prefix: "pterm-probe-" });
   const systemSeen = changesSeenHere(system);
   await Deno.remove(system);
   if (systemSeen) return system.slice(0, system.lastIndexOf("/"));
-  const local = new URL("../.test-tmp/", import.meta.url).pathname;
+  const local = new URL("../../.test-tmp/", import.meta.url).pathname;
   await Deno.mkdir(local, { recursive: true });
   return changesSeenHere(local) ? local : null;
 }
@@ -155,7 +155,7 @@ export interface CliOptions {
  * process-level tests and the benchmarks start pterm exactly as users do.
  */
 export const PTERM_FLAGS: readonly string[] = (() => {
-  const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
   const words = (config.tasks.pterm as string).split(/\s+/);
   return words.filter((word) => word.startsWith("--") && !word.startsWith("--config"));
 })();
@@ -165,9 +165,9 @@ export const PTERM_FLAGS: readonly string[] = (() => {
  * runtime.deno.json, which imports only what pterm needs at run time (scripts/runtime_config.ts).
  */
 export const PTERM_CONFIG: string = (() => {
-  const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
   const flag = (config.tasks.pterm as string).split(/\s+/).find((word) => word.startsWith("--config="));
-  return fromFileUrl(new URL(`../${flag!.slice("--config=".length)}`, import.meta.url));
+  return fromFileUrl(new URL(`../../${flag!.slice("--config=".length)}`, import.meta.url));
 })();
 
 /** The arguments of `deno` that start pterm (or another `entry`) as `deno task pterm` does, then `args`. */
