@@ -5,7 +5,7 @@ function lazyImport(url) {
   return import(url.href);
 }
 
-// core/path.ts
+// core/fs/path.ts
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -558,6 +558,340 @@ function assignPositionals(commandPath, specs, words, flagSpecs) {
   return out;
 }
 
+// core/declaration.ts
+function isGroup(node) {
+  return node.subcommands !== void 0;
+}
+
+// core/registry.ts
+var HELP_COMMAND = "help";
+var HOST_TOOLS = /* @__PURE__ */ new Set([
+  "cat",
+  "ls",
+  "grep",
+  "rg",
+  "find",
+  "sed",
+  "awk",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "wc",
+  "echo",
+  "printf",
+  "mkdir",
+  "rmdir",
+  "rm",
+  "cp",
+  "mv",
+  "touch",
+  "chmod",
+  "ln",
+  "pwd",
+  "cd",
+  "tree",
+  "diff",
+  "sort",
+  "uniq",
+  "bash",
+  "sh",
+  "zsh",
+  "python",
+  "python3",
+  "node",
+  "deno",
+  "npm",
+  "npx",
+  "pip",
+  "curl",
+  "wget",
+  "make",
+  "sudo",
+  "vim",
+  "vi",
+  "nano",
+  "code",
+  "open",
+  "stat",
+  "file",
+  "xargs",
+  "tee",
+  "jq"
+]);
+var Registry = class {
+  #loaders;
+  #cache = /* @__PURE__ */ new Map();
+  constructor(loaders) {
+    this.#loaders = loaders;
+  }
+  /** Every command name, `help` included, sorted. */
+  names() {
+    return [
+      HELP_COMMAND,
+      ...Object.keys(this.#loaders)
+    ].sort();
+  }
+  has(name) {
+    return Object.hasOwn(this.#loaders, name);
+  }
+  async load(name) {
+    const cached = this.#cache.get(name);
+    if (cached) return cached;
+    const loader = this.#loaders[name];
+    if (!loader) throw new Error(`no command ${name}`);
+    const spec = await loader();
+    this.#cache.set(name, spec);
+    return spec;
+  }
+  async loadAll() {
+    return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
+  }
+  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
+  async #insteadOf(name, args) {
+    const replacement = await this.replacement(name, args);
+    if (replacement !== null) return ` ${replacement}`;
+    if (HOST_TOOLS.has(name)) {
+      const file = args.find((a) => !a.startsWith("-"));
+      const line = name === "rg" && args.length ? `search ${args.map(quoteWord).join(" ")}` : file === void 0 ? "ls" : `read ${quoteWord(file)}`;
+      return ` pterm has no shell and runs no other program; it reads, lists and searches files itself (read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
+    }
+    return didYouMean(name, this.names());
+  }
+  /**
+   * The sentence a command declares for another program's name (`replaces` keys are a name, or a
+   * name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that is
+   * not a flag), or null.
+   */
+  async replacement(name, args) {
+    const file = args.find((a) => !a.startsWith("-") || a === "-");
+    const lower = name.toLowerCase();
+    for (const spec of await this.loadAll()) {
+      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
+        const [tool, pattern] = key.split(" ");
+        if (tool !== lower) continue;
+        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
+        if (text.includes("{1}") && (file === void 0 || file === "-")) continue;
+        return text.replaceAll("{1}", quoteWord(file ?? ""));
+      }
+    }
+    return null;
+  }
+  /**
+   * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
+   * an unknown name is `UnknownCommand` with suggestions.
+   */
+  async resolve(words) {
+    const [first, ...rest] = words;
+    if (first === HELP_COMMAND) {
+      const search = rest[0] === "--search" ? rest.slice(1).join(" ") : rest[0]?.startsWith("--search=") ? [
+        rest[0].slice("--search=".length),
+        ...rest.slice(1)
+      ].join(" ") : void 0;
+      if (search !== void 0) {
+        if (search.trim() === "") {
+          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
+            helpFor: HELP_COMMAND
+          });
+        }
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search
+        };
+      }
+      if (rest.length === 0 || rest[0].startsWith("-")) return {
+        kind: "help",
+        spec: null,
+        node: null,
+        path: []
+      };
+      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: rest.slice(1).join(" ")
+        };
+      }
+      if (!this.has(rest[0])) {
+        const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
+        return {
+          kind: "help",
+          spec: null,
+          node: null,
+          path: [],
+          search: words2.join(" ")
+        };
+      }
+      return await this.resolve([
+        ...rest,
+        "--help"
+      ]);
+    }
+    if (!this.has(first)) {
+      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} The commands are: ${this.names().join(", ")}.`, {
+        helpFor: HELP_COMMAND
+      });
+    }
+    const spec = await this.load(first);
+    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
+    let node = spec;
+    const path = [
+      first
+    ];
+    let index = 1;
+    while (isGroup(node)) {
+      let word = words[index];
+      const fallback = node.defaultSubcommand;
+      if (fallback && (word === void 0 || word.startsWith("-") && word !== "--help" && word !== "-h")) {
+        words = [
+          ...words.slice(0, index),
+          fallback,
+          ...words.slice(index)
+        ];
+        word = fallback;
+      }
+      if (word === void 0 || word === "--help" || word === "-h") {
+        if (word === void 0) {
+          throw new PtermError("InvalidArgs", `\`${path.join(" ")}\` needs a subcommand: ${node.subcommands.map((s) => s.name).join(", ")}.`, {
+            helpFor: path.join(" ")
+          });
+        }
+        return {
+          kind: "help",
+          spec,
+          node,
+          path
+        };
+      }
+      const next = node.subcommands.find((s) => s.name === word);
+      if (!next) {
+        const names = node.subcommands.map((s) => s.name);
+        const instead = node.unavailable?.[word];
+        if (instead !== void 0) {
+          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
+            helpFor: path.join(" ")
+          });
+        }
+        const close = suggest(word, names);
+        const at = index;
+        const fixed = close.length === 1 ? ` Run \`${words.map((w, k) => k === at ? close[0] : quoteWord(w)).join(" ")}\`.` : "";
+        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.${fixed}`, {
+          helpFor: path.join(" ")
+        });
+      }
+      node = next;
+      path.push(word);
+      index++;
+    }
+    return {
+      kind: "leaf",
+      spec,
+      leaf: node,
+      path,
+      rest: words.slice(index)
+    };
+  }
+};
+
+// core/request.ts
+var KEYS = /* @__PURE__ */ new Set([
+  "command",
+  "stdin",
+  "timeout_ms"
+]);
+function bad(message) {
+  throw new PtermError("InvalidArgs", `the tool call is invalid: ${message}`, {
+    helpFor: "pterm exec"
+  });
+}
+function parseRequest(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    bad('it must be a JSON object like {"command": "hello"}.');
+  }
+  const record = value;
+  for (const key of Object.keys(record)) {
+    if (!KEYS.has(key)) bad(`unknown key \`${key}\`; the keys are command, stdin and timeout_ms.`);
+  }
+  if (typeof record.command !== "string" || record.command.length === 0) {
+    bad("`command` must be a non-empty string, the command line to run.");
+  }
+  const stdin = record.stdin ?? void 0;
+  if (stdin !== void 0 && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
+  const timeout = record.timeout_ms ?? void 0;
+  if (timeout !== void 0 && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
+    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
+  }
+  const request = {
+    command: record.command
+  };
+  if (stdin !== void 0) request.stdin = stdin;
+  if (timeout !== void 0) request.timeout_ms = timeout;
+  return request;
+}
+
+// core/run_id.ts
+var RUN_ID = /^(\d{8})T(\d{9})Z-([0-9a-f]{8})$/;
+function newRunId(now = /* @__PURE__ */ new Date()) {
+  const iso = now.toISOString();
+  const stamp = iso.slice(0, 10).replaceAll("-", "") + "T" + iso.slice(11, 23).replaceAll(":", "").replace(".", "") + "Z";
+  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(16).padStart(8, "0");
+  return `${stamp}-${random}`;
+}
+function runIdDay(runId) {
+  const m = RUN_ID.exec(runId);
+  if (!m) throw new Error(`not a run id: ${runId}`);
+  return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
+}
+
+// core/artifacts.ts
+var ARTIFACTS_DIR = "artifacts";
+function safeArtifactName(name) {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
+  return cleaned.slice(0, 120) || "artifact";
+}
+function artifactRelDir(runId) {
+  return `${ARTIFACTS_DIR}/${runId}`;
+}
+function createArtifactStore(root, runId, onAdd = () => {
+}) {
+  const refs = [];
+  const used = /* @__PURE__ */ new Set();
+  const record = (ref) => {
+    refs.push(ref);
+    onAdd(ref);
+  };
+  return {
+    async save(name, data, options) {
+      let file = safeArtifactName(name);
+      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
+      used.add(file);
+      const rel = `${artifactRelDir(runId)}/${file}`;
+      const { safeWriteFileSync: safeWriteFileSync2 } = await lazyImport(new URL("./fs/safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
+      safeWriteFileSync2(root, rel, data, {
+        mkdirs: true
+      });
+      const ref = {
+        path: rel,
+        mime: options.mime,
+        description: options.description
+      };
+      record(ref);
+      return ref;
+    },
+    add(ref) {
+      record(ref);
+    },
+    list() {
+      return refs;
+    }
+  };
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("./core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -669,7 +1003,7 @@ function escapeCodePoint(ch) {
   return code2 <= 255 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
 }
 
-// core/paths.ts
+// core/fs/paths.ts
 var STATE_ENTRIES = [
   "audit",
   "artifacts",
@@ -1009,340 +1343,6 @@ function prepareRoot(root) {
   return Deno.realPathSync(root);
 }
 
-// core/declaration.ts
-function isGroup(node) {
-  return node.subcommands !== void 0;
-}
-
-// core/registry.ts
-var HELP_COMMAND = "help";
-var HOST_TOOLS = /* @__PURE__ */ new Set([
-  "cat",
-  "ls",
-  "grep",
-  "rg",
-  "find",
-  "sed",
-  "awk",
-  "head",
-  "tail",
-  "less",
-  "more",
-  "wc",
-  "echo",
-  "printf",
-  "mkdir",
-  "rmdir",
-  "rm",
-  "cp",
-  "mv",
-  "touch",
-  "chmod",
-  "ln",
-  "pwd",
-  "cd",
-  "tree",
-  "diff",
-  "sort",
-  "uniq",
-  "bash",
-  "sh",
-  "zsh",
-  "python",
-  "python3",
-  "node",
-  "deno",
-  "npm",
-  "npx",
-  "pip",
-  "curl",
-  "wget",
-  "make",
-  "sudo",
-  "vim",
-  "vi",
-  "nano",
-  "code",
-  "open",
-  "stat",
-  "file",
-  "xargs",
-  "tee",
-  "jq"
-]);
-var Registry = class {
-  #loaders;
-  #cache = /* @__PURE__ */ new Map();
-  constructor(loaders) {
-    this.#loaders = loaders;
-  }
-  /** Every command name, `help` included, sorted. */
-  names() {
-    return [
-      HELP_COMMAND,
-      ...Object.keys(this.#loaders)
-    ].sort();
-  }
-  has(name) {
-    return Object.hasOwn(this.#loaders, name);
-  }
-  async load(name) {
-    const cached = this.#cache.get(name);
-    if (cached) return cached;
-    const loader = this.#loaders[name];
-    if (!loader) throw new Error(`no command ${name}`);
-    const spec = await loader();
-    this.#cache.set(name, spec);
-    return spec;
-  }
-  async loadAll() {
-    return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
-  }
-  /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
-  async #insteadOf(name, args) {
-    const replacement = await this.replacement(name, args);
-    if (replacement !== null) return ` ${replacement}`;
-    if (HOST_TOOLS.has(name)) {
-      const file = args.find((a) => !a.startsWith("-"));
-      const line = name === "rg" && args.length ? `search ${args.map(quoteWord).join(" ")}` : file === void 0 ? "ls" : `read ${quoteWord(file)}`;
-      return ` pterm has no shell and runs no other program; it reads, lists and searches files itself (read, ls, glob, find, grep, search, wc): e.g. \`${line}\`.`;
-    }
-    return didYouMean(name, this.names());
-  }
-  /**
-   * The sentence a command declares for another program's name (`replaces` keys are a name, or a
-   * name and a file pattern such as `cat *.pdf`; `{1}` in the text is the first argument that is
-   * not a flag), or null.
-   */
-  async replacement(name, args) {
-    const file = args.find((a) => !a.startsWith("-") || a === "-");
-    const lower = name.toLowerCase();
-    for (const spec of await this.loadAll()) {
-      for (const [key, text] of Object.entries(spec.replaces ?? {})) {
-        const [tool, pattern] = key.split(" ");
-        if (tool !== lower) continue;
-        if (pattern && !(file && pattern.startsWith("*") && file.toLowerCase().endsWith(pattern.slice(1)))) continue;
-        if (text.includes("{1}") && (file === void 0 || file === "-")) continue;
-        return text.replaceAll("{1}", quoteWord(file ?? ""));
-      }
-    }
-    return null;
-  }
-  /**
-   * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
-   * an unknown name is `UnknownCommand` with suggestions.
-   */
-  async resolve(words) {
-    const [first, ...rest] = words;
-    if (first === HELP_COMMAND) {
-      const search = rest[0] === "--search" ? rest.slice(1).join(" ") : rest[0]?.startsWith("--search=") ? [
-        rest[0].slice("--search=".length),
-        ...rest.slice(1)
-      ].join(" ") : void 0;
-      if (search !== void 0) {
-        if (search.trim() === "") {
-          throw new PtermError("InvalidArgs", "help --search needs a word to look for, e.g. `help --search commit`.", {
-            helpFor: HELP_COMMAND
-          });
-        }
-        return {
-          kind: "help",
-          spec: null,
-          node: null,
-          path: [],
-          search
-        };
-      }
-      if (rest.length === 0 || rest[0].startsWith("-")) return {
-        kind: "help",
-        spec: null,
-        node: null,
-        path: []
-      };
-      if (rest[0] === "search" && rest.length > 1 && !rest[1].startsWith("-")) {
-        return {
-          kind: "help",
-          spec: null,
-          node: null,
-          path: [],
-          search: rest.slice(1).join(" ")
-        };
-      }
-      if (!this.has(rest[0])) {
-        const words2 = rest[0] === "search" && rest.length > 1 ? rest.slice(1) : rest;
-        return {
-          kind: "help",
-          spec: null,
-          node: null,
-          path: [],
-          search: words2.join(" ")
-        };
-      }
-      return await this.resolve([
-        ...rest,
-        "--help"
-      ]);
-    }
-    if (!this.has(first)) {
-      throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} The commands are: ${this.names().join(", ")}.`, {
-        helpFor: HELP_COMMAND
-      });
-    }
-    const spec = await this.load(first);
-    if (spec.spellings) words = (await spec.spellings()).rewrite(words);
-    let node = spec;
-    const path = [
-      first
-    ];
-    let index = 1;
-    while (isGroup(node)) {
-      let word = words[index];
-      const fallback = node.defaultSubcommand;
-      if (fallback && (word === void 0 || word.startsWith("-") && word !== "--help" && word !== "-h")) {
-        words = [
-          ...words.slice(0, index),
-          fallback,
-          ...words.slice(index)
-        ];
-        word = fallback;
-      }
-      if (word === void 0 || word === "--help" || word === "-h") {
-        if (word === void 0) {
-          throw new PtermError("InvalidArgs", `\`${path.join(" ")}\` needs a subcommand: ${node.subcommands.map((s) => s.name).join(", ")}.`, {
-            helpFor: path.join(" ")
-          });
-        }
-        return {
-          kind: "help",
-          spec,
-          node,
-          path
-        };
-      }
-      const next = node.subcommands.find((s) => s.name === word);
-      if (!next) {
-        const names = node.subcommands.map((s) => s.name);
-        const instead = node.unavailable?.[word];
-        if (instead !== void 0) {
-          throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not available in pterm. ${instead}`, {
-            helpFor: path.join(" ")
-          });
-        }
-        const close = suggest(word, names);
-        const at = index;
-        const fixed = close.length === 1 ? ` Run \`${words.map((w, k) => k === at ? close[0] : quoteWord(w)).join(" ")}\`.` : "";
-        throw new PtermError("UnknownCommand", `${path.join(" ")}: '${word}' is not a ${path.join(" ")} command.${didYouMean(word, names)} Its subcommands are: ${names.join(", ")}.${fixed}`, {
-          helpFor: path.join(" ")
-        });
-      }
-      node = next;
-      path.push(word);
-      index++;
-    }
-    return {
-      kind: "leaf",
-      spec,
-      leaf: node,
-      path,
-      rest: words.slice(index)
-    };
-  }
-};
-
-// core/request.ts
-var KEYS = /* @__PURE__ */ new Set([
-  "command",
-  "stdin",
-  "timeout_ms"
-]);
-function bad(message) {
-  throw new PtermError("InvalidArgs", `the tool call is invalid: ${message}`, {
-    helpFor: "pterm exec"
-  });
-}
-function parseRequest(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    bad('it must be a JSON object like {"command": "hello"}.');
-  }
-  const record = value;
-  for (const key of Object.keys(record)) {
-    if (!KEYS.has(key)) bad(`unknown key \`${key}\`; the keys are command, stdin and timeout_ms.`);
-  }
-  if (typeof record.command !== "string" || record.command.length === 0) {
-    bad("`command` must be a non-empty string, the command line to run.");
-  }
-  const stdin = record.stdin ?? void 0;
-  if (stdin !== void 0 && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
-  const timeout = record.timeout_ms ?? void 0;
-  if (timeout !== void 0 && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
-    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
-  }
-  const request = {
-    command: record.command
-  };
-  if (stdin !== void 0) request.stdin = stdin;
-  if (timeout !== void 0) request.timeout_ms = timeout;
-  return request;
-}
-
-// core/run_id.ts
-var RUN_ID = /^(\d{8})T(\d{9})Z-([0-9a-f]{8})$/;
-function newRunId(now = /* @__PURE__ */ new Date()) {
-  const iso = now.toISOString();
-  const stamp = iso.slice(0, 10).replaceAll("-", "") + "T" + iso.slice(11, 23).replaceAll(":", "").replace(".", "") + "Z";
-  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(16).padStart(8, "0");
-  return `${stamp}-${random}`;
-}
-function runIdDay(runId) {
-  const m = RUN_ID.exec(runId);
-  if (!m) throw new Error(`not a run id: ${runId}`);
-  return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
-}
-
-// core/artifacts.ts
-var ARTIFACTS_DIR = "artifacts";
-function safeArtifactName(name) {
-  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
-  return cleaned.slice(0, 120) || "artifact";
-}
-function artifactRelDir(runId) {
-  return `${ARTIFACTS_DIR}/${runId}`;
-}
-function createArtifactStore(root, runId, onAdd = () => {
-}) {
-  const refs = [];
-  const used = /* @__PURE__ */ new Set();
-  const record = (ref) => {
-    refs.push(ref);
-    onAdd(ref);
-  };
-  return {
-    async save(name, data, options) {
-      let file = safeArtifactName(name);
-      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
-      used.add(file);
-      const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync: safeWriteFileSync2 } = await lazyImport(new URL("./safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
-      safeWriteFileSync2(root, rel, data, {
-        mkdirs: true
-      });
-      const ref = {
-        path: rel,
-        mime: options.mime,
-        description: options.description
-      };
-      record(ref);
-      return ref;
-    },
-    add(ref) {
-      record(ref);
-    },
-    list() {
-      return refs;
-    }
-  };
-}
-
 // core/git_programs.ts
 var PROGRAM_SETTINGS = [
   /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
@@ -1509,14 +1509,14 @@ var ExecutedPathGuard = class {
   }
 };
 
-// core/atomic.ts
+// core/fs/atomic.ts
 var counter = 0;
 function tempPathBeside(path) {
   const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
   return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
 }
 
-// core/safe_fs.ts
+// core/fs/safe_fs.ts
 function segmentsOf(rel) {
   const segments = rel.split("/").filter((s) => s !== "" && s !== ".");
   if (segments.length === 0 || segments.some((s) => s === ".." || s.includes("\\") || s.includes("\0"))) {
@@ -2037,10 +2037,10 @@ var BUNDLES = {
   "commands/patch/spec.ts": "bundles/patch-spec/spec.js",
   "commands/doc/handler.ts": "bundles/doc-handler/worker.js",
   "commands/files/handler.ts": "bundles/files-handler/worker.js",
-  "commands/git/handlers/basic.ts": "bundles/git-handlers-basic/worker.js",
-  "commands/git/handlers/change.ts": "bundles/git-handlers-change/worker.js",
-  "commands/git/handlers/history.ts": "bundles/git-handlers-history/worker.js",
-  "commands/git/handlers/remote.ts": "bundles/git-handlers-remote/worker.js",
+  "commands/git/entries/basic.ts": "bundles/git-entries-basic/worker.js",
+  "commands/git/entries/change.ts": "bundles/git-entries-change/worker.js",
+  "commands/git/entries/history.ts": "bundles/git-entries-history/worker.js",
+  "commands/git/entries/remote.ts": "bundles/git-entries-remote/worker.js",
   "commands/hello/handler.ts": "bundles/hello-handler/worker.js",
   "commands/irc/handler.ts": "bundles/irc-handler/worker.js",
   "commands/patch/handler.ts": "bundles/patch-handler/worker.js"
@@ -2052,11 +2052,12 @@ function bundleOf(module) {
   return new URL(BUNDLES[relative], REPO2).href;
 }
 
-// core/sandbox.ts
+// core/sandbox/sandbox.ts
 var MAX_CAPTURE_CHARS = 32 * 1024 * 1024;
-var CORE_DIR = dirname(fromFileUrl(new URL("./core/sandbox.ts", import.meta.url).href));
-var COMMANDS_DIR = fromFileUrl(new URL("../commands", new URL("./core/sandbox.ts", import.meta.url).href));
-var WORKER_BODY_URL = new URL("./sandbox_worker.ts", new URL("./core/sandbox.ts", import.meta.url).href).href;
+var CORE_DIR = dirname(dirname(fromFileUrl(new URL("./core/sandbox/sandbox.ts", import.meta.url).href)));
+var LIB_DIR = fromFileUrl(new URL("../../lib", new URL("./core/sandbox/sandbox.ts", import.meta.url).href));
+var COMMANDS_DIR = fromFileUrl(new URL("../../commands", new URL("./core/sandbox/sandbox.ts", import.meta.url).href));
+var WORKER_BODY_URL = new URL("./worker.ts", new URL("./core/sandbox/sandbox.ts", import.meta.url).href).href;
 function workerEntryUrl(handler, bundle = null) {
   const imports = bundle === null ? `import { serveHandler } from ${JSON.stringify(WORKER_BODY_URL)};
 import * as handlerModule from ${JSON.stringify(handler.module)};
@@ -2476,6 +2477,7 @@ function codeDirsOf(kernel) {
   return kernel.codeDirs ?? [
     CORE_DIR,
     COMMANDS_DIR,
+    LIB_DIR,
     BUNDLE_DIR
   ];
 }
@@ -2817,7 +2819,7 @@ async function execute(kernel, input) {
   return envelope;
 }
 
-// core/cli/options.ts
+// core/host/options.ts
 var rootFlag = {
   name: "root",
   type: "string",
@@ -2885,8 +2887,7 @@ function isValidSessionId(id) {
   return SESSION_ID.test(id) && !id.includes("..");
 }
 
-// core/cli/exec.ts
-var MAX_REQUEST_BYTES = 256 * 1024 * 1024;
+// core/host/workspace.ts
 function hostCwd(io) {
   return io.env("INIT_CWD") ?? io.cwd;
 }
@@ -2913,6 +2914,9 @@ function resolveWorkspace(io, rootFlag2, sessionFlag2) {
     session
   };
 }
+
+// hosts/cli/exec.ts
+var MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 async function readAll(stream, maxBytes) {
   const chunks = [];
   let total = 0;
@@ -3038,17 +3042,17 @@ async function runExec(io, app2, words) {
   return envelope.exit_code;
 }
 
-// core/cli/main.ts
+// hosts/cli/main.ts
 async function main(io, app2) {
   if (io.args[0] === "exec") {
     const code2 = await runExec(io, app2, io.args.slice(1));
     if (code2 !== null) return code2;
   }
-  const { runProgram } = await lazyImport(new URL("./program.ts", new URL("./core/cli/main.ts", import.meta.url).href));
+  const { runProgram } = await lazyImport(new URL("./program.ts", new URL("./hosts/cli/main.ts", import.meta.url).href));
   return await runProgram(io, app2);
 }
 
-// core/cli/io.ts
+// core/host/io.ts
 var encoder3 = new TextEncoder();
 async function writeAll(output, text) {
   const bytes = encoder3.encode(text);
@@ -3184,7 +3188,7 @@ var ircDaemonCommand = {
   }
 };
 
-// mcp/host.ts
+// hosts/mcp/host.ts
 function mcpCommand(app2) {
   return {
     name: "mcp",
@@ -3199,7 +3203,7 @@ function mcpCommand(app2) {
       }
     ],
     async run(io, options) {
-      const { runMcpServer } = await lazyImport(new URL("./server.ts", new URL("./mcp/host.ts", import.meta.url).href));
+      const { runMcpServer } = await lazyImport(new URL("./server.ts", new URL("./hosts/mcp/host.ts", import.meta.url).href));
       return await runMcpServer(io, app2, {
         root: typeof options.root === "string" ? options.root : void 0,
         session: typeof options.session === "string" ? options.session : void 0
@@ -3208,7 +3212,7 @@ function mcpCommand(app2) {
   };
 }
 
-// shell/host.ts
+// hosts/shell/host.ts
 var shellCommand = {
   name: "shell",
   description: "An interactive terminal for people in the pterm grammar: each line runs as terminal_exec does (audited as origin shell); the prompt shows the session and its IRC light. :help inside lists the rest.",
@@ -3223,7 +3227,7 @@ var shellCommand = {
     }
   ],
   async run(io, options, app2) {
-    const { runShell } = await lazyImport(new URL("./main.ts", new URL("./shell/host.ts", import.meta.url).href));
+    const { runShell } = await lazyImport(new URL("./main.ts", new URL("./hosts/shell/host.ts", import.meta.url).href));
     const timeout = options.timeoutMs;
     return await runShell(io, app2, {
       root: typeof options.root === "string" ? options.root : void 0,

@@ -3,12 +3,12 @@
  * the command table into the kernel, runs the CLI and exits with its code.
  */
 
-import { main } from "./core/cli/main.ts";
-import { processIo } from "./core/cli/io.ts";
+import { main } from "./hosts/cli/main.ts";
+import { processIo } from "./core/host/io.ts";
 import { commands } from "./commands/index.ts";
 import { ircDaemonCommand } from "./commands/irc/host.ts";
-import { mcpCommand } from "./mcp/host.ts";
-import { shellCommand } from "./shell/host.ts";
+import { mcpCommand } from "./hosts/mcp/host.ts";
+import { shellCommand } from "./hosts/shell/host.ts";
 import { VERSION } from "./version.ts";
 
 const app = { version: VERSION, commands, skillsDir: new URL("./skills/", import.meta.url) };

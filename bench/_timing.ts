@@ -1,6 +1,6 @@
 /** Shared by the benchmarks: time whole processes, interleaved, and print a table. */
 
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 
 export interface Subject {
   readonly name: string;

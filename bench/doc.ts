@@ -31,7 +31,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 import { ptermCommand, quick, type Subject, table, timeSubjects, type Timing } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/doc/", import.meta.url).pathname;
@@ -223,7 +223,7 @@ const OTHER_PDFS = [
   }
 });
 console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
-const { extractWithPtermReader } = await import("../commands/doc/pdf.ts");
+const { extractWithPtermReader } = await import("../commands/doc/pdf/pdf.ts");
 const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
 const otherRows: { file: string; reader: string; pages: string }[] = [];
 for (const [i, file] of OTHER_PDFS.entries()) {

@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console -- a script: printing is its output
 /**
  * `git clone` and a no-op `git fetch` over smart HTTP from a local `git http-backend` (the tests'
- * server, tests/git_remote/http_server.ts), pterm against the real git in the same run, whole
+ * server, tests/commands/git/remote/http_server.ts), pterm against the real git in the same run, whole
  * processes. The repository is generated with the real git's fast-import: 5,000 commits over
  * 2,000 files (each commit rewrites a few lines of a few files, so the pack has long delta
  * chains). Targets (issue 16): clone ≤ 2× git, no-op fetch ≤ 3× git, pterm's peak RSS during
@@ -14,7 +14,7 @@
  */
 
 import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
-import { startGitHttpServer } from "../tests/git_remote/http_server.ts";
+import { startGitHttpServer } from "../tests/commands/git/remote/http_server.ts";
 
 const BENCH_DIR = new URL("../.bench/git-remote/", import.meta.url).pathname;
 const COMMITS = quick ? 1_000 : 5_000;

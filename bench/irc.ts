@@ -17,10 +17,10 @@
 import { commands } from "../commands/index.ts";
 import { Registry } from "../core/registry.ts";
 import { execute } from "../core/runtime.ts";
-import { CODE_DIRS, makeRoot } from "../tests/helpers.ts";
-import { plainEnv, startDaemon, writeEnv } from "../tests/irc/harness.ts";
-import { startNgircd } from "../tests/irc/ngircd.ts";
-import { Peer } from "../tests/irc/peer.ts";
+import { CODE_DIRS, makeRoot } from "../tests/_support/helpers.ts";
+import { plainEnv, startDaemon, writeEnv } from "../tests/commands/irc/harness.ts";
+import { startNgircd } from "../tests/commands/irc/ngircd.ts";
+import { Peer } from "../tests/commands/irc/peer.ts";
 import { ptermCommand, quick } from "./_timing.ts";
 
 const ROUNDS = quick ? 8 : 40;

@@ -17,7 +17,7 @@
  * in clock ticks (10 ms), so CPU is given as the mean over all runs, not a median. The client's own
  * side of the MCP round trip is not in it. The load average is printed before and after.
  *
- * The warm server's git worker keeps the status between calls (commands/git/lib/fsmonitor.ts): in
+ * The warm server's git worker keeps the status between calls (commands/git/worktree/fsmonitor.ts): in
  * the clean and "100 changed" rows nothing changes between calls. The last two rows change the tree
  * before every call of every subject: a file created or removed (its folder listed again), a
  * `.gitignore` rewritten (the kept answer cannot say what that does: everything is scanned), and
@@ -26,7 +26,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { ptermArgs } from "../tests/helpers.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
 import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/mcp/", import.meta.url).pathname;

@@ -15,8 +15,8 @@
  * the others: a before/after in one run, under the same load.
  */
 
-import { ptermArgs } from "../tests/helpers.ts";
-import { startGitHttpServer } from "../tests/git_remote/http_server.ts";
+import { ptermArgs } from "../tests/_support/helpers.ts";
+import { startGitHttpServer } from "../tests/commands/git/remote/http_server.ts";
 import { quick, realGitEnv } from "./_timing.ts";
 
 const RUNS = quick ? 10 : 30;

@@ -46,9 +46,9 @@ export function createArtifactStore(
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
       // Loaded on first use: most calls save no artifact, and a sandbox worker starts faster without it.
-      // Never through a symlink (`artifacts -> /elsewhere`): see core/safe_fs.ts.
-      const { safeWriteFileSync } = await lazyImport<typeof import("./safe_fs.ts")>(
-        new URL("./safe_fs.ts", import.meta.url),
+      // Never through a symlink (`artifacts -> /elsewhere`): see core/fs/safe_fs.ts.
+      const { safeWriteFileSync } = await lazyImport<typeof import("./fs/safe_fs.ts")>(
+        new URL("./fs/safe_fs.ts", import.meta.url),
       );
       safeWriteFileSync(root, rel, data, { mkdirs: true });
       const ref = { path: rel, mime: options.mime, description: options.description };

@@ -6,8 +6,8 @@
  * start record (state "running", later reported as "interrupted") rather than half a line.
  */
 
-import { join } from "./path.ts";
-import { assertNoSymlinkSync, safeReadTextFileSync, safeWriteFileSync } from "./safe_fs.ts";
+import { join } from "./fs/path.ts";
+import { assertNoSymlinkSync, safeReadTextFileSync, safeWriteFileSync } from "./fs/safe_fs.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import type { ErrorCode } from "./errors.ts";
 import { PtermError } from "./errors.ts";
@@ -73,7 +73,7 @@ export function auditPath(root: string, runId: string): string {
  * kill -9. Synchronous because it sits on every call's start-up path (see writeFileAtomicSync).
  */
 export function writeAuditRecord(root: string, record: AuditRecord): void {
-  // Never through a symlink (`audit -> /elsewhere`): see core/safe_fs.ts.
+  // Never through a symlink (`audit -> /elsewhere`): see core/fs/safe_fs.ts.
   safeWriteFileSync(root, auditRel(record.run_id), JSON.stringify(redactRecord(record)) + "\n", {
     mkdirs: true,
   });

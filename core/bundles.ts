@@ -11,7 +11,7 @@
  * than for JavaScript (bench/startup.ts).
  */
 
-import { fromFileUrl } from "./path.ts";
+import { fromFileUrl } from "./fs/path.ts";
 
 const REPO = new URL("../", import.meta.url);
 

@@ -8,7 +8,7 @@
  * validates again. An invalid file is never remembered.
  */
 
-import { safeReadTextFileSync, safeWriteFileSync } from "./safe_fs.ts";
+import { safeReadTextFileSync, safeWriteFileSync } from "./fs/safe_fs.ts";
 import { PtermError } from "./errors.ts";
 import { lazyImport } from "./lazy.ts";
 import { DEFAULT_LIMITS, type KernelLimits } from "./limits.ts";
@@ -48,8 +48,8 @@ function readCache(root: string): CachedConfig | null {
 export async function loadConfig(root: string, registry: Registry, version = "dev"): Promise<PtermConfig> {
   let text: string;
   try {
-    // Synchronous: on the start-up path of every call (see core/atomic.ts writeFileAtomicSync).
-    // Never through a symlink (`pterm.json -> /elsewhere`): see core/safe_fs.ts.
+    // Synchronous: on the start-up path of every call (see core/fs/atomic.ts writeFileAtomicSync).
+    // Never through a symlink (`pterm.json -> /elsewhere`): see core/fs/safe_fs.ts.
     text = safeReadTextFileSync(root, CONFIG_FILE);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;

@@ -7,8 +7,8 @@ import type { ArtifactStore } from "./artifacts.ts";
 import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declaration.ts";
 import type { KernelLimits } from "./limits.ts";
 import { lazyImport } from "./lazy.ts";
-import type { Access, ConfinedPath, ConfineOptions } from "./paths.ts";
-import type { ProgressReport } from "./sandbox_protocol.ts";
+import type { Access, ConfinedPath, ConfineOptions } from "./fs/paths.ts";
+import type { ProgressReport } from "./sandbox/protocol.ts";
 
 export interface TextSink {
   write(text: string): void;
@@ -22,7 +22,7 @@ export interface Workspace {
 }
 
 /** The confinement code loads on first use: a sandbox worker that never resolves a path starts without it. */
-const loadPaths = () => lazyImport<typeof import("./paths.ts")>(new URL("./paths.ts", import.meta.url));
+const loadPaths = () => lazyImport<typeof import("./fs/paths.ts")>(new URL("./fs/paths.ts", import.meta.url));
 
 export function createWorkspace(root: string): Workspace {
   return {
@@ -75,7 +75,7 @@ export interface CommandContext<F = Record<string, unknown>, P = Record<string, 
   /**
    * The worker runs later calls of this command with the same permissions (`pterm mcp` keeps it
    * warm). Only then may a command keep a cache across calls, and only one whose correctness it
-   * proves against changes made behind its back (commands/git/lib/fsmonitor.ts).
+   * proves against changes made behind its back (commands/git/worktree/fsmonitor.ts).
    */
   readonly warm?: boolean;
 }

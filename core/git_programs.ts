@@ -11,7 +11,7 @@
  */
 
 import { PtermError } from "./errors.ts";
-import { basename, dirname, join, resolve } from "./path.ts";
+import { basename, dirname, join, resolve } from "./fs/path.ts";
 
 /** Config settings whose value is a shell command git runs (its first word a program, maybe a path). */
 const PROGRAM_SETTINGS = [

@@ -9,7 +9,7 @@
  */
 
 import { PtermError } from "./errors.ts";
-import { dirname, fromFileUrl, join, resolve } from "./path.ts";
+import { dirname, fromFileUrl, join, resolve } from "./fs/path.ts";
 
 /** One place pterm loads code from: its path and what it is, for the message. */
 export interface CodeLocation {

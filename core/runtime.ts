@@ -15,22 +15,23 @@ import { parseArgs, type ParsedArgs } from "./flags.ts";
 import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
-import { confinePathSync, STATE_ENTRIES } from "./paths.ts";
-import { assertNoSymlinkSync } from "./safe_fs.ts";
+import { confinePathSync, STATE_ENTRIES } from "./fs/paths.ts";
+import { assertNoSymlinkSync } from "./fs/safe_fs.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
 import { newRunId } from "./run_id.ts";
 import {
   COMMANDS_DIR,
   CORE_DIR,
+  LIB_DIR,
   permissionsFor,
   Sandbox,
   type SandboxOutcome,
   type WorkerPermissions,
-} from "./sandbox.ts";
-import { join } from "./path.ts";
+} from "./sandbox/sandbox.ts";
+import { join } from "./fs/path.ts";
 import { BUNDLE_DIR } from "./bundles.ts";
 import { notUtf8Failure, readStdin, type Stdin, type StdinSource } from "./stdin.ts";
-import type { ProgressReport } from "./sandbox_protocol.ts";
+import type { ProgressReport } from "./sandbox/protocol.ts";
 import { boundText } from "./truncate.ts";
 
 export interface Kernel {
@@ -64,7 +65,7 @@ function newSandbox(
 }
 
 function codeDirsOf(kernel: Kernel): readonly string[] {
-  return kernel.codeDirs ?? [CORE_DIR, COMMANDS_DIR, BUNDLE_DIR];
+  return kernel.codeDirs ?? [CORE_DIR, COMMANDS_DIR, LIB_DIR, BUNDLE_DIR];
 }
 
 export interface ExecInput {

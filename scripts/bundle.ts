@@ -6,8 +6,8 @@
  *   runs it. What main.ts loads lazily stays out of it: command declarations load from their own
  *   bundles (below); help, commander, the config schema and the like from source, file by file.
  * - `bundles/<name>/`, one folder per command declaration (`git-spec/spec.js`) and per handler
- *   module the declarations name (`git-handlers-basic/worker.js`: the sandbox worker's body,
- *   core/sandbox_worker.ts, with the handler's module): that module's static graph as one module,
+ *   module the declarations name (`git-entries-basic/worker.js`: the sandbox worker's body,
+ *   core/sandbox/worker.ts, with the handler's module): that module's static graph as one module,
  *   what it imports lazily (`lazyImport`, `import("./x.ts")`) as chunks beside it (esbuild's code
  *   splitting), built so that a lazily loaded module shares the instances of the modules the bundle
  *   already has (`inlineLazyImports`, `sameChunkRewrites`, `foldFacade`). npm packages stay
@@ -36,8 +36,8 @@ export const BUNDLE = "main.bundle.js";
 /** The folder of the declaration and worker bundles (core/bundles.ts has the same name). */
 export const BUNDLE_DIR = "bundles";
 /** Those bundles are built from these folders' modules. */
-const SOURCE_DIRS = ["core", "commands"];
-const WORKER_BODY = "core/sandbox_worker.ts";
+const SOURCE_DIRS = ["core", "commands", "lib"];
+const WORKER_BODY = "core/sandbox/worker.ts";
 /** The module whose bundled copy lists the bundles, and the line that is filled in. */
 const MANIFEST_MODULE = "core/bundles.ts";
 const MANIFEST_LINE = "export const BUNDLES: Readonly<Record<string, string>> = {};";
@@ -270,7 +270,7 @@ export interface BundleEntry {
   readonly bundle: string;
 }
 
-/** `commands/git/handlers/basic.ts` → `bundles/git-handlers-basic/worker.js`; `commands/git/spec.ts` → `bundles/git-spec/spec.js`. */
+/** `commands/git/entries/basic.ts` → `bundles/git-entries-basic/worker.js`; `commands/git/spec.ts` → `bundles/git-spec/spec.js`. */
 export function bundlePath(module: string, kind: BundleEntry["kind"]): string {
   const name = module.replace(/^commands\//, "").replace(/\.ts$/, "").replaceAll("/", "-");
   return `${BUNDLE_DIR}/${name}/${
@@ -343,7 +343,7 @@ async function buildMainBundle(repo: string, bundles: Record<string, string>): P
 }
 
 export interface ModuleBundleOptions {
-  /** The folders (relative to the repository) whose modules the bundles are built from; default: core/ and commands/. */
+  /** The folders (relative to the repository) whose modules the bundles are built from; default: core/, commands/ and lib/. */
   readonly sourceDirs?: readonly string[];
   /**
    * `inline` (what pterm ships): lazy imports become chunks of the bundle. `keep` leaves them

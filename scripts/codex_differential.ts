@@ -15,7 +15,7 @@
  * Anything else that differs is printed.
  */
 
-import { exec, makeRoot } from "../tests/helpers.ts";
+import { exec, makeRoot } from "../tests/_support/helpers.ts";
 
 const [binary, countText = "300", seedText = "1"] = Deno.args;
 if (!binary) throw new Error("usage: codex_differential.ts <path of apply_patch> [cases] [seed]");

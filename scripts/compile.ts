@@ -41,9 +41,9 @@ const RUN_FLAGS = [
 export const INCLUDED_DIRS = [
   "core",
   "commands",
+  "lib",
   "bundles",
-  "mcp",
-  "shell",
+  "hosts",
   "skills",
 ];
 const INCLUDES = INCLUDED_DIRS.flatMap((dir) => ["--include", dir]);

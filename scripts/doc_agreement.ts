@@ -96,9 +96,9 @@ export async function fixturePdfs(): Promise<string[]> {
 /**
  * Not measured: files meant to fail (damaged, password-protected, not a PDF), the one with no text,
  * issue11656.pdf, whose 24 words include a Hebrew line with numbers in brackets that pdftotext
- * itself scrambles (`‪(15ב)(‪ )4לחוק`); tests/doc/pdf_layout_test.ts checks its Hebrew word order,
+ * itself scrambles (`‪(15ב)(‪ )4לחוק`); tests/commands/doc/pdf_layout_test.ts checks its Hebrew word order,
  * and bug1146106.pdf, an icon font without any Unicode map whose codes PDF.js (and so pterm) reads
- * as characters and pdftotext maps otherwise (tests/doc/pdf_reader_test.ts holds it to PDF.js's).
+ * as characters and pdftotext maps otherwise (tests/commands/doc/pdf_reader_test.ts holds it to PDF.js's).
  */
 const NOT_MEASURED = new Set([
   "corrupt.pdf",

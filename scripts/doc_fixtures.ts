@@ -10,7 +10,7 @@
  * libreoffice-common, gitweb's git). Sources are the flat ODF files in tests/fixtures/doc/src/.
  */
 
-import { writeZip } from "../tests/doc/zip_writer.ts";
+import { writeZip } from "../tests/commands/doc/zip_writer.ts";
 
 const ROOT = new URL("../tests/fixtures/doc/", import.meta.url).pathname;
 const SRC = `${ROOT}src/`;

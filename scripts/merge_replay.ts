@@ -10,7 +10,7 @@
  * Prints the counts and every disagreement (the commit, the path); exits 1 on any.
  */
 
-import { mergeText } from "../commands/git/lib/diff3.ts";
+import { mergeText } from "../commands/git/merge/diff3.ts";
 
 const [repo, maxArg, range] = Deno.args;
 if (!repo) {

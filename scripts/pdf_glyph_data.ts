@@ -1,5 +1,5 @@
 /**
- * Generates commands/doc/pdf_reader/glyph_data.ts: the Adobe Glyph List (glyph name → Unicode)
+ * Generates commands/doc/pdf/reader/glyph_data.ts: the Adobe Glyph List (glyph name → Unicode)
  * and the simple-font encodings PDF.js uses (StandardEncoding, WinAnsiEncoding,
  * MacRomanEncoding: PDF 32000-1 Annex D), as compact strings.
  *
@@ -167,4 +167,4 @@ export const STANDARD_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getGlyphMapF
 export const ARIAL_BLACK_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForArialBlack"))};
 export const CALIBRI_CID_GLYPH_MAP = ${JSON.stringify(numberTable("getSupplementalGlyphMapForCalibri"))};
 `;
-Deno.writeTextFileSync(new URL("../commands/doc/pdf_reader/glyph_data.ts", import.meta.url), out);
+Deno.writeTextFileSync(new URL("../commands/doc/pdf/reader/glyph_data.ts", import.meta.url), out);

@@ -11,9 +11,9 @@
  * reader or in what it accepts. Not run in CI (the corpus is not in the repository).
  */
 import { isDeepStrictEqual } from "node:util";
-import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../commands/doc/pdf.ts";
-import { openPdf, readPdfInfo } from "../commands/doc/pdf_reader/reader.ts";
-import { drawingOf, type DrawingOp, type Ops } from "../commands/doc/pdf_tables.ts";
+import { extractPdf, extractWithPtermReader, infoPdf, pdfReaders } from "../commands/doc/pdf/pdf.ts";
+import { openPdf, readPdfInfo } from "../commands/doc/pdf/reader/reader.ts";
+import { drawingOf, type DrawingOp, type Ops } from "../commands/doc/pdf/tables.ts";
 import { getResolvedPDFJS } from "unpdf";
 
 const list = Deno.readTextFileSync(Deno.args[0]).split("\n").filter(Boolean);

@@ -6,7 +6,7 @@
 
 import { commands } from "../commands/index.ts";
 import { renderPrompt } from "../core/agent_surface.ts";
-import { schemaDocument } from "../core/cli/schema.ts";
+import { schemaDocument } from "../hosts/cli/schema.ts";
 import { type CommandNode, isGroup } from "../core/declaration.ts";
 import { renderCommandList, renderHelp } from "../core/help.ts";
 import { Registry } from "../core/registry.ts";

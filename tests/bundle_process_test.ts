@@ -11,9 +11,9 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "./helpers.ts";
-import { cjkPdf } from "./doc/pdf_builder.ts";
-import { startGitHttpServer } from "./git_remote/http_server.ts";
+import { cli, exec, makeRoot } from "./_support/helpers.ts";
+import { cjkPdf } from "./commands/doc/pdf_builder.ts";
+import { startGitHttpServer } from "./commands/git/remote/http_server.ts";
 
 const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
@@ -53,7 +53,7 @@ async function divergedRepository(root: string): Promise<void> {
   await git(repo, "commit", "-q", "-am", "main");
   await Deno.copyFile(new URL("./fixtures/doc/report.docx", import.meta.url), `${root}/report.docx`);
   await Deno.copyFile(new URL("./fixtures/doc/report.pdf", import.meta.url), `${root}/report.pdf`);
-  // Text only through a predefined CMap, which the PDF reader reads from commands/doc/pdf_cmaps/ (its
+  // Text only through a predefined CMap, which the PDF reader reads from commands/doc/pdf/cmaps/ (its
   // import.meta.url, rewritten in the bundle): 中文汉字.
   await Deno.writeFile(`${root}/cjk.pdf`, cjkPdf("STSong-Light", "UniGB-UCS2-H", "Adobe", "GB1", "4E2D65876C495B57"));
   await Deno.writeTextFile(

@@ -24,9 +24,9 @@ import {
   staleBundles,
 } from "../scripts/bundle.ts";
 import { PtermError } from "../core/errors.ts";
-import { workerEntryUrl } from "../core/sandbox.ts";
+import { workerEntryUrl } from "../core/sandbox/sandbox.ts";
 import { DEFAULT_LIMITS } from "../core/limits.ts";
-import type { FromWorker, SandboxJob, ToWorker } from "../core/sandbox_protocol.ts";
+import type { FromWorker, SandboxJob, ToWorker } from "../core/sandbox/protocol.ts";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 
@@ -44,7 +44,7 @@ Deno.test("every declaration and handler module has a bundle, listed in main.bun
   const built = await builtOnce();
   const entries = await bundleEntries();
   assert.ok(entries.some((e) => e.module === "commands/git/spec.ts" && e.kind === "declaration"));
-  assert.ok(entries.some((e) => e.module === "commands/git/handlers/basic.ts" && e.kind === "worker"));
+  assert.ok(entries.some((e) => e.module === "commands/git/entries/basic.ts" && e.kind === "worker"));
   const main = built.get(BUNDLE)!;
   for (const entry of entries) {
     assert.ok(built.has(entry.bundle), `${entry.bundle} is built`);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { dynamicImportsOf, embeddingProblems, REPO_PATH, withoutComments } from "../scripts/compile_imports.ts";
 import { ENTRY, INCLUDED_DIRS } from "../scripts/compile.ts";
-import { makeRoot } from "./helpers.ts";
+import { makeRoot } from "./_support/helpers.ts";
 
 Deno.test("every dynamic import in the sources and the bundles loads something the binary embeds", async () => {
   assert.deepEqual(await embeddingProblems(REPO_PATH, ENTRY, INCLUDED_DIRS), []);
@@ -24,7 +24,7 @@ Deno.test("the scan sees the lazy loader, the command table, the lazy imports an
   const lazy = dynamicImportsOf("core/lazy.ts", await Deno.readTextFile(join(REPO_PATH, "core/lazy.ts")));
   assert.deepEqual(lazy.map((found) => [found.kind, found.target]), [["table", "lazyImport"]]);
   const packages = new Set<string>();
-  for (const dir of ["bundles/doc-handler", "bundles/git-handlers-remote"]) {
+  for (const dir of ["bundles/doc-handler", "bundles/git-entries-remote"]) {
     for await (const entry of Deno.readDir(join(REPO_PATH, dir))) {
       const path = `${dir}/${entry.name}`;
       for (const found of dynamicImportsOf(path, await Deno.readTextFile(join(REPO_PATH, path)))) {

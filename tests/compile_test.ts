@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { compileArgs, ENTRY, TARGETS } from "../scripts/compile.ts";
 import { BUNDLE, BUNDLE_DIR } from "../scripts/bundle.ts";
 import { basename } from "node:path";
-import { PTERM_CONFIG, PTERM_FLAGS } from "./helpers.ts";
+import { PTERM_CONFIG, PTERM_FLAGS } from "./_support/helpers.ts";
 
 Deno.test("compile builds the pterm task's entry with its flags and includes the lazily loaded code and the bundles", async () => {
   const args = compileArgs(null);
   for (const flag of PTERM_FLAGS) assert.ok(args.includes(flag), flag);
   assert.ok(args.includes(`--config=${basename(PTERM_CONFIG)}`), "the task's configuration");
   assert.ok(args.includes("--unstable-worker-options"));
-  for (const dir of ["core", "commands", BUNDLE_DIR, "mcp", "shell", "skills"]) {
+  for (const dir of ["core", "commands", "lib", BUNDLE_DIR, "hosts", "skills"]) {
     assert.ok(args.join(" ").includes(`--include ${dir}`), dir);
     assert.ok((await Deno.stat(new URL(`../${dir}`, import.meta.url))).isDirectory);
   }

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assemble, DENO_VERSION, pack, PACKAGE_NAME } from "../scripts/npm_package.ts";
 import { smoke } from "../scripts/smoke.ts";
-import { makeRoot, PTERM_FLAGS } from "./helpers.ts";
+import { makeRoot, PTERM_FLAGS } from "./_support/helpers.ts";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

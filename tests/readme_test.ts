@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { fromFileUrl } from "../core/path.ts";
-import { makeRoot, REPO_ROOT } from "./helpers.ts";
+import { fromFileUrl } from "../core/fs/path.ts";
+import { makeRoot, REPO_ROOT } from "./_support/helpers.ts";
 
 const CHECKOUT = fromFileUrl(REPO_ROOT).replace(/\/$/, "");
 const README = await Deno.readTextFile(`${CHECKOUT}/README.md`);

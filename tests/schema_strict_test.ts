@@ -16,11 +16,11 @@
 import assert from "node:assert/strict";
 import { commands } from "../commands/index.ts";
 import { TOOL_NAME } from "../core/agent_surface.ts";
-import { schemaDocument } from "../core/cli/schema.ts";
+import { schemaDocument } from "../hosts/cli/schema.ts";
 import { parseRequest } from "../core/request.ts";
 import { Registry } from "../core/registry.ts";
-import { cli, makeRoot } from "./helpers.ts";
-import { connectModern } from "./mcp/client.ts";
+import { cli, makeRoot } from "./_support/helpers.ts";
+import { connectModern } from "./hosts/mcp/client.ts";
 
 const registry = new Registry(commands);
 type Schema = Record<string, unknown>;

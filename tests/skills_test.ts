@@ -5,8 +5,8 @@
 
 import assert from "node:assert/strict";
 import { listSkills } from "../core/skills.ts";
-import { exec, makeRoot } from "./helpers.ts";
-import { skillSetups } from "./skill_setups.ts";
+import { exec, makeRoot } from "./_support/helpers.ts";
+import { skillSetups } from "./_support/skill_setups.ts";
 
 const skillsDir = new URL("../skills/", import.meta.url);
 const skills = await listSkills(skillsDir);

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { smoke } from "../scripts/smoke.ts";
-import { baseEnv, ptermArgs } from "./helpers.ts";
+import { baseEnv, ptermArgs } from "./_support/helpers.ts";
 
 Deno.test("the smoke check passes on the pterm task: hello, doc extract, git init/add/commit/log, mcp", async () => {
   const steps: string[] = [];

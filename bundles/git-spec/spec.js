@@ -118,7 +118,7 @@ function redactCredentials(value, words) {
   return walk(value);
 }
 
-// core/path.ts
+// core/fs/path.ts
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -209,7 +209,7 @@ var basename = native.basename;
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 
-// core/paths.ts
+// core/fs/paths.ts
 var STATE_ENTRIES = [
   "audit",
   "artifacts",
@@ -237,7 +237,7 @@ function isGitDirName(segment) {
 }
 var encoder = new TextEncoder();
 
-// commands/git/lib/config.ts
+// commands/git/repo/config.ts
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
@@ -321,7 +321,7 @@ function parseConfig(text) {
   return config;
 }
 
-// commands/git/lib/gitdirs.ts
+// commands/git/repo/gitdirs.ts
 var MAX_POINTER_BYTES = 4096;
 function refuseGitfile(label, why, code = "UnsupportedFormat") {
   return new PtermError(code, `${label}/.git is a gitfile (gitdir: \u2026) that ${why}`);
@@ -781,7 +781,7 @@ var gitSpellings = {
   }
 };
 
-// commands/git/spec.ts
+// commands/git/sub/common.ts
 var repoFlag = (access) => ({
   name: "repo",
   type: "string",
@@ -819,7 +819,6 @@ var authorFlag = {
   description: 'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).'
 };
 var INTERACTIVE = "interactive hunk selection needs a dialogue pterm does not have: work on whole files (edit a file to the state you want, then `git add <path>`).";
-var FORCE = "pterm's only force is --force-with-lease: it overwrites the remote branch only if it is where your last fetch saw it (with --confirm).";
 var refusedInteractive = {
   "--patch": INTERACTIVE,
   "-p": INTERACTIVE,
@@ -829,7 +828,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-4ICJLJUX.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-CTI537O2.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -886,137 +885,10 @@ var handler = (name, exported = name) => {
   const file = FILE_OF_EXPORT.get(exported);
   if (!file) throw new Error(`git has no handler ${exported}`);
   return {
-    module: new URL(`./handlers/${file}.ts`, new URL("../../commands/git/spec.ts", import.meta.url).href).href,
+    module: new URL(`../entries/${file}.ts`, new URL("../../commands/git/sub/common.ts", import.meta.url).href).href,
     export: exported
   };
 };
-var initFlags = [
-  {
-    name: "dir",
-    type: "string",
-    valueName: "path",
-    path: "write",
-    description: "Folder to turn into a repository (created if missing), relative to the workspace root (default: the root)."
-  },
-  {
-    name: "initial-branch",
-    short: "b",
-    type: "string",
-    default: "main",
-    valueName: "name",
-    description: "Name of the first branch."
-  },
-  quiet
-];
-var statusFlags = [
-  repoFlag("read"),
-  pathFlag("Only report these paths"),
-  {
-    name: "short",
-    short: "s",
-    type: "boolean",
-    description: "Print one `XY path` line per file, as `git status --short` (the result is the same)."
-  },
-  {
-    name: "porcelain",
-    type: "boolean",
-    description: "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse."
-  },
-  {
-    name: "branch",
-    short: "b",
-    type: "boolean",
-    description: "With --short/--porcelain: first a `## main...origin/main [ahead 1, behind 2]` line, as git's."
-  },
-  {
-    name: "untracked-files",
-    short: "u",
-    type: "string",
-    choices: [
-      "all",
-      "normal",
-      "no"
-    ],
-    compat: true,
-    valueName: "mode",
-    description: "no: leave untracked files out; normal (the default, or status.showUntrackedFiles): the text shows a folder holding no tracked file as `dir/`, as git; all: each file. result.files lists each untracked file."
-  }
-];
-var addFlags = [
-  repoFlag("write"),
-  {
-    name: "all",
-    short: "A",
-    type: "boolean",
-    description: "Stage every change in the work tree, deletions included (git add -A)."
-  },
-  pathFlag("Stage changes under this path, deletions included"),
-  {
-    name: "update",
-    short: "u",
-    type: "boolean",
-    description: "Stage modifications and deletions of tracked files only; new files stay untracked (git add -u)."
-  },
-  {
-    name: "force",
-    short: "f",
-    type: "boolean",
-    description: "Also stage files a .gitignore excludes (only those named by --path)."
-  },
-  compat("verbose", "Accepted; the result lists what was staged.", {
-    short: "v"
-  })
-];
-var commitFlags = [
-  repoFlag("write"),
-  {
-    name: "message",
-    short: "m",
-    type: "string",
-    repeatable: true,
-    valueName: "text",
-    description: "The commit message; given several times, each is a paragraph (as git does)."
-  },
-  {
-    name: "file",
-    short: "F",
-    type: "string",
-    valueName: "-",
-    description: "Read the message from the call's stdin: `-F -` (a file path is not read; use stdin)."
-  },
-  {
-    name: "all",
-    short: "a",
-    type: "boolean",
-    description: "First stage modifications and deletions of tracked files, as `git commit -a` (new files are not added)."
-  },
-  {
-    name: "amend",
-    type: "boolean",
-    description: "Replace the last commit (same parents) with the staged tree; the message is kept unless -m/-F gives one."
-  },
-  compat("no-edit", "Accepted: pterm never opens an editor (with --amend the old message is kept)."),
-  {
-    name: "signoff",
-    short: "s",
-    type: "boolean",
-    description: "Add a `Signed-off-by:` trailer with the committer's name and email."
-  },
-  authorFlag,
-  {
-    name: "allow-empty",
-    type: "boolean",
-    description: "Commit even when nothing is staged."
-  },
-  pathFlag("Commit only this path, as it is in the work tree (git commit <path>); what else is staged stays staged"),
-  compat("no-verify", "Accepted: pterm runs no hooks.", {
-    short: "n"
-  }),
-  quiet,
-  compat("verbose", "Accepted; the result shows the commit.", {
-    short: "v"
-  })
-];
 var algorithmFlags = [
   {
     name: "histogram",
@@ -1085,10 +957,350 @@ var maxCountFlag = (what) => ({
   max: 1e4,
   description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5).`
 });
+var trackFlags = [
+  {
+    name: "track",
+    short: "t",
+    type: "boolean",
+    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; for checkout and switch, alone with a remote-tracking branch, names the new branch after it."
+  },
+  {
+    name: "no-track",
+    type: "boolean",
+    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
+  }
+];
+var renameFlags = [
+  {
+    name: "find-renames",
+    short: "M",
+    type: "number",
+    default: 50,
+    min: 1,
+    max: 100,
+    valueName: "percent",
+    description: "How similar (in %) a deleted and an added file must be to show as a rename (git's -M; default 50)."
+  },
+  {
+    name: "no-renames",
+    type: "boolean",
+    description: "Show a renamed file as a deletion and an addition."
+  }
+];
+var urlFlag = {
+  name: "url",
+  type: "string",
+  required: true,
+  valueName: "url",
+  description: "The remote repository's https URL (allowed in git.remotes of pterm.json; no user or token in it)."
+};
+var confirmFlag = {
+  name: "confirm",
+  type: "boolean",
+  description: "Required: this call reaches the network (without it the call says what it would do)."
+};
+var remoteNameFlag = {
+  name: "remote",
+  type: "string",
+  default: "origin",
+  valueName: "name",
+  description: "Which configured remote (see `git remote`)."
+};
+var noPruneFlag = {
+  name: "no-prune",
+  type: "boolean",
+  description: "Keep remote-tracking branches whose branch is gone, even when fetch.prune or remote.<name>.prune in .git/config says to prune (as git's --no-prune)."
+};
+var NET = [
+  "fs.read",
+  "fs.write",
+  "net"
+];
+function leaf(name, summary, flags, examples, extra = {}) {
+  return {
+    name,
+    summary,
+    flags,
+    capabilities: FS,
+    examples,
+    result: schema(name),
+    handler: extra.handler ?? handler(name),
+    ...extra
+  };
+}
+
+// commands/git/sub/init.ts
+var initFlags = [
+  {
+    name: "dir",
+    type: "string",
+    valueName: "path",
+    path: "write",
+    description: "Folder to turn into a repository (created if missing), relative to the workspace root (default: the root)."
+  },
+  {
+    name: "initial-branch",
+    short: "b",
+    type: "string",
+    default: "main",
+    valueName: "name",
+    description: "Name of the first branch."
+  },
+  quiet
+];
+var initSpec = leaf("init", "Create an empty repository (an existing one is reported, not touched).", initFlags, [
+  {
+    command: "git init --dir projects/demo",
+    description: "Create projects/demo with a main branch."
+  },
+  {
+    command: "git init --dir projects/demo --initial-branch trunk",
+    description: "Name the first branch trunk."
+  },
+  {
+    command: "git init projects/demo -b trunk",
+    description: "The same, as real git spells it."
+  }
+], {
+  positionals: [
+    {
+      name: "directory",
+      into: "dir",
+      description: "Same as --dir."
+    }
+  ]
+});
+
+// commands/git/sub/status.ts
+var statusFlags = [
+  repoFlag("read"),
+  pathFlag("Only report these paths"),
+  {
+    name: "short",
+    short: "s",
+    type: "boolean",
+    description: "Print one `XY path` line per file, as `git status --short` (the result is the same)."
+  },
+  {
+    name: "porcelain",
+    type: "boolean",
+    description: "Same as --short, but a submodule changed only inside shows M, as git's porcelain v1; the structured result is the stable format to parse."
+  },
+  {
+    name: "branch",
+    short: "b",
+    type: "boolean",
+    description: "With --short/--porcelain: first a `## main...origin/main [ahead 1, behind 2]` line, as git's."
+  },
+  {
+    name: "untracked-files",
+    short: "u",
+    type: "string",
+    choices: [
+      "all",
+      "normal",
+      "no"
+    ],
+    compat: true,
+    valueName: "mode",
+    description: "no: leave untracked files out; normal (the default, or status.showUntrackedFiles): the text shows a folder holding no tracked file as `dir/`, as git; all: each file. result.files lists each untracked file."
+  }
+];
+var statusSpec = leaf("status", "Branch, staged and unstaged changes, untracked files (with JGit's counts).", statusFlags, [
+  {
+    command: "git status --repo projects/demo",
+    description: "Summary and per-file status."
+  },
+  {
+    command: "git status -s",
+    description: "One line per file; the repository found as --repo says."
+  }
+], {
+  refusedFlags: {
+    "--ignored": "not available: `git status` leaves ignored files out; .gitignore says which they are."
+  },
+  positionals: [
+    pathspec("Only report these paths")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/add.ts
+var addFlags = [
+  repoFlag("write"),
+  {
+    name: "all",
+    short: "A",
+    type: "boolean",
+    description: "Stage every change in the work tree, deletions included (git add -A)."
+  },
+  pathFlag("Stage changes under this path, deletions included"),
+  {
+    name: "update",
+    short: "u",
+    type: "boolean",
+    description: "Stage modifications and deletions of tracked files only; new files stay untracked (git add -u)."
+  },
+  {
+    name: "force",
+    short: "f",
+    type: "boolean",
+    description: "Also stage files a .gitignore excludes (only those named by --path)."
+  },
+  compat("verbose", "Accepted; the result lists what was staged.", {
+    short: "v"
+  })
+];
+var addSpec = leaf("add", "Stage changes (new, modified and deleted files).", addFlags, [
+  {
+    command: "git add --repo projects/demo --all",
+    description: "Stage everything, like git add -A."
+  },
+  {
+    command: "git add --repo projects/demo --path src/app.ts --path README.md",
+    description: "Stage two paths."
+  },
+  {
+    command: "git add src/app.ts README.md",
+    description: "The same, as real git spells it."
+  },
+  {
+    command: "git add .",
+    description: "Stage everything in the repository."
+  }
+], {
+  refusedFlags: {
+    ...refusedInteractive,
+    "-i": INTERACTIVE,
+    "--intent-to-add": "not available; `git add <path>` stages the file whole.",
+    "-N": "not available; `git add <path>` stages the file whole.",
+    "--dry-run": "not available; `git status -s` shows what `git add` would stage.",
+    "-n": "not available (it is --dry-run); `git status -s` shows what `git add` would stage."
+  },
+  positionals: [
+    pathspec("Stage changes under these paths")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/commit.ts
+var commitFlags = [
+  repoFlag("write"),
+  {
+    name: "message",
+    short: "m",
+    type: "string",
+    repeatable: true,
+    valueName: "text",
+    description: "The commit message; given several times, each is a paragraph (as git does)."
+  },
+  {
+    name: "file",
+    short: "F",
+    type: "string",
+    valueName: "-",
+    description: "Read the message from the call's stdin: `-F -` (a file path is not read; use stdin)."
+  },
+  {
+    name: "all",
+    short: "a",
+    type: "boolean",
+    description: "First stage modifications and deletions of tracked files, as `git commit -a` (new files are not added)."
+  },
+  {
+    name: "amend",
+    type: "boolean",
+    description: "Replace the last commit (same parents) with the staged tree; the message is kept unless -m/-F gives one."
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor (with --amend the old message is kept)."),
+  {
+    name: "signoff",
+    short: "s",
+    type: "boolean",
+    description: "Add a `Signed-off-by:` trailer with the committer's name and email."
+  },
+  authorFlag,
+  {
+    name: "allow-empty",
+    type: "boolean",
+    description: "Commit even when nothing is staged."
+  },
+  pathFlag("Commit only this path, as it is in the work tree (git commit <path>); what else is staged stays staged"),
+  compat("no-verify", "Accepted: pterm runs no hooks.", {
+    short: "n"
+  }),
+  quiet,
+  compat("verbose", "Accepted; the result shows the commit.", {
+    short: "v"
+  })
+];
+var commitSpec = leaf("commit", "Record the staged changes as a commit on the current branch.", commitFlags, [
+  {
+    command: 'git commit --repo projects/demo --message "Add parser"',
+    description: "Commit what is staged."
+  },
+  {
+    command: 'git commit -am "Fix parser"',
+    description: "Stage tracked changes and commit them."
+  },
+  {
+    command: 'git commit -m "Subject" -m "Body paragraph."',
+    description: "Subject and body, as git does."
+  },
+  {
+    command: "git commit -F -",
+    description: "The message from the call's stdin.",
+    stdin: "Subject\n\nBody\n"
+  },
+  {
+    command: "git commit --amend --no-edit",
+    description: "Fold the staged changes into the last commit."
+  },
+  {
+    command: 'git commit --repo projects/demo -m "Start" --author "Ada <ada@example.com>" --allow-empty',
+    description: "An empty commit with an explicit author."
+  }
+], {
+  refusedFlags: {
+    ...refusedInteractive,
+    "--include": "not available; `git add <path>` first, then `git commit`.",
+    "--reset-author": 'not available; give the author with --author "Name <email>".'
+  },
+  stdin: {
+    mode: "whenFlag",
+    flag: "file"
+  },
+  positionals: [
+    pathspec("Commit only these paths")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/reflog.ts
 var reflogFlags = [
   repoFlag("read"),
   maxCountFlag("entries")
 ];
+var reflogSpec = leaf("reflog", "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.", reflogFlags, [
+  {
+    command: "git reflog",
+    description: "HEAD's last 20 moves (commits, checkouts, resets, merges)."
+  },
+  {
+    command: "git reflog show main -n 5",
+    description: "The last five moves of main."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "`show` (optional, as git spells it), then the ref (default HEAD)."
+    }
+  ]
+});
+
+// commands/git/sub/log.ts
 var logFlags = [
   repoFlag("read"),
   maxCountFlag("commits"),
@@ -1190,19 +1402,39 @@ var logFlags = [
   ...prettyFlags,
   compat("graph", "Accepted and not drawn: the result lists each commit's parents.")
 ];
-var trackFlags = [
+var logSpec = leaf("log", "List commits, newest first.", logFlags, [
   {
-    name: "track",
-    short: "t",
-    type: "boolean",
-    description: "Set the new branch's upstream to <start> (a remote-tracking or local branch), whatever branch.autoSetupMerge says; for checkout and switch, alone with a remote-tracking branch, names the new branch after it."
+    command: "git log --repo projects/demo --max 5",
+    description: "The last five commits of HEAD."
   },
   {
-    name: "no-track",
-    type: "boolean",
-    description: "Give the new branch no upstream, even when it starts from a remote-tracking branch."
+    command: "git log --repo projects/demo --ref feature --path src/app.ts",
+    description: "Commits of feature touching one file."
+  },
+  {
+    command: "git log --oneline -5 main -- src/app.ts",
+    description: "The same kind of query, as git spells it."
+  },
+  {
+    command: "git log main..feature --stat",
+    description: "What feature has that main has not, with diffstats."
   }
-];
+], {
+  refusedFlags: {
+    ...refusedDiffFlags,
+    "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move."
+  },
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "A revision (or `a..b`) and then paths; a word that is no revision but an existing path is a path."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/branch.ts
 var branchFlags = [
   repoFlag("write"),
   {
@@ -1269,6 +1501,45 @@ var branchFlags = [
     short: "v"
   })
 ];
+var branchSpec = leaf("branch", "List, create, delete or rename branches.", branchFlags, [
+  {
+    command: "git branch --repo projects/demo",
+    description: "List branches; the current one is marked."
+  },
+  {
+    command: "git branch --repo projects/demo --all",
+    description: "Local and remote-tracking branches."
+  },
+  {
+    command: "git branch --repo projects/demo feature",
+    description: "Create feature at HEAD."
+  },
+  {
+    command: "git branch --repo projects/demo hotfix v1.0",
+    description: "Create hotfix at the tag v1.0."
+  },
+  {
+    command: "git branch --repo projects/demo --delete feature",
+    description: "Delete a merged branch."
+  },
+  {
+    command: "git branch --repo projects/demo --move feature feature-2",
+    description: "Rename a branch."
+  }
+], {
+  positionals: [
+    {
+      name: "name",
+      description: "The branch to create, delete or rename."
+    },
+    {
+      name: "start",
+      description: "Where a new branch starts (default HEAD); with --move, the new name."
+    }
+  ]
+});
+
+// commands/git/sub/checkout.ts
 var checkoutFlags = [
   repoFlag("write"),
   {
@@ -1300,6 +1571,44 @@ var checkoutFlags = [
   },
   quiet
 ];
+var checkoutSpec = leaf("checkout", "Switch branches, detach at a commit, or restore files.", checkoutFlags, [
+  {
+    command: "git checkout -b feature",
+    description: "Create feature at HEAD and switch to it."
+  },
+  {
+    command: "git checkout -- src/app.ts",
+    description: "Discard unstaged changes to one file."
+  },
+  {
+    command: "git checkout --repo projects/demo feature",
+    description: "Switch to the branch feature."
+  },
+  {
+    command: "git checkout --repo projects/demo --create topic",
+    description: "Create topic at HEAD and switch to it."
+  },
+  {
+    command: "git checkout --repo projects/demo 1a2b3c4",
+    description: "Detach HEAD at a commit."
+  },
+  {
+    command: "git checkout --repo projects/demo HEAD --path src/app.ts",
+    description: "Discard local changes to one file."
+  }
+], {
+  refusedFlags: refusedInteractive,
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "Branch, tag or commit (with --create: the start point), then paths to restore from it; a word that is no revision but an existing path is a path."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/switch.ts
 var switchFlags = [
   repoFlag("write"),
   {
@@ -1334,6 +1643,26 @@ var switchFlags = [
   },
   quiet
 ];
+var switchSpec = leaf("switch", "Switch branches (git switch): -c creates, --detach goes to a commit.", switchFlags, [
+  {
+    command: "git switch main",
+    description: "Switch to main."
+  },
+  {
+    command: "git switch -c feature",
+    description: "Create feature at HEAD and switch to it."
+  }
+], {
+  positionals: [
+    {
+      name: "branch",
+      description: "The branch to switch to (with -c: the start point)."
+    }
+  ],
+  handler: handler("switch", "switchHandler")
+});
+
+// commands/git/sub/restore.ts
 var restoreFlags = [
   repoFlag("write"),
   pathFlag("Restore this path"),
@@ -1358,23 +1687,28 @@ var restoreFlags = [
   },
   quiet
 ];
-var renameFlags = [
+var restoreSpec = leaf("restore", "Restore files in the work tree or the index (git restore).", restoreFlags, [
   {
-    name: "find-renames",
-    short: "M",
-    type: "number",
-    default: 50,
-    min: 1,
-    max: 100,
-    valueName: "percent",
-    description: "How similar (in %) a deleted and an added file must be to show as a rename (git's -M; default 50)."
+    command: "git restore src/app.ts",
+    description: "Discard unstaged changes to a file (from the index)."
   },
   {
-    name: "no-renames",
-    type: "boolean",
-    description: "Show a renamed file as a deletion and an addition."
+    command: "git restore --staged src/app.ts",
+    description: "Unstage a file (the index from HEAD)."
+  },
+  {
+    command: "git restore --source HEAD~1 src/app.ts",
+    description: "Take a file's content from a commit."
   }
-];
+], {
+  refusedFlags: refusedInteractive,
+  positionals: [
+    pathspec("The paths to restore")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/diff.ts
 var diffFlags = [
   repoFlag("read"),
   {
@@ -1426,6 +1760,48 @@ var diffFlags = [
   ...algorithmFlags,
   ...renameFlags
 ];
+var diffSpec = leaf("diff", "Show changes as a unified diff (work tree, index, or between commits).", diffFlags, [
+  {
+    command: "git diff HEAD~1 -- src/app.ts",
+    description: "One file against the previous commit."
+  },
+  {
+    command: "git diff main...feature --stat",
+    description: "What feature changed since it left main."
+  },
+  {
+    command: "git diff --repo projects/demo",
+    description: "Unstaged changes (work tree vs index)."
+  },
+  {
+    command: "git diff --repo projects/demo --staged",
+    description: "Staged changes (index vs HEAD)."
+  },
+  {
+    command: "git diff --repo projects/demo main feature --stat",
+    description: "Diffstat between two branches."
+  },
+  {
+    command: "git diff --repo projects/demo HEAD~1 --path src",
+    description: "Work tree vs the previous commit, src only."
+  }
+], {
+  refusedFlags: {
+    ...refusedDiffFlags,
+    "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
+    "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only)."
+  },
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "Up to two commits (from, to; one alone compares with the work tree or, with --staged, the index; `a..b` and `a...b` as in git), then paths; a word that is no revision but an existing path is a path."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/show.ts
 var showFlags = [
   repoFlag("read"),
   pathFlag("Only show the diff of this path"),
@@ -1454,6 +1830,31 @@ var showFlags = [
   ...algorithmFlags,
   ...renameFlags
 ];
+var showSpec = leaf("show", "Show a commit: its metadata and its diff.", showFlags, [
+  {
+    command: "git show --repo projects/demo",
+    description: "The HEAD commit and its patch."
+  },
+  {
+    command: "git show --repo projects/demo v1.0 --stat",
+    description: "A tagged commit, with a diffstat."
+  },
+  {
+    command: "git show HEAD~1:README.md",
+    description: "Print a file as it was in a commit."
+  }
+], {
+  positionals: [
+    {
+      name: "rev",
+      description: "The commit (or tag) to show; default HEAD. `<rev>:<path>` prints that file at that commit."
+    }
+  ],
+  refusedFlags: refusedDiffFlags,
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/reset.ts
 var resetFlags = [
   repoFlag("write"),
   {
@@ -1474,6 +1875,36 @@ var resetFlags = [
   pathFlag("Unstage this path: reset its index entry to <rev> (HEAD by default); HEAD does not move"),
   quiet
 ];
+var resetSpec = leaf("reset", "Move HEAD (--soft, --mixed, --hard) or unstage paths.", resetFlags, [
+  {
+    command: "git reset --repo projects/demo --hard HEAD~1",
+    description: "Drop the last commit and its changes."
+  },
+  {
+    command: "git reset --repo projects/demo --soft HEAD~1",
+    description: "Undo the last commit, keep it staged."
+  },
+  {
+    command: "git reset --repo projects/demo --path src/app.ts",
+    description: "Unstage one file."
+  },
+  {
+    command: "git reset HEAD src/app.ts",
+    description: "The same, as real git spells it."
+  }
+], {
+  refusedFlags: refusedInteractive,
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "The commit to reset to (default HEAD), then paths to unstage; a word that is no revision but an existing path is a path."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/rm.ts
 var rmFlags = [
   repoFlag("write"),
   pathFlag("Remove this tracked path"),
@@ -1496,6 +1927,27 @@ var rmFlags = [
   },
   quiet
 ];
+var rmSpec = leaf("rm", "Remove tracked files from the index and the work tree.", rmFlags, [
+  {
+    command: "git rm --repo projects/demo --path old.txt",
+    description: "Delete a file and stage the deletion."
+  },
+  {
+    command: "git rm --repo projects/demo --cached --recursive --path build",
+    description: "Stop tracking a folder, keep the files."
+  },
+  {
+    command: "git rm -r --cached build",
+    description: "The same, as real git spells it."
+  }
+], {
+  positionals: [
+    pathspec("The tracked paths to remove")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/mv.ts
 var mvFlags = [
   repoFlag("write"),
   {
@@ -1505,237 +1957,27 @@ var mvFlags = [
     description: "Overwrite an existing destination file."
   }
 ];
-var revParseFlags = [
-  repoFlag("read"),
+var mvSpec = leaf("mv", "Move or rename a tracked file or folder.", mvFlags, [
   {
-    name: "abbrev-ref",
-    type: "boolean",
-    description: "Print the branch name a ref stands for (HEAD \u2192 main)."
-  },
-  {
-    name: "short",
-    type: "boolean",
-    description: "Print 7-character ids."
-  },
-  {
-    name: "verify",
-    type: "boolean",
-    description: "Exactly one revision, which must exist."
-  },
-  {
-    name: "show-toplevel",
-    type: "boolean",
-    description: "Print the repository's folder (relative to the root)."
-  },
-  {
-    name: "git-dir",
-    type: "boolean",
-    description: "Print the .git folder (relative to the root)."
-  },
-  {
-    name: "is-inside-work-tree",
-    type: "boolean",
-    description: "Print true (the call reached a repository)."
-  },
-  quiet
-];
-var lsFilesFlags = [
-  repoFlag("read"),
-  pathFlag("Only these paths"),
-  {
-    name: "cached",
-    short: "c",
-    type: "boolean",
-    description: "Tracked files (the default)."
-  },
-  {
-    name: "others",
-    short: "o",
-    type: "boolean",
-    description: "Untracked files instead."
-  },
-  {
-    name: "modified",
-    short: "m",
-    type: "boolean",
-    description: "Tracked files changed in the work tree."
-  },
-  {
-    name: "deleted",
-    short: "d",
-    type: "boolean",
-    description: "Tracked files missing from the work tree."
-  },
-  {
-    name: "stage",
-    short: "s",
-    type: "boolean",
-    description: "Show mode, object id and stage (`git ls-files -s`)."
-  },
-  compat("exclude-standard", "Accepted: .gitignore and .git/info/exclude always apply to --others.")
-];
-var blameFlags = [
-  repoFlag("read"),
-  pathFlag("The file to blame"),
-  {
-    name: "lines",
-    short: "L",
-    type: "string",
-    valueName: "start,end",
-    description: "Only these lines: `10,20`, `10,+5` (five lines from 10), `10,` (to the end)."
-  },
-  {
-    name: "long",
-    short: "l",
-    type: "boolean",
-    description: "Show full 40-character commit ids."
-  },
-  {
-    name: "suppress",
-    short: "s",
-    type: "boolean",
-    description: "Leave the author and date out of each line."
-  },
-  {
-    name: "show-email",
-    short: "e",
-    type: "boolean",
-    description: "Show the author's email instead of the name."
+    command: "git mv --repo projects/demo notes.txt docs/notes.txt",
+    description: "Move a file into docs/."
   }
-];
-var grepFlags = [
-  repoFlag("read"),
-  pathFlag("Only search under this path"),
-  {
-    name: "regexp",
-    short: "e",
-    type: "string",
-    valueName: "pattern",
-    description: "The pattern (instead of the first word); useful when it starts with -."
-  },
-  {
-    name: "line-number",
-    short: "n",
-    type: "boolean",
-    description: "Prefix each line with its line number."
-  },
-  {
-    name: "ignore-case",
-    short: "i",
-    type: "boolean",
-    description: "Ignore case."
-  },
-  {
-    name: "word-regexp",
-    short: "w",
-    type: "boolean",
-    description: "Match whole words only."
-  },
-  {
-    name: "invert-match",
-    short: "v",
-    type: "boolean",
-    description: "Select lines that do not match."
-  },
-  {
-    name: "files-with-matches",
-    short: "l",
-    aliases: [
-      "name-only"
-    ],
-    type: "boolean",
-    description: "Print only the names of files that match."
-  },
-  {
-    name: "count",
-    short: "c",
-    type: "boolean",
-    description: "Print each file's number of matching lines."
-  },
-  {
-    name: "extended-regexp",
-    short: "E",
-    type: "boolean",
-    description: "The pattern is an extended regular expression."
-  },
-  {
-    name: "fixed-strings",
-    short: "F",
-    type: "boolean",
-    description: "The pattern is plain text."
-  },
-  {
-    name: "cached",
-    type: "boolean",
-    description: "Search the staged content (the index) instead of the work tree."
-  },
-  {
-    name: "untracked",
-    type: "boolean",
-    description: "Also search untracked files (not ignored ones)."
-  },
-  compat("no-color", "Accepted: output has no colour.")
-];
-var cherryPickFlags = [
-  repoFlag("write"),
-  {
-    name: "x",
-    short: "x",
-    type: "boolean",
-    description: "Add `(cherry picked from commit <id>)` to the message, as git's -x."
-  },
-  {
-    name: "no-commit",
-    short: "n",
-    type: "boolean",
-    description: "Apply the change to index and work tree without committing."
-  },
-  {
-    name: "continue",
-    type: "boolean",
-    description: "After resolving the conflicts (edit, git add): commit with the picked commit's message (and author)."
-  },
-  {
-    name: "abort",
-    type: "boolean",
-    description: "Give up the cherry-pick that stopped: index and work tree back to HEAD for the files it touched."
-  },
-  {
-    name: "quit",
-    type: "boolean",
-    description: "Forget the cherry-pick in progress but keep index and work tree as they are."
-  },
-  {
-    name: "skip",
-    type: "boolean",
-    description: "Drop the commit being picked (pterm applies one at a time, so this is --abort)."
-  },
-  compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
-  authorFlag
-];
-var cleanFlags = [
-  repoFlag("write"),
-  pathFlag("Only clean under this path"),
-  {
-    name: "force",
-    short: "f",
-    type: "boolean",
-    description: "Really delete (git requires -f or -n, and so does pterm)."
-  },
-  {
-    name: "dry-run",
-    short: "n",
-    type: "boolean",
-    description: "List what would be deleted; delete nothing."
-  },
-  {
-    name: "directories",
-    short: "d",
-    type: "boolean",
-    description: "Also delete untracked folders."
-  },
-  quiet
-];
+], {
+  positionals: [
+    {
+      name: "source",
+      required: true,
+      description: "The tracked file or folder to move."
+    },
+    {
+      name: "destination",
+      required: true,
+      description: "The new path (an existing folder: move into it)."
+    }
+  ]
+});
+
+// commands/git/sub/stash.ts
 var stashPushFlags = [
   repoFlag("write"),
   {
@@ -1787,282 +2029,12 @@ var stashShowFlags = [
     description: "Also the untracked files the entry saved (git stash push -u), as added files."
   }
 ];
-var tagFlags = [
-  repoFlag("write"),
-  {
-    name: "message",
-    short: "m",
-    type: "string",
-    valueName: "text",
-    description: "Make an annotated tag with this message."
-  },
-  {
-    name: "annotate",
-    short: "a",
-    type: "boolean",
-    description: "Make an annotated tag (needs --message; pterm opens no editor)."
-  },
-  {
-    name: "delete",
-    short: "d",
-    type: "boolean",
-    description: "Delete the tag <name>."
-  },
-  {
-    name: "force",
-    short: "f",
-    type: "boolean",
-    description: "Replace an existing tag of that name."
-  },
-  authorFlag,
-  {
-    name: "list",
-    short: "l",
-    type: "boolean",
-    description: "List tags; with <name>, only those matching it (`*` as a wildcard, quoted)."
-  }
-];
-var revertFlags = [
-  repoFlag("write"),
-  {
-    name: "ref",
-    type: "string",
-    valueName: "rev",
-    description: "The commit to revert (or as the first word)."
-  },
-  compat("no-edit", 'Accepted: pterm never opens an editor; the message is git\'s `Revert "\u2026"`.'),
-  authorFlag,
-  {
-    name: "no-commit",
-    short: "n",
-    type: "boolean",
-    description: "Apply the reverse change to index and work tree without committing."
-  },
-  {
-    name: "continue",
-    type: "boolean",
-    description: "After resolving the conflicts (edit, git add): commit with the revert's prepared message."
-  },
-  {
-    name: "abort",
-    type: "boolean",
-    description: "Give up the revert that stopped: index and work tree back to HEAD for the files it touched."
-  },
-  {
-    name: "quit",
-    type: "boolean",
-    description: "Forget the revert in progress but keep index and work tree as they are."
-  },
-  {
-    name: "skip",
-    type: "boolean",
-    description: "Drop the revert in progress (pterm applies one at a time, so this is --abort)."
-  }
-];
-var mergeFlags = [
-  repoFlag("write"),
-  {
-    name: "branch",
-    type: "string",
-    valueName: "rev",
-    description: "The branch (or commit) to merge into HEAD."
-  },
-  {
-    name: "no-ff",
-    type: "boolean",
-    description: "Always make a merge commit, even when a fast-forward is possible."
-  },
-  {
-    name: "squash",
-    type: "boolean",
-    description: "Stage the other branch's changes as one change, without a commit or a merge (HEAD stays); `git commit` then records them with git's prepared message."
-  },
-  {
-    name: "ff-only",
-    type: "boolean",
-    description: "Only fast-forward; refuse (nothing changed) when a merge commit would be needed."
-  },
-  compat("no-edit", "Accepted: pterm never opens an editor; the message is git's `Merge branch '\u2026'`."),
-  authorFlag,
-  {
-    name: "message",
-    short: "m",
-    type: "string",
-    valueName: "text",
-    description: "Message of the merge commit."
-  },
-  {
-    name: "abort",
-    type: "boolean",
-    description: "Abandon a merge that stopped on conflicts (restores HEAD's version)."
-  },
-  {
-    name: "continue",
-    type: "boolean",
-    description: "After resolving the conflicts (edit, git add): make the merge commit with the prepared message."
-  },
-  {
-    name: "quit",
-    type: "boolean",
-    description: "Forget the merge in progress but keep index and work tree as they are."
-  }
-];
 var stashPositional = [
   {
     name: "stash",
     description: "Which entry: stash@{N} or N (default 0, the newest)."
   }
 ];
-var urlFlag = {
-  name: "url",
-  type: "string",
-  required: true,
-  valueName: "url",
-  description: "The remote repository's https URL (allowed in git.remotes of pterm.json; no user or token in it)."
-};
-var confirmFlag = {
-  name: "confirm",
-  type: "boolean",
-  description: "Required: this call reaches the network (without it the call says what it would do)."
-};
-var lsRemoteFlags = [
-  urlFlag,
-  confirmFlag
-];
-var cloneFlags = [
-  urlFlag,
-  {
-    name: "dir",
-    type: "string",
-    valueName: "path",
-    path: "write",
-    description: "The new repository's folder (must not exist, or be empty), relative to the workspace root."
-  },
-  confirmFlag,
-  {
-    name: "branch",
-    type: "string",
-    valueName: "name",
-    description: "Check out this branch (default: the remote's HEAD)."
-  },
-  {
-    name: "single-branch",
-    type: "boolean",
-    description: "Fetch only the checked-out branch (and the tags in its history); --depth implies it."
-  },
-  {
-    name: "depth",
-    type: "number",
-    min: 1,
-    max: 1e6,
-    valueName: "n",
-    description: "A shallow clone of the last n commits of one branch (tags in that history come along)."
-  }
-];
-var remoteNameFlag = {
-  name: "remote",
-  type: "string",
-  default: "origin",
-  valueName: "name",
-  description: "Which configured remote (see `git remote`)."
-};
-var noPruneFlag = {
-  name: "no-prune",
-  type: "boolean",
-  description: "Keep remote-tracking branches whose branch is gone, even when fetch.prune or remote.<name>.prune in .git/config says to prune (as git's --no-prune)."
-};
-var fetchFlags = [
-  repoFlag("write"),
-  remoteNameFlag,
-  {
-    name: "prune",
-    short: "p",
-    type: "boolean",
-    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
-  },
-  noPruneFlag,
-  confirmFlag
-];
-var pushFlags = [
-  repoFlag("write"),
-  {
-    name: "branch",
-    type: "string",
-    valueName: "name",
-    description: "The local branch to push (default: the current one) to its upstream; a tag's name pushes that tag."
-  },
-  remoteNameFlag,
-  {
-    name: "tags",
-    type: "boolean",
-    description: "Push every local tag the remote lacks (tags it has with another value refuse the push)."
-  },
-  {
-    name: "delete",
-    short: "d",
-    type: "boolean",
-    description: "Delete the branch (or tag) named by --branch / the refspec on the remote."
-  },
-  {
-    name: "set-upstream",
-    short: "u",
-    type: "boolean",
-    description: "Push to a branch of the same name on the remote and remember it as the upstream."
-  },
-  {
-    name: "force-with-lease",
-    type: "boolean",
-    description: "Overwrite the remote branch even if not a fast-forward, only if it is where your last fetch saw it."
-  },
-  confirmFlag
-];
-var remoteFlags = [
-  repoFlag("write"),
-  compat("verbose", "Accepted: each remote is listed with its URL.", {
-    short: "v"
-  })
-];
-var pullFlags = [
-  repoFlag("write"),
-  confirmFlag,
-  {
-    name: "rebase",
-    short: "r",
-    type: "boolean",
-    description: "Not available: pterm's pull merges (or fast-forwards); refused, nothing fetched."
-  },
-  {
-    name: "ff-only",
-    type: "boolean",
-    description: "Only fast-forward; refuse, with nothing merged, when the branches diverged."
-  },
-  compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
-  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
-  {
-    name: "prune",
-    short: "p",
-    type: "boolean",
-    description: "The fetch also deletes remote-tracking branches whose branch is gone from the remote (as git pull --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
-  },
-  noPruneFlag
-];
-var NET = [
-  "fs.read",
-  "fs.write",
-  "net"
-];
-function leaf(name, summary, flags, examples, extra = {}) {
-  return {
-    name,
-    summary,
-    flags,
-    capabilities: FS,
-    examples,
-    result: schema(name),
-    handler: extra.handler ?? handler(name),
-    ...extra
-  };
-}
 var stash = [
   leaf("push", "Save local changes to tracked files on the stash and reset them to HEAD.", stashPushFlags, [
     {
@@ -2136,6 +2108,897 @@ var stash = [
     handler: handler("stash clear", "stashClearHandler")
   })
 ];
+var stashSpec = {
+  name: "stash",
+  summary: "Set local changes aside and bring them back (push, pop, apply, list, drop, clear).",
+  description: "`git stash` alone (or followed by flags, as `git stash -m text`) means `git stash push`.",
+  defaultSubcommand: "push",
+  examples: [
+    {
+      command: "git stash push --repo projects/demo",
+      description: "Stash local changes."
+    },
+    {
+      command: "git stash pop --repo projects/demo",
+      description: "Bring them back."
+    }
+  ],
+  subcommands: stash
+};
+
+// commands/git/sub/tag.ts
+var tagFlags = [
+  repoFlag("write"),
+  {
+    name: "message",
+    short: "m",
+    type: "string",
+    valueName: "text",
+    description: "Make an annotated tag with this message."
+  },
+  {
+    name: "annotate",
+    short: "a",
+    type: "boolean",
+    description: "Make an annotated tag (needs --message; pterm opens no editor)."
+  },
+  {
+    name: "delete",
+    short: "d",
+    type: "boolean",
+    description: "Delete the tag <name>."
+  },
+  {
+    name: "force",
+    short: "f",
+    type: "boolean",
+    description: "Replace an existing tag of that name."
+  },
+  authorFlag,
+  {
+    name: "list",
+    short: "l",
+    type: "boolean",
+    description: "List tags; with <name>, only those matching it (`*` as a wildcard, quoted)."
+  }
+];
+var tagSpec = leaf("tag", "List, create (lightweight or annotated) or delete tags.", tagFlags, [
+  {
+    command: "git tag --repo projects/demo",
+    description: "List tags."
+  },
+  {
+    command: "git tag --repo projects/demo v1.0",
+    description: "Tag HEAD (lightweight)."
+  },
+  {
+    command: 'git tag --repo projects/demo v1.1 main --message "Release 1.1"',
+    description: "Annotated tag on main."
+  },
+  {
+    command: "git tag --repo projects/demo --delete v1.0",
+    description: "Delete a tag."
+  },
+  {
+    command: 'git tag -a v1.2 -m "Release 1.2"',
+    description: "An annotated tag, as real git spells it."
+  }
+], {
+  positionals: [
+    {
+      name: "name",
+      description: "The tag to create or delete."
+    },
+    {
+      name: "target",
+      description: "What the new tag points to (default HEAD)."
+    }
+  ]
+});
+
+// commands/git/sub/revert.ts
+var revertFlags = [
+  repoFlag("write"),
+  {
+    name: "ref",
+    type: "string",
+    valueName: "rev",
+    description: "The commit to revert (or as the first word)."
+  },
+  compat("no-edit", 'Accepted: pterm never opens an editor; the message is git\'s `Revert "\u2026"`.'),
+  authorFlag,
+  {
+    name: "no-commit",
+    short: "n",
+    type: "boolean",
+    description: "Apply the reverse change to index and work tree without committing."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the revert's prepared message."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the revert that stopped: index and work tree back to HEAD for the files it touched."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the revert in progress but keep index and work tree as they are."
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the revert in progress (pterm applies one at a time, so this is --abort)."
+  }
+];
+var revertSpec = leaf("revert", "Make a commit that undoes another commit.", revertFlags, [
+  {
+    command: "git revert --repo projects/demo --ref HEAD",
+    description: "Undo the last commit with a new commit."
+  },
+  {
+    command: "git revert --repo projects/demo --ref 1a2b3c4 --no-commit",
+    description: "Stage the undo, do not commit."
+  },
+  {
+    command: "git revert HEAD --no-edit",
+    description: "Undo the last commit, as real git spells it."
+  }
+], {
+  positionals: [
+    {
+      name: "commit",
+      into: "ref",
+      description: "Same as --ref."
+    }
+  ]
+});
+
+// commands/git/sub/merge.ts
+var mergeFlags = [
+  repoFlag("write"),
+  {
+    name: "branch",
+    type: "string",
+    valueName: "rev",
+    description: "The branch (or commit) to merge into HEAD."
+  },
+  {
+    name: "no-ff",
+    type: "boolean",
+    description: "Always make a merge commit, even when a fast-forward is possible."
+  },
+  {
+    name: "squash",
+    type: "boolean",
+    description: "Stage the other branch's changes as one change, without a commit or a merge (HEAD stays); `git commit` then records them with git's prepared message."
+  },
+  {
+    name: "ff-only",
+    type: "boolean",
+    description: "Only fast-forward; refuse (nothing changed) when a merge commit would be needed."
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor; the message is git's `Merge branch '\u2026'`."),
+  authorFlag,
+  {
+    name: "message",
+    short: "m",
+    type: "string",
+    valueName: "text",
+    description: "Message of the merge commit."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Abandon a merge that stopped on conflicts (restores HEAD's version)."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): make the merge commit with the prepared message."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the merge in progress but keep index and work tree as they are."
+  }
+];
+var mergeSpec = leaf("merge", "Merge a branch into HEAD (fast-forward when possible); conflicts are reported.", mergeFlags, [
+  {
+    command: "git merge --repo projects/demo --branch feature",
+    description: "Merge feature into the current branch."
+  },
+  {
+    command: 'git merge --repo projects/demo --branch feature --no-ff -m "Merge feature"',
+    description: "Always make a merge commit."
+  },
+  {
+    command: "git merge --repo projects/demo --abort",
+    description: "Give up a conflicted merge."
+  },
+  {
+    command: "git merge feature --no-edit",
+    description: "Merge feature, as real git spells it."
+  }
+], {
+  positionals: [
+    {
+      name: "commit",
+      into: "branch",
+      description: "Same as --branch."
+    }
+  ]
+});
+
+// commands/git/sub/cherry_pick.ts
+var cherryPickFlags = [
+  repoFlag("write"),
+  {
+    name: "x",
+    short: "x",
+    type: "boolean",
+    description: "Add `(cherry picked from commit <id>)` to the message, as git's -x."
+  },
+  {
+    name: "no-commit",
+    short: "n",
+    type: "boolean",
+    description: "Apply the change to index and work tree without committing."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit with the picked commit's message (and author)."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give up the cherry-pick that stopped: index and work tree back to HEAD for the files it touched."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the cherry-pick in progress but keep index and work tree as they are."
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the commit being picked (pterm applies one at a time, so this is --abort)."
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
+  authorFlag
+];
+var cherryPickSpec = leaf("cherry-pick", "Apply the change another commit made, as a new commit on HEAD.", cherryPickFlags, [
+  {
+    command: "git cherry-pick feature",
+    description: "Copy the last commit of feature onto the current branch."
+  },
+  {
+    command: "git cherry-pick -n 1a2b3c4",
+    description: "Stage the change without committing."
+  }
+], {
+  positionals: [
+    {
+      name: "commit",
+      description: "The commit whose change to apply (none with --continue, --abort, --quit, --skip)."
+    }
+  ],
+  handler: handler("cherry-pick", "cherryPick")
+});
+
+// commands/git/sub/clean.ts
+var cleanFlags = [
+  repoFlag("write"),
+  pathFlag("Only clean under this path"),
+  {
+    name: "force",
+    short: "f",
+    type: "boolean",
+    description: "Really delete (git requires -f or -n, and so does pterm)."
+  },
+  {
+    name: "dry-run",
+    short: "n",
+    type: "boolean",
+    description: "List what would be deleted; delete nothing."
+  },
+  {
+    name: "directories",
+    short: "d",
+    type: "boolean",
+    description: "Also delete untracked folders."
+  },
+  quiet
+];
+var cleanSpec = leaf("clean", "Delete untracked files (git clean): -n lists them, -f deletes, -d includes folders.", cleanFlags, [
+  {
+    command: "git clean -n",
+    description: "List the untracked files that -f would delete."
+  },
+  {
+    command: "git clean -fd",
+    description: "Delete untracked files and folders (ignored files stay)."
+  }
+], {
+  positionals: [
+    pathspec("Only clean under these paths")
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/blame.ts
+var blameFlags = [
+  repoFlag("read"),
+  pathFlag("The file to blame"),
+  {
+    name: "lines",
+    short: "L",
+    type: "string",
+    valueName: "start,end",
+    description: "Only these lines: `10,20`, `10,+5` (five lines from 10), `10,` (to the end)."
+  },
+  {
+    name: "long",
+    short: "l",
+    type: "boolean",
+    description: "Show full 40-character commit ids."
+  },
+  {
+    name: "suppress",
+    short: "s",
+    type: "boolean",
+    description: "Leave the author and date out of each line."
+  },
+  {
+    name: "show-email",
+    short: "e",
+    type: "boolean",
+    description: "Show the author's email instead of the name."
+  }
+];
+var blameSpec = leaf("blame", "Show which commit last changed each line of a file (git blame).", blameFlags, [
+  {
+    command: "git blame src/app.py",
+    description: "Every line with its commit, author and date."
+  },
+  {
+    command: "git blame -L 10,20 src/app.py",
+    description: "Only lines 10 to 20."
+  },
+  {
+    command: "git blame v1.0 -- src/app.py",
+    description: "The file as it was at v1.0."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "A revision (default: HEAD, with the work tree's uncommitted lines), then the file."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/grep.ts
+var grepFlags = [
+  repoFlag("read"),
+  pathFlag("Only search under this path"),
+  {
+    name: "regexp",
+    short: "e",
+    type: "string",
+    valueName: "pattern",
+    description: "The pattern (instead of the first word); useful when it starts with -."
+  },
+  {
+    name: "line-number",
+    short: "n",
+    type: "boolean",
+    description: "Prefix each line with its line number."
+  },
+  {
+    name: "ignore-case",
+    short: "i",
+    type: "boolean",
+    description: "Ignore case."
+  },
+  {
+    name: "word-regexp",
+    short: "w",
+    type: "boolean",
+    description: "Match whole words only."
+  },
+  {
+    name: "invert-match",
+    short: "v",
+    type: "boolean",
+    description: "Select lines that do not match."
+  },
+  {
+    name: "files-with-matches",
+    short: "l",
+    aliases: [
+      "name-only"
+    ],
+    type: "boolean",
+    description: "Print only the names of files that match."
+  },
+  {
+    name: "count",
+    short: "c",
+    type: "boolean",
+    description: "Print each file's number of matching lines."
+  },
+  {
+    name: "extended-regexp",
+    short: "E",
+    type: "boolean",
+    description: "The pattern is an extended regular expression."
+  },
+  {
+    name: "fixed-strings",
+    short: "F",
+    type: "boolean",
+    description: "The pattern is plain text."
+  },
+  {
+    name: "cached",
+    type: "boolean",
+    description: "Search the staged content (the index) instead of the work tree."
+  },
+  {
+    name: "untracked",
+    type: "boolean",
+    description: "Also search untracked files (not ignored ones)."
+  },
+  compat("no-color", "Accepted: output has no colour.")
+];
+var grepSpec = leaf("grep", "Search the tracked files' lines for a pattern (git grep).", grepFlags, [
+  {
+    command: 'git grep -n "def main"',
+    description: "Lines with their numbers."
+  },
+  {
+    command: "git grep -l TODO -- src",
+    description: "The files under src that mention TODO."
+  },
+  {
+    command: 'git grep -E -i "fixme|todo"',
+    description: "An extended, case-insensitive pattern."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "The pattern (unless -e gives it), then paths to search under."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/rev_parse.ts
+var revParseFlags = [
+  repoFlag("read"),
+  {
+    name: "abbrev-ref",
+    type: "boolean",
+    description: "Print the branch name a ref stands for (HEAD \u2192 main)."
+  },
+  {
+    name: "short",
+    type: "boolean",
+    description: "Print 7-character ids."
+  },
+  {
+    name: "verify",
+    type: "boolean",
+    description: "Exactly one revision, which must exist."
+  },
+  {
+    name: "show-toplevel",
+    type: "boolean",
+    description: "Print the repository's folder (relative to the root)."
+  },
+  {
+    name: "git-dir",
+    type: "boolean",
+    description: "Print the .git folder (relative to the root)."
+  },
+  {
+    name: "is-inside-work-tree",
+    type: "boolean",
+    description: "Print true (the call reached a repository)."
+  },
+  quiet
+];
+var revParseSpec = leaf("rev-parse", "Print the commit id a revision names, or the current branch or repository.", revParseFlags, [
+  {
+    command: "git rev-parse HEAD",
+    description: "The current commit's id."
+  },
+  {
+    command: "git rev-parse --abbrev-ref HEAD",
+    description: "The current branch's name."
+  },
+  {
+    command: "git rev-parse --show-toplevel",
+    description: "The repository's folder, relative to the root."
+  }
+], {
+  positionals: [
+    {
+      name: "revs",
+      variadic: true,
+      description: "Revisions to resolve."
+    }
+  ],
+  result: schema("rev-parse"),
+  handler: handler("rev-parse", "revParse")
+});
+
+// commands/git/sub/ls_files.ts
+var lsFilesFlags = [
+  repoFlag("read"),
+  pathFlag("Only these paths"),
+  {
+    name: "cached",
+    short: "c",
+    type: "boolean",
+    description: "Tracked files (the default)."
+  },
+  {
+    name: "others",
+    short: "o",
+    type: "boolean",
+    description: "Untracked files instead."
+  },
+  {
+    name: "modified",
+    short: "m",
+    type: "boolean",
+    description: "Tracked files changed in the work tree."
+  },
+  {
+    name: "deleted",
+    short: "d",
+    type: "boolean",
+    description: "Tracked files missing from the work tree."
+  },
+  {
+    name: "stage",
+    short: "s",
+    type: "boolean",
+    description: "Show mode, object id and stage (`git ls-files -s`)."
+  },
+  compat("exclude-standard", "Accepted: .gitignore and .git/info/exclude always apply to --others.")
+];
+var lsFilesSpec = leaf("ls-files", "List the files in the index (tracked files), or untracked/modified ones.", lsFilesFlags, [
+  {
+    command: "git ls-files",
+    description: "Every tracked file."
+  },
+  {
+    command: "git ls-files src",
+    description: "Tracked files under src."
+  },
+  {
+    command: "git ls-files --others --exclude-standard",
+    description: "Untracked files, ignored ones left out."
+  }
+], {
+  positionals: [
+    pathspec("Only these paths")
+  ],
+  afterDoubleDash: "path",
+  result: schema("ls-files"),
+  handler: handler("ls-files", "lsFiles")
+});
+
+// commands/git/sub/ls_remote.ts
+var lsRemoteFlags = [
+  urlFlag,
+  confirmFlag
+];
+var lsRemoteSpec = leaf("ls-remote", "List a remote's branches and tags (network: needs --confirm and git.remotes).", lsRemoteFlags, [
+  {
+    command: "git ls-remote --url https://git.example.com/org/app.git --confirm",
+    description: "The remote's HEAD, branches and tags."
+  },
+  {
+    command: "git ls-remote https://git.example.com/org/app.git --confirm",
+    description: "As real git spells it."
+  }
+], {
+  capabilities: NET,
+  handler: handler("ls-remote", "lsRemote"),
+  positionals: [
+    {
+      name: "repository",
+      into: "url",
+      description: "Same as --url."
+    }
+  ]
+});
+
+// commands/git/sub/clone.ts
+var cloneFlags = [
+  urlFlag,
+  {
+    name: "dir",
+    type: "string",
+    valueName: "path",
+    path: "write",
+    description: "The new repository's folder (must not exist, or be empty), relative to the workspace root."
+  },
+  confirmFlag,
+  {
+    name: "branch",
+    type: "string",
+    valueName: "name",
+    description: "Check out this branch (default: the remote's HEAD)."
+  },
+  {
+    name: "single-branch",
+    type: "boolean",
+    description: "Fetch only the checked-out branch (and the tags in its history); --depth implies it."
+  },
+  {
+    name: "depth",
+    type: "number",
+    min: 1,
+    max: 1e6,
+    valueName: "n",
+    description: "A shallow clone of the last n commits of one branch (tags in that history come along)."
+  }
+];
+var cloneSpec = leaf("clone", "Copy a remote repository into a new folder (network: needs --confirm and git.remotes).", cloneFlags, [
+  {
+    command: "git clone --url https://git.example.com/org/app.git --dir projects/app --confirm",
+    description: "Clone and check out the remote's default branch."
+  },
+  {
+    command: "git clone --url https://git.example.com/org/app.git --dir projects/app --depth 1 --branch dev --confirm",
+    description: "Only the last commit of dev."
+  },
+  {
+    command: "git clone https://git.example.com/org/app.git projects/app --confirm",
+    description: "As real git spells it (without a folder: app, from the URL)."
+  }
+], {
+  capabilities: NET,
+  positionals: [
+    {
+      name: "repository",
+      into: "url",
+      description: "Same as --url."
+    },
+    {
+      name: "directory",
+      into: "dir",
+      description: "Same as --dir (default: the URL's last part, as git)."
+    }
+  ]
+});
+
+// commands/git/sub/fetch.ts
+var fetchFlags = [
+  repoFlag("write"),
+  remoteNameFlag,
+  {
+    name: "prune",
+    short: "p",
+    type: "boolean",
+    description: "Also delete remote-tracking branches whose branch is gone from the remote (as git fetch --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
+  },
+  noPruneFlag,
+  confirmFlag
+];
+var fetchSpec = leaf("fetch", "Bring a remote's new commits and tags in (network: needs --confirm and git.remotes).", fetchFlags, [
+  {
+    command: "git fetch --repo projects/app --confirm",
+    description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags."
+  },
+  {
+    command: "git fetch origin --confirm",
+    description: "As real git spells it."
+  },
+  {
+    command: "git fetch --repo projects/app --prune --confirm",
+    description: "The same, and delete origin/<branch> for branches deleted on the remote."
+  }
+], {
+  capabilities: NET,
+  positionals: [
+    {
+      name: "remote-name",
+      into: "remote",
+      description: "Same as --remote."
+    },
+    {
+      name: "branch",
+      description: "Only this branch (git fetch origin main): its remote-tracking branch and FETCH_HEAD."
+    }
+  ]
+});
+
+// commands/git/sub/pull.ts
+var pullFlags = [
+  repoFlag("write"),
+  confirmFlag,
+  {
+    name: "rebase",
+    short: "r",
+    type: "boolean",
+    description: "Not available: pterm's pull merges (or fast-forwards); refused, nothing fetched."
+  },
+  {
+    name: "ff-only",
+    type: "boolean",
+    description: "Only fast-forward; refuse, with nothing merged, when the branches diverged."
+  },
+  compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
+  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+  {
+    name: "prune",
+    short: "p",
+    type: "boolean",
+    description: "The fetch also deletes remote-tracking branches whose branch is gone from the remote (as git pull --prune; fetch.prune or remote.<name>.prune in .git/config turn it on, as in git)."
+  },
+  noPruneFlag
+];
+var pullSpec = leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
+  {
+    command: "git pull --repo projects/app --confirm",
+    description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict."
+  },
+  {
+    command: "git pull origin main --confirm",
+    description: "As real git spells it, naming the upstream."
+  }
+], {
+  capabilities: NET,
+  positionals: [
+    {
+      name: "remote-name",
+      description: "The upstream's remote, if given: it must be the branch's upstream."
+    },
+    {
+      name: "branch",
+      description: "The upstream's branch, if given: it must be the branch's upstream."
+    }
+  ]
+});
+
+// commands/git/sub/remote.ts
+var remoteFlags = [
+  repoFlag("write"),
+  compat("verbose", "Accepted: each remote is listed with its URL.", {
+    short: "v"
+  })
+];
+var remoteSpec = leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
+  {
+    command: "git remote --repo projects/app",
+    description: "Each remote with its URL."
+  },
+  {
+    command: "git remote --repo projects/app add upstream https://git.example.com/org/app.git",
+    description: "Add a remote (fetch it with `git fetch --remote upstream`)."
+  },
+  {
+    command: "git remote --repo projects/app set-url origin https://git.example.com/org/app2.git",
+    description: "Point origin elsewhere."
+  },
+  {
+    command: "git remote --repo projects/app remove upstream",
+    description: "Forget a remote and its branches."
+  }
+], {
+  handler: handler("remote", "remotes"),
+  positionals: [
+    {
+      name: "action",
+      description: "list (default), add, remove, set-url or get-url."
+    },
+    {
+      name: "name",
+      description: "The remote's name (add, remove, set-url)."
+    },
+    {
+      name: "url",
+      description: "Its https URL (add, set-url); no user or token in it."
+    }
+  ]
+});
+
+// commands/git/sub/push.ts
+var FORCE = "pterm's only force is --force-with-lease: it overwrites the remote branch only if it is where your last fetch saw it (with --confirm).";
+var pushFlags = [
+  repoFlag("write"),
+  {
+    name: "branch",
+    type: "string",
+    valueName: "name",
+    description: "The local branch to push (default: the current one) to its upstream; a tag's name pushes that tag."
+  },
+  remoteNameFlag,
+  {
+    name: "tags",
+    type: "boolean",
+    description: "Push every local tag the remote lacks (tags it has with another value refuse the push)."
+  },
+  {
+    name: "delete",
+    short: "d",
+    type: "boolean",
+    description: "Delete the branch (or tag) named by --branch / the refspec on the remote."
+  },
+  {
+    name: "set-upstream",
+    short: "u",
+    type: "boolean",
+    description: "Push to a branch of the same name on the remote and remember it as the upstream."
+  },
+  {
+    name: "force-with-lease",
+    type: "boolean",
+    description: "Overwrite the remote branch even if not a fast-forward, only if it is where your last fetch saw it."
+  },
+  confirmFlag
+];
+var pushSpec = leaf("push", "Send a branch's new commits to its upstream (network: needs --confirm).", pushFlags, [
+  {
+    command: "git push --repo projects/app --confirm",
+    description: "The current branch to its upstream."
+  },
+  {
+    command: "git push --repo projects/app --branch fix --set-upstream --confirm",
+    description: "Create fix on origin and make it fix's upstream."
+  },
+  {
+    command: "git push -u origin fix --confirm",
+    description: "The same, as real git spells it."
+  },
+  {
+    command: "git push --repo projects/app --tags --confirm",
+    description: "Send the tags origin lacks."
+  },
+  {
+    command: "git push origin v1.0 --confirm",
+    description: "Send one tag (and the history it needs)."
+  },
+  {
+    command: "git push origin --delete fix --confirm",
+    description: "Delete the branch fix on origin."
+  }
+], {
+  capabilities: NET,
+  positionals: [
+    {
+      name: "remote-name",
+      into: "remote",
+      description: "Same as --remote."
+    },
+    {
+      name: "refspec",
+      into: "branch",
+      description: "The branch (or tag) to push (same as --branch); also git's `HEAD` (the current branch) and `<branch>:<destination-branch>`."
+    }
+  ],
+  refusedFlags: {
+    "--force": FORCE,
+    "-f": FORCE,
+    "--all": "pushes one branch at a time: `git push origin <branch> --confirm`."
+  }
+});
+
+// commands/git/spec.ts
 var gitSpec = {
   name: "git",
   zone: "help-first",
@@ -2223,843 +3086,42 @@ var gitSpec = {
     }
   ],
   subcommands: [
-    leaf("init", "Create an empty repository (an existing one is reported, not touched).", initFlags, [
-      {
-        command: "git init --dir projects/demo",
-        description: "Create projects/demo with a main branch."
-      },
-      {
-        command: "git init --dir projects/demo --initial-branch trunk",
-        description: "Name the first branch trunk."
-      },
-      {
-        command: "git init projects/demo -b trunk",
-        description: "The same, as real git spells it."
-      }
-    ], {
-      positionals: [
-        {
-          name: "directory",
-          into: "dir",
-          description: "Same as --dir."
-        }
-      ]
-    }),
-    leaf("status", "Branch, staged and unstaged changes, untracked files (with JGit's counts).", statusFlags, [
-      {
-        command: "git status --repo projects/demo",
-        description: "Summary and per-file status."
-      },
-      {
-        command: "git status -s",
-        description: "One line per file; the repository found as --repo says."
-      }
-    ], {
-      refusedFlags: {
-        "--ignored": "not available: `git status` leaves ignored files out; .gitignore says which they are."
-      },
-      positionals: [
-        pathspec("Only report these paths")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("add", "Stage changes (new, modified and deleted files).", addFlags, [
-      {
-        command: "git add --repo projects/demo --all",
-        description: "Stage everything, like git add -A."
-      },
-      {
-        command: "git add --repo projects/demo --path src/app.ts --path README.md",
-        description: "Stage two paths."
-      },
-      {
-        command: "git add src/app.ts README.md",
-        description: "The same, as real git spells it."
-      },
-      {
-        command: "git add .",
-        description: "Stage everything in the repository."
-      }
-    ], {
-      refusedFlags: {
-        ...refusedInteractive,
-        "-i": INTERACTIVE,
-        "--intent-to-add": "not available; `git add <path>` stages the file whole.",
-        "-N": "not available; `git add <path>` stages the file whole.",
-        "--dry-run": "not available; `git status -s` shows what `git add` would stage.",
-        "-n": "not available (it is --dry-run); `git status -s` shows what `git add` would stage."
-      },
-      positionals: [
-        pathspec("Stage changes under these paths")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("commit", "Record the staged changes as a commit on the current branch.", commitFlags, [
-      {
-        command: 'git commit --repo projects/demo --message "Add parser"',
-        description: "Commit what is staged."
-      },
-      {
-        command: 'git commit -am "Fix parser"',
-        description: "Stage tracked changes and commit them."
-      },
-      {
-        command: 'git commit -m "Subject" -m "Body paragraph."',
-        description: "Subject and body, as git does."
-      },
-      {
-        command: "git commit -F -",
-        description: "The message from the call's stdin.",
-        stdin: "Subject\n\nBody\n"
-      },
-      {
-        command: "git commit --amend --no-edit",
-        description: "Fold the staged changes into the last commit."
-      },
-      {
-        command: 'git commit --repo projects/demo -m "Start" --author "Ada <ada@example.com>" --allow-empty',
-        description: "An empty commit with an explicit author."
-      }
-    ], {
-      refusedFlags: {
-        ...refusedInteractive,
-        "--include": "not available; `git add <path>` first, then `git commit`.",
-        "--reset-author": 'not available; give the author with --author "Name <email>".'
-      },
-      stdin: {
-        mode: "whenFlag",
-        flag: "file"
-      },
-      positionals: [
-        pathspec("Commit only these paths")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("reflog", "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.", reflogFlags, [
-      {
-        command: "git reflog",
-        description: "HEAD's last 20 moves (commits, checkouts, resets, merges)."
-      },
-      {
-        command: "git reflog show main -n 5",
-        description: "The last five moves of main."
-      }
-    ], {
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "`show` (optional, as git spells it), then the ref (default HEAD)."
-        }
-      ]
-    }),
-    leaf("log", "List commits, newest first.", logFlags, [
-      {
-        command: "git log --repo projects/demo --max 5",
-        description: "The last five commits of HEAD."
-      },
-      {
-        command: "git log --repo projects/demo --ref feature --path src/app.ts",
-        description: "Commits of feature touching one file."
-      },
-      {
-        command: "git log --oneline -5 main -- src/app.ts",
-        description: "The same kind of query, as git spells it."
-      },
-      {
-        command: "git log main..feature --stat",
-        description: "What feature has that main has not, with diffstats."
-      }
-    ], {
-      refusedFlags: {
-        ...refusedDiffFlags,
-        "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move."
-      },
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "A revision (or `a..b`) and then paths; a word that is no revision but an existing path is a path."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("branch", "List, create, delete or rename branches.", branchFlags, [
-      {
-        command: "git branch --repo projects/demo",
-        description: "List branches; the current one is marked."
-      },
-      {
-        command: "git branch --repo projects/demo --all",
-        description: "Local and remote-tracking branches."
-      },
-      {
-        command: "git branch --repo projects/demo feature",
-        description: "Create feature at HEAD."
-      },
-      {
-        command: "git branch --repo projects/demo hotfix v1.0",
-        description: "Create hotfix at the tag v1.0."
-      },
-      {
-        command: "git branch --repo projects/demo --delete feature",
-        description: "Delete a merged branch."
-      },
-      {
-        command: "git branch --repo projects/demo --move feature feature-2",
-        description: "Rename a branch."
-      }
-    ], {
-      positionals: [
-        {
-          name: "name",
-          description: "The branch to create, delete or rename."
-        },
-        {
-          name: "start",
-          description: "Where a new branch starts (default HEAD); with --move, the new name."
-        }
-      ]
-    }),
-    leaf("checkout", "Switch branches, detach at a commit, or restore files.", checkoutFlags, [
-      {
-        command: "git checkout -b feature",
-        description: "Create feature at HEAD and switch to it."
-      },
-      {
-        command: "git checkout -- src/app.ts",
-        description: "Discard unstaged changes to one file."
-      },
-      {
-        command: "git checkout --repo projects/demo feature",
-        description: "Switch to the branch feature."
-      },
-      {
-        command: "git checkout --repo projects/demo --create topic",
-        description: "Create topic at HEAD and switch to it."
-      },
-      {
-        command: "git checkout --repo projects/demo 1a2b3c4",
-        description: "Detach HEAD at a commit."
-      },
-      {
-        command: "git checkout --repo projects/demo HEAD --path src/app.ts",
-        description: "Discard local changes to one file."
-      }
-    ], {
-      refusedFlags: refusedInteractive,
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "Branch, tag or commit (with --create: the start point), then paths to restore from it; a word that is no revision but an existing path is a path."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("switch", "Switch branches (git switch): -c creates, --detach goes to a commit.", switchFlags, [
-      {
-        command: "git switch main",
-        description: "Switch to main."
-      },
-      {
-        command: "git switch -c feature",
-        description: "Create feature at HEAD and switch to it."
-      }
-    ], {
-      positionals: [
-        {
-          name: "branch",
-          description: "The branch to switch to (with -c: the start point)."
-        }
-      ],
-      handler: handler("switch", "switchHandler")
-    }),
-    leaf("restore", "Restore files in the work tree or the index (git restore).", restoreFlags, [
-      {
-        command: "git restore src/app.ts",
-        description: "Discard unstaged changes to a file (from the index)."
-      },
-      {
-        command: "git restore --staged src/app.ts",
-        description: "Unstage a file (the index from HEAD)."
-      },
-      {
-        command: "git restore --source HEAD~1 src/app.ts",
-        description: "Take a file's content from a commit."
-      }
-    ], {
-      refusedFlags: refusedInteractive,
-      positionals: [
-        pathspec("The paths to restore")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("diff", "Show changes as a unified diff (work tree, index, or between commits).", diffFlags, [
-      {
-        command: "git diff HEAD~1 -- src/app.ts",
-        description: "One file against the previous commit."
-      },
-      {
-        command: "git diff main...feature --stat",
-        description: "What feature changed since it left main."
-      },
-      {
-        command: "git diff --repo projects/demo",
-        description: "Unstaged changes (work tree vs index)."
-      },
-      {
-        command: "git diff --repo projects/demo --staged",
-        description: "Staged changes (index vs HEAD)."
-      },
-      {
-        command: "git diff --repo projects/demo main feature --stat",
-        description: "Diffstat between two branches."
-      },
-      {
-        command: "git diff --repo projects/demo HEAD~1 --path src",
-        description: "Work tree vs the previous commit, src only."
-      }
-    ], {
-      refusedFlags: {
-        ...refusedDiffFlags,
-        "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
-        "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only)."
-      },
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "Up to two commits (from, to; one alone compares with the work tree or, with --staged, the index; `a..b` and `a...b` as in git), then paths; a word that is no revision but an existing path is a path."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("show", "Show a commit: its metadata and its diff.", showFlags, [
-      {
-        command: "git show --repo projects/demo",
-        description: "The HEAD commit and its patch."
-      },
-      {
-        command: "git show --repo projects/demo v1.0 --stat",
-        description: "A tagged commit, with a diffstat."
-      },
-      {
-        command: "git show HEAD~1:README.md",
-        description: "Print a file as it was in a commit."
-      }
-    ], {
-      positionals: [
-        {
-          name: "rev",
-          description: "The commit (or tag) to show; default HEAD. `<rev>:<path>` prints that file at that commit."
-        }
-      ],
-      refusedFlags: refusedDiffFlags,
-      afterDoubleDash: "path"
-    }),
-    leaf("reset", "Move HEAD (--soft, --mixed, --hard) or unstage paths.", resetFlags, [
-      {
-        command: "git reset --repo projects/demo --hard HEAD~1",
-        description: "Drop the last commit and its changes."
-      },
-      {
-        command: "git reset --repo projects/demo --soft HEAD~1",
-        description: "Undo the last commit, keep it staged."
-      },
-      {
-        command: "git reset --repo projects/demo --path src/app.ts",
-        description: "Unstage one file."
-      },
-      {
-        command: "git reset HEAD src/app.ts",
-        description: "The same, as real git spells it."
-      }
-    ], {
-      refusedFlags: refusedInteractive,
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "The commit to reset to (default HEAD), then paths to unstage; a word that is no revision but an existing path is a path."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("rm", "Remove tracked files from the index and the work tree.", rmFlags, [
-      {
-        command: "git rm --repo projects/demo --path old.txt",
-        description: "Delete a file and stage the deletion."
-      },
-      {
-        command: "git rm --repo projects/demo --cached --recursive --path build",
-        description: "Stop tracking a folder, keep the files."
-      },
-      {
-        command: "git rm -r --cached build",
-        description: "The same, as real git spells it."
-      }
-    ], {
-      positionals: [
-        pathspec("The tracked paths to remove")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("mv", "Move or rename a tracked file or folder.", mvFlags, [
-      {
-        command: "git mv --repo projects/demo notes.txt docs/notes.txt",
-        description: "Move a file into docs/."
-      }
-    ], {
-      positionals: [
-        {
-          name: "source",
-          required: true,
-          description: "The tracked file or folder to move."
-        },
-        {
-          name: "destination",
-          required: true,
-          description: "The new path (an existing folder: move into it)."
-        }
-      ]
-    }),
-    {
-      name: "stash",
-      summary: "Set local changes aside and bring them back (push, pop, apply, list, drop, clear).",
-      description: "`git stash` alone (or followed by flags, as `git stash -m text`) means `git stash push`.",
-      defaultSubcommand: "push",
-      examples: [
-        {
-          command: "git stash push --repo projects/demo",
-          description: "Stash local changes."
-        },
-        {
-          command: "git stash pop --repo projects/demo",
-          description: "Bring them back."
-        }
-      ],
-      subcommands: stash
-    },
-    leaf("tag", "List, create (lightweight or annotated) or delete tags.", tagFlags, [
-      {
-        command: "git tag --repo projects/demo",
-        description: "List tags."
-      },
-      {
-        command: "git tag --repo projects/demo v1.0",
-        description: "Tag HEAD (lightweight)."
-      },
-      {
-        command: 'git tag --repo projects/demo v1.1 main --message "Release 1.1"',
-        description: "Annotated tag on main."
-      },
-      {
-        command: "git tag --repo projects/demo --delete v1.0",
-        description: "Delete a tag."
-      },
-      {
-        command: 'git tag -a v1.2 -m "Release 1.2"',
-        description: "An annotated tag, as real git spells it."
-      }
-    ], {
-      positionals: [
-        {
-          name: "name",
-          description: "The tag to create or delete."
-        },
-        {
-          name: "target",
-          description: "What the new tag points to (default HEAD)."
-        }
-      ]
-    }),
-    leaf("revert", "Make a commit that undoes another commit.", revertFlags, [
-      {
-        command: "git revert --repo projects/demo --ref HEAD",
-        description: "Undo the last commit with a new commit."
-      },
-      {
-        command: "git revert --repo projects/demo --ref 1a2b3c4 --no-commit",
-        description: "Stage the undo, do not commit."
-      },
-      {
-        command: "git revert HEAD --no-edit",
-        description: "Undo the last commit, as real git spells it."
-      }
-    ], {
-      positionals: [
-        {
-          name: "commit",
-          into: "ref",
-          description: "Same as --ref."
-        }
-      ]
-    }),
-    leaf("merge", "Merge a branch into HEAD (fast-forward when possible); conflicts are reported.", mergeFlags, [
-      {
-        command: "git merge --repo projects/demo --branch feature",
-        description: "Merge feature into the current branch."
-      },
-      {
-        command: 'git merge --repo projects/demo --branch feature --no-ff -m "Merge feature"',
-        description: "Always make a merge commit."
-      },
-      {
-        command: "git merge --repo projects/demo --abort",
-        description: "Give up a conflicted merge."
-      },
-      {
-        command: "git merge feature --no-edit",
-        description: "Merge feature, as real git spells it."
-      }
-    ], {
-      positionals: [
-        {
-          name: "commit",
-          into: "branch",
-          description: "Same as --branch."
-        }
-      ]
-    }),
-    leaf("cherry-pick", "Apply the change another commit made, as a new commit on HEAD.", cherryPickFlags, [
-      {
-        command: "git cherry-pick feature",
-        description: "Copy the last commit of feature onto the current branch."
-      },
-      {
-        command: "git cherry-pick -n 1a2b3c4",
-        description: "Stage the change without committing."
-      }
-    ], {
-      positionals: [
-        {
-          name: "commit",
-          description: "The commit whose change to apply (none with --continue, --abort, --quit, --skip)."
-        }
-      ],
-      handler: handler("cherry-pick", "cherryPick")
-    }),
-    leaf("clean", "Delete untracked files (git clean): -n lists them, -f deletes, -d includes folders.", cleanFlags, [
-      {
-        command: "git clean -n",
-        description: "List the untracked files that -f would delete."
-      },
-      {
-        command: "git clean -fd",
-        description: "Delete untracked files and folders (ignored files stay)."
-      }
-    ], {
-      positionals: [
-        pathspec("Only clean under these paths")
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("blame", "Show which commit last changed each line of a file (git blame).", blameFlags, [
-      {
-        command: "git blame src/app.py",
-        description: "Every line with its commit, author and date."
-      },
-      {
-        command: "git blame -L 10,20 src/app.py",
-        description: "Only lines 10 to 20."
-      },
-      {
-        command: "git blame v1.0 -- src/app.py",
-        description: "The file as it was at v1.0."
-      }
-    ], {
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "A revision (default: HEAD, with the work tree's uncommitted lines), then the file."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("grep", "Search the tracked files' lines for a pattern (git grep).", grepFlags, [
-      {
-        command: 'git grep -n "def main"',
-        description: "Lines with their numbers."
-      },
-      {
-        command: "git grep -l TODO -- src",
-        description: "The files under src that mention TODO."
-      },
-      {
-        command: 'git grep -E -i "fixme|todo"',
-        description: "An extended, case-insensitive pattern."
-      }
-    ], {
-      positionals: [
-        {
-          name: "args",
-          variadic: true,
-          description: "The pattern (unless -e gives it), then paths to search under."
-        }
-      ],
-      afterDoubleDash: "path"
-    }),
-    leaf("rev-parse", "Print the commit id a revision names, or the current branch or repository.", revParseFlags, [
-      {
-        command: "git rev-parse HEAD",
-        description: "The current commit's id."
-      },
-      {
-        command: "git rev-parse --abbrev-ref HEAD",
-        description: "The current branch's name."
-      },
-      {
-        command: "git rev-parse --show-toplevel",
-        description: "The repository's folder, relative to the root."
-      }
-    ], {
-      positionals: [
-        {
-          name: "revs",
-          variadic: true,
-          description: "Revisions to resolve."
-        }
-      ],
-      result: schema("rev-parse"),
-      handler: handler("rev-parse", "revParse")
-    }),
-    leaf("ls-files", "List the files in the index (tracked files), or untracked/modified ones.", lsFilesFlags, [
-      {
-        command: "git ls-files",
-        description: "Every tracked file."
-      },
-      {
-        command: "git ls-files src",
-        description: "Tracked files under src."
-      },
-      {
-        command: "git ls-files --others --exclude-standard",
-        description: "Untracked files, ignored ones left out."
-      }
-    ], {
-      positionals: [
-        pathspec("Only these paths")
-      ],
-      afterDoubleDash: "path",
-      result: schema("ls-files"),
-      handler: handler("ls-files", "lsFiles")
-    }),
-    leaf("ls-remote", "List a remote's branches and tags (network: needs --confirm and git.remotes).", lsRemoteFlags, [
-      {
-        command: "git ls-remote --url https://git.example.com/org/app.git --confirm",
-        description: "The remote's HEAD, branches and tags."
-      },
-      {
-        command: "git ls-remote https://git.example.com/org/app.git --confirm",
-        description: "As real git spells it."
-      }
-    ], {
-      capabilities: NET,
-      handler: handler("ls-remote", "lsRemote"),
-      positionals: [
-        {
-          name: "repository",
-          into: "url",
-          description: "Same as --url."
-        }
-      ]
-    }),
-    leaf("clone", "Copy a remote repository into a new folder (network: needs --confirm and git.remotes).", cloneFlags, [
-      {
-        command: "git clone --url https://git.example.com/org/app.git --dir projects/app --confirm",
-        description: "Clone and check out the remote's default branch."
-      },
-      {
-        command: "git clone --url https://git.example.com/org/app.git --dir projects/app --depth 1 --branch dev --confirm",
-        description: "Only the last commit of dev."
-      },
-      {
-        command: "git clone https://git.example.com/org/app.git projects/app --confirm",
-        description: "As real git spells it (without a folder: app, from the URL)."
-      }
-    ], {
-      capabilities: NET,
-      positionals: [
-        {
-          name: "repository",
-          into: "url",
-          description: "Same as --url."
-        },
-        {
-          name: "directory",
-          into: "dir",
-          description: "Same as --dir (default: the URL's last part, as git)."
-        }
-      ]
-    }),
-    leaf("fetch", "Bring a remote's new commits and tags in (network: needs --confirm and git.remotes).", fetchFlags, [
-      {
-        command: "git fetch --repo projects/app --confirm",
-        description: "Update origin's remote-tracking branches (refs/remotes/origin/*) and follow its new tags."
-      },
-      {
-        command: "git fetch origin --confirm",
-        description: "As real git spells it."
-      },
-      {
-        command: "git fetch --repo projects/app --prune --confirm",
-        description: "The same, and delete origin/<branch> for branches deleted on the remote."
-      }
-    ], {
-      capabilities: NET,
-      positionals: [
-        {
-          name: "remote-name",
-          into: "remote",
-          description: "Same as --remote."
-        },
-        {
-          name: "branch",
-          description: "Only this branch (git fetch origin main): its remote-tracking branch and FETCH_HEAD."
-        }
-      ]
-    }),
-    leaf("pull", "Fetch the current branch's upstream and merge it (network: needs --confirm).", pullFlags, [
-      {
-        command: "git pull --repo projects/app --confirm",
-        description: "Fetch origin, then fast-forward or merge; conflicts are reported as Conflict."
-      },
-      {
-        command: "git pull origin main --confirm",
-        description: "As real git spells it, naming the upstream."
-      }
-    ], {
-      capabilities: NET,
-      positionals: [
-        {
-          name: "remote-name",
-          description: "The upstream's remote, if given: it must be the branch's upstream."
-        },
-        {
-          name: "branch",
-          description: "The upstream's branch, if given: it must be the branch's upstream."
-        }
-      ]
-    }),
-    leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
-      {
-        command: "git remote --repo projects/app",
-        description: "Each remote with its URL."
-      },
-      {
-        command: "git remote --repo projects/app add upstream https://git.example.com/org/app.git",
-        description: "Add a remote (fetch it with `git fetch --remote upstream`)."
-      },
-      {
-        command: "git remote --repo projects/app set-url origin https://git.example.com/org/app2.git",
-        description: "Point origin elsewhere."
-      },
-      {
-        command: "git remote --repo projects/app remove upstream",
-        description: "Forget a remote and its branches."
-      }
-    ], {
-      handler: handler("remote", "remotes"),
-      positionals: [
-        {
-          name: "action",
-          description: "list (default), add, remove, set-url or get-url."
-        },
-        {
-          name: "name",
-          description: "The remote's name (add, remove, set-url)."
-        },
-        {
-          name: "url",
-          description: "Its https URL (add, set-url); no user or token in it."
-        }
-      ]
-    }),
-    leaf("push", "Send a branch's new commits to its upstream (network: needs --confirm).", pushFlags, [
-      {
-        command: "git push --repo projects/app --confirm",
-        description: "The current branch to its upstream."
-      },
-      {
-        command: "git push --repo projects/app --branch fix --set-upstream --confirm",
-        description: "Create fix on origin and make it fix's upstream."
-      },
-      {
-        command: "git push -u origin fix --confirm",
-        description: "The same, as real git spells it."
-      },
-      {
-        command: "git push --repo projects/app --tags --confirm",
-        description: "Send the tags origin lacks."
-      },
-      {
-        command: "git push origin v1.0 --confirm",
-        description: "Send one tag (and the history it needs)."
-      },
-      {
-        command: "git push origin --delete fix --confirm",
-        description: "Delete the branch fix on origin."
-      }
-    ], {
-      capabilities: NET,
-      positionals: [
-        {
-          name: "remote-name",
-          into: "remote",
-          description: "Same as --remote."
-        },
-        {
-          name: "refspec",
-          into: "branch",
-          description: "The branch (or tag) to push (same as --branch); also git's `HEAD` (the current branch) and `<branch>:<destination-branch>`."
-        }
-      ],
-      refusedFlags: {
-        "--force": FORCE,
-        "-f": FORCE,
-        "--all": "pushes one branch at a time: `git push origin <branch> --confirm`."
-      }
-    })
+    initSpec,
+    statusSpec,
+    addSpec,
+    commitSpec,
+    reflogSpec,
+    logSpec,
+    branchSpec,
+    checkoutSpec,
+    switchSpec,
+    restoreSpec,
+    diffSpec,
+    showSpec,
+    resetSpec,
+    rmSpec,
+    mvSpec,
+    stashSpec,
+    tagSpec,
+    revertSpec,
+    mergeSpec,
+    cherryPickSpec,
+    cleanSpec,
+    blameSpec,
+    grepSpec,
+    revParseSpec,
+    lsFilesSpec,
+    lsRemoteSpec,
+    cloneSpec,
+    fetchSpec,
+    pullSpec,
+    remoteSpec,
+    pushSpec
   ]
 };
 
 export {
   checkProxy,
   checkPattern,
-  initFlags,
-  statusFlags,
-  addFlags,
-  commitFlags,
-  reflogFlags,
-  logFlags,
-  branchFlags,
-  checkoutFlags,
-  switchFlags,
-  restoreFlags,
-  diffFlags,
-  showFlags,
-  resetFlags,
-  rmFlags,
-  mvFlags,
-  revParseFlags,
-  lsFilesFlags,
-  blameFlags,
-  grepFlags,
-  cherryPickFlags,
-  cleanFlags,
-  stashPushFlags,
-  stashRefFlags,
-  stashShowFlags,
-  tagFlags,
-  revertFlags,
-  mergeFlags,
-  lsRemoteFlags,
-  cloneFlags,
-  fetchFlags,
-  pushFlags,
-  remoteFlags,
-  pullFlags,
   gitSpec
 };

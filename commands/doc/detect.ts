@@ -6,7 +6,7 @@
 
 import { delimiterOf } from "./csv.ts";
 import { odfFormatOf } from "./odf.ts";
-import { findMainPart } from "./ooxml.ts";
+import { findMainPart } from "./ooxml/ooxml.ts";
 
 /**
  * No reader of RTF runs under Deno that is maintained (npm's rtf-parser and rtf.js are unmaintained

@@ -7,9 +7,9 @@
 import { PtermError } from "../../core/errors.ts";
 import { type Block, textLength } from "./blocks.ts";
 import { htmlToBlocks } from "./html.ts";
-import { resolvePartName } from "./ooxml.ts";
+import { resolvePartName } from "./ooxml/ooxml.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
-import { child, childElements, descendants, parseXml, textContent } from "./xml.ts";
+import { child, childElements, descendants, parseXml, textContent } from "./ooxml/xml.ts";
 import type { ZipArchive } from "./zip.ts";
 
 interface Book {

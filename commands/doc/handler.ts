@@ -1,11 +1,11 @@
 /** `doc extract` and `doc info`. */
 
-import { safeWriteFileSync } from "../../core/safe_fs.ts";
+import { safeWriteFileSync } from "../../core/fs/safe_fs.ts";
 import type { CommandContext, Handler } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import type { ConfinedPath } from "../../core/paths.ts";
+import type { ConfinedPath } from "../../core/fs/paths.ts";
 import {
   boundJson,
   boundPieces,
@@ -19,17 +19,17 @@ import {
 import { dropControlCharacters } from "./controls.ts";
 import { declaredXmlEncoding, decodeDocumentText } from "./text_decode.ts";
 import { article, detect, type Detection, type DocFormat } from "./detect.ts";
-import type { OfficePackage } from "./ooxml.ts";
+import type { OfficePackage } from "./ooxml/ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
 import type { DocInfo, ExtractedRange, Extraction, UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 
-type PdfReader = typeof import("./pdf.ts");
-type DocxReader = typeof import("./docx.ts");
-type PptxReader = typeof import("./pptx.ts");
-type XlsxReader = typeof import("./xlsx.ts");
+type PdfReader = typeof import("./pdf/pdf.ts");
+type DocxReader = typeof import("./ooxml/docx.ts");
+type PptxReader = typeof import("./ooxml/pptx.ts");
+type XlsxReader = typeof import("./ooxml/xlsx.ts");
 type HtmlReader = typeof import("./html.ts");
 type CsvReader = typeof import("./csv.ts");
 type DataTextReader = typeof import("./data_text.ts");
@@ -37,10 +37,10 @@ type EpubReader = typeof import("./epub.ts");
 type OdfReader = typeof import("./odf.ts");
 /** Each reader, with its library, is loaded only when its format is met (see core/lazy.ts). */
 const readers = {
-  pdf: () => lazyImport<PdfReader>(new URL("./pdf.ts", import.meta.url)),
-  docx: () => lazyImport<DocxReader>(new URL("./docx.ts", import.meta.url)),
-  pptx: () => lazyImport<PptxReader>(new URL("./pptx.ts", import.meta.url)),
-  xlsx: () => lazyImport<XlsxReader>(new URL("./xlsx.ts", import.meta.url)),
+  pdf: () => lazyImport<PdfReader>(new URL("./pdf/pdf.ts", import.meta.url)),
+  docx: () => lazyImport<DocxReader>(new URL("./ooxml/docx.ts", import.meta.url)),
+  pptx: () => lazyImport<PptxReader>(new URL("./ooxml/pptx.ts", import.meta.url)),
+  xlsx: () => lazyImport<XlsxReader>(new URL("./ooxml/xlsx.ts", import.meta.url)),
   html: () => lazyImport<HtmlReader>(new URL("./html.ts", import.meta.url)),
   csv: () => lazyImport<CsvReader>(new URL("./csv.ts", import.meta.url)),
   dataText: () => lazyImport<DataTextReader>(new URL("./data_text.ts", import.meta.url)),

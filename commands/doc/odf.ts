@@ -11,7 +11,7 @@
 import { PtermError } from "../../core/errors.ts";
 import { type Block, type ListItem, type Span, textLength } from "./blocks.ts";
 import { type DocInfo, type Extraction, type ExtractOptions, selectedUnits } from "./types.ts";
-import { child, childElements, descendants, isElement, parseXml, textContent, type XmlElement } from "./xml.ts";
+import { child, childElements, descendants, isElement, parseXml, textContent, type XmlElement } from "./ooxml/xml.ts";
 import type { ZipArchive } from "./zip.ts";
 
 export type OdfFormat = "odt" | "ods" | "odp";

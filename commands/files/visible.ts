@@ -9,7 +9,7 @@
 
 import { ARTIFACTS_DIR } from "../../core/artifacts.ts";
 import { PtermError } from "../../core/errors.ts";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import {
   type ConfinedPath,
   confinePathSync,
@@ -17,7 +17,7 @@ import {
   isSecretPath,
   isStatePath,
   specialFileKind,
-} from "../../core/paths.ts";
+} from "../../core/fs/paths.ts";
 
 /** A path named on the command line, confined for reading, with what lstat/stat say about it. */
 export interface Named extends ConfinedPath {

@@ -19,20 +19,20 @@
  */
 
 import { PtermError } from "../../core/errors.ts";
-import { stage } from "./lib/add.ts";
-import { commitIndex as commitLib, SEQUENCE_FILES } from "./lib/commit.ts";
+import { stage } from "./worktree/add.ts";
+import { commitIndex as commitLib, SEQUENCE_FILES } from "./porcelain/commit.ts";
 import {
   authorFromConfig as authorFromConfigLib,
   type GitAuthor,
   parseAuthor as parseAuthorLib,
-} from "./lib/identity.ts";
-import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./lib/ops.ts";
-import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./lib/index_file.ts";
-import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./lib/repo.ts";
-import { resolveRevision } from "./lib/revparse.ts";
-import { type Sequence, sequenceInProgress } from "./lib/sequence.ts";
-import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./lib/state.ts";
-import { normalizeUserPath, type PathPolicy, pathPolicy } from "./lib/worktree.ts";
+} from "./repo/identity.ts";
+import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./porcelain/ops.ts";
+import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./worktree/index_file.ts";
+import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
+import { resolveRevision } from "./history/revparse.ts";
+import { type Sequence, sequenceInProgress } from "./merge/sequence.ts";
+import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./repo/state.ts";
+import { normalizeUserPath, type PathPolicy, pathPolicy } from "./worktree/worktree.ts";
 
 export type { GitAuthor };
 

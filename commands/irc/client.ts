@@ -2,7 +2,7 @@
 
 import type { SessionInfo } from "../../core/context.ts";
 import { isErrorCode, PtermError } from "../../core/errors.ts";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { type DaemonRequest, type DaemonResponse, MAX_FRAME_BYTES, SOCKET_NAME } from "./daemon_protocol.ts";
 import { concatBytes } from "../../core/bytes.ts";
 

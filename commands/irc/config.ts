@@ -6,7 +6,7 @@
 
 import { parse } from "dotenv";
 import { PtermError } from "../../core/errors.ts";
-import { isAbsolute, join, resolve } from "../../core/path.ts";
+import { isAbsolute, join, resolve } from "../../core/fs/path.ts";
 import { isChannelName, isNickName, normalizeFingerprint } from "./protocol.ts";
 
 /** Where the settings live, relative to the workspace root. */

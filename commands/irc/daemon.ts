@@ -9,10 +9,10 @@
  * directly, and runs the IRC connection in a Worker allowed only `net` to the server.
  */
 
-import { resolveWorkspace } from "../../core/cli/exec.ts";
-import type { CliIo } from "../../core/cli/io.ts";
+import { resolveWorkspace } from "../../core/host/workspace.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import { type ErrorCode, isErrorCode, PtermError } from "../../core/errors.ts";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { DEFAULTS, loadConfig } from "./config.ts";
 import {
   type DaemonRequest,

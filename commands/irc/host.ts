@@ -3,8 +3,8 @@
  * imported on start-up by main.ts); the daemon itself loads only when the subcommand runs.
  */
 
-import type { HostCommand } from "../../core/cli/io.ts";
-import { rootFlag } from "../../core/cli/options.ts";
+import type { HostCommand } from "../../core/host/io.ts";
+import { rootFlag } from "../../core/host/options.ts";
 import { lazyImport } from "../../core/lazy.ts";
 
 export const ircDaemonCommand: HostCommand = {

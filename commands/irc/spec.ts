@@ -6,7 +6,7 @@
 
 import type { CommandSpec, FlagSpec, LeafSpec, PositionalSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import { join } from "../../core/path.ts";
+import { join } from "../../core/fs/path.ts";
 import { SOCKET_NAME } from "./daemon_protocol.ts";
 
 type HandlerModule = typeof import("./handler.ts");

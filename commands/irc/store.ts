@@ -5,8 +5,8 @@
  * restarted daemon of the same session finds its cursors and recent messages again.
  */
 
-import { writeFileAtomic } from "../../core/atomic.ts";
-import { join } from "../../core/path.ts";
+import { writeFileAtomic } from "../../core/fs/atomic.ts";
+import { join } from "../../core/fs/path.ts";
 import type { StoredMessage } from "./daemon_protocol.ts";
 import { type CaseMapping, foldName, parseCaseMapping } from "./protocol.ts";
 import { type Numbered, Ring } from "./ring.ts";

@@ -6,9 +6,9 @@
  * binary patch never lands on a file other than the one it was made from, and never lands wrong.
  */
 
-import { sha1 } from "../git/lib/codec.ts";
-import { inflateZlibSync } from "../../core/inflate.ts";
-import { applyDelta } from "../git/lib/pack.ts";
+import { sha1 } from "../git/odb/codec.ts";
+import { inflateZlibSync } from "../../lib/inflate.ts";
+import { applyDelta } from "../git/odb/pack.ts";
 
 export interface BinaryHunk {
   readonly kind: "literal" | "delta";

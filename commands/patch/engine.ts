@@ -23,7 +23,7 @@ import {
 } from "./transaction.ts";
 import { View } from "./view.ts";
 import { parseDiff } from "./diff.ts";
-import { defaultRepository } from "../git/lib/locate.ts";
+import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
 
 export interface GitAuthor {

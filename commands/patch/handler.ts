@@ -14,7 +14,7 @@ import {
   runPatch,
 } from "./engine.ts";
 import { failure, type Problem } from "./errors.ts";
-import { repositoriesNear } from "../git/lib/locate.ts";
+import { repositoriesNear } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { detectInputFormat, type InputFormat, wrapUnifiedDiff } from "./input.ts";
 import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";

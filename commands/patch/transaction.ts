@@ -18,8 +18,8 @@
  */
 
 import { PtermError } from "../../core/errors.ts";
-import { basename, dirname, join } from "../../core/path.ts";
-import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/paths.ts";
+import { basename, dirname, join } from "../../core/fs/path.ts";
+import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/fs/paths.ts";
 import { ExecutedPathGuard } from "../../core/git_programs.ts";
 import type { Change } from "./view.ts";
 

@@ -6,8 +6,8 @@
 
 import type { Workspace } from "../../core/context.ts";
 import { PtermError } from "../../core/errors.ts";
-import { isGitDirectory, isGitDirName, isSecretPath, lstatOrNull, refuseGitPath } from "../../core/paths.ts";
-import { join } from "../../core/path.ts";
+import { isGitDirectory, isGitDirName, isSecretPath, lstatOrNull, refuseGitPath } from "../../core/fs/paths.ts";
+import { join } from "../../core/fs/path.ts";
 import { TextDoc } from "./text.ts";
 
 export interface DiskFile {

@@ -10,7 +10,7 @@ import { renderPrompt } from "../../core/agent_surface.ts";
 import { isGroup } from "../../core/declaration.ts";
 import { leafUsage } from "../../core/help.ts";
 import { Registry } from "../../core/registry.ts";
-import { exec, makeRoot } from "../helpers.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
 
 type HelpResult = {
   command: string;

@@ -7,9 +7,9 @@
  */
 
 import assert from "node:assert/strict";
-import { cli, exec, makeRoot } from "../helpers.ts";
-import { git, write } from "../git/oracle.ts";
-import { connectModern } from "../mcp/client.ts";
+import { cli, exec, makeRoot } from "../_support/helpers.ts";
+import { git, write } from "../commands/git/oracle.ts";
+import { connectModern } from "../hosts/mcp/client.ts";
 
 const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
 const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);

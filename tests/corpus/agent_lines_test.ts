@@ -13,14 +13,14 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exec, makeRoot } from "../helpers.ts";
-import { git, gitRaw } from "../git/oracle.ts";
-import { repoState, worktreeFingerprint as files } from "../git/repo_state.ts";
+import { exec, makeRoot } from "../_support/helpers.ts";
+import { git, gitRaw } from "../commands/git/oracle.ts";
+import { repoState, worktreeFingerprint as files } from "../commands/git/repo_state.ts";
 import { tokenize } from "../../core/grammar.ts";
 import type { Envelope } from "../../core/envelope.ts";
 import { cold, type CorpusLine, warm } from "./lines.ts";
 import { commands } from "../../commands/index.ts";
-import { real, sortedLines } from "../files/oracle.ts";
+import { real, sortedLines } from "../commands/files/oracle.ts";
 
 const FIXTURES = new URL("../fixtures/doc/", import.meta.url).pathname;
 const COMMANDS = new Set([...Object.keys(commands), "help"]);

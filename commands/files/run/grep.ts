@@ -7,7 +7,7 @@
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { quoteWord } from "../../../core/grammar.ts";
-import { join } from "../../../core/path.ts";
+import { join } from "../../../core/fs/path.ts";
 import { type Entry, listFolder, loadText, named } from "../visible.ts";
 import { nameMatcher } from "./glob.ts";
 import { IgnoreStack } from "./ignore.ts";

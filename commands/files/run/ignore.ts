@@ -4,7 +4,7 @@
  * matching rule (a `!` rule un-ignores).
  */
 
-import { join } from "../../../core/path.ts";
+import { join } from "../../../core/fs/path.ts";
 
 interface Rule {
   readonly regex: RegExp;

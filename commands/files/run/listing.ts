@@ -3,8 +3,8 @@
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { quoteWord } from "../../../core/grammar.ts";
-import { confinePathSync } from "../../../core/paths.ts";
-import { dirname, join } from "../../../core/path.ts";
+import { confinePathSync } from "../../../core/fs/paths.ts";
+import { dirname, join } from "../../../core/fs/path.ts";
 import { compareBytes, type Entry, listFolder, type Named, named, walk } from "../visible.ts";
 import { globMatcher, nameMatcher, pathMatcher } from "./glob.ts";
 

@@ -2,13 +2,13 @@
 
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { authorFromConfig, type GitAuthor, parseAuthor } from "../lib/identity.ts";
+import { authorFromConfig, type GitAuthor, parseAuthor } from "../repo/identity.ts";
 import { quoteWord } from "../../../core/grammar.ts";
-import { defaultRepository, hasDotGit } from "../lib/locate.ts";
-import { excludePtermState, openRepo, type Repo } from "../lib/repo.ts";
-import { normalizeUserPath, type PathPolicy, pathPolicy } from "../lib/worktree.ts";
-import { readIndexFile } from "../lib/index_file.ts";
-import { resolveRevision } from "../lib/revparse.ts";
+import { defaultRepository, hasDotGit } from "../repo/locate.ts";
+import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
+import { normalizeUserPath, type PathPolicy, pathPolicy } from "../worktree/worktree.ts";
+import { readIndexFile } from "../worktree/index_file.ts";
+import { resolveRevision } from "../history/revparse.ts";
 
 /** Per-file lists in results stop here; `truncated` says so. */
 export const MAX_LISTED = 1000;

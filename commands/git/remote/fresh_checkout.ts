@@ -11,15 +11,15 @@
  * withheld paths.
  */
 
-import { comparePaths } from "../lib/bytes.ts";
-import { isAttributesFile, writeBlob } from "../lib/checkout.ts";
-import { conversionFor } from "../lib/convert.ts";
-import { emptyEntry, S_IFGITLINK, S_IFREG_755, treeModeToMode } from "../lib/index_file.ts";
-import type { Repo } from "../lib/repo.ts";
-import { loadIndex } from "../lib/state.ts";
-import { flattenTree } from "../lib/tree.ts";
-import { type BlobSource, holdingPackFiles } from "../lib/pack.ts";
-import { type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../lib/worktree.ts";
+import { comparePaths } from "../odb/bytes.ts";
+import { isAttributesFile, writeBlob } from "../worktree/checkout.ts";
+import { conversionFor } from "../worktree/convert.ts";
+import { emptyEntry, S_IFGITLINK, S_IFREG_755, treeModeToMode } from "../worktree/index_file.ts";
+import type { Repo } from "../repo/repo.ts";
+import { loadIndex } from "../repo/state.ts";
+import { flattenTree } from "../odb/tree.ts";
+import { type BlobSource, holdingPackFiles } from "../odb/pack.ts";
+import { type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../worktree/worktree.ts";
 
 /** Writes new files only: the folder is pterm's own and was empty. */
 class FreshWorktreeWriter extends WorktreeWriter {

@@ -12,7 +12,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { redactCredentials } from "../../../core/redact.ts";
-import { locateGitDirs } from "../lib/gitdirs.ts";
+import { locateGitDirs } from "../repo/gitdirs.ts";
 
 /** The part of the `git` section of pterm.json this module reads. */
 export interface RemotesPolicy {

@@ -8,12 +8,12 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { applyDeltaInto, deltaResultSize } from "../lib/pack.ts";
-import { decodeName, fromHex, toHex } from "../lib/bytes.ts";
-import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../core/inflate.ts";
-import { type ObjectType, parseCommit, parseTag } from "../lib/objects.ts";
-import { verifyTreeEntryName } from "../lib/verify_path.ts";
-import { Sha1 } from "../lib/sha1.ts";
+import { applyDeltaInto, deltaResultSize } from "../odb/pack.ts";
+import { decodeName, fromHex, toHex } from "../odb/bytes.ts";
+import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
+import { type ObjectType, parseCommit, parseTag } from "../odb/objects.ts";
+import { verifyTreeEntryName } from "../worktree/verify_path.ts";
+import { Sha1 } from "../odb/sha1.ts";
 import { createHeld } from "./leftovers.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };

@@ -6,12 +6,12 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { formatSignature, parseCommit, parseTag, type Signature } from "../lib/objects.ts";
+import { formatSignature, parseCommit, parseTag, type Signature } from "../odb/objects.ts";
 import type { PackLinks } from "./index_pack.ts";
-import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid, updateRef } from "../lib/refs.ts";
-import { initRepo, openRepo, type Repo } from "../lib/repo.ts";
-import { withRepoLock } from "../lib/state.ts";
-import { pathPolicy } from "../lib/worktree.ts";
+import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid, updateRef } from "../repo/refs.ts";
+import { initRepo, openRepo, type Repo } from "../repo/repo.ts";
+import { withRepoLock } from "../repo/state.ts";
+import { pathPolicy } from "../worktree/worktree.ts";
 import {
   connect,
   type Connection,
@@ -22,7 +22,7 @@ import {
   sendPack,
   ZERO_OID,
 } from "./transport.ts";
-import { setConfigValues } from "../lib/config_edit.ts";
+import { setConfigValues } from "../repo/config_edit.ts";
 import { CLONE_LOCK, createHeld, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
 
 export const ORIGIN = "origin";
@@ -32,7 +32,7 @@ export const ORIGIN = "origin";
  * moved needs it, so a fetch with nothing new never loads it (nor push's pack writer).
  */
 async function isAncestor(repo: Repo, maybeAncestor: string, of: string): Promise<boolean> {
-  const merge = await import("../lib/merge.ts");
+  const merge = await import("../merge/merge.ts");
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 const HEADS = "refs/heads/";

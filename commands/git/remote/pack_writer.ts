@@ -6,8 +6,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { objectHeader, type ObjectType, parseTree } from "../lib/objects.ts";
-import type { Repo } from "../lib/repo.ts";
+import { objectHeader, type ObjectType, parseTree } from "../odb/objects.ts";
+import type { Repo } from "../repo/repo.ts";
 import { nodeCrypto, nodeZlib } from "./node.ts";
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };

@@ -7,9 +7,9 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { parseTag } from "../lib/objects.ts";
-import { deleteRef, resolveRefOid } from "../lib/refs.ts";
-import type { Repo } from "../lib/repo.ts";
+import { parseTag } from "../odb/objects.ts";
+import { deleteRef, resolveRefOid } from "../repo/refs.ts";
+import type { Repo } from "../repo/repo.ts";
 import { connect, type Connection, type PushCommand, sendPack, ZERO_OID } from "./transport.ts";
 import { trackingRef } from "./operations.ts";
 

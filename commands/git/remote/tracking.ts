@@ -1,7 +1,7 @@
 /** Remote-tracking branches (refs/remotes/<remote>/<branch>), as `git branch --all` lists them. */
 
-import { listRefs, readRawRef } from "../lib/refs.ts";
-import type { Repo } from "../lib/repo.ts";
+import { listRefs, readRawRef } from "../repo/refs.ts";
+import type { Repo } from "../repo/repo.ts";
 
 export interface RemoteBranch {
   /** `origin/main` */

@@ -1,0 +1,162 @@
+/**
+ * `branch`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { branchFlags } from "../sub/branch.ts";
+import { createBranch, deleteBranch, listBranches, renameBranch } from "../porcelain/ops.ts";
+import { readHead, resolveRefOid } from "../repo/refs.ts";
+import { listRemoteBranches } from "../remote/tracking.ts";
+import { removeConfigValues } from "../repo/config_edit.ts";
+import {
+  configuredUpstream,
+  type Upstream,
+  upstreamForNewBranch,
+  upstreamLabel,
+  upstreamNamed,
+} from "../porcelain/upstream.ts";
+import { withRepoLock } from "../repo/state.ts";
+import { authorOf, type Opened, openFromFlags } from "./common.ts";
+import { type AnyContext, matchesPattern, type Pos, recordUpstream, trackChoice } from "./change_shared.ts";
+
+/** `git branch --set-upstream-to <upstream> [<name>]` and `--unset-upstream [<name>]`. */
+export async function changeUpstream(
+  ctx: AnyContext,
+  opened: Opened,
+  name: string | undefined,
+  current: string | null,
+  setTo: string | undefined,
+) {
+  const { repo, rel } = opened;
+  const target = name ?? current;
+  if (!target) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
+  }
+  const commit = resolveRefOid(repo, `refs/heads/${target}`);
+  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
+  let upstream: Upstream | null = null;
+  if (setTo !== undefined) {
+    upstream = upstreamNamed(repo, setTo);
+    ctx.stdout.write(await recordUpstream(repo, target, upstream));
+  } else {
+    if (!configuredUpstream(repo, target)) {
+      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
+    }
+    await removeConfigValues(repo, "branch", target, ["remote", "merge"]);
+    ctx.stdout.write(`Removed the upstream of ${target}.\n`);
+  }
+  return {
+    repo_path: rel,
+    current,
+    action: setTo !== undefined ? "set-upstream" as const : "unset-upstream" as const,
+    branches: listBranches(repo),
+    name: target,
+    commit,
+    upstream: upstream && upstreamLabel(upstream),
+  };
+}
+
+export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, rel } = opened;
+  let name = ctx.positionals.name as string | undefined;
+  let start = ctx.positionals.start as string | undefined;
+  const author = authorOf(ctx);
+  const head = readHead(repo);
+  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
+  const base = { repo_path: rel, current };
+  const remove = ctx.flags.delete || ctx.flags["force-delete"];
+  const move = ctx.flags.move || ctx.flags["force-move"];
+  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
+  if (remove && move) {
+    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
+  }
+  const setUpstream = ctx.flags["set-upstream-to"];
+  if (setUpstream !== undefined || ctx.flags["unset-upstream"]) {
+    if (setUpstream !== undefined && ctx.flags["unset-upstream"]) {
+      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
+    }
+    if (remove || move || start) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.",
+      );
+    }
+    return await changeUpstream(ctx, opened, name, current, setUpstream);
+  }
+  if (ctx.flags["show-current"]) {
+    ctx.stdout.write(current ? `${current}\n` : "");
+    return { ...base, action: "show-current", branches: [], name: current, commit: head.oid };
+  }
+  // `git branch -m new` renames the current branch.
+  if (move && name && !start) {
+    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
+    [name, start] = [current, name];
+  }
+  if (!name || ctx.flags.list || ctx.flags.all) {
+    if (remove || move) {
+      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
+    }
+    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
+    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
+    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    const lines = [
+      ...branches.map((b) =>
+        `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}${b.upstream ? ` [${b.upstream}]` : ""}`
+      ),
+      ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`),
+    ];
+    ctx.stdout.write(
+      lines.length
+        ? lines.join("\n") + "\n"
+        : name
+        ? `No branch matches ${name}.\n`
+        : "No branches yet (the first commit creates the current one).\n",
+    );
+    return {
+      ...base,
+      action: "list",
+      branches,
+      // Only with --all, as git branch -a lists them.
+      ...(ctx.flags.all ? { remote_branches: remotes } : {}),
+      name: null,
+      commit: null,
+    };
+  }
+  if (remove) {
+    if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
+    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
+    ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).\n`);
+    return { ...base, action: "delete", branches: listBranches(repo), name, commit: oid };
+  }
+  if (move) {
+    const newName = start!;
+    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
+    ctx.stdout.write(`Renamed branch ${name} to ${newName}.\n`);
+    const after = readHead(repo);
+    return {
+      ...base,
+      current: after.branch,
+      action: "rename",
+      branches: listBranches(repo),
+      name: newName,
+      commit: oid,
+    };
+  }
+  // Decided before anything is written: an impossible --track refuses the whole call.
+  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
+  const created = await withRepoLock(repo, async () => {
+    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
+    return { oid, tracking: upstream ? await recordUpstream(repo, name, upstream) : "" };
+  });
+  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.\n${created.tracking}`);
+  return {
+    ...base,
+    action: "create",
+    branches: listBranches(repo),
+    name,
+    commit: created.oid,
+    upstream: upstream && upstreamLabel(upstream),
+  };
+};

@@ -1,0 +1,203 @@
+/**
+ * What several of the change handlers share (entries/change.ts lists them).
+ */
+
+import { skippedHooks } from "../repo/hooks.ts";
+import type { CommandContext, Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { stashRefFlags } from "../sub/stash.ts";
+import { readCommit } from "../history/log.ts";
+import { abortSequence, continueSequence, createBranch, switchTo } from "../porcelain/ops.ts";
+import { checkBranchName, readHead, resolveRefOid } from "../repo/refs.ts";
+import { quitSequence, type Sequence, sequenceCommit } from "../merge/sequence.ts";
+import { setConfigValues } from "../repo/config_edit.ts";
+import { type TrackChoice, type Upstream, upstreamForNewBranch, upstreamLabel } from "../porcelain/upstream.ts";
+import { dwimRef } from "../history/revparse.ts";
+import { wildmatch } from "../worktree/wildmatch.ts";
+import { parseStashRef, stashApply, stashDrop } from "../porcelain/stash.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { authorOf, bounded, type Opened, openFromFlags, plural } from "./common.ts";
+
+export type Pos<N extends string> = readonly { name: N; description: string }[];
+
+/** A `--list` pattern as git's branch and tag lists match it (wildmatch without pathname: `*` spans `/`). */
+export function matchesPattern(name: string, pattern: string | undefined): boolean {
+  return pattern === undefined || wildmatch(pattern, name, { pathname: false });
+}
+
+/** `--track` / `--no-track` as one choice. */
+export function trackChoice(flags: { track?: boolean; "no-track"?: boolean }): TrackChoice {
+  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
+  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
+}
+
+/** Writes `branch.<name>.remote` / `.merge` and returns git's line about it. */
+export async function recordUpstream(repo: Opened["repo"], name: string, upstream: Upstream): Promise<string> {
+  await setConfigValues(repo, "branch", name, [["remote", upstream.remote], ["merge", upstream.merge]]);
+  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.\n`;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyContext = CommandContext<any, any>;
+
+/** Switches HEAD (creating the branch first if asked): the shared body of checkout and switch. */
+export async function switchHead(
+  ctx: AnyContext,
+  opened: Opened,
+  target: string | undefined,
+  options: { create?: string; forceCreate?: string; detach: boolean; force: boolean; track: TrackChoice },
+) {
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx);
+  if (options.create && options.forceCreate) {
+    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
+  }
+  let newBranch = options.create ?? options.forceCreate;
+  if (!newBranch && options.track === "track") {
+    // `git switch --track origin/fix`: the new branch is named after the remote one, as git does.
+    const full = target ? dwimRef(repo, target) : null;
+    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
+    if (!remoteBranch) {
+      throw new PtermError(
+        "InvalidArgs",
+        "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); " +
+          "otherwise give the name: `--create <branch>`.",
+      );
+    }
+    newBranch = options.create = remoteBranch;
+  }
+  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
+  if (options.forceCreate) checkBranchName(options.forceCreate);
+  // Decided before anything changes: an impossible --track refuses the whole call.
+  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
+  if (!newBranch && options.track !== "default") {
+    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
+  }
+  const outcome = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
+      // -B / -C: the branch is reset to the start point, then checked out.
+      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: true,
+        force: options.force,
+        author,
+      });
+      await createBranch(repo, options.forceCreate, switched.head, author, true);
+      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, { force: options.force, author });
+    }
+    return await switchTo(repo, index, policy, target ?? "HEAD", {
+      detach: options.detach,
+      force: options.force,
+      createBranch: newBranch,
+      author,
+    });
+  });
+  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
+  // The branch exists now: its upstream is recorded after it, as git writes it after creating the ref.
+  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
+  ctx.stdout.write(
+    tracking +
+      (outcome.branch
+        ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'`
+        : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) +
+      ` (${plural(outcome.changed.length, "file")} updated).\n`,
+  );
+  const listed = bounded(outcome.changed);
+  return {
+    repo_path: rel,
+    action,
+    branch: outcome.branch,
+    head: outcome.head,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: outcome.withheld,
+    ...(newBranch ? { upstream: upstream && upstreamLabel(upstream) } : {}),
+  };
+}
+
+/** git runs `post-checkout` after a switch; pterm runs no programs, and says so. */
+export function warnSkippedCheckoutHook(ctx: AnyContext, repo: Opened["repo"]): void {
+  const hooks = skippedHooks(repo, ["post-checkout"]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}\n`);
+}
+
+export function applyHandler(pop: boolean): Handler<typeof stashRefFlags, Pos<"stash">> {
+  return async (ctx) => {
+    const { repo, policy, rel } = await openFromFlags(ctx);
+    const n = parseStashRef(ctx.positionals.stash as string | undefined);
+    const result = await withRepoLock(repo, async () => {
+      const applied = await stashApply(repo, loadIndex(repo), policy, n);
+      let dropped = false;
+      if (pop && applied.conflicts.length === 0) {
+        await stashDrop(repo, n);
+        dropped = true;
+      }
+      return { ...applied, dropped };
+    });
+    const fields = {
+      repo_path: rel,
+      stash: `stash@{${n}}`,
+      commit_id: result.commit_id,
+      changed_paths: result.changed,
+      conflicts: result.conflicts,
+      dropped: result.dropped,
+    };
+    if (result.conflicts.length > 0) {
+      throw new PtermError(
+        "Conflict",
+        `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. ` +
+          "Edit them, `git add` them; the stash entry is kept.",
+        { result: fields },
+      );
+    }
+    ctx.stdout.write(
+      `Applied stash@{${n}} (${plural(result.changed.length, "file")})${result.dropped ? " and dropped it" : ""}.\n`,
+    );
+    return fields;
+  };
+}
+
+/** Which of --continue, --abort, --quit, --skip was given (at most one), or null. */
+export function sequenceAction(
+  flags: { continue?: boolean; abort?: boolean; quit?: boolean; skip?: boolean },
+): "continue" | "abort" | "quit" | "skip" | null {
+  const given = (["continue", "abort", "quit", "skip"] as const).filter((name) => flags[name]);
+  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
+  return given[0] ?? null;
+}
+
+/**
+ * `git cherry-pick|revert|merge --continue|--abort|--quit|--skip` on the operation that stopped.
+ * --skip drops the one commit being applied: pterm applies one at a time, so it is --abort.
+ */
+export async function finishSequence(
+  ctx: AnyContext,
+  opened: Opened,
+  kind: Sequence,
+  action: "continue" | "abort" | "quit" | "skip",
+) {
+  const { repo, policy } = opened;
+  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
+  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
+  if (action === "quit") {
+    quitSequence(repo, kind);
+    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.\n`);
+    return { applied, commit_id: null, changed_paths: [] as string[] };
+  }
+  if (action === "continue") {
+    const id = await withRepoLock(
+      repo,
+      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== undefined),
+    );
+    const made = await readCommit(repo, id);
+    ctx.stdout.write(
+      `[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}\n`,
+    );
+    return { applied, commit_id: id, changed_paths: [] as string[] };
+  }
+  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
+  ctx.stdout.write(
+    `${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.\n`,
+  );
+  return { applied, commit_id: null, changed_paths: changed };
+}

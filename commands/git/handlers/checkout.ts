@@ -1,0 +1,104 @@
+/**
+ * `checkout`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { quoteWord } from "../../../core/grammar.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { checkoutFlags } from "../sub/checkout.ts";
+import { readCommit } from "../history/log.ts";
+import { restorePaths } from "../porcelain/ops.ts";
+import { readHead } from "../repo/refs.ts";
+import { guessRemoteBranch } from "../porcelain/upstream.ts";
+import { resolveCommit } from "../history/revparse.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import {
+  bounded,
+  isPathWord,
+  isRevision,
+  type Opened,
+  openFromFlags,
+  plural,
+  splitRevsAndPaths,
+  userPaths,
+} from "./common.ts";
+import { type AnyContext, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
+
+/** Restores paths from a commit (or the index) into index and work tree: `git checkout [<rev>] -- <path>…`. */
+export async function restoreFiles(ctx: AnyContext, opened: Opened, target: string | undefined, specs: string[]) {
+  const { repo, policy, rel } = opened;
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    const tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    return await restorePaths(repo, index, policy, tree, target === undefined, specs);
+  });
+  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.\n`);
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld,
+  };
+}
+
+export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (ctx) => {
+    const opened = await openFromFlags(ctx);
+    const words = ctx.positionals.args;
+    const track = trackChoice(ctx.flags);
+    if (
+      words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] &&
+      !ctx.flags.detach && track !== "track" && !(await isRevision(opened.repo, words[0]))
+    ) {
+      // git's guess: `git checkout fix` with only origin/fix creates fix tracking it.
+      const guessed = guessRemoteBranch(opened.repo, words[0]);
+      if (guessed) {
+        if (isPathWord(opened.repo, words[0])) {
+          throw new PtermError(
+            "InvalidArgs",
+            `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: ` +
+              `\`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, ` +
+              `\`git checkout -- ${quoteWord(words[0])}\` for the path.`,
+          );
+        }
+        const switched = await switchHead(ctx, opened, guessed.slice(13), {
+          create: words[0],
+          detach: false,
+          force: ctx.flags.force,
+          track,
+        });
+        warnSkippedCheckoutHook(ctx, opened.repo);
+        return switched;
+      }
+    }
+    const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
+    const target = split.revs[0];
+    const specs = userPaths([...ctx.flags.path, ...split.paths]);
+    if (specs.length > 0) {
+      if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
+        throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
+      }
+      return await restoreFiles(ctx, opened, target, specs);
+    }
+    if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
+      throw new PtermError(
+        "InvalidArgs",
+        "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths " +
+          "after `--` to restore.",
+      );
+    }
+    const switched = await switchHead(ctx, opened, target, {
+      create: ctx.flags.create,
+      forceCreate: ctx.flags["force-create"],
+      detach: ctx.flags.detach,
+      force: ctx.flags.force,
+      track,
+    });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched;
+  };

@@ -1,0 +1,64 @@
+/**
+ * `cherryPick`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { cherryPickFlags } from "../sub/cherry_pick.ts";
+import { cherryPickCommit } from "../porcelain/ops.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { authorOf, openFromFlags } from "./common.ts";
+import { finishSequence, type Pos, sequenceAction } from "./change_shared.ts";
+
+export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx);
+  const rev = ctx.positionals.commit as string | undefined;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (rev !== undefined || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "cherry-pick", action);
+    return {
+      repo_path: rel,
+      action,
+      picked: done.applied!,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: [],
+    };
+  }
+  if (rev === undefined) {
+    throw new PtermError(
+      "InvalidArgs",
+      "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).",
+    );
+  }
+  const result = await withRepoLock(
+    repo,
+    () =>
+      cherryPickCommit(repo, loadIndex(repo), policy, rev, {
+        noCommit: ctx.flags["no-commit"],
+        author,
+        recordOrigin: ctx.flags.x,
+      }),
+  );
+  const fields = { repo_path: rel, ...result };
+  if (result.conflicts.length > 0) {
+    throw new PtermError(
+      "Conflict",
+      `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +
+        "conflict markers. Edit them, `git add` them and `git cherry-pick --continue`, or " +
+        "`git cherry-pick --abort` to give up.",
+      { result: fields },
+    );
+  }
+  ctx.stdout.write(
+    result.commit_id
+      ? `Picked ${result.picked.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
+      : `Applied the change of ${result.picked.slice(0, 7)} to index and work tree (not committed).\n`,
+  );
+  return fields;
+};

@@ -1,0 +1,135 @@
+/**
+ * `commit`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import { skippedHooks } from "../repo/hooks.ts";
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { CommandContext } from "../../../core/context.ts";
+import type { commitFlags } from "../sub/commit.ts";
+import { stage } from "../worktree/add.ts";
+import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../porcelain/commit.ts";
+import { preparedMessage, sequenceCommitOptions, sequenceInProgress, squashMessage } from "../merge/sequence.ts";
+import { describeCommit, readCommit } from "../history/log.ts";
+import { readHead } from "../repo/refs.ts";
+import type { GitAuthor } from "../repo/identity.ts";
+import { pathWithin } from "../odb/tree.ts";
+import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { authorOf, openFromFlags, userPaths } from "./common.ts";
+import { stageTracked } from "./basic_shared.ts";
+
+/**
+ * The message of a commit: each -m a paragraph (as git joins them), or stdin with `-F -`; with
+ * --amend and neither, the amended commit's own.
+ */
+export function commitMessage(
+  // deno-lint-ignore no-explicit-any
+  ctx: CommandContext<any, any>,
+  warnings: string[],
+): string | null {
+  const parts = ctx.flags.message as string[];
+  const file = ctx.flags.file as string | undefined;
+  if (file !== undefined && file !== "-") {
+    throw new PtermError(
+      "InvalidArgs",
+      `-F reads the message from the call's stdin only: write \`-F -\` and put the message in stdin ` +
+        `(pterm does not read ${file} as a message file).`,
+    );
+  }
+  if (file !== undefined && parts.length) {
+    throw new PtermError("InvalidArgs", "give the message with -m or with -F -, not both.");
+  }
+  if (file !== undefined) return ctx.stdin ?? "";
+  if (parts.length === 0) return null;
+  if (parts.some((p) => p.includes("\\n"))) {
+    // git keeps a backslash-n as two characters; so does pterm, but it says so (issue 15).
+    warnings.push(
+      "the message contains `\\n` (a backslash and an n), which git keeps as two characters, not a line break; " +
+        "for a body give -m again per paragraph (`-m subject -m body`) or pass the message on stdin with -F -. " +
+        "Fix it with `git commit --amend -m … -m …`.",
+    );
+  }
+  return parts.join("\n\n");
+}
+
+export const commit: Handler<typeof commitFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const author = authorOf(ctx);
+  const warnings: string[] = [];
+  let message = commitMessage(ctx, warnings);
+  const amend = ctx.flags.amend;
+  // Concluding a merge, cherry-pick or revert: git's message is the one it prepared (git commit --no-edit).
+  if (message === null && !amend) message = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
+  if (message === null && !amend) {
+    throw new PtermError(
+      "InvalidArgs",
+      'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).',
+    );
+  }
+  const only = userPaths(ctx.flags.path);
+  if (only.length && ctx.flags.all) {
+    throw new PtermError("InvalidArgs", "give paths or -a, not both: `git commit -a` commits every tracked change.");
+  }
+  const id = await withRepoLock(repo, async () => {
+    let index = loadIndex(repo);
+    if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
+    if (only.length) {
+      // `git commit <paths>`: those paths as they are in the work tree, the rest as HEAD has it.
+      for (const spec of only) {
+        const hidden = spec === "" ? null : policy.hidden(spec);
+        if (hidden) throw hiddenPathDenied(spec, hidden, "it is never committed");
+      }
+      const tracked = (p: string, spec: string) => spec === "" || pathWithin(p, spec);
+      const exists = (p: string) => lstatTracked(repo, p) !== null;
+      const files = await partialCommitFiles(repo, index, only, tracked, exists);
+      if (files.length) await stage(repo, index, policy, files, { signal: ctx.signal });
+      index = await onlyPathsIndex(repo, index, only, tracked);
+    }
+    if (message === null) {
+      const head = readHead(repo).oid;
+      if (!head) throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one.");
+      message = (await readCommit(repo, head)).message;
+    }
+    if (ctx.flags.signoff) message = withSignoff(message, author);
+    return await commitIndex(repo, index, {
+      message,
+      author,
+      ...(amend ? {} : await sequenceCommitOptions(repo, ctx.flags.author !== undefined)),
+      allowEmpty: ctx.flags["allow-empty"],
+      amend: amend ? { keepAuthor: ctx.flags.author === undefined } : undefined,
+    });
+  });
+  const made = describeCommit(id, await readCommit(repo, id));
+  const branch = readHead(repo).branch;
+  const hooks = skippedHooks(
+    repo,
+    ctx.flags["no-verify"]
+      ? ["prepare-commit-msg", "post-commit"]
+      : ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"],
+  );
+  if (hooks) warnings.push(hooks);
+  ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}\n`);
+  for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}\n`);
+  return {
+    repo_path: rel,
+    commit_id: id,
+    short_id: made.short_id,
+    branch,
+    parents: made.parents,
+    subject: made.subject,
+    amended: amend,
+    warnings,
+  };
+};
+
+/** git's `-s`: a `Signed-off-by:` trailer, in the trailer block if the message ends with one. */
+export function withSignoff(message: string, author: GitAuthor): string {
+  const line = `Signed-off-by: ${author.name} <${author.email}>`;
+  const trimmed = message.replace(/\s+$/, "");
+  if (trimmed.split("\n").includes(line)) return trimmed + "\n";
+  const paragraphs = trimmed.split(/\n\s*\n/);
+  const last = paragraphs[paragraphs.length - 1];
+  const isTrailerBlock = paragraphs.length > 1 && last.split("\n").every((l) => /^[A-Za-z0-9-]+: /.test(l));
+  return `${trimmed}${isTrailerBlock ? "\n" : "\n\n"}${line}\n`;
+}

@@ -1,0 +1,287 @@
+/**
+ * `log`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { logFlags } from "../sub/log.ts";
+import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
+import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
+import { listRefs, readHead } from "../repo/refs.ts";
+import { parseApproxDate } from "../history/approxidate.ts";
+import { compilePattern } from "../history/pattern.ts";
+import type { Commit } from "../odb/objects.ts";
+import { peelTo, resolveCommit } from "../history/revparse.ts";
+import type { Repo } from "../repo/repo.ts";
+import { flattenTree } from "../odb/tree.ts";
+import type { PathPolicy } from "../worktree/worktree.ts";
+import { openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
+import { encoder } from "../odb/bytes.ts";
+import { concatBytes } from "../diff/line_diff.ts";
+import { prettyCommit, type PrettyFormat } from "../history/pretty.ts";
+import {
+  filterChanges,
+  functionLineNote,
+  notUtf8Warning,
+  prettyOptions,
+  rangeEnds,
+  terminatorFormat,
+  type ViewFlags,
+  viewOf,
+  withRenames,
+} from "./history_shared.ts";
+
+/**
+ * Where `log --all` starts, in git's order (every ref by name, then HEAD): commits with equal dates
+ * are listed in the order their starting points were given, so the order matters.
+ */
+export async function allStarts(repo: Repo): Promise<string[]> {
+  const refs = [...listRefs(repo, "refs")].filter(([name]) => name !== "refs/stash").sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0
+  );
+  const starts: string[] = [];
+  for (const [, oid] of refs) {
+    try {
+      starts.push(await peelTo(repo, oid, "commit", oid));
+    } catch { /* a tag of a tree or blob leads to no commit */ }
+  }
+  const head = readHead(repo).oid;
+  if (head) starts.push(head);
+  return starts;
+}
+
+/** The commit filter of --since, --until, --author and --grep, as git applies them; null when none is given. */
+export function logFilter(
+  repo: Repo,
+  policy: PathPolicy,
+  paths: string[],
+  flags: {
+    since?: string;
+    until?: string;
+    author?: string;
+    grep?: string;
+    "regexp-ignore-case": boolean;
+    "pickaxe-string"?: string;
+    "pickaxe-grep"?: string;
+    "pickaxe-regex"?: boolean;
+  },
+): ((commit: Commit, oid: string) => boolean | Promise<boolean>) | undefined {
+  const since = flags.since === undefined ? null : parseApproxDate(flags.since);
+  const until = flags.until === undefined ? null : parseApproxDate(flags.until);
+  const ignoreCase = flags["regexp-ignore-case"];
+  const author = flags.author === undefined ? null : compilePattern(flags.author, { ignoreCase });
+  const grep = flags.grep === undefined ? null : compilePattern(flags.grep, { ignoreCase });
+  const pickaxe = pickaxeOf(repo, policy, paths, flags);
+  if (since === null && until === null && !author && !grep && !pickaxe) return undefined;
+  return (commit, oid) => {
+    // git compares the committer date for --since/--until.
+    if (since !== null && commit.committer.timestamp < since) return false;
+    if (until !== null && commit.committer.timestamp > until) return false;
+    if (author && !author.test(`${commit.author.name} <${commit.author.email}>`)) return false;
+    if (grep && !commit.message.split("\n").some((line) => grep.test(line))) return false;
+    return pickaxe ? pickaxe(commit, oid) : true;
+  };
+}
+
+/**
+ * git's pickaxe over a commit's diff against its first parent (none for a merge, as git log shows
+ * merges no diff): -S counts the occurrences of a string (or, with --pickaxe-regex, of a POSIX
+ * extended expression's matches) in each changed file before and after, and keeps the commit when
+ * a count changed; -G keeps it when an added or removed line matches (binary files skipped, as
+ * git skips them for -G without --text).
+ */
+export function pickaxeOf(
+  repo: Repo,
+  policy: PathPolicy,
+  paths: string[],
+  flags: {
+    "pickaxe-string"?: string;
+    "pickaxe-grep"?: string;
+    "pickaxe-regex"?: boolean;
+    "regexp-ignore-case": boolean;
+  },
+): ((commit: Commit, oid: string) => Promise<boolean>) | null {
+  const text = flags["pickaxe-string"];
+  const lineRegex = flags["pickaxe-grep"];
+  if (text === undefined && lineRegex === undefined) return null;
+  if (text !== undefined && lineRegex !== undefined) {
+    throw new PtermError("InvalidArgs", "give -S or -G, not both (as git).");
+  }
+  if (text === "" || lineRegex === "") throw new PtermError("InvalidArgs", "-S and -G need something to look for.");
+  const ignoreCase = flags["regexp-ignore-case"];
+  const decoder = new TextDecoder();
+  const counter = text === undefined ? null : flags["pickaxe-regex"]
+    ? (() => {
+      const pattern = compilePattern(text, { syntax: "extended", ignoreCase });
+      const global = new RegExp(pattern.source, pattern.flags + "g");
+      return (s: string) => [...s.matchAll(global)].filter((m) => m[0] !== "").length;
+    })()
+    : (s: string) => {
+      const hay = ignoreCase ? s.toLowerCase() : s;
+      const needle = ignoreCase ? text.toLowerCase() : text;
+      let count = 0;
+      for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + needle.length)) count++;
+      return count;
+    };
+  const grepLine = lineRegex === undefined ? null : compilePattern(lineRegex, { syntax: "extended", ignoreCase });
+  return async (commit) => {
+    if (commit.parents.length > 1) return false;
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    // Renames are paired first, as git's diffcore runs rename detection before the pickaxe.
+    const kept = await withRenames(repo, filterChanges(changes, paths, policy).kept, { "find-renames": 50 });
+    const blob = async (side: { kind: string; oid?: string; mode: string } | null) =>
+      side && side.kind === "blob" && !side.mode.startsWith("160")
+        ? await repo.objects.readTyped(side.oid!, "blob")
+        : new Uint8Array();
+    if (counter) {
+      for (const change of kept) {
+        // -S searches binary files too (git skips them for -G only).
+        const before = await blob(change.old);
+        const after = await blob(change.new);
+        if (counter(decoder.decode(before)) !== counter(decoder.decode(after))) return true;
+      }
+      return false;
+    }
+    const rendered = await renderDiff(repo, kept, { algorithm: lineAlgorithm(repo, {}) });
+    let inHunk = false;
+    for (const line of rendered.patch.split("\n")) {
+      if (line.startsWith("diff --git ")) inHunk = false;
+      else if (line.startsWith("@@")) inHunk = true;
+      else if (inHunk && (line.startsWith("+") || line.startsWith("-")) && grepLine!.test(line.slice(1))) return true;
+    }
+    return false;
+  };
+}
+
+/** Formats whose commits are separated by a newline (git's !use_terminator). */
+export function separatorFormat(format: PrettyFormat): boolean {
+  return format.kind === "template" ? !format.terminator : format.name !== "oneline" && format.name !== "reference";
+}
+
+/** A commit's diff against its first parent (renames found), as log -p/--stat shows it. */
+export async function commitDiff(
+  repo: Repo,
+  id: string,
+  paths: string[],
+  policy: PathPolicy,
+  algorithm: ReturnType<typeof lineAlgorithm> | undefined,
+): Promise<RenderedDiff> {
+  const commit = await readCommit(repo, id);
+  const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+  const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+  const { kept } = filterChanges(changes, paths, policy);
+  return await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
+}
+
+/** What a diff prints under a formatted commit: names, the stat, or the patch text (empty: nothing changed). */
+export function diffBody(rendered: RenderedDiff, flags: ViewFlags & { patch?: boolean }): string {
+  if (rendered.files.length === 0) return "";
+  if (flags["name-only"] || flags["name-status"]) return viewOf(rendered, flags) ?? "";
+  return flags.stat && !flags.patch ? renderStat(rendered) : rendered.patch;
+}
+
+export const log: Handler<typeof logFlags, readonly [{ name: "args"; description: string; variadic: true }]> = async (
+  ctx,
+) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+  if (split.revs.length && ctx.flags.ref !== undefined) {
+    throw new PtermError("InvalidArgs", `give the revision once: --ref ${ctx.flags.ref} or \`${split.revs[0]}\`.`);
+  }
+  const ref = split.revs[0] ?? ctx.flags.ref ?? "HEAD";
+  if (ref === "HEAD" && !readHead(repo).oid) {
+    ctx.stdout.write("No commits yet.\n");
+    return { repo_path: rel, commits: [] };
+  }
+  const ends = await rangeEnds(repo, ref);
+  const explicit = split.revs.length > 0 || ctx.flags.ref !== undefined;
+  const all = ctx.flags.all ? await allStarts(repo) : [];
+  // `--all` alone starts from the refs in git's order; a revision given with it comes first.
+  const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
+  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
+  const paths = userPaths([...ctx.flags.path, ...split.paths]);
+  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
+    starts: all,
+    keep: logFilter(repo, policy, paths, ctx.flags),
+  });
+  const names = ctx.flags["name-only"] || ctx.flags["name-status"];
+  const withDiff = ctx.flags.stat || ctx.flags.patch || names;
+  const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
+  const pretty = await prettyOptions(repo, ctx.flags);
+  // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
+  const parts: (string | RenderedDiff)[] = [];
+  const notUtf8 = new Set<string>();
+  const otherFunctionLines = new Map<string, string>();
+  for (const [i, c] of commits.entries()) {
+    if (pretty) {
+      // git's log-tree: a separator before each commit but the first (separator formats), the
+      // entry, a newline before its diff (`---` with both stat and patch) unless oneline.
+      const { format } = pretty;
+      if (i > 0 && separatorFormat(format)) parts.push("\n");
+      const entry = prettyCommit(pretty, format, c.id, await readCommit(repo, c.id));
+      parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
+      // git log -p/--stat shows no diff for a merge (diff-merges is off by default).
+      if (!withDiff || c.parents.length > 1) continue;
+      const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+      const body = diffBody(rendered, ctx.flags);
+      if (body === "") continue;
+      if (!(format.kind === "builtin" && format.name === "oneline")) {
+        parts.push(ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n");
+      }
+      if (ctx.flags.patch && !names) {
+        if (ctx.flags.stat) parts.push(`${renderStat(rendered)}\n`);
+        parts.push(rendered);
+        for (const path of rendered.notUtf8) notUtf8.add(path);
+        for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
+      } else parts.push(body);
+      continue;
+    }
+    const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
+    if (parts.length) parts.push("\n");
+    if (!withDiff) {
+      parts.push(line);
+      continue;
+    }
+    const commit = await readCommit(repo, c.id);
+    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
+    const { kept } = filterChanges(changes, paths, policy);
+    // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
+    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
+    const view = viewOf(rendered, {
+      stat: ctx.flags.stat && !ctx.flags.patch,
+      "name-only": ctx.flags["name-only"],
+      "name-status": ctx.flags["name-status"],
+    });
+    parts.push(`${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
+    if (view !== null) parts.push(view);
+    else {
+      parts.push(rendered);
+      for (const path of rendered.notUtf8) notUtf8.add(path);
+      for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
+    }
+  }
+  if (!pretty) parts.push("\n");
+  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
+  const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
+  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
+  if (withDiff && (size > budget || notUtf8.size)) {
+    const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder.encode(part) : part.patchBytes));
+    const saved = await ctx.artifacts.save("log.txt", bytes, {
+      mime: "text/plain",
+      description: "the full log (patches as git's bytes)",
+    });
+    if (size > budget) {
+      ctx.stdout.write(
+        commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
+          `\nThe log with ${
+            ctx.flags.patch ? "patches" : "diffstats"
+          } is ${bytes.length} bytes; it is in the artifact ${saved.path}.\n`,
+      );
+    } else ctx.stdout.write(text());
+    if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
+  } else ctx.stdout.write(text());
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
+  return { repo_path: rel, commits };
+};

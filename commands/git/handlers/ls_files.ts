@@ -1,0 +1,58 @@
+/**
+ * `lsFiles`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import type { lsFilesFlags } from "../sub/ls_files.ts";
+import { pathWithin } from "../odb/tree.ts";
+import { computeStatus } from "../porcelain/status.ts";
+import { quoteName } from "../odb/bytes.ts";
+import { readIndexFile } from "../worktree/index_file.ts";
+import { bounded, openFromFlags, userPaths } from "./common.ts";
+
+export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const scope = userPaths(ctx.flags.path);
+  const inScope = (path: string) => scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s));
+  const index = readIndexFile(repo.gitdir);
+  const wanted = ctx.flags.others
+    ? "others"
+    : ctx.flags.modified
+    ? "modified"
+    : ctx.flags.deleted
+    ? "deleted"
+    : "cached";
+  let files: { path: string; mode?: string; oid?: string; stage?: number }[];
+  if (wanted === "cached") {
+    files = [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
+      path: e.path,
+      mode: e.mode.toString(8).padStart(6, "0"),
+      oid: e.oid,
+      stage: 0,
+    }));
+    for (const [path, stages] of index.conflicts) {
+      if (!inScope(path)) continue;
+      for (const e of stages) {
+        files.push({ path, mode: e.mode.toString(8).padStart(6, "0"), oid: e.oid, stage: e.stage });
+      }
+    }
+  } else {
+    const report = await computeStatus(repo, index, policy, {
+      untracked: wanted === "others",
+      paths: scope.length ? scope : null,
+    });
+    files = wanted === "others"
+      ? report.untracked.map((path) => ({ path }))
+      : [...report.unstaged.entries()].filter(([, change]) => wanted === "deleted" ? change === "D" : true).map((
+        [path],
+      ) => ({ path }));
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.stage ?? 0) - (b.stage ?? 0)));
+  const listed = bounded(files, 5000);
+  ctx.stdout.write(
+    listed.items.map((f) =>
+      ctx.flags.stage && f.oid ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}` : quoteName(f.path)
+    ).join("\n") + (listed.items.length ? "\n" : ""),
+  );
+  return { repo_path: rel, which: wanted, files: listed.items, truncated: listed.truncated };
+};

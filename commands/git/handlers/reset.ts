@@ -1,0 +1,49 @@
+/**
+ * `reset`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { resetFlags } from "../sub/reset.ts";
+import { resetPaths, resetTo } from "../porcelain/ops.ts";
+import { readHead } from "../repo/refs.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { authorOf, bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
+
+export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
+  async (
+    ctx,
+  ) => {
+    const { repo, policy, rel } = await openFromFlags(ctx);
+    const modes = (["soft", "mixed", "hard"] as const).filter((m) => ctx.flags[m]);
+    if (modes.length > 1) throw new PtermError("InvalidArgs", "give only one of --soft, --mixed, --hard.");
+    const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+    const rev = split.revs[0];
+    const specs = userPaths([...ctx.flags.path, ...split.paths]);
+    if (specs.length > 0) {
+      if (modes.length && modes[0] !== "mixed") {
+        throw new PtermError(
+          "InvalidArgs",
+          `--${modes[0]} cannot be combined with --path (paths only reset the index).`,
+        );
+      }
+      const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
+      ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.\n` : "Nothing to unstage.\n");
+      const listed = bounded(changed);
+      return {
+        repo_path: rel,
+        mode: "paths",
+        head: readHead(repo).oid,
+        changed_paths: listed.items,
+        truncated: listed.truncated,
+      };
+    }
+    const mode = modes[0] ?? "mixed";
+    const author = authorOf(ctx);
+    const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
+    ctx.stdout.write(
+      `HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).\n`,
+    );
+    const listed = bounded(result.changed_paths);
+    return { repo_path: rel, mode, head: result.head, changed_paths: listed.items, truncated: listed.truncated };
+  };

@@ -1,0 +1,66 @@
+/**
+ * `revert`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { revertFlags } from "../sub/revert.ts";
+import { revertCommit } from "../porcelain/ops.ts";
+import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { authorOf, openFromFlags } from "./common.ts";
+import { finishSequence, sequenceAction } from "./change_shared.ts";
+
+export const revert: Handler<typeof revertFlags> = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx);
+  const ref = ctx.flags.ref;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ref !== undefined || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "revert", action);
+    return {
+      repo_path: rel,
+      action,
+      reverted: done.applied!,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: [],
+    };
+  }
+  if (!ref) {
+    throw new PtermError(
+      "InvalidArgs",
+      "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.",
+    );
+  }
+  const result = await withRepoLock(
+    repo,
+    () => revertCommit(repo, loadIndex(repo), policy, ref, { noCommit: ctx.flags["no-commit"], author }),
+  );
+  const fields = {
+    repo_path: rel,
+    reverted: result.reverted,
+    commit_id: result.commit_id,
+    changed_paths: result.changed_paths,
+    conflicts: result.conflicts,
+  };
+  if (result.conflicts.length > 0) {
+    throw new PtermError(
+      "Conflict",
+      `reverting ${result.reverted.slice(0, 7)} conflicted in ${
+        result.conflicts.join(", ")
+      }; the files contain conflict markers. ` +
+        "Edit them, `git add` them and `git revert --continue` (or `git revert --abort` to give up).",
+      { result: fields },
+    );
+  }
+  ctx.stdout.write(
+    result.commit_id
+      ? `Reverted ${result.reverted.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
+      : `Applied the revert of ${result.reverted.slice(0, 7)} to index and work tree (not committed).\n`,
+  );
+  return fields;
+};

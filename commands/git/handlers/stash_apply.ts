@@ -1,0 +1,7 @@
+/**
+ * `stashApplyHandler`: one git subcommand's handler (its declaration is under sub/).
+ */
+
+import { applyHandler } from "./change_shared.ts";
+
+export const stashApplyHandler = applyHandler(false);

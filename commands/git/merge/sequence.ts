@@ -1,0 +1,85 @@
+/**
+ * A merge, cherry-pick or revert in progress: which one (its _HEAD file in .git), the commit it
+ * applies, the message it prepared, and what a commit made meanwhile takes from it. Small, so
+ * that `git status` and `git commit` load it without the merge machinery.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { clearSequenceState } from "../porcelain/commit.ts";
+import { parseCommit, type Signature } from "../odb/objects.ts";
+import type { Repo } from "../repo/repo.ts";
+
+/** A merge, cherry-pick or revert stopped on conflicts (or by --no-commit), and the file that says so. */
+export type Sequence = "merge" | "cherry-pick" | "revert";
+const SEQUENCE_HEADS: Record<Sequence, string> = {
+  merge: "MERGE_HEAD",
+  "cherry-pick": "CHERRY_PICK_HEAD",
+  revert: "REVERT_HEAD",
+};
+
+/** Which operation is in progress, as git's status tells (MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD). */
+export function sequenceInProgress(repo: Repo): Sequence | null {
+  for (const kind of ["merge", "cherry-pick", "revert"] as const) {
+    try {
+      const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
+      if (/^[0-9a-f]{40}/m.test(text)) return kind;
+    } catch { /* not this one */ }
+  }
+  return null;
+}
+
+/** The commit a cherry-pick or revert in progress is applying (its _HEAD file), or null. */
+export function sequenceCommit(repo: Repo, kind: Sequence): string | null {
+  try {
+    return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function requireSequence(repo: Repo, kind: Sequence, doing: string): void {
+  if (sequenceInProgress(repo) === kind) return;
+  const other = sequenceInProgress(repo);
+  throw new PtermError(
+    "NotFound",
+    `there is no ${kind} to ${doing} (no ${SEQUENCE_HEADS[kind]})` +
+      (other ? `; a ${other} is in progress: \`git ${other} --${doing}\`.` : "."),
+  );
+}
+
+/** `--quit`: forget the operation in progress (its state files) and keep index and work tree as they are. */
+export function quitSequence(repo: Repo, kind: Sequence): void {
+  requireSequence(repo, kind, "quit");
+  clearSequenceState(repo);
+}
+
+/** The message `git merge --squash` prepared (.git/SQUASH_MSG) for the commit that follows it, or null. */
+export function squashMessage(repo: Repo): string | null {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/SQUASH_MSG`);
+  } catch {
+    return null;
+  }
+}
+
+/** The message a merge, cherry-pick or revert prepared (.git/MERGE_MSG), or null. */
+export function preparedMessage(repo: Repo): string | null {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a commit made while a cherry-pick is in progress takes from it, as git's commit does: the
+ * picked commit's author, unless --author was given.
+ */
+export async function sequenceCommitOptions(
+  repo: Repo,
+  explicitAuthor: boolean,
+): Promise<{ authorSignature?: Signature }> {
+  const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
+  if (!picked || explicitAuthor) return {};
+  return { authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author };
+}

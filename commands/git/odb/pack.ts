@@ -1,0 +1,667 @@
+/**
+ * Reading packfiles (gitformat-pack: `.idx` version 2 and `.pack` versions 2 and 3, with
+ * OFS_DELTA and REF_DELTA chains). Objects are located by binary search in the index and read
+ * with positioned reads, so a large pack is never loaded whole, and — as git itself does — the
+ * pack's checksum is not recomputed on every read.
+ */
+
+import { PtermError } from "../../../core/errors.ts";
+import { fromHex, toHex } from "./bytes.ts";
+import type { ObjectType } from "./objects.ts";
+import { inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
+
+const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+
+export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
+
+function corrupt(message: string): PtermError {
+  return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
+}
+
+/**
+ * A pack index. Version 2: magic, fan-out, names, CRCs, 31-bit offsets, 64-bit offsets.
+ * Version 1 (git before 1.5.2): fan-out, then (offset, name) pairs.
+ */
+class PackIndex {
+  readonly count: number;
+  readonly #data: Uint8Array;
+  readonly #view: DataView;
+  readonly #v1: boolean;
+  readonly #fanoutAt: number;
+  readonly #namesAt: number;
+  /** Bytes from one name to the next. */
+  readonly #stride: number;
+  #sortedOffsets: Float64Array | null = null;
+
+  constructor(data: Uint8Array) {
+    this.#data = data;
+    this.#view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    this.#v1 = this.#view.getUint32(0) !== 0xff744f63;
+    if (!this.#v1 && this.#view.getUint32(4) !== 2) {
+      throw new PtermError(
+        "UnsupportedFormat",
+        `pack index version ${this.#view.getUint32(4)} is not supported (1 and 2 are).`,
+      );
+    }
+    this.#fanoutAt = this.#v1 ? 0 : 8;
+    this.#namesAt = this.#v1 ? 1024 + 4 : 8 + 1024;
+    this.#stride = this.#v1 ? 24 : 20;
+    this.count = this.#view.getUint32(this.#fanoutAt + 255 * 4);
+  }
+
+  #fanout(byte: number): number {
+    return this.#view.getUint32(this.#fanoutAt + byte * 4);
+  }
+
+  #compareAt(i: number, key: Uint8Array): number {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const d = this.#data[start + k] - key[k];
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+
+  /** The position of `oid` in the index, or -1. */
+  find(oid: string): number {
+    const key = fromHex(oid);
+    let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
+    let hi = this.#fanout(key[0]);
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const c = this.#compareAt(mid, key);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  /**
+   * The most hex digits `oid` shares with any other name in the index: its sorted neighbours are
+   * the closest (what git's find_abbrev_len_packed compares).
+   */
+  sharedHexDigits(oid: string): number {
+    const key = fromHex(oid);
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = 0;
+    for (const i of [lo - 1, lo, lo + 1]) {
+      if (i < 0 || i >= this.count || this.#compareAt(i, key) === 0) continue;
+      shared = Math.max(shared, this.#sharedWith(i, key));
+    }
+    return shared;
+  }
+
+  #sharedWith(i: number, key: Uint8Array): number {
+    const start = this.#namesAt + i * this.#stride;
+    for (let k = 0; k < 20; k++) {
+      const a = this.#data[start + k];
+      if (a !== key[k]) return 2 * k + ((a >> 4) === (key[k] >> 4) ? 1 : 0);
+    }
+    return 40;
+  }
+
+  /** Names starting with `prefix` (hex, even or odd length). */
+  matching(prefix: string): string[] {
+    const first = parseInt(prefix.slice(0, 2), 16);
+    const lo = first === 0 ? 0 : this.#fanout(first - 1);
+    const hi = this.#fanout(first);
+    const out: string[] = [];
+    for (let i = lo; i < hi; i++) {
+      const name = this.name(i);
+      if (name.startsWith(prefix)) out.push(name);
+    }
+    return out;
+  }
+
+  name(i: number): string {
+    const at = this.#namesAt + i * this.#stride;
+    return toHex(this.#data, at, at + 20);
+  }
+
+  offset(i: number): number {
+    if (this.#v1) return this.#view.getUint32(1024 + i * 24);
+    const offsetsAt = this.#namesAt + this.count * 24;
+    const small = this.#view.getUint32(offsetsAt + i * 4);
+    if ((small & 0x80000000) === 0) return small;
+    const largeAt = offsetsAt + this.count * 4 + (small & 0x7fffffff) * 8;
+    return this.#view.getUint32(largeAt) * 2 ** 32 + this.#view.getUint32(largeAt + 4);
+  }
+
+  /** Where the object at `offset` ends (the next object's start, or the pack's trailer). */
+  endOf(offset: number, packSize: number): number {
+    if (!this.#sortedOffsets) {
+      const all = new Float64Array(this.count);
+      for (let i = 0; i < this.count; i++) all[i] = this.offset(i);
+      this.#sortedOffsets = all.sort();
+    }
+    const sorted = this.#sortedOffsets;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid] <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sorted.length ? sorted[lo] : packSize - 20;
+  }
+}
+
+/**
+ * Pack files held open inside `holdingPackFiles`, by path. Outside it every read opens the file and
+ * closes it again (no handle outlives the call), which under a sandbox's narrowed permissions costs
+ * a path canonicalization per open: ~9,000 opens in the checkout of a clone (bench git-remote).
+ */
+const heldPackFiles = new Map<string, Deno.FsFile>();
+let holdDepth = 0;
+
+/** Runs `work` with every pack file it reads held open once, closed when it ends. */
+export async function holdingPackFiles<T>(work: () => Promise<T>): Promise<T> {
+  holdDepth++;
+  try {
+    return await work();
+  } finally {
+    if (--holdDepth === 0) {
+      for (const file of heldPackFiles.values()) file.close();
+      heldPackFiles.clear();
+    }
+  }
+}
+
+/** The pack file at `path` for a read, and whether the reader closes it after (not when it is held). */
+function openPackFile(path: string): { file: Deno.FsFile; owned: boolean } {
+  if (holdDepth === 0) return { file: Deno.openSync(path, { read: true }), owned: true };
+  let file = heldPackFiles.get(path);
+  if (!file) {
+    file = Deno.openSync(path, { read: true });
+    heldPackFiles.set(path, file);
+  }
+  return { file, owned: false };
+}
+
+class Pack {
+  readonly index: PackIndex;
+  /** This pack's number among the repository's packs: offsets are only unique within one pack. */
+  readonly id: number;
+  readonly #path: string;
+  readonly #size: number;
+
+  constructor(index: PackIndex, path: string, id: number) {
+    this.index = index;
+    this.id = id;
+    this.#path = path;
+    this.#size = Deno.statSync(path).size;
+  }
+
+  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  read(offset: number, length: number): Uint8Array {
+    const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
+    const { file, owned } = openPackFile(this.#path);
+    try {
+      file.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < out.length) {
+        const n = file.readSync(out.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return out.subarray(0, got);
+    } finally {
+      if (owned) file.close();
+    }
+  }
+
+  end(offset: number): number {
+    return this.index.endOf(offset, this.#size);
+  }
+
+  /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
+  readInto(offset: number, target: Uint8Array, file?: Deno.FsFile): Uint8Array {
+    const opened = file ? null : openPackFile(this.#path);
+    const own = file ?? opened!.file;
+    try {
+      own.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < target.length) {
+        const n = own.readSync(target.subarray(got));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      return target.subarray(0, got);
+    } finally {
+      if (opened?.owned) own.close();
+    }
+  }
+
+  /**
+   * Inflates the zlib stream in `[from, to)`, which must give `size` bytes, into `sink` piece by
+   * piece, through the shared streaming buffers; `first`, when given, holds the stream's first
+   * bytes already (in the read buffer) and saves a read.
+   */
+  inflateRange(
+    from: number,
+    to: number,
+    size: number,
+    sink: (chunk: Uint8Array) => void,
+    first: Uint8Array | null,
+  ): void {
+    const { read, out } = streamBuffers();
+    let opened: { file: Deno.FsFile; owned: boolean } | null = null;
+    let held = first;
+    try {
+      const input = (offset: number): Uint8Array => {
+        if (held !== null && offset < held.length) return held.subarray(offset);
+        // The read below overwrites what `held` shows, and what any source made before holds.
+        held = null;
+        streamGeneration++;
+        opened ??= openPackFile(this.#path);
+        const want = Math.max(0, Math.min(read.length, to - from - offset));
+        return this.readInto(from + offset, read.subarray(0, want), opened.file);
+      };
+      let end: number;
+      try {
+        end = inflateStreaming(input, size, sink, out);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corrupt("a packed object cannot be inflated to the size its header gives");
+        }
+        throw error;
+      }
+      if (from + end > to) throw corrupt("a packed object runs into the next one");
+    } finally {
+      const used = opened as { file: Deno.FsFile; owned: boolean } | null;
+      if (used?.owned) used.file.close();
+    }
+  }
+}
+
+/** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
+let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
+/** Counts uses of the shared read buffer: a source whose first bytes were overwritten since reads them again. */
+let streamGeneration = 0;
+
+function streamBuffers(): { read: Uint8Array; out: Uint8Array } {
+  sharedStreamBuffers ??= { read: new Uint8Array(STREAM_READ_BYTES), out: new Uint8Array(STREAM_OUT_BYTES) };
+  return sharedStreamBuffers;
+}
+
+/** What streamed reads of large blobs read at once, and the output pieces they hand on (plus deflate's 32 KiB history). */
+const STREAM_READ_BYTES = 1024 * 1024;
+const STREAM_OUT_BYTES = 288 * 1024;
+
+/** A large blob read piece by piece: `pipe` hands its `size` bytes to `sink` in order (each piece overwritten after). */
+export interface BlobSource {
+  readonly size: number;
+  pipe(sink: (chunk: Uint8Array) => void): void;
+}
+
+/** The packs of one repository, opened on first use. */
+export class PackSet {
+  readonly #dir: string;
+  #packs: Pack[] | null = null;
+  /**
+   * Objects recently decoded from the packs, by pack and offset (every pack's first object is at
+   * offset 12): delta chains share their bases. Least recently used first; bounded by bytes, so
+   * a history of large blobs cannot hold more than BASE_CACHE_BYTES.
+   */
+  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  #baseBytes = 0;
+  /** The read buffer and delta arena of #readAt (see there). */
+  #raw: Uint8Array | null = null;
+  readonly #arena = new DeltaArena();
+  #arenaBusy = false;
+  readonly #inflate: Inflate;
+  readonly #resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>;
+
+  constructor(
+    objectsDir: string,
+    inflate: Inflate,
+    resolveExternal: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array } | null>,
+  ) {
+    this.#dir = `${objectsDir}/pack`;
+    this.#inflate = inflate;
+    this.#resolveExternal = resolveExternal;
+  }
+
+  #open(): Pack[] {
+    if (this.#packs) return this.#packs;
+    const packs: Pack[] = [];
+    let names: string[] = [];
+    try {
+      names = [...Deno.readDirSync(this.#dir)].map((e) => e.name).filter((n) => n.endsWith(".idx")).sort();
+    } catch { /* no pack folder */ }
+    for (const name of names) {
+      const index = new PackIndex(Deno.readFileSync(`${this.#dir}/${name}`));
+      packs.push(new Pack(index, `${this.#dir}/${name.replace(/\.idx$/, ".pack")}`, packs.length));
+    }
+    this.#packs = packs;
+    return packs;
+  }
+
+  has(oid: string): boolean {
+    return this.#open().some((p) => p.index.find(oid) >= 0);
+  }
+
+  matching(prefix: string): string[] {
+    return this.#open().flatMap((p) => p.index.matching(prefix));
+  }
+
+  /** How many objects the packs hold (git's approximate object count: loose objects are not counted). */
+  objectCount(): number {
+    return this.#open().reduce((sum, p) => sum + p.index.count, 0);
+  }
+
+  /** The most hex digits `oid` shares with another object in the packs. */
+  sharedHexDigits(oid: string): number {
+    return this.#open().reduce((most, p) => Math.max(most, p.index.sharedHexDigits(oid)), 0);
+  }
+
+  /**
+   * A blob stored whole (not as a delta) in a pack and larger than `threshold` bytes, as a source
+   * its reader pulls piece by piece (`pipe`, through buffers shared by all sources: nothing is
+   * allocated per blob), never whole in memory; null for anything else.
+   */
+  blobSource(oid: string, threshold: number): BlobSource | null {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i < 0) continue;
+      const offset = pack.index.offset(i);
+      const dataEnd = pack.end(offset);
+      // The header and, for most objects, the whole stream in one read into the shared buffer.
+      const { read } = streamBuffers();
+      const head = pack.readInto(offset, read.subarray(0, Math.min(read.length, dataEnd - offset)));
+      const generation = ++streamGeneration;
+      let p = 0;
+      let byte = head[p++];
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 0x80 && p < head.length) {
+        byte = head[p++];
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      const dataAt = offset + p;
+      return {
+        size,
+        pipe: (sink) =>
+          pack.inflateRange(dataAt, dataEnd, size, sink, generation === streamGeneration ? head.subarray(p) : null),
+      };
+    }
+    return null;
+  }
+
+  async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    for (const pack of this.#open()) {
+      const i = pack.index.find(oid);
+      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+    }
+    return null;
+  }
+
+  /**
+   * The object at `offset`: its delta chain is walked down to a base first (no recursion, so
+   * chains as long as git allows — 4,095 — read in bounded stack), then the deltas are applied
+   * back up. Every object decoded on the way is remembered, since chains share their bases.
+   * The entries' bytes are read into one reused buffer and the deltas inflated into one reused
+   * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
+   * own): only the decoded objects, which the cache keeps, are allocated.
+   */
+  async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
+    this.#arenaBusy = true;
+    try {
+      return await this.#readChain(pack, offset, arena);
+    } finally {
+      if (arena === this.#arena) {
+        this.#arenaBusy = false;
+        arena.clear();
+      }
+    }
+  }
+
+  async #readChain(
+    pack: Pack,
+    offset: number,
+    arena: DeltaArena,
+  ): Promise<{ type: ObjectType; content: Uint8Array }> {
+    /** Each link of the chain: where its object is, and its delta's place in the arena. */
+    const chain: { offset: number; deltaAt: number; deltaSize: number }[] = [];
+    let base: { type: ObjectType; content: Uint8Array } | null = null;
+    let at = offset;
+    while (base === null) {
+      if (chain.length > MAX_DELTA_CHAIN) {
+        throw corrupt(`a delta chain in a pack is longer than git's ${MAX_DELTA_CHAIN}`);
+      }
+      const cached = this.#cached(pack, at);
+      if (cached) {
+        base = cached;
+        break;
+      }
+      // `raw` is read into the shared buffer and used up before this loop's next await.
+      const raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let p = 0;
+      let byte = raw[p++];
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 4;
+      while (byte & 0x80) {
+        byte = raw[p++];
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      }
+      if (typeCode === OFS_DELTA) {
+        byte = raw[p++];
+        let back = byte & 0x7f;
+        while (byte & 0x80) {
+          byte = raw[p++];
+          back = (back + 1) * 128 + (byte & 0x7f);
+        }
+        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
+        at -= back;
+      } else if (typeCode === REF_DELTA) {
+        const baseOid = toHex(raw, p, p + 20);
+        p += 20;
+        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
+        base = await this.#resolveExternal(baseOid);
+        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
+      } else {
+        const type = TYPES[typeCode];
+        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+        const content = await this.#inflateSized(raw, p, size);
+        base = { type, content };
+        this.#remember(pack, at, base);
+      }
+    }
+    let result = base;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const link = chain[i];
+      const delta = arena.bytes.subarray(link.deltaAt, link.deltaAt + link.deltaSize);
+      result = { type: result.type, content: applyDelta(result.content, delta) };
+      this.#remember(pack, link.offset, result);
+    }
+    return result;
+  }
+
+  /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
+  #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
+    if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
+    this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
+    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+  }
+
+  /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
+  #inflateDelta(raw: Uint8Array, at: number, size: number, arena: DeltaArena): number {
+    const start = arena.reserve(size);
+    try {
+      inflateInto(raw, at, arena.bytes, start, size);
+    } catch {
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return start;
+  }
+
+  /**
+   * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
+   * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
+   * kept in the cache), or through the injected inflater for the largest objects.
+   */
+  async #inflateSized(raw: Uint8Array, at: number, size: number): Promise<Uint8Array> {
+    let content: Uint8Array;
+    if (size <= LARGE_OBJECT) {
+      content = new Uint8Array(size);
+      try {
+        inflateInto(raw, at, content, 0, size);
+      } catch {
+        throw corrupt("a packed object cannot be inflated to the size its header gives");
+      }
+    } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
+    if (content.length !== size) throw corrupt("a packed object has the wrong size");
+    return content;
+  }
+
+  /** Bytes of decoded objects kept for delta chains (at most BASE_CACHE_BYTES). */
+  get cachedBytes(): number {
+    return this.#baseBytes;
+  }
+
+  #cached(pack: Pack, offset: number): { type: ObjectType; content: Uint8Array } | undefined {
+    const key = `${pack.id}:${offset}`;
+    const hit = this.#bases.get(key);
+    if (hit) {
+      this.#bases.delete(key);
+      this.#bases.set(key, hit);
+    }
+    return hit;
+  }
+
+  #remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
+    const size = object.content.length;
+    if (size > BASE_CACHE_BYTES / 4) return;
+    const key = `${pack.id}:${offset}`;
+    if (this.#bases.has(key)) return;
+    while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
+      const [oldest, old] = this.#bases.entries().next().value!;
+      this.#bases.delete(oldest);
+      this.#baseBytes -= old.content.length;
+    }
+    this.#bases.set(key, object);
+    this.#baseBytes += size;
+  }
+}
+
+/** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */
+const RAW_BUFFER_BYTES = 1024 * 1024;
+
+/** The deltas of one chain, inflated one after another into a buffer that grows and is reused. */
+class DeltaArena {
+  bytes = new Uint8Array(0);
+  #used = 0;
+
+  /** Room for `size` more bytes: where they start. Growing copies what is there (the links hold offsets). */
+  reserve(size: number): number {
+    const start = this.#used;
+    if (start + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(start + size, 2 * this.bytes.length, 64 * 1024));
+      grown.set(this.bytes.subarray(0, start));
+      this.bytes = grown;
+    }
+    this.#used = start + size;
+    return start;
+  }
+
+  clear(): void {
+    this.#used = 0;
+    // A chain of huge deltas does not keep its arena.
+    if (this.bytes.length > 16 * 1024 * 1024) this.bytes = new Uint8Array(0);
+  }
+}
+
+/** What the cache of decoded pack objects may hold (git's core.deltaBaseCacheLimit is 96 MiB). */
+const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** git's own limit on delta chains (pack.depth is capped at 4095). */
+const MAX_DELTA_CHAIN = 4095;
+
+/** Objects above this size are inflated by the injected (native) inflater (Node's zlib is faster on them). */
+const LARGE_OBJECT = 256 * 1024 * 1024;
+
+function readVarint(data: Uint8Array, at: { p: number }): number {
+  let value = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = data[at.p++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return value;
+}
+
+/** git's delta format: copy ranges of the base and insert literal bytes. */
+export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  const out = new Uint8Array(deltaResultSize(delta));
+  applyDeltaInto(base, delta, out, 0);
+  return out;
+}
+
+/** The size of the object `delta` makes (its header's second number). */
+export function deltaResultSize(delta: Uint8Array): number {
+  const at = { p: 0 };
+  readVarint(delta, at);
+  return readVarint(delta, at);
+}
+
+/**
+ * Applies `delta` to `base`, writing the result into `out` from `outAt` (it must have room for
+ * `deltaResultSize(delta)` bytes, and must not overlap `base`); returns the result's size.
+ */
+export function applyDeltaInto(base: Uint8Array, delta: Uint8Array, out: Uint8Array, outAt: number): number {
+  const at = { p: 0 };
+  const baseSize = readVarint(delta, at);
+  if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
+  const size = readVarint(delta, at);
+  if (outAt + size > out.length) throw corrupt("a delta's result does not fit");
+  let p = at.p;
+  let o = outAt;
+  const end = outAt + size;
+  while (p < delta.length) {
+    const op = delta[p++];
+    if (op & 0x80) {
+      let offset = 0;
+      let length = 0;
+      if (op & 0x01) offset |= delta[p++];
+      if (op & 0x02) offset |= delta[p++] << 8;
+      if (op & 0x04) offset |= delta[p++] << 16;
+      if (op & 0x08) offset += delta[p++] * 2 ** 24;
+      if (op & 0x10) length |= delta[p++];
+      if (op & 0x20) length |= delta[p++] << 8;
+      if (op & 0x40) length |= delta[p++] << 16;
+      if (length === 0) length = 0x10000;
+      if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
+      // Short copies byte by byte: a subarray and set() cost more than the loop for them.
+      if (length > 64) out.set(base.subarray(offset, offset + length), o);
+      else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
+      o += length;
+    } else if (op > 0) {
+      if (p + op > delta.length || o + op > end) throw corrupt("a delta inserts past its end");
+      for (let i = 0; i < op; i++) out[o + i] = delta[p + i];
+      o += op;
+      p += op;
+    } else {
+      throw corrupt("a delta has a reserved instruction");
+    }
+  }
+  if (o !== end) throw corrupt("a delta produced the wrong size");
+  return size;
+}

@@ -1,0 +1,43 @@
+/**
+ * The workspace a face serves: its root (--root, PTERM_ROOT, else .agents under the caller's folder) and
+ * session (--session, PTERM_SESSION, else default), checked the same way for every face.
+ */
+
+import { isAbsolute, resolve } from "../fs/path.ts";
+import { PtermError } from "../errors.ts";
+import { prepareRoot } from "../fs/paths.ts";
+import type { CliIo } from "./io.ts";
+import { isValidSessionId } from "./options.ts";
+
+export interface Workspace {
+  root: string;
+  session: string;
+}
+
+/** The directory relative paths on the host are resolved from (`deno task` keeps the caller's in INIT_CWD). */
+export function hostCwd(io: CliIo): string {
+  return io.env("INIT_CWD") ?? io.cwd;
+}
+
+export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace {
+  const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
+  const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
+  let root: string;
+  try {
+    root = prepareRoot(rootPath);
+  } catch (error) {
+    if (error instanceof PtermError) throw error;
+    throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${(error as Error).message}`, {
+      helpFor: "pterm exec",
+    });
+  }
+  const session = sessionFlag ?? io.env("PTERM_SESSION") ?? "default";
+  if (!isValidSessionId(session)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `the session id \`${session}\` is not valid: use 1-64 letters, digits, ., _ or -, starting with a letter or digit.`,
+      { helpFor: "pterm exec" },
+    );
+  }
+  return { root, session };
+}

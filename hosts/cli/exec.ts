@@ -1,0 +1,150 @@
+/**
+ * `pterm exec`: the hot path. It imports no npm package (each would cost start-up time;
+ * see bench/startup.ts), so its options are parsed by the kernel's own parser from the same
+ * declaration the commander program uses for `pterm exec --help`.
+ */
+
+import { resolve } from "../../core/fs/path.ts";
+import type { Envelope } from "../../core/envelope.ts";
+import { renderText } from "../../core/envelope.ts";
+import { exitCodeFor, formatFailure, PtermError } from "../../core/errors.ts";
+import { parseArgs } from "../../core/flags.ts";
+import { Registry } from "../../core/registry.ts";
+import { parseRequest } from "../../core/request.ts";
+import { newRunId } from "../../core/run_id.ts";
+import { execute } from "../../core/runtime.ts";
+import type { StdinSource } from "../../core/stdin.ts";
+import type { App, CliIo } from "../../core/host/io.ts";
+import { execSpec } from "../../core/host/options.ts";
+import { concatBytes } from "../../core/bytes.ts";
+import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
+
+/** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
+const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
+
+async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > maxBytes) throw new PtermError("InputTooLarge", `the request is larger than ${maxBytes} bytes.`);
+    chunks.push(chunk);
+  }
+  return concatBytes(chunks);
+}
+
+/** A JSON tool call is UTF-8 text; other bytes are refused, never read with U+FFFD in their place. */
+function requestText(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new PtermError(
+      "InvalidArgs",
+      "the tool call is not UTF-8 JSON; write it as UTF-8. Stdin that is not UTF-8 goes in a file: " +
+        '`pterm exec --stdin-file <path> "<command>"`.',
+      { helpFor: "pterm exec" },
+    );
+  }
+}
+
+export function failureEnvelope(error: PtermError): Envelope {
+  return {
+    run_id: newRunId(),
+    exit_code: exitCodeFor(error.code),
+    stdout: "",
+    stderr: formatFailure(error.message, error.helpFor ?? "pterm exec"),
+    result: null,
+    artifacts: [],
+    error_code: error.code,
+    duration_ms: 0,
+    truncated: { stdout: false, stderr: false },
+  };
+}
+
+export async function printEnvelope(io: CliIo, envelope: Envelope, asText: boolean): Promise<void> {
+  await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
+}
+
+/** Runs `pterm exec <words>`; returns null when the words ask for `--help` (commander renders that). */
+export async function runExec(io: CliIo, app: App, words: readonly string[]): Promise<number | null> {
+  const asText = words.includes("--text");
+  let envelope: Envelope;
+  try {
+    const parsed = parseArgs("pterm exec", execSpec, words);
+    if (parsed.help) return null;
+    const flags = parsed.args.flags as {
+      root?: string;
+      session?: string;
+      "stdin-file"?: string;
+      "timeout-ms"?: number;
+      text: boolean;
+      request?: string;
+    };
+    const lineArg = parsed.args.positionals["command-line"] as string | undefined;
+    let line: string;
+    let stdin: StdinSource;
+    let timeoutMs = flags["timeout-ms"];
+    if (flags.request !== undefined) {
+      if (lineArg !== undefined) {
+        throw new PtermError("InvalidArgs", "give either a command line or --request, not both.", {
+          helpFor: "pterm exec",
+        });
+      }
+      const text = requestText(
+        flags.request === "-"
+          ? await readAll(io.stdin.stream, MAX_REQUEST_BYTES)
+          : await Deno.readFile(resolve(hostCwd(io), flags.request)),
+      );
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new PtermError("InvalidArgs", `the tool call is not valid JSON: ${(error as Error).message}`, {
+          helpFor: "pterm exec",
+        });
+      }
+      const request = parseRequest(json);
+      line = request.command;
+      stdin = request.stdin === undefined ? { kind: "none" } : { kind: "text", text: request.stdin };
+      timeoutMs = flags["timeout-ms"] ?? request.timeout_ms;
+    } else {
+      if (lineArg === undefined) {
+        throw new PtermError("InvalidArgs", 'missing the command line, e.g. pterm exec "hello".', {
+          helpFor: "pterm exec",
+        });
+      }
+      line = lineArg;
+      if (flags["stdin-file"] !== undefined) {
+        // Its bytes as they are: decoding happens once, in the kernel (core/stdin.ts).
+        stdin = { kind: "bytes", bytes: await Deno.readFile(resolve(hostCwd(io), flags["stdin-file"])) };
+      } else {
+        // The stream is opened only if the command reads stdin: creating it costs ~2 ms.
+        stdin = io.stdin.isTerminal ? { kind: "none" } : {
+          kind: "stream",
+          get stream() {
+            return io.stdin.stream;
+          },
+        };
+      }
+    }
+    const workspace = resolveWorkspace(io, flags.root, flags.session);
+    envelope = await execute(
+      { registry: new Registry(app.commands), codeDirs: app.codeDirs, version: app.version },
+      {
+        root: workspace.root,
+        session: workspace.session,
+        line,
+        stdin,
+        timeoutMs,
+        terminal: { color: io.stdoutIsTerminal && !io.env("NO_COLOR") },
+      },
+    );
+  } catch (error) {
+    if (error instanceof PtermError) envelope = failureEnvelope(error);
+    else if (error instanceof Deno.errors.NotFound) {
+      envelope = failureEnvelope(new PtermError("NotFound", `${(error as Error).message}`, { helpFor: "pterm exec" }));
+    } else throw error;
+  }
+  await printEnvelope(io, envelope, asText);
+  return envelope.exit_code;
+}

@@ -1,0 +1,14 @@
+/** The outer CLI's dispatcher: `exec` takes the lean path; everything else goes to commander. */
+
+import { lazyImport } from "../../core/lazy.ts";
+import { runExec } from "./exec.ts";
+import type { App, CliIo } from "../../core/host/io.ts";
+
+export async function main(io: CliIo, app: App): Promise<number> {
+  if (io.args[0] === "exec") {
+    const code = await runExec(io, app, io.args.slice(1));
+    if (code !== null) return code;
+  }
+  const { runProgram } = await lazyImport<typeof import("./program.ts")>(new URL("./program.ts", import.meta.url));
+  return await runProgram(io, app);
+}

@@ -1,0 +1,79 @@
+/**
+ * A token an agent puts in a URL never reaches the call's error, its result or the audit record —
+ * whatever it holds: a `/` (which makes the URL unparsable and used to be echoed whole), a `"`
+ * or `\` (escaped in the record's JSON, where a text rule missed it) or a space. And the refused
+ * URL changes nothing a person's real git then reads.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { exec, makeRoot } from "../_support/helpers.ts";
+import { tokenize } from "../../core/grammar.ts";
+import { redactCommandLine, redactCredentials } from "../../core/redact.ts";
+
+const TOKENS = ["to/ken-slash", 'to"ken-quote', "to\\ken-backslash", "to ken-space", "ghp_plain-token"];
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Every file under `dir`, read whole. */
+async function allText(dir: string): Promise<string> {
+  let text = "";
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    text += entry.isDirectory ? await allText(path) : await Deno.readTextFile(path);
+  }
+  return text;
+}
+
+/** The word as the agent types it: double-quoted, `"` and `\` escaped. */
+function quoted(word: string): string {
+  return `"${word.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+Deno.test('a URL token with / " \\ or a space is in no error, result or audit record, and real git sees nothing', async () => {
+  await using root = await makeRoot();
+  const repo = join(root.path, "app");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q");
+  const configBefore = await git(repo, "config", "--list", "--local");
+
+  for (const token of TOKENS) {
+    const secret = token.slice(0, token.lastIndexOf("-"));
+    const url = `https://bob:${token}@127.0.0.1:9/org/app.git`;
+    for (const line of [`git clone ${quoted(url)} copy`, `git remote --repo app add origin ${quoted(url)}`]) {
+      assert.ok(tokenize(line).includes(url), "the agent's word is the URL, token and all");
+      const envelope = await exec(root.path, line);
+      assert.notEqual(envelope.exit_code, 0, `${line} was accepted`);
+      const shown = JSON.stringify(envelope);
+      assert.ok(!shown.includes(secret) && !shown.includes(JSON.stringify(secret).slice(1, -1)), shown);
+      assert.ok(!envelope.stderr.includes("ken-"), `the error echoes the token: ${envelope.stderr}`);
+    }
+  }
+  const audit = await allText(join(root.path, "audit"));
+  for (const token of TOKENS) {
+    assert.ok(!audit.includes(token.slice(3)), `the audit record keeps ${token}`);
+    assert.ok(!audit.includes(JSON.stringify(token).slice(4, -1)), `the audit record keeps ${token} (escaped)`);
+  }
+  assert.match(audit, /https:\/\/\*\*\*@127\.0\.0\.1:9\/org\/app\.git/, "the record still says which URL was refused");
+
+  // What the person does next: their git sees no remote, no token, nothing new.
+  assert.equal(await git(repo, "config", "--list", "--local"), configBefore);
+  assert.equal(await git(repo, "remote", "-v"), "");
+  assert.equal(await git(repo, "status", "--porcelain"), "");
+  await assert.rejects(Deno.stat(join(root.path, "copy")));
+});
+
+Deno.test("redaction keeps what is not a credential: a scoped path, a plain URL, other words", () => {
+  const words = ["git", "clone", "https://registry.example/@scope/pkg", "https://git.example.com/org/a.git"];
+  assert.deepEqual(redactCredentials({ argv: words }, words), { argv: words });
+  const line = 'git clone "https://u:a b@h.example/x.git" d';
+  assert.equal(redactCommandLine(line, tokenize(line)), "git clone 'https://***@h.example/x.git' d");
+  // A line that did not split keeps nothing after `scheme://` up to its last `@`.
+  assert.equal(redactCommandLine('git clone "https://u:a b@h/x', null), 'git clone "https://***@h/x');
+  // Credentials of well-formed URLs in any text (an output, a message) go too.
+  assert.equal(redactCredentials("fetch https://u:p@h.example/x failed", []), "fetch https://***@h.example/x failed");
+});
