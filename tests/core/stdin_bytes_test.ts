@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { concatBytes } from "../../core/bytes.ts";
 import { cli, exec, makeRoot } from "../helpers.ts";
 import { git, write } from "../git/oracle.ts";
 import { connectModern } from "../mcp/client.ts";
@@ -14,15 +15,7 @@ import { connectModern } from "../mcp/client.ts";
 const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
 const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
 const ascii = (text: string) => new TextEncoder().encode(text);
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 
 /** A diff (git's bytes) that changes a Latin-1 file and adds another. */
 const DIFF = concat(
