@@ -1841,6 +1841,14 @@ function textLength(blocks) {
 }
 
 // commands/doc/types.ts
+var NO_METADATA = {
+  title: null,
+  author: null,
+  subject: null,
+  created: null,
+  modified: null,
+  producer: null
+};
 function selectedUnits(selection, total, unit, names = []) {
   if (selection === void 0) return {
     first: 1,
@@ -2861,12 +2869,7 @@ function firstChild(root, name) {
 }
 async function readProperties(zip) {
   const props = {
-    title: null,
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
+    ...NO_METADATA,
     appCounts: {}
   };
   const core = await zip.readText("docProps/core.xml");
@@ -2991,8 +2994,19 @@ async function findMainPart(zip) {
   };
 }
 
-// commands/doc/detect.ts
-var RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the program that made it, or with LibreOffice)";
+// commands/doc/spec.ts
+var HANDLERS = new URL("./handler.ts", new URL("../../commands/doc/spec.ts", import.meta.url).href).href;
+var inFlag = {
+  name: "in",
+  short: "i",
+  aliases: [
+    "input"
+  ],
+  type: "string",
+  path: "read",
+  valueName: "path",
+  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML or EPUB; detected from its content). The same as the <file> argument; give one of them."
+};
 var FORMATS = [
   "pdf",
   "docx",
@@ -3007,6 +3021,66 @@ var FORMATS = [
   "xml",
   "epub"
 ];
+var OUTPUT_FORMATS = [
+  "md",
+  "markdown",
+  "text",
+  "json"
+];
+var extractFlags = [
+  inFlag,
+  {
+    name: "out",
+    short: "o",
+    aliases: [
+      "output"
+    ],
+    type: "string",
+    path: "write",
+    valueName: "path",
+    description: "Write the result here (relative to the root) instead of an artifact of the run; replaced atomically, never half-written. stdout is then only the summary. `-o -` means stdout (the default)."
+  },
+  {
+    name: "format",
+    type: "string",
+    // `json` names a document format and an output mode; it is listed once, among the output modes.
+    choices: [
+      "auto",
+      ...FORMATS.filter((format) => format !== "json"),
+      ...OUTPUT_FORMATS
+    ],
+    default: "auto",
+    description: "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode."
+  },
+  {
+    name: "max-chars",
+    type: "number",
+    min: 200,
+    max: 1e8,
+    valueName: "N",
+    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked [...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text."
+  },
+  {
+    name: "pages",
+    type: "string",
+    valueName: "A-B",
+    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX."
+  },
+  {
+    name: "mode",
+    type: "string",
+    choices: [
+      "md",
+      "markdown",
+      "text",
+      "json"
+    ],
+    description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); text: the same without markup; json: blocks for programs."
+  }
+];
+
+// commands/doc/detect.ts
+var RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the program that made it, or with LibreOffice)";
 var OLE_MAGIC = [
   208,
   207,
@@ -3275,86 +3349,6 @@ function utf8Length(text) {
   return encoder2.encode(text).length;
 }
 
-// commands/doc/spec.ts
-var HANDLERS = new URL("./handler.ts", new URL("../../commands/doc/spec.ts", import.meta.url).href).href;
-var inFlag = {
-  name: "in",
-  short: "i",
-  aliases: [
-    "input"
-  ],
-  type: "string",
-  path: "read",
-  valueName: "path",
-  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML or EPUB; detected from its content). The same as the <file> argument; give one of them."
-};
-var OUTPUT_FORMATS = [
-  "md",
-  "markdown",
-  "text",
-  "json"
-];
-var extractFlags = [
-  inFlag,
-  {
-    name: "out",
-    short: "o",
-    aliases: [
-      "output"
-    ],
-    type: "string",
-    path: "write",
-    valueName: "path",
-    description: "Write the result here (relative to the root) instead of an artifact of the run; replaced atomically, never half-written. stdout is then only the summary. `-o -` means stdout (the default)."
-  },
-  {
-    name: "format",
-    type: "string",
-    choices: [
-      "auto",
-      "pdf",
-      "docx",
-      "pptx",
-      "xlsx",
-      "odt",
-      "ods",
-      "odp",
-      "html",
-      "csv",
-      "xml",
-      "epub",
-      ...OUTPUT_FORMATS
-    ],
-    default: "auto",
-    description: "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode."
-  },
-  {
-    name: "max-chars",
-    type: "number",
-    min: 200,
-    max: 1e8,
-    valueName: "N",
-    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked [...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text."
-  },
-  {
-    name: "pages",
-    type: "string",
-    valueName: "A-B",
-    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX."
-  },
-  {
-    name: "mode",
-    type: "string",
-    choices: [
-      "md",
-      "markdown",
-      "text",
-      "json"
-    ],
-    description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); text: the same without markup; json: blocks for programs."
-  }
-];
-
 // core/bytes.ts
 function concatBytes(parts) {
   let length = 0;
@@ -3582,14 +3576,14 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-XKIMGWWM.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-KURPP2AA.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-MWIQ3KKV.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-76NM4U5Z.js", import.meta.url).href),
-  html: () => import(new URL("./html-3ADWQGSP.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-A3BKMJFI.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-67TF3A4P.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-L7ZYRHL2.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-GLWESRB6.js", import.meta.url).href),
+  html: () => import(new URL("./html-DODE42PM.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-KJ7JDFZW.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-F5THLAF2.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-NOAY3DJI.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-MOBJ32RI.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3642,7 +3636,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-GAGXIMRB.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-CIAQX25W.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
@@ -4002,12 +3996,7 @@ var info = async (ctx) => {
   }
   const details = await describe(detection, bytes, config.max_inflated_bytes, ctx.limits.memory_bytes) ?? {
     format: "encrypted-office",
-    title: null,
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
+    ...NO_METADATA,
     encrypted: true,
     password_required: true
   };
@@ -4043,6 +4032,7 @@ export {
   serveHandler,
   plain,
   textLength,
+  NO_METADATA,
   selectedUnits,
   attributesOf,
   StopParsing,
@@ -4064,8 +4054,9 @@ export {
   readRelationships,
   relationshipOfKind,
   readProperties,
-  FORMATS,
   DOC_DEFAULTS,
+  FORMATS,
+  concatBytes,
   decodeXmlText,
   handler_exports
 };

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 // commands/files/declare.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/files/declare.ts", import.meta.url).href).href;
-var spellings = async () => (await import(new URL("./spellings-APABAMXS.js", import.meta.url).href)).fileSpellings;
+var spellings = async () => (await import(new URL("./spellings-D4DDZFL2.js", import.meta.url).href)).fileSpellings;
 var READ_ONLY = [
   "fs.read"
 ];
@@ -12,7 +12,7 @@ function fileCommand(name, schema, spec, options = {}) {
     name,
     zone: "ready",
     capabilities: READ_ONLY,
-    result: async () => (await import(new URL("./schema-KWZ2AVH6.js", import.meta.url).href))[schema],
+    result: async () => (await import(new URL("./schema-OYDBUADX.js", import.meta.url).href))[schema],
     handler: {
       module: HANDLERS,
       export: name
@@ -23,21 +23,23 @@ function fileCommand(name, schema, spec, options = {}) {
   };
 }
 
-// commands/files/grep.ts
-var bool = (name, short, description, options = {}) => ({
-  name,
-  ...short ? {
-    short
-  } : {},
-  ...options.aliases ? {
-    aliases: options.aliases
-  } : {},
-  ...options.compat ? {
-    compat: true
-  } : {},
-  type: "boolean",
-  description
-});
+// commands/files/search_flags.ts
+function boolFlag(name, short, description, options = {}) {
+  return {
+    name,
+    ...short ? {
+      short
+    } : {},
+    ...options.aliases ? {
+      aliases: options.aliases
+    } : {},
+    ...options.compat ? {
+      compat: true
+    } : {},
+    type: "boolean",
+    description
+  };
+}
 var CONTEXT_FLAGS = [
   {
     name: "after-context",
@@ -65,6 +67,24 @@ var CONTEXT_FLAGS = [
     description: "N lines around each match"
   }
 ];
+var REGEXP_FLAG = {
+  name: "regexp",
+  short: "e",
+  type: "string",
+  repeatable: true,
+  valueName: "pattern",
+  description: "A pattern (repeatable)"
+};
+var MAX_COUNT_FLAG = {
+  name: "max-count",
+  short: "m",
+  type: "number",
+  min: 0,
+  valueName: "N",
+  description: "Stop after N matching lines per file"
+};
+
+// commands/files/grep.ts
 var grepSpec = fileCommand("grep", "grepResultSchema", {
   summary: "Print the lines of files that match a pattern (-r folders, -n numbers, -i, -w, -l, -c, -A/-B/-C).",
   description: "Patterns are POSIX basic (-E extended, -F literal, -P JavaScript). Exit code 1 when no line matches. Walks skip symlinks, secret paths, .git, git directories and pterm's state; a binary file is reported as `binary file matches`. -h means --help: write --no-filename.",
@@ -76,49 +96,35 @@ var grepSpec = fileCommand("grep", "grepResultSchema", {
     }
   ],
   flags: [
-    bool("recursive", "r", "Search folders, recursively"),
-    bool("dereference-recursive", "R", "Same as -r (symlinks are never followed)", {
+    boolFlag("recursive", "r", "Search folders, recursively"),
+    boolFlag("dereference-recursive", "R", "Same as -r (symlinks are never followed)", {
       compat: true
     }),
-    bool("line-number", "n", "Prefix line numbers"),
-    bool("ignore-case", "i", "Ignore case"),
-    bool("word-regexp", "w", "Match whole words"),
-    bool("line-regexp", "x", "Match whole lines"),
-    bool("invert-match", "v", "Select lines that do not match"),
-    bool("files-with-matches", "l", "Print only the names of files with a match"),
-    bool("files-without-match", "L", "Print only the names of files without a match"),
-    bool("count", "c", "Print the number of matching lines per file"),
-    bool("only-matching", "o", "Print only the matching parts"),
-    bool("quiet", "q", "Print nothing; the exit code tells", {
+    boolFlag("line-number", "n", "Prefix line numbers"),
+    boolFlag("ignore-case", "i", "Ignore case"),
+    boolFlag("word-regexp", "w", "Match whole words"),
+    boolFlag("line-regexp", "x", "Match whole lines"),
+    boolFlag("invert-match", "v", "Select lines that do not match"),
+    boolFlag("files-with-matches", "l", "Print only the names of files with a match"),
+    boolFlag("files-without-match", "L", "Print only the names of files without a match"),
+    boolFlag("count", "c", "Print the number of matching lines per file"),
+    boolFlag("only-matching", "o", "Print only the matching parts"),
+    boolFlag("quiet", "q", "Print nothing; the exit code tells", {
       aliases: [
         "silent"
       ]
     }),
-    bool("with-filename", "H", "Prefix file names"),
-    bool("no-filename", void 0, "Never prefix file names"),
-    bool("extended-regexp", "E", "Extended regular expressions"),
-    bool("fixed-strings", "F", "Patterns are literal text"),
-    bool("basic-regexp", "G", "Basic regular expressions (the default)", {
+    boolFlag("with-filename", "H", "Prefix file names"),
+    boolFlag("no-filename", void 0, "Never prefix file names"),
+    boolFlag("extended-regexp", "E", "Extended regular expressions"),
+    boolFlag("fixed-strings", "F", "Patterns are literal text"),
+    boolFlag("basic-regexp", "G", "Basic regular expressions (the default)", {
       compat: true
     }),
-    bool("perl-regexp", "P", "JavaScript regular expressions (close to Perl's)"),
-    {
-      name: "regexp",
-      short: "e",
-      type: "string",
-      repeatable: true,
-      valueName: "pattern",
-      description: "A pattern (repeatable)"
-    },
+    boolFlag("perl-regexp", "P", "JavaScript regular expressions (close to Perl's)"),
+    REGEXP_FLAG,
     ...CONTEXT_FLAGS,
-    {
-      name: "max-count",
-      short: "m",
-      type: "number",
-      min: 0,
-      valueName: "N",
-      description: "Stop after N matching lines per file"
-    },
+    MAX_COUNT_FLAG,
     {
       name: "include",
       type: "string",
@@ -167,6 +173,5 @@ var grepSpec = fileCommand("grep", "grepResultSchema", {
 });
 
 export {
-  CONTEXT_FLAGS,
   grepSpec
 };

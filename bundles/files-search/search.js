@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 // commands/files/declare.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/files/declare.ts", import.meta.url).href).href;
-var spellings = async () => (await import(new URL("./spellings-62YJU7QT.js", import.meta.url).href)).fileSpellings;
+var spellings = async () => (await import(new URL("./spellings-GBDRIQ2G.js", import.meta.url).href)).fileSpellings;
 var READ_ONLY = [
   "fs.read"
 ];
@@ -12,7 +12,7 @@ function fileCommand(name, schema, spec, options = {}) {
     name,
     zone: "ready",
     capabilities: READ_ONLY,
-    result: async () => (await import(new URL("./schema-DPGJC4OM.js", import.meta.url).href))[schema],
+    result: async () => (await import(new URL("./schema-GDUPLLMZ.js", import.meta.url).href))[schema],
     handler: {
       module: HANDLERS,
       export: name
@@ -23,21 +23,23 @@ function fileCommand(name, schema, spec, options = {}) {
   };
 }
 
-// commands/files/grep.ts
-var bool = (name, short, description, options = {}) => ({
-  name,
-  ...short ? {
-    short
-  } : {},
-  ...options.aliases ? {
-    aliases: options.aliases
-  } : {},
-  ...options.compat ? {
-    compat: true
-  } : {},
-  type: "boolean",
-  description
-});
+// commands/files/search_flags.ts
+function boolFlag(name, short, description, options = {}) {
+  return {
+    name,
+    ...short ? {
+      short
+    } : {},
+    ...options.aliases ? {
+      aliases: options.aliases
+    } : {},
+    ...options.compat ? {
+      compat: true
+    } : {},
+    type: "boolean",
+    description
+  };
+}
 var CONTEXT_FLAGS = [
   {
     name: "after-context",
@@ -65,119 +67,24 @@ var CONTEXT_FLAGS = [
     description: "N lines around each match"
   }
 ];
-var grepSpec = fileCommand("grep", "grepResultSchema", {
-  summary: "Print the lines of files that match a pattern (-r folders, -n numbers, -i, -w, -l, -c, -A/-B/-C).",
-  description: "Patterns are POSIX basic (-E extended, -F literal, -P JavaScript). Exit code 1 when no line matches. Walks skip symlinks, secret paths, .git, git directories and pterm's state; a binary file is reported as `binary file matches`. -h means --help: write --no-filename.",
-  positionals: [
-    {
-      name: "args",
-      description: "The pattern (unless -e), then files or folders",
-      variadic: true
-    }
-  ],
-  flags: [
-    bool("recursive", "r", "Search folders, recursively"),
-    bool("dereference-recursive", "R", "Same as -r (symlinks are never followed)", {
-      compat: true
-    }),
-    bool("line-number", "n", "Prefix line numbers"),
-    bool("ignore-case", "i", "Ignore case"),
-    bool("word-regexp", "w", "Match whole words"),
-    bool("line-regexp", "x", "Match whole lines"),
-    bool("invert-match", "v", "Select lines that do not match"),
-    bool("files-with-matches", "l", "Print only the names of files with a match"),
-    bool("files-without-match", "L", "Print only the names of files without a match"),
-    bool("count", "c", "Print the number of matching lines per file"),
-    bool("only-matching", "o", "Print only the matching parts"),
-    bool("quiet", "q", "Print nothing; the exit code tells", {
-      aliases: [
-        "silent"
-      ]
-    }),
-    bool("with-filename", "H", "Prefix file names"),
-    bool("no-filename", void 0, "Never prefix file names"),
-    bool("extended-regexp", "E", "Extended regular expressions"),
-    bool("fixed-strings", "F", "Patterns are literal text"),
-    bool("basic-regexp", "G", "Basic regular expressions (the default)", {
-      compat: true
-    }),
-    bool("perl-regexp", "P", "JavaScript regular expressions (close to Perl's)"),
-    {
-      name: "regexp",
-      short: "e",
-      type: "string",
-      repeatable: true,
-      valueName: "pattern",
-      description: "A pattern (repeatable)"
-    },
-    ...CONTEXT_FLAGS,
-    {
-      name: "max-count",
-      short: "m",
-      type: "number",
-      min: 0,
-      valueName: "N",
-      description: "Stop after N matching lines per file"
-    },
-    {
-      name: "include",
-      type: "string",
-      repeatable: true,
-      valueName: "glob",
-      description: "With -r: only files whose name matches"
-    },
-    {
-      name: "exclude",
-      type: "string",
-      repeatable: true,
-      valueName: "glob",
-      description: "With -r: skip files whose name matches"
-    },
-    {
-      name: "exclude-dir",
-      type: "string",
-      repeatable: true,
-      valueName: "glob",
-      description: "With -r: skip folders whose name matches"
-    },
-    {
-      name: "no-messages",
-      short: "s",
-      type: "boolean",
-      compat: true,
-      description: "Accepted; errors are in stderr"
-    },
-    {
-      name: "color",
-      aliases: [
-        "colour"
-      ],
-      type: "string",
-      compat: true,
-      valueName: "when",
-      description: "Accepted; output is never coloured"
-    }
-  ],
-  examples: [
-    {
-      command: "grep -rn 'def main' src",
-      description: "Every line defining main below src/, numbered."
-    }
-  ]
-});
+var REGEXP_FLAG = {
+  name: "regexp",
+  short: "e",
+  type: "string",
+  repeatable: true,
+  valueName: "pattern",
+  description: "A pattern (repeatable)"
+};
+var MAX_COUNT_FLAG = {
+  name: "max-count",
+  short: "m",
+  type: "number",
+  min: 0,
+  valueName: "N",
+  description: "Stop after N matching lines per file"
+};
 
 // commands/files/search.ts
-var bool2 = (name, short, description, compat = false) => ({
-  name,
-  ...short ? {
-    short
-  } : {},
-  ...compat ? {
-    compat
-  } : {},
-  type: "boolean",
-  description
-});
 var searchSpec = fileCommand("search", "grepResultSchema", {
   summary: "Search files for a pattern as ripgrep does: recursive, numbered, .gitignore/.ignore and hidden files skipped.",
   description: "Patterns are JavaScript regular expressions (close to ripgrep's). Prints `path:line:text`, as `rg -n`; binary files are skipped while walking. Exit code 1 when nothing matches.",
@@ -189,17 +96,19 @@ var searchSpec = fileCommand("search", "grepResultSchema", {
     }
   ],
   flags: [
-    bool2("ignore-case", "i", "Ignore case"),
-    bool2("word-regexp", "w", "Match whole words"),
-    bool2("fixed-strings", "F", "The pattern is literal text"),
-    bool2("invert-match", "v", "Select lines that do not match"),
-    bool2("files-with-matches", "l", "Print only the names of files with a match"),
-    bool2("count", "c", "Print the number of matching lines per file"),
-    bool2("only-matching", "o", "Print only the matching parts"),
-    bool2("no-line-number", "N", "No line numbers"),
-    bool2("line-number", "n", "Line numbers (the default)", true),
-    bool2("hidden", void 0, "Search hidden files and folders too"),
-    bool2("no-ignore", void 0, "Do not honour .gitignore, .ignore, .rgignore"),
+    boolFlag("ignore-case", "i", "Ignore case"),
+    boolFlag("word-regexp", "w", "Match whole words"),
+    boolFlag("fixed-strings", "F", "The pattern is literal text"),
+    boolFlag("invert-match", "v", "Select lines that do not match"),
+    boolFlag("files-with-matches", "l", "Print only the names of files with a match"),
+    boolFlag("count", "c", "Print the number of matching lines per file"),
+    boolFlag("only-matching", "o", "Print only the matching parts"),
+    boolFlag("no-line-number", "N", "No line numbers"),
+    boolFlag("line-number", "n", "Line numbers (the default)", {
+      compat: true
+    }),
+    boolFlag("hidden", void 0, "Search hidden files and folders too"),
+    boolFlag("no-ignore", void 0, "Do not honour .gitignore, .ignore, .rgignore"),
     {
       name: "glob",
       short: "g",
@@ -208,23 +117,9 @@ var searchSpec = fileCommand("search", "grepResultSchema", {
       valueName: "glob",
       description: "Only files whose name matches (!glob: skip)"
     },
-    {
-      name: "regexp",
-      short: "e",
-      type: "string",
-      repeatable: true,
-      valueName: "pattern",
-      description: "A pattern (repeatable)"
-    },
+    REGEXP_FLAG,
     ...CONTEXT_FLAGS,
-    {
-      name: "max-count",
-      short: "m",
-      type: "number",
-      min: 0,
-      valueName: "N",
-      description: "Stop after N matching lines per file"
-    }
+    MAX_COUNT_FLAG
   ],
   examples: [
     {

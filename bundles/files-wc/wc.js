@@ -2,17 +2,24 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 // commands/files/declare.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/files/declare.ts", import.meta.url).href).href;
-var spellings = async () => (await import(new URL("./spellings-GBEW2X6N.js", import.meta.url).href)).fileSpellings;
+var spellings = async () => (await import(new URL("./spellings-3CXVWOMH.js", import.meta.url).href)).fileSpellings;
 var READ_ONLY = [
   "fs.read"
 ];
+var FILES_POSITIONAL = {
+  name: "files",
+  description: "The files, relative to the root",
+  variadic: true,
+  required: true,
+  path: "read"
+};
 function fileCommand(name, schema, spec, options = {}) {
   return {
     ...spec,
     name,
     zone: "ready",
     capabilities: READ_ONLY,
-    result: async () => (await import(new URL("./schema-NSYIJ6NR.js", import.meta.url).href))[schema],
+    result: async () => (await import(new URL("./schema-YLQUDBXH.js", import.meta.url).href))[schema],
     handler: {
       module: HANDLERS,
       export: name
@@ -27,13 +34,7 @@ function fileCommand(name, schema, spec, options = {}) {
 var wcSpec = fileCommand("wc", "wcResultSchema", {
   summary: "Count lines, words and bytes of files (-l lines only, -w words, -c bytes, -m characters).",
   positionals: [
-    {
-      name: "files",
-      description: "The files, relative to the root",
-      variadic: true,
-      required: true,
-      path: "read"
-    }
+    FILES_POSITIONAL
   ],
   flags: [
     {

@@ -6,7 +6,7 @@
 
 import type { Block } from "./blocks.ts";
 import { declaredXmlEncoding, decodeDocumentText } from "./text_decode.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, NO_METADATA } from "./types.ts";
 
 function bounded(text: string, charBudget: number): { text: string; stoppedEarly: boolean } {
   if (text.length <= charBudget) return { text, stoppedEarly: false };
@@ -29,12 +29,7 @@ export function extractDataText(format: "json" | "xml", bytes: Uint8Array, optio
 export function infoDataText(format: "json" | "xml" | "csv"): DocInfo {
   return {
     format,
-    title: null,
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
+    ...NO_METADATA,
     encrypted: false,
     password_required: false,
   };

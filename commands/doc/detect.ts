@@ -16,21 +16,8 @@ const RTF = "an RTF document (no maintained RTF reader runs under Deno; save it 
   "program that made it, or with LibreOffice)";
 import type { ZipArchive } from "./zip.ts";
 
-export const FORMATS = [
-  "pdf",
-  "docx",
-  "pptx",
-  "xlsx",
-  "odt",
-  "ods",
-  "odp",
-  "html",
-  "csv",
-  "json",
-  "xml",
-  "epub",
-] as const;
-export type DocFormat = typeof FORMATS[number];
+import type { DocFormat } from "./spec.ts";
+export { type DocFormat, FORMATS } from "./spec.ts";
 
 export type Detection =
   | {

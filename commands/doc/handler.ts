@@ -23,7 +23,7 @@ import type { OfficePackage } from "./ooxml/ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
-import type { DocInfo, ExtractedRange, Extraction, UnitSelection } from "./types.ts";
+import { type DocInfo, type ExtractedRange, type Extraction, NO_METADATA, type UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 
 type PdfReader = typeof import("./pdf/pdf.ts");
@@ -528,12 +528,7 @@ export const info: Handler<typeof infoFlags, typeof docPositionals> = async (ctx
   }
   const details: DocInfo = await describe(detection, bytes, config.max_inflated_bytes, ctx.limits.memory_bytes) ?? {
     format: "encrypted-office",
-    title: null,
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
+    ...NO_METADATA,
     encrypted: true,
     password_required: true,
   };

@@ -9,7 +9,7 @@
 
 import { type Block, type ListItem, type Span, textLength } from "./blocks.ts";
 import { declaredHtmlCharset, decodeDocumentText } from "./text_decode.ts";
-import type { DocInfo, Extraction, ExtractOptions } from "./types.ts";
+import { type DocInfo, type Extraction, type ExtractOptions, NO_METADATA } from "./types.ts";
 
 const NAMED: Record<string, string> = {
   amp: "&",
@@ -428,12 +428,8 @@ export function extractHtml(bytes: Uint8Array, options: ExtractOptions): Extract
 export function infoHtml(bytes: Uint8Array): DocInfo {
   return {
     format: "html",
+    ...NO_METADATA,
     title: titleOf(decodeHtml(bytes)),
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
     encrypted: false,
     password_required: false,
   };

@@ -29,6 +29,23 @@ const fileArgument = {
   description: "The document to read (the same as --in).",
 } as const satisfies PositionalSpec;
 
+/** The document formats pterm reads, as `info` names them and `--format` accepts them. */
+export const FORMATS = [
+  "pdf",
+  "docx",
+  "pptx",
+  "xlsx",
+  "odt",
+  "ods",
+  "odp",
+  "html",
+  "csv",
+  "json",
+  "xml",
+  "epub",
+] as const;
+export type DocFormat = typeof FORMATS[number];
+
 /** `--format` values that name an output mode rather than a document format (`--format md` = `--mode md`). */
 export const OUTPUT_FORMATS = ["md", "markdown", "text", "json"] as const;
 
@@ -47,21 +64,8 @@ export const extractFlags = [
   {
     name: "format",
     type: "string",
-    choices: [
-      "auto",
-      "pdf",
-      "docx",
-      "pptx",
-      "xlsx",
-      "odt",
-      "ods",
-      "odp",
-      "html",
-      "csv",
-      "xml",
-      "epub",
-      ...OUTPUT_FORMATS,
-    ],
+    // `json` names a document format and an output mode; it is listed once, among the output modes.
+    choices: ["auto", ...FORMATS.filter((format) => format !== "json"), ...OUTPUT_FORMATS],
     default: "auto",
     description:
       "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: " +

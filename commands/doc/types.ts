@@ -79,6 +79,18 @@ export interface DocInfo {
   producer: string | null;
 }
 
+/** The metadata fields a document that records none reports: every one null, in the order `info` prints them. */
+export const NO_METADATA: Readonly<
+  Pick<DocInfo, "title" | "author" | "subject" | "created" | "modified" | "producer">
+> = {
+  title: null,
+  author: null,
+  subject: null,
+  created: null,
+  modified: null,
+  producer: null,
+};
+
 /**
  * The 1-based numbers `selection` names among `total` units (by number, or the one sheet by name
  * among `names`); InvalidArgs, with the document's real extent, when it names none of them.

@@ -1,6 +1,6 @@
 /** What every read-only file command's declaration shares: its handler module, result schema and capability. */
 
-import type { Capability, CommandSpec, LeafSpec } from "../../core/declaration.ts";
+import type { Capability, CommandSpec, LeafSpec, PositionalSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";
 
 type Schemas = typeof import("./schema.ts");
@@ -12,6 +12,15 @@ const spellings = async () =>
 
 /** Reads under the root, never writes: the only capability these commands have. */
 export const READ_ONLY: readonly Capability[] = ["fs.read"];
+
+/** One or more files to read, each confined to the root: the operands of `cat`, `head`, `tail` and `wc`. */
+export const FILES_POSITIONAL: PositionalSpec = {
+  name: "files",
+  description: "The files, relative to the root",
+  variadic: true,
+  required: true,
+  path: "read",
+};
 
 export function fileCommand(
   name: HandlerName,

@@ -1,49 +1,7 @@
 /** `grep`: GNU grep's search, over files and folders under the root. */
 
-import type { FlagSpec } from "../../core/declaration.ts";
 import { fileCommand } from "./declare.ts";
-
-const bool = (
-  name: string,
-  short: string | undefined,
-  description: string,
-  options: { aliases?: string[]; compat?: boolean } = {},
-): FlagSpec => ({
-  name,
-  ...(short ? { short } : {}),
-  ...(options.aliases ? { aliases: options.aliases } : {}),
-  ...(options.compat ? { compat: true } : {}),
-  type: "boolean",
-  description,
-});
-
-export const CONTEXT_FLAGS: readonly FlagSpec[] = [
-  {
-    name: "after-context",
-    short: "A",
-    type: "number",
-    min: 0,
-    valueName: "N",
-    description: "N lines after each match",
-  },
-  {
-    name: "before-context",
-    short: "B",
-    type: "number",
-    min: 0,
-    valueName: "N",
-    description: "N lines before each match",
-  },
-  {
-    name: "context",
-    short: "C",
-    type: "number",
-    min: 0,
-    digits: true,
-    valueName: "N",
-    description: "N lines around each match",
-  },
-];
+import { boolFlag as bool, CONTEXT_FLAGS, MAX_COUNT_FLAG, REGEXP_FLAG } from "./search_flags.ts";
 
 export const grepSpec = fileCommand("grep", "grepResultSchema", {
   summary: "Print the lines of files that match a pattern (-r folders, -n numbers, -i, -w, -l, -c, -A/-B/-C).",
@@ -70,23 +28,9 @@ export const grepSpec = fileCommand("grep", "grepResultSchema", {
     bool("fixed-strings", "F", "Patterns are literal text"),
     bool("basic-regexp", "G", "Basic regular expressions (the default)", { compat: true }),
     bool("perl-regexp", "P", "JavaScript regular expressions (close to Perl's)"),
-    {
-      name: "regexp",
-      short: "e",
-      type: "string",
-      repeatable: true,
-      valueName: "pattern",
-      description: "A pattern (repeatable)",
-    },
+    REGEXP_FLAG,
     ...CONTEXT_FLAGS,
-    {
-      name: "max-count",
-      short: "m",
-      type: "number",
-      min: 0,
-      valueName: "N",
-      description: "Stop after N matching lines per file",
-    },
+    MAX_COUNT_FLAG,
     {
       name: "include",
       type: "string",

@@ -1,16 +1,10 @@
 /** `head`: the habitual spelling of `read --lines 1:N`. */
 
-import { fileCommand } from "./declare.ts";
+import { fileCommand, FILES_POSITIONAL } from "./declare.ts";
 
 export const headSpec = fileCommand("head", "linesResultSchema", {
   summary: "Print the first lines of files (`head -n 20 f` is `read f --lines 1:20`).",
-  positionals: [{
-    name: "files",
-    description: "The files, relative to the root",
-    variadic: true,
-    required: true,
-    path: "read",
-  }],
+  positionals: [FILES_POSITIONAL],
   flags: [{
     name: "lines",
     short: "n",

@@ -1,16 +1,7 @@
 /** `search`: ripgrep's search, the agent's own: recursive, numbered, ignore files honoured. */
 
-import type { FlagSpec } from "../../core/declaration.ts";
 import { fileCommand } from "./declare.ts";
-import { CONTEXT_FLAGS } from "./grep.ts";
-
-const bool = (name: string, short: string | undefined, description: string, compat = false): FlagSpec => ({
-  name,
-  ...(short ? { short } : {}),
-  ...(compat ? { compat } : {}),
-  type: "boolean",
-  description,
-});
+import { boolFlag as bool, CONTEXT_FLAGS, MAX_COUNT_FLAG, REGEXP_FLAG } from "./search_flags.ts";
 
 export const searchSpec = fileCommand("search", "grepResultSchema", {
   summary:
@@ -31,7 +22,7 @@ export const searchSpec = fileCommand("search", "grepResultSchema", {
     bool("count", "c", "Print the number of matching lines per file"),
     bool("only-matching", "o", "Print only the matching parts"),
     bool("no-line-number", "N", "No line numbers"),
-    bool("line-number", "n", "Line numbers (the default)", true),
+    bool("line-number", "n", "Line numbers (the default)", { compat: true }),
     bool("hidden", undefined, "Search hidden files and folders too"),
     bool("no-ignore", undefined, "Do not honour .gitignore, .ignore, .rgignore"),
     {
@@ -42,23 +33,9 @@ export const searchSpec = fileCommand("search", "grepResultSchema", {
       valueName: "glob",
       description: "Only files whose name matches (!glob: skip)",
     },
-    {
-      name: "regexp",
-      short: "e",
-      type: "string",
-      repeatable: true,
-      valueName: "pattern",
-      description: "A pattern (repeatable)",
-    },
+    REGEXP_FLAG,
     ...CONTEXT_FLAGS,
-    {
-      name: "max-count",
-      short: "m",
-      type: "number",
-      min: 0,
-      valueName: "N",
-      description: "Stop after N matching lines per file",
-    },
+    MAX_COUNT_FLAG,
   ],
   examples: [{ command: "search -i 'timeout' src", description: "Lines mentioning timeout below src/." }],
 });

@@ -1,16 +1,10 @@
 /** `tail`: the habitual spelling of `read --lines -N:`. */
 
-import { fileCommand } from "./declare.ts";
+import { fileCommand, FILES_POSITIONAL } from "./declare.ts";
 
 export const tailSpec = fileCommand("tail", "linesResultSchema", {
   summary: "Print the last lines of files (`tail -n 20 f` is `read f --lines -20:`).",
-  positionals: [{
-    name: "files",
-    description: "The files, relative to the root",
-    variadic: true,
-    required: true,
-    path: "read",
-  }],
+  positionals: [FILES_POSITIONAL],
   flags: [{
     name: "lines",
     short: "n",

@@ -1,16 +1,10 @@
 /** `wc`: line, word and byte counts, as coreutils prints them. */
 
-import { fileCommand } from "./declare.ts";
+import { fileCommand, FILES_POSITIONAL } from "./declare.ts";
 
 export const wcSpec = fileCommand("wc", "wcResultSchema", {
   summary: "Count lines, words and bytes of files (-l lines only, -w words, -c bytes, -m characters).",
-  positionals: [{
-    name: "files",
-    description: "The files, relative to the root",
-    variadic: true,
-    required: true,
-    path: "read",
-  }],
+  positionals: [FILES_POSITIONAL],
   flags: [
     { name: "lines", short: "l", type: "boolean", description: "Lines (newlines)" },
     { name: "words", short: "w", type: "boolean", description: "Words" },

@@ -10,19 +10,12 @@ import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../_support/helpers.ts";
 import { git, write } from "../commands/git/oracle.ts";
 import { connectModern } from "../hosts/mcp/client.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 const latin1 = (text: string) => Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
 const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
 const ascii = (text: string) => new TextEncoder().encode(text);
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 
 /** A diff (git's bytes) that changes a Latin-1 file and adds another. */
 const DIFF = concat(

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import zlib from "node:zlib";
 import { inflateStreaming, INPUT_ENDED_EARLY } from "../../lib/inflate.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.constants;
 
@@ -31,12 +32,7 @@ function run(src: Uint8Array, at: number, size: number, window: number, buffer: 
     },
     buffer,
   );
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const piece of pieces) {
-    out.set(piece, o);
-    o += piece.length;
-  }
+  const out = concatBytes(pieces);
   return { end, out };
 }
 
@@ -51,12 +47,7 @@ const mixed = fc.array(
   ),
   { maxLength: 6 },
 ).map((parts) => {
-  const data = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const part of parts) {
-    data.set(part, o);
-    o += part.length;
-  }
+  const data = concatBytes(parts);
   return data;
 });
 

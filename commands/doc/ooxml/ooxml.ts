@@ -2,6 +2,7 @@
 
 import { childElements, parseXml, textContent, type XmlElement } from "./xml.ts";
 import type { ZipArchive } from "../zip.ts";
+import { NO_METADATA } from "../types.ts";
 
 export type OfficeFormat = "docx" | "pptx" | "xlsx";
 
@@ -80,12 +81,7 @@ function firstChild(root: XmlElement, name: string): XmlElement | undefined {
 /** docProps/core.xml and docProps/app.xml, when present. */
 export async function readProperties(zip: ZipArchive): Promise<DocumentProperties> {
   const props: DocumentProperties = {
-    title: null,
-    author: null,
-    subject: null,
-    created: null,
-    modified: null,
-    producer: null,
+    ...NO_METADATA,
     appCounts: {},
   };
   const core = await zip.readText("docProps/core.xml");

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../../_support/helpers.ts";
+import { concatBytes } from "../../../core/bytes.ts";
 import { readZipEntries, writeZip } from "../doc/zip_writer.ts";
 import { FIXTURES } from "../doc/helpers.ts";
 
@@ -141,13 +142,7 @@ function pdfWithStream(stream: Uint8Array): Uint8Array {
     offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("") +
     `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
   parts.push(enc.encode(xref));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 Deno.test("memory bombs a whole pterm process survives with an envelope: 6 million DOCX paragraphs, a PDF inflating to 1 GiB", async () => {

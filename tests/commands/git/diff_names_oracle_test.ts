@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRoot } from "../../_support/helpers.ts";
 import { git, gitBytes, gitInit, pterm } from "./oracle.ts";
+import { concatBytes } from "../../../core/bytes.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,12 +35,7 @@ const NAME_PIECES: Uint8Array[] = [
 ].map((s) => encoder.encode(s)).concat([Uint8Array.of(0xe9), Uint8Array.of(0xff, 0x41)]);
 
 const nameArb = fc.array(fc.constantFrom(...NAME_PIECES), { minLength: 1, maxLength: 6 }).map((pieces) => {
-  const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of pieces) {
-    bytes.set(p, at);
-    at += p.length;
-  }
+  const bytes = concatBytes(pieces);
   return bytes;
 });
 
@@ -61,12 +57,7 @@ async function commitOf(dir: string, files: FileSpec[], salt: number, parent?: s
     const oid = new TextDecoder().decode(await gitBytes(dir, ["hash-object", "-w", "--stdin"], content)).trim();
     entries.push(encoder.encode(`100644 blob ${oid}\t`), file.name, Uint8Array.of(0));
   }
-  const input = new Uint8Array(entries.reduce((n, e) => n + e.length, 0));
-  let at = 0;
-  for (const e of entries) {
-    input.set(e, at);
-    at += e.length;
-  }
+  const input = concatBytes(entries);
   const tree = new TextDecoder().decode(await gitBytes(dir, ["mktree", "-z"], input)).trim();
   const args = ["commit-tree", tree, "-m", `c${salt}`, ...(parent ? ["-p", parent] : [])];
   return (await git(dir, ...args)).trim();

@@ -11,18 +11,9 @@ import { HISTORY_REL_PATH } from "../../../hosts/shell/history.ts";
 import { cli, makeRoot } from "../../_support/helpers.ts";
 import { SHELL_ENTRY, TerminalShell } from "./tmux.ts";
 import { writeEnv } from "../../commands/irc/harness.ts";
+import { git } from "../../commands/git/oracle.ts";
 
 const NO_COLOR = { NO_COLOR: "1" };
-
-function git(cwd: string, ...args: string[]): void {
-  const out = new Deno.Command("git", {
-    args: ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args],
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-  }).outputSync();
-  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-}
 
 Deno.test("a line runs as terminal_exec does: output, footer, an audit record from the shell; NO_COLOR", async () => {
   await using root = await makeRoot();
@@ -70,11 +61,11 @@ Deno.test("control characters from a command's output are shown escaped, never s
   await using root = await makeRoot();
   const repo = join(root.path, "proj");
   await Deno.mkdir(repo);
-  git(repo, "init", "-q");
+  await git(repo, "init", "-q");
   // A title change, a screen clear and a right-to-left override, committed with real git.
   await Deno.writeTextFile(join(repo, "evil.txt"), "A\x1b]0;pwned\x07B\x1b[2JC\u202eD\n");
-  git(repo, "add", "evil.txt");
-  git(repo, "commit", "-q", "-m", "evil");
+  await git(repo, "add", "evil.txt");
+  await git(repo, "commit", "-q", "-m", "evil");
   await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
   await shell.waitForPrompt();
   await shell.line("git show --repo proj");

@@ -12,6 +12,7 @@ import { join } from "../../../core/fs/path.ts";
 import { exec, makeRoot } from "../../_support/helpers.ts";
 import { TerminalShell } from "./tmux.ts";
 import { escapeEditorWrite, TerminalOutput } from "../../../hosts/shell/terminal.ts";
+import { git } from "../../commands/git/oracle.ts";
 
 const NO_COLOR = { NO_COLOR: "1" };
 const TITLE = "\x1b]2;pwned-title\x07";
@@ -19,16 +20,6 @@ const CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07";
 /** ESC or a one-byte CSI/OSC: what a terminal would obey. */
 // deno-lint-ignore no-control-regex
 const RAW_ESCAPE = /[\x07\x1b\x9b\x9d]/;
-
-function git(cwd: string, ...args: string[]): void {
-  const out = new Deno.Command("git", {
-    args: ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args],
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-  }).outputSync();
-  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-}
 
 Deno.test("an agent cannot create a name holding ESC/BEL or a bidi override; an existing one stays readable", async () => {
   await using root = await makeRoot();
@@ -58,13 +49,13 @@ Deno.test("Tab completion over names holding OSC 2 / OSC 52 leaves the person's 
   await using root = await makeRoot();
   const repo = join(root.path, "proj");
   await Deno.mkdir(repo);
-  git(repo, "init", "-q");
+  await git(repo, "init", "-q");
   // Names as a clone brings them, committed with real git.
   await Deno.writeTextFile(join(repo, `notes${TITLE}.txt`), "a\n");
   await Deno.writeTextFile(join(repo, `list1${CLIPBOARD}.md`), "b\n");
   await Deno.writeTextFile(join(repo, `list2${TITLE}.md`), "c\n");
-  git(repo, "add", ".");
-  git(repo, "commit", "-q", "-m", "names");
+  await git(repo, "add", ".");
+  await git(repo, "commit", "-q", "-m", "names");
   await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
   await shell.waitForPrompt();
   const titleBefore = await shell.tmux("display-message", "-p", "-t", shell.target, "#{pane_title}");

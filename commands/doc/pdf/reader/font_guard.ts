@@ -14,6 +14,7 @@
 
 import { inflateZlibStream } from "../../../../lib/inflate.ts";
 import { Dict, Name, Parser } from "./objects.ts";
+import { concatBytes } from "../../../../core/bytes.ts";
 
 /** An sfnt program's first four bytes: TrueType (two spellings), OpenType with CFF, old Apple Type 1. */
 const SFNT_TAGS = new Set([0x00010000, 0x74727565, 0x4f54544f, 0x74797031]);
@@ -195,11 +196,6 @@ function withUpdate(
     prev ? ` /Prev ${prev}` : ""
   } >>\nstartxref\n${offset}\n%%EOF\n`;
   parts.push(encoder.encode(xref));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
+  const out = concatBytes(parts);
   return out;
 }

@@ -11,6 +11,7 @@ import { makeRoot } from "../../../_support/helpers.ts";
 import { ObjectStore } from "../../../../commands/git/odb/objects.ts";
 import { holdingPackFiles } from "../../../../commands/git/odb/pack.ts";
 import { git, gitBytes, gitInit, write } from "../oracle.ts";
+import { concatBytes } from "../../../../core/bytes.ts";
 
 /** How many of this process's descriptors are open on a `.pack` file. */
 function openPackDescriptors(): number {
@@ -57,12 +58,7 @@ Deno.test({
           Uint8Array.of(10),
         );
       }
-      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-      let at = 0;
-      for (const part of parts) {
-        out.set(part, at);
-        at += part.length;
-      }
+      const out = concatBytes(parts);
       return out;
     };
     let during = -1;
