@@ -11,7 +11,7 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { existsSync } from "node:fs";
-import { mcpInstructions, renderPrompt, TOOL_NAME, toolDescription } from "../core/agent_surface.ts";
+import { mcpInstructions, renderPrompt, sessionLine, TOOL_NAME, toolDescription } from "../core/agent_surface.ts";
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../core/artifacts.ts";
 import { listAuditRecords, readAuditRecord, stateOf } from "../core/audit.ts";
 import { resolveWorkspace } from "../core/cli/exec.ts";
@@ -108,7 +108,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
   const factory = () => {
     const server = new McpServer(
       { name: SERVER_NAME, version: app.version },
-      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: mcpInstructions(PROMPT_NAME) },
+      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: mcpInstructions(PROMPT_NAME, session) },
     );
     server.registerTool(TOOL_NAME, {
       title: "pterm terminal",
@@ -311,6 +311,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
     closed();
   };
   log(`serving ${SERVER_NAME} ${app.version} on stdio (root ${root})`);
+  log(sessionLine(session));
 
   await done;
   log("stopping");
