@@ -2,12 +2,14 @@
  * The IRC light of the prompt, from the session's irc daemon — the same `status` request over
  * the same socket that `irc status` uses (commands/irc/client.ts). Grey ("off") when the
  * workspace has no irc settings; red when no daemon answers or it reports an error; yellow while
- * it connects; green once joined. Only the state is shown: no server, channel or nick.
+ * it connects; green once joined. Only the state is shown in the prompt: no server, channel or
+ * nick. A red light comes with its reason and the line that fixes it, which the shell prints
+ * once above its next prompt.
  */
 
 import { callDaemon } from "../commands/irc/client.ts";
 import { ENV_REL_PATH } from "../commands/irc/config.ts";
-import { indicatorFor, type IrcState, type StatusFields } from "../commands/irc/daemon_protocol.ts";
+import { indicatorFor, type IrcState, type LastError, type StatusFields } from "../commands/irc/daemon_protocol.ts";
 import { PtermError } from "../core/errors.ts";
 import { join } from "../core/path.ts";
 import type { Light } from "./render.ts";
@@ -26,9 +28,23 @@ function configured(root: string): boolean {
   }
 }
 
+export interface LightReading {
+  readonly light: Light;
+  /** Why the light is red and what to run about it; null for any other colour. */
+  readonly reason: string | null;
+}
+
+/** Why a daemon that answered is not joined, and where to look. */
+function stateReason(state: IrcState, lastError: LastError | undefined): string {
+  const error = lastError ? `: ${lastError.error_code} ${lastError.message}` : "";
+  if (state === "error") return `the irc daemon reports an error${error}. \`irc status\` shows it in full.`;
+  if (state === "connected") return "the irc daemon is connected but not in its channel yet; `irc status` shows why.";
+  return "the irc daemon has not connected yet: it connects on the first irc command, e.g. `irc status`.";
+}
+
 /** Asks the daemon once. */
-export async function readLight(root: string, session: string): Promise<Light> {
-  if (!configured(root)) return "off";
+export async function readLight(root: string, session: string): Promise<LightReading> {
+  if (!configured(root)) return { light: "off", reason: null };
   const signal = AbortSignal.timeout(STATUS_TIMEOUT_MS);
   try {
     const status = await callDaemon(
@@ -36,17 +52,34 @@ export async function readLight(root: string, session: string): Promise<Light> {
       { v: 1, op: "status" },
       signal,
     ) as unknown as StatusFields;
-    return indicatorFor(status.state);
+    const light = indicatorFor(status.state);
+    return { light, reason: light === "red" ? stateReason(status.state, status.last_error) : null };
   } catch (error) {
-    if (signal.aborted) return "yellow";
-    const state = (error instanceof PtermError ? error.result?.state : undefined) as IrcState | undefined;
-    return state ? indicatorFor(state) : "red";
+    if (signal.aborted) return { light: "yellow", reason: null };
+    const result = error instanceof PtermError ? error.result : undefined;
+    const state = result?.state as IrcState | undefined;
+    if (state) {
+      const light = indicatorFor(state);
+      return {
+        light,
+        reason: light === "red" ? stateReason(state, result?.last_error as LastError | undefined) : null,
+      };
+    }
+    if (error instanceof PtermError && error.code === "DaemonNotRunning") {
+      return {
+        light: "red",
+        reason: `no irc daemon answers for session ${session}. Start one in another terminal and keep it running: ` +
+          `pterm irc-daemon --session ${session} --root ${JSON.stringify(root)}`,
+      };
+    }
+    return { light: "red", reason: `the irc daemon did not answer: ${(error as Error).message}` };
   }
 }
 
 /** Polls the light every `intervalMs` while started; `onChange` hears each new value. */
 export class IrcLight {
   #value: Light = "off";
+  #reason: string | null = null;
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling = false;
   readonly #root: string;
@@ -65,12 +98,18 @@ export class IrcLight {
     return this.#value;
   }
 
+  /** Why the light is red now (null when it is not). */
+  get reason(): string | null {
+    return this.#reason;
+  }
+
   /** Reads the light now (and before the first prompt). */
   async refresh(): Promise<Light> {
     if (this.#polling) return this.#value;
     this.#polling = true;
     try {
-      const light = await readLight(this.#root, this.#session);
+      const { light, reason } = await readLight(this.#root, this.#session);
+      this.#reason = reason;
       if (light !== this.#value) {
         this.#value = light;
         this.#onChange(light);

@@ -107,6 +107,7 @@ class Shell {
   readonly #terminal = new TerminalOutput();
   readonly #queue = new LineQueue();
   readonly #light: IrcLight;
+  #lightExplained: string | null = null;
   #rl: readline.Interface | null = null;
   #atPrompt = false;
   #inHeredoc = false;
@@ -144,6 +145,15 @@ class Shell {
     if (!rl || !this.#interactive || !this.#atPrompt || this.#inHeredoc || this.#closed) return;
     rl.setPrompt(this.#prompt());
     rl.prompt(true);
+  }
+
+  /** A red light's reason, once above the prompt each time it changes. */
+  #explainLight(): void {
+    const reason = this.#interactive ? this.#light.reason : null;
+    if (reason !== null && reason !== this.#lightExplained) {
+      this.#write(paint(`IRC:red: ${escapeControls(reason)}`, "red", this.#color) + "\n");
+    }
+    this.#lightExplained = reason;
   }
 
   #showPrompt(prompt: string): void {
@@ -270,6 +280,7 @@ class Shell {
 
   async #loop(): Promise<void> {
     while (true) {
+      this.#explainLight();
       this.#showPrompt(this.#prompt());
       const next = await this.#queue.next();
       this.#atPrompt = false;
