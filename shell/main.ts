@@ -21,7 +21,7 @@ import { writeFileAtomicSync } from "../core/atomic.ts";
 import { TerminalOutput } from "./terminal.ts";
 import { complete, splitWords } from "./complete.ts";
 import { appendHistory, HISTORY_SIZE, loadHistory, workspaceSecrets } from "./history.ts";
-import { IrcLight } from "./irc_light.ts";
+import { ServiceLight } from "./service_light.ts";
 import { Keyboard } from "./keyboard.ts";
 import {
   escapeControls,
@@ -106,8 +106,10 @@ class Shell {
   readonly #keyboard = new Keyboard();
   readonly #terminal = new TerminalOutput();
   readonly #queue = new LineQueue();
-  readonly #light: IrcLight;
-  #lightExplained: string | null = null;
+  /** One light per session service the commands declare; set once the declarations are loaded. */
+  #lights: ServiceLight[] = [];
+  /** The red lights' reasons last printed, by label. */
+  readonly #lightsExplained = new Map<string, string | null>();
   #rl: readline.Interface | null = null;
   #atPrompt = false;
   #inHeredoc = false;
@@ -128,7 +130,6 @@ class Shell {
     this.#interactive = io.stdin.isTerminal && io.stdoutIsTerminal;
     this.#color = io.stdoutIsTerminal && !io.env("NO_COLOR");
     this.#env = io.env;
-    this.#light = new IrcLight(root, session, () => this.#refreshPrompt());
   }
 
   /** Everything the shell writes to the terminal goes through its one escaping boundary (terminal.ts). */
@@ -137,7 +138,7 @@ class Shell {
   }
 
   #prompt(): string {
-    return renderPrompt(this.#session, this.#light.value, this.#color);
+    return renderPrompt(this.#session, this.#lights, this.#color);
   }
 
   #refreshPrompt(): void {
@@ -148,12 +149,14 @@ class Shell {
   }
 
   /** A red light's reason, once above the prompt each time it changes. */
-  #explainLight(): void {
-    const reason = this.#interactive ? this.#light.reason : null;
-    if (reason !== null && reason !== this.#lightExplained) {
-      this.#write(paint(`IRC:red: ${escapeControls(reason)}`, "red", this.#color) + "\n");
+  #explainLights(): void {
+    for (const light of this.#lights) {
+      const reason = this.#interactive ? light.reason : null;
+      if (reason !== null && reason !== this.#lightsExplained.get(light.label)) {
+        this.#write(paint(`${light.label}:red: ${escapeControls(reason)}`, "red", this.#color) + "\n");
+      }
+      this.#lightsExplained.set(light.label, reason);
     }
-    this.#lightExplained = reason;
   }
 
   #showPrompt(prompt: string): void {
@@ -244,11 +247,15 @@ class Shell {
     try {
       // Every declaration now: completion then never waits for a module, and Deno never redraws
       // the line for a module load while a person types.
-      await this.#registry.loadAll();
+      const specs = await this.#registry.loadAll();
       if (this.#interactive) {
-        // Only a prompt shows the light: batch use never asks the daemon (whose first status connects).
-        await this.#light.first();
-        this.#light.start();
+        // Only a prompt shows the lights: batch use never asks a service (irc's first status connects).
+        const services = await Promise.all(specs.flatMap((spec) => spec.sessionService ? [spec.sessionService()] : []));
+        this.#lights = services.map((service) =>
+          new ServiceLight(service, this.#root, this.#session, () => this.#refreshPrompt())
+        );
+        await Promise.all(this.#lights.map((light) => light.first()));
+        for (const light of this.#lights) light.start();
         this.#write(
           paint(`pterm shell · session ${this.#session} · :help for help, Ctrl-D to leave`, "grey", this.#color) + "\n",
         );
@@ -258,7 +265,7 @@ class Shell {
       }
       await this.#loop();
     } finally {
-      this.#light.stop();
+      for (const light of this.#lights) light.stop();
       Deno.removeSignalListener("SIGINT", onSignal);
       if (posix) {
         Deno.removeSignalListener("SIGTERM", onTerm);
@@ -280,7 +287,7 @@ class Shell {
 
   async #loop(): Promise<void> {
     while (true) {
-      this.#explainLight();
+      this.#explainLights();
       this.#showPrompt(this.#prompt());
       const next = await this.#queue.next();
       this.#atPrompt = false;
