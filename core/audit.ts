@@ -151,13 +151,18 @@ export async function resolveRunId(root: string, text: string): Promise<string> 
   }
   if (matches.length === 1) return matches[0];
   if (matches.length === 0) {
-    throw new PtermError("NotFound", `no run id in this workspace's audit log ends with \`${text}\`; see \`pterm runs list\`.`);
+    throw new PtermError(
+      "NotFound",
+      `no run id in this workspace's audit log ends with \`${text}\`; see \`pterm runs list\`.`,
+    );
   }
   const shown = matches.slice(0, CANDIDATES_SHOWN).join(", ");
   const more = matches.length > CANDIDATES_SHOWN ? ` and ${matches.length - CANDIDATES_SHOWN} more` : "";
   throw new PtermError(
     "AmbiguousMatch",
-    `\`${text}\` ends ${matches.length} run ids (${shown}${more}); give more of the id, e.g. \`pterm runs show ${matches[0]}\`.`,
+    `\`${text}\` ends ${matches.length} run ids (${shown}${more}); give more of the id, e.g. \`pterm runs show ${
+      matches[0]
+    }\`.`,
   );
 }
 

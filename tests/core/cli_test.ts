@@ -301,11 +301,16 @@ Deno.test("runs show --text prints the run's stdout and stderr; show and replay 
   assert.ok(!okText.stdout.includes("stderr:"), "a run without stderr has no stderr section");
 
   // The ending as `runs list` shows it, and a longer one; replay resolves the same way.
-  const byEnding = JSON.parse((await cli(["runs", "show", failed.envelope!.run_id.slice(-12), "--root", dir.path])).stdout);
+  const byEnding = JSON.parse(
+    (await cli(["runs", "show", failed.envelope!.run_id.slice(-12), "--root", dir.path])).stdout,
+  );
   assert.equal(byEnding.run_id, failed.envelope!.run_id);
   const replay = await cli(["runs", "replay", ok.envelope!.run_id.slice(-6), "--root", dir.path]);
   assert.equal(replay.code, 0, replay.stderr);
-  assert.equal(JSON.parse((await cli(["runs", "show", replay.envelope!.run_id, "--root", dir.path])).stdout).replay_of, ok.envelope!.run_id);
+  assert.equal(
+    JSON.parse((await cli(["runs", "show", replay.envelope!.run_id, "--root", dir.path])).stdout).replay_of,
+    ok.envelope!.run_id,
+  );
 
   // An ending shared by several runs names every candidate; the suggested line itself runs. Two
   // runs share their last eight hex digits here by a copy of a record under a later time.
