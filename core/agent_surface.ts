@@ -22,9 +22,19 @@ export function toolDescription(specs: readonly CommandSpec[]): string {
  * host shows a tool's description to the model; not every host passes `instructions` on); these
  * only say where they are.
  */
-export function mcpInstructions(promptName: string): string {
+export function mcpInstructions(promptName: string, session: string): string {
   return `pterm: one tool, \`${TOOL_NAME}\`, runs whitelisted commands in a workspace (no shell). ` +
-    `Its usage rules are in the tool's description, and in the prompt \`${promptName}\`.`;
+    `Its usage rules are in the tool's description, and in the prompt \`${promptName}\`.\n` +
+    sessionLine(session);
+}
+
+/**
+ * The line naming an MCP server's session and how a person follows it, on the server's stderr at
+ * start-up and in its `instructions`: a session id the host made up is otherwise never seen.
+ */
+export function sessionLine(session: string): string {
+  return `This is pterm session ${session}; a person follows its runs with \`pterm shell\` then \`:watch ${session}\`, ` +
+    `or \`pterm runs list --session ${session}\`.`;
 }
 
 function leaves(path: string[], node: CommandNode): { path: string[]; node: CommandNode }[] {

@@ -120,6 +120,52 @@ function readAuditRecordSync(root: string, runId: string): AuditRecord {
   }
 }
 
+const RUN_ID_ENDING = /^[0-9a-zA-Z-]{1,28}$/;
+const RECORD_FILE = /^\d{8}T\d{9}Z-[0-9a-f]{8}\.json$/;
+const DAY_DIR = /^\d{4}-\d{2}-\d{2}$/;
+/** How many candidates an ambiguous ending's error names. */
+const CANDIDATES_SHOWN = 8;
+
+/**
+ * A whole run id, or the unique run whose id ends with `text` (`8b4f2de0`, `Z-8b4f2de0`): every
+ * place that takes a run id from a person resolves it here. An ending that matches several runs is
+ * AmbiguousMatch naming them; none is NotFound.
+ */
+export async function resolveRunId(root: string, text: string): Promise<string> {
+  if (isRunId(text)) return text;
+  if (!RUN_ID_ENDING.test(text)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${text}\` is neither a run id (20261122T034512123Z-8f3a9c1d) nor the end of one (8f3a9c1d); ` +
+        "see `pterm runs list`.",
+    );
+  }
+  const ending = text.toLowerCase().replace(/z/g, "Z").replace(/t/g, "T");
+  const matches: string[] = [];
+  assertNoSymlinkSync(root, AUDIT_DIR);
+  for (const day of await sortedEntries(join(root, AUDIT_DIR), DAY_DIR)) {
+    for (const file of await sortedEntries(join(root, AUDIT_DIR, day), RECORD_FILE)) {
+      const runId = file.slice(0, -".json".length);
+      if (runId.endsWith(ending)) matches.push(runId);
+    }
+  }
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) {
+    throw new PtermError(
+      "NotFound",
+      `no run id in this workspace's audit log ends with \`${text}\`; see \`pterm runs list\`.`,
+    );
+  }
+  const shown = matches.slice(0, CANDIDATES_SHOWN).join(", ");
+  const more = matches.length > CANDIDATES_SHOWN ? ` and ${matches.length - CANDIDATES_SHOWN} more` : "";
+  throw new PtermError(
+    "AmbiguousMatch",
+    `\`${text}\` ends ${matches.length} run ids (${shown}${more}); give more of the id, e.g. \`pterm runs show ${
+      matches[0]
+    }\`.`,
+  );
+}
+
 export interface ListFilter {
   readonly session?: string;
   /** Only runs started at or after this time. */

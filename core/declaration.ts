@@ -7,6 +7,7 @@
  */
 
 import type { CommandContext } from "./context.ts";
+import type { SessionService } from "./session_service.ts";
 
 /** What a command's code may touch; the sandbox grants exactly these Deno permissions. */
 export type Capability =
@@ -169,6 +170,11 @@ export type CommandSpec = CommandNode & {
    * extract`), each with the sentence that names the pterm line to run instead.
    */
   readonly replaces?: Readonly<Record<string, string>>;
+  /**
+   * What this command needs running for the whole agent session (irc's daemon): `pterm mcp`
+   * serves it for its session and `pterm shell` shows its light; loaded only by those hosts.
+   */
+  readonly sessionService?: () => Promise<SessionService>;
 };
 
 export interface SpellingRewriter {

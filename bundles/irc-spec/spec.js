@@ -81,6 +81,14 @@ function makeFlavour(windows) {
 var posix = makeFlavour(false);
 var win32 = makeFlavour(true);
 var native = Deno.build.os === "windows" ? win32 : posix;
+function fromFileUrl(url) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (Deno.build.os !== "windows") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
+  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
+}
 var sep = native.sep;
 var isAbsolute = native.isAbsolute;
 var join = native.join;
@@ -89,13 +97,21 @@ var dirname = native.dirname;
 var basename = native.basename;
 
 // commands/irc/daemon_protocol.ts
+var PROTOCOL_VERSION = 1;
 var SOCKET_NAME = "irc.sock";
+var LOCK_NAME = "irc.lock";
+var STATE_DIR = "irc";
 var MAX_FRAME_BYTES = 4 * 1024 * 1024;
 var MAX_SEND_TEXT_BYTES = 16 * 1024;
+function indicatorFor(state) {
+  if (state === "joined") return "green";
+  if (state === "connecting") return "yellow";
+  return "red";
+}
 
 // commands/irc/spec.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/irc/spec.ts", import.meta.url).href).href;
-var schemas = () => import(new URL("./schema-JXTW6NVX.js", import.meta.url).href);
+var schemas = () => import(new URL("./schema-Z56PTRV4.js", import.meta.url).href);
 var CAPABILITIES = [
   "fs.read",
   "fs.write",
@@ -274,10 +290,24 @@ var ircSpec = {
   ],
   netHosts: (_section, call) => [
     `unix:${join(call.session.dir, SOCKET_NAME)}`
-  ]
+  ],
+  sessionService: async () => (await import(new URL("./service-ISV64Y76.js", import.meta.url).href)).ircService
 };
 
 export {
+  fromFileUrl,
+  isAbsolute,
+  join,
+  resolve,
+  dirname,
+  basename,
+  PROTOCOL_VERSION,
+  SOCKET_NAME,
+  LOCK_NAME,
+  STATE_DIR,
+  MAX_FRAME_BYTES,
+  MAX_SEND_TEXT_BYTES,
+  indicatorFor,
   statusFlags,
   sendFlags,
   sendPositionals,

@@ -156,4 +156,6 @@ export const ircSpec: CommandSpec = {
     { command: "irc pull", description: "Read what others wrote since the last pull." },
   ],
   netHosts: (_section, call) => [`unix:${join(call.session.dir, SOCKET_NAME)}`],
+  sessionService: async () =>
+    (await lazyImport<typeof import("./service.ts")>(new URL("./service.ts", import.meta.url))).ircService,
 };

@@ -1,6 +1,6 @@
 /** `pterm runs list | show | replay`: reading and replaying the audit log. */
 
-import { type AuditRecord, listAuditRecords, readAuditRecord, stateOf } from "../audit.ts";
+import { type AuditRecord, listAuditRecords, readAuditRecord, resolveRunId, stateOf } from "../audit.ts";
 import { type Envelope, escapeControls } from "../envelope.ts";
 import { PtermError } from "../errors.ts";
 import { execute, type Kernel } from "../runtime.ts";
@@ -94,8 +94,56 @@ export function renderRunsTable(runs: readonly RunSummary[]): string {
   return [line(header), ...rows.map(line)].join("\n") + "\n";
 }
 
+/** `runId` is a whole run id or a unique ending of one (see resolveRunId). */
+export interface SessionSummary {
+  session: string;
+  runs: number;
+  /** The newest run's start time and command line. */
+  last_timestamp: string;
+  last_command: string;
+  last_origin: string;
+}
+
+/** The sessions among `records` (newest first), most recently active first. */
+export function summarizeSessions(records: readonly AuditRecord[]): SessionSummary[] {
+  const bySession = new Map<string, SessionSummary>();
+  for (const record of records) {
+    const known = bySession.get(record.session);
+    if (known) {
+      known.runs++;
+      continue;
+    }
+    bySession.set(record.session, {
+      session: record.session,
+      runs: 1,
+      last_timestamp: record.timestamp,
+      last_command: record.command,
+      last_origin: record.origin ?? "exec",
+    });
+  }
+  return [...bySession.values()];
+}
+
+/** The table `:sessions` prints; `current` (the shell's own session) is marked with `*`. */
+export function renderSessionsTable(sessions: readonly SessionSummary[], current?: string): string {
+  if (sessions.length === 0) return "no runs yet in this workspace\n";
+  const rows = sessions.map((s) =>
+    [
+      (s.session === current ? "* " : "  ") + s.session,
+      String(s.runs),
+      s.last_timestamp,
+      s.last_origin,
+      s.last_command,
+    ].map((cell) => escapeControls(cell, { singleLine: true }))
+  );
+  const header = ["  SESSION", "RUNS", "LAST RUN", "VIA", "LAST COMMAND"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+
 export async function showRun(root: string, runId: string): Promise<AuditRecord & { state_now: string }> {
-  const record = await readAuditRecord(root, runId);
+  const record = await readAuditRecord(root, await resolveRunId(root, runId));
   return { ...record, state_now: stateOf(record) };
 }
 
@@ -112,7 +160,9 @@ export function renderRun(record: AuditRecord): string {
   if (record.message) lines.push(`message   ${record.message}`);
   if (record.stdin) lines.push(`stdin     ${record.stdin.path}`);
   for (const a of record.artifacts) lines.push(`artifact  ${a.path} (${a.mime}) ${a.description}`);
+  // The run's output as its caller received it: stdout, then stderr under its own heading.
   if (record.envelope?.stdout) lines.push("", record.envelope.stdout.trimEnd());
+  if (record.envelope?.stderr) lines.push("", "stderr:", record.envelope.stderr.trimEnd());
   // Each field is one line: a line break inside one (a command, a message) is shown escaped.
   for (let i = 0; i < 7; i++) lines[i] = escapeControls(lines[i], { singleLine: true });
   return escapeControls(lines.join("\n")) + "\n";
@@ -124,7 +174,7 @@ export async function replayRun(
   runId: string,
   terminal: { color: boolean },
 ): Promise<Envelope> {
-  const record = await readAuditRecord(root, runId);
+  const record = await readAuditRecord(root, await resolveRunId(root, runId));
   let stdin: Uint8Array | null = null;
   if (record.stdin) {
     const location = await confinePath(root, record.stdin.path, "read", { label: "the recorded stdin" });

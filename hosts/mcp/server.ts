@@ -1,17 +1,16 @@
 /**
  * `pterm mcp`: one agent session served over MCP on stdio. The kernel, the declarations and the
  * schemas load once; each `terminal_exec` call is one `execute` — the same grammar, confinement,
- * sandbox worker, audit record and artifacts as `pterm exec`, with origin `mcp`. The server owns the
- * session's IRC connection (the irc daemon's code, run in this process) for as long as it runs,
- * and QUITs it when the client disconnects (stdin ends) or on SIGINT/SIGTERM.
+ * sandbox worker, audit record and artifacts as `pterm exec`, with origin `mcp`. The server runs the
+ * session services the commands declare (irc's daemon and its connection) in this process for as
+ * long as it runs, and stops them when the client disconnects (stdin ends) or on SIGINT/SIGTERM.
  *
  * stdout carries protocol messages only; everything else goes to stderr.
  */
 
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { existsSync } from "node:fs";
-import { mcpInstructions, renderPrompt, TOOL_NAME, toolDescription } from "../../core/agent_surface.ts";
+import { mcpInstructions, renderPrompt, sessionLine, TOOL_NAME, toolDescription } from "../../core/agent_surface.ts";
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../../core/artifacts.ts";
 import { listAuditRecords, readAuditRecord, stateOf } from "../../core/audit.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
@@ -25,7 +24,6 @@ import { newRunId } from "../../core/run_id.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
 import { listSkills } from "../../core/skills.ts";
 import type { ProgressReport } from "../../core/sandbox/protocol.ts";
-import { ENV_REL_PATH } from "../../commands/irc/config.ts";
 import { LineTransport } from "./transport.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
 
@@ -100,15 +98,17 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
   const description = `${toolDescription(specs)}\n\n${renderPrompt(specs)}`;
   const prompt = renderPrompt(specs);
   const outputSchema = envelopeSchema();
-  // The IRC command reaches a real server only once its .env exists: then the tool is open-world.
-  const openWorld = existsSync(join(root, ...ENV_REL_PATH.split("/")));
+  // The session services the commands declare (irc's daemon), served for this session.
+  const services = await Promise.all(specs.flatMap((spec) => spec.sessionService ? [spec.sessionService()] : []));
+  // A configured service reaches beyond the workspace (irc, a real server): then the tool is open-world.
+  const openWorld = services.some((service) => service.configured(root));
   const skillsDir = app.skillsDir;
   const inFlight = new Set<Promise<unknown>>();
 
   const factory = () => {
     const server = new McpServer(
       { name: SERVER_NAME, version: app.version },
-      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: mcpInstructions(PROMPT_NAME) },
+      { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: mcpInstructions(PROMPT_NAME, session) },
     );
     server.registerTool(TOOL_NAME, {
       title: "pterm terminal",
@@ -124,7 +124,7 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
         openWorldHint: openWorld,
       },
     }, async (args, ctx) => {
-      await ensureDaemon();
+      await ensureServices();
       const token = ctx.mcpReq._meta?.progressToken;
       const onProgress = token === undefined ? undefined : progressSender((report) => {
         ctx.mcpReq.notify({
@@ -252,38 +252,26 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
     return server;
   };
 
-  // The session's IRC connection: the irc daemon's own code, in this process, for the server's
-  // lifetime. Started with the first tool call, not at start-up: a host's probe (the SDK's client
-  // spawns a short-lived sibling to ask `server/discover`) must not take the session's lock.
-  const stopDaemon = new AbortController();
-  let daemon: Promise<void> | null = null;
-  let daemonReady: Promise<void> = Promise.resolve();
-  const ensureDaemon = (): Promise<void> => {
-    if (daemon !== null || Deno.build.os === "windows") return daemonReady;
-    let ready!: () => void;
-    daemonReady = new Promise((resolve) => (ready = resolve));
-    const daemonIo: CliIo = {
-      ...io,
-      // Its forwarded lines are not protocol messages: stderr, like every log.
-      writeOut: (text) => io.writeErr(text),
-      writeErr: (text) => {
-        // runDaemon says so once its socket accepts connections.
-        if (text.includes("] listening on ")) ready();
-        return io.writeErr(text);
-      },
-    };
-    daemon = (async () => {
-      try {
-        const { runDaemon } = await import("../../commands/irc/daemon.ts");
-        await runDaemon(daemonIo, { root, session, signal: stopDaemon.signal });
-      } catch (error) {
-        // Another daemon serving this session is fine: the irc commands reach it the same way.
-        log(`the session's irc daemon is not running here: ${(error as Error).message}`);
-      } finally {
-        ready();
-      }
-    })();
-    return daemonReady;
+  // The session's services (irc's connection), in this process, for the server's lifetime. Started
+  // with the first tool call, not at start-up: a host's probe (the SDK's client spawns a short-lived
+  // sibling to ask `server/discover`) must not take the session's lock.
+  const stopServices = new AbortController();
+  let serving: Promise<unknown> | null = null;
+  let servicesReady: Promise<unknown> = Promise.resolve();
+  const ensureServices = (): Promise<unknown> => {
+    if (serving !== null) return servicesReady;
+    const started = services.map((service) => {
+      let ready!: () => void;
+      const readiness = new Promise<void>((resolve) => (ready = resolve));
+      const run = service.serve(io, { root, session, signal: stopServices.signal, ready }).catch((error) => {
+        // Another process serving this session is fine: the commands reach it the same way.
+        log(`the session's ${service.label} service is not running here: ${(error as Error).message}`);
+      }).finally(ready);
+      return { readiness, run };
+    });
+    servicesReady = Promise.all(started.map((s) => s.readiness));
+    serving = Promise.all(started.map((s) => s.run));
+    return servicesReady;
   };
 
   let closed!: () => void;
@@ -311,14 +299,15 @@ export async function runMcpServer(io: CliIo, app: Omit<App, "hostCommands">, op
     closed();
   };
   log(`serving ${SERVER_NAME} ${app.version} on stdio (root ${root})`);
+  log(sessionLine(session));
 
   await done;
   log("stopping");
   await handle.close().catch(() => {});
   // Calls still running were cancelled with the connection; their records are written as they end.
   await Promise.allSettled([...inFlight]);
-  stopDaemon.abort();
-  await daemon;
+  stopServices.abort();
+  await serving;
   pool.close();
   for (const signal of signals) Deno.removeSignalListener(signal, closed);
   globalThis.removeEventListener("unhandledrejection", onUnhandled);

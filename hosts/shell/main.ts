@@ -6,22 +6,22 @@
 
 import * as readline from "node:readline";
 import process from "node:process";
-import { listAuditRecords, readAuditRecord } from "../../core/audit.ts";
+import { listAuditRecords, readAuditRecord, resolveRunId } from "../../core/audit.ts";
 import type { App, CliIo } from "../../core/host/io.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
-import { listRuns, renderRunsTable } from "../../core/host/runs.ts";
+import { isValidSessionId } from "../../core/host/options.ts";
+import { listRuns, renderRunsTable, renderSessionsTable, summarizeSessions } from "../../core/host/runs.ts";
 import type { Envelope } from "../../core/envelope.ts";
 import { PtermError } from "../../core/errors.ts";
 import { confinePathSync } from "../../core/fs/paths.ts";
 import { Registry } from "../../core/registry.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
 import type { ProgressReport } from "../../core/sandbox/protocol.ts";
-import { isRunId } from "../../core/run_id.ts";
 import { writeFileAtomicSync } from "../../core/fs/atomic.ts";
 import { TerminalOutput } from "./terminal.ts";
 import { complete, splitWords } from "./complete.ts";
 import { appendHistory, HISTORY_SIZE, loadHistory, workspaceSecrets } from "./history.ts";
-import { IrcLight } from "./irc_light.ts";
+import { ServiceLight } from "./service_light.ts";
 import { Keyboard } from "./keyboard.ts";
 import {
   escapeControls,
@@ -49,6 +49,9 @@ const CONTINUATION_PROMPT = "… ";
 /** OSC 52 payloads past this are refused by common terminals; `:save` is the way for more. */
 const MAX_CLIPBOARD_BYTES = 74_000;
 
+/** How many of the newest audit records `:sessions` reads. */
+const SESSIONS_SCAN_LIMIT = 10_000;
+
 const HELP =
   `Type a pterm command line (e.g. \`hello\`, \`git status --repo proj\`, \`help\`); it runs as terminal_exec does.
   <line> <<        the lines after it, up to a line holding only ".", are the command's stdin (".." stands for "."),
@@ -57,7 +60,9 @@ const HELP =
   :save PATH       write the last output into the workspace (--force replaces a file)
   :runs [N]        the session's recent runs
   :show ID         one run (an id, or the unique end of one)
-  :watch           follow the session's runs as they land (another process's too); Ctrl-C stops
+  :watch [SESSION] follow a session's runs as they land (this one's by default; an agent's through
+                   \`pterm mcp\` prints its session id when it starts); --all follows every session; Ctrl-C stops
+  :sessions        the sessions in this workspace's audit log, most recent first
   :help, :quit     this text; leave (so does Ctrl-D)
 Keys: Tab completes commands, flags and workspace paths; Up/Down walk the history; Ctrl-C stops the running
 command, or clears the line.
@@ -101,7 +106,10 @@ class Shell {
   readonly #keyboard = new Keyboard();
   readonly #terminal = new TerminalOutput();
   readonly #queue = new LineQueue();
-  readonly #light: IrcLight;
+  /** One light per session service the commands declare; set once the declarations are loaded. */
+  #lights: ServiceLight[] = [];
+  /** The red lights' reasons last printed, by label. */
+  readonly #lightsExplained = new Map<string, string | null>();
   #rl: readline.Interface | null = null;
   #atPrompt = false;
   #inHeredoc = false;
@@ -122,7 +130,6 @@ class Shell {
     this.#interactive = io.stdin.isTerminal && io.stdoutIsTerminal;
     this.#color = io.stdoutIsTerminal && !io.env("NO_COLOR");
     this.#env = io.env;
-    this.#light = new IrcLight(root, session, () => this.#refreshPrompt());
   }
 
   /** Everything the shell writes to the terminal goes through its one escaping boundary (terminal.ts). */
@@ -131,7 +138,7 @@ class Shell {
   }
 
   #prompt(): string {
-    return renderPrompt(this.#session, this.#light.value, this.#color);
+    return renderPrompt(this.#session, this.#lights, this.#color);
   }
 
   #refreshPrompt(): void {
@@ -139,6 +146,17 @@ class Shell {
     if (!rl || !this.#interactive || !this.#atPrompt || this.#inHeredoc || this.#closed) return;
     rl.setPrompt(this.#prompt());
     rl.prompt(true);
+  }
+
+  /** A red light's reason, once above the prompt each time it changes. */
+  #explainLights(): void {
+    for (const light of this.#lights) {
+      const reason = this.#interactive ? light.reason : null;
+      if (reason !== null && reason !== this.#lightsExplained.get(light.label)) {
+        this.#write(paint(`${light.label}:red: ${escapeControls(reason)}`, "red", this.#color) + "\n");
+      }
+      this.#lightsExplained.set(light.label, reason);
+    }
   }
 
   #showPrompt(prompt: string): void {
@@ -229,11 +247,15 @@ class Shell {
     try {
       // Every declaration now: completion then never waits for a module, and Deno never redraws
       // the line for a module load while a person types.
-      await this.#registry.loadAll();
+      const specs = await this.#registry.loadAll();
       if (this.#interactive) {
-        // Only a prompt shows the light: batch use never asks the daemon (whose first status connects).
-        await this.#light.first();
-        this.#light.start();
+        // Only a prompt shows the lights: batch use never asks a service (irc's first status connects).
+        const services = await Promise.all(specs.flatMap((spec) => spec.sessionService ? [spec.sessionService()] : []));
+        this.#lights = services.map((service) =>
+          new ServiceLight(service, this.#root, this.#session, () => this.#refreshPrompt())
+        );
+        await Promise.all(this.#lights.map((light) => light.first()));
+        for (const light of this.#lights) light.start();
         this.#write(
           paint(`pterm shell · session ${this.#session} · :help for help, Ctrl-D to leave`, "grey", this.#color) + "\n",
         );
@@ -243,7 +265,7 @@ class Shell {
       }
       await this.#loop();
     } finally {
-      this.#light.stop();
+      for (const light of this.#lights) light.stop();
       Deno.removeSignalListener("SIGINT", onSignal);
       if (posix) {
         Deno.removeSignalListener("SIGTERM", onTerm);
@@ -265,6 +287,7 @@ class Shell {
 
   async #loop(): Promise<void> {
     while (true) {
+      this.#explainLights();
       this.#showPrompt(this.#prompt());
       const next = await this.#queue.next();
       this.#atPrompt = false;
@@ -451,7 +474,10 @@ class Shell {
         await this.#show(args[0]);
         return true;
       case ":watch":
-        await this.#watch();
+        await this.#watch(args);
+        return true;
+      case ":sessions":
+        await this.#sessions();
         return true;
       default:
         throw new PtermError("UnknownCommand", `\`${name}\` is not a shell command; :help lists them.`);
@@ -499,36 +525,43 @@ class Shell {
 
   async #show(id: string | undefined): Promise<void> {
     if (!id) throw new PtermError("InvalidArgs", "give a run id: :show 20261122T035255063Z-c0baba14 (see :runs).");
-    let runId = id;
-    if (!isRunId(id)) {
-      const matches = (await listAuditRecords(this.#root, { limit: 10_000 }))
-        .map((r) => r.run_id)
-        .filter((r) => r.endsWith(id) || r.startsWith(id));
-      if (matches.length !== 1) {
-        throw new PtermError(
-          "NotFound",
-          matches.length === 0
-            ? `no run matches \`${id}\`; :runs lists the session's runs.`
-            : `\`${id}\` matches ${matches.length} runs; give more of the id.`,
-        );
-      }
-      runId = matches[0];
-    }
+    const runId = await resolveRunId(this.#root, id);
     this.#write(renderRecord(await readAuditRecord(this.#root, runId), this.#color));
   }
 
-  async #watch(): Promise<void> {
-    this.#write(
-      paint(`watching session ${this.#session}; Ctrl-C stops`, "grey", this.#color) + "\n",
-    );
+  /** `:watch`, `:watch SESSION` or `:watch --all`. */
+  async #watch(args: string[]): Promise<void> {
+    if (args.length > 1) {
+      throw new PtermError("InvalidArgs", "give one session to watch (:watch agent-7) or --all (:watch --all).");
+    }
+    const session = args[0] === "--all" ? null : args[0] ?? this.#session;
+    if (session !== null && !isValidSessionId(session)) {
+      throw new PtermError(
+        "InvalidArgs",
+        `\`${session}\` is not a session id (letters, digits, ".", "_", "-"); :sessions lists them, :watch --all follows every one.`,
+      );
+    }
+    const what = session === null ? "every session" : `session ${session}`;
+    this.#write(paint(`watching ${what}; Ctrl-C stops`, "grey", this.#color) + "\n");
     await this.#busy((signal) =>
-      watchSession(this.#root, this.#session, {
-        started: (record) => this.#write(renderRunStart(record, this.#color)),
+      watchSession(this.#root, session, {
+        started: (record) => {
+          const who = session === null || record.session !== this.#session
+            ? paint(`[${escapeControls(record.session)}] `, "grey", this.#color)
+            : "";
+          this.#write(who + renderRunStart(record, this.#color));
+        },
         finished: (record) => {
           if (record.envelope) this.#write(renderEnvelope(record.envelope, this.#color));
         },
       }, signal)
     );
+  }
+
+  /** `:sessions`: each session of the audit log with its run count and latest run. */
+  async #sessions(): Promise<void> {
+    const sessions = summarizeSessions(await listAuditRecords(this.#root, { limit: SESSIONS_SCAN_LIMIT }));
+    this.#write(escapeControls(renderSessionsTable(sessions, this.#session), this.#color));
   }
 }
 

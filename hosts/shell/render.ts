@@ -90,9 +90,16 @@ const LIGHT_STYLE: Record<Light, Style> = { red: "red", yellow: "yellow", green:
  * `agent-7 ● IRC › `. With colour the dot carries the state; without, the state is written out
  * (`● IRC:green`), since a person must still be able to read it.
  */
-export function renderPrompt(session: string, light: Light, color: boolean): string {
-  const dot = color ? `${paint("●", LIGHT_STYLE[light], true)} IRC` : `● IRC:${light}`;
-  return `${paint(session, "bold", color)} ${dot} › `;
+/** The session, then one dot per session service: its colour, or its state written out without colour. */
+export function renderPrompt(
+  session: string,
+  lights: readonly { readonly label: string; readonly value: Light }[],
+  color: boolean,
+): string {
+  const dots = lights.map(({ label, value }) =>
+    color ? `${paint("●", LIGHT_STYLE[value], true)} ${label}` : `● ${label}:${value}`
+  );
+  return [paint(session, "bold", color), ...dots].join(" ") + " › ";
 }
 
 function time(iso: string): string {

@@ -35,12 +35,13 @@ function read(path: string): AuditRecord | null {
 }
 
 /**
- * Watches `<root>/audit` for records of `session` until `signal` aborts. Runs already finished
- * when it starts are not shown; runs still going then are reported when they finish.
+ * Watches `<root>/audit` for records of `session` (every session's when it is null) until
+ * `signal` aborts. Runs already finished when it starts are not shown; runs still going then are
+ * reported when they finish.
  */
 export async function watchSession(
   root: string,
-  session: string,
+  session: string | null,
   events: WatchEvents,
   signal: AbortSignal,
   pollMs = 100,
@@ -57,7 +58,7 @@ export async function watchSession(
         const path = join(auditDir, day, name);
         const record = read(path);
         if (record === null) continue;
-        if (record.session !== session) {
+        if (session !== null && record.session !== session) {
           finished.add(name);
           continue;
         }

@@ -285,3 +285,51 @@ Deno.test("schema, prompt, skills, --version and --help", async (t) => {
     assert.ok(z.object({}).loose().safeParse(envelope).success);
   });
 });
+
+Deno.test("runs show --text prints the run's stdout and stderr; show and replay take a unique id ending", async () => {
+  await using dir = await makeRoot();
+  const ok = await cli(["exec", "--root", dir.path, "hello"]);
+  const failed = await cli(["exec", "--root", dir.path, "git log"]);
+  assert.equal(failed.code, 1);
+  const failedText = await cli(["runs", "show", failed.envelope!.run_id, "--root", dir.path, "--text"]);
+  assert.equal(failedText.code, 0, failedText.stderr);
+  assert.match(failedText.stdout, /exit {6}1 NotARepository/);
+  assert.ok(failedText.stdout.includes("stderr:\n[Error] git log: no --repo given"), failedText.stdout);
+  const okText = await cli(["runs", "show", ok.envelope!.run_id.slice(-8), "--root", dir.path, "--text"]);
+  assert.equal(okText.code, 0, okText.stderr);
+  assert.ok(okText.stdout.includes(ok.envelope!.stdout.trimEnd()), okText.stdout);
+  assert.ok(!okText.stdout.includes("stderr:"), "a run without stderr has no stderr section");
+
+  // The ending as `runs list` shows it, and a longer one; replay resolves the same way.
+  const byEnding = JSON.parse(
+    (await cli(["runs", "show", failed.envelope!.run_id.slice(-12), "--root", dir.path])).stdout,
+  );
+  assert.equal(byEnding.run_id, failed.envelope!.run_id);
+  const replay = await cli(["runs", "replay", ok.envelope!.run_id.slice(-6), "--root", dir.path]);
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.equal(
+    JSON.parse((await cli(["runs", "show", replay.envelope!.run_id, "--root", dir.path])).stdout).replay_of,
+    ok.envelope!.run_id,
+  );
+
+  // An ending shared by several runs names every candidate; the suggested line itself runs. Two
+  // runs share their last eight hex digits here by a copy of a record under a later time.
+  const original = ok.envelope!.run_id;
+  const twin = original.replace(/^(\d{8})T\d{9}Z/, "$1T235959999Z");
+  const day = `${original.slice(0, 4)}-${original.slice(4, 6)}-${original.slice(6, 8)}`;
+  const recordText = await Deno.readTextFile(join(dir.path, "audit", day, `${original}.json`));
+  await Deno.writeTextFile(join(dir.path, "audit", day, `${twin}.json`), recordText.replaceAll(original, twin));
+  const many = await cli(["runs", "show", original.slice(-8), "--root", dir.path]);
+  assert.equal(many.code, 1);
+  assert.match(many.stderr, /exit 1 AmbiguousMatch/);
+  for (const id of [original, twin]) assert.ok(many.stderr.includes(id), `${id} is listed: ${many.stderr}`);
+  const suggested = /`pterm (runs show \S+)`/.exec(many.stderr)![1].split(" ");
+  assert.equal((await cli([...suggested, "--root", dir.path])).code, 0);
+  const longer = await cli(["runs", "show", original.slice(-14), "--root", dir.path]);
+  assert.equal(JSON.parse(longer.stdout).run_id, original, "more of the id picks one");
+
+  const none = await cli(["runs", "show", "ffffffffff", "--root", dir.path]);
+  assert.match(none.stderr, /exit 1 NotFound/);
+  const notAnId = await cli(["runs", "show", "../etc", "--root", dir.path]);
+  assert.match(notAnId.stderr, /exit 2 InvalidArgs/);
+});

@@ -22,7 +22,11 @@ Deno.test("the IRC light follows the session's daemon while the shell is idle", 
   await using root = await makeRoot();
   await writeEnv(root.path, plainEnv(server));
   await using shell = await TerminalShell.start({ root: root.path, env: { NO_COLOR: "1" } });
-  await shell.waitFor((s) => lastPrompt(s) === "agent-7 ● IRC:red › ");
+  const red = await shell.waitFor((s) => lastPrompt(s) === "agent-7 ● IRC:red › ");
+  // The red light says why, once, with the line that fixes it: the one the daemon is started with here.
+  const reason = /^IRC:red: no irc daemon answers for session agent-7\. .*: pterm (irc-daemon .*)$/m.exec(red);
+  assert.ok(reason, red);
+  assert.equal(reason[1], `irc-daemon --session agent-7 --root ${JSON.stringify(root.path)}`);
 
   await using daemon = await startDaemon(root.path, { session: "agent-7" });
   const joined = await shell.waitFor((s) => lastPrompt(s) === "agent-7 ● IRC:green › ");
@@ -32,6 +36,10 @@ Deno.test("the IRC light follows the session's daemon while the shell is idle", 
 
   await server.kill();
   await shell.waitFor((s) => lastPrompt(s) === "agent-7 ● IRC:red › ");
+  // The reason shows above the next prompt: the daemon's own error this time, and where to read it in full.
+  await shell.line("");
+  const lost = await shell.waitFor(/^IRC:red: the irc daemon (reports an error|is connected|has not)/m);
+  assert.match(lost, /`irc status`/);
   await daemon.stop();
 });
 

@@ -11,6 +11,7 @@ import { HISTORY_REL_PATH } from "../../../hosts/shell/history.ts";
 import { cli, makeRoot } from "../../_support/helpers.ts";
 import { SHELL_ENTRY, TerminalShell } from "./tmux.ts";
 import { writeEnv } from "../../commands/irc/harness.ts";
+import { connectLegacy } from "../mcp/client.ts";
 import { git } from "../../commands/git/oracle.ts";
 
 const NO_COLOR = { NO_COLOR: "1" };
@@ -344,6 +345,59 @@ Deno.test(":watch shows the records a concurrent pterm exec writes, as they land
   await shell.waitForPrompt(2);
   await shell.line("hello");
   await shell.waitFor(/exit 0 · /, { count: 2 });
+});
+
+Deno.test("an MCP agent's fresh session: pterm mcp names it, :watch <id> shows its runs, :sessions lists it", async () => {
+  await using root = await makeRoot();
+  // No --session and no host session id: the server makes one up, as for most hosts.
+  const mcp = await connectLegacy(root.path, null);
+  try {
+    const instructions = mcp.client.getInstructions() ?? "";
+    const session = /This is pterm session (mcp-\S+);/.exec(instructions)?.[1];
+    assert.ok(session, instructions);
+    assert.ok(instructions.includes(`:watch ${session}`), instructions);
+    // The person sees it where the host shows the server's log.
+    const deadline = Date.now() + 5_000;
+    while (!mcp.stderr().includes(`:watch ${session}`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(mcp.stderr().includes(`This is pterm session ${session}`), mcp.stderr());
+
+    await using shell = await TerminalShell.start({ root: root.path, env: NO_COLOR });
+    await shell.waitForPrompt();
+    await shell.line(`:watch ${session}`);
+    await shell.waitFor(`watching session ${session}`);
+    const other = await cli(["exec", "--root", root.path, "--session", "other", "hello"]);
+    const call = await mcp.client.callTool({ name: "terminal_exec", arguments: { command: "hello" } });
+    const envelope = call.structuredContent as { run_id: string };
+    const screen = await shell.waitFor(`run ${envelope.run_id}`);
+    assert.match(screen, new RegExp(`\\[${session}\\] ▶ \\d\\d:\\d\\d:\\d\\d mcp hello`));
+    assert.match(screen, /-- lemonhall/);
+    assert.ok(!screen.includes(other.envelope!.run_id), "another session's run is not shown");
+    await shell.keys("C-c");
+    await shell.waitForPrompt(2);
+
+    // Every session at once.
+    await shell.line(":watch --all");
+    await shell.waitFor("watching every session");
+    const third = await cli(["exec", "--root", root.path, "--session", "third", "hello"]);
+    await shell.waitFor(`run ${third.envelope!.run_id}`);
+    await shell.waitFor(/\[third\] ▶ \d\d:\d\d:\d\d exec hello/);
+    await shell.keys("C-c");
+    await shell.waitForPrompt(3);
+
+    await shell.line(":sessions");
+    const table = await shell.waitFor(/SESSION\s+RUNS\s+LAST RUN/);
+    for (const name of [session, "other", "third"]) assert.match(table, new RegExp(`^\\s+${name}\\s+1\\s`, "m"));
+
+    // A session id that cannot be one is refused, not silently ignored.
+    await shell.line(":watch bad/id");
+    await shell.waitFor(/is not a session id/);
+    await shell.line(":watch a b");
+    await shell.waitFor(/give one session to watch/);
+  } finally {
+    await mcp.client.close();
+  }
 });
 
 Deno.test("without a terminal: lines from stdin run in order, no prompt, no colour, the last status is the exit code", async () => {

@@ -30,6 +30,11 @@ export interface ShellOptions {
   readonly denoFlags?: readonly string[];
   /** Start pterm without the permission to start `sh` (as a host that leaves --allow-run out would). */
   readonly withoutRun?: boolean;
+  /**
+   * The whole command line that starts the shell, in `cwd`, instead of this checkout's pterm under
+   * this Deno (the newcomer test starts it as the README says). `env` is then all its environment.
+   */
+  readonly launch?: { readonly argv: readonly string[]; readonly cwd: string };
 }
 
 export class TerminalShell implements AsyncDisposable {
@@ -44,13 +49,16 @@ export class TerminalShell implements AsyncDisposable {
     );
     args.splice(1, 0, ...(options.denoFlags ?? []));
     if (options.withoutRun) args.splice(0, args.length, ...args.filter((a) => !a.startsWith("--allow-run")));
-    const env = { ...baseEnv(), TERM: "xterm-256color", ...options.env };
+    const env = options.launch
+      ? { TERM: "xterm-256color", ...options.env }
+      : { ...baseEnv(), TERM: "xterm-256color", ...options.env };
+    const argv = options.launch?.argv ?? [Deno.execPath(), ...args];
     const command = [
-      "env",
+      ...(options.launch ? ["cd", shellQuote(options.launch.cwd), "&&"] : []),
+      "/usr/bin/env",
       "-i",
       ...Object.entries(env).map(([k, v]) => shellQuote(`${k}=${v}`)),
-      shellQuote(Deno.execPath()),
-      ...args.map(shellQuote),
+      ...argv.map(shellQuote),
     ].join(" ");
     // After the shell exits the pane stays, showing how it ended.
     await tmux(shell.socket, [

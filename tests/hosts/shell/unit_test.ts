@@ -43,8 +43,10 @@ Deno.test("renderEnvelope: stdout, stderr, artifacts as paths, the footer; colou
   );
   assert.ok(renderEnvelope(envelope, true).includes("\x1b[31m[Error] bad\x1b[0m"));
   assert.equal(outputText(envelope), "out\n[Error] bad\n");
-  assert.equal(renderPrompt("agent-7", "green", false), "agent-7 ● IRC:green › ");
-  assert.equal(renderPrompt("agent-7", "off", true), "\x1b[1magent-7\x1b[0m \x1b[90m●\x1b[0m IRC › ");
+  const irc = (value: "green" | "off") => [{ label: "IRC", value }];
+  assert.equal(renderPrompt("agent-7", irc("green"), false), "agent-7 ● IRC:green › ");
+  assert.equal(renderPrompt("agent-7", irc("off"), true), "\x1b[1magent-7\x1b[0m \x1b[90m●\x1b[0m IRC › ");
+  assert.equal(renderPrompt("agent-7", [], false), "agent-7 › ", "no session service declared: no light");
 });
 
 Deno.test("completion lists only confined, non-secret workspace paths", async () => {
