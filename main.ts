@@ -13,5 +13,8 @@ import { shellCommand } from "./shell/host.ts";
 import { VERSION } from "./version.ts";
 
 const app = { version: VERSION, commands, skillsDir: new URL("./skills/", import.meta.url) };
-const code = await main(processIo(), { ...app, hostCommands: [ircDaemonCommand, mcpCommand(app), serverCommand(app), shellCommand] });
+const code = await main(processIo(), {
+  ...app,
+  hostCommands: [ircDaemonCommand, mcpCommand(app), serverCommand(app), shellCommand],
+});
 Deno.exit(code);

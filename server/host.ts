@@ -103,7 +103,11 @@ export function serverCommand(app: Omit<App, "hostCommands">): HostCommand {
         }
         default: {
           const status = await askServer(root, app.version, "status");
-          await print(status === null ? { running: false, root, version: app.version } : { running: true, ...status, t: undefined });
+          await print(
+            status === null
+              ? { running: false, root, version: app.version }
+              : { running: true, ...status, t: undefined },
+          );
           return status === null ? 1 : 0;
         }
       }

@@ -108,6 +108,8 @@ export async function runSessionServer(
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const started = Date.now();
   let calls = 0;
+  /** Calls handed over and not yet answered; status and stop messages are not calls. */
+  let callsRunning = 0;
   let lastActivity = Date.now();
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
@@ -148,7 +150,7 @@ export async function runSessionServer(
   };
 
   const handle = async (conn: Deno.Conn): Promise<void> => {
-    const lines = new LineReader(conn.readable);
+    const lines = new LineReader(conn);
     try {
       const first = await lines.next(MAX_CALL_BYTES);
       if (first === null) return;
@@ -161,7 +163,7 @@ export async function runSessionServer(
           socket: socketPath,
           started_at: new Date(started).toISOString(),
           calls,
-          calls_running: inFlight.size - 1,
+          calls_running: callsRunning,
           idle_exit_ms: idleMs,
         });
         return;
@@ -193,21 +195,26 @@ export async function runSessionServer(
       // No "go": the client gave up waiting and runs the call itself; nothing may run here.
       if (go === null || go.t !== "go") return;
       calls++;
-      const envelope: Envelope = await execute(kernel, {
-        root,
-        session: String(first.session),
-        line: String(first.line),
-        stdin: stdinSource(first.stdin as WireStdin, lines, conn),
-        timeoutMs: typeof first.timeoutMs === "number" ? first.timeoutMs : undefined,
-        terminal: { color: first.color === true },
-      });
-      await writeMessage(conn, { t: "envelope", envelope });
+      callsRunning++;
+      try {
+        const envelope: Envelope = await execute(kernel, {
+          root,
+          session: String(first.session),
+          line: String(first.line),
+          stdin: stdinSource(first.stdin as WireStdin, lines, conn),
+          timeoutMs: typeof first.timeoutMs === "number" ? first.timeoutMs : undefined,
+          terminal: { color: first.color === true },
+        });
+        await writeMessage(conn, { t: "envelope", envelope });
+      } finally {
+        callsRunning--;
+        lastActivity = Date.now();
+      }
     } catch (error) {
       if (!(error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.ConnectionReset)) {
         log(`a connection failed: ${(error as Error).message}`);
       }
     } finally {
-      lastActivity = Date.now();
       try {
         conn.close();
       } catch {
@@ -218,7 +225,7 @@ export async function runSessionServer(
 
   const idleTimer = setInterval(() => {
     if (!rootInPlace()) stop("its root moved or its socket is gone");
-    else if (inFlight.size === 0 && Date.now() - lastActivity >= idleMs) stop(`idle for ${idleMs} ms`);
+    else if (callsRunning === 0 && Date.now() - lastActivity >= idleMs) stop(`idle for ${idleMs} ms`);
   }, Math.min(1_000, idleMs));
   const onSignal = () => stop("signal");
   Deno.addSignalListener("SIGINT", onSignal);

@@ -63,7 +63,7 @@ export async function askServer(
   if ("reason" in connected) return null;
   try {
     await writeMessage(connected.conn, { t: what });
-    return await new LineReader(connected.conn.readable).next(64 * 1024);
+    return await new LineReader(connected.conn).next(64 * 1024);
   } catch {
     return null;
   } finally {

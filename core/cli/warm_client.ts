@@ -89,13 +89,23 @@ export type WarmOutcome =
 
 const encoder = new TextEncoder();
 
-/** Newline-delimited JSON over a byte stream; what follows the last line read stays readable. */
+/**
+ * Newline-delimited JSON read from a connection; what follows the last line read stays readable.
+ * It reads with `conn.read`, not `conn.readable`: that stream closes the whole connection when the
+ * peer closes its writing half (a client's end of stdin), and the answer still has to go back.
+ */
 export class LineReader {
-  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #conn: Pick<Deno.Conn, "read">;
   #buffer = new Uint8Array(0);
 
-  constructor(stream: ReadableStream<Uint8Array>) {
-    this.#reader = stream.getReader();
+  constructor(conn: Pick<Deno.Conn, "read">) {
+    this.#conn = conn;
+  }
+
+  async #readChunk(): Promise<Uint8Array | null> {
+    const chunk = new Uint8Array(64 * 1024);
+    const n = await this.#conn.read(chunk);
+    return n === null ? null : chunk.subarray(0, n);
   }
 
   /** The next line as JSON; null at the end of the stream. */
@@ -110,8 +120,8 @@ export class LineReader {
         return value as Record<string, unknown>;
       }
       if (this.#buffer.length > maxBytes) throw new Error(`a message is longer than ${maxBytes} bytes`);
-      const { value, done } = await this.#reader.read();
-      if (done) return null;
+      const value = await this.#readChunk();
+      if (value === null) return null;
       const joined = new Uint8Array(this.#buffer.length + value.length);
       joined.set(this.#buffer);
       joined.set(value, this.#buffer.length);
@@ -121,22 +131,18 @@ export class LineReader {
 
   /** The rest of the stream, raw, starting with what was read past the last line. */
   rest(): ReadableStream<Uint8Array> {
-    const reader = this.#reader;
     let pending: Uint8Array | null = this.#buffer.length ? this.#buffer : null;
     this.#buffer = new Uint8Array(0);
     return new ReadableStream<Uint8Array>({
-      async pull(controller) {
+      pull: async (controller) => {
         if (pending) {
           controller.enqueue(pending);
           pending = null;
           return;
         }
-        const { value, done } = await reader.read();
-        if (done) controller.close();
+        const value = await this.#readChunk();
+        if (value === null) controller.close();
         else controller.enqueue(value);
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
       },
     });
   }
@@ -205,7 +211,7 @@ export async function callServer(
   const connected = await connectServer(call.root, version);
   if ("reason" in connected) return { kind: "unavailable", reason: connected.reason };
   const conn = connected.conn;
-  const lines = new LineReader(conn.readable);
+  const lines = new LineReader(conn);
   let handedOver = false;
   try {
     const ready = await withTimeout(
@@ -232,7 +238,12 @@ export async function callServer(
           if (message === null || message.t === "envelope") return message;
           if (message.t === "stdin") {
             const stdin = openStdin();
-            if (stdin) await stdin.pipeTo(conn.writable, { preventClose: true }).catch(() => {});
+            if (stdin) {
+              for await (const chunk of stdin) {
+                let written = 0;
+                while (written < chunk.length) written += await conn.write(chunk.subarray(written));
+              }
+            }
             await conn.closeWrite().catch(() => {});
           }
         }
