@@ -138,7 +138,7 @@ Deno.test("server: a warm call's envelope and audit record are the cold call's, 
   const coldGit = new TextDecoder().decode((await git(cold.path, "status", "--porcelain")).stdout);
   const warmGit = new TextDecoder().decode((await git(warm.path, "status", "--porcelain")).stdout);
   assert.equal(warmGit, coldGit);
-  assert.match(warmGit, /^A  notes\.txt$/m);
+  assert.match(warmGit, /^A {2}notes\.txt$/m);
   assert.equal(await Deno.readTextFile(`${warm.path}/notes.txt`), "one\ntwo\ntwo and a half\nthree\n");
 });
 
@@ -297,7 +297,7 @@ Deno.test("server: kill -9 mid-call: the client answers with a code at once, the
 });
 
 /** A socket at the server's path that this test answers by hand (a hung or slow server). */
-async function fakeServer(root: string, answer: (conn: Deno.Conn, lines: LineReader) => Promise<void>) {
+function fakeServer(root: string, answer: (conn: Deno.Conn, lines: LineReader) => Promise<void>) {
   Deno.mkdirSync(serverDir(root), { recursive: true, mode: 0o700 });
   Deno.chmodSync(serverDir(root), 0o700);
   const path = serverSocketPath(root, VERSION);
