@@ -12,6 +12,32 @@
 
 import { baseEnv, watchedTempBase } from "../tests/helpers.ts";
 import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
+import { callServer } from "../core/cli/warm_client.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * The same call answered by the server to a client already running (this process): what the warm
+ * path costs without a client process's start-up — the floor for a native client or a host that
+ * keeps the connection.
+ */
+async function roundTrip(root: string, line: string, before?: () => Promise<void>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await before?.();
+    const started = performance.now();
+    const outcome = await callServer(
+      VERSION,
+      { root, session: "default", line, stdin: { kind: "none" }, color: false },
+      () => null,
+      { maxTimeoutMs: 600_000 },
+    );
+    samples.push(performance.now() - started);
+    if (outcome.kind !== "answered" || outcome.envelope.exit_code !== 0) {
+      throw new Error(`${line} through the server: ${JSON.stringify(outcome)}`);
+    }
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
 
 const RUNS = quick ? 8 : 20;
 const FILES = quick ? 2_000 : 10_000;
@@ -75,7 +101,7 @@ try {
     env: ptermEnv(warm),
     before,
   });
-  const groups: { title: string; baseline: string; subjects: Subject[] }[] = [
+  const groups: { title: string; baseline: string; subjects: Subject[]; inProcess: () => Promise<number> }[] = [
     {
       title: "`exec hello` against an empty `deno run` (target warm ≤ 1.5×)",
       baseline: "deno run empty.ts",
@@ -84,6 +110,7 @@ try {
         pterm("hello", hello, "hello", false),
         pterm("hello", hello, "hello", true),
       ],
+      inProcess: () => roundTrip(hello, "hello"),
     },
     {
       title: `\`git status\`, ${FILES} files, clean (target warm ≤ 1.5×)`,
@@ -93,6 +120,7 @@ try {
         pterm("git status", statusPterm, "git status", false),
         pterm("git status", statusPterm, "git status", true),
       ],
+      inProcess: () => roundTrip(statusPterm, "git status"),
     },
     {
       title: `\`git add --all\`, ${FILES} files into an empty index (target warm ≤ 2×)`,
@@ -102,6 +130,7 @@ try {
         pterm("git add --all", addPterm, "git add --all", false, emptyIndex(addPterm)),
         pterm("git add --all", addPterm, "git add --all", true, emptyIndex(addPterm)),
       ],
+      inProcess: () => roundTrip(addPterm, "git add --all", emptyIndex(addPterm)),
     },
     {
       title: "`git log -n 50` on a clone of pterm's own repository (target warm ≤ 2×)",
@@ -111,12 +140,21 @@ try {
         pterm("git log -n 50", real, "git log -n 50", false),
         pterm("git log -n 50", real, "git log -n 50", true),
       ],
+      inProcess: () => roundTrip(real, "git log -n 50"),
     },
   ];
-  console.log(`${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`);
+  console.log(
+    `${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`,
+  );
   for (const group of groups) {
     const timings = await timeSubjects(group.subjects, RUNS);
-    console.log(`${group.title}\n\n${table(timings, group.baseline)}\n`);
+    const base = timings.find((t) => t.name === group.baseline)!.median;
+    const floor = await group.inProcess();
+    console.log(`${group.title}\n\n${table(timings, group.baseline)}`);
+    console.log(
+      `server round trip without a client process: ${floor.toFixed(1)} ms median ` +
+        `(${(floor / base).toFixed(2)}× the reference's median above)\n`,
+    );
   }
 } finally {
   for (const root of roots) {
