@@ -198,6 +198,19 @@ export async function connectServer(
   }
 }
 
+async function sendStdin(conn: Deno.Conn, stdin: ReadableStream<Uint8Array> | null): Promise<void> {
+  try {
+    if (stdin) {
+      for await (const chunk of stdin) {
+        let written = 0;
+        while (written < chunk.length) written += await conn.write(chunk.subarray(written));
+      }
+    }
+  } finally {
+    await conn.closeWrite().catch(() => {});
+  }
+}
+
 /**
  * Hands one call to the warm server. `openStdin` gives the client's stdin when the server asks
  * for it (the command reads a streamed stdin).
@@ -237,14 +250,9 @@ export async function callServer(
           const message = await lines.next(1024 * 1024 * 1024);
           if (message === null || message.t === "envelope") return message;
           if (message.t === "stdin") {
-            const stdin = openStdin();
-            if (stdin) {
-              for await (const chunk of stdin) {
-                let written = 0;
-                while (written < chunk.length) written += await conn.write(chunk.subarray(written));
-              }
-            }
-            await conn.closeWrite().catch(() => {});
+            // Sent beside the reading, not before it: a server that stops reading (stdin past its
+            // limit) answers and closes, and its envelope, not the failed write, is the call's answer.
+            sendStdin(conn, openStdin()).catch(() => {});
           }
         }
       })(),

@@ -401,3 +401,34 @@ Deno.test("server: start, status and stop as a person runs them; idle exit", asy
   }
   assert.throws(() => Deno.lstatSync(serverSocketPath(root.path, VERSION)), Deno.errors.NotFound);
 });
+
+Deno.test("server: piped stdin past the limit is answered InputTooLarge warm as cold, not as a lost server", async () => {
+  await using cold = await makeRoot();
+  await using warm = await makeRoot();
+  const big = "+".repeat(2 * 1024 * 1024);
+  for (const root of [cold.path, warm.path]) {
+    await Deno.writeTextFile(`${root}/pterm.json`, JSON.stringify({ limits: { stdin_bytes: 4096 } }));
+  }
+  await using _server = await startServer(warm.path);
+  // pterm stops reading at the limit: the writer of the pipe sees it closed, as `yes | pterm ...` would.
+  const piped = async (root: string, env: Record<string, string>) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ptermArgs(["exec", "--root", root, "patch apply"]),
+      clearEnv: true,
+      env: { ...baseEnv(), NO_COLOR: "1", ...env },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const sending = new Blob([big]).stream().pipeTo(child.stdin).catch(() => {});
+    const out = await child.output();
+    await sending;
+    return { code: out.code, envelope: JSON.parse(new TextDecoder().decode(out.stdout)) };
+  };
+  const coldCall = await piped(cold.path, { PTERM_SERVER: "off" });
+  const warmCall = await piped(warm.path, {});
+  assert.equal(coldCall.envelope.error_code, "InputTooLarge");
+  assert.equal(await callsServed(warm.path), 1);
+  assert.deepEqual(comparable(warmCall.envelope), comparable(coldCall.envelope));
+  assert.equal(warmCall.code, coldCall.code);
+});
