@@ -2366,7 +2366,7 @@ function fromText(text) {
     text,
     invalidAt: null
   };
-  const encoder4 = new TextEncoder();
+  const encoder5 = new TextEncoder();
   const parts = [];
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -2380,12 +2380,12 @@ function fromText(text) {
     if (code2 < 56448 || code2 > 56575) {
       throw new PtermError("StdinNotUtf8", `stdin holds the lone surrogate U+${code2.toString(16).toUpperCase()} at character ${i}, which is no text and stands for no byte; send stdin as UTF-8 text, with each byte that is not UTF-8 as U+DC80\u2013U+DCFF (surrogateescape), or save it to a file and pass \`--stdin-file <path>\` to \`pterm exec\`.`);
     }
-    parts.push(encoder4.encode(text.slice(start, i)), new Uint8Array([
+    parts.push(encoder5.encode(text.slice(start, i)), new Uint8Array([
       code2 - 56320
     ]));
     start = i + 1;
   }
-  parts.push(encoder4.encode(text.slice(start)));
+  parts.push(encoder5.encode(text.slice(start)));
   return fromBytes(concatBytes(parts));
 }
 async function readStdin(source, maxBytes, deadline) {
@@ -2915,6 +2915,224 @@ function resolveWorkspace(io, rootFlag2, sessionFlag2) {
   };
 }
 
+// hosts/cli/warm_client.ts
+function serverDir(root) {
+  return join(root, "sessions", ".server");
+}
+function serverSocketPath(root, version) {
+  return join(serverDir(root), `v${version}.sock`);
+}
+var MAX_SOCKET_PATH_BYTES = 103;
+var READY_TIMEOUT_MS = 1e3;
+var ENVELOPE_GRACE_MS = 5e3;
+function untrustedReason(socket, folder, uid) {
+  if (!socket.isSocket) return "it is not a socket";
+  if (uid !== null && socket.uid !== uid) return `the socket belongs to uid ${socket.uid}, not ${uid}`;
+  if (((socket.mode ?? 0) & 63) !== 0) return "the socket is open to other users";
+  if (!folder.isDirectory) return "its folder is not a folder";
+  if (uid !== null && folder.uid !== uid) return `its folder belongs to uid ${folder.uid}, not ${uid}`;
+  if (((folder.mode ?? 0) & 63) !== 0) return "its folder is open to other users";
+  return null;
+}
+var encoder3 = new TextEncoder();
+var LineReader = class {
+  #conn;
+  #buffer = new Uint8Array(0);
+  constructor(conn) {
+    this.#conn = conn;
+  }
+  async #readChunk() {
+    const chunk = new Uint8Array(64 * 1024);
+    const n = await this.#conn.read(chunk);
+    return n === null ? null : chunk.subarray(0, n);
+  }
+  /** The next line as JSON; null at the end of the stream. */
+  async next(maxBytes) {
+    while (true) {
+      const newline = this.#buffer.indexOf(10);
+      if (newline >= 0) {
+        const line = this.#buffer.subarray(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        const value2 = JSON.parse(new TextDecoder().decode(line));
+        if (typeof value2 !== "object" || value2 === null) throw new Error("a message is not a JSON object");
+        return value2;
+      }
+      if (this.#buffer.length > maxBytes) throw new Error(`a message is longer than ${maxBytes} bytes`);
+      const value = await this.#readChunk();
+      if (value === null) return null;
+      const joined = new Uint8Array(this.#buffer.length + value.length);
+      joined.set(this.#buffer);
+      joined.set(value, this.#buffer.length);
+      this.#buffer = joined;
+    }
+  }
+  /** The rest of the stream, raw, starting with what was read past the last line. */
+  rest() {
+    let pending = this.#buffer.length ? this.#buffer : null;
+    this.#buffer = new Uint8Array(0);
+    return new ReadableStream({
+      pull: async (controller) => {
+        if (pending) {
+          controller.enqueue(pending);
+          pending = null;
+          return;
+        }
+        const value = await this.#readChunk();
+        if (value === null) controller.close();
+        else controller.enqueue(value);
+      }
+    });
+  }
+};
+async function writeMessage(conn, message) {
+  const bytes = encoder3.encode(JSON.stringify(message) + "\n");
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+function withTimeout(promise, ms) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((resolve2) => timer = setTimeout(() => resolve2("timeout"), ms))
+  ]).finally(() => clearTimeout(timer));
+}
+function processUid() {
+  try {
+    return Deno.uid();
+  } catch {
+    return null;
+  }
+}
+async function connectServer(root, version) {
+  const path = serverSocketPath(root, version);
+  if (encoder3.encode(path).length > MAX_SOCKET_PATH_BYTES) return {
+    reason: "the socket path is too long"
+  };
+  let socket;
+  let folder;
+  try {
+    socket = Deno.lstatSync(path);
+    folder = Deno.lstatSync(serverDir(root));
+  } catch {
+    return {
+      reason: "no server"
+    };
+  }
+  const uid = processUid();
+  if (uid === null) return {
+    reason: "this process cannot learn its own user id"
+  };
+  const untrusted = untrustedReason(socket, folder, uid);
+  if (untrusted !== null) return {
+    reason: `the server socket ${path} is not used: ${untrusted}`
+  };
+  try {
+    return {
+      conn: await Deno.connect({
+        transport: "unix",
+        path
+      })
+    };
+  } catch (error) {
+    return {
+      reason: `no server listens on ${path}: ${error.message}`
+    };
+  }
+}
+async function sendStdin(conn, stdin) {
+  try {
+    if (stdin) {
+      for await (const chunk of stdin) {
+        let written = 0;
+        while (written < chunk.length) written += await conn.write(chunk.subarray(written));
+      }
+    }
+  } finally {
+    await conn.closeWrite().catch(() => {
+    });
+  }
+}
+async function callServer(version, call, openStdin, options) {
+  const connected = await connectServer(call.root, version);
+  if ("reason" in connected) return {
+    kind: "unavailable",
+    reason: connected.reason
+  };
+  const conn = connected.conn;
+  const lines = new LineReader(conn);
+  let handedOver = false;
+  try {
+    const ready = await withTimeout((async () => {
+      await writeMessage(conn, {
+        t: "call",
+        v: version,
+        ...call
+      });
+      return await lines.next(64 * 1024);
+    })(), options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    if (ready === "timeout") return {
+      kind: "unavailable",
+      reason: "the server did not answer in time"
+    };
+    if (ready === null) return {
+      kind: "unavailable",
+      reason: "the server closed the connection"
+    };
+    if (ready.t !== "ready") {
+      return {
+        kind: "unavailable",
+        reason: `the server refused the call: ${String(ready.reason ?? ready.t)}`
+      };
+    }
+    await writeMessage(conn, {
+      t: "go"
+    });
+    handedOver = true;
+    const maxTimeoutMs = typeof ready.timeout_ms_max === "number" ? ready.timeout_ms_max : options.maxTimeoutMs;
+    const deadlineMs = Math.min(call.timeoutMs ?? maxTimeoutMs, maxTimeoutMs) + ENVELOPE_GRACE_MS;
+    const answer = await withTimeout((async () => {
+      while (true) {
+        const message = await lines.next(1024 * 1024 * 1024);
+        if (message === null || message.t === "envelope") return message;
+        if (message.t === "stdin") {
+          sendStdin(conn, openStdin()).catch(() => {
+          });
+        }
+      }
+    })(), deadlineMs);
+    if (answer === "timeout") {
+      return {
+        kind: "failed",
+        error: new PtermError("Timeout", `the session server did not answer within the call's deadline (${deadlineMs} ms); whether the command finished is in its audit record: \`pterm runs list\`. Stop the server with \`pterm server stop\`.`)
+      };
+    }
+    if (answer === null) {
+      return {
+        kind: "failed",
+        error: new PtermError("DaemonNotRunning", "the session server stopped during the call, so its outcome is unknown; its audit record shows whether it finished: `pterm runs list`. Run the call again once you have checked.")
+      };
+    }
+    return {
+      kind: "answered",
+      envelope: answer.envelope
+    };
+  } catch (error) {
+    if (!handedOver) return {
+      kind: "unavailable",
+      reason: `the server failed: ${error.message}`
+    };
+    return {
+      kind: "failed",
+      error: new PtermError("DaemonNotRunning", `the connection to the session server failed during the call (${error.message}); its audit record shows whether it finished: \`pterm runs list\`.`)
+    };
+  } finally {
+    try {
+      conn.close();
+    } catch {
+    }
+  }
+}
+
 // hosts/cli/exec.ts
 var MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 async function readAll(stream, maxBytes) {
@@ -3016,6 +3234,16 @@ async function runExec(io, app2, words) {
       }
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
+    const warm = await runWarm(io, app2, {
+      ...workspace,
+      line,
+      stdin,
+      timeoutMs
+    });
+    if (warm !== null) {
+      await printEnvelope(io, warm, asText);
+      return warm.exit_code;
+    }
     envelope = await execute({
       registry: new Registry(app2.commands),
       codeDirs: app2.codeDirs,
@@ -3041,6 +3269,49 @@ async function runExec(io, app2, words) {
   await printEnvelope(io, envelope, asText);
   return envelope.exit_code;
 }
+function wireStdin(stdin) {
+  switch (stdin.kind) {
+    case "text":
+      return {
+        kind: "text",
+        text: stdin.text
+      };
+    case "bytes":
+      return {
+        kind: "bytes",
+        base64: stdin.bytes.toBase64()
+      };
+    case "stream":
+      return {
+        kind: "stream"
+      };
+    default:
+      return {
+        kind: "none"
+      };
+  }
+}
+async function runWarm(io, app2, call) {
+  const mode = io.env("PTERM_SERVER");
+  if (mode === "off") return null;
+  const outcome = await callServer(app2.version, {
+    root: call.root,
+    session: call.session,
+    line: call.line,
+    stdin: wireStdin(call.stdin),
+    timeoutMs: call.timeoutMs,
+    color: io.stdoutIsTerminal && !io.env("NO_COLOR")
+  }, () => call.stdin.kind === "stream" ? call.stdin.stream : null, {
+    maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max
+  });
+  if (outcome.kind === "answered") return outcome.envelope;
+  if (outcome.kind === "failed") return failureEnvelope(outcome.error);
+  if (mode === "auto" && outcome.reason === "no server") {
+    const { spawnServer } = await lazyImport(new URL("../server/spawn.ts", new URL("./hosts/cli/exec.ts", import.meta.url).href));
+    spawnServer(call.root);
+  }
+  return null;
+}
 
 // hosts/cli/main.ts
 async function main(io, app2) {
@@ -3053,9 +3324,9 @@ async function main(io, app2) {
 }
 
 // core/host/io.ts
-var encoder3 = new TextEncoder();
+var encoder4 = new TextEncoder();
 async function writeAll(output, text) {
-  const bytes = encoder3.encode(text);
+  const bytes = encoder4.encode(text);
   let written = 0;
   try {
     try {
@@ -3212,6 +3483,122 @@ function mcpCommand(app2) {
   };
 }
 
+// hosts/server/host.ts
+var START_WAIT_MS = 2e4;
+var STOP_WAIT_MS = 2e4;
+var loadSpawn = () => lazyImport(new URL("./spawn.ts", new URL("./hosts/server/host.ts", import.meta.url).href));
+async function waitFor(check, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((resolve2) => setTimeout(resolve2, 50));
+  }
+  return false;
+}
+function socketExists(path) {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function serverCommand(app2) {
+  return {
+    name: "server",
+    description: "The workspace's warm session server, which `pterm exec` uses when it is up (run | start | stop | status). $PTERM_SERVER=auto makes `pterm exec` start it; $PTERM_SERVER=off keeps exec cold.",
+    action: {
+      name: "action",
+      choices: [
+        "run",
+        "start",
+        "stop",
+        "status"
+      ]
+    },
+    flags: [
+      rootFlag,
+      {
+        name: "idle-ms",
+        type: "number",
+        valueName: "ms",
+        description: "run/start: the server leaves after this long without calls (default 900000, 15 minutes)."
+      }
+    ],
+    async run(io, options) {
+      const { root } = resolveWorkspace(io, typeof options.root === "string" ? options.root : void 0);
+      const idleRaw = options.idleMs;
+      const idleMs = idleRaw === void 0 ? void 0 : Number(idleRaw);
+      if (idleMs !== void 0 && !(Number.isInteger(idleMs) && idleMs > 0)) {
+        throw new PtermError("InvalidArgs", "--idle-ms takes a positive whole number of milliseconds, e.g. 900000.", {
+          helpFor: "pterm server"
+        });
+      }
+      const { askServer, spawnServer } = await loadSpawn();
+      const print = (value) => io.writeOut(JSON.stringify(value) + "\n");
+      switch (options.action) {
+        case "run": {
+          const { runSessionServer } = await lazyImport(new URL("./session_server.ts", new URL("./hosts/server/host.ts", import.meta.url).href));
+          return await runSessionServer(io, app2, {
+            root,
+            idleMs
+          });
+        }
+        case "start": {
+          let status = await askServer(root, app2.version, "status");
+          if (status === null) {
+            spawnServer(root, idleMs);
+            await waitFor(async () => (status = await askServer(root, app2.version, "status")) !== null, START_WAIT_MS);
+          }
+          if (status === null) {
+            throw new PtermError("DaemonNotRunning", `the session server for ${root} did not answer within ${START_WAIT_MS} ms of starting; run it in the foreground to see why: \`pterm server run --root ${root}\`.`, {
+              helpFor: "pterm server"
+            });
+          }
+          await print({
+            running: true,
+            ...status,
+            t: void 0
+          });
+          return 0;
+        }
+        case "stop": {
+          const answer = await askServer(root, app2.version, "stop");
+          if (answer === null) {
+            await print({
+              running: false,
+              root
+            });
+            return 0;
+          }
+          const socket = serverSocketPath(root, app2.version);
+          const gone = await waitFor(() => Promise.resolve(!socketExists(socket)), STOP_WAIT_MS);
+          await print({
+            running: !gone,
+            stopped: gone,
+            root,
+            pid: answer.pid
+          });
+          return gone ? 0 : 1;
+        }
+        default: {
+          const status = await askServer(root, app2.version, "status");
+          await print(status === null ? {
+            running: false,
+            root,
+            version: app2.version
+          } : {
+            running: true,
+            ...status,
+            t: void 0
+          });
+          return status === null ? 1 : 0;
+        }
+      }
+    }
+  };
+}
+
 // hosts/shell/host.ts
 var shellCommand = {
   name: "shell",
@@ -3251,6 +3638,7 @@ var code = await main(processIo(), {
   hostCommands: [
     ircDaemonCommand,
     mcpCommand(app),
+    serverCommand(app),
     shellCommand
   ]
 });

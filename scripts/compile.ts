@@ -32,6 +32,8 @@ const RUN_FLAGS = [
   "--allow-write",
   "--allow-net",
   "--allow-env",
+  // Its own user id only: `pterm exec` talks to a session server's socket only when it is this user's.
+  "--allow-sys=uid",
   // Only `pterm shell` starts a program: `sh -c "$EDITOR file"`; command workers never may (run: false).
   "--allow-run=sh",
   // The same V8 flags as the pterm task (deno.json): see docs/benchmarks.md "What keeps `pterm exec` lean".

@@ -29,6 +29,8 @@ export interface HostCommand {
   readonly name: string;
   readonly description: string;
   readonly flags: readonly import("../declaration.ts").FlagSpec[];
+  /** Its one positional word, if it takes one (e.g. `pterm server start`): passed to `run` as `options.action`. */
+  readonly action?: { readonly name: string; readonly choices: readonly string[] };
   /** `options` are keyed as commander names them (`--timeout-ms` is `timeoutMs`). */
   run(io: CliIo, options: Record<string, string | boolean | undefined>, app: App): Promise<number>;
 }

@@ -18,6 +18,9 @@ import type { App, CliIo } from "../../core/host/io.ts";
 import { execSpec } from "../../core/host/options.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
+import { DEFAULT_LIMITS } from "../../core/limits.ts";
+import { lazyImport } from "../../core/lazy.ts";
+import { callServer, type WireStdin } from "./warm_client.ts";
 
 /** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -128,6 +131,11 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
       }
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
+    const warm = await runWarm(io, app, { ...workspace, line, stdin, timeoutMs });
+    if (warm !== null) {
+      await printEnvelope(io, warm, asText);
+      return warm.exit_code;
+    }
     envelope = await execute(
       { registry: new Registry(app.commands), codeDirs: app.codeDirs, version: app.version },
       {
@@ -147,4 +155,53 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
   }
   await printEnvelope(io, envelope, asText);
   return envelope.exit_code;
+}
+
+function wireStdin(stdin: StdinSource): WireStdin {
+  switch (stdin.kind) {
+    case "text":
+      return { kind: "text", text: stdin.text };
+    case "bytes":
+      return { kind: "bytes", base64: stdin.bytes.toBase64() };
+    case "stream":
+      return { kind: "stream" };
+    default:
+      return { kind: "none" };
+  }
+}
+
+/**
+ * The warm path: the call handed to this root's session server when one of this version is up
+ * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. $PTERM_SERVER
+ * `off` never asks a server; `auto` starts one in the background for the next calls when none is up.
+ */
+async function runWarm(
+  io: CliIo,
+  app: App,
+  call: { root: string; session: string; line: string; stdin: StdinSource; timeoutMs?: number },
+): Promise<Envelope | null> {
+  const mode = io.env("PTERM_SERVER");
+  if (mode === "off") return null;
+  const outcome = await callServer(
+    app.version,
+    {
+      root: call.root,
+      session: call.session,
+      line: call.line,
+      stdin: wireStdin(call.stdin),
+      timeoutMs: call.timeoutMs,
+      color: io.stdoutIsTerminal && !io.env("NO_COLOR"),
+    },
+    () => call.stdin.kind === "stream" ? call.stdin.stream : null,
+    { maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max },
+  );
+  if (outcome.kind === "answered") return outcome.envelope as unknown as Envelope;
+  if (outcome.kind === "failed") return failureEnvelope(outcome.error);
+  if (mode === "auto" && outcome.reason === "no server") {
+    const { spawnServer } = await lazyImport<typeof import("../server/spawn.ts")>(
+      new URL("../server/spawn.ts", import.meta.url),
+    );
+    spawnServer(call.root);
+  }
+  return null;
 }

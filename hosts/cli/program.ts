@@ -3,7 +3,7 @@
  * too (from the same option list) so `pterm --help` and `pterm exec --help` describe it.
  */
 
-import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { Argument, Command, CommanderError, Option } from "@commander-js/extra-typings";
 import type { FlagSpec } from "../../core/declaration.ts";
 import { PtermError } from "../../core/errors.ts";
 import { renderText } from "../../core/envelope.ts";
@@ -152,9 +152,21 @@ export async function runProgram(io: CliIo, app: App): Promise<number> {
   for (const host of app.hostCommands ?? []) {
     const command = program.command(host.name).description(host.description);
     for (const flag of host.flags) command.addOption(optionFor(flag));
-    command.action(async (options) => {
-      exitCode = await host.run(io, options as Record<string, string | boolean | undefined>, app);
-    });
+    if (host.action) {
+      command.addArgument(new Argument(`<${host.action.name}>`).choices(host.action.choices)).action(
+        async (action, options) => {
+          const given = {
+            ...(options as unknown as Record<string, string | boolean | undefined>),
+            action: String(action),
+          };
+          exitCode = await host.run(io, given, app);
+        },
+      );
+    } else {
+      command.action(async (options) => {
+        exitCode = await host.run(io, options as Record<string, string | boolean | undefined>, app);
+      });
+    }
   }
 
   try {

@@ -1,0 +1,164 @@
+// deno-lint-ignore-file no-console -- a script: printing is its output
+/**
+ * The warm path of `pterm exec`: each row whole processes, cold (no server: `PTERM_SERVER=off`)
+ * and warm (the root's session server up, `pterm server start`), against the real tool in the same
+ * run, interleaved round-robin so the machine's load hits every row alike. Targets with the server
+ * up: `exec hello` ≤ 1.5× an empty `deno run`; `git status` at 10,000 files ≤ 1.5× git; `git add
+ * --all` (10,000 files, the index emptied before each run) ≤ 2× git; `git log -n 50` on a real
+ * repository (a clone of this one) ≤ 2× git.
+ *
+ *   deno task bench warm [--quick]
+ */
+
+import { baseEnv, watchedTempBase } from "../tests/_support/helpers.ts";
+import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
+import { callServer } from "../hosts/cli/warm_client.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * The same call answered by the server to a client already running (this process): what the warm
+ * path costs without a client process's start-up — the floor for a native client or a host that
+ * keeps the connection.
+ */
+async function roundTrip(root: string, line: string, before?: () => Promise<void>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await before?.();
+    const started = performance.now();
+    const outcome = await callServer(
+      VERSION,
+      { root, session: "default", line, stdin: { kind: "none" }, color: false },
+      () => null,
+      { maxTimeoutMs: 600_000 },
+    );
+    samples.push(performance.now() - started);
+    if (outcome.kind !== "answered" || outcome.envelope.exit_code !== 0) {
+      throw new Error(`${line} through the server: ${JSON.stringify(outcome)}`);
+    }
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
+
+const RUNS = quick ? 8 : 20;
+const FILES = quick ? 2_000 : 10_000;
+
+// On a file system whose changes inotify sees, where a warm `git status` may keep its last answer
+// (commands/git/lib/fsmonitor.ts), as it does in a person's checkout.
+const base = await watchedTempBase();
+const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "pterm-bench-warm-", dir: base ?? undefined }));
+const gitEnv = realGitEnv(dir);
+const ptermEnv = (warm: boolean) => ({ ...baseEnv(), NO_COLOR: "1", ...(warm ? {} : { PTERM_SERVER: "off" }) });
+
+async function run(cmd: string[], cwd?: string, env: Record<string, string> = gitEnv): Promise<string> {
+  const out = await new Deno.Command(cmd[0], { args: cmd.slice(1), cwd, env, clearEnv: true, stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(`${cmd.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+const git = (cwd: string, ...args: string[]) => run(["git", ...args], cwd);
+
+/** A root with a repository of `count` committed files, clean. */
+async function bigRepository(root: string, count: number): Promise<void> {
+  await Deno.mkdir(root);
+  await git(root, "init", "-q", "-b", "main");
+  for (let d = 0; d < count / 100; d++) {
+    await Deno.mkdir(`${root}/d${d}`);
+    for (let f = 0; f < 100; f++) await Deno.writeTextFile(`${root}/d${d}/f${f}.txt`, `file ${d}/${f}\n`);
+  }
+  await git(root, "add", "--all");
+  await git(root, "commit", "-q", "-m", "files");
+}
+
+const roots: string[] = [];
+try {
+  const hello = `${dir}/hello`;
+  await Deno.mkdir(hello);
+  const empty = `${dir}/empty.ts`;
+  await Deno.writeTextFile(empty, "");
+  // Each tool in its own copy, so that neither's caches (the index, a warm server's watcher) help the other.
+  const statusGit = `${dir}/status-git`;
+  const statusPterm = `${dir}/status-pterm`;
+  await bigRepository(statusGit, FILES);
+  await bigRepository(statusPterm, FILES);
+  // `git add --all` of every file: the index is emptied (untimed) before each run.
+  const addGit = `${dir}/add-git`;
+  const addPterm = `${dir}/add-pterm`;
+  for (const root of [addGit, addPterm]) {
+    await bigRepository(root, FILES);
+    await git(root, "read-tree", "--empty");
+  }
+  const emptyIndex = (root: string) => async () => void await git(root, "read-tree", "--empty");
+  // A real repository: a clone of this one (its whole history).
+  const real = `${dir}/real`;
+  await run(["git", "clone", "-q", "--no-local", new URL("../", import.meta.url).pathname, real]);
+
+  roots.push(hello, statusPterm, addPterm, real);
+  for (const root of roots) await run(ptermCommand("server", "start", "--root", root), undefined, ptermEnv(true));
+
+  const pterm = (name: string, root: string, line: string, warm: boolean, before?: () => Promise<void>): Subject => ({
+    name: `${name} (pterm ${warm ? "warm" : "cold"})`,
+    cmd: ptermCommand("exec", "--root", root, line),
+    env: ptermEnv(warm),
+    before,
+  });
+  const groups: { title: string; baseline: string; subjects: Subject[]; inProcess: () => Promise<number> }[] = [
+    {
+      title: "`exec hello` against an empty `deno run` (target warm ≤ 1.5×)",
+      baseline: "deno run empty.ts",
+      subjects: [
+        { name: "deno run empty.ts", cmd: [Deno.execPath(), "run", empty] },
+        pterm("hello", hello, "hello", false),
+        pterm("hello", hello, "hello", true),
+      ],
+      inProcess: () => roundTrip(hello, "hello"),
+    },
+    {
+      title: `\`git status\`, ${FILES} files, clean (target warm ≤ 1.5×)`,
+      baseline: "git status",
+      subjects: [
+        { name: "git status", cmd: ["git", "status"], cwd: statusGit, env: gitEnv },
+        pterm("git status", statusPterm, "git status", false),
+        pterm("git status", statusPterm, "git status", true),
+      ],
+      inProcess: () => roundTrip(statusPterm, "git status"),
+    },
+    {
+      title: `\`git add --all\`, ${FILES} files into an empty index (target warm ≤ 2×)`,
+      baseline: "git add --all",
+      subjects: [
+        { name: "git add --all", cmd: ["git", "add", "--all"], cwd: addGit, env: gitEnv, before: emptyIndex(addGit) },
+        pterm("git add --all", addPterm, "git add --all", false, emptyIndex(addPterm)),
+        pterm("git add --all", addPterm, "git add --all", true, emptyIndex(addPterm)),
+      ],
+      inProcess: () => roundTrip(addPterm, "git add --all", emptyIndex(addPterm)),
+    },
+    {
+      title: "`git log -n 50` on a clone of pterm's own repository (target warm ≤ 2×)",
+      baseline: "git log -n 50",
+      subjects: [
+        { name: "git log -n 50", cmd: ["git", "log", "-n", "50"], cwd: real, env: gitEnv },
+        pterm("git log -n 50", real, "git log -n 50", false),
+        pterm("git log -n 50", real, "git log -n 50", true),
+      ],
+      inProcess: () => roundTrip(real, "git log -n 50"),
+    },
+  ];
+  console.log(
+    `${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`,
+  );
+  for (const group of groups) {
+    const timings = await timeSubjects(group.subjects, RUNS);
+    const base = timings.find((t) => t.name === group.baseline)!.median;
+    const floor = await group.inProcess();
+    console.log(`${group.title}\n\n${table(timings, group.baseline)}`);
+    console.log(
+      `server round trip without a client process: ${floor.toFixed(1)} ms median ` +
+        `(${(floor / base).toFixed(2)}× the reference's median above)\n`,
+    );
+  }
+} finally {
+  for (const root of roots) {
+    await run(ptermCommand("server", "stop", "--root", root), undefined, ptermEnv(true)).catch(() => {});
+  }
+  await Deno.remove(dir, { recursive: true });
+}
