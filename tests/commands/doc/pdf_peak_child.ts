@@ -13,4 +13,11 @@ const result = await extractPdf(Deno.readFileSync(path), readerOptions()).catch(
   error: (error as { code?: string }).code ?? String(error),
 }));
 const peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"))?.[1]);
-Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify({ peakBytes: peakKiB * 1024, result }) + "\n"));
+Deno.stdout.writeSync(
+  new TextEncoder().encode(
+    JSON.stringify(
+      { peakBytes: peakKiB * 1024, result },
+      (_key, value) => value instanceof Map ? Object.fromEntries(value) : value,
+    ) + "\n",
+  ),
+);
