@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console -- a script: printing is its output
 /**
- * `doc extract` against the real tools, in the same run (issue 19's speed targets):
+ * `doc extract` against the real tools, in the same run, with the speed target each must meet:
  *
  *   A. PDFs of 1, 15 and 360 pages, cut from and joined out of Debian's libtasn1 manual (pdfTeX,
  *      tests/fixtures/doc/debian/libtasn1.pdf) with qpdf, against poppler's `pdftotext`:

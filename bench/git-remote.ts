@@ -4,7 +4,7 @@
  * server, tests/commands/git/remote/http_server.ts), pterm against the real git in the same run, whole
  * processes. The repository is generated with the real git's fast-import: 5,000 commits over
  * 2,000 files (each commit rewrites a few lines of a few files, so the pack has long delta
- * chains). Targets (issue 16): clone ≤ 2× git, no-op fetch ≤ 3× git, pterm's peak RSS during
+ * chains). Targets: clone ≤ 2× git, no-op fetch ≤ 3× git, pterm's peak RSS during
  * the clone ≤ 2× the pack size + 100 MiB.
  *
  *   deno task bench git-remote            # 5,000 commits, 2,000 files
@@ -138,7 +138,7 @@ async function interleaved(sides: readonly Side[], runs: number, warmup: number)
   return results;
 }
 
-/** The memory target of issue 16 (peak RSS ≤ 2× the pack + 100 MiB), judged on every run, not the median. */
+/** The memory target (peak RSS ≤ 2× the pack + 100 MiB), judged on every run, not the median. */
 function rssVerdict(runs: readonly Run[], packBytes: number): string {
   const limit = 2 * packBytes / 2 ** 20 + 100;
   const worst = Math.max(...runs.map((r) => r.rss));

@@ -9,7 +9,7 @@
  *   deno task bench mcp            # 10,000 files, 30 runs per subject
  *   deno task bench mcp --quick    # 1,000 files, 10 runs
  *
- * Targets (issue 17): hello ≤ 5 ms median; git status ≤ 1× real git clean, ≤ 2× with 100 changes.
+ * Targets: hello ≤ 5 ms median; git status ≤ 1× real git clean, ≤ 2× with 100 changes.
  *
  * Besides wall-clock medians it reports CPU time per call (the machine is shared, so wall time is
  * noisy): for `pterm mcp` the server process's user+system time (/proc/<pid>/stat) across its calls,

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console -- a script: printing is its output
 /**
- * `git.diff`'s relaxed placement at scale (issue 13, item 12): 400 hunks written as a model writes
+ * `git.diff`'s relaxed placement at scale: 400 hunks written as a model writes
  * them — `@@ @@` without line numbers, one context line reworded — applied to a 20,000-line file,
  * so every hunk goes through the fuzzy pass. Against, in the same run: `git apply` of the exact
  * diff real git wrote for the same edits (line numbers and context intact), and pterm applying

@@ -1,6 +1,7 @@
 /**
  * What an agent host needs from pterm: the `terminal_exec` tool definition and the usage
- * rules for the system prompt (seed 001's Zone A / Zone B), both generated from the registry.
+ * rules for the system prompt (Zone A: commands shown with their full syntax; Zone B: commands
+ * to run `--help` on first), both generated from the registry.
  */
 
 import { type CommandNode, type CommandSpec, isGroup } from "./declaration.ts";

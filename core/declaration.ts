@@ -44,7 +44,7 @@ export interface FlagSpec {
   /** For numbers: inclusive bounds. Numbers are integers. */
   readonly min?: number;
   readonly max?: number;
-  /** The value is a workspace path; it is confined (SPEC "Workspace root and paths") before the command runs. */
+  /** The value is a workspace path; it is confined under the workspace root before the command runs. */
   readonly path?: "read" | "write";
 }
 
@@ -146,7 +146,7 @@ export interface GroupSpec extends NodeBase {
 
 export type CommandNode = LeafSpec | GroupSpec;
 
-/** How `pterm prompt` presents a command (seed 001): full syntax inline, or "run --help first". */
+/** How `pterm prompt` presents a command: full syntax inline, or "run --help first". */
 export type PromptZone = "ready" | "help-first";
 
 export type CommandSpec = CommandNode & {

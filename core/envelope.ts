@@ -1,5 +1,5 @@
 /**
- * The envelope every call returns (SPEC.md, "The envelope"). Its zod schema lives in
+ * The envelope every call returns. Its zod schema lives in
  * `envelope_schema.ts`, loaded only by those who validate or publish it.
  */
 
@@ -43,7 +43,7 @@ const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
  * Makes text safe to print to a person's terminal: C0 and C1 control characters (ESC, CSI,
  * BEL, backspace, carriage return, ...), DEL and the Unicode line separators become visible
  * escapes (plain colour changes excepted) (`\x1b`, `\u009b`), so a command line or a document can never move the cursor,
- * rewrite what is on screen or talk to the terminal (issue 11). `singleLine` escapes tab and
+ * rewrite what is on screen or talk to the terminal. `singleLine` escapes tab and
  * line feed too, for table cells.
  */
 export function escapeControls(text: string, options: { singleLine?: boolean } = {}): string {

@@ -135,7 +135,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
 }
 
-/** The stderr text of every failure: the message, a blank line, and the `--help` hint (seed 001). */
+/** The stderr text of every failure: the message, a blank line, and the `--help` hint. */
 export function formatFailure(message: string, helpCommand: string, hint?: string): string {
   if (hint) return `[Error] ${message}\n\nHint: ${hint}`;
   const help = helpCommand === "help"

@@ -146,7 +146,7 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
           return canonical === n ? `--${n}` : `--${n} (--${canonical})`;
         });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
-        // One close name: the whole corrected line, ready to run (issue 15).
+        // One close name: the hint is the whole corrected line, ready to run as it stands.
         const close = suggest(name, [...byName.keys()]);
         const fixed = close.length === 1
           ? ` Run \`${

@@ -1,5 +1,5 @@
 /**
- * The command-line grammar of `terminal_exec` (SPEC.md, "Command line grammar").
+ * The command-line grammar of `terminal_exec`.
  *
  * One line; words split on spaces and tabs; double quotes group with `\"` and `\\` as the
  * only escapes; single quotes group literally. Shell syntax outside quotes is refused
@@ -39,8 +39,9 @@ function refuse(what: string, column: number): never {
 
 /**
  * Characters that end a line somewhere: a terminal, an editor, a log viewer or a model's
- * tokenizer may show what follows as a second command (issue 11). Unicode's line and paragraph
- * separators and NEL, vertical tab and form feed count as well as CR and LF.
+ * tokenizer may show what follows as a second command, so a line holding one is refused.
+ * Unicode's line and paragraph separators and NEL, vertical tab and form feed count as well
+ * as CR and LF.
  */
 const LINE_BREAKS = new Set(["\n", "\r", "\v", "\f", "\u0085", "\u2028", "\u2029"]);
 

@@ -183,7 +183,7 @@ function* searchNodes(
 }
 
 /**
- * `help --search <words>` (seed 001's `command:search <keyword>`): the commands, subcommands and
+ * `help --search <words>`: the commands, subcommands and
  * flags whose names, summaries, descriptions or examples hold every word (case ignored), each
  * with its usage.
  */

@@ -13,7 +13,7 @@ export interface KernelLimits {
   readonly timeout_ms_max: number;
   /**
    * Resident memory of the pterm process past which a running command is stopped
-   * (InputTooLarge): the ceiling that keeps a command from taking the process down (issue 11).
+   * (InputTooLarge): the ceiling that keeps a command from taking the process down.
    */
   readonly memory_bytes: number;
 }

@@ -1,5 +1,5 @@
 /**
- * What to run instead of a line the grammar refused (issue 15): models trained on bash type
+ * What to run instead of a line the grammar refused: models trained on bash type
  * `cd proj && git diff`, `git log | head -5` or `git diff > out.patch`. The refusal stays; this
  * finds the pterm line that does what was meant, from the declarations (a flag marked `digits`
  * is the one `| head -N` means), so no command's knowledge lives here.

@@ -154,7 +154,7 @@ function cancelledFailure(commandPath: string): { code: ErrorCode; message: stri
   };
 }
 
-/** The longest command line pterm parses (issue 11): longer text belongs in stdin. */
+/** The longest command line pterm parses (longer is refused, not cut): longer text belongs in stdin. */
 export const MAX_COMMAND_LINE_BYTES = 64 * 1024;
 
 /** How much of an over-long command line the audit record keeps. */

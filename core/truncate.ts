@@ -1,5 +1,5 @@
 /**
- * Bounding text the way SPEC.md asks everywhere (envelope, irc pull, doc output): keep the
+ * Bounding text the same way everywhere (envelope, irc pull, doc output): keep the
  * head and the tail, and put a fixed marker where the middle was.
  */
 

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-YVQPILEI.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JC4QHA7C.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2563,7 +2563,7 @@ var TextDoc = class _TextDoc {
       return crlf ? bare + "\r" : bare;
     });
   }
-  /** The seed's "确保末尾换行": a non-empty file ends with a line break in its own style. */
+  /** "确保末尾换行" (ensure a final newline): a non-empty file ends with a line break in its own style. */
   ensureFinalNewline() {
     if (this.lines.length === 0) return;
     if (!this.finalNewline && this.style === "crlf") {
@@ -5458,7 +5458,7 @@ function resolveTarget(doc, scope, block, insertion) {
   }
   if (offsetParam) {
     if (param(block, "start-keys") || param(block, "end-keys")) {
-      throw new OpError("PatchParseError", "offset works without a scope only (seed \xA73.2.1); inside start-keys/end-keys use lineno instead", {
+      throw new OpError("PatchParseError", "offset works without a scope only; inside start-keys/end-keys use lineno instead", {
         parameter: "offset"
       }, offsetParam.line);
     }
@@ -8188,7 +8188,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-UVIW6VHF.js", import.meta.url).href)
+    git: await import(new URL("./api-NQKULOOL.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8238,7 +8238,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-UVIW6VHF.js", import.meta.url).href)
+    git: await import(new URL("./api-NQKULOOL.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -1,6 +1,6 @@
 /**
- * `doc`: turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB files into text and Markdown an agent can use (PRD-0011's
- * v1 command set). No network; reads and writes only under the workspace root.
+ * `doc`: turn PDF, Office, OpenDocument, HTML, CSV, JSON, XML and EPUB files into text and Markdown an agent can use.
+ * No network; reads and writes only under the workspace root.
  */
 
 import type { CommandSpec, FlagSpec, LeafSpec, PositionalSpec } from "../../core/declaration.ts";

@@ -1,5 +1,5 @@
 /**
- * `git`: the local git workflow (PRD-0013 v13 + v14), reading and writing the repository's
+ * `git`: the local and remote git workflow, reading and writing the repository's
  * files (index, objects, packs, refs) directly. Declaration only: nothing here imports an npm
  * package.
  */

@@ -1,5 +1,5 @@
 /**
- * Real git's options before the subcommand, rewritten into pterm's words (issue 15 §1):
+ * Real git's options before the subcommand, rewritten into pterm's words:
  * `git -C proj status` is `git status --repo proj`; `git --no-pager log` and `--no-color` change
  * nothing pterm prints and are dropped; `-c user.name=… -c user.email=…` become `--author` for
  * the subcommands that make commits or tags. Anything else git takes there is refused with what to

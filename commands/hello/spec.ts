@@ -1,4 +1,4 @@
-/** `hello`: the smallest complete command (REQ-0011-020) — proof that the whole path works. */
+/** `hello`: the smallest complete command — proof that the whole path works. */
 
 import type { CommandSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";

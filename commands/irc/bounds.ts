@@ -1,5 +1,5 @@
 /**
- * The seed's truncation policy for IRC text that reaches an agent (`irc pull`, auto-forward):
+ * The truncation policy for IRC text that reaches an agent (`irc pull`, auto-forward):
  * every message is first cut to a per-message bound, then the batch to a total bound by
  * keeping head messages, a `[...TRUNCATED...]` marker and tail messages. Texts are cut with
  * the kernel's head + marker + tail on UTF-8 boundaries.

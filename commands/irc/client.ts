@@ -14,7 +14,7 @@ function notRunning(session: SessionInfo, why: string): PtermError {
   return new PtermError(
     "DaemonNotRunning",
     `no irc daemon answers for session ${session.id} (${why}). The host, not the agent, must start one for ` +
-      // The workspace root stays unnamed: errors never print host paths (issue 15).
+      // The workspace root stays unnamed: errors never print host paths.
       `this session and keep it running: pterm irc-daemon --session ${session.id} --root <the workspace root>`,
   );
 }

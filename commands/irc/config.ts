@@ -12,7 +12,7 @@ import { isChannelName, isNickName, normalizeFingerprint } from "./protocol.ts";
 /** Where the settings live, relative to the workspace root. */
 export const ENV_REL_PATH = "skills/irc-cli/secrets/.env";
 
-/** The seed's nick limit (REQ-0028-021). */
+/** The longest nick accepted: RFC 1459's 9 characters, which every server takes. */
 export const MAX_NICK_LENGTH = 9;
 
 export const REQUIRED_KEYS = ["IRC_SERVER", "IRC_PORT", "IRC_CHANNEL", "IRC_NICK"] as const;
@@ -131,7 +131,7 @@ function nickservHostmask(value: string | undefined): string | undefined {
 }
 
 /**
- * Validates the parsed .env. Empty values count as unset (the seed's template leaves optional
+ * Validates the parsed .env. Empty values count as unset (the skill's template leaves optional
  * keys empty). `readCa` reads IRC_TLS_CA_FILE, resolved against the .env's folder.
  */
 export async function configFromValues(
@@ -222,7 +222,7 @@ export async function configFromValues(
 }
 
 /**
- * dotenv reads an unquoted `#` as the start of a comment, even inside a value, so the seed's
+ * dotenv reads an unquoted `#` as the start of a comment, even inside a value, so the skill's
  * own template line `IRC_CHANNEL=#lemon` would come out empty and `PASS=ab#c` as `ab`. Such
  * values are quoted before parsing: a token right after `=` that starts with `#`, or any
  * unquoted token with a `#` inside. A `#` after a blank stays a comment (`KEY=  # note`).

@@ -35,7 +35,7 @@ export const MAX_SEND_TEXT_BYTES = 16 * 1024;
 export type IrcState = "not_initialized" | "connecting" | "connected" | "joined" | "error";
 export type Indicator = "red" | "yellow" | "green";
 
-/** The seed's mapping of the Chat-tab light: red idle/error, yellow on the way, green joined. */
+/** The Chat-tab light of a state: red idle/error, yellow on the way, green joined. */
 export function indicatorFor(state: IrcState): Indicator {
   if (state === "joined") return "green";
   if (state === "connecting") return "yellow";

@@ -1,8 +1,8 @@
 /**
- * Auto-forward (IRC_AUTO_FORWARD_TO_AGENT=1, REQ-0028-024): new inbound messages are written
+ * Auto-forward (IRC_AUTO_FORWARD_TO_AGENT=1): new inbound messages are written
  * as JSON lines on the daemon's stdout for the agent host that started it. Messages arriving
  * within one short window form one line per conversation, bounded exactly like `irc pull
- * --format summary` (REQ-0028-023) and marked as third-party text. A host that stops reading
+ * --format summary` and marked as third-party text. A host that stops reading
  * cannot make the daemon grow without bound: past a few pending lines, batches are counted
  * as dropped instead of queued.
  */

@@ -16,7 +16,7 @@ function daemon(ctx: CommandContext<unknown, unknown>, request: Parameters<typeo
   return callDaemon(ctx.session, request, ctx.signal);
 }
 
-/** The terminal's version of the seed's Chat-tab light: a dot, coloured when the terminal allows. */
+/** The terminal's version of the Chat-tab light: a dot, coloured when the terminal allows. */
 function light(indicator: Indicator, color: boolean): string {
   return color ? `${COLOURS[indicator]}●${RESET} ${indicator}` : `● ${indicator}`;
 }

@@ -1,7 +1,7 @@
 /**
- * The daemon's IRC session: one lazily made connection per agent session (REQ-0028-010),
- * reconnected by the next `irc send` after a drop (REQ-0028-011), inbound messages stored
- * (REQ-0028-012) and optionally forwarded (REQ-0028-024).
+ * The daemon's IRC session: one connection per agent session, made by its first command,
+ * reconnected by the next `irc send` after a drop, inbound messages stored
+ * and optionally forwarded to the host (IRC_AUTO_FORWARD_TO_AGENT).
  *
  * The connection itself runs in a Worker allowed only `net` to IRC_SERVER:IRC_PORT; this
  * class, on the daemon's main thread, holds the state the commands ask about.
@@ -395,7 +395,7 @@ export class IrcSession {
     };
   }
 
-  /** The first status/send/pull of the session makes the connection (the seed's lazy start). */
+  /** The first status/send/pull of the session makes the connection: none is opened before an agent asks. */
   async #lazyStart(): Promise<void> {
     if (!this.#attempted) await this.#connect();
   }
@@ -569,7 +569,7 @@ export class IrcSession {
     return { from, cursor: await this.#deps.store.commit(from, after) };
   }
 
-  /** Ends the session: QUIT, close, flush (REQ-0028-010: "session ends → QUIT and clean up"). */
+  /** Ends the session: QUIT, close, flush — nothing of the connection outlives its session. */
   async shutdown(message = "pterm session ended"): Promise<void> {
     const worker = this.#worker;
     if (worker) {

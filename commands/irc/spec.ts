@@ -1,5 +1,5 @@
 /**
- * `irc` (PRD-0028): a session-bound IRC connection. The connection lives in `pterm
+ * `irc`: a session-bound IRC connection. The connection lives in `pterm
  * irc-daemon` (one per agent session, started by the host); these commands reach it over
  * the session's Unix socket. They never see a password: the daemon reads the .env.
  */

@@ -194,7 +194,10 @@ export async function resolveRepo(
   return { rel: confined.rel, abs: confined.abs };
 }
 
-/** "Name <email>", also when written as the seed's example does: `Zhang San zhangsan@example.com`. */
+/**
+ * "Name <email>", also when written without the angle brackets, as the protocol's own example
+ * does: `Zhang San zhangsan@example.com`.
+ */
 export function normalizeAuthor(text: string): string {
   const t = text.trim();
   if (t.includes("<")) return t;

@@ -1,5 +1,5 @@
 /**
- * The XGit patch text (seed 004 §2): header fields, `=== <op>: "<path>" ===` blocks with `K=V`
+ * The XGit patch text: header fields, `=== <op>: "<path>" ===` blocks with `K=V`
  * and `K< ... >K` parameters and a body up to `=== end ===`, and a final `=== PATCH EOF ===`.
  *
  * The parser never stops at the first mistake: it records each problem with its line number
@@ -470,7 +470,7 @@ function parseBlock(
 
   // ---- body ----
   let bodyStart = i;
-  // One blank line may separate the parameters from the body (seed §2.1).
+  // One blank line may separate the parameters from the body; it is not part of the body.
   if (params.size > 0 && bodyStart < end && lines[bodyStart].text.trim() === "") bodyStart++;
   const body = lines.slice(bodyStart, end).map((l) => l.text);
   const bodyLine = bodyStart < lines.length ? lines[bodyStart].line : headerLine + 1;

@@ -1,7 +1,7 @@
 /**
- * Keyword location (seed §3.2.2): which line a `keys`, `start-keys` or `end-keys` parameter
+ * Keyword location: which line a `keys`, `start-keys` or `end-keys` parameter
  * names. Keys are alternatives split on `|`, `,` and line breaks; a line matches a key when it
- * contains it, ignoring case and indentation. The rules, in the seed's order: one key that
+ * contains it, ignoring case and indentation. The rules, in the protocol's order: one key that
  * hits exactly one line → every pair of keys hitting one line together → all keys on one line
  * → the `nthl`/`nthb` choice among the matching lines → an error listing them.
  */
@@ -46,7 +46,7 @@ export type Location =
   | { readonly kind: "many"; readonly lines: readonly number[] }
   | { readonly kind: "none" };
 
-/** Which of the seed's rules decided a match. */
+/** Which of the keyword rules decided a match. */
 export type MatchRule = "single-key" | "key-pair" | "all-keys";
 
 function linesMatching(doc: TextDoc, scope: Scope, keys: readonly string[]): number[] {
@@ -120,7 +120,7 @@ export type EndLocation =
   | { readonly kind: "none" };
 
 /**
- * `end-keys` ("宽松首次命中", refined by issue 13): the first line after `after` that contains
+ * `end-keys` (loose first hit, "宽松首次命中"): the first line after `after` that contains
  * the whole parameter as written — a model often copies the block's last line, commas and all —
  * and only when no line does, the first hit of its `|`/`,` fragments. Fragments whose first hits
  * fall on different lines are ambiguous: a guess there could end the block early and cut it short.

@@ -1,5 +1,5 @@
 /**
- * The file, line, block and diff instructions of seed 004 §3, applied to the virtual view. An
+ * The file, line, block and diff instructions of the XGit patch protocol, applied to the virtual view. An
  * op either succeeds and updates the view, or throws before changing it.
  */
 
@@ -192,7 +192,7 @@ function oneLine(
   );
 }
 
-/** The scope of `start-keys`/`end-keys` (seed §3.2.2.3, §3.3.2.2); the whole file without them. */
+/** The scope of `start-keys`/`end-keys` for line and block instructions; the whole file without them. */
 function resolveScope(doc: TextDoc, block: Block): Scope {
   const startKeys = keysParam(block, "start-keys");
   const endKeys = keysParam(block, "end-keys");
@@ -323,7 +323,7 @@ function resolveTarget(doc: TextDoc, scope: Scope, block: Block, insertion: bool
     if (param(block, "start-keys") || param(block, "end-keys")) {
       throw new OpError(
         "PatchParseError",
-        "offset works without a scope only (seed §3.2.1); inside start-keys/end-keys use lineno instead",
+        "offset works without a scope only; inside start-keys/end-keys use lineno instead",
         { parameter: "offset" },
         offsetParam.line,
       );
@@ -423,7 +423,7 @@ function linesOf(state: FileState): string[] {
   return doc ? countable(doc.lines, doc.finalNewline) : [];
 }
 
-/** The seed's file.write: LF line breaks, a final newline, parent folders created. */
+/** `file.write`'s text: LF line breaks, a final newline, parent folders created. */
 function writtenText(lines: readonly string[]): TextDoc {
   return new TextDoc([...lines], lines.length > 0);
 }

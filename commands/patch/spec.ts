@@ -1,4 +1,4 @@
-/** `patch`: the XGit patch protocol (seed 004, issue 6). Declaration only: no npm imports here. */
+/** `patch`: the XGit patch protocol (its text format is FORMAT below). Declaration only: no npm imports here. */
 
 import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts";
 import { lazyImport } from "../../core/lazy.ts";

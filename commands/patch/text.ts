@@ -207,7 +207,7 @@ export class TextDoc {
     });
   }
 
-  /** The seed's "确保末尾换行": a non-empty file ends with a line break in its own style. */
+  /** "确保末尾换行" (ensure a final newline): a non-empty file ends with a line break in its own style. */
   ensureFinalNewline(): void {
     if (this.lines.length === 0) return;
     if (!this.finalNewline && this.style === "crlf") {

@@ -1,5 +1,5 @@
 /**
- * Workspace confinement (SPEC.md, "Workspace root and paths"): the one function every
+ * Workspace confinement: the one function every
  * command uses to turn a path argument into a real location under the root.
  *
  * The check works on canonical paths: Deno's permission check looks at a symlink's own

@@ -1,6 +1,6 @@
 /**
  * Opening files under the workspace root without following symlinks: the kernel's answer to
- * Deno's permission wall being lexical (issue 11, item 4). Deno checks the path as written,
+ * Deno's permission wall being lexical. Deno checks the path as written,
  * so `audit -> /elsewhere` or an `--out` folder swapped for a symlink would let a write land
  * outside the root with the kernel's full permissions. Deno exposes no `openat`/`O_NOFOLLOW`,
  * so the rule is enforced by walking every component with `lstat` right before the open, and

@@ -1,5 +1,5 @@
 /**
- * The second wall (SPEC.md, "Deno permissions are the second wall"): every command's code
+ * The second wall, behind the kernel's own checks: every command's code
  * runs in a Worker whose Deno permissions are narrowed to what the command declared —
  * read/write only under the root, no env/run/ffi/sys, network only to declared hosts.
  * A timeout first aborts the command's signal, then terminates the worker, so even a busy

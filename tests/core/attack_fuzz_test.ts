@@ -1,10 +1,9 @@
 /**
- * A bounded-time fuzz of every command's flags and positionals with hostile values (issue 11,
- * "Done when"): whatever an agent types, the answer is an envelope with a precise code, never
- * `Internal`, and nothing outside the root changes. The command list, flags and positionals come
- * from the registry, so a new command or flag is fuzzed without editing this file. The workspace
- * holds a repository made by the real `git`, a real PDF, a symlink leading outside, secrets and a
- * file where a folder is expected.
+ * A bounded-time fuzz of every command's flags and positionals with hostile values: whatever an
+ * agent types, the answer is an envelope with a precise code, never `Internal`, and nothing outside
+ * the root changes. The command list, flags and positionals come from the registry, so a new
+ * command or flag is fuzzed without editing this file. The workspace holds a repository made by the
+ * real `git`, a real PDF, a symlink leading outside, secrets and a file where a folder is expected.
  */
 
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The kernel's walls under attack (issue 11): `.git` by any spelling, symlinks behind Deno's
+ * The kernel's walls under attack: `.git` by any spelling, symlinks behind Deno's
  * lexical permission check, hard links, resource exhaustion, control characters, file-as-folder,
  * a closed stdout; plus the attacks that already held (shell syntax, `..`, absolute paths,
  * symlink escapes, secrets, audit under parallel load), so they stay held. Repositories are made
@@ -496,7 +496,7 @@ Deno.test("a command line over 64 KiB is InputTooLarge, and the audit record sta
   assert.match(env.stderr, /stdin/);
   const record = await readAuditRecord(dir.path, env.run_id);
   assert.ok(JSON.stringify(record).length < 8 * 1024, `audit record is ${JSON.stringify(record).length} bytes`);
-  // The issue's 50 MB line: refused before parsing, with a small audit record.
+  // A 50 MB line: refused before parsing, with a small audit record.
   const huge = await exec(dir.path, `hello ${"y".repeat(50 * 1024 * 1024)}`);
   assert.equal(huge.error_code, "InputTooLarge");
   assert.ok(JSON.stringify(await readAuditRecord(dir.path, huge.run_id)).length < 8 * 1024);

@@ -1,5 +1,5 @@
 /**
- * `help --search <word>` (seed 001's `command:search <keyword>`): every command, subcommand and
+ * `help --search <word>`: every command, subcommand and
  * flag whose name, summary, description or example mentions the word, each with its one-line
  * usage, through the real kernel and the real declarations; and it is in Zone A of the prompt.
  */

@@ -1,5 +1,5 @@
 /**
- * How models type git, doc and patch commands (issue 15): lines of the kinds seen in public agent
+ * How models type git, doc and patch commands: lines of the kinds seen in public agent
  * transcripts (Claude Code, Codex, Aider, SWE-agent runs) and in models' habits when their only tool
  * is a terminal. `cold` is a first call with no help read; `warm` is a call after reading
  * `pterm prompt`. Each line is checked in tests/corpus/agent_lines_test.ts against real git.

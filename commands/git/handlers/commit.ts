@@ -43,7 +43,7 @@ export function commitMessage(
   if (file !== undefined) return ctx.stdin ?? "";
   if (parts.length === 0) return null;
   if (parts.some((p) => p.includes("\\n"))) {
-    // git keeps a backslash-n as two characters; so does pterm, but it says so (issue 15).
+    // git keeps a backslash-n as two characters; so does pterm, but it warns that it did.
     warnings.push(
       "the message contains `\\n` (a backslash and an n), which git keeps as two characters, not a line break; " +
         "for a body give -m again per paragraph (`-m subject -m body`) or pass the message on stdin with -F -. " +

@@ -41,7 +41,7 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
-  // A root repository keeps pterm's own state out of real git's view too (issue 15 §5).
+  // A root repository keeps pterm's own state out of real git's view too.
   if (confined.rel === ".") excludePtermState(repo.commondir);
   return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }

@@ -17,7 +17,7 @@ export const init: Handler<typeof initFlags> = async (ctx) => {
     throw new PtermError("AlreadyExists", `--dir ${dir} exists and is a file; choose a folder.`);
   }
   const { created } = initRepo(confined.abs, branch);
-  // A repository at the workspace root keeps pterm's own state out of real git's view (issue 15 §5).
+  // A repository at the workspace root keeps pterm's own state out of real git's view.
   if (confined.rel === ".") excludePtermState(openRepo(confined.abs, ".", ctx.workspace.root).commondir);
   const gitDir = confined.rel === "." ? ".git" : `${confined.rel}/.git`;
   let initialBranch = branch;

@@ -1,5 +1,5 @@
 /**
- * Which remotes git in pterm may reach (PRD-0013 v15): `git.remotes` in pterm.json lists URL
+ * Which remotes git in pterm may reach: `git.remotes` in pterm.json lists URL
  * prefixes to `allow` and to `deny` (deny wins); nothing is allowed by default. A prefix names a
  * scheme, a host (and port) and a path prefix, so `http` is reachable only for hosts listed with
  * `http://` explicitly. Other schemes (file, ssh, git) and URLs carrying a user or token are

@@ -1,5 +1,5 @@
 /**
- * Which repository a git call means when it names none (issue 15 §1), in this order: the
+ * Which repository a git call means when it names none, in this order: the
  * workspace root if it is one; else `git.default_repo` from pterm.json; else the only repository
  * directly under the root or one level down. Several → `AmbiguousRepository` listing them; none →
  * `NotARepository` saying how to make one, and never suggesting to turn a root that holds other

@@ -126,7 +126,7 @@ const PTERM_EXCLUDE_HEADER = "# pterm's own state (audit log, artifacts, session
 
 /**
  * When the workspace root is a repository, real git would list pterm's audit log and stdin
- * artifacts as untracked and a later `git add -A` would commit them (issue 15 §5). pterm already
+ * artifacts as untracked and a later `git add -A` would commit them. pterm already
  * hides them from itself; this writes them into `.git/info/exclude` so real git hides them too.
  * Returns whether the file changed.
  */

@@ -1,8 +1,8 @@
 /**
- * `doc` against hostile documents an agent can write itself (issue 11 items 6 and 9, the doc
- * cases): each is answered with an envelope and a precise code or a bounded result, never
- * `Internal`, never a process killed by V8 running out of memory. The files are generated here,
- * at the sizes the issue reports.
+ * `doc` against hostile documents an agent can write itself: each is answered with an envelope
+ * and a precise code or a bounded result, never `Internal`, never a process killed by V8 running
+ * out of memory. The files are generated here, at sizes that took the process down before the
+ * limits held.
  */
 
 import assert from "node:assert/strict";

@@ -27,7 +27,7 @@ Deno.test("pterm exec runs doc extract and doc info end to end, with an audit re
 /**
  * Deno fetches an npm package's registry metadata when pterm first imports it lazily (unpdf for a
  * PDF, mammoth for a DOCX) unless `deno install` cached it, and it may exit before saving it, so
- * `Download https://registry.npmjs.org/zod` came back on every run (issue 19 item 13). After the
+ * `Download https://registry.npmjs.org/zod` came back on every run. After the
  * install step the README and .ci/run give, no run fetches anything.
  */
 Deno.test("pterm exec reads every format without fetching anything (no Download line on stderr)", async () => {

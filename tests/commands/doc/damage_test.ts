@@ -1,5 +1,5 @@
 /**
- * Wrong status or code on real documents (issue 19 item 7): a PDF whose page tree leads to no
+ * The right status and code on damaged or unusual real documents: a PDF whose page tree leads to no
  * page is CorruptInput, not `empty`; an AES-256 (revision 6) PDF with an empty user password
  * opens as it does in poppler; a DOCX whose body is an altChunk says so instead of a silent
  * `empty`. Sources: Debian's xpdfimport_err.pdf (LibreOffice) and libtasn1.pdf, qpdf, and the

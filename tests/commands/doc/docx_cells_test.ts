@@ -1,5 +1,5 @@
 /**
- * DOCX table cells keep their paragraphs, line breaks and nested tables apart (issue 19 item 2):
+ * DOCX table cells keep their paragraphs, line breaks and nested tables apart:
  * glued together, `17,542` and `32,000` read as the wrong number `17,54232,000`. The document is
  * mammoth's own test file `tables.docx` (tests/fixtures/doc/mammoth/) with its top-left cell
  * given what Word writes for such content.

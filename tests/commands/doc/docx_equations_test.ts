@@ -1,6 +1,6 @@
 /**
  * Word equations (OMML) become LaTeX, `$…$` inside a line and `$$…$$` for display equations
- * (issue 19 item 8), on markitdown's own equations.docx (tests/fixtures/doc/markitdown). The
+ * on markitdown's own equations.docx (tests/fixtures/doc/markitdown). The
  * checks are markitdown's for that file (test_docx_equations), plus: every number and letter of
  * each equation survives in order, and the LaTeX's braces balance.
  */

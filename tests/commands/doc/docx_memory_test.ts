@@ -1,5 +1,5 @@
 /**
- * DOCX memory is bounded (issue 19 item 5): the reader streams word/document.xml one body element
+ * DOCX memory is bounded: the reader streams word/document.xml one body element
  * at a time, so a 5 MiB part converts in a process held under 384 MiB (mammoth needed ~100 bytes
  * per byte of document.xml: 0.5 GB for this one, and a budget that refused it under 384 MiB). A
  * part too large even for the streaming reader is refused up front with InputTooLarge and an

@@ -1,5 +1,5 @@
 /**
- * DOCX list and heading numbers as Word shows them (issue 19 item 13), on pandoc's own test
+ * DOCX list and heading numbers as Word shows them, on pandoc's own test
  * documents (tests/fixtures/doc/pandoc, from pandoc's test/docx). The expected numbers are those of
  * pandoc's reference ASTs in the same folder of pandoc (`*.native`, quoted per case) or, where
  * pandoc drops a number, what the document's numbering.xml says Word draws (quoted too).

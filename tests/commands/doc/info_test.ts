@@ -1,5 +1,5 @@
 /**
- * `doc info` names the program that wrote an Office file (issue 19 item 13): docProps/app.xml's
+ * `doc info` names the program that wrote an Office file: docProps/app.xml's
  * Application, from a Word-written file in mammoth's test data and LibreOffice-written fixtures.
  */
 

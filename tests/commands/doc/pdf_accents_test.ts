@@ -1,7 +1,7 @@
 /**
  * Accents drawn as separate glyphs (pdfTeX with Computer Modern: `´` is drawn, then pdfTeX moves
- * back and draws `e`) are composed with their letter as pdftotext composes them (issue 19 item
- * 12): `M´etro` → `Métro`, `avia¸c˜ao` → `aviação`. The PDF is pdfTeX's own output for
+ * back and draws `e`) are composed with their letter as pdftotext composes them:
+ * `M´etro` → `Métro`, `avia¸c˜ao` → `aviação`. The PDF is pdfTeX's own output for
  * tests/fixtures/doc/tex/accents.tex (Debian's texlive-latex-base, OT1 encoding, the default).
  */
 

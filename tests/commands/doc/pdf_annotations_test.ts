@@ -1,6 +1,6 @@
 /**
  * PDF form-field values and free-text annotations are extracted where they sit, as pdftotext
- * shows them (issue 19 item 9): pypdf's form_evince.pdf (a text field filled in Evince), PDF.js's
+ * shows them: pypdf's form_evince.pdf (a text field filled in Evince), PDF.js's
  * annotation-tx.pdf (a text field whose appearance PDF.js reads no text from) and
  * annotation-freetext.pdf (a FreeText note). Each is compared line by line with pdftotext.
  */

@@ -1,6 +1,6 @@
 /**
  * Reading order on real PDFs from PDF.js's test corpus (tests/fixtures/doc/pdfjs), checked line by
- * line against poppler's pdftotext (issue 19 items 3 and 4): a page turned by /Rotate 90, and
+ * line against poppler's pdftotext: a page turned by /Rotate 90, and
  * Arabic set right to left.
  */
 

@@ -1,5 +1,5 @@
 /**
- * PDF tables drawn with rules become Markdown tables (issue 19 item 13), checked against the
+ * PDF tables drawn with rules become Markdown tables, checked against the
  * tables' known contents: camelot's test PDFs and the cells camelot's own tests expect of them
  * (tests/data.py: `data_lattice`, `data_lattice_two_tables_1/2`; tests/fixtures/doc/camelot/).
  * A table is made only when its grid is certain; otherwise the page reads as text.

@@ -1,6 +1,6 @@
 /**
  * Line breaks inside a PPTX paragraph (`<a:br/>`, Shift+Enter in PowerPoint) separate words in
- * titles, text frames and table cells (issue 19 item 11): glued, `Internet Explorer 9` and
+ * titles, text frames and table cells: glued, `Internet Explorer 9` and
  * `HTML5` read as `Internet Explorer 9HTML5`. The slide is written here in PowerPoint's shape.
  */
 

@@ -1,5 +1,5 @@
 /**
- * PPTX charts and SmartArt (issue 19 item 10), on Apache POI's test slides
+ * PPTX charts and SmartArt, on Apache POI's test slides
  * (tests/fixtures/doc/poi): a chart becomes `### Chart: <title>` and a table of its cached data
  * (categories × series, as markitdown writes it), checked against the chart part's own caches;
  * a SmartArt diagram's text comes from its data part (POI's TestXSLFDiagram reads abc, def, ghi).

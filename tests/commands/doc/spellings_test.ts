@@ -1,5 +1,5 @@
 /**
- * The ways agents type `doc extract` (issue 15 §3): the document as an argument, `-i/--input`,
+ * The ways agents type `doc extract`: the document as an argument, `-i/--input`,
  * `-o/--output`, `--format md|markdown|text|json` as the output mode, and the text printed on
  * stdout when there is no --out (head and tail of a long text, the whole of it in an artifact).
  * Real documents: the fixtures and Debian's shared-mime-info specification.

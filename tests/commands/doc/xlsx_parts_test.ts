@@ -1,5 +1,5 @@
 /**
- * The workbook part is found where the package's relationships say (issue 19 item 7): a valid
+ * The workbook part is found where the package's relationships say: a valid
  * XLSX whose workbook is not at xl/workbook.xml is read, and a spreadsheet package without a
  * workbook is CorruptInput, not UnsupportedFormat. Built from the fixture book.xlsx (LibreOffice
  * Calc), with its workbook part renamed or removed.

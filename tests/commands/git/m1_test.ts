@@ -1,10 +1,14 @@
-/** PRD-0013 acceptance M1 and the path rules (REQ-0013-001..007), checked against the real git. */
+/**
+ * The first local workflow end to end (init → add → commit → clean status → log), the workspace
+ * walls of --repo and --dir, init over an existing repository and commit's author and
+ * nothing-to-commit rules, checked against the real git.
+ */
 
 import assert from "node:assert/strict";
 import { makeRoot } from "../../_support/helpers.ts";
 import { assertFsck, git, porcelainCounts, pterm, ptermTry, result } from "./oracle.ts";
 
-Deno.test("M1: init → untracked ≥ 1 → add → commit → clean → log", async () => {
+Deno.test("first workflow: init → untracked ≥ 1 → add → commit → clean → log", async () => {
   await using root = await makeRoot();
   const repo = `${root.path}/workspace/jgit-demo`;
   const init = result(await pterm(root.path, "git init --dir workspace/jgit-demo"));

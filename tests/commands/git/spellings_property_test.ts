@@ -1,5 +1,5 @@
 /**
- * Real git's spellings mean in pterm what they mean in git (issue 15): random sequences of the
+ * Real git's spellings mean in pterm what they mean in git: random sequences of the
  * command lines agents type (`git add .`, `git commit -am`, `git switch -c`, `git restore
  * --staged`, `git stash -u`, …) run through pterm in one workspace and through real git in a twin;
  * after every step both agree on success or refusal, and on the repository's whole state (refs,

@@ -1,5 +1,5 @@
 /**
- * Security: the NickServ password goes only to a verified NickServ (issue 11, item 7). On a
+ * Security: the NickServ password goes only to a verified NickServ. On a
  * server without services any user can take the nick NickServ; pterm must not send it
  * `IDENTIFY <password>`. Run against both real servers (ngIRCd, InspIRCd): an ordinary user
  * named NickServ gets nothing and `irc status` says why; an IRC operator named NickServ (what

@@ -1,7 +1,7 @@
 /**
  * `irc status | send | pull` against a real ngIRCd, with a second client in the channel:
- * the seed's acceptance items (lazy connection reused, confirm gate, cursors per channel,
- * peek, truncation, nick limit, missing config) plus CRLF injection and a 10 KB text.
+ * the lazy connection reused, the confirm gate, cursors per channel, peek, truncation, the
+ * nick limit and a missing config, plus CRLF injection and a 10 KB text.
  */
 
 import assert from "node:assert/strict";
@@ -26,7 +26,7 @@ Deno.test("irc without a daemon: DaemonNotRunning names the command the host mus
       envelope.stderr.includes("pterm irc-daemon --session agent-7 --root <the workspace root>"),
       envelope.stderr,
     );
-    // Errors never print host paths (issue 15).
+    // Errors never print host paths.
     assert.ok(!envelope.stderr.includes(dir.path), envelope.stderr);
     assert.match(envelope.stderr, /Hint: Run `irc (status|send|pull) --help`/);
   }

@@ -1,5 +1,5 @@
 /**
- * REQ-0028-020: the server password, the channel key, the NickServ and SASL passwords never
+ * Secrets stay in the .env: the server password, the channel key, the NickServ and SASL passwords never
  * appear in argv, stdout, stderr, results, the audit log, artifacts, the message logs, the
  * daemon's output or any other file under the root — only in the .env itself. Even when
  * someone on IRC posts one of them, it is redacted before it is stored or shown.

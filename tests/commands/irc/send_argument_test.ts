@@ -1,5 +1,5 @@
 /**
- * `irc send "text"`: the message as the argument means --text (issue 15 §3), against a real
+ * `irc send "text"`: the message as the argument means --text, against a real
  * ngIRCd with a second client reading the channel. Giving it two ways, or as several unquoted
  * words, is a usage error that shows the line to run, and nothing is sent.
  */

@@ -127,7 +127,7 @@ Deno.test("LineThrottle: a burst, then one line per interval", () => {
   assert.equal(throttle.delayMs(), 1000, "the bucket never holds more than the burst");
 });
 
-Deno.test("indicatorFor: red / yellow / green as the seed maps them", () => {
+Deno.test("indicatorFor: yellow while connecting, green once joined, red otherwise", () => {
   assert.deepEqual(
     (["not_initialized", "connecting", "connected", "joined", "error"] as const).map(indicatorFor),
     ["red", "yellow", "red", "green", "red"],
@@ -180,7 +180,7 @@ Deno.test("config: required keys, nick limit, values, defaults", async () => {
   assert.deepEqual([sasl.saslUsername, sasl.secrets.saslPassword], ["lemonbot", "pw"]);
 });
 
-Deno.test("config: the seed's .env template parses (an unquoted #channel is a value, not a comment)", () => {
+Deno.test("config: a .env written like the irc skill's template parses (an unquoted #channel is a value, not a comment)", () => {
   const template = [
     "# IRC 基本配置",
     "IRC_SERVER=irc.example.com",

@@ -139,7 +139,7 @@ Deno.test("line ops keep a CRLF file CRLF and end it with a newline", async () =
   assert.equal(await Deno.readTextFile(`${dir.path}/w.txt`), "one\r\nTWO\r\nthree\r\n");
 });
 
-Deno.test("the seed's §4 example applies verbatim (repo: from pterm.json, forgiving author)", async () => {
+Deno.test("the protocol's worked example applies verbatim (repo: from pterm.json, forgiving author)", async () => {
   await using dir = await makeRoot();
   await writeTree(dir.path, {
     "pterm.json": JSON.stringify({ patch: { repos: { xgit: "projects/xgit" } } }),

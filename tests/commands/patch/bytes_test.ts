@@ -1,5 +1,5 @@
 /**
- * Line endings, final newlines and bytes through `git.diff` (issue 13, item 9): a file keeps its
+ * Line endings, final newlines and bytes through `git.diff`: a file keeps its
  * line-ending style and its final-newline state unless the diff clearly changes them, and a diff
  * real git wrote of a CRLF or mixed file applies byte for byte, as `git apply` applies it.
  */

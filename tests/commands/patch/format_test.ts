@@ -19,7 +19,7 @@ Note: Login timeout is 60 seconds.
 === PATCH EOF ===
 `;
 
-Deno.test("the seed's §4 example parses into its header and two blocks", () => {
+Deno.test("the protocol's worked example parses into its header and two blocks", () => {
   const { patch, problems } = parsePatch(SEED_EXAMPLE);
   assert.deepEqual(problems, []);
   assert.equal(patch.header.repo?.value, "xgit");

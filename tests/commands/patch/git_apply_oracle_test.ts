@@ -1,5 +1,5 @@
 /**
- * The `git apply` oracle (issue 13): random real-world-shaped changes are made in a real git
+ * The `git apply` oracle: random real-world-shaped changes are made in a real git
  * repository — text edits in LF, CRLF, BOM and no-final-newline files, new and deleted files,
  * renames and copies (with edits), mode changes, binary files (literal and delta), symbolic links
  * and submodule pointers, paths with spaces and non-ASCII names — and real `git diff --binary -M
@@ -8,7 +8,7 @@
  * tree pterm commits must be the tree git's apply gives, and pterm's work tree must match it
  * (`git status` clean). The copies move on together, so later diffs meet the states earlier ones made.
  *
- * DIFFS diffs per run: 1,000, as issue 13 asks, in CI too (about 3,000 file diffs, ~2–3 minutes on a
+ * DIFFS diffs per run: 1,000, in CI too (about 3,000 file diffs, ~2–3 minutes on a
  * shared 2-core machine); PTERM_ORACLE_DIFFS overrides it. The seed is random and printed on
  * failure (PTERM_ORACLE_SEED replays one).
  */

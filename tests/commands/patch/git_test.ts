@@ -30,7 +30,7 @@ async function assertClean(path: string): Promise<void> {
   await git(path, "fsck", "--strict", "--no-progress");
 }
 
-Deno.test("the seed's §4 example applies verbatim in a repository and makes one commit", async () => {
+Deno.test("the protocol's worked example applies verbatim in a repository and makes one commit", async () => {
   await using dir = await makeRoot();
   const xgit = `${dir.path}/projects/xgit`;
   await Deno.mkdir(xgit, { recursive: true });
@@ -58,7 +58,7 @@ Deno.test("the seed's §4 example applies verbatim in a repository and makes one
   await assertClean(xgit);
 });
 
-Deno.test("a patch commits every change it made, deletions and moves included; defaults from the seed", async () => {
+Deno.test("a patch commits every change it made, deletions and moves included, with the default author and message", async () => {
   await using dir = await makeRoot();
   const r = await repo(dir.path);
   const env = await apply(

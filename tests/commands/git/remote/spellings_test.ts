@@ -1,5 +1,5 @@
 /**
- * Real git's spellings of the remote subcommands (issue 15 with issue 16): `git clone URL [dir]`,
+ * Real git's spellings of the remote subcommands: `git clone URL [dir]`,
  * `git fetch origin`, `git pull origin main`, `git push -u origin fix`, `git ls-remote URL`,
  * `git remote -v` do what real git does with them; `pull --rebase` and a pull of another branch are
  * refused with the line that does it, having fetched nothing.
