@@ -15,7 +15,7 @@
  *   change, changes at most twice that apart joined, git's default function line after `@@`.
  *
  * Everything works on typed arrays: a 60,000-line file makes no object per line. All of it runs
- * in WebAssembly (line_scan.ts, its program in line_scan_program.ts following the functions here
+ * in WebAssembly (line_scan.ts, its program in line_scan.wat following the functions here
  * step by step); the JavaScript below is the same algorithm for files too large for its memory
  * (`linesOf`, `numberLines`, `diffSides`, `writeHunks`), for a pair of files shown differently
  * (one UTF-8, one not: `writeHunks` switches decoding between runs), and for `keptLines` (blame).

@@ -16,8 +16,7 @@ import {
   unifiedDiff,
 } from "../../../commands/git/diff/line_diff.ts";
 import { histogramChanged } from "../../../commands/git/diff/histogram.ts";
-import { LINE_SCAN_MODULE, LineScan } from "../../../commands/git/diff/line_scan.ts";
-import { assembleLineScan } from "../../../commands/git/diff/line_scan_program.ts";
+import { LineScan } from "../../../commands/git/diff/line_scan.ts";
 import { makeRoot } from "../../_support/helpers.ts";
 import { git, GIT_ENV, gitInit, pterm, result } from "./oracle.ts";
 
@@ -410,13 +409,4 @@ Deno.test("property: pterm's `git diff` is git's patch, git apply --check accept
 Deno.test("the WebAssembly module validates (else every diff would quietly take the JavaScript engine)", () => {
   const bytes = new TextEncoder().encode("a\nb\n");
   assert.notEqual(LineScan.of(bytes, bytes), null);
-});
-
-Deno.test("the module line_scan.ts carries is what line_scan_program.ts's instructions assemble to", () => {
-  const assembled = btoa(String.fromCharCode(...assembleLineScan()));
-  assert.equal(
-    LINE_SCAN_MODULE,
-    assembled,
-    "line_scan.ts's LINE_SCAN_MODULE is stale: regenerate it as line_scan_program.ts's header says",
-  );
 });
