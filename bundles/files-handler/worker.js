@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-LIPE34JN.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-YCCJLZZO.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1715,6 +1715,9 @@ function grep(ctx, command, options) {
   }
   ctx.stdout.write(out.join(""));
   if (problems.length) throw problems[0];
+  if (rg && targets.length === 0 && options.paths.length === 0) {
+    throw new PtermError("InvalidArgs", `${command}: no files were searched: every file here is hidden or ignored (.gitignore, .ignore, .rgignore). Name a file, or search everything with \`grep -rn ${options.patterns.map(quoteWord).join(" ")} .\`.`);
+  }
   const success = options.filesWithoutMatch ? targets.length > selectedFiles : selectedLines > 0;
   if (!success) {
     throw new PtermError("NoMatch", `${command}: no line matches ${options.patterns.map(quoteWord).join(" ")} in ${targets.length} file(s).`);

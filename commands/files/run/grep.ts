@@ -231,6 +231,15 @@ export function grep(ctx: CommandContext, command: string, options: GrepOptions)
   }
   ctx.stdout.write(out.join(""));
   if (problems.length) throw problems[0];
+  if (rg && targets.length === 0 && options.paths.length === 0) {
+    // ripgrep's answer when its filters left nothing of the folder it searches by default: an error
+    // (exit 2), not "no match". A folder named on the line that holds nothing searchable is "no match".
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}: no files were searched: every file here is hidden or ignored (.gitignore, .ignore, .rgignore). ` +
+        `Name a file, or search everything with \`grep -rn ${options.patterns.map(quoteWord).join(" ")} .\`.`,
+    );
+  }
   const success = options.filesWithoutMatch ? targets.length > selectedFiles : selectedLines > 0;
   if (!success) {
     throw new PtermError(

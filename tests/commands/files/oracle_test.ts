@@ -245,3 +245,22 @@ Deno.test("search honours ignore files as ripgrep does, from the folders above i
     await Deno.remove(realRoot, { recursive: true });
   }
 });
+
+Deno.test("search where every file is hidden: ripgrep's error without a path (exit 2), no match with one (exit 1)", async (t) => {
+  await using dir = await makeRoot();
+  await writeTree(dir.path, { "hidden/.only.txt": "todo in a hidden file\n", ".top": "todo\n" });
+  const realRoot = await twin(dir.path);
+  try {
+    for (const line of ["search todo", "search todo .", "search todo hidden"]) {
+      await t.step(line, async () => {
+        const { pterm, real, same } = await compare(dir.path, realRoot, line);
+        assert.ok(
+          same,
+          `pterm (exit ${pterm.code}):\n${pterm.stdout}${pterm.stderr}\nrg (exit ${real.code}):\n${real.stdout}${real.stderr}`,
+        );
+      });
+    }
+  } finally {
+    await Deno.remove(realRoot, { recursive: true });
+  }
+});
