@@ -175,10 +175,10 @@ function formatFailure(message, helpCommand, hint) {
   if (hint) return `[Error] ${message}
 
 Hint: ${hint}`;
-  const help = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
+  const help2 = helpCommand === "help" ? "Run `help` to list the commands, and `<command> --help` for one command's usage, before retrying." : `Run \`${helpCommand} --help\` to learn the correct usage before retrying.`;
   return `[Error] ${message}
 
-Hint: ${help}`;
+Hint: ${help2}`;
 }
 
 // core/suggest.ts
@@ -2153,7 +2153,7 @@ var Sandbox = class {
       let stopping = null;
       let graceTimer;
       let memoryTick;
-      const finish = (outcome) => {
+      const finish2 = (outcome) => {
         if (settled) return;
         settled = true;
         deadline.removeEventListener("abort", onDeadline);
@@ -2172,7 +2172,7 @@ var Sandbox = class {
         artifacts,
         overflowed
       });
-      const stopped = () => finish({
+      const stopped = () => finish2({
         ...captured(),
         kind: stopping ?? "timeout"
       });
@@ -2201,7 +2201,7 @@ var Sandbox = class {
             }
             break;
           case "done":
-            finish({
+            finish2({
               ...captured(),
               kind: "done",
               result: message.result
@@ -2210,7 +2210,7 @@ var Sandbox = class {
           case "failed": {
             if (stopping) stopped();
             const { type: _type, seq: _seq, ...failure } = message;
-            finish({
+            finish2({
               ...captured(),
               kind: "failed",
               ...failure
@@ -2219,7 +2219,7 @@ var Sandbox = class {
           }
         }
       };
-      const failInternally = (message) => finish({
+      const failInternally = (message) => finish2({
         ...captured(),
         kind: "failed",
         code: "Internal",
@@ -2230,7 +2230,7 @@ var Sandbox = class {
         failInternally(event.message);
       };
       worker.onmessageerror = () => {
-        finish({
+        finish2({
           ...captured(),
           kind: "failed",
           code: "Internal",
@@ -2268,7 +2268,7 @@ var Sandbox = class {
       const ceiling = job.limits.memory_bytes;
       const overCeiling = () => {
         if (Deno.memoryUsage().rss <= ceiling) return;
-        finish({
+        finish2({
           ...captured(),
           kind: "failed",
           code: "InputTooLarge",
@@ -2552,75 +2552,183 @@ function checkStateEntries(root, session) {
   for (const entry of STATE_ENTRIES) assertNoSymlinkSync(root, entry);
   assertNoSymlinkSync(root, `sessions/${session}`);
 }
+var Stopped = class {
+  known;
+  error;
+  constructor(known, error) {
+    this.known = known;
+    this.error = error;
+  }
+};
+async function knowing(known, step) {
+  try {
+    return await step();
+  } catch (error) {
+    throw error instanceof Stopped ? error : new Stopped(known, error);
+  }
+}
+var WorkerSlot = class {
+  call;
+  #sandbox;
+  constructor(call) {
+    this.call = call;
+    this.#sandbox = null;
+  }
+  /** Starts the worker with the network hosts it may reach, unless it is started already. */
+  start(target, hosts) {
+    const { kernel, input } = this.call;
+    this.#sandbox ??= newSandbox(kernel, target.leaf.handler, target.path, permissionsFor(target.leaf.capabilities, input.root, [
+      ...hosts
+    ], codeDirsOf(kernel)));
+  }
+  get started() {
+    return this.#sandbox !== null;
+  }
+  get sandbox() {
+    if (this.#sandbox === null) throw new Error("the command's worker runs only once the call is prepared");
+    return this.#sandbox;
+  }
+  release() {
+    this.#sandbox?.release();
+  }
+};
 async function execute(kernel, input) {
   const started = Date.now();
   const runId = newRunId(new Date(started));
-  const artifacts = createArtifactStore(input.root, runId);
-  const draft = {
+  const call = {
+    kernel,
+    input,
+    started,
+    runId,
+    artifacts: createArtifactStore(input.root, runId)
+  };
+  const worker = new WorkerSlot(call);
+  let ending;
+  try {
+    const parsed = await parse(call, firstKnown(input));
+    if (parsed.kind === "help") {
+      ending = await help(call, parsed.known, parsed.request);
+    } else {
+      const prepared = await prepare(call, parsed, worker);
+      ending = await run(call, parsed, prepared, worker, {
+        // Written while the command runs; a run killed from now on leaves it behind.
+        onStarted: (known) => writeAuditRecord(input.root, auditRecord(call, known))
+      });
+    }
+  } catch (error) {
+    ending = failed(call, error);
+  } finally {
+    worker.release();
+  }
+  return finish(call, ending);
+}
+function firstKnown(input) {
+  return {
     argv: null,
     parsed: null,
     helpFor: HELP_COMMAND,
     timeoutMs: Math.min(input.timeoutMs ?? DEFAULT_LIMITS.timeout_ms_default, DEFAULT_LIMITS.timeout_ms_max),
-    stdinRef: null
+    stdinRef: null,
+    limits: DEFAULT_LIMITS
   };
-  let config = null;
-  let outcome = null;
-  let sandbox = null;
-  let failure = null;
-  let helpResult = null;
-  const baseRecord = () => ({
-    run_id: runId,
-    timestamp: new Date(started).toISOString(),
-    session: input.session,
-    // An over-long line (refused) is kept as its head: the record stays small.
-    command: input.line.length > MAX_COMMAND_LINE_BYTES ? `${input.line.slice(0, AUDITED_LINE_CHARS)}[...${input.line.length} characters...]` : input.line,
-    argv: draft.argv,
-    parsed: draft.parsed,
-    state: "running",
-    exit_code: null,
-    error_code: null,
-    message: null,
-    duration_ms: null,
-    timeout_ms: draft.timeoutMs,
-    artifacts: [],
-    stdin: draft.stdinRef,
-    replay_of: input.replayOf ?? null,
-    origin: input.origin ?? "exec",
-    envelope: null
-  });
-  try {
+}
+async function parse(call, known) {
+  const { kernel, input } = call;
+  const words = await knowing(known, async () => {
     checkLineSize(input.line);
     checkStateEntries(input.root, input.session);
-    let words2;
-    try {
-      words2 = tokenize(input.line);
-    } catch (error) {
-      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
-        const { hintForRefusedLine } = await lazyImport(new URL("./line_hints.ts", new URL("./core/runtime.ts", import.meta.url).href));
-        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
-        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+    return await tokenizeWithHint(input.line, kernel.registry);
+  });
+  const named = kernel.registry.has(words[0]) || words[0] === HELP_COMMAND;
+  const tokenized = {
+    ...known,
+    argv: words,
+    helpFor: named ? words[0] : known.helpFor
+  };
+  const resolution = await knowing(tokenized, () => kernel.registry.resolve(words));
+  if (resolution.kind === "help") {
+    const { path: path2, node, search } = resolution;
+    return {
+      kind: "help",
+      known: tokenized,
+      request: {
+        path: path2,
+        node,
+        search
       }
-      throw error;
+    };
+  }
+  const { spec, leaf, path } = resolution;
+  const commandPath = path.join(" ");
+  const resolved = {
+    ...tokenized,
+    helpFor: commandPath
+  };
+  const parsedArgs = await knowing(resolved, () => parseArgs(commandPath, leaf, resolution.rest));
+  if (parsedArgs.help) return {
+    kind: "help",
+    known: resolved,
+    request: {
+      path,
+      node: leaf
     }
-    draft.argv = words2;
-    if (kernel.registry.has(words2[0]) || words2[0] === HELP_COMMAND) draft.helpFor = words2[0];
-    const resolution = await kernel.registry.resolve(words2);
-    if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
-      const doc = resolution.node ? renderHelp(resolution.path, resolution.node) : resolution.search !== void 0 ? renderSearch(await kernel.registry.loadAll(), resolution.search) : renderCommandList(await kernel.registry.loadAll());
-      const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
-      draft.parsed = {
-        path: resolution.node ? [
-          ...resolution.path
-        ] : [
-          HELP_COMMAND
+  };
+  const args = parsedArgs.args;
+  return {
+    kind: "command",
+    known: {
+      ...resolved,
+      parsed: {
+        path: [
+          ...path
         ],
-        flags: {
-          help: true
-        },
-        positionals: {}
-      };
-      helpResult = {
+        flags: args.flags,
+        positionals: args.positionals
+      }
+    },
+    target: {
+      spec,
+      leaf,
+      path,
+      commandPath
+    },
+    args
+  };
+}
+async function tokenizeWithHint(line, registry) {
+  try {
+    return tokenize(line);
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+      const { hintForRefusedLine } = await lazyImport(new URL("./line_hints.ts", new URL("./core/runtime.ts", import.meta.url).href));
+      const hint = await hintForRefusedLine(line, registry).catch(() => "");
+      if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+    }
+    throw error;
+  }
+}
+async function help(call, known, request) {
+  const { registry } = call.kernel;
+  return await knowing(known, async () => {
+    const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
+    const doc = request.node ? renderHelp(request.path, request.node) : request.search !== void 0 ? renderSearch(await registry.loadAll(), request.search) : renderCommandList(await registry.loadAll());
+    const command = request.node ? `${request.path.join(" ")} --help` : HELP_COMMAND;
+    return {
+      known: {
+        ...known,
+        parsed: {
+          path: request.node ? [
+            ...request.path
+          ] : [
+            HELP_COMMAND
+          ],
+          flags: {
+            help: true
+          },
+          positionals: {}
+        }
+      },
+      help: {
         stdout: doc.text,
         result: {
           ok: true,
@@ -2630,138 +2738,170 @@ async function execute(kernel, input) {
             text: void 0
           }
         }
-      };
-    } else {
-      const { spec, leaf, path } = resolution;
-      const commandPath = path.join(" ");
-      draft.helpFor = commandPath;
-      const parsed = parseArgs(commandPath, leaf, resolution.rest);
-      if (parsed.help) {
-        const { renderHelp } = await loadHelp();
-        const doc = renderHelp(path, leaf);
-        draft.parsed = {
-          path: [
-            ...path
-          ],
-          flags: {
-            help: true
-          },
-          positionals: {}
-        };
-        helpResult = {
-          stdout: doc.text,
-          result: {
-            ok: true,
-            command: `${commandPath} --help`,
-            help: {
-              ...doc,
-              text: void 0
-            }
-          }
-        };
-      } else {
-        const args = parsed.args;
-        draft.parsed = {
-          path: [
-            ...path
-          ],
-          flags: args.flags,
-          positionals: args.positionals
-        };
-        const needsNet = leaf.capabilities.includes("net");
-        if (!needsNet) {
-          sandbox = newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)));
-        }
-        config = await loadConfig(input.root, kernel.registry, kernel.version);
-        const limits2 = config.limits;
-        draft.timeoutMs = Math.min(input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits2.timeout_ms_default, limits2.timeout_ms_max);
-        const deadline = started + draft.timeoutMs;
-        confineArguments(input.root, leaf, args);
-        let stdin = null;
-        if (input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args)) {
-          if (usesStdin(leaf, args) && input.stdin.kind === "none") {
-            throw new PtermError("InvalidArgs", `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`, {
-              helpFor: commandPath
-            });
-          }
-          stdin = await readStdin(input.stdin, limits2.stdin_bytes, deadline);
-          if (stdin !== null) {
-            draft.stdinRef = await artifacts.save("stdin.txt", stdin.bytes, {
-              mime: stdin.text === null ? "application/octet-stream" : "text/plain",
-              description: "stdin of this call"
-            });
-          }
-          if (!usesStdin(leaf, args)) stdin = null;
-          if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) {
-            throw notUtf8Failure(commandPath, leaf, stdin);
-          }
-        }
-        if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= newSandbox(kernel, leaf.handler, path, permissionsFor(leaf.capabilities, input.root, hostsFor(spec, config, spec.name, input, args), codeDirsOf(kernel)));
-        const running = sandbox.run({
-          commandName: spec.name,
-          path,
-          args,
-          stdin: stdin?.text ?? null,
-          ...leaf.stdin?.bytes ? {
-            stdinBytes: stdin?.bytes ?? null
-          } : {},
-          root: input.root,
-          runId,
-          session: input.session,
-          sessionDir: sessionDir(input),
-          config: config.sections[spec.name],
-          limits: limits2,
-          terminal: input.terminal
-        }, deadline, {
-          signal: input.signal,
-          onProgress: input.onProgress
-        });
-        writeAuditRecord(input.root, baseRecord());
-        outcome = await running;
-        if (outcome.kind === "cancelled") failure = cancelledFailure(commandPath);
-        if (outcome.kind === "failed") failure = outcome;
-        if (outcome.kind === "timeout") {
-          failure = {
-            code: "Timeout",
-            message: `${commandPath} did not finish within ${draft.timeoutMs} ms and was stopped; retry with a larger timeout_ms, or do less in one call.`
-          };
-        }
-      }
+      },
+      outcome: null,
+      failure: null
+    };
+  });
+}
+async function prepare(call, { known: parsed, target, args }, worker) {
+  const { kernel, input, started, artifacts } = call;
+  const { spec, leaf, commandPath } = target;
+  const config = await knowing(parsed, () => {
+    if (!leaf.capabilities.includes("net")) worker.start(target, []);
+    return loadConfig(input.root, kernel.registry, kernel.version);
+  });
+  const limits = config.limits;
+  const timeoutMs = Math.min(input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits.timeout_ms_default, limits.timeout_ms_max);
+  const configured = {
+    ...parsed,
+    timeoutMs,
+    limits
+  };
+  const deadline = started + timeoutMs;
+  const read = await knowing(configured, async () => {
+    confineArguments(input.root, leaf, args);
+    if (!(input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args))) return null;
+    if (usesStdin(leaf, args) && input.stdin.kind === "none") {
+      throw new PtermError("InvalidArgs", `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`, {
+        helpFor: commandPath
+      });
     }
-  } catch (error) {
-    if (error instanceof PtermError) {
-      failure = {
-        code: error.code,
-        message: error.message,
-        result: error.result,
-        hint: error.hint
-      };
-    } else {
-      const err = error instanceof Error ? error : new Error(String(error));
-      failure = {
-        code: "Internal",
-        message: `internal error in pterm (a bug; please report it): ${err.message}`,
-        detail: err.stack
-      };
-    }
-    if (error instanceof PtermError && error.helpFor) draft.helpFor = error.helpFor;
-    if (draft.argv === null) {
-      const first = input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
-      if (kernel.registry.has(first)) draft.helpFor = first;
-    }
-  } finally {
-    sandbox?.release();
+    const stdin = await readStdin(input.stdin, limits.stdin_bytes, deadline);
+    const stdinRef = stdin === null ? null : await artifacts.save("stdin.txt", stdin.bytes, {
+      mime: stdin.text === null ? "application/octet-stream" : "text/plain",
+      description: "stdin of this call"
+    });
+    return {
+      stdin: usesStdin(leaf, args) ? stdin : null,
+      stdinRef
+    };
+  });
+  const known = {
+    ...configured,
+    stdinRef: read?.stdinRef ?? null
+  };
+  return await knowing(known, () => {
+    const stdin = read?.stdin ?? null;
+    if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) throw notUtf8Failure(commandPath, leaf, stdin);
+    if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
+    if (!worker.started) worker.start(target, hostsFor(spec, config, spec.name, input, args));
+    return {
+      known,
+      config,
+      deadline,
+      stdin
+    };
+  });
+}
+async function run(call, { target, args }, prepared, worker, { onStarted }) {
+  const { input, runId } = call;
+  const { spec, leaf, path, commandPath } = target;
+  const { known, config, stdin } = prepared;
+  const outcome = await knowing(known, () => {
+    const running = worker.sandbox.run({
+      commandName: spec.name,
+      path,
+      args,
+      stdin: stdin?.text ?? null,
+      ...leaf.stdin?.bytes ? {
+        stdinBytes: stdin?.bytes ?? null
+      } : {},
+      root: input.root,
+      runId,
+      session: input.session,
+      sessionDir: sessionDir(input),
+      config: config.sections[spec.name],
+      limits: config.limits,
+      terminal: input.terminal
+    }, prepared.deadline, {
+      signal: input.signal,
+      onProgress: input.onProgress
+    });
+    onStarted(known);
+    return running;
+  });
+  const failure = outcome.kind === "cancelled" ? cancelledFailure(commandPath) : outcome.kind === "failed" ? outcome : outcome.kind === "timeout" ? {
+    code: "Timeout",
+    message: `${commandPath} did not finish within ${known.timeoutMs} ms and was stopped; retry with a larger timeout_ms, or do less in one call.`
+  } : null;
+  const helpFor = outcome.kind === "failed" && outcome.helpFor ? outcome.helpFor : known.helpFor;
+  return {
+    known: {
+      ...known,
+      helpFor
+    },
+    help: null,
+    outcome,
+    failure
+  };
+}
+function failed(call, thrown) {
+  const { known, error } = thrown instanceof Stopped ? thrown : new Stopped(firstKnown(call.input), thrown);
+  let failure;
+  if (error instanceof PtermError) {
+    failure = {
+      code: error.code,
+      message: error.message,
+      result: error.result,
+      hint: error.hint
+    };
+  } else {
+    const err = error instanceof Error ? error : new Error(String(error));
+    failure = {
+      code: "Internal",
+      message: `internal error in pterm (a bug; please report it): ${err.message}`,
+      detail: err.stack
+    };
   }
-  if (outcome?.kind === "failed" && outcome.helpFor) draft.helpFor = outcome.helpFor;
-  const limits = config?.limits ?? DEFAULT_LIMITS;
-  const rawStdout = helpResult?.stdout ?? outcome?.stdout ?? "";
+  let helpFor = error instanceof PtermError && error.helpFor ? error.helpFor : known.helpFor;
+  if (known.argv === null) {
+    const first = call.input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
+    if (call.kernel.registry.has(first)) helpFor = first;
+  }
+  return {
+    known: {
+      ...known,
+      helpFor
+    },
+    help: null,
+    outcome: null,
+    failure
+  };
+}
+function auditRecord(call, known) {
+  const { input } = call;
+  return {
+    run_id: call.runId,
+    timestamp: new Date(call.started).toISOString(),
+    session: input.session,
+    // An over-long line (refused) is kept as its head: the record stays small.
+    command: input.line.length > MAX_COMMAND_LINE_BYTES ? `${input.line.slice(0, AUDITED_LINE_CHARS)}[...${input.line.length} characters...]` : input.line,
+    argv: known.argv,
+    parsed: known.parsed,
+    state: "running",
+    exit_code: null,
+    error_code: null,
+    message: null,
+    duration_ms: null,
+    timeout_ms: known.timeoutMs,
+    artifacts: [],
+    stdin: known.stdinRef,
+    replay_of: input.replayOf ?? null,
+    origin: input.origin ?? "exec",
+    envelope: null
+  };
+}
+async function finish(call, ending) {
+  const { input, runId, artifacts, started } = call;
+  const { known, help: help2, outcome, failure } = ending;
+  const rawStdout = help2?.stdout ?? outcome?.stdout ?? "";
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
-    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, draft.helpFor, failure.hint);
+    rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) + formatFailure(failure.message, known.helpFor, failure.hint);
   }
-  const stdout = boundText(rawStdout, limits.stdout_bytes);
-  const stderr = boundText(rawStderr, limits.stderr_bytes);
+  const stdout = boundText(rawStdout, known.limits.stdout_bytes);
+  const stderr = boundText(rawStderr, known.limits.stderr_bytes);
   const spill = async (name, text, what) => {
     try {
       await artifacts.save(name, text, {
@@ -2775,12 +2915,12 @@ async function execute(kernel, input) {
   if (stdout.truncated || outcome?.overflowed) await spill("stdout.txt", rawStdout, "stdout");
   if (stderr.truncated) await spill("stderr.txt", rawStderr, "stderr");
   const exitCode = failure ? exitCodeFor(failure.code) : EXIT_OK;
-  const result = helpResult?.result ?? (outcome?.kind === "done" ? outcome.result : failure?.result ? {
+  const result = help2?.result ?? (outcome?.kind === "done" ? outcome.result : failure?.result ? {
     ok: false,
-    command: draft.helpFor,
+    command: known.helpFor,
     ...failure.result
   } : null);
-  const words = draft.argv ?? [
+  const words = known.argv ?? [
     input.line
   ];
   const envelope = {
@@ -2801,7 +2941,7 @@ async function execute(kernel, input) {
     }
   };
   const record = {
-    ...baseRecord(),
+    ...auditRecord(call, known),
     state: "finished",
     exit_code: envelope.exit_code,
     error_code: envelope.error_code,

@@ -4,17 +4,17 @@
  * code; nothing here prints or exits.
  */
 
-import { artifactRelDir, createArtifactStore } from "./artifacts.ts";
+import { artifactRelDir, type ArtifactStore, createArtifactStore } from "./artifacts.ts";
 import { type AuditRecord, type CallOrigin, writeAuditRecord } from "./audit.ts";
 import { redactCredentials } from "./redact.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
-import type { CommandSpec, LeafSpec } from "./declaration.ts";
+import type { CommandNode, CommandSpec, LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
 import { type ErrorCode, EXIT_OK, exitCodeFor, formatFailure, PtermError } from "./errors.ts";
 import { parseArgs, type ParsedArgs } from "./flags.ts";
 import { lazyImport } from "./lazy.ts";
 import { tokenize } from "./grammar.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS, type KernelLimits } from "./limits.ts";
 import { confinePathSync, STATE_ENTRIES } from "./fs/paths.ts";
 import { assertNoSymlinkSync } from "./fs/safe_fs.ts";
 import { HELP_COMMAND, type Registry } from "./registry.ts";
@@ -87,14 +87,6 @@ export interface ExecInput {
   readonly signal?: AbortSignal;
   /** Receives the command's progress reports while it runs. */
   readonly onProgress?: (report: ProgressReport) => void;
-}
-
-interface Draft {
-  argv: string[] | null;
-  parsed: AuditRecord["parsed"];
-  helpFor: string;
-  timeoutMs: number;
-  stdinRef: ArtifactRef | null;
 }
 
 const loadHelp = () => lazyImport<typeof import("./help.ts")>(new URL("./help.ts", import.meta.url));
@@ -183,214 +175,386 @@ function checkStateEntries(root: string, session: string): void {
   assertNoSymlinkSync(root, `sessions/${session}`);
 }
 
+/** The call itself, fixed when it starts. */
+interface Call {
+  readonly kernel: Kernel;
+  readonly input: ExecInput;
+  readonly started: number;
+  readonly runId: string;
+  readonly artifacts: ArtifactStore;
+}
+
+/**
+ * What is known about the call so far: what its audit record says, and what its envelope is
+ * bounded by. Never changed: each stage hands back a new one.
+ */
+interface Known {
+  readonly argv: string[] | null;
+  readonly parsed: AuditRecord["parsed"];
+  /** The command whose `--help` a failure points at. */
+  readonly helpFor: string;
+  readonly timeoutMs: number;
+  readonly stdinRef: ArtifactRef | null;
+  readonly limits: KernelLimits;
+}
+
+type Failure = {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly result?: Record<string, unknown>;
+  readonly detail?: string;
+  readonly hint?: string;
+};
+
+interface HelpAnswer {
+  readonly stdout: string;
+  readonly result: Record<string, unknown>;
+}
+
+/** What a help request asks for: one command's help, the search of every command, or the list of them. */
+interface HelpRequest {
+  readonly path: readonly string[];
+  readonly node: CommandNode | null;
+  readonly search?: string;
+}
+
+interface Target {
+  readonly spec: CommandSpec;
+  readonly leaf: LeafSpec;
+  readonly path: readonly string[];
+  readonly commandPath: string;
+}
+
+type Parsed =
+  | { readonly kind: "help"; readonly known: Known; readonly request: HelpRequest }
+  | { readonly kind: "command"; readonly known: Known; readonly target: Target; readonly args: ParsedArgs };
+
+/** Everything the command needs to run, checked: its config, deadline, stdin and permissions. */
+interface Prepared {
+  readonly known: Known;
+  readonly config: PtermConfig;
+  readonly deadline: number;
+  readonly stdin: Stdin | null;
+}
+
+/** How the call ended, before it becomes an envelope. */
+interface Ending {
+  readonly known: Known;
+  readonly help: HelpAnswer | null;
+  readonly outcome: SandboxOutcome | null;
+  readonly failure: Failure | null;
+}
+
+/** A stage's failure, with what was known when it happened (the audit record keeps it). */
+class Stopped {
+  constructor(readonly known: Known, readonly error: unknown) {}
+}
+
+/** Runs `step`; whatever it throws is stopped with `known`, unless an inner step already stopped it. */
+async function knowing<T>(known: Known, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw error instanceof Stopped ? error : new Stopped(known, error);
+  }
+}
+
+/**
+ * The command's worker, held for the call: started as early as its permissions are known (it loads
+ * the command while the checks run), released when the call ends, whatever happens.
+ */
+class WorkerSlot {
+  #sandbox: Sandbox | null = null;
+  constructor(readonly call: Call) {}
+  /** Starts the worker with the network hosts it may reach, unless it is started already. */
+  start(target: Target, hosts: readonly string[]): void {
+    const { kernel, input } = this.call;
+    this.#sandbox ??= newSandbox(
+      kernel,
+      target.leaf.handler,
+      target.path,
+      permissionsFor(target.leaf.capabilities, input.root, [...hosts], codeDirsOf(kernel)),
+    );
+  }
+  get started(): boolean {
+    return this.#sandbox !== null;
+  }
+  get sandbox(): Sandbox {
+    if (this.#sandbox === null) throw new Error("the command's worker runs only once the call is prepared");
+    return this.#sandbox;
+  }
+  release(): void {
+    this.#sandbox?.release();
+  }
+}
+
+/**
+ * One call: parse · help · prepare · run · finish. The guarantees live here: the start record is
+ * written once the command runs, the command is stopped at the deadline `prepare` sets, its worker is
+ * released whatever happens, and every call — failed, refused or crashed — ends in an envelope and
+ * exactly one finished audit record.
+ */
 export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelope> {
   const started = Date.now();
   const runId = newRunId(new Date(started));
-  const artifacts = createArtifactStore(input.root, runId);
-  const draft: Draft = {
+  const call: Call = { kernel, input, started, runId, artifacts: createArtifactStore(input.root, runId) };
+  const worker = new WorkerSlot(call);
+  let ending: Ending;
+  try {
+    const parsed = await parse(call, firstKnown(input));
+    if (parsed.kind === "help") {
+      ending = await help(call, parsed.known, parsed.request);
+    } else {
+      const prepared = await prepare(call, parsed, worker);
+      ending = await run(call, parsed, prepared, worker, {
+        // Written while the command runs; a run killed from now on leaves it behind.
+        onStarted: (known) => writeAuditRecord(input.root, auditRecord(call, known)),
+      });
+    }
+  } catch (error) {
+    ending = failed(call, error);
+  } finally {
+    worker.release();
+  }
+  return finish(call, ending);
+}
+
+function firstKnown(input: ExecInput): Known {
+  return {
     argv: null,
     parsed: null,
     helpFor: HELP_COMMAND,
     timeoutMs: Math.min(input.timeoutMs ?? DEFAULT_LIMITS.timeout_ms_default, DEFAULT_LIMITS.timeout_ms_max),
     stdinRef: null,
+    limits: DEFAULT_LIMITS,
   };
-  let config: PtermConfig | null = null;
-  let outcome: SandboxOutcome | null = null;
-  let sandbox: Sandbox | null = null;
-  let failure:
-    | { code: ErrorCode; message: string; result?: Record<string, unknown>; detail?: string; hint?: string }
-    | null = null;
-  let helpResult: { stdout: string; result: Record<string, unknown> } | null = null;
+}
 
-  const baseRecord = (): AuditRecord => ({
-    run_id: runId,
-    timestamp: new Date(started).toISOString(),
+/** The line → its words → the command they name and its arguments, or a help request. */
+async function parse(call: Call, known: Known): Promise<Parsed> {
+  const { kernel, input } = call;
+  const words = await knowing(known, async () => {
+    checkLineSize(input.line);
+    checkStateEntries(input.root, input.session);
+    return await tokenizeWithHint(input.line, kernel.registry);
+  });
+  const named = kernel.registry.has(words[0]) || words[0] === HELP_COMMAND;
+  const tokenized: Known = { ...known, argv: words, helpFor: named ? words[0] : known.helpFor };
+  const resolution = await knowing(tokenized, () => kernel.registry.resolve(words));
+  if (resolution.kind === "help") {
+    const { path, node, search } = resolution;
+    return { kind: "help", known: tokenized, request: { path, node, search } };
+  }
+  const { spec, leaf, path } = resolution;
+  const commandPath = path.join(" ");
+  const resolved: Known = { ...tokenized, helpFor: commandPath };
+  const parsedArgs = await knowing(resolved, () => parseArgs(commandPath, leaf, resolution.rest));
+  if (parsedArgs.help) return { kind: "help", known: resolved, request: { path, node: leaf } };
+  const args = parsedArgs.args;
+  return {
+    kind: "command",
+    known: { ...resolved, parsed: { path: [...path], flags: args.flags, positionals: args.positionals } },
+    target: { spec, leaf, path, commandPath },
+    args,
+  };
+}
+
+/** A refused line gets a hint at what the caller meant, when there is one. */
+async function tokenizeWithHint(line: string, registry: Registry): Promise<string[]> {
+  try {
+    return tokenize(line);
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "InvalidCommandLine") {
+      const { hintForRefusedLine } = await lazyImport<typeof import("./line_hints.ts")>(
+        new URL("./line_hints.ts", import.meta.url),
+      );
+      const hint = await hintForRefusedLine(line, registry).catch(() => "");
+      if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
+    }
+    throw error;
+  }
+}
+
+async function help(call: Call, known: Known, request: HelpRequest): Promise<Ending> {
+  const { registry } = call.kernel;
+  return await knowing(known, async () => {
+    const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
+    const doc = request.node
+      ? renderHelp(request.path, request.node)
+      : request.search !== undefined
+      ? renderSearch(await registry.loadAll(), request.search)
+      : renderCommandList(await registry.loadAll());
+    const command = request.node ? `${request.path.join(" ")} --help` : HELP_COMMAND;
+    return {
+      known: {
+        ...known,
+        parsed: { path: request.node ? [...request.path] : [HELP_COMMAND], flags: { help: true }, positionals: {} },
+      },
+      help: { stdout: doc.text, result: { ok: true, command, help: { ...doc, text: undefined } } },
+      outcome: null,
+      failure: null,
+    };
+  });
+}
+
+/** Config → timeout → confined paths → stdin, and the worker started; nothing of the command runs yet. */
+async function prepare(
+  call: Call,
+  { known: parsed, target, args }: Parsed & { kind: "command" },
+  worker: WorkerSlot,
+): Promise<Prepared> {
+  const { kernel, input, started, artifacts } = call;
+  const { spec, leaf, commandPath } = target;
+  const config = await knowing(parsed, () => {
+    // Start the worker first (it loads the command while the checks below run), unless its
+    // network hosts come from the config, which is not read yet.
+    if (!leaf.capabilities.includes("net")) worker.start(target, []);
+    return loadConfig(input.root, kernel.registry, kernel.version);
+  });
+  const limits = config.limits;
+  const timeoutMs = Math.min(
+    input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits.timeout_ms_default,
+    limits.timeout_ms_max,
+  );
+  const configured: Known = { ...parsed, timeoutMs, limits };
+  const deadline = started + timeoutMs;
+  const read = await knowing(configured, async () => {
+    confineArguments(input.root, leaf, args);
+    if (!(input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args))) return null;
+    if (usesStdin(leaf, args) && input.stdin.kind === "none") {
+      throw new PtermError(
+        "InvalidArgs",
+        `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`,
+        { helpFor: commandPath },
+      );
+    }
+    const stdin = await readStdin(input.stdin, limits.stdin_bytes, deadline);
+    // Recorded as its bytes, so that a replay gives the command exactly what this call gave.
+    const stdinRef = stdin === null ? null : await artifacts.save("stdin.txt", stdin.bytes, {
+      mime: stdin.text === null ? "application/octet-stream" : "text/plain",
+      description: "stdin of this call",
+    });
+    return { stdin: usesStdin(leaf, args) ? stdin : null, stdinRef };
+  });
+  const known: Known = { ...configured, stdinRef: read?.stdinRef ?? null };
+  return await knowing(known, () => {
+    const stdin = read?.stdin ?? null;
+    if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) throw notUtf8Failure(commandPath, leaf, stdin);
+    if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
+    if (!worker.started) worker.start(target, hostsFor(spec, config, spec.name, input, args));
+    return { known, config, deadline, stdin };
+  });
+}
+
+/** Runs the command in its worker until it ends, fails, is cancelled or reaches its deadline. */
+async function run(
+  call: Call,
+  { target, args }: Parsed & { kind: "command" },
+  prepared: Prepared,
+  worker: WorkerSlot,
+  { onStarted }: { readonly onStarted: (known: Known) => void },
+): Promise<Ending> {
+  const { input, runId } = call;
+  const { spec, leaf, path, commandPath } = target;
+  const { known, config, stdin } = prepared;
+  const outcome = await knowing(known, () => {
+    const running = worker.sandbox.run(
+      {
+        commandName: spec.name,
+        path,
+        args,
+        stdin: stdin?.text ?? null,
+        ...(leaf.stdin?.bytes ? { stdinBytes: stdin?.bytes ?? null } : {}),
+        root: input.root,
+        runId,
+        session: input.session,
+        sessionDir: sessionDir(input),
+        config: config.sections[spec.name],
+        limits: config.limits,
+        terminal: input.terminal,
+      },
+      prepared.deadline,
+      { signal: input.signal, onProgress: input.onProgress },
+    );
+    onStarted(known);
+    return running;
+  });
+  const failure: Failure | null = outcome.kind === "cancelled"
+    ? cancelledFailure(commandPath)
+    : outcome.kind === "failed"
+    ? outcome
+    : outcome.kind === "timeout"
+    ? {
+      code: "Timeout",
+      message: `${commandPath} did not finish within ${known.timeoutMs} ms and was stopped; ` +
+        "retry with a larger timeout_ms, or do less in one call.",
+    }
+    : null;
+  const helpFor = outcome.kind === "failed" && outcome.helpFor ? outcome.helpFor : known.helpFor;
+  return { known: { ...known, helpFor }, help: null, outcome, failure };
+}
+
+/** A thrown failure as the call's ending: a PtermError keeps its code, anything else is an internal error. */
+function failed(call: Call, thrown: unknown): Ending {
+  const { known, error } = thrown instanceof Stopped ? thrown : new Stopped(firstKnown(call.input), thrown);
+  let failure: Failure;
+  if (error instanceof PtermError) {
+    failure = { code: error.code, message: error.message, result: error.result, hint: error.hint };
+  } else {
+    const err = error instanceof Error ? error : new Error(String(error));
+    failure = {
+      code: "Internal",
+      message: `internal error in pterm (a bug; please report it): ${err.message}`,
+      detail: err.stack,
+    };
+  }
+  let helpFor = error instanceof PtermError && error.helpFor ? error.helpFor : known.helpFor;
+  if (known.argv === null) {
+    // The line did not tokenize; still point the hint at the command it starts with, if any.
+    const first = call.input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
+    if (call.kernel.registry.has(first)) helpFor = first;
+  }
+  return { known: { ...known, helpFor }, help: null, outcome: null, failure };
+}
+
+function auditRecord(call: Call, known: Known): AuditRecord {
+  const { input } = call;
+  return {
+    run_id: call.runId,
+    timestamp: new Date(call.started).toISOString(),
     session: input.session,
     // An over-long line (refused) is kept as its head: the record stays small.
     command: input.line.length > MAX_COMMAND_LINE_BYTES
       ? `${input.line.slice(0, AUDITED_LINE_CHARS)}[...${input.line.length} characters...]`
       : input.line,
-    argv: draft.argv,
-    parsed: draft.parsed,
+    argv: known.argv,
+    parsed: known.parsed,
     state: "running",
     exit_code: null,
     error_code: null,
     message: null,
     duration_ms: null,
-    timeout_ms: draft.timeoutMs,
+    timeout_ms: known.timeoutMs,
     artifacts: [],
-    stdin: draft.stdinRef,
+    stdin: known.stdinRef,
     replay_of: input.replayOf ?? null,
     origin: input.origin ?? "exec",
     envelope: null,
-  });
+  };
+}
 
-  try {
-    checkLineSize(input.line);
-    checkStateEntries(input.root, input.session);
-    let words: string[];
-    try {
-      words = tokenize(input.line);
-    } catch (error) {
-      if (error instanceof PtermError && error.code === "InvalidCommandLine") {
-        const { hintForRefusedLine } = await lazyImport<typeof import("./line_hints.ts")>(
-          new URL("./line_hints.ts", import.meta.url),
-        );
-        const hint = await hintForRefusedLine(input.line, kernel.registry).catch(() => "");
-        if (hint) throw new PtermError("InvalidCommandLine", error.message + hint);
-      }
-      throw error;
-    }
-    draft.argv = words;
-    if (kernel.registry.has(words[0]) || words[0] === HELP_COMMAND) draft.helpFor = words[0];
-    const resolution = await kernel.registry.resolve(words);
-    if (resolution.kind === "help") {
-      const { renderCommandList, renderHelp, renderSearch } = await loadHelp();
-      const doc = resolution.node
-        ? renderHelp(resolution.path, resolution.node)
-        : resolution.search !== undefined
-        ? renderSearch(await kernel.registry.loadAll(), resolution.search)
-        : renderCommandList(await kernel.registry.loadAll());
-      const command = resolution.node ? `${resolution.path.join(" ")} --help` : HELP_COMMAND;
-      draft.parsed = {
-        path: resolution.node ? [...resolution.path] : [HELP_COMMAND],
-        flags: { help: true },
-        positionals: {},
-      };
-      helpResult = { stdout: doc.text, result: { ok: true, command, help: { ...doc, text: undefined } } };
-    } else {
-      const { spec, leaf, path } = resolution;
-      const commandPath = path.join(" ");
-      draft.helpFor = commandPath;
-      const parsed = parseArgs(commandPath, leaf, resolution.rest);
-      if (parsed.help) {
-        const { renderHelp } = await loadHelp();
-        const doc = renderHelp(path, leaf);
-        draft.parsed = { path: [...path], flags: { help: true }, positionals: {} };
-        helpResult = {
-          stdout: doc.text,
-          result: { ok: true, command: `${commandPath} --help`, help: { ...doc, text: undefined } },
-        };
-      } else {
-        const args = parsed.args;
-        draft.parsed = { path: [...path], flags: args.flags, positionals: args.positionals };
-        const needsNet = leaf.capabilities.includes("net");
-        // Start the worker first (it loads the command while the checks below run), unless its
-        // network hosts come from the config, which is not read yet.
-        if (!needsNet) {
-          sandbox = newSandbox(
-            kernel,
-            leaf.handler,
-            path,
-            permissionsFor(leaf.capabilities, input.root, [], codeDirsOf(kernel)),
-          );
-        }
-        config = await loadConfig(input.root, kernel.registry, kernel.version);
-        const limits = config.limits;
-        draft.timeoutMs = Math.min(
-          input.timeoutMs ?? leaf.limits?.timeoutMs ?? limits.timeout_ms_default,
-          limits.timeout_ms_max,
-        );
-        const deadline = started + draft.timeoutMs;
-        confineArguments(input.root, leaf, args);
-
-        let stdin: Stdin | null = null;
-        if (input.stdin.kind === "text" || input.stdin.kind === "bytes" || usesStdin(leaf, args)) {
-          if (usesStdin(leaf, args) && input.stdin.kind === "none") {
-            throw new PtermError(
-              "InvalidArgs",
-              `${commandPath} reads its input from stdin, but the call has none; put the text in the tool call's \`stdin\` field.`,
-              { helpFor: commandPath },
-            );
-          }
-          stdin = await readStdin(input.stdin, limits.stdin_bytes, deadline);
-          if (stdin !== null) {
-            // Recorded as its bytes, so that a replay gives the command exactly what this call gave.
-            draft.stdinRef = await artifacts.save("stdin.txt", stdin.bytes, {
-              mime: stdin.text === null ? "application/octet-stream" : "text/plain",
-              description: "stdin of this call",
-            });
-          }
-          if (!usesStdin(leaf, args)) stdin = null;
-          if (stdin !== null && stdin.text === null && !leaf.stdin?.bytes) {
-            throw notUtf8Failure(commandPath, leaf, stdin);
-          }
-        }
-        if (input.signal?.aborted) throw new PtermError("Cancelled", cancelledFailure(commandPath).message);
-        sandbox ??= newSandbox(
-          kernel,
-          leaf.handler,
-          path,
-          permissionsFor(
-            leaf.capabilities,
-            input.root,
-            hostsFor(spec, config, spec.name, input, args),
-            codeDirsOf(kernel),
-          ),
-        );
-        const running = sandbox.run(
-          {
-            commandName: spec.name,
-            path,
-            args,
-            stdin: stdin?.text ?? null,
-            ...(leaf.stdin?.bytes ? { stdinBytes: stdin?.bytes ?? null } : {}),
-            root: input.root,
-            runId,
-            session: input.session,
-            sessionDir: sessionDir(input),
-            config: config.sections[spec.name],
-            limits,
-            terminal: input.terminal,
-          },
-          deadline,
-          { signal: input.signal, onProgress: input.onProgress },
-        );
-        // The start record is written while the command runs; a run killed from now on leaves it behind.
-        writeAuditRecord(input.root, baseRecord());
-        outcome = await running;
-        if (outcome.kind === "cancelled") failure = cancelledFailure(commandPath);
-        if (outcome.kind === "failed") failure = outcome;
-        if (outcome.kind === "timeout") {
-          failure = {
-            code: "Timeout",
-            message: `${commandPath} did not finish within ${draft.timeoutMs} ms and was stopped; ` +
-              "retry with a larger timeout_ms, or do less in one call.",
-          };
-        }
-      }
-    }
-  } catch (error) {
-    if (error instanceof PtermError) {
-      failure = { code: error.code, message: error.message, result: error.result, hint: error.hint };
-    } else {
-      const err = error instanceof Error ? error : new Error(String(error));
-      failure = {
-        code: "Internal",
-        message: `internal error in pterm (a bug; please report it): ${err.message}`,
-        detail: err.stack,
-      };
-    }
-    if (error instanceof PtermError && error.helpFor) draft.helpFor = error.helpFor;
-    if (draft.argv === null) {
-      // The line did not tokenize; still point the hint at the command it starts with, if any.
-      const first = input.line.slice(0, 256).trim().split(/[ \t]+/)[0];
-      if (kernel.registry.has(first)) draft.helpFor = first;
-    }
-  } finally {
-    sandbox?.release();
-  }
-  if (outcome?.kind === "failed" && outcome.helpFor) draft.helpFor = outcome.helpFor;
-
-  const limits = config?.limits ?? DEFAULT_LIMITS;
-  const rawStdout = helpResult?.stdout ?? outcome?.stdout ?? "";
+/** The ending → the envelope (bounded, redacted, overflow spilled to artifacts) and the finished audit record. */
+async function finish(call: Call, ending: Ending): Promise<Envelope> {
+  const { input, runId, artifacts, started } = call;
+  const { known, help, outcome, failure } = ending;
+  const rawStdout = help?.stdout ?? outcome?.stdout ?? "";
   let rawStderr = outcome?.stderr ?? "";
   if (failure) {
     rawStderr = (rawStderr && !rawStderr.endsWith("\n") ? rawStderr + "\n" : rawStderr) +
-      formatFailure(failure.message, draft.helpFor, failure.hint);
+      formatFailure(failure.message, known.helpFor, failure.hint);
   }
-  const stdout = boundText(rawStdout, limits.stdout_bytes);
-  const stderr = boundText(rawStderr, limits.stderr_bytes);
+  const stdout = boundText(rawStdout, known.limits.stdout_bytes);
+  const stderr = boundText(rawStderr, known.limits.stderr_bytes);
   const spill = async (name: string, text: string, what: string) => {
     try {
       await artifacts.save(name, text, {
@@ -405,14 +569,14 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
   if (stderr.truncated) await spill("stderr.txt", rawStderr, "stderr");
 
   const exitCode = failure ? exitCodeFor(failure.code) : EXIT_OK;
-  const result = helpResult?.result ??
+  const result = help?.result ??
     (outcome?.kind === "done"
       ? outcome.result
       : failure?.result
-      ? { ok: false, command: draft.helpFor, ...failure.result }
+      ? { ok: false, command: known.helpFor, ...failure.result }
       : null);
   // The call's errors and result never carry URL credentials from its words (core/redact.ts).
-  const words = draft.argv ?? [input.line];
+  const words = known.argv ?? [input.line];
   const envelope: Envelope = {
     run_id: runId,
     exit_code: exitCode,
@@ -425,7 +589,7 @@ export async function execute(kernel: Kernel, input: ExecInput): Promise<Envelop
     truncated: { stdout: stdout.truncated, stderr: stderr.truncated },
   };
   const record: AuditRecord = {
-    ...baseRecord(),
+    ...auditRecord(call, known),
     state: "finished",
     exit_code: envelope.exit_code,
     error_code: envelope.error_code,
