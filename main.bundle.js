@@ -906,9 +906,11 @@ var REPO_CODE_ENTRIES = [
   "core",
   "commands",
   "bundles",
-  "shell",
-  "mcp",
-  "skills"
+  "hosts",
+  "lib",
+  "skills",
+  "runtime.deno.json",
+  "runtime.deno.lock"
 ];
 function envValue(name) {
   try {

@@ -35,9 +35,11 @@ const REPO_CODE_ENTRIES = [
   "core",
   "commands",
   "bundles",
-  "shell",
-  "mcp",
+  "hosts",
+  "lib",
   "skills",
+  "runtime.deno.json",
+  "runtime.deno.lock",
 ];
 
 function envValue(name: string): string | undefined {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-D4HV5VV6.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-S2UDUZZF.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -271,9 +271,11 @@ var REPO_CODE_ENTRIES = [
   "core",
   "commands",
   "bundles",
-  "shell",
-  "mcp",
-  "skills"
+  "hosts",
+  "lib",
+  "skills",
+  "runtime.deno.json",
+  "runtime.deno.lock"
 ];
 function envValue(name) {
   try {
@@ -6499,7 +6501,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-7TWP7YNN.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-BW7MKY75.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

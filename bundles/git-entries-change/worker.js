@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2U7ZQLTB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FMAFP5HI.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -271,9 +271,11 @@ var REPO_CODE_ENTRIES = [
   "core",
   "commands",
   "bundles",
-  "shell",
-  "mcp",
-  "skills"
+  "hosts",
+  "lib",
+  "skills",
+  "runtime.deno.json",
+  "runtime.deno.lock"
 ];
 function envValue(name) {
   try {
@@ -6919,7 +6921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-NUXEOMKV.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-OFGQ22BI.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

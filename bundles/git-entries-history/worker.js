@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-RKFZXZHD.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-RXFTBOFM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -271,9 +271,11 @@ var REPO_CODE_ENTRIES = [
   "core",
   "commands",
   "bundles",
-  "shell",
-  "mcp",
-  "skills"
+  "hosts",
+  "lib",
+  "skills",
+  "runtime.deno.json",
+  "runtime.deno.lock"
 ];
 function envValue(name) {
   try {

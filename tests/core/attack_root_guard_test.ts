@@ -12,7 +12,20 @@ import { cli, makeRoot } from "../_support/helpers.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 /** What a project vendoring pterm copies: the bundled kernel and everything it loads. */
-const VENDORED = ["main.bundle.js", "bundles", "core", "commands", "skills", "version.ts", "deno.json", "deno.lock"];
+const VENDORED = [
+  "main.bundle.js",
+  "bundles",
+  "core",
+  "commands",
+  "hosts",
+  "lib",
+  "skills",
+  "version.ts",
+  "deno.json",
+  "deno.lock",
+  "runtime.deno.json",
+  "runtime.deno.lock",
+];
 
 async function vendorPterm(into: string): Promise<string> {
   await Deno.mkdir(into, { recursive: true });
@@ -67,6 +80,12 @@ Deno.test("a root inside pterm's code folders or over Deno's module cache is ref
   assert.equal(inside.code, "UnsafeRoot");
   assert.match(inside.message, /is inside .*core/);
   assert.rejects(Deno.stat(join(core.path, "sub")), "the refused root was not created");
+  // The faces and shared code load into the kernel's process too.
+  for (const folder of ["hosts", "lib"]) {
+    const code = locations.find((l) => l.path.endsWith(join("", folder)));
+    assert.ok(code, `${folder}/ is among the code locations`);
+    assert.equal(refusal(join(code.path, "x")).code, "UnsafeRoot");
+  }
 
   const cache = locations.find((l) => l.what.includes("module cache"));
   assert.ok(cache, "Deno's module cache is among the code locations");
