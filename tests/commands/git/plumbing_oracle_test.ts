@@ -216,3 +216,31 @@ Deno.test({
     { numRuns: 5 },
   );
 });
+
+Deno.test("git plumbing keeps secret paths withheld: never listed, never printed, never hashed", async () => {
+  await using root = await makeRoot("pterm-plumbing-secret-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(join(repo, "secrets"), { recursive: true });
+  await git(repo, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(join(repo, "app.txt"), "app\n");
+  await Deno.writeTextFile(join(repo, ".env"), "TOKEN=do-not-print\n");
+  await Deno.writeTextFile(join(repo, "secrets/key.txt"), "KEY=do-not-print\n");
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "with secrets");
+  const blob = (await git(repo, "rev-parse", "HEAD:.env")).trim();
+  for (const line of ["git ls-tree -r HEAD", "git ls-tree HEAD", "git cat-file -p HEAD^{tree}", "git diff-tree --root -r HEAD"]) {
+    const envelope = await exec(root.path, line);
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    assert.match(envelope.stdout, /app\.txt/);
+    assert.doesNotMatch(JSON.stringify(envelope), /\.env|secrets|do-not-print/, line);
+  }
+  for (const line of [`git cat-file -p HEAD:.env`, `git cat-file -p ${blob}`, "git cat-file blob HEAD:secrets/key.txt"]) {
+    const envelope = await exec(root.path, line);
+    assert.equal(envelope.error_code, "SecretPathDenied", line);
+    assert.doesNotMatch(JSON.stringify(envelope), /do-not-print/, line);
+  }
+  const hashed = await exec(root.path, "git hash-object .env");
+  assert.equal(hashed.error_code, "SecretPathDenied");
+  // What the user runs next: real git still sees its repository exactly as before.
+  assert.equal((await git(repo, "status", "--porcelain")).trim(), "");
+});
