@@ -93,6 +93,8 @@ export type LazySchema = () => Promise<unknown>;
 
 interface NodeBase {
   readonly name: string;
+  /** Other names this subcommand answers to, as the real tools spell it (`doc read` for `doc extract`). */
+  readonly aliases?: readonly string[];
   readonly summary: string;
   /** Longer text for `--help`, after the summary. */
   readonly description?: string;
@@ -169,6 +171,11 @@ export type CommandSpec = CommandNode & {
    * extract`), each with the sentence that names the pterm line to run instead.
    */
   readonly replaces?: Readonly<Record<string, string>>;
+  /**
+   * Other programs' names that are spellings of one of this command's subcommands, run as it
+   * (`apply_patch` → `patch apply`): the name, then the words after this command's name.
+   */
+  readonly spelledAs?: Readonly<Record<string, readonly string[]>>;
 };
 
 export interface SpellingRewriter {
