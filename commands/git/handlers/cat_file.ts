@@ -77,7 +77,9 @@ export const catFile: Handler<typeof catFileFlags, readonly [{ name: "args"; des
       return { repo_path: rel, objects };
     }
     const words = ctx.positionals.args;
-    const asType = words.length === 2 && (TYPES as readonly string[]).includes(words[0]) ? words[0] as ObjectType : null;
+    const asType = words.length === 2 && (TYPES as readonly string[]).includes(words[0])
+      ? words[0] as ObjectType
+      : null;
     const modes = [flags.type, flags.size, flags.pretty, flags.exists, asType].filter(Boolean).length;
     if (modes !== 1 || words.length !== (asType ? 2 : 1)) {
       throw new PtermError(
@@ -101,7 +103,10 @@ export const catFile: Handler<typeof catFileFlags, readonly [{ name: "args"; des
         : (await peel(repo, oid)).oid;
       const target = peeled ? await repo.objects.read(peeled) : null;
       if (!peeled || !target || target.type !== asType) {
-        throw new PtermError("InvalidArgs", `${name} is a ${object.type}, not a ${asType}: \`git cat-file -t ${name}\`.`);
+        throw new PtermError(
+          "InvalidArgs",
+          `${name} is a ${object.type}, not a ${asType}: \`git cat-file -t ${name}\`.`,
+        );
       }
       object = target;
       shown = peeled;

@@ -22,7 +22,8 @@ export interface RawChange {
   readonly newOid: string;
 }
 
-const kind = (mode: string) => mode === MODE_TREE ? "tree" : mode === "160000" ? "commit" : mode === "120000" ? "link" : "file";
+const kind = (mode: string) =>
+  mode === MODE_TREE ? "tree" : mode === "160000" ? "commit" : mode === "120000" ? "link" : "file";
 
 /**
  * git's raw tree diff: entries compared by name in tree order; a folder is entered with `recursive`
@@ -43,9 +44,7 @@ export async function diffTrees(
   const left = await read(a);
   const right = await read(b);
   const key = (e: TreeEntry) => e.mode === MODE_TREE ? `${e.name}/` : e.name;
-  const names = [...new Set([...left.values(), ...right.values()].map(key))].sort((x, y) =>
-    x < y ? -1 : x > y ? 1 : 0
-  );
+  const names = [...new Set([...left.values(), ...right.values()].map(key))].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
   const out: RawChange[] = [];
   const side = async (e: TreeEntry, path: string, added: boolean) => {
     if (e.mode === MODE_TREE && options.recursive) {
@@ -100,7 +99,9 @@ function change(path: string, a: TreeEntry | null, b: TreeEntry | null): RawChan
 function under(changes: RawChange[], paths: readonly string[]): RawChange[] {
   if (paths.length === 0) return changes;
   const specs = paths.map((p) => p.replace(/\/+$/, ""));
-  return changes.filter((c) => specs.some((s) => c.path === s || c.path.startsWith(`${s}/`) || s.startsWith(`${c.path}/`)));
+  return changes.filter((c) =>
+    specs.some((s) => c.path === s || c.path.startsWith(`${s}/`) || s.startsWith(`${c.path}/`))
+  );
 }
 
 export const diffTree: Handler<typeof diffTreeFlags, readonly [{ name: "revs"; description: string; variadic: true }]> =
@@ -108,7 +109,10 @@ export const diffTree: Handler<typeof diffTreeFlags, readonly [{ name: "revs"; d
     const { repo, policy, rel } = await openFromFlags(ctx, "read");
     const words = ctx.positionals.revs.filter((w) => w !== "--");
     if (words.length === 0) {
-      throw new PtermError("InvalidArgs", "git diff-tree needs a commit: `git diff-tree --no-commit-id --name-only -r HEAD`.");
+      throw new PtermError(
+        "InvalidArgs",
+        "git diff-tree needs a commit: `git diff-tree --no-commit-id --name-only -r HEAD`.",
+      );
     }
     const first = await resolveRevision(repo, words[0]);
     let second: string | null = null;
@@ -133,9 +137,7 @@ export const diffTree: Handler<typeof diffTreeFlags, readonly [{ name: "revs"; d
       const commit = await repo.objects.readCommit(commitOid);
       // As git: a merge shows nothing without -m or -c; a first commit only with --root.
       if (commit.parents.length === 1 || (commit.parents.length === 0 && ctx.flags.root)) {
-        const parentTree = commit.parents.length
-          ? (await repo.objects.readCommit(commit.parents[0])).tree
-          : null;
+        const parentTree = commit.parents.length ? (await repo.objects.readCommit(commit.parents[0])).tree : null;
         changes = under(await diffTrees(repo, policy, parentTree, commit.tree, options), paths);
         if (changes.length && !ctx.flags["no-commit-id"]) header = commitOid;
       }

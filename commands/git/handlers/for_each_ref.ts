@@ -71,7 +71,11 @@ function personAtom(who: Signature | null, field: string, modifier: string | und
   if (!who) return { text: "" };
   if (field === "name") return { text: who.name };
   if (field === "email") {
-    return { text: modifier === "trim" || modifier === "localpart" ? (modifier === "trim" ? who.email : who.email.split("@")[0]) : `<${who.email}>` };
+    return {
+      text: modifier === "trim" || modifier === "localpart"
+        ? (modifier === "trim" ? who.email : who.email.split("@")[0])
+        : `<${who.email}>`,
+    };
   }
   if (field === "date") return { text: formatDate(who, parseDateMode(modifier)), number: who.timestamp };
   if (field === "") {

@@ -27,7 +27,9 @@ export const mergeBase: Handler<
   }
   const bases = await mergeBases(repo, a, b);
   // git names the newest base first (by committer date).
-  const dated = await Promise.all(bases.map(async (oid) => ({ oid, at: (await repo.objects.readCommit(oid)).committer.timestamp })));
+  const dated = await Promise.all(
+    bases.map(async (oid) => ({ oid, at: (await repo.objects.readCommit(oid)).committer.timestamp })),
+  );
   dated.sort((x, y) => y.at - x.at);
   const shown = ctx.flags.all ? dated.map((d) => d.oid) : dated.slice(0, 1).map((d) => d.oid);
   if (shown.length === 0) throw new PtermError("NoMatch", `${words[0]} and ${words[1]} have no common ancestor.`);

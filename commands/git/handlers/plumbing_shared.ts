@@ -78,7 +78,10 @@ export function withheldBlob(name: string): PtermError {
 
 /** git's fatal answer to an object name that names nothing. */
 export function notAnObject(name: string): PtermError {
-  return new PtermError("NotFound", `Not a valid object name ${name}: \`git log --oneline\` and \`git branch\` list some.`);
+  return new PtermError(
+    "NotFound",
+    `Not a valid object name ${name}: \`git log --oneline\` and \`git branch\` list some.`,
+  );
 }
 
 /** The ref name rules git tries, in order, for a short name (`x` → refs/x, refs/tags/x, refs/heads/x, …). */

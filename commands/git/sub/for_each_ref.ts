@@ -41,7 +41,11 @@ export const forEachRefSpec: NonNullable<CommandSpec["subcommands"]>[number] = l
     },
   ],
   {
-    positionals: [{ name: "patterns", variadic: true, description: "Ref prefixes or globs: refs/heads, refs/tags/v*." }],
+    positionals: [{
+      name: "patterns",
+      variadic: true,
+      description: "Ref prefixes or globs: refs/heads, refs/tags/v*.",
+    }],
     handler: handler("for-each-ref", "forEachRef"),
   },
 );

@@ -10,7 +10,12 @@ export const showRefFlags = [
   { name: "heads", aliases: ["branches"], type: "boolean", description: "Only branches (refs/heads/)." },
   { name: "tags", type: "boolean", description: "Only tags (refs/tags/)." },
   { name: "verify", type: "boolean", description: "Each pattern is a full ref name that must exist." },
-  { name: "dereference", short: "d", type: "boolean", description: "After an annotated tag, what it points to (`^{}`)." },
+  {
+    name: "dereference",
+    short: "d",
+    type: "boolean",
+    description: "After an annotated tag, what it points to (`^{}`).",
+  },
   { name: "hash", short: "s", type: "boolean", description: "Only the object ids." },
   { name: "head", type: "boolean", description: "HEAD too." },
   { ...quiet, compat: false, description: "Print nothing: the exit status says whether a ref matched." },

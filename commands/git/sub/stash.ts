@@ -3,7 +3,17 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { authorFlag, handler, leaf, pathFlag, pathspec, quiet, refusedInteractive, repoFlag, schema } from "./common.ts";
+import {
+  authorFlag,
+  handler,
+  leaf,
+  pathFlag,
+  pathspec,
+  quiet,
+  refusedInteractive,
+  repoFlag,
+  schema,
+} from "./common.ts";
 
 export const stashPushFlags = [
   repoFlag("write"),

@@ -211,7 +211,12 @@ Deno.test({
       }
       const stdinLines = "HEAD\nv1\nnope\nHEAD:a.txt\nHEAD^{tree}\n";
       const envelope = await exec(root.path, "git cat-file --batch-check", { stdin: stdinLines });
-      compare("git cat-file --batch-check", envelope, await gitRaw(repo, ["cat-file", "--batch-check"], stdinLines), context);
+      compare(
+        "git cat-file --batch-check",
+        envelope,
+        await gitRaw(repo, ["cat-file", "--batch-check"], stdinLines),
+        context,
+      );
     }),
     { numRuns: 5 },
   );
@@ -228,13 +233,22 @@ Deno.test("git plumbing keeps secret paths withheld: never listed, never printed
   await git(repo, "add", "-A");
   await git(repo, "commit", "-q", "-m", "with secrets");
   const blob = (await git(repo, "rev-parse", "HEAD:.env")).trim();
-  for (const line of ["git ls-tree -r HEAD", "git ls-tree HEAD", "git cat-file -p HEAD^{tree}", "git diff-tree --root -r HEAD"]) {
+  for (
+    const line of [
+      "git ls-tree -r HEAD",
+      "git ls-tree HEAD",
+      "git cat-file -p HEAD^{tree}",
+      "git diff-tree --root -r HEAD",
+    ]
+  ) {
     const envelope = await exec(root.path, line);
     assert.equal(envelope.exit_code, 0, envelope.stderr);
     assert.match(envelope.stdout, /app\.txt/);
     assert.doesNotMatch(JSON.stringify(envelope), /\.env|secrets|do-not-print/, line);
   }
-  for (const line of [`git cat-file -p HEAD:.env`, `git cat-file -p ${blob}`, "git cat-file blob HEAD:secrets/key.txt"]) {
+  for (
+    const line of [`git cat-file -p HEAD:.env`, `git cat-file -p ${blob}`, "git cat-file blob HEAD:secrets/key.txt"]
+  ) {
     const envelope = await exec(root.path, line);
     assert.equal(envelope.error_code, "SecretPathDenied", line);
     assert.doesNotMatch(JSON.stringify(envelope), /do-not-print/, line);

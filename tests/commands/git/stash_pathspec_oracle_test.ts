@@ -58,7 +58,7 @@ for (
     // What the user does next: pop it back, with real git, and find the work as it was.
     await git(mine, "stash", "pop", "-q");
     await git(theirs, "stash", "pop", "-q");
-    assert.equal((await git(mine, "status", "--porcelain")), (await git(theirs, "status", "--porcelain")));
+    assert.equal(await git(mine, "status", "--porcelain"), await git(theirs, "status", "--porcelain"));
     assert.equal(await Deno.readTextFile(join(mine, "dir/c.txt")), await Deno.readTextFile(join(theirs, "dir/c.txt")));
   });
 }
