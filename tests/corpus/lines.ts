@@ -201,6 +201,8 @@ export const cold: readonly CorpusLine[] = [
   { line: "git stash list" },
   { line: "git stash -u" },
   { line: 'git stash push -m "app only" -- src/app.py' },
+  { line: "git checkout --ours -- src/app.py" },
+  { line: "git restore --theirs src/app.py" },
   { line: "git stash push src/app.py" },
   // plumbing scripts and agents use to ask precise questions
   { line: "git rev-list --count HEAD" },
