@@ -40,16 +40,19 @@ export async function selectRevisions(repo: Repo, words: readonly string[]): Pro
   return selection;
 }
 
-/** The commits `--all` starts from: HEAD, then every ref in name order (those that lead to a commit). */
+/**
+ * The commits `--all` starts from, in git's order: every ref in name order (those that lead to a commit),
+ * then HEAD. Commits of the same date are listed in the order they were reached, so the order matters.
+ */
 export async function allRefCommits(repo: Repo): Promise<string[]> {
   const starts: string[] = [];
-  const head = readHead(repo).oid;
-  if (head) starts.push(head);
   for (const [, oid] of listRefs(repo, "refs")) {
     try {
       starts.push(await peelTo(repo, oid, "commit", oid));
     } catch { /* a tag of a tree or blob leads to no commit */ }
   }
+  const head = readHead(repo).oid;
+  if (head) starts.push(head);
   return starts;
 }
 

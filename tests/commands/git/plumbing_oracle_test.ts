@@ -108,6 +108,7 @@ const LINES = [
   "git rev-list --all",
   "git rev-list -n 2 HEAD",
   "git rev-list --max-count=3 --all",
+  "git rev-list -n 1 --all",
   "git rev-list --reverse HEAD",
   "git rev-list --count main..HEAD",
   "git rev-list HEAD -- dir",
