@@ -677,6 +677,17 @@ var Registry = class {
     }
     return null;
   }
+  /** The command words another program's name spells (`apply_patch` → patch apply), or null. */
+  async spelledAs(name) {
+    for (const spec of await this.loadAll()) {
+      const words = spec.spelledAs?.[name];
+      if (words) return [
+        spec.name,
+        ...words
+      ];
+    }
+    return null;
+  }
   /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
@@ -733,6 +744,11 @@ var Registry = class {
       ]);
     }
     if (!this.has(first)) {
+      const spelled = await this.spelledAs(first);
+      if (spelled) return await this.resolve([
+        ...spelled,
+        ...rest
+      ]);
       throw new PtermError("UnknownCommand", `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} The commands are: ${this.names().join(", ")}.`, {
         helpFor: HELP_COMMAND
       });
@@ -768,7 +784,7 @@ var Registry = class {
           path
         };
       }
-      const next = node.subcommands.find((s) => s.name === word);
+      const next = node.subcommands.find((s) => s.name === word) ?? node.subcommands.find((s) => s.aliases?.includes(word));
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
         const instead = node.unavailable?.[word];
@@ -785,7 +801,7 @@ var Registry = class {
         });
       }
       node = next;
-      path.push(word);
+      path.push(next.name);
       index++;
     }
     return {

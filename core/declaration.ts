@@ -94,6 +94,8 @@ export type LazySchema = () => Promise<unknown>;
 
 interface NodeBase {
   readonly name: string;
+  /** Other names this subcommand answers to, as the real tools spell it (`doc read` for `doc extract`). */
+  readonly aliases?: readonly string[];
   readonly summary: string;
   /** Longer text for `--help`, after the summary. */
   readonly description?: string;
@@ -175,6 +177,11 @@ export type CommandSpec = CommandNode & {
    * serves it for its session and `pterm shell` shows its light; loaded only by those hosts.
    */
   readonly sessionService?: () => Promise<SessionService>;
+  /**
+   * Other programs' names that are spellings of one of this command's subcommands, run as it
+   * (`apply_patch` → `patch apply`): the name, then the words after this command's name.
+   */
+  readonly spelledAs?: Readonly<Record<string, readonly string[]>>;
 };
 
 export interface SpellingRewriter {

@@ -157,6 +157,15 @@ export class Registry {
     return null;
   }
 
+  /** The command words another program's name spells (`apply_patch` → patch apply), or null. */
+  async spelledAs(name: string): Promise<string[] | null> {
+    for (const spec of await this.loadAll()) {
+      const words = spec.spelledAs?.[name];
+      if (words) return [spec.name, ...words];
+    }
+    return null;
+  }
+
   /**
    * Finds the command a word list names. `help [cmd...]`, `--help` and `-h` resolve to help;
    * an unknown name is `UnknownCommand` with suggestions.
@@ -190,6 +199,8 @@ export class Registry {
       return await this.resolve([...rest, "--help"]);
     }
     if (!this.has(first)) {
+      const spelled = await this.spelledAs(first);
+      if (spelled) return await this.resolve([...spelled, ...rest]);
       throw new PtermError(
         "UnknownCommand",
         `\`${first}\` is not a pterm command.${await this.#insteadOf(first, rest)} ` +
@@ -221,7 +232,8 @@ export class Registry {
         }
         return { kind: "help", spec, node, path };
       }
-      const next: CommandNode | undefined = node.subcommands.find((s) => s.name === word);
+      const next: CommandNode | undefined = node.subcommands.find((s) => s.name === word) ??
+        node.subcommands.find((s) => s.aliases?.includes(word));
       if (!next) {
         const names = node.subcommands.map((s) => s.name);
         const instead = node.unavailable?.[word];
@@ -244,7 +256,7 @@ export class Registry {
         );
       }
       node = next;
-      path.push(word);
+      path.push(next.name);
       index++;
     }
     // A leaf's own `--help` is found by the flag parser, which knows where `--` ends the flags.

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FMAFP5HI.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PGKD5DMX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6921,7 +6921,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-OFGQ22BI.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-LJ7NTUQL.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9225,7 +9225,8 @@ async function storeWorktreeFile(repo, path, info) {
   await repo.objects.writeHashed(oid, header, content);
   return oid;
 }
-async function stashPush(repo, index, policy, author, message, includeUntracked = false) {
+async function stashPush(repo, index, policy, author, message, includeUntracked = false, specs = []) {
+  const inScope2 = (path) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
   const head = readHead(repo);
   if (!head.oid) {
     throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
@@ -9233,13 +9234,25 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
   if (index.hasConflicts()) {
     throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them (edit, git add) before stashing.");
   }
+  for (const spec of specs) {
+    if (spec !== "" && ![
+      ...index.entries.keys()
+    ].some((path) => pathWithin(path, spec))) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to \`git add\` it?`);
+    }
+  }
   const headCommit = await readCommit(repo, head.oid);
-  const staged = await indexVsTree(repo, index, headCommit.tree);
+  const staged = new Map([
+    ...await indexVsTree(repo, index, headCommit.tree)
+  ].filter(([path]) => inScope2(path)));
   const work = await worktreeStatus(repo, index, policy, {
     untracked: includeUntracked,
     submodules: "all"
   });
-  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
+  work.unstaged = new Map([
+    ...work.unstaged
+  ].filter(([path]) => inScope2(path)));
+  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope2(path)) : [];
   if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
   const branch2 = head.branch ?? "(no branch)";
   const subject = splitMessage(headCommit.message).subject;
@@ -9268,8 +9281,9 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
       ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode))
     });
   }
-  for (const [path] of await flattenTree(repo, headCommit.tree)) {
-    if (index.entries.has(path) || policy.hidden(path)) continue;
+  const headFiles = await flattenTree(repo, headCommit.tree);
+  for (const [path] of headFiles) {
+    if (index.entries.has(path) || policy.hidden(path) || !inScope2(path)) continue;
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) continue;
     const oid = await storeWorktreeFile(repo, path, info);
@@ -9333,12 +9347,35 @@ async function stashPush(repo, index, policy, author, message, includeUntracked 
       }
     }
   }
-  const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+  if (specs.length === 0) {
+    const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+    return {
+      commit_id: wip,
+      message: title,
+      changed: [
+        ...reset2.changed,
+        ...untracked
+      ]
+    };
+  }
+  const changed = [];
+  for (const path of [
+    ...index.entries.keys()
+  ]) {
+    if (!inScope2(path) || headFiles.has(path) || policy.hidden(path)) continue;
+    index.remove(path);
+    Deno.removeSync(`${repo.dir}/${path}`);
+    changed.push(path);
+  }
+  const inHead = specs.filter((s) => [
+    ...headFiles.keys()
+  ].some((path) => s === "" || pathWithin(path, s)));
+  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
   return {
     commit_id: wip,
     message: title,
     changed: [
-      ...reset2.changed,
+      ...changed,
       ...untracked
     ]
   };
@@ -9745,6 +9782,72 @@ ${created.tracking}`);
   };
 };
 
+// commands/git/porcelain/conflict_side.ts
+function conflictSide(flags) {
+  if (flags.ours && flags.theirs) throw new PtermError("InvalidArgs", "--ours and --theirs: give one of them.");
+  return flags.ours ? "ours" : flags.theirs ? "theirs" : null;
+}
+async function checkoutConflictSide(repo, index, policy, specs, side, missingSide) {
+  const inScope2 = (path) => specs.some((s) => s === "" || pathWithin(path, s));
+  for (const spec of specs) {
+    const known = [
+      ...index.entries.keys(),
+      ...index.conflicts.keys()
+    ].some((p) => spec === "" || pathWithin(p, spec));
+    if (!known) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was changed.`);
+    }
+  }
+  const stage = side === "ours" ? 2 : 3;
+  const conflicted = [
+    ...index.conflicts.keys()
+  ].filter(inScope2).sort(comparePaths);
+  const withheld = conflicted.filter((path) => policy.hidden(path));
+  const sides = conflicted.filter((path) => !policy.hidden(path)).map((path) => {
+    const entry = index.conflicts.get(path).find((e) => e.stage === stage);
+    if (!entry && missingSide === "refuse") {
+      throw new PtermError("NotFound", `path '${path}' does not have ${side === "ours" ? "our" : "their"} version; nothing was changed. Keep the other side with \`git checkout --${side === "ours" ? "theirs" : "ours"} -- ${path}\`, or remove it with \`git rm ${path}\`.`);
+    }
+    return {
+      path,
+      entry
+    };
+  });
+  for (const { path } of sides) {
+    const hidden = policy.hidden(path);
+    if (hidden) throw hiddenPathDenied(path, hidden, "nothing was changed");
+  }
+  const writer = new WorktreeWriter(repo);
+  const changed = [];
+  for (const { path, entry } of sides) {
+    if (entry) await writeBlob(repo, writer, path, {
+      oid: entry.oid,
+      mode: modeToTreeMode(entry.mode)
+    });
+    else {
+      try {
+        Deno.removeSync(`${repo.dir}/${path}`);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        continue;
+      }
+    }
+    changed.push(path);
+  }
+  const merged = [
+    ...index.entries.keys()
+  ].filter(inScope2);
+  if (merged.length) {
+    const restored = await restorePaths(repo, index, policy, null, true, merged);
+    changed.push(...restored.changed);
+    withheld.push(...restored.withheld);
+  }
+  return {
+    changed,
+    withheld
+  };
+}
+
 // commands/git/handlers/checkout.ts
 async function restoreFiles(ctx, opened, target, specs) {
   const { repo, policy, rel } = opened;
@@ -9754,6 +9857,23 @@ async function restoreFiles(ctx, opened, target, specs) {
     return await restorePaths(repo, index, policy, tree, target === void 0, specs);
   });
   ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.
+`);
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld
+  };
+}
+async function restoreSide(ctx, opened, specs, side) {
+  const { repo, policy, rel } = opened;
+  const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
+  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${side === "ours" ? "our" : "their"} side.
 `);
   const listed = bounded(result.changed);
   const head = readHead(repo);
@@ -9793,6 +9913,13 @@ var checkout = async (ctx) => {
     ...ctx.flags.path,
     ...split.paths
   ]);
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (target !== void 0 || specs.length === 0) {
+      throw new PtermError("InvalidArgs", `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`);
+    }
+    return await restoreSide(ctx, opened, specs, side);
+  }
   if (specs.length > 0) {
     if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
       throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
@@ -9859,6 +9986,25 @@ var restore = async (ctx) => {
   const staged = ctx.flags.staged;
   const worktree = ctx.flags.worktree || !staged;
   const source = ctx.flags.source;
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (staged || source !== void 0) {
+      throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
+    }
+    const restored = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
+    ctx.stdout.write(`Restored ${plural(restored.changed.length, "file")} in the work tree.
+`);
+    const listed = bounded(restored.changed);
+    return {
+      repo_path: rel,
+      staged: false,
+      worktree: true,
+      source: null,
+      changed_paths: listed.items,
+      truncated: listed.truncated,
+      withheld: restored.withheld
+    };
+  }
   const result = await withRepoLock(repo, async () => {
     let unstaged = [];
     if (staged) {
@@ -10436,7 +10582,7 @@ var merge = async (ctx) => {
 var stashPushHandler = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
-  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"]));
+  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"], userPaths(ctx.flags.path)));
   if (!result) {
     ctx.stdout.write("No local changes to save.\n");
     return {

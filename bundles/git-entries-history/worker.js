@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-RXFTBOFM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-KHXVYVG5.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -875,12 +875,23 @@ function serveHandler(handler, ref) {
 var history_exports = {};
 __export(history_exports, {
   blame: () => blame2,
+  catFile: () => catFile,
   diff: () => diff,
+  diffTree: () => diffTree,
+  forEachRef: () => forEachRef,
+  gitVar: () => gitVar,
   grep: () => grep,
+  hashObject: () => hashObject,
   log: () => log,
+  lsTree: () => lsTree,
+  mergeBase: () => mergeBase,
+  nameRev: () => nameRev,
   reflog: () => reflog,
+  revList: () => revList,
   show: () => show,
-  stashShow: () => stashShow
+  showRef: () => showRef,
+  stashShow: () => stashShow,
+  symbolicRef: () => symbolicRef
 });
 
 // commands/git/odb/bytes.ts
@@ -2403,6 +2414,93 @@ function lineChanges(before, after, algorithm = DEFAULT_ALGORITHM) {
   compact(x, y);
   compact(y, x);
   return changesOf(x, y).slice();
+}
+
+// commands/git/diff/word_diff.ts
+var SPACE2 = /[ \t\n\v\f\r]/;
+function wordsOf(text) {
+  const spans = [
+    {
+      begin: 0,
+      end: 0
+    }
+  ];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && SPACE2.test(text[i])) i++;
+    if (i >= text.length) break;
+    const begin = i;
+    while (i < text.length && !SPACE2.test(text[i])) i++;
+    spans.push({
+      begin,
+      end: i
+    });
+  }
+  return {
+    text,
+    spans
+  };
+}
+function styled(text, prefix, suffix) {
+  return text.split("\n").map((piece) => piece === "" ? "" : `${prefix}${piece}${suffix}`).join("\n");
+}
+function wordsShown(minus, plus) {
+  if (plus === "") return minus === "" ? "" : styled(minus, "[-", "-]");
+  const a = wordsOf(minus);
+  const b = wordsOf(plus);
+  const lines = (w) => encoder2.encode(w.spans.slice(1).map((s) => w.text.slice(s.begin, s.end) + "\n").join(""));
+  const changes = lineChanges(lines(a), lines(b));
+  let out = "";
+  let current = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    const [i1, i2, chg1, chg2] = [
+      changes[k],
+      changes[k + 1],
+      changes[k + 2],
+      changes[k + 3]
+    ];
+    const minusBegin = chg1 ? a.spans[i1 + 1].begin : a.spans[i1].end;
+    const minusEnd = chg1 ? a.spans[i1 + chg1].end : minusBegin;
+    const plusBegin = chg2 ? b.spans[i2 + 1].begin : b.spans[i2].end;
+    const plusEnd = chg2 ? b.spans[i2 + chg2].end : plusBegin;
+    if (current !== plusBegin) out += b.text.slice(current, plusBegin);
+    if (minusBegin !== minusEnd) out += styled(a.text.slice(minusBegin, minusEnd), "[-", "-]");
+    if (plusBegin !== plusEnd) out += styled(b.text.slice(plusBegin, plusEnd), "{+", "+}");
+    current = plusEnd;
+  }
+  return out + b.text.slice(current);
+}
+function wordDiffPatch(patch) {
+  const lines = patch.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  let out = "";
+  let minus = "";
+  let plus = "";
+  let inHunk = false;
+  const flush = () => {
+    out += wordsShown(minus, plus);
+    minus = plus = "";
+  };
+  for (const line of lines) {
+    if (line.startsWith("@@ ")) {
+      flush();
+      inHunk = true;
+      out += line + "\n";
+    } else if (inHunk && line.startsWith("-")) minus += line.slice(1) + "\n";
+    else if (inHunk && line.startsWith("+")) plus += line.slice(1) + "\n";
+    else if (inHunk && line.startsWith("\\")) {
+      continue;
+    } else if (inHunk && line.startsWith(" ")) {
+      flush();
+      out += line.slice(1) + "\n";
+    } else {
+      flush();
+      inHunk = line.startsWith("@@");
+      out += line + "\n";
+    }
+  }
+  flush();
+  return out;
 }
 
 // core/bytes.ts
@@ -4131,6 +4229,12 @@ function parseSignature(text) {
     tzOffset
   };
 }
+function formatSignature(sig) {
+  const sign = sig.tzOffset < 0 ? "-" : "+";
+  const abs = Math.abs(sig.tzOffset);
+  const tz = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+  return `${sig.name} <${sig.email}> ${sig.timestamp} ${tz}`;
+}
 function splitHeaders(text) {
   const end = text.indexOf("\n\n");
   const head = end < 0 ? text : text.slice(0, end);
@@ -4580,9 +4684,9 @@ function excludePtermState(gitdir) {
   return true;
 }
 function openRepo(dir, label = dir, root) {
-  const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
+  const { gitdir, commondir, kind: kind2 } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
-    throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
+    throw new PtermError("NotARepository", kind2 === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
   }
   for (const rel of GIT_ENTRIES_NOT_LINKS) {
     refuseSymlinkedGitPath(gitdir, label, rel);
@@ -4600,7 +4704,7 @@ function openRepo(dir, label = dir, root) {
     } catch {
     }
   }
-  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  const worktree = kind2 === "folder" ? config.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
     try {
@@ -5231,15 +5335,15 @@ function parseIndex(data) {
     if (version === 4) {
       let p = nameStart;
       let byte = data[p++];
-      let strip = byte & 127;
+      let strip2 = byte & 127;
       while (byte & 128) {
         byte = data[p++];
-        strip = strip + 1 << 7 | byte & 127;
+        strip2 = strip2 + 1 << 7 | byte & 127;
       }
       const nul = data.indexOf(0, p);
       if (nul < 0) throw corrupt3("an entry name is not terminated");
       const prevBytes = encodeName(previousPath);
-      const keep = prevBytes.length - strip;
+      const keep = prevBytes.length - strip2;
       if (keep < 0) throw corrupt3("an entry name has a bad prefix length");
       path = prevBytes.length === previousPath.length && data.subarray(p, nul).every((b) => b < 128) ? previousPath.slice(0, keep) + decodePath(data, p, nul) : decodeName(concatBytes2([
         prevBytes.subarray(0, keep),
@@ -6073,11 +6177,11 @@ function pathPolicy(repoRel, repoAbs) {
     }
   };
 }
-function hiddenWhat(kind) {
-  return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
+function hiddenWhat(kind2) {
+  return kind2 === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind2 === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
 }
-function hiddenPathDenied(path, kind, action) {
-  return new PtermError(kind === "gitdir" ? "GitDirDenied" : "SecretPathDenied", `\`${path}\` is ${hiddenWhat(kind)}; git in pterm never reads or writes it, so ${action}. ` + (kind === "gitdir" ? "Change a repository's state with git subcommands on the work tree that uses it." : "Choose another path."));
+function hiddenPathDenied(path, kind2, action) {
+  return new PtermError(kind2 === "gitdir" ? "GitDirDenied" : "SecretPathDenied", `\`${path}\` is ${hiddenWhat(kind2)}; git in pterm never reads or writes it, so ${action}. ` + (kind2 === "gitdir" ? "Change a repository's state with git subcommands on the work tree that uses it." : "Choose another path."));
 }
 var NAME_MAX_BYTES = 255;
 function unaddressable(path) {
@@ -6138,6 +6242,12 @@ function worktreeMode(repo, info, indexMode) {
   if (indexMode === S_IFLNK) return S_IFLNK;
   if (!repo.fileMode) return indexMode === S_IFREG_755 ? S_IFREG_755 : S_IFREG_644;
   return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
+}
+function lstatWorktree(repo, path) {
+  refuseUnaddressable([
+    path
+  ], null);
+  return lstatOrNull(`${repo.dir}/${path}`);
 }
 function lstatTracked(repo, path) {
   refuseUnaddressable([
@@ -6903,9 +7013,9 @@ async function computeStatus(repo, index, policy, options, work) {
   const tree = head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")).tree : null;
   const stagedAll = await indexVsTree(repo, index, tree);
   const staged = /* @__PURE__ */ new Map();
-  for (const [path, change] of stagedAll) {
+  for (const [path, change2] of stagedAll) {
     if (policy.hidden(path) || !inScope(path, options.paths)) continue;
-    staged.set(path, change);
+    staged.set(path, change2);
   }
   work = work ? {
     ...work,
@@ -7309,29 +7419,29 @@ async function renderDiff(repo, changes, options = {}) {
   const patch = new PatchParts();
   let additions = 0;
   let deletions = 0;
-  for (const change of [
+  for (const change2 of [
     ...changes
   ].sort((a, b) => comparePaths(a.path, b.path))) {
-    if (change.unmerged) {
-      unmerged.push(change.path);
-      patch.add(`* Unmerged path ${change.path}
+    if (change2.unmerged) {
+      unmerged.push(change2.path);
+      patch.add(`* Unmerged path ${change2.path}
 `);
-      if (!change.old && !change.new) continue;
+      if (!change2.old && !change2.new) continue;
     }
-    const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
+    const split = change2.old && change2.new && isLink(change2.old) !== isLink(change2.new);
     const parts = split ? [
       {
-        path: change.path,
-        old: change.old,
+        path: change2.path,
+        old: change2.old,
         new: null
       },
       {
-        path: change.path,
+        path: change2.path,
         old: null,
-        new: change.new
+        new: change2.new
       }
     ] : [
-      change
+      change2
     ];
     let fileAdd = 0;
     let fileDel = 0;
@@ -7378,7 +7488,7 @@ rename to ${quoteName(part.path)}
       }
       if (driver === "binary" || driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes))) {
         binary = true;
-        binarySizes.set(change.path, [
+        binarySizes.set(change2.path, [
           before.bytes.length,
           after.bytes.length
         ]);
@@ -7395,28 +7505,28 @@ rename to ${quoteName(part.path)}
         hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
       } catch (error) {
         if (!(error instanceof HistogramLimit)) throw error;
-        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change2.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
       }
       patch.add(hunks);
-      if (!hunks.utf8) notUtf8.add(change.path);
+      if (!hunks.utf8) notUtf8.add(change2.path);
       if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
       if (before.oid === after.oid) continue;
       fileAdd += hunks.add;
       fileDel += hunks.del;
     }
-    const status = change.oldPath ? "renamed" : split ? "typechange" : !change.old ? "added" : !change.new ? "deleted" : "modified";
+    const status = change2.oldPath ? "renamed" : split ? "typechange" : !change2.old ? "added" : !change2.new ? "deleted" : "modified";
     if (!printed) continue;
     additions += fileAdd;
     deletions += fileDel;
     files.push({
-      path: change.path,
-      ...change.oldPath ? {
-        old_path: change.oldPath,
-        similarity: similarityPercent(change.score ?? MAX_SCORE)
+      path: change2.path,
+      ...change2.oldPath ? {
+        old_path: change2.oldPath,
+        similarity: similarityPercent(change2.score ?? MAX_SCORE)
       } : {},
       status,
-      old_mode: change.old?.mode ?? null,
-      new_mode: change.new?.mode ?? null,
+      old_mode: change2.old?.mode ?? null,
+      new_mode: change2.new?.mode ?? null,
       binary,
       additions: fileAdd,
       deletions: fileDel
@@ -8250,6 +8360,42 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
   return out;
 }
 
+// commands/git/repo/identity.ts
+var DEFAULT_AUTHOR = {
+  name: "pterm",
+  email: "pterm@localhost"
+};
+function parseAuthor(text) {
+  const match = /^\s*([^<>]*?)\s*<([^<>\s]*)>\s*$/.exec(text);
+  if (!match || match[1] === "" || /[\n\0]/.test(text)) {
+    throw new PtermError("InvalidArgs", `--author must look like "Name <email>" (e.g. --author "Ada Lovelace <ada@example.com>"), not \`${text}\`.`);
+  }
+  return {
+    name: match[1],
+    email: match[2]
+  };
+}
+function authorFromConfig(section) {
+  const author = section?.author;
+  if (author && typeof author.name === "string" && typeof author.email === "string" && author.name !== "") {
+    return {
+      name: author.name,
+      email: author.email
+    };
+  }
+  return {
+    ...DEFAULT_AUTHOR
+  };
+}
+function signatureNow(author, now = Date.now()) {
+  return {
+    name: author.name,
+    email: author.email,
+    timestamp: Math.floor(now / 1e3),
+    tzOffset: 0
+  };
+}
+
 // core/grammar.ts
 function quoteWord(word) {
   if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
@@ -8355,6 +8501,10 @@ function refuseInsideRepository(ctx, rel) {
     throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
   }
 }
+function authorOf(ctx) {
+  const flag = ctx.flags.author;
+  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+}
 function userPaths(values) {
   return (values ?? []).map((p) => {
     if (/[*?]/.test(p)) {
@@ -8388,6 +8538,9 @@ async function isRevision(repo, word) {
     }
   }
   return true;
+}
+function isPathWord(repo, word) {
+  return isTrackedOrPresent(repo, word, () => new Set(readIndexFile(repo.gitdir).entries.keys()));
 }
 function isTrackedOrPresent(repo, word, indexPaths) {
   let rel;
@@ -8454,6 +8607,10 @@ async function ancestors(read, oid) {
     stack.push(...commit.parents);
   }
   return seen;
+}
+var commitReader = (repo) => async (oid) => await readCommit(repo, oid);
+async function isAncestor(repo, maybeAncestor, of) {
+  return (await ancestors(commitReader(repo), of)).has(maybeAncestor);
 }
 async function mergeBases(repo, a, b) {
   return await mergeBasesOf((oid) => readCommit(repo, oid), a, b);
@@ -9013,7 +9170,7 @@ async function changesToWorktree(repo, index, policy, base) {
       mode: modeToTreeMode(entry.mode),
       oid: entry.oid
     } : void 0;
-    const change = work.unstaged.get(path);
+    const change2 = work.unstaged.get(path);
     let next = null;
     const conflict = !entry && base ? index.conflicts.get(path) : void 0;
     if (conflict) {
@@ -9023,8 +9180,8 @@ async function changesToWorktree(repo, index, policy, base) {
         kind: "worktree",
         mode: modeToTreeMode(worktreeMode(repo, info, recorded.mode))
       };
-    } else if (entry && change !== "D") {
-      if (change === void 0) next = {
+    } else if (entry && change2 !== "D") {
+      if (change2 === void 0) next = {
         kind: "blob",
         mode: modeToTreeMode(entry.mode),
         oid: entry.oid
@@ -9129,7 +9286,8 @@ var diff = async (ctx) => {
       bytes
     });
   }
-  const out = await emit(ctx, combined.length ? withCombined(rendered, combined) : rendered, ctx.flags);
+  const whole = combined.length ? withCombined(rendered, combined) : rendered;
+  const out = await emit(ctx, ctx.flags["word-diff"] ? asWordDiff(whole) : whole, ctx.flags);
   const unmergedPaths = [
     .../* @__PURE__ */ new Set([
       ...combinedKept.map((c) => c.path),
@@ -9145,6 +9303,14 @@ var diff = async (ctx) => {
     unmerged: unmergedPaths
   };
 };
+function asWordDiff(rendered) {
+  const patch = wordDiffPatch(rendered.patch);
+  return {
+    ...rendered,
+    patch,
+    patchBytes: encoder2.encode(patch)
+  };
+}
 function unmergedChanges(repo, index, worktree, combine = worktree) {
   const view = {
     changes: [],
@@ -9211,6 +9377,48 @@ function withCombined(rendered, combined) {
       return text ??= combined.map((c, i) => texts[i] ?? bytesToByteString(c.bytes)).join("") + rendered.patch;
     }
   };
+}
+
+// commands/git/porcelain/upstream.ts
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
 }
 
 // commands/git/porcelain/ops.ts
@@ -9339,12 +9547,12 @@ var show = async (ctx) => {
     algorithm: lineAlgorithm(repo, ctx.flags)
   });
   const described = describeCommit(id, commit);
-  const pretty = await prettyOptions(repo, ctx.flags);
-  if (pretty) {
-    const { format } = pretty;
-    const entry = prettyCommit(pretty, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
+  const pretty2 = await prettyOptions(repo, ctx.flags);
+  if (pretty2) {
+    const { format } = pretty2;
+    const entry = prettyCommit(pretty2, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
     const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
-    const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag.name, tagObject) : "";
+    const tagHeader = tagObject ? prettyTagHeader(pretty2, format, tag.name, tagObject) : "";
     const oneline = format.kind === "builtin" && format.name === "oneline";
     const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
     if (commit.parents.length > 1 && patchView) {
@@ -9605,9 +9813,9 @@ function pickaxeOf(repo, policy, paths, flags) {
     });
     const blob = async (side) => side && side.kind === "blob" && !side.mode.startsWith("160") ? await repo.objects.readTyped(side.oid, "blob") : new Uint8Array();
     if (counter) {
-      for (const change of kept) {
-        const before = await blob(change.old);
-        const after = await blob(change.new);
+      for (const change2 of kept) {
+        const before = await blob(change2.old);
+        const after = await blob(change2.new);
         if (counter(decoder.decode(before)) !== counter(decoder.decode(after))) return true;
       }
       return false;
@@ -9673,15 +9881,15 @@ var log = async (ctx) => {
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
-  const pretty = await prettyOptions(repo, ctx.flags);
+  const pretty2 = await prettyOptions(repo, ctx.flags);
   const parts = [];
   const notUtf8 = /* @__PURE__ */ new Set();
   const otherFunctionLines = /* @__PURE__ */ new Map();
   for (const [i, c] of commits.entries()) {
-    if (pretty) {
-      const { format } = pretty;
+    if (pretty2) {
+      const { format } = pretty2;
       if (i > 0 && separatorFormat(format)) parts.push("\n");
-      const entry = prettyCommit(pretty, format, c.id, await readCommit(repo, c.id));
+      const entry = prettyCommit(pretty2, format, c.id, await readCommit(repo, c.id));
       parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
       if (!withDiff || c.parents.length > 1) continue;
       const rendered2 = await commitDiff(repo, c.id, paths, policy, algorithm);
@@ -9728,7 +9936,7 @@ ${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     }
   }
-  if (!pretty) parts.push("\n");
+  if (!pretty2) parts.push("\n");
   const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
   const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
@@ -10122,23 +10330,1033 @@ var reflog = async (ctx) => {
   if (words.length > 1) {
     throw new PtermError("InvalidArgs", "git reflog shows one ref: `git reflog [show] [<ref>]` (default HEAD).");
   }
-  const spelled = words[0] ?? "HEAD";
-  const ref = spelled === "HEAD" ? "HEAD" : dwimRef(repo, spelled);
+  const spelled2 = words[0] ?? "HEAD";
+  const ref = spelled2 === "HEAD" ? "HEAD" : dwimRef(repo, spelled2);
   if (!ref) {
-    throw new PtermError("NotFound", `there is no ref \`${spelled}\`; \`git branch --all\` lists them.`);
+    throw new PtermError("NotFound", `there is no ref \`${spelled2}\`; \`git branch --all\` lists them.`);
   }
   const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
-    selector: `${spelled}@{${i}}`,
+    selector: `${spelled2}@{${i}}`,
     commit_id: e.newOid,
     previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,
     message: e.message
   }));
-  ctx.stdout.write(entries.length ? entries.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n" : `${spelled} has no reflog entries.
+  ctx.stdout.write(entries.length ? entries.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n" : `${spelled2} has no reflog entries.
 `);
   return {
     repo_path: rel,
     ref,
     entries
+  };
+};
+
+// commands/git/handlers/rev_list.ts
+async function selectRevisions(repo, words) {
+  const selection = {
+    include: [],
+    exclude: [],
+    symmetric: []
+  };
+  for (const word of words) {
+    const range2 = /^(.*?)(\.\.\.?)(.*)$/.exec(word);
+    if (word.startsWith("^")) selection.exclude.push(await resolveCommit(repo, word.slice(1)));
+    else if (range2 && !word.includes(":")) {
+      const left = await resolveCommit(repo, range2[1] || "HEAD");
+      const right = await resolveCommit(repo, range2[3] || "HEAD");
+      if (range2[2] === "..") {
+        selection.include.push(right);
+        selection.exclude.push(left);
+      } else {
+        selection.include.push(left, right);
+        selection.symmetric.push([
+          left,
+          right
+        ]);
+      }
+    } else selection.include.push(await resolveCommit(repo, word));
+  }
+  return selection;
+}
+async function allRefCommits(repo) {
+  const starts = [];
+  for (const [, oid] of listRefs(repo, "refs")) {
+    try {
+      starts.push(await peelTo(repo, oid, "commit", oid));
+    } catch {
+    }
+  }
+  const head = readHead(repo).oid;
+  if (head) starts.push(head);
+  return starts;
+}
+async function walkSelection(repo, selection, max, paths) {
+  const hide = /* @__PURE__ */ new Set();
+  for (const oid of selection.exclude) for (const a of await ancestorsOf(repo, oid)) hide.add(a);
+  for (const [a, b] of selection.symmetric) {
+    const fromB = await ancestorsOf(repo, b);
+    for (const c of await ancestorsOf(repo, a)) if (fromB.has(c)) hide.add(c);
+  }
+  const starts = selection.include.filter((oid) => !hide.has(oid));
+  if (starts.length === 0 || max === 0) return [];
+  const found = await walkLog(repo, starts[0], max, paths.length ? paths : null, hide, {
+    starts: starts.slice(1)
+  });
+  return found.map((c) => c.id);
+}
+var revList = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const selection = await selectRevisions(repo, ctx.positionals.revs);
+  if (ctx.flags.all) selection.include.push(...await allRefCommits(repo));
+  if (selection.include.length === 0 && selection.exclude.length === 0) {
+    throw new PtermError("InvalidArgs", "git rev-list needs a revision: `git rev-list HEAD`, `git rev-list main..feature` or `git rev-list --all`.");
+  }
+  const max = ctx.flags.max ?? Number.MAX_SAFE_INTEGER;
+  const commits = await walkSelection(repo, selection, max, userPaths(ctx.flags.path));
+  if (ctx.flags.reverse) commits.reverse();
+  if (ctx.flags.count) ctx.stdout.write(`${commits.length}
+`);
+  else ctx.stdout.write(commits.map((c) => c + "\n").join(""));
+  return {
+    repo_path: rel,
+    count: commits.length,
+    commits: ctx.flags.count ? [] : commits
+  };
+};
+
+// commands/git/handlers/plumbing_shared.ts
+function entryType(mode) {
+  return mode === MODE_TREE ? "tree" : mode === "160000" ? "commit" : "blob";
+}
+function treeLine(entry, name, size) {
+  const mode = entry.mode.padStart(6, "0");
+  const sized = size === void 0 ? "" : ` ${size.padStart(7, " ")}`;
+  return `${mode} ${entryType(entry.mode)} ${entry.oid}${sized}	${quoteName(name)}`;
+}
+function visibleEntries(policy, dir, content, oid) {
+  return parseTree(content, oid).filter((e) => !policy.hidden(dir ? `${dir}/${e.name}` : e.name));
+}
+function refuseHiddenRevPath(policy, rev) {
+  const colon = rev.indexOf(":");
+  if (colon < 0) return;
+  const path = normalizeUserPath(rev.slice(colon + 1));
+  const hidden = path === "" ? null : policy.hidden(path);
+  if (hidden) throw hiddenPathDenied(path, hidden, "its content is never printed");
+}
+async function withheldBlobs(repo, policy) {
+  const out = /* @__PURE__ */ new Set();
+  for (const entry of readIndexFile(repo.gitdir).sorted()) {
+    if (policy.hidden(entry.path)) out.add(entry.oid);
+  }
+  const head = readHead(repo).oid;
+  if (!head) return out;
+  const walk2 = async (tree, dir, hidden) => {
+    for (const e of parseTree(await repo.objects.readTyped(tree, "tree"), tree)) {
+      const path = dir ? `${dir}/${e.name}` : e.name;
+      const isHidden = hidden || policy.hidden(path) !== null;
+      if (e.mode === MODE_TREE) await walk2(e.oid, path, isHidden);
+      else if (isHidden) out.add(e.oid);
+    }
+  };
+  await walk2(await peelTo(repo, head, "tree", "HEAD"), "", false);
+  return out;
+}
+function withheldBlob(name) {
+  return new PtermError("SecretPathDenied", `\`${name}\` is the content of a secret path (inside a secrets/ folder or named .env*); git in pterm never prints it. Choose another object.`);
+}
+function notAnObject(name) {
+  return new PtermError("NotFound", `Not a valid object name ${name}: \`git log --oneline\` and \`git branch\` list some.`);
+}
+var SHORT_RULES = [
+  [
+    "",
+    ""
+  ],
+  [
+    "refs/",
+    ""
+  ],
+  [
+    "refs/tags/",
+    ""
+  ],
+  [
+    "refs/heads/",
+    ""
+  ],
+  [
+    "refs/remotes/",
+    ""
+  ],
+  [
+    "refs/remotes/",
+    "/HEAD"
+  ]
+];
+function shortRefName(repo, refname) {
+  for (let i = SHORT_RULES.length - 1; i > 0; i--) {
+    const [prefix, suffix] = SHORT_RULES[i];
+    if (!refname.startsWith(prefix) || !refname.endsWith(suffix) || refname.length <= prefix.length + suffix.length) {
+      continue;
+    }
+    const short = refname.slice(prefix.length, refname.length - suffix.length);
+    let ambiguous = false;
+    for (let j = 0; j < i && !ambiguous; j++) {
+      ambiguous = readRawRef(repo, `${SHORT_RULES[j][0]}${short}${SHORT_RULES[j][1]}`) !== null;
+    }
+    if (!ambiguous) return short;
+  }
+  return refname;
+}
+
+// commands/git/handlers/ls_tree.ts
+function selects(specs, path) {
+  return specs.length === 0 || specs.some((s) => path === s || path.startsWith(s.endsWith("/") ? s : `${s}/`) || s.startsWith(`${path}/`));
+}
+var lsTree = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const rev = ctx.positionals.tree;
+  refuseHiddenRevPath(policy, rev);
+  const base = rev.includes(":") ? rev.slice(rev.indexOf(":") + 1).replace(/^\/+|\/+$/g, "") : "";
+  const root = await peelTo(repo, await resolveRevision(repo, rev), "tree", rev);
+  const specs = ctx.positionals.paths.map((p) => p.replace(/^\.\//, "").replace(/\/{2,}/g, "/")).filter((p) => p !== "" && p !== ".");
+  const { flags } = ctx;
+  const showTrees = flags.trees || flags["dirs-only"] && flags.recursive;
+  const lines = [];
+  const entries = [];
+  const visit = async (tree, dir) => {
+    const policyDir = [
+      base,
+      dir
+    ].filter(Boolean).join("/");
+    for (const e of visibleEntries(policy, policyDir, await repo.objects.readTyped(tree, "tree"), tree)) {
+      const path = dir ? `${dir}/${e.name}` : e.name;
+      if (!selects(specs, path)) continue;
+      if (e.mode === MODE_TREE) {
+        const enter = flags.recursive || specs.some((s) => s.length > path.length && s.startsWith(`${path}/`));
+        if (enter) {
+          if (showTrees) await list(e, path);
+          await visit(e.oid, path);
+          continue;
+        }
+      } else if (flags["dirs-only"]) continue;
+      await list(e, path);
+    }
+  };
+  const list = async (e, path) => {
+    entries.push({
+      path,
+      mode: e.mode.padStart(6, "0"),
+      oid: e.oid
+    });
+    if (flags["name-only"]) lines.push(quoteName(path));
+    else if (flags.long) {
+      const size = e.mode === MODE_TREE || e.mode === "160000" ? "-" : String((await repo.objects.read(e.oid)).content.length);
+      lines.push(treeLine(e, path, size));
+    } else lines.push(treeLine(e, path));
+  };
+  await visit(root, "");
+  ctx.stdout.write(lines.map((l) => l + "\n").join(""));
+  return {
+    repo_path: rel,
+    entries
+  };
+};
+
+// commands/git/handlers/diff_tree.ts
+var kind = (mode) => mode === MODE_TREE ? "tree" : mode === "160000" ? "commit" : mode === "120000" ? "link" : "file";
+async function diffTrees(repo, policy, a, b, options, dir = "") {
+  const read = async (tree) => new Map(tree ? visibleEntries(policy, dir, await repo.objects.readTyped(tree, "tree"), tree).map((e) => [
+    e.name,
+    e
+  ]) : []);
+  const left = await read(a);
+  const right = await read(b);
+  const key = (e) => e.mode === MODE_TREE ? `${e.name}/` : e.name;
+  const names = [
+    ...new Set([
+      ...left.values(),
+      ...right.values()
+    ].map(key))
+  ].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
+  const out = [];
+  const side = async (e, path, added) => {
+    if (e.mode === MODE_TREE && options.recursive) {
+      if (options.trees) out.push(change(path, added ? null : e, added ? e : null));
+      out.push(...await diffTrees(repo, policy, added ? null : e.oid, added ? e.oid : null, options, path));
+    } else out.push(change(path, added ? null : e, added ? e : null));
+  };
+  const seen = /* @__PURE__ */ new Set();
+  for (const k of names) {
+    const name = k.endsWith("/") ? k.slice(0, -1) : k;
+    const path = dir ? `${dir}/${name}` : name;
+    const old = left.get(name);
+    const now = right.get(name);
+    const oldHere = old && key(old) === k ? old : void 0;
+    const nowHere = now && key(now) === k ? now : void 0;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    if (oldHere && nowHere) {
+      if (oldHere.oid === nowHere.oid && oldHere.mode === nowHere.mode) continue;
+      if (oldHere.mode === MODE_TREE && options.recursive) {
+        if (options.trees) out.push(change(path, oldHere, nowHere));
+        out.push(...await diffTrees(repo, policy, oldHere.oid, nowHere.oid, options, path));
+      } else out.push(change(path, oldHere, nowHere));
+      continue;
+    }
+    if (oldHere && old && now && kind(old.mode) !== kind(now.mode)) {
+      await side(oldHere, path, false);
+      continue;
+    }
+    if (oldHere) await side(oldHere, path, false);
+    if (nowHere) await side(nowHere, path, true);
+  }
+  return out;
+}
+function change(path, a, b) {
+  const status = !a ? "A" : !b ? "D" : kind(a.mode) !== kind(b.mode) ? "T" : "M";
+  return {
+    path,
+    status,
+    oldMode: (a?.mode ?? "0").padStart(6, "0"),
+    newMode: (b?.mode ?? "0").padStart(6, "0"),
+    oldOid: a?.oid ?? ZERO_OID,
+    newOid: b?.oid ?? ZERO_OID
+  };
+}
+function under(changes, paths) {
+  if (paths.length === 0) return changes;
+  const specs = paths.map((p) => p.replace(/\/+$/, ""));
+  return changes.filter((c) => specs.some((s) => c.path === s || c.path.startsWith(`${s}/`) || s.startsWith(`${c.path}/`)));
+}
+var diffTree = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const words = ctx.positionals.revs.filter((w) => w !== "--");
+  if (words.length === 0) {
+    throw new PtermError("InvalidArgs", "git diff-tree needs a commit: `git diff-tree --no-commit-id --name-only -r HEAD`.");
+  }
+  const first = await resolveRevision(repo, words[0]);
+  let second = null;
+  if (words[1] !== void 0) {
+    try {
+      second = await resolveRevision(repo, words[1]);
+    } catch (error) {
+      if (!ctx.positionals.revs.includes("--") && !isPathWord(repo, words[1])) throw error;
+    }
+  }
+  const paths = words.slice(second ? 2 : 1);
+  const options = {
+    recursive: ctx.flags.recursive ?? false,
+    trees: ctx.flags.trees ?? false
+  };
+  let header = null;
+  let changes = [];
+  if (second) {
+    const a = await peelTo(repo, first, "tree", words[0]);
+    const b = await peelTo(repo, second, "tree", words[1]);
+    changes = under(await diffTrees(repo, policy, a, b, options), paths);
+  } else {
+    const commitOid = await peelTo(repo, first, "commit", words[0]);
+    const commit = await repo.objects.readCommit(commitOid);
+    if (commit.parents.length === 1 || commit.parents.length === 0 && ctx.flags.root) {
+      const parentTree = commit.parents.length ? (await repo.objects.readCommit(commit.parents[0])).tree : null;
+      changes = under(await diffTrees(repo, policy, parentTree, commit.tree, options), paths);
+      if (changes.length && !ctx.flags["no-commit-id"]) header = commitOid;
+    }
+  }
+  const lines = changes.map((c) => ctx.flags["name-only"] ? quoteName(c.path) : ctx.flags["name-status"] ? `${c.status}	${quoteName(c.path)}` : `:${c.oldMode} ${c.newMode} ${c.oldOid} ${c.newOid} ${c.status}	${quoteName(c.path)}`);
+  if (header) lines.unshift(header);
+  ctx.stdout.write(lines.map((l) => l + "\n").join(""));
+  return {
+    repo_path: rel,
+    commit: header,
+    changes: changes.map((c) => ({
+      path: c.path,
+      status: c.status,
+      old_mode: c.oldMode,
+      new_mode: c.newMode,
+      old_id: c.oldOid,
+      new_id: c.newOid
+    }))
+  };
+};
+
+// commands/git/handlers/cat_file.ts
+var TYPES2 = [
+  "blob",
+  "tree",
+  "commit",
+  "tag"
+];
+async function lookUp(repo, name) {
+  try {
+    return await resolveRevision(repo, name);
+  } catch (error) {
+    if (error instanceof PtermError && (error.code === "NotFound" || error.code === "InvalidArgs")) return null;
+    throw error;
+  }
+}
+function pretty(policy, object, oid, dir) {
+  if (object.type !== "tree") return object.content;
+  return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name) + "\n").join("");
+}
+var catFile = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const { flags } = ctx;
+  let secrets = null;
+  const refuseWithheld = async (oid2, name2, type) => {
+    if (type !== "blob") return;
+    secrets ??= await withheldBlobs(repo, policy);
+    if (secrets.has(oid2)) throw withheldBlob(name2);
+  };
+  const texts = [];
+  const write = (content) => {
+    if (typeof content === "string") return void texts.push(content);
+    const text = strictUtf82(content);
+    if (text === null || content.includes(0)) {
+      throw new PtermError("InvalidArgs", "the object is binary (or not UTF-8); `git show <rev>:<path>` saves such a file as an artifact.");
+    }
+    texts.push(text);
+  };
+  if (flags["batch-check"]) {
+    const objects = [];
+    for (const name2 of (ctx.stdin ?? "").split("\n").map((l) => l.trim()).filter(Boolean)) {
+      refuseHiddenRevPath(policy, name2);
+      const oid2 = await lookUp(repo, name2);
+      if (!oid2) {
+        texts.push(`${name2} missing
+`);
+        objects.push({
+          name: name2,
+          id: null,
+          type: null,
+          size: null
+        });
+        continue;
+      }
+      const object2 = await repo.objects.read(oid2);
+      texts.push(`${oid2} ${object2.type} ${object2.content.length}
+`);
+      objects.push({
+        name: name2,
+        id: oid2,
+        type: object2.type,
+        size: object2.content.length
+      });
+    }
+    ctx.stdout.write(texts.join(""));
+    return {
+      repo_path: rel,
+      objects
+    };
+  }
+  const words = ctx.positionals.args;
+  const asType = words.length === 2 && TYPES2.includes(words[0]) ? words[0] : null;
+  const modes = [
+    flags.type,
+    flags.size,
+    flags.pretty,
+    flags.exists,
+    asType
+  ].filter(Boolean).length;
+  if (modes !== 1 || words.length !== (asType ? 2 : 1)) {
+    throw new PtermError("InvalidArgs", "git cat-file takes one of -t, -s, -p, -e (or a type) and one object: `git cat-file -p HEAD`.");
+  }
+  const name = words[words.length - 1];
+  refuseHiddenRevPath(policy, name);
+  const oid = await lookUp(repo, name);
+  if (!oid) {
+    if (flags.exists) throw new PtermError("NoMatch", `there is no object ${name}.`);
+    throw notAnObject(name);
+  }
+  let object = await repo.objects.read(oid);
+  let shown = oid;
+  if (asType && object.type !== asType) {
+    const peeled = asType === "tree" || asType === "commit" ? await peelTo(repo, oid, asType, name).catch(() => null) : (await peel(repo, oid)).oid;
+    const target = peeled ? await repo.objects.read(peeled) : null;
+    if (!peeled || !target || target.type !== asType) {
+      throw new PtermError("InvalidArgs", `${name} is a ${object.type}, not a ${asType}: \`git cat-file -t ${name}\`.`);
+    }
+    object = target;
+    shown = peeled;
+  }
+  const dir = name.includes(":") ? name.slice(name.indexOf(":") + 1).replace(/^\/+|\/+$/g, "") : "";
+  if (flags.type) write(`${object.type}
+`);
+  else if (flags.size) write(`${object.content.length}
+`);
+  else if (flags.pretty) {
+    await refuseWithheld(shown, name, object.type);
+    write(pretty(policy, object, shown, dir));
+  } else if (asType) {
+    await refuseWithheld(shown, name, object.type);
+    write(object.content);
+  }
+  ctx.stdout.write(texts.join(""));
+  return {
+    repo_path: rel,
+    objects: [
+      {
+        name,
+        id: shown,
+        type: object.type,
+        size: object.content.length
+      }
+    ]
+  };
+};
+
+// commands/git/handlers/for_each_ref.ts
+async function describeObject(repo, oid) {
+  const object = await repo.objects.read(oid);
+  return {
+    oid,
+    object,
+    commit: object.type === "commit" ? parseCommit(object.content) : null,
+    tag: object.type === "tag" ? parseTag(object.content) : null
+  };
+}
+var FORMAT_HELP = "`git for-each-ref --help` lists the atoms pterm knows";
+function strip(name, count, fromLeft) {
+  const parts = name.split("/");
+  if (fromLeft) return (count >= 0 ? parts.slice(count) : parts.slice(Math.max(0, parts.length + count))).join("/");
+  return (count >= 0 ? parts.slice(0, Math.max(0, parts.length - count)) : parts.slice(0, -count)).join("/");
+}
+function messageParts(message) {
+  const { subject } = splitMessage(message);
+  const text = message.replace(/^\n+/, "");
+  const blank = text.search(/\n[ \t\r]*\n/);
+  const body = blank < 0 ? "" : text.slice(blank).replace(/^(\n[ \t\r]*)+\n/, "");
+  return {
+    subject,
+    body
+  };
+}
+function personAtom(who, field, modifier) {
+  if (!who) return {
+    text: ""
+  };
+  if (field === "name") return {
+    text: who.name
+  };
+  if (field === "email") {
+    return {
+      text: modifier === "trim" || modifier === "localpart" ? modifier === "trim" ? who.email : who.email.split("@")[0] : `<${who.email}>`
+    };
+  }
+  if (field === "date") return {
+    text: formatDate(who, parseDateMode(modifier)),
+    number: who.timestamp
+  };
+  if (field === "") {
+    return {
+      text: `${who.name} <${who.email}> ${formatDate(who, "raw")}`,
+      number: who.timestamp
+    };
+  }
+  throw new PtermError("InvalidArgs", `unknown field name: ${field}; ${FORMAT_HELP}.`);
+}
+function atomValue(repo, ref, atom, head) {
+  const deref = atom.startsWith("*");
+  const colon = atom.indexOf(":");
+  const name = (colon < 0 ? atom : atom.slice(0, colon)).replace(/^\*/, "");
+  const modifier = colon < 0 ? void 0 : atom.slice(colon + 1);
+  const target = deref ? ref.peeled : ref;
+  if (name === "refname") {
+    if (deref) return {
+      text: ""
+    };
+    if (modifier === void 0) return {
+      text: ref.refname
+    };
+    if (modifier === "short") return {
+      text: shortRefName(repo, ref.refname)
+    };
+    const m = /^(lstrip|strip|rstrip)=(-?\d+)$/.exec(modifier);
+    if (m) return {
+      text: strip(ref.refname, Number(m[2]), m[1] !== "rstrip")
+    };
+    throw new PtermError("InvalidArgs", `unrecognized %(refname) argument: ${modifier}; ${FORMAT_HELP}.`);
+  }
+  if (name === "HEAD") return {
+    text: ref.refname === head ? "*" : " "
+  };
+  if (name === "upstream" || name === "push") {
+    const branch = ref.refname.startsWith("refs/heads/") ? ref.refname.slice("refs/heads/".length) : null;
+    const upstream = branch && name === "upstream" ? configuredUpstream(repo, branch) : null;
+    const full = upstream ? upstreamRef(repo, upstream) ?? "" : "";
+    if (!full || modifier === void 0) return {
+      text: full
+    };
+    if (modifier === "short") return {
+      text: shortRefName(repo, full)
+    };
+    throw new PtermError("InvalidArgs", `unrecognized %(${name}) argument: ${modifier}; ${FORMAT_HELP}.`);
+  }
+  if (!target) return {
+    text: ""
+  };
+  const { commit, tag, object } = target;
+  switch (name) {
+    case "objectname":
+      if (modifier === "short") return {
+        text: abbreviate(repo, target.oid)
+      };
+      if (modifier?.startsWith("short=")) return {
+        text: target.oid.slice(0, Math.max(4, Number(modifier.slice(6))))
+      };
+      return {
+        text: target.oid
+      };
+    case "objecttype":
+      return {
+        text: object.type
+      };
+    case "objectsize":
+      return {
+        text: String(object.content.length),
+        number: object.content.length
+      };
+    case "tree":
+      return {
+        text: commit?.tree ?? ""
+      };
+    case "parent":
+      return {
+        text: commit?.parents.join(" ") ?? ""
+      };
+    case "numparent":
+      return {
+        text: commit ? String(commit.parents.length) : "",
+        number: commit?.parents.length
+      };
+    case "type":
+      return {
+        text: tag?.type ?? ""
+      };
+    case "object":
+      return {
+        text: tag?.object ?? ""
+      };
+    case "tag":
+      return {
+        text: tag?.tag ?? ""
+      };
+  }
+  const message = commit?.message ?? tag?.message ?? "";
+  if (name === "subject") return {
+    text: messageParts(message).subject
+  };
+  if (name === "body") return {
+    text: messageParts(message).body
+  };
+  if (name === "contents") {
+    if (modifier === void 0) return {
+      text: message
+    };
+    if (modifier === "subject") return {
+      text: messageParts(message).subject
+    };
+    if (modifier === "body") return {
+      text: messageParts(message).body
+    };
+    throw new PtermError("InvalidArgs", `unrecognized %(contents) argument: ${modifier}; ${FORMAT_HELP}.`);
+  }
+  const person = /^(author|committer|tagger|creator)(name|email|date|)$/.exec(name);
+  if (person) {
+    const who = person[1] === "author" ? commit?.author ?? null : person[1] === "committer" ? commit?.committer ?? null : person[1] === "tagger" ? tag?.tagger ?? null : commit?.committer ?? tag?.tagger ?? null;
+    return personAtom(who, person[2], modifier);
+  }
+  throw new PtermError("InvalidArgs", `unknown field name: ${name}; ${FORMAT_HELP}.`);
+}
+function parseFormat(format) {
+  const out = [];
+  let text = "";
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== "%") {
+      text += format[i];
+      continue;
+    }
+    if (format.startsWith("%(", i)) {
+      const end = format.indexOf(")", i);
+      if (end < 0) throw new PtermError("InvalidArgs", `malformed format string ${format}: an atom lacks its \`)\`.`);
+      if (text) out.push({
+        text
+      });
+      text = "";
+      out.push({
+        atom: format.slice(i + 2, end)
+      });
+      i = end;
+    } else if (format[i + 1] === "%") {
+      text += "%";
+      i++;
+    } else if (/^[0-9a-fA-F]{2}$/.test(format.slice(i + 1, i + 3))) {
+      text += String.fromCharCode(parseInt(format.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else text += "%";
+  }
+  if (text) out.push({
+    text
+  });
+  return out;
+}
+function versionCompare(a, b) {
+  const split = (s) => s.match(/\d+|\D+/g) ?? [];
+  const x = split(a);
+  const y = split(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] === y[i]) continue;
+    if (/^\d/.test(x[i]) && /^\d/.test(y[i])) return Number(x[i]) - Number(y[i]) || (x[i] < y[i] ? -1 : 1);
+    return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+function refMatches(patterns, refname) {
+  if (patterns.length === 0) return true;
+  return patterns.some((p) => wildmatch(p, refname, {
+    pathname: true
+  }) || refname.startsWith(p) && (refname.length === p.length || p.endsWith("/") || refname[p.length] === "/"));
+}
+var forEachRef = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const format = parseFormat(ctx.flags.format ?? "%(objectname) %(objecttype)	%(refname)");
+  const head = readHead(repo).ref ?? null;
+  const refs = [];
+  for (const [refname, oid] of listRefs(repo, "refs")) {
+    if (!refMatches(ctx.positionals.patterns, refname)) continue;
+    const described = await describeObject(repo, oid);
+    const peeled = described.tag ? await describeObject(repo, (await peel(repo, oid)).oid) : null;
+    refs.push({
+      refname,
+      ...described,
+      peeled
+    });
+  }
+  const keys = [
+    ...ctx.flags.sort ?? []
+  ].reverse().map((k) => ({
+    descending: k.startsWith("-"),
+    version: /^-?(version|v):/.test(k),
+    atom: k.replace(/^-/, "").replace(/^(version|v):/, "")
+  }));
+  const valued = refs.map((ref) => ({
+    ref,
+    keys: keys.map((k) => atomValue(repo, ref, k.atom, head)),
+    text: format.map((piece) => "text" in piece ? piece.text : atomValue(repo, ref, piece.atom, head).text).join("")
+  }));
+  valued.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const x = a.keys[i];
+      const y = b.keys[i];
+      const order = keys[i].version ? versionCompare(x.text, y.text) : x.number !== void 0 && y.number !== void 0 ? x.number - y.number : x.text < y.text ? -1 : x.text > y.text ? 1 : 0;
+      if (order !== 0) return keys[i].descending ? -order : order;
+    }
+    return a.ref.refname < b.ref.refname ? -1 : a.ref.refname > b.ref.refname ? 1 : 0;
+  });
+  const shown = valued.slice(0, ctx.flags.count ?? valued.length);
+  ctx.stdout.write(shown.map((v) => v.text + "\n").join(""));
+  return {
+    repo_path: rel,
+    refs: shown.map((v) => ({
+      name: v.ref.refname,
+      id: v.ref.oid,
+      type: v.ref.object.type
+    }))
+  };
+};
+
+// commands/git/handlers/merge_base.ts
+var mergeBase = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const words = ctx.positionals.commits;
+  if (words.length !== 2) {
+    throw new PtermError("InvalidArgs", "git merge-base takes two commits: `git merge-base main feature`.");
+  }
+  const [a, b] = [
+    await resolveCommit(repo, words[0]),
+    await resolveCommit(repo, words[1])
+  ];
+  if (ctx.flags["is-ancestor"]) {
+    const yes = await isAncestor(repo, a, b);
+    if (!yes) throw new PtermError("NoMatch", `${words[0]} is not an ancestor of ${words[1]}.`, {
+      hint: ""
+    });
+    return {
+      repo_path: rel,
+      bases: [],
+      is_ancestor: true
+    };
+  }
+  const bases = await mergeBases(repo, a, b);
+  const dated = await Promise.all(bases.map(async (oid) => ({
+    oid,
+    at: (await repo.objects.readCommit(oid)).committer.timestamp
+  })));
+  dated.sort((x, y) => y.at - x.at);
+  const shown = ctx.flags.all ? dated.map((d) => d.oid) : dated.slice(0, 1).map((d) => d.oid);
+  if (shown.length === 0) throw new PtermError("NoMatch", `${words[0]} and ${words[1]} have no common ancestor.`);
+  ctx.stdout.write(shown.map((oid) => oid + "\n").join(""));
+  return {
+    repo_path: rel,
+    bases: shown,
+    is_ancestor: null
+  };
+};
+
+// commands/git/handlers/show_ref.ts
+var showRef = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const { flags } = ctx;
+  const patterns = ctx.positionals.patterns;
+  const found = [];
+  if (flags.verify) {
+    if (patterns.length === 0) {
+      throw new PtermError("InvalidArgs", "--verify needs a full ref name: `git show-ref --verify refs/heads/main`.");
+    }
+    for (const name of patterns) {
+      const oid = name === "HEAD" || name.startsWith("refs/") ? resolveRefOid(repo, name) : null;
+      if (!oid) {
+        throw new PtermError("NotFound", `'${name}' - not a valid ref (give the full name: refs/heads/<branch>).`);
+      }
+      found.push({
+        name,
+        oid
+      });
+    }
+  } else {
+    const head = readHead(repo).oid;
+    if (flags.head && head) found.push({
+      name: "HEAD",
+      oid: head
+    });
+    for (const [name, oid] of listRefs(repo, "refs")) {
+      if (flags.heads || flags.tags) {
+        if (!(flags.heads && name.startsWith("refs/heads/") || flags.tags && name.startsWith("refs/tags/"))) {
+          continue;
+        }
+      }
+      if (patterns.length && !patterns.some((p) => name === p || name.endsWith(`/${p}`))) continue;
+      found.push({
+        name,
+        oid
+      });
+    }
+  }
+  const lines = [];
+  for (const { name, oid } of found) {
+    lines.push(flags.hash ? oid : `${oid} ${name}`);
+    if (flags.dereference && name !== "HEAD") {
+      const peeled = await peel(repo, oid);
+      if (peeled.oid !== oid) lines.push(flags.hash ? peeled.oid : `${peeled.oid} ${name}^{}`);
+    }
+  }
+  if (found.length === 0) {
+    throw new PtermError("NoMatch", "no ref matches; `git show-ref` lists them all.", {
+      hint: ""
+    });
+  }
+  if (!flags.quiet) ctx.stdout.write(lines.map((l) => l + "\n").join(""));
+  return {
+    repo_path: rel,
+    refs: found.map((f) => ({
+      name: f.name,
+      id: f.oid
+    }))
+  };
+};
+
+// commands/git/handlers/symbolic_ref.ts
+var symbolicRef = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const words = ctx.positionals.args;
+  if (words.length > 1) {
+    throw new PtermError("InvalidArgs", "pterm's symbolic-ref only reads (`git symbolic-ref HEAD`); to point HEAD at a branch run `git switch <branch>`.");
+  }
+  const name = words[0] ?? "HEAD";
+  const raw = name === "HEAD" || name.startsWith("refs/") ? readRawRef(repo, name) : null;
+  if (!raw || raw.kind !== "symbolic") {
+    if (ctx.flags.quiet) throw new PtermError("NoMatch", `${name} is not a symbolic ref.`, {
+      hint: ""
+    });
+    throw new PtermError("NotFound", `ref ${name} is not a symbolic ref${name === "HEAD" ? " (HEAD is detached: `git rev-parse HEAD` names its commit)" : ""}.`);
+  }
+  const target = ctx.flags.short ? shortRefName(repo, raw.target) : raw.target;
+  ctx.stdout.write(target + "\n");
+  return {
+    repo_path: rel,
+    ref: name,
+    target: raw.target
+  };
+};
+
+// commands/git/handlers/name_rev.ts
+var MERGE_WEIGHT = 65535;
+function isBetter(old, taggerDate, distance, fromTag) {
+  if (fromTag && old.fromTag) {
+    return old.taggerDate > taggerDate || old.taggerDate === taggerDate && old.distance > distance;
+  }
+  if (old.fromTag !== fromTag) return fromTag;
+  if (old.distance !== distance) return old.distance > distance;
+  if (old.taggerDate !== taggerDate) return old.taggerDate > taggerDate;
+  return false;
+}
+var stripDeref = (name) => name.endsWith("^0") ? name.slice(0, -2) : name;
+async function nameCommits(repo, tagsOnly, nameOnly) {
+  const tips = [];
+  for (const [refname, oid] of listRefs(repo, "refs")) {
+    if (tagsOnly && !refname.startsWith("refs/tags/")) continue;
+    let current = oid;
+    let object = await repo.objects.read(current);
+    let deref = false;
+    let taggerDate = null;
+    for (let depth = 0; object.type === "tag" && depth < 20; depth++) {
+      const tag = parseTag(object.content);
+      taggerDate = tag.tagger?.timestamp ?? 0;
+      current = tag.object;
+      object = await repo.objects.read(current);
+      deref = true;
+    }
+    if (object.type !== "commit") continue;
+    const commitDate = (await repo.objects.readCommit(current)).committer.timestamp;
+    const name = tagsOnly && nameOnly ? shortRefName(repo, refname) : refname.startsWith("refs/heads/") ? refname.slice("refs/heads/".length) : refname.replace(/^refs\//, "");
+    tips.push({
+      commit: current,
+      name,
+      taggerDate: taggerDate ?? commitDate,
+      fromTag: refname.startsWith("refs/tags/"),
+      deref
+    });
+  }
+  tips.sort((a, b) => Number(b.fromTag) - Number(a.fromTag) || a.taggerDate - b.taggerDate);
+  const names = /* @__PURE__ */ new Map();
+  const update = (commit, taggerDate, generation, distance, fromTag) => {
+    const old = names.get(commit);
+    if (old && !isBetter(old, taggerDate, distance, fromTag)) return null;
+    const name = {
+      tipName: old?.tipName ?? "",
+      taggerDate,
+      generation,
+      distance,
+      fromTag
+    };
+    names.set(commit, name);
+    return name;
+  };
+  for (const tip of tips) {
+    const start = update(tip.commit, tip.taggerDate, 0, 0, tip.fromTag);
+    if (!start) continue;
+    start.tipName = tip.deref ? `${tip.name}^0` : tip.name;
+    const stack = [
+      tip.commit
+    ];
+    while (stack.length) {
+      const oid = stack.pop();
+      const name = names.get(oid);
+      const queued = [];
+      const parents = (await repo.objects.readCommit(oid)).parents;
+      for (let n = 1; n <= parents.length; n++) {
+        const parent = parents[n - 1];
+        const generation = n > 1 ? 0 : name.generation + 1;
+        const distance = name.distance + (n > 1 ? MERGE_WEIGHT : 1);
+        const named = update(parent, tip.taggerDate, generation, distance, tip.fromTag);
+        if (!named) continue;
+        named.tipName = n > 1 ? `${stripDeref(name.tipName)}${name.generation > 0 ? `~${name.generation}` : ""}^${n}` : name.tipName;
+        queued.push(parent);
+      }
+      for (let i = queued.length - 1; i >= 0; i--) stack.push(queued[i]);
+    }
+  }
+  return names;
+}
+function spelled(name) {
+  if (!name) return null;
+  return name.generation === 0 ? name.tipName : `${stripDeref(name.tipName)}~${name.generation}`;
+}
+var nameRev = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const words = ctx.positionals.revs;
+  if (words.length === 0) {
+    throw new PtermError("InvalidArgs", "git name-rev needs a commit: `git name-rev --name-only HEAD`.");
+  }
+  const commits = [];
+  for (const word of words) {
+    try {
+      commits.push({
+        word,
+        oid: await resolveCommit(repo, word)
+      });
+    } catch (error) {
+      if (!(error instanceof PtermError)) throw error;
+      ctx.stderr.write(`Could not get sha1 for ${word}. Skipping.
+`);
+    }
+  }
+  const names = await nameCommits(repo, ctx.flags.tags ?? false, ctx.flags["name-only"] ?? false);
+  const named = commits.map(({ word, oid }) => ({
+    rev: word,
+    commit: oid,
+    name: spelled(names.get(oid))
+  }));
+  ctx.stdout.write(named.map((n) => (ctx.flags["name-only"] ? "" : `${n.rev} `) + (n.name ?? "undefined") + "\n").join(""));
+  return {
+    repo_path: rel,
+    names: named
+  };
+};
+
+// commands/git/handlers/hash_object.ts
+var hashObject = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const words = ctx.positionals.paths;
+  if (words.length === 0 && !ctx.flags.stdin) {
+    throw new PtermError("InvalidArgs", "git hash-object needs a file (`git hash-object src/app.py`) or --stdin.");
+  }
+  const hashed = [];
+  for (const word of words) {
+    const path = normalizeUserPath(word);
+    const hidden = path === "" ? null : policy.hidden(path);
+    if (hidden) throw hiddenPathDenied(path, hidden, "its content is never hashed");
+    const confined = await ctx.workspace.resolve(rel === "." ? path : `${rel}/${path}`, "read");
+    const info = confined.exists ? lstatWorktree(repo, path) : null;
+    if (!info || !(info.isFile || info.isSymlink)) {
+      throw new PtermError("NotFound", `could not open '${word}' for reading: ${info ? "it is a folder" : "no such file"} (paths are relative to the repository).`);
+    }
+    const content = ctx.flags["no-filters"] ? readWorktreeContent(repo, path, info) : await worktreeBlob(repo, path, info);
+    hashed.push({
+      path,
+      id: await repo.objects.hash("blob", content)
+    });
+  }
+  if (ctx.flags.stdin) {
+    hashed.push({
+      path: null,
+      id: await repo.objects.hash("blob", ctx.stdinBytes ?? new Uint8Array())
+    });
+  }
+  ctx.stdout.write(hashed.map((h) => h.id + "\n").join(""));
+  return {
+    repo_path: rel,
+    objects: hashed
+  };
+};
+
+// commands/git/handlers/var.ts
+var IDENTS = /* @__PURE__ */ new Set([
+  "GIT_AUTHOR_IDENT",
+  "GIT_COMMITTER_IDENT"
+]);
+var gitVar = async (ctx) => {
+  const { rel } = await openFromFlags(ctx, "read");
+  const variable = ctx.positionals.variable;
+  if (!IDENTS.has(variable)) {
+    throw new PtermError("InvalidArgs", `pterm's git var knows GIT_AUTHOR_IDENT and GIT_COMMITTER_IDENT: \`git var GIT_AUTHOR_IDENT\`.`);
+  }
+  const ident = formatSignature(signatureNow(authorOf(ctx)));
+  ctx.stdout.write(ident + "\n");
+  return {
+    repo_path: rel,
+    variable,
+    value: ident
   };
 };
 

@@ -698,7 +698,8 @@ var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "merge",
   "revert",
   "tag",
-  "stash"
+  "stash",
+  "var"
 ]);
 var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--no-pager",
@@ -828,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-CTI537O2.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-VH6GGN27.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -846,7 +847,18 @@ var HANDLER_EXPORTS = {
     "grep",
     "blame",
     "stashShow",
-    "reflog"
+    "reflog",
+    "revList",
+    "lsTree",
+    "diffTree",
+    "catFile",
+    "forEachRef",
+    "mergeBase",
+    "showRef",
+    "symbolicRef",
+    "nameRev",
+    "hashObject",
+    "gitVar"
   ],
   change: [
     "branch",
@@ -1569,6 +1581,16 @@ var checkoutFlags = [
     type: "boolean",
     description: "Switch even if local changes would be overwritten (they are discarded)."
   },
+  {
+    name: "ours",
+    type: "boolean",
+    description: "For a path with a merge conflict: write our side (stage 2) to the work tree; the conflict stays staged until `git add`."
+  },
+  {
+    name: "theirs",
+    type: "boolean",
+    description: "For a path with a merge conflict: write their side (stage 3)."
+  },
   quiet
 ];
 var checkoutSpec = leaf("checkout", "Switch branches, detach at a commit, or restore files.", checkoutFlags, [
@@ -1685,7 +1707,17 @@ var restoreFlags = [
     type: "boolean",
     description: "Restore the work tree (the default; with --staged, both)."
   },
-  quiet
+  quiet,
+  {
+    name: "ours",
+    type: "boolean",
+    description: "For a path with a merge conflict: write our side (stage 2) to the work tree; the conflict stays staged until `git add`."
+  },
+  {
+    name: "theirs",
+    type: "boolean",
+    description: "For a path with a merge conflict: write their side (stage 3)."
+  }
 ];
 var restoreSpec = leaf("restore", "Restore files in the work tree or the index (git restore).", restoreFlags, [
   {
@@ -1711,6 +1743,11 @@ var restoreSpec = leaf("restore", "Restore files in the work tree or the index (
 // commands/git/sub/diff.ts
 var diffFlags = [
   repoFlag("read"),
+  {
+    name: "word-diff",
+    type: "boolean",
+    description: "git's plain word diff: changed words marked `[-old-]{+new+}` inside the new text."
+  },
   {
     name: "staged",
     aliases: [
@@ -1788,8 +1825,7 @@ var diffSpec = leaf("diff", "Show changes as a unified diff (work tree, index, o
 ], {
   refusedFlags: {
     ...refusedDiffFlags,
-    "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
-    "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only)."
+    "--color-words": "pterm prints no colour: `git diff --word-diff` marks the changed words `[-old-]{+new+}`."
   },
   positionals: [
     {
@@ -1994,7 +2030,8 @@ var stashPushFlags = [
     description: "Also stash untracked files (not ignored ones) and remove them from the work tree."
   },
   authorFlag,
-  quiet
+  quiet,
+  pathFlag("Stash only these paths' changes; the others stay")
 ];
 var stashRefFlags = [
   repoFlag("write")
@@ -2040,8 +2077,16 @@ var stash = [
     {
       command: 'git stash push --repo proj --message "half-done refactor"',
       description: "Stash work in progress."
+    },
+    {
+      command: 'git stash push -m "parser only" -- src/parser.py',
+      description: "Stash one file's changes."
     }
   ], {
+    positionals: [
+      pathspec("Only these paths")
+    ],
+    refusedFlags: refusedInteractive,
     result: schema("stash push"),
     handler: handler("stash push", "stashPushHandler")
   }),
@@ -2998,11 +3043,529 @@ var pushSpec = leaf("push", "Send a branch's new commits to its upstream (networ
   }
 });
 
+// commands/git/sub/rev_list.ts
+var revListFlags = [
+  repoFlag("read"),
+  pathFlag("Only commits that changed these paths"),
+  {
+    name: "count",
+    type: "boolean",
+    description: "Print how many commits there are instead of their ids."
+  },
+  {
+    name: "max",
+    short: "n",
+    aliases: [
+      "max-count"
+    ],
+    digits: true,
+    type: "number",
+    min: 0,
+    max: 1e6,
+    description: "At most this many commits (-n 5, -5, --max-count=5)."
+  },
+  {
+    name: "all",
+    type: "boolean",
+    description: "Start from every ref and HEAD, as git's --all."
+  },
+  {
+    name: "reverse",
+    type: "boolean",
+    description: "Oldest first (after --max-count picked the newest)."
+  }
+];
+var revListSpec = leaf("rev-list", "The commit ids a revision reaches, newest first, as git rev-list prints them (`A..B`, `^A`, --count).", revListFlags, [
+  {
+    command: "git rev-list --count HEAD",
+    description: "How many commits HEAD has."
+  },
+  {
+    command: "git rev-list main..feature",
+    description: "The commits feature has that main has not."
+  }
+], {
+  positionals: [
+    {
+      name: "revs",
+      variadic: true,
+      description: "Revisions: `A`, `^A`, `A..B`, `A...B`."
+    }
+  ],
+  afterDoubleDash: "path",
+  handler: handler("rev-list", "revList")
+});
+
+// commands/git/sub/ls_tree.ts
+var lsTreeFlags = [
+  repoFlag("read"),
+  {
+    name: "recursive",
+    short: "r",
+    type: "boolean",
+    description: "Go into subfolders (files with their paths)."
+  },
+  {
+    name: "trees",
+    short: "t",
+    type: "boolean",
+    description: "With -r, list the folders too."
+  },
+  {
+    name: "dirs-only",
+    short: "d",
+    type: "boolean",
+    description: "Only folders (trees), no files."
+  },
+  {
+    name: "long",
+    short: "l",
+    type: "boolean",
+    description: "Each file's size in bytes too (`-` for a folder)."
+  },
+  {
+    name: "name-only",
+    aliases: [
+      "name-status"
+    ],
+    type: "boolean",
+    description: "Only the paths."
+  }
+];
+var lsTreeSpec = leaf("ls-tree", "The files and folders of a commit's tree, as git ls-tree prints them (`<mode> <type> <id>\\t<path>`).", lsTreeFlags, [
+  {
+    command: "git ls-tree -r --name-only HEAD",
+    description: "Every file HEAD holds."
+  },
+  {
+    command: "git ls-tree HEAD src/",
+    description: "What the folder src holds at HEAD."
+  }
+], {
+  positionals: [
+    {
+      name: "tree",
+      required: true,
+      description: "A commit or tree: HEAD, main, v1.0, HEAD:src."
+    },
+    {
+      name: "paths",
+      variadic: true,
+      description: "Only these paths (`dir` the folder itself, `dir/` its content)."
+    }
+  ],
+  handler: handler("ls-tree", "lsTree")
+});
+
+// commands/git/sub/diff_tree.ts
+var diffTreeFlags = [
+  repoFlag("read"),
+  {
+    name: "recursive",
+    short: "r",
+    type: "boolean",
+    description: "Go into subfolders (files with their paths)."
+  },
+  {
+    name: "trees",
+    short: "t",
+    type: "boolean",
+    description: "With -r, list the changed folders too."
+  },
+  {
+    name: "name-only",
+    type: "boolean",
+    description: "Only the changed paths."
+  },
+  {
+    name: "name-status",
+    type: "boolean",
+    description: "Each changed path with its letter (A, M, D, T)."
+  },
+  {
+    name: "no-commit-id",
+    type: "boolean",
+    description: "Leave out the commit id line."
+  },
+  {
+    name: "root",
+    type: "boolean",
+    description: "Show a first commit as adding everything."
+  }
+];
+var diffTreeSpec = leaf("diff-tree", "What a commit changed (or what differs between two trees), in git diff-tree's raw lines.", diffTreeFlags, [
+  {
+    command: "git diff-tree --no-commit-id --name-only -r HEAD",
+    description: "The files HEAD's commit changed."
+  },
+  {
+    command: "git diff-tree -r --name-status HEAD~2 HEAD",
+    description: "What changed between two commits."
+  }
+], {
+  positionals: [
+    {
+      name: "revs",
+      variadic: true,
+      description: "One commit, or two trees (then paths)."
+    }
+  ],
+  afterDoubleDash: "revs",
+  handler: handler("diff-tree", "diffTree")
+});
+
+// commands/git/sub/cat_file.ts
+var catFileFlags = [
+  repoFlag("read"),
+  {
+    name: "type",
+    short: "t",
+    type: "boolean",
+    description: "Print the object's type (blob, tree, commit, tag)."
+  },
+  {
+    name: "size",
+    short: "s",
+    type: "boolean",
+    description: "Print the object's size in bytes."
+  },
+  {
+    name: "pretty",
+    short: "p",
+    type: "boolean",
+    description: "Print the object: a file's text, a tree's entries."
+  },
+  {
+    name: "exists",
+    short: "e",
+    type: "boolean",
+    description: "Print nothing; exit 0 if the object exists, else 1."
+  },
+  {
+    name: "batch-check",
+    type: "boolean",
+    description: "For each object name on stdin, print `<id> <type> <size>` (or `<name> missing`)."
+  }
+];
+var catFileSpec = leaf("cat-file", "An object's type, size or content by its name, as git cat-file prints it (-t, -s, -p, -e, --batch-check).", catFileFlags, [
+  {
+    command: "git cat-file -p HEAD",
+    description: "HEAD's commit object (tree, parents, author, message)."
+  },
+  {
+    command: "git cat-file -t v1.0",
+    description: "Whether v1.0 is an annotated tag or a commit."
+  },
+  {
+    command: "git cat-file --batch-check",
+    description: "Types and sizes of the names on stdin.",
+    stdin: "HEAD\n"
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "The object (or `<type> <object>`)."
+    }
+  ],
+  stdin: {
+    mode: "whenFlag",
+    flag: "batch-check"
+  },
+  refusedFlags: {
+    "--batch": "pterm prints one object's content per call: `git cat-file -p <object>`; `git cat-file --batch-check` (names on stdin) gives types and sizes."
+  },
+  handler: handler("cat-file", "catFile")
+});
+
+// commands/git/sub/for_each_ref.ts
+var forEachRefFlags = [
+  repoFlag("read"),
+  {
+    name: "format",
+    type: "string",
+    valueName: "fmt",
+    description: "git's atoms: %(refname), %(refname:short), %(refname:lstrip=N), %(objectname), %(objectname:short), %(objecttype), %(objectsize), %(subject), %(body), %(contents), %(authorname), %(authoremail), %(authordate[:mode]), %(committer\u2026), %(tagger\u2026), %(creatordate), %(HEAD), %(*objectname), %xx, %%. Default: `%(objectname) %(objecttype)\\t%(refname)`."
+  },
+  {
+    name: "sort",
+    type: "string",
+    repeatable: true,
+    valueName: "key",
+    description: "Sort by an atom (`-` first for descending; `version:refname`); the last --sort is the first key."
+  },
+  {
+    name: "count",
+    type: "number",
+    min: 1,
+    max: 1e6,
+    description: "At most this many refs."
+  }
+];
+var forEachRefSpec = leaf("for-each-ref", "The refs (branches, tags, remote-tracking branches) in git for-each-ref's format.", forEachRefFlags, [
+  {
+    command: "git for-each-ref --format='%(refname:short)' refs/heads",
+    description: "The branch names, one a line."
+  },
+  {
+    command: "git for-each-ref --sort=-committerdate --format='%(refname:short) %(subject)' refs/heads/",
+    description: "Branches, most recently committed first."
+  }
+], {
+  positionals: [
+    {
+      name: "patterns",
+      variadic: true,
+      description: "Ref prefixes or globs: refs/heads, refs/tags/v*."
+    }
+  ],
+  handler: handler("for-each-ref", "forEachRef")
+});
+
+// commands/git/sub/merge_base.ts
+var mergeBaseFlags = [
+  repoFlag("read"),
+  {
+    name: "all",
+    short: "a",
+    type: "boolean",
+    description: "Every best common ancestor, not only one."
+  },
+  {
+    name: "is-ancestor",
+    type: "boolean",
+    description: "Print nothing; exit 0 when the first commit is an ancestor of the second, else 1."
+  }
+];
+var mergeBaseSpec = leaf("merge-base", "The best common ancestor of two commits (what a merge starts from), or whether one is an ancestor of another.", mergeBaseFlags, [
+  {
+    command: "git merge-base main feature",
+    description: "Where feature branched off main."
+  },
+  {
+    command: "git merge-base --is-ancestor main feature",
+    description: "Exit 0 if feature contains main."
+  }
+], {
+  positionals: [
+    {
+      name: "commits",
+      variadic: true,
+      description: "Two commits."
+    }
+  ],
+  handler: handler("merge-base", "mergeBase")
+});
+
+// commands/git/sub/show_ref.ts
+var showRefFlags = [
+  repoFlag("read"),
+  {
+    name: "heads",
+    aliases: [
+      "branches"
+    ],
+    type: "boolean",
+    description: "Only branches (refs/heads/)."
+  },
+  {
+    name: "tags",
+    type: "boolean",
+    description: "Only tags (refs/tags/)."
+  },
+  {
+    name: "verify",
+    type: "boolean",
+    description: "Each pattern is a full ref name that must exist."
+  },
+  {
+    name: "dereference",
+    short: "d",
+    type: "boolean",
+    description: "After an annotated tag, what it points to (`^{}`)."
+  },
+  {
+    name: "hash",
+    short: "s",
+    type: "boolean",
+    description: "Only the object ids."
+  },
+  {
+    name: "head",
+    type: "boolean",
+    description: "HEAD too."
+  },
+  {
+    ...quiet,
+    compat: false,
+    description: "Print nothing: the exit status says whether a ref matched."
+  }
+];
+var showRefSpec = leaf("show-ref", "The refs and their object ids, as git show-ref prints them (`<id> refs/heads/main`).", showRefFlags, [
+  {
+    command: "git show-ref --heads",
+    description: "Every branch with its commit."
+  },
+  {
+    command: "git show-ref --verify refs/heads/main",
+    description: "Whether the branch main exists."
+  }
+], {
+  positionals: [
+    {
+      name: "patterns",
+      variadic: true,
+      description: "Ref names or their last parts (main, v1.0)."
+    }
+  ],
+  handler: handler("show-ref", "showRef")
+});
+
+// commands/git/sub/symbolic_ref.ts
+var symbolicRefFlags = [
+  repoFlag("read"),
+  {
+    name: "short",
+    type: "boolean",
+    description: "The branch's short name (main, not refs/heads/main)."
+  },
+  {
+    ...quiet,
+    compat: false,
+    description: "No message when the ref is not symbolic (a detached HEAD): exit 1."
+  }
+];
+var symbolicRefSpec = leaf("symbolic-ref", "The branch HEAD (or another symbolic ref) points to, as git symbolic-ref prints it. Read only.", symbolicRefFlags, [
+  {
+    command: "git symbolic-ref --short HEAD",
+    description: "The current branch's name."
+  },
+  {
+    command: "git symbolic-ref refs/remotes/origin/HEAD",
+    description: "The remote's default branch."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "The symbolic ref (HEAD)."
+    }
+  ],
+  refusedFlags: {
+    "-d": "pterm's symbolic-ref only reads: `git switch <branch>` moves HEAD.",
+    "--delete": "pterm's symbolic-ref only reads: `git switch <branch>` moves HEAD.",
+    "-m": "pterm's symbolic-ref only reads: `git switch <branch>` moves HEAD."
+  },
+  handler: handler("symbolic-ref", "symbolicRef")
+});
+
+// commands/git/sub/name_rev.ts
+var nameRevFlags = [
+  repoFlag("read"),
+  {
+    name: "name-only",
+    type: "boolean",
+    description: "Print only the name (`main~2`), not the revision before it."
+  },
+  {
+    name: "tags",
+    type: "boolean",
+    description: "Name commits by tags only."
+  }
+];
+var nameRevSpec = leaf("name-rev", "A commit's name relative to the branches and tags (`main~2`, `tags/v1.0^0`), as git name-rev gives it.", nameRevFlags, [
+  {
+    command: "git name-rev --name-only HEAD",
+    description: "HEAD by a branch or tag name."
+  },
+  {
+    command: "git name-rev --tags --name-only HEAD~3",
+    description: "A commit by the nearest tag it is before."
+  }
+], {
+  positionals: [
+    {
+      name: "revs",
+      variadic: true,
+      description: "The commits to name."
+    }
+  ],
+  handler: handler("name-rev", "nameRev")
+});
+
+// commands/git/sub/hash_object.ts
+var hashObjectFlags = [
+  repoFlag("read"),
+  {
+    name: "stdin",
+    type: "boolean",
+    description: "Hash the call's stdin (after the files)."
+  },
+  {
+    name: "no-filters",
+    type: "boolean",
+    description: "Hash the bytes as they are (no line-ending conversion)."
+  }
+];
+var hashObjectSpec = leaf("hash-object", "The blob id git would give a file's content (as `git add` would store it); writes nothing.", hashObjectFlags, [
+  {
+    command: "git hash-object src/app.py",
+    description: "The id the file would have if staged now."
+  },
+  {
+    command: "git hash-object --stdin",
+    description: "The id of the call's stdin as a blob.",
+    stdin: "text\n"
+  }
+], {
+  positionals: [
+    {
+      name: "paths",
+      variadic: true,
+      description: "Files, relative to the repository."
+    }
+  ],
+  afterDoubleDash: "paths",
+  stdin: {
+    mode: "whenFlag",
+    flag: "stdin",
+    bytes: true
+  },
+  refusedFlags: {
+    "-w": "pterm's hash-object writes nothing: `git add <path>` stores a file's content in the repository.",
+    "--stdin-paths": "name the files as words: `git hash-object <path> <path>\u2026`."
+  },
+  handler: handler("hash-object", "hashObject")
+});
+
+// commands/git/sub/var.ts
+var varFlags = [
+  repoFlag("read"),
+  authorFlag
+];
+var varSpec = leaf("var", "Who a commit made now would name (GIT_AUTHOR_IDENT, GIT_COMMITTER_IDENT: `Name <email> <time> +0000`).", varFlags, [
+  {
+    command: "git var GIT_AUTHOR_IDENT",
+    description: "The author pterm's next commit records."
+  }
+], {
+  positionals: [
+    {
+      name: "variable",
+      required: true,
+      description: "GIT_AUTHOR_IDENT or GIT_COMMITTER_IDENT."
+    }
+  ],
+  handler: handler("var", "gitVar")
+});
+
 // commands/git/spec.ts
 var gitSpec = {
   name: "git",
   zone: "help-first",
-  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote.",
+  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -3066,9 +3629,7 @@ var gitSpec = {
     prune: "Not needed and not available.",
     repack: "Not needed and not available.",
     notes: "Not available.",
-    archive: "Not available.",
-    "cat-file": "`git show <rev>:<path>` prints a file at a commit; `git show <rev>` a commit.",
-    "ls-tree": "`git ls-files` lists the tracked files; `git show <rev>:<folder>` is not available."
+    archive: "Not available."
   },
   netHosts: grantedHosts,
   examples: [
@@ -3116,7 +3677,18 @@ var gitSpec = {
     fetchSpec,
     pullSpec,
     remoteSpec,
-    pushSpec
+    pushSpec,
+    revListSpec,
+    lsTreeSpec,
+    diffTreeSpec,
+    catFileSpec,
+    forEachRefSpec,
+    mergeBaseSpec,
+    showRefSpec,
+    symbolicRefSpec,
+    nameRevSpec,
+    hashObjectSpec,
+    varSpec
   ]
 };
 

@@ -101,6 +101,8 @@ export const docPositionals = [fileArgument] as const satisfies readonly Positio
 
 const extract: LeafSpec = {
   name: "extract",
+  // The verbs agents reach for when they mean "give me the text".
+  aliases: ["read", "show"],
   summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks, " +
     "printed and saved to a file.",
   description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +

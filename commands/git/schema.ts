@@ -379,6 +379,69 @@ export const resultSchemas = {
     truncated: z.boolean().describe("matches lists only the first 5,000."),
   }),
   "rev-parse": z.strictObject({ ...base("git rev-parse"), values: z.array(z.string()) }),
+  "rev-list": z.strictObject({
+    ...base("git rev-list"),
+    count: z.number().int().describe("How many commits were selected."),
+    commits: z.array(oid).describe("Their ids in the printed order (empty with --count)."),
+  }),
+  "ls-tree": z.strictObject({
+    ...base("git ls-tree"),
+    entries: z.array(z.strictObject({ path: z.string(), mode: z.string(), oid })).describe(
+      "The listed entries (secret paths are never listed).",
+    ),
+  }),
+  "diff-tree": z.strictObject({
+    ...base("git diff-tree"),
+    commit: oid.nullable().describe("The commit id line printed, or null."),
+    changes: z.array(z.strictObject({
+      path: z.string(),
+      status: z.enum(["A", "D", "M", "T"]),
+      old_mode: z.string(),
+      new_mode: z.string(),
+      old_id: oid,
+      new_id: oid,
+    })),
+  }),
+  "cat-file": z.strictObject({
+    ...base("git cat-file"),
+    objects: z.array(z.strictObject({
+      name: z.string().describe("The name as given."),
+      id: oid.nullable().describe("null: no such object."),
+      type: z.string().nullable(),
+      size: z.number().int().nullable(),
+    })),
+  }),
+  "for-each-ref": z.strictObject({
+    ...base("git for-each-ref"),
+    refs: z.array(z.strictObject({ name: z.string(), id: oid, type: z.string() })),
+  }),
+  "merge-base": z.strictObject({
+    ...base("git merge-base"),
+    bases: z.array(oid),
+    is_ancestor: z.boolean().nullable().describe("With --is-ancestor: true (false is exit status 1, NoMatch)."),
+  }),
+  "show-ref": z.strictObject({
+    ...base("git show-ref"),
+    refs: z.array(z.strictObject({ name: z.string(), id: oid })),
+  }),
+  "symbolic-ref": z.strictObject({
+    ...base("git symbolic-ref"),
+    ref: z.string(),
+    target: z.string().describe("The full ref it points to (refs/heads/main)."),
+  }),
+  "name-rev": z.strictObject({
+    ...base("git name-rev"),
+    names: z.array(z.strictObject({
+      rev: z.string(),
+      commit: oid,
+      name: z.string().nullable().describe("null: no ref reaches it (git prints `undefined`)."),
+    })),
+  }),
+  "hash-object": z.strictObject({
+    ...base("git hash-object"),
+    objects: z.array(z.strictObject({ path: z.string().nullable().describe("null: stdin."), id: oid })),
+  }),
+  var: z.strictObject({ ...base("git var"), variable: z.string(), value: z.string() }),
   "ls-files": z.strictObject({
     ...base("git ls-files"),
     which: z.enum(["cached", "others", "modified", "deleted"]),

@@ -39,6 +39,17 @@ import { fetchSpec } from "./sub/fetch.ts";
 import { pullSpec } from "./sub/pull.ts";
 import { remoteSpec } from "./sub/remote.ts";
 import { pushSpec } from "./sub/push.ts";
+import { revListSpec } from "./sub/rev_list.ts";
+import { lsTreeSpec } from "./sub/ls_tree.ts";
+import { diffTreeSpec } from "./sub/diff_tree.ts";
+import { catFileSpec } from "./sub/cat_file.ts";
+import { forEachRefSpec } from "./sub/for_each_ref.ts";
+import { mergeBaseSpec } from "./sub/merge_base.ts";
+import { showRefSpec } from "./sub/show_ref.ts";
+import { symbolicRefSpec } from "./sub/symbolic_ref.ts";
+import { nameRevSpec } from "./sub/name_rev.ts";
+import { hashObjectSpec } from "./sub/hash_object.ts";
+import { varSpec } from "./sub/var.ts";
 
 type HandlerModules = {
   basic: typeof import("./entries/basic.ts");
@@ -55,7 +66,8 @@ export const gitSpec: CommandSpec = {
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
     "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
-    "rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote.",
+    "rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
+    "ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -121,8 +133,6 @@ export const gitSpec: CommandSpec = {
     repack: "Not needed and not available.",
     notes: "Not available.",
     archive: "Not available.",
-    "cat-file": "`git show <rev>:<path>` prints a file at a commit; `git show <rev>` a commit.",
-    "ls-tree": "`git ls-files` lists the tracked files; `git show <rev>:<folder>` is not available.",
   },
   netHosts: grantedHosts,
   examples: [
@@ -162,5 +172,16 @@ export const gitSpec: CommandSpec = {
     pullSpec,
     remoteSpec,
     pushSpec,
+    revListSpec,
+    lsTreeSpec,
+    diffTreeSpec,
+    catFileSpec,
+    forEachRefSpec,
+    mergeBaseSpec,
+    showRefSpec,
+    symbolicRefSpec,
+    nameRevSpec,
+    hashObjectSpec,
+    varSpec,
   ],
 };

@@ -10,7 +10,7 @@ import { PtermError } from "../../core/errors.ts";
 import type { SpellingRewriter } from "../../core/declaration.ts";
 
 /** Subcommands that record an author (a commit, a tag, a stash entry). */
-const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash"]);
+const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash", "var"]);
 
 /** Display options: pterm prints no colour and uses no pager, so these mean nothing here. */
 const DISPLAY_WORDS = new Set(["--no-pager", "-P", "--no-color", "--color=never", "--no-optional-locks"]);

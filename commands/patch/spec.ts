@@ -289,7 +289,8 @@ export const patchSpec: CommandSpec = {
   subcommands: [apply, check, recover],
   // Other tools' names for applying a patch: the error names patch apply instead (the patch goes in stdin).
   replaces: {
-    apply_patch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
     applypatch: "Patches are applied with `patch apply` (the patch in the call's stdin; patch check only tries it).",
   },
+  // codex's tool name for its `*** Begin Patch` format: the same call as `patch apply`.
+  spelledAs: { apply_patch: ["apply"] },
 };

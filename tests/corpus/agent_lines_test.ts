@@ -82,6 +82,19 @@ function gitWords(line: string): string[] {
   return words.slice(1).filter((w) => w !== "--no-pager");
 }
 
+/** Queries whose stdout is git's own bytes in pterm (cat-file --batch-check reads stdin: judged by state). */
+const PLUMBING = new Set([
+  "rev-list",
+  "ls-tree",
+  "diff-tree",
+  "for-each-ref",
+  "merge-base",
+  "show-ref",
+  "symbolic-ref",
+  "name-rev",
+  "hash-object",
+]);
+
 /** What real git reports for a query, in the form pterm's result gives it; null for a change. */
 async function realAnswer(proj: string, words: string[]): Promise<{ kind: string; value: string } | null> {
   const sub = words[0];
@@ -122,7 +135,10 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
   if (sub === "tag" && kept.every((w) => w === "-l" || w === "--list")) {
     return { kind: "tags", value: sorted(await run(["tag", "-l"])) };
   }
-  if (sub === "rev-parse" || sub === "ls-files") return { kind: "stdout", value: await run(words) };
+  if (sub === "cat-file" && !words.includes("--batch-check")) return { kind: "stdout", value: await run(words) };
+  if (sub === "rev-parse" || sub === "ls-files" || PLUMBING.has(sub)) {
+    return { kind: "stdout", value: await run(words) };
+  }
   if (sub === "blame") {
     const owners: string[] = [];
     for (const line of (await run(["blame", "--porcelain", ...kept.filter((w) => !/^-[lse]$/.test(w))])).split("\n")) {

@@ -8,6 +8,7 @@ import { PtermError } from "../../../core/errors.ts";
 import type { checkoutFlags } from "../sub/checkout.ts";
 import { readCommit } from "../history/log.ts";
 import { restorePaths } from "../porcelain/ops.ts";
+import { checkoutConflictSide, type ConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 import { readHead } from "../repo/refs.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";
 import { resolveCommit } from "../history/revparse.ts";
@@ -33,6 +34,29 @@ export async function restoreFiles(ctx: AnyContext, opened: Opened, target: stri
     return await restorePaths(repo, index, policy, tree, target === undefined, specs);
   });
   ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.\n`);
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld,
+  };
+}
+
+/** `git checkout --ours/--theirs -- <path>`: one side of each conflicted path into the work tree. */
+export async function restoreSide(ctx: AnyContext, opened: Opened, specs: string[], side: ConflictSide) {
+  const { repo, policy, rel } = opened;
+  const result = await withRepoLock(
+    repo,
+    async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"),
+  );
+  ctx.stdout.write(
+    `Restored ${plural(result.changed.length, "file")} from ${side === "ours" ? "our" : "their"} side.\n`,
+  );
   const listed = bounded(result.changed);
   const head = readHead(repo);
   return {
@@ -79,6 +103,16 @@ export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; d
     const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
     const target = split.revs[0];
     const specs = userPaths([...ctx.flags.path, ...split.paths]);
+    const side = conflictSide(ctx.flags);
+    if (side) {
+      if (target !== undefined || specs.length === 0) {
+        throw new PtermError(
+          "InvalidArgs",
+          `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`,
+        );
+      }
+      return await restoreSide(ctx, opened, specs, side);
+    }
     if (specs.length > 0) {
       if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
         throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");

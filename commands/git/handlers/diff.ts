@@ -2,6 +2,8 @@
  * `diff`: one git subcommand's handler (its declaration is under sub/).
  */
 
+import { wordDiffPatch } from "../diff/word_diff.ts";
+import { encoder } from "../odb/bytes.ts";
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { diffFlags } from "../sub/diff.ts";
@@ -151,11 +153,18 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     });
     combined.push({ path, bytes });
   }
-  const out = await emit(ctx, combined.length ? withCombined(rendered, combined) : rendered, ctx.flags);
+  const whole = combined.length ? withCombined(rendered, combined) : rendered;
+  const out = await emit(ctx, ctx.flags["word-diff"] ? asWordDiff(whole) : whole, ctx.flags);
   const unmergedPaths = [...new Set([...combinedKept.map((c) => c.path), ...unmergedKept.map((c) => c.path)])]
     .sort(comparePaths);
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld, unmerged: unmergedPaths };
 };
+
+/** The diff with its patch shown as git's plain word diff (the other views are unchanged). */
+function asWordDiff(rendered: RenderedDiff): RenderedDiff {
+  const patch = wordDiffPatch(rendered.patch);
+  return { ...rendered, patch, patchBytes: encoder.encode(patch) };
+}
 
 export interface UnmergedView {
   /** `* Unmerged path` entries, with the diff git adds after some (see unmergedChanges). */

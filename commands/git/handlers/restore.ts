@@ -12,6 +12,7 @@ import { resolveCommit } from "../history/revparse.ts";
 import { flattenTree, pathWithin } from "../odb/tree.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import { checkoutConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 
 export const restore: Handler<typeof restoreFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -26,6 +27,31 @@ export const restore: Handler<typeof restoreFlags> = async (ctx) => {
   const staged = ctx.flags.staged;
   const worktree = ctx.flags.worktree || !staged;
   const source = ctx.flags.source;
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (staged || source !== undefined) {
+      throw new PtermError(
+        "InvalidArgs",
+        `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: ` +
+          `\`git restore --${side} <path>\`.`,
+      );
+    }
+    const restored = await withRepoLock(
+      repo,
+      async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"),
+    );
+    ctx.stdout.write(`Restored ${plural(restored.changed.length, "file")} in the work tree.\n`);
+    const listed = bounded(restored.changed);
+    return {
+      repo_path: rel,
+      staged: false,
+      worktree: true,
+      source: null,
+      changed_paths: listed.items,
+      truncated: listed.truncated,
+      withheld: restored.withheld,
+    };
+  }
   const result = await withRepoLock(repo, async () => {
     let unstaged: string[] = [];
     if (staged) {

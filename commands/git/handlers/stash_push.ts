@@ -6,14 +6,23 @@ import type { Handler } from "../../../core/context.ts";
 import type { stashPushFlags } from "../sub/stash.ts";
 import { stashPush } from "../porcelain/stash.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { authorOf, openFromFlags } from "./common.ts";
+import { authorOf, openFromFlags, userPaths } from "./common.ts";
 
 export const stashPushHandler: Handler<typeof stashPushFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx);
   const result = await withRepoLock(
     repo,
-    () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"]),
+    () =>
+      stashPush(
+        repo,
+        loadIndex(repo),
+        policy,
+        author,
+        ctx.flags.message,
+        ctx.flags["include-untracked"],
+        userPaths(ctx.flags.path),
+      ),
   );
   if (!result) {
     ctx.stdout.write("No local changes to save.\n");

@@ -7,7 +7,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { ZERO_OID } from "../odb/bytes.ts";
-import { switchTrees, writeBlob } from "../worktree/checkout.ts";
+import { restorePaths, switchTrees, writeBlob } from "../worktree/checkout.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "../worktree/index_file.ts";
 import { LockFile } from "../repo/lock.ts";
@@ -18,7 +18,7 @@ import { objectHeader, serializeCommit, splitMessage } from "../odb/objects.ts";
 import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeReflog } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { indexVsTree, worktreeStatus } from "./status.ts";
-import { type FlatEntry, flattenTree, writeTreeFromIndex } from "../odb/tree.ts";
+import { type FlatEntry, flattenTree, pathWithin, writeTreeFromIndex } from "../odb/tree.ts";
 import { lstatTracked, type PathPolicy, worktreeMode, WorktreeWriter } from "../worktree/worktree.ts";
 import { worktreeBlob } from "../worktree/convert.ts";
 import { abbreviate } from "../odb/abbrev.ts";
@@ -83,7 +83,13 @@ export async function stashPush(
   message: string | undefined,
   /** `-u`: untracked files (not ignored ones) go into a third parent and leave the work tree, as git does. */
   includeUntracked = false,
+  /**
+   * `git stash push -- <pathspec>`: only these paths (relative, a folder meaning what it holds) are saved and
+   * reset; the entry's index commit is still the whole index, as git's.
+   */
+  specs: readonly string[] = [],
 ): Promise<{ commit_id: string; message: string; changed: string[] } | null> {
+  const inScope = (path: string) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
   const head = readHead(repo);
   if (!head.oid) {
     throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
@@ -94,11 +100,24 @@ export async function stashPush(
       "the index has unresolved conflicts; resolve them (edit, git add) before stashing.",
     );
   }
+  for (const spec of specs) {
+    // As git: each pathspec must name a file the index knows.
+    if (spec !== "" && ![...index.entries.keys()].some((path) => pathWithin(path, spec))) {
+      throw new PtermError(
+        "NotFound",
+        `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to ` +
+          "`git add` it?",
+      );
+    }
+  }
   const headCommit = await readCommit(repo, head.oid);
-  const staged = await indexVsTree(repo, index, headCommit.tree);
+  const staged = new Map([...await indexVsTree(repo, index, headCommit.tree)].filter(([path]) => inScope(path)));
   // git stash leaves submodules alone (its ignore_submodules): their checkouts are neither saved nor reset.
   const work = await worktreeStatus(repo, index, policy, { untracked: includeUntracked, submodules: "all" });
-  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path)) : [];
+  work.unstaged = new Map([...work.unstaged].filter(([path]) => inScope(path)));
+  const untracked = includeUntracked
+    ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope(path))
+    : [];
   if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
   const branch = head.branch ?? "(no branch)";
   const subject = splitMessage(headCommit.message).subject;
@@ -127,8 +146,9 @@ export async function stashPush(
   }
   // As git (diff against HEAD, not only the index): a file HEAD has that the index dropped (`git rm --cached`)
   // but that is still in the work tree is saved with its work-tree content.
-  for (const [path] of await flattenTree(repo, headCommit.tree)) {
-    if (index.entries.has(path) || policy.hidden(path)) continue;
+  const headFiles = await flattenTree(repo, headCommit.tree);
+  for (const [path] of headFiles) {
+    if (index.entries.has(path) || policy.hidden(path) || !inScope(path)) continue;
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) continue;
     const oid = await storeWorktreeFile(repo, path, info);
@@ -199,8 +219,22 @@ export async function stashPush(
       }
     }
   }
-  const reset = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
-  return { commit_id: wip, message: title, changed: [...reset.changed, ...untracked] };
+  if (specs.length === 0) {
+    const reset = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+    return { commit_id: wip, message: title, changed: [...reset.changed, ...untracked] };
+  }
+  // Only the named paths go back to HEAD, in the index and the work tree (git's `add -u`, then the reverse of
+  // HEAD's diff to the index applied with --index); a file HEAD lacks leaves both.
+  const changed: string[] = [];
+  for (const path of [...index.entries.keys()]) {
+    if (!inScope(path) || headFiles.has(path) || policy.hidden(path)) continue;
+    index.remove(path);
+    Deno.removeSync(`${repo.dir}/${path}`);
+    changed.push(path);
+  }
+  const inHead = specs.filter((s) => [...headFiles.keys()].some((path) => s === "" || pathWithin(path, s)));
+  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
+  return { commit_id: wip, message: title, changed: [...changed, ...untracked] };
 }
 
 export async function stashApply(

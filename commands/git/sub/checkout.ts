@@ -30,6 +30,13 @@ export const checkoutFlags = [
     type: "boolean",
     description: "Switch even if local changes would be overwritten (they are discarded).",
   },
+  {
+    name: "ours",
+    type: "boolean",
+    description: "For a path with a merge conflict: write our side (stage 2) to the work tree; the conflict stays " +
+      "staged until `git add`.",
+  },
+  { name: "theirs", type: "boolean", description: "For a path with a merge conflict: write their side (stage 3)." },
   quiet,
 ] as const satisfies readonly FlagSpec[];
 

@@ -73,7 +73,26 @@ export const schema = (name: string) => async () =>
  */
 export const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log", "grep", "blame", "stashShow", "reflog"],
+  history: [
+    "diff",
+    "show",
+    "log",
+    "grep",
+    "blame",
+    "stashShow",
+    "reflog",
+    "revList",
+    "lsTree",
+    "diffTree",
+    "catFile",
+    "forEachRef",
+    "mergeBase",
+    "showRef",
+    "symbolicRef",
+    "nameRev",
+    "hashObject",
+    "gitVar",
+  ],
   change: [
     "branch",
     "checkout",

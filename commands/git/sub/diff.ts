@@ -8,6 +8,11 @@ import { algorithmFlags, compat, leaf, pathFlag, refusedDiffFlags, renameFlags, 
 export const diffFlags = [
   repoFlag("read"),
   {
+    name: "word-diff",
+    type: "boolean",
+    description: "git's plain word diff: changed words marked `[-old-]{+new+}` inside the new text.",
+  },
+  {
     name: "staged",
     aliases: ["cached"],
     type: "boolean",
@@ -61,8 +66,7 @@ export const diffSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
   {
     refusedFlags: {
       ...refusedDiffFlags,
-      "--word-diff": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
-      "--color-words": "word diffs are not available: the patch shows whole lines (-U0 for the changed lines only).",
+      "--color-words": "pterm prints no colour: `git diff --word-diff` marks the changed words `[-old-]{+new+}`.",
     },
     positionals: [{
       name: "args",

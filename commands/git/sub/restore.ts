@@ -23,6 +23,13 @@ export const restoreFlags = [
     description: "Restore the work tree (the default; with --staged, both).",
   },
   quiet,
+  {
+    name: "ours",
+    type: "boolean",
+    description: "For a path with a merge conflict: write our side (stage 2) to the work tree; the conflict stays " +
+      "staged until `git add`.",
+  },
+  { name: "theirs", type: "boolean", description: "For a path with a merge conflict: write their side (stage 3)." },
 ] as const satisfies readonly FlagSpec[];
 
 export const restoreSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(

@@ -3,7 +3,17 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { authorFlag, handler, leaf, quiet, repoFlag, schema } from "./common.ts";
+import {
+  authorFlag,
+  handler,
+  leaf,
+  pathFlag,
+  pathspec,
+  quiet,
+  refusedInteractive,
+  repoFlag,
+  schema,
+} from "./common.ts";
 
 export const stashPushFlags = [
   repoFlag("write"),
@@ -16,6 +26,7 @@ export const stashPushFlags = [
   },
   authorFlag,
   quiet,
+  pathFlag("Stash only these paths' changes; the others stay"),
 ] as const satisfies readonly FlagSpec[];
 
 export const stashRefFlags = [repoFlag("write")] as const satisfies readonly FlagSpec[];
@@ -42,7 +53,13 @@ export const stashPositional = [{
 export const stash: CommandSpec["subcommands"] = [
   leaf("push", "Save local changes to tracked files on the stash and reset them to HEAD.", stashPushFlags, [
     { command: 'git stash push --repo proj --message "half-done refactor"', description: "Stash work in progress." },
-  ], { result: schema("stash push"), handler: handler("stash push", "stashPushHandler") }),
+    { command: 'git stash push -m "parser only" -- src/parser.py', description: "Stash one file's changes." },
+  ], {
+    positionals: [pathspec("Only these paths")],
+    refusedFlags: refusedInteractive,
+    result: schema("stash push"),
+    handler: handler("stash push", "stashPushHandler"),
+  }),
   leaf("pop", "Apply a stash entry and drop it (kept when the apply conflicts).", stashRefFlags, [
     { command: "git stash pop --repo proj", description: "Re-apply the newest stash entry and remove it." },
   ], { positionals: stashPositional, result: schema("stash pop"), handler: handler("stash pop", "stashPop") }),
