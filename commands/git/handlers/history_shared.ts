@@ -174,22 +174,16 @@ export async function withRenames(
   return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
 }
 
-/** `--format`/`--pretty`/`--oneline` given: git's pretty output; null keeps pterm's one-line form. */
+/**
+ * git's pretty output for log and show: `--format`/`--pretty`/`--oneline`, else git's default
+ * medium format. Decorations only with --decorate or %d/%D: git's log.decorate=auto prints none
+ * when its output is not a terminal, and pterm's never is.
+ */
 export async function prettyOptions(
   repo: Repo,
   flags: { format?: string; oneline?: boolean; "abbrev-commit"?: boolean; decorate?: boolean; date?: string },
-): Promise<(PrettyContext & { format: PrettyFormat }) | null> {
-  const spec = flags.format ?? (flags.oneline ? "oneline" : undefined);
-  if (spec === undefined) {
-    if (flags.date !== undefined || flags.decorate || flags["abbrev-commit"]) {
-      throw new PtermError(
-        "InvalidArgs",
-        "--date, --decorate and --abbrev-commit go with a git format: add --format=medium (git's default), " +
-          "--oneline or --format=<template>.",
-      );
-    }
-    return null;
-  }
+): Promise<PrettyContext & { format: PrettyFormat }> {
+  const spec = flags.format ?? (flags.oneline ? "oneline" : "medium");
   const format = parsePretty(spec);
   if (format.kind === "template") {
     const unsupported = unsupportedPlaceholder(format.template);
