@@ -11,3 +11,5 @@ export { grep } from "../handlers/grep.ts";
 export { blame } from "../handlers/blame.ts";
 export { stashShow } from "../handlers/stash_show.ts";
 export { reflog } from "../handlers/reflog.ts";
+export { shortlog } from "../handlers/shortlog.ts";
+export { describe } from "../handlers/describe.ts";

@@ -73,7 +73,7 @@ export const schema = (name: string) => async () =>
  */
 export const HANDLER_EXPORTS = {
   basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
-  history: ["diff", "show", "log", "grep", "blame", "stashShow", "reflog"],
+  history: ["diff", "show", "log", "grep", "blame", "stashShow", "reflog", "shortlog", "describe"],
   change: [
     "branch",
     "checkout",

@@ -62,13 +62,14 @@ export async function buildShape(dir: string, shape: Shape): Promise<void> {
   await s.git("tag", "-a", "-m", "Release 1.0\n\nThe first release.", "v1.0");
   await s.commit("a.txt", "one\ntwo\n", "Grow a");
   if (shape === "linear") {
-    await s.commit("c.txt", "sea\n", "Add c");
-    await s.git("config", "user.name", "Other Person");
-    await s.commit("c.txt", "sea\nshore\n", "Extend c");
+    await s.commit("c.txt", "sea\n", "Add c", "--author", "Other Person <other@example.com>");
+    await s.commit("c.txt", "sea\nshore\n", "Extend c", "--author", "bob <bob@example.com>");
+    await s.commit("e.txt", "e\n", "Add e", "--author", "\u00c1nna \u00dcmlaut <anna@example.com>");
+    await s.commit("e.txt", "e\nf\n", "Grow e", "--author", "Other Person <other@work.example>");
     return;
   }
   await s.git("switch", "-q", "-c", "side");
-  await s.commit("s.txt", "side\n", "Side work");
+  await s.commit("s.txt", "side\n", "Side work", "--author", "Side Author <side@example.com>");
   await s.commit("s.txt", "side\nmore\n", "More side work");
   await s.git("switch", "-q", "main");
   await s.commit("a.txt", "one\ntwo\nthree\n", "Main moves on");
