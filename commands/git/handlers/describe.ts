@@ -38,7 +38,12 @@ async function tagNames(repo: Repo): Promise<Map<string, TagName>> {
     if (!object) continue;
     if (object.type === "tag") {
       const tag = parseTag(object.content);
-      candidate = { name, priority: 2, taggerTime: tag.tagger?.timestamp ?? 0, misnamed: tag.tag !== name ? tag.tag : null };
+      candidate = {
+        name,
+        priority: 2,
+        taggerTime: tag.tagger?.timestamp ?? 0,
+        misnamed: tag.tag !== name ? tag.tag : null,
+      };
       target = tag.object;
       // A tag of a tag names what the innermost one names.
       for (let depth = 0; depth < 10; depth++) {
@@ -83,7 +88,7 @@ async function nearestTag(
     if (date === undefined) dates.set(oid, date = (await readCommit(repo, oid)).committer.timestamp);
     return date;
   };
-  let list: string[] = [start];
+  const list: string[] = [start];
   const insertByDate = async (oid: string) => {
     const date = await dateOf(oid);
     let at = 0;

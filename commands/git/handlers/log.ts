@@ -37,9 +37,7 @@ import {
  * are listed in the order their starting points were given, so the order matters.
  */
 export async function allStarts(repo: Repo): Promise<string[]> {
-  const refs = [...listRefs(repo, "refs")].sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0
-  );
+  const refs = [...listRefs(repo, "refs")].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   const starts: string[] = [];
   for (const [, oid] of refs) {
     try {
@@ -256,8 +254,10 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       const text = ctx.flags.patch && !names
         ? (ctx.flags.stat ? `${renderStat(rendered)}\n` : "") + rendered.patch
         : body;
-      parts.push(text.split("\n").map((line, n, all) => n === all.length - 1 && line === "" ? "" : prefix + line)
-        .join("\n"));
+      parts.push(
+        text.split("\n").map((line, n, all) => n === all.length - 1 && line === "" ? "" : prefix + line)
+          .join("\n"),
+      );
       continue;
     }
     if (ctx.flags.patch && !names) {

@@ -30,7 +30,11 @@ export function shortlogText(
   }
   const byName = [...groups].sort(([a], [b]) => compareBytes(a, b));
   const ordered = options.numbered ? byName.sort(([, a], [, b]) => b.length - a.length) : byName;
-  const authors = ordered.map(([author, subjects]) => ({ author, count: subjects.length, subjects: subjects.reverse() }));
+  const authors = ordered.map(([author, subjects]) => ({
+    author,
+    count: subjects.length,
+    subjects: subjects.reverse(),
+  }));
   const text = authors.map((a) =>
     options.summary
       ? `${String(a.count).padStart(6)}\t${a.author}\n`
@@ -62,7 +66,7 @@ export const shortlog: Handler<typeof shortlogFlags, readonly [{ name: "args"; d
       // git shortlog maps names and emails through .mailmap; pterm does not, so it would count differently.
       throw new PtermError(
         "InvalidArgs",
-        "this repository has a .mailmap, which git shortlog applies and pterm does not: `git log --format=\"%an\"` " +
+        'this repository has a .mailmap, which git shortlog applies and pterm does not: `git log --format="%an"` ' +
           "lists the names as recorded.",
       );
     }
@@ -75,7 +79,7 @@ export const shortlog: Handler<typeof shortlogFlags, readonly [{ name: "args"; d
     const all = ctx.flags.all ? await allStarts(repo) : [];
     const start = all.length && !split.revs.length ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
     const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
-    const paths = userPaths(split.paths);
+    const paths = userPaths([...ctx.flags.path, ...split.paths]);
     const commits = (await walkLog(repo, start, Number.MAX_SAFE_INTEGER, paths.length ? paths : null, hide, {
       starts: all,
     })).filter((c) => !ctx.flags["no-merges"] || c.parents.length < 2);
@@ -87,6 +91,10 @@ export const shortlog: Handler<typeof shortlogFlags, readonly [{ name: "args"; d
     ctx.stdout.write(text);
     return {
       repo_path: rel,
-      authors: authors.map((a) => ({ author: a.author, commits: a.count, subjects: ctx.flags.summary ? [] : a.subjects })),
+      authors: authors.map((a) => ({
+        author: a.author,
+        commits: a.count,
+        subjects: ctx.flags.summary ? [] : a.subjects,
+      })),
     };
   };

@@ -191,9 +191,7 @@ export class CommitGraph {
         if (this.#parents.length > 2) line += this.#octopusDashes();
       } else if (seenThis && this.#edgesAdded > 1) line += "\\";
       else if (seenThis && this.#edgesAdded === 1) {
-        line += this.#prevState === "post_merge" && this.#prevEdgesAdded > 0 && this.#prevCommitIndex < i
-          ? "\\"
-          : "|";
+        line += this.#prevState === "post_merge" && this.#prevEdgesAdded > 0 && this.#prevCommitIndex < i ? "\\" : "|";
       } else if (
         this.#prevState === "collapsing" && this.#oldMapping[2 * i + 1] === i && this.#mapping[2 * i] < i
       ) line += "/";

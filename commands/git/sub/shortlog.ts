@@ -3,10 +3,11 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { leaf, repoFlag } from "./common.ts";
+import { leaf, pathFlag, repoFlag } from "./common.ts";
 
 export const shortlogFlags = [
   repoFlag("read"),
+  pathFlag("Only commits that changed this path"),
   { name: "summary", short: "s", type: "boolean", description: "Only each author's commit count (`    12\tName`)." },
   { name: "numbered", short: "n", type: "boolean", description: "Most commits first (default: by name)." },
   { name: "email", short: "e", type: "boolean", description: "Group by `Name <email>`, not the name alone." },

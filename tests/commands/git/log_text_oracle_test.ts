@@ -57,7 +57,11 @@ async function compareShape(t: Deno.TestContext, shape: Shape) {
       const args = line.split(" ").filter(Boolean);
       const ours = await exec(root.path, `git show --repo r ${line}`);
       assert.equal(ours.exit_code, 0, `git show ${line}: ${ours.stderr}`);
-      assert.equal(ours.stdout, await git(r, "-c", "color.ui=never", "--no-pager", "show", ...args), `git show ${line}`);
+      assert.equal(
+        ours.stdout,
+        await git(r, "-c", "color.ui=never", "--no-pager", "show", ...args),
+        `git show ${line}`,
+      );
     }
   });
 }
