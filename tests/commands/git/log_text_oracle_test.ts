@@ -71,6 +71,33 @@ Deno.test("git log and git show print git's texts after a merge, with a stash", 
 Deno.test("git log and git show print git's texts with an octopus and several branches", (t) =>
   compareShape(t, "branches"));
 
+Deno.test("git log and git show follow log.date, log.decorate, log.abbrevCommit and format.pretty, as git", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await buildShape(r, "merge");
+  const settings: [string, string][][] = [
+    [["log.date", "iso"]],
+    [["log.decorate", "short"]],
+    [["log.abbrevCommit", "true"], ["log.date", "relative"]],
+    [["format.pretty", "fuller"]],
+    [["format.pretty", "%h %s%d"], ["log.decorate", "true"]],
+  ];
+  for (const pairs of settings) {
+    for (const [key, value] of pairs) await git(r, "config", key, value);
+    for (const line of ["log -3", "log --oneline -3", "show -s", "show v1.0 -s"]) {
+      const ours = await exec(root.path, `git ${line.replace(/^(\w+)/, "$1 --repo r")}`);
+      assert.equal(ours.exit_code, 0, `${line}: ${ours.stderr}`);
+      assert.equal(ours.stdout, await git(r, ...line.split(" ")), `${JSON.stringify(pairs)} git ${line}`);
+    }
+    for (const [key] of pairs) await git(r, "config", "--unset", key);
+  }
+  // full ref names are not printed by pterm: refused by name, not printed short.
+  await git(r, "config", "log.decorate", "full");
+  const full = await exec(root.path, "git log --repo r -1");
+  assert.equal(full.error_code, "UnsupportedFormat");
+  assert.match(full.stderr, /log\.decorate=full/);
+});
+
 Deno.test("git log without -n lists the whole history, as git", async () => {
   await using root = await makeRoot();
   const r = `${root.path}/r`;
