@@ -84,6 +84,8 @@ export async function buildShape(dir: string, shape: Shape): Promise<void> {
     await s.git("switch", "-q", "main");
     await s.commit("m.txt", "main\n", "Main alone");
     await s.merge("x", "y", "z", "-m", "Octopus of x, y and z");
+    // A tag of a tag: decorations and describe peel it to the commit.
+    await s.git("-c", "advice.nestedTag=false", "tag", "-a", "-m", "Nested", "v2.0-nested", "v2.0");
     await s.git("switch", "-q", "-c", "late", "main~2");
     await s.commit("l.txt", "late\n", "A late branch");
     await s.git("switch", "-q", "main");

@@ -18,6 +18,8 @@ const LOG_LINES = [
   "-p -2",
   "--oneline",
   "--oneline --all",
+  "--oneline --decorate --all",
+  "--graph --oneline --decorate --all",
   "--format=fuller",
   "--format=%h%x09%an%x09%s",
   "--pretty=format:%h-%s",
