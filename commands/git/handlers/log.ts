@@ -6,7 +6,7 @@ import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { logFlags } from "../sub/log.ts";
 import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
-import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
+import { ancestorsOf, type LogCommit, readCommit, walkLog } from "../history/log.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
 import { parseApproxDate } from "../history/approxidate.ts";
 import { compilePattern } from "../history/pattern.ts";
@@ -201,15 +201,18 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
   const keep = logFilter(repo, policy, paths, ctx.flags);
-  const graph = ctx.flags.graph ? graphRefusal(paths, keep !== undefined) : null;
+  const graph = ctx.flags.graph ? graphRefusal(keep !== undefined) : null;
   // Without -n git lists the whole history; the envelope's own bounds (head, tail, artifact) bound the text.
   const max = ctx.flags.max ?? Number.MAX_SAFE_INTEGER;
-  const walked = await walkLog(repo, start, graph ? Number.MAX_SAFE_INTEGER : max, paths.length ? paths : null, hide, {
+  const walk: { id: string; parents: string[]; treesame: boolean }[] = [];
+  const listed = await walkLog(repo, start, graph ? Number.MAX_SAFE_INTEGER : max, paths.length ? paths : null, hide, {
     starts: all,
     keep,
+    walked: walk,
   });
-  // --graph implies git's --topo-order: no parent before all its children.
-  const commits = graph ? topoOrder(walked).slice(0, max) : walked;
+  // --graph implies git's --topo-order (no parent before all its children), over every commit walked;
+  // the graph then joins each listed commit to its nearest listed ancestors (git's parent rewriting).
+  const commits = graph ? graphOrder(listed, walk).slice(0, max) : listed;
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
@@ -231,7 +234,8 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     lanes?.update(c);
     if (i > 0 && !terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
     if (lanes) parts.push(lanes.showCommit());
-    const commit = await readCommit(repo, c.id);
+    // With --graph the parents are git's rewritten ones (%p, `Merge:`), as git shows them.
+    const commit = graph ? { ...await readCommit(repo, c.id), parents: c.parents } : await readCommit(repo, c.id);
     const entry = prettyCommit(pretty, format, c.id, commit);
     let message = entry;
     if (!userFormat && !oneline) {
@@ -289,17 +293,47 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
 };
 
 /**
- * --graph draws every listed commit with its parents as they are; with paths or commit filters git
- * rewrites parents to the listed commits, which pterm does not, so it refuses rather than draw
- * lanes git would not.
+ * --graph with commit filters: git rewrites parents past the commits a filter leaves out in ways
+ * pterm does not follow, so it refuses rather than draw lanes git would not.
  */
-function graphRefusal(paths: string[], filtered: boolean): true {
-  if (paths.length || filtered) {
+function graphRefusal(filtered: boolean): true {
+  if (filtered) {
     throw new PtermError(
       "InvalidArgs",
-      "--graph with paths, --author, --grep, --since, --until, -S or -G is not available (git rewrites the " +
-        "parents to the commits it lists; pterm does not): run `git log --graph --oneline` without them.",
+      "--graph with --author, --grep, --since, --until, -S or -G is not available: run `git log --graph --oneline` " +
+        "without them (paths are fine).",
     );
   }
   return true;
+}
+
+/**
+ * The listed commits in git's graph order: the topological sort of every commit walked (with the
+ * parents history simplification left them), keeping the listed ones, each parent rewritten as git's
+ * rewrite_one does — past commits that did not touch the paths to the one they follow, dropped at a
+ * root without them — and duplicates removed.
+ */
+function graphOrder(
+  listed: readonly LogCommit[],
+  walk: readonly { id: string; parents: string[]; treesame: boolean }[],
+): LogCommit[] {
+  const byId = new Map(listed.map((c) => [c.id, c]));
+  const walkedById = new Map(walk.map((w) => [w.id, w]));
+  const rewrite = (parent: string): string | null => {
+    let at = parent;
+    for (;;) {
+      const step = walkedById.get(at);
+      if (!step || !step.treesame) return at;
+      if (!step.parents.length) return null;
+      at = step.parents[0];
+    }
+  };
+  const out: LogCommit[] = [];
+  for (const w of topoOrder(walk)) {
+    const commit = byId.get(w.id);
+    if (!commit) continue;
+    const parents = [...new Set(w.parents.map(rewrite).filter((p): p is string => p !== null))];
+    out.push({ ...commit, parents });
+  }
+  return out;
 }

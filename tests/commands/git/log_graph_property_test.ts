@@ -7,20 +7,23 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { git } from "./oracle.ts";
+import { git, gitRaw } from "./oracle.ts";
 import { exec, makeRoot } from "../../_support/helpers.ts";
 import { gitAt } from "./history_repos.ts";
 
 type Op =
-  | { kind: "commit"; tip: number; dt: number }
-  | { kind: "branch"; from: number; dt: number }
-  | { kind: "merge"; tips: number[]; dt: number; keep: boolean }
-  | { kind: "root"; dt: number };
+  & { tree: number }
+  & (
+    | { kind: "commit"; tip: number; dt: number }
+    | { kind: "branch"; from: number; dt: number }
+    | { kind: "merge"; tips: number[]; dt: number; keep: boolean }
+    | { kind: "root"; dt: number }
+  );
 
 const dt = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: -3000, max: -1 }));
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("commit" as const), tip: fc.nat(), dt }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("branch" as const), from: fc.nat(), dt }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("commit" as const), tip: fc.nat(), dt, tree: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("branch" as const), from: fc.nat(), dt, tree: fc.nat() }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -28,36 +31,52 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       tips: fc.array(fc.nat(), { minLength: 2, maxLength: 4 }),
       dt,
       keep: fc.boolean(),
+      tree: fc.nat(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("root" as const), dt }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("root" as const), dt, tree: fc.nat() }) },
 );
 
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/** The trees commits take: `f` and `g` present, absent or changed, so path-limited logs simplify. */
+async function makeTrees(dir: string): Promise<string[]> {
+  const blobs: string[] = [];
+  for (const text of ["A", "B", "C"]) {
+    await Deno.writeTextFile(`${dir}/${text}.tmp`, `${text}\n`);
+    blobs.push((await git(dir, "hash-object", "-w", `${text}.tmp`)).trim());
+    await Deno.remove(`${dir}/${text}.tmp`);
+  }
+  const trees: string[] = [];
+  const entries = [[], [["f", 0]], [["f", 1]], [["f", 0], ["g", 2]], [["g", 2]], [["f", 1], ["g", 0]]] as const;
+  for (const list of entries) {
+    const input = list.map(([name, b]) => `100644 blob ${blobs[b]}\t${name}\n`).join("");
+    trees.push((await gitRaw(dir, ["mktree"], input)).stdout.trim());
+  }
+  return trees;
+}
 
 async function build(dir: string, ops: Op[]): Promise<string[]> {
+  const trees = await makeTrees(dir);
   let time = 1_700_000_000;
   let n = 0;
   const all: string[] = [];
-  const make = async (parents: string[], step: number) => {
+  const make = async (parents: string[], step: number, tree = 0) => {
     time += step;
-    const args = ["commit-tree", EMPTY_TREE, ...parents.flatMap((p) => ["-p", p]), "-m", `c${n++}`];
+    const args = ["commit-tree", trees[tree % trees.length], ...parents.flatMap((p) => ["-p", p]), "-m", `c${n++}`];
     const oid = (await gitAt(dir, time, "+0100", ...args)).trim();
     all.push(oid);
     return oid;
   };
-  await git(dir, "hash-object", "-t", "tree", "-w", "/dev/null");
-  const tips = [await make([], 0)];
+  const tips = [await make([], 0, 1)];
   for (const op of ops) {
     if (op.kind === "commit") {
       const i = op.tip % tips.length;
-      tips[i] = await make([tips[i]], op.dt);
-    } else if (op.kind === "branch") tips.push(await make([all[op.from % all.length]], op.dt));
-    else if (op.kind === "root") tips.push(await make([], op.dt));
+      tips[i] = await make([tips[i]], op.dt, op.tree);
+    } else if (op.kind === "branch") tips.push(await make([all[op.from % all.length]], op.dt, op.tree));
+    else if (op.kind === "root") tips.push(await make([], op.dt, op.tree));
     else {
       const picked = [...new Set(op.tips.map((t) => t % tips.length))];
       if (picked.length < 2) continue;
-      const merged = await make(picked.map((i) => tips[i]), op.dt);
+      const merged = await make(picked.map((i) => tips[i]), op.dt, op.tree);
       if (!op.keep) {
         for (const i of picked.slice(1).sort((a, b) => b - a)) tips.splice(i, 1);
       }
@@ -84,6 +103,8 @@ Deno.test("git log --graph draws git's lanes on random histories", async () => {
         ["--graph", "--format=medium"],
         ["--graph", "--oneline", "-3", "--all"],
         ...(tips.length > 1 ? [["--graph", "--oneline", `b1..b0`]] : []),
+        ["--graph", "--oneline", "--all", "--", "f"],
+        ["--graph", "--format=%s-%p", "--", "g"],
       ];
       for (const args of lines) {
         const ours = await exec(root.path, `git log --repo ${name} ${args.join(" ")}`);
@@ -91,6 +112,6 @@ Deno.test("git log --graph draws git's lanes on random histories", async () => {
         assert.equal(ours.stdout, await git(dir, "log", ...args), `git log ${args.join(" ")}`);
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 40, endOnFailure: true },
   );
 });

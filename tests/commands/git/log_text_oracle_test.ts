@@ -39,6 +39,8 @@ const LOG_LINES = [
   "--all",
   "main~1..main",
   "--graph --oneline side..main",
+  "--graph --oneline --all -- a.txt",
+  "--graph -- b.txt",
 ];
 
 const SHOW_LINES = ["", "HEAD~1", "v1.0", "v0.1", "--stat", "v1.0 --stat", "-s", "HEAD --oneline"];
