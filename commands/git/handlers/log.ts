@@ -271,23 +271,20 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
     } else parts.push(body);
   }
-  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
+  const text = parts.map((part) => typeof part === "string" ? part : part.patch).join("");
+  // stdout is git's text, bounded by the envelope (head, tail); a log with patches longer than stdout
+  // holds, or with a patch whose bytes are not UTF-8 (stdout cannot show them as they are), is also
+  // saved with the patches as git's bytes, which `git apply` and `patch apply` read.
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
-  if (withDiff && (size > budget || notUtf8.size)) {
-    // The full text with patches as git's bytes is the artifact; stdout keeps git's text (bounded by
-    // the envelope) unless a patch's bytes are not UTF-8, which stdout cannot show as they are.
+  if (notUtf8.size || (withDiff && text.length > budget)) {
     const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder.encode(part) : part.patchBytes));
     const saved = await ctx.artifacts.save("log.txt", bytes, {
       mime: "text/plain",
       description: "the full log (patches as git's bytes)",
     });
-    ctx.stdout.write(text());
-    if (size > budget) {
-      ctx.stderr.write(`[Note] the log is ${bytes.length} bytes; all of it is in the artifact ${saved.path}.\n`);
-    }
     if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
-  } else ctx.stdout.write(text());
+  }
+  ctx.stdout.write(text);
   if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return { repo_path: rel, commits };
 };
