@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-PGKD5DMX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PB3G7WXD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6441,13 +6441,22 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
       if (a.commit.committer.timestamp > b.commit.committer.timestamp || a.commit.committer.timestamp === b.commit.committer.timestamp && a.order < b.order) best = i;
     }
     const { oid, commit } = queue.splice(best, 1)[0];
+    const walked = (parents, treesame) => more.walked?.push({
+      id: oid,
+      parents,
+      treesame
+    });
     if (paths === null) {
+      walked([
+        ...commit.parents
+      ], false);
       if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
+      walked([], mine === null);
       if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
       continue;
     }
@@ -6455,12 +6464,18 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
     for (const parent of commit.parents) {
       const theirs = await pathOid(await readCommit(repo, parent));
       if (theirs === mine) {
+        walked([
+          parent
+        ], true);
         await push(parent);
         followed = true;
         break;
       }
     }
     if (followed) continue;
+    walked([
+      ...commit.parents
+    ], false);
     if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
@@ -6921,7 +6936,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-LJ7NTUQL.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-2RHG4D7H.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

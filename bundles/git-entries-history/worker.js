@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-KHXVYVG5.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-26JVWCUQ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -876,6 +876,7 @@ var history_exports = {};
 __export(history_exports, {
   blame: () => blame2,
   catFile: () => catFile,
+  describe: () => describe,
   diff: () => diff,
   diffTree: () => diffTree,
   forEachRef: () => forEachRef,
@@ -888,6 +889,7 @@ __export(history_exports, {
   nameRev: () => nameRev,
   reflog: () => reflog,
   revList: () => revList,
+  shortlog: () => shortlog,
   show: () => show,
   showRef: () => showRef,
   stashShow: () => stashShow,
@@ -3408,11 +3410,11 @@ var Pack = class {
   inflateRange(from, to, size, sink, first) {
     const { read, out } = streamBuffers();
     let opened = null;
-    let held = first;
+    let held2 = first;
     try {
       const input = (offset) => {
-        if (held !== null && offset < held.length) return held.subarray(offset);
-        held = null;
+        if (held2 !== null && offset < held2.length) return held2.subarray(offset);
+        held2 = null;
         streamGeneration++;
         opened ??= openPackFile(this.#path);
         const want = Math.max(0, Math.min(read.length, to - from - offset));
@@ -8334,13 +8336,22 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
       if (a.commit.committer.timestamp > b.commit.committer.timestamp || a.commit.committer.timestamp === b.commit.committer.timestamp && a.order < b.order) best = i;
     }
     const { oid, commit } = queue.splice(best, 1)[0];
+    const walked = (parents, treesame) => more.walked?.push({
+      id: oid,
+      parents,
+      treesame
+    });
     if (paths === null) {
+      walked([
+        ...commit.parents
+      ], false);
       if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
+      walked([], mine === null);
       if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
       continue;
     }
@@ -8348,12 +8359,18 @@ async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(),
     for (const parent of commit.parents) {
       const theirs = await pathOid(await readCommit(repo, parent));
       if (theirs === mine) {
+        walked([
+          parent
+        ], true);
         await push(parent);
         followed = true;
         break;
       }
     }
     if (followed) continue;
+    walked([
+      ...commit.parents
+    ], false);
     if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }
@@ -8762,9 +8779,7 @@ async function decorations(repo) {
     ...found.get(oid) ?? []
   ]);
   const refs = [
-    ...listRefs(repo, "refs/heads"),
-    ...listRefs(repo, "refs/remotes"),
-    ...listRefs(repo, "refs/tags")
+    ...listRefs(repo, "refs")
   ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   const head = readHead(repo);
   for (const [ref, oid] of refs) {
@@ -8783,7 +8798,7 @@ async function decorations(repo) {
       add(resolveRefOid(repo, ref) ?? target, ref.replace(/^refs\/remotes\//, ""));
       continue;
     }
-    const label = ref.startsWith("refs/heads/") ? ref.slice(11) : ref.startsWith("refs/remotes/") ? ref.slice(13) : `tag: ${ref.slice(10)}`;
+    const label = ref.startsWith("refs/heads/") ? ref.slice(11) : ref.startsWith("refs/remotes/") ? ref.slice(13) : ref.startsWith("refs/tags/") ? `tag: ${ref.slice(10)}` : ref;
     add(target, label);
   }
   if (head.oid) {
@@ -9109,13 +9124,7 @@ async function withRenames(repo, changes, flags) {
   return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
 }
 async function prettyOptions(repo, flags) {
-  const spec = flags.format ?? (flags.oneline ? "oneline" : void 0);
-  if (spec === void 0) {
-    if (flags.date !== void 0 || flags.decorate || flags["abbrev-commit"]) {
-      throw new PtermError("InvalidArgs", "--date, --decorate and --abbrev-commit go with a git format: add --format=medium (git's default), --oneline or --format=<template>.");
-    }
-    return null;
-  }
+  const spec = flags.format ?? (flags.oneline ? "oneline" : repo.config.get("format.pretty") ?? "medium");
   const format = parsePretty(spec);
   if (format.kind === "template") {
     const unsupported2 = unsupportedPlaceholder(format.template);
@@ -9123,13 +9132,30 @@ async function prettyOptions(repo, flags) {
       throw new PtermError("InvalidArgs", `--format: ${unsupported2}\u2026 (padding, wrapping, trailers or reflog fields) is not available in pterm; the other placeholders are (see --help).`);
     }
   }
-  const wantsDecorations = flags.decorate || format.kind === "template" && /%[dD]/.test(format.template);
+  const configured = (repo.config.get("log.decorate") ?? "auto").toLowerCase();
+  if (configured === "full" && !flags.decorate) {
+    throw new PtermError("UnsupportedFormat", "this repository sets log.decorate=full (full ref names), which pterm does not print: add --decorate for git's short names, or `--format=%H %s` without names.");
+  }
+  const decorateByConfig = [
+    "true",
+    "yes",
+    "on",
+    "1",
+    "short"
+  ].includes(configured);
+  const wantsDecorations = flags.decorate || decorateByConfig || format.kind === "template" && /%[dD]/.test(format.template);
+  const isTrue = (value) => [
+    "true",
+    "yes",
+    "on",
+    "1"
+  ].includes((value ?? "").toLowerCase());
   return {
     repo,
     format,
-    date: parseDateMode(flags.date ?? (format.kind === "builtin" && format.name === "reference" ? "short" : void 0)),
+    date: parseDateMode(flags.date ?? (format.kind === "builtin" && format.name === "reference" ? "short" : repo.config.get("log.date"))),
     decorations: wantsDecorations ? await decorations(repo) : null,
-    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true
+    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true || isTrue(repo.config.get("log.abbrevCommit"))
   };
 }
 function terminatorFormat(format) {
@@ -9548,63 +9574,29 @@ var show = async (ctx) => {
   });
   const described = describeCommit(id, commit);
   const pretty2 = await prettyOptions(repo, ctx.flags);
-  if (pretty2) {
-    const { format } = pretty2;
-    const entry = prettyCommit(pretty2, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
-    const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
-    const tagHeader = tagObject ? prettyTagHeader(pretty2, format, tag.name, tagObject) : "";
-    const oneline = format.kind === "builtin" && format.name === "oneline";
-    const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
-    if (commit.parents.length > 1 && patchView) {
-      if (!await combinedDiffHasPaths(repo, commit, rendered)) {
-        ctx.stdout.write(tagHeader + entry + "\n");
-        const none = await emit(ctx, emptyDiff(rendered), {
-          "no-patch": true
-        }, "", "");
-        return {
-          repo_path: rel,
-          commit: described,
-          tag,
-          ...none,
-          withheld
-        };
-      }
-      ctx.stderr.write("[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first parent.\n");
+  const { format } = pretty2;
+  const entry = prettyCommit(pretty2, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
+  const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
+  const tagHeader = tagObject ? prettyTagHeader(pretty2, format, tag.name, tagObject) : "";
+  const oneline = format.kind === "builtin" && format.name === "oneline";
+  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
+  if (commit.parents.length > 1 && patchView) {
+    if (!await combinedDiffHasPaths(repo, commit, rendered)) {
+      ctx.stdout.write(tagHeader + entry + "\n");
+      const none = await emit(ctx, emptyDiff(rendered), {
+        "no-patch": true
+      }, "", "");
+      return {
+        repo_path: rel,
+        commit: described,
+        tag,
+        ...none,
+        withheld
+      };
     }
-    const out2 = await emit(ctx, rendered, ctx.flags, (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""), "");
-    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
-`);
-    return {
-      repo_path: rel,
-      commit: described,
-      tag,
-      ...out2,
-      withheld
-    };
+    ctx.stderr.write("[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first parent.\n");
   }
-  const header = [
-    ...tag?.type === "annotated" ? [
-      `tag ${tag.name}`,
-      "",
-      tag.message ?? "",
-      ""
-    ] : [],
-    `commit ${id}`,
-    ...commit.parents.length > 1 ? [
-      `Merge: ${commit.parents.map((p) => p.slice(0, 7)).join(" ")}`
-    ] : [],
-    `Author: ${commit.author.name} <${commit.author.email}>`,
-    `Date:   ${described.author.time}`,
-    "",
-    ...commit.message.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`),
-    "",
-    ...commit.parents.length > 1 ? [
-      "(merge commit: the diff is against the first parent)",
-      ""
-    ] : [],
-    ""
-  ].join("\n");
-  const out = await emit(ctx, rendered, ctx.flags, header);
+  const out = await emit(ctx, rendered, ctx.flags, (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""), "");
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
 `);
   return {
@@ -9624,30 +9616,52 @@ var UNIT_SECONDS = {
   day: 86400,
   week: 7 * 86400
 };
+var NUMBER_WORDS = [
+  "zero",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten"
+];
 function parseApproxDate(text, nowMs = Date.now()) {
   const value = text.trim().toLowerCase().replace(/[._]/g, " ");
   const now = Math.floor(nowMs / 1e3);
-  if (value === "now") return now;
-  if (value === "today" || value === "midnight") return Math.floor(now / 86400) * 86400;
-  if (value === "yesterday") return Math.floor(now / 86400) * 86400 - 86400;
+  const local = new Date(now * 1e3);
+  if (value === "now" || value === "today") return now;
+  if (value === "midnight") {
+    return Math.floor(new Date(local.getFullYear(), local.getMonth(), local.getDate()).getTime() / 1e3);
+  }
+  if (value === "yesterday") return now - 86400;
   const unix = value.match(/^@(\d+)$/);
   if (unix) return Number(unix[1]);
-  const ago = value.match(/^(\d+|an?|one)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
-  if (ago) {
-    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : 1;
+  const ago = value.match(/^(\d+|an?|[a-z]+)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
+  if (ago && (/^(\d+|an?)$/.test(ago[1]) || NUMBER_WORDS.includes(ago[1]))) {
+    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : /^an?$/.test(ago[1]) ? 0 : NUMBER_WORDS.indexOf(ago[1]);
     const unit = ago[2];
     if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
-    const date = new Date(nowMs);
-    if (unit === "month") date.setUTCMonth(date.getUTCMonth() - n);
-    else date.setUTCFullYear(date.getUTCFullYear() - n);
+    const date = new Date(now * 1e3);
+    if (unit === "month") date.setMonth(date.getMonth() - n);
+    else date.setFullYear(date.getFullYear() - n);
     return Math.floor(date.getTime() / 1e3);
   }
-  const iso = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/);
+  const iso = text.trim().match(/^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/);
   if (iso) {
-    const [, y, mo, d, h = "00", mi = "00", s = "00", zone2] = iso;
-    const offset = !zone2 || zone2 === "Z" ? "Z" : zone2.length === 5 ? `${zone2.slice(0, 3)}:${zone2.slice(3)}` : zone2;
-    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
-    if (!Number.isNaN(ms)) return Math.floor(ms / 1e3);
+    const [, y, mo, d, h, mi, s = "00", zone2] = iso;
+    if (h === void 0) {
+      const at = new Date(+y, +mo - 1, +d, local.getHours(), local.getMinutes(), local.getSeconds());
+      return Math.floor(at.getTime() / 1e3);
+    }
+    if (!zone2) return Math.floor(new Date(+y, +mo - 1, +d, +h, +mi, +s).getTime() / 1e3);
+    const sign = zone2 === "Z" ? 0 : zone2[0] === "-" ? -1 : 1;
+    const digits = zone2.replace(/[^0-9]/g, "");
+    const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+    return Math.floor(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) / 1e3) - offset * 60;
   }
   throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
 }
@@ -9738,11 +9752,395 @@ function compilePattern(pattern, options = {}) {
   }
 }
 
+// commands/git/history/graph.ts
+var MERGE_CHARS = [
+  "/",
+  "|",
+  "\\"
+];
+var CommitGraph = class {
+  interesting;
+  #commit;
+  #parents;
+  #width;
+  #expansionRow;
+  #state;
+  #prevState;
+  #commitIndex;
+  #prevCommitIndex;
+  #mergeLayout;
+  #edgesAdded;
+  #prevEdgesAdded;
+  #columns;
+  #newColumns;
+  #mapping;
+  #oldMapping;
+  #mappingSize;
+  /** `interesting`: whether a parent is listed in this log (a range's hidden side is not). */
+  constructor(interesting2) {
+    this.interesting = interesting2;
+    this.#commit = null;
+    this.#parents = [];
+    this.#width = 0;
+    this.#expansionRow = 0;
+    this.#state = "padding";
+    this.#prevState = "padding";
+    this.#commitIndex = 0;
+    this.#prevCommitIndex = 0;
+    this.#mergeLayout = 0;
+    this.#edgesAdded = 0;
+    this.#prevEdgesAdded = 0;
+    this.#columns = [];
+    this.#newColumns = [];
+    this.#mapping = [];
+    this.#oldMapping = [];
+    this.#mappingSize = 0;
+  }
+  /** Takes the next commit to draw (graph_update). */
+  update(commit) {
+    this.#commit = commit;
+    this.#parents = commit.parents.filter((p) => this.interesting(p));
+    this.#prevCommitIndex = this.#commitIndex;
+    this.#updateColumns();
+    this.#expansionRow = 0;
+    if (this.#state !== "padding") this.#state = "skip";
+    else if (this.#needsPreCommitLine()) this.#state = "pre_commit";
+    else this.#state = "commit";
+  }
+  /** Whether every row of the current commit has been printed. */
+  get finished() {
+    return this.#state === "padding";
+  }
+  #setState(state) {
+    this.#prevState = this.#state;
+    this.#state = state;
+  }
+  #findNewColumn(oid) {
+    return this.#newColumns.indexOf(oid);
+  }
+  #insertIntoNewColumns(oid, index) {
+    let i = this.#findNewColumn(oid);
+    if (i < 0) {
+      i = this.#newColumns.length;
+      this.#newColumns.push(oid);
+    }
+    let mappingIndex;
+    if (this.#parents.length > 1 && index > -1 && this.#mergeLayout === -1) {
+      const dist = index - i;
+      const shift = dist > 1 ? 2 * dist - 3 : 1;
+      this.#mergeLayout = dist > 0 ? 0 : 1;
+      this.#edgesAdded = this.#parents.length + this.#mergeLayout - 2;
+      mappingIndex = this.#width + (this.#mergeLayout - 1) * shift;
+      this.#width += 2 * this.#mergeLayout;
+    } else if (this.#edgesAdded > 0 && i === this.#mapping[this.#width - 2]) {
+      mappingIndex = this.#width - 2;
+      this.#edgesAdded = -1;
+    } else {
+      mappingIndex = this.#width;
+      this.#width += 2;
+    }
+    this.#mapping[mappingIndex] = i;
+  }
+  #updateColumns() {
+    this.#columns = this.#newColumns;
+    this.#newColumns = [];
+    const maxNewColumns = this.#columns.length + this.#parents.length;
+    this.#mappingSize = 2 * maxNewColumns;
+    for (let i = 0; i < this.#mappingSize; i++) this.#mapping[i] = -1;
+    this.#width = 0;
+    this.#prevEdgesAdded = this.#edgesAdded;
+    this.#edgesAdded = 0;
+    let seenThis = false;
+    const commit = this.#commit;
+    for (let i = 0; i <= this.#columns.length; i++) {
+      let columnCommit;
+      if (i === this.#columns.length) {
+        if (seenThis) break;
+        columnCommit = commit.id;
+      } else columnCommit = this.#columns[i];
+      if (columnCommit === commit.id) {
+        seenThis = true;
+        this.#commitIndex = i;
+        this.#mergeLayout = -1;
+        for (const parent of this.#parents) this.#insertIntoNewColumns(parent, i);
+        if (this.#parents.length === 0) this.#width += 2;
+      } else this.#insertIntoNewColumns(columnCommit, -1);
+    }
+    while (this.#mappingSize > 1 && this.#mapping[this.#mappingSize - 1] < 0) this.#mappingSize--;
+  }
+  #dashedParents() {
+    return this.#parents.length + this.#mergeLayout - 3;
+  }
+  #needsPreCommitLine() {
+    return this.#parents.length >= 3 && this.#commitIndex < this.#columns.length - 1 && this.#expansionRow < this.#dashedParents() * 2;
+  }
+  #mappingCorrect() {
+    for (let i = 0; i < this.#mappingSize; i++) {
+      const target = this.#mapping[i];
+      if (target >= 0 && target !== Math.floor(i / 2)) return false;
+    }
+    return true;
+  }
+  #pad(line) {
+    return line.length < this.#width ? line + " ".repeat(this.#width - line.length) : line;
+  }
+  #paddingRow() {
+    return this.#newColumns.map(() => "| ").join("");
+  }
+  #skipRow() {
+    this.#setState(this.#needsPreCommitLine() ? "pre_commit" : "commit");
+    return "...";
+  }
+  #preCommitRow() {
+    let line = "";
+    let seenThis = false;
+    for (let i = 0; i < this.#columns.length; i++) {
+      if (this.#columns[i] === this.#commit.id) {
+        seenThis = true;
+        line += "|" + " ".repeat(this.#expansionRow);
+      } else if (seenThis && this.#expansionRow === 0) {
+        line += this.#prevState === "post_merge" && this.#prevCommitIndex < i ? "\\" : "|";
+      } else if (seenThis && this.#expansionRow > 0) line += "\\";
+      else line += "|";
+      line += " ";
+    }
+    this.#expansionRow++;
+    if (!this.#needsPreCommitLine()) this.#setState("commit");
+    return line;
+  }
+  #octopusDashes() {
+    let line = "";
+    const dashed = this.#dashedParents();
+    for (let i = 0; i < dashed; i++) line += "-" + (i === dashed - 1 ? "." : "-");
+    return line;
+  }
+  #commitRow() {
+    let line = "";
+    let seenThis = false;
+    const commit = this.#commit;
+    for (let i = 0; i <= this.#columns.length; i++) {
+      let columnCommit;
+      if (i === this.#columns.length) {
+        if (seenThis) break;
+        columnCommit = commit.id;
+      } else columnCommit = this.#columns[i];
+      if (columnCommit === commit.id) {
+        seenThis = true;
+        line += "*";
+        if (this.#parents.length > 2) line += this.#octopusDashes();
+      } else if (seenThis && this.#edgesAdded > 1) line += "\\";
+      else if (seenThis && this.#edgesAdded === 1) {
+        line += this.#prevState === "post_merge" && this.#prevEdgesAdded > 0 && this.#prevCommitIndex < i ? "\\" : "|";
+      } else if (this.#prevState === "collapsing" && this.#oldMapping[2 * i + 1] === i && this.#mapping[2 * i] < i) line += "/";
+      else line += "|";
+      line += " ";
+    }
+    if (this.#parents.length > 1) this.#setState("post_merge");
+    else if (this.#mappingCorrect()) this.#setState("padding");
+    else this.#setState("collapsing");
+    return line;
+  }
+  #postMergeRow() {
+    let line = "";
+    let seenThis = false;
+    const commit = this.#commit;
+    const firstParent = this.#parents[0];
+    let parentColumnSeen = false;
+    for (let i = 0; i <= this.#columns.length; i++) {
+      let columnCommit;
+      if (i === this.#columns.length) {
+        if (seenThis) break;
+        columnCommit = commit.id;
+      } else columnCommit = this.#columns[i];
+      if (columnCommit === commit.id) {
+        seenThis = true;
+        let index = this.#mergeLayout;
+        for (let j = 0; j < this.#parents.length; j++) {
+          line += MERGE_CHARS[index];
+          if (index === 2) {
+            if (this.#edgesAdded > 0 || j < this.#parents.length - 1) line += " ";
+          } else index++;
+        }
+        if (this.#edgesAdded === 0) line += " ";
+      } else if (seenThis) {
+        line += (this.#edgesAdded > 0 ? "\\" : "|") + " ";
+      } else {
+        line += "|";
+        if (this.#mergeLayout !== 0 || i !== this.#commitIndex - 1) line += parentColumnSeen ? "_" : " ";
+      }
+      if (columnCommit === firstParent) parentColumnSeen = true;
+    }
+    this.#setState(this.#mappingCorrect() ? "padding" : "collapsing");
+    return line;
+  }
+  #collapsingRow() {
+    let usedHorizontal = false;
+    let horizontalEdge = -1;
+    let horizontalEdgeTarget = -1;
+    [this.#mapping, this.#oldMapping] = [
+      this.#oldMapping,
+      this.#mapping
+    ];
+    for (let i = 0; i < this.#mappingSize; i++) this.#mapping[i] = -1;
+    for (let i = 0; i < this.#mappingSize; i++) {
+      const target = this.#oldMapping[i];
+      if (target === void 0 || target < 0) continue;
+      if (target * 2 === i) this.#mapping[i] = target;
+      else if ((this.#mapping[i - 1] ?? -1) < 0) {
+        this.#mapping[i - 1] = target;
+        if (horizontalEdge === -1) {
+          horizontalEdge = i;
+          horizontalEdgeTarget = target;
+          for (let j = target * 2 + 3; j < i - 2; j += 2) this.#mapping[j] = target;
+        }
+      } else if (this.#mapping[i - 1] === target) {
+      } else {
+        this.#mapping[i - 2] = target;
+        if (horizontalEdge === -1) {
+          horizontalEdgeTarget = target;
+          horizontalEdge = i - 1;
+          for (let j = target * 2 + 3; j < i - 2; j += 2) this.#mapping[j] = target;
+        }
+      }
+    }
+    for (let i = 0; i < this.#mappingSize; i++) this.#oldMapping[i] = this.#mapping[i];
+    if (this.#mapping[this.#mappingSize - 1] < 0) this.#mappingSize--;
+    let line = "";
+    for (let i = 0; i < this.#mappingSize; i++) {
+      const target = this.#mapping[i];
+      if (target < 0) line += " ";
+      else if (target * 2 === i) line += "|";
+      else if (target === horizontalEdgeTarget && i !== horizontalEdge - 1) {
+        if (i !== target * 2 + 3) this.#mapping[i] = -1;
+        usedHorizontal = true;
+        line += "_";
+      } else {
+        if (usedHorizontal && i < horizontalEdge) this.#mapping[i] = -1;
+        line += "/";
+      }
+    }
+    if (this.#mappingCorrect()) this.#setState("padding");
+    return line;
+  }
+  /** The next row (graph_next_line); `commit` is true for the row of the commit itself. */
+  nextLine() {
+    let text;
+    let commit = false;
+    switch (this.#state) {
+      case "padding":
+        text = this.#paddingRow();
+        break;
+      case "skip":
+        text = this.#skipRow();
+        break;
+      case "pre_commit":
+        text = this.#preCommitRow();
+        break;
+      case "commit":
+        text = this.#commitRow();
+        commit = true;
+        break;
+      case "post_merge":
+        text = this.#postMergeRow();
+        break;
+      case "collapsing":
+        text = this.#collapsingRow();
+        break;
+    }
+    return {
+      text: this.#pad(text),
+      commit
+    };
+  }
+  /** A row that never shows the commit (graph_padding_line): the lanes carried down. */
+  paddingLine() {
+    if (this.#state !== "commit") return this.nextLine().text;
+    let line = "";
+    for (const column of this.#columns) {
+      line += "|";
+      line += column === this.#commit.id && this.#parents.length > 2 ? " ".repeat((this.#parents.length - 2) * 2) : " ";
+    }
+    this.#prevState = "padding";
+    return this.#pad(line);
+  }
+  /** The rows up to and including the commit's own, the last without its newline (graph_show_commit). */
+  showCommit() {
+    if (this.finished) return this.paddingLine();
+    let out = "";
+    for (; ; ) {
+      const { text, commit } = this.nextLine();
+      out += text;
+      if (commit || this.finished) return out;
+      out += "\n";
+    }
+  }
+  /** The commit's remaining rows, newline-separated, the last without its newline (graph_show_remainder). */
+  remainder() {
+    if (this.finished) return "";
+    let out = "";
+    for (; ; ) {
+      out += this.nextLine().text;
+      if (this.finished) return out;
+      out += "\n";
+    }
+  }
+  /**
+   * A commit's text beside the graph (graph_show_commit_msg): each line after the first gets the
+   * next row; then the rows the commit still needs, keeping the text's final newline last.
+   */
+  showMessage(text) {
+    let out = "";
+    let at = 0;
+    while (at < text.length) {
+      const newline = text.indexOf("\n", at);
+      const end = newline < 0 ? text.length : newline + 1;
+      out += text.slice(at, end);
+      if (newline >= 0 && end < text.length) out += this.nextLine().text;
+      at = end;
+    }
+    if (!this.finished) {
+      const terminated = text.endsWith("\n");
+      if (!terminated) out += "\n";
+      out += this.remainder();
+      if (terminated) out += "\n";
+    }
+    return out;
+  }
+};
+function topoOrder(commits) {
+  const indegree = /* @__PURE__ */ new Map();
+  for (const c of commits) indegree.set(c.id, 1);
+  for (const c of commits) {
+    for (const p of c.parents) {
+      const n = indegree.get(p);
+      if (n) indegree.set(p, n + 1);
+    }
+  }
+  const byId = new Map(commits.map((c) => [
+    c.id,
+    c
+  ]));
+  const stack = commits.filter((c) => indegree.get(c.id) === 1).reverse();
+  const out = [];
+  while (stack.length) {
+    const commit = stack.pop();
+    for (const p of commit.parents) {
+      const n = indegree.get(p);
+      if (!n) continue;
+      indegree.set(p, n - 1);
+      if (n - 1 === 1) stack.push(byId.get(p));
+    }
+    indegree.set(commit.id, 0);
+    out.push(commit);
+  }
+  return out;
+}
+
 // commands/git/handlers/log.ts
 async function allStarts(repo) {
   const refs = [
     ...listRefs(repo, "refs")
-  ].filter(([name]) => name !== "refs/stash").sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   const starts = [];
   for (const [, oid] of refs) {
     try {
@@ -9832,9 +10230,6 @@ function pickaxeOf(repo, policy, paths, flags) {
     return false;
   };
 }
-function separatorFormat(format) {
-  return format.kind === "template" ? !format.terminator : format.name !== "oneline" && format.name !== "reference";
-}
 async function commitDiff(repo, id, paths, policy, algorithm) {
   const commit = await readCommit(repo, id);
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
@@ -9874,93 +10269,124 @@ var log = async (ctx) => {
     ...ctx.flags.path,
     ...split.paths
   ]);
-  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
+  const keep = logFilter(repo, policy, paths, ctx.flags);
+  const graph = ctx.flags.graph ? graphRefusal(keep !== void 0) : null;
+  const max = ctx.flags.max ?? Number.MAX_SAFE_INTEGER;
+  const walk2 = [];
+  const listed = await walkLog(repo, start, graph ? Number.MAX_SAFE_INTEGER : max, paths.length ? paths : null, hide, {
     starts: all,
-    keep: logFilter(repo, policy, paths, ctx.flags)
+    keep,
+    walked: walk2
   });
+  const commits = graph ? graphOrder(listed, walk2).slice(0, max) : listed;
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
   const pretty2 = await prettyOptions(repo, ctx.flags);
+  const { format } = pretty2;
+  const lanes = graph ? new CommitGraph((oid) => !hide.has(oid)) : null;
+  const userFormat = format.kind === "template" || format.name === "reference";
+  const oneline = format.kind === "builtin" && format.name === "oneline";
+  const terminated = terminatorFormat(format);
   const parts = [];
   const notUtf8 = /* @__PURE__ */ new Set();
   const otherFunctionLines = /* @__PURE__ */ new Map();
+  let missingNewline = false;
   for (const [i, c] of commits.entries()) {
-    if (pretty2) {
-      const { format } = pretty2;
-      if (i > 0 && separatorFormat(format)) parts.push("\n");
-      const entry = prettyCommit(pretty2, format, c.id, await readCommit(repo, c.id));
-      parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
-      if (!withDiff || c.parents.length > 1) continue;
-      const rendered2 = await commitDiff(repo, c.id, paths, policy, algorithm);
-      const body = diffBody(rendered2, ctx.flags);
-      if (body === "") continue;
-      if (!(format.kind === "builtin" && format.name === "oneline")) {
-        parts.push(ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n");
-      }
-      if (ctx.flags.patch && !names) {
-        if (ctx.flags.stat) parts.push(`${renderStat(rendered2)}
+    lanes?.update(c);
+    if (i > 0 && !terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
+    if (lanes) parts.push(lanes.showCommit());
+    const commit = graph ? {
+      ...await readCommit(repo, c.id),
+      parents: c.parents
+    } : await readCommit(repo, c.id);
+    const entry = prettyCommit(pretty2, format, c.id, commit);
+    let message = entry;
+    if (!userFormat && !oneline) {
+      const firstLine = entry.indexOf("\n") + 1;
+      parts.push(entry.slice(0, firstLine) + (lanes ? lanes.nextLine().text : ""));
+      message = entry.slice(firstLine);
+    }
+    missingNewline = !message.endsWith("\n");
+    parts.push(lanes ? lanes.showMessage(message) : message);
+    if (terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
+    if (!withDiff || c.parents.length > 1) continue;
+    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+    const body = diffBody(rendered, ctx.flags);
+    if (body === "") continue;
+    const prefix = lanes ? lanes.paddingLine() : "";
+    if (!oneline) parts.push(prefix + (ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n"));
+    if (lanes) {
+      const text2 = ctx.flags.patch && !names ? (ctx.flags.stat ? `${renderStat(rendered)}
+` : "") + rendered.patch : body;
+      parts.push(text2.split("\n").map((line, n, all2) => n === all2.length - 1 && line === "" ? "" : prefix + line).join("\n"));
+      continue;
+    }
+    if (ctx.flags.patch && !names) {
+      if (ctx.flags.stat) parts.push(`${renderStat(rendered)}
 `);
-        parts.push(rendered2);
-        for (const path of rendered2.notUtf8) notUtf8.add(path);
-        for (const [path, driver] of rendered2.otherFunctionLines) otherFunctionLines.set(path, driver);
-      } else parts.push(body);
-      continue;
-    }
-    const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
-    if (parts.length) parts.push("\n");
-    if (!withDiff) {
-      parts.push(line);
-      continue;
-    }
-    const commit = await readCommit(repo, c.id);
-    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
-    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
-    const { kept } = filterChanges(changes, paths, policy);
-    const rendered = await renderDiff(repo, await withRenames(repo, kept, {
-      "find-renames": 50
-    }), {
-      algorithm
-    });
-    const view = viewOf(rendered, {
-      stat: ctx.flags.stat && !ctx.flags.patch,
-      "name-only": ctx.flags["name-only"],
-      "name-status": ctx.flags["name-status"]
-    });
-    parts.push(`${line}
-${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
-    if (view !== null) parts.push(view);
-    else {
       parts.push(rendered);
       for (const path of rendered.notUtf8) notUtf8.add(path);
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
-    }
+    } else parts.push(body);
   }
-  if (!pretty2) parts.push("\n");
-  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
+  const text = parts.map((part) => typeof part === "string" ? part : part.patch).join("");
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
-  if (withDiff && (size > budget || notUtf8.size)) {
+  if (notUtf8.size || withDiff && text.length > budget) {
     const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder2.encode(part) : part.patchBytes));
     const saved = await ctx.artifacts.save("log.txt", bytes, {
       mime: "text/plain",
       description: "the full log (patches as git's bytes)"
     });
-    if (size > budget) {
-      ctx.stdout.write(commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") + `
-The log with ${ctx.flags.patch ? "patches" : "diffstats"} is ${bytes.length} bytes; it is in the artifact ${saved.path}.
-`);
-    } else ctx.stdout.write(text());
     if (notUtf8.size) ctx.stderr.write(notUtf8Warning([
       ...notUtf8
     ].sort(), saved.path));
-  } else ctx.stdout.write(text());
+  }
+  ctx.stdout.write(text);
   if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return {
     repo_path: rel,
     commits
   };
 };
+function graphRefusal(filtered) {
+  if (filtered) {
+    throw new PtermError("InvalidArgs", "--graph with --author, --grep, --since, --until, -S or -G is not available: run `git log --graph --oneline` without them (paths are fine).");
+  }
+  return true;
+}
+function graphOrder(listed, walk2) {
+  const byId = new Map(listed.map((c) => [
+    c.id,
+    c
+  ]));
+  const walkedById = new Map(walk2.map((w) => [
+    w.id,
+    w
+  ]));
+  const rewrite = (parent) => {
+    let at = parent;
+    for (; ; ) {
+      const step = walkedById.get(at);
+      if (!step || !step.treesame) return at;
+      if (!step.parents.length) return null;
+      at = step.parents[0];
+    }
+  };
+  const out = [];
+  for (const w of topoOrder(walk2)) {
+    const commit = byId.get(w.id);
+    if (!commit) continue;
+    const parents = [
+      ...new Set(w.parents.map(rewrite).filter((p) => p !== null))
+    ];
+    out.push({
+      ...commit,
+      parents
+    });
+  }
+  return out;
+}
 
 // commands/git/handlers/grep.ts
 var MAX_GREP_MATCHES = 5e3;
@@ -11357,6 +11783,271 @@ var gitVar = async (ctx) => {
     repo_path: rel,
     variable,
     value: ident
+  };
+};
+
+// commands/git/handlers/shortlog.ts
+function shortlogText(commits, options) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const c of commits) {
+    const key = options.email ? `${c.author.name} <${c.author.email}>` : c.author.name;
+    const list = groups.get(key) ?? [];
+    list.push(c.subject === "" ? "<none>" : c.subject);
+    groups.set(key, list);
+  }
+  const byName = [
+    ...groups
+  ].sort(([a], [b]) => compareBytes2(a, b));
+  const ordered = options.numbered ? byName.sort(([, a], [, b]) => b.length - a.length) : byName;
+  const authors = ordered.map(([author, subjects]) => ({
+    author,
+    count: subjects.length,
+    subjects: subjects.reverse()
+  }));
+  const text = authors.map((a) => options.summary ? `${String(a.count).padStart(6)}	${a.author}
+` : `${a.author} (${a.count}):
+${a.subjects.map((s) => `      ${s}
+`).join("")}
+`).join("");
+  return {
+    text,
+    authors
+  };
+}
+function hasMailmap(dir) {
+  try {
+    Deno.lstatSync(`${dir}/.mailmap`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function compareBytes2(a, b) {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+var shortlog = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  if (hasMailmap(repo.dir)) {
+    throw new PtermError("InvalidArgs", 'this repository has a .mailmap, which git shortlog applies and pterm does not: `git log --format="%an"` lists the names as recorded.');
+  }
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+  const ref = split.revs[0] ?? "HEAD";
+  if (ref === "HEAD" && !readHead(repo).oid) {
+    throw new PtermError("NotFound", "there are no commits yet: `git commit` makes the first one.");
+  }
+  const ends = await rangeEnds(repo, ref);
+  const all = ctx.flags.all ? await allStarts(repo) : [];
+  const start = all.length && !split.revs.length ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
+  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : /* @__PURE__ */ new Set();
+  const paths = userPaths([
+    ...ctx.flags.path,
+    ...split.paths
+  ]);
+  const commits = (await walkLog(repo, start, Number.MAX_SAFE_INTEGER, paths.length ? paths : null, hide, {
+    starts: all
+  })).filter((c) => !ctx.flags["no-merges"] || c.parents.length < 2);
+  const { text, authors } = shortlogText(commits, {
+    summary: ctx.flags.summary,
+    numbered: ctx.flags.numbered,
+    email: ctx.flags.email
+  });
+  ctx.stdout.write(text);
+  return {
+    repo_path: rel,
+    authors: authors.map((a) => ({
+      author: a.author,
+      commits: a.count,
+      subjects: ctx.flags.summary ? [] : a.subjects
+    }))
+  };
+};
+
+// commands/git/repo/state.ts
+var held = /* @__PURE__ */ new Map();
+function loadIndex(repo) {
+  const state = held.get(repo.gitdir);
+  if (!state) return readIndexFile(repo.gitdir);
+  state.index ??= readIndexFile(repo.gitdir);
+  return state.index;
+}
+
+// commands/git/handlers/describe.ts
+async function tagNames(repo) {
+  const names = /* @__PURE__ */ new Map();
+  for (const [ref, oid] of listRefs(repo, "refs/tags")) {
+    const name = ref.slice("refs/tags/".length);
+    let target = oid;
+    let candidate = {
+      name,
+      priority: 1,
+      taggerTime: 0,
+      misnamed: null
+    };
+    const object = await repo.objects.read(oid).catch(() => null);
+    if (!object) continue;
+    if (object.type === "tag") {
+      const tag = parseTag(object.content);
+      candidate = {
+        name,
+        priority: 2,
+        taggerTime: tag.tagger?.timestamp ?? 0,
+        misnamed: tag.tag !== name ? tag.tag : null
+      };
+      target = tag.object;
+      for (let depth = 0; depth < 10; depth++) {
+        const inner = await repo.objects.read(target).catch(() => null);
+        if (inner?.type !== "tag") break;
+        target = parseTag(inner.content).object;
+      }
+    }
+    const existing = names.get(target);
+    const replace = !existing || existing.priority < candidate.priority || existing.priority === 2 && candidate.priority === 2 && existing.taggerTime < candidate.taggerTime;
+    if (replace) names.set(target, candidate);
+  }
+  return names;
+}
+var MAX_CANDIDATES = 10;
+async function nearestTag(repo, start, names, withLightweight) {
+  const flags = /* @__PURE__ */ new Map([
+    [
+      start,
+      0
+    ]
+  ]);
+  const seen = /* @__PURE__ */ new Set([
+    start
+  ]);
+  const dates = /* @__PURE__ */ new Map();
+  const dateOf = async (oid) => {
+    let date = dates.get(oid);
+    if (date === void 0) dates.set(oid, date = (await readCommit(repo, oid)).committer.timestamp);
+    return date;
+  };
+  const list = [
+    start
+  ];
+  const insertByDate = async (oid) => {
+    const date = await dateOf(oid);
+    let at = 0;
+    while (at < list.length && await dateOf(list[at]) >= date) at++;
+    list.splice(at, 0, oid);
+  };
+  const matches = [];
+  let seenCommits = 0;
+  let annotated = 0;
+  let unannotated = 0;
+  let gaveUpOn = null;
+  const visitParents = async (oid) => {
+    for (const parent of (await readCommit(repo, oid)).parents) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        await insertByDate(parent);
+      }
+      flags.set(parent, (flags.get(parent) ?? 0) | (flags.get(oid) ?? 0));
+    }
+  };
+  while (list.length) {
+    const c = list.shift();
+    seenCommits++;
+    const name = names.get(c);
+    if (name) {
+      if (!withLightweight && name.priority < 2) unannotated++;
+      else if (matches.length < MAX_CANDIDATES) {
+        const flag = 2 ** (matches.length + 1);
+        matches.push({
+          name,
+          depth: seenCommits - 1,
+          flag,
+          foundOrder: matches.length + 1
+        });
+        flags.set(c, (flags.get(c) ?? 0) | flag);
+        if (name.priority === 2) annotated++;
+      } else {
+        gaveUpOn = c;
+        break;
+      }
+    }
+    for (const m of matches) if (!((flags.get(c) ?? 0) & m.flag)) m.depth++;
+    if (annotated && !list.length) break;
+    await visitParents(c);
+  }
+  if (!matches.length) return {
+    best: null,
+    unannotated
+  };
+  matches.sort((a, b) => a.depth - b.depth || a.foundOrder - b.foundOrder);
+  const best = matches[0];
+  if (gaveUpOn) await insertByDate(gaveUpOn);
+  while (list.length) {
+    const c = list.shift();
+    if ((flags.get(c) ?? 0) & best.flag) {
+      if (list.every((other) => (flags.get(other) ?? 0) & best.flag)) break;
+    } else best.depth++;
+    await visitParents(c);
+  }
+  return {
+    best,
+    unannotated
+  };
+}
+var describe = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx, "read");
+  const rev = ctx.positionals.rev;
+  if (ctx.flags.dirty && rev !== void 0) {
+    throw new PtermError("InvalidArgs", "--dirty describes the work tree, not a commit: `git describe --dirty`.");
+  }
+  if (rev === void 0 && !readHead(repo).oid) {
+    throw new PtermError("NotFound", "there are no commits yet to describe: `git commit` makes the first one.");
+  }
+  const commit = await resolveCommit(repo, rev ?? "HEAD");
+  const abbrevLength2 = ctx.flags.abbrev;
+  const short = (oid) => abbrevLength2 === void 0 || abbrevLength2 === 0 ? abbreviate(repo, oid) : oid.slice(0, Math.max(abbrevLength2, 4, repo.objects.sharedHexDigits(oid) + 1));
+  let suffix = "";
+  if (ctx.flags.dirty) {
+    const report = await computeStatus(repo, loadIndex(repo), policy, {
+      untracked: false
+    });
+    if (report.staged.size || report.unstaged.size || report.conflicted.length) suffix = "-dirty";
+  }
+  const names = await tagNames(repo);
+  const withSuffix = (tag2, depth2) => {
+    if (tag2.misnamed) ctx.stderr.write(`warning: tag '${tag2.name}' is externally known as '${tag2.misnamed}'
+`);
+    return abbrevLength2 === 0 && !tag2.misnamed ? tag2.name : `${tag2.name}-${depth2}-g${short(commit)}`;
+  };
+  let description;
+  let tag = null;
+  let depth = null;
+  const exact = names.get(commit);
+  if (exact && (ctx.flags.tags || exact.priority === 2)) {
+    tag = exact.name;
+    depth = 0;
+    description = exact.misnamed || ctx.flags.long ? withSuffix(exact, 0) : exact.name;
+  } else {
+    const { best, unannotated } = await nearestTag(repo, commit, names, ctx.flags.tags);
+    if (best) {
+      tag = best.name.name;
+      depth = best.depth;
+      description = withSuffix(best.name, best.depth);
+    } else if (ctx.flags.always) description = short(commit);
+    else if (unannotated) {
+      throw new PtermError("NotFound", `no annotated tag can describe ${commit}; there are lightweight tags: \`git describe --tags\`.`);
+    } else {
+      throw new PtermError("NotFound", `no tag can describe ${commit}: \`git describe --always\` prints its id, \`git tag -a v0.1 -m v0.1\` makes one.`);
+    }
+  }
+  ctx.stdout.write(`${description}${suffix}
+`);
+  return {
+    repo_path: rel,
+    description: description + suffix,
+    commit_id: commit,
+    tag,
+    depth,
+    dirty: suffix !== ""
   };
 };
 

@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-VH6GGN27.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-4YQH64HI.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -858,7 +858,9 @@ var HANDLER_EXPORTS = {
     "symbolicRef",
     "nameRev",
     "hashObject",
-    "gitVar"
+    "gitVar",
+    "shortlog",
+    "describe"
   ],
   change: [
     "branch",
@@ -1312,10 +1314,131 @@ var reflogSpec = leaf("reflog", "Where HEAD (or a branch) has been, newest first
   ]
 });
 
+// commands/git/sub/shortlog.ts
+var shortlogFlags = [
+  repoFlag("read"),
+  pathFlag("Only commits that changed this path"),
+  {
+    name: "summary",
+    short: "s",
+    type: "boolean",
+    description: "Only each author's commit count (`    12	Name`)."
+  },
+  {
+    name: "numbered",
+    short: "n",
+    type: "boolean",
+    description: "Most commits first (default: by name)."
+  },
+  {
+    name: "email",
+    short: "e",
+    type: "boolean",
+    description: "Group by `Name <email>`, not the name alone."
+  },
+  {
+    name: "no-merges",
+    type: "boolean",
+    description: "Leave merge commits out."
+  },
+  {
+    name: "all",
+    type: "boolean",
+    description: "Count the commits of every branch, tag and remote-tracking branch, not only HEAD's."
+  }
+];
+var shortlogSpec = leaf("shortlog", "Commits grouped by author (git shortlog): each author's subjects, or with -s their counts.", shortlogFlags, [
+  {
+    command: "git shortlog -sn",
+    description: "Who committed how much, most first."
+  },
+  {
+    command: "git shortlog -sne v1.0..HEAD",
+    description: "Counts by name and email since v1.0."
+  },
+  {
+    command: "git shortlog",
+    description: "Each author's commit subjects, oldest first."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "A revision or range (default HEAD), then paths."
+    }
+  ],
+  afterDoubleDash: "path"
+});
+
+// commands/git/sub/describe.ts
+var describeFlags = [
+  repoFlag("read"),
+  {
+    name: "tags",
+    type: "boolean",
+    description: "Lightweight tags count too (default: annotated tags only)."
+  },
+  {
+    name: "always",
+    type: "boolean",
+    description: "With no tag to describe it by, print the abbreviated commit id instead of failing."
+  },
+  {
+    name: "abbrev",
+    type: "number",
+    min: 0,
+    max: 40,
+    valueName: "n",
+    description: "Hex digits of the `-g<id>` part (at least; more when needed to be unique); 0 prints the tag alone."
+  },
+  {
+    name: "long",
+    type: "boolean",
+    description: "Always `<tag>-<n>-g<id>`, even on the tagged commit itself."
+  },
+  {
+    name: "dirty",
+    type: "boolean",
+    description: "Describe the work tree: append `-dirty` when it has uncommitted changes (tracked files)."
+  }
+];
+var describeSpec = leaf("describe", "Name a commit after the nearest tag before it (git describe): `v1.2-3-gabc1234`.", describeFlags, [
+  {
+    command: "git describe --tags",
+    description: "HEAD after the nearest tag, lightweight ones too."
+  },
+  {
+    command: "git describe --always --dirty",
+    description: "A version string for the work tree."
+  },
+  {
+    command: "git describe --abbrev=0 --tags",
+    description: "The nearest tag's name alone."
+  }
+], {
+  positionals: [
+    {
+      name: "rev",
+      description: "The commit to describe (default HEAD)."
+    }
+  ]
+});
+
 // commands/git/sub/log.ts
 var logFlags = [
   repoFlag("read"),
-  maxCountFlag("commits"),
+  {
+    name: "max",
+    short: "n",
+    aliases: [
+      "max-count"
+    ],
+    digits: true,
+    type: "number",
+    min: 0,
+    description: "Most commits to list (also -n 5, -n5, -5, --max-count 5); without it, the whole history, as git."
+  },
   {
     name: "ref",
     type: "string",
@@ -1412,7 +1535,11 @@ var logFlags = [
     description: "-S takes a POSIX extended regular expression."
   },
   ...prettyFlags,
-  compat("graph", "Accepted and not drawn: the result lists each commit's parents.")
+  {
+    name: "graph",
+    type: "boolean",
+    description: "Draw the history's lanes beside the commits, as git's graph (implies git's topological order)."
+  }
 ];
 var logSpec = leaf("log", "List commits, newest first.", logFlags, [
   {
@@ -3621,8 +3748,6 @@ var gitSpec = {
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
     config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
-    describe: "`git tag` lists tags with their commits; `git log -n 1` shows the current one.",
-    shortlog: "Use `git log` (each line has the author).",
     whatchanged: "Use `git log --stat`.",
     gc: "Not needed and not available.",
     fsck: "Not available; pterm checks every object it reads.",
@@ -3653,6 +3778,8 @@ var gitSpec = {
     commitSpec,
     reflogSpec,
     logSpec,
+    shortlogSpec,
+    describeSpec,
     branchSpec,
     checkoutSpec,
     switchSpec,

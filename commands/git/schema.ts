@@ -276,6 +276,22 @@ export const resultSchemas = {
     ),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
+  shortlog: z.strictObject({
+    ...base("git shortlog"),
+    authors: z.array(z.strictObject({
+      author: z.string().describe("The name (with -e, `Name <email>`)."),
+      commits: z.number(),
+      subjects: z.array(z.string()).describe("Their commits' subjects, oldest first (empty with -s)."),
+    })),
+  }),
+  describe: z.strictObject({
+    ...base("git describe"),
+    description: z.string().describe("What git describe prints, e.g. v1.2-3-gabc1234 (with -dirty when asked)."),
+    commit_id: oid,
+    tag: z.string().nullable().describe("The tag it is described by (null: --always found none)."),
+    depth: z.number().nullable().describe("Commits since that tag."),
+    dirty: z.boolean(),
+  }),
   reflog: z.strictObject({
     ...base("git reflog"),
     ref: z.string().describe("The reflog read: HEAD, refs/heads/main, …"),

@@ -13,6 +13,8 @@ import { statusSpec } from "./sub/status.ts";
 import { addSpec } from "./sub/add.ts";
 import { commitSpec } from "./sub/commit.ts";
 import { reflogSpec } from "./sub/reflog.ts";
+import { shortlogSpec } from "./sub/shortlog.ts";
+import { describeSpec } from "./sub/describe.ts";
 import { logSpec } from "./sub/log.ts";
 import { branchSpec } from "./sub/branch.ts";
 import { checkoutSpec } from "./sub/checkout.ts";
@@ -124,8 +126,6 @@ export const gitSpec: CommandSpec = {
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
     config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
-    describe: "`git tag` lists tags with their commits; `git log -n 1` shows the current one.",
-    shortlog: "Use `git log` (each line has the author).",
     whatchanged: "Use `git log --stat`.",
     gc: "Not needed and not available.",
     fsck: "Not available; pterm checks every object it reads.",
@@ -147,6 +147,8 @@ export const gitSpec: CommandSpec = {
     commitSpec,
     reflogSpec,
     logSpec,
+    shortlogSpec,
+    describeSpec,
     branchSpec,
     checkoutSpec,
     switchSpec,

@@ -116,7 +116,11 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
     ]);
     return { kind: "paths", value: sorted(short.split("\n").filter(Boolean).map((l) => l.slice(3)).join("\n")) };
   }
-  if (sub === "log") return { kind: "commits", value: await run(["log", "--format=%H", ...kept]) };
+  if (sub === "log") {
+    // --graph lists the commits in git's topological order: the same list, in that order.
+    const order = rest.includes("--graph") ? ["--topo-order"] : [];
+    return { kind: "commits", value: await run(["log", "--format=%H", ...order, ...kept]) };
+  }
   if (sub === "diff") return { kind: "paths", value: sorted(await run(["diff", "--name-only", ...kept])) };
   if (sub === "show") {
     const rev = kept.find((w) => !w.startsWith("-"));
@@ -138,6 +142,11 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
   if (sub === "cat-file" && !words.includes("--batch-check")) return { kind: "stdout", value: await run(words) };
   if (sub === "rev-parse" || sub === "ls-files" || PLUMBING.has(sub)) {
     return { kind: "stdout", value: await run(words) };
+  }
+  if (sub === "describe") return { kind: "stdout", value: await run(words) };
+  // git shortlog reads stdin when no revision is given and stdin is no terminal: HEAD is what a person gets.
+  if (sub === "shortlog") {
+    return { kind: "stdout", value: await run([...words, ...(kept.some((w) => !w.startsWith("-")) ? [] : ["HEAD"])]) };
   }
   if (sub === "blame") {
     const owners: string[] = [];

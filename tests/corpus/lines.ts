@@ -130,6 +130,17 @@ export const cold: readonly CorpusLine[] = [
   { line: "git log --oneline | head -5", intent: "log --oneline -5" },
   { line: "git log | head -20", intent: "log -20" },
   { line: "cd proj && git log --oneline -5", intent: "log --oneline -5" },
+  { line: "git log --graph" },
+  { line: "git log --graph --oneline --decorate --all" },
+  { line: "git log --since=yesterday --oneline" },
+  // shortlog, describe
+  { line: "git shortlog -sn" },
+  { line: "git shortlog -sne" },
+  { line: "git shortlog -s -n --all" },
+  { line: "git shortlog" },
+  { line: "git describe --tags" },
+  { line: "git describe --tags --abbrev=0" },
+  { line: "git describe --always --dirty" },
   // show
   { line: "git show" },
   { line: "git show HEAD" },

@@ -22,3 +22,5 @@ export { symbolicRef } from "../handlers/symbolic_ref.ts";
 export { nameRev } from "../handlers/name_rev.ts";
 export { hashObject } from "../handlers/hash_object.ts";
 export { gitVar } from "../handlers/var.ts";
+export { shortlog } from "../handlers/shortlog.ts";
+export { describe } from "../handlers/describe.ts";

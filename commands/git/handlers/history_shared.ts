@@ -174,22 +174,17 @@ export async function withRenames(
   return await findRenames(repo, changes, Math.round(flags["find-renames"] * MAX_SCORE / 100));
 }
 
-/** `--format`/`--pretty`/`--oneline` given: git's pretty output; null keeps pterm's one-line form. */
+/**
+ * git's pretty output for log and show: `--format`/`--pretty`/`--oneline`, else the repository's
+ * `format.pretty`, else git's default medium format; `--date` else `log.date`; decorations with
+ * --decorate, %d/%D or `log.decorate` true/short (its default, auto, prints none when git's output is
+ * not a terminal, and pterm's never is; `full` is refused by name); `log.abbrevCommit` as git.
+ */
 export async function prettyOptions(
   repo: Repo,
   flags: { format?: string; oneline?: boolean; "abbrev-commit"?: boolean; decorate?: boolean; date?: string },
-): Promise<(PrettyContext & { format: PrettyFormat }) | null> {
-  const spec = flags.format ?? (flags.oneline ? "oneline" : undefined);
-  if (spec === undefined) {
-    if (flags.date !== undefined || flags.decorate || flags["abbrev-commit"]) {
-      throw new PtermError(
-        "InvalidArgs",
-        "--date, --decorate and --abbrev-commit go with a git format: add --format=medium (git's default), " +
-          "--oneline or --format=<template>.",
-      );
-    }
-    return null;
-  }
+): Promise<PrettyContext & { format: PrettyFormat }> {
+  const spec = flags.format ?? (flags.oneline ? "oneline" : repo.config.get("format.pretty") ?? "medium");
   const format = parsePretty(spec);
   if (format.kind === "template") {
     const unsupported = unsupportedPlaceholder(format.template);
@@ -201,13 +196,28 @@ export async function prettyOptions(
       );
     }
   }
-  const wantsDecorations = flags.decorate || (format.kind === "template" && /%[dD]/.test(format.template));
+  const configured = (repo.config.get("log.decorate") ?? "auto").toLowerCase();
+  if (configured === "full" && !flags.decorate) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      "this repository sets log.decorate=full (full ref names), which pterm does not print: add --decorate for " +
+        "git's short names, or `--format=%H %s` without names.",
+    );
+  }
+  const decorateByConfig = ["true", "yes", "on", "1", "short"].includes(configured);
+  const wantsDecorations = flags.decorate || decorateByConfig ||
+    (format.kind === "template" && /%[dD]/.test(format.template));
+  const isTrue = (value: string | undefined) => ["true", "yes", "on", "1"].includes((value ?? "").toLowerCase());
   return {
     repo,
     format,
-    date: parseDateMode(flags.date ?? (format.kind === "builtin" && format.name === "reference" ? "short" : undefined)),
+    date: parseDateMode(
+      flags.date ??
+        (format.kind === "builtin" && format.name === "reference" ? "short" : repo.config.get("log.date")),
+    ),
     decorations: wantsDecorations ? await decorations(repo) : null,
-    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true,
+    abbrevCommit: flags.oneline === true || flags["abbrev-commit"] === true ||
+      isTrue(repo.config.get("log.abbrevCommit")),
   };
 }
 

@@ -6,7 +6,7 @@ import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { logFlags } from "../sub/log.ts";
 import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
-import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
+import { ancestorsOf, type LogCommit, readCommit, walkLog } from "../history/log.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
 import { parseApproxDate } from "../history/approxidate.ts";
 import { compilePattern } from "../history/pattern.ts";
@@ -19,6 +19,7 @@ import { openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
 import { encoder } from "../odb/bytes.ts";
 import { concatBytes } from "../diff/line_diff.ts";
 import { prettyCommit, type PrettyFormat } from "../history/pretty.ts";
+import { CommitGraph, topoOrder } from "../history/graph.ts";
 import {
   filterChanges,
   functionLineNote,
@@ -32,13 +33,11 @@ import {
 } from "./history_shared.ts";
 
 /**
- * Where `log --all` starts, in git's order (every ref by name, then HEAD): commits with equal dates
+ * Where `log --all` starts, in git's order (every ref by name, refs/stash too, then HEAD): commits with equal dates
  * are listed in the order their starting points were given, so the order matters.
  */
 export async function allStarts(repo: Repo): Promise<string[]> {
-  const refs = [...listRefs(repo, "refs")].filter(([name]) => name !== "refs/stash").sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0
-  );
+  const refs = [...listRefs(repo, "refs")].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   const starts: string[] = [];
   for (const [, oid] of refs) {
     try {
@@ -201,87 +200,137 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
   const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
-  const commits = await walkLog(repo, start, ctx.flags.max, paths.length ? paths : null, hide, {
+  const keep = logFilter(repo, policy, paths, ctx.flags);
+  const graph = ctx.flags.graph ? graphRefusal(keep !== undefined) : null;
+  // Without -n git lists the whole history; the envelope's own bounds (head, tail, artifact) bound the text.
+  const max = ctx.flags.max ?? Number.MAX_SAFE_INTEGER;
+  const walk: { id: string; parents: string[]; treesame: boolean }[] = [];
+  const listed = await walkLog(repo, start, graph ? Number.MAX_SAFE_INTEGER : max, paths.length ? paths : null, hide, {
     starts: all,
-    keep: logFilter(repo, policy, paths, ctx.flags),
+    keep,
+    walked: walk,
   });
+  // --graph implies git's --topo-order (no parent before all its children), over every commit walked;
+  // the graph then joins each listed commit to its nearest listed ancestors (git's parent rewriting).
+  const commits = graph ? graphOrder(listed, walk).slice(0, max) : listed;
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
   const pretty = await prettyOptions(repo, ctx.flags);
-  // Each commit's line, then (with --stat/-p) its diff; a patch is kept as git's bytes (see emit).
+  const { format } = pretty;
+  const lanes = graph ? new CommitGraph((oid) => !hide.has(oid)) : null;
+  const userFormat = format.kind === "template" || format.name === "reference";
+  const oneline = format.kind === "builtin" && format.name === "oneline";
+  const terminated = terminatorFormat(format);
+  // Each commit's text, then (with --stat/-p) its diff; a patch is kept as git's bytes (see below).
   const parts: (string | RenderedDiff)[] = [];
   const notUtf8 = new Set<string>();
   const otherFunctionLines = new Map<string, string>();
+  let missingNewline = false;
   for (const [i, c] of commits.entries()) {
-    if (pretty) {
-      // git's log-tree: a separator before each commit but the first (separator formats), the
-      // entry, a newline before its diff (`---` with both stat and patch) unless oneline.
-      const { format } = pretty;
-      if (i > 0 && separatorFormat(format)) parts.push("\n");
-      const entry = prettyCommit(pretty, format, c.id, await readCommit(repo, c.id));
-      parts.push(entry + (terminatorFormat(format) ? "\n" : ""));
-      // git log -p/--stat shows no diff for a merge (diff-merges is off by default).
-      if (!withDiff || c.parents.length > 1) continue;
-      const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
-      const body = diffBody(rendered, ctx.flags);
-      if (body === "") continue;
-      if (!(format.kind === "builtin" && format.name === "oneline")) {
-        parts.push(ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n");
-      }
-      if (ctx.flags.patch && !names) {
-        if (ctx.flags.stat) parts.push(`${renderStat(rendered)}\n`);
-        parts.push(rendered);
-        for (const path of rendered.notUtf8) notUtf8.add(path);
-        for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
-      } else parts.push(body);
+    // git's log-tree show_log: the separator before each commit but the first (separator formats,
+    // with the graph's padding when the last entry ended its line), the graph down to the commit's
+    // row, the `commit` line of the built-in formats, then the message beside the graph's rows.
+    lanes?.update(c);
+    if (i > 0 && !terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
+    if (lanes) parts.push(lanes.showCommit());
+    // With --graph the parents are git's rewritten ones (%p, `Merge:`), as git shows them.
+    const commit = graph ? { ...await readCommit(repo, c.id), parents: c.parents } : await readCommit(repo, c.id);
+    const entry = prettyCommit(pretty, format, c.id, commit);
+    let message = entry;
+    if (!userFormat && !oneline) {
+      const firstLine = entry.indexOf("\n") + 1;
+      parts.push(entry.slice(0, firstLine) + (lanes ? lanes.nextLine().text : ""));
+      message = entry.slice(firstLine);
+    }
+    missingNewline = !message.endsWith("\n");
+    parts.push(lanes ? lanes.showMessage(message) : message);
+    if (terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
+    // git log -p/--stat shows no diff for a merge (diff-merges is off by default).
+    if (!withDiff || c.parents.length > 1) continue;
+    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+    const body = diffBody(rendered, ctx.flags);
+    if (body === "") continue;
+    // Every line of the diff carries the graph's padding row (git's diff output prefix).
+    const prefix = lanes ? lanes.paddingLine() : "";
+    if (!oneline) parts.push(prefix + (ctx.flags.stat && ctx.flags.patch && !names ? "---\n" : "\n"));
+    if (lanes) {
+      const text = ctx.flags.patch && !names
+        ? (ctx.flags.stat ? `${renderStat(rendered)}\n` : "") + rendered.patch
+        : body;
+      parts.push(
+        text.split("\n").map((line, n, all) => n === all.length - 1 && line === "" ? "" : prefix + line)
+          .join("\n"),
+      );
       continue;
     }
-    const line = `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`;
-    if (parts.length) parts.push("\n");
-    if (!withDiff) {
-      parts.push(line);
-      continue;
-    }
-    const commit = await readCommit(repo, c.id);
-    const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
-    const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
-    const { kept } = filterChanges(changes, paths, policy);
-    // git log -p/--stat detect renames as git diff does (diff.renames defaults to true).
-    const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
-    const view = viewOf(rendered, {
-      stat: ctx.flags.stat && !ctx.flags.patch,
-      "name-only": ctx.flags["name-only"],
-      "name-status": ctx.flags["name-status"],
-    });
-    parts.push(`${line}\n${ctx.flags.stat && ctx.flags.patch ? renderStat(rendered) : ""}`);
-    if (view !== null) parts.push(view);
-    else {
+    if (ctx.flags.patch && !names) {
+      if (ctx.flags.stat) parts.push(`${renderStat(rendered)}\n`);
       parts.push(rendered);
       for (const path of rendered.notUtf8) notUtf8.add(path);
       for (const [path, driver] of rendered.otherFunctionLines) otherFunctionLines.set(path, driver);
-    }
+    } else parts.push(body);
   }
-  if (!pretty) parts.push("\n");
-  const size = parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length : part.patchBytes.length), 0);
+  const text = parts.map((part) => typeof part === "string" ? part : part.patch).join("");
+  // stdout is git's text, bounded by the envelope (head, tail); a log with patches longer than stdout
+  // holds, or with a patch whose bytes are not UTF-8 (stdout cannot show them as they are), is also
+  // saved with the patches as git's bytes, which `git apply` and `patch apply` read.
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  const text = () => parts.map((part) => typeof part === "string" ? part : part.patch).join("");
-  if (withDiff && (size > budget || notUtf8.size)) {
+  if (notUtf8.size || (withDiff && text.length > budget)) {
     const bytes = concatBytes(parts.map((part) => typeof part === "string" ? encoder.encode(part) : part.patchBytes));
     const saved = await ctx.artifacts.save("log.txt", bytes, {
       mime: "text/plain",
       description: "the full log (patches as git's bytes)",
     });
-    if (size > budget) {
-      ctx.stdout.write(
-        commits.map((c) => `${c.short_id} ${c.author.time.slice(0, 10)} ${c.author.name}: ${c.subject}`).join("\n") +
-          `\nThe log with ${
-            ctx.flags.patch ? "patches" : "diffstats"
-          } is ${bytes.length} bytes; it is in the artifact ${saved.path}.\n`,
-      );
-    } else ctx.stdout.write(text());
     if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
-  } else ctx.stdout.write(text());
+  }
+  ctx.stdout.write(text);
   if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return { repo_path: rel, commits };
 };
+
+/**
+ * --graph with commit filters: git rewrites parents past the commits a filter leaves out in ways
+ * pterm does not follow, so it refuses rather than draw lanes git would not.
+ */
+function graphRefusal(filtered: boolean): true {
+  if (filtered) {
+    throw new PtermError(
+      "InvalidArgs",
+      "--graph with --author, --grep, --since, --until, -S or -G is not available: run `git log --graph --oneline` " +
+        "without them (paths are fine).",
+    );
+  }
+  return true;
+}
+
+/**
+ * The listed commits in git's graph order: the topological sort of every commit walked (with the
+ * parents history simplification left them), keeping the listed ones, each parent rewritten as git's
+ * rewrite_one does — past commits that did not touch the paths to the one they follow, dropped at a
+ * root without them — and duplicates removed.
+ */
+function graphOrder(
+  listed: readonly LogCommit[],
+  walk: readonly { id: string; parents: string[]; treesame: boolean }[],
+): LogCommit[] {
+  const byId = new Map(listed.map((c) => [c.id, c]));
+  const walkedById = new Map(walk.map((w) => [w.id, w]));
+  const rewrite = (parent: string): string | null => {
+    let at = parent;
+    for (;;) {
+      const step = walkedById.get(at);
+      if (!step || !step.treesame) return at;
+      if (!step.parents.length) return null;
+      at = step.parents[0];
+    }
+  };
+  const out: LogCommit[] = [];
+  for (const w of topoOrder(walk)) {
+    const commit = byId.get(w.id);
+    if (!commit) continue;
+    const parents = [...new Set(w.parents.map(rewrite).filter((p): p is string => p !== null))];
+    out.push({ ...commit, parents });
+  }
+  return out;
+}

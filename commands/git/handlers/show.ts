@@ -134,54 +134,37 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   });
   const described = describeCommit(id, commit);
   const pretty = await prettyOptions(repo, ctx.flags);
-  if (pretty) {
-    // git show with a format: the tag's header as always, then the commit in that format, and a
-    // newline before the diff unless oneline (log-tree's rule); an empty diff prints nothing.
-    const { format } = pretty;
-    const entry = prettyCommit(pretty, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
-    const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
-    const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag!.name, tagObject) : "";
-    const oneline = format.kind === "builtin" && format.name === "oneline";
-    const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
-      !ctx.flags["no-patch"];
-    if (commit.parents.length > 1 && patchView) {
-      // git shows a merge's dense combined diff (--cc): only paths whose result differs from every
-      // parent. With none (a merge without conflict resolutions) that is an empty diff; otherwise
-      // pterm, which has no combined diff, shows the first parent's and says so.
-      if (!(await combinedDiffHasPaths(repo, commit, rendered))) {
-        // git's combined diff ends the header with a newline even when it shows no path (oneline too).
-        ctx.stdout.write(tagHeader + entry + "\n");
-        const none = await emit(ctx, emptyDiff(rendered), { "no-patch": true }, "", "");
-        return { repo_path: rel, commit: described, tag, ...none, withheld };
-      }
-      ctx.stderr.write(
-        "[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first " +
-          "parent.\n",
-      );
+  // git show in its format (git's medium by default): the tag's header, then the commit, and a
+  // newline before the diff unless oneline (log-tree's rule); an empty diff prints nothing.
+  const { format } = pretty;
+  const entry = prettyCommit(pretty, format, id, commit) + (terminatorFormat(format) ? "\n" : "");
+  const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
+  const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag!.name, tagObject) : "";
+  const oneline = format.kind === "builtin" && format.name === "oneline";
+  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
+    !ctx.flags["no-patch"];
+  if (commit.parents.length > 1 && patchView) {
+    // git shows a merge's dense combined diff (--cc): only paths whose result differs from every
+    // parent. With none (a merge without conflict resolutions) that is an empty diff; otherwise
+    // pterm, which has no combined diff, shows the first parent's and says so.
+    if (!(await combinedDiffHasPaths(repo, commit, rendered))) {
+      // git's combined diff ends the header with a newline even when it shows no path (oneline too).
+      ctx.stdout.write(tagHeader + entry + "\n");
+      const none = await emit(ctx, emptyDiff(rendered), { "no-patch": true }, "", "");
+      return { repo_path: rel, commit: described, tag, ...none, withheld };
     }
-    const out = await emit(
-      ctx,
-      rendered,
-      ctx.flags,
-      (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""),
-      "",
+    ctx.stderr.write(
+      "[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first " +
+        "parent.\n",
     );
-    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
-    return { repo_path: rel, commit: described, tag, ...out, withheld };
   }
-  const header = [
-    ...(tag?.type === "annotated" ? [`tag ${tag.name}`, "", tag.message ?? "", ""] : []),
-    `commit ${id}`,
-    ...(commit.parents.length > 1 ? [`Merge: ${commit.parents.map((p) => p.slice(0, 7)).join(" ")}`] : []),
-    `Author: ${commit.author.name} <${commit.author.email}>`,
-    `Date:   ${described.author.time}`,
+  const out = await emit(
+    ctx,
+    rendered,
+    ctx.flags,
+    (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""),
     "",
-    ...commit.message.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`),
-    "",
-    ...(commit.parents.length > 1 ? ["(merge commit: the diff is against the first parent)", ""] : []),
-    "",
-  ].join("\n");
-  const out = await emit(ctx, rendered, ctx.flags, header);
+  );
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
   return { repo_path: rel, commit: described, tag, ...out, withheld };
 };

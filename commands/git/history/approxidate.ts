@@ -14,33 +14,50 @@ const UNIT_SECONDS: Record<string, number> = {
   week: 7 * 86400,
 };
 
-/** Seconds since the epoch for `text`, relative to `nowMs`. */
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+
+/**
+ * Seconds since the epoch for `text`, relative to `nowMs`, as git's approxidate reads it: a date
+ * without a time is that date at the current time of day, in the local time zone (git's update_tm
+ * keeps now's hours); `today` is now and `yesterday` a day ago at the same time; `midnight` is
+ * today's local midnight; `a`/`an` is no number in git, so `a day ago` is now; months and years
+ * move the calendar (a day that does not exist rolls over, as mktime rolls it).
+ */
 export function parseApproxDate(text: string, nowMs = Date.now()): number {
   const value = text.trim().toLowerCase().replace(/[._]/g, " ");
   const now = Math.floor(nowMs / 1000);
-  if (value === "now") return now;
-  if (value === "today" || value === "midnight") return Math.floor(now / 86400) * 86400;
-  if (value === "yesterday") return Math.floor(now / 86400) * 86400 - 86400;
+  const local = new Date(now * 1000);
+  if (value === "now" || value === "today") return now;
+  if (value === "midnight") {
+    return Math.floor(new Date(local.getFullYear(), local.getMonth(), local.getDate()).getTime() / 1000);
+  }
+  if (value === "yesterday") return now - 86400;
   const unix = value.match(/^@(\d+)$/);
   if (unix) return Number(unix[1]);
-  const ago = value.match(/^(\d+|an?|one)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
-  if (ago) {
-    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : 1;
+  const ago = value.match(/^(\d+|an?|[a-z]+)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
+  if (ago && (/^(\d+|an?)$/.test(ago[1]) || NUMBER_WORDS.includes(ago[1]))) {
+    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : /^an?$/.test(ago[1]) ? 0 : NUMBER_WORDS.indexOf(ago[1]);
     const unit = ago[2];
     if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
-    const date = new Date(nowMs);
-    if (unit === "month") date.setUTCMonth(date.getUTCMonth() - n);
-    else date.setUTCFullYear(date.getUTCFullYear() - n);
+    const date = new Date(now * 1000);
+    if (unit === "month") date.setMonth(date.getMonth() - n);
+    else date.setFullYear(date.getFullYear() - n);
     return Math.floor(date.getTime() / 1000);
   }
   const iso = text.trim().match(
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/,
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/,
   );
   if (iso) {
-    const [, y, mo, d, h = "00", mi = "00", s = "00", zone] = iso;
-    const offset = !zone || zone === "Z" ? "Z" : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
-    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
-    if (!Number.isNaN(ms)) return Math.floor(ms / 1000);
+    const [, y, mo, d, h, mi, s = "00", zone] = iso;
+    if (h === undefined) {
+      const at = new Date(+y, +mo - 1, +d, local.getHours(), local.getMinutes(), local.getSeconds());
+      return Math.floor(at.getTime() / 1000);
+    }
+    if (!zone) return Math.floor(new Date(+y, +mo - 1, +d, +h, +mi, +s).getTime() / 1000);
+    const sign = zone === "Z" ? 0 : zone[0] === "-" ? -1 : 1;
+    const digits = zone.replace(/[^0-9]/g, "");
+    const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+    return Math.floor(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) / 1000) - offset * 60;
   }
   throw new PtermError(
     "InvalidArgs",

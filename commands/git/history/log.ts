@@ -73,6 +73,12 @@ export async function walkLog(
     readonly starts?: readonly string[];
     /** Only commits this accepts are listed (`--author`, `--since`, `--grep`); the walk goes on through the rest. */
     readonly keep?: (commit: Commit, oid: string) => boolean | Promise<boolean>;
+    /**
+     * Filled with every commit the walk went through, in walk order, with the parents git's history
+     * simplification leaves it (a commit that did not touch the paths keeps only the parent it
+     * follows; a root without them none), and whether it was such a commit (git's TREESAME).
+     */
+    readonly walked?: { id: string; parents: string[]; treesame: boolean }[];
   } = {},
 ): Promise<LogCommit[]> {
   const keep = more.keep ?? (() => true);
@@ -109,13 +115,16 @@ export async function walkLog(
       ) best = i;
     }
     const { oid, commit } = queue.splice(best, 1)[0];
+    const walked = (parents: string[], treesame: boolean) => more.walked?.push({ id: oid, parents, treesame });
     if (paths === null) {
+      walked([...commit.parents], false);
       if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
       for (const parent of commit.parents) await push(parent);
       continue;
     }
     const mine = await pathOid(commit);
     if (commit.parents.length === 0) {
+      walked([], mine === null);
       if (mine !== null && (await keep(commit, oid))) out.push(describeCommit(oid, commit));
       continue;
     }
@@ -124,12 +133,14 @@ export async function walkLog(
       const theirs = await pathOid(await readCommit(repo, parent));
       if (theirs === mine) {
         // TREESAME to this parent: the commit did not touch the path; follow only this line.
+        walked([parent], true);
         await push(parent);
         followed = true;
         break;
       }
     }
     if (followed) continue;
+    walked([...commit.parents], false);
     if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
     for (const parent of commit.parents) await push(parent);
   }

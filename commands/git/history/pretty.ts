@@ -137,11 +137,8 @@ function relativeDate(timestamp: number, now: number): string {
 export async function decorations(repo: Repo): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   const add = (oid: string, label: string) => found.set(oid, [label, ...(found.get(oid) ?? [])]);
-  const refs = [
-    ...listRefs(repo, "refs/heads"),
-    ...listRefs(repo, "refs/remotes"),
-    ...listRefs(repo, "refs/tags"),
-  ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Every ref, as git loads them: refs/stash and other refs outside heads, remotes and tags by full name.
+  const refs = [...listRefs(repo, "refs")].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const head = readHead(repo);
   for (const [ref, oid] of refs) {
     let target = oid;
@@ -165,7 +162,9 @@ export async function decorations(repo: Repo): Promise<Map<string, string[]>> {
       ? ref.slice(11)
       : ref.startsWith("refs/remotes/")
       ? ref.slice(13)
-      : `tag: ${ref.slice(10)}`;
+      : ref.startsWith("refs/tags/")
+      ? `tag: ${ref.slice(10)}`
+      : ref;
     add(target, label);
   }
   if (head.oid) {

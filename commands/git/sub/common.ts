@@ -92,6 +92,8 @@ export const HANDLER_EXPORTS = {
     "nameRev",
     "hashObject",
     "gitVar",
+    "shortlog",
+    "describe",
   ],
   change: [
     "branch",

@@ -3,11 +3,19 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { algorithmFlags, compat, leaf, maxCountFlag, prettyFlags, refusedDiffFlags, repoFlag } from "./common.ts";
+import { algorithmFlags, leaf, prettyFlags, refusedDiffFlags, repoFlag } from "./common.ts";
 
 export const logFlags = [
   repoFlag("read"),
-  maxCountFlag("commits"),
+  {
+    name: "max",
+    short: "n",
+    aliases: ["max-count"],
+    digits: true,
+    type: "number",
+    min: 0,
+    description: "Most commits to list (also -n 5, -n5, -5, --max-count 5); without it, the whole history, as git.",
+  },
   {
     name: "ref",
     type: "string",
@@ -83,7 +91,11 @@ export const logFlags = [
   },
   { name: "pickaxe-regex", type: "boolean", description: "-S takes a POSIX extended regular expression." },
   ...prettyFlags,
-  compat("graph", "Accepted and not drawn: the result lists each commit's parents."),
+  {
+    name: "graph",
+    type: "boolean",
+    description: "Draw the history's lanes beside the commits, as git's graph (implies git's topological order).",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const logSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
