@@ -48,7 +48,7 @@ export async function switchHead(
   options: { create?: string; forceCreate?: string; detach: boolean; force: boolean; track: TrackChoice },
 ) {
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   if (options.create && options.forceCreate) {
     throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
   }
@@ -187,7 +187,7 @@ export async function finishSequence(
   if (action === "continue") {
     const id = await withRepoLock(
       repo,
-      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== undefined),
+      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== undefined),
     );
     const made = await readCommit(repo, id);
     ctx.stdout.write(

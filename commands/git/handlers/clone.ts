@@ -34,7 +34,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
     staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, null)),
   });
   ctx.stdout.write(
     `Cloned ${remote.url} into ${confined.rel}: ${plural(outcome.stats.objects, "object")} ` +

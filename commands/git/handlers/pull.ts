@@ -78,7 +78,7 @@ export const pull: Handler<
     refspecs,
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, repo)),
   });
   reportFetch(ctx, name, fetched.refs);
   // A fresh view of the repository: its object store sees the pack the fetch added.
@@ -109,7 +109,7 @@ export const pull: Handler<
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,
       message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
-      author: authorOf(ctx),
+      author: authorOf(ctx, repo),
     }));
   const fields = {
     repo_path: rel,

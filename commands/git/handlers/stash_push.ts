@@ -10,7 +10,7 @@ import { authorOf, openFromFlags } from "./common.ts";
 
 export const stashPushHandler: Handler<typeof stashPushFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const result = await withRepoLock(
     repo,
     () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"]),
