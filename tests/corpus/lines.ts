@@ -246,6 +246,8 @@ export const cold: readonly CorpusLine[] = [
   { line: 'git grep "def "' },
   { line: "git clean -fd" },
   { line: "git cherry-pick feature", clean: true },
+  { line: "git cherry-pick --allow-empty feature", clean: true },
+  { line: "git cherry-pick --keep-redundant-commits feature", clean: true },
   { line: "git rebase main", clean: true },
   { line: "git remote -v" },
   // init

@@ -43,6 +43,8 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
         noCommit: ctx.flags["no-commit"],
         author,
         recordOrigin: ctx.flags.x,
+        allowEmpty: ctx.flags["allow-empty"],
+        keepRedundant: ctx.flags["keep-redundant-commits"],
       }),
   );
   const fields = { repo_path: rel, ...result };
