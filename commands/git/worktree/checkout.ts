@@ -14,7 +14,7 @@ import { conversionFor } from "./convert.ts";
 import { IgnoreRules } from "./ignore.ts";
 import {
   emptyEntry,
-  entryFromStat,
+  entryFromWrite,
   type Index,
   type IndexEntry,
   S_IFGITLINK,
@@ -319,17 +319,14 @@ export async function writeBlob(
     // A blob written as it is goes from its pack into the file, never held whole.
     const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
     if (source) {
-      const statTime = Date.now();
-      return entryFromStat(path, target.oid, mode, writer.writeFile(path, source, mode), statTime);
+      return entryFromWrite(path, target.oid, mode, writer.writeFile(path, source, mode));
     }
   }
   const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);
   // A link's target is written as it is; a file's content in its work-tree form (line endings, ident).
   const content = mode === S_IFLNK ? blob : await conversionFor(repo).toWorktree(path, blob);
-  const statTime = Date.now();
-  const info = writer.writeFile(path, content, mode);
-  return entryFromStat(path, target.oid, mode, info, statTime);
+  return entryFromWrite(path, target.oid, mode, writer.writeFile(path, content, mode));
 }
 
 /** `checkout [<tree>] -- <paths>`: index and work tree take the version of `tree` (or of the index when null). */
