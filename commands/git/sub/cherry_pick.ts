@@ -42,7 +42,8 @@ export const cherryPickFlags = [
   {
     name: "allow-empty",
     type: "boolean",
-    description: "Pick a commit that is empty itself as an empty commit (as git; a change already in HEAD still stops).",
+    description:
+      "Pick a commit that is empty itself as an empty commit (as git; a change already in HEAD still stops).",
   },
   {
     name: "keep-redundant-commits",

@@ -50,7 +50,7 @@ export const authorFlag = {
   type: "string",
   valueName: "Name <email>",
   description:
-    'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).',
+    'Author and committer, e.g. "Ada <ada@example.com>" (default: the repository\'s user.name/user.email, else git.author in pterm.json, else pterm <pterm@localhost>).',
 } as const satisfies FlagSpec;
 
 /** Real git's flags these subcommands do not take, with what to do instead (see `refusedFlags`). */
