@@ -276,6 +276,14 @@ export const resultSchemas = {
     ),
   }),
   log: z.strictObject({ ...base("git log"), commits: z.array(commitSchema) }),
+  config: z.strictObject({
+    ...base("git config"),
+    action: z.enum(["get", "get-all", "get-regexp", "list", "set", "unset"]),
+    key: z.string().nullable().describe("The key read or written, lower-cased as git prints it (null for --list)."),
+    values: z.array(z.string()).describe(
+      "The values read (`key=value` for --list, `key value` for --get-regexp), credentials redacted; the value set.",
+    ),
+  }),
   reflog: z.strictObject({
     ...base("git reflog"),
     ref: z.string().describe("The reflog read: HEAD, refs/heads/main, …"),

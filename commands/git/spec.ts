@@ -13,6 +13,7 @@ import { statusSpec } from "./sub/status.ts";
 import { addSpec } from "./sub/add.ts";
 import { commitSpec } from "./sub/commit.ts";
 import { reflogSpec } from "./sub/reflog.ts";
+import { configSpec } from "./sub/config.ts";
 import { logSpec } from "./sub/log.ts";
 import { branchSpec } from "./sub/branch.ts";
 import { checkoutSpec } from "./sub/checkout.ts";
@@ -113,7 +114,6 @@ export const gitSpec: CommandSpec = {
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
-    config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
     describe: "`git tag` lists tags with their commits; `git log -n 1` shows the current one.",
     shortlog: "Use `git log` (each line has the author).",
     whatchanged: "Use `git log --stat`.",
@@ -138,6 +138,7 @@ export const gitSpec: CommandSpec = {
     addSpec,
     commitSpec,
     reflogSpec,
+    configSpec,
     logSpec,
     branchSpec,
     checkoutSpec,

@@ -72,7 +72,7 @@ export const schema = (name: string) => async () =>
  * loads basic.ts only, not the diff or merge code.
  */
 export const HANDLER_EXPORTS = {
-  basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
+  basic: ["init", "status", "add", "commit", "revParse", "lsFiles", "config"],
   history: ["diff", "show", "log", "grep", "blame", "stashShow", "reflog"],
   change: [
     "branch",
