@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-VRKQTCYA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JFYTUCHC.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -8017,8 +8017,30 @@ function dwimRef(repo, name) {
   }
   return null;
 }
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog2 = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog2) {
     const refName = reflog2[1] === "" ? "HEAD" : reflog2[1];

@@ -816,7 +816,7 @@ var authorFlag = {
   name: "author",
   type: "string",
   valueName: "Name <email>",
-  description: 'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).'
+  description: `Author and committer, e.g. "Ada <ada@example.com>" (default: the repository's user.name/user.email, else git.author in pterm.json, else pterm <pterm@localhost>).`
 };
 var INTERACTIVE = "interactive hunk selection needs a dialogue pterm does not have: work on whole files (edit a file to the state you want, then `git add <path>`).";
 var refusedInteractive = {
@@ -828,7 +828,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-CTI537O2.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-7Z57W4ZX.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -837,7 +837,8 @@ var HANDLER_EXPORTS = {
     "add",
     "commit",
     "revParse",
-    "lsFiles"
+    "lsFiles",
+    "config"
   ],
   history: [
     "diff",
@@ -1296,6 +1297,83 @@ var reflogSpec = leaf("reflog", "Where HEAD (or a branch) has been, newest first
       name: "args",
       variadic: true,
       description: "`show` (optional, as git spells it), then the ref (default HEAD)."
+    }
+  ]
+});
+
+// commands/git/sub/config.ts
+var configFlags = [
+  repoFlag("write"),
+  {
+    name: "get",
+    type: "boolean",
+    description: "Print the value of <key> (the last one set), as git config --get."
+  },
+  {
+    name: "get-all",
+    type: "boolean",
+    description: "Print every value of <key>, one a line."
+  },
+  {
+    name: "get-regexp",
+    type: "boolean",
+    description: "Print `<key> <value>` for every key matching the regular expression <key>."
+  },
+  {
+    name: "list",
+    short: "l",
+    type: "boolean",
+    description: "Print every `<key>=<value>` of the repository's config."
+  },
+  {
+    name: "unset",
+    type: "boolean",
+    description: "Remove <key> (only keys pterm may write; see --help)."
+  },
+  {
+    name: "local",
+    type: "boolean",
+    description: "The repository's .git/config (what pterm reads and writes)."
+  },
+  {
+    name: "worktree",
+    type: "boolean",
+    description: "Read: the repository's config as this work tree sees it."
+  },
+  {
+    name: "global",
+    type: "boolean",
+    description: "Refused: the person's ~/.gitconfig is outside the workspace; pterm reads the repository's config."
+  },
+  {
+    name: "system",
+    type: "boolean",
+    description: "Refused, as --global."
+  }
+];
+var configSpec = leaf("config", "Read the repository's git config; write the keys that cannot make git run a program (user.name, user.email, \u2026).", configFlags, [
+  {
+    command: "git config user.name",
+    description: "The name commits here are made with."
+  },
+  {
+    command: 'git config user.email "ada@example.com"',
+    description: "Set this repository's email."
+  },
+  {
+    command: "git config --list",
+    description: "Every key of the repository's config (secrets redacted)."
+  },
+  {
+    command: "git config --get-regexp '^branch\\.'",
+    description: "The branch settings."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "<key> to read, or <key> <value> to write (also git's `get <key>`, `set <key> <value>`, `list`)."
     }
   ]
 });
@@ -2368,6 +2446,16 @@ var cherryPickFlags = [
     type: "boolean",
     description: "Drop the commit being picked (pterm applies one at a time, so this is --abort)."
   },
+  {
+    name: "allow-empty",
+    type: "boolean",
+    description: "Pick a commit that is empty itself as an empty commit (as git; a change already in HEAD still stops)."
+  },
+  {
+    name: "keep-redundant-commits",
+    type: "boolean",
+    description: "Record a pick whose change is already in HEAD as an empty commit instead of stopping."
+  },
   compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
   authorFlag
 ];
@@ -3018,12 +3106,14 @@ var gitSpec = {
     "RepoLocked (retry; if no git is running, delete .git/index.lock).",
     "",
     "Secrets: paths inside a secrets/ folder or named .env* are invisible to git in pterm. They are never",
-    "hashed, staged, diffed, shown or written; one already tracked is listed as `withheld` and its content",
-    "is never printed. When the repository is the workspace root, pterm's own audit/, artifacts/, sessions/",
-    "and pterm.json are treated the same way.",
+    "staged, diffed or shown; one already tracked is listed as `withheld` and its content is never printed.",
+    "A tracked one is still kept on disk as git would leave it (clone, checkout, switch, reset --hard), unless",
+    "it holds a local change, which is never overwritten. When the repository is the workspace root, pterm's",
+    "own audit/, artifacts/, sessions/ and pterm.json are never written nor read at all.",
     "",
-    'Defaults: the author is git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}),',
-    "else `pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
+    "Defaults: the author is the repository's user.name/user.email (its config, as git reads it), else",
+    'git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}), else',
+    "`pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
     "core.excludesFile is not read. Line endings follow .gitattributes (text, eol, binary), core.autocrlf and",
     "core.eol as in git; a path with a filter (e.g. Git LFS) is never staged with its file content",
@@ -3057,7 +3147,6 @@ var gitSpec = {
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
-    config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
     describe: "`git tag` lists tags with their commits; `git log -n 1` shows the current one.",
     shortlog: "Use `git log` (each line has the author).",
     whatchanged: "Use `git log --stat`.",
@@ -3091,6 +3180,7 @@ var gitSpec = {
     addSpec,
     commitSpec,
     reflogSpec,
+    configSpec,
     logSpec,
     branchSpec,
     checkoutSpec,

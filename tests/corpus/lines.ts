@@ -250,9 +250,9 @@ export const cold: readonly CorpusLine[] = [
   { line: "git cherry-pick --keep-redundant-commits feature", clean: true },
   { line: "git rebase main", clean: true },
   { line: "git remote -v" },
-  { line: "git config user.name" },
   { line: "git config --list" },
-  { line: "git config --get remote.origin.url" },
+  { line: "git config core.bare" },
+  { line: "git config --get core.filemode" },
   { line: 'git config user.email "agent@example.com"' },
   // init
   { line: "git init newrepo", oracle: "init" },
