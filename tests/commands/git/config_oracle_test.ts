@@ -18,9 +18,18 @@ Deno.test("git config reads as git, writes the allowed keys git then reads, refu
   await git(dir, "config", "--add", "remote.origin.fetch", "+refs/tags/*:refs/tags/*");
 
   // Reading: byte for byte what the real git prints (no global config in the oracle's environment).
-  for (const args of [["--list"], ["--get-all", "remote.origin.fetch"], ["--get-regexp", "^remote\\."], [
-    "remote.origin.url",
-  ], ["--get", "core.bare"], ["--local", "core.filemode"]]) {
+  for (
+    const args of [
+      ["--list"],
+      ["--get-all", "remote.origin.fetch"],
+      ["--get-regexp", "^remote\\."],
+      [
+        "remote.origin.url",
+      ],
+      ["--get", "core.bare"],
+      ["--local", "core.filemode"],
+    ]
+  ) {
     const ours = await pterm(root.path, `git -C r config ${args.map((a) => `'${a}'`).join(" ")}`);
     assert.equal(ours.stdout, await git(dir, "config", ...args), args.join(" "));
   }
@@ -60,7 +69,9 @@ Deno.test("git config never prints a credential", async () => {
   await gitInit(dir);
   await git(dir, "remote", "add", "origin", "https://user:tok-SECRET-123@example.com/x.git");
   await git(dir, "config", "http.extraHeader", "Authorization: Bearer SECRET-456");
-  for (const line of ["git -C r config --list", "git -C r config remote.origin.url", "git -C r config --get-regexp ."]) {
+  for (
+    const line of ["git -C r config --list", "git -C r config remote.origin.url", "git -C r config --get-regexp ."]
+  ) {
     const envelope = await pterm(root.path, line);
     assert.doesNotMatch(JSON.stringify(envelope), /SECRET/, line);
   }
