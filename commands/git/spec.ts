@@ -56,7 +56,7 @@ export const gitSpec: CommandSpec = {
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
     "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
-    "rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote.",
+    "rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
