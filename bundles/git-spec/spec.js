@@ -828,7 +828,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-7Z57W4ZX.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-DTTNOZ6Q.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -3090,7 +3090,7 @@ var pushSpec = leaf("push", "Send a branch's new commits to its upstream (networ
 var gitSpec = {
   name: "git",
   zone: "help-first",
-  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote.",
+  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
