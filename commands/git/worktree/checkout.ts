@@ -202,7 +202,7 @@ export async function switchTrees(
  * Whether overwriting or deleting the work-tree file at `path` loses nothing: there is none, it matches its index
  * entry, or (untracked) it already holds the target blob. Hashing it here shows its content to no one.
  */
-async function holdsNothingUnsaved(
+export async function holdsNothingUnsaved(
   repo: Repo,
   entry: IndexEntry | undefined,
   target: FlatEntry | undefined,

@@ -75,3 +75,29 @@ Deno.test("a secret changed locally is never overwritten or deleted", async () =
   assert.equal(await Deno.readTextFile(`${p}/.envrc`), "export STAGE=person-edit\n");
   await assertFsck(p);
 });
+
+Deno.test("a merge and a cherry-pick that change a secret cleanly write it as git's would", async () => {
+  await using root = await makeRoot("pterm-secret-step-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  for (const dir of [p, g]) {
+    await setup(dir);
+    await write(`${dir}/main.txt`, "main only\n");
+    await git(dir, "add", "main.txt");
+    await git(dir, "commit", "-q", "-m", "main work");
+  }
+  const step = async (line: string, args: string[]) => {
+    const envelope = await pterm(root.path, line);
+    assert.doesNotMatch(JSON.stringify(envelope), /-secret|side key/, `${line} showed a secret`);
+    await git(g, ...args);
+    assert.deepEqual(await seen(p), await seen(g), line);
+  };
+  await step("git merge --repo p side --no-edit", ["merge", "-q", "--no-edit", "side"]);
+  assert.equal((await seen(p)).envrc, "export STAGE=side-secret\n");
+  await step("git reset --repo p --hard HEAD~1", ["reset", "-q", "--hard", "HEAD~1"]);
+  await step("git cherry-pick --repo p side", ["cherry-pick", "side"]);
+  assert.equal((await seen(p)).key, "side key\n");
+  await step("git revert --repo p HEAD --no-edit", ["revert", "--no-edit", "HEAD"]);
+  assert.equal((await seen(p)).key, null);
+  await assertFsck(p);
+});
