@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-CUSBGVCS.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OVDPGCIH.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6954,7 +6954,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-43HSWZNH.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-34OREWDD.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7504,10 +7504,18 @@ async function applyMerge(repo, index, policy, merge2, action) {
   if (blocked.length > 0) {
     throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
   }
+  const inStep = /* @__PURE__ */ new Set();
+  for (const [path, merged] of merge2.changes) {
+    if (merged.kind !== "clean" || policy.hidden(path) !== "secret") continue;
+    if (await holdsNothingUnsaved(repo, index.entries.get(path), merged.entry, path, index.fileMtimeMs)) {
+      inStep.add(path);
+    }
+  }
+  const untouched = (path) => policy.hidden(path) !== null && !inStep.has(path);
   const writer = new WorktreeWriter(repo);
   const visible = [
     ...merge2.changes
-  ].filter(([path]) => !policy.hidden(path));
+  ].filter(([path]) => !untouched(path));
   writer.refuseGitDirectories(visible.flatMap(([path, merged]) => {
     const entry = merged.kind === "clean" ? merged.entry : merged.ours ?? merged.theirs;
     const mode = entry ? treeModeToMode(entry.mode) : S_IFGITLINK;
@@ -7527,14 +7535,14 @@ async function applyMerge(repo, index, policy, merge2, action) {
   for (const [path, merged] of merge2.changes) {
     if (merged.kind !== "clean" || merged.entry) continue;
     index.remove(path);
-    if (!policy.hidden(path)) writer.removeFile(path);
+    if (!untouched(path)) writer.removeFile(path);
     changed.push(path);
   }
   for (const [path, merged] of merge2.changes) {
     const hidden = policy.hidden(path) !== null;
     if (merged.kind === "clean") {
       if (!merged.entry) continue;
-      if (hidden) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+      if (untouched(path)) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
       else index.set(await writeBlob(repo, writer, path, merged.entry), true);
       changed.push(path);
       continue;

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-PCQCI67K.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-55BVHLWO.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6146,7 +6146,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-T7OWN6T2.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-E5UMAOPZ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6466,7 +6466,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-6TIVWNL4.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-O3PGXKWY.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6665,7 +6665,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-HV3DMIRE.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WMOMTMPR.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6959,7 +6959,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-XGVHPJNF.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-WCXE7LYM.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7034,7 +7034,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-XGVHPJNF.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-WCXE7LYM.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7670,7 +7670,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-ZAGNHMJV.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3N5U26FQ.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7828,6 +7828,12 @@ var pull = async (ctx) => {
   let repo = opened.repo;
   const branch = readHead(repo).branch;
   if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
+  const rebaseSetting = repo.config.get(`branch.${branch}.rebase`) !== void 0 ? `branch.${branch}.rebase` : "pull.rebase";
+  const rebaseValue = repo.config.get(rebaseSetting);
+  const noRebase = ctx.flags["no-rebase"] === true;
+  if (!noRebase && rebaseValue !== void 0 && !/^(false|no|off|0)$/i.test(rebaseValue)) {
+    throw new PtermError("InvalidArgs", `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase; pterm's pull only merges. \`git pull --no-rebase --confirm\` merges as git does with that flag; nothing was fetched.`);
+  }
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
   const askedRemote = ctx.positionals["remote-name"];
@@ -7862,13 +7868,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-6TIVWNL4.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-O3PGXKWY.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-KUDLL4RQ.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-7LOXKXFU.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
