@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-S2UDUZZF.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-6RYL4GZ2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -438,8 +438,8 @@ function checkNewNames(created, input, label) {
   for (const segment of created) {
     const control = firstNameControl(segment);
     if (control === null) continue;
-    const shown = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
-    throw new PtermError("InvalidPath", `${label} \`${shown}\` would create a name holding the control character ${control}, which a terminal showing it would obey (or which shows it as another name); choose a name of printable characters.`);
+    const shown2 = input.replace(new RegExp(NAME_CONTROL.source, "gu"), (ch) => escapeCodePoint(ch));
+    throw new PtermError("InvalidPath", `${label} \`${shown2}\` would create a name holding the control character ${control}, which a terminal showing it would obey (or which shows it as another name); choose a name of printable characters.`);
   }
 }
 function within(root, candidate) {
@@ -876,6 +876,7 @@ var basic_exports = {};
 __export(basic_exports, {
   add: () => add,
   commit: () => commit,
+  config: () => config,
   init: () => init,
   lsFiles: () => lsFiles,
   revParse: () => revParse,
@@ -1030,11 +1031,11 @@ function shownLockPath(lockPath) {
   return at >= 0 ? lockPath.slice(at + 1) : lockPath.slice(lockPath.lastIndexOf("/") + 1);
 }
 function lockedError(lockPath, what, leftByPatch) {
-  const shown = shownLockPath(lockPath);
+  const shown2 = shownLockPath(lockPath);
   if (leftByPatch) {
-    return new PtermError("RepoLocked", `${what} is locked by a \`patch apply\` that was killed mid-way (the lock file ${shown}); run \`patch recover\` to finish or roll it back, which also removes the lock.`);
+    return new PtermError("RepoLocked", `${what} is locked by a \`patch apply\` that was killed mid-way (the lock file ${shown2}); run \`patch recover\` to finish or roll it back, which also removes the lock.`);
   }
-  return new PtermError("RepoLocked", `${what} is locked by another git process (the lock file ${shown} exists). Wait for it to finish and retry. If no git is running, a crashed real git left it behind: remove that file with the real git's tools (pterm never deletes a lock it did not make).`);
+  return new PtermError("RepoLocked", `${what} is locked by another git process (the lock file ${shown2} exists). Wait for it to finish and retry. If no git is running, a crashed real git left it behind: remove that file with the real git's tools (pterm never deletes a lock it did not make).`);
 }
 function clearDeadLock(lockPath) {
   let file;
@@ -3103,7 +3104,7 @@ function parseValue(raw) {
   return quoted ? out : out.trim();
 }
 function parseConfig(text) {
-  const config = new GitConfig();
+  const config2 = new GitConfig();
   let section = "";
   for (const rawLine of text.split(/\r?\n/)) {
     let line = rawLine.trim();
@@ -3127,13 +3128,13 @@ function parseConfig(text) {
     const name = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase();
     const value = eq < 0 ? "true" : parseValue(line.slice(eq + 1));
     const key = `${section}.${name}`;
-    const list = config.values.get(key);
+    const list = config2.values.get(key);
     if (list) list.push(value);
-    else config.values.set(key, [
+    else config2.values.set(key, [
       value
     ]);
   }
-  return config;
+  return config2;
 }
 
 // commands/git/repo/gitdirs.ts
@@ -3335,8 +3336,8 @@ function refuseSymlinkedGitPath(gitdir, label, rel) {
       return;
     }
     if (info.isSymlink) {
-      const shown = path.slice(gitdir.length + 1);
-      throw new PtermError("PathEscape", `${label}: ${shown} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
+      const shown2 = path.slice(gitdir.length + 1);
+      throw new PtermError("PathEscape", `${label}: ${shown2} in its git folder is a symbolic link; pterm never reads or writes git's own files through a link (it could lead outside the workspace). Replace it with a real file or folder using the real git.`);
     }
   }
 }
@@ -3410,14 +3411,14 @@ function openRepo(dir, label = dir, root) {
     configText = Deno.readTextFileSync(`${commondir}/config`);
   } catch {
   }
-  let config = parseConfig(configText);
-  if (config.getBool("extensions.worktreeconfig", false)) {
+  let config2 = parseConfig(configText);
+  if (config2.getBool("extensions.worktreeconfig", false)) {
     try {
-      config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
+      config2 = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
     } catch {
     }
   }
-  const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
+  const worktree = kind === "folder" ? config2.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
     try {
@@ -3428,19 +3429,19 @@ function openRepo(dir, label = dir, root) {
       throw new PtermError("UnsupportedFormat", `${label}'s core.worktree names another folder as its work tree; pterm works on the folder holding .git only. Unset it with the real git (\`git config --unset core.worktree\`).`);
     }
   }
-  if (config.getBool("core.bare", false)) {
+  if (config2.getBool("core.bare", false)) {
     throw new PtermError("UnsupportedFormat", `${label} is a bare repository; pterm works on repositories with a work tree.`);
   }
-  const format = config.get("extensions.objectformat");
+  const format = config2.get("extensions.objectformat");
   if (format && format.toLowerCase() !== "sha1") {
     throw new PtermError("UnsupportedFormat", `${label} uses ${format} object names; pterm supports SHA-1 repositories only.`);
   }
-  const version = Number(config.get("core.repositoryformatversion") ?? "0");
+  const version = Number(config2.get("core.repositoryformatversion") ?? "0");
   if (version > 1) {
     throw new PtermError("UnsupportedFormat", `${label} has repository format version ${version}; pterm supports 0 and 1.`);
   }
   if (version === 1) {
-    for (const key of config.keys()) {
+    for (const key of config2.keys()) {
       if (!key.startsWith("extensions.")) continue;
       const name = key.slice("extensions.".length);
       if (name !== "objectformat" && !KNOWN_EXTENSIONS.has(name)) {
@@ -3452,13 +3453,13 @@ function openRepo(dir, label = dir, root) {
     dir,
     gitdir,
     commondir,
-    config,
+    config: config2,
     objects: new ObjectStore(commondir, {
       root
     }),
-    fileMode: config.getBool("core.filemode", true),
-    ignoreCase: config.getBool("core.ignorecase", false),
-    symlinks: config.getBool("core.symlinks", true),
+    fileMode: config2.getBool("core.filemode", true),
+    ignoreCase: config2.getBool("core.ignorecase", false),
+    symlinks: config2.getBool("core.symlinks", true),
     label,
     root
   };
@@ -3798,6 +3799,15 @@ function authorFromConfig(section) {
   }
   return {
     ...DEFAULT_AUTHOR
+  };
+}
+function repositoryIdentity(config2, ptermSection) {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config2.get("author.name") ?? config2.get("user.name");
+  const email = config2.get("author.email") ?? config2.get("user.email");
+  return {
+    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
   };
 }
 function signatureNow(author, now = Date.now()) {
@@ -4589,8 +4599,30 @@ function dwimRef(repo, name) {
   }
   return null;
 }
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog) {
     const refName = reflog[1] === "" ? "HEAD" : reflog[1];
@@ -5470,7 +5502,7 @@ function programPath(command) {
 function executedPathsOf(root, workTree, label) {
   const text = configOf(root, workTree);
   if (text === null) return [];
-  const config = parseGitConfig(text);
+  const config2 = parseGitConfig(text);
   const found = [];
   const add2 = (path, why) => {
     const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
@@ -5479,7 +5511,7 @@ function executedPathsOf(root, workTree, label) {
       why
     });
   };
-  const hooks = config.get("core.hookspath")?.at(-1);
+  const hooks = config2.get("core.hookspath")?.at(-1);
   if (hooks) {
     add2(hooks, `the hooks folder core.hooksPath names in ${label}`);
     const abs = resolve(workTree, hooks);
@@ -5490,7 +5522,7 @@ function executedPathsOf(root, workTree, label) {
       });
     }
   }
-  for (const [key, values] of config) {
+  for (const [key, values] of config2) {
     if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
     for (const value of values) {
       if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
@@ -6063,8 +6095,8 @@ function submoduleHead(repo, path) {
 
 // commands/git/porcelain/status.ts
 function unaddressableWarning(paths) {
-  const shown = paths.slice(0, 10).map(quoteName).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
-  return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown}); pterm cannot open such files, so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.
+  const shown2 = paths.slice(0, 10).map(quoteName).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+  return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown2}); pterm cannot open such files, so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.
 `;
 }
 var MAX_SUBMODULE_DEPTH = 8;
@@ -6501,7 +6533,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-BW7MKY75.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-PAQYVHJY.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7307,9 +7339,9 @@ function refuseInsideRepository(ctx, rel) {
     throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
   }
 }
-function authorOf(ctx) {
+function authorOf(ctx, repo) {
   const flag = ctx.flags.author;
-  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+  return flag ? parseAuthor(flag) : repositoryIdentity(repo?.config ?? new GitConfig(), ctx.config);
 }
 function userPaths(values) {
   return (values ?? []).map((p) => {
@@ -7336,8 +7368,8 @@ function shortName(path) {
 }
 function shortStatus(files, untracked, porcelain) {
   const tracked = files.filter((f) => f.xy !== "??");
-  const shown = bounded(tracked, 1e3);
-  const lines = shown.items.map((f) => {
+  const shown2 = bounded(tracked, 1e3);
+  const lines = shown2.items.map((f) => {
     let xy = f.xy;
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
@@ -7345,9 +7377,9 @@ function shortStatus(files, untracked, porcelain) {
     const from = f.orig_path !== void 0 ? `${shortName(f.orig_path)} -> ` : "";
     return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path)}`;
   });
-  if (shown.truncated) lines.push(`... and ${tracked.length - shown.items.length} more (see the result)`);
-  for (const path of untracked.slice(0, Math.max(0, 1e3 - shown.items.length))) lines.push(`?? ${shortName(path)}`);
-  if (untracked.length > Math.max(0, 1e3 - shown.items.length)) lines.push("... more untracked (see the result)");
+  if (shown2.truncated) lines.push(`... and ${tracked.length - shown2.items.length} more (see the result)`);
+  for (const path of untracked.slice(0, Math.max(0, 1e3 - shown2.items.length))) lines.push(`?? ${shortName(path)}`);
+  if (untracked.length > Math.max(0, 1e3 - shown2.items.length)) lines.push("... more untracked (see the result)");
   return lines.length ? lines.join("\n") + "\n" : "";
 }
 function untrackedAsGit(untracked, index, all) {
@@ -7365,14 +7397,14 @@ function untrackedAsGit(untracked, index, all) {
   }
   const out = [];
   for (const path of untracked) {
-    let shown = path;
+    let shown2 = path;
     for (let slash = path.indexOf("/"); slash > 0 && slash < path.length - 1; slash = path.indexOf("/", slash + 1)) {
       if (!trackedDirs.has(path.slice(0, slash))) {
-        shown = path.slice(0, slash + 1);
+        shown2 = path.slice(0, slash + 1);
         break;
       }
     }
-    if (out[out.length - 1] !== shown) out.push(shown);
+    if (out[out.length - 1] !== shown2) out.push(shown2);
   }
   return out;
 }
@@ -7892,7 +7924,7 @@ function hooksDir(repo) {
   };
 }
 function skippedHooks(repo, names) {
-  const { dir, shown } = hooksDir(repo);
+  const { dir, shown: shown2 } = hooksDir(repo);
   const found = [];
   for (const name of names) {
     let info;
@@ -7900,12 +7932,12 @@ function skippedHooks(repo, names) {
       info = Deno.statSync(`${dir}/${name}`);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) continue;
-      return `git hooks were not looked at or run: core.hooksPath (${shown}) is outside what pterm may read. pterm runs no programs; run the project's checks yourself.`;
+      return `git hooks were not looked at or run: core.hooksPath (${shown2}) is outside what pterm may read. pterm runs no programs; run the project's checks yourself.`;
     }
     if (info.isFile && ((info.mode ?? 0) & 73) !== 0) found.push(name);
   }
   if (found.length === 0) return null;
-  return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
+  return `git hooks not run: ${found.join(", ")} (in ${shown2}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
 }
 
 // commands/git/history/log.ts
@@ -7959,7 +7991,7 @@ function commitMessage(ctx, warnings) {
 }
 var commit = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
@@ -8138,6 +8170,390 @@ var lsFiles = async (ctx) => {
     which: wanted,
     files: listed.items,
     truncated: listed.truncated
+  };
+};
+
+// core/redact.ts
+var REDACTED = "***";
+var MAX_SCHEME = 32;
+function urlStarts(text) {
+  const starts = [];
+  for (let sep2 = text.indexOf("://"); sep2 >= 0; sep2 = text.indexOf("://", sep2 + 3)) {
+    let at = sep2;
+    while (at > 0 && sep2 - at < MAX_SCHEME && /[a-z0-9+.-]/i.test(text[at - 1])) at--;
+    while (at < sep2 && !/[a-z]/i.test(text[at])) at++;
+    if (at < sep2) starts.push({
+      at,
+      end: sep2 + 3
+    });
+  }
+  return starts;
+}
+function credentialsInWord(word) {
+  const starts = urlStarts(word);
+  const found = [];
+  starts.forEach((start, i) => {
+    const span = word.slice(start.end, i + 1 < starts.length ? starts[i + 1].at : word.length);
+    const at = span.lastIndexOf("@");
+    if (at <= 0) return;
+    if (span[at - 1] === "/" && parsesWithoutCredentials(word.slice(start.at, start.end) + span)) return;
+    found.push(span.slice(0, at));
+  });
+  return found;
+}
+function parsesWithoutCredentials(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return false;
+  }
+}
+function redactUrlsInText(text) {
+  let out = "";
+  let copied = 0;
+  for (const { end } of urlStarts(text)) {
+    if (end < copied) continue;
+    let i = end;
+    while (i < text.length && !/[\s/?#@]/.test(text[i])) i++;
+    if (i > end && text[i] === "@") {
+      out += text.slice(copied, end) + REDACTED;
+      copied = i;
+    }
+  }
+  return out + text.slice(copied);
+}
+function spellings(secret) {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return json === secret ? [
+    secret
+  ] : [
+    secret,
+    json
+  ];
+}
+function redactString(text, secrets) {
+  let out = text;
+  for (const secret of secrets) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(`://${spelling}@`, `://${REDACTED}@`);
+  }
+  return redactUrlsInText(out);
+}
+function credentialsOf(words) {
+  const secrets = new Set(words.flatMap(credentialsInWord));
+  return [
+    ...secrets
+  ].sort((a, b) => b.length - a.length);
+}
+function redactCredentials(value, words) {
+  const secrets = credentialsOf(words);
+  const walk2 = (v) => {
+    if (typeof v === "string") return redactString(v, secrets);
+    if (Array.isArray(v)) return v.map(walk2);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
+        k,
+        walk2(x)
+      ]));
+    }
+    return v;
+  };
+  return walk2(value);
+}
+
+// commands/git/repo/config_edit.ts
+var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
+function quote(subsection) {
+  if (/[\n\0]/.test(subsection)) {
+    throw new PtermError("InvalidArgs", "a remote or branch name cannot hold a newline or NUL.");
+  }
+  return subsection.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+}
+function sectionRanges(lines, section, subsection) {
+  const ranges = [];
+  let start = -1;
+  for (let i = 0; i <= lines.length; i++) {
+    const header = i < lines.length ? HEADER.exec(lines[i]) : null;
+    if (i === lines.length || header) {
+      if (start >= 0) ranges.push([
+        start,
+        i
+      ]);
+      start = -1;
+      if (header && header[1].toLowerCase() === section && (header[2] ?? "").replace(/\\(.)/g, "$1") === subsection) start = i;
+    }
+  }
+  return ranges;
+}
+function refreshConfig(repo, written) {
+  let text = written;
+  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
+    try {
+      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
+    } catch {
+    }
+  }
+  const fresh = parseConfig(text);
+  repo.config.values.clear();
+  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
+}
+async function editConfig(repo, edit) {
+  const path = `${repo.commondir}/config`;
+  const lock = await LockFile.acquire(path, "the repository config");
+  try {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
+    const next = edit(lines);
+    const written = next.length ? next.join("\n") + "\n" : "";
+    lock.commit(written);
+    refreshConfig(repo, written);
+  } finally {
+    lock.rollback();
+  }
+}
+async function setConfigValues(repo, section, subsection, values) {
+  await editConfig(repo, (lines) => {
+    const keys = new Set(values.map(([k]) => k.toLowerCase()));
+    const ranges = sectionRanges(lines, section, subsection);
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of [
+      ...ranges
+    ].reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && keys.has(key)) out.splice(i, 1);
+      }
+    }
+    const fresh = sectionRanges(out, section, subsection);
+    const added = values.map(([k, v]) => `	${k} = ${v}`);
+    if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
+    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
+    return out;
+  });
+}
+async function removeConfigValues(repo, section, subsection, keys) {
+  const drop = new Set(keys.map((k) => k.toLowerCase()));
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && drop.has(key)) out.splice(i, 1);
+      }
+    }
+    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
+      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
+    }
+    return out;
+  });
+}
+function splitConfigKey(key) {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first <= 0 || last === key.length - 1) return null;
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1);
+  if (!/^[a-z0-9-]+$/.test(section) || !/^[a-z][a-z0-9-]*$/i.test(name)) return null;
+  return {
+    section,
+    subsection: first === last ? "" : key.slice(first + 1, last),
+    name
+  };
+}
+function configValueText(value) {
+  const escaped = value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\t/g, "\\t");
+  return /^\s|\s$|[;#]/.test(value) ? `"${escaped}"` : escaped;
+}
+
+// commands/git/handlers/config.ts
+var WRITABLE = [
+  /^(user|author|committer)\.(name|email)$/,
+  /^init\.defaultbranch$/,
+  /^pull\.(rebase|ff)$/,
+  /^push\.(default|autosetupremote)$/,
+  /^fetch\.prune$/,
+  /^branch\.autosetupmerge$/,
+  /^branch\.[^\n]+\.(remote|merge|description)$/,
+  /^core\.(autocrlf|eol|safecrlf)$/,
+  /^status\.(showuntrackedfiles|renames|aheadbehind)$/,
+  /^(diff\.(renames|algorithm)|merge\.conflictstyle|checkout\.(defaultremote|guess)|advice\.[a-z]+)$/
+];
+var SECRET_KEY = /(password|passwd|token|secret|extraheader|cookiefile|^credential\.)/i;
+function lowerKey(key) {
+  const parts = splitConfigKey(key);
+  if (!parts) return key.toLowerCase();
+  const sub = parts.subsection === "" ? "" : `${parts.subsection}.`;
+  return `${parts.section}.${sub}${parts.name.toLowerCase()}`;
+}
+function shown(key, value) {
+  if (SECRET_KEY.test(key)) return REDACTED;
+  return redactCredentials(value, []);
+}
+function configFiles(repo, worktreeOnly) {
+  const read = (path) => {
+    try {
+      return Deno.readTextFileSync(path);
+    } catch {
+      return null;
+    }
+  };
+  const local = read(`${repo.commondir}/config`) ?? "";
+  const files = worktreeOnly ? [] : [
+    [
+      "local",
+      local
+    ]
+  ];
+  if (parseConfig(local).getBool("extensions.worktreeconfig", false)) {
+    const own = read(`${repo.gitdir}/config.worktree`);
+    if (own !== null) files.push([
+      "worktree",
+      own
+    ]);
+  } else if (worktreeOnly) files.push([
+    "local",
+    local
+  ]);
+  return files;
+}
+function allEntries(repo, worktreeOnly) {
+  const out = [];
+  for (const [, text] of configFiles(repo, worktreeOnly)) {
+    for (const [key, values] of parseConfig(text).values) for (const value of values) out.push([
+      key,
+      value
+    ]);
+  }
+  return out;
+}
+function refuseWrite(key) {
+  throw new PtermError("InvalidArgs", `pterm does not write \`${key}\`: it writes only keys that cannot make git run a program or reach elsewhere (user.name, user.email, init.defaultBranch, pull.rebase, push.default, branch.<name>.remote/merge, core.autocrlf, \u2026). Set it with the real git, or use pterm's own command for it (\`git remote\` for remotes, \`git branch --set-upstream-to\` for upstreams).`);
+}
+var config = async (ctx) => {
+  if (ctx.flags.global || ctx.flags.system) {
+    throw new PtermError("InvalidArgs", `--${ctx.flags.global ? "global" : "system"} is outside the workspace: pterm reads and writes the repository's own config only. Drop the flag (\`git config --list\` lists the repository's).`);
+  }
+  const { repo, rel } = await openFromFlags(ctx, "write");
+  const words = [
+    ...ctx.positionals.args
+  ];
+  let mode = ctx.flags.list ? "list" : ctx.flags["get-regexp"] ? "get-regexp" : ctx.flags["get-all"] ? "get-all" : ctx.flags.unset ? "unset" : ctx.flags.get ? "get" : null;
+  if (mode === null && [
+    "get",
+    "set",
+    "unset",
+    "list"
+  ].includes(words[0] ?? "") && words.length >= 1) {
+    mode = words.shift();
+  }
+  if (mode === null) mode = words.length >= 2 ? "set" : "get";
+  const worktreeOnly = ctx.flags.worktree;
+  const entries = allEntries(repo, worktreeOnly);
+  if (mode === "list") {
+    if (words.length) throw new PtermError("InvalidArgs", "`git config --list` takes no key.");
+    const lines = entries.map(([key2, value2]) => `${key2}=${shown(key2, value2)}`);
+    ctx.stdout.write(lines.map((l) => `${l}
+`).join(""));
+    return {
+      repo_path: rel,
+      action: "list",
+      key: null,
+      values: lines
+    };
+  }
+  const key = words[0];
+  if (key === void 0) {
+    throw new PtermError("InvalidArgs", "name the key: `git config user.name` (or `git config --list`).");
+  }
+  if (mode === "get-regexp") {
+    let pattern;
+    try {
+      pattern = new RegExp(key);
+    } catch {
+      throw new PtermError("InvalidArgs", `\`${key}\` is not a valid regular expression.`);
+    }
+    const lines = entries.filter(([k]) => pattern.test(k)).map(([k, v]) => `${k} ${shown(k, v)}`);
+    if (lines.length === 0) throw new PtermError("NotFound", `no key of the repository's config matches ${key}.`);
+    ctx.stdout.write(lines.map((l) => `${l}
+`).join(""));
+    return {
+      repo_path: rel,
+      action: "get-regexp",
+      key,
+      values: lines
+    };
+  }
+  if (!splitConfigKey(key)) {
+    throw new PtermError("InvalidArgs", `\`${key}\` is not a config key (section.name, e.g. user.name).`);
+  }
+  const wanted = lowerKey(key);
+  if (mode === "get" || mode === "get-all") {
+    if (words.length > 1) {
+      throw new PtermError("InvalidArgs", `reading takes one key; to set it: \`git config ${key} <value>\`.`);
+    }
+    const values = entries.filter(([k]) => k === wanted).map(([k, v]) => shown(k, v));
+    if (values.length === 0) {
+      throw new PtermError("NotFound", `${key} is not set in the repository's config (pterm reads the repository's own config, not ~/.gitconfig). \`git config --list\` lists what is set.`);
+    }
+    const out = mode === "get" ? values.slice(-1) : values;
+    ctx.stdout.write(out.map((v) => `${v}
+`).join(""));
+    return {
+      repo_path: rel,
+      action: mode,
+      key: wanted,
+      values: out
+    };
+  }
+  if (worktreeOnly) {
+    throw new PtermError("InvalidArgs", "pterm writes the repository's .git/config only; drop --worktree.");
+  }
+  if (!WRITABLE.some((rule) => rule.test(wanted))) refuseWrite(key);
+  const parts = splitConfigKey(key);
+  if (mode === "unset") {
+    if (words.length > 1) {
+      throw new PtermError("InvalidArgs", `--unset takes the key only: \`git config --unset ${key}\`.`);
+    }
+    if (!entries.some(([k]) => k === wanted)) {
+      throw new PtermError("NotFound", `${key} is not set in the repository's config; nothing to unset.`);
+    }
+    await withRepoLock(repo, () => removeConfigValues(repo, parts.section, parts.subsection, [
+      parts.name
+    ]));
+    return {
+      repo_path: rel,
+      action: "unset",
+      key: wanted,
+      values: []
+    };
+  }
+  if (words.length !== 2) {
+    throw new PtermError("InvalidArgs", `give one value, quoted if it has spaces: \`git config ${key} "<value>"\`.`);
+  }
+  const value = words[1];
+  if (/[\0]/.test(value)) throw new PtermError("InvalidArgs", "a config value cannot hold a NUL byte.");
+  await withRepoLock(repo, () => setConfigValues(repo, parts.section, parts.subsection, [
+    [
+      parts.name,
+      configValueText(value)
+    ]
+  ]));
+  return {
+    repo_path: rel,
+    action: "set",
+    key: wanted,
+    values: [
+      shown(wanted, value)
+    ]
   };
 };
 

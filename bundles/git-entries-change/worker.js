@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-PB3G7WXD.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FBN4ZNF3.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2687,14 +2687,11 @@ function smudgeRacyEntries(index) {
     if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
   }
 }
-function entryFromStat(path, oid, mode, info, statTime) {
-  const entry = {
+function entryFromWrite(path, oid, mode, info) {
+  return {
     ...emptyEntry(path, oid, mode),
     ...statFields(info)
   };
-  const mtime = info.mtime?.getTime() ?? 0;
-  if (mtime >= statTime - 50) entry.size = 0;
-  return entry;
 }
 var HEX_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
@@ -4191,6 +4188,9 @@ function pathPolicy(repoRel, repoAbs) {
     }
   };
 }
+function keptInStep(kind) {
+  return kind === null || kind === "secret";
+}
 function hiddenWhat(kind) {
   return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
 }
@@ -5452,7 +5452,7 @@ async function switchTrees(repo, index, policy, oldTree, newTree, mode, action =
     const i = index.entries.get(path);
     const conflicted = index.conflicts.has(path);
     const hidden = policy.hidden(path);
-    if (hidden) {
+    if (hidden && !(keptInStep(hidden) && await holdsNothingUnsaved(repo, i, n, path, racy))) {
       if (hidden === "gitdir" && n && !sameEntry(i, n)) {
         throw hiddenPathDenied(path, hidden, "the checkout changed nothing");
       }
@@ -5546,6 +5546,13 @@ async function switchTrees(repo, index, policy, oldTree, newTree, mode, action =
     };
   }
   return await applyPlan(repo, index, plan, mode !== "safe", withheld);
+}
+async function holdsNothingUnsaved(repo, entry, target, path, racy) {
+  const info = lstatTracked(repo, path);
+  if (!info) return true;
+  if (info.isDirectory) return false;
+  if (entry) return await worktreeState(repo, entry, racy) === "clean";
+  return target !== void 0 && await worktreeHolds(repo, path, target.oid);
 }
 function filesUnder(worktree, rel) {
   const out = [];
@@ -5643,16 +5650,13 @@ async function writeBlob(repo, writer, path, target) {
   if (mode !== S_IFLNK && await conversionFor(repo).writesAsIs(path)) {
     const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
     if (source) {
-      const statTime2 = Date.now();
-      return entryFromStat(path, target.oid, mode, writer.writeFile(path, source, mode), statTime2);
+      return entryFromWrite(path, target.oid, mode, writer.writeFile(path, source, mode));
     }
   }
   const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);
   const content = mode === S_IFLNK ? blob : await conversionFor(repo).toWorktree(path, blob);
-  const statTime = Date.now();
-  const info = writer.writeFile(path, content, mode);
-  return entryFromStat(path, target.oid, mode, info, statTime);
+  return entryFromWrite(path, target.oid, mode, writer.writeFile(path, content, mode));
 }
 async function restorePaths(repo, index, policy, tree, fromIndex, specs, worktreeOnly = false) {
   const writer = new WorktreeWriter(repo);
@@ -5774,6 +5778,15 @@ function authorFromConfig(section) {
   }
   return {
     ...DEFAULT_AUTHOR
+  };
+}
+function repositoryIdentity(config, ptermSection) {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config.get("author.name") ?? config.get("user.name");
+  const email = config.get("author.email") ?? config.get("user.email");
+  return {
+    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
   };
 }
 function signatureNow(author, now = Date.now()) {
@@ -6235,8 +6248,30 @@ function dwimRef(repo, name) {
   }
   return null;
 }
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog) {
     const refName = reflog[1] === "" ? "HEAD" : reflog[1];
@@ -6936,7 +6971,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-2RHG4D7H.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-L36K4OKP.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7486,10 +7521,18 @@ async function applyMerge(repo, index, policy, merge2, action) {
   if (blocked.length > 0) {
     throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
   }
+  const inStep = /* @__PURE__ */ new Set();
+  for (const [path, merged] of merge2.changes) {
+    if (merged.kind !== "clean" || policy.hidden(path) !== "secret") continue;
+    if (await holdsNothingUnsaved(repo, index.entries.get(path), merged.entry, path, index.fileMtimeMs)) {
+      inStep.add(path);
+    }
+  }
+  const untouched = (path) => policy.hidden(path) !== null && !inStep.has(path);
   const writer = new WorktreeWriter(repo);
   const visible = [
     ...merge2.changes
-  ].filter(([path]) => !policy.hidden(path));
+  ].filter(([path]) => !untouched(path));
   writer.refuseGitDirectories(visible.flatMap(([path, merged]) => {
     const entry = merged.kind === "clean" ? merged.entry : merged.ours ?? merged.theirs;
     const mode = entry ? treeModeToMode(entry.mode) : S_IFGITLINK;
@@ -7509,14 +7552,14 @@ async function applyMerge(repo, index, policy, merge2, action) {
   for (const [path, merged] of merge2.changes) {
     if (merged.kind !== "clean" || merged.entry) continue;
     index.remove(path);
-    if (!policy.hidden(path)) writer.removeFile(path);
+    if (!untouched(path)) writer.removeFile(path);
     changed.push(path);
   }
   for (const [path, merged] of merge2.changes) {
     const hidden = policy.hidden(path) !== null;
     if (merged.kind === "clean") {
       if (!merged.entry) continue;
-      if (hidden) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+      if (untouched(path)) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
       else index.set(await writeBlob(repo, writer, path, merged.entry), true);
       changed.push(path);
       continue;
@@ -8254,7 +8297,7 @@ async function setConfigValues(repo, section, subsection, values) {
     const fresh = sectionRanges(out, section, subsection);
     const added = values.map(([k, v]) => `	${k} = ${v}`);
     if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
-    else out.push(`[${section} "${quote(subsection)}"]`, ...added);
+    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
     return out;
   });
 }
@@ -8506,13 +8549,30 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
       conflicts: applied.conflicts
     };
   }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    authorSignature: commit.author,
-    extraParents: [],
-    reflogMessage: `cherry-pick: ${subject}`
-  });
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+`);
+    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
+The previous cherry-pick is now empty, possibly due to conflict resolution.
+If you wish to commit it anyway, use:
+
+    git commit --allow-empty
+
+Otherwise, please use 'git cherry-pick --skip'`);
+  }
   return {
     picked: oid,
     commit_id: commitId,
@@ -9072,9 +9132,9 @@ function refuseInsideRepository(ctx, rel) {
     throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
   }
 }
-function authorOf(ctx) {
+function authorOf(ctx, repo) {
   const flag = ctx.flags.author;
-  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+  return flag ? parseAuthor(flag) : repositoryIdentity(repo?.config ?? new GitConfig(), ctx.config);
 }
 function userPaths(values) {
   return (values ?? []).map((p) => {
@@ -9498,9 +9558,17 @@ async function recordUpstream(repo, name, upstream) {
   return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
 `;
 }
+function checkoutTarget(repo, word) {
+  const spelled = word === "-" ? "@{-1}" : word;
+  const prior = /^@\{-(\d+)\}$/.exec(spelled);
+  if (!prior || Number(prior[1]) === 0) return word;
+  const name = priorCheckout(repo, Number(prior[1]));
+  if (name === null) throw noPriorCheckout(word);
+  return name;
+}
 async function switchHead(ctx, opened, target, options) {
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   if (options.create && options.forceCreate) {
     throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
   }
@@ -9624,7 +9692,7 @@ async function finishSequence(ctx, opened, kind, action) {
     };
   }
   if (action === "continue") {
-    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== void 0));
+    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== void 0));
     const made = await readCommit(repo, id);
     ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
 `);
@@ -9683,7 +9751,7 @@ var branch = async (ctx) => {
   const { repo, rel } = opened;
   let name = ctx.positionals.name;
   let start = ctx.positionals.start;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const head = readHead(repo);
   const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
   const base = {
@@ -9904,7 +9972,7 @@ async function restoreSide(ctx, opened, specs, side) {
 }
 var checkout = async (ctx) => {
   const opened = await openFromFlags(ctx);
-  const words = ctx.positionals.args;
+  const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
   const track = trackChoice(ctx.flags);
   if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
     const guessed = guessRemoteBranch(opened.repo, words[0]);
@@ -9958,7 +10026,8 @@ var checkout = async (ctx) => {
 // commands/git/handlers/switch.ts
 var switchHandler = async (ctx) => {
   const opened = await openFromFlags(ctx);
-  const target = ctx.positionals.branch;
+  const given = ctx.positionals.branch;
+  const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
   const creating = ctx.flags.create ?? ctx.flags["force-create"];
   const track = trackChoice(ctx.flags);
   if (!creating && !target) {
@@ -9977,7 +10046,7 @@ var switchHandler = async (ctx) => {
   }
   if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
     const known = await isRevision(opened.repo, target);
-    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`);
+    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : isValidRefName(`refs/heads/${target}`) ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.` : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`);
   }
   const switched = await switchHead(ctx, opened, target, {
     create: ctx.flags.create,
@@ -10081,7 +10150,7 @@ var restore = async (ctx) => {
 var cherryPick = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const rev = ctx.positionals.commit;
   const action = sequenceAction(ctx.flags);
   if (action) {
@@ -10104,7 +10173,9 @@ var cherryPick = async (ctx) => {
   const result = await withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
     noCommit: ctx.flags["no-commit"],
     author,
-    recordOrigin: ctx.flags.x
+    recordOrigin: ctx.flags.x,
+    allowEmpty: ctx.flags["allow-empty"],
+    keepRedundant: ctx.flags["keep-redundant-commits"]
   }));
   const fields = {
     repo_path: rel,
@@ -10236,7 +10307,7 @@ var reset = async (ctx) => {
     };
   }
   const mode = modes[0] ?? "mixed";
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
   ctx.stdout.write(`HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).
 `);
@@ -10439,7 +10510,7 @@ var tag = async (ctx) => {
       target: null
     };
   }
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const made = await withRepoLock(repo, () => createTag(repo, name, {
     ref: target,
     message: ctx.flags.message,
@@ -10464,7 +10535,7 @@ var tag = async (ctx) => {
 var revert = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const ref = ctx.flags.ref;
   const action = sequenceAction(ctx.flags);
   if (action) {
@@ -10510,7 +10581,7 @@ var revert = async (ctx) => {
 var merge = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const action = sequenceAction(ctx.flags);
   if (action) {
     if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);
@@ -10596,7 +10667,7 @@ var merge = async (ctx) => {
 // commands/git/handlers/stash_push.ts
 var stashPushHandler = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"], userPaths(ctx.flags.path)));
   if (!result) {
     ctx.stdout.write("No local changes to save.\n");

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-26JVWCUQ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-6WRXH6CZ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -8130,8 +8130,30 @@ function dwimRef(repo, name) {
   }
   return null;
 }
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog2 = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog2) {
     const refName = reflog2[1] === "" ? "HEAD" : reflog2[1];
@@ -8404,6 +8426,15 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
+function repositoryIdentity(config, ptermSection) {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config.get("author.name") ?? config.get("user.name");
+  const email = config.get("author.email") ?? config.get("user.email");
+  return {
+    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
+  };
+}
 function signatureNow(author, now = Date.now()) {
   return {
     name: author.name,
@@ -8518,9 +8549,9 @@ function refuseInsideRepository(ctx, rel) {
     throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
   }
 }
-function authorOf(ctx) {
+function authorOf(ctx, repo) {
   const flag = ctx.flags.author;
-  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+  return flag ? parseAuthor(flag) : repositoryIdentity(repo?.config ?? new GitConfig(), ctx.config);
 }
 function userPaths(values) {
   return (values ?? []).map((p) => {
@@ -11772,12 +11803,12 @@ var IDENTS = /* @__PURE__ */ new Set([
   "GIT_COMMITTER_IDENT"
 ]);
 var gitVar = async (ctx) => {
-  const { rel } = await openFromFlags(ctx, "read");
+  const { repo, rel } = await openFromFlags(ctx, "read");
   const variable = ctx.positionals.variable;
   if (!IDENTS.has(variable)) {
     throw new PtermError("InvalidArgs", `pterm's git var knows GIT_AUTHOR_IDENT and GIT_COMMITTER_IDENT: \`git var GIT_AUTHOR_IDENT\`.`);
   }
-  const ident = formatSignature(signatureNow(authorOf(ctx)));
+  const ident = formatSignature(signatureNow(authorOf(ctx, repo)));
   ctx.stdout.write(ident + "\n");
   return {
     repo_path: rel,

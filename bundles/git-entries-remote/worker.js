@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-OHYQTXMB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-ORCDB7NF.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4252,14 +4252,11 @@ function smudgeRacyEntries(index) {
     if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
   }
 }
-function entryFromStat(path, oid, mode, info, statTime) {
-  const entry = {
+function entryFromWrite(path, oid, mode, info) {
+  return {
     ...emptyEntry(path, oid, mode),
     ...statFields(info)
   };
-  const mtime = info.mtime?.getTime() ?? 0;
-  if (mtime >= statTime - 50) entry.size = 0;
-  return entry;
 }
 var HEX_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
@@ -4614,6 +4611,9 @@ function pathPolicy(repoRel, repoAbs) {
       return null;
     }
   };
+}
+function keptInStep(kind) {
+  return kind === null || kind === "secret";
 }
 function hiddenWhat(kind) {
   return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
@@ -6148,7 +6148,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-XL65BWYB.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-6UXKETXD.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6308,7 +6308,7 @@ async function setConfigValues(repo, section, subsection, values) {
     const fresh = sectionRanges(out, section, subsection);
     const added = values.map(([k, v]) => `	${k} = ${v}`);
     if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
-    else out.push(`[${section} "${quote(subsection)}"]`, ...added);
+    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
     return out;
   });
 }
@@ -6468,7 +6468,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-WDBXVCOY.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-YJU74XLP.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6667,7 +6667,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-7PKRRB2R.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UZLAG4UH.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6961,7 +6961,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-WR6GN4NS.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-A3CLXT65.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7036,7 +7036,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-WR6GN4NS.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-A3CLXT65.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7220,6 +7220,15 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
+function repositoryIdentity(config, ptermSection) {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config.get("author.name") ?? config.get("user.name");
+  const email = config.get("author.email") ?? config.get("user.email");
+  return {
+    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
+  };
+}
 function signatureNow(author, now = Date.now()) {
   return {
     name: author.name,
@@ -7316,8 +7325,30 @@ function dwimRef(repo, name) {
   }
   return null;
 }
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog) {
     const refName = reflog[1] === "" ? "HEAD" : reflog[1];
@@ -7465,9 +7496,9 @@ function refuseInsideRepository(ctx, rel) {
     throw new PtermError("NotARepository", `${rel} is a folder inside the repository ${top}, not a repository's top folder: run \`${ctx.command} --repo ${quoteWord(top)}\` and give paths relative to ${top} (e.g. ${inner}/<file>).`);
   }
 }
-function authorOf(ctx) {
+function authorOf(ctx, repo) {
   const flag = ctx.flags.author;
-  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+  return flag ? parseAuthor(flag) : repositoryIdentity(repo?.config ?? new GitConfig(), ctx.config);
 }
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -7497,12 +7528,12 @@ var clone = async (ctx) => {
     singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
     staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
-    who: signatureNow(authorOf(ctx))
+    who: signatureNow(authorOf(ctx, null))
   });
   ctx.stdout.write(`Cloned ${remote.url} into ${confined.rel}: ${plural(outcome.stats.objects, "object")} (${outcome.stats.bytes} bytes) in ${outcome.stats.elapsed_ms} ms` + (outcome.branch ? `, branch ${outcome.branch} checked out (${plural(outcome.files, "file")})` : ", empty repository") + (outcome.shallow ? ", shallow" : "") + ".\n");
   if (outcome.withheld.length) {
     const shown = outcome.withheld.slice(0, 5).join(", ") + (outcome.withheld.length > 5 ? ` and ${outcome.withheld.length - 5} more` : "");
-    ctx.stderr.write(`[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (secret paths, or pterm's own state, are never written into the work tree; they stay in the index, so \`git status\` does not list them; the real git would show them as deleted).
+    ctx.stderr.write(`[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (pterm's own state and files inside a git directory are never written into the work tree; they stay in the index, so \`git status\` does not list them; the real git would show them as deleted).
 `);
   }
   return {
@@ -7554,7 +7585,7 @@ var fetch2 = async (ctx) => {
     ] : refspecsOf(repo, name),
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, repo)),
     required: only ? [
       only.ref
     ] : []
@@ -7641,7 +7672,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-DSPHUS2B.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-BYXYVXNZ.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7760,7 +7791,7 @@ var push = async (ctx) => {
     destination,
     forceWithLease: ctx.flags["force-with-lease"],
     setUpstream: ctx.flags["set-upstream"],
-    who: signatureNow(authorOf(ctx))
+    who: signatureNow(authorOf(ctx, repo))
   });
   const target = destination.replace(/^refs\/heads\//, "");
   ctx.stdout.write(outcome.status === "up-to-date" ? `${name}/${target} is already at ${local.slice(0, 7)}; nothing to push.
@@ -7799,6 +7830,12 @@ var pull = async (ctx) => {
   let repo = opened.repo;
   const branch = readHead(repo).branch;
   if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
+  const rebaseSetting = repo.config.get(`branch.${branch}.rebase`) !== void 0 ? `branch.${branch}.rebase` : "pull.rebase";
+  const rebaseValue = repo.config.get(rebaseSetting);
+  const noRebase = ctx.flags["no-rebase"] === true;
+  if (!noRebase && rebaseValue !== void 0 && !/^(false|no|off|0)$/i.test(rebaseValue)) {
+    throw new PtermError("InvalidArgs", `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase; pterm's pull only merges. \`git pull --no-rebase --confirm\` merges as git does with that flag; nothing was fetched.`);
+  }
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
   const askedRemote = ctx.positionals["remote-name"];
@@ -7822,7 +7859,7 @@ var pull = async (ctx) => {
     refspecs,
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx))
+    who: signatureNow(authorOf(ctx, repo))
   });
   reportFetch(ctx, name, fetched.refs);
   repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
@@ -7833,17 +7870,17 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-WDBXVCOY.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-YJU74XLP.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-LWFPVFJJ.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-N2VB7RIP.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
-    author: authorOf(ctx)
+    author: authorOf(ctx, repo)
   }));
   const fields = {
     repo_path: rel,
@@ -8096,9 +8133,10 @@ export {
   statMatches,
   emptyEntry,
   Index,
-  entryFromStat,
+  entryFromWrite,
   readIndexFile,
   loadIndex,
+  keptInStep,
   hiddenPathDenied,
   refuseUnaddressable,
   WorktreeWriter,

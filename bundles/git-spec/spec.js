@@ -817,7 +817,7 @@ var authorFlag = {
   name: "author",
   type: "string",
   valueName: "Name <email>",
-  description: 'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).'
+  description: `Author and committer, e.g. "Ada <ada@example.com>" (default: the repository's user.name/user.email, else git.author in pterm.json, else pterm <pterm@localhost>).`
 };
 var INTERACTIVE = "interactive hunk selection needs a dialogue pterm does not have: work on whole files (edit a file to the state you want, then `git add <path>`).";
 var refusedInteractive = {
@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-4YQH64HI.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-NVYICRFC.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -838,7 +838,8 @@ var HANDLER_EXPORTS = {
     "add",
     "commit",
     "revParse",
-    "lsFiles"
+    "lsFiles",
+    "config"
   ],
   history: [
     "diff",
@@ -1421,6 +1422,83 @@ var describeSpec = leaf("describe", "Name a commit after the nearest tag before 
     {
       name: "rev",
       description: "The commit to describe (default HEAD)."
+    }
+  ]
+});
+
+// commands/git/sub/config.ts
+var configFlags = [
+  repoFlag("write"),
+  {
+    name: "get",
+    type: "boolean",
+    description: "Print the value of <key> (the last one set), as git config --get."
+  },
+  {
+    name: "get-all",
+    type: "boolean",
+    description: "Print every value of <key>, one a line."
+  },
+  {
+    name: "get-regexp",
+    type: "boolean",
+    description: "Print `<key> <value>` for every key matching the regular expression <key>."
+  },
+  {
+    name: "list",
+    short: "l",
+    type: "boolean",
+    description: "Print every `<key>=<value>` of the repository's config."
+  },
+  {
+    name: "unset",
+    type: "boolean",
+    description: "Remove <key> (only keys pterm may write; see --help)."
+  },
+  {
+    name: "local",
+    type: "boolean",
+    description: "The repository's .git/config (what pterm reads and writes)."
+  },
+  {
+    name: "worktree",
+    type: "boolean",
+    description: "Read: the repository's config as this work tree sees it."
+  },
+  {
+    name: "global",
+    type: "boolean",
+    description: "Refused: the person's ~/.gitconfig is outside the workspace; pterm reads the repository's config."
+  },
+  {
+    name: "system",
+    type: "boolean",
+    description: "Refused, as --global."
+  }
+];
+var configSpec = leaf("config", "Read the repository's git config; write the keys that cannot make git run a program (user.name, user.email, \u2026).", configFlags, [
+  {
+    command: "git config user.name",
+    description: "The name commits here are made with."
+  },
+  {
+    command: 'git config user.email "ada@example.com"',
+    description: "Set this repository's email."
+  },
+  {
+    command: "git config --list",
+    description: "Every key of the repository's config (secrets redacted)."
+  },
+  {
+    command: "git config --get-regexp '^branch\\.'",
+    description: "The branch settings."
+  }
+], {
+  positionals: [
+    {
+      name: "args",
+      variadic: true,
+      description: "<key> to read, or <key> <value> to write (also git's `get <key>`, `set <key> <value>`, `list`)."
     }
   ]
 });
@@ -2539,6 +2617,16 @@ var cherryPickFlags = [
     name: "skip",
     type: "boolean",
     description: "Drop the commit being picked (pterm applies one at a time, so this is --abort)."
+  },
+  {
+    name: "allow-empty",
+    type: "boolean",
+    description: "Pick a commit that is empty itself as an empty commit (as git; a change already in HEAD still stops)."
+  },
+  {
+    name: "keep-redundant-commits",
+    type: "boolean",
+    description: "Record a pick whose change is already in HEAD as an empty commit instead of stopping."
   },
   compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
   authorFlag
@@ -3692,7 +3780,7 @@ var varSpec = leaf("var", "Who a commit made now would name (GIT_AUTHOR_IDENT, G
 var gitSpec = {
   name: "git",
   zone: "help-first",
-  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
+  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -3708,12 +3796,14 @@ var gitSpec = {
     "RepoLocked (retry; if no git is running, delete .git/index.lock).",
     "",
     "Secrets: paths inside a secrets/ folder or named .env* are invisible to git in pterm. They are never",
-    "hashed, staged, diffed, shown or written; one already tracked is listed as `withheld` and its content",
-    "is never printed. When the repository is the workspace root, pterm's own audit/, artifacts/, sessions/",
-    "and pterm.json are treated the same way.",
+    "staged, diffed or shown; one already tracked is listed as `withheld` and its content is never printed.",
+    "A tracked one is still kept on disk as git would leave it (clone, checkout, switch, reset --hard), unless",
+    "it holds a local change, which is never overwritten. When the repository is the workspace root, pterm's",
+    "own audit/, artifacts/, sessions/ and pterm.json are never written nor read at all.",
     "",
-    'Defaults: the author is git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}),',
-    "else `pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
+    "Defaults: the author is the repository's user.name/user.email (its config, as git reads it), else",
+    'git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}), else',
+    "`pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
     "core.excludesFile is not read. Line endings follow .gitattributes (text, eol, binary), core.autocrlf and",
     "core.eol as in git; a path with a filter (e.g. Git LFS) is never staged with its file content",
@@ -3747,7 +3837,6 @@ var gitSpec = {
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
-    config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
     whatchanged: "Use `git log --stat`.",
     gc: "Not needed and not available.",
     fsck: "Not available; pterm checks every object it reads.",
@@ -3777,6 +3866,7 @@ var gitSpec = {
     addSpec,
     commitSpec,
     reflogSpec,
+    configSpec,
     logSpec,
     shortlogSpec,
     describeSpec,

@@ -292,6 +292,14 @@ export const resultSchemas = {
     depth: z.number().nullable().describe("Commits since that tag."),
     dirty: z.boolean(),
   }),
+  config: z.strictObject({
+    ...base("git config"),
+    action: z.enum(["get", "get-all", "get-regexp", "list", "set", "unset"]),
+    key: z.string().nullable().describe("The key read or written, lower-cased as git prints it (null for --list)."),
+    values: z.array(z.string()).describe(
+      "The values read (`key=value` for --list, `key value` for --get-regexp), credentials redacted; the value set.",
+    ),
+  }),
   reflog: z.strictObject({
     ...base("git reflog"),
     ref: z.string().describe("The reflog read: HEAD, refs/heads/main, …"),

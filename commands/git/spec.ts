@@ -15,6 +15,7 @@ import { commitSpec } from "./sub/commit.ts";
 import { reflogSpec } from "./sub/reflog.ts";
 import { shortlogSpec } from "./sub/shortlog.ts";
 import { describeSpec } from "./sub/describe.ts";
+import { configSpec } from "./sub/config.ts";
 import { logSpec } from "./sub/log.ts";
 import { branchSpec } from "./sub/branch.ts";
 import { checkoutSpec } from "./sub/checkout.ts";
@@ -68,7 +69,7 @@ export const gitSpec: CommandSpec = {
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
     "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
-    "rev-parse, ls-files; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
+    "rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
     "ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
@@ -85,12 +86,14 @@ export const gitSpec: CommandSpec = {
     "RepoLocked (retry; if no git is running, delete .git/index.lock).",
     "",
     "Secrets: paths inside a secrets/ folder or named .env* are invisible to git in pterm. They are never",
-    "hashed, staged, diffed, shown or written; one already tracked is listed as `withheld` and its content",
-    "is never printed. When the repository is the workspace root, pterm's own audit/, artifacts/, sessions/",
-    "and pterm.json are treated the same way.",
+    "staged, diffed or shown; one already tracked is listed as `withheld` and its content is never printed.",
+    "A tracked one is still kept on disk as git would leave it (clone, checkout, switch, reset --hard), unless",
+    "it holds a local change, which is never overwritten. When the repository is the workspace root, pterm's",
+    "own audit/, artifacts/, sessions/ and pterm.json are never written nor read at all.",
     "",
-    'Defaults: the author is git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}),',
-    "else `pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
+    "Defaults: the author is the repository's user.name/user.email (its config, as git reads it), else",
+    'git.author in pterm.json ({"git": {"author": {"name": ..., "email": ...}}}), else',
+    "`pterm <pterm@localhost>`; times are UTC. Symbolic links are checked out as plain files holding",
     "the link target (pterm never creates links). .gitignore files and .git/info/exclude are honoured;",
     "core.excludesFile is not read. Line endings follow .gitattributes (text, eol, binary), core.autocrlf and",
     "core.eol as in git; a path with a filter (e.g. Git LFS) is never staged with its file content",
@@ -125,7 +128,6 @@ export const gitSpec: CommandSpec = {
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
     submodule: "Not available; `git status` shows a submodule's commit and `git add <path>` stages its pointer.",
     worktree: "Not available; use another repository folder and `--repo`.",
-    config: "Not available: pterm's git settings live in pterm.json's git section (author, default_repo).",
     whatchanged: "Use `git log --stat`.",
     gc: "Not needed and not available.",
     fsck: "Not available; pterm checks every object it reads.",
@@ -146,6 +148,7 @@ export const gitSpec: CommandSpec = {
     addSpec,
     commitSpec,
     reflogSpec,
+    configSpec,
     logSpec,
     shortlogSpec,
     describeSpec,

@@ -10,3 +10,4 @@ export { add } from "../handlers/add.ts";
 export { commit } from "../handlers/commit.ts";
 export { revParse } from "../handlers/rev_parse.ts";
 export { lsFiles } from "../handlers/ls_files.ts";
+export { config } from "../handlers/config.ts";

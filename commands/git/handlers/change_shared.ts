@@ -12,7 +12,7 @@ import { checkBranchName, readHead, resolveRefOid } from "../repo/refs.ts";
 import { quitSequence, type Sequence, sequenceCommit } from "../merge/sequence.ts";
 import { setConfigValues } from "../repo/config_edit.ts";
 import { type TrackChoice, type Upstream, upstreamForNewBranch, upstreamLabel } from "../porcelain/upstream.ts";
-import { dwimRef } from "../history/revparse.ts";
+import { dwimRef, noPriorCheckout, priorCheckout } from "../history/revparse.ts";
 import { wildmatch } from "../worktree/wildmatch.ts";
 import { parseStashRef, stashApply, stashDrop } from "../porcelain/stash.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
@@ -40,6 +40,20 @@ export async function recordUpstream(repo: Opened["repo"], name: string, upstrea
 // deno-lint-ignore no-explicit-any
 export type AnyContext = CommandContext<any, any>;
 
+/**
+ * The word `git switch` and `git checkout` go to: `-` is `@{-1}`, and `@{-n}` is the branch (or, after a detached
+ * HEAD, the commit) checked out n switches ago, as git's interpret_branch_name reads HEAD's log — so going back
+ * lands on the branch itself, not a detached HEAD at its commit.
+ */
+export function checkoutTarget(repo: Opened["repo"], word: string): string {
+  const spelled = word === "-" ? "@{-1}" : word;
+  const prior = /^@\{-(\d+)\}$/.exec(spelled);
+  if (!prior || Number(prior[1]) === 0) return word;
+  const name = priorCheckout(repo, Number(prior[1]));
+  if (name === null) throw noPriorCheckout(word);
+  return name;
+}
+
 /** Switches HEAD (creating the branch first if asked): the shared body of checkout and switch. */
 export async function switchHead(
   ctx: AnyContext,
@@ -48,7 +62,7 @@ export async function switchHead(
   options: { create?: string; forceCreate?: string; detach: boolean; force: boolean; track: TrackChoice },
 ) {
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   if (options.create && options.forceCreate) {
     throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
   }
@@ -187,7 +201,7 @@ export async function finishSequence(
   if (action === "continue") {
     const id = await withRepoLock(
       repo,
-      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx), ctx.flags.author !== undefined),
+      () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== undefined),
     );
     const made = await readCommit(repo, id);
     ctx.stdout.write(

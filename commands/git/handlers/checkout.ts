@@ -23,7 +23,7 @@ import {
   splitRevsAndPaths,
   userPaths,
 } from "./common.ts";
-import { type AnyContext, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
+import { type AnyContext, checkoutTarget, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
 
 /** Restores paths from a commit (or the index) into index and work tree: `git checkout [<rev>] -- <path>…`. */
 export async function restoreFiles(ctx: AnyContext, opened: Opened, target: string | undefined, specs: string[]) {
@@ -73,7 +73,8 @@ export async function restoreSide(ctx: AnyContext, opened: Opened, specs: string
 export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
   async (ctx) => {
     const opened = await openFromFlags(ctx);
-    const words = ctx.positionals.args;
+    // The first word may be `-` or `@{-n}`: the branch checked out before, which git goes back to as a branch.
+    const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
     const track = trackChoice(ctx.flags);
     if (
       words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] &&

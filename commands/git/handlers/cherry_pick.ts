@@ -13,7 +13,7 @@ import { finishSequence, type Pos, sequenceAction } from "./change_shared.ts";
 export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const rev = ctx.positionals.commit as string | undefined;
   const action = sequenceAction(ctx.flags);
   if (action) {
@@ -43,6 +43,8 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
         noCommit: ctx.flags["no-commit"],
         author,
         recordOrigin: ctx.flags.x,
+        allowEmpty: ctx.flags["allow-empty"],
+        keepRedundant: ctx.flags["keep-redundant-commits"],
       }),
   );
   const fields = { repo_path: rel, ...result };

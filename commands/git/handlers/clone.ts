@@ -34,7 +34,7 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     singleBranch: ctx.flags["single-branch"],
     maxBytes: maxFetchBytes(ctx),
     staleMs: staleAfterMs(ctx.limits.timeout_ms_max),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, null)),
   });
   ctx.stdout.write(
     `Cloned ${remote.url} into ${confined.rel}: ${plural(outcome.stats.objects, "object")} ` +
@@ -48,9 +48,9 @@ export const clone: Handler<typeof cloneFlags> = async (ctx) => {
     const shown = outcome.withheld.slice(0, 5).join(", ") +
       (outcome.withheld.length > 5 ? ` and ${outcome.withheld.length - 5} more` : "");
     ctx.stderr.write(
-      `[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (secret paths, or ` +
-        "pterm's own state, are never written into the work tree; they stay in the index, so `git status` does not " +
-        "list them; the real git would show them as deleted).\n",
+      `[Warning] ${plural(outcome.withheld.length, "tracked file")} not written: ${shown} (pterm's own state ` +
+        "and files inside a git directory are never written into the work tree; they stay in the index, so " +
+        "`git status` does not list them; the real git would show them as deleted).\n",
     );
   }
   return {

@@ -55,7 +55,7 @@ export function commitMessage(
 
 export const commit: Handler<typeof commitFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const warnings: string[] = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;

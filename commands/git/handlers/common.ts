@@ -2,7 +2,8 @@
 
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { authorFromConfig, type GitAuthor, parseAuthor } from "../repo/identity.ts";
+import { type GitAuthor, parseAuthor, repositoryIdentity } from "../repo/identity.ts";
+import { GitConfig } from "../repo/config.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { defaultRepository, hasDotGit } from "../repo/locate.ts";
 import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
@@ -62,9 +63,13 @@ function refuseInsideRepository(ctx: AnyContext, rel: string): void {
   }
 }
 
-export function authorOf(ctx: AnyContext): GitAuthor {
+/**
+ * `--author` when given, else the repository's identity (see repositoryIdentity for git's order); `null` for a
+ * repository not made yet (a clone), which has no config of its own.
+ */
+export function authorOf(ctx: AnyContext, repo: Repo | null): GitAuthor {
   const flag = ctx.flags.author as string | undefined;
-  return flag ? parseAuthor(flag) : authorFromConfig(ctx.config);
+  return flag ? parseAuthor(flag) : repositoryIdentity(repo?.config ?? new GitConfig(), ctx.config);
 }
 
 /** The --path values, normalized relative to the work tree ("" for the whole tree). */

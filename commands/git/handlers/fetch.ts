@@ -66,7 +66,7 @@ export const fetch: Handler<
     refspecs: only ? [only.spec] : refspecsOf(repo, name),
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, repo)),
     required: only ? [only.ref] : [],
   });
   reportFetch(ctx, name, result.refs);

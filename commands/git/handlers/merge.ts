@@ -18,7 +18,7 @@ import { finishSequence, sequenceAction } from "./change_shared.ts";
 export const merge: Handler<typeof mergeFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const action = sequenceAction(ctx.flags);
   if (action) {
     if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);

@@ -31,6 +31,20 @@ export const pull: Handler<
   let repo = opened.repo;
   const branch = readHead(repo).branch;
   if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
+  // git pull rebases when branch.<name>.rebase (else pull.rebase) says so; pterm's pull merges only, so such a
+  // setting is refused by name rather than ignored (`--no-rebase` overrides it, as in git).
+  const rebaseSetting = repo.config.get(`branch.${branch}.rebase`) !== undefined
+    ? `branch.${branch}.rebase`
+    : "pull.rebase";
+  const rebaseValue = repo.config.get(rebaseSetting);
+  const noRebase = (ctx.flags as Record<string, unknown>)["no-rebase"] === true;
+  if (!noRebase && rebaseValue !== undefined && !/^(false|no|off|0)$/i.test(rebaseValue)) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase; pterm's pull only ` +
+        "merges. `git pull --no-rebase --confirm` merges as git does with that flag; nothing was fetched.",
+    );
+  }
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
   // `git pull origin main`: pterm pulls the branch's upstream, so a named one must be that upstream.
@@ -78,7 +92,7 @@ export const pull: Handler<
     refspecs,
     prune: pruneOf(ctx, repo, name),
     maxBytes: maxFetchBytes(ctx),
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, repo)),
   });
   reportFetch(ctx, name, fetched.refs);
   // A fresh view of the repository: its object store sees the pack the fetch added.
@@ -109,7 +123,7 @@ export const pull: Handler<
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,
       message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
-      author: authorOf(ctx),
+      author: authorOf(ctx, repo),
     }));
   const fields = {
     repo_path: rel,

@@ -229,7 +229,7 @@ export const push: Handler<typeof pushFlags> = async (ctx) => {
     destination,
     forceWithLease: ctx.flags["force-with-lease"],
     setUpstream: ctx.flags["set-upstream"],
-    who: signatureNow(authorOf(ctx)),
+    who: signatureNow(authorOf(ctx, repo)),
   });
   const target = destination.replace(/^refs\/heads\//, "");
   ctx.stdout.write(

@@ -39,7 +39,7 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
       };
     }
     const mode = modes[0] ?? "mixed";
-    const author = authorOf(ctx);
+    const author = authorOf(ctx, repo);
     const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
     ctx.stdout.write(
       `HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).\n`,

@@ -13,7 +13,7 @@ import { finishSequence, sequenceAction } from "./change_shared.ts";
 export const revert: Handler<typeof revertFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
   const { repo, policy, rel } = opened;
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const ref = ctx.flags.ref;
   const action = sequenceAction(ctx.flags);
   if (action) {

@@ -10,7 +10,7 @@ import { authorOf, openFromFlags, userPaths } from "./common.ts";
 
 export const stashPushHandler: Handler<typeof stashPushFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const result = await withRepoLock(
     repo,
     () =>

@@ -6,14 +6,15 @@ import type { Handler } from "../../../core/context.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { switchFlags } from "../sub/switch.ts";
-import { resolveRefOid } from "../repo/refs.ts";
+import { isValidRefName, resolveRefOid } from "../repo/refs.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";
 import { isRevision, openFromFlags } from "./common.ts";
-import { type Pos, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
+import { checkoutTarget, type Pos, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
 
 export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (ctx) => {
   const opened = await openFromFlags(ctx);
-  const target = ctx.positionals.branch as string | undefined;
+  const given = ctx.positionals.branch as string | undefined;
+  const target = given === undefined ? undefined : checkoutTarget(opened.repo, given);
   const creating = ctx.flags.create ?? ctx.flags["force-create"];
   const track = trackChoice(ctx.flags);
   if (!creating && !target) {
@@ -44,7 +45,9 @@ export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (
       "NotFound",
       known
         ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.`
-        : `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`,
+        : isValidRefName(`refs/heads/${target}`)
+        ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.`
+        : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`,
     );
   }
   const switched = await switchHead(ctx, opened, target, {

@@ -41,7 +41,7 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
     ctx.stdout.write(`Deleted tag '${name}' (was ${oid.slice(0, 7)}).\n`);
     return { repo_path: rel, action: "delete", tags: await listTags(repo), name, target: null };
   }
-  const author = authorOf(ctx);
+  const author = authorOf(ctx, repo);
   const made = await withRepoLock(
     repo,
     () => createTag(repo, name, { ref: target, message: ctx.flags.message, author, force: ctx.flags.force }),

@@ -13,7 +13,7 @@ const IDENTS = new Set(["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]);
 
 export const gitVar: Handler<typeof varFlags, readonly [{ name: "variable"; description: string; required: true }]> =
   async (ctx) => {
-    const { rel } = await openFromFlags(ctx, "read");
+    const { repo, rel } = await openFromFlags(ctx, "read");
     const variable = ctx.positionals.variable;
     if (!IDENTS.has(variable)) {
       throw new PtermError(
@@ -21,8 +21,9 @@ export const gitVar: Handler<typeof varFlags, readonly [{ name: "variable"; desc
         `pterm's git var knows GIT_AUTHOR_IDENT and GIT_COMMITTER_IDENT: \`git var GIT_AUTHOR_IDENT\`.`,
       );
     }
-    // The identity a commit made by this call would record: the same rule as `git commit` (--author, else pterm.json).
-    const ident = formatSignature(signatureNow(authorOf(ctx)));
+    // The identity a commit made by this call would record: the same rule as `git commit` (--author, else the
+    // repository's config, else pterm.json).
+    const ident = formatSignature(signatureNow(authorOf(ctx, repo)));
     ctx.stdout.write(ident + "\n");
     return { repo_path: rel, variable, value: ident };
   };

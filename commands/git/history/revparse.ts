@@ -1,7 +1,7 @@
 /**
  * Revision names, the subset of gitrevisions(7) an agent uses: HEAD, @, branch / tag / remote
  * names, full and abbreviated object names, `<rev>~n`, `<rev>^n`, `<rev>^{commit|tree|}`,
- * `<ref>@{n}` (reflog, e.g. stash@{1}), and `<rev>:<path>`.
+ * `<ref>@{n}` (reflog, e.g. stash@{1}), `@{-n}` (the nth branch or commit checked out before), and `<rev>:<path>`.
  */
 
 import { PtermError } from "../../../core/errors.ts";
@@ -35,8 +35,41 @@ export function dwimRef(repo: Repo, name: string): string | null {
   return null;
 }
 
+/**
+ * What `@{-n}` names (git's interpret_nth_prior_checkout): the `X` of the nth last `checkout: moving from X to Y`
+ * in HEAD's log — a branch name, or the full object name of a detached HEAD left — or null when the log has fewer.
+ */
+export function priorCheckout(repo: Repo, n: number): string | null {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+
+/** The refusal for an `@{-n}` HEAD's log cannot answer. */
+export function noPriorCheckout(word: string): PtermError {
+  return new PtermError(
+    "NotFound",
+    `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name ` +
+      "the branch instead (`git branch` lists branches).",
+  );
+}
+
 async function resolveBase(repo: Repo, base: string, whole: string): Promise<string> {
   if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
   const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
   if (reflog) {
     const refName = reflog[1] === "" ? "HEAD" : reflog[1];

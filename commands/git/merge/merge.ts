@@ -20,7 +20,13 @@ import { emptyEntry, Index, type IndexEntry, S_IFGITLINK, S_IFLNK, treeModeToMod
 import { type Commit, MODE_EXEC, MODE_FILE } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
 import { readCommit } from "../history/log.ts";
-import { isAttributesFile, localChangesError, refuseSkipWorktree, writeBlob } from "../worktree/checkout.ts";
+import {
+  holdsNothingUnsaved,
+  isAttributesFile,
+  localChangesError,
+  refuseSkipWorktree,
+  writeBlob,
+} from "../worktree/checkout.ts";
 import { detectRenames } from "../diff/renames.ts";
 import { type FlatEntry, flattenTree, writeTreeFromIndex } from "../odb/tree.ts";
 import {
@@ -632,8 +638,18 @@ export async function applyMerge(
   if (blocked.length > 0) {
     throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
   }
+  // A secret the merge changes cleanly follows it on disk, as git's merge would write it (never shown), unless its
+  // file holds a local change pterm cannot show or save; a conflicted secret is left as it is.
+  const inStep = new Set<string>();
+  for (const [path, merged] of merge.changes) {
+    if (merged.kind !== "clean" || policy.hidden(path) !== "secret") continue;
+    if (await holdsNothingUnsaved(repo, index.entries.get(path), merged.entry, path, index.fileMtimeMs)) {
+      inStep.add(path);
+    }
+  }
+  const untouched = (path: string) => policy.hidden(path) !== null && !inStep.has(path);
   const writer = new WorktreeWriter(repo);
-  const visible = [...merge.changes].filter(([path]) => !policy.hidden(path));
+  const visible = [...merge.changes].filter(([path]) => !untouched(path));
   writer.refuseGitDirectories(
     visible.flatMap(([path, merged]) => {
       const entry = merged.kind === "clean" ? merged.entry : (merged.ours ?? merged.theirs);
@@ -653,14 +669,14 @@ export async function applyMerge(
   for (const [path, merged] of merge.changes) {
     if (merged.kind !== "clean" || merged.entry) continue;
     index.remove(path);
-    if (!policy.hidden(path)) writer.removeFile(path);
+    if (!untouched(path)) writer.removeFile(path);
     changed.push(path);
   }
   for (const [path, merged] of merge.changes) {
     const hidden = policy.hidden(path) !== null;
     if (merged.kind === "clean") {
       if (!merged.entry) continue;
-      if (hidden) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
+      if (untouched(path)) index.set(emptyEntry(path, merged.entry.oid, treeModeToMode(merged.entry.mode)));
       else index.set(await writeBlob(repo, writer, path, merged.entry), true);
       changed.push(path);
       continue;

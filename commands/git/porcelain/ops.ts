@@ -4,7 +4,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { comparePaths } from "../odb/bytes.ts";
+import { comparePaths, EMPTY_TREE_OID } from "../odb/bytes.ts";
 import { resetIndexTo, restorePaths, switchTrees, writeBlob } from "../worktree/checkout.ts";
 import { clearSequenceState, commitIndex, readMergeHeads } from "./commit.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
@@ -212,7 +212,15 @@ export async function cherryPickCommit(
   index: Index,
   policy: PathPolicy,
   rev: string,
-  options: { noCommit: boolean; author: GitAuthor; recordOrigin?: boolean },
+  options: {
+    noCommit: boolean;
+    author: GitAuthor;
+    recordOrigin?: boolean;
+    /** git's --allow-empty: a commit that was empty to begin with is picked as an empty commit. */
+    allowEmpty?: boolean;
+    /** git's --keep-redundant-commits: a change already in HEAD is still recorded, as an empty commit. */
+    keepRedundant?: boolean;
+  },
 ): Promise<{ picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
@@ -239,13 +247,35 @@ export async function cherryPickCommit(
     if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
     return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    authorSignature: commit.author,
-    extraParents: [],
-    reflogMessage: `cherry-pick: ${subject}`,
-  });
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId: string;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || (initiallyEmpty && options.allowEmpty),
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // As git's sequencer: an empty pick stops with the cherry-pick in progress (CHERRY_PICK_HEAD, MERGE_MSG),
+    // so that --skip, --abort, --continue and `git commit --allow-empty` conclude it.
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
+    throw new PtermError(
+      "NothingToCommit",
+      `${
+        initiallyEmpty
+          ? `${abbreviate(repo, oid)} is an empty commit`
+          : `the change of ${abbreviate(repo, oid)} is already in HEAD`
+      }; the cherry-pick stopped in progress, as git stops it.\n` +
+        "The previous cherry-pick is now empty, possibly due to conflict resolution.\n" +
+        "If you wish to commit it anyway, use:\n\n    git commit --allow-empty\n\n" +
+        "Otherwise, please use 'git cherry-pick --skip'",
+    );
+  }
   return { picked: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
 }
 

@@ -19,7 +19,7 @@ import type { Repo } from "../repo/repo.ts";
 import { loadIndex } from "../repo/state.ts";
 import { flattenTree } from "../odb/tree.ts";
 import { type BlobSource, holdingPackFiles } from "../odb/pack.ts";
-import { type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../worktree/worktree.ts";
+import { keptInStep, type PathPolicy, refuseUnaddressable, WorktreeWriter, writeSource } from "../worktree/worktree.ts";
 
 /** Writes new files only: the folder is pterm's own and was empty. */
 class FreshWorktreeWriter extends WorktreeWriter {
@@ -63,11 +63,13 @@ export async function checkoutIntoEmpty(
   const index = loadIndex(repo);
   const flat = await flattenTree(repo, tree);
   const paths = [...flat.keys()].sort(comparePaths);
-  refuseUnaddressable(paths.filter((path) => !policy.hidden(path)), "the checkout of the clone");
+  // Secrets are written as git writes them (never shown); pterm's state and git directories are not.
+  const withheldHere = (path: string) => !keptInStep(policy.hidden(path));
+  refuseUnaddressable(paths.filter((path) => !withheldHere(path)), "the checkout of the clone");
   // Every blob first, as switchTrees does: a missing one fails before anything is written.
   for (const path of paths) {
     const target = flat.get(path)!;
-    if (policy.hidden(path) || treeModeToMode(target.mode) === S_IFGITLINK) continue;
+    if (withheldHere(path) || treeModeToMode(target.mode) === S_IFGITLINK) continue;
     if (!(await repo.objects.has(target.oid))) throw repo.objects.missing(target.oid);
   }
   // Files written by this checkout follow the .gitattributes it writes, as in git.
@@ -76,7 +78,7 @@ export async function checkoutIntoEmpty(
   );
   const writer = new FreshWorktreeWriter(repo);
   writer.refuseGitDirectories(
-    paths.filter((path) => !policy.hidden(path) && treeModeToMode(flat.get(path)!.mode) !== S_IFGITLINK)
+    paths.filter((path) => !withheldHere(path) && treeModeToMode(flat.get(path)!.mode) !== S_IFGITLINK)
       .map((path) => [path, treeModeToMode(flat.get(path)!.mode)] as const),
     [],
     "the checkout of the clone",
@@ -87,8 +89,8 @@ export async function checkoutIntoEmpty(
   await holdingPackFiles(async () => {
     for (const path of paths) {
       const target = flat.get(path)!;
-      if (policy.hidden(path)) {
-        // Withheld (a secret or pterm's own state): recorded in the index, never written, and reported.
+      if (withheldHere(path)) {
+        // Withheld (pterm's own state, a git directory): recorded in the index, never written, and reported.
         withheld.push(path);
         index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
         continue;

@@ -93,7 +93,7 @@ export async function setConfigValues(
     const fresh = sectionRanges(out, section, subsection);
     const added = values.map(([k, v]) => `\t${k} = ${v}`);
     if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
-    else out.push(`[${section} "${quote(subsection)}"]`, ...added);
+    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
     return out;
   });
 }
@@ -159,4 +159,21 @@ export async function renameConfigSection(repo: Repo, section: string, from: str
     }
     return out.join("\n").split("\n");
   });
+}
+
+/** `section.subsection.name` split as git splits a key (the subsection may hold dots; the name keeps its case). */
+export function splitConfigKey(key: string): { section: string; subsection: string; name: string } | null {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first <= 0 || last === key.length - 1) return null;
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1);
+  if (!/^[a-z0-9-]+$/.test(section) || !/^[a-z][a-z0-9-]*$/i.test(name)) return null;
+  return { section, subsection: first === last ? "" : key.slice(first + 1, last), name };
+}
+
+/** A value as git config writes it: quoted when it has leading or trailing space or a comment character. */
+export function configValueText(value: string): string {
+  const escaped = value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\t/g, "\\t");
+  return /^\s|\s$|[;#]/.test(value) ? `"${escaped}"` : escaped;
 }

@@ -2,6 +2,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import type { Signature } from "../odb/objects.ts";
+import type { GitConfig } from "./config.ts";
 
 export interface GitAuthor {
   name: string;
@@ -29,6 +30,22 @@ export function authorFromConfig(section: unknown): GitAuthor {
     return { name: author.name, email: author.email };
   }
   return { ...DEFAULT_AUTHOR };
+}
+
+/**
+ * The identity a commit, tag, stash or reflog entry is made with, in git's order: the repository's own config
+ * (`author.name`/`author.email`, then `user.name`/`user.email`; the local config with the worktree's
+ * config.worktree over it), then the `git` section of pterm.json, then DEFAULT_AUTHOR — each of name and email on
+ * its own, as git looks each up on its own. An explicit `--author` (or `-c user.name=… -c user.email=…`) wins.
+ */
+export function repositoryIdentity(config: GitConfig, ptermSection: unknown): GitAuthor {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config.get("author.name") ?? config.get("user.name");
+  const email = config.get("author.email") ?? config.get("user.email");
+  return {
+    name: name !== undefined && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== undefined && !/[<>\s\0]/.test(email) ? email : fallback.email,
+  };
 }
 
 /** A signature for now, in UTC (pterm stamps every commit and tag in UTC). */

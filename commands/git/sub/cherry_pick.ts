@@ -39,6 +39,17 @@ export const cherryPickFlags = [
     type: "boolean",
     description: "Drop the commit being picked (pterm applies one at a time, so this is --abort).",
   },
+  {
+    name: "allow-empty",
+    type: "boolean",
+    description:
+      "Pick a commit that is empty itself as an empty commit (as git; a change already in HEAD still stops).",
+  },
+  {
+    name: "keep-redundant-commits",
+    type: "boolean",
+    description: "Record a pick whose change is already in HEAD as an empty commit instead of stopping.",
+  },
   compat("no-edit", "Accepted: pterm never opens an editor; the picked commit's message is kept."),
   authorFlag,
 ] as const satisfies readonly FlagSpec[];

@@ -50,7 +50,7 @@ export const authorFlag = {
   type: "string",
   valueName: "Name <email>",
   description:
-    'Author and committer, e.g. "Ada <ada@example.com>" (default: git.author in pterm.json, else pterm <pterm@localhost>).',
+    'Author and committer, e.g. "Ada <ada@example.com>" (default: the repository\'s user.name/user.email, else git.author in pterm.json, else pterm <pterm@localhost>).',
 } as const satisfies FlagSpec;
 
 /** Real git's flags these subcommands do not take, with what to do instead (see `refusedFlags`). */
@@ -72,7 +72,7 @@ export const schema = (name: string) => async () =>
  * loads basic.ts only, not the diff or merge code.
  */
 export const HANDLER_EXPORTS = {
-  basic: ["init", "status", "add", "commit", "revParse", "lsFiles"],
+  basic: ["init", "status", "add", "commit", "revParse", "lsFiles", "config"],
   history: [
     "diff",
     "show",

@@ -14,7 +14,7 @@ import { conversionFor } from "./convert.ts";
 import { IgnoreRules } from "./ignore.ts";
 import {
   emptyEntry,
-  entryFromStat,
+  entryFromWrite,
   type Index,
   type IndexEntry,
   S_IFGITLINK,
@@ -23,7 +23,14 @@ import {
 } from "./index_file.ts";
 import { disableSymlinks, type Repo } from "../repo/repo.ts";
 import { type FlatEntry, flattenTree, pathWithin } from "../odb/tree.ts";
-import { hiddenPathDenied, lstatTracked, type PathPolicy, refuseUnaddressable, WorktreeWriter } from "./worktree.ts";
+import {
+  hiddenPathDenied,
+  keptInStep,
+  lstatTracked,
+  type PathPolicy,
+  refuseUnaddressable,
+  WorktreeWriter,
+} from "./worktree.ts";
 
 export type SwitchMode = "safe" | "force" | "hard";
 
@@ -98,7 +105,9 @@ export async function switchTrees(
     const i = index.entries.get(path);
     const conflicted = index.conflicts.has(path);
     const hidden = policy.hidden(path);
-    if (hidden) {
+    // A secret follows the tree like any file, unless its file holds something the index does not (a local
+    // change pterm cannot show or save): that file is left as it is and the path reported withheld.
+    if (hidden && !(keptInStep(hidden) && await holdsNothingUnsaved(repo, i, n, path, racy))) {
       // A tree that would write into a git directory is refused whole: recording it in the index
       // alone would have the person's git write it on their next checkout.
       if (hidden === "gitdir" && n && !sameEntry(i, n)) {
@@ -187,6 +196,24 @@ export async function switchTrees(
     return { changed: plan.filter((p) => p.touchWorktree).map((p) => p.path), withheld };
   }
   return await applyPlan(repo, index, plan, mode !== "safe", withheld);
+}
+
+/**
+ * Whether overwriting or deleting the work-tree file at `path` loses nothing: there is none, it matches its index
+ * entry, or (untracked) it already holds the target blob. Hashing it here shows its content to no one.
+ */
+export async function holdsNothingUnsaved(
+  repo: Repo,
+  entry: IndexEntry | undefined,
+  target: FlatEntry | undefined,
+  path: string,
+  racy: number,
+): Promise<boolean> {
+  const info = lstatTracked(repo, path);
+  if (!info) return true;
+  if (info.isDirectory) return false;
+  if (entry) return (await worktreeState(repo, entry, racy)) === "clean";
+  return target !== undefined && (await worktreeHolds(repo, path, target.oid));
 }
 
 /** Every non-folder entry below `rel` (links not followed), relative to the work tree. */
@@ -319,17 +346,14 @@ export async function writeBlob(
     // A blob written as it is goes from its pack into the file, never held whole.
     const source = repo.objects.largeBlob(target.oid, STREAMED_BLOB_BYTES);
     if (source) {
-      const statTime = Date.now();
-      return entryFromStat(path, target.oid, mode, writer.writeFile(path, source, mode), statTime);
+      return entryFromWrite(path, target.oid, mode, writer.writeFile(path, source, mode));
     }
   }
   const blob = await repo.objects.readTyped(target.oid, "blob");
   if (mode === S_IFLNK) await disableSymlinks(repo);
   // A link's target is written as it is; a file's content in its work-tree form (line endings, ident).
   const content = mode === S_IFLNK ? blob : await conversionFor(repo).toWorktree(path, blob);
-  const statTime = Date.now();
-  const info = writer.writeFile(path, content, mode);
-  return entryFromStat(path, target.oid, mode, info, statTime);
+  return entryFromWrite(path, target.oid, mode, writer.writeFile(path, content, mode));
 }
 
 /** `checkout [<tree>] -- <paths>`: index and work tree take the version of `tree` (or of the index when null). */

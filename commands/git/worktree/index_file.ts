@@ -427,6 +427,16 @@ function smudgeRacyEntries(index: Index): void {
   }
 }
 
+/**
+ * An entry for a file pterm has just written itself and stat'ed through the handle it wrote with: its content is
+ * the blob's (work-tree form), so its stat data is recorded whole, as git's checkout records it — a person's
+ * first `git status` then trusts it instead of hashing every file again. Racy-git protection stays with the
+ * index write (smudgeRacyEntries) and with git's own check of entries not older than the index file.
+ */
+export function entryFromWrite(path: string, oid: string, mode: number, info: Deno.FileInfo): IndexEntry {
+  return { ...emptyEntry(path, oid, mode), ...statFields(info) };
+}
+
 /** An entry for a file just hashed; a file modified in the last moments is recorded "smudged" (size 0). */
 export function entryFromStat(
   path: string,

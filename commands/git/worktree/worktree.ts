@@ -4,7 +4,8 @@
  *
  * Secret paths (a `secrets/` folder or a `.env*` name, core/fs/paths.ts) and — when the repository
  * is the workspace root itself — pterm's own state (`audit/`, `artifacts/`, `sessions/`,
- * `pterm.json`) are invisible: never hashed, staged, diffed, shown or written.
+ * `pterm.json`) are invisible: never staged, diffed or shown. A tracked secret's file is still kept in step with
+ * the trees pterm checks out (see keptInStep); pterm's own state never is.
  *
  * Writes go through `safeWorktreePath`: every folder on the way must be a real folder inside
  * the work tree (a symlink there is refused, as git refuses "beyond a symbolic link"), so a link
@@ -78,6 +79,16 @@ export function pathPolicy(repoRel: string, repoAbs: string | null): PathPolicy 
       return null;
     },
   };
+}
+
+/**
+ * Whether the work-tree file at a hidden path of this kind is written and deleted with the trees pterm checks out.
+ * A secret is: pterm never shows its content, but a file real git would have written must be on disk as git
+ * would leave it, or the person's git sees a change pterm never made (and `git commit -a` records it). pterm's
+ * own state and anything inside a git directory never are.
+ */
+export function keptInStep(kind: HiddenKind | null): boolean {
+  return kind === null || kind === "secret";
 }
 
 /** What a hidden path is, in messages. */
