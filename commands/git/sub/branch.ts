@@ -3,7 +3,7 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, leaf, repoFlag, trackFlags } from "./common.ts";
+import { leaf, repoFlag, trackFlags } from "./common.ts";
 
 export const branchFlags = [
   repoFlag("write"),
