@@ -118,7 +118,7 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
       ),
     };
   }
-  if (sub === "tag" && kept.every((w) => w === "-l" || w === "--list")) {
+  if (sub === "tag" && kept.every((w) => w === "-l" || w === "--list" || /^-n\d*$/.test(w))) {
     return { kind: "tags", value: sorted(await run(["tag", "-l"])) };
   }
   if (sub === "rev-parse" || sub === "ls-files") return { kind: "stdout", value: await run(words) };
