@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { exec, makeRoot } from "../../_support/helpers.ts";
 import { git, gitRaw } from "./oracle.ts";
 
@@ -48,7 +48,7 @@ async function assertSameBlame(root: string, repo: string, file: string, length:
   if (length >= 4) spellings.push(["-L", `2,${length - 1}`], ["--porcelain", "-L", "2,+2"]);
   for (const flags of spellings) {
     const real = await git(repo, "-c", "color.ui=never", "--no-pager", "blame", ...flags, "--", file);
-    const envelope = await exec(root, `git blame ${flags.join(" ")} -- ${file}`);
+    const envelope = await exec(root, `git blame --repo ${relative(root, repo)} ${flags.join(" ")} -- ${file}`);
     assert.equal(envelope.exit_code, 0, envelope.stderr);
     assert.equal(envelope.stdout, real, `git blame ${flags.join(" ")} -- ${file}`);
   }
@@ -179,6 +179,7 @@ const haveSnapshot = (() => {
     return false;
   }
 })();
+// deno-lint-ignore no-console
 if (!haveSnapshot) console.log(`skipping the jq blame test: no repository snapshot at ${JQ_SNAPSHOT}`);
 
 Deno.test({
@@ -196,6 +197,7 @@ Deno.test({
   started = performance.now();
   const envelope = await exec(root.path, "git blame src/builtin.c", { timeoutMs: 120_000 });
   const ptermMs = performance.now() - started;
+  // deno-lint-ignore no-console
   console.log(`blame src/builtin.c: git ${Math.round(gitMs)} ms, pterm ${Math.round(ptermMs)} ms`);
   assert.equal(envelope.exit_code, 0, envelope.stderr);
   const owners: string[] = [];
@@ -210,4 +212,29 @@ Deno.test({
   // Where a hunk's repeated lines can align two ways, pterm's line diff may still pick the other
   // one in a rare hunk; a file's move must never send lines astray (before: 1,043 of 2,151 lines).
   assert.ok(differing * 500 < owners.length, `${differing} of ${owners.length} lines blamed differently`);
+});
+
+Deno.test({
+  name: "git blame in a shallow clone marks the boundary commit's lines `^` as git does, every line answered",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  await using root = await makeRoot("pterm-blame-shallow-");
+  const full = join(root.path, "full");
+  await Deno.mkdir(full);
+  const steps: Step[] = [];
+  for (let n = 0; n < 12; n++) {
+    steps.push(
+      n === 6
+        ? { kind: "rename", file: 0, intoFolder: false }
+        : { kind: "edit", file: 0, edits: [{ at: n * 5, kind: "insert", text: "delta" }] },
+    );
+  }
+  await buildHistory(full, steps, null);
+  const shallow = join(root.path, "shallow");
+  await git(root.path, "clone", "-q", "--depth", "4", `file://${full}`, shallow);
+  const length = (await Deno.readTextFile(join(shallow, "moved6.txt"))).split("\n").length - 1;
+  const real = await git(shallow, "blame", "moved6.txt");
+  assert.match(real, /^\^/m);
+  await assertSameBlame(root.path, shallow, "moved6.txt", length);
 });
