@@ -37,7 +37,7 @@ export const tagFlags = [
     bareValue: "1",
     valueName: "n",
     description:
-      "List tags with the first <n> lines of each annotation (a lightweight tag: its commit's message); `-n` is `-n1`.",
+      "List tags with the first <n> lines of each annotation (a lightweight tag: its commit's message); `-n` alone is `-n1`, the number attached: `-n3`.",
   },
 ] as const satisfies readonly FlagSpec[];
 
