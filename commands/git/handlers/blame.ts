@@ -181,7 +181,9 @@ function defaultText(
   const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)!))));
   const digits = String(Math.max(...lines.map((l) => l.line))).length;
   // The longest abbreviation any blamed commit needs, plus one for the boundary's `^`.
-  const abbrev = flags.long ? 40 : Math.max(...lines.map((l) => abbreviate(repo, l.commit).length)) + 1;
+  const abbrev = flags.long
+    ? 40
+    : Math.max(...[...new Set(lines.map((l) => l.commit))].map((c) => abbreviate(repo, c).length)) + 1;
   return lines.map((l) => {
     const d = details.get(l.commit)!;
     let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);

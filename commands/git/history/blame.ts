@@ -19,7 +19,7 @@ import { flattenTree } from "../odb/tree.ts";
 import { readCommit } from "./log.ts";
 import type { Commit } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
-import { lookupPath } from "./revparse.ts";
+import { encodeName, toHex } from "../odb/bytes.ts";
 
 /** The pseudo-commit of lines only the work tree has, as git names it. */
 export const NOT_COMMITTED = "0000000000000000000000000000000000000000";
@@ -64,6 +64,36 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
+const nameCache = new Map<string, Uint8Array>();
+const nameBytes = (name: string) => {
+  let bytes = nameCache.get(name);
+  if (!bytes) nameCache.set(name, bytes = encodeName(name));
+  return bytes;
+};
+
+/**
+ * One entry of a raw tree object by its exact name, without decoding the others (the walk reads
+ * thousands of trees for one path). A name that matches is the asked-for path's own component.
+ */
+function findTreeEntry(content: Uint8Array, name: Uint8Array): { oid: string; mode: string } | null {
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) return null;
+    if (nul - space - 1 === name.length) {
+      let same = true;
+      for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
+      if (same) {
+        const mode = new TextDecoder().decode(content.subarray(i, space));
+        return { mode: mode === "040000" ? "40000" : mode, oid: toHex(content, nul + 1, nul + 21) };
+      }
+    }
+    i = nul + 21;
+  }
+  return null;
+}
+
 const isFile = (mode: string) => mode !== "40000" && mode !== "160000";
 
 /**
@@ -102,9 +132,25 @@ export async function blame(
     }
     return commit;
   };
+  // Most commits share their subtrees with the next one: each (tree, rest of path) is looked up once.
+  const lookups = new Map<string, Promise<{ oid: string; mode: string } | null>>();
+  type Found = { oid: string; mode: string } | null;
+  const lookupCached = (tree: string, parts: readonly string[], from: number): Promise<Found> => {
+    const key = `${tree}\0${parts.slice(from).join("/")}`;
+    let found = lookups.get(key);
+    if (!found) {
+      found = (async (): Promise<Found> => {
+        const entry = findTreeEntry(await repo.objects.readTyped(tree, "tree"), nameBytes(parts[from]));
+        if (!entry || from === parts.length - 1) return entry;
+        return entry.mode === "40000" ? await lookupCached(entry.oid, parts, from + 1) : null;
+      })();
+      lookups.set(key, found);
+    }
+    return found;
+  };
   const originAt = async (oid: string, at: string): Promise<Origin | null> => {
     const commit = await commitOf(oid);
-    const found = await lookupPath(repo, commit.tree, at);
+    const found = await lookupCached(commit.tree, at.split("/"), 0);
     if (!found || !isFile(found.mode)) return null;
     return { oid, path: at, commit, blob: found.oid };
   };
