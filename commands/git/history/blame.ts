@@ -114,15 +114,17 @@ export async function blame(
     | null
   )[] = new Array(finalLines.length).fill(null);
   const queue = new Map<string, Visit>();
-  const blobLines = new Map<string, string[]>();
-  const linesOf = async (blob: string) => {
-    let lines = blobLines.get(blob);
-    if (!lines) {
-      lines = splitLines(decoder.decode((await repo.objects.read(blob)).content));
-      blobLines.set(blob, lines);
+  const blobs = new Map<string, Version>();
+  const versionOf = async (blob: string): Promise<Version> => {
+    let version = blobs.get(blob);
+    if (!version) {
+      const bytes = (await repo.objects.read(blob)).content;
+      version = { bytes, lines: splitLines(decoder.decode(bytes)) };
+      blobs.set(blob, version);
     }
-    return lines;
+    return version;
   };
+  const linesOf = async (blob: string) => (await versionOf(blob)).lines;
   const commits = new Map<string, Commit>();
   const commitOf = async (oid: string) => {
     let commit = commits.get(oid);
@@ -186,7 +188,7 @@ export async function blame(
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const kept = handOn(await linesOf(top.blob), finalLines, pending);
+      const kept = handOn(await versionOf(top.blob), { bytes: null, lines: finalLines }, pending);
       for (const p of pending) {
         if (!kept.has(p.final)) {
           owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
@@ -230,7 +232,7 @@ export async function blame(
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
       if (left.length === 0) break;
-      const kept = handOn(await linesOf(parent.blob), await linesOf(visit.blob), left);
+      const kept = handOn(await versionOf(parent.blob), await versionOf(visit.blob), left);
       const passed = left.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
       if (passed.length) enqueue(parent, passed);
       left = left.filter((p) => !kept.has(p.final));
@@ -253,13 +255,51 @@ export async function blame(
   });
 }
 
+interface Version {
+  /** The blob's bytes; null for the work tree's text. */
+  readonly bytes: Uint8Array | null;
+  readonly lines: readonly string[];
+}
+
+/**
+ * How many trailing lines both versions share and git's blame leaves out of its line diff: xdiff
+ * (xdi_diff, without context lines) first trims the common tail in blocks of 1024 bytes, given
+ * back up to the first newline — which changes how the rest aligns where lines repeat.
+ */
+function commonTailLines(a: Uint8Array, b: Uint8Array): number {
+  const block = 1024;
+  const smaller = Math.min(a.length, b.length);
+  let trimmed = 0;
+  outer: while (block + trimmed <= smaller) {
+    for (let k = 1; k <= block; k++) {
+      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
+    }
+    trimmed += block;
+  }
+  if (trimmed === 0) return 0;
+  const start = a.length - trimmed;
+  let recovered = 0;
+  while (recovered < trimmed) if (a[start + recovered++] === 0x0a) break;
+  const cut = trimmed - recovered;
+  // The trimmed part must be whole lines (it ends both files); then it is those lines.
+  if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
+  let lines = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) lines++;
+  if (a[a.length - 1] !== 0x0a) lines++;
+  return lines;
+}
+
 /** Which pending lines of `child` the `parent` version already has: final index → index in the parent. */
-function handOn(
-  parent: readonly string[],
-  child: readonly string[],
-  pending: readonly Pending[],
-): Map<number, number> {
-  const childToParent = keptLines(parent, child);
+function handOn(parentVersion: Version, childVersion: Version, pending: readonly Pending[]): Map<number, number> {
+  const parent = parentVersion.lines;
+  const child = childVersion.lines;
+  const tail = parentVersion.bytes && childVersion.bytes
+    ? Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parent.length, child.length)
+    : 0;
+  const head = keptLines(parent.slice(0, parent.length - tail), child.slice(0, child.length - tail));
+  const childToParent = new Int32Array(child.length);
+  childToParent.set(head);
+  for (let i = child.length - tail; i < child.length; i++) childToParent[i] = i - child.length + parent.length;
   const kept = new Map<number, number>();
   for (const p of pending) {
     const at = childToParent[p.here];
