@@ -467,6 +467,7 @@ function parseArgs(commandPath, spec, words) {
       }
       if (flag.type === "boolean") take(flag, inline ?? "true");
       else if (inline !== void 0) take(flag, inline);
+      else if (flag.bareValue !== void 0) take(flag, flag.bareValue);
       else take(flag, nextValue(flag, i++));
       continue;
     }
@@ -491,6 +492,7 @@ function parseArgs(commandPath, spec, words) {
         continue;
       }
       if (rest !== "") take(flag, rest.startsWith("=") ? rest.slice(1) : rest);
+      else if (flag.bareValue !== void 0) take(flag, flag.bareValue);
       else take(flag, nextValue(flag, i++));
       break;
     }

@@ -36,6 +36,11 @@ export interface FlagSpec {
   readonly description: string;
   /** May be given several times; the value is then an array. */
   readonly repeatable?: boolean;
+  /**
+   * The value a bare flag means (git's optional arguments: `tag -n` is `-n1`); a value must then
+   * be attached, `-n3` or `--lines=3`, so the next word stays a positional.
+   */
+  readonly bareValue?: string;
   readonly required?: boolean;
   readonly default?: string | number | boolean;
   readonly choices?: readonly string[];

@@ -158,6 +158,7 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       }
       if (flag.type === "boolean") take(flag, inline ?? "true");
       else if (inline !== undefined) take(flag, inline);
+      else if (flag.bareValue !== undefined) take(flag, flag.bareValue);
       else take(flag, nextValue(flag, i++));
       continue;
     }
@@ -189,6 +190,7 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
         continue;
       }
       if (rest !== "") take(flag, rest.startsWith("=") ? rest.slice(1) : rest);
+      else if (flag.bareValue !== undefined) take(flag, flag.bareValue);
       else take(flag, nextValue(flag, i++));
       break;
     }

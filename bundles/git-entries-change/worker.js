@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FBN4ZNF3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XJN7JK4C.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6971,7 +6971,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-L36K4OKP.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-ALEIDOII.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8223,6 +8223,95 @@ function upstreamNamed(repo, spelling) {
   }
   throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
 }
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+async function trackingInfo(repo, branch2, count = true) {
+  const upstream = configuredUpstream(repo, branch2);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
+  if (!theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: true
+  };
+  if (!ours || ours === theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: false
+  };
+  if (!count) return {
+    name,
+    ahead: null,
+    behind: null,
+    gone: false
+  };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = /* @__PURE__ */ new Map();
+  const dates = /* @__PURE__ */ new Map();
+  const parentsOf2 = /* @__PURE__ */ new Map();
+  const queue = [];
+  const mark = async (start, flag) => {
+    const stack = [
+      [
+        start,
+        flag
+      ]
+    ];
+    while (stack.length) {
+      const [oid, add] = stack.pop();
+      const had = flags.get(oid) ?? 0;
+      if ((had | add) === had) continue;
+      flags.set(oid, had | add);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf2.has(oid)) {
+        for (const parent of parentsOf2.get(oid)) stack.push([
+          parent,
+          add
+        ]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
+      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
+      const open = [
+        ...flags
+      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
+      if (!open) break;
+    }
+    queue.sort((a, b) => dates.get(b) - dates.get(a));
+    const oid = queue.shift();
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf2.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid));
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return {
+    name,
+    ahead,
+    behind,
+    gone: false
+  };
+}
 
 // commands/git/repo/config_edit.ts
 var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
@@ -9027,6 +9116,292 @@ function loadIndex(repo) {
   return state.index;
 }
 
+// commands/git/porcelain/branch_list.ts
+function checkedOutElsewhere(repo) {
+  const out = /* @__PURE__ */ new Map();
+  const heads = [];
+  const read = (path) => {
+    try {
+      return Deno.readTextFileSync(path).trim();
+    } catch {
+      return null;
+    }
+  };
+  if (repo.commondir.endsWith("/.git")) {
+    const head = read(`${repo.commondir}/HEAD`);
+    if (head) heads.push({
+      head,
+      path: repo.commondir.slice(0, -5)
+    });
+  }
+  let names = [];
+  try {
+    names = [
+      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
+    ].filter((e) => e.isDirectory).map((e) => e.name);
+  } catch {
+  }
+  for (const name of names.sort()) {
+    const dir = `${repo.commondir}/worktrees/${name}`;
+    const head = read(`${dir}/HEAD`);
+    const gitfile = read(`${dir}/gitdir`);
+    if (head && gitfile) heads.push({
+      head,
+      path: gitfile.replace(/\/\.git$/, "")
+    });
+  }
+  for (const { head, path } of heads) {
+    const match = /^ref: (refs\/heads\/.+)$/.exec(head);
+    if (match && !out.has(match[1])) out.set(match[1], path);
+  }
+  return out;
+}
+function listedRefs(repo, options) {
+  const elsewhere = checkedOutElsewhere(repo);
+  const out = [];
+  if (options.detached !== null && options.headOid && options.locals) {
+    out.push({
+      ref: null,
+      shortName: options.detached,
+      oid: options.headOid,
+      current: true,
+      remote: false,
+      symref: null,
+      worktreePath: null
+    });
+  }
+  const kinds = [];
+  if (options.locals) kinds.push([
+    "refs/heads/",
+    false
+  ]);
+  if (options.remotes) kinds.push([
+    "refs/remotes/",
+    true
+  ]);
+  for (const [prefix, remote] of kinds) {
+    const refs = [
+      ...listRefs(repo, prefix.slice(0, -1))
+    ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    for (const [ref, oid] of refs) {
+      const shortName = ref.slice(prefix.length);
+      if (!options.matches(shortName)) continue;
+      const raw = readRawRef(repo, ref);
+      const symref = raw?.kind === "symbolic" ? raw.target.replace(/^refs\/(heads|remotes)\//, "") : null;
+      out.push({
+        ref,
+        shortName,
+        oid,
+        current: !remote && options.headRef === ref,
+        remote,
+        symref,
+        worktreePath: options.headRef === ref ? null : elsewhere.get(ref) ?? null
+      });
+    }
+  }
+  return out;
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+var padTo = (text, width) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
+async function subjectOf(repo, oid) {
+  try {
+    return splitMessage((await repo.objects.readCommit(oid)).message).subject;
+  } catch {
+    return "";
+  }
+}
+async function trackText(repo, ref, brackets) {
+  if (!ref.ref || ref.remote) return "";
+  const tracking = await trackingInfo(repo, ref.shortName);
+  if (!tracking) return "";
+  let text = "";
+  if (tracking.gone) text = "gone";
+  else if (tracking.ahead === null) text = "different";
+  else {
+    const parts = [];
+    if (tracking.ahead) parts.push(`ahead ${tracking.ahead}`);
+    if (tracking.behind) parts.push(`behind ${tracking.behind}`);
+    text = parts.join(", ");
+  }
+  return text && brackets ? `[${text}]` : text;
+}
+function upstreamFullName(repo, ref) {
+  if (!ref.ref || ref.remote) return null;
+  const upstream = configuredUpstream(repo, ref.shortName);
+  return upstream ? upstreamRef(repo, upstream) : null;
+}
+var shortRef = (full) => full.replace(/^refs\/(heads|tags|remotes)\//, "");
+async function branchListText(repo, refs, options) {
+  const remotePrefix = options.locals && options.remotes ? "remotes/" : "";
+  const maxWidth = Math.max(0, ...refs.map((r) => displayWidth(r.shortName) + (r.remote ? remotePrefix.length : 0)));
+  const lines = [];
+  for (const r of refs) {
+    const marker = r.current ? "* " : r.worktreePath ? "+ " : "  ";
+    const name = r.remote ? remotePrefix + r.shortName : r.shortName;
+    if (!options.verbose) {
+      lines.push(`${marker}${name}${r.symref ? ` -> ${r.symref}` : ""}`);
+      continue;
+    }
+    const short = abbreviate(repo, r.oid);
+    if (r.remote) {
+      lines.push(`${marker}${padTo(name, maxWidth)}${r.symref ? ` -> ${r.symref}` : ` ${short} ${await subjectOf(repo, r.oid)}`}`);
+      continue;
+    }
+    let line = `${marker}${padTo(name, maxWidth)} ${short} `;
+    if (options.verbose > 1) {
+      if (!r.current && r.worktreePath) line += `(${r.worktreePath}) `;
+      const upstream = upstreamFullName(repo, r);
+      if (upstream) {
+        const track = await trackText(repo, r, false);
+        line += `[${shortRef(upstream)}${track ? `: ${track}` : ""}] `;
+      }
+    } else {
+      const track = await trackText(repo, r, true);
+      if (track) line += `${track} `;
+    }
+    lines.push(line + await subjectOf(repo, r.oid));
+  }
+  return lines.map((l) => l + "\n").join("");
+}
+var FORMAT_ATOMS = [
+  "refname",
+  "refname:short",
+  "objectname",
+  "objectname:short",
+  "upstream",
+  "upstream:short",
+  "upstream:track",
+  "upstream:track,nobracket",
+  "upstream:trackshort",
+  "HEAD",
+  "subject",
+  "contents:subject",
+  "symref",
+  "symref:short",
+  "worktreepath"
+];
+function checkFormat(format) {
+  for (const match of format.matchAll(/%\(([^)]*)\)/g)) {
+    if (!FORMAT_ATOMS.includes(match[1])) {
+      throw new PtermError("InvalidArgs", `--format: %(${match[1]}) is not supported here; the atoms are ${FORMAT_ATOMS.map((a) => `%(${a})`).join(", ")} (e.g. \`git branch --format='%(refname:short) %(upstream:short)'\`).`);
+    }
+  }
+}
+async function formatRef(repo, ref, format) {
+  const values = /* @__PURE__ */ new Map([
+    [
+      "refname",
+      () => ref.ref ?? ref.shortName
+    ],
+    [
+      "refname:short",
+      () => ref.ref ? shortRef(ref.ref) : ref.shortName
+    ],
+    [
+      "objectname",
+      () => ref.oid
+    ],
+    [
+      "objectname:short",
+      () => abbreviate(repo, ref.oid)
+    ],
+    [
+      "upstream",
+      () => upstreamFullName(repo, ref) ?? ""
+    ],
+    [
+      "upstream:short",
+      () => {
+        const full = upstreamFullName(repo, ref);
+        return full ? shortRef(full) : "";
+      }
+    ],
+    [
+      "upstream:track",
+      () => trackText(repo, ref, true)
+    ],
+    [
+      "upstream:track,nobracket",
+      () => trackText(repo, ref, false)
+    ],
+    [
+      "upstream:trackshort",
+      async () => {
+        if (!upstreamFullName(repo, ref)) return "";
+        const tracking = await trackingInfo(repo, ref.shortName);
+        if (!tracking || tracking.gone) return "";
+        if (tracking.ahead === null) return "<>";
+        return tracking.ahead && tracking.behind ? "<>" : tracking.ahead ? ">" : tracking.behind ? "<" : "=";
+      }
+    ],
+    [
+      "HEAD",
+      () => ref.current ? "*" : " "
+    ],
+    [
+      "subject",
+      () => subjectOf(repo, ref.oid)
+    ],
+    [
+      "contents:subject",
+      () => subjectOf(repo, ref.oid)
+    ],
+    [
+      "symref",
+      () => {
+        const raw = ref.ref ? readRawRef(repo, ref.ref) : null;
+        return raw?.kind === "symbolic" ? raw.target : "";
+      }
+    ],
+    [
+      "symref:short",
+      () => ref.symref ?? ""
+    ],
+    [
+      "worktreepath",
+      () => ref.current && ref.ref ? repo.dir : ref.worktreePath ?? ""
+    ]
+  ]);
+  let out = "";
+  for (let i = 0; i < format.length; ) {
+    if (format[i] !== "%") {
+      out += format[i++];
+      continue;
+    }
+    if (format[i + 1] === "%") {
+      out += "%";
+      i += 2;
+    } else if (format[i + 1] === "(") {
+      const end = format.indexOf(")", i);
+      out += await values.get(format.slice(i + 2, end))();
+      i = end + 1;
+    } else if (/^[0-9a-fA-F]{2}$/.test(format.slice(i + 1, i + 3))) {
+      out += String.fromCharCode(parseInt(format.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else out += format[i++];
+  }
+  return out;
+}
+
+// commands/git/worktree/fsmonitor.ts
+var COOKIE_PREFIX = "pterm-fsmonitor-cookie-";
+var INERT_GIT_PATHS = [
+  /^objects\//,
+  /^refs\//,
+  /^logs\//,
+  /^(HEAD|ORIG_HEAD|FETCH_HEAD|MERGE_HEAD|MERGE_MSG|MERGE_MODE|REVERT_HEAD|CHERRY_PICK_HEAD|AUTO_MERGE)$/,
+  /^(COMMIT_EDITMSG|packed-refs|index\.lock|HEAD\.lock|packed-refs\.lock)$/,
+  new RegExp(`^${COOKIE_PREFIX}`)
+];
+
 // core/grammar.ts
 function quoteWord(word) {
   if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.startsWith("~")) return word;
@@ -9222,6 +9597,28 @@ async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
     revs,
     paths
   };
+}
+
+// commands/git/handlers/status.ts
+async function detachedLine(repo, head) {
+  const entries = readReflog(repo, "HEAD");
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith("checkout: moving from ")) continue;
+    const to = message.indexOf(" to ", "checkout: moving from ".length);
+    if (to < 0) continue;
+    const target = message.slice(to + 4).split("\n")[0];
+    const moved = entries[i].newOid;
+    let from = abbreviate(repo, moved);
+    const ref = target === "HEAD" ? null : dwimRef(repo, target);
+    const refOid = ref ? resolveRefOid(repo, ref) : null;
+    if (ref && refOid) {
+      const commit = refOid === moved ? moved : (await peel(repo, refOid).catch(() => null))?.oid;
+      if (commit === moved) from = ref.replace(/^refs\/tags\//, "").replace(/^refs\/remotes\//, "");
+    }
+    return `HEAD detached ${head === moved ? "at" : "from"} ${from}`;
+  }
+  return "Not currently on any branch.";
 }
 
 // commands/git/repo/hooks.ts
@@ -9799,12 +10196,26 @@ var branch = async (ctx) => {
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    const lines = [
-      ...branches.map((b) => `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}${b.upstream ? ` [${b.upstream}]` : ""}`),
-      ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`)
-    ];
-    ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : name ? `No branch matches ${name}.
-` : "No branches yet (the first commit creates the current one).\n");
+    const sort = repo.config.get("branch.sort");
+    if (sort !== void 0 && sort !== "refname") {
+      throw new PtermError("InvalidArgs", `branch.sort=${sort} is not followed here; pterm lists branches by name: \`git config --unset branch.sort\`.`);
+    }
+    if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
+    const options = {
+      verbose: ctx.flags.verbose.length,
+      locals: true,
+      remotes: ctx.flags.all,
+      detached: head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      headOid: head.oid,
+      headRef: head.ref,
+      matches: (n) => matchesPattern(n, name)
+    };
+    const listed = listedRefs(repo, options);
+    if (ctx.flags.format !== void 0) {
+      let text = "";
+      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
+      ctx.stdout.write(text);
+    } else ctx.stdout.write(await branchListText(repo, listed, options));
     return {
       ...base,
       action: "list",
@@ -9864,6 +10275,10 @@ ${created.tracking}`);
     upstream: upstream && upstreamLabel(upstream)
   };
 };
+async function detachedDescription(repo, head) {
+  const line = await detachedLine(repo, head);
+  return line.startsWith("HEAD detached") ? line : "no branch";
+}
 
 // commands/git/porcelain/conflict_side.ts
 function conflictSide(flags) {
@@ -10483,13 +10898,20 @@ var tag = async (ctx) => {
   if (ctx.flags.annotate && !ctx.flags.message) {
     throw new PtermError("InvalidArgs", `an annotated tag needs its message here (pterm opens no editor): \`git tag -a ${name ?? "<name>"} -m "\u2026"\`.`);
   }
-  if (!name || ctx.flags.list) {
+  if (!name || ctx.flags.list || ctx.flags.lines !== void 0) {
     if (target) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     if (ctx.flags.delete) {
       throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
     }
-    const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name));
-    ctx.stdout.write(tags.length ? tags.map((t) => `${t.name} ${t.target.slice(0, 7)}${t.type === "annotated" ? " (annotated)" : ""}`).join("\n") + "\n" : "No tags.\n");
+    const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name)).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const lines = ctx.flags.lines ?? 0;
+    let text = "";
+    for (const t of tags) {
+      text += lines > 0 ? `${t.name.padEnd(15)} ${annotationLines(await contentsOf(repo, t.object), lines)}
+` : `${t.name}
+`;
+    }
+    ctx.stdout.write(text);
     return {
       repo_path: rel,
       action: "list",
@@ -10530,6 +10952,27 @@ var tag = async (ctx) => {
     target: made.target
   };
 };
+async function contentsOf(repo, oid) {
+  const object = await repo.objects.read(oid);
+  let message;
+  if (object.type === "tag") message = parseTag(object.content).message;
+  else if (object.type === "commit") message = (await repo.objects.readCommit(oid)).message;
+  else return "";
+  message = message.replace(/^\n+/, "");
+  const signature = message.search(/^-----BEGIN (PGP|SSH) SIGNATURE-----$/m);
+  return signature >= 0 ? message.slice(0, signature) : message;
+}
+function annotationLines(contents, count) {
+  const out = [];
+  let at = 0;
+  for (let i = 0; i < count && at < contents.length; i++) {
+    const eol = contents.indexOf("\n", at);
+    out.push(eol < 0 ? contents.slice(at) : contents.slice(at, eol));
+    if (eol < 0) break;
+    at = eol + 1;
+  }
+  return out.join("\n    ");
+}
 
 // commands/git/handlers/revert.ts
 var revert = async (ctx) => {
@@ -10700,7 +11143,8 @@ var stashApplyHandler = applyHandler(false);
 var stashList = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx, "read");
   const entries = listStash(repo);
-  ctx.stdout.write(entries.length ? entries.map((e) => `${e.ref}: ${e.message}`).join("\n") + "\n" : "The stash is empty.\n");
+  ctx.stdout.write(entries.map((e) => `${e.ref}: ${e.message}
+`).join(""));
   return {
     repo_path: rel,
     entries

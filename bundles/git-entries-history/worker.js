@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-6WRXH6CZ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JGNZTMPD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4188,7 +4188,7 @@ var MODE_TREE = "40000";
 var MODE_LINK = "120000";
 var MODE_GITLINK = "160000";
 function parseTree(content, oid) {
-  const entries = [];
+  const entries2 = [];
   let i = 0;
   while (i < content.length) {
     const space = content.indexOf(32, i);
@@ -4197,14 +4197,14 @@ function parseTree(content, oid) {
     const mode = lenientDecoder.decode(content.subarray(i, space));
     const name = decodeName(content.subarray(space + 1, nul));
     verifyTreeEntryName(name, oid ? `tree ${oid}` : "a tree", mode === "120000");
-    entries.push({
+    entries2.push({
       mode: mode === "040000" ? MODE_TREE : mode,
       name,
       oid: toHex(content, nul + 1, nul + 21)
     });
     i = nul + 21;
   }
-  return entries;
+  return entries2;
 }
 function parseSignature(text) {
   const open = text.indexOf("<");
@@ -4847,15 +4847,15 @@ function readHead(repo) {
   };
 }
 function walkLoose(dir, prefix, out, repo) {
-  let entries;
+  let entries2;
   try {
-    entries = [
+    entries2 = [
       ...Deno.readDirSync(dir)
     ];
   } catch {
     return;
   }
-  for (const entry of entries) {
+  for (const entry of entries2) {
     const name = `${prefix}/${entry.name}`;
     if (entry.isDirectory) walkLoose(`${dir}/${entry.name}`, name, out, repo);
     else if (entry.isFile && !entry.name.endsWith(".lock")) {
@@ -5254,10 +5254,10 @@ var Index = class {
     this.invalidate(path);
   }
   /** Replaces every entry (e.g. a tree read into the index). */
-  replaceAll(entries) {
+  replaceAll(entries2) {
     this.entries.clear();
     this.conflicts.clear();
-    for (const e of entries) this.entries.set(e.path, e);
+    for (const e of entries2) this.entries.set(e.path, e);
     this.cacheTree = null;
     this.dirty = true;
   }
@@ -6701,11 +6701,11 @@ async function worktreeStatus(repo, index, policy, options, observer) {
   const refreshed = [];
   const seen = /* @__PURE__ */ new Set();
   const trackedDirs = /* @__PURE__ */ new Set();
-  const entries = index.entries;
+  const entries2 = index.entries;
   const conflicts = index.conflicts;
-  for (const path of entries.keys()) addParents(trackedDirs, path);
+  for (const path of entries2.keys()) addParents(trackedDirs, path);
   for (const path of conflicts.keys()) addParents(trackedDirs, path);
-  const trackedAt = (path) => entries.get(path) ?? (conflicts.has(path) ? null : void 0);
+  const trackedAt = (path) => entries2.get(path) ?? (conflicts.has(path) ? null : void 0);
   const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   observer?.rules(ignore);
   const toHash = [];
@@ -6767,7 +6767,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
         continue;
       }
       if (dirent.isDirectory) {
-        const trackedEntry = entries.get(path);
+        const trackedEntry = entries2.get(path);
         if (trackedEntry && trackedEntry.mode === S_IFGITLINK) {
           seen.add(path);
           if (inScope(path, options.paths)) gitlinks.push(trackedEntry);
@@ -6838,7 +6838,7 @@ async function worktreeStatus(repo, index, policy, options, observer) {
     }
   };
   walk2("", null, false);
-  for (const [path, entry] of entries) {
+  for (const [path, entry] of entries2) {
     if (seen.has(path)) continue;
     if (policy.hidden(path)) {
       withheld.push(path);
@@ -8132,10 +8132,10 @@ function dwimRef(repo, name) {
 }
 function priorCheckout(repo, n) {
   const prefix = "checkout: moving from ";
-  const entries = readReflog(repo, "HEAD");
+  const entries2 = readReflog(repo, "HEAD");
   let seen = 0;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const message = entries[i].message;
+  for (let i = entries2.length - 1; i >= 0; i--) {
+    const message = entries2[i].message;
     if (!message.startsWith(prefix)) continue;
     const to = message.indexOf(" to ", prefix.length);
     if (to < 0) continue;
@@ -8159,15 +8159,15 @@ async function resolveBase(repo, base, whole) {
     const refName = reflog2[1] === "" ? "HEAD" : reflog2[1];
     const full = dwimRef(repo, refName) ?? (refName === "HEAD" ? "HEAD" : null);
     if (!full) throw notFound(whole);
-    const entries = readReflog(repo, full);
+    const entries2 = readReflog(repo, full);
     const n = Number(reflog2[2]);
-    if (n === 0 && entries.length === 0) {
+    if (n === 0 && entries2.length === 0) {
       const oid = resolveRefOid(repo, full);
       if (oid) return oid;
     }
-    const entry = entries[entries.length - 1 - n];
+    const entry = entries2[entries2.length - 1 - n];
     if (!entry) {
-      throw new PtermError("NotFound", `\`${whole}\`: ${refName} has only ${entries.length} entries in its log.`);
+      throw new PtermError("NotFound", `\`${whole}\`: ${refName} has only ${entries2.length} entries in its log.`);
     }
     return entry.newOid;
   }
@@ -8263,8 +8263,8 @@ async function lookupPath(repo, tree, path) {
   };
   for (const part of path.split("/")) {
     if (current.mode !== MODE_TREE) return null;
-    const entries = parseTree(await repo.objects.readTyped(current.oid, "tree"), current.oid);
-    const next = entries.find((e) => e.name === part);
+    const entries2 = parseTree(await repo.objects.readTyped(current.oid, "tree"), current.oid);
+    const next = entries2.find((e) => e.name === part);
     if (!next) return null;
     current = next;
   }
@@ -10520,35 +10520,118 @@ function splitLines(text) {
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
+var nameCache = /* @__PURE__ */ new Map();
+var nameBytes = (name) => {
+  let bytes = nameCache.get(name);
+  if (!bytes) nameCache.set(name, bytes = encodeName(name));
+  return bytes;
+};
+function findTreeEntry(content, name) {
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(32, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) return null;
+    if (nul - space - 1 === name.length) {
+      let same = true;
+      for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
+      if (same) {
+        const mode = new TextDecoder().decode(content.subarray(i, space));
+        return {
+          mode: mode === "040000" ? "40000" : mode,
+          oid: toHex(content, nul + 1, nul + 21)
+        };
+      }
+    }
+    i = nul + 21;
+  }
+  return null;
+}
+var isFile = (mode) => mode !== "40000" && mode !== "160000";
 async function blame(repo, start, path, finalText, worktree) {
   const decoder = new TextDecoder();
   const finalLines = splitLines(finalText);
   const owner = new Array(finalLines.length).fill(null);
-  const boundary = new Array(finalLines.length).fill(false);
   const queue = /* @__PURE__ */ new Map();
-  const readVersion = async (oid) => {
-    const commit = await readCommit(repo, oid);
-    const found = await lookupPath(repo, commit.tree, path);
-    if (!found || found.mode === "40000" || found.mode === "160000") return null;
+  const blobs = /* @__PURE__ */ new Map();
+  const versionOf = async (blob) => {
+    let version = blobs.get(blob);
+    if (!version) {
+      const bytes = (await repo.objects.read(blob)).content;
+      version = {
+        bytes,
+        lines: splitLines(decoder.decode(bytes))
+      };
+      blobs.set(blob, version);
+    }
+    return version;
+  };
+  const linesOf2 = async (blob) => (await versionOf(blob)).lines;
+  const commits = /* @__PURE__ */ new Map();
+  const commitOf = async (oid) => {
+    let commit = commits.get(oid);
+    if (!commit) {
+      commit = await readCommit(repo, oid);
+      commits.set(oid, commit);
+    }
+    return commit;
+  };
+  const lookups = /* @__PURE__ */ new Map();
+  const lookupCached = (tree, parts, from) => {
+    const key = `${tree}\0${parts.slice(from).join("/")}`;
+    let found = lookups.get(key);
+    if (!found) {
+      found = (async () => {
+        const entry = findTreeEntry(await repo.objects.readTyped(tree, "tree"), nameBytes(parts[from]));
+        if (!entry || from === parts.length - 1) return entry;
+        return entry.mode === "40000" ? await lookupCached(entry.oid, parts, from + 1) : null;
+      })();
+      lookups.set(key, found);
+    }
+    return found;
+  };
+  const originAt = async (oid, at) => {
+    const commit = await commitOf(oid);
+    const found = await lookupCached(commit.tree, at.split("/"), 0);
+    if (!found || !isFile(found.mode)) return null;
     return {
+      oid,
+      path: at,
       commit,
       blob: found.oid
     };
   };
-  const enqueue = async (oid, pending2, known) => {
-    const seen = queue.get(oid);
-    if (seen) {
-      seen.pending.push(...pending2);
-      return;
-    }
-    const version = known ?? await readVersion(oid);
-    if (!version) return;
-    const text = decoder.decode((await repo.objects.read(version.blob)).content);
-    queue.set(oid, {
-      oid,
-      commit: version.commit,
-      blob: version.blob,
-      lines: splitLines(text),
+  const renamedFrom = async (parent, child) => {
+    const parentCommit = await commitOf(parent);
+    const before = await flattenTree(repo, parentCommit.tree);
+    const after = await flattenTree(repo, child.commit.tree);
+    const deleted = /* @__PURE__ */ new Map();
+    for (const [p, entry] of before) if (!after.has(p)) deleted.set(p, entry);
+    const target = after.get(child.path);
+    if (!target || deleted.size === 0) return null;
+    const renames = await detectRenames(deleted, /* @__PURE__ */ new Map([
+      [
+        child.path,
+        target
+      ]
+    ]), async (_p, side) => (await repo.objects.read(side.oid)).content);
+    const rename = renames.find((r) => r.to === child.path);
+    if (!rename) return null;
+    const source = deleted.get(rename.from);
+    if (!isFile(source.mode)) return null;
+    return {
+      oid: parent,
+      path: rename.from,
+      commit: parentCommit,
+      blob: source.oid
+    };
+  };
+  const enqueue = (origin, pending2) => {
+    const key = `${origin.oid}\0${origin.path}`;
+    const seen = queue.get(key);
+    if (seen) seen.pending.push(...pending2);
+    else queue.set(key, {
+      ...origin,
       pending: [
         ...pending2
       ]
@@ -10559,17 +10642,31 @@ async function blame(repo, start, path, finalText, worktree) {
     here: i
   }));
   if (start !== null) {
-    const top = await readVersion(start);
+    const top = await originAt(start, path);
     if (top && worktree) {
-      const text = decoder.decode((await repo.objects.read(top.blob)).content);
-      const { kept } = handOn(splitLines(text), finalLines, pending);
-      for (const p of pending) if (!kept.has(p.final)) owner[p.final] = NOT_COMMITTED;
+      const kept = handOn(await versionOf(top.blob), {
+        bytes: null,
+        lines: finalLines
+      }, pending);
+      for (const p of pending) {
+        if (!kept.has(p.final)) {
+          owner[p.final] = {
+            origin: null,
+            here: p.here,
+            boundary: false,
+            previous: {
+              commit: start,
+              path
+            }
+          };
+        }
+      }
       pending = pending.filter((p) => kept.has(p.final)).map((p) => ({
         final: p.final,
         here: kept.get(p.final)
       }));
     }
-    if (top) await enqueue(start, pending, top);
+    if (top && pending.length) enqueue(top, pending);
   }
   while (queue.size > 0) {
     let next = null;
@@ -10577,49 +10674,100 @@ async function blame(repo, start, path, finalText, worktree) {
       if (!next || visit2.commit.committer.timestamp > next.commit.committer.timestamp) next = visit2;
     }
     const visit = next;
-    queue.delete(visit.oid);
-    let left = visit.pending;
-    for (const parent of visit.commit.parents) {
-      if (left.length === 0) break;
-      const version = await readVersion(parent);
-      if (!version) continue;
-      if (version.blob === visit.blob) {
-        await enqueue(parent, left, version);
-        left = [];
-        break;
+    queue.delete(`${visit.oid}\0${visit.path}`);
+    const parents = visit.commit.parents;
+    const scapegoats = new Array(parents.length).fill(null);
+    let whole = null;
+    for (let pass = 0; pass < 2 && !whole; pass++) {
+      for (let i = 0; i < parents.length; i++) {
+        if (scapegoats[i]) continue;
+        const found = pass === 0 ? await originAt(parents[i], visit.path) : await renamedFrom(parents[i], visit);
+        if (!found) continue;
+        if (found.blob === visit.blob) {
+          whole = found;
+          break;
+        }
+        if (!scapegoats.some((s) => s?.blob === found.blob)) scapegoats[i] = found;
       }
-      const text = decoder.decode((await repo.objects.read(version.blob)).content);
-      const parentLines = splitLines(text);
-      const { kept } = handOn(parentLines, visit.lines, left);
+    }
+    if (whole) {
+      enqueue(whole, visit.pending);
+      continue;
+    }
+    let left = visit.pending;
+    let previous = null;
+    for (const parent of scapegoats) {
+      if (!parent) continue;
+      previous ??= {
+        commit: parent.oid,
+        path: parent.path
+      };
+      if (left.length === 0) break;
+      const kept = handOn(await versionOf(parent.blob), await versionOf(visit.blob), left);
       const passed = left.filter((p) => kept.has(p.final)).map((p) => ({
         final: p.final,
         here: kept.get(p.final)
       }));
-      if (passed.length) await enqueue(parent, passed, version);
+      if (passed.length) enqueue(parent, passed);
       left = left.filter((p) => !kept.has(p.final));
     }
     for (const p of left) {
-      owner[p.final] = visit.oid;
-      boundary[p.final] = visit.commit.parents.length === 0;
+      owner[p.final] = {
+        origin: visit,
+        here: p.here,
+        boundary: parents.length === 0,
+        previous
+      };
     }
   }
-  return finalLines.map((text, i) => ({
-    line: i + 1,
-    commit: owner[i] ?? NOT_COMMITTED,
-    boundary: boundary[i],
-    text
-  }));
+  return finalLines.map((text, i) => {
+    const own = owner[i];
+    return {
+      line: i + 1,
+      commit: own?.origin?.oid ?? NOT_COMMITTED,
+      path: own?.origin?.path ?? path,
+      origLine: (own?.here ?? i) + 1,
+      boundary: own?.boundary ?? false,
+      previous: own?.previous ?? null,
+      text
+    };
+  });
 }
-function handOn(parent, child, pending) {
-  const childToParent = keptLines(parent, child);
+function commonTailLines(a, b) {
+  const block = 1024;
+  const smaller = Math.min(a.length, b.length);
+  let trimmed = 0;
+  outer: while (block + trimmed <= smaller) {
+    for (let k = 1; k <= block; k++) {
+      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
+    }
+    trimmed += block;
+  }
+  if (trimmed === 0) return 0;
+  const start = a.length - trimmed;
+  let recovered = 0;
+  while (recovered < trimmed) if (a[start + recovered++] === 10) break;
+  const cut = trimmed - recovered;
+  if (cut === 0 || a[a.length - cut - 1] !== 10) return 0;
+  let lines = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 10) lines++;
+  if (a[a.length - 1] !== 10) lines++;
+  return lines;
+}
+function handOn(parentVersion, childVersion, pending) {
+  const parent = parentVersion.lines;
+  const child = childVersion.lines;
+  const tail = parentVersion.bytes && childVersion.bytes ? Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parent.length, child.length) : 0;
+  const head = keptLines(parent.slice(0, parent.length - tail), child.slice(0, child.length - tail));
+  const childToParent = new Int32Array(child.length);
+  childToParent.set(head);
+  for (let i = child.length - tail; i < child.length; i++) childToParent[i] = i - child.length + parent.length;
   const kept = /* @__PURE__ */ new Map();
   for (const p of pending) {
     const at = childToParent[p.here];
     if (at !== void 0 && at >= 0) kept.set(p.final, at);
   }
-  return {
-    kept
-  };
+  return kept;
 }
 
 // commands/git/handlers/blame.ts
@@ -10673,35 +10821,20 @@ var blame2 = async (ctx) => {
   }
   const blamed = await blame(repo, start, path, text, rev === void 0);
   const [from, to] = lineRange(ctx.flags.lines, blamed.length);
-  const authors = /* @__PURE__ */ new Map();
-  for (const b of blamed.slice(from - 1, to)) {
-    if (authors.has(b.commit)) continue;
-    if (b.commit === NOT_COMMITTED) {
-      authors.set(b.commit, {
-        author: "Not Committed Yet",
-        email: "not.committed.yet",
-        time: null
-      });
-      continue;
-    }
-    const c = describeCommit(b.commit, await readCommit(repo, b.commit));
-    authors.set(b.commit, {
-      author: c.author.name,
-      email: c.author.email,
-      time: c.author.time
-    });
+  const shown = blamed.slice(from - 1, to);
+  const details = /* @__PURE__ */ new Map();
+  for (const b of shown) {
+    if (!details.has(b.commit)) details.set(b.commit, await commitDetails(repo, b.commit, path));
   }
-  const rows = blamed.slice(from - 1, to).map((b) => ({
+  const rows = shown.map((b) => ({
     ...b,
-    ...authors.get(b.commit)
+    ...details.get(b.commit)
   }));
-  const width = String(to).length;
-  ctx.stdout.write(rows.map((r) => {
-    const id = ctx.flags.long ? r.commit : r.commit.slice(0, r.boundary ? 7 : 8);
-    const who = ctx.flags["show-email"] ? `<${r.email}>` : r.author;
-    const meta = ctx.flags.suppress ? "" : `${who} ${r.time ? r.time.replace("T", " ").replace(/Z$/, "") : ""} `;
-    return `${r.boundary ? "^" : ""}${id} (${meta}${String(r.line).padStart(width)}) ${r.text}`;
-  }).join("\n") + (rows.length ? "\n" : ""));
+  if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
+    ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"]));
+  } else {
+    ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
+  }
   const listed = bounded(rows, 5e3);
   return {
     repo_path: rel,
@@ -10711,19 +10844,145 @@ var blame2 = async (ctx) => {
       line: r.line,
       commit: r.commit,
       boundary: r.boundary,
-      author: r.author,
-      time: r.time,
+      author: r.author.name,
+      time: isoTime(r.author),
       text: r.text
     })),
     truncated: listed.truncated
   };
 };
+async function commitDetails(repo, commit, path) {
+  if (commit === NOT_COMMITTED) {
+    const now = Math.floor(Date.now() / 1e3);
+    const tzOffset = -(/* @__PURE__ */ new Date()).getTimezoneOffset();
+    const person = {
+      name: "Not Committed Yet",
+      email: "not.committed.yet",
+      timestamp: now,
+      tzOffset
+    };
+    return {
+      author: person,
+      committer: person,
+      summary: `Version of ${path} from ${path}`
+    };
+  }
+  const c = await readCommit(repo, commit);
+  return {
+    author: c.author,
+    committer: c.committer,
+    summary: splitMessage(c.message).subject
+  };
+}
+function gitZone(tzOffset) {
+  const abs = Math.abs(tzOffset);
+  return `${tzOffset < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+}
+function blameDate(person) {
+  const local = new Date((person.timestamp + person.tzOffset * 60) * 1e3).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} ${gitZone(person.tzOffset)}`;
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code >= 768 && code < 880) continue;
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+function entries(lines) {
+  const out = [];
+  for (const line of lines) {
+    const last = out[out.length - 1]?.at(-1);
+    if (last && last.commit === line.commit && last.path === line.path && last.origLine + 1 === line.origLine && last.line + 1 === line.line) out[out.length - 1].push(line);
+    else out.push([
+      line
+    ]);
+  }
+  return out;
+}
+function defaultText(repo, lines, details, path, flags) {
+  if (lines.length === 0) return "";
+  const who = (d) => flags["show-email"] ? `<${d.author.email}>` : d.author.name;
+  const showName = lines.some((l) => l.path !== path);
+  const longestFile = Math.max(...lines.map((l) => l.path.length));
+  const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)))));
+  const digits = String(Math.max(...lines.map((l) => l.line))).length;
+  const abbrev = flags.long ? 40 : Math.max(...[
+    ...new Set(lines.map((l) => l.commit))
+  ].map((c) => abbreviate(repo, c).length)) + 1;
+  return lines.map((l) => {
+    const d = details.get(l.commit);
+    let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
+    if (showName) out += " " + l.path.padEnd(longestFile);
+    if (!flags.suppress) {
+      const name = who(d);
+      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
+    }
+    return `${out} ${String(l.line).padStart(digits)}) ${l.text}
+`;
+  }).join("");
+}
+function porcelainText(lines, details, everyLine) {
+  const pathsOf = /* @__PURE__ */ new Map();
+  for (const l of lines) pathsOf.set(l.commit, (pathsOf.get(l.commit) ?? /* @__PURE__ */ new Set()).add(l.path));
+  const shown = /* @__PURE__ */ new Set();
+  const detailLines = (l, repeat) => {
+    let out2 = "";
+    let wrote = false;
+    if (repeat || !shown.has(l.commit)) {
+      shown.add(l.commit);
+      wrote = true;
+      const d = details.get(l.commit);
+      for (const [role, p] of [
+        [
+          "author",
+          d.author
+        ],
+        [
+          "committer",
+          d.committer
+        ]
+      ]) {
+        out2 += `${role} ${p.name}
+${role}-mail <${p.email}>
+${role}-time ${p.timestamp}
+${role}-tz ${gitZone(p.tzOffset)}
+`;
+      }
+      out2 += `summary ${d.summary}
+`;
+      if (l.boundary) out2 += "boundary\n";
+    }
+    if (wrote || pathsOf.get(l.commit).size > 1) {
+      if (l.previous) out2 += `previous ${l.previous.commit} ${quoteName(l.previous.path)}
+`;
+      out2 += `filename ${quoteName(l.path)}
+`;
+    }
+    return out2;
+  };
+  let out = "";
+  for (const entry of entries(lines)) {
+    entry.forEach((l, i) => {
+      out += i === 0 ? `${l.commit} ${l.origLine} ${l.line} ${entry.length}
+` : `${l.commit} ${l.origLine} ${l.line}
+`;
+      if (i === 0 || everyLine) out += detailLines(l, everyLine);
+      out += `	${l.text}
+`;
+    });
+  }
+  return out;
+}
 
 // commands/git/porcelain/stash.ts
 var STASH_REF = "refs/stash";
 function listStash(repo) {
-  const entries = readReflog(repo, STASH_REF);
-  return entries.reverse().map((e, i) => ({
+  const entries2 = readReflog(repo, STASH_REF);
+  return entries2.reverse().map((e, i) => ({
     ref: `stash@{${i}}`,
     commit_id: e.newOid,
     message: e.message
@@ -10792,18 +11051,18 @@ var reflog = async (ctx) => {
   if (!ref) {
     throw new PtermError("NotFound", `there is no ref \`${spelled2}\`; \`git branch --all\` lists them.`);
   }
-  const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
+  const entries2 = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
     selector: `${spelled2}@{${i}}`,
     commit_id: e.newOid,
     previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,
     message: e.message
   }));
-  ctx.stdout.write(entries.length ? entries.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n" : `${spelled2} has no reflog entries.
+  ctx.stdout.write(entries2.length ? entries2.map((e) => `${abbreviate(repo, e.commit_id)} ${e.selector}: ${e.message}`).join("\n") + "\n" : `${spelled2} has no reflog entries.
 `);
   return {
     repo_path: rel,
     ref,
-    entries
+    entries: entries2
   };
 };
 
@@ -10979,7 +11238,7 @@ var lsTree = async (ctx) => {
   const { flags } = ctx;
   const showTrees = flags.trees || flags["dirs-only"] && flags.recursive;
   const lines = [];
-  const entries = [];
+  const entries2 = [];
   const visit = async (tree, dir) => {
     const policyDir = [
       base,
@@ -11000,7 +11259,7 @@ var lsTree = async (ctx) => {
     }
   };
   const list = async (e, path) => {
-    entries.push({
+    entries2.push({
       path,
       mode: e.mode.padStart(6, "0"),
       oid: e.oid
@@ -11015,7 +11274,7 @@ var lsTree = async (ctx) => {
   ctx.stdout.write(lines.map((l) => l + "\n").join(""));
   return {
     repo_path: rel,
-    entries
+    entries: entries2
   };
 };
 

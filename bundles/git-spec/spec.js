@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-NVYICRFC.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-KN4IGONK.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1714,9 +1714,19 @@ var branchFlags = [
     type: "boolean",
     description: "Remove the upstream of <name> (default: the current branch)."
   },
-  compat("verbose", "Accepted: each listed branch shows its commit and its upstream.", {
-    short: "v"
-  })
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    repeatable: true,
+    description: "With each branch its commit and subject (-v); -vv adds the upstream: `[origin/main: ahead 1]`."
+  },
+  {
+    name: "format",
+    type: "string",
+    valueName: "format",
+    description: "Each branch through this format: %(refname), %(refname:short), %(objectname), %(objectname:short), %(upstream), %(upstream:short), %(upstream:track), %(HEAD), %(subject)."
+  }
 ];
 var branchSpec = leaf("branch", "List, create, delete or rename branches.", branchFlags, [
   {
@@ -2410,6 +2420,15 @@ var tagFlags = [
     short: "l",
     type: "boolean",
     description: "List tags; with <name>, only those matching it (`*` as a wildcard, quoted)."
+  },
+  {
+    name: "lines",
+    short: "n",
+    type: "number",
+    min: 0,
+    bareValue: "1",
+    valueName: "n",
+    description: "List tags with the first <n> lines of each annotation (a lightweight tag: its commit's message); `-n` alone is `-n1`, the number attached: `-n3`."
   }
 ];
 var tagSpec = leaf("tag", "List, create (lightweight or annotated) or delete tags.", tagFlags, [
@@ -2718,6 +2737,17 @@ var blameFlags = [
     short: "e",
     type: "boolean",
     description: "Show the author's email instead of the name."
+  },
+  {
+    name: "porcelain",
+    short: "p",
+    type: "boolean",
+    description: "git's machine format: each commit's details once, then its lines (git blame --porcelain)."
+  },
+  {
+    name: "line-porcelain",
+    type: "boolean",
+    description: "The porcelain format with the commit's details repeated on every line."
   }
 ];
 var blameSpec = leaf("blame", "Show which commit last changed each line of a file (git blame).", blameFlags, [
@@ -2732,6 +2762,10 @@ var blameSpec = leaf("blame", "Show which commit last changed each line of a fil
   {
     command: "git blame v1.0 -- src/app.py",
     description: "The file as it was at v1.0."
+  },
+  {
+    command: "git blame --porcelain src/app.py",
+    description: "git's machine-readable format."
   }
 ], {
   positionals: [

@@ -136,7 +136,7 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
       ),
     };
   }
-  if (sub === "tag" && kept.every((w) => w === "-l" || w === "--list")) {
+  if (sub === "tag" && kept.every((w) => w === "-l" || w === "--list" || /^-n\d*$/.test(w))) {
     return { kind: "tags", value: sorted(await run(["tag", "-l"])) };
   }
   if (sub === "cat-file" && !words.includes("--batch-check")) return { kind: "stdout", value: await run(words) };

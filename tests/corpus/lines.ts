@@ -161,6 +161,9 @@ export const cold: readonly CorpusLine[] = [
   { line: "git branch" },
   { line: "git branch -a" },
   { line: "git branch -v" },
+  { line: "git branch -vv" },
+  { line: "git branch --format='%(refname:short)'" },
+  { line: "git branch --format='%(refname:short) %(upstream:short)'" },
   { line: "git branch --show-current" },
   { line: "git branch --list" },
   { line: "git branch new-feature" },
@@ -265,6 +268,8 @@ export const cold: readonly CorpusLine[] = [
   // tags
   { line: "git tag" },
   { line: "git tag -l" },
+  { line: "git tag -n" },
+  { line: "git tag -n5" },
   { line: "git tag v2.0" },
   { line: 'git tag -a v2.0 -m "Release 2.0"' },
   { line: "git tag -d v1.0" },
@@ -302,6 +307,8 @@ export const cold: readonly CorpusLine[] = [
   // what pterm does not have
   { line: "git blame src/app.py" },
   { line: "git blame -L 1,3 README.md" },
+  { line: "git blame --porcelain src/app.py" },
+  { line: "git blame --line-porcelain -L 1,2 src/app.py" },
   { line: 'git grep "def "' },
   { line: "git clean -fd" },
   { line: "git cherry-pick feature", clean: true },

@@ -7,7 +7,11 @@ import { PtermError } from "../../../core/errors.ts";
 import type { blameFlags } from "../sub/blame.ts";
 import { blame as blameLines, NOT_COMMITTED } from "../history/blame.ts";
 import { worktreeBlob } from "../worktree/convert.ts";
-import { describeCommit, readCommit } from "../history/log.ts";
+import { isoTime, readCommit } from "../history/log.ts";
+import { splitMessage } from "../odb/objects.ts";
+import type { BlamedLine } from "../history/blame.ts";
+import type { Repo } from "../repo/repo.ts";
+import { abbreviate } from "../odb/abbrev.ts";
 import { readHead } from "../repo/refs.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
 import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
@@ -65,26 +69,17 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     }
     const blamed = await blameLines(repo, start, path, text, rev === undefined);
     const [from, to] = lineRange(ctx.flags.lines, blamed.length);
-    const authors = new Map<string, { author: string; email: string; time: string | null }>();
-    for (const b of blamed.slice(from - 1, to)) {
-      if (authors.has(b.commit)) continue;
-      if (b.commit === NOT_COMMITTED) {
-        authors.set(b.commit, { author: "Not Committed Yet", email: "not.committed.yet", time: null });
-        continue;
-      }
-      const c = describeCommit(b.commit, await readCommit(repo, b.commit));
-      authors.set(b.commit, { author: c.author.name, email: c.author.email, time: c.author.time });
+    const shown = blamed.slice(from - 1, to);
+    const details = new Map<string, BlameCommitDetails>();
+    for (const b of shown) {
+      if (!details.has(b.commit)) details.set(b.commit, await commitDetails(repo, b.commit, path));
     }
-    const rows = blamed.slice(from - 1, to).map((b) => ({ ...b, ...authors.get(b.commit)! }));
-    const width = String(to).length;
-    ctx.stdout.write(
-      rows.map((r) => {
-        const id = ctx.flags.long ? r.commit : r.commit.slice(0, r.boundary ? 7 : 8);
-        const who = ctx.flags["show-email"] ? `<${r.email}>` : r.author;
-        const meta = ctx.flags.suppress ? "" : `${who} ${r.time ? r.time.replace("T", " ").replace(/Z$/, "") : ""} `;
-        return `${r.boundary ? "^" : ""}${id} (${meta}${String(r.line).padStart(width)}) ${r.text}`;
-      }).join("\n") + (rows.length ? "\n" : ""),
-    );
+    const rows = shown.map((b) => ({ ...b, ...details.get(b.commit)! }));
+    if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
+      ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"]));
+    } else {
+      ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
+    }
     const listed = bounded(rows, 5000);
     return {
       repo_path: rel,
@@ -94,10 +89,152 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
         line: r.line,
         commit: r.commit,
         boundary: r.boundary,
-        author: r.author,
-        time: r.time,
+        author: r.author.name,
+        time: isoTime(r.author),
         text: r.text,
       })),
       truncated: listed.truncated,
     };
   };
+
+interface BlamePerson {
+  readonly name: string;
+  readonly email: string;
+  readonly timestamp: number;
+  readonly tzOffset: number;
+}
+
+interface BlameCommitDetails {
+  readonly author: BlamePerson;
+  readonly committer: BlamePerson;
+  readonly summary: string;
+}
+
+/** A commit's author, committer and subject; the work tree's lines as git's fake commit names them. */
+async function commitDetails(repo: Repo, commit: string, path: string): Promise<BlameCommitDetails> {
+  if (commit === NOT_COMMITTED) {
+    const now = Math.floor(Date.now() / 1000);
+    const tzOffset = -new Date().getTimezoneOffset();
+    const person = { name: "Not Committed Yet", email: "not.committed.yet", timestamp: now, tzOffset };
+    return { author: person, committer: person, summary: `Version of ${path} from ${path}` };
+  }
+  const c = await readCommit(repo, commit);
+  return { author: c.author, committer: c.committer, summary: splitMessage(c.message).subject };
+}
+
+/** git's timezone form: `+0200`, `-0530`. */
+function gitZone(tzOffset: number): string {
+  const abs = Math.abs(tzOffset);
+  return `${tzOffset < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}${
+    String(abs % 60).padStart(2, "0")
+  }`;
+}
+
+/** git's blame date (its ISO 8601 form): `2023-11-15 05:13:20 +0200`, in the signature's own zone. */
+function blameDate(person: BlamePerson): string {
+  const local = new Date((person.timestamp + person.tzOffset * 60) * 1000).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} ${gitZone(person.tzOffset)}`;
+}
+
+/** Display width as git's utf8_strwidth counts it (wide East Asian characters take two columns). */
+function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x20 || (code >= 0x300 && code < 0x370)) continue;
+    const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) ||
+      (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
+      (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) ||
+      (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) ||
+      (code >= 0x20000 && code <= 0x3fffd);
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+
+/** Runs of lines git's blame keeps as one entry: same commit and path, consecutive in both versions. */
+function entries(lines: readonly BlamedLine[]): BlamedLine[][] {
+  const out: BlamedLine[][] = [];
+  for (const line of lines) {
+    const last = out[out.length - 1]?.at(-1);
+    if (
+      last && last.commit === line.commit && last.path === line.path && last.origLine + 1 === line.origLine &&
+      last.line + 1 === line.line
+    ) out[out.length - 1].push(line);
+    else out.push([line]);
+  }
+  return out;
+}
+
+/** git blame's default text (builtin/blame.c emit_other). */
+function defaultText(
+  repo: Repo,
+  lines: readonly BlamedLine[],
+  details: ReadonlyMap<string, BlameCommitDetails>,
+  path: string,
+  flags: { long: boolean; suppress: boolean; "show-email": boolean },
+): string {
+  if (lines.length === 0) return "";
+  const who = (d: BlameCommitDetails) => flags["show-email"] ? `<${d.author.email}>` : d.author.name;
+  const showName = lines.some((l) => l.path !== path);
+  const longestFile = Math.max(...lines.map((l) => l.path.length));
+  const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)!))));
+  const digits = String(Math.max(...lines.map((l) => l.line))).length;
+  // The longest abbreviation any blamed commit needs, plus one for the boundary's `^`.
+  const abbrev = flags.long
+    ? 40
+    : Math.max(...[...new Set(lines.map((l) => l.commit))].map((c) => abbreviate(repo, c).length)) + 1;
+  return lines.map((l) => {
+    const d = details.get(l.commit)!;
+    let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
+    if (showName) out += " " + l.path.padEnd(longestFile);
+    if (!flags.suppress) {
+      const name = who(d);
+      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
+    }
+    return `${out} ${String(l.line).padStart(digits)}) ${l.text}\n`;
+  }).join("");
+}
+
+/** `--porcelain` and `--line-porcelain` (builtin/blame.c emit_porcelain). */
+function porcelainText(
+  lines: readonly BlamedLine[],
+  details: ReadonlyMap<string, BlameCommitDetails>,
+  everyLine: boolean,
+): string {
+  const pathsOf = new Map<string, Set<string>>();
+  for (const l of lines) pathsOf.set(l.commit, (pathsOf.get(l.commit) ?? new Set()).add(l.path));
+  const shown = new Set<string>();
+  const detailLines = (l: BlamedLine, repeat: boolean): string => {
+    let out = "";
+    let wrote = false;
+    if (repeat || !shown.has(l.commit)) {
+      shown.add(l.commit);
+      wrote = true;
+      const d = details.get(l.commit)!;
+      for (const [role, p] of [["author", d.author], ["committer", d.committer]] as const) {
+        out += `${role} ${p.name}\n${role}-mail <${p.email}>\n${role}-time ${p.timestamp}\n${role}-tz ${
+          gitZone(p.tzOffset)
+        }\n`;
+      }
+      out += `summary ${d.summary}\n`;
+      if (l.boundary) out += "boundary\n";
+    }
+    if (wrote || pathsOf.get(l.commit)!.size > 1) {
+      if (l.previous) out += `previous ${l.previous.commit} ${quoteName(l.previous.path)}\n`;
+      out += `filename ${quoteName(l.path)}\n`;
+    }
+    return out;
+  };
+  let out = "";
+  for (const entry of entries(lines)) {
+    entry.forEach((l, i) => {
+      out += i === 0
+        ? `${l.commit} ${l.origLine} ${l.line} ${entry.length}\n`
+        : `${l.commit} ${l.origLine} ${l.line}\n`;
+      if (i === 0 || everyLine) out += detailLines(l, everyLine);
+      out += `\t${l.text}\n`;
+    });
+  }
+  return out;
+}

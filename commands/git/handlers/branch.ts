@@ -17,6 +17,14 @@ import {
   upstreamNamed,
 } from "../porcelain/upstream.ts";
 import { withRepoLock } from "../repo/state.ts";
+import {
+  type BranchListOptions,
+  branchListText,
+  checkFormat,
+  formatRef,
+  listedRefs,
+} from "../porcelain/branch_list.ts";
+import { detachedLine } from "./status.ts";
 import { authorOf, type Opened, openFromFlags } from "./common.ts";
 import { type AnyContext, matchesPattern, type Pos, recordUpstream, trackChoice } from "./change_shared.ts";
 
@@ -101,19 +109,29 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    const lines = [
-      ...branches.map((b) =>
-        `${b.current ? "*" : " "} ${b.name} ${b.commit.slice(0, 7)}${b.upstream ? ` [${b.upstream}]` : ""}`
-      ),
-      ...remotes.map((r) => `  remotes/${r.name}${r.points_to ? ` -> ${r.points_to}` : ""} ${r.commit.slice(0, 7)}`),
-    ];
-    ctx.stdout.write(
-      lines.length
-        ? lines.join("\n") + "\n"
-        : name
-        ? `No branch matches ${name}.\n`
-        : "No branches yet (the first commit creates the current one).\n",
-    );
+    const sort = repo.config.get("branch.sort");
+    if (sort !== undefined && sort !== "refname") {
+      throw new PtermError(
+        "InvalidArgs",
+        `branch.sort=${sort} is not followed here; pterm lists branches by name: \`git config --unset branch.sort\`.`,
+      );
+    }
+    if (ctx.flags.format !== undefined) checkFormat(ctx.flags.format);
+    const options: BranchListOptions = {
+      verbose: ctx.flags.verbose.length,
+      locals: true,
+      remotes: ctx.flags.all,
+      detached: head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      headOid: head.oid,
+      headRef: head.ref,
+      matches: (n) => matchesPattern(n, name),
+    };
+    const listed = listedRefs(repo, options);
+    if (ctx.flags.format !== undefined) {
+      let text = "";
+      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
+      ctx.stdout.write(text);
+    } else ctx.stdout.write(await branchListText(repo, listed, options));
     return {
       ...base,
       action: "list",
@@ -160,3 +178,9 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     upstream: upstream && upstreamLabel(upstream),
   };
 };
+
+/** git's description of a detached HEAD in a branch list: `HEAD detached at v1.0`, or `no branch`. */
+async function detachedDescription(repo: Parameters<typeof detachedLine>[0], head: string): Promise<string> {
+  const line = await detachedLine(repo, head);
+  return line.startsWith("HEAD detached") ? line : "no branch";
+}

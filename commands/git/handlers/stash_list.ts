@@ -10,8 +10,7 @@ import { openFromFlags } from "./common.ts";
 export const stashList: Handler<typeof stashRefFlags> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx, "read");
   const entries = listStash(repo);
-  ctx.stdout.write(
-    entries.length ? entries.map((e) => `${e.ref}: ${e.message}`).join("\n") + "\n" : "The stash is empty.\n",
-  );
+  // git's `%gd: %gs` per entry; an empty stash lists nothing, as git's.
+  ctx.stdout.write(entries.map((e) => `${e.ref}: ${e.message}\n`).join(""));
   return { repo_path: rel, entries };
 };

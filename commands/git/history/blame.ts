@@ -1,17 +1,25 @@
 /**
- * `git blame`: which commit last changed each line of a file. As git's blame does, each commit
- * hands the lines its parent already had (the unchanged regions of a line diff) on to that parent
- * — all of them when the file is the same there — and keeps the rest; commits are visited newest
- * first, so a line a merge took from its second parent is blamed on the commit that wrote it. A
- * line of the work tree that no commit has is "Not Committed Yet". Renames are not followed (git
- * follows a whole-file rename): a line is blamed on the commit that created the path.
+ * `git blame`: which commit last changed each line of a file, computed as git's blame.c does.
+ * Lines are tracked per origin — a commit and the path the file had there. Commits are visited
+ * newest first (committer date); each hands the lines its parents already had on to them:
+ *  - first pass: each parent's version at the same path; a parent with the very same blob takes
+ *    every line at once;
+ *  - second pass (whole-file renames, git's default): a parent without the path gets the file it
+ *    was renamed from, found by rename detection between that parent and the commit with the path
+ *    as the only destination (git's `single_follow`);
+ *  - then, parent by parent, the unchanged regions of a line diff go on to the parent; the first
+ *    such parent is the origin's `previous`. Whatever no parent takes is this origin's own.
+ * A commit with no parents (a root, or a shallow clone's boundary) is a boundary, marked `^` as
+ * git marks it. A line of the work tree that no commit has is "Not Committed Yet".
  */
 
 import { keptLines } from "../diff/line_diff.ts";
+import { detectRenames } from "../diff/renames.ts";
+import { flattenTree } from "../odb/tree.ts";
 import { readCommit } from "./log.ts";
 import type { Commit } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
-import { lookupPath } from "./revparse.ts";
+import { encodeName, toHex } from "../odb/bytes.ts";
 
 /** The pseudo-commit of lines only the work tree has, as git names it. */
 export const NOT_COMMITTED = "0000000000000000000000000000000000000000";
@@ -20,23 +28,32 @@ export interface BlamedLine {
   /** 1-based line number in the blamed version. */
   readonly line: number;
   readonly commit: string;
-  /** true for a commit with no parent (git marks it `^`). */
+  /** The file's path in that commit (differs from the blamed path across a rename). */
+  readonly path: string;
+  /** 1-based line number in that commit's version of the file. */
+  readonly origLine: number;
+  /** true for a commit with no parent, a root or a shallow boundary (git marks it `^`). */
   readonly boundary: boolean;
+  /** The parent version this commit's lines were compared with (git's porcelain `previous`). */
+  readonly previous: { readonly commit: string; readonly path: string } | null;
   readonly text: string;
 }
 
 interface Pending {
   /** Index in the final text. */
   readonly final: number;
-  /** Index in this commit's version. */
+  /** Index in this origin's version. */
   readonly here: number;
 }
 
-interface Visit {
-  oid: string;
-  commit: Commit;
-  blob: string;
-  lines: string[];
+interface Origin {
+  readonly oid: string;
+  readonly path: string;
+  readonly commit: Commit;
+  readonly blob: string;
+}
+
+interface Visit extends Origin {
   pending: Pending[];
 }
 
@@ -47,9 +64,41 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
+const nameCache = new Map<string, Uint8Array>();
+const nameBytes = (name: string) => {
+  let bytes = nameCache.get(name);
+  if (!bytes) nameCache.set(name, bytes = encodeName(name));
+  return bytes;
+};
+
 /**
- * Blames `finalText` (the file at `start`, or the work tree's version of it when `worktree` is
- * true) line by line.
+ * One entry of a raw tree object by its exact name, without decoding the others (the walk reads
+ * thousands of trees for one path). A name that matches is the asked-for path's own component.
+ */
+function findTreeEntry(content: Uint8Array, name: Uint8Array): { oid: string; mode: string } | null {
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) return null;
+    if (nul - space - 1 === name.length) {
+      let same = true;
+      for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
+      if (same) {
+        const mode = new TextDecoder().decode(content.subarray(i, space));
+        return { mode: mode === "040000" ? "40000" : mode, oid: toHex(content, nul + 1, nul + 21) };
+      }
+    }
+    i = nul + 21;
+  }
+  return null;
+}
+
+const isFile = (mode: string) => mode !== "40000" && mode !== "160000";
+
+/**
+ * Blames `finalText` (the file `path` at `start`, or the work tree's version of it when
+ * `worktree` is true) line by line.
  */
 export async function blame(
   repo: Repo,
@@ -60,88 +109,201 @@ export async function blame(
 ): Promise<BlamedLine[]> {
   const decoder = new TextDecoder();
   const finalLines = splitLines(finalText);
-  const owner: (string | null)[] = new Array(finalLines.length).fill(null);
-  const boundary: boolean[] = new Array(finalLines.length).fill(false);
+  const owner: (
+    | { origin: Origin | null; here: number; boundary: boolean; previous: BlamedLine["previous"] }
+    | null
+  )[] = new Array(finalLines.length).fill(null);
   const queue = new Map<string, Visit>();
-  const readVersion = async (oid: string) => {
-    const commit = await readCommit(repo, oid);
-    const found = await lookupPath(repo, commit.tree, path);
-    if (!found || found.mode === "40000" || found.mode === "160000") return null;
-    return { commit, blob: found.oid };
-  };
-  const enqueue = async (oid: string, pending: Pending[], known?: { commit: Commit; blob: string }) => {
-    const seen = queue.get(oid);
-    if (seen) {
-      seen.pending.push(...pending);
-      return;
+  const blobs = new Map<string, Version>();
+  const versionOf = async (blob: string): Promise<Version> => {
+    let version = blobs.get(blob);
+    if (!version) {
+      const bytes = (await repo.objects.read(blob)).content;
+      version = { bytes, lines: splitLines(decoder.decode(bytes)) };
+      blobs.set(blob, version);
     }
-    const version = known ?? await readVersion(oid);
-    if (!version) return;
-    const text = decoder.decode((await repo.objects.read(version.blob)).content);
-    queue.set(oid, { oid, commit: version.commit, blob: version.blob, lines: splitLines(text), pending: [...pending] });
+    return version;
+  };
+  const linesOf = async (blob: string) => (await versionOf(blob)).lines;
+  const commits = new Map<string, Commit>();
+  const commitOf = async (oid: string) => {
+    let commit = commits.get(oid);
+    if (!commit) {
+      commit = await readCommit(repo, oid);
+      commits.set(oid, commit);
+    }
+    return commit;
+  };
+  // Most commits share their subtrees with the next one: each (tree, rest of path) is looked up once.
+  const lookups = new Map<string, Promise<{ oid: string; mode: string } | null>>();
+  type Found = { oid: string; mode: string } | null;
+  const lookupCached = (tree: string, parts: readonly string[], from: number): Promise<Found> => {
+    const key = `${tree}\0${parts.slice(from).join("/")}`;
+    let found = lookups.get(key);
+    if (!found) {
+      found = (async (): Promise<Found> => {
+        const entry = findTreeEntry(await repo.objects.readTyped(tree, "tree"), nameBytes(parts[from]));
+        if (!entry || from === parts.length - 1) return entry;
+        return entry.mode === "40000" ? await lookupCached(entry.oid, parts, from + 1) : null;
+      })();
+      lookups.set(key, found);
+    }
+    return found;
+  };
+  const originAt = async (oid: string, at: string): Promise<Origin | null> => {
+    const commit = await commitOf(oid);
+    const found = await lookupCached(commit.tree, at.split("/"), 0);
+    if (!found || !isFile(found.mode)) return null;
+    return { oid, path: at, commit, blob: found.oid };
+  };
+  /** The file `child.path` was renamed from in `parent` (git's find_rename), if any. */
+  const renamedFrom = async (parent: string, child: Origin): Promise<Origin | null> => {
+    const parentCommit = await commitOf(parent);
+    const before = await flattenTree(repo, parentCommit.tree);
+    const after = await flattenTree(repo, child.commit.tree);
+    const deleted = new Map<string, { oid: string; mode: string }>();
+    for (const [p, entry] of before) if (!after.has(p)) deleted.set(p, entry);
+    const target = after.get(child.path);
+    if (!target || deleted.size === 0) return null;
+    const renames = await detectRenames(
+      deleted,
+      new Map([[child.path, target]]),
+      async (_p, side) => (await repo.objects.read(side.oid)).content,
+    );
+    const rename = renames.find((r) => r.to === child.path);
+    if (!rename) return null;
+    const source = deleted.get(rename.from)!;
+    if (!isFile(source.mode)) return null;
+    return { oid: parent, path: rename.from, commit: parentCommit, blob: source.oid };
+  };
+  const enqueue = (origin: Origin, pending: Pending[]) => {
+    const key = `${origin.oid}\0${origin.path}`;
+    const seen = queue.get(key);
+    if (seen) seen.pending.push(...pending);
+    else queue.set(key, { ...origin, pending: [...pending] });
   };
 
   let pending: Pending[] = finalLines.map((_, i) => ({ final: i, here: i }));
   if (start !== null) {
-    const top = await readVersion(start);
+    const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const text = decoder.decode((await repo.objects.read(top.blob)).content);
-      const { kept } = handOn(splitLines(text), finalLines, pending);
-      for (const p of pending) if (!kept.has(p.final)) owner[p.final] = NOT_COMMITTED;
+      const kept = handOn(await versionOf(top.blob), { bytes: null, lines: finalLines }, pending);
+      for (const p of pending) {
+        if (!kept.has(p.final)) {
+          owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
+        }
+      }
       pending = pending.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
     }
-    if (top) await enqueue(start, pending, top);
+    if (top && pending.length) enqueue(top, pending);
   }
   while (queue.size > 0) {
-    // Newest first (committer date), as git's blame walks.
+    // Newest first (committer date), the earliest queued first among equals, as git's queue.
     let next: Visit | null = null;
     for (const visit of queue.values()) {
       if (!next || visit.commit.committer.timestamp > next.commit.committer.timestamp) next = visit;
     }
     const visit = next!;
-    queue.delete(visit.oid);
-    let left = visit.pending;
-    for (const parent of visit.commit.parents) {
-      if (left.length === 0) break;
-      const version = await readVersion(parent);
-      if (!version) continue;
-      if (version.blob === visit.blob) {
-        await enqueue(parent, left, version);
-        left = [];
-        break;
+    queue.delete(`${visit.oid}\0${visit.path}`);
+    const parents = visit.commit.parents;
+    const scapegoats: (Origin | null)[] = new Array(parents.length).fill(null);
+    let whole: Origin | null = null;
+    for (let pass = 0; pass < 2 && !whole; pass++) {
+      for (let i = 0; i < parents.length; i++) {
+        if (scapegoats[i]) continue;
+        const found = pass === 0 ? await originAt(parents[i], visit.path) : await renamedFrom(parents[i], visit);
+        if (!found) continue;
+        if (found.blob === visit.blob) {
+          whole = found;
+          break;
+        }
+        // Two parents with the same version: the first one takes the lines.
+        if (!scapegoats.some((s) => s?.blob === found.blob)) scapegoats[i] = found;
       }
-      const text = decoder.decode((await repo.objects.read(version.blob)).content);
-      const parentLines = splitLines(text);
-      const { kept } = handOn(parentLines, visit.lines, left);
+    }
+    if (whole) {
+      enqueue(whole, visit.pending);
+      continue;
+    }
+    let left = visit.pending;
+    let previous: BlamedLine["previous"] = null;
+    for (const parent of scapegoats) {
+      if (!parent) continue;
+      previous ??= { commit: parent.oid, path: parent.path };
+      if (left.length === 0) break;
+      const kept = handOn(await versionOf(parent.blob), await versionOf(visit.blob), left);
       const passed = left.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
-      if (passed.length) await enqueue(parent, passed, version);
+      if (passed.length) enqueue(parent, passed);
       left = left.filter((p) => !kept.has(p.final));
     }
     for (const p of left) {
-      owner[p.final] = visit.oid;
-      boundary[p.final] = visit.commit.parents.length === 0;
+      owner[p.final] = { origin: visit, here: p.here, boundary: parents.length === 0, previous };
     }
   }
-  return finalLines.map((text, i) => ({
-    line: i + 1,
-    commit: owner[i] ?? NOT_COMMITTED,
-    boundary: boundary[i],
-    text,
-  }));
+  return finalLines.map((text, i) => {
+    const own = owner[i];
+    return {
+      line: i + 1,
+      commit: own?.origin?.oid ?? NOT_COMMITTED,
+      path: own?.origin?.path ?? path,
+      origLine: (own?.here ?? i) + 1,
+      boundary: own?.boundary ?? false,
+      previous: own?.previous ?? null,
+      text,
+    };
+  });
+}
+
+interface Version {
+  /** The blob's bytes; null for the work tree's text. */
+  readonly bytes: Uint8Array | null;
+  readonly lines: readonly string[];
+}
+
+/**
+ * How many trailing lines both versions share and git's blame leaves out of its line diff: xdiff
+ * (xdi_diff, without context lines) first trims the common tail in blocks of 1024 bytes, given
+ * back up to the first newline — which changes how the rest aligns where lines repeat.
+ */
+function commonTailLines(a: Uint8Array, b: Uint8Array): number {
+  const block = 1024;
+  const smaller = Math.min(a.length, b.length);
+  let trimmed = 0;
+  outer: while (block + trimmed <= smaller) {
+    for (let k = 1; k <= block; k++) {
+      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
+    }
+    trimmed += block;
+  }
+  if (trimmed === 0) return 0;
+  const start = a.length - trimmed;
+  let recovered = 0;
+  while (recovered < trimmed) if (a[start + recovered++] === 0x0a) break;
+  const cut = trimmed - recovered;
+  // The trimmed part must be whole lines (it ends both files); then it is those lines.
+  if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
+  let lines = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) lines++;
+  if (a[a.length - 1] !== 0x0a) lines++;
+  return lines;
 }
 
 /** Which pending lines of `child` the `parent` version already has: final index → index in the parent. */
-function handOn(
-  parent: readonly string[],
-  child: readonly string[],
-  pending: readonly Pending[],
-): { kept: Map<number, number> } {
-  const childToParent = keptLines(parent, child);
+function handOn(parentVersion: Version, childVersion: Version, pending: readonly Pending[]): Map<number, number> {
+  const parent = parentVersion.lines;
+  const child = childVersion.lines;
+  const tail = parentVersion.bytes && childVersion.bytes
+    ? Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parent.length, child.length)
+    : 0;
+  const head = keptLines(parent.slice(0, parent.length - tail), child.slice(0, child.length - tail));
+  const childToParent = new Int32Array(child.length);
+  childToParent.set(head);
+  for (let i = child.length - tail; i < child.length; i++) childToParent[i] = i - child.length + parent.length;
   const kept = new Map<number, number>();
   for (const p of pending) {
     const at = childToParent[p.here];
     if (at !== undefined && at >= 0) kept.set(p.final, at);
   }
-  return { kept };
+  return kept;
 }

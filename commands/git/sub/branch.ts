@@ -3,7 +3,7 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, leaf, repoFlag, trackFlags } from "./common.ts";
+import { leaf, repoFlag, trackFlags } from "./common.ts";
 
 export const branchFlags = [
   repoFlag("write"),
@@ -53,7 +53,20 @@ export const branchFlags = [
     type: "boolean",
     description: "Remove the upstream of <name> (default: the current branch).",
   },
-  compat("verbose", "Accepted: each listed branch shows its commit and its upstream.", { short: "v" }),
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    repeatable: true,
+    description: "With each branch its commit and subject (-v); -vv adds the upstream: `[origin/main: ahead 1]`.",
+  },
+  {
+    name: "format",
+    type: "string",
+    valueName: "format",
+    description:
+      "Each branch through this format: %(refname), %(refname:short), %(objectname), %(objectname:short), %(upstream), %(upstream:short), %(upstream:track), %(HEAD), %(subject).",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const branchSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(

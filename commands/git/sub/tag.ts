@@ -29,6 +29,16 @@ export const tagFlags = [
     type: "boolean",
     description: "List tags; with <name>, only those matching it (`*` as a wildcard, quoted).",
   },
+  {
+    name: "lines",
+    short: "n",
+    type: "number",
+    min: 0,
+    bareValue: "1",
+    valueName: "n",
+    description:
+      "List tags with the first <n> lines of each annotation (a lightweight tag: its commit's message); `-n` alone is `-n1`, the number attached: `-n3`.",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const tagSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(

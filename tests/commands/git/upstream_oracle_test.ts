@@ -73,7 +73,9 @@ Deno.test("upstreams of new branches, the guess, -u and rename/delete match the 
     await both("git branch --repo mine --unset-upstream y", ["branch", "-q", "--unset-upstream", "y"]);
     const listed = await exec(w, "git branch --repo mine -vv");
     assert.equal(listed.exit_code, 0, listed.stderr);
-    assert.match(listed.stdout, /^ {2}w [0-9a-f]{7} \[main\]$/m);
+    // git's own -vv text of the same repository, byte for byte.
+    assert.equal(listed.stdout, await git(`${w}/mine`, "--no-pager", "branch", "-vv"));
+    assert.match(listed.stdout, /^ {2}w +[0-9a-f]{7} \[main\] /m);
     const branches = (listed.result as { branches: { name: string; upstream: string | null }[] }).branches;
     assert.equal(branches.find((b) => b.name === "x")?.upstream, "origin/side");
     assert.equal(branches.find((b) => b.name === "y")?.upstream, null);
