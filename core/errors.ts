@@ -57,7 +57,6 @@ export const ERROR_CODES = [
   "NetworkDenied",
   "AuthFailed",
   "RemoteError",
-  "Rejected",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal",

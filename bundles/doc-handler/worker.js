@@ -165,7 +165,6 @@ var ERROR_CODES = [
   "NetworkDenied",
   "AuthFailed",
   "RemoteError",
-  "Rejected",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -3578,14 +3577,14 @@ function readCentralDirectory(bytes) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-DLEOLB54.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-WIL4FLVE.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-B4TRMQJS.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-GZPOFM7W.js", import.meta.url).href),
-  html: () => import(new URL("./html-MHHB6SOK.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-KP73I3NJ.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-OZEDOCI4.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-OWTCCV6P.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-5JTDRWWR.js", import.meta.url).href),
+  html: () => import(new URL("./html-JTVVDD7R.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-C7PCFKSY.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-5XMMLEZ4.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-E3HXIBO2.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-SLBIJCU4.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3638,7 +3637,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-HYLW45AJ.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-3YSR6CES.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XJN7JK4C.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FRJPIVK5.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -220,7 +220,6 @@ var ERROR_CODES = [
   "NetworkDenied",
   "AuthFailed",
   "RemoteError",
-  "Rejected",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -6971,7 +6970,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-ALEIDOII.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-CWE5UEV5.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
