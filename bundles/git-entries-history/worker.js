@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-3K3QRBLA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JGMDJUAX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11050,7 +11050,7 @@ var reflog = async (ctx) => {
   if (!ref) {
     throw new PtermError("NotFound", `there is no ref \`${spelled2}\`; \`git branch --all\` lists them.`);
   }
-  const entries2 = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
+  const entries2 = readReflog(repo, ref).reverse().slice(0, ctx.flags.max ?? Infinity).map((e, i) => ({
     selector: `${spelled2}@{${i}}`,
     commit_id: e.newOid,
     previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,

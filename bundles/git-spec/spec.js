@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-KN4IGONK.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-CLZIPZLE.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -967,10 +967,8 @@ var maxCountFlag = (what) => ({
   ],
   digits: true,
   type: "number",
-  default: 20,
   min: 1,
-  max: 1e4,
-  description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5).`
+  description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5); all of them without it, as git.`
 });
 var trackFlags = [
   {
@@ -1299,7 +1297,7 @@ var reflogFlags = [
 var reflogSpec = leaf("reflog", "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.", reflogFlags, [
   {
     command: "git reflog",
-    description: "HEAD's last 20 moves (commits, checkouts, resets, merges)."
+    description: "Every move of HEAD, newest first (commits, checkouts, resets, merges)."
   },
   {
     command: "git reflog show main -n 5",

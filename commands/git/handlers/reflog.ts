@@ -24,7 +24,7 @@ export const reflog: Handler<typeof reflogFlags, readonly [{ name: "args"; descr
     if (!ref) {
       throw new PtermError("NotFound", `there is no ref \`${spelled}\`; \`git branch --all\` lists them.`);
     }
-    const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max).map((e, i) => ({
+    const entries = readReflog(repo, ref).reverse().slice(0, ctx.flags.max ?? Infinity).map((e, i) => ({
       selector: `${spelled}@{${i}}`,
       commit_id: e.newOid,
       previous: /^0{40}$/.test(e.oldOid) ? null : e.oldOid,

@@ -188,7 +188,7 @@ export const prettyFlags = [
   },
 ] as const satisfies readonly FlagSpec[];
 
-/** `-n`/`--max-count`/`-<N>`: how many entries a listing shows (git's spellings, default 20). */
+/** `-n`/`--max-count`/`-<N>`: how many entries a listing shows (git's spellings; without it, all of them, as git). */
 export const maxCountFlag = (what: string) =>
   ({
     name: "max",
@@ -196,10 +196,8 @@ export const maxCountFlag = (what: string) =>
     aliases: ["max-count"],
     digits: true,
     type: "number",
-    default: 20,
     min: 1,
-    max: 10000,
-    description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5).`,
+    description: `Most ${what} to list (also -n 5, -n5, -5, --max-count 5); all of them without it, as git.`,
   }) as const satisfies FlagSpec;
 
 /** `--track` / `--no-track` of a new branch (branch, checkout -b, switch -c), as git's. */

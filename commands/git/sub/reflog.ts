@@ -12,7 +12,7 @@ export const reflogSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
   "Where HEAD (or a branch) has been, newest first: git reflog's `<id> HEAD@{N}: <what>`.",
   reflogFlags,
   [
-    { command: "git reflog", description: "HEAD's last 20 moves (commits, checkouts, resets, merges)." },
+    { command: "git reflog", description: "Every move of HEAD, newest first (commits, checkouts, resets, merges)." },
     { command: "git reflog show main -n 5", description: "The last five moves of main." },
   ],
   {

@@ -122,3 +122,18 @@ Deno.test("git log without -n lists the whole history, as git", async () => {
   const five = await exec(root.path, "git log --repo r -5 --format=%s");
   assert.equal(five.stdout, await git(r, "log", "-5", "--format=%s"));
 });
+
+Deno.test("git reflog without -n lists every entry, as git", async () => {
+  await using root = await makeRoot();
+  const r = `${root.path}/r`;
+  await Deno.mkdir(r);
+  const s = new Shaper(r);
+  await s.git("init", "-q", "-b", "main");
+  for (let i = 0; i < 25; i++) await s.commit("n.txt", `${i}\n`, `Commit number ${i}`);
+  const ours = await exec(root.path, "git reflog --repo r");
+  assert.equal(ours.exit_code, 0, ours.stderr);
+  assert.equal(ours.stdout, await git(r, "reflog"));
+  assert.equal(ours.stdout.trimEnd().split("\n").length, 25);
+  const three = await exec(root.path, "git reflog --repo r -n 3");
+  assert.equal(three.stdout, await git(r, "reflog", "-n", "3"));
+});
