@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-JGMDJUAX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-UKXVGZ3U.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -9099,7 +9099,7 @@ function functionLineNote(files) {
   return `[Note] the function names after \`@@ \u2026 @@\` in the hunk headers of ${named} are git's default ones; git would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.
 `;
 }
-async function emit(ctx, rendered, flags, header = "", empty = "No differences.\n") {
+async function emit(ctx, rendered, flags, header = "", empty = "") {
   const prefix = typeof header === "string" ? header : header(rendered.files.length > 0 && !flags["no-patch"]);
   let text = viewOf(rendered, flags);
   let artifact = null;
@@ -10565,7 +10565,6 @@ async function blame(repo, start, path, finalText, worktree) {
     }
     return version;
   };
-  const linesOf2 = async (blob) => (await versionOf(blob)).lines;
   const commits = /* @__PURE__ */ new Map();
   const commitOf = async (oid) => {
     let commit = commits.get(oid);

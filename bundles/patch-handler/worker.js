@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XOE6KEQE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-K2J5ENPH.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7236,7 +7236,7 @@ function refuseRootRelativePaths(run2, patch, repo) {
   } catch {
   }
   const example = written[0];
-  throw new PtermError("AmbiguousRepository", `${run2.command}: no --repo given, so the patch runs in the repository \`${repo.rel}\` (the only one near the root), but its paths are written from the workspace root (\`${example}\`), which would put them under \`${repo.rel}/${example}\`. Nothing was written. Run \`${run2.command} --repo .\` to apply the paths as written, or write them relative to the repository (\`${example.slice(prefix.length)}\`) and run \`${run2.command} --repo ${quoteWord(repo.rel)}\`.`);
+  throw new PtermError("AmbiguousRepository", `${run2.command}: no --repo given, so the patch runs in the repository \`${repo.rel}\` (the only one near the root), but its paths are written from the workspace root (\`${example}\`), which would put them under \`${repo.rel}/${example}\`. Nothing was written. Run \`${run2.command} --repo .\` to apply the paths as written (or write them relative to the repository, ${example.slice(prefix.length)}, and pass --repo ${quoteWord(repo.rel)}).`);
 }
 async function runPatch(run2) {
   const { patch, problems } = parsedOrFail(run2);
@@ -8189,7 +8189,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-3YTC6C6J.js", import.meta.url).href)
+    git: await import(new URL("./api-6PNLWMEF.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8239,7 +8239,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-3YTC6C6J.js", import.meta.url).href)
+    git: await import(new URL("./api-6PNLWMEF.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -388,8 +388,8 @@ function refuseRootRelativePaths(run: PatchRun, patch: Patch, repo: { rel: strin
     `${run.command}: no --repo given, so the patch runs in the repository \`${repo.rel}\` (the only one near the ` +
       `root), but its paths are written from the workspace root (\`${example}\`), which would put them under ` +
       `\`${repo.rel}/${example}\`. Nothing was written. Run \`${run.command} --repo .\` to apply the paths as ` +
-      `written, or write them relative to the repository (\`${example.slice(prefix.length)}\`) and run ` +
-      `\`${run.command} --repo ${quoteWord(repo.rel)}\`.`,
+      `written (or write them relative to the repository, ${example.slice(prefix.length)}, and pass ` +
+      `--repo ${quoteWord(repo.rel)}).`,
   );
 }
 

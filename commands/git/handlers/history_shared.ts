@@ -111,8 +111,8 @@ export async function emit(
   rendered: RenderedDiff,
   flags: ViewFlags,
   header: string | ((hasDiff: boolean) => string) = "",
-  /** What an empty diff prints after the header. */
-  empty = "No differences.\n",
+  /** What an empty diff prints after the header: nothing, as git (the result's empty files list says it). */
+  empty = "",
 ) {
   const prefix = typeof header === "string" ? header : header(rendered.files.length > 0 && !flags["no-patch"]);
   let text = viewOf(rendered, flags);

@@ -124,7 +124,6 @@ export async function blame(
     }
     return version;
   };
-  const linesOf = async (blob: string) => (await versionOf(blob)).lines;
   const commits = new Map<string, Commit>();
   const commitOf = async (oid: string) => {
     let commit = commits.get(oid);

@@ -17,7 +17,7 @@ async function patchOf(
   const envelope = await pterm(root, line);
   const r = result(envelope);
   const patch = r.patch_artifact ? await Deno.readTextFile(`${root}/${r.patch_artifact}`) : envelope.stdout;
-  return { patch: patch === "No differences.\n" ? "" : patch, files: r.files };
+  return { patch, files: r.files };
 }
 
 async function applies(dir: string, patch: string, args: string[] = []): Promise<void> {

@@ -382,7 +382,7 @@ Deno.test("patch apply outside a repository on files inside one: no commit, and 
   assert.equal(refused.error_code, "AmbiguousRepository", refused.stderr);
   assert.match(
     refused.stderr,
-    /written from the workspace root \(`proj\/src\/a\.py`\).*Nothing was written\. Run `patch apply --repo \.`.*\(`src\/a\.py`\) and run `patch apply --repo proj`/s,
+    /written from the workspace root \(`proj\/src\/a\.py`\).*Nothing was written\. Run `patch apply --repo \.`.*relative to the repository, src\/a\.py, and pass --repo proj/s,
   );
   await assert.rejects(Deno.lstat(`${dir.path}/notes.md`), "nothing was written");
   assert.equal(await Deno.readTextFile(`${repo}/src/a.py`), "x = 1\n");
