@@ -105,8 +105,8 @@ const extract: LeafSpec = {
   name: "extract",
   // The verbs agents reach for when they mean "give me the text".
   aliases: ["read", "show"],
-  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks, " +
-    "printed and saved to a file.",
+  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks " +
+    "(a spreadsheet also as CSV), printed and saved to a file.",
   description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +
     "long text as its head, [...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it " +
     "is written there and stdout is only the summary. --pages reads a range of pages, slides or sheets. The result says format, pages/slides/sheets, characters, where the text is and " +
