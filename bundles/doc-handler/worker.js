@@ -3026,7 +3026,8 @@ var OUTPUT_FORMATS = [
   "md",
   "markdown",
   "text",
-  "json"
+  "json",
+  "csv"
 ];
 var extractFlags = [
   inFlag,
@@ -3044,14 +3045,14 @@ var extractFlags = [
   {
     name: "format",
     type: "string",
-    // `json` names a document format and an output mode; it is listed once, among the output modes.
+    // `json` and `csv` name a document format and an output mode; each is listed once, among the output modes.
     choices: [
       "auto",
-      ...FORMATS.filter((format) => format !== "json"),
+      ...FORMATS.filter((format) => format !== "json" && format !== "csv"),
       ...OUTPUT_FORMATS
     ],
     default: "auto",
-    description: "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode."
+    description: "pdf, docx, pptx, xlsx, html, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json, csv: the output mode, the same as --mode."
   },
   {
     name: "max-chars",
@@ -3074,9 +3075,10 @@ var extractFlags = [
       "md",
       "markdown",
       "text",
-      "json"
+      "json",
+      "csv"
     ],
-    description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); text: the same without markup; json: blocks for programs."
+    description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); text: the same without markup; json: blocks for programs; csv: a spreadsheet (XLSX, ODS, CSV/TSV) as RFC 4180 CSV, one sheet per file \u2014 without --out the first sheet (or the one --pages names) on stdout, with --out <folder>/ every sheet as <folder>/<name>.<sheet>.csv, with --out x.csv one sheet there and several as x.<sheet>.csv."
   }
 ];
 
@@ -3575,16 +3577,61 @@ function readCentralDirectory(bytes) {
   return entries;
 }
 
+// commands/doc/csv_out.ts
+var SPREADSHEET_FORMATS = [
+  "xlsx",
+  "ods",
+  "csv"
+];
+function csvField(field) {
+  return /[",\r\n]/.test(field) ? `"${field.replaceAll('"', '""')}"` : field;
+}
+function csvLine(row) {
+  if (row.length === 1 && row[0] === "") return '""\n';
+  return row.map(csvField).join(",") + "\n";
+}
+function toCsv(rows) {
+  return rows.map(csvLine).join("");
+}
+function sheetsOf(blocks, tableName) {
+  const sheets = [];
+  for (const block of blocks) {
+    if (block.type === "sheet") sheets.push({
+      name: block.name,
+      rows: block.rows
+    });
+    else if (block.type === "table") sheets.push({
+      name: tableName,
+      rows: block.rows
+    });
+  }
+  return sheets;
+}
+function fileNamePart(name, number) {
+  const safe = name.replace(/[\/\\:*?"<>|\x00-\x1f\x7f]/g, "_").replace(/^\.+/, (dots) => "_".repeat(dots.length)).trim();
+  return safe === "" ? `sheet${number}` : safe;
+}
+function sheetFileNames(stem, sheets, firstNumber) {
+  const taken = /* @__PURE__ */ new Set();
+  return sheets.map((sheet, i) => {
+    const part = fileNamePart(sheet.name, firstNumber + i);
+    let name = `${stem}.${part}.csv`;
+    if (taken.has(name.toLowerCase())) name = `${stem}.${part}-${firstNumber + i}.csv`;
+    taken.add(name.toLowerCase());
+    return name;
+  });
+}
+
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-KP73I3NJ.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-OZEDOCI4.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-OWTCCV6P.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-5JTDRWWR.js", import.meta.url).href),
-  html: () => import(new URL("./html-JTVVDD7R.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-I2IS6DZI.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-AQKK2HW2.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-44J52K4J.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-BUQSL6BB.js", import.meta.url).href),
+  html: () => import(new URL("./html-DMYONV6N.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-E3HXIBO2.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-SLBIJCU4.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-L5NWOSXC.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-LRAWHUCF.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3637,7 +3684,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-3YSR6CES.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-UXVMXDSO.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
@@ -3854,7 +3901,7 @@ var extract = async (ctx) => {
     if (outPath.abs === input.abs) {
       throw new PtermError("InvalidArgs", "--out names the input document itself; choose another output path.");
     }
-    if (outPath.exists && !(await Deno.stat(outPath.abs)).isFile) {
+    if (mode !== "csv" && outPath.exists && !(await Deno.stat(outPath.abs)).isFile) {
       throw new PtermError("InvalidArgs", `--out \`${flags.out}\` is a folder; give a file path such as notes/out.md.`);
     }
   }
@@ -3867,12 +3914,27 @@ var extract = async (ctx) => {
   if (wanted !== "auto" && wanted !== format) {
     throw new PtermError("UnsupportedFormat", `--format ${wanted} was given, but ${label} \`${given}\` is ${article(format.toUpperCase())} ${format.toUpperCase()} file (detected from its content); pass --format ${format} or leave --format out.`);
   }
+  if (mode === "csv" && !SPREADSHEET_FORMATS.includes(format)) {
+    throw new PtermError("UnsupportedFormat", `--format csv writes the sheets of a spreadsheet (XLSX, ODS, CSV/TSV) as CSV, but ${label} \`${given}\` is ${article(format.toUpperCase())} ${format.toUpperCase()} file; for its text: \`doc extract ${quoteWord(given)} --mode text\`.`);
+  }
   const selection = unitSelection(flags.pages, format, given);
   const outputLimit = config.max_output_chars;
   const extraction = dropControlCharacters(await runReader(format, detection, bytes, ctx, outputLimit, config, selection));
   ctx.signal.throwIfAborted();
   const stopped = extraction.stoppedEarly;
   const note = stopped ? stopNote(extraction, given, mode, outputLimit) : null;
+  if (mode === "csv") {
+    return await writeCsv(ctx, {
+      extraction,
+      inputRel: input.rel,
+      inputAbs: input.abs,
+      given,
+      out: flags.out === "-" ? void 0 : flags.out,
+      outPath,
+      maxChars,
+      note
+    });
+  }
   const whole = renderWhole(extraction, mode, input.rel, note);
   const written = await writeOutput(ctx, outPath, input.rel, mode, whole);
   const status = !hasText(extraction.blocks) ? "empty" : stopped ? "truncated" : "complete";
@@ -3925,6 +3987,136 @@ ${what}
     warnings: extraction.warnings
   };
 };
+function parentOf(rel) {
+  const at = rel.lastIndexOf("/");
+  return at < 0 ? "" : rel.slice(0, at + 1);
+}
+async function writeCsv(ctx, request) {
+  const { extraction, inputRel, given, out, outPath, note } = request;
+  const inputStem = baseName(inputRel).replace(/\.[^.]+$/, "") || "document";
+  const fromWorkbook = extraction.format !== "csv";
+  const all = sheetsOf(extraction.blocks, inputStem);
+  const range = extraction.range;
+  const firstNumber = range?.first ?? 1;
+  const toStdout = outPath === null;
+  const sheets = toStdout ? all.slice(0, 1) : all;
+  const sheetWord = (i) => fromWorkbook ? `sheet ${firstNumber + i} \`${sheets[i].name}\`` : "the table";
+  let targets;
+  if (outPath === null) {
+    targets = [];
+  } else {
+    const isFolder2 = out.endsWith("/") || outPath.exists && (await Deno.stat(outPath.abs)).isDirectory;
+    if (isFolder2) {
+      const folder = outPath.rel === "." ? "" : `${outPath.rel}/`;
+      targets = fromWorkbook ? sheetFileNames(inputStem, sheets, firstNumber).map((name) => folder + name) : [
+        `${folder}${inputStem}.csv`
+      ];
+    } else if (sheets.length <= 1) {
+      targets = [
+        outPath.rel
+      ];
+    } else {
+      const outStem = baseName(outPath.rel).replace(/\.csv$/i, "") || inputStem;
+      targets = sheetFileNames(outStem, sheets, firstNumber).map((name) => parentOf(outPath.rel) + name);
+    }
+  }
+  const resolved = [];
+  for (const target of targets) {
+    const path2 = await ctx.workspace.resolve(target, "write", {
+      label: "--out"
+    });
+    if (path2.abs === request.inputAbs) {
+      throw new PtermError("InvalidArgs", `--out would write \`${path2.rel}\` over the input document itself; choose another folder, e.g. \`doc extract ${quoteWord(given)} --format csv --out csv/\`.`);
+    }
+    if (path2.exists && !(await Deno.stat(path2.abs)).isFile) {
+      throw new PtermError("InvalidArgs", `--out: \`${path2.rel}\` is a folder; give another --out path.`);
+    }
+    resolved.push(path2);
+  }
+  const texts = sheets.map((sheet) => toCsv(sheet.rows));
+  const chars = texts.reduce((n, text) => n + text.length, 0);
+  const description = (i) => `doc extract of ${inputRel} (csv, ${fromWorkbook ? `sheet ${sheets[i].name}` : "table"})`;
+  const written = [];
+  if (toStdout) {
+    if (sheets.length === 1) {
+      const name = fromWorkbook ? sheetFileNames(inputStem, sheets, firstNumber)[0] : `${inputStem}.csv`;
+      const ref = await ctx.artifacts.save(name, texts[0], {
+        mime: "text/csv",
+        description: description(0)
+      });
+      written.push(ref.path);
+    }
+  } else {
+    resolved.forEach((path2, i) => {
+      safeWriteFileSync(ctx.workspace.root, path2.rel, texts[i], {
+        mkdirs: true,
+        durable: true
+      });
+      ctx.artifacts.add({
+        path: path2.rel,
+        mime: "text/csv",
+        description: description(i)
+      });
+      written.push(path2.rel);
+    });
+  }
+  const empty = sheets.every((sheet) => sheet.rows.length === 0);
+  const status = empty ? "empty" : note !== null ? "truncated" : "complete";
+  const counts = countsSummary(extraction);
+  const shownLast = range === void 0 ? void 0 : firstNumber + Math.max(sheets.length - 1, 0);
+  const where2 = written.length === 0 ? "nothing written" : written.length === 1 ? written[0] : `${written.length} files: ${written.join(", ")}`;
+  const lines = [
+    `${inputRel}: ${extraction.format}${counts ? `, ${counts}` : ""} \u2192 ${chars} characters of csv in ${where2}`
+  ];
+  const others = toStdout && all.length > 1;
+  if (others) {
+    const next = firstNumber + 1;
+    lines.push(`Only ${sheetWord(0)} is here: CSV holds one sheet. The next: \`doc extract ${quoteWord(given)} --format csv --pages ${next}\`; every sheet as its own file: \`doc extract ${quoteWord(given)} --format csv --out ${inputStem}-csv/\`.`);
+  }
+  if (note !== null) lines.push(`Incomplete: ${note}`);
+  else if (empty) lines.push("No cells found.");
+  else if (!others) {
+    lines.push(`Complete: ${sheets.length === 1 ? sheetWord(0) : `${sheets.length} sheets`}, one CSV file each.`);
+  }
+  lines.push(...extraction.warnings.map((w) => `warning: ${w}`));
+  let stdoutShows = "none";
+  if (toStdout && !empty) {
+    const shown = boundPieces(sheets[0].rows.map(csvLine), request.maxChars);
+    const intro = (what) => `${lines.join("\n")}
+${what}
+
+`;
+    const cutIntro = intro(`The csv text follows as its head and tail around ${TRUNCATION_MARKER}; the whole is in ${where2}.`);
+    const printed = printedText(shown.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown === "head_and_tail" ? "head_and_tail" : shown.truncated ? "head" : "full";
+    const chosen = stdoutShows === "full" ? intro("The csv text follows.") : stdoutShows === "head" ? intro(`The csv text follows up to --max-chars ${request.maxChars} (${shown.text.length} of ${texts[0].length} characters); the whole is in ${where2}.`) : cutIntro;
+    ctx.stdout.write(chosen + printed.text);
+  } else {
+    ctx.stdout.write(lines.join("\n") + "\n");
+  }
+  return {
+    status,
+    format: extraction.format,
+    mode: "csv",
+    input: inputRel,
+    output: written[0] ?? "",
+    files: written,
+    stdout_shows: stdoutShows,
+    extracted_chars: chars,
+    total_chars: note !== null ? null : chars,
+    truncated: note !== null,
+    ...range === void 0 || shownLast === void 0 ? {} : {
+      range: {
+        unit: range.unit,
+        first: range.first,
+        last: Math.min(shownLast, range.last),
+        of: range.total
+      }
+    },
+    ...extraction.counts,
+    warnings: extraction.warnings
+  };
+}
 function unitSelection(value, format, given) {
   if (value === void 0) return void 0;
   if (![

@@ -25,6 +25,7 @@ import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts
 import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
 import { type DocInfo, type ExtractedRange, type Extraction, NO_METADATA, type UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
+import { csvLine, sheetFileNames, sheetsOf, SPREADSHEET_FORMATS, toCsv } from "./csv_out.ts";
 
 type PdfReader = typeof import("./pdf/pdf.ts");
 type DocxReader = typeof import("./ooxml/docx.ts");
@@ -47,6 +48,9 @@ const readers = {
   epub: () => lazyImport<EpubReader>(new URL("./epub.ts", import.meta.url)),
   odf: () => lazyImport<OdfReader>(new URL("./odf.ts", import.meta.url)),
 };
+
+/** What `doc extract` writes: a rendering of the blocks, or (for spreadsheets) one sheet per CSV file. */
+type OutputMode = Mode | "csv";
 
 const MIME: Record<Mode, string> = { md: "text/markdown", text: "text/plain", json: "application/json" };
 const EXTENSION: Record<Mode, string> = { md: "md", text: "txt", json: "json" };
@@ -264,12 +268,12 @@ function unitsText(unit: ExtractedRange["unit"], first: number, last: number): s
 }
 
 /** The `doc extract` line that reads the units the reader did not get to. */
-function continuation(given: string, mode: Mode, range: ExtractedRange): string {
+function continuation(given: string, mode: OutputMode, range: ExtractedRange): string {
   return `doc extract ${given}${mode === "md" ? "" : ` --mode ${mode}`} --pages ${range.last + 1}-${range.wanted}`;
 }
 
 /** Where a reader that stopped at the output limit stopped, and the line that reads the rest. */
-function stopNote(extraction: Extraction, given: string, mode: Mode, limit: number): string {
+function stopNote(extraction: Extraction, given: string, mode: OutputMode, limit: number): string {
   const range = extraction.range;
   if (range === undefined || range.last >= range.wanted) {
     return `pterm stopped reading at its output limit of ${limit} characters (doc.max_output_chars in pterm.json); ` +
@@ -313,9 +317,9 @@ async function writeOutput(
   return ref.path;
 }
 
-/** The output mode from --mode and --format (`--format md|markdown|text|json` names one); disagreeing is refused. */
-function outputMode(flags: { mode?: string; format: string }, command: string): { mode: Mode; format: string } {
-  const normal = (m: string): Mode => (m === "markdown" ? "md" : m as Mode);
+/** The output mode from --mode and --format (`--format md|markdown|text|json|csv` names one); disagreeing is refused. */
+function outputMode(flags: { mode?: string; format: string }, command: string): { mode: OutputMode; format: string } {
+  const normal = (m: string): OutputMode => (m === "markdown" ? "md" : m as OutputMode);
   const fromFormat = (OUTPUT_FORMATS as readonly string[]).includes(flags.format) ? normal(flags.format) : undefined;
   const fromMode = flags.mode === undefined ? undefined : normal(flags.mode);
   if (fromFormat && fromMode && fromFormat !== fromMode) {
@@ -357,7 +361,7 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     if (outPath.abs === input.abs) {
       throw new PtermError("InvalidArgs", "--out names the input document itself; choose another output path.");
     }
-    if (outPath.exists && !(await Deno.stat(outPath.abs)).isFile) {
+    if (mode !== "csv" && outPath.exists && !(await Deno.stat(outPath.abs)).isFile) {
       throw new PtermError("InvalidArgs", `--out \`${flags.out}\` is a folder; give a file path such as notes/out.md.`);
     }
   }
@@ -378,6 +382,15 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     );
   }
 
+  if (mode === "csv" && !SPREADSHEET_FORMATS.includes(format)) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      `--format csv writes the sheets of a spreadsheet (XLSX, ODS, CSV/TSV) as CSV, but ${label} \`${given}\` is ${
+        article(format.toUpperCase())
+      } ${format.toUpperCase()} file; for its text: \`doc extract ${quoteWord(given)} --mode text\`.`,
+    );
+  }
+
   const selection = unitSelection(flags.pages, format, given);
   // The artifact holds the whole range; only doc.max_output_chars bounds it (a reader stops past it, and says where).
   const outputLimit = config.max_output_chars;
@@ -387,6 +400,18 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
   ctx.signal.throwIfAborted();
   const stopped = extraction.stoppedEarly;
   const note = stopped ? stopNote(extraction, given, mode, outputLimit) : null;
+  if (mode === "csv") {
+    return await writeCsv(ctx as CommandContext, {
+      extraction,
+      inputRel: input.rel,
+      inputAbs: input.abs,
+      given,
+      out: flags.out === "-" ? undefined : flags.out,
+      outPath,
+      maxChars,
+      note,
+    });
+  }
   const whole = renderWhole(extraction, mode, input.rel, note);
   const written = await writeOutput(ctx as CommandContext, outPath, input.rel, mode, whole);
 
@@ -447,6 +472,164 @@ export const extract: Handler<typeof extractFlags, typeof docPositionals> = asyn
     warnings: extraction.warnings,
   };
 };
+
+interface CsvRequest {
+  readonly extraction: Extraction;
+  readonly inputRel: string;
+  readonly inputAbs: string;
+  readonly given: string;
+  /** --out as given (`-` already taken as stdout); undefined: stdout and an artifact. */
+  readonly out: string | undefined;
+  readonly outPath: ConfinedPath | null;
+  readonly maxChars: number;
+  /** Where the reader stopped at its output limit, and the line that reads the rest; null when it read all. */
+  readonly note: string | null;
+}
+
+/** The parent folder of a workspace-relative path (`` for the root). */
+function parentOf(rel: string): string {
+  const at = rel.lastIndexOf("/");
+  return at < 0 ? "" : rel.slice(0, at + 1);
+}
+
+/**
+ * `--mode csv`: each sheet of a spreadsheet as CSV. Without --out, the first sheet read (the one
+ * --pages names) is printed and saved as an artifact, and the summary names the line for each other
+ * one; with --out naming a folder (existing, or ending in `/`), every sheet is written into it as
+ * `<input-stem>.<sheet>.csv`; with --out naming a file, one sheet is written there and several as
+ * `<out-stem>.<sheet>.csv` beside it. Every target is checked before the first is written.
+ */
+async function writeCsv(ctx: CommandContext, request: CsvRequest): Promise<Record<string, unknown>> {
+  const { extraction, inputRel, given, out, outPath, note } = request;
+  const inputStem = baseName(inputRel).replace(/\.[^.]+$/, "") || "document";
+  const fromWorkbook = extraction.format !== "csv";
+  const all = sheetsOf(extraction.blocks, inputStem);
+  const range = extraction.range;
+  const firstNumber = range?.first ?? 1;
+  const toStdout = outPath === null;
+  const sheets = toStdout ? all.slice(0, 1) : all;
+  const sheetWord = (i: number) => fromWorkbook ? `sheet ${firstNumber + i} \`${sheets[i].name}\`` : "the table";
+
+  // Where each sheet goes, relative to the root.
+  let targets: string[];
+  if (outPath === null) {
+    targets = [];
+  } else {
+    const isFolder = out!.endsWith("/") || (outPath.exists && (await Deno.stat(outPath.abs)).isDirectory);
+    if (isFolder) {
+      const folder = outPath.rel === "." ? "" : `${outPath.rel}/`;
+      targets = fromWorkbook
+        ? sheetFileNames(inputStem, sheets, firstNumber).map((name) => folder + name)
+        : [`${folder}${inputStem}.csv`];
+    } else if (sheets.length <= 1) {
+      targets = [outPath.rel];
+    } else {
+      const outStem = baseName(outPath.rel).replace(/\.csv$/i, "") || inputStem;
+      targets = sheetFileNames(outStem, sheets, firstNumber).map((name) => parentOf(outPath.rel) + name);
+    }
+  }
+  const resolved: ConfinedPath[] = [];
+  for (const target of targets) {
+    const path = await ctx.workspace.resolve(target, "write", { label: "--out" });
+    if (path.abs === request.inputAbs) {
+      throw new PtermError(
+        "InvalidArgs",
+        `--out would write \`${path.rel}\` over the input document itself; choose another folder, e.g. \`doc extract ${
+          quoteWord(given)
+        } --format csv --out csv/\`.`,
+      );
+    }
+    if (path.exists && !(await Deno.stat(path.abs)).isFile) {
+      throw new PtermError("InvalidArgs", `--out: \`${path.rel}\` is a folder; give another --out path.`);
+    }
+    resolved.push(path);
+  }
+
+  const texts = sheets.map((sheet) => toCsv(sheet.rows));
+  const chars = texts.reduce((n, text) => n + text.length, 0);
+  const description = (i: number) =>
+    `doc extract of ${inputRel} (csv, ${fromWorkbook ? `sheet ${sheets[i].name}` : "table"})`;
+  const written: string[] = [];
+  if (toStdout) {
+    if (sheets.length === 1) {
+      const name = fromWorkbook ? sheetFileNames(inputStem, sheets, firstNumber)[0] : `${inputStem}.csv`;
+      const ref = await ctx.artifacts.save(name, texts[0], { mime: "text/csv", description: description(0) });
+      written.push(ref.path);
+    }
+  } else {
+    resolved.forEach((path, i) => {
+      // On its canonical path, never through a symlink swapped in while the document was read.
+      safeWriteFileSync(ctx.workspace.root, path.rel, texts[i], { mkdirs: true, durable: true });
+      ctx.artifacts.add({ path: path.rel, mime: "text/csv", description: description(i) });
+      written.push(path.rel);
+    });
+  }
+
+  const empty = sheets.every((sheet) => sheet.rows.length === 0);
+  const status = empty ? "empty" : note !== null ? "truncated" : "complete";
+  const counts = countsSummary(extraction);
+  const shownLast = range === undefined ? undefined : firstNumber + Math.max(sheets.length - 1, 0);
+  const where = written.length === 0
+    ? "nothing written"
+    : written.length === 1
+    ? written[0]
+    : `${written.length} files: ${written.join(", ")}`;
+  const lines = [
+    `${inputRel}: ${extraction.format}${counts ? `, ${counts}` : ""} → ${chars} characters of csv in ${where}`,
+  ];
+  const others = toStdout && all.length > 1;
+  if (others) {
+    const next = firstNumber + 1;
+    lines.push(
+      `Only ${sheetWord(0)} is here: CSV holds one sheet. The next: \`doc extract ${quoteWord(given)} --format csv ` +
+        `--pages ${next}\`; every sheet as its own file: \`doc extract ${quoteWord(given)} --format csv --out ` +
+        `${inputStem}-csv/\`.`,
+    );
+  }
+  if (note !== null) lines.push(`Incomplete: ${note}`);
+  else if (empty) lines.push("No cells found.");
+  else if (!others) {
+    lines.push(`Complete: ${sheets.length === 1 ? sheetWord(0) : `${sheets.length} sheets`}, one CSV file each.`);
+  }
+  lines.push(...extraction.warnings.map((w) => `warning: ${w}`));
+
+  let stdoutShows: "full" | "head" | "head_and_tail" | "none" = "none";
+  if (toStdout && !empty) {
+    const shown = boundPieces(sheets[0].rows.map(csvLine), request.maxChars);
+    const intro = (what: string) => `${lines.join("\n")}\n${what}\n\n`;
+    const cutIntro = intro(
+      `The csv text follows as its head and tail around ${TRUNCATION_MARKER}; the whole is in ${where}.`,
+    );
+    const printed = printedText(shown.text, cutIntro, ctx.limits.stdout_bytes);
+    stdoutShows = printed.shown === "head_and_tail" ? "head_and_tail" : shown.truncated ? "head" : "full";
+    const chosen = stdoutShows === "full" ? intro("The csv text follows.") : stdoutShows === "head"
+      ? intro(
+        `The csv text follows up to --max-chars ${request.maxChars} (${shown.text.length} of ${texts[0].length} ` +
+          `characters); the whole is in ${where}.`,
+      )
+      : cutIntro;
+    ctx.stdout.write(chosen + printed.text);
+  } else {
+    ctx.stdout.write(lines.join("\n") + "\n");
+  }
+  return {
+    status,
+    format: extraction.format,
+    mode: "csv",
+    input: inputRel,
+    output: written[0] ?? "",
+    files: written,
+    stdout_shows: stdoutShows,
+    extracted_chars: chars,
+    total_chars: note !== null ? null : chars,
+    truncated: note !== null,
+    ...(range === undefined || shownLast === undefined
+      ? {}
+      : { range: { unit: range.unit, first: range.first, last: Math.min(shownLast, range.last), of: range.total } }),
+    ...extraction.counts,
+    warnings: extraction.warnings,
+  };
+}
 
 /**
  * `--pages A-B` (also `A`, `A-` to the end): PDF pages, PPTX slides, XLSX sheets by number; for a

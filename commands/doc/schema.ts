@@ -33,9 +33,12 @@ export const extractResultSchema = z.strictObject({
       "empty: the document has no extractable text.",
   ),
   format: z.enum(FORMATS),
-  mode: z.enum(["text", "md", "json"]),
+  mode: z.enum(["text", "md", "json", "csv"]),
   input: z.string().describe("The document, relative to the workspace root."),
   output: z.string().describe("Where the extracted text was written, relative to the workspace root."),
+  files: z.array(z.string()).optional().describe(
+    "csv: every CSV file written, one per sheet, relative to the workspace root (the first is `output`).",
+  ),
   stdout_shows: z.enum(["full", "head", "head_and_tail", "none"]).describe(
     "What stdout holds of the text after the summary: all of it, its head up to --max-chars, its head and tail " +
       "around [...TRUNCATED...] (the whole text is in `output` in both cases), or none (with --out, or when there " +

@@ -47,7 +47,7 @@ export const FORMATS = [
 export type DocFormat = typeof FORMATS[number];
 
 /** `--format` values that name an output mode rather than a document format (`--format md` = `--mode md`). */
-export const OUTPUT_FORMATS = ["md", "markdown", "text", "json"] as const;
+export const OUTPUT_FORMATS = ["md", "markdown", "text", "json", "csv"] as const;
 
 export const extractFlags = [
   inFlag,
@@ -64,12 +64,11 @@ export const extractFlags = [
   {
     name: "format",
     type: "string",
-    // `json` names a document format and an output mode; it is listed once, among the output modes.
-    choices: ["auto", ...FORMATS.filter((format) => format !== "json"), ...OUTPUT_FORMATS],
+    // `json` and `csv` name a document format and an output mode; each is listed once, among the output modes.
+    choices: ["auto", ...FORMATS.filter((format) => format !== "json" && format !== "csv"), ...OUTPUT_FORMATS],
     default: "auto",
-    description:
-      "pdf, docx, pptx, xlsx, html, csv, xml, epub: the format the document must have (a mismatch is refused: " +
-      "UnsupportedFormat); auto detects it. md, markdown, text, json: the output mode, the same as --mode.",
+    description: "pdf, docx, pptx, xlsx, html, xml, epub: the format the document must have (a mismatch is refused: " +
+      "UnsupportedFormat); auto detects it. md, markdown, text, json, csv: the output mode, the same as --mode.",
   },
   {
     name: "max-chars",
@@ -90,9 +89,12 @@ export const extractFlags = [
   {
     name: "mode",
     type: "string",
-    choices: ["md", "markdown", "text", "json"],
+    choices: ["md", "markdown", "text", "json", "csv"],
     description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); " +
-      "text: the same without markup; json: blocks for programs.",
+      "text: the same without markup; json: blocks for programs; csv: a spreadsheet (XLSX, ODS, CSV/TSV) as " +
+      "RFC 4180 CSV, one sheet per file — without --out the first sheet (or the one --pages names) on stdout, " +
+      "with --out <folder>/ every sheet as <folder>/<name>.<sheet>.csv, with --out x.csv one sheet there and " +
+      "several as x.<sheet>.csv.",
   },
 ] as const satisfies readonly FlagSpec[];
 
@@ -103,8 +105,8 @@ const extract: LeafSpec = {
   name: "extract",
   // The verbs agents reach for when they mean "give me the text".
   aliases: ["read", "show"],
-  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks, " +
-    "printed and saved to a file.",
+  summary: "Extract a PDF, Office, OpenDocument, HTML, CSV, JSON, XML or EPUB file as Markdown, text or JSON blocks " +
+    "(a spreadsheet also as CSV), printed and saved to a file.",
   description: "Without --out the text is printed on stdout after a one-line summary (cut at --max-chars, and a " +
     "long text as its head, [...TRUNCATED...] and its tail) and saved whole as an artifact of the run; with --out it " +
     "is written there and stdout is only the summary. --pages reads a range of pages, slides or sheets. The result says format, pages/slides/sheets, characters, where the text is and " +
@@ -132,6 +134,14 @@ const extract: LeafSpec = {
     {
       command: "doc extract manuals/guide.pdf --pages 380-397",
       description: "Only pages 380 to 397 of a long PDF (slides of a PPTX, sheets of an XLSX likewise).",
+    },
+    {
+      command: "doc extract data/book.xlsx --format csv",
+      description: "The first sheet as CSV on stdout; `--pages 2` or `--pages Notes` picks another.",
+    },
+    {
+      command: "doc extract data/book.xlsx --format csv --out csv/",
+      description: "Every sheet as its own file: csv/book.Budget.csv, csv/book.Notes.csv.",
     },
     { command: "doc extract --in docs/spec.docx --mode json", description: "Heading/paragraph/list/table blocks." },
     { command: "doc extract docs/spec.docx --format text", description: "--format text is --mode text." },

@@ -60,6 +60,7 @@ async function buildTemplate(root: string): Promise<void> {
   await Deno.mkdir(join(root, "reports"));
   await Deno.copyFile(join(FIXTURES, "debian/shared-mime-info-spec.pdf"), join(root, "reports/spec.pdf"));
   await Deno.copyFile(join(FIXTURES, "mammoth/tables.docx"), join(root, "reports/tables.docx"));
+  await Deno.copyFile(join(FIXTURES, "book.xlsx"), join(root, "book.xlsx"));
   await Deno.writeTextFile(
     join(root, "pterm.json"),
     JSON.stringify({ git: { author: { name: "Oracle", email: "oracle@example.com" } } }),

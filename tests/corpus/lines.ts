@@ -60,6 +60,8 @@ const APP_DIFF_FROM_ROOT = APP_DIFF.replaceAll("a/src/", "a/proj/src/").replaceA
 
 const PDF_PHRASE = "Shared MIME-info Database";
 const DOCX_PHRASE = "Above";
+/** A row of book.xlsx's first sheet as CSV writes it (the comma in the number quoted). */
+const CSV_PHRASE = 'Alder Creek,12,"4,200.50",2024-03-14,TRUE\n';
 
 export const cold: readonly CorpusLine[] = [
   // status
@@ -333,6 +335,7 @@ export const cold: readonly CorpusLine[] = [
   { line: "doc extract reports/spec.pdf -o spec.txt", oracle: "doc", expect: PDF_PHRASE },
   { line: "doc extract --in reports/tables.docx --format markdown", oracle: "doc", expect: DOCX_PHRASE },
   { line: "doc info reports/spec.pdf", oracle: "doc", expect: "pdf" },
+  { line: "doc extract book.xlsx --format csv", oracle: "doc", expect: CSV_PHRASE },
   { line: "pdftotext reports/spec.pdf -", oracle: "doc", expect: PDF_PHRASE },
   { line: "markitdown reports/tables.docx", oracle: "doc", expect: DOCX_PHRASE },
   { line: "cat reports/spec.pdf", oracle: "doc", expect: PDF_PHRASE },
