@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-U7ASHVTW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-U5NWKUGT.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5110,8 +5110,8 @@ function patternMatches(p, path, isDir, caseFold) {
   if (p.mustBeDir && !isDir) return false;
   if (p.noDir) {
     const slash = path.lastIndexOf("/");
-    const name = slash < 0 ? path : path.slice(slash + 1);
-    return wildmatch(p.pattern, name, {
+    const name2 = slash < 0 ? path : path.slice(slash + 1);
+    return wildmatch(p.pattern, name2, {
       pathname: false,
       caseFold
     });
@@ -5121,13 +5121,27 @@ function patternMatches(p, path, isDir, caseFold) {
   const baseLen = p.base.length;
   if (baseLen > 0) {
     if (path.length <= baseLen) return false;
-    const head = path.slice(0, baseLen);
-    if (caseFold ? head.toLowerCase() !== p.base.toLowerCase() : head !== p.base) return false;
+    const head2 = path.slice(0, baseLen);
+    if (caseFold ? head2.toLowerCase() !== p.base.toLowerCase() : head2 !== p.base) return false;
   }
-  return wildmatch(pattern, path.slice(baseLen), {
+  const name = path.slice(baseLen);
+  const head = literalHead(pattern);
+  if (head === 0) return wildmatch(pattern, name, {
     pathname: true,
     caseFold
   });
+  if (head > name.length) return false;
+  const same = caseFold ? pattern.slice(0, head).toLowerCase() === name.slice(0, head).toLowerCase() : pattern.slice(0, head) === name.slice(0, head);
+  if (!same) return false;
+  if (head === pattern.length) return head === name.length;
+  return wildmatch(pattern.slice(head), name.slice(head), {
+    pathname: true,
+    caseFold
+  });
+}
+function literalHead(pattern) {
+  const at = pattern.search(/[*?[\\]/);
+  return at < 0 ? pattern.length : at;
 }
 function lastMatch(list, path, isDir, caseFold) {
   for (let i = list.length - 1; i >= 0; i--) if (patternMatches(list[i], path, isDir, caseFold)) return list[i];
@@ -6532,7 +6546,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-7UINUJPA.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-JMMRX3BO.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

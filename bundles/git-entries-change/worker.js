@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FRJPIVK5.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-5Q3ILI2E.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1936,8 +1936,8 @@ function patternMatches(p, path, isDir, caseFold) {
   if (p.mustBeDir && !isDir) return false;
   if (p.noDir) {
     const slash = path.lastIndexOf("/");
-    const name = slash < 0 ? path : path.slice(slash + 1);
-    return wildmatch(p.pattern, name, {
+    const name2 = slash < 0 ? path : path.slice(slash + 1);
+    return wildmatch(p.pattern, name2, {
       pathname: false,
       caseFold
     });
@@ -1947,13 +1947,27 @@ function patternMatches(p, path, isDir, caseFold) {
   const baseLen = p.base.length;
   if (baseLen > 0) {
     if (path.length <= baseLen) return false;
-    const head = path.slice(0, baseLen);
-    if (caseFold ? head.toLowerCase() !== p.base.toLowerCase() : head !== p.base) return false;
+    const head2 = path.slice(0, baseLen);
+    if (caseFold ? head2.toLowerCase() !== p.base.toLowerCase() : head2 !== p.base) return false;
   }
-  return wildmatch(pattern, path.slice(baseLen), {
+  const name = path.slice(baseLen);
+  const head = literalHead(pattern);
+  if (head === 0) return wildmatch(pattern, name, {
     pathname: true,
     caseFold
   });
+  if (head > name.length) return false;
+  const same2 = caseFold ? pattern.slice(0, head).toLowerCase() === name.slice(0, head).toLowerCase() : pattern.slice(0, head) === name.slice(0, head);
+  if (!same2) return false;
+  if (head === pattern.length) return head === name.length;
+  return wildmatch(pattern.slice(head), name.slice(head), {
+    pathname: true,
+    caseFold
+  });
+}
+function literalHead(pattern) {
+  const at = pattern.search(/[*?[\\]/);
+  return at < 0 ? pattern.length : at;
 }
 function lastMatch(list, path, isDir, caseFold) {
   for (let i = list.length - 1; i >= 0; i--) if (patternMatches(list[i], path, isDir, caseFold)) return list[i];
@@ -6970,7 +6984,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-CWE5UEV5.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-W6TOPBVB.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {

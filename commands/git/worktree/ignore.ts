@@ -78,7 +78,25 @@ export function patternMatches(p: IgnorePattern, path: string, isDir: boolean, c
     const head = path.slice(0, baseLen);
     if (caseFold ? head.toLowerCase() !== p.base.toLowerCase() : head !== p.base) return false;
   }
-  return wildmatch(pattern, path.slice(baseLen), { pathname: true, caseFold });
+  const name = path.slice(baseLen);
+  // git's match_pathname compares the pattern's literal head (up to its first wildcard) as text and
+  // wildmatches only the rest, so a `**` right after that head stands at the rest's start and spans
+  // folders: `a**/**` ignores the file `ab`, as git does.
+  const head = literalHead(pattern);
+  if (head === 0) return wildmatch(pattern, name, { pathname: true, caseFold });
+  if (head > name.length) return false;
+  const same = caseFold
+    ? pattern.slice(0, head).toLowerCase() === name.slice(0, head).toLowerCase()
+    : pattern.slice(0, head) === name.slice(0, head);
+  if (!same) return false;
+  if (head === pattern.length) return head === name.length;
+  return wildmatch(pattern.slice(head), name.slice(head), { pathname: true, caseFold });
+}
+
+/** How many characters a pattern starts with before its first wildcard (git's simple_length). */
+function literalHead(pattern: string): number {
+  const at = pattern.search(/[*?[\\]/);
+  return at < 0 ? pattern.length : at;
 }
 
 /** The decisive pattern among `list` for `path` (the last one that matches), or null. */

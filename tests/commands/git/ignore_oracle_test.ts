@@ -113,3 +113,17 @@ Deno.test("property: random ignore patterns match git's decisions", async () => 
     { numRuns: 60 },
   );
 });
+
+Deno.test(".gitignore: a `**` right after a literal head spans folders, as git's match_pathname makes it", async (t) => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  for (const f of ["ab", "a.x", "a/f", "b/f", "ba/ab", "x/ay/z"]) await write(`${dir}/${f}`, "1\n");
+  for (const patterns of ["a**/**", "a**/**\na", "a*/**", "/a**/**", "x/a**/**", "b**/f", "A**/**"]) {
+    await t.step(JSON.stringify(patterns), async () => {
+      await write(`${dir}/.gitignore`, patterns + "\n");
+      const [ours, theirs] = await untrackedBoth(root.path, "r");
+      assert.deepEqual(ours, theirs);
+    });
+  }
+});
