@@ -1002,7 +1002,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply: view.reapply })) {
+      // A file that is the diff's preimage cannot hold its result already: a hunk whose lines stand
+      // where it inserts them (an insertion without context next to an equal line) is applied.
+      const reapply = view.reapply || byteExact;
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply })) {
         reports.push({ ...report, file: shown });
       }
     } catch (error) {

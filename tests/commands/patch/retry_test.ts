@@ -55,6 +55,30 @@ Deno.test("a unified diff applied twice: the second run is AlreadyApplied, as gi
   assert.equal(count(await git(dir.path, "diff"), "+def mul"), 1);
 });
 
+Deno.test("an insertion without context next to an equal line applies to the file the diff was made from, as git apply --unidiff-zero does", async () => {
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  await writeTree(dir.path, { "notes.txt": "intro\n=== end ===\n" });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "notes");
+  // git slides such an insertion below the equal line; a diff tool that does not, places it above.
+  const before = (await git(dir.path, "rev-parse", "HEAD:notes.txt")).slice(0, 7);
+  const after = (await gitRaw(dir.path, ["hash-object", "--stdin"], "intro\n=== end ===\n=== end ===\n")).stdout
+    .slice(0, 7);
+  const diff = `diff --git a/notes.txt b/notes.txt\nindex ${before}..${after} 100644\n--- a/notes.txt\n` +
+    "+++ b/notes.txt\n@@ -1,0 +2 @@\n+=== end ===\n";
+  // The inserted line already stands where the hunk puts it, yet the file is the diff's preimage
+  // (its `index` line names this blob): the hunk has not run, so it applies.
+  assert.equal((await gitRaw(dir.path, ["apply", "--check", "--unidiff-zero", "-"], diff)).code, 0);
+  const first = await apply(dir.path, diff);
+  assert.equal(first.exit_code, 0, first.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), "intro\n=== end ===\n=== end ===\n");
+  // The retry: the file is no longer the preimage, and the result stands there — refused.
+  const second = await apply(dir.path, diff);
+  assert.equal(second.error_code, "AlreadyApplied", second.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), "intro\n=== end ===\n=== end ===\n");
+});
+
 Deno.test("a codex patch applied twice is AlreadyApplied; --reapply applies it once more on purpose", async () => {
   await using dir = await makeRoot();
   await calcRepo(dir.path);
