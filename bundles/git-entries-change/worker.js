@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5Q3ILI2E.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-EKOWBIRW.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -892,6 +892,51 @@ __export(change_exports, {
   switchHandler: () => switchHandler,
   tag: () => tag
 });
+
+// commands/git/repo/identity.ts
+var DEFAULT_AUTHOR = {
+  name: "pterm",
+  email: "pterm@localhost"
+};
+function parseAuthor(text) {
+  const match = /^\s*([^<>]*?)\s*<([^<>\s]*)>\s*$/.exec(text);
+  if (!match || match[1] === "" || /[\n\0]/.test(text)) {
+    throw new PtermError("InvalidArgs", `--author must look like "Name <email>" (e.g. --author "Ada Lovelace <ada@example.com>"), not \`${text}\`.`);
+  }
+  return {
+    name: match[1],
+    email: match[2]
+  };
+}
+function authorFromConfig(section) {
+  const author = section?.author;
+  if (author && typeof author.name === "string" && typeof author.email === "string" && author.name !== "") {
+    return {
+      name: author.name,
+      email: author.email
+    };
+  }
+  return {
+    ...DEFAULT_AUTHOR
+  };
+}
+function repositoryIdentity(config, ptermSection) {
+  const fallback = authorFromConfig(ptermSection);
+  const name = config.get("author.name") ?? config.get("user.name");
+  const email = config.get("author.email") ?? config.get("user.email");
+  return {
+    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
+    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
+  };
+}
+function signatureNow(author, now = Date.now()) {
+  return {
+    name: author.name,
+    email: author.email,
+    timestamp: Math.floor(now / 1e3),
+    tzOffset: 0
+  };
+}
 
 // commands/git/odb/bytes.ts
 var encoder2 = new TextEncoder();
@@ -5327,6 +5372,648 @@ async function disableSymlinks(repo) {
   repo.symlinks = false;
 }
 
+// commands/git/repo/refs.ts
+function readPackedRefs(repo) {
+  const refs = /* @__PURE__ */ new Map();
+  let text;
+  try {
+    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
+  } catch {
+    return {
+      refs
+    };
+  }
+  let last = null;
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("^")) {
+      if (last) refs.get(last).peeled = line.slice(1).trim();
+      continue;
+    }
+    const space = line.indexOf(" ");
+    const oid = line.slice(0, space);
+    const name = line.slice(space + 1).trim();
+    if (!isFullOid(oid)) continue;
+    refs.set(name, {
+      oid,
+      peeled: null
+    });
+    last = name;
+  }
+  return {
+    refs
+  };
+}
+function isReadableRefName(name) {
+  if (/^[A-Z][A-Z_]*$/.test(name)) return true;
+  return name.startsWith("refs/") && isValidRefName(name);
+}
+function readLoose(repo, name) {
+  if (!isReadableRefName(name)) return null;
+  let text;
+  try {
+    const info = Deno.statSync(gitPath(repo, name));
+    if (!info.isFile) return null;
+    text = Deno.readTextFileSync(gitPath(repo, name));
+  } catch {
+    return null;
+  }
+  const line = text.trim();
+  if (line.startsWith("ref:")) return {
+    kind: "symbolic",
+    target: line.slice(4).trim()
+  };
+  if (isFullOid(line)) return {
+    kind: "direct",
+    oid: line
+  };
+  return null;
+}
+function readRawRef(repo, name) {
+  const loose = readLoose(repo, name);
+  if (loose) return loose;
+  if (!name.startsWith("refs/")) return null;
+  const packed = readPackedRefs(repo).refs.get(name);
+  return packed ? {
+    kind: "direct",
+    oid: packed.oid
+  } : null;
+}
+function resolveRefOid(repo, name) {
+  let current = name;
+  for (let depth = 0; depth < 6; depth++) {
+    const raw = readRawRef(repo, current);
+    if (!raw) return null;
+    if (raw.kind === "direct") return raw.oid;
+    current = raw.target;
+  }
+  return null;
+}
+function readHead(repo) {
+  const raw = readLoose(repo, "HEAD");
+  if (!raw) throw new PtermError("CorruptRepository", `${repo.label}/.git/HEAD is missing or unreadable.`);
+  if (raw.kind === "direct") return {
+    branch: null,
+    ref: null,
+    oid: raw.oid
+  };
+  const ref = raw.target;
+  const branch2 = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
+  return {
+    branch: branch2,
+    ref,
+    oid: resolveRefOid(repo, ref)
+  };
+}
+function walkLoose(dir, prefix, out, repo) {
+  let entries;
+  try {
+    entries = [
+      ...Deno.readDirSync(dir)
+    ];
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const name = `${prefix}/${entry.name}`;
+    if (entry.isDirectory) walkLoose(`${dir}/${entry.name}`, name, out, repo);
+    else if (entry.isFile && !entry.name.endsWith(".lock")) {
+      const raw = readLoose(repo, name);
+      if (raw?.kind === "direct") out.set(name, raw.oid);
+      else if (raw?.kind === "symbolic") {
+        const oid = resolveRefOid(repo, raw.target);
+        if (oid) out.set(name, oid);
+      }
+    }
+  }
+}
+function listRefs(repo, prefix) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
+  walkLoose(gitPath(repo, prefix), prefix, out, repo);
+  return new Map([
+    ...out
+  ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+function isValidRefName(name) {
+  if (name === "@" || name.length === 0) return false;
+  if (name.endsWith("/") || name.endsWith(".") || name.startsWith("/")) return false;
+  if (name.includes("..") || name.includes("//") || name.includes("@{")) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c <= 32 || c === 127) return false;
+  }
+  if (/[~^:?*[\\]/.test(name)) return false;
+  for (const part of name.split("/")) {
+    if (part.startsWith(".") || part.endsWith(".lock") || part === "") return false;
+  }
+  return true;
+}
+function checkBranchName(name) {
+  if (name.startsWith("-") || name === "HEAD" || !isValidRefName(`refs/heads/${name}`)) {
+    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid branch name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
+  }
+}
+function checkTagName(name) {
+  if (name.startsWith("-") || !isValidRefName(`refs/tags/${name}`)) {
+    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid tag name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
+  }
+}
+function logsByDefault(repo, name) {
+  const setting = (repo.config.get("core.logallrefupdates") ?? "true").toLowerCase();
+  if (setting === "always") return true;
+  if (!repo.config.getBool("core.logallrefupdates", true)) return false;
+  return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
+}
+function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
+  const path = gitPath(repo, `logs/${name}`);
+  const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
+`;
+  if (!force && !logsByDefault(repo, name) && !exists(path)) return;
+  refuseSymlinkedRepoPath(repo, `logs/${name}`);
+  try {
+    Deno.writeTextFileSync(path, line, {
+      append: true
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
+      recursive: true
+    });
+    Deno.writeTextFileSync(path, line, {
+      append: true
+    });
+  }
+}
+function exists(path) {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function checkNoDirectoryConflict(repo, name) {
+  const parts = name.split("/");
+  const packed = readPackedRefs(repo).refs;
+  for (let i = 2; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join("/");
+    const info = (() => {
+      try {
+        return Deno.statSync(gitPath(repo, prefix));
+      } catch {
+        return null;
+      }
+    })();
+    if (info?.isFile || packed.has(prefix)) {
+      throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
+    }
+  }
+  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
+    throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
+  }
+  for (const other of packed.keys()) {
+    if (other.startsWith(name + "/")) {
+      throw new PtermError("AlreadyExists", `cannot create ${name}: the ref ${other} exists.`);
+    }
+  }
+}
+function ensureParent(path) {
+  Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
+    recursive: true
+  });
+}
+async function updateRef(repo, name, oid, update) {
+  const path = gitPath(repo, name);
+  refuseSymlinkedRepoPath(repo, name);
+  if (name !== "HEAD") {
+    checkNoDirectoryConflict(repo, name);
+    ensureParent(path);
+  }
+  const lock = await LockFile.acquire(path, `the ref ${name}`);
+  try {
+    const current = name === "HEAD" ? (() => {
+      const raw = readLoose(repo, "HEAD");
+      return raw?.kind === "direct" ? raw.oid : null;
+    })() : resolveRefOid(repo, name);
+    if (update.expected !== void 0 && current !== update.expected) {
+      throw new PtermError("RepoLocked", `${name} changed while pterm was working (another git process updated it); nothing was changed. Retry.`);
+    }
+    appendReflog(repo, name, current ?? ZERO_OID, oid, update.who, update.message, update.forceLog);
+    lock.commit(`${oid}
+`);
+  } finally {
+    lock.rollback();
+  }
+}
+async function advanceHead(repo, oid, update) {
+  const head = readHead(repo);
+  if (head.ref) {
+    await updateRef(repo, head.ref, oid, update);
+    appendReflog(repo, "HEAD", head.oid ?? ZERO_OID, oid, update.who, update.message);
+  } else {
+    await updateRef(repo, "HEAD", oid, update);
+  }
+}
+async function setHeadSymbolic(repo, ref, who, message) {
+  const before = readHead(repo);
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
+  try {
+    lock.commit(`ref: ${ref}
+`);
+  } finally {
+    lock.rollback();
+  }
+  const after = resolveRefOid(repo, ref);
+  if (after) appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, after, who, message);
+}
+async function setHeadDetached(repo, oid, who, message) {
+  const before = readHead(repo);
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
+  try {
+    lock.commit(`${oid}
+`);
+  } finally {
+    lock.rollback();
+  }
+  appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
+}
+async function deleteRef(repo, name, expected) {
+  const path = gitPath(repo, name);
+  const lock = await LockFile.acquire(path, `the ref ${name}`);
+  try {
+    if (expected !== void 0 && resolveRefOid(repo, name) !== expected) {
+      throw new PtermError("RepoLocked", `${name} changed while pterm was working; nothing was changed. Retry.`);
+    }
+    const packed = readPackedRefs(repo);
+    if (packed.refs.has(name)) {
+      const packedLock = await LockFile.acquire(gitPath(repo, "packed-refs"), "packed-refs");
+      try {
+        const text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
+        const lines = text.split("\n");
+        const out = [];
+        for (let i = 0; i < lines.length; i++) {
+          const line = lines[i];
+          if (!line.startsWith("#") && !line.startsWith("^") && line.slice(41).trim() === name) {
+            if (lines[i + 1]?.startsWith("^")) i++;
+            continue;
+          }
+          out.push(line);
+        }
+        packedLock.commit(out.join("\n"));
+      } finally {
+        packedLock.rollback();
+      }
+    }
+    try {
+      Deno.removeSync(path);
+    } catch {
+    }
+    try {
+      Deno.removeSync(gitPath(repo, `logs/${name}`));
+    } catch {
+    }
+    pruneEmptyParents(repo, name);
+  } finally {
+    lock.rollback();
+  }
+}
+function pruneEmptyParents(repo, name) {
+  for (const logs of [
+    "",
+    "logs/"
+  ]) {
+    const parts = name.split("/");
+    for (let i = parts.length - 1; i > 2; i--) {
+      try {
+        Deno.removeSync(gitPath(repo, `${logs}${parts.slice(0, i).join("/")}`));
+      } catch {
+        break;
+      }
+    }
+  }
+}
+function readReflog(repo, name) {
+  if (!isReadableRefName(name)) return [];
+  let text;
+  try {
+    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    const tab = line.indexOf("	");
+    const head = tab < 0 ? line : line.slice(0, tab);
+    out.push({
+      oldOid: head.slice(0, 40),
+      newOid: head.slice(41, 81),
+      who: head.slice(82),
+      message: tab < 0 ? "" : line.slice(tab + 1)
+    });
+  }
+  return out;
+}
+function writeReflog(repo, name, entries) {
+  const text = entries.map((e) => `${e.oldOid} ${e.newOid} ${e.who}	${e.message}
+`).join("");
+  const path = gitPath(repo, `logs/${name}`);
+  ensureParent(path);
+  const temp = `${path}.${crypto.randomUUID()}.tmp`;
+  Deno.writeTextFileSync(temp, text);
+  Deno.renameSync(temp, path);
+}
+
+// commands/git/history/revparse.ts
+function notFound(rev) {
+  return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
+}
+function dwimRef(repo, name) {
+  const candidates = [
+    name,
+    `refs/${name}`,
+    `refs/tags/${name}`,
+    `refs/heads/${name}`,
+    `refs/remotes/${name}`,
+    `refs/remotes/${name}/HEAD`
+  ];
+  for (const candidate of candidates) {
+    if (candidate === name && !name.startsWith("refs/") && !/^[A-Z_]+$/.test(name)) continue;
+    const raw = readRawRef(repo, candidate);
+    if (raw && resolveRefOid(repo, candidate)) return candidate;
+  }
+  return null;
+}
+function priorCheckout(repo, n) {
+  const prefix = "checkout: moving from ";
+  const entries = readReflog(repo, "HEAD");
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const message = entries[i].message;
+    if (!message.startsWith(prefix)) continue;
+    const to = message.indexOf(" to ", prefix.length);
+    if (to < 0) continue;
+    if (++seen === n) return message.slice(prefix.length, to);
+  }
+  return null;
+}
+function noPriorCheckout(word) {
+  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
+}
+async function resolveBase(repo, base, whole) {
+  if (base === "@" || base === "") base = "HEAD";
+  const prior = /^@\{-(\d+)\}$/.exec(base);
+  if (prior && Number(prior[1]) > 0) {
+    const name = priorCheckout(repo, Number(prior[1]));
+    if (name === null) throw noPriorCheckout(base);
+    return await resolveRevision(repo, name);
+  }
+  const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
+  if (reflog) {
+    const refName = reflog[1] === "" ? "HEAD" : reflog[1];
+    const full = dwimRef(repo, refName) ?? (refName === "HEAD" ? "HEAD" : null);
+    if (!full) throw notFound(whole);
+    const entries = readReflog(repo, full);
+    const n = Number(reflog[2]);
+    if (n === 0 && entries.length === 0) {
+      const oid = resolveRefOid(repo, full);
+      if (oid) return oid;
+    }
+    const entry = entries[entries.length - 1 - n];
+    if (!entry) {
+      throw new PtermError("NotFound", `\`${whole}\`: ${refName} has only ${entries.length} entries in its log.`);
+    }
+    return entry.newOid;
+  }
+  const ref = dwimRef(repo, base);
+  if (ref) return resolveRefOid(repo, ref);
+  if (base === "HEAD") {
+    throw new PtermError("NotFound", `HEAD does not point to a commit yet (no commits on this branch); commit first.`);
+  }
+  if (/^[0-9a-fA-F]{4,40}$/.test(base)) {
+    const oid = await repo.objects.expand(base);
+    if (oid) return oid;
+  }
+  throw notFound(whole);
+}
+async function peel(repo, oid) {
+  let current = oid;
+  for (let depth = 0; depth < 20; depth++) {
+    const object = await repo.objects.read(current);
+    if (object.type !== "tag") return {
+      oid: current,
+      type: object.type
+    };
+    current = parseTag(object.content).object;
+  }
+  throw new PtermError("CorruptRepository", `tag chain from ${oid} is too long.`);
+}
+async function peelTo(repo, oid, type, rev) {
+  const peeled = await peel(repo, oid);
+  if (peeled.type === type) return peeled.oid;
+  if (type === "tree" && peeled.type === "commit") {
+    return parseCommit(await repo.objects.readTyped(peeled.oid, "commit")).tree;
+  }
+  throw new PtermError("InvalidArgs", `\`${rev}\` names a ${peeled.type}, not a ${type}.`);
+}
+async function resolveRevision(repo, rev) {
+  if (isFullOid(rev) && await repo.objects.has(rev)) return rev;
+  const colon = rev.indexOf(":");
+  if (colon >= 0) {
+    const treeish = rev.slice(0, colon) || "HEAD";
+    const path = rev.slice(colon + 1).replace(/^\/+|\/+$/g, "");
+    const tree = await peelTo(repo, await resolveRevision(repo, treeish), "tree", treeish);
+    if (path === "") return tree;
+    const found = await lookupPath(repo, tree, path);
+    if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
+    return found.oid;
+  }
+  const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
+  let oid = await resolveBase(repo, match[1], rev);
+  const ops = match[2].match(/~\d*|\^\{[a-z]*\}|\^\d*/g) ?? [];
+  for (const op of ops) {
+    if (op.startsWith("^{")) {
+      const want = op.slice(2, -1);
+      if (want === "") oid = (await peel(repo, oid)).oid;
+      else if (want === "commit" || want === "tree") oid = await peelTo(repo, oid, want, rev);
+      else if (want === "object") continue;
+      else {
+        throw new PtermError("InvalidArgs", `\`${rev}\`: ^{${want}} is not supported (use ^{commit}, ^{tree} or ^{}).`);
+      }
+      continue;
+    }
+    const n = op.length > 1 ? Number(op.slice(1)) : 1;
+    if (op.startsWith("~")) {
+      for (let i = 0; i < n; i++) {
+        const commit = await readCommitAt(repo, oid, rev);
+        if (commit.parents.length === 0) throw new PtermError("NotFound", `\`${rev}\` goes past the first commit.`);
+        oid = commit.parents[0];
+      }
+    } else {
+      const commitOid = await peelTo(repo, oid, "commit", rev);
+      if (n === 0) {
+        oid = commitOid;
+        continue;
+      }
+      const commit = await repo.objects.readCommit(commitOid);
+      const parent = commit.parents[n - 1];
+      if (!parent) throw new PtermError("NotFound", `\`${rev}\`: that commit has no parent number ${n}.`);
+      oid = parent;
+    }
+  }
+  return oid;
+}
+async function readCommitAt(repo, oid, rev) {
+  const commitOid = await peelTo(repo, oid, "commit", rev);
+  return await repo.objects.readCommit(commitOid);
+}
+async function resolveCommit(repo, rev) {
+  return await peelTo(repo, await resolveRevision(repo, rev), "commit", rev);
+}
+async function lookupPath(repo, tree, path) {
+  let current = {
+    oid: tree,
+    mode: MODE_TREE
+  };
+  for (const part of path.split("/")) {
+    if (current.mode !== MODE_TREE) return null;
+    const entries = parseTree(await repo.objects.readTyped(current.oid, "tree"), current.oid);
+    const next = entries.find((e) => e.name === part);
+    if (!next) return null;
+    current = next;
+  }
+  return current;
+}
+
+// commands/git/history/log.ts
+function isoTime(sig) {
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3).toISOString().slice(0, 19);
+  if (sig.tzOffset === 0) return `${local}+00:00`;
+  const sign = sig.tzOffset < 0 ? "-" : "+";
+  const abs = Math.abs(sig.tzOffset);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+function describeCommit(id, commit) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (s) => ({
+    name: s.name,
+    email: s.email,
+    time: isoTime(s),
+    timestamp: s.timestamp
+  });
+  return {
+    id,
+    short_id: id.slice(0, 7),
+    author: person(commit.author),
+    committer: person(commit.committer),
+    subject,
+    body,
+    parents: [
+      ...commit.parents
+    ]
+  };
+}
+async function readCommit(repo, oid) {
+  return await repo.objects.readCommit(oid);
+}
+async function ancestorsOf(repo, start) {
+  const seen = /* @__PURE__ */ new Set([
+    start
+  ]);
+  const stack = [
+    start
+  ];
+  while (stack.length) {
+    for (const parent of (await readCommit(repo, stack.pop())).parents) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        stack.push(parent);
+      }
+    }
+  }
+  return seen;
+}
+async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(), more = {}) {
+  const keep = more.keep ?? (() => true);
+  const paths = path === null ? null : typeof path === "string" ? [
+    path
+  ] : path.includes("") ? null : [
+    ...path
+  ];
+  const out = [];
+  const queue = [];
+  const seen = new Set(hide);
+  let order = 0;
+  const push = async (oid) => {
+    if (seen.has(oid)) return;
+    seen.add(oid);
+    queue.push({
+      oid,
+      commit: await readCommit(repo, oid),
+      order: order++
+    });
+  };
+  const pathOid = async (commit) => {
+    if (paths === null) return null;
+    const keys = [];
+    for (const p of paths) {
+      const found = await lookupPath(repo, commit.tree, p);
+      keys.push(found ? `${found.mode}:${found.oid}` : "-");
+    }
+    return keys.every((k) => k === "-") ? null : keys.join(",");
+  };
+  await push(start);
+  for (const other of more.starts ?? []) await push(other);
+  while (queue.length > 0 && out.length < max) {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const a = queue[i];
+      const b = queue[best];
+      if (a.commit.committer.timestamp > b.commit.committer.timestamp || a.commit.committer.timestamp === b.commit.committer.timestamp && a.order < b.order) best = i;
+    }
+    const { oid, commit } = queue.splice(best, 1)[0];
+    const walked = (parents, treesame) => more.walked?.push({
+      id: oid,
+      parents,
+      treesame
+    });
+    if (paths === null) {
+      walked([
+        ...commit.parents
+      ], false);
+      if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
+      for (const parent of commit.parents) await push(parent);
+      continue;
+    }
+    const mine = await pathOid(commit);
+    if (commit.parents.length === 0) {
+      walked([], mine === null);
+      if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
+      continue;
+    }
+    let followed = false;
+    for (const parent of commit.parents) {
+      const theirs = await pathOid(await readCommit(repo, parent));
+      if (theirs === mine) {
+        walked([
+          parent
+        ], true);
+        await push(parent);
+        followed = true;
+        break;
+      }
+    }
+    if (followed) continue;
+    walked([
+      ...commit.parents
+    ], false);
+    if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
+    for (const parent of commit.parents) await push(parent);
+  }
+  return out;
+}
+
 // commands/git/odb/tree.ts
 async function flattenTree(repo, tree) {
   const out = /* @__PURE__ */ new Map();
@@ -5766,1042 +6453,6 @@ async function resetIndexTo(repo, index, tree, specs) {
   ].sort(comparePaths);
 }
 
-// commands/git/repo/identity.ts
-var DEFAULT_AUTHOR = {
-  name: "pterm",
-  email: "pterm@localhost"
-};
-function parseAuthor(text) {
-  const match = /^\s*([^<>]*?)\s*<([^<>\s]*)>\s*$/.exec(text);
-  if (!match || match[1] === "" || /[\n\0]/.test(text)) {
-    throw new PtermError("InvalidArgs", `--author must look like "Name <email>" (e.g. --author "Ada Lovelace <ada@example.com>"), not \`${text}\`.`);
-  }
-  return {
-    name: match[1],
-    email: match[2]
-  };
-}
-function authorFromConfig(section) {
-  const author = section?.author;
-  if (author && typeof author.name === "string" && typeof author.email === "string" && author.name !== "") {
-    return {
-      name: author.name,
-      email: author.email
-    };
-  }
-  return {
-    ...DEFAULT_AUTHOR
-  };
-}
-function repositoryIdentity(config, ptermSection) {
-  const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
-  return {
-    name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
-    email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
-  };
-}
-function signatureNow(author, now = Date.now()) {
-  return {
-    name: author.name,
-    email: author.email,
-    timestamp: Math.floor(now / 1e3),
-    tzOffset: 0
-  };
-}
-
-// commands/git/repo/refs.ts
-function readPackedRefs(repo) {
-  const refs = /* @__PURE__ */ new Map();
-  let text;
-  try {
-    text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
-  } catch {
-    return {
-      refs
-    };
-  }
-  let last = null;
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    if (line.startsWith("^")) {
-      if (last) refs.get(last).peeled = line.slice(1).trim();
-      continue;
-    }
-    const space = line.indexOf(" ");
-    const oid = line.slice(0, space);
-    const name = line.slice(space + 1).trim();
-    if (!isFullOid(oid)) continue;
-    refs.set(name, {
-      oid,
-      peeled: null
-    });
-    last = name;
-  }
-  return {
-    refs
-  };
-}
-function isReadableRefName(name) {
-  if (/^[A-Z][A-Z_]*$/.test(name)) return true;
-  return name.startsWith("refs/") && isValidRefName(name);
-}
-function readLoose(repo, name) {
-  if (!isReadableRefName(name)) return null;
-  let text;
-  try {
-    const info = Deno.statSync(gitPath(repo, name));
-    if (!info.isFile) return null;
-    text = Deno.readTextFileSync(gitPath(repo, name));
-  } catch {
-    return null;
-  }
-  const line = text.trim();
-  if (line.startsWith("ref:")) return {
-    kind: "symbolic",
-    target: line.slice(4).trim()
-  };
-  if (isFullOid(line)) return {
-    kind: "direct",
-    oid: line
-  };
-  return null;
-}
-function readRawRef(repo, name) {
-  const loose = readLoose(repo, name);
-  if (loose) return loose;
-  if (!name.startsWith("refs/")) return null;
-  const packed = readPackedRefs(repo).refs.get(name);
-  return packed ? {
-    kind: "direct",
-    oid: packed.oid
-  } : null;
-}
-function resolveRefOid(repo, name) {
-  let current = name;
-  for (let depth = 0; depth < 6; depth++) {
-    const raw = readRawRef(repo, current);
-    if (!raw) return null;
-    if (raw.kind === "direct") return raw.oid;
-    current = raw.target;
-  }
-  return null;
-}
-function readHead(repo) {
-  const raw = readLoose(repo, "HEAD");
-  if (!raw) throw new PtermError("CorruptRepository", `${repo.label}/.git/HEAD is missing or unreadable.`);
-  if (raw.kind === "direct") return {
-    branch: null,
-    ref: null,
-    oid: raw.oid
-  };
-  const ref = raw.target;
-  const branch2 = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
-  return {
-    branch: branch2,
-    ref,
-    oid: resolveRefOid(repo, ref)
-  };
-}
-function walkLoose(dir, prefix, out, repo) {
-  let entries;
-  try {
-    entries = [
-      ...Deno.readDirSync(dir)
-    ];
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const name = `${prefix}/${entry.name}`;
-    if (entry.isDirectory) walkLoose(`${dir}/${entry.name}`, name, out, repo);
-    else if (entry.isFile && !entry.name.endsWith(".lock")) {
-      const raw = readLoose(repo, name);
-      if (raw?.kind === "direct") out.set(name, raw.oid);
-      else if (raw?.kind === "symbolic") {
-        const oid = resolveRefOid(repo, raw.target);
-        if (oid) out.set(name, oid);
-      }
-    }
-  }
-}
-function listRefs(repo, prefix) {
-  const out = /* @__PURE__ */ new Map();
-  for (const [name, { oid }] of readPackedRefs(repo).refs) if (name.startsWith(prefix + "/")) out.set(name, oid);
-  walkLoose(gitPath(repo, prefix), prefix, out, repo);
-  return new Map([
-    ...out
-  ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-function isValidRefName(name) {
-  if (name === "@" || name.length === 0) return false;
-  if (name.endsWith("/") || name.endsWith(".") || name.startsWith("/")) return false;
-  if (name.includes("..") || name.includes("//") || name.includes("@{")) return false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c <= 32 || c === 127) return false;
-  }
-  if (/[~^:?*[\\]/.test(name)) return false;
-  for (const part of name.split("/")) {
-    if (part.startsWith(".") || part.endsWith(".lock") || part === "") return false;
-  }
-  return true;
-}
-function checkBranchName(name) {
-  if (name.startsWith("-") || name === "HEAD" || !isValidRefName(`refs/heads/${name}`)) {
-    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid branch name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
-  }
-}
-function checkTagName(name) {
-  if (name.startsWith("-") || !isValidRefName(`refs/tags/${name}`)) {
-    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid tag name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
-  }
-}
-function logsByDefault(repo, name) {
-  const setting = (repo.config.get("core.logallrefupdates") ?? "true").toLowerCase();
-  if (setting === "always") return true;
-  if (!repo.config.getBool("core.logallrefupdates", true)) return false;
-  return name === "HEAD" || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/") || name.startsWith("refs/notes/");
-}
-function appendReflog(repo, name, oldOid, newOid, who, message, force = false) {
-  const path = gitPath(repo, `logs/${name}`);
-  const line = `${oldOid} ${newOid} ${formatSignature(who)}	${message.split("\n")[0]}
-`;
-  if (!force && !logsByDefault(repo, name) && !exists(path)) return;
-  refuseSymlinkedRepoPath(repo, `logs/${name}`);
-  try {
-    Deno.writeTextFileSync(path, line, {
-      append: true
-    });
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
-      recursive: true
-    });
-    Deno.writeTextFileSync(path, line, {
-      append: true
-    });
-  }
-}
-function exists(path) {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function checkNoDirectoryConflict(repo, name) {
-  const parts = name.split("/");
-  const packed = readPackedRefs(repo).refs;
-  for (let i = 2; i < parts.length; i++) {
-    const prefix = parts.slice(0, i).join("/");
-    const info = (() => {
-      try {
-        return Deno.statSync(gitPath(repo, prefix));
-      } catch {
-        return null;
-      }
-    })();
-    if (info?.isFile || packed.has(prefix)) {
-      throw new PtermError("AlreadyExists", `cannot create ${name}: ${prefix} exists and a ref cannot also be a folder.`);
-    }
-  }
-  if (exists(gitPath(repo, name)) && Deno.statSync(gitPath(repo, name)).isDirectory) {
-    throw new PtermError("AlreadyExists", `cannot create ${name}: refs named ${name}/... exist.`);
-  }
-  for (const other of packed.keys()) {
-    if (other.startsWith(name + "/")) {
-      throw new PtermError("AlreadyExists", `cannot create ${name}: the ref ${other} exists.`);
-    }
-  }
-}
-function ensureParent(path) {
-  Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), {
-    recursive: true
-  });
-}
-async function updateRef(repo, name, oid, update) {
-  const path = gitPath(repo, name);
-  refuseSymlinkedRepoPath(repo, name);
-  if (name !== "HEAD") {
-    checkNoDirectoryConflict(repo, name);
-    ensureParent(path);
-  }
-  const lock = await LockFile.acquire(path, `the ref ${name}`);
-  try {
-    const current = name === "HEAD" ? (() => {
-      const raw = readLoose(repo, "HEAD");
-      return raw?.kind === "direct" ? raw.oid : null;
-    })() : resolveRefOid(repo, name);
-    if (update.expected !== void 0 && current !== update.expected) {
-      throw new PtermError("RepoLocked", `${name} changed while pterm was working (another git process updated it); nothing was changed. Retry.`);
-    }
-    appendReflog(repo, name, current ?? ZERO_OID, oid, update.who, update.message, update.forceLog);
-    lock.commit(`${oid}
-`);
-  } finally {
-    lock.rollback();
-  }
-}
-async function advanceHead(repo, oid, update) {
-  const head = readHead(repo);
-  if (head.ref) {
-    await updateRef(repo, head.ref, oid, update);
-    appendReflog(repo, "HEAD", head.oid ?? ZERO_OID, oid, update.who, update.message);
-  } else {
-    await updateRef(repo, "HEAD", oid, update);
-  }
-}
-async function setHeadSymbolic(repo, ref, who, message) {
-  const before = readHead(repo);
-  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
-  try {
-    lock.commit(`ref: ${ref}
-`);
-  } finally {
-    lock.rollback();
-  }
-  const after = resolveRefOid(repo, ref);
-  if (after) appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, after, who, message);
-}
-async function setHeadDetached(repo, oid, who, message) {
-  const before = readHead(repo);
-  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
-  try {
-    lock.commit(`${oid}
-`);
-  } finally {
-    lock.rollback();
-  }
-  appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
-}
-async function deleteRef(repo, name, expected) {
-  const path = gitPath(repo, name);
-  const lock = await LockFile.acquire(path, `the ref ${name}`);
-  try {
-    if (expected !== void 0 && resolveRefOid(repo, name) !== expected) {
-      throw new PtermError("RepoLocked", `${name} changed while pterm was working; nothing was changed. Retry.`);
-    }
-    const packed = readPackedRefs(repo);
-    if (packed.refs.has(name)) {
-      const packedLock = await LockFile.acquire(gitPath(repo, "packed-refs"), "packed-refs");
-      try {
-        const text = Deno.readTextFileSync(gitPath(repo, "packed-refs"));
-        const lines = text.split("\n");
-        const out = [];
-        for (let i = 0; i < lines.length; i++) {
-          const line = lines[i];
-          if (!line.startsWith("#") && !line.startsWith("^") && line.slice(41).trim() === name) {
-            if (lines[i + 1]?.startsWith("^")) i++;
-            continue;
-          }
-          out.push(line);
-        }
-        packedLock.commit(out.join("\n"));
-      } finally {
-        packedLock.rollback();
-      }
-    }
-    try {
-      Deno.removeSync(path);
-    } catch {
-    }
-    try {
-      Deno.removeSync(gitPath(repo, `logs/${name}`));
-    } catch {
-    }
-    pruneEmptyParents(repo, name);
-  } finally {
-    lock.rollback();
-  }
-}
-function pruneEmptyParents(repo, name) {
-  for (const logs of [
-    "",
-    "logs/"
-  ]) {
-    const parts = name.split("/");
-    for (let i = parts.length - 1; i > 2; i--) {
-      try {
-        Deno.removeSync(gitPath(repo, `${logs}${parts.slice(0, i).join("/")}`));
-      } catch {
-        break;
-      }
-    }
-  }
-}
-function readReflog(repo, name) {
-  if (!isReadableRefName(name)) return [];
-  let text;
-  try {
-    text = Deno.readTextFileSync(gitPath(repo, `logs/${name}`));
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    const tab = line.indexOf("	");
-    const head = tab < 0 ? line : line.slice(0, tab);
-    out.push({
-      oldOid: head.slice(0, 40),
-      newOid: head.slice(41, 81),
-      who: head.slice(82),
-      message: tab < 0 ? "" : line.slice(tab + 1)
-    });
-  }
-  return out;
-}
-function writeReflog(repo, name, entries) {
-  const text = entries.map((e) => `${e.oldOid} ${e.newOid} ${e.who}	${e.message}
-`).join("");
-  const path = gitPath(repo, `logs/${name}`);
-  ensureParent(path);
-  const temp = `${path}.${crypto.randomUUID()}.tmp`;
-  Deno.writeTextFileSync(temp, text);
-  Deno.renameSync(temp, path);
-}
-
-// commands/git/porcelain/commit.ts
-var SEQUENCE_FILES = [
-  "MERGE_HEAD",
-  "MERGE_MSG",
-  "MERGE_MODE",
-  "REVERT_HEAD",
-  "CHERRY_PICK_HEAD",
-  "AUTO_MERGE",
-  "SQUASH_MSG"
-];
-function clearSequenceState(repo) {
-  for (const name of SEQUENCE_FILES) {
-    try {
-      Deno.removeSync(`${repo.gitdir}/${name}`);
-    } catch {
-    }
-  }
-}
-function readMergeHeads(repo) {
-  try {
-    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_HEAD`).split("\n").map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l));
-  } catch {
-    return [];
-  }
-}
-async function commitIndex(repo, index, options) {
-  const message = cleanupMessage(options.message);
-  if (message === "") {
-    throw new PtermError("InvalidArgs", "the commit message is empty; give --message with some text.");
-  }
-  const head = readHead(repo);
-  const mergeHeads = options.extraParents ?? readMergeHeads(repo);
-  const amended = options.amend && head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")) : null;
-  if (options.amend && !amended) {
-    throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one with `git commit`.");
-  }
-  if (amended && mergeHeads.length) {
-    throw new PtermError("UncommittedChanges", "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.");
-  }
-  const tree = await writeTreeFromIndex(repo, index);
-  index.dirty = true;
-  const parents = amended ? [
-    ...amended.parents
-  ] : head.oid ? [
-    head.oid,
-    ...mergeHeads
-  ] : [
-    ...mergeHeads
-  ];
-  if (!options.allowEmpty && mergeHeads.length === 0) {
-    const base = amended ? amended.parents[0] : head.oid;
-    const parentTree = base ? parseCommit(await repo.objects.readTyped(base, "commit")).tree : null;
-    const empty = parentTree ? parentTree === tree : index.entries.size === 0;
-    if (empty) {
-      throw new PtermError("NothingToCommit", amended ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway." : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), or pass --allow-empty.");
-    }
-  }
-  const signature = signatureNow(options.author);
-  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
-  const oid = await repo.objects.write("commit", serializeCommit({
-    tree,
-    parents,
-    author,
-    committer: signature,
-    message
-  }));
-  const subject = splitMessage(message).subject;
-  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : exists(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
-  await advanceHead(repo, oid, {
-    expected: head.oid,
-    message: options.reflogMessage ?? `${verb}: ${subject}`,
-    who: signature
-  });
-  clearSequenceState(repo);
-  return oid;
-}
-
-// commands/git/history/revparse.ts
-function notFound(rev) {
-  return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
-}
-function dwimRef(repo, name) {
-  const candidates = [
-    name,
-    `refs/${name}`,
-    `refs/tags/${name}`,
-    `refs/heads/${name}`,
-    `refs/remotes/${name}`,
-    `refs/remotes/${name}/HEAD`
-  ];
-  for (const candidate of candidates) {
-    if (candidate === name && !name.startsWith("refs/") && !/^[A-Z_]+$/.test(name)) continue;
-    const raw = readRawRef(repo, candidate);
-    if (raw && resolveRefOid(repo, candidate)) return candidate;
-  }
-  return null;
-}
-function priorCheckout(repo, n) {
-  const prefix = "checkout: moving from ";
-  const entries = readReflog(repo, "HEAD");
-  let seen = 0;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const message = entries[i].message;
-    if (!message.startsWith(prefix)) continue;
-    const to = message.indexOf(" to ", prefix.length);
-    if (to < 0) continue;
-    if (++seen === n) return message.slice(prefix.length, to);
-  }
-  return null;
-}
-function noPriorCheckout(word) {
-  return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
-}
-async function resolveBase(repo, base, whole) {
-  if (base === "@" || base === "") base = "HEAD";
-  const prior = /^@\{-(\d+)\}$/.exec(base);
-  if (prior && Number(prior[1]) > 0) {
-    const name = priorCheckout(repo, Number(prior[1]));
-    if (name === null) throw noPriorCheckout(base);
-    return await resolveRevision(repo, name);
-  }
-  const reflog = /^(.*)@\{(\d+)\}$/.exec(base);
-  if (reflog) {
-    const refName = reflog[1] === "" ? "HEAD" : reflog[1];
-    const full = dwimRef(repo, refName) ?? (refName === "HEAD" ? "HEAD" : null);
-    if (!full) throw notFound(whole);
-    const entries = readReflog(repo, full);
-    const n = Number(reflog[2]);
-    if (n === 0 && entries.length === 0) {
-      const oid = resolveRefOid(repo, full);
-      if (oid) return oid;
-    }
-    const entry = entries[entries.length - 1 - n];
-    if (!entry) {
-      throw new PtermError("NotFound", `\`${whole}\`: ${refName} has only ${entries.length} entries in its log.`);
-    }
-    return entry.newOid;
-  }
-  const ref = dwimRef(repo, base);
-  if (ref) return resolveRefOid(repo, ref);
-  if (base === "HEAD") {
-    throw new PtermError("NotFound", `HEAD does not point to a commit yet (no commits on this branch); commit first.`);
-  }
-  if (/^[0-9a-fA-F]{4,40}$/.test(base)) {
-    const oid = await repo.objects.expand(base);
-    if (oid) return oid;
-  }
-  throw notFound(whole);
-}
-async function peel(repo, oid) {
-  let current = oid;
-  for (let depth = 0; depth < 20; depth++) {
-    const object = await repo.objects.read(current);
-    if (object.type !== "tag") return {
-      oid: current,
-      type: object.type
-    };
-    current = parseTag(object.content).object;
-  }
-  throw new PtermError("CorruptRepository", `tag chain from ${oid} is too long.`);
-}
-async function peelTo(repo, oid, type, rev) {
-  const peeled = await peel(repo, oid);
-  if (peeled.type === type) return peeled.oid;
-  if (type === "tree" && peeled.type === "commit") {
-    return parseCommit(await repo.objects.readTyped(peeled.oid, "commit")).tree;
-  }
-  throw new PtermError("InvalidArgs", `\`${rev}\` names a ${peeled.type}, not a ${type}.`);
-}
-async function resolveRevision(repo, rev) {
-  if (isFullOid(rev) && await repo.objects.has(rev)) return rev;
-  const colon = rev.indexOf(":");
-  if (colon >= 0) {
-    const treeish = rev.slice(0, colon) || "HEAD";
-    const path = rev.slice(colon + 1).replace(/^\/+|\/+$/g, "");
-    const tree = await peelTo(repo, await resolveRevision(repo, treeish), "tree", treeish);
-    if (path === "") return tree;
-    const found = await lookupPath(repo, tree, path);
-    if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
-    return found.oid;
-  }
-  const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
-  let oid = await resolveBase(repo, match[1], rev);
-  const ops = match[2].match(/~\d*|\^\{[a-z]*\}|\^\d*/g) ?? [];
-  for (const op of ops) {
-    if (op.startsWith("^{")) {
-      const want = op.slice(2, -1);
-      if (want === "") oid = (await peel(repo, oid)).oid;
-      else if (want === "commit" || want === "tree") oid = await peelTo(repo, oid, want, rev);
-      else if (want === "object") continue;
-      else {
-        throw new PtermError("InvalidArgs", `\`${rev}\`: ^{${want}} is not supported (use ^{commit}, ^{tree} or ^{}).`);
-      }
-      continue;
-    }
-    const n = op.length > 1 ? Number(op.slice(1)) : 1;
-    if (op.startsWith("~")) {
-      for (let i = 0; i < n; i++) {
-        const commit = await readCommitAt(repo, oid, rev);
-        if (commit.parents.length === 0) throw new PtermError("NotFound", `\`${rev}\` goes past the first commit.`);
-        oid = commit.parents[0];
-      }
-    } else {
-      const commitOid = await peelTo(repo, oid, "commit", rev);
-      if (n === 0) {
-        oid = commitOid;
-        continue;
-      }
-      const commit = await repo.objects.readCommit(commitOid);
-      const parent = commit.parents[n - 1];
-      if (!parent) throw new PtermError("NotFound", `\`${rev}\`: that commit has no parent number ${n}.`);
-      oid = parent;
-    }
-  }
-  return oid;
-}
-async function readCommitAt(repo, oid, rev) {
-  const commitOid = await peelTo(repo, oid, "commit", rev);
-  return await repo.objects.readCommit(commitOid);
-}
-async function resolveCommit(repo, rev) {
-  return await peelTo(repo, await resolveRevision(repo, rev), "commit", rev);
-}
-async function lookupPath(repo, tree, path) {
-  let current = {
-    oid: tree,
-    mode: MODE_TREE
-  };
-  for (const part of path.split("/")) {
-    if (current.mode !== MODE_TREE) return null;
-    const entries = parseTree(await repo.objects.readTyped(current.oid, "tree"), current.oid);
-    const next = entries.find((e) => e.name === part);
-    if (!next) return null;
-    current = next;
-  }
-  return current;
-}
-
-// commands/git/history/log.ts
-function isoTime(sig) {
-  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3).toISOString().slice(0, 19);
-  if (sig.tzOffset === 0) return `${local}+00:00`;
-  const sign = sig.tzOffset < 0 ? "-" : "+";
-  const abs = Math.abs(sig.tzOffset);
-  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
-}
-function describeCommit(id, commit) {
-  const { subject, body } = splitMessage(commit.message);
-  const person = (s) => ({
-    name: s.name,
-    email: s.email,
-    time: isoTime(s),
-    timestamp: s.timestamp
-  });
-  return {
-    id,
-    short_id: id.slice(0, 7),
-    author: person(commit.author),
-    committer: person(commit.committer),
-    subject,
-    body,
-    parents: [
-      ...commit.parents
-    ]
-  };
-}
-async function readCommit(repo, oid) {
-  return await repo.objects.readCommit(oid);
-}
-async function ancestorsOf(repo, start) {
-  const seen = /* @__PURE__ */ new Set([
-    start
-  ]);
-  const stack = [
-    start
-  ];
-  while (stack.length) {
-    for (const parent of (await readCommit(repo, stack.pop())).parents) {
-      if (!seen.has(parent)) {
-        seen.add(parent);
-        stack.push(parent);
-      }
-    }
-  }
-  return seen;
-}
-async function walkLog(repo, start, max, path, hide = /* @__PURE__ */ new Set(), more = {}) {
-  const keep = more.keep ?? (() => true);
-  const paths = path === null ? null : typeof path === "string" ? [
-    path
-  ] : path.includes("") ? null : [
-    ...path
-  ];
-  const out = [];
-  const queue = [];
-  const seen = new Set(hide);
-  let order = 0;
-  const push = async (oid) => {
-    if (seen.has(oid)) return;
-    seen.add(oid);
-    queue.push({
-      oid,
-      commit: await readCommit(repo, oid),
-      order: order++
-    });
-  };
-  const pathOid = async (commit) => {
-    if (paths === null) return null;
-    const keys = [];
-    for (const p of paths) {
-      const found = await lookupPath(repo, commit.tree, p);
-      keys.push(found ? `${found.mode}:${found.oid}` : "-");
-    }
-    return keys.every((k) => k === "-") ? null : keys.join(",");
-  };
-  await push(start);
-  for (const other of more.starts ?? []) await push(other);
-  while (queue.length > 0 && out.length < max) {
-    let best = 0;
-    for (let i = 1; i < queue.length; i++) {
-      const a = queue[i];
-      const b = queue[best];
-      if (a.commit.committer.timestamp > b.commit.committer.timestamp || a.commit.committer.timestamp === b.commit.committer.timestamp && a.order < b.order) best = i;
-    }
-    const { oid, commit } = queue.splice(best, 1)[0];
-    const walked = (parents, treesame) => more.walked?.push({
-      id: oid,
-      parents,
-      treesame
-    });
-    if (paths === null) {
-      walked([
-        ...commit.parents
-      ], false);
-      if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
-      for (const parent of commit.parents) await push(parent);
-      continue;
-    }
-    const mine = await pathOid(commit);
-    if (commit.parents.length === 0) {
-      walked([], mine === null);
-      if (mine !== null && await keep(commit, oid)) out.push(describeCommit(oid, commit));
-      continue;
-    }
-    let followed = false;
-    for (const parent of commit.parents) {
-      const theirs = await pathOid(await readCommit(repo, parent));
-      if (theirs === mine) {
-        walked([
-          parent
-        ], true);
-        await push(parent);
-        followed = true;
-        break;
-      }
-    }
-    if (followed) continue;
-    walked([
-      ...commit.parents
-    ], false);
-    if (await keep(commit, oid)) out.push(describeCommit(oid, commit));
-    for (const parent of commit.parents) await push(parent);
-  }
-  return out;
-}
-
-// commands/git/odb/abbrev.ts
-var FALLBACK_LENGTH = 7;
-var lengths = /* @__PURE__ */ new WeakMap();
-function abbrevLength(repo) {
-  const known = lengths.get(repo);
-  if (known !== void 0) return known;
-  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
-  let length;
-  if ([
-    "no",
-    "false",
-    "off"
-  ].includes(configured)) length = 40;
-  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
-  else {
-    const count = repo.objects.packedObjectCount();
-    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
-    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
-  }
-  lengths.set(repo, length);
-  return length;
-}
-function abbreviate(repo, oid) {
-  const length = abbrevLength(repo);
-  if (length >= 40) return oid;
-  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
-  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
-}
-
-// commands/git/history/pretty.ts
-var DAYS = [
-  "Sun",
-  "Mon",
-  "Tue",
-  "Wed",
-  "Thu",
-  "Fri",
-  "Sat"
-];
-var MONTHS = [
-  "Jan",
-  "Feb",
-  "Mar",
-  "Apr",
-  "May",
-  "Jun",
-  "Jul",
-  "Aug",
-  "Sep",
-  "Oct",
-  "Nov",
-  "Dec"
-];
-var two = (n) => String(n).padStart(2, "0");
-function zone(minutes, colon) {
-  const sign = minutes < 0 ? "-" : "+";
-  const abs = Math.abs(minutes);
-  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
-}
-function formatDate(sig, mode, now = Date.now() / 1e3) {
-  if (mode === "unix") return String(sig.timestamp);
-  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
-  if (mode === "relative") return relativeDate(sig.timestamp, now);
-  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
-  const y = local.getUTCFullYear();
-  const mo = local.getUTCMonth();
-  const d = local.getUTCDate();
-  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
-  switch (mode) {
-    case "short":
-      return `${y}-${two(mo + 1)}-${two(d)}`;
-    case "iso":
-      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
-    case "iso-strict":
-      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
-    case "rfc":
-      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
-    default:
-      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
-  }
-}
-function relativeDate(timestamp, now) {
-  const when = Math.floor(now);
-  if (timestamp > when) return "in the future";
-  let diff = when - timestamp;
-  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
-  if (diff < 90) return ago(diff, "second");
-  diff = Math.floor((diff + 30) / 60);
-  if (diff < 90) return ago(diff, "minute");
-  diff = Math.floor((diff + 30) / 60);
-  if (diff < 36) return ago(diff, "hour");
-  diff = Math.floor((diff + 12) / 24);
-  if (diff < 14) return ago(diff, "day");
-  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
-  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
-  if (diff < 1825) {
-    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
-    const years = Math.floor(totalMonths / 12);
-    const months = totalMonths % 12;
-    if (months) {
-      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
-    }
-    return ago(years, "year");
-  }
-  return ago(Math.floor((diff + 183) / 365), "year");
-}
-function indented(message) {
-  const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
-}
-function decorationOf(ctx, oid, wrapped) {
-  const list = ctx.decorations?.get(oid);
-  if (!list?.length) return "";
-  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
-}
-function sanitized(subject) {
-  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
-}
-function expand(ctx, oid, commit, template) {
-  const { subject, body } = splitMessage(commit.message);
-  const person = (sig, key) => {
-    switch (key) {
-      case "n":
-      case "N":
-        return sig.name;
-      case "e":
-      case "E":
-        return sig.email;
-      case "l":
-      case "L":
-        return sig.email.split("@")[0];
-      case "d":
-        return formatDate(sig, ctx.date);
-      case "D":
-        return formatDate(sig, "rfc");
-      case "r":
-        return formatDate(sig, "relative");
-      case "t":
-        return String(sig.timestamp);
-      case "i":
-        return formatDate(sig, "iso");
-      case "I":
-        return formatDate(sig, "iso-strict");
-      case "s":
-        return formatDate(sig, "short");
-      default:
-        return null;
-    }
-  };
-  let out = "";
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if (c !== "%") {
-      out += c;
-      continue;
-    }
-    const next = template[i + 1];
-    const rest = template.slice(i + 1);
-    let used = 1;
-    let value = null;
-    switch (next) {
-      case "%":
-        value = "%";
-        break;
-      case "n":
-        value = "\n";
-        break;
-      case "H":
-        value = oid;
-        break;
-      case "h":
-        value = abbreviate(ctx.repo, oid);
-        break;
-      case "T":
-        value = commit.tree;
-        break;
-      case "t":
-        value = abbreviate(ctx.repo, commit.tree);
-        break;
-      case "P":
-        value = commit.parents.join(" ");
-        break;
-      case "p":
-        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
-        break;
-      case "s":
-        value = subject;
-        break;
-      case "f":
-        value = sanitized(subject);
-        break;
-      case "b":
-        value = body ? body.replace(/\n*$/, "\n") : "";
-        break;
-      case "B":
-        value = commit.message.replace(/\n*$/, "\n");
-        break;
-      case "d":
-        value = decorationOf({
-          ...ctx,
-          decorations: ctx.decorations
-        }, oid, true);
-        break;
-      case "D":
-        value = decorationOf(ctx, oid, false);
-        break;
-      case "e":
-      case "N":
-        value = "";
-        break;
-      case "a":
-      case "c": {
-        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
-        if (value !== null) used = 2;
-        break;
-      }
-      case "x": {
-        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
-        if (hex) {
-          value = String.fromCharCode(parseInt(hex[1], 16));
-          used = 3;
-        }
-        break;
-      }
-      case "C": {
-        const named = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
-        if (named) {
-          value = "";
-          used = named[0].length;
-        }
-        break;
-      }
-    }
-    if (value === null) {
-      out += "%";
-      continue;
-    }
-    out += value;
-    i += used;
-  }
-  return out;
-}
-function prettyCommit(ctx, fmt, oid, commit) {
-  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
-  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
-  const decorated = decorationOf(ctx, oid, true);
-  const { subject } = splitMessage(commit.message);
-  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
-  if (fmt.name === "reference") {
-    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
-  }
-  const lines = [
-    `commit ${id}${decorated}`
-  ];
-  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
-  const who = (s) => `${s.name} <${s.email}>`;
-  if (fmt.name === "fuller") {
-    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
-    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
-  } else if (fmt.name === "full") {
-    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
-  } else {
-    lines.push(`Author: ${who(commit.author)}`);
-    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
-  }
-  const message = fmt.name === "short" ? subject : commit.message;
-  return `${lines.join("\n")}
-
-${indented(message)}
-`;
-}
-
 // commands/git/diff/renames.ts
 var MAX_SCORE = 6e4;
 var DEFAULT_RENAME_SCORE = 3e4;
@@ -6983,8 +6634,37 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   return renames;
 }
 
+// commands/git/odb/abbrev.ts
+var FALLBACK_LENGTH = 7;
+var lengths = /* @__PURE__ */ new WeakMap();
+function abbrevLength(repo) {
+  const known = lengths.get(repo);
+  if (known !== void 0) return known;
+  const configured = (repo.config.get("core.abbrev") ?? "auto").trim().toLowerCase();
+  let length;
+  if ([
+    "no",
+    "false",
+    "off"
+  ].includes(configured)) length = 40;
+  else if (/^\d+$/.test(configured)) length = Math.min(40, Math.max(4, Number(configured)));
+  else {
+    const count = repo.objects.packedObjectCount();
+    const highestBit = count > 0 ? 31 - Math.clz32(count) : 0;
+    length = Math.max(FALLBACK_LENGTH, Math.floor((highestBit + 2) / 2));
+  }
+  lengths.set(repo, length);
+  return length;
+}
+function abbreviate(repo, oid) {
+  const length = abbrevLength(repo);
+  if (length >= 40) return oid;
+  if (/^0{40}$/.test(oid)) return oid.slice(0, length);
+  return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
+}
+
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-W6TOPBVB.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-5I7WXF2F.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7631,6 +7311,926 @@ async function mergeBasesOf(read, a, b) {
   return common.filter((c) => !dominated.has(c));
 }
 
+// commands/git/porcelain/upstream.ts
+function upstreamLabel(upstream) {
+  const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
+  return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
+}
+function remoteNames(repo) {
+  const names = [];
+  for (const key of repo.config.keys()) {
+    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
+    if (match && !names.includes(match[1])) names.push(match[1]);
+  }
+  return names;
+}
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function remotesFetchingInto(repo, tracking) {
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const merge2 = mapThrough(tracking, dst, src);
+      if (merge2) {
+        found.push({
+          remote,
+          merge: merge2
+        });
+        break;
+      }
+    }
+  }
+  return found;
+}
+function upstreamForNewBranch(repo, name, start, choice) {
+  if (choice === "no-track") return null;
+  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
+  const mode = choice === "track" ? "always" : [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting) ? "false" : [
+    "always",
+    "inherit",
+    "simple"
+  ].includes(setting) ? setting : "true";
+  if (mode === "false") return null;
+  const head = readHead(repo).ref;
+  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
+  const notABranch = () => {
+    if (choice !== "track") return null;
+    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
+  };
+  if (mode === "inherit") {
+    if (!full?.startsWith("refs/heads/")) return notABranch();
+    return configuredUpstream(repo, full.slice("refs/heads/".length));
+  }
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
+    }
+    if (candidates.length === 0) return notABranch();
+    const upstream = candidates[0];
+    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
+    return upstream;
+  }
+  if (full?.startsWith("refs/heads/") && mode === "always") return {
+    remote: ".",
+    merge: full
+  };
+  return mode === "always" ? notABranch() : null;
+}
+function guessRemoteBranch(repo, name) {
+  if (!repo.config.getBool("checkout.guess", true)) return null;
+  if (readRawRef(repo, `refs/heads/${name}`)) return null;
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const ref = mapThrough(`refs/heads/${name}`, src, dst);
+      if (ref && resolveRefOid(repo, ref)) {
+        found.push({
+          remote,
+          ref
+        });
+        break;
+      }
+    }
+  }
+  if (found.length <= 1) return found[0]?.ref ?? null;
+  const preferred = repo.config.get("checkout.defaultRemote");
+  const chosen = found.find((f) => f.remote === preferred);
+  if (chosen) return chosen.ref;
+  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge2 = repo.config.get(`branch.${name}.merge`);
+  return remote && merge2 ? {
+    remote,
+    merge: merge2
+  } : null;
+}
+function upstreamNamed(repo, spelling) {
+  const full = dwimRef(repo, spelling);
+  if (full?.startsWith("refs/heads/")) return {
+    remote: ".",
+    merge: full
+  };
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
+    }
+  }
+  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+async function trackingInfo(repo, branch2, count = true) {
+  const upstream = configuredUpstream(repo, branch2);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
+  if (!theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: true
+  };
+  if (!ours || ours === theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: false
+  };
+  if (!count) return {
+    name,
+    ahead: null,
+    behind: null,
+    gone: false
+  };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = /* @__PURE__ */ new Map();
+  const dates = /* @__PURE__ */ new Map();
+  const parentsOf2 = /* @__PURE__ */ new Map();
+  const queue = [];
+  const mark = async (start, flag) => {
+    const stack = [
+      [
+        start,
+        flag
+      ]
+    ];
+    while (stack.length) {
+      const [oid, add] = stack.pop();
+      const had = flags.get(oid) ?? 0;
+      if ((had | add) === had) continue;
+      flags.set(oid, had | add);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf2.has(oid)) {
+        for (const parent of parentsOf2.get(oid)) stack.push([
+          parent,
+          add
+        ]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
+      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
+      const open = [
+        ...flags
+      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
+      if (!open) break;
+    }
+    queue.sort((a, b) => dates.get(b) - dates.get(a));
+    const oid = queue.shift();
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf2.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid));
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return {
+    name,
+    ahead,
+    behind,
+    gone: false
+  };
+}
+
+// commands/git/repo/config_edit.ts
+var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
+function quote(subsection) {
+  if (/[\n\0]/.test(subsection)) {
+    throw new PtermError("InvalidArgs", "a remote or branch name cannot hold a newline or NUL.");
+  }
+  return subsection.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+}
+function sectionRanges(lines, section, subsection) {
+  const ranges = [];
+  let start = -1;
+  for (let i = 0; i <= lines.length; i++) {
+    const header = i < lines.length ? HEADER.exec(lines[i]) : null;
+    if (i === lines.length || header) {
+      if (start >= 0) ranges.push([
+        start,
+        i
+      ]);
+      start = -1;
+      if (header && header[1].toLowerCase() === section && (header[2] ?? "").replace(/\\(.)/g, "$1") === subsection) start = i;
+    }
+  }
+  return ranges;
+}
+function refreshConfig(repo, written) {
+  let text = written;
+  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
+    try {
+      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
+    } catch {
+    }
+  }
+  const fresh = parseConfig(text);
+  repo.config.values.clear();
+  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
+}
+async function editConfig(repo, edit) {
+  const path = `${repo.commondir}/config`;
+  const lock = await LockFile.acquire(path, "the repository config");
+  try {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
+    const next = edit(lines);
+    const written = next.length ? next.join("\n") + "\n" : "";
+    lock.commit(written);
+    refreshConfig(repo, written);
+  } finally {
+    lock.rollback();
+  }
+}
+async function setConfigValues(repo, section, subsection, values) {
+  await editConfig(repo, (lines) => {
+    const keys = new Set(values.map(([k]) => k.toLowerCase()));
+    const ranges = sectionRanges(lines, section, subsection);
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of [
+      ...ranges
+    ].reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && keys.has(key)) out.splice(i, 1);
+      }
+    }
+    const fresh = sectionRanges(out, section, subsection);
+    const added = values.map(([k, v]) => `	${k} = ${v}`);
+    if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
+    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
+    return out;
+  });
+}
+async function removeConfigValues(repo, section, subsection, keys) {
+  const drop = new Set(keys.map((k) => k.toLowerCase()));
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
+      for (let i = end - 1; i > start; i--) {
+        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
+        if (key && drop.has(key)) out.splice(i, 1);
+      }
+    }
+    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
+      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
+    }
+    return out;
+  });
+}
+async function removeConfigSection(repo, section, subsection) {
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) out.splice(start, end - start);
+    return out;
+  });
+}
+async function renameConfigSection(repo, section, from, to) {
+  const header = `[${section} "${quote(to)}"]`;
+  await editConfig(repo, (lines) => {
+    const out = [
+      ...lines
+    ];
+    for (const [start] of sectionRanges(lines, section, from)) {
+      const rest = out[start].replace(HEADER, "").trim();
+      out[start] = rest ? `${header}
+	${rest}` : header;
+    }
+    return out.join("\n").split("\n");
+  });
+}
+
+// commands/git/porcelain/branches.ts
+function listBranches(repo) {
+  const head = readHead(repo);
+  return [
+    ...listRefs(repo, "refs/heads")
+  ].map(([ref, commit]) => {
+    const upstream = configuredUpstream(repo, ref.slice(11));
+    return {
+      name: ref.slice(11),
+      commit,
+      current: head.ref === ref,
+      upstream: upstream && upstreamLabel(upstream)
+    };
+  });
+}
+async function createBranch(repo, name, start, author, force = false) {
+  checkBranchName(name);
+  const ref = `refs/heads/${name}`;
+  const existing = resolveRefOid(repo, ref);
+  if (existing && !force) {
+    throw new PtermError("AlreadyExists", `a branch named ${name} already exists; choose another name (or --force to reset it).`);
+  }
+  if (existing && readHead(repo).ref === ref) {
+    throw new PtermError("InvalidArgs", `${name} is the current branch; use git reset to move it.`);
+  }
+  const oid = await resolveCommit(repo, start);
+  await updateRef(repo, ref, oid, {
+    expected: existing,
+    message: `branch: Created from ${start}`,
+    who: signatureNow(author)
+  });
+  return oid;
+}
+function worktreesHolding(repo, ref) {
+  const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
+  const shown = (workTree, fallback) => workTree !== null && workTree.startsWith(parent + "/") ? workTree.slice(parent.length + 1) : fallback;
+  const holds = (gitdir) => {
+    try {
+      return Deno.readTextFileSync(`${gitdir}/HEAD`).trim() === `ref: ${ref}`;
+    } catch {
+      return false;
+    }
+  };
+  const holding = [];
+  if (repo.commondir !== repo.gitdir && holds(repo.commondir)) {
+    const main = repo.commondir.endsWith("/.git") ? repo.commondir.slice(0, -"/.git".length) : null;
+    holding.push(shown(main, "the main worktree"));
+  }
+  let names;
+  try {
+    names = [
+      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
+    ].filter((e) => e.isDirectory).map((e) => e.name);
+  } catch {
+    names = [];
+  }
+  for (const name of names.sort()) {
+    const gitdir = `${repo.commondir}/worktrees/${name}`;
+    if (gitdir === repo.gitdir || !holds(gitdir)) continue;
+    let workTree = null;
+    try {
+      workTree = Deno.readTextFileSync(`${gitdir}/gitdir`).trim().replace(/\/\.git$/, "");
+    } catch {
+    }
+    holding.push(shown(workTree, name));
+  }
+  return holding;
+}
+function refuseIfCheckedOutElsewhere(repo, ref, doing) {
+  const holding = worktreesHolding(repo, ref);
+  if (holding.length === 0) return;
+  throw new PtermError("InvalidArgs", `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the worktree ${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`);
+}
+async function deleteBranch(repo, name, force) {
+  const ref = `refs/heads/${name}`;
+  const oid = resolveRefOid(repo, ref);
+  if (!oid) throw new PtermError("NotFound", `there is no branch ${name}; list branches with \`git branch\`.`);
+  refuseIfCheckedOutElsewhere(repo, ref, "delete");
+  const head = readHead(repo);
+  if (head.ref === ref) {
+    throw new PtermError("InvalidArgs", `cannot delete ${name}: it is the current branch. Switch to another branch first.`);
+  }
+  if (!force && !(head.oid && await isAncestor(repo, oid, head.oid))) {
+    throw new PtermError("BranchNotMerged", `the branch ${name} is not fully merged into HEAD; its commits would become unreachable. Merge it first, or pass --force to delete it anyway.`);
+  }
+  await deleteRef(repo, ref, oid);
+  await removeConfigSection(repo, "branch", name);
+  return oid;
+}
+async function renameBranch(repo, from, to, author, force) {
+  checkBranchName(to);
+  const fromRef = `refs/heads/${from}`;
+  const toRef = `refs/heads/${to}`;
+  const oid = resolveRefOid(repo, fromRef);
+  if (!oid) throw new PtermError("NotFound", `there is no branch ${from}; list branches with \`git branch\`.`);
+  if (from === to) return oid;
+  const existing = resolveRefOid(repo, toRef);
+  if (existing && !force) {
+    throw new PtermError("AlreadyExists", `a branch named ${to} already exists; pass --force to overwrite it.`);
+  }
+  const who = signatureNow(author);
+  let reflog = null;
+  try {
+    reflog = Deno.readTextFileSync(gitPath(repo, `logs/${fromRef}`));
+  } catch {
+  }
+  await deleteRef(repo, fromRef, oid);
+  if (reflog !== null) {
+    Deno.mkdirSync(gitPath(repo, `logs/${toRef}`).replace(/\/[^/]*$/, ""), {
+      recursive: true
+    });
+    Deno.writeTextFileSync(gitPath(repo, `logs/${toRef}`), reflog);
+  }
+  await updateRef(repo, toRef, oid, {
+    message: `Branch: renamed ${fromRef} to ${toRef}`,
+    who
+  });
+  await renameConfigSection(repo, "branch", from, to);
+  if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);
+  return oid;
+}
+
+// commands/git/remote/tracking.ts
+function listRemoteBranches(repo) {
+  const out = [];
+  for (const [ref, commit] of listRefs(repo, "refs/remotes")) {
+    const raw = readRawRef(repo, ref);
+    const name = ref.slice("refs/remotes/".length);
+    if (raw?.kind === "symbolic" && raw.target.startsWith("refs/remotes/")) {
+      out.push({
+        name,
+        commit,
+        points_to: raw.target.slice("refs/remotes/".length)
+      });
+    } else out.push({
+      name,
+      commit
+    });
+  }
+  return out;
+}
+
+// commands/git/repo/state.ts
+var held = /* @__PURE__ */ new Map();
+async function withRepoLock(repo, fn, owner = "git") {
+  if (held.has(repo.gitdir)) {
+    throw new PtermError("RepoLocked", `${repo.label} is already locked by this pterm run (a nested operation); this is a bug.`);
+  }
+  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`, owner);
+  const state = {
+    lock,
+    index: null
+  };
+  held.set(repo.gitdir, state);
+  try {
+    const result = await fn();
+    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
+    return result;
+  } finally {
+    held.delete(repo.gitdir);
+    lock.rollback();
+  }
+}
+function loadIndex(repo) {
+  const state = held.get(repo.gitdir);
+  if (!state) return readIndexFile(repo.gitdir);
+  state.index ??= readIndexFile(repo.gitdir);
+  return state.index;
+}
+
+// commands/git/porcelain/branch_list.ts
+function checkedOutElsewhere(repo) {
+  const out = /* @__PURE__ */ new Map();
+  const heads = [];
+  const read = (path) => {
+    try {
+      return Deno.readTextFileSync(path).trim();
+    } catch {
+      return null;
+    }
+  };
+  if (repo.commondir.endsWith("/.git")) {
+    const head = read(`${repo.commondir}/HEAD`);
+    if (head) heads.push({
+      head,
+      path: repo.commondir.slice(0, -5)
+    });
+  }
+  let names = [];
+  try {
+    names = [
+      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
+    ].filter((e) => e.isDirectory).map((e) => e.name);
+  } catch {
+  }
+  for (const name of names.sort()) {
+    const dir = `${repo.commondir}/worktrees/${name}`;
+    const head = read(`${dir}/HEAD`);
+    const gitfile = read(`${dir}/gitdir`);
+    if (head && gitfile) heads.push({
+      head,
+      path: gitfile.replace(/\/\.git$/, "")
+    });
+  }
+  for (const { head, path } of heads) {
+    const match = /^ref: (refs\/heads\/.+)$/.exec(head);
+    if (match && !out.has(match[1])) out.set(match[1], path);
+  }
+  return out;
+}
+function listedRefs(repo, options) {
+  const elsewhere = checkedOutElsewhere(repo);
+  const out = [];
+  if (options.detached !== null && options.headOid && options.locals) {
+    out.push({
+      ref: null,
+      shortName: options.detached,
+      oid: options.headOid,
+      current: true,
+      remote: false,
+      symref: null,
+      worktreePath: null
+    });
+  }
+  const kinds = [];
+  if (options.locals) kinds.push([
+    "refs/heads/",
+    false
+  ]);
+  if (options.remotes) kinds.push([
+    "refs/remotes/",
+    true
+  ]);
+  for (const [prefix, remote] of kinds) {
+    const refs = [
+      ...listRefs(repo, prefix.slice(0, -1))
+    ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    for (const [ref, oid] of refs) {
+      const shortName = ref.slice(prefix.length);
+      if (!options.matches(shortName)) continue;
+      const raw = readRawRef(repo, ref);
+      const symref = raw?.kind === "symbolic" ? raw.target.replace(/^refs\/(heads|remotes)\//, "") : null;
+      out.push({
+        ref,
+        shortName,
+        oid,
+        current: !remote && options.headRef === ref,
+        remote,
+        symref,
+        worktreePath: options.headRef === ref ? null : elsewhere.get(ref) ?? null
+      });
+    }
+  }
+  return out;
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+var padTo = (text, width) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
+async function subjectOf(repo, oid) {
+  try {
+    return splitMessage((await repo.objects.readCommit(oid)).message).subject;
+  } catch {
+    return "";
+  }
+}
+async function trackText(repo, ref, brackets) {
+  if (!ref.ref || ref.remote) return "";
+  const tracking = await trackingInfo(repo, ref.shortName);
+  if (!tracking) return "";
+  let text = "";
+  if (tracking.gone) text = "gone";
+  else if (tracking.ahead === null) text = "different";
+  else {
+    const parts = [];
+    if (tracking.ahead) parts.push(`ahead ${tracking.ahead}`);
+    if (tracking.behind) parts.push(`behind ${tracking.behind}`);
+    text = parts.join(", ");
+  }
+  return text && brackets ? `[${text}]` : text;
+}
+function upstreamFullName(repo, ref) {
+  if (!ref.ref || ref.remote) return null;
+  const upstream = configuredUpstream(repo, ref.shortName);
+  return upstream ? upstreamRef(repo, upstream) : null;
+}
+var shortRef = (full) => full.replace(/^refs\/(heads|tags|remotes)\//, "");
+async function branchListText(repo, refs, options) {
+  const remotePrefix = options.locals && options.remotes ? "remotes/" : "";
+  const maxWidth = Math.max(0, ...refs.map((r) => displayWidth(r.shortName) + (r.remote ? remotePrefix.length : 0)));
+  const lines = [];
+  for (const r of refs) {
+    const marker = r.current ? "* " : r.worktreePath ? "+ " : "  ";
+    const name = r.remote ? remotePrefix + r.shortName : r.shortName;
+    if (!options.verbose) {
+      lines.push(`${marker}${name}${r.symref ? ` -> ${r.symref}` : ""}`);
+      continue;
+    }
+    const short = abbreviate(repo, r.oid);
+    if (r.remote) {
+      lines.push(`${marker}${padTo(name, maxWidth)}${r.symref ? ` -> ${r.symref}` : ` ${short} ${await subjectOf(repo, r.oid)}`}`);
+      continue;
+    }
+    let line = `${marker}${padTo(name, maxWidth)} ${short} `;
+    if (options.verbose > 1) {
+      if (!r.current && r.worktreePath) line += `(${r.worktreePath}) `;
+      const upstream = upstreamFullName(repo, r);
+      if (upstream) {
+        const track = await trackText(repo, r, false);
+        line += `[${shortRef(upstream)}${track ? `: ${track}` : ""}] `;
+      }
+    } else {
+      const track = await trackText(repo, r, true);
+      if (track) line += `${track} `;
+    }
+    lines.push(line + await subjectOf(repo, r.oid));
+  }
+  return lines.map((l) => l + "\n").join("");
+}
+var FORMAT_ATOMS = [
+  "refname",
+  "refname:short",
+  "objectname",
+  "objectname:short",
+  "upstream",
+  "upstream:short",
+  "upstream:track",
+  "upstream:track,nobracket",
+  "upstream:trackshort",
+  "HEAD",
+  "subject",
+  "contents:subject",
+  "symref",
+  "symref:short",
+  "worktreepath"
+];
+function checkFormat(format) {
+  for (const match of format.matchAll(/%\(([^)]*)\)/g)) {
+    if (!FORMAT_ATOMS.includes(match[1])) {
+      throw new PtermError("InvalidArgs", `--format: %(${match[1]}) is not supported here; the atoms are ${FORMAT_ATOMS.map((a) => `%(${a})`).join(", ")} (e.g. \`git branch --format='%(refname:short) %(upstream:short)'\`).`);
+    }
+  }
+}
+async function formatRef(repo, ref, format) {
+  const values = /* @__PURE__ */ new Map([
+    [
+      "refname",
+      () => ref.ref ?? ref.shortName
+    ],
+    [
+      "refname:short",
+      () => ref.ref ? shortRef(ref.ref) : ref.shortName
+    ],
+    [
+      "objectname",
+      () => ref.oid
+    ],
+    [
+      "objectname:short",
+      () => abbreviate(repo, ref.oid)
+    ],
+    [
+      "upstream",
+      () => upstreamFullName(repo, ref) ?? ""
+    ],
+    [
+      "upstream:short",
+      () => {
+        const full = upstreamFullName(repo, ref);
+        return full ? shortRef(full) : "";
+      }
+    ],
+    [
+      "upstream:track",
+      () => trackText(repo, ref, true)
+    ],
+    [
+      "upstream:track,nobracket",
+      () => trackText(repo, ref, false)
+    ],
+    [
+      "upstream:trackshort",
+      async () => {
+        if (!upstreamFullName(repo, ref)) return "";
+        const tracking = await trackingInfo(repo, ref.shortName);
+        if (!tracking || tracking.gone) return "";
+        if (tracking.ahead === null) return "<>";
+        return tracking.ahead && tracking.behind ? "<>" : tracking.ahead ? ">" : tracking.behind ? "<" : "=";
+      }
+    ],
+    [
+      "HEAD",
+      () => ref.current ? "*" : " "
+    ],
+    [
+      "subject",
+      () => subjectOf(repo, ref.oid)
+    ],
+    [
+      "contents:subject",
+      () => subjectOf(repo, ref.oid)
+    ],
+    [
+      "symref",
+      () => {
+        const raw = ref.ref ? readRawRef(repo, ref.ref) : null;
+        return raw?.kind === "symbolic" ? raw.target : "";
+      }
+    ],
+    [
+      "symref:short",
+      () => ref.symref ?? ""
+    ],
+    [
+      "worktreepath",
+      () => ref.current && ref.ref ? repo.dir : ref.worktreePath ?? ""
+    ]
+  ]);
+  let out = "";
+  for (let i = 0; i < format.length; ) {
+    if (format[i] !== "%") {
+      out += format[i++];
+      continue;
+    }
+    if (format[i + 1] === "%") {
+      out += "%";
+      i += 2;
+    } else if (format[i + 1] === "(") {
+      const end = format.indexOf(")", i);
+      out += await values.get(format.slice(i + 2, end))();
+      i = end + 1;
+    } else if (/^[0-9a-fA-F]{2}$/.test(format.slice(i + 1, i + 3))) {
+      out += String.fromCharCode(parseInt(format.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else out += format[i++];
+  }
+  return out;
+}
+
+// commands/git/porcelain/commit.ts
+var SEQUENCE_FILES = [
+  "MERGE_HEAD",
+  "MERGE_MSG",
+  "MERGE_MODE",
+  "REVERT_HEAD",
+  "CHERRY_PICK_HEAD",
+  "AUTO_MERGE",
+  "SQUASH_MSG"
+];
+function clearSequenceState(repo) {
+  for (const name of SEQUENCE_FILES) {
+    try {
+      Deno.removeSync(`${repo.gitdir}/${name}`);
+    } catch {
+    }
+  }
+}
+function readMergeHeads(repo) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_HEAD`).split("\n").map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l));
+  } catch {
+    return [];
+  }
+}
+async function commitIndex(repo, index, options) {
+  const message = cleanupMessage(options.message);
+  if (message === "") {
+    throw new PtermError("InvalidArgs", "the commit message is empty; give --message with some text.");
+  }
+  const head = readHead(repo);
+  const mergeHeads = options.extraParents ?? readMergeHeads(repo);
+  const amended = options.amend && head.oid ? parseCommit(await repo.objects.readTyped(head.oid, "commit")) : null;
+  if (options.amend && !amended) {
+    throw new PtermError("NothingToCommit", "there is no commit to amend yet; make the first one with `git commit`.");
+  }
+  if (amended && mergeHeads.length) {
+    throw new PtermError("UncommittedChanges", "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.");
+  }
+  const tree = await writeTreeFromIndex(repo, index);
+  index.dirty = true;
+  const parents = amended ? [
+    ...amended.parents
+  ] : head.oid ? [
+    head.oid,
+    ...mergeHeads
+  ] : [
+    ...mergeHeads
+  ];
+  if (!options.allowEmpty && mergeHeads.length === 0) {
+    const base = amended ? amended.parents[0] : head.oid;
+    const parentTree = base ? parseCommit(await repo.objects.readTyped(base, "commit")).tree : null;
+    const empty = parentTree ? parentTree === tree : index.entries.size === 0;
+    if (empty) {
+      throw new PtermError("NothingToCommit", amended ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway." : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), or pass --allow-empty.");
+    }
+  }
+  const signature = signatureNow(options.author);
+  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
+  const oid = await repo.objects.write("commit", serializeCommit({
+    tree,
+    parents,
+    author,
+    committer: signature,
+    message
+  }));
+  const subject = splitMessage(message).subject;
+  const verb = amended ? "commit (amend)" : parents.length === 0 ? "commit (initial)" : parents.length > 1 ? "commit (merge)" : exists(`${repo.gitdir}/CHERRY_PICK_HEAD`) ? "commit (cherry-pick)" : "commit";
+  await advanceHead(repo, oid, {
+    expected: head.oid,
+    message: options.reflogMessage ?? `${verb}: ${subject}`,
+    who: signature
+  });
+  clearSequenceState(repo);
+  return oid;
+}
+
+// commands/git/merge/sequence.ts
+var SEQUENCE_HEADS = {
+  merge: "MERGE_HEAD",
+  "cherry-pick": "CHERRY_PICK_HEAD",
+  revert: "REVERT_HEAD"
+};
+function sequenceInProgress(repo) {
+  for (const kind of [
+    "merge",
+    "cherry-pick",
+    "revert"
+  ]) {
+    try {
+      const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
+      if (/^[0-9a-f]{40}/m.test(text)) return kind;
+    } catch {
+    }
+  }
+  return null;
+}
+function sequenceCommit(repo, kind) {
+  try {
+    return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+function requireSequence(repo, kind, doing) {
+  if (sequenceInProgress(repo) === kind) return;
+  const other = sequenceInProgress(repo);
+  throw new PtermError("NotFound", `there is no ${kind} to ${doing} (no ${SEQUENCE_HEADS[kind]})` + (other ? `; a ${other} is in progress: \`git ${other} --${doing}\`.` : "."));
+}
+function quitSequence(repo, kind) {
+  requireSequence(repo, kind, "quit");
+  clearSequenceState(repo);
+}
+function preparedMessage(repo) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    return null;
+  }
+}
+async function sequenceCommitOptions(repo, explicitAuthor) {
+  const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
+  if (!picked || explicitAuthor) return {};
+  return {
+    authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
+  };
+}
+
 // commands/git/repo/submodule.ts
 var gitmodulesCache = /* @__PURE__ */ new WeakMap();
 function gitmodules(repo) {
@@ -8098,1312 +8698,6 @@ function unmergedCode(stages) {
   return UNMERGED_CODES[mask] || "UU";
 }
 
-// commands/git/porcelain/upstream.ts
-function upstreamLabel(upstream) {
-  const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
-  return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
-}
-function remoteNames(repo) {
-  const names = [];
-  for (const key of repo.config.keys()) {
-    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
-    if (match && !names.includes(match[1])) names.push(match[1]);
-  }
-  return names;
-}
-function mapThrough(ref, from, to) {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-function fetchRefspecs(repo, remote) {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([
-      plain.slice(0, colon),
-      plain.slice(colon + 1)
-    ]);
-  }
-  return pairs;
-}
-function remotesFetchingInto(repo, tracking) {
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const merge2 = mapThrough(tracking, dst, src);
-      if (merge2) {
-        found.push({
-          remote,
-          merge: merge2
-        });
-        break;
-      }
-    }
-  }
-  return found;
-}
-function upstreamForNewBranch(repo, name, start, choice) {
-  if (choice === "no-track") return null;
-  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
-  const mode = choice === "track" ? "always" : [
-    "false",
-    "no",
-    "off",
-    "0"
-  ].includes(setting) ? "false" : [
-    "always",
-    "inherit",
-    "simple"
-  ].includes(setting) ? setting : "true";
-  if (mode === "false") return null;
-  const head = readHead(repo).ref;
-  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
-  const notABranch = () => {
-    if (choice !== "track") return null;
-    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
-  };
-  if (mode === "inherit") {
-    if (!full?.startsWith("refs/heads/")) return notABranch();
-    return configuredUpstream(repo, full.slice("refs/heads/".length));
-  }
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
-    }
-    if (candidates.length === 0) return notABranch();
-    const upstream = candidates[0];
-    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
-    return upstream;
-  }
-  if (full?.startsWith("refs/heads/") && mode === "always") return {
-    remote: ".",
-    merge: full
-  };
-  return mode === "always" ? notABranch() : null;
-}
-function guessRemoteBranch(repo, name) {
-  if (!repo.config.getBool("checkout.guess", true)) return null;
-  if (readRawRef(repo, `refs/heads/${name}`)) return null;
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const ref = mapThrough(`refs/heads/${name}`, src, dst);
-      if (ref && resolveRefOid(repo, ref)) {
-        found.push({
-          remote,
-          ref
-        });
-        break;
-      }
-    }
-  }
-  if (found.length <= 1) return found[0]?.ref ?? null;
-  const preferred = repo.config.get("checkout.defaultRemote");
-  const chosen = found.find((f) => f.remote === preferred);
-  if (chosen) return chosen.ref;
-  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
-}
-function configuredUpstream(repo, name) {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge2 = repo.config.get(`branch.${name}.merge`);
-  return remote && merge2 ? {
-    remote,
-    merge: merge2
-  } : null;
-}
-function upstreamNamed(repo, spelling) {
-  const full = dwimRef(repo, spelling);
-  if (full?.startsWith("refs/heads/")) return {
-    remote: ".",
-    merge: full
-  };
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length === 1) return candidates[0];
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
-    }
-  }
-  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
-}
-function upstreamRef(repo, upstream) {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
-}
-async function trackingInfo(repo, branch2, count = true) {
-  const upstream = configuredUpstream(repo, branch2);
-  if (!upstream) return null;
-  const name = upstreamLabel(upstream);
-  const ref = upstreamRef(repo, upstream);
-  const theirs = ref ? resolveRefOid(repo, ref) : null;
-  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
-  if (!theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: true
-  };
-  if (!ours || ours === theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: false
-  };
-  if (!count) return {
-    name,
-    ahead: null,
-    behind: null,
-    gone: false
-  };
-  const OURS = 1, THEIRS = 2, BOTH = 3;
-  const flags = /* @__PURE__ */ new Map();
-  const dates = /* @__PURE__ */ new Map();
-  const parentsOf2 = /* @__PURE__ */ new Map();
-  const queue = [];
-  const mark = async (start, flag) => {
-    const stack = [
-      [
-        start,
-        flag
-      ]
-    ];
-    while (stack.length) {
-      const [oid, add] = stack.pop();
-      const had = flags.get(oid) ?? 0;
-      if ((had | add) === had) continue;
-      flags.set(oid, had | add);
-      if (!dates.has(oid)) {
-        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
-        queue.push(oid);
-      } else if (parentsOf2.has(oid)) {
-        for (const parent of parentsOf2.get(oid)) stack.push([
-          parent,
-          add
-        ]);
-      } else if (!queue.includes(oid)) queue.push(oid);
-    }
-  };
-  await mark(ours, OURS);
-  await mark(theirs, THEIRS);
-  while (queue.length) {
-    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
-      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
-      const open = [
-        ...flags
-      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
-      if (!open) break;
-    }
-    queue.sort((a, b) => dates.get(b) - dates.get(a));
-    const oid = queue.shift();
-    const parents = (await repo.objects.readCommit(oid)).parents;
-    parentsOf2.set(oid, parents);
-    for (const parent of parents) await mark(parent, flags.get(oid));
-  }
-  let ahead = 0, behind = 0;
-  for (const flag of flags.values()) {
-    if (flag === OURS) ahead++;
-    else if (flag === THEIRS) behind++;
-  }
-  return {
-    name,
-    ahead,
-    behind,
-    gone: false
-  };
-}
-
-// commands/git/repo/config_edit.ts
-var HEADER = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
-function quote(subsection) {
-  if (/[\n\0]/.test(subsection)) {
-    throw new PtermError("InvalidArgs", "a remote or branch name cannot hold a newline or NUL.");
-  }
-  return subsection.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
-}
-function sectionRanges(lines, section, subsection) {
-  const ranges = [];
-  let start = -1;
-  for (let i = 0; i <= lines.length; i++) {
-    const header = i < lines.length ? HEADER.exec(lines[i]) : null;
-    if (i === lines.length || header) {
-      if (start >= 0) ranges.push([
-        start,
-        i
-      ]);
-      start = -1;
-      if (header && header[1].toLowerCase() === section && (header[2] ?? "").replace(/\\(.)/g, "$1") === subsection) start = i;
-    }
-  }
-  return ranges;
-}
-function refreshConfig(repo, written) {
-  let text = written;
-  if (parseConfig(written).getBool("extensions.worktreeconfig", false)) {
-    try {
-      text += "\n" + Deno.readTextFileSync(`${repo.gitdir}/config.worktree`);
-    } catch {
-    }
-  }
-  const fresh = parseConfig(text);
-  repo.config.values.clear();
-  for (const [key, values] of fresh.values) repo.config.values.set(key, values);
-}
-async function editConfig(repo, edit) {
-  const path = `${repo.commondir}/config`;
-  const lock = await LockFile.acquire(path, "the repository config");
-  try {
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(path);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text === "" ? [] : text.split("\n");
-    const next = edit(lines);
-    const written = next.length ? next.join("\n") + "\n" : "";
-    lock.commit(written);
-    refreshConfig(repo, written);
-  } finally {
-    lock.rollback();
-  }
-}
-async function setConfigValues(repo, section, subsection, values) {
-  await editConfig(repo, (lines) => {
-    const keys = new Set(values.map(([k]) => k.toLowerCase()));
-    const ranges = sectionRanges(lines, section, subsection);
-    const out = [
-      ...lines
-    ];
-    for (const [start, end] of [
-      ...ranges
-    ].reverse()) {
-      for (let i = end - 1; i > start; i--) {
-        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
-        if (key && keys.has(key)) out.splice(i, 1);
-      }
-    }
-    const fresh = sectionRanges(out, section, subsection);
-    const added = values.map(([k, v]) => `	${k} = ${v}`);
-    if (fresh.length) out.splice(fresh[fresh.length - 1][1], 0, ...added);
-    else out.push(subsection === "" ? `[${section}]` : `[${section} "${quote(subsection)}"]`, ...added);
-    return out;
-  });
-}
-async function removeConfigValues(repo, section, subsection, keys) {
-  const drop = new Set(keys.map((k) => k.toLowerCase()));
-  await editConfig(repo, (lines) => {
-    const out = [
-      ...lines
-    ];
-    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) {
-      for (let i = end - 1; i > start; i--) {
-        const key = /^\s*([A-Za-z0-9-]+)\s*(=|$)/.exec(out[i])?.[1]?.toLowerCase();
-        if (key && drop.has(key)) out.splice(i, 1);
-      }
-    }
-    for (const [start, end] of sectionRanges(out, section, subsection).reverse()) {
-      if (out.slice(start + 1, end).every((l) => l.trim() === "")) out.splice(start, end - start);
-    }
-    return out;
-  });
-}
-async function removeConfigSection(repo, section, subsection) {
-  await editConfig(repo, (lines) => {
-    const out = [
-      ...lines
-    ];
-    for (const [start, end] of sectionRanges(lines, section, subsection).reverse()) out.splice(start, end - start);
-    return out;
-  });
-}
-async function renameConfigSection(repo, section, from, to) {
-  const header = `[${section} "${quote(to)}"]`;
-  await editConfig(repo, (lines) => {
-    const out = [
-      ...lines
-    ];
-    for (const [start] of sectionRanges(lines, section, from)) {
-      const rest = out[start].replace(HEADER, "").trim();
-      out[start] = rest ? `${header}
-	${rest}` : header;
-    }
-    return out.join("\n").split("\n");
-  });
-}
-
-// commands/git/merge/sequence.ts
-var SEQUENCE_HEADS = {
-  merge: "MERGE_HEAD",
-  "cherry-pick": "CHERRY_PICK_HEAD",
-  revert: "REVERT_HEAD"
-};
-function sequenceInProgress(repo) {
-  for (const kind of [
-    "merge",
-    "cherry-pick",
-    "revert"
-  ]) {
-    try {
-      const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
-      if (/^[0-9a-f]{40}/m.test(text)) return kind;
-    } catch {
-    }
-  }
-  return null;
-}
-function sequenceCommit(repo, kind) {
-  try {
-    return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
-  } catch {
-    return null;
-  }
-}
-function requireSequence(repo, kind, doing) {
-  if (sequenceInProgress(repo) === kind) return;
-  const other = sequenceInProgress(repo);
-  throw new PtermError("NotFound", `there is no ${kind} to ${doing} (no ${SEQUENCE_HEADS[kind]})` + (other ? `; a ${other} is in progress: \`git ${other} --${doing}\`.` : "."));
-}
-function quitSequence(repo, kind) {
-  requireSequence(repo, kind, "quit");
-  clearSequenceState(repo);
-}
-function preparedMessage(repo) {
-  try {
-    return Deno.readTextFileSync(`${repo.gitdir}/MERGE_MSG`);
-  } catch {
-    return null;
-  }
-}
-async function sequenceCommitOptions(repo, explicitAuthor) {
-  const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
-  if (!picked || explicitAuthor) return {};
-  return {
-    authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
-  };
-}
-
-// commands/git/porcelain/ops.ts
-async function treeOf(repo, commit) {
-  return commit ? (await readCommit(repo, commit)).tree : null;
-}
-function writeStateFile(repo, name, text) {
-  const path = `${repo.gitdir}/${name}`;
-  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  Deno.writeTextFileSync(temp, text);
-  Deno.renameSync(temp, path);
-}
-async function resetTo(repo, index, policy, rev, mode, author) {
-  const target = await resolveCommit(repo, rev);
-  const head = readHead(repo);
-  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
-    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
-  }
-  const targetTree = await treeOf(repo, target);
-  let changed = [];
-  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
-  if (mode === "hard") {
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
-    changed = result.changed;
-  }
-  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-  await advanceHead(repo, target, {
-    expected: head.oid,
-    message: `reset: moving to ${rev}`,
-    who: signatureNow(author)
-  });
-  clearSequenceState(repo);
-  return {
-    head: target,
-    changed_paths: changed
-  };
-}
-async function resetPaths(repo, index, rev, specs) {
-  let tree = null;
-  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
-  return await resetIndexTo(repo, index, tree, specs);
-}
-async function revertTrees(repo, rev) {
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  return {
-    oid,
-    commit,
-    base: commit.tree,
-    theirs: parentTree
-  };
-}
-async function requireIndexMatchesHead(repo, index, action) {
-  const headOid = readHead(repo).oid;
-  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
-  if (staged.size > 0 || index.hasConflicts()) {
-    const paths = [
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ].sort(comparePaths);
-    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
-      result: {
-        blocked_paths: paths.slice(0, 1e3)
-      }
-    });
-  }
-}
-async function revertCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
-  await requireIndexMatchesHead(repo, index, "revert");
-  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
-  const short = abbreviate(repo, oid);
-  const subject = splitMessage(commit.message).subject;
-  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
-    ours: "HEAD",
-    theirs: `parent of ${short} (${subject})`,
-    base: `${short} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "revert");
-  const message = `Revert "${subject}"
-
-This reverts commit ${oid}.
-`;
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}
-`);
-    return {
-      reverted: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts
-    };
-  }
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      extraParents: []
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    writeStateFile(repo, "MERGE_MSG", message);
-    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
-  }
-  return {
-    reverted: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-function withOrigin(message, oid) {
-  const text = message.endsWith("\n") ? message : `${message}
-`;
-  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
-  const last = paragraphs[paragraphs.length - 1].split("\n");
-  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
-  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
-`;
-}
-async function cherryPickCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
-  await requireIndexMatchesHead(repo, index, "cherry-pick");
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  const subject = splitMessage(commit.message).subject;
-  const merge2 = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
-    ours: "HEAD",
-    theirs: `${abbreviate(repo, oid)} (${subject})`,
-    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
-  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
-`);
-    return {
-      picked: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts
-    };
-  }
-  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      authorSignature: commit.author,
-      extraParents: [],
-      reflogMessage: `cherry-pick: ${subject}`,
-      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    writeStateFile(repo, "MERGE_MSG", message);
-    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
-`);
-    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
-The previous cherry-pick is now empty, possibly due to conflict resolution.
-If you wish to commit it anyway, use:
-
-    git commit --allow-empty
-
-Otherwise, please use 'git cherry-pick --skip'`);
-  }
-  return {
-    picked: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-async function describeTag(repo, name, object) {
-  const raw = await repo.objects.read(object);
-  if (raw.type === "tag") {
-    const tag2 = parseTag(raw.content);
-    const peeled = await peel(repo, object);
-    return {
-      name,
-      target: peeled.oid,
-      type: "annotated",
-      object,
-      message: tag2.message.replace(/\n+$/, "")
-    };
-  }
-  return {
-    name,
-    target: object,
-    type: "lightweight",
-    object,
-    message: null
-  };
-}
-async function listTags(repo) {
-  const out = [];
-  for (const [ref, oid] of listRefs(repo, "refs/tags")) out.push(await describeTag(repo, ref.slice(10), oid));
-  return out;
-}
-async function createTag(repo, name, options) {
-  checkTagName(name);
-  const refName = `refs/tags/${name}`;
-  const existing = resolveRefOid(repo, refName);
-  if (existing && !options.force) {
-    throw new PtermError("AlreadyExists", `the tag \`${name}\` already exists; pick another name or pass --force to move it.`);
-  }
-  const object = await resolveRevision(repo, options.ref ?? "HEAD");
-  let pointTo = object;
-  if (options.message !== void 0) {
-    const message = cleanupMessage(options.message, true);
-    if (message === "") throw new PtermError("InvalidArgs", "the tag message is empty; give --message some text.");
-    const type = (await repo.objects.read(object)).type;
-    pointTo = await repo.objects.write("tag", serializeTag({
-      object,
-      type,
-      tag: name,
-      tagger: signatureNow(options.author),
-      message
-    }));
-  }
-  await updateRef(repo, refName, pointTo, {
-    expected: existing,
-    message: `tag: ${name}`,
-    who: signatureNow(options.author)
-  });
-  const target = (await peel(repo, object)).oid;
-  return {
-    name,
-    target
-  };
-}
-async function deleteTag(repo, name) {
-  const refName = `refs/tags/${name}`;
-  const oid = resolveRefOid(repo, refName);
-  if (!oid) throw new PtermError("NotFound", `there is no tag ${name}; list tags with \`git tag\`.`);
-  await deleteRef(repo, refName, oid);
-  return oid;
-}
-function listBranches(repo) {
-  const head = readHead(repo);
-  return [
-    ...listRefs(repo, "refs/heads")
-  ].map(([ref, commit]) => {
-    const upstream = configuredUpstream(repo, ref.slice(11));
-    return {
-      name: ref.slice(11),
-      commit,
-      current: head.ref === ref,
-      upstream: upstream && upstreamLabel(upstream)
-    };
-  });
-}
-async function createBranch(repo, name, start, author, force = false) {
-  checkBranchName(name);
-  const ref = `refs/heads/${name}`;
-  const existing = resolveRefOid(repo, ref);
-  if (existing && !force) {
-    throw new PtermError("AlreadyExists", `a branch named ${name} already exists; choose another name (or --force to reset it).`);
-  }
-  if (existing && readHead(repo).ref === ref) {
-    throw new PtermError("InvalidArgs", `${name} is the current branch; use git reset to move it.`);
-  }
-  const oid = await resolveCommit(repo, start);
-  await updateRef(repo, ref, oid, {
-    expected: existing,
-    message: `branch: Created from ${start}`,
-    who: signatureNow(author)
-  });
-  return oid;
-}
-function worktreesHolding(repo, ref) {
-  const parent = repo.dir.slice(0, repo.dir.lastIndexOf("/"));
-  const shown = (workTree, fallback) => workTree !== null && workTree.startsWith(parent + "/") ? workTree.slice(parent.length + 1) : fallback;
-  const holds = (gitdir) => {
-    try {
-      return Deno.readTextFileSync(`${gitdir}/HEAD`).trim() === `ref: ${ref}`;
-    } catch {
-      return false;
-    }
-  };
-  const holding = [];
-  if (repo.commondir !== repo.gitdir && holds(repo.commondir)) {
-    const main = repo.commondir.endsWith("/.git") ? repo.commondir.slice(0, -"/.git".length) : null;
-    holding.push(shown(main, "the main worktree"));
-  }
-  let names;
-  try {
-    names = [
-      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
-    ].filter((e) => e.isDirectory).map((e) => e.name);
-  } catch {
-    names = [];
-  }
-  for (const name of names.sort()) {
-    const gitdir = `${repo.commondir}/worktrees/${name}`;
-    if (gitdir === repo.gitdir || !holds(gitdir)) continue;
-    let workTree = null;
-    try {
-      workTree = Deno.readTextFileSync(`${gitdir}/gitdir`).trim().replace(/\/\.git$/, "");
-    } catch {
-    }
-    holding.push(shown(workTree, name));
-  }
-  return holding;
-}
-function refuseIfCheckedOutElsewhere(repo, ref, doing) {
-  const holding = worktreesHolding(repo, ref);
-  if (holding.length === 0) return;
-  throw new PtermError("InvalidArgs", `cannot ${doing} ${ref.slice("refs/heads/".length)}: it is checked out in the worktree ${holding.join(", ")} (git worktree); switch that worktree to another branch first, or use another branch here.`);
-}
-async function deleteBranch(repo, name, force) {
-  const ref = `refs/heads/${name}`;
-  const oid = resolveRefOid(repo, ref);
-  if (!oid) throw new PtermError("NotFound", `there is no branch ${name}; list branches with \`git branch\`.`);
-  refuseIfCheckedOutElsewhere(repo, ref, "delete");
-  const head = readHead(repo);
-  if (head.ref === ref) {
-    throw new PtermError("InvalidArgs", `cannot delete ${name}: it is the current branch. Switch to another branch first.`);
-  }
-  if (!force && !(head.oid && await isAncestor(repo, oid, head.oid))) {
-    throw new PtermError("BranchNotMerged", `the branch ${name} is not fully merged into HEAD; its commits would become unreachable. Merge it first, or pass --force to delete it anyway.`);
-  }
-  await deleteRef(repo, ref, oid);
-  await removeConfigSection(repo, "branch", name);
-  return oid;
-}
-async function renameBranch(repo, from, to, author, force) {
-  checkBranchName(to);
-  const fromRef = `refs/heads/${from}`;
-  const toRef = `refs/heads/${to}`;
-  const oid = resolveRefOid(repo, fromRef);
-  if (!oid) throw new PtermError("NotFound", `there is no branch ${from}; list branches with \`git branch\`.`);
-  if (from === to) return oid;
-  const existing = resolveRefOid(repo, toRef);
-  if (existing && !force) {
-    throw new PtermError("AlreadyExists", `a branch named ${to} already exists; pass --force to overwrite it.`);
-  }
-  const who = signatureNow(author);
-  let reflog = null;
-  try {
-    reflog = Deno.readTextFileSync(gitPath(repo, `logs/${fromRef}`));
-  } catch {
-  }
-  await deleteRef(repo, fromRef, oid);
-  if (reflog !== null) {
-    Deno.mkdirSync(gitPath(repo, `logs/${toRef}`).replace(/\/[^/]*$/, ""), {
-      recursive: true
-    });
-    Deno.writeTextFileSync(gitPath(repo, `logs/${toRef}`), reflog);
-  }
-  await updateRef(repo, toRef, oid, {
-    message: `Branch: renamed ${fromRef} to ${toRef}`,
-    who
-  });
-  await renameConfigSection(repo, "branch", from, to);
-  if (readHead(repo).ref === fromRef) await setHeadSymbolic(repo, toRef, who, `Branch: renamed ${fromRef} to ${toRef}`);
-  return oid;
-}
-async function switchTo(repo, index, policy, target, options) {
-  const head = readHead(repo);
-  const who = signatureNow(options.author);
-  let branchRef = null;
-  let commit;
-  if (options.createBranch) {
-    checkBranchName(options.createBranch);
-    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
-      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
-    }
-    commit = await resolveCommit(repo, target);
-    branchRef = `refs/heads/${options.createBranch}`;
-  } else {
-    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
-    branchRef = local;
-    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
-    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
-  }
-  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
-  const fromName = head.branch ?? head.oid ?? "(unborn)";
-  if (options.createBranch) {
-    await updateRef(repo, branchRef, commit, {
-      expected: null,
-      message: `branch: Created from ${target}`,
-      who
-    });
-  }
-  if (branchRef) {
-    const toName = branchRef.slice(11);
-    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
-  } else {
-    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
-  }
-  return {
-    branch: branchRef ? branchRef.slice(11) : null,
-    head: commit,
-    changed: result.changed,
-    withheld: result.withheld
-  };
-}
-async function squashInto(repo, index, policy, rev, head, theirs) {
-  let changed;
-  let conflicts = [];
-  if (await isAncestor(repo, head, theirs)) {
-    await requireIndexMatchesHead(repo, index, "merge");
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head), await treeOf(repo, theirs), "safe", "merge");
-    changed = result.changed;
-  } else {
-    await requireIndexMatchesHead(repo, index, "merge");
-    const base = await mergeBaseTree(repo, head, theirs);
-    const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
-      ours: "HEAD",
-      theirs: rev,
-      base: base.label
-    });
-    const applied = await applyMerge(repo, index, policy, merge2, "merge");
-    changed = applied.changed;
-    conflicts = applied.conflicts;
-  }
-  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
-  const context = {
-    repo,
-    date: "default",
-    decorations: null,
-    abbrevCommit: false
-  };
-  const entries = [];
-  for (const c of listed) {
-    entries.push(prettyCommit(context, {
-      kind: "builtin",
-      name: "medium"
-    }, c.id, await readCommit(repo, c.id)));
-  }
-  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:
-
-${entries.join("\n")}`);
-  return {
-    outcome: "squashed",
-    head,
-    commit_id: null,
-    changed,
-    conflicts
-  };
-}
-async function mergeInto(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
-    throw new PtermError("Conflict", "a merge is already in progress; commit the resolution or run `git merge --abort`.");
-  }
-  const theirs = await resolveCommit(repo, rev);
-  if (!head.oid) {
-    throw new PtermError("NotFound", "the current branch has no commits yet; commit first (or check out the other branch).");
-  }
-  if (await isAncestor(repo, theirs, head.oid)) {
-    return {
-      outcome: "up-to-date",
-      head: head.oid,
-      commit_id: null,
-      changed: [],
-      conflicts: []
-    };
-  }
-  const who = signatureNow(options.author);
-  const full = dwimRef(repo, rev) ?? "";
-  const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
-  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
-  if (!options.noFf && await isAncestor(repo, head.oid, theirs)) {
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, theirs), "safe", "merge");
-    writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-    await advanceHead(repo, theirs, {
-      expected: head.oid,
-      message: `merge ${rev}: Fast-forward`,
-      who
-    });
-    return {
-      outcome: "fast-forward",
-      head: theirs,
-      commit_id: theirs,
-      changed: result.changed,
-      conflicts: []
-    };
-  }
-  await requireIndexMatchesHead(repo, index, "merge");
-  const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
-    ours: "HEAD",
-    theirs: rev,
-    base: base.label
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "merge");
-  const into = head.branch ? [
-    "main",
-    "master"
-  ].includes(head.branch) ? "" : ` into ${head.branch}` : " into HEAD";
-  const message = options.message ?? `Merge ${theirsName}${into}`;
-  writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-  if (applied.conflicts.length > 0) {
-    writeStateFile(repo, "MERGE_HEAD", `${theirs}
-`);
-    writeStateFile(repo, "MERGE_MSG", `${message}
-`);
-    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
-    return {
-      outcome: "conflict",
-      head: head.oid,
-      commit_id: null,
-      changed: applied.changed,
-      conflicts: applied.conflicts
-    };
-  }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    allowEmpty: true,
-    extraParents: [
-      theirs
-    ],
-    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`
-  });
-  return {
-    outcome: "merge",
-    head: commitId,
-    commit_id: commitId,
-    changed: applied.changed,
-    conflicts: []
-  };
-}
-async function abortSequence(repo, index, policy, kind) {
-  requireSequence(repo, kind, "abort");
-  const tree = await treeOf(repo, readHead(repo).oid);
-  const staged = await indexVsTree(repo, index, tree);
-  const paths = [
-    .../* @__PURE__ */ new Set([
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ])
-  ].sort(comparePaths);
-  const flat = await flattenTree(repo, tree);
-  const writer = new WorktreeWriter(repo);
-  for (const path of paths) {
-    const target = flat.get(path);
-    if (!target) {
-      index.remove(path);
-      if (!policy.hidden(path)) writer.removeFile(path);
-      continue;
-    }
-    if (policy.hidden(path)) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-    else index.set(await writeBlob(repo, writer, path, target), true);
-  }
-  clearSequenceState(repo);
-  return paths;
-}
-async function continueSequence(repo, index, kind, author, explicitAuthor) {
-  requireSequence(repo, kind, "continue");
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", `these files are still in conflict: ${[
-      ...index.conflicts.keys()
-    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
-  }
-  try {
-    return await commitIndex(repo, index, {
-      message: preparedMessage(repo) ?? "",
-      author,
-      ...await sequenceCommitOptions(repo, explicitAuthor),
-      allowEmpty: kind === "merge"
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
-  }
-}
-
-// commands/git/remote/tracking.ts
-function listRemoteBranches(repo) {
-  const out = [];
-  for (const [ref, commit] of listRefs(repo, "refs/remotes")) {
-    const raw = readRawRef(repo, ref);
-    const name = ref.slice("refs/remotes/".length);
-    if (raw?.kind === "symbolic" && raw.target.startsWith("refs/remotes/")) {
-      out.push({
-        name,
-        commit,
-        points_to: raw.target.slice("refs/remotes/".length)
-      });
-    } else out.push({
-      name,
-      commit
-    });
-  }
-  return out;
-}
-
-// commands/git/repo/state.ts
-var held = /* @__PURE__ */ new Map();
-async function withRepoLock(repo, fn, owner = "git") {
-  if (held.has(repo.gitdir)) {
-    throw new PtermError("RepoLocked", `${repo.label} is already locked by this pterm run (a nested operation); this is a bug.`);
-  }
-  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`, owner);
-  const state = {
-    lock,
-    index: null
-  };
-  held.set(repo.gitdir, state);
-  try {
-    const result = await fn();
-    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
-    return result;
-  } finally {
-    held.delete(repo.gitdir);
-    lock.rollback();
-  }
-}
-function loadIndex(repo) {
-  const state = held.get(repo.gitdir);
-  if (!state) return readIndexFile(repo.gitdir);
-  state.index ??= readIndexFile(repo.gitdir);
-  return state.index;
-}
-
-// commands/git/porcelain/branch_list.ts
-function checkedOutElsewhere(repo) {
-  const out = /* @__PURE__ */ new Map();
-  const heads = [];
-  const read = (path) => {
-    try {
-      return Deno.readTextFileSync(path).trim();
-    } catch {
-      return null;
-    }
-  };
-  if (repo.commondir.endsWith("/.git")) {
-    const head = read(`${repo.commondir}/HEAD`);
-    if (head) heads.push({
-      head,
-      path: repo.commondir.slice(0, -5)
-    });
-  }
-  let names = [];
-  try {
-    names = [
-      ...Deno.readDirSync(`${repo.commondir}/worktrees`)
-    ].filter((e) => e.isDirectory).map((e) => e.name);
-  } catch {
-  }
-  for (const name of names.sort()) {
-    const dir = `${repo.commondir}/worktrees/${name}`;
-    const head = read(`${dir}/HEAD`);
-    const gitfile = read(`${dir}/gitdir`);
-    if (head && gitfile) heads.push({
-      head,
-      path: gitfile.replace(/\/\.git$/, "")
-    });
-  }
-  for (const { head, path } of heads) {
-    const match = /^ref: (refs\/heads\/.+)$/.exec(head);
-    if (match && !out.has(match[1])) out.set(match[1], path);
-  }
-  return out;
-}
-function listedRefs(repo, options) {
-  const elsewhere = checkedOutElsewhere(repo);
-  const out = [];
-  if (options.detached !== null && options.headOid && options.locals) {
-    out.push({
-      ref: null,
-      shortName: options.detached,
-      oid: options.headOid,
-      current: true,
-      remote: false,
-      symref: null,
-      worktreePath: null
-    });
-  }
-  const kinds = [];
-  if (options.locals) kinds.push([
-    "refs/heads/",
-    false
-  ]);
-  if (options.remotes) kinds.push([
-    "refs/remotes/",
-    true
-  ]);
-  for (const [prefix, remote] of kinds) {
-    const refs = [
-      ...listRefs(repo, prefix.slice(0, -1))
-    ].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-    for (const [ref, oid] of refs) {
-      const shortName = ref.slice(prefix.length);
-      if (!options.matches(shortName)) continue;
-      const raw = readRawRef(repo, ref);
-      const symref = raw?.kind === "symbolic" ? raw.target.replace(/^refs\/(heads|remotes)\//, "") : null;
-      out.push({
-        ref,
-        shortName,
-        oid,
-        current: !remote && options.headRef === ref,
-        remote,
-        symref,
-        worktreePath: options.headRef === ref ? null : elsewhere.get(ref) ?? null
-      });
-    }
-  }
-  return out;
-}
-function displayWidth(text) {
-  let width = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
-    width += wide ? 2 : 1;
-  }
-  return width;
-}
-var padTo = (text, width) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
-async function subjectOf(repo, oid) {
-  try {
-    return splitMessage((await repo.objects.readCommit(oid)).message).subject;
-  } catch {
-    return "";
-  }
-}
-async function trackText(repo, ref, brackets) {
-  if (!ref.ref || ref.remote) return "";
-  const tracking = await trackingInfo(repo, ref.shortName);
-  if (!tracking) return "";
-  let text = "";
-  if (tracking.gone) text = "gone";
-  else if (tracking.ahead === null) text = "different";
-  else {
-    const parts = [];
-    if (tracking.ahead) parts.push(`ahead ${tracking.ahead}`);
-    if (tracking.behind) parts.push(`behind ${tracking.behind}`);
-    text = parts.join(", ");
-  }
-  return text && brackets ? `[${text}]` : text;
-}
-function upstreamFullName(repo, ref) {
-  if (!ref.ref || ref.remote) return null;
-  const upstream = configuredUpstream(repo, ref.shortName);
-  return upstream ? upstreamRef(repo, upstream) : null;
-}
-var shortRef = (full) => full.replace(/^refs\/(heads|tags|remotes)\//, "");
-async function branchListText(repo, refs, options) {
-  const remotePrefix = options.locals && options.remotes ? "remotes/" : "";
-  const maxWidth = Math.max(0, ...refs.map((r) => displayWidth(r.shortName) + (r.remote ? remotePrefix.length : 0)));
-  const lines = [];
-  for (const r of refs) {
-    const marker = r.current ? "* " : r.worktreePath ? "+ " : "  ";
-    const name = r.remote ? remotePrefix + r.shortName : r.shortName;
-    if (!options.verbose) {
-      lines.push(`${marker}${name}${r.symref ? ` -> ${r.symref}` : ""}`);
-      continue;
-    }
-    const short = abbreviate(repo, r.oid);
-    if (r.remote) {
-      lines.push(`${marker}${padTo(name, maxWidth)}${r.symref ? ` -> ${r.symref}` : ` ${short} ${await subjectOf(repo, r.oid)}`}`);
-      continue;
-    }
-    let line = `${marker}${padTo(name, maxWidth)} ${short} `;
-    if (options.verbose > 1) {
-      if (!r.current && r.worktreePath) line += `(${r.worktreePath}) `;
-      const upstream = upstreamFullName(repo, r);
-      if (upstream) {
-        const track = await trackText(repo, r, false);
-        line += `[${shortRef(upstream)}${track ? `: ${track}` : ""}] `;
-      }
-    } else {
-      const track = await trackText(repo, r, true);
-      if (track) line += `${track} `;
-    }
-    lines.push(line + await subjectOf(repo, r.oid));
-  }
-  return lines.map((l) => l + "\n").join("");
-}
-var FORMAT_ATOMS = [
-  "refname",
-  "refname:short",
-  "objectname",
-  "objectname:short",
-  "upstream",
-  "upstream:short",
-  "upstream:track",
-  "upstream:track,nobracket",
-  "upstream:trackshort",
-  "HEAD",
-  "subject",
-  "contents:subject",
-  "symref",
-  "symref:short",
-  "worktreepath"
-];
-function checkFormat(format) {
-  for (const match of format.matchAll(/%\(([^)]*)\)/g)) {
-    if (!FORMAT_ATOMS.includes(match[1])) {
-      throw new PtermError("InvalidArgs", `--format: %(${match[1]}) is not supported here; the atoms are ${FORMAT_ATOMS.map((a) => `%(${a})`).join(", ")} (e.g. \`git branch --format='%(refname:short) %(upstream:short)'\`).`);
-    }
-  }
-}
-async function formatRef(repo, ref, format) {
-  const values = /* @__PURE__ */ new Map([
-    [
-      "refname",
-      () => ref.ref ?? ref.shortName
-    ],
-    [
-      "refname:short",
-      () => ref.ref ? shortRef(ref.ref) : ref.shortName
-    ],
-    [
-      "objectname",
-      () => ref.oid
-    ],
-    [
-      "objectname:short",
-      () => abbreviate(repo, ref.oid)
-    ],
-    [
-      "upstream",
-      () => upstreamFullName(repo, ref) ?? ""
-    ],
-    [
-      "upstream:short",
-      () => {
-        const full = upstreamFullName(repo, ref);
-        return full ? shortRef(full) : "";
-      }
-    ],
-    [
-      "upstream:track",
-      () => trackText(repo, ref, true)
-    ],
-    [
-      "upstream:track,nobracket",
-      () => trackText(repo, ref, false)
-    ],
-    [
-      "upstream:trackshort",
-      async () => {
-        if (!upstreamFullName(repo, ref)) return "";
-        const tracking = await trackingInfo(repo, ref.shortName);
-        if (!tracking || tracking.gone) return "";
-        if (tracking.ahead === null) return "<>";
-        return tracking.ahead && tracking.behind ? "<>" : tracking.ahead ? ">" : tracking.behind ? "<" : "=";
-      }
-    ],
-    [
-      "HEAD",
-      () => ref.current ? "*" : " "
-    ],
-    [
-      "subject",
-      () => subjectOf(repo, ref.oid)
-    ],
-    [
-      "contents:subject",
-      () => subjectOf(repo, ref.oid)
-    ],
-    [
-      "symref",
-      () => {
-        const raw = ref.ref ? readRawRef(repo, ref.ref) : null;
-        return raw?.kind === "symbolic" ? raw.target : "";
-      }
-    ],
-    [
-      "symref:short",
-      () => ref.symref ?? ""
-    ],
-    [
-      "worktreepath",
-      () => ref.current && ref.ref ? repo.dir : ref.worktreePath ?? ""
-    ]
-  ]);
-  let out = "";
-  for (let i = 0; i < format.length; ) {
-    if (format[i] !== "%") {
-      out += format[i++];
-      continue;
-    }
-    if (format[i + 1] === "%") {
-      out += "%";
-      i += 2;
-    } else if (format[i + 1] === "(") {
-      const end = format.indexOf(")", i);
-      out += await values.get(format.slice(i + 2, end))();
-      i = end + 1;
-    } else if (/^[0-9a-fA-F]{2}$/.test(format.slice(i + 1, i + 3))) {
-      out += String.fromCharCode(parseInt(format.slice(i + 1, i + 3), 16));
-      i += 3;
-    } else out += format[i++];
-  }
-  return out;
-}
-
 // commands/git/worktree/fsmonitor.ts
 var COOKIE_PREFIX = "pterm-fsmonitor-cookie-";
 var INERT_GIT_PATHS = [
@@ -9665,6 +8959,120 @@ function skippedHooks(repo, names) {
   }
   if (found.length === 0) return null;
   return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
+}
+
+// commands/git/porcelain/state.ts
+async function treeOf(repo, commit) {
+  return commit ? (await readCommit(repo, commit)).tree : null;
+}
+function writeStateFile(repo, name, text) {
+  const path = `${repo.gitdir}/${name}`;
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temp, text);
+  Deno.renameSync(temp, path);
+}
+async function requireIndexMatchesHead(repo, index, action) {
+  const headOid = readHead(repo).oid;
+  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
+  if (staged.size > 0 || index.hasConflicts()) {
+    const paths = [
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ].sort(comparePaths);
+    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
+      result: {
+        blocked_paths: paths.slice(0, 1e3)
+      }
+    });
+  }
+}
+
+// commands/git/porcelain/sequence_control.ts
+async function abortSequence(repo, index, policy, kind) {
+  requireSequence(repo, kind, "abort");
+  const tree = await treeOf(repo, readHead(repo).oid);
+  const staged = await indexVsTree(repo, index, tree);
+  const paths = [
+    .../* @__PURE__ */ new Set([
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ])
+  ].sort(comparePaths);
+  const flat = await flattenTree(repo, tree);
+  const writer = new WorktreeWriter(repo);
+  for (const path of paths) {
+    const target = flat.get(path);
+    if (!target) {
+      index.remove(path);
+      if (!policy.hidden(path)) writer.removeFile(path);
+      continue;
+    }
+    if (policy.hidden(path)) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
+    else index.set(await writeBlob(repo, writer, path, target), true);
+  }
+  clearSequenceState(repo);
+  return paths;
+}
+async function continueSequence(repo, index, kind, author, explicitAuthor) {
+  requireSequence(repo, kind, "continue");
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", `these files are still in conflict: ${[
+      ...index.conflicts.keys()
+    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
+  }
+  try {
+    return await commitIndex(repo, index, {
+      message: preparedMessage(repo) ?? "",
+      author,
+      ...await sequenceCommitOptions(repo, explicitAuthor),
+      allowEmpty: kind === "merge"
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
+  }
+}
+
+// commands/git/porcelain/switch.ts
+async function switchTo(repo, index, policy, target, options) {
+  const head = readHead(repo);
+  const who = signatureNow(options.author);
+  let branchRef = null;
+  let commit;
+  if (options.createBranch) {
+    checkBranchName(options.createBranch);
+    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
+      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
+    }
+    commit = await resolveCommit(repo, target);
+    branchRef = `refs/heads/${options.createBranch}`;
+  } else {
+    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
+    branchRef = local;
+    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
+    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
+  }
+  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
+  const fromName = head.branch ?? head.oid ?? "(unborn)";
+  if (options.createBranch) {
+    await updateRef(repo, branchRef, commit, {
+      expected: null,
+      message: `branch: Created from ${target}`,
+      who
+    });
+  }
+  if (branchRef) {
+    const toName = branchRef.slice(11);
+    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
+  } else {
+    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
+  }
+  return {
+    branch: branchRef ? branchRef.slice(11) : null,
+    head: commit,
+    changed: result.changed,
+    withheld: result.withheld
+  };
 }
 
 // commands/git/porcelain/stash.ts
@@ -10487,6 +9895,171 @@ var switchHandler = async (ctx) => {
   return switched;
 };
 
+// commands/git/porcelain/pick.ts
+async function revertTrees(repo, rev) {
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  return {
+    oid,
+    commit,
+    base: commit.tree,
+    theirs: parentTree
+  };
+}
+async function revertCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
+  await requireIndexMatchesHead(repo, index, "revert");
+  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
+  const short = abbreviate(repo, oid);
+  const subject = splitMessage(commit.message).subject;
+  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: `parent of ${short} (${subject})`,
+    base: `${short} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "revert");
+  const message = `Revert "${subject}"
+
+This reverts commit ${oid}.
+`;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}
+`);
+    return {
+      reverted: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts
+    };
+  }
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      extraParents: []
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
+  }
+  return {
+    reverted: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+function withOrigin(message, oid) {
+  const text = message.endsWith("\n") ? message : `${message}
+`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
+`;
+}
+async function cherryPickCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
+  await requireIndexMatchesHead(repo, index, "cherry-pick");
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const subject = splitMessage(commit.message).subject;
+  const merge2 = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
+    ours: "HEAD",
+    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+`);
+    return {
+      picked: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts
+    };
+  }
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+`);
+    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
+The previous cherry-pick is now empty, possibly due to conflict resolution.
+If you wish to commit it anyway, use:
+
+    git commit --allow-empty
+
+Otherwise, please use 'git cherry-pick --skip'`);
+  }
+  return {
+    picked: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+
+// commands/git/porcelain/reset.ts
+async function resetTo(repo, index, policy, rev, mode, author) {
+  const target = await resolveCommit(repo, rev);
+  const head = readHead(repo);
+  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
+    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
+  }
+  const targetTree = await treeOf(repo, target);
+  let changed = [];
+  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "hard") {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
+    changed = result.changed;
+  }
+  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+  await advanceHead(repo, target, {
+    expected: head.oid,
+    message: `reset: moving to ${rev}`,
+    who: signatureNow(author)
+  });
+  clearSequenceState(repo);
+  return {
+    head: target,
+    changed_paths: changed
+  };
+}
+async function resetPaths(repo, index, rev, specs) {
+  let tree = null;
+  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
+  return await resetIndexTo(repo, index, tree, specs);
+}
+
 // commands/git/handlers/restore.ts
 var restore = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -10903,6 +10476,73 @@ var mv = async (ctx) => {
   };
 };
 
+// commands/git/porcelain/tags.ts
+async function describeTag(repo, name, object) {
+  const raw = await repo.objects.read(object);
+  if (raw.type === "tag") {
+    const tag2 = parseTag(raw.content);
+    const peeled = await peel(repo, object);
+    return {
+      name,
+      target: peeled.oid,
+      type: "annotated",
+      object,
+      message: tag2.message.replace(/\n+$/, "")
+    };
+  }
+  return {
+    name,
+    target: object,
+    type: "lightweight",
+    object,
+    message: null
+  };
+}
+async function listTags(repo) {
+  const out = [];
+  for (const [ref, oid] of listRefs(repo, "refs/tags")) out.push(await describeTag(repo, ref.slice(10), oid));
+  return out;
+}
+async function createTag(repo, name, options) {
+  checkTagName(name);
+  const refName = `refs/tags/${name}`;
+  const existing = resolveRefOid(repo, refName);
+  if (existing && !options.force) {
+    throw new PtermError("AlreadyExists", `the tag \`${name}\` already exists; pick another name or pass --force to move it.`);
+  }
+  const object = await resolveRevision(repo, options.ref ?? "HEAD");
+  let pointTo = object;
+  if (options.message !== void 0) {
+    const message = cleanupMessage(options.message, true);
+    if (message === "") throw new PtermError("InvalidArgs", "the tag message is empty; give --message some text.");
+    const type = (await repo.objects.read(object)).type;
+    pointTo = await repo.objects.write("tag", serializeTag({
+      object,
+      type,
+      tag: name,
+      tagger: signatureNow(options.author),
+      message
+    }));
+  }
+  await updateRef(repo, refName, pointTo, {
+    expected: existing,
+    message: `tag: ${name}`,
+    who: signatureNow(options.author)
+  });
+  const target = (await peel(repo, object)).oid;
+  return {
+    name,
+    target
+  };
+}
+async function deleteTag(repo, name) {
+  const refName = `refs/tags/${name}`;
+  const oid = resolveRefOid(repo, refName);
+  if (!oid) throw new PtermError("NotFound", `there is no tag ${name}; list tags with \`git tag\`.`);
+  await deleteRef(repo, refName, oid);
+  return oid;
+}
+
 // commands/git/handlers/tag.ts
 var tag = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
@@ -11032,6 +10672,380 @@ var revert = async (ctx) => {
 `);
   return fields;
 };
+
+// commands/git/history/pretty.ts
+var DAYS = [
+  "Sun",
+  "Mon",
+  "Tue",
+  "Wed",
+  "Thu",
+  "Fri",
+  "Sat"
+];
+var MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec"
+];
+var two = (n) => String(n).padStart(2, "0");
+function zone(minutes, colon) {
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
+}
+function formatDate(sig, mode, now = Date.now() / 1e3) {
+  if (mode === "unix") return String(sig.timestamp);
+  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
+  if (mode === "relative") return relativeDate(sig.timestamp, now);
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
+  const y = local.getUTCFullYear();
+  const mo = local.getUTCMonth();
+  const d = local.getUTCDate();
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  switch (mode) {
+    case "short":
+      return `${y}-${two(mo + 1)}-${two(d)}`;
+    case "iso":
+      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
+    case "iso-strict":
+      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
+    case "rfc":
+      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
+    default:
+      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
+  }
+}
+function relativeDate(timestamp, now) {
+  const when = Math.floor(now);
+  if (timestamp > when) return "in the future";
+  let diff = when - timestamp;
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (diff < 90) return ago(diff, "second");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 90) return ago(diff, "minute");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 36) return ago(diff, "hour");
+  diff = Math.floor((diff + 12) / 24);
+  if (diff < 14) return ago(diff, "day");
+  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
+  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
+  if (diff < 1825) {
+    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
+    const years = Math.floor(totalMonths / 12);
+    const months = totalMonths % 12;
+    if (months) {
+      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
+    }
+    return ago(years, "year");
+  }
+  return ago(Math.floor((diff + 183) / 365), "year");
+}
+function indented(message) {
+  const text = message.replace(/\n+$/, "");
+  return text.split("\n").map((line) => `    ${line}`).join("\n");
+}
+function decorationOf(ctx, oid, wrapped) {
+  const list = ctx.decorations?.get(oid);
+  if (!list?.length) return "";
+  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
+}
+function sanitized(subject) {
+  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
+}
+function expand(ctx, oid, commit, template) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (sig, key) => {
+    switch (key) {
+      case "n":
+      case "N":
+        return sig.name;
+      case "e":
+      case "E":
+        return sig.email;
+      case "l":
+      case "L":
+        return sig.email.split("@")[0];
+      case "d":
+        return formatDate(sig, ctx.date);
+      case "D":
+        return formatDate(sig, "rfc");
+      case "r":
+        return formatDate(sig, "relative");
+      case "t":
+        return String(sig.timestamp);
+      case "i":
+        return formatDate(sig, "iso");
+      case "I":
+        return formatDate(sig, "iso-strict");
+      case "s":
+        return formatDate(sig, "short");
+      default:
+        return null;
+    }
+  };
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const next = template[i + 1];
+    const rest = template.slice(i + 1);
+    let used = 1;
+    let value = null;
+    switch (next) {
+      case "%":
+        value = "%";
+        break;
+      case "n":
+        value = "\n";
+        break;
+      case "H":
+        value = oid;
+        break;
+      case "h":
+        value = abbreviate(ctx.repo, oid);
+        break;
+      case "T":
+        value = commit.tree;
+        break;
+      case "t":
+        value = abbreviate(ctx.repo, commit.tree);
+        break;
+      case "P":
+        value = commit.parents.join(" ");
+        break;
+      case "p":
+        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
+        break;
+      case "s":
+        value = subject;
+        break;
+      case "f":
+        value = sanitized(subject);
+        break;
+      case "b":
+        value = body ? body.replace(/\n*$/, "\n") : "";
+        break;
+      case "B":
+        value = commit.message.replace(/\n*$/, "\n");
+        break;
+      case "d":
+        value = decorationOf({
+          ...ctx,
+          decorations: ctx.decorations
+        }, oid, true);
+        break;
+      case "D":
+        value = decorationOf(ctx, oid, false);
+        break;
+      case "e":
+      case "N":
+        value = "";
+        break;
+      case "a":
+      case "c": {
+        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
+        if (value !== null) used = 2;
+        break;
+      }
+      case "x": {
+        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
+        if (hex) {
+          value = String.fromCharCode(parseInt(hex[1], 16));
+          used = 3;
+        }
+        break;
+      }
+      case "C": {
+        const named = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
+        if (named) {
+          value = "";
+          used = named[0].length;
+        }
+        break;
+      }
+    }
+    if (value === null) {
+      out += "%";
+      continue;
+    }
+    out += value;
+    i += used;
+  }
+  return out;
+}
+function prettyCommit(ctx, fmt, oid, commit) {
+  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
+  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
+  const decorated = decorationOf(ctx, oid, true);
+  const { subject } = splitMessage(commit.message);
+  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
+  if (fmt.name === "reference") {
+    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
+  }
+  const lines = [
+    `commit ${id}${decorated}`
+  ];
+  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
+  const who = (s) => `${s.name} <${s.email}>`;
+  if (fmt.name === "fuller") {
+    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
+    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
+  } else if (fmt.name === "full") {
+    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
+  } else {
+    lines.push(`Author: ${who(commit.author)}`);
+    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
+  }
+  const message = fmt.name === "short" ? subject : commit.message;
+  return `${lines.join("\n")}
+
+${indented(message)}
+`;
+}
+
+// commands/git/porcelain/merge_into.ts
+async function squashInto(repo, index, policy, rev, head, theirs) {
+  let changed;
+  let conflicts = [];
+  if (await isAncestor(repo, head, theirs)) {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head), await treeOf(repo, theirs), "safe", "merge");
+    changed = result.changed;
+  } else {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const base = await mergeBaseTree(repo, head, theirs);
+    const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
+      ours: "HEAD",
+      theirs: rev,
+      base: base.label
+    });
+    const applied = await applyMerge(repo, index, policy, merge2, "merge");
+    changed = applied.changed;
+    conflicts = applied.conflicts;
+  }
+  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
+  const context = {
+    repo,
+    date: "default",
+    decorations: null,
+    abbrevCommit: false
+  };
+  const entries = [];
+  for (const c of listed) {
+    entries.push(prettyCommit(context, {
+      kind: "builtin",
+      name: "medium"
+    }, c.id, await readCommit(repo, c.id)));
+  }
+  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:
+
+${entries.join("\n")}`);
+  return {
+    outcome: "squashed",
+    head,
+    commit_id: null,
+    changed,
+    conflicts
+  };
+}
+async function mergeInto(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
+    throw new PtermError("Conflict", "a merge is already in progress; commit the resolution or run `git merge --abort`.");
+  }
+  const theirs = await resolveCommit(repo, rev);
+  if (!head.oid) {
+    throw new PtermError("NotFound", "the current branch has no commits yet; commit first (or check out the other branch).");
+  }
+  if (await isAncestor(repo, theirs, head.oid)) {
+    return {
+      outcome: "up-to-date",
+      head: head.oid,
+      commit_id: null,
+      changed: [],
+      conflicts: []
+    };
+  }
+  const who = signatureNow(options.author);
+  const full = dwimRef(repo, rev) ?? "";
+  const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
+  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
+  if (!options.noFf && await isAncestor(repo, head.oid, theirs)) {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, theirs), "safe", "merge");
+    writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+    await advanceHead(repo, theirs, {
+      expected: head.oid,
+      message: `merge ${rev}: Fast-forward`,
+      who
+    });
+    return {
+      outcome: "fast-forward",
+      head: theirs,
+      commit_id: theirs,
+      changed: result.changed,
+      conflicts: []
+    };
+  }
+  await requireIndexMatchesHead(repo, index, "merge");
+  const base = await mergeBaseTree(repo, head.oid, theirs);
+  const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+    ours: "HEAD",
+    theirs: rev,
+    base: base.label
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "merge");
+  const into = head.branch ? [
+    "main",
+    "master"
+  ].includes(head.branch) ? "" : ` into ${head.branch}` : " into HEAD";
+  const message = options.message ?? `Merge ${theirsName}${into}`;
+  writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+  if (applied.conflicts.length > 0) {
+    writeStateFile(repo, "MERGE_HEAD", `${theirs}
+`);
+    writeStateFile(repo, "MERGE_MSG", `${message}
+`);
+    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    return {
+      outcome: "conflict",
+      head: head.oid,
+      commit_id: null,
+      changed: applied.changed,
+      conflicts: applied.conflicts
+    };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message,
+    author: options.author,
+    allowEmpty: true,
+    extraParents: [
+      theirs
+    ],
+    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`
+  });
+  return {
+    outcome: "merge",
+    head: commitId,
+    commit_id: commitId,
+    changed: applied.changed,
+    conflicts: []
+  };
+}
 
 // commands/git/handlers/merge.ts
 var merge = async (ctx) => {

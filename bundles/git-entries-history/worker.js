@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BSCA4RR5.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-BFBPAHIS.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -640,14 +640,14 @@ function confinePathSync(root, input, access, options = {}) {
 function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
   let current = root;
   let index = 0;
-  let exists2 = true;
+  let exists = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
-      exists2 = false;
+      exists = false;
       break;
     }
     if (info.isSymlink) {
@@ -658,7 +658,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       }
       current = followed.real;
       if (!followed.exists) {
-        exists2 = false;
+        exists = false;
         index++;
         break;
       }
@@ -679,7 +679,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
-  if (exists2) {
+  if (exists) {
     const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
     if (special) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
@@ -688,7 +688,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   return {
     abs,
     rel,
-    exists: exists2
+    exists
   };
 }
 function specialFileKind(info) {
@@ -9449,49 +9449,7 @@ function withCombined(rendered, combined) {
   };
 }
 
-// commands/git/porcelain/upstream.ts
-function mapThrough(ref, from, to) {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-function fetchRefspecs(repo, remote) {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([
-      plain.slice(0, colon),
-      plain.slice(colon + 1)
-    ]);
-  }
-  return pairs;
-}
-function configuredUpstream(repo, name) {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge = repo.config.get(`branch.${name}.merge`);
-  return remote && merge ? {
-    remote,
-    merge
-  } : null;
-}
-function upstreamRef(repo, upstream) {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
-}
-
-// commands/git/porcelain/ops.ts
+// commands/git/porcelain/tags.ts
 async function describeTag(repo, name, object) {
   const raw = await repo.objects.read(object);
   if (raw.type === "tag") {
@@ -11532,6 +11490,48 @@ var catFile = async (ctx) => {
     ]
   };
 };
+
+// commands/git/porcelain/upstream.ts
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
 
 // commands/git/handlers/for_each_ref.ts
 async function describeObject(repo, oid) {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5YOFGJF4.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZQB5FOR7.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2898,17 +2898,6 @@ function parseTag(content) {
     message
   };
 }
-function serializeTag(tag) {
-  const lines = [
-    `object ${tag.object}`,
-    `type ${tag.type}`,
-    `tag ${tag.tag}`
-  ];
-  if (tag.tagger) lines.push(`tagger ${formatSignature(tag.tagger)}`);
-  return encoder2.encode(`${lines.join("\n")}
-
-${tag.message}`);
-}
 function splitMessage(message) {
   const lines = message.split("\n");
   const isBlank = (line) => /^\s*$/.test(line);
@@ -3707,16 +3696,6 @@ function isValidRefName(name) {
   }
   return true;
 }
-function checkBranchName(name) {
-  if (name.startsWith("-") || name === "HEAD" || !isValidRefName(`refs/heads/${name}`)) {
-    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid branch name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
-  }
-}
-function checkTagName(name) {
-  if (name.startsWith("-") || !isValidRefName(`refs/tags/${name}`)) {
-    throw new PtermError("InvalidArgs", `\`${name}\` is not a valid tag name (no spaces, ~ ^ : ? * [ \\, .., @{, leading - or ., or trailing .lock).`);
-  }
-}
 function logsByDefault(repo, name) {
   const setting = (repo.config.get("core.logallrefupdates") ?? "true").toLowerCase();
   if (setting === "always") return true;
@@ -3812,29 +3791,6 @@ async function advanceHead(repo, oid, update) {
   } else {
     await updateRef(repo, "HEAD", oid, update);
   }
-}
-async function setHeadSymbolic(repo, ref, who, message) {
-  const before = readHead(repo);
-  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
-  try {
-    lock.commit(`ref: ${ref}
-`);
-  } finally {
-    lock.rollback();
-  }
-  const after = resolveRefOid(repo, ref);
-  if (after) appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, after, who, message);
-}
-async function setHeadDetached(repo, oid, who, message) {
-  const before = readHead(repo);
-  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
-  try {
-    lock.commit(`${oid}
-`);
-  } finally {
-    lock.rollback();
-  }
-  appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
 }
 async function deleteRef(repo, name, expected) {
   const path = gitPath(repo, name);
@@ -6147,7 +6103,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-ZCLMTR2M.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-Q4WMJVUE.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6349,20 +6305,6 @@ function configSubsections(text, section) {
   }
   return names;
 }
-async function renameConfigSection(repo, section, from, to) {
-  const header = `[${section} "${quote(to)}"]`;
-  await editConfig(repo, (lines) => {
-    const out = [
-      ...lines
-    ];
-    for (const [start] of sectionRanges(lines, section, from)) {
-      const rest = out[start].replace(HEADER, "").trim();
-      out[start] = rest ? `${header}
-	${rest}` : header;
-    }
-    return out.join("\n").split("\n");
-  });
-}
 
 // commands/git/remote/leftovers.ts
 var STALE_AFTER_MS = 60 * 60 * 1e3;
@@ -6467,7 +6409,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-NM52HEIM.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-BLYP2AEU.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6666,7 +6608,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-PBSCRMG3.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-ZO37MVTO.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6960,7 +6902,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PKD7X7VA.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-SCKOIFD7.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7035,7 +6977,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PKD7X7VA.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-SCKOIFD7.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7671,7 +7613,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Y5UEJZ6Q.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3FSSNCR2.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7869,13 +7811,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-NM52HEIM.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-BLYP2AEU.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-QMTTB2GB.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-7UUPLRC6.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8106,22 +8048,13 @@ export {
   parseCommit,
   serializeCommit,
   parseTag,
-  serializeTag,
   splitMessage,
   cleanupMessage,
-  gitPath,
   disableSymlinks,
-  readRawRef,
   resolveRefOid,
   readHead,
-  listRefs,
-  checkBranchName,
-  checkTagName,
   exists,
-  updateRef,
   advanceHead,
-  setHeadSymbolic,
-  setHeadDetached,
   deleteRef,
   S_IFREG_755,
   S_IFLNK,
@@ -8146,11 +8079,7 @@ export {
   ZERO_OID2 as ZERO_OID,
   connect,
   sendPack,
-  removeConfigSection,
-  renameConfigSection,
   dwimRef,
-  peel,
-  resolveRevision,
   resolveCommit,
   lookupPath,
   trackingRef,

@@ -26,7 +26,9 @@ import {
   type GitAuthor,
   parseAuthor as parseAuthorLib,
 } from "./repo/identity.ts";
-import { createTag, pathsChangedBy as pathsChangedByLib, resetTo, revertCommit } from "./porcelain/ops.ts";
+import { revertCommit } from "./porcelain/pick.ts";
+import { pathsChangedBy as pathsChangedByLib, resetTo } from "./porcelain/reset.ts";
+import { createTag } from "./porcelain/tags.ts";
 import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./worktree/index_file.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";

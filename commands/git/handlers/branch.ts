@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { branchFlags } from "../sub/branch.ts";
-import { createBranch, deleteBranch, listBranches, renameBranch } from "../porcelain/ops.ts";
+import { createBranch, deleteBranch, listBranches, renameBranch } from "../porcelain/branches.ts";
 import { readHead, resolveRefOid } from "../repo/refs.ts";
 import { listRemoteBranches } from "../remote/tracking.ts";
 import { removeConfigValues } from "../repo/config_edit.ts";

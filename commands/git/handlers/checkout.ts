@@ -7,7 +7,7 @@ import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { checkoutFlags } from "../sub/checkout.ts";
 import { readCommit } from "../history/log.ts";
-import { restorePaths } from "../porcelain/ops.ts";
+import { restorePaths } from "../worktree/checkout.ts";
 import { checkoutConflictSide, type ConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 import { readHead } from "../repo/refs.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";

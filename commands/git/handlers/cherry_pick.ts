@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { cherryPickFlags } from "../sub/cherry_pick.ts";
-import { cherryPickCommit } from "../porcelain/ops.ts";
+import { cherryPickCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
 import { finishSequence, type Pos, sequenceAction } from "./change_shared.ts";

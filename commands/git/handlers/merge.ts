@@ -7,7 +7,7 @@ import type { Handler } from "../../../core/context.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { mergeFlags } from "../sub/merge.ts";
-import { mergeInto } from "../porcelain/ops.ts";
+import { mergeInto } from "../porcelain/merge_into.ts";
 import { readHead } from "../repo/refs.ts";
 import { resolveCommit } from "../history/revparse.ts";
 import { mergeBases } from "../merge/merge.ts";

@@ -118,7 +118,7 @@ export const pull: Handler<
     }
   }
   // Merging loads most of pterm's git (diff3, renames, checkout): only pull needs it.
-  const { mergeInto } = await import("../porcelain/ops.ts");
+  const { mergeInto } = await import("../porcelain/merge_into.ts");
   const outcome = await withRepoLock(repo, () =>
     mergeInto(repo, loadIndex(repo), policy, tracking, {
       noFf: false,

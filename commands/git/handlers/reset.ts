@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { resetFlags } from "../sub/reset.ts";
-import { resetPaths, resetTo } from "../porcelain/ops.ts";
+import { resetPaths, resetTo } from "../porcelain/reset.ts";
 import { readHead } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";

@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { revertFlags } from "../sub/revert.ts";
-import { revertCommit } from "../porcelain/ops.ts";
+import { revertCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
 import { finishSequence, sequenceAction } from "./change_shared.ts";

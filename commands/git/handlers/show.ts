@@ -9,7 +9,7 @@ import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff } from "..
 import { parseTree } from "../odb/objects.ts";
 import { describeCommit, readCommit } from "../history/log.ts";
 import { parseTag } from "../odb/objects.ts";
-import { describeTag } from "../porcelain/ops.ts";
+import { describeTag } from "../porcelain/tags.ts";
 import type { Commit } from "../odb/objects.ts";
 import { peel, peelTo, resolveRevision } from "../history/revparse.ts";
 import type { Repo } from "../repo/repo.ts";

@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { tagFlags } from "../sub/tag.ts";
-import { createTag, deleteTag, describeTag, listTags } from "../porcelain/ops.ts";
+import { createTag, deleteTag, describeTag, listTags } from "../porcelain/tags.ts";
 import { resolveRefOid } from "../repo/refs.ts";
 import { withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";

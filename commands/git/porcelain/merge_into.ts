@@ -1,0 +1,154 @@
+/** Merging a commit into HEAD: fast-forward, squash, or a merge that stops on conflicts. */
+
+import { PtermError } from "../../../core/errors.ts";
+import { switchTrees } from "../worktree/checkout.ts";
+import { commitIndex, readMergeHeads } from "./commit.ts";
+import { type GitAuthor, signatureNow } from "../repo/identity.ts";
+import type { Index } from "../worktree/index_file.ts";
+import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
+import { prettyCommit } from "../history/pretty.ts";
+import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "../merge/merge.ts";
+import { advanceHead, readHead } from "../repo/refs.ts";
+import type { Repo } from "../repo/repo.ts";
+import { dwimRef, resolveCommit } from "../history/revparse.ts";
+import type { PathPolicy } from "../worktree/worktree.ts";
+import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
+
+export type MergeOutcome =
+  | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
+  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | { outcome: "squashed"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
+
+/**
+ * `git merge --squash`: the other side's changes merged into index and work tree (a fast-forward
+ * too) without moving HEAD or recording a merge: no MERGE_HEAD, and SQUASH_MSG holds git's
+ * "Squashed commit of the following:" with each commit in git's medium format, for the commit
+ * that follows (`git commit` without -m takes it).
+ */
+async function squashInto(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  head: string,
+  theirs: string,
+): Promise<MergeOutcome> {
+  let changed: string[];
+  let conflicts: string[] = [];
+  if (await isAncestor(repo, head, theirs)) {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const result = await switchTrees(
+      repo,
+      index,
+      policy,
+      await treeOf(repo, head),
+      await treeOf(repo, theirs),
+      "safe",
+      "merge",
+    );
+    changed = result.changed;
+  } else {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const base = await mergeBaseTree(repo, head, theirs);
+    const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
+      ours: "HEAD",
+      theirs: rev,
+      base: base.label,
+    });
+    const applied = await applyMerge(repo, index, policy, merge, "merge");
+    changed = applied.changed;
+    conflicts = applied.conflicts;
+  }
+  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
+  const context = { repo, date: "default" as const, decorations: null, abbrevCommit: false };
+  const entries: string[] = [];
+  for (const c of listed) {
+    entries.push(prettyCommit(context, { kind: "builtin", name: "medium" }, c.id, await readCommit(repo, c.id)));
+  }
+  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:\n\n${entries.join("\n")}`);
+  return { outcome: "squashed", head, commit_id: null, changed, conflicts };
+}
+
+export async function mergeInto(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: { noFf: boolean; message?: string; author: GitAuthor; squash?: boolean },
+): Promise<MergeOutcome> {
+  const head = readHead(repo);
+  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
+    throw new PtermError(
+      "Conflict",
+      "a merge is already in progress; commit the resolution or run `git merge --abort`.",
+    );
+  }
+  const theirs = await resolveCommit(repo, rev);
+  if (!head.oid) {
+    throw new PtermError(
+      "NotFound",
+      "the current branch has no commits yet; commit first (or check out the other branch).",
+    );
+  }
+  if (await isAncestor(repo, theirs, head.oid)) {
+    return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
+  }
+  const who = signatureNow(options.author);
+  // How git's fmt-merge-msg names what is merged.
+  const full = dwimRef(repo, rev) ?? "";
+  const theirsName = full.startsWith("refs/heads/")
+    ? `branch '${rev}'`
+    : full.startsWith("refs/tags/")
+    ? `tag '${rev}'`
+    : full.startsWith("refs/remotes/")
+    ? `remote-tracking branch '${rev}'`
+    : `commit '${rev}'`;
+  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
+  if (!options.noFf && (await isAncestor(repo, head.oid, theirs))) {
+    const result = await switchTrees(
+      repo,
+      index,
+      policy,
+      await treeOf(repo, head.oid),
+      await treeOf(repo, theirs),
+      "safe",
+      "merge",
+    );
+    writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
+    await advanceHead(repo, theirs, { expected: head.oid, message: `merge ${rev}: Fast-forward`, who });
+    return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
+  }
+  await requireIndexMatchesHead(repo, index, "merge");
+  const base = await mergeBaseTree(repo, head.oid, theirs);
+  const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+    ours: "HEAD",
+    theirs: rev,
+    base: base.label,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "merge");
+  // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.
+  const into = head.branch ? (["main", "master"].includes(head.branch) ? "" : ` into ${head.branch}`) : " into HEAD";
+  const message = options.message ?? `Merge ${theirsName}${into}`;
+  writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
+  if (applied.conflicts.length > 0) {
+    writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
+    writeStateFile(repo, "MERGE_MSG", `${message}\n`);
+    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    return {
+      outcome: "conflict",
+      head: head.oid,
+      commit_id: null,
+      changed: applied.changed,
+      conflicts: applied.conflicts,
+    };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message,
+    author: options.author,
+    allowEmpty: true,
+    extraParents: [theirs],
+    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`,
+  });
+  return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
+}

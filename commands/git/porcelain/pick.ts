@@ -1,0 +1,162 @@
+/** Reverting and cherry-picking one commit onto HEAD, stopping on conflicts with git's state files. */
+
+import { PtermError } from "../../../core/errors.ts";
+import { EMPTY_TREE_OID } from "../odb/bytes.ts";
+import { commitIndex } from "./commit.ts";
+import type { GitAuthor } from "../repo/identity.ts";
+import type { Index } from "../worktree/index_file.ts";
+import { readCommit } from "../history/log.ts";
+import { applyMerge, mergeTrees } from "../merge/merge.ts";
+import { splitMessage } from "../odb/objects.ts";
+import { readHead } from "../repo/refs.ts";
+import type { Repo } from "../repo/repo.ts";
+import { resolveCommit } from "../history/revparse.ts";
+import type { PathPolicy } from "../worktree/worktree.ts";
+import { abbreviate } from "../odb/abbrev.ts";
+import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
+
+/** The trees a revert of `rev` merges: the commit's own as base, its parent's as theirs. */
+export async function revertTrees(repo: Repo, rev: string) {
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`,
+    );
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  return { oid, commit, base: commit.tree, theirs: parentTree };
+}
+
+export async function revertCommit(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: { noCommit: boolean; author: GitAuthor },
+): Promise<{ reverted: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
+  await requireIndexMatchesHead(repo, index, "revert");
+  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
+  const short = abbreviate(repo, oid);
+  const subject = splitMessage(commit.message).subject;
+  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: `parent of ${short} (${subject})`,
+    base: `${short} (${subject})`,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "revert");
+  const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
+    return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+  }
+  let commitId: string;
+  try {
+    commitId = await commitIndex(repo, index, { message, author: options.author, extraParents: [] });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // git's revert commits nothing either ("nothing to commit, working tree clean") and leaves its message.
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError(
+      "NothingToCommit",
+      `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; ` +
+        "git stops the same way. Nothing was changed.",
+    );
+  }
+  return { reverted: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
+}
+
+/**
+ * `git cherry-pick <rev>`: the change `rev` made to its parent, merged onto HEAD and committed
+ * with its message and author (the committer is now); conflicts stop before the commit, as git
+ * does, with CHERRY_PICK_HEAD and MERGE_MSG written.
+ */
+/**
+ * `git cherry-pick -x`: the message with `(cherry picked from commit <id>)` appended — after a
+ * blank line, unless the message already ends with a trailer block (`Signed-off-by: …`, an
+ * earlier such line), as git's sequencer appends it.
+ */
+function withOrigin(message: string, oid: string): string {
+  const text = message.endsWith("\n") ? message : `${message}\n`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 &&
+    last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})\n`;
+}
+
+export async function cherryPickCommit(
+  repo: Repo,
+  index: Index,
+  policy: PathPolicy,
+  rev: string,
+  options: {
+    noCommit: boolean;
+    author: GitAuthor;
+    recordOrigin?: boolean;
+    /** git's --allow-empty: a commit that was empty to begin with is picked as an empty commit. */
+    allowEmpty?: boolean;
+    /** git's --keep-redundant-commits: a change already in HEAD is still recorded, as an empty commit. */
+    keepRedundant?: boolean;
+  },
+): Promise<{ picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
+  await requireIndexMatchesHead(repo, index, "cherry-pick");
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError(
+      "InvalidArgs",
+      `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`,
+    );
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const subject = splitMessage(commit.message).subject;
+  const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
+    ours: "HEAD",
+    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`,
+  });
+  const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", message);
+    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
+    return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+  }
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId: string;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || (initiallyEmpty && options.allowEmpty),
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    // As git's sequencer: an empty pick stops with the cherry-pick in progress (CHERRY_PICK_HEAD, MERGE_MSG),
+    // so that --skip, --abort, --continue and `git commit --allow-empty` conclude it.
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
+    throw new PtermError(
+      "NothingToCommit",
+      `${
+        initiallyEmpty
+          ? `${abbreviate(repo, oid)} is an empty commit`
+          : `the change of ${abbreviate(repo, oid)} is already in HEAD`
+      }; the cherry-pick stopped in progress, as git stops it.\n` +
+        "The previous cherry-pick is now empty, possibly due to conflict resolution.\n" +
+        "If you wish to commit it anyway, use:\n\n    git commit --allow-empty\n\n" +
+        "Otherwise, please use 'git cherry-pick --skip'",
+    );
+  }
+  return { picked: oid, commit_id: commitId, changed_paths: applied.changed, conflicts: [] };
+}
