@@ -1,0 +1,116 @@
+/**
+ * `git blame` in pterm names, for every line, the commit real git's blame names: random histories
+ * built by real git (edits, insertions, deletions, a branch merged back, uncommitted lines in the
+ * work tree), compared line by line with `git blame --porcelain`.
+ */
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { join } from "node:path";
+import { exec, makeRoot } from "../../../_support/helpers.ts";
+import { git } from "../oracle.ts";
+
+type Edit = { at: number; kind: "insert" | "delete" | "change"; text: string };
+
+const edit: fc.Arbitrary<Edit> = fc.record({
+  at: fc.nat(40),
+  kind: fc.constantFrom("insert" as const, "delete" as const, "change" as const),
+  text: fc.constantFrom("alpha", "beta", "gamma", "delta", "epsilon", "}", ""),
+});
+
+function applyEdits(lines: string[], edits: readonly Edit[], tag: string): string[] {
+  const out = [...lines];
+  for (const e of edits) {
+    const at = out.length ? e.at % (out.length + (e.kind === "insert" ? 1 : 0)) : 0;
+    if (e.kind === "insert" || out.length === 0) out.splice(at, 0, `${e.text} ${tag}`);
+    else if (e.kind === "delete") out.splice(at, 1);
+    else out[at] = `${e.text} ${tag}`;
+  }
+  return out;
+}
+
+/** Final line number (1-based) → commit, from `git blame --porcelain`. */
+function parsePorcelain(text: string): string[] {
+  const owners: string[] = [];
+  for (const line of text.split("\n")) {
+    const match = line.match(/^([0-9a-f]{40}) \d+ (\d+)/);
+    if (match) owners[Number(match[2]) - 1] = match[1];
+  }
+  return owners;
+}
+
+Deno.test({
+  name: "git blame names the commit real git's blame names, line by line",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.array(edit, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 6 }),
+      fc.array(edit, { minLength: 1, maxLength: 3 }),
+      fc.array(edit, { maxLength: 2 }),
+      async (mainCommits, sideCommit, uncommitted) => {
+        await using root = await makeRoot("pterm-blame-");
+        const repo = join(root.path, "r");
+        await Deno.mkdir(repo);
+        await git(repo, "init", "-q", "-b", "main");
+        let lines = Array.from({ length: 12 }, (_, i) => `line ${i}`);
+        const write = (l: string[]) => Deno.writeTextFile(join(repo, "f.txt"), l.map((x) => x + "\n").join(""));
+        await write(lines);
+        await git(repo, "add", "f.txt");
+        await git(repo, "commit", "-q", "-m", "base");
+        for (const [n, edits] of mainCommits.entries()) {
+          if (n === 1) {
+            // A side branch from here, merged back at the end.
+            await git(repo, "checkout", "-q", "-b", "side");
+            const side = applyEdits(lines, sideCommit, "side");
+            await write(side);
+            // Edits that cancel out (a line inserted, then deleted) leave nothing to commit: still a commit.
+            await git(repo, "commit", "-q", "--allow-empty", "-am", "side work");
+            await git(repo, "checkout", "-q", "main");
+          }
+          lines = applyEdits(lines, edits, `c${n}`);
+          await write(lines);
+          await git(repo, "commit", "-q", "--allow-empty", "-am", `commit ${n}`);
+        }
+        const merged = await new Deno.Command("git", {
+          args: ["-c", "user.name=O", "-c", "user.email=o@e", "merge", "-q", "--no-edit", "side"],
+          cwd: repo,
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        if (merged.code !== 0) await git(repo, "merge", "--abort");
+        await write(
+          applyEdits((await Deno.readTextFile(join(repo, "f.txt"))).split("\n").slice(0, -1), uncommitted, "wt"),
+        );
+        const real = parsePorcelain(await git(repo, "blame", "--porcelain", "f.txt"));
+        const envelope = await exec(root.path, "git blame f.txt");
+        assert.equal(envelope.exit_code, 0, envelope.stderr);
+        // deno-lint-ignore no-explicit-any
+        const mine = (envelope.result as any).lines.map((l: { commit: string }) => l.commit);
+        assert.deepEqual(mine, real);
+      },
+    ),
+    { numRuns: 30 },
+  );
+});
+
+Deno.test("git blame under core.autocrlf=true: a CRLF work tree whose lines are committed blames the commits", async () => {
+  await using root = await makeRoot("pterm-blame-crlf-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q", "-b", "main");
+  await git(repo, "config", "core.autocrlf", "true");
+  await Deno.writeTextFile(join(repo, "f.txt"), "one\r\ntwo\r\n");
+  await git(repo, "add", "f.txt");
+  await git(repo, "commit", "-q", "-m", "first");
+  await Deno.writeTextFile(join(repo, "f.txt"), "one\r\ntwo\r\nthree, not committed\r\n");
+  const real = parsePorcelain(await git(repo, "blame", "--porcelain", "f.txt"));
+  const envelope = await exec(root.path, "git blame f.txt");
+  assert.equal(envelope.exit_code, 0, envelope.stderr);
+  // deno-lint-ignore no-explicit-any
+  const mine = (envelope.result as any).lines.map((l: { commit: string }) => l.commit);
+  assert.deepEqual(mine, real);
+  assert.equal(mine[2], "0000000000000000000000000000000000000000");
+  assert.notEqual(mine[0], mine[2]);
+});
