@@ -101,22 +101,36 @@ var resolve = native.resolve;
 var dirname = native.dirname;
 var basename = native.basename;
 
-// core/envelope.ts
+// core/controls.ts
+var TERMINAL_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+var NAME_CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+function firstNameControl(text) {
+  const found = NAME_CONTROL.exec(text);
+  return found ? escapeCodePoint(found[0]) : null;
+}
+function escapeCodePoint(ch) {
+  const code2 = ch.codePointAt(0);
+  return code2 <= 255 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
+}
 var PLAIN_COLOUR = /\x1b\[(?:0|1|22|3[0-79]|9[0-7])m/;
-var CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
-var CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 function escapeControls(text, options = {}) {
-  const controls = options.singleLine ? CONTROLS_AND_BREAKS : CONTROLS;
-  return text.replace(new RegExp(`${PLAIN_COLOUR.source}|${controls.source}`, "g"), (ch) => {
-    if (ch.length > 1) return ch;
-    const code2 = ch.charCodeAt(0);
-    return code2 < 256 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
+  const controls = options.singleLine ? NAME_CONTROL : TERMINAL_CONTROL;
+  const pattern = options.keepPlainColour ? new RegExp(`${PLAIN_COLOUR.source}|${controls.source}`, "gu") : new RegExp(controls.source, "gu");
+  return text.replace(pattern, (found) => {
+    if (found.length > 1) return found;
+    const escape = escapeCodePoint(found);
+    return options.mark ? options.mark(escape) : escape;
   });
 }
+
+// core/envelope.ts
+var PLAIN_COLOUR_KEPT = {
+  keepPlainColour: true
+};
 function renderText(envelope) {
   const parts = [];
-  if (envelope.stdout) parts.push(escapeControls(envelope.stdout.replace(/\n$/, "")));
-  if (envelope.stderr) parts.push(escapeControls(envelope.stderr.replace(/\n$/, "")));
+  if (envelope.stdout) parts.push(escapeControls(envelope.stdout.replace(/\n$/, ""), PLAIN_COLOUR_KEPT));
+  if (envelope.stderr) parts.push(escapeControls(envelope.stderr.replace(/\n$/, ""), PLAIN_COLOUR_KEPT));
   for (const artifact of envelope.artifacts) {
     parts.push(escapeControls(`artifact: ${artifact.path} (${artifact.mime}) ${artifact.description}`, {
       singleLine: true
@@ -1010,17 +1024,6 @@ function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
       throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} is inside ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root outside it, e.g. your project's own folder: --root ./.agents.`);
     }
   }
-}
-
-// core/controls.ts
-var NAME_CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-function firstNameControl(text) {
-  const found = NAME_CONTROL.exec(text);
-  return found ? escapeCodePoint(found[0]) : null;
-}
-function escapeCodePoint(ch) {
-  const code2 = ch.codePointAt(0);
-  return code2 <= 255 ? `\\x${code2.toString(16).padStart(2, "0")}` : `\\u${code2.toString(16).padStart(4, "0")}`;
 }
 
 // core/fs/paths.ts

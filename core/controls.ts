@@ -2,7 +2,8 @@
  * The code points that let text drive a terminal or reorder what a person reads: C0 controls
  * (ESC starts title, clipboard and cursor sequences; BEL ends them), DEL, C1 controls (CSI, OSC
  * in one byte), the line and paragraph separators, and the bidirectional marks, embeddings,
- * overrides and isolates. One list for the shell's terminal boundary and for new path names.
+ * overrides and isolates. One list for every text that reaches a person's terminal (the shell, `--text`,
+ * `runs`) and for new path names.
  */
 
 /** Everything above, tab and line feed excepted: what may not reach a terminal raw. */
@@ -24,4 +25,34 @@ export function firstNameControl(text: string): string | null {
 export function escapeCodePoint(ch: string): string {
   const code = ch.codePointAt(0)!;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** SGR reset, bold, normal intensity and the 16 foreground colours: nothing that hides or moves text. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const PLAIN_COLOUR = /\x1b\[(?:0|1|22|3[0-79]|9[0-7])m/;
+
+export interface EscapeOptions {
+  /** Escape tab and line feed too: for a table cell or any one-line field. */
+  readonly singleLine?: boolean;
+  /** Let plain colour changes through (what `irc status` prints for a terminal). */
+  readonly keepPlainColour?: boolean;
+  /** How a visible escape is shown (a colour around it, say); as it is by default. */
+  readonly mark?: (escape: string) => string;
+}
+
+/**
+ * Makes text safe to print to a person's terminal: every code point of the lists above becomes a
+ * visible escape (`\x1b`, `\u202e`), so a command's output, a command line or a document can never
+ * move the cursor, rewrite the screen, talk to the terminal or reorder what a person reads.
+ */
+export function escapeControls(text: string, options: EscapeOptions = {}): string {
+  const controls = options.singleLine ? NAME_CONTROL : TERMINAL_CONTROL;
+  const pattern = options.keepPlainColour
+    ? new RegExp(`${PLAIN_COLOUR.source}|${controls.source}`, "gu")
+    : new RegExp(controls.source, "gu");
+  return text.replace(pattern, (found) => {
+    if (found.length > 1) return found;
+    const escape = escapeCodePoint(found);
+    return options.mark ? options.mark(escape) : escape;
+  });
 }

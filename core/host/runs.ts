@@ -1,7 +1,8 @@
 /** `pterm runs list | show | replay`: reading and replaying the audit log. */
 
 import { type AuditRecord, listAuditRecords, readAuditRecord, resolveRunId, stateOf } from "../audit.ts";
-import { type Envelope, escapeControls } from "../envelope.ts";
+import { escapeControls } from "../controls.ts";
+import type { Envelope } from "../envelope.ts";
 import { PtermError } from "../errors.ts";
 import { execute, type Kernel } from "../runtime.ts";
 import { confinePath } from "../fs/paths.ts";

@@ -6,6 +6,7 @@
 
 import type { AuditRecord } from "../../core/audit.ts";
 import { stateOf } from "../../core/audit.ts";
+import { escapeControls as escapeTerminalControls } from "../../core/controls.ts";
 import type { Envelope } from "../../core/envelope.ts";
 
 export type Light = "red" | "yellow" | "green" | "off";
@@ -28,21 +29,9 @@ export function paint(text: string, style: Style, color: boolean): string {
   return color && text ? `${SGR[style]}${text}${SGR.reset}` : text;
 }
 
-/**
- * Code points that would let a command's output drive the terminal (move the cursor, set the
- * title, write the clipboard, hide text) or reorder what a person reads: C0 controls other than
- * tab and newline, DEL, C1 controls, and the Unicode bidirectional overrides and isolates.
- */
-// deno-lint-ignore no-control-regex
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Makes output text safe to print: every unsafe code point becomes a visible escape (`\x1b`, `\u202e`). */
+/** Makes output text safe to print: every terminal control becomes a visible escape, marked in colour. */
 export function escapeControls(text: string, color = false): string {
-  return text.replace(/\r\n/g, "\n").replace(UNSAFE, (ch) => {
-    const code = ch.codePointAt(0)!;
-    const escape = code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
-    return paint(escape, "magenta", color);
-  });
+  return escapeTerminalControls(text.replace(/\r\n/g, "\n"), { mark: (escape) => paint(escape, "magenta", color) });
 }
 
 function withoutFinalNewline(text: string): string {

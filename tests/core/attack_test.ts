@@ -12,7 +12,8 @@ import fc from "fast-check";
 import { confinePathSync, isGitDirName } from "../../core/fs/paths.ts";
 import { PtermError } from "../../core/errors.ts";
 import { tokenize } from "../../core/grammar.ts";
-import { escapeControls, renderText } from "../../core/envelope.ts";
+import { escapeControls } from "../../core/controls.ts";
+import { renderText } from "../../core/envelope.ts";
 import { safeReadTextFileSync, safeWriteFileSync } from "../../core/fs/safe_fs.ts";
 import { listAuditRecords, readAuditRecord } from "../../core/audit.ts";
 import { MAX_COMMAND_LINE_BYTES } from "../../core/runtime.ts";
@@ -565,8 +566,10 @@ Deno.test("control characters never reach a person's terminal raw", async (t) =>
     assert.match(shown, /\tb\nc$/);
     assert.equal(escapeControls("a\tb\nc", { singleLine: true }), "a\\x09b\\x0ac");
     // Plain colours (irc status on a terminal) pass; nothing that hides text does.
-    assert.equal(escapeControls("\x1b[32m●\x1b[0m"), "\x1b[32m●\x1b[0m");
-    assert.equal(escapeControls("\x1b[8mhidden"), "\\x1b[8mhidden");
+    assert.equal(escapeControls("\x1b[32m●\x1b[0m", { keepPlainColour: true }), "\x1b[32m●\x1b[0m");
+    assert.equal(escapeControls("\x1b[8mhidden", { keepPlainColour: true }), "\\x1b[8mhidden");
+    // What reorders a line for the reader (a right-to-left override) is escaped like the rest.
+    assert.equal(escapeControls("name\u202egnp.exe"), "name\\u202egnp.exe");
   });
   // Line breaks are refused by the grammar; every other control character can be sent quoted.
   const line = `hello '${hostile.replace(/[\r\u2028]/g, "")}'`;
@@ -574,6 +577,9 @@ Deno.test("control characters never reach a person's terminal raw", async (t) =>
     const env = await exec(dir.path, line);
     assert.ok(env.stderr.includes("\x1b"), "the envelope keeps the exact text (JSON escapes it)");
     assert.doesNotMatch(renderText(env), RAW_CONTROL);
+    // The same list as the shell's: a bidirectional override in output is shown escaped by --text.
+    const reordered = await cli(["exec", "--root", dir.path, "--text", "hello 'evil\u202etxt.exe'"]);
+    assert.match(reordered.stdout, /evil\\u202etxt\.exe/);
     const run = await cli(["exec", "--root", dir.path, "--text", line]);
     assert.doesNotMatch(run.stdout, RAW_CONTROL);
     assert.match(run.stdout, /\\x1b/);
