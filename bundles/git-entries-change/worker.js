@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-EKOWBIRW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y2HCZJBW.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6152,7 +6152,7 @@ async function switchTrees(repo, index, policy, oldTree, newTree, mode, action =
     const i = index.entries.get(path);
     const conflicted = index.conflicts.has(path);
     const hidden = policy.hidden(path);
-    if (hidden && !(keptInStep(hidden) && await holdsNothingUnsaved(repo, i, n, path, racy))) {
+    if (hidden && !await writesInStep(repo, policy, path, i, n, racy)) {
       if (hidden === "gitdir" && n && !sameEntry(i, n)) {
         throw hiddenPathDenied(path, hidden, "the checkout changed nothing");
       }
@@ -6246,6 +6246,11 @@ async function switchTrees(repo, index, policy, oldTree, newTree, mode, action =
     };
   }
   return await applyPlan(repo, index, plan, mode !== "safe", withheld);
+}
+async function writesInStep(repo, policy, path, entry, target, racy) {
+  const hidden = policy.hidden(path);
+  if (!hidden) return true;
+  return keptInStep(hidden) && await holdsNothingUnsaved(repo, entry, target, path, racy);
 }
 async function holdsNothingUnsaved(repo, entry, target, path, racy) {
   const info = lstatTracked(repo, path);
@@ -6362,6 +6367,7 @@ async function restorePaths(repo, index, policy, tree, fromIndex, specs, worktre
   const writer = new WorktreeWriter(repo);
   const changed = [];
   const withheld = [];
+  const racy = index.fileMtimeMs;
   const source = /* @__PURE__ */ new Map();
   if (fromIndex) {
     for (const [path, e] of index.entries) {
@@ -6399,7 +6405,8 @@ async function restorePaths(repo, index, policy, tree, fromIndex, specs, worktre
   ]), [], "the restore");
   for (const path of paths) {
     const target = source.get(path);
-    if (policy.hidden(path)) {
+    const current = index.entries.get(path);
+    if (policy.hidden(path) && (fromIndex || !await writesInStep(repo, policy, path, current, target, racy))) {
       withheld.push(path);
       if (!fromIndex) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
       continue;
@@ -6410,7 +6417,6 @@ async function restorePaths(repo, index, policy, tree, fromIndex, specs, worktre
       const written = await writeBlob(repo, writer, path, target);
       index.set(written, true);
     } else {
-      const current = index.entries.get(path);
       if (current && sameEntry(current, target) && await worktreeState(repo, current, index.fileMtimeMs) === "clean") {
         continue;
       }
@@ -6664,7 +6670,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-5I7WXF2F.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-OH7YS45A.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9000,15 +9006,17 @@ async function abortSequence(repo, index, policy, kind) {
   ].sort(comparePaths);
   const flat = await flattenTree(repo, tree);
   const writer = new WorktreeWriter(repo);
+  const racy = index.fileMtimeMs;
   for (const path of paths) {
     const target = flat.get(path);
+    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
     if (!target) {
       index.remove(path);
-      if (!policy.hidden(path)) writer.removeFile(path);
+      if (inStep) writer.removeFile(path);
       continue;
     }
-    if (policy.hidden(path)) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-    else index.set(await writeBlob(repo, writer, path, target), true);
+    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
+    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
   }
   clearSequenceState(repo);
   return paths;

@@ -2,7 +2,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { comparePaths } from "../odb/bytes.ts";
-import { writeBlob } from "../worktree/checkout.ts";
+import { writeBlob, writesInStep } from "../worktree/checkout.ts";
 import { clearSequenceState, commitIndex } from "./commit.ts";
 import type { GitAuthor } from "../repo/identity.ts";
 import { emptyEntry, type Index, treeModeToMode } from "../worktree/index_file.ts";
@@ -25,15 +25,17 @@ export async function abortSequence(repo: Repo, index: Index, policy: PathPolicy
   const paths = [...new Set([...staged.keys(), ...index.conflicts.keys()])].sort(comparePaths);
   const flat = await flattenTree(repo, tree);
   const writer = new WorktreeWriter(repo);
+  const racy = index.fileMtimeMs;
   for (const path of paths) {
     const target = flat.get(path);
+    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
     if (!target) {
       index.remove(path);
-      if (!policy.hidden(path)) writer.removeFile(path);
+      if (inStep) writer.removeFile(path);
       continue;
     }
-    if (policy.hidden(path)) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-    else index.set(await writeBlob(repo, writer, path, target), true);
+    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
+    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
   }
   clearSequenceState(repo);
   return paths;

@@ -105,9 +105,7 @@ export async function switchTrees(
     const i = index.entries.get(path);
     const conflicted = index.conflicts.has(path);
     const hidden = policy.hidden(path);
-    // A secret follows the tree like any file, unless its file holds something the index does not (a local
-    // change pterm cannot show or save): that file is left as it is and the path reported withheld.
-    if (hidden && !(keptInStep(hidden) && await holdsNothingUnsaved(repo, i, n, path, racy))) {
+    if (hidden && !(await writesInStep(repo, policy, path, i, n, racy))) {
       // A tree that would write into a git directory is refused whole: recording it in the index
       // alone would have the person's git write it on their next checkout.
       if (hidden === "gitdir" && n && !sameEntry(i, n)) {
@@ -202,6 +200,25 @@ export async function switchTrees(
  * Whether overwriting or deleting the work-tree file at `path` loses nothing: there is none, it matches its index
  * entry, or (untracked) it already holds the target blob. Hashing it here shows its content to no one.
  */
+/**
+ * Whether a step that moves the index to `target` may write `path` in the work tree as well: every path
+ * that is not withheld, and a secret whose file holds nothing the index does not (a local change pterm
+ * could neither show nor save) — written without its content being read out, so that the person's git
+ * sees the same state after pterm's step as after its own. A path inside a git directory never is.
+ */
+export async function writesInStep(
+  repo: Repo,
+  policy: PathPolicy,
+  path: string,
+  entry: IndexEntry | undefined,
+  target: FlatEntry | undefined,
+  racy: number,
+): Promise<boolean> {
+  const hidden = policy.hidden(path);
+  if (!hidden) return true;
+  return keptInStep(hidden) && await holdsNothingUnsaved(repo, entry, target, path, racy);
+}
+
 export async function holdsNothingUnsaved(
   repo: Repo,
   entry: IndexEntry | undefined,
@@ -370,6 +387,7 @@ export async function restorePaths(
   const writer = new WorktreeWriter(repo);
   const changed: string[] = [];
   const withheld: string[] = [];
+  const racy = index.fileMtimeMs;
   const source = new Map<string, FlatEntry>();
   if (fromIndex) {
     for (const [path, e] of index.entries) {
@@ -408,7 +426,8 @@ export async function restorePaths(
   );
   for (const path of paths) {
     const target = source.get(path)!;
-    if (policy.hidden(path)) {
+    const current = index.entries.get(path);
+    if (policy.hidden(path) && (fromIndex || !(await writesInStep(repo, policy, path, current, target, racy)))) {
       withheld.push(path);
       if (!fromIndex) index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
       continue;
@@ -419,7 +438,6 @@ export async function restorePaths(
       const written = await writeBlob(repo, writer, path, target);
       index.set(written, true);
     } else {
-      const current = index.entries.get(path);
       if (
         current && sameEntry(current, target) && (await worktreeState(repo, current, index.fileMtimeMs)) === "clean"
       ) {

@@ -101,3 +101,37 @@ Deno.test("a merge and a cherry-pick that change a secret cleanly write it as gi
   assert.equal((await seen(p)).key, null);
   await assertFsck(p);
 });
+
+Deno.test("checkout <rev> -- <paths> and merge --abort keep secret files in step as git's would, never shown", async () => {
+  await using root = await makeRoot("pterm-secret-step-");
+  const p = `${root.path}/p`;
+  const g = `${root.path}/g`;
+  for (const dir of [p, g]) {
+    await setup(dir);
+    // The side branch also changes app.txt, which main changes too: a merge stops on it.
+    await git(dir, "switch", "-q", "side");
+    await write(`${dir}/app.txt`, "side app\n");
+    await git(dir, "commit", "-q", "-am", "side app");
+    await git(dir, "switch", "-q", "main");
+    await write(`${dir}/app.txt`, "main app\n");
+    await git(dir, "commit", "-q", "-am", "main app");
+  }
+  const step = async (line: string, args: string[], ok = true) => {
+    const envelope = ok ? await pterm(root.path, line) : await ptermTry(root.path, line);
+    assert.doesNotMatch(JSON.stringify(envelope), /-secret|side key/, `${line} showed a secret`);
+    await git(g, ...args).catch(() => {});
+    assert.deepEqual(await seen(p), await seen(g), line);
+  };
+  // Files from another commit, secrets among them: written, and the person's git sees them staged, not modified.
+  await step("git checkout --repo p side -- .envrc secrets", ["checkout", "side", "--", ".envrc", "secrets"]);
+  assert.equal((await seen(p)).envrc, "export STAGE=side-secret\n");
+  await step("git reset --repo p --hard", ["reset", "-q", "--hard"]);
+  // A merge that brings the secrets cleanly and stops on app.txt; aborting it takes them back out.
+  await step("git merge --repo p side", ["merge", "-q", "side"], false);
+  assert.equal((await seen(p)).key, "side key\n");
+  await step("git merge --repo p --abort", ["merge", "--abort"]);
+  assert.equal((await seen(p)).envrc, "export STAGE=main-secret\n");
+  assert.equal((await seen(p)).key, null);
+  assert.equal((await seen(p)).status, "");
+  await assertFsck(p);
+});
