@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-JY7223WJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-TZEJSF2Z.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1415,7 +1415,10 @@ function exists(path) {
   }
 }
 
-// commands/files/run/regex.ts
+// lib/posix_regex.ts
+var PosixPatternError = class extends Error {
+  name = "PosixPatternError";
+};
 var CLASSES2 = {
   alpha: "A-Za-z",
   digit: "0-9",
@@ -1431,6 +1434,7 @@ var CLASSES2 = {
   graph: "!-~",
   word: "A-Za-z0-9_"
 };
+var JS_SYNTAX = "\\^$.*+?()[]{}|/";
 function bracket(pattern, start) {
   let i = start + 1;
   let body = "";
@@ -1451,14 +1455,17 @@ function bracket(pattern, start) {
     if (char === "[" && pattern[i + 1] === ":") {
       const close = pattern.indexOf(":]", i + 2);
       if (close > 0) {
-        body += CLASSES2[pattern.slice(i + 2, close)] ?? "";
+        const name = pattern.slice(i + 2, close);
+        const members = CLASSES2[name];
+        if (members === void 0) throw new PosixPatternError(`[:${name}:] is not a character class name`);
+        body += members;
         i = close + 1;
         continue;
       }
     }
     body += char === "\\" || char === "[" ? `\\${char}` : char;
   }
-  return null;
+  throw new PosixPatternError("unmatched [, [^, [:, [., or [=");
 }
 function posixToJs(pattern, extended) {
   let out = "";
@@ -1469,10 +1476,8 @@ function posixToJs(pattern, extended) {
     atStart = false;
     if (char === "[") {
       const parsed = bracket(pattern, i);
-      if (parsed) {
-        out += parsed.source;
-        i = parsed.end;
-      } else out += "\\[";
+      out += parsed.source;
+      i = parsed.end;
       continue;
     }
     if (char === "\\" && i + 1 < pattern.length) {
@@ -1482,7 +1487,8 @@ function posixToJs(pattern, extended) {
         out += next;
         if (next === "(" || next === "|") atStart = true;
       } else if (/[0-9bBwWsS]/.test(next)) out += `\\${next}`;
-      else out += /[A-Za-z]/.test(next) ? next : `\\${next}`;
+      else if (JS_SYNTAX.includes(next)) out += `\\${next}`;
+      else out += next;
       continue;
     }
     if (!extended && "(){}|+?".includes(char)) {
@@ -1506,6 +1512,8 @@ function posixToJs(pattern, extended) {
 function escapeLiteral(text) {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
+
+// commands/files/run/regex.ts
 function compile(patterns, options) {
   const sources = patterns.flatMap((pattern) => pattern.split("\n")).map((pattern) => options.syntax === "fixed" ? escapeLiteral(pattern) : options.syntax === "javascript" ? pattern : posixToJs(pattern, options.syntax === "extended"));
   let source = sources.map((s) => `(?:${s})`).join("|");

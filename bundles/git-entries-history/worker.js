@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BFBPAHIS.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-N6OWT7DK.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -9668,86 +9668,110 @@ function parseApproxDate(text, nowMs = Date.now()) {
   throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
 }
 
-// commands/git/history/pattern.ts
-var POSIX_CLASSES = {
-  alpha: "a-zA-Z",
+// lib/posix_regex.ts
+var PosixPatternError = class extends Error {
+  name = "PosixPatternError";
+};
+var CLASSES2 = {
+  alpha: "A-Za-z",
   digit: "0-9",
-  alnum: "a-zA-Z0-9",
+  alnum: "A-Za-z0-9",
   upper: "A-Z",
   lower: "a-z",
   space: " \\t\\n\\r\\f\\v",
   blank: " \\t",
   punct: "!-\\/:-@\\[-`{-~",
   xdigit: "0-9A-Fa-f",
-  word: "a-zA-Z0-9_"
+  cntrl: "\\x00-\\x1f\\x7f",
+  print: " -~",
+  graph: "!-~",
+  word: "A-Za-z0-9_"
 };
+var JS_SYNTAX = "\\^$.*+?()[]{}|/";
 function bracket(pattern, start) {
   let i = start + 1;
-  let out = "[";
+  let body = "";
   if (pattern[i] === "^") {
-    out += "^";
+    body += "^";
     i++;
   }
   if (pattern[i] === "]") {
-    out += "\\]";
+    body += "\\]";
     i++;
   }
-  while (i < pattern.length && pattern[i] !== "]") {
-    const cls = pattern.slice(i).match(/^\[:([a-z]+):\]/);
-    if (cls) {
-      const members = POSIX_CLASSES[cls[1]];
-      if (!members) throw new PtermError("InvalidArgs", `[:${cls[1]}:] is not a character class git knows.`);
-      out += members;
-      i += cls[0].length;
-      continue;
+  for (; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "]") return {
+      source: `[${body}]`,
+      end: i
+    };
+    if (char === "[" && pattern[i + 1] === ":") {
+      const close = pattern.indexOf(":]", i + 2);
+      if (close > 0) {
+        const name = pattern.slice(i + 2, close);
+        const members = CLASSES2[name];
+        if (members === void 0) throw new PosixPatternError(`[:${name}:] is not a character class name`);
+        body += members;
+        i = close + 1;
+        continue;
+      }
     }
-    out += pattern[i] === "\\" ? "\\\\" : pattern[i];
-    i++;
+    body += char === "\\" || char === "[" ? `\\${char}` : char;
   }
-  if (i >= pattern.length) throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` has an unclosed [.`);
-  return [
-    out + "]",
-    i + 1
-  ];
+  throw new PosixPatternError("unmatched [, [^, [:, [., or [=");
 }
-function translate(pattern, syntax) {
-  const operators = /* @__PURE__ */ new Set([
-    "(",
-    ")",
-    "{",
-    "}",
-    "|",
-    "+",
-    "?"
-  ]);
+function posixToJs(pattern, extended) {
   let out = "";
-  for (let i = 0; i < pattern.length; ) {
-    const ch = pattern[i];
-    if (ch === "[") {
-      const [source, next] = bracket(pattern, i);
-      out += source;
-      i = next;
+  let atStart = true;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    const wasStart = atStart;
+    atStart = false;
+    if (char === "[") {
+      const parsed = bracket(pattern, i);
+      out += parsed.source;
+      i = parsed.end;
       continue;
     }
-    if (ch === "\\" && i + 1 < pattern.length) {
-      const next = pattern[i + 1];
-      if (syntax === "basic" && operators.has(next)) out += next;
-      else if (/[<>]/.test(next)) out += "\\b";
-      else out += `\\${next}`;
-      i += 2;
+    if (char === "\\" && i + 1 < pattern.length) {
+      const next = pattern[++i];
+      if (next === "<" || next === ">") out += "\\b";
+      else if (!extended && "(){}|+?".includes(next)) {
+        out += next;
+        if (next === "(" || next === "|") atStart = true;
+      } else if (/[0-9bBwWsS]/.test(next)) out += `\\${next}`;
+      else if (JS_SYNTAX.includes(next)) out += `\\${next}`;
+      else out += next;
       continue;
     }
-    if (syntax === "basic" && operators.has(ch)) out += `\\${ch}`;
-    else out += ch;
-    i++;
+    if (!extended && "(){}|+?".includes(char)) {
+      out += `\\${char}`;
+      continue;
+    }
+    if (char === "*" && (wasStart || extended && (out.endsWith("(") || out.endsWith("|")))) {
+      out += "\\*";
+      continue;
+    }
+    if (char === "^") atStart = true;
+    if (extended && (char === "(" || char === "|")) atStart = true;
+    if (char === "/") {
+      out += "\\/";
+      continue;
+    }
+    out += char;
   }
   return out;
 }
+function escapeLiteral(text) {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+// commands/git/history/pattern.ts
 function compilePattern(pattern, options = {}) {
   const syntax = options.syntax ?? "basic";
-  let source = syntax === "fixed" ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : translate(pattern, syntax);
-  if (options.word) source = `(?<![A-Za-z0-9_])(?:${source})(?![A-Za-z0-9_])`;
   try {
+    let source = syntax === "fixed" ? escapeLiteral(pattern) : posixToJs(pattern, syntax === "extended");
+    if (options.word) source = `(?<![A-Za-z0-9_])(?:${source})(?![A-Za-z0-9_])`;
     return new RegExp(source, options.ignoreCase ? "iu" : "u");
   } catch (error) {
     throw new PtermError("InvalidArgs", `the pattern \`${pattern}\` is not a valid ${syntax} regular expression (${error.message}); use -F to search for the text as it is.`);
@@ -10472,8 +10496,7 @@ var grep = async (ctx) => {
     if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
     if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
   }
-  ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : "No matches.\n");
-  return {
+  const result = {
     repo_path: rel,
     pattern,
     matched: files.length > 0,
@@ -10481,6 +10504,13 @@ var grep = async (ctx) => {
     matches,
     truncated: matches.length >= MAX_GREP_MATCHES
   };
+  if (files.length === 0) {
+    throw new PtermError("NoMatch", `git grep: no tracked file has a line matching \`${pattern}\`.`, {
+      result
+    });
+  }
+  ctx.stdout.write(lines.join("\n") + "\n");
+  return result;
 };
 
 // commands/git/history/blame.ts

@@ -85,8 +85,7 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
     if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
     if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
   }
-  ctx.stdout.write(lines.length ? lines.join("\n") + "\n" : "No matches.\n");
-  return {
+  const result = {
     repo_path: rel,
     pattern,
     matched: files.length > 0,
@@ -94,4 +93,10 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
     matches,
     truncated: matches.length >= MAX_GREP_MATCHES,
   };
+  // As git grep: nothing selected prints nothing and fails (exit 1), so `&&` chains and scripts see it.
+  if (files.length === 0) {
+    throw new PtermError("NoMatch", `git grep: no tracked file has a line matching \`${pattern}\`.`, { result });
+  }
+  ctx.stdout.write(lines.join("\n") + "\n");
+  return result;
 };
