@@ -452,7 +452,7 @@ function parseArgs(commandPath, spec, words) {
       onlyPositionals = true;
       continue;
     }
-    if (word === "--help" || word === "-h") return {
+    if (word === "--help" || word === "-h" && !byShort.has("h")) return {
       help: true
     };
     const refused = spec.refusedFlags?.[word.split("=")[0]];

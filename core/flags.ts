@@ -130,7 +130,8 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       onlyPositionals = true;
       continue;
     }
-    if (word === "--help" || word === "-h") return { help: true };
+    // `-h` asks for help unless the command gives it a meaning of its own (`ls -h`, `git grep -h`), as they do.
+    if (word === "--help" || (word === "-h" && !byShort.has("h"))) return { help: true };
     const refused = spec.refusedFlags?.[word.split("=")[0]];
     if (refused !== undefined) usageError(commandPath, `${word.split("=")[0]} is not available here: ${refused}`);
 

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-N6OWT7DK.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-D3LW7KLU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -10482,7 +10482,8 @@ var grep = async (ctx) => {
         text
       });
       if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
-        lines.push(`${quoteName(path)}:${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
+        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path)}:`;
+        lines.push(`${name}${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
       }
     }
     if (count === 0) continue;
@@ -10494,7 +10495,7 @@ var grep = async (ctx) => {
       lines.push(`Binary file ${quoteName(path)} matches`);
     }
     if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
-    if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
+    if (ctx.flags.count) lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path)}:${count}`);
   }
   const result = {
     repo_path: rel,

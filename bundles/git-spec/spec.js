@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-CLZIPZLE.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-ESQ3JHF2.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -2826,6 +2826,15 @@ var grepFlags = [
     type: "boolean",
     description: "Print each file's number of matching lines."
   },
+  {
+    name: "no-filename",
+    short: "h",
+    type: "boolean",
+    description: "Do not prefix each line with its file's name."
+  },
+  compat("with-filename", "Accepted: each line is prefixed with its file's name (the default).", {
+    short: "H"
+  }),
   {
     name: "extended-regexp",
     short: "E",

@@ -74,7 +74,8 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
       if (binary) break;
       if (matches.length < MAX_GREP_MATCHES) matches.push({ path, line: i + 1, text });
       if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
-        lines.push(`${quoteName(path)}:${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
+        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path)}:`;
+        lines.push(`${name}${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
       }
     }
     if (count === 0) continue;
@@ -83,7 +84,7 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
       lines.push(`Binary file ${quoteName(path)} matches`);
     }
     if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
-    if (ctx.flags.count) lines.push(`${quoteName(path)}:${count}`);
+    if (ctx.flags.count) lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path)}:${count}`);
   }
   const result = {
     repo_path: rel,

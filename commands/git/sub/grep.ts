@@ -27,6 +27,8 @@ export const grepFlags = [
     description: "Print only the names of files that match.",
   },
   { name: "count", short: "c", type: "boolean", description: "Print each file's number of matching lines." },
+  { name: "no-filename", short: "h", type: "boolean", description: "Do not prefix each line with its file's name." },
+  compat("with-filename", "Accepted: each line is prefixed with its file's name (the default).", { short: "H" }),
   {
     name: "extended-regexp",
     short: "E",

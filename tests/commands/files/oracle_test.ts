@@ -65,6 +65,7 @@ const SAME_ORDER = [
   "ls -l src",
   "ls -la src/lib",
   "ls -lh src",
+  "ls -h -l src",
   "wc README.md",
   "wc -l notes.txt",
   "wc -l README.md notes.txt src/app.py",
