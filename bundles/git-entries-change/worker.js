@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y2HCZJBW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GPI4BOCS.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6670,7 +6670,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-OH7YS45A.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-TLXZEKX6.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9765,9 +9765,9 @@ async function checkoutConflictSide(repo, index, policy, specs, side, missingSid
     ...index.entries.keys()
   ].filter(inScope2);
   if (merged.length) {
-    const restored = await restorePaths(repo, index, policy, null, true, merged);
-    changed.push(...restored.changed);
-    withheld.push(...restored.withheld);
+    const restored2 = await restorePaths(repo, index, policy, null, true, merged);
+    changed.push(...restored2.changed);
+    withheld.push(...restored2.withheld);
   }
   return {
     changed,
@@ -9777,13 +9777,16 @@ async function checkoutConflictSide(repo, index, policy, specs, side, missingSid
 
 // commands/git/handlers/checkout.ts
 async function restoreFiles(ctx, opened, target, specs) {
-  const { repo, policy, rel } = opened;
+  const { repo, policy } = opened;
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     const tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
     return await restorePaths(repo, index, policy, tree, target === void 0, specs);
   });
-  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.
+  return restored(ctx, opened, result, target ?? "the index");
+}
+function restored(ctx, { repo, rel }, result, from) {
+  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${from}.
 `);
   const listed = bounded(result.changed);
   const head = readHead(repo);
@@ -9798,21 +9801,9 @@ async function restoreFiles(ctx, opened, target, specs) {
   };
 }
 async function restoreSide(ctx, opened, specs, side) {
-  const { repo, policy, rel } = opened;
+  const { repo, policy } = opened;
   const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
-  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${side === "ours" ? "our" : "their"} side.
-`);
-  const listed = bounded(result.changed);
-  const head = readHead(repo);
-  return {
-    repo_path: rel,
-    action: "restore",
-    branch: head.branch,
-    head: head.oid,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: result.withheld
-  };
+  return restored(ctx, opened, result, side === "ours" ? "our side" : "their side");
 }
 var checkout = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -10084,10 +10075,10 @@ var restore = async (ctx) => {
     if (staged || source !== void 0) {
       throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
     }
-    const restored = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
-    ctx.stdout.write(`Restored ${plural(restored.changed.length, "file")} in the work tree.
+    const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
+    ctx.stdout.write(`Restored ${plural(restored2.changed.length, "file")} in the work tree.
 `);
-    const listed = bounded(restored.changed);
+    const listed = bounded(restored2.changed);
     return {
       repo_path: rel,
       staged: false,
@@ -10095,7 +10086,7 @@ var restore = async (ctx) => {
       source: null,
       changed_paths: listed.items,
       truncated: listed.truncated,
-      withheld: restored.withheld
+      withheld: restored2.withheld
     };
   }
   const result = await withRepoLock(repo, async () => {
@@ -10119,7 +10110,7 @@ var restore = async (ctx) => {
       }
       unstaged = await resetPaths(repo, index, source ?? null, specs);
     }
-    let restored = {
+    let restored2 = {
       changed: [],
       withheld: []
     };
@@ -10127,11 +10118,11 @@ var restore = async (ctx) => {
       const from = source ?? (staged ? "HEAD" : void 0);
       const tree = from === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
       const index = loadIndex(repo);
-      restored = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
+      restored2 = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
     }
     return {
       unstaged,
-      ...restored
+      ...restored2
     };
   });
   ctx.stdout.write([

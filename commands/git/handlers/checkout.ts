@@ -7,7 +7,7 @@ import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { checkoutFlags } from "../sub/checkout.ts";
 import { readCommit } from "../history/log.ts";
-import { restorePaths } from "../worktree/checkout.ts";
+import { restorePaths, type SwitchResult } from "../worktree/checkout.ts";
 import { checkoutConflictSide, type ConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 import { readHead } from "../repo/refs.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";
@@ -27,13 +27,18 @@ import { type AnyContext, checkoutTarget, switchHead, trackChoice, warnSkippedCh
 
 /** Restores paths from a commit (or the index) into index and work tree: `git checkout [<rev>] -- <path>…`. */
 export async function restoreFiles(ctx: AnyContext, opened: Opened, target: string | undefined, specs: string[]) {
-  const { repo, policy, rel } = opened;
+  const { repo, policy } = opened;
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     const tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
     return await restorePaths(repo, index, policy, tree, target === undefined, specs);
   });
-  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${target ?? "the index"}.\n`);
+  return restored(ctx, opened, result, target ?? "the index");
+}
+
+/** What a restore of paths says and returns: how many files came from where, and which they were. */
+function restored(ctx: AnyContext, { repo, rel }: Opened, result: SwitchResult, from: string) {
+  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${from}.\n`);
   const listed = bounded(result.changed);
   const head = readHead(repo);
   return {
@@ -49,25 +54,12 @@ export async function restoreFiles(ctx: AnyContext, opened: Opened, target: stri
 
 /** `git checkout --ours/--theirs -- <path>`: one side of each conflicted path into the work tree. */
 export async function restoreSide(ctx: AnyContext, opened: Opened, specs: string[], side: ConflictSide) {
-  const { repo, policy, rel } = opened;
+  const { repo, policy } = opened;
   const result = await withRepoLock(
     repo,
     async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"),
   );
-  ctx.stdout.write(
-    `Restored ${plural(result.changed.length, "file")} from ${side === "ours" ? "our" : "their"} side.\n`,
-  );
-  const listed = bounded(result.changed);
-  const head = readHead(repo);
-  return {
-    repo_path: rel,
-    action: "restore",
-    branch: head.branch,
-    head: head.oid,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: result.withheld,
-  };
+  return restored(ctx, opened, result, side === "ours" ? "our side" : "their side");
 }
 
 export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
