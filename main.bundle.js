@@ -1904,12 +1904,12 @@ function redactUrlsInText(text) {
   return out + text.slice(copied);
 }
 function spellings(secret) {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return json === secret ? [
-    secret
-  ] : [
-    secret,
-    json
+  return [
+    .../* @__PURE__ */ new Set([
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      encodeURIComponent(secret)
+    ])
   ];
 }
 function redactString(text, secrets) {

@@ -77,10 +77,23 @@ function redactUrlsInText(text: string): string {
   return out + text.slice(copied);
 }
 
-/** The spellings a message may give a token: as typed, and inside a JSON string. */
+/** The spellings a message may give a token: as typed, inside a JSON string, and percent-encoded in a URL. */
 function spellings(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return json === secret ? [secret] : [secret, json];
+  return [...new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])];
+}
+
+/**
+ * A text without any spelling of the secret values a command knows (an IRC password from its config, the
+ * token of an Authorization header): every occurrence becomes `***`, longest secret first so one that
+ * contains another goes whole. For texts that come from elsewhere — a server's error, a remote's progress
+ * line — where a secret could appear anywhere, not only in a URL.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(spelling, REDACTED);
+  }
+  return out;
 }
 
 function redactString(text: string, secrets: readonly string[]): string {

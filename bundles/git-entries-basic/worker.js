@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-U5NWKUGT.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-RRSUNE3U.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6546,7 +6546,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-JMMRX3BO.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-Z3BGSGWS.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -8237,12 +8237,12 @@ function redactUrlsInText(text) {
   return out + text.slice(copied);
 }
 function spellings(secret) {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return json === secret ? [
-    secret
-  ] : [
-    secret,
-    json
+  return [
+    .../* @__PURE__ */ new Set([
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      encodeURIComponent(secret)
+    ])
   ];
 }
 function redactString(text, secrets) {

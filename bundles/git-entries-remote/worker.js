@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2DUFZQY4.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PF2PDTVM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4846,13 +4846,22 @@ function redactUrlsInText(text) {
   return out + text.slice(copied);
 }
 function spellings(secret) {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return json === secret ? [
-    secret
-  ] : [
-    secret,
-    json
+  return [
+    .../* @__PURE__ */ new Set([
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      encodeURIComponent(secret)
+    ])
   ];
+}
+function redactSecrets(text, secrets) {
+  let out = text;
+  for (const secret of [
+    ...secrets
+  ].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {
+    for (const spelling of spellings(secret)) out = out.replaceAll(spelling, REDACTED);
+  }
+  return out;
 }
 function redactString(text, secrets) {
   let out = text;
@@ -5618,9 +5627,7 @@ var Session = class {
   }
   /** Removes every spelling of the credentials from a text that came from the remote. */
   redact(text) {
-    let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join("***");
-    return out;
+    return redactSecrets(text, this.#secrets);
   }
   /** One HTTP request; redirects are followed only within the same scheme, host and port, and only for discovery. */
   async request(path, init, followRedirects) {
@@ -6103,7 +6110,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-OYKYB42J.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-W2XV3PNQ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6409,7 +6416,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-2V3OHESW.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-O7JJYA3J.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6608,7 +6615,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-BXTPANLB.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WHT52RJ4.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6902,7 +6909,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PWI6S66H.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-CIECB7C5.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6977,7 +6984,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PWI6S66H.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-CIECB7C5.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7613,7 +7620,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-277TNQHN.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-VZB6QVGE.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7811,13 +7818,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-2V3OHESW.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-O7JJYA3J.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./merge_into-RAF4SRON.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-B3ZBREHA.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

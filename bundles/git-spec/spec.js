@@ -81,12 +81,12 @@ function redactUrlsInText(text) {
   return out + text.slice(copied);
 }
 function spellings(secret) {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return json === secret ? [
-    secret
-  ] : [
-    secret,
-    json
+  return [
+    .../* @__PURE__ */ new Set([
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      encodeURIComponent(secret)
+    ])
   ];
 }
 function redactString(text, secrets) {
@@ -829,7 +829,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-ESQ3JHF2.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-FDLGLKYV.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

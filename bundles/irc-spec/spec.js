@@ -111,7 +111,7 @@ function indicatorFor(state) {
 
 // commands/irc/spec.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/irc/spec.ts", import.meta.url).href).href;
-var schemas = () => import(new URL("./schema-Z2NZPQNC.js", import.meta.url).href);
+var schemas = () => import(new URL("./schema-YQOBPFIC.js", import.meta.url).href);
 var CAPABILITIES = [
   "fs.read",
   "fs.write",
@@ -291,7 +291,7 @@ var ircSpec = {
   netHosts: (_section, call) => [
     `unix:${join(call.session.dir, SOCKET_NAME)}`
   ],
-  sessionService: async () => (await import(new URL("./service-EBK7LBIQ.js", import.meta.url).href)).ircService
+  sessionService: async () => (await import(new URL("./service-3HFHAKHX.js", import.meta.url).href)).ircService
 };
 
 export {

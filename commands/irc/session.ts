@@ -8,6 +8,7 @@
  */
 
 import { PtermError } from "../../core/errors.ts";
+import { redactSecrets } from "../../core/redact.ts";
 import { type IrcConfig, loadConfig, netPermissionHost, secretValues } from "./config.ts";
 import type {
   ConnectionOptions,
@@ -63,8 +64,6 @@ const FINAL_CONNECT_ERRORS: ReadonlySet<string> = new Set([
 
 const CONNECTION_WORKER_URL = new URL("./connection_worker.ts", import.meta.url);
 
-const REDACTED = "[REDACTED]";
-
 export interface SessionDeps {
   readonly root: string;
   readonly sessionId: string;
@@ -103,10 +102,7 @@ export class IrcSession {
 
   /** Replaces every configured credential in `text`: nothing secret is stored, shown or logged. */
   #redact(text: string): string {
-    if (!this.#config) return text;
-    let out = text;
-    for (const secret of secretValues(this.#config)) out = out.replaceAll(secret, REDACTED);
-    return out;
+    return this.#config ? redactSecrets(text, secretValues(this.#config)) : text;
   }
 
   #redactError(error: LastError): LastError {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { exec, makeRoot } from "../_support/helpers.ts";
 import { tokenize } from "../../core/grammar.ts";
-import { redactCommandLine, redactCredentials } from "../../core/redact.ts";
+import { redactCommandLine, redactCredentials, redactSecrets } from "../../core/redact.ts";
 
 const TOKENS = ["to/ken-slash", 'to"ken-quote', "to\\ken-backslash", "to ken-space", "ghp_plain-token"];
 
@@ -76,4 +76,18 @@ Deno.test("redaction keeps what is not a credential: a scoped path, a plain URL,
   assert.equal(redactCommandLine('git clone "https://u:a b@h/x', null), 'git clone "https://***@h/x');
   // Credentials of well-formed URLs in any text (an output, a message) go too.
   assert.equal(redactCredentials("fetch https://u:p@h.example/x failed", []), "fetch https://***@h.example/x failed");
+});
+
+Deno.test("a known secret (an IRC password, an Authorization token) is redacted in every spelling a text gives it", () => {
+  const secrets = ["p@ss w/rd", 'q"uote', "pass"];
+  const text = 'server said: bad password p@ss w/rd; json {"pw":"q\\"uote"}; url irc://u:p%40ss%20w%2Frd@host; pass';
+  const shown = redactSecrets(text, secrets);
+  for (const secret of secrets) {
+    for (const spelling of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) {
+      assert.ok(!shown.includes(spelling), `${spelling} in ${shown}`);
+    }
+  }
+  // The longest first: a secret holding another goes whole, not as a leftover around `***`.
+  assert.equal(redactSecrets("xx password xx", ["pass", "password"]), "xx *** xx");
+  assert.equal(redactSecrets("nothing here", []), "nothing here");
 });

@@ -9,6 +9,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import { redactSecrets } from "../../../core/redact.ts";
 import type { IndexedPack } from "./index_pack.ts";
 import { covers, parseRemoteUrl, type RemotesPolicy, type RemoteUrl, remoteVerdict } from "./gate.ts";
 import { concat, DELIM, FLUSH, packetText, pktLine, PktReader, sideBand } from "./pkt_line.ts";
@@ -146,9 +147,7 @@ class Session {
 
   /** Removes every spelling of the credentials from a text that came from the remote. */
   redact(text: string): string {
-    let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join("***");
-    return out;
+    return redactSecrets(text, this.#secrets);
   }
 
   /** One HTTP request; redirects are followed only within the same scheme, host and port, and only for discovery. */
