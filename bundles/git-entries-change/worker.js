@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GPI4BOCS.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-UTBAY4MX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6670,7 +6670,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-TLXZEKX6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-XBYDKMRQ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9778,16 +9778,21 @@ async function checkoutConflictSide(repo, index, policy, specs, side, missingSid
 // commands/git/handlers/checkout.ts
 async function restoreFiles(ctx, opened, target, specs) {
   const { repo, policy } = opened;
+  let tree = null;
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
-    const tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
     return await restorePaths(repo, index, policy, tree, target === void 0, specs);
   });
-  return restored(ctx, opened, result, target ?? "the index");
+  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
 }
 function restored(ctx, { repo, rel }, result, from) {
-  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${from}.
+  const flags = ctx.flags;
+  if (!flags.quiet && (flags.path ?? []).length === 0) {
+    const count = result.changed.length;
+    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}
 `);
+  }
   const listed = bounded(result.changed);
   const head = readHead(repo);
   return {
@@ -9803,7 +9808,7 @@ function restored(ctx, { repo, rel }, result, from) {
 async function restoreSide(ctx, opened, specs, side) {
   const { repo, policy } = opened;
   const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
-  return restored(ctx, opened, result, side === "ours" ? "our side" : "their side");
+  return restored(ctx, opened, result, "the index");
 }
 var checkout = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -10076,8 +10081,6 @@ var restore = async (ctx) => {
       throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
     }
     const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
-    ctx.stdout.write(`Restored ${plural(restored2.changed.length, "file")} in the work tree.
-`);
     const listed = bounded(restored2.changed);
     return {
       repo_path: rel,
@@ -10125,10 +10128,6 @@ var restore = async (ctx) => {
       ...restored2
     };
   });
-  ctx.stdout.write([
-    staged ? `Unstaged ${plural(result.unstaged.length, "path")}.` : "",
-    worktree ? `Restored ${plural(result.changed.length, "file")} in the work tree.` : ""
-  ].filter(Boolean).join(" ") + "\n");
   const changed = bounded([
     .../* @__PURE__ */ new Set([
       ...result.unstaged,

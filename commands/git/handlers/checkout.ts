@@ -10,35 +10,36 @@ import { readCommit } from "../history/log.ts";
 import { restorePaths, type SwitchResult } from "../worktree/checkout.ts";
 import { checkoutConflictSide, type ConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 import { readHead } from "../repo/refs.ts";
+import { abbreviate } from "../odb/abbrev.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";
 import { resolveCommit } from "../history/revparse.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import {
-  bounded,
-  isPathWord,
-  isRevision,
-  type Opened,
-  openFromFlags,
-  plural,
-  splitRevsAndPaths,
-  userPaths,
-} from "./common.ts";
+import { bounded, isPathWord, isRevision, type Opened, openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
 import { type AnyContext, checkoutTarget, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
 
 /** Restores paths from a commit (or the index) into index and work tree: `git checkout [<rev>] -- <path>…`. */
 export async function restoreFiles(ctx: AnyContext, opened: Opened, target: string | undefined, specs: string[]) {
   const { repo, policy } = opened;
+  let tree: string | null = null;
   const result = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
-    const tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    tree = target === undefined ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
     return await restorePaths(repo, index, policy, tree, target === undefined, specs);
   });
-  return restored(ctx, opened, result, target ?? "the index");
+  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
 }
 
-/** What a restore of paths says and returns: how many files came from where, and which they were. */
+/**
+ * What a restore of paths says and returns. As git: `Updated N paths from the index` (or from the
+ * source's abbreviated tree) on stderr, counting the files written — unless the paths came after
+ * `--` or -q was given, when git says nothing.
+ */
 function restored(ctx: AnyContext, { repo, rel }: Opened, result: SwitchResult, from: string) {
-  ctx.stdout.write(`Restored ${plural(result.changed.length, "file")} from ${from}.\n`);
+  const flags = ctx.flags as { path?: readonly string[]; quiet?: boolean };
+  if (!flags.quiet && (flags.path ?? []).length === 0) {
+    const count = result.changed.length;
+    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}\n`);
+  }
   const listed = bounded(result.changed);
   const head = readHead(repo);
   return {
@@ -59,7 +60,7 @@ export async function restoreSide(ctx: AnyContext, opened: Opened, specs: string
     repo,
     async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"),
   );
-  return restored(ctx, opened, result, side === "ours" ? "our side" : "their side");
+  return restored(ctx, opened, result, "the index");
 }
 
 export const checkout: Handler<typeof checkoutFlags, readonly [{ name: "args"; description: string; variadic: true }]> =

@@ -12,7 +12,7 @@ import { readHead } from "../repo/refs.ts";
 import { resolveCommit } from "../history/revparse.ts";
 import { flattenTree, pathWithin } from "../odb/tree.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import { bounded, openFromFlags, userPaths } from "./common.ts";
 import { checkoutConflictSide, conflictSide } from "../porcelain/conflict_side.ts";
 
 export const restore: Handler<typeof restoreFlags> = async (ctx) => {
@@ -41,7 +41,6 @@ export const restore: Handler<typeof restoreFlags> = async (ctx) => {
       repo,
       async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"),
     );
-    ctx.stdout.write(`Restored ${plural(restored.changed.length, "file")} in the work tree.\n`);
     const listed = bounded(restored.changed);
     return {
       repo_path: rel,
@@ -86,12 +85,7 @@ export const restore: Handler<typeof restoreFlags> = async (ctx) => {
     }
     return { unstaged, ...restored };
   });
-  ctx.stdout.write(
-    [
-      staged ? `Unstaged ${plural(result.unstaged.length, "path")}.` : "",
-      worktree ? `Restored ${plural(result.changed.length, "file")} in the work tree.` : "",
-    ].filter(Boolean).join(" ") + "\n",
-  );
+  // git restore prints nothing: what changed is in the result.
   const changed = bounded([...new Set([...result.unstaged, ...result.changed])].sort());
   return {
     repo_path: rel,
