@@ -6,7 +6,6 @@
  * config schema are imported only when needed, so that `pterm exec` starts fast.
  */
 
-import type { CommandContext } from "./context.ts";
 import type { SessionService } from "./session_service.ts";
 
 /** What a command's code may touch; the sandbox grants exactly these Deno permissions. */
@@ -90,9 +89,6 @@ export interface Limits {
   /** Default timeout for this command when the call gives none (still capped by the config maximum). */
   readonly timeoutMs?: number;
 }
-
-// deno-lint-ignore no-explicit-any
-export type AnyHandler = (ctx: CommandContext<any, any>) => Promise<Record<string, unknown>>;
 
 /** A lazily loaded zod schema; `unknown` here keeps zod out of the start-up path. */
 export type LazySchema = () => Promise<unknown>;

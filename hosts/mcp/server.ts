@@ -14,7 +14,8 @@ import { mcpInstructions, renderPrompt, sessionLine, TOOL_NAME, toolDescription 
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../../core/artifacts.ts";
 import { listAuditRecords, readAuditRecord, stateOf } from "../../core/audit.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import { isValidSessionId } from "../../core/host/options.ts";
 import { type Envelope, renderText } from "../../core/envelope.ts";
 import { envelopeSchema, requestSchema } from "../../core/envelope_schema.ts";
@@ -25,7 +26,7 @@ import type { SessionService } from "../../core/session_service.ts";
 import { newRunId } from "../../core/run_id.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
 import { listSkills } from "../../core/skills.ts";
-import type { ProgressReport } from "../../core/sandbox/protocol.ts";
+import type { ProgressReport } from "../../core/context.ts";
 import { LineTransport } from "./transport.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
 

@@ -18,7 +18,7 @@ import { tokenize } from "../../core/grammar.ts";
 import { fromFileUrl } from "../../core/fs/path.ts";
 import type { CommandLoaders } from "../../core/registry.ts";
 import type { CallOrigin } from "../../core/audit.ts";
-import type { ProgressReport } from "../../core/sandbox/protocol.ts";
+import type { ProgressReport } from "../../core/context.ts";
 
 export const REPO_ROOT = new URL("../../", import.meta.url);
 /** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
