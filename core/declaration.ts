@@ -154,6 +154,11 @@ export type PromptZone = "ready" | "help-first";
 
 export type CommandSpec = CommandNode & {
   readonly zone: PromptZone;
+  /**
+   * The error codes this command raises besides the kernel's (core/errors.ts), declared once in the
+   * command's `error_codes.ts`; the registry joins them into the envelope's list of codes.
+   */
+  readonly errorCodes?: readonly string[];
   /** The zod schema of this command's section in `pterm.json` (the section is named after the command). */
   readonly config?: LazySchema;
   /**

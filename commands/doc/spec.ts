@@ -3,6 +3,7 @@
  * No network; reads and writes only under the workspace root.
  */
 
+import { DOC_ERROR_CODES } from "./error_codes.ts";
 import type { CommandSpec, LeafSpec } from "../../core/declaration.ts";
 import { docPositionals, extractFlags, infoFlags } from "./flags.ts";
 import { lazyImport } from "../../core/lazy.ts";
@@ -83,6 +84,7 @@ export const docSpec: CommandSpec = {
   description: "Runs with no network; reads and writes only under the workspace root. Start with " +
     "`doc info` for a quick look, then `doc extract <file>`: the text is printed and saved as an artifact.",
   zone: "ready",
+  errorCodes: DOC_ERROR_CODES,
   examples: [
     { command: "doc extract docs/report.pdf", description: "Extract a document as Markdown and print it." },
     { command: "doc info docs/report.pdf", description: "Look at a document before extracting it." },

@@ -4,6 +4,7 @@
  * the session's Unix socket. They never see a password: the daemon reads the .env.
  */
 
+import { IRC_ERROR_CODES } from "./error_codes.ts";
 import type { CommandSpec, LeafSpec } from "../../core/declaration.ts";
 import { pullFlags, sendFlags, sendPositionals, statusFlags } from "./flags.ts";
 import { lazyImport } from "../../core/lazy.ts";
@@ -83,6 +84,7 @@ export const ircSpec: CommandSpec = {
     "it every irc command fails with DaemonNotRunning. Linux and macOS only: on Windows the commands fail with " +
     "UnsupportedPlatform.",
   zone: "help-first",
+  errorCodes: IRC_ERROR_CODES,
   subcommands: [statusSpec, sendSpec, pullSpec],
   examples: [
     { command: "irc status", description: "Is the session connected? (green = joined)" },

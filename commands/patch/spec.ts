@@ -1,5 +1,6 @@
 /** `patch`: the XGit patch protocol (its text format is FORMAT below). Declaration only: no npm imports here. */
 
+import { PATCH_ERROR_CODES } from "./error_codes.ts";
 import type { CommandSpec, LeafSpec } from "../../core/declaration.ts";
 import { applyFlags, checkFlags, recoverFlags } from "./flags.ts";
 import { lazyImport } from "../../core/lazy.ts";
@@ -220,6 +221,7 @@ export const patchSpec: CommandSpec = {
     "diffs and codex patches edit the work tree unless -m.",
   description: FORMAT.trim(),
   zone: "help-first",
+  errorCodes: PATCH_ERROR_CODES,
   config: async () => (await schema()).patchConfigSchema,
   examples: [
     { command: "patch apply", description: "Apply a patch given on stdin", stdin: WRITE_EXAMPLE },

@@ -21,7 +21,7 @@ import { type Envelope, renderText } from "../../core/envelope.ts";
 import { envelopeSchema, requestSchema } from "../../core/envelope_schema.ts";
 import { join } from "../../core/fs/path.ts";
 import type { CommandSpec } from "../../core/declaration.ts";
-import { Registry } from "../../core/registry.ts";
+import { errorCodesOf, Registry } from "../../core/registry.ts";
 import type { SessionService } from "../../core/session_service.ts";
 import { newRunId } from "../../core/run_id.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
@@ -230,7 +230,7 @@ export interface ServerParts {
 export function serverFactory(parts: ServerParts): () => McpServer {
   const description = `${toolDescription(parts.specs)}\n\n${renderPrompt(parts.specs)}`;
   const prompt = renderPrompt(parts.specs);
-  const outputSchema = envelopeSchema();
+  const outputSchema = envelopeSchema(errorCodesOf(parts.specs));
   return () => {
     const server = new McpServer(
       { name: SERVER_NAME, version: parts.version },
