@@ -50,7 +50,8 @@ export type KernelErrorCode = typeof KERNEL_ERROR_CODES[number];
 /**
  * The codes commands declare, by name. Empty here: each command's `error_codes.ts` adds its own with
  * `declare module "…/core/errors.ts" { interface CommandErrorCodes extends Record<Its codes, true> {} }`,
- * so `deno task check`, which checks the whole tree as one program, refuses a code nobody declared.
+ * and deno.json's `compilerOptions.types` names every `error_codes.ts`, so any module checked — alone, in an
+ * editor, or the whole tree by `deno task check` — knows every declared code and refuses any other.
  */
 // deno-lint-ignore no-empty-interface
 export interface CommandErrorCodes {}

@@ -159,3 +159,13 @@ Deno.test("a handler raising a code its command does not declare is named, with 
     { command: "z", code: "ZLost", module: "commands/z/lost.ts" },
   ]);
 });
+
+Deno.test("deno.json's compilerOptions.types names every command's error_codes.ts, so a module checked alone knows its codes", async () => {
+  const { graph } = await theTree();
+  const declared = [...graph.keys()].filter((module) => /^commands\/[^/]+\/error_codes\.ts$/.test(module));
+  const config = JSON.parse(await Deno.readTextFile(join(REPO_PATH, "deno.json")));
+  assert.deepEqual(
+    [...config.compilerOptions.types].sort(),
+    declared.map((module) => `./${module}`).sort(),
+  );
+});
