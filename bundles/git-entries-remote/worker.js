@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5YOFGJF4.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SVT2KBLR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -168,7 +168,7 @@ var dirname = native.dirname;
 var basename = native.basename;
 
 // core/errors.ts
-var ERROR_CODES = [
+var KERNEL_ERROR_CODES = [
   "UnknownCommand",
   "InvalidArgs",
   "InvalidCommandLine",
@@ -180,46 +180,22 @@ var ERROR_CODES = [
   "NotADirectory",
   "NotFound",
   "AlreadyExists",
-  "NotARepository",
-  "AmbiguousRepository",
-  "NothingToCommit",
-  "RepoLocked",
-  "UncommittedChanges",
-  "BranchNotMerged",
-  "CorruptRepository",
-  "Conflict",
-  "Rejected",
-  "ConcurrentModification",
   "ConfirmRequired",
-  "NickTooLong",
   "MissingConfig",
   "InvalidConfig",
   "DaemonNotRunning",
   "DaemonAlreadyRunning",
-  "DaemonVersionMismatch",
-  "NotConnected",
-  "NotJoined",
-  "SendRejected",
-  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "StdinNotUtf8",
   "Timeout",
   "Cancelled",
-  "PatchParseError",
-  "PatchApplyError",
-  "StaleJournal",
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
-  "AlreadyApplied",
   "UnsupportedFormat",
-  "UnsupportedFilter",
   "CorruptInput",
-  "EncryptedDocument",
   "NetworkDenied",
-  "AuthFailed",
-  "RemoteError",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -252,8 +228,8 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function isErrorCode(value) {
-  return typeof value === "string" && ERROR_CODES.includes(value);
+function isErrorCode(value, declared = []) {
+  return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
 // core/root_guard.ts
@@ -6147,7 +6123,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-ZCLMTR2M.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-VUALXD5W.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6467,7 +6443,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-NM52HEIM.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-3KTMX6ZT.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6666,7 +6642,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-PBSCRMG3.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-3S6NQNOU.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6960,7 +6936,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PKD7X7VA.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-J2YU4H7J.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7035,7 +7011,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PKD7X7VA.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-J2YU4H7J.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7671,7 +7647,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Y5UEJZ6Q.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-T4ICVDJI.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7869,13 +7845,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-NM52HEIM.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-3KTMX6ZT.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./ops-QMTTB2GB.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./ops-UVRLTVG2.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
