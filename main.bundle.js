@@ -142,6 +142,38 @@ function renderText(envelope) {
 }
 
 // core/errors.ts
+var KERNEL_ERROR_CODES = [
+  "UnknownCommand",
+  "InvalidArgs",
+  "InvalidCommandLine",
+  "InvalidPath",
+  "PathEscape",
+  "SecretPathDenied",
+  "ReadOnlyPath",
+  "GitDirDenied",
+  "NotADirectory",
+  "NotFound",
+  "AlreadyExists",
+  "ConfirmRequired",
+  "MissingConfig",
+  "InvalidConfig",
+  "DaemonNotRunning",
+  "DaemonAlreadyRunning",
+  "UnsupportedPlatform",
+  "InputTooLarge",
+  "StdinNotUtf8",
+  "Timeout",
+  "Cancelled",
+  "WriteFailed",
+  "NoMatch",
+  "AmbiguousMatch",
+  "UnsupportedFormat",
+  "CorruptInput",
+  "NetworkDenied",
+  "SandboxDenied",
+  "UnsafeRoot",
+  "Internal"
+];
 var EXIT_OK = 0;
 var EXIT_FAILED = 1;
 var EXIT_USAGE = 2;
@@ -635,6 +667,14 @@ var HOST_TOOLS = /* @__PURE__ */ new Set([
   "tee",
   "jq"
 ]);
+function errorCodesOf(specs) {
+  return [
+    .../* @__PURE__ */ new Set([
+      ...KERNEL_ERROR_CODES,
+      ...specs.flatMap((spec) => spec.errorCodes ?? [])
+    ])
+  ];
+}
 var Registry = class {
   #loaders;
   #cache = /* @__PURE__ */ new Map();
@@ -662,6 +702,10 @@ var Registry = class {
   }
   async loadAll() {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
+  }
+  /** Every code an envelope may carry: the kernel's, then each command's own, in command order. */
+  async errorCodes() {
+    return errorCodesOf(await this.loadAll());
   }
   /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */
   async #insteadOf(name, args) {
@@ -2021,7 +2065,10 @@ async function loadConfig(root, registry, version = "dev") {
     throw new PtermError("InvalidConfig", `${CONFIG_FILE} is not valid JSON (${error.message}); fix the file or remove it to use the defaults.`);
   }
   const { validateConfig } = await lazyImport(new URL("./config_schema.ts", new URL("./core/config.ts", import.meta.url).href));
-  const config = await validateConfig(raw, registry);
+  const config = {
+    ...await validateConfig(raw, registry),
+    fromFile: true
+  };
   try {
     const entry = {
       source: text,

@@ -73,7 +73,7 @@ export async function loadConfig(root: string, registry: Registry, version = "de
   const { validateConfig } = await lazyImport<typeof import("./config_schema.ts")>(
     new URL("./config_schema.ts", import.meta.url),
   );
-  const config = await validateConfig(raw, registry);
+  const config: PtermConfig = { ...await validateConfig(raw, registry), fromFile: true };
   try {
     const entry: CachedConfig = { source: text, version, commands, config };
     safeWriteFileSync(root, CONFIG_CACHE.join("/"), JSON.stringify(entry), { mkdirs: true });

@@ -3,7 +3,6 @@
 import { z } from "zod";
 import { PtermError } from "./errors.ts";
 import { DEFAULT_LIMITS, type KernelLimits } from "./limits.ts";
-import type { PtermConfig } from "./config.ts";
 import type { Registry } from "./registry.ts";
 
 const bytes = (min: number) => z.number().int().min(min).max(1024 * 1024 * 1024);
@@ -50,7 +49,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `\`${path || "(top level)"}\`: ${issue.message}`;
 }
 
-export async function validateConfig(raw: unknown, registry: Registry): Promise<PtermConfig> {
+/** What a valid `pterm.json` sets: the limits (defaults filled in) and each command's raw section. */
+export interface ValidatedConfig {
+  readonly limits: KernelLimits;
+  readonly sections: Readonly<Record<string, unknown>>;
+}
+
+export async function validateConfig(raw: unknown, registry: Registry): Promise<ValidatedConfig> {
   const schema = await configSchema(registry);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
@@ -67,5 +72,5 @@ export async function validateConfig(raw: unknown, registry: Registry): Promise<
   for (const [key, section] of Object.entries(value)) {
     if (key !== "limits" && key !== "$schema") sections[key] = section;
   }
-  return { limits, sections, fromFile: true };
+  return { limits, sections };
 }

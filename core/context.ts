@@ -8,7 +8,15 @@ import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declara
 import type { KernelLimits } from "./limits.ts";
 import { lazyImport } from "./lazy.ts";
 import type { Access, ConfinedPath, ConfineOptions } from "./fs/paths.ts";
-import type { ProgressReport } from "./sandbox/protocol.ts";
+
+/** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */
+export interface ProgressReport {
+  /** Work done so far, in the command's own unit (files, blocks, bytes); increases with each report. */
+  readonly progress: number;
+  /** The whole amount, when known. */
+  readonly total?: number;
+  readonly message?: string;
+}
 
 export interface TextSink {
   write(text: string): void;
@@ -88,3 +96,7 @@ export type Handler<
   Fs extends readonly FlagSpec[] = readonly FlagSpec[],
   Ps extends readonly PositionalSpec[] = readonly [],
 > = (ctx: CommandContext<FlagsOf<Fs>, PositionalsOf<Ps>>) => Promise<ResultFields>;
+
+/** A handler of any leaf, as the sandbox worker holds it before it knows the leaf's flags. */
+// deno-lint-ignore no-explicit-any
+export type AnyHandler = (ctx: CommandContext<any, any>) => Promise<ResultFields>;

@@ -6,7 +6,6 @@
  * config schema are imported only when needed, so that `pterm exec` starts fast.
  */
 
-import type { CommandContext } from "./context.ts";
 import type { SessionService } from "./session_service.ts";
 
 /** What a command's code may touch; the sandbox grants exactly these Deno permissions. */
@@ -91,9 +90,6 @@ export interface Limits {
   readonly timeoutMs?: number;
 }
 
-// deno-lint-ignore no-explicit-any
-export type AnyHandler = (ctx: CommandContext<any, any>) => Promise<Record<string, unknown>>;
-
 /** A lazily loaded zod schema; `unknown` here keeps zod out of the start-up path. */
 export type LazySchema = () => Promise<unknown>;
 
@@ -158,6 +154,11 @@ export type PromptZone = "ready" | "help-first";
 
 export type CommandSpec = CommandNode & {
   readonly zone: PromptZone;
+  /**
+   * The error codes this command raises besides the kernel's (core/errors.ts), declared once in the
+   * command's `error_codes.ts`; the registry joins them into the envelope's list of codes.
+   */
+  readonly errorCodes?: readonly string[];
   /** The zod schema of this command's section in `pterm.json` (the section is named after the command). */
   readonly config?: LazySchema;
   /**

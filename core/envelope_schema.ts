@@ -1,7 +1,6 @@
 /** The published zod schemas: the tool call, the envelope, and a command's result inside it. */
 
 import { z } from "zod";
-import { ERROR_CODES } from "./errors.ts";
 
 export const requestSchema = z.strictObject({
   command: z.string().min(1).describe(
@@ -29,7 +28,8 @@ export const resultBaseSchema = z.looseObject({
   command: z.string(),
 });
 
-export function envelopeSchema(result: z.ZodType = resultBaseSchema) {
+/** `errorCodes`: every code an envelope may carry (`Registry.errorCodes`: the kernel's and the commands'). */
+export function envelopeSchema(errorCodes: readonly string[], result: z.ZodType = resultBaseSchema) {
   return z.strictObject({
     run_id: z.string().regex(/^\d{8}T\d{9}Z-[0-9a-f]{8}$/).describe(
       "Sortable, unique per call; `pterm runs show <run_id>`.",
@@ -39,7 +39,7 @@ export function envelopeSchema(result: z.ZodType = resultBaseSchema) {
     stderr: z.string().describe("On failure: [Error] <message>, a blank line, and a hint to run `<command> --help`."),
     result: result.nullable().describe("The command's structured result."),
     artifacts: z.array(artifactSchema),
-    error_code: z.enum(ERROR_CODES).nullable(),
+    error_code: z.enum(errorCodes as [string, ...string[]]).nullable(),
     duration_ms: z.number().int().min(0),
     truncated: z.strictObject({ stdout: z.boolean(), stderr: z.boolean() }),
   });

@@ -5,7 +5,14 @@
  * its own, never reuse one for another meaning. `Internal` is reserved for bugs.
  */
 
-export const ERROR_CODES = [
+/**
+ * The kernel's codes: the ones the kernel and the hosts raise, and the ones several commands share for
+ * one meaning (a file not found, a pattern that matched nothing, input of a format pterm does not read).
+ * A code that only one command's world has (a merge conflict, a patch that does not parse, an IRC nick
+ * too long) is that command's: it declares it in its own `error_codes.ts`, listed by its declaration
+ * (`CommandSpec.errorCodes`); the registry joins them all (`Registry.errorCodes`) for the envelope's schema.
+ */
+export const KERNEL_ERROR_CODES = [
   "UnknownCommand",
   "InvalidArgs",
   "InvalidCommandLine",
@@ -17,52 +24,40 @@ export const ERROR_CODES = [
   "NotADirectory",
   "NotFound",
   "AlreadyExists",
-  "NotARepository",
-  "AmbiguousRepository",
-  "NothingToCommit",
-  "RepoLocked",
-  "UncommittedChanges",
-  "BranchNotMerged",
-  "CorruptRepository",
-  "Conflict",
-  "Rejected",
-  "ConcurrentModification",
   "ConfirmRequired",
-  "NickTooLong",
   "MissingConfig",
   "InvalidConfig",
   "DaemonNotRunning",
   "DaemonAlreadyRunning",
-  "DaemonVersionMismatch",
-  "NotConnected",
-  "NotJoined",
-  "SendRejected",
-  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "StdinNotUtf8",
   "Timeout",
   "Cancelled",
-  "PatchParseError",
-  "PatchApplyError",
-  "StaleJournal",
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
-  "AlreadyApplied",
   "UnsupportedFormat",
-  "UnsupportedFilter",
   "CorruptInput",
-  "EncryptedDocument",
   "NetworkDenied",
-  "AuthFailed",
-  "RemoteError",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal",
 ] as const;
 
-export type ErrorCode = typeof ERROR_CODES[number];
+export type KernelErrorCode = typeof KERNEL_ERROR_CODES[number];
+
+/**
+ * The codes commands declare, by name. Empty here: each command's `error_codes.ts` adds its own with
+ * `declare module "…/core/errors.ts" { interface CommandErrorCodes extends Record<Its codes, true> {} }`,
+ * and deno.json's `compilerOptions.types` names every `error_codes.ts`, so any module checked — alone, in an
+ * editor, or the whole tree by `deno task check` — knows every declared code and refuses any other.
+ */
+// deno-lint-ignore no-empty-interface
+export interface CommandErrorCodes {}
+
+/** A code an envelope may carry: the kernel's, or one a command declares. */
+export type ErrorCode = KernelErrorCode | keyof CommandErrorCodes;
 
 /** Exit codes of the envelope: 0 ok, 1 command failed, 2 usage error, 124 timeout, 130 cancelled by the caller. */
 export const EXIT_OK = 0;
@@ -130,8 +125,10 @@ export class PtermError extends Error {
   }
 }
 
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+/** Whether `value` is one of the kernel's codes or of `declared` (a command's `errorCodes`). */
+export function isErrorCode(value: unknown, declared: readonly string[] = []): value is ErrorCode {
+  return typeof value === "string" &&
+    ((KERNEL_ERROR_CODES as readonly string[]).includes(value) || declared.includes(value));
 }
 
 /** The stderr text of every failure: the message, a blank line, and the `--help` hint. */

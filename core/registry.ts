@@ -4,7 +4,7 @@
  */
 
 import { type CommandNode, type CommandSpec, isGroup, type LeafSpec } from "./declaration.ts";
-import { PtermError } from "./errors.ts";
+import { KERNEL_ERROR_CODES, PtermError } from "./errors.ts";
 import { didYouMean, suggest } from "./suggest.ts";
 import { quoteWord } from "./grammar.ts";
 
@@ -88,6 +88,11 @@ const HOST_TOOLS = new Set([
   "jq",
 ]);
 
+/** The kernel's codes, then the ones `specs` declare, each once. */
+export function errorCodesOf(specs: readonly CommandSpec[]): string[] {
+  return [...new Set<string>([...KERNEL_ERROR_CODES, ...specs.flatMap((spec) => spec.errorCodes ?? [])])];
+}
+
 export class Registry {
   readonly #loaders: CommandLoaders;
   readonly #cache = new Map<string, CommandSpec>();
@@ -117,6 +122,11 @@ export class Registry {
 
   async loadAll(): Promise<CommandSpec[]> {
     return await Promise.all(Object.keys(this.#loaders).sort().map((name) => this.load(name)));
+  }
+
+  /** Every code an envelope may carry: the kernel's, then each command's own, in command order. */
+  async errorCodes(): Promise<string[]> {
+    return errorCodesOf(await this.loadAll());
   }
 
   /** What to say about an unknown command name: a declared replacement, a host tool, or a near name. */

@@ -31,7 +31,7 @@ import {
 import { join } from "./fs/path.ts";
 import { BUNDLE_DIR } from "./bundles.ts";
 import { notUtf8Failure, readStdin, type Stdin, type StdinSource } from "./stdin.ts";
-import type { ProgressReport } from "./sandbox/protocol.ts";
+import type { ProgressReport } from "./context.ts";
 import { boundText } from "./truncate.ts";
 
 export interface Kernel {

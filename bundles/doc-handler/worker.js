@@ -113,7 +113,7 @@ var dirname = native.dirname;
 var basename = native.basename;
 
 // core/errors.ts
-var ERROR_CODES = [
+var KERNEL_ERROR_CODES = [
   "UnknownCommand",
   "InvalidArgs",
   "InvalidCommandLine",
@@ -125,46 +125,22 @@ var ERROR_CODES = [
   "NotADirectory",
   "NotFound",
   "AlreadyExists",
-  "NotARepository",
-  "AmbiguousRepository",
-  "NothingToCommit",
-  "RepoLocked",
-  "UncommittedChanges",
-  "BranchNotMerged",
-  "CorruptRepository",
-  "Conflict",
-  "Rejected",
-  "ConcurrentModification",
   "ConfirmRequired",
-  "NickTooLong",
   "MissingConfig",
   "InvalidConfig",
   "DaemonNotRunning",
   "DaemonAlreadyRunning",
-  "DaemonVersionMismatch",
-  "NotConnected",
-  "NotJoined",
-  "SendRejected",
-  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "StdinNotUtf8",
   "Timeout",
   "Cancelled",
-  "PatchParseError",
-  "PatchApplyError",
-  "StaleJournal",
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
-  "AlreadyApplied",
   "UnsupportedFormat",
-  "UnsupportedFilter",
   "CorruptInput",
-  "EncryptedDocument",
   "NetworkDenied",
-  "AuthFailed",
-  "RemoteError",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -197,8 +173,8 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function isErrorCode(value) {
-  return typeof value === "string" && ERROR_CODES.includes(value);
+function isErrorCode(value, declared = []) {
+  return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
 // core/fs/paths.ts
@@ -2995,93 +2971,6 @@ async function findMainPart(zip) {
   };
 }
 
-// commands/doc/spec.ts
-var HANDLERS = new URL("./handler.ts", new URL("../../commands/doc/spec.ts", import.meta.url).href).href;
-var inFlag = {
-  name: "in",
-  short: "i",
-  aliases: [
-    "input"
-  ],
-  type: "string",
-  path: "read",
-  valueName: "path",
-  description: "The document to read, relative to the workspace root (PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, HTML, CSV/TSV, JSON, XML or EPUB; detected from its content). The same as the <file> argument; give one of them."
-};
-var FORMATS = [
-  "pdf",
-  "docx",
-  "pptx",
-  "xlsx",
-  "odt",
-  "ods",
-  "odp",
-  "html",
-  "csv",
-  "json",
-  "xml",
-  "epub"
-];
-var OUTPUT_FORMATS = [
-  "md",
-  "markdown",
-  "text",
-  "json",
-  "csv"
-];
-var extractFlags = [
-  inFlag,
-  {
-    name: "out",
-    short: "o",
-    aliases: [
-      "output"
-    ],
-    type: "string",
-    path: "write",
-    valueName: "path",
-    description: "Write the result here (relative to the root) instead of an artifact of the run; replaced atomically, never half-written. stdout is then only the summary. `-o -` means stdout (the default)."
-  },
-  {
-    name: "format",
-    type: "string",
-    // `json` and `csv` name a document format and an output mode; each is listed once, among the output modes.
-    choices: [
-      "auto",
-      ...FORMATS.filter((format) => format !== "json" && format !== "csv"),
-      ...OUTPUT_FORMATS
-    ],
-    default: "auto",
-    description: "pdf, docx, pptx, xlsx, html, xml, epub: the format the document must have (a mismatch is refused: UnsupportedFormat); auto detects it. md, markdown, text, json, csv: the output mode, the same as --mode."
-  },
-  {
-    name: "max-chars",
-    type: "number",
-    min: 200,
-    max: 1e8,
-    valueName: "N",
-    description: "Bound what stdout shows of the text to N characters, cut at a clean boundary and marked [...TRUNCATED...] (default: doc.max_chars in pterm.json, 1000000). The saved file always holds the whole text."
-  },
-  {
-    name: "pages",
-    type: "string",
-    valueName: "A-B",
-    description: "Read only these PDF pages, PPTX slides or XLSX sheets, counted from 1: `3-7`, `5`, `390-` (to the end); for a workbook also a sheet's name. A range past the end stops at the last one. Not for DOCX."
-  },
-  {
-    name: "mode",
-    type: "string",
-    choices: [
-      "md",
-      "markdown",
-      "text",
-      "json",
-      "csv"
-    ],
-    description: "md (the default; markdown is the same): Markdown (headings, lists, tables, slide/page markers); text: the same without markup; json: blocks for programs; csv: a spreadsheet (XLSX, ODS, CSV/TSV) as RFC 4180 CSV, one sheet per file \u2014 without --out the first sheet (or the one --pages names) on stdout, with --out <folder>/ every sheet as <folder>/<name>.<sheet>.csv, with --out x.csv one sheet there and several as x.<sheet>.csv."
-  }
-];
-
 // commands/doc/detect.ts
 var RTF = "an RTF document (no maintained RTF reader runs under Deno; save it as DOCX or PDF from the program that made it, or with LibreOffice)";
 var OLE_MAGIC = [
@@ -3302,6 +3191,15 @@ async function detect(bytes, openZip) {
     description: describeOther(bytes)
   };
 }
+
+// commands/doc/formats.ts
+var OUTPUT_FORMATS = [
+  "md",
+  "markdown",
+  "text",
+  "json",
+  "csv"
+];
 
 // commands/doc/config.ts
 var MiB = 1024 * 1024;
@@ -3624,14 +3522,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-I2IS6DZI.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-AQKK2HW2.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-44J52K4J.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-BUQSL6BB.js", import.meta.url).href),
-  html: () => import(new URL("./html-DMYONV6N.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-KJZ5FDEX.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-2TC5MSDO.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-QZWIGUS2.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-RGCEFKB7.js", import.meta.url).href),
+  html: () => import(new URL("./html-X2OM2ACI.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-L5NWOSXC.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-LRAWHUCF.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-IZYEV65J.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-YF7YR3KK.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3684,7 +3582,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-UXVMXDSO.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-DH7XPFHG.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
@@ -4247,8 +4145,6 @@ export {
   readRelationships,
   relationshipOfKind,
   readProperties,
-  DOC_DEFAULTS,
-  FORMATS,
   concatBytes,
   decodeXmlText,
   handler_exports

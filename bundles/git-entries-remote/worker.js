@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-PF2PDTVM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-MSEWLOPE.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -168,7 +168,7 @@ var dirname = native.dirname;
 var basename = native.basename;
 
 // core/errors.ts
-var ERROR_CODES = [
+var KERNEL_ERROR_CODES = [
   "UnknownCommand",
   "InvalidArgs",
   "InvalidCommandLine",
@@ -180,46 +180,22 @@ var ERROR_CODES = [
   "NotADirectory",
   "NotFound",
   "AlreadyExists",
-  "NotARepository",
-  "AmbiguousRepository",
-  "NothingToCommit",
-  "RepoLocked",
-  "UncommittedChanges",
-  "BranchNotMerged",
-  "CorruptRepository",
-  "Conflict",
-  "Rejected",
-  "ConcurrentModification",
   "ConfirmRequired",
-  "NickTooLong",
   "MissingConfig",
   "InvalidConfig",
   "DaemonNotRunning",
   "DaemonAlreadyRunning",
-  "DaemonVersionMismatch",
-  "NotConnected",
-  "NotJoined",
-  "SendRejected",
-  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "StdinNotUtf8",
   "Timeout",
   "Cancelled",
-  "PatchParseError",
-  "PatchApplyError",
-  "StaleJournal",
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
-  "AlreadyApplied",
   "UnsupportedFormat",
-  "UnsupportedFilter",
   "CorruptInput",
-  "EncryptedDocument",
   "NetworkDenied",
-  "AuthFailed",
-  "RemoteError",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -252,8 +228,8 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function isErrorCode(value) {
-  return typeof value === "string" && ERROR_CODES.includes(value);
+function isErrorCode(value, declared = []) {
+  return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
 // core/root_guard.ts
@@ -6110,7 +6086,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-W2XV3PNQ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-CV443CQP.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6416,7 +6392,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-O7JJYA3J.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-42TXPWSE.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6615,7 +6591,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WHT52RJ4.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UJPSWBZP.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6909,7 +6885,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-CIECB7C5.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-FRENZZMQ.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6984,7 +6960,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-CIECB7C5.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-FRENZZMQ.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7620,7 +7596,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-VZB6QVGE.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-2DQM5PHN.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7818,13 +7794,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-O7JJYA3J.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-42TXPWSE.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./merge_into-B3ZBREHA.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-NLJTU4IW.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FMKJ5BOW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-3RLOIWV2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-Q72Q5EVK.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-OUCTDDT3.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -60,7 +60,7 @@ function createWorkspace(root) {
 }
 
 // core/errors.ts
-var ERROR_CODES = [
+var KERNEL_ERROR_CODES = [
   "UnknownCommand",
   "InvalidArgs",
   "InvalidCommandLine",
@@ -72,46 +72,22 @@ var ERROR_CODES = [
   "NotADirectory",
   "NotFound",
   "AlreadyExists",
-  "NotARepository",
-  "AmbiguousRepository",
-  "NothingToCommit",
-  "RepoLocked",
-  "UncommittedChanges",
-  "BranchNotMerged",
-  "CorruptRepository",
-  "Conflict",
-  "Rejected",
-  "ConcurrentModification",
   "ConfirmRequired",
-  "NickTooLong",
   "MissingConfig",
   "InvalidConfig",
   "DaemonNotRunning",
   "DaemonAlreadyRunning",
-  "DaemonVersionMismatch",
-  "NotConnected",
-  "NotJoined",
-  "SendRejected",
-  "DeliveryUnknown",
   "UnsupportedPlatform",
   "InputTooLarge",
   "StdinNotUtf8",
   "Timeout",
   "Cancelled",
-  "PatchParseError",
-  "PatchApplyError",
-  "StaleJournal",
   "WriteFailed",
   "NoMatch",
   "AmbiguousMatch",
-  "AlreadyApplied",
   "UnsupportedFormat",
-  "UnsupportedFilter",
   "CorruptInput",
-  "EncryptedDocument",
   "NetworkDenied",
-  "AuthFailed",
-  "RemoteError",
   "SandboxDenied",
   "UnsafeRoot",
   "Internal"
@@ -144,8 +120,8 @@ var PtermError = class _PtermError extends Error {
     return typeof value === "object" && value !== null && value[BRAND] === true;
   }
 };
-function isErrorCode(value) {
-  return typeof value === "string" && ERROR_CODES.includes(value);
+function isErrorCode(value, declared = []) {
+  return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
 // core/sandbox/worker.ts
@@ -397,6 +373,16 @@ function boundBatch(messages, bounds) {
   };
 }
 
+// commands/irc/error_codes.ts
+var IRC_ERROR_CODES = [
+  "NickTooLong",
+  "DaemonVersionMismatch",
+  "NotConnected",
+  "NotJoined",
+  "SendRejected",
+  "DeliveryUnknown"
+];
+
 // core/fs/path.ts
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
@@ -558,7 +544,7 @@ async function callDaemon(session, request, signal) {
     if (!text) throw notRunning(session, "the daemon closed the connection without answering");
     const response = JSON.parse(text);
     if (response.ok) return response.result;
-    const code = isErrorCode(response.error.code) ? response.error.code : "Internal";
+    const code = isErrorCode(response.error.code, IRC_ERROR_CODES) ? response.error.code : "Internal";
     throw new PtermError(code, response.error.message, {
       result: response.error.result
     });

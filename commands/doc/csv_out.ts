@@ -6,7 +6,7 @@
  */
 
 import type { Block } from "./blocks.ts";
-import type { DocFormat } from "./detect.ts";
+import type { DocFormat } from "./formats.ts";
 
 /** The inputs CSV output is for: workbooks and tables. */
 export const SPREADSHEET_FORMATS: readonly DocFormat[] = ["xlsx", "ods", "csv"];

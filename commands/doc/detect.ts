@@ -16,8 +16,7 @@ const RTF = "an RTF document (no maintained RTF reader runs under Deno; save it 
   "program that made it, or with LibreOffice)";
 import type { ZipArchive } from "./zip.ts";
 
-import type { DocFormat } from "./spec.ts";
-export { type DocFormat, FORMATS } from "./spec.ts";
+import type { DocFormat } from "./formats.ts";
 
 export type Detection =
   | {

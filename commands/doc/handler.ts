@@ -18,11 +18,12 @@ import {
 } from "./blocks.ts";
 import { dropControlCharacters } from "./controls.ts";
 import { declaredXmlEncoding, decodeDocumentText } from "./text_decode.ts";
-import { article, detect, type Detection, type DocFormat } from "./detect.ts";
+import { article, detect, type Detection } from "./detect.ts";
+import { type DocFormat, OUTPUT_FORMATS } from "./formats.ts";
 import type { OfficePackage } from "./ooxml/ooxml.ts";
 import { type DocConfig, docConfig } from "./config.ts";
 import { boundText, TRUNCATION_MARKER, utf8Length } from "../../core/truncate.ts";
-import { type docPositionals, type extractFlags, type infoFlags, OUTPUT_FORMATS } from "./spec.ts";
+import type { docPositionals, extractFlags, infoFlags } from "./flags.ts";
 import { type DocInfo, type ExtractedRange, type Extraction, NO_METADATA, type UnitSelection } from "./types.ts";
 import { InflateBudget, ZipArchive } from "./zip.ts";
 import { csvLine, sheetFileNames, sheetsOf, SPREADSHEET_FORMATS, toCsv } from "./csv_out.ts";

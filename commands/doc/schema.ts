@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FORMATS } from "./detect.ts";
+import { FORMATS } from "./formats.ts";
 
 import { DOC_DEFAULTS } from "./config.ts";
 

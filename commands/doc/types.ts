@@ -2,7 +2,7 @@
 
 import { PtermError } from "../../core/errors.ts";
 import type { Block } from "./blocks.ts";
-import type { DocFormat } from "./detect.ts";
+import type { DocFormat } from "./formats.ts";
 
 /** What `--pages` asks for: pages, slides or sheets by number (1-based, inclusive), or one sheet by name. */
 export type UnitSelection =

@@ -4,6 +4,7 @@
  * package.
  */
 
+import { GIT_ERROR_CODES } from "./error_codes.ts";
 import type { CommandSpec } from "../../core/declaration.ts";
 import { grantedHosts } from "./remote/gate.ts";
 import { gitSpellings } from "./spellings.ts";
@@ -66,6 +67,7 @@ const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModul
 export const gitSpec: CommandSpec = {
   name: "git",
   zone: "help-first",
+  errorCodes: GIT_ERROR_CODES,
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
     "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +

@@ -2,6 +2,7 @@
 
 import type { SessionInfo } from "../../core/context.ts";
 import { isErrorCode, PtermError } from "../../core/errors.ts";
+import { IRC_ERROR_CODES } from "./error_codes.ts";
 import { join } from "../../core/fs/path.ts";
 import { type DaemonRequest, type DaemonResponse, MAX_FRAME_BYTES, SOCKET_NAME } from "./daemon_protocol.ts";
 import { concatBytes } from "../../core/bytes.ts";
@@ -62,7 +63,7 @@ export async function callDaemon(
     if (!text) throw notRunning(session, "the daemon closed the connection without answering");
     const response = JSON.parse(text) as DaemonResponse;
     if (response.ok) return response.result;
-    const code = isErrorCode(response.error.code) ? response.error.code : "Internal";
+    const code = isErrorCode(response.error.code, IRC_ERROR_CODES) ? response.error.code : "Internal";
     throw new PtermError(code, response.error.message, { result: response.error.result });
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;

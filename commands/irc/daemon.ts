@@ -12,6 +12,7 @@
 import { resolveWorkspace } from "../../core/host/workspace.ts";
 import type { CliIo } from "../../core/host/io.ts";
 import { type ErrorCode, isErrorCode, PtermError } from "../../core/errors.ts";
+import { IRC_ERROR_CODES } from "./error_codes.ts";
 import { join } from "../../core/fs/path.ts";
 import { DEFAULTS, loadConfig } from "./config.ts";
 import {
@@ -231,7 +232,7 @@ async function handle(conn: Deno.Conn, session: IrcSession, log: (line: string) 
     conn.read(new Uint8Array(1)).then(() => gone.abort(), () => gone.abort());
     response = { v: PROTOCOL_VERSION, ok: true, result: await dispatch(session, request, gone.signal) };
   } catch (error) {
-    if (error instanceof PtermError && isErrorCode(error.code)) {
+    if (error instanceof PtermError && isErrorCode(error.code, IRC_ERROR_CODES)) {
       response = protocolError(error.code, error.message, error.result);
     } else {
       log(`error: ${(error as Error).stack ?? error}`);

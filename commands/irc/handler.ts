@@ -7,7 +7,7 @@ import { boundBatch, type BoundedMessage, BOUNDS, type PullFormat } from "./boun
 import { callDaemon } from "./client.ts";
 import { type Indicator, MAX_SEND_TEXT_BYTES, type PullFields, type StatusFields } from "./daemon_protocol.ts";
 import { THIRD_PARTY_NOTICE } from "./forward.ts";
-import type { pullFlags, sendFlags, sendPositionals, statusFlags } from "./spec.ts";
+import type { pullFlags, sendFlags, sendPositionals, statusFlags } from "./flags.ts";
 
 const COLOURS: Record<Indicator, string> = { red: "\x1b[31m", yellow: "\x1b[33m", green: "\x1b[32m" };
 const RESET = "\x1b[0m";

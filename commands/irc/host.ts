@@ -3,7 +3,7 @@
  * imported on start-up by main.ts); the daemon itself loads only when the subcommand runs.
  */
 
-import type { HostCommand } from "../../core/host/io.ts";
+import type { HostCommand } from "../../core/host/app.ts";
 import { rootFlag } from "../../core/host/options.ts";
 import { lazyImport } from "../../core/lazy.ts";
 

@@ -17,7 +17,7 @@ import { failure, type Problem } from "./errors.ts";
 import { repositoriesNear } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
 import { detectInputFormat, type InputFormat, wrapUnifiedDiff } from "./input.ts";
-import type { applyFlags, checkFlags, recoverFlags } from "./spec.ts";
+import type { applyFlags, checkFlags, recoverFlags } from "./flags.ts";
 import { decodeLossless } from "./text.ts";
 
 async function patchText(ctx: CommandContext<{ file?: string }>): Promise<string> {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ERROR_CODES } from "../../core/errors.ts";
+import { KERNEL_ERROR_CODES } from "../../core/errors.ts";
+import { PATCH_ERROR_CODES } from "./error_codes.ts";
 import { OPS } from "./format.ts";
 import { INPUT_FORMATS } from "./input.ts";
 
@@ -60,7 +61,7 @@ const blockSchema = z.strictObject({
 });
 
 const problemSchema = z.strictObject({
-  code: z.enum(ERROR_CODES),
+  code: z.enum([...KERNEL_ERROR_CODES, ...PATCH_ERROR_CODES]),
   message: z.string(),
   block_index: z.number().int().positive().nullable(),
   op: z.string().nullable(),

@@ -1,6 +1,8 @@
 /** `patch`: the XGit patch protocol (its text format is FORMAT below). Declaration only: no npm imports here. */
 
-import type { CommandSpec, FlagSpec, LeafSpec } from "../../core/declaration.ts";
+import { PATCH_ERROR_CODES } from "./error_codes.ts";
+import type { CommandSpec, LeafSpec } from "../../core/declaration.ts";
+import { applyFlags, checkFlags, recoverFlags } from "./flags.ts";
 import { lazyImport } from "../../core/lazy.ts";
 
 const schema = () => lazyImport<typeof import("./schema.ts")>(new URL("./schema.ts", import.meta.url));
@@ -78,60 +80,6 @@ Example (stdin of \`patch apply\`):
       timeout = 60
   === end ===
   === PATCH EOF ===`;
-
-const repoFlag = {
-  name: "repo",
-  type: "string",
-  valueName: "path",
-  description: "The repository folder (overrides the header repo:; else the one git would use, else the root)",
-  path: "write",
-} as const satisfies FlagSpec;
-
-const fileFlag = {
-  name: "file",
-  type: "string",
-  valueName: "path",
-  description: "Read the patch from this file under the root instead of stdin",
-  path: "read",
-} as const satisfies FlagSpec;
-
-const reapplyFlag = {
-  name: "reapply",
-  type: "boolean",
-  description: "Apply a hunk even when its result is already in the file (else AlreadyApplied: the patch ran before)",
-} as const satisfies FlagSpec;
-
-export const applyFlags = [
-  repoFlag,
-  fileFlag,
-  { name: "dry-run", type: "boolean", description: "Compute and report everything, write nothing" },
-  {
-    name: "no-commit",
-    type: "boolean",
-    description: "An XGit patch: write the files but make no commit (git.revert blocks do not commit either)",
-  },
-  {
-    name: "commit",
-    type: "boolean",
-    description: "A unified diff or codex patch: commit the edits too (default message and author)",
-  },
-  {
-    name: "message",
-    short: "m",
-    type: "string",
-    valueName: "text",
-    description: "Commit with this message (overrides commitmsg:; makes a unified diff or codex patch commit)",
-  },
-  {
-    name: "author",
-    type: "string",
-    valueName: "Name <email>",
-    description: "Commit as this author (overrides author:; makes a unified diff or codex patch commit)",
-  },
-  reapplyFlag,
-] as const satisfies readonly FlagSpec[];
-
-export const checkFlags = [repoFlag, fileFlag, reapplyFlag] as const satisfies readonly FlagSpec[];
 
 const WRITE_EXAMPLE = `=== file.write: "notes/todo.md" ===
 # TODO
@@ -248,14 +196,6 @@ const check: LeafSpec = {
   handler: { module: HANDLERS, export: "checkHandler" satisfies keyof Handlers },
 };
 
-export const recoverFlags = [
-  {
-    name: "discard",
-    type: "boolean",
-    description: "Drop the journals of killed runs and keep the tree exactly as it is now (after StaleJournal).",
-  },
-] as const satisfies readonly FlagSpec[];
-
 const recover: LeafSpec = {
   name: "recover",
   summary: "Finish what a killed `patch apply` left: roll it back, or --discard its journal.",
@@ -281,6 +221,7 @@ export const patchSpec: CommandSpec = {
     "diffs and codex patches edit the work tree unless -m.",
   description: FORMAT.trim(),
   zone: "help-first",
+  errorCodes: PATCH_ERROR_CODES,
   config: async () => (await schema()).patchConfigSchema,
   examples: [
     { command: "patch apply", description: "Apply a patch given on stdin", stdin: WRITE_EXAMPLE },

@@ -10,31 +10,6 @@ export interface CliIo {
   writeErr(text: string): Promise<void>;
 }
 
-export interface App {
-  readonly version: string;
-  readonly commands: import("../registry.ts").CommandLoaders;
-  /** Code folders workers may read (default: core/ and commands/); see core/sandbox/sandbox.ts. */
-  readonly codeDirs?: readonly string[];
-  /** Where the built-in SKILL.md documents live. */
-  readonly skillsDir: URL;
-  /** Long-running host-side subcommands a command contributes (e.g. `pterm irc-daemon`). */
-  readonly hostCommands?: readonly HostCommand[];
-}
-
-/**
- * A subcommand of the outer CLI that is not a `terminal_exec` command: it runs on the host,
- * for the host (e.g. a session daemon). Its implementation should be imported lazily in `run`.
- */
-export interface HostCommand {
-  readonly name: string;
-  readonly description: string;
-  readonly flags: readonly import("../declaration.ts").FlagSpec[];
-  /** Its one positional word, if it takes one (e.g. `pterm server start`): passed to `run` as `options.action`. */
-  readonly action?: { readonly name: string; readonly choices: readonly string[] };
-  /** `options` are keyed as commander names them (`--timeout-ms` is `timeoutMs`). */
-  run(io: CliIo, options: Record<string, string | boolean | undefined>, app: App): Promise<number>;
-}
-
 const encoder = new TextEncoder();
 
 type Output = typeof Deno.stdout;

@@ -1,6 +1,7 @@
 /** Messages between the kernel and the sandbox worker that runs a command's code. */
 
 import type { ArtifactRef } from "../envelope.ts";
+import type { ProgressReport } from "../context.ts";
 import type { ErrorCode } from "../errors.ts";
 import type { ParsedArgs } from "../flags.ts";
 import type { KernelLimits } from "../limits.ts";
@@ -22,15 +23,6 @@ export interface SandboxJob {
   readonly terminal: { readonly color: boolean };
   /** The worker may run later jobs with the same permissions (a warm `pterm mcp` worker); see `CommandContext.warm`. */
   readonly warm?: boolean;
-}
-
-/** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */
-export interface ProgressReport {
-  /** Work done so far, in the command's own unit (files, blocks, bytes); increases with each report. */
-  readonly progress: number;
-  /** The whole amount, when known. */
-  readonly total?: number;
-  readonly message?: string;
 }
 
 export type ToWorker =

@@ -14,7 +14,8 @@ import { dirname, fromFileUrl } from "../fs/path.ts";
 import type { ArtifactRef } from "../envelope.ts";
 import type { ErrorCode } from "../errors.ts";
 import { ABORT_GRACE_MS, MEMORY_WATCH_AFTER_MS, MEMORY_WATCH_EVERY_MS } from "../limits.ts";
-import type { FromWorker, ProgressReport, SandboxJob, ToWorker } from "./protocol.ts";
+import type { FromWorker, SandboxJob, ToWorker } from "./protocol.ts";
+import type { ProgressReport } from "../context.ts";
 import { BUNDLE_DIR, bundleOf } from "../bundles.ts";
 
 /** Captured output past this is dropped (the envelope keeps far less; the artifact says so). */

@@ -6,7 +6,8 @@
 import { createArtifactStore } from "../artifacts.ts";
 import { createWorkspace } from "../context.ts";
 import type { CommandContext } from "../context.ts";
-import type { AnyHandler, HandlerRef } from "../declaration.ts";
+import type { HandlerRef } from "../declaration.ts";
+import type { AnyHandler } from "../context.ts";
 import { isErrorCode, PtermError } from "../errors.ts";
 import type { FromJob, FromWorker, SandboxJob, ToWorker } from "./protocol.ts";
 

@@ -2,7 +2,8 @@
 
 import { lazyImport } from "../../core/lazy.ts";
 import { runExec } from "./exec.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 
 export async function main(io: CliIo, app: App): Promise<number> {
   if (io.args[0] === "exec") {

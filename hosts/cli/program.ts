@@ -10,7 +10,8 @@ import { renderText } from "../../core/envelope.ts";
 import { Registry } from "../../core/registry.ts";
 import { failureEnvelope, printEnvelope, runExec } from "./exec.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import { execFlags, execSpec, rootFlag, textFlag } from "../../core/host/options.ts";
 
 function optionFor(flag: FlagSpec): Option {

@@ -119,7 +119,7 @@ function nullable(schema: Record<string, unknown>): Record<string, unknown> {
 export const SCHEMA_FORMATS = ["openai", "responses", "anthropic", "json-schema"] as const;
 
 export async function schemaDocument(registry: Registry, options: SchemaOptions): Promise<unknown> {
-  if (options.envelope) return jsonSchema(envelopeSchema());
+  if (options.envelope) return jsonSchema(envelopeSchema(await registry.errorCodes()));
   if (options.config) return jsonSchema(await configSchema(registry), "input");
   if (options.result) return jsonSchema(await resultSchemaFor(registry, options.result));
   const format = options.format ?? "openai";

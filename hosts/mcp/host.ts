@@ -3,7 +3,7 @@
  * on start-up); the server and the MCP SDK load only when the subcommand runs.
  */
 
-import type { App, HostCommand } from "../../core/host/io.ts";
+import type { App, HostCommand } from "../../core/host/app.ts";
 import { rootFlag } from "../../core/host/options.ts";
 import { lazyImport } from "../../core/lazy.ts";
 

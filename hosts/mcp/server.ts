@@ -14,18 +14,19 @@ import { mcpInstructions, renderPrompt, sessionLine, TOOL_NAME, toolDescription 
 import { artifactRelDir, ARTIFACTS_DIR, safeArtifactName } from "../../core/artifacts.ts";
 import { listAuditRecords, readAuditRecord, stateOf } from "../../core/audit.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import { isValidSessionId } from "../../core/host/options.ts";
 import { type Envelope, renderText } from "../../core/envelope.ts";
 import { envelopeSchema, requestSchema } from "../../core/envelope_schema.ts";
 import { join } from "../../core/fs/path.ts";
 import type { CommandSpec } from "../../core/declaration.ts";
-import { Registry } from "../../core/registry.ts";
+import { errorCodesOf, Registry } from "../../core/registry.ts";
 import type { SessionService } from "../../core/session_service.ts";
 import { newRunId } from "../../core/run_id.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
 import { listSkills } from "../../core/skills.ts";
-import type { ProgressReport } from "../../core/sandbox/protocol.ts";
+import type { ProgressReport } from "../../core/context.ts";
 import { LineTransport } from "./transport.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
 
@@ -229,7 +230,7 @@ export interface ServerParts {
 export function serverFactory(parts: ServerParts): () => McpServer {
   const description = `${toolDescription(parts.specs)}\n\n${renderPrompt(parts.specs)}`;
   const prompt = renderPrompt(parts.specs);
-  const outputSchema = envelopeSchema();
+  const outputSchema = envelopeSchema(errorCodesOf(parts.specs));
   return () => {
     const server = new McpServer(
       { name: SERVER_NAME, version: parts.version },

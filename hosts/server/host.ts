@@ -10,7 +10,7 @@
  * - `status`: prints its status as JSON (`"running": false` and exit code 1 when none answers).
  */
 
-import type { App, HostCommand } from "../../core/host/io.ts";
+import type { App, HostCommand } from "../../core/host/app.ts";
 import { rootFlag } from "../../core/host/options.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
 import { serverSocketPath } from "../cli/warm_client.ts";

@@ -12,7 +12,8 @@
  */
 
 import { resolveWorkspace } from "../../core/host/workspace.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import {
   LineReader,
   MAX_SOCKET_PATH_BYTES,

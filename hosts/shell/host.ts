@@ -3,7 +3,7 @@
  * it on start-up); the shell itself loads only when the subcommand runs.
  */
 
-import type { HostCommand } from "../../core/host/io.ts";
+import type { HostCommand } from "../../core/host/app.ts";
 import { rootFlag, sessionFlag } from "../../core/host/options.ts";
 import { lazyImport } from "../../core/lazy.ts";
 

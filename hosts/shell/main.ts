@@ -7,7 +7,8 @@
 import * as readline from "node:readline";
 import process from "node:process";
 import { listAuditRecords, readAuditRecord, resolveRunId } from "../../core/audit.ts";
-import type { App, CliIo } from "../../core/host/io.ts";
+import type { App } from "../../core/host/app.ts";
+import type { CliIo } from "../../core/host/io.ts";
 import { resolveWorkspace } from "../../core/host/workspace.ts";
 import { isValidSessionId } from "../../core/host/options.ts";
 import { listRuns, renderRunsTable, renderSessionsTable, summarizeSessions } from "../../core/host/runs.ts";
@@ -16,7 +17,7 @@ import { PtermError } from "../../core/errors.ts";
 import { confinePathSync } from "../../core/fs/paths.ts";
 import { Registry } from "../../core/registry.ts";
 import { execute, type Kernel } from "../../core/runtime.ts";
-import type { ProgressReport } from "../../core/sandbox/protocol.ts";
+import type { ProgressReport } from "../../core/context.ts";
 import { writeFileAtomicSync } from "../../core/fs/atomic.ts";
 import { TerminalOutput } from "./terminal.ts";
 import { complete, splitWords } from "./complete.ts";

@@ -18,7 +18,7 @@ import { tokenize } from "../../core/grammar.ts";
 import { fromFileUrl } from "../../core/fs/path.ts";
 import type { CommandLoaders } from "../../core/registry.ts";
 import type { CallOrigin } from "../../core/audit.ts";
-import type { ProgressReport } from "../../core/sandbox/protocol.ts";
+import type { ProgressReport } from "../../core/context.ts";
 
 export const REPO_ROOT = new URL("../../", import.meta.url);
 /** What the `pterm` task runs: main.ts bundled (scripts/bundle.ts; tests/bundle_test.ts keeps it fresh). */
@@ -108,7 +108,7 @@ export async function exec(root: string, line: string, options: ExecOptions = {}
       origin: options.origin,
     },
   );
-  envelopeSchema().parse(envelope);
+  envelopeSchema(await registry.errorCodes()).parse(envelope);
   if (envelope.exit_code === 0) {
     const schema = await resultSchemaOf(registry, line);
     if (schema) {
@@ -209,7 +209,7 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   try {
     const parsed = JSON.parse(stdout);
     if (parsed && typeof parsed === "object" && "run_id" in parsed) {
-      envelope = envelopeSchema().parse(parsed) as Envelope;
+      envelope = envelopeSchema(await new Registry(commands).errorCodes()).parse(parsed) as Envelope;
     }
   } catch { /* not an envelope */ }
   return { code: output.code, stdout, stderr: new TextDecoder().decode(output.stderr), envelope };

@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { catFileFlags } from "../sub/cat_file.ts";
-import type { GitObject, ObjectType } from "../odb/objects.ts";
+import type { GitObject, ObjectType } from "../odb/object.ts";
 import type { Repo } from "../repo/repo.ts";
 import type { PathPolicy } from "../worktree/worktree.ts";
 import { peel, peelTo, resolveRevision } from "../history/revparse.ts";

@@ -5,15 +5,8 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { forEachRefFlags } from "../sub/for_each_ref.ts";
-import {
-  type Commit,
-  type GitObject,
-  parseCommit,
-  parseTag,
-  type Signature,
-  splitMessage,
-  type Tag,
-} from "../odb/objects.ts";
+import { type Commit, parseCommit, parseTag, type Signature, splitMessage, type Tag } from "../odb/objects.ts";
+import type { GitObject } from "../odb/object.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import type { Repo } from "../repo/repo.ts";
 import { listRefs, readHead } from "../repo/refs.ts";

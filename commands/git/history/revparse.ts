@@ -6,7 +6,8 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { isFullOid } from "../odb/bytes.ts";
-import { type Commit, MODE_TREE, type ObjectType, parseCommit, parseTag, parseTree } from "../odb/objects.ts";
+import { type Commit, MODE_TREE, parseCommit, parseTag, parseTree } from "../odb/objects.ts";
+import type { ObjectType } from "../odb/object.ts";
 import { readRawRef, readReflog, resolveRefOid } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 

@@ -17,16 +17,10 @@ import {
 } from "./bytes.ts";
 import { deflate, inflate, sha1 } from "./codec.ts";
 import { type BlobSource, PackSet } from "./pack.ts";
+import type { GitObject, ObjectType } from "./object.ts";
 import { verifyTreeEntryName } from "../worktree/verify_path.ts";
 import { resolve } from "../../../core/fs/path.ts";
 import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/fs/paths.ts";
-
-export type ObjectType = "blob" | "tree" | "commit" | "tag";
-
-export interface GitObject {
-  readonly type: ObjectType;
-  readonly content: Uint8Array;
-}
 
 export function objectHeader(type: ObjectType, length: number): Uint8Array {
   return encoder.encode(`${type} ${length}\0`);

@@ -7,7 +7,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, toHex } from "./bytes.ts";
-import type { ObjectType } from "./objects.ts";
+import type { ObjectType } from "./object.ts";
 import { inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };

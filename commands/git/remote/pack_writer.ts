@@ -6,7 +6,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { objectHeader, type ObjectType, parseTree } from "../odb/objects.ts";
+import { objectHeader, parseTree } from "../odb/objects.ts";
+import type { ObjectType } from "../odb/object.ts";
 import type { Repo } from "../repo/repo.ts";
 import { nodeCrypto, nodeZlib } from "./node.ts";
 
