@@ -21,7 +21,7 @@ export interface ReadPage {
   readonly items: TextPiece[];
   /** PDF.js's `page.getViewport({ scale: 1 }).transform`: /Rotate applied, y flipped. */
   readonly view: number[];
-  /** The page's drawing as PDF.js's operator list gives it to table detection (pdf_tables.ts). */
+  /** The page's drawing as PDF.js's operator list gives it to table detection (tables.ts). */
   readonly drawing: readonly DrawingOp[];
   /** Why `drawing` may not be what PDF.js's operator list gives; null when it is. */
   readonly drawingUncertain: string | null;
@@ -106,7 +106,7 @@ function openDocument(bytes: Uint8Array, maxInflatedBytes: number): { xref: XRef
   const xref = XRef.open(bytes, new Budget(maxInflatedBytes));
   const root = xref.trailer.get("Root");
   if (!(root instanceof Dict)) return unsupported("no document catalog");
-  // A form's fields are read from the pages' widget annotations (see readPage), as pdf.ts's
+  // A form's fields are read from the pages' widget annotations (see readPage), as pdfjs_pages.ts's
   // PDF.js path reads them; the catalog's /AcroForm alone adds no text.
   if (root.has("Collection")) return unsupported("a portfolio");
   const pagesRoot = root.get("Pages");

@@ -187,7 +187,7 @@ export class FontCache {
     if (!loadedName) this.#loadedNames.set(font, loadedName = `f${this.#loadedNames.size + 1}`);
     return { font, loadedName };
   }
-  /** The monospace fonts' loaded names (pdf.ts's `styles[fontName].fontFamily === "monospace"`). */
+  /** The monospace fonts' loaded names (page_source.ts's `styles[fontName].fontFamily === "monospace"`). */
   styles(): Record<string, { fontFamily: string }> {
     const styles: Record<string, { fontFamily: string }> = {};
     for (const [font, name] of this.#loadedNames) {
