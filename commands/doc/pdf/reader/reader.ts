@@ -11,7 +11,9 @@
 import { Budget, Dict, Name, type PdfObject, Ref, Stream, Unsupported, unsupported, XRef } from "./objects.ts";
 
 export { Unsupported };
-import { contentText, FontCache, StateManager, type TextPiece, TextState } from "./text.ts";
+import { contentText, FontCache } from "./text.ts";
+import { StateManager, TextState } from "./text_state.ts";
+import type { TextPiece } from "./text_runs.ts";
 import { DrawingRecorder } from "./drawing.ts";
 import type { DrawingOp } from "../tables.ts";
 
@@ -273,7 +275,13 @@ function readPage(page: Dict, fonts: FontCache): ReadPage {
 
   const items: TextPiece[] = [];
   const drawing = new DrawingRecorder();
-  contentText(data, resources, new StateManager(new TextState()), view, fonts, items, new Set(), 0, drawing);
+  contentText({
+    data,
+    resources,
+    state: new StateManager(new TextState()),
+    depth: 0,
+    page: { viewBox: view, fonts, items, forms: new Set(), drawing },
+  });
   return {
     items,
     view: viewport(view, rotate),
