@@ -3624,14 +3624,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-I2IS6DZI.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-AQKK2HW2.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-44J52K4J.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-BUQSL6BB.js", import.meta.url).href),
-  html: () => import(new URL("./html-DMYONV6N.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-G2XQXRHB.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-4PQMFA6V.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-NTCEDK2G.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-CYY3GLXW.js", import.meta.url).href),
+  html: () => import(new URL("./html-T6FBWENK.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-L5NWOSXC.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-LRAWHUCF.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-SM6XNSFD.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-JC7U2AKG.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3684,7 +3684,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-UXVMXDSO.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-Z2RDRF6Z.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
