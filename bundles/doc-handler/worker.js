@@ -3522,14 +3522,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-KJZ5FDEX.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-2TC5MSDO.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-QZWIGUS2.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-RGCEFKB7.js", import.meta.url).href),
-  html: () => import(new URL("./html-X2OM2ACI.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-ZCYBNNTD.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-7LCZMMGN.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-GR7F4SZG.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-ZMGCRT3E.js", import.meta.url).href),
+  html: () => import(new URL("./html-PKMOW735.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-IZYEV65J.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-YF7YR3KK.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-3X6JLHJN.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-U3ECN6PB.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3582,7 +3582,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-DH7XPFHG.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-X5A46DN4.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -33,7 +33,7 @@ export type Ops = Readonly<Record<string, number>>;
 /**
  * A page's drawing as ruled-table detection reads it: what places and paints paths, in order.
  * PDF.js's operator list reduces to it (`drawingOf`), and pterm's own reader builds the same from
- * the content stream (pdf_reader/drawing.ts), so both give the same rules. `path` is PDF.js's path
+ * the content stream (reader/drawing.ts), so both give the same rules. `path` is PDF.js's path
  * data (moveTo 0, lineTo 1, curveTo 2, quadraticCurveTo 3, closePath 4), in single precision as
  * PDF.js keeps it; a form's matrix is single precision too.
  */

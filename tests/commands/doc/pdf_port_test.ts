@@ -1,5 +1,5 @@
 /**
- * pterm's shortcuts through PDF.js (commands/doc/pdf/pdf.ts, `pdfjsShortcuts`) must change nothing:
+ * pterm's shortcuts through PDF.js (commands/doc/pdf/pdfjs_open.ts, `pdfjsShortcuts`) must change nothing:
  * its in-thread port between PDF.js's two sides copies messages in JavaScript instead of PDF.js's
  * own `structuredClone`, and one `getAnnotationsByType` call for the document replaces each page's
  * `getAnnotations` (which extracts the text of every page with links a second time). Every real
@@ -11,7 +11,8 @@
  */
 
 import assert from "node:assert/strict";
-import { extractPdf, infoPdf, pdfjsShortcuts, pdfReaders } from "../../../commands/doc/pdf/pdf.ts";
+import { extractPdf, infoPdf, pdfReaders } from "../../../commands/doc/pdf/pdf.ts";
+import { pdfjsShortcuts } from "../../../commands/doc/pdf/pdfjs_open.ts";
 import { realPdfs } from "./pdf_helpers.ts";
 
 const FIXTURES = new URL("../../fixtures/doc/", import.meta.url);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { type Block, boundPieces, renderPieces, spansToMarkdown } from "../../../commands/doc/blocks.ts";
 import { detect, oleStreamNames } from "../../../commands/doc/detect.ts";
 import { builtinFormat, formatGeneral, formatNumber } from "../../../commands/doc/ooxml/numfmt.ts";
-import { pdfDate } from "../../../commands/doc/pdf/pdf.ts";
+import { pdfDate } from "../../../commands/doc/pdf/info.ts";
 import { extractXlsx } from "../../../commands/doc/ooxml/xlsx.ts";
 import { InflateBudget, ZipArchive } from "../../../commands/doc/zip.ts";
 import type { PtermError } from "../../../core/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * A page's drawing as ruled-table detection reads it (pdf_tables.ts's `DrawingOp`), built while
+ * A page's drawing as ruled-table detection reads it (tables.ts's `DrawingOp`), built while
  * text.ts walks the content stream, the same as PDF.js's `page.getOperatorList()` reduces to:
  *
  * - one path per content stream (PDF.js's `pathBuffer`: `q`/`Q` leave it alone, a form starts its

@@ -11,7 +11,9 @@
 import { Budget, Dict, Name, type PdfObject, Ref, Stream, Unsupported, unsupported, XRef } from "./objects.ts";
 
 export { Unsupported };
-import { contentText, FontCache, StateManager, type TextPiece, TextState } from "./text.ts";
+import { contentText, FontCache } from "./text.ts";
+import { StateManager, TextState } from "./text_state.ts";
+import type { TextPiece } from "./text_runs.ts";
 import { DrawingRecorder } from "./drawing.ts";
 import type { DrawingOp } from "../tables.ts";
 
@@ -21,7 +23,7 @@ export interface ReadPage {
   readonly items: TextPiece[];
   /** PDF.js's `page.getViewport({ scale: 1 }).transform`: /Rotate applied, y flipped. */
   readonly view: number[];
-  /** The page's drawing as PDF.js's operator list gives it to table detection (pdf_tables.ts). */
+  /** The page's drawing as PDF.js's operator list gives it to table detection (tables.ts). */
   readonly drawing: readonly DrawingOp[];
   /** Why `drawing` may not be what PDF.js's operator list gives; null when it is. */
   readonly drawingUncertain: string | null;
@@ -106,7 +108,7 @@ function openDocument(bytes: Uint8Array, maxInflatedBytes: number): { xref: XRef
   const xref = XRef.open(bytes, new Budget(maxInflatedBytes));
   const root = xref.trailer.get("Root");
   if (!(root instanceof Dict)) return unsupported("no document catalog");
-  // A form's fields are read from the pages' widget annotations (see readPage), as pdf.ts's
+  // A form's fields are read from the pages' widget annotations (see readPage), as pdfjs_pages.ts's
   // PDF.js path reads them; the catalog's /AcroForm alone adds no text.
   if (root.has("Collection")) return unsupported("a portfolio");
   const pagesRoot = root.get("Pages");
@@ -273,7 +275,13 @@ function readPage(page: Dict, fonts: FontCache): ReadPage {
 
   const items: TextPiece[] = [];
   const drawing = new DrawingRecorder();
-  contentText(data, resources, new StateManager(new TextState()), view, fonts, items, new Set(), 0, drawing);
+  contentText({
+    data,
+    resources,
+    state: new StateManager(new TextState()),
+    depth: 0,
+    page: { viewBox: view, fonts, items, forms: new Set(), drawing },
+  });
   return {
     items,
     view: viewport(view, rotate),
