@@ -18,6 +18,7 @@ import {
   ruledTables,
   type TablePiece,
 } from "./tables.ts";
+import { columnedLines } from "./columns.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { boundFontPrograms } from "./reader/font_guard.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./reader/reader.ts";
@@ -688,8 +689,14 @@ function markedPieces(pieces: readonly TextPiece[], styles: Record<string, { fon
   return pieces.map((piece) => ({ ...piece, monospace: styles[piece.fontName ?? ""]?.fontFamily === "monospace" }));
 }
 
-/** The page's tables from its marked pieces and its drawing (pdf_tables.ts): ruled ones, then aligned ones. */
-function tablesIn(marked: readonly TablePiece[], drawing: readonly DrawingOp[]): RuledTable[] {
+/** A table, or lines in columns without a table's certainty (columns.ts): tab-separated in text only. */
+type PageTable = RuledTable & { readonly uncertain?: true };
+
+/**
+ * The page's tables from its marked pieces and its drawing (tables.ts): ruled ones, then aligned
+ * ones, then the lines left in columns (columns.ts).
+ */
+function tablesIn(marked: readonly TablePiece[], drawing: readonly DrawingOp[]): PageTable[] {
   let ruled: RuledTable[] = [];
   try {
     ruled = ruledTables(drawing, marked);
@@ -697,7 +704,10 @@ function tablesIn(marked: readonly TablePiece[], drawing: readonly DrawingOp[]):
     // drawing that cannot be read: only tables without rules are looked for
   }
   const taken = new Set(ruled.flatMap((table) => [...table.members]));
-  return [...ruled, ...alignedTables(marked, taken)];
+  const tables = [...ruled, ...alignedTables(marked, taken)];
+  for (const table of tables) for (const i of table.members) taken.add(i);
+  const columns = columnedLines(marked, taken).map((lines): PageTable => ({ ...lines, uncertain: true }));
+  return [...tables, ...columns];
 }
 
 /** The page's tables through PDF.js, looked for only where the text's layout suggests one. */
@@ -705,7 +715,7 @@ async function tablesOf(
   page: PdfPage,
   pieces: readonly TextPiece[],
   styles: Record<string, { fontFamily?: string }>,
-): Promise<RuledTable[]> {
+): Promise<PageTable[]> {
   const marked = markedPieces(pieces, styles);
   if (!mayHoldTable(marked)) return [];
   operators ??= (await (await unpdf()).getResolvedPDFJS()).OPS as unknown as Ops;
@@ -722,7 +732,7 @@ async function tablesOf(
  * The page's paragraphs, with each table in the place of its first piece: the text between
  * tables is laid out on its own, and a page without tables reads as one run, as before.
  */
-function pageContent(items: readonly Placed[], tables: readonly RuledTable[], members: Int32Array): Block[] {
+function pageContent(items: readonly Placed[], tables: readonly PageTable[], members: Int32Array): Block[] {
   const paragraphs = (run: readonly Placed[]): Block[] =>
     byDirection(composeAccents(run)).flatMap((group) => paragraphsOf(linesOf(group)))
       .map((text) => ({ type: "paragraph", spans: [{ text }] }));
@@ -740,7 +750,7 @@ function pageContent(items: readonly Placed[], tables: readonly RuledTable[], me
     placed.add(table);
     out.push(...paragraphs(run));
     run = [];
-    out.push({ type: "table", rows: tables[table].rows });
+    out.push({ type: tables[table].uncertain ? "columns" : "table", rows: tables[table].rows });
   });
   out.push(...paragraphs(run));
   return out;
@@ -749,7 +759,7 @@ function pageContent(items: readonly Placed[], tables: readonly RuledTable[], me
 /** A page as pterm's layout takes it: its text pieces, the ruled tables found among them, its viewport. */
 interface PageText {
   readonly pieces: readonly TextPiece[];
-  readonly tables: RuledTable[];
+  readonly tables: PageTable[];
   /** PDF.js's `getViewport({ scale: 1 }).transform`: /Rotate applied, y flipped. */
   readonly view: readonly number[];
 }
@@ -799,7 +809,7 @@ export async function extractWithPtermReader(
         throw new Unsupported(unsupportedReason(error));
       }
       const marked = markedPieces(page.items, pdf.styles());
-      let tables: RuledTable[] = [];
+      let tables: PageTable[] = [];
       if (mayHoldTable(marked)) {
         if (page.drawingUncertain !== null) {
           throw new Unsupported(`a page that may hold a table, with ${page.drawingUncertain}`);
@@ -884,7 +894,7 @@ async function extractFrom(source: PageSource, options: ExtractOptions): Promise
         break;
       }
       let items: Placed[];
-      let tables: RuledTable[] = [];
+      let tables: PageTable[] = [];
       let members = new Int32Array(0);
       try {
         const page = await source.page(number);

@@ -393,7 +393,7 @@ function cellText(pieces: { str: string; x: number; end: number; y: number; size
  * column), on lines that are not code (fixed-pitch) or a list (bullet, number). Reading the
  * drawing operators costs about as much as reading the text, so other pages skip it.
  */
-const LIST_MARKER = /^(?:[•◦▪▫‣∙·●○■□◆◇►▸*+–—-]|\(?[0-9A-Za-z]{1,3}[.)])$/u;
+export const LIST_MARKER = /^(?:[•◦▪▫‣∙·●○■□◆◇►▸*+–—-]|\(?[0-9A-Za-z]{1,3}[.)])$/u;
 
 export function mayHoldTable(pieces: readonly TablePiece[]): boolean {
   const lines = new Map<number, { str: string; x0: number; x1: number; size: number; monospace: boolean }[]>();
