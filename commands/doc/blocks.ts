@@ -37,7 +37,8 @@ export type Block =
   /**
    * Lines whose cells stand in columns without the certainty of a table (a PDF's header set over
    * several lines, a list of options beside their descriptions): each row's cells tab-separated in
-   * text and JSON (an empty cell keeps its tab), the cells of each line joined by a space in Markdown.
+   * text and JSON (an empty cell keeps its tab, every row as many as the widest), the cells of each
+   * line joined by a space in Markdown.
    */
   | { readonly type: "columns"; readonly rows: string[][] }
   | { readonly type: "image"; readonly alt: string }
@@ -141,6 +142,18 @@ function textRow(row: readonly string[]): string {
   return row.map((cell) => cell.replace(/[\t\r\n]+/g, " ")).join("\t").replace(/\t+$/, "");
 }
 
+/**
+ * A row of lines in columns, tab-separated: every row of the block with as many tabs as its widest
+ * (a row whose last cells are empty keeps their tabs), so `cut -f2` of a row without a second cell
+ * is empty rather than the whole line.
+ */
+function columnsRows(rows: readonly string[][]): string[] {
+  const width = tableWidth(rows);
+  return rows.filter((row) => row.some((cell) => cell.trim() !== "")).map((row) =>
+    Array.from({ length: width }, (_, i) => (row[i] ?? "").replace(/\s+/g, " ").trim()).join("\t")
+  );
+}
+
 /** A row's cells as a line of text, one space between the cells that are not empty. */
 function spacedRow(row: readonly string[]): string {
   return row.map((cell) => cell.replace(/\s+/g, " ").trim()).filter(Boolean).join(" ");
@@ -186,7 +199,7 @@ export function renderPieces(blocks: readonly Block[], mode: "md" | "text"): str
         return;
       }
       case "columns": {
-        const lines = block.rows.map(mode === "md" ? spacedRow : textRow).filter((line) => line.trim() !== "");
+        const lines = mode === "md" ? block.rows.map(spacedRow).filter(Boolean) : columnsRows(block.rows);
         if (lines.length === 0) return;
         separate();
         for (const line of lines) pieces.push(`${line}\n`);
@@ -272,7 +285,7 @@ export function toJsonBlock(block: Block): JsonBlock {
     case "table":
       return { type: "table", rows: block.rows };
     case "columns":
-      return { type: "paragraph", text: block.rows.map(textRow).filter((line) => line.trim() !== "").join("\n") };
+      return { type: "paragraph", text: columnsRows(block.rows).join("\n") };
     case "image":
       return { type: "image", alt: block.alt };
     case "code":
