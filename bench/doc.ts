@@ -434,25 +434,37 @@ async function formatsAgainstReferences(): Promise<string[]> {
   const timings = await timeSubjects(subjects, RUNS, 1);
   console.log(table(timings, "pterm hello (start-up floor)"));
   const floor = timings[0].median;
+  const cpus = new Map((await cpuMedians(subjects, RUNS)).map((value, i) => [subjects[i].name, value]));
+  const floorCpu = cpus.get(subjects[0].name) ?? null;
   const summary = [
-    `| format | file | pterm exec | engine (exec − hello ${
-      ms(floor)
-    }) | reference | reference's time | exec ÷ reference |`,
+    `| format | file | pterm exec | engine (exec − hello ${ms(floor)}${
+      cpu(floorCpu)
+    }) | reference | reference's time | ` +
+    "exec ÷ reference, wall (CPU) |",
     "| --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const { format, reference } of rows) {
     const exec = timings.find((t) => t.name === `pterm ${format.file}`)!.median;
+    const execCpu = cpus.get(`pterm ${format.file}`) ?? null;
+    const engineCpu = execCpu === null || floorCpu === null ? null : execCpu - floorCpu;
     const size = `${(Deno.statSync(`${ROOT}${format.file}`).size / 1024).toFixed(0)} KiB`;
-    const head = `| ${format.format} | ${format.file} (${size}) | ${ms(exec)} | ${ms(exec - floor)} |`;
+    const head = `| ${format.format} | ${format.file} (${size}) | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - floor)}${
+      cpu(engineCpu)
+    } |`;
     if (typeof reference === "string") {
       summary.push(`${head} ${reference} | | |`);
       continue;
     }
-    const theirs = timings.find((t) => t.name === `${reference[0]} ${format.file}`)!.median;
-    const tool = reference[0] === "pandoc"
-      ? `pandoc -f ${(format.reference as { from: string }).from} -t gfm`
-      : `LibreOffice --convert-to ${(format.reference as { to: string }).to}`;
-    summary.push(`${head} ${tool} | ${ms(theirs)} | ${(exec / theirs).toFixed(2)}× |`);
+    const name = `${reference[0]} ${format.file}`;
+    const theirs = timings.find((t) => t.name === name)!.median;
+    const theirCpu = cpus.get(name) ?? null;
+    const tool = format.reference.tool === "pandoc"
+      ? `pandoc -f ${format.reference.from} -t gfm`
+      : format.reference.tool === "LibreOffice"
+      ? `LibreOffice --convert-to ${format.reference.to}`
+      : "";
+    const cpuRatio = execCpu === null || !theirCpu ? "" : ` (${(execCpu / theirCpu).toFixed(1)}×)`;
+    summary.push(`${head} ${tool} | ${ms(theirs)}${cpu(theirCpu)} | ${(exec / theirs).toFixed(1)}×${cpuRatio} |`);
   }
   return summary;
 }

@@ -1466,6 +1466,15 @@ function listLines(items, mode) {
 function textRow(row) {
   return row.map((cell) => cell.replace(/[\t\r\n]+/g, " ")).join("	").replace(/\t+$/, "");
 }
+function columnsRows(rows) {
+  const width = tableWidth(rows);
+  return rows.filter((row) => row.some((cell) => cell.trim() !== "")).map((row) => Array.from({
+    length: width
+  }, (_, i) => (row[i] ?? "").replace(/\s+/g, " ").trim()).join("	"));
+}
+function spacedRow(row) {
+  return row.map((cell) => cell.replace(/\s+/g, " ").trim()).filter(Boolean).join(" ");
+}
 function renderPieces(blocks, mode) {
   const pieces = [];
   const separate = () => {
@@ -1500,6 +1509,14 @@ function renderPieces(blocks, mode) {
       }
       case "table": {
         const lines = mode === "md" ? markdownTableLines(block.rows) : block.rows.map(textRow);
+        if (lines.length === 0) return;
+        separate();
+        for (const line of lines) pieces.push(`${line}
+`);
+        return;
+      }
+      case "columns": {
+        const lines = mode === "md" ? block.rows.map(spacedRow).filter(Boolean) : columnsRows(block.rows);
         if (lines.length === 0) return;
         separate();
         for (const line of lines) pieces.push(`${line}
@@ -1605,6 +1622,11 @@ function toJsonBlock(block) {
       return {
         type: "table",
         rows: block.rows
+      };
+    case "columns":
+      return {
+        type: "paragraph",
+        text: columnsRows(block.rows).join("\n")
       };
     case "image":
       return {
@@ -1794,6 +1816,7 @@ function hasText(blocks) {
       case "list":
         return block.items.some((item) => spansHaveText(item.spans));
       case "table":
+      case "columns":
       case "sheet":
         return rowsHaveText(block.rows);
       case "image":
@@ -1821,6 +1844,7 @@ function textLength(blocks) {
         total += block.items.reduce((sum, item) => sum + spans(item.spans) + 3, 0);
         break;
       case "table":
+      case "columns":
       case "sheet":
         total += rows(block.rows);
         break;
@@ -2718,6 +2742,7 @@ function cleanBlock(block, place, counter2) {
         }))
       };
     case "table":
+    case "columns":
       return {
         ...block,
         rows: cleanRows(block.rows, place, counter2)
@@ -3624,14 +3649,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-I2IS6DZI.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-AQKK2HW2.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-44J52K4J.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-BUQSL6BB.js", import.meta.url).href),
-  html: () => import(new URL("./html-DMYONV6N.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-IZJK2JCP.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-IL2KHQJD.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-XDFSOGH4.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-CV5TOAFM.js", import.meta.url).href),
+  html: () => import(new URL("./html-FXJ6FQTV.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-L5NWOSXC.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-LRAWHUCF.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-UYFDQMQP.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-EO2MTJEF.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3684,7 +3709,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-UXVMXDSO.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-BNU2D3J7.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

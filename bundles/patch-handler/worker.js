@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BIXE6RGX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SVXYRMCP.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6092,10 +6092,11 @@ async function diffOp(block, view) {
       if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
     }
     try {
+      const reapply = view.reapply || byteExact;
       for (const report of applyHunks(doc, file.hunks, {
         keepLineEndings,
         byteExact,
-        reapply: view.reapply
+        reapply
       })) {
         reports.push({
           ...report,
@@ -8189,7 +8190,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-35JIDL3F.js", import.meta.url).href)
+    git: await import(new URL("./api-O24JTALZ.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8239,7 +8240,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-35JIDL3F.js", import.meta.url).href)
+    git: await import(new URL("./api-O24JTALZ.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
