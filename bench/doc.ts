@@ -11,8 +11,8 @@
  *      - `pterm hello`, the start-up floor every `pterm exec` number includes.
  *      "engine" = pterm exec minus pterm hello. Targets: engine ≤ 3× pdftotext at every size,
  *      whole process ≤ 2× pdftotext at 300+ pages, warm mcp ≤ 3× pdftotext.
- *   A2. small real PDFs of other producers (LibreOffice, pdfTeX, camelot's, PDF.js's right-to-left
- *      test file; tests/fixtures/doc): which reader takes each (pterm's own, or PDF.js and why), and
+ *   A2. small real PDFs of other producers (LibreOffice, pdfTeX, pdfeTeX's 14-page TraceMonkey paper
+ *      from pdf-parse's tests, camelot's, PDF.js's right-to-left test file; tests/fixtures/doc): which reader takes each (pterm's own, or PDF.js and why), and
  *      the engine time against pdftotext's.
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
  *      (target ≤ 50 ms).
@@ -219,6 +219,7 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
     "deck.pdf",
     "debian/shared-mime-info-spec.pdf",
     "tex/accents.pdf",
+    "pdfparse/default-test.pdf",
     "camelot/foo.pdf",
     "pdfjs/ArabicCIDTrueType.pdf",
   ].filter((file) => {
