@@ -17,7 +17,7 @@
  * keeps its tab.
  */
 
-import { LIST_MARKER, type TablePiece } from "./tables.ts";
+import { Baselines, LIST_MARKER, type TablePiece } from "./tables.ts";
 
 /** Lines read as columns: their cells row by row (empty strings for empty cells), and their pieces. */
 export interface ColumnedLines {
@@ -49,18 +49,16 @@ const MAX_CELL_WORDS = 8;
 
 /** The page's lines (top to bottom) of pieces not taken by a table; null for a line that cannot be in columns. */
 function linesOf(pieces: readonly TablePiece[], taken: ReadonlySet<number>): (Line | null)[] | null {
-  const byLine: { y: number; size: number; pieces: { i: number; x0: number; x1: number; str: string }[] }[] = [];
+  const baselines = new Baselines();
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i];
     if (taken.has(i) || piece.str.trim() === "") continue;
     const [a, b, c, d, e, f] = piece.transform;
     if (Math.abs(b) > 1e-3 || Math.abs(c) > 1e-3 || a <= 0 || d <= 0) return null; // rotated text on the page
     const size = Math.hypot(c, d) || piece.height || 1;
-    let line = byLine.find((l) => Math.abs(l.y - f) <= Math.min(l.size, size) * 0.3);
-    if (!line) byLine.push(line = { y: f, size, pieces: [] });
-    line.pieces.push({ i, x0: e, x1: e + piece.width, str: piece.str });
+    baselines.add(f, size, { i, x0: e, x1: e + piece.width, str: piece.str });
   }
-  byLine.sort((p, q) => q.y - p.y);
+  const byLine = [...baselines.lines].sort((p, q) => q.y - p.y);
   return byLine.map((line) => {
     const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
     if (sorted.some(({ i }) => pieces[i].monospace)) return null;

@@ -525,6 +525,70 @@ function fill(grid: Grid, pieces: readonly TablePiece[]): RuledTable | null {
   return { rows, members };
 }
 
+/** A piece on a line, as the detection of tables without rules reads it. */
+export interface LinePiece {
+  readonly i: number;
+  readonly x0: number;
+  readonly x1: number;
+  readonly str: string;
+}
+
+/** A line of pieces: its baseline, its first piece's size, its pieces in the order they came. */
+export interface PieceLine {
+  readonly y: number;
+  readonly size: number;
+  readonly pieces: LinePiece[];
+}
+
+/**
+ * Pieces gathered into lines by their baselines: each piece joins the first line started (in the
+ * order they were started) whose baseline is within 0.3 of the smaller of the two sizes, else it
+ * starts a line. The lines near a baseline are found by binary search over the lines ordered by
+ * baseline (a page of thousands of pieces would otherwise compare each with every line) and tested
+ * the same way, so the lines are the ones a first-fit scan makes.
+ */
+export class Baselines {
+  /** The lines in the order they were started. */
+  readonly lines: PieceLine[] = [];
+  /** Indices into `lines`, by ascending baseline (a baseline that is not a finite number aside). */
+  readonly #byY: number[] = [];
+  readonly #unordered: number[] = [];
+
+  add(y: number, size: number, piece: LinePiece): void {
+    const fits = (index: number) => Math.abs(this.lines[index].y - y) <= Math.min(this.lines[index].size, size) * 0.3;
+    const order = this.#byY;
+    let found = -1;
+    let lo = 0;
+    if (!Number.isFinite(y) || !Number.isFinite(size)) {
+      found = this.lines.findIndex((_, index) => fits(index));
+    } else {
+      // Every line the test can accept lies within 0.3 × size of y; twice that, so rounding cannot hide one.
+      const reach = Math.abs(size) * 0.6;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.lines[order[mid]].y < y - reach) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < order.length && this.lines[order[k]].y <= y + reach; k++) {
+        if ((found < 0 || order[k] < found) && fits(order[k])) found = order[k];
+      }
+      for (const index of this.#unordered) if ((found < 0 || index < found) && fits(index)) found = index;
+    }
+    if (found < 0) {
+      found = this.lines.length;
+      this.lines.push({ y, size, pieces: [] });
+      if (!Number.isFinite(y)) this.#unordered.push(found);
+      else {
+        let at = lo;
+        while (at < order.length && this.lines[order[at]].y < y) at++;
+        order.splice(at, 0, found);
+      }
+    }
+    this.lines[found].pieces.push(piece);
+  }
+}
+
 /**
  * Tables without rules, from the alignment of their text alone — only where that is certain: at
  * least three consecutive lines that each split into the same number (three or more) of cells,
@@ -547,18 +611,16 @@ export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<
     members: number[];
   }
   // Lines of upright pieces, top to bottom.
-  const byLine: { y: number; size: number; pieces: { i: number; x0: number; x1: number; str: string }[] }[] = [];
+  const baselines = new Baselines();
   const order = pieces.map((_, i) => i).filter((i) => !taken.has(i) && pieces[i].str.trim() !== "");
   for (const i of order) {
     const piece = pieces[i];
     const [a, b, c, d, e, f] = piece.transform;
     if (Math.abs(b) > 1e-3 || Math.abs(c) > 1e-3 || a <= 0 || d <= 0) return []; // rotated text on the page
     const size = Math.hypot(c, d) || piece.height || 1;
-    let line = byLine.find((l) => Math.abs(l.y - f) <= Math.min(l.size, size) * 0.3);
-    if (!line) byLine.push(line = { y: f, size, pieces: [] });
-    line.pieces.push({ i, x0: e, x1: e + piece.width, str: piece.str });
+    baselines.add(f, size, { i, x0: e, x1: e + piece.width, str: piece.str });
   }
-  byLine.sort((p, q) => q.y - p.y);
+  const byLine = [...baselines.lines].sort((p, q) => q.y - p.y);
   const rows: (Row | null)[] = byLine.map((line) => {
     const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
     if (sorted.some(({ i }) => pieces[i].monospace)) return null;
