@@ -550,9 +550,12 @@ export interface PieceLine {
 export class Baselines {
   /** The lines in the order they were started. */
   readonly lines: PieceLine[] = [];
-  /** Indices into `lines`, by ascending baseline (a baseline that is not a finite number aside). */
+  /**
+   * Indices into `lines`, by ascending baseline. A line whose baseline is not a finite number is
+   * left out: no piece of finite baseline and size is within reach of it, and a piece that is not
+   * finite itself is tested against every line.
+   */
   readonly #byY: number[] = [];
-  readonly #unordered: number[] = [];
 
   add(y: number, size: number, piece: LinePiece): void {
     const fits = (index: number) => Math.abs(this.lines[index].y - y) <= Math.min(this.lines[index].size, size) * 0.3;
@@ -573,13 +576,11 @@ export class Baselines {
       for (let k = lo; k < order.length && this.lines[order[k]].y <= y + reach; k++) {
         if ((found < 0 || order[k] < found) && fits(order[k])) found = order[k];
       }
-      for (const index of this.#unordered) if ((found < 0 || index < found) && fits(index)) found = index;
     }
     if (found < 0) {
       found = this.lines.length;
       this.lines.push({ y, size, pieces: [] });
-      if (!Number.isFinite(y)) this.#unordered.push(found);
-      else {
+      if (Number.isFinite(y)) {
         let at = lo;
         while (at < order.length && this.lines[order[at]].y < y) at++;
         order.splice(at, 0, found);

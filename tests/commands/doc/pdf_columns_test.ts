@@ -10,7 +10,9 @@
 
 import assert from "node:assert/strict";
 import { extractOk, rootWith } from "./helpers.ts";
+import fc from "fast-check";
 import { buildPdf, stream } from "./pdf_builder.ts";
+import { Baselines } from "../../../commands/doc/pdf/tables.ts";
 
 /** pdftotext -layout of one page: the text as placed on a character grid. */
 async function layout(path: string, page: number): Promise<string> {
@@ -115,4 +117,35 @@ Deno.test("prose set in two columns is not read as columns: its lines keep their
   await Deno.writeFile(`${dir.path}/prose.pdf`, textPdf(texts));
   const { text } = await extractOk(dir.path, "doc extract prose.pdf --mode text");
   assert.ok(!text.includes("\t"), JSON.stringify(text));
+});
+
+Deno.test("Baselines gathers pieces into the lines a first-fit scan of every line makes", () => {
+  // Baselines near each other (a few lines, pieces a little above or below them), and odd numbers.
+  const value = fc.oneof(
+    fc.tuple(fc.constantFrom(0, 12, 100, 700), fc.integer({ min: -600, max: 600 })).map(([base, off]) =>
+      base + off / 100
+    ),
+    fc.constantFrom(0, -0, 700.0000001, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
+  );
+  const size = fc.oneof(
+    fc.integer({ min: 5, max: 200 }).map((tenths) => tenths / 10),
+    fc.constantFrom(1, 10, 0, -3, Number.NaN, Number.POSITIVE_INFINITY),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.tuple(value, size), { maxLength: 80 }), (pieces) => {
+      const baselines = new Baselines();
+      const scanned: { y: number; size: number; pieces: number[] }[] = [];
+      pieces.forEach(([y, s], i) => {
+        baselines.add(y, s, { i, x0: 0, x1: 1, str: "x" });
+        let line = scanned.find((l) => Math.abs(l.y - y) <= Math.min(l.size, s) * 0.3);
+        if (!line) scanned.push(line = { y, size: s, pieces: [] });
+        line.pieces.push(i);
+      });
+      assert.deepEqual(
+        baselines.lines.map((line) => ({ y: line.y, size: line.size, pieces: line.pieces.map((p) => p.i) })),
+        scanned,
+      );
+    }),
+    { numRuns: 500 },
+  );
 });
