@@ -3649,14 +3649,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-IZJK2JCP.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-IL2KHQJD.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-XDFSOGH4.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-CV5TOAFM.js", import.meta.url).href),
-  html: () => import(new URL("./html-FXJ6FQTV.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-I7V5MMDF.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-YLK4WY74.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-OCJ3PYQU.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-DARNLRDC.js", import.meta.url).href),
+  html: () => import(new URL("./html-3UVILZOI.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-UYFDQMQP.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-EO2MTJEF.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-MFYUEC5T.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-STZ34X6O.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3709,7 +3709,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-BNU2D3J7.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-C3QCEOKZ.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
