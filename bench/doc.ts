@@ -11,13 +11,16 @@
  *      - `pterm hello`, the start-up floor every `pterm exec` number includes.
  *      "engine" = pterm exec minus pterm hello. Targets: engine ≤ 3× pdftotext at every size,
  *      whole process ≤ 2× pdftotext at 300+ pages, warm mcp ≤ 3× pdftotext.
- *   A2. small real PDFs of other producers (LibreOffice, pdfTeX, camelot's, PDF.js's right-to-left
- *      test file; tests/fixtures/doc): which reader takes each (pterm's own, or PDF.js and why), and
+ *   A2. small real PDFs of other producers (LibreOffice, pdfTeX, pdfeTeX's 14-page TraceMonkey paper
+ *      from pdf-parse's tests, camelot's, PDF.js's right-to-left test file; tests/fixtures/doc): which reader takes each (pterm's own, or PDF.js and why), and
  *      the engine time against pdftotext's.
  *   B. small office files (the fixtures report.docx, deck.pptx, book.xlsx): pterm's engine time
- *      (target ≤ 50 ms) and LibreOffice's `soffice --headless --convert-to` when it is installed.
- *   C. the other formats (HTML, CSV, EPUB, ODT, ODS fixtures) against pandoc (`-t gfm`) and
- *      LibreOffice when they are installed (Debian: pandoc, libreoffice-writer/-calc).
+ *      (target ≤ 50 ms).
+ *   C. every other format pterm reads (HTML, CSV, TSV, JSON, EPUB, ODT, ODS, ODP, DOCX, PPTX, XLSX;
+ *      tests/fixtures/doc), each row pterm against the tool Debian has for that format, in the same
+ *      run: pandoc (`-t gfm`) where Debian's pandoc 2.17 reads it, else LibreOffice's
+ *      `--convert-to`; a row whose tool is not installed says so with the apt-get line, and a row no
+ *      Debian tool reads says why.
  *
  *   Each process's CPU time (user + sys of all its threads, from separate runs under bash's `times`,
  *   to the millisecond) is printed beside its wall-clock median, and the load average at the start
@@ -25,8 +28,10 @@
  *
  *   deno task bench doc            # 7 runs per subject
  *   deno task bench doc --quick    # 3 runs
+ *   deno task bench doc --formats  # part C only
  *
- * Needs Debian's poppler-utils and qpdf; LibreOffice (libreoffice-writer etc.) and pandoc only for their rows.
+ * Needs Debian's poppler-utils and qpdf; pandoc and LibreOffice (libreoffice-calc-nogui) only for
+ * their rows of part C.
  */
 
 import { Client } from "@modelcontextprotocol/client";
@@ -150,217 +155,331 @@ function ms(value: number): string {
 }
 
 const cpu = (value: number | null) => (value === null ? "" : ` (CPU ${ms(value)})`);
-const loadAtStart = loadAverage();
-const pdfs = preparePdfs();
-const server = await warmServer();
-const summary: string[] = [
-  "| PDF | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | exec ÷ pdftotext | warm mcp | mcp ÷ pdftotext |",
-  "| --- | --- | --- | --- | --- | --- | --- | --- |",
-];
-for (const pdf of pdfs) {
-  const line = `doc extract --in ${pdf.name} --mode text --out out/${pdf.name}.txt`;
-  console.log(
-    `\nA. ${pdf.name} (${pdf.pages} pages, ${(Deno.statSync(`${ROOT}${pdf.name}`).size / 1024).toFixed(0)} KiB)\n`,
-  );
-  const poppler: Subject = {
-    name: "pdftotext",
-    cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
-  };
-  const execSubject: Subject = { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns };
-  const helloSubject: Subject = { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns };
-  const timings: Timing[] = await timeSubjects(
-    [
-      poppler,
-      execSubject,
-      { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
-      helloSubject,
-    ],
-    RUNS,
-    1,
-  );
-  const [popplerCpu, execCpu, helloCpu] = await cpuMedians([poppler, execSubject, helloSubject], RUNS);
-  const mcpRuns: number[] = [];
-  for (let i = 0; i < RUNS + 1; i++) {
-    const elapsed = await server.time(line);
-    if (i > 0) mcpRuns.push(elapsed); // the first call loads the engine
+/** Parts A, A2 and B: the summary's rows and the other producers' table. */
+async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: string[]; otherFloor: number }> {
+  const pdfs = preparePdfs();
+  const server = await warmServer();
+  const summary: string[] = [
+    "| PDF | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | exec ÷ pdftotext | warm mcp | mcp ÷ pdftotext |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const pdf of pdfs) {
+    const line = `doc extract --in ${pdf.name} --mode text --out out/${pdf.name}.txt`;
+    console.log(
+      `\nA. ${pdf.name} (${pdf.pages} pages, ${(Deno.statSync(`${ROOT}${pdf.name}`).size / 1024).toFixed(0)} KiB)\n`,
+    );
+    const poppler: Subject = {
+      name: "pdftotext",
+      cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
+    };
+    const execSubject: Subject = { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns };
+    const helloSubject: Subject = { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns };
+    const timings: Timing[] = await timeSubjects(
+      [
+        poppler,
+        execSubject,
+        { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
+        helloSubject,
+      ],
+      RUNS,
+      1,
+    );
+    const [popplerCpu, execCpu, helloCpu] = await cpuMedians([poppler, execSubject, helloSubject], RUNS);
+    const mcpRuns: number[] = [];
+    for (let i = 0; i < RUNS + 1; i++) {
+      const elapsed = await server.time(line);
+      if (i > 0) mcpRuns.push(elapsed); // the first call loads the engine
+    }
+    console.log(table(timings, "pdftotext"));
+    const [popplerMs, exec, , hello] = timings.map((t) => t.median);
+    const warm = median(mcpRuns);
+    console.log(
+      `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / popplerMs).toFixed(2)}× pdftotext)`,
+    );
+    const engineCpu = execCpu === null || helloCpu === null ? null : execCpu - helloCpu;
+    const cpuRatio = engineCpu === null || !popplerCpu ? "" : ` (CPU ${(engineCpu / popplerCpu).toFixed(1)}×)`;
+    const wholeCpuRatio = execCpu === null || !popplerCpu ? "" : ` (CPU ${(execCpu / popplerCpu).toFixed(1)}×)`;
+    summary.push(
+      `| ${pdf.pages} p. | ${ms(popplerMs)}${cpu(popplerCpu)} | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - hello)}${
+        cpu(engineCpu)
+      } | ${((exec - hello) / popplerMs).toFixed(1)}×${cpuRatio} | ${
+        (exec / popplerMs).toFixed(1)
+      }×${wholeCpuRatio} | ${ms(warm)} | ${(warm / popplerMs).toFixed(1)}× |`,
+    );
   }
-  console.log(table(timings, "pdftotext"));
-  const [popplerMs, exec, , hello] = timings.map((t) => t.median);
-  const warm = median(mcpRuns);
-  console.log(
-    `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / popplerMs).toFixed(2)}× pdftotext)`,
-  );
-  const engineCpu = execCpu === null || helloCpu === null ? null : execCpu - helloCpu;
-  const cpuRatio = engineCpu === null || !popplerCpu ? "" : ` (CPU ${(engineCpu / popplerCpu).toFixed(1)}×)`;
-  const wholeCpuRatio = execCpu === null || !popplerCpu ? "" : ` (CPU ${(execCpu / popplerCpu).toFixed(1)}×)`;
-  summary.push(
-    `| ${pdf.pages} p. | ${ms(popplerMs)}${cpu(popplerCpu)} | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - hello)}${
-      cpu(engineCpu)
-    } | ${((exec - hello) / popplerMs).toFixed(1)}×${cpuRatio} | ${(exec / popplerMs).toFixed(1)}×${wholeCpuRatio} | ${
-      ms(warm)
-    } | ${(warm / popplerMs).toFixed(1)}× |`,
-  );
+  await server.close();
+
+  /**
+   * Real PDFs of other producers (test fixtures), so the numbers above are not one producer's: for
+   * each, which reader took it (pterm's own, or PDF.js and why) and its engine time against
+   * pdftotext's, interleaved with `hello` in one group.
+   */
+  const OTHER_PDFS = [
+    "report.pdf",
+    "deck.pdf",
+    "debian/shared-mime-info-spec.pdf",
+    "tex/accents.pdf",
+    "pdfparse/default-test.pdf",
+    "camelot/foo.pdf",
+    "pdfjs/ArabicCIDTrueType.pdf",
+  ].filter((file) => {
+    try {
+      return Deno.statSync(`${FIXTURES}${file}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+  console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
+  const { extractWithPtermReader } = await import("../commands/doc/pdf/pdf.ts");
+  const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+  const otherRows: { file: string; reader: string; pages: string }[] = [];
+  for (const [i, file] of OTHER_PDFS.entries()) {
+    const local = `other-${i}.pdf`;
+    await Deno.copyFile(`${FIXTURES}${file}`, `${ROOT}${local}`);
+    const bytes = await Deno.readFile(`${ROOT}${local}`);
+    const fast = await extractWithPtermReader(bytes, {
+      signal: AbortSignal.timeout(60_000),
+      charBudget: 10_000_000,
+      memoryBytes: 1 << 30,
+      maxInflatedBytes: 512 * 1024 * 1024,
+    });
+    const reader = "unsupported" in fast ? `PDF.js (${fast.unsupported})` : "pterm's";
+    const pages = "unsupported" in fast ? "" : String(fast.counts.pages ?? "");
+    otherRows.push({ file, reader, pages });
+    others.push({
+      name: `pdftotext ${file}`,
+      cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${local}`, `${ROOT}out/poppler.txt`],
+    });
+    others.push({
+      name: `pterm ${file}`,
+      cmd: pterm(`doc extract --in ${local} --mode text --out out/${local}.txt`),
+      before: pruneRuns,
+    });
+  }
+  const otherTimings = await timeSubjects(others, RUNS, 1);
+  console.log(table(otherTimings, "pterm hello (start-up floor)"));
+  const otherFloor = otherTimings[0].median;
+  const otherSummary = [
+    "| PDF | reader | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const row of otherRows) {
+    const poppler = otherTimings.find((t) => t.name === `pdftotext ${row.file}`)!.median;
+    const exec = otherTimings.find((t) => t.name === `pterm ${row.file}`)!.median;
+    otherSummary.push(
+      `| ${row.file}${row.pages ? ` (${row.pages} p.)` : ""} | ${row.reader} | ${ms(poppler)} | ${ms(exec)} | ${
+        ms(exec - otherFloor)
+      } | ${((exec - otherFloor) / poppler).toFixed(1)}× |`,
+    );
+  }
+
+  console.log("\nB. small office files (tests/fixtures/doc): the engine time (their references: part C)\n");
+  await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
+  await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
+  await Deno.copyFile(`${FIXTURES}book.xlsx`, `${ROOT}book.xlsx`);
+  const office: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+  for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
+    office.push({
+      name: `pterm ${file}`,
+      cmd: pterm(`doc extract --in ${file} --mode text --out out/${file}.txt`),
+      before: pruneRuns,
+    });
+  }
+  const officeTimings = await timeSubjects(office, RUNS, 1);
+  console.log(table(officeTimings, "pterm hello (start-up floor)"));
+  const floor = officeTimings[0].median;
+  const ptermOffice = office.filter((subject) => subject.name.startsWith("pterm"));
+  const officeCpu = new Map((await cpuMedians(ptermOffice, RUNS)).map((value, i) => [ptermOffice[i].name, value]));
+  const floorCpu = officeCpu.get(office[0].name) ?? null;
+  for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))) {
+    const file = t.name.replace("pterm ", "");
+    const fileCpu = officeCpu.get(t.name) ?? null;
+    const engineCpu = fileCpu === null || floorCpu === null ? null : fileCpu - floorCpu;
+    summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
+  }
+  return { summary, otherSummary, otherFloor };
 }
-await server.close();
 
 /**
- * Real PDFs of other producers (test fixtures), so the numbers above are not one producer's: for
- * each, which reader took it (pterm's own, or PDF.js and why) and its engine time against
- * pdftotext's, interleaved with `hello` in one group.
+ * What reads each format on Debian, for part C: pandoc (`-t gfm`) for what Debian's pandoc 2.17
+ * reads, else LibreOffice's `--convert-to`, else nothing (the row says why).
  */
-const OTHER_PDFS = [
-  "report.pdf",
-  "deck.pdf",
-  "debian/shared-mime-info-spec.pdf",
-  "tex/accents.pdf",
-  "camelot/foo.pdf",
-  "pdfjs/ArabicCIDTrueType.pdf",
-].filter((file) => {
-  try {
-    return Deno.statSync(`${FIXTURES}${file}`).isFile;
-  } catch {
-    return false;
-  }
-});
-console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
-const { extractWithPtermReader } = await import("../commands/doc/pdf/pdf.ts");
-const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
-const otherRows: { file: string; reader: string; pages: string }[] = [];
-for (const [i, file] of OTHER_PDFS.entries()) {
-  const local = `other-${i}.pdf`;
-  await Deno.copyFile(`${FIXTURES}${file}`, `${ROOT}${local}`);
-  const bytes = await Deno.readFile(`${ROOT}${local}`);
-  const fast = await extractWithPtermReader(bytes, {
-    signal: AbortSignal.timeout(60_000),
-    charBudget: 10_000_000,
-    memoryBytes: 1 << 30,
-    maxInflatedBytes: 512 * 1024 * 1024,
-  });
-  const reader = "unsupported" in fast ? `PDF.js (${fast.unsupported})` : "pterm's";
-  const pages = "unsupported" in fast ? "" : String(fast.counts.pages ?? "");
-  otherRows.push({ file, reader, pages });
-  others.push({
-    name: `pdftotext ${file}`,
-    cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${local}`, `${ROOT}out/poppler.txt`],
-  });
-  others.push({
-    name: `pterm ${file}`,
-    cmd: pterm(`doc extract --in ${local} --mode text --out out/${local}.txt`),
-    before: pruneRuns,
-  });
+type Reference =
+  | { readonly tool: "pandoc"; readonly from: string }
+  | { readonly tool: "LibreOffice"; readonly to: string; readonly apt: string }
+  | { readonly tool: null; readonly why: string };
+
+interface Format {
+  readonly format: string;
+  readonly file: string;
+  /** The fixture it is copied from, or how it is made in the bench's root. */
+  readonly fixture: string | (() => Promise<void>);
+  readonly reference: Reference;
 }
-const otherTimings = await timeSubjects(others, RUNS, 1);
-console.log(table(otherTimings, "pterm hello (start-up floor)"));
-const otherFloor = otherTimings[0].median;
-const otherSummary = [
-  "| PDF | reader | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext |",
-  "| --- | --- | --- | --- | --- | --- |",
+
+const NO_PANDOC_READER = "Debian's pandoc 2.17 has no reader for it";
+const FORMATS: readonly Format[] = [
+  {
+    format: "HTML",
+    file: "users-and-groups.html",
+    fixture: "debian/users-and-groups.html",
+    reference: { tool: "pandoc", from: "html" },
+  },
+  {
+    format: "CSV",
+    file: "distro-info-debian.csv",
+    fixture: "debian/distro-info-debian.csv",
+    reference: { tool: "pandoc", from: "csv" },
+  },
+  {
+    format: "TSV",
+    file: "distro-info-debian.tsv",
+    // The CSV above with tabs for its commas (it quotes no field).
+    fixture: async () => {
+      const csv = await Deno.readTextFile(`${FIXTURES}debian/distro-info-debian.csv`);
+      if (csv.includes('"')) throw new Error("distro-info-debian.csv quotes a field: convert it properly");
+      await Deno.writeTextFile(`${ROOT}distro-info-debian.tsv`, csv.replaceAll(",", "\t"));
+    },
+    reference: { tool: null, why: NO_PANDOC_READER },
+  },
+  {
+    format: "JSON",
+    file: "test.json",
+    fixture: "markitdown/test.json",
+    reference: { tool: null, why: "pandoc's json is its own document tree, not JSON data" },
+  },
+  { format: "EPUB", file: "book.epub", fixture: "markitdown/test.epub", reference: { tool: "pandoc", from: "epub" } },
+  { format: "ODT", file: "report.odt", fixture: "report.odt", reference: { tool: "pandoc", from: "odt" } },
+  {
+    format: "ODS",
+    file: "book.fods",
+    fixture: "src/book.fods",
+    reference: { tool: "LibreOffice", to: "csv", apt: "libreoffice-calc-nogui" },
+  },
+  {
+    format: "ODP",
+    file: "deck.fodp",
+    fixture: "src/deck.fodp",
+    reference: { tool: null, why: `${NO_PANDOC_READER}, and LibreOffice Impress no text export` },
+  },
+  { format: "DOCX", file: "report.docx", fixture: "report.docx", reference: { tool: "pandoc", from: "docx" } },
+  {
+    format: "PPTX",
+    file: "deck.pptx",
+    fixture: "deck.pptx",
+    reference: { tool: null, why: `${NO_PANDOC_READER}, and LibreOffice Impress no text export` },
+  },
+  {
+    format: "XLSX",
+    file: "book.xlsx",
+    fixture: "book.xlsx",
+    reference: { tool: "LibreOffice", to: "csv", apt: "libreoffice-calc-nogui" },
+  },
 ];
-for (const row of otherRows) {
-  const poppler = otherTimings.find((t) => t.name === `pdftotext ${row.file}`)!.median;
-  const exec = otherTimings.find((t) => t.name === `pterm ${row.file}`)!.median;
-  otherSummary.push(
-    `| ${row.file}${row.pages ? ` (${row.pages} p.)` : ""} | ${row.reader} | ${ms(poppler)} | ${ms(exec)} | ${
-      ms(exec - otherFloor)
-    } | ${((exec - otherFloor) / poppler).toFixed(1)}× |`,
+
+/** The command of a format's reference, or why its row has none. */
+function referenceCommand(format: Format, tools: { pandoc: boolean; soffice: boolean }): string[] | string {
+  const reference = format.reference;
+  if (reference.tool === null) return `none: ${reference.why}`;
+  if (reference.tool === "pandoc") {
+    if (!tools.pandoc) return "pandoc is not installed (apt-get install -y pandoc)";
+    return [
+      "pandoc",
+      "-f",
+      reference.from,
+      "-t",
+      "gfm",
+      "-o",
+      `${ROOT}out/${format.file}.pandoc.md`,
+      `${ROOT}${format.file}`,
+    ];
+  }
+  if (!tools.soffice) return `LibreOffice is not installed (apt-get install -y ${reference.apt})`;
+  return [
+    "soffice",
+    `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
+    "--headless",
+    "--convert-to",
+    reference.to,
+    "--outdir",
+    `${ROOT}out`,
+    `${ROOT}${format.file}`,
+  ];
+}
+
+/**
+ * Part C: each format's file through `pterm exec doc extract` (Markdown out) and through its
+ * reference, interleaved in one run with `hello`; one row per format, pterm against its reference.
+ */
+async function formatsAgainstReferences(): Promise<string[]> {
+  console.log(
+    "\nC. the other formats (tests/fixtures/doc): pterm against pandoc or LibreOffice, where Debian has one\n",
   );
+  Deno.mkdirSync(`${ROOT}out`, { recursive: true });
+  const tools = { pandoc: has("pandoc"), soffice: has("soffice") };
+  const subjects: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+  const rows: { format: Format; reference: string[] | string }[] = [];
+  for (const format of FORMATS) {
+    if (typeof format.fixture === "string") {
+      await Deno.copyFile(`${FIXTURES}${format.fixture}`, `${ROOT}${format.file}`);
+    } else await format.fixture();
+    subjects.push({
+      name: `pterm ${format.file}`,
+      cmd: pterm(`doc extract --in ${format.file} --out out/${format.file}.md`),
+      before: pruneRuns,
+    });
+    const reference = referenceCommand(format, tools);
+    if (typeof reference !== "string") subjects.push({ name: `${reference[0]} ${format.file}`, cmd: reference });
+    rows.push({ format, reference });
+  }
+  const timings = await timeSubjects(subjects, RUNS, 1);
+  console.log(table(timings, "pterm hello (start-up floor)"));
+  const floor = timings[0].median;
+  const cpus = new Map((await cpuMedians(subjects, RUNS)).map((value, i) => [subjects[i].name, value]));
+  const floorCpu = cpus.get(subjects[0].name) ?? null;
+  const summary = [
+    `| format | file | pterm exec | engine (exec − hello ${ms(floor)}${
+      cpu(floorCpu)
+    }) | reference | reference's time | ` +
+    "exec ÷ reference, wall (CPU) |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const { format, reference } of rows) {
+    const exec = timings.find((t) => t.name === `pterm ${format.file}`)!.median;
+    const execCpu = cpus.get(`pterm ${format.file}`) ?? null;
+    const engineCpu = execCpu === null || floorCpu === null ? null : execCpu - floorCpu;
+    const size = `${(Deno.statSync(`${ROOT}${format.file}`).size / 1024).toFixed(0)} KiB`;
+    const head = `| ${format.format} | ${format.file} (${size}) | ${ms(exec)}${cpu(execCpu)} | ${ms(exec - floor)}${
+      cpu(engineCpu)
+    } |`;
+    if (typeof reference === "string") {
+      summary.push(`${head} ${reference} | | |`);
+      continue;
+    }
+    const name = `${reference[0]} ${format.file}`;
+    const theirs = timings.find((t) => t.name === name)!.median;
+    const theirCpu = cpus.get(name) ?? null;
+    const tool = format.reference.tool === "pandoc"
+      ? `pandoc -f ${format.reference.from} -t gfm`
+      : format.reference.tool === "LibreOffice"
+      ? `LibreOffice --convert-to ${format.reference.to}`
+      : "";
+    const cpuRatio = execCpu === null || !theirCpu ? "" : ` (${(execCpu / theirCpu).toFixed(1)}×)`;
+    summary.push(`${head} ${tool} | ${ms(theirs)}${cpu(theirCpu)} | ${(exec / theirs).toFixed(1)}×${cpuRatio} |`);
+  }
+  return summary;
 }
 
-console.log("\nB. small office files (tests/fixtures/doc)\n");
-await Deno.copyFile(`${FIXTURES}report.docx`, `${ROOT}report.docx`);
-await Deno.copyFile(`${FIXTURES}deck.pptx`, `${ROOT}deck.pptx`);
-await Deno.copyFile(`${FIXTURES}book.xlsx`, `${ROOT}book.xlsx`);
-const soffice = has("soffice");
-const office: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
-for (const file of ["report.docx", "deck.pptx", "book.xlsx"]) {
-  office.push({
-    name: `pterm ${file}`,
-    cmd: pterm(`doc extract --in ${file} --mode text --out out/${file}.txt`),
-    before: pruneRuns,
-  });
-  if (soffice) {
-    const target = file.endsWith(".xlsx") ? "csv" : "txt";
-    office.push({
-      name: `LibreOffice ${file}`,
-      cmd: [
-        "soffice",
-        `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
-        "--headless",
-        "--convert-to",
-        target,
-        "--outdir",
-        `${ROOT}out`,
-        `${ROOT}${file}`,
-      ],
-    });
-  }
-}
-const officeTimings = await timeSubjects(office, RUNS, 1);
-console.log(table(officeTimings, "pterm hello (start-up floor)"));
-const floor = officeTimings[0].median;
-const ptermOffice = office.filter((subject) => subject.name.startsWith("pterm"));
-const officeCpu = new Map((await cpuMedians(ptermOffice, RUNS)).map((value, i) => [ptermOffice[i].name, value]));
-const floorCpu = officeCpu.get(office[0].name) ?? null;
-for (const t of officeTimings.slice(1).filter((t) => t.name.startsWith("pterm"))) {
-  const file = t.name.replace("pterm ", "");
-  const fileCpu = officeCpu.get(t.name) ?? null;
-  const engineCpu = fileCpu === null || floorCpu === null ? null : fileCpu - floorCpu;
-  summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
-}
-if (!soffice) console.log("\n(LibreOffice is not installed here: its rows are left out.)");
-
-console.log("\nC. other formats (tests/fixtures/doc): pterm against pandoc and LibreOffice where installed\n");
-const formats = [
-  { file: "users-and-groups.html", fixture: "debian/users-and-groups.html", pandoc: "html", soffice: null },
-  { file: "distro-info-debian.csv", fixture: "debian/distro-info-debian.csv", pandoc: "csv", soffice: null },
-  { file: "book.epub", fixture: "markitdown/test.epub", pandoc: "epub", soffice: null },
-  { file: "report.odt", fixture: "report.odt", pandoc: "odt", soffice: "txt" },
-  { file: "book.fods", fixture: "src/book.fods", pandoc: null, soffice: "csv" },
-] as const;
-const pandoc = has("pandoc");
-const other: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
-for (const format of formats) {
-  await Deno.copyFile(`${FIXTURES}${format.fixture}`, `${ROOT}${format.file}`);
-  other.push({
-    name: `pterm ${format.file}`,
-    cmd: pterm(`doc extract --in ${format.file} --out out/${format.file}.md`),
-    before: pruneRuns,
-  });
-  if (pandoc && format.pandoc !== null) {
-    other.push({
-      name: `pandoc ${format.file}`,
-      cmd: [
-        "pandoc",
-        "-f",
-        format.pandoc,
-        "-t",
-        "gfm",
-        "-o",
-        `${ROOT}out/${format.file}.pandoc.md`,
-        `${ROOT}${format.file}`,
-      ],
-    });
-  }
-  if (soffice && format.soffice !== null) {
-    other.push({
-      name: `LibreOffice ${format.file}`,
-      cmd: [
-        "soffice",
-        `-env:UserInstallation=file://${BENCH_DIR}lo-profile`,
-        "--headless",
-        "--convert-to",
-        format.soffice,
-        "--outdir",
-        `${ROOT}out`,
-        `${ROOT}${format.file}`,
-      ],
-    });
-  }
-}
-console.log(table(await timeSubjects(other, RUNS, 1), "pterm hello (start-up floor)"));
-if (!pandoc) console.log("\n(pandoc is not installed here: its rows are left out.)");
+const formatsOnly = Deno.args.includes("--formats");
+const loadAtStart = loadAverage();
+const pdfParts = formatsOnly ? null : await pdfsAndOfficeFiles();
+const formatSummary = await formatsAgainstReferences();
 
 console.log(`\nSummary (medians; load average ${loadAtStart} at the start, ${loadAverage()} at the end)\n`);
-console.log(summary.join("\n"));
-console.log(`\nOther producers (medians; \`hello\` ${ms(otherFloor)} in their group)\n`);
-console.log(otherSummary.join("\n"));
+if (pdfParts) {
+  console.log(pdfParts.summary.join("\n"));
+  console.log(`\nOther producers (medians; \`hello\` ${ms(pdfParts.otherFloor)} in their group)\n`);
+  console.log(pdfParts.otherSummary.join("\n"));
+  console.log("\nThe other formats against their references (part C)\n");
+}
+console.log(formatSummary.join("\n"));

@@ -1442,6 +1442,15 @@ function listLines(items, mode) {
 function textRow(row) {
   return row.map((cell) => cell.replace(/[\t\r\n]+/g, " ")).join("	").replace(/\t+$/, "");
 }
+function columnsRows(rows) {
+  const width = tableWidth(rows);
+  return rows.filter((row) => row.some((cell) => cell.trim() !== "")).map((row) => Array.from({
+    length: width
+  }, (_, i) => (row[i] ?? "").replace(/\s+/g, " ").trim()).join("	"));
+}
+function spacedRow(row) {
+  return row.map((cell) => cell.replace(/\s+/g, " ").trim()).filter(Boolean).join(" ");
+}
 function renderPieces(blocks, mode) {
   const pieces = [];
   const separate = () => {
@@ -1476,6 +1485,14 @@ function renderPieces(blocks, mode) {
       }
       case "table": {
         const lines = mode === "md" ? markdownTableLines(block.rows) : block.rows.map(textRow);
+        if (lines.length === 0) return;
+        separate();
+        for (const line of lines) pieces.push(`${line}
+`);
+        return;
+      }
+      case "columns": {
+        const lines = mode === "md" ? block.rows.map(spacedRow).filter(Boolean) : columnsRows(block.rows);
         if (lines.length === 0) return;
         separate();
         for (const line of lines) pieces.push(`${line}
@@ -1581,6 +1598,11 @@ function toJsonBlock(block) {
       return {
         type: "table",
         rows: block.rows
+      };
+    case "columns":
+      return {
+        type: "paragraph",
+        text: columnsRows(block.rows).join("\n")
       };
     case "image":
       return {
@@ -1770,6 +1792,7 @@ function hasText(blocks) {
       case "list":
         return block.items.some((item) => spansHaveText(item.spans));
       case "table":
+      case "columns":
       case "sheet":
         return rowsHaveText(block.rows);
       case "image":
@@ -1797,6 +1820,7 @@ function textLength(blocks) {
         total += block.items.reduce((sum, item) => sum + spans(item.spans) + 3, 0);
         break;
       case "table":
+      case "columns":
       case "sheet":
         total += rows(block.rows);
         break;
@@ -2694,6 +2718,7 @@ function cleanBlock(block, place, counter2) {
         }))
       };
     case "table":
+    case "columns":
       return {
         ...block,
         rows: cleanRows(block.rows, place, counter2)
@@ -3522,14 +3547,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-ZCYBNNTD.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-7LCZMMGN.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-GR7F4SZG.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-ZMGCRT3E.js", import.meta.url).href),
-  html: () => import(new URL("./html-PKMOW735.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-SJ5PO5L4.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-MOD4QH67.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-V6ADIR2A.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-5Q65YNFO.js", import.meta.url).href),
+  html: () => import(new URL("./html-IDI2KTBP.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-3X6JLHJN.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-U3ECN6PB.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-OLKIQFN4.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-6Y5CQHTI.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3582,7 +3607,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-X5A46DN4.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-X3CL7NZS.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -4,7 +4,8 @@
  * - `md` follows the conventions people already feed to LLMs (Microsoft's markitdown):
  *   `<!-- Slide number: N -->` before each slide, the title as `#`, notes under `### Notes:`;
  *   `## <sheet>` and a Markdown table per sheet; `<!-- Page number: N -->` per PDF page.
- * - `text` is the same content without markup: tables as tab-separated rows, a form feed
+ * - `text` is the same content without markup: tables (and PDF lines in columns) as
+ *   tab-separated rows, a form feed
  *   between PDF pages (as pdftotext does), `[Slide N]` lines between slides.
  * - `json` is the block tree with plain text, for programs.
  *
@@ -33,6 +34,13 @@ export type Block =
   | { readonly type: "paragraph"; readonly spans: Span[] }
   | { readonly type: "list"; readonly items: ListItem[] }
   | { readonly type: "table"; readonly rows: string[][] }
+  /**
+   * Lines whose cells stand in columns without the certainty of a table (a PDF's header set over
+   * several lines, a list of options beside their descriptions): each row's cells tab-separated in
+   * text and JSON (an empty cell keeps its tab, every row as many as the widest), the cells of each
+   * line joined by a space in Markdown.
+   */
+  | { readonly type: "columns"; readonly rows: string[][] }
   | { readonly type: "image"; readonly alt: string }
   /** Text kept as it is: a JSON or XML file, an HTML `<pre>`; `language` names it for Markdown's fence. */
   | { readonly type: "code"; readonly language: string; readonly text: string }
@@ -135,6 +143,23 @@ function textRow(row: readonly string[]): string {
 }
 
 /**
+ * A row of lines in columns, tab-separated: every row of the block with as many tabs as its widest
+ * (a row whose last cells are empty keeps their tabs), so `cut -f2` of a row without a second cell
+ * is empty rather than the whole line.
+ */
+function columnsRows(rows: readonly string[][]): string[] {
+  const width = tableWidth(rows);
+  return rows.filter((row) => row.some((cell) => cell.trim() !== "")).map((row) =>
+    Array.from({ length: width }, (_, i) => (row[i] ?? "").replace(/\s+/g, " ").trim()).join("\t")
+  );
+}
+
+/** A row's cells as a line of text, one space between the cells that are not empty. */
+function spacedRow(row: readonly string[]): string {
+  return row.map((cell) => cell.replace(/\s+/g, " ").trim()).filter(Boolean).join(" ");
+}
+
+/**
  * A rendering as a list of pieces; each piece ends at a clean boundary (the pieces join into
  * the whole text). Truncation takes whole pieces.
  */
@@ -168,6 +193,13 @@ export function renderPieces(blocks: readonly Block[], mode: "md" | "text"): str
       }
       case "table": {
         const lines = mode === "md" ? markdownTableLines(block.rows) : block.rows.map(textRow);
+        if (lines.length === 0) return;
+        separate();
+        for (const line of lines) pieces.push(`${line}\n`);
+        return;
+      }
+      case "columns": {
+        const lines = mode === "md" ? block.rows.map(spacedRow).filter(Boolean) : columnsRows(block.rows);
         if (lines.length === 0) return;
         separate();
         for (const line of lines) pieces.push(`${line}\n`);
@@ -252,6 +284,8 @@ export function toJsonBlock(block: Block): JsonBlock {
       };
     case "table":
       return { type: "table", rows: block.rows };
+    case "columns":
+      return { type: "paragraph", text: columnsRows(block.rows).join("\n") };
     case "image":
       return { type: "image", alt: block.alt };
     case "code":
@@ -406,6 +440,7 @@ export function hasText(blocks: readonly Block[]): boolean {
       case "list":
         return block.items.some((item) => spansHaveText(item.spans));
       case "table":
+      case "columns":
       case "sheet":
         return rowsHaveText(block.rows);
       case "image":
@@ -435,6 +470,7 @@ export function textLength(blocks: readonly Block[]): number {
         total += block.items.reduce((sum, item) => sum + spans(item.spans) + 3, 0);
         break;
       case "table":
+      case "columns":
       case "sheet":
         total += rows(block.rows);
         break;

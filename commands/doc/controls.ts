@@ -75,6 +75,7 @@ function cleanBlock(block: Block, place: Place, counter: Counter): Block {
         })),
       };
     case "table":
+    case "columns":
       return { ...block, rows: cleanRows(block.rows, place, counter) };
     case "image":
       return { ...block, alt: counter.clean(block.alt, place) };

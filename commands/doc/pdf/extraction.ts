@@ -9,7 +9,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { Unsupported } from "./reader/reader.ts";
 import { type Block, textLength } from "../blocks.ts";
 import { type Extraction, type ExtractOptions, selectedUnits } from "../types.ts";
-import type { RuledTable } from "./tables.ts";
+import type { PageTable } from "./tables.ts";
 import { expandLatinLigatures, pageContent, place, type Placed } from "./layout.ts";
 import type { PageSource } from "./page_source.ts";
 
@@ -30,7 +30,7 @@ export async function extractFrom(source: PageSource, options: ExtractOptions): 
         break;
       }
       let items: Placed[];
-      let tables: RuledTable[] = [];
+      let tables: PageTable[] = [];
       let members = new Int32Array(0);
       try {
         const page = await source.page(number);
@@ -45,7 +45,7 @@ export async function extractFrom(source: PageSource, options: ExtractOptions): 
         continue;
       }
       options.progress?.({ progress: number - first + 1, total: last - first + 1, message: "pages read" });
-      const cleaned = dropControlCharacters(items);
+      const cleaned = dropControlCharacters(items, (index) => members[index] < 0);
       if (cleaned.dropped > 0) droppedControls.set(number, cleaned.dropped);
       const pageBlocks = pageContent(cleaned.items, tables, members);
       if (pageBlocks.length === 0) empty.push(number);
@@ -89,14 +89,21 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F
 // deno-lint-ignore no-control-regex -- the same class, for a test that keeps no state between calls
 const HAS_CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
-/** Drops control characters from the pieces' text; returns how many were dropped. */
-function dropControlCharacters<T extends { readonly str: string }>(items: T[]): { items: T[]; dropped: number } {
+/**
+ * Drops control characters from the pieces' text; returns how many were dropped from the pieces
+ * that are read as text (`inText`): a table's cells are made from the pieces as they came, and the
+ * output filter after every reader counts what it drops from them — each character counted once.
+ */
+function dropControlCharacters<T extends { readonly str: string }>(
+  items: T[],
+  inText: (index: number) => boolean,
+): { items: T[]; dropped: number } {
   // One test over the page's text: most pages have none, and a test per piece costs more than the join.
   if (!HAS_CONTROL_CHARACTER.test(items.map((item) => item.str).join(""))) return { items, dropped: 0 };
   let dropped = 0;
-  const clean = items.map((item) => {
+  const clean = items.map((item, index) => {
     const str = item.str.replace(CONTROL_CHARACTERS, () => {
-      dropped++;
+      if (inText(index)) dropped++;
       return "";
     });
     return str === item.str ? item : { ...item, str };

@@ -5,7 +5,7 @@
  * between lines), with each table found on the page in the place of its first piece.
  */
 
-import type { RuledTable } from "./tables.ts";
+import type { PageTable } from "./tables.ts";
 import type { Block } from "../blocks.ts";
 
 export interface TextPiece {
@@ -309,7 +309,7 @@ function paragraphsOf(lines: readonly Line[]): string[] {
  * The page's paragraphs, with each table in the place of its first piece: the text between
  * tables is laid out on its own, and a page without tables reads as one run, as before.
  */
-export function pageContent(items: readonly Placed[], tables: readonly RuledTable[], members: Int32Array): Block[] {
+export function pageContent(items: readonly Placed[], tables: readonly PageTable[], members: Int32Array): Block[] {
   const paragraphs = (run: readonly Placed[]): Block[] =>
     byDirection(composeAccents(run)).flatMap((group) => paragraphsOf(linesOf(group)))
       .map((text) => ({ type: "paragraph", spans: [{ text }] }));
@@ -327,7 +327,7 @@ export function pageContent(items: readonly Placed[], tables: readonly RuledTabl
     placed.add(table);
     out.push(...paragraphs(run));
     run = [];
-    out.push({ type: "table", rows: tables[table].rows });
+    out.push({ type: tables[table].uncertain ? "columns" : "table", rows: tables[table].rows });
   });
   out.push(...paragraphs(run));
   return out;

@@ -7,7 +7,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { openPdf, type PdfText, type ReadPage, readPdfInfo, Unsupported } from "./reader/reader.ts";
 import type { DocInfo, Extraction, ExtractOptions } from "../types.ts";
-import { mayHoldTable, type RuledTable } from "./tables.ts";
+import { mayHoldTable, type PageTable } from "./tables.ts";
 import { markedPieces, type PageSource, tablesIn } from "./page_source.ts";
 import { extractFrom } from "./extraction.ts";
 import { pdfjsSource } from "./pdfjs_pages.ts";
@@ -50,7 +50,7 @@ export async function extractWithPtermReader(
         throw new Unsupported(unsupportedReason(error));
       }
       const marked = markedPieces(page.items, pdf.styles());
-      let tables: RuledTable[] = [];
+      let tables: PageTable[] = [];
       if (mayHoldTable(marked)) {
         if (page.drawingUncertain !== null) {
           throw new Unsupported(`a page that may hold a table, with ${page.drawingUncertain}`);

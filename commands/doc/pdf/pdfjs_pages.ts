@@ -4,7 +4,7 @@
  * rules read from PDF.js's operator list.
  */
 
-import { drawingOf, type DrawingOp, mayHoldTable, type Ops, type RuledTable } from "./tables.ts";
+import { drawingOf, type DrawingOp, mayHoldTable, type Ops, type PageTable } from "./tables.ts";
 import { metadata, open, type PdfDocument, pdfjsShortcuts, unpdf } from "./pdfjs_open.ts";
 import { median, type TextPiece } from "./layout.ts";
 import { markedPieces, type PageSource, tablesIn } from "./page_source.ts";
@@ -160,7 +160,7 @@ async function tablesOf(
   page: PdfPage,
   pieces: readonly TextPiece[],
   styles: Record<string, { fontFamily?: string }>,
-): Promise<RuledTable[]> {
+): Promise<PageTable[]> {
   const marked = markedPieces(pieces, styles);
   if (!mayHoldTable(marked)) return [];
   operators ??= (await (await unpdf()).getResolvedPDFJS()).OPS as unknown as Ops;

@@ -49,6 +49,9 @@ export interface RuledTable {
   readonly members: ReadonlySet<number>;
 }
 
+/** A table, or lines in columns without a table's certainty (columns.ts): tab-separated in text only. */
+export type PageTable = RuledTable & { readonly uncertain?: true };
+
 interface Segment {
   /** Horizontal: `at` is y, from..to along x. Vertical: `at` is x, from..to along y. */
   at: number;
@@ -252,10 +255,31 @@ function cluster(values: number[]): number[] {
   return groups.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
 }
 
-/** How much of [from, to] the rules at `at` cover, 0..1. */
+/** A group's rules' indices ordered by position, so `coverage` looks only at the rules near one. */
+const byPosition = new WeakMap<readonly Segment[], number[]>();
+
+/**
+ * How much of [from, to] the rules at `at` cover, 0..1. The rules within twice the tolerance are
+ * found by binary search (a figure drawn with thousands of segments would otherwise cost rules ×
+ * cells), then summed in their own order with the same test, so the sum is the one a scan of all
+ * of them makes.
+ */
 function coverage(rules: readonly Segment[], at: number, from: number, to: number): number {
+  let order = byPosition.get(rules);
+  if (!order) byPosition.set(rules, order = rules.map((_, i) => i).sort((a, b) => rules[a].at - rules[b].at));
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rules[order[mid]].at < at - 2 * TOLERANCE) lo = mid + 1;
+    else hi = mid;
+  }
+  const near: number[] = [];
+  for (let k = lo; k < order.length && rules[order[k]].at <= at + 2 * TOLERANCE; k++) near.push(order[k]);
+  near.sort((a, b) => a - b);
   let covered = 0;
-  for (const r of rules) {
+  for (const i of near) {
+    const r = rules[i];
     if (Math.abs(r.at - at) > TOLERANCE) continue;
     covered += Math.max(0, Math.min(r.to, to) - Math.max(r.from, from));
   }
@@ -393,7 +417,7 @@ function cellText(pieces: { str: string; x: number; end: number; y: number; size
  * column), on lines that are not code (fixed-pitch) or a list (bullet, number). Reading the
  * drawing operators costs about as much as reading the text, so other pages skip it.
  */
-const LIST_MARKER = /^(?:[•◦▪▫‣∙·●○■□◆◇►▸*+–—-]|\(?[0-9A-Za-z]{1,3}[.)])$/u;
+export const LIST_MARKER = /^(?:[•◦▪▫‣∙·●○■□◆◇►▸*+–—-]|\(?[0-9A-Za-z]{1,3}[.)])$/u;
 
 export function mayHoldTable(pieces: readonly TablePiece[]): boolean {
   const lines = new Map<number, { str: string; x0: number; x1: number; size: number; monospace: boolean }[]>();
@@ -504,6 +528,71 @@ function fill(grid: Grid, pieces: readonly TablePiece[]): RuledTable | null {
   return { rows, members };
 }
 
+/** A piece on a line, as the detection of tables without rules reads it. */
+export interface LinePiece {
+  readonly i: number;
+  readonly x0: number;
+  readonly x1: number;
+  readonly str: string;
+}
+
+/** A line of pieces: its baseline, its first piece's size, its pieces in the order they came. */
+export interface PieceLine {
+  readonly y: number;
+  readonly size: number;
+  readonly pieces: LinePiece[];
+}
+
+/**
+ * Pieces gathered into lines by their baselines: each piece joins the first line started (in the
+ * order they were started) whose baseline is within 0.3 of the smaller of the two sizes, else it
+ * starts a line. The lines near a baseline are found by binary search over the lines ordered by
+ * baseline (a page of thousands of pieces would otherwise compare each with every line) and tested
+ * the same way, so the lines are the ones a first-fit scan makes.
+ */
+export class Baselines {
+  /** The lines in the order they were started. */
+  readonly lines: PieceLine[] = [];
+  /**
+   * Indices into `lines`, by ascending baseline. A line whose baseline is not a finite number is
+   * left out: no piece of finite baseline and size is within reach of it, and a piece that is not
+   * finite itself is tested against every line.
+   */
+  readonly #byY: number[] = [];
+
+  add(y: number, size: number, piece: LinePiece): void {
+    const fits = (index: number) => Math.abs(this.lines[index].y - y) <= Math.min(this.lines[index].size, size) * 0.3;
+    const order = this.#byY;
+    let found = -1;
+    let lo = 0;
+    if (!Number.isFinite(y) || !Number.isFinite(size)) {
+      found = this.lines.findIndex((_, index) => fits(index));
+    } else {
+      // Every line the test can accept lies within 0.3 × size of y; twice that, so rounding cannot hide one.
+      const reach = Math.abs(size) * 0.6;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.lines[order[mid]].y < y - reach) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < order.length && this.lines[order[k]].y <= y + reach; k++) {
+        if ((found < 0 || order[k] < found) && fits(order[k])) found = order[k];
+      }
+    }
+    if (found < 0) {
+      found = this.lines.length;
+      this.lines.push({ y, size, pieces: [] });
+      if (Number.isFinite(y)) {
+        let at = lo;
+        while (at < order.length && this.lines[order[at]].y < y) at++;
+        order.splice(at, 0, found);
+      }
+    }
+    this.lines[found].pieces.push(piece);
+  }
+}
+
 /**
  * Tables without rules, from the alignment of their text alone — only where that is certain: at
  * least three consecutive lines that each split into the same number (three or more) of cells,
@@ -526,18 +615,16 @@ export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<
     members: number[];
   }
   // Lines of upright pieces, top to bottom.
-  const byLine: { y: number; size: number; pieces: { i: number; x0: number; x1: number; str: string }[] }[] = [];
+  const baselines = new Baselines();
   const order = pieces.map((_, i) => i).filter((i) => !taken.has(i) && pieces[i].str.trim() !== "");
   for (const i of order) {
     const piece = pieces[i];
     const [a, b, c, d, e, f] = piece.transform;
     if (Math.abs(b) > 1e-3 || Math.abs(c) > 1e-3 || a <= 0 || d <= 0) return []; // rotated text on the page
     const size = Math.hypot(c, d) || piece.height || 1;
-    let line = byLine.find((l) => Math.abs(l.y - f) <= Math.min(l.size, size) * 0.3);
-    if (!line) byLine.push(line = { y: f, size, pieces: [] });
-    line.pieces.push({ i, x0: e, x1: e + piece.width, str: piece.str });
+    baselines.add(f, size, { i, x0: e, x1: e + piece.width, str: piece.str });
   }
-  byLine.sort((p, q) => q.y - p.y);
+  const byLine = [...baselines.lines].sort((p, q) => q.y - p.y);
   const rows: (Row | null)[] = byLine.map((line) => {
     const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
     if (sorted.some(({ i }) => pieces[i].monospace)) return null;

@@ -350,11 +350,10 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   const hasIncluded = included !== null && included.length > 0;
   // Without a ToUnicode map PDF.js reads a TrueType font's text from its encoding alone (the cmap
   // table only places glyphs; if its TrueType parser fails, only the glyphs change) — except a
-  // symbolic font without an /Encoding, which its `adjustTrueTypeToUnicode` may read as WinAnsi
-  // depending on the program's name table and on that parser succeeding.
-  if (trueType && !hasIncluded && !hasEncoding && (flags & SYMBOLIC) !== 0) {
-    return unsupported("a symbolic TrueType font without an /Encoding or a ToUnicode CMap");
-  }
+  // symbolic font without an /Encoding, whose MacRoman text its `adjustTrueTypeToUnicode` may amend
+  // to WinAnsi depending on the program's name table and on that parser succeeding: the codes where
+  // the two differ are uncertain (a page that draws one goes to PDF.js), the others read alike.
+  const winAnsiMayAmend = trueType && !hasIncluded && !hasEncoding && (flags & SYMBOLIC) !== 0;
 
   const unicode: string[] = new Array(256);
   if (hasIncluded) {
@@ -387,6 +386,12 @@ export function loadSimpleFont(dict: Dict): SimpleFont {
   // PDF.js's `toUnicode.get(code) || code`.
   for (let code = 0; code < 256; code++) {
     if (!unicode[code]) unicode[code] = String.fromCharCode(code);
+  }
+  if (winAnsiMayAmend) {
+    const winAnsi = simpleFontToUnicode(encoding("WinAnsiEncoding")!, []);
+    for (let code = 0; code < 256; code++) {
+      if (winAnsi[code] !== undefined && winAnsi[code] !== unicode[code]) unicode[code] = UNCERTAIN;
+    }
   }
   return { name, monospace, ...scaledWidths(widths, defaultWidth, cffProgram?.fontMatrix ?? null), unicode };
 }
