@@ -6,9 +6,10 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { fromHex, toHex } from "./bytes.ts";
+import { fromHex, fromHexInto, toHex } from "./bytes.ts";
 import type { ObjectType } from "./object.ts";
 import { inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
+import { inCall, releaseAtCallEnd } from "../../../core/call_scope.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -19,6 +20,9 @@ export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
 function corrupt(message: string): PtermError {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+
+/** The binary name of the object `find` looks for (lookups are synchronous: one buffer serves all). */
+const LOOKUP_KEY = new Uint8Array(20);
 
 /**
  * A pack index. Version 2: magic, fan-out, names, CRCs, 31-bit offsets, 64-bit offsets.
@@ -66,7 +70,7 @@ class PackIndex {
 
   /** The position of `oid` in the index, or -1. */
   find(oid: string): number {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -156,12 +160,21 @@ class PackIndex {
 }
 
 /**
- * Pack files held open inside `holdingPackFiles`, by path. Outside it every read opens the file and
- * closes it again (no handle outlives the call), which under a sandbox's narrowed permissions costs
- * a path canonicalization per open: ~9,000 opens in the checkout of a clone (bench git-remote).
+ * Pack files held open, by path: inside `holdingPackFiles`, and for the rest of a running call
+ * (core/call_scope.ts), so a read costs no open — which under a sandbox's narrowed permissions
+ * costs a path canonicalization: ~9,000 opens in the checkout of a clone (bench git-remote), one
+ * per object of every commit and tree a `blame` or `log` walks. Outside both every read opens the
+ * file and closes it again, so no handle outlives the operation that needed it.
  */
 const heldPackFiles = new Map<string, Deno.FsFile>();
 let holdDepth = 0;
+/** Whether the running call will close the held files (else the outermost `holdingPackFiles` does). */
+let callHolds = false;
+
+function closeHeldPackFiles(): void {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 
 /** Runs `work` with every pack file it reads held open once, closed when it ends. */
 export async function holdingPackFiles<T>(work: () => Promise<T>): Promise<T> {
@@ -169,20 +182,23 @@ export async function holdingPackFiles<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    if (--holdDepth === 0) {
-      for (const file of heldPackFiles.values()) file.close();
-      heldPackFiles.clear();
-    }
+    if (--holdDepth === 0 && !callHolds) closeHeldPackFiles();
   }
 }
 
 /** The pack file at `path` for a read, and whether the reader closes it after (not when it is held). */
 function openPackFile(path: string): { file: Deno.FsFile; owned: boolean } {
-  if (holdDepth === 0) return { file: Deno.openSync(path, { read: true }), owned: true };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, { read: true });
-    heldPackFiles.set(path, file);
+  const held = heldPackFiles.get(path);
+  if (held) return { file: held, owned: false };
+  if (holdDepth === 0 && !inCall()) return { file: Deno.openSync(path, { read: true }), owned: true };
+  const file = Deno.openSync(path, { read: true });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
+    });
   }
   return { file, owned: false };
 }
@@ -201,7 +217,7 @@ class Pack {
     this.#size = Deno.statSync(path).size;
   }
 
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset: number, length: number): Uint8Array {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
