@@ -8,7 +8,7 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, fromHexInto, toHex } from "./bytes.ts";
 import type { ObjectType } from "./object.ts";
-import { INPUT_ENDED_EARLY, inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
+import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { inCall, releaseAtCallEnd } from "../../../core/call_scope.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
