@@ -182,13 +182,11 @@ export async function blame(
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const kept = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
-      for (const p of pending) {
-        if (!kept.has(p.final)) {
-          owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
-        }
+      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
+      for (const p of split.left) {
+        owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
       }
-      pending = pending.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
+      pending = split.passed;
     }
     if (top && pending.length) enqueue(top, pending);
   }
@@ -226,10 +224,9 @@ export async function blame(
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
       if (left.length === 0) break;
-      const kept = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
-      const passed = left.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
-      if (passed.length) enqueue(parent, passed);
-      left = left.filter((p) => !kept.has(p.final));
+      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
+      if (split.passed.length) enqueue(parent, split.passed);
+      left = split.left;
     }
     for (const p of left) {
       owner[p.final] = { origin: visit, here: p.here, boundary: parents.length === 0, previous };
@@ -263,16 +260,18 @@ interface Version extends NumberedVersion {
  * (xdi_diff, without context lines) first trims the common tail in blocks of 1024 bytes, given
  * back up to the first newline — which changes how the rest aligns where lines repeat.
  */
-function commonTailLines(a: Uint8Array, b: Uint8Array): number {
-  const block = 1024;
+function commonTailLines(x: Version, y: Version): number {
+  const a = x.bytes;
+  const b = y.bytes;
+  // The common tail in bytes: whole lines by their numbers (equal numbers, equal bytes), then byte by byte.
+  let lines = 0;
+  const most = Math.min(x.lines.count, y.lines.count);
+  while (lines < most && x.ids[x.lines.count - 1 - lines] === y.ids[y.lines.count - 1 - lines]) lines++;
+  let common = a.length - x.lines.starts[x.lines.count - lines];
   const smaller = Math.min(a.length, b.length);
-  let trimmed = 0;
-  outer: while (block + trimmed <= smaller) {
-    for (let k = 1; k <= block; k++) {
-      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
-    }
-    trimmed += block;
-  }
+  while (common < smaller && a[a.length - 1 - common] === b[b.length - 1 - common]) common++;
+  const block = 1024;
+  const trimmed = common - (common % block);
   if (trimmed === 0) return 0;
   const start = a.length - trimmed;
   let recovered = 0;
@@ -280,30 +279,35 @@ function commonTailLines(a: Uint8Array, b: Uint8Array): number {
   const cut = trimmed - recovered;
   // The trimmed part must be whole lines (it ends both files); then it is those lines.
   if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
-  let lines = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) lines++;
-  if (a[a.length - 1] !== 0x0a) lines++;
-  return lines;
+  let tail = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) tail++;
+  if (a[a.length - 1] !== 0x0a) tail++;
+  return tail;
 }
 
-/** Which pending lines of `child` the `parent` version already has: final index → index in the parent. */
+/**
+ * The pending lines of `child` split by whether the `parent` version already has them: those it
+ * has (`passed`, each with its line there), and the rest (`left`, as they were).
+ */
 function handOn(
   numbering: LineNumbering,
   parentVersion: Version,
   childVersion: Version,
   pending: readonly Pending[],
-): Map<number, number> {
+): { passed: Pending[]; left: Pending[] } {
   const parentCount = parentVersion.lines.count;
   const childCount = childVersion.lines.count;
-  const tail = Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parentCount, childCount);
+  const tail = Math.min(commonTailLines(parentVersion, childVersion), parentCount, childCount);
   const head = numbering.kept(parentVersion, parentCount - tail, childVersion, childCount - tail);
   const childToParent = new Int32Array(childCount);
   childToParent.set(head);
   for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
-  const kept = new Map<number, number>();
+  const passed: Pending[] = [];
+  const left: Pending[] = [];
   for (const p of pending) {
     const at = childToParent[p.here];
-    if (at !== undefined && at >= 0) kept.set(p.final, at);
+    if (at !== undefined && at >= 0) passed.push({ final: p.final, here: at });
+    else left.push(p);
   }
-  return kept;
+  return { passed, left };
 }
