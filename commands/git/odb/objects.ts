@@ -111,6 +111,8 @@ export class ObjectStore {
   readonly #objects: string;
   #packs: boolean | null = null;
   readonly #cache = new Map<string, GitObject>();
+  /** Commits parsed by readCommit, by name. */
+  readonly #commits = new Map<string, Commit>();
   #packReader: PackSet | null = null;
   #shallow: Set<string> | null = null;
   /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
@@ -276,10 +278,18 @@ export class ObjectStore {
     return this.#shallow;
   }
 
-  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  /**
+   * A commit as history sees it: a shallow boundary commit has no parents, as in git. Parsed once
+   * per store (an object never changes): a log or a blame reads the same commits again and again.
+   */
   async readCommit(oid: string): Promise<Commit> {
-    const commit = parseCommit(await this.readTyped(oid, "commit"));
-    return this.shallowCommits().has(oid) ? { ...commit, parents: [] } : commit;
+    let commit = this.#commits.get(oid);
+    if (!commit) {
+      const parsed = parseCommit(await this.readTyped(oid, "commit"));
+      commit = this.shallowCommits().has(oid) ? { ...parsed, parents: [] } : parsed;
+      this.#commits.set(oid, commit);
+    }
+    return commit;
   }
 
   async read(oid: string): Promise<GitObject> {
