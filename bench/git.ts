@@ -3,7 +3,9 @@
  * `git` against the real git, whole processes, in the same run: repositories of 1,000 and
  * 10,000 files under .bench/git/, one for pterm and an identical one for git. Timed: status
  * (clean and with 100 changed files), add --all (100 changed files), commit (100 staged files),
- * log --max 50, diff (100 changed files). Target: within 5× of git at 10,000 files.
+ * log --max 50, diff (100 changed files). Target: within 5× of git at 10,000 files. Then, where
+ * this machine has a snapshot of jq's repository (/work/.mirror/jqlang+jq/repo, or the folder
+ * PTERM_BENCH_JQ names), `blame src/builtin.c` over its long history: target within 3× of git.
  *
  *   deno run -A bench/git.ts            # 1,000 and 10,000 files
  *   deno run -A bench/git.ts --quick    # 1,000 files, fewer runs
@@ -67,7 +69,7 @@ function restore(dir: string): void {
 }
 
 interface Row {
-  files: number;
+  files: string;
   operation: string;
   git: Timing;
   pterm: Timing;
@@ -100,7 +102,7 @@ for (const files of SIZES) {
       { name: "pterm", cmd: pt(ptermLine), before },
     ];
     const [gitTiming, ptermTiming] = await timeSubjects(subjects, RUNS, 2);
-    rows.push({ files, operation, git: gitTiming, pterm: ptermTiming });
+    rows.push({ files: `${files} files`, operation, git: gitTiming, pterm: ptermTiming });
     console.error(
       `  ${files} files, ${operation}: git ${gitTiming.median.toFixed(1)} ms, pterm ${
         ptermTiming.median.toFixed(1)
@@ -135,6 +137,34 @@ for (const files of SIZES) {
   restore(ptermRepo);
 }
 
+// `git blame` over a real long history: a clone of jq's repository for each tool.
+const JQ_SNAPSHOT = Deno.env.get("PTERM_BENCH_JQ") ?? "/work/.mirror/jqlang+jq/repo";
+if (exists(JQ_SNAPSHOT)) {
+  const base = `${BENCH_DIR}jq`;
+  const ptermRoot = `${base}/pterm`;
+  for (const root of [ptermRoot, `${base}/git`]) {
+    if (!exists(`${root}/jq/.git`)) {
+      Deno.mkdirSync(root, { recursive: true });
+      gitSync(root, "clone", "-q", JQ_SNAPSHOT, "jq");
+    }
+  }
+  const gitRepo = `${base}/git/jq`;
+  const commits = new TextDecoder().decode(
+    new Deno.Command("git", { args: ["-C", gitRepo, "rev-list", "--count", "HEAD"], env: GIT_ENV, clearEnv: true })
+      .outputSync().stdout,
+  ).trim();
+  const [gitTiming, ptermTiming] = await timeSubjects(
+    [
+      { name: "git", cmd: ["git", "-C", gitRepo, "blame", "src/builtin.c"], env: GIT_ENV },
+      { name: "pterm", cmd: ptermCommand("exec", "--root", ptermRoot, "git blame --repo jq src/builtin.c") },
+    ],
+    quick ? 3 : 7,
+    1,
+  );
+  rows.push({ files: `jq (${commits} commits)`, operation: "blame src/builtin.c", git: gitTiming, pterm: ptermTiming });
+  console.error(`  jq, blame: git ${gitTiming.median.toFixed(1)} ms, pterm ${ptermTiming.median.toFixed(1)} ms`);
+} else console.error(`no jq snapshot at ${JQ_SNAPSHOT}: the blame row is left out (PTERM_BENCH_JQ names one)`);
+
 function exists(path: string): boolean {
   try {
     Deno.statSync(path);
@@ -144,9 +174,9 @@ function exists(path: string): boolean {
   }
 }
 
-const header = ["files", "operation", "git median ms", "pterm median ms", "pterm p90 ms", "pterm ÷ git"];
+const header = ["repository", "operation", "git median ms", "pterm median ms", "pterm p90 ms", "pterm ÷ git"];
 const body = rows.map((r) => [
-  String(r.files),
+  r.files,
   r.operation,
   r.git.median.toFixed(1),
   r.pterm.median.toFixed(1),

@@ -5,7 +5,9 @@
  * run, interleaved round-robin so the machine's load hits every row alike. Targets with the server
  * up: `exec hello` ≤ 1.5× an empty `deno run`; `git status` at 10,000 files ≤ 1.5× git; `git add
  * --all` (10,000 files, the index emptied before each run) ≤ 2× git; `git log -n 50` on a real
- * repository (a clone of this one) ≤ 2× git.
+ * repository (a clone of this one) ≤ 2× git; and, where this machine has a snapshot of jq's repository
+ * (/work/.mirror/jqlang+jq/repo, or the folder PTERM_BENCH_JQ names), `git blame src/builtin.c` over
+ * its long history (target ≤ 3× git).
  *
  *   deno task bench warm [--quick]
  */
@@ -92,7 +94,15 @@ try {
   const real = `${dir}/real`;
   await run(["git", "clone", "-q", "--no-local", new URL("../", import.meta.url).pathname, real]);
 
-  roots.push(hello, statusPterm, addPterm, real);
+  // A real long history to blame: jq's, cloned from a snapshot when this machine has one.
+  const jqSnapshot = Deno.env.get("PTERM_BENCH_JQ") ?? "/work/.mirror/jqlang+jq/repo";
+  let jq: string | null = null;
+  try {
+    if (Deno.statSync(jqSnapshot).isDirectory) jq = `${dir}/jq`;
+  } catch { /* no snapshot: the row is left out */ }
+  if (jq) await run(["git", "clone", "-q", jqSnapshot, jq]);
+
+  roots.push(hello, statusPterm, addPterm, real, ...(jq ? [jq] : []));
   for (const root of roots) await run(ptermCommand("server", "start", "--root", root), undefined, ptermEnv(true));
 
   const pterm = (name: string, root: string, line: string, warm: boolean, before?: () => Promise<void>): Subject => ({
@@ -143,6 +153,18 @@ try {
       inProcess: () => roundTrip(real, "git log -n 50"),
     },
   ];
+  if (jq) {
+    groups.push({
+      title: "`git blame src/builtin.c` on a clone of jq's repository (target ≤ 3×)",
+      baseline: "git blame",
+      subjects: [
+        { name: "git blame", cmd: ["git", "blame", "src/builtin.c"], cwd: jq, env: gitEnv },
+        pterm("git blame", jq, "git blame src/builtin.c", false),
+        pterm("git blame", jq, "git blame src/builtin.c", true),
+      ],
+      inProcess: () => roundTrip(jq, "git blame src/builtin.c"),
+    });
+  } else console.log(`(no jq snapshot at ${jqSnapshot}: the blame row is left out; PTERM_BENCH_JQ names one)\n`);
   console.log(
     `${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`,
   );

@@ -1205,6 +1205,25 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -1277,7 +1296,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {
@@ -2022,13 +2041,13 @@ function tokenize(xml, handlers) {
         text?.(cdata.includes("\r") ? cdata.replace(/\r\n?/g, "\n") : cdata);
         i = close2 + 3;
       } else if (xml.startsWith("<!DOCTYPE", lt) && !rootSeen) {
-        let depth = 0;
+        let depth2 = 0;
         let j = lt + 9;
         for (; j < n; j++) {
           const c = xml[j];
-          if (c === "[") depth++;
-          else if (c === "]") depth--;
-          else if (c === ">" && depth <= 0) break;
+          if (c === "[") depth2++;
+          else if (c === "]") depth2--;
+          else if (c === ">" && depth2 <= 0) break;
         }
         if (j >= n) throw new NotWellFormed("unterminated DOCTYPE");
         i = j + 1;
@@ -2306,16 +2325,16 @@ function textBlocks(parent, out, budget, ordered) {
     budget.left -= textLength(out.slice(before));
   }
 }
-function listItems(list, depth, items, ordered) {
+function listItems(list, depth2, items, ordered) {
   for (const item of childElements(list)) {
     if (item.name !== "list-item" && item.name !== "list-header") continue;
     for (const part of childElements(item)) {
-      if (part.name === "list") listItems(part, Math.min(depth + 1, 12), items, ordered);
+      if (part.name === "list") listItems(part, Math.min(depth2 + 1, 12), items, ordered);
       else if (part.name === "p" || part.name === "h") {
         const spans = trimmed(spansOf(part));
         if (spans.length) items.push({
           spans,
-          depth,
+          depth: depth2,
           ordered
         });
       }
@@ -3547,14 +3566,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-SJ5PO5L4.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-MOD4QH67.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-V6ADIR2A.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-5Q65YNFO.js", import.meta.url).href),
-  html: () => import(new URL("./html-IDI2KTBP.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-4CM244N5.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-TFOUA4UB.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-RKCS4X6V.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-UIUS3ICB.js", import.meta.url).href),
+  html: () => import(new URL("./html-CRCLWH7X.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-OLKIQFN4.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-6Y5CQHTI.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-UXM5VZZC.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-MW37S66V.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3607,7 +3626,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-X3CL7NZS.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-E6HP4KF6.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

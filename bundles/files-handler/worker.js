@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-A4RYIW4L.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-P3WBGYGM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -701,6 +701,25 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -773,7 +792,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {
@@ -929,14 +948,14 @@ function listFolder(root, dirRel, dirAbs) {
   }
   return entries.sort((a, b) => compareBytes(a.name, b.name));
 }
-function* walk2(root, dirRel, dirAbs, descend = () => true, depth = 1) {
+function* walk2(root, dirRel, dirAbs, descend = () => true, depth2 = 1) {
   for (const entry of listFolder(root, dirRel, dirAbs)) {
     yield {
       ...entry,
-      depth
+      depth: depth2
     };
-    if (entry.info.isDirectory && descend(entry, depth)) {
-      yield* walk2(root, entry.rel, entry.abs, descend, depth + 1);
+    if (entry.info.isDirectory && descend(entry, depth2)) {
+      yield* walk2(root, entry.rel, entry.abs, descend, depth2 + 1);
     }
   }
 }
@@ -1218,8 +1237,8 @@ function find(ctx, starts, options) {
   const min = options.mindepth ?? 0;
   let found = 0;
   const out = [];
-  const consider = (shown, name, info, depth) => {
-    if (depth < min) return;
+  const consider = (shown, name, info, depth2) => {
+    if (depth2 < min) return;
     if (!typeMatches(info, options.type)) return;
     if (byName && !byName(name)) return;
     if (byIname && !byIname(name)) return;
@@ -1237,7 +1256,7 @@ function find(ctx, starts, options) {
     if (!item.linkInfo.isDirectory || max < 1) continue;
     const prefix = start.endsWith("/") ? start : `${start}/`;
     const relStart = item.rel;
-    for (const entry of walk2(root, item.rel, item.abs, (_, depth) => depth < max)) {
+    for (const entry of walk2(root, item.rel, item.abs, (_, depth2) => depth2 < max)) {
       const below = relStart === "." ? entry.rel : entry.rel.slice(relStart.length + 1);
       consider(prefix + below, entry.name, entry.info, entry.depth);
     }
@@ -1553,9 +1572,9 @@ function* walkFiles(ctx, operand, options) {
   let stack = new IgnoreStack();
   if (rg && !rg.noIgnore && start.rel !== ".") {
     const parts = start.rel.split("/");
-    for (let depth = 0; depth < parts.length; depth++) {
-      const rel = depth === 0 ? "." : parts.slice(0, depth).join("/");
-      stack = stack.enter(rel, depth === 0 ? root : join(root, ...parts.slice(0, depth)), read2);
+    for (let depth2 = 0; depth2 < parts.length; depth2++) {
+      const rel = depth2 === 0 ? "." : parts.slice(0, depth2).join("/");
+      stack = stack.enter(rel, depth2 === 0 ? root : join(root, ...parts.slice(0, depth2)), read2);
     }
   }
   yield* visit(start.rel, start.abs, stack);

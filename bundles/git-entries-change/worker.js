@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-26UUH3WS.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4WSYNAMR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -701,6 +701,31 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+function inCall() {
+  return depth > 0;
+}
+function releaseAtCallEnd(release) {
+  releases.push(release);
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -773,7 +798,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {
@@ -1023,9 +1048,22 @@ function toHex(bytes, start = 0, end = bytes.length) {
   for (let i = start; i < end; i++) out += HEX[bytes[i]];
   return out;
 }
+var HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
 function fromHex(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return fromHexInto(hex, new Uint8Array(hex.length >> 1));
+}
+function fromHexInto(hex, out) {
+  const n = hex.length >> 1;
+  for (let i = 0; i < n; i++) {
+    out[i] = HEX_VALUE[hex.charCodeAt(2 * i) & 127] << 4 | HEX_VALUE[hex.charCodeAt(2 * i + 1) & 127];
+  }
   return out;
 }
 function bytesEqual(a, b) {
@@ -1628,8 +1666,10 @@ var loadZlib = () => zlib ??= import("node:zlib").then((m) => {
   return m.default ?? m;
 });
 async function sha1(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (++sha1Calls > WEB_SHA1_CALLS && length < LARGE) return sha1Sync(...parts);
   const data = parts.length === 1 ? parts[0] : concatBytes(parts);
-  if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
 }
 var SMALL_DEFLATE = 2048;
@@ -1696,18 +1736,27 @@ function storedZlib(data) {
   out[o++] = a & 255;
   return out;
 }
-function sha1Sync(data) {
-  const length = data.length;
+var shaScratch = new Uint8Array(4096);
+var shaWords = new Int32Array(80);
+function sha1Sync(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
-  const padded = new Uint8Array(blocks2 * 64);
-  padded.set(data);
+  if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
+  const padded = shaScratch.subarray(0, blocks2 * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part, at);
+    at += part.length;
+  }
+  padded.fill(0, length);
   padded[length] = 128;
-  const view = new DataView(padded.buffer);
+  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
   const bits = length * 8;
   view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
   view.setUint32(padded.length - 4, bits >>> 0);
   let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
-  const w = new Int32Array(80);
+  const w = shaWords;
   for (let block = 0; block < blocks2; block++) {
     const base = block * 64;
     for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
@@ -2207,7 +2256,11 @@ var Attributes = class {
   #read;
   #caseFold;
   #files = /* @__PURE__ */ new Map();
+  /** The files of #files already read, by the same key: a lookup of a file in hand does not wait. */
+  #loaded = /* @__PURE__ */ new Map();
   #macros = null;
+  /** #macros once read. */
+  #macrosLoaded = null;
   constructor(read, caseFold) {
     this.#read = read;
     this.#caseFold = caseFold;
@@ -2216,27 +2269,42 @@ var Attributes = class {
     const key = folder ?? "\0info";
     let file = this.#files.get(key);
     if (!file) {
-      file = this.#read(folder).then((bytes) => bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
-        rules: [],
-        macros: /* @__PURE__ */ new Map()
+      const read = this.#read(folder).then((bytes) => {
+        const parsed = bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
+          rules: [],
+          macros: /* @__PURE__ */ new Map()
+        };
+        if (this.#files.get(key) === read) this.#loaded.set(key, parsed);
+        return parsed;
       });
+      file = read;
       this.#files.set(key, file);
     }
     return file;
   }
   #allMacros() {
-    this.#macros ??= (async () => {
+    if (this.#macros) return this.#macros;
+    const macros = (async () => {
       const all = new Map(BUILTIN_MACROS);
       for (const [name, states] of (await this.#file("")).macros) all.set(name, states);
       for (const [name, states] of (await this.#file(null)).macros) all.set(name, states);
       return all;
     })();
-    return this.#macros;
+    this.#macros = macros;
+    void macros.then((all) => {
+      if (this.#macros === macros) this.#macrosLoaded = all;
+    }, () => {
+    });
+    return macros;
   }
   /** Drops what was read of `folder`'s file (it is about to change). */
   forget(folder) {
     this.#files.delete(folder);
-    if (folder === "") this.#macros = null;
+    this.#loaded.delete(folder);
+    if (folder === "") {
+      this.#macros = null;
+      this.#macrosLoaded = null;
+    }
   }
   /** The attributes of the file at `path`: each decided attribute with its state. */
   async get(path) {
@@ -2245,19 +2313,19 @@ var Attributes = class {
     ];
     const parts = path.split("/");
     for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = await this.#allMacros();
+    const macros = this.#macrosLoaded ?? await this.#allMacros();
     const decided = /* @__PURE__ */ new Map();
-    const fill = (states, depth) => {
+    const fill = (states, depth2) => {
       for (let i = states.length - 1; i >= 0; i--) {
         const [attr, value] = states[i];
         if (decided.has(attr)) continue;
         decided.set(attr, value);
         const macro = macros.get(attr);
-        if (macro && value === true && depth < 20) fill(macro, depth + 1);
+        if (macro && value === true && depth2 < 20) fill(macro, depth2 + 1);
       }
     };
     for (const folder of folders) {
-      const file = await this.#file(folder);
+      const file = this.#loaded.get(folder ?? "\0info") ?? await this.#file(folder);
       for (let i = file.rules.length - 1; i >= 0; i--) {
         const rule = file.rules[i];
         if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);
@@ -2727,8 +2795,8 @@ function entryFromWrite(path, oid, mode, info) {
     ...statFields(info)
   };
 }
-var HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
+var HEX_VALUE2 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
 async function serializeIndex(index) {
   smudgeRacyEntries(index);
   const entries = index.sorted();
@@ -2786,7 +2854,7 @@ async function serializeIndex(index) {
     v.setUint32(o + 36, e.size >>> 0);
     const oid = e.oid;
     for (let k = 0; k < 20; k++) {
-      out[o + 40 + k] = HEX_VALUE[oid.charCodeAt(2 * k)] << 4 | HEX_VALUE[oid.charCodeAt(2 * k + 1)];
+      out[o + 40 + k] = HEX_VALUE2[oid.charCodeAt(2 * k)] << 4 | HEX_VALUE2[oid.charCodeAt(2 * k + 1)];
     }
     let flags = Math.min(nameLength, 4095) | e.stage << 12;
     if (e.assumeValid) flags |= 32768;
@@ -2867,6 +2935,7 @@ var REF_DELTA = 7;
 function corrupt2(message) {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+var LOOKUP_KEY = new Uint8Array(20);
 var PackIndex = class {
   count;
   #data;
@@ -2902,7 +2971,7 @@ var PackIndex = class {
   }
   /** The position of `oid` in the index, or -1. */
   find(oid) {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -2990,19 +3059,33 @@ var PackIndex = class {
 };
 var heldPackFiles = /* @__PURE__ */ new Map();
 var holdDepth = 0;
+var callHolds = false;
+function closeHeldPackFiles() {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 function openPackFile(path) {
-  if (holdDepth === 0) return {
+  const held2 = heldPackFiles.get(path);
+  if (held2) return {
+    file: held2,
+    owned: false
+  };
+  if (holdDepth === 0 && !inCall()) return {
     file: Deno.openSync(path, {
       read: true
     }),
     owned: true
   };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, {
-      read: true
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
     });
-    heldPackFiles.set(path, file);
   }
   return {
     file,
@@ -3021,7 +3104,7 @@ var Pack = class {
     this.#path = path;
     this.#size = Deno.statSync(path).size;
   }
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
@@ -3228,51 +3311,25 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = this.#readRaw(pack, at, pack.end(at) - at);
-      let p = 0;
-      let byte = raw[p++];
-      const typeCode = byte >> 4 & 7;
-      let size = byte & 15;
-      let shift = 4;
-      while (byte & 128) {
-        byte = raw[p++];
-        size += (byte & 127) * 2 ** shift;
-        shift += 7;
+      let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
+      let entry = entryHeader(raw);
+      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
+      if (whole && raw.length === ENTRY_WINDOW) {
+        raw = this.#readRaw(pack, at, pack.end(at) - at);
+        entry = entryHeader(raw);
       }
-      if (typeCode === OFS_DELTA) {
-        byte = raw[p++];
-        let back = byte & 127;
-        while (byte & 128) {
-          byte = raw[p++];
-          back = (back + 1) * 128 + (byte & 127);
+      for (; ; ) {
+        try {
+          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          break;
+        } catch (error) {
+          if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
+          raw = this.#readRaw(pack, at, pack.end(at) - at);
+          entry = entryHeader(raw);
+          whole = true;
         }
-        if (back <= 0 || back > at) throw corrupt2("a delta in a pack points outside it");
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        at -= back;
-      } else if (typeCode === REF_DELTA) {
-        const baseOid = toHex(raw, p, p + 20);
-        p += 20;
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        base = await this.#resolveExternal(baseOid);
-        if (!base) throw corrupt2(`the delta base ${baseOid} is missing`);
-      } else {
-        const type = TYPES[typeCode];
-        if (!type) throw corrupt2(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflateSized(raw, p, size);
-        base = {
-          type,
-          content
-        };
-        this.#remember(pack, at, base);
       }
+      if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -3286,6 +3343,42 @@ var PackSet = class {
     }
     return result;
   }
+  /**
+   * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
+   * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   */
+  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+    const { typeCode, size, dataAt } = entry;
+    if (typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > at) throw corrupt2("a delta in a pack points outside it");
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      return null;
+    }
+    if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, dataAt - 20, dataAt);
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      const base2 = await this.#resolveExternal(baseOid);
+      if (!base2) throw corrupt2(`the delta base ${baseOid} is missing`);
+      return base2;
+    }
+    const type = TYPES[typeCode];
+    if (!type) throw corrupt2(`a pack has an object of unknown type ${typeCode}`);
+    const base = {
+      type,
+      content: await this.#inflateSized(raw, dataAt, size, whole)
+    };
+    this.#remember(pack, at, base);
+    return base;
+  }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
@@ -3293,11 +3386,12 @@ var PackSet = class {
     return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
-  #inflateDelta(raw, at, size, arena) {
+  #inflateDelta(raw, at, size, arena, whole) {
     const start = arena.reserve(size);
     try {
       inflateInto(raw, at, arena.bytes, start, size);
-    } catch {
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
       throw corrupt2("a packed object cannot be inflated to the size its header gives");
     }
     return start;
@@ -3307,13 +3401,14 @@ var PackSet = class {
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
    * kept in the cache), or through the injected inflater for the largest objects.
    */
-  async #inflateSized(raw, at, size) {
+  async #inflateSized(raw, at, size, whole) {
     let content;
     if (size <= LARGE_OBJECT) {
       content = new Uint8Array(size);
       try {
         inflateInto(raw, at, content, 0, size);
-      } catch {
+      } catch (error) {
+        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
         throw corrupt2("a packed object cannot be inflated to the size its header gives");
       }
     } else content = await this.#inflate(raw.slice(at));
@@ -3347,6 +3442,37 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+var ENTRY_WINDOW = 8 * 1024;
+function deflateBound(size) {
+  return size + (size >> 11) + 64;
+}
+function entryHeader(raw) {
+  let p = 0;
+  let byte = raw[p++];
+  const typeCode = byte >> 4 & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 128) {
+    byte = raw[p++];
+    size += (byte & 127) * 2 ** shift;
+    shift += 7;
+  }
+  let back = 0;
+  if (typeCode === OFS_DELTA) {
+    byte = raw[p++];
+    back = byte & 127;
+    while (byte & 128) {
+      byte = raw[p++];
+      back = (back + 1) * 128 + (byte & 127);
+    }
+  } else if (typeCode === REF_DELTA) p += 20;
+  return {
+    typeCode,
+    size,
+    dataAt: p,
+    back
+  };
+}
 var RAW_BUFFER_BYTES = 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
@@ -3441,6 +3567,7 @@ function objectHeader(type, length) {
 function corrupt3(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
+var LOOSE_STAT_CHECKS = 64;
 var MAX_ALTERNATE_DEPTH = 5;
 function confineAlternate(root, written, where, relative, within3) {
   const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
@@ -3481,8 +3608,13 @@ var ObjectStore = class _ObjectStore {
   #objects;
   #packs = null;
   #cache = /* @__PURE__ */ new Map();
+  /** Commits parsed by readCommit, by name. */
+  #commits = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
+  /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
+  #looseListed = /* @__PURE__ */ new Map();
+  #looseChecks = 0;
   /** The workspace root: alternates are read only inside it. */
   #root;
   /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
@@ -3528,14 +3660,14 @@ var ObjectStore = class _ObjectStore {
     const linked = /* @__PURE__ */ new Set([
       own
     ]);
-    const link = (objects, depth) => {
+    const link = (objects, depth2) => {
       let text;
       try {
         text = Deno.readTextFileSync(`${objects}/info/alternates`);
       } catch {
         return;
       }
-      if (depth > MAX_ALTERNATE_DEPTH) return;
+      if (depth2 > MAX_ALTERNATE_DEPTH) return;
       const lines = text.split("\n");
       for (let k = 0; k < lines.length; k++) {
         const line = lines[k].trim();
@@ -3552,7 +3684,7 @@ var ObjectStore = class _ObjectStore {
           objectsDir: folder,
           borrows: false
         }));
-        link(folder, depth + 1);
+        link(folder, depth2 + 1);
       }
     };
     link(own, 0);
@@ -3639,13 +3771,21 @@ var ObjectStore = class _ObjectStore {
     }
     return this.#shallow;
   }
-  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  /**
+   * A commit as history sees it: a shallow boundary commit has no parents, as in git. Parsed once
+   * per store (an object never changes): a log or a blame reads the same commits again and again.
+   */
   async readCommit(oid) {
-    const commit = parseCommit(await this.readTyped(oid, "commit"));
-    return this.shallowCommits().has(oid) ? {
-      ...commit,
-      parents: []
-    } : commit;
+    let commit = this.#commits.get(oid);
+    if (!commit) {
+      const parsed = parseCommit(await this.readTyped(oid, "commit"));
+      commit = this.shallowCommits().has(oid) ? {
+        ...parsed,
+        parents: []
+      } : parsed;
+      this.#commits.set(oid, commit);
+    }
+    return commit;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -3711,12 +3851,9 @@ var ObjectStore = class _ObjectStore {
   }
   /** `write` for callers that already hold the native helpers and the hash (bulk adds). */
   async writeHashed(oid, header, content) {
+    if (this.hasPacks() && this.#packSet().has(oid)) return;
+    if (this.#hasLoose(oid)) return;
     const path = this.#loosePath(oid);
-    try {
-      Deno.statSync(path);
-      return;
-    } catch {
-    }
     const dir = `${this.#objects}/${oid.slice(0, 2)}`;
     try {
       if (Deno.lstatSync(dir).isSymlink) {
@@ -3751,6 +3888,33 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+    this.#looseListed.get(oid.slice(0, 2))?.add(oid.slice(2));
+  }
+  /**
+   * Whether `oid` is a loose object here. The first checks stat the object's file; a store asked
+   * many times (`git add` of thousands of files) lists each fan-out folder once instead and keeps
+   * the names, adding the objects it writes — one folder read instead of a stat per object.
+   */
+  #hasLoose(oid) {
+    if (++this.#looseChecks <= LOOSE_STAT_CHECKS) {
+      try {
+        Deno.statSync(this.#loosePath(oid));
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const fanout = oid.slice(0, 2);
+    let names = this.#looseListed.get(fanout);
+    if (!names) {
+      names = /* @__PURE__ */ new Set();
+      try {
+        for (const entry of Deno.readDirSync(`${this.#objects}/${fanout}`)) names.add(entry.name);
+      } catch {
+      }
+      this.#looseListed.set(fanout, names);
+    }
+    return names.has(oid.slice(2));
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -4431,17 +4595,19 @@ function worktreeMode(repo, info, indexMode) {
   if (!repo.fileMode) return indexMode === S_IFREG_755 ? S_IFREG_755 : S_IFREG_644;
   return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
 }
-function lstatTracked(repo, path) {
+function lstatTracked(repo, path, realFolders) {
   refuseUnaddressable([
     path
   ], null);
   const slash = path.lastIndexOf("/");
-  if (slash > 0) {
+  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
     let dir = "";
     for (const part of path.slice(0, slash).split("/")) {
       dir = dir ? `${dir}/${part}` : part;
+      if (realFolders?.has(dir)) continue;
       const info = lstatOrNull(`${repo.dir}/${dir}`);
       if (!info?.isDirectory) return null;
+      realFolders?.add(dir);
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
@@ -5417,7 +5583,7 @@ function readRawRef(repo, name) {
 }
 function resolveRefOid(repo, name) {
   let current = name;
-  for (let depth = 0; depth < 6; depth++) {
+  for (let depth2 = 0; depth2 < 6; depth2++) {
     const raw = readRawRef(repo, current);
     if (!raw) return null;
     if (raw.kind === "direct") return raw.oid;
@@ -5775,7 +5941,7 @@ async function resolveBase(repo, base, whole) {
 }
 async function peel(repo, oid) {
   let current = oid;
-  for (let depth = 0; depth < 20; depth++) {
+  for (let depth2 = 0; depth2 < 20; depth2++) {
     const object = await repo.objects.read(current);
     if (object.type !== "tag") return {
       oid: current,
@@ -6646,7 +6812,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-7ZCZBHSO.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-B4K3VOZ6.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6667,12 +6833,12 @@ function same(a, b) {
 }
 var isRegular2 = (e) => e.mode === MODE_FILE || e.mode === MODE_EXEC;
 async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options = {}) {
-  const depth = options.depth ?? 0;
+  const depth2 = options.depth ?? 0;
   const style = conflictStyle(repo);
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth2);
   for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
     const b = B.get(from);
     const o = O.get(oursPath);
@@ -6696,7 +6862,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
       },
       // the attributes are the base path's, as ort merges it under that name.
       {
-        markerSize: (await conversionFor(repo).plan(from)).conflictMarkerSize + 1 + 2 * depth,
+        markerSize: (await conversionFor(repo).plan(from)).conflictMarkerSize + 1 + 2 * depth2,
         style
       }
     );
@@ -6727,7 +6893,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
       kind: "clean",
       entry
     });
-    if (!forced.has(path) || depth > 0) {
+    if (!forced.has(path) || depth2 > 0) {
       if (same(o, t) || same(b, t)) {
         clean2(o);
         continue;
@@ -6761,10 +6927,10 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
           base: pathLabels.base === void 0 ? void 0 : bytesToByteString(encoder2.encode(pathLabels.base))
         }, {
           union: mergeAttr === "union",
-          markerSize: plan.conflictMarkerSize + 2 * depth,
+          markerSize: plan.conflictMarkerSize + 2 * depth2,
           style
         });
-        if ((merged.conflicts === 0 || depth > 0) && (mode !== null || depth > 0)) {
+        if ((merged.conflicts === 0 || depth2 > 0) && (mode !== null || depth2 > 0)) {
           mode ??= o.mode;
           const bytes = byteStringToBytes(merged.text);
           const oid = await repo.objects.write("blob", bytes);
@@ -6785,7 +6951,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
         continue;
       }
     }
-    if (depth > 0) {
+    if (depth2 > 0) {
       clean2(b ?? (o && t && isRegular2(o) && isRegular2(t) ? {
         oid: await repo.objects.write("blob", new Uint8Array()),
         mode: o.mode
@@ -6814,13 +6980,13 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
     };
     if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
   }
-  if (depth === 0) checkFileFolderClashes(O, changes);
+  if (depth2 === 0) checkFileFolderClashes(O, changes);
   return {
     changes,
     conflicts
   };
 }
-async function followRenames(repo, B, O, T, depth) {
+async function followRenames(repo, B, O, T, depth2) {
   const base = new Map(B);
   const ours = new Map(O);
   const theirs = new Map(T);
@@ -6920,7 +7086,7 @@ async function followRenames(repo, B, O, T, depth) {
       ours
     ]
   ]) {
-    if (depth > 0) break;
+    if (depth2 > 0) break;
     const moved = folderRenames(renames, baseDirs, foldersOf(renamer.keys()));
     if (moved.size === 0) continue;
     for (const path of [
@@ -7098,7 +7264,7 @@ async function mergeBaseTree(repo, ours, theirs) {
       parents: commit.parents
     };
   };
-  const baseOf = async (a, b, depth) => {
+  const baseOf = async (a, b, depth2) => {
     const bases = await mergeBasesOf(read, a, b);
     if (bases.length === 0) return {
       tree: null,
@@ -7111,7 +7277,7 @@ async function mergeBaseTree(repo, ours, theirs) {
     dated.sort((x, y) => x.time - y.time);
     let merged = dated[0].oid;
     for (const next of dated.slice(1)) {
-      const base = await baseOf(merged, next.oid, depth + 1);
+      const base = await baseOf(merged, next.oid, depth2 + 1);
       const mergedCommit = await read(merged);
       const nextCommit = await read(next.oid);
       const merge2 = await mergeTrees(repo, base.tree, mergedCommit.tree, nextCommit.tree, {
@@ -7119,7 +7285,7 @@ async function mergeBaseTree(repo, ours, theirs) {
         theirs: "Temporary merge branch 2",
         base: base.label
       }, {
-        depth: depth + 1
+        depth: depth2 + 1
       });
       const tree = await resultTree(repo, mergedCommit.tree, merge2);
       const oid = `virtual:${virtuals.size}`;
@@ -8265,8 +8431,8 @@ function submoduleCode(state) {
   return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
 }
 async function submoduleState(repo, path, recorded, options) {
-  const depth = (options.depth ?? 0) + 1;
-  if (depth > MAX_SUBMODULE_DEPTH) {
+  const depth2 = (options.depth ?? 0) + 1;
+  if (depth2 > MAX_SUBMODULE_DEPTH) {
     throw new PtermError("UnsupportedFormat", `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not look further. Run git status inside a deeper submodule with --repo.`);
   }
   const sub = openSubmodule(repo, path);
@@ -8275,7 +8441,7 @@ async function submoduleState(repo, path, recorded, options) {
   const index = readIndexFile(sub.gitdir);
   const report = await computeStatus(sub, index, pathPolicy(sub.label, sub.dir), {
     untracked: options.untracked,
-    submoduleDepth: depth
+    submoduleDepth: depth2
   });
   let modified = report.staged.size > 0 || report.conflicted.length > 0;
   for (const [inner] of report.unstaged) {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-D5DCNDJB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-5E5HM3S4.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -701,6 +701,31 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+function inCall() {
+  return depth > 0;
+}
+function releaseAtCallEnd(release) {
+  releases.push(release);
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -773,7 +798,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {
@@ -971,9 +996,22 @@ function toHex(bytes, start = 0, end = bytes.length) {
   for (let i = start; i < end; i++) out += HEX[bytes[i]];
   return out;
 }
+var HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
 function fromHex(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return fromHexInto(hex, new Uint8Array(hex.length >> 1));
+}
+function fromHexInto(hex, out) {
+  const n = hex.length >> 1;
+  for (let i = 0; i < n; i++) {
+    out[i] = HEX_VALUE[hex.charCodeAt(2 * i) & 127] << 4 | HEX_VALUE[hex.charCodeAt(2 * i + 1) & 127];
+  }
   return out;
 }
 function bytesEqual(a, b) {
@@ -1988,37 +2026,114 @@ function byteIndent(lines) {
     return indentOfCodes((k) => bytes[start + k], starts[line + 1] - start);
   };
 }
-function keptLines(a, b) {
-  const numbers = /* @__PURE__ */ new Map();
-  const idsOf = (lines) => {
-    const ids = new Int32Array(lines.length);
-    for (let i = 0; i < lines.length; i++) {
-      let id = numbers.get(lines[i]);
-      if (id === void 0) numbers.set(lines[i], id = numbers.size);
-      ids[i] = id;
+var LineNumbering = class {
+  #slotHash = new Int32Array(1 << 12);
+  /** class + 1; 0 = empty. */
+  #slotClass = new Int32Array(1 << 12);
+  #classBytes = [];
+  #classStart = new Int32Array(1 << 11);
+  #classLength = new Int32Array(1 << 11);
+  #classes = 0;
+  /** Per-number counts of the two sides of one diff, cleared after it (sized to every number given). */
+  #countA = new Int32Array(0);
+  #countB = new Int32Array(0);
+  /** `bytes` split into lines and numbered. */
+  version(bytes) {
+    const lines = linesOf(bytes);
+    const { starts, hashes, count } = lines;
+    const ids = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      if (2 * (this.#classes + 1) > this.#slotClass.length) this.#grow();
+      const start = starts[i];
+      const length = starts[i + 1] - start;
+      const h = hashes[i];
+      const mask = this.#slotClass.length - 1;
+      const slotHash = this.#slotHash;
+      const slotClass = this.#slotClass;
+      let slot = Math.imul(h, 2654435761) >>> 0 & mask;
+      for (; ; ) {
+        const found = slotClass[slot];
+        if (found === 0) {
+          const c2 = this.#classes++;
+          if (c2 >= this.#classStart.length) {
+            const start2 = new Int32Array(2 * c2);
+            start2.set(this.#classStart);
+            this.#classStart = start2;
+            const length2 = new Int32Array(2 * c2);
+            length2.set(this.#classLength);
+            this.#classLength = length2;
+          }
+          slotHash[slot] = h;
+          slotClass[slot] = c2 + 1;
+          this.#classBytes.push(bytes);
+          this.#classStart[c2] = start;
+          this.#classLength[c2] = length;
+          ids[i] = c2;
+          break;
+        }
+        const c = found - 1;
+        if (slotHash[slot] === h && this.#classLength[c] === length && sameBytes(this.#classBytes[c], this.#classStart[c], bytes, start, length)) {
+          ids[i] = c;
+          break;
+        }
+        slot = slot + 1 & mask;
+      }
     }
-    return ids;
-  };
-  const stringIndent = (lines) => (line) => {
-    const text = lines[line];
-    return indentOfCodes((k) => text.charCodeAt(k), text.length);
-  };
-  const x = sideOf(idsOf(a), stringIndent(a));
-  const y = sideOf(idsOf(b), stringIndent(b));
-  const countA = new Int32Array(numbers.size);
-  const countB = new Int32Array(numbers.size);
-  for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
-  for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
-  diffSides(x, y, countA, countB);
-  const out = new Int32Array(b.length).fill(-1);
-  let i1 = 0;
-  for (let i2 = 0; i2 < b.length; i2++) {
-    if (y.changed[i2 + 1]) continue;
-    while (x.changed[i1 + 1]) i1++;
-    out[i2] = i1++;
+    return {
+      lines,
+      ids
+    };
   }
-  return out;
-}
+  #grow() {
+    const capacity = 2 * this.#slotClass.length;
+    const mask = capacity - 1;
+    const slotHash = new Int32Array(capacity);
+    const slotClass = new Int32Array(capacity);
+    for (let k = 0; k < this.#slotClass.length; k++) {
+      const found = this.#slotClass[k];
+      if (found === 0) continue;
+      const h = this.#slotHash[k];
+      let slot = Math.imul(h, 2654435761) >>> 0 & mask;
+      while (slotClass[slot] !== 0) slot = slot + 1 & mask;
+      slotHash[slot] = h;
+      slotClass[slot] = found;
+    }
+    this.#slotHash = slotHash;
+    this.#slotClass = slotClass;
+  }
+  /**
+   * For each of the first `bCount` lines of `b`, the line among the first `aCount` of `a` it is
+   * kept from, or -1 for an added line, as git's default diff of those lines aligns them (for
+   * blame, which hands kept lines on to the parent).
+   */
+  kept(a, aCount, b, bCount) {
+    const x = sideOf(a.ids.subarray(0, aCount), byteIndent(a.lines));
+    const y = sideOf(b.ids.subarray(0, bCount), byteIndent(b.lines));
+    if (this.#countA.length < this.#classes) {
+      const size = Math.max(this.#classes, 2 * this.#countA.length);
+      this.#countA = new Int32Array(size);
+      this.#countB = new Int32Array(size);
+    }
+    const countA = this.#countA;
+    const countB = this.#countB;
+    for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
+    for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
+    try {
+      diffSides(x, y, countA, countB);
+    } finally {
+      for (let i = 0; i < x.count; i++) countA[x.ids[i]] = 0;
+      for (let i = 0; i < y.count; i++) countB[y.ids[i]] = 0;
+    }
+    const out = new Int32Array(bCount).fill(-1);
+    let i1 = 0;
+    for (let i2 = 0; i2 < bCount; i2++) {
+      if (y.changed[i2 + 1]) continue;
+      while (x.changed[i1 + 1]) i1++;
+      out[i2] = i1++;
+    }
+    return out;
+  }
+};
 function isUtf8(bytes, ascii) {
   if (ascii) return true;
   try {
@@ -3048,8 +3163,10 @@ var loadZlib = () => zlib ??= import("node:zlib").then((m) => {
   return m.default ?? m;
 });
 async function sha1(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (++sha1Calls > WEB_SHA1_CALLS && length < LARGE) return sha1Sync(...parts);
   const data = parts.length === 1 ? parts[0] : concatBytes2(parts);
-  if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
 }
 var SMALL_DEFLATE = 2048;
@@ -3116,18 +3233,27 @@ function storedZlib(data) {
   out[o++] = a & 255;
   return out;
 }
-function sha1Sync(data) {
-  const length = data.length;
+var shaScratch = new Uint8Array(4096);
+var shaWords = new Int32Array(80);
+function sha1Sync(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
-  const padded = new Uint8Array(blocks2 * 64);
-  padded.set(data);
+  if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
+  const padded = shaScratch.subarray(0, blocks2 * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part, at);
+    at += part.length;
+  }
+  padded.fill(0, length);
   padded[length] = 128;
-  const view = new DataView(padded.buffer);
+  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
   const bits = length * 8;
   view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
   view.setUint32(padded.length - 4, bits >>> 0);
   let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
-  const w = new Int32Array(80);
+  const w = shaWords;
   for (let block = 0; block < blocks2; block++) {
     const base = block * 64;
     for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
@@ -3186,6 +3312,7 @@ var REF_DELTA = 7;
 function corrupt(message) {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+var LOOKUP_KEY = new Uint8Array(20);
 var PackIndex = class {
   count;
   #data;
@@ -3221,7 +3348,7 @@ var PackIndex = class {
   }
   /** The position of `oid` in the index, or -1. */
   find(oid) {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -3309,19 +3436,33 @@ var PackIndex = class {
 };
 var heldPackFiles = /* @__PURE__ */ new Map();
 var holdDepth = 0;
+var callHolds = false;
+function closeHeldPackFiles() {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 function openPackFile(path) {
-  if (holdDepth === 0) return {
+  const held2 = heldPackFiles.get(path);
+  if (held2) return {
+    file: held2,
+    owned: false
+  };
+  if (holdDepth === 0 && !inCall()) return {
     file: Deno.openSync(path, {
       read: true
     }),
     owned: true
   };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, {
-      read: true
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
     });
-    heldPackFiles.set(path, file);
   }
   return {
     file,
@@ -3340,7 +3481,7 @@ var Pack = class {
     this.#path = path;
     this.#size = Deno.statSync(path).size;
   }
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
@@ -3547,51 +3688,25 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = this.#readRaw(pack, at, pack.end(at) - at);
-      let p = 0;
-      let byte = raw[p++];
-      const typeCode = byte >> 4 & 7;
-      let size = byte & 15;
-      let shift = 4;
-      while (byte & 128) {
-        byte = raw[p++];
-        size += (byte & 127) * 2 ** shift;
-        shift += 7;
+      let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
+      let entry = entryHeader(raw);
+      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
+      if (whole && raw.length === ENTRY_WINDOW) {
+        raw = this.#readRaw(pack, at, pack.end(at) - at);
+        entry = entryHeader(raw);
       }
-      if (typeCode === OFS_DELTA) {
-        byte = raw[p++];
-        let back = byte & 127;
-        while (byte & 128) {
-          byte = raw[p++];
-          back = (back + 1) * 128 + (byte & 127);
+      for (; ; ) {
+        try {
+          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          break;
+        } catch (error) {
+          if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
+          raw = this.#readRaw(pack, at, pack.end(at) - at);
+          entry = entryHeader(raw);
+          whole = true;
         }
-        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        at -= back;
-      } else if (typeCode === REF_DELTA) {
-        const baseOid = toHex(raw, p, p + 20);
-        p += 20;
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        base = await this.#resolveExternal(baseOid);
-        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      } else {
-        const type = TYPES[typeCode];
-        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflateSized(raw, p, size);
-        base = {
-          type,
-          content
-        };
-        this.#remember(pack, at, base);
       }
+      if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -3605,6 +3720,42 @@ var PackSet = class {
     }
     return result;
   }
+  /**
+   * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
+   * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   */
+  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+    const { typeCode, size, dataAt } = entry;
+    if (typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      return null;
+    }
+    if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, dataAt - 20, dataAt);
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      const base2 = await this.#resolveExternal(baseOid);
+      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
+      return base2;
+    }
+    const type = TYPES[typeCode];
+    if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    const base = {
+      type,
+      content: await this.#inflateSized(raw, dataAt, size, whole)
+    };
+    this.#remember(pack, at, base);
+    return base;
+  }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
@@ -3612,11 +3763,12 @@ var PackSet = class {
     return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
-  #inflateDelta(raw, at, size, arena) {
+  #inflateDelta(raw, at, size, arena, whole) {
     const start = arena.reserve(size);
     try {
       inflateInto(raw, at, arena.bytes, start, size);
-    } catch {
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
       throw corrupt("a packed object cannot be inflated to the size its header gives");
     }
     return start;
@@ -3626,13 +3778,14 @@ var PackSet = class {
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
    * kept in the cache), or through the injected inflater for the largest objects.
    */
-  async #inflateSized(raw, at, size) {
+  async #inflateSized(raw, at, size, whole) {
     let content;
     if (size <= LARGE_OBJECT) {
       content = new Uint8Array(size);
       try {
         inflateInto(raw, at, content, 0, size);
-      } catch {
+      } catch (error) {
+        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
     } else content = await this.#inflate(raw.slice(at));
@@ -3666,6 +3819,37 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+var ENTRY_WINDOW = 8 * 1024;
+function deflateBound(size) {
+  return size + (size >> 11) + 64;
+}
+function entryHeader(raw) {
+  let p = 0;
+  let byte = raw[p++];
+  const typeCode = byte >> 4 & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 128) {
+    byte = raw[p++];
+    size += (byte & 127) * 2 ** shift;
+    shift += 7;
+  }
+  let back = 0;
+  if (typeCode === OFS_DELTA) {
+    byte = raw[p++];
+    back = byte & 127;
+    while (byte & 128) {
+      byte = raw[p++];
+      back = (back + 1) * 128 + (byte & 127);
+    }
+  } else if (typeCode === REF_DELTA) p += 20;
+  return {
+    typeCode,
+    size,
+    dataAt: p,
+    back
+  };
+}
 var RAW_BUFFER_BYTES = 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
@@ -3793,6 +3977,7 @@ function objectHeader(type, length) {
 function corrupt2(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
+var LOOSE_STAT_CHECKS = 64;
 var MAX_ALTERNATE_DEPTH = 5;
 function confineAlternate(root, written, where, relative, within3) {
   const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
@@ -3833,8 +4018,13 @@ var ObjectStore = class _ObjectStore {
   #objects;
   #packs = null;
   #cache = /* @__PURE__ */ new Map();
+  /** Commits parsed by readCommit, by name. */
+  #commits = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
+  /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
+  #looseListed = /* @__PURE__ */ new Map();
+  #looseChecks = 0;
   /** The workspace root: alternates are read only inside it. */
   #root;
   /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
@@ -3880,14 +4070,14 @@ var ObjectStore = class _ObjectStore {
     const linked = /* @__PURE__ */ new Set([
       own
     ]);
-    const link = (objects, depth) => {
+    const link = (objects, depth2) => {
       let text;
       try {
         text = Deno.readTextFileSync(`${objects}/info/alternates`);
       } catch {
         return;
       }
-      if (depth > MAX_ALTERNATE_DEPTH) return;
+      if (depth2 > MAX_ALTERNATE_DEPTH) return;
       const lines = text.split("\n");
       for (let k = 0; k < lines.length; k++) {
         const line = lines[k].trim();
@@ -3904,7 +4094,7 @@ var ObjectStore = class _ObjectStore {
           objectsDir: folder,
           borrows: false
         }));
-        link(folder, depth + 1);
+        link(folder, depth2 + 1);
       }
     };
     link(own, 0);
@@ -3991,13 +4181,21 @@ var ObjectStore = class _ObjectStore {
     }
     return this.#shallow;
   }
-  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  /**
+   * A commit as history sees it: a shallow boundary commit has no parents, as in git. Parsed once
+   * per store (an object never changes): a log or a blame reads the same commits again and again.
+   */
   async readCommit(oid) {
-    const commit = parseCommit(await this.readTyped(oid, "commit"));
-    return this.shallowCommits().has(oid) ? {
-      ...commit,
-      parents: []
-    } : commit;
+    let commit = this.#commits.get(oid);
+    if (!commit) {
+      const parsed = parseCommit(await this.readTyped(oid, "commit"));
+      commit = this.shallowCommits().has(oid) ? {
+        ...parsed,
+        parents: []
+      } : parsed;
+      this.#commits.set(oid, commit);
+    }
+    return commit;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -4063,12 +4261,9 @@ var ObjectStore = class _ObjectStore {
   }
   /** `write` for callers that already hold the native helpers and the hash (bulk adds). */
   async writeHashed(oid, header, content) {
+    if (this.hasPacks() && this.#packSet().has(oid)) return;
+    if (this.#hasLoose(oid)) return;
     const path = this.#loosePath(oid);
-    try {
-      Deno.statSync(path);
-      return;
-    } catch {
-    }
     const dir = `${this.#objects}/${oid.slice(0, 2)}`;
     try {
       if (Deno.lstatSync(dir).isSymlink) {
@@ -4103,6 +4298,33 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+    this.#looseListed.get(oid.slice(0, 2))?.add(oid.slice(2));
+  }
+  /**
+   * Whether `oid` is a loose object here. The first checks stat the object's file; a store asked
+   * many times (`git add` of thousands of files) lists each fan-out folder once instead and keeps
+   * the names, adding the objects it writes — one folder read instead of a stat per object.
+   */
+  #hasLoose(oid) {
+    if (++this.#looseChecks <= LOOSE_STAT_CHECKS) {
+      try {
+        Deno.statSync(this.#loosePath(oid));
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const fanout = oid.slice(0, 2);
+    let names = this.#looseListed.get(fanout);
+    if (!names) {
+      names = /* @__PURE__ */ new Set();
+      try {
+        for (const entry of Deno.readDirSync(`${this.#objects}/${fanout}`)) names.add(entry.name);
+      } catch {
+      }
+      this.#looseListed.set(fanout, names);
+    }
+    return names.has(oid.slice(2));
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -4797,7 +5019,7 @@ function readRawRef(repo, name) {
 }
 function resolveRefOid(repo, name) {
   let current = name;
-  for (let depth = 0; depth < 6; depth++) {
+  for (let depth2 = 0; depth2 < 6; depth2++) {
     const raw = readRawRef(repo, current);
     if (!raw) return null;
     if (raw.kind === "direct") return raw.oid;
@@ -5414,8 +5636,8 @@ function parseCacheTree(body) {
     return null;
   }
 }
-var HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
+var HEX_VALUE2 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
 function sparseCheckoutEnabled(gitdir) {
   let common = gitdir;
   try {
@@ -5910,7 +6132,11 @@ var Attributes = class {
   #read;
   #caseFold;
   #files = /* @__PURE__ */ new Map();
+  /** The files of #files already read, by the same key: a lookup of a file in hand does not wait. */
+  #loaded = /* @__PURE__ */ new Map();
   #macros = null;
+  /** #macros once read. */
+  #macrosLoaded = null;
   constructor(read, caseFold) {
     this.#read = read;
     this.#caseFold = caseFold;
@@ -5919,27 +6145,42 @@ var Attributes = class {
     const key = folder ?? "\0info";
     let file = this.#files.get(key);
     if (!file) {
-      file = this.#read(folder).then((bytes) => bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
-        rules: [],
-        macros: /* @__PURE__ */ new Map()
+      const read = this.#read(folder).then((bytes) => {
+        const parsed = bytes ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "") : {
+          rules: [],
+          macros: /* @__PURE__ */ new Map()
+        };
+        if (this.#files.get(key) === read) this.#loaded.set(key, parsed);
+        return parsed;
       });
+      file = read;
       this.#files.set(key, file);
     }
     return file;
   }
   #allMacros() {
-    this.#macros ??= (async () => {
+    if (this.#macros) return this.#macros;
+    const macros = (async () => {
       const all = new Map(BUILTIN_MACROS);
       for (const [name, states] of (await this.#file("")).macros) all.set(name, states);
       for (const [name, states] of (await this.#file(null)).macros) all.set(name, states);
       return all;
     })();
-    return this.#macros;
+    this.#macros = macros;
+    void macros.then((all) => {
+      if (this.#macros === macros) this.#macrosLoaded = all;
+    }, () => {
+    });
+    return macros;
   }
   /** Drops what was read of `folder`'s file (it is about to change). */
   forget(folder) {
     this.#files.delete(folder);
-    if (folder === "") this.#macros = null;
+    this.#loaded.delete(folder);
+    if (folder === "") {
+      this.#macros = null;
+      this.#macrosLoaded = null;
+    }
   }
   /** The attributes of the file at `path`: each decided attribute with its state. */
   async get(path) {
@@ -5948,19 +6189,19 @@ var Attributes = class {
     ];
     const parts = path.split("/");
     for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = await this.#allMacros();
+    const macros = this.#macrosLoaded ?? await this.#allMacros();
     const decided = /* @__PURE__ */ new Map();
-    const fill = (states, depth) => {
+    const fill = (states, depth2) => {
       for (let i = states.length - 1; i >= 0; i--) {
         const [attr, value] = states[i];
         if (decided.has(attr)) continue;
         decided.set(attr, value);
         const macro = macros.get(attr);
-        if (macro && value === true && depth < 20) fill(macro, depth + 1);
+        if (macro && value === true && depth2 < 20) fill(macro, depth2 + 1);
       }
     };
     for (const folder of folders) {
-      const file = await this.#file(folder);
+      const file = this.#loaded.get(folder ?? "\0info") ?? await this.#file(folder);
       for (let i = file.rules.length - 1; i >= 0; i--) {
         const rule = file.rules[i];
         if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);
@@ -6240,17 +6481,19 @@ function lstatWorktree(repo, path) {
   ], null);
   return lstatOrNull(`${repo.dir}/${path}`);
 }
-function lstatTracked(repo, path) {
+function lstatTracked(repo, path, realFolders) {
   refuseUnaddressable([
     path
   ], null);
   const slash = path.lastIndexOf("/");
-  if (slash > 0) {
+  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
     let dir = "";
     for (const part of path.slice(0, slash).split("/")) {
       dir = dir ? `${dir}/${part}` : part;
+      if (realFolders?.has(dir)) continue;
       const info = lstatOrNull(`${repo.dir}/${dir}`);
       if (!info?.isDirectory) return null;
+      realFolders?.add(dir);
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
@@ -6651,8 +6894,8 @@ function submoduleCode(state) {
   return `S${state.commit ? "C" : "."}${state.modified ? "M" : "."}${state.untracked ? "U" : "."}`;
 }
 async function submoduleState(repo, path, recorded, options) {
-  const depth = (options.depth ?? 0) + 1;
-  if (depth > MAX_SUBMODULE_DEPTH) {
+  const depth2 = (options.depth ?? 0) + 1;
+  if (depth2 > MAX_SUBMODULE_DEPTH) {
     throw new PtermError("UnsupportedFormat", `${repo.label}/${path} is a submodule nested more than ${MAX_SUBMODULE_DEPTH} levels deep; pterm does not look further. Run git status inside a deeper submodule with --repo.`);
   }
   const sub = openSubmodule(repo, path);
@@ -6661,7 +6904,7 @@ async function submoduleState(repo, path, recorded, options) {
   const index = readIndexFile(sub.gitdir);
   const report = await computeStatus(sub, index, pathPolicy(sub.label, sub.dir), {
     untracked: options.untracked,
-    submoduleDepth: depth
+    submoduleDepth: depth2
   });
   let modified = report.staged.size > 0 || report.conflicted.length > 0;
   for (const [inner] of report.unstaged) {
@@ -8173,7 +8416,7 @@ async function resolveBase(repo, base, whole) {
 }
 async function peel(repo, oid) {
   let current = oid;
-  for (let depth = 0; depth < 20; depth++) {
+  for (let depth2 = 0; depth2 < 20; depth2++) {
     const object = await repo.objects.read(current);
     if (object.type !== "tag") return {
       oid: current,
@@ -8805,7 +9048,7 @@ async function decorations(repo) {
   for (const [ref, oid] of refs) {
     let target = oid;
     if (ref.startsWith("refs/tags/")) {
-      for (let depth = 0; depth < 10; depth++) {
+      for (let depth2 = 0; depth2 < 10; depth2++) {
         const object = await repo.objects.read(target).catch(() => null);
         if (object?.type !== "tag") break;
         const named = /^object ([0-9a-f]{40})/m.exec(new TextDecoder().decode(object.content))?.[1];
@@ -10492,12 +10735,6 @@ var grep = async (ctx) => {
 
 // commands/git/history/blame.ts
 var NOT_COMMITTED = "0000000000000000000000000000000000000000";
-function splitLines(text) {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 var nameCache = /* @__PURE__ */ new Map();
 var nameBytes = (name) => {
   let bytes = nameCache.get(name);
@@ -10526,10 +10763,14 @@ function findTreeEntry(content, name) {
   return null;
 }
 var isFile = (mode) => mode !== "40000" && mode !== "160000";
-async function blame(repo, start, path, finalText, worktree) {
-  const decoder = new TextDecoder();
-  const finalLines = splitLines(finalText);
-  const owner = new Array(finalLines.length).fill(null);
+async function blame(repo, start, path, finalBytes, worktree) {
+  const numbering = new LineNumbering();
+  const finalVersion = {
+    bytes: finalBytes,
+    ...numbering.version(finalBytes)
+  };
+  const finalCount = finalVersion.lines.count;
+  const owner = new Array(finalCount).fill(null);
   const queue = /* @__PURE__ */ new Map();
   const blobs = /* @__PURE__ */ new Map();
   const versionOf = async (blob) => {
@@ -10538,7 +10779,7 @@ async function blame(repo, start, path, finalText, worktree) {
       const bytes = (await repo.objects.read(blob)).content;
       version = {
         bytes,
-        lines: splitLines(decoder.decode(bytes))
+        ...numbering.version(bytes)
       };
       blobs.set(blob, version);
     }
@@ -10614,34 +10855,28 @@ async function blame(repo, start, path, finalText, worktree) {
       ]
     });
   };
-  let pending = finalLines.map((_, i) => ({
+  let pending = Array.from({
+    length: finalCount
+  }, (_, i) => ({
     final: i,
     here: i
   }));
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
-      const kept = handOn(await versionOf(top.blob), {
-        bytes: null,
-        lines: finalLines
-      }, pending);
-      for (const p of pending) {
-        if (!kept.has(p.final)) {
-          owner[p.final] = {
-            origin: null,
-            here: p.here,
-            boundary: false,
-            previous: {
-              commit: start,
-              path
-            }
-          };
-        }
+      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
+      for (const p of split.left) {
+        owner[p.final] = {
+          origin: null,
+          here: p.here,
+          boundary: false,
+          previous: {
+            commit: start,
+            path
+          }
+        };
       }
-      pending = pending.filter((p) => kept.has(p.final)).map((p) => ({
-        final: p.final,
-        here: kept.get(p.final)
-      }));
+      pending = split.passed;
     }
     if (top && pending.length) enqueue(top, pending);
   }
@@ -10680,13 +10915,9 @@ async function blame(repo, start, path, finalText, worktree) {
         path: parent.path
       };
       if (left.length === 0) break;
-      const kept = handOn(await versionOf(parent.blob), await versionOf(visit.blob), left);
-      const passed = left.filter((p) => kept.has(p.final)).map((p) => ({
-        final: p.final,
-        here: kept.get(p.final)
-      }));
-      if (passed.length) enqueue(parent, passed);
-      left = left.filter((p) => !kept.has(p.final));
+      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
+      if (split.passed.length) enqueue(parent, split.passed);
+      left = split.left;
     }
     for (const p of left) {
       owner[p.final] = {
@@ -10697,8 +10928,11 @@ async function blame(repo, start, path, finalText, worktree) {
       };
     }
   }
-  return finalLines.map((text, i) => {
-    const own = owner[i];
+  const decoder = new TextDecoder();
+  const { starts } = finalVersion.lines;
+  return owner.map((own, i) => {
+    const end = finalBytes[starts[i + 1] - 1] === 10 ? starts[i + 1] - 1 : starts[i + 1];
+    const text = decoder.decode(finalBytes.subarray(starts[i], end));
     return {
       line: i + 1,
       commit: own?.origin?.oid ?? NOT_COMMITTED,
@@ -10710,41 +10944,50 @@ async function blame(repo, start, path, finalText, worktree) {
     };
   });
 }
-function commonTailLines(a, b) {
-  const block = 1024;
+function commonTailLines(x, y) {
+  const a = x.bytes;
+  const b = y.bytes;
+  let lines = 0;
+  const most = Math.min(x.lines.count, y.lines.count);
+  while (lines < most && x.ids[x.lines.count - 1 - lines] === y.ids[y.lines.count - 1 - lines]) lines++;
+  let common = a.length - x.lines.starts[x.lines.count - lines];
   const smaller = Math.min(a.length, b.length);
-  let trimmed = 0;
-  outer: while (block + trimmed <= smaller) {
-    for (let k = 1; k <= block; k++) {
-      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
-    }
-    trimmed += block;
-  }
+  while (common < smaller && a[a.length - 1 - common] === b[b.length - 1 - common]) common++;
+  const block = 1024;
+  const trimmed = common - common % block;
   if (trimmed === 0) return 0;
   const start = a.length - trimmed;
   let recovered = 0;
   while (recovered < trimmed) if (a[start + recovered++] === 10) break;
   const cut = trimmed - recovered;
   if (cut === 0 || a[a.length - cut - 1] !== 10) return 0;
-  let lines = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 10) lines++;
-  if (a[a.length - 1] !== 10) lines++;
-  return lines;
+  let tail = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 10) tail++;
+  if (a[a.length - 1] !== 10) tail++;
+  return tail;
 }
-function handOn(parentVersion, childVersion, pending) {
-  const parent = parentVersion.lines;
-  const child = childVersion.lines;
-  const tail = parentVersion.bytes && childVersion.bytes ? Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parent.length, child.length) : 0;
-  const head = keptLines(parent.slice(0, parent.length - tail), child.slice(0, child.length - tail));
-  const childToParent = new Int32Array(child.length);
+function handOn(numbering, parentVersion, childVersion, pending) {
+  const parentCount = parentVersion.lines.count;
+  const childCount = childVersion.lines.count;
+  const tail = Math.min(commonTailLines(parentVersion, childVersion), parentCount, childCount);
+  const head = numbering.kept(parentVersion, parentCount - tail, childVersion, childCount - tail);
+  const childToParent = new Int32Array(childCount);
   childToParent.set(head);
-  for (let i = child.length - tail; i < child.length; i++) childToParent[i] = i - child.length + parent.length;
-  const kept = /* @__PURE__ */ new Map();
+  for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
+  const passed = [];
+  const left = [];
   for (const p of pending) {
     const at = childToParent[p.here];
-    if (at !== void 0 && at >= 0) kept.set(p.final, at);
+    if (at !== void 0 && at >= 0) passed.push({
+      final: p.final,
+      here: at
+    });
+    else left.push(p);
   }
-  return kept;
+  return {
+    passed,
+    left
+  };
 }
 
 // commands/git/handlers/blame.ts
@@ -10781,22 +11024,22 @@ var blame2 = async (ctx) => {
   const rev = split.revs[0];
   const head = readHead(repo).oid;
   const start = rev === void 0 ? head : await resolveCommit(repo, rev);
-  let text;
+  let bytes;
   if (rev === void 0) {
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) {
       throw new PtermError("NotFound", `${path} is not a file in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`);
     }
-    text = new TextDecoder().decode(await worktreeBlob(repo, path, info));
+    bytes = await worktreeBlob(repo, path, info);
     if (!start || !await lookupPath(repo, (await readCommit(repo, start)).tree, path)) {
       throw new PtermError("NotFound", `no such path ${path} in HEAD: blame works on committed files.`);
     }
   } else {
     const found = await lookupPath(repo, (await readCommit(repo, start)).tree, path);
     if (!found || found.mode === "40000") throw new PtermError("NotFound", `no such file ${path} in ${rev}.`);
-    text = new TextDecoder().decode((await repo.objects.read(found.oid)).content);
+    bytes = (await repo.objects.read(found.oid)).content;
   }
-  const blamed = await blame(repo, start, path, text, rev === void 0);
+  const blamed = await blame(repo, start, path, bytes, rev === void 0);
   const [from, to] = lineRange(ctx.flags.lines, blamed.length);
   const shown = blamed.slice(from - 1, to);
   const details = /* @__PURE__ */ new Map();
@@ -10812,20 +11055,18 @@ var blame2 = async (ctx) => {
   } else {
     ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
   }
-  const listed = bounded(rows, 5e3);
   return {
     repo_path: rel,
     path,
     rev: rev ?? "HEAD",
-    lines: listed.items.map((r) => ({
+    lines: rows.map((r) => ({
       line: r.line,
       commit: r.commit,
       boundary: r.boundary,
       author: r.author.name,
       time: isoTime(r.author),
       text: r.text
-    })),
-    truncated: listed.truncated
+    }))
   };
 };
 async function commitDetails(repo, commit, path) {
@@ -11944,7 +12185,7 @@ async function nameCommits(repo, tagsOnly, nameOnly) {
     let object = await repo.objects.read(current);
     let deref = false;
     let taggerDate = null;
-    for (let depth = 0; object.type === "tag" && depth < 20; depth++) {
+    for (let depth2 = 0; object.type === "tag" && depth2 < 20; depth2++) {
       const tag = parseTag(object.content);
       taggerDate = tag.tagger?.timestamp ?? 0;
       current = tag.object;
@@ -12206,7 +12447,7 @@ async function tagNames(repo) {
         misnamed: tag.tag !== name ? tag.tag : null
       };
       target = tag.object;
-      for (let depth = 0; depth < 10; depth++) {
+      for (let depth2 = 0; depth2 < 10; depth2++) {
         const inner = await repo.objects.read(target).catch(() => null);
         if (inner?.type !== "tag") break;
         target = parseTag(inner.content).object;
@@ -12322,24 +12563,24 @@ var describe = async (ctx) => {
     if (report.staged.size || report.unstaged.size || report.conflicted.length) suffix = "-dirty";
   }
   const names = await tagNames(repo);
-  const withSuffix = (tag2, depth2) => {
+  const withSuffix = (tag2, depth3) => {
     if (tag2.misnamed) ctx.stderr.write(`warning: tag '${tag2.name}' is externally known as '${tag2.misnamed}'
 `);
-    return abbrevLength2 === 0 && !tag2.misnamed ? tag2.name : `${tag2.name}-${depth2}-g${short(commit)}`;
+    return abbrevLength2 === 0 && !tag2.misnamed ? tag2.name : `${tag2.name}-${depth3}-g${short(commit)}`;
   };
   let description;
   let tag = null;
-  let depth = null;
+  let depth2 = null;
   const exact = names.get(commit);
   if (exact && (ctx.flags.tags || exact.priority === 2)) {
     tag = exact.name;
-    depth = 0;
+    depth2 = 0;
     description = exact.misnamed || ctx.flags.long ? withSuffix(exact, 0) : exact.name;
   } else {
     const { best, unannotated } = await nearestTag(repo, commit, names, ctx.flags.tags);
     if (best) {
       tag = best.name.name;
-      depth = best.depth;
+      depth2 = best.depth;
       description = withSuffix(best.name, best.depth);
     } else if (ctx.flags.always) description = short(commit);
     else if (unannotated) {
@@ -12355,7 +12596,7 @@ var describe = async (ctx) => {
     description: description + suffix,
     commit_id: commit,
     tag,
-    depth,
+    depth: depth2,
     dirty: suffix !== ""
   };
 };

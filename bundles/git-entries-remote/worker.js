@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-MSEWLOPE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-F53Q22JE.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -701,6 +701,31 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+function inCall() {
+  return depth > 0;
+}
+function releaseAtCallEnd(release) {
+  releases.push(release);
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -773,7 +798,7 @@ async function runJob(handlerPromise, job, post2, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post2({
       type: "done",
       result: {
@@ -979,9 +1004,22 @@ function toHex(bytes, start = 0, end = bytes.length) {
   for (let i = start; i < end; i++) out += HEX[bytes[i]];
   return out;
 }
+var HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
 function fromHex(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return fromHexInto(hex, new Uint8Array(hex.length >> 1));
+}
+function fromHexInto(hex, out) {
+  const n = hex.length >> 1;
+  for (let i = 0; i < n; i++) {
+    out[i] = HEX_VALUE[hex.charCodeAt(2 * i) & 127] << 4 | HEX_VALUE[hex.charCodeAt(2 * i + 1) & 127];
+  }
   return out;
 }
 function bytesEqual(a, b) {
@@ -1571,8 +1609,10 @@ var loadZlib = () => zlib ??= import("node:zlib").then((m) => {
   return m.default ?? m;
 });
 async function sha1(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (++sha1Calls > WEB_SHA1_CALLS && length < LARGE) return sha1Sync(...parts);
   const data = parts.length === 1 ? parts[0] : concatBytes(parts);
-  if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
 }
 var SMALL_DEFLATE = 2048;
@@ -1639,18 +1679,27 @@ function storedZlib(data) {
   out[o++] = a & 255;
   return out;
 }
-function sha1Sync(data) {
-  const length = data.length;
+var shaScratch = new Uint8Array(4096);
+var shaWords = new Int32Array(80);
+function sha1Sync(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
-  const padded = new Uint8Array(blocks2 * 64);
-  padded.set(data);
+  if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
+  const padded = shaScratch.subarray(0, blocks2 * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part, at);
+    at += part.length;
+  }
+  padded.fill(0, length);
   padded[length] = 128;
-  const view = new DataView(padded.buffer);
+  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
   const bits = length * 8;
   view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
   view.setUint32(padded.length - 4, bits >>> 0);
   let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
-  const w = new Int32Array(80);
+  const w = shaWords;
   for (let block = 0; block < blocks2; block++) {
     const base = block * 64;
     for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
@@ -1709,6 +1758,7 @@ var REF_DELTA = 7;
 function corrupt(message) {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+var LOOKUP_KEY = new Uint8Array(20);
 var PackIndex = class {
   count;
   #data;
@@ -1744,7 +1794,7 @@ var PackIndex = class {
   }
   /** The position of `oid` in the index, or -1. */
   find(oid) {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -1832,30 +1882,41 @@ var PackIndex = class {
 };
 var heldPackFiles = /* @__PURE__ */ new Map();
 var holdDepth = 0;
+var callHolds = false;
+function closeHeldPackFiles() {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 async function holdingPackFiles(work) {
   holdDepth++;
   try {
     return await work();
   } finally {
-    if (--holdDepth === 0) {
-      for (const file of heldPackFiles.values()) file.close();
-      heldPackFiles.clear();
-    }
+    if (--holdDepth === 0 && !callHolds) closeHeldPackFiles();
   }
 }
 function openPackFile(path) {
-  if (holdDepth === 0) return {
+  const held2 = heldPackFiles.get(path);
+  if (held2) return {
+    file: held2,
+    owned: false
+  };
+  if (holdDepth === 0 && !inCall()) return {
     file: Deno.openSync(path, {
       read: true
     }),
     owned: true
   };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, {
-      read: true
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
     });
-    heldPackFiles.set(path, file);
   }
   return {
     file,
@@ -1874,7 +1935,7 @@ var Pack = class {
     this.#path = path;
     this.#size = Deno.statSync(path).size;
   }
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
@@ -2081,51 +2142,25 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = this.#readRaw(pack, at, pack.end(at) - at);
-      let p = 0;
-      let byte = raw[p++];
-      const typeCode = byte >> 4 & 7;
-      let size = byte & 15;
-      let shift = 4;
-      while (byte & 128) {
-        byte = raw[p++];
-        size += (byte & 127) * 2 ** shift;
-        shift += 7;
+      let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
+      let entry = entryHeader(raw);
+      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
+      if (whole && raw.length === ENTRY_WINDOW) {
+        raw = this.#readRaw(pack, at, pack.end(at) - at);
+        entry = entryHeader(raw);
       }
-      if (typeCode === OFS_DELTA) {
-        byte = raw[p++];
-        let back = byte & 127;
-        while (byte & 128) {
-          byte = raw[p++];
-          back = (back + 1) * 128 + (byte & 127);
+      for (; ; ) {
+        try {
+          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          break;
+        } catch (error) {
+          if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
+          raw = this.#readRaw(pack, at, pack.end(at) - at);
+          entry = entryHeader(raw);
+          whole = true;
         }
-        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        at -= back;
-      } else if (typeCode === REF_DELTA) {
-        const baseOid = toHex(raw, p, p + 20);
-        p += 20;
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        base = await this.#resolveExternal(baseOid);
-        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      } else {
-        const type = TYPES[typeCode];
-        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflateSized(raw, p, size);
-        base = {
-          type,
-          content
-        };
-        this.#remember(pack, at, base);
       }
+      if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -2139,6 +2174,42 @@ var PackSet = class {
     }
     return result;
   }
+  /**
+   * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
+   * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   */
+  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+    const { typeCode, size, dataAt } = entry;
+    if (typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      return null;
+    }
+    if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, dataAt - 20, dataAt);
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      const base2 = await this.#resolveExternal(baseOid);
+      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
+      return base2;
+    }
+    const type = TYPES[typeCode];
+    if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    const base = {
+      type,
+      content: await this.#inflateSized(raw, dataAt, size, whole)
+    };
+    this.#remember(pack, at, base);
+    return base;
+  }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
@@ -2146,11 +2217,12 @@ var PackSet = class {
     return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
-  #inflateDelta(raw, at, size, arena) {
+  #inflateDelta(raw, at, size, arena, whole) {
     const start = arena.reserve(size);
     try {
       inflateInto(raw, at, arena.bytes, start, size);
-    } catch {
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
       throw corrupt("a packed object cannot be inflated to the size its header gives");
     }
     return start;
@@ -2160,13 +2232,14 @@ var PackSet = class {
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
    * kept in the cache), or through the injected inflater for the largest objects.
    */
-  async #inflateSized(raw, at, size) {
+  async #inflateSized(raw, at, size, whole) {
     let content;
     if (size <= LARGE_OBJECT) {
       content = new Uint8Array(size);
       try {
         inflateInto(raw, at, content, 0, size);
-      } catch {
+      } catch (error) {
+        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
     } else content = await this.#inflate(raw.slice(at));
@@ -2200,6 +2273,37 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+var ENTRY_WINDOW = 8 * 1024;
+function deflateBound(size) {
+  return size + (size >> 11) + 64;
+}
+function entryHeader(raw) {
+  let p = 0;
+  let byte = raw[p++];
+  const typeCode = byte >> 4 & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 128) {
+    byte = raw[p++];
+    size += (byte & 127) * 2 ** shift;
+    shift += 7;
+  }
+  let back = 0;
+  if (typeCode === OFS_DELTA) {
+    byte = raw[p++];
+    back = byte & 127;
+    while (byte & 128) {
+      byte = raw[p++];
+      back = (back + 1) * 128 + (byte & 127);
+    }
+  } else if (typeCode === REF_DELTA) p += 20;
+  return {
+    typeCode,
+    size,
+    dataAt: p,
+    back
+  };
+}
 var RAW_BUFFER_BYTES = 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
@@ -2327,6 +2431,7 @@ function objectHeader(type, length) {
 function corrupt2(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
 }
+var LOOSE_STAT_CHECKS = 64;
 var MAX_ALTERNATE_DEPTH = 5;
 function confineAlternate(root, written, where, relative, within3) {
   const outside = () => new PtermError("PathEscape", `${where} borrows objects from a folder outside the workspace (as \`clone --shared\` or \`--reference\` leave it); pterm reads nothing outside the root. Make the repository self-contained with the real git: \`git repack -a -d\`, then delete that alternates file.`);
@@ -2367,8 +2472,13 @@ var ObjectStore = class _ObjectStore {
   #objects;
   #packs = null;
   #cache = /* @__PURE__ */ new Map();
+  /** Commits parsed by readCommit, by name. */
+  #commits = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
+  /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
+  #looseListed = /* @__PURE__ */ new Map();
+  #looseChecks = 0;
   /** The workspace root: alternates are read only inside it. */
   #root;
   /** Whether this store reads objects/info/alternates (a borrowed store's own are read by the one borrowing). */
@@ -2414,14 +2524,14 @@ var ObjectStore = class _ObjectStore {
     const linked = /* @__PURE__ */ new Set([
       own
     ]);
-    const link = (objects, depth) => {
+    const link = (objects, depth2) => {
       let text;
       try {
         text = Deno.readTextFileSync(`${objects}/info/alternates`);
       } catch {
         return;
       }
-      if (depth > MAX_ALTERNATE_DEPTH) return;
+      if (depth2 > MAX_ALTERNATE_DEPTH) return;
       const lines = text.split("\n");
       for (let k = 0; k < lines.length; k++) {
         const line = lines[k].trim();
@@ -2438,7 +2548,7 @@ var ObjectStore = class _ObjectStore {
           objectsDir: folder,
           borrows: false
         }));
-        link(folder, depth + 1);
+        link(folder, depth2 + 1);
       }
     };
     link(own, 0);
@@ -2525,13 +2635,21 @@ var ObjectStore = class _ObjectStore {
     }
     return this.#shallow;
   }
-  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  /**
+   * A commit as history sees it: a shallow boundary commit has no parents, as in git. Parsed once
+   * per store (an object never changes): a log or a blame reads the same commits again and again.
+   */
   async readCommit(oid) {
-    const commit = parseCommit(await this.readTyped(oid, "commit"));
-    return this.shallowCommits().has(oid) ? {
-      ...commit,
-      parents: []
-    } : commit;
+    let commit = this.#commits.get(oid);
+    if (!commit) {
+      const parsed = parseCommit(await this.readTyped(oid, "commit"));
+      commit = this.shallowCommits().has(oid) ? {
+        ...parsed,
+        parents: []
+      } : parsed;
+      this.#commits.set(oid, commit);
+    }
+    return commit;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -2597,12 +2715,9 @@ var ObjectStore = class _ObjectStore {
   }
   /** `write` for callers that already hold the native helpers and the hash (bulk adds). */
   async writeHashed(oid, header, content) {
+    if (this.hasPacks() && this.#packSet().has(oid)) return;
+    if (this.#hasLoose(oid)) return;
     const path = this.#loosePath(oid);
-    try {
-      Deno.statSync(path);
-      return;
-    } catch {
-    }
     const dir = `${this.#objects}/${oid.slice(0, 2)}`;
     try {
       if (Deno.lstatSync(dir).isSymlink) {
@@ -2637,6 +2752,33 @@ var ObjectStore = class _ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+    this.#looseListed.get(oid.slice(0, 2))?.add(oid.slice(2));
+  }
+  /**
+   * Whether `oid` is a loose object here. The first checks stat the object's file; a store asked
+   * many times (`git add` of thousands of files) lists each fan-out folder once instead and keeps
+   * the names, adding the objects it writes — one folder read instead of a stat per object.
+   */
+  #hasLoose(oid) {
+    if (++this.#looseChecks <= LOOSE_STAT_CHECKS) {
+      try {
+        Deno.statSync(this.#loosePath(oid));
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const fanout = oid.slice(0, 2);
+    let names = this.#looseListed.get(fanout);
+    if (!names) {
+      names = /* @__PURE__ */ new Set();
+      try {
+        for (const entry of Deno.readDirSync(`${this.#objects}/${fanout}`)) names.add(entry.name);
+      } catch {
+      }
+      this.#looseListed.set(fanout, names);
+    }
+    return names.has(oid.slice(2));
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -3604,7 +3746,7 @@ function readRawRef(repo, name) {
 }
 function resolveRefOid(repo, name) {
   let current = name;
-  for (let depth = 0; depth < 6; depth++) {
+  for (let depth2 = 0; depth2 < 6; depth2++) {
     const raw = readRawRef(repo, current);
     if (!raw) return null;
     if (raw.kind === "direct") return raw.oid;
@@ -4189,8 +4331,8 @@ function entryFromWrite(path, oid, mode, info) {
     ...statFields(info)
   };
 }
-var HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
+var HEX_VALUE2 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
 async function serializeIndex(index) {
   smudgeRacyEntries(index);
   const entries = index.sorted();
@@ -4248,7 +4390,7 @@ async function serializeIndex(index) {
     v.setUint32(o + 36, e.size >>> 0);
     const oid = e.oid;
     for (let k = 0; k < 20; k++) {
-      out[o + 40 + k] = HEX_VALUE[oid.charCodeAt(2 * k)] << 4 | HEX_VALUE[oid.charCodeAt(2 * k + 1)];
+      out[o + 40 + k] = HEX_VALUE2[oid.charCodeAt(2 * k)] << 4 | HEX_VALUE2[oid.charCodeAt(2 * k + 1)];
     }
     let flags = Math.min(nameLength, 4095) | e.stage << 12;
     if (e.assumeValid) flags |= 32768;
@@ -4730,17 +4872,19 @@ function readWorktreeContent(repo, path, info) {
   }
   return Deno.readFileSync(abs);
 }
-function lstatTracked(repo, path) {
+function lstatTracked(repo, path, realFolders) {
   refuseUnaddressable([
     path
   ], null);
   const slash = path.lastIndexOf("/");
-  if (slash > 0) {
+  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
     let dir = "";
     for (const part of path.slice(0, slash).split("/")) {
       dir = dir ? `${dir}/${part}` : part;
+      if (realFolders?.has(dir)) continue;
       const info = lstatOrNull(`${repo.dir}/${dir}`);
       if (!info?.isDirectory) return null;
+      realFolders?.add(dir);
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
@@ -6086,7 +6230,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-CV443CQP.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-HNECLO53.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6392,7 +6536,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-42TXPWSE.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-EXCFQ3KR.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6591,7 +6735,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UJPSWBZP.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-6TZ4ZNMP.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -6885,7 +7029,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-FRENZZMQ.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-LIF3GCS4.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -6950,7 +7094,7 @@ async function pushTo(options) {
   const remoteHas = [];
   for (const ref of advertised) {
     let oid = ref.oid;
-    for (let depth = 0; depth < 10 && await repo.objects.has(oid); depth++) {
+    for (let depth2 = 0; depth2 < 10 && await repo.objects.has(oid); depth2++) {
       const object = await repo.objects.read(oid);
       if (object.type === "commit") {
         remoteHas.push(oid);
@@ -6960,7 +7104,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-FRENZZMQ.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-LIF3GCS4.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7303,7 +7447,7 @@ async function resolveBase(repo, base, whole) {
 }
 async function peel(repo, oid) {
   let current = oid;
-  for (let depth = 0; depth < 20; depth++) {
+  for (let depth2 = 0; depth2 < 20; depth2++) {
     const object = await repo.objects.read(current);
     if (object.type !== "tag") return {
       oid: current,
@@ -7596,7 +7740,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-2DQM5PHN.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3W52L4L3.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7794,13 +7938,13 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours = readHead(repo).oid;
     const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-42TXPWSE.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-EXCFQ3KR.js", import.meta.url).href);
     const bases = ours ? await mergeBases(repo, ours, theirs) : [];
     if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./merge_into-NLJTU4IW.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-5BE4HANC.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -845,7 +845,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-WT372LND.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-AFPZZHFS.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-EBB65HXB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JXSZIT5M.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-UR26WLHZ.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-PYEWHGGG.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -122,6 +122,25 @@ var PtermError = class _PtermError extends Error {
 };
 function isErrorCode(value, declared = []) {
   return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
+}
+
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
 }
 
 // core/sandbox/worker.ts
@@ -196,7 +215,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {

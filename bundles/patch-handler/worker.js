@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-3ND2RPOR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Z5UUIKYG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -701,6 +701,31 @@ function createWorkspace(root) {
   };
 }
 
+// core/call_scope.ts
+var depth = 0;
+var releases = [];
+async function withinCall(work) {
+  depth++;
+  try {
+    return await work();
+  } finally {
+    if (--depth === 0) {
+      for (const release of releases.splice(0)) {
+        try {
+          release();
+        } catch {
+        }
+      }
+    }
+  }
+}
+function inCall() {
+  return depth > 0;
+}
+function releaseAtCallEnd(release) {
+  releases.push(release);
+}
+
 // core/sandbox/worker.ts
 function classifyFailure(error) {
   if (error instanceof PtermError || error instanceof Error && isErrorCode(error.code)) {
@@ -773,7 +798,7 @@ async function runJob(handlerPromise, job, post, signal) {
       terminal: job.terminal,
       warm: job.warm === true
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({
       type: "done",
       result: {
@@ -983,9 +1008,22 @@ function toHex(bytes, start = 0, end = bytes.length) {
   for (let i = start; i < end; i++) out += HEX[bytes[i]];
   return out;
 }
+var HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
 function fromHex(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return fromHexInto(hex, new Uint8Array(hex.length >> 1));
+}
+function fromHexInto(hex, out) {
+  const n = hex.length >> 1;
+  for (let i = 0; i < n; i++) {
+    out[i] = HEX_VALUE[hex.charCodeAt(2 * i) & 127] << 4 | HEX_VALUE[hex.charCodeAt(2 * i + 1) & 127];
+  }
   return out;
 }
 function bytesEqual(a, b) {
@@ -1575,8 +1613,10 @@ var loadZlib = () => zlib ??= import("node:zlib").then((m) => {
   return m.default ?? m;
 });
 async function sha1(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (++sha1Calls > WEB_SHA1_CALLS && length < LARGE) return sha1Sync(...parts);
   const data = parts.length === 1 ? parts[0] : concatBytes(parts);
-  if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data)));
 }
 var SMALL_DEFLATE = 2048;
@@ -1643,18 +1683,27 @@ function storedZlib(data) {
   out[o++] = a & 255;
   return out;
 }
-function sha1Sync(data) {
-  const length = data.length;
+var shaScratch = new Uint8Array(4096);
+var shaWords = new Int32Array(80);
+function sha1Sync(...parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
-  const padded = new Uint8Array(blocks2 * 64);
-  padded.set(data);
+  if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
+  const padded = shaScratch.subarray(0, blocks2 * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part, at);
+    at += part.length;
+  }
+  padded.fill(0, length);
   padded[length] = 128;
-  const view = new DataView(padded.buffer);
+  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
   const bits = length * 8;
   view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
   view.setUint32(padded.length - 4, bits >>> 0);
   let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
-  const w = new Int32Array(80);
+  const w = shaWords;
   for (let block = 0; block < blocks2; block++) {
     const base = block * 64;
     for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
@@ -1713,6 +1762,7 @@ var REF_DELTA = 7;
 function corrupt(message) {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+var LOOKUP_KEY = new Uint8Array(20);
 var PackIndex = class {
   count;
   #data;
@@ -1748,7 +1798,7 @@ var PackIndex = class {
   }
   /** The position of `oid` in the index, or -1. */
   find(oid) {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -1836,19 +1886,33 @@ var PackIndex = class {
 };
 var heldPackFiles = /* @__PURE__ */ new Map();
 var holdDepth = 0;
+var callHolds = false;
+function closeHeldPackFiles() {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 function openPackFile(path) {
-  if (holdDepth === 0) return {
+  const held = heldPackFiles.get(path);
+  if (held) return {
+    file: held,
+    owned: false
+  };
+  if (holdDepth === 0 && !inCall()) return {
     file: Deno.openSync(path, {
       read: true
     }),
     owned: true
   };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, {
-      read: true
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
     });
-    heldPackFiles.set(path, file);
   }
   return {
     file,
@@ -1867,7 +1931,7 @@ var Pack = class {
     this.#path = path;
     this.#size = Deno.statSync(path).size;
   }
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset, length) {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
@@ -2074,51 +2138,25 @@ var PackSet = class {
         base = cached;
         break;
       }
-      const raw = this.#readRaw(pack, at, pack.end(at) - at);
-      let p = 0;
-      let byte = raw[p++];
-      const typeCode = byte >> 4 & 7;
-      let size = byte & 15;
-      let shift = 4;
-      while (byte & 128) {
-        byte = raw[p++];
-        size += (byte & 127) * 2 ** shift;
-        shift += 7;
+      let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
+      let entry = entryHeader(raw);
+      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
+      if (whole && raw.length === ENTRY_WINDOW) {
+        raw = this.#readRaw(pack, at, pack.end(at) - at);
+        entry = entryHeader(raw);
       }
-      if (typeCode === OFS_DELTA) {
-        byte = raw[p++];
-        let back = byte & 127;
-        while (byte & 128) {
-          byte = raw[p++];
-          back = (back + 1) * 128 + (byte & 127);
+      for (; ; ) {
+        try {
+          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          break;
+        } catch (error) {
+          if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
+          raw = this.#readRaw(pack, at, pack.end(at) - at);
+          entry = entryHeader(raw);
+          whole = true;
         }
-        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        at -= back;
-      } else if (typeCode === REF_DELTA) {
-        const baseOid = toHex(raw, p, p + 20);
-        p += 20;
-        chain.push({
-          offset: at,
-          deltaAt: this.#inflateDelta(raw, p, size, arena),
-          deltaSize: size
-        });
-        base = await this.#resolveExternal(baseOid);
-        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      } else {
-        const type = TYPES[typeCode];
-        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflateSized(raw, p, size);
-        base = {
-          type,
-          content
-        };
-        this.#remember(pack, at, base);
       }
+      if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -2132,6 +2170,42 @@ var PackSet = class {
     }
     return result;
   }
+  /**
+   * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
+   * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   */
+  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+    const { typeCode, size, dataAt } = entry;
+    if (typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      return null;
+    }
+    if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, dataAt - 20, dataAt);
+      chain.push({
+        offset: at,
+        deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
+        deltaSize: size
+      });
+      const base2 = await this.#resolveExternal(baseOid);
+      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
+      return base2;
+    }
+    const type = TYPES[typeCode];
+    if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    const base = {
+      type,
+      content: await this.#inflateSized(raw, dataAt, size, whole)
+    };
+    this.#remember(pack, at, base);
+    return base;
+  }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
@@ -2139,11 +2213,12 @@ var PackSet = class {
     return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
-  #inflateDelta(raw, at, size, arena) {
+  #inflateDelta(raw, at, size, arena, whole) {
     const start = arena.reserve(size);
     try {
       inflateInto(raw, at, arena.bytes, start, size);
-    } catch {
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
       throw corrupt("a packed object cannot be inflated to the size its header gives");
     }
     return start;
@@ -2153,13 +2228,14 @@ var PackSet = class {
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
    * kept in the cache), or through the injected inflater for the largest objects.
    */
-  async #inflateSized(raw, at, size) {
+  async #inflateSized(raw, at, size, whole) {
     let content;
     if (size <= LARGE_OBJECT) {
       content = new Uint8Array(size);
       try {
         inflateInto(raw, at, content, 0, size);
-      } catch {
+      } catch (error) {
+        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
     } else content = await this.#inflate(raw.slice(at));
@@ -2193,6 +2269,37 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+var ENTRY_WINDOW = 8 * 1024;
+function deflateBound(size) {
+  return size + (size >> 11) + 64;
+}
+function entryHeader(raw) {
+  let p = 0;
+  let byte = raw[p++];
+  const typeCode = byte >> 4 & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 128) {
+    byte = raw[p++];
+    size += (byte & 127) * 2 ** shift;
+    shift += 7;
+  }
+  let back = 0;
+  if (typeCode === OFS_DELTA) {
+    byte = raw[p++];
+    back = byte & 127;
+    while (byte & 128) {
+      byte = raw[p++];
+      back = (back + 1) * 128 + (byte & 127);
+    }
+  } else if (typeCode === REF_DELTA) p += 20;
+  return {
+    typeCode,
+    size,
+    dataAt: p,
+    back
+  };
+}
 var RAW_BUFFER_BYTES = 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
@@ -7968,8 +8075,8 @@ async function repositoriesHolding(root, base, paths) {
   for (const path of paths) {
     const parts = (base === "." ? path : `${base}/${path}`).split("/");
     const baseDepth = base === "." ? 0 : base.split("/").length;
-    for (let depth = parts.length - 1; depth > baseDepth; depth--) {
-      const folder = parts.slice(0, depth).join("/");
+    for (let depth2 = parts.length - 1; depth2 > baseDepth; depth2--) {
+      const folder = parts.slice(0, depth2).join("/");
       const isRepository = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
       if (!isRepository) continue;
       found.set(folder, [
@@ -8166,7 +8273,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-37C5RFIP.js", import.meta.url).href)
+    git: await import(new URL("./api-URVKZO2R.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8216,7 +8323,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-37C5RFIP.js", import.meta.url).href)
+    git: await import(new URL("./api-URVKZO2R.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -391,8 +391,7 @@ export const resultSchemas = {
       author: z.string(),
       time: z.string().nullable(),
       text: z.string(),
-    })),
-    truncated: z.boolean(),
+    })).describe("Every line blamed (all of the file, or -L's range), as stdout lists them."),
   }),
   grep: z.strictObject({
     ...base("git grep"),

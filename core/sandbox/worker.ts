@@ -9,6 +9,7 @@ import type { CommandContext } from "../context.ts";
 import type { HandlerRef } from "../declaration.ts";
 import type { AnyHandler } from "../context.ts";
 import { isErrorCode, PtermError } from "../errors.ts";
+import { withinCall } from "../call_scope.ts";
 import type { FromJob, FromWorker, SandboxJob, ToWorker } from "./protocol.ts";
 
 // Value imports are kept to a minimum here: each module costs ~0.3 ms of a fresh worker's start.
@@ -66,7 +67,7 @@ export async function runJob(
       terminal: job.terminal,
       warm: job.warm === true,
     };
-    const fields = await handler(ctx);
+    const fields = await withinCall(() => handler(ctx));
     post({ type: "done", result: { ok: true, command, ...fields } });
   } catch (error) {
     post(classifyFailure(error));

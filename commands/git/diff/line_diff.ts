@@ -18,7 +18,7 @@
  * in WebAssembly (line_scan.ts, its program in line_scan.wat following the functions here
  * step by step); the JavaScript below is the same algorithm for files too large for its memory
  * (`linesOf`, `numberLines`, `diffSides`, `writeHunks`), for a pair of files shown differently
- * (one UTF-8, one not: `writeHunks` switches decoding between runs), and for `keptLines` (blame).
+ * (one UTF-8, one not: `writeHunks` switches decoding between runs), and for `LineNumbering` (blame).
  * The tests hold every path to the same output, and to git's.
  */
 
@@ -700,41 +700,129 @@ function byteIndent(lines: Lines): (line: number) => number {
   };
 }
 
+/** One version of a file numbered by a LineNumbering: its lines, and each line's number. */
+export interface NumberedVersion {
+  readonly lines: Lines;
+  readonly ids: Int32Array;
+}
+
 /**
- * For each line of `b`, the line of `a` it is kept from, or -1 for an added line (for blame,
- * which hands kept lines on to the parent).
+ * Lines numbered by their bytes (newline included, as xdiff compares records) across many diffs of
+ * versions of one file — blame compares each version with its parent's, and most versions twice:
+ * each version is split and numbered once, and lines with the same bytes in any two versions have
+ * the same number. An open-addressing table keyed by each line's hash, a hit confirmed by
+ * comparing the bytes (the classifier of numberLines, kept across versions).
  */
-export function keptLines(a: readonly string[], b: readonly string[]): Int32Array {
-  const numbers = new Map<string, number>();
-  const idsOf = (lines: readonly string[]) => {
-    const ids = new Int32Array(lines.length);
-    for (let i = 0; i < lines.length; i++) {
-      let id = numbers.get(lines[i]);
-      if (id === undefined) numbers.set(lines[i], id = numbers.size);
-      ids[i] = id;
+export class LineNumbering {
+  #slotHash = new Int32Array(1 << 12);
+  /** class + 1; 0 = empty. */
+  #slotClass = new Int32Array(1 << 12);
+  #classBytes: Uint8Array[] = [];
+  #classStart = new Int32Array(1 << 11);
+  #classLength = new Int32Array(1 << 11);
+  #classes = 0;
+  /** Per-number counts of the two sides of one diff, cleared after it (sized to every number given). */
+  #countA = new Int32Array(0);
+  #countB = new Int32Array(0);
+
+  /** `bytes` split into lines and numbered. */
+  version(bytes: Uint8Array): NumberedVersion {
+    const lines = linesOf(bytes);
+    const { starts, hashes, count } = lines;
+    const ids = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      if (2 * (this.#classes + 1) > this.#slotClass.length) this.#grow();
+      const start = starts[i];
+      const length = starts[i + 1] - start;
+      const h = hashes[i];
+      const mask = this.#slotClass.length - 1;
+      const slotHash = this.#slotHash;
+      const slotClass = this.#slotClass;
+      let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & mask;
+      for (;;) {
+        const found = slotClass[slot];
+        if (found === 0) {
+          const c = this.#classes++;
+          if (c >= this.#classStart.length) {
+            const start2 = new Int32Array(2 * c);
+            start2.set(this.#classStart);
+            this.#classStart = start2;
+            const length2 = new Int32Array(2 * c);
+            length2.set(this.#classLength);
+            this.#classLength = length2;
+          }
+          slotHash[slot] = h;
+          slotClass[slot] = c + 1;
+          this.#classBytes.push(bytes);
+          this.#classStart[c] = start;
+          this.#classLength[c] = length;
+          ids[i] = c;
+          break;
+        }
+        const c = found - 1;
+        if (
+          slotHash[slot] === h && this.#classLength[c] === length &&
+          sameBytes(this.#classBytes[c], this.#classStart[c], bytes, start, length)
+        ) {
+          ids[i] = c;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
     }
-    return ids;
-  };
-  const stringIndent = (lines: readonly string[]) => (line: number) => {
-    const text = lines[line];
-    // The line's own newline is not in `text`; git counts it as blank space, which changes nothing.
-    return indentOfCodes((k) => text.charCodeAt(k), text.length);
-  };
-  const x = sideOf(idsOf(a), stringIndent(a));
-  const y = sideOf(idsOf(b), stringIndent(b));
-  const countA = new Int32Array(numbers.size);
-  const countB = new Int32Array(numbers.size);
-  for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
-  for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
-  diffSides(x, y, countA, countB);
-  const out = new Int32Array(b.length).fill(-1);
-  let i1 = 0;
-  for (let i2 = 0; i2 < b.length; i2++) {
-    if (y.changed[i2 + 1]) continue;
-    while (x.changed[i1 + 1]) i1++;
-    out[i2] = i1++;
+    return { lines, ids };
   }
-  return out;
+
+  #grow(): void {
+    const capacity = 2 * this.#slotClass.length;
+    const mask = capacity - 1;
+    const slotHash = new Int32Array(capacity);
+    const slotClass = new Int32Array(capacity);
+    for (let k = 0; k < this.#slotClass.length; k++) {
+      const found = this.#slotClass[k];
+      if (found === 0) continue;
+      const h = this.#slotHash[k];
+      let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & mask;
+      while (slotClass[slot] !== 0) slot = (slot + 1) & mask;
+      slotHash[slot] = h;
+      slotClass[slot] = found;
+    }
+    this.#slotHash = slotHash;
+    this.#slotClass = slotClass;
+  }
+
+  /**
+   * For each of the first `bCount` lines of `b`, the line among the first `aCount` of `a` it is
+   * kept from, or -1 for an added line, as git's default diff of those lines aligns them (for
+   * blame, which hands kept lines on to the parent).
+   */
+  kept(a: NumberedVersion, aCount: number, b: NumberedVersion, bCount: number): Int32Array {
+    const x = sideOf(a.ids.subarray(0, aCount), byteIndent(a.lines));
+    const y = sideOf(b.ids.subarray(0, bCount), byteIndent(b.lines));
+    if (this.#countA.length < this.#classes) {
+      const size = Math.max(this.#classes, 2 * this.#countA.length);
+      this.#countA = new Int32Array(size);
+      this.#countB = new Int32Array(size);
+    }
+    const countA = this.#countA;
+    const countB = this.#countB;
+    for (let i = 0; i < x.count; i++) countA[x.ids[i]]++;
+    for (let i = 0; i < y.count; i++) countB[y.ids[i]]++;
+    try {
+      diffSides(x, y, countA, countB);
+    } finally {
+      for (let i = 0; i < x.count; i++) countA[x.ids[i]] = 0;
+      for (let i = 0; i < y.count; i++) countB[y.ids[i]] = 0;
+    }
+    const out = new Int32Array(bCount).fill(-1);
+    let i1 = 0;
+    for (let i2 = 0; i2 < bCount; i2++) {
+      if (y.changed[i2 + 1]) continue;
+      while (x.changed[i1 + 1]) i1++;
+      out[i2] = i1++;
+    }
+    return out;
+  }
 }
 
 /**

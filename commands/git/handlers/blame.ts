@@ -15,7 +15,7 @@ import { abbreviate } from "../odb/abbrev.ts";
 import { readHead } from "../repo/refs.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
 import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
-import { bounded, openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
+import { openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
 import { quoteName } from "../odb/bytes.ts";
 
 /** `-L` as git reads it: `a,b`, `a,+n`, `a,` (to the end), `,b` (from the start); 1-based, inclusive. */
@@ -48,7 +48,7 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     const rev = split.revs[0];
     const head = readHead(repo).oid;
     const start = rev === undefined ? head : await resolveCommit(repo, rev);
-    let text: string;
+    let bytes: Uint8Array;
     if (rev === undefined) {
       const info = lstatTracked(repo, path);
       if (!info || info.isDirectory) {
@@ -58,16 +58,16 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
         );
       }
       // The work tree's file in git's form (autocrlf, eol, ident undone), as git blame compares it.
-      text = new TextDecoder().decode(await worktreeBlob(repo, path, info));
+      bytes = await worktreeBlob(repo, path, info);
       if (!start || !(await lookupPath(repo, (await readCommit(repo, start)).tree, path))) {
         throw new PtermError("NotFound", `no such path ${path} in HEAD: blame works on committed files.`);
       }
     } else {
       const found = await lookupPath(repo, (await readCommit(repo, start!)).tree, path);
       if (!found || found.mode === "40000") throw new PtermError("NotFound", `no such file ${path} in ${rev}.`);
-      text = new TextDecoder().decode((await repo.objects.read(found.oid)).content);
+      bytes = (await repo.objects.read(found.oid)).content;
     }
-    const blamed = await blameLines(repo, start, path, text, rev === undefined);
+    const blamed = await blameLines(repo, start, path, bytes, rev === undefined);
     const [from, to] = lineRange(ctx.flags.lines, blamed.length);
     const shown = blamed.slice(from - 1, to);
     const details = new Map<string, BlameCommitDetails>();
@@ -80,12 +80,12 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     } else {
       ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
     }
-    const listed = bounded(rows, 5000);
+    // Every line, as stdout has every line: the envelope bounds the text, not the structured result.
     return {
       repo_path: rel,
       path,
       rev: rev ?? "HEAD",
-      lines: listed.items.map((r) => ({
+      lines: rows.map((r) => ({
         line: r.line,
         commit: r.commit,
         boundary: r.boundary,
@@ -93,7 +93,6 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
         time: isoTime(r.author),
         text: r.text,
       })),
-      truncated: listed.truncated,
     };
   };
 

@@ -13,7 +13,7 @@
  * git marks it. A line of the work tree that no commit has is "Not Committed Yet".
  */
 
-import { keptLines } from "../diff/line_diff.ts";
+import { LineNumbering, type NumberedVersion } from "../diff/line_diff.ts";
 import { detectRenames } from "../diff/renames.ts";
 import { flattenTree } from "../odb/tree.ts";
 import { readCommit } from "./log.ts";
@@ -57,13 +57,6 @@ interface Visit extends Origin {
   pending: Pending[];
 }
 
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
 const nameCache = new Map<string, Uint8Array>();
 const nameBytes = (name: string) => {
   let bytes = nameCache.get(name);
@@ -97,29 +90,31 @@ function findTreeEntry(content: Uint8Array, name: Uint8Array): { oid: string; mo
 const isFile = (mode: string) => mode !== "40000" && mode !== "160000";
 
 /**
- * Blames `finalText` (the file `path` at `start`, or the work tree's version of it when
- * `worktree` is true) line by line.
+ * Blames `finalBytes` (the file `path` at `start`, or the work tree's version of it in git's form
+ * when `worktree` is true) line by line. Lines are compared as git's diff compares them, by their
+ * bytes with the newline.
  */
 export async function blame(
   repo: Repo,
   start: string | null,
   path: string,
-  finalText: string,
+  finalBytes: Uint8Array,
   worktree: boolean,
 ): Promise<BlamedLine[]> {
-  const decoder = new TextDecoder();
-  const finalLines = splitLines(finalText);
+  const numbering = new LineNumbering();
+  const finalVersion: Version = { bytes: finalBytes, ...numbering.version(finalBytes) };
+  const finalCount = finalVersion.lines.count;
   const owner: (
     | { origin: Origin | null; here: number; boundary: boolean; previous: BlamedLine["previous"] }
     | null
-  )[] = new Array(finalLines.length).fill(null);
+  )[] = new Array(finalCount).fill(null);
   const queue = new Map<string, Visit>();
   const blobs = new Map<string, Version>();
   const versionOf = async (blob: string): Promise<Version> => {
     let version = blobs.get(blob);
     if (!version) {
       const bytes = (await repo.objects.read(blob)).content;
-      version = { bytes, lines: splitLines(decoder.decode(bytes)) };
+      version = { bytes, ...numbering.version(bytes) };
       blobs.set(blob, version);
     }
     return version;
@@ -182,18 +177,16 @@ export async function blame(
     else queue.set(key, { ...origin, pending: [...pending] });
   };
 
-  let pending: Pending[] = finalLines.map((_, i) => ({ final: i, here: i }));
+  let pending: Pending[] = Array.from({ length: finalCount }, (_, i) => ({ final: i, here: i }));
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const kept = handOn(await versionOf(top.blob), { bytes: null, lines: finalLines }, pending);
-      for (const p of pending) {
-        if (!kept.has(p.final)) {
-          owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
-        }
+      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
+      for (const p of split.left) {
+        owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
       }
-      pending = pending.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
+      pending = split.passed;
     }
     if (top && pending.length) enqueue(top, pending);
   }
@@ -231,17 +224,20 @@ export async function blame(
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
       if (left.length === 0) break;
-      const kept = handOn(await versionOf(parent.blob), await versionOf(visit.blob), left);
-      const passed = left.filter((p) => kept.has(p.final)).map((p) => ({ final: p.final, here: kept.get(p.final)! }));
-      if (passed.length) enqueue(parent, passed);
-      left = left.filter((p) => !kept.has(p.final));
+      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
+      if (split.passed.length) enqueue(parent, split.passed);
+      left = split.left;
     }
     for (const p of left) {
       owner[p.final] = { origin: visit, here: p.here, boundary: parents.length === 0, previous };
     }
   }
-  return finalLines.map((text, i) => {
-    const own = owner[i];
+  const decoder = new TextDecoder();
+  const { starts } = finalVersion.lines;
+  return owner.map((own, i) => {
+    // The line's text without its newline (a last line may have none).
+    const end = finalBytes[starts[i + 1] - 1] === 0x0a ? starts[i + 1] - 1 : starts[i + 1];
+    const text = decoder.decode(finalBytes.subarray(starts[i], end));
     return {
       line: i + 1,
       commit: own?.origin?.oid ?? NOT_COMMITTED,
@@ -254,10 +250,9 @@ export async function blame(
   });
 }
 
-interface Version {
-  /** The blob's bytes; null for the work tree's text. */
-  readonly bytes: Uint8Array | null;
-  readonly lines: readonly string[];
+/** A version of the file: its bytes, split into lines and numbered by the blame's LineNumbering. */
+interface Version extends NumberedVersion {
+  readonly bytes: Uint8Array;
 }
 
 /**
@@ -265,16 +260,18 @@ interface Version {
  * (xdi_diff, without context lines) first trims the common tail in blocks of 1024 bytes, given
  * back up to the first newline — which changes how the rest aligns where lines repeat.
  */
-function commonTailLines(a: Uint8Array, b: Uint8Array): number {
-  const block = 1024;
+function commonTailLines(x: Version, y: Version): number {
+  const a = x.bytes;
+  const b = y.bytes;
+  // The common tail in bytes: whole lines by their numbers (equal numbers, equal bytes), then byte by byte.
+  let lines = 0;
+  const most = Math.min(x.lines.count, y.lines.count);
+  while (lines < most && x.ids[x.lines.count - 1 - lines] === y.ids[y.lines.count - 1 - lines]) lines++;
+  let common = a.length - x.lines.starts[x.lines.count - lines];
   const smaller = Math.min(a.length, b.length);
-  let trimmed = 0;
-  outer: while (block + trimmed <= smaller) {
-    for (let k = 1; k <= block; k++) {
-      if (a[a.length - trimmed - block - 1 + k] !== b[b.length - trimmed - block - 1 + k]) break outer;
-    }
-    trimmed += block;
-  }
+  while (common < smaller && a[a.length - 1 - common] === b[b.length - 1 - common]) common++;
+  const block = 1024;
+  const trimmed = common - (common % block);
   if (trimmed === 0) return 0;
   const start = a.length - trimmed;
   let recovered = 0;
@@ -282,27 +279,35 @@ function commonTailLines(a: Uint8Array, b: Uint8Array): number {
   const cut = trimmed - recovered;
   // The trimmed part must be whole lines (it ends both files); then it is those lines.
   if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
-  let lines = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) lines++;
-  if (a[a.length - 1] !== 0x0a) lines++;
-  return lines;
+  let tail = 0;
+  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) tail++;
+  if (a[a.length - 1] !== 0x0a) tail++;
+  return tail;
 }
 
-/** Which pending lines of `child` the `parent` version already has: final index → index in the parent. */
-function handOn(parentVersion: Version, childVersion: Version, pending: readonly Pending[]): Map<number, number> {
-  const parent = parentVersion.lines;
-  const child = childVersion.lines;
-  const tail = parentVersion.bytes && childVersion.bytes
-    ? Math.min(commonTailLines(parentVersion.bytes, childVersion.bytes), parent.length, child.length)
-    : 0;
-  const head = keptLines(parent.slice(0, parent.length - tail), child.slice(0, child.length - tail));
-  const childToParent = new Int32Array(child.length);
+/**
+ * The pending lines of `child` split by whether the `parent` version already has them: those it
+ * has (`passed`, each with its line there), and the rest (`left`, as they were).
+ */
+function handOn(
+  numbering: LineNumbering,
+  parentVersion: Version,
+  childVersion: Version,
+  pending: readonly Pending[],
+): { passed: Pending[]; left: Pending[] } {
+  const parentCount = parentVersion.lines.count;
+  const childCount = childVersion.lines.count;
+  const tail = Math.min(commonTailLines(parentVersion, childVersion), parentCount, childCount);
+  const head = numbering.kept(parentVersion, parentCount - tail, childVersion, childCount - tail);
+  const childToParent = new Int32Array(childCount);
   childToParent.set(head);
-  for (let i = child.length - tail; i < child.length; i++) childToParent[i] = i - child.length + parent.length;
-  const kept = new Map<number, number>();
+  for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
+  const passed: Pending[] = [];
+  const left: Pending[] = [];
   for (const p of pending) {
     const at = childToParent[p.here];
-    if (at !== undefined && at >= 0) kept.set(p.final, at);
+    if (at !== undefined && at >= 0) passed.push({ final: p.final, here: at });
+    else left.push(p);
   }
-  return kept;
+  return { passed, left };
 }

@@ -135,9 +135,26 @@ export function toHex(bytes: Uint8Array, start = 0, end = bytes.length): string 
   return out;
 }
 
+/** The value of each hex digit's char code, either case (callers pass object names already checked as hex). */
+const HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
+
 export function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return fromHexInto(hex, new Uint8Array(hex.length >> 1));
+}
+
+/** `fromHex` into `out` (its first `hex.length / 2` bytes), for lookups that reuse one buffer. */
+export function fromHexInto(hex: string, out: Uint8Array): Uint8Array {
+  const n = hex.length >> 1;
+  for (let i = 0; i < n; i++) {
+    out[i] = (HEX_VALUE[hex.charCodeAt(2 * i) & 127] << 4) | HEX_VALUE[hex.charCodeAt(2 * i + 1) & 127];
+  }
   return out;
 }
 

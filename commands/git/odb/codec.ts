@@ -33,8 +33,10 @@ const loadZlib = () => (zlib ??= import("node:zlib").then((m) => {
 
 /** Hex SHA-1 of the concatenation of `parts`. */
 export async function sha1(...parts: Uint8Array[]): Promise<string> {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (++sha1Calls > WEB_SHA1_CALLS && length < LARGE) return sha1Sync(...parts);
   const data = parts.length === 1 ? parts[0] : concatBytes(parts);
-  if (++sha1Calls > WEB_SHA1_CALLS && data.length < LARGE) return sha1Sync(data);
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-1", data as Uint8Array<ArrayBuffer>)));
 }
 
@@ -116,19 +118,30 @@ export function storedZlib(data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** FIPS 180-4 SHA-1, synchronous. */
-export function sha1Sync(data: Uint8Array): string {
-  const length = data.length;
+/** The padded message of sha1Sync, reused (hashing is synchronous): a bulk add allocates nothing per file. */
+let shaScratch = new Uint8Array(4096);
+const shaWords = new Int32Array(80);
+
+/** FIPS 180-4 SHA-1 of the concatenation of `parts`, synchronous. */
+export function sha1Sync(...parts: Uint8Array[]): string {
+  let length = 0;
+  for (const part of parts) length += part.length;
   const blocks = Math.ceil((length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(data);
+  if (shaScratch.length < blocks * 64) shaScratch = new Uint8Array(Math.max(blocks * 64, 2 * shaScratch.length));
+  const padded = shaScratch.subarray(0, blocks * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part, at);
+    at += part.length;
+  }
+  padded.fill(0, length);
   padded[length] = 0x80;
-  const view = new DataView(padded.buffer);
+  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
   const bits = length * 8;
   view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
   view.setUint32(padded.length - 4, bits >>> 0);
   let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
-  const w = new Int32Array(80);
+  const w = shaWords;
   for (let block = 0; block < blocks; block++) {
     const base = block * 64;
     for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);

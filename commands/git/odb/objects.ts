@@ -33,6 +33,9 @@ function corrupt(message: string): PtermError {
   );
 }
 
+/** Loose-object checks answered by a stat before the store lists fan-out folders instead. */
+const LOOSE_STAT_CHECKS = 64;
+
 /** How deep git follows alternates of alternates (object-file.c's link_alt_odb_entries: `depth > 5`). */
 export const MAX_ALTERNATE_DEPTH = 5;
 
@@ -108,8 +111,13 @@ export class ObjectStore {
   readonly #objects: string;
   #packs: boolean | null = null;
   readonly #cache = new Map<string, GitObject>();
+  /** Commits parsed by readCommit, by name. */
+  readonly #commits = new Map<string, Commit>();
   #packReader: PackSet | null = null;
   #shallow: Set<string> | null = null;
+  /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
+  readonly #looseListed = new Map<string, Set<string>>();
+  #looseChecks = 0;
 
   /** The workspace root: alternates are read only inside it. */
   readonly #root: string | undefined;
@@ -270,10 +278,18 @@ export class ObjectStore {
     return this.#shallow;
   }
 
-  /** A commit as history sees it: a shallow boundary commit has no parents, as in git. */
+  /**
+   * A commit as history sees it: a shallow boundary commit has no parents, as in git. Parsed once
+   * per store (an object never changes): a log or a blame reads the same commits again and again.
+   */
   async readCommit(oid: string): Promise<Commit> {
-    const commit = parseCommit(await this.readTyped(oid, "commit"));
-    return this.shallowCommits().has(oid) ? { ...commit, parents: [] } : commit;
+    let commit = this.#commits.get(oid);
+    if (!commit) {
+      const parsed = parseCommit(await this.readTyped(oid, "commit"));
+      commit = this.shallowCommits().has(oid) ? { ...parsed, parents: [] } : parsed;
+      this.#commits.set(oid, commit);
+    }
+    return commit;
   }
 
   async read(oid: string): Promise<GitObject> {
@@ -350,11 +366,11 @@ export class ObjectStore {
 
   /** `write` for callers that already hold the native helpers and the hash (bulk adds). */
   async writeHashed(oid: string, header: Uint8Array, content: Uint8Array): Promise<void> {
+    // An object the repository has already is not written again (git's write_object_file checks
+    // has_object the same way): packs first (a search in memory), then the loose folder.
+    if (this.hasPacks() && this.#packSet().has(oid)) return;
+    if (this.#hasLoose(oid)) return;
     const path = this.#loosePath(oid);
-    try {
-      Deno.statSync(path);
-      return;
-    } catch { /* absent: write it */ }
     const dir = `${this.#objects}/${oid.slice(0, 2)}`;
     try {
       if (Deno.lstatSync(dir).isSymlink) {
@@ -382,6 +398,33 @@ export class ObjectStore {
       Deno.removeSync(temp);
       throw error;
     }
+    this.#looseListed.get(oid.slice(0, 2))?.add(oid.slice(2));
+  }
+
+  /**
+   * Whether `oid` is a loose object here. The first checks stat the object's file; a store asked
+   * many times (`git add` of thousands of files) lists each fan-out folder once instead and keeps
+   * the names, adding the objects it writes — one folder read instead of a stat per object.
+   */
+  #hasLoose(oid: string): boolean {
+    if (++this.#looseChecks <= LOOSE_STAT_CHECKS) {
+      try {
+        Deno.statSync(this.#loosePath(oid));
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const fanout = oid.slice(0, 2);
+    let names = this.#looseListed.get(fanout);
+    if (!names) {
+      names = new Set();
+      try {
+        for (const entry of Deno.readDirSync(`${this.#objects}/${fanout}`)) names.add(entry.name);
+      } catch { /* no such fan-out folder yet */ }
+      this.#looseListed.set(fanout, names);
+    }
+    return names.has(oid.slice(2));
   }
 
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */

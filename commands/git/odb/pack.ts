@@ -6,9 +6,10 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { fromHex, toHex } from "./bytes.ts";
+import { fromHex, fromHexInto, toHex } from "./bytes.ts";
 import type { ObjectType } from "./object.ts";
-import { inflateInto, inflateStreaming } from "../../../lib/inflate.ts";
+import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
+import { inCall, releaseAtCallEnd } from "../../../core/call_scope.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -19,6 +20,9 @@ export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
 function corrupt(message: string): PtermError {
   return new PtermError("CorruptRepository", `${message}. Check the repository with the real git (\`git fsck\`).`);
 }
+
+/** The binary name of the object `find` looks for (lookups are synchronous: one buffer serves all). */
+const LOOKUP_KEY = new Uint8Array(20);
 
 /**
  * A pack index. Version 2: magic, fan-out, names, CRCs, 31-bit offsets, 64-bit offsets.
@@ -66,7 +70,7 @@ class PackIndex {
 
   /** The position of `oid` in the index, or -1. */
   find(oid: string): number {
-    const key = fromHex(oid);
+    const key = fromHexInto(oid, LOOKUP_KEY);
     let lo = key[0] === 0 ? 0 : this.#fanout(key[0] - 1);
     let hi = this.#fanout(key[0]);
     while (lo < hi) {
@@ -156,12 +160,21 @@ class PackIndex {
 }
 
 /**
- * Pack files held open inside `holdingPackFiles`, by path. Outside it every read opens the file and
- * closes it again (no handle outlives the call), which under a sandbox's narrowed permissions costs
- * a path canonicalization per open: ~9,000 opens in the checkout of a clone (bench git-remote).
+ * Pack files held open, by path: inside `holdingPackFiles`, and for the rest of a running call
+ * (core/call_scope.ts), so a read costs no open — which under a sandbox's narrowed permissions
+ * costs a path canonicalization: ~9,000 opens in the checkout of a clone (bench git-remote), one
+ * per object of every commit and tree a `blame` or `log` walks. Outside both every read opens the
+ * file and closes it again, so no handle outlives the operation that needed it.
  */
 const heldPackFiles = new Map<string, Deno.FsFile>();
 let holdDepth = 0;
+/** Whether the running call will close the held files (else the outermost `holdingPackFiles` does). */
+let callHolds = false;
+
+function closeHeldPackFiles(): void {
+  for (const file of heldPackFiles.values()) file.close();
+  heldPackFiles.clear();
+}
 
 /** Runs `work` with every pack file it reads held open once, closed when it ends. */
 export async function holdingPackFiles<T>(work: () => Promise<T>): Promise<T> {
@@ -169,20 +182,23 @@ export async function holdingPackFiles<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    if (--holdDepth === 0) {
-      for (const file of heldPackFiles.values()) file.close();
-      heldPackFiles.clear();
-    }
+    if (--holdDepth === 0 && !callHolds) closeHeldPackFiles();
   }
 }
 
 /** The pack file at `path` for a read, and whether the reader closes it after (not when it is held). */
 function openPackFile(path: string): { file: Deno.FsFile; owned: boolean } {
-  if (holdDepth === 0) return { file: Deno.openSync(path, { read: true }), owned: true };
-  let file = heldPackFiles.get(path);
-  if (!file) {
-    file = Deno.openSync(path, { read: true });
-    heldPackFiles.set(path, file);
+  const held = heldPackFiles.get(path);
+  if (held) return { file: held, owned: false };
+  if (holdDepth === 0 && !inCall()) return { file: Deno.openSync(path, { read: true }), owned: true };
+  const file = Deno.openSync(path, { read: true });
+  heldPackFiles.set(path, file);
+  if (inCall() && !callHolds) {
+    callHolds = true;
+    releaseAtCallEnd(() => {
+      callHolds = false;
+      if (holdDepth === 0) closeHeldPackFiles();
+    });
   }
   return { file, owned: false };
 }
@@ -201,7 +217,7 @@ class Pack {
     this.#size = Deno.statSync(path).size;
   }
 
-  /** A positioned read; the file is opened per read so no handle outlives the call. */
+  /** A positioned read (the file held open as openPackFile says). */
   read(offset: number, length: number): Uint8Array {
     const out = new Uint8Array(Math.max(0, Math.min(length, this.#size - offset)));
     const { file, owned } = openPackFile(this.#path);
@@ -447,41 +463,29 @@ export class PackSet {
         base = cached;
         break;
       }
-      // `raw` is read into the shared buffer and used up before this loop's next await.
-      const raw = this.#readRaw(pack, at, pack.end(at) - at);
-      let p = 0;
-      let byte = raw[p++];
-      const typeCode = (byte >> 4) & 7;
-      let size = byte & 15;
-      let shift = 4;
-      while (byte & 0x80) {
-        byte = raw[p++];
-        size += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
+      // `raw` is read into the shared buffer and used up before this loop's next await. Most
+      // entries end within a first window, which saves finding the next object's offset (sorting
+      // every offset of the pack once per store); an entry that may not is read to that offset, as
+      // is one whose stream a compressor other than zlib made longer than zlib's bound.
+      let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
+      let entry = entryHeader(raw);
+      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
+      if (whole && raw.length === ENTRY_WINDOW) {
+        raw = this.#readRaw(pack, at, pack.end(at) - at);
+        entry = entryHeader(raw);
       }
-      if (typeCode === OFS_DELTA) {
-        byte = raw[p++];
-        let back = byte & 0x7f;
-        while (byte & 0x80) {
-          byte = raw[p++];
-          back = (back + 1) * 128 + (byte & 0x7f);
+      for (;;) {
+        try {
+          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          break;
+        } catch (error) {
+          if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
+          raw = this.#readRaw(pack, at, pack.end(at) - at);
+          entry = entryHeader(raw);
+          whole = true;
         }
-        if (back <= 0 || back > at) throw corrupt("a delta in a pack points outside it");
-        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
-        at -= back;
-      } else if (typeCode === REF_DELTA) {
-        const baseOid = toHex(raw, p, p + 20);
-        p += 20;
-        chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, p, size, arena), deltaSize: size });
-        base = await this.#resolveExternal(baseOid);
-        if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      } else {
-        const type = TYPES[typeCode];
-        if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-        const content = await this.#inflateSized(raw, p, size);
-        base = { type, content };
-        this.#remember(pack, at, base);
       }
+      if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -493,6 +497,40 @@ export class PackSet {
     return result;
   }
 
+  /**
+   * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
+   * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   */
+  async #decodeEntry(
+    pack: Pack,
+    at: number,
+    raw: Uint8Array,
+    entry: EntryHeader,
+    chain: { offset: number; deltaAt: number; deltaSize: number }[],
+    arena: DeltaArena,
+    whole: boolean,
+  ): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    const { typeCode, size, dataAt } = entry;
+    if (typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
+      chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole), deltaSize: size });
+      return null;
+    }
+    if (typeCode === REF_DELTA) {
+      const baseOid = toHex(raw, dataAt - 20, dataAt);
+      chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole), deltaSize: size });
+      const base = await this.#resolveExternal(baseOid);
+      if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
+      return base;
+    }
+    const type = TYPES[typeCode];
+    if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    const base = { type, content: await this.#inflateSized(raw, dataAt, size, whole) };
+    this.#remember(pack, at, base);
+    return base;
+  }
+
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
@@ -501,11 +539,12 @@ export class PackSet {
   }
 
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
-  #inflateDelta(raw: Uint8Array, at: number, size: number, arena: DeltaArena): number {
+  #inflateDelta(raw: Uint8Array, at: number, size: number, arena: DeltaArena, whole: boolean): number {
     const start = arena.reserve(size);
     try {
       inflateInto(raw, at, arena.bytes, start, size);
-    } catch {
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
       throw corrupt("a packed object cannot be inflated to the size its header gives");
     }
     return start;
@@ -516,13 +555,14 @@ export class PackSet {
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
    * kept in the cache), or through the injected inflater for the largest objects.
    */
-  async #inflateSized(raw: Uint8Array, at: number, size: number): Promise<Uint8Array> {
+  async #inflateSized(raw: Uint8Array, at: number, size: number, whole: boolean): Promise<Uint8Array> {
     let content: Uint8Array;
     if (size <= LARGE_OBJECT) {
       content = new Uint8Array(size);
       try {
         inflateInto(raw, at, content, 0, size);
-      } catch {
+      } catch (error) {
+        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
         throw corrupt("a packed object cannot be inflated to the size its header gives");
       }
     } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
@@ -558,6 +598,51 @@ export class PackSet {
     this.#bases.set(key, object);
     this.#baseBytes += size;
   }
+}
+
+/** What is read of a pack entry first: its header and, for most entries, all of its stream. */
+const ENTRY_WINDOW = 8 * 1024;
+
+/**
+ * The most bytes zlib's deflate makes of `size` bytes (its deflateBound, with the zlib header
+ * and trailer, rounded up generously): a stream that long is surely in hand.
+ */
+function deflateBound(size: number): number {
+  return size + (size >> 11) + 64;
+}
+
+interface EntryHeader {
+  readonly typeCode: number;
+  /** The size of the object, or of the delta. */
+  readonly size: number;
+  /** Where the zlib stream starts. */
+  readonly dataAt: number;
+  /** For an OFS_DELTA: how far before the entry its base is. */
+  readonly back: number;
+}
+
+/** A pack entry's header: type and size, then an OFS_DELTA's distance or a REF_DELTA's base name. */
+function entryHeader(raw: Uint8Array): EntryHeader {
+  let p = 0;
+  let byte = raw[p++];
+  const typeCode = (byte >> 4) & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 0x80) {
+    byte = raw[p++];
+    size += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  }
+  let back = 0;
+  if (typeCode === OFS_DELTA) {
+    byte = raw[p++];
+    back = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = raw[p++];
+      back = (back + 1) * 128 + (byte & 0x7f);
+    }
+  } else if (typeCode === REF_DELTA) p += 20;
+  return { typeCode, size, dataAt: p, back };
 }
 
 /** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */

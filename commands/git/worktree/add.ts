@@ -129,6 +129,7 @@ export async function stage(
 
   if (toWrite.length > 0) {
     const paths = [...new Set(toWrite)].sort(comparePaths);
+    const realFolders = new Set<string>();
     for (const [done, path] of paths.entries()) {
       // Nothing is written to the index before the loop ends, so stopping here leaves it as it was.
       // The loop runs synchronously (hashing is synchronous past the first calls): every so often it
@@ -136,7 +137,7 @@ export async function stage(
       if (options.signal && done % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setTimeout(r, 0));
       options.signal?.throwIfAborted();
       options.onProgress?.(done, paths.length);
-      const info = lstatTracked(repo, path);
+      const info = lstatTracked(repo, path, realFolders);
       if (!info || info.isDirectory) continue;
       const statTime = Date.now();
       const content = await worktreeBlob(repo, path, info, { staging: true });

@@ -145,7 +145,11 @@ export class Attributes {
   readonly #read: AttrFileReader;
   readonly #caseFold: boolean;
   readonly #files = new Map<string, Promise<AttrFile>>();
+  /** The files of #files already read, by the same key: a lookup of a file in hand does not wait. */
+  readonly #loaded = new Map<string, AttrFile>();
   #macros: Promise<Map<string, readonly (readonly [string, AttrValue])[]>> | null = null;
+  /** #macros once read. */
+  #macrosLoaded: Map<string, readonly (readonly [string, AttrValue])[]> | null = null;
 
   constructor(read: AttrFileReader, caseFold: boolean) {
     this.#read = read;
@@ -156,30 +160,43 @@ export class Attributes {
     const key = folder ?? "\0info";
     let file = this.#files.get(key);
     if (!file) {
-      file = this.#read(folder).then((bytes) =>
-        bytes
+      const read = this.#read(folder).then((bytes) => {
+        const parsed: AttrFile = bytes
           ? parseAttributes(lenientDecoder.decode(bytes), folder ? `${folder}/` : "", folder === null || folder === "")
-          : { rules: [], macros: new Map() }
-      );
+          : { rules: [], macros: new Map() };
+        // Still the file asked for (not forgotten meanwhile): later lookups take it without waiting.
+        if (this.#files.get(key) === read) this.#loaded.set(key, parsed);
+        return parsed;
+      });
+      file = read;
       this.#files.set(key, file);
     }
     return file;
   }
 
   #allMacros() {
-    this.#macros ??= (async () => {
+    if (this.#macros) return this.#macros;
+    const macros = (async () => {
       const all = new Map(BUILTIN_MACROS);
       for (const [name, states] of (await this.#file("")).macros) all.set(name, states);
       for (const [name, states] of (await this.#file(null)).macros) all.set(name, states);
       return all;
     })();
-    return this.#macros;
+    this.#macros = macros;
+    void macros.then((all) => {
+      if (this.#macros === macros) this.#macrosLoaded = all;
+    }, () => {});
+    return macros;
   }
 
   /** Drops what was read of `folder`'s file (it is about to change). */
   forget(folder: string): void {
     this.#files.delete(folder);
-    if (folder === "") this.#macros = null;
+    this.#loaded.delete(folder);
+    if (folder === "") {
+      this.#macros = null;
+      this.#macrosLoaded = null;
+    }
   }
 
   /** The attributes of the file at `path`: each decided attribute with its state. */
@@ -187,7 +204,7 @@ export class Attributes {
     const folders: (string | null)[] = [null];
     const parts = path.split("/");
     for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = await this.#allMacros();
+    const macros = this.#macrosLoaded ?? await this.#allMacros();
     const decided = new Map<string, AttrValue>();
     const fill = (states: readonly (readonly [string, AttrValue])[], depth: number) => {
       for (let i = states.length - 1; i >= 0; i--) {
@@ -199,7 +216,7 @@ export class Attributes {
       }
     };
     for (const folder of folders) {
-      const file = await this.#file(folder);
+      const file = this.#loaded.get(folder ?? "\0info") ?? await this.#file(folder);
       for (let i = file.rules.length - 1; i >= 0; i--) {
         const rule = file.rules[i];
         if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);

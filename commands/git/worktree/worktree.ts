@@ -389,17 +389,22 @@ export function lstatWorktree(repo: Repo, path: string): Deno.FileInfo | null {
 
 /**
  * lstat of `path` when every folder on the way is a real folder; null when the path is absent
- * or hidden behind a symlink or a file (git treats those as "not in the work tree").
+ * or hidden behind a symlink or a file (git treats those as "not in the work tree"). An operation
+ * that looks at many paths passes `realFolders`, the folders it found real already: each folder
+ * is then checked once per operation, not once per file in it (git's has_symlink_leading_path
+ * keeps the same cache).
  */
-export function lstatTracked(repo: Repo, path: string): Deno.FileInfo | null {
+export function lstatTracked(repo: Repo, path: string, realFolders?: Set<string>): Deno.FileInfo | null {
   refuseUnaddressable([path], null);
   const slash = path.lastIndexOf("/");
-  if (slash > 0) {
+  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
     let dir = "";
     for (const part of path.slice(0, slash).split("/")) {
       dir = dir ? `${dir}/${part}` : part;
+      if (realFolders?.has(dir)) continue;
       const info = lstatOrNull(`${repo.dir}/${dir}`);
       if (!info?.isDirectory) return null;
+      realFolders?.add(dir);
     }
   }
   return lstatOrNull(`${repo.dir}/${path}`);
