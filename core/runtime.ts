@@ -95,7 +95,9 @@ function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
   const use = leaf.stdin;
   if (!use) return false;
   if (use.mode === "always") return true;
-  const given = Boolean(args.flags[use.flag]);
+  // A repeatable flag given no time is an empty list: not given.
+  const value = args.flags[use.flag];
+  const given = Array.isArray(value) ? value.length > 0 : Boolean(value);
   return use.mode === "whenFlag" ? given : !given;
 }
 

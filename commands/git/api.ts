@@ -123,6 +123,12 @@ export function gitlinkOid(dir: string, path: string, _opts: { locked: true }): 
   return Promise.resolve(entry && entry.mode === 0o160000 ? entry.oid : null);
 }
 
+/** The index's entry (stage 0) at `path`: its blob id and mode, or null when there is none. */
+export function indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number } | null> {
+  const entry = loadIndex(open(dir)).entries.get(normalizeUserPath(path));
+  return Promise.resolve(entry ? { oid: entry.oid, mode: entry.mode } : null);
+}
+
 /**
  * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
  * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the

@@ -1,0 +1,184 @@
+/**
+ * `gitApply`: `git apply` as a spelling of the patch engine (commands/patch) in its strict mode —
+ * git apply's placement, checks and messages, all files or none, no commit (its declaration is
+ * sub/apply.ts).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { applyFlags } from "../sub/apply.ts";
+import type { Problem } from "../../patch/errors.ts";
+import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
+import { decodeLossless } from "../../patch/text.ts";
+import type { GitApplyMode } from "../../patch/view.ts";
+import { quoteName } from "../odb/bytes.ts";
+import { openFromFlags } from "./common.ts";
+
+export const gitApply: Handler<
+  typeof applyFlags,
+  readonly [{ name: "patches"; variadic: true; into: "patch-file"; description: string }]
+> = async (ctx) => {
+  const { rel } = await openFromFlags(ctx, "write");
+  const text = await diffText(ctx);
+  const mode: GitApplyMode = {
+    strip: ctx.flags.strip ?? 1,
+    reverse: ctx.flags.reverse === true,
+    unidiffZero: ctx.flags["unidiff-zero"] === true,
+    index: ctx.flags.index === true,
+  };
+  if (text.trim() === "") {
+    ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
+    throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
+  }
+  if (ctx.flags.stat || ctx.flags.numstat) {
+    const files = filesOf(text, mode);
+    const out = ctx.flags.numstat ? numstat(files) : diffstat(files);
+    ctx.stdout.write(out);
+    return { repo_path: rel, applied: false, checked: false, files: files.map(fileSummary) };
+  }
+  const check = ctx.flags.check === true;
+  const { runPatch } = await import("../../patch/engine.ts");
+  let files: string[];
+  try {
+    const result = await runPatch({
+      mode: check ? "check" : "apply",
+      command: "git apply",
+      text: `=== git.diff: "." ===\n${text}${text.endsWith("\n") ? "" : "\n"}=== end ===\n=== PATCH EOF ===\n`,
+      workspace: ctx.workspace,
+      repoFlag: rel,
+      noCommit: true,
+      noCommitReason: "format",
+      gitApply: mode,
+      config: {},
+      session: ctx.session,
+      runId: ctx.runId,
+      signal: ctx.signal,
+      git: await import("../api.ts"),
+    });
+    files = result.files_changed.map((f) => f.path);
+  } catch (error) {
+    const said = gitErrorsOf(error);
+    if (said.length === 0) throw error;
+    ctx.stderr.write(said.map((line) => `error: ${line}\n`).join(""));
+    throw new PtermError(
+      (error as PtermError).code,
+      `git apply: the diff does not apply (git's reasons above); nothing was written${
+        check ? " (--check writes nothing anyway)" : ""
+      }.`,
+      { result: { repo_path: rel, applied: false, checked: check, errors: said } },
+    );
+  }
+  return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+};
+
+/** The diff: the named files one after the other, else the call's stdin; bytes kept as they are. */
+async function diffText(ctx: Parameters<typeof gitApply>[0]): Promise<string> {
+  const named = ctx.flags["patch-file"] ?? [];
+  if (named.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
+  let text = "";
+  for (const path of named) {
+    const file = await ctx.workspace.resolve(path, "read", { label: "the diff file" });
+    if (!file.exists) {
+      ctx.stderr.write(`error: can't open patch '${path}': No such file or directory\n`);
+      throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
+    }
+    text += decodeLossless(await Deno.readFile(file.abs));
+  }
+  return text;
+}
+
+/** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */
+function gitErrorsOf(error: unknown): string[] {
+  if (!(error instanceof PtermError)) return [];
+  const problems = (error.result?.problems ?? []) as Problem[];
+  return problems.flatMap((p) => (p.details?.git_errors as string[] | undefined) ?? []);
+}
+
+/** The diff's files as git apply reads them (-p, -R), for --stat and --numstat. */
+function filesOf(text: string, mode: GitApplyMode): FileDiff[] {
+  const lines = text.replace(/\n$/, "").split("\n");
+  let files: FileDiff[];
+  try {
+    files = parseDiff(lines, 1, { strip: mode.strip });
+  } catch (error) {
+    throw new PtermError("PatchParseError", `git apply: ${(error as Error).message}`);
+  }
+  if (!mode.reverse) return files;
+  return files.map((file) => reversedDiff(file) ?? file);
+}
+
+interface Counted {
+  readonly name: string;
+  readonly binary: boolean;
+  readonly added: number;
+  readonly removed: number;
+}
+
+function counted(file: FileDiff): Counted {
+  const lines = file.hunks.flatMap((h) => h.lines);
+  return {
+    name: file.newPath ?? file.oldPath ?? "",
+    binary: file.binary,
+    added: file.binary ? 0 : lines.filter((l) => l.kind === "+").length,
+    removed: file.binary ? 0 : lines.filter((l) => l.kind === "-").length,
+  };
+}
+
+function fileSummary(file: FileDiff) {
+  const c = counted(file);
+  return { path: c.name, added: c.binary ? null : c.added, removed: c.binary ? null : c.removed };
+}
+
+/** `git apply --numstat`: added, removed, name (`-` and `-` for a binary file). */
+function numstat(files: readonly FileDiff[]): string {
+  return files.map(counted).map((c) => `${c.binary ? "-\t-" : `${c.added}\t${c.removed}`}\t${quoteName(c.name)}\n`)
+    .join("");
+}
+
+const PLUSES = "+".repeat(70);
+const MINUSES = "-".repeat(70);
+
+/** `git apply --stat`: git's diffstat (apply.c's show_stats and print_stat_summary), names as git quotes them. */
+function diffstat(files: readonly FileDiff[]): string {
+  const rows = files.map(counted);
+  let maxLen = 0;
+  let maxChange = 0;
+  for (const file of files) {
+    for (const name of [file.oldPath, file.newPath]) {
+      if (name !== null) maxLen = Math.max(maxLen, quoteName(name).length);
+    }
+  }
+  for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
+  const width = Math.min(maxLen, 50);
+  let out = "";
+  for (const c of rows) {
+    let name = quoteName(c.name);
+    if (name.length > width) {
+      const start = name.length + 3 - width;
+      const slash = name.indexOf("/", start);
+      name = "..." + name.slice(slash >= 0 ? slash : start);
+    }
+    if (c.binary) {
+      out += ` ${name.padEnd(width)} |  Bin\n`;
+      continue;
+    }
+    const room = width + maxChange > 70 ? 70 - width : maxChange;
+    let add = c.added;
+    let del = c.removed;
+    if (maxChange > 0) {
+      const total = Math.floor(((c.added + c.removed) * room + Math.floor(maxChange / 2)) / maxChange);
+      add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
+      del = total - add;
+    }
+    out += ` ${name.padEnd(width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${
+      MINUSES.slice(0, del)
+    }\n`;
+  }
+  const insertions = rows.reduce((n, c) => n + c.added, 0);
+  const deletions = rows.reduce((n, c) => n + c.removed, 0);
+  if (rows.length === 0) return out + " 0 files changed\n";
+  let summary = ` ${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
+  if (insertions || !deletions) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || !insertions) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return out + summary + "\n";
+}
