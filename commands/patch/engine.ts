@@ -571,7 +571,12 @@ async function precheck(
     }
   }
   // A check reads submodule pointers from the index as the apply does (nothing is locked: it only reads).
-  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
+  if (result.is_repository && git) {
+    view.indexGitlink = async (rel) => {
+      const entry = await git.indexEntry(repo.abs, rel);
+      return entry !== null && entry.mode === 0o160000 ? entry.oid : null;
+    };
+  }
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run.signal.aborted) throw run.signal.reason;

@@ -815,7 +815,7 @@ async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): P
       "Conflict",
       `\`${rel}\` is not the file this binary diff was made from (its blob is not ${ids.old}); make the diff ` +
         "again from the file as it is now",
-      { file: rel, expected_blob: ids.old },
+      { file: rel, expected_blob: ids.old, found_blob: await blobId(base) },
       file.patchLine,
     );
   }
@@ -861,24 +861,33 @@ async function checkAsGitApply(
   from: string | null,
   to: string | null,
   results: Map<string, FileState>,
+  leaving: ReadonlySet<string>,
 ): Promise<void> {
   const git = view.gitApply!;
   const fromLoc = from === null ? null : await view.locate(from, "diff path");
   const toLoc = to === null ? null : await view.locate(to, "diff path");
-  if (fromLoc && from !== null && !results.has(fromLoc.rel) && file.entryMode !== 0o160000) {
-    const state = await view.get(fromLoc.rel, fromLoc.abs);
+  // A submodule pointer has no file to read: only its index entry is checked.
+  const pointer = file.entryMode === 0o160000;
+  if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
     if (git.index && view.indexEntry) {
       const entry = await view.indexEntry(fromLoc.rel);
       if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, { git: true });
-      if (state.kind === "file" && !(await matchesIndexEntry(state, entry))) {
+      // The mode the diff says the file has (its `old mode`, `deleted file mode` or `index` line).
+      const stated = file.oldMode ?? (file.newMode === null ? file.entryMode : null);
+      if (stated !== null && (stated & 0o170000) !== (entry.mode & 0o170000)) {
+        throw new OpError("Conflict", `${from}: wrong type`, { git: true });
+      }
+      const state = pointer ? null : await view.get(fromLoc.rel, fromLoc.abs);
+      if (state?.kind === "file" && !(await matchesIndexEntry(state, entry))) {
         throw new OpError("Conflict", `${from}: does not match index`, { git: true });
       }
-    } else if (state.kind !== "file") {
+    } else if (!pointer && (await view.get(fromLoc.rel, fromLoc.abs)).kind !== "file") {
       throw new OpError("NotFound", `${from}: No such file or directory`, { git: true });
     }
   }
-  const creates = toLoc !== null && to !== null && (fromLoc === null || fromLoc.rel !== toLoc.rel);
-  if (creates && file.entryMode !== 0o160000) {
+  const creates = toLoc !== null && to !== null && (fromLoc === null || fromLoc.rel !== toLoc.rel) &&
+    !leaving.has(to);
+  if (creates) {
     if (git.index && view.indexEntry && !results.has(toLoc.rel) && (await view.indexEntry(toLoc.rel)) !== null) {
       throw new OpError("AlreadyExists", `${to}: already exists in index`, { git: true });
     }
@@ -908,10 +917,18 @@ function gitApplyMessages(error: OpError | ViewError, file: FileDiff, block: Blo
   if (error instanceof OpError && error.details.git === true) return [error.message];
   const { from, to } = diffTargets(block, file, count);
   const name = (from ?? to)!;
-  const hunk = error instanceof OpError && typeof error.details.hunk === "number"
-    ? file.hunks[error.details.hunk - 1]
-    : undefined;
+  // A submodule pointer's diff is a text diff of `Subproject commit <id>` to git: its hunk fails.
+  const number = error instanceof OpError && typeof error.details.hunk === "number"
+    ? error.details.hunk
+    : file.entryMode === 0o160000
+    ? 1
+    : null;
+  const hunk = number === null ? undefined : file.hunks[number - 1];
+  const binary = error instanceof OpError && typeof error.details.found_blob === "string"
+    ? [`the patch applies to '${to ?? from}' (${error.details.found_blob}), which does not match the current contents.`]
+    : [];
   return [
+    ...binary,
     ...(hunk ? [`patch failed: ${name}:${hunk.oldStart ?? 0}`] : []),
     `${name}: patch does not apply`,
   ];
@@ -955,9 +972,16 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   const git = view.gitApply;
   /** What git apply says of each file that does not apply; all are checked, as git checks them. */
   const gitErrors: string[] = [];
+  // Paths another file of the diff deletes or renames away: a file may be created there (git's
+  // ok_if_exists for a path that is to be deleted, as a type change diffs).
+  const leaving = new Set(
+    files.flatMap((
+      f,
+    ) => (f.oldPath !== null && (f.newPath === null || (f.newPath !== f.oldPath && !f.copy)) ? [f.oldPath] : [])),
+  );
   const applyFile = async (file: FileDiff): Promise<void> => {
     const { from, to } = diffTargets(block, file, files.length);
-    if (git) await checkAsGitApply(view, file, from, to, results);
+    if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = (to ?? from)!;
     if (file.binary && !file.binaryHunk) {
       throw new OpError(
@@ -1021,7 +1045,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file: fromLoc.rel,
         }, file.patchLine);
       }
-      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file") {
+      if (
+        toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file" &&
+        !(git && leaving.has(to!))
+      ) {
         throw new OpError("AlreadyExists", `the binary diff creates \`${toLoc.rel}\`, which already exists`, {
           file: toLoc.rel,
         }, file.patchLine);
@@ -1052,7 +1079,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     let mode = DEFAULT_FILE_MODE;
     let byteExact = false;
     if (fromLoc === null) {
-      if ((await current(toLoc!.rel)).kind === "file") {
+      // As git, a path another file of the diff deletes may be created (the deletion failing is its error).
+      if ((await current(toLoc!.rel)).kind === "file" && !(git && leaving.has(to!))) {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc!.rel}\`, which already exists`, {
           file: toLoc!.rel,
         }, file.patchLine);
