@@ -96,8 +96,11 @@ function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
   if (!use) return false;
   if (use.mode === "always") return true;
   // A repeatable flag given no time is an empty list: not given.
-  const value = args.flags[use.flag];
-  const given = Array.isArray(value) ? value.length > 0 : Boolean(value);
+  const isGiven = (name: string) => {
+    const value = args.flags[name];
+    return Array.isArray(value) ? value.length > 0 : Boolean(value);
+  };
+  const given = isGiven(use.flag) || (use.mode === "whenFlag" && (use.alsoFlags ?? []).some(isGiven));
   return use.mode === "whenFlag" ? given : !given;
 }
 

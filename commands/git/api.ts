@@ -29,7 +29,7 @@ import {
 import { revertCommit } from "./porcelain/pick.ts";
 import { pathsChangedBy as pathsChangedByLib, resetTo } from "./porcelain/reset.ts";
 import { createTag } from "./porcelain/tags.ts";
-import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./worktree/index_file.ts";
+import { emptyEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";
 import { type Sequence, sequenceInProgress } from "./merge/sequence.ts";
@@ -123,10 +123,23 @@ export function gitlinkOid(dir: string, path: string, _opts: { locked: true }): 
   return Promise.resolve(entry && entry.mode === 0o160000 ? entry.oid : null);
 }
 
-/** The index's entry (stage 0) at `path`: its blob id and mode, or null when there is none. */
-export function indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number } | null> {
-  const entry = loadIndex(open(dir)).entries.get(normalizeUserPath(path));
-  return Promise.resolve(entry ? { oid: entry.oid, mode: entry.mode } : null);
+/**
+ * The index's entry (stage 0) at `path`: its blob id, its mode, and whether the file's lstat still
+ * matches the stat data the index keeps for it (null: no file there) — what git's ie_match_stat
+ * checks before `git apply --index` trusts a file. Null when there is no entry.
+ */
+export function indexEntry(
+  dir: string,
+  path: string,
+): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null> {
+  const normalized = normalizeUserPath(path);
+  const entry = loadIndex(open(dir)).entries.get(normalized);
+  if (!entry) return Promise.resolve(null);
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = Deno.lstatSync(`${dir}/${normalized}`);
+  } catch { /* no file there */ }
+  return Promise.resolve({ oid: entry.oid, mode: entry.mode, statMatches: info && statMatches(entry, info) });
 }
 
 /**

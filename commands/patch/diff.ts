@@ -704,6 +704,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     }
     const touchesEnd = pos + oldLen === doc.length;
     const wasEmpty = doc.length === 0;
+    const endedWithoutNewline = !doc.finalNewline;
     // A diff of the file's first line that shows a BOM on one side only adds or removes it.
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
     const keepEndings = options.byteExact === true || options.gitStrict !== undefined ||
@@ -711,7 +712,23 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
-    if (touchesEnd && doc.length > 0) {
+    // git apply splices bytes: lines that end without a newline run into what follows them.
+    let start = pos;
+    let newLen = addedAdopted.length;
+    if (options.gitStrict && newLen > 0) {
+      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
+        // Added after a last line that has no newline: the first added line continues it.
+        doc.splice(pos - 1, 2, [doc.lines[pos - 1] + doc.lines[pos]]);
+        doc.finalNewline = !hunk.newNoNewline;
+        start = pos - 1;
+      } else if (!touchesEnd && hunk.newNoNewline) {
+        // A result without its final newline placed before other lines: the next line continues it.
+        const last = pos + newLen - 1;
+        doc.splice(last, 2, [doc.lines[last] + doc.lines[last + 1]]);
+        newLen--;
+      }
+    }
+    if (touchesEnd && doc.length > 0 && start === pos) {
       // The final newline changes only when the diff says so (git's `\ No newline at end of file`
       // on one side only); a hunk written without the markers keeps the file's state.
       if (hunk.newNoNewline) doc.finalNewline = false;
@@ -725,15 +742,15 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       }
     }
     if (expected !== null) drift += pos - expected;
-    sizeDelta += addedAdopted.length - oldLen;
-    const shift = addedAdopted.length - oldLen;
+    sizeDelta += newLen - oldLen;
+    const shift = newLen - oldLen;
     for (const region of written) {
       if (region.start >= pos + oldLen) {
         region.start += shift;
         region.end += shift;
       }
     }
-    written.push({ start: pos, end: pos + addedAdopted.length });
+    written.push({ start, end: pos + newLen });
     reports.push({
       hunk: number,
       strategy,
@@ -1032,7 +1049,12 @@ function placeAsGit(
     if (matchEnd && pos + old.length !== size) return false;
     if (matchBeginning && pos !== 0) return false;
     for (let k = 0; k < old.length; k++) {
-      if (writtenLine(pos + k) || fileLine(pos + k) !== hunkLine(k)) return false;
+      if (writtenLine(pos + k)) return false;
+      const file = fileLine(pos + k);
+      // Bytes compared from the place on: a last old line without its newline also matches the
+      // same line with one (git's memcmp of the preimage), except where the hunk must end the file.
+      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
+      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
     }
     return true;
   };

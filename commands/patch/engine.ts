@@ -43,7 +43,7 @@ export interface GitApi {
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
-  indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number } | null>;
+  indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
   setSpecialEntries(
     dir: string,
     entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],

@@ -898,11 +898,17 @@ async function checkAsGitApply(
   }
 }
 
-/** Whether a file holds what its index entry records (content and executable bit), as `git apply --index` requires. */
+/**
+ * Whether a file is what its index entry records, as `git apply --index` requires (git's
+ * ie_match_stat): its stat data as the index keeps it — a file rewritten with the same content
+ * does not match until the index is refreshed (`git status`, `git add`) —, its content and its
+ * executable bit.
+ */
 async function matchesIndexEntry(
   state: FileState & { kind: "file" },
-  entry: { readonly oid: string; readonly mode: number },
+  entry: { readonly oid: string; readonly mode: number; readonly statMatches: boolean | null },
 ): Promise<boolean> {
+  if (entry.statMatches === false) return false;
   if ((await blobId(bytesOf(state))) !== entry.oid) return false;
   if (entry.mode !== 0o100644 && entry.mode !== 0o100755) return true;
   return (entry.mode === 0o100755) === ((state.mode & 0o100) !== 0);

@@ -87,7 +87,8 @@ export class View {
   /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
   gitApply: GitApplyMode | null = null;
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
-  indexEntry: ((rel: string) => Promise<{ oid: string; mode: number } | null>) | null = null;
+  indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>) | null =
+    null;
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

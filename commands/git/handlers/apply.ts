@@ -19,7 +19,7 @@ export const gitApply: Handler<
   readonly [{ name: "patches"; variadic: true; into: "patch-file"; description: string }]
 > = async (ctx) => {
   const { rel } = await openFromFlags(ctx, "write");
-  const text = await diffText(ctx);
+  const text = await diffText(ctx, rel);
   const mode: GitApplyMode = {
     strip: ctx.flags.strip ?? 1,
     reverse: ctx.flags.reverse === true,
@@ -71,13 +71,18 @@ export const gitApply: Handler<
   return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
 };
 
-/** The diff: the named files one after the other, else the call's stdin; bytes kept as they are. */
-async function diffText(ctx: Parameters<typeof gitApply>[0]): Promise<string> {
+/**
+ * The diff: the named files one after the other (relative to the repository), else the call's
+ * stdin; bytes kept as they are.
+ */
+async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): Promise<string> {
   const named = ctx.flags["patch-file"] ?? [];
   if (named.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
   let text = "";
   for (const path of named) {
-    const file = await ctx.workspace.resolve(path, "read", { label: "the diff file" });
+    // Relative to the repository, as git reads it in the repository (`git -C <repository> apply <file>`).
+    const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
+    const file = await ctx.workspace.resolve(given, "read", { label: "the diff file" });
     if (!file.exists) {
       ctx.stderr.write(`error: can't open patch '${path}': No such file or directory\n`);
       throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);

@@ -13,8 +13,8 @@ export const applyFlags = [
     type: "string",
     repeatable: true,
     valueName: "path",
-    path: "read",
-    description: "A file holding the diff (the words after `git apply`); without one, the diff is the call's stdin.",
+    description: "A file holding the diff, relative to the repository (the words after `git apply`, as `git -C " +
+      "<repository> apply <file>` reads them); without one, the diff is the call's stdin.",
   },
   { name: "check", type: "boolean", description: "Only see whether the diff applies; write nothing." },
   {
