@@ -55,7 +55,11 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
     "all files or none; no commit.",
   applyFlags,
   [
-    { command: "git apply", description: "Apply the diff on stdin.", stdin: "--- a/x.txt\n+++ b/x.txt\n" },
+    {
+      command: "git apply",
+      description: "Apply the diff on stdin.",
+      stdin: "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-draft\n+final\n",
+    },
     { command: "git apply --check fix.diff", description: "Whether fix.diff applies; nothing is written." },
     { command: "git apply --index -p0 fix.diff", description: "A `--no-prefix` diff, applied and staged." },
     { command: "git apply -R fix.diff", description: "Undo what fix.diff did." },
