@@ -37,6 +37,9 @@ export const gitApply: Handler<
     return { repo_path: rel, applied: false, checked: false, files: files.map(fileSummary) };
   }
   const check = ctx.flags.check === true;
+  // git apply warns of whitespace errors in the lines it adds when it applies (not for --check).
+  const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
+  ctx.stderr.write(whitespace?.lines.join("") ?? "");
   const { runPatch } = await import("../../patch/engine.ts");
   let files: string[];
   try {
@@ -68,8 +71,117 @@ export const gitApply: Handler<
       { result: { repo_path: rel, applied: false, checked: check, errors: said } },
     );
   }
+  if (whitespace) ctx.stderr.write(whitespace.summary);
   return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
 };
+
+/** The name git apply gives the patch in its warnings: the file named, else `<stdin>`. */
+function named(ctx: Parameters<typeof gitApply>[0]): string | null {
+  const files = ctx.flags["patch-file"] ?? [];
+  return files.length > 0 ? files[files.length - 1] : null;
+}
+
+/** How many whitespace errors git apply reports one by one before it only counts them. */
+const SQUELCH = 5;
+
+/**
+ * git apply's whitespace warnings under its default rules (core.whitespace's blank-at-eol,
+ * space-before-tab and blank-at-eof; apply.c's check_whitespace and ws.c's ws_check): for each line
+ * the diff adds (its `-` lines with -R), `<patch>:<line>: trailing whitespace.` or `space before tab
+ * in indent.` and the line; `new blank line at EOF.` for blank lines a hunk that ends the file adds
+ * last; the first five in full, then `warning: squelched N whitespace errors`, and the count.
+ */
+function whitespaceErrors(text: string, mode: GitApplyMode, patchName: string): { lines: string[]; summary: string } {
+  const added = mode.reverse ? "-" : "+";
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const errors: { line: number; what: string; text: string }[] = [];
+  const atEof: { line: number }[] = [];
+  let oldLeft = 0;
+  let newLeft = 0;
+  let blankRun: number | null = null;
+  let trailingContext = 0;
+  const endHunk = () => {
+    // Blank lines the hunk adds last, in a hunk without trailing context: they end the file.
+    if (blankRun !== null && trailingContext === 0 && !mode.unidiffZero) atEof.push({ line: blankRun });
+    blankRun = null;
+  };
+  // git counts patch lines as it parses them, and the `\ No newline at end of file` after a hunk's
+  // last line is taken in with that line, uncounted: later line numbers are one less for each.
+  let uncounted = 0;
+  let hunkJustEnded = false;
+  // A file whose old side has CRLF lines may add them: from the first such line on, git takes a
+  // `\r` at the end of a line for its line ending (cr-at-eol), not for trailing whitespace.
+  let crAtEol = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const lineNo = i + 1 - uncounted;
+    if (oldLeft <= 0 && newLeft <= 0) {
+      if (hunkJustEnded && line.startsWith("\\")) uncounted++;
+      hunkJustEnded = false;
+      // A new file's diff: its own rules.
+      if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
+      const header = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+      if (!header) continue;
+      oldLeft = header[1] === undefined ? 1 : Number(header[1]);
+      newLeft = header[2] === undefined ? 1 : Number(header[2]);
+      if (mode.reverse) [oldLeft, newLeft] = [newLeft, oldLeft];
+      blankRun = null;
+      trailingContext = 0;
+      if (oldLeft <= 0 && newLeft <= 0) endHunk();
+      continue;
+    }
+    if (line.startsWith("\\")) continue;
+    const kind = line === "" ? " " : line[0];
+    const body = line.slice(1);
+    if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
+    if (kind === " ") {
+      oldLeft--;
+      newLeft--;
+      trailingContext++;
+    } else if (kind === added) {
+      mode.reverse ? oldLeft-- : newLeft--;
+      trailingContext = 0;
+      const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
+      if (what) errors.push({ line: lineNo, what, text: body });
+      // Blank as C's isspace has it (no Unicode spaces).
+      if (/^[ \t\r\v\f]*$/.test(body)) blankRun ??= lineNo;
+      else blankRun = null;
+    } else if (kind === (mode.reverse ? "+" : "-")) {
+      mode.reverse ? newLeft-- : oldLeft--;
+      trailingContext = 0;
+      blankRun = null;
+    } else {
+      oldLeft = newLeft = 0;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) {
+      endHunk();
+      hunkJustEnded = true;
+    }
+  }
+  const all = [...errors, ...atEof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
+  const out = all.slice(0, SQUELCH).map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`);
+  let summary = "";
+  if (all.length > SQUELCH) {
+    const squelched = all.length - SQUELCH;
+    summary += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
+  }
+  if (all.length > 0) {
+    summary += all.length === 1
+      ? "warning: 1 line adds whitespace errors.\n"
+      : `warning: ${all.length} lines add whitespace errors.\n`;
+  }
+  return { lines: out, summary };
+}
+
+/** ws.c's verdict on one added line (without its newline) under git's default rules, or null. */
+function whitespaceError(line: string): string | null {
+  const found: string[] = [];
+  const indent = /^[ \t]*/.exec(line)![0];
+  if (indent.includes(" \t")) found.push("space before tab in indent");
+  if (/[ \t\r\v\f]$/.test(line)) found.unshift("trailing whitespace");
+  return found.length ? found.join(", ") : null;
+}
 
 /**
  * The diff: the named files one after the other (relative to the repository), else the call's
