@@ -142,6 +142,36 @@ export function indexEntry(
   return Promise.resolve({ oid: entry.oid, mode: entry.mode, statMatches: info && statMatches(entry, info) });
 }
 
+/** What the index holds at `path` (stage 0): the blob's bytes and the entry's mode, or null. */
+export async function indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
+  const repo = open(dir);
+  const entry = loadIndex(repo).entries.get(normalizeUserPath(path));
+  if (!entry || entry.mode === S_IFGITLINK) return null;
+  return { bytes: (await repo.objects.read(entry.oid)).content, mode: entry.mode };
+}
+
+/**
+ * Sets index entries to new contents without touching the work tree (`git apply --cached`): each
+ * path gets a blob of `bytes` with `mode`, or leaves the index when `bytes` is null.
+ */
+export async function writeIndexEntries(
+  dir: string,
+  entries: readonly { path: string; bytes: Uint8Array | null; mode: number }[],
+  _opts: { locked: true },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "writeIndexEntries");
+  const index = loadIndex(repo);
+  for (const entry of entries) {
+    const path = normalizeUserPath(entry.path);
+    if (entry.bytes === null) {
+      index.remove(path);
+      continue;
+    }
+    index.set(emptyEntry(path, await repo.objects.write("blob", entry.bytes), entry.mode), true);
+  }
+}
+
 /**
  * Index entries a file's content cannot say (the `patch` command's diffs of links and submodules),
  * set after `stagePaths`: a symbolic link (120000), which pterm writes as a plain file holding the

@@ -529,6 +529,10 @@ export interface HunkReport {
   readonly stated_line: number | null;
   /** Added lines were re-indented by this prefix ("+  ") or with it removed ("-  "). */
   readonly reindent?: string;
+  /** In git's strict mode: whether the hunk's old side ended the file (git's blank-at-eof check). */
+  readonly ends_file?: boolean;
+  /** In git's strict mode: the patch line of the hunk's `@@` header. */
+  readonly patch_line?: number;
 }
 
 export type HunkFailure =
@@ -757,6 +761,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       at_line: pos + 1,
       stated_line: hunk.oldStart,
       ...(reindent ? { reindent: reindent.label } : {}),
+      ...(options.gitStrict ? { ends_file: touchesEnd, patch_line: hunk.patchLine } : {}),
     });
   });
   return reports;

@@ -44,6 +44,12 @@ export interface GitApi {
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
   indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
+  indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
+  writeIndexEntries(
+    dir: string,
+    entries: readonly { path: string; bytes: Uint8Array | null; mode: number }[],
+    opts: { locked: true },
+  ): Promise<void>;
   setSpecialEntries(
     dir: string,
     entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
@@ -520,6 +526,13 @@ function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
   if (run.gitApply && run.git) {
     const git = run.git;
     view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
+    // `git apply --cached`: the files are the index's, not the work tree's.
+    if (run.gitApply.cached) {
+      view.source = async (rel) => {
+        const blob = await git.indexBlob(repo.abs, rel);
+        return blob && { bytes: blob.bytes, mode: blob.mode === 0o100755 ? 0o755 : 0o644 };
+      };
+    }
   }
   return view;
 }
@@ -855,6 +868,23 @@ async function runGitAndEdits(
   view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
+  if (run.gitApply?.cached) {
+    // `git apply --cached`: the result goes into the index only; the work tree is not touched.
+    await linksFromSources(git, repo.abs, view);
+    await git.writeIndexEntries(
+      repo.abs,
+      changes.map((c) => ({
+        path: c.rel,
+        bytes: c.after?.bytes ?? null,
+        mode: c.after && c.after.mode & 0o100 ? 0o100755 : 0o100644,
+      })),
+      { locked: true },
+    );
+    const special = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
+    if (special.length > 0) await git.setSpecialEntries(repo.abs, special, { locked: true });
+    result.files_changed = filesChanged(view);
+    return;
+  }
   // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its
   // folder if that is empty (git apply removes it too), so the path is free for a file again.
   const submodules = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000);
@@ -948,6 +978,20 @@ async function runGitAndEdits(
   }
 }
 
+/**
+ * A rename or copy of a link, with no mode in its diff, is a link too: the source's index mode is
+ * read before the index changes (staging drops a renamed source from it).
+ */
+async function linksFromSources(git: GitApi, dir: string, view: View): Promise<void> {
+  if (view.modeSources.size === 0) return;
+  const modes = await git.indexModes(dir, [...view.modeSources.values()], { locked: true });
+  for (const [to, from] of view.modeSources) {
+    if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
+      view.specialEntries.set(to, { mode: 0o120000, oid: null });
+    }
+  }
+}
+
 /** Stages what the patch wrote, with the index modes its diffs state (links, submodule pointers). */
 async function stageChanges(
   git: GitApi,
@@ -957,16 +1001,7 @@ async function stageChanges(
   root: string,
   warnings: string[],
 ): Promise<void> {
-  // A rename or copy of a link, with no mode in its diff, is a link too: read the source's mode
-  // before staging (which drops a renamed source from the index).
-  if (view.modeSources.size > 0) {
-    const modes = await git.indexModes(dir, [...view.modeSources.values()], { locked: true });
-    for (const [to, from] of view.modeSources) {
-      if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
-        view.specialEntries.set(to, { mode: 0o120000, oid: null });
-      }
-    }
-  }
+  await linksFromSources(git, dir, view);
   await stageWritten(git, dir, paths, root, warnings);
   if (view.specialEntries.size > 0) {
     const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));

@@ -869,7 +869,7 @@ async function checkAsGitApply(
   // A submodule pointer has no file to read: only its index entry is checked.
   const pointer = file.entryMode === 0o160000;
   if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
-    if (git.index && view.indexEntry) {
+    if ((git.index || git.cached) && view.indexEntry) {
       const entry = await view.indexEntry(fromLoc.rel);
       if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, { git: true });
       // The mode the diff says the file has (its `old mode`, `deleted file mode` or `index` line).
@@ -877,7 +877,7 @@ async function checkAsGitApply(
       if (stated !== null && (stated & 0o170000) !== (entry.mode & 0o170000)) {
         throw new OpError("Conflict", `${from}: wrong type`, { git: true });
       }
-      const state = pointer ? null : await view.get(fromLoc.rel, fromLoc.abs);
+      const state = pointer || git.cached ? null : await view.get(fromLoc.rel, fromLoc.abs);
       if (state?.kind === "file" && !(await matchesIndexEntry(state, entry))) {
         throw new OpError("Conflict", `${from}: does not match index`, { git: true });
       }
@@ -888,9 +888,13 @@ async function checkAsGitApply(
   const creates = toLoc !== null && to !== null && (fromLoc === null || fromLoc.rel !== toLoc.rel) &&
     !leaving.has(to);
   if (creates) {
-    if (git.index && view.indexEntry && !results.has(toLoc.rel) && (await view.indexEntry(toLoc.rel)) !== null) {
+    if (
+      (git.index || git.cached) && view.indexEntry && !results.has(toLoc.rel) &&
+      (await view.indexEntry(toLoc.rel)) !== null
+    ) {
       throw new OpError("AlreadyExists", `${to}: already exists in index`, { git: true });
     }
+    if (git.cached) return;
     const state = results.get(toLoc.rel) ?? await view.get(toLoc.rel, toLoc.abs);
     if (state.kind === "file") {
       throw new OpError("AlreadyExists", `${to}: already exists in working directory`, { git: true });

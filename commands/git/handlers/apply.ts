@@ -25,6 +25,7 @@ export const gitApply: Handler<
     reverse: ctx.flags.reverse === true,
     unidiffZero: ctx.flags["unidiff-zero"] === true,
     index: ctx.flags.index === true,
+    cached: ctx.flags.cached === true,
   };
   if (text.trim() === "") {
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
@@ -39,7 +40,6 @@ export const gitApply: Handler<
   const check = ctx.flags.check === true;
   // git apply warns of whitespace errors in the lines it adds when it applies (not for --check).
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  ctx.stderr.write(whitespace?.lines.join("") ?? "");
   const { runPatch } = await import("../../patch/engine.ts");
   let files: string[];
   try {
@@ -59,8 +59,14 @@ export const gitApply: Handler<
       git: await import("../api.ts"),
     });
     files = result.files_changed.map((f) => f.path);
+    // Blank lines added at the end of a file are an error only where the hunk did end the file.
+    const endingFile = new Set(
+      result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
+    );
+    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
   } catch (error) {
     const said = gitErrorsOf(error);
+    if (whitespace) ctx.stderr.write(whitespace.report(null));
     if (said.length === 0) throw error;
     ctx.stderr.write(said.map((line) => `error: ${line}\n`).join(""));
     throw new PtermError(
@@ -71,7 +77,6 @@ export const gitApply: Handler<
       { result: { repo_path: rel, applied: false, checked: check, errors: said } },
     );
   }
-  if (whitespace) ctx.stderr.write(whitespace.summary);
   return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
 };
 
@@ -91,19 +96,23 @@ const SQUELCH = 5;
  * in indent.` and the line; `new blank line at EOF.` for blank lines a hunk that ends the file adds
  * last; the first five in full, then `warning: squelched N whitespace errors`, and the count.
  */
-function whitespaceErrors(text: string, mode: GitApplyMode, patchName: string): { lines: string[]; summary: string } {
+function whitespaceErrors(
+  text: string,
+  mode: GitApplyMode,
+  patchName: string,
+): { report(endingFile: ReadonlySet<number> | null): string } {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   const errors: { line: number; what: string; text: string }[] = [];
-  const atEof: { line: number }[] = [];
+  /** Blank lines each hunk adds last: the hunk's `@@` line in the text, the first blank's line number. */
+  const atEof: { header: number; line: number }[] = [];
+  let header = 0;
   let oldLeft = 0;
   let newLeft = 0;
   let blankRun: number | null = null;
-  let trailingContext = 0;
   const endHunk = () => {
-    // Blank lines the hunk adds last, in a hunk without trailing context: they end the file.
-    if (blankRun !== null && trailingContext === 0 && !mode.unidiffZero) atEof.push({ line: blankRun });
+    if (blankRun !== null) atEof.push({ header, line: blankRun });
     blankRun = null;
   };
   // git counts patch lines as it parses them, and the `\ No newline at end of file` after a hunk's
@@ -121,13 +130,13 @@ function whitespaceErrors(text: string, mode: GitApplyMode, patchName: string): 
       hunkJustEnded = false;
       // A new file's diff: its own rules.
       if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
-      const header = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-      if (!header) continue;
-      oldLeft = header[1] === undefined ? 1 : Number(header[1]);
-      newLeft = header[2] === undefined ? 1 : Number(header[2]);
+      const counts = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+      if (!counts) continue;
+      oldLeft = counts[1] === undefined ? 1 : Number(counts[1]);
+      newLeft = counts[2] === undefined ? 1 : Number(counts[2]);
       if (mode.reverse) [oldLeft, newLeft] = [newLeft, oldLeft];
       blankRun = null;
-      trailingContext = 0;
+      header = i + 1;
       if (oldLeft <= 0 && newLeft <= 0) endHunk();
       continue;
     }
@@ -135,21 +144,21 @@ function whitespaceErrors(text: string, mode: GitApplyMode, patchName: string): 
     const kind = line === "" ? " " : line[0];
     const body = line.slice(1);
     if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
+    // A run of blank lines a hunk adds goes on through blank context lines, and ends at any other.
+    const blank = /^[ \t\r\v\f]*$/.test(body);
     if (kind === " ") {
       oldLeft--;
       newLeft--;
-      trailingContext++;
+      if (!blank) blankRun = null;
     } else if (kind === added) {
       mode.reverse ? oldLeft-- : newLeft--;
-      trailingContext = 0;
       const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
       if (what) errors.push({ line: lineNo, what, text: body });
       // Blank as C's isspace has it (no Unicode spaces).
-      if (/^[ \t\r\v\f]*$/.test(body)) blankRun ??= lineNo;
+      if (blank) blankRun ??= lineNo;
       else blankRun = null;
     } else if (kind === (mode.reverse ? "+" : "-")) {
       mode.reverse ? newLeft-- : oldLeft--;
-      trailingContext = 0;
       blankRun = null;
     } else {
       oldLeft = newLeft = 0;
@@ -159,19 +168,27 @@ function whitespaceErrors(text: string, mode: GitApplyMode, patchName: string): 
       hunkJustEnded = true;
     }
   }
-  const all = [...errors, ...atEof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
-  const out = all.slice(0, SQUELCH).map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`);
-  let summary = "";
-  if (all.length > SQUELCH) {
-    const squelched = all.length - SQUELCH;
-    summary += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
-  }
-  if (all.length > 0) {
-    summary += all.length === 1
-      ? "warning: 1 line adds whitespace errors.\n"
-      : `warning: ${all.length} lines add whitespace errors.\n`;
-  }
-  return { lines: out, summary };
+  return {
+    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
+    // the blank lines added at the end of files, then the counts.
+    report(endingFile) {
+      const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
+      const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
+      const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
+      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`).join("");
+      if (endingFile === null) return out;
+      if (all.length > SQUELCH) {
+        const squelched = all.length - SQUELCH;
+        out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
+      }
+      if (all.length > 0) {
+        out += all.length === 1
+          ? "warning: 1 line adds whitespace errors.\n"
+          : `warning: ${all.length} lines add whitespace errors.\n`;
+      }
+      return out;
+    },
+  };
 }
 
 /** ws.c's verdict on one added line (without its newline) under git's default rules, or null. */

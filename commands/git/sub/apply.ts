@@ -34,6 +34,12 @@ export const applyFlags = [
       "it; the result is staged (not committed).",
   },
   {
+    name: "cached",
+    type: "boolean",
+    description: "Apply to the index only, leaving the work tree as it is: each file the diff edits must be in " +
+      "the index, and is read from there.",
+  },
+  {
     name: "strip",
     short: "p",
     type: "number",
@@ -76,8 +82,6 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
     positionals: [{ name: "patches", variadic: true, into: "patch-file", description: "Diff files (`-`: stdin)." }],
     stdin: { mode: "unlessFlag", flag: "patch-file", bytes: true },
     refusedFlags: {
-      "--cached": "pterm's git apply writes the work tree: `git apply --index` applies to the work tree and the " +
-        "index together; `git apply` alone, then `git add <path>` for the files to stage.",
       "--3way": "pterm's git apply does not fall back to a three-way merge: a diff whose context does not match " +
         "is refused; bring the file to the diff's base first, or edit with `patch apply` (which places hunks " +
         "fuzzily and says so).",

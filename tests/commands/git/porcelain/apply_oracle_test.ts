@@ -75,6 +75,19 @@ function fingerprint(dir: string): string {
     git(dir, "diff", "--binary");
 }
 
+/** Every path under `dir` but .git, with its bytes (a link: its target): what `--cached` must leave alone. */
+function worktree(dir: string, below = ""): string {
+  let out = "";
+  for (const entry of [...Deno.readDirSync(`${dir}/${below}`)].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = below ? `${below}/${entry.name}` : entry.name;
+    if (rel === ".git") continue;
+    if (entry.isDirectory) out += `${rel}/\n` + worktree(dir, rel);
+    else if (entry.isSymlink) out += `${rel} -> ${Deno.readLinkSync(`${dir}/${rel}`)}\n`;
+    else out += `${rel} ${btoa(String.fromCharCode(...Deno.readFileSync(`${dir}/${rel}`)))}\n`;
+  }
+  return out;
+}
+
 /** The diff's per-file sections (each from its `diff --git` line). */
 function sections(diff: string): string[] {
   const parts = diff.split(/^(?=diff --git )/m);
@@ -155,7 +168,7 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   git(root.path, "clone", "-q", "gen", "byPterm");
   const byGit = `${root.path}/byGit`;
   const byPterm = `${root.path}/byPterm`;
-  const stats = { diffs: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
+  const stats = { diffs: 0, cached: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
     const shape = rng.pick(["plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail"]);
@@ -173,8 +186,10 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
     git(gen, "commit", "-qm", `round ${round}`);
     if (shape === "mail") diff = git(gen, "format-patch", "-1", "--stdout", ...options);
     const expected = git(gen, "rev-parse", "HEAD^{tree}").trim();
+    // Now and then the index alone (`--cached`): the work trees are brought back in line after the round.
+    const cached = rng.chance(0.25);
     const flags = [
-      "--index",
+      cached ? "--cached" : "--index",
       ...(shape === "no-prefix" ? ["-p0"] : []),
       ...(shape === "U0" ? ["--unidiff-zero"] : []),
     ];
@@ -208,16 +223,21 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
     const theirs = await realApply(byGit, flags, encodeLossless(diff));
     assert.equal(theirs.code, 0, `git apply itself refuses: ${theirs.errors.join(" / ")} ${context("diff")}`);
     assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context("diff")}`);
+    const before = cached ? worktree(byPterm) : "";
     const ours = await ptermApply(root.path, flags, encodeLossless(diff));
     assert.equal(ours.code, 0, `pterm refused a diff git applies: ${ours.stderr} ${context("diff")}`);
     // Its whitespace warnings (lines added with trailing whitespace, …) are git's, byte for byte.
     assert.equal(ours.stderr, theirs.stderr, `pterm's stderr differs from git's: ${context("diff")}`);
     assert.equal(git(byPterm, "write-tree").trim(), expected, `pterm's index differs from git's: ${context("diff")}`);
-    assert.equal(
-      git(byPterm, "diff", "--stat"),
-      "",
-      `pterm's work tree differs from the index it staged: ${context("diff")}`,
-    );
+    if (cached) {
+      assert.equal(worktree(byPterm), before, `pterm's --cached changed the work tree: ${context("diff")}`);
+    } else {
+      assert.equal(
+        git(byPterm, "diff", "--stat"),
+        "",
+        `pterm's work tree differs from the index it staged: ${context("diff")}`,
+      );
+    }
 
     // The same diff again, as a retry: refused or accepted as git decides, with git's lines.
     const again = await realApply(byGit, ["--check", ...flags], encodeLossless(diff));
@@ -238,8 +258,15 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
       stats.twiceRefused++;
     } else stats.twiceAccepted++;
 
-    for (const dir of [byGit, byPterm]) git(dir, "commit", "-qm", `round ${round}`, "--allow-empty");
+    for (const dir of [byGit, byPterm]) {
+      git(dir, "commit", "-qm", `round ${round}`, "--allow-empty");
+      if (cached) {
+        git(dir, "reset", "-q", "--hard");
+        git(dir, "clean", "-fdq");
+      }
+    }
     stats.diffs++;
+    if (cached) stats.cached++;
   }
   if (DIFFS >= 50) {
     for (const [what, count] of Object.entries(stats)) {

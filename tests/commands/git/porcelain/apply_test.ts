@@ -158,3 +158,17 @@ Deno.test("git apply -p0 takes a `git diff --no-prefix` diff; --unidiff-zero a `
   await execOk(root.path, "git apply --unidiff-zero", { stdin: zero });
   assert.equal(await Deno.readTextFile(`${root.path}/README.md`), "# App\n\nRun it.\nTest it.\n");
 });
+
+Deno.test("git apply --cached changes the index only, as real git's; a file not in the index is refused in git's words", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  await execOk(root.path, "git apply --cached", { stdin: diff });
+  assert.equal(git(root.path, "diff", "--cached").stdout, diff);
+  // The work tree is as it was: its files differ from the index by exactly the diff, reversed.
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "AD NOTES.md\nMM app.py\n");
+  git(root.path, "reset", "-q");
+  git(root.path, "rm", "-q", "--cached", "app.py");
+  const envelope = await exec(root.path, "git apply --cached", { stdin: diff });
+  assert.equal(envelope.exit_code, 1);
+  assert.ok(envelope.stderr.startsWith("error: app.py: does not exist in index\n"), envelope.stderr);
+});
