@@ -142,6 +142,13 @@ Deno.test("git apply keeps pterm's path rules: a diff into .git/ or a secret is 
   const env = await exec(root.path, "git apply --index", { stdin: secret });
   assert.equal(env.error_code, "SecretPathDenied");
   await assert.rejects(Deno.stat(`${root.path}/.env`));
+  // Into the index alone, too: no secret and no .git path is staged.
+  for (const diff of [secret, intoGit]) {
+    const cached = await exec(root.path, "git apply --cached", { stdin: diff });
+    assert.notEqual(cached.exit_code, 0);
+    assert.ok(["SecretPathDenied", "GitDirDenied"].includes(cached.error_code ?? ""), cached.stderr);
+  }
+  assert.equal(git(root.path, "ls-files", "--stage").stdout.includes(".env"), false);
   assert.equal(git(root.path, "status", "--porcelain").stdout, "");
 });
 
