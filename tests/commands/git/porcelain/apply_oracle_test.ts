@@ -40,6 +40,7 @@ async function realApply(dir: string, args: string[], diff: Uint8Array): Promise
   code: number;
   errors: string[];
   stderr: string;
+  stdout: string;
 }> {
   const child = new Deno.Command("git", {
     args: ["apply", ...args],
@@ -47,7 +48,7 @@ async function realApply(dir: string, args: string[], diff: Uint8Array): Promise
     env: ENV,
     clearEnv: true,
     stdin: "piped",
-    stdout: "null",
+    stdout: "piped",
     stderr: "piped",
   }).spawn();
   const writer = child.stdin.getWriter();
@@ -55,7 +56,12 @@ async function realApply(dir: string, args: string[], diff: Uint8Array): Promise
   await writer.close();
   const out = await child.output();
   const stderr = new TextDecoder().decode(out.stderr);
-  return { code: out.code, errors: stderr.split("\n").filter((l) => l.startsWith("error: ")), stderr };
+  return {
+    code: out.code,
+    errors: stderr.split("\n").filter((l) => l.startsWith("error: ")),
+    stderr,
+    stdout: new TextDecoder().decode(out.stdout),
+  };
 }
 
 /** pterm's outcome for the same diff (sent as stdin bytes, as a tool call or pipe gives them). */
@@ -168,7 +174,7 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   git(root.path, "clone", "-q", "gen", "byPterm");
   const byGit = `${root.path}/byGit`;
   const byPterm = `${root.path}/byPterm`;
-  const stats = { diffs: 0, cached: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
+  const stats = { diffs: 0, views: 0, cached: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
     const shape = rng.pick(["plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail"]);
@@ -220,6 +226,18 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
       }
     }
 
+    // What the diff would do, as --stat and --numstat print it: git's bytes.
+    if (rng.chance(0.3)) {
+      for (const view of ["--stat", "--numstat"]) {
+        const args = [view, ...flags.filter((f) => f !== "--index" && f !== "--cached")];
+        const real = await realApply(byGit, [...args], encodeLossless(diff));
+        const envelope = await exec(root.path, `git -C byPterm apply ${args.join(" ")}`, {
+          stdin: encodeLossless(diff),
+        });
+        assert.equal(envelope.stdout, real.stdout, `git apply ${view} prints otherwise: ${context("diff")}`);
+        stats.views++;
+      }
+    }
     const theirs = await realApply(byGit, flags, encodeLossless(diff));
     assert.equal(theirs.code, 0, `git apply itself refuses: ${theirs.errors.join(" / ")} ${context("diff")}`);
     assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context("diff")}`);
