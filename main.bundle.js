@@ -2556,7 +2556,11 @@ function usesStdin(leaf, args) {
   const use = leaf.stdin;
   if (!use) return false;
   if (use.mode === "always") return true;
-  const given = Boolean(args.flags[use.flag]);
+  const isGiven = (name) => {
+    const value = args.flags[name];
+    return Array.isArray(value) ? value.length > 0 : Boolean(value);
+  };
+  const given = isGiven(use.flag) || use.mode === "whenFlag" && (use.alsoFlags ?? []).some(isGiven);
   return use.mode === "whenFlag" ? given : !given;
 }
 function confineArguments(root, leaf, args) {

@@ -79,7 +79,12 @@ export interface ExampleSpec {
  * it, stdin that is not UTF-8 is refused (StdinNotUtf8) before the command runs.
  */
 export type StdinUse =
-  & ({ readonly mode: "always" } | { readonly mode: "whenFlag"; readonly flag: string } | {
+  & ({ readonly mode: "always" } | {
+    readonly mode: "whenFlag";
+    readonly flag: string;
+    /** Other flags that make the command read stdin too (`git cat-file --batch` and `--batch-check`). */
+    readonly alsoFlags?: readonly string[];
+  } | {
     readonly mode: "unlessFlag";
     readonly flag: string;
   })

@@ -100,7 +100,7 @@ export function renderHelp(path: readonly string[], node: CommandNode): HelpDocu
       const when = node.stdin.mode === "always"
         ? "always"
         : node.stdin.mode === "whenFlag"
-        ? `with --${node.stdin.flag}`
+        ? `with ${[node.stdin.flag, ...(node.stdin.alsoFlags ?? [])].map((f) => `--${f}`).join(" or ")}`
         : `unless --${node.stdin.flag} is given`;
       const kind = node.stdin.bytes
         ? "its bytes as they are, UTF-8 or not"

@@ -95,7 +95,12 @@ function usesStdin(leaf: LeafSpec, args: ParsedArgs): boolean {
   const use = leaf.stdin;
   if (!use) return false;
   if (use.mode === "always") return true;
-  const given = Boolean(args.flags[use.flag]);
+  // A repeatable flag given no time is an empty list: not given.
+  const isGiven = (name: string) => {
+    const value = args.flags[name];
+    return Array.isArray(value) ? value.length > 0 : Boolean(value);
+  };
+  const given = isGiven(use.flag) || (use.mode === "whenFlag" && (use.alsoFlags ?? []).some(isGiven));
   return use.mode === "whenFlag" ? given : !given;
 }
 

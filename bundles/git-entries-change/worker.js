@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4WSYNAMR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-MJ2CRKJV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -878,6 +878,7 @@ __export(change_exports, {
   checkout: () => checkout,
   cherryPick: () => cherryPick,
   clean: () => clean,
+  gitApply: () => gitApply,
   merge: () => merge,
   mv: () => mv,
   reset: () => reset,
@@ -2794,6 +2795,15 @@ function entryFromWrite(path, oid, mode, info) {
     ...emptyEntry(path, oid, mode),
     ...statFields(info)
   };
+}
+function entryFromStat(path, oid, mode, info, statTime) {
+  const entry = {
+    ...emptyEntry(path, oid, mode),
+    ...statFields(info)
+  };
+  const mtime = info.mtime?.getTime() ?? 0;
+  if (mtime >= statTime - 50) entry.size = 0;
+  return entry;
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
@@ -5346,6 +5356,9 @@ function isDirectory(path) {
     return false;
   }
 }
+function isRepositoryDir(dir) {
+  return isDirectory(`${dir}/.git`) && isDirectory(`${dir}/.git/objects`) && isDirectory(`${dir}/.git/refs`);
+}
 var KNOWN_EXTENSIONS = /* @__PURE__ */ new Set([
   "noop",
   "preciousobjects",
@@ -6812,7 +6825,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-B4K3VOZ6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-H74F2XXR.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6903,11 +6916,11 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
         continue;
       }
     }
-    const named = renamedPaths.get(path);
-    const pathLabels = named && named.ours !== named.theirs ? {
-      ours: `${labels.ours}:${named.ours}`,
-      theirs: `${labels.theirs}:${named.theirs}`,
-      base: `${labels.base ?? ""}:${named.base}`
+    const named2 = renamedPaths.get(path);
+    const pathLabels = named2 && named2.ours !== named2.theirs ? {
+      ours: `${labels.ours}:${named2.ours}`,
+      theirs: `${labels.theirs}:${named2.theirs}`,
+      base: `${labels.base ?? ""}:${named2.base}`
     } : labels;
     if (o && t && isRegular2(o) && isRegular2(t)) {
       let mode = o.mode === t.mode ? o.mode : null;
@@ -7969,11 +7982,20 @@ async function withRepoLock(repo, fn, owner = "git") {
     lock.rollback();
   }
 }
+function assertLocked(repo, operation) {
+  if (!held.has(repo.gitdir)) {
+    throw new PtermError("Internal", `${operation} was called without holding the repository lock of ${repo.label}; wrap it in withRepoLock.`);
+  }
+}
 function loadIndex(repo) {
   const state = held.get(repo.gitdir);
   if (!state) return readIndexFile(repo.gitdir);
   state.index ??= readIndexFile(repo.gitdir);
   return state.index;
+}
+function discardPendingIndex(repo) {
+  const state = held.get(repo.gitdir);
+  if (state) state.index = null;
 }
 
 // commands/git/porcelain/branch_list.ts
@@ -8423,6 +8445,10 @@ function openSubmodule(repo, path) {
   }
   const label = repo.label === "." || repo.label === "" ? path : `${repo.label}/${path}`;
   return openRepo(dir, label, repo.root ?? repo.dir);
+}
+function submoduleHead(repo, path) {
+  const sub = openSubmodule(repo, path);
+  return sub ? readHead(sub).oid : null;
 }
 
 // commands/git/porcelain/status.ts
@@ -10205,6 +10231,25 @@ async function resetPaths(repo, index, rev, specs) {
   if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
   return await resetIndexTo(repo, index, tree, specs);
 }
+async function pathsChangedBy(repo, index, policy, op) {
+  const head = readHead(repo);
+  if (op.kind === "reset") {
+    if (op.mode !== "hard") return [];
+    const target = await resolveCommit(repo, op.ref);
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, target), "hard", "reset", {
+      dryRun: true
+    });
+    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
+  }
+  const { base, theirs } = await revertTrees(repo, op.ref);
+  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: "revert"
+  });
+  return [
+    ...merge2.changes.keys()
+  ].filter((p) => !policy.hidden(p)).sort(comparePaths);
+}
 
 // commands/git/handlers/restore.ts
 var restore = async (ctx) => {
@@ -11009,10 +11054,10 @@ function expand(ctx, oid, commit, template) {
         break;
       }
       case "C": {
-        const named = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
-        if (named) {
+        const named2 = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
+        if (named2) {
           value = "";
-          used = named[0].length;
+          used = named2[0].length;
         }
         break;
       }
@@ -11344,6 +11389,1892 @@ var stashClearHandler = async (ctx) => {
   };
 };
 
+// commands/patch/binary.ts
+var ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+var DIGIT = new Int16Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+function decodeBase85Line(line) {
+  const c = line.charCodeAt(0);
+  const length = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
+  const body = line.slice(1);
+  if (length === 0 || body.length !== Math.ceil(length / 4) * 5) return null;
+  const out = new Uint8Array(Math.ceil(length / 4) * 4);
+  for (let g = 0; g < body.length / 5; g++) {
+    let acc = 0;
+    for (let k = 0; k < 5; k++) {
+      const code = body.charCodeAt(g * 5 + k);
+      const d = code < 128 ? DIGIT[code] : -1;
+      if (d < 0) return null;
+      acc = acc * 85 + d;
+    }
+    if (acc > 4294967295) return null;
+    out[g * 4] = acc >>> 24;
+    out[g * 4 + 1] = acc >>> 16 & 255;
+    out[g * 4 + 2] = acc >>> 8 & 255;
+    out[g * 4 + 3] = acc & 255;
+  }
+  return out.subarray(0, length);
+}
+function parseBinaryPatch(text, at) {
+  const hunks = [];
+  let i = at;
+  while (hunks.length < 2 && i < text.length) {
+    const header = /^(literal|delta) (\d+)$/.exec(text[i]);
+    if (!header) break;
+    i++;
+    const chunks = [];
+    for (; i < text.length && text[i] !== ""; i++) {
+      const bytes = decodeBase85Line(text[i]);
+      if (!bytes) return {
+        error: i
+      };
+      chunks.push(bytes);
+    }
+    i++;
+    const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let o = 0;
+    for (const c of chunks) {
+      data.set(c, o);
+      o += c.length;
+    }
+    hunks.push({
+      kind: header[1],
+      size: Number(header[2]),
+      data
+    });
+  }
+  if (hunks.length === 0) return {
+    error: at
+  };
+  return {
+    hunk: hunks[0],
+    reverse: hunks[1] ?? null,
+    next: i
+  };
+}
+async function blobId(bytes) {
+  return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
+}
+var BinaryPatchError = class extends Error {
+};
+function applyBinaryHunk(hunk, base) {
+  let inflated;
+  try {
+    inflated = inflateZlibSync(hunk.data, hunk.size);
+  } catch {
+    throw new BinaryPatchError("its data is not a valid zlib stream (the patch was damaged)");
+  }
+  if (inflated.length !== hunk.size) {
+    throw new BinaryPatchError(`its data inflates to ${inflated.length} bytes, not the ${hunk.size} it states`);
+  }
+  if (hunk.kind === "literal") return inflated;
+  try {
+    return applyDelta(base, inflated);
+  } catch {
+    throw new BinaryPatchError("its delta does not fit the file's current content");
+  }
+}
+
+// commands/patch/text.ts
+var decoder = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var encoder3 = new TextEncoder();
+function decodeLossless(bytes) {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+  }
+  const parts = [];
+  let start = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const length = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    let valid = length > 0 && i + length <= bytes.length;
+    if (valid && length > 1) {
+      try {
+        decoder.decode(bytes.subarray(i, i + length));
+      } catch {
+        valid = false;
+      }
+    }
+    if (valid) {
+      i += length;
+      continue;
+    }
+    if (start < i) parts.push(decoder.decode(bytes.subarray(start, i)));
+    parts.push(String.fromCharCode(56320 + b));
+    i++;
+    start = i;
+  }
+  if (start < bytes.length) parts.push(decoder.decode(bytes.subarray(start)));
+  return parts.join("");
+}
+function encodeLossless(text) {
+  if (!/[\udc80-\udcff]/.test(text)) return encoder3.encode(text);
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 55296 && c <= 56319) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 56320 && next <= 57343) i++;
+      continue;
+    }
+    if (c < 56448 || c > 56575) continue;
+    parts.push(encoder3.encode(text.slice(start, i)), new Uint8Array([
+      c - 56320
+    ]));
+    start = i + 1;
+  }
+  parts.push(encoder3.encode(text.slice(start)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+var TextDoc = class _TextDoc {
+  /** Lines without their `\n`; a line of a CRLF file keeps its trailing `\r`. */
+  lines;
+  /** Whether the last line ends with a newline. */
+  finalNewline;
+  /** The lines lower-cased and without indentation or `\r`, built on first use and kept in step. */
+  #normalized = null;
+  /** How many lines end with `\r`, counted on first use and kept in step. */
+  #crCount = null;
+  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
+  bom;
+  constructor(lines, finalNewline, bom = false) {
+    this.lines = lines;
+    this.finalNewline = finalNewline;
+    this.bom = bom;
+  }
+  static fromText(text) {
+    if (text === "") return new _TextDoc([], false);
+    const lines = text.split("\n");
+    const finalNewline = lines[lines.length - 1] === "";
+    if (finalNewline) lines.pop();
+    return new _TextDoc(lines, finalNewline);
+  }
+  /** Decodes UTF-8; returns null for content that is not text (invalid UTF-8 or a NUL byte). */
+  static fromBytes(bytes) {
+    if (bytes.includes(0)) return null;
+    let text;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return null;
+    }
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  /**
+   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
+   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
+   * Null only for content with a NUL byte (binary to git too).
+   */
+  static fromBytesLossless(bytes) {
+    if (bytes.includes(0)) return null;
+    const text = decodeLossless(bytes);
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  clone() {
+    return new _TextDoc([
+      ...this.lines
+    ], this.finalNewline, this.bom);
+  }
+  get length() {
+    return this.lines.length;
+  }
+  /** How many lines end with `\r`. */
+  get crLines() {
+    if (this.#crCount === null) {
+      this.#crCount = 0;
+      for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
+    }
+    return this.#crCount;
+  }
+  /** The style most lines use; a file with no line breaks counts as LF. */
+  get style() {
+    this.crLines;
+    const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
+    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
+  }
+  toText() {
+    if (this.lines.length === 0) return "";
+    return this.lines.join("\n") + (this.finalNewline ? "\n" : "");
+  }
+  toBytes() {
+    return encodeLossless((this.bom ? "\uFEFF" : "") + this.toText());
+  }
+  /** Line `i` (0-based) without its `\r`. */
+  plain(i) {
+    const line = this.lines[i];
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  /** Line `i` as keyword matching compares it: no indentation, no `\r`, lower case. */
+  normalized(i) {
+    return this.normalizedLines()[i];
+  }
+  /** Every line as keyword matching compares it (do not modify). */
+  normalizedLines() {
+    this.#normalized ??= this.lines.map(normalizeForMatch);
+    return this.#normalized;
+  }
+  /** Replaces `count` lines at `start` (0-based) with `inserted` (already in the file's style). */
+  splice(start, count, inserted) {
+    if (this.#crCount !== null) {
+      for (let i = start; i < Math.min(start + count, this.lines.length); i++) {
+        if (this.lines[i].endsWith("\r")) this.#crCount--;
+      }
+      for (const line of inserted) if (line.endsWith("\r")) this.#crCount++;
+    }
+    this.lines.splice(start, count, ...inserted);
+    this.#normalized?.splice(start, count, ...inserted.map(normalizeForMatch));
+  }
+  /** Gives `text`'s lines this file's line ending style, ready to be spliced in. */
+  adopt(lines) {
+    const crlf = this.style === "crlf";
+    return lines.map((line) => {
+      const bare = line.endsWith("\r") ? line.slice(0, -1) : line;
+      return crlf ? bare + "\r" : bare;
+    });
+  }
+  /** "确保末尾换行" (ensure a final newline): a non-empty file ends with a line break in its own style. */
+  ensureFinalNewline() {
+    if (this.lines.length === 0) return;
+    if (!this.finalNewline && this.style === "crlf") {
+      const last = this.lines.length - 1;
+      if (!this.lines[last].endsWith("\r")) this.splice(last, 1, [
+        this.lines[last] + "\r"
+      ]);
+    }
+    this.finalNewline = true;
+  }
+};
+function normalizeForMatch(line) {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
+  let start = 0;
+  while (start < end && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start++;
+  return line.slice(start, end).toLowerCase();
+}
+function countChanges(before, after) {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  const a = before.slice(start, endBefore);
+  const b = after.slice(start, endAfter);
+  const common = lcsLength(a, b);
+  return {
+    added: b.length - common,
+    removed: a.length - common
+  };
+}
+var MAX_EDIT_DISTANCE = 4e3;
+function lcsLength(a, b) {
+  const n = a.length;
+  const m = b.length;
+  if (n === 0 || m === 0) return 0;
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) return (n + m - d) / 2;
+    }
+  }
+  return 0;
+}
+
+// commands/patch/keys.ts
+function parseKeys(raw) {
+  const keys = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key !== "" && !keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+function keysAsGiven(raw) {
+  const seen = /* @__PURE__ */ new Set();
+  const shown = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    shown.push(part.trim());
+  }
+  return shown;
+}
+function wholeDoc(doc) {
+  return {
+    first: 0,
+    last: doc.length - 1
+  };
+}
+function linesMatching(doc, scope, keys) {
+  const hits = [];
+  const lines = doc.normalizedLines();
+  if (keys.length === 1) {
+    const key = keys[0];
+    for (let i = scope.first; i <= scope.last; i++) if (lines[i].includes(key)) hits.push(i);
+    return hits;
+  }
+  for (let i = scope.first; i <= scope.last; i++) {
+    const line = lines[i];
+    if (keys.every((key) => line.includes(key))) hits.push(i);
+  }
+  return hits;
+}
+function locate(doc, scope, keys) {
+  const single = keys.map((key) => linesMatching(doc, scope, [
+    key
+  ]));
+  const uniqueSingles = new Set(single.filter((hits) => hits.length === 1).map((hits) => hits[0]));
+  if (uniqueSingles.size === 1) return {
+    kind: "unique",
+    line: [
+      ...uniqueSingles
+    ][0],
+    rule: "single-key"
+  };
+  const pairHits = /* @__PURE__ */ new Set();
+  if (keys.length >= 2) {
+    const uniquePairs = /* @__PURE__ */ new Set();
+    for (let i = 0; i < keys.length; i++) {
+      for (let j = i + 1; j < keys.length; j++) {
+        const hits = intersect(single[i], single[j]);
+        for (const hit of hits) pairHits.add(hit);
+        if (hits.length === 1) uniquePairs.add(hits[0]);
+      }
+    }
+    if (uniquePairs.size === 1) return {
+      kind: "unique",
+      line: [
+        ...uniquePairs
+      ][0],
+      rule: "key-pair"
+    };
+  }
+  let all = [];
+  if (keys.length >= 3) {
+    all = single.reduce((acc, hits) => intersect(acc, hits));
+    if (all.length === 1) return {
+      kind: "unique",
+      line: all[0],
+      rule: "all-keys"
+    };
+  }
+  if (all.length > 1) return {
+    kind: "many",
+    lines: all
+  };
+  if (pairHits.size > 0) return {
+    kind: "many",
+    lines: [
+      ...pairHits
+    ].sort((a, b) => a - b)
+  };
+  const union = /* @__PURE__ */ new Set();
+  for (const hits of single) for (const hit of hits) union.add(hit);
+  if (union.size === 0) return {
+    kind: "none"
+  };
+  return {
+    kind: "many",
+    lines: [
+      ...union
+    ].sort((a, b) => a - b)
+  };
+}
+function intersect(a, b) {
+  const set = new Set(b);
+  return a.filter((x) => set.has(x));
+}
+function firstHitAfter(doc, after, last, key) {
+  const lines = doc.normalizedLines();
+  for (let i = after + 1; i <= last; i++) if (lines[i].includes(key)) return i;
+  return null;
+}
+function locateEnd(doc, after, last, raw) {
+  const whole = raw.includes("\n") ? "" : normalizeForMatch(raw.trim());
+  const keys = parseKeys(raw);
+  if (whole !== "" && (keys.length !== 1 || keys[0] !== whole)) {
+    const line = firstHitAfter(doc, after, last, whole);
+    if (line !== null) return {
+      kind: "unique",
+      line,
+      rule: "whole-line"
+    };
+  }
+  const byLine = /* @__PURE__ */ new Map();
+  for (const key of keys) {
+    const line = firstHitAfter(doc, after, last, key);
+    if (line !== null) byLine.set(line, [
+      ...byLine.get(line) ?? [],
+      key
+    ]);
+  }
+  if (byLine.size === 0) return {
+    kind: "none"
+  };
+  const candidates = [
+    ...byLine
+  ].sort(([a], [b]) => a - b).map(([line, keys2]) => ({
+    line,
+    keys: keys2
+  }));
+  if (candidates.length === 1) return {
+    kind: "unique",
+    line: candidates[0].line,
+    rule: "first-hit"
+  };
+  return {
+    kind: "many",
+    candidates
+  };
+}
+function bigrams(text) {
+  const grams = /* @__PURE__ */ new Map();
+  const s = text.replace(/\s+/g, " ");
+  for (let i = 0; i < s.length - 1; i++) {
+    const g = s.slice(i, i + 2);
+    grams.set(g, (grams.get(g) ?? 0) + 1);
+  }
+  return grams;
+}
+function gramCount(grams) {
+  let n = 0;
+  for (const c of grams.values()) n += c;
+  return n;
+}
+function keySimilarity(key, line) {
+  const k = bigrams(key);
+  const kn = gramCount(k);
+  if (kn === 0) return line.includes(key) ? 1 : 0;
+  const l = bigrams(line);
+  let shared = 0;
+  for (const [g, c] of k) shared += Math.min(c, l.get(g) ?? 0);
+  const containment = shared / kn;
+  const dice = 2 * shared / (kn + gramCount(l));
+  return 0.8 * containment + 0.2 * dice;
+}
+function closestLines(doc, scope, keys, count = 3) {
+  const scored = [];
+  for (let i = scope.first; i <= scope.last; i++) {
+    const line = doc.normalized(i);
+    if (line.trim() === "") continue;
+    let best = 0;
+    for (const key of keys) best = Math.max(best, keySimilarity(key, line));
+    if (best >= 0.3) scored.push({
+      line: i + 1,
+      text: doc.plain(i),
+      similarity: Math.round(best * 100) / 100
+    });
+  }
+  scored.sort((a, b) => b.similarity - a.similarity || a.line - b.line);
+  return scored.slice(0, count);
+}
+function lineSimilarity(a, b) {
+  const x = a.trim();
+  const y = b.trim();
+  if (x === y) return 1;
+  if (x.length < 2 || y.length < 2) return 0;
+  const ga = bigrams(x);
+  const gb = bigrams(y);
+  let shared = 0;
+  for (const [g, c] of ga) shared += Math.min(c, gb.get(g) ?? 0);
+  return 2 * shared / (gramCount(ga) + gramCount(gb));
+}
+
+// commands/patch/diff.ts
+var DiffParseError = class extends Error {
+  line;
+  expected;
+  found;
+  constructor(line, expected, found, message) {
+    super(message), this.line = line, this.expected = expected, this.found = found;
+  }
+};
+var HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
+var FENCE_LINE = /^(```|~~~)/;
+var strictUtf82 = new TextDecoder("utf-8", {
+  fatal: true
+});
+function unquote3(path, line) {
+  if (!path.startsWith('"')) return path;
+  const inner = path.slice(1, path.lastIndexOf('"'));
+  const bytes = [];
+  const enc = new TextEncoder();
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c !== "\\") {
+      bytes.push(...enc.encode(c));
+      continue;
+    }
+    const n = inner[++i];
+    if (/[0-7]/.test(n)) {
+      bytes.push(parseInt(inner.slice(i, i + 3), 8));
+      i += 2;
+    } else {
+      const map = {
+        n: "\n",
+        t: "	",
+        '"': '"',
+        "\\": "\\",
+        a: "\x07",
+        b: "\b",
+        f: "\f",
+        r: "\r",
+        v: "\v"
+      };
+      bytes.push(...enc.encode(map[n] ?? n));
+    }
+  }
+  try {
+    return strictUtf82.decode(new Uint8Array(bytes));
+  } catch {
+    throw new DiffParseError(line, "a file name in UTF-8", path, `the name ${path} is not UTF-8 (git quotes such bytes as octal escapes); pterm can only name files in UTF-8, so it cannot apply this patch to that file. Apply it with the real git (\`git apply\`).`);
+  }
+}
+function headerPath(raw, line) {
+  let path = raw.trim();
+  if (!path.startsWith('"')) path = path.split("	")[0].trim();
+  path = unquote3(path, line);
+  if (path === "/dev/null") return null;
+  return path;
+}
+function hasEpochTimestamp(raw) {
+  const tab = raw.indexOf("	");
+  if (tab < 0) return false;
+  return /^(1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d(\.0+)?( ?[+-]\d\d:?\d\d)?\s*$/.test(raw.slice(tab + 1));
+}
+function stripPrefix(path, prefix) {
+  if (path === null) return null;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+function gitHeaderPaths(rest, line) {
+  const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
+  if (quoted) return {
+    old: unquote3(quoted[1], line),
+    new: unquote3(quoted[2], line)
+  };
+  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
+    if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
+      return {
+        old: rest.slice(0, at),
+        new: rest.slice(at + 1)
+      };
+    }
+  }
+  const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
+  if (plain) return {
+    old: plain[1],
+    new: plain[2]
+  };
+  const parts = rest.split(" ");
+  if (parts.length === 2) return {
+    old: parts[0],
+    new: parts[1]
+  };
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === " " && rest.slice(0, half) === rest.slice(half + 1)) {
+    return {
+      old: rest.slice(0, half),
+      new: rest.slice(half + 1)
+    };
+  }
+  return null;
+}
+function parseDiff(lines, firstLine, options = {}) {
+  const at = (i2) => firstLine + i2;
+  const text = [];
+  const lineNo = [];
+  let diffBegun = false;
+  for (const [i2, l] of lines.entries()) {
+    if (FENCE_LINE.test(l)) {
+      if (diffBegun) break;
+      continue;
+    }
+    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    text.push(l);
+    lineNo.push(at(i2));
+  }
+  const files = [];
+  let current = null;
+  const start = (patchLine) => {
+    const draft = {
+      oldPath: void 0,
+      newPath: void 0,
+      newMode: null,
+      gitHeader: false,
+      created: false,
+      deleted: false,
+      copy: false,
+      hunks: [],
+      binary: false,
+      patchLine,
+      sawHeaders: false
+    };
+    files.push(draft);
+    return draft;
+  };
+  let i = 0;
+  while (i < text.length && !/^(diff --git |--- |@@)/.test(text[i])) i++;
+  if (i === text.length) {
+    throw new DiffParseError(lineNo[0] ?? firstLine, "a unified diff (`--- a/<path>`, `+++ b/<path>`, `@@ \u2026 @@` hunks)", text[0] ?? "", "the git.diff body holds no diff: expected `--- a/<path>` / `+++ b/<path>` lines and `@@ \u2026 @@` hunks");
+  }
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("diff --git ")) {
+      current = start(lineNo[i]);
+      current.gitHeader = true;
+      const paths = gitHeaderPaths(t.slice("diff --git ".length), lineNo[i]);
+      if (paths) {
+        current.gitOld = paths.old;
+        current.gitNew = paths.new;
+      }
+      continue;
+    }
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
+      if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
+      current.oldPath = headerPath(t.slice(4), lineNo[i]);
+      current.newPath = headerPath(text[i + 1].slice(4), lineNo[i + 1]);
+      current.oldEpoch = hasEpochTimestamp(t.slice(4));
+      current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
+      current.sawHeaders = true;
+      i++;
+      continue;
+    }
+    if (t.startsWith("@@")) {
+      current ??= start(lineNo[i]);
+      const parsed = parseHunk(text, lineNo, i);
+      current.hunks.push(parsed.hunk);
+      i = parsed.next - 1;
+      continue;
+    }
+    if (current && !current.sawHeaders && current.hunks.length === 0) {
+      const ext = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) ?(.*)$/.exec(t);
+      if (ext) {
+        const [, key, value] = ext;
+        if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
+        if (key === "new file mode") current.created = true;
+        if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
+        if (key === "deleted file mode") current.deleted = true;
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote3(value.trim(), lineNo[i]);
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote3(value.trim(), lineNo[i]);
+        if (key === "copy from" || key === "copy to") current.copy = true;
+        if (key === "index") {
+          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
+          if (ids) current.blobIds = {
+            old: ids[1],
+            new: ids[2]
+          };
+          if (ids?.[3]) current.indexMode = parseInt(ids[3], 8);
+        }
+        continue;
+      }
+    }
+    if (/^Binary files .* differ$/.test(t)) {
+      if (current) current.binary = true;
+      continue;
+    }
+    if (t === "GIT binary patch" && current) {
+      current.binary = true;
+      const parsed = parseBinaryPatch(text, i + 1);
+      if ("error" in parsed) {
+        const bad = text[parsed.error] ?? "";
+        throw new DiffParseError(lineNo[parsed.error] ?? lineNo[i], "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them", bad, `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${bad.length > 80 ? bad.slice(0, 80) + "\u2026" : bad}\`; send the output of \`git diff --binary\` unchanged`);
+      }
+      current.binaryHunk = parsed.hunk;
+      current.binaryReverse = parsed.reverse;
+      i = parsed.next - 1;
+      continue;
+    }
+    if (t.trim() === "") continue;
+    if (/^diff\s(?!--git )/.test(t) || /^Only in .+: .+$/.test(t)) continue;
+    const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
+    if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
+    if (t === "-- " && files.length > 0 && !moreDiff) break;
+    throw new DiffParseError(lineNo[i], "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk", t, `line ${lineNo[i]}: unexpected line in the diff: \`${t.length > 80 ? t.slice(0, 80) + "\u2026" : t}\`; expected \`diff --git\`, \`---\`/\`+++\` headers or an \`@@ \u2026 @@\` hunk`);
+  }
+  return files.map((d) => finishFile(d, options.strip));
+}
+function stripFolders(path, count) {
+  if (path === null) return null;
+  let rest = path;
+  for (let n = 0; n < count; n++) {
+    const slash = rest.indexOf("/");
+    if (slash < 0) return path;
+    rest = rest.slice(slash + 1);
+  }
+  return rest;
+}
+function finishFile(d, strip) {
+  let oldPath;
+  let newPath;
+  let hasPaths = true;
+  if (d.oldPath !== void 0 || d.newPath !== void 0) {
+    oldPath = d.oldPath ?? null;
+    newPath = d.newPath ?? null;
+    const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) && (newPath === null || newPath.startsWith("b/"));
+    if (strip !== void 0) {
+      oldPath = stripFolders(oldPath, strip);
+      newPath = stripFolders(newPath, strip);
+    } else if (bothPrefixed) {
+      oldPath = stripPrefix(oldPath, "a/");
+      newPath = stripPrefix(newPath, "b/");
+    }
+    if (!d.gitHeader) {
+      const sideEmpty = (kind) => d.hunks.length > 0 && d.hunks.every((h) => h.lines.every((l) => l.kind !== " " && l.kind !== kind));
+      if (d.oldEpoch && sideEmpty("-")) oldPath = null;
+      else if (d.newEpoch && sideEmpty("+")) newPath = null;
+    }
+    if (!d.gitHeader && oldPath !== null && newPath !== null && oldPath !== newPath) {
+      const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
+      oldPath = edited;
+      newPath = edited;
+    }
+  } else if (d.gitOld !== void 0 && d.gitNew !== void 0) {
+    const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
+    const side = (path) => strip !== void 0 ? stripFolders(path, strip) : prefixed ? path.slice(2) : path;
+    oldPath = d.created ? null : side(d.gitOld);
+    newPath = d.deleted ? null : side(d.gitNew);
+  } else {
+    oldPath = null;
+    newPath = null;
+    hasPaths = false;
+  }
+  if (d.renameFrom !== void 0 && d.renameTo !== void 0) {
+    oldPath = d.renameFrom;
+    newPath = d.renameTo;
+    hasPaths = true;
+  }
+  if (d.created) oldPath = null;
+  if (d.deleted) newPath = null;
+  return {
+    oldPath,
+    newPath,
+    newMode: d.newMode,
+    oldMode: d.oldMode ?? null,
+    hasPaths,
+    copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
+    hunks: d.hunks,
+    binary: d.binary,
+    binaryHunk: d.binaryHunk ?? null,
+    binaryReverse: d.binaryReverse ?? null,
+    blobIds: d.blobIds ?? null,
+    entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
+    patchLine: d.patchLine
+  };
+}
+function reversedDiff(file) {
+  if (file.binaryHunk && !file.binaryReverse) return null;
+  if (file.copy) return null;
+  const flip = {
+    " ": " ",
+    "-": "+",
+    "+": "-"
+  };
+  return {
+    ...file,
+    oldPath: file.newPath,
+    newPath: file.oldPath,
+    oldMode: file.newMode,
+    newMode: file.oldMode,
+    hunks: file.hunks.map((h) => ({
+      ...h,
+      oldStart: h.newStart,
+      newStart: h.oldStart,
+      oldCount: h.lines.filter((l) => l.kind !== "-").length,
+      lines: h.lines.map((l) => ({
+        kind: flip[l.kind],
+        text: l.text
+      })),
+      oldNoNewline: h.newNoNewline,
+      newNoNewline: h.oldNoNewline
+    })),
+    binaryHunk: file.binaryReverse,
+    binaryReverse: file.binaryHunk,
+    blobIds: file.blobIds && {
+      old: file.blobIds.new,
+      new: file.blobIds.old
+    }
+  };
+}
+function parseHunk(text, lineNo, at) {
+  const header = HUNK_HEADER.exec(text[at]);
+  const oldStart = header?.[1] !== void 0 ? Number(header[1]) : null;
+  const oldCount = header?.[1] !== void 0 ? header[2] !== void 0 ? Number(header[2]) : 1 : null;
+  const newStart = header?.[3] !== void 0 ? Number(header[3]) : null;
+  const newCount = header?.[3] !== void 0 ? header[4] !== void 0 ? Number(header[4]) : 1 : null;
+  const hunkLines = [];
+  const bare = [];
+  let oldNoNewline = false;
+  let newNoNewline = false;
+  let oldSeen = 0;
+  let newSeen = 0;
+  let i = at + 1;
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
+    const countsDone = oldCount === null || oldSeen >= oldCount;
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
+    if (t === "-- " && oldCount !== null && newCount !== null && oldSeen >= oldCount && newSeen >= newCount) break;
+    if (t.startsWith("\\")) {
+      const last = hunkLines[hunkLines.length - 1];
+      if (last?.kind !== "+") oldNoNewline = true;
+      if (last?.kind !== "-") newNoNewline = true;
+      continue;
+    }
+    const kind = t[0];
+    if (t === "" || t === "\r") {
+      hunkLines.push({
+        kind: " ",
+        text: ""
+      });
+      bare.push(true);
+      oldSeen++;
+      newSeen++;
+    } else if (kind === " " || kind === "-" || kind === "+") {
+      hunkLines.push({
+        kind,
+        text: t.slice(1)
+      });
+      bare.push(false);
+      if (kind !== "+") oldSeen++;
+      if (kind !== "-") newSeen++;
+    } else {
+      break;
+    }
+  }
+  while (hunkLines.length > 0 && bare[bare.length - 1] && (oldCount === null || oldSeen > oldCount)) {
+    hunkLines.pop();
+    bare.pop();
+    oldSeen--;
+  }
+  return {
+    hunk: {
+      oldStart,
+      oldCount,
+      newStart,
+      lines: hunkLines,
+      oldNoNewline,
+      newNoNewline,
+      patchLine: lineNo[at]
+    },
+    next: i
+  };
+}
+var HunkError = class extends Error {
+  failure;
+  constructor(failure) {
+    super(failure.kind), this.failure = failure;
+  }
+};
+function squash(line) {
+  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+}
+var FUZZY_LINE = 0.5;
+var FUZZY_MEAN = 0.7;
+var UNANCHORED = {
+  beginning: false,
+  end: false
+};
+function anchorSets(hunk) {
+  const lines = hunk.lines;
+  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
+  const git = {
+    beginning: startsFile,
+    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline
+  };
+  if (lines.some((l) => l.kind === " ")) return [
+    git
+  ];
+  const loose = hunk.oldNoNewline ? {
+    beginning: false,
+    end: true
+  } : UNANCHORED;
+  return startsFile ? [
+    git,
+    loose
+  ] : [
+    loose
+  ];
+}
+function anchoredAt(anchors, pos, length, size) {
+  return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
+}
+function newlineFits(hunk, doc, side, pos, length) {
+  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
+  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
+}
+function endingsFit(hunk, doc, side, pos) {
+  const bare = (t) => t.replace(/\r$/, "");
+  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
+  const newSide = hunk.lines.filter((l) => l.kind !== "-");
+  const endingsOnly = oldSide.length === newSide.length && oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) && oldSide.some((l, k) => l.text !== newSide[k].text);
+  if (!endingsOnly) return true;
+  return (side === "old" ? oldSide : newSide).every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+}
+function applyHunks(doc, hunks, options = {}) {
+  const reports = [];
+  let sizeDelta = 0;
+  let drift = 0;
+  const written = [];
+  const index = new LineIndex(doc);
+  hunks.forEach((givenHunk, h) => {
+    const number = h + 1;
+    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
+      doc.splice(0, 0, [
+        ""
+      ]);
+      doc.finalNewline = false;
+    }
+    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let expected = null;
+    if (hunk.oldStart !== null) {
+      const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
+      expected = stated + sizeDelta + drift;
+    }
+    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+    const { pos, lines, strategy } = placed;
+    const oldLen = lines.filter((l) => l.kind !== "+").length;
+    const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
+    const replacement = [];
+    let k = pos;
+    for (const l of lines) {
+      if (l.kind === " ") replacement.push(doc.lines[k++]);
+      else if (l.kind === "-") k++;
+      else replacement.push(reindent ? reindent.apply(l.text) : l.text);
+    }
+    const touchesEnd = pos + oldLen === doc.length;
+    const wasEmpty = doc.length === 0;
+    const endedWithoutNewline = !doc.finalNewline;
+    if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
+    const keepEndings = options.byteExact === true || options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
+    doc.splice(pos, oldLen, addedAdopted);
+    index.edited(pos, oldLen, addedAdopted.length);
+    let start = pos;
+    let newLen = addedAdopted.length;
+    if (options.gitStrict && newLen > 0) {
+      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
+        doc.splice(pos - 1, 2, [
+          doc.lines[pos - 1] + doc.lines[pos]
+        ]);
+        doc.finalNewline = !hunk.newNoNewline;
+        start = pos - 1;
+      } else if (!touchesEnd && hunk.newNoNewline) {
+        const last = pos + newLen - 1;
+        doc.splice(last, 2, [
+          doc.lines[last] + doc.lines[last + 1]
+        ]);
+        newLen--;
+      }
+    }
+    if (touchesEnd && doc.length > 0 && start === pos) {
+      if (hunk.newNoNewline) doc.finalNewline = false;
+      else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
+      const last = doc.length - 1;
+      if (!doc.finalNewline && !keepEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
+        doc.splice(last, 1, [
+          doc.lines[last].slice(0, -1)
+        ]);
+      }
+    }
+    if (expected !== null) drift += pos - expected;
+    sizeDelta += newLen - oldLen;
+    const shift = newLen - oldLen;
+    for (const region of written) {
+      if (region.start >= pos + oldLen) {
+        region.start += shift;
+        region.end += shift;
+      }
+    }
+    written.push({
+      start,
+      end: pos + newLen
+    });
+    reports.push({
+      hunk: number,
+      strategy,
+      at_line: pos + 1,
+      stated_line: hunk.oldStart,
+      ...reindent ? {
+        reindent: reindent.label
+      } : {},
+      ...options.gitStrict ? {
+        ends_file: touchesEnd,
+        patch_line: hunk.patchLine
+      } : {}
+    });
+  });
+  return reports;
+}
+var BOM = "\uFEFF";
+function withoutBom(hunk) {
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const firstNew = hunk.lines.findIndex((l) => l.kind !== "-");
+  const bomOld = firstOld >= 0 && hunk.lines[firstOld].text.startsWith(BOM);
+  const bomNew = firstNew >= 0 && hunk.lines[firstNew].text.startsWith(BOM);
+  if (!bomOld && !bomNew) return {
+    hunk,
+    bomOld,
+    bomNew
+  };
+  const lines = hunk.lines.map((l, i) => i === firstOld && bomOld || i === firstNew && bomNew ? {
+    kind: l.kind,
+    text: l.text.slice(1)
+  } : l);
+  return {
+    hunk: {
+      ...hunk,
+      lines
+    },
+    bomOld,
+    bomNew
+  };
+}
+function carriesFileEndings(doc, pos, lines) {
+  if (doc.length === 0 || doc.length === 1 && !doc.finalNewline) return true;
+  if (doc.crLines === 0) return false;
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    if (l.text.endsWith("\r") !== doc.lines[k++].endsWith("\r")) return false;
+  }
+  return true;
+}
+function adoptAdded(doc, lines, replacement) {
+  const crlf = doc.style === "crlf";
+  let r = 0;
+  const out = [];
+  for (const l of lines) {
+    if (l.kind === "-") continue;
+    const text = replacement[r++];
+    if (l.kind === " ") out.push(text);
+    else {
+      const bare = text.endsWith("\r") ? text.slice(0, -1) : text;
+      out.push(crlf ? bare + "\r" : bare);
+    }
+  }
+  return out;
+}
+function overlaps(written, pos, length) {
+  const end = pos + Math.max(length, 1);
+  return written.some((r) => pos < Math.max(r.end, r.start + 1) && end > r.start);
+}
+function matchesAt(doc, pos, old, same2) {
+  if (pos < 0 || pos + old.length > doc.length) return false;
+  for (let k = 0; k < old.length; k++) if (!same2(doc.plain(pos + k), old[k].text)) return false;
+  return true;
+}
+var exactly = (a, b) => a === b || a === b.replace(/\r$/, "");
+var looseWhitespace = (a, b) => squash(a) === squash(b);
+var LineIndex = class {
+  #byKey = /* @__PURE__ */ new Map();
+  #edits = [];
+  constructor(doc) {
+    for (let i = 0; i < doc.length; i++) {
+      const key = squash(doc.lines[i]);
+      const list = this.#byKey.get(key);
+      if (list) list.push(i);
+      else this.#byKey.set(key, [
+        i
+      ]);
+    }
+  }
+  edited(pos, oldLen, newLen) {
+    this.#edits.push({
+      pos,
+      oldLen,
+      newLen
+    });
+  }
+  /** How many original lines have this content (an upper bound of what `positions` returns). */
+  count(text) {
+    return this.#byKey.get(squash(text))?.length ?? 0;
+  }
+  /** Where lines whose squashed content equals `text`'s are now, ascending. */
+  positions(text) {
+    const out = [];
+    for (let p of this.#byKey.get(squash(text)) ?? []) {
+      let alive = true;
+      for (const e of this.#edits) {
+        if (p < e.pos) continue;
+        if (p < e.pos + e.oldLen) {
+          alive = false;
+          break;
+        }
+        p += e.newLen - e.oldLen;
+      }
+      if (alive) out.push(p);
+    }
+    return out;
+  }
+};
+function allPositions(doc, old, written, same2, index) {
+  let rarest = 0;
+  for (let k = 1; k < old.length; k++) if (index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+  const found = [];
+  for (const at of index.positions(old[rarest].text)) {
+    const p = at - rarest;
+    if (matchesAt(doc, p, old, same2) && !overlaps(written, p, old.length)) found.push(p);
+  }
+  return found;
+}
+function place(doc, hunk, old, expected, written, number, index, reapply) {
+  const lines = hunk.lines;
+  if (old.length === 0) {
+    if (expected !== null && expected >= 0 && expected <= doc.length) {
+      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: expected + 1
+        });
+      }
+      return {
+        pos: expected,
+        lines,
+        strategy: "exact"
+      };
+    }
+    if (doc.length === 0) return {
+      pos: 0,
+      lines,
+      strategy: "exact"
+    };
+    throw new HunkError({
+      kind: "no-anchor",
+      hunk: number,
+      patchLine: hunk.patchLine
+    });
+  }
+  const sets = anchorSets(hunk);
+  for (const anchors2 of sets) {
+    const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
+    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
+      if (matchesAt(doc, expected, old, exactly)) return {
+        pos: expected,
+        lines,
+        strategy: "exact"
+      };
+      if (matchesAt(doc, expected, old, looseWhitespace)) return {
+        pos: expected,
+        lines,
+        strategy: "whitespace"
+      };
+    }
+    for (const same2 of [
+      exactly,
+      looseWhitespace
+    ]) {
+      const found = allPositions(doc, old, written, same2, index).filter((p) => fits(p, old.length));
+      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+      if (chosen !== null) {
+        const strategy = expected !== null ? "shifted" : same2 === exactly ? "exact" : "whitespace";
+        return {
+          pos: chosen,
+          lines,
+          strategy
+        };
+      }
+      if (found.length > 1) {
+        throw new HunkError({
+          kind: "ambiguous",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          strategy: "shifted",
+          lines: found.map((p) => p + 1),
+          texts: found.map((p) => doc.plain(p)),
+          stated: hunk.oldStart
+        });
+      }
+    }
+    if (!reapply) {
+      const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
+      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+      if (line !== null) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line
+        });
+      }
+    }
+  }
+  const anchors = sets[sets.length - 1];
+  const fuzzy = fuzzyCandidates(doc, lines, written, index, (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos));
+  const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
+  if (fuzzyChosen !== null) {
+    return {
+      pos: fuzzyChosen,
+      lines: fuzzy.find((c) => c.pos === fuzzyChosen).lines,
+      strategy: "fuzzy"
+    };
+  }
+  if (fuzzy.length > 1) {
+    throw new HunkError({
+      kind: "ambiguous",
+      hunk: number,
+      patchLine: hunk.patchLine,
+      strategy: "fuzzy",
+      lines: fuzzy.map((c) => c.pos + 1),
+      texts: fuzzy.map((c) => doc.plain(c.pos)),
+      stated: hunk.oldStart
+    });
+  }
+  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
+  throw new HunkError({
+    kind: "no-match",
+    hunk: number,
+    patchLine: hunk.patchLine,
+    ...elsewhere.length ? {
+      unanchored: {
+        line: elsewhere[0] + 1,
+        rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" : "beginning"
+      }
+    } : {},
+    closest: closestRegion(Array.from({
+      length: doc.length
+    }, (_, i) => doc.plain(i)), old.map((l) => l.text))
+  });
+}
+function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
+  const size = doc.length;
+  let trailing = 0;
+  while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing].kind === " ") trailing++;
+  const matchBeginning = hunk.oldStart === 0 || hunk.oldStart === 1 && !unidiffZero;
+  const matchEnd = !unidiffZero && trailing === 0;
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const fileLine = (i) => (i === 0 && doc.bom ? BOM : "") + doc.lines[i] + (i < size - 1 || doc.finalNewline ? "\n" : "");
+  const hunkLine = (k) => (k === 0 && firstOld >= 0 && bomOld ? BOM : "") + old[k].text + (k === old.length - 1 && hunk.oldNoNewline ? "" : "\n");
+  const writtenLine = (i) => written.some((r) => i >= r.start && i < r.end);
+  const matches = (pos) => {
+    if (pos + old.length > size) return false;
+    if (matchEnd && pos + old.length !== size) return false;
+    if (matchBeginning && pos !== 0) return false;
+    for (let k = 0; k < old.length; k++) {
+      if (writtenLine(pos + k)) return false;
+      const file = fileLine(pos + k);
+      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
+      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+    }
+    return true;
+  };
+  let line = hunk.newStart ? hunk.newStart - 1 : 0;
+  if (matchBeginning) line = 0;
+  else if (matchEnd) line = size - old.length;
+  if (line < 0 || line > size) line = size;
+  const stated = line;
+  let backwards = line;
+  let forwards = line;
+  let current = line;
+  for (let i = 0; ; i++) {
+    if (matches(current)) {
+      return {
+        pos: current,
+        lines: hunk.lines,
+        strategy: current === stated ? "exact" : "shifted"
+      };
+    }
+    for (; ; ) {
+      if (backwards === 0 && forwards === size) {
+        throw new HunkError({
+          kind: "no-match",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          closest: null
+        });
+      }
+      if (i & 1) {
+        if (backwards === 0) {
+          i++;
+          continue;
+        }
+        current = --backwards;
+      } else {
+        if (forwards === size) {
+          i++;
+          continue;
+        }
+        current = ++forwards;
+      }
+      break;
+    }
+  }
+}
+function resultPlace(doc, hunk, old, expected, written, index, fits) {
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same2 = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
+  if (result.length === 0 || same2) return null;
+  if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
+    return expected + 1;
+  }
+  for (const same3 of [
+    exactly,
+    looseWhitespace
+  ]) {
+    const found = allPositions(doc, result, written, same3, index).filter((p) => fits(p, result.length));
+    if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
+  }
+  return null;
+}
+function nearest(positions, expected) {
+  if (expected === null || positions.length < 2) return null;
+  const byDistance = [
+    ...positions
+  ].sort((a, b) => Math.abs(a - expected) - Math.abs(b - expected));
+  return Math.abs(byDistance[0] - expected) < Math.abs(byDistance[1] - expected) ? byDistance[0] : null;
+}
+function trimmedVariants(lines) {
+  const variants = [
+    {
+      lines,
+      front: 0
+    }
+  ];
+  let leading2 = 0;
+  while (leading2 < lines.length && lines[leading2].kind === " ") leading2++;
+  let trailing = 0;
+  while (trailing < lines.length - leading2 && lines[lines.length - 1 - trailing].kind === " ") trailing++;
+  for (let cut = 1; cut <= 2; cut++) {
+    const front = Math.min(cut, leading2);
+    const back = Math.min(cut, trailing);
+    if (front === 0 && back === 0) break;
+    const variant = lines.slice(front, lines.length - back);
+    if (variant.some((l) => l.kind !== "+")) variants.push({
+      lines: variant,
+      front
+    });
+  }
+  return variants;
+}
+function fuzzyCandidates(doc, lines, written, index, fits) {
+  for (const { lines: variant, front } of trimmedVariants(lines)) {
+    const old = variant.filter((l) => l.kind !== "+");
+    const removed = old.filter((l) => l.kind === "-").length;
+    const context = old.length - removed;
+    if (removed === 0 && context < 2) continue;
+    const candidates = [];
+    for (const p of fuzzyStarts(old, removed, index)) {
+      if (p < 0 || p + old.length > doc.length) continue;
+      if (overlaps(written, p, old.length)) continue;
+      if (!fits(p - front, old.length + front)) continue;
+      let ok = true;
+      let anchors = 0;
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind !== "-") continue;
+        if (!looseWhitespace(doc.plain(p + k), old[k].text)) ok = false;
+        else anchors++;
+      }
+      let total = 0;
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind === "-") continue;
+        const s = lineSimilarity(doc.plain(p + k), old[k].text);
+        if (s < FUZZY_LINE) ok = false;
+        total += s;
+        if (s === 1) anchors++;
+      }
+      if (!ok || anchors === 0) continue;
+      const mean = context === 0 ? 1 : total / context;
+      if (mean >= FUZZY_MEAN) candidates.push({
+        pos: p,
+        lines: variant,
+        score: mean
+      });
+    }
+    if (candidates.length > 0) return candidates;
+  }
+  return [];
+}
+function fuzzyStarts(old, removed, index) {
+  if (removed > 0) {
+    let rarest = -1;
+    for (let k = 0; k < old.length; k++) {
+      if (old[k].kind !== "-") continue;
+      if (rarest < 0 || index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+    }
+    return index.positions(old[rarest].text).map((at) => at - rarest);
+  }
+  const starts = /* @__PURE__ */ new Set();
+  for (let k = 0; k < old.length; k++) {
+    for (const at of index.positions(old[k].text)) starts.add(at - k);
+  }
+  return [
+    ...starts
+  ].sort((a, b) => a - b);
+}
+function divergedText(diverged) {
+  if (!diverged) return "";
+  const cut = (t) => t.trim().length > 60 ? `${t.trim().slice(0, 60)}\u2026` : t.trim();
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${cut(diverged.found)}\``;
+}
+function closestRegion(lines, pattern, from = 0) {
+  if (lines.length - from <= 0 || pattern.length === 0) return null;
+  const span = Math.min(pattern.length, lines.length - from);
+  let best = -1;
+  let bestScore = -1;
+  for (let p = from; p + span <= lines.length; p++) {
+    let total = 0;
+    for (let k = 0; k < span; k++) total += lineSimilarity(lines[p + k], pattern[k]);
+    if (total > bestScore) {
+      bestScore = total;
+      best = p;
+    }
+  }
+  const text = lines.slice(best, best + span);
+  let diverged = null;
+  for (let k = 0; k < pattern.length; k++) {
+    const found = lines[best + k];
+    if (found === void 0 || !exactly(found, pattern[k])) {
+      diverged = {
+        line: best + k + 1,
+        expected: pattern[k],
+        found: found ?? "(end of file)"
+      };
+      break;
+    }
+  }
+  return {
+    line: best + 1,
+    similarity: Math.round(bestScore / span * 100) / 100,
+    text,
+    diverged
+  };
+}
+function leading(text) {
+  return /^[ \t]*/.exec(text)[0];
+}
+function indentShift(doc, pos, lines) {
+  let k = pos;
+  let add = null;
+  let remove = null;
+  let pairs = 0;
+  let consistentAdd = true;
+  let consistentRemove = true;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs++;
+    const fi = leading(fileLine);
+    const hi = leading(l.text);
+    if (fi.endsWith(hi) && consistentAdd) {
+      const prefix = fi.slice(0, fi.length - hi.length);
+      if (add === null) add = prefix;
+      else if (add !== prefix) consistentAdd = false;
+    } else consistentAdd = false;
+    if (hi.endsWith(fi) && consistentRemove) {
+      const prefix = hi.slice(0, hi.length - fi.length);
+      if (remove === null) remove = prefix;
+      else if (remove !== prefix) consistentRemove = false;
+    } else consistentRemove = false;
+  }
+  if (pairs === 0) return null;
+  if (consistentAdd && add) {
+    const prefix = add;
+    return {
+      label: `+${JSON.stringify(prefix)}`,
+      apply: (t) => t.trim() === "" ? t : prefix + t
+    };
+  }
+  if (consistentRemove && remove) {
+    const prefix = remove;
+    return {
+      label: `-${JSON.stringify(prefix)}`,
+      apply: (t) => t.startsWith(prefix) ? t.slice(prefix.length) : t
+    };
+  }
+  return tabsForSpaces(doc, pos, lines);
+}
+function tabsForSpaces(doc, pos, lines) {
+  const pairs = [];
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs.push({
+      file: leading(fileLine),
+      hunk: leading(l.text)
+    });
+  }
+  const split = (lead) => {
+    const m = /^(\t*)( *)$/.exec(lead);
+    return m ? {
+      tabs: m[1].length,
+      spaces: m[2].length
+    } : null;
+  };
+  const parsed = pairs.map((p) => ({
+    file: split(p.file),
+    hunk: split(p.hunk)
+  }));
+  if (parsed.some((p) => !p.file || !p.hunk)) return null;
+  const fileTabs = parsed.every((p) => p.hunk.tabs === 0) && parsed.some((p) => p.file.tabs > 0);
+  const fileSpaces = parsed.every((p) => p.file.tabs === 0) && parsed.some((p) => p.hunk.tabs > 0);
+  if (!fileTabs && !fileSpaces) return null;
+  const columns = (lead, width2) => lead.tabs * width2 + lead.spaces;
+  const width = [
+    8,
+    4,
+    2,
+    3,
+    1
+  ].find((w) => parsed.every((p) => columns(p.file, w) === columns(p.hunk, w)));
+  if (width === void 0) return null;
+  const leadColumns = (t) => {
+    const lead = split(/^[ \t]*/.exec(t)[0]) ?? {
+      tabs: 0,
+      spaces: 0
+    };
+    return {
+      count: columns(lead, width),
+      length: lead.tabs + lead.spaces
+    };
+  };
+  if (fileTabs) {
+    return {
+      label: `spaces\u2192tabs (${width})`,
+      apply: (t) => {
+        const { count, length } = leadColumns(t);
+        return "	".repeat(Math.floor(count / width)) + " ".repeat(count % width) + t.slice(length);
+      }
+    };
+  }
+  return {
+    label: `tabs\u2192spaces (${width})`,
+    apply: (t) => {
+      const { count, length } = leadColumns(t);
+      return " ".repeat(count) + t.slice(length);
+    }
+  };
+}
+
+// commands/git/handlers/apply.ts
+var gitApply = async (ctx) => {
+  const { rel } = await openFromFlags(ctx, "write");
+  const text = await diffText(ctx, rel);
+  const mode = {
+    strip: ctx.flags.strip ?? 1,
+    reverse: ctx.flags.reverse === true,
+    unidiffZero: ctx.flags["unidiff-zero"] === true,
+    index: ctx.flags.index === true,
+    cached: ctx.flags.cached === true
+  };
+  if (text.trim() === "") {
+    ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
+    throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
+  }
+  if (ctx.flags.stat || ctx.flags.numstat) {
+    const files2 = filesOf(text, mode);
+    const out = ctx.flags.numstat ? numstat(files2) : diffstat(files2);
+    ctx.stdout.write(out);
+    return {
+      repo_path: rel,
+      applied: false,
+      checked: false,
+      files: files2.map(fileSummary)
+    };
+  }
+  const check = ctx.flags.check === true;
+  const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
+  const { runPatch } = await import(new URL("./engine-ITY4QAGQ.js", import.meta.url).href);
+  let files;
+  try {
+    const result = await runPatch({
+      mode: check ? "check" : "apply",
+      command: "git apply",
+      text: `=== git.diff: "." ===
+${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
+=== PATCH EOF ===
+`,
+      workspace: ctx.workspace,
+      repoFlag: rel,
+      noCommit: true,
+      noCommitReason: "format",
+      gitApply: mode,
+      config: {},
+      session: ctx.session,
+      runId: ctx.runId,
+      signal: ctx.signal,
+      git: await import(new URL("./api-DVUTDKVL.js", import.meta.url).href)
+    });
+    files = result.files_changed.map((f) => f.path);
+    const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
+    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
+  } catch (error) {
+    const said = gitErrorsOf(error);
+    if (whitespace) ctx.stderr.write(whitespace.report(null));
+    if (said.length === 0) throw error;
+    ctx.stderr.write(said.map((line) => `error: ${line}
+`).join(""));
+    throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
+      result: {
+        repo_path: rel,
+        applied: false,
+        checked: check,
+        errors: said
+      }
+    });
+  }
+  return {
+    repo_path: rel,
+    applied: !check,
+    checked: check,
+    files: files.map((path) => ({
+      path
+    }))
+  };
+};
+function named(ctx) {
+  const files = ctx.flags["patch-file"] ?? [];
+  return files.length > 0 ? files[files.length - 1] : null;
+}
+var SQUELCH = 5;
+function whitespaceErrors(text, mode, patchName) {
+  const added = mode.reverse ? "-" : "+";
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const errors = [];
+  const atEof = [];
+  let header = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let blankRun = null;
+  const endHunk = () => {
+    if (blankRun !== null) atEof.push({
+      header,
+      line: blankRun
+    });
+    blankRun = null;
+  };
+  let uncounted = 0;
+  let hunkJustEnded = false;
+  let crAtEol = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const lineNo = i + 1 - uncounted;
+    if (oldLeft <= 0 && newLeft <= 0) {
+      if (hunkJustEnded && line.startsWith("\\")) uncounted++;
+      hunkJustEnded = false;
+      if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
+      const counts = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+      if (!counts) continue;
+      oldLeft = counts[1] === void 0 ? 1 : Number(counts[1]);
+      newLeft = counts[2] === void 0 ? 1 : Number(counts[2]);
+      if (mode.reverse) [oldLeft, newLeft] = [
+        newLeft,
+        oldLeft
+      ];
+      blankRun = null;
+      header = i + 1;
+      if (oldLeft <= 0 && newLeft <= 0) endHunk();
+      continue;
+    }
+    if (line.startsWith("\\")) continue;
+    const kind = line === "" ? " " : line[0];
+    const body = line.slice(1);
+    if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
+    const blank = /^[ \t\r\v\f]*$/.test(body);
+    if (kind === " ") {
+      oldLeft--;
+      newLeft--;
+      if (!blank) blankRun = null;
+    } else if (kind === added) {
+      mode.reverse ? oldLeft-- : newLeft--;
+      const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
+      if (what) errors.push({
+        line: lineNo,
+        what,
+        text: body
+      });
+      if (blank) blankRun ??= lineNo;
+      else blankRun = null;
+    } else if (kind === (mode.reverse ? "+" : "-")) {
+      mode.reverse ? newLeft-- : oldLeft--;
+      blankRun = null;
+    } else {
+      oldLeft = newLeft = 0;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) {
+      endHunk();
+      hunkJustEnded = true;
+    }
+  }
+  return {
+    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
+    // the blank lines added at the end of files, then the counts.
+    report(endingFile) {
+      const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
+      const all = [
+        ...errors,
+        ...eof.map((e) => ({
+          line: e.line,
+          what: "new blank line at EOF",
+          text: "+"
+        }))
+      ];
+      const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
+      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.
+${e.text}
+`).join("");
+      if (endingFile === null) return out;
+      if (all.length > SQUELCH) {
+        const squelched = all.length - SQUELCH;
+        out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}
+`;
+      }
+      if (all.length > 0) {
+        out += all.length === 1 ? "warning: 1 line adds whitespace errors.\n" : `warning: ${all.length} lines add whitespace errors.
+`;
+      }
+      return out;
+    }
+  };
+}
+function whitespaceError(line) {
+  const found = [];
+  const indent = /^[ \t]*/.exec(line)[0];
+  if (indent.includes(" 	")) found.push("space before tab in indent");
+  if (/[ \t\r\v\f]$/.test(line)) found.unshift("trailing whitespace");
+  return found.length ? found.join(", ") : null;
+}
+async function diffText(ctx, repoRel) {
+  const named2 = ctx.flags["patch-file"] ?? [];
+  if (named2.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
+  let text = "";
+  for (const path of named2) {
+    const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
+    const file = await ctx.workspace.resolve(given, "read", {
+      label: "the diff file"
+    });
+    if (!file.exists) {
+      ctx.stderr.write(`error: can't open patch '${path}': No such file or directory
+`);
+      throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
+    }
+    text += decodeLossless(await Deno.readFile(file.abs));
+  }
+  return text;
+}
+function gitErrorsOf(error) {
+  if (!(error instanceof PtermError)) return [];
+  const problems = error.result?.problems ?? [];
+  return problems.flatMap((p) => p.details?.git_errors ?? []);
+}
+function filesOf(text, mode) {
+  const lines = text.replace(/\n$/, "").split("\n");
+  let files;
+  try {
+    files = parseDiff(lines, 1, {
+      strip: mode.strip
+    });
+  } catch (error) {
+    throw new PtermError("PatchParseError", `git apply: ${error.message}`);
+  }
+  if (!mode.reverse) return files;
+  return files.map((file) => reversedDiff(file) ?? file);
+}
+function counted(file) {
+  const lines = file.hunks.flatMap((h) => h.lines);
+  return {
+    name: file.newPath ?? file.oldPath ?? "",
+    binary: file.binary,
+    added: file.binary ? 0 : lines.filter((l) => l.kind === "+").length,
+    removed: file.binary ? 0 : lines.filter((l) => l.kind === "-").length
+  };
+}
+function fileSummary(file) {
+  const c = counted(file);
+  return {
+    path: c.name,
+    added: c.binary ? null : c.added,
+    removed: c.binary ? null : c.removed
+  };
+}
+function numstat(files) {
+  return files.map(counted).map((c) => `${c.binary ? "-	-" : `${c.added}	${c.removed}`}	${quoteName(c.name)}
+`).join("");
+}
+var PLUSES = "+".repeat(70);
+var MINUSES = "-".repeat(70);
+function diffstat(files) {
+  const rows = files.map(counted);
+  let maxLen = 0;
+  let maxChange = 0;
+  for (const file of files) {
+    for (const name of [
+      file.oldPath,
+      file.newPath
+    ]) {
+      if (name !== null) maxLen = Math.max(maxLen, quoteName(name).length);
+    }
+  }
+  for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
+  const width = Math.min(maxLen, 50);
+  let out = "";
+  for (const c of rows) {
+    let name = quoteName(c.name);
+    if (name.length > width) {
+      const start = name.length + 3 - width;
+      const slash = name.indexOf("/", start);
+      name = "..." + name.slice(slash >= 0 ? slash : start);
+    }
+    if (c.binary) {
+      out += ` ${name.padEnd(width)} |  Bin
+`;
+      continue;
+    }
+    const room = width + maxChange > 70 ? 70 - width : maxChange;
+    let add = c.added;
+    let del = c.removed;
+    if (maxChange > 0) {
+      const total = Math.floor(((c.added + c.removed) * room + Math.floor(maxChange / 2)) / maxChange);
+      add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
+      del = total - add;
+    }
+    out += ` ${name.padEnd(width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${MINUSES.slice(0, del)}
+`;
+  }
+  const insertions = rows.reduce((n, c) => n + c.added, 0);
+  const deletions = rows.reduce((n, c) => n + c.removed, 0);
+  if (rows.length === 0) return out + " 0 files changed\n";
+  let summary = ` ${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
+  if (insertions || !deletions) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || !insertions) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return out + summary + "\n";
+}
+
 export {
   join,
   dirname,
@@ -11351,12 +13282,73 @@ export {
   PtermError,
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
+  isSecretPath,
   isStatePath,
+  isGitDirName,
+  refuseGitPath,
+  lstatOrNull,
   PlannedTree,
+  isGitDirectory,
   refuseGitDirectoriesAfter,
   ExecutedPathGuard,
   serveHandler,
+  parseAuthor,
+  authorFromConfig,
   bytesToByteString,
+  comparePaths,
+  sha1,
+  IgnoreRules,
+  S_IFLNK,
+  S_IFGITLINK,
+  statMatches,
+  emptyEntry,
+  entryFromStat,
+  objectHeader,
+  pathPolicy,
+  hiddenPathDenied,
+  normalizeUserPath,
+  worktreeMode,
+  lstatTracked,
+  conversionFor,
+  worktreeBlob,
+  isRepositoryDir,
+  excludePtermState,
+  openRepo,
+  disableSymlinks,
+  resolveRevision,
+  pathWithin,
+  withRepoLock,
+  assertLocked,
+  loadIndex,
+  discardPendingIndex,
+  SEQUENCE_FILES,
+  commitIndex,
+  sequenceInProgress,
+  submoduleHead,
+  worktreeStatus,
+  quoteWord,
+  defaultRepository,
+  revertCommit,
+  resetTo,
+  pathsChangedBy,
+  createTag,
+  blobId,
+  BinaryPatchError,
+  applyBinaryHunk,
+  TextDoc,
+  countChanges,
+  parseKeys,
+  keysAsGiven,
+  wholeDoc,
+  locate,
+  locateEnd,
+  closestLines,
+  DiffParseError,
+  parseDiff,
+  reversedDiff,
+  HunkError,
+  applyHunks,
+  divergedText,
   change_exports
 };
 export { change_exports as handlerModule };

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5E5HM3S4.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-WMU3UI4X.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11633,6 +11633,60 @@ function pretty(policy, object, oid, dir) {
   if (object.type !== "tree") return object.content;
   return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name) + "\n").join("");
 }
+var BATCH_ATOMS = /* @__PURE__ */ new Set([
+  "objectname",
+  "objecttype",
+  "objectsize",
+  "rest"
+]);
+function parseBatchFormat(ctx, format) {
+  const parts = [];
+  let text = "";
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== "%") {
+      text += format[i];
+      continue;
+    }
+    if (format[i + 1] === "%") {
+      text += "%";
+      i++;
+      continue;
+    }
+    if (format[i + 1] !== "(") {
+      text += "%";
+      continue;
+    }
+    const end = format.indexOf(")", i + 2);
+    if (end < 0) {
+      ctx.stderr.write(`fatal: format element '${format.slice(i + 1)}' does not end in ')'
+`);
+      throw new PtermError("InvalidArgs", `the format's \`${format.slice(i)}\` does not end in \`)\`.`);
+    }
+    const atom = format.slice(i + 2, end);
+    if (atom === "objectsize:disk" || atom === "deltabase") {
+      throw new PtermError("InvalidArgs", `%(${atom}) describes how git stores the object in its packs, which pterm's cat-file does not report; use %(objectname) %(objecttype) %(objectsize) %(rest).`);
+    }
+    if (!BATCH_ATOMS.has(atom)) {
+      ctx.stderr.write(`fatal: unknown format element: ${atom}
+`);
+      throw new PtermError("InvalidArgs", `%(${atom}) is not a cat-file format element; use %(objectname) %(objecttype) %(objectsize) %(rest).`);
+    }
+    parts.push({
+      text
+    }, {
+      atom
+    });
+    text = "";
+    i = end;
+  }
+  parts.push({
+    text
+  });
+  return {
+    usesRest: parts.some((p) => "atom" in p && p.atom === "rest"),
+    expand: (object) => parts.map((p) => "text" in p ? p.text : p.atom === "objectname" ? object.oid : p.atom === "objecttype" ? object.type : p.atom === "objectsize" ? String(object.size) : object.rest).join("")
+  };
+}
 var catFile = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const { flags } = ctx;
@@ -11651,11 +11705,22 @@ var catFile = async (ctx) => {
     }
     texts.push(text);
   };
-  if (flags["batch-check"]) {
+  const batchFormat = flags.batch ?? flags["batch-check"];
+  if (batchFormat !== void 0) {
+    if (flags.batch !== void 0 && flags["batch-check"] !== void 0) {
+      throw new PtermError("InvalidArgs", "give --batch or --batch-check, not both (as git).");
+    }
+    const format = parseBatchFormat(ctx, batchFormat);
+    const withContent = flags.batch !== void 0;
     const objects = [];
-    for (const name2 of (ctx.stdin ?? "").split("\n").map((l) => l.trim()).filter(Boolean)) {
+    const lines = (ctx.stdin ?? "").split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    for (const line of lines) {
+      const split = format.usesRest ? /^([^ \t]*)[ \t]*(.*)$/s.exec(line) : null;
+      const name2 = split ? split[1] : line;
+      const rest = split ? split[2] : "";
       refuseHiddenRevPath(policy, name2);
-      const oid2 = await lookUp(repo, name2);
+      const oid2 = name2 === "" ? null : await lookUp(repo, name2);
       if (!oid2) {
         texts.push(`${name2} missing
 `);
@@ -11668,8 +11733,17 @@ var catFile = async (ctx) => {
         continue;
       }
       const object2 = await repo.objects.read(oid2);
-      texts.push(`${oid2} ${object2.type} ${object2.content.length}
-`);
+      texts.push(format.expand({
+        oid: oid2,
+        type: object2.type,
+        size: object2.content.length,
+        rest
+      }) + "\n");
+      if (withContent) {
+        await refuseWithheld(oid2, name2, object2.type);
+        write(object2.content);
+        texts.push("\n");
+      }
       objects.push({
         name: name2,
         id: oid2,

@@ -16,6 +16,19 @@ var GIT_ERROR_CODES = [
   "RemoteError"
 ];
 
+// commands/patch/error_codes.ts
+var PATCH_OWN_ERROR_CODES = [
+  "PatchParseError",
+  "PatchApplyError",
+  "StaleJournal",
+  "AlreadyApplied",
+  "ConcurrentModification"
+];
+var PATCH_ERROR_CODES = [
+  ...PATCH_OWN_ERROR_CODES,
+  ...GIT_ERROR_CODES
+];
+
 // core/errors.ts
 var BRAND = Symbol.for("pterm.PtermError");
 var PtermError = class _PtermError extends Error {
@@ -777,7 +790,7 @@ var gitSpellings = {
     const dashes = sub.indexOf("--");
     const flags = dashes < 0 ? sub : sub.slice(0, dashes);
     const paths = dashes < 0 ? [] : sub.slice(dashes);
-    const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always");
+    const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always").filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added = [];
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
     if (identity.name !== void 0 || identity.email !== void 0) {
@@ -845,7 +858,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-AFPZZHFS.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-4SKWXQWZ.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -897,7 +910,8 @@ var HANDLER_EXPORTS = {
     "stashApplyHandler",
     "stashList",
     "stashDropHandler",
-    "stashClearHandler"
+    "stashClearHandler",
+    "gitApply"
   ],
   remote: [
     "lsRemote",
@@ -1653,7 +1667,8 @@ var logSpec = leaf("log", "List commits, newest first.", logFlags, [
 ], {
   refusedFlags: {
     ...refusedDiffFlags,
-    "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move."
+    "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move.",
+    "-L": "pterm's log does not trace a line range (or a function) through history: `git blame -L <start>,<end> <file>` names the commit of each line, and `git log -p -- <file>` shows every change to the file."
   },
   positionals: [
     {
@@ -3487,6 +3502,7 @@ var diffTreeSpec = leaf("diff-tree", "What a commit changed (or what differs bet
 });
 
 // commands/git/sub/cat_file.ts
+var DEFAULT_BATCH_FORMAT = "%(objectname) %(objecttype) %(objectsize)";
 var catFileFlags = [
   repoFlag("read"),
   {
@@ -3515,11 +3531,20 @@ var catFileFlags = [
   },
   {
     name: "batch-check",
-    type: "boolean",
-    description: "For each object name on stdin, print `<id> <type> <size>` (or `<name> missing`)."
+    type: "string",
+    bareValue: DEFAULT_BATCH_FORMAT,
+    valueName: "format",
+    description: "For each object name on stdin (one a line), print `<id> <type> <size>` (or `<name> missing`); `--batch-check=<format>` prints the format instead: %(objectname) %(objecttype) %(objectsize) %(rest) (with %(rest), a line is the name, a space and the rest)."
+  },
+  {
+    name: "batch",
+    type: "string",
+    bareValue: DEFAULT_BATCH_FORMAT,
+    valueName: "format",
+    description: "As --batch-check, each line followed by the object's content and a newline (text objects; a binary one is refused: `git show <rev>:<path>` saves it as an artifact)."
   }
 ];
-var catFileSpec = leaf("cat-file", "An object's type, size or content by its name, as git cat-file prints it (-t, -s, -p, -e, --batch-check).", catFileFlags, [
+var catFileSpec = leaf("cat-file", "An object's type, size or content by its name, as git cat-file prints it (-t, -s, -p, -e, --batch-check, --batch).", catFileFlags, [
   {
     command: "git cat-file -p HEAD",
     description: "HEAD's commit object (tree, parents, author, message)."
@@ -3532,6 +3557,11 @@ var catFileSpec = leaf("cat-file", "An object's type, size or content by its nam
     command: "git cat-file --batch-check",
     description: "Types and sizes of the names on stdin.",
     stdin: "HEAD\n"
+  },
+  {
+    command: "git cat-file --batch='%(objectname) %(objectsize)'",
+    description: "Each object named on stdin: its id and size, then its content.",
+    stdin: "HEAD\n"
   }
 ], {
   positionals: [
@@ -3543,10 +3573,10 @@ var catFileSpec = leaf("cat-file", "An object's type, size or content by its nam
   ],
   stdin: {
     mode: "whenFlag",
-    flag: "batch-check"
-  },
-  refusedFlags: {
-    "--batch": "pterm prints one object's content per call: `git cat-file -p <object>`; `git cat-file --batch-check` (names on stdin) gives types and sizes."
+    flag: "batch-check",
+    alsoFlags: [
+      "batch"
+    ]
   },
   handler: handler("cat-file", "catFile")
 });
@@ -3833,12 +3863,114 @@ var varSpec = leaf("var", "Who a commit made now would name (GIT_AUTHOR_IDENT, G
   handler: handler("var", "gitVar")
 });
 
+// commands/git/sub/apply.ts
+var applyFlags = [
+  repoFlag("write"),
+  {
+    name: "patch-file",
+    type: "string",
+    repeatable: true,
+    valueName: "path",
+    description: "A file holding the diff, relative to the repository (the words after `git apply`, as `git -C <repository> apply <file>` reads them); without one, the diff is the call's stdin."
+  },
+  {
+    name: "check",
+    type: "boolean",
+    description: "Only see whether the diff applies; write nothing."
+  },
+  {
+    name: "stat",
+    type: "boolean",
+    description: "Print git's diffstat of the diff instead of applying it (`git apply --stat`)."
+  },
+  {
+    name: "numstat",
+    type: "boolean",
+    description: "Print added and removed line counts per file (`-	-	` for binary) instead of applying it."
+  },
+  {
+    name: "index",
+    type: "boolean",
+    description: "Apply to the work tree and the index: each file the diff edits must be in the index and match it; the result is staged (not committed)."
+  },
+  {
+    name: "cached",
+    type: "boolean",
+    description: "Apply to the index only, leaving the work tree as it is: each file the diff edits must be in the index, and is read from there."
+  },
+  {
+    name: "strip",
+    short: "p",
+    type: "number",
+    min: 0,
+    default: 1,
+    description: "Leading folders to take off the diff's names (-p1 by default, -p0 for `git diff --no-prefix`)."
+  },
+  {
+    name: "reverse",
+    short: "R",
+    type: "boolean",
+    description: "Apply the diff backwards (undo it)."
+  },
+  {
+    name: "unidiff-zero",
+    type: "boolean",
+    description: "Accept hunks without context (`git diff -U0`), placed by their line numbers."
+  }
+];
+var applySpec = leaf("apply", "Apply a diff to the work tree (and with --index the index) as git apply does: context must match exactly, all files or none; no commit.", applyFlags, [
+  {
+    command: "git apply",
+    description: "Apply the diff on stdin.",
+    stdin: "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-draft\n+final\n"
+  },
+  {
+    command: "git apply --check fix.diff",
+    description: "Whether fix.diff applies; nothing is written."
+  },
+  {
+    command: "git apply --index -p0 fix.diff",
+    description: "A `--no-prefix` diff, applied and staged."
+  },
+  {
+    command: "git apply -R fix.diff",
+    description: "Undo what fix.diff did."
+  }
+], {
+  description: "The diff comes from the files named after `git apply` (`-` or none: the call's stdin), in git's format (`git diff`, `git diff --binary`, `git format-patch`, `diff -u`). Each hunk must find its context lines byte for byte \u2014 at its stated line or, as git, at the nearest other line \u2014 and a hunk without trailing context must end the file; nothing is fuzzy and nothing is guessed. A file that does not apply is named in git's words on stderr (`error: patch failed: a.txt:3`, `error: a.txt: patch does not apply`, `error: a.txt: already exists in working directory`, `error: a.txt: does not exist in index`) and nothing is written (exit 1). Every path keeps pterm's rules: confined to the workspace, never into .git/, secrets/ or .env*. For pterm's own patch formats and a commit, use `patch apply`.",
+  positionals: [
+    {
+      name: "patches",
+      variadic: true,
+      into: "patch-file",
+      description: "Diff files (`-`: stdin)."
+    }
+  ],
+  stdin: {
+    mode: "unlessFlag",
+    flag: "patch-file",
+    bytes: true
+  },
+  refusedFlags: {
+    "--3way": "pterm's git apply does not fall back to a three-way merge: a diff whose context does not match is refused; bring the file to the diff's base first, or edit with `patch apply` (which places hunks fuzzily and says so).",
+    "-3": "pterm's git apply does not fall back to a three-way merge (--3way): a diff whose context does not match is refused; `patch apply` places hunks fuzzily and says so.",
+    "--reject": "pterm's git apply writes all files or none; it leaves no .rej files.",
+    "--ignore-whitespace": "pterm's git apply matches context byte for byte, as git does by default; `patch apply` tolerates whitespace differences and says so.",
+    "--ignore-space-change": "pterm's git apply matches context byte for byte, as git does by default; `patch apply` tolerates whitespace differences and says so."
+  },
+  handler: handler("apply", "gitApply")
+});
+
 // commands/git/spec.ts
 var gitSpec = {
   name: "git",
   zone: "help-first",
-  errorCodes: GIT_ERROR_CODES,
-  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
+  // `git apply` is patch's engine in its strict mode: it raises patch's codes as well.
+  errorCodes: [
+    ...GIT_ERROR_CODES,
+    ...PATCH_OWN_ERROR_CODES
+  ],
+  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, apply, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -3889,7 +4021,6 @@ var gitSpec = {
   spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
     rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
-    apply: "Apply a diff with `patch apply` (the diff in the call's stdin; paths as the diff names them, from the workspace root unless --repo names the repository); patch check only tries it.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
@@ -3963,7 +4094,8 @@ var gitSpec = {
     symbolicRefSpec,
     nameRevSpec,
     hashObjectSpec,
-    varSpec
+    varSpec,
+    applySpec
   ]
 };
 

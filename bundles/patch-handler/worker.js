@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-Z5UUIKYG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-HXDRVLOT.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2446,6 +2446,7 @@ function parseBinaryPatch(text, at) {
   };
   return {
     hunk: hunks[0],
+    reverse: hunks[1] ?? null,
     next: i
   };
 }
@@ -3006,7 +3007,7 @@ function gitHeaderPaths(rest, line) {
   }
   return null;
 }
-function parseDiff(lines, firstLine) {
+function parseDiff(lines, firstLine, options = {}) {
   const at = (i2) => firstLine + i2;
   const text = [];
   const lineNo = [];
@@ -3107,6 +3108,7 @@ function parseDiff(lines, firstLine) {
         throw new DiffParseError(lineNo[parsed.error] ?? lineNo[i], "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them", bad, `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${bad.length > 80 ? bad.slice(0, 80) + "\u2026" : bad}\`; send the output of \`git diff --binary\` unchanged`);
       }
       current.binaryHunk = parsed.hunk;
+      current.binaryReverse = parsed.reverse;
       i = parsed.next - 1;
       continue;
     }
@@ -3117,9 +3119,19 @@ function parseDiff(lines, firstLine) {
     if (t === "-- " && files.length > 0 && !moreDiff) break;
     throw new DiffParseError(lineNo[i], "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk", t, `line ${lineNo[i]}: unexpected line in the diff: \`${t.length > 80 ? t.slice(0, 80) + "\u2026" : t}\`; expected \`diff --git\`, \`---\`/\`+++\` headers or an \`@@ \u2026 @@\` hunk`);
   }
-  return files.map(finishFile);
+  return files.map((d) => finishFile(d, options.strip));
 }
-function finishFile(d) {
+function stripFolders(path, count) {
+  if (path === null) return null;
+  let rest = path;
+  for (let n = 0; n < count; n++) {
+    const slash = rest.indexOf("/");
+    if (slash < 0) return path;
+    rest = rest.slice(slash + 1);
+  }
+  return rest;
+}
+function finishFile(d, strip) {
   let oldPath;
   let newPath;
   let hasPaths = true;
@@ -3127,7 +3139,10 @@ function finishFile(d) {
     oldPath = d.oldPath ?? null;
     newPath = d.newPath ?? null;
     const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) && (newPath === null || newPath.startsWith("b/"));
-    if (bothPrefixed) {
+    if (strip !== void 0) {
+      oldPath = stripFolders(oldPath, strip);
+      newPath = stripFolders(newPath, strip);
+    } else if (bothPrefixed) {
       oldPath = stripPrefix(oldPath, "a/");
       newPath = stripPrefix(newPath, "b/");
     }
@@ -3143,8 +3158,9 @@ function finishFile(d) {
     }
   } else if (d.gitOld !== void 0 && d.gitNew !== void 0) {
     const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
-    oldPath = d.created ? null : prefixed ? d.gitOld.slice(2) : d.gitOld;
-    newPath = d.deleted ? null : prefixed ? d.gitNew.slice(2) : d.gitNew;
+    const side = (path) => strip !== void 0 ? stripFolders(path, strip) : prefixed ? path.slice(2) : path;
+    oldPath = d.created ? null : side(d.gitOld);
+    newPath = d.deleted ? null : side(d.gitNew);
   } else {
     oldPath = null;
     newPath = null;
@@ -3161,20 +3177,57 @@ function finishFile(d) {
     oldPath,
     newPath,
     newMode: d.newMode,
+    oldMode: d.oldMode ?? null,
     hasPaths,
     copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
     hunks: d.hunks,
     binary: d.binary,
     binaryHunk: d.binaryHunk ?? null,
+    binaryReverse: d.binaryReverse ?? null,
     blobIds: d.blobIds ?? null,
     entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
     patchLine: d.patchLine
+  };
+}
+function reversedDiff(file) {
+  if (file.binaryHunk && !file.binaryReverse) return null;
+  if (file.copy) return null;
+  const flip = {
+    " ": " ",
+    "-": "+",
+    "+": "-"
+  };
+  return {
+    ...file,
+    oldPath: file.newPath,
+    newPath: file.oldPath,
+    oldMode: file.newMode,
+    newMode: file.oldMode,
+    hunks: file.hunks.map((h) => ({
+      ...h,
+      oldStart: h.newStart,
+      newStart: h.oldStart,
+      oldCount: h.lines.filter((l) => l.kind !== "-").length,
+      lines: h.lines.map((l) => ({
+        kind: flip[l.kind],
+        text: l.text
+      })),
+      oldNoNewline: h.newNoNewline,
+      newNoNewline: h.oldNoNewline
+    })),
+    binaryHunk: file.binaryReverse,
+    binaryReverse: file.binaryHunk,
+    blobIds: file.blobIds && {
+      old: file.blobIds.new,
+      new: file.blobIds.old
+    }
   };
 }
 function parseHunk(text, lineNo, at) {
   const header = HUNK_HEADER.exec(text[at]);
   const oldStart = header?.[1] !== void 0 ? Number(header[1]) : null;
   const oldCount = header?.[1] !== void 0 ? header[2] !== void 0 ? Number(header[2]) : 1 : null;
+  const newStart = header?.[3] !== void 0 ? Number(header[3]) : null;
   const newCount = header?.[3] !== void 0 ? header[4] !== void 0 ? Number(header[4]) : 1 : null;
   const hunkLines = [];
   const bare = [];
@@ -3225,6 +3278,7 @@ function parseHunk(text, lineNo, at) {
     hunk: {
       oldStart,
       oldCount,
+      newStart,
       lines: hunkLines,
       oldNoNewline,
       newNoNewline,
@@ -3305,10 +3359,10 @@ function applyHunks(doc, hunks, options = {}) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
-    const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
+    const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
     const replacement = [];
     let k = pos;
     for (const l of lines) {
@@ -3318,12 +3372,30 @@ function applyHunks(doc, hunks, options = {}) {
     }
     const touchesEnd = pos + oldLen === doc.length;
     const wasEmpty = doc.length === 0;
+    const endedWithoutNewline = !doc.finalNewline;
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.byteExact === true || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const keepEndings = options.byteExact === true || options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
-    if (touchesEnd && doc.length > 0) {
+    let start = pos;
+    let newLen = addedAdopted.length;
+    if (options.gitStrict && newLen > 0) {
+      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
+        doc.splice(pos - 1, 2, [
+          doc.lines[pos - 1] + doc.lines[pos]
+        ]);
+        doc.finalNewline = !hunk.newNoNewline;
+        start = pos - 1;
+      } else if (!touchesEnd && hunk.newNoNewline) {
+        const last = pos + newLen - 1;
+        doc.splice(last, 2, [
+          doc.lines[last] + doc.lines[last + 1]
+        ]);
+        newLen--;
+      }
+    }
+    if (touchesEnd && doc.length > 0 && start === pos) {
       if (hunk.newNoNewline) doc.finalNewline = false;
       else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
       const last = doc.length - 1;
@@ -3334,8 +3406,8 @@ function applyHunks(doc, hunks, options = {}) {
       }
     }
     if (expected !== null) drift += pos - expected;
-    sizeDelta += addedAdopted.length - oldLen;
-    const shift = addedAdopted.length - oldLen;
+    sizeDelta += newLen - oldLen;
+    const shift = newLen - oldLen;
     for (const region of written) {
       if (region.start >= pos + oldLen) {
         region.start += shift;
@@ -3343,8 +3415,8 @@ function applyHunks(doc, hunks, options = {}) {
       }
     }
     written.push({
-      start: pos,
-      end: pos + addedAdopted.length
+      start,
+      end: pos + newLen
     });
     reports.push({
       hunk: number,
@@ -3353,6 +3425,10 @@ function applyHunks(doc, hunks, options = {}) {
       stated_line: hunk.oldStart,
       ...reindent ? {
         reindent: reindent.label
+      } : {},
+      ...options.gitStrict ? {
+        ends_file: touchesEnd,
+        patch_line: hunk.patchLine
       } : {}
     });
   });
@@ -3589,6 +3665,70 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
       length: doc.length
     }, (_, i) => doc.plain(i)), old.map((l) => l.text))
   });
+}
+function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
+  const size = doc.length;
+  let trailing = 0;
+  while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing].kind === " ") trailing++;
+  const matchBeginning = hunk.oldStart === 0 || hunk.oldStart === 1 && !unidiffZero;
+  const matchEnd = !unidiffZero && trailing === 0;
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const fileLine = (i) => (i === 0 && doc.bom ? BOM : "") + doc.lines[i] + (i < size - 1 || doc.finalNewline ? "\n" : "");
+  const hunkLine = (k) => (k === 0 && firstOld >= 0 && bomOld ? BOM : "") + old[k].text + (k === old.length - 1 && hunk.oldNoNewline ? "" : "\n");
+  const writtenLine = (i) => written.some((r) => i >= r.start && i < r.end);
+  const matches = (pos) => {
+    if (pos + old.length > size) return false;
+    if (matchEnd && pos + old.length !== size) return false;
+    if (matchBeginning && pos !== 0) return false;
+    for (let k = 0; k < old.length; k++) {
+      if (writtenLine(pos + k)) return false;
+      const file = fileLine(pos + k);
+      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
+      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+    }
+    return true;
+  };
+  let line = hunk.newStart ? hunk.newStart - 1 : 0;
+  if (matchBeginning) line = 0;
+  else if (matchEnd) line = size - old.length;
+  if (line < 0 || line > size) line = size;
+  const stated = line;
+  let backwards = line;
+  let forwards = line;
+  let current = line;
+  for (let i = 0; ; i++) {
+    if (matches(current)) {
+      return {
+        pos: current,
+        lines: hunk.lines,
+        strategy: current === stated ? "exact" : "shifted"
+      };
+    }
+    for (; ; ) {
+      if (backwards === 0 && forwards === size) {
+        throw new HunkError({
+          kind: "no-match",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          closest: null
+        });
+      }
+      if (i & 1) {
+        if (backwards === 0) {
+          i++;
+          continue;
+        }
+        current = --backwards;
+      } else {
+        if (forwards === size) {
+          i++;
+          continue;
+        }
+        current = ++forwards;
+      }
+      break;
+    }
+  }
 }
 function resultPlace(doc, hunk, old, expected, written, index, fits) {
   const result = hunk.lines.filter((l) => l.kind !== "-");
@@ -4494,6 +4634,15 @@ var View = class {
   indexGitlink = null;
   /** Apply hunks whose result is already in the file instead of refusing them as AlreadyApplied. */
   reapply = false;
+  /**
+   * Where files are read from instead of the disk (`git apply --cached`: the index), null: the disk.
+   * Such a view's changes are never written to the work tree.
+   */
+  source = null;
+  /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
+  gitApply = null;
+  /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
+  indexEntry = null;
   constructor(workspace, repoRel, repoAbs) {
     this.#workspace = workspace;
     this.repoRel = repoRel;
@@ -4548,9 +4697,18 @@ var View = class {
   async #entry(rel, abs) {
     const known = this.#entries.get(rel);
     if (known) return known;
-    const info = lstatOrNull(abs);
+    const info = this.source ? null : lstatOrNull(abs);
     let disk = null;
-    if (info?.isFile) {
+    if (this.source) {
+      const file = await this.source(rel);
+      if (file) disk = {
+        bytes: file.bytes,
+        mode: file.mode,
+        ino: null,
+        mtimeMs: null,
+        size: file.bytes.length
+      };
+    } else if (info?.isFile) {
       const bytes = await Deno.readFile(abs);
       disk = {
         bytes,
@@ -6011,7 +6169,8 @@ async function applyBinaryDiff(file, base, rel) {
   if (ids && !isNull(ids.old) && !(await blobId(base)).startsWith(ids.old)) {
     throw new OpError("Conflict", `\`${rel}\` is not the file this binary diff was made from (its blob is not ${ids.old}); make the diff again from the file as it is now`, {
       file: rel,
-      expected_blob: ids.old
+      expected_blob: ids.old,
+      found_blob: await blobId(base)
     }, file.patchLine);
   }
   if (!ids && file.binaryHunk.kind === "delta") {
@@ -6036,10 +6195,82 @@ async function applyBinaryDiff(file, base, rel) {
   }
   return bytes;
 }
+async function checkAsGitApply(view, file, from, to, results, leaving) {
+  const git = view.gitApply;
+  const fromLoc = from === null ? null : await view.locate(from, "diff path");
+  const toLoc = to === null ? null : await view.locate(to, "diff path");
+  const pointer = file.entryMode === 57344;
+  if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
+    if ((git.index || git.cached) && view.indexEntry) {
+      const entry = await view.indexEntry(fromLoc.rel);
+      if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, {
+        git: true
+      });
+      const stated = file.oldMode ?? (file.newMode === null ? file.entryMode : null);
+      if (stated !== null && (stated & 61440) !== (entry.mode & 61440)) {
+        throw new OpError("Conflict", `${from}: wrong type`, {
+          git: true
+        });
+      }
+      const state = pointer || git.cached ? null : await view.get(fromLoc.rel, fromLoc.abs);
+      if (state?.kind === "file" && !await matchesIndexEntry(state, entry)) {
+        throw new OpError("Conflict", `${from}: does not match index`, {
+          git: true
+        });
+      }
+    } else if (!pointer && (await view.get(fromLoc.rel, fromLoc.abs)).kind !== "file") {
+      throw new OpError("NotFound", `${from}: No such file or directory`, {
+        git: true
+      });
+    }
+  }
+  const creates = toLoc !== null && to !== null && (fromLoc === null || fromLoc.rel !== toLoc.rel) && !leaving.has(to);
+  if (creates) {
+    if ((git.index || git.cached) && view.indexEntry && !results.has(toLoc.rel) && await view.indexEntry(toLoc.rel) !== null) {
+      throw new OpError("AlreadyExists", `${to}: already exists in index`, {
+        git: true
+      });
+    }
+    if (git.cached) return;
+    const state = results.get(toLoc.rel) ?? await view.get(toLoc.rel, toLoc.abs);
+    if (state.kind === "file") {
+      throw new OpError("AlreadyExists", `${to}: already exists in working directory`, {
+        git: true
+      });
+    }
+  }
+}
+async function matchesIndexEntry(state, entry) {
+  if (entry.statMatches === false) return false;
+  if (await blobId(bytesOf(state)) !== entry.oid) return false;
+  if (entry.mode !== 33188 && entry.mode !== 33261) return true;
+  return entry.mode === 33261 === ((state.mode & 64) !== 0);
+}
+function gitApplyMessages(error, file, block, count) {
+  if (error instanceof OpError && error.details.git === true) return [
+    error.message
+  ];
+  const { from, to } = diffTargets(block, file, count);
+  const name = from ?? to;
+  const number = error instanceof OpError && typeof error.details.hunk === "number" ? error.details.hunk : file.entryMode === 57344 ? 1 : null;
+  const hunk = number === null ? void 0 : file.hunks[number - 1];
+  const binary = error instanceof OpError && typeof error.details.found_blob === "string" ? [
+    `the patch applies to '${to ?? from}' (${error.details.found_blob}), which does not match the current contents.`
+  ] : [];
+  return [
+    ...binary,
+    ...hunk ? [
+      `patch failed: ${name}:${hunk.oldStart ?? 0}`
+    ] : [],
+    `${name}: patch does not apply`
+  ];
+}
 async function diffOp(block, view) {
   let files;
   try {
-    files = parseDiff(block.body, block.bodyLine);
+    files = parseDiff(block.body, block.bodyLine, view.gitApply ? {
+      strip: view.gitApply.strip
+    } : {});
   } catch (error) {
     if (error instanceof DiffParseError) {
       throw new OpError("PatchParseError", error.message.replace(/^line \d+: /, ""), {
@@ -6049,6 +6280,15 @@ async function diffOp(block, view) {
     }
     throw error;
   }
+  if (view.gitApply?.reverse) {
+    files = files.map((file) => {
+      const reversed = reversedDiff(file);
+      if (reversed) return reversed;
+      throw new OpError("UnsupportedFormat", `the diff of \`${file.newPath ?? file.oldPath}\` cannot be applied in reverse: ${file.copy ? "it copies a file" : "its binary patch has no reverse hunk"}`, {
+        file: file.newPath ?? file.oldPath
+      }, file.patchLine);
+    });
+  }
   const keepLineEndings = block.body.some((l) => l.endsWith("\r"));
   const results = /* @__PURE__ */ new Map();
   const current = async (rel) => results.get(rel) ?? await view.get(rel, view.absOf(rel));
@@ -6056,8 +6296,14 @@ async function diffOp(block, view) {
   let added = 0;
   let removed = 0;
   const touched = [];
-  for (const file of files) {
+  const git = view.gitApply;
+  const gitErrors = [];
+  const leaving = new Set(files.flatMap((f) => f.oldPath !== null && (f.newPath === null || f.newPath !== f.oldPath && !f.copy) ? [
+    f.oldPath
+  ] : []));
+  const applyFile = async (file) => {
     const { from, to } = diffTargets(block, file, files.length);
+    if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = to ?? from;
     if (file.binary && !file.binaryHunk) {
       throw new OpError("UnsupportedFormat", `the diff of \`${shown}\` only says "Binary files \u2026 differ", which holds no content; make it with \`git diff --binary\` (applied and checked like git apply does), or write the file with file.binary (Base64 body)`, {
@@ -6083,7 +6329,7 @@ async function diffOp(block, view) {
         oid: set ?? movedPointer
       });
       touched.push(fromLoc.rel, toLoc.rel);
-      continue;
+      return;
     }
     if (file.entryMode === 57344) {
       const rel = (toLoc ?? fromLoc).rel;
@@ -6099,7 +6345,7 @@ async function diffOp(block, view) {
         oid
       });
       touched.push(rel);
-      continue;
+      return;
     }
     if (file.binaryHunk) {
       const before = fromLoc === null ? null : file.copy ? await view.get(fromLoc.rel, view.absOf(fromLoc.rel)) : await current(fromLoc.rel);
@@ -6108,7 +6354,7 @@ async function diffOp(block, view) {
           file: fromLoc.rel
         }, file.patchLine);
       }
-      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file") {
+      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file" && !(git && leaving.has(to))) {
         throw new OpError("AlreadyExists", `the binary diff creates \`${toLoc.rel}\`, which already exists`, {
           file: toLoc.rel
         }, file.patchLine);
@@ -6125,7 +6371,7 @@ async function diffOp(block, view) {
           kind: "absent"
         });
         touched.push(fromLoc.rel);
-        continue;
+        return;
       }
       if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, {
         kind: "absent"
@@ -6144,13 +6390,13 @@ async function diffOp(block, view) {
         });
       }
       touched.push(toLoc.rel);
-      continue;
+      return;
     }
     let doc;
     let mode = DEFAULT_FILE_MODE;
     let byteExact = false;
     if (fromLoc === null) {
-      if ((await current(toLoc.rel)).kind === "file") {
+      if ((await current(toLoc.rel)).kind === "file" && !(git && leaving.has(to))) {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc.rel}\`, which already exists`, {
           file: toLoc.rel
         }, file.patchLine);
@@ -6176,10 +6422,14 @@ async function diffOp(block, view) {
     }
     try {
       const reapply = view.reapply || byteExact;
+      const gitStrict = view.gitApply ? {
+        unidiffZero: view.gitApply.unidiffZero
+      } : void 0;
       for (const report of applyHunks(doc, file.hunks, {
         keepLineEndings,
         byteExact,
-        reapply
+        reapply,
+        gitStrict
       })) {
         reports.push({
           ...report,
@@ -6206,7 +6456,7 @@ async function diffOp(block, view) {
         kind: "absent"
       });
       touched.push(fromLoc.rel);
-      continue;
+      return;
     }
     if (fromLoc && fromLoc.rel !== toLoc.rel) {
       if ((await current(toLoc.rel)).kind === "file") {
@@ -6237,6 +6487,23 @@ async function diffOp(block, view) {
       view.modeSources.set(toLoc.rel, fromLoc.rel);
     }
     touched.push(toLoc.rel);
+  };
+  for (const file of files) {
+    if (!git) {
+      await applyFile(file);
+      continue;
+    }
+    try {
+      await applyFile(file);
+    } catch (error) {
+      if (!(error instanceof OpError) && !(error instanceof ViewError)) throw error;
+      gitErrors.push(...gitApplyMessages(error, file, block, files.length));
+    }
+  }
+  if (gitErrors.length > 0) {
+    throw new OpError("PatchApplyError", gitErrors.join("\n"), {
+      git_errors: gitErrors
+    }, block.bodyLine);
   }
   for (const [rel, state] of results) {
     await view.set(rel, view.absOf(rel), state);
@@ -7417,6 +7684,20 @@ function relaxedMatchWarnings(blocks2) {
 function viewFor(run2, repo) {
   const view = new View(run2.workspace, repo.rel, repo.abs);
   view.reapply = run2.reapply === true;
+  view.gitApply = run2.gitApply ?? null;
+  if (run2.gitApply && run2.git) {
+    const git = run2.git;
+    view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
+    if (run2.gitApply.cached) {
+      view.source = async (rel) => {
+        const blob = await git.indexBlob(repo.abs, rel);
+        return blob && {
+          bytes: blob.bytes,
+          mode: blob.mode === 33261 ? 493 : 420
+        };
+      };
+    }
+  }
   return view;
 }
 function gitStateReader(git) {
@@ -7454,9 +7735,12 @@ async function precheck(run2, patch, repo, result, problems) {
       });
     }
   }
-  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, {
-    locked: true
-  });
+  if (result.is_repository && git) {
+    view.indexGitlink = async (rel) => {
+      const entry = await git.indexEntry(repo.abs, rel);
+      return entry !== null && entry.mode === 57344 ? entry.oid : null;
+    };
+  }
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run2.signal.aborted) throw run2.signal.reason;
@@ -7721,6 +8005,28 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
   });
   await computeEdits(run2, patch, view, result);
   const changes = view.changes();
+  if (run2.gitApply?.cached) {
+    await linksFromSources(git, repo.abs, view);
+    await git.writeIndexEntries(repo.abs, changes.map((c) => ({
+      path: c.rel,
+      bytes: c.after?.bytes ?? null,
+      mode: c.after && c.after.mode & 64 ? 33261 : 33188
+    })), {
+      locked: true
+    });
+    const special = [
+      ...view.specialEntries
+    ].map(([path, e]) => ({
+      path,
+      mode: e.mode,
+      oid: e.oid
+    }));
+    if (special.length > 0) await git.setSpecialEntries(repo.abs, special, {
+      locked: true
+    });
+    result.files_changed = filesChanged(view);
+    return;
+  }
   const submodules = [
     ...view.specialEntries
   ].filter(([, e]) => e.mode === 57344);
@@ -7732,7 +8038,11 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
   ];
   await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(view);
-  if (run2.noCommit) {
+  if (run2.noCommit && run2.gitApply?.index) {
+    await stageChanges(git, repo.abs, view, [
+      ...new Set(changes.map((c) => c.rel))
+    ], root, result.warnings);
+  } else if (run2.noCommit) {
     if (run2.noCommitReason !== "format") {
       result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
     }
@@ -7778,34 +8088,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
           ...revertedPaths
         ])
       ];
-      if (view.modeSources.size > 0) {
-        const modes = await git.indexModes(repo.abs, [
-          ...view.modeSources.values()
-        ], {
-          locked: true
-        });
-        for (const [to, from] of view.modeSources) {
-          if (modes[from] === 40960 && !view.specialEntries.has(to)) {
-            view.specialEntries.set(to, {
-              mode: 40960,
-              oid: null
-            });
-          }
-        }
-      }
-      await stageWritten(git, repo.abs, paths, root, result.warnings);
-      if (view.specialEntries.size > 0) {
-        const entries = [
-          ...view.specialEntries
-        ].map(([path, e]) => ({
-          path,
-          mode: e.mode,
-          oid: e.oid
-        }));
-        await git.setSpecialEntries(repo.abs, entries, {
-          locked: true
-        });
-      }
+      await stageChanges(git, repo.abs, view, paths, root, result.warnings);
       try {
         result.commit_id = await git.commitIndex(repo.abs, {
           message,
@@ -7845,6 +8128,38 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
           target: done.target
         }
       });
+    });
+  }
+}
+async function linksFromSources(git, dir, view) {
+  if (view.modeSources.size === 0) return;
+  const modes = await git.indexModes(dir, [
+    ...view.modeSources.values()
+  ], {
+    locked: true
+  });
+  for (const [to, from] of view.modeSources) {
+    if (modes[from] === 40960 && !view.specialEntries.has(to)) {
+      view.specialEntries.set(to, {
+        mode: 40960,
+        oid: null
+      });
+    }
+  }
+}
+async function stageChanges(git, dir, view, paths, root, warnings) {
+  await linksFromSources(git, dir, view);
+  await stageWritten(git, dir, paths, root, warnings);
+  if (view.specialEntries.size > 0) {
+    const entries = [
+      ...view.specialEntries
+    ].map(([path, e]) => ({
+      path,
+      mode: e.mode,
+      oid: e.oid
+    }));
+    await git.setSpecialEntries(dir, entries, {
+      locked: true
     });
   }
 }
@@ -8273,7 +8588,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-URVKZO2R.js", import.meta.url).href)
+    git: await import(new URL("./api-VZTMOX62.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8323,7 +8638,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-URVKZO2R.js", import.meta.url).href)
+    git: await import(new URL("./api-VZTMOX62.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -29,7 +29,7 @@ import {
 import { revertCommit } from "./porcelain/pick.ts";
 import { pathsChangedBy as pathsChangedByLib, resetTo } from "./porcelain/reset.ts";
 import { createTag } from "./porcelain/tags.ts";
-import { emptyEntry, S_IFGITLINK, S_IFLNK } from "./worktree/index_file.ts";
+import { emptyEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";
 import { type Sequence, sequenceInProgress } from "./merge/sequence.ts";
@@ -121,6 +121,55 @@ export function gitlinkOid(dir: string, path: string, _opts: { locked: true }): 
   assertLocked(repo, "gitlinkOid");
   const entry = loadIndex(repo).entries.get(normalizeUserPath(path));
   return Promise.resolve(entry && entry.mode === 0o160000 ? entry.oid : null);
+}
+
+/**
+ * The index's entry (stage 0) at `path`: its blob id, its mode, and whether the file's lstat still
+ * matches the stat data the index keeps for it (null: no file there) — what git's ie_match_stat
+ * checks before `git apply --index` trusts a file. Null when there is no entry.
+ */
+export function indexEntry(
+  dir: string,
+  path: string,
+): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null> {
+  const normalized = normalizeUserPath(path);
+  const entry = loadIndex(open(dir)).entries.get(normalized);
+  if (!entry) return Promise.resolve(null);
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = Deno.lstatSync(`${dir}/${normalized}`);
+  } catch { /* no file there */ }
+  return Promise.resolve({ oid: entry.oid, mode: entry.mode, statMatches: info && statMatches(entry, info) });
+}
+
+/** What the index holds at `path` (stage 0): the blob's bytes and the entry's mode, or null. */
+export async function indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
+  const repo = open(dir);
+  const entry = loadIndex(repo).entries.get(normalizeUserPath(path));
+  if (!entry || entry.mode === S_IFGITLINK) return null;
+  return { bytes: (await repo.objects.read(entry.oid)).content, mode: entry.mode };
+}
+
+/**
+ * Sets index entries to new contents without touching the work tree (`git apply --cached`): each
+ * path gets a blob of `bytes` with `mode`, or leaves the index when `bytes` is null.
+ */
+export async function writeIndexEntries(
+  dir: string,
+  entries: readonly { path: string; bytes: Uint8Array | null; mode: number }[],
+  _opts: { locked: true },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "writeIndexEntries");
+  const index = loadIndex(repo);
+  for (const entry of entries) {
+    const path = normalizeUserPath(entry.path);
+    if (entry.bytes === null) {
+      index.remove(path);
+      continue;
+    }
+    index.set(emptyEntry(path, await repo.objects.write("blob", entry.bytes), entry.mode), true);
+  }
 }
 
 /**

@@ -460,6 +460,16 @@ export const resultSchemas = {
       name: z.string().nullable().describe("null: no ref reaches it (git prints `undefined`)."),
     })),
   }),
+  apply: z.strictObject({
+    ...base("git apply"),
+    applied: z.boolean().describe("Whether files were written (false for --check, --stat, --numstat)."),
+    checked: z.boolean().describe("--check: the diff applies; nothing was written."),
+    files: z.array(z.strictObject({
+      path: z.string(),
+      added: z.number().int().nullable().optional().describe("--stat/--numstat: lines added (null: binary)."),
+      removed: z.number().int().nullable().optional(),
+    })),
+  }),
   "hash-object": z.strictObject({
     ...base("git hash-object"),
     objects: z.array(z.strictObject({ path: z.string().nullable().describe("null: stdin."), id: oid })),

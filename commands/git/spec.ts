@@ -5,6 +5,7 @@
  */
 
 import { GIT_ERROR_CODES } from "./error_codes.ts";
+import { PATCH_OWN_ERROR_CODES } from "../patch/error_codes.ts";
 import type { CommandSpec } from "../../core/declaration.ts";
 import { grantedHosts } from "./remote/gate.ts";
 import { gitSpellings } from "./spellings.ts";
@@ -54,6 +55,7 @@ import { symbolicRefSpec } from "./sub/symbolic_ref.ts";
 import { nameRevSpec } from "./sub/name_rev.ts";
 import { hashObjectSpec } from "./sub/hash_object.ts";
 import { varSpec } from "./sub/var.ts";
+import { applySpec } from "./sub/apply.ts";
 
 type HandlerModules = {
   basic: typeof import("./entries/basic.ts");
@@ -67,10 +69,11 @@ const _exportsExist: { [F in keyof HandlerModules]: readonly (keyof HandlerModul
 export const gitSpec: CommandSpec = {
   name: "git",
   zone: "help-first",
-  errorCodes: GIT_ERROR_CODES,
+  // `git apply` is patch's engine in its strict mode: it raises patch's codes as well.
+  errorCodes: [...GIT_ERROR_CODES, ...PATCH_OWN_ERROR_CODES],
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
-    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
+    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, apply, " +
     "rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
     "ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
@@ -123,8 +126,6 @@ export const gitSpec: CommandSpec = {
   spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
     rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
-    apply: "Apply a diff with `patch apply` (the diff in the call's stdin; paths as the diff names them, from " +
-      "the workspace root unless --repo names the repository); patch check only tries it.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
@@ -190,5 +191,6 @@ export const gitSpec: CommandSpec = {
     nameRevSpec,
     hashObjectSpec,
     varSpec,
+    applySpec,
   ],
 };

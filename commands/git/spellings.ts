@@ -77,7 +77,9 @@ export const gitSpellings: SpellingRewriter = {
     const flags = dashes < 0 ? sub : sub.slice(0, dashes);
     const paths = dashes < 0 ? [] : sub.slice(dashes);
     // Display flags after the subcommand too (`git diff --no-color`), but never a path after `--`.
-    const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always");
+    const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always")
+      // `git apply -` names stdin, which `git apply` reads when it names no file.
+      .filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added: string[] = [];
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
     if (identity.name !== undefined || identity.email !== undefined) {

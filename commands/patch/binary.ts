@@ -48,12 +48,12 @@ export function decodeBase85Line(line: string): Uint8Array | null {
 
 /**
  * Reads the hunks after `GIT binary patch` starting at `at`; returns the forward hunk and the
- * index of the first line after the binary patch. Null when a line is not what git writes.
+ * reverse one (what `git apply -R` applies; git writes both) and the index of the first line after the binary patch. Null when a line is not what git writes.
  */
 export function parseBinaryPatch(
   text: readonly string[],
   at: number,
-): { hunk: BinaryHunk; next: number } | { error: number } {
+): { hunk: BinaryHunk; reverse: BinaryHunk | null; next: number } | { error: number } {
   const hunks: BinaryHunk[] = [];
   let i = at;
   while (hunks.length < 2 && i < text.length) {
@@ -76,7 +76,7 @@ export function parseBinaryPatch(
     hunks.push({ kind: header[1] as "literal" | "delta", size: Number(header[2]), data });
   }
   if (hunks.length === 0) return { error: at };
-  return { hunk: hunks[0], next: i };
+  return { hunk: hunks[0], reverse: hunks[1] ?? null, next: i };
 }
 
 /** git's blob id of `bytes`. */

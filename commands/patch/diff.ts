@@ -32,6 +32,8 @@ export interface Hunk {
   /** Stated 1-based start of the old side, null when the `@@` line gives no numbers. */
   readonly oldStart: number | null;
   readonly oldCount: number | null;
+  /** Stated 1-based start of the new side, null when the `@@` line gives none. */
+  readonly newStart: number | null;
   readonly lines: readonly HunkLine[];
   /** `\ No newline at end of file` after the last old / new line. */
   readonly oldNoNewline: boolean;
@@ -46,6 +48,8 @@ export interface FileDiff {
   /** Path after (null: the file is deleted). */
   readonly newPath: string | null;
   readonly newMode: number | null;
+  /** The mode the diff says the file had (`old mode`, `deleted file mode`), null when unstated. */
+  readonly oldMode: number | null;
   /** Whether the diff names its files (`---`/`+++` or `diff --git`); a bare hunk list does not. */
   readonly hasPaths: boolean;
   /** `copy from`/`copy to` (git diff -C): the new file starts from the source, which stays. */
@@ -54,6 +58,8 @@ export interface FileDiff {
   /** A binary file: `binaryHunk` holds git's binary patch, absent for "Binary files … differ". */
   readonly binary: boolean;
   readonly binaryHunk: BinaryHunk | null;
+  /** The binary patch's second hunk, from the new content back to the old (null: none). */
+  readonly binaryReverse: BinaryHunk | null;
   /** The blob ids of the `index` line (abbreviated or full), when the diff has one. */
   readonly blobIds: { readonly old: string; readonly new: string } | null;
   /** git's mode of the entry: 120000 a symbolic link, 160000 a submodule pointer (null: unstated). */
@@ -180,6 +186,7 @@ interface Draft {
   hunks: Hunk[];
   binary: boolean;
   binaryHunk?: BinaryHunk;
+  binaryReverse?: BinaryHunk | null;
   blobIds?: { old: string; new: string };
   indexMode?: number;
   oldMode?: number;
@@ -194,7 +201,11 @@ interface Draft {
  * Tolerates: code fences, prose before the diff, `@@` lines without numbers or with wrong
  * counts, empty context lines written without their leading space.
  */
-export function parseDiff(lines: readonly string[], firstLine: number): FileDiff[] {
+export function parseDiff(
+  lines: readonly string[],
+  firstLine: number,
+  options: { readonly strip?: number } = {},
+): FileDiff[] {
   const at = (i: number) => firstLine + i;
   // Fences: an opening one is dropped; once the diff has begun, a fence closes it, and nothing
   // after it — prose, even lines starting with `+` or `- ` — can join the last hunk.
@@ -312,6 +323,7 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
         );
       }
       current.binaryHunk = parsed.hunk;
+      current.binaryReverse = parsed.reverse;
       i = parsed.next - 1;
       continue;
     }
@@ -334,10 +346,29 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
     );
   }
 
-  return files.map(finishFile);
+  return files.map((d) => finishFile(d, options.strip));
 }
 
-function finishFile(d: Draft): FileDiff {
+/**
+ * `path` without its first `count` folders, as `git apply -p<count>` reads header names (a name
+ * with fewer folders stays whole).
+ */
+function stripFolders(path: string | null, count: number): string | null {
+  if (path === null) return null;
+  let rest = path;
+  for (let n = 0; n < count; n++) {
+    const slash = rest.indexOf("/");
+    if (slash < 0) return path;
+    rest = rest.slice(slash + 1);
+  }
+  return rest;
+}
+
+/**
+ * `strip`: the number of leading folders `git apply -p<n>` takes off the header names; without it
+ * the `a/` and `b/` prefixes are recognised as `git diff` and `diff -u` write them.
+ */
+function finishFile(d: Draft, strip?: number): FileDiff {
   let oldPath: string | null;
   let newPath: string | null;
   let hasPaths = true;
@@ -346,7 +377,10 @@ function finishFile(d: Draft): FileDiff {
     newPath = d.newPath ?? null;
     const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) &&
       (newPath === null || newPath.startsWith("b/"));
-    if (bothPrefixed) {
+    if (strip !== undefined) {
+      oldPath = stripFolders(oldPath, strip);
+      newPath = stripFolders(newPath, strip);
+    } else if (bothPrefixed) {
       oldPath = stripPrefix(oldPath, "a/");
       newPath = stripPrefix(newPath, "b/");
     }
@@ -367,8 +401,9 @@ function finishFile(d: Draft): FileDiff {
   } else if (d.gitOld !== undefined && d.gitNew !== undefined) {
     // Headers only (mode change, pure rename, empty new file): paths from `diff --git`.
     const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
-    oldPath = d.created ? null : prefixed ? d.gitOld.slice(2) : d.gitOld;
-    newPath = d.deleted ? null : prefixed ? d.gitNew.slice(2) : d.gitNew;
+    const side = (path: string) => strip !== undefined ? stripFolders(path, strip)! : prefixed ? path.slice(2) : path;
+    oldPath = d.created ? null : side(d.gitOld);
+    newPath = d.deleted ? null : side(d.gitNew);
   } else {
     oldPath = null;
     newPath = null;
@@ -385,14 +420,46 @@ function finishFile(d: Draft): FileDiff {
     oldPath,
     newPath,
     newMode: d.newMode,
+    oldMode: d.oldMode ?? null,
     hasPaths,
     copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
     hunks: d.hunks,
     binary: d.binary,
     binaryHunk: d.binaryHunk ?? null,
+    binaryReverse: d.binaryReverse ?? null,
     blobIds: d.blobIds ?? null,
     entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
     patchLine: d.patchLine,
+  };
+}
+
+/**
+ * The diff the other way round, as `git apply -R` reads it: old and new sides, paths, modes, blob
+ * ids and `\ No newline` markers swap, removed lines become added ones and the reverse binary hunk
+ * applies. Null when it cannot be reversed (a binary patch without its reverse hunk, a copy).
+ */
+export function reversedDiff(file: FileDiff): FileDiff | null {
+  if (file.binaryHunk && !file.binaryReverse) return null;
+  if (file.copy) return null;
+  const flip = { " ": " ", "-": "+", "+": "-" } as const;
+  return {
+    ...file,
+    oldPath: file.newPath,
+    newPath: file.oldPath,
+    oldMode: file.newMode,
+    newMode: file.oldMode,
+    hunks: file.hunks.map((h) => ({
+      ...h,
+      oldStart: h.newStart,
+      newStart: h.oldStart,
+      oldCount: h.lines.filter((l) => l.kind !== "-").length,
+      lines: h.lines.map((l) => ({ kind: flip[l.kind], text: l.text })),
+      oldNoNewline: h.newNoNewline,
+      newNoNewline: h.oldNoNewline,
+    })),
+    binaryHunk: file.binaryReverse,
+    binaryReverse: file.binaryHunk,
+    blobIds: file.blobIds && { old: file.blobIds.new, new: file.blobIds.old },
   };
 }
 
@@ -400,6 +467,7 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
   const header = HUNK_HEADER.exec(text[at]);
   const oldStart = header?.[1] !== undefined ? Number(header[1]) : null;
   const oldCount = header?.[1] !== undefined ? (header[2] !== undefined ? Number(header[2]) : 1) : null;
+  const newStart = header?.[3] !== undefined ? Number(header[3]) : null;
   const newCount = header?.[3] !== undefined ? (header[4] !== undefined ? Number(header[4]) : 1) : null;
   const hunkLines: HunkLine[] = [];
   /** Which hunk lines were written as a bare empty line (a context line that lost its space). */
@@ -445,7 +513,7 @@ function parseHunk(text: readonly string[], lineNo: readonly number[], at: numbe
     oldSeen--;
   }
   return {
-    hunk: { oldStart, oldCount, lines: hunkLines, oldNoNewline, newNoNewline, patchLine: lineNo[at] },
+    hunk: { oldStart, oldCount, newStart, lines: hunkLines, oldNoNewline, newNoNewline, patchLine: lineNo[at] },
     next: i,
   };
 }
@@ -461,6 +529,10 @@ export interface HunkReport {
   readonly stated_line: number | null;
   /** Added lines were re-indented by this prefix ("+  ") or with it removed ("-  "). */
   readonly reindent?: string;
+  /** In git's strict mode: whether the hunk's old side ended the file (git's blank-at-eof check). */
+  readonly ends_file?: boolean;
+  /** In git's strict mode: the patch line of the hunk's `@@` header. */
+  readonly patch_line?: number;
 }
 
 export type HunkFailure =
@@ -529,6 +601,12 @@ export interface ApplyOptions {
   readonly byteExact?: boolean;
   /** Apply a hunk even when its result is already in the file (otherwise AlreadyApplied). */
   readonly reapply?: boolean;
+  /**
+   * Place hunks as `git apply` does and nowhere else (see `placeAsGit`): byte-exact context, git's
+   * anchors and search order, no whitespace or fuzzy match, no AlreadyApplied guess; added lines
+   * are written as the diff has them. `unidiffZero` is `--unidiff-zero`.
+   */
+  readonly gitStrict?: { readonly unidiffZero: boolean };
 }
 
 /**
@@ -615,10 +693,12 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+    const placed = options.gitStrict
+      ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero)
+      : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
-    const reindent = strategy === "exact" ? null : indentShift(doc, pos, lines);
+    const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
     const replacement: string[] = [];
     let k = pos;
     for (const l of lines) {
@@ -628,14 +708,31 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     }
     const touchesEnd = pos + oldLen === doc.length;
     const wasEmpty = doc.length === 0;
+    const endedWithoutNewline = !doc.finalNewline;
     // A diff of the file's first line that shows a BOM on one side only adds or removes it.
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.byteExact === true ||
+    const keepEndings = options.byteExact === true || options.gitStrict !== undefined ||
       (options.keepLineEndings === true && carriesFileEndings(doc, pos, lines));
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
-    if (touchesEnd && doc.length > 0) {
+    // git apply splices bytes: lines that end without a newline run into what follows them.
+    let start = pos;
+    let newLen = addedAdopted.length;
+    if (options.gitStrict && newLen > 0) {
+      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
+        // Added after a last line that has no newline: the first added line continues it.
+        doc.splice(pos - 1, 2, [doc.lines[pos - 1] + doc.lines[pos]]);
+        doc.finalNewline = !hunk.newNoNewline;
+        start = pos - 1;
+      } else if (!touchesEnd && hunk.newNoNewline) {
+        // A result without its final newline placed before other lines: the next line continues it.
+        const last = pos + newLen - 1;
+        doc.splice(last, 2, [doc.lines[last] + doc.lines[last + 1]]);
+        newLen--;
+      }
+    }
+    if (touchesEnd && doc.length > 0 && start === pos) {
       // The final newline changes only when the diff says so (git's `\ No newline at end of file`
       // on one side only); a hunk written without the markers keeps the file's state.
       if (hunk.newNoNewline) doc.finalNewline = false;
@@ -649,21 +746,22 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       }
     }
     if (expected !== null) drift += pos - expected;
-    sizeDelta += addedAdopted.length - oldLen;
-    const shift = addedAdopted.length - oldLen;
+    sizeDelta += newLen - oldLen;
+    const shift = newLen - oldLen;
     for (const region of written) {
       if (region.start >= pos + oldLen) {
         region.start += shift;
         region.end += shift;
       }
     }
-    written.push({ start: pos, end: pos + addedAdopted.length });
+    written.push({ start, end: pos + newLen });
     reports.push({
       hunk: number,
       strategy,
       at_line: pos + 1,
       stated_line: hunk.oldStart,
       ...(reindent ? { reindent: reindent.label } : {}),
+      ...(options.gitStrict ? { ends_file: touchesEnd, patch_line: hunk.patchLine } : {}),
     });
   });
   return reports;
@@ -920,6 +1018,83 @@ function place(
       old.map((l) => l.text),
     ),
   });
+}
+
+/**
+ * A hunk placed as `git apply` places it (apply.c's apply_one_fragment, find_pos, match_fragment):
+ * the search starts at the new side's stated line (or at the file's start or end when the hunk
+ * must match there) and goes one line forward, one back, two forward… — the first place where
+ * every old-side line is the file's line byte for byte, `\r`, BOM and final newline included, and
+ * no line an earlier hunk wrote, wins. A hunk stated at line 0 (or 1, without --unidiff-zero) must
+ * start the file; one without trailing context (without --unidiff-zero) must end it.
+ */
+function placeAsGit(
+  doc: TextDoc,
+  hunk: Hunk,
+  old: readonly HunkLine[],
+  written: Written,
+  number: number,
+  bomOld: boolean,
+  unidiffZero: boolean,
+): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
+  const size = doc.length;
+  let trailing = 0;
+  while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing].kind === " ") trailing++;
+  const matchBeginning = hunk.oldStart === 0 || (hunk.oldStart === 1 && !unidiffZero);
+  const matchEnd = !unidiffZero && trailing === 0;
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const fileLine = (i: number) =>
+    (i === 0 && doc.bom ? BOM : "") + doc.lines[i] + (i < size - 1 || doc.finalNewline ? "\n" : "");
+  const hunkLine = (k: number) =>
+    (k === 0 && firstOld >= 0 && bomOld ? BOM : "") + old[k].text +
+    (k === old.length - 1 && hunk.oldNoNewline ? "" : "\n");
+  const writtenLine = (i: number) => written.some((r) => i >= r.start && i < r.end);
+  const matches = (pos: number): boolean => {
+    if (pos + old.length > size) return false;
+    if (matchEnd && pos + old.length !== size) return false;
+    if (matchBeginning && pos !== 0) return false;
+    for (let k = 0; k < old.length; k++) {
+      if (writtenLine(pos + k)) return false;
+      const file = fileLine(pos + k);
+      // Bytes compared from the place on: a last old line without its newline also matches the
+      // same line with one (git's memcmp of the preimage), except where the hunk must end the file.
+      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
+      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+    }
+    return true;
+  };
+  let line = hunk.newStart ? hunk.newStart - 1 : 0;
+  if (matchBeginning) line = 0;
+  else if (matchEnd) line = size - old.length;
+  if (line < 0 || line > size) line = size;
+  const stated = line;
+  let backwards = line;
+  let forwards = line;
+  let current = line;
+  for (let i = 0;; i++) {
+    if (matches(current)) {
+      return { pos: current, lines: hunk.lines, strategy: current === stated ? "exact" : "shifted" };
+    }
+    for (;;) {
+      if (backwards === 0 && forwards === size) {
+        throw new HunkError({ kind: "no-match", hunk: number, patchLine: hunk.patchLine, closest: null });
+      }
+      if (i & 1) {
+        if (backwards === 0) {
+          i++;
+          continue;
+        }
+        current = --backwards;
+      } else {
+        if (forwards === size) {
+          i++;
+          continue;
+        }
+        current = ++forwards;
+      }
+      break;
+    }
+  }
 }
 
 /**

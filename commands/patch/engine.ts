@@ -21,7 +21,7 @@ import {
   Transaction,
   withPatchLock,
 } from "./transaction.ts";
-import { View } from "./view.ts";
+import { type GitApplyMode, View } from "./view.ts";
 import { parseDiff } from "./diff.ts";
 import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
@@ -43,6 +43,13 @@ export interface GitApi {
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
+  indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
+  indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
+  writeIndexEntries(
+    dir: string,
+    entries: readonly { path: string; bytes: Uint8Array | null; mode: number }[],
+    opts: { locked: true },
+  ): Promise<void>;
   setSpecialEntries(
     dir: string,
     entries: readonly { path: string; mode: 0o120000 | 0o160000 | 0o100644 | 0o100755; oid?: string | null }[],
@@ -105,6 +112,11 @@ export interface PatchRun {
   readonly author?: string;
   /** Apply hunks whose result is already in the file instead of refusing them (AlreadyApplied). */
   readonly reapply?: boolean;
+  /**
+   * Diffs apply as `git apply` applies them (its strictness, paths and messages); with `index`, what
+   * the run wrote is staged, never committed (`noCommit` must be set).
+   */
+  readonly gitApply?: GitApplyMode;
   readonly config: PatchConfig;
   readonly session: { readonly id: string; readonly dir: string };
   readonly runId: string;
@@ -510,6 +522,18 @@ function relaxedMatchWarnings(blocks: readonly BlockResult[]): string[] {
 function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
   const view = new View(run.workspace, repo.rel, repo.abs);
   view.reapply = run.reapply === true;
+  view.gitApply = run.gitApply ?? null;
+  if (run.gitApply && run.git) {
+    const git = run.git;
+    view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
+    // `git apply --cached`: the files are the index's, not the work tree's.
+    if (run.gitApply.cached) {
+      view.source = async (rel) => {
+        const blob = await git.indexBlob(repo.abs, rel);
+        return blob && { bytes: blob.bytes, mode: blob.mode === 0o100755 ? 0o755 : 0o644 };
+      };
+    }
+  }
   return view;
 }
 
@@ -560,7 +584,12 @@ async function precheck(
     }
   }
   // A check reads submodule pointers from the index as the apply does (nothing is locked: it only reads).
-  if (result.is_repository && git) view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
+  if (result.is_repository && git) {
+    view.indexGitlink = async (rel) => {
+      const entry = await git.indexEntry(repo.abs, rel);
+      return entry !== null && entry.mode === 0o160000 ? entry.oid : null;
+    };
+  }
   let treeMoves = false;
   for (const block of patch.blocks) {
     if (run.signal.aborted) throw run.signal.reason;
@@ -839,6 +868,23 @@ async function runGitAndEdits(
   view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   await computeEdits(run, patch, view, result);
   const changes = view.changes();
+  if (run.gitApply?.cached) {
+    // `git apply --cached`: the result goes into the index only; the work tree is not touched.
+    await linksFromSources(git, repo.abs, view);
+    await git.writeIndexEntries(
+      repo.abs,
+      changes.map((c) => ({
+        path: c.rel,
+        bytes: c.after?.bytes ?? null,
+        mode: c.after && c.after.mode & 0o100 ? 0o100755 : 0o100644,
+      })),
+      { locked: true },
+    );
+    const special = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
+    if (special.length > 0) await git.setSpecialEntries(repo.abs, special, { locked: true });
+    result.files_changed = filesChanged(view);
+    return;
+  }
   // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its
   // folder if that is empty (git apply removes it too), so the path is free for a file again.
   const submodules = [...view.specialEntries].filter(([, e]) => e.mode === 0o160000);
@@ -849,7 +895,10 @@ async function runGitAndEdits(
   await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(view);
 
-  if (run.noCommit) {
+  if (run.noCommit && run.gitApply?.index) {
+    // `git apply --index`: the result is staged as well as written, and not committed.
+    await stageChanges(git, repo.abs, view, [...new Set(changes.map((c) => c.rel))], root, result.warnings);
+  } else if (run.noCommit) {
     if (run.noCommitReason !== "format") {
       result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
     }
@@ -887,21 +936,7 @@ async function runGitAndEdits(
       });
     } else if (changes.length > 0 || revertLeftChanges || view.specialEntries.size > 0) {
       const paths = [...new Set([...changes.map((c) => c.rel), ...revertedPaths])];
-      // A rename or copy of a link, with no mode in its diff, is a link too: read the source's mode
-      // before staging (which drops a renamed source from the index).
-      if (view.modeSources.size > 0) {
-        const modes = await git.indexModes(repo.abs, [...view.modeSources.values()], { locked: true });
-        for (const [to, from] of view.modeSources) {
-          if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
-            view.specialEntries.set(to, { mode: 0o120000, oid: null });
-          }
-        }
-      }
-      await stageWritten(git, repo.abs, paths, root, result.warnings);
-      if (view.specialEntries.size > 0) {
-        const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
-        await git.setSpecialEntries(repo.abs, entries, { locked: true });
-      }
+      await stageChanges(git, repo.abs, view, paths, root, result.warnings);
       try {
         result.commit_id = await git.commitIndex(repo.abs, { message, author, locked: true });
       } catch (error) {
@@ -940,6 +975,37 @@ async function runGitAndEdits(
         git: { tag: done.name, target: done.target },
       });
     });
+  }
+}
+
+/**
+ * A rename or copy of a link, with no mode in its diff, is a link too: the source's index mode is
+ * read before the index changes (staging drops a renamed source from it).
+ */
+async function linksFromSources(git: GitApi, dir: string, view: View): Promise<void> {
+  if (view.modeSources.size === 0) return;
+  const modes = await git.indexModes(dir, [...view.modeSources.values()], { locked: true });
+  for (const [to, from] of view.modeSources) {
+    if (modes[from] === 0o120000 && !view.specialEntries.has(to)) {
+      view.specialEntries.set(to, { mode: 0o120000, oid: null });
+    }
+  }
+}
+
+/** Stages what the patch wrote, with the index modes its diffs state (links, submodule pointers). */
+async function stageChanges(
+  git: GitApi,
+  dir: string,
+  view: View,
+  paths: readonly string[],
+  root: string,
+  warnings: string[],
+): Promise<void> {
+  await linksFromSources(git, dir, view);
+  await stageWritten(git, dir, paths, root, warnings);
+  if (view.specialEntries.size > 0) {
+    const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
+    await git.setSpecialEntries(dir, entries, { locked: true });
   }
 }
 

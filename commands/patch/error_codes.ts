@@ -5,7 +5,7 @@
 
 import { GIT_ERROR_CODES } from "../git/error_codes.ts";
 
-const PATCH_OWN_ERROR_CODES = [
+export const PATCH_OWN_ERROR_CODES = [
   "PatchParseError",
   "PatchApplyError",
   "StaleJournal",

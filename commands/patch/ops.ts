@@ -12,6 +12,7 @@ import {
   HunkError,
   type HunkReport,
   parseDiff,
+  reversedDiff,
 } from "./diff.ts";
 import { OpError } from "./errors.ts";
 import type { Block, Param } from "./format.ts";
@@ -814,7 +815,7 @@ async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): P
       "Conflict",
       `\`${rel}\` is not the file this binary diff was made from (its blob is not ${ids.old}); make the diff ` +
         "again from the file as it is now",
-      { file: rel, expected_blob: ids.old },
+      { file: rel, expected_blob: ids.old, found_blob: await blobId(base) },
       file.patchLine,
     );
   }
@@ -848,10 +849,105 @@ async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): P
   return bytes;
 }
 
+/**
+ * What `git apply` checks of one file before it applies its hunks (apply.c's check_preimage and
+ * check_to_create), as its messages: the file it edits must exist (with --index: be in the index
+ * and match it), and the file it creates, or renames or copies to, must not. A path an earlier
+ * file of the same diff wrote is checked against that result instead, as git does.
+ */
+async function checkAsGitApply(
+  view: View,
+  file: FileDiff,
+  from: string | null,
+  to: string | null,
+  results: Map<string, FileState>,
+  leaving: ReadonlySet<string>,
+): Promise<void> {
+  const git = view.gitApply!;
+  const fromLoc = from === null ? null : await view.locate(from, "diff path");
+  const toLoc = to === null ? null : await view.locate(to, "diff path");
+  // A submodule pointer has no file to read: only its index entry is checked.
+  const pointer = file.entryMode === 0o160000;
+  if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
+    if ((git.index || git.cached) && view.indexEntry) {
+      const entry = await view.indexEntry(fromLoc.rel);
+      if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, { git: true });
+      // The mode the diff says the file has (its `old mode`, `deleted file mode` or `index` line).
+      const stated = file.oldMode ?? (file.newMode === null ? file.entryMode : null);
+      if (stated !== null && (stated & 0o170000) !== (entry.mode & 0o170000)) {
+        throw new OpError("Conflict", `${from}: wrong type`, { git: true });
+      }
+      const state = pointer || git.cached ? null : await view.get(fromLoc.rel, fromLoc.abs);
+      if (state?.kind === "file" && !(await matchesIndexEntry(state, entry))) {
+        throw new OpError("Conflict", `${from}: does not match index`, { git: true });
+      }
+    } else if (!pointer && (await view.get(fromLoc.rel, fromLoc.abs)).kind !== "file") {
+      throw new OpError("NotFound", `${from}: No such file or directory`, { git: true });
+    }
+  }
+  const creates = toLoc !== null && to !== null && (fromLoc === null || fromLoc.rel !== toLoc.rel) &&
+    !leaving.has(to);
+  if (creates) {
+    if (
+      (git.index || git.cached) && view.indexEntry && !results.has(toLoc.rel) &&
+      (await view.indexEntry(toLoc.rel)) !== null
+    ) {
+      throw new OpError("AlreadyExists", `${to}: already exists in index`, { git: true });
+    }
+    if (git.cached) return;
+    const state = results.get(toLoc.rel) ?? await view.get(toLoc.rel, toLoc.abs);
+    if (state.kind === "file") {
+      throw new OpError("AlreadyExists", `${to}: already exists in working directory`, { git: true });
+    }
+  }
+}
+
+/**
+ * Whether a file is what its index entry records, as `git apply --index` requires (git's
+ * ie_match_stat): its stat data as the index keeps it — a file rewritten with the same content
+ * does not match until the index is refreshed (`git status`, `git add`) —, its content and its
+ * executable bit.
+ */
+async function matchesIndexEntry(
+  state: FileState & { kind: "file" },
+  entry: { readonly oid: string; readonly mode: number; readonly statMatches: boolean | null },
+): Promise<boolean> {
+  if (entry.statMatches === false) return false;
+  if ((await blobId(bytesOf(state))) !== entry.oid) return false;
+  if (entry.mode !== 0o100644 && entry.mode !== 0o100755) return true;
+  return (entry.mode === 0o100755) === ((state.mode & 0o100) !== 0);
+}
+
+/**
+ * A file that did not apply, in git apply's words (its `error: ` lines without the prefix): its own
+ * check's message, or for a hunk that fits nowhere `patch failed: <name>:<line>` and
+ * `<name>: patch does not apply`, naming the file as the diff does.
+ */
+function gitApplyMessages(error: OpError | ViewError, file: FileDiff, block: Block, count: number): string[] {
+  if (error instanceof OpError && error.details.git === true) return [error.message];
+  const { from, to } = diffTargets(block, file, count);
+  const name = (from ?? to)!;
+  // A submodule pointer's diff is a text diff of `Subproject commit <id>` to git: its hunk fails.
+  const number = error instanceof OpError && typeof error.details.hunk === "number"
+    ? error.details.hunk
+    : file.entryMode === 0o160000
+    ? 1
+    : null;
+  const hunk = number === null ? undefined : file.hunks[number - 1];
+  const binary = error instanceof OpError && typeof error.details.found_blob === "string"
+    ? [`the patch applies to '${to ?? from}' (${error.details.found_blob}), which does not match the current contents.`]
+    : [];
+  return [
+    ...binary,
+    ...(hunk ? [`patch failed: ${name}:${hunk.oldStart ?? 0}`] : []),
+    `${name}: patch does not apply`,
+  ];
+}
+
 async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   let files: FileDiff[];
   try {
-    files = parseDiff(block.body, block.bodyLine);
+    files = parseDiff(block.body, block.bodyLine, view.gitApply ? { strip: view.gitApply.strip } : {});
   } catch (error) {
     if (error instanceof DiffParseError) {
       throw new OpError("PatchParseError", error.message.replace(/^line \d+: /, ""), {
@@ -861,6 +957,20 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     throw error;
   }
+  if (view.gitApply?.reverse) {
+    files = files.map((file) => {
+      const reversed = reversedDiff(file);
+      if (reversed) return reversed;
+      throw new OpError(
+        "UnsupportedFormat",
+        `the diff of \`${file.newPath ?? file.oldPath}\` cannot be applied in reverse: ${
+          file.copy ? "it copies a file" : "its binary patch has no reverse hunk"
+        }`,
+        { file: file.newPath ?? file.oldPath },
+        file.patchLine,
+      );
+    });
+  }
   const keepLineEndings = block.body.some((l) => l.endsWith("\r"));
   // Work on copies: the block applies as a whole or not at all.
   const results = new Map<string, FileState>();
@@ -869,8 +979,19 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   let added = 0;
   let removed = 0;
   const touched: string[] = [];
-  for (const file of files) {
+  const git = view.gitApply;
+  /** What git apply says of each file that does not apply; all are checked, as git checks them. */
+  const gitErrors: string[] = [];
+  // Paths another file of the diff deletes or renames away: a file may be created there (git's
+  // ok_if_exists for a path that is to be deleted, as a type change diffs).
+  const leaving = new Set(
+    files.flatMap((
+      f,
+    ) => (f.oldPath !== null && (f.newPath === null || (f.newPath !== f.oldPath && !f.copy)) ? [f.oldPath] : [])),
+  );
+  const applyFile = async (file: FileDiff): Promise<void> => {
     const { from, to } = diffTargets(block, file, files.length);
+    if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = (to ?? from)!;
     if (file.binary && !file.binaryHunk) {
       throw new OpError(
@@ -905,7 +1026,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       if (!file.copy) view.specialEntries.set(fromLoc!.rel, { mode: 0o160000, oid: null });
       view.specialEntries.set(toLoc!.rel, { mode: 0o160000, oid: set ?? movedPointer });
       touched.push(fromLoc!.rel, toLoc!.rel);
-      continue;
+      return;
     }
     if (file.entryMode === 0o160000) {
       // A submodule pointer: no file changes, only the commit id its index entry records.
@@ -923,7 +1044,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       await checkPointerPreimage(view, file, rel, fromLoc === null, oid);
       view.specialEntries.set(rel, { mode: 0o160000, oid });
       touched.push(rel);
-      continue;
+      return;
     }
     if (file.binaryHunk) {
       const before = fromLoc === null
@@ -934,7 +1055,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
           file: fromLoc.rel,
         }, file.patchLine);
       }
-      if (toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file") {
+      if (
+        toLoc && (!fromLoc || fromLoc.rel !== toLoc.rel) && (await current(toLoc.rel)).kind === "file" &&
+        !(git && leaving.has(to!))
+      ) {
         throw new OpError("AlreadyExists", `the binary diff creates \`${toLoc.rel}\`, which already exists`, {
           file: toLoc.rel,
         }, file.patchLine);
@@ -949,7 +1073,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
         }
         results.set(fromLoc!.rel, { kind: "absent" });
         touched.push(fromLoc!.rel);
-        continue;
+        return;
       }
       if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, { kind: "absent" });
       let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
@@ -959,13 +1083,14 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
         view.specialEntries.set(toLoc.rel, { mode: binaryMode === 0o755 ? 0o100755 : 0o100644, oid: null });
       }
       touched.push(toLoc.rel);
-      continue;
+      return;
     }
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
     let byteExact = false;
     if (fromLoc === null) {
-      if ((await current(toLoc!.rel)).kind === "file") {
+      // As git, a path another file of the diff deletes may be created (the deletion failing is its error).
+      if ((await current(toLoc!.rel)).kind === "file" && !(git && leaving.has(to!))) {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc!.rel}\`, which already exists`, {
           file: toLoc!.rel,
         }, file.patchLine);
@@ -1005,7 +1130,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       // A file that is the diff's preimage cannot hold its result already: a hunk whose lines stand
       // where it inserts them (an insertion without context next to an equal line) is applied.
       const reapply = view.reapply || byteExact;
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply })) {
+      const gitStrict = view.gitApply ? { unidiffZero: view.gitApply.unidiffZero } : undefined;
+      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply, gitStrict })) {
         reports.push({ ...report, file: shown });
       }
     } catch (error) {
@@ -1031,7 +1157,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       }
       results.set(fromLoc!.rel, { kind: "absent" });
       touched.push(fromLoc!.rel);
-      continue;
+      return;
     }
     if (fromLoc && fromLoc.rel !== toLoc.rel) {
       if ((await current(toLoc.rel)).kind === "file") {
@@ -1056,6 +1182,22 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       view.modeSources.set(toLoc.rel, fromLoc.rel);
     }
     touched.push(toLoc.rel);
+  };
+  for (const file of files) {
+    if (!git) {
+      await applyFile(file);
+      continue;
+    }
+    try {
+      await applyFile(file);
+    } catch (error) {
+      // Path rules (confinement, secrets, git directories) stay pterm's own refusals.
+      if (!(error instanceof OpError) && !(error instanceof ViewError)) throw error;
+      gitErrors.push(...gitApplyMessages(error, file, block, files.length));
+    }
+  }
+  if (gitErrors.length > 0) {
+    throw new OpError("PatchApplyError", gitErrors.join("\n"), { git_errors: gitErrors }, block.bodyLine);
   }
   for (const [rel, state] of results) {
     await view.set(rel, view.absOf(rel), state);

@@ -35,6 +35,20 @@ interface Entry {
 export const DEFAULT_FILE_MODE = 0o644;
 
 /** Errors the view raises before an op can say which block it was: the op adds that. */
+/** How `git apply` reads and places a diff (commands/git's `git apply`). */
+export interface GitApplyMode {
+  /** `-p<n>`: leading folders taken off the header names (git's default 1). */
+  readonly strip: number;
+  /** `-R`: the diff applies from its new side back to its old. */
+  readonly reverse: boolean;
+  /** `--unidiff-zero`: hunks without context are placed by their line numbers alone. */
+  readonly unidiffZero: boolean;
+  /** `--index`: files must be in the index and match it, and the result is staged. */
+  readonly index: boolean;
+  /** `--cached`: the index alone is read, checked and changed; the work tree is left as it is. */
+  readonly cached: boolean;
+}
+
 export class ViewError extends Error {
   constructor(readonly code: "NotFound" | "AlreadyExists" | "PatchApplyError" | "UnsupportedFormat", message: string) {
     super(message);
@@ -72,6 +86,16 @@ export class View {
   indexGitlink: ((rel: string) => Promise<string | null>) | null = null;
   /** Apply hunks whose result is already in the file instead of refusing them as AlreadyApplied. */
   reapply = false;
+  /**
+   * Where files are read from instead of the disk (`git apply --cached`: the index), null: the disk.
+   * Such a view's changes are never written to the work tree.
+   */
+  source: ((rel: string) => Promise<{ bytes: Uint8Array; mode: number } | null>) | null = null;
+  /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
+  gitApply: GitApplyMode | null = null;
+  /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
+  indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>) | null =
+    null;
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;
@@ -132,9 +156,12 @@ export class View {
   async #entry(rel: string, abs: string): Promise<Entry> {
     const known = this.#entries.get(rel);
     if (known) return known;
-    const info = lstatOrNull(abs);
+    const info = this.source ? null : lstatOrNull(abs);
     let disk: DiskFile | null = null;
-    if (info?.isFile) {
+    if (this.source) {
+      const file = await this.source(rel);
+      if (file) disk = { bytes: file.bytes, mode: file.mode, ino: null, mtimeMs: null, size: file.bytes.length };
+    } else if (info?.isFile) {
       const bytes = await Deno.readFile(abs);
       disk = {
         bytes,

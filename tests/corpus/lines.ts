@@ -372,6 +372,9 @@ export const cold: readonly CorpusLine[] = [
   { line: "patch apply", stdin: APP_CODEX, oracle: "worktree", diff: APP_DIFF },
   { line: "apply_patch", stdin: APP_CODEX, oracle: "worktree", diff: APP_DIFF },
   { line: "git apply", stdin: APP_DIFF, oracle: "worktree", diff: APP_DIFF },
+  { line: "git apply -", stdin: APP_DIFF, oracle: "worktree", diff: APP_DIFF },
+  { line: "git apply --check", stdin: APP_DIFF, oracle: "worktree", diff: "" },
+  { line: "git apply --stat", stdin: APP_DIFF, oracle: "worktree", diff: "" },
   { line: "patch check --repo proj", stdin: APP_DIFF, oracle: "worktree", diff: "" },
 ];
 

@@ -37,6 +37,79 @@ function pretty(policy: PathPolicy, object: GitObject, oid: string, dir: string)
   return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name) + "\n").join("");
 }
 
+/** What a --batch/--batch-check format says of one object. */
+interface BatchFormat {
+  readonly usesRest: boolean;
+  expand(object: { oid: string; type: string; size: number; rest: string }): string;
+}
+
+const BATCH_ATOMS = new Set(["objectname", "objecttype", "objectsize", "rest"]);
+
+/**
+ * A --batch/--batch-check format as git cat-file reads it (strbuf_expand): `%(atom)` for
+ * objectname, objecttype, objectsize and rest, `%%` for a percent sign, any other `%` as it stands.
+ * %(objectsize:disk) and %(deltabase) describe git's packs, which pterm does not report: refused by
+ * name; an unknown atom is git's fatal error.
+ */
+function parseBatchFormat(ctx: { stderr: { write(text: string): void } }, format: string): BatchFormat {
+  const parts: ({ text: string } | { atom: string })[] = [];
+  let text = "";
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== "%") {
+      text += format[i];
+      continue;
+    }
+    if (format[i + 1] === "%") {
+      text += "%";
+      i++;
+      continue;
+    }
+    if (format[i + 1] !== "(") {
+      text += "%";
+      continue;
+    }
+    const end = format.indexOf(")", i + 2);
+    if (end < 0) {
+      ctx.stderr.write(`fatal: format element '${format.slice(i + 1)}' does not end in ')'\n`);
+      throw new PtermError("InvalidArgs", `the format's \`${format.slice(i)}\` does not end in \`)\`.`);
+    }
+    const atom = format.slice(i + 2, end);
+    if (atom === "objectsize:disk" || atom === "deltabase") {
+      throw new PtermError(
+        "InvalidArgs",
+        `%(${atom}) describes how git stores the object in its packs, which pterm's cat-file does not report; ` +
+          "use %(objectname) %(objecttype) %(objectsize) %(rest).",
+      );
+    }
+    if (!BATCH_ATOMS.has(atom)) {
+      ctx.stderr.write(`fatal: unknown format element: ${atom}\n`);
+      throw new PtermError(
+        "InvalidArgs",
+        `%(${atom}) is not a cat-file format element; use %(objectname) %(objecttype) %(objectsize) %(rest).`,
+      );
+    }
+    parts.push({ text }, { atom });
+    text = "";
+    i = end;
+  }
+  parts.push({ text });
+  return {
+    usesRest: parts.some((p) => "atom" in p && p.atom === "rest"),
+    expand: (object) =>
+      parts.map((p) =>
+        "text" in p
+          ? p.text
+          : p.atom === "objectname"
+          ? object.oid
+          : p.atom === "objecttype"
+          ? object.type
+          : p.atom === "objectsize"
+          ? String(object.size)
+          : object.rest
+      ).join(""),
+  };
+}
+
 export const catFile: Handler<typeof catFileFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
   async (ctx) => {
     const { repo, policy, rel } = await openFromFlags(ctx, "read");
@@ -59,18 +132,36 @@ export const catFile: Handler<typeof catFileFlags, readonly [{ name: "args"; des
       }
       texts.push(text);
     };
-    if (flags["batch-check"]) {
+    const batchFormat = flags.batch ?? flags["batch-check"];
+    if (batchFormat !== undefined) {
+      if (flags.batch !== undefined && flags["batch-check"] !== undefined) {
+        throw new PtermError("InvalidArgs", "give --batch or --batch-check, not both (as git).");
+      }
+      const format = parseBatchFormat(ctx, batchFormat);
+      const withContent = flags.batch !== undefined;
       const objects: { name: string; id: string | null; type: string | null; size: number | null }[] = [];
-      for (const name of (ctx.stdin ?? "").split("\n").map((l) => l.trim()).filter(Boolean)) {
+      // As git: each line is an object name as it stands (spaces included), unless the format has
+      // %(rest), which takes what follows the first whitespace.
+      const lines = (ctx.stdin ?? "").split("\n");
+      if (lines[lines.length - 1] === "") lines.pop();
+      for (const line of lines) {
+        const split = format.usesRest ? /^([^ \t]*)[ \t]*(.*)$/s.exec(line)! : null;
+        const name = split ? split[1] : line;
+        const rest = split ? split[2] : "";
         refuseHiddenRevPath(policy, name);
-        const oid = await lookUp(repo, name);
+        const oid = name === "" ? null : await lookUp(repo, name);
         if (!oid) {
           texts.push(`${name} missing\n`);
           objects.push({ name, id: null, type: null, size: null });
           continue;
         }
         const object = await repo.objects.read(oid);
-        texts.push(`${oid} ${object.type} ${object.content.length}\n`);
+        texts.push(format.expand({ oid, type: object.type, size: object.content.length, rest }) + "\n");
+        if (withContent) {
+          await refuseWithheld(oid, name, object.type);
+          write(object.content);
+          texts.push("\n");
+        }
         objects.push({ name, id: oid, type: object.type, size: object.content.length });
       }
       ctx.stdout.write(texts.join(""));

@@ -116,6 +116,8 @@ export const logSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
       ...refusedDiffFlags,
       "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists " +
         "its history before the move.",
+      "-L": "pterm's log does not trace a line range (or a function) through history: `git blame -L <start>,<end> " +
+        "<file>` names the commit of each line, and `git log -p -- <file>` shows every change to the file.",
     },
     positionals: [{
       name: "args",

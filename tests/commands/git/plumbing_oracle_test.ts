@@ -210,14 +210,26 @@ Deno.test({
         const real = await gitRaw(repo, tokenize(line).slice(1));
         compare(line, envelope, real, context);
       }
-      const stdinLines = "HEAD\nv1\nnope\nHEAD:a.txt\nHEAD^{tree}\n";
-      const envelope = await exec(root.path, "git cat-file --batch-check", { stdin: stdinLines });
-      compare(
-        "git cat-file --batch-check",
-        envelope,
-        await gitRaw(repo, ["cat-file", "--batch-check"], stdinLines),
-        context,
-      );
+      // Names as scripts send them: a missing one, a line with spaces (a name as it stands unless
+      // the format has %(rest)), an empty line, a path in a commit.
+      const stdinLines = "HEAD\nv1\nnope\nHEAD:a.txt\nHEAD^{tree}\nHEAD trailing words\n\nHEAD~1:dir/c.txt\n";
+      for (
+        const line of [
+          "git cat-file --batch-check",
+          "git cat-file '--batch-check=%(objectname) %(objecttype) %(objectsize)'",
+          "git cat-file '--batch-check=%(objecttype) %(rest) 100%% %x'",
+          "git cat-file --batch-check=%(objectsize)",
+        ]
+      ) {
+        const envelope = await exec(root.path, line, { stdin: stdinLines });
+        compare(line, envelope, await gitRaw(repo, tokenize(line).slice(1), stdinLines), context);
+      }
+      // --batch prints each object's content after its line (text objects: commits, tags, text blobs).
+      const textNames = "HEAD\nnope\nHEAD:a.txt\nv1\n";
+      for (const line of ["git cat-file --batch", "git cat-file '--batch=%(objectname) %(rest)'"]) {
+        const envelope = await exec(root.path, line, { stdin: textNames });
+        compare(line, envelope, await gitRaw(repo, tokenize(line).slice(1), textNames), context);
+      }
     }),
     { numRuns: 5 },
   );
@@ -254,6 +266,11 @@ Deno.test("git plumbing keeps secret paths withheld: never listed, never printed
     assert.equal(envelope.error_code, "SecretPathDenied", line);
     assert.doesNotMatch(JSON.stringify(envelope), /do-not-print/, line);
   }
+  const batch = await exec(root.path, "git cat-file --batch", { stdin: `HEAD:app.txt\n${blob}\n` });
+  assert.equal(batch.error_code, "SecretPathDenied");
+  assert.doesNotMatch(JSON.stringify(batch), /do-not-print/);
+  const batchPath = await exec(root.path, "git cat-file --batch-check", { stdin: "HEAD:secrets/key.txt\n" });
+  assert.equal(batchPath.error_code, "SecretPathDenied");
   const hashed = await exec(root.path, "git hash-object .env");
   assert.equal(hashed.error_code, "SecretPathDenied");
   // What the user runs next: real git still sees its repository exactly as before.

@@ -62,6 +62,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       branch.map((b) => `git merge ${b} --no-edit`),
       branch.map((b) => `git cherry-pick ${b}`),
       fc.constant("git clean -fd"),
+      fc.constantFrom(
+        "git apply fix.diff",
+        "git apply --index fix.diff",
+        "git apply -R fix.diff",
+        "git apply -R --index fix.diff",
+        "git apply --check fix.diff",
+      ),
     ).map((line) => ({ kind: "git" as const, line })),
   },
 );
@@ -88,10 +95,15 @@ async function setUp(root: string, twin: string): Promise<void> {
     await git(repo, "add", "a.txt");
     await git(repo, "commit", "-q", "-m", "start");
   }
+  // A diff of a.txt's first state for `git apply` (untracked until a step adds it, on both sides).
+  await Deno.writeTextFile(join(root, "r", "fix.diff"), "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-start\n+started\n");
   // The same first commit on both sides: copy the pterm side's repository over the twin.
   await Deno.remove(join(twin, "r"), { recursive: true });
   const copied = await new Deno.Command("cp", { args: ["-a", join(root, "r"), join(twin, "r")] }).output();
   assert.equal(copied.code, 0);
+  // The copy has new inodes: refresh its index's stat data, as the original's matches its files
+  // (`git apply --index` trusts a file only while they match).
+  await git(join(twin, "r"), "update-index", "-q", "--refresh");
 }
 
 Deno.test({

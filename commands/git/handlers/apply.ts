@@ -1,0 +1,318 @@
+/**
+ * `gitApply`: `git apply` as a spelling of the patch engine (commands/patch) in its strict mode —
+ * git apply's placement, checks and messages, all files or none, no commit (its declaration is
+ * sub/apply.ts).
+ */
+
+import type { Handler } from "../../../core/context.ts";
+import { PtermError } from "../../../core/errors.ts";
+import type { applyFlags } from "../sub/apply.ts";
+import type { Problem } from "../../patch/errors.ts";
+import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
+import { decodeLossless } from "../../patch/text.ts";
+import type { GitApplyMode } from "../../patch/view.ts";
+import { quoteName } from "../odb/bytes.ts";
+import { openFromFlags } from "./common.ts";
+
+export const gitApply: Handler<
+  typeof applyFlags,
+  readonly [{ name: "patches"; variadic: true; into: "patch-file"; description: string }]
+> = async (ctx) => {
+  const { rel } = await openFromFlags(ctx, "write");
+  const text = await diffText(ctx, rel);
+  const mode: GitApplyMode = {
+    strip: ctx.flags.strip ?? 1,
+    reverse: ctx.flags.reverse === true,
+    unidiffZero: ctx.flags["unidiff-zero"] === true,
+    index: ctx.flags.index === true,
+    cached: ctx.flags.cached === true,
+  };
+  if (text.trim() === "") {
+    ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
+    throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
+  }
+  if (ctx.flags.stat || ctx.flags.numstat) {
+    const files = filesOf(text, mode);
+    const out = ctx.flags.numstat ? numstat(files) : diffstat(files);
+    ctx.stdout.write(out);
+    return { repo_path: rel, applied: false, checked: false, files: files.map(fileSummary) };
+  }
+  const check = ctx.flags.check === true;
+  // git apply warns of whitespace errors in the lines it adds when it applies (not for --check).
+  const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
+  const { runPatch } = await import("../../patch/engine.ts");
+  let files: string[];
+  try {
+    const result = await runPatch({
+      mode: check ? "check" : "apply",
+      command: "git apply",
+      text: `=== git.diff: "." ===\n${text}${text.endsWith("\n") ? "" : "\n"}=== end ===\n=== PATCH EOF ===\n`,
+      workspace: ctx.workspace,
+      repoFlag: rel,
+      noCommit: true,
+      noCommitReason: "format",
+      gitApply: mode,
+      config: {},
+      session: ctx.session,
+      runId: ctx.runId,
+      signal: ctx.signal,
+      git: await import("../api.ts"),
+    });
+    files = result.files_changed.map((f) => f.path);
+    // Blank lines added at the end of a file are an error only where the hunk did end the file.
+    const endingFile = new Set(
+      result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
+    );
+    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
+  } catch (error) {
+    const said = gitErrorsOf(error);
+    if (whitespace) ctx.stderr.write(whitespace.report(null));
+    if (said.length === 0) throw error;
+    ctx.stderr.write(said.map((line) => `error: ${line}\n`).join(""));
+    throw new PtermError(
+      (error as PtermError).code,
+      `git apply: the diff does not apply (git's reasons above); nothing was written${
+        check ? " (--check writes nothing anyway)" : ""
+      }.`,
+      { result: { repo_path: rel, applied: false, checked: check, errors: said } },
+    );
+  }
+  return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+};
+
+/** The name git apply gives the patch in its warnings: the file named, else `<stdin>`. */
+function named(ctx: Parameters<typeof gitApply>[0]): string | null {
+  const files = ctx.flags["patch-file"] ?? [];
+  return files.length > 0 ? files[files.length - 1] : null;
+}
+
+/** How many whitespace errors git apply reports one by one before it only counts them. */
+const SQUELCH = 5;
+
+/**
+ * git apply's whitespace warnings under its default rules (core.whitespace's blank-at-eol,
+ * space-before-tab and blank-at-eof; apply.c's check_whitespace and ws.c's ws_check): for each line
+ * the diff adds (its `-` lines with -R), `<patch>:<line>: trailing whitespace.` or `space before tab
+ * in indent.` and the line; `new blank line at EOF.` for blank lines a hunk that ends the file adds
+ * last; the first five in full, then `warning: squelched N whitespace errors`, and the count.
+ */
+function whitespaceErrors(
+  text: string,
+  mode: GitApplyMode,
+  patchName: string,
+): { report(endingFile: ReadonlySet<number> | null): string } {
+  const added = mode.reverse ? "-" : "+";
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const errors: { line: number; what: string; text: string }[] = [];
+  /** Blank lines each hunk adds last: the hunk's `@@` line in the text, the first blank's line number. */
+  const atEof: { header: number; line: number }[] = [];
+  let header = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let blankRun: number | null = null;
+  const endHunk = () => {
+    if (blankRun !== null) atEof.push({ header, line: blankRun });
+    blankRun = null;
+  };
+  // git counts patch lines as it parses them, and the `\ No newline at end of file` after a hunk's
+  // last line is taken in with that line, uncounted: later line numbers are one less for each.
+  let uncounted = 0;
+  let hunkJustEnded = false;
+  // A file whose old side has CRLF lines may add them: from the first such line on, git takes a
+  // `\r` at the end of a line for its line ending (cr-at-eol), not for trailing whitespace.
+  let crAtEol = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const lineNo = i + 1 - uncounted;
+    if (oldLeft <= 0 && newLeft <= 0) {
+      if (hunkJustEnded && line.startsWith("\\")) uncounted++;
+      hunkJustEnded = false;
+      // A new file's diff: its own rules.
+      if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
+      const counts = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+      if (!counts) continue;
+      oldLeft = counts[1] === undefined ? 1 : Number(counts[1]);
+      newLeft = counts[2] === undefined ? 1 : Number(counts[2]);
+      if (mode.reverse) [oldLeft, newLeft] = [newLeft, oldLeft];
+      blankRun = null;
+      header = i + 1;
+      if (oldLeft <= 0 && newLeft <= 0) endHunk();
+      continue;
+    }
+    if (line.startsWith("\\")) continue;
+    const kind = line === "" ? " " : line[0];
+    const body = line.slice(1);
+    if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
+    // A run of blank lines a hunk adds goes on through blank context lines, and ends at any other.
+    const blank = /^[ \t\r\v\f]*$/.test(body);
+    if (kind === " ") {
+      oldLeft--;
+      newLeft--;
+      if (!blank) blankRun = null;
+    } else if (kind === added) {
+      mode.reverse ? oldLeft-- : newLeft--;
+      const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
+      if (what) errors.push({ line: lineNo, what, text: body });
+      // Blank as C's isspace has it (no Unicode spaces).
+      if (blank) blankRun ??= lineNo;
+      else blankRun = null;
+    } else if (kind === (mode.reverse ? "+" : "-")) {
+      mode.reverse ? newLeft-- : oldLeft--;
+      blankRun = null;
+    } else {
+      oldLeft = newLeft = 0;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) {
+      endHunk();
+      hunkJustEnded = true;
+    }
+  }
+  return {
+    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
+    // the blank lines added at the end of files, then the counts.
+    report(endingFile) {
+      const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
+      const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
+      const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
+      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`).join("");
+      if (endingFile === null) return out;
+      if (all.length > SQUELCH) {
+        const squelched = all.length - SQUELCH;
+        out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
+      }
+      if (all.length > 0) {
+        out += all.length === 1
+          ? "warning: 1 line adds whitespace errors.\n"
+          : `warning: ${all.length} lines add whitespace errors.\n`;
+      }
+      return out;
+    },
+  };
+}
+
+/** ws.c's verdict on one added line (without its newline) under git's default rules, or null. */
+function whitespaceError(line: string): string | null {
+  const found: string[] = [];
+  const indent = /^[ \t]*/.exec(line)![0];
+  if (indent.includes(" \t")) found.push("space before tab in indent");
+  if (/[ \t\r\v\f]$/.test(line)) found.unshift("trailing whitespace");
+  return found.length ? found.join(", ") : null;
+}
+
+/**
+ * The diff: the named files one after the other (relative to the repository), else the call's
+ * stdin; bytes kept as they are.
+ */
+async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): Promise<string> {
+  const named = ctx.flags["patch-file"] ?? [];
+  if (named.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
+  let text = "";
+  for (const path of named) {
+    // Relative to the repository, as git reads it in the repository (`git -C <repository> apply <file>`).
+    const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
+    const file = await ctx.workspace.resolve(given, "read", { label: "the diff file" });
+    if (!file.exists) {
+      ctx.stderr.write(`error: can't open patch '${path}': No such file or directory\n`);
+      throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
+    }
+    text += decodeLossless(await Deno.readFile(file.abs));
+  }
+  return text;
+}
+
+/** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */
+function gitErrorsOf(error: unknown): string[] {
+  if (!(error instanceof PtermError)) return [];
+  const problems = (error.result?.problems ?? []) as Problem[];
+  return problems.flatMap((p) => (p.details?.git_errors as string[] | undefined) ?? []);
+}
+
+/** The diff's files as git apply reads them (-p, -R), for --stat and --numstat. */
+function filesOf(text: string, mode: GitApplyMode): FileDiff[] {
+  const lines = text.replace(/\n$/, "").split("\n");
+  let files: FileDiff[];
+  try {
+    files = parseDiff(lines, 1, { strip: mode.strip });
+  } catch (error) {
+    throw new PtermError("PatchParseError", `git apply: ${(error as Error).message}`);
+  }
+  if (!mode.reverse) return files;
+  return files.map((file) => reversedDiff(file) ?? file);
+}
+
+interface Counted {
+  readonly name: string;
+  readonly binary: boolean;
+  readonly added: number;
+  readonly removed: number;
+}
+
+function counted(file: FileDiff): Counted {
+  const lines = file.hunks.flatMap((h) => h.lines);
+  return {
+    name: file.newPath ?? file.oldPath ?? "",
+    binary: file.binary,
+    added: file.binary ? 0 : lines.filter((l) => l.kind === "+").length,
+    removed: file.binary ? 0 : lines.filter((l) => l.kind === "-").length,
+  };
+}
+
+function fileSummary(file: FileDiff) {
+  const c = counted(file);
+  return { path: c.name, added: c.binary ? null : c.added, removed: c.binary ? null : c.removed };
+}
+
+/** `git apply --numstat`: added, removed, name (`-` and `-` for a binary file). */
+function numstat(files: readonly FileDiff[]): string {
+  return files.map(counted).map((c) => `${c.binary ? "-\t-" : `${c.added}\t${c.removed}`}\t${quoteName(c.name)}\n`)
+    .join("");
+}
+
+const PLUSES = "+".repeat(70);
+const MINUSES = "-".repeat(70);
+
+/** `git apply --stat`: git's diffstat (apply.c's show_stats and print_stat_summary), names as git quotes them. */
+function diffstat(files: readonly FileDiff[]): string {
+  const rows = files.map(counted);
+  let maxLen = 0;
+  let maxChange = 0;
+  for (const file of files) {
+    for (const name of [file.oldPath, file.newPath]) {
+      if (name !== null) maxLen = Math.max(maxLen, quoteName(name).length);
+    }
+  }
+  for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
+  const width = Math.min(maxLen, 50);
+  let out = "";
+  for (const c of rows) {
+    let name = quoteName(c.name);
+    if (name.length > width) {
+      const start = name.length + 3 - width;
+      const slash = name.indexOf("/", start);
+      name = "..." + name.slice(slash >= 0 ? slash : start);
+    }
+    if (c.binary) {
+      out += ` ${name.padEnd(width)} |  Bin\n`;
+      continue;
+    }
+    const room = width + maxChange > 70 ? 70 - width : maxChange;
+    let add = c.added;
+    let del = c.removed;
+    if (maxChange > 0) {
+      const total = Math.floor(((c.added + c.removed) * room + Math.floor(maxChange / 2)) / maxChange);
+      add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
+      del = total - add;
+    }
+    out += ` ${name.padEnd(width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${
+      MINUSES.slice(0, del)
+    }\n`;
+  }
+  const insertions = rows.reduce((n, c) => n + c.added, 0);
+  const deletions = rows.reduce((n, c) => n + c.removed, 0);
+  if (rows.length === 0) return out + " 0 files changed\n";
+  let summary = ` ${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
+  if (insertions || !deletions) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || !insertions) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return out + summary + "\n";
+}

@@ -1,0 +1,296 @@
+/**
+ * pterm's `git apply` held to real `git apply` on random diffs real git made (the generator of
+ * tests/commands/patch/diff_generator.ts: text in every line-ending shape, renames, copies, modes,
+ * binary files, links, submodule pointers). Each diff is applied with `git apply --index` by real
+ * git to one clone and by pterm's `git -C byPterm apply --index` to another: the index trees must be
+ * the same and pterm's work tree must match its index. Before that, the diff is mutated so that it
+ * does not apply — a changed context line, a file that is not there, a file that already is — and
+ * both must refuse it with the same `error:` lines and exit 1, pterm leaving everything as it was;
+ * after it, the same diff a second time (`--check`) must be refused or accepted as git does, in
+ * git's words. The clones move on together (real git commits both after each round).
+ *
+ * DIFFS rounds per run: 60 by default (about a minute on a shared machine); PTERM_APPLY_ORACLE_DIFFS
+ * overrides it. The seed is random and printed on failure (PTERM_ORACLE_SEED replays one).
+ */
+
+import assert from "node:assert/strict";
+import { encodeLossless } from "../../../../commands/patch/text.ts";
+import { exec, makeRoot } from "../../../_support/helpers.ts";
+import {
+  change,
+  ENV,
+  git,
+  type Model,
+  newPath,
+  prng,
+  randomLines,
+  type Rng,
+  textContent,
+  write,
+} from "../../patch/diff_generator.ts";
+
+const DIFFS = Number(Deno.env.get("PTERM_APPLY_ORACLE_DIFFS") ?? 60);
+const SEED = Number(Deno.env.get("PTERM_ORACLE_SEED") ?? Math.floor(Math.random() * 2 ** 31));
+
+/**
+ * Real git apply's outcome for a diff sent on stdin: its exit code, its `error:` lines and its whole
+ * stderr (whitespace warnings included).
+ */
+async function realApply(dir: string, args: string[], diff: Uint8Array): Promise<{
+  code: number;
+  errors: string[];
+  stderr: string;
+  stdout: string;
+}> {
+  const child = new Deno.Command("git", {
+    args: ["apply", ...args],
+    cwd: dir,
+    env: ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(diff);
+  await writer.close();
+  const out = await child.output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  return {
+    code: out.code,
+    errors: stderr.split("\n").filter((l) => l.startsWith("error: ")),
+    stderr,
+    stdout: new TextDecoder().decode(out.stdout),
+  };
+}
+
+/** pterm's outcome for the same diff (sent as stdin bytes, as a tool call or pipe gives them). */
+async function ptermApply(
+  root: string,
+  args: string[],
+  diff: Uint8Array,
+): Promise<{ code: number; errors: string[]; stderr: string }> {
+  const envelope = await exec(root, `git -C byPterm apply ${args.join(" ")}`, { stdin: diff });
+  const errors = envelope.stderr.split("\n").filter((l) => l.startsWith("error: "));
+  return { code: envelope.exit_code ?? -1, errors, stderr: envelope.stderr };
+}
+
+/** Everything a refused apply must leave as it was: the index, the work tree against it, untracked files. */
+function fingerprint(dir: string): string {
+  return git(dir, "write-tree") + git(dir, "status", "--porcelain=v1", "-uall") +
+    git(dir, "diff", "--binary");
+}
+
+/** Every path under `dir` but .git, with its bytes (a link: its target): what `--cached` must leave alone. */
+function worktree(dir: string, below = ""): string {
+  let out = "";
+  for (const entry of [...Deno.readDirSync(`${dir}/${below}`)].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = below ? `${below}/${entry.name}` : entry.name;
+    if (rel === ".git") continue;
+    if (entry.isDirectory) out += `${rel}/\n` + worktree(dir, rel);
+    else if (entry.isSymlink) out += `${rel} -> ${Deno.readLinkSync(`${dir}/${rel}`)}\n`;
+    else out += `${rel} ${btoa(String.fromCharCode(...Deno.readFileSync(`${dir}/${rel}`)))}\n`;
+  }
+  return out;
+}
+
+/** The diff's per-file sections (each from its `diff --git` line). */
+function sections(diff: string): string[] {
+  const parts = diff.split(/^(?=diff --git )/m);
+  return parts.filter((p) => p.startsWith("diff --git "));
+}
+
+type Mutation = "context" | "missing" | "exists";
+
+/** The diff made not to apply in one of three ways, or null when it has nothing to mutate that way. */
+function mutate(rng: Rng, diff: string, kind: Mutation, tracked: readonly string[]): string | null {
+  const files = sections(diff);
+  const head = diff.slice(0, diff.indexOf("diff --git "));
+  const plainName = (s: string) => {
+    const m = /^diff --git a\/(\S+) b\/(\S+)\n/.exec(s);
+    return m && m[1] === m[2] ? m[1] : null;
+  };
+  if (kind === "context") {
+    const candidates = files.flatMap((s, i) =>
+      /\n@@ /.test(s) && !/^GIT binary patch$/m.test(s) && /\n [^\n]*\n/.test(s.slice(s.indexOf("\n@@ "))) ? [i] : []
+    );
+    if (candidates.length === 0) return null;
+    const i = rng.pick(candidates);
+    const body = files[i].slice(files[i].indexOf("\n@@ "));
+    const lines = body.split("\n");
+    const contexts = lines.flatMap((l, k) => (l.startsWith(" ") ? [k] : []));
+    const k = rng.pick(contexts);
+    lines[k] = lines[k].replace(/\r?$/, (eol) => ` (edited)${eol}`);
+    files[i] = files[i].slice(0, files[i].indexOf("\n@@ ")) + lines.join("\n");
+    return head + files.join("");
+  }
+  if (kind === "missing") {
+    const candidates = files.flatMap((s, i) =>
+      plainName(s) !== null && /\n--- a\//.test(s) && !/\n(new|deleted) file mode|\n(rename|copy) from/.test(s)
+        ? [i]
+        : []
+    );
+    if (candidates.length === 0) return null;
+    const i = rng.pick(candidates);
+    const name = plainName(files[i])!;
+    const gone = `${name}.gone`;
+    const headerEnd = files[i].indexOf("\n@@ ");
+    const header = files[i].slice(0, headerEnd).replaceAll(`a/${name}`, `a/${gone}`).replaceAll(
+      `b/${name}`,
+      `b/${gone}`,
+    );
+    files[i] = header + files[i].slice(headerEnd);
+    return head + files.join("");
+  }
+  const created = files.flatMap((s, i) => (plainName(s) !== null && /\nnew file mode 100644\n/.test(s) ? [i] : []));
+  const existing = tracked.filter((p) => !/[\s"\\]/.test(p) && /^[\x21-\x7e]+$/.test(p));
+  if (created.length === 0 || existing.length === 0) return null;
+  const i = rng.pick(created);
+  const name = plainName(files[i])!;
+  const target = rng.pick(existing);
+  if (diff.includes(`/${target}\n`) || diff.includes(` b/${target} `)) return null;
+  const headerEnd = files[i].search(/\n(@@ |GIT binary patch)/);
+  const end = headerEnd < 0 ? files[i].length : headerEnd;
+  files[i] = files[i].slice(0, end).replaceAll(`a/${name}`, `a/${target}`).replaceAll(`b/${name}`, `b/${target}`) +
+    files[i].slice(end);
+  return head + files.join("");
+}
+
+Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and retries, as real git apply (seed ${SEED})`, async () => {
+  await using root = await makeRoot("pterm-apply-oracle-");
+  const gen = `${root.path}/gen`;
+  const rng = prng(SEED);
+  const model: Model = { files: new Map() };
+  await Deno.mkdir(gen);
+  git(gen, "init", "-q", "-b", "main");
+  for (let i = 0; i < 6; i++) {
+    const path = newPath(rng, model, ".txt");
+    await write(gen, path, textContent(rng, randomLines(rng, 5 + rng.int(20))));
+    model.files.set(path, "text");
+  }
+  git(gen, "add", "-A");
+  git(gen, "commit", "-qm", "base");
+  git(root.path, "clone", "-q", "gen", "byGit");
+  git(root.path, "clone", "-q", "gen", "byPterm");
+  const byGit = `${root.path}/byGit`;
+  const byPterm = `${root.path}/byPterm`;
+  const stats = { diffs: 0, views: 0, cached: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
+  for (let round = 0; stats.diffs < DIFFS; round++) {
+    await change(rng, gen, model);
+    const shape = rng.pick(["plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail"]);
+    const options = [
+      "--binary",
+      "-M",
+      "-C",
+      "-C",
+      ...(shape === "no-prefix" ? ["--no-prefix"] : []),
+      ...(shape.startsWith("U") ? [`-${shape}`] : []),
+    ];
+    let diff = git(gen, "diff", "--cached", ...options);
+    if (diff === "") continue;
+    const tracked = git(byGit, "ls-files").split("\n").filter((l) => l !== "");
+    git(gen, "commit", "-qm", `round ${round}`);
+    if (shape === "mail") diff = git(gen, "format-patch", "-1", "--stdout", ...options);
+    const expected = git(gen, "rev-parse", "HEAD^{tree}").trim();
+    // Now and then the index alone (`--cached`): the work trees are brought back in line after the round.
+    const cached = rng.chance(0.25);
+    const flags = [
+      cached ? "--cached" : "--index",
+      ...(shape === "no-prefix" ? ["-p0"] : []),
+      ...(shape === "U0" ? ["--unidiff-zero"] : []),
+    ];
+    const context = (what: string) =>
+      `${what}: seed ${SEED}, round ${round} (PTERM_ORACLE_SEED=${SEED} replays it), git apply ${
+        flags.join(" ")
+      }; the diff:\n${what === "diff" ? diff : ""}`;
+
+    // The diff made not to apply: git refuses it, and so must pterm, in git's words, writing nothing.
+    if (shape !== "no-prefix") {
+      for (const kind of ["context", "missing", "exists"] as const) {
+        if (!rng.chance(0.4)) continue;
+        const bad = mutate(rng, diff, kind, tracked);
+        if (bad === null) continue;
+        const theirs = await realApply(byGit, ["--check", ...flags], encodeLossless(bad));
+        if (theirs.code === 0) continue;
+        const before = fingerprint(byPterm);
+        const ours = await ptermApply(root.path, flags, encodeLossless(bad));
+        const where = `${context(kind)}\nthe mutated diff:\n${bad}`;
+        assert.equal(ours.code, 1, `pterm's exit code for a diff git refuses (${theirs.errors.join(" / ")}): ${where}`);
+        assert.deepEqual(
+          ours.errors,
+          theirs.errors,
+          `pterm's error lines differ from git's (${ours.stderr}): ${where}`,
+        );
+        assert.equal(fingerprint(byPterm), before, `pterm changed something while refusing: ${where}`);
+        stats[kind]++;
+      }
+    }
+
+    // What the diff would do, as --stat and --numstat print it: git's bytes.
+    if (rng.chance(0.3)) {
+      for (const view of ["--stat", "--numstat"]) {
+        const args = [view, ...flags.filter((f) => f !== "--index" && f !== "--cached")];
+        const real = await realApply(byGit, [...args], encodeLossless(diff));
+        const envelope = await exec(root.path, `git -C byPterm apply ${args.join(" ")}`, {
+          stdin: encodeLossless(diff),
+        });
+        assert.equal(envelope.stdout, real.stdout, `git apply ${view} prints otherwise: ${context("diff")}`);
+        stats.views++;
+      }
+    }
+    const theirs = await realApply(byGit, flags, encodeLossless(diff));
+    assert.equal(theirs.code, 0, `git apply itself refuses: ${theirs.errors.join(" / ")} ${context("diff")}`);
+    assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context("diff")}`);
+    const before = cached ? worktree(byPterm) : "";
+    const ours = await ptermApply(root.path, flags, encodeLossless(diff));
+    assert.equal(ours.code, 0, `pterm refused a diff git applies: ${ours.stderr} ${context("diff")}`);
+    // Its whitespace warnings (lines added with trailing whitespace, …) are git's, byte for byte.
+    assert.equal(ours.stderr, theirs.stderr, `pterm's stderr differs from git's: ${context("diff")}`);
+    assert.equal(git(byPterm, "write-tree").trim(), expected, `pterm's index differs from git's: ${context("diff")}`);
+    if (cached) {
+      assert.equal(worktree(byPterm), before, `pterm's --cached changed the work tree: ${context("diff")}`);
+    } else {
+      assert.equal(
+        git(byPterm, "diff", "--stat"),
+        "",
+        `pterm's work tree differs from the index it staged: ${context("diff")}`,
+      );
+    }
+
+    // The same diff again, as a retry: refused or accepted as git decides, with git's lines.
+    const again = await realApply(byGit, ["--check", ...flags], encodeLossless(diff));
+    const ourAgain = await ptermApply(root.path, ["--check", ...flags], encodeLossless(diff));
+    assert.equal(
+      ourAgain.code === 0,
+      again.code === 0,
+      `applied twice, git says ${again.errors.join(" / ") || "ok"} but pterm ${ourAgain.stderr || "accepts"}: ${
+        context("diff")
+      }`,
+    );
+    if (again.code !== 0) {
+      assert.deepEqual(
+        ourAgain.errors,
+        again.errors,
+        `applied twice, pterm's lines differ (${ourAgain.stderr}): ${context("diff")}`,
+      );
+      stats.twiceRefused++;
+    } else stats.twiceAccepted++;
+
+    for (const dir of [byGit, byPterm]) {
+      git(dir, "commit", "-qm", `round ${round}`, "--allow-empty");
+      if (cached) {
+        git(dir, "reset", "-q", "--hard");
+        git(dir, "clean", "-fdq");
+      }
+    }
+    stats.diffs++;
+    if (cached) stats.cached++;
+  }
+  if (DIFFS >= 50) {
+    for (const [what, count] of Object.entries(stats)) {
+      if (what !== "twiceAccepted") assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+    }
+  }
+  // deno-lint-ignore no-console -- what this run drew, for whoever reads the log
+  console.log(`git apply spelling oracle: ${JSON.stringify(stats)}`);
+});

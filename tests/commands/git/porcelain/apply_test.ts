@@ -1,0 +1,181 @@
+/**
+ * `git apply` as a user runs it and what they run next: real git reads what it staged, a refused
+ * diff leaves `git status` clean, -R undoes, --stat and --numstat print git's bytes, and pterm's path
+ * rules (secrets, git directories) hold as everywhere.
+ */
+
+import assert from "node:assert/strict";
+import { exec, execOk, makeRoot } from "../../../_support/helpers.ts";
+
+const ENV = {
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+};
+
+function git(dir: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
+  const out = new Deno.Command("git", { args, cwd: dir, env: ENV, clearEnv: true, stdout: "piped", stderr: "piped" })
+    .outputSync();
+  const text = new TextDecoder();
+  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
+/** A repository at the root with app.py and README.md committed, and a diff (by real git) that edits and adds. */
+async function setUp(root: string): Promise<string> {
+  git(root, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(
+    `${root}/app.py`,
+    "def main():\n    print('hi')\n\nif __name__ == '__main__':\n    main()\n",
+  );
+  await Deno.writeTextFile(`${root}/README.md`, "# App\n\nRun it.\n");
+  git(root, "add", "-A");
+  git(root, "commit", "-qm", "base");
+  await Deno.writeTextFile(
+    `${root}/app.py`,
+    "def main():\n    print('hello')\n\nif __name__ == '__main__':\n    main()\n",
+  );
+  await Deno.writeTextFile(`${root}/NOTES.md`, "notes\n");
+  git(root, "add", "-N", "NOTES.md");
+  const diff = git(root, "diff").stdout;
+  git(root, "reset", "-q");
+  git(root, "checkout", "-q", "app.py");
+  await Deno.remove(`${root}/NOTES.md`);
+  return diff;
+}
+
+Deno.test("git apply --index: real git's diff --cached shows exactly the diff, and the work tree matches", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  const envelope = await execOk(root.path, "git apply --index", { stdin: diff });
+  assert.equal(envelope.stdout, "");
+  assert.equal(git(root.path, "diff", "--cached").stdout, diff);
+  assert.equal(git(root.path, "diff").stdout, "");
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "A  NOTES.md\nM  app.py\n");
+});
+
+Deno.test("git apply: the work tree only, as git (the index stays at HEAD); -R with the file undoes it", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  await Deno.mkdir(`${root.path}/patches`);
+  await Deno.writeTextFile(`${root.path}/patches/fix.diff`, diff);
+  git(root.path, "add", "-A");
+  git(root.path, "commit", "-qm", "the diff file");
+  await execOk(root.path, "git apply patches/fix.diff");
+  assert.equal(git(root.path, "diff", "--cached").stdout, "");
+  assert.equal(git(root.path, "status", "--porcelain").stdout, " M app.py\n?? NOTES.md\n");
+  await execOk(root.path, "git apply -R patches/fix.diff");
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "");
+});
+
+Deno.test("git apply refused: git's error lines, exit 1, nothing written; real git status stays clean and a retry still fails the same", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  const changed = diff.replace(" def main():", " def main(argv):");
+  const real = new Deno.Command("git", {
+    args: ["apply", "--index"],
+    cwd: root.path,
+    env: ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stderr: "piped",
+    stdout: "null",
+  }).spawn();
+  const writer = real.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(changed));
+  await writer.close();
+  const theirs = await real.output();
+  assert.equal(theirs.code, 1);
+  const gitLines = new TextDecoder().decode(theirs.stderr);
+  assert.equal(gitLines, "error: patch failed: app.py:1\nerror: app.py: patch does not apply\n");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const envelope = await exec(root.path, "git apply --index -", { stdin: changed });
+    assert.equal(envelope.exit_code, 1);
+    assert.ok(envelope.stderr.startsWith(gitLines), envelope.stderr);
+    assert.equal(git(root.path, "status", "--porcelain").stdout, "");
+  }
+  // A file the diff creates that is there already: git's words for it.
+  await Deno.writeTextFile(`${root.path}/NOTES.md`, "mine\n");
+  const exists = await exec(root.path, "git apply", { stdin: diff });
+  assert.equal(exists.exit_code, 1);
+  assert.ok(exists.stderr.startsWith("error: NOTES.md: already exists in working directory\n"), exists.stderr);
+  assert.equal(await Deno.readTextFile(`${root.path}/NOTES.md`), "mine\n");
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "?? NOTES.md\n");
+});
+
+Deno.test("git apply --check, --stat and --numstat print what real git apply prints and write nothing", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  for (const flag of ["--stat", "--numstat", "--check"]) {
+    const real = new Deno.Command("git", {
+      args: ["apply", flag],
+      cwd: root.path,
+      env: ENV,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = real.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(diff));
+    await writer.close();
+    const theirs = await real.output();
+    const envelope = await execOk(root.path, `git apply ${flag}`, { stdin: diff });
+    assert.equal(envelope.stdout, new TextDecoder().decode(theirs.stdout), flag);
+    assert.equal(git(root.path, "status", "--porcelain").stdout, "", flag);
+  }
+});
+
+Deno.test("git apply keeps pterm's path rules: a diff into .git/ or a secret is refused by pterm, nothing written", async () => {
+  await using root = await makeRoot();
+  await setUp(root.path);
+  const intoGit = "diff --git a/.git/hooks/post-checkout b/.git/hooks/post-checkout\nnew file mode 100755\n" +
+    "--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1 @@\n+echo owned\n";
+  const hook = await exec(root.path, "git apply", { stdin: intoGit });
+  assert.notEqual(hook.exit_code, 0);
+  assert.equal(hook.error_code, "GitDirDenied");
+  await assert.rejects(Deno.stat(`${root.path}/.git/hooks/post-checkout`));
+  const secret = "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+TOKEN=x\n";
+  const env = await exec(root.path, "git apply --index", { stdin: secret });
+  assert.equal(env.error_code, "SecretPathDenied");
+  await assert.rejects(Deno.stat(`${root.path}/.env`));
+  // Into the index alone, too: no secret and no .git path is staged.
+  for (const diff of [secret, intoGit]) {
+    const cached = await exec(root.path, "git apply --cached", { stdin: diff });
+    assert.notEqual(cached.exit_code, 0);
+    assert.ok(["SecretPathDenied", "GitDirDenied"].includes(cached.error_code ?? ""), cached.stderr);
+  }
+  assert.equal(git(root.path, "ls-files", "--stage").stdout.includes(".env"), false);
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "");
+});
+
+Deno.test("git apply -p0 takes a `git diff --no-prefix` diff; --unidiff-zero a `git diff -U0` one", async () => {
+  await using root = await makeRoot();
+  await setUp(root.path);
+  await Deno.writeTextFile(`${root.path}/README.md`, "# App\n\nRun it.\nTest it.\n");
+  const noPrefix = git(root.path, "diff", "--no-prefix").stdout;
+  const zero = git(root.path, "diff", "-U0").stdout;
+  git(root.path, "checkout", "-q", "README.md");
+  await execOk(root.path, "git apply -p0", { stdin: noPrefix });
+  assert.equal(await Deno.readTextFile(`${root.path}/README.md`), "# App\n\nRun it.\nTest it.\n");
+  git(root.path, "checkout", "-q", "README.md");
+  await execOk(root.path, "git apply --unidiff-zero", { stdin: zero });
+  assert.equal(await Deno.readTextFile(`${root.path}/README.md`), "# App\n\nRun it.\nTest it.\n");
+});
+
+Deno.test("git apply --cached changes the index only, as real git's; a file not in the index is refused in git's words", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  await execOk(root.path, "git apply --cached", { stdin: diff });
+  assert.equal(git(root.path, "diff", "--cached").stdout, diff);
+  // The work tree is as it was: its files differ from the index by exactly the diff, reversed.
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "AD NOTES.md\nMM app.py\n");
+  git(root.path, "reset", "-q");
+  git(root.path, "rm", "-q", "--cached", "app.py");
+  const envelope = await exec(root.path, "git apply --cached", { stdin: diff });
+  assert.equal(envelope.exit_code, 1);
+  assert.ok(envelope.stderr.startsWith("error: app.py: does not exist in index\n"), envelope.stderr);
+});
