@@ -31,6 +31,7 @@ import { tagSpec } from "./sub/tag.ts";
 import { revertSpec } from "./sub/revert.ts";
 import { mergeSpec } from "./sub/merge.ts";
 import { cherryPickSpec } from "./sub/cherry_pick.ts";
+import { rebaseSpec } from "./sub/rebase.ts";
 import { cleanSpec } from "./sub/clean.ts";
 import { blameSpec } from "./sub/blame.ts";
 import { grepSpec } from "./sub/grep.ts";
@@ -68,7 +69,7 @@ export const gitSpec: CommandSpec = {
   zone: "help-first",
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
-    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, " +
+    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, rebase, clean, blame, grep, " +
     "rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
     "ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
@@ -166,6 +167,7 @@ export const gitSpec: CommandSpec = {
     revertSpec,
     mergeSpec,
     cherryPickSpec,
+    rebaseSpec,
     cleanSpec,
     blameSpec,
     grepSpec,

@@ -22,3 +22,4 @@ export { stashApplyHandler } from "../handlers/stash_apply.ts";
 export { stashList } from "../handlers/stash_list.ts";
 export { stashDropHandler } from "../handlers/stash_drop.ts";
 export { stashClearHandler } from "../handlers/stash_clear.ts";
+export { rebase } from "../handlers/rebase.ts";

@@ -114,6 +114,7 @@ export const HANDLER_EXPORTS = {
     "stashList",
     "stashDropHandler",
     "stashClearHandler",
+    "rebase",
   ],
   remote: ["lsRemote", "clone", "fetch", "push", "pull", "remotes"],
 } as const;
