@@ -134,7 +134,11 @@ export async function cherryPickCommit(
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
+    // git's sequencer, stopping a rebase's pick, lists the conflicts after the message as comments.
+    const conflicts = options.rebase && applied.conflicts.length > 0
+      ? `\n# Conflicts:\n${applied.conflicts.map((path) => `#\t${path}\n`).join("")}`
+      : "";
+    writeStateFile(repo, "MERGE_MSG", message + conflicts);
     if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}\n`);
     return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }

@@ -338,7 +338,9 @@ async function runSteps(
     }
     for (const path of picked.changed_paths) changed.add(path);
     const short = abbreviate(repo, step.oid);
-    text.stdout += await mergeMessages(
+    // git's sequencer shows the merge's messages of a rebase's pick only when the pick conflicted.
+    if (picked.conflicts.length > 0) {
+      text.stdout += await mergeMessages(
       repo,
       {
         base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
@@ -346,16 +348,17 @@ async function runSteps(
         theirs: commit.tree,
       },
       [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
-      new Set(picked.conflicts),
-      `${short} (${subject})`,
-    );
+        new Set(picked.conflicts),
+        `${short} (${subject})`,
+      );
+    }
     if (picked.redundant) {
       text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream\n`;
       outcome.dropped.push(step.oid);
       continue;
     }
     if (picked.conflicts.length > 0) {
-      writeStateFile(repo, `${DIR}/message`, commit.message);
+      writeStateFile(repo, `${DIR}/message`, `${commit.message}\n`);
       writeStateFile(repo, `${DIR}/author-script`, authorScript(commit.author));
       writeStateFile(repo, `${DIR}/stopped-sha`, `${step.oid}\n`);
       const pickedLine = `${short}... ${subject}`;
