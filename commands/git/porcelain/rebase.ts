@@ -179,15 +179,15 @@ function clearStop(repo: Repo): void {
  * git's require_clean_work_tree for a rebase: no unstaged change to a tracked file and nothing staged, else its
  * `error: cannot rebase: …` lines (the text is the error's message; nothing was changed).
  */
-async function requireClean(repo: Repo, index: Index, policy: PathPolicy): Promise<void> {
+export async function requireClean(repo: Repo, index: Index, policy: PathPolicy, doing = "rebase"): Promise<void> {
   const head = readHead(repo);
   const staged = (await indexVsTree(repo, index, await treeOf(repo, head.oid))).size > 0 || index.hasConflicts();
   const report = await computeStatus(repo, index, policy, { untracked: false, submodules: "all" });
   const unstaged = [...report.unstaged.keys()].some((p) => index.entries.get(p)?.mode !== S_IFGITLINK);
   if (!staged && !unstaged) return;
   const lines = unstaged
-    ? ["error: cannot rebase: You have unstaged changes."]
-    : ["error: cannot rebase: Your index contains uncommitted changes."];
+    ? [`error: cannot ${doing}: You have unstaged changes.`]
+    : [`error: cannot ${doing}: Your index contains uncommitted changes.`];
   if (unstaged && staged) lines.push("error: additionally, your index contains uncommitted changes.");
   lines.push("error: Please commit or stash them.");
   throw refusal(
