@@ -435,3 +435,40 @@ Deno.test("property: on random histories pterm's rebase and git's agree, stop or
     { numRuns: 12 },
   );
 });
+
+/** A snapshot of jq's repository, when this machine has one (CI machines do not: the test skips). */
+const JQ_SNAPSHOT = "/work/.mirror/jqlang+jq/repo";
+const haveSnapshot = (() => {
+  try {
+    return Deno.statSync(JQ_SNAPSHOT).isDirectory;
+  } catch {
+    return false;
+  }
+})();
+// deno-lint-ignore no-console
+if (!haveSnapshot) console.log(`skipping the jq rebase test: no repository snapshot at ${JQ_SNAPSHOT}`);
+
+Deno.test({
+  name: "on jq's repository: a branch of a few commits from ten commits back rebased onto the tip as git does",
+  ignore: !haveSnapshot,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  await using pair = await Pair.create();
+  await Deno.remove(pair.base, { recursive: true });
+  await git(pair.root.path, "clone", "-q", JQ_SNAPSHOT, pair.base);
+  await git(pair.base, "config", "user.name", "Oracle");
+  await git(pair.base, "config", "user.email", "oracle@example.com");
+  const tip = (await git(pair.base, "symbolic-ref", "--short", "HEAD")).trim();
+  await git(pair.base, "switch", "-q", "-c", "topic", "HEAD~10");
+  const readme = await Deno.readTextFile(`${pair.base}/README.md`);
+  await pair.commit({ "README.md": readme.replace("\n", "\n\nA line of the topic branch.\n") }, "docs: a topic line");
+  const builtin = await Deno.readTextFile(`${pair.base}/src/builtin.c`);
+  await pair.commit({ "src/builtin.c": `${builtin}/* the topic's comment */\n` }, "builtin: a comment at the end");
+  await pair.commit({ "docs/topic.md": "# Topic\n" }, "docs: a new page");
+  await pair.split();
+  const run = await pair.both(["rebase", tip]);
+  assert.equal(run.g.code, 0, run.g.stderr);
+  await pair.assertSamePrint(run, `rebase ${tip} on jq`);
+  await pair.assertSameState("jq, rebased");
+});
