@@ -305,6 +305,22 @@ Deno.test("git rebase <upstream> makes what git makes and prints what git prints
     await pair.assertSameState("after");
   });
 
+  await t.step("a tracked secret file follows the rebase on disk, as checkout and cherry-pick keep it", async () => {
+    await using pair = await Pair.create();
+    await pair.commit({ ".env": "A=1\nB=2\nC=3\nD=4\nTOKEN=one\n", "a.txt": "a\n" }, "base");
+    await git(pair.base, "switch", "-q", "-c", "topic");
+    await pair.commit({ "b.txt": "b\n" }, "topic b");
+    await pair.commit({ ".env": "A=1\nB=2\nC=3\nD=4\nTOKEN=topic\n" }, "topic touches the secret");
+    await git(pair.base, "switch", "-q", "main");
+    await pair.commit({ ".env": "A=main\nB=2\nC=3\nD=4\nTOKEN=one\n" }, "main changes the secret");
+    await git(pair.base, "switch", "-q", "topic");
+    await pair.split();
+    const run = await pair.both(["rebase", "main"]);
+    await pair.assertSamePrint(run, "rebase over a secret");
+    assert.doesNotMatch(JSON.stringify(run.p), /TOKEN=|A=main/, "the secret's content is never shown");
+    await pair.assertSameState("secret in step");
+  });
+
   await t.step("up to date, fast-forward, and a dirty work tree refused as git refuses it", async () => {
     await using pair = await Pair.create();
     await pair.commit({ "a.txt": "a\n" }, "base");
