@@ -84,7 +84,9 @@ export const pull: Handler<
     ctx,
     remoteUrlOf(repo, name, rel),
     (url) =>
-      `pull: fetching ${name} (${url}) and ${rebase ? "rebasing" : "merging"} ${branch} ${rebase ? "onto" : "with"} its ` +
+      `pull: fetching ${name} (${url}) and ${rebase ? "rebasing" : "merging"} ${branch} ${
+        rebase ? "onto" : "with"
+      } its ` +
       `${merge.replace(/^refs\/heads\//, "")}`,
     `the URL of remote ${name}`,
   );
@@ -144,8 +146,12 @@ export const pull: Handler<
         onto: theirs,
         author: authorOf(ctx, repo),
         // git names the reflog entries after the command line as given (its GIT_REFLOG_ACTION).
-        action: ["pull", ...(ctx.flags.rebase ? ["--rebase"] : []), ...(askedRemote ? [askedRemote] : []),
-          ...(askedBranch ? [askedBranch] : [])].join(" "),
+        action: [
+          "pull",
+          ...(ctx.flags.rebase ? ["--rebase"] : []),
+          ...(askedRemote ? [askedRemote] : []),
+          ...(askedBranch ? [askedBranch] : []),
+        ].join(" "),
         adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true),
       }));
     const report = reportRebase(ctx, rel, rebased);

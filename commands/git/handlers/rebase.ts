@@ -34,7 +34,12 @@ export function configuredUpstream(repo: Repo, branch: string | null): string | 
  * What a rebase printed goes out as git printed it (stdout and stderr); a stop is an error (exit 1, code Conflict,
  * or the refusal that stopped a pick), its state kept for `--continue`, `--skip` or `--abort`.
  */
-export function reportRebase(ctx: AnyContext, rel: string, outcome: RebaseOutcome, extra: Record<string, unknown> = {}) {
+export function reportRebase(
+  ctx: AnyContext,
+  rel: string,
+  outcome: RebaseOutcome,
+  extra: Record<string, unknown> = {},
+) {
   ctx.stdout.write(outcome.text.stdout);
   ctx.stderr.write(outcome.text.stderr);
   const { text: _text, error, ...fields } = outcome;
@@ -86,7 +91,10 @@ async function rebaseSteps(ctx: Parameters<typeof rebase>[0]) {
   const action = sequenceAction(ctx.flags);
   if (action) {
     if (upstreamWord !== undefined || ctx.flags.onto !== undefined) {
-      throw new PtermError("InvalidArgs", `--${action} takes no upstream, branch or --onto: \`git rebase --${action}\`.`);
+      throw new PtermError(
+        "InvalidArgs",
+        `--${action} takes no upstream, branch or --onto: \`git rebase --${action}\`.`,
+      );
     }
     if (action === "quit") {
       quitSequence(repo, "rebase");
@@ -120,4 +128,4 @@ async function rebaseSteps(ctx: Parameters<typeof rebase>[0]) {
       adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true),
     }));
   return reportRebase(ctx, rel, outcome, { action: "start" });
-};
+}

@@ -251,7 +251,9 @@ export function longStatus(report: StatusReport, files: readonly StatusFile[], c
   if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
   const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
   if (context.rebaseLines) lines.push(...context.rebaseLines);
-  else if (progress && progress !== "rebase") lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  else if (progress && progress !== "rebase") {
+    lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  }
   if (!report.head) lines.push("", "No commits yet", "");
   // A merge or cherry-pick in progress has no "unstage" hint (git's whence is not a plain commit); a revert has.
   const plainCommit = progress !== "merge" && progress !== "cherry-pick";
@@ -366,9 +368,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
     const hints = repo.config.getBool("advice.statusHints", true);
-    const rebasing = progress === "rebase"
-      ? rebaseStatusLines(repo, report.unmerged.size > 0, hints)
-      : null;
+    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
     text = longStatus(report, files, {
       branchLine: report.branch
         ? `On branch ${report.branch}`

@@ -155,7 +155,9 @@ export async function cherryPickCommit(
     });
   } catch (error) {
     if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    if (options.rebase) return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: [], redundant: true };
+    if (options.rebase) {
+      return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: [], redundant: true };
+    }
     // As git's sequencer: an empty pick stops with the cherry-pick in progress (CHERRY_PICK_HEAD, MERGE_MSG),
     // so that --skip, --abort, --continue and `git commit --allow-empty` conclude it.
     writeStateFile(repo, "MERGE_MSG", message);

@@ -25,7 +25,7 @@ import { S_IFGITLINK } from "../worktree/index_file.ts";
 import type { Index } from "../worktree/index_file.ts";
 import type { PathPolicy } from "../worktree/worktree.ts";
 import { clearSequenceState, commitIndex } from "./commit.ts";
-import { parseSteps, REBASE_DIR as DIR, readRebaseFile as readState, type Step } from "./rebase_status.ts";
+import { parseSteps, readRebaseFile as readState, REBASE_DIR as DIR, type Step } from "./rebase_status.ts";
 import { cherryPickCommit } from "./pick.ts";
 import { computeStatus, indexVsTree } from "./status.ts";
 import { treeOf, writeStateFile } from "./state.ts";
@@ -237,7 +237,11 @@ async function mergeMessages(
   const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
   let out = "";
   for (const path of paths) {
-    const [base, ours, theirs] = await Promise.all([at(trees.base, path), at(trees.ours, path), at(trees.theirs, path)]);
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path),
+    ]);
     const differs = (a: typeof base, b: typeof base) => (a?.oid ?? null) !== (b?.oid ?? null);
     if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
       out += `Auto-merging ${path}\n`;
@@ -341,13 +345,13 @@ async function runSteps(
     // git's sequencer shows the merge's messages of a rebase's pick only when the pick conflicted.
     if (picked.conflicts.length > 0) {
       text.stdout += await mergeMessages(
-      repo,
-      {
-        base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
-        ours: await treeOf(repo, oursBefore),
-        theirs: commit.tree,
-      },
-      [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
+        repo,
+        {
+          base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
+          ours: await treeOf(repo, oursBefore),
+          theirs: commit.tree,
+        },
+        [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
         new Set(picked.conflicts),
         `${short} (${subject})`,
       );

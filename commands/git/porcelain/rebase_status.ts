@@ -76,9 +76,7 @@ export function rebaseStatusLines(
   if (done.length === 0) lines.push("No commands done.");
   else {
     lines.push(
-      done.length === 1
-        ? "Last command done (1 command done):"
-        : `Last commands done (${done.length} commands done):`,
+      done.length === 1 ? "Last command done (1 command done):" : `Last commands done (${done.length} commands done):`,
     );
     for (const step of done.slice(-2)) lines.push(abbrevLine(step));
     if (done.length > 2 && hints) lines.push(`  (see more in file .git/${DIR}/done)`);
@@ -130,4 +128,3 @@ export function rebaseStatusLines(
   lines.push("");
   return { branchLine: `interactive rebase in progress; onto ${ontoShort}`, lines };
 }
-

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Envelope } from "../../../../core/envelope.ts";
 import { exec, makeRoot, type TempDir } from "../../../_support/helpers.ts";
-import { assertFsck, git, gitRaw, type GitOutput, porcelainFiles, ptermTry, write } from "../oracle.ts";
+import { assertFsck, git, type GitOutput, gitRaw, porcelainFiles, ptermTry, write } from "../oracle.ts";
 import { worktreeFiles } from "../twin.ts";
 
 /** A repository built with git at `base/`, then copied to p/ (pterm's) and g/ (git's). */
@@ -115,7 +115,11 @@ class Pair implements AsyncDisposable {
         origHead: await run("rev-parse", "-q", "--verify", "ORIG_HEAD"),
         refs: await run("for-each-ref", "--format=%(refname) %(objectname)"),
         // Sorted: commits of equal dates are listed in another order than commits of different ones.
-        log: (await run("log", "--all", `--format=%H %T %P|%an|%ae|${options.authorDates === false ? "" : "%ad"}|%cn|%ce|%B%x00`)).split("\0").map((c) => c.trim()).sort(),
+        log: (await run(
+          "log",
+          "--all",
+          `--format=%H %T %P|%an|%ae|${options.authorDates === false ? "" : "%ad"}|%cn|%ce|%B%x00`,
+        )).split("\0").map((c) => c.trim()).sort(),
         headLog: await run("log", "HEAD", "--format=%H %T %P|%s"),
         reflog: await run("reflog", "--format=%H %gs"),
         status: await porcelainFiles(dir),

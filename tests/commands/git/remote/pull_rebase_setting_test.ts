@@ -12,8 +12,7 @@ import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace, servedRepository } from "./fixture.ts";
 
-const shape = async (dir: string) =>
-  (await git(dir, "log", "--format=%T %s %an %ad", "main")).trim();
+const shape = async (dir: string) => (await git(dir, "log", "--format=%T %s %an %ad", "main")).trim();
 const moves = async (dir: string) =>
   (await git(dir, "reflog", "--format=%gs", "-4")).replace(/[0-9a-f]{40}/g, "X").trim();
 
@@ -47,8 +46,8 @@ Deno.test("pull rebases where --rebase or the repository's config says so, as gi
   assert.equal(await shape(`${root.path}/app`), await shape(`${root.path}/gapp`));
   assert.equal(await moves(`${root.path}/app`), await moves(`${root.path}/gapp`));
   assert.equal(
-    (await git(`${root.path}/app`, "status", "--porcelain")),
-    (await git(`${root.path}/gapp`, "status", "--porcelain")),
+    await git(`${root.path}/app`, "status", "--porcelain"),
+    await git(`${root.path}/gapp`, "status", "--porcelain"),
   );
 
   // Nothing new upstream: git's "Current branch main is up to date." (here through --rebase, the setting unset).
