@@ -114,14 +114,13 @@ export const gitSpec: CommandSpec = {
     "git.proxy (http://host:port; its GIT_PROXY_USER and GIT_PROXY_PASSWORD in the same .env). Packs larger than",
     "git.max_fetch_bytes (default 2 GiB) are refused. push --tags sends the tags the remote lacks, push --delete",
     "removes a remote branch or tag; fetch --prune deletes remote-tracking branches gone from the remote.",
-    "Not supported: ssh, git:// and file:// remotes, moving a remote tag, pull --rebase.",
+    "Not supported: ssh, git:// and file:// remotes, moving a remote tag.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   // Imported with the declaration: the registry rewrites every git line with it, so loading it lazily only made
   // each call wait for one more module.
   spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
-    rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
     apply: "Apply a diff with `patch apply` (the diff in the call's stdin; paths as the diff names them, from " +
       "the workspace root unless --repo names the repository); patch check only tries it.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
