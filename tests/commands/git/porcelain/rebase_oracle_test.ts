@@ -239,6 +239,17 @@ Deno.test("git rebase <upstream> makes what git makes and prints what git prints
     assert.notEqual(none.g.code, 0);
   });
 
+  await t.step("a pick resolved to HEAD's version is dropped by --continue, as git drops it", async () => {
+    await using pair = await Pair.create();
+    await topicAndMain(pair, true);
+    await pair.both(["rebase", "main"]);
+    await pair.both(["checkout", "--ours", "f.txt"]);
+    await pair.both(["add", "f.txt"]);
+    const done = await pair.both(["rebase", "--continue"]);
+    await pair.assertSamePrint(done, "--continue of an emptied pick");
+    await pair.assertSameState("after --continue");
+  });
+
   await t.step("--quit forgets the rebase and keeps HEAD, index and files", async () => {
     await using pair = await Pair.create();
     await topicAndMain(pair, true);
