@@ -334,10 +334,15 @@ async function runSteps(
       });
     } catch (error) {
       if (!(error instanceof PtermError)) throw error;
-      state.done.pop();
+      // As git's sequencer: the pick that could not start is rescheduled (first in the todo list again, and still
+      // in done), and the rebase stops there with nothing of it applied.
       state.todo.unshift(step);
-      writeSteps(repo, state);
-      text.stderr += `error: could not apply ${abbreviate(repo, step.oid)}... ${subject}\n`;
+      writeStateFile(repo, `${DIR}/git-rebase-todo`, state.todo.map((s) => `${s.line}\n`).join(""));
+      writeStopFiles(repo, step.oid, commit);
+      text.stderr += "hint: Could not execute the todo command\nhint: \n" + `hint:     ${step.line}\nhint: \n` +
+        "hint: It has been rescheduled; To edit the command before continuing, please\n" +
+        "hint: edit the todo list first:\nhint: \nhint:     git rebase --edit-todo\nhint:     git rebase --continue\n" +
+        `Could not apply ${abbreviate(repo, step.oid)}... ${subject}\n`;
       return { ...outcome, outcome: "stopped", stopped_at: step.oid, head: readHead(repo).oid!, error };
     }
     for (const path of picked.changed_paths) changed.add(path);
@@ -362,9 +367,7 @@ async function runSteps(
       continue;
     }
     if (picked.conflicts.length > 0) {
-      writeStateFile(repo, `${DIR}/message`, `${commit.message}\n`);
-      writeStateFile(repo, `${DIR}/author-script`, authorScript(commit.author));
-      writeStateFile(repo, `${DIR}/stopped-sha`, `${step.oid}\n`);
+      writeStopFiles(repo, step.oid, commit);
       const pickedLine = `${short}... ${subject}`;
       text.stderr += `error: could not apply ${pickedLine}\n` +
         "hint: Resolve all conflicts manually, mark them as resolved with\n" +
@@ -386,6 +389,14 @@ async function runSteps(
   }
   await finishRebase(repo, state, author, text);
   return { ...outcome, outcome: "rebased", head: readHead(repo).oid!, changed_paths: [...changed].sort(comparePaths) };
+}
+
+/** What git's sequencer writes where a pick stops: its message, its author, which commit, REBASE_HEAD. */
+function writeStopFiles(repo: Repo, oid: string, commit: { message: string; author: Signature }): void {
+  writeStateFile(repo, `${DIR}/message`, `${commit.message}\n`);
+  writeStateFile(repo, `${DIR}/author-script`, authorScript(commit.author));
+  writeStateFile(repo, `${DIR}/stopped-sha`, `${oid}\n`);
+  writeStateFile(repo, "REBASE_HEAD", `${oid}\n`);
 }
 
 function appendRewritten(repo: Repo, from: string, to: string): void {

@@ -250,6 +250,30 @@ Deno.test("git rebase <upstream> makes what git makes and prints what git prints
     await pair.assertSameState("after --continue");
   });
 
+  await t.step("a pick an untracked file is in the way of stops, rescheduled, until the file is gone", async () => {
+    await using pair = await Pair.create();
+    await topicAndMain(pair, true);
+    await pair.both(["rebase", "main"]);
+    await pair.writeBoth("f.txt", "1\nresolved\n3\n");
+    await pair.both(["add", "f.txt"]);
+    await pair.writeBoth("u.txt", "an untracked file of the person's\n");
+    const blocked = await pair.both(["rebase", "--continue"]);
+    assert.equal(blocked.p.error_code, "UncommittedChanges");
+    assert.notEqual(blocked.g.code, 0);
+    // git's own lines about the file come from its checkout code; from its hints on, the text is git's.
+    const tail = (text: string) => text.slice(text.indexOf("hint: Could not execute"));
+    assert.equal(
+      tail(await pair.normalize(pair.p, blocked.p.stderr)).split("[Error]")[0],
+      tail(await pair.normalize(pair.g, blocked.g.stderr)),
+    );
+    assert.equal(await Deno.readTextFile(`${pair.p}/u.txt`), "an untracked file of the person's\n");
+    await pair.assertSameState("rescheduled");
+    for (const dir of [pair.p, pair.g]) await Deno.remove(`${dir}/u.txt`);
+    const done = await pair.both(["rebase", "--continue"]);
+    await pair.assertSamePrint(done, "--continue once the file is gone");
+    await pair.assertSameState("finished");
+  });
+
   await t.step("--quit forgets the rebase and keeps HEAD, index and files", async () => {
     await using pair = await Pair.create();
     await topicAndMain(pair, true);
