@@ -8,10 +8,9 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { abbreviate } from "../odb/abbrev.ts";
-import { comparePaths } from "../odb/bytes.ts";
-import { type Signature, splitMessage } from "../odb/objects.ts";
-import { flattenTree } from "../odb/tree.ts";
-import { changesBetween, renderDiff } from "../diff/diff.ts";
+import { comparePaths, EMPTY_TREE_OID } from "../odb/bytes.ts";
+import { MODE_TREE, parseTree, type Signature, splitMessage } from "../odb/objects.ts";
+import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
@@ -198,26 +197,79 @@ export async function requireClean(repo: Repo, index: Index, policy: PathPolicy,
   );
 }
 
+/** What a commit changed against its first parent, walking only the folders whose trees differ. */
+async function commitChanges(repo: Repo, oid: string): Promise<FileChange[]> {
+  const commit = await readCommit(repo, oid);
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const out: FileChange[] = [];
+  const entries = async (tree: string | null) =>
+    new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [e.name, e]) : []);
+  const walk = async (a: string | null, b: string | null, prefix: string): Promise<void> => {
+    if (a === b) return;
+    const [before, after] = [await entries(a), await entries(b)];
+    for (const name of new Set([...before.keys(), ...after.keys()])) {
+      const x = before.get(name);
+      const y = after.get(name);
+      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
+      const xTree = x?.mode === MODE_TREE ? x.oid : null;
+      const yTree = y?.mode === MODE_TREE ? y.oid : null;
+      if (xTree || yTree) await walk(xTree, yTree, `${prefix}${name}/`);
+      const oldFile = x && !xTree ? { kind: "blob" as const, oid: x.oid, mode: x.mode } : null;
+      const newFile = y && !yTree ? { kind: "blob" as const, oid: y.oid, mode: y.mode } : null;
+      if (oldFile || newFile) out.push({ path: `${prefix}${name}`, old: oldFile, new: newFile });
+    }
+  };
+  await walk(parentTree, commit.tree, "");
+  return out.sort((a, b) => comparePaths(a.path, b.path));
+}
+
 /**
  * A commit's change as one comparable key, as git's patch-id compares commits: its diff with the
  * line numbers of the hunks and all whitespace left out (binary files by their blobs).
  */
-async function patchKey(repo: Repo, oid: string): Promise<string> {
-  const commit = await readCommit(repo, oid);
-  const before = await flattenTree(repo, commit.parents.length ? await treeOf(repo, commit.parents[0]) : null);
-  const after = await flattenTree(repo, commit.tree);
-  const changes = changesBetween(before, after);
+async function patchKey(repo: Repo, changes: readonly FileChange[]): Promise<string> {
   const rendered = await renderDiff(repo, changes);
   const lines = rendered.patch.split("\n").filter((line) => !line.startsWith("index "))
     .map((line) => line.startsWith("@@") ? "@@" : line.replace(/\s+/g, ""));
-  const binary = rendered.files.filter((f) => f.binary).map((f) => `${f.path}:${after.get(f.path)?.oid}`);
+  const blobs = new Map(changes.map((c) => [c.path, c.new?.kind === "blob" ? c.new.oid : null]));
+  const binary = rendered.files.filter((f) => f.binary).map((f) => `${f.path}:${blobs.get(f.path)}`);
   return `${lines.join("\n")}\n${binary.join("\n")}`;
 }
 
-/** `pick <oid> <subject>` as git's todo list writes it. */
+/**
+ * The branch's commits whose change the upstream side has already (git's --cherry-pick): the patches compared
+ * only between commits that changed the same paths.
+ */
+async function alreadyUpstream(repo: Repo, ours: readonly string[], theirs: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (ours.length === 0 || theirs.length === 0) return found;
+  const pathsOf = (changes: readonly FileChange[]) => changes.map((c) => c.path).join("\0");
+  const upstream = new Map<string, FileChange[][]>();
+  for (const oid of theirs) {
+    const changes = await commitChanges(repo, oid);
+    const key = pathsOf(changes);
+    upstream.set(key, [...(upstream.get(key) ?? []), changes]);
+  }
+  const keys = new Map<string, Set<string>>();
+  for (const oid of ours) {
+    const changes = await commitChanges(repo, oid);
+    const candidates = upstream.get(pathsOf(changes));
+    if (!candidates) continue;
+    const pathKey = pathsOf(changes);
+    if (!keys.has(pathKey)) {
+      keys.set(pathKey, new Set(await Promise.all(candidates.map((c) => patchKey(repo, c)))));
+    }
+    if (keys.get(pathKey)!.has(await patchKey(repo, changes))) found.add(oid);
+  }
+  return found;
+}
+
+/** `pick <oid> <subject>` as git's todo list writes it, `# empty` after a commit that changes nothing. */
 async function stepOf(repo: Repo, oid: string): Promise<Step> {
   const commit = await readCommit(repo, oid);
-  return { oid, line: `pick ${oid} ${splitMessage(commit.message).subject}` };
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : EMPTY_TREE_OID;
+  const empty = commit.tree === parentTree ? " # empty" : "";
+  return { oid, line: `pick ${oid} ${splitMessage(commit.message).subject}${empty}` };
 }
 
 /** git's progress line to stderr for step `n` of `end`. */
@@ -262,9 +314,7 @@ async function mergeMessages(
 /** git commit's summary of a commit it made: `[detached HEAD <id>] <subject>`, the stat's last line, created/deleted files. */
 async function commitSummary(repo: Repo, oid: string): Promise<string> {
   const commit = await readCommit(repo, oid);
-  const before = await flattenTree(repo, commit.parents.length ? await treeOf(repo, commit.parents[0]) : null);
-  const after = await flattenTree(repo, commit.tree);
-  const rendered = await renderDiff(repo, changesBetween(before, after));
+  const rendered = await renderDiff(repo, await commitChanges(repo, oid));
   const head = readHead(repo);
   const files = rendered.files.length;
   const { additions: ins, deletions: del } = rendered;
@@ -521,11 +571,10 @@ export async function startRebase(
     await walkLog(repo, upstream, Infinity, null, await ancestorsOf(repo, headOid), { walked: theirWalk });
     theirs.push(...theirWalk.filter((c) => c.parents.length <= 1).map((c) => c.id));
   }
-  const upstreamKeys = new Set<string>();
-  for (const oid of theirs) upstreamKeys.add(await patchKey(repo, oid));
+  const applied = await alreadyUpstream(repo, ours.map((c) => c.id), theirs);
   const todo: Step[] = [];
   for (const commit of ours) {
-    if (upstreamKeys.size > 0 && upstreamKeys.has(await patchKey(repo, commit.id))) {
+    if (applied.has(commit.id)) {
       base.skipped.push(commit.id);
       text.stderr += `warning: skipped previously applied commit ${abbreviate(repo, commit.id)}\n`;
       continue;

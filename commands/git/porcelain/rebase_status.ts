@@ -54,11 +54,10 @@ export function rebaseStatusLines(
   hints: boolean,
 ): { branchLine: string; lines: string[] } | null {
   if (rebaseStateDir(repo) !== DIR) return null;
-  const abbrevLine = (step: Step) => {
-    const [verb, oid, ...rest] = step.line.split(/\s+/);
-    const short = /^[0-9a-f]{40}$/.test(oid) ? abbreviate(repo, oid) : oid;
-    return `   ${[verb, short, ...rest].join(" ")}`;
-  };
+  const abbrevLine = (step: Step) =>
+    `   ${
+      step.line.replace(/^(\S+ )([0-9a-f]{40})\b/, (_, verb: string, oid: string) => verb + abbreviate(repo, oid))
+    }`;
   const read = (name: string) => {
     try {
       return parseSteps(readState(repo, name));
