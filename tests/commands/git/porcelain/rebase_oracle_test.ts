@@ -400,7 +400,7 @@ Deno.test("a rebase stopped by one is finished by the other", async (t) => {
     await pair.assertSameState("both finished by git");
   });
 
-  await t.step("git stops, pterm's --continue and --skip finish", async () => {
+  await t.step("git stops, pterm's --continue, --skip and --abort finish", async () => {
     await using pair = await Pair.create();
     await topicAndMain(pair, true);
     for (const dir of [pair.p, pair.g]) assert.equal((await gitRaw(dir, ["rebase", "main"])).code, 1);
@@ -415,6 +415,11 @@ Deno.test("a rebase stopped by one is finished by the other", async (t) => {
     const skipped = await pair.both(["rebase", "--skip"]);
     await pair.assertSamePrint(skipped, "pterm's --skip of git's rebase");
     await pair.assertSameState("skipped");
+    await pair.both(["reset", "--hard", "ORIG_HEAD"]);
+    for (const dir of [pair.p, pair.g]) assert.equal((await gitRaw(dir, ["rebase", "main"])).code, 1);
+    const aborted = await pair.both(["rebase", "--abort"]);
+    await pair.assertSamePrint(aborted, "pterm's --abort of git's rebase");
+    await pair.assertSameState("aborted");
   });
 
   await t.step("a commit or a committing patch during a rebase does not conclude it", async () => {
