@@ -8,12 +8,13 @@ import type { rebaseFlags } from "../sub/rebase.ts";
 import {
   abortRebase,
   continueRebase,
+  noRebase,
   printedBy,
   type RebaseOutcome,
   skipRebase,
   startRebase,
 } from "../porcelain/rebase.ts";
-import { quitSequence } from "../merge/sequence.ts";
+import { quitSequence, rebaseStateDir } from "../merge/sequence.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
@@ -49,7 +50,7 @@ export function reportRebase(
       error.code,
       `${error.message}\nThe rebase stopped before ${outcome.stopped_at?.slice(0, 7)} (nothing of it applied); ` +
         "fix that, then `git rebase --continue`, or `git rebase --abort`.",
-      { result },
+      { result: { ...error.result, ...result } },
     );
   }
   if (outcome.outcome === "stopped") {
@@ -97,6 +98,7 @@ async function rebaseSteps(ctx: Parameters<typeof rebase>[0]) {
       );
     }
     if (action === "quit") {
+      if (!rebaseStateDir(repo)) throw noRebase("quit");
       quitSequence(repo, "rebase");
       return { repo_path: rel, action, outcome: "quit", head: readHead(repo).oid };
     }

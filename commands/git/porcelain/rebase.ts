@@ -130,9 +130,17 @@ function removeState(repo: Repo, name: string): void {
   } catch { /* absent */ }
 }
 
+/** git's refusal of `--continue`, `--skip`, `--abort` or `--quit` with no rebase in progress. */
+export function noRebase(doing: string): PtermError {
+  return refusal("NotFound", `there is no rebase to ${doing}: no rebase in progress.`, {
+    stdout: "",
+    stderr: "fatal: No rebase in progress?\n",
+  });
+}
+
 function loadRebaseState(repo: Repo, doing: string): RebaseState {
   const dir = rebaseStateDir(repo);
-  if (dir === null) throw new PtermError("NotFound", `there is no rebase to ${doing}: no rebase in progress.`);
+  if (dir === null) throw noRebase(doing);
   if (dir === "rebase-apply") {
     throw new PtermError(
       "UnsupportedFormat",
@@ -491,11 +499,20 @@ export async function startRebase(
   policy: PathPolicy,
   request: RebaseRequest,
 ): Promise<RebaseOutcome> {
-  if (rebaseStateDir(repo)) {
-    throw new PtermError(
+  const inProgress = rebaseStateDir(repo);
+  if (inProgress) {
+    throw refusal(
       "Conflict",
-      "a rebase is in progress already (.git/rebase-merge): finish it with `git rebase --continue`, drop its " +
+      `a rebase is in progress already (.git/${inProgress}): finish it with \`git rebase --continue\`, drop its ` +
         "current commit with `git rebase --skip`, or give it up with `git rebase --abort`.",
+      {
+        stdout: "",
+        stderr: `fatal: It seems that there is already a ${inProgress} directory, and\n` +
+          "I wonder if you are in the middle of another rebase.  If that is the\n" +
+          "case, please try\n\tgit rebase (--continue | --abort | --skip)\nIf that is not the case, please\n" +
+          `\trm -fr ".git/${inProgress}"\nand run me again.  I am stopping in case you still have something\n` +
+          "valuable there.\n\n",
+      },
     );
   }
   const other = sequenceInProgress(repo);
