@@ -253,14 +253,17 @@ async function alreadyUpstream(repo: Repo, ours: readonly string[], theirs: read
   if (ours.length === 0 || theirs.length === 0) return found;
   const pathsOf = (changes: readonly FileChange[]) => changes.map((c) => c.path).join("\0");
   const upstream = new Map<string, FileChange[][]>();
+  // A commit that changes nothing has no patch to match: git never counts it as applied already.
   for (const oid of theirs) {
     const changes = await commitChanges(repo, oid);
+    if (changes.length === 0) continue;
     const key = pathsOf(changes);
     upstream.set(key, [...(upstream.get(key) ?? []), changes]);
   }
   const keys = new Map<string, Set<string>>();
   for (const oid of ours) {
     const changes = await commitChanges(repo, oid);
+    if (changes.length === 0) continue;
     const candidates = upstream.get(pathsOf(changes));
     if (!candidates) continue;
     const pathKey = pathsOf(changes);

@@ -317,6 +317,8 @@ Deno.test("git rebase <upstream> makes what git makes and prints what git prints
     await git(pair.base, "switch", "-q", "main");
     await pair.commit({ "f.txt": "1\nX\n3\n" }, "same change upstream");
     await pair.commit({ "b.txt": "b\n", "d.txt": "d\n" }, "main adds b and d");
+    // An empty commit on each side: no patch to match, so the branch's is picked (and kept) as git keeps it.
+    await pair.commit({}, "main empty");
     await git(pair.base, "switch", "-q", "topic");
     await pair.split();
     const run = await pair.both(["rebase", "main"]);
