@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-IFNGPTDB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-M4UUFXVG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4625,14 +4625,32 @@ async function onlyPathsIndex(repo, index, specs, inScope2) {
 var SEQUENCE_HEADS = {
   merge: "MERGE_HEAD",
   "cherry-pick": "CHERRY_PICK_HEAD",
-  revert: "REVERT_HEAD"
+  revert: "REVERT_HEAD",
+  rebase: "rebase-merge"
 };
+function rebaseStateDir(repo) {
+  for (const name of [
+    "rebase-merge",
+    "rebase-apply"
+  ]) {
+    try {
+      if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
+    } catch {
+    }
+  }
+  return null;
+}
 function sequenceInProgress(repo) {
   for (const kind of [
     "merge",
+    "rebase",
     "cherry-pick",
     "revert"
   ]) {
+    if (kind === "rebase") {
+      if (rebaseStateDir(repo)) return kind;
+      continue;
+    }
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
@@ -4642,6 +4660,7 @@ function sequenceInProgress(repo) {
   return null;
 }
 function sequenceCommit(repo, kind) {
+  if (kind === "rebase") return null;
   try {
     return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
   } catch {
@@ -4697,6 +4716,91 @@ function abbreviate(repo, oid) {
   if (length >= 40) return oid;
   if (/^0{40}$/.test(oid)) return oid.slice(0, length);
   return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
+}
+
+// commands/git/porcelain/rebase_status.ts
+var REBASE_DIR = "rebase-merge";
+var DIR = REBASE_DIR;
+function readRebaseFile(repo, name) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/${DIR}/${name}`);
+  } catch {
+    return null;
+  }
+}
+var readState = readRebaseFile;
+function parseSteps(text) {
+  if (text === null) return [];
+  const steps = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(?:pick|p)\s+([0-9a-f]{4,40})\b/.exec(line);
+    if (!match) {
+      throw new PtermError("UnsupportedFormat", `the rebase's todo list has \`${line}\`, which is not a pick; pterm runs git's non-interactive rebase (pick only). Finish this rebase with the real git (\`git rebase --continue\`), or \`git rebase --abort\`.`);
+    }
+    steps.push({
+      oid: match[1],
+      line
+    });
+  }
+  return steps;
+}
+function rebaseStatusLines(repo, unmerged, hints) {
+  if (rebaseStateDir(repo) !== DIR) return null;
+  const abbrevLine = (step) => `   ${step.line.replace(/^(\S+ )([0-9a-f]{40})\b/, (_, verb, oid) => verb + abbreviate(repo, oid))}`;
+  const read = (name) => {
+    try {
+      return parseSteps(readState(repo, name));
+    } catch {
+      return [];
+    }
+  };
+  const done = read("done");
+  const todo = read("git-rebase-todo");
+  const onto = readState(repo, "onto")?.trim() ?? "";
+  const ontoShort = /^[0-9a-f]{40}$/.test(onto) ? abbreviate(repo, onto) : onto;
+  const headName = readState(repo, "head-name")?.trim() ?? "";
+  const branch = headName.startsWith("refs/heads/") ? headName.slice(11) : null;
+  const lines = [];
+  if (done.length === 0) lines.push("No commands done.");
+  else {
+    lines.push(done.length === 1 ? "Last command done (1 command done):" : `Last commands done (${done.length} commands done):`);
+    for (const step of done.slice(-2)) lines.push(abbrevLine(step));
+    if (done.length > 2 && hints) lines.push(`  (see more in file .git/${DIR}/done)`);
+  }
+  if (todo.length === 0) lines.push("No commands remaining.");
+  else {
+    lines.push(todo.length === 1 ? "Next command to do (1 remaining command):" : `Next commands to do (${todo.length} remaining commands):`);
+    for (const step of todo.slice(0, 2)) lines.push(abbrevLine(step));
+    if (hints) lines.push('  (use "git rebase --edit-todo" to view and edit)');
+  }
+  const rebasing = branch ? `You are currently rebasing branch '${branch}' on '${ontoShort}'.` : "You are currently rebasing.";
+  let stopState = "conflicts";
+  try {
+    Deno.statSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    stopState = "editing";
+  }
+  if (unmerged) {
+    lines.push(rebasing);
+    if (hints) {
+      lines.push('  (fix conflicts and then run "git rebase --continue")', '  (use "git rebase --skip" to skip this patch)', '  (use "git rebase --abort" to check out the original branch)');
+    }
+  } else if (stopState === "conflicts") {
+    lines.push(rebasing);
+    if (hints) lines.push('  (all conflicts fixed: run "git rebase --continue")');
+  } else {
+    lines.push(branch ? `You are currently editing a commit while rebasing branch '${branch}' on '${ontoShort}'.` : "You are currently editing a commit during a rebase.");
+    if (hints) {
+      lines.push('  (use "git commit --amend" to amend the current commit)', '  (use "git rebase --continue" once you are satisfied with your changes)');
+    }
+  }
+  lines.push("");
+  return {
+    branchLine: `interactive rebase in progress; onto ${ontoShort}`,
+    lines
+  };
 }
 
 // commands/git/history/revparse.ts
@@ -6688,7 +6792,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-AONE4LHB.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-MR56JFGQ.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7691,7 +7795,10 @@ function longStatus(report, files, context) {
   ];
   if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
   const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
-  if (progress) lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  if (context.rebaseLines) lines.push(...context.rebaseLines);
+  else if (progress && progress !== "rebase") {
+    lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  }
   if (!report.head) lines.push("", "No commits yet", "");
   const plainCommit = progress !== "merge" && progress !== "cherry-pick";
   const unstageHint = report.head ? 'use "git restore --staged <file>..." to unstage' : 'use "git rm --cached <file>..." to unstage';
@@ -7802,12 +7909,15 @@ var status = async (ctx) => {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+    const hints = repo.config.getBool("advice.statusHints", true);
+    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
     text = longStatus(report, files, {
-      branchLine: report.branch ? `On branch ${report.branch}` : await detachedLine(repo, report.head),
+      branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+      rebaseLines: rebasing?.lines,
       tracking,
       progress,
       picked: picked ? abbreviate(repo, picked) : null,
-      hints: repo.config.getBool("advice.statusHints", true),
+      hints,
       untrackedShown: untracked,
       untracked: shownUntracked
     });
@@ -8151,7 +8261,10 @@ var commit = async (ctx) => {
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
-  if (message === null && !amend) message = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
+  if (message === null && !amend) {
+    const prepared = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
+    message = prepared === null ? null : cleanupMessage(prepared, true);
+  }
   if (message === null && !amend) {
     throw new PtermError("InvalidArgs", 'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).');
   }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-MJ2CRKJV.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GP56S7OR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -881,6 +881,7 @@ __export(change_exports, {
   gitApply: () => gitApply,
   merge: () => merge,
   mv: () => mv,
+  rebase: () => rebase,
   reset: () => reset,
   restore: () => restore,
   revert: () => revert,
@@ -2354,16 +2355,16 @@ var HFS_IGNORABLE2 = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 function isGitmodulesName(name) {
   return /^(?:\.gitmodules|gitmod~[1-4]|gi7eba~[1-9])[. ]*(?::.*)?$/.test(name.replace(HFS_IGNORABLE2, "").toLowerCase());
 }
-function verifyTreeEntryName(name, where, isLink = false) {
-  const reason = isLink && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
+function verifyTreeEntryName(name, where, isLink2 = false) {
+  const reason = isLink2 && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
   if (reason === null) return;
   throw new PtermError("InvalidPath", `${where} has an entry ${JSON.stringify(name)} with ${reason}; git refuses such paths (verify_path) and so does pterm: nothing of that tree is read, checked out or removed. The commit was made by a tool other than git; remove it from history with the real git.`);
 }
-function verifyIndexPath(path, isLink = false) {
+function verifyIndexPath(path, isLink2 = false) {
   if (PLAINLY_SAFE_PATH.test(path)) return;
   const components = path.split("/");
   for (const [i, component] of components.entries()) {
-    const reason = isLink && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
+    const reason = isLink2 && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
     if (reason === null) continue;
     throw new PtermError("InvalidPath", `the index (.git/index) holds the path ${JSON.stringify(path)} with ${reason}; git refuses such paths and so does pterm. Rebuild the index with the real git (\`git read-tree HEAD\`).`);
   }
@@ -3984,6 +3985,8 @@ function isObjectType(type) {
 var MODE_TREE = "40000";
 var MODE_FILE = "100644";
 var MODE_EXEC = "100755";
+var MODE_LINK = "120000";
+var MODE_GITLINK = "160000";
 function parseTree(content, oid) {
   const entries = [];
   let i = 0;
@@ -6707,7 +6710,7 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   if (restSources.length === 0 || restTargets.length === 0) return renames;
   const content = /* @__PURE__ */ new Map();
   const hashes = /* @__PURE__ */ new Map();
-  const load = async (key, path, side) => {
+  const load2 = async (key, path, side) => {
     let bytes = content.get(key);
     if (!bytes) {
       bytes = await read(path, side);
@@ -6724,8 +6727,8 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
     return h;
   };
   const similarity = async (src, dst, floor) => {
-    const srcBytes = await load(`-${src}`, src, deleted.get(src));
-    const dstBytes = await load(`+${dst}`, dst, added.get(dst));
+    const srcBytes = await load2(`-${src}`, src, deleted.get(src));
+    const dstBytes = await load2(`+${dst}`, dst, added.get(dst));
     const maxSize = Math.max(srcBytes.length, dstBytes.length);
     const baseSize = Math.min(srcBytes.length, dstBytes.length);
     if (maxSize * (MAX_SCORE - floor) < (maxSize - baseSize) * MAX_SCORE) return null;
@@ -6794,6 +6797,9 @@ async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCO
   }
   return renames;
 }
+function similarityPercent(score) {
+  return Math.floor(score * 100 / MAX_SCORE);
+}
 
 // commands/git/odb/abbrev.ts
 var FALLBACK_LENGTH = 7;
@@ -6825,7 +6831,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-H74F2XXR.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-3T3RC5IE.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8354,14 +8360,32 @@ async function commitIndex(repo, index, options) {
 var SEQUENCE_HEADS = {
   merge: "MERGE_HEAD",
   "cherry-pick": "CHERRY_PICK_HEAD",
-  revert: "REVERT_HEAD"
+  revert: "REVERT_HEAD",
+  rebase: "rebase-merge"
 };
+function rebaseStateDir(repo) {
+  for (const name of [
+    "rebase-merge",
+    "rebase-apply"
+  ]) {
+    try {
+      if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
+    } catch {
+    }
+  }
+  return null;
+}
 function sequenceInProgress(repo) {
   for (const kind of [
     "merge",
+    "rebase",
     "cherry-pick",
     "revert"
   ]) {
+    if (kind === "rebase") {
+      if (rebaseStateDir(repo)) return kind;
+      continue;
+    }
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
@@ -8371,6 +8395,7 @@ function sequenceInProgress(repo) {
   return null;
 }
 function sequenceCommit(repo, kind) {
+  if (kind === "rebase") return null;
   try {
     return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
   } catch {
@@ -8384,6 +8409,12 @@ function requireSequence(repo, kind, doing) {
 }
 function quitSequence(repo, kind) {
   requireSequence(repo, kind, "quit");
+  if (kind === "rebase") {
+    Deno.removeSync(`${repo.gitdir}/${rebaseStateDir(repo)}`, {
+      recursive: true
+    });
+    return;
+  }
   clearSequenceState(repo);
 }
 function preparedMessage(repo) {
@@ -8399,6 +8430,34 @@ async function sequenceCommitOptions(repo, explicitAuthor) {
   return {
     authorSignature: parseCommit(await repo.objects.readTyped(picked, "commit")).author
   };
+}
+
+// commands/git/porcelain/rebase_status.ts
+var REBASE_DIR = "rebase-merge";
+var DIR = REBASE_DIR;
+function readRebaseFile(repo, name) {
+  try {
+    return Deno.readTextFileSync(`${repo.gitdir}/${DIR}/${name}`);
+  } catch {
+    return null;
+  }
+}
+function parseSteps(text) {
+  if (text === null) return [];
+  const steps = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(?:pick|p)\s+([0-9a-f]{4,40})\b/.exec(line);
+    if (!match) {
+      throw new PtermError("UnsupportedFormat", `the rebase's todo list has \`${line}\`, which is not a pick; pterm runs git's non-interactive rebase (pick only). Finish this rebase with the real git (\`git rebase --continue\`), or \`git rebase --abort\`.`);
+    }
+    steps.push({
+      oid: match[1],
+      line
+    });
+  }
+  return steps;
 }
 
 // commands/git/repo/submodule.ts
@@ -8449,6 +8508,10 @@ function openSubmodule(repo, path) {
 function submoduleHead(repo, path) {
   const sub = openSubmodule(repo, path);
   return sub ? readHead(sub).oid : null;
+}
+function subprojectText(oid, dirty = false) {
+  return new TextEncoder().encode(`Subproject commit ${oid}${dirty ? "-dirty" : ""}
+`);
 }
 
 // commands/git/porcelain/status.ts
@@ -9010,10 +9073,10 @@ function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 async function isRevision(repo, word) {
-  const range = word.match(/^(.*?)(\.\.\.?)(.*)$/);
-  const ends = range && !word.includes(":") ? [
-    range[1] || "HEAD",
-    range[3] || "HEAD"
+  const range2 = word.match(/^(.*?)(\.\.\.?)(.*)$/);
+  const ends = range2 && !word.includes(":") ? [
+    range2[1] || "HEAD",
+    range2[3] || "HEAD"
   ] : [
     word
   ];
@@ -10154,11 +10217,16 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
     theirs: `${abbreviate(repo, oid)} (${subject})`,
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
   });
-  const applied = await applyMerge(repo, index, policy, merge2, "cherry-pick");
+  const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+    const conflicts = options.rebase && applied.conflicts.length > 0 ? `
+# Conflicts:
+${applied.conflicts.map((path) => `#	${path}
+`).join("")}` : "";
+    writeStateFile(repo, "MERGE_MSG", message + conflicts);
+    if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}
 `);
     return {
       picked: oid,
@@ -10175,11 +10243,20 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
       author: options.author,
       authorSignature: commit.author,
       extraParents: [],
-      reflogMessage: `cherry-pick: ${subject}`,
+      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
       allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
     });
   } catch (error) {
     if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    if (options.rebase) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: [],
+        redundant: true
+      };
+    }
     writeStateFile(repo, "MERGE_MSG", message);
     writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
 `);
@@ -13008,7 +13085,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-ITY4QAGQ.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-PTRBASZQ.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13027,7 +13104,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-DVUTDKVL.js", import.meta.url).href)
+      git: await import(new URL("./api-MO3PPKMB.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
@@ -13275,6 +13352,2513 @@ function diffstat(files) {
   return out + summary + "\n";
 }
 
+// commands/git/diff/line_scan.ts
+var MARKER_AT = 16;
+var FIRST_FILE_AT = 64;
+var NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
+var INDENT = {
+  MAX_INDENT: 200,
+  MAX_BLANKS: 20,
+  START_OF_FILE_PENALTY: 1,
+  END_OF_FILE_PENALTY: 21,
+  TOTAL_BLANK_WEIGHT: -30,
+  POST_BLANK_WEIGHT: 6,
+  RELATIVE_INDENT_PENALTY: -4,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY: 10,
+  RELATIVE_OUTDENT_PENALTY: 24,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY: 17,
+  RELATIVE_DEDENT_PENALTY: 23,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY: 17,
+  INDENT_WEIGHT: 60,
+  INDENT_HEURISTIC_MAX_SLIDING: 100
+};
+var SEARCH = {
+  XDL_MAX_EQLIMIT: 1024,
+  XDL_MAX_COST_MIN: 256,
+  XDL_HEUR_MIN_COST: 256,
+  XDL_SNAKE_CNT: 20,
+  XDL_K_HEUR: 4,
+  XDL_LINE_MAX: 2147483647
+};
+function bogoSqrt(n) {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
+}
+var SIMSCAN_WINDOW = 100;
+var KPDIS_RUN = 4;
+var LINE_SCAN_MODULE = [
+  "AGFzbQEAAAABkQENYAJ/fwF/YAd/f39/f39/AX9gA39/fwF/YA1/f39/f39/f39/f39/AX9gBn9/f39/fwF/YAx/f39/f39/f39/",
+  "f38Bf2AEf39/fwF/YAl/f39/f39/f38Bf2AFf39/f38Bf2AEf39/fwBgB39/f39/f38AYAt/f39/f39/f39/fwBgDX9/f39/f39/",
+  "f39/f38AAxQTAAECAwQAAgEABQYGBwgCCQoLDAUDAQABB8QBFAZtZW1vcnkCAAVjb3VudAAABWxpbmVzAAEEc2FtZQACCGNsYXNz",
+  "aWZ5AAMJY29weUxpbmVzAAQHZGVjaW1hbAAFBXJhbmdlAAYDcnVuAAcKdXRmOFByZWZpeAAIBXBhdGNoAAkGY29tbW9uAAoPY2xl",
+  "YW5NdWx0aU1hdGNoAAsHZGlzY2FyZAAMBnNjcmlwdAANBmluZGVudAAOCnNjb3JlU3BsaXQADwdjb21wYWN0ABAFc3BsaXQAEQZz",
+  "ZWFyY2gAEgrsNhNkAQN/AkADQCAAIAFPDQEgBCAAKAIAciEEIAAoAgBBipSo0ABzIQMgAiADQf/+/fsHcUH//v37B2ogA3JB//79",
+  "+wdyQX9zaWohAiAAQQRqIQAMAAsLQQRBBCgCACAEcjYCACACC80CAQV/QcW78oh4IQcCQANAIAEgAk8NASABKAIAIQggASgCAEGK",
+  "lKjQAHMhCSAJQf/+/fsHcUH//v37B2ogCXJB//79+wdyQX9zIgkEQCAJaEEDdiEKQX9BGCAKQQhsa3YhCyAHIAggC3FzQQ13QbHz",
+  "3fF5bCEHIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0aiAHIAdBDXZzNgIAIAMgBUECdGpBBGogASAKakEBaiIBIABrNgIAIAVBAWoh",
+  "BUHFu/KIeCEHIAEgBk8NAgUgAiABayEKIApBBEkEQEF/QSAgCkEIbGt2IQsFQX8hCwsgByAIIAtxc0ENd0Gx893xeWwhByABQQRq",
+  "IQEgASACTwRAIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0aiAHIAdBDXZzNgIAIAVBAWohBSACIQELCwwACwtBACABNgIAIAULYwEB",
+  "fwJAA0AgA0EEaiACSw0BIAAgA2ooAgAgASADaigCAEcEQEEADwsgA0EEaiEDDAALCwJAA0AgAyACTw0BIAAgA2otAAAgASADai0A",
+  "AEcEQEEADwsgA0EBaiEDDAALC0EBC9YCAQZ/QX8gCHYhEgJAA0AgAyAETw0BIAEgA0ECdGooAgAgAGohDSABIANBAnRqQQRqKAIA",
+  "IABqIA1rIQ4gAiADQQJ0aigCACEPIA9BsfPd8XlsIAh2IRACQANAIAcgEEEDdGooAgAiEUUEQCAGIBBBA3RqIA82AgAgByAQQQN0",
+  "aiALQQFqNgIAIAkgC0ECdGogDTYCACAKIAtBAnRqIA42AgAgBSADQQJ0aiALNgIAIAshESALQQFqIQsgDCARQQJ0aiAMIBFBAnRq",
+  "KAIAQQFqNgIADAILIBFBAWshESAGIBBBA3RqKAIAIA9GBEAgCiARQQJ0aigCACAORgRAIAkgEUECdGooAgAgDSAOEAIEQCAFIANB",
+  "AnRqIBE2AgAgDCARQQJ0aiAMIBFBAnRqKAIAQQFqNgIADAQLCwsgEEEBaiAScSEQDAALCyADQQFqIQMMAAsLIAsLYAECfwJAA0Ag",
+  "AyAETw0BIAIgA0ECdGooAgAgAWohBiACIANBAnRqQQRqKAIAIAFqIAZrIQcgACAFOgAAIABBAWogBiAH/AoAACAAQQFqIAdqIQAg",
+  "A0EBaiEDDAALCyAAC1QBA39BASECIAEhAwJAA0AgA0EKSQ0BIANBCm4hAyACQQFqIQIMAAsLIAAgAmoiBCEDA0AgBEF/aiEEIAQg",
+  "AUEKcEEwajoAACABQQpuIgENAAsgAws2ACAAIAFBAWsgASACRRsQBSEAIAJBAUcEQCAAQQBqQSw6AAAgAEEBaiEAIAAgAhAFIQAL",
+  "IAALOwAgAyAETgRAIAAPCyAAIAEgAiADIAQgBRAEIQAgBEEBayAGRgRAIABBEEEd/AoAACAAQR1qIQALIAAL5AIBBH8CQANAIAAg",
+  "AU8NASAALQAAIQIgAEEBai0AAEEAIABBAWogAUkbIQMgAEECai0AAEEAIABBAmogAUkbIQRBACEFIAJBgAFJBEBBASEFBSACQeAB",
+  "cUHAAUYEQCADQcABcUGAAUYgAkH+AXFBwAFHcQRAQQIhBQsFIAJB8AFxQeABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIAJB4AFG",
+  "IANB4AFxQYABRnFFcSACQe0BRiADQeABcUGgAUZxRXEgAkHvAUYgA0G/AUZxIARB/gFxQb4BRnFFcQRAQQMhBQsFIAJB+AFxQfAB",
+  "RgRAIANBwAFxQYABRiAEQcABcUGAAUZxIABBA2ogAUkgAEEDai0AAEHAAXFBgAFGcXEgAkHwAUYgA0HwAXFBgAFGcUVxIAJB9AFG",
+  "IANBjwFLcUVxIAJB9AFNcQRAQQQhBQsLCwsLIAVFDQEgACAFaiEADAALCyAAC9AGAQ1/QX8hEwJAA0AgDCABTw0BIAwhDQJAA0Ag",
+  "DUEBaiABTw0BIAAgDUEBakEEdGpBAGooAgAgACANQQR0akEAaigCACAAIA1BBHRqQQhqKAIAamsgAkEBdEoNASANQQFqIQ0MAAsL",
+  "IAAgDEEEdGpBAGooAgAgAmsiDkEAIA5BAEobIQ4gACAMQQR0akEEaigCACACayIPQQAgD0EAShshDyAAIA1BBHRqQQBqKAIAIAAg",
+  "DUEEdGpBCGooAgBqIAJqIhAgBSAQIAVIGyEQIAAgDUEEdGpBBGooAgAgACANQQR0akEMaigCAGogAmoiESAJIBEgCUgbIRECQANA",
+  "IBIgDk4NASADIAQgEkECdGooAgBqLQAAIhZBIHJB4QBrQRpJIBZB3wBGciAWQSRGcgRAIBIhEwsgEkEBaiESDAALCyALQQBqQcAA",
+  "OgAAIAtBAWpBwAA6AAAgC0ECakEgOgAAIAtBA2pBLToAACALQQRqIQsgCyAOQQFqIBAgDmsQBiELIAtBAGpBIDoAACALQQFqQSs6",
+  "AAAgC0ECaiELIAsgD0EBaiARIA9rEAYhCyALQQBqQSA6AAAgC0EBakHAADoAACALQQJqQcAAOgAAIAtBA2ohCyATQQBOBEAgBCAT",
+  "QQJ0aigCACADaiEXIAQgE0EBakECdGooAgAgA2oiGCAXQdAAaiAYIBdB0ABqSRshGAJAA0AgGCAXTQ0BIBhBAWstAAAiFkEgRyAW",
+  "QQlrQQVPcQ0BIBhBf2ohGAwACwsgFyAYEAghGCALQSA6AAAgC0EBaiAXIBggF2v8CgAAIAsgGCAXa0EBamohCwsgC0EAakEKOgAA",
+  "IAtBAWohCyAOIRUgDCEUAkADQCAUIA1KDQEgCyADIAQgFSAAIBRBBHRqQQBqKAIAQSAgBhAHIQsgACAUQQR0akEAaigCACAAIBRB",
+  "BHRqQQhqKAIAaiEWIAsgAyAEIAAgFEEEdGpBAGooAgAgFkEtIAYQByELIAsgByAIIAAgFEEEdGpBBGooAgAgACAUQQR0akEEaigC",
+  "ACAAIBRBBHRqQQxqKAIAakErIAoQByELIBYhFSAUQQFqIRQMAAsLIAsgAyAEIBUgEEEgIAYQByELIA1BAWohDAwACwsgCws3AQF/",
+  "AkADQCAEIAJODQEgACgCACABKAIARw0BIAAgA2ohACABIANqIQEgBEEBaiEEDAALCyAEC+cBAQZ/IAEgAmtB5ABKBEAgAUHkAGsh",
+  "AgsgAyABa0HkAEoEQCABQeQAaiEDC0EBIQdBASEEAkADQCABIARrIAJIDQEgACABaiAEay0AACIFRQRAIAZBAWohBgUgBUECRw0C",
+  "IAdBAWohBwsgBEEBaiEEDAALCyAGRQRAQQAPC0EBIQlBASEEAkADQCABIARqIANKDQEgACABaiAEai0AACIFRQRAIAhBAWohCAUg",
+  "BUECRw0CIAlBAWohCQsgBEEBaiEEDAALCyAIRQRAQQAPCyAIIAZqIQggCSAHaiEJIAlBBGwgCSAIakgL/gEBBH8gAiEJAkADQCAJ",
+  "IANKDQEgASAAIAlBAnRqKAIAQQJ0aigCACEKIAUgCWpBAEECQQEgCiAEThsgCkUbOgAAIAlBAWohCQwACwsgAiEJAkADQCAJIANK",
+  "DQEgBSAJai0AACIMQQFGBEAgBiALQQJ0aiAJNgIAIAcgC0ECdGogACAJQQJ0aigCADYCACALQQFqIQsFIAxBAkYEQCAFIAkgAiAD",
+  "EAsEQCAIIAlqQQFqQQE6AAAFIAYgC0ECdGogCTYCACAHIAtBAnRqIAAgCUECdGooAgA2AgAgC0EBaiELCwUgCCAJakEBakEBOgAA",
+  "CwsgCUEBaiEJDAALCyALC8ABAQV/AkADQCAFIAFIIAYgA0hyRQ0BIAAgBWpBAWotAAAgAiAGakEBai0AAHIEQCAFIQcgBiEIAkAD",
+  "QCAAIAVqQQFqLQAARQ0BIAVBAWohBQwACwsCQANAIAIgBmpBAWotAABFDQEgBkEBaiEGDAALCyAEIAc2AgAgBEEEaiAINgIAIARB",
+  "CGogBSAHazYCACAEQQxqIAYgCGs2AgAgBEEQaiEEIAlBAWohCQUgBUEBaiEFIAZBAWohBgsMAAsLIAkLhQEBBH8gACABIAJBAnRq",
+  "KAIAaiEDIAAgASACQQFqQQJ0aigCAGohBAJAA0AgAyAETw0BIAMtAAAiBUEgRgRAIAZBAWohBgUgBUEJRgRAIAZBCCAGQQdxa2oh",
+  "BgUgBUEKa0EETwRAIAYPCwsLIAZByAFOBEBByAEPCyADQQFqIQMMAAsLQX8L5AIBC38gAyACTiIEBEBBfyEFBSAAIAEgAxAOIQUL",
+  "QX8hByADQQFrIQsCQANAIAtBAEgNASAAIAEgCxAOIgdBf0cNASAGQQFqIQYgBkEURgRAQQAhBwwCCyALQX9qIQsMAAsLQX8hCSAD",
+  "QQFqIQsCQANAIAsgAk4NASAAIAEgCxAOIglBf0cNASAIQQFqIQggCEEURgRAQQAhCQwCCyALQQFqIQsMAAsLIAdBf0YgBkVxBEAg",
+  "CkEBaiEKCyAEBEAgCkEVaiEKCyAFQX9GBEAgCEEBaiEMCyAGIAxqIQ0gCkFiIA1sQQYgDGxqaiEKIAUgCSAFQX9HGyEOQTBBMCgC",
+  "ACAOajYCACAOQX9HIAdBf0dxBEAgDiAHSgRAIApBCkF8IA0baiEKBSAOIAdIBEAgCUF/RyAJIA5KcQRAIApBEUEYIA0baiEKBSAK",
+  "QRFBFyANG2ohCgsLCwtBNEE0KAIAIApqNgIAC7MJAQ9/AkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwsCQANAIAUgCmpBAWot",
+  "AABFDQEgCkEBaiEKDAALCwJAA0AgCCAHRwRAA0AgCCAHayEMQX8hDgJAA0BBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEB",
+  "a0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwA",
+  "CwtBASELCwsgC0UNAUEAIQsgCUVFBEAgCUEBayIKIQkCQANAIAUgCWotAABFDQEgCUF/aiEJDAALC0EBIQsLIAtFBEAACwwACwsg",
+  "CCENIAogCUoEQCAIIQ4LAkADQEEAIQsgCCACSARAIAEgB0ECdGooAgAgASAIQQJ0aigCAEYEQCAAIAdqQQFqQQA6AAAgB0EBaiEH",
+  "IAAgCGpBAWpBAToAACAIQQFqIQgCQANAIAAgCGpBAWotAABFDQEgCEEBaiEIDAALC0EBIQsLCyALRQ0BQQAhCyAKIAZHBEAgCkEB",
+  "aiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACyAKIAlKBEAgCCEOCwwACwsgDCAIIAdrRw0ACyAI",
+  "IA1HBEAgDkF/RwRAAkADQCAKIAlHDQFBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAg",
+  "B2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJ",
+  "RUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJQX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwUgDSEPIAggDGtBAWsgD0oEQCAI",
+  "IAxrQQFrIQ8LIAhB5ABrIA9KBEAgCEHkAGshDwtBfyEQQQAhEUEAIRICQANAIA8gCEoNAUEwQQA2AgBBNEEANgIAIAMgBCACIA8Q",
+  "DyADIAQgAiAPIAxrEA9BMCgCACETQTQoAgAhFCATIBFKIBMgEUhrQTxsIBQgEmtqIRUgEEF/RiAVQQBMcgRAIBMhESAUIRIgDyEQ",
+  "CyAPQQFqIQ8MAAsLAkADQCAIIBBMDQFBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAg",
+  "B2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJ",
+  "RUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJQX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwsLC0EAIQsgCCACRwRAIAhBAWoi",
+  "ByEIAkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwtBASELCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWot",
+  "AABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACwwACwsLzwwBF38gASAFayELIAIgBGshDCABIARrIg0iECERIAIgBWsiDiISIRMg",
+  "DSAOa0EBcSEPIAYgDUECdGogATYCACAHIA5BAnRqIAI2AgBBASEUA0BBACEVIBAgC0oEQCAQQX9qIRAgBiAQQQFrQQJ0akF/NgIA",
+  "BSAQQQFqIRALIBEgDEgEQCARQQFqIREgBiARQQFqQQJ0akF/NgIABSARQX9qIRELIBEhFgJAA0AgFiAQSA0BIAYgFkEBa0ECdGoo",
+  "AgAgBiAWQQFqQQJ0aigCAE4EQCAGIBZBAWtBAnRqKAIAQQFqIRcFIAYgFkEBakECdGooAgAhFwsgFyEZIBcgFmshGAJAA0AgFyAC",
+  "Tg0BIBggBU4NASAAIBdBAnRqKAIAIAMgGEECdGooAgBHDQEgF0EBaiEXIBhBAWohGAwACwsgFyAZa0EUSgRAQQEhFQsgBiAWQQJ0",
+  "aiAXNgIAIA8gEiAWTHEgFiATTHEEQCAHIBZBAnRqKAIAIBdMBEAgCiAXNgIAIApBBGogGDYCACAKQQhqQQE2AgAgCkEMakEBNgIA",
+  "DwsLIBZBfmohFgwACwsgEiALSgRAIBJBf2ohEiAHIBJBAWtBAnRqQf////8HNgIABSASQQFqIRILIBMgDEgEQCATQQFqIRMgByAT",
+  "QQFqQQJ0akH/////BzYCAAUgE0F/aiETCyATIRYCQANAIBYgEkgNASAHIBZBAWtBAnRqKAIAIAcgFkEBakECdGooAgBIBEAgByAW",
+  "QQFrQQJ0aigCACEXBSAHIBZBAWpBAnRqKAIAQQFrIRcLIBchGSAXIBZrIRgCQANAIBcgAUwNASAYIARMDQEgACAXQQFrQQJ0aigC",
+  "ACADIBhBAWtBAnRqKAIARw0BIBdBf2ohFyAYQX9qIRgMAAsLIBkgF2tBFEoEQEEBIRULIAcgFkECdGogFzYCACAPRSAQIBZMcSAW",
+  "IBFMcQRAIBcgBiAWQQJ0aigCAEwEQCAKIBc2AgAgCkEEaiAYNgIAIApBCGpBATYCACAKQQxqQQE2AgAPCwsgFkF+aiEWDAALCyAI",
+  "RQRAIBUgFEGAAkpxBEBBACEaIBEhFgJAA0AgFiAQSA0BIBYgDWsgDSAWayAWIA1KGyEbIAYgFkECdGooAgAiFyAWayEYIBcgAWsg",
+  "GCAEa2ogG2shHCAcQQQgFGxKIBwgGkpxIAFBFGogF0xxIBcgAkhxIARBFGogGExxIBggBUhxBEBBASEdAkADQCAAIBcgHWtBAnRq",
+  "KAIAIAMgGCAda0ECdGooAgBHDQEgHUEURgRAIBwhGiAKIBc2AgAgCkEEaiAYNgIADAILIB1BAWohHQwACwsLIBZBfmohFgwACwsg",
+  "GkEASgRAIApBCGpBATYCACAKQQxqQQA2AgAPCyATIRYCQANAIBYgEkgNASAWIA5rIA4gFmsgFiAOShshGyAHIBZBAnRqKAIAIhcg",
+  "FmshGCACIBdrIAUgGGtqIBtrIRwgHEEEIBRsSiAcIBpKcSABIBdIcSAXIAJBFGtMcSAEIBhIcSAYIAVBFGtMcQRAQQAhHQJAA0Ag",
+  "ACAXIB1qQQJ0aigCACADIBggHWpBAnRqKAIARw0BIB1BE0YEQCAcIRogCiAXNgIAIApBBGogGDYCAAwCCyAdQQFqIR0MAAsLCyAW",
+  "QX5qIRYMAAsLIBpBAEoEQCAKQQhqQQA2AgAgCkEMakEBNgIADwsLIBQgCU4EQEF/IR5BfyEfIBEhFgJAA0AgFiAQSA0BIAYgFkEC",
+  "dGooAgAiFyACIBcgAkgbIhcgFmshGCAFIBhIBEAgBSAWaiEXIAUhGAsgHiAXIBhqSARAIBcgGGohHiAXIR8LIBZBfmohFgwACwtB",
+  "/////wchIEH/////ByEhIBMhFgJAA0AgFiASSA0BIAcgFkECdGooAgAiFyABIBcgAUobIhcgFmshGCAYIARIBEAgBCAWaiEXIAQh",
+  "GAsgFyAYaiAgSARAIBcgGGohICAXISELIBZBfmohFgwACwsgAiAFaiAgayAeIAEgBGprSARAIAogHzYCACAKQQRqIB4gH2s2AgAg",
+  "CkEIakEBNgIAIApBDGpBADYCAA8LIAogITYCACAKQQRqICAgIWs2AgAgCkEIakEANgIAIApBDGpBATYCAA8LCyAUQQFqIRQMAAsL",
+  "wgQBBn8gCyENIA1BAGpBADYCACANQQRqIAE2AgAgDUEIakEANgIAIA1BDGogAzYCACANQRBqQQA2AgAgDUEUaiENAkADQCANIAtG",
+  "DQEgDUFsaiENIA1BAEECdGooAgAhDiANQQFBAnRqKAIAIQ8gDUECQQJ0aigCACEQIA1BA0ECdGooAgAhESANQQRBAnRqKAIAIRIC",
+  "QANAIA4gD0ggECARSHFFDQEgACAOQQJ0aigCACACIBBBAnRqKAIARw0BIA5BAWohDiAQQQFqIRAMAAsLAkADQCAOIA9IIBAgEUhx",
+  "RQ0BIAAgD0EBa0ECdGooAgAgAiARQQFrQQJ0aigCAEcNASAPQX9qIQ8gEUF/aiERDAALCyAOIA9GBEACQANAIBAgEU4NASAHIAUg",
+  "EEECdGooAgBqQQFqQQE6AAAgEEEBaiEQDAALCwUgECARRgRAAkADQCAOIA9ODQEgBiAEIA5BAnRqKAIAakEBakEBOgAAIA5BAWoh",
+  "DgwACwsFIAAgDiAPIAIgECARIAggCSASIAogDBARIA1BAGogDEEAQQJ0aigCADYCACANQQRqIA82AgAgDUEIaiAMQQFBAnRqKAIA",
+  "NgIAIA1BDGogETYCACANQRBqIAxBA0ECdGooAgA2AgAgDUEUaiENIA1BAGogDjYCACANQQRqIAxBAEECdGooAgA2AgAgDUEIaiAQ",
+  "NgIAIA1BDGogDEEBQQJ0aigCADYCACANQRBqIAxBAkECdGooAgA2AgAgDUEUaiENCwsMAAsLCw=="
+].join("");
+var compiled = null;
+function instantiate() {
+  if (!compiled) {
+    const text = atob(LINE_SCAN_MODULE);
+    const bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    compiled = new WebAssembly.Module(bytes);
+  }
+  return new WebAssembly.Instance(compiled).exports;
+}
+var PAGE = 65536;
+var HUNK_HEADER_MAX = 160;
+var CHUNK = 1 << 16;
+var CHUNK_LINES = 4096;
+var align = (n) => n + 7 & ~7;
+var LineScan = class _LineScan {
+  #wasm;
+  #bytes = new Uint8Array(0);
+  aAt;
+  bAt;
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  aCount;
+  bCount;
+  classes;
+  /** For each line number, how many lines of a (of b) have it. */
+  get aCounts() {
+    return this.#copy("aCounts", this.#a.counts, this.classes);
+  }
+  get bCounts() {
+    return this.#copy("bCounts", this.#b.counts, this.classes);
+  }
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  get aStarts() {
+    return this.#copy("aStarts", this.aStartsAt, this.aCount + 1);
+  }
+  get bStarts() {
+    return this.#copy("bStarts", this.bStartsAt, this.bCount + 1);
+  }
+  get aIds() {
+    return this.#copy("aIds", this.#a.ids, this.aCount);
+  }
+  get bIds() {
+    return this.#copy("bIds", this.#b.ids, this.bCount);
+  }
+  /**
+   * Arrays copied out of memory when JavaScript first asks (the whole diff in WebAssembly needs
+   * none of them; the JavaScript fallback and writer do). Copies, so a later memory.grow (which
+   * detaches every view of the memory) cannot empty them.
+   */
+  #copies = /* @__PURE__ */ new Map();
+  #copy(name, at, n) {
+    let copy = this.#copies.get(name);
+    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy;
+  }
+  /** Whether each file is all ASCII. */
+  aAscii;
+  bAscii;
+  /** Where each file's line starts are in memory. */
+  aStartsAt;
+  bStartsAt;
+  /** Where the patch written so far ends in memory. */
+  outEnd;
+  #bLength;
+  /** Where each file's arrays for the clean-up are in memory. */
+  #a;
+  #b;
+  /**
+   * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
+   * no WebAssembly: the caller does the same in JavaScript.
+   */
+  static of(a, b) {
+    if (typeof WebAssembly === "undefined") return null;
+    try {
+      return new _LineScan(a, b);
+    } catch (error) {
+      if (error instanceof RangeError || error instanceof WebAssembly.CompileError) return null;
+      throw error;
+    }
+  }
+  constructor(a, b) {
+    this.#wasm = instantiate();
+    this.aAt = FIRST_FILE_AT;
+    this.#bLength = b.length;
+    this.bAt = align(this.aAt + a.length + 8);
+    let top = align(this.bAt + b.length + 8);
+    this.#reserve(top);
+    this.#bytes.set(a, this.aAt);
+    this.#bytes.set(b, this.bAt);
+    for (let k = 0; k < NO_NEWLINE_MARKER.length; k++) this.#bytes[MARKER_AT + k] = NO_NEWLINE_MARKER.charCodeAt(k);
+    const wasm = this.#wasm;
+    const chunks = (at2, length, each) => {
+      for (let p = at2; p < at2 + length; p += CHUNK) each(p, Math.min(p + CHUNK, at2 + length));
+    };
+    const high = () => new Int32Array(this.#bytes.buffer, 4, 1);
+    const count = (at2, length, bytes) => {
+      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      high()[0] = 0;
+      chunks(at2, length, (p, end) => n += wasm.count(p, end));
+      return [
+        n,
+        (high()[0] & 2155905152) === 0
+      ];
+    };
+    const [aCount, aAscii] = count(this.aAt, a.length, a);
+    const [bCount, bAscii] = count(this.bAt, b.length, b);
+    this.aAscii = aAscii;
+    this.bAscii = bAscii;
+    let bits = 4;
+    while (1 << bits < (aCount + bCount) * 2) bits++;
+    const slots = 1 << bits;
+    const at = (size) => {
+      const here = top;
+      top = align(top + size);
+      return here;
+    };
+    this.aStartsAt = at((aCount + 1) * 4);
+    const aHashes = at(aCount * 4);
+    this.bStartsAt = at((bCount + 1) * 4);
+    const bHashes = at(bCount * 4);
+    const aIds = at(aCount * 4);
+    const bIds = at(bCount * 4);
+    const slotClass = at(slots * 8);
+    const slotHash = slotClass + 4;
+    const classAt = at((aCount + bCount) * 4);
+    const classLength = at((aCount + bCount) * 4);
+    const aCounts = at((aCount + bCount) * 4);
+    const bCounts = at((aCount + bCount) * 4);
+    const aDis = at(aCount + 2);
+    const bDis = at(bCount + 2);
+    const aChanged = at(aCount + 2);
+    const bChanged = at(bCount + 2);
+    const aKept = at(aCount * 4);
+    const bKept = at(bCount * 4);
+    const aKeptIds = at(aCount * 4);
+    const bKeptIds = at(bCount * 4);
+    this.#a = {
+      ids: aIds,
+      counts: aCounts,
+      dis: aDis,
+      changed: aChanged,
+      kept: aKept,
+      keptIds: aKeptIds
+    };
+    this.#b = {
+      ids: bIds,
+      counts: bCounts,
+      dis: bDis,
+      changed: bChanged,
+      kept: bKept,
+      keptIds: bKeptIds
+    };
+    this.outEnd = top;
+    this.#reserve(top + (a.length + b.length) / 2 + PAGE);
+    const i32 = (where, n) => new Int32Array(this.#bytes.buffer, where, n);
+    const lines = (base, length, starts, hashes) => {
+      const end = base + length;
+      let line = 0;
+      for (let p = base; p < end; p = i32(0, 1)[0]) {
+        line = wasm.lines(base, p, end, starts, hashes, line, Math.min(p + CHUNK, end));
+      }
+      i32(starts + line * 4, 1)[0] = length;
+    };
+    lines(this.aAt, a.length, this.aStartsAt, aHashes);
+    lines(this.bAt, b.length, this.bStartsAt, bHashes);
+    let next = 0;
+    const classify = (base, starts, hashes, count2, ids, counts) => {
+      for (let i = 0; i < count2; i += CHUNK_LINES) {
+        next = wasm.classify(base, starts, hashes, i, Math.min(i + CHUNK_LINES, count2), ids, slotHash, slotClass, 32 - bits, classAt, classLength, next, counts);
+      }
+    };
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
+    this.classes = next;
+    this.aCount = aCount;
+    this.bCount = bCount;
+  }
+  /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
+  #reserve(end) {
+    if (end <= this.#bytes.length) return;
+    const memory = this.#wasm.memory;
+    const needed = Math.ceil((end - memory.buffer.byteLength) / PAGE);
+    try {
+      memory.grow(Math.max(needed, memory.buffer.byteLength / PAGE));
+    } catch {
+      memory.grow(needed);
+    }
+    this.#bytes = new Uint8Array(memory.buffer);
+  }
+  /**
+   * The whole line diff on the numbers in memory, as line_diff.ts's `diffSides` + `changesOf` do
+   * it in JavaScript: xdl_trim_ends, xdl_cleanup_records, xdl_recs_cmp's search (never minimal,
+   * as git's default), xdl_change_compact on a's groups then b's, xdl_build_script. The changes
+   * (four numbers each: i1, i2, chg1, chg2, in order), or null when the memory for the search
+   * cannot be had (the caller does the same in JavaScript).
+   */
+  diff() {
+    const wasm = this.#wasm;
+    const a = this.#a;
+    const b = this.#b;
+    const { aCount, bCount } = this;
+    const limit = Math.min(aCount, bCount);
+    const head = wasm.common(a.ids, b.ids, limit, 4);
+    const tail = wasm.common(a.ids + (aCount - 1) * 4, b.ids + (bCount - 1) * 4, limit - head, -4);
+    const discard = (side, other, count) => wasm.discard(side.ids, other.counts, head, count - tail - 1, Math.min(bogoSqrt(count), SEARCH.XDL_MAX_EQLIMIT), side.dis, side.kept, side.keptIds, side.changed);
+    const n1 = discard(a, b, aCount);
+    const n2 = discard(b, a, bCount);
+    const ndiags = n1 + n2 + 3;
+    const kv = align(this.outEnd);
+    const stack = align(kv + (2 * ndiags + 2) * 4);
+    const split = align(stack + 20 * (n1 + n2 + 2));
+    const changes = align(split + 16);
+    try {
+      this.#reserve(changes + 16 * (aCount + bCount + 1));
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    wasm.search(a.keptIds, n1, b.keptIds, n2, a.kept, b.kept, a.changed, b.changed, kv + (n2 + 1) * 4, kv + (ndiags + n2 + 1) * 4, Math.max(bogoSqrt(ndiags), SEARCH.XDL_MAX_COST_MIN), stack, split);
+    wasm.compact(a.changed, a.ids, aCount, this.aAt, this.aStartsAt, b.changed, bCount);
+    wasm.compact(b.changed, b.ids, bCount, this.bAt, this.bStartsAt, a.changed, aCount);
+    const n = wasm.script(a.changed, aCount, b.changed, bCount, changes);
+    return new Int32Array(this.#bytes.buffer, changes, n * 4).slice();
+  }
+  /**
+   * The whole patch body for `changes` (four numbers per change: i1, i2, chg1, chg2, in order)
+   * with `context` lines, written in WebAssembly (the `patch` function above); `aNoEol`/`bNoEol`
+   * is the index of a last line without its newline, or -1. A view of memory, valid until the
+   * next write. RangeError when the memory it may need cannot be had.
+   */
+  patch(changes, context, aNoEol, bNoEol) {
+    const n = changes.length / 4;
+    const changesAt = align(this.outEnd);
+    const start = align(changesAt + changes.length * 4);
+    const { aCount, bCount } = this;
+    const bound = this.bAt - this.aAt + (this.#bLength + 8) + aCount + bCount + n * HUNK_HEADER_MAX + 2 * NO_NEWLINE_MARKER.length;
+    this.#reserve(start + bound);
+    new Int32Array(this.#bytes.buffer, changesAt, changes.length).set(changes);
+    const end = this.#wasm.patch(changesAt, n, context, this.aAt, this.aStartsAt, aCount, aNoEol, this.bAt, this.bStartsAt, bCount, bNoEol, start);
+    this.outEnd = end;
+    return this.#bytes.subarray(start, end);
+  }
+  /** Lines [from, to) of file a (or b), each after `prefix`, appended to the patch. */
+  lines(b, prefix, from, to) {
+    const starts = b ? this.bStarts : this.aStarts;
+    this.#reserve(this.outEnd + (starts[to] - starts[from]) + (to - from));
+    this.outEnd = this.#wasm.copyLines(this.outEnd, b ? this.bAt : this.aAt, b ? this.bStartsAt : this.aStartsAt, from, to, prefix);
+  }
+  /** Bytes [start, end) of file a after `prefix` (a function line after `@@`). */
+  bytesOfA(prefix, start, end) {
+    this.#reserve(this.outEnd + (end - start) + 1);
+    this.#bytes[this.outEnd] = prefix;
+    this.#bytes.copyWithin(this.outEnd + 1, this.aAt + start, this.aAt + end);
+    this.outEnd += end - start + 1;
+  }
+  /** ASCII text of pterm's own (headers, markers). */
+  ascii(text) {
+    this.#reserve(this.outEnd + text.length);
+    const bytes = this.#bytes;
+    let at = this.outEnd;
+    for (let k = 0; k < text.length; k++) bytes[at++] = text.charCodeAt(k);
+    this.outEnd = at;
+  }
+  /** The patch bytes [start, end) (a view: valid until the next write). */
+  out(start, end) {
+    return this.#bytes.subarray(start, end);
+  }
+};
+
+// commands/git/diff/line_diff.ts
+var HASH_SEED = 2166136261 | 0;
+function linesOf(bytes) {
+  const length = bytes.length;
+  let starts = new Int32Array(Math.max(16, (length >> 5) + 2));
+  let hashes = new Int32Array(starts.length);
+  let count = 0;
+  let h = HASH_SEED;
+  let high = 0;
+  let start = 0;
+  for (let p = 0; p < length; p++) {
+    const c = bytes[p];
+    high |= c;
+    h = Math.imul(h ^ c, 16777619);
+    if (c === 10) {
+      if (count + 2 > starts.length) {
+        const grownStarts = new Int32Array(starts.length * 2);
+        grownStarts.set(starts);
+        starts = grownStarts;
+        const grownHashes = new Int32Array(starts.length);
+        grownHashes.set(hashes);
+        hashes = grownHashes;
+      }
+      hashes[count] = h ^ h >>> 15;
+      starts[count++] = start;
+      start = p + 1;
+      h = HASH_SEED;
+    }
+  }
+  if (start < length) {
+    if (count + 2 > starts.length) {
+      const grownStarts = new Int32Array(count + 2);
+      grownStarts.set(starts.subarray(0, count));
+      starts = grownStarts;
+      const grownHashes = new Int32Array(count + 2);
+      grownHashes.set(hashes.subarray(0, count));
+      hashes = grownHashes;
+    }
+    hashes[count] = h ^ h >>> 15;
+    starts[count++] = start;
+  }
+  starts[count] = length;
+  return {
+    bytes,
+    starts,
+    hashes,
+    count,
+    ascii: high < 128
+  };
+}
+function sameBytes(x, xs, y, ys, length) {
+  for (let k = 0; k < length; k++) if (x[xs + k] !== y[ys + k]) return false;
+  return true;
+}
+function numberLines(a, b) {
+  let bits = 4;
+  while (1 << bits < (a.count + b.count) * 2) bits++;
+  const capacity = 1 << bits;
+  const mask = capacity - 1;
+  const shift = 32 - bits;
+  const slotHash = new Int32Array(capacity);
+  const slotClass = new Int32Array(capacity);
+  const classes = a.count + b.count;
+  const classSide = new Uint8Array(classes);
+  const classStart = new Int32Array(classes);
+  const classLength = new Int32Array(classes);
+  let next = 0;
+  const number = (lines, side) => {
+    const { bytes, starts, hashes, count } = lines;
+    const out = new Int32Array(count);
+    const other = side === 0 ? b.bytes : a.bytes;
+    for (let i = 0; i < count; i++) {
+      const start = starts[i];
+      const length = starts[i + 1] - start;
+      const h = hashes[i];
+      let slot = Math.imul(h, 2654435761) >>> shift;
+      for (; ; ) {
+        const found = slotClass[slot];
+        if (found === 0) {
+          slotHash[slot] = h;
+          slotClass[slot] = next + 1;
+          classSide[next] = side;
+          classStart[next] = start;
+          classLength[next] = length;
+          out[i] = next++;
+          break;
+        }
+        const c = found - 1;
+        if (slotHash[slot] === h && classLength[c] === length && sameBytes(classSide[c] === side ? bytes : other, classStart[c], bytes, start, length)) {
+          out[i] = c;
+          break;
+        }
+        slot = slot + 1 & mask;
+      }
+    }
+    return out;
+  };
+  const ids = {
+    a: number(a, 0),
+    b: number(b, 1)
+  };
+  const countA = new Int32Array(next);
+  const countB = new Int32Array(next);
+  for (let i = 0; i < ids.a.length; i++) countA[ids.a[i]]++;
+  for (let i = 0; i < ids.b.length; i++) countB[ids.b[i]]++;
+  return {
+    ...ids,
+    classes: next,
+    countA,
+    countB
+  };
+}
+var { XDL_MAX_EQLIMIT, XDL_MAX_COST_MIN, XDL_HEUR_MIN_COST, XDL_SNAKE_CNT, XDL_K_HEUR, XDL_LINE_MAX } = SEARCH;
+var XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
+var XDL_KPDIS_RUN = KPDIS_RUN;
+function sideOf(ids, indent) {
+  return {
+    ids,
+    count: ids.length,
+    changed: new Uint8Array(ids.length + 2),
+    kept: new Int32Array(0),
+    keptIds: new Int32Array(0),
+    indent
+  };
+}
+function cleanMultiMatch(dis, i, s, e) {
+  if (i - s > XDL_SIMSCAN_WINDOW) s = i - XDL_SIMSCAN_WINDOW;
+  if (e - i > XDL_SIMSCAN_WINDOW) e = i + XDL_SIMSCAN_WINDOW;
+  let r;
+  let rdis0 = 0;
+  let rpdis0 = 1;
+  for (r = 1; i - r >= s; r++) {
+    const d = dis[i - r];
+    if (d === 0) rdis0++;
+    else if (d === 2) rpdis0++;
+    else break;
+  }
+  if (rdis0 === 0) return false;
+  let rdis1 = 0;
+  let rpdis1 = 1;
+  for (r = 1; i + r <= e; r++) {
+    const d = dis[i + r];
+    if (d === 0) rdis1++;
+    else if (d === 2) rpdis1++;
+    else break;
+  }
+  if (rdis1 === 0) return false;
+  rdis1 += rdis0;
+  rpdis1 += rpdis0;
+  return rpdis1 * XDL_KPDIS_RUN < rpdis1 + rdis1;
+}
+function prepare(x, y, countX, countY) {
+  let start = 0;
+  const limit = Math.min(x.count, y.count);
+  while (start < limit && x.ids[start] === y.ids[start]) start++;
+  let tail = 0;
+  while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
+  const keep = (side, otherCount) => {
+    const end = side.count - tail - 1;
+    const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
+    const dis = new Uint8Array(side.count + 1);
+    for (let i = start; i <= end; i++) {
+      const matches = otherCount[side.ids[i]];
+      dis[i] = matches === 0 ? 0 : matches >= limitMatches ? 2 : 1;
+    }
+    const kept = new Int32Array(Math.max(0, end - start + 1));
+    const keptIds = new Int32Array(kept.length);
+    let n = 0;
+    for (let i = start; i <= end; i++) {
+      if (dis[i] === 1 || dis[i] === 2 && !cleanMultiMatch(dis, i, start, end)) {
+        kept[n] = i;
+        keptIds[n++] = side.ids[i];
+      } else side.changed[i + 1] = 1;
+    }
+    side.kept = kept.subarray(0, n);
+    side.keptIds = keptIds.subarray(0, n);
+  };
+  keep(x, countY);
+  keep(y, countX);
+}
+function splitBox(h1, off1, lim1, h2, off2, lim2, kv, fbase, bbase, needMin, mxcost, split) {
+  const dmin = off1 - lim2;
+  const dmax = lim1 - off2;
+  const fmid = off1 - off2;
+  const bmid = lim1 - lim2;
+  const odd = (fmid - bmid & 1) !== 0;
+  let fmin = fmid;
+  let fmax = fmid;
+  let bmin = bmid;
+  let bmax = bmid;
+  let i1;
+  let i2;
+  let d;
+  kv[fbase + fmid] = off1;
+  kv[bbase + bmid] = lim1;
+  for (let ec = 1; ; ec++) {
+    let gotSnake = false;
+    if (fmin > dmin) kv[fbase + --fmin - 1] = -1;
+    else ++fmin;
+    if (fmax < dmax) kv[fbase + ++fmax + 1] = -1;
+    else --fmax;
+    for (d = fmax; d >= fmin; d -= 2) {
+      if (kv[fbase + d - 1] >= kv[fbase + d + 1]) i1 = kv[fbase + d - 1] + 1;
+      else i1 = kv[fbase + d + 1];
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 < lim1 && i2 < lim2 && h1[i1] === h2[i2]) {
+        i1++;
+        i2++;
+      }
+      if (i1 - prev1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[fbase + d] = i1;
+      if (odd && bmin <= d && d <= bmax && kv[bbase + d] <= i1) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (bmin > dmin) kv[bbase + --bmin - 1] = XDL_LINE_MAX;
+    else ++bmin;
+    if (bmax < dmax) kv[bbase + ++bmax + 1] = XDL_LINE_MAX;
+    else --bmax;
+    for (d = bmax; d >= bmin; d -= 2) {
+      if (kv[bbase + d - 1] < kv[bbase + d + 1]) i1 = kv[bbase + d - 1];
+      else i1 = kv[bbase + d + 1] - 1;
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 > off1 && i2 > off2 && h1[i1 - 1] === h2[i2 - 1]) {
+        i1--;
+        i2--;
+      }
+      if (prev1 - i1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[bbase + d] = i1;
+      if (!odd && fmin <= d && d <= fmax && i1 <= kv[fbase + d]) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (needMin) continue;
+    if (gotSnake && ec > XDL_HEUR_MIN_COST) {
+      let best = 0;
+      for (d = fmax; d >= fmin; d -= 2) {
+        const dd = d > fmid ? d - fmid : fmid - d;
+        i1 = kv[fbase + d];
+        i2 = i1 - d;
+        const v = i1 - off1 + (i2 - off2) - dd;
+        if (v > XDL_K_HEUR * ec && v > best && off1 + XDL_SNAKE_CNT <= i1 && i1 < lim1 && off2 + XDL_SNAKE_CNT <= i2 && i2 < lim2) {
+          for (let k = 1; h1[i1 - k] === h2[i2 - k]; k++) {
+            if (k === XDL_SNAKE_CNT) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 1;
+        split[3] = 0;
+        return;
+      }
+      for (d = bmax; d >= bmin; d -= 2) {
+        const dd = d > bmid ? d - bmid : bmid - d;
+        i1 = kv[bbase + d];
+        i2 = i1 - d;
+        const v = lim1 - i1 + (lim2 - i2) - dd;
+        if (v > XDL_K_HEUR * ec && v > best && off1 < i1 && i1 <= lim1 - XDL_SNAKE_CNT && off2 < i2 && i2 <= lim2 - XDL_SNAKE_CNT) {
+          for (let k = 0; h1[i1 + k] === h2[i2 + k]; k++) {
+            if (k === XDL_SNAKE_CNT - 1) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 0;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (ec >= mxcost) {
+      let fbest = -1;
+      let fbest1 = -1;
+      for (d = fmax; d >= fmin; d -= 2) {
+        i1 = Math.min(kv[fbase + d], lim1);
+        i2 = i1 - d;
+        if (lim2 < i2) {
+          i1 = lim2 + d;
+          i2 = lim2;
+        }
+        if (fbest < i1 + i2) {
+          fbest = i1 + i2;
+          fbest1 = i1;
+        }
+      }
+      let bbest = XDL_LINE_MAX;
+      let bbest1 = XDL_LINE_MAX;
+      for (d = bmax; d >= bmin; d -= 2) {
+        i1 = Math.max(off1, kv[bbase + d]);
+        i2 = i1 - d;
+        if (i2 < off2) {
+          i1 = off2 + d;
+          i2 = off2;
+        }
+        if (i1 + i2 < bbest) {
+          bbest = i1 + i2;
+          bbest1 = i1;
+        }
+      }
+      if (lim1 + lim2 - bbest < fbest - (off1 + off2)) {
+        split[0] = fbest1;
+        split[1] = fbest - fbest1;
+        split[2] = 1;
+        split[3] = 0;
+      } else {
+        split[0] = bbest1;
+        split[1] = bbest - bbest1;
+        split[2] = 0;
+        split[3] = 1;
+      }
+      return;
+    }
+  }
+}
+function compareRecords(x, y, needMin) {
+  const h1 = x.keptIds;
+  const h2 = y.keptIds;
+  const ndiags = h1.length + h2.length + 3;
+  const kv = new Int32Array(2 * ndiags + 2);
+  const fbase = h2.length + 1;
+  const bbase = ndiags + h2.length + 1;
+  const mxcost = Math.max(bogoSqrt(ndiags), XDL_MAX_COST_MIN);
+  const split = new Int32Array(4);
+  const stack = [
+    0,
+    h1.length,
+    0,
+    h2.length,
+    needMin ? 1 : 0
+  ];
+  while (stack.length > 0) {
+    const min = stack.pop();
+    let lim2 = stack.pop();
+    let off2 = stack.pop();
+    let lim1 = stack.pop();
+    let off1 = stack.pop();
+    while (off1 < lim1 && off2 < lim2 && h1[off1] === h2[off2]) {
+      off1++;
+      off2++;
+    }
+    while (off1 < lim1 && off2 < lim2 && h1[lim1 - 1] === h2[lim2 - 1]) {
+      lim1--;
+      lim2--;
+    }
+    if (off1 === lim1) {
+      for (; off2 < lim2; off2++) y.changed[y.kept[off2] + 1] = 1;
+    } else if (off2 === lim2) {
+      for (; off1 < lim1; off1++) x.changed[x.kept[off1] + 1] = 1;
+    } else {
+      splitBox(h1, off1, lim1, h2, off2, lim2, kv, fbase, bbase, min === 1, mxcost, split);
+      const [s1, s2, minLow, minHigh] = split;
+      stack.push(s1, lim1, s2, lim2, minHigh, off1, s1, off2, s2, minLow);
+    }
+  }
+}
+var { MAX_INDENT, MAX_BLANKS, START_OF_FILE_PENALTY, END_OF_FILE_PENALTY, TOTAL_BLANK_WEIGHT, POST_BLANK_WEIGHT, RELATIVE_INDENT_PENALTY, RELATIVE_INDENT_WITH_BLANK_PENALTY, RELATIVE_OUTDENT_PENALTY, RELATIVE_OUTDENT_WITH_BLANK_PENALTY, RELATIVE_DEDENT_PENALTY, RELATIVE_DEDENT_WITH_BLANK_PENALTY, INDENT_WEIGHT, INDENT_HEURISTIC_MAX_SLIDING } = INDENT;
+function indentOfCodes(at, length) {
+  let indent = 0;
+  for (let k = 0; k < length; k++) {
+    const c = at(k);
+    if (c === 32) indent += 1;
+    else if (c === 9) indent += 8 - indent % 8;
+    else if (!(c === 10 || c === 11 || c === 12 || c === 13)) return indent;
+    if (indent >= MAX_INDENT) return MAX_INDENT;
+  }
+  return -1;
+}
+function scoreSplit(side, split, score) {
+  const endOfFile = split >= side.count;
+  const indent = endOfFile ? -1 : side.indent(split);
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = side.indent(i);
+    if (preIndent !== -1) break;
+    preBlank += 1;
+    if (preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlank = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < side.count; i++) {
+    postIndent = side.indent(i);
+    if (postIndent !== -1) break;
+    postBlank += 1;
+    if (postBlank === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  let penalty = 0;
+  if (preIndent === -1 && preBlank === 0) penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) penalty += END_OF_FILE_PENALTY;
+  const blankAfter = indent === -1 ? 1 + postBlank : 0;
+  const totalBlank = preBlank + blankAfter;
+  penalty += TOTAL_BLANK_WEIGHT * totalBlank + POST_BLANK_WEIGHT * blankAfter;
+  const effective = indent !== -1 ? indent : postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score[0] += effective;
+  if (effective === -1 || preIndent === -1) {
+  } else if (effective > preIndent) {
+    penalty += anyBlanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  } else if (effective < preIndent) {
+    if (postIndent !== -1 && postIndent > effective) {
+      penalty += anyBlanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+    } else penalty += anyBlanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+  }
+  score[1] += penalty;
+}
+var ChangeGroup = class {
+  ids;
+  changed;
+  count;
+  start;
+  end;
+  constructor(ids, changed, count = ids.length) {
+    this.ids = ids;
+    this.changed = changed;
+    this.count = count;
+    this.start = 0;
+    this.end = 0;
+    while (changed[this.end + 1]) this.end++;
+  }
+  next() {
+    if (this.end === this.count) return false;
+    this.start = this.end + 1;
+    this.end = this.start;
+    while (this.changed[this.end + 1]) this.end++;
+    return true;
+  }
+  previous() {
+    if (this.start === 0) return false;
+    this.end = this.start - 1;
+    this.start = this.end;
+    while (this.changed[this.start]) this.start--;
+    return true;
+  }
+  slideDown() {
+    const { changed, ids, count } = this;
+    if (this.end < count && ids[this.start] === ids[this.end]) {
+      changed[this.start++ + 1] = 0;
+      changed[this.end++ + 1] = 1;
+      while (changed[this.end + 1]) this.end++;
+      return true;
+    }
+    return false;
+  }
+  slideUp() {
+    const { changed, ids } = this;
+    if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
+      changed[--this.start + 1] = 1;
+      changed[--this.end + 1] = 0;
+      while (changed[this.start]) this.start--;
+      return true;
+    }
+    return false;
+  }
+};
+function broken() {
+  throw new Error("line diff: change groups out of step");
+}
+function compact(side, other) {
+  const g = new ChangeGroup(side.ids, side.changed, side.count);
+  const go = new ChangeGroup(other.ids, other.changed, other.count);
+  const score = new Int32Array(2);
+  for (; ; ) {
+    if (g.end !== g.start) {
+      let groupSize;
+      let earliestEnd;
+      let endMatchingOther;
+      do {
+        groupSize = g.end - g.start;
+        endMatchingOther = -1;
+        while (g.slideUp()) if (!go.previous()) broken();
+        earliestEnd = g.end;
+        if (go.end > go.start) endMatchingOther = g.end;
+        for (; ; ) {
+          if (!g.slideDown()) break;
+          if (!go.next()) broken();
+          if (go.end > go.start) endMatchingOther = g.end;
+        }
+      } while (groupSize !== g.end - g.start);
+      if (g.end === earliestEnd) {
+      } else if (endMatchingOther !== -1) {
+        while (go.end === go.start) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      } else {
+        let shift = earliestEnd;
+        if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
+        if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
+        let bestShift = -1;
+        let bestIndent = 0;
+        let bestPenalty = 0;
+        for (; shift <= g.end; shift++) {
+          score[0] = 0;
+          score[1] = 0;
+          scoreSplit(side, shift, score);
+          scoreSplit(side, shift - groupSize, score);
+          const cmp = INDENT_WEIGHT * Math.sign(score[0] - bestIndent) + (score[1] - bestPenalty);
+          if (bestShift === -1 || cmp <= 0) {
+            bestIndent = score[0];
+            bestPenalty = score[1];
+            bestShift = shift;
+          }
+        }
+        while (g.end > bestShift) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      }
+    }
+    if (!g.next()) break;
+    if (!go.next()) broken();
+  }
+}
+function changesOf(x, y) {
+  const out = new Int32Array(4 * (x.count + y.count));
+  let n = 0;
+  let i1 = 0;
+  let i2 = 0;
+  const c1 = x.changed;
+  const c2 = y.changed;
+  while (i1 < x.count || i2 < y.count) {
+    if (c1[i1 + 1] || c2[i2 + 1]) {
+      const s1 = i1;
+      const s2 = i2;
+      while (c1[i1 + 1]) i1++;
+      while (c2[i2 + 1]) i2++;
+      out[n++] = s1;
+      out[n++] = s2;
+      out[n++] = i1 - s1;
+      out[n++] = i2 - s2;
+    } else {
+      i1++;
+      i2++;
+    }
+  }
+  return out.subarray(0, n);
+}
+function byteIndent(lines) {
+  const { bytes, starts } = lines;
+  return (line) => {
+    const start = starts[line];
+    return indentOfCodes((k) => bytes[start + k], starts[line + 1] - start);
+  };
+}
+function isUtf8(bytes, ascii) {
+  if (ascii) return true;
+  try {
+    fatalUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+var fatalUtf8 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var utf8 = new TextDecoder("utf-8", {
+  ignoreBOM: true
+});
+var Runs = class {
+  #utf8 = true;
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  #runs = [];
+  mode(utf82) {
+    if (utf82 === this.#utf8) return;
+    this.#flush();
+    this.#utf8 = utf82;
+  }
+  #flush() {
+    const run = this.take();
+    if (run.length) this.#runs.push({
+      bytes: run.slice(),
+      utf8: this.#utf8
+    });
+  }
+  text() {
+    this.#flush();
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
+  }
+  /** The bytes of every run, in order. */
+  bytes() {
+    this.#flush();
+    return concatBytes2(this.#runs.map((run) => run.bytes));
+  }
+};
+function concatBytes2(parts) {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+var ScanSink = class extends Runs {
+  scan;
+  #from;
+  constructor(scan) {
+    super(), this.scan = scan;
+    this.#from = scan.outEnd;
+  }
+  take() {
+    const run = this.scan.out(this.#from, this.scan.outEnd);
+    this.#from = this.scan.outEnd;
+    return run;
+  }
+  lines(b, prefix, from, to) {
+    this.scan.lines(b, prefix, from, to);
+  }
+  bytesOfA(prefix, start, end) {
+    this.scan.bytesOfA(prefix, start, end);
+  }
+  ascii(text) {
+    this.scan.ascii(text);
+  }
+};
+var ArraySink = class extends Runs {
+  a;
+  b;
+  #out;
+  #at;
+  constructor(a, b) {
+    super(), this.a = a, this.b = b, this.#at = 0;
+    this.#out = new Uint8Array(Math.max(1 << 16, a.bytes.length + b.bytes.length >> 2));
+  }
+  take() {
+    const run = this.#out.subarray(0, this.#at);
+    this.#at = 0;
+    return run;
+  }
+  #room(n) {
+    if (this.#at + n <= this.#out.length) return;
+    let size = this.#out.length * 2;
+    while (size < this.#at + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.#out.subarray(0, this.#at));
+    this.#out = grown;
+  }
+  ascii(text) {
+    this.#room(text.length);
+    const out = this.#out;
+    let at = this.#at;
+    for (let k = 0; k < text.length; k++) out[at++] = text.charCodeAt(k);
+    this.#at = at;
+  }
+  bytesOfA(prefix, start, end) {
+    this.#room(end - start + 1);
+    const out = this.#out;
+    const bytes = this.a.bytes;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end; p++) out[at++] = bytes[p];
+    this.#at = at;
+  }
+  /** One pass over the lines' bytes (they lie next to each other), the prefix put after each newline but the last. */
+  lines(b, prefix, from, to) {
+    const { bytes, starts } = b ? this.b : this.a;
+    const start = starts[from];
+    const end = starts[to];
+    this.#room(end - start + (to - from));
+    const out = this.#out;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end - 1; p++) {
+      const c = bytes[p];
+      out[at++] = c;
+      if (c === 10) out[at++] = prefix;
+    }
+    out[at++] = bytes[end - 1];
+    this.#at = at;
+  }
+};
+function utf8Prefix(bytes, start, end) {
+  let p = start;
+  while (p < end) {
+    const c = bytes[p];
+    const next = (k) => p + k < end && (bytes[p + k] & 192) === 128;
+    let length;
+    if (c < 128) length = 1;
+    else if ((c & 224) === 192) length = next(1) && (c & 254) !== 192 ? 2 : 0;
+    else if ((c & 240) === 224) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && !(c === 224 && (c1 & 224) === 128) && !(c === 237 && (c1 & 224) === 160) && !(c === 239 && c1 === 191 && (bytes[p + 2] & 254) === 190) ? 3 : 0;
+    } else if ((c & 248) === 240) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && next(3) && !(c === 240 && (c1 & 240) === 128) && !(c === 244 && c1 > 143) && c <= 244 ? 4 : 0;
+    } else length = 0;
+    if (length === 0) return p;
+    p += length;
+  }
+  return p;
+}
+function lastFunctionLine(bytes, starts, from, to, found) {
+  for (let i = from; i < to; i++) {
+    const c = bytes[starts[i]];
+    if (c >= 97 && c <= 122 || c >= 65 && c <= 90 || c === 95 || c === 36) found = i;
+  }
+  return found;
+}
+function range(start, count) {
+  const s = count === 0 ? start - 1 : start;
+  return count === 1 ? `${s}` : `${s},${count}`;
+}
+var SPACE = 32;
+var MINUS = 45;
+var PLUS = 43;
+var DEFAULT_ALGORITHM = {
+  search: null,
+  minimal: false
+};
+var UnifiedDiff = class {
+  bytes;
+  utf8;
+  add;
+  del;
+  #text;
+  constructor(bytes, utf82, add, del, text) {
+    this.bytes = bytes;
+    this.utf8 = utf82;
+    this.add = add;
+    this.del = del;
+    this.#text = text;
+  }
+  get text() {
+    return this.#text ??= this.utf8 ? utf8.decode(this.bytes) : bytesToByteString(this.bytes);
+  }
+};
+var NO_CHANGES = new UnifiedDiff(new Uint8Array(0), true, 0, 0);
+function unifiedDiff(before, after, context, engine = "wasm", algorithm = DEFAULT_ALGORITHM) {
+  const scan = engine !== "js" ? LineScan.of(before, after) : null;
+  let la;
+  let lb;
+  let changes = null;
+  if (scan) {
+    la = {
+      bytes: before,
+      get starts() {
+        return scan.aStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.aCount,
+      ascii: scan.aAscii
+    };
+    lb = {
+      bytes: after,
+      get starts() {
+        return scan.bStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.bCount,
+      ascii: scan.bAscii
+    };
+    if (engine === "wasm" && !algorithm.search && !algorithm.minimal) changes = scan.diff();
+  } else {
+    la = linesOf(before);
+    lb = linesOf(after);
+  }
+  if (!changes) {
+    const numbered = scan ? {
+      a: scan.aIds,
+      b: scan.bIds,
+      classes: scan.classes,
+      countA: scan.aCounts,
+      countB: scan.bCounts
+    } : numberLines(la, lb);
+    const x = sideOf(numbered.a, byteIndent(la));
+    const y = sideOf(numbered.b, byteIndent(lb));
+    if (algorithm.search) {
+      const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+      x.changed.set(changedA);
+      y.changed.set(changedB);
+    } else {
+      prepare(x, y, numbered.countA, numbered.countB);
+      compareRecords(x, y, algorithm.minimal);
+    }
+    compact(x, y);
+    compact(y, x);
+    changes = changesOf(x, y);
+  }
+  if (changes.length === 0) return NO_CHANGES;
+  const utf8A = isUtf8(before, la.ascii);
+  const utf8B = isUtf8(after, lb.ascii);
+  const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
+  const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  const { add, del } = changedLines(changes);
+  if (scan) {
+    try {
+      if (utf8A === utf8B) {
+        return new UnifiedDiff(scan.patch(changes, context, noEolA, noEolB).slice(), utf8A, add, del);
+      }
+      const out2 = new ScanSink(scan);
+      writeHunks(out2, changes, context, {
+        before,
+        la,
+        lb,
+        utf8A,
+        utf8B,
+        noEolA,
+        noEolB
+      });
+      const text2 = out2.text();
+      return new UnifiedDiff(out2.bytes(), false, add, del, text2);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
+  const out = new ArraySink(la, lb);
+  writeHunks(out, changes, context, {
+    before,
+    la,
+    lb,
+    utf8A,
+    utf8B,
+    noEolA,
+    noEolB
+  });
+  const text = utf8A === utf8B ? void 0 : out.text();
+  return new UnifiedDiff(out.bytes(), utf8A && utf8B, add, del, text);
+}
+function changedLines(changes) {
+  let add = 0;
+  let del = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    del += changes[k + 2];
+    add += changes[k + 3];
+  }
+  return {
+    add,
+    del
+  };
+}
+function writeHunks(out, changes, context, files) {
+  const { before, la, lb, utf8A, utf8B, noEolA, noEolB } = files;
+  const run = (prefix, b, from, to) => {
+    if (from >= to) return;
+    out.mode(b ? utf8B : utf8A);
+    out.lines(b, prefix, from, to);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE_MARKER);
+  };
+  let scanned = 0;
+  let found = -1;
+  const maxCommon = 2 * context;
+  const n = changes.length / 4;
+  for (let first = 0; first < n; ) {
+    let last = first;
+    while (last + 1 < n) {
+      const distance = changes[(last + 1) * 4] - (changes[last * 4] + changes[last * 4 + 2]);
+      if (distance > maxCommon) break;
+      last++;
+    }
+    const s1 = Math.max(changes[first * 4] - context, 0);
+    const s2 = Math.max(changes[first * 4 + 1] - context, 0);
+    const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
+    const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
+    found = lastFunctionLine(before, la.starts, scanned, s1, found);
+    scanned = s1;
+    out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
+    if (found >= 0) {
+      const start = la.starts[found];
+      let end = Math.min(la.starts[found + 1], start + 80);
+      while (end > start && (before[end - 1] === 32 || before[end - 1] >= 9 && before[end - 1] <= 13)) end--;
+      end = utf8Prefix(before, start, end);
+      out.mode(utf8A);
+      out.bytesOfA(SPACE, start, end);
+    }
+    out.ascii("\n");
+    let i1 = s1;
+    for (let k = first; k <= last; k++) {
+      const c1 = changes[k * 4];
+      const c2 = changes[k * 4 + 1];
+      const chg1 = changes[k * 4 + 2];
+      const chg2 = changes[k * 4 + 3];
+      run(SPACE, false, i1, c1);
+      run(MINUS, false, c1, c1 + chg1);
+      run(PLUS, true, c2, c2 + chg2);
+      i1 = c1 + chg1;
+    }
+    run(SPACE, false, i1, e1);
+    first = last + 1;
+  }
+}
+function myersChanged(a, b, classes, minimal = false) {
+  const x = sideOf(a, () => 0);
+  const y = sideOf(b, () => 0);
+  const countX = new Int32Array(classes);
+  const countY = new Int32Array(classes);
+  for (const id of a) countX[id]++;
+  for (const id of b) countY[id]++;
+  prepare(x, y, countX, countY);
+  compareRecords(x, y, minimal);
+  return [
+    x.changed,
+    y.changed
+  ];
+}
+
+// commands/git/diff/histogram.ts
+var MAX_CHAIN_LENGTH = 64;
+function hashBits(size) {
+  let bits = 0;
+  for (let value = 1; value < size && bits < 32; value *= 2) bits++;
+  return bits || 1;
+}
+var HistogramLimit = class extends Error {
+};
+var HistogramIndex = class {
+  a;
+  b;
+  counts;
+  firsts;
+  nexts;
+  /** Distinct line numbers per hash bucket, to give up where git gives up. */
+  bucketFill;
+  constructor(a, b, classes) {
+    this.a = a;
+    this.b = b;
+    this.counts = new Int32Array(classes);
+    this.firsts = new Int32Array(classes).fill(-1);
+    this.nexts = new Int32Array(a.length).fill(-1);
+    this.bucketFill = new Int32Array(1 << hashBits(Math.max(1, a.length)));
+  }
+  /** git's scanA: indexes lines [s1, s1 + n1) of the first file, scanning from the end. */
+  scan(s1, n1) {
+    const { a, counts, firsts, nexts, bucketFill } = this;
+    const bits = hashBits(n1);
+    const mask = (1 << bits) - 1;
+    bucketFill.fill(0, 0, 1 << bits);
+    for (let ptr = s1 + n1 - 1; ptr >= s1; ptr--) {
+      const id = a[ptr];
+      if (counts[id] > 0) {
+        nexts[ptr] = firsts[id];
+        counts[id]++;
+      } else {
+        const bucket = id + Math.floor(id / 2 ** bits) & mask;
+        if (bucketFill[bucket] === MAX_CHAIN_LENGTH) throw new HistogramLimit("histogram: hash chain too long");
+        bucketFill[bucket]++;
+        nexts[ptr] = -1;
+        counts[id] = 1;
+      }
+      firsts[id] = ptr;
+    }
+  }
+  /** Forgets the range indexed by `scan`. */
+  clear(s1, n1) {
+    for (let ptr = s1; ptr < s1 + n1; ptr++) {
+      const id = this.a[ptr];
+      this.counts[id] = 0;
+      this.firsts[id] = -1;
+    }
+  }
+  /**
+   * git's try_lcs for line `bPtr` of the second file: grows a region around each occurrence of
+   * its line in the first range. Returns the next line of the second file worth trying.
+   */
+  tryRegion(region, bPtr, s1, e1, s2, e2) {
+    const { a, b, counts, nexts } = this;
+    let bNext = bPtr + 1;
+    const id = b[bPtr];
+    const occurrences = counts[id];
+    if (occurrences === 0) return bNext;
+    if (occurrences > region.count) {
+      region.common = true;
+      return bNext;
+    }
+    region.common = true;
+    let as = this.firsts[id];
+    for (; ; ) {
+      let bs = bPtr;
+      let ae = as;
+      let be = bs;
+      let rarest = occurrences;
+      const next = nexts[as];
+      while (s1 < as && s2 < bs && a[as - 1] === b[bs - 1]) {
+        as--;
+        bs--;
+        if (rarest > 1) rarest = Math.min(rarest, counts[a[as]]);
+      }
+      while (ae < e1 && be < e2 && a[ae + 1] === b[be + 1]) {
+        ae++;
+        be++;
+        if (rarest > 1) rarest = Math.min(rarest, counts[a[ae]]);
+      }
+      if (bNext <= be) bNext = be + 1;
+      if (region.end1 - region.begin1 < ae - as || rarest < region.count) {
+        region.begin1 = as;
+        region.begin2 = bs;
+        region.end1 = ae;
+        region.end2 = be;
+        region.count = rarest;
+        region.found = true;
+      }
+      let np = next;
+      while (np !== -1 && np <= ae) np = nexts[np];
+      if (np === -1) break;
+      as = np;
+    }
+    return bNext;
+  }
+};
+function histogramChanged(a, b, classes, minimal = false) {
+  const changedA = new Uint8Array(a.length + 2);
+  const changedB = new Uint8Array(b.length + 2);
+  const index = new HistogramIndex(a, b, classes);
+  const work = [
+    0,
+    a.length,
+    0,
+    b.length
+  ];
+  const region = {
+    begin1: 0,
+    end1: 0,
+    begin2: 0,
+    end2: 0,
+    count: 0,
+    found: false,
+    common: false
+  };
+  while (work.length > 0) {
+    let n2 = work.pop();
+    let s2 = work.pop();
+    let n1 = work.pop();
+    let s1 = work.pop();
+    for (; ; ) {
+      if (n1 <= 0 && n2 <= 0) break;
+      if (n1 === 0) {
+        changedB.fill(1, s2 + 1, s2 + 1 + n2);
+        break;
+      }
+      if (n2 === 0) {
+        changedA.fill(1, s1 + 1, s1 + 1 + n1);
+        break;
+      }
+      region.begin1 = region.end1 = region.begin2 = region.end2 = 0;
+      region.count = MAX_CHAIN_LENGTH + 1;
+      region.found = false;
+      region.common = false;
+      index.scan(s1, n1);
+      const e1 = s1 + n1 - 1;
+      const e2 = s2 + n2 - 1;
+      for (let bPtr = s2; bPtr <= e2; ) bPtr = index.tryRegion(region, bPtr, s1, e1, s2, e2);
+      index.clear(s1, n1);
+      if (region.common && region.count > MAX_CHAIN_LENGTH) {
+        const [x, y] = myersChanged(a.subarray(s1, s1 + n1), b.subarray(s2, s2 + n2), classes, minimal);
+        changedA.set(x.subarray(1, n1 + 1), s1 + 1);
+        changedB.set(y.subarray(1, n2 + 1), s2 + 1);
+        break;
+      }
+      if (!region.found) {
+        changedA.fill(1, s1 + 1, s1 + 1 + n1);
+        changedB.fill(1, s2 + 1, s2 + 1 + n2);
+        break;
+      }
+      work.push(s1, region.begin1 - s1, s2, region.begin2 - s2);
+      const { end1, end2 } = region;
+      n1 = e1 - end1;
+      s1 = end1 + 1;
+      n2 = e2 - end2;
+      s2 = end2 + 1;
+    }
+  }
+  return [
+    changedA,
+    changedB
+  ];
+}
+
+// commands/git/diff/diff.ts
+async function load(repo, path, side) {
+  if (!side) return {
+    bytes: new Uint8Array(),
+    oid: "0".repeat(40)
+  };
+  if (side.mode === MODE_GITLINK) {
+    if (side.kind === "blob") return {
+      bytes: subprojectText(side.oid),
+      oid: side.oid
+    };
+    const state = await submoduleState(repo, path, null, {
+      untracked: false
+    });
+    const oid = state?.head ?? "0".repeat(40);
+    return {
+      bytes: subprojectText(oid, state?.modified),
+      oid,
+      dirty: state?.modified
+    };
+  }
+  if (side.kind === "blob") return {
+    bytes: await repo.objects.readTyped(side.oid, "blob"),
+    oid: side.oid
+  };
+  const info = lstatTracked(repo, path);
+  const bytes = info ? await worktreeBlob(repo, path, info) : new Uint8Array();
+  return {
+    bytes,
+    oid: await sha1(objectHeader("blob", bytes.length), bytes)
+  };
+}
+var isLink = (side) => side?.mode === MODE_LINK;
+var PatchParts = class {
+  #parts = [];
+  add(part) {
+    this.#parts.push(part);
+  }
+  bytes() {
+    return concatBytes2(this.#parts.map((part) => typeof part === "string" ? encoder2.encode(part) : part.bytes));
+  }
+  text() {
+    return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
+  }
+};
+var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex"
+]);
+function driverFunctionLines(repo, attribute) {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== void 0 || repo.config.get(`diff.${attribute}.funcname`) !== void 0;
+}
+function diffDriver(repo, path, attribute) {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
+    throw new PtermError("UnsupportedFilter", `${quoteName(path)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === void 0) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
+async function renderDiff(repo, changes, options = {}) {
+  const context = options.context ?? 3;
+  const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const files = [];
+  const binarySizes = /* @__PURE__ */ new Map();
+  const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
+  const unmerged = [];
+  const patch = new PatchParts();
+  let additions = 0;
+  let deletions = 0;
+  for (const change of [
+    ...changes
+  ].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (change.unmerged) {
+      unmerged.push(change.path);
+      patch.add(`* Unmerged path ${change.path}
+`);
+      if (!change.old && !change.new) continue;
+    }
+    const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
+    const parts = split ? [
+      {
+        path: change.path,
+        old: change.old,
+        new: null
+      },
+      {
+        path: change.path,
+        old: null,
+        new: change.new
+      }
+    ] : [
+      change
+    ];
+    let fileAdd = 0;
+    let fileDel = 0;
+    let binary = false;
+    let printed = false;
+    for (const part of parts) {
+      const oldPath = part.oldPath ?? part.path;
+      const before = await load(repo, oldPath, part.old);
+      const after = await load(repo, part.path, part.new);
+      const oldMode = part.old?.mode ?? null;
+      const newMode = part.new?.mode ?? null;
+      if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
+      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const aTab = part.old && oldPath.includes(" ") ? "	" : "";
+      const bTab = part.new && part.path.includes(" ") ? "	" : "";
+      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}
+`;
+      if (!part.old) header += `new file mode ${newMode}
+`;
+      else if (!part.new) header += `deleted file mode ${oldMode}
+`;
+      else if (oldMode !== newMode) header += `old mode ${oldMode}
+new mode ${newMode}
+`;
+      if (part.oldPath) {
+        header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%
+rename from ${quoteName(part.oldPath)}
+rename to ${quoteName(part.path)}
+`;
+      }
+      const sameMode = part.old && part.new && oldMode === newMode;
+      if (before.oid !== after.oid) {
+        header += `index ${abbreviate(repo, before.oid)}..${abbreviate(repo, after.oid)}${sameMode ? ` ${oldMode}` : ""}
+`;
+      }
+      patch.add(header);
+      printed = true;
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
+      if (before.oid === after.oid && !after.dirty) {
+        if (driver === "binary" || driver === "auto" && looksBinary(before.bytes)) binary = true;
+        continue;
+      }
+      if (driver === "binary" || driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes))) {
+        binary = true;
+        binarySizes.set(change.path, [
+          before.bytes.length,
+          after.bytes.length
+        ]);
+        patch.add(`Binary files ${a} and ${b} differ
+`);
+        continue;
+      }
+      if (before.bytes.length === 0 && after.bytes.length === 0) continue;
+      patch.add(`--- ${a}${aTab}
++++ ${b}${bTab}
+`);
+      let hunks;
+      try {
+        hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
+      } catch (error) {
+        if (!(error instanceof HistogramLimit)) throw error;
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+      }
+      patch.add(hunks);
+      if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
+      if (before.oid === after.oid) continue;
+      fileAdd += hunks.add;
+      fileDel += hunks.del;
+    }
+    const status = change.oldPath ? "renamed" : split ? "typechange" : !change.old ? "added" : !change.new ? "deleted" : "modified";
+    if (!printed) continue;
+    additions += fileAdd;
+    deletions += fileDel;
+    files.push({
+      path: change.path,
+      ...change.oldPath ? {
+        old_path: change.oldPath,
+        similarity: similarityPercent(change.score ?? MAX_SCORE)
+      } : {},
+      status,
+      old_mode: change.old?.mode ?? null,
+      new_mode: change.new?.mode ?? null,
+      binary,
+      additions: fileAdd,
+      deletions: fileDel
+    });
+  }
+  const patchBytes = patch.bytes();
+  let text;
+  return {
+    patchBytes,
+    get patch() {
+      return text ??= patch.text();
+    },
+    notUtf8: [
+      ...notUtf8
+    ],
+    otherFunctionLines,
+    unmerged,
+    files,
+    additions,
+    deletions,
+    binarySizes
+  };
+}
+
+// commands/git/history/graph.ts
+function topoOrder(commits) {
+  const indegree = /* @__PURE__ */ new Map();
+  for (const c of commits) indegree.set(c.id, 1);
+  for (const c of commits) {
+    for (const p of c.parents) {
+      const n = indegree.get(p);
+      if (n) indegree.set(p, n + 1);
+    }
+  }
+  const byId = new Map(commits.map((c) => [
+    c.id,
+    c
+  ]));
+  const stack = commits.filter((c) => indegree.get(c.id) === 1).reverse();
+  const out = [];
+  while (stack.length) {
+    const commit = stack.pop();
+    for (const p of commit.parents) {
+      const n = indegree.get(p);
+      if (!n) continue;
+      indegree.set(p, n - 1);
+      if (n - 1 === 1) stack.push(byId.get(p));
+    }
+    indegree.set(commit.id, 0);
+    out.push(commit);
+  }
+  return out;
+}
+
+// commands/git/porcelain/rebase.ts
+function refusal(code, message, printed, options = {}) {
+  const error = new PtermError(code, message, options);
+  Object.defineProperty(error, "printed", {
+    value: printed
+  });
+  return error;
+}
+function printedBy(error) {
+  return error?.printed ?? null;
+}
+var CLEAR_LINE = `\r${" ".repeat(80)}\r`;
+function sqQuote(value) {
+  return `'${value.replace(/['!]/g, (c) => `'\\${c}'`)}'`;
+}
+function sqUnquote(value) {
+  return value.replace(/^'|'$/g, "").replace(/'\\(['!])'/g, "$1");
+}
+function authorScript(sig) {
+  const sign = sig.tzOffset < 0 ? "-" : "+";
+  const abs = Math.abs(sig.tzOffset);
+  const tz = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+  return `GIT_AUTHOR_NAME=${sqQuote(sig.name)}
+GIT_AUTHOR_EMAIL=${sqQuote(sig.email)}
+GIT_AUTHOR_DATE=${sqQuote(`@${sig.timestamp} ${tz}`)}
+`;
+}
+function readAuthorScript(repo) {
+  const text = readRebaseFile(repo, "author-script");
+  if (text === null) return null;
+  const values = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const match = /^(GIT_AUTHOR_(?:NAME|EMAIL|DATE))=(.*)$/.exec(line);
+    if (match) values.set(match[1], sqUnquote(match[2]));
+  }
+  const date = /^@(\d+) ([+-])(\d\d)(\d\d)$/.exec(values.get("GIT_AUTHOR_DATE") ?? "");
+  if (!values.has("GIT_AUTHOR_NAME") || !values.has("GIT_AUTHOR_EMAIL") || !date) return null;
+  return {
+    name: values.get("GIT_AUTHOR_NAME"),
+    email: values.get("GIT_AUTHOR_EMAIL"),
+    timestamp: Number(date[1]),
+    tzOffset: (date[2] === "-" ? -1 : 1) * (Number(date[3]) * 60 + Number(date[4]))
+  };
+}
+function removeState(repo, name) {
+  try {
+    Deno.removeSync(`${repo.gitdir}/${name}`);
+  } catch {
+  }
+}
+function noRebase(doing) {
+  return refusal("NotFound", `there is no rebase to ${doing}: no rebase in progress.`, {
+    stdout: "",
+    stderr: "fatal: No rebase in progress?\n"
+  });
+}
+function loadRebaseState(repo, doing) {
+  const dir = rebaseStateDir(repo);
+  if (dir === null) throw noRebase(doing);
+  if (dir === "rebase-apply") {
+    throw new PtermError("UnsupportedFormat", `this rebase runs on git's apply backend (.git/rebase-apply, \`git rebase --apply\` or \`git am\`), which pterm does not run; \`git rebase --${doing}\` with the real git.`);
+  }
+  const headName = readRebaseFile(repo, "head-name")?.trim();
+  const onto = readRebaseFile(repo, "onto")?.trim();
+  const origHead = readRebaseFile(repo, "orig-head")?.trim();
+  if (!headName || !onto || !origHead) {
+    throw new PtermError("CorruptRepository", ".git/rebase-merge lacks head-name, onto or orig-head; finish or abort this rebase with the real git.");
+  }
+  return {
+    headName,
+    onto,
+    origHead,
+    todo: parseSteps(readRebaseFile(repo, "git-rebase-todo")),
+    done: parseSteps(readRebaseFile(repo, "done")),
+    action: "rebase"
+  };
+}
+function writeSteps(repo, state) {
+  const lines = (steps) => steps.map((s) => `${s.line}
+`).join("");
+  writeStateFile(repo, `${REBASE_DIR}/git-rebase-todo`, lines(state.todo));
+  writeStateFile(repo, `${REBASE_DIR}/done`, lines(state.done));
+  writeStateFile(repo, `${REBASE_DIR}/msgnum`, `${state.done.length}
+`);
+  writeStateFile(repo, `${REBASE_DIR}/end`, `${state.done.length + state.todo.length}
+`);
+}
+function clearStop(repo) {
+  for (const name of [
+    "message",
+    "author-script",
+    "stopped-sha",
+    "patch",
+    "amend"
+  ]) removeState(repo, `${REBASE_DIR}/${name}`);
+  removeState(repo, "REBASE_HEAD");
+  clearSequenceState(repo);
+}
+async function requireClean(repo, index, policy, doing = "rebase") {
+  const head = readHead(repo);
+  const staged = (await indexVsTree(repo, index, await treeOf(repo, head.oid))).size > 0 || index.hasConflicts();
+  const report = await computeStatus(repo, index, policy, {
+    untracked: false,
+    submodules: "all"
+  });
+  const unstaged = [
+    ...report.unstaged.keys()
+  ].some((p) => index.entries.get(p)?.mode !== S_IFGITLINK);
+  if (!staged && !unstaged) return;
+  const lines = unstaged ? [
+    `error: cannot ${doing}: You have unstaged changes.`
+  ] : [
+    `error: cannot ${doing}: Your index contains uncommitted changes.`
+  ];
+  if (unstaged && staged) lines.push("error: additionally, your index contains uncommitted changes.");
+  lines.push("error: Please commit or stash them.");
+  throw refusal("UncommittedChanges", `the work tree has ${unstaged ? "unstaged" : "staged"} changes to tracked files; nothing was changed.`, {
+    stdout: "",
+    stderr: lines.join("\n") + "\n"
+  }, {
+    hint: "commit the changes (`git commit -am \u2026`) or stash them (`git stash push`), then run the rebase again."
+  });
+}
+async function commitChanges(repo, oid) {
+  const commit = await readCommit(repo, oid);
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const out = [];
+  const entries = async (tree) => new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [
+    e.name,
+    e
+  ]) : []);
+  const walk2 = async (a, b, prefix) => {
+    if (a === b) return;
+    const [before, after] = [
+      await entries(a),
+      await entries(b)
+    ];
+    for (const name of /* @__PURE__ */ new Set([
+      ...before.keys(),
+      ...after.keys()
+    ])) {
+      const x = before.get(name);
+      const y = after.get(name);
+      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
+      const xTree = x?.mode === MODE_TREE ? x.oid : null;
+      const yTree = y?.mode === MODE_TREE ? y.oid : null;
+      if (xTree || yTree) await walk2(xTree, yTree, `${prefix}${name}/`);
+      const oldFile = x && !xTree ? {
+        kind: "blob",
+        oid: x.oid,
+        mode: x.mode
+      } : null;
+      const newFile = y && !yTree ? {
+        kind: "blob",
+        oid: y.oid,
+        mode: y.mode
+      } : null;
+      if (oldFile || newFile) out.push({
+        path: `${prefix}${name}`,
+        old: oldFile,
+        new: newFile
+      });
+    }
+  };
+  await walk2(parentTree, commit.tree, "");
+  return out.sort((a, b) => comparePaths(a.path, b.path));
+}
+async function patchKey(repo, changes) {
+  const rendered = await renderDiff(repo, changes);
+  const lines = rendered.patch.split("\n").filter((line) => !line.startsWith("index ")).map((line) => line.startsWith("@@") ? "@@" : line.replace(/\s+/g, ""));
+  const blobs = new Map(changes.map((c) => [
+    c.path,
+    c.new?.kind === "blob" ? c.new.oid : null
+  ]));
+  const binary = rendered.files.filter((f) => f.binary).map((f) => `${f.path}:${blobs.get(f.path)}`);
+  return `${lines.join("\n")}
+${binary.join("\n")}`;
+}
+async function alreadyUpstream(repo, ours, theirs) {
+  const found = /* @__PURE__ */ new Set();
+  if (ours.length === 0 || theirs.length === 0) return found;
+  const pathsOf = (changes) => changes.map((c) => c.path).join("\0");
+  const upstream = /* @__PURE__ */ new Map();
+  for (const oid of theirs) {
+    const changes = await commitChanges(repo, oid);
+    if (changes.length === 0) continue;
+    const key = pathsOf(changes);
+    upstream.set(key, [
+      ...upstream.get(key) ?? [],
+      changes
+    ]);
+  }
+  const keys = /* @__PURE__ */ new Map();
+  for (const oid of ours) {
+    const changes = await commitChanges(repo, oid);
+    if (changes.length === 0) continue;
+    const candidates = upstream.get(pathsOf(changes));
+    if (!candidates) continue;
+    const pathKey = pathsOf(changes);
+    if (!keys.has(pathKey)) {
+      keys.set(pathKey, new Set(await Promise.all(candidates.map((c) => patchKey(repo, c)))));
+    }
+    if (keys.get(pathKey).has(await patchKey(repo, changes))) found.add(oid);
+  }
+  return found;
+}
+async function stepOf(repo, oid) {
+  const commit = await readCommit(repo, oid);
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : EMPTY_TREE_OID;
+  const empty = commit.tree === parentTree ? " # empty" : "";
+  return {
+    oid,
+    line: `pick ${oid} ${splitMessage(commit.message).subject}${empty}`
+  };
+}
+var progress = (n, end) => `Rebasing (${n}/${end})\r`;
+async function mergeMessages(repo, trees, paths, conflicts, theirsLabel) {
+  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
+  let out = "";
+  for (const path of paths) {
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path)
+    ]);
+    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
+    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
+      out += `Auto-merging ${path}
+`;
+    }
+    if (!conflicts.has(path)) continue;
+    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
+`;
+    else if (ours) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
+`;
+    } else if (theirs) {
+      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
+`;
+    }
+  }
+  return out;
+}
+async function commitSummary(repo, oid) {
+  const commit = await readCommit(repo, oid);
+  const rendered = await renderDiff(repo, await commitChanges(repo, oid));
+  const head = readHead(repo);
+  const files = rendered.files.length;
+  const { additions: ins, deletions: del } = rendered;
+  let summary = files === 0 ? " 0 files changed" : ` ${files} file${files === 1 ? "" : "s"} changed`;
+  if (files > 0 && (ins || del === 0)) summary += `, ${ins} insertion${ins === 1 ? "" : "s"}(+)`;
+  if (files > 0 && (del || ins === 0)) summary += `, ${del} deletion${del === 1 ? "" : "s"}(-)`;
+  let modes = "";
+  for (const file of rendered.files) {
+    if (file.status === "added") modes += ` create mode ${file.new_mode} ${file.path}
+`;
+    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${file.path}
+`;
+    else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
+      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${file.path}
+`;
+    }
+  }
+  return `[${head.branch ?? "detached HEAD"} ${abbreviate(repo, oid)}] ${splitMessage(commit.message).subject}
+${summary}
+${modes}`;
+}
+function resumedOutcome(repo, state, text) {
+  return {
+    outcome: "rebased",
+    branch: state.headName.startsWith("refs/heads/") ? state.headName : null,
+    head: readHead(repo).oid,
+    onto: state.onto,
+    picked: [],
+    skipped: [],
+    dropped: [],
+    stopped_at: null,
+    conflicts: [],
+    changed_paths: [],
+    text
+  };
+}
+async function runSteps(repo, index, policy, state, author, outcome) {
+  const { text } = outcome;
+  const changed = new Set(outcome.changed_paths);
+  while (state.todo.length > 0) {
+    const step = state.todo.shift();
+    state.done.push(step);
+    writeSteps(repo, state);
+    const end = state.done.length + state.todo.length;
+    text.stderr += progress(state.done.length, end);
+    const commit = await readCommit(repo, step.oid);
+    const subject = splitMessage(commit.message).subject;
+    const oursBefore = readHead(repo).oid;
+    let picked;
+    try {
+      picked = await cherryPickCommit(repo, index, policy, step.oid, {
+        noCommit: false,
+        author,
+        allowEmpty: true,
+        rebase: {
+          reflogMessage: `${state.action} (pick): ${subject}`
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof PtermError)) throw error;
+      state.todo.unshift(step);
+      writeStateFile(repo, `${REBASE_DIR}/git-rebase-todo`, state.todo.map((s) => `${s.line}
+`).join(""));
+      writeStopFiles(repo, step.oid, commit);
+      text.stderr += `hint: Could not execute the todo command
+hint: 
+hint:     ${step.line}
+hint: 
+hint: It has been rescheduled; To edit the command before continuing, please
+hint: edit the todo list first:
+hint: 
+hint:     git rebase --edit-todo
+hint:     git rebase --continue
+Could not apply ${abbreviate(repo, step.oid)}... ${subject}
+`;
+      return {
+        ...outcome,
+        outcome: "stopped",
+        stopped_at: step.oid,
+        head: readHead(repo).oid,
+        error
+      };
+    }
+    for (const path of picked.changed_paths) changed.add(path);
+    const short = abbreviate(repo, step.oid);
+    if (picked.conflicts.length > 0) {
+      text.stdout += await mergeMessages(repo, {
+        base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
+        ours: await treeOf(repo, oursBefore),
+        theirs: commit.tree
+      }, [
+        .../* @__PURE__ */ new Set([
+          ...picked.changed_paths,
+          ...picked.conflicts
+        ])
+      ].sort(comparePaths), new Set(picked.conflicts), `${short} (${subject})`);
+    }
+    if (picked.redundant) {
+      text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream
+`;
+      outcome.dropped.push(step.oid);
+      continue;
+    }
+    if (picked.conflicts.length > 0) {
+      writeStopFiles(repo, step.oid, commit);
+      const pickedLine = `${short}... ${subject}`;
+      text.stderr += `error: could not apply ${pickedLine}
+hint: Resolve all conflicts manually, mark them as resolved with
+hint: "git add/rm <conflicted_files>", then run "git rebase --continue".
+hint: You can instead skip this commit: run "git rebase --skip".
+hint: To abort and get back to the state before "git rebase", run "git rebase --abort".
+Could not apply ${pickedLine}
+`;
+      return {
+        ...outcome,
+        outcome: "stopped",
+        stopped_at: step.oid,
+        conflicts: picked.conflicts,
+        changed_paths: [
+          ...changed
+        ].sort(comparePaths),
+        head: readHead(repo).oid
+      };
+    }
+    appendRewritten(repo, step.oid, picked.commit_id);
+    outcome.picked.push({
+      from: step.oid,
+      to: picked.commit_id
+    });
+  }
+  await finishRebase(repo, state, author, text);
+  return {
+    ...outcome,
+    outcome: "rebased",
+    head: readHead(repo).oid,
+    changed_paths: [
+      ...changed
+    ].sort(comparePaths)
+  };
+}
+function writeStopFiles(repo, oid, commit) {
+  writeStateFile(repo, `${REBASE_DIR}/message`, `${commit.message}
+`);
+  writeStateFile(repo, `${REBASE_DIR}/author-script`, authorScript(commit.author));
+  writeStateFile(repo, `${REBASE_DIR}/stopped-sha`, `${oid}
+`);
+  writeStateFile(repo, "REBASE_HEAD", `${oid}
+`);
+}
+function appendRewritten(repo, from, to) {
+  writeStateFile(repo, `${REBASE_DIR}/rewritten-list`, (readRebaseFile(repo, "rewritten-list") ?? "") + `${from} ${to}
+`);
+}
+async function finishRebase(repo, state, author, text) {
+  const who = signatureNow(author);
+  const final = readHead(repo).oid;
+  if (state.headName.startsWith("refs/heads/")) {
+    await updateRef(repo, state.headName, final, {
+      expected: state.origHead,
+      message: `${state.action} (finish): ${state.headName} onto ${state.onto}`,
+      who
+    });
+    await setHeadSymbolic(repo, state.headName, who, `${state.action} (finish): returning to ${state.headName}`);
+  }
+  clearStop(repo);
+  Deno.removeSync(`${repo.gitdir}/${REBASE_DIR}`, {
+    recursive: true
+  });
+  text.stderr += `${CLEAR_LINE}Successfully rebased and updated ${state.headName}.
+`;
+}
+async function startRebase(repo, index, policy, request) {
+  const inProgress = rebaseStateDir(repo);
+  if (inProgress) {
+    throw refusal("Conflict", `a rebase is in progress already (.git/${inProgress}): finish it with \`git rebase --continue\`, drop its current commit with \`git rebase --skip\`, or give it up with \`git rebase --abort\`.`, {
+      stdout: "",
+      stderr: `fatal: It seems that there is already a ${inProgress} directory, and
+I wonder if you are in the middle of another rebase.  If that is the
+case, please try
+	git rebase (--continue | --abort | --skip)
+If that is not the case, please
+	rm -fr ".git/${inProgress}"
+and run me again.  I am stopping in case you still have something
+valuable there.
+
+`
+    });
+  }
+  const other = sequenceInProgress(repo);
+  if (other) {
+    throw new PtermError("Conflict", `a ${other} is in progress: conclude it (\`git ${other} --continue\`) or give it up (\`git ${other} --abort\`) before rebasing.`);
+  }
+  const action = request.action ?? "rebase";
+  const current = readHead(repo);
+  let headName;
+  let headOid;
+  if (request.branch !== void 0) {
+    const ref = readRawRef(repo, `refs/heads/${request.branch}`) ? `refs/heads/${request.branch}` : null;
+    headName = ref ?? "detached HEAD";
+    headOid = ref ? resolveRefOid(repo, ref) : await resolveCommit(repo, request.branch);
+  } else {
+    if (!current.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to rebase.");
+    headName = current.ref ?? "detached HEAD";
+    headOid = current.oid;
+  }
+  const upstream = await resolveCommit(repo, request.upstream);
+  const onto = request.onto !== void 0 ? await resolveCommit(repo, request.onto) : upstream;
+  await requireClean(repo, index, policy);
+  const who = signatureNow(request.author);
+  const text = {
+    stdout: "",
+    stderr: ""
+  };
+  const branchLabel = headName.startsWith("refs/heads/") ? headName.slice(11) : "HEAD";
+  const base = {
+    outcome: "rebased",
+    branch: headName.startsWith("refs/heads/") ? headName : null,
+    head: headOid,
+    onto,
+    picked: [],
+    skipped: [],
+    dropped: [],
+    stopped_at: null,
+    conflicts: [],
+    changed_paths: [],
+    text
+  };
+  const ontoBases = await mergeBases(repo, onto, headOid);
+  const upstreamBases = await mergeBases(repo, upstream, headOid);
+  if (ontoBases.length === 1 && ontoBases[0] === onto && upstreamBases.length === 1 && upstreamBases[0] === onto) {
+    if (request.branch !== void 0 && (headName !== current.ref || current.oid !== headOid)) {
+      const switched = await switchTrees(repo, index, policy, await treeOf(repo, current.oid), await treeOf(repo, headOid), "safe", "rebase");
+      base.changed_paths = switched.changed;
+      if (headName.startsWith("refs/heads/")) {
+        await setHeadSymbolic(repo, headName, who, `${action}: checkout ${request.branch}`);
+      } else await setHeadDetached(repo, headOid, who, `${action}: checkout ${request.branch}`);
+    }
+    text.stdout += `Current branch ${branchLabel === "HEAD" ? "HEAD" : branchLabel} is up to date.
+`;
+    return {
+      ...base,
+      outcome: "up-to-date"
+    };
+  }
+  const walked = [];
+  await walkLog(repo, headOid, Infinity, null, await ancestorsOf(repo, upstream), {
+    walked
+  });
+  const ours = topoOrder(walked).reverse().filter((c) => c.parents.length <= 1);
+  const theirs = [];
+  if (ours.length > 0) {
+    const theirWalk = [];
+    await walkLog(repo, upstream, Infinity, null, await ancestorsOf(repo, headOid), {
+      walked: theirWalk
+    });
+    theirs.push(...theirWalk.filter((c) => c.parents.length <= 1).map((c) => c.id));
+  }
+  const applied = await alreadyUpstream(repo, ours.map((c) => c.id), theirs);
+  const todo = [];
+  for (const commit of ours) {
+    if (applied.has(commit.id)) {
+      base.skipped.push(commit.id);
+      text.stderr += `warning: skipped previously applied commit ${abbreviate(repo, commit.id)}
+`;
+      continue;
+    }
+    todo.push(await stepOf(repo, commit.id));
+  }
+  if (base.skipped.length > 0 && request.adviceSkipped !== false) {
+    text.stderr += 'hint: use --reapply-cherry-picks to include skipped commits\nhint: Disable this message with "git config advice.skippedCherryPicks false"\n';
+  }
+  let start = onto;
+  const done = [];
+  while (todo.length > 0 && (await readCommit(repo, todo[0].oid)).parents[0] === start) {
+    start = todo[0].oid;
+    done.push(todo.shift());
+  }
+  const state = {
+    headName,
+    onto,
+    origHead: headOid,
+    todo,
+    done,
+    action
+  };
+  Deno.mkdirSync(`${repo.gitdir}/${REBASE_DIR}`);
+  writeStateFile(repo, `${REBASE_DIR}/head-name`, `${headName}
+`);
+  writeStateFile(repo, `${REBASE_DIR}/onto`, `${onto}
+`);
+  writeStateFile(repo, `${REBASE_DIR}/orig-head`, `${headOid}
+`);
+  writeStateFile(repo, `${REBASE_DIR}/interactive`, "");
+  writeStateFile(repo, `${REBASE_DIR}/drop_redundant_commits`, "");
+  writeStateFile(repo, `${REBASE_DIR}/no-reschedule-failed-exec`, "");
+  writeStateFile(repo, `${REBASE_DIR}/git-rebase-todo.backup`, [
+    ...done,
+    ...todo
+  ].map((s) => `${s.line}
+`).join(""));
+  writeSteps(repo, state);
+  writeStateFile(repo, "ORIG_HEAD", `${headOid}
+`);
+  try {
+    const switched = await switchTrees(repo, index, policy, await treeOf(repo, current.oid), await treeOf(repo, start), "safe", "rebase");
+    base.changed_paths = switched.changed;
+  } catch (error) {
+    Deno.removeSync(`${repo.gitdir}/${REBASE_DIR}`, {
+      recursive: true
+    });
+    throw error;
+  }
+  await setHeadDetached(repo, start, who, `${action} (start): checkout ${request.onto ?? request.upstream}`);
+  return await runSteps(repo, index, policy, state, request.author, base);
+}
+async function continueRebase(repo, index, policy, author) {
+  const state = loadRebaseState(repo, "continue");
+  const text = {
+    stdout: "",
+    stderr: ""
+  };
+  if (index.hasConflicts()) {
+    const paths = [
+      ...index.conflicts.keys()
+    ].sort(comparePaths);
+    throw refusal("Conflict", `these files are still in conflict: ${paths.join(", ")}; nothing was committed.`, {
+      stdout: `${paths.map((p) => `${p}: needs merge`).join("\n")}
+You must edit all merge conflicts and then
+mark them as resolved using git add
+`,
+      stderr: ""
+    }, {
+      hint: "edit the files to the content you want, `git add` them, then `git rebase --continue` again (or `git rebase --skip` to drop this commit, `git rebase --abort` to give the rebase up).",
+      result: {
+        conflicts: paths
+      }
+    });
+  }
+  const head = readHead(repo);
+  const stopped = readRebaseFile(repo, "stopped-sha")?.trim() ?? null;
+  const outcome = resumedOutcome(repo, state, text);
+  const staged = await indexVsTree(repo, index, await treeOf(repo, head.oid));
+  if (staged.size > 0) {
+    const original = stopped && /^[0-9a-f]{40}$/.test(stopped) ? await readCommit(repo, stopped) : null;
+    const message = readRebaseFile(repo, "message") ?? original?.message ?? null;
+    if (message === null) {
+      throw new PtermError("CorruptRepository", 'the rebase stopped without its message (.git/rebase-merge/message); commit the staged changes with `git commit -m "\u2026"`, then `git rebase --continue`.');
+    }
+    const subject = splitMessage(message).subject;
+    const id = await commitIndex(repo, index, {
+      message,
+      author,
+      authorSignature: readAuthorScript(repo) ?? original?.author,
+      extraParents: [],
+      reflogMessage: `${state.action} (continue): ${subject}`,
+      allowEmpty: false
+    });
+    text.stdout += await commitSummary(repo, id);
+    if (stopped) {
+      appendRewritten(repo, stopped, id);
+      outcome.picked.push({
+        from: stopped,
+        to: id
+      });
+    }
+  }
+  clearStop(repo);
+  return await runSteps(repo, index, policy, state, author, outcome);
+}
+async function skipRebase(repo, index, policy, author) {
+  const state = loadRebaseState(repo, "skip");
+  const tree = await treeOf(repo, readHead(repo).oid);
+  const reset2 = await switchTrees(repo, index, policy, tree, tree, "hard", "rebase --skip");
+  clearStop(repo);
+  const outcome = resumedOutcome(repo, state, {
+    stdout: "",
+    stderr: ""
+  });
+  outcome.changed_paths = reset2.changed;
+  return await runSteps(repo, index, policy, state, author, outcome);
+}
+async function abortRebase(repo, index, policy, author) {
+  const state = loadRebaseState(repo, "abort");
+  const who = signatureNow(author);
+  const reset2 = await switchTrees(repo, index, policy, await treeOf(repo, readHead(repo).oid), await treeOf(repo, state.origHead), "hard", "rebase --abort");
+  const message = `${state.action} (abort): returning to ${state.headName}`;
+  if (state.headName.startsWith("refs/heads/")) await setHeadSymbolic(repo, state.headName, who, message);
+  else await setHeadDetached(repo, state.origHead, who, message);
+  clearStop(repo);
+  Deno.removeSync(`${repo.gitdir}/${REBASE_DIR}`, {
+    recursive: true
+  });
+  return {
+    head: state.origHead,
+    branch: state.headName.startsWith("refs/heads/") ? state.headName : null,
+    changed_paths: reset2.changed
+  };
+}
+
+// commands/git/handlers/rebase.ts
+function configuredUpstream2(repo, branch2) {
+  if (!branch2) return null;
+  const remote = repo.config.get(`branch.${branch2}.remote`);
+  const merge2 = repo.config.get(`branch.${branch2}.merge`);
+  if (!remote || !merge2) return null;
+  if (remote === ".") return merge2;
+  return `refs/remotes/${remote}/${merge2.replace(/^refs\/heads\//, "")}`;
+}
+function reportRebase(ctx, rel, outcome, extra = {}) {
+  ctx.stdout.write(outcome.text.stdout);
+  ctx.stderr.write(outcome.text.stderr);
+  const { text: _text, error, ...fields } = outcome;
+  const result = {
+    repo_path: rel,
+    ...extra,
+    ...fields
+  };
+  if (error) {
+    throw new PtermError(error.code, `${error.message}
+The rebase stopped before ${outcome.stopped_at?.slice(0, 7)} (nothing of it applied); fix that, then \`git rebase --continue\`, or \`git rebase --abort\`.`, {
+      result: {
+        ...error.result,
+        ...result
+      }
+    });
+  }
+  if (outcome.outcome === "stopped") {
+    throw new PtermError("Conflict", `the rebase stopped at ${outcome.stopped_at?.slice(0, 7)}: ${outcome.conflicts.join(", ")} in conflict.`, {
+      result,
+      hint: "edit the files, `git add` them and `git rebase --continue`; `git rebase --skip` drops this commit, `git rebase --abort` gives the rebase up."
+    });
+  }
+  return result;
+}
+async function printingRefusals(ctx, step) {
+  try {
+    return await step();
+  } catch (error) {
+    const printed = printedBy(error);
+    if (printed) {
+      ctx.stdout.write(printed.stdout);
+      ctx.stderr.write(printed.stderr);
+    }
+    throw error;
+  }
+}
+var rebase = (ctx) => printingRefusals(ctx, () => rebaseSteps(ctx));
+async function rebaseSteps(ctx) {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const author = authorOf(ctx, repo);
+  const upstreamWord = ctx.positionals.upstream;
+  const branchWord = ctx.positionals.branch;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (upstreamWord !== void 0 || ctx.flags.onto !== void 0) {
+      throw new PtermError("InvalidArgs", `--${action} takes no upstream, branch or --onto: \`git rebase --${action}\`.`);
+    }
+    if (action === "quit") {
+      if (!rebaseStateDir(repo)) throw noRebase("quit");
+      quitSequence(repo, "rebase");
+      return {
+        repo_path: rel,
+        action,
+        outcome: "quit",
+        head: readHead(repo).oid
+      };
+    }
+    if (action === "abort") {
+      const aborted = await withRepoLock(repo, () => abortRebase(repo, loadIndex(repo), policy, author));
+      return {
+        repo_path: rel,
+        action,
+        outcome: "aborted",
+        ...aborted
+      };
+    }
+    const outcome2 = await withRepoLock(repo, () => {
+      const index = loadIndex(repo);
+      return action === "continue" ? continueRebase(repo, index, policy, author) : skipRebase(repo, index, policy, author);
+    });
+    return reportRebase(ctx, rel, outcome2, {
+      action
+    });
+  }
+  const upstream = upstreamWord ?? configuredUpstream2(repo, readHead(repo).branch);
+  if (upstream === void 0 || upstream === null) {
+    throw new PtermError("InvalidArgs", "say what to rebase onto: `git rebase main` (this branch has no upstream to default to).");
+  }
+  const outcome = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
+    upstream,
+    onto: ctx.flags.onto,
+    branch: branchWord,
+    author,
+    adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true)
+  }));
+  return reportRebase(ctx, rel, outcome, {
+    action: "start"
+  });
+}
+
 export {
   join,
   dirname,
@@ -13294,7 +15878,6 @@ export {
   serveHandler,
   parseAuthor,
   authorFromConfig,
-  bytesToByteString,
   comparePaths,
   sha1,
   IgnoreRules,
@@ -13317,6 +15900,10 @@ export {
   disableSymlinks,
   resolveRevision,
   pathWithin,
+  ChangeGroup,
+  myersChanged,
+  HistogramLimit,
+  histogramChanged,
   withRepoLock,
   assertLocked,
   loadIndex,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-F53Q22JE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-BM5BQWML.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2838,6 +2838,8 @@ function isObjectType(type) {
 var MODE_TREE = "40000";
 var MODE_FILE = "100644";
 var MODE_EXEC = "100755";
+var MODE_LINK = "120000";
+var MODE_GITLINK = "160000";
 function parseTree(content, oid) {
   const entries = [];
   let i = 0;
@@ -3909,6 +3911,29 @@ async function advanceHead(repo, oid, update) {
   } else {
     await updateRef(repo, "HEAD", oid, update);
   }
+}
+async function setHeadSymbolic(repo, ref, who, message) {
+  const before = readHead(repo);
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
+  try {
+    lock.commit(`ref: ${ref}
+`);
+  } finally {
+    lock.rollback();
+  }
+  const after = resolveRefOid(repo, ref);
+  if (after) appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, after, who, message);
+}
+async function setHeadDetached(repo, oid, who, message) {
+  const before = readHead(repo);
+  const lock = await LockFile.acquire(gitPath(repo, "HEAD"), "HEAD");
+  try {
+    lock.commit(`${oid}
+`);
+  } finally {
+    lock.rollback();
+  }
+  appendReflog(repo, "HEAD", before.oid ?? ZERO_OID, oid, who, message);
 }
 async function deleteRef(repo, name, expected) {
   const path = gitPath(repo, name);
@@ -6230,7 +6255,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-HNECLO53.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-7DSG5BRA.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6536,7 +6561,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-EXCFQ3KR.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6735,7 +6760,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-6TZ4ZNMP.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-LMRO4F24.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7029,7 +7054,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-LIF3GCS4.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-MT3OWKTT.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7104,7 +7129,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-LIF3GCS4.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-MT3OWKTT.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7740,7 +7765,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-3W52L4L3.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-WGXDOHXW.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7890,9 +7915,6 @@ var push = async (ctx) => {
 
 // commands/git/handlers/pull.ts
 var pull = async (ctx) => {
-  if (ctx.flags.rebase) {
-    throw new PtermError("InvalidArgs", "git pull --rebase is not available in pterm: `git pull --confirm` merges the upstream (a fast-forward when you have no commits of your own); nothing was fetched.");
-  }
   const opened = await openFromFlags(ctx);
   const { rel, policy } = opened;
   let repo = opened.repo;
@@ -7901,8 +7923,22 @@ var pull = async (ctx) => {
   const rebaseSetting = repo.config.get(`branch.${branch}.rebase`) !== void 0 ? `branch.${branch}.rebase` : "pull.rebase";
   const rebaseValue = repo.config.get(rebaseSetting);
   const noRebase = ctx.flags["no-rebase"] === true;
-  if (!noRebase && rebaseValue !== void 0 && !/^(false|no|off|0)$/i.test(rebaseValue)) {
-    throw new PtermError("InvalidArgs", `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase; pterm's pull only merges. \`git pull --no-rebase --confirm\` merges as git does with that flag; nothing was fetched.`);
+  let rebase = ctx.flags.rebase === true && !noRebase;
+  if (!noRebase && !ctx.flags.rebase && rebaseValue !== void 0) {
+    if (/^(true|yes|on|1|)$/i.test(rebaseValue)) rebase = true;
+    else if (!/^(false|no|off|0)$/i.test(rebaseValue)) {
+      throw new PtermError("InvalidArgs", `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase that way; pterm's pull rebases only as plain \`git pull --rebase\` does. \`git pull --rebase --confirm\` rebases plainly, \`git pull --no-rebase --confirm\` merges; nothing was fetched.`);
+    }
+  }
+  if (rebase) {
+    const { requireClean, printedBy } = await import(new URL("./rebase-G6R3BO7S.js", import.meta.url).href);
+    try {
+      await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
+    } catch (error) {
+      const printed = printedBy(error);
+      if (printed) ctx.stderr.write(printed.stderr);
+      throw error;
+    }
   }
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
@@ -7914,12 +7950,13 @@ var pull = async (ctx) => {
   if (!name || !merge) {
     throw new PtermError("InvalidArgs", `${branch} has no upstream (branch.${branch}.remote and .merge in .git/config). Push it once with \`git push --repo ${rel} --branch ${branch} --set-upstream --confirm\`, or merge a fetched branch with \`git merge --repo ${rel} --branch origin/<name>\`.`);
   }
-  const remote = gate(ctx, remoteUrlOf(repo, name, rel), (url) => `pull: fetching ${name} (${url}) and merging its ${merge.replace(/^refs\/heads\//, "")} into ${branch}`, `the URL of remote ${name}`);
+  const remote = gate(ctx, remoteUrlOf(repo, name, rel), (url) => `pull: fetching ${name} (${url}) and ${rebase ? "rebasing" : "merging"} ${branch} ${rebase ? "onto" : "with"} its ${merge.replace(/^refs\/heads\//, "")}`, `the URL of remote ${name}`);
   const refspecs = refspecsOf(repo, name);
   const tracking = refspecs.map((spec) => mapRef(spec, merge)).find((r) => r !== null);
   if (!tracking) {
     throw new PtermError("UnsupportedFormat", `${merge} (the upstream of ${branch}) is not fetched by remote.${name}.fetch; fix the refspec with the real git.`);
   }
+  const trackedBefore = resolveRefOid(repo, tracking);
   const fetched = await fetchInto({
     connection: await connectionFor(ctx, remote),
     repo,
@@ -7936,15 +7973,56 @@ var pull = async (ctx) => {
   }
   const upstreamName = merge.replace(/^refs\/heads\//, "");
   if (ctx.flags["ff-only"]) {
-    const ours = readHead(repo).oid;
-    const theirs = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-EXCFQ3KR.js", import.meta.url).href);
-    const bases = ours ? await mergeBases(repo, ours, theirs) : [];
-    if (ours && ours !== theirs && !bases.includes(ours) && !bases.includes(theirs)) {
+    const ours2 = readHead(repo).oid;
+    const theirs2 = resolveRefOid(repo, tracking);
+    const { mergeBases } = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
+    const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
+    if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
     }
   }
-  const { mergeInto } = await import(new URL("./merge_into-5BE4HANC.js", import.meta.url).href);
+  const ours = readHead(repo).oid;
+  const theirs = resolveRefOid(repo, tracking);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
+  if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
+    const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
+    const { startRebase } = await import(new URL("./rebase-G6R3BO7S.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-MVJA5BKC.js", import.meta.url).href);
+    const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
+      upstream: forkPoint,
+      onto: theirs,
+      author: authorOf(ctx, repo),
+      // git names the reflog entries after the command line as given (its GIT_REFLOG_ACTION).
+      action: [
+        "pull",
+        ...ctx.flags.rebase ? [
+          "--rebase"
+        ] : [],
+        ...askedRemote ? [
+          askedRemote
+        ] : [],
+        ...askedBranch ? [
+          askedBranch
+        ] : []
+      ].join(" "),
+      adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true)
+    }));
+    const report = reportRebase(ctx, rel, rebased);
+    return {
+      repo_path: rel,
+      remote: name,
+      url: remote.url,
+      merged: tracking,
+      commit_id: null,
+      head: report.head,
+      changed_paths: report.changed_paths,
+      conflicts: [],
+      fetched: fetched.refs,
+      transfer: fetched.stats,
+      outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
+    };
+  }
+  const { mergeInto } = await import(new URL("./merge_into-M5INI3MZ.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8144,6 +8222,7 @@ export {
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   isStatePath,
+  lstatOrNull,
   PlannedTree,
   refuseGitDirectoriesAfter,
   ExecutedPathGuard,
@@ -8153,6 +8232,9 @@ export {
   bytesToByteString,
   byteStringToBytes,
   decodeName,
+  hasRawBytes,
+  encodeName,
+  quoteName,
   toHex,
   fromHex,
   comparePaths,
@@ -8170,6 +8252,8 @@ export {
   MODE_TREE,
   MODE_FILE,
   MODE_EXEC,
+  MODE_LINK,
+  MODE_GITLINK,
   parseTree,
   serializeTree,
   parseCommit,
@@ -8177,24 +8261,33 @@ export {
   parseTag,
   splitMessage,
   cleanupMessage,
+  parseConfig,
+  openRepo,
   disableSymlinks,
+  readRawRef,
   resolveRefOid,
   readHead,
   exists,
+  updateRef,
   advanceHead,
+  setHeadSymbolic,
+  setHeadDetached,
   deleteRef,
   S_IFREG_755,
   S_IFLNK,
   S_IFGITLINK,
   modeToTreeMode,
   treeModeToMode,
+  statFields,
   entryMtimeMs,
   statMatches,
   emptyEntry,
   Index,
   entryFromWrite,
   readIndexFile,
+  withRepoLock,
   loadIndex,
+  pathPolicy,
   keptInStep,
   hiddenPathDenied,
   refuseUnaddressable,
@@ -8211,6 +8304,8 @@ export {
   lookupPath,
   trackingRef,
   signatureNow,
+  openFromFlags,
+  authorOf,
   remote_exports
 };
 export { remote_exports as handlerModule };

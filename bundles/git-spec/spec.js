@@ -858,7 +858,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-4SKWXQWZ.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-BF4WLIOK.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -911,7 +911,8 @@ var HANDLER_EXPORTS = {
     "stashList",
     "stashDropHandler",
     "stashClearHandler",
-    "gitApply"
+    "gitApply",
+    "rebase"
   ],
   remote: [
     "lsRemote",
@@ -2698,6 +2699,78 @@ var cherryPickSpec = leaf("cherry-pick", "Apply the change another commit made, 
   handler: handler("cherry-pick", "cherryPick")
 });
 
+// commands/git/sub/rebase.ts
+var rebaseFlags = [
+  repoFlag("write"),
+  {
+    name: "onto",
+    type: "string",
+    valueName: "newbase",
+    description: "Put the commits on <newbase> instead of on the upstream (`--onto main A B`: B's commits after A)."
+  },
+  {
+    name: "continue",
+    type: "boolean",
+    description: "After resolving the conflicts (edit, git add): commit the stopped pick and go on with the rest."
+  },
+  {
+    name: "skip",
+    type: "boolean",
+    description: "Drop the commit the rebase stopped at (index and work tree back to HEAD) and go on with the rest."
+  },
+  {
+    name: "abort",
+    type: "boolean",
+    description: "Give the rebase up: HEAD, branch, index and work tree back to where it started."
+  },
+  {
+    name: "quit",
+    type: "boolean",
+    description: "Forget the rebase in progress: HEAD, index and work tree stay as they are (detached)."
+  },
+  authorFlag,
+  quiet
+];
+var interactiveRefusal = "an interactive rebase edits its todo list in an editor, which pterm does not have: rebase with `git rebase <upstream>`, then reshape single commits with `git commit --amend`, `git cherry-pick` or `git reset --soft`.";
+var rebaseSpec = leaf("rebase", "Replay the current branch's own commits on top of another branch (git's non-interactive rebase).", rebaseFlags, [
+  {
+    command: "git rebase main",
+    description: "Put the current branch's commits on top of main."
+  },
+  {
+    command: "git rebase --continue",
+    description: "After a conflict: `git add` the resolved files, then go on."
+  },
+  {
+    command: "git rebase --abort",
+    description: "Give the rebase up; everything back as it was."
+  },
+  {
+    command: "git rebase --onto main feature~2 feature",
+    description: "Move feature's last two commits onto main."
+  }
+], {
+  positionals: [
+    {
+      name: "upstream",
+      description: "The branch to rebase onto (default: the branch's upstream)."
+    },
+    {
+      name: "branch",
+      description: "The branch to rebase (checked out first; default the current one)."
+    }
+  ],
+  refusedFlags: {
+    "--interactive": interactiveRefusal,
+    "-i": interactiveRefusal,
+    "--edit-todo": interactiveRefusal,
+    "--exec": "pterm runs no programs; rebase, then run the checks yourself.",
+    "-x": "pterm runs no programs; rebase, then run the checks yourself.",
+    "--rebase-merges": "not available: pterm's rebase drops merge commits, as git's does without this flag.",
+    "-r": "not available: pterm's rebase drops merge commits, as git's does without this flag."
+  }
+});
+
 // commands/git/sub/clean.ts
 var cleanFlags = [
   repoFlag("write"),
@@ -3167,7 +3240,7 @@ var pullFlags = [
     name: "rebase",
     short: "r",
     type: "boolean",
-    description: "Not available: pterm's pull merges (or fast-forwards); refused, nothing fetched."
+    description: "Rebase the branch's own commits onto the fetched upstream instead of merging (git's pull --rebase; pull.rebase or branch.<name>.rebase = true in .git/config do the same)."
   },
   {
     name: "ff-only",
@@ -3175,7 +3248,7 @@ var pullFlags = [
     description: "Only fast-forward; refuse, with nothing merged, when the branches diverged."
   },
   compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
-  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+  compat("no-rebase", "Merge, even where pull.rebase or branch.<name>.rebase says rebase (as git pull --no-rebase)."),
   {
     name: "prune",
     short: "p",
@@ -3970,7 +4043,7 @@ var gitSpec = {
     ...GIT_ERROR_CODES,
     ...PATCH_OWN_ERROR_CODES
   ],
-  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, apply, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
+  summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; --repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, rebase, clean, blame, grep, apply, rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
     "A git for the workspace, implemented inside pterm (no git program runs). Repositories are ordinary git",
     "repositories: the real git reads what pterm writes and the other way round. --repo names the repository's",
@@ -4013,14 +4086,13 @@ var gitSpec = {
     "git.proxy (http://host:port; its GIT_PROXY_USER and GIT_PROXY_PASSWORD in the same .env). Packs larger than",
     "git.max_fetch_bytes (default 2 GiB) are refused. push --tags sends the tags the remote lacks, push --delete",
     "removes a remote branch or tag; fetch --prune deletes remote-tracking branches gone from the remote.",
-    "Not supported: ssh, git:// and file:// remotes, moving a remote tag, pull --rebase."
+    "Not supported: ssh, git:// and file:// remotes, moving a remote tag."
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   // Imported with the declaration: the registry rewrites every git line with it, so loading it lazily only made
   // each call wait for one more module.
   spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
-    rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
@@ -4073,6 +4145,7 @@ var gitSpec = {
     revertSpec,
     mergeSpec,
     cherryPickSpec,
+    rebaseSpec,
     cleanSpec,
     blameSpec,
     grepSpec,

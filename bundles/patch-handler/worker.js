@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-HXDRVLOT.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XSIXCBGC.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7902,7 +7902,8 @@ async function applyInRepo(run2, git, patch, repo, result, author) {
 var CONTINUE = {
   merge: "git merge --continue",
   "cherry-pick": "git cherry-pick --continue",
-  revert: "git revert --continue"
+  revert: "git revert --continue",
+  rebase: "git rebase --continue"
 };
 async function refuseDuringOperation(git, repo) {
   const message = await operationStopped(git, repo);
@@ -8588,7 +8589,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-VZTMOX62.js", import.meta.url).href)
+    git: await import(new URL("./api-HRCJC54E.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8638,7 +8639,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-VZTMOX62.js", import.meta.url).href)
+    git: await import(new URL("./api-HRCJC54E.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

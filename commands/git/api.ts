@@ -53,8 +53,9 @@ export function isRepository(dir: string): Promise<boolean> {
 }
 
 /**
- * The merge, cherry-pick or revert stopped in the repository (its MERGE_HEAD, CHERRY_PICK_HEAD or
- * REVERT_HEAD), or null: a commit made now would conclude it.
+ * The merge, cherry-pick, revert or rebase stopped in the repository (its MERGE_HEAD, CHERRY_PICK_HEAD,
+ * REVERT_HEAD or rebase state folder), or null: a commit made now would conclude it, or (a rebase) be taken
+ * into it without its own message.
  */
 export function operationInProgress(dir: string): Promise<Sequence | null> {
   return Promise.resolve(sequenceInProgress(open(dir)));

@@ -178,8 +178,8 @@ export const resultSchemas = {
     ...base("git pull"),
     remote: z.string(),
     url: z.string(),
-    merged: z.string().describe("The remote-tracking ref merged."),
-    outcome: z.enum(["fast-forward", "merge", "up-to-date"]),
+    merged: z.string().describe("The remote-tracking ref merged (or, rebased: rebased onto)."),
+    outcome: z.enum(["fast-forward", "merge", "up-to-date", "rebased"]),
     commit_id: oid.nullable(),
     head: oid,
     changed_paths: paths,
@@ -248,7 +248,7 @@ export const resultSchemas = {
       behind: z.number().int().nullable().describe("Commits on the upstream that the branch does not have."),
       gone: z.boolean().describe("The upstream is configured but its branch is gone (deleted on the remote)."),
     }).nullable().describe("The current branch's upstream (as of the last fetch); null: none."),
-    in_progress: z.enum(["merge", "cherry-pick", "revert"]).nullable().describe(
+    in_progress: z.enum(["merge", "cherry-pick", "revert", "rebase"]).nullable().describe(
       "An operation stopped on conflicts or by --no-commit: finish it with `git <it> --continue` (or `git commit`), " +
         "or `git <it> --abort`.",
     ),
@@ -371,6 +371,22 @@ export const resultSchemas = {
     commit_id: oid.nullable().describe("null with --no-commit (or when it conflicted)."),
     changed_paths: paths,
     conflicts: paths,
+  }),
+  rebase: z.strictObject({
+    ...base("git rebase"),
+    action: z.enum(["start", "continue", "skip", "abort", "quit"]),
+    outcome: z.enum(["up-to-date", "rebased", "stopped", "aborted", "quit"]).describe(
+      "stopped: a pick conflicted; the rebase is in progress (git's .git/rebase-merge).",
+    ),
+    branch: z.string().nullable().optional().describe("The branch rebased (refs/heads/…); null: a detached HEAD."),
+    head: oid.nullable(),
+    onto: oid.optional(),
+    picked: z.array(z.strictObject({ from: oid, to: oid })).optional().describe("Each commit picked: old id, new id."),
+    skipped: z.array(oid).optional().describe("Left out: the upstream has their change already (patch-id)."),
+    dropped: z.array(oid).optional().describe("Dropped: their change was in HEAD already when picked."),
+    stopped_at: oid.nullable().optional(),
+    conflicts: paths.optional(),
+    changed_paths: paths.optional(),
   }),
   clean: z.strictObject({
     ...base("git clean"),

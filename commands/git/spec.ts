@@ -33,6 +33,7 @@ import { tagSpec } from "./sub/tag.ts";
 import { revertSpec } from "./sub/revert.ts";
 import { mergeSpec } from "./sub/merge.ts";
 import { cherryPickSpec } from "./sub/cherry_pick.ts";
+import { rebaseSpec } from "./sub/rebase.ts";
 import { cleanSpec } from "./sub/clean.ts";
 import { blameSpec } from "./sub/blame.ts";
 import { grepSpec } from "./sub/grep.ts";
@@ -73,7 +74,7 @@ export const gitSpec: CommandSpec = {
   errorCodes: [...GIT_ERROR_CODES, ...PATCH_OWN_ERROR_CODES],
   summary: "Local git, spelled as real git (`git status`, `git add .`, `git commit -am msg`, `git log -5`; " +
     "--repo only when the workspace has several repositories): init, status, add, commit, log, branch, checkout, " +
-    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, clean, blame, grep, apply, " +
+    "switch, restore, diff, show, reset, rm, mv, stash, tag, revert, merge, cherry-pick, rebase, clean, blame, grep, apply, " +
     "rev-parse, ls-files, config; remotes: clone, fetch, pull, push, ls-remote, remote; read-only plumbing: rev-list, " +
     "ls-tree, diff-tree, cat-file, for-each-ref, merge-base, show-ref, symbolic-ref, name-rev, hash-object, var.",
   description: [
@@ -118,14 +119,13 @@ export const gitSpec: CommandSpec = {
     "git.proxy (http://host:port; its GIT_PROXY_USER and GIT_PROXY_PASSWORD in the same .env). Packs larger than",
     "git.max_fetch_bytes (default 2 GiB) are refused. push --tags sends the tags the remote lacks, push --delete",
     "removes a remote branch or tag; fetch --prune deletes remote-tracking branches gone from the remote.",
-    "Not supported: ssh, git:// and file:// remotes, moving a remote tag, pull --rebase.",
+    "Not supported: ssh, git:// and file:// remotes, moving a remote tag.",
   ].join("\n"),
   config: async () => (await loadSchemas()).gitConfigSchema,
   // Imported with the declaration: the registry rewrites every git line with it, so loading it lazily only made
   // each call wait for one more module.
   spellings: () => Promise.resolve(gitSpellings),
   unavailable: {
-    rebase: "To bring a branch up to date use `git merge <branch>`; to fix the last commit `git commit --amend`.",
     am: "Apply a diff with `patch apply` (the diff on stdin), then `git commit`.",
     "format-patch": "`git diff <a> <b>` prints the patch (the full text is an artifact when long).",
     bisect: "Not available. `git log` and `git show <rev>` help find the commit by hand.",
@@ -169,6 +169,7 @@ export const gitSpec: CommandSpec = {
     revertSpec,
     mergeSpec,
     cherryPickSpec,
+    rebaseSpec,
     cleanSpec,
     blameSpec,
     grepSpec,

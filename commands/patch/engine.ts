@@ -37,7 +37,7 @@ type ResetMode = "soft" | "mixed" | "hard";
 export interface GitApi {
   parseAuthor(text: string): GitAuthor;
   isRepository(dir: string): Promise<boolean>;
-  operationInProgress(dir: string): Promise<"merge" | "cherry-pick" | "revert" | null>;
+  operationInProgress(dir: string): Promise<"merge" | "cherry-pick" | "revert" | "rebase" | null>;
   hideWorkspaceState(dir: string): Promise<void>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
   stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
@@ -761,14 +761,15 @@ async function applyInRepo(
   return result;
 }
 
-const CONTINUE: Record<"merge" | "cherry-pick" | "revert", string> = {
+const CONTINUE: Record<"merge" | "cherry-pick" | "revert" | "rebase", string> = {
   merge: "git merge --continue",
   "cherry-pick": "git cherry-pick --continue",
   revert: "git revert --continue",
+  rebase: "git rebase --continue",
 };
 
 /**
- * A commit made while a merge, cherry-pick or revert is stopped would conclude it (a merge as a
+ * A commit made while a merge, cherry-pick, revert or rebase is stopped would conclude it (a merge as a
  * two-parent commit) under the patch's message, losing the one git prepared: a patch that commits
  * refuses there and names the lines that finish or abandon the operation, or --no-commit, which
  * edits the work tree and leaves the conclusion to git.
@@ -778,7 +779,7 @@ async function refuseDuringOperation(git: GitApi, repo: { rel: string; abs: stri
   if (message !== null) throw new PtermError("Conflict", `${message} Nothing was written.`);
 }
 
-/** Why a committing patch may not run now (a merge, cherry-pick or revert is stopped), or null. */
+/** Why a committing patch may not run now (a merge, cherry-pick, revert or rebase is stopped), or null. */
 async function operationStopped(git: GitApi, repo: { rel: string; abs: string }): Promise<string | null> {
   const kind = await git.operationInProgress(repo.abs);
   if (kind === null) return null;

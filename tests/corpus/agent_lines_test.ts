@@ -67,6 +67,17 @@ async function buildTemplate(root: string): Promise<void> {
   );
 }
 
+/** A copy of the template made ready for `entry`: local changes gone (`clean`), its `before` lines run by real git. */
+async function prepare(dir: string, entry: CorpusLine): Promise<void> {
+  const proj = join(dir, "proj");
+  if (entry.clean) {
+    // Lines agents run on a clean tree (merge, revert, rm -r): real git refuses them with staged changes too.
+    await git(proj, "reset", "-q", "--hard");
+    await git(proj, "clean", "-qfd");
+  }
+  for (const words of entry.before ?? []) await gitRaw(proj, [...words]);
+}
+
 async function copyTree(from: string, to: string) {
   const out = await new Deno.Command("cp", { args: ["-a", `${from}/.`, to] }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
@@ -304,19 +315,14 @@ async function runCorpus(template: string, lines: readonly CorpusLine[]): Promis
   KNOWN = new Set(
     (await git(join(template, "proj"), "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")).split("\n"),
   );
-  const pristine = await state(join(template, "proj"), KNOWN);
+  const templateState = await state(join(template, "proj"), KNOWN);
   for (const entry of lines) {
     await using work = await makeRoot("pterm-corpus-");
     await using twin = await makeRoot("pterm-corpus-git-");
     await copyTree(template, work.path);
     await copyTree(template, twin.path);
-    if (entry.clean) {
-      // Lines agents run on a clean tree (merge, revert, rm -r): real git refuses them with staged changes too.
-      for (const dir of [work.path, twin.path]) {
-        await git(join(dir, "proj"), "reset", "-q", "--hard");
-        await git(join(dir, "proj"), "clean", "-qfd");
-      }
-    }
+    for (const dir of [work.path, twin.path]) await prepare(dir, entry);
+    const pristine = entry.before ? await state(join(work.path, "proj"), KNOWN) : templateState;
     const envelope = await exec(work.path, entry.line, { stdin: entry.stdin });
     const first = await judge(entry, envelope, work.path, twin.path);
     if (first.ok) {
@@ -326,7 +332,7 @@ async function runCorpus(template: string, lines: readonly CorpusLine[]): Promis
     }
     if (envelope.exit_code !== 0) {
       // A refused line changes nothing: errors never leave work half done.
-      if (!entry.clean) {
+      if (!entry.clean || entry.before) {
         assert.equal(
           await state(join(work.path, "proj"), KNOWN),
           pristine,
@@ -342,10 +348,7 @@ async function runCorpus(template: string, lines: readonly CorpusLine[]): Promis
       if (retried) {
         await using twin2 = await makeRoot("pterm-corpus-git-");
         await copyTree(template, twin2.path);
-        if (entry.clean) {
-          await git(join(twin2.path, "proj"), "reset", "-q", "--hard");
-          await git(join(twin2.path, "proj"), "clean", "-qfd");
-        }
+        await prepare(twin2.path, entry);
         const second = await judge(entry, retried, work.path, twin2.path, true);
         if (second.ok) {
           scores.recovered++;

@@ -26,6 +26,12 @@ export interface CorpusLine {
   readonly diff?: string;
   /** Start from a clean tree (no local changes): lines agents run after committing, as merges. */
   readonly clean?: boolean;
+  /**
+   * Real git lines (words after `git`, run in proj/ of both copies, after `clean`) that bring the repository to
+   * where the line is typed: a rebase stopped on a conflict and resolved, before `git rebase --continue`. They may
+   * fail (a rebase that stops does).
+   */
+  readonly before?: readonly (readonly string[])[];
 }
 
 /** A small change to src/app.py, as `git diff` prints it (paths relative to proj/). */
@@ -317,6 +323,21 @@ export const cold: readonly CorpusLine[] = [
   { line: "git cherry-pick --allow-empty feature", clean: true },
   { line: "git cherry-pick --keep-redundant-commits feature", clean: true },
   { line: "git rebase main", clean: true },
+  { line: "git rebase feature", clean: true },
+  { line: "git rebase --onto main A B", clean: true, before: [["branch", "A", "old"], ["branch", "B", "feature"]] },
+  {
+    line: "git rebase --continue",
+    // The person's editor takes the stopped commit's message as it is.
+    intent: "-c core.editor=true rebase --continue",
+    clean: true,
+    before: [
+      ["switch", "-q", "feature"],
+      ["rm", "-q", "README.md"],
+      ["commit", "-q", "-m", "Drop the README"],
+      ["rebase", "main"],
+      ["rm", "-q", "README.md"],
+    ],
+  },
   { line: "git remote -v" },
   { line: "git config --list" },
   { line: "git config core.bare" },

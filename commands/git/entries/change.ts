@@ -23,3 +23,4 @@ export { stashList } from "../handlers/stash_list.ts";
 export { stashDropHandler } from "../handlers/stash_drop.ts";
 export { stashClearHandler } from "../handlers/stash_clear.ts";
 export { gitApply } from "../handlers/apply.ts";
+export { rebase } from "../handlers/rebase.ts";

@@ -9,6 +9,7 @@ import type { CommandContext } from "../../../core/context.ts";
 import type { commitFlags } from "../sub/commit.ts";
 import { stage } from "../worktree/add.ts";
 import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../porcelain/commit.ts";
+import { cleanupMessage } from "../odb/objects.ts";
 import { preparedMessage, sequenceCommitOptions, sequenceInProgress, squashMessage } from "../merge/sequence.ts";
 import { describeCommit, readCommit } from "../history/log.ts";
 import { readHead } from "../repo/refs.ts";
@@ -59,8 +60,12 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   const warnings: string[] = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
-  // Concluding a merge, cherry-pick or revert: git's message is the one it prepared (git commit --no-edit).
-  if (message === null && !amend) message = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
+  // Concluding a merge, cherry-pick or revert (or a rebase's stopped pick): git's message is the one it prepared,
+  // as git's editor saves it unchanged — its comment lines (`# Conflicts:`) stripped.
+  if (message === null && !amend) {
+    const prepared = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
+    message = prepared === null ? null : cleanupMessage(prepared, true);
+  }
   if (message === null && !amend) {
     throw new PtermError(
       "InvalidArgs",

@@ -19,31 +19,40 @@ export const pull: Handler<
 > = async (
   ctx,
 ) => {
-  if (ctx.flags.rebase) {
-    throw new PtermError(
-      "InvalidArgs",
-      "git pull --rebase is not available in pterm: `git pull --confirm` merges the upstream (a fast-forward when " +
-        "you have no commits of your own); nothing was fetched.",
-    );
-  }
   const opened = await openFromFlags(ctx);
   const { rel, policy } = opened;
   let repo = opened.repo;
   const branch = readHead(repo).branch;
   if (!branch) throw new PtermError("InvalidArgs", "HEAD is detached: check out a branch to pull into.");
-  // git pull rebases when branch.<name>.rebase (else pull.rebase) says so; pterm's pull merges only, so such a
-  // setting is refused by name rather than ignored (`--no-rebase` overrides it, as in git).
+  // git pull rebases with --rebase, or when branch.<name>.rebase (else pull.rebase) says so; `--no-rebase` wins.
   const rebaseSetting = repo.config.get(`branch.${branch}.rebase`) !== undefined
     ? `branch.${branch}.rebase`
     : "pull.rebase";
   const rebaseValue = repo.config.get(rebaseSetting);
   const noRebase = (ctx.flags as Record<string, unknown>)["no-rebase"] === true;
-  if (!noRebase && rebaseValue !== undefined && !/^(false|no|off|0)$/i.test(rebaseValue)) {
-    throw new PtermError(
-      "InvalidArgs",
-      `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase; pterm's pull only ` +
-        "merges. `git pull --no-rebase --confirm` merges as git does with that flag; nothing was fetched.",
-    );
+  let rebase = ctx.flags.rebase === true && !noRebase;
+  if (!noRebase && !ctx.flags.rebase && rebaseValue !== undefined) {
+    if (/^(true|yes|on|1|)$/i.test(rebaseValue)) rebase = true;
+    else if (!/^(false|no|off|0)$/i.test(rebaseValue)) {
+      // merges (--rebase-merges) and interactive: rebases pterm does not run; refused by name, not ignored.
+      throw new PtermError(
+        "InvalidArgs",
+        `${rebaseSetting} is \`${rebaseValue}\` in the repository's config, so git would rebase that way; pterm's ` +
+          "pull rebases only as plain `git pull --rebase` does. `git pull --rebase --confirm` rebases plainly, " +
+          "`git pull --no-rebase --confirm` merges; nothing was fetched.",
+      );
+    }
+  }
+  if (rebase) {
+    // As git's pull: a rebase needs a clean work tree, checked before anything is fetched.
+    const { requireClean, printedBy } = await import("../porcelain/rebase.ts");
+    try {
+      await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
+    } catch (error) {
+      const printed = printedBy(error);
+      if (printed) ctx.stderr.write(printed.stderr);
+      throw error;
+    }
   }
   const name = repo.config.get(`branch.${branch}.remote`);
   const merge = repo.config.get(`branch.${branch}.merge`);
@@ -74,7 +83,11 @@ export const pull: Handler<
   const remote = gate(
     ctx,
     remoteUrlOf(repo, name, rel),
-    (url) => `pull: fetching ${name} (${url}) and merging its ${merge.replace(/^refs\/heads\//, "")} into ${branch}`,
+    (url) =>
+      `pull: fetching ${name} (${url}) and ${rebase ? "rebasing" : "merging"} ${branch} ${
+        rebase ? "onto" : "with"
+      } its ` +
+      `${merge.replace(/^refs\/heads\//, "")}`,
     `the URL of remote ${name}`,
   );
   const refspecs = refspecsOf(repo, name);
@@ -85,6 +98,7 @@ export const pull: Handler<
       `${merge} (the upstream of ${branch}) is not fetched by remote.${name}.fetch; fix the refspec with the real git.`,
     );
   }
+  const trackedBefore = resolveRefOid(repo, tracking);
   const fetched = await fetchInto({
     connection: await connectionFor(ctx, remote),
     repo,
@@ -116,6 +130,44 @@ export const pull: Handler<
           `is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`,
       );
     }
+  }
+  const ours = readHead(repo).oid;
+  const theirs = resolveRefOid(repo, tracking)!;
+  const { isAncestor } = await import("../merge/merge.ts");
+  if (rebase && !(ours && ours !== theirs && (await isAncestor(repo, ours, theirs)))) {
+    // git's pull --rebase: `git rebase --onto <fetched> <fork point>`, the fork point being where the branch left
+    // the remote-tracking branch before this fetch (else the fetched commit); a fast-forward merges instead.
+    const forkPoint = trackedBefore && ours && (await isAncestor(repo, trackedBefore, ours)) ? trackedBefore : theirs;
+    const { startRebase } = await import("../porcelain/rebase.ts");
+    const { reportRebase } = await import("./rebase.ts");
+    const rebased = await withRepoLock(repo, () =>
+      startRebase(repo, loadIndex(repo), policy, {
+        upstream: forkPoint,
+        onto: theirs,
+        author: authorOf(ctx, repo),
+        // git names the reflog entries after the command line as given (its GIT_REFLOG_ACTION).
+        action: [
+          "pull",
+          ...(ctx.flags.rebase ? ["--rebase"] : []),
+          ...(askedRemote ? [askedRemote] : []),
+          ...(askedBranch ? [askedBranch] : []),
+        ].join(" "),
+        adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true),
+      }));
+    const report = reportRebase(ctx, rel, rebased);
+    return {
+      repo_path: rel,
+      remote: name,
+      url: remote.url,
+      merged: tracking,
+      commit_id: null,
+      head: report.head,
+      changed_paths: report.changed_paths,
+      conflicts: [],
+      fetched: fetched.refs,
+      transfer: fetched.stats,
+      outcome: rebased.outcome === "up-to-date" ? "up-to-date" as const : "rebased" as const,
+    };
   }
   // Merging loads most of pterm's git (diff3, renames, checkout): only pull needs it.
   const { mergeInto } = await import("../porcelain/merge_into.ts");

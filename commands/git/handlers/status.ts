@@ -6,6 +6,7 @@ import type { Handler } from "../../../core/context.ts";
 import type { statusFlags } from "../sub/status.ts";
 import { type Sequence, sequenceCommit, sequenceInProgress } from "../merge/sequence.ts";
 import { abbreviate } from "../odb/abbrev.ts";
+import { rebaseStatusLines } from "../porcelain/rebase_status.ts";
 import { type Tracking, trackingInfo } from "../porcelain/upstream.ts";
 import { readReflog, resolveRefOid } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
@@ -231,6 +232,8 @@ export interface LongStatusContext {
   readonly progress: Sequence | null;
   /** The abbreviated commit a cherry-pick or revert in progress applies. */
   readonly picked: string | null;
+  /** The block of a rebase in progress (its done and next commands, what to run), in place of `sequenceLines`. */
+  readonly rebaseLines?: readonly string[];
   readonly hints: boolean;
   readonly untrackedShown: boolean;
   /** The untracked entries as git lists them in this mode (folders collapsed to `dir/` unless `-uall`). */
@@ -247,7 +250,10 @@ export function longStatus(report: StatusReport, files: readonly StatusFile[], c
   const lines = [context.branchLine];
   if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
   const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
-  if (progress) lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  if (context.rebaseLines) lines.push(...context.rebaseLines);
+  else if (progress && progress !== "rebase") {
+    lines.push(...sequenceLines(progress, context.picked, unmergedFiles.length > 0, hints));
+  }
   if (!report.head) lines.push("", "No commits yet", "");
   // A merge or cherry-pick in progress has no "unstage" hint (git's whence is not a plain commit); a revert has.
   const plainCommit = progress !== "merge" && progress !== "cherry-pick";
@@ -361,12 +367,17 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
       shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+    const hints = repo.config.getBool("advice.statusHints", true);
+    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
     text = longStatus(report, files, {
-      branchLine: report.branch ? `On branch ${report.branch}` : await detachedLine(repo, report.head),
+      branchLine: report.branch
+        ? `On branch ${report.branch}`
+        : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+      rebaseLines: rebasing?.lines,
       tracking,
       progress,
       picked: picked ? abbreviate(repo, picked) : null,
-      hints: repo.config.getBool("advice.statusHints", true),
+      hints,
       untrackedShown: untracked,
       untracked: shownUntracked,
     });

@@ -9,17 +9,38 @@ import { clearSequenceState } from "../porcelain/commit.ts";
 import { parseCommit, type Signature } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
 
-/** A merge, cherry-pick or revert stopped on conflicts (or by --no-commit), and the file that says so. */
-export type Sequence = "merge" | "cherry-pick" | "revert";
+/**
+ * A merge, cherry-pick, revert or rebase stopped on conflicts (or by --no-commit), and the file that says so
+ * (a rebase: its state folder, git's sequencer's `rebase-merge/`, or `rebase-apply/` of git's older backend).
+ */
+export type Sequence = "merge" | "cherry-pick" | "revert" | "rebase";
 const SEQUENCE_HEADS: Record<Sequence, string> = {
   merge: "MERGE_HEAD",
   "cherry-pick": "CHERRY_PICK_HEAD",
   revert: "REVERT_HEAD",
+  rebase: "rebase-merge",
 };
 
-/** Which operation is in progress, as git's status tells (MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD). */
+/** The folder of a rebase in progress (`rebase-merge`, or `rebase-apply` of git's apply backend), or null. */
+export function rebaseStateDir(repo: Repo): "rebase-merge" | "rebase-apply" | null {
+  for (const name of ["rebase-merge", "rebase-apply"] as const) {
+    try {
+      if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
+    } catch { /* not this one */ }
+  }
+  return null;
+}
+
+/**
+ * Which operation is in progress, in git's status order: a merge (MERGE_HEAD), a rebase (its state folder: a
+ * commit made now does not conclude it), a cherry-pick (CHERRY_PICK_HEAD), a revert (REVERT_HEAD).
+ */
 export function sequenceInProgress(repo: Repo): Sequence | null {
-  for (const kind of ["merge", "cherry-pick", "revert"] as const) {
+  for (const kind of ["merge", "rebase", "cherry-pick", "revert"] as const) {
+    if (kind === "rebase") {
+      if (rebaseStateDir(repo)) return kind;
+      continue;
+    }
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
@@ -30,6 +51,7 @@ export function sequenceInProgress(repo: Repo): Sequence | null {
 
 /** The commit a cherry-pick or revert in progress is applying (its _HEAD file), or null. */
 export function sequenceCommit(repo: Repo, kind: Sequence): string | null {
+  if (kind === "rebase") return null;
   try {
     return /^[0-9a-f]{40}/.exec(Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`))?.[0] ?? null;
   } catch {
@@ -47,9 +69,16 @@ export function requireSequence(repo: Repo, kind: Sequence, doing: string): void
   );
 }
 
-/** `--quit`: forget the operation in progress (its state files) and keep index and work tree as they are. */
+/**
+ * `--quit`: forget the operation in progress (its state files) and keep index and work tree as they are; a rebase's
+ * state folder goes, and HEAD stays where the rebase left it, as git's `rebase --quit` leaves it.
+ */
 export function quitSequence(repo: Repo, kind: Sequence): void {
   requireSequence(repo, kind, "quit");
+  if (kind === "rebase") {
+    Deno.removeSync(`${repo.gitdir}/${rebaseStateDir(repo)}`, { recursive: true });
+    return;
+  }
   clearSequenceState(repo);
 }
 

@@ -102,8 +102,16 @@ export async function cherryPickCommit(
     allowEmpty?: boolean;
     /** git's --keep-redundant-commits: a change already in HEAD is still recorded, as an empty commit. */
     keepRedundant?: boolean;
+    /**
+     * The pick is one step of a rebase (git's sequencer in its rebase role): a conflict stops with REBASE_HEAD
+     * instead of CHERRY_PICK_HEAD, the commit is logged as `rebase (pick): <subject>`, and a change already in
+     * HEAD is dropped (git's default --empty=drop) instead of stopping.
+     */
+    rebase?: { reflogMessage: string };
   },
-): Promise<{ picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+): Promise<
+  { picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[]; redundant?: boolean }
+> {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
   await requireIndexMatchesHead(repo, index, "cherry-pick");
@@ -122,11 +130,16 @@ export async function cherryPickCommit(
     theirs: `${abbreviate(repo, oid)} (${subject})`,
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`,
   });
-  const applied = await applyMerge(repo, index, policy, merge, "cherry-pick");
+  const applied = await applyMerge(repo, index, policy, merge, options.rebase ? "rebase" : "cherry-pick");
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}\n`);
+    // git's sequencer, stopping a rebase's pick, lists the conflicts after the message as comments.
+    const conflicts = options.rebase && applied.conflicts.length > 0
+      ? `\n# Conflicts:\n${applied.conflicts.map((path) => `#\t${path}\n`).join("")}`
+      : "";
+    writeStateFile(repo, "MERGE_MSG", message + conflicts);
+    if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}\n`);
     return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
   const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
@@ -137,11 +150,14 @@ export async function cherryPickCommit(
       author: options.author,
       authorSignature: commit.author,
       extraParents: [],
-      reflogMessage: `cherry-pick: ${subject}`,
+      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
       allowEmpty: options.keepRedundant || (initiallyEmpty && options.allowEmpty),
     });
   } catch (error) {
     if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    if (options.rebase) {
+      return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: [], redundant: true };
+    }
     // As git's sequencer: an empty pick stops with the cherry-pick in progress (CHERRY_PICK_HEAD, MERGE_MSG),
     // so that --skip, --abort, --continue and `git commit --allow-empty` conclude it.
     writeStateFile(repo, "MERGE_MSG", message);

@@ -115,6 +115,7 @@ export const HANDLER_EXPORTS = {
     "stashDropHandler",
     "stashClearHandler",
     "gitApply",
+    "rebase",
   ],
   remote: ["lsRemote", "clone", "fetch", "push", "pull", "remotes"],
 } as const;

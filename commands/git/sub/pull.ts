@@ -12,7 +12,8 @@ export const pullFlags = [
     name: "rebase",
     short: "r",
     type: "boolean",
-    description: "Not available: pterm's pull merges (or fast-forwards); refused, nothing fetched.",
+    description: "Rebase the branch's own commits onto the fetched upstream instead of merging (git's " +
+      "pull --rebase; pull.rebase or branch.<name>.rebase = true in .git/config do the same).",
   },
   {
     name: "ff-only",
@@ -20,7 +21,7 @@ export const pullFlags = [
     description: "Only fast-forward; refuse, with nothing merged, when the branches diverged.",
   },
   compat("no-edit", "Accepted: pterm never opens an editor; the merge message is git's."),
-  compat("no-rebase", "Accepted: pterm's pull merges, as git pull --no-rebase does."),
+  compat("no-rebase", "Merge, even where pull.rebase or branch.<name>.rebase says rebase (as git pull --no-rebase)."),
   {
     name: "prune",
     short: "p",
