@@ -21,7 +21,7 @@ import {
   Transaction,
   withPatchLock,
 } from "./transaction.ts";
-import { View } from "./view.ts";
+import { type Change, View } from "./view.ts";
 import { parseDiff } from "./diff.ts";
 import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
@@ -583,14 +583,15 @@ async function precheck(
     );
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  const changes = view.changes();
   if (problems.length === 0) {
     refuseGitDirectoriesFormed(
       run.workspace.root,
-      view.changes(),
+      changes,
       (await view.emptiedDirs()).map((d) => view.absOf(d)),
     );
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   if (problems.length > 0) {
     throw failure(run.command, problems, { ...result, problems });
   }
@@ -608,8 +609,8 @@ function gitPlanned(block: Block): BlockOutcome {
   return { status, lines_added: 0, lines_removed: 0 };
 }
 
-function filesChanged(view: View): PatchResult["files_changed"] {
-  return view.changes().map((c) => {
+function filesChanged(changes: readonly Change[]): PatchResult["files_changed"] {
+  return changes.map((c) => {
     const change = c.after === null
       ? "deleted" as const
       : c.before === null
@@ -669,13 +670,14 @@ async function applyPlain(
     );
   }
   const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
+  const changes = view.changes();
   try {
-    await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+    await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   } catch (error) {
     await tx.rollback();
     throw error;
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   await tx.finish();
   return result;
 }
@@ -847,7 +849,7 @@ async function runGitAndEdits(
     .map(([rel]) => view.absOf(rel));
   const emptied = [...(await view.emptiedDirs()).map((d) => view.absOf(d)), ...goneFolders];
   await tx.write(changes, emptied, submoduleFolders);
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
 
   if (run.noCommit) {
     if (run.noCommitReason !== "format") {
