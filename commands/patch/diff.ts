@@ -202,11 +202,11 @@ export function parseDiff(lines: readonly string[], firstLine: number): FileDiff
   const lineNo: number[] = [];
   let diffBegun = false;
   for (const [i, l] of lines.entries()) {
-    if (FENCE_LINE.test(l)) {
+    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
       if (diffBegun) break;
       continue;
     }
-    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
     text.push(l);
     lineNo.push(at(i));
   }

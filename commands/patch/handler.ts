@@ -207,7 +207,8 @@ interface Prepared {
 const COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
 
 async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
-  const coloured = COLOURED_DIFF_LINE.exec(run.text);
+  // Only text holding ESC [ can hold a colour code: the line-by-line search runs only then.
+  const coloured = run.text.includes("\x1b[") ? COLOURED_DIFF_LINE.exec(run.text) : null;
   if (coloured) {
     // git apply finds no patch in such text either; stripping the codes could also strip a file's own.
     throw failure(run.command, [{
