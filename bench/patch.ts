@@ -56,7 +56,7 @@ function line(file: number, i: number): string {
   return `    value_${i} = compute(#${file}.${i}#, ${i % 97})`;
 }
 
-function buildWorkload(files: number, linesPerFile: number, editsPerFile: number): Workload {
+export function buildWorkload(files: number, linesPerFile: number, editsPerFile: number): Workload {
   const before = new Map<string, string>();
   const after = new Map<string, string>();
   const blocks: string[] = [];
@@ -82,7 +82,7 @@ function buildWorkload(files: number, linesPerFile: number, editsPerFile: number
   };
 }
 
-function writeTree(dir: string, files: Map<string, string>): void {
+export function writeTree(dir: string, files: Map<string, string>): void {
   try {
     Deno.removeSync(dir, { recursive: true });
   } catch (error) {
@@ -97,7 +97,7 @@ function writeTree(dir: string, files: Map<string, string>): void {
 }
 
 /** The unified diff the real git writes for the workload. */
-function realDiff(dir: string, w: Workload): string {
+export function realDiff(dir: string, w: Workload): string {
   Deno.mkdirSync(dir, { recursive: true });
   writeTree(dir, w.before);
   gitSync(dir, "init", "-q");
