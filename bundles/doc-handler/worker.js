@@ -631,7 +631,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info2.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -1287,10 +1287,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -3624,14 +3625,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-I2IS6DZI.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-AQKK2HW2.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-44J52K4J.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-BUQSL6BB.js", import.meta.url).href),
-  html: () => import(new URL("./html-DMYONV6N.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-BXMM4IAW.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-GMDIN2TR.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-YJRS42QW.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-PTJWDRA2.js", import.meta.url).href),
+  html: () => import(new URL("./html-MNBMXTKM.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-L5NWOSXC.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-LRAWHUCF.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-7Z44K3BR.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-SNCOS7VZ.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3684,7 +3685,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-UXVMXDSO.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-G36QEC4M.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
