@@ -874,100 +874,6 @@ var Registry = class {
   }
 };
 
-// core/request.ts
-var KEYS = /* @__PURE__ */ new Set([
-  "command",
-  "stdin",
-  "timeout_ms"
-]);
-function bad(message) {
-  throw new PtermError("InvalidArgs", `the tool call is invalid: ${message}`, {
-    helpFor: "pterm exec"
-  });
-}
-function parseRequest(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    bad('it must be a JSON object like {"command": "hello"}.');
-  }
-  const record = value;
-  for (const key of Object.keys(record)) {
-    if (!KEYS.has(key)) bad(`unknown key \`${key}\`; the keys are command, stdin and timeout_ms.`);
-  }
-  if (typeof record.command !== "string" || record.command.length === 0) {
-    bad("`command` must be a non-empty string, the command line to run.");
-  }
-  const stdin = record.stdin ?? void 0;
-  if (stdin !== void 0 && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
-  const timeout = record.timeout_ms ?? void 0;
-  if (timeout !== void 0 && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
-    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
-  }
-  const request = {
-    command: record.command
-  };
-  if (stdin !== void 0) request.stdin = stdin;
-  if (timeout !== void 0) request.timeout_ms = timeout;
-  return request;
-}
-
-// core/run_id.ts
-var RUN_ID = /^(\d{8})T(\d{9})Z-([0-9a-f]{8})$/;
-function newRunId(now = /* @__PURE__ */ new Date()) {
-  const iso = now.toISOString();
-  const stamp = iso.slice(0, 10).replaceAll("-", "") + "T" + iso.slice(11, 23).replaceAll(":", "").replace(".", "") + "Z";
-  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(16).padStart(8, "0");
-  return `${stamp}-${random}`;
-}
-function runIdDay(runId) {
-  const m = RUN_ID.exec(runId);
-  if (!m) throw new Error(`not a run id: ${runId}`);
-  return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
-}
-
-// core/artifacts.ts
-var ARTIFACTS_DIR = "artifacts";
-function safeArtifactName(name) {
-  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
-  return cleaned.slice(0, 120) || "artifact";
-}
-function artifactRelDir(runId) {
-  return `${ARTIFACTS_DIR}/${runId}`;
-}
-function createArtifactStore(root, runId, onAdd = () => {
-}) {
-  const refs = [];
-  const used = /* @__PURE__ */ new Set();
-  const record = (ref) => {
-    refs.push(ref);
-    onAdd(ref);
-  };
-  return {
-    async save(name, data, options) {
-      let file = safeArtifactName(name);
-      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
-      used.add(file);
-      const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync: safeWriteFileSync2 } = await lazyImport(new URL("./fs/safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
-      safeWriteFileSync2(root, rel, data, {
-        mkdirs: true
-      });
-      const ref = {
-        path: rel,
-        mime: options.mime,
-        description: options.description
-      };
-      record(ref);
-      return ref;
-    },
-    add(ref) {
-      record(ref);
-    },
-    list() {
-      return refs;
-    }
-  };
-}
-
 // core/root_guard.ts
 var REPO = new URL("../", new URL("./core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -1359,7 +1265,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -1897,6 +1803,171 @@ function safeReadTextFileSync(root, rel) {
   return new TextDecoder().decode(safeReadFileSync(root, rel));
 }
 
+// core/limits.ts
+var DEFAULT_LIMITS = {
+  stdout_bytes: 16 * 1024,
+  stderr_bytes: 8 * 1024,
+  stdin_bytes: 4 * 1024 * 1024,
+  timeout_ms_default: 6e4,
+  timeout_ms_max: 6e5,
+  memory_bytes: 2 * 1024 * 1024 * 1024
+};
+var MEMORY_WATCH_AFTER_MS = 100;
+var MEMORY_WATCH_EVERY_MS = 20;
+var ABORT_GRACE_MS = 250;
+
+// core/config.ts
+var CONFIG_FILE = "pterm.json";
+var DEFAULT_CONFIG = {
+  limits: DEFAULT_LIMITS,
+  sections: {},
+  fromFile: false
+};
+var CONFIG_CACHE = [
+  "cache",
+  "config.json"
+];
+function readCache(root) {
+  try {
+    return JSON.parse(safeReadTextFileSync(root, CONFIG_CACHE.join("/")));
+  } catch {
+    return null;
+  }
+}
+async function loadConfig(root, registry, version = "dev") {
+  let text;
+  try {
+    text = safeReadTextFileSync(root, CONFIG_FILE);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
+    if (error instanceof PtermError) throw error;
+    throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${error.message}`);
+  }
+  const commands2 = registry.names().join(",");
+  const cached = readCache(root);
+  if (cached && cached.source === text && cached.version === version && cached.commands === commands2) {
+    return cached.config;
+  }
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new PtermError("InvalidConfig", `${CONFIG_FILE} is not valid JSON (${error.message}); fix the file or remove it to use the defaults.`);
+  }
+  const { validateConfig } = await lazyImport(new URL("./config_schema.ts", new URL("./core/config.ts", import.meta.url).href));
+  const config = {
+    ...await validateConfig(raw, registry),
+    fromFile: true
+  };
+  try {
+    const entry = {
+      source: text,
+      version,
+      commands: commands2,
+      config
+    };
+    safeWriteFileSync(root, CONFIG_CACHE.join("/"), JSON.stringify(entry), {
+      mkdirs: true
+    });
+  } catch {
+  }
+  return config;
+}
+
+// core/request.ts
+var KEYS = /* @__PURE__ */ new Set([
+  "command",
+  "stdin",
+  "timeout_ms"
+]);
+function bad(message) {
+  throw new PtermError("InvalidArgs", `the tool call is invalid: ${message}`, {
+    helpFor: "pterm exec"
+  });
+}
+function parseRequest(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    bad('it must be a JSON object like {"command": "hello"}.');
+  }
+  const record = value;
+  for (const key of Object.keys(record)) {
+    if (!KEYS.has(key)) bad(`unknown key \`${key}\`; the keys are command, stdin and timeout_ms.`);
+  }
+  if (typeof record.command !== "string" || record.command.length === 0) {
+    bad("`command` must be a non-empty string, the command line to run.");
+  }
+  const stdin = record.stdin ?? void 0;
+  if (stdin !== void 0 && typeof stdin !== "string") bad("`stdin` must be a string (or null) when given.");
+  const timeout = record.timeout_ms ?? void 0;
+  if (timeout !== void 0 && !(typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout > 0)) {
+    bad("`timeout_ms` must be a positive whole number of milliseconds (or null) when given.");
+  }
+  const request = {
+    command: record.command
+  };
+  if (stdin !== void 0) request.stdin = stdin;
+  if (timeout !== void 0) request.timeout_ms = timeout;
+  return request;
+}
+
+// core/run_id.ts
+var RUN_ID = /^(\d{8})T(\d{9})Z-([0-9a-f]{8})$/;
+function newRunId(now = /* @__PURE__ */ new Date()) {
+  const iso = now.toISOString();
+  const stamp = iso.slice(0, 10).replaceAll("-", "") + "T" + iso.slice(11, 23).replaceAll(":", "").replace(".", "") + "Z";
+  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(16).padStart(8, "0");
+  return `${stamp}-${random}`;
+}
+function runIdDay(runId) {
+  const m = RUN_ID.exec(runId);
+  if (!m) throw new Error(`not a run id: ${runId}`);
+  return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
+}
+
+// core/artifacts.ts
+var ARTIFACTS_DIR = "artifacts";
+function safeArtifactName(name) {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
+  return cleaned.slice(0, 120) || "artifact";
+}
+function artifactRelDir(runId) {
+  return `${ARTIFACTS_DIR}/${runId}`;
+}
+function createArtifactStore(root, runId, onAdd = () => {
+}) {
+  const refs = [];
+  const used = /* @__PURE__ */ new Set();
+  const record = (ref) => {
+    refs.push(ref);
+    onAdd(ref);
+  };
+  return {
+    async save(name, data, options) {
+      let file = safeArtifactName(name);
+      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
+      used.add(file);
+      const rel = `${artifactRelDir(runId)}/${file}`;
+      const { safeWriteFileSync: safeWriteFileSync2 } = await lazyImport(new URL("./fs/safe_fs.ts", new URL("./core/artifacts.ts", import.meta.url).href));
+      safeWriteFileSync2(root, rel, data, {
+        mkdirs: true
+      });
+      const ref = {
+        path: rel,
+        mime: options.mime,
+        description: options.description
+      };
+      record(ref);
+      return ref;
+    },
+    add(ref) {
+      record(ref);
+    },
+    list() {
+      return refs;
+    }
+  };
+}
+
 // core/redact.ts
 var REDACTED = "***";
 var MAX_SCHEME = 32;
@@ -1969,16 +2040,38 @@ function credentialsOf(words) {
     ...secrets
   ].sort((a, b) => b.length - a.length);
 }
+function mayHoldUrl(value) {
+  try {
+    return (JSON.stringify(value) ?? "").includes("://");
+  } catch {
+    return true;
+  }
+}
 function redactCredentials(value, words) {
+  if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
   const walk3 = (v) => {
     if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) return v.map(walk3);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk3(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
-        k,
-        walk3(x)
-      ]));
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk3(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
     }
     return v;
   };
@@ -2011,77 +2104,6 @@ function redactRecord(record) {
     ...redactCredentials(record, words),
     command: redactCommandLine(record.command, record.argv)
   };
-}
-
-// core/limits.ts
-var DEFAULT_LIMITS = {
-  stdout_bytes: 16 * 1024,
-  stderr_bytes: 8 * 1024,
-  stdin_bytes: 4 * 1024 * 1024,
-  timeout_ms_default: 6e4,
-  timeout_ms_max: 6e5,
-  memory_bytes: 2 * 1024 * 1024 * 1024
-};
-var MEMORY_WATCH_AFTER_MS = 100;
-var MEMORY_WATCH_EVERY_MS = 20;
-var ABORT_GRACE_MS = 250;
-
-// core/config.ts
-var CONFIG_FILE = "pterm.json";
-var DEFAULT_CONFIG = {
-  limits: DEFAULT_LIMITS,
-  sections: {},
-  fromFile: false
-};
-var CONFIG_CACHE = [
-  "cache",
-  "config.json"
-];
-function readCache(root) {
-  try {
-    return JSON.parse(safeReadTextFileSync(root, CONFIG_CACHE.join("/")));
-  } catch {
-    return null;
-  }
-}
-async function loadConfig(root, registry, version = "dev") {
-  let text;
-  try {
-    text = safeReadTextFileSync(root, CONFIG_FILE);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return DEFAULT_CONFIG;
-    if (error instanceof PtermError) throw error;
-    throw new PtermError("InvalidConfig", `${CONFIG_FILE} cannot be read: ${error.message}`);
-  }
-  const commands2 = registry.names().join(",");
-  const cached = readCache(root);
-  if (cached && cached.source === text && cached.version === version && cached.commands === commands2) {
-    return cached.config;
-  }
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new PtermError("InvalidConfig", `${CONFIG_FILE} is not valid JSON (${error.message}); fix the file or remove it to use the defaults.`);
-  }
-  const { validateConfig } = await lazyImport(new URL("./config_schema.ts", new URL("./core/config.ts", import.meta.url).href));
-  const config = {
-    ...await validateConfig(raw, registry),
-    fromFile: true
-  };
-  try {
-    const entry = {
-      source: text,
-      version,
-      commands: commands2,
-      config
-    };
-    safeWriteFileSync(root, CONFIG_CACHE.join("/"), JSON.stringify(entry), {
-      mkdirs: true
-    });
-  } catch {
-  }
-  return config;
 }
 
 // core/bundles.ts
@@ -2307,10 +2329,13 @@ var Sandbox = class {
           message: "the command's result could not be transferred"
         });
       };
-      const sent = this.#onIdle ? {
+      const sent = {
         ...job,
-        warm: true
-      } : job;
+        ...this.#onIdle ? {
+          warm: true
+        } : {},
+        progress: options.onProgress !== void 0
+      };
       worker.postMessage({
         type: "run",
         job: sent,
@@ -3505,8 +3530,20 @@ function wireStdin(stdin) {
       };
   }
 }
+async function serverMode(io, app2, root) {
+  const env = io.env("PTERM_SERVER");
+  if (env === "off") return "off";
+  if (env === "auto") return "start";
+  try {
+    const config = await loadConfig(root, new Registry(app2.commands), app2.version);
+    return config.server?.autostart === true ? "start" : "use";
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "InvalidConfig") return "use";
+    throw error;
+  }
+}
 async function runWarm(io, app2, call) {
-  const mode = io.env("PTERM_SERVER");
+  const mode = await serverMode(io, app2, call.root);
   if (mode === "off") return null;
   const outcome = await callServer(app2.version, {
     root: call.root,
@@ -3520,7 +3557,7 @@ async function runWarm(io, app2, call) {
   });
   if (outcome.kind === "answered") return outcome.envelope;
   if (outcome.kind === "failed") return failureEnvelope(outcome.error);
-  if (mode === "auto" && outcome.reason === "no server") {
+  if (mode === "start" && outcome.reason === "no server") {
     const { spawnServer } = await lazyImport(new URL("../server/spawn.ts", new URL("./hosts/cli/exec.ts", import.meta.url).href));
     spawnServer(call.root);
   }
@@ -3720,7 +3757,7 @@ function socketExists(path) {
 function serverCommand(app2) {
   return {
     name: "server",
-    description: "The workspace's warm session server, which `pterm exec` uses when it is up (run | start | stop | status). $PTERM_SERVER=auto makes `pterm exec` start it; $PTERM_SERVER=off keeps exec cold.",
+    description: "The workspace's warm session server, which `pterm exec` uses when it is up (run | start | stop | status). `server.autostart` in pterm.json (or $PTERM_SERVER=auto) makes `pterm exec` start it; $PTERM_SERVER=off keeps exec cold.",
     action: {
       name: "action",
       choices: [

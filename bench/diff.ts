@@ -16,7 +16,7 @@
  * git's, byte for byte: a fast wrong diff would not count.
  */
 
-import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
+import { cpuTable, ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/diff/", import.meta.url).pathname;
 const SIZES = quick ? [10_000] : [10_000, 60_000];
@@ -63,39 +63,6 @@ function prepare(dir: string, lines: number): void {
     }
   }
   Deno.writeTextFileSync(`${dir}/big.lock`, text.join("\n") + "\n");
-}
-
-/** CPU time (user + system) of one run of `subject`, in ms, as bash's `time` reads it (getrusage, to the ms). */
-async function cpuOnce(subject: Subject): Promise<number> {
-  const out = await new Deno.Command("bash", {
-    args: ["-c", 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1 || exit 1; } 2>&1', "bash", ...subject.cmd],
-    cwd: subject.cwd,
-    env: subject.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`${subject.name} failed: ${new TextDecoder().decode(out.stderr)}`);
-  const [user, system] = new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
-  return (user + system) * 1000;
-}
-
-/** CPU medians, the subjects interleaved run by run. */
-async function cpuTable(subjects: readonly Subject[], runs: number, baseline: string): Promise<string> {
-  const samples = subjects.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++) {
-    for (const [k, subject] of subjects.entries()) samples[k].push(await cpuOnce(subject));
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const base = median(samples[subjects.findIndex((s) => s.name === baseline)]);
-  const rows = subjects.map((
-    s,
-    k,
-  ) => [s.name, median(samples[k]).toFixed(0), (median(samples[k]) / base).toFixed(2) + "×"]);
-  const header = ["subject", "CPU ms (median)", `÷ ${baseline}`];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 /** A repository at `dir` with one committed line, changed in the work tree: pterm's fixed cost for `git diff`. */

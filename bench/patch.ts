@@ -9,7 +9,9 @@
  * `git.diff` block holding the unified diff the real git wrote, and by `git apply` of that diff.
  * Rows "pterm …" are whole `pterm exec` processes (start-up, sandbox worker, audit, fsync of every
  * written file included); rows "engine …" time the patch engine alone, in this process, to show
- * how the work itself grows. Linear growth: the "per unit" column stays flat across sizes.
+ * how the work itself grows. Linear growth: the "per unit" column stays flat across sizes. Each
+ * whole-process subject is also run for its CPU time (user + system), which a loaded machine
+ * disturbs less than wall time; the ratios to git apply are within the same run.
  *
  *   deno run -A bench/patch.ts            # sizes ×1, ×2, ×4
  *   deno run -A bench/patch.ts --quick    # sizes ×0.25, ×0.5, ×1, fewer runs
@@ -17,7 +19,7 @@
 
 import { createWorkspace } from "../core/context.ts";
 import { runPatch } from "../commands/patch/engine.ts";
-import { ptermCommand, quick, realGitEnv, type Subject, timeSubjects } from "./_timing.ts";
+import { cpuOnce, ptermCommand, quick, realGitEnv, type Subject, timeSubjects } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/patch/", import.meta.url).pathname;
 const SCALES = quick ? [0.25, 0.5, 1] : [1, 2, 4];
@@ -54,7 +56,7 @@ function line(file: number, i: number): string {
   return `    value_${i} = compute(#${file}.${i}#, ${i % 97})`;
 }
 
-function buildWorkload(files: number, linesPerFile: number, editsPerFile: number): Workload {
+export function buildWorkload(files: number, linesPerFile: number, editsPerFile: number): Workload {
   const before = new Map<string, string>();
   const after = new Map<string, string>();
   const blocks: string[] = [];
@@ -80,7 +82,7 @@ function buildWorkload(files: number, linesPerFile: number, editsPerFile: number
   };
 }
 
-function writeTree(dir: string, files: Map<string, string>): void {
+export function writeTree(dir: string, files: Map<string, string>): void {
   try {
     Deno.removeSync(dir, { recursive: true });
   } catch (error) {
@@ -95,7 +97,7 @@ function writeTree(dir: string, files: Map<string, string>): void {
 }
 
 /** The unified diff the real git writes for the workload. */
-function realDiff(dir: string, w: Workload): string {
+export function realDiff(dir: string, w: Workload): string {
   Deno.mkdirSync(dir, { recursive: true });
   writeTree(dir, w.before);
   gitSync(dir, "init", "-q");
@@ -148,6 +150,10 @@ interface Row {
   git: number;
   engine: number;
   engineDiff: number;
+  /** CPU medians (user + system) of the three whole-process subjects. */
+  cpuPterm: number;
+  cpuPtermDiff: number;
+  cpuGit: number;
 }
 
 async function measure(name: string, scale: number, w: Workload): Promise<Row> {
@@ -177,6 +183,14 @@ async function measure(name: string, scale: number, w: Workload): Promise<Row> {
   ];
   Deno.mkdirSync(root, { recursive: true });
   const timings = await timeSubjects(subjects, RUNS, 1);
+  const cpuSamples = subjects.map(() => [] as number[]);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, subject] of subjects.entries()) cpuSamples[k].push(await cpuOnce(subject));
+  }
+  const cpu = (n: string) => {
+    const sorted = [...cpuSamples[subjects.findIndex((s) => s.name === n)]].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
   for (const subject of subjects) {
     await reset();
     const out = await new Deno.Command(subject.cmd[0], {
@@ -201,6 +215,9 @@ async function measure(name: string, scale: number, w: Workload): Promise<Row> {
     git: by("git apply"),
     engine,
     engineDiff,
+    cpuPterm: cpu("pterm blocks"),
+    cpuPtermDiff: cpu("pterm git.diff"),
+    cpuGit: cpu("git apply"),
   };
 }
 
@@ -212,6 +229,9 @@ function printTable(title: string, unit: "edit" | "line", rows: Row[]): void {
     "pterm blocks ms",
     "pterm git.diff ms",
     "git apply ms",
+    "÷ git apply (blocks / diff)",
+    "CPU ms: blocks / git.diff / git apply",
+    "CPU ÷ git apply (blocks / diff)",
     "engine blocks ms",
     "engine git.diff ms",
     `engine µs per ${unit} (blocks / diff)`,
@@ -225,6 +245,9 @@ function printTable(title: string, unit: "edit" | "line", rows: Row[]): void {
       r.pterm.toFixed(0),
       r.ptermDiff.toFixed(0),
       r.git.toFixed(0),
+      `${(r.pterm / r.git).toFixed(1)}× / ${(r.ptermDiff / r.git).toFixed(1)}×`,
+      `${r.cpuPterm.toFixed(0)} / ${r.cpuPtermDiff.toFixed(0)} / ${r.cpuGit.toFixed(0)}`,
+      `${(r.cpuPterm / r.cpuGit).toFixed(1)}× / ${(r.cpuPtermDiff / r.cpuGit).toFixed(1)}×`,
       r.engine.toFixed(0),
       r.engineDiff.toFixed(0),
       `${((r.engine * 1000) / units).toFixed(1)} / ${((r.engineDiff * 1000) / units).toFixed(1)}`,

@@ -5,16 +5,18 @@
  * run, interleaved round-robin so the machine's load hits every row alike. Targets with the server
  * up: `exec hello` ≤ 1.5× an empty `deno run`; `git status` at 10,000 files ≤ 1.5× git; `git add
  * --all` (10,000 files, the index emptied before each run) ≤ 2× git; `git log -n 50` on a real
- * repository (a clone of this one) ≤ 2× git; and, where this machine has a snapshot of jq's repository
- * (/work/.mirror/jqlang+jq/repo, or the folder PTERM_BENCH_JQ names), `git blame src/builtin.c` over
- * its long history (target ≤ 3× git).
+ * repository (a clone of this one) ≤ 2× git; `patch apply` of 1,000 line edits over 100 files
+ * (bench/patch.ts's workload, as the diff git wrote) ≤ 5× `git apply`; and, where this machine has a snapshot
+ * of jq's repository (the folder PTERM_BENCH_JQ names, or /work/.mirror/jqlang+jq/repo), `git blame
+ * src/builtin.c` over its long history (target ≤ 3× git).
  *
- *   deno task bench warm [--quick]
+ *   deno task bench warm [--quick] [--only=hello,status,add,log,patch,blame]
  */
 
 import { baseEnv, watchedTempBase } from "../tests/_support/helpers.ts";
 import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
 import { callServer } from "../hosts/cli/warm_client.ts";
+import { buildWorkload, realDiff, writeTree } from "./patch.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -22,14 +24,20 @@ import { VERSION } from "../version.ts";
  * path costs without a client process's start-up — the floor for a native client or a host that
  * keeps the connection.
  */
-async function roundTrip(root: string, line: string, before?: () => Promise<void>): Promise<number> {
+async function roundTrip(root: string, line: string, before?: () => Promise<void>, stdin?: string): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     await before?.();
     const started = performance.now();
     const outcome = await callServer(
       VERSION,
-      { root, session: "default", line, stdin: { kind: "none" }, color: false },
+      {
+        root,
+        session: "default",
+        line,
+        stdin: stdin === undefined ? { kind: "none" } : { kind: "text", text: stdin },
+        color: false,
+      },
       () => null,
       { maxTimeoutMs: 600_000 },
     );
@@ -42,6 +50,9 @@ async function roundTrip(root: string, line: string, before?: () => Promise<void
 }
 
 const RUNS = quick ? 8 : 20;
+/** `--only=patch,status`: the groups to run (all when absent); only their workspaces are built. */
+const only = Deno.args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+const wanted = (key: string) => only === undefined || only.includes(key);
 const FILES = quick ? 2_000 : 10_000;
 
 // On a file system whose changes inotify sees, where a warm `git status` may keep its last answer
@@ -80,39 +91,81 @@ try {
   // Each tool in its own copy, so that neither's caches (the index, a warm server's watcher) help the other.
   const statusGit = `${dir}/status-git`;
   const statusPterm = `${dir}/status-pterm`;
-  await bigRepository(statusGit, FILES);
-  await bigRepository(statusPterm, FILES);
+  if (wanted("status")) {
+    await bigRepository(statusGit, FILES);
+    await bigRepository(statusPterm, FILES);
+  }
   // `git add --all` of every file: the index is emptied (untimed) before each run.
   const addGit = `${dir}/add-git`;
   const addPterm = `${dir}/add-pterm`;
-  for (const root of [addGit, addPterm]) {
+  for (const root of wanted("add") ? [addGit, addPterm] : []) {
     await bigRepository(root, FILES);
     await git(root, "read-tree", "--empty");
   }
   const emptyIndex = (root: string) => async () => void await git(root, "read-tree", "--empty");
   // A real repository: a clone of this one (its whole history).
   const real = `${dir}/real`;
-  await run(["git", "clone", "-q", "--no-local", new URL("../", import.meta.url).pathname, real]);
+  if (wanted("log")) await run(["git", "clone", "-q", "--no-local", new URL("../", import.meta.url).pathname, real]);
+  // `patch apply`: each side's files put back (untimed) before each run; the roots are no repositories.
+  const patchGit = `${dir}/patch-git`;
+  const patchPterm = `${dir}/patch-pterm`;
+  const edits = buildWorkload(100, 200, 10);
+  const patchFile = `${dir}/patch.diff`;
+  // Put back as new files, as bench/patch.ts does: files rewritten in place make the next replacement of
+  // them wait for their data to reach the disk (ext4's auto_da_alloc), which slowed `git apply` 5-10×.
+  const restore = (root: string) => () => {
+    for (const top of new Set([...edits.before.keys()].map((path) => path.split("/")[0]))) {
+      Deno.removeSync(`${root}/${top}`, { recursive: true });
+    }
+    for (const [path, content] of edits.before) {
+      Deno.mkdirSync(`${root}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+      Deno.writeTextFileSync(`${root}/${path}`, content);
+    }
+    return Promise.resolve();
+  };
+  if (wanted("patch")) {
+    Deno.writeTextFileSync(patchFile, realDiff(`${dir}/patch-oracle`, edits));
+    writeTree(patchGit, edits.before);
+    writeTree(patchPterm, edits.before);
+  }
 
   // A real long history to blame: jq's, cloned from a snapshot when this machine has one.
   const jqSnapshot = Deno.env.get("PTERM_BENCH_JQ") ?? "/work/.mirror/jqlang+jq/repo";
   let jq: string | null = null;
   try {
-    if (Deno.statSync(jqSnapshot).isDirectory) jq = `${dir}/jq`;
+    if (wanted("blame") && Deno.statSync(jqSnapshot).isDirectory) jq = `${dir}/jq`;
   } catch { /* no snapshot: the row is left out */ }
   if (jq) await run(["git", "clone", "-q", jqSnapshot, jq]);
 
-  roots.push(hello, statusPterm, addPterm, real, ...(jq ? [jq] : []));
+  const keyed: [string, string][] = [["hello", hello], ["status", statusPterm], ["add", addPterm], ["log", real], [
+    "patch",
+    patchPterm,
+  ]];
+  roots.push(...keyed.filter(([key]) => wanted(key)).map(([, root]) => root), ...(jq ? [jq] : []));
   for (const root of roots) await run(ptermCommand("server", "start", "--root", root), undefined, ptermEnv(true));
 
-  const pterm = (name: string, root: string, line: string, warm: boolean, before?: () => Promise<void>): Subject => ({
+  const pterm = (
+    name: string,
+    root: string,
+    line: string,
+    warm: boolean,
+    before?: () => Promise<void>,
+    stdinFile?: string,
+  ): Subject => ({
     name: `${name} (pterm ${warm ? "warm" : "cold"})`,
-    cmd: ptermCommand("exec", "--root", root, line),
+    cmd: ptermCommand("exec", "--root", root, ...(stdinFile ? ["--stdin-file", stdinFile] : []), line),
     env: ptermEnv(warm),
     before,
   });
-  const groups: { title: string; baseline: string; subjects: Subject[]; inProcess: () => Promise<number> }[] = [
+  const groups: {
+    key: string;
+    title: string;
+    baseline: string;
+    subjects: Subject[];
+    inProcess: () => Promise<number>;
+  }[] = [
     {
+      key: "hello",
       title: "`exec hello` against an empty `deno run` (target warm ≤ 1.5×)",
       baseline: "deno run empty.ts",
       subjects: [
@@ -123,6 +176,7 @@ try {
       inProcess: () => roundTrip(hello, "hello"),
     },
     {
+      key: "status",
       title: `\`git status\`, ${FILES} files, clean (target warm ≤ 1.5×)`,
       baseline: "git status",
       subjects: [
@@ -133,6 +187,7 @@ try {
       inProcess: () => roundTrip(statusPterm, "git status"),
     },
     {
+      key: "add",
       title: `\`git add --all\`, ${FILES} files into an empty index (target warm ≤ 2×)`,
       baseline: "git add --all",
       subjects: [
@@ -143,6 +198,7 @@ try {
       inProcess: () => roundTrip(addPterm, "git add --all", emptyIndex(addPterm)),
     },
     {
+      key: "log",
       title: "`git log -n 50` on a clone of pterm's own repository (target warm ≤ 2×)",
       baseline: "git log -n 50",
       subjects: [
@@ -152,9 +208,21 @@ try {
       ],
       inProcess: () => roundTrip(real, "git log -n 50"),
     },
+    {
+      key: "patch",
+      title: "`patch apply`, 1,000 line edits over 100 files, the diff git wrote (target warm ≤ 5×)",
+      baseline: "git apply",
+      subjects: [
+        { name: "git apply", cmd: ["git", "apply", patchFile], cwd: patchGit, env: gitEnv, before: restore(patchGit) },
+        pterm("patch apply", patchPterm, "patch apply", false, restore(patchPterm), patchFile),
+        pterm("patch apply", patchPterm, "patch apply", true, restore(patchPterm), patchFile),
+      ],
+      inProcess: () => roundTrip(patchPterm, "patch apply", restore(patchPterm), Deno.readTextFileSync(patchFile)),
+    },
   ];
   if (jq) {
     groups.push({
+      key: "blame",
       title: "`git blame src/builtin.c` on a clone of jq's repository (target ≤ 3×)",
       baseline: "git blame",
       subjects: [
@@ -164,11 +232,13 @@ try {
       ],
       inProcess: () => roundTrip(jq, "git blame src/builtin.c"),
     });
-  } else console.log(`(no jq snapshot at ${jqSnapshot}: the blame row is left out; PTERM_BENCH_JQ names one)\n`);
+  } else if (wanted("blame")) {
+    console.log(`(no jq snapshot at ${jqSnapshot}: the blame row is left out; PTERM_BENCH_JQ names one)\n`);
+  }
   console.log(
     `${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`,
   );
-  for (const group of groups) {
+  for (const group of groups.filter((g) => wanted(g.key))) {
     const timings = await timeSubjects(group.subjects, RUNS);
     const base = timings.find((t) => t.name === group.baseline)!.median;
     const floor = await group.inProcess();

@@ -22,6 +22,8 @@ export interface PtermConfig {
   readonly sections: Readonly<Record<string, unknown>>;
   /** Whether a pterm.json was found. */
   readonly fromFile: boolean;
+  /** The `server` section: whether `pterm exec` starts the root's session server (absent: it does not). */
+  readonly server?: { readonly autostart: boolean };
 }
 
 export const DEFAULT_CONFIG: PtermConfig = { limits: DEFAULT_LIMITS, sections: {}, fromFile: false };

@@ -28,11 +28,19 @@ export const limitsSchema = z.strictObject({
   path: ["timeout_ms_default"],
 });
 
+export const serverSchema = z.strictObject({
+  autostart: z.boolean().default(false).describe(
+    "`pterm exec` starts this root's session server in the background when none is up (that call runs cold, the " +
+      "next ones warm). $PTERM_SERVER overrides it for one process: `off` never uses a server, `auto` starts one.",
+  ),
+});
+
 /** The whole schema, built from the registry's command sections. */
 export async function configSchema(registry: Registry): Promise<z.ZodType> {
   const shape: Record<string, z.ZodType> = {
     $schema: z.string().optional().describe("Editor hint; ignored."),
     limits: limitsSchema.optional(),
+    server: serverSchema.optional().describe("The warm session server of `pterm exec` (docs/server.md)."),
   };
   for (const spec of await registry.loadAll()) {
     if (spec.config) shape[spec.name] = ((await spec.config()) as z.ZodType).optional();
@@ -53,6 +61,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export interface ValidatedConfig {
   readonly limits: KernelLimits;
   readonly sections: Readonly<Record<string, unknown>>;
+  /** The `server` section, when the file has one. */
+  readonly server?: { readonly autostart: boolean };
 }
 
 export async function validateConfig(raw: unknown, registry: Registry): Promise<ValidatedConfig> {
@@ -70,7 +80,8 @@ export async function validateConfig(raw: unknown, registry: Registry): Promise<
   const limits = limitsSchema.parse(value.limits ?? {}) as KernelLimits;
   const sections: Record<string, unknown> = {};
   for (const [key, section] of Object.entries(value)) {
-    if (key !== "limits" && key !== "$schema") sections[key] = section;
+    if (key !== "limits" && key !== "server" && key !== "$schema") sections[key] = section;
   }
-  return { limits, sections };
+  const server = value.server === undefined ? {} : { server: serverSchema.parse(value.server) };
+  return { limits, sections, ...server };
 }

@@ -110,14 +110,47 @@ export function credentialsOf(words: readonly string[]): string[] {
   return [...secrets].sort((a, b) => b.length - a.length);
 }
 
-/** A copy of `value` in which no string holds URL credentials: `words` are the call's words. */
+/**
+ * Whether some string of `value` may hold `://`, which every string redaction changes holds (a
+ * token is replaced only as `://<token>@`, a URL's credentials only after its `://`). JSON writes
+ * `:` and `/` as they are, so a value whose JSON text lacks `://` has no such string: one native
+ * pass instead of a walk over every string. A value JSON cannot write (a cycle, a BigInt) is walked.
+ */
+function mayHoldUrl(value: unknown): boolean {
+  try {
+    return (JSON.stringify(value) ?? "").includes("://");
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * `value` with no string holding URL credentials: `words` are the call's words. What holds none is
+ * returned as it is (a result of thousands of entries is not copied to find nothing); an array or
+ * object with a string to redact is a copy, the value given is never changed.
+ */
 export function redactCredentials<T>(value: T, words: readonly string[]): T {
+  if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) return v.map(walk);
+    if (Array.isArray(v)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+      const entries = Object.entries(v as Record<string, unknown>);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk(x);
+        if (item !== x) changed = true;
+        return [k, item] as const;
+      });
+      return changed ? Object.fromEntries(walked) : v;
     }
     return v;
   };

@@ -607,7 +607,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info2.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -1282,10 +1282,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -3566,14 +3567,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-4CM244N5.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-TFOUA4UB.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-RKCS4X6V.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-UIUS3ICB.js", import.meta.url).href),
-  html: () => import(new URL("./html-CRCLWH7X.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-D2IJTVWF.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-3AD7B6ES.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-UYDID2OC.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-IE3PIVDM.js", import.meta.url).href),
+  html: () => import(new URL("./html-ICECJIPE.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-UXM5VZZC.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-MW37S66V.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-FW5RQOYD.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-YO55ZMRU.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3626,7 +3627,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-E6HP4KF6.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-LVKULQPA.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-M4UUFXVG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-J5XBQ4HR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -641,7 +641,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -784,10 +784,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -6792,7 +6793,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-MR56JFGQ.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-RL4TUATT.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -8514,16 +8515,38 @@ function credentialsOf(words) {
     ...secrets
   ].sort((a, b) => b.length - a.length);
 }
+function mayHoldUrl(value) {
+  try {
+    return (JSON.stringify(value) ?? "").includes("://");
+  } catch {
+    return true;
+  }
+}
 function redactCredentials(value, words) {
+  if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
   const walk2 = (v) => {
     if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) return v.map(walk2);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk2(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
-        k,
-        walk2(x)
-      ]));
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk2(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
     }
     return v;
   };

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GP56S7OR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-ELPMWVC2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -641,7 +641,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -784,10 +784,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -6831,7 +6832,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-3T3RC5IE.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-BPIZTHPR.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -11532,6 +11533,12 @@ function parseBinaryPatch(text, at) {
 async function blobId(bytes) {
   return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
 }
+function blobIdSync(bytes) {
+  return sha1Sync(concatBytes([
+    new TextEncoder().encode(`blob ${bytes.length}\0`),
+    bytes
+  ]));
+}
 var BinaryPatchError = class extends Error {
 };
 function applyBinaryHunk(hunk, base) {
@@ -12092,11 +12099,11 @@ function parseDiff(lines, firstLine, options = {}) {
   const lineNo = [];
   let diffBegun = false;
   for (const [i2, l] of lines.entries()) {
-    if (FENCE_LINE.test(l)) {
+    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
       if (diffBegun) break;
       continue;
     }
-    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
     text.push(l);
     lineNo.push(at(i2));
   }
@@ -12410,12 +12417,20 @@ function newlineFits(hunk, doc, side, pos, length) {
   return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
 }
 function endingsFit(hunk, doc, side, pos) {
+  if (!changesEndingsOnly(hunk)) return true;
+  const sideLines = hunk.lines.filter((l) => l.kind !== (side === "old" ? "+" : "-"));
+  return sideLines.every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+}
+var endingsOnlyHunks = /* @__PURE__ */ new WeakMap();
+function changesEndingsOnly(hunk) {
+  const known = endingsOnlyHunks.get(hunk);
+  if (known !== void 0) return known;
   const bare = (t) => t.replace(/\r$/, "");
   const oldSide = hunk.lines.filter((l) => l.kind !== "+");
   const newSide = hunk.lines.filter((l) => l.kind !== "-");
   const endingsOnly = oldSide.length === newSide.length && oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) && oldSide.some((l, k) => l.text !== newSide[k].text);
-  if (!endingsOnly) return true;
-  return (side === "old" ? oldSide : newSide).every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+  endingsOnlyHunks.set(hunk, endingsOnly);
+  return endingsOnly;
 }
 function applyHunks(doc, hunks, options = {}) {
   const reports = [];
@@ -12423,6 +12438,9 @@ function applyHunks(doc, hunks, options = {}) {
   let drift = 0;
   const written = [];
   const index = new LineIndex(doc);
+  let preimage = null;
+  const byteExact = () => preimage ??= options.preimage?.() === true;
+  const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
@@ -12438,7 +12456,7 @@ function applyHunks(doc, hunks, options = {}) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
@@ -12453,7 +12471,7 @@ function applyHunks(doc, hunks, options = {}) {
     const wasEmpty = doc.length === 0;
     const endedWithoutNewline = !doc.finalNewline;
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.byteExact === true || options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const keepEndings = options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines) || endingsMatter(doc, lines) && byteExact();
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
@@ -12547,6 +12565,9 @@ function carriesFileEndings(doc, pos, lines) {
   }
   return true;
 }
+function endingsMatter(doc, lines) {
+  return doc.style === "crlf" || lines.some((l) => l.kind === "+" && l.text.endsWith("\r"));
+}
 function adoptAdded(doc, lines, replacement) {
   const crlf = doc.style === "crlf";
   let r = 0;
@@ -12574,20 +12595,29 @@ function matchesAt(doc, pos, old, same2) {
 var exactly = (a, b) => a === b || a === b.replace(/\r$/, "");
 var looseWhitespace = (a, b) => squash(a) === squash(b);
 var LineIndex = class {
-  #byKey = /* @__PURE__ */ new Map();
+  #doc;
+  #byKey = null;
   #edits = [];
   constructor(doc) {
+    this.#doc = doc;
+  }
+  #index() {
+    if (this.#byKey) return this.#byKey;
+    const byKey = /* @__PURE__ */ new Map();
+    const doc = this.#doc;
     for (let i = 0; i < doc.length; i++) {
       const key = squash(doc.lines[i]);
-      const list = this.#byKey.get(key);
+      const list = byKey.get(key);
       if (list) list.push(i);
-      else this.#byKey.set(key, [
+      else byKey.set(key, [
         i
       ]);
     }
+    this.#byKey = byKey;
+    return byKey;
   }
   edited(pos, oldLen, newLen) {
-    this.#edits.push({
+    if (this.#byKey) this.#edits.push({
       pos,
       oldLen,
       newLen
@@ -12595,12 +12625,12 @@ var LineIndex = class {
   }
   /** How many original lines have this content (an upper bound of what `positions` returns). */
   count(text) {
-    return this.#byKey.get(squash(text))?.length ?? 0;
+    return this.#index().get(squash(text))?.length ?? 0;
   }
   /** Where lines whose squashed content equals `text`'s are now, ascending. */
   positions(text) {
     const out = [];
-    for (let p of this.#byKey.get(squash(text)) ?? []) {
+    for (let p of this.#index().get(squash(text)) ?? []) {
       let alive = true;
       for (const e of this.#edits) {
         if (p < e.pos) continue;
@@ -12629,7 +12659,7 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
   const lines = hunk.lines;
   if (old.length === 0) {
     if (expected !== null && expected >= 0 && expected <= doc.length) {
-      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+      if (doc.length > 0 && matchesAt(doc, expected, lines, exactly) && !reapply()) {
         throw new HunkError({
           kind: "already-applied",
           hunk: number,
@@ -12695,17 +12725,15 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
         });
       }
     }
-    if (!reapply) {
-      const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
-      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-      if (line !== null) {
-        throw new HunkError({
-          kind: "already-applied",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          line
-        });
-      }
+    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
+    const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+    if (line !== null && !reapply()) {
+      throw new HunkError({
+        kind: "already-applied",
+        hunk: number,
+        patchLine: hunk.patchLine,
+        line
+      });
     }
   }
   const anchors = sets[sets.length - 1];
@@ -13085,7 +13113,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-PTRBASZQ.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-PHJ6N7XY.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13104,7 +13132,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-MO3PPKMB.js", import.meta.url).href)
+      git: await import(new URL("./api-YRJARSOT.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
@@ -15920,6 +15948,7 @@ export {
   pathsChangedBy,
   createTag,
   blobId,
+  blobIdSync,
   BinaryPatchError,
   applyBinaryHunk,
   TextDoc,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-WMU3UI4X.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-T2CKNNGE.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -641,7 +641,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -784,10 +784,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,

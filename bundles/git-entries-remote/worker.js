@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BM5BQWML.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-HMUXYNAM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -641,7 +641,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -784,10 +784,11 @@ async function runJob(handlerPromise, job, post2, signal) {
         ref
       })),
       signal,
-      progress: (report) => post2({
+      progress: job.progress === true ? (report) => post2({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -5021,16 +5022,38 @@ function credentialsOf(words) {
     ...secrets
   ].sort((a, b) => b.length - a.length);
 }
+function mayHoldUrl(value) {
+  try {
+    return (JSON.stringify(value) ?? "").includes("://");
+  } catch {
+    return true;
+  }
+}
 function redactCredentials(value, words) {
+  if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
   const walk2 = (v) => {
     if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) return v.map(walk2);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk2(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
-        k,
-        walk2(x)
-      ]));
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk2(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
     }
     return v;
   };
@@ -6255,7 +6278,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-7DSG5BRA.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-ZSWAKNF7.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6561,7 +6584,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6760,7 +6783,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-LMRO4F24.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-RWNS2AMU.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7054,7 +7077,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-MT3OWKTT.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-J5WJJT6W.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7129,7 +7152,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-MT3OWKTT.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-J5WJJT6W.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7765,7 +7788,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-WGXDOHXW.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Y63PXO5I.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7931,7 +7954,7 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean, printedBy } = await import(new URL("./rebase-G6R3BO7S.js", import.meta.url).href);
+    const { requireClean, printedBy } = await import(new URL("./rebase-I7I655B5.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -7975,7 +7998,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -7983,11 +8006,11 @@ var pull = async (ctx) => {
   }
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-UTGJXUIZ.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-G6R3BO7S.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-MVJA5BKC.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-I7I655B5.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-FAVAQBMO.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8022,7 +8045,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-M5INI3MZ.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-KW4G6W6U.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -131,16 +131,38 @@ function credentialsOf(words) {
     ...secrets
   ].sort((a, b) => b.length - a.length);
 }
+function mayHoldUrl(value) {
+  try {
+    return (JSON.stringify(value) ?? "").includes("://");
+  } catch {
+    return true;
+  }
+}
 function redactCredentials(value, words) {
+  if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
   const walk = (v) => {
     if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) return v.map(walk);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [
-        k,
-        walk(x)
-      ]));
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
     }
     return v;
   };
@@ -858,7 +880,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-BF4WLIOK.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-7FDEPZBE.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-A5WZ6BDT.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-G3O37U6G.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-YEWDD42C.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-LVCNDSZZ.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,
@@ -201,10 +201,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XSIXCBGC.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4BBYM6WB.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -641,7 +641,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError("GitDirDenied", `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a separate git dir: HEAD, objects/ and refs/ inside) by another name than .git; no command reads or writes git's own files by path, since git runs what its config and hooks name. Change its state with \`git\` subcommands on the work tree that uses it.`);
     }
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
@@ -784,10 +784,11 @@ async function runJob(handlerPromise, job, post, signal) {
         ref
       })),
       signal,
-      progress: (report) => post({
+      progress: job.progress === true ? (report) => post({
         type: "progress",
         ...report
-      }),
+      }) : () => {
+      },
       config: job.config,
       session: {
         id: job.session,
@@ -2453,6 +2454,12 @@ function parseBinaryPatch(text, at) {
 async function blobId(bytes) {
   return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
 }
+function blobIdSync(bytes) {
+  return sha1Sync(concatBytes([
+    new TextEncoder().encode(`blob ${bytes.length}\0`),
+    bytes
+  ]));
+}
 var BinaryPatchError = class extends Error {
 };
 function applyBinaryHunk(hunk, base) {
@@ -3013,11 +3020,11 @@ function parseDiff(lines, firstLine, options = {}) {
   const lineNo = [];
   let diffBegun = false;
   for (const [i2, l] of lines.entries()) {
-    if (FENCE_LINE.test(l)) {
+    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
       if (diffBegun) break;
       continue;
     }
-    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
     text.push(l);
     lineNo.push(at(i2));
   }
@@ -3331,12 +3338,20 @@ function newlineFits(hunk, doc, side, pos, length) {
   return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
 }
 function endingsFit(hunk, doc, side, pos) {
+  if (!changesEndingsOnly(hunk)) return true;
+  const sideLines = hunk.lines.filter((l) => l.kind !== (side === "old" ? "+" : "-"));
+  return sideLines.every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+}
+var endingsOnlyHunks = /* @__PURE__ */ new WeakMap();
+function changesEndingsOnly(hunk) {
+  const known = endingsOnlyHunks.get(hunk);
+  if (known !== void 0) return known;
   const bare = (t) => t.replace(/\r$/, "");
   const oldSide = hunk.lines.filter((l) => l.kind !== "+");
   const newSide2 = hunk.lines.filter((l) => l.kind !== "-");
   const endingsOnly = oldSide.length === newSide2.length && oldSide.every((l, k) => bare(l.text) === bare(newSide2[k].text)) && oldSide.some((l, k) => l.text !== newSide2[k].text);
-  if (!endingsOnly) return true;
-  return (side === "old" ? oldSide : newSide2).every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+  endingsOnlyHunks.set(hunk, endingsOnly);
+  return endingsOnly;
 }
 function applyHunks(doc, hunks, options = {}) {
   const reports = [];
@@ -3344,6 +3359,9 @@ function applyHunks(doc, hunks, options = {}) {
   let drift = 0;
   const written = [];
   const index = new LineIndex(doc);
+  let preimage = null;
+  const byteExact = () => preimage ??= options.preimage?.() === true;
+  const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
@@ -3359,7 +3377,7 @@ function applyHunks(doc, hunks, options = {}) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
@@ -3374,7 +3392,7 @@ function applyHunks(doc, hunks, options = {}) {
     const wasEmpty = doc.length === 0;
     const endedWithoutNewline = !doc.finalNewline;
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.byteExact === true || options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines);
+    const keepEndings = options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines) || endingsMatter(doc, lines) && byteExact();
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
@@ -3468,6 +3486,9 @@ function carriesFileEndings(doc, pos, lines) {
   }
   return true;
 }
+function endingsMatter(doc, lines) {
+  return doc.style === "crlf" || lines.some((l) => l.kind === "+" && l.text.endsWith("\r"));
+}
 function adoptAdded(doc, lines, replacement) {
   const crlf = doc.style === "crlf";
   let r = 0;
@@ -3495,20 +3516,29 @@ function matchesAt(doc, pos, old, same) {
 var exactly = (a, b) => a === b || a === b.replace(/\r$/, "");
 var looseWhitespace = (a, b) => squash(a) === squash(b);
 var LineIndex = class {
-  #byKey = /* @__PURE__ */ new Map();
+  #doc;
+  #byKey = null;
   #edits = [];
   constructor(doc) {
+    this.#doc = doc;
+  }
+  #index() {
+    if (this.#byKey) return this.#byKey;
+    const byKey = /* @__PURE__ */ new Map();
+    const doc = this.#doc;
     for (let i = 0; i < doc.length; i++) {
       const key = squash(doc.lines[i]);
-      const list = this.#byKey.get(key);
+      const list = byKey.get(key);
       if (list) list.push(i);
-      else this.#byKey.set(key, [
+      else byKey.set(key, [
         i
       ]);
     }
+    this.#byKey = byKey;
+    return byKey;
   }
   edited(pos, oldLen, newLen) {
-    this.#edits.push({
+    if (this.#byKey) this.#edits.push({
       pos,
       oldLen,
       newLen
@@ -3516,12 +3546,12 @@ var LineIndex = class {
   }
   /** How many original lines have this content (an upper bound of what `positions` returns). */
   count(text) {
-    return this.#byKey.get(squash(text))?.length ?? 0;
+    return this.#index().get(squash(text))?.length ?? 0;
   }
   /** Where lines whose squashed content equals `text`'s are now, ascending. */
   positions(text) {
     const out = [];
-    for (let p of this.#byKey.get(squash(text)) ?? []) {
+    for (let p of this.#index().get(squash(text)) ?? []) {
       let alive = true;
       for (const e of this.#edits) {
         if (p < e.pos) continue;
@@ -3550,7 +3580,7 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
   const lines = hunk.lines;
   if (old.length === 0) {
     if (expected !== null && expected >= 0 && expected <= doc.length) {
-      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+      if (doc.length > 0 && matchesAt(doc, expected, lines, exactly) && !reapply()) {
         throw new HunkError({
           kind: "already-applied",
           hunk: number,
@@ -3616,17 +3646,15 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
         });
       }
     }
-    if (!reapply) {
-      const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
-      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-      if (line !== null) {
-        throw new HunkError({
-          kind: "already-applied",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          line
-        });
-      }
+    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
+    const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+    if (line !== null && !reapply()) {
+      throw new HunkError({
+        kind: "already-applied",
+        hunk: number,
+        patchLine: hunk.patchLine,
+        line
+      });
     }
   }
   const anchors = sets[sets.length - 1];
@@ -4008,6 +4036,7 @@ function unwrapped(text) {
   }
 }
 function isCodexPatch(text) {
+  if (!text.includes(BEGIN)) return false;
   const lines = unwrapped(text);
   if (lines.length > 0 && lines[0].text.trim() === BEGIN) return true;
   return lines.some((l) => l.text.trim() === BEGIN) && !lines.some((l) => /^===.*===\s*$/.test(l.text.trim()));
@@ -6394,7 +6423,7 @@ async function diffOp(block, view) {
     }
     let doc;
     let mode = DEFAULT_FILE_MODE;
-    let byteExact = false;
+    let preimage;
     if (fromLoc === null) {
       if ((await current(toLoc.rel)).kind === "file" && !(git && leaving.has(to))) {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc.rel}\`, which already exists`, {
@@ -6418,17 +6447,16 @@ async function diffOp(block, view) {
       doc = text.clone();
       mode = state.mode;
       const old = file.blobIds?.old;
-      if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
+      if (old && !/^0+$/.test(old)) preimage = () => blobIdSync(bytesOf(state)).startsWith(old);
     }
     try {
-      const reapply = view.reapply || byteExact;
       const gitStrict = view.gitApply ? {
         unidiffZero: view.gitApply.unidiffZero
       } : void 0;
       for (const report of applyHunks(doc, file.hunks, {
         keepLineEndings,
-        byteExact,
-        reapply,
+        preimage,
+        reapply: view.reapply,
         gitStrict
       })) {
         reports.push({
@@ -6950,8 +6978,11 @@ var Transaction = class _Transaction {
       if (change.after) {
         const temp = join(dirname(change.abs), entry.temp);
         try {
-          await removeIfPresent(temp);
-          await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+          await writeFlushed(temp, change.after.bytes, change.after.mode, durable).catch(async (error) => {
+            if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+            await removeIfPresent(temp);
+            await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+          });
         } catch (error) {
           throw ioFailure(entry.path, "written", error);
         }
@@ -7771,10 +7802,11 @@ async function precheck(run2, patch, repo, result, problems) {
     result.warnings.push("git.reset/git.revert are not run by a check, so the edits after them were checked against the current tree.");
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  const changes = view.changes();
   if (problems.length === 0) {
-    refuseGitDirectoriesFormed(run2.workspace.root, view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+    refuseGitDirectoriesFormed(run2.workspace.root, changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   if (problems.length > 0) {
     throw failure(run2.command, problems, {
       ...result,
@@ -7794,8 +7826,8 @@ function gitPlanned(block) {
     lines_removed: 0
   };
 }
-function filesChanged(view) {
-  return view.changes().map((c) => {
+function filesChanged(changes) {
+  return changes.map((c) => {
     const change = c.after === null ? "deleted" : c.before === null ? "created" : c.before.mode !== c.after.mode && c.before.bytes.length === c.after.bytes.length && c.before.bytes.every((b, i) => b === c.after.bytes[i]) ? "mode_changed" : "modified";
     return {
       path: c.rel,
@@ -7852,13 +7884,14 @@ async function applyPlain(run2, patch, repo, result) {
     throw new PtermError("NotARepository", `the diff moves the submodule pointer \`${gitlink[0]}\`, which only a git repository has; nothing was written. Apply it with --repo <the repository>.`);
   }
   const tx = await Transaction.begin(transactionOptions(run2, repo.abs, null, null));
+  const changes = view.changes();
   try {
-    await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+    await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   } catch (error) {
     await tx.rollback();
     throw error;
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   await tx.finish();
   return result;
 }
@@ -8025,7 +8058,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     if (special.length > 0) await git.setSpecialEntries(repo.abs, special, {
       locked: true
     });
-    result.files_changed = filesChanged(view);
+    result.files_changed = filesChanged(changes);
     return;
   }
   const submodules = [
@@ -8038,7 +8071,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     ...goneFolders
   ];
   await tx.write(changes, emptied, submoduleFolders);
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   if (run2.noCommit && run2.gitApply?.index) {
     await stageChanges(git, repo.abs, view, [
       ...new Set(changes.map((c) => c.rel))
@@ -8388,13 +8421,21 @@ function summary(result, mode, committing) {
 }
 async function repositoriesHolding(root, base, paths) {
   const found = /* @__PURE__ */ new Map();
+  const repositories = /* @__PURE__ */ new Map();
+  const isRepository = async (folder) => {
+    let known = repositories.get(folder);
+    if (known === void 0) {
+      known = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
+      repositories.set(folder, known);
+    }
+    return known;
+  };
   for (const path of paths) {
     const parts = (base === "." ? path : `${base}/${path}`).split("/");
     const baseDepth = base === "." ? 0 : base.split("/").length;
     for (let depth2 = parts.length - 1; depth2 > baseDepth; depth2--) {
       const folder = parts.slice(0, depth2).join("/");
-      const isRepository = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
-      if (!isRepository) continue;
+      if (!await isRepository(folder)) continue;
       found.set(folder, [
         ...found.get(folder) ?? [],
         path
@@ -8460,7 +8501,7 @@ ${hints.join("\n")}`, {
 }
 var COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
 async function prepare(ctx, run2) {
-  const coloured = COLOURED_DIFF_LINE.exec(run2.text);
+  const coloured = run2.text.includes("\x1B[") ? COLOURED_DIFF_LINE.exec(run2.text) : null;
   if (coloured) {
     throw failure(run2.command, [
       {
@@ -8589,7 +8630,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-HRCJC54E.js", import.meta.url).href)
+    git: await import(new URL("./api-TRGCN532.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8639,7 +8680,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-HRCJC54E.js", import.meta.url).href)
+    git: await import(new URL("./api-TRGCN532.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

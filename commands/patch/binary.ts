@@ -6,7 +6,8 @@
  * binary patch never lands on a file other than the one it was made from, and never lands wrong.
  */
 
-import { sha1 } from "../git/odb/codec.ts";
+import { sha1, sha1Sync } from "../git/odb/codec.ts";
+import { concatBytes } from "../../core/bytes.ts";
 import { inflateZlibSync } from "../../lib/inflate.ts";
 import { applyDelta } from "../git/odb/pack.ts";
 
@@ -82,6 +83,11 @@ export function parseBinaryPatch(
 /** git's blob id of `bytes`. */
 export async function blobId(bytes: Uint8Array): Promise<string> {
   return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
+}
+
+/** git's blob id of `bytes`, computed synchronously (for a check made inside synchronous code). */
+export function blobIdSync(bytes: Uint8Array): string {
+  return sha1Sync(concatBytes([new TextEncoder().encode(`blob ${bytes.length}\0`), bytes]));
 }
 
 export class BinaryPatchError extends Error {}

@@ -94,6 +94,8 @@ function unwrapped(text: string): Line[] {
  * insists that it comes first, inside a fence or heredoc at most) and no XGit block.
  */
 export function isCodexPatch(text: string): boolean {
+  // A line that is `*** Begin Patch` once trimmed holds it: text without it is no codex patch.
+  if (!text.includes(BEGIN)) return false;
   const lines = unwrapped(text);
   if (lines.length > 0 && lines[0].text.trim() === BEGIN) return true;
   return lines.some((l) => l.text.trim() === BEGIN) && !lines.some((l) => /^===.*===\s*$/.test(l.text.trim()));

@@ -213,11 +213,11 @@ export function parseDiff(
   const lineNo: number[] = [];
   let diffBegun = false;
   for (const [i, l] of lines.entries()) {
-    if (FENCE_LINE.test(l)) {
+    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
       if (diffBegun) break;
       continue;
     }
-    if (/^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
     text.push(l);
     lineNo.push(at(i));
   }
@@ -595,10 +595,12 @@ export interface ApplyOptions {
    */
   readonly keepLineEndings?: boolean;
   /**
-   * The diff was made from exactly this file (its `index` line names the file's blob): added lines
-   * keep the endings they have in the diff, whatever the file's style.
+   * Whether the diff was made from exactly this file (its `index` line names the file's blob): then
+   * added lines keep the endings they have in the diff, whatever the file's style, and no hunk is
+   * refused as AlreadyApplied (the preimage cannot hold its result). Asked only where the answer
+   * changes the result — hashing the file is the costly part — and at most once.
    */
-  readonly byteExact?: boolean;
+  readonly preimage?: () => boolean;
   /** Apply a hunk even when its result is already in the file (otherwise AlreadyApplied). */
   readonly reapply?: boolean;
   /**
@@ -657,16 +659,27 @@ function newlineFits(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number,
  * lines end as its new side says. Any other hunk compares lines without their `\r`.
  */
 function endingsFit(hunk: Hunk, doc: TextDoc, side: "old" | "new", pos: number): boolean {
+  if (!changesEndingsOnly(hunk)) return true;
+  const sideLines = hunk.lines.filter((l) => l.kind !== (side === "old" ? "+" : "-"));
+  return sideLines.every((l, k) =>
+    doc.lines[pos + k] !== undefined && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r")
+  );
+}
+
+/** Whether a hunk's sides are equal once `\r`s are dropped, and differ with them: known once per hunk. */
+const endingsOnlyHunks = new WeakMap<Hunk, boolean>();
+
+function changesEndingsOnly(hunk: Hunk): boolean {
+  const known = endingsOnlyHunks.get(hunk);
+  if (known !== undefined) return known;
   const bare = (t: string) => t.replace(/\r$/, "");
   const oldSide = hunk.lines.filter((l) => l.kind !== "+");
   const newSide = hunk.lines.filter((l) => l.kind !== "-");
   const endingsOnly = oldSide.length === newSide.length &&
     oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) &&
     oldSide.some((l, k) => l.text !== newSide[k].text);
-  if (!endingsOnly) return true;
-  return (side === "old" ? oldSide : newSide).every((l, k) =>
-    doc.lines[pos + k] !== undefined && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r")
-  );
+  endingsOnlyHunks.set(hunk, endingsOnly);
+  return endingsOnly;
 }
 
 /** Applies `hunks` to `doc` in order (mutating it); throws HunkError when one cannot be placed. */
@@ -678,6 +691,9 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   // them — models do not always keep hunks in order — but never on them.
   const written: Written = [];
   const index = new LineIndex(doc);
+  let preimage: boolean | null = null;
+  const byteExact = () => (preimage ??= options.preimage?.() === true);
+  const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
     const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
@@ -695,7 +711,7 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     }
     const placed = options.gitStrict
       ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero)
-      : place(doc, hunk, old, expected, written, number, index, options.reapply === true);
+      : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
@@ -711,8 +727,11 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
     const endedWithoutNewline = !doc.finalNewline;
     // A diff of the file's first line that shows a BOM on one side only adds or removes it.
     if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.byteExact === true || options.gitStrict !== undefined ||
-      (options.keepLineEndings === true && carriesFileEndings(doc, pos, lines));
+    // Adopting the file's endings changes nothing when the file is not CRLF and no added line ends
+    // in `\r`: only otherwise does it matter whether the diff's own endings are kept. git apply keeps them.
+    const keepEndings = options.gitStrict !== undefined ||
+      (options.keepLineEndings === true && carriesFileEndings(doc, pos, lines)) ||
+      (endingsMatter(doc, lines) && byteExact());
     const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
     doc.splice(pos, oldLen, addedAdopted);
     index.edited(pos, oldLen, addedAdopted.length);
@@ -806,6 +825,11 @@ function carriesFileEndings(doc: TextDoc, pos: number, lines: readonly HunkLine[
   return true;
 }
 
+/** Whether `adoptAdded` can change a hunk's added lines: the file is CRLF, or an added line ends in `\r`. */
+function endingsMatter(doc: TextDoc, lines: readonly HunkLine[]): boolean {
+  return doc.style === "crlf" || lines.some((l) => l.kind === "+" && l.text.endsWith("\r"));
+}
+
 /** Added lines take the file's line ending; context lines stay exactly as the file has them. */
 function adoptAdded(doc: TextDoc, lines: readonly HunkLine[], replacement: string[]): string[] {
   const crlf = doc.style === "crlf";
@@ -846,38 +870,50 @@ const exactly = (a: string, b: string) => a === b || a === b.replace(/\r$/, "");
 const looseWhitespace = (a: string, b: string) => squash(a) === squash(b);
 
 /**
- * The file's original lines by content (whitespace squashed), so that a hunk is looked for only
- * where its rarest line occurs — the relaxed passes stay near-linear in the file's size instead of
- * trying every position for every hunk. Positions are mapped through the edits made since; lines
- * inside an edited region drop out, which loses nothing: no hunk may be placed on what an earlier
- * hunk wrote.
+ * The file's lines by content (whitespace squashed), so that a hunk is looked for only where its
+ * rarest line occurs — the relaxed passes stay near-linear in the file's size instead of trying
+ * every position for every hunk. Built on the first lookup (a hunk found at its stated line needs
+ * none), from the lines as they are then; positions are mapped through the edits made since. Lines
+ * inside a region edited before or after the build are excluded by the callers' `overlaps` check
+ * (no hunk may be placed on what an earlier hunk wrote), and those edited after it drop out here.
  */
 class LineIndex {
-  readonly #byKey = new Map<string, number[]>();
+  readonly #doc: TextDoc;
+  #byKey: Map<string, number[]> | null = null;
   readonly #edits: { pos: number; oldLen: number; newLen: number }[] = [];
 
   constructor(doc: TextDoc) {
+    this.#doc = doc;
+  }
+
+  #index(): Map<string, number[]> {
+    if (this.#byKey) return this.#byKey;
+    const byKey = new Map<string, number[]>();
+    const doc = this.#doc;
     for (let i = 0; i < doc.length; i++) {
       const key = squash(doc.lines[i]);
-      const list = this.#byKey.get(key);
+      const list = byKey.get(key);
       if (list) list.push(i);
-      else this.#byKey.set(key, [i]);
+      else byKey.set(key, [i]);
     }
+    this.#byKey = byKey;
+    return byKey;
   }
 
   edited(pos: number, oldLen: number, newLen: number): void {
-    this.#edits.push({ pos, oldLen, newLen });
+    // Before the build there is nothing to map: the build reads the lines as they are by then.
+    if (this.#byKey) this.#edits.push({ pos, oldLen, newLen });
   }
 
   /** How many original lines have this content (an upper bound of what `positions` returns). */
   count(text: string): number {
-    return this.#byKey.get(squash(text))?.length ?? 0;
+    return this.#index().get(squash(text))?.length ?? 0;
   }
 
   /** Where lines whose squashed content equals `text`'s are now, ascending. */
   positions(text: string): number[] {
     const out: number[] = [];
-    for (let p of this.#byKey.get(squash(text)) ?? []) {
+    for (let p of this.#index().get(squash(text)) ?? []) {
       let alive = true;
       for (const e of this.#edits) {
         if (p < e.pos) continue;
@@ -922,14 +958,14 @@ function place(
   written: Written,
   number: number,
   index: LineIndex,
-  reapply: boolean,
+  reapply: () => boolean,
 ): { pos: number; lines: readonly HunkLine[]; strategy: Strategy } {
   const lines = hunk.lines;
   if (old.length === 0) {
     // Nothing to anchor on but the line number (a new file, or a pure insertion without context).
     if (expected !== null && expected >= 0 && expected <= doc.length) {
       // Its lines already standing there is the only sign of a second run such a hunk can give.
-      if (!reapply && doc.length > 0 && matchesAt(doc, expected, lines, exactly)) {
+      if (doc.length > 0 && matchesAt(doc, expected, lines, exactly) && !reapply()) {
         throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line: expected + 1 });
       }
       return { pos: expected, lines, strategy: "exact" };
@@ -965,14 +1001,13 @@ function place(
         });
       }
     }
-    if (!reapply) {
-      const resultFits = (pos: number, length: number) =>
-        anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
-        endingsFit(hunk, doc, "new", pos);
-      const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-      if (line !== null) {
-        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
-      }
+    const resultFits = (pos: number, length: number) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
+      endingsFit(hunk, doc, "new", pos);
+    // Whether to refuse is asked only once the result is found (the answer may hash the file).
+    const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+    if (line !== null && !reapply()) {
+      throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
     }
   }
   const anchors = sets[sets.length - 1];

@@ -21,7 +21,7 @@ import {
   Transaction,
   withPatchLock,
 } from "./transaction.ts";
-import { type GitApplyMode, View } from "./view.ts";
+import { type Change, type GitApplyMode, View } from "./view.ts";
 import { parseDiff } from "./diff.ts";
 import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
@@ -612,14 +612,15 @@ async function precheck(
     );
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
+  const changes = view.changes();
   if (problems.length === 0) {
     refuseGitDirectoriesFormed(
       run.workspace.root,
-      view.changes(),
+      changes,
       (await view.emptiedDirs()).map((d) => view.absOf(d)),
     );
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   if (problems.length > 0) {
     throw failure(run.command, problems, { ...result, problems });
   }
@@ -637,8 +638,8 @@ function gitPlanned(block: Block): BlockOutcome {
   return { status, lines_added: 0, lines_removed: 0 };
 }
 
-function filesChanged(view: View): PatchResult["files_changed"] {
-  return view.changes().map((c) => {
+function filesChanged(changes: readonly Change[]): PatchResult["files_changed"] {
+  return changes.map((c) => {
     const change = c.after === null
       ? "deleted" as const
       : c.before === null
@@ -698,13 +699,14 @@ async function applyPlain(
     );
   }
   const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
+  const changes = view.changes();
   try {
-    await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+    await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   } catch (error) {
     await tx.rollback();
     throw error;
   }
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
   await tx.finish();
   return result;
 }
@@ -883,7 +885,7 @@ async function runGitAndEdits(
     );
     const special = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
     if (special.length > 0) await git.setSpecialEntries(repo.abs, special, { locked: true });
-    result.files_changed = filesChanged(view);
+    result.files_changed = filesChanged(changes);
     return;
   }
   // A new submodule pointer gets an empty folder, as git apply makes one; a removed one loses its
@@ -894,7 +896,7 @@ async function runGitAndEdits(
     .map(([rel]) => view.absOf(rel));
   const emptied = [...(await view.emptiedDirs()).map((d) => view.absOf(d)), ...goneFolders];
   await tx.write(changes, emptied, submoduleFolders);
-  result.files_changed = filesChanged(view);
+  result.files_changed = filesChanged(changes);
 
   if (run.noCommit && run.gitApply?.index) {
     // `git apply --index`: the result is staged as well as written, and not committed.

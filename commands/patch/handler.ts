@@ -97,13 +97,22 @@ async function repositoriesHolding(
   paths: readonly string[],
 ): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
+  // Many paths share their folders: each folder is looked at once.
+  const repositories = new Map<string, boolean>();
+  const isRepository = async (folder: string): Promise<boolean> => {
+    let known = repositories.get(folder);
+    if (known === undefined) {
+      known = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
+      repositories.set(folder, known);
+    }
+    return known;
+  };
   for (const path of paths) {
     const parts = (base === "." ? path : `${base}/${path}`).split("/");
     const baseDepth = base === "." ? 0 : base.split("/").length;
     for (let depth = parts.length - 1; depth > baseDepth; depth--) {
       const folder = parts.slice(0, depth).join("/");
-      const isRepository = await Deno.lstat(`${root}/${folder}/.git`).then(() => true, () => false);
-      if (!isRepository) continue;
+      if (!(await isRepository(folder))) continue;
       found.set(folder, [...(found.get(folder) ?? []), path]);
       break;
     }
@@ -198,7 +207,8 @@ interface Prepared {
 const COLOURED_DIFF_LINE = /^\x1b\[[0-9;]*m(?:diff --git |--- |\+\+\+ |@@ )/m;
 
 async function prepare(ctx: CommandContext, run: PatchRun): Promise<Prepared> {
-  const coloured = COLOURED_DIFF_LINE.exec(run.text);
+  // Only text holding ESC [ can hold a colour code: the line-by-line search runs only then.
+  const coloured = run.text.includes("\x1b[") ? COLOURED_DIFF_LINE.exec(run.text) : null;
   if (coloured) {
     // git apply finds no patch in such text either; stripping the codes could also strip a file's own.
     throw failure(run.command, [{

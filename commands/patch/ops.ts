@@ -3,7 +3,7 @@
  * op either succeeds and updates the view, or throws before changing it.
  */
 
-import { applyBinaryHunk, BinaryPatchError, blobId } from "./binary.ts";
+import { applyBinaryHunk, BinaryPatchError, blobId, blobIdSync } from "./binary.ts";
 import {
   applyHunks,
   DiffParseError,
@@ -1087,7 +1087,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
-    let byteExact = false;
+    let preimage: (() => boolean) | undefined;
     if (fromLoc === null) {
       // As git, a path another file of the diff deletes may be created (the deletion failing is its error).
       if ((await current(toLoc!.rel)).kind === "file" && !(git && leaving.has(to!))) {
@@ -1122,16 +1122,17 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       doc = text.clone();
       mode = state.mode;
       // A diff whose `index` line names this very file's blob was made from it by git: apply it byte
-      // for byte, line endings included, as git apply does.
+      // for byte, line endings included, as git apply does; and since that file cannot hold the
+      // diff's result already, a hunk whose lines stand where it inserts them (an insertion without
+      // context next to an equal line) is applied. The blob is hashed only when a hunk asks.
       const old = file.blobIds?.old;
-      if (old && !/^0+$/.test(old) && (await blobId(bytesOf(state))).startsWith(old)) byteExact = true;
+      if (old && !/^0+$/.test(old)) preimage = () => blobIdSync(bytesOf(state)).startsWith(old);
     }
     try {
-      // A file that is the diff's preimage cannot hold its result already: a hunk whose lines stand
-      // where it inserts them (an insertion without context next to an equal line) is applied.
-      const reapply = view.reapply || byteExact;
       const gitStrict = view.gitApply ? { unidiffZero: view.gitApply.unidiffZero } : undefined;
-      for (const report of applyHunks(doc, file.hunks, { keepLineEndings, byteExact, reapply, gitStrict })) {
+      for (
+        const report of applyHunks(doc, file.hunks, { keepLineEndings, preimage, reapply: view.reapply, gitStrict })
+      ) {
         reports.push({ ...report, file: shown });
       }
     } catch (error) {

@@ -360,8 +360,14 @@ export class Transaction {
       if (change.after) {
         const temp = join(dirname(change.abs), entry.temp!);
         try {
-          await removeIfPresent(temp);
-          await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
+          // The temp name is the run's own, so it is there only if this run id ran before and was
+          // killed: then it goes first. Tried without removing: a removal that finds nothing costs
+          // an error per file.
+          await writeFlushed(temp, change.after.bytes, change.after.mode, durable).catch(async (error) => {
+            if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+            await removeIfPresent(temp);
+            await writeFlushed(temp, change.after!.bytes, change.after!.mode, durable);
+          });
         } catch (error) {
           throw ioFailure(entry.path, "written", error);
         }

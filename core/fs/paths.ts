@@ -473,7 +473,8 @@ function walk(
     } else {
       current = next;
     }
-    if (isGitDirectory(current)) {
+    // A regular file holds no HEAD: only a folder (or where a link led) can be a git directory.
+    if (!info.isFile && isGitDirectory(current)) {
       throw new PtermError(
         "GitDirDenied",
         `${label} \`${input}\` goes into \`${toRel(root, current)}\`, a git directory (a bare repository or a ` +

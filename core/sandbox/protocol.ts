@@ -23,6 +23,12 @@ export interface SandboxJob {
   readonly terminal: { readonly color: boolean };
   /** The worker may run later jobs with the same permissions (a warm `pterm mcp` worker); see `CommandContext.warm`. */
   readonly warm?: boolean;
+  /**
+   * Someone listens to this job's progress reports (an MCP call with a progress token). When not,
+   * `ctx.progress` sends nothing: a command reporting each of thousands of items would otherwise
+   * pay a message to the kernel for each, to be dropped there.
+   */
+  readonly progress?: boolean;
 }
 
 export type ToWorker =

@@ -275,7 +275,7 @@ export class Sandbox {
         });
       };
 
-      const sent = this.#onIdle ? { ...job, warm: true } : job;
+      const sent = { ...job, ...(this.#onIdle ? { warm: true } : {}), progress: options.onProgress !== undefined };
       worker.postMessage({ type: "run", job: sent, seq } satisfies ToWorker);
 
       // Armed after the job is on its way: the first timer of a process costs ~0.5 ms, better

@@ -59,7 +59,7 @@ export async function runJob(
       stderr: { write: (text) => post({ type: "stderr", text }) },
       artifacts: createArtifactStore(job.root, job.runId, (ref) => post({ type: "artifact", ref })),
       signal,
-      progress: (report) => post({ type: "progress", ...report }),
+      progress: job.progress === true ? (report) => post({ type: "progress", ...report }) : () => {},
       config: job.config,
       session: { id: job.session, dir: job.sessionDir },
       runId: job.runId,

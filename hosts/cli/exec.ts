@@ -10,6 +10,7 @@ import { renderText } from "../../core/envelope.ts";
 import { exitCodeFor, formatFailure, PtermError } from "../../core/errors.ts";
 import { parseArgs } from "../../core/flags.ts";
 import { Registry } from "../../core/registry.ts";
+import { loadConfig } from "../../core/config.ts";
 import { parseRequest } from "../../core/request.ts";
 import { newRunId } from "../../core/run_id.ts";
 import { execute } from "../../core/runtime.ts";
@@ -172,16 +173,40 @@ function wireStdin(stdin: StdinSource): WireStdin {
 }
 
 /**
+ * Whether this call may use a server ("use": when one is up) and start one ("start": in the
+ * background, for the next calls, when none is up). $PTERM_SERVER decides for its process — `off`
+ * never asks a server, `auto` starts one — and wins over the workspace's pterm.json (`server.autostart`),
+ * since whoever runs one process (a script that must stay cold, a test, a person debugging) knows
+ * better than the file written for every call of the root. Without either, a server is used when
+ * up and never started.
+ */
+async function serverMode(io: CliIo, app: App, root: string): Promise<"off" | "use" | "start"> {
+  const env = io.env("PTERM_SERVER");
+  if (env === "off") return "off";
+  if (env === "auto") return "start";
+  // The same configuration the call itself loads (validated, remembered). A file that does not
+  // validate starts nothing: the call goes on and reports InvalidConfig, naming the key, in its
+  // envelope and audit record, as every call of the root does until the file is fixed.
+  try {
+    const config = await loadConfig(root, new Registry(app.commands), app.version);
+    return config.server?.autostart === true ? "start" : "use";
+  } catch (error) {
+    if (error instanceof PtermError && error.code === "InvalidConfig") return "use";
+    throw error;
+  }
+}
+
+/**
  * The warm path: the call handed to this root's session server when one of this version is up
- * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. $PTERM_SERVER
- * `off` never asks a server; `auto` starts one in the background for the next calls when none is up.
+ * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. `serverMode`
+ * says whether a server is asked at all and whether one is started when none is up.
  */
 async function runWarm(
   io: CliIo,
   app: App,
   call: { root: string; session: string; line: string; stdin: StdinSource; timeoutMs?: number },
 ): Promise<Envelope | null> {
-  const mode = io.env("PTERM_SERVER");
+  const mode = await serverMode(io, app, call.root);
   if (mode === "off") return null;
   const outcome = await callServer(
     app.version,
@@ -198,7 +223,7 @@ async function runWarm(
   );
   if (outcome.kind === "answered") return outcome.envelope as unknown as Envelope;
   if (outcome.kind === "failed") return failureEnvelope(outcome.error);
-  if (mode === "auto" && outcome.reason === "no server") {
+  if (mode === "start" && outcome.reason === "no server") {
     const { spawnServer } = await lazyImport<typeof import("../server/spawn.ts")>(
       new URL("../server/spawn.ts", import.meta.url),
     );

@@ -44,7 +44,8 @@ export function serverCommand(app: Omit<App, "hostCommands">): HostCommand {
   return {
     name: "server",
     description: "The workspace's warm session server, which `pterm exec` uses when it is up (run | start | " +
-      "stop | status). $PTERM_SERVER=auto makes `pterm exec` start it; $PTERM_SERVER=off keeps exec cold.",
+      "stop | status). `server.autostart` in pterm.json (or $PTERM_SERVER=auto) makes `pterm exec` start it; " +
+      "$PTERM_SERVER=off keeps exec cold.",
     action: { name: "action", choices: ["run", "start", "stop", "status"] },
     flags: [
       rootFlag,

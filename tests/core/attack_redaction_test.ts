@@ -91,3 +91,24 @@ Deno.test("a known secret (an IRC password, an Authorization token) is redacted 
   assert.equal(redactSecrets("xx password xx", ["pass", "password"]), "xx *** xx");
   assert.equal(redactSecrets("nothing here", []), "nothing here");
 });
+
+Deno.test("redaction reaches every string of a large result, and returns one holding no credential as it is", () => {
+  for (const token of TOKENS) {
+    const words = ["git", "clone", `https://${token}@h.example/x.git`];
+    // A result shaped like a patch's: thousands of entries, the token deep in one of them.
+    const hunks = Array.from({ length: 2000 }, (_, i) => ({ hunk: i + 1, file: `src/f${i}.py`, strategy: "exact" }));
+    hunks[1234] = { ...hunks[1234], file: `from https://${token}@h.example/x.git` };
+    const result = { ok: true, blocks: [{ index: 1, files: ["a", "b"], hunks }], warnings: [] as string[] };
+    const redacted = redactCredentials(result, words);
+    assert.equal(redacted.blocks[0].hunks[1234].file, "from https://***@h.example/x.git");
+    assert.ok(!JSON.stringify(redacted).includes(token), token);
+    assert.equal(result.blocks[0].hunks[1234].file, `from https://${token}@h.example/x.git`, "the value given is kept");
+    assert.equal(redacted.blocks[0].hunks[0], result.blocks[0].hunks[0], "what held nothing is not copied");
+    // Without the token anywhere, nothing is copied at all.
+    hunks[1234] = { hunk: 1235, file: "src/f1234.py", strategy: "exact" };
+    assert.equal(redactCredentials(result, words), result);
+    // A value JSON cannot write is still looked at string by string.
+    const unwritable: Record<string, unknown> = { text: `https://${token}@h.example/x.git`, n: 1n };
+    assert.equal((redactCredentials(unwritable, words) as { text: string }).text, "https://***@h.example/x.git");
+  }
+});

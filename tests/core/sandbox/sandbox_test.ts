@@ -9,6 +9,9 @@ import { CODE_DIRS, exec, execOk, makeRoot } from "../../_support/helpers.ts";
 import { z } from "zod";
 import { probeCommands } from "../../fixtures/probe_commands.ts";
 import type { HandlerRef } from "../../../core/declaration.ts";
+import type { AnyHandler } from "../../../core/context.ts";
+import type { FromJob, SandboxJob } from "../../../core/sandbox/protocol.ts";
+import { runJob } from "../../../core/sandbox/worker.ts";
 import type { CommandLoaders } from "../../../core/registry.ts";
 import { permissionsFor, Sandbox, workerEntryUrl } from "../../../core/sandbox/sandbox.ts";
 import { DEFAULT_LIMITS } from "../../../core/limits.ts";
@@ -234,4 +237,39 @@ Deno.test("progress reports reach the caller in order", async () => {
   assert.equal(envelope.error_code, "Cancelled");
   assert.deepEqual(reports.map((r) => r.progress), [1, 2, 3, 4, 5]);
   assert.deepEqual(reports[4], { progress: 5, total: 5, message: "step 5" });
+});
+
+Deno.test("a job nobody listens to sends no progress messages; one with a listener sends each report", async () => {
+  await using dir = await makeRoot();
+  const reportThrice: AnyHandler = (ctx) => {
+    for (let step = 1; step <= 3; step++) ctx.progress({ progress: step, total: 3 });
+    return Promise.resolve({ steps: 3 });
+  };
+  const job: SandboxJob = {
+    commandName: "probe",
+    path: ["probe", "progress"],
+    args: { flags: {}, positionals: {} },
+    stdin: null,
+    root: dir.path,
+    runId: "test",
+    session: "default",
+    sessionDir: join(dir.path, "sessions", "default"),
+    config: undefined,
+    limits: DEFAULT_LIMITS,
+    terminal: { color: false },
+  };
+  const sent = async (listening: boolean | undefined) => {
+    const messages: FromJob[] = [];
+    await runJob(
+      Promise.resolve(reportThrice),
+      { ...job, progress: listening },
+      (m) => messages.push(m),
+      new AbortController().signal,
+    );
+    assert.equal(messages.at(-1)?.type, "done", "the job still finishes with its result");
+    return messages.filter((m) => m.type === "progress").map((m) => (m as { progress: number }).progress);
+  };
+  assert.deepEqual(await sent(undefined), []);
+  assert.deepEqual(await sent(false), []);
+  assert.deepEqual(await sent(true), [1, 2, 3]);
 });
