@@ -102,13 +102,14 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
     [name, start] = [current, name];
   }
-  if (!name || ctx.flags.list || ctx.flags.all) {
+  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
+  if (!name || ctx.flags.list || remotesWanted) {
     if (remove || move) {
       throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
     }
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
     const sort = repo.config.get("branch.sort");
     if (sort !== undefined && sort !== "refname") {
       throw new PtermError(
@@ -119,9 +120,10 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (ctx.flags.format !== undefined) checkFormat(ctx.flags.format);
     const options: BranchListOptions = {
       verbose: ctx.flags.verbose.length,
-      locals: true,
-      remotes: ctx.flags.all,
-      detached: head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
+      locals: !ctx.flags.remotes || ctx.flags.all,
+      remotes: remotesWanted,
+      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
       headOid: head.oid,
       headRef: head.ref,
       matches: (n) => matchesPattern(n, name),
@@ -136,8 +138,8 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
       ...base,
       action: "list",
       branches,
-      // Only with --all, as git branch -a lists them.
-      ...(ctx.flags.all ? { remote_branches: remotes } : {}),
+      // Only with --all or --remotes, as git branch -a and -r list them.
+      ...(remotesWanted ? { remote_branches: remotes } : {}),
       name: null,
       commit: null,
     };
