@@ -21,10 +21,12 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
     ? "modified"
     : ctx.flags.deleted
     ? "deleted"
+    : ctx.flags.unmerged
+    ? "unmerged"
     : "cached";
   let files: { path: string; mode?: string; oid?: string; stage?: number }[];
-  if (wanted === "cached") {
-    files = [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
+  if (wanted === "cached" || wanted === "unmerged") {
+    files = wanted === "unmerged" ? [] : [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
       path: e.path,
       mode: e.mode.toString(8).padStart(6, "0"),
       oid: e.oid,
@@ -51,7 +53,7 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
   const listed = bounded(files, 5000);
   ctx.stdout.write(
     listed.items.map((f) =>
-      ctx.flags.stage && f.oid ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}` : quoteName(f.path)
+      (ctx.flags.stage || wanted === "unmerged") && f.oid ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}` : quoteName(f.path)
     ).join("\n") + (listed.items.length ? "\n" : ""),
   );
   return { repo_path: rel, which: wanted, files: listed.items, truncated: listed.truncated };
