@@ -10,6 +10,7 @@ import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "../worktree/worktree.ts";
 import { readIndexFile } from "../worktree/index_file.ts";
 import { resolveRevision } from "../history/revparse.ts";
+import { quotePathNote } from "../odb/bytes.ts";
 
 /** Per-file lists in results stop here; `truncated` says so. */
 export const MAX_LISTED = 1000;
@@ -44,6 +45,8 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   // A root repository keeps pterm's own state out of real git's view too.
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }
 
