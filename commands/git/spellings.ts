@@ -54,6 +54,9 @@ export const gitSpellings: SpellingRewriter = {
               'default ("caf\\303\\251.txt"); drop it (the structured result has each name as it is).',
           );
         }
+        if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
+          refuse(`-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`);
+        }
         if (key === "user.name") identity.name = value;
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {

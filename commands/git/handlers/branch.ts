@@ -25,7 +25,7 @@ import {
   listedRefs,
 } from "../porcelain/branch_list.ts";
 import { detachedLine } from "./status.ts";
-import { authorOf, type Opened, openFromFlags } from "./common.ts";
+import { authorOf, type Opened, openFromFlags, refuseUnfollowedLayout } from "./common.ts";
 import { type AnyContext, matchesPattern, type Pos, recordUpstream, trackChoice } from "./change_shared.ts";
 
 /** `git branch --set-upstream-to <upstream> [<name>]` and `--unset-upstream [<name>]`. */
@@ -110,13 +110,7 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    const sort = repo.config.get("branch.sort");
-    if (sort !== undefined && sort !== "refname") {
-      throw new PtermError(
-        "InvalidArgs",
-        `branch.sort=${sort} is not followed here; pterm lists branches by name: \`git config --unset branch.sort\`.`,
-      );
-    }
+    refuseUnfollowedLayout(repo, "branch");
     if (ctx.flags.format !== undefined) checkFormat(ctx.flags.format);
     const options: BranchListOptions = {
       verbose: ctx.flags.verbose.length,

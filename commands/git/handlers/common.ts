@@ -190,3 +190,32 @@ export async function splitRevsAndPaths(
   }
   return { revs, paths };
 }
+
+/**
+ * The settings that change how `git branch`, `git tag` or `git status` lay out their lists, which
+ * pterm does not follow, refused by name (never ignored): columns (`column.ui` or
+ * `column.<command>` on — `always`, or a layout alone; `auto` prints none, as pterm's output is no
+ * terminal) and, for branch and tag, an order other than git's default by name (`<command>.sort`).
+ */
+export function refuseUnfollowedLayout(repo: Repo, command: "branch" | "tag" | "status"): void {
+  for (const key of [`column.${command}`, "column.ui"]) {
+    const value = repo.config.get(key);
+    if (value === undefined) continue;
+    const words = value.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    if (words.includes("never") || words.includes("auto")) break;
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${key}=${value} is not followed here: pterm prints git's lists one per line, without columns: ` +
+        `\`git config --unset ${key}\` (or set it to auto, which prints no columns when not on a terminal).`,
+    );
+  }
+  if (command === "status") return;
+  const sort = repo.config.get(`${command}.sort`);
+  if (sort !== undefined && sort !== "refname") {
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}.sort=${sort} is not followed here; pterm lists ${command === "branch" ? "branches" : "tags"} by ` +
+        `name: \`git config --unset ${command}.sort\`.`,
+    );
+  }
+}
