@@ -49,6 +49,13 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
         [path],
       ) => ({ path }));
   }
+  if (wanted === "others" && !ctx.flags["exclude-standard"]) {
+    // pterm never walks what .gitignore leaves out (build output, dependencies): said, as git lists them here.
+    ctx.stderr.write(
+      "[Note] ignored files are left out, as with --exclude-standard; git lists them too without it " +
+        "(pterm does not list ignored files).\n",
+    );
+  }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.stage ?? 0) - (b.stage ?? 0)));
   const listed = bounded(files, 5000);
   ctx.stdout.write(
