@@ -110,7 +110,7 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
     const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    refuseUnfollowedLayout(repo, "branch");
+    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
     if (ctx.flags.format !== undefined) checkFormat(ctx.flags.format);
     const options: BranchListOptions = {
       verbose: ctx.flags.verbose.length,

@@ -195,10 +195,10 @@ export async function splitRevsAndPaths(
  * The settings that change how `git branch`, `git tag` or `git status` lay out their lists, which
  * pterm does not follow, refused by name (never ignored): columns (`column.ui` or
  * `column.<command>` on — `always`, or a layout alone; `auto` prints none, as pterm's output is no
- * terminal) and, for branch and tag, an order other than git's default by name (`<command>.sort`).
+ * terminal; `columns` false for a list git never sets in columns: branch -v, tag -n) and, for branch and tag, an order other than git's default by name (`<command>.sort`).
  */
-export function refuseUnfollowedLayout(repo: Repo, command: "branch" | "tag" | "status"): void {
-  for (const key of [`column.${command}`, "column.ui"]) {
+export function refuseUnfollowedLayout(repo: Repo, command: "branch" | "tag" | "status", columns = true): void {
+  for (const key of columns ? [`column.${command}`, "column.ui"] : []) {
     const value = repo.config.get(key);
     if (value === undefined) continue;
     const words = value.toLowerCase().split(/[\s,]+/).filter(Boolean);

@@ -29,7 +29,7 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
     if (ctx.flags.delete) {
       throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
     }
-    refuseUnfollowedLayout(repo, "tag");
+    refuseUnfollowedLayout(repo, "tag", (ctx.flags.lines ?? 0) === 0);
     const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name))
       .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const lines = ctx.flags.lines ?? 0;
