@@ -169,6 +169,14 @@ export async function resolveRevision(repo: Repo, rev: string): Promise<string> 
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
   }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents ` +
+        `one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`,
+    );
+  }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev)!;
   let oid = await resolveBase(repo, match[1], rev);
   const ops = match[2].match(/~\d*|\^\{[a-z]*\}|\^\d*/g) ?? [];
