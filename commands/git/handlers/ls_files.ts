@@ -9,6 +9,8 @@ import { computeStatus } from "../porcelain/status.ts";
 import { quoteName } from "../odb/bytes.ts";
 import { readIndexFile } from "../worktree/index_file.ts";
 import { bounded, openFromFlags, userPaths } from "./common.ts";
+import { lstatTracked } from "../worktree/worktree.ts";
+import { hashWorktreeFile } from "../worktree/compare.ts";
 
 export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
@@ -48,6 +50,18 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
       : [...report.unstaged.entries()].filter(([, change]) => wanted === "deleted" ? change === "D" : true).map((
         [path],
       ) => ({ path }));
+    // Each stage of a path with a conflict in progress, as git's show_files meets the index's entries:
+    // deleted when the file is gone, modified when gone or when its content is not that stage's blob.
+    if (wanted !== "others") {
+      for (const [path, stages] of index.conflicts) {
+        if (!inScope(path) || policy.hidden(path)) continue;
+        const info = lstatTracked(repo, path);
+        for (const e of stages) {
+          const listed = !info || (wanted === "modified" && await hashWorktreeFile(repo, path, info) !== e.oid);
+          if (listed) files.push({ path, mode: e.mode.toString(8).padStart(6, "0"), oid: e.oid, stage: e.stage });
+        }
+      }
+    }
   }
   if (wanted === "others" && !ctx.flags["exclude-standard"]) {
     // pterm never walks what .gitignore leaves out (build output, dependencies): said, as git lists them here.
