@@ -470,14 +470,40 @@ const SOME_SHAPES: Readonly<Record<ShapeName, readonly string[]>> = {
  * Texts that still differ from git's, each with why; stated as well in docs/commands/git.md's
  * "texts that still differ". Keys are `<shape>: <line>`; `*: <line>` is every shape.
  */
-const STILL_DIFFERS: Readonly<Record<string, string>> = {};
+const STILL_DIFFERS: Readonly<Record<string, string>> = {
+  "*: rev-parse --show-toplevel": "pterm prints the repository's folder relative to the workspace root (`history`), " +
+    "never a path of the host (`/tmp/…/history`): every path pterm shows is the workspace's",
+  "*: rev-parse --git-dir": "pterm prints the git directory relative to the workspace root (`history/.git`), where " +
+    "git prints it relative to the folder it runs in (`.git`): pterm runs in the workspace root",
+  "history: ls-files -o": "pterm never walks what .gitignore leaves out (build output, dependencies), so --others " +
+    "lists no ignored file, as with --exclude-standard; git lists them without it. Said on stderr",
+};
+
+/**
+ * core.quotePath=false is not followed (names with bytes outside ASCII stay quoted as git's default
+ * quotes them; said on stderr on every call): on the names-raw shape pterm's text must be exactly git's
+ * with core.quotePath=true, and its stderr must say so.
+ */
+const QUOTE_PATH_NOT_FOLLOWED = "names-raw";
 
 /**
  * Spellings git takes that pterm refuses by name (an InvalidArgs or UnsupportedFormat error whose
  * message says what to run instead), each with why; stated as well in docs/commands/git.md. They
  * run on every shape, and must still be refused: one pterm answers is compared with git instead.
  */
-const REFUSED: Readonly<Record<string, string>> = {};
+const REFUSED: Readonly<Record<string, string>> = {
+  "log -p -1 --diff-algorithm=patience": "pterm has no patience diff (git's xpatience.c is not carried); it has " +
+    "Myers, minimal and histogram",
+  "show HEAD~1 --diff-algorithm=patience": "no patience diff",
+  "diff --diff-algorithm=patience HEAD~1": "no patience diff",
+  "log --date=local -1": "dates in the machine's time zone: pterm prints each date in its own zone (iso, rfc, …)",
+  "log --date=format:%Y/%m/%d -1": "strftime formats are not carried; pterm has git's named date modes",
+  "grep -e two -e bee": "several patterns in one search are not combined: one -e (or a regular expression with |, -E)",
+  "log --oneline --no-walk evil-merge": "pterm's log has no --no-walk: `git show -s --oneline <rev>` shows one commit",
+  "log --oneline --follow -- th\u00e9.txt": "pterm's log does not follow a file across renames; " +
+    "`git log -- <old path>` lists its history before the move",
+  "rev-parse evil-merge^@": "the ^@, ^! and ^- parent shorthands are not carried: `git rev-parse <rev>^1 <rev>^2`",
+};
 
 /** Declared flags no query spelling above uses, each with why (they change state, or choose a repository). */
 const NOT_QUERIES: Readonly<Record<string, string>> = {
@@ -560,12 +586,12 @@ function linesOf(shape: ShapeName): string[] {
 }
 
 /**
- * git's exit code, kept: 0 and 1 (a "no" answer: nothing found, nothing matched) must be pterm's;
- * git's fatal 128/129 is pterm's failure, whose code is pterm's envelope's (1 or 2) and whose
- * stdout, as git's, is empty.
+ * git's exit code and stdout, kept: 0 and 1 (a "no" answer: nothing found, nothing matched) must be
+ * pterm's, with the same stdout; git's fatal 128/129 is pterm's failure, whose code is pterm's
+ * envelope's (1 or 2) and whose error is on stderr (what git echoes on stdout before dying is not compared).
  */
-function sameOutcome(ours: { exit_code: number }, theirs: { code: number }): boolean {
-  return theirs.code >= 128 ? ours.exit_code !== 0 : ours.exit_code === theirs.code;
+function sameOutcome(ours: { exit_code: number; stdout: string }, theirs: { code: number; stdout: string }): boolean {
+  return theirs.code >= 128 ? ours.exit_code !== 0 : ours.exit_code === theirs.code && ours.stdout === theirs.stdout;
 }
 
 Deno.test({
@@ -584,10 +610,14 @@ Deno.test({
   const unrefused: string[] = [];
   for (const shape of SHAPES) {
     for (const line of linesOf(shape).filter((l) => new RegExp(Deno.env.get("TMX") ?? "").test(`${shape}: ${l}`))) {
+      const quoting = shape === QUOTE_PATH_NOT_FOLLOWED ? ["-c", "core.quotePath=true"] : [];
       const [ours, theirs] = await Promise.all([
         exec(root.path, `git -C ${shape} ${line}`),
-        gitRaw(root.path, ["-C", shape, "-c", "color.ui=never", "--no-pager", ...tokenize(line)]),
+        gitRaw(root.path, ["-C", shape, "-c", "color.ui=never", ...quoting, "--no-pager", ...tokenize(line)]),
       ]);
+      if (quoting.length && ours.exit_code === 0 && !/core\.quotePath=false is not followed/.test(ours.stderr)) {
+        differs.push(`${shape}: git ${line}: stderr does not say core.quotePath=false is not followed`);
+      }
       const refusal = REFUSED[line];
       if (refusal !== undefined) {
         // Refused by name, never answered with another text: the refusal says what to run instead.
@@ -596,7 +626,7 @@ Deno.test({
         }
         continue;
       }
-      const same = ours.stdout === theirs.stdout && sameOutcome(ours, theirs);
+      const same = sameOutcome(ours, theirs);
       const allowed = STILL_DIFFERS[`${shape}: ${line}`] ?? STILL_DIFFERS[`*: ${line}`];
       if (!same && !allowed) {
         differs.push(
