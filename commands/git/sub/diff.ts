@@ -23,7 +23,8 @@ export const diffFlags = [
   {
     name: "numstat",
     type: "boolean",
-    description: "Print `<added>\\t<deleted>\\t<path>` per changed file (`-\\t-` for a binary one), as git.",
+    description: "Print the added and deleted line counts and the path of each changed file, tab-separated " +
+      "(`-` for a binary file), as git.",
   },
   { name: "shortstat", type: "boolean", description: "Print only the diffstat's summary line, as git." },
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
