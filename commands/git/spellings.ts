@@ -55,7 +55,9 @@ export const gitSpellings: SpellingRewriter = {
           );
         }
         if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
-          refuse(`-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`);
+          refuse(
+            `-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`,
+          );
         }
         if (key === "user.name") identity.name = value;
         else if (key === "user.email") identity.email = value;

@@ -117,7 +117,11 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
       // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
       locals: !ctx.flags.remotes || ctx.flags.all,
       remotes: remotesWanted,
-      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      detached: ctx.flags.remotes && !ctx.flags.all
+        ? null
+        : head.ref === null && head.oid
+        ? `(${await detachedDescription(repo, head.oid)})`
+        : null,
       headOid: head.oid,
       headRef: head.ref,
       matches: (n) => matchesPattern(n, name),
@@ -131,7 +135,8 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     return {
       ...base,
       action: "list",
-      branches,
+      // -r lists no local branch.
+      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
       // Only with --all or --remotes, as git branch -a and -r list them.
       ...(remotesWanted ? { remote_branches: remotes } : {}),
       name: null,

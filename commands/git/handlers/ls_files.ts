@@ -28,12 +28,14 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
     : "cached";
   let files: { path: string; mode?: string; oid?: string; stage?: number }[];
   if (wanted === "cached" || wanted === "unmerged") {
-    files = wanted === "unmerged" ? [] : [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
-      path: e.path,
-      mode: e.mode.toString(8).padStart(6, "0"),
-      oid: e.oid,
-      stage: 0,
-    }));
+    files = wanted === "unmerged"
+      ? []
+      : [...index.entries.values()].filter((e) => inScope(e.path) && !policy.hidden(e.path)).map((e) => ({
+        path: e.path,
+        mode: e.mode.toString(8).padStart(6, "0"),
+        oid: e.oid,
+        stage: 0,
+      }));
     for (const [path, stages] of index.conflicts) {
       if (!inScope(path)) continue;
       for (const e of stages) {
@@ -74,7 +76,9 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
   const listed = bounded(files, 5000);
   ctx.stdout.write(
     listed.items.map((f) =>
-      (ctx.flags.stage || wanted === "unmerged") && f.oid ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}` : quoteName(f.path)
+      (ctx.flags.stage || wanted === "unmerged") && f.oid
+        ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}`
+        : quoteName(f.path)
     ).join("\n") + (listed.items.length ? "\n" : ""),
   );
   return { repo_path: rel, which: wanted, files: listed.items, truncated: listed.truncated };
