@@ -203,10 +203,11 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   let start: string;
   let hide = new Set<string>();
   if (symmetric) {
-    const left = await resolveCommit(repo, symmetric[1] || "HEAD");
-    start = await resolveCommit(repo, symmetric[2] || "HEAD");
-    all.push(left);
-    for (const base of await mergeBases(repo, left, start)) {
+    // Both sides walked, the left one first (git's order for commits of the same date).
+    start = await resolveCommit(repo, symmetric[1] || "HEAD");
+    const right = await resolveCommit(repo, symmetric[2] || "HEAD");
+    all.push(right);
+    for (const base of await mergeBases(repo, start, right)) {
       for (const oid of await ancestorsOf(repo, base)) hide.add(oid);
     }
   } else {
