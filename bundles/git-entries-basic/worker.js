@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-J5XBQ4HR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FEGRNBXA.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -963,6 +963,10 @@ function encodeName(name) {
   }
   flush();
   return Uint8Array.from(parts);
+}
+function quotePathNote(setting) {
+  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
 }
 function quoteName(name) {
   const bytes = encodeName(name);
@@ -4840,8 +4844,32 @@ function priorCheckout(repo, n) {
 function noPriorCheckout(word) {
   return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
 }
+function upstreamSpelled(repo, spelling) {
+  const match = /^(.*)@\{(upstream|u)\}$/i.exec(spelling);
+  if (!match) return null;
+  let branch = match[1].replace(/^refs\/heads\//, "");
+  if (branch === "" || branch === "HEAD" || branch === "@") {
+    const head = readHead(repo);
+    if (!head.branch) throw new PtermError("NotFound", `\`${spelling}\`: HEAD does not point to a branch.`);
+    branch = head.branch;
+  }
+  if (!resolveRefOid(repo, `refs/heads/${branch}`)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: there is no branch named '${branch}'.`);
+  }
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) {
+    throw new PtermError("NotFound", `\`${spelling}\`: no upstream configured for branch '${branch}' (\`git branch -u origin/${branch}\` sets one).`);
+  }
+  const ref = upstreamRef(repo, upstream);
+  if (!ref || !resolveRefOid(repo, ref)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: the upstream of '${branch}' (${upstream.merge.replace(/^refs\/heads\//, "")} on ${upstream.remote}) is gone: \`git branch --unset-upstream ${branch}\` forgets it.`);
+  }
+  return ref;
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const upstream = upstreamSpelled(repo, base);
+  if (upstream) return resolveRefOid(repo, upstream);
   const prior = /^@\{-(\d+)\}$/.exec(base);
   if (prior && Number(prior[1]) > 0) {
     const name = priorCheckout(repo, Number(prior[1]));
@@ -4907,6 +4935,10 @@ async function resolveRevision(repo, rev) {
     const found = await lookupPath(repo, tree, path);
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
+  }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError("InvalidArgs", `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`);
   }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
   let oid = await resolveBase(repo, match[1], rev);
@@ -6302,6 +6334,17 @@ function quickCompare(repo, entry, info, racyLimitMs) {
   }
   return "hash";
 }
+async function hashWorktreeFile(repo, path, info) {
+  if (!info.isFile && !info.isSymlink) return null;
+  let content;
+  try {
+    content = await worktreeBlob(repo, path, info);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
+    throw error;
+  }
+  return await sha1(objectHeader("blob", content.length), content);
+}
 
 // commands/git/repo/submodule.ts
 var gitmodulesCache = /* @__PURE__ */ new WeakMap();
@@ -6793,7 +6836,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-RL4TUATT.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-VZULPD3W.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7584,6 +7627,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -7619,6 +7664,23 @@ function bounded(list, max = MAX_LISTED) {
 }
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+function refuseUnfollowedLayout(repo, command, columns = true) {
+  for (const key of columns ? [
+    `column.${command}`,
+    "column.ui"
+  ] : []) {
+    const value = repo.config.get(key);
+    if (value === void 0) continue;
+    const words = value.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    if (words.includes("never") || words.includes("auto")) break;
+    throw new PtermError("UnsupportedFormat", `${key}=${value} is not followed here: pterm prints git's lists one per line, without columns: \`git config --unset ${key}\` (or set it to auto, which prints no columns when not on a terminal).`);
+  }
+  if (command === "status") return;
+  const sort = repo.config.get(`${command}.sort`);
+  if (sort !== void 0 && sort !== "refname") {
+    throw new PtermError("InvalidArgs", `${command}.sort=${sort} is not followed here; pterm lists ${command === "branch" ? "branches" : "tags"} by name: \`git config --unset ${command}.sort\`.`);
+  }
 }
 
 // commands/git/handlers/status.ts
@@ -7905,6 +7967,7 @@ var status = async (ctx) => {
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
   const shownUntracked = untrackedAsGit(report.untracked, index, untrackedMode === "all");
+  if (!short && shownUntracked.length) refuseUnfollowedLayout(repo, "status");
   let text;
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
@@ -8364,6 +8427,11 @@ var revParse = async (ctx) => {
         values.push(head.branch ?? "HEAD");
         continue;
       }
+      const upstream = upstreamSpelled(repo, word);
+      if (upstream) {
+        values.push(upstream.replace(/^refs\/(heads|remotes)\//, ""));
+        continue;
+      }
       const branch = word.replace(/^refs\/heads\//, "");
       if (resolveRefOid(repo, `refs/heads/${branch}`)) {
         values.push(branch);
@@ -8397,10 +8465,10 @@ var lsFiles = async (ctx) => {
   const scope = userPaths(ctx.flags.path);
   const inScope2 = (path) => scope.length === 0 || scope.some((s) => s === "" || pathWithin(path, s));
   const index = readIndexFile(repo.gitdir);
-  const wanted = ctx.flags.others ? "others" : ctx.flags.modified ? "modified" : ctx.flags.deleted ? "deleted" : "cached";
+  const wanted = ctx.flags.others ? "others" : ctx.flags.modified ? "modified" : ctx.flags.deleted ? "deleted" : ctx.flags.unmerged ? "unmerged" : "cached";
   let files;
-  if (wanted === "cached") {
-    files = [
+  if (wanted === "cached" || wanted === "unmerged") {
+    files = wanted === "unmerged" ? [] : [
       ...index.entries.values()
     ].filter((e) => inScope2(e.path) && !policy.hidden(e.path)).map((e) => ({
       path: e.path,
@@ -8431,10 +8499,28 @@ var lsFiles = async (ctx) => {
     ].filter(([, change]) => wanted === "deleted" ? change === "D" : true).map(([path]) => ({
       path
     }));
+    if (wanted !== "others") {
+      for (const [path, stages] of index.conflicts) {
+        if (!inScope2(path) || policy.hidden(path)) continue;
+        const info = lstatTracked(repo, path);
+        for (const e of stages) {
+          const listed2 = !info || wanted === "modified" && await hashWorktreeFile(repo, path, info) !== e.oid;
+          if (listed2) files.push({
+            path,
+            mode: e.mode.toString(8).padStart(6, "0"),
+            oid: e.oid,
+            stage: e.stage
+          });
+        }
+      }
+    }
+  }
+  if (wanted === "others" && !ctx.flags["exclude-standard"]) {
+    ctx.stderr.write("[Note] ignored files are left out, as with --exclude-standard; git lists them too without it (pterm does not list ignored files).\n");
   }
   files.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : (a.stage ?? 0) - (b.stage ?? 0));
   const listed = bounded(files, 5e3);
-  ctx.stdout.write(listed.items.map((f) => ctx.flags.stage && f.oid ? `${f.mode} ${f.oid} ${f.stage}	${quoteName(f.path)}` : quoteName(f.path)).join("\n") + (listed.items.length ? "\n" : ""));
+  ctx.stdout.write(listed.items.map((f) => (ctx.flags.stage || wanted === "unmerged") && f.oid ? `${f.mode} ${f.oid} ${f.stage}	${quoteName(f.path)}` : quoteName(f.path)).join("\n") + (listed.items.length ? "\n" : ""));
   return {
     repo_path: rel,
     which: wanted,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ELPMWVC2.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-5MOZSYIJ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1030,6 +1030,10 @@ function encodeName(name) {
   }
   flush();
   return Uint8Array.from(parts);
+}
+function quotePathNote(setting) {
+  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
 }
 function quoteName(name) {
   const bytes = encodeName(name);
@@ -5884,6 +5888,234 @@ function writeReflog(repo, name, entries) {
   Deno.renameSync(temp, path);
 }
 
+// commands/git/porcelain/upstream.ts
+function upstreamLabel(upstream) {
+  const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
+  return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
+}
+function remoteNames(repo) {
+  const names = [];
+  for (const key of repo.config.keys()) {
+    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
+    if (match && !names.includes(match[1])) names.push(match[1]);
+  }
+  return names;
+}
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function remotesFetchingInto(repo, tracking) {
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const merge2 = mapThrough(tracking, dst, src);
+      if (merge2) {
+        found.push({
+          remote,
+          merge: merge2
+        });
+        break;
+      }
+    }
+  }
+  return found;
+}
+function upstreamForNewBranch(repo, name, start, choice) {
+  if (choice === "no-track") return null;
+  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
+  const mode = choice === "track" ? "always" : [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting) ? "false" : [
+    "always",
+    "inherit",
+    "simple"
+  ].includes(setting) ? setting : "true";
+  if (mode === "false") return null;
+  const head = readHead(repo).ref;
+  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
+  const notABranch = () => {
+    if (choice !== "track") return null;
+    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
+  };
+  if (mode === "inherit") {
+    if (!full?.startsWith("refs/heads/")) return notABranch();
+    return configuredUpstream(repo, full.slice("refs/heads/".length));
+  }
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
+    }
+    if (candidates.length === 0) return notABranch();
+    const upstream = candidates[0];
+    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
+    return upstream;
+  }
+  if (full?.startsWith("refs/heads/") && mode === "always") return {
+    remote: ".",
+    merge: full
+  };
+  return mode === "always" ? notABranch() : null;
+}
+function guessRemoteBranch(repo, name) {
+  if (!repo.config.getBool("checkout.guess", true)) return null;
+  if (readRawRef(repo, `refs/heads/${name}`)) return null;
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const ref = mapThrough(`refs/heads/${name}`, src, dst);
+      if (ref && resolveRefOid(repo, ref)) {
+        found.push({
+          remote,
+          ref
+        });
+        break;
+      }
+    }
+  }
+  if (found.length <= 1) return found[0]?.ref ?? null;
+  const preferred = repo.config.get("checkout.defaultRemote");
+  const chosen = found.find((f) => f.remote === preferred);
+  if (chosen) return chosen.ref;
+  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge2 = repo.config.get(`branch.${name}.merge`);
+  return remote && merge2 ? {
+    remote,
+    merge: merge2
+  } : null;
+}
+function upstreamNamed(repo, spelling) {
+  const full = dwimRef(repo, spelling);
+  if (full?.startsWith("refs/heads/")) return {
+    remote: ".",
+    merge: full
+  };
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
+    }
+  }
+  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+async function trackingInfo(repo, branch2, count = true) {
+  const upstream = configuredUpstream(repo, branch2);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
+  if (!theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: true
+  };
+  if (!ours || ours === theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: false
+  };
+  if (!count) return {
+    name,
+    ahead: null,
+    behind: null,
+    gone: false
+  };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = /* @__PURE__ */ new Map();
+  const dates = /* @__PURE__ */ new Map();
+  const parentsOf2 = /* @__PURE__ */ new Map();
+  const queue = [];
+  const mark = async (start, flag) => {
+    const stack = [
+      [
+        start,
+        flag
+      ]
+    ];
+    while (stack.length) {
+      const [oid, add] = stack.pop();
+      const had = flags.get(oid) ?? 0;
+      if ((had | add) === had) continue;
+      flags.set(oid, had | add);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf2.has(oid)) {
+        for (const parent of parentsOf2.get(oid)) stack.push([
+          parent,
+          add
+        ]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
+      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
+      const open = [
+        ...flags
+      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
+      if (!open) break;
+    }
+    queue.sort((a, b) => dates.get(b) - dates.get(a));
+    const oid = queue.shift();
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf2.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid));
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return {
+    name,
+    ahead,
+    behind,
+    gone: false
+  };
+}
+
 // commands/git/history/revparse.ts
 function notFound(rev) {
   return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
@@ -5920,8 +6152,32 @@ function priorCheckout(repo, n) {
 function noPriorCheckout(word) {
   return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
 }
+function upstreamSpelled(repo, spelling) {
+  const match = /^(.*)@\{(upstream|u)\}$/i.exec(spelling);
+  if (!match) return null;
+  let branch2 = match[1].replace(/^refs\/heads\//, "");
+  if (branch2 === "" || branch2 === "HEAD" || branch2 === "@") {
+    const head = readHead(repo);
+    if (!head.branch) throw new PtermError("NotFound", `\`${spelling}\`: HEAD does not point to a branch.`);
+    branch2 = head.branch;
+  }
+  if (!resolveRefOid(repo, `refs/heads/${branch2}`)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: there is no branch named '${branch2}'.`);
+  }
+  const upstream = configuredUpstream(repo, branch2);
+  if (!upstream) {
+    throw new PtermError("NotFound", `\`${spelling}\`: no upstream configured for branch '${branch2}' (\`git branch -u origin/${branch2}\` sets one).`);
+  }
+  const ref = upstreamRef(repo, upstream);
+  if (!ref || !resolveRefOid(repo, ref)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: the upstream of '${branch2}' (${upstream.merge.replace(/^refs\/heads\//, "")} on ${upstream.remote}) is gone: \`git branch --unset-upstream ${branch2}\` forgets it.`);
+  }
+  return ref;
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const upstream = upstreamSpelled(repo, base);
+  if (upstream) return resolveRefOid(repo, upstream);
   const prior = /^@\{-(\d+)\}$/.exec(base);
   if (prior && Number(prior[1]) > 0) {
     const name = priorCheckout(repo, Number(prior[1]));
@@ -5987,6 +6243,10 @@ async function resolveRevision(repo, rev) {
     const found = await lookupPath(repo, tree, path);
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
+  }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError("InvalidArgs", `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`);
   }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
   let oid = await resolveBase(repo, match[1], rev);
@@ -6832,7 +7092,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-BPIZTHPR.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-YTTONPKX.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7477,234 +7737,6 @@ async function mergeBasesOf(read, a, b) {
   const dominated = /* @__PURE__ */ new Set();
   for (const c of common) for (const parent of fromA.get(c)) dominated.add(parent);
   return common.filter((c) => !dominated.has(c));
-}
-
-// commands/git/porcelain/upstream.ts
-function upstreamLabel(upstream) {
-  const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
-  return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
-}
-function remoteNames(repo) {
-  const names = [];
-  for (const key of repo.config.keys()) {
-    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
-    if (match && !names.includes(match[1])) names.push(match[1]);
-  }
-  return names;
-}
-function mapThrough(ref, from, to) {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-function fetchRefspecs(repo, remote) {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([
-      plain.slice(0, colon),
-      plain.slice(colon + 1)
-    ]);
-  }
-  return pairs;
-}
-function remotesFetchingInto(repo, tracking) {
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const merge2 = mapThrough(tracking, dst, src);
-      if (merge2) {
-        found.push({
-          remote,
-          merge: merge2
-        });
-        break;
-      }
-    }
-  }
-  return found;
-}
-function upstreamForNewBranch(repo, name, start, choice) {
-  if (choice === "no-track") return null;
-  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
-  const mode = choice === "track" ? "always" : [
-    "false",
-    "no",
-    "off",
-    "0"
-  ].includes(setting) ? "false" : [
-    "always",
-    "inherit",
-    "simple"
-  ].includes(setting) ? setting : "true";
-  if (mode === "false") return null;
-  const head = readHead(repo).ref;
-  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
-  const notABranch = () => {
-    if (choice !== "track") return null;
-    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
-  };
-  if (mode === "inherit") {
-    if (!full?.startsWith("refs/heads/")) return notABranch();
-    return configuredUpstream(repo, full.slice("refs/heads/".length));
-  }
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
-    }
-    if (candidates.length === 0) return notABranch();
-    const upstream = candidates[0];
-    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
-    return upstream;
-  }
-  if (full?.startsWith("refs/heads/") && mode === "always") return {
-    remote: ".",
-    merge: full
-  };
-  return mode === "always" ? notABranch() : null;
-}
-function guessRemoteBranch(repo, name) {
-  if (!repo.config.getBool("checkout.guess", true)) return null;
-  if (readRawRef(repo, `refs/heads/${name}`)) return null;
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const ref = mapThrough(`refs/heads/${name}`, src, dst);
-      if (ref && resolveRefOid(repo, ref)) {
-        found.push({
-          remote,
-          ref
-        });
-        break;
-      }
-    }
-  }
-  if (found.length <= 1) return found[0]?.ref ?? null;
-  const preferred = repo.config.get("checkout.defaultRemote");
-  const chosen = found.find((f) => f.remote === preferred);
-  if (chosen) return chosen.ref;
-  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
-}
-function configuredUpstream(repo, name) {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge2 = repo.config.get(`branch.${name}.merge`);
-  return remote && merge2 ? {
-    remote,
-    merge: merge2
-  } : null;
-}
-function upstreamNamed(repo, spelling) {
-  const full = dwimRef(repo, spelling);
-  if (full?.startsWith("refs/heads/")) return {
-    remote: ".",
-    merge: full
-  };
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length === 1) return candidates[0];
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
-    }
-  }
-  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
-}
-function upstreamRef(repo, upstream) {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
-}
-async function trackingInfo(repo, branch2, count = true) {
-  const upstream = configuredUpstream(repo, branch2);
-  if (!upstream) return null;
-  const name = upstreamLabel(upstream);
-  const ref = upstreamRef(repo, upstream);
-  const theirs = ref ? resolveRefOid(repo, ref) : null;
-  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
-  if (!theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: true
-  };
-  if (!ours || ours === theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: false
-  };
-  if (!count) return {
-    name,
-    ahead: null,
-    behind: null,
-    gone: false
-  };
-  const OURS = 1, THEIRS = 2, BOTH = 3;
-  const flags = /* @__PURE__ */ new Map();
-  const dates = /* @__PURE__ */ new Map();
-  const parentsOf2 = /* @__PURE__ */ new Map();
-  const queue = [];
-  const mark = async (start, flag) => {
-    const stack = [
-      [
-        start,
-        flag
-      ]
-    ];
-    while (stack.length) {
-      const [oid, add] = stack.pop();
-      const had = flags.get(oid) ?? 0;
-      if ((had | add) === had) continue;
-      flags.set(oid, had | add);
-      if (!dates.has(oid)) {
-        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
-        queue.push(oid);
-      } else if (parentsOf2.has(oid)) {
-        for (const parent of parentsOf2.get(oid)) stack.push([
-          parent,
-          add
-        ]);
-      } else if (!queue.includes(oid)) queue.push(oid);
-    }
-  };
-  await mark(ours, OURS);
-  await mark(theirs, THEIRS);
-  while (queue.length) {
-    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
-      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
-      const open = [
-        ...flags
-      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
-      if (!open) break;
-    }
-    queue.sort((a, b) => dates.get(b) - dates.get(a));
-    const oid = queue.shift();
-    const parents = (await repo.objects.readCommit(oid)).parents;
-    parentsOf2.set(oid, parents);
-    for (const parent of parents) await mark(parent, flags.get(oid));
-  }
-  let ahead = 0, behind = 0;
-  for (const flag of flags.values()) {
-    if (flag === OURS) ahead++;
-    else if (flag === THEIRS) behind++;
-  }
-  return {
-    name,
-    ahead,
-    behind,
-    gone: false
-  };
 }
 
 // commands/git/repo/config_edit.ts
@@ -9037,6 +9069,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -9142,6 +9176,23 @@ async function splitRevsAndPaths(ctx, repo, words, maxRevs) {
     revs,
     paths
   };
+}
+function refuseUnfollowedLayout(repo, command, columns = true) {
+  for (const key of columns ? [
+    `column.${command}`,
+    "column.ui"
+  ] : []) {
+    const value = repo.config.get(key);
+    if (value === void 0) continue;
+    const words = value.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    if (words.includes("never") || words.includes("auto")) break;
+    throw new PtermError("UnsupportedFormat", `${key}=${value} is not followed here: pterm prints git's lists one per line, without columns: \`git config --unset ${key}\` (or set it to auto, which prints no columns when not on a terminal).`);
+  }
+  if (command === "status") return;
+  const sort = repo.config.get(`${command}.sort`);
+  if (sort !== void 0 && sort !== "refname") {
+    throw new PtermError("InvalidArgs", `${command}.sort=${sort} is not followed here; pterm lists ${command === "branch" ? "branches" : "tags"} by name: \`git config --unset ${command}.sort\`.`);
+  }
 }
 
 // commands/git/handlers/status.ts
@@ -9850,23 +9901,22 @@ var branch = async (ctx) => {
       name
     ];
   }
-  if (!name || ctx.flags.list || ctx.flags.all) {
+  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
+  if (!name || ctx.flags.list || remotesWanted) {
     if (remove || move) {
       throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
     }
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    const sort = repo.config.get("branch.sort");
-    if (sort !== void 0 && sort !== "refname") {
-      throw new PtermError("InvalidArgs", `branch.sort=${sort} is not followed here; pterm lists branches by name: \`git config --unset branch.sort\`.`);
-    }
+    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
     if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
     const options = {
       verbose: ctx.flags.verbose.length,
-      locals: true,
-      remotes: ctx.flags.all,
-      detached: head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
+      locals: !ctx.flags.remotes || ctx.flags.all,
+      remotes: remotesWanted,
+      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
       headOid: head.oid,
       headRef: head.ref,
       matches: (n) => matchesPattern(n, name)
@@ -9880,9 +9930,10 @@ var branch = async (ctx) => {
     return {
       ...base,
       action: "list",
-      branches,
-      // Only with --all, as git branch -a lists them.
-      ...ctx.flags.all ? {
+      // -r lists no local branch.
+      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
+      // Only with --all or --remotes, as git branch -a and -r list them.
+      ...remotesWanted ? {
         remote_branches: remotes
       } : {},
       name: null,
@@ -10819,6 +10870,7 @@ var tag = async (ctx) => {
     if (ctx.flags.delete) {
       throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
     }
+    refuseUnfollowedLayout(repo, "tag", (ctx.flags.lines ?? 0) === 0);
     const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name)).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const lines = ctx.flags.lines ?? 0;
     let text = "";
@@ -11013,9 +11065,25 @@ function relativeDate(timestamp, now) {
   }
   return ago(Math.floor((diff + 183) / 365), "year");
 }
-function indented(message) {
+function indented(message, tabWidth) {
   const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+}
+function expandTabs(line, tabWidth) {
+  if (!line.includes("	")) return line;
+  let out = "";
+  let column = 0;
+  for (const char of line) {
+    if (char === "	") {
+      const spaces = tabWidth - column % tabWidth;
+      out += " ".repeat(spaces);
+      column += spaces;
+    } else {
+      out += char;
+      column++;
+    }
+  }
+  return out;
 }
 function decorationOf(ctx, oid, wrapped) {
   const list = ctx.decorations?.get(oid);
@@ -11175,7 +11243,7 @@ function prettyCommit(ctx, fmt, oid, commit) {
   const message = fmt.name === "short" ? subject : commit.message;
   return `${lines.join("\n")}
 
-${indented(message)}
+${indented(message, fmt.name === "short" ? 0 : 8)}
 `;
 }
 
@@ -13113,7 +13181,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-PHJ6N7XY.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-O47RSDL4.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13132,7 +13200,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-YRJARSOT.js", import.meta.url).href)
+      git: await import(new URL("./api-L7LPR74D.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-T2CKNNGE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PDLDZSAY.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -976,6 +976,10 @@ function encodeName(name) {
   }
   flush();
   return Uint8Array.from(parts);
+}
+function quotePathNote(setting) {
+  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
 }
 function quoteName(name) {
   const bytes = encodeName(name);
@@ -7807,11 +7811,9 @@ function renameName(a, b) {
   const middle = `${a.slice(prefix, prefix + aMid)} => ${b.slice(prefix, prefix + bMid)}`;
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
-function renderStat(rendered) {
-  const files = rendered.files;
-  if (files.length === 0) return "";
-  const width = 80;
-  const rows = files.map((f) => ({
+function statRows(rendered) {
+  const rows = rendered.files.map((f) => ({
+    kind: "file",
     file: f,
     name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
     sizes: rendered.binarySizes.get(f.path) ?? [
@@ -7819,6 +7821,43 @@ function renderStat(rendered) {
       0
     ]
   }));
+  for (const path of rendered.unmerged ?? []) {
+    const at = rows.findIndex((r) => r.kind === "file" && comparePaths(r.file.path, path) >= 0);
+    rows.splice(at < 0 ? rows.length : at, 0, {
+      kind: "unmerged",
+      name: quoteName(path)
+    });
+  }
+  return rows;
+}
+function statSummary(files) {
+  if (files.length === 0) return " 0 files changed\n";
+  let insertions = 0;
+  let deletions = 0;
+  for (const f of files) {
+    if (f.binary) continue;
+    insertions += f.additions;
+    deletions += f.deletions;
+  }
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return summary + "\n";
+}
+function renderShortStat(rendered) {
+  return rendered.files.length || rendered.unmerged?.length ? statSummary(rendered.files) : "";
+}
+function renderNumStat(rendered) {
+  return statRows(rendered).map((row) => row.kind === "unmerged" ? `0	0	${row.name}
+` : row.file.binary ? `-	-	${row.name}
+` : `${row.file.additions}	${row.file.deletions}	${row.name}
+`).join("");
+}
+function renderStat(rendered) {
+  const files = rendered.files;
+  const rows = statRows(rendered);
+  if (rows.length === 0) return "";
+  const width = 80;
   const decimalWidth = (n) => String(n).length;
   let maxLen = 0;
   let maxChange = 0;
@@ -7826,6 +7865,7 @@ function renderStat(rendered) {
   let binWidth = 0;
   for (const row of rows) {
     maxLen = Math.max(maxLen, row.name.length);
+    if (row.kind === "unmerged") continue;
     if (row.file.binary) {
       binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
       numberWidth = 3;
@@ -7844,10 +7884,8 @@ function renderStat(rendered) {
     else graphWidth = total - numberWidth - 6 - nameWidth;
   }
   const scale = (it) => it === 0 ? 0 : 1 + Math.trunc(it * (graphWidth - 1) / maxChange);
-  let insertions = 0;
-  let deletions = 0;
-  const lines = rows.map(({ file, name: full, sizes }) => {
-    let name = full;
+  const lines = rows.map((row) => {
+    let name = row.name;
     let prefix = "";
     let room = nameWidth;
     if (nameWidth < name.length) {
@@ -7858,12 +7896,12 @@ function renderStat(rendered) {
       if (slash >= 0) name = name.slice(slash);
     }
     const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    if (row.kind === "unmerged") return `${head}Unmerged`;
+    const { file, sizes } = row;
     if (file.binary) {
       const [before, after] = sizes;
-      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "");
+      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "") + "\n";
     }
-    insertions += file.additions;
-    deletions += file.deletions;
     let add = file.additions;
     let del = file.deletions;
     if (graphWidth <= maxChange) {
@@ -7878,12 +7916,9 @@ function renderStat(rendered) {
       }
     }
     const count = file.additions + file.deletions;
-    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del);
+    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del) + "\n";
   });
-  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
-  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
-  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
-  return lines.join("\n") + "\n" + summary + "\n";
+  return lines.join("") + statSummary(files);
 }
 async function findRenames(repo, changes, minScore = DEFAULT_RENAME_SCORE) {
   const deleted = /* @__PURE__ */ new Map();
@@ -8054,7 +8089,11 @@ async function combinedDiff(repo, path, parents, options) {
   const context = options.context;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
   const numParent = parents.length;
-  const found = await worktreeResult(repo, path);
+  const fromCommit = options.result !== void 0;
+  const found = !fromCommit ? await worktreeResult(repo, path) : options.result ? {
+    bytes: await parentBytes(repo, options.result),
+    mode: options.result.mode
+  } : null;
   const result = found?.bytes ?? new Uint8Array();
   const resultMode = found?.mode ?? null;
   const resultDeleted = found === null;
@@ -8064,7 +8103,7 @@ async function combinedDiff(repo, path, parents, options) {
   const header = (showFileHeader) => {
     text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}
 `);
-    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, ZERO_OID)}
+    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, options.result?.oid ?? ZERO_OID)}
 `);
     if (modeDiffers) {
       text(`${resultDeleted ? "deleted file " : ""}mode ${parents.map((p) => p.mode.padStart(6, "0")).join(",")}${resultMode ? `..${resultMode.padStart(6, "0")}` : ""}
@@ -8168,7 +8207,8 @@ async function combinedDiff(repo, path, parents, options) {
     }
     sline[lno].pLno[n] = pLno;
   }
-  makeHunks(sline, cnt, numParent, options.dense, context);
+  const showHunks = makeHunks(sline, cnt, numParent, options.dense, context);
+  if (fromCommit && !showHunks && !modeDiffers) return new Uint8Array();
   header(true);
   if (!resultDeleted) dumpLines(out, sline, result, cnt, numParent, context);
   return concatBytes(out);
@@ -8343,6 +8383,48 @@ function dumpLines(out, sline, result, cnt, numParent, context) {
   }
 }
 
+// commands/git/porcelain/upstream.ts
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+
 // commands/git/history/revparse.ts
 function notFound(rev) {
   return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
@@ -8379,8 +8461,32 @@ function priorCheckout(repo, n) {
 function noPriorCheckout(word) {
   return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
 }
+function upstreamSpelled(repo, spelling) {
+  const match = /^(.*)@\{(upstream|u)\}$/i.exec(spelling);
+  if (!match) return null;
+  let branch = match[1].replace(/^refs\/heads\//, "");
+  if (branch === "" || branch === "HEAD" || branch === "@") {
+    const head = readHead(repo);
+    if (!head.branch) throw new PtermError("NotFound", `\`${spelling}\`: HEAD does not point to a branch.`);
+    branch = head.branch;
+  }
+  if (!resolveRefOid(repo, `refs/heads/${branch}`)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: there is no branch named '${branch}'.`);
+  }
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) {
+    throw new PtermError("NotFound", `\`${spelling}\`: no upstream configured for branch '${branch}' (\`git branch -u origin/${branch}\` sets one).`);
+  }
+  const ref = upstreamRef(repo, upstream);
+  if (!ref || !resolveRefOid(repo, ref)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: the upstream of '${branch}' (${upstream.merge.replace(/^refs\/heads\//, "")} on ${upstream.remote}) is gone: \`git branch --unset-upstream ${branch}\` forgets it.`);
+  }
+  return ref;
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const upstream = upstreamSpelled(repo, base);
+  if (upstream) return resolveRefOid(repo, upstream);
   const prior = /^@\{-(\d+)\}$/.exec(base);
   if (prior && Number(prior[1]) > 0) {
     const name = priorCheckout(repo, Number(prior[1]));
@@ -8446,6 +8552,10 @@ async function resolveRevision(repo, rev) {
     const found = await lookupPath(repo, tree, path);
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
+  }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError("InvalidArgs", `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`);
   }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
   let oid = await resolveBase(repo, match[1], rev);
@@ -8767,6 +8877,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -9076,9 +9188,25 @@ async function decorations(repo) {
   }
   return found;
 }
-function indented(message) {
+function indented(message, tabWidth) {
   const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+}
+function expandTabs(line, tabWidth) {
+  if (!line.includes("	")) return line;
+  let out = "";
+  let column = 0;
+  for (const char of line) {
+    if (char === "	") {
+      const spaces = tabWidth - column % tabWidth;
+      out += " ".repeat(spaces);
+      column += spaces;
+    } else {
+      out += char;
+      column++;
+    }
+  }
+  return out;
 }
 function decorationOf(ctx, oid, wrapped) {
   const list = ctx.decorations?.get(oid);
@@ -9242,7 +9370,7 @@ function prettyCommit(ctx, fmt, oid, commit) {
   const message = fmt.name === "short" ? subject : commit.message;
   return `${lines.join("\n")}
 
-${indented(message)}
+${indented(message, fmt.name === "short" ? 0 : 8)}
 `;
 }
 function prettyTagHeader(ctx, fmt, name, tag) {
@@ -9318,6 +9446,8 @@ function viewOf(rendered, flags) {
     ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
     return rows.map((r) => r.text).join("\n") + (rows.length ? "\n" : "");
   }
+  if (flags.numstat) return renderNumStat(rendered);
+  if (flags.shortstat) return renderShortStat(rendered);
   if (flags.stat) return renderStat(rendered);
   return null;
 }
@@ -9550,7 +9680,7 @@ var diff = async (ctx) => {
       "index",
       "worktree"
     ];
-    unmerged = unmergedChanges(repo, index, true, !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"]);
+    unmerged = unmergedChanges(repo, index, true, !ctx.flags.stat && !ctx.flags.numstat && !ctx.flags.shortstat && !ctx.flags["name-only"] && !ctx.flags["name-status"]);
   }
   if (staged) changes = changes.filter((c) => !index.conflicts.has(c.path));
   const { kept, withheld } = filterChanges(changes, scope, policy);
@@ -9576,8 +9706,8 @@ var diff = async (ctx) => {
       bytes
     });
   }
-  const whole = combined.length ? withCombined(rendered, combined) : rendered;
-  const out = await emit(ctx, ctx.flags["word-diff"] ? asWordDiff(whole) : whole, ctx.flags);
+  const shown = ctx.flags["word-diff"] ? asWordDiff(rendered) : rendered;
+  const out = await emit(ctx, combined.length ? withCombined(shown, combined) : shown, ctx.flags);
   const unmergedPaths = [
     .../* @__PURE__ */ new Set([
       ...combinedKept.map((c) => c.path),
@@ -9751,16 +9881,28 @@ async function showPath(ctx, repo, policy, rel, rev) {
     content_artifact: artifact
   };
 }
-async function combinedDiffHasPaths(repo, commit, againstFirst) {
+async function mergePaths(repo, commit, againstFirst) {
   const result = await flattenTree(repo, commit.tree);
-  const others = [];
-  for (const parent of commit.parents.slice(1)) {
-    others.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
-  }
-  return againstFirst.files.some((file) => {
-    const mine = result.get(file.path)?.oid;
-    return others.every((tree) => tree.get(file.path)?.oid !== mine);
-  });
+  const parents = [];
+  for (const parent of commit.parents) parents.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
+  const same = (a, b) => a?.oid === b?.oid && a?.mode === b?.mode;
+  return [
+    ...new Set(againstFirst)
+  ].sort(comparePaths).filter((path) => parents.every((tree) => !same(tree.get(path), result.get(path)))).map((path) => ({
+    path,
+    result: result.get(path) ?? null,
+    parents: parents.map((tree) => tree.get(path) ?? null)
+  }));
+}
+var asParent = (entry) => entry ? {
+  oid: entry.oid,
+  mode: entry.mode
+} : {
+  oid: ZERO_OID,
+  mode: "000000"
+};
+function mergeNames(paths, status) {
+  return paths.map((p) => (status ? p.parents.map((e) => e === null ? "A" : p.result === null ? "D" : "M").join("") + "	" : "") + quoteName(p.path) + "\n").join("");
 }
 function emptyDiff(rendered) {
   return {
@@ -9802,9 +9944,16 @@ var show = async (ctx) => {
   const tagHeader = tagObject ? prettyTagHeader(pretty2, format, tag.name, tagObject) : "";
   const oneline = format.kind === "builtin" && format.name === "oneline";
   const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
-  if (commit.parents.length > 1 && patchView) {
-    if (!await combinedDiffHasPaths(repo, commit, rendered)) {
-      ctx.stdout.write(tagHeader + entry + "\n");
+  if (commit.parents.length > 1 && (patchView || ctx.flags["name-only"] || ctx.flags["name-status"])) {
+    const paths = await mergePaths(repo, commit, [
+      ...rendered.files.map((f) => f.path),
+      ...rendered.files.flatMap((f) => f.old_path ? [
+        f.old_path
+      ] : [])
+    ]);
+    ctx.stdout.write(tagHeader + entry + "\n");
+    if (!patchView) {
+      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"]));
       const none = await emit(ctx, emptyDiff(rendered), {
         "no-patch": true
       }, "", "");
@@ -9816,7 +9965,29 @@ var show = async (ctx) => {
         withheld
       };
     }
-    ctx.stderr.write("[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first parent.\n");
+    const combined = [];
+    for (const p of paths) {
+      const bytes = await combinedDiff(repo, p.path, p.parents.map(asParent), {
+        context: 3,
+        dense: true,
+        algorithm: lineAlgorithm(repo, ctx.flags),
+        result: p.result ? asParent(p.result) : null
+      });
+      if (bytes.length) combined.push({
+        path: p.path,
+        bytes
+      });
+    }
+    const out2 = await emit(ctx, withCombined(emptyDiff(rendered), combined), ctx.flags, "", "");
+    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
+`);
+    return {
+      repo_path: rel,
+      commit: described,
+      tag,
+      ...out2,
+      withheld
+    };
   }
   const out = await emit(ctx, rendered, ctx.flags, (hasDiff) => tagHeader + entry + (hasDiff && !oneline ? "\n" : ""), "");
   if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.
@@ -10506,11 +10677,23 @@ var log = async (ctx) => {
       commits: []
     };
   }
-  const ends = await rangeEnds(repo, ref);
+  const symmetric = ref.includes(":") ? null : ref.match(/^(.*?)\.\.\.(.*)$/);
+  const ends = symmetric ? null : await rangeEnds(repo, ref);
   const explicit = split.revs.length > 0 || ctx.flags.ref !== void 0;
   const all = ctx.flags.all ? await allStarts(repo) : [];
-  const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
-  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : /* @__PURE__ */ new Set();
+  let start;
+  let hide = /* @__PURE__ */ new Set();
+  if (symmetric) {
+    start = await resolveCommit(repo, symmetric[1] || "HEAD");
+    const right = await resolveCommit(repo, symmetric[2] || "HEAD");
+    all.push(right);
+    for (const base of await mergeBases(repo, start, right)) {
+      for (const oid of await ancestorsOf(repo, base)) hide.add(oid);
+    }
+  } else {
+    start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
+    if (ends) hide = await ancestorsOf(repo, await resolveCommit(repo, ends[0]));
+  }
   const paths = userPaths([
     ...ctx.flags.path,
     ...split.paths
@@ -10663,6 +10846,11 @@ var grep = async (ctx) => {
   for (const [path, entry] of index.entries) {
     if (entry.mode === S_IFGITLINK || !inScope2(path) || policy.hidden(path)) continue;
     candidates.set(path, ctx.flags.cached ? entry.oid : null);
+  }
+  if (!ctx.flags.cached) {
+    for (const path of index.conflicts.keys()) {
+      if (inScope2(path) && !policy.hidden(path)) candidates.set(path, null);
+    }
   }
   if (ctx.flags.untracked && !ctx.flags.cached) {
     const report = await worktreeStatus(repo, index, policy, {
@@ -11813,48 +12001,6 @@ var catFile = async (ctx) => {
     ]
   };
 };
-
-// commands/git/porcelain/upstream.ts
-function mapThrough(ref, from, to) {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-function fetchRefspecs(repo, remote) {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([
-      plain.slice(0, colon),
-      plain.slice(colon + 1)
-    ]);
-  }
-  return pairs;
-}
-function configuredUpstream(repo, name) {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge = repo.config.get(`branch.${name}.merge`);
-  return remote && merge ? {
-    remote,
-    merge
-  } : null;
-}
-function upstreamRef(repo, upstream) {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
-}
 
 // commands/git/handlers/for_each_ref.ts
 async function describeObject(repo, oid) {

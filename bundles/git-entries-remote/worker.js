@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-HMUXYNAM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-32PQWEON.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -984,6 +984,10 @@ function encodeName(name) {
   }
   flush();
   return Uint8Array.from(parts);
+}
+function quotePathNote(setting) {
+  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
 }
 function quoteName(name) {
   const bytes = encodeName(name);
@@ -6278,7 +6282,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-ZSWAKNF7.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-FRZ3QQPF.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6584,7 +6588,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-7YVCIPOO.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6783,7 +6787,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-RWNS2AMU.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-253N5ZT2.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7077,7 +7081,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-J5WJJT6W.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-TCDWXIFS.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7152,7 +7156,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-J5WJJT6W.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-TCDWXIFS.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7421,6 +7425,48 @@ Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoo
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
 }
 
+// commands/git/porcelain/upstream.ts
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+
 // commands/git/history/revparse.ts
 function notFound(rev) {
   return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
@@ -7457,8 +7503,32 @@ function priorCheckout(repo, n) {
 function noPriorCheckout(word) {
   return new PtermError("NotFound", `\`${word}\` names no earlier checkout: HEAD's log records fewer switches. \`git reflog\` lists them; name the branch instead (\`git branch\` lists branches).`);
 }
+function upstreamSpelled(repo, spelling) {
+  const match = /^(.*)@\{(upstream|u)\}$/i.exec(spelling);
+  if (!match) return null;
+  let branch = match[1].replace(/^refs\/heads\//, "");
+  if (branch === "" || branch === "HEAD" || branch === "@") {
+    const head = readHead(repo);
+    if (!head.branch) throw new PtermError("NotFound", `\`${spelling}\`: HEAD does not point to a branch.`);
+    branch = head.branch;
+  }
+  if (!resolveRefOid(repo, `refs/heads/${branch}`)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: there is no branch named '${branch}'.`);
+  }
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) {
+    throw new PtermError("NotFound", `\`${spelling}\`: no upstream configured for branch '${branch}' (\`git branch -u origin/${branch}\` sets one).`);
+  }
+  const ref = upstreamRef(repo, upstream);
+  if (!ref || !resolveRefOid(repo, ref)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: the upstream of '${branch}' (${upstream.merge.replace(/^refs\/heads\//, "")} on ${upstream.remote}) is gone: \`git branch --unset-upstream ${branch}\` forgets it.`);
+  }
+  return ref;
+}
 async function resolveBase(repo, base, whole) {
   if (base === "@" || base === "") base = "HEAD";
+  const upstream = upstreamSpelled(repo, base);
+  if (upstream) return resolveRefOid(repo, upstream);
   const prior = /^@\{-(\d+)\}$/.exec(base);
   if (prior && Number(prior[1]) > 0) {
     const name = priorCheckout(repo, Number(prior[1]));
@@ -7524,6 +7594,10 @@ async function resolveRevision(repo, rev) {
     const found = await lookupPath(repo, tree, path);
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
+  }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError("InvalidArgs", `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`);
   }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev);
   let oid = await resolveBase(repo, match[1], rev);
@@ -7597,6 +7671,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -7788,7 +7864,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-Y63PXO5I.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-F2C2R7CG.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -7954,7 +8030,7 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean, printedBy } = await import(new URL("./rebase-I7I655B5.js", import.meta.url).href);
+    const { requireClean, printedBy } = await import(new URL("./rebase-ZC4OGW7X.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -7998,7 +8074,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-7YVCIPOO.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8006,11 +8082,11 @@ var pull = async (ctx) => {
   }
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-RIF3BTX7.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-7YVCIPOO.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-I7I655B5.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-FAVAQBMO.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-ZC4OGW7X.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-UBO3Y63M.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8045,7 +8121,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-KW4G6W6U.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-C4W7AJPL.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

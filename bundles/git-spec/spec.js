@@ -743,6 +743,31 @@ function parseProxyUrl(input) {
   return proxy;
 }
 
+// commands/git/odb/bytes.ts
+var encoder2 = new TextEncoder();
+var lenientDecoder = new TextDecoder("utf-8", {
+  fatal: false
+});
+var strictUtf8 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+function quotePathNote(setting) {
+  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
+}
+var HEX = Array.from({
+  length: 256
+}, (_, i) => i.toString(16).padStart(2, "0"));
+var HEX_VALUE = (() => {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    table["0123456789abcdef".charCodeAt(i)] = i;
+    table["0123456789ABCDEF".charCodeAt(i)] = i;
+  }
+  return table;
+})();
+
 // commands/git/spellings.ts
 var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "commit",
@@ -788,6 +813,12 @@ var gitSpellings = {
         const eq = setting.indexOf("=");
         const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
         const value = eq < 0 ? "" : setting.slice(eq + 1);
+        if (key === "core.quotepath" && quotePathNote(eq < 0 ? "true" : value)) {
+          refuse('-c core.quotePath=false is not followed: pterm quotes names with bytes outside ASCII as git does by default ("caf\\303\\251.txt"); drop it (the structured result has each name as it is).');
+        }
+        if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
+          refuse(`-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`);
+        }
         if (key === "user.name") identity.name = value;
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {
@@ -880,7 +911,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-7FDEPZBE.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-6CFXXKE5.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1753,6 +1784,12 @@ var branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too."
   },
+  {
+    name: "remotes",
+    short: "r",
+    type: "boolean",
+    description: "List the remote-tracking branches (refs/remotes/) alone, as `git branch -r`."
+  },
   ...trackFlags,
   {
     name: "set-upstream-to",
@@ -2028,6 +2065,16 @@ var diffFlags = [
     name: "stat",
     type: "boolean",
     description: "Print a diffstat instead of the patch."
+  },
+  {
+    name: "numstat",
+    type: "boolean",
+    description: "Print the added and deleted line counts and the path of each changed file, tab-separated (`-` for a binary file), as git."
+  },
+  {
+    name: "shortstat",
+    type: "boolean",
+    description: "Print only the diffstat's summary line, as git."
   },
   {
     name: "name-only",
@@ -3096,6 +3143,12 @@ var lsFilesFlags = [
     short: "d",
     type: "boolean",
     description: "Tracked files missing from the work tree."
+  },
+  {
+    name: "unmerged",
+    short: "u",
+    type: "boolean",
+    description: "Only the paths with a conflict in progress: each stage's entry, as `-s` shows it (git's -u)."
   },
   {
     name: "stage",

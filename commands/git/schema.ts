@@ -493,7 +493,7 @@ export const resultSchemas = {
   var: z.strictObject({ ...base("git var"), variable: z.string(), value: z.string() }),
   "ls-files": z.strictObject({
     ...base("git ls-files"),
-    which: z.enum(["cached", "others", "modified", "deleted"]),
+    which: z.enum(["cached", "others", "modified", "deleted", "unmerged"]),
     files: z.array(z.strictObject({
       path: z.string(),
       mode: z.string().optional(),

@@ -8,6 +8,7 @@
 
 import { PtermError } from "../../core/errors.ts";
 import type { SpellingRewriter } from "../../core/declaration.ts";
+import { quotePathNote } from "./odb/bytes.ts";
 
 /** Subcommands that record an author (a commit, a tag, a stash entry). */
 const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash", "var"]);
@@ -47,6 +48,17 @@ export const gitSpellings: SpellingRewriter = {
         const eq = setting.indexOf("=");
         const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
         const value = eq < 0 ? "" : setting.slice(eq + 1);
+        if (key === "core.quotepath" && quotePathNote(eq < 0 ? "true" : value)) {
+          refuse(
+            "-c core.quotePath=false is not followed: pterm quotes names with bytes outside ASCII as git does by " +
+              'default ("caf\\303\\251.txt"); drop it (the structured result has each name as it is).',
+          );
+        }
+        if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
+          refuse(
+            `-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`,
+          );
+        }
         if (key === "user.name") identity.name = value;
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {

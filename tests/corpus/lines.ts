@@ -85,6 +85,9 @@ export const cold: readonly CorpusLine[] = [
   // diff
   { line: "git diff" },
   { line: "git diff --stat" },
+  { line: "git diff --numstat" },
+  { line: "git diff --shortstat" },
+  { line: "git diff HEAD~1 --numstat" },
   { line: "git diff --cached" },
   { line: "git diff --staged" },
   { line: "git diff HEAD" },
@@ -168,6 +171,7 @@ export const cold: readonly CorpusLine[] = [
   // branches
   { line: "git branch" },
   { line: "git branch -a" },
+  { line: "git branch -r" },
   { line: "git branch -v" },
   { line: "git branch -vv" },
   { line: "git branch --format='%(refname:short)'" },
@@ -308,6 +312,8 @@ export const cold: readonly CorpusLine[] = [
   { line: "git ls-files src" },
   { line: "git ls-files --others --exclude-standard" },
   { line: "git ls-files -m" },
+  { line: "git ls-files -u" },
+  { line: "git log --oneline main...feature" },
   // typos
   { line: "git stauts", intent: "status" },
   { line: 'git comit -m "Typo fix"', intent: "commit -m 'Typo fix'" },

@@ -1,7 +1,8 @@
 /**
- * git's combined diff of a path with a conflict in progress (combine-diff.c, as `git diff` runs it
- * from diff-files): the work-tree file against both sides of the conflict (index stages 2 and 3),
- * each line marked with one column per side. Dense (`--cc`, git's default) drops the hunks where
+ * git's combined diff (combine-diff.c): of a path with a conflict in progress, as `git diff` runs it
+ * from diff-files, the work-tree file against both sides of the conflict (index stages 2 and 3); of
+ * a merge commit, as `git show` runs it, the merge's blob against each parent's. Each line is marked
+ * with one column per side. Dense (`--cc`, git's default) drops the hunks where
  * the file agrees with one side; `-c` keeps them.
  */
 
@@ -26,6 +27,12 @@ export interface CombinedOptions {
   /** `--cc` (true, git's default) or `-c` (false). */
   readonly dense: boolean;
   readonly algorithm?: LineAlgorithm;
+  /**
+   * The merge commit's own blob (git show of a merge), null where the merge deleted the path; absent,
+   * the result is the work-tree file. A commit's path is shown only with a hunk left or a mode that
+   * differs; the work tree's always is.
+   */
+  readonly result?: CombinedParent | null;
 }
 
 /** A line lost from some parents: its bytes (no newline) and which parents had it (bit n for parent n). */
@@ -140,7 +147,12 @@ export async function combinedDiff(
   const context = options.context;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
   const numParent = parents.length;
-  const found = await worktreeResult(repo, path);
+  const fromCommit = options.result !== undefined;
+  const found = !fromCommit
+    ? await worktreeResult(repo, path)
+    : options.result
+    ? { bytes: await parentBytes(repo, options.result), mode: options.result.mode }
+    : null;
   const result = found?.bytes ?? new Uint8Array();
   const resultMode = found?.mode ?? null;
   const resultDeleted = found === null;
@@ -150,7 +162,11 @@ export async function combinedDiff(
   const text = (s: string) => out.push(new TextEncoder().encode(s));
   const header = (showFileHeader: boolean) => {
     text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}\n`);
-    text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, ZERO_OID)}\n`);
+    text(
+      `index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${
+        abbreviate(repo, options.result?.oid ?? ZERO_OID)
+      }\n`,
+    );
     if (modeDiffers) {
       // A parent is never "added" here (diff-files marks each stage modified), so no "new file mode".
       text(
@@ -252,8 +268,9 @@ export async function combinedDiff(
     sline[lno].pLno[n] = pLno;
   }
 
-  makeHunks(sline, cnt, numParent, options.dense, context);
+  const showHunks = makeHunks(sline, cnt, numParent, options.dense, context);
   // From the work tree (diff-files), git prints the header even when no hunk is left to show.
+  if (fromCommit && !showHunks && !modeDiffers) return new Uint8Array();
   header(true);
   if (!resultDeleted) dumpLines(out, sline, result, cnt, numParent, context);
   return concatBytes(out);

@@ -421,21 +421,81 @@ export function renameName(a: string, b: string): string {
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
 
+/** One row of a diffstat: a changed file, or a path with a conflict in progress (git's `Unmerged` row). */
+type StatRow =
+  | { kind: "file"; file: DiffFile; name: string; sizes: readonly [number, number] }
+  | { kind: "unmerged"; name: string };
+
 /**
- * `git diff --stat` as git prints it without a terminal (80 columns; diff.c show_stats): names
- * quoted as git quotes them and cut from the left with `...` when too long, the count column as
- * wide as the largest count (or `Bin`), the graph scaled to the room left, binary files as
- * `Bin <old> -> <new> bytes`.
+ * The rows of git's diffstat in git's order: the diff's files, each conflicted path's row placed
+ * where its path sorts, before the change of our side's file at the same path (diff-files queues
+ * the unmerged entry first).
  */
-export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">): string {
-  const files = rendered.files;
-  if (files.length === 0) return "";
-  const width = 80;
-  const rows = files.map((f) => ({
+function statRows(rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] }): StatRow[] {
+  const rows: StatRow[] = rendered.files.map((f) => ({
+    kind: "file",
     file: f,
     name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
     sizes: rendered.binarySizes.get(f.path) ?? [0, 0],
   }));
+  for (const path of rendered.unmerged ?? []) {
+    const at = rows.findIndex((r) => r.kind === "file" && comparePaths(r.file.path, path) >= 0);
+    rows.splice(at < 0 ? rows.length : at, 0, { kind: "unmerged", name: quoteName(path) });
+  }
+  return rows;
+}
+
+/** git's summary line (` 2 files changed, 3 insertions(+), 1 deletion(-)`), conflicted paths not counted. */
+function statSummary(files: readonly DiffFile[]): string {
+  if (files.length === 0) return " 0 files changed\n";
+  let insertions = 0;
+  let deletions = 0;
+  for (const f of files) {
+    if (f.binary) continue;
+    insertions += f.additions;
+    deletions += f.deletions;
+  }
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return summary + "\n";
+}
+
+/** `git diff --shortstat`: the summary line alone; nothing when no file changed and no path is in conflict. */
+export function renderShortStat(rendered: Pick<RenderedDiff, "files"> & { unmerged?: readonly string[] }): string {
+  return rendered.files.length || rendered.unmerged?.length ? statSummary(rendered.files) : "";
+}
+
+/**
+ * `git diff --numstat`: `<added>\t<deleted>\t<name>` per row (`-\t-` for a binary file, `0\t0` for a
+ * conflicted path), names as the diffstat names them but never cut.
+ */
+export function renderNumStat(
+  rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] },
+): string {
+  return statRows(rendered).map((row) =>
+    row.kind === "unmerged"
+      ? `0\t0\t${row.name}\n`
+      : row.file.binary
+      ? `-\t-\t${row.name}\n`
+      : `${row.file.additions}\t${row.file.deletions}\t${row.name}\n`
+  ).join("");
+}
+
+/**
+ * `git diff --stat` as git prints it without a terminal (80 columns; diff.c show_stats): names
+ * quoted as git quotes them and cut from the left with `...` when too long, the count column as
+ * wide as the largest count (or `Bin`), the graph scaled to the room left, binary files as
+ * `Bin <old> -> <new> bytes`. A conflicted path is git's ` <name> | Unmerged` row, which git ends
+ * without a newline (the next row follows on the same line) and leaves out of the summary.
+ */
+export function renderStat(
+  rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] },
+): string {
+  const files = rendered.files;
+  const rows = statRows(rendered);
+  if (rows.length === 0) return "";
+  const width = 80;
   const decimalWidth = (n: number) => String(n).length;
   let maxLen = 0;
   let maxChange = 0;
@@ -443,6 +503,7 @@ export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">
   let binWidth = 0;
   for (const row of rows) {
     maxLen = Math.max(maxLen, row.name.length);
+    if (row.kind === "unmerged") continue;
     if (row.file.binary) {
       binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
       numberWidth = 3; // counts line up with "Bin"
@@ -461,10 +522,8 @@ export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">
     else graphWidth = total - numberWidth - 6 - nameWidth;
   }
   const scale = (it: number) => (it === 0 ? 0 : 1 + Math.trunc((it * (graphWidth - 1)) / maxChange));
-  let insertions = 0;
-  let deletions = 0;
-  const lines = rows.map(({ file, name: full, sizes }) => {
-    let name = full;
+  const lines = rows.map((row) => {
+    let name = row.name;
     let prefix = "";
     let room = nameWidth;
     if (nameWidth < name.length) {
@@ -475,12 +534,12 @@ export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">
       if (slash >= 0) name = name.slice(slash);
     }
     const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    if (row.kind === "unmerged") return `${head}Unmerged`;
+    const { file, sizes } = row;
     if (file.binary) {
       const [before, after] = sizes;
-      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "");
+      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "") + "\n";
     }
-    insertions += file.additions;
-    deletions += file.deletions;
     let add = file.additions;
     let del = file.deletions;
     if (graphWidth <= maxChange) {
@@ -495,12 +554,9 @@ export function renderStat(rendered: Pick<RenderedDiff, "files" | "binarySizes">
       }
     }
     const count = file.additions + file.deletions;
-    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del);
+    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del) + "\n";
   });
-  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
-  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
-  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
-  return lines.join("\n") + "\n" + summary + "\n";
+  return lines.join("") + statSummary(files);
 }
 
 /**

@@ -25,7 +25,7 @@ import {
   listedRefs,
 } from "../porcelain/branch_list.ts";
 import { detachedLine } from "./status.ts";
-import { authorOf, type Opened, openFromFlags } from "./common.ts";
+import { authorOf, type Opened, openFromFlags, refuseUnfollowedLayout } from "./common.ts";
 import { type AnyContext, matchesPattern, type Pos, recordUpstream, trackChoice } from "./change_shared.ts";
 
 /** `git branch --set-upstream-to <upstream> [<name>]` and `--unset-upstream [<name>]`. */
@@ -102,26 +102,26 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
     [name, start] = [current, name];
   }
-  if (!name || ctx.flags.list || ctx.flags.all) {
+  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
+  if (!name || ctx.flags.list || remotesWanted) {
     if (remove || move) {
       throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
     }
     if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
     const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = ctx.flags.all ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    const sort = repo.config.get("branch.sort");
-    if (sort !== undefined && sort !== "refname") {
-      throw new PtermError(
-        "InvalidArgs",
-        `branch.sort=${sort} is not followed here; pterm lists branches by name: \`git config --unset branch.sort\`.`,
-      );
-    }
+    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
     if (ctx.flags.format !== undefined) checkFormat(ctx.flags.format);
     const options: BranchListOptions = {
       verbose: ctx.flags.verbose.length,
-      locals: true,
-      remotes: ctx.flags.all,
-      detached: head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
+      locals: !ctx.flags.remotes || ctx.flags.all,
+      remotes: remotesWanted,
+      detached: ctx.flags.remotes && !ctx.flags.all
+        ? null
+        : head.ref === null && head.oid
+        ? `(${await detachedDescription(repo, head.oid)})`
+        : null,
       headOid: head.oid,
       headRef: head.ref,
       matches: (n) => matchesPattern(n, name),
@@ -135,9 +135,10 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     return {
       ...base,
       action: "list",
-      branches,
-      // Only with --all, as git branch -a lists them.
-      ...(ctx.flags.all ? { remote_branches: remotes } : {}),
+      // -r lists no local branch.
+      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
+      // Only with --all or --remotes, as git branch -a and -r list them.
+      ...(remotesWanted ? { remote_branches: remotes } : {}),
       name: null,
       commit: null,
     };

@@ -10,6 +10,7 @@ import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "../worktree/worktree.ts";
 import { readIndexFile } from "../worktree/index_file.ts";
 import { resolveRevision } from "../history/revparse.ts";
+import { quotePathNote } from "../odb/bytes.ts";
 
 /** Per-file lists in results stop here; `truncated` says so. */
 export const MAX_LISTED = 1000;
@@ -44,6 +45,8 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   // A root repository keeps pterm's own state out of real git's view too.
   if (confined.rel === ".") excludePtermState(repo.commondir);
+  const quoting = quotePathNote(repo.config.get("core.quotePath"));
+  if (quoting) ctx.stderr.write(quoting);
   return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }
 
@@ -186,4 +189,33 @@ export async function splitRevsAndPaths(
     }
   }
   return { revs, paths };
+}
+
+/**
+ * The settings that change how `git branch`, `git tag` or `git status` lay out their lists, which
+ * pterm does not follow, refused by name (never ignored): columns (`column.ui` or
+ * `column.<command>` on — `always`, or a layout alone; `auto` prints none, as pterm's output is no
+ * terminal; `columns` false for a list git never sets in columns: branch -v, tag -n) and, for branch and tag, an order other than git's default by name (`<command>.sort`).
+ */
+export function refuseUnfollowedLayout(repo: Repo, command: "branch" | "tag" | "status", columns = true): void {
+  for (const key of columns ? [`column.${command}`, "column.ui"] : []) {
+    const value = repo.config.get(key);
+    if (value === undefined) continue;
+    const words = value.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    if (words.includes("never") || words.includes("auto")) break;
+    throw new PtermError(
+      "UnsupportedFormat",
+      `${key}=${value} is not followed here: pterm prints git's lists one per line, without columns: ` +
+        `\`git config --unset ${key}\` (or set it to auto, which prints no columns when not on a terminal).`,
+    );
+  }
+  if (command === "status") return;
+  const sort = repo.config.get(`${command}.sort`);
+  if (sort !== undefined && sort !== "refname") {
+    throw new PtermError(
+      "InvalidArgs",
+      `${command}.sort=${sort} is not followed here; pterm lists ${command === "branch" ? "branches" : "tags"} by ` +
+        `name: \`git config --unset ${command}.sort\`.`,
+    );
+  }
 }

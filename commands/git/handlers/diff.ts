@@ -128,7 +128,8 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
       repo,
       index,
       true,
-      !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"],
+      !ctx.flags.stat && !ctx.flags.numstat && !ctx.flags.shortstat && !ctx.flags["name-only"] &&
+        !ctx.flags["name-status"],
     );
   }
   // Against the index, a conflicted path is its `* Unmerged path` line, never a deletion of its stage-0 entry.
@@ -153,8 +154,9 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     });
     combined.push({ path, bytes });
   }
-  const whole = combined.length ? withCombined(rendered, combined) : rendered;
-  const out = await emit(ctx, ctx.flags["word-diff"] ? asWordDiff(whole) : whole, ctx.flags);
+  // git's word diff is for two-sided diffs: a combined diff prints as it is.
+  const shown = ctx.flags["word-diff"] ? asWordDiff(rendered) : rendered;
+  const out = await emit(ctx, combined.length ? withCombined(shown, combined) : shown, ctx.flags);
   const unmergedPaths = [...new Set([...combinedKept.map((c) => c.path), ...unmergedKept.map((c) => c.path)])]
     .sort(comparePaths);
   return { repo_path: rel, from: labels[0], to: labels[1], ...out, withheld, unmerged: unmergedPaths };

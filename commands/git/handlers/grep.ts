@@ -3,6 +3,7 @@
  */
 
 import type { Handler } from "../../../core/context.ts";
+import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { grepFlags } from "../sub/grep.ts";
 import { readIndexFile, S_IFGITLINK } from "../worktree/index_file.ts";
@@ -39,6 +40,13 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
   for (const [path, entry] of index.entries) {
     if (entry.mode === S_IFGITLINK || !inScope(path) || policy.hidden(path)) continue;
     candidates.set(path, ctx.flags.cached ? entry.oid : null);
+  }
+  // A path with a conflict in progress has no stage-0 entry; in the work tree git searches its file
+  // (markers and all), once. The index's stages are not searched (--cached), as in git.
+  if (!ctx.flags.cached) {
+    for (const path of index.conflicts.keys()) {
+      if (inScope(path) && !policy.hidden(path)) candidates.set(path, null);
+    }
   }
   if (ctx.flags.untracked && !ctx.flags.cached) {
     const report = await worktreeStatus(repo, index, policy, { untracked: true, submodules: "all" });

@@ -4,7 +4,15 @@
 
 import type { CommandContext } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
-import { type DiffFile, type FileChange, findRenames, type RenderedDiff, renderStat } from "../diff/diff.ts";
+import {
+  type DiffFile,
+  type FileChange,
+  findRenames,
+  type RenderedDiff,
+  renderNumStat,
+  renderShortStat,
+  renderStat,
+} from "../diff/diff.ts";
 import { mergeBases } from "../merge/merge.ts";
 import { MAX_SCORE } from "../diff/renames.ts";
 import { resolveCommit } from "../history/revparse.ts";
@@ -56,7 +64,14 @@ export const STATUS_LETTER: Record<DiffFile["status"], string> = {
   renamed: "R",
 };
 
-export type ViewFlags = { stat?: boolean; "name-only"?: boolean; "name-status"?: boolean; "no-patch"?: boolean };
+export type ViewFlags = {
+  stat?: boolean;
+  numstat?: boolean;
+  shortstat?: boolean;
+  "name-only"?: boolean;
+  "name-status"?: boolean;
+  "no-patch"?: boolean;
+};
 
 /** The text of a diff in the form the flags ask for (stat, names); null for the patch itself. */
 export function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null {
@@ -80,6 +95,8 @@ export function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null 
     ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
     return rows.map((r) => r.text).join("\n") + (rows.length ? "\n" : "");
   }
+  if (flags.numstat) return renderNumStat(rendered);
+  if (flags.shortstat) return renderShortStat(rendered);
   if (flags.stat) return renderStat(rendered);
   return null;
 }

@@ -20,6 +20,7 @@ import { encoder } from "../odb/bytes.ts";
 import { concatBytes } from "../diff/line_diff.ts";
 import { prettyCommit, type PrettyFormat } from "../history/pretty.ts";
 import { CommitGraph, topoOrder } from "../history/graph.ts";
+import { mergeBases } from "../merge/merge.ts";
 import {
   filterChanges,
   functionLineNote,
@@ -193,12 +194,27 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     ctx.stdout.write("No commits yet.\n");
     return { repo_path: rel, commits: [] };
   }
-  const ends = await rangeEnds(repo, ref);
+  // `a...b` in log is git's symmetric difference: what either side has and the other lacks (both
+  // walked, their merge bases' history hidden); in diff it is the merge base against b (rangeEnds).
+  const symmetric = ref.includes(":") ? null : ref.match(/^(.*?)\.\.\.(.*)$/);
+  const ends = symmetric ? null : await rangeEnds(repo, ref);
   const explicit = split.revs.length > 0 || ctx.flags.ref !== undefined;
   const all = ctx.flags.all ? await allStarts(repo) : [];
-  // `--all` alone starts from the refs in git's order; a revision given with it comes first.
-  const start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
-  const hide = ends ? await ancestorsOf(repo, await resolveCommit(repo, ends[0])) : new Set<string>();
+  let start: string;
+  let hide = new Set<string>();
+  if (symmetric) {
+    // Both sides walked, the left one first (git's order for commits of the same date).
+    start = await resolveCommit(repo, symmetric[1] || "HEAD");
+    const right = await resolveCommit(repo, symmetric[2] || "HEAD");
+    all.push(right);
+    for (const base of await mergeBases(repo, start, right)) {
+      for (const oid of await ancestorsOf(repo, base)) hide.add(oid);
+    }
+  } else {
+    // `--all` alone starts from the refs in git's order; a revision given with it comes first.
+    start = all.length && !explicit ? all[0] : await resolveCommit(repo, ends ? ends[1] : ref);
+    if (ends) hide = await ancestorsOf(repo, await resolveCommit(repo, ends[0]));
+  }
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
   const keep = logFilter(repo, policy, paths, ctx.flags);
   const graph = ctx.flags.graph ? graphRefusal(keep !== undefined) : null;

@@ -6,7 +6,7 @@ import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { revParseFlags } from "../sub/rev_parse.ts";
 import { readHead, resolveRefOid } from "../repo/refs.ts";
-import { resolveRevision } from "../history/revparse.ts";
+import { resolveRevision, upstreamSpelled } from "../history/revparse.ts";
 import { openFromFlags } from "./common.ts";
 
 export const revParse: Handler<typeof revParseFlags, readonly [{ name: "revs"; description: string; variadic: true }]> =
@@ -31,6 +31,11 @@ export const revParse: Handler<typeof revParseFlags, readonly [{ name: "revs"; d
         const head = readHead(repo);
         if (word === "HEAD") {
           values.push(head.branch ?? "HEAD");
+          continue;
+        }
+        const upstream = upstreamSpelled(repo, word);
+        if (upstream) {
+          values.push(upstream.replace(/^refs\/(heads|remotes)\//, ""));
           continue;
         }
         const branch = word.replace(/^refs\/heads\//, "");

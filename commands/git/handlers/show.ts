@@ -16,7 +16,9 @@ import type { Repo } from "../repo/repo.ts";
 import { type FlatEntry, flattenTree } from "../odb/tree.ts";
 import { hiddenPathDenied, normalizeUserPath, type PathPolicy } from "../worktree/worktree.ts";
 import { openFromFlags, plural, userPaths } from "./common.ts";
-import { bytesToByteString, quoteName } from "../odb/bytes.ts";
+import { bytesToByteString, comparePaths, quoteName, ZERO_OID } from "../odb/bytes.ts";
+import { combinedDiff, type CombinedParent } from "../diff/combined_diff.ts";
+import { withCombined } from "./diff.ts";
 import { prettyCommit, prettyTagHeader } from "../history/pretty.ts";
 import { emit, filterChanges, prettyOptions, strictUtf8, terminatorFormat, withRenames } from "./history_shared.ts";
 
@@ -92,17 +94,40 @@ export async function showPath(
   };
 }
 
-/** Whether git's dense combined diff of a merge shows any path: one whose result differs from every parent's. */
-export async function combinedDiffHasPaths(repo: Repo, commit: Commit, againstFirst: RenderedDiff): Promise<boolean> {
+/** A path of a merge's combined diff: the merge's entry (null: deleted) and each parent's (null: absent). */
+interface MergePath {
+  readonly path: string;
+  readonly result: FlatEntry | null;
+  readonly parents: readonly (FlatEntry | null)[];
+}
+
+/**
+ * The paths git's combined diff of a merge shows (diff_tree_combined): those whose result differs
+ * from every parent's, in path order, among `scope` (the first parent's diff as filtered).
+ */
+async function mergePaths(repo: Repo, commit: Commit, againstFirst: readonly string[]): Promise<MergePath[]> {
   const result = await flattenTree(repo, commit.tree);
-  const others: Map<string, FlatEntry>[] = [];
-  for (const parent of commit.parents.slice(1)) {
-    others.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
-  }
-  return againstFirst.files.some((file) => {
-    const mine = result.get(file.path)?.oid;
-    return others.every((tree) => tree.get(file.path)?.oid !== mine);
-  });
+  const parents: Map<string, FlatEntry>[] = [];
+  for (const parent of commit.parents) parents.push(await flattenTree(repo, (await readCommit(repo, parent)).tree));
+  const same = (a: FlatEntry | undefined, b: FlatEntry | undefined) => a?.oid === b?.oid && a?.mode === b?.mode;
+  return [...new Set(againstFirst)].sort(comparePaths)
+    .filter((path) => parents.every((tree) => !same(tree.get(path), result.get(path))))
+    .map((path) => ({
+      path,
+      result: result.get(path) ?? null,
+      parents: parents.map((tree) => tree.get(path) ?? null),
+    }));
+}
+
+const asParent = (entry: FlatEntry | null): CombinedParent =>
+  entry ? { oid: entry.oid, mode: entry.mode } : { oid: ZERO_OID, mode: "000000" };
+
+/** git's `--name-only` / `--name-status` of a merge: each combined path, with one status letter per parent. */
+function mergeNames(paths: readonly MergePath[], status: boolean): string {
+  return paths.map((p) =>
+    (status ? p.parents.map((e) => (e === null ? "A" : p.result === null ? "D" : "M")).join("") + "\t" : "") +
+    quoteName(p.path) + "\n"
+  ).join("");
 }
 
 /** The same diff with nothing in it (for a result whose diff git would not show). */
@@ -143,20 +168,33 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const oneline = format.kind === "builtin" && format.name === "oneline";
   const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
     !ctx.flags["no-patch"];
-  if (commit.parents.length > 1 && patchView) {
-    // git shows a merge's dense combined diff (--cc): only paths whose result differs from every
-    // parent. With none (a merge without conflict resolutions) that is an empty diff; otherwise
-    // pterm, which has no combined diff, shows the first parent's and says so.
-    if (!(await combinedDiffHasPaths(repo, commit, rendered))) {
-      // git's combined diff ends the header with a newline even when it shows no path (oneline too).
-      ctx.stdout.write(tagHeader + entry + "\n");
+  if (commit.parents.length > 1 && (patchView || ctx.flags["name-only"] || ctx.flags["name-status"])) {
+    // git shows a merge as its dense combined diff (--cc): only paths whose result differs from
+    // every parent, each hunk kept only where the result differs from every parent; after the header
+    // comes a newline even when no path is left (oneline too).
+    const paths = await mergePaths(repo, commit, [
+      ...rendered.files.map((f) => f.path),
+      ...rendered.files.flatMap((f) => f.old_path ? [f.old_path] : []),
+    ]);
+    ctx.stdout.write(tagHeader + entry + "\n");
+    if (!patchView) {
+      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"]));
       const none = await emit(ctx, emptyDiff(rendered), { "no-patch": true }, "", "");
       return { repo_path: rel, commit: described, tag, ...none, withheld };
     }
-    ctx.stderr.write(
-      "[Note] git shows a merge's combined diff (--cc); pterm has none and shows the diff against the first " +
-        "parent.\n",
-    );
+    const combined: { path: string; bytes: Uint8Array }[] = [];
+    for (const p of paths) {
+      const bytes = await combinedDiff(repo, p.path, p.parents.map(asParent), {
+        context: 3,
+        dense: true,
+        algorithm: lineAlgorithm(repo, ctx.flags),
+        result: p.result ? asParent(p.result) : null,
+      });
+      if (bytes.length) combined.push({ path: p.path, bytes });
+    }
+    const out = await emit(ctx, withCombined(emptyDiff(rendered), combined), ctx.flags, "", "");
+    if (withheld.length) ctx.stderr.write(`${plural(withheld.length, "secret path")} withheld from the diff.\n`);
+    return { repo_path: rel, commit: described, tag, ...out, withheld };
   }
   const out = await emit(
     ctx,

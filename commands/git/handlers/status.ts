@@ -25,7 +25,7 @@ import {
 } from "../porcelain/status.ts";
 import { quoteName } from "../odb/bytes.ts";
 import { monitoredStatus } from "../worktree/fsmonitor.ts";
-import { bounded, openFromFlags, userPaths } from "./common.ts";
+import { bounded, openFromFlags, refuseUnfollowedLayout, userPaths } from "./common.ts";
 
 /**
  * git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes.
@@ -361,6 +361,8 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   const progress = sequenceInProgress(repo);
   const short = ctx.flags.short || ctx.flags.porcelain;
   const shownUntracked = untrackedAsGit(report.untracked, index, untrackedMode === "all");
+  // Columns apply to the long form's untracked list only, as in git.
+  if (!short && shownUntracked.length) refuseUnfollowedLayout(repo, "status");
   let text: string;
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") +

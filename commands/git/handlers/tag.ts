@@ -8,7 +8,7 @@ import type { tagFlags } from "../sub/tag.ts";
 import { createTag, deleteTag, describeTag, listTags } from "../porcelain/tags.ts";
 import { resolveRefOid } from "../repo/refs.ts";
 import { withRepoLock } from "../repo/state.ts";
-import { authorOf, openFromFlags } from "./common.ts";
+import { authorOf, openFromFlags, refuseUnfollowedLayout } from "./common.ts";
 import { matchesPattern, type Pos } from "./change_shared.ts";
 import { parseTag } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
@@ -29,6 +29,7 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
     if (ctx.flags.delete) {
       throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
     }
+    refuseUnfollowedLayout(repo, "tag", (ctx.flags.lines ?? 0) === 0);
     const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name))
       .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const lines = ctx.flags.lines ?? 0;

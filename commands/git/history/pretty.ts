@@ -184,9 +184,31 @@ export interface PrettyContext {
   readonly abbrevCommit: boolean;
 }
 
-function indented(message: string): string {
+/**
+ * The message indented by four spaces, as git's medium, full and fuller formats print it; with
+ * `tabWidth` (git's expand_tabs_in_log, 8 in those formats, 0 in short), each tab becomes the spaces
+ * up to the next tab stop of the line as written (the indent not counted).
+ */
+function indented(message: string, tabWidth: number): string {
   const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+}
+
+function expandTabs(line: string, tabWidth: number): string {
+  if (!line.includes("\t")) return line;
+  let out = "";
+  let column = 0;
+  for (const char of line) {
+    if (char === "\t") {
+      const spaces = tabWidth - (column % tabWidth);
+      out += " ".repeat(spaces);
+      column += spaces;
+    } else {
+      out += char;
+      column++;
+    }
+  }
+  return out;
 }
 
 function decorationOf(ctx: PrettyContext, oid: string, wrapped: boolean): string {
@@ -353,7 +375,7 @@ export function prettyCommit(ctx: PrettyContext, fmt: PrettyFormat, oid: string,
     if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
   }
   const message = fmt.name === "short" ? subject : commit.message;
-  return `${lines.join("\n")}\n\n${indented(message)}\n`;
+  return `${lines.join("\n")}\n\n${indented(message, fmt.name === "short" ? 0 : 8)}\n`;
 }
 
 /**

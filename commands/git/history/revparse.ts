@@ -8,7 +8,8 @@ import { PtermError } from "../../../core/errors.ts";
 import { isFullOid } from "../odb/bytes.ts";
 import { type Commit, MODE_TREE, parseCommit, parseTag, parseTree } from "../odb/objects.ts";
 import type { ObjectType } from "../odb/object.ts";
-import { readRawRef, readReflog, resolveRefOid } from "../repo/refs.ts";
+import { readHead, readRawRef, readReflog, resolveRefOid } from "../repo/refs.ts";
+import { configuredUpstream, upstreamRef } from "../porcelain/upstream.ts";
 import type { Repo } from "../repo/repo.ts";
 
 function notFound(rev: string): PtermError {
@@ -63,8 +64,44 @@ export function noPriorCheckout(word: string): PtermError {
   );
 }
 
+/**
+ * The ref a branch's upstream is read from, for git's `<branch>@{upstream}` / `@{u}` (any case; no
+ * branch: the current one), e.g. `refs/remotes/origin/main`; null when `spelling` is not one.
+ */
+export function upstreamSpelled(repo: Repo, spelling: string): string | null {
+  const match = /^(.*)@\{(upstream|u)\}$/i.exec(spelling);
+  if (!match) return null;
+  let branch = match[1].replace(/^refs\/heads\//, "");
+  if (branch === "" || branch === "HEAD" || branch === "@") {
+    const head = readHead(repo);
+    if (!head.branch) throw new PtermError("NotFound", `\`${spelling}\`: HEAD does not point to a branch.`);
+    branch = head.branch;
+  }
+  if (!resolveRefOid(repo, `refs/heads/${branch}`)) {
+    throw new PtermError("NotFound", `\`${spelling}\`: there is no branch named '${branch}'.`);
+  }
+  const upstream = configuredUpstream(repo, branch);
+  if (!upstream) {
+    throw new PtermError(
+      "NotFound",
+      `\`${spelling}\`: no upstream configured for branch '${branch}' (\`git branch -u origin/${branch}\` sets one).`,
+    );
+  }
+  const ref = upstreamRef(repo, upstream);
+  if (!ref || !resolveRefOid(repo, ref)) {
+    throw new PtermError(
+      "NotFound",
+      `\`${spelling}\`: the upstream of '${branch}' (${upstream.merge.replace(/^refs\/heads\//, "")} on ` +
+        `${upstream.remote}) is gone: \`git branch --unset-upstream ${branch}\` forgets it.`,
+    );
+  }
+  return ref;
+}
+
 async function resolveBase(repo: Repo, base: string, whole: string): Promise<string> {
   if (base === "@" || base === "") base = "HEAD";
+  const upstream = upstreamSpelled(repo, base);
+  if (upstream) return resolveRefOid(repo, upstream)!;
   const prior = /^@\{-(\d+)\}$/.exec(base);
   if (prior && Number(prior[1]) > 0) {
     const name = priorCheckout(repo, Number(prior[1]));
@@ -132,6 +169,14 @@ export async function resolveRevision(repo: Repo, rev: string): Promise<string> 
     const found = await lookupPath(repo, tree, path);
     if (!found) throw new PtermError("NotFound", `\`${path}\` does not exist in ${treeish}.`);
     return found.oid;
+  }
+  const shorthand = /\^([@!]|-\d*)$/.exec(rev);
+  if (shorthand) {
+    throw new PtermError(
+      "InvalidArgs",
+      `\`${rev}\`: git's ^${shorthand[1]} shorthand (a set of commits) is not carried here: name the parents ` +
+        `one by one (\`${rev.slice(0, shorthand.index)}^1\`, \`${rev.slice(0, shorthand.index)}^2\`).`,
+    );
   }
   const match = /^(.*?)((?:[~^]\d*|\^\{[a-z]*\})*)$/.exec(rev)!;
   let oid = await resolveBase(repo, match[1], rev);

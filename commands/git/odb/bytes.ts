@@ -109,6 +109,17 @@ export function encodeName(name: string): Uint8Array {
 }
 
 /**
+ * What pterm says when a repository sets core.quotePath to false: its texts quote a name with a
+ * byte outside ASCII as git's default does (`"caf\303\251.txt"`), where that git would print the
+ * name as it is — said on every call, never ignored in silence. Null when the setting is git's default.
+ */
+export function quotePathNote(setting: string | undefined): string | null {
+  if (setting === undefined || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
+  return "[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes " +
+    'them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
+}
+
+/**
  * A name for people, quoted as git quotes it (quote_c_style, core.quotePath): wrapped in double
  * quotes when it has a byte outside printable ASCII, a `"` or a `\`; `\a \b \t \n \v \f \r`
  * as letters, other bytes as octal escapes (`"caf\351.txt"`). Diff headers quote `a/` + name

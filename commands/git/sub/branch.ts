@@ -40,6 +40,12 @@ export const branchFlags = [
     type: "boolean",
     description: "List remote-tracking branches (refs/remotes/) too.",
   },
+  {
+    name: "remotes",
+    short: "r",
+    type: "boolean",
+    description: "List the remote-tracking branches (refs/remotes/) alone, as `git branch -r`.",
+  },
   ...trackFlags,
   {
     name: "set-upstream-to",

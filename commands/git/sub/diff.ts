@@ -20,6 +20,13 @@ export const diffFlags = [
   },
   pathFlag("Only this path"),
   { name: "stat", type: "boolean", description: "Print a diffstat instead of the patch." },
+  {
+    name: "numstat",
+    type: "boolean",
+    description: "Print the added and deleted line counts and the path of each changed file, tab-separated " +
+      "(`-` for a binary file), as git.",
+  },
+  { name: "shortstat", type: "boolean", description: "Print only the diffstat's summary line, as git." },
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },
   { name: "name-status", type: "boolean", description: "Print `M path`, `A path`, `D path` per changed file." },
   compat("patch", "Accepted: the patch is the default output.", { short: "p" }),

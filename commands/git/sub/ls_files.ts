@@ -12,6 +12,12 @@ export const lsFilesFlags = [
   { name: "others", short: "o", type: "boolean", description: "Untracked files instead." },
   { name: "modified", short: "m", type: "boolean", description: "Tracked files changed in the work tree." },
   { name: "deleted", short: "d", type: "boolean", description: "Tracked files missing from the work tree." },
+  {
+    name: "unmerged",
+    short: "u",
+    type: "boolean",
+    description: "Only the paths with a conflict in progress: each stage's entry, as `-s` shows it (git's -u).",
+  },
   { name: "stage", short: "s", type: "boolean", description: "Show mode, object id and stage (`git ls-files -s`)." },
   compat("exclude-standard", "Accepted: .gitignore and .git/info/exclude always apply to --others."),
 ] as const satisfies readonly FlagSpec[];
