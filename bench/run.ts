@@ -1,8 +1,18 @@
 // deno-lint-ignore-file no-console -- a script: printing is its output
 /** `deno task bench [name...] [--quick]`: runs every benchmark under bench/ (or the named ones). */
 
-const names = Deno.args.filter((a) => !a.startsWith("--"));
-const flags = Deno.args.filter((a) => a.startsWith("--"));
+/** Flags whose value is the next word (`--against <entry.js>`): that word is passed on, not a benchmark's name. */
+const TAKES_VALUE = new Set(["--against"]);
+const names: string[] = [];
+const flags: string[] = [];
+for (let i = 0; i < Deno.args.length; i++) {
+  const arg = Deno.args[i];
+  if (!arg.startsWith("--")) names.push(arg);
+  else {
+    flags.push(arg);
+    if (TAKES_VALUE.has(arg) && i + 1 < Deno.args.length) flags.push(Deno.args[++i]);
+  }
+}
 const dir = new URL("./", import.meta.url);
 const available: string[] = [];
 for await (const entry of Deno.readDir(dir)) {
