@@ -162,7 +162,10 @@ interface Line {
   size: number;
 }
 
-const endsWithSpace = (text: string) => /\s$/.test(text);
+const WHITE_SPACE = /\s/;
+
+/** Whether `text` ends with white space (`/\s$/`, looking at its last character only rather than scanning it). */
+const endsWithSpace = (text: string) => text !== "" && WHITE_SPACE.test(text[text.length - 1]);
 
 const startsWithSpace = (text: string) => /^\s/.test(text);
 
@@ -273,11 +276,15 @@ function byDirection(items: readonly Placed[]): Placed[][] {
   return [...groups.keys()].sort((a, b) => weight.get(b)! - weight.get(a)! || a - b).map((turn) => groups.get(turn)!);
 }
 
+const HYPHENATED = /\p{Ll}-$/u;
+const LOWER_CASE_START = /^\p{Ll}/u;
+
 /** Joins a word hyphenated across a line break, as pdftotext does: `manip-` + `ulation.` → `manipulation.`. */
 function dehyphenate(lines: string[]): string[] {
   const out = [...lines];
   for (let i = 0; i + 1 < out.length; i++) {
-    if (!/\p{Ll}-$/u.test(out[i]) || !/^\p{Ll}/u.test(out[i + 1])) continue;
+    // A line ending in "-" first: the test for its lower-case letter scans the whole line.
+    if (!out[i].endsWith("-") || !HYPHENATED.test(out[i]) || !LOWER_CASE_START.test(out[i + 1])) continue;
     const [first, ...rest] = out[i + 1].split(/(?<=\S)\s+/);
     out[i] = out[i].slice(0, -1) + first;
     out[i + 1] = rest.join(" ");
