@@ -3567,14 +3567,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-D2IJTVWF.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-3AD7B6ES.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-UYDID2OC.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-IE3PIVDM.js", import.meta.url).href),
-  html: () => import(new URL("./html-ICECJIPE.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-LVKMKOH7.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-GIPLHHHK.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-UMX6MONE.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-GAUKSGRD.js", import.meta.url).href),
+  html: () => import(new URL("./html-WATBIVZ2.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-FW5RQOYD.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-YO55ZMRU.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-NM3T23LE.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-7DTF6RY7.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3627,7 +3627,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-LVKULQPA.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-QN4DH4OV.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -10,7 +10,7 @@ import { Unsupported } from "./reader/reader.ts";
 import { type Block, textLength } from "../blocks.ts";
 import { type Extraction, type ExtractOptions, selectedUnits } from "../types.ts";
 import type { PageTable } from "./tables.ts";
-import { expandLatinLigatures, pageContent, place, type Placed } from "./layout.ts";
+import { pageContent, place, type Placed } from "./layout.ts";
 import type { PageSource } from "./page_source.ts";
 
 export async function extractFrom(source: PageSource, options: ExtractOptions): Promise<Extraction> {
@@ -37,7 +37,7 @@ export async function extractFrom(source: PageSource, options: ExtractOptions): 
         tables = page.tables;
         members = new Int32Array(page.pieces.length).fill(-1);
         tables.forEach((table, k) => table.members.forEach((i) => members[i] = k));
-        items = place(page.pieces.map(expandLatinLigatures), page.view);
+        items = place(page.pieces, page.view);
       } catch (error) {
         if (error instanceof PtermError || error instanceof Unsupported) throw error;
         warnings.push(`page ${number} could not be read (${(error as Error).message}); it is left out`);

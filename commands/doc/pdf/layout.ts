@@ -87,10 +87,13 @@ function composeAccents(items: readonly Placed[]): Placed[] {
   return out;
 }
 
+const LATIN_LIGATURE = /[\uFB00-\uFB06]/;
+const LATIN_LIGATURES = /[\uFB00-\uFB06]/g;
+
 /** ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters. */
-export function expandLatinLigatures(piece: TextPiece): TextPiece {
-  if (!/[\uFB00-\uFB06]/.test(piece.str)) return piece;
-  return { ...piece, str: piece.str.replace(/[\uFB00-\uFB06]/g, (ligature) => ligature.normalize("NFKC")) };
+export function expandLatinLigatures(text: string): string {
+  if (!LATIN_LIGATURE.test(text)) return text;
+  return text.replace(LATIN_LIGATURES, (ligature) => ligature.normalize("NFKC"));
 }
 
 /**
@@ -112,12 +115,15 @@ export interface Placed {
 /**
  * Places each piece on the page as displayed (`view`: PDF.js's viewport transform, which applies
  * /Rotate and flips y down) and measures it along its own baseline, so rotated pages and text set
- * at 90°/180°/270° read like upright text.
+ * at 90°/180°/270° read like upright text. Latin ligatures are read as their letters.
  */
 export function place(items: readonly TextPiece[], view: readonly number[]): Placed[] {
-  const [a, b, c, d, e, f] = view;
-  return items.map((item) => {
-    const [ia, ib, ic, id, ix, iy] = item.transform;
+  const a = view[0], b = view[1], c = view[2], d = view[3], e = view[4], f = view[5];
+  const placed: Placed[] = new Array(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k];
+    const t = item.transform;
+    const ia = t[0], ib = t[1], ic = t[2], id = t[3], ix = t[4], iy = t[5];
     // The piece's matrix on the displayed page (device space, y down).
     const ma = a * ia + c * ib;
     const mb = b * ia + d * ib;
@@ -126,11 +132,12 @@ export function place(items: readonly TextPiece[], view: readonly number[]): Pla
     const dx = a * ix + c * iy + e;
     const dy = b * ix + d * iy + f;
     const turn = ((Math.round(Math.atan2(mb, ma) / (Math.PI / 2)) % 4) + 4) % 4;
-    const along = [dx, dy, -dx, -dy][turn];
-    const across = [-dy, dx, dy, -dx][turn];
+    // Along the baseline and across it, for each quarter turn (none for a matrix that is not finite).
+    const along = turn === 0 ? dx : turn === 1 ? dy : turn === 2 ? -dx : turn === 3 ? -dy : NaN;
+    const across = turn === 0 ? -dy : turn === 1 ? dx : turn === 2 ? dy : turn === 3 ? -dx : NaN;
     const size = Math.hypot(mc, md) || item.height || 1;
-    return {
-      str: item.str,
+    placed[k] = {
+      str: expandLatinLigatures(item.str),
       x: along,
       y: across,
       size,
@@ -139,7 +146,8 @@ export function place(items: readonly TextPiece[], view: readonly number[]): Pla
       rtl: item.dir === "rtl",
       turn,
     };
-  });
+  }
+  return placed;
 }
 
 interface Line {
@@ -154,7 +162,10 @@ interface Line {
   size: number;
 }
 
-const endsWithSpace = (text: string) => /\s$/.test(text);
+const WHITE_SPACE = /\s/;
+
+/** Whether `text` ends with white space (`/\s$/`, looking at its last character only rather than scanning it). */
+const endsWithSpace = (text: string) => text !== "" && WHITE_SPACE.test(text[text.length - 1]);
 
 const startsWithSpace = (text: string) => /^\s/.test(text);
 
@@ -265,11 +276,15 @@ function byDirection(items: readonly Placed[]): Placed[][] {
   return [...groups.keys()].sort((a, b) => weight.get(b)! - weight.get(a)! || a - b).map((turn) => groups.get(turn)!);
 }
 
+const HYPHENATED = /\p{Ll}-$/u;
+const LOWER_CASE_START = /^\p{Ll}/u;
+
 /** Joins a word hyphenated across a line break, as pdftotext does: `manip-` + `ulation.` → `manipulation.`. */
 function dehyphenate(lines: string[]): string[] {
   const out = [...lines];
   for (let i = 0; i + 1 < out.length; i++) {
-    if (!/\p{Ll}-$/u.test(out[i]) || !/^\p{Ll}/u.test(out[i + 1])) continue;
+    // A line ending in "-" first: the test for its lower-case letter scans the whole line.
+    if (!out[i].endsWith("-") || !HYPHENATED.test(out[i]) || !LOWER_CASE_START.test(out[i + 1])) continue;
     const [first, ...rest] = out[i + 1].split(/(?<=\S)\s+/);
     out[i] = out[i].slice(0, -1) + first;
     out[i + 1] = rest.join(" ");

@@ -80,10 +80,6 @@ function multiply(m: Matrix, n: ArrayLike<number>): Matrix {
   ];
 }
 
-function apply(m: Matrix, x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
-
 /** PDF.js's operator list as the drawing table detection reads (paths neither stroked nor filled left out). */
 export function drawingOf(list: OperatorList, ops: Ops): DrawingOp[] {
   const drawing: DrawingOp[] = [];
@@ -150,16 +146,28 @@ function rulesOf(drawing: readonly DrawingOp[]): { h: Segment[]; v: Segment[] } 
         const stroked = item.op === "stroke";
         for (const subpath of subpaths(item.path)) {
           if (subpath.curved) continue;
-          const points = subpath.points.map(([x, y]) => apply(ctm, x, y));
+          // The points in the page's user space: xs[k], ys[k].
+          const xy = subpath.xy;
+          const n = xy.length / 2;
+          const xs = new Float64Array(n), ys = new Float64Array(n);
+          for (let k = 0; k < n; k++) {
+            const x = xy[2 * k], y = xy[2 * k + 1];
+            xs[k] = ctm[0] * x + ctm[2] * y + ctm[4];
+            ys[k] = ctm[1] * x + ctm[3] * y + ctm[5];
+          }
           if (stroked) {
-            for (let k = 1; k < points.length; k++) addLine(...points[k - 1], ...points[k]);
-            if (subpath.closed && points.length > 2) addLine(...points[points.length - 1], ...points[0]);
+            for (let k = 1; k < n; k++) addLine(xs[k - 1], ys[k - 1], xs[k], ys[k]);
+            if (subpath.closed && n > 2) addLine(xs[n - 1], ys[n - 1], xs[0], ys[0]);
           } else {
             // A thin filled rectangle is a rule along its long side (how Ghostscript and Word draw them).
-            const xs = points.map((p) => p[0]);
-            const ys = points.map((p) => p[1]);
-            const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-            if (!isRectangle(points)) continue;
+            if (!isRectangle(xs, ys)) continue;
+            let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+            for (let k = 0; k < n; k++) {
+              x0 = Math.min(x0, xs[k]);
+              x1 = Math.max(x1, xs[k]);
+              y0 = Math.min(y0, ys[k]);
+              y1 = Math.max(y1, ys[k]);
+            }
             if (y1 - y0 <= RULE_THICKNESS && x1 - x0 > y1 - y0) addLine(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2);
             else if (x1 - x0 <= RULE_THICKNESS && y1 - y0 > x1 - x0) addLine((x0 + x1) / 2, y0, (x0 + x1) / 2, y1);
           }
@@ -173,33 +181,36 @@ function rulesOf(drawing: readonly DrawingOp[]): { h: Segment[]; v: Segment[] } 
 }
 
 /** Four corners (a fifth repeating the first allowed), each side horizontal or vertical. */
-function isRectangle(points: [number, number][]): boolean {
-  const corners = points.length === 5 &&
-      Math.abs(points[4][0] - points[0][0]) < 0.5 && Math.abs(points[4][1] - points[0][1]) < 0.5
-    ? points.slice(0, 4)
-    : points;
-  if (corners.length !== 4) return false;
+function isRectangle(xs: Float64Array, ys: Float64Array): boolean {
+  const corners = xs.length === 5 && Math.abs(xs[4] - xs[0]) < 0.5 && Math.abs(ys[4] - ys[0]) < 0.5 ? 4 : xs.length;
+  if (corners !== 4) return false;
   for (let k = 0; k < 4; k++) {
-    const [ax, ay] = corners[k];
-    const [bx, by] = corners[(k + 1) % 4];
-    if (Math.abs(ax - bx) > 0.5 && Math.abs(ay - by) > 0.5) return false;
+    const next = (k + 1) % 4;
+    if (Math.abs(xs[k] - xs[next]) > 0.5 && Math.abs(ys[k] - ys[next]) > 0.5) return false;
   }
   return true;
 }
 
+/** One subpath: its points' coordinates, x and y in turn (`xy`), whether it is closed or has curves. */
+interface Subpath {
+  xy: number[];
+  closed: boolean;
+  curved: boolean;
+}
+
 /** PDF.js's path data (moveTo 0, lineTo 1, curveTo 2, quadraticCurveTo 3, closePath 4) as subpaths. */
-function subpaths(data: ArrayLike<number>): { points: [number, number][]; closed: boolean; curved: boolean }[] {
-  const out: { points: [number, number][]; closed: boolean; curved: boolean }[] = [];
-  let current: { points: [number, number][]; closed: boolean; curved: boolean } | null = null;
+function subpaths(data: ArrayLike<number>): Subpath[] {
+  const out: Subpath[] = [];
+  let current: Subpath | null = null;
   for (let i = 0; i < data.length;) {
     switch (data[i]) {
       case 0:
-        current = { points: [[data[i + 1], data[i + 2]]], closed: false, curved: false };
+        current = { xy: [data[i + 1], data[i + 2]], closed: false, curved: false };
         out.push(current);
         i += 3;
         break;
       case 1:
-        current?.points.push([data[i + 1], data[i + 2]]);
+        current?.xy.push(data[i + 1], data[i + 2]);
         i += 3;
         break;
       case 2:

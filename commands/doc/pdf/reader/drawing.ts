@@ -110,41 +110,45 @@ export class DrawingRecorder {
         return;
       case "m":
       case "l": {
-        const [x, y] = numbers(op, args);
-        this.#push(path, op === "m" ? MOVE_TO : LINE_TO, x, y);
+        const x = num(op, args, 0), y = num(op, args, 1);
+        if (this.#room(3)) path.data.push(op === "m" ? MOVE_TO : LINE_TO, x, y);
         path.x = x;
         path.y = y;
         return;
       }
       case "c": {
-        const [x1, y1, x2, y2, x3, y3] = numbers(op, args);
-        this.#push(path, CURVE_TO, x1, y1, x2, y2, x3, y3);
+        const x1 = num(op, args, 0), y1 = num(op, args, 1), x2 = num(op, args, 2), y2 = num(op, args, 3);
+        const x3 = num(op, args, 4), y3 = num(op, args, 5);
+        if (this.#room(7)) path.data.push(CURVE_TO, x1, y1, x2, y2, x3, y3);
         path.x = x3;
         path.y = y3;
         return;
       }
       case "v": {
-        const [x2, y2, x3, y3] = numbers(op, args);
-        this.#push(path, CURVE_TO, path.x, path.y, x2, y2, x3, y3);
+        const x2 = num(op, args, 0), y2 = num(op, args, 1), x3 = num(op, args, 2), y3 = num(op, args, 3);
+        if (this.#room(7)) path.data.push(CURVE_TO, path.x, path.y, x2, y2, x3, y3);
         path.x = x3;
         path.y = y3;
         return;
       }
       case "y": {
-        const [x1, y1, x3, y3] = numbers(op, args);
-        this.#push(path, CURVE_TO, x1, y1, x3, y3, x3, y3);
+        const x1 = num(op, args, 0), y1 = num(op, args, 1), x3 = num(op, args, 2), y3 = num(op, args, 3);
+        if (this.#room(7)) path.data.push(CURVE_TO, x1, y1, x3, y3, x3, y3);
         path.x = x3;
         path.y = y3;
         return;
       }
       case "h":
-        this.#push(path, CLOSE_PATH);
+        if (this.#room(1)) path.data.push(CLOSE_PATH);
         return;
       case "re": {
-        const [x, y, width, height] = numbers(op, args);
-        const [x1, y1] = [x + width, y + height];
-        if (width === 0 || height === 0) this.#push(path, MOVE_TO, x, y, LINE_TO, x1, y1, CLOSE_PATH);
-        else this.#push(path, MOVE_TO, x, y, LINE_TO, x1, y, LINE_TO, x1, y1, LINE_TO, x, y1, CLOSE_PATH);
+        const x = num(op, args, 0), y = num(op, args, 1), width = num(op, args, 2), height = num(op, args, 3);
+        const x1 = x + width, y1 = y + height;
+        if (width === 0 || height === 0) {
+          if (this.#room(7)) path.data.push(MOVE_TO, x, y, LINE_TO, x1, y1, CLOSE_PATH);
+        } else if (this.#room(13)) {
+          path.data.push(MOVE_TO, x, y, LINE_TO, x1, y, LINE_TO, x1, y1, LINE_TO, x, y1, CLOSE_PATH);
+        }
         path.x = x;
         path.y = y;
         return;
@@ -165,19 +169,23 @@ export class DrawingRecorder {
     }
     const paint = PAINTS[op];
     if (paint === undefined) return;
-    if (op === "s" || op === "b" || op === "b*") this.#push(path, CLOSE_PATH);
+    if ((op === "s" || op === "b" || op === "b*") && this.#room(1)) path.data.push(CLOSE_PATH);
     if (path.data.length === 0) return; // PDF.js's constructPath without data: no rule
     if (paint !== null) this.ops.push({ op: paint, path: Float32Array.from(path.data) });
     path.data = [];
   }
 
-  #push(path: Path, ...values: number[]): void {
-    this.#numbers += values.length;
+  /**
+   * Whether `count` more numbers of path data fit in what pterm records for a page; past that the
+   * drawing is told uncertain and the numbers are not kept.
+   */
+  #room(count: number): boolean {
+    this.#numbers += count;
     if (this.#numbers > MAX_PATH_NUMBERS) {
       this.uncertain ??= "more drawing than pterm records for a page";
-      return;
+      return false;
     }
-    path.data.push(...values);
+    return true;
   }
 }
 
@@ -208,4 +216,10 @@ function knownPattern(resources: Dict, name: PdfObject | undefined): boolean {
 function numbers(op: string, args: readonly PdfObject[]): number[] {
   for (const arg of args) if (typeof arg !== "number") unsupported(`${op} with an operand that is not a number`);
   return args.slice() as number[];
+}
+
+/** Operand `k` of a path operator, which must be a number. */
+function num(op: string, args: readonly PdfObject[], k: number): number {
+  const value = args[k];
+  return typeof value === "number" ? value : unsupported(`${op} with an operand that is not a number`);
 }

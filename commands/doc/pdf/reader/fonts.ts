@@ -813,28 +813,38 @@ function builtInEncoding(file: Stream, _descriptor: Dict): string[] | null {
   return encodingNames;
 }
 
+/** PostScript's white space (1) and its one-character tokens `/[]{}()` (2), by character code. */
+const POSTSCRIPT_CLASS = new Uint8Array(256);
+for (const c of " \t\n\r\f\0") POSTSCRIPT_CLASS[c.charCodeAt(0)] = 1;
+for (const c of "/[]{}()") POSTSCRIPT_CLASS[c.charCodeAt(0)] = 2;
+
+/** The cleartext part's tokens (its text is Latin-1: one character per byte). */
 function postScriptTokens(text: string): string[] {
   const tokens: string[] = [];
-  const special = "/[]{}()";
   let i = 0;
   const n = text.length;
   while (i < n) {
-    const c = text[i];
-    if (c === "%") {
-      while (i < n && text[i] !== "\n" && text[i] !== "\r") i++;
+    const c = text.charCodeAt(i);
+    if (c === 0x25) { // %
+      while (i < n && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
       continue;
     }
-    if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\0") {
+    const kind = c < 256 ? POSTSCRIPT_CLASS[c] : 0;
+    if (kind === 1) {
       i++;
       continue;
     }
-    if (special.includes(c)) {
-      tokens.push(c);
+    if (kind === 2) {
+      tokens.push(text[i]);
       i++;
       continue;
     }
     const start = i;
-    while (i < n && !" \t\n\r\f\0".includes(text[i]) && !special.includes(text[i])) i++;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d < 256 && POSTSCRIPT_CLASS[d] !== 0) break;
+      i++;
+    }
     tokens.push(text.slice(start, i));
   }
   return tokens;

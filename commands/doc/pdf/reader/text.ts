@@ -193,7 +193,6 @@ function applyOperator(interpreter: Interpreter, op: string, args: PdfObject[]):
   const expected = OPERATORS[op];
   if (expected === undefined) unsupported(`the operator ${op.slice(0, 10)}`);
   if (expected >= 0 && args.length !== expected) unsupported(`${op} with ${args.length} operands`);
-  const num = (k: number): number => operand(op, args, k);
   if (DRAWING_OPERATORS.has(op)) page.drawing.operator(op, args, resources);
   switch (op) {
     case "q":
@@ -203,13 +202,20 @@ function applyOperator(interpreter: Interpreter, op: string, args: PdfObject[]):
       stateManager.restore();
       break;
     case "cm":
-      stateManager.transform([num(0), num(1), num(2), num(3), num(4), num(5)]);
+      stateManager.transform([
+        operand(op, args, 0),
+        operand(op, args, 1),
+        operand(op, args, 2),
+        operand(op, args, 3),
+        operand(op, args, 4),
+        operand(op, args, 5),
+      ]);
       break;
   }
   const textState = stateManager.state;
   runs.follow(textState);
-  if (setsTextState(op, num, args, textState, runs, stream)) return;
-  if (showsText(op, num, args, textState, runs, stateManager)) return;
+  if (setsTextState(op, args, textState, runs, stream)) return;
+  if (showsText(op, args, textState, runs, stateManager)) return;
   switch (op) {
     case "Do":
       runs.flush();
@@ -240,7 +246,6 @@ function applyOperator(interpreter: Interpreter, op: string, args: PdfObject[]):
 /** The text state operators (font, rise, scale, leading, positioning, spacing, BT); false for any other. */
 function setsTextState(
   op: string,
-  num: (k: number) => number,
   args: readonly PdfObject[],
   textState: TextState,
   runs: TextRuns,
@@ -250,7 +255,7 @@ function setsTextState(
     case "Tf": {
       const name = args[0];
       if (!(name instanceof Name)) unsupported("Tf without a font name");
-      const size = num(1);
+      const size = operand(op, args, 1);
       if (textState.font && name.name === textState.fontName && size === textState.fontSize) break;
       textState.fontName = name.name;
       textState.fontSize = size;
@@ -260,38 +265,38 @@ function setsTextState(
       break;
     }
     case "Ts":
-      textState.textRise = num(0);
+      textState.textRise = operand(op, args, 0);
       break;
     case "Tz":
-      textState.textHScale = num(0) / 100;
+      textState.textHScale = operand(op, args, 0) / 100;
       break;
     case "TL":
-      textState.leading = num(0);
+      textState.leading = operand(op, args, 0);
       break;
     case "Td":
-      textState.translateTextLineMatrix(num(0), num(1));
+      textState.translateTextLineMatrix(operand(op, args, 0), operand(op, args, 1));
       textState.textMatrix = textState.textLineMatrix.slice();
       break;
     case "TD":
-      textState.leading = -num(1);
-      textState.translateTextLineMatrix(num(0), num(1));
+      textState.leading = -operand(op, args, 1);
+      textState.translateTextLineMatrix(operand(op, args, 0), operand(op, args, 1));
       textState.textMatrix = textState.textLineMatrix.slice();
       break;
     case "T*":
       textState.carriageReturn();
       break;
     case "Tm": {
-      const m = [num(0), num(1), num(2), num(3), num(4), num(5)];
-      for (let k = 0; k < 6; k++) textState.textMatrix[k] = m[k];
-      for (let k = 0; k < 6; k++) textState.textLineMatrix[k] = m[k];
+      for (let k = 0; k < 6; k++) operand(op, args, k); // all six checked before any is set
+      for (let k = 0; k < 6; k++) textState.textMatrix[k] = args[k] as number;
+      for (let k = 0; k < 6; k++) textState.textLineMatrix[k] = args[k] as number;
       runs.updateAdvanceScale();
       break;
     }
     case "Tc":
-      textState.charSpacing = num(0);
+      textState.charSpacing = operand(op, args, 0);
       break;
     case "Tw":
-      textState.wordSpacing = num(0);
+      textState.wordSpacing = operand(op, args, 0);
       break;
     case "BT":
       textState.textMatrix = [1, 0, 0, 1, 0, 0];
@@ -306,7 +311,6 @@ function setsTextState(
 /** The text-showing operators (TJ, Tj, ', "); false for any other. */
 function showsText(
   op: string,
-  num: (k: number) => number,
   args: readonly PdfObject[],
   textState: TextState,
   runs: TextRuns,
@@ -346,8 +350,8 @@ function showsText(
     case '"':
       if (!stateManager.state.font) unsupported("text shown before any Tf");
       if (typeof args[2] !== "string") unsupported('" without a string');
-      textState.wordSpacing = num(0);
-      textState.charSpacing = num(1);
+      textState.wordSpacing = operand(op, args, 0);
+      textState.charSpacing = operand(op, args, 1);
       textState.carriageReturn();
       runs.show(args[2], 0);
       break;

@@ -44,14 +44,18 @@ const RIGHT_TO_LEFT_TEXT = 8;
 const fontCategories = new WeakMap<SimpleFont, Uint8Array>();
 const fontWidths = new WeakMap<SimpleFont, Float64Array>();
 const UNKNOWN_CATEGORY = 255;
-/** A code's category, worked out at its first use (a regular expression per code of every font costs more). */
-function categoryOf(font: SimpleFont, code: number): number {
+/** A font's table of its codes' categories (UNKNOWN_CATEGORY until `categoryOf` works one out). */
+function categoriesOf(font: SimpleFont): Uint8Array {
   let found = fontCategories.get(font);
   if (!found) fontCategories.set(font, found = new Uint8Array(256).fill(UNKNOWN_CATEGORY));
-  let cat = found[code];
+  return found;
+}
+/** A code's category, worked out at its first use (a regular expression per code of every font costs more). */
+function categoryOf(font: SimpleFont, categories: Uint8Array, code: number): number {
+  let cat = categories[code];
   if (cat === UNKNOWN_CATEGORY) {
     const unicode = font.unicode[code];
-    cat = found[code] = category(unicode) | (RIGHT_TO_LEFT.test(unicode) ? RIGHT_TO_LEFT_TEXT : 0);
+    cat = categories[code] = category(unicode) | (RIGHT_TO_LEFT.test(unicode) ? RIGHT_TO_LEFT_TEXT : 0);
   }
   return cat;
 }
@@ -400,6 +404,9 @@ export class TextRuns {
     const composite = font.composite === true;
     if (composite && chars.length % 2 !== 0) unsupported("a string of an odd length in a two-byte font");
     const count = composite ? chars.length / 2 : chars.length;
+    // A simple font's per-code tables, looked up once per string rather than per glyph.
+    const categories = composite ? null : categoriesOf(font);
+    const widths = composite ? null : widthsOf(font);
     for (let i = 0; i < count; i++) {
       let code: number, unicode: string, cat: number, scaledDim: number;
       if (composite) {
@@ -411,8 +418,8 @@ export class TextRuns {
       } else {
         code = chars.charCodeAt(i);
         unicode = font.unicode[code];
-        cat = categoryOf(font, code);
-        scaledDim = widthsOf(font)[code] * scale;
+        cat = categoryOf(font, categories!, code);
+        scaledDim = widths![code] * scale;
       }
       if (unicode === UNCERTAIN) unsupported(`a glyph whose Unicode PDF.js would guess (${font.name}, code ${code})`);
       if (cat & RIGHT_TO_LEFT_TEXT) unsupported("right-to-left text");

@@ -47,10 +47,24 @@ export class TextState {
     this.translateTextLineMatrix(0, -this.leading);
     this.textMatrix = this.textLineMatrix.slice();
   }
+  /**
+   * A copy whose matrices are its own (the CTM is shared: it is replaced, never changed in place).
+   * Built by the constructor and field by field, so every state has one shape.
+   */
   clone(): TextState {
-    const copy = Object.assign(Object.create(TextState.prototype), this) as TextState;
+    const copy = new TextState();
+    copy.ctm = this.ctm;
+    copy.fontName = this.fontName;
+    copy.fontSize = this.fontSize;
+    copy.loadedName = this.loadedName;
+    copy.font = this.font;
     copy.textMatrix = this.textMatrix.slice();
     copy.textLineMatrix = this.textLineMatrix.slice();
+    copy.charSpacing = this.charSpacing;
+    copy.wordSpacing = this.wordSpacing;
+    copy.leading = this.leading;
+    copy.textHScale = this.textHScale;
+    copy.textRise = this.textRise;
     return copy;
   }
 }
