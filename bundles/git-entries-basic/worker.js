@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FEGRNBXA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-E2IUGPXB.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4808,6 +4808,52 @@ function rebaseStatusLines(repo, unmerged, hints) {
   };
 }
 
+// commands/git/repo/upstream_config.ts
+function upstreamLabel(upstream) {
+  const branch = upstream.merge.replace(/^refs\/heads\//, "");
+  return upstream.remote === "." ? branch : `${upstream.remote}/${branch}`;
+}
+function mapThrough(ref, from, to) {
+  const star = from.indexOf("*");
+  if (star < 0) return ref === from ? to : null;
+  const head = from.slice(0, star);
+  const tail = from.slice(star + 1);
+  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
+  const middle = ref.slice(head.length, ref.length - tail.length);
+  return to.includes("*") ? to.replace("*", middle) : null;
+}
+function fetchRefspecs(repo, remote) {
+  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
+  const pairs = [];
+  for (const spec of specs) {
+    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
+    if (plain.startsWith("^")) continue;
+    const colon = plain.indexOf(":");
+    if (colon < 0) continue;
+    pairs.push([
+      plain.slice(0, colon),
+      plain.slice(colon + 1)
+    ]);
+  }
+  return pairs;
+}
+function configuredUpstream(repo, name) {
+  const remote = repo.config.get(`branch.${name}.remote`);
+  const merge = repo.config.get(`branch.${name}.merge`);
+  return remote && merge ? {
+    remote,
+    merge
+  } : null;
+}
+function upstreamRef(repo, upstream) {
+  if (upstream.remote === ".") return upstream.merge;
+  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
+    const mapped = mapThrough(upstream.merge, src, dst);
+    if (mapped) return mapped;
+  }
+  return null;
+}
+
 // commands/git/history/revparse.ts
 function notFound(rev) {
   return new PtermError("NotFound", `unknown revision \`${rev}\`: no branch, tag or commit has that name. List them with \`git branch\`, \`git tag\` or \`git log\`.`);
@@ -4995,50 +5041,6 @@ async function lookupPath(repo, tree, path) {
 }
 
 // commands/git/porcelain/upstream.ts
-function upstreamLabel(upstream) {
-  const branch = upstream.merge.replace(/^refs\/heads\//, "");
-  return upstream.remote === "." ? branch : `${upstream.remote}/${branch}`;
-}
-function mapThrough(ref, from, to) {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-function fetchRefspecs(repo, remote) {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([
-      plain.slice(0, colon),
-      plain.slice(colon + 1)
-    ]);
-  }
-  return pairs;
-}
-function configuredUpstream(repo, name) {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge = repo.config.get(`branch.${name}.merge`);
-  return remote && merge ? {
-    remote,
-    merge
-  } : null;
-}
-function upstreamRef(repo, upstream) {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
-}
 async function trackingInfo(repo, branch, count = true) {
   const upstream = configuredUpstream(repo, branch);
   if (!upstream) return null;
@@ -6836,7 +6838,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-VZULPD3W.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-ZKIYL4WS.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {

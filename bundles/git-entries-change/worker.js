@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5MOZSYIJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4DI6MMGA.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5888,18 +5888,10 @@ function writeReflog(repo, name, entries) {
   Deno.renameSync(temp, path);
 }
 
-// commands/git/porcelain/upstream.ts
+// commands/git/repo/upstream_config.ts
 function upstreamLabel(upstream) {
   const branch2 = upstream.merge.replace(/^refs\/heads\//, "");
   return upstream.remote === "." ? branch2 : `${upstream.remote}/${branch2}`;
-}
-function remoteNames(repo) {
-  const names = [];
-  for (const key of repo.config.keys()) {
-    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
-    if (match && !names.includes(match[1])) names.push(match[1]);
-  }
-  return names;
 }
 function mapThrough(ref, from, to) {
   const star = from.indexOf("*");
@@ -5925,84 +5917,6 @@ function fetchRefspecs(repo, remote) {
   }
   return pairs;
 }
-function remotesFetchingInto(repo, tracking) {
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const merge2 = mapThrough(tracking, dst, src);
-      if (merge2) {
-        found.push({
-          remote,
-          merge: merge2
-        });
-        break;
-      }
-    }
-  }
-  return found;
-}
-function upstreamForNewBranch(repo, name, start, choice) {
-  if (choice === "no-track") return null;
-  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
-  const mode = choice === "track" ? "always" : [
-    "false",
-    "no",
-    "off",
-    "0"
-  ].includes(setting) ? "false" : [
-    "always",
-    "inherit",
-    "simple"
-  ].includes(setting) ? setting : "true";
-  if (mode === "false") return null;
-  const head = readHead(repo).ref;
-  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
-  const notABranch = () => {
-    if (choice !== "track") return null;
-    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
-  };
-  if (mode === "inherit") {
-    if (!full?.startsWith("refs/heads/")) return notABranch();
-    return configuredUpstream(repo, full.slice("refs/heads/".length));
-  }
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
-    }
-    if (candidates.length === 0) return notABranch();
-    const upstream = candidates[0];
-    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
-    return upstream;
-  }
-  if (full?.startsWith("refs/heads/") && mode === "always") return {
-    remote: ".",
-    merge: full
-  };
-  return mode === "always" ? notABranch() : null;
-}
-function guessRemoteBranch(repo, name) {
-  if (!repo.config.getBool("checkout.guess", true)) return null;
-  if (readRawRef(repo, `refs/heads/${name}`)) return null;
-  const found = [];
-  for (const remote of remoteNames(repo)) {
-    for (const [src, dst] of fetchRefspecs(repo, remote)) {
-      const ref = mapThrough(`refs/heads/${name}`, src, dst);
-      if (ref && resolveRefOid(repo, ref)) {
-        found.push({
-          remote,
-          ref
-        });
-        break;
-      }
-    }
-  }
-  if (found.length <= 1) return found[0]?.ref ?? null;
-  const preferred = repo.config.get("checkout.defaultRemote");
-  const chosen = found.find((f) => f.remote === preferred);
-  if (chosen) return chosen.ref;
-  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
-}
 function configuredUpstream(repo, name) {
   const remote = repo.config.get(`branch.${name}.remote`);
   const merge2 = repo.config.get(`branch.${name}.merge`);
@@ -6011,21 +5925,6 @@ function configuredUpstream(repo, name) {
     merge: merge2
   } : null;
 }
-function upstreamNamed(repo, spelling) {
-  const full = dwimRef(repo, spelling);
-  if (full?.startsWith("refs/heads/")) return {
-    remote: ".",
-    merge: full
-  };
-  if (full?.startsWith("refs/remotes/")) {
-    const candidates = remotesFetchingInto(repo, full);
-    if (candidates.length === 1) return candidates[0];
-    if (candidates.length > 1) {
-      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
-    }
-  }
-  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
-}
 function upstreamRef(repo, upstream) {
   if (upstream.remote === ".") return upstream.merge;
   for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
@@ -6033,87 +5932,6 @@ function upstreamRef(repo, upstream) {
     if (mapped) return mapped;
   }
   return null;
-}
-async function trackingInfo(repo, branch2, count = true) {
-  const upstream = configuredUpstream(repo, branch2);
-  if (!upstream) return null;
-  const name = upstreamLabel(upstream);
-  const ref = upstreamRef(repo, upstream);
-  const theirs = ref ? resolveRefOid(repo, ref) : null;
-  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
-  if (!theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: true
-  };
-  if (!ours || ours === theirs) return {
-    name,
-    ahead: 0,
-    behind: 0,
-    gone: false
-  };
-  if (!count) return {
-    name,
-    ahead: null,
-    behind: null,
-    gone: false
-  };
-  const OURS = 1, THEIRS = 2, BOTH = 3;
-  const flags = /* @__PURE__ */ new Map();
-  const dates = /* @__PURE__ */ new Map();
-  const parentsOf2 = /* @__PURE__ */ new Map();
-  const queue = [];
-  const mark = async (start, flag) => {
-    const stack = [
-      [
-        start,
-        flag
-      ]
-    ];
-    while (stack.length) {
-      const [oid, add] = stack.pop();
-      const had = flags.get(oid) ?? 0;
-      if ((had | add) === had) continue;
-      flags.set(oid, had | add);
-      if (!dates.has(oid)) {
-        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
-        queue.push(oid);
-      } else if (parentsOf2.has(oid)) {
-        for (const parent of parentsOf2.get(oid)) stack.push([
-          parent,
-          add
-        ]);
-      } else if (!queue.includes(oid)) queue.push(oid);
-    }
-  };
-  await mark(ours, OURS);
-  await mark(theirs, THEIRS);
-  while (queue.length) {
-    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
-      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
-      const open = [
-        ...flags
-      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
-      if (!open) break;
-    }
-    queue.sort((a, b) => dates.get(b) - dates.get(a));
-    const oid = queue.shift();
-    const parents = (await repo.objects.readCommit(oid)).parents;
-    parentsOf2.set(oid, parents);
-    for (const parent of parents) await mark(parent, flags.get(oid));
-  }
-  let ahead = 0, behind = 0;
-  for (const flag of flags.values()) {
-    if (flag === OURS) ahead++;
-    else if (flag === THEIRS) behind++;
-  }
-  return {
-    name,
-    ahead,
-    behind,
-    gone: false
-  };
 }
 
 // commands/git/history/revparse.ts
@@ -7092,7 +6910,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-YTTONPKX.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-6LPGLHTL.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7998,6 +7816,190 @@ function listRemoteBranches(repo) {
     });
   }
   return out;
+}
+
+// commands/git/porcelain/upstream.ts
+function remoteNames(repo) {
+  const names = [];
+  for (const key of repo.config.keys()) {
+    const match = /^remote\.(.+)\.(url|fetch)$/.exec(key);
+    if (match && !names.includes(match[1])) names.push(match[1]);
+  }
+  return names;
+}
+function remotesFetchingInto(repo, tracking) {
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const merge2 = mapThrough(tracking, dst, src);
+      if (merge2) {
+        found.push({
+          remote,
+          merge: merge2
+        });
+        break;
+      }
+    }
+  }
+  return found;
+}
+function upstreamForNewBranch(repo, name, start, choice) {
+  if (choice === "no-track") return null;
+  const setting = (repo.config.get("branch.autoSetupMerge") ?? "true").toLowerCase();
+  const mode = choice === "track" ? "always" : [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting) ? "false" : [
+    "always",
+    "inherit",
+    "simple"
+  ].includes(setting) ? setting : "true";
+  if (mode === "false") return null;
+  const head = readHead(repo).ref;
+  const full = start === "HEAD" || start === "@" ? head?.startsWith("refs/heads/") ? head : null : dwimRef(repo, start);
+  const notABranch = () => {
+    if (choice !== "track") return null;
+    throw new PtermError("InvalidArgs", `cannot set up tracking: the start point \`${start}\` is not a branch (give a branch such as origin/main, or leave out --track).`);
+  };
+  if (mode === "inherit") {
+    if (!full?.startsWith("refs/heads/")) return notABranch();
+    return configuredUpstream(repo, full.slice("refs/heads/".length));
+  }
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `cannot set up tracking: ${full.slice("refs/remotes/".length)} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config, or pass --no-track.`);
+    }
+    if (candidates.length === 0) return notABranch();
+    const upstream = candidates[0];
+    if (mode === "simple" && upstream.merge !== `refs/heads/${name}`) return null;
+    return upstream;
+  }
+  if (full?.startsWith("refs/heads/") && mode === "always") return {
+    remote: ".",
+    merge: full
+  };
+  return mode === "always" ? notABranch() : null;
+}
+function guessRemoteBranch(repo, name) {
+  if (!repo.config.getBool("checkout.guess", true)) return null;
+  if (readRawRef(repo, `refs/heads/${name}`)) return null;
+  const found = [];
+  for (const remote of remoteNames(repo)) {
+    for (const [src, dst] of fetchRefspecs(repo, remote)) {
+      const ref = mapThrough(`refs/heads/${name}`, src, dst);
+      if (ref && resolveRefOid(repo, ref)) {
+        found.push({
+          remote,
+          ref
+        });
+        break;
+      }
+    }
+  }
+  if (found.length <= 1) return found[0]?.ref ?? null;
+  const preferred = repo.config.get("checkout.defaultRemote");
+  const chosen = found.find((f) => f.remote === preferred);
+  if (chosen) return chosen.ref;
+  throw new PtermError("InvalidArgs", `\`${name}\` matches remote-tracking branches on several remotes (${found.map((f) => f.ref.slice("refs/remotes/".length)).join(", ")}): name one, e.g. \`git switch --create ${name} ${found[0].ref.slice("refs/remotes/".length)}\`.`);
+}
+function upstreamNamed(repo, spelling) {
+  const full = dwimRef(repo, spelling);
+  if (full?.startsWith("refs/heads/")) return {
+    remote: ".",
+    merge: full
+  };
+  if (full?.startsWith("refs/remotes/")) {
+    const candidates = remotesFetchingInto(repo, full);
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1) {
+      throw new PtermError("InvalidArgs", `${spelling} is fetched by several remotes (${candidates.map((c) => c.remote).join(", ")}); fix their fetch refspecs in .git/config first.`);
+    }
+  }
+  throw new PtermError("NotFound", `the upstream \`${spelling}\` is not a branch: give a remote-tracking branch (\`git branch --all\` lists them; \`git fetch --confirm\` brings new ones) or a local branch.`);
+}
+async function trackingInfo(repo, branch2, count = true) {
+  const upstream = configuredUpstream(repo, branch2);
+  if (!upstream) return null;
+  const name = upstreamLabel(upstream);
+  const ref = upstreamRef(repo, upstream);
+  const theirs = ref ? resolveRefOid(repo, ref) : null;
+  const ours = resolveRefOid(repo, `refs/heads/${branch2}`);
+  if (!theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: true
+  };
+  if (!ours || ours === theirs) return {
+    name,
+    ahead: 0,
+    behind: 0,
+    gone: false
+  };
+  if (!count) return {
+    name,
+    ahead: null,
+    behind: null,
+    gone: false
+  };
+  const OURS = 1, THEIRS = 2, BOTH = 3;
+  const flags = /* @__PURE__ */ new Map();
+  const dates = /* @__PURE__ */ new Map();
+  const parentsOf2 = /* @__PURE__ */ new Map();
+  const queue = [];
+  const mark = async (start, flag) => {
+    const stack = [
+      [
+        start,
+        flag
+      ]
+    ];
+    while (stack.length) {
+      const [oid, add] = stack.pop();
+      const had = flags.get(oid) ?? 0;
+      if ((had | add) === had) continue;
+      flags.set(oid, had | add);
+      if (!dates.has(oid)) {
+        dates.set(oid, (await repo.objects.readCommit(oid)).committer.timestamp);
+        queue.push(oid);
+      } else if (parentsOf2.has(oid)) {
+        for (const parent of parentsOf2.get(oid)) stack.push([
+          parent,
+          add
+        ]);
+      } else if (!queue.includes(oid)) queue.push(oid);
+    }
+  };
+  await mark(ours, OURS);
+  await mark(theirs, THEIRS);
+  while (queue.length) {
+    if (queue.every((oid2) => flags.get(oid2) === BOTH)) {
+      const newest = Math.max(...queue.map((oid2) => dates.get(oid2)));
+      const open = [
+        ...flags
+      ].some(([oid2, flag]) => flag !== BOTH && parentsOf2.has(oid2) && dates.get(oid2) <= newest);
+      if (!open) break;
+    }
+    queue.sort((a, b) => dates.get(b) - dates.get(a));
+    const oid = queue.shift();
+    const parents = (await repo.objects.readCommit(oid)).parents;
+    parentsOf2.set(oid, parents);
+    for (const parent of parents) await mark(parent, flags.get(oid));
+  }
+  let ahead = 0, behind = 0;
+  for (const flag of flags.values()) {
+    if (flag === OURS) ahead++;
+    else if (flag === THEIRS) behind++;
+  }
+  return {
+    name,
+    ahead,
+    behind,
+    gone: false
+  };
 }
 
 // commands/git/repo/state.ts
@@ -13181,7 +13183,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-O47RSDL4.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-GAPJE4YX.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13200,7 +13202,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-L7LPR74D.js", import.meta.url).href)
+      git: await import(new URL("./api-SQYWKREI.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-PDLDZSAY.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-5U3P7EWU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -8383,7 +8383,7 @@ function dumpLines(out, sline, result, cnt, numParent, context) {
   }
 }
 
-// commands/git/porcelain/upstream.ts
+// commands/git/repo/upstream_config.ts
 function mapThrough(ref, from, to) {
   const star = from.indexOf("*");
   if (star < 0) return ref === from ? to : null;

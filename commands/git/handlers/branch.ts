@@ -9,13 +9,8 @@ import { createBranch, deleteBranch, listBranches, renameBranch } from "../porce
 import { readHead, resolveRefOid } from "../repo/refs.ts";
 import { listRemoteBranches } from "../remote/tracking.ts";
 import { removeConfigValues } from "../repo/config_edit.ts";
-import {
-  configuredUpstream,
-  type Upstream,
-  upstreamForNewBranch,
-  upstreamLabel,
-  upstreamNamed,
-} from "../porcelain/upstream.ts";
+import { upstreamForNewBranch, upstreamNamed } from "../porcelain/upstream.ts";
+import { configuredUpstream, type Upstream, upstreamLabel } from "../repo/upstream_config.ts";
 import { withRepoLock } from "../repo/state.ts";
 import {
   type BranchListOptions,

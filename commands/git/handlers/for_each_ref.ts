@@ -10,7 +10,7 @@ import type { GitObject } from "../odb/object.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import type { Repo } from "../repo/repo.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
-import { configuredUpstream, upstreamRef } from "../porcelain/upstream.ts";
+import { configuredUpstream, upstreamRef } from "../repo/upstream_config.ts";
 import { formatDate, parseDateMode } from "../history/pretty.ts";
 import { peel } from "../history/revparse.ts";
 import { wildmatch } from "../worktree/wildmatch.ts";

@@ -9,7 +9,7 @@ import { isFullOid } from "../odb/bytes.ts";
 import { type Commit, MODE_TREE, parseCommit, parseTag, parseTree } from "../odb/objects.ts";
 import type { ObjectType } from "../odb/object.ts";
 import { readHead, readRawRef, readReflog, resolveRefOid } from "../repo/refs.ts";
-import { configuredUpstream, upstreamRef } from "../porcelain/upstream.ts";
+import { configuredUpstream, upstreamRef } from "../repo/upstream_config.ts";
 import type { Repo } from "../repo/repo.ts";
 
 function notFound(rev: string): PtermError {

@@ -11,7 +11,8 @@ import { abbreviate } from "../odb/abbrev.ts";
 import { splitMessage } from "../odb/objects.ts";
 import { listRefs, readRawRef } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
-import { configuredUpstream, trackingInfo, upstreamRef } from "./upstream.ts";
+import { trackingInfo } from "./upstream.ts";
+import { configuredUpstream, upstreamRef } from "../repo/upstream_config.ts";
 
 export interface ListedRef {
   /** Full ref name (`refs/heads/main`), or null for the detached HEAD's line. */

@@ -14,7 +14,7 @@ import {
 } from "../repo/refs.ts";
 import { gitPath, type Repo } from "../repo/repo.ts";
 import { resolveCommit } from "../history/revparse.ts";
-import { configuredUpstream, upstreamLabel } from "./upstream.ts";
+import { configuredUpstream, upstreamLabel } from "../repo/upstream_config.ts";
 import { removeConfigSection, renameConfigSection } from "../repo/config_edit.ts";
 
 export function listBranches(

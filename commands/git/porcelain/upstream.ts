@@ -10,22 +10,17 @@ import { PtermError } from "../../../core/errors.ts";
 import { dwimRef } from "../history/revparse.ts";
 import { readHead, readRawRef, resolveRefOid } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
-
-export interface Upstream {
-  /** The remote's name, or "." for a local branch (git's `branch.<name>.remote = .`). */
-  readonly remote: string;
-  /** The branch on that remote, e.g. `refs/heads/main`. */
-  readonly merge: string;
-}
+import {
+  configuredUpstream,
+  fetchRefspecs,
+  mapThrough,
+  type Upstream,
+  upstreamLabel,
+  upstreamRef,
+} from "../repo/upstream_config.ts";
 
 /** How `--track` / `--no-track` were given; `default` follows `branch.autoSetupMerge`. */
 export type TrackChoice = "default" | "track" | "no-track";
-
-/** `origin/main` for an upstream on `origin`, `main` for a local one (as git names it in its messages). */
-export function upstreamLabel(upstream: Upstream): string {
-  const branch = upstream.merge.replace(/^refs\/heads\//, "");
-  return upstream.remote === "." ? branch : `${upstream.remote}/${branch}`;
-}
 
 /** The configured remotes (every `remote.<name>.url` or `.fetch`), in config order. */
 function remoteNames(repo: Repo): string[] {
@@ -35,31 +30,6 @@ function remoteNames(repo: Repo): string[] {
     if (match && !names.includes(match[1])) names.push(match[1]);
   }
   return names;
-}
-
-/** Maps `ref` through one refspec side to the other: `from` → `to` (one `*` on each side, or none). */
-function mapThrough(ref: string, from: string, to: string): string | null {
-  const star = from.indexOf("*");
-  if (star < 0) return ref === from ? to : null;
-  const head = from.slice(0, star);
-  const tail = from.slice(star + 1);
-  if (!ref.startsWith(head) || !ref.endsWith(tail) || ref.length < head.length + tail.length) return null;
-  const middle = ref.slice(head.length, ref.length - tail.length);
-  return to.includes("*") ? to.replace("*", middle) : null;
-}
-
-/** The remote's fetch refspecs as [src, dst] pairs (negative refspecs and ones without a destination left out). */
-function fetchRefspecs(repo: Repo, remote: string): [string, string][] {
-  const specs = repo.config.values.get(`remote.${remote}.fetch`) ?? [];
-  const pairs: [string, string][] = [];
-  for (const spec of specs) {
-    const plain = spec.startsWith("+") ? spec.slice(1) : spec;
-    if (plain.startsWith("^")) continue;
-    const colon = plain.indexOf(":");
-    if (colon < 0) continue;
-    pairs.push([plain.slice(0, colon), plain.slice(colon + 1)]);
-  }
-  return pairs;
 }
 
 /** The remotes and their branches that fetch into the remote-tracking ref `tracking` (git's remote_find_tracking). */
@@ -160,13 +130,6 @@ export function guessRemoteBranch(repo: Repo, name: string): string | null {
   );
 }
 
-/** The upstream `branch.<name>.remote` / `.merge` name, or null when either is missing. */
-export function configuredUpstream(repo: Repo, name: string): Upstream | null {
-  const remote = repo.config.get(`branch.${name}.remote`);
-  const merge = repo.config.get(`branch.${name}.merge`);
-  return remote && merge ? { remote, merge } : null;
-}
-
 /**
  * What `git branch --set-upstream-to <spelling>` sets: a remote-tracking branch's remote and branch
  * (through the remotes' fetch refspecs) or a local branch (remote "."), else an error.
@@ -203,16 +166,6 @@ export interface Tracking {
   readonly behind: number | null;
   /** The upstream is configured but its ref is missing (a branch deleted on the remote and pruned). */
   readonly gone: boolean;
-}
-
-/** The local ref a branch's upstream is read from: `refs/remotes/<remote>/…` through the fetch refspecs, or `refs/heads/…` for ".". */
-export function upstreamRef(repo: Repo, upstream: Upstream): string | null {
-  if (upstream.remote === ".") return upstream.merge;
-  for (const [src, dst] of fetchRefspecs(repo, upstream.remote)) {
-    const mapped = mapThrough(upstream.merge, src, dst);
-    if (mapped) return mapped;
-  }
-  return null;
 }
 
 /**
