@@ -68,6 +68,34 @@ Deno.test("cherry-pick, revert and merge --continue/--abort/--quit/--skip as the
     await twin.run("git cherry-pick --repo R --abort", ["cherry-pick", "--abort"], "NotFound");
   });
 
+  for (const kind of ["cherry-pick", "revert", "merge"] as const) {
+    await t.step(`${kind} --continue after git stopped it: the # Conflicts: comments are not committed`, async () => {
+      await using twin = await Twin.create();
+      await conflicted(twin);
+      const target = kind === "revert" ? ["HEAD"] : ["side"];
+      if (kind === "revert") {
+        await twin.write("f.txt", "1\nthird\n3\n");
+        await twin.run('git commit --repo R -a -m "third"', ["commit", "-q", "-a", "-m", "third"]);
+        target[0] = "HEAD~1";
+      }
+      // The person's git stops the operation in both twins: its MERGE_MSG carries the `# Conflicts:` block.
+      for (const dir of [twin.p, twin.g]) {
+        const stopped = await gitRaw(dir, [kind, ...(kind === "merge" ? [] : ["--no-edit"]), ...target]);
+        assert.notEqual(stopped.code, 0);
+        assert.match(await Deno.readTextFile(`${dir}/.git/MERGE_MSG`), /\n# Conflicts:\n#\tf\.txt\n/);
+      }
+      await twin.write("f.txt", "1\nresolved\n3\n");
+      await twin.run("git add --repo R --path f.txt", ["add", "f.txt"]);
+      await twin.run(`git ${kind} --repo R --continue`, ["-c", "core.editor=true", kind, "--continue"]);
+      // The twins' commits differ by committer: ids are masked.
+      const message = async (dir: string) => (await git(dir, "log", "-1", "--format=%B")).replace(/[0-9a-f]{40}/g, "X");
+      assert.equal(await message(twin.p), await message(twin.g));
+      assert.doesNotMatch(await message(twin.p), /#/);
+      assert.equal(await reflog(twin.p), await reflog(twin.g));
+      await twin.compare(`after ${kind} --continue`);
+    });
+  }
+
   await t.step("git commit without -m concludes a cherry-pick as git commit with its editor left as is", async () => {
     await using twin = await Twin.create();
     await conflicted(twin);
