@@ -8,6 +8,7 @@ import type { Index } from "../worktree/index_file.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
 import { prettyCommit } from "../history/pretty.ts";
 import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "../merge/merge.ts";
+import { messageWithConflicts } from "../merge/sequence.ts";
 import { advanceHead, readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { dwimRef, resolveCommit } from "../history/revparse.ts";
@@ -133,7 +134,7 @@ export async function mergeInto(
   writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
   if (applied.conflicts.length > 0) {
     writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
-    writeStateFile(repo, "MERGE_MSG", `${message}\n`);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}\n`, applied.conflicts));
     writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
     return {
       outcome: "conflict",

@@ -7,6 +7,7 @@ import type { GitAuthor } from "../repo/identity.ts";
 import type { Index } from "../worktree/index_file.ts";
 import { readCommit } from "../history/log.ts";
 import { applyMerge, mergeTrees } from "../merge/merge.ts";
+import { messageWithConflicts } from "../merge/sequence.ts";
 import { splitMessage } from "../odb/objects.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
@@ -50,7 +51,7 @@ export async function revertCommit(
   const applied = await applyMerge(repo, index, policy, merge, "revert");
   const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
     if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
     return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }
@@ -134,11 +135,7 @@ export async function cherryPickCommit(
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    // git's sequencer, stopping a rebase's pick, lists the conflicts after the message as comments.
-    const conflicts = options.rebase && applied.conflicts.length > 0
-      ? `\n# Conflicts:\n${applied.conflicts.map((path) => `#\t${path}\n`).join("")}`
-      : "";
-    writeStateFile(repo, "MERGE_MSG", message + conflicts);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
     if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}\n`);
     return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
   }

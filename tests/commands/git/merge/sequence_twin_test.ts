@@ -96,6 +96,38 @@ Deno.test("cherry-pick, revert and merge --continue/--abort/--quit/--skip as the
     });
   }
 
+  await t.step("each kind of stop writes git's MERGE_MSG, its # Conflicts: block included", async () => {
+    const stops: [string, string[], string][] = [
+      ["git merge --repo R side", ["merge", "side"], "Conflict"],
+      ["git cherry-pick --repo R side", ["cherry-pick", "side"], "Conflict"],
+      ["git cherry-pick --repo R --no-commit side", ["cherry-pick", "--no-commit", "side"], "Conflict"],
+      ["git revert --repo R HEAD~1", ["revert", "--no-edit", "HEAD~1"], "Conflict"],
+    ];
+    for (const [line, args, code] of stops) {
+      await using twin = await Twin.create();
+      await conflicted(twin);
+      // Two more conflicted files, named so that index order is not the order of plain string comparison.
+      for (const [side, text] of [["side", "theirs"], ["main", "ours"]] as const) {
+        await twin.run(`git switch --repo R ${side}`, ["switch", "-q", side]);
+        await twin.write("a-b.txt", `${text}\n`);
+        await twin.write("a/b.txt", `${text}\n`);
+        await twin.run("git add --repo R --all", ["add", "-A"]);
+        await twin.run(`git commit --repo R -m "${side} files"`, ["commit", "-q", "-m", `${side} files`]);
+      }
+      if (args[0] === "revert") {
+        // The files "main files" added are changed after it: reverting it conflicts (modify/delete).
+        await twin.write("a-b.txt", "later\n");
+        await twin.write("a/b.txt", "later\n");
+        await twin.run('git commit --repo R -a -m "later"', ["commit", "-q", "-a", "-m", "later"]);
+      }
+      await twin.run(line, args, code);
+      const prepared = async (dir: string) =>
+        (await Deno.readTextFile(`${dir}/.git/MERGE_MSG`)).replace(/[0-9a-f]{40}/g, "X");
+      assert.equal(await prepared(twin.p), await prepared(twin.g), line);
+      assert.match(await prepared(twin.p), /\n# Conflicts:\n#\ta-b\.txt\n/, line);
+    }
+  });
+
   await t.step("git commit without -m concludes a cherry-pick as git commit with its editor left as is", async () => {
     await using twin = await Twin.create();
     await conflicted(twin);
