@@ -76,7 +76,14 @@ export async function mergeInto(
   index: Index,
   policy: PathPolicy,
   rev: string,
-  options: { noFf: boolean; message?: string; author: GitAuthor; squash?: boolean },
+  options: {
+    noFf: boolean;
+    message?: string;
+    author: GitAuthor;
+    squash?: boolean;
+    /** What the reflog entries are named after (git's GIT_REFLOG_ACTION): `merge <rev>`, or a pull's command line. */
+    reflogAction?: string;
+  },
 ): Promise<MergeOutcome> {
   const head = readHead(repo);
   if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
@@ -96,6 +103,7 @@ export async function mergeInto(
     return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
   }
   const who = signatureNow(options.author);
+  const action = options.reflogAction ?? `merge ${rev}`;
   // How git's fmt-merge-msg names what is merged.
   const full = dwimRef(repo, rev) ?? "";
   const theirsName = full.startsWith("refs/heads/")
@@ -117,7 +125,7 @@ export async function mergeInto(
       "merge",
     );
     writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
-    await advanceHead(repo, theirs, { expected: head.oid, message: `merge ${rev}: Fast-forward`, who });
+    await advanceHead(repo, theirs, { expected: head.oid, message: `${action}: Fast-forward`, who });
     return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
   }
   await requireIndexMatchesHead(repo, index, "merge");
@@ -149,7 +157,7 @@ export async function mergeInto(
     author: options.author,
     allowEmpty: true,
     extraParents: [theirs],
-    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`,
+    reflogMessage: `${action}: Merge made by the 'ort' strategy.`,
   });
   return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
 }
