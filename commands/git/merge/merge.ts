@@ -78,10 +78,20 @@ export type MergedPath =
     worktree: Uint8Array | FlatEntry | null;
   };
 
+/**
+ * A conflict of names rather than of contents, as git's ort reports it: a file renamed on one side and deleted on
+ * the other (`rename/delete`), or renamed by both sides to different paths (`rename/rename`).
+ */
+export type RenameConflict =
+  | { kind: "rename/delete"; from: string; to: string; renamedIn: "ours" | "theirs" }
+  | { kind: "rename/rename"; from: string; ours: string; theirs: string };
+
 export interface TreeMerge {
   /** Paths whose result differs from ours, with their result. */
   readonly changes: Map<string, MergedPath>;
   readonly conflicts: string[];
+  /** The conflicts among them that renames made. */
+  readonly renameConflicts: RenameConflict[];
 }
 
 /** `merge.conflictStyle` (git's git_xmerge_config: exactly `merge`, `diff3` or `zdiff3`; anything else stops git). */
@@ -116,7 +126,13 @@ export async function mergeTrees(
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays, renameDeletes } = await followRenames(
+    repo,
+    B,
+    O,
+    T,
+    depth,
+  );
   // A file both sides renamed to different paths: as git's ort, its contents are merged (conflict
   // markers and all) and the merged file stands at both paths (still a conflict: which name to keep).
   for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
@@ -235,7 +251,11 @@ export async function mergeTrees(
     if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
   }
   if (depth === 0) checkFileFolderClashes(O, changes);
-  return { changes, conflicts };
+  const renameConflicts: RenameConflict[] = depth > 0 ? [] : [
+    ...renameDeletes.map((r) => ({ kind: "rename/delete" as const, ...r })),
+    ...twoWays.map((r) => ({ kind: "rename/rename" as const, ...r })),
+  ];
+  return { changes, conflicts, renameConflicts };
 }
 
 /**
@@ -258,6 +278,8 @@ async function followRenames(
   forced: Set<string>;
   /** Files renamed by both sides to different paths. */
   twoWays: { from: string; ours: string; theirs: string }[];
+  /** Files renamed by one side and deleted by the other. */
+  renameDeletes: { from: string; to: string; renamedIn: "ours" | "theirs" }[];
 }> {
   const base = new Map(B);
   const ours = new Map(O);
@@ -265,6 +287,7 @@ async function followRenames(
   const renamedPaths = new Map<string, { ours: string; theirs: string; base: string }>();
   const forced = new Set<string>();
   const twoWays: { from: string; ours: string; theirs: string }[] = [];
+  const renameDeletes: { from: string; to: string; renamedIn: "ours" | "theirs" }[] = [];
   const baseDirs = foldersOf(B.keys());
   const renamesFrom = async (side: Map<string, FlatEntry>, other: Map<string, FlatEntry>) => {
     const deleted = new Map([...B].filter(([p]) => !side.has(p)));
@@ -318,6 +341,7 @@ async function followRenames(
     moveBase(from, to);
     if (!T.has(from)) {
       forced.add(to); // renamed here, deleted there
+      renameDeletes.push({ from, to, renamedIn: "ours" });
       continue;
     }
     theirs.delete(from);
@@ -329,6 +353,7 @@ async function followRenames(
     moveBase(from, to);
     if (!O.has(from)) {
       forced.add(to);
+      renameDeletes.push({ from, to, renamedIn: "theirs" });
       continue;
     }
     ours.delete(from);
@@ -355,7 +380,7 @@ async function followRenames(
       forced.add(to);
     }
   }
-  return { base, ours, theirs, renamedPaths, forced, twoWays };
+  return { base, ours, theirs, renamedPaths, forced, twoWays, renameDeletes };
 }
 
 /**

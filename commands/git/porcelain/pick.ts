@@ -6,7 +6,7 @@ import { commitIndex } from "./commit.ts";
 import type { GitAuthor } from "../repo/identity.ts";
 import type { Index } from "../worktree/index_file.ts";
 import { readCommit } from "../history/log.ts";
-import { applyMerge, mergeTrees } from "../merge/merge.ts";
+import { applyMerge, mergeTrees, type RenameConflict } from "../merge/merge.ts";
 import { messageWithConflicts } from "../merge/sequence.ts";
 import { splitMessage } from "../odb/objects.ts";
 import { readHead } from "../repo/refs.ts";
@@ -111,7 +111,15 @@ export async function cherryPickCommit(
     rebase?: { reflogMessage: string };
   },
 ): Promise<
-  { picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[]; redundant?: boolean }
+  {
+    picked: string;
+    commit_id: string | null;
+    changed_paths: string[];
+    conflicts: string[];
+    redundant?: boolean;
+    /** In a rebase's role only (its stop prints them as git's merge does): the conflicts renames made. */
+    renameConflicts?: RenameConflict[];
+  }
 > {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
@@ -137,7 +145,13 @@ export async function cherryPickCommit(
   if (applied.conflicts.length > 0 || options.noCommit) {
     writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
     if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}\n`);
-    return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+    return {
+      picked: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      ...(options.rebase ? { renameConflicts: merge.renameConflicts } : {}),
+    };
   }
   const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
   let commitId: string;

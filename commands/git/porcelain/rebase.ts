@@ -14,7 +14,7 @@ import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
-import { mergeBases } from "../merge/merge.ts";
+import { mergeBases, type RenameConflict } from "../merge/merge.ts";
 import { rebaseStateDir, sequenceInProgress } from "../merge/sequence.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { readHead, readRawRef, resolveRefOid, setHeadDetached, setHeadSymbolic, updateRef } from "../repo/refs.ts";
@@ -287,19 +287,51 @@ async function stepOf(repo: Repo, oid: string): Promise<Step> {
 const progress = (n: number, end: number) => `Rebasing (${n}/${end})\r`;
 
 /**
- * What git's merge prints to stdout for a pick (merge-ort's messages, in path order): `Auto-merging <path>` for
- * each file both sides changed, and a `CONFLICT (…)` line for each conflict.
+ * What git's merge prints to stdout for a pick (merge-ort's messages, in the order of the paths they are about):
+ * `Auto-merging <path>` for each file both sides changed, and a `CONFLICT (…)` line for each conflict — of
+ * contents (content, add/add, modify/delete) at its path, of names as ort words them: a rename/delete at the new
+ * name (followed by the modify/delete of that name when the renamed file changed too), a rename/rename at the
+ * old one, its two new names not reported on their own.
  */
 async function mergeMessages(
   repo: Repo,
   trees: { base: string | null; ours: string | null; theirs: string },
   paths: readonly string[],
   conflicts: ReadonlySet<string>,
+  renameConflicts: readonly RenameConflict[],
   theirsLabel: string,
 ): Promise<string> {
   const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
+  const label = (side: "ours" | "theirs") => side === "ours" ? "HEAD" : theirsLabel;
+  const other = (side: "ours" | "theirs") => side === "ours" ? "theirs" : "ours";
+  const byName = new Map<string, string>();
+  const silent = new Set<string>();
+  for (const r of renameConflicts) {
+    if (r.kind === "rename/rename") {
+      byName.set(
+        r.from,
+        `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.\n`,
+      );
+      silent.add(r.ours).add(r.theirs);
+      continue;
+    }
+    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ` +
+      `${label(other(r.renamedIn))}.\n`;
+    const [before, renamed] = await Promise.all([
+      at(trees.base, r.from),
+      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to),
+    ]);
+    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
+      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ` +
+        `${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.\n`;
+    }
+    byName.set(r.to, line);
+    silent.add(r.to);
+  }
   let out = "";
-  for (const path of paths) {
+  for (const path of [...new Set([...paths, ...byName.keys()])].sort(comparePaths)) {
+    if (byName.has(path)) out += byName.get(path);
+    if (silent.has(path) || byName.has(path)) continue;
     const [base, ours, theirs] = await Promise.all([
       at(trees.base, path),
       at(trees.ours, path),
@@ -419,6 +451,7 @@ async function runSteps(
         },
         [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
         new Set(picked.conflicts),
+        picked.renameConflicts ?? [],
         `${short} (${subject})`,
       );
     }
