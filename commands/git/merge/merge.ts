@@ -37,6 +37,7 @@ import {
   WorktreeWriter,
 } from "../worktree/worktree.ts";
 import { abbreviate } from "../odb/abbrev.ts";
+import { withPrinted } from "../porcelain/printed.ts";
 
 /**
  * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
@@ -628,6 +629,25 @@ function checkFileFolderClashes(ours: Map<string, FlatEntry>, changes: Map<strin
 }
 
 /**
+ * What git's merge machinery (unpack-trees, for a merge, cherry-pick, revert or a rebase's pick) prints when files
+ * are in its way: the tracked files with local changes, then the untracked files, each path on its own line, then
+ * `Aborting`.
+ */
+function mergeCheckoutRefusal(dirty: readonly string[], untracked: readonly string[]): string {
+  const list = (paths: readonly string[]) => [...paths].sort(comparePaths).map((path) => `\t${path}\n`).join("");
+  let text = "";
+  if (dirty.length > 0) {
+    text += "error: Your local changes to the following files would be overwritten by merge:\n" + list(dirty) +
+      "Please commit your changes or stash them before you merge.\n";
+  }
+  if (untracked.length > 0) {
+    text += "error: The following untracked working tree files would be overwritten by merge:\n" + list(untracked) +
+      "Please move or remove them before you merge.\n";
+  }
+  return `${text}Aborting\n`;
+}
+
+/**
  * Applies a tree merge on top of `index` (whose stage-0 entries equal "ours" for every changed
  * path) and the work tree. Refuses, before changing anything, when a path the merge changes has
  * local modifications or an untracked file in the way.
@@ -645,23 +665,27 @@ export async function applyMerge(
   // A merge that would write into a git directory is refused whole, as a checkout is.
   const intoGitDir = [...merge.changes.keys()].find((path) => policy.hidden(path) === "gitdir");
   if (intoGitDir !== undefined) throw hiddenPathDenied(intoGitDir, "gitdir", `${action} changed nothing`);
-  const blocked: string[] = [];
+  const dirty: string[] = [];
+  const untracked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;
     const current = index.entries.get(path);
     if (current) {
-      if ((await worktreeState(repo, current, index.fileMtimeMs)) === "dirty") blocked.push(path);
+      if ((await worktreeState(repo, current, index.fileMtimeMs)) === "dirty") dirty.push(path);
     } else {
       const info = lstatTracked(repo, path);
       if (!info) continue;
       const target = merged.kind === "clean" ? merged.entry : undefined;
       if (info.isDirectory || ignore.isIgnored(path, false)) continue;
       if (target && (await worktreeHolds(repo, path, target.oid))) continue;
-      blocked.push(path);
+      untracked.push(path);
     }
   }
-  if (blocked.length > 0) {
-    throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
+  if (dirty.length + untracked.length > 0) {
+    throw withPrinted(
+      localChangesError([...dirty, ...untracked], action, "Commit or stash them first (`git stash push`), then retry."),
+      { stdout: "", stderr: mergeCheckoutRefusal(dirty, untracked) },
+    );
   }
   // A secret the merge changes cleanly follows it on disk, as git's merge would write it (never shown), unless its
   // file holds a local change pterm cannot show or save; a conflicted secret is left as it is.

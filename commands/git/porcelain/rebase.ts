@@ -26,14 +26,13 @@ import type { PathPolicy } from "../worktree/worktree.ts";
 import { clearSequenceState, commitIndex } from "./commit.ts";
 import { parseSteps, readRebaseFile as readState, REBASE_DIR as DIR, type Step } from "./rebase_status.ts";
 import { cherryPickCommit } from "./pick.ts";
+import { type GitText, printedBy, refusal } from "./printed.ts";
 import { computeStatus, indexVsTree } from "./status.ts";
 import { treeOf, writeStateFile } from "./state.ts";
 
 /** What a rebase printed, as git prints it (colour off, stderr not a terminal of a known kind). */
-export interface RebaseText {
-  stdout: string;
-  stderr: string;
-}
+export type RebaseText = GitText;
+export { printedBy, refusal };
 
 export interface RebaseOutcome {
   outcome: "up-to-date" | "rebased" | "stopped";
@@ -54,23 +53,6 @@ export interface RebaseOutcome {
   text: RebaseText;
   /** Why the rebase stopped other than on conflicts (a pick refused before changing anything). */
   error?: PtermError;
-}
-
-/** A refusal that also carries what git prints for it (`printed`, written out by the handler before the error). */
-export function refusal(
-  code: PtermError["code"],
-  message: string,
-  printed: RebaseText,
-  options: { hint?: string; result?: Record<string, unknown> } = {},
-): PtermError {
-  const error = new PtermError(code, message, options);
-  Object.defineProperty(error, "printed", { value: printed });
-  return error;
-}
-
-/** What git prints for a refusal made by `refusal`, or null. */
-export function printedBy(error: unknown): RebaseText | null {
-  return (error as { printed?: RebaseText } | null)?.printed ?? null;
 }
 
 /** The state git keeps in `.git/rebase-merge/` (the files git's sequencer and its status read). */
@@ -432,6 +414,8 @@ async function runSteps(
       state.todo.unshift(step);
       writeStateFile(repo, `${DIR}/git-rebase-todo`, state.todo.map((s) => `${s.line}\n`).join(""));
       writeStopFiles(repo, step.oid, commit);
+      // git's own lines about what blocked the pick (its checkout's) come first.
+      text.stderr += printedBy(error)?.stderr ?? "";
       text.stderr += "hint: Could not execute the todo command\nhint: \n" + `hint:     ${step.line}\nhint: \n` +
         "hint: It has been rescheduled; To edit the command before continuing, please\n" +
         "hint: edit the todo list first:\nhint: \nhint:     git rebase --edit-todo\nhint:     git rebase --continue\n" +

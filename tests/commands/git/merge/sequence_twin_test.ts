@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { git, gitRaw } from "../oracle.ts";
+import { git, gitRaw, ptermTry } from "../oracle.ts";
 import { Twin } from "../twin.ts";
 
 const ORIGINAL = "Original Author <original@example.com>";
@@ -255,3 +255,64 @@ Deno.test("git merge --squash stages the branch as one change; git commit takes 
     });
   }
 });
+
+Deno.test("a merge, cherry-pick or revert with files in its way prints git's lines first and changes nothing", async (t) => {
+  const runs: [string, string[], string][] = [
+    ["git cherry-pick --repo p side", ["cherry-pick", "side"], "fatal: cherry-pick failed\n"],
+    ["git merge --repo p side", ["merge", "side"], "Merge with strategy ort failed.\n"],
+    ["git revert --repo p HEAD", ["revert", "--no-edit", "HEAD"], "fatal: revert failed\n"],
+  ];
+  for (const [line, args, closing] of runs) {
+    await t.step(line, async () => {
+      await using twin = await Twin.create();
+      await twin.write("f.txt", "1\n2\n3\n");
+      await twin.write("g.txt", "g\n");
+      await twin.run("git add --repo R --all", ["add", "-A"]);
+      await twin.run('git commit --repo R -m "base"', ["commit", "-q", "-m", "base"]);
+      await twin.run("git switch --repo R -c side", ["switch", "-q", "-c", "side"]);
+      await twin.write("f.txt", "1\nside\n3\n");
+      await twin.write("new.txt", "side's new file\n");
+      await twin.write("z/new.txt", "side's other new file\n");
+      await twin.run("git add --repo R --all", ["add", "-A"]);
+      await twin.run('git commit --repo R -m "side"', ["commit", "-q", "-m", "side"]);
+      await twin.run("git switch --repo R main", ["switch", "-q", "main"]);
+      await twin.write("g.txt", "main\n");
+      await twin.run('git commit --repo R -a -m "main"', ["commit", "-q", "-a", "-m", "main"]);
+      if (args[0] === "revert") {
+        // Reverting side (merged here) puts back what the person's files now differ from.
+        await twin.run("git merge --repo R side", ["merge", "-q", "--no-edit", "side"]);
+        await twin.run("git switch --repo R side", ["switch", "-q", "side"]);
+        await twin.write("f.txt", "1\nlocal edit\n3\n");
+      } else {
+        // A local edit to a file the change touches, untracked files where it adds its own.
+        await twin.write("f.txt", "1\nlocal edit\n3\n");
+        await twin.write("new.txt", "the person's own file\n");
+        await twin.write("z/new.txt", "the person's other file\n");
+      }
+      const before = await worktreeState(twin);
+      const p = await ptermTry(twin.root.path, line);
+      const g = await gitRaw(twin.g, args);
+      assert.notEqual(g.code, 0);
+      assert.equal(p.error_code, "UncommittedChanges", p.stderr);
+      assert.match(g.stderr, /^error: /);
+      assert.ok(g.stderr.endsWith(`Aborting\n${closing}`), g.stderr);
+      assert.equal(p.stderr.slice(0, g.stderr.length), g.stderr, line);
+      assert.match(p.stderr.slice(g.stderr.length), /^\[Error\] /);
+      assert.equal(p.stdout, g.stdout);
+      assert.deepEqual(await worktreeState(twin), before, "nothing changed");
+      await twin.compare(`after ${line}`);
+    });
+  }
+});
+
+/** The work tree files and status of both twins. */
+async function worktreeState(twin: Twin): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of [twin.p, twin.g]) {
+    out.push((await gitRaw(dir, ["status", "--porcelain=v2", "-uall"])).stdout);
+    for (const path of ["f.txt", "new.txt", "z/new.txt"]) {
+      out.push(await Deno.readTextFile(`${dir}/${path}`).catch(() => "(absent)"));
+    }
+  }
+  return out;
+}
