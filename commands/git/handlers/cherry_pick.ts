@@ -36,7 +36,7 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
       "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).",
     );
   }
-  const result = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () =>
+  const { printed, ...result } = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () =>
     withRepoLock(
       repo,
       () =>
@@ -50,6 +50,9 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
     ));
   const fields = { repo_path: rel, ...result };
   if (result.conflicts.length > 0) {
+    // git's text of the stop (the merge's lines, then its advice), before pterm's error.
+    ctx.stdout.write(printed?.stdout ?? "");
+    ctx.stderr.write(printed?.stderr ?? "");
     throw new PtermError(
       "Conflict",
       `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +

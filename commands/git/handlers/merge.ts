@@ -90,6 +90,9 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     return { ...fields, outcome: outcome.outcome };
   }
   if (outcome.outcome === "conflict") {
+    // git's text of the stop, before pterm's error.
+    ctx.stdout.write(outcome.printed.stdout);
+    ctx.stderr.write(outcome.printed.stderr);
     throw new PtermError(
       "Conflict",
       `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. ` +

@@ -49,6 +49,9 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
     conflicts: result.conflicts,
   };
   if (result.conflicts.length > 0) {
+    // git's text of the stop (the merge's lines, then its advice), before pterm's error.
+    ctx.stdout.write(result.printed?.stdout ?? "");
+    ctx.stderr.write(result.printed?.stderr ?? "");
     throw new PtermError(
       "Conflict",
       `reverting ${result.reverted.slice(0, 7)} conflicted in ${

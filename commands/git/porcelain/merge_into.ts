@@ -9,6 +9,9 @@ import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
 import { prettyCommit } from "../history/pretty.ts";
 import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "../merge/merge.ts";
 import { messageWithConflicts } from "../merge/sequence.ts";
+import { mergeMessages } from "../merge/merge_messages.ts";
+import { comparePaths } from "../odb/bytes.ts";
+import type { GitText } from "./printed.ts";
 import { advanceHead, readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { dwimRef, resolveCommit } from "../history/revparse.ts";
@@ -18,7 +21,15 @@ import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
 export type MergeOutcome =
   | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
   | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
-  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | {
+    outcome: "conflict";
+    head: string;
+    commit_id: null;
+    changed: string[];
+    conflicts: string[];
+    /** What git's merge prints where it stops on conflicts (merge-ort's lines, then `Automatic merge failed; …`). */
+    printed: GitText;
+  }
   | { outcome: "squashed"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
 
 /**
@@ -130,7 +141,8 @@ export async function mergeInto(
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const [oursTree, theirsTree] = [await treeOf(repo, head.oid), await treeOf(repo, theirs)];
+  const merge = await mergeTrees(repo, base.tree, oursTree, theirsTree, {
     ours: "HEAD",
     theirs: rev,
     base: base.label,
@@ -144,12 +156,21 @@ export async function mergeInto(
     writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
     writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}\n`, applied.conflicts));
     writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    const lines = await mergeMessages(
+      repo,
+      { base: base.tree, ours: oursTree, theirs: theirsTree },
+      [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
+      new Set(applied.conflicts),
+      merge.renameConflicts,
+      rev,
+    );
     return {
       outcome: "conflict",
       head: head.oid,
       commit_id: null,
       changed: applied.changed,
       conflicts: applied.conflicts,
+      printed: { stdout: `${lines}Automatic merge failed; fix conflicts and then commit the result.\n`, stderr: "" },
     };
   }
   const commitId = await commitIndex(repo, index, {

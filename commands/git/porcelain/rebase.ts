@@ -13,8 +13,8 @@ import { MODE_TREE, parseTree, type Signature, splitMessage } from "../odb/objec
 import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
-import { lookupPath, resolveCommit } from "../history/revparse.ts";
-import { mergeBases, type RenameConflict } from "../merge/merge.ts";
+import { resolveCommit } from "../history/revparse.ts";
+import { mergeBases } from "../merge/merge.ts";
 import { rebaseStateDir, sequenceInProgress } from "../merge/sequence.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { readHead, readRawRef, resolveRefOid, setHeadDetached, setHeadSymbolic, updateRef } from "../repo/refs.ts";
@@ -268,74 +268,6 @@ async function stepOf(repo: Repo, oid: string): Promise<Step> {
 /** git's progress line to stderr for step `n` of `end`. */
 const progress = (n: number, end: number) => `Rebasing (${n}/${end})\r`;
 
-/**
- * What git's merge prints to stdout for a pick (merge-ort's messages, in the order of the paths they are about):
- * `Auto-merging <path>` for each file both sides changed, and a `CONFLICT (…)` line for each conflict — of
- * contents (content, add/add, modify/delete) at its path, of names as ort words them: a rename/delete at the new
- * name (followed by the modify/delete of that name when the renamed file changed too), a rename/rename at the
- * old one, its two new names not reported on their own.
- */
-async function mergeMessages(
-  repo: Repo,
-  trees: { base: string | null; ours: string | null; theirs: string },
-  paths: readonly string[],
-  conflicts: ReadonlySet<string>,
-  renameConflicts: readonly RenameConflict[],
-  theirsLabel: string,
-): Promise<string> {
-  const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
-  const label = (side: "ours" | "theirs") => side === "ours" ? "HEAD" : theirsLabel;
-  const other = (side: "ours" | "theirs") => side === "ours" ? "theirs" : "ours";
-  const byName = new Map<string, string>();
-  const silent = new Set<string>();
-  for (const r of renameConflicts) {
-    if (r.kind === "rename/rename") {
-      byName.set(
-        r.from,
-        `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.\n`,
-      );
-      silent.add(r.ours).add(r.theirs);
-      continue;
-    }
-    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ` +
-      `${label(other(r.renamedIn))}.\n`;
-    const [before, renamed] = await Promise.all([
-      at(trees.base, r.from),
-      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to),
-    ]);
-    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
-      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ` +
-        `${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.\n`;
-    }
-    byName.set(r.to, line);
-    silent.add(r.to);
-  }
-  let out = "";
-  for (const path of [...new Set([...paths, ...byName.keys()])].sort(comparePaths)) {
-    if (byName.has(path)) out += byName.get(path);
-    if (silent.has(path) || byName.has(path)) continue;
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path),
-    ]);
-    const differs = (a: typeof base, b: typeof base) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}\n`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}\n`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  ` +
-        `Version HEAD of ${path} left in tree.\n`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  ` +
-        `Version ${theirsLabel} of ${path} left in tree.\n`;
-    }
-  }
-  return out;
-}
-
 /** git commit's summary of a commit it made: `[detached HEAD <id>] <subject>`, the stat's last line, created/deleted files. */
 async function commitSummary(repo: Repo, oid: string): Promise<string> {
   const commit = await readCommit(repo, oid);
@@ -398,7 +330,6 @@ async function runSteps(
     text.stderr += progress(state.done.length, end);
     const commit = await readCommit(repo, step.oid);
     const subject = splitMessage(commit.message).subject;
-    const oursBefore = readHead(repo).oid;
     let picked;
     try {
       picked = await cherryPickCommit(repo, index, policy, step.oid, {
@@ -425,20 +356,7 @@ async function runSteps(
     for (const path of picked.changed_paths) changed.add(path);
     const short = abbreviate(repo, step.oid);
     // git's sequencer shows the merge's messages of a rebase's pick only when the pick conflicted.
-    if (picked.conflicts.length > 0) {
-      text.stdout += await mergeMessages(
-        repo,
-        {
-          base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
-          ours: await treeOf(repo, oursBefore),
-          theirs: commit.tree,
-        },
-        [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
-        new Set(picked.conflicts),
-        picked.renameConflicts ?? [],
-        `${short} (${subject})`,
-      );
-    }
+    text.stdout += picked.printed?.stdout ?? "";
     if (picked.redundant) {
       text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream\n`;
       outcome.dropped.push(step.oid);

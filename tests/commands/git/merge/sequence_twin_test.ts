@@ -120,7 +120,16 @@ Deno.test("cherry-pick, revert and merge --continue/--abort/--quit/--skip as the
         await twin.write("a/b.txt", "later\n");
         await twin.run('git commit --repo R -a -m "later"', ["commit", "-q", "-a", "-m", "later"]);
       }
-      await twin.run(line, args, code);
+      const p = await ptermTry(twin.root.path, line.replace(/ R\b/, " p"));
+      const g = await gitRaw(twin.g, args);
+      assert.equal(p.error_code, code, p.stderr);
+      assert.equal(g.code, 1, g.stderr);
+      // git's text of the stop, byte for byte (the twins' commit ids differ): stdout, then stderr before pterm's error.
+      const ids = (text: string) => text.replace(/\b[0-9a-f]{7,40}\b/g, "<id>");
+      assert.equal(ids(p.stdout), ids(g.stdout), `${line}: stdout`);
+      assert.match(g.stdout, /^CONFLICT \(/m);
+      assert.equal(ids(p.stderr.slice(0, g.stderr.length)), ids(g.stderr), `${line}: stderr`);
+      assert.match(p.stderr.slice(g.stderr.length), /^\[Error\] /, line);
       const prepared = async (dir: string) =>
         (await Deno.readTextFile(`${dir}/.git/MERGE_MSG`)).replace(/[0-9a-f]{40}/g, "X");
       assert.equal(await prepared(twin.p), await prepared(twin.g), line);
