@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-E2IUGPXB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JFD6RLQT.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4686,6 +4686,9 @@ function preparedMessage(repo) {
     return null;
   }
 }
+function concludingMessage(prepared) {
+  return cleanupMessage(prepared, true);
+}
 async function sequenceCommitOptions(repo, explicitAuthor) {
   const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
   if (!picked || explicitAuthor) return {};
@@ -6838,7 +6841,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-ZKIYL4WS.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-PIIUOGD7.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -8329,7 +8332,7 @@ var commit = async (ctx) => {
   const amend = ctx.flags.amend;
   if (message === null && !amend) {
     const prepared = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
-    message = prepared === null ? null : cleanupMessage(prepared, true);
+    message = prepared === null ? null : concludingMessage(prepared);
   }
   if (message === null && !amend) {
     throw new PtermError("InvalidArgs", 'git commit needs a message: `git commit -m "subject"` (or -m twice for a body, or -F - with the message on stdin).');

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4DI6MMGA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-2YBR4CED.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6909,8 +6909,22 @@ function abbreviate(repo, oid) {
   return oid.slice(0, Math.max(length, Math.min(40, repo.objects.sharedHexDigits(oid) + 1)));
 }
 
+// commands/git/porcelain/printed.ts
+function withPrinted(error, printed) {
+  Object.defineProperty(error, "printed", {
+    value: printed
+  });
+  return error;
+}
+function refusal(code, message, printed, options = {}) {
+  return withPrinted(new PtermError(code, message, options), printed);
+}
+function printedBy(error) {
+  return error?.printed ?? null;
+}
+
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-6LPGLHTL.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-RXZWY6UG.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6936,7 +6950,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth2);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays, renameDeletes } = await followRenames(repo, B, O, T, depth2);
   for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
     const b = B.get(from);
     const o = O.get(oursPath);
@@ -7079,9 +7093,20 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
     if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
   }
   if (depth2 === 0) checkFileFolderClashes(O, changes);
+  const renameConflicts = depth2 > 0 ? [] : [
+    ...renameDeletes.map((r) => ({
+      kind: "rename/delete",
+      ...r
+    })),
+    ...twoWays.map((r) => ({
+      kind: "rename/rename",
+      ...r
+    }))
+  ];
   return {
     changes,
-    conflicts
+    conflicts,
+    renameConflicts
   };
 }
 async function followRenames(repo, B, O, T, depth2) {
@@ -7091,6 +7116,7 @@ async function followRenames(repo, B, O, T, depth2) {
   const renamedPaths = /* @__PURE__ */ new Map();
   const forced = /* @__PURE__ */ new Set();
   const twoWays = [];
+  const renameDeletes = [];
   const baseDirs = foldersOf(B.keys());
   const renamesFrom = async (side, other) => {
     const deleted = new Map([
@@ -7145,6 +7171,11 @@ async function followRenames(repo, B, O, T, depth2) {
     moveBase(from, to);
     if (!T.has(from)) {
       forced.add(to);
+      renameDeletes.push({
+        from,
+        to,
+        renamedIn: "ours"
+      });
       continue;
     }
     theirs.delete(from);
@@ -7160,6 +7191,11 @@ async function followRenames(repo, B, O, T, depth2) {
     moveBase(from, to);
     if (!O.has(from)) {
       forced.add(to);
+      renameDeletes.push({
+        from,
+        to,
+        renamedIn: "theirs"
+      });
       continue;
     }
     ours.delete(from);
@@ -7207,7 +7243,8 @@ async function followRenames(repo, B, O, T, depth2) {
     theirs,
     renamedPaths,
     forced,
-    twoWays
+    twoWays,
+    renameDeletes
   };
 }
 function ortOrder(B, side, other, walkDeferred) {
@@ -7432,6 +7469,21 @@ function checkFileFolderClashes(ours, changes) {
     }
   }
 }
+function mergeCheckoutRefusal(dirty, untracked) {
+  const list = (paths) => [
+    ...paths
+  ].sort(comparePaths).map((path) => `	${path}
+`).join("");
+  let text = "";
+  if (dirty.length > 0) {
+    text += "error: Your local changes to the following files would be overwritten by merge:\n" + list(dirty) + "Please commit your changes or stash them before you merge.\n";
+  }
+  if (untracked.length > 0) {
+    text += "error: The following untracked working tree files would be overwritten by merge:\n" + list(untracked) + "Please move or remove them before you merge.\n";
+  }
+  return `${text}Aborting
+`;
+}
 async function applyMerge(repo, index, policy, merge2, action) {
   const ignore = new IgnoreRules(repo.dir, repo.commondir, repo.ignoreCase, (p) => policy.hidden(p) !== null);
   refuseSkipWorktree(index, merge2.changes.keys(), action);
@@ -7442,23 +7494,30 @@ async function applyMerge(repo, index, policy, merge2, action) {
     ...merge2.changes.keys()
   ].find((path) => policy.hidden(path) === "gitdir");
   if (intoGitDir !== void 0) throw hiddenPathDenied(intoGitDir, "gitdir", `${action} changed nothing`);
-  const blocked = [];
+  const dirty = [];
+  const untracked = [];
   for (const [path, merged] of merge2.changes) {
     if (policy.hidden(path)) continue;
     const current = index.entries.get(path);
     if (current) {
-      if (await worktreeState(repo, current, index.fileMtimeMs) === "dirty") blocked.push(path);
+      if (await worktreeState(repo, current, index.fileMtimeMs) === "dirty") dirty.push(path);
     } else {
       const info = lstatTracked(repo, path);
       if (!info) continue;
       const target = merged.kind === "clean" ? merged.entry : void 0;
       if (info.isDirectory || ignore.isIgnored(path, false)) continue;
       if (target && await worktreeHolds(repo, path, target.oid)) continue;
-      blocked.push(path);
+      untracked.push(path);
     }
   }
-  if (blocked.length > 0) {
-    throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
+  if (dirty.length + untracked.length > 0) {
+    throw withPrinted(localChangesError([
+      ...dirty,
+      ...untracked
+    ], action, "Commit or stash them first (`git stash push`), then retry."), {
+      stdout: "",
+      stderr: mergeCheckoutRefusal(dirty, untracked)
+    });
   }
   const inStep = /* @__PURE__ */ new Set();
   for (const [path, merged] of merge2.changes) {
@@ -8459,6 +8518,16 @@ function preparedMessage(repo) {
     return null;
   }
 }
+function concludingMessage(prepared) {
+  return cleanupMessage(prepared, true);
+}
+function messageWithConflicts(message, conflicts) {
+  if (conflicts.length === 0) return message;
+  return `${message}
+# Conflicts:
+${conflicts.map((path) => `#	${path}
+`).join("")}`;
+}
 async function sequenceCommitOptions(repo, explicitAuthor) {
   const picked = sequenceInProgress(repo) === "cherry-pick" ? sequenceCommit(repo, "cherry-pick") : null;
   if (!picked || explicitAuthor) return {};
@@ -9315,7 +9384,7 @@ async function continueSequence(repo, index, kind, author, explicitAuthor) {
   }
   try {
     return await commitIndex(repo, index, {
-      message: preparedMessage(repo) ?? "",
+      message: concludingMessage(preparedMessage(repo) ?? ""),
       author,
       ...await sequenceCommitOptions(repo, explicitAuthor),
       allowEmpty: kind === "merge"
@@ -9822,6 +9891,19 @@ async function finishSequence(ctx, opened, kind, action) {
     changed_paths: changed
   };
 }
+async function printingGitRefusal(ctx, closing, step) {
+  try {
+    return await step();
+  } catch (error) {
+    const printed = printedBy(error);
+    if (printed) {
+      ctx.stdout.write(printed.stdout);
+      ctx.stderr.write(`${printed.stderr}${closing}
+`);
+    }
+    throw error;
+  }
+}
 
 // commands/git/handlers/branch.ts
 async function changeUpstream(ctx, opened, name, current, setTo) {
@@ -10184,7 +10266,93 @@ var switchHandler = async (ctx) => {
   return switched;
 };
 
+// commands/git/merge/merge_messages.ts
+async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
+  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
+  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
+  const other = (side) => side === "ours" ? "theirs" : "ours";
+  const byName = /* @__PURE__ */ new Map();
+  const silent = /* @__PURE__ */ new Set();
+  for (const r of renameConflicts) {
+    if (r.kind === "rename/rename") {
+      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
+`);
+      silent.add(r.ours).add(r.theirs);
+      continue;
+    }
+    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
+`;
+    const [before, renamed] = await Promise.all([
+      at(trees.base, r.from),
+      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
+    ]);
+    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
+      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
+`;
+    }
+    byName.set(r.to, line);
+    silent.add(r.to);
+  }
+  let out = "";
+  for (const path of [
+    .../* @__PURE__ */ new Set([
+      ...paths,
+      ...byName.keys()
+    ])
+  ].sort(comparePaths)) {
+    if (byName.has(path)) out += byName.get(path);
+    if (silent.has(path) || byName.has(path)) continue;
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path)
+    ]);
+    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
+    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
+      out += `Auto-merging ${path}
+`;
+    }
+    if (!conflicts.has(path)) continue;
+    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
+`;
+    else if (ours) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
+`;
+    } else if (theirs) {
+      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
+`;
+    }
+  }
+  return out;
+}
+
 // commands/git/porcelain/pick.ts
+async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
+  const stdout = await mergeMessages(repo, trees, [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts
+    ])
+  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
+  if (stop.kind === "rebase") return {
+    stdout,
+    stderr: ""
+  };
+  const { kind } = stop;
+  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ${stop.subject}
+`;
+  stderr += stop.noCommit ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n" : `hint: After resolving the conflicts, mark them with
+hint: "git add/rm <pathspec>", then run
+hint: "git ${kind} --continue".
+hint: You can instead skip this commit with "git ${kind} --skip".
+hint: To abort and get back to the state before "git ${kind}",
+hint: run "git ${kind} --abort".
+`;
+  return {
+    stdout,
+    stderr
+  };
+}
 async function revertTrees(repo, rev) {
   const oid = await resolveCommit(repo, rev);
   const commit = await readCommit(repo, oid);
@@ -10206,9 +10374,11 @@ async function revertCommit(repo, index, policy, rev, options) {
   const { oid, commit, base, theirs } = await revertTrees(repo, rev);
   const short = abbreviate(repo, oid);
   const subject = splitMessage(commit.message).subject;
-  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+  const theirsLabel = `parent of ${short} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, base, oursTree, theirs, {
     ours: "HEAD",
-    theirs: `parent of ${short} (${subject})`,
+    theirs: theirsLabel,
     base: `${short} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, "revert");
@@ -10217,14 +10387,32 @@ async function revertCommit(repo, index, policy, rev, options) {
 This reverts commit ${oid}.
 `;
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        reverted: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, "REVERT_HEAD", `${oid}
 `);
     return {
       reverted: oid,
       commit_id: null,
       changed_paths: applied.changed,
-      conflicts: applied.conflicts
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: "revert",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base,
+        ours: oursTree,
+        theirs
+      }, merge2, applied, theirsLabel)
     };
   }
   let commitId;
@@ -10266,27 +10454,43 @@ async function cherryPickCommit(repo, index, policy, rev, options) {
   }
   const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
   const subject = splitMessage(commit.message).subject;
-  const merge2 = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
+  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
     ours: "HEAD",
-    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    theirs: theirsLabel,
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
   });
   const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    const conflicts = options.rebase && applied.conflicts.length > 0 ? `
-# Conflicts:
-${applied.conflicts.map((path) => `#	${path}
-`).join("")}` : "";
-    writeStateFile(repo, "MERGE_MSG", message + conflicts);
-    if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, stopFile, `${oid}
 `);
     return {
       picked: oid,
       commit_id: null,
       changed_paths: applied.changed,
-      conflicts: applied.conflicts
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: options.rebase ? "rebase" : "cherry-pick",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base: parentTree,
+        ours: oursTree,
+        theirs: commit.tree
+      }, merge2, applied, theirsLabel)
     };
   }
   const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
@@ -10487,18 +10691,20 @@ var cherryPick = async (ctx) => {
   if (rev === void 0) {
     throw new PtermError("InvalidArgs", "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).");
   }
-  const result = await withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
+  const { printed, ...result } = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () => withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
     noCommit: ctx.flags["no-commit"],
     author,
     recordOrigin: ctx.flags.x,
     allowEmpty: ctx.flags["allow-empty"],
     keepRedundant: ctx.flags["keep-redundant-commits"]
-  }));
+  })));
   const fields = {
     repo_path: rel,
     ...result
   };
   if (result.conflicts.length > 0) {
+    ctx.stdout.write(printed?.stdout ?? "");
+    ctx.stderr.write(printed?.stderr ?? "");
     throw new PtermError("Conflict", `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git cherry-pick --continue\`, or \`git cherry-pick --abort\` to give up.`, {
       result: fields
     });
@@ -10968,10 +11174,10 @@ var revert = async (ctx) => {
   if (!ref) {
     throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.");
   }
-  const result = await withRepoLock(repo, () => revertCommit(repo, loadIndex(repo), policy, ref, {
+  const result = await printingGitRefusal(ctx, "fatal: revert failed", () => withRepoLock(repo, () => revertCommit(repo, loadIndex(repo), policy, ref, {
     noCommit: ctx.flags["no-commit"],
     author
-  }));
+  })));
   const fields = {
     repo_path: rel,
     reverted: result.reverted,
@@ -10980,6 +11186,8 @@ var revert = async (ctx) => {
     conflicts: result.conflicts
   };
   if (result.conflicts.length > 0) {
+    ctx.stdout.write(result.printed?.stdout ?? "");
+    ctx.stderr.write(result.printed?.stderr ?? "");
     throw new PtermError("Conflict", `reverting ${result.reverted.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them and \`git revert --continue\` (or \`git revert --abort\` to give up).`, {
       result: fields
     });
@@ -11313,6 +11521,7 @@ async function mergeInto(repo, index, policy, rev, options) {
     };
   }
   const who = signatureNow(options.author);
+  const action = options.reflogAction ?? `merge ${rev}`;
   const full = dwimRef(repo, rev) ?? "";
   const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
   if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
@@ -11322,7 +11531,7 @@ async function mergeInto(repo, index, policy, rev, options) {
 `);
     await advanceHead(repo, theirs, {
       expected: head.oid,
-      message: `merge ${rev}: Fast-forward`,
+      message: `${action}: Fast-forward`,
       who
     });
     return {
@@ -11335,7 +11544,11 @@ async function mergeInto(repo, index, policy, rev, options) {
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const [oursTree, theirsTree] = [
+    await treeOf(repo, head.oid),
+    await treeOf(repo, theirs)
+  ];
+  const merge2 = await mergeTrees(repo, base.tree, oursTree, theirsTree, {
     ours: "HEAD",
     theirs: rev,
     base: base.label
@@ -11351,15 +11564,30 @@ async function mergeInto(repo, index, policy, rev, options) {
   if (applied.conflicts.length > 0) {
     writeStateFile(repo, "MERGE_HEAD", `${theirs}
 `);
-    writeStateFile(repo, "MERGE_MSG", `${message}
-`);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}
+`, applied.conflicts));
     writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    const lines = await mergeMessages(repo, {
+      base: base.tree,
+      ours: oursTree,
+      theirs: theirsTree
+    }, [
+      .../* @__PURE__ */ new Set([
+        ...applied.changed,
+        ...applied.conflicts
+      ])
+    ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, rev);
     return {
       outcome: "conflict",
       head: head.oid,
       commit_id: null,
       changed: applied.changed,
-      conflicts: applied.conflicts
+      conflicts: applied.conflicts,
+      printed: {
+        stdout: `${lines}Automatic merge failed; fix conflicts and then commit the result.
+`,
+        stderr: ""
+      }
     };
   }
   const commitId = await commitIndex(repo, index, {
@@ -11369,7 +11597,7 @@ async function mergeInto(repo, index, policy, rev, options) {
     extraParents: [
       theirs
     ],
-    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`
+    reflogMessage: `${action}: Merge made by the 'ort' strategy.`
   });
   return {
     outcome: "merge",
@@ -11411,12 +11639,12 @@ var merge = async (ctx) => {
       throw new PtermError("Rejected", `not possible to fast-forward to ${branchName}: the branches have diverged. Nothing was changed. \`git merge ${quoteWord(branchName)}\` makes a merge commit.`);
     }
   }
-  const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, branchName, {
+  const outcome = await printingGitRefusal(ctx, "Merge with strategy ort failed.", () => withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, branchName, {
     noFf: ctx.flags["no-ff"],
     message: ctx.flags.message,
     author,
     squash: ctx.flags.squash
-  }));
+  })));
   const fields = {
     repo_path: rel,
     commit_id: outcome.commit_id,
@@ -11441,6 +11669,8 @@ var merge = async (ctx) => {
     };
   }
   if (outcome.outcome === "conflict") {
+    ctx.stdout.write(outcome.printed.stdout);
+    ctx.stderr.write(outcome.printed.stderr);
     throw new PtermError("Conflict", `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --abort\`.`, {
       result: {
         ...fields,
@@ -13183,7 +13413,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-GAPJE4YX.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-F5SKXRE2.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13202,7 +13432,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-SQYWKREI.js", import.meta.url).href)
+      git: await import(new URL("./api-ANLPQCO6.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
@@ -15212,16 +15442,6 @@ function topoOrder(commits) {
 }
 
 // commands/git/porcelain/rebase.ts
-function refusal(code, message, printed, options = {}) {
-  const error = new PtermError(code, message, options);
-  Object.defineProperty(error, "printed", {
-    value: printed
-  });
-  return error;
-}
-function printedBy(error) {
-  return error?.printed ?? null;
-}
 var CLEAR_LINE = `\r${" ".repeat(80)}\r`;
 function sqQuote(value) {
   return `'${value.replace(/['!]/g, (c) => `'\\${c}'`)}'`;
@@ -15427,33 +15647,6 @@ async function stepOf(repo, oid) {
   };
 }
 var progress = (n, end) => `Rebasing (${n}/${end})\r`;
-async function mergeMessages(repo, trees, paths, conflicts, theirsLabel) {
-  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
-  let out = "";
-  for (const path of paths) {
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path)
-    ]);
-    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}
-`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
-`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
-`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
-`;
-    }
-  }
-  return out;
-}
 async function commitSummary(repo, oid) {
   const commit = await readCommit(repo, oid);
   const rendered = await renderDiff(repo, await commitChanges(repo, oid));
@@ -15504,7 +15697,6 @@ async function runSteps(repo, index, policy, state, author, outcome) {
     text.stderr += progress(state.done.length, end);
     const commit = await readCommit(repo, step.oid);
     const subject = splitMessage(commit.message).subject;
-    const oursBefore = readHead(repo).oid;
     let picked;
     try {
       picked = await cherryPickCommit(repo, index, policy, step.oid, {
@@ -15521,6 +15713,7 @@ async function runSteps(repo, index, policy, state, author, outcome) {
       writeStateFile(repo, `${REBASE_DIR}/git-rebase-todo`, state.todo.map((s) => `${s.line}
 `).join(""));
       writeStopFiles(repo, step.oid, commit);
+      text.stderr += printedBy(error)?.stderr ?? "";
       text.stderr += `hint: Could not execute the todo command
 hint: 
 hint:     ${step.line}
@@ -15542,18 +15735,7 @@ Could not apply ${abbreviate(repo, step.oid)}... ${subject}
     }
     for (const path of picked.changed_paths) changed.add(path);
     const short = abbreviate(repo, step.oid);
-    if (picked.conflicts.length > 0) {
-      text.stdout += await mergeMessages(repo, {
-        base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
-        ours: await treeOf(repo, oursBefore),
-        theirs: commit.tree
-      }, [
-        .../* @__PURE__ */ new Set([
-          ...picked.changed_paths,
-          ...picked.conflicts
-        ])
-      ].sort(comparePaths), new Set(picked.conflicts), `${short} (${subject})`);
-    }
+    text.stdout += picked.printed?.stdout ?? "";
     if (picked.redundant) {
       text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream
 `;

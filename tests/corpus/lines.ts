@@ -344,6 +344,33 @@ export const cold: readonly CorpusLine[] = [
       ["rm", "-q", "README.md"],
     ],
   },
+  {
+    line: "git cherry-pick --continue",
+    // git stopped the pick (its MERGE_MSG carries `# Conflicts:`); the person's editor saves the message as it is.
+    intent: "-c core.editor=true cherry-pick --continue",
+    clean: true,
+    before: [
+      ["switch", "-q", "feature"],
+      ["rm", "-q", "README.md"],
+      ["commit", "-q", "-m", "Drop the README"],
+      ["switch", "-q", "main"],
+      ["cherry-pick", "feature"],
+      ["rm", "-q", "README.md"],
+    ],
+  },
+  {
+    line: "git merge --continue",
+    intent: "-c core.editor=true merge --continue",
+    clean: true,
+    before: [
+      ["switch", "-q", "feature"],
+      ["rm", "-q", "README.md"],
+      ["commit", "-q", "-m", "Drop the README"],
+      ["switch", "-q", "main"],
+      ["merge", "feature"],
+      ["rm", "-q", "README.md"],
+    ],
+  },
   { line: "git remote -v" },
   { line: "git config --list" },
   { line: "git config core.bare" },

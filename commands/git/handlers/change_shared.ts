@@ -19,6 +19,7 @@ import { dwimRef, noPriorCheckout, priorCheckout } from "../history/revparse.ts"
 import { wildmatch } from "../worktree/wildmatch.ts";
 import { parseStashRef, stashApply, stashDrop } from "../porcelain/stash.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
+import { printedBy } from "../porcelain/printed.ts";
 import { authorOf, bounded, type Opened, openFromFlags, plural } from "./common.ts";
 
 export type Pos<N extends string> = readonly { name: N; description: string }[];
@@ -217,4 +218,21 @@ export async function finishSequence(
     `${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.\n`,
   );
   return { applied, commit_id: null, changed_paths: changed };
+}
+
+/**
+ * Runs a merge, cherry-pick or revert; a refusal that carries git's own text (files in the merge's way) writes it
+ * out first, then git's closing line for the command (`fatal: cherry-pick failed`), as git prints them.
+ */
+export async function printingGitRefusal<T>(ctx: AnyContext, closing: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const printed = printedBy(error);
+    if (printed) {
+      ctx.stdout.write(printed.stdout);
+      ctx.stderr.write(`${printed.stderr}${closing}\n`);
+    }
+    throw error;
+  }
 }

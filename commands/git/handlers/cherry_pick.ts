@@ -8,7 +8,7 @@ import type { cherryPickFlags } from "../sub/cherry_pick.ts";
 import { cherryPickCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
-import { finishSequence, type Pos, sequenceAction } from "./change_shared.ts";
+import { finishSequence, type Pos, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -36,19 +36,23 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
       "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).",
     );
   }
-  const result = await withRepoLock(
-    repo,
-    () =>
-      cherryPickCommit(repo, loadIndex(repo), policy, rev, {
-        noCommit: ctx.flags["no-commit"],
-        author,
-        recordOrigin: ctx.flags.x,
-        allowEmpty: ctx.flags["allow-empty"],
-        keepRedundant: ctx.flags["keep-redundant-commits"],
-      }),
-  );
+  const { printed, ...result } = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () =>
+    withRepoLock(
+      repo,
+      () =>
+        cherryPickCommit(repo, loadIndex(repo), policy, rev, {
+          noCommit: ctx.flags["no-commit"],
+          author,
+          recordOrigin: ctx.flags.x,
+          allowEmpty: ctx.flags["allow-empty"],
+          keepRedundant: ctx.flags["keep-redundant-commits"],
+        }),
+    ));
   const fields = { repo_path: rel, ...result };
   if (result.conflicts.length > 0) {
+    // git's text of the stop (the merge's lines, then its advice), before pterm's error.
+    ctx.stdout.write(printed?.stdout ?? "");
+    ctx.stderr.write(printed?.stderr ?? "");
     throw new PtermError(
       "Conflict",
       `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain ` +

@@ -9,8 +9,13 @@ import type { CommandContext } from "../../../core/context.ts";
 import type { commitFlags } from "../sub/commit.ts";
 import { stage } from "../worktree/add.ts";
 import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../porcelain/commit.ts";
-import { cleanupMessage } from "../odb/objects.ts";
-import { preparedMessage, sequenceCommitOptions, sequenceInProgress, squashMessage } from "../merge/sequence.ts";
+import {
+  concludingMessage,
+  preparedMessage,
+  sequenceCommitOptions,
+  sequenceInProgress,
+  squashMessage,
+} from "../merge/sequence.ts";
 import { describeCommit, readCommit } from "../history/log.ts";
 import { readHead } from "../repo/refs.ts";
 import type { GitAuthor } from "../repo/identity.ts";
@@ -64,7 +69,7 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   // as git's editor saves it unchanged — its comment lines (`# Conflicts:`) stripped.
   if (message === null && !amend) {
     const prepared = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
-    message = prepared === null ? null : cleanupMessage(prepared, true);
+    message = prepared === null ? null : concludingMessage(prepared);
   }
   if (message === null && !amend) {
     throw new PtermError(

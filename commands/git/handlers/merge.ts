@@ -13,7 +13,7 @@ import { resolveCommit } from "../history/revparse.ts";
 import { mergeBases } from "../merge/merge.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
-import { finishSequence, sequenceAction } from "./change_shared.ts";
+import { finishSequence, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const merge: Handler<typeof mergeFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -55,16 +55,17 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
       );
     }
   }
-  const outcome = await withRepoLock(
-    repo,
-    () =>
-      mergeInto(repo, loadIndex(repo), policy, branchName, {
-        noFf: ctx.flags["no-ff"],
-        message: ctx.flags.message,
-        author,
-        squash: ctx.flags.squash,
-      }),
-  );
+  const outcome = await printingGitRefusal(ctx, "Merge with strategy ort failed.", () =>
+    withRepoLock(
+      repo,
+      () =>
+        mergeInto(repo, loadIndex(repo), policy, branchName, {
+          noFf: ctx.flags["no-ff"],
+          message: ctx.flags.message,
+          author,
+          squash: ctx.flags.squash,
+        }),
+    ));
   const fields = {
     repo_path: rel,
     commit_id: outcome.commit_id,
@@ -89,6 +90,9 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     return { ...fields, outcome: outcome.outcome };
   }
   if (outcome.outcome === "conflict") {
+    // git's text of the stop, before pterm's error.
+    ctx.stdout.write(outcome.printed.stdout);
+    ctx.stderr.write(outcome.printed.stderr);
     throw new PtermError(
       "Conflict",
       `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. ` +

@@ -45,7 +45,8 @@ export const pull: Handler<
   }
   if (rebase) {
     // As git's pull: a rebase needs a clean work tree, checked before anything is fetched.
-    const { requireClean, printedBy } = await import("../porcelain/rebase.ts");
+    const { requireClean } = await import("../porcelain/rebase.ts");
+    const { printedBy } = await import("../porcelain/printed.ts");
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -131,12 +132,22 @@ export const pull: Handler<
       );
     }
   }
+  // git names the reflog entries after the command line as given (its GIT_REFLOG_ACTION), a merge's as a rebase's.
+  const reflogAction = [
+    "pull",
+    ...(ctx.flags.rebase ? ["--rebase"] : []),
+    ...(noRebase ? ["--no-rebase"] : []),
+    ...(ctx.flags["ff-only"] ? ["--ff-only"] : []),
+    ...(askedRemote ? [askedRemote] : []),
+    ...(askedBranch ? [askedBranch] : []),
+  ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking)!;
   const { isAncestor } = await import("../merge/merge.ts");
   if (rebase && !(ours && ours !== theirs && (await isAncestor(repo, ours, theirs)))) {
     // git's pull --rebase: `git rebase --onto <fetched> <fork point>`, the fork point being where the branch left
-    // the remote-tracking branch before this fetch (else the fetched commit); a fast-forward merges instead.
+    // the remote-tracking branch before this fetch (else the fetched commit); a fast-forward merges instead (as
+    // git's pull, named after the pull: `pull --rebase: Fast-forward`).
     const forkPoint = trackedBefore && ours && (await isAncestor(repo, trackedBefore, ours)) ? trackedBefore : theirs;
     const { startRebase } = await import("../porcelain/rebase.ts");
     const { reportRebase } = await import("./rebase.ts");
@@ -145,13 +156,7 @@ export const pull: Handler<
         upstream: forkPoint,
         onto: theirs,
         author: authorOf(ctx, repo),
-        // git names the reflog entries after the command line as given (its GIT_REFLOG_ACTION).
-        action: [
-          "pull",
-          ...(ctx.flags.rebase ? ["--rebase"] : []),
-          ...(askedRemote ? [askedRemote] : []),
-          ...(askedBranch ? [askedBranch] : []),
-        ].join(" "),
+        action: reflogAction,
         adviceSkipped: repo.config.getBool("advice.skippedCherryPicks", true),
       }));
     const report = reportRebase(ctx, rel, rebased);
@@ -176,6 +181,7 @@ export const pull: Handler<
       noFf: false,
       message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
       author: authorOf(ctx, repo),
+      reflogAction,
     }));
   const fields = {
     repo_path: rel,

@@ -9,12 +9,12 @@ import {
   abortRebase,
   continueRebase,
   noRebase,
-  printedBy,
   type RebaseOutcome,
   skipRebase,
   startRebase,
 } from "../porcelain/rebase.ts";
 import { quitSequence, rebaseStateDir } from "../merge/sequence.ts";
+import { printedBy } from "../porcelain/printed.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";

@@ -8,7 +8,7 @@ import type { revertFlags } from "../sub/revert.ts";
 import { revertCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
-import { finishSequence, sequenceAction } from "./change_shared.ts";
+import { finishSequence, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const revert: Handler<typeof revertFlags> = async (ctx) => {
   const opened = await openFromFlags(ctx);
@@ -36,10 +36,11 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
       "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.",
     );
   }
-  const result = await withRepoLock(
-    repo,
-    () => revertCommit(repo, loadIndex(repo), policy, ref, { noCommit: ctx.flags["no-commit"], author }),
-  );
+  const result = await printingGitRefusal(ctx, "fatal: revert failed", () =>
+    withRepoLock(
+      repo,
+      () => revertCommit(repo, loadIndex(repo), policy, ref, { noCommit: ctx.flags["no-commit"], author }),
+    ));
   const fields = {
     repo_path: rel,
     reverted: result.reverted,
@@ -48,6 +49,9 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
     conflicts: result.conflicts,
   };
   if (result.conflicts.length > 0) {
+    // git's text of the stop (the merge's lines, then its advice), before pterm's error.
+    ctx.stdout.write(result.printed?.stdout ?? "");
+    ctx.stderr.write(result.printed?.stderr ?? "");
     throw new PtermError(
       "Conflict",
       `reverting ${result.reverted.slice(0, 7)} conflicted in ${

@@ -37,6 +37,7 @@ import {
   WorktreeWriter,
 } from "../worktree/worktree.ts";
 import { abbreviate } from "../odb/abbrev.ts";
+import { withPrinted } from "../porcelain/printed.ts";
 
 /**
  * The three-way text merge (diff3.ts: histogram diff and xdiff's merge), loaded on the first
@@ -78,10 +79,20 @@ export type MergedPath =
     worktree: Uint8Array | FlatEntry | null;
   };
 
+/**
+ * A conflict of names rather than of contents, as git's ort reports it: a file renamed on one side and deleted on
+ * the other (`rename/delete`), or renamed by both sides to different paths (`rename/rename`).
+ */
+export type RenameConflict =
+  | { kind: "rename/delete"; from: string; to: string; renamedIn: "ours" | "theirs" }
+  | { kind: "rename/rename"; from: string; ours: string; theirs: string };
+
 export interface TreeMerge {
   /** Paths whose result differs from ours, with their result. */
   readonly changes: Map<string, MergedPath>;
   readonly conflicts: string[];
+  /** The conflicts among them that renames made. */
+  readonly renameConflicts: RenameConflict[];
 }
 
 /** `merge.conflictStyle` (git's git_xmerge_config: exactly `merge`, `diff3` or `zdiff3`; anything else stops git). */
@@ -116,7 +127,13 @@ export async function mergeTrees(
   const B = await flattenTree(repo, baseTree);
   const O = await flattenTree(repo, oursTree);
   const T = await flattenTree(repo, theirsTree);
-  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays } = await followRenames(repo, B, O, T, depth);
+  const { base: B2, ours: O2, theirs: T2, renamedPaths, forced, twoWays, renameDeletes } = await followRenames(
+    repo,
+    B,
+    O,
+    T,
+    depth,
+  );
   // A file both sides renamed to different paths: as git's ort, its contents are merged (conflict
   // markers and all) and the merged file stands at both paths (still a conflict: which name to keep).
   for (const { from, ours: oursPath, theirs: theirsPath } of twoWays) {
@@ -235,7 +252,11 @@ export async function mergeTrees(
     if (result.kind === "conflict" || !same(result.entry, O.get(path))) changes.set(path, result);
   }
   if (depth === 0) checkFileFolderClashes(O, changes);
-  return { changes, conflicts };
+  const renameConflicts: RenameConflict[] = depth > 0 ? [] : [
+    ...renameDeletes.map((r) => ({ kind: "rename/delete" as const, ...r })),
+    ...twoWays.map((r) => ({ kind: "rename/rename" as const, ...r })),
+  ];
+  return { changes, conflicts, renameConflicts };
 }
 
 /**
@@ -258,6 +279,8 @@ async function followRenames(
   forced: Set<string>;
   /** Files renamed by both sides to different paths. */
   twoWays: { from: string; ours: string; theirs: string }[];
+  /** Files renamed by one side and deleted by the other. */
+  renameDeletes: { from: string; to: string; renamedIn: "ours" | "theirs" }[];
 }> {
   const base = new Map(B);
   const ours = new Map(O);
@@ -265,6 +288,7 @@ async function followRenames(
   const renamedPaths = new Map<string, { ours: string; theirs: string; base: string }>();
   const forced = new Set<string>();
   const twoWays: { from: string; ours: string; theirs: string }[] = [];
+  const renameDeletes: { from: string; to: string; renamedIn: "ours" | "theirs" }[] = [];
   const baseDirs = foldersOf(B.keys());
   const renamesFrom = async (side: Map<string, FlatEntry>, other: Map<string, FlatEntry>) => {
     const deleted = new Map([...B].filter(([p]) => !side.has(p)));
@@ -318,6 +342,7 @@ async function followRenames(
     moveBase(from, to);
     if (!T.has(from)) {
       forced.add(to); // renamed here, deleted there
+      renameDeletes.push({ from, to, renamedIn: "ours" });
       continue;
     }
     theirs.delete(from);
@@ -329,6 +354,7 @@ async function followRenames(
     moveBase(from, to);
     if (!O.has(from)) {
       forced.add(to);
+      renameDeletes.push({ from, to, renamedIn: "theirs" });
       continue;
     }
     ours.delete(from);
@@ -355,7 +381,7 @@ async function followRenames(
       forced.add(to);
     }
   }
-  return { base, ours, theirs, renamedPaths, forced, twoWays };
+  return { base, ours, theirs, renamedPaths, forced, twoWays, renameDeletes };
 }
 
 /**
@@ -603,6 +629,25 @@ function checkFileFolderClashes(ours: Map<string, FlatEntry>, changes: Map<strin
 }
 
 /**
+ * What git's merge machinery (unpack-trees, for a merge, cherry-pick, revert or a rebase's pick) prints when files
+ * are in its way: the tracked files with local changes, then the untracked files, each path on its own line, then
+ * `Aborting`.
+ */
+function mergeCheckoutRefusal(dirty: readonly string[], untracked: readonly string[]): string {
+  const list = (paths: readonly string[]) => [...paths].sort(comparePaths).map((path) => `\t${path}\n`).join("");
+  let text = "";
+  if (dirty.length > 0) {
+    text += "error: Your local changes to the following files would be overwritten by merge:\n" + list(dirty) +
+      "Please commit your changes or stash them before you merge.\n";
+  }
+  if (untracked.length > 0) {
+    text += "error: The following untracked working tree files would be overwritten by merge:\n" + list(untracked) +
+      "Please move or remove them before you merge.\n";
+  }
+  return `${text}Aborting\n`;
+}
+
+/**
  * Applies a tree merge on top of `index` (whose stage-0 entries equal "ours" for every changed
  * path) and the work tree. Refuses, before changing anything, when a path the merge changes has
  * local modifications or an untracked file in the way.
@@ -620,23 +665,27 @@ export async function applyMerge(
   // A merge that would write into a git directory is refused whole, as a checkout is.
   const intoGitDir = [...merge.changes.keys()].find((path) => policy.hidden(path) === "gitdir");
   if (intoGitDir !== undefined) throw hiddenPathDenied(intoGitDir, "gitdir", `${action} changed nothing`);
-  const blocked: string[] = [];
+  const dirty: string[] = [];
+  const untracked: string[] = [];
   for (const [path, merged] of merge.changes) {
     if (policy.hidden(path)) continue;
     const current = index.entries.get(path);
     if (current) {
-      if ((await worktreeState(repo, current, index.fileMtimeMs)) === "dirty") blocked.push(path);
+      if ((await worktreeState(repo, current, index.fileMtimeMs)) === "dirty") dirty.push(path);
     } else {
       const info = lstatTracked(repo, path);
       if (!info) continue;
       const target = merged.kind === "clean" ? merged.entry : undefined;
       if (info.isDirectory || ignore.isIgnored(path, false)) continue;
       if (target && (await worktreeHolds(repo, path, target.oid))) continue;
-      blocked.push(path);
+      untracked.push(path);
     }
   }
-  if (blocked.length > 0) {
-    throw localChangesError(blocked, action, "Commit or stash them first (`git stash push`), then retry.");
+  if (dirty.length + untracked.length > 0) {
+    throw withPrinted(
+      localChangesError([...dirty, ...untracked], action, "Commit or stash them first (`git stash push`), then retry."),
+      { stdout: "", stderr: mergeCheckoutRefusal(dirty, untracked) },
+    );
   }
   // A secret the merge changes cleanly follows it on disk, as git's merge would write it (never shown), unless its
   // file holds a local change pterm cannot show or save; a conflicted secret is left as it is.

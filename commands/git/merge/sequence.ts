@@ -6,7 +6,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { clearSequenceState } from "../porcelain/commit.ts";
-import { parseCommit, type Signature } from "../odb/objects.ts";
+import { cleanupMessage, parseCommit, type Signature } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
 
 /**
@@ -98,6 +98,23 @@ export function preparedMessage(repo: Repo): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A prepared message (MERGE_MSG, SQUASH_MSG) as the commit that concludes the operation takes it — git's editor
+ * saved unchanged, cleanup mode "strip": the `#` comment lines (the `# Conflicts:` block) dropped, whitespace cleaned.
+ */
+export function concludingMessage(prepared: string): string {
+  return cleanupMessage(prepared, true);
+}
+
+/**
+ * The MERGE_MSG of a merge, cherry-pick, revert or rebase pick that stopped on conflicts, as git writes it: the
+ * message, then a blank line and the `# Conflicts:` block naming each conflicted path (unquoted, index order).
+ */
+export function messageWithConflicts(message: string, conflicts: readonly string[]): string {
+  if (conflicts.length === 0) return message;
+  return `${message}\n# Conflicts:\n${conflicts.map((path) => `#\t${path}\n`).join("")}`;
 }
 
 /**

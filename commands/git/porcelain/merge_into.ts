@@ -8,6 +8,10 @@ import type { Index } from "../worktree/index_file.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
 import { prettyCommit } from "../history/pretty.ts";
 import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "../merge/merge.ts";
+import { messageWithConflicts } from "../merge/sequence.ts";
+import { mergeMessages } from "../merge/merge_messages.ts";
+import { comparePaths } from "../odb/bytes.ts";
+import type { GitText } from "./printed.ts";
 import { advanceHead, readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { dwimRef, resolveCommit } from "../history/revparse.ts";
@@ -17,7 +21,15 @@ import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
 export type MergeOutcome =
   | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
   | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
-  | { outcome: "conflict"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
+  | {
+    outcome: "conflict";
+    head: string;
+    commit_id: null;
+    changed: string[];
+    conflicts: string[];
+    /** What git's merge prints where it stops on conflicts (merge-ort's lines, then `Automatic merge failed; …`). */
+    printed: GitText;
+  }
   | { outcome: "squashed"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
 
 /**
@@ -75,7 +87,14 @@ export async function mergeInto(
   index: Index,
   policy: PathPolicy,
   rev: string,
-  options: { noFf: boolean; message?: string; author: GitAuthor; squash?: boolean },
+  options: {
+    noFf: boolean;
+    message?: string;
+    author: GitAuthor;
+    squash?: boolean;
+    /** What the reflog entries are named after (git's GIT_REFLOG_ACTION): `merge <rev>`, or a pull's command line. */
+    reflogAction?: string;
+  },
 ): Promise<MergeOutcome> {
   const head = readHead(repo);
   if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
@@ -95,6 +114,7 @@ export async function mergeInto(
     return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
   }
   const who = signatureNow(options.author);
+  const action = options.reflogAction ?? `merge ${rev}`;
   // How git's fmt-merge-msg names what is merged.
   const full = dwimRef(repo, rev) ?? "";
   const theirsName = full.startsWith("refs/heads/")
@@ -116,12 +136,13 @@ export async function mergeInto(
       "merge",
     );
     writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
-    await advanceHead(repo, theirs, { expected: head.oid, message: `merge ${rev}: Fast-forward`, who });
+    await advanceHead(repo, theirs, { expected: head.oid, message: `${action}: Fast-forward`, who });
     return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
-  const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head.oid), await treeOf(repo, theirs), {
+  const [oursTree, theirsTree] = [await treeOf(repo, head.oid), await treeOf(repo, theirs)];
+  const merge = await mergeTrees(repo, base.tree, oursTree, theirsTree, {
     ours: "HEAD",
     theirs: rev,
     base: base.label,
@@ -133,14 +154,23 @@ export async function mergeInto(
   writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
   if (applied.conflicts.length > 0) {
     writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
-    writeStateFile(repo, "MERGE_MSG", `${message}\n`);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}\n`, applied.conflicts));
     writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    const lines = await mergeMessages(
+      repo,
+      { base: base.tree, ours: oursTree, theirs: theirsTree },
+      [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
+      new Set(applied.conflicts),
+      merge.renameConflicts,
+      rev,
+    );
     return {
       outcome: "conflict",
       head: head.oid,
       commit_id: null,
       changed: applied.changed,
       conflicts: applied.conflicts,
+      printed: { stdout: `${lines}Automatic merge failed; fix conflicts and then commit the result.\n`, stderr: "" },
     };
   }
   const commitId = await commitIndex(repo, index, {
@@ -148,7 +178,7 @@ export async function mergeInto(
     author: options.author,
     allowEmpty: true,
     extraParents: [theirs],
-    reflogMessage: `merge ${rev}: Merge made by the 'ort' strategy.`,
+    reflogMessage: `${action}: Merge made by the 'ort' strategy.`,
   });
   return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
 }

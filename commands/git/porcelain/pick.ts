@@ -6,7 +6,9 @@ import { commitIndex } from "./commit.ts";
 import type { GitAuthor } from "../repo/identity.ts";
 import type { Index } from "../worktree/index_file.ts";
 import { readCommit } from "../history/log.ts";
-import { applyMerge, mergeTrees } from "../merge/merge.ts";
+import { applyMerge, mergeTrees, type TreeMerge } from "../merge/merge.ts";
+import { mergeMessages } from "../merge/merge_messages.ts";
+import { messageWithConflicts } from "../merge/sequence.ts";
 import { splitMessage } from "../odb/objects.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
@@ -14,6 +16,41 @@ import { resolveCommit } from "../history/revparse.ts";
 import type { PathPolicy } from "../worktree/worktree.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
+import type { GitText } from "./printed.ts";
+import { comparePaths } from "../odb/bytes.ts";
+
+/**
+ * What git's sequencer prints where a cherry-pick or revert stops on conflicts: the merge's lines (stdout), then
+ * `error: could not apply|revert <id>... <subject>` and its advice (stderr; none in a rebase's role, whose advice
+ * is the rebase's own).
+ */
+async function stopText(
+  repo: Repo,
+  stop: { kind: "cherry-pick" | "revert" | "rebase"; oid: string; subject: string; noCommit: boolean },
+  trees: { base: string | null; ours: string | null; theirs: string | null },
+  merge: TreeMerge,
+  applied: { changed: string[]; conflicts: string[] },
+  theirsLabel: string,
+): Promise<GitText> {
+  const stdout = await mergeMessages(
+    repo,
+    trees,
+    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
+    new Set(applied.conflicts),
+    merge.renameConflicts,
+    theirsLabel,
+  );
+  if (stop.kind === "rebase") return { stdout, stderr: "" };
+  const { kind } = stop;
+  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ` +
+    `${stop.subject}\n`;
+  stderr += stop.noCommit
+    ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n"
+    : `hint: After resolving the conflicts, mark them with\nhint: "git add/rm <pathspec>", then run\n` +
+      `hint: "git ${kind} --continue".\nhint: You can instead skip this commit with "git ${kind} --skip".\n` +
+      `hint: To abort and get back to the state before "git ${kind}",\nhint: run "git ${kind} --abort".\n`;
+  return { stdout, stderr };
+}
 
 /** The trees a revert of `rev` merges: the commit's own as base, its parent's as theirs. */
 export async function revertTrees(repo: Repo, rev: string) {
@@ -35,24 +72,44 @@ export async function revertCommit(
   policy: PathPolicy,
   rev: string,
   options: { noCommit: boolean; author: GitAuthor },
-): Promise<{ reverted: string; commit_id: string | null; changed_paths: string[]; conflicts: string[] }> {
+): Promise<
+  { reverted: string; commit_id: string | null; changed_paths: string[]; conflicts: string[]; printed?: GitText }
+> {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
   await requireIndexMatchesHead(repo, index, "revert");
   const { oid, commit, base, theirs } = await revertTrees(repo, rev);
   const short = abbreviate(repo, oid);
   const subject = splitMessage(commit.message).subject;
-  const merge = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+  const theirsLabel = `parent of ${short} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge = await mergeTrees(repo, base, oursTree, theirs, {
     ours: "HEAD",
-    theirs: `parent of ${short} (${subject})`,
+    theirs: theirsLabel,
     base: `${short} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, "revert");
   const message = `Revert "${subject}"\n\nThis reverts commit ${oid}.\n`;
   if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", message);
-    if (applied.conflicts.length > 0) writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
-    return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return { reverted: oid, commit_id: null, changed_paths: applied.changed, conflicts: [] };
+    }
+    writeStateFile(repo, "REVERT_HEAD", `${oid}\n`);
+    return {
+      reverted: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(
+        repo,
+        { kind: "revert", oid, subject, noCommit: options.noCommit },
+        { base, ours: oursTree, theirs },
+        merge,
+        applied,
+        theirsLabel,
+      ),
+    };
   }
   let commitId: string;
   try {
@@ -110,7 +167,15 @@ export async function cherryPickCommit(
     rebase?: { reflogMessage: string };
   },
 ): Promise<
-  { picked: string; commit_id: string | null; changed_paths: string[]; conflicts: string[]; redundant?: boolean }
+  {
+    picked: string;
+    commit_id: string | null;
+    changed_paths: string[];
+    conflicts: string[];
+    redundant?: boolean;
+    /** What git prints where the pick stops on conflicts. */
+    printed?: GitText;
+  }
 > {
   const head = readHead(repo);
   if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
@@ -125,22 +190,36 @@ export async function cherryPickCommit(
   }
   const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
   const subject = splitMessage(commit.message).subject;
-  const merge = await mergeTrees(repo, parentTree, await treeOf(repo, head.oid), commit.tree, {
+  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
     ours: "HEAD",
-    theirs: `${abbreviate(repo, oid)} (${subject})`,
+    theirs: theirsLabel,
     base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`,
   });
   const applied = await applyMerge(repo, index, policy, merge, options.rebase ? "rebase" : "cherry-pick");
   const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
   const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
   if (applied.conflicts.length > 0 || options.noCommit) {
-    // git's sequencer, stopping a rebase's pick, lists the conflicts after the message as comments.
-    const conflicts = options.rebase && applied.conflicts.length > 0
-      ? `\n# Conflicts:\n${applied.conflicts.map((path) => `#\t${path}\n`).join("")}`
-      : "";
-    writeStateFile(repo, "MERGE_MSG", message + conflicts);
-    if (applied.conflicts.length > 0) writeStateFile(repo, stopFile, `${oid}\n`);
-    return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: applied.conflicts };
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return { picked: oid, commit_id: null, changed_paths: applied.changed, conflicts: [] };
+    }
+    writeStateFile(repo, stopFile, `${oid}\n`);
+    return {
+      picked: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(
+        repo,
+        { kind: options.rebase ? "rebase" : "cherry-pick", oid, subject, noCommit: options.noCommit },
+        { base: parentTree, ours: oursTree, theirs: commit.tree },
+        merge,
+        applied,
+        theirsLabel,
+      ),
+    };
   }
   const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
   let commitId: string;

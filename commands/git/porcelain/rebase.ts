@@ -13,7 +13,7 @@ import { MODE_TREE, parseTree, type Signature, splitMessage } from "../odb/objec
 import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
-import { lookupPath, resolveCommit } from "../history/revparse.ts";
+import { resolveCommit } from "../history/revparse.ts";
 import { mergeBases } from "../merge/merge.ts";
 import { rebaseStateDir, sequenceInProgress } from "../merge/sequence.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
@@ -26,14 +26,12 @@ import type { PathPolicy } from "../worktree/worktree.ts";
 import { clearSequenceState, commitIndex } from "./commit.ts";
 import { parseSteps, readRebaseFile as readState, REBASE_DIR as DIR, type Step } from "./rebase_status.ts";
 import { cherryPickCommit } from "./pick.ts";
+import { type GitText, printedBy, refusal } from "./printed.ts";
 import { computeStatus, indexVsTree } from "./status.ts";
 import { treeOf, writeStateFile } from "./state.ts";
 
 /** What a rebase printed, as git prints it (colour off, stderr not a terminal of a known kind). */
-export interface RebaseText {
-  stdout: string;
-  stderr: string;
-}
+export type RebaseText = GitText;
 
 export interface RebaseOutcome {
   outcome: "up-to-date" | "rebased" | "stopped";
@@ -54,23 +52,6 @@ export interface RebaseOutcome {
   text: RebaseText;
   /** Why the rebase stopped other than on conflicts (a pick refused before changing anything). */
   error?: PtermError;
-}
-
-/** A refusal that also carries what git prints for it (`printed`, written out by the handler before the error). */
-export function refusal(
-  code: PtermError["code"],
-  message: string,
-  printed: RebaseText,
-  options: { hint?: string; result?: Record<string, unknown> } = {},
-): PtermError {
-  const error = new PtermError(code, message, options);
-  Object.defineProperty(error, "printed", { value: printed });
-  return error;
-}
-
-/** What git prints for a refusal made by `refusal`, or null. */
-export function printedBy(error: unknown): RebaseText | null {
-  return (error as { printed?: RebaseText } | null)?.printed ?? null;
 }
 
 /** The state git keeps in `.git/rebase-merge/` (the files git's sequencer and its status read). */
@@ -286,42 +267,6 @@ async function stepOf(repo: Repo, oid: string): Promise<Step> {
 /** git's progress line to stderr for step `n` of `end`. */
 const progress = (n: number, end: number) => `Rebasing (${n}/${end})\r`;
 
-/**
- * What git's merge prints to stdout for a pick (merge-ort's messages, in path order): `Auto-merging <path>` for
- * each file both sides changed, and a `CONFLICT (…)` line for each conflict.
- */
-async function mergeMessages(
-  repo: Repo,
-  trees: { base: string | null; ours: string | null; theirs: string },
-  paths: readonly string[],
-  conflicts: ReadonlySet<string>,
-  theirsLabel: string,
-): Promise<string> {
-  const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
-  let out = "";
-  for (const path of paths) {
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path),
-    ]);
-    const differs = (a: typeof base, b: typeof base) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}\n`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}\n`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  ` +
-        `Version HEAD of ${path} left in tree.\n`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  ` +
-        `Version ${theirsLabel} of ${path} left in tree.\n`;
-    }
-  }
-  return out;
-}
-
 /** git commit's summary of a commit it made: `[detached HEAD <id>] <subject>`, the stat's last line, created/deleted files. */
 async function commitSummary(repo: Repo, oid: string): Promise<string> {
   const commit = await readCommit(repo, oid);
@@ -384,7 +329,6 @@ async function runSteps(
     text.stderr += progress(state.done.length, end);
     const commit = await readCommit(repo, step.oid);
     const subject = splitMessage(commit.message).subject;
-    const oursBefore = readHead(repo).oid;
     let picked;
     try {
       picked = await cherryPickCommit(repo, index, policy, step.oid, {
@@ -400,6 +344,8 @@ async function runSteps(
       state.todo.unshift(step);
       writeStateFile(repo, `${DIR}/git-rebase-todo`, state.todo.map((s) => `${s.line}\n`).join(""));
       writeStopFiles(repo, step.oid, commit);
+      // git's own lines about what blocked the pick (its checkout's) come first.
+      text.stderr += printedBy(error)?.stderr ?? "";
       text.stderr += "hint: Could not execute the todo command\nhint: \n" + `hint:     ${step.line}\nhint: \n` +
         "hint: It has been rescheduled; To edit the command before continuing, please\n" +
         "hint: edit the todo list first:\nhint: \nhint:     git rebase --edit-todo\nhint:     git rebase --continue\n" +
@@ -409,19 +355,7 @@ async function runSteps(
     for (const path of picked.changed_paths) changed.add(path);
     const short = abbreviate(repo, step.oid);
     // git's sequencer shows the merge's messages of a rebase's pick only when the pick conflicted.
-    if (picked.conflicts.length > 0) {
-      text.stdout += await mergeMessages(
-        repo,
-        {
-          base: commit.parents.length ? await treeOf(repo, commit.parents[0]) : null,
-          ours: await treeOf(repo, oursBefore),
-          theirs: commit.tree,
-        },
-        [...new Set([...picked.changed_paths, ...picked.conflicts])].sort(comparePaths),
-        new Set(picked.conflicts),
-        `${short} (${subject})`,
-      );
-    }
+    text.stdout += picked.printed?.stdout ?? "";
     if (picked.redundant) {
       text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream\n`;
       outcome.dropped.push(step.oid);

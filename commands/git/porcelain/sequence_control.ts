@@ -11,7 +11,13 @@ import type { Repo } from "../repo/repo.ts";
 import { indexVsTree } from "./status.ts";
 import { type PathPolicy, WorktreeWriter } from "../worktree/worktree.ts";
 import { flattenTree } from "../odb/tree.ts";
-import { preparedMessage, requireSequence, type Sequence, sequenceCommitOptions } from "../merge/sequence.ts";
+import {
+  concludingMessage,
+  preparedMessage,
+  requireSequence,
+  type Sequence,
+  sequenceCommitOptions,
+} from "../merge/sequence.ts";
 import { treeOf } from "./state.ts";
 
 /**
@@ -43,7 +49,7 @@ export async function abortSequence(repo: Repo, index: Index, policy: PathPolicy
 
 /**
  * `git merge|cherry-pick|revert --continue`: the resolved index committed with the message the
- * operation prepared (MERGE_MSG), as git does; a cherry-pick keeps the picked commit's author
+ * operation prepared (MERGE_MSG) as git's editor saves it (its comment lines stripped), as git does; a cherry-pick keeps the picked commit's author
  * unless one is given. Conflicts still in the index refuse it.
  */
 export async function continueSequence(
@@ -63,7 +69,7 @@ export async function continueSequence(
   }
   try {
     return await commitIndex(repo, index, {
-      message: preparedMessage(repo) ?? "",
+      message: concludingMessage(preparedMessage(repo) ?? ""),
       author,
       ...(await sequenceCommitOptions(repo, explicitAuthor)),
       allowEmpty: kind === "merge",
