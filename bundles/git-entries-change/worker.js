@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2YBR4CED.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4OP5P4MQ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6924,7 +6924,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-RXZWY6UG.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-3BNRBF5R.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -12758,6 +12758,17 @@ function applyHunks(doc, hunks, options = {}) {
     }
     const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
+    if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
+      const after = hunk.lines.filter((l) => l.kind !== "-");
+      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: 1
+        });
+      }
+    }
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
     const replacement = [];
@@ -13413,7 +13424,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-F5SKXRE2.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-SFNZ2KFE.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13432,7 +13443,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-ANLPQCO6.js", import.meta.url).href)
+      git: await import(new URL("./api-C77SWBHY.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
@@ -13587,6 +13598,10 @@ async function diffText(ctx, repoRel) {
       ctx.stderr.write(`error: can't open patch '${path}': No such file or directory
 `);
       throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
+    }
+    if ((await Deno.stat(file.abs)).isDirectory) {
+      ctx.stderr.write("error: git apply: failed to read: Is a directory\n");
+      throw new PtermError("InvalidArgs", `git apply: \`${path}\` is a folder, not a diff file; name the diff's file, or give the diff on stdin.`);
     }
     text += decodeLossless(await Deno.readFile(file.abs));
   }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ILRAYA6Z.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-I6KYALWO.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -3379,6 +3379,17 @@ function applyHunks(doc, hunks, options = {}) {
     }
     const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
+    if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
+      const after = hunk.lines.filter((l) => l.kind !== "-");
+      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: 1
+        });
+      }
+    }
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
     const replacement = [];
@@ -8630,7 +8641,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-7QA2CQDV.js", import.meta.url).href)
+    git: await import(new URL("./api-MXZ23EB6.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8680,7 +8691,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-7QA2CQDV.js", import.meta.url).href)
+    git: await import(new URL("./api-MXZ23EB6.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

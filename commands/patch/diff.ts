@@ -713,6 +713,14 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero)
       : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
+    // A hunk that only adds or removes the BOM, on a file whose BOM is already as the hunk leaves it,
+    // ran before: its lines match either way, so the BOM is the only sign (git apply refuses it too).
+    if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
+      const after = hunk.lines.filter((l) => l.kind !== "-");
+      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+        throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line: 1 });
+      }
+    }
     const oldLen = lines.filter((l) => l.kind !== "+").length;
     const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
     const replacement: string[] = [];

@@ -216,6 +216,13 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
       ctx.stderr.write(`error: can't open patch '${path}': No such file or directory\n`);
       throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
     }
+    if ((await Deno.stat(file.abs)).isDirectory) {
+      ctx.stderr.write("error: git apply: failed to read: Is a directory\n");
+      throw new PtermError(
+        "InvalidArgs",
+        `git apply: \`${path}\` is a folder, not a diff file; name the diff's file, or give the diff on stdin.`,
+      );
+    }
     text += decodeLossless(await Deno.readFile(file.abs));
   }
   return text;

@@ -79,6 +79,23 @@ Deno.test("an insertion without context next to an equal line applies to the fil
   assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), "intro\n=== end ===\n=== end ===\n");
 });
 
+Deno.test("a diff that only adds a BOM, applied twice: the second run is AlreadyApplied, as git apply refuses it", async () => {
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  await writeTree(dir.path, { "notes.txt": "diff --git looks like a header\n}\n" });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "notes");
+  await Deno.writeTextFile(`${dir.path}/notes.txt`, "\ufeffdiff --git looks like a header\n}\n");
+  const diff = await git(dir.path, "diff");
+  await git(dir.path, "checkout", "-q", "--", "notes.txt");
+  const first = await apply(dir.path, diff);
+  assert.equal(first.exit_code, 0, first.stderr);
+  assert.equal(await gitApplies(dir.path, diff), false);
+  const second = await apply(dir.path, diff);
+  assert.equal(second.error_code, "AlreadyApplied", second.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), "\ufeffdiff --git looks like a header\n}\n");
+});
+
 Deno.test("a codex patch applied twice is AlreadyApplied; --reapply applies it once more on purpose", async () => {
   await using dir = await makeRoot();
   await calcRepo(dir.path);
