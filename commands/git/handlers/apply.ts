@@ -11,7 +11,7 @@ import type { Problem } from "../../patch/errors.ts";
 import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
 import { decodeLossless } from "../../patch/text.ts";
 import type { GitApplyMode } from "../../patch/view.ts";
-import { quoteName } from "../odb/bytes.ts";
+import { comparePaths, quoteName } from "../odb/bytes.ts";
 import { openFromFlags } from "./common.ts";
 
 export const gitApply: Handler<
@@ -24,8 +24,11 @@ export const gitApply: Handler<
     strip: ctx.flags.strip ?? 1,
     reverse: ctx.flags.reverse === true,
     unidiffZero: ctx.flags["unidiff-zero"] === true,
-    index: ctx.flags.index === true,
+    // --3way works on the index too (it reads the preimage from the repository and records
+    // conflicts there): it implies --index unless --cached keeps to the index alone.
+    index: ctx.flags.index === true || (ctx.flags["3way"] === true && ctx.flags.cached !== true),
     cached: ctx.flags.cached === true,
+    threeway: ctx.flags["3way"] === true,
   };
   if (text.trim() === "") {
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
@@ -42,6 +45,7 @@ export const gitApply: Handler<
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
   const { runPatch } = await import("../../patch/engine.ts");
   let files: string[];
+  let conflicts: string[];
   try {
     const result = await runPatch({
       mode: check ? "check" : "apply",
@@ -59,16 +63,20 @@ export const gitApply: Handler<
       git: await import("../api.ts"),
     });
     files = result.files_changed.map((f) => f.path);
+    const said = result.blocks.flatMap((b) => b.git_stderr ?? []);
+    conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
     // Blank lines added at the end of a file are an error only where the hunk did end the file.
     const endingFile = new Set(
       result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
     );
-    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
+    const transcript = said.map((line) => `${line}\n`).join("");
+    ctx.stderr.write(whitespace ? whitespace.report(endingFile, transcript) : transcript);
   } catch (error) {
     const said = gitErrorsOf(error);
+    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}\n`).join("");
     if (whitespace) ctx.stderr.write(whitespace.report(null));
     if (said.length === 0) throw error;
-    ctx.stderr.write(said.map((line) => `error: ${line}\n`).join(""));
+    ctx.stderr.write(transcript);
     throw new PtermError(
       (error as PtermError).code,
       `git apply: the diff does not apply (git's reasons above); nothing was written${
@@ -77,7 +85,19 @@ export const gitApply: Handler<
       { result: { repo_path: rel, applied: false, checked: check, errors: said } },
     );
   }
-  return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+  const fields = { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+  if (conflicts.length > 0 && !check) {
+    // git names each conflicted file last, sorted, and exits 1: the merge is there to finish.
+    ctx.stderr.write([...conflicts].sort(comparePaths).map((path) => `U ${path}\n`).join(""));
+    throw new PtermError(
+      "Conflict",
+      `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files ` +
+        "contain conflict markers and the index holds their three versions. Edit them and `git add` them, or " +
+        `\`git checkout -m -- ${conflicts[0]}\` to see the markers again.`,
+      { result: { ...fields, conflicts } },
+    );
+  }
+  return { ...fields, ...(ctx.flags["3way"] ? { conflicts: check ? conflicts : [] } : {}) };
 };
 
 /** The name git apply gives the patch in its warnings: the file named, else `<stdin>`. */
@@ -100,7 +120,7 @@ function whitespaceErrors(
   text: string,
   mode: GitApplyMode,
   patchName: string,
-): { report(endingFile: ReadonlySet<number> | null): string } {
+): { report(endingFile: ReadonlySet<number> | null, during?: string): string } {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
@@ -169,13 +189,16 @@ function whitespaceErrors(
     }
   }
   return {
-    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
-    // the blank lines added at the end of files, then the counts.
-    report(endingFile) {
+    // The per-line warnings (git's, as it reads the diff), then what was said `during` the
+    // application (--3way's merges), then (once applied: `endingFile` holds the hunks that ended
+    // their file) the blank lines added at the end of files, then the counts.
+    report(endingFile, during = "") {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
-      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`).join("");
+      const said = (e: { line: number; what: string; text: string }) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`;
+      let out = shown.slice(0, Math.min(errors.length, SQUELCH)).map(said).join("") + during +
+        shown.slice(Math.min(errors.length, SQUELCH)).map(said).join("");
       if (endingFile === null) return out;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
@@ -219,6 +242,14 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
     text += decodeLossless(await Deno.readFile(file.abs));
   }
   return text;
+}
+
+/** Everything git apply said on stderr before it gave up (with --3way: its merges too), or null. */
+function gitStderrOf(error: unknown): string | null {
+  if (!(error instanceof PtermError)) return null;
+  const problems = (error.result?.problems ?? []) as Problem[];
+  const lines = problems.flatMap((p) => (p.details?.git_stderr as string[] | undefined) ?? []);
+  return lines.length > 0 ? lines.map((line) => `${line}\n`).join("") : null;
 }
 
 /** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */

@@ -47,6 +47,14 @@ export const applyFlags = [
     default: 1,
     description: "Leading folders to take off the diff's names (-p1 by default, -p0 for `git diff --no-prefix`).",
   },
+  {
+    name: "3way",
+    short: "3",
+    type: "boolean",
+    description: "Merge where the diff's `index` line names a preimage blob the repository has: the diff is " +
+      "applied to that blob and merged with the file (implies --index unless --cached); conflicts are left with " +
+      "markers and the index's stages 1, 2 and 3, named `U <path>` (exit 1).",
+  },
   { name: "reverse", short: "R", type: "boolean", description: "Apply the diff backwards (undo it)." },
   {
     name: "unidiff-zero",
@@ -69,6 +77,10 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
     { command: "git apply --check fix.diff", description: "Whether fix.diff applies; nothing is written." },
     { command: "git apply --index -p0 fix.diff", description: "A `--no-prefix` diff, applied and staged." },
     { command: "git apply -R fix.diff", description: "Undo what fix.diff did." },
+    {
+      command: "git apply --3way fix.diff",
+      description: "Apply fix.diff, merging where its context changed; conflicts are left to resolve and `git add`.",
+    },
   ],
   {
     description: "The diff comes from the files named after `git apply` (`-` or none: the call's stdin), in " +
@@ -82,11 +94,6 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
     positionals: [{ name: "patches", variadic: true, into: "patch-file", description: "Diff files (`-`: stdin)." }],
     stdin: { mode: "unlessFlag", flag: "patch-file", bytes: true },
     refusedFlags: {
-      "--3way": "pterm's git apply does not fall back to a three-way merge: a diff whose context does not match " +
-        "is refused; bring the file to the diff's base first, or edit with `patch apply` (which places hunks " +
-        "fuzzily and says so).",
-      "-3": "pterm's git apply does not fall back to a three-way merge (--3way): a diff whose context does not " +
-        "match is refused; `patch apply` places hunks fuzzily and says so.",
       "--reject": "pterm's git apply writes all files or none; it leaves no .rej files.",
       "--ignore-whitespace": "pterm's git apply matches context byte for byte, as git does by default; " +
         "`patch apply` tolerates whitespace differences and says so.",
