@@ -46,6 +46,9 @@ export const gitApply: Handler<
   const { runPatch } = await import("../../patch/engine.ts");
   let files: string[];
   let conflicts: string[];
+  /** --3way's `U <path>` lines for the files it left with conflicts (git's write_out_results; not with --check). */
+  const unmerged = (paths: readonly string[]) =>
+    check ? "" : [...paths].sort(comparePaths).map((path) => `U ${path}\n`).join("");
   try {
     const result = await runPatch({
       mode: check ? "check" : "apply",
@@ -70,7 +73,9 @@ export const gitApply: Handler<
       result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
     );
     const transcript = said.map((line) => `${line}\n`).join("");
-    ctx.stderr.write(whitespace ? whitespace.report(endingFile, transcript) : transcript);
+    ctx.stderr.write(
+      whitespace ? whitespace.report(endingFile, transcript, unmerged(conflicts)) : transcript + unmerged(conflicts),
+    );
   } catch (error) {
     const said = gitErrorsOf(error);
     const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}\n`).join("");
@@ -87,13 +92,12 @@ export const gitApply: Handler<
   }
   const fields = { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
   if (conflicts.length > 0 && !check) {
-    // git names each conflicted file last, sorted, and exits 1: the merge is there to finish.
-    ctx.stderr.write([...conflicts].sort(comparePaths).map((path) => `U ${path}\n`).join(""));
+    // git names each conflicted file (above, sorted) and exits 1: the merge is there to finish.
     throw new PtermError(
       "Conflict",
       `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files ` +
-        "contain conflict markers and the index holds their three versions. Edit them and `git add` them, or " +
-        `\`git checkout -m -- ${conflicts[0]}\` to see the markers again.`,
+        "contain conflict markers and the index holds their three versions (`git diff` shows them). Edit the " +
+        `markers away, then \`git add ${conflicts.map(quoteName).join(" ")}\`.`,
       { result: { ...fields, conflicts } },
     );
   }
@@ -120,7 +124,7 @@ function whitespaceErrors(
   text: string,
   mode: GitApplyMode,
   patchName: string,
-): { report(endingFile: ReadonlySet<number> | null, during?: string): string } {
+): { report(endingFile: ReadonlySet<number> | null, during?: string, written?: string): string } {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
@@ -191,8 +195,9 @@ function whitespaceErrors(
   return {
     // The per-line warnings (git's, as it reads the diff), then what was said `during` the
     // application (--3way's merges), then (once applied: `endingFile` holds the hunks that ended
-    // their file) the blank lines added at the end of files, then the counts.
-    report(endingFile, during = "") {
+    // their file) the blank lines added at the end of files, what was said as the files were
+    // `written` (--3way's conflicts), then the counts.
+    report(endingFile, during = "", written = "") {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
@@ -200,6 +205,7 @@ function whitespaceErrors(
       let out = shown.slice(0, Math.min(errors.length, SQUELCH)).map(said).join("") + during +
         shown.slice(Math.min(errors.length, SQUELCH)).map(said).join("");
       if (endingFile === null) return out;
+      out += written;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
         out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
