@@ -46,7 +46,7 @@ export interface BlockOutcome {
    * For a diff applied as `git apply` does: what git apply says on stderr as it goes, in order
    * (`--3way`'s merges, its `error:` lines), and the files `--3way` left with conflicts.
    */
-  readonly git_stderr?: readonly string[];
+  readonly git_stderr?: readonly GitSaid[];
   readonly git_conflicts?: readonly string[];
   /** For git blocks: what git did. */
   readonly git?: {
@@ -55,6 +55,12 @@ export interface BlockOutcome {
     readonly tag?: string;
     readonly target?: string;
   };
+}
+
+/** A line git apply says on stderr, and the patch line of the file's diff it is about. */
+export interface GitSaid {
+  readonly text: string;
+  readonly at: number;
 }
 
 // ---- parameters -------------------------------------------------------------------------------
@@ -989,7 +995,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   /** What git apply says of each file that does not apply; all are checked, as git checks them. */
   const gitErrors: string[] = [];
   /** Everything git apply says on stderr as it goes through the files, in order. */
-  const transcript: string[] = [];
+  const transcript: GitSaid[] = [];
+  const say = (file: FileDiff, ...lines: string[]) => {
+    for (const text of lines) transcript.push({ text, at: file.patchLine });
+  };
   /** Files `--3way` merged with conflicts, as git apply names them. */
   const conflicted: string[] = [];
   /**
@@ -1006,8 +1015,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     const old = file.blobIds?.old;
     const preimage = old && !/^0+$/.test(old) && view.blobByPrefix ? await view.blobByPrefix(old) : null;
     if (preimage === null || !view.threeWayMerge) {
-      transcript.push("error: repository lacks the necessary blob to perform 3-way merge.");
-      transcript.push("Falling back to direct application...");
+      say(file, "error: repository lacks the necessary blob to perform 3-way merge.");
+      say(file, "Falling back to direct application...");
       return null;
     }
     let theirs: Uint8Array;
@@ -1017,16 +1026,16 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       const problem = error instanceof HunkError ? hunkProblem(error, names.to) : error;
       if (!(problem instanceof OpError) && !(problem instanceof ViewError)) throw error;
       const failed = gitApplyMessages(problem, file, block, files.length).filter((l) => l.startsWith("patch failed: "));
-      transcript.push(...failed.map((line) => `error: ${line}`), "Falling back to direct application...");
+      say(file, ...failed.map((line) => `error: ${line}`), "Falling back to direct application...");
       return null;
     }
     const merged = await view.threeWayMerge(names.rel, { base: preimage, ours, theirs });
-    if (merged.warning) transcript.push(merged.warning);
+    if (merged.warning) say(file, merged.warning);
     if (merged.conflicted) {
-      transcript.push(`Applied patch to '${names.to}' with conflicts.`);
+      say(file, `Applied patch to '${names.to}' with conflicts.`);
       conflicted.push(names.to);
       view.threeWayConflicts.set(names.rel, { mode: file.entryMode ?? 0o100644, base: preimage, ours, theirs });
-    } else transcript.push(`Applied patch to '${names.to}' cleanly.`);
+    } else say(file, `Applied patch to '${names.to}' cleanly.`);
     return merged.bytes;
   };
   // Paths another file of the diff deletes or renames away: a file may be created there (git's
@@ -1046,7 +1055,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     const pointerDiff = [file.entryMode, file.oldMode, file.newMode].includes(0o160000);
     const mergeable = git?.threeway === true && from !== null && to !== null && !pointerDiff &&
       !(!file.copy && from !== to && !lines.some((l) => l.kind === "+" || l.kind === "-"));
-    if (git?.threeway && !mergeable) transcript.push("Falling back to direct application...");
+    if (git?.threeway && !mergeable) say(file, "Falling back to direct application...");
     if (file.binary && !file.binaryHunk) {
       throw new OpError(
         "UnsupportedFormat",
@@ -1268,7 +1277,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       if (!(error instanceof OpError) && !(error instanceof ViewError)) throw error;
       const said = gitApplyMessages(error, file, block, files.length);
       gitErrors.push(...said);
-      transcript.push(...said.map((line) => `error: ${line}`));
+      say(file, ...said.map((line) => `error: ${line}`));
     }
   }
   if (gitErrors.length > 0) {

@@ -8,6 +8,7 @@ import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { applyFlags } from "../sub/apply.ts";
 import type { Problem } from "../../patch/errors.ts";
+import type { GitSaid } from "../../patch/ops.ts";
 import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
 import { decodeLossless } from "../../patch/text.ts";
 import type { GitApplyMode } from "../../patch/view.ts";
@@ -66,15 +67,16 @@ export const gitApply: Handler<
       git: await import("../api.ts"),
     });
     files = result.files_changed.map((f) => f.path);
-    const said = result.blocks.flatMap((b) => b.git_stderr ?? []);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
     // Blank lines added at the end of a file are an error only where the hunk did end the file.
     const endingFile = new Set(
       result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
     );
-    const transcript = said.map((line) => `${line}\n`).join("");
+    const said = result.blocks.flatMap((b) => b.git_stderr ?? []).map((s) => ({ ...s, at: s.at - 1 }));
     ctx.stderr.write(
-      whitespace ? whitespace.report(endingFile, transcript, unmerged(conflicts)) : transcript + unmerged(conflicts),
+      whitespace
+        ? whitespace.report(endingFile, said, unmerged(conflicts))
+        : said.map((s) => `${s.text}\n`).join("") + unmerged(conflicts),
     );
   } catch (error) {
     const said = gitErrorsOf(error);
@@ -124,7 +126,9 @@ function whitespaceErrors(
   text: string,
   mode: GitApplyMode,
   patchName: string,
-): { report(endingFile: ReadonlySet<number> | null, during?: string, written?: string): string } {
+): {
+  report(endingFile: ReadonlySet<number> | null, during?: readonly GitSaid[], written?: string): string;
+} {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
@@ -194,16 +198,30 @@ function whitespaceErrors(
   }
   return {
     // The per-line warnings (git's, as it reads the diff), then what was said `during` the
-    // application (--3way's merges), then (once applied: `endingFile` holds the hunks that ended
-    // their file) the blank lines added at the end of files, what was said as the files were
-    // `written` (--3way's conflicts), then the counts.
-    report(endingFile, during = "", written = "") {
+    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
+    // their file) the blank lines each file's hunks added at its end as git applies that file —
+    // before its `Applied patch` line, else after what was said of it —, then what was said as the
+    // files were `written` (--3way's conflicts), then the counts.
+    report(endingFile, during = [], written = "") {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
-      const said = (e: { line: number; what: string; text: string }) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`;
-      let out = shown.slice(0, Math.min(errors.length, SQUELCH)).map(said).join("") + during +
-        shown.slice(Math.min(errors.length, SQUELCH)).map(said).join("");
+      const warned = (e: { line: number; what: string; text: string }) =>
+        `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`;
+      const lineWise = Math.min(errors.length, SQUELCH);
+      let out = shown.slice(0, lineWise).map(warned).join("");
+      const texts = during.map((s) => `${s.text}\n`);
+      const last: string[] = [];
+      shown.slice(lineWise).forEach((e, k) => {
+        const header = eof[k].header;
+        const owner = Math.max(-1, ...during.filter((s) => s.at <= header).map((s) => s.at));
+        const applied = during.findIndex((s) => s.at === owner && s.text.startsWith("Applied patch to "));
+        const after = during.findLastIndex((s) => s.at === owner);
+        if (applied >= 0) texts[applied] = warned(e) + texts[applied];
+        else if (after >= 0) texts[after] += warned(e);
+        else last.push(warned(e));
+      });
+      out += texts.join("") + last.join("");
       if (endingFile === null) return out;
       out += written;
       if (all.length > SQUELCH) {
@@ -254,8 +272,8 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
 function gitStderrOf(error: unknown): string | null {
   if (!(error instanceof PtermError)) return null;
   const problems = (error.result?.problems ?? []) as Problem[];
-  const lines = problems.flatMap((p) => (p.details?.git_stderr as string[] | undefined) ?? []);
-  return lines.length > 0 ? lines.map((line) => `${line}\n`).join("") : null;
+  const lines = problems.flatMap((p) => (p.details?.git_stderr as GitSaid[] | undefined) ?? []);
+  return lines.length > 0 ? lines.map((line) => `${line.text}\n`).join("") : null;
 }
 
 /** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */

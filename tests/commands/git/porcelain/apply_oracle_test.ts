@@ -303,7 +303,7 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
     if (moved !== null) {
       for (const dir of [byGit, byPterm]) {
         await moveLine(dir, moved.path, moved.line);
-        git(dir, "commit", "-qam", `meanwhile ${round}`);
+        git(dir, "commit", "-qam", `meanwhile ${round}`, "--allow-empty");
       }
       const args = ["--3way", ...flags.filter((f) => f !== "--index")];
       const where = `${context("diff")}\n(git apply ${args.join(" ")}, line ${moved.line} of ${moved.path} changed)`;
@@ -385,7 +385,8 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   }
   if (DIFFS >= 50) {
     for (const [what, count] of Object.entries(stats)) {
-      if (what !== "twiceAccepted") assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+      // Whether a --3way merge conflicts is up to the draw: its rounds must come, not their outcome.
+      if (what !== "twiceAccepted" && what !== "threewayConflicts") assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
     }
   }
   // deno-lint-ignore no-console -- what this run drew, for whoever reads the log
