@@ -1129,7 +1129,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       const base = before?.kind === "file" ? bytesOf(before) : new Uint8Array();
       const rel = (fromLoc ?? toLoc)!.rel;
       const bytes = (mergeable
-        ? await threeWay(file, { from: from!, to: to!, rel: toLoc!.rel }, base, (pre) => applyBinaryDiff(file, pre, rel))
+        ? await threeWay(file, { from: from!, to: to!, rel: toLoc!.rel }, base, (pre) =>
+          applyBinaryDiff(file, pre, rel))
         : null) ?? await applyBinaryDiff(file, base, rel);
       if (toLoc === null) {
         if (bytes.length > 0) {
@@ -1141,9 +1142,13 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
         touched.push(fromLoc!.rel);
         return;
       }
-      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, { kind: "absent" });
+      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) {
+        results.set(fromLoc.rel, { kind: "absent" });
+      }
       let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
-      if (file.newMode !== null) binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      if (file.newMode !== null) {
+        binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      }
       results.set(toLoc.rel, { kind: "file", content: bytes, mode: binaryMode });
       if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
         view.specialEntries.set(toLoc.rel, { mode: binaryMode === 0o755 ? 0o100755 : 0o100644, oid: null });

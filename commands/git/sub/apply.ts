@@ -89,7 +89,9 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
       "without trailing context must end the file; nothing is fuzzy and nothing is guessed. A file that does " +
       "not apply is named in git's words on stderr (`error: patch failed: a.txt:3`, `error: a.txt: patch does " +
       "not apply`, `error: a.txt: already exists in working directory`, `error: a.txt: does not exist in " +
-      "index`) and nothing is written (exit 1). Every path keeps pterm's rules: confined to the workspace, never " +
+      "index`) and nothing is written (exit 1). With --3way, a file whose context moved is merged from the preimage " +
+      "blob its `index` line names, as git does: `Applied patch to 'a.txt' cleanly.` (staged) or `... with " +
+      "conflicts.` (markers, index stages 1-3, `U a.txt`, exit 1). Every path keeps pterm's rules: confined to the workspace, never " +
       "into .git/, secrets/ or .env*. For pterm's own patch formats and a commit, use `patch apply`.",
     positionals: [{ name: "patches", variadic: true, into: "patch-file", description: "Diff files (`-`: stdin)." }],
     stdin: { mode: "unlessFlag", flag: "patch-file", bytes: true },

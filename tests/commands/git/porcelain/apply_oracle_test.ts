@@ -309,11 +309,19 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
       const where = `${context("diff")}\n(git apply ${args.join(" ")}, line ${moved.line} of ${moved.path} changed)`;
       const theirs3 = await realApply(byGit, args, encodeLossless(diff));
       const ours3 = await ptermApply(root.path, args, encodeLossless(diff));
-      assert.equal(ours3.code, theirs3.code, `--3way exit code (git: ${theirs3.stderr}, pterm: ${ours3.stderr}): ${where}`);
+      assert.equal(
+        ours3.code,
+        theirs3.code,
+        `--3way exit code (git: ${theirs3.stderr}, pterm: ${ours3.stderr}): ${where}`,
+      );
       // pterm's own account of a refusal or a conflict follows git's lines in the envelope's stderr.
       const gitLines = ours3.stderr.replace(/\[Error\][\s\S]*$/, "");
       assert.equal(gitLines, theirs3.stderr, `--3way stderr differs: ${where}`);
-      assert.equal(git(byPterm, "ls-files", "-s"), git(byGit, "ls-files", "-s"), `--3way index stages differ: ${where}`);
+      assert.equal(
+        git(byPterm, "ls-files", "-s"),
+        git(byGit, "ls-files", "-s"),
+        `--3way index stages differ: ${where}`,
+      );
       assert.equal(applied(byPterm, byGit), applied(byGit, byGit), `--3way work trees differ: ${where}`);
       for (const dir of [byGit, byPterm]) {
         git(dir, "reset", "-q", "--hard", "HEAD~1");
@@ -386,7 +394,9 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   if (DIFFS >= 50) {
     for (const [what, count] of Object.entries(stats)) {
       // Whether a --3way merge conflicts is up to the draw: its rounds must come, not their outcome.
-      if (what !== "twiceAccepted" && what !== "threewayConflicts") assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+      if (what !== "twiceAccepted" && what !== "threewayConflicts") {
+        assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+      }
     }
   }
   // deno-lint-ignore no-console -- what this run drew, for whoever reads the log

@@ -260,7 +260,10 @@ Deno.test("git apply --3way: a clean merge is staged; --check says it would conf
   assert.equal(git(root.path, "diff", "HEAD").stdout, "");
   // A change elsewhere in the file merges cleanly and is staged, as with real git.
   for (const dir of [root.path, twin.path]) {
-    await Deno.writeTextFile(`${dir}/app.py`, "def main():\n    print('hi')\n\nif __name__ == '__main__':\n    main(1)\n");
+    await Deno.writeTextFile(
+      `${dir}/app.py`,
+      "def main():\n    print('hi')\n\nif __name__ == '__main__':\n    main(1)\n",
+    );
     git(dir, "commit", "-qam", "elsewhere");
   }
   const clean = realApply(twin.path, "--3way", "fix.patch");
