@@ -476,7 +476,7 @@ function parseArgs(commandPath, spec, words) {
       take(digitsFlag, word.slice(1));
       continue;
     }
-    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word) && !byShort.has(word[1])) {
       loose.push(word);
       continue;
     }

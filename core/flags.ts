@@ -122,7 +122,8 @@ export function parseArgs(commandPath: string, spec: ArgsSpec, words: readonly s
       take(digitsFlag, word.slice(1));
       continue;
     }
-    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+    // A word like `-3` is a number (a positional), unless the command declares that digit as a short flag.
+    if (!word.startsWith("-") || word === "-" || (/^-\d/.test(word) && !byShort.has(word[1]))) {
       loose.push(word);
       continue;
     }

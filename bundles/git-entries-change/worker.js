@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4OP5P4MQ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OAOTEJKX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6924,7 +6924,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-3BNRBF5R.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-LDPLYKGT.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -6933,6 +6933,30 @@ async function mergeContent(path, ...args) {
     if (!(error instanceof diff3.HistogramLimit)) throw error;
     throw new PtermError("UnsupportedFormat", `${path}: git's own merge fails on this file too ("Failed to execute internal merge": its histogram diff gives up on more than 64 different lines in one hash chain); nothing was changed. Merge this file's changes by hand.`);
   }
+}
+async function mergeFileBytes(repo, path, sides, labels) {
+  const plan = await conversionFor(repo).plan(path);
+  const mergeAttr = plan.merge;
+  const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(sides.base) || looksBinary(sides.ours) || looksBinary(sides.theirs);
+  if (binary) return {
+    bytes: sides.ours,
+    conflicted: true,
+    binary: true
+  };
+  const merged = await mergeContent(path, bytesToByteString(sides.base), bytesToByteString(sides.ours), bytesToByteString(sides.theirs), {
+    ours: bytesToByteString(encoder2.encode(labels.ours)),
+    theirs: bytesToByteString(encoder2.encode(labels.theirs)),
+    base: labels.base === void 0 ? void 0 : bytesToByteString(encoder2.encode(labels.base))
+  }, {
+    union: mergeAttr === "union",
+    markerSize: plan.conflictMarkerSize,
+    style: conflictStyle(repo)
+  });
+  return {
+    bytes: byteStringToBytes(merged.text),
+    conflicted: merged.conflicts > 0,
+    binary: false
+  };
 }
 function conflictStyle(repo) {
   const value = repo.config.get("merge.conflictStyle");
@@ -13404,8 +13428,11 @@ var gitApply = async (ctx) => {
     strip: ctx.flags.strip ?? 1,
     reverse: ctx.flags.reverse === true,
     unidiffZero: ctx.flags["unidiff-zero"] === true,
-    index: ctx.flags.index === true,
-    cached: ctx.flags.cached === true
+    // --3way works on the index too (it reads the preimage from the repository and records
+    // conflicts there): it implies --index unless --cached keeps to the index alone.
+    index: ctx.flags.index === true || ctx.flags["3way"] === true && ctx.flags.cached !== true,
+    cached: ctx.flags.cached === true,
+    threeway: ctx.flags["3way"] === true
   };
   if (text.trim() === "") {
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
@@ -13424,8 +13451,13 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-SFNZ2KFE.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-WJNLLXV5.js", import.meta.url).href);
   let files;
+  let conflicts;
+  const unmerged = (paths) => check ? "" : [
+    ...paths
+  ].sort(comparePaths).map((path) => `U ${path}
+`).join("");
   try {
     const result = await runPatch({
       mode: check ? "check" : "apply",
@@ -13443,17 +13475,24 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-C77SWBHY.js", import.meta.url).href)
+      git: await import(new URL("./api-MFFVFWG6.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
+    conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
-    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
+    const said = result.blocks.flatMap((b) => b.git_stderr ?? []).map((s) => ({
+      ...s,
+      at: s.at - 1
+    }));
+    ctx.stderr.write(whitespace ? whitespace.report(endingFile, said, unmerged(conflicts)) : said.map((s) => `${s.text}
+`).join("") + unmerged(conflicts));
   } catch (error) {
     const said = gitErrorsOf(error);
+    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}
+`).join("");
     if (whitespace) ctx.stderr.write(whitespace.report(null));
     if (said.length === 0) throw error;
-    ctx.stderr.write(said.map((line) => `error: ${line}
-`).join(""));
+    ctx.stderr.write(transcript);
     throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
       result: {
         repo_path: rel,
@@ -13463,13 +13502,27 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       }
     });
   }
-  return {
+  const fields = {
     repo_path: rel,
     applied: !check,
     checked: check,
     files: files.map((path) => ({
       path
     }))
+  };
+  if (conflicts.length > 0 && !check) {
+    throw new PtermError("Conflict", `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files contain conflict markers and the index holds their three versions (\`git diff\` shows them). Edit the markers away, then \`git add ${conflicts.map(quoteName).join(" ")}\`.`, {
+      result: {
+        ...fields,
+        conflicts
+      }
+    });
+  }
+  return {
+    ...fields,
+    ...ctx.flags["3way"] ? {
+      conflicts: check ? conflicts : []
+    } : {}
   };
 };
 function named(ctx) {
@@ -13548,9 +13601,12 @@ function whitespaceErrors(text, mode, patchName) {
     }
   }
   return {
-    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
-    // the blank lines added at the end of files, then the counts.
-    report(endingFile) {
+    // The per-line warnings (git's, as it reads the diff), then what was said `during` the
+    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
+    // their file) the blank lines each file's hunks added at its end as git applies that file —
+    // before its `Applied patch` line, else after what was said of it —, then what was said as the
+    // files were `written` (--3way's conflicts), then the counts.
+    report(endingFile, during = [], written = "") {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [
         ...errors,
@@ -13561,10 +13617,26 @@ function whitespaceErrors(text, mode, patchName) {
         }))
       ];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
-      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.
+      const warned = (e) => `${patchName}:${e.line}: ${e.what}.
 ${e.text}
-`).join("");
+`;
+      const lineWise = Math.min(errors.length, SQUELCH);
+      let out = shown.slice(0, lineWise).map(warned).join("");
+      const texts = during.map((s) => `${s.text}
+`);
+      const last = [];
+      shown.slice(lineWise).forEach((e, k) => {
+        const header2 = eof[k].header;
+        const owner = Math.max(-1, ...during.filter((s) => s.at <= header2).map((s) => s.at));
+        const applied = during.findIndex((s) => s.at === owner && s.text.startsWith("Applied patch to "));
+        const after = during.findLastIndex((s) => s.at === owner);
+        if (applied >= 0) texts[applied] = warned(e) + texts[applied];
+        else if (after >= 0) texts[after] += warned(e);
+        else last.push(warned(e));
+      });
+      out += texts.join("") + last.join("");
       if (endingFile === null) return out;
+      out += written;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
         out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}
@@ -13606,6 +13678,13 @@ async function diffText(ctx, repoRel) {
     text += decodeLossless(await Deno.readFile(file.abs));
   }
   return text;
+}
+function gitStderrOf(error) {
+  if (!(error instanceof PtermError)) return null;
+  const problems = error.result?.problems ?? [];
+  const lines = problems.flatMap((p) => p.details?.git_stderr ?? []);
+  return lines.length > 0 ? lines.map((line) => `${line.text}
+`).join("") : null;
 }
 function gitErrorsOf(error) {
   if (!(error instanceof PtermError)) return [];
@@ -16199,6 +16278,7 @@ export {
   myersChanged,
   HistogramLimit,
   histogramChanged,
+  mergeFileBytes,
   withRepoLock,
   assertLocked,
   loadIndex,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-I6KYALWO.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-M65C2NHL.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4683,6 +4683,12 @@ var View = class {
   gitApply = null;
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
   indexEntry = null;
+  /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
+  blobByPrefix = null;
+  /** `git apply --3way`'s merge of one file's three versions, or null outside a repository. */
+  threeWayMerge = null;
+  /** Files `git apply --3way` merged with conflicts, by path. */
+  threeWayConflicts = /* @__PURE__ */ new Map();
   constructor(workspace, repoRel, repoAbs) {
     this.#workspace = workspace;
     this.repoRel = repoRel;
@@ -6338,6 +6344,50 @@ async function diffOp(block, view) {
   const touched = [];
   const git = view.gitApply;
   const gitErrors = [];
+  const transcript = [];
+  const say = (file, ...lines) => {
+    for (const text of lines) transcript.push({
+      text,
+      at: file.patchLine
+    });
+  };
+  const conflicted = [];
+  const threeWay = async (file, names, ours, patched) => {
+    const old = file.blobIds?.old;
+    const preimage = old && !/^0+$/.test(old) && view.blobByPrefix ? await view.blobByPrefix(old) : null;
+    if (preimage === null || !view.threeWayMerge) {
+      say(file, "error: repository lacks the necessary blob to perform 3-way merge.");
+      say(file, "Falling back to direct application...");
+      return null;
+    }
+    let theirs;
+    try {
+      theirs = await patched(preimage);
+    } catch (error) {
+      const problem = error instanceof HunkError ? hunkProblem(error, names.to) : error;
+      if (!(problem instanceof OpError) && !(problem instanceof ViewError)) throw error;
+      const failed = gitApplyMessages(problem, file, block, files.length).filter((l) => l.startsWith("patch failed: "));
+      say(file, ...failed.map((line) => `error: ${line}`), "Falling back to direct application...");
+      return null;
+    }
+    const merged = await view.threeWayMerge(names.rel, {
+      base: preimage,
+      ours,
+      theirs
+    });
+    if (merged.warning) say(file, merged.warning);
+    if (merged.conflicted) {
+      say(file, `Applied patch to '${names.to}' with conflicts.`);
+      conflicted.push(names.to);
+      view.threeWayConflicts.set(names.rel, {
+        mode: file.entryMode ?? 33188,
+        base: preimage,
+        ours,
+        theirs
+      });
+    } else say(file, `Applied patch to '${names.to}' cleanly.`);
+    return merged.bytes;
+  };
   const leaving = new Set(files.flatMap((f) => f.oldPath !== null && (f.newPath === null || f.newPath !== f.oldPath && !f.copy) ? [
     f.oldPath
   ] : []));
@@ -6345,6 +6395,14 @@ async function diffOp(block, view) {
     const { from, to } = diffTargets(block, file, files.length);
     if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = to ?? from;
+    const lines = file.hunks.flatMap((h) => h.lines);
+    const pointerDiff = [
+      file.entryMode,
+      file.oldMode,
+      file.newMode
+    ].includes(57344);
+    const mergeable = git?.threeway === true && from !== null && to !== null && !pointerDiff && !(!file.copy && from !== to && !lines.some((l) => l.kind === "+" || l.kind === "-"));
+    if (git?.threeway && !mergeable) say(file, "Falling back to direct application...");
     if (file.binary && !file.binaryHunk) {
       throw new OpError("UnsupportedFormat", `the diff of \`${shown}\` only says "Binary files \u2026 differ", which holds no content; make it with \`git diff --binary\` (applied and checked like git apply does), or write the file with file.binary (Base64 body)`, {
         file: shown
@@ -6400,7 +6458,12 @@ async function diffOp(block, view) {
         }, file.patchLine);
       }
       const base = before?.kind === "file" ? bytesOf(before) : new Uint8Array();
-      const bytes = await applyBinaryDiff(file, base, (fromLoc ?? toLoc).rel);
+      const rel = (fromLoc ?? toLoc).rel;
+      const bytes = (mergeable ? await threeWay(file, {
+        from,
+        to,
+        rel: toLoc.rel
+      }, base, (pre) => applyBinaryDiff(file, pre, rel)) : null) ?? await applyBinaryDiff(file, base, rel);
       if (toLoc === null) {
         if (bytes.length > 0) {
           throw new OpError("PatchApplyError", `the binary diff deletes \`${fromLoc.rel}\` but leaves content`, {
@@ -6413,11 +6476,15 @@ async function diffOp(block, view) {
         touched.push(fromLoc.rel);
         return;
       }
-      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, {
-        kind: "absent"
-      });
+      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) {
+        results.set(fromLoc.rel, {
+          kind: "absent"
+        });
+      }
       let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
-      if (file.newMode !== null) binaryMode = file.newMode & 64 ? 493 : 420;
+      if (file.newMode !== null) {
+        binaryMode = file.newMode & 64 ? 493 : 420;
+      }
       results.set(toLoc.rel, {
         kind: "file",
         content: bytes,
@@ -6435,6 +6502,7 @@ async function diffOp(block, view) {
     let doc;
     let mode = DEFAULT_FILE_MODE;
     let preimage;
+    let merged = null;
     if (fromLoc === null) {
       if ((await current(toLoc.rel)).kind === "file" && !(git && leaving.has(to))) {
         throw new OpError("AlreadyExists", `the diff creates \`${toLoc.rel}\`, which already exists`, {
@@ -6460,24 +6528,59 @@ async function diffOp(block, view) {
       const old = file.blobIds?.old;
       if (old && !/^0+$/.test(old)) preimage = () => blobIdSync(bytesOf(state)).startsWith(old);
     }
-    try {
-      const gitStrict = view.gitApply ? {
-        unidiffZero: view.gitApply.unidiffZero
-      } : void 0;
-      for (const report of applyHunks(doc, file.hunks, {
-        keepLineEndings,
-        preimage,
-        reapply: view.reapply,
-        gitStrict
-      })) {
-        reports.push({
+    const gitStrict = view.gitApply ? {
+      unidiffZero: view.gitApply.unidiffZero
+    } : void 0;
+    if (mergeable) {
+      const ours = bytesOf({
+        kind: "file",
+        content: doc,
+        mode
+      });
+      merged = await threeWay(file, {
+        from,
+        to,
+        rel: toLoc.rel
+      }, ours, (pre) => {
+        const text = TextDoc.fromBytesLossless(pre);
+        if (!text) throw new OpError("UnsupportedFormat", `\`${shown}\`'s preimage is binary`, {
+          file: shown
+        });
+        const placed = [
+          ...applyHunks(text, file.hunks, {
+            keepLineEndings,
+            preimage: () => true,
+            gitStrict
+          })
+        ];
+        for (const report of placed) reports.push({
           ...report,
           file: shown
         });
+        return Promise.resolve(bytesOf({
+          kind: "file",
+          content: text,
+          mode
+        }));
+      });
+    }
+    if (merged === null) {
+      try {
+        for (const report of applyHunks(doc, file.hunks, {
+          keepLineEndings,
+          preimage,
+          reapply: view.reapply,
+          gitStrict
+        })) {
+          reports.push({
+            ...report,
+            file: shown
+          });
+        }
+      } catch (error) {
+        if (error instanceof HunkError) throw hunkProblem(error, shown);
+        throw error;
       }
-    } catch (error) {
-      if (error instanceof HunkError) throw hunkProblem(error, shown);
-      throw error;
     }
     for (const h of file.hunks) {
       for (const l of h.lines) {
@@ -6510,7 +6613,7 @@ async function diffOp(block, view) {
     if (file.newMode !== null) mode = file.newMode & 64 ? 493 : 420;
     results.set(toLoc.rel, {
       kind: "file",
-      content: doc,
+      content: merged ?? doc,
       mode
     });
     if (file.entryMode === 40960) view.specialEntries.set(toLoc.rel, {
@@ -6536,12 +6639,15 @@ async function diffOp(block, view) {
       await applyFile(file);
     } catch (error) {
       if (!(error instanceof OpError) && !(error instanceof ViewError)) throw error;
-      gitErrors.push(...gitApplyMessages(error, file, block, files.length));
+      const said = gitApplyMessages(error, file, block, files.length);
+      gitErrors.push(...said);
+      say(file, ...said.map((line) => `error: ${line}`));
     }
   }
   if (gitErrors.length > 0) {
     throw new OpError("PatchApplyError", gitErrors.join("\n"), {
-      git_errors: gitErrors
+      git_errors: gitErrors,
+      git_stderr: transcript
     }, block.bodyLine);
   }
   for (const [rel, state] of results) {
@@ -6556,7 +6662,11 @@ async function diffOp(block, view) {
     lines_added: added,
     lines_removed: removed,
     files: touched,
-    hunks: reports
+    hunks: reports,
+    ...git ? {
+      git_stderr: transcript,
+      git_conflicts: conflicted
+    } : {}
   };
 }
 async function runEditBlock(block, view) {
@@ -7730,6 +7840,8 @@ function viewFor(run2, repo) {
   if (run2.gitApply && run2.git) {
     const git = run2.git;
     view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
+    view.blobByPrefix = (prefix) => git.blobByPrefix(repo.abs, prefix);
+    view.threeWayMerge = (rel, sides) => git.threeWayMerge(repo.abs, rel, sides);
     if (run2.gitApply.cached) {
       view.source = async (rel) => {
         const blob = await git.indexBlob(repo.abs, rel);
@@ -7741,6 +7853,18 @@ function viewFor(run2, repo) {
     }
   }
   return view;
+}
+async function recordConflicts(git, repoAbs, view) {
+  if (view.threeWayConflicts.size === 0) return;
+  const conflicts = [
+    ...view.threeWayConflicts
+  ].map(([path, c]) => ({
+    path,
+    ...c
+  }));
+  await git.setConflictStages(repoAbs, conflicts, {
+    locked: true
+  });
 }
 function gitStateReader(git) {
   return async (repoAbs) => {
@@ -8069,6 +8193,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     if (special.length > 0) await git.setSpecialEntries(repo.abs, special, {
       locked: true
     });
+    await recordConflicts(git, repo.abs, view);
     result.files_changed = filesChanged(changes);
     return;
   }
@@ -8087,6 +8212,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     await stageChanges(git, repo.abs, view, [
       ...new Set(changes.map((c) => c.rel))
     ], root, result.warnings);
+    await recordConflicts(git, repo.abs, view);
   } else if (run2.noCommit) {
     if (run2.noCommitReason !== "format") {
       result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");
@@ -8641,7 +8767,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-MXZ23EB6.js", import.meta.url).href)
+    git: await import(new URL("./api-5BGQ4FWI.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8691,7 +8817,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-MXZ23EB6.js", import.meta.url).href)
+    git: await import(new URL("./api-5BGQ4FWI.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -32,6 +32,7 @@ import { createTag } from "./porcelain/tags.ts";
 import { emptyEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";
+import { mergeFileBytes } from "./merge/merge.ts";
 import { type Sequence, sequenceInProgress } from "./merge/sequence.ts";
 import { assertLocked, discardPendingIndex, loadIndex, withRepoLock as withLock } from "./repo/state.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "./worktree/worktree.ts";
@@ -170,6 +171,75 @@ export async function writeIndexEntries(
       continue;
     }
     index.set(emptyEntry(path, await repo.objects.write("blob", entry.bytes), entry.mode), true);
+  }
+}
+
+/**
+ * The blob an abbreviated object name (a diff's `index <pre>..<post>` side) names in the
+ * repository, as `git apply --3way` looks its preimage up (get_oid, then read_blob_object): null
+ * when the repository lacks it, the name is ambiguous or names no blob.
+ */
+export async function blobByPrefix(dir: string, prefix: string): Promise<Uint8Array | null> {
+  const repo = open(dir);
+  let oid: string | null;
+  try {
+    oid = await repo.objects.expand(prefix);
+  } catch {
+    return null;
+  }
+  if (oid === null) return null;
+  const object = await repo.objects.read(oid);
+  return object.type === "blob" ? object.content : null;
+}
+
+/**
+ * `git apply --3way`'s merge of one file (apply.c's three_way_merge): identical sides settle it,
+ * else git's file merge with the labels `ours` and `theirs` (base: `base`). A binary file is not
+ * merged: our side stays, as a conflict, and `warning` is git's line saying so.
+ */
+export async function threeWayMerge(
+  dir: string,
+  path: string,
+  sides: { base: Uint8Array; ours: Uint8Array; theirs: Uint8Array },
+): Promise<{ bytes: Uint8Array; conflicted: boolean; warning: string | null }> {
+  const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+  if (same(sides.base, sides.ours)) return { bytes: sides.theirs, conflicted: false, warning: null };
+  if (same(sides.base, sides.theirs) || same(sides.ours, sides.theirs)) {
+    return { bytes: sides.ours, conflicted: false, warning: null };
+  }
+  const merged = await mergeFileBytes(open(dir), normalizeUserPath(path), sides, {
+    ours: "ours",
+    theirs: "theirs",
+    base: "base",
+  });
+  return {
+    bytes: merged.bytes,
+    conflicted: merged.conflicted,
+    warning: merged.binary ? `warning: Cannot merge binary files: ${path} (ours vs. theirs)` : null,
+  };
+}
+
+/**
+ * A three-way merge left unresolved in the index, as `git apply --3way` records it: the path's
+ * stage 0 entry is replaced by stages 1 (the base; none for a created file), 2 (ours) and 3 (theirs).
+ */
+export async function setConflictStages(
+  dir: string,
+  conflicts: readonly { path: string; mode: number; base: Uint8Array | null; ours: Uint8Array; theirs: Uint8Array }[],
+  _opts: { locked: true },
+): Promise<void> {
+  const repo = open(dir);
+  assertLocked(repo, "setConflictStages");
+  const index = loadIndex(repo);
+  for (const conflict of conflicts) {
+    const path = normalizeUserPath(conflict.path);
+    const sides = [conflict.base, conflict.ours, conflict.theirs];
+    const stages = [];
+    for (let i = 0; i < 3; i++) {
+      const bytes = sides[i];
+      if (bytes !== null) stages.push(emptyEntry(path, await repo.objects.write("blob", bytes), conflict.mode, i + 1));
+    }
+    index.setConflict(path, stages);
   }
 }
 

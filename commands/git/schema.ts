@@ -485,6 +485,9 @@ export const resultSchemas = {
       added: z.number().int().nullable().optional().describe("--stat/--numstat: lines added (null: binary)."),
       removed: z.number().int().nullable().optional(),
     })),
+    conflicts: z.array(z.string()).optional().describe(
+      "--3way: files whose merge conflicted (with --check: would conflict); a conflicted apply exits 1 as `Conflict`.",
+    ),
   }),
   "hash-object": z.strictObject({
     ...base("git hash-object"),

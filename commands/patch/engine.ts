@@ -45,6 +45,17 @@ export interface GitApi {
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
   indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
   indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
+  blobByPrefix(dir: string, prefix: string): Promise<Uint8Array | null>;
+  threeWayMerge(
+    dir: string,
+    path: string,
+    sides: { base: Uint8Array; ours: Uint8Array; theirs: Uint8Array },
+  ): Promise<{ bytes: Uint8Array; conflicted: boolean; warning: string | null }>;
+  setConflictStages(
+    dir: string,
+    conflicts: readonly { path: string; mode: number; base: Uint8Array | null; ours: Uint8Array; theirs: Uint8Array }[],
+    opts: { locked: true },
+  ): Promise<void>;
   writeIndexEntries(
     dir: string,
     entries: readonly { path: string; bytes: Uint8Array | null; mode: number }[],
@@ -526,6 +537,8 @@ function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
   if (run.gitApply && run.git) {
     const git = run.git;
     view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
+    view.blobByPrefix = (prefix) => git.blobByPrefix(repo.abs, prefix);
+    view.threeWayMerge = (rel, sides) => git.threeWayMerge(repo.abs, rel, sides);
     // `git apply --cached`: the files are the index's, not the work tree's.
     if (run.gitApply.cached) {
       view.source = async (rel) => {
@@ -535,6 +548,13 @@ function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
     }
   }
   return view;
+}
+
+/** `git apply --3way`'s unresolved merges: their paths' index entries become conflict stages. */
+async function recordConflicts(git: GitApi, repoAbs: string, view: View): Promise<void> {
+  if (view.threeWayConflicts.size === 0) return;
+  const conflicts = [...view.threeWayConflicts].map(([path, c]) => ({ path, ...c }));
+  await git.setConflictStages(repoAbs, conflicts, { locked: true });
 }
 
 /** The repository's git state now, in the JSON form a journal keeps it, to compare with the journal's. */
@@ -885,6 +905,7 @@ async function runGitAndEdits(
     );
     const special = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
     if (special.length > 0) await git.setSpecialEntries(repo.abs, special, { locked: true });
+    await recordConflicts(git, repo.abs, view);
     result.files_changed = filesChanged(changes);
     return;
   }
@@ -901,6 +922,7 @@ async function runGitAndEdits(
   if (run.noCommit && run.gitApply?.index) {
     // `git apply --index`: the result is staged as well as written, and not committed.
     await stageChanges(git, repo.abs, view, [...new Set(changes.map((c) => c.rel))], root, result.warnings);
+    await recordConflicts(git, repo.abs, view);
   } else if (run.noCommit) {
     if (run.noCommitReason !== "format") {
       result.warnings.push("--no-commit: the changes are in the work tree, not staged and not committed.");

@@ -42,6 +42,12 @@ export interface BlockOutcome {
   readonly files?: readonly string[];
   /** For git.diff: where and by which strategy each hunk applied. */
   readonly hunks?: readonly (HunkReport & { file: string })[];
+  /**
+   * For a diff applied as `git apply` does: what git apply says on stderr as it goes, in order
+   * (`--3way`'s merges, its `error:` lines), and the files `--3way` left with conflicts.
+   */
+  readonly git_stderr?: readonly GitSaid[];
+  readonly git_conflicts?: readonly string[];
   /** For git blocks: what git did. */
   readonly git?: {
     readonly head?: string;
@@ -49,6 +55,12 @@ export interface BlockOutcome {
     readonly tag?: string;
     readonly target?: string;
   };
+}
+
+/** A line git apply says on stderr, and the patch line of the file's diff it is about. */
+export interface GitSaid {
+  readonly text: string;
+  readonly at: number;
 }
 
 // ---- parameters -------------------------------------------------------------------------------
@@ -982,6 +994,50 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   const git = view.gitApply;
   /** What git apply says of each file that does not apply; all are checked, as git checks them. */
   const gitErrors: string[] = [];
+  /** Everything git apply says on stderr as it goes through the files, in order. */
+  const transcript: GitSaid[] = [];
+  const say = (file: FileDiff, ...lines: string[]) => {
+    for (const text of lines) transcript.push({ text, at: file.patchLine });
+  };
+  /** Files `--3way` merged with conflicts, as git apply names them. */
+  const conflicted: string[] = [];
+  /**
+   * `--3way` (apply.c's try_threeway) for one file: the diff applied to the preimage blob its
+   * `index` line names, then merged with the file as it is (`ours`). Null — said on stderr — when
+   * git falls back to applying the diff directly: no such blob, or the diff does not apply to it.
+   */
+  const threeWay = async (
+    file: FileDiff,
+    names: { from: string; to: string; rel: string },
+    ours: Uint8Array,
+    patched: (preimage: Uint8Array) => Promise<Uint8Array>,
+  ): Promise<Uint8Array | null> => {
+    const old = file.blobIds?.old;
+    const preimage = old && !/^0+$/.test(old) && view.blobByPrefix ? await view.blobByPrefix(old) : null;
+    if (preimage === null || !view.threeWayMerge) {
+      say(file, "error: repository lacks the necessary blob to perform 3-way merge.");
+      say(file, "Falling back to direct application...");
+      return null;
+    }
+    let theirs: Uint8Array;
+    try {
+      theirs = await patched(preimage);
+    } catch (error) {
+      const problem = error instanceof HunkError ? hunkProblem(error, names.to) : error;
+      if (!(problem instanceof OpError) && !(problem instanceof ViewError)) throw error;
+      const failed = gitApplyMessages(problem, file, block, files.length).filter((l) => l.startsWith("patch failed: "));
+      say(file, ...failed.map((line) => `error: ${line}`), "Falling back to direct application...");
+      return null;
+    }
+    const merged = await view.threeWayMerge(names.rel, { base: preimage, ours, theirs });
+    if (merged.warning) say(file, merged.warning);
+    if (merged.conflicted) {
+      say(file, `Applied patch to '${names.to}' with conflicts.`);
+      conflicted.push(names.to);
+      view.threeWayConflicts.set(names.rel, { mode: file.entryMode ?? 0o100644, base: preimage, ours, theirs });
+    } else say(file, `Applied patch to '${names.to}' cleanly.`);
+    return merged.bytes;
+  };
   // Paths another file of the diff deletes or renames away: a file may be created there (git's
   // ok_if_exists for a path that is to be deleted, as a type change diffs).
   const leaving = new Set(
@@ -993,6 +1049,13 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     const { from, to } = diffTargets(block, file, files.length);
     if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = (to ?? from)!;
+    // git apply --3way tries a merge for every file but these (a deletion, a creation, a submodule
+    // pointer, a rename that changes no line), which it applies directly, saying so.
+    const lines = file.hunks.flatMap((h) => h.lines);
+    const pointerDiff = [file.entryMode, file.oldMode, file.newMode].includes(0o160000);
+    const mergeable = git?.threeway === true && from !== null && to !== null && !pointerDiff &&
+      !(!file.copy && from !== to && !lines.some((l) => l.kind === "+" || l.kind === "-"));
+    if (git?.threeway && !mergeable) say(file, "Falling back to direct application...");
     if (file.binary && !file.binaryHunk) {
       throw new OpError(
         "UnsupportedFormat",
@@ -1064,7 +1127,11 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
         }, file.patchLine);
       }
       const base = before?.kind === "file" ? bytesOf(before) : new Uint8Array();
-      const bytes = await applyBinaryDiff(file, base, (fromLoc ?? toLoc)!.rel);
+      const rel = (fromLoc ?? toLoc)!.rel;
+      const bytes = (mergeable
+        ? await threeWay(file, { from: from!, to: to!, rel: toLoc!.rel }, base, (pre) =>
+          applyBinaryDiff(file, pre, rel))
+        : null) ?? await applyBinaryDiff(file, base, rel);
       if (toLoc === null) {
         if (bytes.length > 0) {
           throw new OpError("PatchApplyError", `the binary diff deletes \`${fromLoc!.rel}\` but leaves content`, {
@@ -1075,9 +1142,13 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
         touched.push(fromLoc!.rel);
         return;
       }
-      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) results.set(fromLoc.rel, { kind: "absent" });
+      if (fromLoc && fromLoc.rel !== toLoc.rel && !file.copy) {
+        results.set(fromLoc.rel, { kind: "absent" });
+      }
       let binaryMode = before?.kind === "file" ? before.mode : DEFAULT_FILE_MODE;
-      if (file.newMode !== null) binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      if (file.newMode !== null) {
+        binaryMode = file.newMode & 0o100 ? 0o755 : 0o644;
+      }
       results.set(toLoc.rel, { kind: "file", content: bytes, mode: binaryMode });
       if (file.newMode !== null && (file.newMode & 0o170000) === 0o100000) {
         view.specialEntries.set(toLoc.rel, { mode: binaryMode === 0o755 ? 0o100755 : 0o100644, oid: null });
@@ -1088,6 +1159,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     let doc: TextDoc;
     let mode = DEFAULT_FILE_MODE;
     let preimage: (() => boolean) | undefined;
+    /** `--3way`'s merged result, which stands for the hunks applied to the file. */
+    let merged: Uint8Array | null = null;
     if (fromLoc === null) {
       // As git, a path another file of the diff deletes may be created (the deletion failing is its error).
       if ((await current(toLoc!.rel)).kind === "file" && !(git && leaving.has(to!))) {
@@ -1128,16 +1201,29 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
       const old = file.blobIds?.old;
       if (old && !/^0+$/.test(old)) preimage = () => blobIdSync(bytesOf(state)).startsWith(old);
     }
-    try {
-      const gitStrict = view.gitApply ? { unidiffZero: view.gitApply.unidiffZero } : undefined;
-      for (
-        const report of applyHunks(doc, file.hunks, { keepLineEndings, preimage, reapply: view.reapply, gitStrict })
-      ) {
-        reports.push({ ...report, file: shown });
+    const gitStrict = view.gitApply ? { unidiffZero: view.gitApply.unidiffZero } : undefined;
+    if (mergeable) {
+      const ours = bytesOf({ kind: "file", content: doc, mode });
+      merged = await threeWay(file, { from: from!, to: to!, rel: toLoc!.rel }, ours, (pre) => {
+        // The preimage is the diff's own: its hunks apply to it byte for byte, as git applies them.
+        const text = TextDoc.fromBytesLossless(pre);
+        if (!text) throw new OpError("UnsupportedFormat", `\`${shown}\`'s preimage is binary`, { file: shown });
+        const placed = [...applyHunks(text, file.hunks, { keepLineEndings, preimage: () => true, gitStrict })];
+        for (const report of placed) reports.push({ ...report, file: shown });
+        return Promise.resolve(bytesOf({ kind: "file", content: text, mode }));
+      });
+    }
+    if (merged === null) {
+      try {
+        for (
+          const report of applyHunks(doc, file.hunks, { keepLineEndings, preimage, reapply: view.reapply, gitStrict })
+        ) {
+          reports.push({ ...report, file: shown });
+        }
+      } catch (error) {
+        if (error instanceof HunkError) throw hunkProblem(error, shown);
+        throw error;
       }
-    } catch (error) {
-      if (error instanceof HunkError) throw hunkProblem(error, shown);
-      throw error;
     }
     for (const h of file.hunks) {
       for (const l of h.lines) {
@@ -1173,7 +1259,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
     // git records 100644 or 100755 only, and so does its checkout: an executable bit means 755.
     if (file.newMode !== null) mode = file.newMode & 0o100 ? 0o755 : 0o644;
-    results.set(toLoc.rel, { kind: "file", content: doc, mode });
+    results.set(toLoc.rel, { kind: "file", content: merged ?? doc, mode });
     // pterm never creates a symbolic link: a link is a plain file holding its target, staged as 120000.
     if (file.entryMode === 0o120000) view.specialEntries.set(toLoc.rel, { mode: 0o120000, oid: null });
     // A stated regular mode is staged as such even where a link was (a link turned into a file).
@@ -1194,11 +1280,18 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     } catch (error) {
       // Path rules (confinement, secrets, git directories) stay pterm's own refusals.
       if (!(error instanceof OpError) && !(error instanceof ViewError)) throw error;
-      gitErrors.push(...gitApplyMessages(error, file, block, files.length));
+      const said = gitApplyMessages(error, file, block, files.length);
+      gitErrors.push(...said);
+      say(file, ...said.map((line) => `error: ${line}`));
     }
   }
   if (gitErrors.length > 0) {
-    throw new OpError("PatchApplyError", gitErrors.join("\n"), { git_errors: gitErrors }, block.bodyLine);
+    throw new OpError(
+      "PatchApplyError",
+      gitErrors.join("\n"),
+      { git_errors: gitErrors, git_stderr: transcript },
+      block.bodyLine,
+    );
   }
   for (const [rel, state] of results) {
     await view.set(rel, view.absOf(rel), state);
@@ -1215,6 +1308,7 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     lines_removed: removed,
     files: touched,
     hunks: reports,
+    ...(git ? { git_stderr: transcript, git_conflicts: conflicted } : {}),
   };
 }
 

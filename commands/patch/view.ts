@@ -47,6 +47,19 @@ export interface GitApplyMode {
   readonly index: boolean;
   /** `--cached`: the index alone is read, checked and changed; the work tree is left as it is. */
   readonly cached: boolean;
+  /**
+   * `--3way`: a file whose diff names its preimage blob (`index <pre>..`) is merged — the diff
+   * applied to that blob, then merged with the file as it is — conflicts left as git leaves them.
+   */
+  readonly threeway?: boolean;
+}
+
+/** A file `git apply --3way` merged with conflicts: the index gets its stages 1 (base; none when created), 2 and 3. */
+export interface ThreeWayConflict {
+  readonly mode: number;
+  readonly base: Uint8Array | null;
+  readonly ours: Uint8Array;
+  readonly theirs: Uint8Array;
 }
 
 export class ViewError extends Error {
@@ -96,6 +109,17 @@ export class View {
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
   indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>) | null =
     null;
+  /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
+  blobByPrefix: ((prefix: string) => Promise<Uint8Array | null>) | null = null;
+  /** `git apply --3way`'s merge of one file's three versions, or null outside a repository. */
+  threeWayMerge:
+    | ((
+      rel: string,
+      sides: { base: Uint8Array; ours: Uint8Array; theirs: Uint8Array },
+    ) => Promise<{ bytes: Uint8Array; conflicted: boolean; warning: string | null }>)
+    | null = null;
+  /** Files `git apply --3way` merged with conflicts, by path. */
+  readonly threeWayConflicts = new Map<string, ThreeWayConflict>();
 
   constructor(workspace: Workspace, repoRel: string, repoAbs: string) {
     this.#workspace = workspace;

@@ -429,6 +429,8 @@ export const cold: readonly CorpusLine[] = [
   { line: "git apply -", stdin: APP_DIFF, oracle: "worktree", diff: APP_DIFF },
   { line: "git apply --check", stdin: APP_DIFF, oracle: "worktree", diff: "" },
   { line: "git apply --stat", stdin: APP_DIFF, oracle: "worktree", diff: "" },
+  // A diff without an `index` line: git says it lacks the preimage blob and applies it directly, staged.
+  { line: "git apply --3way", stdin: APP_DIFF, clean: true },
   { line: "patch check --repo proj", stdin: APP_DIFF, oracle: "worktree", diff: "" },
 ];
 

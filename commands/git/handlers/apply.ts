@@ -8,10 +8,11 @@ import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { applyFlags } from "../sub/apply.ts";
 import type { Problem } from "../../patch/errors.ts";
+import type { GitSaid } from "../../patch/ops.ts";
 import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
 import { decodeLossless } from "../../patch/text.ts";
 import type { GitApplyMode } from "../../patch/view.ts";
-import { quoteName } from "../odb/bytes.ts";
+import { comparePaths, quoteName } from "../odb/bytes.ts";
 import { openFromFlags } from "./common.ts";
 
 export const gitApply: Handler<
@@ -24,8 +25,11 @@ export const gitApply: Handler<
     strip: ctx.flags.strip ?? 1,
     reverse: ctx.flags.reverse === true,
     unidiffZero: ctx.flags["unidiff-zero"] === true,
-    index: ctx.flags.index === true,
+    // --3way works on the index too (it reads the preimage from the repository and records
+    // conflicts there): it implies --index unless --cached keeps to the index alone.
+    index: ctx.flags.index === true || (ctx.flags["3way"] === true && ctx.flags.cached !== true),
     cached: ctx.flags.cached === true,
+    threeway: ctx.flags["3way"] === true,
   };
   if (text.trim() === "") {
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
@@ -42,6 +46,10 @@ export const gitApply: Handler<
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
   const { runPatch } = await import("../../patch/engine.ts");
   let files: string[];
+  let conflicts: string[];
+  /** --3way's `U <path>` lines for the files it left with conflicts (git's write_out_results; not with --check). */
+  const unmerged = (paths: readonly string[]) =>
+    check ? "" : [...paths].sort(comparePaths).map((path) => `U ${path}\n`).join("");
   try {
     const result = await runPatch({
       mode: check ? "check" : "apply",
@@ -59,16 +67,23 @@ export const gitApply: Handler<
       git: await import("../api.ts"),
     });
     files = result.files_changed.map((f) => f.path);
+    conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
     // Blank lines added at the end of a file are an error only where the hunk did end the file.
     const endingFile = new Set(
       result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line! - 1),
     );
-    if (whitespace) ctx.stderr.write(whitespace.report(endingFile));
+    const said = result.blocks.flatMap((b) => b.git_stderr ?? []).map((s) => ({ ...s, at: s.at - 1 }));
+    ctx.stderr.write(
+      whitespace
+        ? whitespace.report(endingFile, said, unmerged(conflicts))
+        : said.map((s) => `${s.text}\n`).join("") + unmerged(conflicts),
+    );
   } catch (error) {
     const said = gitErrorsOf(error);
+    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}\n`).join("");
     if (whitespace) ctx.stderr.write(whitespace.report(null));
     if (said.length === 0) throw error;
-    ctx.stderr.write(said.map((line) => `error: ${line}\n`).join(""));
+    ctx.stderr.write(transcript);
     throw new PtermError(
       (error as PtermError).code,
       `git apply: the diff does not apply (git's reasons above); nothing was written${
@@ -77,7 +92,18 @@ export const gitApply: Handler<
       { result: { repo_path: rel, applied: false, checked: check, errors: said } },
     );
   }
-  return { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+  const fields = { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
+  if (conflicts.length > 0 && !check) {
+    // git names each conflicted file (above, sorted) and exits 1: the merge is there to finish.
+    throw new PtermError(
+      "Conflict",
+      `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files ` +
+        "contain conflict markers and the index holds their three versions (`git diff` shows them). Edit the " +
+        `markers away, then \`git add ${conflicts.map(quoteName).join(" ")}\`.`,
+      { result: { ...fields, conflicts } },
+    );
+  }
+  return { ...fields, ...(ctx.flags["3way"] ? { conflicts: check ? conflicts : [] } : {}) };
 };
 
 /** The name git apply gives the patch in its warnings: the file named, else `<stdin>`. */
@@ -100,7 +126,9 @@ function whitespaceErrors(
   text: string,
   mode: GitApplyMode,
   patchName: string,
-): { report(endingFile: ReadonlySet<number> | null): string } {
+): {
+  report(endingFile: ReadonlySet<number> | null, during?: readonly GitSaid[], written?: string): string;
+} {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
@@ -169,14 +197,33 @@ function whitespaceErrors(
     }
   }
   return {
-    // The per-line warnings, then (once applied: `endingFile` holds the hunks that ended their file)
-    // the blank lines added at the end of files, then the counts.
-    report(endingFile) {
+    // The per-line warnings (git's, as it reads the diff), then what was said `during` the
+    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
+    // their file) the blank lines each file's hunks added at its end as git applies that file —
+    // before its `Applied patch` line, else after what was said of it —, then what was said as the
+    // files were `written` (--3way's conflicts), then the counts.
+    report(endingFile, during = [], written = "") {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
-      let out = shown.map((e) => `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`).join("");
+      const warned = (e: { line: number; what: string; text: string }) =>
+        `${patchName}:${e.line}: ${e.what}.\n${e.text}\n`;
+      const lineWise = Math.min(errors.length, SQUELCH);
+      let out = shown.slice(0, lineWise).map(warned).join("");
+      const texts = during.map((s) => `${s.text}\n`);
+      const last: string[] = [];
+      shown.slice(lineWise).forEach((e, k) => {
+        const header = eof[k].header;
+        const owner = Math.max(-1, ...during.filter((s) => s.at <= header).map((s) => s.at));
+        const applied = during.findIndex((s) => s.at === owner && s.text.startsWith("Applied patch to "));
+        const after = during.findLastIndex((s) => s.at === owner);
+        if (applied >= 0) texts[applied] = warned(e) + texts[applied];
+        else if (after >= 0) texts[after] += warned(e);
+        else last.push(warned(e));
+      });
+      out += texts.join("") + last.join("");
       if (endingFile === null) return out;
+      out += written;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
         out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}\n`;
@@ -226,6 +273,14 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
     text += decodeLossless(await Deno.readFile(file.abs));
   }
   return text;
+}
+
+/** Everything git apply said on stderr before it gave up (with --3way: its merges too), or null. */
+function gitStderrOf(error: unknown): string | null {
+  if (!(error instanceof PtermError)) return null;
+  const problems = (error.result?.problems ?? []) as Problem[];
+  const lines = problems.flatMap((p) => (p.details?.git_stderr as GitSaid[] | undefined) ?? []);
+  return lines.length > 0 ? lines.map((line) => `${line.text}\n`).join("") : null;
 }
 
 /** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */

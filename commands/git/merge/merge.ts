@@ -69,6 +69,38 @@ async function mergeContent(
   }
 }
 
+/**
+ * One file's contents merged as git's ll_merge merges them outside a tree merge (`git apply
+ * --3way`): the trivial cases settled first, the `merge` attribute and binary content (a NUL in
+ * the first 8000 bytes) kept to our side as a conflict, else the text merge with the repository's
+ * merge.conflictStyle, the path's conflict-marker-size and `labels`.
+ */
+export async function mergeFileBytes(
+  repo: Repo,
+  path: string,
+  sides: { base: Uint8Array; ours: Uint8Array; theirs: Uint8Array },
+  labels: MergeLabels,
+): Promise<{ bytes: Uint8Array; conflicted: boolean; binary: boolean }> {
+  const plan = await conversionFor(repo).plan(path);
+  const mergeAttr = plan.merge;
+  const binary = mergeAttr === false || mergeAttr === "binary" || looksBinary(sides.base) ||
+    looksBinary(sides.ours) || looksBinary(sides.theirs);
+  if (binary) return { bytes: sides.ours, conflicted: true, binary: true };
+  const merged = await mergeContent(
+    path,
+    bytesToByteString(sides.base),
+    bytesToByteString(sides.ours),
+    bytesToByteString(sides.theirs),
+    {
+      ours: bytesToByteString(encoder.encode(labels.ours)),
+      theirs: bytesToByteString(encoder.encode(labels.theirs)),
+      base: labels.base === undefined ? undefined : bytesToByteString(encoder.encode(labels.base)),
+    },
+    { union: mergeAttr === "union", markerSize: plan.conflictMarkerSize, style: conflictStyle(repo) },
+  );
+  return { bytes: byteStringToBytes(merged.text), conflicted: merged.conflicts > 0, binary: false };
+}
+
 export type MergedPath =
   | { kind: "clean"; entry: FlatEntry | undefined }
   | {

@@ -47,6 +47,14 @@ export const applyFlags = [
     default: 1,
     description: "Leading folders to take off the diff's names (-p1 by default, -p0 for `git diff --no-prefix`).",
   },
+  {
+    name: "3way",
+    short: "3",
+    type: "boolean",
+    description: "Merge where the diff's `index` line names a preimage blob the repository has: the diff is " +
+      "applied to that blob and merged with the file (implies --index unless --cached); conflicts are left with " +
+      "markers and the index's stages 1, 2 and 3, named `U <path>` (exit 1).",
+  },
   { name: "reverse", short: "R", type: "boolean", description: "Apply the diff backwards (undo it)." },
   {
     name: "unidiff-zero",
@@ -69,6 +77,10 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
     { command: "git apply --check fix.diff", description: "Whether fix.diff applies; nothing is written." },
     { command: "git apply --index -p0 fix.diff", description: "A `--no-prefix` diff, applied and staged." },
     { command: "git apply -R fix.diff", description: "Undo what fix.diff did." },
+    {
+      command: "git apply --3way fix.diff",
+      description: "Apply fix.diff, merging where its context changed; conflicts are left to resolve and `git add`.",
+    },
   ],
   {
     description: "The diff comes from the files named after `git apply` (`-` or none: the call's stdin), in " +
@@ -77,16 +89,13 @@ export const applySpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(
       "without trailing context must end the file; nothing is fuzzy and nothing is guessed. A file that does " +
       "not apply is named in git's words on stderr (`error: patch failed: a.txt:3`, `error: a.txt: patch does " +
       "not apply`, `error: a.txt: already exists in working directory`, `error: a.txt: does not exist in " +
-      "index`) and nothing is written (exit 1). Every path keeps pterm's rules: confined to the workspace, never " +
+      "index`) and nothing is written (exit 1). With --3way, a file whose context moved is merged from the preimage " +
+      "blob its `index` line names, as git does: `Applied patch to 'a.txt' cleanly.` (staged) or `... with " +
+      "conflicts.` (markers, index stages 1-3, `U a.txt`, exit 1). Every path keeps pterm's rules: confined to the workspace, never " +
       "into .git/, secrets/ or .env*. For pterm's own patch formats and a commit, use `patch apply`.",
     positionals: [{ name: "patches", variadic: true, into: "patch-file", description: "Diff files (`-`: stdin)." }],
     stdin: { mode: "unlessFlag", flag: "patch-file", bytes: true },
     refusedFlags: {
-      "--3way": "pterm's git apply does not fall back to a three-way merge: a diff whose context does not match " +
-        "is refused; bring the file to the diff's base first, or edit with `patch apply` (which places hunks " +
-        "fuzzily and says so).",
-      "-3": "pterm's git apply does not fall back to a three-way merge (--3way): a diff whose context does not " +
-        "match is refused; `patch apply` places hunks fuzzily and says so.",
       "--reject": "pterm's git apply writes all files or none; it leaves no .rej files.",
       "--ignore-whitespace": "pterm's git apply matches context byte for byte, as git does by default; " +
         "`patch apply` tolerates whitespace differences and says so.",

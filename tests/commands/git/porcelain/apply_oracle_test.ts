@@ -9,6 +9,12 @@
  * after it, the same diff a second time (`--check`) must be refused or accepted as git does, in
  * git's words. The clones move on together (real git commits both after each round).
  *
+ * Now and then a line of a file the diff edits is changed in both clones first (a commit of its
+ * own, as work done meanwhile): the diff's context no longer matches, but its preimage blob is in
+ * the repository, and `git apply --3way` merges — cleanly or with conflicts. pterm's and git's
+ * exit codes, whole stderr, index stages and work-tree bytes must be the same; the clones then go
+ * back to where they were.
+ *
  * DIFFS rounds per run: 60 by default (about a minute on a shared machine); PTERM_APPLY_ORACLE_DIFFS
  * overrides it. The seed is random and printed on failure (PTERM_ORACLE_SEED replays one).
  */
@@ -94,6 +100,27 @@ function worktree(dir: string, below = ""): string {
   return out;
 }
 
+/**
+ * The bytes in `dir` of each path real git's apply changed in `reference` (its index against HEAD,
+ * conflicts included; a link: its target, as pterm writes a link as a file holding it).
+ */
+function applied(dir: string, reference: string): string {
+  const paths = git(reference, "diff", "--name-only", "-z", "HEAD").split("\0").filter((p) => p !== "");
+  return paths.map((path) => {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(`${dir}/${path}`);
+    } catch {
+      return `${path} (none)\n`;
+    }
+    if (info.isDirectory) return `${path}/\n`;
+    const bytes = info.isSymlink
+      ? new TextEncoder().encode(Deno.readLinkSync(`${dir}/${path}`))
+      : Deno.readFileSync(`${dir}/${path}`);
+    return `${path} ${btoa(String.fromCharCode(...bytes))}\n`;
+  }).join("");
+}
+
 /** The diff's per-file sections (each from its `diff --git` line). */
 function sections(diff: string): string[] {
   const parts = diff.split(/^(?=diff --git )/m);
@@ -102,14 +129,48 @@ function sections(diff: string): string[] {
 
 type Mutation = "context" | "missing" | "exists";
 
+/** The path of a section that names the same file on both sides, or null. */
+function plainName(section: string): string | null {
+  const m = /^diff --git a\/(\S+) b\/(\S+)\n/.exec(section);
+  return m && m[1] === m[2] ? m[1] : null;
+}
+
+/**
+ * A line in the old range of one hunk of a file the diff edits in place (its `index` line names
+ * the preimage), to change in the repository before a `--3way` apply; null when there is none.
+ */
+function lineToMove(rng: Rng, diff: string): { path: string; line: number } | null {
+  const edits = sections(diff).filter((s) =>
+    plainName(s) !== null && /\nindex [0-9a-f]+\.\.[0-9a-f]+ 100(644|755)\n/.test(s) && /\n@@ /.test(s) &&
+    !/^GIT binary patch$/m.test(s) && !/\n(new|deleted) file mode/.test(s)
+  );
+  if (edits.length === 0) return null;
+  const section = rng.pick(edits);
+  const ranges = [...section.matchAll(/^@@ -(\d+)(?:,(\d+))? /gm)].map((m) => ({
+    start: Number(m[1]),
+    count: m[2] === undefined ? 1 : Number(m[2]),
+  })).filter((r) => r.count > 0);
+  if (ranges.length === 0) return null;
+  const range = rng.pick(ranges);
+  // Inside the hunk's old lines (a conflict, mostly) or up to two lines around them (a clean merge, often).
+  return { path: plainName(section)!, line: Math.max(1, range.start - 2 + rng.int(range.count + 4)) };
+}
+
+/** Line `line` (1-based) of the file, its bytes kept, with ` (moved)` put before its line end. */
+async function moveLine(dir: string, path: string, line: number): Promise<void> {
+  const bytes = await Deno.readFile(`${dir}/${path}`);
+  const text = Array.from(bytes, (b) => String.fromCharCode(b)).join("");
+  const lines = text.split(/(?<=\n)/);
+  if (line > lines.length) return;
+  lines[line - 1] = lines[line - 1].replace(/(\r?\n)?$/, (eol) => ` (moved)${eol}`);
+  const out = lines.join("");
+  await Deno.writeFile(`${dir}/${path}`, Uint8Array.from(out, (c) => c.charCodeAt(0)));
+}
+
 /** The diff made not to apply in one of three ways, or null when it has nothing to mutate that way. */
 function mutate(rng: Rng, diff: string, kind: Mutation, tracked: readonly string[]): string | null {
   const files = sections(diff);
   const head = diff.slice(0, diff.indexOf("diff --git "));
-  const plainName = (s: string) => {
-    const m = /^diff --git a\/(\S+) b\/(\S+)\n/.exec(s);
-    return m && m[1] === m[2] ? m[1] : null;
-  };
   if (kind === "context") {
     const candidates = files.flatMap((s, i) =>
       /\n@@ /.test(s) && !/^GIT binary patch$/m.test(s) && /\n [^\n]*\n/.test(s.slice(s.indexOf("\n@@ "))) ? [i] : []
@@ -174,7 +235,18 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   git(root.path, "clone", "-q", "gen", "byPterm");
   const byGit = `${root.path}/byGit`;
   const byPterm = `${root.path}/byPterm`;
-  const stats = { diffs: 0, views: 0, cached: 0, context: 0, missing: 0, exists: 0, twiceRefused: 0, twiceAccepted: 0 };
+  const stats = {
+    diffs: 0,
+    views: 0,
+    cached: 0,
+    context: 0,
+    missing: 0,
+    exists: 0,
+    threeway: 0,
+    threewayConflicts: 0,
+    twiceRefused: 0,
+    twiceAccepted: 0,
+  };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
     const shape = rng.pick(["plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail"]);
@@ -224,6 +296,39 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
         assert.equal(fingerprint(byPterm), before, `pterm changed something while refusing: ${where}`);
         stats[kind]++;
       }
+    }
+
+    // A line the diff's hunks read changed meanwhile (a commit in both clones): --3way merges.
+    const moved = shape !== "no-prefix" && rng.chance(0.5) ? lineToMove(rng, diff) : null;
+    if (moved !== null) {
+      for (const dir of [byGit, byPterm]) {
+        await moveLine(dir, moved.path, moved.line);
+        git(dir, "commit", "-qam", `meanwhile ${round}`, "--allow-empty");
+      }
+      const args = ["--3way", ...flags.filter((f) => f !== "--index")];
+      const where = `${context("diff")}\n(git apply ${args.join(" ")}, line ${moved.line} of ${moved.path} changed)`;
+      const theirs3 = await realApply(byGit, args, encodeLossless(diff));
+      const ours3 = await ptermApply(root.path, args, encodeLossless(diff));
+      assert.equal(
+        ours3.code,
+        theirs3.code,
+        `--3way exit code (git: ${theirs3.stderr}, pterm: ${ours3.stderr}): ${where}`,
+      );
+      // pterm's own account of a refusal or a conflict follows git's lines in the envelope's stderr.
+      const gitLines = ours3.stderr.replace(/\[Error\][\s\S]*$/, "");
+      assert.equal(gitLines, theirs3.stderr, `--3way stderr differs: ${where}`);
+      assert.equal(
+        git(byPterm, "ls-files", "-s"),
+        git(byGit, "ls-files", "-s"),
+        `--3way index stages differ: ${where}`,
+      );
+      assert.equal(applied(byPterm, byGit), applied(byGit, byGit), `--3way work trees differ: ${where}`);
+      for (const dir of [byGit, byPterm]) {
+        git(dir, "reset", "-q", "--hard", "HEAD~1");
+        git(dir, "clean", "-fdq");
+      }
+      stats.threeway++;
+      if (theirs3.code !== 0) stats.threewayConflicts++;
     }
 
     // What the diff would do, as --stat and --numstat print it: git's bytes.
@@ -288,7 +393,10 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   }
   if (DIFFS >= 50) {
     for (const [what, count] of Object.entries(stats)) {
-      if (what !== "twiceAccepted") assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+      // Whether a --3way merge conflicts is up to the draw: its rounds must come, not their outcome.
+      if (what !== "twiceAccepted" && what !== "threewayConflicts") {
+        assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
+      }
     }
   }
   // deno-lint-ignore no-console -- what this run drew, for whoever reads the log

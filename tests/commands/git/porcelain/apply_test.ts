@@ -179,3 +179,99 @@ Deno.test("git apply --cached changes the index only, as real git's; a file not 
   assert.equal(envelope.exit_code, 1);
   assert.ok(envelope.stderr.startsWith("error: app.py: does not exist in index\n"), envelope.stderr);
 });
+
+/** Real `git apply <args>` in `dir`: its exit code and stderr. */
+function realApply(dir: string, ...args: string[]): { code: number; stderr: string } {
+  const out = git(dir, "apply", ...args);
+  return { code: out.code, stderr: out.stderr };
+}
+
+/**
+ * A repository whose app.py moved on since fix.patch was made from it (its `index` line names the
+ * old app.py, which the repository still has), and a real-git twin of it outside the workspace.
+ */
+async function movedOn(root: string, twin: string): Promise<void> {
+  await setUp(root);
+  await Deno.writeTextFile(
+    `${root}/app.py`,
+    "def main():\n    print('hello')\n\nif __name__ == '__main__':\n    main()\n",
+  );
+  await Deno.writeTextFile(`${root}/fix.patch`, git(root, "diff").stdout);
+  git(root, "checkout", "-q", "app.py");
+  await Deno.writeTextFile(
+    `${root}/app.py`,
+    "def main():\n    print('hey')\n\nif __name__ == '__main__':\n    main()\n",
+  );
+  git(root, "commit", "-qam", "meanwhile");
+  git(twin, "clone", "-q", root, ".");
+  await Deno.copyFile(`${root}/fix.patch`, `${twin}/fix.patch`);
+}
+
+Deno.test("git apply --3way: a conflict as real git leaves it (markers, stages, `U app.py`, exit 1); resolved with an editor and `git add`, real git sees what it would", async () => {
+  await using root = await makeRoot();
+  await using twin = await makeRoot("pterm-apply-twin-");
+  await movedOn(root.path, twin.path);
+  const theirs = realApply(twin.path, "--3way", "fix.patch");
+  assert.equal(theirs.code, 1);
+  assert.equal(theirs.stderr, "Applied patch to 'app.py' with conflicts.\nU app.py\n");
+  const envelope = await exec(root.path, "git apply --3way fix.patch");
+  assert.equal(envelope.exit_code, 1);
+  assert.equal(envelope.error_code, "Conflict");
+  assert.ok(envelope.stderr.startsWith(theirs.stderr), envelope.stderr);
+  assert.deepEqual(envelope.result?.conflicts, ["app.py"]);
+  const markers = await Deno.readTextFile(`${root.path}/app.py`);
+  assert.equal(markers, await Deno.readTextFile(`${twin.path}/app.py`));
+  assert.ok(markers.includes("<<<<<<< ours\n    print('hey')\n=======\n    print('hello')\n>>>>>>> theirs\n"), markers);
+  for (const args of [["ls-files", "-s"], ["status", "--porcelain"], ["diff"]]) {
+    assert.equal(git(root.path, ...args).stdout, git(twin.path, ...args).stdout, args.join(" "));
+  }
+  // The person edits the markers away and stages the file: pterm's `git add` in one, real git's in the other.
+  const resolved = "def main():\n    print('hello, hey')\n\nif __name__ == '__main__':\n    main()\n";
+  await Deno.writeTextFile(`${root.path}/app.py`, resolved);
+  await Deno.writeTextFile(`${twin.path}/app.py`, resolved);
+  await execOk(root.path, "git add app.py");
+  git(twin.path, "add", "app.py");
+  for (const args of [["ls-files", "-s"], ["status", "--porcelain"], ["diff", "--cached"], ["diff"]]) {
+    assert.equal(git(root.path, ...args).stdout, git(twin.path, ...args).stdout, args.join(" "));
+  }
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "M  app.py\n?? fix.patch\n");
+});
+
+Deno.test("git apply --3way: a clean merge is staged; --check says it would conflict and writes nothing; a missing preimage falls back in git's words", async () => {
+  await using root = await makeRoot();
+  await using twin = await makeRoot("pterm-apply-twin-");
+  await movedOn(root.path, twin.path);
+  // --check: git's line, exit 0, nothing written.
+  const checked = realApply(twin.path, "--3way", "--check", "fix.patch");
+  const ours = await exec(root.path, "git apply -3 --check fix.patch");
+  assert.equal(ours.exit_code, checked.code);
+  assert.equal(ours.stderr, checked.stderr);
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "?? fix.patch\n");
+  // The diff's `index` line names a blob the repository lacks: git's error, then the direct application fails.
+  const patch = (await Deno.readTextFile(`${root.path}/fix.patch`)).replace(/^index [0-9a-f]+\.\./m, "index 1234567..");
+  await Deno.writeTextFile(`${root.path}/lacking.patch`, patch);
+  await Deno.writeTextFile(`${twin.path}/lacking.patch`, patch);
+  const lacking = realApply(twin.path, "--3way", "lacking.patch");
+  assert.equal(lacking.code, 1);
+  const refused = await exec(root.path, "git apply --3way lacking.patch");
+  assert.equal(refused.exit_code, 1);
+  assert.ok(refused.stderr.startsWith(lacking.stderr), refused.stderr);
+  assert.ok(lacking.stderr.startsWith("error: repository lacks the necessary blob to perform 3-way merge.\n"));
+  assert.equal(git(root.path, "diff", "HEAD").stdout, "");
+  // A change elsewhere in the file merges cleanly and is staged, as with real git.
+  for (const dir of [root.path, twin.path]) {
+    await Deno.writeTextFile(
+      `${dir}/app.py`,
+      "def main():\n    print('hi')\n\nif __name__ == '__main__':\n    main(1)\n",
+    );
+    git(dir, "commit", "-qam", "elsewhere");
+  }
+  const clean = realApply(twin.path, "--3way", "fix.patch");
+  assert.equal(clean.code, 0);
+  const merged = await execOk(root.path, "git apply --3way fix.patch");
+  assert.equal(merged.stderr, clean.stderr);
+  assert.equal(merged.stderr, "Applied patch to 'app.py' cleanly.\n");
+  for (const args of [["ls-files", "-s"], ["diff", "--cached"], ["diff"]]) {
+    assert.equal(git(root.path, ...args).stdout, git(twin.path, ...args).stdout, args.join(" "));
+  }
+});
