@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { git, gitRaw } from "../oracle.ts";
+import { git, GIT_ENV, gitRaw } from "../oracle.ts";
 import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { Shaper } from "./history_repos.ts";
 
@@ -112,4 +112,130 @@ Deno.test("git log -L follows a line range through random linear histories as gi
     ),
     { numRuns: 60, endOnFailure: true },
   );
+});
+
+type HistoryOp =
+  | { kind: "commit"; tip: number; edit: Edit; dt: number }
+  | { kind: "branch"; from: number; dt: number }
+  | { kind: "merge"; tips: [number, number]; take: number; edit: Edit | null; dt: number };
+
+const dtArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: -3000, max: -1 }));
+const contentEdit = editArb.filter((e) => e.kind !== "rename" && e.kind !== "other");
+const historyOpArb: fc.Arbitrary<HistoryOp> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant("commit" as const), tip: fc.nat(), edit: contentEdit, dt: dtArb }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("branch" as const), from: fc.nat(), dt: dtArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("merge" as const),
+      tips: fc.tuple(fc.nat(), fc.nat()),
+      take: fc.nat(),
+      edit: fc.option(contentEdit),
+      dt: dtArb,
+    }),
+  },
+);
+
+function applyEdit(lines: string[], edit: Edit): string[] {
+  const out = [...lines];
+  if (edit.kind === "insert") out.splice(edit.at % (out.length + 1), 0, ...edit.lines);
+  else if (edit.kind === "remove" && out.length > 1) out.splice(edit.at % out.length, edit.count);
+  else if (edit.kind === "replace" && out.length) out.splice(edit.at % out.length, edit.lines.length, ...edit.lines);
+  return out.length ? out : ["a"];
+}
+
+/** A history with branches and merges (built with commit-tree: merges take either side, or an evil edit). */
+async function buildMerges(dir: string, first: string[], ops: HistoryOp[]): Promise<number> {
+  let time = 1_700_000_000;
+  let n = 0;
+  const contents = new Map<string, string[]>();
+  const all: string[] = [];
+  const at = async (args: string[], input?: string) => {
+    const env = { GIT_AUTHOR_DATE: `@${time} +0100`, GIT_COMMITTER_DATE: `@${time} +0100` };
+    const out = await new Deno.Command("git", {
+      args,
+      cwd: dir,
+      env: { ...GIT_ENV, ...env },
+      clearEnv: true,
+      stdin: input === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (input !== undefined) {
+      const w = out.stdin.getWriter();
+      await w.write(new TextEncoder().encode(input));
+      await w.close();
+    }
+    const done = await out.output();
+    if (done.code !== 0) throw new Error(new TextDecoder().decode(done.stderr));
+    return new TextDecoder().decode(done.stdout).trim();
+  };
+  const make = async (parents: string[], lines: string[], step: number) => {
+    time += step;
+    const blob = await at(["hash-object", "-w", "--stdin"], lines.join("\n") + "\n");
+    const tree = await at(["mktree"], `100644 blob ${blob}\tf.txt\n`);
+    const oid = await at(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-m", `c${n++}`]);
+    contents.set(oid, lines);
+    all.push(oid);
+    return oid;
+  };
+  const tips = [await make([], first, 0)];
+  for (const op of ops) {
+    if (op.kind === "commit") {
+      const i = op.tip % tips.length;
+      tips[i] = await make([tips[i]], applyEdit(contents.get(tips[i])!, op.edit), op.dt);
+    } else if (op.kind === "branch") tips.push(all[op.from % all.length]);
+    else {
+      const a = op.tips[0] % tips.length;
+      const b = op.tips[1] % tips.length;
+      if (a === b || tips[a] === tips[b]) continue;
+      const taken = contents.get(op.take % 2 ? tips[b] : tips[a])!;
+      tips[a] = await make([tips[a], tips[b]], op.edit ? applyEdit(taken, op.edit) : taken, op.dt);
+    }
+  }
+  await at(["update-ref", "refs/heads/main", tips[0]]);
+  return contents.get(tips[0])!.length;
+}
+
+Deno.test("git log -L through merges lists what git lists (a merge both sides changed: its header alone)", async () => {
+  await using root = await makeRoot();
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(line, { minLength: 1, maxLength: 8 }),
+      fc.array(historyOpArb, { minLength: 1, maxLength: 12 }),
+      fc.nat(),
+      fc.nat(),
+      async (first, ops, a, b) => {
+        const name = `m${run++}`;
+        await git(root.path, "init", "-q", "-b", "main", `${root.path}/${name}`);
+        const lines = await buildMerges(`${root.path}/${name}`, first, ops);
+        const start = 1 + a % lines;
+        const end = start + b % (lines - start + 1);
+        await compare(root.path, name, ["-L", `${start},${end}:f.txt`]);
+        await compare(root.path, name, ["-L", `${start},${end}:f.txt`, "--oneline"]);
+      },
+    ),
+    { numRuns: 50, endOnFailure: true },
+  );
+});
+
+Deno.test("git log -L shows a merge whose sides both changed the lines as git does: its header, then a blank line", async () => {
+  await using root = await makeRoot();
+  await git(root.path, "init", "-q", "-b", "main", `${root.path}/m`);
+  const ops: HistoryOp[] = [
+    { kind: "branch", from: 0, dt: 10 },
+    { kind: "commit", tip: 0, edit: { kind: "replace", at: 1, lines: ["left"] }, dt: 10 },
+    { kind: "commit", tip: 1, edit: { kind: "replace", at: 2, lines: ["right"] }, dt: 10 },
+    { kind: "merge", tips: [0, 1], take: 0, edit: { kind: "replace", at: 2, lines: ["right"] }, dt: 10 },
+  ];
+  await buildMerges(`${root.path}/m`, ["a", "b", "c", "d"], ops);
+  const ours = await exec(root.path, "git log --repo m -L 2,3:f.txt --oneline");
+  assert.equal(ours.exit_code, 0, ours.stderr);
+  assert.match(ours.stdout, /^[0-9a-f]{7} c3\n\n[0-9a-f]{7} c2\n\ndiff --git/);
+  await compare(root.path, "m", ["-L", "2,3:f.txt"]);
+  await compare(root.path, "m", ["-L", "2,3:f.txt", "--oneline"]);
 });
