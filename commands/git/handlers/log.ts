@@ -7,7 +7,7 @@ import { PtermError } from "../../../core/errors.ts";
 import type { logFlags } from "../sub/log.ts";
 import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
 import { ancestorsOf, describeCommit, type LogCommit, readCommit, walkLog } from "../history/log.ts";
-import { lineLog, parseLineRanges, renderLineLogDiff } from "../history/line_log.ts";
+import { lineLog, parseLineRanges, renderLineLogDiff, splitLineRangeArg } from "../history/line_log.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
 import { parseApproxDate } from "../history/approxidate.ts";
 import { compilePattern } from "../history/pattern.ts";
@@ -323,6 +323,8 @@ async function lineLevelLog(
   walk: { start: string; hide: Set<string>; paths: string[]; symmetric: boolean },
 ) {
   const flags = ctx.flags;
+  // Each -L is read first (git parses them before it looks at the rest of the line).
+  for (const arg of flags["line-range"]) splitLineRangeArg(arg);
   if (walk.paths.length) {
     throw new PtermError(
       "InvalidArgs",

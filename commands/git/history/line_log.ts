@@ -200,14 +200,15 @@ export async function parseLineRanges(
       );
     }
     if (begin && end && end < begin) [begin, end] = [end, begin];
-    if (lines < end || ((lines || begin) && lines < begin)) {
+    // An end past the file's last line is its last line (git); a start past it is refused.
+    if ((!lines && (begin || end)) || lines < begin) {
       throw new PtermError(
         "InvalidArgs",
         `file ${path} has only ${lines} line${lines === 1 ? "" : "s"}: give a range within 1,${lines}.`,
       );
     }
     if (begin < 1) begin = 1;
-    if (end < 1) end = lines;
+    if (end < 1 || lines < end) end = lines;
     const list = known ?? [];
     list.push({ start: begin - 1, end });
     files.set(path, list);

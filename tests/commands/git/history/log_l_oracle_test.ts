@@ -239,3 +239,68 @@ Deno.test("git log -L shows a merge whose sides both changed the lines as git do
   await compare(root.path, "m", ["-L", "2,3:f.txt"]);
   await compare(root.path, "m", ["-L", "2,3:f.txt", "--oneline"]);
 });
+
+/** The history of one file with a rename and a last line losing its newline (the spellings' fixture). */
+async function spellingsRepo(root: string): Promise<void> {
+  const dir = `${root}/s`;
+  await git(root, "init", "-q", "-b", "main", dir);
+  const shaper = new Shaper(dir);
+  await Deno.mkdir(`${dir}/src`);
+  await shaper.commit("src/f.py", "a\nb\nc\nd\ne\nf\n", "one");
+  await shaper.commit("src/f.py", "a\nB\nc\nx\nd\ne\nf\n", "two");
+  await shaper.commit("src/f.py", "a\nB\nc\nx\nd\nE\nf", "three");
+  await shaper.git("mv", "src/f.py", "src/util.py");
+  await shaper.git("commit", "-q", "-m", "move");
+  await shaper.commit("src/util.py", "zz\na\nB\nc\nx\nd\nE\nf", "four");
+  await shaper.commit("src/util.py", "zz\na\nB2\nc\nx\nd\nE\nf", "five");
+}
+
+Deno.test("git log -L: every range spelling pterm takes prints git's bytes", async () => {
+  await using root = await makeRoot();
+  await spellingsRepo(root.path);
+  const spellings = [
+    ["-L", "1,5:src/util.py"],
+    ["-L", "2,3:src/util.py", "--oneline"],
+    ["-L", "/B/,+2:src/util.py"],
+    ["-L", "/c/,/E/:src/util.py", "--oneline"],
+    ["-L", "^/a/,+1:src/util.py"],
+    ["-L", "2,3:src/util.py", "-L", "6,7:src/util.py", "--oneline"],
+    ["-L", "2,3:src/util.py", "-L", "3,5:src/util.py"],
+    ["-L", "2,30:src/util.py", "--oneline"],
+    ["-L", "3:src/util.py", "--oneline"],
+    ["-L3,:src/util.py", "--format=%h%n%s"],
+    ["-L", "2,3:src/util.py", "-p", "--oneline"],
+    ["-L", "1,8:src/util.py", "HEAD~2", "--oneline"],
+    ["-L", "1,8:src/util.py", "HEAD~4..HEAD", "--oneline"],
+    ["-L", "1,8:src/util.py", "--author=Oracle", "-n", "2"],
+  ];
+  for (const args of spellings) await compare(root.path, "s", args);
+  // The workspace is as it was: real git sees nothing changed.
+  assert.equal(await git(`${root.path}/s`, "status", "--porcelain"), "");
+});
+
+Deno.test("git log -L refuses what git refuses, and names the forms pterm does not take", async () => {
+  await using root = await makeRoot();
+  await spellingsRepo(root.path);
+  for (const args of [["-L", "9,10:src/util.py"], ["-L", "/nomatch/:src/util.py"], ["-L", "1,2:src/none.py"]]) {
+    const ours = await exec(root.path, `git log --repo s ${args.join(" ")}`);
+    const theirs = await gitRaw(`${root.path}/s`, ["log", ...args]);
+    assert.notEqual(theirs.code, 0);
+    assert.notEqual(ours.exit_code, 0, args.join(" "));
+  }
+  const refusals: [string, RegExp][] = [
+    ["-L :main:src/util.py", /function form/],
+    ["-L 1,2:src/util.py -- src/util.py", /cannot be used with pathspec/],
+    ["-L 1,2:src/util.py --stat", /-L with --stat is not available/],
+    ["-L 1,2:src/util.py --graph", /-L with --graph is not available/],
+    ["-L 1,2 src/util.py", /not 'start,end:file'/],
+  ];
+  for (const [line, message] of refusals) {
+    const ours = await exec(root.path, `git log --repo s ${line}`);
+    assert.notEqual(ours.exit_code, 0, line);
+    assert.match(ours.stderr, message, line);
+  }
+  // The suggested line runs.
+  const suggested = await exec(root.path, "git log --repo s -L 1,5:src/util.py --oneline");
+  assert.equal(suggested.exit_code, 0, suggested.stderr);
+});
