@@ -5,7 +5,15 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { logFlags } from "../sub/log.ts";
-import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
+import { conversionFor } from "../worktree/convert.ts";
+import {
+  changesBetween,
+  driverFunctionLines,
+  lineAlgorithm,
+  renderDiff,
+  type RenderedDiff,
+  renderStat,
+} from "../diff/diff.ts";
 import { ancestorsOf, describeCommit, type LogCommit, readCommit, walkLog } from "../history/log.ts";
 import { lineLog, parseLineRanges, renderLineLogDiff, splitLineRangeArg } from "../history/line_log.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
@@ -357,7 +365,7 @@ async function lineLevelLog(
     }
     const found = await lookupPath(repo, startCommit.tree, path);
     return found && found.mode !== "40000" ? await repo.objects.readTyped(found.oid, "blob") : null;
-  });
+  }, async (path) => driverFunctionLines(repo, (await conversionFor(repo).plan(path)).diff));
   const walked: { id: string; parents: string[]; treesame: boolean }[] = [];
   await walkLog(repo, walk.start, Number.MAX_SAFE_INTEGER, null, walk.hide, { walked });
   const keep = logFilter(repo, policy, [], flags);

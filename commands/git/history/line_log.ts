@@ -60,19 +60,21 @@ export interface LineLogEntry {
 
 /** One `-L` argument, split as git's skip_range_arg splits it: the range, then `:` and the file. */
 export function splitLineRangeArg(arg: string): { range: string; path: string } {
+  let at: number;
   if (arg.startsWith(":") || arg.startsWith("^:")) {
-    throw new PtermError(
-      "InvalidArgs",
-      `-L ${arg}: the function form (:<funcname>:<file>) is not available in pterm; give the function's lines ` +
-        "(`git grep -n <funcname> -- <file>` finds them) as -L <start>,<end>:<file>.",
-    );
+    // :<funcname>: the pattern runs to the next `:` not escaped by a backslash.
+    const open = arg.indexOf(":");
+    at = open + 1;
+    while (at < arg.length && arg[at] !== ":") at += arg[at] === "\\" && at + 1 < arg.length ? 2 : 1;
+    if (at === open + 1) at = -1;
+  } else {
+    at = scanLoc(arg, 0, true);
+    if (arg[at] === ",") at = scanLoc(arg, at + 1, false);
   }
-  let at = scanLoc(arg, 0, true);
-  if (arg[at] === ",") at = scanLoc(arg, at + 1, false);
-  if (arg[at] !== ":" || at + 1 >= arg.length) {
+  if (at < 0 || arg[at] !== ":" || at + 1 >= arg.length) {
     throw new PtermError(
       "InvalidArgs",
-      `-L argument not 'start,end:file': ${arg}. Give -L <start>,<end>:<file>, e.g. -L 1,5:src/util.py.`,
+      `-L argument not 'start,end:file' or ':funcname:file': ${arg}. Give -L <start>,<end>:<file>, e.g. -L 1,5:src/util.py.`,
     );
   }
   return { range: arg.slice(0, at), path: arg.slice(at + 1) };
@@ -161,6 +163,47 @@ function parseLoc(spec: string, bytes: Uint8Array, begin: number): { rest: strin
   return { rest: text.slice(term + 1), line: searchFrom + newlinesBefore + 1 };
 }
 
+/** git's default function line (no diff driver pattern): it starts with a letter, `_` or `$`. */
+function isFunctionLine(bytes: Uint8Array, start: number, end: number): boolean {
+  if (start === end) return false;
+  const c = bytes[start];
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
+}
+
+/**
+ * `:<funcname>` (parse_range_funcname): the first function line at or after line `anchor` that the
+ * pattern matches, to the line before the next function line (or the end). Returns [begin, end], 1-based.
+ */
+function funcnameRange(range: string, bytes: Uint8Array, anchor: number): [number, number] {
+  const source = range.slice(range.indexOf(":") + 1);
+  const starts = lineStarts(bytes);
+  const lines = starts.length - 1;
+  const compiled = compilePattern(source);
+  const pattern = new RegExp(compiled.source, compiled.flags + "m");
+  const from = Math.min(anchor - 1, lines);
+  let found = -1;
+  // Matches are searched line by line's text as bytes decode; a match on a line that is no function line goes on.
+  for (let line = from; line < lines && found < 0;) {
+    const text = decoder.decode(bytes.subarray(starts[line]));
+    const match = pattern.exec(text);
+    if (!match) break;
+    const at = line + (text.slice(0, match.index).match(/\n/g) ?? []).length;
+    if (isFunctionLine(bytes, starts[at], starts[at + 1])) found = at;
+    else line = at + 1;
+  }
+  if (found < 0) {
+    throw new PtermError(
+      "InvalidArgs",
+      `-L parameter '${source}' starting at line ${
+        from + 1
+      }: no match. Give line numbers (\`git grep -n\` finds them).`,
+    );
+  }
+  let end = found + 1;
+  while (end < lines && !isFunctionLine(bytes, starts[end], starts[end + 1])) end++;
+  return [found + 1, end];
+}
+
 /**
  * The ranges of the `-L` arguments in the starting commit (parse_lines): per file, sorted and
  * merged, files in path order. `readFile` gives a path's bytes there, or null when it is absent.
@@ -168,6 +211,8 @@ function parseLoc(spec: string, bytes: Uint8Array, begin: number): { rest: strin
 export async function parseLineRanges(
   args: readonly string[],
   readFile: (path: string) => Promise<Uint8Array | null>,
+  /** Whether git would find the path's function lines with a diff driver's own pattern (not git's default rule). */
+  driverFunctionLines: (path: string) => Promise<boolean>,
 ): Promise<TrackedFile[]> {
   const files = new Map<string, LineRange[]>();
   for (const arg of args) {
@@ -184,10 +229,24 @@ export async function parseLineRanges(
     let anchor = known?.length ? known[known.length - 1].end + 1 : 1;
     if (anchor < 1) anchor = 1;
     if (anchor > lines) anchor = lines + 1;
-    const first = parseLoc(range, bytes, -anchor);
-    let begin = first.line;
+    let begin: number;
     let end = 0;
-    let rest = first.rest;
+    let rest: string;
+    if (range.startsWith(":") || range.startsWith("^:")) {
+      if (await driverFunctionLines(path)) {
+        throw new PtermError(
+          "InvalidArgs",
+          `-L ${arg}: ${path} has a diff driver with its own function lines (.gitattributes), which pterm does not ` +
+            "apply; give the function's lines (`git grep -n <funcname> -- <file>` finds them) as -L <start>,<end>:<file>.",
+        );
+      }
+      [begin, end] = funcnameRange(range, bytes, range.startsWith("^") ? 1 : anchor);
+      rest = "";
+    } else {
+      const first = parseLoc(range, bytes, -anchor);
+      begin = first.line;
+      rest = first.rest;
+    }
     if (rest[0] === ",") {
       const second = parseLoc(rest.slice(1), bytes, begin + 1);
       end = second.line;

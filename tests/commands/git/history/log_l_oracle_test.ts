@@ -273,6 +273,7 @@ Deno.test("git log -L: every range spelling pterm takes prints git's bytes", asy
     ["-L", "1,8:src/util.py", "HEAD~2", "--oneline"],
     ["-L", "1,8:src/util.py", "HEAD~4..HEAD", "--oneline"],
     ["-L", "1,8:src/util.py", "--author=Oracle", "-n", "2"],
+    ["-L", "1,8:src/util.py", "--grep=t", "--oneline"],
   ];
   for (const args of spellings) await compare(root.path, "s", args);
   // The workspace is as it was: real git sees nothing changed.
@@ -289,7 +290,7 @@ Deno.test("git log -L refuses what git refuses, and names the forms pterm does n
     assert.notEqual(ours.exit_code, 0, args.join(" "));
   }
   const refusals: [string, RegExp][] = [
-    ["-L :main:src/util.py", /function form/],
+    ["-L :nomatch:src/util.py", /no match/],
     ["-L 1,2:src/util.py -- src/util.py", /cannot be used with pathspec/],
     ["-L 1,2:src/util.py --stat", /-L with --stat is not available/],
     ["-L 1,2:src/util.py --graph", /-L with --graph is not available/],
@@ -303,4 +304,31 @@ Deno.test("git log -L refuses what git refuses, and names the forms pterm does n
   // The suggested line runs.
   const suggested = await exec(root.path, "git log --repo s -L 1,5:src/util.py --oneline");
   assert.equal(suggested.exit_code, 0, suggested.stderr);
+});
+
+Deno.test("git log -L :<funcname>:<file> finds the function as git's default function lines do", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/c`;
+  await git(root.path, "init", "-q", "-b", "main", dir);
+  const shaper = new Shaper(dir);
+  const version = (body: string, extra: string) =>
+    `#include <x.h>\n\nint helper(int a)\n{\n\treturn a;\n}\n\nint main(void)\n{\n${body}\treturn 0;\n}\n${extra}`;
+  await shaper.commit("app.c", version("", ""), "one");
+  await shaper.commit("app.c", version("\thelper(1);\n", ""), "two");
+  await shaper.commit("app.c", version("\thelper(2);\n", "\nstatic void tail(void)\n{\n}\n"), "three");
+  await shaper.commit("app.c", version("\thelper(2);\n\thelper(3);\n", "\nstatic void tail(void)\n{\n}\n"), "four");
+  for (
+    const args of [
+      ["-L", ":main:app.c"],
+      ["-L", ":helper:app.c", "--oneline"],
+      ["-L", ":tail:app.c", "--oneline"],
+      ["-L", "^:int:app.c", "--oneline"],
+      ["-L", ":helper:app.c", "-L", ":main:app.c", "--oneline"],
+    ]
+  ) await compare(root.path, "c", args);
+  // A driver with its own function lines (.gitattributes) is refused by name.
+  await Deno.writeTextFile(`${dir}/.gitattributes`, "*.c diff=cpp\n");
+  const ours = await exec(root.path, "git log --repo c -L :main:app.c");
+  assert.notEqual(ours.exit_code, 0);
+  assert.match(ours.stderr, /diff driver with its own function lines/);
 });
