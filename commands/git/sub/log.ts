@@ -101,9 +101,10 @@ export const logFlags = [
     short: "L",
     type: "string",
     repeatable: true,
-    valueName: "start,end:file",
+    valueName: "a,b:file",
     description: "Trace these lines back through history (git log -L): each commit that changed them, with the diff " +
-      "of just those lines. `10,20:f`, `10,+5:f`, `10,:f`, `/regex/,+5:f`; the file is followed across renames.",
+      "of just those lines. `10,20:f`, `10,+5:f`, `10,:f`, `/regex/,+5:f`, `:funcname:f`; the file is followed " +
+      "across renames.",
   },
 ] as const satisfies readonly FlagSpec[];
 
