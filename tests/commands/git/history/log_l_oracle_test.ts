@@ -332,3 +332,26 @@ Deno.test("git log -L :<funcname>:<file> finds the function as git's default fun
   assert.notEqual(ours.exit_code, 0);
   assert.match(ours.stderr, /diff driver with its own function lines/);
 });
+
+Deno.test("git log -L on files past 1024 bytes (git trims their common tail before the diff) lists what git lists", async () => {
+  await using root = await makeRoot();
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(line, { minLength: 1, maxLength: 6 }),
+      fc.array(editArb, { minLength: 1, maxLength: 6 }),
+      fc.nat(),
+      async (first, edits, a) => {
+        const name = `t${run++}`;
+        await git(root.path, "init", "-q", "-b", "main", `${root.path}/${name}`);
+        // A long run of equal lines at the end: where a change there lands depends on the trimmed tail.
+        const padded = [...first, ...Array.from({ length: 160 }, (_, i) => (i % 3 ? "}" : "x = 1;      "))];
+        const { path, lines } = await build(new Shaper(`${root.path}/${name}`), padded, edits);
+        const start = 1 + a % lines;
+        await compare(root.path, name, ["-L", `${start},+40:${path}`, "--oneline"]);
+        await compare(root.path, name, ["-L", `1,${lines}:${path}`, "--oneline"]);
+      },
+    ),
+    { numRuns: 20, endOnFailure: true },
+  );
+});
