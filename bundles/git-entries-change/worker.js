@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5MOZSYIJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y4QCC23Q.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7092,7 +7092,7 @@ function abbreviate(repo, oid) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-YTTONPKX.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-636725I2.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -13181,7 +13181,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-O47RSDL4.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-67FGBFYE.js", import.meta.url).href);
   let files;
   try {
     const result = await runPatch({
@@ -13200,7 +13200,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-L7LPR74D.js", import.meta.url).href)
+      git: await import(new URL("./api-NVDVGKPS.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
@@ -14335,7 +14335,7 @@ var ChangeGroup = class {
 function broken() {
   throw new Error("line diff: change groups out of step");
 }
-function compact(side, other) {
+function compact(side, other, indentHeuristic = true) {
   const g = new ChangeGroup(side.ids, side.changed, side.count);
   const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
@@ -14362,7 +14362,7 @@ function compact(side, other) {
           if (!g.slideUp()) broken();
           if (!go.previous()) broken();
         }
-      } else {
+      } else if (indentHeuristic) {
         let shift = earliestEnd;
         if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
         if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
