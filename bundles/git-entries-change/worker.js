@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-OAOTEJKX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OHWXNNNP.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6924,7 +6924,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-LDPLYKGT.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-Q6GJXNWH.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -13451,7 +13451,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-WJNLLXV5.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-2VTLBQZS.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13475,7 +13475,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-MFFVFWG6.js", import.meta.url).href)
+      git: await import(new URL("./api-OQ77P3XU.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -14661,7 +14661,7 @@ var ChangeGroup = class {
 function broken() {
   throw new Error("line diff: change groups out of step");
 }
-function compact(side, other) {
+function compact(side, other, indentHeuristic = true) {
   const g = new ChangeGroup(side.ids, side.changed, side.count);
   const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
@@ -14688,7 +14688,7 @@ function compact(side, other) {
           if (!g.slideUp()) broken();
           if (!go.previous()) broken();
         }
-      } else {
+      } else if (indentHeuristic) {
         let shift = earliestEnd;
         if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
         if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-B7GYG3YO.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-L7NL2ZEU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1938,7 +1938,7 @@ var ChangeGroup = class {
 function broken() {
   throw new Error("line diff: change groups out of step");
 }
-function compact(side, other) {
+function compact(side, other, indentHeuristic = true) {
   const g = new ChangeGroup(side.ids, side.changed, side.count);
   const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
@@ -1965,7 +1965,7 @@ function compact(side, other) {
           if (!g.slideUp()) broken();
           if (!go.previous()) broken();
         }
-      } else {
+      } else if (indentHeuristic) {
         let shift = earliestEnd;
         if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
         if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
@@ -2494,7 +2494,7 @@ function myersChanged(a, b, classes, minimal = false) {
     y.changed
   ];
 }
-function lineChanges(before, after, algorithm = DEFAULT_ALGORITHM) {
+function lineChanges(before, after, algorithm = DEFAULT_ALGORITHM, indentHeuristic = true) {
   const la = linesOf(before);
   const lb = linesOf(after);
   const numbered = numberLines(la, lb);
@@ -2508,8 +2508,8 @@ function lineChanges(before, after, algorithm = DEFAULT_ALGORITHM) {
     prepare(x, y, numbered.countA, numbered.countB);
     compareRecords(x, y, algorithm.minimal);
   }
-  compact(x, y);
-  compact(y, x);
+  compact(x, y, indentHeuristic);
+  compact(y, x, indentHeuristic);
   return changesOf(x, y).slice();
 }
 
@@ -10001,64 +10001,6 @@ var show = async (ctx) => {
   };
 };
 
-// commands/git/history/approxidate.ts
-var UNIT_SECONDS = {
-  second: 1,
-  minute: 60,
-  hour: 3600,
-  day: 86400,
-  week: 7 * 86400
-};
-var NUMBER_WORDS = [
-  "zero",
-  "one",
-  "two",
-  "three",
-  "four",
-  "five",
-  "six",
-  "seven",
-  "eight",
-  "nine",
-  "ten"
-];
-function parseApproxDate(text, nowMs = Date.now()) {
-  const value = text.trim().toLowerCase().replace(/[._]/g, " ");
-  const now = Math.floor(nowMs / 1e3);
-  const local = new Date(now * 1e3);
-  if (value === "now" || value === "today") return now;
-  if (value === "midnight") {
-    return Math.floor(new Date(local.getFullYear(), local.getMonth(), local.getDate()).getTime() / 1e3);
-  }
-  if (value === "yesterday") return now - 86400;
-  const unix = value.match(/^@(\d+)$/);
-  if (unix) return Number(unix[1]);
-  const ago = value.match(/^(\d+|an?|[a-z]+)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
-  if (ago && (/^(\d+|an?)$/.test(ago[1]) || NUMBER_WORDS.includes(ago[1]))) {
-    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : /^an?$/.test(ago[1]) ? 0 : NUMBER_WORDS.indexOf(ago[1]);
-    const unit = ago[2];
-    if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
-    const date = new Date(now * 1e3);
-    if (unit === "month") date.setMonth(date.getMonth() - n);
-    else date.setFullYear(date.getFullYear() - n);
-    return Math.floor(date.getTime() / 1e3);
-  }
-  const iso = text.trim().match(/^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/);
-  if (iso) {
-    const [, y, mo, d, h, mi, s = "00", zone2] = iso;
-    if (h === void 0) {
-      const at = new Date(+y, +mo - 1, +d, local.getHours(), local.getMinutes(), local.getSeconds());
-      return Math.floor(at.getTime() / 1e3);
-    }
-    if (!zone2) return Math.floor(new Date(+y, +mo - 1, +d, +h, +mi, +s).getTime() / 1e3);
-    const sign = zone2 === "Z" ? 0 : zone2[0] === "-" ? -1 : 1;
-    const digits = zone2.replace(/[^0-9]/g, "");
-    const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
-    return Math.floor(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) / 1e3) - offset * 60;
-  }
-  throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
-}
-
 // lib/posix_regex.ts
 var PosixPatternError = class extends Error {
   name = "PosixPatternError";
@@ -10553,6 +10495,597 @@ function topoOrder(commits) {
   return out;
 }
 
+// commands/git/history/line_log.ts
+function splitLineRangeArg(arg) {
+  let at;
+  if (arg.startsWith(":") || arg.startsWith("^:")) {
+    const open = arg.indexOf(":");
+    at = open + 1;
+    while (at < arg.length && arg[at] !== ":") at += arg[at] === "\\" && at + 1 < arg.length ? 2 : 1;
+    if (at === open + 1) at = -1;
+  } else {
+    at = scanLoc(arg, 0, true);
+    if (arg[at] === ",") at = scanLoc(arg, at + 1, false);
+  }
+  if (at < 0 || arg[at] !== ":" || at + 1 >= arg.length) {
+    throw new PtermError("InvalidArgs", `-L argument not 'start,end:file' or ':funcname:file': ${arg}. Give -L <start>,<end>:<file>, e.g. -L 1,5:src/util.py.`);
+  }
+  return {
+    range: arg.slice(0, at),
+    path: arg.slice(at + 1)
+  };
+}
+function scanLoc(spec, at, first) {
+  const number = /^[ \t\n\v\f\r]*[+-]?\d+/.exec(spec.slice(at));
+  if (number) return at + number[0].length;
+  let p = at;
+  if (first && spec[p] === "^") p++;
+  if (spec[p] !== "/") return p;
+  let term = p + 1;
+  for (; term < spec.length && spec[term] !== "/"; term++) if (spec[term] === "\\") term++;
+  return spec[term] === "/" ? term + 1 : p;
+}
+function lineStarts(bytes) {
+  const starts = [
+    0
+  ];
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10 && i + 1 < bytes.length) starts.push(i + 1);
+  if (bytes.length === 0) return [
+    0
+  ];
+  starts.push(bytes.length);
+  return starts;
+}
+function lineCount(bytes) {
+  return lineStarts(bytes).length - 1;
+}
+var decoder = new TextDecoder();
+function parseLoc(spec, bytes, begin) {
+  const lines = lineCount(bytes);
+  if (begin >= 1 && (spec[0] === "+" || spec[0] === "-")) {
+    const digits = /^\d+/.exec(spec.slice(1));
+    if (!digits) return {
+      rest: spec,
+      line: 0
+    };
+    let num = Number(digits[0]);
+    if (num === 0) throw new PtermError("InvalidArgs", "-L invalid empty range: give at least one line (`,+1`).");
+    if (spec[0] === "-") num = -num;
+    const line = num > 0 ? begin + num - 2 : begin + num > 0 ? begin + num : 1;
+    return {
+      rest: spec.slice(1 + digits[0].length),
+      line
+    };
+  }
+  const number = /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(spec);
+  if (number) {
+    const num = Number(number[1]);
+    if (num <= 0) {
+      throw new PtermError("InvalidArgs", `-L invalid line number: ${num}. Lines are counted from 1.`);
+    }
+    return {
+      rest: spec.slice(number[0].length),
+      line: num
+    };
+  }
+  let from = begin;
+  let text = spec;
+  if (from < 0) {
+    if (text[0] !== "^") from = -from;
+    else {
+      from = 1;
+      text = text.slice(1);
+    }
+  }
+  if (text[0] !== "/") return {
+    rest: text,
+    line: 0
+  };
+  let term = 1;
+  for (; term < text.length && text[term] !== "/"; term++) if (text[term] === "\\") term++;
+  if (text[term] !== "/") return {
+    rest: text,
+    line: 0
+  };
+  const source = text.slice(1, term);
+  const compiled2 = compilePattern(source);
+  const pattern = new RegExp(compiled2.source, compiled2.flags + "m");
+  const starts = lineStarts(bytes);
+  const searchFrom = from - 1;
+  const rest = decoder.decode(bytes.subarray(starts[Math.min(searchFrom, lines)]));
+  const match = pattern.exec(rest);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `-L parameter '${source}' starting at line ${searchFrom + 1}: No match. Give line numbers (\`git grep -n\` finds the lines).`);
+  }
+  const newlinesBefore = (rest.slice(0, match.index).match(/\n/g) ?? []).length;
+  return {
+    rest: text.slice(term + 1),
+    line: searchFrom + newlinesBefore + 1
+  };
+}
+function isFunctionLine(bytes, start, end) {
+  if (start === end) return false;
+  const c = bytes[start];
+  return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 36;
+}
+function funcnameRange(range2, bytes, anchor) {
+  const source = range2.slice(range2.indexOf(":") + 1);
+  const starts = lineStarts(bytes);
+  const lines = starts.length - 1;
+  const compiled2 = compilePattern(source);
+  const pattern = new RegExp(compiled2.source, compiled2.flags + "m");
+  const from = Math.min(anchor - 1, lines);
+  let found = -1;
+  for (let line = from; line < lines && found < 0; ) {
+    const text = decoder.decode(bytes.subarray(starts[line]));
+    const match = pattern.exec(text);
+    if (!match) break;
+    const at = line + (text.slice(0, match.index).match(/\n/g) ?? []).length;
+    if (isFunctionLine(bytes, starts[at], starts[at + 1])) found = at;
+    else line = at + 1;
+  }
+  if (found < 0) {
+    throw new PtermError("InvalidArgs", `-L parameter '${source}' starting at line ${from + 1}: no match. Give line numbers (\`git grep -n\` finds them).`);
+  }
+  let end = found + 1;
+  while (end < lines && !isFunctionLine(bytes, starts[end], starts[end + 1])) end++;
+  return [
+    found + 1,
+    end
+  ];
+}
+async function parseLineRanges(args, readFile, driverFunctionLines2) {
+  const files = /* @__PURE__ */ new Map();
+  for (const arg of args) {
+    const { range: range2, path } = splitLineRangeArg(arg);
+    const bytes = await readFile(path);
+    if (!bytes) {
+      throw new PtermError("NotFound", `There is no path ${path} in the commit: -L takes a file of that commit (\`git ls-files\` lists them).`);
+    }
+    const lines = lineCount(bytes);
+    const known = files.get(path);
+    let anchor = known?.length ? known[known.length - 1].end + 1 : 1;
+    if (anchor < 1) anchor = 1;
+    if (anchor > lines) anchor = lines + 1;
+    let begin;
+    let end = 0;
+    let rest;
+    if (range2.startsWith(":") || range2.startsWith("^:")) {
+      if (await driverFunctionLines2(path)) {
+        throw new PtermError("InvalidArgs", `-L ${arg}: ${path} has a diff driver with its own function lines (.gitattributes), which pterm does not apply; give the function's lines (\`git grep -n <funcname> -- <file>\` finds them) as -L <start>,<end>:<file>.`);
+      }
+      [begin, end] = funcnameRange(range2, bytes, range2.startsWith("^") ? 1 : anchor);
+      rest = "";
+    } else {
+      const first = parseLoc(range2, bytes, -anchor);
+      begin = first.line;
+      rest = first.rest;
+    }
+    if (rest[0] === ",") {
+      const second = parseLoc(rest.slice(1), bytes, begin + 1);
+      end = second.line;
+      rest = second.rest;
+    }
+    if (rest !== "") {
+      throw new PtermError("InvalidArgs", `malformed -L argument '${range2}': give <start>,<end>, <start>,+<count> or /<regex>/,+<count>.`);
+    }
+    if (begin && end && end < begin) [begin, end] = [
+      end,
+      begin
+    ];
+    if (!lines && (begin || end) || lines < begin) {
+      throw new PtermError("InvalidArgs", `file ${path} has only ${lines} line${lines === 1 ? "" : "s"}: give a range within 1,${lines}.`);
+    }
+    if (begin < 1) begin = 1;
+    if (end < 1 || lines < end) end = lines;
+    const list = known ?? [];
+    list.push({
+      start: begin - 1,
+      end
+    });
+    files.set(path, list);
+  }
+  return [
+    ...files.entries()
+  ].sort(([a], [b]) => compareBytes2(a, b)).map(([path, ranges]) => ({
+    path,
+    ranges: sortAndMerge(ranges)
+  }));
+}
+function compareBytes2(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+function sortAndMerge(ranges) {
+  const sorted = [
+    ...ranges
+  ].sort((a, b) => a.start - b.start);
+  const out = [];
+  for (const r of sorted) {
+    if (r.start === r.end) continue;
+    const last = out[out.length - 1];
+    if (last && r.start <= last.end) {
+      if (last.end < r.end) last.end = r.end;
+    } else out.push({
+      ...r
+    });
+  }
+  return out;
+}
+function union(a, b) {
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    let next;
+    if (i < a.length && j < b.length) {
+      if (a[i].start < b[j].start) next = a[i++];
+      else if (a[i].start > b[j].start) next = b[j++];
+      else if (a[i].end < b[j].end) next = a[i++];
+      else next = b[j++];
+    } else if (i < a.length) next = a[i++];
+    else next = b[j++];
+    const last = out[out.length - 1];
+    if (next.start === next.end) continue;
+    if (!last || last.end < next.start) out.push({
+      start: next.start,
+      end: next.end
+    });
+    else if (last.end < next.end) last.end = next.end;
+  }
+  return out;
+}
+function difference(a, b) {
+  const out = [];
+  let j = 0;
+  for (const range2 of a) {
+    let { start } = range2;
+    const { end } = range2;
+    while (start < end) {
+      while (j < b.length && start >= b[j].end) j++;
+      if (j >= b.length || end < b[j].start) {
+        out.push({
+          start,
+          end
+        });
+        break;
+      }
+      if (start >= b[j].start) start = b[j].end;
+      else if (end > b[j].start) {
+        if (start < b[j].start) out.push({
+          start,
+          end: b[j].start
+        });
+        start = b[j].end;
+      }
+    }
+  }
+  return out;
+}
+function filterTouched(diff2, ranges) {
+  const out = {
+    parent: [],
+    target: []
+  };
+  let j = 0;
+  for (let i = 0; i < diff2.target.length; i++) {
+    while (diff2.target[i].start > ranges[j].end) {
+      j++;
+      if (j === ranges.length) return out;
+    }
+    const t = diff2.target[i];
+    const r = ranges[j];
+    if (!(t.end <= r.start || r.end <= t.start)) {
+      out.parent.push(diff2.parent[i]);
+      out.target.push(t);
+    }
+  }
+  return out;
+}
+function shiftDiff(ranges, diff2) {
+  const out = [];
+  let j = 0;
+  let offset = 0;
+  for (const r of ranges) {
+    while (j < diff2.target.length && r.start >= diff2.target[j].start) {
+      offset += diff2.parent[j].end - diff2.parent[j].start - (diff2.target[j].end - diff2.target[j].start);
+      j++;
+    }
+    out.push({
+      start: r.start + offset,
+      end: r.end + offset
+    });
+  }
+  return out;
+}
+function collectDiff(parent, target) {
+  const block = 1024;
+  let trimmed = 0;
+  const smaller = Math.min(parent.length, target.length);
+  while (block + trimmed <= smaller && sameBlock(parent, target, trimmed + block, block)) trimmed += block;
+  let recovered = 0;
+  const ap = parent.length - trimmed;
+  while (recovered < trimmed) if (parent[ap + recovered++] === 10) break;
+  const a = parent.subarray(0, parent.length - (trimmed - recovered));
+  const b = target.subarray(0, target.length - (trimmed - recovered));
+  const changes = lineChanges(a, b, void 0, false);
+  const out = {
+    parent: [],
+    target: []
+  };
+  for (let k = 0; k < changes.length; k += 4) {
+    out.parent.push({
+      start: changes[k],
+      end: changes[k] + changes[k + 2]
+    });
+    out.target.push({
+      start: changes[k + 1],
+      end: changes[k + 1] + changes[k + 3]
+    });
+  }
+  return out;
+}
+function sameBlock(a, b, fromEnd, length) {
+  const as = a.length - fromEnd;
+  const bs = b.length - fromEnd;
+  for (let k = 0; k < length; k++) if (a[as + k] !== b[bs + k]) return false;
+  return true;
+}
+async function queueDiffs(repo, tracked, commit, parent) {
+  const paths = new Set(tracked.map((t) => t.path));
+  const limited = [];
+  for (const path of paths) {
+    const now = await lookupPath(repo, commit.tree, path);
+    const before = parent ? await lookupPath(repo, parent.tree, path) : null;
+    const side = (e) => e && e.mode !== "40000" ? {
+      kind: "blob",
+      oid: e.oid,
+      mode: e.mode
+    } : null;
+    const a = side(before);
+    const b = side(now);
+    if (!b) continue;
+    if (a && a.oid === b.oid && a.mode === b.mode) continue;
+    limited.push({
+      path,
+      old: a,
+      new: b
+    });
+  }
+  if (!limited.some((c) => !c.old)) return limited;
+  const all = changesBetween(await flattenTree(repo, parent?.tree ?? null), await flattenTree(repo, commit.tree));
+  const candidates = all.filter((c) => !c.new || paths.has(c.path));
+  const paired = await findRenames(repo, candidates, Math.round(50 * MAX_SCORE / 100));
+  return paired.filter((c) => c.new && paths.has(c.path));
+}
+async function blobOf(repo, side) {
+  return side && side.kind === "blob" ? await repo.objects.readTyped(side.oid, "blob") : new Uint8Array();
+}
+async function processAllFiles(repo, tracked, queue) {
+  const parentRanges = tracked.map((t) => ({
+    path: t.path,
+    ranges: t.ranges.map((r) => ({
+      ...r
+    }))
+  }));
+  const shown = /* @__PURE__ */ new Map();
+  for (const change2 of queue) {
+    const target = parentRanges.find((t) => t.path === change2.path);
+    if (!target || target.ranges.length === 0) continue;
+    const newBytes = await blobOf(repo, change2.new);
+    const oldBytes = change2.old ? await blobOf(repo, change2.old) : new Uint8Array();
+    const diff2 = collectDiff(oldBytes, newBytes);
+    target.path = change2.oldPath ?? change2.path;
+    const touched = filterTouched(diff2, target.ranges);
+    const kept = difference(target.ranges, touched.target);
+    const mappedRanges = union(shiftDiff(kept, diff2), touched.parent);
+    const ranges = target.ranges;
+    target.ranges = mappedRanges;
+    if (touched.parent.length > 0) {
+      shown.set(change2.path, {
+        oldPath: change2.oldPath ?? change2.path,
+        newPath: change2.path,
+        created: !change2.old,
+        oldBytes,
+        newBytes,
+        ranges,
+        touched
+      });
+    }
+  }
+  return {
+    parentRanges,
+    shown
+  };
+}
+function mergeTracked(a, b) {
+  const byPath = /* @__PURE__ */ new Map();
+  for (const t of a) byPath.set(t.path, t.ranges);
+  for (const t of b) byPath.set(t.path, byPath.has(t.path) ? union(byPath.get(t.path), t.ranges) : t.ranges);
+  return [
+    ...byPath.entries()
+  ].sort(([x], [y]) => compareBytes2(x, y)).map(([path, ranges]) => ({
+    path,
+    ranges
+  }));
+}
+async function lineLog(repo, start, initial, walked, max, keep) {
+  const listed = async (id, commit) => !keep || await keep(commit, id);
+  const ranges = /* @__PURE__ */ new Map([
+    [
+      start,
+      initial
+    ]
+  ]);
+  const addRanges = (id, files) => {
+    const old = ranges.get(id);
+    ranges.set(id, old ? mergeTracked(old, files) : files);
+  };
+  const out = [];
+  for (const step of topoOrder(walked)) {
+    if (out.length >= max) break;
+    const tracked = ranges.get(step.id);
+    ranges.delete(step.id);
+    if (!tracked || tracked.every((t) => t.ranges.length === 0)) continue;
+    const commit = await readCommit(repo, step.id);
+    if (commit.parents.length <= 1) {
+      const parent = commit.parents.length ? await readCommit(repo, commit.parents[0]) : null;
+      const queue = await queueDiffs(repo, tracked, commit, parent);
+      const { parentRanges, shown } = await processAllFiles(repo, tracked, queue);
+      if (parent) addRanges(commit.parents[0], parentRanges);
+      if (shown.size && await listed(step.id, commit)) {
+        const files = tracked.map((t) => shown.get(t.path)).filter((f) => f !== void 0);
+        out.push({
+          id: step.id,
+          commit,
+          files
+        });
+      }
+      continue;
+    }
+    const candidates = [];
+    let blamed = -1;
+    for (const [i, parentId] of commit.parents.entries()) {
+      const parent = await readCommit(repo, parentId);
+      const { parentRanges, shown } = await processAllFiles(repo, tracked, await queueDiffs(repo, tracked, commit, parent));
+      candidates.push(parentRanges);
+      if (shown.size === 0) {
+        blamed = i;
+        break;
+      }
+    }
+    if (blamed >= 0) {
+      addRanges(commit.parents[blamed], candidates[blamed]);
+      continue;
+    }
+    for (const [i, parentId] of commit.parents.entries()) addRanges(parentId, candidates[i]);
+    if (await listed(step.id, commit)) out.push({
+      id: step.id,
+      commit,
+      files: []
+    });
+  }
+  return out;
+}
+function renderLineLogDiff(files) {
+  const parts = [];
+  const encoder3 = new TextEncoder();
+  const text = (s) => parts.push(encoder3.encode(s));
+  text("\n");
+  for (const file of files) {
+    const pStarts = lineStarts(file.oldBytes);
+    const tStarts = lineStarts(file.newBytes);
+    const line = (prefix, bytes2, starts, n) => {
+      let end = starts[n + 1];
+      const hadNewline = end > starts[n] && bytes2[end - 1] === 10;
+      if (hadNewline) end--;
+      text(prefix);
+      parts.push(bytes2.subarray(starts[n], end));
+      text("\n");
+      if (!hadNewline) text("\\ No newline at end of file\n");
+    };
+    text(`diff --git a/${file.oldPath} b/${file.newPath}
+`);
+    text(`--- ${file.created ? "/dev/null" : `a/${file.oldPath}`}
+`);
+    text(`+++ b/${file.newPath}
+`);
+    const { parent, target } = file.touched;
+    let j = 0;
+    for (const range2 of file.ranges) {
+      const tStart = range2.start;
+      const tEnd = range2.end;
+      let tCur = tStart;
+      while (j < target.length && target[j].end < tStart) j++;
+      if (j === target.length || target[j].start > tEnd) continue;
+      let jLast = j;
+      while (jLast < target.length && target[jLast].start < tEnd) jLast++;
+      if (jLast > j) jLast--;
+      let pStart = tStart < target[j].start ? parent[j].start - (target[j].start - tStart) : parent[j].start;
+      let pEnd = tEnd > target[jLast].end ? parent[jLast].end + (tEnd - target[jLast].end) : parent[jLast].end;
+      if (!pStart && !pEnd) {
+        pStart = -1;
+        pEnd = -1;
+      }
+      text(`@@ -${pStart + 1},${pEnd - pStart} +${tStart + 1},${tEnd - tStart} @@
+`);
+      while (j < target.length && target[j].start < tEnd) {
+        for (; tCur < target[j].start; tCur++) line(" ", file.newBytes, tStarts, tCur);
+        for (let k = parent[j].start; k < parent[j].end; k++) line("-", file.oldBytes, pStarts, k);
+        for (; tCur < target[j].end && tCur < tEnd; tCur++) line("+", file.newBytes, tStarts, tCur);
+        j++;
+      }
+      for (; tCur < tEnd; tCur++) line(" ", file.newBytes, tStarts, tCur);
+    }
+  }
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return bytes;
+}
+
+// commands/git/history/approxidate.ts
+var UNIT_SECONDS = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 7 * 86400
+};
+var NUMBER_WORDS = [
+  "zero",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten"
+];
+function parseApproxDate(text, nowMs = Date.now()) {
+  const value = text.trim().toLowerCase().replace(/[._]/g, " ");
+  const now = Math.floor(nowMs / 1e3);
+  const local = new Date(now * 1e3);
+  if (value === "now" || value === "today") return now;
+  if (value === "midnight") {
+    return Math.floor(new Date(local.getFullYear(), local.getMonth(), local.getDate()).getTime() / 1e3);
+  }
+  if (value === "yesterday") return now - 86400;
+  const unix = value.match(/^@(\d+)$/);
+  if (unix) return Number(unix[1]);
+  const ago = value.match(/^(\d+|an?|[a-z]+)\s+(second|minute|hour|day|week|month|year)s?(\s+ago)?$/);
+  if (ago && (/^(\d+|an?)$/.test(ago[1]) || NUMBER_WORDS.includes(ago[1]))) {
+    const n = /^\d+$/.test(ago[1]) ? Number(ago[1]) : /^an?$/.test(ago[1]) ? 0 : NUMBER_WORDS.indexOf(ago[1]);
+    const unit = ago[2];
+    if (UNIT_SECONDS[unit]) return now - n * UNIT_SECONDS[unit];
+    const date = new Date(now * 1e3);
+    if (unit === "month") date.setMonth(date.getMonth() - n);
+    else date.setFullYear(date.getFullYear() - n);
+    return Math.floor(date.getTime() / 1e3);
+  }
+  const iso = text.trim().match(/^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/);
+  if (iso) {
+    const [, y, mo, d, h, mi, s = "00", zone2] = iso;
+    if (h === void 0) {
+      const at = new Date(+y, +mo - 1, +d, local.getHours(), local.getMinutes(), local.getSeconds());
+      return Math.floor(at.getTime() / 1e3);
+    }
+    if (!zone2) return Math.floor(new Date(+y, +mo - 1, +d, +h, +mi, +s).getTime() / 1e3);
+    const sign = zone2 === "Z" ? 0 : zone2[0] === "-" ? -1 : 1;
+    const digits = zone2.replace(/[^0-9]/g, "");
+    const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+    return Math.floor(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s) / 1e3) - offset * 60;
+  }
+  throw new PtermError("InvalidArgs", `\`${text}\` is not a date pterm reads: use an ISO date (2026-01-31, 2026-01-31 14:00), \`@<unix seconds>\`, \`yesterday\`, or \`<n> days ago\` (seconds, minutes, hours, days, weeks, months, years).`);
+}
+
 // commands/git/handlers/log.ts
 async function allStarts(repo) {
   const refs = [
@@ -10598,7 +11131,7 @@ function pickaxeOf(repo, policy, paths, flags) {
   }
   if (text === "" || lineRegex === "") throw new PtermError("InvalidArgs", "-S and -G need something to look for.");
   const ignoreCase = flags["regexp-ignore-case"];
-  const decoder = new TextDecoder();
+  const decoder2 = new TextDecoder();
   const counter = text === void 0 ? null : flags["pickaxe-regex"] ? (() => {
     const pattern = compilePattern(text, {
       syntax: "extended",
@@ -10631,7 +11164,7 @@ function pickaxeOf(repo, policy, paths, flags) {
       for (const change2 of kept) {
         const before = await blob(change2.old);
         const after = await blob(change2.new);
-        if (counter(decoder.decode(before)) !== counter(decoder.decode(after))) return true;
+        if (counter(decoder2.decode(before)) !== counter(decoder2.decode(after))) return true;
       }
       return false;
     }
@@ -10698,6 +11231,14 @@ var log = async (ctx) => {
     ...ctx.flags.path,
     ...split.paths
   ]);
+  if (ctx.flags["line-range"].length) {
+    return await lineLevelLog(ctx, repo, policy, rel, {
+      start,
+      hide,
+      paths,
+      symmetric: symmetric !== null
+    });
+  }
   const keep = logFilter(repo, policy, paths, ctx.flags);
   const graph = ctx.flags.graph ? graphRefusal(keep !== void 0) : null;
   const max = ctx.flags.max ?? Number.MAX_SAFE_INTEGER;
@@ -10778,6 +11319,86 @@ var log = async (ctx) => {
     commits
   };
 };
+async function lineLevelLog(ctx, repo, policy, rel, walk2) {
+  const flags = ctx.flags;
+  for (const arg of flags["line-range"]) splitLineRangeArg(arg);
+  if (walk2.paths.length) {
+    throw new PtermError("InvalidArgs", "-L<range>:<file> cannot be used with pathspec (as git): the file is named in -L, e.g. `git log -L 1,5:src/util.py`.");
+  }
+  const refused = [
+    [
+      "--all",
+      flags.all
+    ],
+    [
+      "a...b",
+      walk2.symmetric
+    ],
+    [
+      "--graph",
+      flags.graph
+    ],
+    [
+      "--stat",
+      flags.stat
+    ],
+    [
+      "--name-only",
+      flags["name-only"]
+    ],
+    [
+      "--name-status",
+      flags["name-status"]
+    ],
+    [
+      "--since",
+      flags.since !== void 0
+    ],
+    [
+      "-S",
+      flags["pickaxe-string"] !== void 0
+    ],
+    [
+      "-G",
+      flags["pickaxe-grep"] !== void 0
+    ]
+  ].filter(([, given]) => given).map(([name]) => name);
+  if (refused.length) {
+    throw new PtermError("InvalidArgs", `-L with ${refused.join(", ")} is not available in pterm; -L takes one revision (or a..b), -n, --author, --grep, --until and the --format/--oneline forms: \`git log -L 1,5:src/util.py --oneline\`.`);
+  }
+  const startCommit = await readCommit(repo, walk2.start);
+  const tracked = await parseLineRanges(flags["line-range"], async (path) => {
+    if (policy.hidden(path)) {
+      throw new PtermError("InvalidArgs", `-L ${path}: that path is withheld from agents in pterm.`);
+    }
+    const found = await lookupPath(repo, startCommit.tree, path);
+    return found && found.mode !== "40000" ? await repo.objects.readTyped(found.oid, "blob") : null;
+  }, async (path) => driverFunctionLines(repo, (await conversionFor(repo).plan(path)).diff));
+  const walked = [];
+  await walkLog(repo, walk2.start, Number.MAX_SAFE_INTEGER, null, walk2.hide, {
+    walked
+  });
+  const keep = logFilter(repo, policy, [], flags);
+  const entries2 = await lineLog(repo, walk2.start, tracked, walked, flags.max ?? Number.MAX_SAFE_INTEGER, keep);
+  const pretty2 = await prettyOptions(repo, flags);
+  const { format } = pretty2;
+  const terminated = terminatorFormat(format);
+  const parts = [];
+  for (const [i, entry] of entries2.entries()) {
+    for (const file of entry.files) {
+      if (policy.hidden(file.oldPath) || policy.hidden(file.newPath)) {
+        throw new PtermError("InvalidArgs", `-L: the file's history passes through a path withheld from agents.`);
+      }
+    }
+    const header = (i > 0 && !terminated ? "\n" : "") + prettyCommit(pretty2, format, entry.id, entry.commit) + (terminated ? "\n" : "");
+    parts.push(encoder2.encode(header), renderLineLogDiff(entry.files));
+  }
+  ctx.stdout.write(new TextDecoder().decode(concatBytes(parts)));
+  return {
+    repo_path: rel,
+    commits: entries2.map((e) => describeCommit(e.id, e.commit))
+  };
+}
 function graphRefusal(filtered) {
   if (filtered) {
     throw new PtermError("InvalidArgs", "--graph with --author, --grep, --since, --until, -S or -G is not available: run `git log --graph --oneline` without them (paths are fine).");
@@ -10859,7 +11480,7 @@ var grep = async (ctx) => {
     });
     for (const path of report.untracked ?? []) if (inScope2(path) && !policy.hidden(path)) candidates.set(path, null);
   }
-  const decoder = new TextDecoder();
+  const decoder2 = new TextDecoder();
   const lines = [];
   const matches = [];
   const files = [];
@@ -10875,7 +11496,7 @@ var grep = async (ctx) => {
       if (!info || !(info.isFile || info.isSymlink)) continue;
       bytes = info.isSymlink ? new TextEncoder().encode(Deno.readLinkSync(`${repo.dir}/${path}`)) : await Deno.readFile(`${repo.dir}/${path}`);
     }
-    const texts = decoder.decode(bytes).split("\n");
+    const texts = decoder2.decode(bytes).split("\n");
     if (texts[texts.length - 1] === "") texts.pop();
     let count = 0;
     const binary = bytes.subarray(0, 8e3).includes(0);
@@ -11117,11 +11738,11 @@ async function blame(repo, start, path, finalBytes, worktree) {
       };
     }
   }
-  const decoder = new TextDecoder();
+  const decoder2 = new TextDecoder();
   const { starts } = finalVersion.lines;
   return owner.map((own, i) => {
     const end = finalBytes[starts[i + 1] - 1] === 10 ? starts[i + 1] - 1 : starts[i + 1];
-    const text = decoder.decode(finalBytes.subarray(starts[i], end));
+    const text = decoder2.decode(finalBytes.subarray(starts[i], end));
     return {
       line: i + 1,
       commit: own?.origin?.oid ?? NOT_COMMITTED,
@@ -12568,7 +13189,7 @@ function shortlogText(commits, options) {
   }
   const byName = [
     ...groups
-  ].sort(([a], [b]) => compareBytes2(a, b));
+  ].sort(([a], [b]) => compareBytes3(a, b));
   const ordered = options.numbered ? byName.sort(([, a], [, b]) => b.length - a.length) : byName;
   const authors = ordered.map(([author, subjects]) => ({
     author,
@@ -12593,7 +13214,7 @@ function hasMailmap(dir) {
     return false;
   }
 }
-function compareBytes2(a, b) {
+function compareBytes3(a, b) {
   const x = new TextEncoder().encode(a);
   const y = new TextEncoder().encode(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];

@@ -911,7 +911,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-PBGGY4NR.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-PXU34LQW.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1699,6 +1699,14 @@ var logFlags = [
     name: "graph",
     type: "boolean",
     description: "Draw the history's lanes beside the commits, as git's graph (implies git's topological order)."
+  },
+  {
+    name: "line-range",
+    short: "L",
+    type: "string",
+    repeatable: true,
+    valueName: "a,b:file",
+    description: "Trace these lines back through history (git log -L): each commit that changed them, with the diff of just those lines. `10,20:f`, `10,+5:f`, `10,:f`, `/regex/,+5:f`, `:funcname:f`; the file is followed across renames."
   }
 ];
 var logSpec = leaf("log", "List commits, newest first.", logFlags, [
@@ -1717,12 +1725,15 @@ var logSpec = leaf("log", "List commits, newest first.", logFlags, [
   {
     command: "git log main..feature --stat",
     description: "What feature has that main has not, with diffstats."
+  },
+  {
+    command: "git log -L 10,20:src/app.py",
+    description: "The commits that changed lines 10 to 20, with their diffs."
   }
 ], {
   refusedFlags: {
     ...refusedDiffFlags,
-    "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move.",
-    "-L": "pterm's log does not trace a line range (or a function) through history: `git blame -L <start>,<end> <file>` names the commit of each line, and `git log -p -- <file>` shows every change to the file."
+    "--follow": "not available: pterm's log does not follow a file across renames; `git log -- <old path>` lists its history before the move."
   },
   positionals: [
     {

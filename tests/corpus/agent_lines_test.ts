@@ -131,7 +131,9 @@ async function realAnswer(proj: string, words: string[]): Promise<{ kind: string
   if (sub === "log") {
     // --graph lists the commits in git's topological order: the same list, in that order.
     const order = rest.includes("--graph") ? ["--topo-order"] : [];
-    return { kind: "commits", value: await run(["log", "--format=%H", ...order, ...kept]) };
+    // -L prints each commit's line diff whatever the format: -s leaves the ids alone.
+    const ids = rest.some((w) => w.startsWith("-L")) ? ["-s"] : [];
+    return { kind: "commits", value: await run(["log", "--format=%H", ...ids, ...order, ...kept]) };
   }
   if (sub === "diff") return { kind: "paths", value: sorted(await run(["diff", "--name-only", ...kept])) };
   if (sub === "show") {

@@ -232,7 +232,7 @@ const BUILTIN_DRIVERS = new Set([
 ]);
 
 /** Whether git would take a hunk's function line from the driver's own patterns, which pterm does not apply. */
-function driverFunctionLines(repo: Repo, attribute: AttrValue | undefined): boolean {
+export function driverFunctionLines(repo: Repo, attribute: AttrValue | undefined): boolean {
   if (typeof attribute !== "string") return false;
   return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== undefined ||
     repo.config.get(`diff.${attribute}.funcname`) !== undefined;

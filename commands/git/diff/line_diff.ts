@@ -593,8 +593,8 @@ function broken(): never {
   throw new Error("line diff: change groups out of step");
 }
 
-/** xdl_change_compact with XDF_INDENT_HEURISTIC. */
-function compact(side: Side, other: Side): void {
+/** xdl_change_compact, with XDF_INDENT_HEURISTIC unless `indentHeuristic` is false (a group then stays slid down). */
+function compact(side: Side, other: Side, indentHeuristic = true): void {
   const g = new ChangeGroup(side.ids, side.changed, side.count);
   const go = new ChangeGroup(other.ids, other.changed, other.count);
   const score = new Int32Array(2);
@@ -622,7 +622,7 @@ function compact(side: Side, other: Side): void {
           if (!g.slideUp()) broken();
           if (!go.previous()) broken();
         }
-      } else {
+      } else if (indentHeuristic) {
         let shift = earliestEnd;
         if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
         if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
@@ -1290,12 +1290,14 @@ export function myersChanged(
 /**
  * The changes from `before` to `after` as git's line diff finds them (the same search and
  * sliding as `unifiedDiff`), without writing a patch: [i1, i2, chg1, chg2] per change, lines
- * counted from 0. For callers that lay out the lines themselves (the combined diff).
+ * counted from 0. For callers that lay out the lines themselves (the combined diff); without
+ * `indentHeuristic`, groups are slid as xdiff slides them with no flags (line-log's diff).
  */
 export function lineChanges(
   before: Uint8Array,
   after: Uint8Array,
   algorithm: LineAlgorithm = DEFAULT_ALGORITHM,
+  indentHeuristic = true,
 ): Int32Array {
   const la = linesOf(before);
   const lb = linesOf(after);
@@ -1310,7 +1312,7 @@ export function lineChanges(
     prepare(x, y, numbered.countA, numbered.countB);
     compareRecords(x, y, algorithm.minimal);
   }
-  compact(x, y);
-  compact(y, x);
+  compact(x, y, indentHeuristic);
+  compact(y, x, indentHeuristic);
   return changesOf(x, y).slice();
 }

@@ -5,13 +5,22 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { logFlags } from "../sub/log.ts";
-import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff, renderStat } from "../diff/diff.ts";
-import { ancestorsOf, type LogCommit, readCommit, walkLog } from "../history/log.ts";
+import { conversionFor } from "../worktree/convert.ts";
+import {
+  changesBetween,
+  driverFunctionLines,
+  lineAlgorithm,
+  renderDiff,
+  type RenderedDiff,
+  renderStat,
+} from "../diff/diff.ts";
+import { ancestorsOf, describeCommit, type LogCommit, readCommit, walkLog } from "../history/log.ts";
+import { lineLog, parseLineRanges, renderLineLogDiff, splitLineRangeArg } from "../history/line_log.ts";
 import { listRefs, readHead } from "../repo/refs.ts";
 import { parseApproxDate } from "../history/approxidate.ts";
 import { compilePattern } from "../history/pattern.ts";
 import type { Commit } from "../odb/objects.ts";
-import { peelTo, resolveCommit } from "../history/revparse.ts";
+import { lookupPath, peelTo, resolveCommit } from "../history/revparse.ts";
 import type { Repo } from "../repo/repo.ts";
 import { flattenTree } from "../odb/tree.ts";
 import type { PathPolicy } from "../worktree/worktree.ts";
@@ -216,6 +225,9 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     if (ends) hide = await ancestorsOf(repo, await resolveCommit(repo, ends[0]));
   }
   const paths = userPaths([...ctx.flags.path, ...split.paths]);
+  if (ctx.flags["line-range"].length) {
+    return await lineLevelLog(ctx, repo, policy, rel, { start, hide, paths, symmetric: symmetric !== null });
+  }
   const keep = logFilter(repo, policy, paths, ctx.flags);
   const graph = ctx.flags.graph ? graphRefusal(keep !== undefined) : null;
   // Without -n git lists the whole history; the envelope's own bounds (head, tail, artifact) bound the text.
@@ -304,6 +316,77 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
   return { repo_path: rel, commits };
 };
+
+type LogContext = Parameters<typeof log>[0];
+
+/**
+ * `git log -L`: the commits that changed the tracked lines, walking back from the one revision,
+ * each formatted as log formats it and followed by git's diff of just those lines.
+ */
+async function lineLevelLog(
+  ctx: LogContext,
+  repo: Repo,
+  policy: PathPolicy,
+  rel: string,
+  walk: { start: string; hide: Set<string>; paths: string[]; symmetric: boolean },
+) {
+  const flags = ctx.flags;
+  // Each -L is read first (git parses them before it looks at the rest of the line).
+  for (const arg of flags["line-range"]) splitLineRangeArg(arg);
+  if (walk.paths.length) {
+    throw new PtermError(
+      "InvalidArgs",
+      "-L<range>:<file> cannot be used with pathspec (as git): the file is named in -L, e.g. " +
+        "`git log -L 1,5:src/util.py`.",
+    );
+  }
+  const refused = [
+    ["--all", flags.all],
+    ["a...b", walk.symmetric],
+    ["--graph", flags.graph],
+    ["--stat", flags.stat],
+    ["--name-only", flags["name-only"]],
+    ["--name-status", flags["name-status"]],
+    ["--since", flags.since !== undefined],
+    ["-S", flags["pickaxe-string"] !== undefined],
+    ["-G", flags["pickaxe-grep"] !== undefined],
+  ].filter(([, given]) => given).map(([name]) => name);
+  if (refused.length) {
+    throw new PtermError(
+      "InvalidArgs",
+      `-L with ${refused.join(", ")} is not available in pterm; -L takes one revision (or a..b), -n, --author, ` +
+        "--grep, --until and the --format/--oneline forms: `git log -L 1,5:src/util.py --oneline`.",
+    );
+  }
+  const startCommit = await readCommit(repo, walk.start);
+  const tracked = await parseLineRanges(flags["line-range"], async (path) => {
+    if (policy.hidden(path)) {
+      throw new PtermError("InvalidArgs", `-L ${path}: that path is withheld from agents in pterm.`);
+    }
+    const found = await lookupPath(repo, startCommit.tree, path);
+    return found && found.mode !== "40000" ? await repo.objects.readTyped(found.oid, "blob") : null;
+  }, async (path) => driverFunctionLines(repo, (await conversionFor(repo).plan(path)).diff));
+  const walked: { id: string; parents: string[]; treesame: boolean }[] = [];
+  await walkLog(repo, walk.start, Number.MAX_SAFE_INTEGER, null, walk.hide, { walked });
+  const keep = logFilter(repo, policy, [], flags);
+  const entries = await lineLog(repo, walk.start, tracked, walked, flags.max ?? Number.MAX_SAFE_INTEGER, keep);
+  const pretty = await prettyOptions(repo, flags);
+  const { format } = pretty;
+  const terminated = terminatorFormat(format);
+  const parts: Uint8Array[] = [];
+  for (const [i, entry] of entries.entries()) {
+    for (const file of entry.files) {
+      if (policy.hidden(file.oldPath) || policy.hidden(file.newPath)) {
+        throw new PtermError("InvalidArgs", `-L: the file's history passes through a path withheld from agents.`);
+      }
+    }
+    const header = (i > 0 && !terminated ? "\n" : "") + prettyCommit(pretty, format, entry.id, entry.commit) +
+      (terminated ? "\n" : "");
+    parts.push(encoder.encode(header), renderLineLogDiff(entry.files));
+  }
+  ctx.stdout.write(new TextDecoder().decode(concatBytes(parts)));
+  return { repo_path: rel, commits: entries.map((e) => describeCommit(e.id, e.commit)) };
+}
 
 /**
  * --graph with commit filters: git rewrites parents past the commits a filter leaves out in ways

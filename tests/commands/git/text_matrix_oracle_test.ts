@@ -424,6 +424,8 @@ const SOME_SHAPES: Readonly<Record<ShapeName, readonly string[]>> = {
     "log -p -1 HEAD~1",
     "log --oneline --no-walk evil-merge",
     "log --stat -1 evil-merge",
+    "log -L 1,3:a.txt",
+    "log -L 2,+2:a.txt --oneline",
     "stash show",
     "stash show -p",
     "stash show --stat stash@{1}",
