@@ -186,7 +186,8 @@ export interface PrettyContext {
 
 /**
  * The message as git's medium, full and fuller formats print it (pretty.c's pp_remainder): leading blank lines
- * skipped, each line's trailing whitespace removed, each indented by four spaces, blank lines at the end dropped;
+ * skipped, each line's trailing whitespace removed, each indented by four spaces, blank lines at the end dropped
+ * (nothing left of a message that is empty or blank);
  * `firstParagraphOnly` (the short format) stops at the first blank line. With `tabWidth` (git's expand_tabs_in_log,
  * 8 in those formats, 0 in short), each tab becomes the spaces up to the next tab stop of the line as written (the
  * indent not counted).
@@ -201,8 +202,8 @@ function indented(message: string, tabWidth: number, firstParagraphOnly: boolean
     }
     out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
   }
-  while (out.length > 1 && out[out.length - 1] === "    ") out.pop();
-  return out.length ? out.join("\n") : "    ";
+  while (out.length && out[out.length - 1] === "    ") out.pop();
+  return out.join("\n");
 }
 
 function expandTabs(line: string, tabWidth: number): string {
@@ -386,7 +387,9 @@ export function prettyCommit(ctx: PrettyContext, fmt: PrettyFormat, oid: string,
     if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
   }
   const short = fmt.name === "short";
-  return `${lines.join("\n")}\n\n${indented(commit.message, short ? 0 : 8, short)}\n`;
+  const message = indented(commit.message, short ? 0 : 8, short);
+  // git trims the text's end: a commit without a message is its header alone, no blank line after it.
+  return message ? `${lines.join("\n")}\n\n${message}\n` : `${lines.join("\n")}\n`;
 }
 
 /**
