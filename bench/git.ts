@@ -3,9 +3,9 @@
  * `git` against the real git, whole processes, in the same run: repositories of 1,000 and
  * 10,000 files under .bench/git/, one for pterm and an identical one for git. Timed: status
  * (clean and with 100 changed files), add --all (100 changed files), commit (100 staged files),
- * log --max 50, diff (100 changed files). Target: within 5× of git at 10,000 files. Then, where
- * this machine has a snapshot of jq's repository (/work/.mirror/jqlang+jq/repo, or the folder
- * PTERM_BENCH_JQ names), `blame src/builtin.c` over its long history: target within 3× of git.
+ * log --max 50, diff (100 changed files). Target: within 5× of git at 10,000 files. Then, when
+ * PTERM_BENCH_JQ names a clone of jq's repository (https://github.com/jqlang/jq),
+ * `blame src/builtin.c` over its long history: target within 3× of git.
  *
  *   deno run -A bench/git.ts            # 1,000 and 10,000 files
  *   deno run -A bench/git.ts --quick    # 1,000 files, fewer runs
@@ -137,9 +137,9 @@ for (const files of SIZES) {
   restore(ptermRepo);
 }
 
-// `git blame` over a real long history: a clone of jq's repository for each tool.
-const JQ_SNAPSHOT = Deno.env.get("PTERM_BENCH_JQ") ?? "/work/.mirror/jqlang+jq/repo";
-if (exists(JQ_SNAPSHOT)) {
+// `git blame` over a real long history: a clone of jq's repository for each tool, from the one PTERM_BENCH_JQ names.
+const JQ_SNAPSHOT = Deno.env.get("PTERM_BENCH_JQ");
+if (JQ_SNAPSHOT && exists(JQ_SNAPSHOT)) {
   const base = `${BENCH_DIR}jq`;
   const ptermRoot = `${base}/pterm`;
   for (const root of [ptermRoot, `${base}/git`]) {
@@ -163,7 +163,13 @@ if (exists(JQ_SNAPSHOT)) {
   );
   rows.push({ files: `jq (${commits} commits)`, operation: "blame src/builtin.c", git: gitTiming, pterm: ptermTiming });
   console.error(`  jq, blame: git ${gitTiming.median.toFixed(1)} ms, pterm ${ptermTiming.median.toFixed(1)} ms`);
-} else console.error(`no jq snapshot at ${JQ_SNAPSHOT}: the blame row is left out (PTERM_BENCH_JQ names one)`);
+} else {
+  console.error(
+    JQ_SNAPSHOT
+      ? `PTERM_BENCH_JQ names ${JQ_SNAPSHOT}, which does not exist: the jq blame row is left out`
+      : "PTERM_BENCH_JQ is not set: the jq blame row is left out (set it to a clone of https://github.com/jqlang/jq)",
+  );
+}
 
 function exists(path: string): boolean {
   try {

@@ -6,9 +6,9 @@
  * up: `exec hello` ≤ 1.5× an empty `deno run`; `git status` at 10,000 files ≤ 1.5× git; `git add
  * --all` (10,000 files, the index emptied before each run) ≤ 2× git; `git log -n 50` on a real
  * repository (a clone of this one) ≤ 2× git; `patch apply` of 1,000 line edits over 100 files
- * (bench/patch.ts's workload, as the diff git wrote) ≤ 5× `git apply`; and, where this machine has a snapshot
- * of jq's repository (the folder PTERM_BENCH_JQ names, or /work/.mirror/jqlang+jq/repo), `git blame
- * src/builtin.c` over its long history (target ≤ 3× git).
+ * (bench/patch.ts's workload, as the diff git wrote) ≤ 5× `git apply`; and, when PTERM_BENCH_JQ names a
+ * clone of jq's repository (https://github.com/jqlang/jq), `git blame src/builtin.c` over its long history
+ * (target ≤ 3× git).
  *
  *   deno task bench warm [--quick] [--only=hello,status,add,log,patch,blame]
  */
@@ -129,13 +129,13 @@ try {
     writeTree(patchPterm, edits.before);
   }
 
-  // A real long history to blame: jq's, cloned from a snapshot when this machine has one.
-  const jqSnapshot = Deno.env.get("PTERM_BENCH_JQ") ?? "/work/.mirror/jqlang+jq/repo";
+  // A real long history to blame: jq's, cloned from the clone PTERM_BENCH_JQ names.
+  const jqSnapshot = Deno.env.get("PTERM_BENCH_JQ");
   let jq: string | null = null;
   try {
-    if (wanted("blame") && Deno.statSync(jqSnapshot).isDirectory) jq = `${dir}/jq`;
-  } catch { /* no snapshot: the row is left out */ }
-  if (jq) await run(["git", "clone", "-q", jqSnapshot, jq]);
+    if (wanted("blame") && jqSnapshot && Deno.statSync(jqSnapshot).isDirectory) jq = `${dir}/jq`;
+  } catch { /* PTERM_BENCH_JQ names nothing: the row is left out */ }
+  if (jq && jqSnapshot) await run(["git", "clone", "-q", jqSnapshot, jq]);
 
   const keyed: [string, string][] = [["hello", hello], ["status", statusPterm], ["add", addPterm], ["log", real], [
     "patch",
@@ -233,7 +233,11 @@ try {
       inProcess: () => roundTrip(jq, "git blame src/builtin.c"),
     });
   } else if (wanted("blame")) {
-    console.log(`(no jq snapshot at ${jqSnapshot}: the blame row is left out; PTERM_BENCH_JQ names one)\n`);
+    console.log(
+      jqSnapshot
+        ? `(PTERM_BENCH_JQ names ${jqSnapshot}, which is not a folder: the blame row is left out)\n`
+        : "(PTERM_BENCH_JQ is not set: the blame row is left out; set it to a clone of https://github.com/jqlang/jq)\n",
+    );
   }
   console.log(
     `${RUNS} runs per row after 3 warm-up runs, wall-clock ms of the whole process; ratios within each table.\n`,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-OHWXNNNP.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-AE7FXMCD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6924,7 +6924,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-Q6GJXNWH.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-CCNGRAGO.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -11299,9 +11299,18 @@ function relativeDate(timestamp, now) {
   }
   return ago(Math.floor((diff + 183) / 365), "year");
 }
-function indented(message, tabWidth) {
-  const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+function indented(message, tabWidth, firstParagraphOnly) {
+  const out = [];
+  for (const written of message.split("\n")) {
+    const line = written.replace(/[ \t\n\r\v\f]+$/, "");
+    if (line === "") {
+      if (out.length === 0) continue;
+      if (firstParagraphOnly) break;
+    }
+    out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
+  }
+  while (out.length && out[out.length - 1] === "    ") out.pop();
+  return out.join("\n");
 }
 function expandTabs(line, tabWidth) {
   if (!line.includes("	")) return line;
@@ -11474,10 +11483,12 @@ function prettyCommit(ctx, fmt, oid, commit) {
     lines.push(`Author: ${who(commit.author)}`);
     if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
   }
-  const message = fmt.name === "short" ? subject : commit.message;
-  return `${lines.join("\n")}
+  const short = fmt.name === "short";
+  const message = indented(commit.message, short ? 0 : 8, short);
+  return message ? `${lines.join("\n")}
 
-${indented(message, fmt.name === "short" ? 0 : 8)}
+${message}
+` : `${lines.join("\n")}
 `;
 }
 
@@ -13451,7 +13462,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-2VTLBQZS.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-RTTSF7V3.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13475,7 +13486,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-OQ77P3XU.js", import.meta.url).href)
+      git: await import(new URL("./api-M7IHII3R.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

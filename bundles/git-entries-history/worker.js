@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-L7NL2ZEU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OOVLLGW6.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -9188,9 +9188,18 @@ async function decorations(repo) {
   }
   return found;
 }
-function indented(message, tabWidth) {
-  const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+function indented(message, tabWidth, firstParagraphOnly) {
+  const out = [];
+  for (const written of message.split("\n")) {
+    const line = written.replace(/[ \t\n\r\v\f]+$/, "");
+    if (line === "") {
+      if (out.length === 0) continue;
+      if (firstParagraphOnly) break;
+    }
+    out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
+  }
+  while (out.length && out[out.length - 1] === "    ") out.pop();
+  return out.join("\n");
 }
 function expandTabs(line, tabWidth) {
   if (!line.includes("	")) return line;
@@ -9367,10 +9376,12 @@ function prettyCommit(ctx, fmt, oid, commit) {
     lines.push(`Author: ${who(commit.author)}`);
     if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
   }
-  const message = fmt.name === "short" ? subject : commit.message;
-  return `${lines.join("\n")}
+  const short = fmt.name === "short";
+  const message = indented(commit.message, short ? 0 : 8, short);
+  return message ? `${lines.join("\n")}
 
-${indented(message, fmt.name === "short" ? 0 : 8)}
+${message}
+` : `${lines.join("\n")}
 `;
 }
 function prettyTagHeader(ctx, fmt, name, tag) {
@@ -11899,8 +11910,11 @@ async function commitDetails(repo, commit, path) {
   return {
     author: c.author,
     committer: c.committer,
-    summary: splitMessage(c.message).subject
+    summary: blameSummary(c.message, commit)
   };
+}
+function blameSummary(message, commit) {
+  return message.split("\n").find((line) => !/^\s*$/.test(line)) ?? `(${commit})`;
 }
 function gitZone(tzOffset) {
   const abs = Math.abs(tzOffset);

@@ -8,7 +8,6 @@ import type { blameFlags } from "../sub/blame.ts";
 import { blame as blameLines, NOT_COMMITTED } from "../history/blame.ts";
 import { worktreeBlob } from "../worktree/convert.ts";
 import { isoTime, readCommit } from "../history/log.ts";
-import { splitMessage } from "../odb/objects.ts";
 import type { BlamedLine } from "../history/blame.ts";
 import type { Repo } from "../repo/repo.ts";
 import { abbreviate } from "../odb/abbrev.ts";
@@ -118,7 +117,15 @@ async function commitDetails(repo: Repo, commit: string, path: string): Promise<
     return { author: person, committer: person, summary: `Version of ${path} from ${path}` };
   }
   const c = await readCommit(repo, commit);
-  return { author: c.author, committer: c.committer, summary: splitMessage(c.message).subject };
+  return { author: c.author, committer: c.committer, summary: blameSummary(c.message, commit) };
+}
+
+/**
+ * blame's `summary`: the message's first line that is not blank, as it is written — only that line, where the %s of
+ * log and shortlog joins the whole first paragraph — or `(<commit id>)` when the message has none (git's blame.c).
+ */
+function blameSummary(message: string, commit: string): string {
+  return message.split("\n").find((line) => !/^\s*$/.test(line)) ?? `(${commit})`;
 }
 
 /** git's timezone form: `+0200`, `-0530`. */

@@ -185,13 +185,25 @@ export interface PrettyContext {
 }
 
 /**
- * The message indented by four spaces, as git's medium, full and fuller formats print it; with
- * `tabWidth` (git's expand_tabs_in_log, 8 in those formats, 0 in short), each tab becomes the spaces
- * up to the next tab stop of the line as written (the indent not counted).
+ * The message as git's medium, full and fuller formats print it (pretty.c's pp_remainder): leading blank lines
+ * skipped, each line's trailing whitespace removed, each indented by four spaces, blank lines at the end dropped
+ * (nothing left of a message that is empty or blank);
+ * `firstParagraphOnly` (the short format) stops at the first blank line. With `tabWidth` (git's expand_tabs_in_log,
+ * 8 in those formats, 0 in short), each tab becomes the spaces up to the next tab stop of the line as written (the
+ * indent not counted).
  */
-function indented(message: string, tabWidth: number): string {
-  const text = message.replace(/\n+$/, "");
-  return text.split("\n").map((line) => `    ${tabWidth ? expandTabs(line, tabWidth) : line}`).join("\n");
+function indented(message: string, tabWidth: number, firstParagraphOnly: boolean): string {
+  const out: string[] = [];
+  for (const written of message.split("\n")) {
+    const line = written.replace(/[ \t\n\r\v\f]+$/, "");
+    if (line === "") {
+      if (out.length === 0) continue;
+      if (firstParagraphOnly) break;
+    }
+    out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
+  }
+  while (out.length && out[out.length - 1] === "    ") out.pop();
+  return out.join("\n");
 }
 
 function expandTabs(line: string, tabWidth: number): string {
@@ -374,8 +386,10 @@ export function prettyCommit(ctx: PrettyContext, fmt: PrettyFormat, oid: string,
     lines.push(`Author: ${who(commit.author)}`);
     if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
   }
-  const message = fmt.name === "short" ? subject : commit.message;
-  return `${lines.join("\n")}\n\n${indented(message, fmt.name === "short" ? 0 : 8)}\n`;
+  const short = fmt.name === "short";
+  const message = indented(commit.message, short ? 0 : 8, short);
+  // git trims the text's end: a commit without a message is its header alone, no blank line after it.
+  return message ? `${lines.join("\n")}\n\n${message}\n` : `${lines.join("\n")}\n`;
 }
 
 /**

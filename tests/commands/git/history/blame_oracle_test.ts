@@ -114,3 +114,36 @@ Deno.test("git blame under core.autocrlf=true: a CRLF work tree whose lines are 
   assert.equal(mine[2], "0000000000000000000000000000000000000000");
   assert.notEqual(mine[0], mine[2]);
 });
+
+Deno.test("messages as people write them: blame's summary and log's formats print them as git does", async () => {
+  await using root = await makeRoot("pterm-blame-messages-");
+  const repo = join(root.path, "r");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q", "-b", "main");
+  // Kept verbatim: a first paragraph over two lines, trailing spaces and tabs, leading blank lines, no final
+  // newline, and no message at all (blame's summary is then the commit id in parentheses).
+  const messages = [
+    "Clean up. Added some stuff to the public API for accessing meta\ndata about TOML.\n\nThe body.\n",
+    "\n\n  indented subject \t\n\n\tbody line with a tab  \n \n\n",
+    "Encode values ",
+    "",
+  ];
+  for (const [n, message] of messages.entries()) {
+    await Deno.writeTextFile(join(repo, "f.txt"), messages.slice(0, n + 1).map((_, k) => `line ${k}\n`).join(""));
+    await git(repo, "add", "f.txt");
+    await git(repo, "commit", "-q", "--cleanup=verbatim", "--allow-empty-message", "-m", message);
+  }
+  for (const line of ["blame --porcelain f.txt", "blame --line-porcelain f.txt"]) {
+    const [subcommand, ...rest] = line.split(" ");
+    const envelope = await exec(root.path, `git ${subcommand} --repo r ${rest.join(" ")}`);
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    assert.equal(envelope.stdout, await git(repo, subcommand, ...rest), line);
+  }
+  const logs = ["medium", "short", "full", "fuller"].map((format) => `log --format=${format}`);
+  for (const line of [...logs, "log --stat", "log -p", "show --stat HEAD", "log --format=short -p"]) {
+    const [subcommand, ...rest] = line.split(" ");
+    const envelope = await exec(root.path, `git ${subcommand} --repo r ${rest.join(" ")}`);
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    assert.equal(envelope.stdout, await git(repo, "-c", "color.ui=never", "--no-pager", subcommand, ...rest), line);
+  }
+});

@@ -13,6 +13,7 @@ import fc from "fast-check";
 import type { Envelope } from "../../../../core/envelope.ts";
 import { exec, makeRoot, type TempDir } from "../../../_support/helpers.ts";
 import { assertFsck, git, type GitOutput, gitRaw, porcelainFiles, ptermTry, write } from "../oracle.ts";
+import { cloneRealRepo } from "../real_repos.ts";
 import { worktreeFiles } from "../twin.ts";
 
 /** A repository built with git at `base/`, then copied to p/ (pterm's) and g/ (git's). */
@@ -536,39 +537,39 @@ Deno.test("property: on random histories pterm's rebase and git's agree, stop or
   );
 });
 
-/** A snapshot of jq's repository, when this machine has one (CI machines do not: the test skips). */
-const JQ_SNAPSHOT = "/work/.mirror/jqlang+jq/repo";
-const haveSnapshot = (() => {
-  try {
-    return Deno.statSync(JQ_SNAPSHOT).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-// deno-lint-ignore no-console
-if (!haveSnapshot) console.log(`skipping the jq rebase test: no repository snapshot at ${JQ_SNAPSHOT}`);
+/**
+ * Branches of a real project (BurntSushi/toml, tests/fixtures/history), each rebased onto the commit it was merged
+ * into, as its author could have instead of merging: two go through, one stops on a conflict and is aborted.
+ */
+const TOML_BRANCHES = [
+  { merge: "a0629e4", note: "3 commits (base-prefixed integers) onto 10 newer ones", stops: false },
+  { merge: "237e946", note: "3 commits (UnmarshalTOML) onto 3 newer ones", stops: false },
+  { merge: "b453653", note: "3 commits (inline tables) onto 51 newer ones", stops: true },
+];
 
-Deno.test({
-  name: "on jq's repository: a branch of a few commits from ten commits back rebased onto the tip as git does",
-  ignore: !haveSnapshot,
-  sanitizeResources: false,
-  sanitizeOps: false,
-}, async () => {
-  await using pair = await Pair.create();
-  await Deno.remove(pair.base, { recursive: true });
-  await git(pair.root.path, "clone", "-q", JQ_SNAPSHOT, pair.base);
-  await git(pair.base, "config", "user.name", "Oracle");
-  await git(pair.base, "config", "user.email", "oracle@example.com");
-  const tip = (await git(pair.base, "symbolic-ref", "--short", "HEAD")).trim();
-  await git(pair.base, "switch", "-q", "-c", "topic", "HEAD~10");
-  const readme = await Deno.readTextFile(`${pair.base}/README.md`);
-  await pair.commit({ "README.md": readme.replace("\n", "\n\nA line of the topic branch.\n") }, "docs: a topic line");
-  const builtin = await Deno.readTextFile(`${pair.base}/src/builtin.c`);
-  await pair.commit({ "src/builtin.c": `${builtin}/* the topic's comment */\n` }, "builtin: a comment at the end");
-  await pair.commit({ "docs/topic.md": "# Topic\n" }, "docs: a new page");
-  await pair.split();
-  const run = await pair.both(["rebase", tip]);
-  assert.equal(run.g.code, 0, run.g.stderr);
-  await pair.assertSamePrint(run, `rebase ${tip} on jq`);
-  await pair.assertSameState("jq, rebased");
-});
+for (const branch of TOML_BRANCHES) {
+  Deno.test({
+    name: `on toml's repository: its branch merged by ${branch.merge}, ${branch.note}, rebased as git does`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+  }, async () => {
+    await using pair = await Pair.create();
+    await Deno.remove(pair.base, { recursive: true });
+    await cloneRealRepo("toml", pair.base);
+    await git(pair.base, "config", "user.name", "Oracle");
+    await git(pair.base, "config", "user.email", "oracle@example.com");
+    const onto = (await git(pair.base, "rev-parse", `${branch.merge}^1`)).trim();
+    await git(pair.base, "switch", "-q", "-c", "topic", `${branch.merge}^2`);
+    await pair.split();
+    const run = await pair.both(["rebase", onto]);
+    assert.equal(run.g.code !== 0, branch.stops, `git's rebase ${branch.stops ? "went through" : "stopped"}`);
+    await pair.assertSamePrint(run, `rebase of ${branch.merge}^2 onto ${branch.merge}^1`);
+    await pair.assertSameState(`toml, ${branch.merge}^2 rebased`);
+    if (branch.stops) {
+      await pair.assertSameStatus("stopped on toml's conflict");
+      const aborted = await pair.both(["rebase", "--abort"]);
+      await pair.assertSamePrint(aborted, "--abort");
+      await pair.assertSameState("toml, aborted");
+    }
+  });
+}
