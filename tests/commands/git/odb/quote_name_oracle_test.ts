@@ -11,6 +11,9 @@ import { join } from "node:path";
 import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { git, gitRaw } from "../oracle.ts";
 import { EMPTY_BLOB_OID, quoteName } from "../../../../commands/git/odb/bytes.ts";
+import { QUOTES_NAMES } from "../../../../commands/git/spellings.ts";
+import { gitSpec } from "../../../../commands/git/spec.ts";
+import type { CommandNode } from "../../../../core/declaration.ts";
 
 const NAMES = [
   "plain.txt",
@@ -65,4 +68,28 @@ Deno.test("a byte that is not UTF-8 keeps its octal escape whatever core.quotePa
   // A character outside the BMP is a surrogate pair, never mistaken for such a byte.
   assert.equal(quoteName("\u{1f300}", false), "\u{1f300}");
   assert.equal(quoteName("\u{1f300}", true), '"\\360\\237\\214\\200"');
+});
+
+Deno.test("-c core.quotePath reaches exactly the subcommands that print names (their --quote-path)", () => {
+  const taking: string[] = [];
+  const walk = (node: CommandNode, path: string[]) => {
+    if (node.subcommands) for (const sub of node.subcommands) walk(sub, [...path, sub.name]);
+    else if (node.flags?.some((f) => f.name === "quote-path")) taking.push(path.join(" "));
+  };
+  walk(gitSpec, []);
+  assert.deepEqual(taking.sort(), [...QUOTES_NAMES].sort());
+});
+
+Deno.test("-c core.quotePath on a subcommand that prints no name changes nothing, and a bad value is refused", async () => {
+  await using root = await makeRoot("pterm-quote-name-spelling-");
+  const dir = join(root.path, "r");
+  await Deno.mkdir(dir);
+  await git(dir, "init", "-q");
+  await git(dir, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "--allow-empty", "-m", "one");
+  const ours = await exec(root.path, "git -C r -c core.quotePath=false rev-parse --abbrev-ref HEAD");
+  assert.equal(ours.stdout, (await gitRaw(root.path, ["-C", "r", "rev-parse", "--abbrev-ref", "HEAD"])).stdout);
+  const refused = await exec(root.path, "git -C r -c core.quotePath=sometimes status");
+  assert.equal(refused.error_code, "InvalidArgs");
+  assert.match(refused.stderr, /core\.quotepath/);
+  assert.equal((await gitRaw(root.path, ["-C", "r", "-c", "core.quotePath=sometimes", "status"])).code, 128);
 });
