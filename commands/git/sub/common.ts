@@ -23,9 +23,10 @@ export const repoFlag = (access: "read" | "write") =>
 export const quotePathFlag = {
   name: "quote-path",
   type: "string",
+  compat: true,
   choices: ["true", "false"],
   valueName: "bool",
-  description: "core.quotePath for this call (what git's `-c core.quotePath=false` sets): false prints names " +
+  description: "What git's `-c core.quotePath=…` becomes: core.quotePath for this call. false prints names " +
     'with characters outside ASCII as they are (`café.txt`), true escapes them (`"caf\\303\\251.txt"`). ' +
     "Default: the repository's core.quotePath, else true.",
 } as const satisfies FlagSpec;

@@ -13,7 +13,7 @@ import { git, gitRaw } from "../oracle.ts";
 import { EMPTY_BLOB_OID, quoteName } from "../../../../commands/git/odb/bytes.ts";
 import { QUOTES_NAMES } from "../../../../commands/git/spellings.ts";
 import { gitSpec } from "../../../../commands/git/spec.ts";
-import type { CommandNode } from "../../../../core/declaration.ts";
+import { type CommandNode, isGroup } from "../../../../core/declaration.ts";
 
 const NAMES = [
   "plain.txt",
@@ -73,7 +73,7 @@ Deno.test("a byte that is not UTF-8 keeps its octal escape whatever core.quotePa
 Deno.test("-c core.quotePath reaches exactly the subcommands that print names (their --quote-path)", () => {
   const taking: string[] = [];
   const walk = (node: CommandNode, path: string[]) => {
-    if (node.subcommands) for (const sub of node.subcommands) walk(sub, [...path, sub.name]);
+    if (isGroup(node)) { for (const sub of node.subcommands) walk(sub, [...path, sub.name]); }
     else if (node.flags?.some((f) => f.name === "quote-path")) taking.push(path.join(" "));
   };
   walk(gitSpec, []);
