@@ -2,7 +2,8 @@
  * Real git's options before the subcommand, rewritten into pterm's words:
  * `git -C proj status` is `git status --repo proj`; `git --no-pager log` and `--no-color` change
  * nothing pterm prints and are dropped; `-c user.name=… -c user.email=…` become `--author` for
- * the subcommands that make commits or tags. Anything else git takes there is refused with what to
+ * the subcommands that make commits or tags; `-c core.quotePath=…` becomes --quote-path for the
+ * subcommands that print names. Anything else git takes there is refused with what to
  * run instead, never ignored with another meaning.
  */
 
@@ -94,8 +95,8 @@ export const gitSpellings: SpellingRewriter = {
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {
           refuse(
-            `-c ${key} is not applied by pterm: only user.name, user.email and display settings (color.*, ` +
-              "core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's " +
+            `-c ${key} is not applied by pterm: only user.name, user.email, core.quotePath and display settings ` +
+              "(color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's " +
               "git section (author, default_repo).",
           );
         }

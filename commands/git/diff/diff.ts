@@ -8,7 +8,7 @@
  */
 
 import { concatBytes, DEFAULT_ALGORITHM, type LineAlgorithm, type UnifiedDiff, unifiedDiff } from "./line_diff.ts";
-import { comparePaths, displayWidth, encoder, looksBinary, quoteName } from "../odb/bytes.ts";
+import { comparePaths, displayWidth, encoder, lenientDecoder, looksBinary, quoteName } from "../odb/bytes.ts";
 import { sha1 } from "../odb/codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "../odb/objects.ts";
 import { subprojectText } from "../repo/submodule.ts";
@@ -434,6 +434,17 @@ export function renameName(a: string, b: string, quotePath: boolean): string {
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What a diffstat is made of: a rendered diff's files, its conflicted paths, and how it quotes names. */
 type StatInput = Pick<RenderedDiff, "files" | "binarySizes" | "quotePath"> & { unmerged?: readonly string[] };
 
@@ -543,19 +554,22 @@ export function renderStat(
     let name = row.name;
     let prefix = "";
     let room = nameWidth;
-    let width = displayWidth(name);
+    const width = displayWidth(name);
+    let padding = room - width;
     if (nameWidth < width) {
-      // Cut from the left a character at a time until the rest fits, then from its first slash.
+      // git skips as many bytes as the name is columns too wide (diff.c's NEEDSWORK: a wide name stays
+      // longer than the room, and the cut can fall inside a character), then cuts at the next slash.
       prefix = "...";
       room = Math.max(0, room - 3);
-      const characters = [...name];
-      let cut = 0;
-      while (width > room) width -= displayWidth(characters[cut++]);
-      name = characters.slice(cut).join("");
-      const slash = name.indexOf("/");
-      if (slash >= 0) name = name.slice(slash);
+      let rest = encoder.encode(name).subarray(width - room);
+      const slash = rest.indexOf(0x2f);
+      if (slash >= 0) rest = rest.subarray(slash);
+      // A cut inside a character leaves bytes that are not UTF-8: text shows them as U+FFFD, and git
+      // (utf8_strwidth) counts such a rest in bytes.
+      name = lenientDecoder.decode(rest);
+      padding = room - (isUtf8(rest) ? displayWidth(name) : rest.length);
     }
-    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - displayWidth(name)))} | `;
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, padding))} | `;
     if (row.kind === "unmerged") return `${head}Unmerged`;
     const { file, sizes } = row;
     if (file.binary) {

@@ -93,3 +93,27 @@ Deno.test("-c core.quotePath on a subcommand that prints no name changes nothing
   assert.match(refused.stderr, /core\.quotepath/);
   assert.equal((await gitRaw(root.path, ["-C", "r", "-c", "core.quotePath=sometimes", "status"])).code, 128);
 });
+
+Deno.test("a diffstat measures names in display columns: wide names padded and cut as git does", async () => {
+  await using root = await makeRoot("pterm-quote-name-stat-");
+  const dir = join(root.path, "r");
+  await Deno.mkdir(join(dir, "d\u00efr"), { recursive: true });
+  await git(dir, "init", "-q");
+  await git(dir, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "--allow-empty", "-m", "one");
+  const names = [
+    "a.txt",
+    "d\u00efr/\u65e5\u672c.md",
+    `d\u00efr/${"\u65e5\u672c\u8a9e\u306e\u9577\u3044\u540d\u524d".repeat(5)}.md`,
+    `${"caf\u00e9-".repeat(12)}end.txt`,
+  ];
+  for (const [i, name] of names.entries()) await Deno.writeTextFile(join(dir, name), "line\n".repeat(i + 1));
+  await git(dir, "add", ".");
+  await git(dir, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m", "two");
+  for (const setting of ["true", "false"]) {
+    for (const line of ["diff --stat HEAD~1", "diff --numstat HEAD~1", "log --stat -1 --format=%s"]) {
+      const ours = await exec(root.path, `git -C r -c core.quotePath=${setting} ${line}`);
+      const theirs = await gitRaw(root.path, ["-C", "r", "-c", `core.quotePath=${setting}`, ...line.split(" ")]);
+      assert.equal(ours.stdout, theirs.stdout, `core.quotePath=${setting} ${line}`);
+    }
+  }
+});
