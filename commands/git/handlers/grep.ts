@@ -3,7 +3,6 @@
  */
 
 import type { Handler } from "../../../core/context.ts";
-import { quoteWord } from "../../../core/grammar.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { grepFlags } from "../sub/grep.ts";
 import { readIndexFile, S_IFGITLINK } from "../worktree/index_file.ts";
