@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-JFD6RLQT.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-54W7AQGW.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -964,21 +964,39 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
-function quotePathNote(setting) {
-  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
-}
-function quoteName(name) {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
-    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+function quoteName(name, quotePath) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 128) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 56448 && c <= 56575) {
+      out += "\\" + (c - 56320).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 55296 && c <= 56319 && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder2.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
   }
-  return out + '"';
+  return quoted ? `"${out}"` : name;
+}
+function asciiEscape(b) {
+  if (b === 34 || b === 92) return "\\" + String.fromCharCode(b);
+  if (b >= 32 && b < 127) return null;
+  if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
+  return "\\" + b.toString(8).padStart(3, "0");
 }
 var HEX = Array.from({
   length: 256
@@ -3585,6 +3603,7 @@ function openRepo(dir, label = dir, root) {
     fileMode: config2.getBool("core.filemode", true),
     ignoreCase: config2.getBool("core.ignorecase", false),
     symlinks: config2.getBool("core.symlinks", true),
+    quotePath: config2.getBool("core.quotepath", true),
     label,
     root
   };
@@ -5924,7 +5943,7 @@ function refuseUnaddressable(paths, action) {
     if (why) found[why].push(path);
   }
   const changedNothing = action ? `, so ${action} changed nothing` : "";
-  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
   if (found["not UTF-8"].length > 0) {
     throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
   }
@@ -6403,7 +6422,7 @@ function submoduleHead(repo, path) {
 
 // commands/git/porcelain/status.ts
 function unaddressableWarning(paths) {
-  const shown2 = paths.slice(0, 10).map(quoteName).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+  const shown2 = paths.slice(0, 10).map((path) => quoteName(path, true)).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
   return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown2}); pterm cannot open such files, so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.
 `;
 }
@@ -6841,7 +6860,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-PIIUOGD7.js", import.meta.url).href);
+  const { detectRenames } = await import(new URL("./renames-GZRJDUKO.js", import.meta.url).href);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7632,8 +7651,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quoting = quotePathNote(repo.config.get("core.quotePath"));
-  if (quoting) ctx.stderr.write(quoting);
+  const quotePath = ctx.flags["quote-path"];
+  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -7689,11 +7708,11 @@ function refuseUnfollowedLayout(repo, command, columns = true) {
 }
 
 // commands/git/handlers/status.ts
-function shortName(path) {
-  const quoted = quoteName(path);
+function shortName(path, quotePath) {
+  const quoted = quoteName(path, quotePath);
   return quoted.startsWith('"') || !path.includes(" ") ? quoted : `"${quoted}"`;
 }
-function shortStatus(files, untracked, porcelain) {
+function shortStatus(files, untracked, porcelain, quotePath) {
   const tracked = files.filter((f) => f.xy !== "??");
   const shown2 = bounded(tracked, 1e3);
   const lines = shown2.items.map((f) => {
@@ -7701,11 +7720,13 @@ function shortStatus(files, untracked, porcelain) {
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    const from = f.orig_path !== void 0 ? `${shortName(f.orig_path)} -> ` : "";
-    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path)}`;
+    const from = f.orig_path !== void 0 ? `${shortName(f.orig_path, quotePath)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path, quotePath)}`;
   });
   if (shown2.truncated) lines.push(`... and ${tracked.length - shown2.items.length} more (see the result)`);
-  for (const path of untracked.slice(0, Math.max(0, 1e3 - shown2.items.length))) lines.push(`?? ${shortName(path)}`);
+  for (const path of untracked.slice(0, Math.max(0, 1e3 - shown2.items.length))) {
+    lines.push(`?? ${shortName(path, quotePath)}`);
+  }
   if (untracked.length > Math.max(0, 1e3 - shown2.items.length)) lines.push("... more untracked (see the result)");
   return lines.length ? lines.join("\n") + "\n" : "";
 }
@@ -7857,7 +7878,7 @@ async function detachedLine(repo, head) {
   return "Not currently on any branch.";
 }
 function longStatus(report, files, context) {
-  const { tracking, progress, hints } = context;
+  const { tracking, progress, hints, quotePath } = context;
   const lines = [
     context.branchLine
   ];
@@ -7875,7 +7896,7 @@ function longStatus(report, files, context) {
     lines.push("Changes to be committed:");
     if (hints && plainCommit) lines.push(`  (${unstageHint})`);
     for (const f of staged) {
-      const name = f.orig_path !== void 0 ? `${quoteName(f.orig_path)} -> ${quoteName(f.path)}` : quoteName(f.path);
+      const name = f.orig_path !== void 0 ? `${quoteName(f.orig_path, quotePath)} -> ${quoteName(f.path, quotePath)}` : quoteName(f.path, quotePath);
       lines.push(`	${STAGED_LABELS[f.xy[0]].padEnd(12)}${name}`);
     }
     lines.push("");
@@ -7893,7 +7914,7 @@ function longStatus(report, files, context) {
       } else if (!deleteModify && !notDeleted) lines.push('  (use "git rm <file>..." to mark resolution)');
       else lines.push('  (use "git add/rm <file>..." as appropriate to mark resolution)');
     }
-    for (const f of unmergedFiles) lines.push(`	${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path)}`);
+    for (const f of unmergedFiles) lines.push(`	${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path, quotePath)}`);
     lines.push("");
   }
   const changed = files.filter((f) => f.xy[1] !== "." && f.xy[1] !== "?" && !report.unmerged.has(f.path));
@@ -7907,14 +7928,14 @@ function longStatus(report, files, context) {
       if (dirtySubmodule) lines.push("  (commit or discard the untracked or modified content in submodules)");
     }
     for (const f of changed) {
-      lines.push(`	${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path)}${submoduleNote(f.submodule)}`);
+      lines.push(`	${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path, quotePath)}${submoduleNote(f.submodule)}`);
     }
     lines.push("");
   }
   if (context.untrackedShown && context.untracked.length) {
     lines.push("Untracked files:");
     if (hints) lines.push('  (use "git add <file>..." to include in what will be committed)');
-    for (const path of context.untracked) lines.push(`	${quoteName(path)}`);
+    for (const path of context.untracked) lines.push(`	${quoteName(path, quotePath)}`);
     lines.push("");
   }
   const committable = staged.length > 0;
@@ -7975,7 +7996,7 @@ var status = async (ctx) => {
   if (!short && shownUntracked.length) refuseUnfollowedLayout(repo, "status");
   let text;
   if (short) {
-    text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
+    text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true, repo.quotePath);
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
     const hints = repo.config.getBool("advice.statusHints", true);
@@ -7988,7 +8009,8 @@ var status = async (ctx) => {
       picked: picked ? abbreviate(repo, picked) : null,
       hints,
       untrackedShown: untracked,
-      untracked: shownUntracked
+      untracked: shownUntracked,
+      quotePath: repo.quotePath
     });
     if (report.withheld.length) {
       ctx.stderr.write(`[Note] ${report.withheld.length} secret path(s) are tracked and not inspected (listed in result.withheld).
@@ -8525,7 +8547,7 @@ var lsFiles = async (ctx) => {
   }
   files.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : (a.stage ?? 0) - (b.stage ?? 0));
   const listed = bounded(files, 5e3);
-  ctx.stdout.write(listed.items.map((f) => (ctx.flags.stage || wanted === "unmerged") && f.oid ? `${f.mode} ${f.oid} ${f.stage}	${quoteName(f.path)}` : quoteName(f.path)).join("\n") + (listed.items.length ? "\n" : ""));
+  ctx.stdout.write(listed.items.map((f) => (ctx.flags.stage || wanted === "unmerged") && f.oid ? `${f.mode} ${f.oid} ${f.stage}	${quoteName(f.path, repo.quotePath)}` : quoteName(f.path, repo.quotePath)).join("\n") + (listed.items.length ? "\n" : ""));
   return {
     repo_path: rel,
     which: wanted,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-AE7FXMCD.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GMF3VCVR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1031,21 +1031,39 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
-function quotePathNote(setting) {
-  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
-}
-function quoteName(name) {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
-    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+function quoteName(name, quotePath) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 128) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 56448 && c <= 56575) {
+      out += "\\" + (c - 56320).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 55296 && c <= 56319 && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder2.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
   }
-  return out + '"';
+  return quoted ? `"${out}"` : name;
+}
+function asciiEscape(b) {
+  if (b === 34 || b === 92) return "\\" + String.fromCharCode(b);
+  if (b >= 32 && b < 127) return null;
+  if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
+  return "\\" + b.toString(8).padStart(3, "0");
 }
 var HEX = Array.from({
   length: 256
@@ -4434,7 +4452,7 @@ function refuseUnaddressable(paths, action) {
     if (why) found[why].push(path);
   }
   const changedNothing = action ? `, so ${action} changed nothing` : "";
-  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
   if (found["not UTF-8"].length > 0) {
     throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
   }
@@ -5508,6 +5526,7 @@ function openRepo(dir, label = dir, root) {
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
+    quotePath: config.getBool("core.quotepath", true),
     label,
     root
   };
@@ -6924,7 +6943,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-CCNGRAGO.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-KQHZNSUE.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9164,8 +9183,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quoting = quotePathNote(repo.config.get("core.quotePath"));
-  if (quoting) ctx.stderr.write(quoting);
+  const quotePath = ctx.flags["quote-path"];
+  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -10783,7 +10802,7 @@ var clean = async (ctx) => {
         try {
           await Deno.remove(`${repo.dir}/${path}`);
         } catch (error) {
-          throw new PtermError("WriteFailed", `could not delete ${quoteName(path)} (${error.name}); ${plural(removed.length, "file")} were deleted before it and the rest are left as they were. Run \`git clean -n\` to see what remains.`);
+          throw new PtermError("WriteFailed", `could not delete ${quoteName(path, repo.quotePath)} (${error.name}); ${plural(removed.length, "file")} were deleted before it and the rest are left as they were. Run \`git clean -n\` to see what remains.`);
         }
       }
       removed.push(path);
@@ -10804,12 +10823,12 @@ var clean = async (ctx) => {
     };
   });
   const verb = dryRun ? "Would remove" : "Removing";
-  ctx.stdout.write(result.removed.length ? result.removed.map((p) => `${verb} ${quoteName(p)}`).join("\n") + "\n" : "Nothing to clean.\n");
+  ctx.stdout.write(result.removed.length ? result.removed.map((p) => `${verb} ${quoteName(p, repo.quotePath)}`).join("\n") + "\n" : "Nothing to clean.\n");
   if (result.withheld.length) {
     ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).
 `);
   }
-  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path)}
+  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path, repo.quotePath)}
 `);
   const listed = bounded(result.removed);
   return {
@@ -13433,7 +13452,7 @@ function tabsForSpaces(doc, pos, lines) {
 
 // commands/git/handlers/apply.ts
 var gitApply = async (ctx) => {
-  const { rel } = await openFromFlags(ctx, "write");
+  const { rel, repo } = await openFromFlags(ctx, "write");
   const text = await diffText(ctx, rel);
   const mode = {
     strip: ctx.flags.strip ?? 1,
@@ -13451,7 +13470,7 @@ var gitApply = async (ctx) => {
   }
   if (ctx.flags.stat || ctx.flags.numstat) {
     const files2 = filesOf(text, mode);
-    const out = ctx.flags.numstat ? numstat(files2) : diffstat(files2);
+    const out = ctx.flags.numstat ? numstat(files2, repo.quotePath) : diffstat(files2, repo.quotePath);
     ctx.stdout.write(out);
     return {
       repo_path: rel,
@@ -13462,7 +13481,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-RTTSF7V3.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-DLJIOFKG.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13486,7 +13505,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-M7IHII3R.js", import.meta.url).href)
+      git: await import(new URL("./api-YEX2J7GI.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -13522,7 +13541,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
     }))
   };
   if (conflicts.length > 0 && !check) {
-    throw new PtermError("Conflict", `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files contain conflict markers and the index holds their three versions (\`git diff\` shows them). Edit the markers away, then \`git add ${conflicts.map(quoteName).join(" ")}\`.`, {
+    throw new PtermError("Conflict", `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files contain conflict markers and the index holds their three versions (\`git diff\` shows them). Edit the markers away, then \`git add ${conflicts.map((path) => quoteWord(path)).join(" ")}\`.`, {
       result: {
         ...fields,
         conflicts
@@ -13732,14 +13751,16 @@ function fileSummary(file) {
     removed: c.binary ? null : c.removed
   };
 }
-function numstat(files) {
-  return files.map(counted).map((c) => `${c.binary ? "-	-" : `${c.added}	${c.removed}`}	${quoteName(c.name)}
+function numstat(files, quotePath) {
+  return files.map(counted).map((c) => `${c.binary ? "-	-" : `${c.added}	${c.removed}`}	${quoteName(c.name, quotePath)}
 `).join("");
 }
 var PLUSES = "+".repeat(70);
 var MINUSES = "-".repeat(70);
-function diffstat(files) {
+function diffstat(files, quotePath) {
   const rows = files.map(counted);
+  const size = (text) => encoder2.encode(text).length;
+  const pad = (text, width2) => text + " ".repeat(Math.max(0, width2 - size(text)));
   let maxLen = 0;
   let maxChange = 0;
   for (const file of files) {
@@ -13747,21 +13768,22 @@ function diffstat(files) {
       file.oldPath,
       file.newPath
     ]) {
-      if (name !== null) maxLen = Math.max(maxLen, quoteName(name).length);
+      if (name !== null) maxLen = Math.max(maxLen, size(quoteName(name, quotePath)));
     }
   }
   for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
   const width = Math.min(maxLen, 50);
   let out = "";
   for (const c of rows) {
-    let name = quoteName(c.name);
-    if (name.length > width) {
-      const start = name.length + 3 - width;
-      const slash = name.indexOf("/", start);
-      name = "..." + name.slice(slash >= 0 ? slash : start);
+    let name = quoteName(c.name, quotePath);
+    const bytes = encoder2.encode(name);
+    if (bytes.length > width) {
+      const start = bytes.length + 3 - width;
+      const slash = bytes.indexOf(47, start);
+      name = "..." + lenientDecoder.decode(bytes.subarray(slash >= 0 ? slash : start));
     }
     if (c.binary) {
-      out += ` ${name.padEnd(width)} |  Bin
+      out += ` ${pad(name, width)} |  Bin
 `;
       continue;
     }
@@ -13773,7 +13795,7 @@ function diffstat(files) {
       add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
       del = total - add;
     }
-    out += ` ${name.padEnd(width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${MINUSES.slice(0, del)}
+    out += ` ${pad(name, width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${MINUSES.slice(0, del)}
 `;
   }
   const insertions = rows.reduce((n, c) => n + c.added, 0);
@@ -15367,7 +15389,7 @@ function diffDriver(repo, path, attribute) {
   if (attribute === true) return "text";
   if (typeof attribute !== "string") return "auto";
   if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
-    throw new PtermError("UnsupportedFilter", `${quoteName(path)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+    throw new PtermError("UnsupportedFilter", `${quoteName(path, repo.quotePath)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
   }
   const binary = repo.config.get(`diff.${attribute}.binary`);
   if (binary === void 0) return "auto";
@@ -15419,11 +15441,11 @@ async function renderDiff(repo, changes, options = {}) {
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
-      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "	" : "";
       const bTab = part.new && part.path.includes(" ") ? "	" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}
+      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${quoteName(`b/${part.path}`, repo.quotePath)}
 `;
       if (!part.old) header += `new file mode ${newMode}
 `;
@@ -15434,8 +15456,8 @@ new mode ${newMode}
 `;
       if (part.oldPath) {
         header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%
-rename from ${quoteName(part.oldPath)}
-rename to ${quoteName(part.path)}
+rename from ${quoteName(part.oldPath, repo.quotePath)}
+rename to ${quoteName(part.path, repo.quotePath)}
 `;
       }
       const sameMode = part.old && part.new && oldMode === newMode;
@@ -15470,7 +15492,7 @@ rename to ${quoteName(part.path)}
         hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
       } catch (error) {
         if (!(error instanceof HistogramLimit)) throw error;
-        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path, repo.quotePath)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
       }
       patch.add(hunks);
       if (!hunks.utf8) notUtf8.add(change.path);
@@ -15512,9 +15534,13 @@ rename to ${quoteName(part.path)}
     files,
     additions,
     deletions,
-    binarySizes
+    binarySizes,
+    quotePath: repo.quotePath
   };
 }
+var strictUtf83 = new TextDecoder("utf-8", {
+  fatal: true
+});
 
 // commands/git/history/graph.ts
 function topoOrder(commits) {
@@ -15763,12 +15789,13 @@ async function commitSummary(repo, oid) {
   if (files > 0 && (del || ins === 0)) summary += `, ${del} deletion${del === 1 ? "" : "s"}(-)`;
   let modes = "";
   for (const file of rendered.files) {
-    if (file.status === "added") modes += ` create mode ${file.new_mode} ${file.path}
+    const name = quoteName(file.path, repo.quotePath);
+    if (file.status === "added") modes += ` create mode ${file.new_mode} ${name}
 `;
-    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${file.path}
+    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${name}
 `;
     else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
-      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${file.path}
+      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${name}
 `;
     }
   }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-OOVLLGW6.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-F6VTLSPN.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -977,21 +977,49 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
-function quotePathNote(setting) {
-  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
-}
-function quoteName(name) {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
-    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+function quoteName(name, quotePath) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 128) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 56448 && c <= 56575) {
+      out += "\\" + (c - 56320).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 55296 && c <= 56319 && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder2.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
   }
-  return out + '"';
+  return quoted ? `"${out}"` : name;
+}
+function asciiEscape(b) {
+  if (b === 34 || b === 92) return "\\" + String.fromCharCode(b);
+  if (b >= 32 && b < 127) return null;
+  if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
+  return "\\" + b.toString(8).padStart(3, "0");
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code >= 127 && code < 160 || code >= 768 && code < 880 || code === 8203) continue;
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 && code !== 12351 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
 }
 var HEX = Array.from({
   length: 256
@@ -4950,6 +4978,7 @@ function openRepo(dir, label = dir, root) {
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
+    quotePath: config.getBool("core.quotepath", true),
     label,
     root
   };
@@ -6438,7 +6467,7 @@ function refuseUnaddressable(paths, action) {
     if (why) found[why].push(path);
   }
   const changedNothing = action ? `, so ${action} changed nothing` : "";
-  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
   if (found["not UTF-8"].length > 0) {
     throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
   }
@@ -7641,7 +7670,7 @@ function diffDriver(repo, path, attribute) {
   if (attribute === true) return "text";
   if (typeof attribute !== "string") return "auto";
   if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
-    throw new PtermError("UnsupportedFilter", `${quoteName(path)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+    throw new PtermError("UnsupportedFilter", `${quoteName(path, repo.quotePath)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
   }
   const binary = repo.config.get(`diff.${attribute}.binary`);
   if (binary === void 0) return "auto";
@@ -7693,11 +7722,11 @@ async function renderDiff(repo, changes, options = {}) {
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
-      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "	" : "";
       const bTab = part.new && part.path.includes(" ") ? "	" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}
+      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${quoteName(`b/${part.path}`, repo.quotePath)}
 `;
       if (!part.old) header += `new file mode ${newMode}
 `;
@@ -7708,8 +7737,8 @@ new mode ${newMode}
 `;
       if (part.oldPath) {
         header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%
-rename from ${quoteName(part.oldPath)}
-rename to ${quoteName(part.path)}
+rename from ${quoteName(part.oldPath, repo.quotePath)}
+rename to ${quoteName(part.path, repo.quotePath)}
 `;
       }
       const sameMode = part.old && part.new && oldMode === newMode;
@@ -7744,7 +7773,7 @@ rename to ${quoteName(part.path)}
         hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
       } catch (error) {
         if (!(error instanceof HistogramLimit)) throw error;
-        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change2.path)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change2.path, repo.quotePath)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
       }
       patch.add(hunks);
       if (!hunks.utf8) notUtf8.add(change2.path);
@@ -7786,10 +7815,14 @@ rename to ${quoteName(part.path)}
     files,
     additions,
     deletions,
-    binarySizes
+    binarySizes,
+    quotePath: repo.quotePath
   };
 }
-function renameName(a, b) {
+function renameName(a, b, quotePath) {
+  const quotedA = quoteName(a, quotePath);
+  const quotedB = quoteName(b, quotePath);
+  if (quotedA !== a || quotedB !== b) return `${quotedA} => ${quotedB}`;
   let prefix = 0;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) {
@@ -7811,11 +7844,23 @@ function renameName(a, b) {
   const middle = `${a.slice(prefix, prefix + aMid)} => ${b.slice(prefix, prefix + bMid)}`;
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
+var strictUtf82 = new TextDecoder("utf-8", {
+  fatal: true
+});
+function isUtf82(bytes) {
+  try {
+    strictUtf82.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function statRows(rendered) {
+  const { quotePath } = rendered;
   const rows = rendered.files.map((f) => ({
     kind: "file",
     file: f,
-    name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
+    name: f.old_path ? renameName(f.old_path, f.path, quotePath) : quoteName(f.path, quotePath),
     sizes: rendered.binarySizes.get(f.path) ?? [
       0,
       0
@@ -7825,7 +7870,7 @@ function statRows(rendered) {
     const at = rows.findIndex((r) => r.kind === "file" && comparePaths(r.file.path, path) >= 0);
     rows.splice(at < 0 ? rows.length : at, 0, {
       kind: "unmerged",
-      name: quoteName(path)
+      name: quoteName(path, quotePath)
     });
   }
   return rows;
@@ -7864,7 +7909,7 @@ function renderStat(rendered) {
   let numberWidth = 0;
   let binWidth = 0;
   for (const row of rows) {
-    maxLen = Math.max(maxLen, row.name.length);
+    maxLen = Math.max(maxLen, displayWidth(row.name));
     if (row.kind === "unmerged") continue;
     if (row.file.binary) {
       binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
@@ -7888,14 +7933,18 @@ function renderStat(rendered) {
     let name = row.name;
     let prefix = "";
     let room = nameWidth;
-    if (nameWidth < name.length) {
+    const width2 = displayWidth(name);
+    let padding = room - width2;
+    if (nameWidth < width2) {
       prefix = "...";
       room = Math.max(0, room - 3);
-      name = name.slice(name.length - room);
-      const slash = name.indexOf("/");
-      if (slash >= 0) name = name.slice(slash);
+      let rest = encoder2.encode(name).subarray(width2 - room);
+      const slash = rest.indexOf(47);
+      if (slash >= 0) rest = rest.subarray(slash);
+      name = lenientDecoder.decode(rest);
+      padding = room - (isUtf82(rest) ? displayWidth(name) : rest.length);
     }
-    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, padding))} | `;
     if (row.kind === "unmerged") return `${head}Unmerged`;
     const { file, sizes } = row;
     if (file.binary) {
@@ -8101,7 +8150,7 @@ async function combinedDiff(repo, path, parents, options) {
   const out = [];
   const text = (s) => out.push(new TextEncoder().encode(s));
   const header = (showFileHeader) => {
-    text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}
+    text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path, repo.quotePath)}
 `);
     text(`index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${abbreviate(repo, options.result?.oid ?? ZERO_OID)}
 `);
@@ -8110,9 +8159,9 @@ async function combinedDiff(repo, path, parents, options) {
 `);
     }
     if (!showFileHeader) return;
-    text(`--- ${quoteName(`a/${path}`)}
+    text(`--- ${quoteName(`a/${path}`, repo.quotePath)}
 `);
-    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`)}
+    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`, repo.quotePath)}
 `);
   };
   const attribute = (await conversionFor(repo).plan(path)).diff;
@@ -8877,8 +8926,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quoting = quotePathNote(repo.config.get("core.quotePath"));
-  if (quoting) ctx.stderr.write(quoting);
+  const quotePath = ctx.flags["quote-path"];
+  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -9412,7 +9461,7 @@ var fatalUtf82 = new TextDecoder("utf-8", {
   fatal: true,
   ignoreBOM: true
 });
-function strictUtf82(bytes) {
+function strictUtf83(bytes) {
   try {
     return fatalUtf82.decode(bytes);
   } catch {
@@ -9442,12 +9491,13 @@ var STATUS_LETTER = {
 function viewOf(rendered, flags) {
   if (flags["no-patch"]) return "";
   if (flags["name-only"] || flags["name-status"]) {
-    const line = (f) => flags["name-only"] ? quoteName(f.path) : f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quoteName(f.old_path)}	${quoteName(f.path)}` : `${STATUS_LETTER[f.status]}	${quoteName(f.path)}`;
+    const quote = (path) => quoteName(path, rendered.quotePath);
+    const line = (f) => flags["name-only"] ? quote(f.path) : f.status === "renamed" ? `R${String(f.similarity ?? 100).padStart(3, "0")}	${quote(f.old_path)}	${quote(f.path)}` : `${STATUS_LETTER[f.status]}	${quote(f.path)}`;
     const rows = [
       ...rendered.unmerged.map((path) => ({
         path,
         first: 0,
-        text: flags["name-only"] ? quoteName(path) : `U	${quoteName(path)}`
+        text: flags["name-only"] ? quote(path) : `U	${quote(path)}`
       })),
       ...rendered.files.map((f) => ({
         path: f.path,
@@ -9462,15 +9512,15 @@ function viewOf(rendered, flags) {
   if (flags.stat) return renderStat(rendered);
   return null;
 }
-function notUtf8Warning(paths, artifact) {
-  const named = paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+function notUtf8Warning(paths, artifact, quotePath) {
+  const named = paths.slice(0, 5).map((path) => quoteName(path, quotePath)).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
   return `[Warning] ${named} ${paths.length === 1 ? "is" : "are"} not UTF-8: stdout shows each of ${paths.length === 1 ? "its" : "their"} bytes as one character (as Latin-1), so that text is not the patch; the patch, byte for byte as git writes it, is the artifact ${artifact} (apply that file, e.g. \`patch apply --file ${artifact}\`).
 `;
 }
-function functionLineNote(files) {
+function functionLineNote(files, quotePath) {
   const named = [
     ...files
-  ].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") + (files.size > 5 ? ` and ${files.size - 5} more` : "");
+  ].slice(0, 5).map(([path, driver]) => `${quoteName(path, quotePath)} (diff=${driver})`).join(", ") + (files.size > 5 ? ` and ${files.size - 5} more` : "");
   return `[Note] the function names after \`@@ \u2026 @@\` in the hunk headers of ${named} are git's default ones; git would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.
 `;
 }
@@ -9492,8 +9542,10 @@ async function emit(ctx, rendered, flags, header = "", empty = "") {
     text = size > budget ? `${renderStat(rendered)}
 The patch is ${size} bytes; it is in the artifact ${artifact}.
 ` : rendered.patch;
-    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact));
-    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
+    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact, rendered.quotePath));
+    if (rendered.otherFunctionLines.size) {
+      ctx.stderr.write(functionLineNote(rendered.otherFunctionLines, rendered.quotePath));
+    }
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : empty)));
   const listed = bounded(rendered.files);
@@ -9790,7 +9842,7 @@ function unmergedChanges(repo, index, worktree, combine = worktree) {
   return view;
 }
 function withCombined(rendered, combined) {
-  const texts = combined.map((c) => strictUtf82(c.bytes));
+  const texts = combined.map((c) => strictUtf83(c.bytes));
   const notUtf8 = combined.filter((_, i) => texts[i] === null).map((c) => c.path);
   const patchBytes = concatBytes([
     ...combined.map((c) => c.bytes),
@@ -9861,7 +9913,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
   }
   const binary = object.content.subarray(0, 8e3).includes(0);
   const budget = Math.max(1024, ctx.limits.stdout_bytes - 512);
-  const text = binary ? null : strictUtf82(object.content);
+  const text = binary ? null : strictUtf83(object.content);
   const notUtf8 = !binary && text === null;
   let artifact = null;
   if (binary || notUtf8 || object.content.length > budget) {
@@ -9877,7 +9929,7 @@ async function showPath(ctx, repo, policy, rel, rev) {
 `);
   } else ctx.stdout.write(text ?? bytesToByteString(object.content));
   if (notUtf8) {
-    ctx.stderr.write(`[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); its bytes are the artifact ${artifact}.
+    ctx.stderr.write(`[Warning] ${quoteName(path, repo.quotePath)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); its bytes are the artifact ${artifact}.
 `);
   }
   return {
@@ -9912,8 +9964,8 @@ var asParent = (entry) => entry ? {
   oid: ZERO_OID,
   mode: "000000"
 };
-function mergeNames(paths, status) {
-  return paths.map((p) => (status ? p.parents.map((e) => e === null ? "A" : p.result === null ? "D" : "M").join("") + "	" : "") + quoteName(p.path) + "\n").join("");
+function mergeNames(paths, status, quotePath) {
+  return paths.map((p) => (status ? p.parents.map((e) => e === null ? "A" : p.result === null ? "D" : "M").join("") + "	" : "") + quoteName(p.path, quotePath) + "\n").join("");
 }
 function emptyDiff(rendered) {
   return {
@@ -9964,7 +10016,7 @@ var show = async (ctx) => {
     ]);
     ctx.stdout.write(tagHeader + entry + "\n");
     if (!patchView) {
-      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"]));
+      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"], repo.quotePath));
       const none = await emit(ctx, emptyDiff(rendered), {
         "no-patch": true
       }, "", "");
@@ -11321,10 +11373,10 @@ var log = async (ctx) => {
     });
     if (notUtf8.size) ctx.stderr.write(notUtf8Warning([
       ...notUtf8
-    ].sort(), saved.path));
+    ].sort(), saved.path, repo.quotePath));
   }
   ctx.stdout.write(text);
-  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines, repo.quotePath));
   return {
     repo_path: rel,
     commits
@@ -11522,7 +11574,7 @@ var grep = async (ctx) => {
         text
       });
       if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
-        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path)}:`;
+        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path, repo.quotePath)}:`;
         lines.push(`${name}${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
       }
     }
@@ -11532,10 +11584,12 @@ var grep = async (ctx) => {
       count
     });
     if (binary && !ctx.flags["files-with-matches"] && !ctx.flags.count) {
-      lines.push(`Binary file ${quoteName(path)} matches`);
+      lines.push(`Binary file ${quoteName(path, repo.quotePath)} matches`);
     }
-    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
-    if (ctx.flags.count) lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path)}:${count}`);
+    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path, repo.quotePath));
+    if (ctx.flags.count) {
+      lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path, repo.quotePath)}:${count}`);
+    }
   }
   const result = {
     repo_path: rel,
@@ -11849,7 +11903,7 @@ var blame2 = async (ctx) => {
   if (rev === void 0) {
     const info = lstatTracked(repo, path);
     if (!info || info.isDirectory) {
-      throw new PtermError("NotFound", `${path} is not a file in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`);
+      throw new PtermError("NotFound", `${path} is not a file in the work tree; \`git blame HEAD -- ${quoteName(path, repo.quotePath)}\` blames HEAD's.`);
     }
     bytes = await worktreeBlob(repo, path, info);
     if (!start || !await lookupPath(repo, (await readCommit(repo, start)).tree, path)) {
@@ -11872,7 +11926,7 @@ var blame2 = async (ctx) => {
     ...details.get(b.commit)
   }));
   if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
-    ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"]));
+    ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"], repo.quotePath));
   } else {
     ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
   }
@@ -11924,7 +11978,7 @@ function blameDate(person) {
   const local = new Date((person.timestamp + person.tzOffset * 60) * 1e3).toISOString();
   return `${local.slice(0, 10)} ${local.slice(11, 19)} ${gitZone(person.tzOffset)}`;
 }
-function displayWidth(text) {
+function displayWidth2(text) {
   let width = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0);
@@ -11949,8 +12003,9 @@ function defaultText(repo, lines, details, path, flags) {
   if (lines.length === 0) return "";
   const who = (d) => flags["show-email"] ? `<${d.author.email}>` : d.author.name;
   const showName = lines.some((l) => l.path !== path);
-  const longestFile = Math.max(...lines.map((l) => l.path.length));
-  const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)))));
+  const byteLength = (name) => encodeName(name).length;
+  const longestFile = Math.max(...lines.map((l) => byteLength(l.path)));
+  const longestAuthor = Math.max(...lines.map((l) => displayWidth2(who(details.get(l.commit)))));
   const digits = String(Math.max(...lines.map((l) => l.line))).length;
   const abbrev = flags.long ? 40 : Math.max(...[
     ...new Set(lines.map((l) => l.commit))
@@ -11958,16 +12013,16 @@ function defaultText(repo, lines, details, path, flags) {
   return lines.map((l) => {
     const d = details.get(l.commit);
     let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
-    if (showName) out += " " + l.path.padEnd(longestFile);
+    if (showName) out += " " + l.path + " ".repeat(longestFile - byteLength(l.path));
     if (!flags.suppress) {
       const name = who(d);
-      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
+      out += ` (${name}${" ".repeat(longestAuthor - displayWidth2(name))} ${blameDate(d.author)}`;
     }
     return `${out} ${String(l.line).padStart(digits)}) ${l.text}
 `;
   }).join("");
 }
-function porcelainText(lines, details, everyLine) {
+function porcelainText(lines, details, everyLine, quotePath) {
   const pathsOf = /* @__PURE__ */ new Map();
   for (const l of lines) pathsOf.set(l.commit, (pathsOf.get(l.commit) ?? /* @__PURE__ */ new Set()).add(l.path));
   const shown = /* @__PURE__ */ new Set();
@@ -11999,9 +12054,9 @@ ${role}-tz ${gitZone(p.tzOffset)}
       if (l.boundary) out2 += "boundary\n";
     }
     if (wrote || pathsOf.get(l.commit).size > 1) {
-      if (l.previous) out2 += `previous ${l.previous.commit} ${quoteName(l.previous.path)}
+      if (l.previous) out2 += `previous ${l.previous.commit} ${quoteName(l.previous.path, quotePath)}
 `;
-      out2 += `filename ${quoteName(l.path)}
+      out2 += `filename ${quoteName(l.path, quotePath)}
 `;
     }
     return out2;
@@ -12185,10 +12240,10 @@ var revList = async (ctx) => {
 function entryType(mode) {
   return mode === MODE_TREE ? "tree" : mode === "160000" ? "commit" : "blob";
 }
-function treeLine(entry, name, size) {
+function treeLine(entry, name, quotePath, size) {
   const mode = entry.mode.padStart(6, "0");
   const sized = size === void 0 ? "" : ` ${size.padStart(7, " ")}`;
-  return `${mode} ${entryType(entry.mode)} ${entry.oid}${sized}	${quoteName(name)}`;
+  return `${mode} ${entryType(entry.mode)} ${entry.oid}${sized}	${quoteName(name, quotePath)}`;
 }
 function visibleEntries(policy, dir, content, oid) {
   return parseTree(content, oid).filter((e) => !policy.hidden(dir ? `${dir}/${e.name}` : e.name));
@@ -12306,11 +12361,11 @@ var lsTree = async (ctx) => {
       mode: e.mode.padStart(6, "0"),
       oid: e.oid
     });
-    if (flags["name-only"]) lines.push(quoteName(path));
+    if (flags["name-only"]) lines.push(quoteName(path, repo.quotePath));
     else if (flags.long) {
       const size = e.mode === MODE_TREE || e.mode === "160000" ? "-" : String((await repo.objects.read(e.oid)).content.length);
-      lines.push(treeLine(e, path, size));
-    } else lines.push(treeLine(e, path));
+      lines.push(treeLine(e, path, repo.quotePath, size));
+    } else lines.push(treeLine(e, path, repo.quotePath));
   };
   await visit(root, "");
   ctx.stdout.write(lines.map((l) => l + "\n").join(""));
@@ -12421,7 +12476,7 @@ var diffTree = async (ctx) => {
       if (changes.length && !ctx.flags["no-commit-id"]) header = commitOid;
     }
   }
-  const lines = changes.map((c) => ctx.flags["name-only"] ? quoteName(c.path) : ctx.flags["name-status"] ? `${c.status}	${quoteName(c.path)}` : `:${c.oldMode} ${c.newMode} ${c.oldOid} ${c.newOid} ${c.status}	${quoteName(c.path)}`);
+  const lines = changes.map((c) => ctx.flags["name-only"] ? quoteName(c.path, repo.quotePath) : ctx.flags["name-status"] ? `${c.status}	${quoteName(c.path, repo.quotePath)}` : `:${c.oldMode} ${c.newMode} ${c.oldOid} ${c.newOid} ${c.status}	${quoteName(c.path, repo.quotePath)}`);
   if (header) lines.unshift(header);
   ctx.stdout.write(lines.map((l) => l + "\n").join(""));
   return {
@@ -12453,9 +12508,9 @@ async function lookUp(repo, name) {
     throw error;
   }
 }
-function pretty(policy, object, oid, dir) {
+function pretty(repo, policy, object, oid, dir) {
   if (object.type !== "tree") return object.content;
-  return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name) + "\n").join("");
+  return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name, repo.quotePath) + "\n").join("");
 }
 var BATCH_ATOMS = /* @__PURE__ */ new Set([
   "objectname",
@@ -12523,7 +12578,7 @@ var catFile = async (ctx) => {
   const texts = [];
   const write = (content) => {
     if (typeof content === "string") return void texts.push(content);
-    const text = strictUtf82(content);
+    const text = strictUtf83(content);
     if (text === null || content.includes(0)) {
       throw new PtermError("InvalidArgs", "the object is binary (or not UTF-8); `git show <rev>:<path>` saves such a file as an artifact.");
     }
@@ -12618,7 +12673,7 @@ var catFile = async (ctx) => {
 `);
   else if (flags.pretty) {
     await refuseWithheld(shown, name, object.type);
-    write(pretty(policy, object, shown, dir));
+    write(pretty(repo, policy, object, shown, dir));
   } else if (asType) {
     await refuseWithheld(shown, name, object.type);
     write(object.content);

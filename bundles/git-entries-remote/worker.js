@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-QWURMZVA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-YDFHEDJG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -985,21 +985,39 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
-function quotePathNote(setting) {
-  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
-}
-function quoteName(name) {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
-    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+function quoteName(name, quotePath) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 128) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 56448 && c <= 56575) {
+      out += "\\" + (c - 56320).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 55296 && c <= 56319 && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder2.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
   }
-  return out + '"';
+  return quoted ? `"${out}"` : name;
+}
+function asciiEscape(b) {
+  if (b === 34 || b === 92) return "\\" + String.fromCharCode(b);
+  if (b >= 32 && b < 127) return null;
+  if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
+  return "\\" + b.toString(8).padStart(3, "0");
 }
 var HEX = Array.from({
   length: 256
@@ -3610,6 +3628,7 @@ function openRepo(dir, label = dir, root) {
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
+    quotePath: config.getBool("core.quotepath", true),
     label,
     root
   };
@@ -4745,7 +4764,7 @@ function refuseUnaddressable(paths, action) {
     if (why) found[why].push(path);
   }
   const changedNothing = action ? `, so ${action} changed nothing` : "";
-  const list = (paths2) => paths2.slice(0, 5).map(quoteName).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
   if (found["not UTF-8"].length > 0) {
     throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
   }
@@ -6282,7 +6301,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-ZQGPHCFE.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-JPPNWHNQ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6588,7 +6607,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-TLPWGBQV.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-NCSHO44G.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6787,7 +6806,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-GM233ZU2.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-KOAMH6JH.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7081,7 +7100,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-JRH2UG7X.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-2C4Y2BCL.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7156,7 +7175,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-JRH2UG7X.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-2C4Y2BCL.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7671,8 +7690,8 @@ async function openFromFlags(ctx, access = "write") {
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quoting = quotePathNote(repo.config.get("core.quotePath"));
-  if (quoting) ctx.stderr.write(quoting);
+  const quotePath = ctx.flags["quote-path"];
+  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -7864,7 +7883,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-FAMO6CE6.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-H26NWFYK.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8030,8 +8049,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-CZIHOQTR.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-MNUUSA6C.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-S4JHPY4P.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-BM3JSRMA.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8067,7 +8086,9 @@ var pull = async (ctx) => {
     who: signatureNow(authorOf(ctx, repo))
   });
   reportFetch(ctx, name, fetched.refs);
+  const quotePath = repo.quotePath;
   repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
+  repo.quotePath = quotePath;
   if (!resolveRefOid(repo, tracking)) {
     throw new PtermError("NotFound", `${name} has no ${merge.replace(/^refs\/heads\//, "")} to pull (${tracking} is absent).`);
   }
@@ -8075,7 +8096,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-TLPWGBQV.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-NCSHO44G.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8101,11 +8122,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-TLPWGBQV.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-NCSHO44G.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-CZIHOQTR.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-3Q3X6XW3.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-S4JHPY4P.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-FBRGHEUY.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8128,7 +8149,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-FSAOPRAX.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-JHHTLMTT.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

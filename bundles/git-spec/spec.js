@@ -743,31 +743,6 @@ function parseProxyUrl(input) {
   return proxy;
 }
 
-// commands/git/odb/bytes.ts
-var encoder2 = new TextEncoder();
-var lenientDecoder = new TextDecoder("utf-8", {
-  fatal: false
-});
-var strictUtf8 = new TextDecoder("utf-8", {
-  fatal: true,
-  ignoreBOM: true
-});
-function quotePathNote(setting) {
-  if (setting === void 0 || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return '[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
-}
-var HEX = Array.from({
-  length: 256
-}, (_, i) => i.toString(16).padStart(2, "0"));
-var HEX_VALUE = (() => {
-  const table = new Uint8Array(128);
-  for (let i = 0; i < 16; i++) {
-    table["0123456789abcdef".charCodeAt(i)] = i;
-    table["0123456789ABCDEF".charCodeAt(i)] = i;
-  }
-  return table;
-})();
-
 // commands/git/spellings.ts
 var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "commit",
@@ -777,6 +752,29 @@ var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "stash",
   "var"
 ]);
+var QUOTES_NAMES = /* @__PURE__ */ new Set([
+  "status",
+  "diff",
+  "show",
+  "log",
+  "ls-files",
+  "ls-tree",
+  "diff-tree",
+  "cat-file",
+  "grep",
+  "blame",
+  "apply",
+  "clean",
+  "rebase",
+  "pull",
+  "stash show"
+]);
+function gitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on" || v === "1") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off" || v === "0") return false;
+  return null;
+}
 var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--no-pager",
   "-P",
@@ -785,7 +783,7 @@ var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--no-optional-locks"
 ]);
 function isDisplaySetting(key) {
-  return /^(color\.|pager\.|core\.pager$|core\.quotepath$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i.test(key);
+  return /^(color\.|pager\.|core\.pager$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i.test(key);
 }
 function refuse(message) {
   throw new PtermError("InvalidArgs", `git: ${message}`, {
@@ -797,6 +795,7 @@ var gitSpellings = {
     const rest = words.slice(1);
     const repoParts = [];
     const identity = {};
+    let quotePath;
     let i = 0;
     for (; i < rest.length; i++) {
       const word = rest[i];
@@ -813,8 +812,11 @@ var gitSpellings = {
         const eq = setting.indexOf("=");
         const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
         const value = eq < 0 ? "" : setting.slice(eq + 1);
-        if (key === "core.quotepath" && quotePathNote(eq < 0 ? "true" : value)) {
-          refuse('-c core.quotePath=false is not followed: pterm quotes names with bytes outside ASCII as git does by default ("caf\\303\\251.txt"); drop it (the structured result has each name as it is).');
+        if (key === "core.quotepath") {
+          const parsed = eq < 0 ? true : gitBool(value);
+          if (parsed === null) refuse(`bad boolean config value '${value}' for 'core.quotepath': give true or false.`);
+          quotePath = parsed;
+          continue;
         }
         if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
           refuse(`-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`);
@@ -822,7 +824,7 @@ var gitSpellings = {
         if (key === "user.name") identity.name = value;
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {
-          refuse(`-c ${key} is not applied by pterm: only user.name, user.email and display settings (color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`);
+          refuse(`-c ${key} is not applied by pterm: only user.name, user.email, core.quotePath and display settings (color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`);
         }
         continue;
       }
@@ -846,6 +848,8 @@ var gitSpellings = {
     const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always").filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added = [];
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
+    const named = sub[0] === "stash" ? `stash ${sub[1] ?? ""}` : sub[0] ?? "";
+    if (quotePath !== void 0 && QUOTES_NAMES.has(named)) added.push(`--quote-path=${quotePath}`);
     if (identity.name !== void 0 || identity.email !== void 0) {
       const stashPush = sub[0] === "stash" && (sub[1] === void 0 || sub[1] === "push" || sub[1].startsWith("-"));
       if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {
@@ -872,6 +876,17 @@ var repoFlag = (access) => ({
   path: access,
   description: "The repository's top folder (the one holding .git), relative to the workspace root. Default: the root if it is a repository, else git.default_repo in pterm.json, else the only repository directly under the root or one level down."
 });
+var quotePathFlag = {
+  name: "quote-path",
+  type: "string",
+  compat: true,
+  choices: [
+    "true",
+    "false"
+  ],
+  valueName: "bool",
+  description: "What git's `-c core.quotePath=\u2026` becomes: core.quotePath for this call. false prints names with characters outside ASCII as they are (`caf\xE9.txt`), true escapes them (`\"caf\\303\\251.txt\"`). Default: the repository's core.quotePath, else true."
+};
 var pathFlag = (what) => ({
   name: "path",
   type: "string",
@@ -911,7 +926,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-PXU34LQW.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-FGUW4KXV.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1171,6 +1186,7 @@ var initSpec = leaf("init", "Create an empty repository (an existing one is repo
 // commands/git/sub/status.ts
 var statusFlags = [
   repoFlag("read"),
+  quotePathFlag,
   pathFlag("Only report these paths"),
   {
     name: "short",
@@ -1588,6 +1604,7 @@ var configSpec = leaf("config", "Read the repository's git config; write the key
 // commands/git/sub/log.ts
 var logFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "max",
     short: "n",
@@ -2058,6 +2075,7 @@ var restoreSpec = leaf("restore", "Restore files in the work tree or the index (
 // commands/git/sub/diff.ts
 var diffFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "word-diff",
     type: "boolean",
@@ -2165,6 +2183,7 @@ var diffSpec = leaf("diff", "Show changes as a unified diff (work tree, index, o
 // commands/git/sub/show.ts
 var showFlags = [
   repoFlag("read"),
+  quotePathFlag,
   pathFlag("Only show the diff of this path"),
   {
     name: "stat",
@@ -2363,6 +2382,7 @@ var stashRefFlags = [
 ];
 var stashShowFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "patch",
     short: "p",
@@ -2782,6 +2802,7 @@ var cherryPickSpec = leaf("cherry-pick", "Apply the change another commit made, 
 // commands/git/sub/rebase.ts
 var rebaseFlags = [
   repoFlag("write"),
+  quotePathFlag,
   {
     name: "onto",
     type: "string",
@@ -2854,6 +2875,7 @@ var rebaseSpec = leaf("rebase", "Replay the current branch's own commits on top 
 // commands/git/sub/clean.ts
 var cleanFlags = [
   repoFlag("write"),
+  quotePathFlag,
   pathFlag("Only clean under this path"),
   {
     name: "force",
@@ -2894,6 +2916,7 @@ var cleanSpec = leaf("clean", "Delete untracked files (git clean): -n lists them
 // commands/git/sub/blame.ts
 var blameFlags = [
   repoFlag("read"),
+  quotePathFlag,
   pathFlag("The file to blame"),
   {
     name: "lines",
@@ -2963,6 +2986,7 @@ var blameSpec = leaf("blame", "Show which commit last changed each line of a fil
 // commands/git/sub/grep.ts
 var grepFlags = [
   repoFlag("read"),
+  quotePathFlag,
   pathFlag("Only search under this path"),
   {
     name: "regexp",
@@ -3130,6 +3154,7 @@ var revParseSpec = leaf("rev-parse", "Print the commit id a revision names, or t
 // commands/git/sub/ls_files.ts
 var lsFilesFlags = [
   repoFlag("read"),
+  quotePathFlag,
   pathFlag("Only these paths"),
   {
     name: "cached",
@@ -3321,6 +3346,7 @@ var fetchSpec = leaf("fetch", "Bring a remote's new commits and tags in (network
 // commands/git/sub/pull.ts
 var pullFlags = [
   repoFlag("write"),
+  quotePathFlag,
   confirmFlag,
   {
     name: "rebase",
@@ -3545,6 +3571,7 @@ var revListSpec = leaf("rev-list", "The commit ids a revision reaches, newest fi
 // commands/git/sub/ls_tree.ts
 var lsTreeFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "recursive",
     short: "r",
@@ -3606,6 +3633,7 @@ var lsTreeSpec = leaf("ls-tree", "The files and folders of a commit's tree, as g
 // commands/git/sub/diff_tree.ts
 var diffTreeFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "recursive",
     short: "r",
@@ -3664,6 +3692,7 @@ var diffTreeSpec = leaf("diff-tree", "What a commit changed (or what differs bet
 var DEFAULT_BATCH_FORMAT = "%(objectname) %(objecttype) %(objectsize)";
 var catFileFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "type",
     short: "t",
@@ -4025,6 +4054,7 @@ var varSpec = leaf("var", "Who a commit made now would name (GIT_AUTHOR_IDENT, G
 // commands/git/sub/apply.ts
 var applyFlags = [
   repoFlag("write"),
+  quotePathFlag,
   {
     name: "patch-file",
     type: "string",

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-M65C2NHL.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-KGSWXOMX.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -989,17 +989,39 @@ function encodeName(name) {
   flush();
   return Uint8Array.from(parts);
 }
-function quoteName(name) {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 32 && b < 127 && b !== 34 && b !== 92)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 34 || b === 92) out += "\\" + String.fromCharCode(b);
-    else if (b >= 7 && b <= 13) out += "\\" + "abtnvfr"[b - 7];
-    else if (b >= 32 && b < 127) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+function quoteName(name, quotePath) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 128) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 56448 && c <= 56575) {
+      out += "\\" + (c - 56320).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 55296 && c <= 56319 && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder3.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
   }
-  return out + '"';
+  return quoted ? `"${out}"` : name;
+}
+function asciiEscape(b) {
+  if (b === 34 || b === 92) return "\\" + String.fromCharCode(b);
+  if (b >= 32 && b < 127) return null;
+  if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
+  return "\\" + b.toString(8).padStart(3, "0");
 }
 var HEX = Array.from({
   length: 256
@@ -8767,7 +8789,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-5BGQ4FWI.js", import.meta.url).href)
+    git: await import(new URL("./api-75UCAOBB.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8817,7 +8839,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-5BGQ4FWI.js", import.meta.url).href)
+    git: await import(new URL("./api-75UCAOBB.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

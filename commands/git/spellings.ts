@@ -2,23 +2,53 @@
  * Real git's options before the subcommand, rewritten into pterm's words:
  * `git -C proj status` is `git status --repo proj`; `git --no-pager log` and `--no-color` change
  * nothing pterm prints and are dropped; `-c user.name=… -c user.email=…` become `--author` for
- * the subcommands that make commits or tags. Anything else git takes there is refused with what to
+ * the subcommands that make commits or tags; `-c core.quotePath=…` becomes --quote-path for the
+ * subcommands that print names. Anything else git takes there is refused with what to
  * run instead, never ignored with another meaning.
  */
 
 import { PtermError } from "../../core/errors.ts";
 import type { SpellingRewriter } from "../../core/declaration.ts";
-import { quotePathNote } from "./odb/bytes.ts";
 
 /** Subcommands that record an author (a commit, a tag, a stash entry). */
 const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash", "var"]);
+
+/**
+ * Subcommands whose text prints path names, and so takes `-c core.quotePath=…` (as their --quote-path);
+ * `stash` only as `stash show`. The others print no name that setting would change: it is dropped there.
+ */
+export const QUOTES_NAMES = new Set([
+  "status",
+  "diff",
+  "show",
+  "log",
+  "ls-files",
+  "ls-tree",
+  "diff-tree",
+  "cat-file",
+  "grep",
+  "blame",
+  "apply",
+  "clean",
+  "rebase",
+  "pull",
+  "stash show",
+]);
+
+/** git's booleans (config.c's git_parse_maybe_bool): null for a word git refuses. */
+function gitBool(value: string): boolean | null {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on" || v === "1") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off" || v === "0") return false;
+  return null;
+}
 
 /** Display options: pterm prints no colour and uses no pager, so these mean nothing here. */
 const DISPLAY_WORDS = new Set(["--no-pager", "-P", "--no-color", "--color=never", "--no-optional-locks"]);
 
 /** `-c` settings that only change how git displays things. */
 function isDisplaySetting(key: string): boolean {
-  return /^(color\.|pager\.|core\.pager$|core\.quotepath$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i
+  return /^(color\.|pager\.|core\.pager$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i
     .test(key);
 }
 
@@ -31,6 +61,7 @@ export const gitSpellings: SpellingRewriter = {
     const rest = words.slice(1);
     const repoParts: string[] = [];
     const identity: { name?: string; email?: string } = {};
+    let quotePath: boolean | undefined;
     let i = 0;
     for (; i < rest.length; i++) {
       const word = rest[i];
@@ -48,11 +79,12 @@ export const gitSpellings: SpellingRewriter = {
         const eq = setting.indexOf("=");
         const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
         const value = eq < 0 ? "" : setting.slice(eq + 1);
-        if (key === "core.quotepath" && quotePathNote(eq < 0 ? "true" : value)) {
-          refuse(
-            "-c core.quotePath=false is not followed: pterm quotes names with bytes outside ASCII as git does by " +
-              'default ("caf\\303\\251.txt"); drop it (the structured result has each name as it is).',
-          );
+        if (key === "core.quotepath") {
+          // `-c core.quotePath` alone means true, as in git; the last one given wins.
+          const parsed = eq < 0 ? true : gitBool(value);
+          if (parsed === null) refuse(`bad boolean config value '${value}' for 'core.quotepath': give true or false.`);
+          quotePath = parsed;
+          continue;
         }
         if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
           refuse(
@@ -63,8 +95,8 @@ export const gitSpellings: SpellingRewriter = {
         else if (key === "user.email") identity.email = value;
         else if (!isDisplaySetting(key)) {
           refuse(
-            `-c ${key} is not applied by pterm: only user.name, user.email and display settings (color.*, ` +
-              "core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's " +
+            `-c ${key} is not applied by pterm: only user.name, user.email, core.quotePath and display settings ` +
+              "(color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's " +
               "git section (author, default_repo).",
           );
         }
@@ -94,6 +126,8 @@ export const gitSpellings: SpellingRewriter = {
       .filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added: string[] = [];
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
+    const named = sub[0] === "stash" ? `stash ${sub[1] ?? ""}` : sub[0] ?? "";
+    if (quotePath !== undefined && QUOTES_NAMES.has(named)) added.push(`--quote-path=${quotePath}`);
     if (identity.name !== undefined || identity.email !== undefined) {
       const stashPush = sub[0] === "stash" && (sub[1] === undefined || sub[1] === "push" || sub[1].startsWith("-"));
       if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {

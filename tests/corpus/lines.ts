@@ -79,6 +79,8 @@ export const cold: readonly CorpusLine[] = [
   { line: "git status --untracked-files=no" },
   { line: "git status -uno" },
   { line: "git -C proj status" },
+  { line: "git -c core.quotePath=false status --short" },
+  { line: "git -c core.quotepath=off diff --stat" },
   { line: "cd proj && git status", intent: "status" },
   { line: "git status 2>&1", intent: "status" },
   { line: "git status src", intent: "status src" },

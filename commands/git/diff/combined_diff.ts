@@ -161,7 +161,7 @@ export async function combinedDiff(
   const out: Uint8Array[] = [];
   const text = (s: string) => out.push(new TextEncoder().encode(s));
   const header = (showFileHeader: boolean) => {
-    text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path)}\n`);
+    text(`diff ${options.dense ? "--cc" : "--combined"} ${quoteName(path, repo.quotePath)}\n`);
     text(
       `index ${parents.map((p) => abbreviate(repo, p.oid)).join(",")}..${
         abbreviate(repo, options.result?.oid ?? ZERO_OID)
@@ -176,8 +176,8 @@ export async function combinedDiff(
       );
     }
     if (!showFileHeader) return;
-    text(`--- ${quoteName(`a/${path}`)}\n`);
-    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`)}\n`);
+    text(`--- ${quoteName(`a/${path}`, repo.quotePath)}\n`);
+    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`, repo.quotePath)}\n`);
   };
 
   const attribute = (await conversionFor(repo).plan(path)).diff;

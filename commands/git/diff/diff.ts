@@ -8,7 +8,7 @@
  */
 
 import { concatBytes, DEFAULT_ALGORITHM, type LineAlgorithm, type UnifiedDiff, unifiedDiff } from "./line_diff.ts";
-import { comparePaths, encoder, looksBinary, quoteName } from "../odb/bytes.ts";
+import { comparePaths, displayWidth, encoder, lenientDecoder, looksBinary, quoteName } from "../odb/bytes.ts";
 import { sha1 } from "../odb/codec.ts";
 import { MODE_GITLINK, MODE_LINK, objectHeader } from "../odb/objects.ts";
 import { subprojectText } from "../repo/submodule.ts";
@@ -147,6 +147,8 @@ export interface RenderedDiff {
   readonly binarySizes: ReadonlyMap<string, readonly [number, number]>;
   /** Paths given as `unmerged` changes: each printed its `* Unmerged path` line (not in `files`). */
   readonly unmerged: readonly string[];
+  /** core.quotePath of the repository the diff was rendered in: how --stat, --numstat and the rest name files. */
+  readonly quotePath: boolean;
 }
 
 async function load(
@@ -246,7 +248,7 @@ function diffDriver(repo: Repo, path: string, attribute: AttrValue | undefined):
     throw new PtermError(
       "UnsupportedFilter",
       `${
-        quoteName(path)
+        quoteName(path, repo.quotePath)
       } has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git ` +
         "run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's " +
         "diff of it: leave the path out (`-- <other paths>`), or diff it with the real git.",
@@ -297,17 +299,19 @@ export async function renderDiff(
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
       // Names as git prints them: quoted when they need it, and a tab after a name with a space on
       // the ---/+++ lines (so a tool that stops at a tab reads the whole name).
-      const a = part.old ? quoteName(`a/${oldPath}`) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`) : "/dev/null";
+      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "\t" : "";
       const bTab = part.new && part.path.includes(" ") ? "\t" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`)} ${quoteName(`b/${part.path}`)}\n`;
+      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${
+        quoteName(`b/${part.path}`, repo.quotePath)
+      }\n`;
       if (!part.old) header += `new file mode ${newMode}\n`;
       else if (!part.new) header += `deleted file mode ${oldMode}\n`;
       else if (oldMode !== newMode) header += `old mode ${oldMode}\nnew mode ${newMode}\n`;
       if (part.oldPath) {
         header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%\n` +
-          `rename from ${quoteName(part.oldPath)}\nrename to ${quoteName(part.path)}\n`;
+          `rename from ${quoteName(part.oldPath, repo.quotePath)}\nrename to ${quoteName(part.path, repo.quotePath)}\n`;
       }
       const sameMode = part.old && part.new && oldMode === newMode;
       if (before.oid !== after.oid) {
@@ -342,7 +346,9 @@ export async function renderDiff(
         if (!(error instanceof HistogramLimit)) throw error;
         throw new PtermError(
           "UnsupportedFormat",
-          `git's histogram diff gives up on ${quoteName(change.path)} (more than 64 different lines fall in one ` +
+          `git's histogram diff gives up on ${
+            quoteName(change.path, repo.quotePath)
+          } (more than 64 different lines fall in one ` +
             'chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with ' +
             "`--diff-algorithm=myers`.",
         );
@@ -393,11 +399,18 @@ export async function renderDiff(
     additions,
     deletions,
     binarySizes,
+    quotePath: repo.quotePath,
   };
 }
 
-/** A rename as git's diffstat names it: `dir/{old => new}/file` (git's pprint_rename). */
-export function renameName(a: string, b: string): string {
+/**
+ * A rename as git's diffstat names it (git's pprint_rename): `dir/{old => new}/file`, or, when
+ * either name needs quoting, both whole and quoted (`"caf\303\251.txt" => "th\303\251.txt"`).
+ */
+export function renameName(a: string, b: string, quotePath: boolean): string {
+  const quotedA = quoteName(a, quotePath);
+  const quotedB = quoteName(b, quotePath);
+  if (quotedA !== a || quotedB !== b) return `${quotedA} => ${quotedB}`;
   let prefix = 0;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) {
@@ -421,6 +434,20 @@ export function renameName(a: string, b: string): string {
   return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a diffstat is made of: a rendered diff's files, its conflicted paths, and how it quotes names. */
+type StatInput = Pick<RenderedDiff, "files" | "binarySizes" | "quotePath"> & { unmerged?: readonly string[] };
+
 /** One row of a diffstat: a changed file, or a path with a conflict in progress (git's `Unmerged` row). */
 type StatRow =
   | { kind: "file"; file: DiffFile; name: string; sizes: readonly [number, number] }
@@ -431,16 +458,17 @@ type StatRow =
  * where its path sorts, before the change of our side's file at the same path (diff-files queues
  * the unmerged entry first).
  */
-function statRows(rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] }): StatRow[] {
+function statRows(rendered: StatInput): StatRow[] {
+  const { quotePath } = rendered;
   const rows: StatRow[] = rendered.files.map((f) => ({
     kind: "file",
     file: f,
-    name: f.old_path ? renameName(quoteName(f.old_path), quoteName(f.path)) : quoteName(f.path),
+    name: f.old_path ? renameName(f.old_path, f.path, quotePath) : quoteName(f.path, quotePath),
     sizes: rendered.binarySizes.get(f.path) ?? [0, 0],
   }));
   for (const path of rendered.unmerged ?? []) {
     const at = rows.findIndex((r) => r.kind === "file" && comparePaths(r.file.path, path) >= 0);
-    rows.splice(at < 0 ? rows.length : at, 0, { kind: "unmerged", name: quoteName(path) });
+    rows.splice(at < 0 ? rows.length : at, 0, { kind: "unmerged", name: quoteName(path, quotePath) });
   }
   return rows;
 }
@@ -471,7 +499,7 @@ export function renderShortStat(rendered: Pick<RenderedDiff, "files"> & { unmerg
  * conflicted path), names as the diffstat names them but never cut.
  */
 export function renderNumStat(
-  rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] },
+  rendered: StatInput,
 ): string {
   return statRows(rendered).map((row) =>
     row.kind === "unmerged"
@@ -490,7 +518,7 @@ export function renderNumStat(
  * without a newline (the next row follows on the same line) and leaves out of the summary.
  */
 export function renderStat(
-  rendered: Pick<RenderedDiff, "files" | "binarySizes"> & { unmerged?: readonly string[] },
+  rendered: StatInput,
 ): string {
   const files = rendered.files;
   const rows = statRows(rendered);
@@ -502,7 +530,7 @@ export function renderStat(
   let numberWidth = 0;
   let binWidth = 0;
   for (const row of rows) {
-    maxLen = Math.max(maxLen, row.name.length);
+    maxLen = Math.max(maxLen, displayWidth(row.name));
     if (row.kind === "unmerged") continue;
     if (row.file.binary) {
       binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
@@ -526,14 +554,22 @@ export function renderStat(
     let name = row.name;
     let prefix = "";
     let room = nameWidth;
-    if (nameWidth < name.length) {
+    const width = displayWidth(name);
+    let padding = room - width;
+    if (nameWidth < width) {
+      // git skips as many bytes as the name is columns too wide (diff.c's NEEDSWORK: a wide name stays
+      // longer than the room, and the cut can fall inside a character), then cuts at the next slash.
       prefix = "...";
       room = Math.max(0, room - 3);
-      name = name.slice(name.length - room);
-      const slash = name.indexOf("/");
-      if (slash >= 0) name = name.slice(slash);
+      let rest = encoder.encode(name).subarray(width - room);
+      const slash = rest.indexOf(0x2f);
+      if (slash >= 0) rest = rest.subarray(slash);
+      // A cut inside a character leaves bytes that are not UTF-8: text shows them as U+FFFD, and git
+      // (utf8_strwidth) counts such a rest in bytes.
+      name = lenientDecoder.decode(rest);
+      padding = room - (isUtf8(rest) ? displayWidth(name) : rest.length);
     }
-    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, room - name.length))} | `;
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, padding))} | `;
     if (row.kind === "unmerged") return `${head}Unmerged`;
     const { file, sizes } = row;
     if (file.binary) {

@@ -12,14 +12,15 @@ import type { GitSaid } from "../../patch/ops.ts";
 import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
 import { decodeLossless } from "../../patch/text.ts";
 import type { GitApplyMode } from "../../patch/view.ts";
-import { comparePaths, quoteName } from "../odb/bytes.ts";
+import { comparePaths, encoder, lenientDecoder, quoteName } from "../odb/bytes.ts";
+import { quoteWord } from "../../../core/grammar.ts";
 import { openFromFlags } from "./common.ts";
 
 export const gitApply: Handler<
   typeof applyFlags,
   readonly [{ name: "patches"; variadic: true; into: "patch-file"; description: string }]
 > = async (ctx) => {
-  const { rel } = await openFromFlags(ctx, "write");
+  const { rel, repo } = await openFromFlags(ctx, "write");
   const text = await diffText(ctx, rel);
   const mode: GitApplyMode = {
     strip: ctx.flags.strip ?? 1,
@@ -37,7 +38,7 @@ export const gitApply: Handler<
   }
   if (ctx.flags.stat || ctx.flags.numstat) {
     const files = filesOf(text, mode);
-    const out = ctx.flags.numstat ? numstat(files) : diffstat(files);
+    const out = ctx.flags.numstat ? numstat(files, repo.quotePath) : diffstat(files, repo.quotePath);
     ctx.stdout.write(out);
     return { repo_path: rel, applied: false, checked: false, files: files.map(fileSummary) };
   }
@@ -99,7 +100,7 @@ export const gitApply: Handler<
       "Conflict",
       `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files ` +
         "contain conflict markers and the index holds their three versions (`git diff` shows them). Edit the " +
-        `markers away, then \`git add ${conflicts.map(quoteName).join(" ")}\`.`,
+        `markers away, then \`git add ${conflicts.map((path) => quoteWord(path)).join(" ")}\`.`,
       { result: { ...fields, conflicts } },
     );
   }
@@ -326,36 +327,44 @@ function fileSummary(file: FileDiff) {
 }
 
 /** `git apply --numstat`: added, removed, name (`-` and `-` for a binary file). */
-function numstat(files: readonly FileDiff[]): string {
-  return files.map(counted).map((c) => `${c.binary ? "-\t-" : `${c.added}\t${c.removed}`}\t${quoteName(c.name)}\n`)
+function numstat(files: readonly FileDiff[], quotePath: boolean): string {
+  return files.map(counted).map((c) =>
+    `${c.binary ? "-\t-" : `${c.added}\t${c.removed}`}\t${quoteName(c.name, quotePath)}\n`
+  )
     .join("");
 }
 
 const PLUSES = "+".repeat(70);
 const MINUSES = "-".repeat(70);
 
-/** `git apply --stat`: git's diffstat (apply.c's show_stats and print_stat_summary), names as git quotes them. */
-function diffstat(files: readonly FileDiff[]): string {
+/**
+ * `git apply --stat`: git's diffstat (apply.c's show_stats and print_stat_summary), names as git quotes
+ * them, measured, cut and padded in bytes as apply.c does (printf's `%-*s`), not in columns as diff's.
+ */
+function diffstat(files: readonly FileDiff[], quotePath: boolean): string {
   const rows = files.map(counted);
+  const size = (text: string) => encoder.encode(text).length;
+  const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - size(text)));
   let maxLen = 0;
   let maxChange = 0;
   for (const file of files) {
     for (const name of [file.oldPath, file.newPath]) {
-      if (name !== null) maxLen = Math.max(maxLen, quoteName(name).length);
+      if (name !== null) maxLen = Math.max(maxLen, size(quoteName(name, quotePath)));
     }
   }
   for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
   const width = Math.min(maxLen, 50);
   let out = "";
   for (const c of rows) {
-    let name = quoteName(c.name);
-    if (name.length > width) {
-      const start = name.length + 3 - width;
-      const slash = name.indexOf("/", start);
-      name = "..." + name.slice(slash >= 0 ? slash : start);
+    let name = quoteName(c.name, quotePath);
+    const bytes = encoder.encode(name);
+    if (bytes.length > width) {
+      const start = bytes.length + 3 - width;
+      const slash = bytes.indexOf(0x2f, start);
+      name = "..." + lenientDecoder.decode(bytes.subarray(slash >= 0 ? slash : start));
     }
     if (c.binary) {
-      out += ` ${name.padEnd(width)} |  Bin\n`;
+      out += ` ${pad(name, width)} |  Bin\n`;
       continue;
     }
     const room = width + maxChange > 70 ? 70 - width : maxChange;
@@ -366,7 +375,7 @@ function diffstat(files: readonly FileDiff[]): string {
       add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
       del = total - add;
     }
-    out += ` ${name.padEnd(width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${
+    out += ` ${pad(name, width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${
       MINUSES.slice(0, del)
     }\n`;
   }

@@ -15,7 +15,7 @@ import { readHead } from "../repo/refs.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
 import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
 import { openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
-import { quoteName } from "../odb/bytes.ts";
+import { encodeName, quoteName } from "../odb/bytes.ts";
 
 /** `-L` as git reads it: `a,b`, `a,+n`, `a,` (to the end), `,b` (from the start); 1-based, inclusive. */
 export function lineRange(spec: string | undefined, total: number): [number, number] {
@@ -53,7 +53,9 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
       if (!info || info.isDirectory) {
         throw new PtermError(
           "NotFound",
-          `${path} is not a file in the work tree; \`git blame HEAD -- ${quoteName(path)}\` blames HEAD's.`,
+          `${path} is not a file in the work tree; \`git blame HEAD -- ${
+            quoteName(path, repo.quotePath)
+          }\` blames HEAD's.`,
         );
       }
       // The work tree's file in git's form (autocrlf, eol, ident undone), as git blame compares it.
@@ -75,7 +77,7 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     }
     const rows = shown.map((b) => ({ ...b, ...details.get(b.commit)! }));
     if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
-      ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"]));
+      ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"], repo.quotePath));
     } else {
       ctx.stdout.write(defaultText(repo, shown, details, path, ctx.flags));
     }
@@ -183,7 +185,9 @@ function defaultText(
   if (lines.length === 0) return "";
   const who = (d: BlameCommitDetails) => flags["show-email"] ? `<${d.author.email}>` : d.author.name;
   const showName = lines.some((l) => l.path !== path);
-  const longestFile = Math.max(...lines.map((l) => l.path.length));
+  // git pads the name (as it is, never quoted) to the longest one in bytes (printf's `%-*.*s`).
+  const byteLength = (name: string) => encodeName(name).length;
+  const longestFile = Math.max(...lines.map((l) => byteLength(l.path)));
   const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)!))));
   const digits = String(Math.max(...lines.map((l) => l.line))).length;
   // The longest abbreviation any blamed commit needs, plus one for the boundary's `^`.
@@ -193,7 +197,7 @@ function defaultText(
   return lines.map((l) => {
     const d = details.get(l.commit)!;
     let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
-    if (showName) out += " " + l.path.padEnd(longestFile);
+    if (showName) out += " " + l.path + " ".repeat(longestFile - byteLength(l.path));
     if (!flags.suppress) {
       const name = who(d);
       out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
@@ -207,6 +211,7 @@ function porcelainText(
   lines: readonly BlamedLine[],
   details: ReadonlyMap<string, BlameCommitDetails>,
   everyLine: boolean,
+  quotePath: boolean,
 ): string {
   const pathsOf = new Map<string, Set<string>>();
   for (const l of lines) pathsOf.set(l.commit, (pathsOf.get(l.commit) ?? new Set()).add(l.path));
@@ -227,8 +232,8 @@ function porcelainText(
       if (l.boundary) out += "boundary\n";
     }
     if (wrote || pathsOf.get(l.commit)!.size > 1) {
-      if (l.previous) out += `previous ${l.previous.commit} ${quoteName(l.previous.path)}\n`;
-      out += `filename ${quoteName(l.path)}\n`;
+      if (l.previous) out += `previous ${l.previous.commit} ${quoteName(l.previous.path, quotePath)}\n`;
+      out += `filename ${quoteName(l.path, quotePath)}\n`;
     }
     return out;
   };

@@ -32,9 +32,11 @@ async function lookUp(repo: Repo, name: string): Promise<string | null> {
 }
 
 /** The object's content as git prints it with -p: a tree as ls-tree lines (withheld entries left out). */
-function pretty(policy: PathPolicy, object: GitObject, oid: string, dir: string): Uint8Array | string {
+function pretty(repo: Repo, policy: PathPolicy, object: GitObject, oid: string, dir: string): Uint8Array | string {
   if (object.type !== "tree") return object.content;
-  return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name) + "\n").join("");
+  return visibleEntries(policy, dir, object.content, oid).map((e) => treeLine(e, e.name, repo.quotePath) + "\n").join(
+    "",
+  );
 }
 
 /** What a --batch/--batch-check format says of one object. */
@@ -207,7 +209,7 @@ export const catFile: Handler<typeof catFileFlags, readonly [{ name: "args"; des
     else if (flags.size) write(`${object.content.length}\n`);
     else if (flags.pretty) {
       await refuseWithheld(shown, name, object.type);
-      write(pretty(policy, object, shown, dir));
+      write(pretty(repo, policy, object, shown, dir));
     } else if (asType) {
       await refuseWithheld(shown, name, object.type);
       write(object.content);

@@ -55,7 +55,9 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
         } catch (error) {
           throw new PtermError(
             "WriteFailed",
-            `could not delete ${quoteName(path)} (${(error as Error).name}); ${plural(removed.length, "file")} ` +
+            `could not delete ${quoteName(path, repo.quotePath)} (${(error as Error).name}); ${
+              plural(removed.length, "file")
+            } ` +
               "were deleted before it and the rest are left as they were. Run `git clean -n` to see what remains.",
           );
         }
@@ -74,13 +76,13 @@ export const clean: Handler<typeof cleanFlags> = async (ctx) => {
   const verb = dryRun ? "Would remove" : "Removing";
   ctx.stdout.write(
     result.removed.length
-      ? result.removed.map((p) => `${verb} ${quoteName(p)}`).join("\n") + "\n"
+      ? result.removed.map((p) => `${verb} ${quoteName(p, repo.quotePath)}`).join("\n") + "\n"
       : "Nothing to clean.\n",
   );
   if (result.withheld.length) {
     ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).\n`);
   }
-  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path)}\n`);
+  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path, repo.quotePath)}\n`);
   const listed = bounded(result.removed);
   return {
     repo_path: rel,

@@ -10,7 +10,6 @@ import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "../worktree/worktree.ts";
 import { readIndexFile } from "../worktree/index_file.ts";
 import { resolveRevision } from "../history/revparse.ts";
-import { quotePathNote } from "../odb/bytes.ts";
 
 /** Per-file lists in results stop here; `truncated` says so. */
 export const MAX_LISTED = 1000;
@@ -45,8 +44,9 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
   const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
   // A root repository keeps pterm's own state out of real git's view too.
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quoting = quotePathNote(repo.config.get("core.quotePath"));
-  if (quoting) ctx.stderr.write(quoting);
+  // `-c core.quotePath=…` on the command line (its --quote-path) over the repository's own setting.
+  const quotePath = ctx.flags["quote-path"] as string | undefined;
+  if (quotePath !== undefined) repo.quotePath = quotePath === "true";
   return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }
 

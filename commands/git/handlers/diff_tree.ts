@@ -144,10 +144,10 @@ export const diffTree: Handler<typeof diffTreeFlags, readonly [{ name: "revs"; d
     }
     const lines = changes.map((c) =>
       ctx.flags["name-only"]
-        ? quoteName(c.path)
+        ? quoteName(c.path, repo.quotePath)
         : ctx.flags["name-status"]
-        ? `${c.status}\t${quoteName(c.path)}`
-        : `:${c.oldMode} ${c.newMode} ${c.oldOid} ${c.newOid} ${c.status}\t${quoteName(c.path)}`
+        ? `${c.status}\t${quoteName(c.path, repo.quotePath)}`
+        : `:${c.oldMode} ${c.newMode} ${c.oldOid} ${c.newOid} ${c.status}\t${quoteName(c.path, repo.quotePath)}`
     );
     if (header) lines.unshift(header);
     ctx.stdout.write(lines.map((l) => l + "\n").join(""));

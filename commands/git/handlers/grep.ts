@@ -81,17 +81,19 @@ export const grep: Handler<typeof grepFlags, readonly [{ name: "args"; descripti
       if (binary) break;
       if (matches.length < MAX_GREP_MATCHES) matches.push({ path, line: i + 1, text });
       if (!ctx.flags["files-with-matches"] && !ctx.flags.count) {
-        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path)}:`;
+        const name = ctx.flags["no-filename"] ? "" : `${quoteName(path, repo.quotePath)}:`;
         lines.push(`${name}${ctx.flags["line-number"] ? `${i + 1}:` : ""}${text}`);
       }
     }
     if (count === 0) continue;
     files.push({ path, count });
     if (binary && !ctx.flags["files-with-matches"] && !ctx.flags.count) {
-      lines.push(`Binary file ${quoteName(path)} matches`);
+      lines.push(`Binary file ${quoteName(path, repo.quotePath)} matches`);
     }
-    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path));
-    if (ctx.flags.count) lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path)}:${count}`);
+    if (ctx.flags["files-with-matches"]) lines.push(quoteName(path, repo.quotePath));
+    if (ctx.flags.count) {
+      lines.push(ctx.flags["no-filename"] ? `${count}` : `${quoteName(path, repo.quotePath)}:${count}`);
+    }
   }
   const result = {
     repo_path: rel,

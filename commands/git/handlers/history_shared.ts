@@ -79,17 +79,18 @@ export function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null 
   if (flags["name-only"] || flags["name-status"]) {
     // git's form: `R<similarity>\t<old>\t<new>` for a rename; a conflicted path `U\t<path>` (its name alone
     // with --name-only) before the change of our side's file in the work tree, if any.
+    const quote = (path: string) => quoteName(path, rendered.quotePath);
     const line = (f: DiffFile) =>
       flags["name-only"]
-        ? quoteName(f.path)
+        ? quote(f.path)
         : f.status === "renamed"
-        ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quoteName(f.old_path!)}\t${quoteName(f.path)}`
-        : `${STATUS_LETTER[f.status]}\t${quoteName(f.path)}`;
+        ? `R${String(f.similarity ?? 100).padStart(3, "0")}\t${quote(f.old_path!)}\t${quote(f.path)}`
+        : `${STATUS_LETTER[f.status]}\t${quote(f.path)}`;
     const rows = [
       ...rendered.unmerged.map((path) => ({
         path,
         first: 0,
-        text: flags["name-only"] ? quoteName(path) : `U\t${quoteName(path)}`,
+        text: flags["name-only"] ? quote(path) : `U\t${quote(path)}`,
       })),
       ...rendered.files.map((f) => ({ path: f.path, first: 1, text: line(f) })),
     ].sort((a, b) => comparePaths(a.path, b.path) || a.first - b.first);
@@ -106,8 +107,9 @@ export function viewOf(rendered: RenderedDiff, flags: ViewFlags): string | null 
  * one character there (Latin-1's é as é, whatever the file's encoding), so that text, written
  * back as UTF-8, would change those bytes. The artifact holds git's bytes.
  */
-export function notUtf8Warning(paths: readonly string[], artifact: string): string {
-  const named = paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+export function notUtf8Warning(paths: readonly string[], artifact: string, quotePath: boolean): string {
+  const named = paths.slice(0, 5).map((path) => quoteName(path, quotePath)).join(", ") +
+    (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
   return `[Warning] ${named} ${paths.length === 1 ? "is" : "are"} not UTF-8: stdout shows each of ${
     paths.length === 1 ? "its" : "their"
   } bytes as one character (as Latin-1), so that text is not the patch; the patch, byte for byte as git writes it, ` +
@@ -115,8 +117,9 @@ export function notUtf8Warning(paths: readonly string[], artifact: string): stri
 }
 
 /** Which files' hunk headers carry git's default function line where git would use their diff driver's. */
-export function functionLineNote(files: ReadonlyMap<string, string>): string {
-  const named = [...files].slice(0, 5).map(([path, driver]) => `${quoteName(path)} (diff=${driver})`).join(", ") +
+export function functionLineNote(files: ReadonlyMap<string, string>, quotePath: boolean): string {
+  const named =
+    [...files].slice(0, 5).map(([path, driver]) => `${quoteName(path, quotePath)} (diff=${driver})`).join(", ") +
     (files.size > 5 ? ` and ${files.size - 5} more` : "");
   return `[Note] the function names after \`@@ … @@\` in the hunk headers of ${named} are git's default ones; git ` +
     "would take them from the diff driver's own patterns, which pterm does not apply. The changed lines are git's.\n";
@@ -149,8 +152,10 @@ export async function emit(
     text = size > budget
       ? `${renderStat(rendered)}\nThe patch is ${size} bytes; it is in the artifact ${artifact}.\n`
       : rendered.patch;
-    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact!));
-    if (rendered.otherFunctionLines.size) ctx.stderr.write(functionLineNote(rendered.otherFunctionLines));
+    if (notUtf8.length) ctx.stderr.write(notUtf8Warning(notUtf8, artifact!, rendered.quotePath));
+    if (rendered.otherFunctionLines.size) {
+      ctx.stderr.write(functionLineNote(rendered.otherFunctionLines, rendered.quotePath));
+    }
   }
   ctx.stdout.write(prefix + (text || (flags["no-patch"] ? "" : empty)));
   const listed = bounded(rendered.files);

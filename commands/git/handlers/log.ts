@@ -310,10 +310,10 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
       mime: "text/plain",
       description: "the full log (patches as git's bytes)",
     });
-    if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path));
+    if (notUtf8.size) ctx.stderr.write(notUtf8Warning([...notUtf8].sort(), saved.path, repo.quotePath));
   }
   ctx.stdout.write(text);
-  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines));
+  if (otherFunctionLines.size) ctx.stderr.write(functionLineNote(otherFunctionLines, repo.quotePath));
   return { repo_path: rel, commits };
 };
 

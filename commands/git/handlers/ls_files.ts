@@ -77,8 +77,8 @@ export const lsFiles: Handler<typeof lsFilesFlags> = async (ctx) => {
   ctx.stdout.write(
     listed.items.map((f) =>
       (ctx.flags.stage || wanted === "unmerged") && f.oid
-        ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path)}`
-        : quoteName(f.path)
+        ? `${f.mode} ${f.oid} ${f.stage}\t${quoteName(f.path, repo.quotePath)}`
+        : quoteName(f.path, repo.quotePath)
     ).join("\n") + (listed.items.length ? "\n" : ""),
   );
   return { repo_path: rel, which: wanted, files: listed.items, truncated: listed.truncated };

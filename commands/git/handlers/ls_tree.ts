@@ -56,13 +56,13 @@ export const lsTree: Handler<
   };
   const list = async (e: { mode: string; oid: string }, path: string) => {
     entries.push({ path, mode: e.mode.padStart(6, "0"), oid: e.oid });
-    if (flags["name-only"]) lines.push(quoteName(path));
+    if (flags["name-only"]) lines.push(quoteName(path, repo.quotePath));
     else if (flags.long) {
       const size = e.mode === MODE_TREE || e.mode === "160000"
         ? "-"
         : String((await repo.objects.read(e.oid)).content.length);
-      lines.push(treeLine(e, path, size));
-    } else lines.push(treeLine(e, path));
+      lines.push(treeLine(e, path, repo.quotePath, size));
+    } else lines.push(treeLine(e, path, repo.quotePath));
   };
   await visit(root, "");
   ctx.stdout.write(lines.map((l) => l + "\n").join(""));

@@ -19,10 +19,15 @@ export function entryType(mode: string): "tree" | "commit" | "blob" {
 }
 
 /** git's `<mode> <type> <oid>\t<name>` line of ls-tree and `cat-file -p <tree>` (modes padded to six digits). */
-export function treeLine(entry: { mode: string; oid: string }, name: string, size?: string): string {
+export function treeLine(
+  entry: { mode: string; oid: string },
+  name: string,
+  quotePath: boolean,
+  size?: string,
+): string {
   const mode = entry.mode.padStart(6, "0");
   const sized = size === undefined ? "" : ` ${size.padStart(7, " ")}`;
-  return `${mode} ${entryType(entry.mode)} ${entry.oid}${sized}\t${quoteName(name)}`;
+  return `${mode} ${entryType(entry.mode)} ${entry.oid}${sized}\t${quoteName(name, quotePath)}`;
 }
 
 /** A tree's entries whose paths (under `dir`, "" for the top) the policy lets pterm show. */

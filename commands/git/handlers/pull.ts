@@ -111,7 +111,10 @@ export const pull: Handler<
   });
   reportFetch(ctx, name, fetched.refs);
   // A fresh view of the repository: its object store sees the pack the fetch added.
+  // The call's core.quotePath (a `-c core.quotePath=…` included) stays the rebase's.
+  const quotePath = repo.quotePath;
   repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
+  repo.quotePath = quotePath;
   if (!resolveRefOid(repo, tracking)) {
     throw new PtermError(
       "NotFound",

@@ -77,7 +77,9 @@ export async function showPath(
   } else ctx.stdout.write(text ?? bytesToByteString(object.content));
   if (notUtf8) {
     ctx.stderr.write(
-      `[Warning] ${quoteName(path)} is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); ` +
+      `[Warning] ${
+        quoteName(path, repo.quotePath)
+      } is not UTF-8: stdout shows each of its bytes as one character (as Latin-1); ` +
         `its bytes are the artifact ${artifact}.\n`,
     );
   }
@@ -123,10 +125,10 @@ const asParent = (entry: FlatEntry | null): CombinedParent =>
   entry ? { oid: entry.oid, mode: entry.mode } : { oid: ZERO_OID, mode: "000000" };
 
 /** git's `--name-only` / `--name-status` of a merge: each combined path, with one status letter per parent. */
-function mergeNames(paths: readonly MergePath[], status: boolean): string {
+function mergeNames(paths: readonly MergePath[], status: boolean, quotePath: boolean): string {
   return paths.map((p) =>
     (status ? p.parents.map((e) => (e === null ? "A" : p.result === null ? "D" : "M")).join("") + "\t" : "") +
-    quoteName(p.path) + "\n"
+    quoteName(p.path, quotePath) + "\n"
   ).join("");
 }
 
@@ -178,7 +180,7 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
     ]);
     ctx.stdout.write(tagHeader + entry + "\n");
     if (!patchView) {
-      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"]));
+      ctx.stdout.write(mergeNames(paths, !!ctx.flags["name-status"], repo.quotePath));
       const none = await emit(ctx, emptyDiff(rendered), { "no-patch": true }, "", "");
       return { repo_path: rel, commit: described, tag, ...none, withheld };
     }

@@ -33,12 +33,17 @@ import { bounded, openFromFlags, refuseUnfollowedLayout, userPaths } from "./com
  * in `git status --short`; `--porcelain` keeps ` M`, as git's porcelain v1 does.
  */
 /** A name as git's short status writes it: quoted as everywhere, and also when it holds a space (QUOTE_PATH_QUOTE_SP). */
-export function shortName(path: string): string {
-  const quoted = quoteName(path);
+export function shortName(path: string, quotePath: boolean): string {
+  const quoted = quoteName(path, quotePath);
   return quoted.startsWith('"') || !path.includes(" ") ? quoted : `"${quoted}"`;
 }
 
-export function shortStatus(files: readonly StatusFile[], untracked: readonly string[], porcelain: boolean): string {
+export function shortStatus(
+  files: readonly StatusFile[],
+  untracked: readonly string[],
+  porcelain: boolean,
+  quotePath: boolean,
+): string {
   // git's order (wt_shortstatus_print): tracked and unmerged paths by name, then the untracked ones.
   const tracked = files.filter((f) => f.xy !== "??");
   const shown = bounded(tracked, 1000);
@@ -47,11 +52,13 @@ export function shortStatus(files: readonly StatusFile[], untracked: readonly st
     if (!porcelain && f.submodule && xy[1] === "M" && f.submodule[1] !== "C") {
       xy = xy[0] + (f.submodule[2] === "M" ? "m" : "?");
     }
-    const from = f.orig_path !== undefined ? `${shortName(f.orig_path)} -> ` : "";
-    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path)}`;
+    const from = f.orig_path !== undefined ? `${shortName(f.orig_path, quotePath)} -> ` : "";
+    return `${xy.replaceAll(".", " ")} ${from}${shortName(f.path, quotePath)}`;
   });
   if (shown.truncated) lines.push(`... and ${tracked.length - shown.items.length} more (see the result)`);
-  for (const path of untracked.slice(0, Math.max(0, 1000 - shown.items.length))) lines.push(`?? ${shortName(path)}`);
+  for (const path of untracked.slice(0, Math.max(0, 1000 - shown.items.length))) {
+    lines.push(`?? ${shortName(path, quotePath)}`);
+  }
   if (untracked.length > Math.max(0, 1000 - shown.items.length)) lines.push("... more untracked (see the result)");
   return lines.length ? lines.join("\n") + "\n" : "";
 }
@@ -238,6 +245,8 @@ export interface LongStatusContext {
   readonly untrackedShown: boolean;
   /** The untracked entries as git lists them in this mode (folders collapsed to `dir/` unless `-uall`). */
   readonly untracked: readonly string[];
+  /** core.quotePath: whether names' characters outside ASCII are escaped. */
+  readonly quotePath: boolean;
 }
 
 /**
@@ -246,7 +255,7 @@ export interface LongStatusContext {
  * with git's hints (advice.statusHints), and git's closing sentence.
  */
 export function longStatus(report: StatusReport, files: readonly StatusFile[], context: LongStatusContext): string {
-  const { tracking, progress, hints } = context;
+  const { tracking, progress, hints, quotePath } = context;
   const lines = [context.branchLine];
   if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
   const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
@@ -265,7 +274,9 @@ export function longStatus(report: StatusReport, files: readonly StatusFile[], c
     lines.push("Changes to be committed:");
     if (hints && plainCommit) lines.push(`  (${unstageHint})`);
     for (const f of staged) {
-      const name = f.orig_path !== undefined ? `${quoteName(f.orig_path)} -> ${quoteName(f.path)}` : quoteName(f.path);
+      const name = f.orig_path !== undefined
+        ? `${quoteName(f.orig_path, quotePath)} -> ${quoteName(f.path, quotePath)}`
+        : quoteName(f.path, quotePath);
       lines.push(`\t${STAGED_LABELS[f.xy[0]].padEnd(12)}${name}`);
     }
     lines.push("");
@@ -287,7 +298,7 @@ export function longStatus(report: StatusReport, files: readonly StatusFile[], c
       } else if (!deleteModify && !notDeleted) lines.push('  (use "git rm <file>..." to mark resolution)');
       else lines.push('  (use "git add/rm <file>..." as appropriate to mark resolution)');
     }
-    for (const f of unmergedFiles) lines.push(`\t${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path)}`);
+    for (const f of unmergedFiles) lines.push(`\t${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path, quotePath)}`);
     lines.push("");
   }
   const changed = files.filter((f) => f.xy[1] !== "." && f.xy[1] !== "?" && !report.unmerged.has(f.path));
@@ -301,14 +312,16 @@ export function longStatus(report: StatusReport, files: readonly StatusFile[], c
       if (dirtySubmodule) lines.push("  (commit or discard the untracked or modified content in submodules)");
     }
     for (const f of changed) {
-      lines.push(`\t${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path)}${submoduleNote(f.submodule)}`);
+      lines.push(
+        `\t${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path, quotePath)}${submoduleNote(f.submodule)}`,
+      );
     }
     lines.push("");
   }
   if (context.untrackedShown && context.untracked.length) {
     lines.push("Untracked files:");
     if (hints) lines.push('  (use "git add <file>..." to include in what will be committed)');
-    for (const path of context.untracked) lines.push(`\t${quoteName(path)}`);
+    for (const path of context.untracked) lines.push(`\t${quoteName(path, quotePath)}`);
     lines.push("");
   }
   const committable = staged.length > 0;
@@ -366,7 +379,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
   let text: string;
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") +
-      shortStatus(files, shownUntracked, ctx.flags.porcelain === true);
+      shortStatus(files, shownUntracked, ctx.flags.porcelain === true, repo.quotePath);
   } else {
     const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
     const hints = repo.config.getBool("advice.statusHints", true);
@@ -382,6 +395,7 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
       hints,
       untrackedShown: untracked,
       untracked: shownUntracked,
+      quotePath: repo.quotePath,
     });
     if (report.withheld.length) {
       ctx.stderr.write(

@@ -109,33 +109,68 @@ export function encodeName(name: string): Uint8Array {
 }
 
 /**
- * What pterm says when a repository sets core.quotePath to false: its texts quote a name with a
- * byte outside ASCII as git's default does (`"caf\303\251.txt"`), where that git would print the
- * name as it is — said on every call, never ignored in silence. Null when the setting is git's default.
+ * A name for people, quoted as git quotes it (quote.c's quote_c_style): wrapped in double quotes
+ * when it has a control byte, DEL, a `"` or a `\`, or — while `quotePath` (core.quotePath, git's
+ * default) holds — a byte outside ASCII; `\a \b \t \n \v \f \r` as letters, the other bytes
+ * as octal escapes (`"caf\303\251.txt"`). With core.quotePath=false the bytes outside ASCII are
+ * written as they are (`café.txt`), as git writes them; a byte that is not UTF-8 (which text cannot
+ * carry) keeps its octal escape. Diff headers quote `a/` + name as one (git's quote_two).
  */
-export function quotePathNote(setting: string | undefined): string | null {
-  if (setting === undefined || !/^(false|no|off|0)$/i.test(setting.trim())) return null;
-  return "[Note] core.quotePath=false is not followed: names with bytes outside ASCII are quoted as git quotes " +
-    'them by default ("caf\\303\\251.txt"); the structured result has each name as it is.\n';
+export function quoteName(name: string, quotePath: boolean): string {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x80) {
+      const escape = asciiEscape(c);
+      if (escape === null) out += name[i];
+      else {
+        out += escape;
+        quoted = true;
+      }
+    } else if (c >= 0xdc80 && c <= 0xdcff) {
+      // A byte `decodeName` kept because it is not UTF-8: escaped whatever the setting.
+      out += "\\" + (c - 0xdc00).toString(8).padStart(3, "0");
+      quoted = true;
+    } else {
+      const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < name.length;
+      const character = pair ? name.slice(i, i + 2) : name[i];
+      if (pair) i++;
+      if (!quotePath) out += character;
+      else {
+        for (const b of encoder.encode(character)) out += "\\" + b.toString(8).padStart(3, "0");
+        quoted = true;
+      }
+    }
+  }
+  return quoted ? `"${out}"` : name;
+}
+
+/** How quote_c_style writes an ASCII byte inside quotes, or null when it goes as it is (and needs no quotes). */
+function asciiEscape(b: number): string | null {
+  if (b === 0x22 || b === 0x5c) return "\\" + String.fromCharCode(b);
+  if (b >= 0x20 && b < 0x7f) return null;
+  if (b >= 0x07 && b <= 0x0d) return "\\" + "abtnvfr"[b - 0x07];
+  return "\\" + b.toString(8).padStart(3, "0");
 }
 
 /**
- * A name for people, quoted as git quotes it (quote_c_style, core.quotePath): wrapped in double
- * quotes when it has a byte outside printable ASCII, a `"` or a `\`; `\a \b \t \n \v \f \r`
- * as letters, other bytes as octal escapes (`"caf\351.txt"`). Diff headers quote `a/` + name
- * as one (git's quote_two).
+ * The columns `text` takes on a terminal, as git's utf8_strwidth counts them: wide East Asian
+ * characters (and emoji) two, combining marks and control characters none, the rest one.
  */
-export function quoteName(name: string): string {
-  const bytes = encodeName(name);
-  if (bytes.every((b) => b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c)) return name;
-  let out = '"';
-  for (const b of bytes) {
-    if (b === 0x22 || b === 0x5c) out += "\\" + String.fromCharCode(b);
-    else if (b >= 0x07 && b <= 0x0d) out += "\\" + "abtnvfr"[b - 0x07];
-    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
-    else out += "\\" + b.toString(8).padStart(3, "0");
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0x300 && code < 0x370) || code === 0x200b) continue;
+    const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
+      (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
+      (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) ||
+      (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) ||
+      (code >= 0x20000 && code <= 0x3fffd);
+    width += wide ? 2 : 1;
   }
-  return out + '"';
+  return width;
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -8,7 +8,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { abbreviate } from "../odb/abbrev.ts";
-import { comparePaths, EMPTY_TREE_OID } from "../odb/bytes.ts";
+import { comparePaths, EMPTY_TREE_OID, quoteName } from "../odb/bytes.ts";
 import { MODE_TREE, parseTree, type Signature, splitMessage } from "../odb/objects.ts";
 import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
@@ -279,10 +279,12 @@ async function commitSummary(repo: Repo, oid: string): Promise<string> {
   if (files > 0 && (del || ins === 0)) summary += `, ${del} deletion${del === 1 ? "" : "s"}(-)`;
   let modes = "";
   for (const file of rendered.files) {
-    if (file.status === "added") modes += ` create mode ${file.new_mode} ${file.path}\n`;
-    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${file.path}\n`;
+    // Names quoted as git's diff summary quotes them (core.quotePath).
+    const name = quoteName(file.path, repo.quotePath);
+    if (file.status === "added") modes += ` create mode ${file.new_mode} ${name}\n`;
+    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${name}\n`;
     else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
-      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${file.path}\n`;
+      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${name}\n`;
     }
   }
   return `[${head.branch ?? "detached HEAD"} ${abbreviate(repo, oid)}] ${splitMessage(commit.message).subject}\n` +

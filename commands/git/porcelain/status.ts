@@ -7,9 +7,12 @@
 
 import { comparePaths, encodeName, hasRawBytes, lenientDecoder, quoteName } from "../odb/bytes.ts";
 
-/** The warning for names pterm cannot open (not UTF-8), as git would quote them. */
+/**
+ * The warning for names pterm cannot open (not UTF-8), as git would quote them: their bytes that
+ * are not UTF-8 are escaped whatever core.quotePath says, so git's default quoting shows them.
+ */
 export function unaddressableWarning(paths: readonly string[]): string {
-  const shown = paths.slice(0, 10).map(quoteName).join(", ") +
+  const shown = paths.slice(0, 10).map((path) => quoteName(path, true)).join(", ") +
     (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
   return `warning: ${paths.length} path(s) have names that are not UTF-8 (${shown}); pterm cannot open such files, ` +
     "so it neither checked nor staged them, and kept their index entries as they are. Use the real git for them.\n";

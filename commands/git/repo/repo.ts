@@ -37,6 +37,11 @@ export interface Repo {
   readonly ignoreCase: boolean;
   /** core.symlinks: false once pterm has checked a link out as a plain file (git then compares links by content). */
   symlinks: boolean;
+  /**
+   * core.quotePath for this call: whether git's texts escape a name's bytes outside ASCII (`quoteName`).
+   * The repository's setting, unless the command line's `-c core.quotePath=…` says otherwise (openFromFlags).
+   */
+  quotePath: boolean;
   /** The work tree relative to the workspace root (`.` for the root), for messages; set by callers. */
   label: string;
   /** The workspace root every git folder was confined to (absent for a library call without one). */
@@ -232,6 +237,7 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
     fileMode: config.getBool("core.filemode", true),
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
+    quotePath: config.getBool("core.quotepath", true),
     label,
     root,
   };

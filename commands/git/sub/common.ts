@@ -16,6 +16,21 @@ export const repoFlag = (access: "read" | "write") =>
       "directly under the root or one level down.",
   }) as const satisfies FlagSpec;
 
+/**
+ * core.quotePath for one call: real git's `-c core.quotePath=…` before the subcommand becomes this
+ * flag (spellings.ts) for the subcommands whose text prints path names.
+ */
+export const quotePathFlag = {
+  name: "quote-path",
+  type: "string",
+  compat: true,
+  choices: ["true", "false"],
+  valueName: "bool",
+  description: "What git's `-c core.quotePath=…` becomes: core.quotePath for this call. false prints names " +
+    'with characters outside ASCII as they are (`café.txt`), true escapes them (`"caf\\303\\251.txt"`). ' +
+    "Default: the repository's core.quotePath, else true.",
+} as const satisfies FlagSpec;
+
 export const pathFlag = (what: string) =>
   ({
     name: "path",

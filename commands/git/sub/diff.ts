@@ -3,10 +3,20 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { algorithmFlags, compat, leaf, pathFlag, refusedDiffFlags, renameFlags, repoFlag } from "./common.ts";
+import {
+  algorithmFlags,
+  compat,
+  leaf,
+  pathFlag,
+  quotePathFlag,
+  refusedDiffFlags,
+  renameFlags,
+  repoFlag,
+} from "./common.ts";
 
 export const diffFlags = [
   repoFlag("read"),
+  quotePathFlag,
   {
     name: "word-diff",
     type: "boolean",

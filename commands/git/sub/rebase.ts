@@ -3,10 +3,11 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { authorFlag, leaf, quiet, repoFlag } from "./common.ts";
+import { authorFlag, leaf, quiet, quotePathFlag, repoFlag } from "./common.ts";
 
 export const rebaseFlags = [
   repoFlag("write"),
+  quotePathFlag,
   {
     name: "onto",
     type: "string",

@@ -144,8 +144,10 @@ export function refuseUnaddressable(paths: Iterable<string>, action: string | nu
     if (why) found[why].push(path);
   }
   const changedNothing = action ? `, so ${action} changed nothing` : "";
+  // pterm's own message, names quoted as git's default quotes them (a byte that is not UTF-8 is escaped anyway).
   const list = (paths: string[]) =>
-    paths.slice(0, 5).map(quoteName).join(", ") + (paths.length > 5 ? `, and ${paths.length - 5} more` : "");
+    paths.slice(0, 5).map((path) => quoteName(path, true)).join(", ") +
+    (paths.length > 5 ? `, and ${paths.length - 5} more` : "");
   if (found["not UTF-8"].length > 0) {
     throw new PtermError(
       "InvalidPath",

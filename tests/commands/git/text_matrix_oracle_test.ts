@@ -168,6 +168,24 @@ async function buildNames(root: string, name: "names" | "names-raw"): Promise<vo
   if (name === "names-raw") await s.git("config", "core.quotePath", "false");
 }
 
+/**
+ * Lines of the names shapes, with and without core.quotePath: several names at once (a diffstat
+ * whose columns count a wide character as two, a rename in both forms git names it), and the
+ * plumbing that prints names.
+ */
+const NAMES_EITHER_WAY: readonly string[] = [
+  "diff --stat HEAD~4",
+  "diff --numstat HEAD~4",
+  "diff --name-status HEAD~4",
+  "diff HEAD~4",
+  "diff --stat HEAD~4 -- d\u00efr",
+  "ls-tree -r HEAD",
+  "ls-tree -r --name-only HEAD",
+  "diff-tree -r --name-status HEAD~2 HEAD",
+  "cat-file -p HEAD:d\u00efr",
+  "ls-files -s",
+];
+
 /** Lines run on every shape (`git -C <shape>` prefixed). */
 const EVERY_SHAPE: readonly string[] = [
   // status
@@ -463,12 +481,14 @@ const SOME_SHAPES: Readonly<Record<ShapeName, readonly string[]>> = {
     "log --oneline --follow -- th\u00e9.txt",
     "show HEAD:th\u00e9.txt",
     "grep -l ''",
+    ...NAMES_EITHER_WAY,
   ],
   "names-raw": [
     "blame th\u00e9.txt",
     "grep -l ''",
     "blame --porcelain th\u00e9.txt",
     "blame --porcelain -L 1,1 -- d\u00efr/\u65e5\u672c.md",
+    ...NAMES_EITHER_WAY,
   ],
 };
 
@@ -484,13 +504,6 @@ const STILL_DIFFERS: Readonly<Record<string, string>> = {
   "history: ls-files -o": "pterm never walks what .gitignore leaves out (build output, dependencies), so --others " +
     "lists no ignored file, as with --exclude-standard; git lists them without it. Said on stderr",
 };
-
-/**
- * core.quotePath=false is not followed (names with bytes outside ASCII stay quoted as git's default
- * quotes them; said on stderr on every call): on the names-raw shape pterm's text must be exactly git's
- * with core.quotePath=true, and its stderr must say so.
- */
-const QUOTE_PATH_NOT_FOLLOWED = "names-raw";
 
 /**
  * Spellings git takes that pterm refuses by name (an InvalidArgs or UnsupportedFormat error whose
@@ -517,6 +530,8 @@ const NOT_QUERIES: Readonly<Record<string, string>> = {
   "log:ref":
     "pterm's own spelling of the revision to list from (git has no --ref), which the lines here give as git does",
   "*:path": "pterm's own spelling of the paths after `--`, which the lines here use",
+  "*:quote-path": "pterm's own spelling of git's `-c core.quotePath=…`, which the settings test below gives as git " +
+    "does (the names-raw shape sets it in the repository's config)",
   "branch:delete": "changes state (its text is the branch test's)",
   "branch:force-delete": "changes state",
   "branch:move": "changes state",
@@ -621,14 +636,10 @@ Deno.test({
     const stale: string[] = [];
     const unrefused: string[] = [];
     for (const line of linesOf(shape)) {
-      const quoting = shape === QUOTE_PATH_NOT_FOLLOWED ? ["-c", "core.quotePath=true"] : [];
       const [ours, theirs] = await Promise.all([
         exec(root.path, `git -C ${shape} ${line}`),
-        gitRaw(root.path, ["-C", shape, "-c", "color.ui=never", ...quoting, "--no-pager", ...tokenize(line)]),
+        gitRaw(root.path, ["-C", shape, "-c", "color.ui=never", "--no-pager", ...tokenize(line)]),
       ]);
-      if (quoting.length && ours.exit_code === 0 && !/core\.quotePath=false is not followed/.test(ours.stderr)) {
-        differs.push(`${shape}: git ${line}: stderr does not say core.quotePath=false is not followed`);
-      }
       const refusal = REFUSED[line];
       if (refusal !== undefined) {
         // Refused by name, never answered with another text: the refusal says what to run instead.
@@ -723,20 +734,32 @@ Deno.test("a setting git's text depends on is followed, or refused by name: neve
   }
   await unset("log.date");
 
-  // core.quotePath=false is not followed: the text quotes as git's default, and every call says so on stderr.
+  // core.quotePath is followed, from the repository's config and from `-c` (which wins), in every git
+  // spelling of a boolean; a word git refuses is refused by name.
+  const quoting = ["status -s", "status", "status --porcelain", "ls-files -o", "grep -l --untracked untracked"];
   await set("core.quotePath", "false");
-  const { ours } = await run("status -s");
-  assert.equal(
-    ours.stdout,
-    await (async () => {
-      await set("core.quotePath", "true");
-      const text = (await gitRaw(root.path, ["-C", "r", "status", "-s"])).stdout;
-      await set("core.quotePath", "false");
-      return text;
-    })(),
-  );
-  assert.match(ours.stderr, /core\.quotePath=false is not followed/);
+  for (const line of quoting) await followed(line);
+  for (const value of ["true", "yes", "1"]) await followed(`-c core.quotePath=${value} status -s`);
+  await followed("-c core.quotePath status -s");
+  await set("core.quotePath", "true");
+  for (const value of ["false", "no", "off", "0"]) await followed(`-c core.quotePath=${value} status -s`);
+  await followed("-c core.quotePath=false -c core.quotePath=true status -s");
   await unset("core.quotePath");
-  await refused("-c core.quotePath=false status -s", /core\.quotePath=false is not followed/);
-  await followed("-c core.quotePath=true status -s");
+  await followed("-c core.quotePath=false status -s");
+  await refused("-c core.quotePath=maybe status -s", /core\.quotepath/);
+  // A subcommand that prints no name takes the setting and changes nothing, as git.
+  await followed("-c core.quotePath=false log --oneline -1");
+
+  // What a person does next: take the name as the text shows it, stage it, and real git agrees; the
+  // structured result keeps each name as it is, whatever the setting.
+  await set("core.quotePath", "false");
+  const listed = await exec(root.path, "git -C r status -s");
+  assert.equal(listed.stdout, "?? caf\u00e9.txt\n");
+  const result = listed.result as { files: { path: string }[] };
+  assert.deepEqual(result.files.map((f) => f.path), ["caf\u00e9.txt"]);
+  const added = await exec(root.path, `git -C r add ${listed.stdout.slice(3).trim()}`);
+  assert.equal(added.exit_code, 0, added.stderr);
+  await followed("status -s");
+  assert.equal((await gitRaw(root.path, ["-C", "r", "diff", "--cached", "--name-only"])).stdout, "caf\u00e9.txt\n");
+  await unset("core.quotePath");
 });
