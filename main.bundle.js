@@ -1571,8 +1571,9 @@ function stagingPaths(root, target) {
     beside: tempPathBeside(target)
   };
 }
+var SETTLE_MS = 3e3;
 function placedWhereWalked(root, segments, target, file, tempLinks) {
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (; ; ) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull3(target);
@@ -1650,7 +1651,7 @@ function removeStrayNames(plan, file, names) {
   const written = file.statSync();
   if (written.ino === null) return false;
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (; ; ) {
     if ((file.statSync().nlink ?? 1) <= 1) return true;
     if (Date.now() > deadline) return false;

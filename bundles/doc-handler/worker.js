@@ -920,8 +920,9 @@ function stagingPaths(root, target) {
     beside: tempPathBeside(target)
   };
 }
+var SETTLE_MS = 3e3;
 function placedWhereWalked(root, segments, target, file, tempLinks) {
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (; ; ) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull3(target);
@@ -999,7 +1000,7 @@ function removeStrayNames(plan, file, names) {
   const written = file.statSync();
   if (written.ino === null) return false;
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (; ; ) {
     if ((file.statSync().nlink ?? 1) <= 1) return true;
     if (Date.now() > deadline) return false;
@@ -3567,14 +3568,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-LVKMKOH7.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-GIPLHHHK.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-UMX6MONE.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-GAUKSGRD.js", import.meta.url).href),
-  html: () => import(new URL("./html-WATBIVZ2.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-EHCOZHCU.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-7FKZN7W3.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-AYIXWDAZ.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-3HUALKFS.js", import.meta.url).href),
+  html: () => import(new URL("./html-LV2IXY2X.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-NM3T23LE.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-7DTF6RY7.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-SBEXBBOE.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-L2AXPJMJ.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3627,7 +3628,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-QN4DH4OV.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-SPGCRE6F.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

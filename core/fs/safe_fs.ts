@@ -192,6 +192,14 @@ function stagingPaths(root: string, target: string): { staged: string; beside: s
 }
 
 /**
+ * How long a look waits for the folders on the way to hold still. Giving up counts as "placed
+ * elsewhere", which wipes what was written — and a rename that landed where it should has already
+ * replaced the old file — so the bound is generous: a loaded machine can take hundreds of
+ * milliseconds to let a look see the same real folders twice while another process keeps swapping them.
+ */
+const SETTLE_MS = 3000;
+
+/**
  * After the placement: the file on the path must be the one written. If it is not, and the file
  * written still has a name besides its temporary one in the root (a later writer's rename would
  * have unlinked it), the placement went through a folder swapped for a symlink for an instant.
@@ -207,7 +215,7 @@ function placedWhereWalked(
   file: Deno.FsFile,
   tempLinks: number,
 ): boolean {
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (;;) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull(target);
@@ -317,7 +325,7 @@ function removeStrayNames(plan: WritePlan, file: Deno.FsFile, names: readonly st
   const written = file.statSync();
   if (written.ino === null) return false; // no inode numbers (Windows): nothing is removed by guess
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + SETTLE_MS;
   for (;;) {
     if ((file.statSync().nlink ?? 1) <= 1) return true;
     if (Date.now() > deadline) return false;
