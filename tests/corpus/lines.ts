@@ -261,8 +261,6 @@ export const cold: readonly CorpusLine[] = [
   { line: "git cat-file -e v1.0" },
   { line: "git cat-file blob HEAD:README.md" },
   { line: "git cat-file --batch-check", stdin: "HEAD\nv1.0\nnothing\n" },
-  { line: "git cat-file --batch-check='%(objectname) %(objecttype) %(rest)'", stdin: "HEAD main tip\nv1.0\n" },
-  { line: "git cat-file --batch", stdin: "HEAD:README.md\nnothing\n" },
   { line: "git for-each-ref" },
   { line: "git for-each-ref --format='%(refname:short)' refs/heads" },
   {
