@@ -17,7 +17,7 @@
  * keeps its tab.
  */
 
-import { Baselines, LIST_MARKER, type TablePiece } from "./tables.ts";
+import { Baselines, cellsOfLine, type LineCell, LIST_MARKER, type TablePiece } from "./tables.ts";
 
 /** Lines read as columns: their cells row by row (empty strings for empty cells), and their pieces. */
 export interface ColumnedLines {
@@ -25,16 +25,10 @@ export interface ColumnedLines {
   readonly members: ReadonlySet<number>;
 }
 
-interface Cell {
-  text: string;
-  x0: number;
-  x1: number;
-}
-
 interface Line {
   readonly y: number;
   readonly size: number;
-  readonly cells: Cell[];
+  readonly cells: LineCell[];
   readonly members: number[];
 }
 
@@ -60,26 +54,17 @@ function linesOf(pieces: readonly TablePiece[], taken: ReadonlySet<number>): (Li
   }
   const byLine = [...baselines.lines].sort((p, q) => q.y - p.y);
   return byLine.map((line) => {
-    const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
-    if (sorted.some(({ i }) => pieces[i].monospace)) return null;
-    const cells: Cell[] = [];
-    for (const piece of sorted) {
-      const last = cells[cells.length - 1];
-      const gap = last ? piece.x0 - last.x1 : Infinity;
-      if (gap < -line.size * 0.2) return null; // overlapping pieces: not a clean line
-      if (last && gap <= line.size) {
-        last.text += (gap > line.size * 0.2 && !/\s$/.test(last.text) && !/^\s/.test(piece.str) ? " " : "") + piece.str;
-        last.x1 = Math.max(last.x1, piece.x1);
-      } else cells.push({ text: piece.str, x0: piece.x0, x1: piece.x1 });
-    }
-    for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
-    const prose = (cell: Cell) => cell.text.length > MAX_CELL_LENGTH || cell.text.split(" ").length > MAX_CELL_WORDS;
+    const split = cellsOfLine(line, pieces);
+    if (split === null) return null;
+    const { cells, members } = split;
+    const prose = (cell: LineCell) =>
+      cell.text.length > MAX_CELL_LENGTH || cell.text.split(" ").length > MAX_CELL_WORDS;
     if (LIST_MARKER.test(cells[0].text) || cells.some(prose)) return null;
-    return { y: line.y, size: line.size, cells, members: sorted.map(({ i }) => i) };
+    return { y: line.y, size: line.size, cells, members };
   });
 }
 
-const anchors = (cell: Cell): [number, number, number] => [cell.x0, cell.x1, (cell.x0 + cell.x1) / 2];
+const anchors = (cell: LineCell): [number, number, number] => [cell.x0, cell.x1, (cell.x0 + cell.x1) / 2];
 
 /**
  * For each line of `run`, each cell: whether one of its edges or its centre lines up with the same

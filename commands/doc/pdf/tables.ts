@@ -604,6 +604,38 @@ export class Baselines {
   }
 }
 
+/** A cell of a line: its text and where it starts and ends on the baseline. */
+export interface LineCell {
+  text: string;
+  x0: number;
+  x1: number;
+}
+
+/**
+ * A baseline's pieces as cells, left to right: a piece closer to the one before than the font size
+ * joins its cell (with a space where the gap is a word's). Null for a line that is not clean text:
+ * fixed-pitch pieces (code) or overlapping ones.
+ */
+export function cellsOfLine(
+  line: PieceLine,
+  pieces: readonly TablePiece[],
+): { cells: LineCell[]; members: number[] } | null {
+  const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
+  if (sorted.some(({ i }) => pieces[i].monospace)) return null;
+  const cells: LineCell[] = [];
+  for (const piece of sorted) {
+    const last = cells[cells.length - 1];
+    const gap = last ? piece.x0 - last.x1 : Infinity;
+    if (gap < -line.size * 0.2) return null; // overlapping pieces: not a clean line
+    if (last && gap <= line.size) {
+      last.text += (gap > line.size * 0.2 && !/\s$/.test(last.text) && !/^\s/.test(piece.str) ? " " : "") + piece.str;
+      last.x1 = Math.max(last.x1, piece.x1);
+    } else cells.push({ text: piece.str, x0: piece.x0, x1: piece.x1 });
+  }
+  for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
+  return { cells, members: sorted.map(({ i }) => i) };
+}
+
 /**
  * Tables without rules, from the alignment of their text alone — only where that is certain: at
  * least three consecutive lines that each split into the same number (three or more) of cells,
@@ -614,15 +646,10 @@ export class Baselines {
  * long cells (prose in columns) are never read as tables.
  */
 export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<number>): RuledTable[] {
-  interface Cell {
-    text: string;
-    x0: number;
-    x1: number;
-  }
   interface Row {
     y: number;
     size: number;
-    cells: Cell[];
+    cells: LineCell[];
     members: number[];
   }
   // Lines of upright pieces, top to bottom.
@@ -637,22 +664,12 @@ export function alignedTables(pieces: readonly TablePiece[], taken: ReadonlySet<
   }
   const byLine = [...baselines.lines].sort((p, q) => q.y - p.y);
   const rows: (Row | null)[] = byLine.map((line) => {
-    const sorted = line.pieces.sort((p, q) => p.x0 - q.x0);
-    if (sorted.some(({ i }) => pieces[i].monospace)) return null;
-    const cells: Cell[] = [];
-    for (const piece of sorted) {
-      const last = cells[cells.length - 1];
-      const gap = last ? piece.x0 - last.x1 : Infinity;
-      if (gap < -line.size * 0.2) return null; // overlapping pieces: not a clean line
-      if (last && gap <= line.size) {
-        last.text += (gap > line.size * 0.2 && !/\s$/.test(last.text) && !/^\s/.test(piece.str) ? " " : "") + piece.str;
-        last.x1 = Math.max(last.x1, piece.x1);
-      } else cells.push({ text: piece.str, x0: piece.x0, x1: piece.x1 });
-    }
-    for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
+    const split = cellsOfLine(line, pieces);
+    if (split === null) return null;
+    const { cells, members } = split;
     if (cells.length < 2 || LIST_MARKER.test(cells[0].text)) return null;
     if (cells.some((cell) => cell.text.length > 40)) return null;
-    return { y: line.y, size: line.size, cells, members: sorted.map(({ i }) => i) };
+    return { y: line.y, size: line.size, cells, members };
   });
   const close = (upper: { y: number; size: number }, lower: { y: number; size: number }) =>
     upper.y - lower.y <= Math.max(upper.size, lower.size) * 2.5;
