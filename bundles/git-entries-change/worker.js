@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-SQONDNYW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JLRAI47Y.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1064,6 +1064,16 @@ function asciiEscape(b) {
   if (b >= 32 && b < 127) return null;
   if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
   return "\\" + b.toString(8).padStart(3, "0");
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code >= 127 && code < 160 || code >= 768 && code < 880 || code === 8203) continue;
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 && code !== 12351 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
 }
 var HEX = Array.from({
   length: 256
@@ -6943,7 +6953,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-T3QKJIR7.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-NVIWTDQF.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8225,15 +8235,6 @@ function listedRefs(repo, options) {
     }
   }
   return out;
-}
-function displayWidth(text) {
-  let width = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
-    width += wide ? 2 : 1;
-  }
-  return width;
 }
 var padTo = (text, width) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
 async function subjectOf(repo, oid) {
@@ -13481,7 +13482,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-A3RIXSI2.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-PUMKWQSK.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13505,7 +13506,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-OBWTEV5F.js", import.meta.url).href)
+      git: await import(new URL("./api-5A7Y33Q7.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

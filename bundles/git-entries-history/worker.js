@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-NMMJFX5H.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-W2ZMLVK6.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11978,16 +11978,6 @@ function blameDate(person) {
   const local = new Date((person.timestamp + person.tzOffset * 60) * 1e3).toISOString();
   return `${local.slice(0, 10)} ${local.slice(11, 19)} ${gitZone(person.tzOffset)}`;
 }
-function displayWidth2(text) {
-  let width = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    if (code < 32 || code >= 768 && code < 880) continue;
-    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
-    width += wide ? 2 : 1;
-  }
-  return width;
-}
 function entries(lines) {
   const out = [];
   for (const line of lines) {
@@ -12005,7 +11995,7 @@ function defaultText(repo, lines, details, path, flags) {
   const showName = lines.some((l) => l.path !== path);
   const byteLength = (name) => encodeName(name).length;
   const longestFile = Math.max(...lines.map((l) => byteLength(l.path)));
-  const longestAuthor = Math.max(...lines.map((l) => displayWidth2(who(details.get(l.commit)))));
+  const longestAuthor = Math.max(...lines.map((l) => displayWidth(who(details.get(l.commit)))));
   const digits = String(Math.max(...lines.map((l) => l.line))).length;
   const abbrev = flags.long ? 40 : Math.max(...[
     ...new Set(lines.map((l) => l.commit))
@@ -12016,7 +12006,7 @@ function defaultText(repo, lines, details, path, flags) {
     if (showName) out += " " + l.path + " ".repeat(longestFile - byteLength(l.path));
     if (!flags.suppress) {
       const name = who(d);
-      out += ` (${name}${" ".repeat(longestAuthor - displayWidth2(name))} ${blameDate(d.author)}`;
+      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
     }
     return `${out} ${String(l.line).padStart(digits)}) ${l.text}
 `;

@@ -15,7 +15,7 @@ import { readHead } from "../repo/refs.ts";
 import { lookupPath, resolveCommit } from "../history/revparse.ts";
 import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
 import { openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
-import { encodeName, quoteName } from "../odb/bytes.ts";
+import { displayWidth, encodeName, quoteName } from "../odb/bytes.ts";
 
 /** `-L` as git reads it: `a,b`, `a,+n`, `a,` (to the end), `,b` (from the start); 1-based, inclusive. */
 export function lineRange(spec: string | undefined, total: number): [number, number] {
@@ -142,22 +142,6 @@ function gitZone(tzOffset: number): string {
 function blameDate(person: BlamePerson): string {
   const local = new Date((person.timestamp + person.tzOffset * 60) * 1000).toISOString();
   return `${local.slice(0, 10)} ${local.slice(11, 19)} ${gitZone(person.tzOffset)}`;
-}
-
-/** Display width as git's utf8_strwidth counts it (wide East Asian characters take two columns). */
-function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (code < 0x20 || (code >= 0x300 && code < 0x370)) continue;
-    const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) ||
-      (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
-      (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) ||
-      (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) ||
-      (code >= 0x20000 && code <= 0x3fffd);
-    width += wide ? 2 : 1;
-  }
-  return width;
 }
 
 /** Runs of lines git's blame keeps as one entry: same commit and path, consecutive in both versions. */

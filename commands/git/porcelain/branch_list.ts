@@ -6,6 +6,7 @@
  * `--format` with ref-filter's common atoms.
  */
 
+import { displayWidth } from "../odb/bytes.ts";
 import { PtermError } from "../../../core/errors.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import { splitMessage } from "../odb/objects.ts";
@@ -109,20 +110,6 @@ export function listedRefs(repo: Repo, options: BranchListOptions): ListedRef[] 
     }
   }
   return out;
-}
-
-/** Display width as git's utf8_strwidth counts it (wide East Asian characters take two columns). */
-function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) ||
-      (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
-      (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6) ||
-      (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);
-    width += wide ? 2 : 1;
-  }
-  return width;
 }
 
 const padTo = (text: string, width: number) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
