@@ -100,7 +100,9 @@ export const gitApply: Handler<
       "Conflict",
       `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files ` +
         "contain conflict markers and the index holds their three versions (`git diff` shows them). Edit the " +
-        `markers away, then \`git add ${conflicts.map((path) => quoteWord(path)).join(" ")}\`.`,
+        `markers away, then \`git add ${rel === "." ? "" : `--repo ${quoteWord(rel)} `}${
+          conflicts.map((path) => quoteWord(path)).join(" ")
+        }\`.`,
       { result: { ...fields, conflicts } },
     );
   }
