@@ -23,7 +23,11 @@ import { resolve } from "../../../core/fs/path.ts";
 import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/fs/paths.ts";
 
 export function objectHeader(type: ObjectType, length: number): Uint8Array {
-  return encoder.encode(`${type} ${length}\0`);
+  // ASCII only, so written byte by byte: no call into the runtime's encoder (one per object hashed).
+  const text = `${type} ${length}`;
+  const out = new Uint8Array(text.length + 1);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
 }
 
 function corrupt(message: string): PtermError {
