@@ -22,11 +22,14 @@ import { verifyTreeEntryName } from "../worktree/verify_path.ts";
 import { resolve } from "../../../core/fs/path.ts";
 import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/fs/paths.ts";
 
+/** `<type> <length>\0`, written byte by byte (it is ASCII): no string built, no encoder called, once per object hashed. */
 export function objectHeader(type: ObjectType, length: number): Uint8Array {
-  // ASCII only, so written byte by byte: no call into the runtime's encoder (one per object hashed).
-  const text = `${type} ${length}`;
-  const out = new Uint8Array(text.length + 1);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  let digits = 1;
+  for (let n = length; n >= 10; n = Math.floor(n / 10)) digits++;
+  const out = new Uint8Array(type.length + 1 + digits + 1);
+  for (let i = 0; i < type.length; i++) out[i] = type.charCodeAt(i);
+  out[type.length] = 0x20;
+  for (let i = type.length + digits, n = length; i > type.length; i--, n = Math.floor(n / 10)) out[i] = 0x30 + n % 10;
   return out;
 }
 
