@@ -26,7 +26,7 @@ const CLOCK_EVERY = 16;
 export class Pacer {
   #last = performance.now();
   #asked = 0;
-  constructor(private readonly intervalMs = 10) {}
+  constructor(private readonly intervalMs = 25) {}
 
   /** Whether a turn is due; `turn()` after a true answer. Cheap enough to ask per item. */
   due(): boolean {
