@@ -13,6 +13,7 @@ export function nextTask(): Promise<void> {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
       channel.port1.close();
+      channel.port2.close();
       resolve();
     };
     channel.port2.postMessage(null);
