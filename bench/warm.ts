@@ -18,6 +18,8 @@ import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } fr
 import { callServer } from "../hosts/cli/warm_client.ts";
 import { buildWorkload, realDiff, writeTree } from "./patch.ts";
 import { VERSION } from "../version.ts";
+import { COMMANDS_DIR, CORE_DIR, LIB_DIR, permissionsFor } from "../core/sandbox/sandbox.ts";
+import { BUNDLE_DIR } from "../core/bundles.ts";
 
 /**
  * The same call answered by the server to a client already running (this process): what the warm
@@ -45,6 +47,46 @@ async function roundTrip(root: string, line: string, before?: () => Promise<void
     if (outcome.kind !== "answered" || outcome.envelope.exit_code !== 0) {
       throw new Error(`${line} through the server: ${JSON.stringify(outcome)}`);
     }
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
+
+/**
+ * The file operations alone of a `git add --all` of `root`: one lstat and one read of each of its
+ * files, in a Worker with the permissions a command's worker gets (core/sandbox/sandbox.ts's
+ * permissionsFor, so Deno checks each path as it does in the sandbox) or with all of them. Median
+ * ms of `runs`, each in a fresh worker.
+ */
+async function fileOpsFloor(root: string, sandboxed: boolean, runs: number): Promise<number> {
+  const paths: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      if (entry.name === ".git") continue;
+      if (entry.isDirectory) walk(`${dir}/${entry.name}`);
+      else if (entry.isFile) paths.push(`${dir}/${entry.name}`);
+    }
+  };
+  walk(root);
+  const source = "self.onmessage = (e) => { const started = performance.now(); " +
+    "for (const path of e.data) { Deno.lstatSync(path); Deno.readFileSync(path); } " +
+    "self.postMessage(performance.now() - started); };";
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const worker = new Worker(`data:application/javascript,${encodeURIComponent(source)}`, {
+      type: "module",
+      deno: {
+        permissions: sandboxed
+          ? permissionsFor(["fs.read", "fs.write"], root, [], [CORE_DIR, COMMANDS_DIR, LIB_DIR, BUNDLE_DIR])
+          : "inherit",
+      },
+    });
+    samples.push(
+      await new Promise<number>((resolve) => {
+        worker.onmessage = (e) => resolve(e.data);
+        worker.postMessage(paths);
+      }),
+    );
+    worker.terminate();
   }
   return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
 }
@@ -163,6 +205,8 @@ try {
     baseline: string;
     subjects: Subject[];
     inProcess: () => Promise<number>;
+    /** A line on what the work cannot go below, given the reference's median. */
+    floor?: (base: number) => Promise<string>;
   }[] = [
     {
       key: "hello",
@@ -196,6 +240,16 @@ try {
         pterm("git add --all", addPterm, "git add --all", true, emptyIndex(addPterm)),
       ],
       inProcess: () => roundTrip(addPterm, "git add --all", emptyIndex(addPterm)),
+      // What no JavaScript of pterm's goes below: Deno's file operations, each path checked.
+      floor: async (base) => {
+        const sandboxed = await fileOpsFloor(addPterm, true, 5);
+        const unchecked = await fileOpsFloor(addPterm, false, 5);
+        return `its file operations alone (an lstat and a read of each file, in a worker): ${
+          sandboxed.toFixed(1)
+        } ms ` +
+          `with a command's permissions (${(sandboxed / base).toFixed(2)}×), ${unchecked.toFixed(1)} ms with all ` +
+          `(${(unchecked / base).toFixed(2)}×)`;
+      },
     },
     {
       key: "log",
@@ -249,8 +303,10 @@ try {
     console.log(`${group.title}\n\n${table(timings, group.baseline)}`);
     console.log(
       `server round trip without a client process: ${floor.toFixed(1)} ms median ` +
-        `(${(floor / base).toFixed(2)}× the reference's median above)\n`,
+        `(${(floor / base).toFixed(2)}× the reference's median above)`,
     );
+    if (group.floor) console.log(await group.floor(base));
+    console.log("");
   }
 } finally {
   for (const root of roots) {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-X3X225WQ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FSQ7MEEP.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1773,49 +1773,72 @@ function storedZlib(data) {
 }
 var shaScratch = new Uint8Array(4096);
 var shaWords = new Int32Array(80);
+var HEX_OF_NIBBLE = "0123456789abcdef";
+function wordHex(x) {
+  let out = "";
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX_OF_NIBBLE[x >>> shift & 15];
+  return out;
+}
 function sha1Sync(...parts) {
   let length = 0;
   for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
   if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
-  const padded = shaScratch.subarray(0, blocks2 * 64);
+  const p = shaScratch;
+  const end = blocks2 * 64;
   let at = 0;
   for (const part of parts) {
-    padded.set(part, at);
+    p.set(part, at);
     at += part.length;
   }
-  padded.fill(0, length);
-  padded[length] = 128;
-  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
+  p.fill(0, length, end);
+  p[length] = 128;
   const bits = length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
+  const high = Math.floor(bits / 2 ** 32);
+  const low = bits >>> 0;
+  p[end - 8] = high >>> 24;
+  p[end - 7] = high >>> 16;
+  p[end - 6] = high >>> 8;
+  p[end - 5] = high;
+  p[end - 4] = low >>> 24;
+  p[end - 3] = low >>> 16;
+  p[end - 2] = low >>> 8;
+  p[end - 1] = low;
+  let h0 = 1732584193, h1 = 4023233417 | 0, h2 = 2562383102 | 0, h3 = 271733878, h4 = 3285377520 | 0;
   const w = shaWords;
-  for (let block = 0; block < blocks2; block++) {
-    const base = block * 64;
-    for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
+  for (let base = 0; base < end; base += 64) {
+    for (let i = 0, b2 = base; i < 16; i++, b2 += 4) w[i] = p[b2] << 24 | p[b2 + 1] << 16 | p[b2 + 2] << 8 | p[b2 + 3];
     for (let i = 16; i < 80; i++) {
       const x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
       w[i] = x << 1 | x >>> 31;
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4;
-    for (let i = 0; i < 80; i++) {
-      let f, k;
-      if (i < 20) {
-        f = b & c | ~b & d;
-        k = 1518500249;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 1859775393;
-      } else if (i < 60) {
-        f = b & c | b & d | c & d;
-        k = 2400959708;
-      } else {
-        f = b ^ c ^ d;
-        k = 3395469782;
-      }
-      const t = (a << 5 | a >>> 27) + f + e + k + w[i] | 0;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    for (let i = 0; i < 20; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | ~b & d) + e + 1518500249 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 20; i < 40; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 1859775393 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 40; i < 60; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | b & d | c & d) + e + 2400959708 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 60; i < 80; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 3395469782 + w[i] | 0;
       e = d;
       d = c;
       c = b << 30 | b >>> 2;
@@ -1828,14 +1851,7 @@ function sha1Sync(...parts) {
     h3 = h3 + d | 0;
     h4 = h4 + e | 0;
   }
-  const out = new Uint8Array(20);
-  const ov = new DataView(out.buffer);
-  ov.setInt32(0, h0);
-  ov.setInt32(4, h1);
-  ov.setInt32(8, h2);
-  ov.setInt32(12, h3);
-  ov.setInt32(16, h4);
-  return toHex(out);
+  return wordHex(h0) + wordHex(h1) + wordHex(h2) + wordHex(h3) + wordHex(h4);
 }
 
 // commands/git/worktree/wildmatch.ts
@@ -2293,6 +2309,12 @@ var Attributes = class {
   #files = /* @__PURE__ */ new Map();
   /** The files of #files already read, by the same key: a lookup of a file in hand does not wait. */
   #loaded = /* @__PURE__ */ new Map();
+  /**
+   * By folder of the paths asked about: the files that hold rules for them, in the order a lookup
+   * reads them ($GIT_DIR/info/attributes, then the deepest folder's up to the top). Most folders of
+   * most repositories have none, and a lookup there walks no folders and matches nothing.
+   */
+  #chains = /* @__PURE__ */ new Map();
   #macros = null;
   /** #macros once read. */
   #macrosLoaded = null;
@@ -2334,6 +2356,7 @@ var Attributes = class {
   }
   /** Drops what was read of `folder`'s file (it is about to change). */
   forget(folder) {
+    this.#chains.clear();
     this.#files.delete(folder);
     this.#loaded.delete(folder);
     if (folder === "") {
@@ -2341,15 +2364,30 @@ var Attributes = class {
       this.#macrosLoaded = null;
     }
   }
-  /** The attributes of the file at `path`: each decided attribute with its state. */
-  async get(path) {
+  /** The files with rules that apply below `folder`, read in lookup order (see #chains). */
+  async #chain(folder) {
+    const known = this.#chains.get(folder);
+    if (known) return known;
     const folders = [
       null
     ];
-    const parts = path.split("/");
-    for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = this.#macrosLoaded ?? await this.#allMacros();
+    const parts = folder === "" ? [] : folder.split("/");
+    for (let i = parts.length; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
+    const files = [];
+    for (const each of folders) {
+      const file = this.#loaded.get(each ?? "\0info") ?? await this.#file(each);
+      if (file.rules.length > 0) files.push(file);
+    }
+    this.#chains.set(folder, files);
+    return files;
+  }
+  /** The attributes of the file at `path`: each decided attribute with its state. */
+  async get(path) {
+    const slash = path.lastIndexOf("/");
+    const chain = await this.#chain(slash < 0 ? "" : path.slice(0, slash));
     const decided = /* @__PURE__ */ new Map();
+    if (chain.length === 0) return decided;
+    const macros = this.#macrosLoaded ?? await this.#allMacros();
     const fill = (states, depth2) => {
       for (let i = states.length - 1; i >= 0; i--) {
         const [attr, value] = states[i];
@@ -2359,8 +2397,7 @@ var Attributes = class {
         if (macro && value === true && depth2 < 20) fill(macro, depth2 + 1);
       }
     };
-    for (const folder of folders) {
-      const file = this.#loaded.get(folder ?? "\0info") ?? await this.#file(folder);
+    for (const file of chain) {
       for (let i = file.rules.length - 1; i >= 0; i--) {
         const rule = file.rules[i];
         if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);
@@ -2517,19 +2554,21 @@ function treeModeToMode(mode) {
   }
 }
 function statFields(info) {
+  return setStatFields({}, info);
+}
+function setStatFields(target, info) {
   const mtime = info.mtime?.getTime() ?? 0;
   const ctime = info.ctime?.getTime() ?? mtime;
-  return {
-    mtimeS: Math.floor(mtime / 1e3) >>> 0,
-    mtimeNs: mtime % 1e3 * 1e6,
-    ctimeS: Math.floor(ctime / 1e3) >>> 0,
-    ctimeNs: ctime % 1e3 * 1e6,
-    dev: (info.dev ?? 0) >>> 0,
-    ino: (info.ino ?? 0) >>> 0,
-    uid: (info.uid ?? 0) >>> 0,
-    gid: (info.gid ?? 0) >>> 0,
-    size: info.size >>> 0
-  };
+  target.mtimeS = Math.floor(mtime / 1e3) >>> 0;
+  target.mtimeNs = mtime % 1e3 * 1e6;
+  target.ctimeS = Math.floor(ctime / 1e3) >>> 0;
+  target.ctimeNs = ctime % 1e3 * 1e6;
+  target.dev = (info.dev ?? 0) >>> 0;
+  target.ino = (info.ino ?? 0) >>> 0;
+  target.uid = (info.uid ?? 0) >>> 0;
+  target.gid = (info.gid ?? 0) >>> 0;
+  target.size = info.size >>> 0;
+  return target;
 }
 function entryMtimeMs(entry) {
   return entry.mtimeS * 1e3 + Math.floor(entry.mtimeNs / 1e6);
@@ -2640,9 +2679,9 @@ var Index = class {
     if (!node) return;
     node.entryCount = -1;
     node.oid = null;
-    const parts = path.split("/");
-    for (let i = 0; i < parts.length - 1 && node; i++) {
-      node = node.children.find((c) => c.name === parts[i]) ?? null;
+    for (let start = 0, slash = path.indexOf("/"); slash >= 0 && node; start = slash + 1, slash = path.indexOf("/", start)) {
+      const name = path.slice(start, slash);
+      node = node.children.find((c) => c.name === name) ?? null;
       if (node) {
         node.entryCount = -1;
         node.oid = null;
@@ -2825,18 +2864,14 @@ function smudgeRacyEntries(index) {
   }
 }
 function entryFromWrite(path, oid, mode, info) {
-  return {
-    ...emptyEntry(path, oid, mode),
-    ...statFields(info)
-  };
+  return entryWithStat(path, oid, mode, info);
+}
+function entryWithStat(path, oid, mode, info) {
+  return setStatFields(emptyEntry(path, oid, mode), info);
 }
 function entryFromStat(path, oid, mode, info, statTime) {
-  const entry = {
-    ...emptyEntry(path, oid, mode),
-    ...statFields(info)
-  };
-  const mtime = info.mtime?.getTime() ?? 0;
-  if (mtime >= statTime - 50) entry.size = 0;
+  const entry = entryWithStat(path, oid, mode, info);
+  if ((info.mtime?.getTime() ?? 0) >= statTime - 50) entry.size = 0;
   return entry;
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
@@ -3606,7 +3641,13 @@ function applyDeltaInto(base, delta, out, outAt) {
 
 // commands/git/odb/objects.ts
 function objectHeader(type, length) {
-  return encoder2.encode(`${type} ${length}\0`);
+  let digits = 1;
+  for (let n = length; n >= 10; n = Math.floor(n / 10)) digits++;
+  const out = new Uint8Array(type.length + 1 + digits + 1);
+  for (let i = 0; i < type.length; i++) out[i] = type.charCodeAt(i);
+  out[type.length] = 32;
+  for (let i = type.length + digits, n = length; i > type.length; i--, n = Math.floor(n / 10)) out[i] = 48 + n % 10;
+  return out;
 }
 function corrupt3(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
@@ -4741,6 +4782,8 @@ var TextConversion = class {
   #autocrlf;
   #eolCrlf;
   #safeCrlf;
+  /** The plan of every path without attributes (it depends on the configuration only). */
+  #unattributed = null;
   /** Attribute files that a checkout is about to write, by folder: they count before the index's. */
   #incoming = /* @__PURE__ */ new Map();
   constructor(repo, index) {
@@ -4816,6 +4859,11 @@ var TextConversion = class {
   /** git's convert_attrs: the decided action for `path`. */
   async plan(path) {
     const attrs = await this.#attributes.get(path);
+    if (attrs.size === 0) return this.#unattributed ??= this.#planOf(attrs);
+    return this.#planOf(attrs);
+  }
+  /** The plan of a path with these attributes. */
+  #planOf(attrs) {
     let crlf = crlfFromAttr(attrs.get("text"));
     if (crlf === "undefined") crlf = crlfFromAttr(attrs.get("crlf"));
     if (crlf !== "binary") {
@@ -6953,7 +7001,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-LGRHI6R5.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-SH5CEPR3.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -13482,7 +13530,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-QTGK5BHS.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-BTMACORF.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13506,7 +13554,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-BLQSP3SD.js", import.meta.url).href)
+      git: await import(new URL("./api-2R27IOZX.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XE5YF6DU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y62RJQZJ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1704,49 +1704,72 @@ function storedZlib(data) {
 }
 var shaScratch = new Uint8Array(4096);
 var shaWords = new Int32Array(80);
+var HEX_OF_NIBBLE = "0123456789abcdef";
+function wordHex(x) {
+  let out = "";
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX_OF_NIBBLE[x >>> shift & 15];
+  return out;
+}
 function sha1Sync(...parts) {
   let length = 0;
   for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
   if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
-  const padded = shaScratch.subarray(0, blocks2 * 64);
+  const p = shaScratch;
+  const end = blocks2 * 64;
   let at = 0;
   for (const part of parts) {
-    padded.set(part, at);
+    p.set(part, at);
     at += part.length;
   }
-  padded.fill(0, length);
-  padded[length] = 128;
-  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
+  p.fill(0, length, end);
+  p[length] = 128;
   const bits = length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
+  const high = Math.floor(bits / 2 ** 32);
+  const low = bits >>> 0;
+  p[end - 8] = high >>> 24;
+  p[end - 7] = high >>> 16;
+  p[end - 6] = high >>> 8;
+  p[end - 5] = high;
+  p[end - 4] = low >>> 24;
+  p[end - 3] = low >>> 16;
+  p[end - 2] = low >>> 8;
+  p[end - 1] = low;
+  let h0 = 1732584193, h1 = 4023233417 | 0, h2 = 2562383102 | 0, h3 = 271733878, h4 = 3285377520 | 0;
   const w = shaWords;
-  for (let block = 0; block < blocks2; block++) {
-    const base = block * 64;
-    for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
+  for (let base = 0; base < end; base += 64) {
+    for (let i = 0, b2 = base; i < 16; i++, b2 += 4) w[i] = p[b2] << 24 | p[b2 + 1] << 16 | p[b2 + 2] << 8 | p[b2 + 3];
     for (let i = 16; i < 80; i++) {
       const x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
       w[i] = x << 1 | x >>> 31;
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4;
-    for (let i = 0; i < 80; i++) {
-      let f, k;
-      if (i < 20) {
-        f = b & c | ~b & d;
-        k = 1518500249;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 1859775393;
-      } else if (i < 60) {
-        f = b & c | b & d | c & d;
-        k = 2400959708;
-      } else {
-        f = b ^ c ^ d;
-        k = 3395469782;
-      }
-      const t = (a << 5 | a >>> 27) + f + e + k + w[i] | 0;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    for (let i = 0; i < 20; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | ~b & d) + e + 1518500249 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 20; i < 40; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 1859775393 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 40; i < 60; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | b & d | c & d) + e + 2400959708 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 60; i < 80; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 3395469782 + w[i] | 0;
       e = d;
       d = c;
       c = b << 30 | b >>> 2;
@@ -1759,14 +1782,7 @@ function sha1Sync(...parts) {
     h3 = h3 + d | 0;
     h4 = h4 + e | 0;
   }
-  const out = new Uint8Array(20);
-  const ov = new DataView(out.buffer);
-  ov.setInt32(0, h0);
-  ov.setInt32(4, h1);
-  ov.setInt32(8, h2);
-  ov.setInt32(12, h3);
-  ov.setInt32(16, h4);
-  return toHex(out);
+  return wordHex(h0) + wordHex(h1) + wordHex(h2) + wordHex(h3) + wordHex(h4);
 }
 
 // commands/git/odb/pack.ts
@@ -2449,7 +2465,13 @@ function verifyIndexPath(path, isLink = false) {
 
 // commands/git/odb/objects.ts
 function objectHeader(type, length) {
-  return encoder2.encode(`${type} ${length}\0`);
+  let digits = 1;
+  for (let n = length; n >= 10; n = Math.floor(n / 10)) digits++;
+  const out = new Uint8Array(type.length + 1 + digits + 1);
+  for (let i = 0; i < type.length; i++) out[i] = type.charCodeAt(i);
+  out[type.length] = 32;
+  for (let i = type.length + digits, n = length; i > type.length; i--, n = Math.floor(n / 10)) out[i] = 48 + n % 10;
+  return out;
 }
 function corrupt2(message) {
   return new PtermError("CorruptRepository", `${message}. The repository is damaged; check it with the real git (\`git fsck\`).`);
@@ -4067,19 +4089,21 @@ function treeModeToMode(mode) {
   }
 }
 function statFields(info) {
+  return setStatFields({}, info);
+}
+function setStatFields(target, info) {
   const mtime = info.mtime?.getTime() ?? 0;
   const ctime = info.ctime?.getTime() ?? mtime;
-  return {
-    mtimeS: Math.floor(mtime / 1e3) >>> 0,
-    mtimeNs: mtime % 1e3 * 1e6,
-    ctimeS: Math.floor(ctime / 1e3) >>> 0,
-    ctimeNs: ctime % 1e3 * 1e6,
-    dev: (info.dev ?? 0) >>> 0,
-    ino: (info.ino ?? 0) >>> 0,
-    uid: (info.uid ?? 0) >>> 0,
-    gid: (info.gid ?? 0) >>> 0,
-    size: info.size >>> 0
-  };
+  target.mtimeS = Math.floor(mtime / 1e3) >>> 0;
+  target.mtimeNs = mtime % 1e3 * 1e6;
+  target.ctimeS = Math.floor(ctime / 1e3) >>> 0;
+  target.ctimeNs = ctime % 1e3 * 1e6;
+  target.dev = (info.dev ?? 0) >>> 0;
+  target.ino = (info.ino ?? 0) >>> 0;
+  target.uid = (info.uid ?? 0) >>> 0;
+  target.gid = (info.gid ?? 0) >>> 0;
+  target.size = info.size >>> 0;
+  return target;
 }
 function entryMtimeMs(entry) {
   return entry.mtimeS * 1e3 + Math.floor(entry.mtimeNs / 1e6);
@@ -4190,9 +4214,9 @@ var Index = class {
     if (!node) return;
     node.entryCount = -1;
     node.oid = null;
-    const parts = path.split("/");
-    for (let i = 0; i < parts.length - 1 && node; i++) {
-      node = node.children.find((c) => c.name === parts[i]) ?? null;
+    for (let start = 0, slash = path.indexOf("/"); slash >= 0 && node; start = slash + 1, slash = path.indexOf("/", start)) {
+      const name = path.slice(start, slash);
+      node = node.children.find((c) => c.name === name) ?? null;
       if (node) {
         node.entryCount = -1;
         node.oid = null;
@@ -4375,10 +4399,10 @@ function smudgeRacyEntries(index) {
   }
 }
 function entryFromWrite(path, oid, mode, info) {
-  return {
-    ...emptyEntry(path, oid, mode),
-    ...statFields(info)
-  };
+  return entryWithStat(path, oid, mode, info);
+}
+function entryWithStat(path, oid, mode, info) {
+  return setStatFields(emptyEntry(path, oid, mode), info);
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
@@ -6301,7 +6325,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-Y53F2CR3.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-6ZMOXKPB.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6607,7 +6631,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-WFBI7MW4.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6806,7 +6830,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-QT77S4HD.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-VNT5AZB5.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7100,7 +7124,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-5GKOZONC.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-FN5PY6G3.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7175,7 +7199,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-5GKOZONC.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-FN5PY6G3.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7883,7 +7907,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-X433D5P5.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PMDQBPBU.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8049,8 +8073,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-JYVM44OO.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-D3DNVFKU.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-HNBHHKWR.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-HSDLDMW7.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8096,7 +8120,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-WFBI7MW4.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8122,11 +8146,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-WFBI7MW4.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-JYVM44OO.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-M4DTM64K.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-HNBHHKWR.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-6756564W.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8149,7 +8173,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-SOW5MWXK.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-Y466IB44.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7ZLA2HKG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4R5IS7X3.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1708,49 +1708,72 @@ function storedZlib(data) {
 }
 var shaScratch = new Uint8Array(4096);
 var shaWords = new Int32Array(80);
+var HEX_OF_NIBBLE = "0123456789abcdef";
+function wordHex(x) {
+  let out = "";
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX_OF_NIBBLE[x >>> shift & 15];
+  return out;
+}
 function sha1Sync(...parts) {
   let length = 0;
   for (const part of parts) length += part.length;
   const blocks2 = Math.ceil((length + 9) / 64);
   if (shaScratch.length < blocks2 * 64) shaScratch = new Uint8Array(Math.max(blocks2 * 64, 2 * shaScratch.length));
-  const padded = shaScratch.subarray(0, blocks2 * 64);
+  const p = shaScratch;
+  const end = blocks2 * 64;
   let at = 0;
   for (const part of parts) {
-    padded.set(part, at);
+    p.set(part, at);
     at += part.length;
   }
-  padded.fill(0, length);
-  padded[length] = 128;
-  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
+  p.fill(0, length, end);
+  p[length] = 128;
   const bits = length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  let h0 = 1732584193, h1 = 4023233417, h2 = 2562383102, h3 = 271733878, h4 = 3285377520;
+  const high = Math.floor(bits / 2 ** 32);
+  const low = bits >>> 0;
+  p[end - 8] = high >>> 24;
+  p[end - 7] = high >>> 16;
+  p[end - 6] = high >>> 8;
+  p[end - 5] = high;
+  p[end - 4] = low >>> 24;
+  p[end - 3] = low >>> 16;
+  p[end - 2] = low >>> 8;
+  p[end - 1] = low;
+  let h0 = 1732584193, h1 = 4023233417 | 0, h2 = 2562383102 | 0, h3 = 271733878, h4 = 3285377520 | 0;
   const w = shaWords;
-  for (let block = 0; block < blocks2; block++) {
-    const base = block * 64;
-    for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
+  for (let base = 0; base < end; base += 64) {
+    for (let i = 0, b2 = base; i < 16; i++, b2 += 4) w[i] = p[b2] << 24 | p[b2 + 1] << 16 | p[b2 + 2] << 8 | p[b2 + 3];
     for (let i = 16; i < 80; i++) {
       const x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
       w[i] = x << 1 | x >>> 31;
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4;
-    for (let i = 0; i < 80; i++) {
-      let f, k;
-      if (i < 20) {
-        f = b & c | ~b & d;
-        k = 1518500249;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 1859775393;
-      } else if (i < 60) {
-        f = b & c | b & d | c & d;
-        k = 2400959708;
-      } else {
-        f = b ^ c ^ d;
-        k = 3395469782;
-      }
-      const t = (a << 5 | a >>> 27) + f + e + k + w[i] | 0;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    for (let i = 0; i < 20; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | ~b & d) + e + 1518500249 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 20; i < 40; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 1859775393 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 40; i < 60; i++) {
+      t = (a << 5 | a >>> 27) + (b & c | b & d | c & d) + e + 2400959708 + w[i] | 0;
+      e = d;
+      d = c;
+      c = b << 30 | b >>> 2;
+      b = a;
+      a = t;
+    }
+    for (let i = 60; i < 80; i++) {
+      t = (a << 5 | a >>> 27) + (b ^ c ^ d) + e + 3395469782 + w[i] | 0;
       e = d;
       d = c;
       c = b << 30 | b >>> 2;
@@ -1763,14 +1786,7 @@ function sha1Sync(...parts) {
     h3 = h3 + d | 0;
     h4 = h4 + e | 0;
   }
-  const out = new Uint8Array(20);
-  const ov = new DataView(out.buffer);
-  ov.setInt32(0, h0);
-  ov.setInt32(4, h1);
-  ov.setInt32(8, h2);
-  ov.setInt32(12, h3);
-  ov.setInt32(16, h4);
-  return toHex(out);
+  return wordHex(h0) + wordHex(h1) + wordHex(h2) + wordHex(h3) + wordHex(h4);
 }
 
 // commands/git/odb/pack.ts
@@ -8789,7 +8805,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-WTYDTDTA.js", import.meta.url).href)
+    git: await import(new URL("./api-UULIVVIX.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8839,7 +8855,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-WTYDTDTA.js", import.meta.url).href)
+    git: await import(new URL("./api-UULIVVIX.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

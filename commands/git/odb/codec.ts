@@ -121,51 +121,79 @@ export function storedZlib(data: Uint8Array): Uint8Array {
 /** The padded message of sha1Sync, reused (hashing is synchronous): a bulk add allocates nothing per file. */
 let shaScratch = new Uint8Array(4096);
 const shaWords = new Int32Array(80);
+const HEX_OF_NIBBLE = "0123456789abcdef";
 
-/** FIPS 180-4 SHA-1 of the concatenation of `parts`, synchronous. */
+/** A 32-bit word as 8 lowercase hex digits. */
+function wordHex(x: number): string {
+  let out = "";
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX_OF_NIBBLE[(x >>> shift) & 15];
+  return out;
+}
+
+/**
+ * FIPS 180-4 SHA-1 of the concatenation of `parts`, synchronous. Written for V8: big-endian words
+ * read byte by byte (no DataView), the four round functions in four loops (no branch per round).
+ */
 export function sha1Sync(...parts: Uint8Array[]): string {
   let length = 0;
   for (const part of parts) length += part.length;
   const blocks = Math.ceil((length + 9) / 64);
   if (shaScratch.length < blocks * 64) shaScratch = new Uint8Array(Math.max(blocks * 64, 2 * shaScratch.length));
-  const padded = shaScratch.subarray(0, blocks * 64);
+  const p = shaScratch;
+  const end = blocks * 64;
   let at = 0;
   for (const part of parts) {
-    padded.set(part, at);
+    p.set(part, at);
     at += part.length;
   }
-  padded.fill(0, length);
-  padded[length] = 0x80;
-  const view = new DataView(padded.buffer, padded.byteOffset, padded.length);
+  p.fill(0, length, end);
+  p[length] = 0x80;
   const bits = length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
+  const high = Math.floor(bits / 2 ** 32);
+  const low = bits >>> 0;
+  p[end - 8] = high >>> 24;
+  p[end - 7] = high >>> 16;
+  p[end - 6] = high >>> 8;
+  p[end - 5] = high;
+  p[end - 4] = low >>> 24;
+  p[end - 3] = low >>> 16;
+  p[end - 2] = low >>> 8;
+  p[end - 1] = low;
+  let h0 = 0x67452301, h1 = 0xefcdab89 | 0, h2 = 0x98badcfe | 0, h3 = 0x10325476, h4 = 0xc3d2e1f0 | 0;
   const w = shaWords;
-  for (let block = 0; block < blocks; block++) {
-    const base = block * 64;
-    for (let i = 0; i < 16; i++) w[i] = view.getInt32(base + i * 4);
+  for (let base = 0; base < end; base += 64) {
+    for (let i = 0, b = base; i < 16; i++, b += 4) w[i] = (p[b] << 24) | (p[b + 1] << 16) | (p[b + 2] << 8) | p[b + 3];
     for (let i = 16; i < 80; i++) {
       const x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
       w[i] = (x << 1) | (x >>> 31);
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4;
-    for (let i = 0; i < 80; i++) {
-      let f: number, k: number;
-      if (i < 20) {
-        f = (b & c) | (~b & d);
-        k = 0x5a827999;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 0x6ed9eba1;
-      } else if (i < 60) {
-        f = (b & c) | (b & d) | (c & d);
-        k = 0x8f1bbcdc;
-      } else {
-        f = b ^ c ^ d;
-        k = 0xca62c1d6;
-      }
-      const t = (((a << 5) | (a >>> 27)) + f + e + k + w[i]) | 0;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    for (let i = 0; i < 20; i++) {
+      t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + w[i]) | 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
+    }
+    for (let i = 20; i < 40; i++) {
+      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + w[i]) | 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
+    }
+    for (let i = 40; i < 60; i++) {
+      t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + w[i]) | 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
+    }
+    for (let i = 60; i < 80; i++) {
+      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0xca62c1d6 + w[i]) | 0;
       e = d;
       d = c;
       c = (b << 30) | (b >>> 2);
@@ -178,12 +206,5 @@ export function sha1Sync(...parts: Uint8Array[]): string {
     h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0;
   }
-  const out = new Uint8Array(20);
-  const ov = new DataView(out.buffer);
-  ov.setInt32(0, h0);
-  ov.setInt32(4, h1);
-  ov.setInt32(8, h2);
-  ov.setInt32(12, h3);
-  ov.setInt32(16, h4);
-  return toHex(out);
+  return wordHex(h0) + wordHex(h1) + wordHex(h2) + wordHex(h3) + wordHex(h4);
 }

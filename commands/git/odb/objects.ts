@@ -22,8 +22,15 @@ import { verifyTreeEntryName } from "../worktree/verify_path.ts";
 import { resolve } from "../../../core/fs/path.ts";
 import { isSecretPath, isStatePath, STATE_ENTRIES } from "../../../core/fs/paths.ts";
 
+/** `<type> <length>\0`, written byte by byte (it is ASCII): no string built, no encoder called, once per object hashed. */
 export function objectHeader(type: ObjectType, length: number): Uint8Array {
-  return encoder.encode(`${type} ${length}\0`);
+  let digits = 1;
+  for (let n = length; n >= 10; n = Math.floor(n / 10)) digits++;
+  const out = new Uint8Array(type.length + 1 + digits + 1);
+  for (let i = 0; i < type.length; i++) out[i] = type.charCodeAt(i);
+  out[type.length] = 0x20;
+  for (let i = type.length + digits, n = length; i > type.length; i--, n = Math.floor(n / 10)) out[i] = 0x30 + n % 10;
+  return out;
 }
 
 function corrupt(message: string): PtermError {

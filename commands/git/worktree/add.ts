@@ -1,6 +1,7 @@
 /** Staging: `git add -A [-- paths]` (deletions staged too), `--force` for ignored files. */
 
 import { PtermError } from "../../../core/errors.ts";
+import { Pacer } from "../../../core/pace.ts";
 import { comparePaths } from "../odb/bytes.ts";
 import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, entryFromStat, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
@@ -30,9 +31,6 @@ export interface StageResult {
  * Stages `specs` (normalized paths relative to the work tree; "" is everything) into `index`,
  * the in-memory index of a held lock.
  */
-/** Files hashed between two looks at the call's signal. */
-const YIELD_EVERY = 64;
-
 export async function stage(
   repo: Repo,
   index: Index,
@@ -130,11 +128,12 @@ export async function stage(
   if (toWrite.length > 0) {
     const paths = [...new Set(toWrite)].sort(comparePaths);
     const realFolders = new Set<string>();
+    const pacer = new Pacer();
     for (const [done, path] of paths.entries()) {
       // Nothing is written to the index before the loop ends, so stopping here leaves it as it was.
       // The loop runs synchronously (hashing is synchronous past the first calls): every so often it
       // lets the worker take in messages, or a cancellation would arrive only after the index is written.
-      if (options.signal && done % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setTimeout(r, 0));
+      if (options.signal && pacer.due()) await pacer.turn();
       options.signal?.throwIfAborted();
       options.onProgress?.(done, paths.length);
       const info = lstatTracked(repo, path, realFolders);

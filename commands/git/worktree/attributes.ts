@@ -147,6 +147,12 @@ export class Attributes {
   readonly #files = new Map<string, Promise<AttrFile>>();
   /** The files of #files already read, by the same key: a lookup of a file in hand does not wait. */
   readonly #loaded = new Map<string, AttrFile>();
+  /**
+   * By folder of the paths asked about: the files that hold rules for them, in the order a lookup
+   * reads them ($GIT_DIR/info/attributes, then the deepest folder's up to the top). Most folders of
+   * most repositories have none, and a lookup there walks no folders and matches nothing.
+   */
+  readonly #chains = new Map<string, readonly AttrFile[]>();
   #macros: Promise<Map<string, readonly (readonly [string, AttrValue])[]>> | null = null;
   /** #macros once read. */
   #macrosLoaded: Map<string, readonly (readonly [string, AttrValue])[]> | null = null;
@@ -191,6 +197,7 @@ export class Attributes {
 
   /** Drops what was read of `folder`'s file (it is about to change). */
   forget(folder: string): void {
+    this.#chains.clear();
     this.#files.delete(folder);
     this.#loaded.delete(folder);
     if (folder === "") {
@@ -199,13 +206,29 @@ export class Attributes {
     }
   }
 
+  /** The files with rules that apply below `folder`, read in lookup order (see #chains). */
+  async #chain(folder: string): Promise<readonly AttrFile[]> {
+    const known = this.#chains.get(folder);
+    if (known) return known;
+    const folders: (string | null)[] = [null];
+    const parts = folder === "" ? [] : folder.split("/");
+    for (let i = parts.length; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
+    const files: AttrFile[] = [];
+    for (const each of folders) {
+      const file = this.#loaded.get(each ?? "\0info") ?? await this.#file(each);
+      if (file.rules.length > 0) files.push(file);
+    }
+    this.#chains.set(folder, files);
+    return files;
+  }
+
   /** The attributes of the file at `path`: each decided attribute with its state. */
   async get(path: string): Promise<Map<string, AttrValue>> {
-    const folders: (string | null)[] = [null];
-    const parts = path.split("/");
-    for (let i = parts.length - 1; i >= 0; i--) folders.push(parts.slice(0, i).join("/"));
-    const macros = this.#macrosLoaded ?? await this.#allMacros();
+    const slash = path.lastIndexOf("/");
+    const chain = await this.#chain(slash < 0 ? "" : path.slice(0, slash));
     const decided = new Map<string, AttrValue>();
+    if (chain.length === 0) return decided;
+    const macros = this.#macrosLoaded ?? await this.#allMacros();
     const fill = (states: readonly (readonly [string, AttrValue])[], depth: number) => {
       for (let i = states.length - 1; i >= 0; i--) {
         const [attr, value] = states[i];
@@ -215,8 +238,7 @@ export class Attributes {
         if (macro && value === true && depth < 20) fill(macro, depth + 1);
       }
     };
-    for (const folder of folders) {
-      const file = this.#loaded.get(folder ?? "\0info") ?? await this.#file(folder);
+    for (const file of chain) {
       for (let i = file.rules.length - 1; i >= 0; i--) {
         const rule = file.rules[i];
         if (patternMatches(rule.pattern, path, false, this.#caseFold)) fill(rule.states, 0);

@@ -115,6 +115,8 @@ export class TextConversion {
   readonly #autocrlf: AutoCrlf;
   readonly #eolCrlf: boolean;
   readonly #safeCrlf: boolean;
+  /** The plan of every path without attributes (it depends on the configuration only). */
+  #unattributed: PathConversion | null = null;
   /** Attribute files that a checkout is about to write, by folder: they count before the index's. */
   readonly #incoming = new Map<string, string | null>();
 
@@ -200,6 +202,13 @@ export class TextConversion {
   /** git's convert_attrs: the decided action for `path`. */
   async plan(path: string): Promise<PathConversion> {
     const attrs = await this.#attributes.get(path);
+    // A path no attribute names (most paths of most repositories) gets the configuration's plan.
+    if (attrs.size === 0) return this.#unattributed ??= this.#planOf(attrs);
+    return this.#planOf(attrs);
+  }
+
+  /** The plan of a path with these attributes. */
+  #planOf(attrs: Map<string, AttrValue>): PathConversion {
     let crlf = crlfFromAttr(attrs.get("text"));
     if (crlf === "undefined") crlf = crlfFromAttr(attrs.get("crlf"));
     if (crlf !== "binary") {

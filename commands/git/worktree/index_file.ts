@@ -73,24 +73,30 @@ export function treeModeToMode(mode: string): number {
   }
 }
 
-/** Stat fields of an index entry from an lstat, truncated to 32 bits as git stores them. */
-export function statFields(info: Deno.FileInfo): Pick<
+type StatFields = Pick<
   IndexEntry,
   "ctimeS" | "ctimeNs" | "mtimeS" | "mtimeNs" | "dev" | "ino" | "uid" | "gid" | "size"
-> {
+>;
+
+/** Stat fields of an index entry from an lstat, truncated to 32 bits as git stores them. */
+export function statFields(info: Deno.FileInfo): StatFields {
+  return setStatFields({} as StatFields, info);
+}
+
+/** Sets the stat fields of `target` from `info` (see statFields) and returns it. */
+function setStatFields<T extends StatFields>(target: T, info: Deno.FileInfo): T {
   const mtime = info.mtime?.getTime() ?? 0;
   const ctime = info.ctime?.getTime() ?? mtime;
-  return {
-    mtimeS: Math.floor(mtime / 1000) >>> 0,
-    mtimeNs: (mtime % 1000) * 1_000_000,
-    ctimeS: Math.floor(ctime / 1000) >>> 0,
-    ctimeNs: (ctime % 1000) * 1_000_000,
-    dev: (info.dev ?? 0) >>> 0,
-    ino: (info.ino ?? 0) >>> 0,
-    uid: (info.uid ?? 0) >>> 0,
-    gid: (info.gid ?? 0) >>> 0,
-    size: info.size >>> 0,
-  };
+  target.mtimeS = Math.floor(mtime / 1000) >>> 0;
+  target.mtimeNs = (mtime % 1000) * 1_000_000;
+  target.ctimeS = Math.floor(ctime / 1000) >>> 0;
+  target.ctimeNs = (ctime % 1000) * 1_000_000;
+  target.dev = (info.dev ?? 0) >>> 0;
+  target.ino = (info.ino ?? 0) >>> 0;
+  target.uid = (info.uid ?? 0) >>> 0;
+  target.gid = (info.gid ?? 0) >>> 0;
+  target.size = info.size >>> 0;
+  return target;
 }
 
 /** Entry mtime in milliseconds (Deno reports no finer), for racy-git checks. */
@@ -224,9 +230,14 @@ export class Index {
     if (!node) return;
     node.entryCount = -1;
     node.oid = null;
-    const parts = path.split("/");
-    for (let i = 0; i < parts.length - 1 && node; i++) {
-      node = node.children.find((c) => c.name === parts[i]) ?? null;
+    // Each folder on the path, found without splitting it (called once per staged file).
+    for (
+      let start = 0, slash = path.indexOf("/");
+      slash >= 0 && node;
+      start = slash + 1, slash = path.indexOf("/", start)
+    ) {
+      const name = path.slice(start, slash);
+      node = node.children.find((c) => c.name === name) ?? null;
       if (node) {
         node.entryCount = -1;
         node.oid = null;
@@ -434,7 +445,12 @@ function smudgeRacyEntries(index: Index): void {
  * index write (smudgeRacyEntries) and with git's own check of entries not older than the index file.
  */
 export function entryFromWrite(path: string, oid: string, mode: number, info: Deno.FileInfo): IndexEntry {
-  return { ...emptyEntry(path, oid, mode), ...statFields(info) };
+  return entryWithStat(path, oid, mode, info);
+}
+
+/** A stage-0 entry with the stat fields of `info`, built in place: one per staged file. */
+function entryWithStat(path: string, oid: string, mode: number, info: Deno.FileInfo): IndexEntry {
+  return setStatFields(emptyEntry(path, oid, mode), info);
 }
 
 /** An entry for a file just hashed; a file modified in the last moments is recorded "smudged" (size 0). */
@@ -445,9 +461,8 @@ export function entryFromStat(
   info: Deno.FileInfo,
   statTime: number,
 ): IndexEntry {
-  const entry = { ...emptyEntry(path, oid, mode), ...statFields(info) };
-  const mtime = info.mtime?.getTime() ?? 0;
-  if (mtime >= statTime - 50) entry.size = 0;
+  const entry = entryWithStat(path, oid, mode, info);
+  if ((info.mtime?.getTime() ?? 0) >= statTime - 50) entry.size = 0;
   return entry;
 }
 

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { deflate, inflate, sha1, sha1Sync } from "../../../../commands/git/odb/codec.ts";
+import { objectHeader } from "../../../../commands/git/odb/objects.ts";
 import { toHex } from "../../../../commands/git/odb/bytes.ts";
 
 Deno.test("sha1Sync equals WebCrypto SHA-1 on any input (block boundaries included)", async () => {
@@ -107,4 +108,30 @@ Deno.test("Sha1 (reused, fed in pieces) equals node:crypto's SHA-1 on any input"
     }),
     { numRuns: 400 },
   );
+});
+
+Deno.test("objectHeader: `<type> <length>\\0` for every type and any length, as real git hashes it", async () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom("blob", "tree", "commit", "tag" as const),
+      fc.oneof(fc.nat(20), fc.nat(), fc.constantFrom(9, 10, 99, 100, 999_999, 1_000_000)),
+      (type, length) => {
+        assert.equal(new TextDecoder().decode(objectHeader(type, length)), `${type} ${length}\0`);
+      },
+    ),
+  );
+  // The object id of a blob hashed with it is real git's.
+  const content = new TextEncoder().encode("file 7/8\n");
+  const dir = await Deno.makeTempDir();
+  try {
+    const git = new Deno.Command("git", { args: ["hash-object", "--stdin"], cwd: dir, stdin: "piped", stdout: "piped" })
+      .spawn();
+    const writer = git.stdin.getWriter();
+    await writer.write(content);
+    await writer.close();
+    const real = new TextDecoder().decode((await git.output()).stdout).trim();
+    assert.equal(sha1Sync(objectHeader("blob", content.length), content), real);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
