@@ -725,12 +725,68 @@ export class LineNumbering {
   #countA = new Int32Array(0);
   #countB = new Int32Array(0);
 
-  /** `bytes` split into lines and numbered. */
-  version(bytes: Uint8Array): NumberedVersion {
-    const lines = linesOf(bytes);
-    const { starts, hashes, count } = lines;
+  /**
+   * `bytes` split into lines and numbered. With `like`, a version numbered before that `bytes`
+   * mostly shares (blame's child of a parent version), the lines wholly inside the bytes both have
+   * in common at the start and at the end are that version's lines, moved: their bytes are
+   * compared once, never hashed nor looked up; only the lines between are split and numbered.
+   */
+  version(bytes: Uint8Array, like?: NumberedVersion): NumberedVersion {
+    if (!like) {
+      const lines = linesOf(bytes);
+      return {
+        lines,
+        ids: this.#number(bytes, lines.starts, lines.hashes, 0, lines.count, new Int32Array(lines.count)),
+      };
+    }
+    const near = like.lines;
+    const old = near.bytes;
+    const most = Math.min(old.length, bytes.length);
+    let prefix = 0;
+    while (prefix < most && old[prefix] === bytes[prefix]) prefix++;
+    let suffix = 0;
+    const oldEnd = old.length - 1;
+    const newEnd = bytes.length - 1;
+    while (suffix < most - prefix && old[oldEnd - suffix] === bytes[newEnd - suffix]) suffix++;
+    // Lines of `like` that end with their newline inside the common start are lines of `bytes` too.
+    let head = 0;
+    while (head < near.count && near.starts[head + 1] <= prefix && old[near.starts[head + 1] - 1] === 0x0a) head++;
+    // Lines whose newline before them is inside the common end are lines of `bytes` too, moved by `shift`.
+    const shift = bytes.length - old.length;
+    let tail = near.count;
+    while (tail > head && near.starts[tail - 1] > old.length - suffix) tail--;
+    const middleFrom = near.starts[head];
+    const middleTo = tail < near.count ? near.starts[tail] + shift : bytes.length;
+    const middle = linesOf(bytes.subarray(middleFrom, middleTo));
+    const count = head + middle.count + (near.count - tail);
+    const starts = new Int32Array(count + 1);
+    const hashes = new Int32Array(count);
     const ids = new Int32Array(count);
-    for (let i = 0; i < count; i++) {
+    starts.set(near.starts.subarray(0, head));
+    hashes.set(near.hashes.subarray(0, head));
+    ids.set(like.ids.subarray(0, head));
+    for (let i = 0; i < middle.count; i++) starts[head + i] = middle.starts[i] + middleFrom;
+    hashes.set(middle.hashes.subarray(0, middle.count), head);
+    const after = head + middle.count;
+    for (let i = tail; i < near.count; i++) starts[after + i - tail] = near.starts[i] + shift;
+    hashes.set(near.hashes.subarray(tail, near.count), after);
+    ids.set(like.ids.subarray(tail, near.count), after);
+    starts[count] = bytes.length;
+    this.#number(bytes, starts, hashes, head, after, ids);
+    const ascii = near.ascii && middle.ascii ? true : bytes.every((c) => c < 0x80);
+    return { lines: { bytes, starts, hashes, count, ascii }, ids };
+  }
+
+  /** Numbers lines [from, to) of `bytes` (their starts and hashes given) into `ids`; returns `ids`. */
+  #number(
+    bytes: Uint8Array,
+    starts: Int32Array,
+    hashes: Int32Array,
+    from: number,
+    to: number,
+    ids: Int32Array,
+  ): Int32Array {
+    for (let i = from; i < to; i++) {
       if (2 * (this.#classes + 1) > this.#slotClass.length) this.#grow();
       const start = starts[i];
       const length = starts[i + 1] - start;
@@ -770,7 +826,7 @@ export class LineNumbering {
         slot = (slot + 1) & mask;
       }
     }
-    return { lines, ids };
+    return ids;
   }
 
   #grow(): void {

@@ -110,11 +110,12 @@ export async function blame(
   )[] = new Array(finalCount).fill(null);
   const queue = new Map<string, Visit>();
   const blobs = new Map<string, Version>();
-  const versionOf = async (blob: string): Promise<Version> => {
+  /** The version `blob` holds; `like`, a version it mostly shares, saves numbering their common lines. */
+  const versionOf = async (blob: string, like?: Version): Promise<Version> => {
     let version = blobs.get(blob);
     if (!version) {
       const bytes = (await repo.objects.read(blob)).content;
-      version = { bytes, ...numbering.version(bytes) };
+      version = { bytes, ...numbering.version(bytes, like) };
       blobs.set(blob, version);
     }
     return version;
@@ -182,7 +183,7 @@ export async function blame(
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
+      const split = handOn(numbering, await versionOf(top.blob, finalVersion), finalVersion, pending);
       for (const p of split.left) {
         owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
       }
@@ -224,7 +225,8 @@ export async function blame(
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
       if (left.length === 0) break;
-      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
+      const child = await versionOf(visit.blob);
+      const split = handOn(numbering, await versionOf(parent.blob, child), child, left);
       if (split.passed.length) enqueue(parent, split.passed);
       left = split.left;
     }
