@@ -239,6 +239,60 @@ class Pack {
     return this.index.endOf(offset, this.#size);
   }
 
+  /**
+   * Pages of the file read so far (PAGE_BYTES each, at multiples of it), least recently used
+   * first, at most PAGE_CACHE_BYTES: a walk reads thousands of small entries that lie close
+   * together (commits, then trees, then blobs, as git writes a pack), each of which would
+   * otherwise cost a seek and a read.
+   */
+  readonly #pages = new Map<number, Uint8Array>();
+  #pageBytes = 0;
+
+  #page(number: number): Uint8Array {
+    const hit = this.#pages.get(number);
+    if (hit) {
+      this.#pages.delete(number);
+      this.#pages.set(number, hit);
+      return hit;
+    }
+    const page = this.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#pageBytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value!;
+      this.#pages.delete(oldest);
+      this.#pageBytes -= old.length;
+    }
+    this.#pages.set(number, page);
+    this.#pageBytes += page.length;
+    return page;
+  }
+
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through the cached pages: a
+   * view of one page when they lie in one (the pages are never written), else copied into
+   * `scratch` (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset: number, length: number, scratch: Uint8Array): Uint8Array {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = this.#page(first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = this.#page(number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
+
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset: number, target: Uint8Array, file?: Deno.FsFile): Uint8Array {
     const opened = file ? null : openPackFile(this.#path);
@@ -535,7 +589,7 @@ export class PackSet {
   #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw);
   }
 
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
@@ -645,8 +699,12 @@ function entryHeader(raw: Uint8Array): EntryHeader {
   return { typeCode, size, dataAt: p, back };
 }
 
-/** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */
+/** Entries up to this size are read through the pages (or PackSet's shared buffer); larger ones into their own. */
 const RAW_BUFFER_BYTES = 1024 * 1024;
+
+/** What one read of a pack file brings in for the entries that follow, and what a pack keeps of them. */
+const PAGE_BYTES = 256 * 1024;
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The deltas of one chain, inflated one after another into a buffer that grows and is reused. */
 class DeltaArena {
