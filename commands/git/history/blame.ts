@@ -39,11 +39,14 @@ export interface BlamedLine {
   readonly text: string;
 }
 
+/**
+ * Lines still to blame, as two parallel lists (no object per line: a blame hands thousands of
+ * lines on at every commit): `final[k]` is a line's index in the final text, `here[k]` its index
+ * in this origin's version. A list handed to `enqueue` belongs to the queue from then on.
+ */
 interface Pending {
-  /** Index in the final text. */
-  readonly final: number;
-  /** Index in this origin's version. */
-  readonly here: number;
+  readonly final: number[];
+  readonly here: number[];
 }
 
 interface Origin {
@@ -54,7 +57,7 @@ interface Origin {
 }
 
 interface Visit extends Origin {
-  pending: Pending[];
+  pending: Pending;
 }
 
 const nameCache = new Map<string, Uint8Array>();
@@ -171,25 +174,37 @@ export async function blame(
     if (!isFile(source.mode)) return null;
     return { oid: parent, path: rename.from, commit: parentCommit, blob: source.oid };
   };
-  const enqueue = (origin: Origin, pending: Pending[]) => {
+  const enqueue = (origin: Origin, pending: Pending) => {
     const key = `${origin.oid}\0${origin.path}`;
     const seen = queue.get(key);
-    if (seen) seen.pending.push(...pending);
-    else queue.set(key, { ...origin, pending: [...pending] });
+    if (!seen) {
+      queue.set(key, { ...origin, pending });
+      return;
+    }
+    for (let k = 0; k < pending.final.length; k++) {
+      seen.pending.final.push(pending.final[k]);
+      seen.pending.here.push(pending.here[k]);
+    }
   };
 
-  let pending: Pending[] = Array.from({ length: finalCount }, (_, i) => ({ final: i, here: i }));
+  const everyLine = Array.from({ length: finalCount }, (_, i) => i);
+  let pending: Pending = { final: everyLine, here: [...everyLine] };
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
       const split = handOn(numbering, await versionOf(top.blob, finalVersion), finalVersion, pending);
-      for (const p of split.left) {
-        owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
+      for (let k = 0; k < split.left.final.length; k++) {
+        owner[split.left.final[k]] = {
+          origin: null,
+          here: split.left.here[k],
+          boundary: false,
+          previous: { commit: start, path },
+        };
       }
       pending = split.passed;
     }
-    if (top && pending.length) enqueue(top, pending);
+    if (top && pending.final.length) enqueue(top, pending);
   }
   while (queue.size > 0) {
     // Newest first (committer date), the earliest queued first among equals, as git's queue.
@@ -224,14 +239,14 @@ export async function blame(
     for (const parent of scapegoats) {
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
-      if (left.length === 0) break;
+      if (left.final.length === 0) break;
       const child = await versionOf(visit.blob);
       const split = handOn(numbering, await versionOf(parent.blob, child), child, left);
-      if (split.passed.length) enqueue(parent, split.passed);
+      if (split.passed.final.length) enqueue(parent, split.passed);
       left = split.left;
     }
-    for (const p of left) {
-      owner[p.final] = { origin: visit, here: p.here, boundary: parents.length === 0, previous };
+    for (let k = 0; k < left.final.length; k++) {
+      owner[left.final[k]] = { origin: visit, here: left.here[k], boundary: parents.length === 0, previous };
     }
   }
   const decoder = new TextDecoder();
@@ -295,8 +310,8 @@ function handOn(
   numbering: LineNumbering,
   parentVersion: Version,
   childVersion: Version,
-  pending: readonly Pending[],
-): { passed: Pending[]; left: Pending[] } {
+  pending: Pending,
+): { passed: Pending; left: Pending } {
   const parentCount = parentVersion.lines.count;
   const childCount = childVersion.lines.count;
   const tail = Math.min(commonTailLines(parentVersion, childVersion), parentCount, childCount);
@@ -304,12 +319,18 @@ function handOn(
   const childToParent = new Int32Array(childCount);
   childToParent.set(head);
   for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
-  const passed: Pending[] = [];
-  const left: Pending[] = [];
-  for (const p of pending) {
-    const at = childToParent[p.here];
-    if (at !== undefined && at >= 0) passed.push({ final: p.final, here: at });
-    else left.push(p);
+  const passed: Pending = { final: [], here: [] };
+  const left: Pending = { final: [], here: [] };
+  for (let k = 0; k < pending.final.length; k++) {
+    const here = pending.here[k];
+    const at = childToParent[here];
+    if (at !== undefined && at >= 0) {
+      passed.final.push(pending.final[k]);
+      passed.here.push(at);
+    } else {
+      left.final.push(pending.final[k]);
+      left.here.push(here);
+    }
   }
   return { passed, left };
 }
