@@ -240,50 +240,23 @@ class Pack {
   }
 
   /**
-   * Pages of the file read so far (PAGE_BYTES each, at multiples of it), least recently used
-   * first, at most PAGE_CACHE_BYTES: a walk reads thousands of small entries that lie close
-   * together (commits, then trees, then blobs, as git writes a pack), each of which would
-   * otherwise cost a seek and a read.
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
    */
-  readonly #pages = new Map<number, Uint8Array>();
-  #pageBytes = 0;
-
-  #page(number: number): Uint8Array {
-    const hit = this.#pages.get(number);
-    if (hit) {
-      this.#pages.delete(number);
-      this.#pages.set(number, hit);
-      return hit;
-    }
-    const page = this.read(number * PAGE_BYTES, PAGE_BYTES);
-    while (this.#pageBytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
-      const [oldest, old] = this.#pages.entries().next().value!;
-      this.#pages.delete(oldest);
-      this.#pageBytes -= old.length;
-    }
-    this.#pages.set(number, page);
-    this.#pageBytes += page.length;
-    return page;
-  }
-
-  /**
-   * The `length` bytes from `offset` (fewer at the end of the file), through the cached pages: a
-   * view of one page when they lie in one (the pages are never written), else copied into
-   * `scratch` (which must have room for `length`). Either way valid until `scratch` is reused.
-   */
-  window(offset: number, length: number, scratch: Uint8Array): Uint8Array {
+  window(offset: number, length: number, scratch: Uint8Array, pages: PageCache): Uint8Array {
     const end = Math.min(offset + Math.max(0, length), this.#size);
     if (end <= offset) return scratch.subarray(0, 0);
     const first = Math.floor(offset / PAGE_BYTES);
     const last = Math.floor((end - 1) / PAGE_BYTES);
     if (first === last) {
-      const page = this.#page(first);
+      const page = pages.page(this, first);
       const from = offset - first * PAGE_BYTES;
       return page.subarray(from, Math.min(page.length, from + end - offset));
     }
     let got = 0;
     for (let number = first; number <= last && offset + got < end; number++) {
-      const page = this.#page(number);
+      const page = pages.page(this, number);
       const from = offset + got - number * PAGE_BYTES;
       const take = Math.min(page.length - from, end - offset - got);
       if (take <= 0) break;
@@ -353,6 +326,44 @@ class Pack {
   }
 }
 
+/**
+ * Pages of a repository's pack files read so far (PAGE_BYTES each, at multiples of it), least
+ * recently used first, at most PAGE_CACHE_BYTES for all its packs together: a walk reads
+ * thousands of small entries that lie close together (commits, then trees, then blobs, as git
+ * writes a pack), each of which would otherwise cost a seek and a read. A pack file is never
+ * rewritten under its name (git and pterm write a new pack and remove the old one), so a page
+ * stays what the file holds.
+ */
+class PageCache {
+  readonly #pages = new Map<number | string, Uint8Array>();
+  #bytes = 0;
+
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack: Pack, number: number): Uint8Array {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value!;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
+
 /** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
 let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
 /** Counts uses of the shared read buffer: a source whose first bytes were overwritten since reads them again. */
@@ -382,10 +393,11 @@ export class PackSet {
    * offset 12): delta chains share their bases. Least recently used first; bounded by bytes, so
    * a history of large blobs cannot hold more than BASE_CACHE_BYTES.
    */
-  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  readonly #bases = new Map<number | string, { type: ObjectType; content: Uint8Array }>();
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw: Uint8Array | null = null;
+  readonly #pages = new PageCache();
   readonly #arena = new DeltaArena();
   #arenaBusy = false;
   readonly #inflate: Inflate;
@@ -518,15 +530,17 @@ export class PackSet {
         break;
       }
       // `raw` is read into the shared buffer and used up before this loop's next await. Most
-      // entries end within a first window, which saves finding the next object's offset (sorting
-      // every offset of the pack once per store); an entry that may not is read to that offset, as
-      // is one whose stream a compressor other than zlib made longer than zlib's bound.
+      // entries end within a first window, and the rest within zlib's bound past their header:
+      // neither needs the next object's offset (sorting every offset of the pack once per store).
+      // Only a stream that a compressor other than zlib made longer than that bound is read to it.
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (;;) {
         try {
@@ -589,7 +603,7 @@ export class PackSet {
   #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.window(offset, length, this.#raw);
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
 
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
@@ -629,8 +643,13 @@ export class PackSet {
     return this.#baseBytes;
   }
 
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes(): number {
+    return this.#pages.bytes;
+  }
+
   #cached(pack: Pack, offset: number): { type: ObjectType; content: Uint8Array } | undefined {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -642,7 +661,7 @@ export class PackSet {
   #remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value!;
@@ -652,6 +671,14 @@ export class PackSet {
     this.#bases.set(key, object);
     this.#baseBytes += size;
   }
+}
+
+/**
+ * The key of the object at `offset` of `pack` in the cache of decoded objects: a number (no string
+ * made per lookup) while pack number and offset fit one exactly, else their text.
+ */
+function baseKey(pack: Pack, offset: number): number | string {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
 }
 
 /** What is read of a pack entry first: its header and, for most entries, all of its stream. */
