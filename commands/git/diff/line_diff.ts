@@ -98,6 +98,28 @@ function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length:
   return true;
 }
 
+/** How many bytes `x` and `y` share at their start, at most `limit`: four at a time, then one by one. */
+function commonStart(x: Uint8Array, y: Uint8Array, limit: number): number {
+  const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+  const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+  let p = 0;
+  while (p + 4 <= limit && dx.getInt32(p) === dy.getInt32(p)) p += 4;
+  while (p < limit && x[p] === y[p]) p++;
+  return p;
+}
+
+/** How many bytes `x` and `y` share at their end, at most `limit`: four at a time, then one by one. */
+function commonEnd(x: Uint8Array, y: Uint8Array, limit: number): number {
+  const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+  const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+  const xe = x.length;
+  const ye = y.length;
+  let s = 0;
+  while (s + 4 <= limit && dx.getInt32(xe - s - 4) === dy.getInt32(ye - s - 4)) s += 4;
+  while (s < limit && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+  return s;
+}
+
 /**
  * Numbers the lines of both files (xdiff's classifier): an open-addressing table keyed by each
  * line's hash, a hit confirmed by comparing the bytes.
@@ -742,12 +764,8 @@ export class LineNumbering {
     const near = like.lines;
     const old = near.bytes;
     const most = Math.min(old.length, bytes.length);
-    let prefix = 0;
-    while (prefix < most && old[prefix] === bytes[prefix]) prefix++;
-    let suffix = 0;
-    const oldEnd = old.length - 1;
-    const newEnd = bytes.length - 1;
-    while (suffix < most - prefix && old[oldEnd - suffix] === bytes[newEnd - suffix]) suffix++;
+    const prefix = commonStart(old, bytes, most);
+    const suffix = commonEnd(old, bytes, most - prefix);
     // Lines of `like` that end with their newline inside the common start are lines of `bytes` too.
     let head = 0;
     while (head < near.count && near.starts[head + 1] <= prefix && old[near.starts[head + 1] - 1] === 0x0a) head++;

@@ -45,8 +45,8 @@ export interface BlamedLine {
  * in this origin's version. A list handed to `enqueue` belongs to the queue from then on.
  */
 interface Pending {
-  readonly final: number[];
-  readonly here: number[];
+  readonly final: Int32Array;
+  readonly here: Int32Array;
 }
 
 interface Origin {
@@ -181,14 +181,11 @@ export async function blame(
       queue.set(key, { ...origin, pending });
       return;
     }
-    for (let k = 0; k < pending.final.length; k++) {
-      seen.pending.final.push(pending.final[k]);
-      seen.pending.here.push(pending.here[k]);
-    }
+    seen.pending = { final: joined(seen.pending.final, pending.final), here: joined(seen.pending.here, pending.here) };
   };
 
-  const everyLine = Array.from({ length: finalCount }, (_, i) => i);
-  let pending: Pending = { final: everyLine, here: [...everyLine] };
+  const everyLine = Int32Array.from({ length: finalCount }, (_, i) => i);
+  let pending: Pending = { final: everyLine, here: everyLine.slice() };
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
@@ -267,6 +264,14 @@ export async function blame(
   });
 }
 
+/** `a` then `b`, in a new array. */
+function joined(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
 /** A version of the file: its bytes, split into lines and numbered by the blame's LineNumbering. */
 interface Version extends NumberedVersion {
   readonly bytes: Uint8Array;
@@ -319,18 +324,26 @@ function handOn(
   const childToParent = new Int32Array(childCount);
   childToParent.set(head);
   for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
-  const passed: Pending = { final: [], here: [] };
-  const left: Pending = { final: [], here: [] };
-  for (let k = 0; k < pending.final.length; k++) {
+  const count = pending.final.length;
+  const passedFinal = new Int32Array(count);
+  const passedHere = new Int32Array(count);
+  const leftFinal = new Int32Array(count);
+  const leftHere = new Int32Array(count);
+  let passedCount = 0;
+  let leftCount = 0;
+  for (let k = 0; k < count; k++) {
     const here = pending.here[k];
     const at = childToParent[here];
     if (at !== undefined && at >= 0) {
-      passed.final.push(pending.final[k]);
-      passed.here.push(at);
+      passedFinal[passedCount] = pending.final[k];
+      passedHere[passedCount++] = at;
     } else {
-      left.final.push(pending.final[k]);
-      left.here.push(here);
+      leftFinal[leftCount] = pending.final[k];
+      leftHere[leftCount++] = here;
     }
   }
-  return { passed, left };
+  return {
+    passed: { final: passedFinal.subarray(0, passedCount), here: passedHere.subarray(0, passedCount) },
+    left: { final: leftFinal.subarray(0, leftCount), here: leftHere.subarray(0, leftCount) },
+  };
 }
