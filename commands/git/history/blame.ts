@@ -301,10 +301,17 @@ function commonTailLines(x: Version, y: Version): number {
   const cut = trimmed - recovered;
   // The trimmed part must be whole lines (it ends both files); then it is those lines.
   if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
-  let tail = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) tail++;
-  if (a[a.length - 1] !== 0x0a) tail++;
-  return tail;
+  // Those lines are the ones from the line that starts where the cut does.
+  const { starts, count } = x.lines;
+  const from = a.length - cut;
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return count - lo;
 }
 
 /**
