@@ -81,7 +81,9 @@ function findTreeEntry(content: Uint8Array, name: Uint8Array): { oid: string; mo
       let same = true;
       for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
       if (same) {
-        const mode = new TextDecoder().decode(content.subarray(i, space));
+        // A mode is octal digits: read as one character per byte.
+        let mode = "";
+        for (let k = i; k < space; k++) mode += String.fromCharCode(content[k]);
         return { mode: mode === "040000" ? "40000" : mode, oid: toHex(content, nul + 1, nul + 21) };
       }
     }
