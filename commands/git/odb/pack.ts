@@ -544,7 +544,8 @@ export class PackSet {
       }
       for (;;) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          const decoded = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = decoded instanceof Promise ? await decoded : decoded;
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -568,9 +569,11 @@ export class PackSet {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(
+  #decodeEntry(
     pack: Pack,
     at: number,
     raw: Uint8Array,
@@ -578,7 +581,7 @@ export class PackSet {
     chain: { offset: number; deltaAt: number; deltaSize: number }[],
     arena: DeltaArena,
     whole: boolean,
-  ): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+  ): { type: ObjectType; content: Uint8Array } | null | Promise<{ type: ObjectType; content: Uint8Array }> {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
@@ -588,14 +591,26 @@ export class PackSet {
     if (typeCode === REF_DELTA) {
       const baseOid = toHex(raw, dataAt - 20, dataAt);
       chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole), deltaSize: size });
-      const base = await this.#resolveExternal(baseOid);
-      if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      return base;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-    const base = { type, content: await this.#inflateSized(raw, dataAt, size, whole) };
+    if (size > LARGE_OBJECT) {
+      // `raw` may be the shared buffer, reused while this waits.
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base = { type, content };
+        this.#remember(pack, at, base);
+        return base;
+      });
+    }
+    const base = { type, content: this.#inflateSized(raw, dataAt, size, whole) };
     this.#remember(pack, at, base);
+    return base;
+  }
+
+  async #externalBase(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt(`the delta base ${oid} is missing`);
     return base;
   }
 
@@ -621,19 +636,22 @@ export class PackSet {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw: Uint8Array, at: number, size: number, whole: boolean): Promise<Uint8Array> {
-    let content: Uint8Array;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
+  #inflateSized(raw: Uint8Array, at: number, size: number, whole: boolean): Uint8Array {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream: Uint8Array, size: number): Promise<Uint8Array> {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }

@@ -252,3 +252,28 @@ Deno.test("a pack larger than the page cache: entries across page boundaries rea
     assert.ok(object, `${oid} at ${offset}`);
   }
 });
+
+Deno.test("a pack of REF_DELTA entries (git pack-objects without --delta-base-offset) reads as git reads it", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  const lines = Array.from({ length: 300 }, (_, i) => `line ${i} ${"r".repeat(30)}`);
+  for (let version = 0; version < 20; version++) {
+    lines[(version * 13) % lines.length] = `version ${version}`;
+    await write(`${dir}/f.txt`, lines.join("\n") + "\n");
+    await git(dir, "add", "f.txt");
+    await git(dir, "commit", "-qm", `v${version}`);
+  }
+  const oids = (await git(dir, "rev-list", "--objects", "--all")).trim().split("\n").map((l) => l.split(" ")[0]);
+  const list = new TextEncoder().encode(oids.join("\n") + "\n");
+  await gitBytes(dir, ["pack-objects", "-q", ".git/objects/pack/pack"], list);
+  await git(dir, "prune-packed");
+  const expected = await gitObjects(dir);
+  assert.equal((await layout(dir)).loose, 0);
+  const store = new ObjectStore(`${dir}/.git`);
+  for (const [oid, want] of expected) {
+    const object = await store.read(oid);
+    assert.equal(object.type, want.type, oid);
+    assert.deepEqual(object.content, want.content, oid);
+  }
+});
