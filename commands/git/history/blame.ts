@@ -16,8 +16,7 @@
 import { LineNumbering, type NumberedVersion } from "../diff/line_diff.ts";
 import { detectRenames } from "../diff/renames.ts";
 import { flattenTree } from "../odb/tree.ts";
-import { readCommit } from "./log.ts";
-import type { Commit } from "../odb/objects.ts";
+import type { CommitLinks } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
 import { encodeName, toHex } from "../odb/bytes.ts";
 
@@ -52,7 +51,7 @@ interface Pending {
 interface Origin {
   readonly oid: string;
   readonly path: string;
-  readonly commit: Commit;
+  readonly commit: CommitLinks;
   readonly blob: string;
 }
 
@@ -125,15 +124,7 @@ export async function blame(
     }
     return version;
   };
-  const commits = new Map<string, Commit>();
-  const commitOf = async (oid: string) => {
-    let commit = commits.get(oid);
-    if (!commit) {
-      commit = await readCommit(repo, oid);
-      commits.set(oid, commit);
-    }
-    return commit;
-  };
+  const commitOf = (oid: string) => repo.objects.readCommitLinks(oid);
   // Most commits share their subtrees with the next one: each (tree, rest of path) is looked up once.
   const lookups = new Map<string, Promise<{ oid: string; mode: string } | null>>();
   type Found = { oid: string; mode: string } | null;
@@ -209,7 +200,7 @@ export async function blame(
     // Newest first (committer date), the earliest queued first among equals, as git's queue.
     let next: Visit | null = null;
     for (const visit of queue.values()) {
-      if (!next || visit.commit.committer.timestamp > next.commit.committer.timestamp) next = visit;
+      if (!next || visit.commit.committerTime > next.commit.committerTime) next = visit;
     }
     const visit = next!;
     queue.delete(`${visit.oid}\0${visit.path}`);
