@@ -227,7 +227,9 @@ export class ObjectStore {
     if (oid === EMPTY_TREE_OID) return { type: "tree", content: new Uint8Array() };
     // Packs first: a lookup there is a binary search in memory, while a missing loose object costs
     // a failed open and a thrown error (an object in both is the same object).
-    let object: GitObject | null = this.hasPacks() ? await this.#readPacked(oid) : null;
+    // Given at once by the packs unless decoding must wait (see PackSet.readNow).
+    const packed = this.hasPacks() ? this.#packSet().readNow(oid) : null;
+    let object: GitObject | null = packed instanceof Promise ? await packed : packed;
     let raw: Uint8Array | null = null;
     if (!object) {
       try {
@@ -259,10 +261,6 @@ export class ObjectStore {
     }
     if (object && object.type !== "blob") this.#cache.set(oid, object);
     return object;
-  }
-
-  async #readPacked(oid: string): Promise<GitObject | null> {
-    return await this.#packSet().read(oid);
   }
 
   /**

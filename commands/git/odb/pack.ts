@@ -483,9 +483,19 @@ export class PackSet {
   }
 
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    return await this.readNow(oid);
+  }
+
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(
+    oid: string,
+  ): { type: ObjectType; content: Uint8Array } | null | Promise<{ type: ObjectType; content: Uint8Array }> {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -498,27 +508,40 @@ export class PackSet {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+  #readAt(
+    pack: Pack,
+    offset: number,
+  ): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    // The arena stays taken until the object is decoded, after any wait.
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }>;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
 
-  async #readChain(
+  #readChain(
     pack: Pack,
     offset: number,
     arena: DeltaArena,
-  ): Promise<{ type: ObjectType; content: Uint8Array }> {
+  ): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
     /** Each link of the chain: where its object is, and its delta's place in the arena. */
     const chain: { offset: number; deltaAt: number; deltaSize: number }[] = [];
-    let base: { type: ObjectType; content: Uint8Array } | null = null;
+    let base: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> | null =
+      null;
     let at = offset;
     while (base === null) {
       if (chain.length > MAX_DELTA_CHAIN) {
@@ -529,7 +552,7 @@ export class PackSet {
         base = cached;
         break;
       }
-      // `raw` is read into the shared buffer and used up before this loop's next await. Most
+      // `raw` is read into the shared buffer and used up before anything waits. Most
       // entries end within a first window, and the rest within zlib's bound past their header:
       // neither needs the next object's offset (sorting every offset of the pack once per store).
       // Only a stream that a compressor other than zlib made longer than that bound is read to it.
@@ -544,8 +567,7 @@ export class PackSet {
       }
       for (;;) {
         try {
-          const decoded = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
-          base = decoded instanceof Promise ? await decoded : decoded;
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -556,6 +578,18 @@ export class PackSet {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    // A base that must wait ends the walk down (what waits never ends its input early: no re-read).
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(
+    pack: Pack,
+    base: { type: ObjectType; content: Uint8Array },
+    chain: { offset: number; deltaAt: number; deltaSize: number }[],
+    arena: DeltaArena,
+  ): { type: ObjectType; content: Uint8Array } {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
