@@ -98,24 +98,56 @@ function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length:
   return true;
 }
 
-/** How many bytes `x` and `y` share at their start, at most `limit`: four at a time, then one by one. */
+/**
+ * How many bytes `x` and `y` share at their start, at most `limit`: four at a time (whole words
+ * of the memory when both start on a word, which a fresh array does: a typed array's elements
+ * are read faster than a DataView's, compiled or not), then one by one.
+ */
 function commonStart(x: Uint8Array, y: Uint8Array, limit: number): number {
-  const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
-  const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
   let p = 0;
-  while (p + 4 <= limit && dx.getInt32(p) === dy.getInt32(p)) p += 4;
+  if ((x.byteOffset & 3) === 0 && (y.byteOffset & 3) === 0) {
+    const words = limit >> 2;
+    const wx = new Int32Array(x.buffer, x.byteOffset, words);
+    const wy = new Int32Array(y.buffer, y.byteOffset, words);
+    let w = 0;
+    while (w < words && wx[w] === wy[w]) w++;
+    p = w << 2;
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (p + 4 <= limit && dx.getInt32(p) === dy.getInt32(p)) p += 4;
+  }
   while (p < limit && x[p] === y[p]) p++;
   return p;
 }
 
-/** How many bytes `x` and `y` share at their end, at most `limit`: four at a time, then one by one. */
+/**
+ * How many bytes `x` and `y` share at their end, at most `limit`: four at a time (whole words
+ * of the memory when both ends fall alike on words, after the bytes up to a word's end), then
+ * one by one.
+ */
 function commonEnd(x: Uint8Array, y: Uint8Array, limit: number): number {
-  const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
-  const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
   const xe = x.length;
   const ye = y.length;
   let s = 0;
-  while (s + 4 <= limit && dx.getInt32(xe - s - 4) === dy.getInt32(ye - s - 4)) s += 4;
+  const xEnd = x.byteOffset + xe;
+  const yEnd = y.byteOffset + ye;
+  if (((xEnd - yEnd) & 3) === 0) {
+    // Bytes until both ends are on a word, then words.
+    while (s < limit && ((xEnd - s) & 3) !== 0 && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+    if (((xEnd - s) & 3) === 0) {
+      const words = (limit - s) >> 2;
+      const wx = new Int32Array(x.buffer, xEnd - s - 4 * words, words);
+      const wy = new Int32Array(y.buffer, yEnd - s - 4 * words, words);
+      let w = words - 1;
+      while (w >= 0 && wx[w] === wy[w]) w--;
+      s += 4 * (words - 1 - w);
+    }
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (s + 4 <= limit && dx.getInt32(xe - s - 4) === dy.getInt32(ye - s - 4)) s += 4;
+  }
   while (s < limit && x[xe - 1 - s] === y[ye - 1 - s]) s++;
   return s;
 }
