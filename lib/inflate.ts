@@ -42,6 +42,16 @@ function newHuffman(bits: number, symbols: number): Huffman {
   };
 }
 
+/** The most bits a lookup table takes (codes longer than a table's bits are not in it). */
+const TABLE_BITS_MAX = Math.max(LITLEN_BITS, DIST_BITS, CODELEN_BITS);
+
+/** Each TABLE_BITS_MAX-bit number with its bits in reverse order. */
+const REVERSED = Uint16Array.from({ length: 1 << TABLE_BITS_MAX }, (_, c) => {
+  let reversed = 0;
+  for (let k = 0; k < TABLE_BITS_MAX; k++) reversed = (reversed << 1) | ((c >> k) & 1);
+  return reversed;
+});
+
 const offs = new Uint16Array(MAX_BITS + 2);
 const nextCode = new Uint16Array(MAX_BITS + 2);
 
@@ -71,13 +81,8 @@ function build(h: Huffman, lengths: Uint8Array, n: number): boolean {
   for (let s = 0; s < n; s++) {
     const len = lengths[s];
     if (len === 0 || len > bits) continue;
-    let c = nextCode[len]++;
     // The stream sends a code's bits most significant first into a least-significant-first reader.
-    let reversed = 0;
-    for (let k = 0; k < len; k++) {
-      reversed = (reversed << 1) | (c & 1);
-      c >>= 1;
-    }
+    const reversed = REVERSED[nextCode[len]++] >> (TABLE_BITS_MAX - len);
     const entry = (s << 4) | len;
     for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
   }

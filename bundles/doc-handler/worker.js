@@ -3568,14 +3568,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-FBODVLVC.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-GS7EEZZ3.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-X5ID6CJS.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-625UBGRX.js", import.meta.url).href),
-  html: () => import(new URL("./html-XB6QL44J.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-GXXSLQ45.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-57R7WJHK.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-ADRNVNNT.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-KNDW7ACE.js", import.meta.url).href),
+  html: () => import(new URL("./html-62NT4C4D.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-LO3WZ2MN.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-CJBSZKDJ.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-D2NQM67C.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-KODRVF6W.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3628,7 +3628,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-VDHT47ZG.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-OJ5D5Q26.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FSQ7MEEP.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-S6Y6SV6S.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1162,6 +1162,14 @@ function newHuffman(bits, symbols) {
     symbol: new Uint16Array(symbols)
   };
 }
+var TABLE_BITS_MAX = Math.max(LITLEN_BITS, DIST_BITS, CODELEN_BITS);
+var REVERSED = Uint16Array.from({
+  length: 1 << TABLE_BITS_MAX
+}, (_, c) => {
+  let reversed = 0;
+  for (let k = 0; k < TABLE_BITS_MAX; k++) reversed = reversed << 1 | c >> k & 1;
+  return reversed;
+});
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
 function build(h, lengths2, n) {
@@ -1188,12 +1196,7 @@ function build(h, lengths2, n) {
   for (let s = 0; s < n; s++) {
     const len = lengths2[s];
     if (len === 0 || len > bits) continue;
-    let c = nextCode[len]++;
-    let reversed = 0;
-    for (let k = 0; k < len; k++) {
-      reversed = reversed << 1 | c & 1;
-      c >>= 1;
-    }
+    const reversed = REVERSED[nextCode[len]++] >> TABLE_BITS_MAX - len;
     const entry = s << 4 | len;
     for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
   }
@@ -3203,6 +3206,32 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset, length, scratch, pages) {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = pages.page(this, first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = pages.page(this, number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
     const opened = file ? null : openPackFile(this.#path);
@@ -3254,6 +3283,33 @@ var Pack = class {
     }
   }
 };
+var PageCache = class {
+  #pages = /* @__PURE__ */ new Map();
+  #bytes = 0;
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack, number) {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes() {
+    return this.#bytes;
+  }
+};
 var sharedStreamBuffers = null;
 var streamGeneration = 0;
 function streamBuffers() {
@@ -3277,6 +3333,7 @@ var PackSet = class {
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw = null;
+  #pages = new PageCache();
   #arena = new DeltaArena();
   #arenaBusy = false;
   #inflate;
@@ -3351,9 +3408,16 @@ var PackSet = class {
     return null;
   }
   async read(oid) {
+    return await this.readNow(oid);
+  }
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -3365,19 +3429,27 @@ var PackSet = class {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack, offset) {
+  #readAt(pack, offset) {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
-  async #readChain(pack, offset, arena) {
+  #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -3392,14 +3464,16 @@ var PackSet = class {
       }
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (; ; ) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -3410,6 +3484,11 @@ var PackSet = class {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(pack, base, chain, arena) {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
@@ -3425,9 +3504,11 @@ var PackSet = class {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+  #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt2("a delta in a pack points outside it");
@@ -3445,24 +3526,37 @@ var PackSet = class {
         deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
         deltaSize: size
       });
-      const base2 = await this.#resolveExternal(baseOid);
-      if (!base2) throw corrupt2(`the delta base ${baseOid} is missing`);
-      return base2;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt2(`a pack has an object of unknown type ${typeCode}`);
+    if (size > LARGE_OBJECT) {
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base2 = {
+          type,
+          content
+        };
+        this.#remember(pack, at, base2);
+        return base2;
+      });
+    }
     const base = {
       type,
-      content: await this.#inflateSized(raw, dataAt, size, whole)
+      content: this.#inflateSized(raw, dataAt, size, whole)
     };
     this.#remember(pack, at, base);
+    return base;
+  }
+  async #externalBase(oid) {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt2(`the delta base ${oid} is missing`);
     return base;
   }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
   #inflateDelta(raw, at, size, arena, whole) {
@@ -3478,19 +3572,21 @@ var PackSet = class {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw, at, size, whole) {
-    let content;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt2("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at));
+  #inflateSized(raw, at, size, whole) {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt2("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream, size) {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt2("a packed object has the wrong size");
     return content;
   }
@@ -3498,8 +3594,12 @@ var PackSet = class {
   get cachedBytes() {
     return this.#baseBytes;
   }
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes() {
+    return this.#pages.bytes;
+  }
   #cached(pack, offset) {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -3510,7 +3610,7 @@ var PackSet = class {
   #remember(pack, offset, object) {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value;
@@ -3521,6 +3621,9 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+function baseKey(pack, offset) {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
+}
 var ENTRY_WINDOW = 8 * 1024;
 function deflateBound(size) {
   return size + (size >> 11) + 64;
@@ -3553,6 +3656,8 @@ function entryHeader(raw) {
   };
 }
 var RAW_BUFFER_BYTES = 1024 * 1024;
+var PAGE_BYTES = 256 * 1024;
+var PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
   #used = 0;
@@ -3695,6 +3800,8 @@ var ObjectStore = class _ObjectStore {
   #cache = /* @__PURE__ */ new Map();
   /** Commits parsed by readCommit, by name. */
   #commits = /* @__PURE__ */ new Map();
+  /** What readCommitLinks read of commits, by name. */
+  #links = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
   /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
@@ -3802,7 +3909,8 @@ var ObjectStore = class _ObjectStore {
       type: "tree",
       content: new Uint8Array()
     };
-    let object = this.hasPacks() ? await this.#readPacked(oid) : null;
+    const packed = this.hasPacks() ? this.#packSet().readNow(oid) : null;
+    let object = packed instanceof Promise ? await packed : packed;
     let raw = null;
     if (!object) {
       try {
@@ -3838,9 +3946,6 @@ var ObjectStore = class _ObjectStore {
     if (object && object.type !== "blob") this.#cache.set(oid, object);
     return object;
   }
-  async #readPacked(oid) {
-    return await this.#packSet().read(oid);
-  }
   /**
    * The commits at the boundary of a shallow repository (`.git/shallow`, written by
    * `clone --depth`): git treats them as having no parents, since their parents are not here.
@@ -3871,6 +3976,32 @@ var ObjectStore = class _ObjectStore {
       this.#commits.set(oid, commit);
     }
     return commit;
+  }
+  /**
+   * What a walk needs of a commit — its tree, its parents (none at a shallow boundary) and its
+   * committer's time — read from the header's bytes, as git's parse_commit_buffer reads them,
+   * without decoding the names and the message: the same values readCommit gives, which is used
+   * instead for a header this does not read alone (an `encoding`, a continued or non-ASCII field).
+   */
+  async readCommitLinks(oid) {
+    let links = this.#links.get(oid);
+    if (!links) {
+      const parsed = this.#commits.get(oid) ?? null;
+      links = parsed ? null : commitLinks(await this.readTyped(oid, "commit"));
+      if (!links) {
+        const commit = parsed ?? await this.readCommit(oid);
+        links = {
+          tree: commit.tree,
+          parents: commit.parents,
+          committerTime: commit.committer.timestamp
+        };
+      } else if (this.shallowCommits().has(oid)) links = {
+        ...links,
+        parents: []
+      };
+      this.#links.set(oid, links);
+    }
+    return links;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -4188,6 +4319,96 @@ function objectText(content) {
   } catch {
     return lenientDecoder.decode(content);
   }
+}
+var HEADER_TREE = encoder2.encode("tree ");
+var HEADER_PARENT = encoder2.encode("parent ");
+var HEADER_AUTHOR = encoder2.encode("author ");
+var HEADER_COMMITTER = encoder2.encode("committer ");
+var HEADER_ENCODING = encoder2.encode("encoding ");
+function startsWithAt(content, at, end, key) {
+  if (end - at < key.length) return false;
+  for (let k = 0; k < key.length; k++) if (content[at + k] !== key[k]) return false;
+  return true;
+}
+function asciiText(content, from, to) {
+  let text = "";
+  for (let i = from; i < to; i++) {
+    if (content[i] >= 128) return null;
+    text += String.fromCharCode(content[i]);
+  }
+  return text;
+}
+function signatureTime(content, from, to) {
+  let open = -1;
+  for (let i = from; i < to; i++) {
+    if (content[i] === 60) {
+      open = i;
+      break;
+    }
+  }
+  let close = -1;
+  for (let i = to - 1; i >= from; i--) {
+    if (content[i] === 62) {
+      close = i;
+      break;
+    }
+  }
+  if (open < 0 || close < open) return 0;
+  let p = close + 1;
+  while (p < to && (content[p] === 32 || content[p] >= 9 && content[p] <= 13)) p++;
+  if (p < to && content[p] >= 128) return null;
+  let digits = "";
+  while (p < to && content[p] >= 48 && content[p] <= 57) digits += String.fromCharCode(content[p++]);
+  return digits === "" ? 0 : Number(digits);
+}
+function commitLinks(content) {
+  let tree = null;
+  const parents = [];
+  let author = null;
+  let committer = null;
+  let continues = false;
+  let p = 0;
+  while (p < content.length) {
+    let end = content.indexOf(10, p);
+    if (end < 0) end = content.length;
+    if (end === p) break;
+    if (content[p] === 32) {
+      if (continues) return null;
+    } else {
+      continues = false;
+      if (startsWithAt(content, p, end, HEADER_TREE)) {
+        tree = asciiText(content, p + HEADER_TREE.length, end);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_PARENT)) {
+        const parent = asciiText(content, p + HEADER_PARENT.length, end);
+        if (parent === null) return null;
+        parents.push(parent);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_AUTHOR)) {
+        author = [
+          p + HEADER_AUTHOR.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_COMMITTER)) {
+        committer = [
+          p + HEADER_COMMITTER.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_ENCODING)) return null;
+    }
+    p = end + 1;
+  }
+  if (tree === null || !isFullOid(tree)) return null;
+  const signer = committer ?? author;
+  const committerTime = signer ? signatureTime(content, signer[0], signer[1]) : 0;
+  if (committerTime === null) return null;
+  return {
+    tree,
+    parents,
+    committerTime
+  };
 }
 function parseCommit(content) {
   const { headers, message } = splitHeaders(objectText(content));
@@ -7001,7 +7222,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-SH5CEPR3.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-KKUNYRLF.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -13530,7 +13751,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-BTMACORF.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-QOCGDPHZ.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -13554,7 +13775,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-2R27IOZX.js", import.meta.url).href)
+      git: await import(new URL("./api-BXWVMJP4.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

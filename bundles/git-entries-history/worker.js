@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-HNJFAQJW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4AHTXSP6.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -136,9 +136,9 @@ function makeFlavour(windows) {
     isAbsolute: isAbsolute2,
     join: (...parts) => {
       const present = parts.filter((p) => p !== "");
-      let joined = present.join(sep2);
-      if (windows && present.length > 0 && !/^[\\/]{2}/.test(present[0])) joined = joined.replace(/^[\\/]+/, sep2);
-      return normalize(joined);
+      let joined2 = present.join(sep2);
+      if (windows && present.length > 0 && !/^[\\/]{2}/.test(present[0])) joined2 = joined2.replace(/^[\\/]+/, sep2);
+      return normalize(joined2);
     },
     resolve: (base, path) => {
       const full = normalize(isAbsolute2(path) ? path : `${base}${sep2}${path}`);
@@ -1538,6 +1538,47 @@ function sameBytes(x, xs, y, ys, length) {
   for (let k = 0; k < length; k++) if (x[xs + k] !== y[ys + k]) return false;
   return true;
 }
+function commonStart(x, y, limit) {
+  let p = 0;
+  if ((x.byteOffset & 3) === 0 && (y.byteOffset & 3) === 0) {
+    const words = limit >> 2;
+    const wx = new Int32Array(x.buffer, x.byteOffset, words);
+    const wy = new Int32Array(y.buffer, y.byteOffset, words);
+    let w = 0;
+    while (w < words && wx[w] === wy[w]) w++;
+    p = w << 2;
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (p + 4 <= limit && dx.getInt32(p) === dy.getInt32(p)) p += 4;
+  }
+  while (p < limit && x[p] === y[p]) p++;
+  return p;
+}
+function commonEnd(x, y, limit) {
+  const xe = x.length;
+  const ye = y.length;
+  let s = 0;
+  const xEnd = x.byteOffset + xe;
+  const yEnd = y.byteOffset + ye;
+  if ((xEnd - yEnd & 3) === 0) {
+    while (s < limit && (xEnd - s & 3) !== 0 && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+    if ((xEnd - s & 3) === 0) {
+      const words = limit - s >> 2;
+      const wx = new Int32Array(x.buffer, xEnd - s - 4 * words, words);
+      const wy = new Int32Array(y.buffer, yEnd - s - 4 * words, words);
+      let w = words - 1;
+      while (w >= 0 && wx[w] === wy[w]) w--;
+      s += 4 * (words - 1 - w);
+    }
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (s + 4 <= limit && dx.getInt32(xe - s - 4) === dy.getInt32(ye - s - 4)) s += 4;
+  }
+  while (s < limit && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+  return s;
+}
 function numberLines(a, b) {
   let bits = 4;
   while (1 << bits < (a.count + b.count) * 2) bits++;
@@ -2070,12 +2111,63 @@ var LineNumbering = class {
   /** Per-number counts of the two sides of one diff, cleared after it (sized to every number given). */
   #countA = new Int32Array(0);
   #countB = new Int32Array(0);
-  /** `bytes` split into lines and numbered. */
-  version(bytes) {
-    const lines = linesOf(bytes);
-    const { starts, hashes, count } = lines;
+  /**
+   * `bytes` split into lines and numbered. With `like`, a version numbered before that `bytes`
+   * mostly shares (blame's child of a parent version), the lines wholly inside the bytes both have
+   * in common at the start and at the end are that version's lines, moved: their bytes are
+   * compared once, never hashed nor looked up; only the lines between are split and numbered.
+   */
+  version(bytes, like) {
+    if (!like) {
+      const lines = linesOf(bytes);
+      return {
+        lines,
+        ids: this.#number(bytes, lines.starts, lines.hashes, 0, lines.count, new Int32Array(lines.count))
+      };
+    }
+    const near = like.lines;
+    const old = near.bytes;
+    const most = Math.min(old.length, bytes.length);
+    const prefix = commonStart(old, bytes, most);
+    const suffix = commonEnd(old, bytes, most - prefix);
+    let head = 0;
+    while (head < near.count && near.starts[head + 1] <= prefix && old[near.starts[head + 1] - 1] === 10) head++;
+    const shift = bytes.length - old.length;
+    let tail = near.count;
+    while (tail > head && near.starts[tail - 1] > old.length - suffix) tail--;
+    const middleFrom = near.starts[head];
+    const middleTo = tail < near.count ? near.starts[tail] + shift : bytes.length;
+    const middle = linesOf(bytes.subarray(middleFrom, middleTo));
+    const count = head + middle.count + (near.count - tail);
+    const starts = new Int32Array(count + 1);
+    const hashes = new Int32Array(count);
     const ids = new Int32Array(count);
-    for (let i = 0; i < count; i++) {
+    starts.set(near.starts.subarray(0, head));
+    hashes.set(near.hashes.subarray(0, head));
+    ids.set(like.ids.subarray(0, head));
+    for (let i = 0; i < middle.count; i++) starts[head + i] = middle.starts[i] + middleFrom;
+    hashes.set(middle.hashes.subarray(0, middle.count), head);
+    const after = head + middle.count;
+    for (let i = tail; i < near.count; i++) starts[after + i - tail] = near.starts[i] + shift;
+    hashes.set(near.hashes.subarray(tail, near.count), after);
+    ids.set(like.ids.subarray(tail, near.count), after);
+    starts[count] = bytes.length;
+    this.#number(bytes, starts, hashes, head, after, ids);
+    const ascii = near.ascii && middle.ascii ? true : bytes.every((c) => c < 128);
+    return {
+      lines: {
+        bytes,
+        starts,
+        hashes,
+        count,
+        ascii
+      },
+      ids
+    };
+  }
+  /** Numbers lines [from, to) of `bytes` (their starts and hashes given) into `ids`; returns `ids`. */
+  #number(bytes, starts, hashes, from, to, ids) {
+    for (let i = from; i < to; i++) {
       if (2 * (this.#classes + 1) > this.#slotClass.length) this.#grow();
       const start = starts[i];
       const length = starts[i + 1] - start;
@@ -2112,10 +2204,7 @@ var LineNumbering = class {
         slot = slot + 1 & mask;
       }
     }
-    return {
-      lines,
-      ids
-    };
+    return ids;
   }
   #grow() {
     const capacity = 2 * this.#slotClass.length;
@@ -2657,6 +2746,14 @@ function newHuffman(bits, symbols) {
     symbol: new Uint16Array(symbols)
   };
 }
+var TABLE_BITS_MAX = Math.max(LITLEN_BITS, DIST_BITS, CODELEN_BITS);
+var REVERSED = Uint16Array.from({
+  length: 1 << TABLE_BITS_MAX
+}, (_, c) => {
+  let reversed = 0;
+  for (let k = 0; k < TABLE_BITS_MAX; k++) reversed = reversed << 1 | c >> k & 1;
+  return reversed;
+});
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
 function build(h, lengths2, n) {
@@ -2683,12 +2780,7 @@ function build(h, lengths2, n) {
   for (let s = 0; s < n; s++) {
     const len = lengths2[s];
     if (len === 0 || len > bits) continue;
-    let c = nextCode[len]++;
-    let reversed = 0;
-    for (let k = 0; k < len; k++) {
-      reversed = reversed << 1 | c & 1;
-      c >>= 1;
-    }
+    const reversed = REVERSED[nextCode[len]++] >> TABLE_BITS_MAX - len;
     const entry = s << 4 | len;
     for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
   }
@@ -2941,10 +3033,10 @@ var State = class {
       bytes = bytes.slice();
       const more = this.stream.input(from + bytes.length);
       if (more.length === 0) break;
-      const joined = new Uint8Array(bytes.length + more.length);
-      joined.set(bytes);
-      joined.set(more, bytes.length);
-      bytes = joined;
+      const joined2 = new Uint8Array(bytes.length + more.length);
+      joined2.set(bytes);
+      joined2.set(more, bytes.length);
+      bytes = joined2;
     }
     return bytes;
   }
@@ -3550,6 +3642,32 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset, length, scratch, pages) {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = pages.page(this, first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = pages.page(this, number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
     const opened = file ? null : openPackFile(this.#path);
@@ -3601,6 +3719,33 @@ var Pack = class {
     }
   }
 };
+var PageCache = class {
+  #pages = /* @__PURE__ */ new Map();
+  #bytes = 0;
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack, number) {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes() {
+    return this.#bytes;
+  }
+};
 var sharedStreamBuffers = null;
 var streamGeneration = 0;
 function streamBuffers() {
@@ -3624,6 +3769,7 @@ var PackSet = class {
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw = null;
+  #pages = new PageCache();
   #arena = new DeltaArena();
   #arenaBusy = false;
   #inflate;
@@ -3698,9 +3844,16 @@ var PackSet = class {
     return null;
   }
   async read(oid) {
+    return await this.readNow(oid);
+  }
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -3712,19 +3865,27 @@ var PackSet = class {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack, offset) {
+  #readAt(pack, offset) {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
-  async #readChain(pack, offset, arena) {
+  #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -3739,14 +3900,16 @@ var PackSet = class {
       }
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (; ; ) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -3757,6 +3920,11 @@ var PackSet = class {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(pack, base, chain, arena) {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
@@ -3772,9 +3940,11 @@ var PackSet = class {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+  #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
@@ -3792,24 +3962,37 @@ var PackSet = class {
         deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
         deltaSize: size
       });
-      const base2 = await this.#resolveExternal(baseOid);
-      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
-      return base2;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    if (size > LARGE_OBJECT) {
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base2 = {
+          type,
+          content
+        };
+        this.#remember(pack, at, base2);
+        return base2;
+      });
+    }
     const base = {
       type,
-      content: await this.#inflateSized(raw, dataAt, size, whole)
+      content: this.#inflateSized(raw, dataAt, size, whole)
     };
     this.#remember(pack, at, base);
+    return base;
+  }
+  async #externalBase(oid) {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt(`the delta base ${oid} is missing`);
     return base;
   }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
   #inflateDelta(raw, at, size, arena, whole) {
@@ -3825,19 +4008,21 @@ var PackSet = class {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw, at, size, whole) {
-    let content;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at));
+  #inflateSized(raw, at, size, whole) {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream, size) {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -3845,8 +4030,12 @@ var PackSet = class {
   get cachedBytes() {
     return this.#baseBytes;
   }
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes() {
+    return this.#pages.bytes;
+  }
   #cached(pack, offset) {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -3857,7 +4046,7 @@ var PackSet = class {
   #remember(pack, offset, object) {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value;
@@ -3868,6 +4057,9 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+function baseKey(pack, offset) {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
+}
 var ENTRY_WINDOW = 8 * 1024;
 function deflateBound(size) {
   return size + (size >> 11) + 64;
@@ -3900,6 +4092,8 @@ function entryHeader(raw) {
   };
 }
 var RAW_BUFFER_BYTES = 1024 * 1024;
+var PAGE_BYTES = 256 * 1024;
+var PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
   #used = 0;
@@ -4075,6 +4269,8 @@ var ObjectStore = class _ObjectStore {
   #cache = /* @__PURE__ */ new Map();
   /** Commits parsed by readCommit, by name. */
   #commits = /* @__PURE__ */ new Map();
+  /** What readCommitLinks read of commits, by name. */
+  #links = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
   /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
@@ -4182,7 +4378,8 @@ var ObjectStore = class _ObjectStore {
       type: "tree",
       content: new Uint8Array()
     };
-    let object = this.hasPacks() ? await this.#readPacked(oid) : null;
+    const packed = this.hasPacks() ? this.#packSet().readNow(oid) : null;
+    let object = packed instanceof Promise ? await packed : packed;
     let raw = null;
     if (!object) {
       try {
@@ -4218,9 +4415,6 @@ var ObjectStore = class _ObjectStore {
     if (object && object.type !== "blob") this.#cache.set(oid, object);
     return object;
   }
-  async #readPacked(oid) {
-    return await this.#packSet().read(oid);
-  }
   /**
    * The commits at the boundary of a shallow repository (`.git/shallow`, written by
    * `clone --depth`): git treats them as having no parents, since their parents are not here.
@@ -4251,6 +4445,32 @@ var ObjectStore = class _ObjectStore {
       this.#commits.set(oid, commit);
     }
     return commit;
+  }
+  /**
+   * What a walk needs of a commit — its tree, its parents (none at a shallow boundary) and its
+   * committer's time — read from the header's bytes, as git's parse_commit_buffer reads them,
+   * without decoding the names and the message: the same values readCommit gives, which is used
+   * instead for a header this does not read alone (an `encoding`, a continued or non-ASCII field).
+   */
+  async readCommitLinks(oid) {
+    let links = this.#links.get(oid);
+    if (!links) {
+      const parsed = this.#commits.get(oid) ?? null;
+      links = parsed ? null : commitLinks(await this.readTyped(oid, "commit"));
+      if (!links) {
+        const commit = parsed ?? await this.readCommit(oid);
+        links = {
+          tree: commit.tree,
+          parents: commit.parents,
+          committerTime: commit.committer.timestamp
+        };
+      } else if (this.shallowCommits().has(oid)) links = {
+        ...links,
+        parents: []
+      };
+      this.#links.set(oid, links);
+    }
+    return links;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -4545,6 +4765,96 @@ function objectText(content) {
   } catch {
     return lenientDecoder.decode(content);
   }
+}
+var HEADER_TREE = encoder2.encode("tree ");
+var HEADER_PARENT = encoder2.encode("parent ");
+var HEADER_AUTHOR = encoder2.encode("author ");
+var HEADER_COMMITTER = encoder2.encode("committer ");
+var HEADER_ENCODING = encoder2.encode("encoding ");
+function startsWithAt(content, at, end, key) {
+  if (end - at < key.length) return false;
+  for (let k = 0; k < key.length; k++) if (content[at + k] !== key[k]) return false;
+  return true;
+}
+function asciiText(content, from, to) {
+  let text = "";
+  for (let i = from; i < to; i++) {
+    if (content[i] >= 128) return null;
+    text += String.fromCharCode(content[i]);
+  }
+  return text;
+}
+function signatureTime(content, from, to) {
+  let open = -1;
+  for (let i = from; i < to; i++) {
+    if (content[i] === 60) {
+      open = i;
+      break;
+    }
+  }
+  let close = -1;
+  for (let i = to - 1; i >= from; i--) {
+    if (content[i] === 62) {
+      close = i;
+      break;
+    }
+  }
+  if (open < 0 || close < open) return 0;
+  let p = close + 1;
+  while (p < to && (content[p] === 32 || content[p] >= 9 && content[p] <= 13)) p++;
+  if (p < to && content[p] >= 128) return null;
+  let digits = "";
+  while (p < to && content[p] >= 48 && content[p] <= 57) digits += String.fromCharCode(content[p++]);
+  return digits === "" ? 0 : Number(digits);
+}
+function commitLinks(content) {
+  let tree = null;
+  const parents = [];
+  let author = null;
+  let committer = null;
+  let continues = false;
+  let p = 0;
+  while (p < content.length) {
+    let end = content.indexOf(10, p);
+    if (end < 0) end = content.length;
+    if (end === p) break;
+    if (content[p] === 32) {
+      if (continues) return null;
+    } else {
+      continues = false;
+      if (startsWithAt(content, p, end, HEADER_TREE)) {
+        tree = asciiText(content, p + HEADER_TREE.length, end);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_PARENT)) {
+        const parent = asciiText(content, p + HEADER_PARENT.length, end);
+        if (parent === null) return null;
+        parents.push(parent);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_AUTHOR)) {
+        author = [
+          p + HEADER_AUTHOR.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_COMMITTER)) {
+        committer = [
+          p + HEADER_COMMITTER.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_ENCODING)) return null;
+    }
+    p = end + 1;
+  }
+  if (tree === null || !isFullOid(tree)) return null;
+  const signer = committer ?? author;
+  const committerTime = signer ? signatureTime(content, signer[0], signer[1]) : 0;
+  if (committerTime === null) return null;
+  return {
+    tree,
+    parents,
+    committerTime
+  };
 }
 function parseCommit(content) {
   const { headers, message } = splitHeaders(objectText(content));
@@ -11678,7 +11988,8 @@ function findTreeEntry(content, name) {
       let same = true;
       for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
       if (same) {
-        const mode = new TextDecoder().decode(content.subarray(i, space));
+        let mode = "";
+        for (let k = i; k < space; k++) mode += String.fromCharCode(content[k]);
         return {
           mode: mode === "040000" ? "40000" : mode,
           oid: toHex(content, nul + 1, nul + 21)
@@ -11700,27 +12011,19 @@ async function blame(repo, start, path, finalBytes, worktree) {
   const owner = new Array(finalCount).fill(null);
   const queue = /* @__PURE__ */ new Map();
   const blobs = /* @__PURE__ */ new Map();
-  const versionOf = async (blob) => {
+  const versionOf = async (blob, like) => {
     let version = blobs.get(blob);
     if (!version) {
       const bytes = (await repo.objects.read(blob)).content;
       version = {
         bytes,
-        ...numbering.version(bytes)
+        ...numbering.version(bytes, like)
       };
       blobs.set(blob, version);
     }
     return version;
   };
-  const commits = /* @__PURE__ */ new Map();
-  const commitOf = async (oid) => {
-    let commit = commits.get(oid);
-    if (!commit) {
-      commit = await readCommit(repo, oid);
-      commits.set(oid, commit);
-    }
-    return commit;
-  };
+  const commitOf = (oid) => repo.objects.readCommitLinks(oid);
   const lookups = /* @__PURE__ */ new Map();
   const lookupCached = (tree, parts, from) => {
     const key = `${tree}\0${parts.slice(from).join("/")}`;
@@ -11774,28 +12077,33 @@ async function blame(repo, start, path, finalBytes, worktree) {
   const enqueue = (origin, pending2) => {
     const key = `${origin.oid}\0${origin.path}`;
     const seen = queue.get(key);
-    if (seen) seen.pending.push(...pending2);
-    else queue.set(key, {
-      ...origin,
-      pending: [
-        ...pending2
-      ]
-    });
+    if (!seen) {
+      queue.set(key, {
+        ...origin,
+        pending: pending2
+      });
+      return;
+    }
+    seen.pending = {
+      final: joined(seen.pending.final, pending2.final),
+      here: joined(seen.pending.here, pending2.here)
+    };
   };
-  let pending = Array.from({
+  const everyLine = Int32Array.from({
     length: finalCount
-  }, (_, i) => ({
-    final: i,
-    here: i
-  }));
+  }, (_, i) => i);
+  let pending = {
+    final: everyLine,
+    here: everyLine.slice()
+  };
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
-      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
-      for (const p of split.left) {
-        owner[p.final] = {
+      const split = handOn(numbering, await versionOf(top.blob, finalVersion), finalVersion, pending);
+      for (let k = 0; k < split.left.final.length; k++) {
+        owner[split.left.final[k]] = {
           origin: null,
-          here: p.here,
+          here: split.left.here[k],
           boundary: false,
           previous: {
             commit: start,
@@ -11805,12 +12113,12 @@ async function blame(repo, start, path, finalBytes, worktree) {
       }
       pending = split.passed;
     }
-    if (top && pending.length) enqueue(top, pending);
+    if (top && pending.final.length) enqueue(top, pending);
   }
   while (queue.size > 0) {
     let next = null;
     for (const visit2 of queue.values()) {
-      if (!next || visit2.commit.committer.timestamp > next.commit.committer.timestamp) next = visit2;
+      if (!next || visit2.commit.committerTime > next.commit.committerTime) next = visit2;
     }
     const visit = next;
     queue.delete(`${visit.oid}\0${visit.path}`);
@@ -11841,15 +12149,16 @@ async function blame(repo, start, path, finalBytes, worktree) {
         commit: parent.oid,
         path: parent.path
       };
-      if (left.length === 0) break;
-      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
-      if (split.passed.length) enqueue(parent, split.passed);
+      if (left.final.length === 0) break;
+      const child = await versionOf(visit.blob);
+      const split = handOn(numbering, await versionOf(parent.blob, child), child, left);
+      if (split.passed.final.length) enqueue(parent, split.passed);
       left = split.left;
     }
-    for (const p of left) {
-      owner[p.final] = {
+    for (let k = 0; k < left.final.length; k++) {
+      owner[left.final[k]] = {
         origin: visit,
-        here: p.here,
+        here: left.here[k],
         boundary: parents.length === 0,
         previous
       };
@@ -11871,6 +12180,12 @@ async function blame(repo, start, path, finalBytes, worktree) {
     };
   });
 }
+function joined(a, b) {
+  const out = new Int32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
 function commonTailLines(x, y) {
   const a = x.bytes;
   const b = y.bytes;
@@ -11888,10 +12203,16 @@ function commonTailLines(x, y) {
   while (recovered < trimmed) if (a[start + recovered++] === 10) break;
   const cut = trimmed - recovered;
   if (cut === 0 || a[a.length - cut - 1] !== 10) return 0;
-  let tail = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 10) tail++;
-  if (a[a.length - 1] !== 10) tail++;
-  return tail;
+  const { starts, count } = x.lines;
+  const from = a.length - cut;
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (starts[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return count - lo;
 }
 function handOn(numbering, parentVersion, childVersion, pending) {
   const parentCount = parentVersion.lines.count;
@@ -11901,19 +12222,33 @@ function handOn(numbering, parentVersion, childVersion, pending) {
   const childToParent = new Int32Array(childCount);
   childToParent.set(head);
   for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
-  const passed = [];
-  const left = [];
-  for (const p of pending) {
-    const at = childToParent[p.here];
-    if (at !== void 0 && at >= 0) passed.push({
-      final: p.final,
-      here: at
-    });
-    else left.push(p);
+  const count = pending.final.length;
+  const passedFinal = new Int32Array(count);
+  const passedHere = new Int32Array(count);
+  const leftFinal = new Int32Array(count);
+  const leftHere = new Int32Array(count);
+  let passedCount = 0;
+  let leftCount = 0;
+  for (let k = 0; k < count; k++) {
+    const here = pending.here[k];
+    const at = childToParent[here];
+    if (at !== void 0 && at >= 0) {
+      passedFinal[passedCount] = pending.final[k];
+      passedHere[passedCount++] = at;
+    } else {
+      leftFinal[leftCount] = pending.final[k];
+      leftHere[leftCount++] = here;
+    }
   }
   return {
-    passed,
-    left
+    passed: {
+      final: passedFinal.subarray(0, passedCount),
+      here: passedHere.subarray(0, passedCount)
+    },
+    left: {
+      final: leftFinal.subarray(0, leftCount),
+      here: leftHere.subarray(0, leftCount)
+    }
   };
 }
 

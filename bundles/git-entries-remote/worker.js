@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y62RJQZJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y4OCTDWJ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1093,6 +1093,14 @@ function newHuffman(bits, symbols) {
     symbol: new Uint16Array(symbols)
   };
 }
+var TABLE_BITS_MAX = Math.max(LITLEN_BITS, DIST_BITS, CODELEN_BITS);
+var REVERSED = Uint16Array.from({
+  length: 1 << TABLE_BITS_MAX
+}, (_, c) => {
+  let reversed = 0;
+  for (let k = 0; k < TABLE_BITS_MAX; k++) reversed = reversed << 1 | c >> k & 1;
+  return reversed;
+});
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
 function build(h, lengths, n) {
@@ -1119,12 +1127,7 @@ function build(h, lengths, n) {
   for (let s = 0; s < n; s++) {
     const len = lengths[s];
     if (len === 0 || len > bits) continue;
-    let c = nextCode[len]++;
-    let reversed = 0;
-    for (let k = 0; k < len; k++) {
-      reversed = reversed << 1 | c & 1;
-      c >>= 1;
-    }
+    const reversed = REVERSED[nextCode[len]++] >> TABLE_BITS_MAX - len;
     const entry = s << 4 | len;
     for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
   }
@@ -1994,6 +1997,32 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset, length, scratch, pages) {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = pages.page(this, first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = pages.page(this, number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
     const opened = file ? null : openPackFile(this.#path);
@@ -2045,6 +2074,33 @@ var Pack = class {
     }
   }
 };
+var PageCache = class {
+  #pages = /* @__PURE__ */ new Map();
+  #bytes = 0;
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack, number) {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes() {
+    return this.#bytes;
+  }
+};
 var sharedStreamBuffers = null;
 var streamGeneration = 0;
 function streamBuffers() {
@@ -2068,6 +2124,7 @@ var PackSet = class {
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw = null;
+  #pages = new PageCache();
   #arena = new DeltaArena();
   #arenaBusy = false;
   #inflate;
@@ -2142,9 +2199,16 @@ var PackSet = class {
     return null;
   }
   async read(oid) {
+    return await this.readNow(oid);
+  }
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -2156,19 +2220,27 @@ var PackSet = class {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack, offset) {
+  #readAt(pack, offset) {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
-  async #readChain(pack, offset, arena) {
+  #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -2183,14 +2255,16 @@ var PackSet = class {
       }
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (; ; ) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -2201,6 +2275,11 @@ var PackSet = class {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(pack, base, chain, arena) {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
@@ -2216,9 +2295,11 @@ var PackSet = class {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+  #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
@@ -2236,24 +2317,37 @@ var PackSet = class {
         deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
         deltaSize: size
       });
-      const base2 = await this.#resolveExternal(baseOid);
-      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
-      return base2;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    if (size > LARGE_OBJECT) {
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base2 = {
+          type,
+          content
+        };
+        this.#remember(pack, at, base2);
+        return base2;
+      });
+    }
     const base = {
       type,
-      content: await this.#inflateSized(raw, dataAt, size, whole)
+      content: this.#inflateSized(raw, dataAt, size, whole)
     };
     this.#remember(pack, at, base);
+    return base;
+  }
+  async #externalBase(oid) {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt(`the delta base ${oid} is missing`);
     return base;
   }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
   #inflateDelta(raw, at, size, arena, whole) {
@@ -2269,19 +2363,21 @@ var PackSet = class {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw, at, size, whole) {
-    let content;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at));
+  #inflateSized(raw, at, size, whole) {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream, size) {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -2289,8 +2385,12 @@ var PackSet = class {
   get cachedBytes() {
     return this.#baseBytes;
   }
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes() {
+    return this.#pages.bytes;
+  }
   #cached(pack, offset) {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -2301,7 +2401,7 @@ var PackSet = class {
   #remember(pack, offset, object) {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value;
@@ -2312,6 +2412,9 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+function baseKey(pack, offset) {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
+}
 var ENTRY_WINDOW = 8 * 1024;
 function deflateBound(size) {
   return size + (size >> 11) + 64;
@@ -2344,6 +2447,8 @@ function entryHeader(raw) {
   };
 }
 var RAW_BUFFER_BYTES = 1024 * 1024;
+var PAGE_BYTES = 256 * 1024;
+var PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
   #used = 0;
@@ -2519,6 +2624,8 @@ var ObjectStore = class _ObjectStore {
   #cache = /* @__PURE__ */ new Map();
   /** Commits parsed by readCommit, by name. */
   #commits = /* @__PURE__ */ new Map();
+  /** What readCommitLinks read of commits, by name. */
+  #links = /* @__PURE__ */ new Map();
   #packReader = null;
   #shallow = null;
   /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
@@ -2626,7 +2733,8 @@ var ObjectStore = class _ObjectStore {
       type: "tree",
       content: new Uint8Array()
     };
-    let object = this.hasPacks() ? await this.#readPacked(oid) : null;
+    const packed = this.hasPacks() ? this.#packSet().readNow(oid) : null;
+    let object = packed instanceof Promise ? await packed : packed;
     let raw = null;
     if (!object) {
       try {
@@ -2662,9 +2770,6 @@ var ObjectStore = class _ObjectStore {
     if (object && object.type !== "blob") this.#cache.set(oid, object);
     return object;
   }
-  async #readPacked(oid) {
-    return await this.#packSet().read(oid);
-  }
   /**
    * The commits at the boundary of a shallow repository (`.git/shallow`, written by
    * `clone --depth`): git treats them as having no parents, since their parents are not here.
@@ -2695,6 +2800,32 @@ var ObjectStore = class _ObjectStore {
       this.#commits.set(oid, commit);
     }
     return commit;
+  }
+  /**
+   * What a walk needs of a commit — its tree, its parents (none at a shallow boundary) and its
+   * committer's time — read from the header's bytes, as git's parse_commit_buffer reads them,
+   * without decoding the names and the message: the same values readCommit gives, which is used
+   * instead for a header this does not read alone (an `encoding`, a continued or non-ASCII field).
+   */
+  async readCommitLinks(oid) {
+    let links = this.#links.get(oid);
+    if (!links) {
+      const parsed = this.#commits.get(oid) ?? null;
+      links = parsed ? null : commitLinks(await this.readTyped(oid, "commit"));
+      if (!links) {
+        const commit = parsed ?? await this.readCommit(oid);
+        links = {
+          tree: commit.tree,
+          parents: commit.parents,
+          committerTime: commit.committer.timestamp
+        };
+      } else if (this.shallowCommits().has(oid)) links = {
+        ...links,
+        parents: []
+      };
+      this.#links.set(oid, links);
+    }
+    return links;
   }
   async read(oid) {
     const object = await this.tryRead(oid);
@@ -3012,6 +3143,96 @@ function objectText(content) {
   } catch {
     return lenientDecoder.decode(content);
   }
+}
+var HEADER_TREE = encoder2.encode("tree ");
+var HEADER_PARENT = encoder2.encode("parent ");
+var HEADER_AUTHOR = encoder2.encode("author ");
+var HEADER_COMMITTER = encoder2.encode("committer ");
+var HEADER_ENCODING = encoder2.encode("encoding ");
+function startsWithAt(content, at, end, key) {
+  if (end - at < key.length) return false;
+  for (let k = 0; k < key.length; k++) if (content[at + k] !== key[k]) return false;
+  return true;
+}
+function asciiText(content, from, to) {
+  let text = "";
+  for (let i = from; i < to; i++) {
+    if (content[i] >= 128) return null;
+    text += String.fromCharCode(content[i]);
+  }
+  return text;
+}
+function signatureTime(content, from, to) {
+  let open = -1;
+  for (let i = from; i < to; i++) {
+    if (content[i] === 60) {
+      open = i;
+      break;
+    }
+  }
+  let close = -1;
+  for (let i = to - 1; i >= from; i--) {
+    if (content[i] === 62) {
+      close = i;
+      break;
+    }
+  }
+  if (open < 0 || close < open) return 0;
+  let p = close + 1;
+  while (p < to && (content[p] === 32 || content[p] >= 9 && content[p] <= 13)) p++;
+  if (p < to && content[p] >= 128) return null;
+  let digits = "";
+  while (p < to && content[p] >= 48 && content[p] <= 57) digits += String.fromCharCode(content[p++]);
+  return digits === "" ? 0 : Number(digits);
+}
+function commitLinks(content) {
+  let tree = null;
+  const parents = [];
+  let author = null;
+  let committer = null;
+  let continues = false;
+  let p = 0;
+  while (p < content.length) {
+    let end = content.indexOf(10, p);
+    if (end < 0) end = content.length;
+    if (end === p) break;
+    if (content[p] === 32) {
+      if (continues) return null;
+    } else {
+      continues = false;
+      if (startsWithAt(content, p, end, HEADER_TREE)) {
+        tree = asciiText(content, p + HEADER_TREE.length, end);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_PARENT)) {
+        const parent = asciiText(content, p + HEADER_PARENT.length, end);
+        if (parent === null) return null;
+        parents.push(parent);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_AUTHOR)) {
+        author = [
+          p + HEADER_AUTHOR.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_COMMITTER)) {
+        committer = [
+          p + HEADER_COMMITTER.length,
+          end
+        ];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_ENCODING)) return null;
+    }
+    p = end + 1;
+  }
+  if (tree === null || !isFullOid(tree)) return null;
+  const signer = committer ?? author;
+  const committerTime = signer ? signatureTime(content, signer[0], signer[1]) : 0;
+  if (committerTime === null) return null;
+  return {
+    tree,
+    parents,
+    committerTime
+  };
 }
 function parseCommit(content) {
   const { headers, message } = splitHeaders(objectText(content));
@@ -6325,7 +6546,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-6ZMOXKPB.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-IBUWKWNN.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6631,7 +6852,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6830,7 +7051,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-VNT5AZB5.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-CM3R2KY2.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7124,7 +7345,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-FN5PY6G3.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-UD4OY3CV.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7199,7 +7420,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-FN5PY6G3.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-UD4OY3CV.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7907,7 +8128,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PMDQBPBU.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PFXIIX7T.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8073,8 +8294,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-HNBHHKWR.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-HSDLDMW7.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-BK4RYKMB.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-6ZAPMLSG.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8120,7 +8341,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8146,11 +8367,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-FZF2CDC7.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-HNBHHKWR.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-6756564W.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-BK4RYKMB.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-WB7STDEI.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8173,7 +8394,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-Y466IB44.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-BGZPW4JV.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

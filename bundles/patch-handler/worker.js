@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4R5IS7X3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-3JA3G6VG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1097,6 +1097,14 @@ function newHuffman(bits, symbols) {
     symbol: new Uint16Array(symbols)
   };
 }
+var TABLE_BITS_MAX = Math.max(LITLEN_BITS, DIST_BITS, CODELEN_BITS);
+var REVERSED = Uint16Array.from({
+  length: 1 << TABLE_BITS_MAX
+}, (_, c) => {
+  let reversed = 0;
+  for (let k = 0; k < TABLE_BITS_MAX; k++) reversed = reversed << 1 | c >> k & 1;
+  return reversed;
+});
 var offs = new Uint16Array(MAX_BITS + 2);
 var nextCode = new Uint16Array(MAX_BITS + 2);
 function build(h, lengths, n) {
@@ -1123,12 +1131,7 @@ function build(h, lengths, n) {
   for (let s = 0; s < n; s++) {
     const len = lengths[s];
     if (len === 0 || len > bits) continue;
-    let c = nextCode[len]++;
-    let reversed = 0;
-    for (let k = 0; k < len; k++) {
-      reversed = reversed << 1 | c & 1;
-      c >>= 1;
-    }
+    const reversed = REVERSED[nextCode[len]++] >> TABLE_BITS_MAX - len;
     const entry = s << 4 | len;
     for (let k = reversed; k < size; k += 1 << len) table[k] = entry;
   }
@@ -1990,6 +1993,32 @@ var Pack = class {
   end(offset) {
     return this.index.endOf(offset, this.#size);
   }
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset, length, scratch, pages) {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = pages.page(this, first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = pages.page(this, number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset, target, file) {
     const opened = file ? null : openPackFile(this.#path);
@@ -2041,6 +2070,33 @@ var Pack = class {
     }
   }
 };
+var PageCache = class {
+  #pages = /* @__PURE__ */ new Map();
+  #bytes = 0;
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack, number) {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes() {
+    return this.#bytes;
+  }
+};
 var sharedStreamBuffers = null;
 var streamGeneration = 0;
 function streamBuffers() {
@@ -2064,6 +2120,7 @@ var PackSet = class {
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw = null;
+  #pages = new PageCache();
   #arena = new DeltaArena();
   #arenaBusy = false;
   #inflate;
@@ -2138,9 +2195,16 @@ var PackSet = class {
     return null;
   }
   async read(oid) {
+    return await this.readNow(oid);
+  }
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(oid) {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -2152,19 +2216,27 @@ var PackSet = class {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack, offset) {
+  #readAt(pack, offset) {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
-  async #readChain(pack, offset, arena) {
+  #readChain(pack, offset, arena) {
     const chain = [];
     let base = null;
     let at = offset;
@@ -2179,14 +2251,16 @@ var PackSet = class {
       }
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (; ; ) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -2197,6 +2271,11 @@ var PackSet = class {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(pack, base, chain, arena) {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
@@ -2212,9 +2291,11 @@ var PackSet = class {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
+  #decodeEntry(pack, at, raw, entry, chain, arena, whole) {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
@@ -2232,24 +2313,37 @@ var PackSet = class {
         deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole),
         deltaSize: size
       });
-      const base2 = await this.#resolveExternal(baseOid);
-      if (!base2) throw corrupt(`the delta base ${baseOid} is missing`);
-      return base2;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
+    if (size > LARGE_OBJECT) {
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base2 = {
+          type,
+          content
+        };
+        this.#remember(pack, at, base2);
+        return base2;
+      });
+    }
     const base = {
       type,
-      content: await this.#inflateSized(raw, dataAt, size, whole)
+      content: this.#inflateSized(raw, dataAt, size, whole)
     };
     this.#remember(pack, at, base);
+    return base;
+  }
+  async #externalBase(oid) {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt(`the delta base ${oid} is missing`);
     return base;
   }
   /** `length` bytes of `pack` from `offset`, in the shared read buffer (valid until the next read). */
   #readRaw(pack, offset, length) {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
   #inflateDelta(raw, at, size, arena, whole) {
@@ -2265,19 +2359,21 @@ var PackSet = class {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw, at, size, whole) {
-    let content;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at));
+  #inflateSized(raw, at, size, whole) {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream, size) {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -2285,8 +2381,12 @@ var PackSet = class {
   get cachedBytes() {
     return this.#baseBytes;
   }
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes() {
+    return this.#pages.bytes;
+  }
   #cached(pack, offset) {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -2297,7 +2397,7 @@ var PackSet = class {
   #remember(pack, offset, object) {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value;
@@ -2308,6 +2408,9 @@ var PackSet = class {
     this.#baseBytes += size;
   }
 };
+function baseKey(pack, offset) {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
+}
 var ENTRY_WINDOW = 8 * 1024;
 function deflateBound(size) {
   return size + (size >> 11) + 64;
@@ -2340,6 +2443,8 @@ function entryHeader(raw) {
   };
 }
 var RAW_BUFFER_BYTES = 1024 * 1024;
+var PAGE_BYTES = 256 * 1024;
+var PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 var DeltaArena = class {
   bytes = new Uint8Array(0);
   #used = 0;
@@ -8805,7 +8910,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-UULIVVIX.js", import.meta.url).href)
+    git: await import(new URL("./api-EVOYGSEE.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8855,7 +8960,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-UULIVVIX.js", import.meta.url).href)
+    git: await import(new URL("./api-EVOYGSEE.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

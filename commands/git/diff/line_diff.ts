@@ -99,6 +99,60 @@ function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length:
 }
 
 /**
+ * How many bytes `x` and `y` share at their start, at most `limit`: four at a time (whole words
+ * of the memory when both start on a word, which a fresh array does: a typed array's elements
+ * are read faster than a DataView's, compiled or not), then one by one.
+ */
+function commonStart(x: Uint8Array, y: Uint8Array, limit: number): number {
+  let p = 0;
+  if ((x.byteOffset & 3) === 0 && (y.byteOffset & 3) === 0) {
+    const words = limit >> 2;
+    const wx = new Int32Array(x.buffer, x.byteOffset, words);
+    const wy = new Int32Array(y.buffer, y.byteOffset, words);
+    let w = 0;
+    while (w < words && wx[w] === wy[w]) w++;
+    p = w << 2;
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (p + 4 <= limit && dx.getInt32(p) === dy.getInt32(p)) p += 4;
+  }
+  while (p < limit && x[p] === y[p]) p++;
+  return p;
+}
+
+/**
+ * How many bytes `x` and `y` share at their end, at most `limit`: four at a time (whole words
+ * of the memory when both ends fall alike on words, after the bytes up to a word's end), then
+ * one by one.
+ */
+function commonEnd(x: Uint8Array, y: Uint8Array, limit: number): number {
+  const xe = x.length;
+  const ye = y.length;
+  let s = 0;
+  const xEnd = x.byteOffset + xe;
+  const yEnd = y.byteOffset + ye;
+  if (((xEnd - yEnd) & 3) === 0) {
+    // Bytes until both ends are on a word, then words.
+    while (s < limit && ((xEnd - s) & 3) !== 0 && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+    if (((xEnd - s) & 3) === 0) {
+      const words = (limit - s) >> 2;
+      const wx = new Int32Array(x.buffer, xEnd - s - 4 * words, words);
+      const wy = new Int32Array(y.buffer, yEnd - s - 4 * words, words);
+      let w = words - 1;
+      while (w >= 0 && wx[w] === wy[w]) w--;
+      s += 4 * (words - 1 - w);
+    }
+  } else {
+    const dx = new DataView(x.buffer, x.byteOffset, x.byteLength);
+    const dy = new DataView(y.buffer, y.byteOffset, y.byteLength);
+    while (s + 4 <= limit && dx.getInt32(xe - s - 4) === dy.getInt32(ye - s - 4)) s += 4;
+  }
+  while (s < limit && x[xe - 1 - s] === y[ye - 1 - s]) s++;
+  return s;
+}
+
+/**
  * Numbers the lines of both files (xdiff's classifier): an open-addressing table keyed by each
  * line's hash, a hit confirmed by comparing the bytes.
  */
@@ -725,12 +779,64 @@ export class LineNumbering {
   #countA = new Int32Array(0);
   #countB = new Int32Array(0);
 
-  /** `bytes` split into lines and numbered. */
-  version(bytes: Uint8Array): NumberedVersion {
-    const lines = linesOf(bytes);
-    const { starts, hashes, count } = lines;
+  /**
+   * `bytes` split into lines and numbered. With `like`, a version numbered before that `bytes`
+   * mostly shares (blame's child of a parent version), the lines wholly inside the bytes both have
+   * in common at the start and at the end are that version's lines, moved: their bytes are
+   * compared once, never hashed nor looked up; only the lines between are split and numbered.
+   */
+  version(bytes: Uint8Array, like?: NumberedVersion): NumberedVersion {
+    if (!like) {
+      const lines = linesOf(bytes);
+      return {
+        lines,
+        ids: this.#number(bytes, lines.starts, lines.hashes, 0, lines.count, new Int32Array(lines.count)),
+      };
+    }
+    const near = like.lines;
+    const old = near.bytes;
+    const most = Math.min(old.length, bytes.length);
+    const prefix = commonStart(old, bytes, most);
+    const suffix = commonEnd(old, bytes, most - prefix);
+    // Lines of `like` that end with their newline inside the common start are lines of `bytes` too.
+    let head = 0;
+    while (head < near.count && near.starts[head + 1] <= prefix && old[near.starts[head + 1] - 1] === 0x0a) head++;
+    // Lines whose newline before them is inside the common end are lines of `bytes` too, moved by `shift`.
+    const shift = bytes.length - old.length;
+    let tail = near.count;
+    while (tail > head && near.starts[tail - 1] > old.length - suffix) tail--;
+    const middleFrom = near.starts[head];
+    const middleTo = tail < near.count ? near.starts[tail] + shift : bytes.length;
+    const middle = linesOf(bytes.subarray(middleFrom, middleTo));
+    const count = head + middle.count + (near.count - tail);
+    const starts = new Int32Array(count + 1);
+    const hashes = new Int32Array(count);
     const ids = new Int32Array(count);
-    for (let i = 0; i < count; i++) {
+    starts.set(near.starts.subarray(0, head));
+    hashes.set(near.hashes.subarray(0, head));
+    ids.set(like.ids.subarray(0, head));
+    for (let i = 0; i < middle.count; i++) starts[head + i] = middle.starts[i] + middleFrom;
+    hashes.set(middle.hashes.subarray(0, middle.count), head);
+    const after = head + middle.count;
+    for (let i = tail; i < near.count; i++) starts[after + i - tail] = near.starts[i] + shift;
+    hashes.set(near.hashes.subarray(tail, near.count), after);
+    ids.set(like.ids.subarray(tail, near.count), after);
+    starts[count] = bytes.length;
+    this.#number(bytes, starts, hashes, head, after, ids);
+    const ascii = near.ascii && middle.ascii ? true : bytes.every((c) => c < 0x80);
+    return { lines: { bytes, starts, hashes, count, ascii }, ids };
+  }
+
+  /** Numbers lines [from, to) of `bytes` (their starts and hashes given) into `ids`; returns `ids`. */
+  #number(
+    bytes: Uint8Array,
+    starts: Int32Array,
+    hashes: Int32Array,
+    from: number,
+    to: number,
+    ids: Int32Array,
+  ): Int32Array {
+    for (let i = from; i < to; i++) {
       if (2 * (this.#classes + 1) > this.#slotClass.length) this.#grow();
       const start = starts[i];
       const length = starts[i + 1] - start;
@@ -770,7 +876,7 @@ export class LineNumbering {
         slot = (slot + 1) & mask;
       }
     }
-    return { lines, ids };
+    return ids;
   }
 
   #grow(): void {

@@ -16,8 +16,7 @@
 import { LineNumbering, type NumberedVersion } from "../diff/line_diff.ts";
 import { detectRenames } from "../diff/renames.ts";
 import { flattenTree } from "../odb/tree.ts";
-import { readCommit } from "./log.ts";
-import type { Commit } from "../odb/objects.ts";
+import type { CommitLinks } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
 import { encodeName, toHex } from "../odb/bytes.ts";
 
@@ -39,22 +38,25 @@ export interface BlamedLine {
   readonly text: string;
 }
 
+/**
+ * Lines still to blame, as two parallel lists (no object per line: a blame hands thousands of
+ * lines on at every commit): `final[k]` is a line's index in the final text, `here[k]` its index
+ * in this origin's version. A list handed to `enqueue` belongs to the queue from then on.
+ */
 interface Pending {
-  /** Index in the final text. */
-  readonly final: number;
-  /** Index in this origin's version. */
-  readonly here: number;
+  readonly final: Int32Array;
+  readonly here: Int32Array;
 }
 
 interface Origin {
   readonly oid: string;
   readonly path: string;
-  readonly commit: Commit;
+  readonly commit: CommitLinks;
   readonly blob: string;
 }
 
 interface Visit extends Origin {
-  pending: Pending[];
+  pending: Pending;
 }
 
 const nameCache = new Map<string, Uint8Array>();
@@ -78,7 +80,9 @@ function findTreeEntry(content: Uint8Array, name: Uint8Array): { oid: string; mo
       let same = true;
       for (let k = 0; k < name.length && same; k++) same = content[space + 1 + k] === name[k];
       if (same) {
-        const mode = new TextDecoder().decode(content.subarray(i, space));
+        // A mode is octal digits: read as one character per byte.
+        let mode = "";
+        for (let k = i; k < space; k++) mode += String.fromCharCode(content[k]);
         return { mode: mode === "040000" ? "40000" : mode, oid: toHex(content, nul + 1, nul + 21) };
       }
     }
@@ -110,24 +114,17 @@ export async function blame(
   )[] = new Array(finalCount).fill(null);
   const queue = new Map<string, Visit>();
   const blobs = new Map<string, Version>();
-  const versionOf = async (blob: string): Promise<Version> => {
+  /** The version `blob` holds; `like`, a version it mostly shares, saves numbering their common lines. */
+  const versionOf = async (blob: string, like?: Version): Promise<Version> => {
     let version = blobs.get(blob);
     if (!version) {
       const bytes = (await repo.objects.read(blob)).content;
-      version = { bytes, ...numbering.version(bytes) };
+      version = { bytes, ...numbering.version(bytes, like) };
       blobs.set(blob, version);
     }
     return version;
   };
-  const commits = new Map<string, Commit>();
-  const commitOf = async (oid: string) => {
-    let commit = commits.get(oid);
-    if (!commit) {
-      commit = await readCommit(repo, oid);
-      commits.set(oid, commit);
-    }
-    return commit;
-  };
+  const commitOf = (oid: string) => repo.objects.readCommitLinks(oid);
   // Most commits share their subtrees with the next one: each (tree, rest of path) is looked up once.
   const lookups = new Map<string, Promise<{ oid: string; mode: string } | null>>();
   type Found = { oid: string; mode: string } | null;
@@ -170,31 +167,40 @@ export async function blame(
     if (!isFile(source.mode)) return null;
     return { oid: parent, path: rename.from, commit: parentCommit, blob: source.oid };
   };
-  const enqueue = (origin: Origin, pending: Pending[]) => {
+  const enqueue = (origin: Origin, pending: Pending) => {
     const key = `${origin.oid}\0${origin.path}`;
     const seen = queue.get(key);
-    if (seen) seen.pending.push(...pending);
-    else queue.set(key, { ...origin, pending: [...pending] });
+    if (!seen) {
+      queue.set(key, { ...origin, pending });
+      return;
+    }
+    seen.pending = { final: joined(seen.pending.final, pending.final), here: joined(seen.pending.here, pending.here) };
   };
 
-  let pending: Pending[] = Array.from({ length: finalCount }, (_, i) => ({ final: i, here: i }));
+  const everyLine = Int32Array.from({ length: finalCount }, (_, i) => i);
+  let pending: Pending = { final: everyLine, here: everyLine.slice() };
   if (start !== null) {
     const top = await originAt(start, path);
     if (top && worktree) {
       // Lines the work tree shares with the start commit go on; the others are not committed yet.
-      const split = handOn(numbering, await versionOf(top.blob), finalVersion, pending);
-      for (const p of split.left) {
-        owner[p.final] = { origin: null, here: p.here, boundary: false, previous: { commit: start, path } };
+      const split = handOn(numbering, await versionOf(top.blob, finalVersion), finalVersion, pending);
+      for (let k = 0; k < split.left.final.length; k++) {
+        owner[split.left.final[k]] = {
+          origin: null,
+          here: split.left.here[k],
+          boundary: false,
+          previous: { commit: start, path },
+        };
       }
       pending = split.passed;
     }
-    if (top && pending.length) enqueue(top, pending);
+    if (top && pending.final.length) enqueue(top, pending);
   }
   while (queue.size > 0) {
     // Newest first (committer date), the earliest queued first among equals, as git's queue.
     let next: Visit | null = null;
     for (const visit of queue.values()) {
-      if (!next || visit.commit.committer.timestamp > next.commit.committer.timestamp) next = visit;
+      if (!next || visit.commit.committerTime > next.commit.committerTime) next = visit;
     }
     const visit = next!;
     queue.delete(`${visit.oid}\0${visit.path}`);
@@ -223,13 +229,14 @@ export async function blame(
     for (const parent of scapegoats) {
       if (!parent) continue;
       previous ??= { commit: parent.oid, path: parent.path };
-      if (left.length === 0) break;
-      const split = handOn(numbering, await versionOf(parent.blob), await versionOf(visit.blob), left);
-      if (split.passed.length) enqueue(parent, split.passed);
+      if (left.final.length === 0) break;
+      const child = await versionOf(visit.blob);
+      const split = handOn(numbering, await versionOf(parent.blob, child), child, left);
+      if (split.passed.final.length) enqueue(parent, split.passed);
       left = split.left;
     }
-    for (const p of left) {
-      owner[p.final] = { origin: visit, here: p.here, boundary: parents.length === 0, previous };
+    for (let k = 0; k < left.final.length; k++) {
+      owner[left.final[k]] = { origin: visit, here: left.here[k], boundary: parents.length === 0, previous };
     }
   }
   const decoder = new TextDecoder();
@@ -248,6 +255,14 @@ export async function blame(
       text,
     };
   });
+}
+
+/** `a` then `b`, in a new array. */
+function joined(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** A version of the file: its bytes, split into lines and numbered by the blame's LineNumbering. */
@@ -279,10 +294,17 @@ function commonTailLines(x: Version, y: Version): number {
   const cut = trimmed - recovered;
   // The trimmed part must be whole lines (it ends both files); then it is those lines.
   if (cut === 0 || a[a.length - cut - 1] !== 0x0a) return 0;
-  let tail = 0;
-  for (let i = a.length - cut; i < a.length; i++) if (a[i] === 0x0a) tail++;
-  if (a[a.length - 1] !== 0x0a) tail++;
-  return tail;
+  // Those lines are the ones from the line that starts where the cut does.
+  const { starts, count } = x.lines;
+  const from = a.length - cut;
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return count - lo;
 }
 
 /**
@@ -293,8 +315,8 @@ function handOn(
   numbering: LineNumbering,
   parentVersion: Version,
   childVersion: Version,
-  pending: readonly Pending[],
-): { passed: Pending[]; left: Pending[] } {
+  pending: Pending,
+): { passed: Pending; left: Pending } {
   const parentCount = parentVersion.lines.count;
   const childCount = childVersion.lines.count;
   const tail = Math.min(commonTailLines(parentVersion, childVersion), parentCount, childCount);
@@ -302,12 +324,26 @@ function handOn(
   const childToParent = new Int32Array(childCount);
   childToParent.set(head);
   for (let i = childCount - tail; i < childCount; i++) childToParent[i] = i - childCount + parentCount;
-  const passed: Pending[] = [];
-  const left: Pending[] = [];
-  for (const p of pending) {
-    const at = childToParent[p.here];
-    if (at !== undefined && at >= 0) passed.push({ final: p.final, here: at });
-    else left.push(p);
+  const count = pending.final.length;
+  const passedFinal = new Int32Array(count);
+  const passedHere = new Int32Array(count);
+  const leftFinal = new Int32Array(count);
+  const leftHere = new Int32Array(count);
+  let passedCount = 0;
+  let leftCount = 0;
+  for (let k = 0; k < count; k++) {
+    const here = pending.here[k];
+    const at = childToParent[here];
+    if (at !== undefined && at >= 0) {
+      passedFinal[passedCount] = pending.final[k];
+      passedHere[passedCount++] = at;
+    } else {
+      leftFinal[leftCount] = pending.final[k];
+      leftHere[leftCount++] = here;
+    }
   }
-  return { passed, left };
+  return {
+    passed: { final: passedFinal.subarray(0, passedCount), here: passedHere.subarray(0, passedCount) },
+    left: { final: leftFinal.subarray(0, leftCount), here: leftHere.subarray(0, leftCount) },
+  };
 }

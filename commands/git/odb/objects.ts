@@ -120,6 +120,8 @@ export class ObjectStore {
   readonly #cache = new Map<string, GitObject>();
   /** Commits parsed by readCommit, by name. */
   readonly #commits = new Map<string, Commit>();
+  /** What readCommitLinks read of commits, by name. */
+  readonly #links = new Map<string, CommitLinks>();
   #packReader: PackSet | null = null;
   #shallow: Set<string> | null = null;
   /** Loose object names by fan-out folder, listed once a store has checked many (see #hasLoose). */
@@ -232,7 +234,9 @@ export class ObjectStore {
     if (oid === EMPTY_TREE_OID) return { type: "tree", content: new Uint8Array() };
     // Packs first: a lookup there is a binary search in memory, while a missing loose object costs
     // a failed open and a thrown error (an object in both is the same object).
-    let object: GitObject | null = this.hasPacks() ? await this.#readPacked(oid) : null;
+    // Given at once by the packs unless decoding must wait (see PackSet.readNow).
+    const packed = this.hasPacks() ? this.#packSet().readNow(oid) : null;
+    let object: GitObject | null = packed instanceof Promise ? await packed : packed;
     let raw: Uint8Array | null = null;
     if (!object) {
       try {
@@ -266,10 +270,6 @@ export class ObjectStore {
     return object;
   }
 
-  async #readPacked(oid: string): Promise<GitObject | null> {
-    return await this.#packSet().read(oid);
-  }
-
   /**
    * The commits at the boundary of a shallow repository (`.git/shallow`, written by
    * `clone --depth`): git treats them as having no parents, since their parents are not here.
@@ -297,6 +297,26 @@ export class ObjectStore {
       this.#commits.set(oid, commit);
     }
     return commit;
+  }
+
+  /**
+   * What a walk needs of a commit — its tree, its parents (none at a shallow boundary) and its
+   * committer's time — read from the header's bytes, as git's parse_commit_buffer reads them,
+   * without decoding the names and the message: the same values readCommit gives, which is used
+   * instead for a header this does not read alone (an `encoding`, a continued or non-ASCII field).
+   */
+  async readCommitLinks(oid: string): Promise<CommitLinks> {
+    let links: CommitLinks | null | undefined = this.#links.get(oid);
+    if (!links) {
+      const parsed = this.#commits.get(oid) ?? null;
+      links = parsed ? null : commitLinks(await this.readTyped(oid, "commit"));
+      if (!links) {
+        const commit = parsed ?? await this.readCommit(oid);
+        links = { tree: commit.tree, parents: commit.parents, committerTime: commit.committer.timestamp };
+      } else if (this.shallowCommits().has(oid)) links = { ...links, parents: [] };
+      this.#links.set(oid, links);
+    }
+    return links;
   }
 
   async read(oid: string): Promise<GitObject> {
@@ -644,6 +664,109 @@ function objectText(content: Uint8Array): string {
   } catch {
     return lenientDecoder.decode(content);
   }
+}
+
+/** A commit's place in history: its tree, parents and committer's time (see readCommitLinks). */
+export interface CommitLinks {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly committerTime: number;
+}
+
+const HEADER_TREE = encoder.encode("tree ");
+const HEADER_PARENT = encoder.encode("parent ");
+const HEADER_AUTHOR = encoder.encode("author ");
+const HEADER_COMMITTER = encoder.encode("committer ");
+const HEADER_ENCODING = encoder.encode("encoding ");
+
+function startsWithAt(content: Uint8Array, at: number, end: number, key: Uint8Array): boolean {
+  if (end - at < key.length) return false;
+  for (let k = 0; k < key.length; k++) if (content[at + k] !== key[k]) return false;
+  return true;
+}
+
+/** The bytes [from, to) as text, or null when one is not ASCII. */
+function asciiText(content: Uint8Array, from: number, to: number): string | null {
+  let text = "";
+  for (let i = from; i < to; i++) {
+    if (content[i] >= 0x80) return null;
+    text += String.fromCharCode(content[i]);
+  }
+  return text;
+}
+
+/**
+ * A signature's time from its bytes [from, to), as parseSignature reads it from the decoded
+ * line: the digits after the last `>` (0 without `<…>` or digits); null when bytes before the
+ * digits are not ASCII (their decoding decides whether they are white space).
+ */
+function signatureTime(content: Uint8Array, from: number, to: number): number | null {
+  let open = -1;
+  for (let i = from; i < to; i++) {
+    if (content[i] === 0x3c) {
+      open = i;
+      break;
+    }
+  }
+  let close = -1;
+  for (let i = to - 1; i >= from; i--) {
+    if (content[i] === 0x3e) {
+      close = i;
+      break;
+    }
+  }
+  if (open < 0 || close < open) return 0;
+  let p = close + 1;
+  while (p < to && (content[p] === 0x20 || (content[p] >= 0x09 && content[p] <= 0x0d))) p++;
+  if (p < to && content[p] >= 0x80) return null;
+  let digits = "";
+  while (p < to && content[p] >= 0x30 && content[p] <= 0x39) digits += String.fromCharCode(content[p++]);
+  return digits === "" ? 0 : Number(digits);
+}
+
+/**
+ * readCommitLinks' reading of a commit's header bytes; null when it needs parseCommit (an
+ * `encoding` header, a field of these continued on the next line, a name or a value that is
+ * not ASCII where it matters, a tree that is not a full object name).
+ */
+export function commitLinks(content: Uint8Array): CommitLinks | null {
+  let tree: string | null = null;
+  const parents: string[] = [];
+  let author: [number, number] | null = null;
+  let committer: [number, number] | null = null;
+  let continues = false;
+  let p = 0;
+  while (p < content.length) {
+    let end = content.indexOf(0x0a, p);
+    if (end < 0) end = content.length;
+    if (end === p) break; // the blank line before the message
+    if (content[p] === 0x20) {
+      if (continues) return null;
+    } else {
+      continues = false;
+      if (startsWithAt(content, p, end, HEADER_TREE)) {
+        tree = asciiText(content, p + HEADER_TREE.length, end);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_PARENT)) {
+        const parent = asciiText(content, p + HEADER_PARENT.length, end);
+        if (parent === null) return null;
+        parents.push(parent);
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_AUTHOR)) {
+        author = [p + HEADER_AUTHOR.length, end];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_COMMITTER)) {
+        committer = [p + HEADER_COMMITTER.length, end];
+        continues = true;
+      } else if (startsWithAt(content, p, end, HEADER_ENCODING)) return null;
+    }
+    p = end + 1;
+  }
+  if (tree === null || !isFullOid(tree)) return null;
+  const signer = committer ?? author;
+  const committerTime = signer ? signatureTime(content, signer[0], signer[1]) : 0;
+  if (committerTime === null) return null;
+  return { tree, parents, committerTime };
 }
 
 export function parseCommit(content: Uint8Array): Commit {

@@ -239,6 +239,33 @@ class Pack {
     return this.index.endOf(offset, this.#size);
   }
 
+  /**
+   * The `length` bytes from `offset` (fewer at the end of the file), through `pages`: a view of
+   * one page when they lie in one (the pages are never written), else copied into `scratch`
+   * (which must have room for `length`). Either way valid until `scratch` is reused.
+   */
+  window(offset: number, length: number, scratch: Uint8Array, pages: PageCache): Uint8Array {
+    const end = Math.min(offset + Math.max(0, length), this.#size);
+    if (end <= offset) return scratch.subarray(0, 0);
+    const first = Math.floor(offset / PAGE_BYTES);
+    const last = Math.floor((end - 1) / PAGE_BYTES);
+    if (first === last) {
+      const page = pages.page(this, first);
+      const from = offset - first * PAGE_BYTES;
+      return page.subarray(from, Math.min(page.length, from + end - offset));
+    }
+    let got = 0;
+    for (let number = first; number <= last && offset + got < end; number++) {
+      const page = pages.page(this, number);
+      const from = offset + got - number * PAGE_BYTES;
+      const take = Math.min(page.length - from, end - offset - got);
+      if (take <= 0) break;
+      scratch.set(page.subarray(from, from + take), got);
+      got += take;
+    }
+    return scratch.subarray(0, got);
+  }
+
   /** Reads from `offset` into `target` (fewer bytes at the end of the file); returns the bytes read. */
   readInto(offset: number, target: Uint8Array, file?: Deno.FsFile): Uint8Array {
     const opened = file ? null : openPackFile(this.#path);
@@ -299,6 +326,44 @@ class Pack {
   }
 }
 
+/**
+ * Pages of a repository's pack files read so far (PAGE_BYTES each, at multiples of it), least
+ * recently used first, at most PAGE_CACHE_BYTES for all its packs together: a walk reads
+ * thousands of small entries that lie close together (commits, then trees, then blobs, as git
+ * writes a pack), each of which would otherwise cost a seek and a read. A pack file is never
+ * rewritten under its name (git and pterm write a new pack and remove the old one), so a page
+ * stays what the file holds.
+ */
+class PageCache {
+  readonly #pages = new Map<number | string, Uint8Array>();
+  #bytes = 0;
+
+  /** Page `number` of `pack` (shorter than PAGE_BYTES at the end of the file). */
+  page(pack: Pack, number: number): Uint8Array {
+    const key = pack.id < 4096 && number < 2 ** 30 ? pack.id * 2 ** 30 + number : `${pack.id}:${number}`;
+    const hit = this.#pages.get(key);
+    if (hit) {
+      this.#pages.delete(key);
+      this.#pages.set(key, hit);
+      return hit;
+    }
+    const page = pack.read(number * PAGE_BYTES, PAGE_BYTES);
+    while (this.#bytes + page.length > PAGE_CACHE_BYTES && this.#pages.size > 0) {
+      const [oldest, old] = this.#pages.entries().next().value!;
+      this.#pages.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    this.#pages.set(key, page);
+    this.#bytes += page.length;
+    return page;
+  }
+
+  /** Bytes of pages held (at most PAGE_CACHE_BYTES). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
+
 /** The read and output buffers of streamed blobs, shared (reads are synchronous): see streamBuffers. */
 let sharedStreamBuffers: { read: Uint8Array; out: Uint8Array } | null = null;
 /** Counts uses of the shared read buffer: a source whose first bytes were overwritten since reads them again. */
@@ -328,10 +393,11 @@ export class PackSet {
    * offset 12): delta chains share their bases. Least recently used first; bounded by bytes, so
    * a history of large blobs cannot hold more than BASE_CACHE_BYTES.
    */
-  readonly #bases = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  readonly #bases = new Map<number | string, { type: ObjectType; content: Uint8Array }>();
   #baseBytes = 0;
   /** The read buffer and delta arena of #readAt (see there). */
   #raw: Uint8Array | null = null;
+  readonly #pages = new PageCache();
   readonly #arena = new DeltaArena();
   #arenaBusy = false;
   readonly #inflate: Inflate;
@@ -417,9 +483,19 @@ export class PackSet {
   }
 
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    return await this.readNow(oid);
+  }
+
+  /**
+   * The object as `read` gives it, given at once — no promise, no await — unless decoding it
+   * must wait (a REF_DELTA's base, an object for the injected inflater): then a promise of it.
+   */
+  readNow(
+    oid: string,
+  ): { type: ObjectType; content: Uint8Array } | null | Promise<{ type: ObjectType; content: Uint8Array }> {
     for (const pack of this.#open()) {
       const i = pack.index.find(oid);
-      if (i >= 0) return await this.#readAt(pack, pack.index.offset(i));
+      if (i >= 0) return this.#readAt(pack, pack.index.offset(i));
     }
     return null;
   }
@@ -432,27 +508,40 @@ export class PackSet {
    * arena (a call that finds the arena taken — reads may interleave at their awaits — gets its
    * own): only the decoded objects, which the cache keeps, are allocated.
    */
-  async #readAt(pack: Pack, offset: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+  #readAt(
+    pack: Pack,
+    offset: number,
+  ): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
     const arena = this.#arenaBusy ? new DeltaArena() : this.#arena;
     this.#arenaBusy = true;
-    try {
-      return await this.#readChain(pack, offset, arena);
-    } finally {
+    // The arena stays taken until the object is decoded, after any wait.
+    const release = () => {
       if (arena === this.#arena) {
         this.#arenaBusy = false;
         arena.clear();
       }
+    };
+    let result: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }>;
+    try {
+      result = this.#readChain(pack, offset, arena);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (result instanceof Promise) return result.finally(release);
+    release();
+    return result;
   }
 
-  async #readChain(
+  #readChain(
     pack: Pack,
     offset: number,
     arena: DeltaArena,
-  ): Promise<{ type: ObjectType; content: Uint8Array }> {
+  ): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
     /** Each link of the chain: where its object is, and its delta's place in the arena. */
     const chain: { offset: number; deltaAt: number; deltaSize: number }[] = [];
-    let base: { type: ObjectType; content: Uint8Array } | null = null;
+    let base: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> | null =
+      null;
     let at = offset;
     while (base === null) {
       if (chain.length > MAX_DELTA_CHAIN) {
@@ -463,20 +552,22 @@ export class PackSet {
         base = cached;
         break;
       }
-      // `raw` is read into the shared buffer and used up before this loop's next await. Most
-      // entries end within a first window, which saves finding the next object's offset (sorting
-      // every offset of the pack once per store); an entry that may not is read to that offset, as
-      // is one whose stream a compressor other than zlib made longer than zlib's bound.
+      // `raw` is read into the shared buffer and used up before anything waits. Most
+      // entries end within a first window, and the rest within zlib's bound past their header:
+      // neither needs the next object's offset (sorting every offset of the pack once per store).
+      // Only a stream that a compressor other than zlib made longer than that bound is read to it.
       let raw = this.#readRaw(pack, at, ENTRY_WINDOW);
       let entry = entryHeader(raw);
-      let whole = raw.length < ENTRY_WINDOW || entry.dataAt + deflateBound(entry.size) > raw.length;
-      if (whole && raw.length === ENTRY_WINDOW) {
-        raw = this.#readRaw(pack, at, pack.end(at) - at);
+      let whole = raw.length < ENTRY_WINDOW;
+      const bound = entry.dataAt + deflateBound(entry.size);
+      if (!whole && bound > raw.length) {
+        raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
+        whole = raw.length < bound;
       }
       for (;;) {
         try {
-          base = await this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
+          base = this.#decodeEntry(pack, at, raw, entry, chain, arena, whole);
           break;
         } catch (error) {
           if (whole || !(error instanceof Error && error.message === INPUT_ENDED_EARLY)) throw error;
@@ -487,6 +578,18 @@ export class PackSet {
       }
       if (entry.typeCode === OFS_DELTA) at -= entry.back;
     }
+    // A base that must wait ends the walk down (what waits never ends its input early: no re-read).
+    if (base instanceof Promise) return base.then((object) => this.#applyChain(pack, object, chain, arena));
+    return this.#applyChain(pack, base, chain, arena);
+  }
+
+  /** The deltas of `chain` applied to `base`, from the base's end of the chain up; each result remembered. */
+  #applyChain(
+    pack: Pack,
+    base: { type: ObjectType; content: Uint8Array },
+    chain: { offset: number; deltaAt: number; deltaSize: number }[],
+    arena: DeltaArena,
+  ): { type: ObjectType; content: Uint8Array } {
     let result = base;
     for (let i = chain.length - 1; i >= 0; i--) {
       const link = chain[i];
@@ -500,9 +603,11 @@ export class PackSet {
   /**
    * One entry of a delta chain: a base object (returned, and remembered), or a delta (its link
    * pushed to `chain`; null returned, or an external base for a REF_DELTA). Until `whole`, an
-   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read.
+   * input that ends early is thrown as the inflater's INPUT_ENDED_EARLY, for a re-read. Only what
+   * must wait — a REF_DELTA's base, an object for the injected inflater — is a promise: the
+   * thousands of entries a walk decodes cost no await each.
    */
-  async #decodeEntry(
+  #decodeEntry(
     pack: Pack,
     at: number,
     raw: Uint8Array,
@@ -510,7 +615,7 @@ export class PackSet {
     chain: { offset: number; deltaAt: number; deltaSize: number }[],
     arena: DeltaArena,
     whole: boolean,
-  ): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+  ): { type: ObjectType; content: Uint8Array } | null | Promise<{ type: ObjectType; content: Uint8Array }> {
     const { typeCode, size, dataAt } = entry;
     if (typeCode === OFS_DELTA) {
       if (entry.back <= 0 || entry.back > at) throw corrupt("a delta in a pack points outside it");
@@ -520,14 +625,26 @@ export class PackSet {
     if (typeCode === REF_DELTA) {
       const baseOid = toHex(raw, dataAt - 20, dataAt);
       chain.push({ offset: at, deltaAt: this.#inflateDelta(raw, dataAt, size, arena, whole), deltaSize: size });
-      const base = await this.#resolveExternal(baseOid);
-      if (!base) throw corrupt(`the delta base ${baseOid} is missing`);
-      return base;
+      return this.#externalBase(baseOid);
     }
     const type = TYPES[typeCode];
     if (!type) throw corrupt(`a pack has an object of unknown type ${typeCode}`);
-    const base = { type, content: await this.#inflateSized(raw, dataAt, size, whole) };
+    if (size > LARGE_OBJECT) {
+      // `raw` may be the shared buffer, reused while this waits.
+      return this.#inflateLarge(raw.slice(dataAt), size).then((content) => {
+        const base = { type, content };
+        this.#remember(pack, at, base);
+        return base;
+      });
+    }
+    const base = { type, content: this.#inflateSized(raw, dataAt, size, whole) };
     this.#remember(pack, at, base);
+    return base;
+  }
+
+  async #externalBase(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const base = await this.#resolveExternal(oid);
+    if (!base) throw corrupt(`the delta base ${oid} is missing`);
     return base;
   }
 
@@ -535,7 +652,7 @@ export class PackSet {
   #readRaw(pack: Pack, offset: number, length: number): Uint8Array {
     if (length > RAW_BUFFER_BYTES) return pack.read(offset, length);
     this.#raw ??= new Uint8Array(RAW_BUFFER_BYTES);
-    return pack.readInto(offset, this.#raw.subarray(0, Math.max(0, length)));
+    return pack.window(offset, length, this.#raw, this.#pages);
   }
 
   /** Inflates a delta of `size` bytes at `raw[at]` into the arena; returns where it starts there. */
@@ -553,19 +670,22 @@ export class PackSet {
   /**
    * The zlib data at `raw[at]`, which the entry's header says inflates to `size` bytes: into a
    * buffer of exactly that size, in JavaScript (no Node layer to boot, no over-allocated output
-   * kept in the cache), or through the injected inflater for the largest objects.
+   * kept in the cache); objects past LARGE_OBJECT go to `#inflateLarge` instead.
    */
-  async #inflateSized(raw: Uint8Array, at: number, size: number, whole: boolean): Promise<Uint8Array> {
-    let content: Uint8Array;
-    if (size <= LARGE_OBJECT) {
-      content = new Uint8Array(size);
-      try {
-        inflateInto(raw, at, content, 0, size);
-      } catch (error) {
-        if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
-        throw corrupt("a packed object cannot be inflated to the size its header gives");
-      }
-    } else content = await this.#inflate(raw.slice(at)); // `raw` may be the shared buffer, reused while this waits
+  #inflateSized(raw: Uint8Array, at: number, size: number, whole: boolean): Uint8Array {
+    const content = new Uint8Array(size);
+    try {
+      inflateInto(raw, at, content, 0, size);
+    } catch (error) {
+      if (!whole && error instanceof Error && error.message === INPUT_ENDED_EARLY) throw error;
+      throw corrupt("a packed object cannot be inflated to the size its header gives");
+    }
+    return content;
+  }
+
+  /** An object past LARGE_OBJECT bytes, through the injected (native) inflater. */
+  async #inflateLarge(stream: Uint8Array, size: number): Promise<Uint8Array> {
+    const content = await this.#inflate(stream);
     if (content.length !== size) throw corrupt("a packed object has the wrong size");
     return content;
   }
@@ -575,8 +695,13 @@ export class PackSet {
     return this.#baseBytes;
   }
 
+  /** Bytes of pack file pages kept (at most PAGE_CACHE_BYTES). */
+  get pageBytes(): number {
+    return this.#pages.bytes;
+  }
+
   #cached(pack: Pack, offset: number): { type: ObjectType; content: Uint8Array } | undefined {
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     const hit = this.#bases.get(key);
     if (hit) {
       this.#bases.delete(key);
@@ -588,7 +713,7 @@ export class PackSet {
   #remember(pack: Pack, offset: number, object: { type: ObjectType; content: Uint8Array }): void {
     const size = object.content.length;
     if (size > BASE_CACHE_BYTES / 4) return;
-    const key = `${pack.id}:${offset}`;
+    const key = baseKey(pack, offset);
     if (this.#bases.has(key)) return;
     while (this.#baseBytes + size > BASE_CACHE_BYTES && this.#bases.size > 0) {
       const [oldest, old] = this.#bases.entries().next().value!;
@@ -598,6 +723,14 @@ export class PackSet {
     this.#bases.set(key, object);
     this.#baseBytes += size;
   }
+}
+
+/**
+ * The key of the object at `offset` of `pack` in the cache of decoded objects: a number (no string
+ * made per lookup) while pack number and offset fit one exactly, else their text.
+ */
+function baseKey(pack: Pack, offset: number): number | string {
+  return pack.id < 4096 && offset < 2 ** 40 ? pack.id * 2 ** 40 + offset : `${pack.id}:${offset}`;
 }
 
 /** What is read of a pack entry first: its header and, for most entries, all of its stream. */
@@ -645,8 +778,12 @@ function entryHeader(raw: Uint8Array): EntryHeader {
   return { typeCode, size, dataAt: p, back };
 }
 
-/** Entries up to this size are read into PackSet's shared buffer; larger ones into their own. */
+/** Entries up to this size are read through the pages (or PackSet's shared buffer); larger ones into their own. */
 const RAW_BUFFER_BYTES = 1024 * 1024;
+
+/** What one read of a pack file brings in for the entries that follow, and what a pack keeps of them. */
+const PAGE_BYTES = 256 * 1024;
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The deltas of one chain, inflated one after another into a buffer that grows and is reused. */
 class DeltaArena {

@@ -177,3 +177,103 @@ Deno.test("the cache of decoded pack objects stays within 32 MiB while reading 4
   }
   assert.ok(total > 40 * 1024 * 1024, `read ${total} bytes`);
 });
+
+Deno.test("a pack larger than the page cache: entries across page boundaries read as git reads them, the pages stay within 32 MiB, a cut pack is refused", async () => {
+  const { PackSet } = await import("../../../../commands/git/odb/pack.ts");
+  const { inflate } = await import("../../../../commands/git/odb/codec.ts");
+  const { PtermError } = await import("../../../../core/errors.ts");
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  // Incompressible blobs of every size from a few bytes to past a page (256 KiB), about 40 MiB in
+  // all, so entries start and end anywhere in a page and many span two or three pages; and a file
+  // with many versions, so delta chains reach back across pages.
+  const sizes = fc.sample(fc.oneof(fc.integer({ min: 1, max: 4000 }), fc.integer({ min: 200_000, max: 700_000 })), {
+    numRuns: 190,
+    seed: 30,
+  });
+  let seed = 7;
+  const random = (size: number) => {
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < size; i++) bytes[i] = (seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 24;
+    return bytes;
+  };
+  const oids: string[] = [];
+  for (const size of sizes) {
+    oids.push(new TextDecoder().decode(await gitBytes(dir, ["hash-object", "-w", "--stdin"], random(size))).trim());
+  }
+  const lines = Array.from({ length: 3000 }, (_, i) => `line ${i} ${"v".repeat(30)}\n`);
+  for (let version = 0; version < 30; version++) {
+    lines[(version * 97) % lines.length] = `changed in version ${version}\n`;
+    const text = new TextEncoder().encode(lines.join(""));
+    oids.push(new TextDecoder().decode(await gitBytes(dir, ["hash-object", "-w", "--stdin"], text)).trim());
+  }
+  const list = new TextEncoder().encode(oids.join("\n") + "\n");
+  const name = new TextDecoder().decode(
+    await gitBytes(dir, ["pack-objects", "-q", "--delta-base-offset", ".git/objects/pack/pack"], list),
+  )
+    .trim();
+  const packPath = `${dir}/.git/objects/pack/pack-${name}.pack`;
+  assert.ok(
+    Deno.statSync(packPath).size > 34 * 1024 * 1024,
+    `the pack (${Deno.statSync(packPath).size} bytes) is larger than the page cache`,
+  );
+  const expected = await gitObjects(dir);
+  const packs = new PackSet(`${dir}/.git/objects`, inflate, () => Promise.resolve(null));
+  // Read in an order that jumps about the pack (each object once, then again).
+  const order = fc.sample(fc.shuffledSubarray(oids, { minLength: oids.length }), { numRuns: 1, seed: 3 })[0];
+  for (const oid of [...order, ...order.slice().reverse()]) {
+    const object = await packs.read(oid);
+    assert.ok(object, oid);
+    assert.equal(object.type, "blob");
+    assert.deepEqual(object.content, expected.get(oid)!.content, oid);
+    assert.ok(packs.pageBytes <= 32 * 1024 * 1024, `pages hold ${packs.pageBytes} bytes`);
+  }
+  // The same pack cut short inside its last entry: every object in the lost part is refused as corrupt.
+  const bytes = Deno.readFileSync(packPath);
+  const cut = bytes.length - 20 - 1000;
+  Deno.writeFileSync(packPath, bytes.subarray(0, cut));
+  const afterCut = new PackSet(`${dir}/.git/objects`, inflate, () => Promise.resolve(null));
+  const index = new TextDecoder().decode(
+    await gitBytes(dir, ["show-index"], Deno.readFileSync(packPath.replace(/\.pack$/, ".idx"))),
+  );
+  const entries = index.trim().split("\n").map((l) => l.split(" ")).map(([offset, oid]) => ({
+    offset: Number(offset),
+    oid,
+  }));
+  const last = entries.reduce((a, b) => (b.offset > a.offset ? b : a));
+  await assert.rejects(
+    () => afterCut.read(last.oid),
+    (error: unknown) => error instanceof PtermError && error.code === "CorruptRepository",
+  );
+  // The objects wholly before the cut still read as git read them.
+  for (const { oid, offset } of entries.filter((e) => e.offset < cut - 1_000_000).slice(0, 20)) {
+    const object = await afterCut.read(oid);
+    assert.ok(object, `${oid} at ${offset}`);
+  }
+});
+
+Deno.test("a pack of REF_DELTA entries (git pack-objects without --delta-base-offset) reads as git reads it", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  const lines = Array.from({ length: 300 }, (_, i) => `line ${i} ${"r".repeat(30)}`);
+  for (let version = 0; version < 20; version++) {
+    lines[(version * 13) % lines.length] = `version ${version}`;
+    await write(`${dir}/f.txt`, lines.join("\n") + "\n");
+    await git(dir, "add", "f.txt");
+    await git(dir, "commit", "-qm", `v${version}`);
+  }
+  const oids = (await git(dir, "rev-list", "--objects", "--all")).trim().split("\n").map((l) => l.split(" ")[0]);
+  const list = new TextEncoder().encode(oids.join("\n") + "\n");
+  await gitBytes(dir, ["pack-objects", "-q", ".git/objects/pack/pack"], list);
+  await git(dir, "prune-packed");
+  const expected = await gitObjects(dir);
+  assert.equal((await layout(dir)).loose, 0);
+  const store = new ObjectStore(`${dir}/.git`);
+  for (const [oid, want] of expected) {
+    const object = await store.read(oid);
+    assert.equal(object.type, want.type, oid);
+    assert.deepEqual(object.content, want.content, oid);
+  }
+});
