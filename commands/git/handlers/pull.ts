@@ -10,7 +10,7 @@ import { fetchInto, mapRef } from "../remote/operations.ts";
 import { readHead, resolveRefOid } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags, plural } from "./common.ts";
-import { openRepo } from "../repo/repo.ts";
+import { reopenRepo } from "../repo/repo.ts";
 import { connectionFor, gate, maxFetchBytes, pruneOf, refspecsOf, remoteUrlOf, reportFetch } from "./remote_shared.ts";
 
 export const pull: Handler<
@@ -111,10 +111,8 @@ export const pull: Handler<
   });
   reportFetch(ctx, name, fetched.refs);
   // A fresh view of the repository: its object store sees the pack the fetch added.
-  // The call's core.quotePath (a `-c core.quotePath=…` included) stays the rebase's.
-  const quotePath = repo.quotePath;
-  repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
-  repo.quotePath = quotePath;
+  // The call's command-line settings (a `-c core.quotePath=…` included) stay the rebase's.
+  repo = reopenRepo(repo, ctx.workspace.root);
   if (!resolveRefOid(repo, tracking)) {
     throw new PtermError(
       "NotFound",

@@ -9,7 +9,7 @@ import { allowedRemote, parseRemoteUrl, policyOf } from "../remote/gate.ts";
 import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../repo/config_edit.ts";
 import { deleteRef, isValidRefName, listRefs, readRawRef } from "../repo/refs.ts";
 import { openFromFlags, plural } from "./common.ts";
-import { openRepo, type Repo } from "../repo/repo.ts";
+import { reopenRepo, type Repo } from "../repo/repo.ts";
 import { gitSection, rewrittenUrl } from "./remote_shared.ts";
 
 export type RemotePositionals = readonly { name: "action" | "name" | "url"; description: string }[];
@@ -33,7 +33,7 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
       return { name: remote, url: where, fetch: fresh.config.values.get(`remote.${remote}.fetch`) ?? [], allowed };
     });
   };
-  const reopened = () => openRepo(repo.dir, repo.label, ctx.workspace.root);
+  const reopened = () => reopenRepo(repo, ctx.workspace.root);
   const exists = (remote: string) => repo.config.get(`remote.${remote}.url`) !== undefined;
   const needName = (what: string) => {
     if (!name) {
