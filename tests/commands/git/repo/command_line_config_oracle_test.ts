@@ -149,6 +149,9 @@ Deno.test("-c user.name and user.email make the commit's author and committer, a
   const dir = `${root.path}/r`;
   await shaped(dir);
   await pterm(root.path, "git -C r -c user.name=Ada -c user.email=ada@example.com commit -m staged");
-  assert.equal(await git(dir, "log", "-1", "--format=%an <%ae> / %cn <%ce>"), "Ada <ada@example.com> / Ada <ada@example.com>\n");
+  assert.equal(
+    await git(dir, "log", "-1", "--format=%an <%ae> / %cn <%ce>"),
+    "Ada <ada@example.com> / Ada <ada@example.com>\n",
+  );
   await assertFsck(dir);
 });
