@@ -9,7 +9,7 @@ import { signatureNow } from "../repo/identity.ts";
 import { fetchInto, mapRef } from "../remote/operations.ts";
 import { readHead, resolveRefOid } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { authorOf, openFromFlags, plural } from "./common.ts";
+import { authorOf, openFromFlags } from "./common.ts";
 import { reopenRepo } from "../repo/repo.ts";
 import { connectionFor, gate, maxFetchBytes, pruneOf, refspecsOf, remoteUrlOf, reportFetch } from "./remote_shared.ts";
 
@@ -196,6 +196,9 @@ export const pull: Handler<
     fetched: fetched.refs,
     transfer: fetched.stats,
   };
+  // git's text of the merge (of its stop, before pterm's error).
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
   if (outcome.outcome === "conflict") {
     throw new PtermError(
       "Conflict",
@@ -204,12 +207,5 @@ export const pull: Handler<
       { result: { ...fields, outcome: "conflict" } },
     );
   }
-  ctx.stdout.write(
-    outcome.outcome === "up-to-date"
-      ? "Already up to date.\n"
-      : outcome.outcome === "fast-forward"
-      ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).\n`
-      : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.\n`,
-  );
   return { ...fields, outcome: outcome.outcome };
 };
