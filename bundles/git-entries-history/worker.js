@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-W42ILANE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-DIHYRW6Q.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -8873,10 +8873,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config, ptermSection) {
+function repositoryIdentity(config, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email

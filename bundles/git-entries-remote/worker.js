@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FOWXN3ZR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-NDC2ZGG2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1018,6 +1018,16 @@ function asciiEscape(b) {
   if (b >= 32 && b < 127) return null;
   if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
   return "\\" + b.toString(8).padStart(3, "0");
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code >= 127 && code < 160 || code >= 768 && code < 880 || code === 8203) continue;
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 && code !== 12351 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
 }
 var HEX = Array.from({
   length: 256
@@ -6340,7 +6350,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-THVXOTJV.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-PRG5JR4V.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6646,7 +6656,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-6RCSBLSS.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-OUXIX5T6.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6845,7 +6855,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-GKA43OID.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-EI4IGYST.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7139,7 +7149,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-MRXR7QRV.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-JDJ6BNUD.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7214,7 +7224,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-MRXR7QRV.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-JDJ6BNUD.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7398,10 +7408,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config, ptermSection) {
+function repositoryIdentity(config, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
@@ -7994,7 +8004,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-GDNGZBFO.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PFCRC4M6.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8160,8 +8170,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-WFWDKOJT.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-STS3WFZ5.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-DTTB3FOY.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-D7HFEPDU.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8205,7 +8215,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-6RCSBLSS.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-OUXIX5T6.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8231,11 +8241,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-6RCSBLSS.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-OUXIX5T6.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-WFWDKOJT.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-URWAZ25U.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-DTTB3FOY.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-GEUEVQCD.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8258,7 +8268,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-MEQ6SNOO.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-XQYZMLFA.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8277,6 +8287,8 @@ var pull = async (ctx) => {
     fetched: fetched.refs,
     transfer: fetched.stats
   };
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
   if (outcome.outcome === "conflict") {
     throw new PtermError("Conflict", `merging ${name}/${upstreamName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --repo ${rel} --abort\`.`, {
       result: {
@@ -8285,9 +8297,6 @@ var pull = async (ctx) => {
       }
     });
   }
-  ctx.stdout.write(outcome.outcome === "up-to-date" ? "Already up to date.\n" : outcome.outcome === "fast-forward" ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).
-` : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.
-`);
   return {
     ...fields,
     outcome: outcome.outcome
@@ -8472,6 +8481,7 @@ export {
   hasRawBytes,
   encodeName,
   quoteName,
+  displayWidth,
   toHex,
   fromHex,
   comparePaths,
