@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4AWPC5G7.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XMZZRLCS.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7996,9 +7996,6 @@ function bounded(list, max = MAX_LISTED) {
     truncated: list.length > max
   };
 }
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 function refuseUnfollowedLayout(repo, command, columns = true) {
   for (const key of columns ? [
     `column.${command}`,
@@ -8278,6 +8275,23 @@ function untrackedFilesMode(flag, repo) {
     "0"
   ].includes(setting) ? "no" : "normal";
 }
+async function longStatusText(repo, report, files, shown2) {
+  const progress = sequenceInProgress(repo);
+  const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+  const hints = repo.config.getBool("advice.statusHints", true);
+  const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
+  return longStatus(report, files, {
+    branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+    rebaseLines: rebasing?.lines,
+    tracking: shown2.tracking,
+    progress,
+    picked: picked ? abbreviate(repo, picked) : null,
+    hints,
+    untrackedShown: shown2.untrackedShown,
+    untracked: shown2.untracked,
+    quotePath: repo.quotePath
+  });
+}
 var status = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
@@ -8308,19 +8322,10 @@ var status = async (ctx) => {
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true, repo.quotePath);
   } else {
-    const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
-    const hints = repo.config.getBool("advice.statusHints", true);
-    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
-    text = longStatus(report, files, {
-      branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
-      rebaseLines: rebasing?.lines,
+    text = await longStatusText(repo, report, files, {
       tracking,
-      progress,
-      picked: picked ? abbreviate(repo, picked) : null,
-      hints,
       untrackedShown: untracked,
-      untracked: shownUntracked,
-      quotePath: repo.quotePath
+      untracked: shownUntracked
     });
     if (report.withheld.length) {
       ctx.stderr.write(`[Note] ${report.withheld.length} secret path(s) are tracked and not inspected (listed in result.withheld).
@@ -8547,16 +8552,32 @@ var add = async (ctx) => {
     ] : specs, {
       force: ctx.flags.force,
       signal: ctx.signal,
-      onProgress: (done, total2) => ctx.progress({
+      onProgress: (done, total) => ctx.progress({
         progress: done,
-        total: total2,
+        total,
         message: "files staged"
       })
     });
   });
-  const total = result.added.length + result.updated.length + result.removed.length;
-  ctx.stdout.write(total === 0 ? "Nothing new to stage.\n" : `Staged ${plural(result.added.length, "new file")}, ${plural(result.updated.length, "changed file")}, ${plural(result.removed.length, "deletion")}.
+  if (ctx.flags.verbose) {
+    const tracked = [
+      ...result.updated.map((path) => ({
+        path,
+        line: `add '${path}'
+`
+      })),
+      ...result.removed.map((path) => ({
+        path,
+        line: `remove '${path}'
+`
+      }))
+    ].sort((a, b) => comparePaths(a.path, b.path));
+    const added2 = [
+      ...result.added
+    ].sort(comparePaths).map((path) => `add '${path}'
 `);
+    ctx.stdout.write(tracked.map((t) => t.line).join("") + added2.join(""));
+  }
   if (result.unaddressable.length) ctx.stderr.write(unaddressableWarning(result.unaddressable));
   const added = bounded(result.added);
   const updated = bounded(result.updated);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ONH5EVGO.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-W6RKOIN4.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6762,6 +6762,13 @@ async function resetIndexTo(repo, index, tree, specs) {
 }
 
 // commands/git/diff/renames.ts
+var renames_exports = {};
+__export(renames_exports, {
+  DEFAULT_RENAME_SCORE: () => DEFAULT_RENAME_SCORE,
+  MAX_SCORE: () => MAX_SCORE,
+  detectRenames: () => detectRenames,
+  similarityPercent: () => similarityPercent
+});
 var MAX_SCORE = 6e4;
 var DEFAULT_RENAME_SCORE = 3e4;
 var PAIR_LIMIT = 500 * 500;
@@ -6989,7 +6996,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-FGCEDK7U.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-S3AXRX4U.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8631,6 +8638,7 @@ function readRebaseFile(repo, name) {
     return null;
   }
 }
+var readState = readRebaseFile;
 function parseSteps(text) {
   if (text === null) return [];
   const steps = [];
@@ -8647,6 +8655,62 @@ function parseSteps(text) {
     });
   }
   return steps;
+}
+function rebaseStatusLines(repo, unmerged, hints) {
+  if (rebaseStateDir(repo) !== DIR) return null;
+  const abbrevLine = (step) => `   ${step.line.replace(/^(\S+ )([0-9a-f]{40})\b/, (_, verb, oid) => verb + abbreviate(repo, oid))}`;
+  const read = (name) => {
+    try {
+      return parseSteps(readState(repo, name));
+    } catch {
+      return [];
+    }
+  };
+  const done = read("done");
+  const todo = read("git-rebase-todo");
+  const onto = readState(repo, "onto")?.trim() ?? "";
+  const ontoShort = /^[0-9a-f]{40}$/.test(onto) ? abbreviate(repo, onto) : onto;
+  const headName = readState(repo, "head-name")?.trim() ?? "";
+  const branch2 = headName.startsWith("refs/heads/") ? headName.slice(11) : null;
+  const lines = [];
+  if (done.length === 0) lines.push("No commands done.");
+  else {
+    lines.push(done.length === 1 ? "Last command done (1 command done):" : `Last commands done (${done.length} commands done):`);
+    for (const step of done.slice(-2)) lines.push(abbrevLine(step));
+    if (done.length > 2 && hints) lines.push(`  (see more in file .git/${DIR}/done)`);
+  }
+  if (todo.length === 0) lines.push("No commands remaining.");
+  else {
+    lines.push(todo.length === 1 ? "Next command to do (1 remaining command):" : `Next commands to do (${todo.length} remaining commands):`);
+    for (const step of todo.slice(0, 2)) lines.push(abbrevLine(step));
+    if (hints) lines.push('  (use "git rebase --edit-todo" to view and edit)');
+  }
+  const rebasing = branch2 ? `You are currently rebasing branch '${branch2}' on '${ontoShort}'.` : "You are currently rebasing.";
+  let stopState = "conflicts";
+  try {
+    Deno.statSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    stopState = "editing";
+  }
+  if (unmerged) {
+    lines.push(rebasing);
+    if (hints) {
+      lines.push('  (fix conflicts and then run "git rebase --continue")', '  (use "git rebase --skip" to skip this patch)', '  (use "git rebase --abort" to check out the original branch)');
+    }
+  } else if (stopState === "conflicts") {
+    lines.push(rebasing);
+    if (hints) lines.push('  (all conflicts fixed: run "git rebase --continue")');
+  } else {
+    lines.push(branch2 ? `You are currently editing a commit while rebasing branch '${branch2}' on '${ontoShort}'.` : "You are currently editing a commit during a rebase.");
+    if (hints) {
+      lines.push('  (use "git commit --amend" to amend the current commit)', '  (use "git rebase --continue" once you are satisfied with your changes)');
+    }
+  }
+  lines.push("");
+  return {
+    branchLine: `interactive rebase in progress; onto ${ontoShort}`,
+    lines
+  };
 }
 
 // commands/git/repo/submodule.ts
@@ -9108,6 +9172,54 @@ async function computeStatus(repo, index, policy, options, work) {
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
 }
+async function stagedRenames(repo, index, report) {
+  const deletedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "D").map(([p]) => p);
+  const addedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "A").map(([p]) => p);
+  const setting = repo.config.get("status.renames") ?? repo.config.get("diff.renames") ?? "true";
+  const off = [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting.trim().toLowerCase());
+  if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
+  const { detectRenames: detectRenames2 } = await Promise.resolve(renames_exports);
+  const headTree2 = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
+  const inHead = await flattenTree(repo, headTree2);
+  const deleted = new Map(deletedPaths.flatMap((p) => {
+    const entry = inHead.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: entry.mode
+        }
+      ]
+    ] : [];
+  }));
+  const added = new Map(addedPaths.flatMap((p) => {
+    const entry = index.entries.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: modeToTreeMode(entry.mode)
+        }
+      ]
+    ] : [];
+  }));
+  const renames = await detectRenames2(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
+  return new Map(renames.map((r) => [
+    r.to,
+    r.from
+  ]));
+}
 var UNMERGED_CODES = [
   "",
   "DD",
@@ -9122,6 +9234,50 @@ function unmergedCode(stages) {
   let mask = 0;
   for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << entry.stage - 1;
   return UNMERGED_CODES[mask] || "UU";
+}
+var UNMERGED_LABELS = {
+  DD: "both deleted:",
+  AU: "added by us:",
+  UD: "deleted by them:",
+  UA: "added by them:",
+  DU: "deleted by us:",
+  AA: "both added:",
+  UU: "both modified:"
+};
+function statusFiles(report, renames = /* @__PURE__ */ new Map()) {
+  const renamedFrom = new Set(renames.values());
+  const paths = /* @__PURE__ */ new Set([
+    ...report.staged.keys(),
+    ...report.unstaged.keys()
+  ]);
+  const files = [];
+  for (const path of [
+    ...paths
+  ].sort(comparePaths)) {
+    if (renamedFrom.has(path) && !report.unstaged.has(path)) continue;
+    const from = renames.get(path);
+    const xy = `${from !== void 0 ? "R" : report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : void 0);
+    files.push({
+      path,
+      xy,
+      ...sub ? {
+        submodule: sub
+      } : {},
+      ...from !== void 0 ? {
+        orig_path: from
+      } : {}
+    });
+  }
+  for (const path of report.conflicted) files.push({
+    path,
+    xy: report.unmerged.get(path) ?? "UU"
+  });
+  for (const path of report.untracked) files.push({
+    path,
+    xy: "??"
+  });
+  return files.sort((a, b) => comparePaths(a.path, b.path));
 }
 
 // commands/git/worktree/fsmonitor.ts
@@ -9424,6 +9580,113 @@ function refuseUnfollowedLayout(repo, command, columns = true) {
 }
 
 // commands/git/handlers/status.ts
+function untrackedAsGit(untracked, index, all) {
+  if (all) return [
+    ...untracked
+  ];
+  const trackedDirs = /* @__PURE__ */ new Set();
+  for (const path of [
+    ...index.entries.keys(),
+    ...index.conflicts.keys()
+  ]) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      trackedDirs.add(path.slice(0, slash));
+    }
+  }
+  const out = [];
+  for (const path of untracked) {
+    let shown = path;
+    for (let slash = path.indexOf("/"); slash > 0 && slash < path.length - 1; slash = path.indexOf("/", slash + 1)) {
+      if (!trackedDirs.has(path.slice(0, slash))) {
+        shown = path.slice(0, slash + 1);
+        break;
+      }
+    }
+    if (out[out.length - 1] !== shown) out.push(shown);
+  }
+  return out;
+}
+function submoduleNote(code) {
+  if (!code) return "";
+  const parts = [
+    code[1] === "C" ? "new commits" : null,
+    code[2] === "M" ? "modified content" : null,
+    code[3] === "U" ? "untracked content" : null
+  ].filter((p) => p !== null);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+function trackingLines(tracking, hints) {
+  const commits = (n) => `${n} commit${n === 1 ? "" : "s"}`;
+  const name = `'${tracking.name}'`;
+  const with_ = (sentence, advice) => hints ? [
+    sentence,
+    `  (${advice})`
+  ] : [
+    sentence
+  ];
+  if (tracking.gone) {
+    return with_(`Your branch is based on ${name}, but the upstream is gone.`, 'use "git branch --unset-upstream" to fixup');
+  }
+  if (tracking.ahead === null) {
+    return with_(`Your branch and ${name} refer to different commits.`, 'use "git status --ahead-behind" for details');
+  }
+  if (tracking.ahead && tracking.behind) {
+    return with_(`Your branch and ${name} have diverged,
+and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`, 'use "git pull" to merge the remote branch into yours');
+  }
+  if (tracking.ahead) {
+    return with_(`Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`, 'use "git push" to publish your local commits');
+  }
+  if (tracking.behind) {
+    return with_(`Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`, 'use "git pull" to update your local branch');
+  }
+  return [
+    `Your branch is up to date with ${name}.`
+  ];
+}
+function sequenceLines(progress2, picked, unmerged, hints) {
+  const lines = [];
+  const hint = (text) => hints && lines.push(`  (${text})`);
+  if (progress2 === "merge") {
+    if (unmerged) {
+      lines.push("You have unmerged paths.");
+      hint('fix conflicts and run "git commit"');
+      hint('use "git merge --abort" to abort the merge');
+    } else {
+      lines.push("All conflicts fixed but you are still merging.");
+      hint('use "git commit" to conclude merge');
+    }
+  } else {
+    const [doing, verb] = progress2 === "cherry-pick" ? [
+      "cherry-picking",
+      "cherry-pick"
+    ] : [
+      "reverting",
+      "revert"
+    ];
+    lines.push(picked ? `You are currently ${doing} commit ${picked}.` : progress2 === "cherry-pick" ? "Cherry-pick currently in progress." : "Revert currently in progress.");
+    if (unmerged) hint(`fix conflicts and run "git ${verb} --continue"`);
+    else if (!picked) hint(`run "git ${verb} --continue" to continue`);
+    else hint(`all conflicts fixed: run "git ${verb} --continue"`);
+    hint(`use "git ${verb} --skip" to skip this patch`);
+    hint(`use "git ${verb} --abort" to cancel the ${verb} operation`);
+  }
+  lines.push("");
+  return lines;
+}
+var STAGED_LABELS = {
+  A: "new file:",
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  R: "renamed:"
+};
+var UNSTAGED_LABELS = {
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  A: "new file:"
+};
 async function detachedLine(repo, head) {
   const entries = readReflog(repo, "HEAD");
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -9443,6 +9706,129 @@ async function detachedLine(repo, head) {
     return `HEAD detached ${head === moved ? "at" : "from"} ${from}`;
   }
   return "Not currently on any branch.";
+}
+function longStatus(report, files, context) {
+  const { tracking, progress: progress2, hints, quotePath } = context;
+  const lines = [
+    context.branchLine
+  ];
+  if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
+  const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
+  if (context.rebaseLines) lines.push(...context.rebaseLines);
+  else if (progress2 && progress2 !== "rebase") {
+    lines.push(...sequenceLines(progress2, context.picked, unmergedFiles.length > 0, hints));
+  }
+  if (!report.head) lines.push("", "No commits yet", "");
+  const plainCommit = progress2 !== "merge" && progress2 !== "cherry-pick";
+  const unstageHint = report.head ? 'use "git restore --staged <file>..." to unstage' : 'use "git rm --cached <file>..." to unstage';
+  const staged = files.filter((f) => f.xy[0] !== "." && f.xy[0] !== "?" && !report.unmerged.has(f.path));
+  if (staged.length) {
+    lines.push("Changes to be committed:");
+    if (hints && plainCommit) lines.push(`  (${unstageHint})`);
+    for (const f of staged) {
+      const name = f.orig_path !== void 0 ? `${quoteName(f.orig_path, quotePath)} -> ${quoteName(f.path, quotePath)}` : quoteName(f.path, quotePath);
+      lines.push(`	${STAGED_LABELS[f.xy[0]].padEnd(12)}${name}`);
+    }
+    lines.push("");
+  }
+  if (unmergedFiles.length) {
+    const codes2 = unmergedFiles.map((f) => f.xy);
+    const bothDeleted = codes2.includes("DD");
+    const deleteModify = codes2.some((c) => c === "UD" || c === "DU");
+    const notDeleted = codes2.some((c) => c !== "DD" && c !== "UD" && c !== "DU");
+    lines.push("Unmerged paths:");
+    if (hints) {
+      if (plainCommit) lines.push(`  (${unstageHint})`);
+      if (!bothDeleted) {
+        lines.push(deleteModify ? '  (use "git add/rm <file>..." as appropriate to mark resolution)' : '  (use "git add <file>..." to mark resolution)');
+      } else if (!deleteModify && !notDeleted) lines.push('  (use "git rm <file>..." to mark resolution)');
+      else lines.push('  (use "git add/rm <file>..." as appropriate to mark resolution)');
+    }
+    for (const f of unmergedFiles) lines.push(`	${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path, quotePath)}`);
+    lines.push("");
+  }
+  const changed = files.filter((f) => f.xy[1] !== "." && f.xy[1] !== "?" && !report.unmerged.has(f.path));
+  if (changed.length) {
+    const dirtySubmodule = changed.some((f) => f.submodule && (f.submodule[2] === "M" || f.submodule[3] === "U"));
+    lines.push("Changes not staged for commit:");
+    if (hints) {
+      const verb = changed.some((f) => f.xy[1] === "D") ? "add/rm" : "add";
+      lines.push(`  (use "git ${verb} <file>..." to update what will be committed)`);
+      lines.push('  (use "git restore <file>..." to discard changes in working directory)');
+      if (dirtySubmodule) lines.push("  (commit or discard the untracked or modified content in submodules)");
+    }
+    for (const f of changed) {
+      lines.push(`	${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path, quotePath)}${submoduleNote(f.submodule)}`);
+    }
+    lines.push("");
+  }
+  if (context.untrackedShown && context.untracked.length) {
+    lines.push("Untracked files:");
+    if (hints) lines.push('  (use "git add <file>..." to include in what will be committed)');
+    for (const path of context.untracked) lines.push(`	${quoteName(path, quotePath)}`);
+    lines.push("");
+  }
+  const committable = staged.length > 0;
+  if (!context.untrackedShown && committable) {
+    lines.push(`Untracked files not listed${hints ? " (use -u option to show untracked files)" : ""}`);
+  }
+  if (!committable) {
+    const dirty = changed.length > 0 || unmergedFiles.length > 0;
+    if (dirty) {
+      lines.push(`no changes added to commit${hints ? ' (use "git add" and/or "git commit -a")' : ""}`);
+    } else if (context.untrackedShown && context.untracked.length) {
+      lines.push(`nothing added to commit but untracked files present${hints ? ' (use "git add" to track)' : ""}`);
+    } else if (!report.head) {
+      lines.push(`nothing to commit${hints ? ' (create/copy files and use "git add" to track)' : ""}`);
+    } else if (!context.untrackedShown) {
+      lines.push(`nothing to commit${hints ? " (use -u to show untracked files)" : ""}`);
+    } else lines.push("nothing to commit, working tree clean");
+  }
+  return lines.join("\n") + "\n";
+}
+function untrackedFilesMode(flag, repo) {
+  if (flag === "no" || flag === "normal" || flag === "all") return flag;
+  const setting = repo.config.get("status.showUntrackedFiles")?.trim().toLowerCase();
+  if (setting === void 0) return "normal";
+  if (setting === "all") return "all";
+  return [
+    "no",
+    "false",
+    "off",
+    "0"
+  ].includes(setting) ? "no" : "normal";
+}
+async function longStatusText(repo, report, files, shown) {
+  const progress2 = sequenceInProgress(repo);
+  const picked = progress2 && progress2 !== "merge" ? sequenceCommit(repo, progress2) : null;
+  const hints = repo.config.getBool("advice.statusHints", true);
+  const rebasing = progress2 === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
+  return longStatus(report, files, {
+    branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+    rebaseLines: rebasing?.lines,
+    tracking: shown.tracking,
+    progress: progress2,
+    picked: picked ? abbreviate(repo, picked) : null,
+    hints,
+    untrackedShown: shown.untrackedShown,
+    untracked: shown.untracked,
+    quotePath: repo.quotePath
+  });
+}
+async function statusAfter(repo, policy) {
+  const mode = untrackedFilesMode(void 0, repo);
+  const index = loadIndex(repo);
+  const report = await computeStatus(repo, index, policy, {
+    untracked: mode !== "no",
+    paths: null
+  });
+  const files = statusFiles(report, await stagedRenames(repo, index, report));
+  const tracking = report.branch ? await trackingInfo(repo, report.branch, repo.config.getBool("status.aheadBehind", true)) : null;
+  return await longStatusText(repo, report, files, {
+    tracking,
+    untrackedShown: mode !== "no",
+    untracked: untrackedAsGit(report.untracked, index, mode === "all")
+  });
 }
 
 // commands/git/repo/hooks.ts
@@ -9477,1352 +9863,6 @@ function skippedHooks(repo, names) {
   if (found.length === 0) return null;
   return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
 }
-
-// commands/git/porcelain/state.ts
-async function treeOf(repo, commit) {
-  return commit ? (await readCommit(repo, commit)).tree : null;
-}
-function writeStateFile(repo, name, text) {
-  const path = `${repo.gitdir}/${name}`;
-  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  Deno.writeTextFileSync(temp, text);
-  Deno.renameSync(temp, path);
-}
-async function requireIndexMatchesHead(repo, index, action) {
-  const headOid = readHead(repo).oid;
-  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
-  if (staged.size > 0 || index.hasConflicts()) {
-    const paths = [
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ].sort(comparePaths);
-    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
-      result: {
-        blocked_paths: paths.slice(0, 1e3)
-      }
-    });
-  }
-}
-
-// commands/git/porcelain/sequence_control.ts
-async function abortSequence(repo, index, policy, kind) {
-  requireSequence(repo, kind, "abort");
-  const tree = await treeOf(repo, readHead(repo).oid);
-  const staged = await indexVsTree(repo, index, tree);
-  const paths = [
-    .../* @__PURE__ */ new Set([
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ])
-  ].sort(comparePaths);
-  const flat = await flattenTree(repo, tree);
-  const writer = new WorktreeWriter(repo);
-  const racy = index.fileMtimeMs;
-  for (const path of paths) {
-    const target = flat.get(path);
-    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
-    if (!target) {
-      index.remove(path);
-      if (inStep) writer.removeFile(path);
-      continue;
-    }
-    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
-    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-  }
-  clearSequenceState(repo);
-  return paths;
-}
-async function continueSequence(repo, index, kind, author, explicitAuthor) {
-  requireSequence(repo, kind, "continue");
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", `these files are still in conflict: ${[
-      ...index.conflicts.keys()
-    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
-  }
-  try {
-    return await commitIndex(repo, index, {
-      message: concludingMessage(preparedMessage(repo) ?? ""),
-      author,
-      ...await sequenceCommitOptions(repo, explicitAuthor),
-      allowEmpty: kind === "merge"
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
-  }
-}
-
-// commands/git/porcelain/switch.ts
-async function switchTo(repo, index, policy, target, options) {
-  const head = readHead(repo);
-  const who = signatureNow(options.author);
-  let branchRef = null;
-  let commit;
-  if (options.createBranch) {
-    checkBranchName(options.createBranch);
-    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
-      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
-    }
-    commit = await resolveCommit(repo, target);
-    branchRef = `refs/heads/${options.createBranch}`;
-  } else {
-    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
-    branchRef = local;
-    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
-    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
-  }
-  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
-  const fromName = head.branch ?? head.oid ?? "(unborn)";
-  if (options.createBranch) {
-    await updateRef(repo, branchRef, commit, {
-      expected: null,
-      message: `branch: Created from ${target}`,
-      who
-    });
-  }
-  if (branchRef) {
-    const toName = branchRef.slice(11);
-    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
-  } else {
-    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
-  }
-  return {
-    branch: branchRef ? branchRef.slice(11) : null,
-    head: commit,
-    changed: result.changed,
-    withheld: result.withheld
-  };
-}
-
-// commands/git/porcelain/stash.ts
-var STASH_REF = "refs/stash";
-function listStash(repo) {
-  const entries = readReflog(repo, STASH_REF);
-  return entries.reverse().map((e, i) => ({
-    ref: `stash@{${i}}`,
-    commit_id: e.newOid,
-    message: e.message
-  }));
-}
-function parseStashRef(text) {
-  if (text === void 0) return 0;
-  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
-  if (!match) {
-    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
-  }
-  return Number(match[1] ?? match[2]);
-}
-function entryAt(repo, n) {
-  const entries = readReflog(repo, STASH_REF);
-  const entry = entries[entries.length - 1 - n];
-  if (!entry) {
-    throw new PtermError("NotFound", entries.length === 0 ? "the stash is empty." : `there is no stash@{${n}} (the stash has ${entries.length} entries).`);
-  }
-  return entry;
-}
-function cloneIndex(index) {
-  const copy = new Index();
-  for (const [path, entry] of index.entries) copy.entries.set(path, {
-    ...entry
-  });
-  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
-  return copy;
-}
-async function storeWorktreeFile(repo, path, info) {
-  const content = await worktreeBlob(repo, path, info, {
-    staging: true
-  });
-  const header = objectHeader("blob", content.length);
-  const oid = await sha1(header, content);
-  await repo.objects.writeHashed(oid, header, content);
-  return oid;
-}
-async function stashPush(repo, index, policy, author, message, includeUntracked = false, specs = []) {
-  const inScope2 = (path) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
-  const head = readHead(repo);
-  if (!head.oid) {
-    throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
-  }
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them (edit, git add) before stashing.");
-  }
-  for (const spec of specs) {
-    if (spec !== "" && ![
-      ...index.entries.keys()
-    ].some((path) => pathWithin(path, spec))) {
-      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to \`git add\` it?`);
-    }
-  }
-  const headCommit = await readCommit(repo, head.oid);
-  const staged = new Map([
-    ...await indexVsTree(repo, index, headCommit.tree)
-  ].filter(([path]) => inScope2(path)));
-  const work = await worktreeStatus(repo, index, policy, {
-    untracked: includeUntracked,
-    submodules: "all"
-  });
-  work.unstaged = new Map([
-    ...work.unstaged
-  ].filter(([path]) => inScope2(path)));
-  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope2(path)) : [];
-  if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
-  const branch2 = head.branch ?? "(no branch)";
-  const subject = splitMessage(headCommit.message).subject;
-  const sig = signatureNow(author);
-  const indexTree = await writeTreeFromIndex(repo, cloneIndex(index));
-  const indexCommit = await repo.objects.write("commit", serializeCommit({
-    tree: indexTree,
-    parents: [
-      head.oid
-    ],
-    author: sig,
-    committer: sig,
-    message: `index on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
-`
-  }));
-  const worktree = cloneIndex(index);
-  for (const [path, change] of work.unstaged) {
-    if (change === "D") {
-      worktree.remove(path);
-      continue;
-    }
-    const info = lstatTracked(repo, path);
-    if (!info) continue;
-    const oid = await storeWorktreeFile(repo, path, info);
-    worktree.set({
-      ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode))
-    });
-  }
-  const headFiles = await flattenTree(repo, headCommit.tree);
-  for (const [path] of headFiles) {
-    if (index.entries.has(path) || policy.hidden(path) || !inScope2(path)) continue;
-    const info = lstatTracked(repo, path);
-    if (!info || info.isDirectory) continue;
-    const oid = await storeWorktreeFile(repo, path, info);
-    worktree.set({
-      ...emptyEntry(path, oid, worktreeMode(repo, info, void 0))
-    });
-  }
-  const worktreeTree = await writeTreeFromIndex(repo, worktree);
-  let untrackedCommit = null;
-  if (includeUntracked) {
-    const files = new Index();
-    for (const path of untracked) {
-      const info = lstatTracked(repo, path);
-      if (!info) continue;
-      const oid = await storeWorktreeFile(repo, path, info);
-      files.set(emptyEntry(path, oid, worktreeMode(repo, info, void 0)));
-    }
-    untrackedCommit = await repo.objects.write("commit", serializeCommit({
-      tree: await writeTreeFromIndex(repo, files),
-      parents: [],
-      author: sig,
-      committer: sig,
-      message: `untracked files on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
-`
-    }));
-  }
-  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}`;
-  const wip = await repo.objects.write("commit", serializeCommit({
-    tree: worktreeTree,
-    parents: untrackedCommit ? [
-      head.oid,
-      indexCommit,
-      untrackedCommit
-    ] : [
-      head.oid,
-      indexCommit
-    ],
-    author: sig,
-    committer: sig,
-    // git writes the stash commit's message without a final newline (the index and untracked commits have one).
-    message: title
-  }));
-  const current = readReflog(repo, STASH_REF);
-  await updateRef(repo, STASH_REF, wip, {
-    expected: current.length ? current[current.length - 1].newOid : null,
-    message: title,
-    who: sig,
-    forceLog: true
-  });
-  for (const path of untracked) {
-    try {
-      Deno.removeSync(`${repo.dir}/${path}`);
-    } catch (error) {
-      throw new PtermError("WriteFailed", `stash@{0} holds the changes, but the untracked file ${path} could not be removed (${error.name}); it and the files after it are still in the work tree, and tracked files were not reset. \`git stash pop\` brings the entry back once the file can be changed.`);
-    }
-    for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
-      try {
-        Deno.removeSync(`${repo.dir}/${dir}`);
-      } catch {
-        break;
-      }
-    }
-  }
-  if (specs.length === 0) {
-    const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
-    return {
-      commit_id: wip,
-      message: title,
-      changed: [
-        ...reset2.changed,
-        ...untracked
-      ]
-    };
-  }
-  const changed = [];
-  for (const path of [
-    ...index.entries.keys()
-  ]) {
-    if (!inScope2(path) || headFiles.has(path) || policy.hidden(path)) continue;
-    index.remove(path);
-    Deno.removeSync(`${repo.dir}/${path}`);
-    changed.push(path);
-  }
-  const inHead = specs.filter((s) => [
-    ...headFiles.keys()
-  ].some((path) => s === "" || pathWithin(path, s)));
-  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
-  return {
-    commit_id: wip,
-    message: title,
-    changed: [
-      ...changed,
-      ...untracked
-    ]
-  };
-}
-async function stashApply(repo, index, policy, n) {
-  const entry = entryAt(repo, n);
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
-  }
-  const wip = await readCommit(repo, entry.newOid);
-  if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
-  const untracked = wip.parents.length > 2 ? await flattenTree(repo, (await readCommit(repo, wip.parents[2])).tree) : /* @__PURE__ */ new Map();
-  const exists2 = (path) => {
-    try {
-      Deno.lstatSync(`${repo.dir}/${path}`);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const inTheWay = [
-    ...untracked.keys()
-  ].filter(exists2);
-  if (inTheWay.length) {
-    throw new PtermError("UncommittedChanges", `stash@{${n}} holds untracked files that exist in the work tree already: ${inTheWay.slice(0, 20).join(", ")}. Move or delete them, then apply the stash again; nothing was changed.`);
-  }
-  const baseTree = (await readCommit(repo, wip.parents[0])).tree;
-  const oursIndex = cloneIndex(index);
-  const oursTree = await writeTreeFromIndex(repo, oursIndex);
-  const merge2 = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
-    ours: "Updated upstream",
-    theirs: "Stashed changes",
-    base: "Stash base"
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
-  const writer = new WorktreeWriter(repo);
-  for (const [path, target] of untracked) {
-    await writeBlob(repo, writer, path, target);
-    applied.changed.push(path);
-  }
-  if (applied.conflicts.length === 0) {
-    const ours = await flattenTree(repo, oursTree);
-    for (const path of applied.changed) {
-      const before = ours.get(path);
-      if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
-    }
-  }
-  return {
-    commit_id: entry.newOid,
-    changed: applied.changed,
-    conflicts: applied.conflicts
-  };
-}
-async function stashDrop(repo, n) {
-  const entry = entryAt(repo, n);
-  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
-  try {
-    const entries = readReflog(repo, STASH_REF);
-    const k = entries.length - 1 - n;
-    const rest = entries.filter((_, i) => i !== k);
-    if (rest.length === 0) {
-      lock.rollback();
-      await deleteRef(repo, STASH_REF);
-      return entry.newOid;
-    }
-    if (k < rest.length) rest[k] = {
-      ...rest[k],
-      oldOid: k > 0 ? rest[k - 1].newOid : ZERO_OID
-    };
-    writeReflog(repo, STASH_REF, rest);
-    lock.commit(`${rest[rest.length - 1].newOid}
-`);
-    return entry.newOid;
-  } finally {
-    lock.rollback();
-  }
-}
-async function stashClear(repo) {
-  const count = readReflog(repo, STASH_REF).length;
-  if (count > 0) await deleteRef(repo, STASH_REF);
-  return count;
-}
-
-// commands/git/handlers/change_shared.ts
-function matchesPattern(name, pattern) {
-  return pattern === void 0 || wildmatch(pattern, name, {
-    pathname: false
-  });
-}
-function trackChoice(flags) {
-  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
-  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
-}
-async function recordUpstream(repo, name, upstream) {
-  await setConfigValues(repo, "branch", name, [
-    [
-      "remote",
-      upstream.remote
-    ],
-    [
-      "merge",
-      upstream.merge
-    ]
-  ]);
-  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
-`;
-}
-function checkoutTarget(repo, word) {
-  const spelled = word === "-" ? "@{-1}" : word;
-  const prior = /^@\{-(\d+)\}$/.exec(spelled);
-  if (!prior || Number(prior[1]) === 0) return word;
-  const name = priorCheckout(repo, Number(prior[1]));
-  if (name === null) throw noPriorCheckout(word);
-  return name;
-}
-async function switchHead(ctx, opened, target, options) {
-  const { repo, policy, rel } = opened;
-  const author = authorOf(ctx, repo);
-  if (options.create && options.forceCreate) {
-    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
-  }
-  let newBranch = options.create ?? options.forceCreate;
-  if (!newBranch && options.track === "track") {
-    const full = target ? dwimRef(repo, target) : null;
-    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
-    if (!remoteBranch) {
-      throw new PtermError("InvalidArgs", "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); otherwise give the name: `--create <branch>`.");
-    }
-    newBranch = options.create = remoteBranch;
-  }
-  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
-  if (options.forceCreate) checkBranchName(options.forceCreate);
-  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
-  if (!newBranch && options.track !== "default") {
-    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
-  }
-  const outcome = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
-    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
-      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
-        detach: true,
-        force: options.force,
-        author
-      });
-      await createBranch(repo, options.forceCreate, switched.head, author, true);
-      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
-        force: options.force,
-        author
-      });
-    }
-    return await switchTo(repo, index, policy, target ?? "HEAD", {
-      detach: options.detach,
-      force: options.force,
-      createBranch: newBranch,
-      author
-    });
-  });
-  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
-  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
-  ctx.stdout.write(tracking + (outcome.branch ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'` : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) + ` (${plural(outcome.changed.length, "file")} updated).
-`);
-  const listed = bounded(outcome.changed);
-  return {
-    repo_path: rel,
-    action,
-    branch: outcome.branch,
-    head: outcome.head,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: outcome.withheld,
-    ...newBranch ? {
-      upstream: upstream && upstreamLabel(upstream)
-    } : {}
-  };
-}
-function warnSkippedCheckoutHook(ctx, repo) {
-  const hooks = skippedHooks(repo, [
-    "post-checkout"
-  ]);
-  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
-`);
-}
-function applyHandler(pop) {
-  return async (ctx) => {
-    const { repo, policy, rel } = await openFromFlags(ctx);
-    const n = parseStashRef(ctx.positionals.stash);
-    const result = await withRepoLock(repo, async () => {
-      const applied = await stashApply(repo, loadIndex(repo), policy, n);
-      let dropped = false;
-      if (pop && applied.conflicts.length === 0) {
-        await stashDrop(repo, n);
-        dropped = true;
-      }
-      return {
-        ...applied,
-        dropped
-      };
-    });
-    const fields = {
-      repo_path: rel,
-      stash: `stash@{${n}}`,
-      commit_id: result.commit_id,
-      changed_paths: result.changed,
-      conflicts: result.conflicts,
-      dropped: result.dropped
-    };
-    if (result.conflicts.length > 0) {
-      throw new PtermError("Conflict", `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them; the stash entry is kept.`, {
-        result: fields
-      });
-    }
-    ctx.stdout.write(`Applied stash@{${n}} (${plural(result.changed.length, "file")})${result.dropped ? " and dropped it" : ""}.
-`);
-    return fields;
-  };
-}
-function sequenceAction(flags) {
-  const given = [
-    "continue",
-    "abort",
-    "quit",
-    "skip"
-  ].filter((name) => flags[name]);
-  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
-  return given[0] ?? null;
-}
-async function finishSequence(ctx, opened, kind, action) {
-  const { repo, policy } = opened;
-  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
-  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
-  if (action === "quit") {
-    quitSequence(repo, kind);
-    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.
-`);
-    return {
-      applied,
-      commit_id: null,
-      changed_paths: []
-    };
-  }
-  if (action === "continue") {
-    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== void 0));
-    const made = await readCommit(repo, id);
-    ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
-`);
-    return {
-      applied,
-      commit_id: id,
-      changed_paths: []
-    };
-  }
-  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
-  ctx.stdout.write(`${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.
-`);
-  return {
-    applied,
-    commit_id: null,
-    changed_paths: changed
-  };
-}
-async function printingGitRefusal(ctx, closing, step) {
-  try {
-    return await step();
-  } catch (error) {
-    const printed = printedBy(error);
-    if (printed) {
-      ctx.stdout.write(printed.stdout);
-      ctx.stderr.write(`${printed.stderr}${closing}
-`);
-    }
-    throw error;
-  }
-}
-
-// commands/git/handlers/branch.ts
-async function changeUpstream(ctx, opened, name, current, setTo) {
-  const { repo, rel } = opened;
-  const target = name ?? current;
-  if (!target) {
-    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
-  }
-  const commit = resolveRefOid(repo, `refs/heads/${target}`);
-  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
-  let upstream = null;
-  if (setTo !== void 0) {
-    upstream = upstreamNamed(repo, setTo);
-    ctx.stdout.write(await recordUpstream(repo, target, upstream));
-  } else {
-    if (!configuredUpstream(repo, target)) {
-      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
-    }
-    await removeConfigValues(repo, "branch", target, [
-      "remote",
-      "merge"
-    ]);
-    ctx.stdout.write(`Removed the upstream of ${target}.
-`);
-  }
-  return {
-    repo_path: rel,
-    current,
-    action: setTo !== void 0 ? "set-upstream" : "unset-upstream",
-    branches: listBranches(repo),
-    name: target,
-    commit,
-    upstream: upstream && upstreamLabel(upstream)
-  };
-}
-var branch = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, rel } = opened;
-  let name = ctx.positionals.name;
-  let start = ctx.positionals.start;
-  const author = authorOf(ctx, repo);
-  const head = readHead(repo);
-  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
-  const base = {
-    repo_path: rel,
-    current
-  };
-  const remove = ctx.flags.delete || ctx.flags["force-delete"];
-  const move = ctx.flags.move || ctx.flags["force-move"];
-  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
-  if (remove && move) {
-    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
-  }
-  const setUpstream = ctx.flags["set-upstream-to"];
-  if (setUpstream !== void 0 || ctx.flags["unset-upstream"]) {
-    if (setUpstream !== void 0 && ctx.flags["unset-upstream"]) {
-      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
-    }
-    if (remove || move || start) {
-      throw new PtermError("InvalidArgs", "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.");
-    }
-    return await changeUpstream(ctx, opened, name, current, setUpstream);
-  }
-  if (ctx.flags["show-current"]) {
-    ctx.stdout.write(current ? `${current}
-` : "");
-    return {
-      ...base,
-      action: "show-current",
-      branches: [],
-      name: current,
-      commit: head.oid
-    };
-  }
-  if (move && name && !start) {
-    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
-    [name, start] = [
-      current,
-      name
-    ];
-  }
-  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
-  if (!name || ctx.flags.list || remotesWanted) {
-    if (remove || move) {
-      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
-    }
-    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
-    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
-    if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
-    const options = {
-      verbose: ctx.flags.verbose.length,
-      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
-      locals: !ctx.flags.remotes || ctx.flags.all,
-      remotes: remotesWanted,
-      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
-      headOid: head.oid,
-      headRef: head.ref,
-      matches: (n) => matchesPattern(n, name)
-    };
-    const listed = listedRefs(repo, options);
-    if (ctx.flags.format !== void 0) {
-      let text = "";
-      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
-      ctx.stdout.write(text);
-    } else ctx.stdout.write(await branchListText(repo, listed, options));
-    return {
-      ...base,
-      action: "list",
-      // -r lists no local branch.
-      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
-      // Only with --all or --remotes, as git branch -a and -r list them.
-      ...remotesWanted ? {
-        remote_branches: remotes
-      } : {},
-      name: null,
-      commit: null
-    };
-  }
-  if (remove) {
-    if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
-    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
-    ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).
-`);
-    return {
-      ...base,
-      action: "delete",
-      branches: listBranches(repo),
-      name,
-      commit: oid
-    };
-  }
-  if (move) {
-    const newName = start;
-    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
-    ctx.stdout.write(`Renamed branch ${name} to ${newName}.
-`);
-    const after = readHead(repo);
-    return {
-      ...base,
-      current: after.branch,
-      action: "rename",
-      branches: listBranches(repo),
-      name: newName,
-      commit: oid
-    };
-  }
-  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
-  const created = await withRepoLock(repo, async () => {
-    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
-    return {
-      oid,
-      tracking: upstream ? await recordUpstream(repo, name, upstream) : ""
-    };
-  });
-  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.
-${created.tracking}`);
-  return {
-    ...base,
-    action: "create",
-    branches: listBranches(repo),
-    name,
-    commit: created.oid,
-    upstream: upstream && upstreamLabel(upstream)
-  };
-};
-async function detachedDescription(repo, head) {
-  const line = await detachedLine(repo, head);
-  return line.startsWith("HEAD detached") ? line : "no branch";
-}
-
-// commands/git/porcelain/conflict_side.ts
-function conflictSide(flags) {
-  if (flags.ours && flags.theirs) throw new PtermError("InvalidArgs", "--ours and --theirs: give one of them.");
-  return flags.ours ? "ours" : flags.theirs ? "theirs" : null;
-}
-async function checkoutConflictSide(repo, index, policy, specs, side, missingSide) {
-  const inScope2 = (path) => specs.some((s) => s === "" || pathWithin(path, s));
-  for (const spec of specs) {
-    const known = [
-      ...index.entries.keys(),
-      ...index.conflicts.keys()
-    ].some((p) => spec === "" || pathWithin(p, spec));
-    if (!known) {
-      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was changed.`);
-    }
-  }
-  const stage = side === "ours" ? 2 : 3;
-  const conflicted = [
-    ...index.conflicts.keys()
-  ].filter(inScope2).sort(comparePaths);
-  const withheld = conflicted.filter((path) => policy.hidden(path));
-  const sides = conflicted.filter((path) => !policy.hidden(path)).map((path) => {
-    const entry = index.conflicts.get(path).find((e) => e.stage === stage);
-    if (!entry && missingSide === "refuse") {
-      throw new PtermError("NotFound", `path '${path}' does not have ${side === "ours" ? "our" : "their"} version; nothing was changed. Keep the other side with \`git checkout --${side === "ours" ? "theirs" : "ours"} -- ${path}\`, or remove it with \`git rm ${path}\`.`);
-    }
-    return {
-      path,
-      entry
-    };
-  });
-  for (const { path } of sides) {
-    const hidden = policy.hidden(path);
-    if (hidden) throw hiddenPathDenied(path, hidden, "nothing was changed");
-  }
-  const writer = new WorktreeWriter(repo);
-  const changed = [];
-  for (const { path, entry } of sides) {
-    if (entry) await writeBlob(repo, writer, path, {
-      oid: entry.oid,
-      mode: modeToTreeMode(entry.mode)
-    });
-    else {
-      try {
-        Deno.removeSync(`${repo.dir}/${path}`);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        continue;
-      }
-    }
-    changed.push(path);
-  }
-  const merged = [
-    ...index.entries.keys()
-  ].filter(inScope2);
-  if (merged.length) {
-    const restored2 = await restorePaths(repo, index, policy, null, true, merged);
-    changed.push(...restored2.changed);
-    withheld.push(...restored2.withheld);
-  }
-  return {
-    changed,
-    withheld
-  };
-}
-
-// commands/git/handlers/checkout.ts
-async function restoreFiles(ctx, opened, target, specs) {
-  const { repo, policy } = opened;
-  let tree = null;
-  const result = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
-    tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
-    return await restorePaths(repo, index, policy, tree, target === void 0, specs);
-  });
-  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
-}
-function restored(ctx, { repo, rel }, result, from) {
-  const flags = ctx.flags;
-  if (!flags.quiet && (flags.path ?? []).length === 0) {
-    const count = result.changed.length;
-    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}
-`);
-  }
-  const listed = bounded(result.changed);
-  const head = readHead(repo);
-  return {
-    repo_path: rel,
-    action: "restore",
-    branch: head.branch,
-    head: head.oid,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: result.withheld
-  };
-}
-async function restoreSide(ctx, opened, specs, side) {
-  const { repo, policy } = opened;
-  const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
-  return restored(ctx, opened, result, "the index");
-}
-var checkout = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
-  const track = trackChoice(ctx.flags);
-  if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
-    const guessed = guessRemoteBranch(opened.repo, words[0]);
-    if (guessed) {
-      if (isPathWord(opened.repo, words[0])) {
-        throw new PtermError("InvalidArgs", `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: \`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, \`git checkout -- ${quoteWord(words[0])}\` for the path.`);
-      }
-      const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
-        create: words[0],
-        detach: false,
-        force: ctx.flags.force,
-        track
-      });
-      warnSkippedCheckoutHook(ctx, opened.repo);
-      return switched2;
-    }
-  }
-  const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
-  const target = split.revs[0];
-  const specs = userPaths([
-    ...ctx.flags.path,
-    ...split.paths
-  ]);
-  const side = conflictSide(ctx.flags);
-  if (side) {
-    if (target !== void 0 || specs.length === 0) {
-      throw new PtermError("InvalidArgs", `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`);
-    }
-    return await restoreSide(ctx, opened, specs, side);
-  }
-  if (specs.length > 0) {
-    if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
-      throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
-    }
-    return await restoreFiles(ctx, opened, target, specs);
-  }
-  if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
-    throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths after `--` to restore.");
-  }
-  const switched = await switchHead(ctx, opened, target, {
-    create: ctx.flags.create,
-    forceCreate: ctx.flags["force-create"],
-    detach: ctx.flags.detach,
-    force: ctx.flags.force,
-    track
-  });
-  warnSkippedCheckoutHook(ctx, opened.repo);
-  return switched;
-};
-
-// commands/git/handlers/switch.ts
-var switchHandler = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const given = ctx.positionals.branch;
-  const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
-  const creating = ctx.flags.create ?? ctx.flags["force-create"];
-  const track = trackChoice(ctx.flags);
-  if (!creating && !target) {
-    throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
-  }
-  const guessed = !creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`) ? guessRemoteBranch(opened.repo, target) : null;
-  if (guessed) {
-    const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
-      create: target,
-      detach: false,
-      force: ctx.flags.force,
-      track
-    });
-    warnSkippedCheckoutHook(ctx, opened.repo);
-    return switched2;
-  }
-  if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
-    const known = await isRevision(opened.repo, target);
-    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : isValidRefName(`refs/heads/${target}`) ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.` : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`);
-  }
-  const switched = await switchHead(ctx, opened, target, {
-    create: ctx.flags.create,
-    forceCreate: ctx.flags["force-create"],
-    detach: ctx.flags.detach,
-    force: ctx.flags.force,
-    track
-  });
-  warnSkippedCheckoutHook(ctx, opened.repo);
-  return switched;
-};
-
-// commands/git/merge/merge_messages.ts
-async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
-  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
-  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
-  const other = (side) => side === "ours" ? "theirs" : "ours";
-  const byName = /* @__PURE__ */ new Map();
-  const silent = /* @__PURE__ */ new Set();
-  for (const r of renameConflicts) {
-    if (r.kind === "rename/rename") {
-      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
-`);
-      silent.add(r.ours).add(r.theirs);
-      continue;
-    }
-    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
-`;
-    const [before, renamed] = await Promise.all([
-      at(trees.base, r.from),
-      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
-    ]);
-    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
-      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
-`;
-    }
-    byName.set(r.to, line);
-    silent.add(r.to);
-  }
-  let out = "";
-  for (const path of [
-    .../* @__PURE__ */ new Set([
-      ...paths,
-      ...byName.keys()
-    ])
-  ].sort(comparePaths)) {
-    if (byName.has(path)) out += byName.get(path);
-    if (silent.has(path) || byName.has(path)) continue;
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path)
-    ]);
-    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}
-`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
-`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
-`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
-`;
-    }
-  }
-  return out;
-}
-
-// commands/git/porcelain/pick.ts
-async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
-  const stdout = await mergeMessages(repo, trees, [
-    .../* @__PURE__ */ new Set([
-      ...applied.changed,
-      ...applied.conflicts
-    ])
-  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
-  if (stop.kind === "rebase") return {
-    stdout,
-    stderr: ""
-  };
-  const { kind } = stop;
-  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ${stop.subject}
-`;
-  stderr += stop.noCommit ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n" : `hint: After resolving the conflicts, mark them with
-hint: "git add/rm <pathspec>", then run
-hint: "git ${kind} --continue".
-hint: You can instead skip this commit with "git ${kind} --skip".
-hint: To abort and get back to the state before "git ${kind}",
-hint: run "git ${kind} --abort".
-`;
-  return {
-    stdout,
-    stderr
-  };
-}
-async function revertTrees(repo, rev) {
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  return {
-    oid,
-    commit,
-    base: commit.tree,
-    theirs: parentTree
-  };
-}
-async function revertCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
-  await requireIndexMatchesHead(repo, index, "revert");
-  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
-  const short = abbreviate(repo, oid);
-  const subject = splitMessage(commit.message).subject;
-  const theirsLabel = `parent of ${short} (${subject})`;
-  const oursTree = await treeOf(repo, head.oid);
-  const merge2 = await mergeTrees(repo, base, oursTree, theirs, {
-    ours: "HEAD",
-    theirs: theirsLabel,
-    base: `${short} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "revert");
-  const message = `Revert "${subject}"
-
-This reverts commit ${oid}.
-`;
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
-    if (applied.conflicts.length === 0) {
-      return {
-        reverted: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: []
-      };
-    }
-    writeStateFile(repo, "REVERT_HEAD", `${oid}
-`);
-    return {
-      reverted: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts,
-      printed: await stopText(repo, {
-        kind: "revert",
-        oid,
-        subject,
-        noCommit: options.noCommit
-      }, {
-        base,
-        ours: oursTree,
-        theirs
-      }, merge2, applied, theirsLabel)
-    };
-  }
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      extraParents: []
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    writeStateFile(repo, "MERGE_MSG", message);
-    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
-  }
-  return {
-    reverted: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-function withOrigin(message, oid) {
-  const text = message.endsWith("\n") ? message : `${message}
-`;
-  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
-  const last = paragraphs[paragraphs.length - 1].split("\n");
-  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
-  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
-`;
-}
-async function cherryPickCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
-  await requireIndexMatchesHead(repo, index, "cherry-pick");
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  const subject = splitMessage(commit.message).subject;
-  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
-  const oursTree = await treeOf(repo, head.oid);
-  const merge2 = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
-    ours: "HEAD",
-    theirs: theirsLabel,
-    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
-  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
-  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
-    if (applied.conflicts.length === 0) {
-      return {
-        picked: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: []
-      };
-    }
-    writeStateFile(repo, stopFile, `${oid}
-`);
-    return {
-      picked: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts,
-      printed: await stopText(repo, {
-        kind: options.rebase ? "rebase" : "cherry-pick",
-        oid,
-        subject,
-        noCommit: options.noCommit
-      }, {
-        base: parentTree,
-        ours: oursTree,
-        theirs: commit.tree
-      }, merge2, applied, theirsLabel)
-    };
-  }
-  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      authorSignature: commit.author,
-      extraParents: [],
-      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
-      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    if (options.rebase) {
-      return {
-        picked: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: [],
-        redundant: true
-      };
-    }
-    writeStateFile(repo, "MERGE_MSG", message);
-    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
-`);
-    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
-The previous cherry-pick is now empty, possibly due to conflict resolution.
-If you wish to commit it anyway, use:
-
-    git commit --allow-empty
-
-Otherwise, please use 'git cherry-pick --skip'`);
-  }
-  return {
-    picked: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-
-// commands/git/porcelain/reset.ts
-async function resetTo(repo, index, policy, rev, mode, author) {
-  const target = await resolveCommit(repo, rev);
-  const head = readHead(repo);
-  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
-    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
-  }
-  const targetTree = await treeOf(repo, target);
-  let changed = [];
-  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
-  if (mode === "hard") {
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
-    changed = result.changed;
-  }
-  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-  await advanceHead(repo, target, {
-    expected: head.oid,
-    message: `reset: moving to ${rev}`,
-    who: signatureNow(author)
-  });
-  clearSequenceState(repo);
-  return {
-    head: target,
-    changed_paths: changed
-  };
-}
-async function resetPaths(repo, index, rev, specs) {
-  let tree = null;
-  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
-  return await resetIndexTo(repo, index, tree, specs);
-}
-async function pathsChangedBy(repo, index, policy, op) {
-  const head = readHead(repo);
-  if (op.kind === "reset") {
-    if (op.mode !== "hard") return [];
-    const target = await resolveCommit(repo, op.ref);
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, target), "hard", "reset", {
-      dryRun: true
-    });
-    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
-  }
-  const { base, theirs } = await revertTrees(repo, op.ref);
-  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
-    ours: "HEAD",
-    theirs: "revert"
-  });
-  return [
-    ...merge2.changes.keys()
-  ].filter((p) => !policy.hidden(p)).sort(comparePaths);
-}
-
-// commands/git/handlers/restore.ts
-var restore = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, policy, rel } = opened;
-  const specs = userPaths(ctx.flags.path);
-  if (specs.length === 0) {
-    throw new PtermError("InvalidArgs", "name what to restore: `git restore <path>\u2026` (`git restore .` for everything).");
-  }
-  const staged = ctx.flags.staged;
-  const worktree = ctx.flags.worktree || !staged;
-  const source = ctx.flags.source;
-  const side = conflictSide(ctx.flags);
-  if (side) {
-    if (staged || source !== void 0) {
-      throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
-    }
-    const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
-    const listed = bounded(restored2.changed);
-    return {
-      repo_path: rel,
-      staged: false,
-      worktree: true,
-      source: null,
-      changed_paths: listed.items,
-      truncated: listed.truncated,
-      withheld: restored2.withheld
-    };
-  }
-  const result = await withRepoLock(repo, async () => {
-    let unstaged = [];
-    if (staged) {
-      const index = loadIndex(repo);
-      const head = readHead(repo).oid;
-      const from = source ?? head;
-      const tree = from ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree) : null;
-      for (const spec of specs) {
-        const known = (path) => spec === "" || pathWithin(path, spec);
-        const hit = [
-          ...index.entries.keys(),
-          ...index.conflicts.keys()
-        ].some(known) || [
-          ...tree?.keys() ?? []
-        ].some(known);
-        if (!hit) {
-          throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`);
-        }
-      }
-      unstaged = await resetPaths(repo, index, source ?? null, specs);
-    }
-    let restored2 = {
-      changed: [],
-      withheld: []
-    };
-    if (worktree) {
-      const from = source ?? (staged ? "HEAD" : void 0);
-      const tree = from === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
-      const index = loadIndex(repo);
-      restored2 = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
-    }
-    return {
-      unstaged,
-      ...restored2
-    };
-  });
-  const changed = bounded([
-    .../* @__PURE__ */ new Set([
-      ...result.unstaged,
-      ...result.changed
-    ])
-  ].sort());
-  return {
-    repo_path: rel,
-    staged,
-    worktree,
-    source: source ?? null,
-    changed_paths: changed.items,
-    truncated: changed.truncated,
-    withheld: result.withheld
-  };
-};
 
 // commands/git/diff/line_scan.ts
 var MARKER_AT = 16;
@@ -13126,6 +12166,1503 @@ async function movedHeadText(repo, from, to) {
   const rendered = await renderDiff(repo, await findRenames(repo, await treeChanges(repo, a, b)));
   return renderStat(rendered) + renderSummary(rendered.files, repo.quotePath);
 }
+async function commitOneLine(repo, oid) {
+  return `${abbreviate(repo, oid)} ${splitMessage((await readCommit(repo, oid)).message).subject}`;
+}
+async function headNowAtText(repo, oid) {
+  return `HEAD is now at ${await commitOneLine(repo, oid)}
+`;
+}
+async function unstagedAfterResetText(repo, policy) {
+  const work = await worktreeStatus(repo, loadIndex(repo), policy, {
+    untracked: false
+  });
+  const lines = [
+    ...work.unstaged
+  ].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}	${path}
+`);
+  return lines.length ? `Unstaged changes after reset:
+${lines.join("")}` : "";
+}
+
+// commands/git/porcelain/state.ts
+async function treeOf(repo, commit) {
+  return commit ? (await readCommit(repo, commit)).tree : null;
+}
+function writeStateFile(repo, name, text) {
+  const path = `${repo.gitdir}/${name}`;
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temp, text);
+  Deno.renameSync(temp, path);
+}
+async function requireIndexMatchesHead(repo, index, action) {
+  const headOid = readHead(repo).oid;
+  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
+  if (staged.size > 0 || index.hasConflicts()) {
+    const paths = [
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ].sort(comparePaths);
+    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
+      result: {
+        blocked_paths: paths.slice(0, 1e3)
+      }
+    });
+  }
+}
+
+// commands/git/porcelain/sequence_control.ts
+async function abortSequence(repo, index, policy, kind) {
+  requireSequence(repo, kind, "abort");
+  const tree = await treeOf(repo, readHead(repo).oid);
+  const staged = await indexVsTree(repo, index, tree);
+  const paths = [
+    .../* @__PURE__ */ new Set([
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ])
+  ].sort(comparePaths);
+  const flat = await flattenTree(repo, tree);
+  const writer = new WorktreeWriter(repo);
+  const racy = index.fileMtimeMs;
+  for (const path of paths) {
+    const target = flat.get(path);
+    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
+    if (!target) {
+      index.remove(path);
+      if (inStep) writer.removeFile(path);
+      continue;
+    }
+    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
+    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
+  }
+  clearSequenceState(repo);
+  return paths;
+}
+async function continueSequence(repo, index, kind, author, explicitAuthor) {
+  requireSequence(repo, kind, "continue");
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", `these files are still in conflict: ${[
+      ...index.conflicts.keys()
+    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
+  }
+  try {
+    return await commitIndex(repo, index, {
+      message: concludingMessage(preparedMessage(repo) ?? ""),
+      author,
+      ...await sequenceCommitOptions(repo, explicitAuthor),
+      allowEmpty: kind === "merge"
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
+  }
+}
+
+// commands/git/porcelain/switch.ts
+async function switchTo(repo, index, policy, target, options) {
+  const head = readHead(repo);
+  const who = signatureNow(options.author);
+  let branchRef = null;
+  let commit;
+  if (options.createBranch) {
+    checkBranchName(options.createBranch);
+    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
+      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
+    }
+    commit = await resolveCommit(repo, target);
+    branchRef = `refs/heads/${options.createBranch}`;
+  } else {
+    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
+    branchRef = local;
+    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
+    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
+  }
+  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
+  const fromName = head.branch ?? head.oid ?? "(unborn)";
+  if (options.createBranch) {
+    await updateRef(repo, branchRef, commit, {
+      expected: null,
+      message: `branch: Created from ${target}`,
+      who
+    });
+  }
+  if (branchRef) {
+    const toName = branchRef.slice(11);
+    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
+  } else {
+    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
+  }
+  return {
+    branch: branchRef ? branchRef.slice(11) : null,
+    head: commit,
+    changed: result.changed,
+    withheld: result.withheld
+  };
+}
+
+// commands/git/porcelain/stash.ts
+var STASH_REF = "refs/stash";
+function listStash(repo) {
+  const entries = readReflog(repo, STASH_REF);
+  return entries.reverse().map((e, i) => ({
+    ref: `stash@{${i}}`,
+    commit_id: e.newOid,
+    message: e.message
+  }));
+}
+function parseStashRef(text) {
+  if (text === void 0) return 0;
+  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
+  }
+  return Number(match[1] ?? match[2]);
+}
+function entryAt(repo, n) {
+  const entries = readReflog(repo, STASH_REF);
+  const entry = entries[entries.length - 1 - n];
+  if (!entry) {
+    throw new PtermError("NotFound", entries.length === 0 ? "the stash is empty." : `there is no stash@{${n}} (the stash has ${entries.length} entries).`);
+  }
+  return entry;
+}
+function cloneIndex(index) {
+  const copy = new Index();
+  for (const [path, entry] of index.entries) copy.entries.set(path, {
+    ...entry
+  });
+  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
+  return copy;
+}
+async function storeWorktreeFile(repo, path, info) {
+  const content = await worktreeBlob(repo, path, info, {
+    staging: true
+  });
+  const header = objectHeader("blob", content.length);
+  const oid = await sha1(header, content);
+  await repo.objects.writeHashed(oid, header, content);
+  return oid;
+}
+async function stashPush(repo, index, policy, author, message, includeUntracked = false, specs = []) {
+  const inScope2 = (path) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
+  const head = readHead(repo);
+  if (!head.oid) {
+    throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
+  }
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them (edit, git add) before stashing.");
+  }
+  for (const spec of specs) {
+    if (spec !== "" && ![
+      ...index.entries.keys()
+    ].some((path) => pathWithin(path, spec))) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to \`git add\` it?`);
+    }
+  }
+  const headCommit = await readCommit(repo, head.oid);
+  const staged = new Map([
+    ...await indexVsTree(repo, index, headCommit.tree)
+  ].filter(([path]) => inScope2(path)));
+  const work = await worktreeStatus(repo, index, policy, {
+    untracked: includeUntracked,
+    submodules: "all"
+  });
+  work.unstaged = new Map([
+    ...work.unstaged
+  ].filter(([path]) => inScope2(path)));
+  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope2(path)) : [];
+  if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
+  const branch2 = head.branch ?? "(no branch)";
+  const subject = splitMessage(headCommit.message).subject;
+  const sig = signatureNow(author);
+  const indexTree = await writeTreeFromIndex(repo, cloneIndex(index));
+  const indexCommit = await repo.objects.write("commit", serializeCommit({
+    tree: indexTree,
+    parents: [
+      head.oid
+    ],
+    author: sig,
+    committer: sig,
+    message: `index on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
+`
+  }));
+  const worktree = cloneIndex(index);
+  for (const [path, change] of work.unstaged) {
+    if (change === "D") {
+      worktree.remove(path);
+      continue;
+    }
+    const info = lstatTracked(repo, path);
+    if (!info) continue;
+    const oid = await storeWorktreeFile(repo, path, info);
+    worktree.set({
+      ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode))
+    });
+  }
+  const headFiles = await flattenTree(repo, headCommit.tree);
+  for (const [path] of headFiles) {
+    if (index.entries.has(path) || policy.hidden(path) || !inScope2(path)) continue;
+    const info = lstatTracked(repo, path);
+    if (!info || info.isDirectory) continue;
+    const oid = await storeWorktreeFile(repo, path, info);
+    worktree.set({
+      ...emptyEntry(path, oid, worktreeMode(repo, info, void 0))
+    });
+  }
+  const worktreeTree = await writeTreeFromIndex(repo, worktree);
+  let untrackedCommit = null;
+  if (includeUntracked) {
+    const files = new Index();
+    for (const path of untracked) {
+      const info = lstatTracked(repo, path);
+      if (!info) continue;
+      const oid = await storeWorktreeFile(repo, path, info);
+      files.set(emptyEntry(path, oid, worktreeMode(repo, info, void 0)));
+    }
+    untrackedCommit = await repo.objects.write("commit", serializeCommit({
+      tree: await writeTreeFromIndex(repo, files),
+      parents: [],
+      author: sig,
+      committer: sig,
+      message: `untracked files on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
+`
+    }));
+  }
+  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}`;
+  const wip = await repo.objects.write("commit", serializeCommit({
+    tree: worktreeTree,
+    parents: untrackedCommit ? [
+      head.oid,
+      indexCommit,
+      untrackedCommit
+    ] : [
+      head.oid,
+      indexCommit
+    ],
+    author: sig,
+    committer: sig,
+    // git writes the stash commit's message without a final newline (the index and untracked commits have one).
+    message: title
+  }));
+  const current = readReflog(repo, STASH_REF);
+  await updateRef(repo, STASH_REF, wip, {
+    expected: current.length ? current[current.length - 1].newOid : null,
+    message: title,
+    who: sig,
+    forceLog: true
+  });
+  for (const path of untracked) {
+    try {
+      Deno.removeSync(`${repo.dir}/${path}`);
+    } catch (error) {
+      throw new PtermError("WriteFailed", `stash@{0} holds the changes, but the untracked file ${path} could not be removed (${error.name}); it and the files after it are still in the work tree, and tracked files were not reset. \`git stash pop\` brings the entry back once the file can be changed.`);
+    }
+    for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
+      try {
+        Deno.removeSync(`${repo.dir}/${dir}`);
+      } catch {
+        break;
+      }
+    }
+  }
+  if (specs.length === 0) {
+    const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+    return {
+      commit_id: wip,
+      message: title,
+      changed: [
+        ...reset2.changed,
+        ...untracked
+      ]
+    };
+  }
+  const changed = [];
+  for (const path of [
+    ...index.entries.keys()
+  ]) {
+    if (!inScope2(path) || headFiles.has(path) || policy.hidden(path)) continue;
+    index.remove(path);
+    Deno.removeSync(`${repo.dir}/${path}`);
+    changed.push(path);
+  }
+  const inHead = specs.filter((s) => [
+    ...headFiles.keys()
+  ].some((path) => s === "" || pathWithin(path, s)));
+  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
+  return {
+    commit_id: wip,
+    message: title,
+    changed: [
+      ...changed,
+      ...untracked
+    ]
+  };
+}
+async function stashApply(repo, index, policy, n) {
+  const entry = entryAt(repo, n);
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
+  }
+  const wip = await readCommit(repo, entry.newOid);
+  if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
+  const untracked = wip.parents.length > 2 ? await flattenTree(repo, (await readCommit(repo, wip.parents[2])).tree) : /* @__PURE__ */ new Map();
+  const exists2 = (path) => {
+    try {
+      Deno.lstatSync(`${repo.dir}/${path}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const inTheWay = [
+    ...untracked.keys()
+  ].filter(exists2);
+  if (inTheWay.length) {
+    throw new PtermError("UncommittedChanges", `stash@{${n}} holds untracked files that exist in the work tree already: ${inTheWay.slice(0, 20).join(", ")}. Move or delete them, then apply the stash again; nothing was changed.`);
+  }
+  const baseTree = (await readCommit(repo, wip.parents[0])).tree;
+  const oursIndex = cloneIndex(index);
+  const oursTree = await writeTreeFromIndex(repo, oursIndex);
+  const merge2 = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
+    ours: "Updated upstream",
+    theirs: "Stashed changes",
+    base: "Stash base"
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
+  const writer = new WorktreeWriter(repo);
+  for (const [path, target] of untracked) {
+    await writeBlob(repo, writer, path, target);
+    applied.changed.push(path);
+  }
+  if (applied.conflicts.length === 0) {
+    const ours = await flattenTree(repo, oursTree);
+    for (const path of applied.changed) {
+      const before = ours.get(path);
+      if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
+    }
+  }
+  return {
+    commit_id: entry.newOid,
+    changed: applied.changed,
+    conflicts: applied.conflicts
+  };
+}
+async function stashDrop(repo, n) {
+  const entry = entryAt(repo, n);
+  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
+  try {
+    const entries = readReflog(repo, STASH_REF);
+    const k = entries.length - 1 - n;
+    const rest = entries.filter((_, i) => i !== k);
+    if (rest.length === 0) {
+      lock.rollback();
+      await deleteRef(repo, STASH_REF);
+      return entry.newOid;
+    }
+    if (k < rest.length) rest[k] = {
+      ...rest[k],
+      oldOid: k > 0 ? rest[k - 1].newOid : ZERO_OID
+    };
+    writeReflog(repo, STASH_REF, rest);
+    lock.commit(`${rest[rest.length - 1].newOid}
+`);
+    return entry.newOid;
+  } finally {
+    lock.rollback();
+  }
+}
+async function stashClear(repo) {
+  const count = readReflog(repo, STASH_REF).length;
+  if (count > 0) await deleteRef(repo, STASH_REF);
+  return count;
+}
+
+// commands/git/handlers/change_shared.ts
+function matchesPattern(name, pattern) {
+  return pattern === void 0 || wildmatch(pattern, name, {
+    pathname: false
+  });
+}
+function trackChoice(flags) {
+  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
+  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
+}
+async function recordUpstream(repo, name, upstream) {
+  await setConfigValues(repo, "branch", name, [
+    [
+      "remote",
+      upstream.remote
+    ],
+    [
+      "merge",
+      upstream.merge
+    ]
+  ]);
+  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
+`;
+}
+function checkoutTarget(repo, word) {
+  const spelled = word === "-" ? "@{-1}" : word;
+  const prior = /^@\{-(\d+)\}$/.exec(spelled);
+  if (!prior || Number(prior[1]) === 0) return word;
+  const name = priorCheckout(repo, Number(prior[1]));
+  if (name === null) throw noPriorCheckout(word);
+  return name;
+}
+async function switchedText(repo, policy, step) {
+  const { before, after } = step;
+  let localChanges = "";
+  const treeSkipped = step.created && !step.startGiven && !step.forceCreate && !step.explicitDetach && before.oid === after.head;
+  if (!step.force && !treeSkipped) {
+    const report = await computeStatus(repo, loadIndex(repo), policy, {
+      untracked: false
+    });
+    const paths = [
+      .../* @__PURE__ */ new Set([
+        ...report.staged.keys(),
+        ...report.unstaged.keys()
+      ])
+    ].sort(comparePaths);
+    for (const path of paths) {
+      const staged = report.staged.get(path);
+      const unstaged = report.unstaged.get(path);
+      const code = staged === "A" || staged === "D" ? staged : unstaged === "D" ? "D" : staged === "T" || unstaged === "T" ? "T" : "M";
+      localChanges += `${code}	${quoteName(path, repo.quotePath)}
+`;
+    }
+  }
+  let stdout = "";
+  let stderr = "";
+  if (!before.branch && before.oid && before.oid !== after.head) {
+    stderr += await leftDetachedText(repo, before.oid, after.head);
+  }
+  if (after.branch) {
+    if (before.branch === after.branch) {
+      stderr += step.resetExisting ? `Reset branch '${after.branch}'
+` : `Already on '${after.branch}'
+`;
+    } else if (step.created) {
+      stderr += step.resetExisting ? `Switched to and reset branch '${after.branch}'
+` : `Switched to a new branch '${after.branch}'
+`;
+    } else stderr += `Switched to branch '${after.branch}'
+`;
+    const tracking = step.created && step.startGiven ? null : await trackingInfo(repo, after.branch, true);
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  } else {
+    if (before.branch && !step.explicitDetach && repo.config.getBool("advice.detachedHead", true)) {
+      stderr += detachedHeadAdvice(step.target);
+    }
+    stderr += await headNowAtText(repo, after.head);
+    const named2 = resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
+    const tracking = named2 ? await trackingInfo(repo, named2, true) : null;
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  }
+  return {
+    localChanges,
+    stdout,
+    stderr
+  };
+}
+function detachedHeadAdvice(name) {
+  return `Note: switching to '${name}'.
+
+You are in 'detached HEAD' state. You can look around, make experimental
+changes and commit them, and you can discard any commits you make in this
+state without impacting any branches by switching back to a branch.
+
+If you want to create a new branch to retain commits you create, you may
+do so (now or later) by using -c with the switch command. Example:
+
+  git switch -c <new-branch-name>
+
+Or undo this operation with:
+
+  git switch -
+
+Turn off this advice by setting config variable advice.detachedHead to false
+
+`;
+}
+var ORPHANS_LISTED = 4;
+async function leftDetachedText(repo, old, now) {
+  const kept = await ancestorsOf(repo, now);
+  for (const name of listRefs(repo, "refs").keys()) {
+    let tip;
+    try {
+      tip = await resolveCommit(repo, name);
+    } catch {
+      continue;
+    }
+    if (!kept.has(tip)) {
+      for (const oid of await ancestorsOf(repo, tip)) kept.add(oid);
+    }
+  }
+  const lost = await walkLog(repo, old, Number.MAX_SAFE_INTEGER, null, kept);
+  if (lost.length === 0) return `Previous HEAD position was ${await commitOneLine(repo, old)}
+`;
+  const line = async (oid) => `  ${await commitOneLine(repo, oid)}
+`;
+  let listed = "";
+  for (const c of lost.slice(0, ORPHANS_LISTED)) listed += await line(c.id);
+  const more = lost.length - ORPHANS_LISTED;
+  if (more === 1) listed += await line(lost[ORPHANS_LISTED].id);
+  else if (more > 1) listed += ` ... and ${more} more.
+`;
+  const one = lost.length === 1;
+  let text = `Warning: you are leaving ${lost.length} commit${one ? "" : "s"} behind, not connected to
+any of your branches:
+
+${listed}
+`;
+  if (repo.config.getBool("advice.detachedHead", true)) {
+    text += `If you want to keep ${one ? "it" : "them"} by creating a new branch, this may be a good time
+to do so with:
+
+ git branch <new-branch-name> ${abbreviate(repo, old)}
+
+`;
+  }
+  return text;
+}
+async function switchHead(ctx, opened, target, options) {
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx, repo);
+  if (options.create && options.forceCreate) {
+    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
+  }
+  let newBranch = options.create ?? options.forceCreate;
+  if (!newBranch && options.track === "track") {
+    const full = target ? dwimRef(repo, target) : null;
+    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
+    if (!remoteBranch) {
+      throw new PtermError("InvalidArgs", "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); otherwise give the name: `--create <branch>`.");
+    }
+    newBranch = options.create = remoteBranch;
+  }
+  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
+  if (options.forceCreate) checkBranchName(options.forceCreate);
+  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
+  if (!newBranch && options.track !== "default") {
+    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
+  }
+  const before = readHead(repo);
+  const resetExisting = !!options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`) !== null;
+  const outcome = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
+      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: true,
+        force: options.force,
+        author
+      });
+      await createBranch(repo, options.forceCreate, switched.head, author, true);
+      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
+        force: options.force,
+        author
+      });
+    }
+    return await switchTo(repo, index, policy, target ?? "HEAD", {
+      detach: options.detach,
+      force: options.force,
+      createBranch: newBranch,
+      author
+    });
+  });
+  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
+  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
+  const printed = await switchedText(repo, opened.policy, {
+    before,
+    after: outcome,
+    target: target ?? "HEAD",
+    startGiven: target !== void 0,
+    created: newBranch !== void 0,
+    forceCreate: options.forceCreate !== void 0,
+    resetExisting,
+    explicitDetach: options.detach,
+    force: options.force
+  });
+  ctx.stdout.write(printed.localChanges + tracking + printed.stdout);
+  ctx.stderr.write(printed.stderr);
+  const listed = bounded(outcome.changed);
+  return {
+    repo_path: rel,
+    action,
+    branch: outcome.branch,
+    head: outcome.head,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: outcome.withheld,
+    ...newBranch ? {
+      upstream: upstream && upstreamLabel(upstream)
+    } : {}
+  };
+}
+function warnSkippedCheckoutHook(ctx, repo) {
+  const hooks = skippedHooks(repo, [
+    "post-checkout"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
+`);
+}
+function droppedStashText(word, oid) {
+  const named2 = word === void 0 ? "refs/stash@{0}" : /^\d+$/.test(word) ? `refs/stash@{${word}}` : word;
+  return `Dropped ${named2} (${oid})
+`;
+}
+function applyHandler(pop) {
+  return async (ctx) => {
+    const { repo, policy, rel } = await openFromFlags(ctx);
+    const n = parseStashRef(ctx.positionals.stash);
+    const result = await withRepoLock(repo, async () => {
+      const applied = await stashApply(repo, loadIndex(repo), policy, n);
+      let dropped = false;
+      if (pop && applied.conflicts.length === 0) {
+        await stashDrop(repo, n);
+        dropped = true;
+      }
+      return {
+        ...applied,
+        dropped
+      };
+    });
+    const fields = {
+      repo_path: rel,
+      stash: `stash@{${n}}`,
+      commit_id: result.commit_id,
+      changed_paths: result.changed,
+      conflicts: result.conflicts,
+      dropped: result.dropped
+    };
+    if (result.conflicts.length > 0) {
+      throw new PtermError("Conflict", `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them; the stash entry is kept.`, {
+        result: fields
+      });
+    }
+    ctx.stdout.write(await statusAfter(repo, policy));
+    if (result.dropped) {
+      ctx.stdout.write(droppedStashText(ctx.positionals.stash, result.commit_id));
+    }
+    return fields;
+  };
+}
+function sequenceAction(flags) {
+  const given = [
+    "continue",
+    "abort",
+    "quit",
+    "skip"
+  ].filter((name) => flags[name]);
+  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
+  return given[0] ?? null;
+}
+async function finishSequence(ctx, opened, kind, action) {
+  const { repo, policy } = opened;
+  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
+  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
+  if (action === "quit") {
+    quitSequence(repo, kind);
+    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.
+`);
+    return {
+      applied,
+      commit_id: null,
+      changed_paths: []
+    };
+  }
+  if (action === "continue") {
+    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== void 0));
+    const made = await readCommit(repo, id);
+    ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
+`);
+    return {
+      applied,
+      commit_id: id,
+      changed_paths: []
+    };
+  }
+  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
+  ctx.stdout.write(`${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.
+`);
+  return {
+    applied,
+    commit_id: null,
+    changed_paths: changed
+  };
+}
+async function printingGitRefusal(ctx, closing, step) {
+  try {
+    return await step();
+  } catch (error) {
+    const printed = printedBy(error);
+    if (printed) {
+      ctx.stdout.write(printed.stdout);
+      ctx.stderr.write(`${printed.stderr}${closing}
+`);
+    }
+    throw error;
+  }
+}
+
+// commands/git/handlers/branch.ts
+async function changeUpstream(ctx, opened, name, current, setTo) {
+  const { repo, rel } = opened;
+  const target = name ?? current;
+  if (!target) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
+  }
+  const commit = resolveRefOid(repo, `refs/heads/${target}`);
+  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
+  let upstream = null;
+  if (setTo !== void 0) {
+    upstream = upstreamNamed(repo, setTo);
+    ctx.stdout.write(await recordUpstream(repo, target, upstream));
+  } else {
+    if (!configuredUpstream(repo, target)) {
+      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
+    }
+    await removeConfigValues(repo, "branch", target, [
+      "remote",
+      "merge"
+    ]);
+    ctx.stdout.write(`Removed the upstream of ${target}.
+`);
+  }
+  return {
+    repo_path: rel,
+    current,
+    action: setTo !== void 0 ? "set-upstream" : "unset-upstream",
+    branches: listBranches(repo),
+    name: target,
+    commit,
+    upstream: upstream && upstreamLabel(upstream)
+  };
+}
+var branch = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, rel } = opened;
+  let name = ctx.positionals.name;
+  let start = ctx.positionals.start;
+  const author = authorOf(ctx, repo);
+  const head = readHead(repo);
+  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
+  const base = {
+    repo_path: rel,
+    current
+  };
+  const remove = ctx.flags.delete || ctx.flags["force-delete"];
+  const move = ctx.flags.move || ctx.flags["force-move"];
+  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
+  if (remove && move) {
+    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
+  }
+  const setUpstream = ctx.flags["set-upstream-to"];
+  if (setUpstream !== void 0 || ctx.flags["unset-upstream"]) {
+    if (setUpstream !== void 0 && ctx.flags["unset-upstream"]) {
+      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
+    }
+    if (remove || move || start) {
+      throw new PtermError("InvalidArgs", "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.");
+    }
+    return await changeUpstream(ctx, opened, name, current, setUpstream);
+  }
+  if (ctx.flags["show-current"]) {
+    ctx.stdout.write(current ? `${current}
+` : "");
+    return {
+      ...base,
+      action: "show-current",
+      branches: [],
+      name: current,
+      commit: head.oid
+    };
+  }
+  if (move && name && !start) {
+    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
+    [name, start] = [
+      current,
+      name
+    ];
+  }
+  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
+  if (!name || ctx.flags.list || remotesWanted) {
+    if (remove || move) {
+      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
+    }
+    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
+    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
+    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
+    if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
+    const options = {
+      verbose: ctx.flags.verbose.length,
+      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
+      locals: !ctx.flags.remotes || ctx.flags.all,
+      remotes: remotesWanted,
+      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      headOid: head.oid,
+      headRef: head.ref,
+      matches: (n) => matchesPattern(n, name)
+    };
+    const listed = listedRefs(repo, options);
+    if (ctx.flags.format !== void 0) {
+      let text = "";
+      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
+      ctx.stdout.write(text);
+    } else ctx.stdout.write(await branchListText(repo, listed, options));
+    return {
+      ...base,
+      action: "list",
+      // -r lists no local branch.
+      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
+      // Only with --all or --remotes, as git branch -a and -r list them.
+      ...remotesWanted ? {
+        remote_branches: remotes
+      } : {},
+      name: null,
+      commit: null
+    };
+  }
+  if (remove) {
+    if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
+    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
+    ctx.stdout.write(`Deleted branch ${name} (was ${abbreviate(repo, oid)}).
+`);
+    return {
+      ...base,
+      action: "delete",
+      branches: listBranches(repo),
+      name,
+      commit: oid
+    };
+  }
+  if (move) {
+    const newName = start;
+    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
+    const after = readHead(repo);
+    return {
+      ...base,
+      current: after.branch,
+      action: "rename",
+      branches: listBranches(repo),
+      name: newName,
+      commit: oid
+    };
+  }
+  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
+  const created = await withRepoLock(repo, async () => {
+    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
+    return {
+      oid,
+      tracking: upstream ? await recordUpstream(repo, name, upstream) : ""
+    };
+  });
+  ctx.stdout.write(created.tracking);
+  return {
+    ...base,
+    action: "create",
+    branches: listBranches(repo),
+    name,
+    commit: created.oid,
+    upstream: upstream && upstreamLabel(upstream)
+  };
+};
+async function detachedDescription(repo, head) {
+  const line = await detachedLine(repo, head);
+  return line.startsWith("HEAD detached") ? line : "no branch";
+}
+
+// commands/git/porcelain/conflict_side.ts
+function conflictSide(flags) {
+  if (flags.ours && flags.theirs) throw new PtermError("InvalidArgs", "--ours and --theirs: give one of them.");
+  return flags.ours ? "ours" : flags.theirs ? "theirs" : null;
+}
+async function checkoutConflictSide(repo, index, policy, specs, side, missingSide) {
+  const inScope2 = (path) => specs.some((s) => s === "" || pathWithin(path, s));
+  for (const spec of specs) {
+    const known = [
+      ...index.entries.keys(),
+      ...index.conflicts.keys()
+    ].some((p) => spec === "" || pathWithin(p, spec));
+    if (!known) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was changed.`);
+    }
+  }
+  const stage = side === "ours" ? 2 : 3;
+  const conflicted = [
+    ...index.conflicts.keys()
+  ].filter(inScope2).sort(comparePaths);
+  const withheld = conflicted.filter((path) => policy.hidden(path));
+  const sides = conflicted.filter((path) => !policy.hidden(path)).map((path) => {
+    const entry = index.conflicts.get(path).find((e) => e.stage === stage);
+    if (!entry && missingSide === "refuse") {
+      throw new PtermError("NotFound", `path '${path}' does not have ${side === "ours" ? "our" : "their"} version; nothing was changed. Keep the other side with \`git checkout --${side === "ours" ? "theirs" : "ours"} -- ${path}\`, or remove it with \`git rm ${path}\`.`);
+    }
+    return {
+      path,
+      entry
+    };
+  });
+  for (const { path } of sides) {
+    const hidden = policy.hidden(path);
+    if (hidden) throw hiddenPathDenied(path, hidden, "nothing was changed");
+  }
+  const writer = new WorktreeWriter(repo);
+  const changed = [];
+  for (const { path, entry } of sides) {
+    if (entry) await writeBlob(repo, writer, path, {
+      oid: entry.oid,
+      mode: modeToTreeMode(entry.mode)
+    });
+    else {
+      try {
+        Deno.removeSync(`${repo.dir}/${path}`);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        continue;
+      }
+    }
+    changed.push(path);
+  }
+  const merged = [
+    ...index.entries.keys()
+  ].filter(inScope2);
+  if (merged.length) {
+    const restored2 = await restorePaths(repo, index, policy, null, true, merged);
+    changed.push(...restored2.changed);
+    withheld.push(...restored2.withheld);
+  }
+  return {
+    changed,
+    withheld
+  };
+}
+
+// commands/git/handlers/checkout.ts
+async function restoreFiles(ctx, opened, target, specs) {
+  const { repo, policy } = opened;
+  let tree = null;
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    return await restorePaths(repo, index, policy, tree, target === void 0, specs);
+  });
+  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
+}
+function restored(ctx, { repo, rel }, result, from) {
+  const flags = ctx.flags;
+  if (!flags.quiet && (flags.path ?? []).length === 0) {
+    const count = result.changed.length;
+    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}
+`);
+  }
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld
+  };
+}
+async function restoreSide(ctx, opened, specs, side) {
+  const { repo, policy } = opened;
+  const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
+  return restored(ctx, opened, result, "the index");
+}
+var checkout = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
+  const track = trackChoice(ctx.flags);
+  if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
+    const guessed = guessRemoteBranch(opened.repo, words[0]);
+    if (guessed) {
+      if (isPathWord(opened.repo, words[0])) {
+        throw new PtermError("InvalidArgs", `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: \`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, \`git checkout -- ${quoteWord(words[0])}\` for the path.`);
+      }
+      const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+        create: words[0],
+        detach: false,
+        force: ctx.flags.force,
+        track
+      });
+      warnSkippedCheckoutHook(ctx, opened.repo);
+      return switched2;
+    }
+  }
+  const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
+  const target = split.revs[0];
+  const specs = userPaths([
+    ...ctx.flags.path,
+    ...split.paths
+  ]);
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (target !== void 0 || specs.length === 0) {
+      throw new PtermError("InvalidArgs", `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`);
+    }
+    return await restoreSide(ctx, opened, specs, side);
+  }
+  if (specs.length > 0) {
+    if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
+      throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
+    }
+    return await restoreFiles(ctx, opened, target, specs);
+  }
+  if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
+    throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths after `--` to restore.");
+  }
+  const switched = await switchHead(ctx, opened, target, {
+    create: ctx.flags.create,
+    forceCreate: ctx.flags["force-create"],
+    detach: ctx.flags.detach,
+    force: ctx.flags.force,
+    track
+  });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
+};
+
+// commands/git/handlers/switch.ts
+var switchHandler = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const given = ctx.positionals.branch;
+  const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
+  const creating = ctx.flags.create ?? ctx.flags["force-create"];
+  const track = trackChoice(ctx.flags);
+  if (!creating && !target) {
+    throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
+  }
+  const guessed = !creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`) ? guessRemoteBranch(opened.repo, target) : null;
+  if (guessed) {
+    const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+      create: target,
+      detach: false,
+      force: ctx.flags.force,
+      track
+    });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched2;
+  }
+  if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
+    const known = await isRevision(opened.repo, target);
+    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : isValidRefName(`refs/heads/${target}`) ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.` : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`);
+  }
+  const switched = await switchHead(ctx, opened, target, {
+    create: ctx.flags.create,
+    forceCreate: ctx.flags["force-create"],
+    detach: ctx.flags.detach,
+    force: ctx.flags.force,
+    track
+  });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
+};
+
+// commands/git/merge/merge_messages.ts
+async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
+  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
+  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
+  const other = (side) => side === "ours" ? "theirs" : "ours";
+  const byName = /* @__PURE__ */ new Map();
+  const silent = /* @__PURE__ */ new Set();
+  for (const r of renameConflicts) {
+    if (r.kind === "rename/rename") {
+      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
+`);
+      silent.add(r.ours).add(r.theirs);
+      continue;
+    }
+    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
+`;
+    const [before, renamed] = await Promise.all([
+      at(trees.base, r.from),
+      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
+    ]);
+    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
+      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
+`;
+    }
+    byName.set(r.to, line);
+    silent.add(r.to);
+  }
+  let out = "";
+  for (const path of [
+    .../* @__PURE__ */ new Set([
+      ...paths,
+      ...byName.keys()
+    ])
+  ].sort(comparePaths)) {
+    if (byName.has(path)) out += byName.get(path);
+    if (silent.has(path) || byName.has(path)) continue;
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path)
+    ]);
+    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
+    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
+      out += `Auto-merging ${path}
+`;
+    }
+    if (!conflicts.has(path)) continue;
+    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
+`;
+    else if (ours) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
+`;
+    } else if (theirs) {
+      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
+`;
+    }
+  }
+  return out;
+}
+
+// commands/git/porcelain/pick.ts
+async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
+  const stdout = await mergeMessages(repo, trees, [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts
+    ])
+  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
+  if (stop.kind === "rebase") return {
+    stdout,
+    stderr: ""
+  };
+  const { kind } = stop;
+  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ${stop.subject}
+`;
+  stderr += stop.noCommit ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n" : `hint: After resolving the conflicts, mark them with
+hint: "git add/rm <pathspec>", then run
+hint: "git ${kind} --continue".
+hint: You can instead skip this commit with "git ${kind} --skip".
+hint: To abort and get back to the state before "git ${kind}",
+hint: run "git ${kind} --abort".
+`;
+  return {
+    stdout,
+    stderr
+  };
+}
+async function revertTrees(repo, rev) {
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  return {
+    oid,
+    commit,
+    base: commit.tree,
+    theirs: parentTree
+  };
+}
+async function revertCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
+  await requireIndexMatchesHead(repo, index, "revert");
+  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
+  const short = abbreviate(repo, oid);
+  const subject = splitMessage(commit.message).subject;
+  const theirsLabel = `parent of ${short} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, base, oursTree, theirs, {
+    ours: "HEAD",
+    theirs: theirsLabel,
+    base: `${short} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "revert");
+  const message = `Revert "${subject}"
+
+This reverts commit ${oid}.
+`;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        reverted: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, "REVERT_HEAD", `${oid}
+`);
+    return {
+      reverted: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: "revert",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base,
+        ours: oursTree,
+        theirs
+      }, merge2, applied, theirsLabel)
+    };
+  }
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      extraParents: []
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
+  }
+  return {
+    reverted: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+function withOrigin(message, oid) {
+  const text = message.endsWith("\n") ? message : `${message}
+`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
+`;
+}
+async function cherryPickCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
+  await requireIndexMatchesHead(repo, index, "cherry-pick");
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const subject = splitMessage(commit.message).subject;
+  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
+    ours: "HEAD",
+    theirs: theirsLabel,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, stopFile, `${oid}
+`);
+    return {
+      picked: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: options.rebase ? "rebase" : "cherry-pick",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base: parentTree,
+        ours: oursTree,
+        theirs: commit.tree
+      }, merge2, applied, theirsLabel)
+    };
+  }
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    if (options.rebase) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: [],
+        redundant: true
+      };
+    }
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+`);
+    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
+The previous cherry-pick is now empty, possibly due to conflict resolution.
+If you wish to commit it anyway, use:
+
+    git commit --allow-empty
+
+Otherwise, please use 'git cherry-pick --skip'`);
+  }
+  return {
+    picked: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+
+// commands/git/porcelain/reset.ts
+async function resetTo(repo, index, policy, rev, mode, author) {
+  const target = await resolveCommit(repo, rev);
+  const head = readHead(repo);
+  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
+    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
+  }
+  const targetTree = await treeOf(repo, target);
+  let changed = [];
+  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "hard") {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
+    changed = result.changed;
+  }
+  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+  await advanceHead(repo, target, {
+    expected: head.oid,
+    message: `reset: moving to ${rev}`,
+    who: signatureNow(author)
+  });
+  clearSequenceState(repo);
+  return {
+    head: target,
+    changed_paths: changed
+  };
+}
+async function resetPaths(repo, index, rev, specs) {
+  let tree = null;
+  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
+  return await resetIndexTo(repo, index, tree, specs);
+}
+async function pathsChangedBy(repo, index, policy, op) {
+  const head = readHead(repo);
+  if (op.kind === "reset") {
+    if (op.mode !== "hard") return [];
+    const target = await resolveCommit(repo, op.ref);
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, target), "hard", "reset", {
+      dryRun: true
+    });
+    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
+  }
+  const { base, theirs } = await revertTrees(repo, op.ref);
+  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: "revert"
+  });
+  return [
+    ...merge2.changes.keys()
+  ].filter((p) => !policy.hidden(p)).sort(comparePaths);
+}
+
+// commands/git/handlers/restore.ts
+var restore = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const specs = userPaths(ctx.flags.path);
+  if (specs.length === 0) {
+    throw new PtermError("InvalidArgs", "name what to restore: `git restore <path>\u2026` (`git restore .` for everything).");
+  }
+  const staged = ctx.flags.staged;
+  const worktree = ctx.flags.worktree || !staged;
+  const source = ctx.flags.source;
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (staged || source !== void 0) {
+      throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
+    }
+    const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
+    const listed = bounded(restored2.changed);
+    return {
+      repo_path: rel,
+      staged: false,
+      worktree: true,
+      source: null,
+      changed_paths: listed.items,
+      truncated: listed.truncated,
+      withheld: restored2.withheld
+    };
+  }
+  const result = await withRepoLock(repo, async () => {
+    let unstaged = [];
+    if (staged) {
+      const index = loadIndex(repo);
+      const head = readHead(repo).oid;
+      const from = source ?? head;
+      const tree = from ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree) : null;
+      for (const spec of specs) {
+        const known = (path) => spec === "" || pathWithin(path, spec);
+        const hit = [
+          ...index.entries.keys(),
+          ...index.conflicts.keys()
+        ].some(known) || [
+          ...tree?.keys() ?? []
+        ].some(known);
+        if (!hit) {
+          throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`);
+        }
+      }
+      unstaged = await resetPaths(repo, index, source ?? null, specs);
+    }
+    let restored2 = {
+      changed: [],
+      withheld: []
+    };
+    if (worktree) {
+      const from = source ?? (staged ? "HEAD" : void 0);
+      const tree = from === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
+      const index = loadIndex(repo);
+      restored2 = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
+    }
+    return {
+      unstaged,
+      ...restored2
+    };
+  });
+  const changed = bounded([
+    .../* @__PURE__ */ new Set([
+      ...result.unstaged,
+      ...result.changed
+    ])
+  ].sort());
+  return {
+    repo_path: rel,
+    staged,
+    worktree,
+    source: source ?? null,
+    changed_paths: changed.items,
+    truncated: changed.truncated,
+    withheld: result.withheld
+  };
+};
 
 // commands/git/handlers/cherry_pick.ts
 var cherryPick = async (ctx) => {
@@ -13276,8 +13813,7 @@ var reset = async (ctx) => {
       throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
     }
     const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
-    ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.
-` : "Nothing to unstage.\n");
+    ctx.stdout.write(await unstagedAfterResetText(repo, policy));
     const listed2 = bounded(changed);
     return {
       repo_path: rel,
@@ -13290,8 +13826,8 @@ var reset = async (ctx) => {
   const mode = modes[0] ?? "mixed";
   const author = authorOf(ctx, repo);
   const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
-  ctx.stdout.write(`HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).
-`);
+  if (mode === "hard") ctx.stdout.write(await headNowAtText(repo, result.head));
+  else if (mode === "mixed") ctx.stdout.write(await unstagedAfterResetText(repo, policy));
   const listed = bounded(result.changed_paths);
   return {
     repo_path: rel,
@@ -13447,9 +13983,6 @@ var mv = async (ctx) => {
   const source = normalizeUserPath(ctx.positionals.source);
   const destination = normalizeUserPath(ctx.positionals.destination);
   const moved = await withRepoLock(repo, () => Promise.resolve(movePath(repo, loadIndex(repo), policy, source, destination, ctx.flags.force)));
-  ctx.stdout.write(moved.length === 1 ? `Renamed ${moved[0].from} to ${moved[0].to}.
-` : `Moved ${moved.length} files.
-`);
   return {
     repo_path: rel,
     moved
@@ -13556,7 +14089,7 @@ var tag = async (ctx) => {
   }
   if (ctx.flags.delete) {
     const oid = await withRepoLock(repo, () => deleteTag(repo, name));
-    ctx.stdout.write(`Deleted tag '${name}' (was ${oid.slice(0, 7)}).
+    ctx.stdout.write(`Deleted tag '${name}' (was ${abbreviate(repo, oid)})
 `);
     return {
       repo_path: rel,
@@ -13574,8 +14107,6 @@ var tag = async (ctx) => {
     force: ctx.flags.force
   }));
   const info = await describeTag(repo, name, resolveRefOid(repo, `refs/tags/${name}`));
-  ctx.stdout.write(`Tagged ${made.target.slice(0, 7)} as ${name}${info.type === "annotated" ? " (annotated)" : ""}.
-`);
   return {
     repo_path: rel,
     action: "create",
@@ -13979,8 +14510,7 @@ var stashDropHandler = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
   const n = parseStashRef(ctx.positionals.stash);
   const oid = await withRepoLock(repo, () => stashDrop(repo, n));
-  ctx.stdout.write(`Dropped stash@{${n}} (${oid.slice(0, 7)}).
-`);
+  ctx.stdout.write(droppedStashText(ctx.positionals.stash, oid));
   return {
     repo_path: rel,
     stash: `stash@{${n}}`,
@@ -15660,7 +16190,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-7M7U4HOU.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-DKFQEJ2G.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -15684,7 +16214,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-EK232OBD.js", import.meta.url).href)
+      git: await import(new URL("./api-M4B4VMKH.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

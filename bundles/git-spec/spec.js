@@ -995,7 +995,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-G6UMVOUY.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-6TAPQMME.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1331,9 +1331,12 @@ var addFlags = [
     type: "boolean",
     description: "Also stage files a .gitignore excludes (only those named by --path)."
   },
-  compat("verbose", "Accepted; the result lists what was staged.", {
-    short: "v"
-  })
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "Print each path staged, as git does (`add 'x'`, `remove 'y'`); without it git add prints nothing."
+  }
 ];
 var addSpec = leaf("add", "Stage changes (new, modified and deleted files).", addFlags, [
   {

@@ -14,6 +14,9 @@ import { readCommit } from "../history/log.ts";
 import { formatDate } from "../history/pretty.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
+import { loadIndex } from "../repo/state.ts";
+import type { PathPolicy } from "../worktree/worktree.ts";
+import { worktreeStatus } from "./status.ts";
 
 /** What changed between two trees (null: the empty tree), walking only the folders whose trees differ. */
 export async function treeChanges(repo: Repo, from: string | null, to: string | null): Promise<FileChange[]> {
@@ -79,4 +82,24 @@ export async function movedHeadText(repo: Repo, from: string, to: string): Promi
   const [a, b] = [(await readCommit(repo, from)).tree, (await readCommit(repo, to)).tree];
   const rendered = await renderDiff(repo, await findRenames(repo, await treeChanges(repo, a, b)));
   return renderStat(rendered) + renderSummary(rendered.files, repo.quotePath);
+}
+
+/** A commit as git's messages name it (pp_commit_easy's oneline): `<id> <subject>`. */
+export async function commitOneLine(repo: Repo, oid: string): Promise<string> {
+  return `${abbreviate(repo, oid)} ${splitMessage((await readCommit(repo, oid)).message).subject}`;
+}
+
+/** git's line after HEAD moved by a reset --hard (or a switch to a detached HEAD): `HEAD is now at <id> <subject>`. */
+export async function headNowAtText(repo: Repo, oid: string): Promise<string> {
+  return `HEAD is now at ${await commitOneLine(repo, oid)}\n`;
+}
+
+/**
+ * What git reset (mixed, or of paths) prints after it: every tracked path whose work-tree file differs from the
+ * new index (`M`, `D`, `T`, `A` for an intent-to-add), under `Unstaged changes after reset:` — nothing when none.
+ */
+export async function unstagedAfterResetText(repo: Repo, policy: PathPolicy): Promise<string> {
+  const work = await worktreeStatus(repo, loadIndex(repo), policy, { untracked: false });
+  const lines = [...work.unstaged].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}\t${path}\n`);
+  return lines.length ? `Unstaged changes after reset:\n${lines.join("")}` : "";
 }
