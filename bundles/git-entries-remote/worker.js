@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-SC2H4CT2.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-AESWWYSU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6350,7 +6350,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-GWI7LXEJ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-GEX4CQT5.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6656,7 +6656,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-YF4IVOCQ.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-4DWQWXQA.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -6855,7 +6855,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-76NKX7A5.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-G53BJURX.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7149,7 +7149,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-VLPDHE5C.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-7OOPLAQM.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7224,7 +7224,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-VLPDHE5C.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-7OOPLAQM.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8004,7 +8004,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-SOTYLRP3.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-DVNWDPW2.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8170,8 +8170,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-YBBN4ZFX.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-IKUBDSA3.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-BLU7UJ7K.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-U6GXSD36.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8215,7 +8215,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-YF4IVOCQ.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-4DWQWXQA.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8241,11 +8241,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-YF4IVOCQ.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-4DWQWXQA.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-YBBN4ZFX.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-5BP56U6C.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-BLU7UJ7K.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-HUX6HR4I.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8268,7 +8268,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-ZGMOQDPP.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-MCCSCOKE.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8348,8 +8348,21 @@ var remotes = async (ctx) => {
   if (action === "list") {
     if (name || url) throw new PtermError("InvalidArgs", "list takes no name or URL.");
     const all = describeAll(repo);
-    ctx.stdout.write(all.length ? all.map((r) => `${r.name}	${r.url ?? "(no url)"}${r.allowed ? "" : "	(not in git.remotes.allow)"}`).join("\n") + "\n" : `${rel} has no remotes; add one with \`git remote --repo ${rel} add origin <url>\`.
+    ctx.stdout.write([
+      ...all
+    ].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0).map((r) => {
+      if (!ctx.flags.verbose) return `${r.name}
+`;
+      const push2 = repo.config.get(`remote.${r.name}.pushurl`) ?? r.url ?? "";
+      return `${r.name}	${r.url ?? ""} (fetch)
+${r.name}	${push2} (push)
+`;
+    }).join(""));
+    const barred = all.filter((r) => !r.allowed).map((r) => r.name);
+    if (barred.length) {
+      ctx.stderr.write(`[Note] pterm fetches from and pushes to none of ${barred.join(", ")}: not in git.remotes.allow of pterm.json (result.remotes[].allowed).
 `);
+    }
     return {
       repo_path: rel,
       action: "list",

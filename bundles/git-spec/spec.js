@@ -995,7 +995,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-6TAPQMME.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-VCMHJDD5.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -3459,9 +3459,12 @@ var pullSpec = leaf("pull", "Fetch the current branch's upstream and merge it (n
 // commands/git/sub/remote.ts
 var remoteFlags = [
   repoFlag("write"),
-  compat("verbose", "Accepted: each remote is listed with its URL.", {
-    short: "v"
-  })
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "List each remote's fetch and push URL (`origin	https://\u2026 (fetch)`), as git; without it, the names."
+  }
 ];
 var remoteSpec = leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
   {
