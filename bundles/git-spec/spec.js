@@ -915,6 +915,15 @@ var gitSpellings = {
     const paths = dashes < 0 ? [] : sub.slice(dashes);
     const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always").filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added = [];
+    if (repoParts.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      const valued = /^(-b|--initial-branch|--branch|--template|--separate-git-dir|--depth|--origin|-o)$/;
+      const named = sub.slice(1).filter((w, k, all) => !w.startsWith("-") && !valued.test(all[k - 1] ?? ""));
+      const base = repoParts.join("/");
+      const given = sub[0] === "init" ? named[0] : named[1];
+      const target = given === void 0 ? base : `${base}/${given}`;
+      const line = sub[0] === "init" ? `git init ${target}` : sub[0] === "clone" ? `git clone ${named[0] ?? "<url>"} ${given === void 0 ? `${base}/<name>` : target}` : `git ls-remote ${named[0] ?? "<url>"}`;
+      refuse(`-C ${base} names a repository to work in, and \`git ${sub[0]}\` opens none: \`${line}\`.`);
+    }
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
     if (settings.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
       const kept2 = settings.filter((s) => !/^(user\.(name|email)|core\.quotepath)=/i.test(s));
@@ -995,7 +1004,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-VCMHJDD5.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-Q7EA3W2X.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

@@ -79,6 +79,20 @@ export const gitSpellings: SpellingRewriter = {
       // `git apply -` names stdin, which `git apply` reads when it names no file.
       .filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added: string[] = [];
+    if (repoParts.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      // The folder the words name (the last word that is no flag nor a flag's value), under -C's.
+      const valued = /^(-b|--initial-branch|--branch|--template|--separate-git-dir|--depth|--origin|-o)$/;
+      const named = sub.slice(1).filter((w, k, all) => !w.startsWith("-") && !valued.test(all[k - 1] ?? ""));
+      const base = repoParts.join("/");
+      const given = sub[0] === "init" ? named[0] : named[1];
+      const target = given === undefined ? base : `${base}/${given}`;
+      const line = sub[0] === "init"
+        ? `git init ${target}`
+        : sub[0] === "clone"
+        ? `git clone ${named[0] ?? "<url>"} ${given === undefined ? `${base}/<name>` : target}`
+        : `git ls-remote ${named[0] ?? "<url>"}`;
+      refuse(`-C ${base} names a repository to work in, and \`git ${sub[0]}\` opens none: \`${line}\`.`);
+    }
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
     if (settings.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
       // Only display settings (dropped above) mean something to a subcommand that opens no repository:

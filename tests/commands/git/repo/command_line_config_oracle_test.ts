@@ -155,3 +155,14 @@ Deno.test("-c user.name and user.email make the commit's author and committer, a
   );
   await assertFsck(dir);
 });
+
+Deno.test("git -C <folder> init is refused with the line that runs, and that line makes the repository", async () => {
+  await using root = await makeRoot("pterm-c-init-");
+  await Deno.mkdir(`${root.path}/p`);
+  const refused = await ptermTry(root.path, "git -C p init sub");
+  assert.equal(refused.error_code, "InvalidArgs");
+  const line = /`(git init [^`]+)`/.exec(refused.stderr)![1];
+  assert.equal(line, "git init p/sub");
+  await pterm(root.path, line);
+  assert.equal((await gitRaw(`${root.path}/p/sub`, ["rev-parse", "--is-inside-work-tree"])).stdout, "true\n");
+});
